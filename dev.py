@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Developer entry point; needs only python3 (>= 3.9), git and a package manager.
+
+    python3 dev.py demo     set up and audit the bundled example sosreport
+    python3 dev.py test     set up (incl. fio, PostgreSQL, Chromium) and run lint, types and tests
+    python3 dev.py zipapp   build dist/foretune.pyz (runs with a bare python3)
+    python3 dev.py docs     regenerate docs/cli-reference.md and docs/rules/
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipapp
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / "bin"
+
+# executable -> (Debian package, RHEL package)
+SYSTEM_TOOLS = {
+    "fio": ("fio", "fio"),
+    "initdb": ("postgresql", "postgresql-server"),
+    "pgbench": ("postgresql-contrib", "postgresql-contrib"),
+    "chromium": ("chromium", "chromium"),
+    "xz": ("xz-utils", "xz"),
+}
+
+LINTED = ("src", "tests", "bench", "tools", "dev.py")
+DEMO = [["audit", "examples/sosreport-satellite-6.15-mistuned"]]
+
+
+def sh(*argv: str | Path, check: bool = True, **kw: object) -> int:
+    print("+", " ".join(str(a) for a in argv), flush=True)
+    return subprocess.run([str(a) for a in argv], check=check, cwd=ROOT, **kw).returncode  # type: ignore[call-overload]
+
+
+def have(tool: str) -> bool:
+    if shutil.which(tool):
+        return True
+    return bool(glob.glob(f"/usr/lib/postgresql/*/bin/{tool}") or glob.glob(f"/usr/pgsql-*/bin/{tool}"))
+
+
+def ensure_venv(extras: str = "") -> None:
+    venv_missing = not (BIN / "python").exists()
+    if venv_missing and subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=False).returncode != 0:
+        install_system(["python3-venv"], ["python3"])
+        sh(sys.executable, "-m", "venv", VENV)
+    stamp = VENV / f".installed{extras}"
+    inputs = max((ROOT / "pyproject.toml").stat().st_mtime, (ROOT / "dev.py").stat().st_mtime)
+    if not stamp.exists() or stamp.stat().st_mtime < inputs:
+        sh(BIN / "python", "-m", "pip", "install", "-q", "--upgrade", "pip")
+        sh(BIN / "python", "-m", "pip", "install", "-q", "-e", f".{extras}")
+        stamp.touch()
+
+
+def install_system(debian: list[str], rhel: list[str]) -> None:
+    sudo = [] if os.geteuid() == 0 else (["sudo", "-n"] if shutil.which("sudo") else None)
+    if sudo is None:
+        print(f"cannot install {', '.join(debian)}: not root and no sudo", file=sys.stderr)
+        return
+    if shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run([*sudo, "apt-get", "update", "-qq"], check=False, env=env)
+        subprocess.run([*sudo, "apt-get", "install", "-y", "-qq", *debian], check=True, env=env)
+    elif shutil.which("dnf"):
+        subprocess.run([*sudo, "dnf", "install", "-y", "-q", *rhel], check=True)
+    else:
+        print(f"no apt-get or dnf: install {', '.join(rhel)} yourself", file=sys.stderr)
+
+
+def ensure_system_tools() -> None:
+    missing = [tool for tool in SYSTEM_TOOLS if not have(tool)]
+    if missing:
+        install_system([SYSTEM_TOOLS[t][0] for t in missing], [SYSTEM_TOOLS[t][1] for t in missing])
+
+
+def find_oldest_python() -> str | None:
+    """A working Python 3.9 (the oldest supported), if this machine has one."""
+    candidates = [shutil.which("python3.9") or "", *sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.9*/bin/python3.9")))]
+    for candidate in filter(None, candidates):
+        if subprocess.run([candidate, "-c", "import sys; assert sys.version_info[:2] == (3, 9)"],
+                          check=False, capture_output=True).returncode == 0:
+            return candidate
+    return None
+
+
+def build_zipapp(out: Path = ROOT / "dist" / "foretune.pyz", python: Path | str = BIN / "python") -> Path:
+    """Bundle foretune and pure-Python PyYAML (from ``python``'s site-packages) into one file."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        stage = Path(tmp)
+        shutil.copytree(ROOT / "src" / "foretune", stage / "foretune",
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        site = subprocess.run([str(python), "-c", "import yaml, os; print(os.path.dirname(yaml.__file__))"],
+                              check=True, capture_output=True, text=True).stdout.strip()
+        shutil.copytree(site, stage / "yaml", ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc"))
+        zipapp.create_archive(stage, out, interpreter="/usr/bin/env python3", main="foretune.cli:_zipapp_main",
+                              compressed=True)
+    print(f"built {out} ({out.stat().st_size // 1024} KiB)")
+    return out
+
+
+def cmd_demo() -> int:
+    ensure_venv()
+    status = 0
+    for argv in DEMO:
+        status = max(status, sh(BIN / "foretune", *argv, check=False))
+    # audit exits 1 when it finds problems, which is the point of the demo
+    return 0 if status in (0, 1) else status
+
+
+def cmd_test() -> int:
+    ensure_system_tools()
+    ensure_venv("[dev]")
+    sh(BIN / "ruff", "check", *[p for p in LINTED if (ROOT / p).exists()])
+    sh(BIN / "mypy")
+    sh(BIN / "python", "tools/gen_docs.py", "--check")
+    pyz = build_zipapp()
+    sh(sys.executable, pyz, "--version")
+    oldest = find_oldest_python()
+    if oldest:
+        sh(oldest, pyz, "plan", "--product", "satellite", "--version", "6.15", "--hosts", "8000",
+               "--cpus", "8", "--ram", "32G")
+    return sh(BIN / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", *sys.argv[2:], check=False)
+
+
+def cmd_zipapp() -> int:
+    ensure_venv()
+    build_zipapp()
+    return 0
+
+
+def cmd_docs() -> int:
+    ensure_venv("[dev]")
+    return sh(BIN / "python", "tools/gen_docs.py", check=False)
+
+
+def main() -> int:
+    commands = {"demo": cmd_demo, "test": cmd_test, "zipapp": cmd_zipapp, "docs": cmd_docs}
+    if len(sys.argv) < 2 or sys.argv[1] not in commands:
+        print(__doc__)
+        return 2
+    try:
+        return commands[sys.argv[1]]()
+    except subprocess.CalledProcessError as exc:
+        print(f"dev.py: step failed with exit status {exc.returncode}", file=sys.stderr)
+        return exc.returncode or 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""Findings and the audit report: what every output format renders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from foretune.rules.base import Evidence, Severity, Status
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule_id: str
+    title: str
+    component: str
+    severity: Severity
+    status: Status
+    message: str
+    current: Any = None
+    recommended: Any = None
+    evidence: tuple[Evidence, ...] = ()
+    fixes: tuple[str, ...] = ()  # rendered snippets
+    citations: tuple[tuple[str, str, str], ...] = ()  # (id, title, where)
+    waived: str | None = None  # waiver reason
+
+    @property
+    def counts(self) -> bool:
+        """A failure that is not waived."""
+        return self.status in (Status.FAIL, Status.ERROR) and self.waived is None
+
+
+@dataclass
+class Report:
+    source: str
+    source_kind: str
+    release: str | None
+    role: str | None
+    hosts: int | None
+    profile: str | None
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # source problems and context notes
+
+    def count(self, status: Status) -> int:
+        return sum(1 for f in self.findings if f.status == status)
+
+    def failing(self) -> list[Finding]:
+        return [f for f in self.findings if f.counts]
+
+    def worst(self) -> Severity | None:
+        failing = self.failing()
+        return max((f.severity for f in failing), default=None)
+
+    def summary(self) -> str:
+        fails = self.failing()
+        by_sev = {s: sum(1 for f in fails if f.severity == s) for s in Severity}
+        parts = [f"{n} {s.label}" for s, n in sorted(by_sev.items(), reverse=True) if n]
+        waived = sum(1 for f in self.findings if f.waived)
+        return (f"{len(fails)} findings" + (f" ({', '.join(parts)})" if parts else "")
+                + f", {self.count(Status.PASS)} passed, {self.count(Status.SKIP)} skipped"
+                + (f", {waived} waived" if waived else ""))

@@ -1,0 +1,64 @@
+"""Waivers: accepted findings (rule id, reason, optional expiry) that do not count towards --fail-on."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from dataclasses import dataclass
+from pathlib import Path
+
+from foretune.audit.model import Finding
+from foretune.errors import InputError
+
+
+@dataclass(frozen=True)
+class Waiver:
+    rule: str
+    reason: str
+    expires: datetime.date | None = None
+
+
+def load_waivers(path: str) -> list[Waiver]:
+    """Read a YAML list of ``{rule, reason, expires?: YYYY-MM-DD}``; one clear line on bad input."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"waivers {path}: {exc.strerror}") from None
+    except (yaml.YAMLError, UnicodeDecodeError):
+        raise InputError(f"waivers {path}: not valid YAML") from None
+    if data is None:
+        return []
+    if not isinstance(data, list):
+        raise InputError(f"waivers {path}: expected a list of {{rule, reason, expires}} entries")
+    waivers = []
+    for i, entry in enumerate(data, 1):
+        if not isinstance(entry, dict) or not entry.get("rule") or not entry.get("reason"):
+            raise InputError(f"waivers {path}: entry {i} needs 'rule' and 'reason'")
+        expires = entry.get("expires")
+        if isinstance(expires, str):
+            try:
+                expires = datetime.date.fromisoformat(expires)
+            except ValueError:
+                raise InputError(f"waivers {path}: entry {i}: expires {expires!r} is not YYYY-MM-DD") from None
+        if expires is not None and not isinstance(expires, datetime.date):
+            raise InputError(f"waivers {path}: entry {i}: expires must be a date")
+        waivers.append(Waiver(str(entry["rule"]), str(entry["reason"]), expires))
+    return waivers
+
+
+def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: datetime.date) -> tuple[list[Finding], list[str]]:
+    """Findings with matching, unexpired waivers marked; warnings for expired or unused waivers."""
+    warnings = []
+    active = {}
+    for w in waivers:
+        if w.expires is not None and w.expires < today:
+            warnings.append(f"waiver for {w.rule} expired on {w.expires.isoformat()}; it no longer applies")
+        else:
+            active[w.rule] = w
+    ids = {f.rule_id for f in findings}
+    warnings += [f"waiver for unknown or unselected rule {rule}" for rule in active if rule not in ids]
+    out = [dataclasses.replace(f, waived=active[f.rule_id].reason) if f.rule_id in active and f.status.value in ("fail", "error")
+           else f for f in findings]
+    return out, warnings

@@ -1,0 +1,1 @@
+"""JSON schema of the foretune-bench/1 results document (data only)."""

@@ -1,0 +1,124 @@
+"""Command-line entry point.
+
+Start-up stays lean: the root parser knows only command names and one-line summaries;
+a command's module (and everything heavy it needs) is imported only when that command runs.
+Each module in ``foretune.commands`` provides ``build_parser(prog) -> ArgumentParser`` and
+``run(args, env) -> int``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+from typing import TYPE_CHECKING, NoReturn, Protocol, cast
+
+from foretune import __version__
+from foretune.env import Environment, ExitStatus
+from foretune.errors import ForetuneError, UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+# name -> (module in foretune.commands, one-line summary)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "plan": ("plan", "compute the tuning profile and every tunable for a box and workload"),
+    "render": ("render", "merge a plan into an existing custom-hiera.yaml (diff first, --write to apply)"),
+    "profiles": ("profiles", "list, show and compare the installer's --tuning profiles per version"),
+    "facts": ("facts", "print what foretune reads from a live host, sosreport or snapshot"),
+    "collect": ("collect", "write a snapshot of this server's facts for later audit or plan"),
+    "audit": ("audit", "check a live server, sosreport or snapshot and report findings with fixes"),
+    "rules": ("rules", "list the audit rules or explain one"),
+    "bench": ("bench", "benchmark storage (fio) or the database (pgbench) with verdicts"),
+    "db-size": ("db_size", "report the largest tables of the foreman, candlepin and pulpcore databases"),
+}
+
+EPILOG = """\
+examples:
+  foretune plan --product satellite --version 6.15 --hosts 12000 --cpus 16 --ram 64G
+  foretune audit examples/sosreport-satellite-6.15
+  foretune COMMAND --help
+"""
+
+
+class CommandModule(Protocol):
+    def build_parser(self, prog: str) -> argparse.ArgumentParser: ...
+
+    def run(self, args: argparse.Namespace, env: Environment) -> int: ...
+
+
+def load_command(name: str) -> CommandModule:
+    """Import the module implementing command ``name``."""
+    module_name, _ = COMMANDS[name]
+    return cast("CommandModule", importlib.import_module(f"foretune.commands.{module_name}"))
+
+
+def build_root_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="foretune",
+        description="Size, tune and audit Foreman/Katello, Red Hat Satellite and orcharhino "
+        "servers and their Smart Proxies/Capsules.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"foretune {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (_, summary) in COMMANDS.items():
+        sub.add_parser(name, help=summary, add_help=False)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> int:
+    """Run foretune; return the exit status."""
+    env = env or Environment()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    root = build_root_parser()
+    if not argv or argv[0] not in COMMANDS:
+        try:
+            with redirect_stdout(env.stdout), redirect_stderr(env.stderr):
+                root.parse_args(argv)  # prints help/version/usage errors and exits
+        except SystemExit as exc:
+            return int(exc.code or 0)
+        root.print_help(env.stdout)
+        return ExitStatus.OK
+    name, rest = argv[0], argv[1:]
+    try:
+        command = load_command(name)
+        parser = command.build_parser(f"foretune {name}")
+        try:
+            with redirect_stdout(env.stdout), redirect_stderr(env.stderr):
+                args = parser.parse_args(rest)
+        except SystemExit as exc:
+            return int(exc.code or 0)
+        return int(command.run(args, env))
+    except ForetuneError as exc:
+        print(f"foretune: error: {exc}", file=env.stderr)
+        return exc.exit_status
+    except KeyboardInterrupt:
+        print("foretune: interrupted", file=env.stderr)
+        return ExitStatus.INTERRUPTED
+    except BrokenPipeError:
+        return ExitStatus.OK
+
+
+class Parser(argparse.ArgumentParser):
+    """ArgumentParser whose errors are one line (via UsageError) on the command's error stream."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def new_parser(prog: str, description: str, example: str) -> argparse.ArgumentParser:
+    """A command parser whose help ends with an ``example:`` block (every command has one)."""
+    return Parser(
+        prog=prog,
+        description=description,
+        epilog=f"example:\n  {example}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def _zipapp_main() -> None:
+    """Entry point of the single-file zipapp."""
+    sys.exit(main())

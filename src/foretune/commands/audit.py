@@ -1,0 +1,93 @@
+"""``foretune audit``: check a live server, sosreport or snapshot and report findings with fixes."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from foretune.cli import new_parser
+from foretune.commands._options import count
+
+if TYPE_CHECKING:
+    from foretune.env import Environment
+
+SEVERITIES = ("info", "low", "medium", "high", "critical")
+
+
+def _names(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    parser = new_parser(prog, "Check a live server (default), a sosreport directory or tarball, or a snapshot against "
+                        "the rule catalogue: findings with evidence, severity, the exact fix and citations. Exit 0 when "
+                        "nothing reaches --fail-on, 1 when something does, 2 for usage or input errors.",
+                        "foretune audit sosreport-sat.example.com-2026-11-20.tar.xz --hosts 12000 --format html --output audit.html")
+    parser.add_argument("source", nargs="?", metavar="SOURCE", help="sosreport directory or tarball, or snapshot (default: this host)")
+    parser.add_argument("--hosts", type=count, help="managed hosts, when the source does not say")
+    parser.add_argument("--format", choices=("text", "json", "html", "markdown"), default="text")
+    parser.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
+    parser.add_argument("--select", type=_names, default=[], metavar="RULES", help="only these rule ids or components (comma list)")
+    parser.add_argument("--ignore", type=_names, default=[], metavar="RULES", help="skip these rule ids or components (comma list)")
+    parser.add_argument("--fail-on", choices=SEVERITIES, default="high",
+                        help="lowest severity that makes the exit status 1 (default: high)")
+    parser.add_argument("--waivers", metavar="FILE", help="YAML list of {rule, reason, expires: YYYY-MM-DD} accepted findings")
+    parser.add_argument("--bench", action="append", default=[], metavar="FILE",
+                        help="results of `foretune bench ... --json` to judge (repeatable)")
+    parser.add_argument("--verbose", action="store_true", help="text format: list passed and skipped rules too")
+    return parser
+
+
+def run(args: argparse.Namespace, env: Environment) -> int:
+    import datetime
+
+    from foretune.audit.context import build_context
+    from foretune.audit.model import Report
+    from foretune.audit.runner import run_all, select_rules
+    from foretune.audit.waivers import apply_waivers, load_waivers
+    from foretune.bench.results import load as load_bench
+    from foretune.env import ExitStatus
+    from foretune.facts import read_source
+    from foretune.rules.base import Severity
+    from foretune.rules.registry import all_rules
+
+    rules = select_rules(all_rules(), args.select, args.ignore)
+    waivers = load_waivers(args.waivers) if args.waivers else []
+    bench = [load_bench(path) for path in args.bench]
+    facts = read_source(args.source, hosts=args.hosts)
+    for problem in facts.problems:
+        env.warn(problem)
+    ctx, notes = build_context(facts, hosts=args.hosts, bench=bench)
+    findings, warnings = apply_waivers(run_all(rules, ctx), waivers, datetime.date.today())
+    for warning in warnings:
+        env.warn(warning)
+    report = Report(source=facts.source_label, source_kind=facts.source_kind,
+                    release=ctx.release.label if ctx.release else None, role=ctx.role, hosts=ctx.hosts,
+                    profile=ctx.plan.profile if ctx.plan else None, findings=findings, notes=notes)
+    text = render(report, args.format, color=env.color and not args.output, verbose=args.verbose)
+    if args.output:
+        from pathlib import Path
+
+        from foretune.render.files import write_text
+
+        write_text(Path(args.output), text)
+        env.note(f"wrote {args.output}: {report.summary()}")
+    else:
+        env.stdout.write(text)
+    threshold = Severity[args.fail_on.upper()]
+    failing = [f for f in report.failing() if f.severity >= threshold]
+    return ExitStatus.FINDINGS if failing else ExitStatus.OK
+
+
+def render(report: object, fmt: str, *, color: bool, verbose: bool) -> str:
+    from foretune.audit.model import Report
+    from foretune.report import html, json_report, markdown, text
+
+    assert isinstance(report, Report)
+    if fmt == "json":
+        return json_report.render(report)
+    if fmt == "html":
+        return html.render(report)
+    if fmt == "markdown":
+        return markdown.render(report)
+    return text.render(report, color=color, verbose=verbose)

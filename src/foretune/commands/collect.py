@@ -1,0 +1,51 @@
+"""``foretune collect``: write a snapshot of this server's facts for a later audit or plan elsewhere."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from foretune.cli import new_parser
+
+if TYPE_CHECKING:
+    from foretune.env import Environment
+
+
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    parser = new_parser(prog, "Read this server live and write a snapshot: every fact with its provenance, the raw "
+                        "texts they came from (secrets redacted) and metadata. `facts`, `audit` and `plan --from` "
+                        "accept the file. Run as root to include the database, limits and protected files.",
+                        "foretune collect --out /tmp/satellite.json.gz")
+    parser.add_argument("--out", metavar="FILE", help="snapshot file (.json or .json.gz); default: "
+                        "foretune-snapshot-HOST-YYYYmmdd-HHMMSS.json.gz in the current directory")
+    parser.add_argument("--hosts", type=int, metavar="N", help="managed host count, when the database cannot be read")
+    return parser
+
+
+def run(args: argparse.Namespace, env: Environment) -> int:
+    import os
+    import socket
+    from datetime import datetime
+    from pathlib import Path
+
+    from foretune.errors import InputError, UsageError
+    from foretune.facts.collect import collect
+
+    if args.hosts is not None and args.hosts < 0:
+        raise UsageError("--hosts must be zero or more")
+    if args.out:
+        out = Path(args.out)
+    else:
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        out = Path(f"foretune-snapshot-{socket.gethostname().split('.')[0]}-{stamp}.json.gz")
+    if not out.name.endswith((".json", ".json.gz")):
+        raise UsageError(f"--out {out}: the snapshot name must end in .json or .json.gz")
+    if out.parent and not out.parent.exists():
+        raise InputError(f"--out {out}: directory {out.parent} does not exist")
+    if os.geteuid() != 0:
+        env.note("not running as root: the database, process limits and protected files are skipped (see the unknown facts)")
+    path, problems = collect(out, hosts=args.hosts, environ=env.environ)
+    for line in problems:
+        env.warn(line)
+    print(f"snapshot written to {path}", file=env.stdout)
+    return 0

@@ -1,0 +1,52 @@
+"""``foretune db-size``: the largest tables of the Foreman databases and the data directory size."""
+
+from __future__ import annotations
+
+import argparse
+
+from foretune.env import Environment, ExitStatus
+
+DESCRIPTION = """\
+Read-only report of the largest tables (total, index, TOAST, table) of the foreman, candlepin and
+pulpcore databases and the size of the PostgreSQL data directory, like satellite-support's
+postgres-size-report. Sessions are read-only (default_transaction_read_only). Target: --dsn,
+else the libpq environment (PGHOST, PGUSER, ...), else the local socket as user postgres."""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    from foretune.cli import new_parser
+    from foretune.knowledge import threshold
+
+    parser = new_parser(prog, DESCRIPTION, "foretune db-size --limit 10")
+    parser.add_argument("--dsn", metavar="CONNINFO", help="libpq conninfo or postgresql:// URI of the server (dbname is ignored)")
+    parser.add_argument("--database", "-d", action="append", metavar="NAME",
+                        help="database to report (repeatable; default foreman, candlepin, pulpcore)")
+    parser.add_argument("--limit", type=_positive_int, metavar="N", help=f"tables per database (default {threshold('bench-dbsize-top')})")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON (schema foretune-dbsize/1)")
+    return parser
+
+
+def run(args: argparse.Namespace, env: Environment) -> int:
+    import json
+
+    from foretune.bench import dbsize, pgclient
+    from foretune.errors import InputError
+    from foretune.knowledge import threshold
+
+    target = pgclient.resolve(args.dsn, env.environ)
+    limit = args.limit or int(threshold("bench-dbsize-top"))
+    doc = dbsize.report(target, args.database or list(dbsize.DATABASES), limit)
+    if not doc["databases"]:
+        raise InputError(f"none of {', '.join(doc['missing'])} exists on {target.describe()}")
+    env.stdout.write(json.dumps(doc, indent=2) + "\n" if args.json else dbsize.summary(doc, limit))
+    return ExitStatus.OK

@@ -1,0 +1,104 @@
+"""``foretune plan``: the profile and every tunable for a box and workload."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from foretune.cli import new_parser
+from foretune.commands._options import count, positive, size
+
+if TYPE_CHECKING:
+    from foretune.env import Environment
+
+FORMATS = ("table", "json", "hiera", "installer")
+
+
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    parser = new_parser(prog, "Pick the tuning profile for a box and workload and compute every tunable: what the "
+                        "installer gives and what foretune recommends, with reasons and citations, a connection "
+                        "budget, a memory budget and consistency problems.",
+                        "foretune plan --product satellite --version 6.15 --hosts 12000 --cpus 16 --ram 64G")
+    add_plan_arguments(parser)
+    out = parser.add_argument_group("output")
+    out.add_argument("--format", choices=FORMATS, default="table",
+                     help="table (default), json (schema foretune-plan/1), hiera (custom-hiera fragment), installer (command line)")
+    out.add_argument("--out", metavar="DIR", help="write everything to apply into DIR (custom-hiera.yaml, installer.sh, "
+                                                  "systemd drop-ins, sysctl.d, os-commands.sh, APPLY.md)")
+    return parser
+
+
+def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options describing the box and workload (shared by plan and render)."""
+    box = parser.add_argument_group("product and box")
+    box.add_argument("--from", dest="source", metavar="SOURCE",
+                     help="read product, version, role, CPUs, RAM and hosts from a sosreport, snapshot or 'live'; "
+                          "options given here win")
+    box.add_argument("--product", choices=("foreman", "satellite", "orcharhino"))
+    box.add_argument("--version", help="product version, e.g. 6.15 (Satellite/orcharhino) or 3.9 (Foreman)")
+    box.add_argument("--role", choices=("server", "capsule"))
+    box.add_argument("--cpus", type=positive, help="logical CPUs")
+    box.add_argument("--physical-cores", type=positive, help="physical cores (Passenger sizing); default: --cpus")
+    box.add_argument("--ram", type=size, metavar="SIZE", help="RAM, e.g. 64G, 64GiB, 65536M")
+    virt = box.add_mutually_exclusive_group()
+    virt.add_argument("--virtual", dest="virtual", action="store_true", default=None, help="the box is a VM")
+    virt.add_argument("--bare-metal", dest="virtual", action="store_false", help="the box is bare metal")
+    work = parser.add_argument_group("workload")
+    work.add_argument("--hosts", type=count, help="managed hosts (content hosts) this box serves")
+    work.add_argument("--rex", choices=("ssh", "pull-mqtt"), help="remote execution transport (default ssh)")
+    work.add_argument("--rex-hosts", type=count, help="hosts using pull-based REX (default: all with --rex pull-mqtt)")
+    work.add_argument("--katello-agent-hosts", type=count, help="hosts running katello-agent/goferd (qpid era)")
+    work.add_argument("--puppet-hosts", type=count, help="hosts running the Puppet agent against this box")
+    work.add_argument("--puppet-runinterval", type=positive, metavar="SECONDS")
+    work.add_argument("--profile", choices=("development", "default", "medium", "large", "extra-large", "extra-extra-large"),
+                      help="use this tuning profile instead of the one for the host count")
+
+
+def plan_from_args(args: argparse.Namespace, env: Environment) -> object:
+    """Build the Plan from options, and from --from facts when given."""
+    from foretune.errors import UsageError
+    from foretune.plan import PlanInput, input_from_facts, make_plan
+
+    fields = {
+        "product": args.product, "version": args.version, "role": args.role, "cpus": args.cpus, "ram_bytes": args.ram,
+        "physical_cores": args.physical_cores, "virtual": args.virtual, "rex": args.rex, "rex_hosts": args.rex_hosts,
+        "katello_agent_hosts": args.katello_agent_hosts, "puppet_hosts": args.puppet_hosts,
+        "puppet_runinterval": args.puppet_runinterval, "profile": args.profile,
+    }
+    given = {k: v for k, v in fields.items() if v is not None}
+    if args.rex_hosts is not None and args.rex is None:
+        given["rex"] = "pull-mqtt"
+    if args.source:
+        from foretune.facts import read_source
+
+        facts = read_source(None if args.source == "live" else args.source, hosts=args.hosts)
+        for problem in facts.problems:
+            env.warn(problem)
+        return make_plan(input_from_facts(facts, hosts=args.hosts, **given))
+    missing = [f"--{name}" for name, value in (("product", args.product), ("version", args.version), ("hosts", args.hosts),
+                                                ("cpus", args.cpus), ("ram", args.ram)) if value is None]
+    if missing:
+        raise UsageError(f"missing {', '.join(missing)} (or read them from a source with --from)")
+    return make_plan(PlanInput(hosts=args.hosts, **given))
+
+
+def run(args: argparse.Namespace, env: Environment) -> int:
+    from foretune.plan.model import Plan
+    from foretune.render import outputs, plan_json, plan_table
+
+    plan = plan_from_args(args, env)
+    assert isinstance(plan, Plan)
+    if args.out:
+        from foretune.render.files import write_bundle
+
+        for path in write_bundle(outputs.bundle(plan), args.out):
+            env.note(f"wrote {path}")
+    if args.format == "json":
+        env.stdout.write(plan_json.dumps(plan))
+    elif args.format == "hiera":
+        env.stdout.write(outputs.hiera_fragment(plan))
+    elif args.format == "installer":
+        env.stdout.write(outputs.installer_command(plan) + "\n")
+    else:
+        env.stdout.write(plan_table.render(plan, color=env.color))
+    return 0

@@ -1,0 +1,68 @@
+"""``foretune render``: merge a plan into an existing custom-hiera.yaml (diff first; --write to apply)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from foretune.cli import new_parser
+from foretune.commands.plan import add_plan_arguments
+
+if TYPE_CHECKING:
+    from foretune.env import Environment
+
+
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    parser = new_parser(prog, "Merge foretune's recommendation into an existing custom-hiera.yaml, keeping its comments, "
+                        "order and unrelated keys. Prints a diff; writes only with --write, after a timestamped backup. "
+                        "Warns about stale keys and keys that lock out later --tuning changes.",
+                        "foretune render --from live --merge-into /etc/foreman-installer/custom-hiera.yaml")
+    target = parser.add_argument_group("target")
+    target.add_argument("--merge-into", metavar="FILE", required=True, help="the custom-hiera.yaml to update")
+    target.add_argument("--write", action="store_true", help="write the merged file (a backup is kept next to it)")
+    add_plan_arguments(parser)
+    return parser
+
+
+def run(args: argparse.Namespace, env: Environment) -> int:
+    from pathlib import Path
+
+    from foretune.commands.plan import plan_from_args
+    from foretune.errors import InputError
+    from foretune.knowledge.hiera_keys import locking_keys, stale_keys
+    from foretune.plan.model import Plan
+    from foretune.render import outputs
+    from foretune.render.files import write_text
+    from foretune.render.merge import load_mapping, merge_text, unified_diff
+
+    plan = plan_from_args(args, env)
+    assert isinstance(plan, Plan)
+    path = Path(args.merge_into)
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, expected custom-hiera.yaml")
+    try:
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror}") from None
+    current = load_mapping(old, str(path))
+    for note in stale_keys(plan.release, current):
+        env.warn(f"{path}: stale key {note.key}: {note.reason} [{note.citation}] — remove it")
+    from foretune.knowledge.profiles import flatten
+
+    values = outputs.hiera_values(plan, also=set(flatten(current)))
+    comments = {}
+    for t, fix in outputs.fixes_of(plan, "hiera", every=True):
+        comments[fix.target.split("/", 1)[-1]] = f"foretune: {t.foretune.reason} [{', '.join(t.foretune.citations)}]"
+    new = merge_text(old, values, comments, str(path))
+    for note in locking_keys(plan.release, load_mapping(new, str(path))):
+        env.warn(f"{note.key}: {note.reason}")
+    diff = unified_diff(old, new, str(path))
+    env.stdout.write(diff or f"{path}: already matches the recommendation\n")
+    if diff and args.write:
+        saved = write_text(path, new)
+        env.note(f"wrote {path}" + (f" (backup: {saved})" if saved else ""))
+    elif diff:
+        env.note("dry run: nothing written (add --write to apply)")
+    return 0

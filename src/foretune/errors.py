@@ -1,0 +1,23 @@
+"""Exceptions that reach the user as one line and an exit status, never as a traceback."""
+
+from __future__ import annotations
+
+
+class ForetuneError(Exception):
+    """A problem the user can fix; printed as one line."""
+
+    exit_status = 2
+
+
+class UsageError(ForetuneError):
+    """Bad command-line input: unknown value, contradictory options, malformed size."""
+
+
+class InputError(ForetuneError):
+    """A source (file, archive, directory, snapshot) that cannot be read as expected."""
+
+
+class DataError(ForetuneError):
+    """The bundled knowledge data is inconsistent (a bug in foretune, reported plainly)."""
+
+    exit_status = 3

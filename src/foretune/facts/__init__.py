@@ -1,0 +1,50 @@
+"""Facts: what foretune knows about a host, read through one layer (spec -> source -> parser).
+
+Public API: :func:`read_source`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from foretune.facts.model import FactSet
+
+
+def read_source(spec: str | None, *, hosts: int | None = None, environ: Mapping[str, str] | None = None) -> FactSet:
+    """Facts from this host (``spec`` None), a sosreport directory or tarball, or a ``collect`` snapshot.
+
+    ``hosts`` fills ``managed_hosts`` when the source lacks it. Unreadable parts become
+    ``FactSet.problems``; only a path that is no source at all raises InputError.
+    """
+    from foretune.errors import InputError
+    from foretune.facts.extract import extract
+
+    if spec is None:
+        from foretune.facts.sources.live import LiveHost
+
+        return extract(LiveHost(environ), hosts=hosts)
+    path = Path(spec)
+    if not path.exists() and not path.is_symlink():
+        raise InputError(f"{spec}: no such file or directory")
+    if path.is_dir():
+        from foretune.facts.sources.sosreport import SosreportDirectory
+
+        return extract(SosreportDirectory(path), hosts=hosts)
+    name = path.name.lower()
+    if name.endswith((".json", ".json.gz")):
+        from foretune.facts.model import Fact, Provenance
+        from foretune.facts.sources.snapshot import load_snapshot
+
+        facts = load_snapshot(path)
+        if hosts is not None and not facts["managed_hosts"].known:
+            facts.add(Fact("managed_hosts", hosts, (Provenance("snapshot", "command line", f"--hosts {hosts}"),)))
+        return facts
+    from foretune.facts.sources.tarball import SUFFIXES, SosreportTarball
+
+    if name.endswith(SUFFIXES):
+        return extract(SosreportTarball(path), hosts=hosts)
+    raise InputError(f"{spec}: not a sosreport directory, sosreport tarball (.tar, .tar.gz, .tar.xz, .tar.bz2) "
+                     "or foretune snapshot (.json, .json.gz)")

@@ -1,0 +1,95 @@
+"""The catalogue of logical fact names: the contract between sources, planner and rules.
+
+Values are plain JSON data (so snapshots and rule fixtures can hold them). Sizes are bytes,
+durations seconds, counts ints. Keys of dict-valued facts are listed in ``shape``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FactSpec:
+    name: str
+    shape: str
+    doc: str
+    needs_root: bool = False
+
+
+CATALOG: tuple[FactSpec, ...] = (
+    # --- product, role and installer -------------------------------------------------------
+    FactSpec("product", "str: foreman | satellite | orcharhino", "Product family of the installation."),
+    FactSpec("product_version", "str, e.g. '6.15.2'", "Product version (Satellite/orcharhino or Foreman)."),
+    FactSpec("foreman_version", "str, e.g. '3.9.1'", "Foreman (or foreman-proxy on a Capsule) version."),
+    FactSpec("role", "str: server | capsule", "Whether this is the main server or a Smart Proxy/Capsule."),
+    FactSpec("installer_scenario", "str: satellite | capsule | katello | foreman-proxy-content | foreman",
+             "Active installer scenario (last_scenario.yaml)."),
+    FactSpec("tuning_profile", "str: default | medium | large | extra-large | extra-extra-large | development",
+             "The installer's `tuning` fact from the scenario file."),
+    FactSpec("installer_answers", "dict: module -> params (secrets redacted)", "The scenario's answers file."),
+    FactSpec("custom_hiera", "dict: hiera key -> value (secrets redacted)", "/etc/foreman-installer/custom-hiera.yaml."),
+    FactSpec("custom_hiera_text", "str (secrets redacted)", "custom-hiera.yaml as text, for merge previews."),
+    FactSpec("effective_hiera", "dict: hiera key -> value",
+             "Tuning-relevant hiera reconstructed with the installer's precedence (defaults < common < size < answers < custom-hiera)."),
+    # --- hardware and OS -------------------------------------------------------------------
+    FactSpec("cpu_logical", "int", "Logical CPUs (what the installer's processors.count sees)."),
+    FactSpec("cpu_physical_cores", "int", "Physical cores (sockets x cores per socket)."),
+    FactSpec("ram_bytes", "int", "MemTotal in bytes."),
+    FactSpec("virtualization", "str: none | kvm | vmware | microsoft | xen | ...", "Hypervisor, or 'none' on bare metal."),
+    FactSpec("swap", "dict: total_bytes, used_bytes", "Swap size and use."),
+    FactSpec("thp", "dict: enabled, defrag (the selected value, e.g. 'never')", "Transparent huge pages."),
+    FactSpec("tuned", "dict: active (str or None), running (bool or None)", "tuned daemon and active profile."),
+    FactSpec("sysctl", "dict: name -> str value", "Kernel parameters (fs.aio-max-nr, vm.*, kernel.sem, ...)."),
+    FactSpec("cpu_governor", "str or None", "cpufreq scaling governor (known None when a virtual machine has no cpufreq)."),
+    FactSpec("service_limits", "dict: unit -> {LimitNOFILE: int or None (infinity), LimitNPROC: int or None, "
+             "active: bool or None, dropin_nofile: int (only when a drop-in under /etc/systemd/system sets it), "
+             "process_nofile: int (only when /proc/<MainPID>/limits was readable)}",
+             "Effective systemd limits per Foreman-stack service (systemctl show, drop-ins, /proc/<pid>/limits)."),
+    FactSpec("mounts", "list of {mountpoint, device, fstype, options}", "Mounted filesystems (pseudo filesystems left out)."),
+    FactSpec("key_dirs", "dict: path -> {mountpoint, fstype, device, size_bytes (int or None), free_bytes (int or None), "
+             "rotational (bool or None; None for network filesystems)}",
+             "Storage of /, /var and, when their component is installed or they are mount points, /var/lib/pulp, "
+             "/var/lib/pgsql, /var/opt/rh/rh-postgresql12/lib/pgsql, /var/lib/mongodb, /var/lib/qpidd, /var/lib/candlepin, /var/lib/redis."),
+    # --- application services --------------------------------------------------------------
+    FactSpec("puma", "dict: workers, threads_min, threads_max (ints; from foreman.service.d or defaults)",
+             "Foreman Puma configuration."),
+    FactSpec("puma_stats", "dict: workers, booted_workers, max_threads (largest per worker), backlog (summed over workers)",
+             "pumactl stats, when available.", needs_root=True),
+    FactSpec("foreman_db_pool", "int", "`pool` in /etc/foreman/database.yml."),
+    FactSpec("dynflow", "dict: workers (int Sidekiq worker instances or None), concurrency (int per instance or None), "
+             "orchestrator (bool), executors (int in the dynflowd/foreman-tasks era, else None)",
+             "Dynflow/Sidekiq workers or dynflowd executors."),
+    FactSpec("pulpcore", "dict: workers (int), api_workers (int or None), content_workers (int or None)",
+             "Pulp 3 worker units and gunicorn worker counts."),
+    FactSpec("pulp2_workers", "int", "Pulp 2 PULP_CONCURRENCY (/etc/default/pulp_workers)."),
+    FactSpec("apache", "dict: mpm (str: event | prefork | worker or None), ServerLimit, ThreadsPerChild, MaxRequestWorkers, "
+             "MaxClients, StartServers, MaxRequestsPerChild, KeepAlive (bool), KeepAliveTimeout, MaxKeepAliveRequests "
+             "(int or None when not set); plus MinSpareThreads, MaxSpareThreads, MinSpareServers, MaxSpareServers, "
+             "MaxConnectionsPerChild when set. KeepAlive* come from the Foreman vhost (05-foreman-ssl.conf) when it sets them",
+             "Apache httpd MPM and limits."),
+    FactSpec("passenger", "dict: the Passenger* directives present (PassengerMaxPoolSize, PassengerMaxRequestQueueSize, "
+             "PassengerMinInstances, PassengerMaxPreloaderIdleTime, PassengerMaxInstancesPerApp, PassengerMaxRequests) -> int",
+             "Passenger settings (<= Satellite 6.8)."),
+    FactSpec("postgresql", "dict: setting -> str (postgresql.conf + postgresql.auto.conf, or SHOW ALL live)",
+             "PostgreSQL settings."),
+    FactSpec("postgresql_connections", "int", "Current PostgreSQL backends (live only).", needs_root=True),
+    FactSpec("redis", "dict: maxmemory (int bytes, 0 = no limit; INFO wins over redis.conf), used_memory (int or None), "
+             "version (str or None)", "Redis configuration and INFO."),
+    FactSpec("candlepin", "dict: java_opts (str), heap_max_bytes (int or None), tomcat_max_threads (int or None when "
+             "server.xml does not set it)", "Candlepin JVM and Tomcat."),
+    FactSpec("qpid", "dict: mgmt_pub_interval (int or None), qpidd_nofile (int or None), qdrouterd_nofile (int or None)",
+             "qpidd/qdrouterd (katello-agent era)."),
+    FactSpec("mqtt", "dict: pull_rex (bool), ttl, resend_interval, rate_limit (int or None when unset), "
+             "mosquitto (bool: package or /etc/mosquitto/mosquitto.conf present)", "Pull-based REX transport settings."),
+    FactSpec("mongodb", "dict: cache_size_gb (float or None)", "MongoDB WiredTiger cache (Pulp 2 era)."),
+    FactSpec("hammer", "dict: request_timeout (int or None)", "hammer CLI configuration."),
+    # --- workload ----------------------------------------------------------------------------
+    FactSpec("managed_hosts", "int", "Hosts managed by this server (live: database; sosreport: foreman-maintain's "
+             "satellite_metrics.yml; else --hosts)."),
+    FactSpec("tasks", "dict: paused, old_paused (started more than 30 days before the data was taken), running",
+             "foreman-tasks backlog (a sosreport holds only the tasks of its last 14 days by default)."),
+    FactSpec("max_facts_per_host", "int", "Largest number of fact values on one host (live only)."),
+)
+
+BY_NAME = {spec.name: spec for spec in CATALOG}

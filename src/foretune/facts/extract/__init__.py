@@ -1,0 +1,79 @@
+"""Build a FactSet from any source: every catalogue fact is either known (with provenance) or unknown with a reason."""
+
+from __future__ import annotations
+
+from foretune.facts.catalog import CATALOG
+from foretune.facts.extract import installer, platform, services, workload
+from foretune.facts.extract.core import Extractor
+from foretune.facts.model import FactSet, Provenance
+from foretune.facts.sources.base import Source
+
+ENV_REDIS_URL = "FORETUNE_REDIS_URL"
+
+
+def extract(source: Source, *, hosts: int | None = None) -> FactSet:
+    """Read every fact of the catalogue from ``source``."""
+    x = Extractor(source)
+    installer.product(x)
+    installer.installer(x)
+    platform.memory(x)
+    platform.cpus(x)
+    platform.thp_and_tuned(x)
+    platform.sysctls(x)
+    platform.service_limits(x)
+    platform.storage(x)
+    services.puma(x)
+    services.dynflow(x)
+    services.pulp(x)
+    services.apache(x)
+    _postgresql_and_live(x)
+    _redis(x)
+    services.redis(x)
+    services.candlepin(x)
+    services.qpid(x)
+    services.mqtt(x)
+    services.mongodb(x)
+    services.hammer(x)
+    workload.hosts_and_tasks(x)
+    if hosts is not None and not x.has("managed_hosts"):
+        x.known("managed_hosts", hosts, Provenance(source.kind, "command line", f"--hosts {hosts}"))
+    for spec in CATALOG:
+        if spec.name not in x.facts.facts:
+            x.unknown(spec.name, _absent_reason(source, spec.name, spec.needs_root))
+    x.facts.problems.extend(source.problems)
+    return x.facts
+
+
+def _absent_reason(source: Source, name: str, needs_root: bool) -> str:
+    if source.kind == "sosreport":
+        if name in ("postgresql_connections", "max_facts_per_host"):
+            return "only read live (needs the database)"
+        if name == "managed_hosts":
+            return "the sosreport has no host count (no foreman-maintain metrics): give --hosts"
+    if needs_root and source.kind == "live":
+        return "needs root"
+    return "not available in this source"
+
+
+def _postgresql_and_live(x: Extractor) -> None:
+    from foretune.facts.sources.live import LiveHost
+
+    services.postgresql_files(x)
+    if isinstance(x.src, LiveHost):
+        from foretune.facts.extract.live_sql import live_sql
+
+        live_sql(x, x.src)
+
+
+def _redis(x: Extractor) -> None:
+    """Live: a Redis named by FORETUNE_REDIS_URL (redis://host:port or unix:///path) replaces the default."""
+    from foretune.facts.sources.live import LiveHost
+    from foretune.facts.specs import BY_NAME
+
+    if not isinstance(x.src, LiveHost):
+        return
+    url = x.src.environ.get(ENV_REDIS_URL)
+    if not url:
+        return
+    argv = ["redis-cli", "-s", url[len("unix://"):], "info"] if url.startswith("unix://") else ["redis-cli", "-u", url, "info"]
+    x._cache["redis_info"] = x.src.run(argv, BY_NAME["redis_info"])

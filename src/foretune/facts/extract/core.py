@@ -1,0 +1,87 @@
+"""The extractor: reads specs through a source, runs parsers, records facts with provenance."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from foretune.facts.model import Fact, FactSet, Provenance
+from foretune.facts.parsers import ParseError
+from foretune.facts.redact import redact_text
+from foretune.facts.sources.base import Raw, Source
+from foretune.facts.specs import BY_NAME
+
+T = TypeVar("T")
+EXCERPT_LINES = 4
+EXCERPT_CHARS = 240
+
+
+def excerpt(text: str, pattern: str | None = None) -> str:
+    """The lines of ``text`` matching ``pattern`` (or its first lines), short and redacted.
+
+    >>> excerpt("a = 1\\nb = 2\\npassword = x\\n", r"^(b|password)")
+    'b = 2 | password = [redacted]'
+    """
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if pattern is not None:
+        rx = re.compile(pattern, re.IGNORECASE | re.MULTILINE)
+        lines = [ln for ln in lines if rx.search(ln)]
+    else:
+        lines = [ln for ln in lines if not ln.startswith("#")]
+    short = " | ".join(redact_text(ln) for ln in lines[:EXCERPT_LINES])
+    return short if len(short) <= EXCERPT_CHARS else short[:EXCERPT_CHARS - 1] + "…"
+
+
+class Extractor:
+    def __init__(self, source: Source) -> None:
+        self.src = source
+        self.facts = FactSet(source_kind=source.kind, source_label=source.label)
+        self._cache: dict[str, Raw | None] = {}
+        self._globs: dict[str, list[Raw]] = {}
+
+    # --- reading --------------------------------------------------------------------------
+    def raw(self, spec_name: str) -> Raw | None:
+        if spec_name not in self._cache:
+            self._cache[spec_name] = self.src.read(BY_NAME[spec_name])
+        return self._cache[spec_name]
+
+    def raws(self, spec_name: str) -> list[Raw]:
+        if spec_name not in self._globs:
+            self._globs[spec_name] = self.src.glob(BY_NAME[spec_name])
+        return self._globs[spec_name]
+
+    def why(self, spec_name: str) -> str:
+        return self.src.why.get(spec_name, "not available in this source")
+
+    def parse(self, raw: Raw | None, parser: Callable[[str], T]) -> T | None:
+        """``parser(raw.text)``; a ParseError becomes one problem line and None."""
+        if raw is None:
+            return None
+        if not raw.text.strip():
+            return None
+        try:
+            return parser(raw.text)
+        except ParseError as exc:
+            self.src.problem(f"{raw.location}: {exc}")
+            return None
+
+    # --- recording ------------------------------------------------------------------------
+    def prov(self, raw: Raw, pattern: str | None = None, text: str | None = None) -> Provenance:
+        return Provenance(self.src.kind, raw.location, excerpt(raw.text, pattern) if text is None else text)
+
+    def note(self, location: str, text: str) -> Provenance:
+        return Provenance(self.src.kind, location, text)
+
+    def known(self, name: str, value: Any, *provenance: Provenance) -> None:
+        self.facts.add(Fact(name=name, value=value, provenance=tuple(provenance)))
+
+    def unknown(self, name: str, reason: str) -> None:
+        if name not in self.facts.facts:
+            self.facts.add(Fact.unknown(name, reason))
+
+    def has(self, name: str) -> bool:
+        return self.facts[name].known
+
+    def value(self, name: str, default: Any = None) -> Any:
+        return self.facts.value(name, default)

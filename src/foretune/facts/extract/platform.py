@@ -1,0 +1,248 @@
+"""Hardware and OS facts: CPUs, RAM, swap, virtualisation, THP, tuned, sysctls, governor, storage, limits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from foretune.facts.extract.core import Extractor
+from foretune.facts.parsers.keyvalue import parse_environment_words
+from foretune.facts.parsers.storage import parse_df, parse_lsblk_pairs, parse_mounts
+from foretune.facts.parsers.system import (
+    parse_lscpu,
+    parse_meminfo,
+    parse_proc_limits,
+    parse_sysctl,
+    parse_thp_selected,
+    parse_tuned_active,
+)
+from foretune.facts.parsers.systemd import parse_list_units, parse_show, parse_unit_file
+
+SYSCTL_PREFIXES = ("fs.aio-max-nr", "fs.aio-nr", "fs.file-max", "vm.", "kernel.sem", "kernel.shmmax", "kernel.shmall",
+                   "kernel.pid_max", "net.core.somaxconn", "net.ipv4.tcp_max_syn_backlog")
+HYPERVISORS = {"kvm": "kvm", "vmware": "vmware", "microsoft": "microsoft", "xen": "xen", "qemu": "qemu", "oracle": "oracle",
+               "bochs": "bochs", "parallels": "parallels", "amazon": "amazon", "powervm": "powervm"}
+UNIT_PREFIXES = ("foreman.service", "foreman-proxy", "httpd", "apache2", "postgresql", "rh-postgresql", "redis", "rh-redis",
+                 "pulpcore", "dynflow-sidekiq", "qpidd", "qdrouterd", "mosquitto", "tomcat", "mongod", "rh-mongodb",
+                 "smart_proxy_dynflow_core", "foreman-tasks", "dynflowd", "pulp_", "puppetserver", "tuned")
+PSEUDO_FS = {"proc", "sysfs", "devtmpfs", "devpts", "tmpfs", "cgroup", "cgroup2", "securityfs", "pstore", "bpf", "debugfs",
+             "tracefs", "configfs", "mqueue", "hugetlbfs", "autofs", "rpc_pipefs", "selinuxfs", "fusectl", "binfmt_misc",
+             "efivarfs", "nsfs", "overlay", "squashfs", "ramfs"}
+# key directory -> packages that make it relevant (None: always reported)
+KEY_DIRS: dict[str, tuple[str, ...] | None] = {
+    "/": None, "/var": None,
+    "/var/lib/pulp": ("pulp-server", "python3-pulpcore", "python3.11-pulpcore", "python39-pulpcore", "python3.12-pulpcore"),
+    "/var/lib/pgsql": ("postgresql-server",),
+    "/var/opt/rh/rh-postgresql12/lib/pgsql": ("rh-postgresql12-postgresql-server",),
+    "/var/lib/mongodb": ("mongodb-server", "rh-mongodb34-mongodb-server"),
+    "/var/lib/qpidd": ("qpid-cpp-server",),
+    "/var/lib/candlepin": ("candlepin",),
+    "/var/lib/redis": ("redis", "rh-redis5-redis"),
+}
+
+
+def memory(x: Extractor) -> None:
+    raw = x.raw("meminfo")
+    info = x.parse(raw, parse_meminfo)
+    if raw is None or not info or "MemTotal" not in info:
+        reason = x.why("meminfo") if raw is None else f"{raw.location} has no MemTotal"
+        x.unknown("ram_bytes", reason)
+        x.unknown("swap", reason)
+        return
+    x.known("ram_bytes", info["MemTotal"], x.prov(raw, r"^MemTotal"))
+    if "SwapTotal" in info:
+        total, free = info["SwapTotal"], info.get("SwapFree", info["SwapTotal"])
+        x.known("swap", {"total_bytes": total, "used_bytes": max(0, total - free)}, x.prov(raw, r"^Swap(Total|Free)"))
+    else:
+        x.unknown("swap", f"{raw.location} has no SwapTotal")
+
+
+def cpus(x: Extractor) -> None:
+    raw = x.raw("lscpu")
+    info = x.parse(raw, parse_lscpu) or {}
+    if raw is None or not info.get("CPU(s)", "").isdigit():
+        reason = x.why("lscpu") if raw is None else f"{raw.location} has no 'CPU(s):' line"
+        for name in ("cpu_logical", "cpu_physical_cores"):
+            x.unknown(name, reason)
+    else:
+        x.known("cpu_logical", int(info["CPU(s)"]), x.prov(raw, r"^CPU\(s\):"))
+        sockets, cores = info.get("Socket(s)", ""), info.get("Core(s) per socket", "")
+        if sockets.isdigit() and cores.isdigit():
+            x.known("cpu_physical_cores", int(sockets) * int(cores), x.prov(raw, r"^(Socket\(s\)|Core\(s\) per socket)"))
+        else:
+            x.unknown("cpu_physical_cores", f"{raw.location} lacks Socket(s)/Core(s) per socket")
+    virt = x.raw("detect_virt")
+    if virt is not None and virt.text.strip():
+        x.known("virtualization", virt.text.strip().splitlines()[0].strip(), x.prov(virt))
+    elif raw is not None and info:
+        vendor = info.get("Hypervisor vendor", "")
+        value = HYPERVISORS.get(vendor.lower().split()[0], vendor.lower()) if vendor else "none"
+        x.known("virtualization", value, x.prov(raw, r"^Hypervisor vendor") if vendor else
+                x.note(raw.location, "no 'Hypervisor vendor' line: bare metal"))
+    else:
+        x.unknown("virtualization", x.why("lscpu"))
+    governor = x.raw("cpu_governor")
+    if governor is not None and governor.text.strip():
+        x.known("cpu_governor", governor.text.strip(), x.prov(governor))
+    elif x.value("virtualization") not in (None, "none"):
+        x.known("cpu_governor", None, x.note("/sys/devices/system/cpu/cpu0/cpufreq", "no cpufreq in this virtual machine"))
+    else:
+        x.unknown("cpu_governor", x.why("cpu_governor"))
+
+
+def thp_and_tuned(x: Extractor) -> None:
+    enabled, defrag = x.raw("thp_enabled"), x.raw("thp_defrag")
+    if enabled is not None and parse_thp_selected(enabled.text):
+        value = {"enabled": parse_thp_selected(enabled.text),
+                 "defrag": parse_thp_selected(defrag.text) if defrag is not None else None}
+        x.known("thp", value, *[x.prov(r) for r in (enabled, defrag) if r is not None])
+    else:
+        x.unknown("thp", x.why("thp_enabled") if enabled is None else f"{enabled.location} has no [selected] value")
+    raw = x.raw("tuned_active")
+    units = service_units(x)
+    unit = units.get("tuned.service")
+    running = None if unit is None else unit.get("ActiveState") == "active"
+    if raw is not None:
+        active = parse_tuned_active(raw.text)
+        if running is None and ("Cannot talk" in raw.text or "not running" in raw.text.lower()):
+            running = False
+        elif running is None and active:
+            running = True
+        x.known("tuned", {"active": active, "running": running}, x.prov(raw, r"profile|daemon"))
+    elif unit is not None:
+        x.known("tuned", {"active": None, "running": running},
+                x.note("systemctl show tuned.service", f"ActiveState={unit.get('ActiveState')}"))
+    else:
+        x.unknown("tuned", x.why("tuned_active"))
+
+
+def sysctls(x: Extractor) -> None:
+    raw = x.raw("sysctl")
+    values = x.parse(raw, parse_sysctl)
+    if raw is None or not values:
+        x.unknown("sysctl", x.why("sysctl") if raw is None else f"{raw.location} is empty")
+        return
+    picked = {k: v for k, v in sorted(values.items()) if k.startswith(SYSCTL_PREFIXES)}
+    x.known("sysctl", picked, x.prov(raw, r"^(fs\.aio-max-nr|vm\.swappiness|vm\.overcommit_memory)"))
+
+
+def service_units(x: Extractor) -> dict[str, dict[str, str]]:
+    return x.parse(x.raw("systemctl_show"), parse_show) or {}
+
+
+def unit_files(x: Extractor) -> dict[str, list[tuple[str, dict[str, dict[str, list[str]]]]]]:
+    """Unit files and drop-ins under /etc/systemd/system, by unit name."""
+    out: dict[str, list[tuple[str, dict[str, dict[str, list[str]]]]]] = {}
+    for raw in x.raws("unit_files"):
+        parts = raw.location.split("/")
+        unit = parts[-2][:-2] if parts[-2].endswith(".d") else parts[-1]
+        parsed = x.parse(raw, parse_unit_file)
+        if parsed:
+            out.setdefault(unit, []).append((raw.location, parsed))
+    return out
+
+
+def _limit(value: str | None) -> int | None:
+    if value is None or value in ("infinity", ""):
+        return None
+    return int(value) if value.isdigit() else None
+
+
+def service_limits(x: Extractor) -> None:
+    show_raw = x.raw("systemctl_show")
+    units = service_units(x)
+    files = unit_files(x)
+    limits: dict[str, dict[str, Any]] = {}
+    provenance = []
+    for unit, props in sorted(units.items()):
+        if not unit.startswith(UNIT_PREFIXES):
+            continue
+        entry: dict[str, Any] = {"LimitNOFILE": _limit(props.get("LimitNOFILE")), "LimitNPROC": _limit(props.get("LimitNPROC")),
+                                 "active": props.get("ActiveState") == "active" if "ActiveState" in props else None}
+        pid = props.get("MainPID", "0")
+        if pid.isdigit() and pid != "0":
+            proc = x.src.read_path(f"/proc/{pid}/limits")
+            parsed = parse_proc_limits(proc.text) if proc is not None else {}
+            if "Max open files" in parsed:
+                entry["process_nofile"] = _limit(parsed["Max open files"]["soft"])
+        limits[unit] = entry
+    if show_raw is not None and limits:
+        provenance.append(x.prov(show_raw, r"^(Id=|LimitNOFILE=)"))
+    for unit, entries in sorted(files.items()):
+        for location, unit_file in entries:
+            value = unit_file.get("Service", {}).get("LimitNOFILE")
+            if value:
+                entry = limits.setdefault(unit, {"LimitNOFILE": None, "LimitNPROC": None, "active": None})
+                entry["dropin_nofile"] = _limit(value[-1])
+                if entry.get("LimitNOFILE") is None and show_raw is None:
+                    entry["LimitNOFILE"] = _limit(value[-1])
+                provenance.append(x.note(location, f"LimitNOFILE={value[-1]}"))
+    if limits:
+        x.known("service_limits", limits, *provenance)
+    else:
+        x.unknown("service_limits", x.why("systemctl_show"))
+
+
+def list_units(x: Extractor) -> list[str]:
+    names = [row["unit"] for row in x.parse(x.raw("systemctl_units"), parse_list_units) or []]
+    return names or sorted(service_units(x))
+
+
+def units_location(x: Extractor) -> str:
+    """Where :func:`list_units` got its names."""
+    for spec in ("systemctl_units", "systemctl_show"):
+        raw = x.raw(spec)
+        if raw is not None:
+            return raw.location
+    return "systemctl"
+
+
+def unit_environment(x: Extractor, unit: str) -> tuple[dict[str, str], str | None]:
+    """Environment of ``unit`` from its drop-ins (later files win), else from ``systemctl show``."""
+    env: dict[str, str] = {}
+    where = None
+    for location, parsed in unit_files(x).get(unit, []):
+        for value in parsed.get("Service", {}).get("Environment", []):
+            env.update(parse_environment_words(value))
+            where = location
+    if env:
+        return env, where
+    props = service_units(x).get(unit)
+    if props and props.get("Environment"):
+        return parse_environment_words(props["Environment"]), f"systemctl show {unit}"
+    return {}, None
+
+
+def storage(x: Extractor) -> None:
+    raw = x.raw("mounts")
+    rows = x.parse(raw, parse_mounts)
+    if raw is None or not rows:
+        x.unknown("mounts", x.why("mounts") if raw is None else f"{raw.location} is empty")
+        x.unknown("key_dirs", x.why("mounts") if raw is None else f"{raw.location} is empty")
+        return
+    real = [r for r in rows if r["fstype"] not in PSEUDO_FS]
+    x.known("mounts", real, x.prov(raw, r" (xfs|ext4|nfs|nfs4|btrfs|cifs|gfs2) "))
+    df_raw = x.raw("df")
+    df = x.parse(df_raw, parse_df) or {}
+    lsblk = x.parse(x.raw("lsblk"), parse_lsblk_pairs) or []
+    rota = {row.get("MOUNTPOINT"): row.get("ROTA") for row in lsblk if row.get("MOUNTPOINT")}
+    result: dict[str, dict[str, Any]] = {}
+    from foretune.facts.extract.installer import packages
+
+    installed = packages(x)
+    for path, needs in KEY_DIRS.items():
+        is_mount = any(r["mountpoint"] == path for r in real)
+        if needs and installed and not is_mount and not any(p in installed for p in needs):
+            continue
+        mount = max((r for r in real if path == r["mountpoint"] or path.startswith(r["mountpoint"].rstrip("/") + "/")),
+                    key=lambda r: len(r["mountpoint"]), default=None)
+        if mount is None:
+            continue
+        usage = df.get(mount["mountpoint"], {})
+        flag = rota.get(mount["mountpoint"])
+        result[path] = {"mountpoint": mount["mountpoint"], "fstype": mount["fstype"], "device": mount["device"],
+                        "size_bytes": usage.get("size_bytes"), "free_bytes": usage.get("free_bytes"),
+                        "rotational": None if flag not in ("0", "1") else flag == "1"}
+    provenance = [x.prov(raw, r" /var/lib/(pulp|pgsql|mongodb) | / ")]
+    if df_raw is not None:
+        provenance.append(x.prov(df_raw, r" /var/lib/(pulp|pgsql|mongodb)$| /$"))
+    x.known("key_dirs", result, *provenance)

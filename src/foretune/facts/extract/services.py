@@ -1,0 +1,303 @@
+"""Application services: Puma, Foreman DB pool, Dynflow/Sidekiq, Pulp, Apache, Passenger, PostgreSQL files,
+Redis, Candlepin, qpid, MQTT/pull-REX, MongoDB, hammer."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Any
+
+from foretune.facts.extract.core import Extractor
+from foretune.facts.extract.installer import packages
+from foretune.facts.extract.platform import list_units, service_units, unit_environment, unit_files, units_location
+from foretune.facts.parsers.foreman import parse_pumactl_stats
+from foretune.facts.parsers.httpd import Directive, parse_directives
+from foretune.facts.parsers.keyvalue import parse_env
+from foretune.facts.parsers.postgresql import parse_postgresql_conf
+from foretune.facts.parsers.redis import parse_redis_conf, parse_redis_info, redis_size
+from foretune.facts.parsers.yamlfile import parse_yaml
+from foretune.facts.specs import BY_NAME
+from foretune.units import parse_size
+
+PUMA_DEFAULTS = {"workers": 2, "threads_min": 0, "threads_max": 16}  # foreman config/puma/production.rb
+RAILS_DEFAULT_POOL = 5
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+def puma(x: Extractor) -> None:
+    env, where = unit_environment(x, "foreman.service")
+    keys = {"workers": "FOREMAN_PUMA_WORKERS", "threads_min": "FOREMAN_PUMA_THREADS_MIN", "threads_max": "FOREMAN_PUMA_THREADS_MAX"}
+    found = {k: _int(env.get(v)) for k, v in keys.items() if env.get(v) is not None}
+    if where and found:
+        value = {**PUMA_DEFAULTS, **found}
+        x.known("puma", value, x.note(where, " ".join(f"{keys[k]}={v}" for k, v in found.items())))
+    elif "foreman" in packages(x) and not any(n.startswith(("passenger", "mod_passenger")) for n in packages(x)):
+        x.known("puma", dict(PUMA_DEFAULTS), x.note("foreman.service", "no FOREMAN_PUMA_* environment: Foreman's built-in defaults"))
+    elif "foreman" in packages(x):
+        x.unknown("puma", "Passenger era: Foreman runs inside Apache, not Puma")
+    else:
+        x.unknown("puma", "Foreman is not installed here")
+    raw = x.raw("pumactl_stats")
+    stats = x.parse(raw, parse_pumactl_stats)
+    if raw is not None and stats:
+        x.known("puma_stats", stats, x.prov(raw, text=excerpt_json(raw.text)))
+    else:
+        x.unknown("puma_stats", x.why("pumactl_stats") if raw is None else f"{raw.location} has no stats")
+    db = x.raw("database_yml")
+    data = x.parse(db, parse_yaml)
+    if db is None or not data:
+        x.unknown("foreman_db_pool", x.why("database_yml") if db is None else f"{db.location} is empty")
+        return
+    section = data.get("production")
+    production: dict[str, Any] = section if isinstance(section, dict) else {}
+    pool = _int(production.get("pool"))
+    if pool is not None:
+        x.known("foreman_db_pool", pool, x.prov(db, r"^\s*pool:"))
+    else:
+        x.known("foreman_db_pool", RAILS_DEFAULT_POOL, x.note(db.location, "no pool: key: Rails default 5"))
+
+
+def excerpt_json(text: str) -> str:
+    match = re.search(r'"workers":\s*\d+.*?"booted_workers":\s*\d+', text)
+    return match.group(0) if match else text.strip()[:120]
+
+
+def dynflow(x: Extractor) -> None:
+    files = {posixpath.basename(r.location)[:-4]: r for r in x.raws("dynflow_yml")}
+    sysconfig = x.raw("foreman_tasks_sysconfig")
+    if files:
+        workers = sorted(n for n in files if n.startswith("worker") and not n.startswith("worker-hosts-queue"))
+        concurrency = None
+        if workers:
+            data = x.parse(files[workers[0]], parse_yaml) or {}
+            concurrency = _int(data.get("concurrency"))
+        value = {"workers": len(workers), "concurrency": concurrency, "orchestrator": "orchestrator" in files, "executors": None}
+        provs = [x.prov(files[n], r"concurrency") for n in workers[:2]]
+        x.known("dynflow", value, *provs or [x.note("/etc/foreman/dynflow", ", ".join(sorted(files)))])
+        return
+    if sysconfig is not None:
+        env = x.parse(sysconfig, lambda t: parse_env(t, strict=False)) or {}
+        count = _int(env.get("EXECUTORS_COUNT"))
+        value = {"workers": None, "concurrency": None, "orchestrator": False, "executors": count if count is not None else 1}
+        x.known("dynflow", value, x.prov(sysconfig, r"EXECUTORS_COUNT") if count is not None else
+                x.note(sysconfig.location, "no EXECUTORS_COUNT: one executor"))
+        return
+    units = [u for u in list_units(x) if u.startswith("dynflow-sidekiq@")]
+    if units:
+        workers = [u for u in units if "@worker" in u and "hosts-queue" not in u]
+        x.known("dynflow", {"workers": len(workers), "concurrency": None, "orchestrator": any("orchestrator" in u for u in units),
+                            "executors": None}, x.note(units_location(x), ", ".join(units)))
+        return
+    x.unknown("dynflow", "no /etc/foreman/dynflow/*.yml, dynflowd/foreman-tasks sysconfig or dynflow-sidekiq units")
+
+
+def _gunicorn_workers(exec_start: str) -> int | None:
+    match = re.search(r"(?:--workers[ =]|-w\s*)(\d+)", exec_start)
+    return int(match.group(1)) if match else None
+
+
+def pulp(x: Extractor) -> None:
+    units = list_units(x)
+    workers = sorted({u for u in units if re.match(r"pulpcore-worker@\d+\.service$", u)})
+    source = units_location(x)
+    if not workers:
+        names = x.src.glob_names(BY_NAME["wanted_units"])
+        workers = sorted({posixpath.basename(n) for n in names if re.search(r"pulpcore-worker@\d+\.service$", n)})
+        source = "/etc/systemd/system/multi-user.target.wants"
+    files = unit_files(x)
+    gunicorn: dict[str, int | None] = {}
+    provs = []
+    for unit, key in (("pulpcore-api.service", "api_workers"), ("pulpcore-content.service", "content_workers")):
+        exec_start = ""
+        for location, parsed in files.get(unit, []):
+            for line in parsed.get("Service", {}).get("ExecStart", []):
+                exec_start = line
+                provs.append(x.note(location, " ".join(re.findall(r"(?:--workers[ =]|-w\s*)\d+", line))))
+        if not exec_start:
+            exec_start = service_units(x).get(unit, {}).get("ExecStart", "")
+        gunicorn[key] = _gunicorn_workers(exec_start)
+    if workers or any(v is not None for v in gunicorn.values()):
+        value = {"workers": len(workers), **gunicorn}
+        x.known("pulpcore", value, x.note(source, ", ".join(workers[:3]) + (" ..." if len(workers) > 3 else "")), *provs)
+    else:
+        x.unknown("pulpcore", "no pulpcore-worker units or pulpcore unit files")
+    raw = x.raw("pulp_workers")
+    env = x.parse(raw, lambda t: parse_env(t, strict=False)) or {}
+    if raw is not None and _int(env.get("PULP_CONCURRENCY")) is not None:
+        x.known("pulp2_workers", _int(env["PULP_CONCURRENCY"]), x.prov(raw, r"^PULP_CONCURRENCY"))
+    else:
+        x.unknown("pulp2_workers", x.why("pulp_workers") if raw is None else f"{raw.location} sets no PULP_CONCURRENCY")
+
+
+APACHE_INT = ("ServerLimit", "ThreadsPerChild", "MaxRequestWorkers", "MaxClients", "StartServers", "MaxRequestsPerChild",
+              "MaxConnectionsPerChild", "MinSpareThreads", "MaxSpareThreads", "MinSpareServers", "MaxSpareServers",
+              "KeepAliveTimeout", "MaxKeepAliveRequests")
+PASSENGER = ("PassengerMaxPoolSize", "PassengerMaxRequestQueueSize", "PassengerMinInstances", "PassengerMaxPreloaderIdleTime",
+             "PassengerMaxInstancesPerApp", "PassengerMaxRequests")
+
+
+def apache(x: Extractor) -> None:
+    raws = x.raws("httpd_conf")
+    if not raws:
+        x.unknown("apache", "no httpd configuration files")
+        x.unknown("passenger", "no httpd configuration files")
+        return
+    parsed: list[tuple[str, Directive]] = []
+    for raw in raws:
+        for directive in x.parse(raw, parse_directives) or []:
+            parsed.append((raw.location, directive))
+    mpm = None
+    for _location, d in parsed:
+        match = re.match(r"mpm_(\w+)_module", d.args) if d.name == "LoadModule" else None
+        if match:
+            mpm = match.group(1)
+    value: dict[str, Any] = {"mpm": mpm}
+    provs = []
+    for location, d in parsed:
+        if d.name not in APACHE_INT:
+            continue
+        in_vhost = any(s.startswith("VirtualHost") for s in d.sections)
+        mpm_section = [s for s in d.sections if s.startswith("IfModule mpm_")]
+        if mpm_section and mpm and mpm_section[-1] != f"IfModule mpm_{mpm}_module":
+            continue
+        if d.name in ("KeepAliveTimeout", "MaxKeepAliveRequests") and value.get(d.name) is not None and not in_vhost:
+            continue
+        if not in_vhost or "05-foreman-ssl" in location:
+            value[d.name] = _int(d.args)
+            if d.name in ("ServerLimit", "ThreadsPerChild", "MaxRequestWorkers", "MaxClients"):
+                provs.append(x.note(location, f"{d.name} {d.args}"))
+    keepalive = [(loc, d) for loc, d in parsed if d.name == "KeepAlive"]
+    vhost = [(loc, d) for loc, d in keepalive if "05-foreman-ssl" in loc]
+    chosen = (vhost or keepalive)[-1:] if keepalive else []
+    value["KeepAlive"] = chosen[0][1].args.lower() == "on" if chosen else None
+    if chosen:
+        provs.append(x.note(chosen[0][0], f"KeepAlive {chosen[0][1].args}"))
+    for key in ("ServerLimit", "ThreadsPerChild", "MaxRequestWorkers", "MaxClients", "StartServers", "MaxRequestsPerChild",
+                "KeepAliveTimeout", "MaxKeepAliveRequests"):
+        value.setdefault(key, None)
+    x.known("apache", value, *provs or [x.note(raws[0].location, f"mpm {mpm}")])
+    passenger = {d.name: _int(d.args) for _loc, d in parsed if d.name in PASSENGER}
+    if passenger:
+        x.known("passenger", passenger, *[x.note(loc, f"{d.name} {d.args}") for loc, d in parsed if d.name in PASSENGER][:4])
+    else:
+        x.unknown("passenger", "no Passenger directives (Puma era or Passenger not installed)")
+
+
+def postgresql_files(x: Extractor) -> None:
+    conf, auto = x.raw("postgresql_conf"), x.raw("postgresql_auto_conf")
+    settings: dict[str, str] = {}
+    provs = []
+    for raw in (conf, auto):
+        parsed = x.parse(raw, parse_postgresql_conf)
+        if raw is not None and parsed is not None:
+            settings.update(parsed)
+            provs.append(x.prov(raw, r"^(max_connections|shared_buffers|work_mem)"))
+    if conf is None:
+        x.unknown("postgresql", x.why("postgresql_conf"))
+    else:
+        x.known("postgresql", settings, *provs)
+
+
+def redis(x: Extractor) -> None:
+    conf_raw, info_raw = x.raw("redis_conf"), x.raw("redis_info")
+    conf = x.parse(conf_raw, parse_redis_conf) or {}
+    info = x.parse(info_raw, parse_redis_info) or {}
+    if conf_raw is None and not info:
+        x.unknown("redis", x.why("redis_conf"))
+        return
+    # INFO shows the limit in force; the file only what the next start would use
+    maxmemory = _int(info.get("maxmemory")) if "maxmemory" in info else (redis_size(conf["maxmemory"]) if "maxmemory" in conf else None)
+    value = {"maxmemory": maxmemory if maxmemory is not None else 0, "used_memory": _int(info.get("used_memory")),
+             "version": info.get("redis_version")}
+    provs = []
+    if conf_raw is not None:
+        provs.append(x.prov(conf_raw, r"^\s*#?\s*maxmemory "))
+    if info_raw is not None and info:
+        provs.append(x.prov(info_raw, r"^(redis_version|used_memory|maxmemory):"))
+    x.known("redis", value, *provs)
+
+
+def candlepin(x: Extractor) -> None:
+    raw = x.raw("tomcat_conf")
+    if raw is None:
+        x.unknown("candlepin", x.why("tomcat_conf"))
+        return
+    env = x.parse(raw, lambda t: parse_env(t, strict=False)) or {}
+    opts = env.get("JAVA_OPTS", "")
+    match = re.findall(r"-Xmx(\d+[kKmMgG]?)", opts)
+    heap = parse_size(match[-1].upper() if match[-1][-1].isalpha() else match[-1]) if match else None
+    value: dict[str, Any] = {"java_opts": opts, "heap_max_bytes": heap, "tomcat_max_threads": None}
+    provs = [x.prov(raw, r"^JAVA_OPTS")]
+    xml = x.raw("tomcat_server_xml")
+    if xml is not None:
+        connector = re.search(r'<Connector[^>]*port="23443"[^>]*>', xml.text, re.DOTALL)
+        threads = re.search(r'maxThreads="(\d+)"', connector.group(0)) if connector else None
+        if threads:
+            value["tomcat_max_threads"] = int(threads.group(1))
+            provs.append(x.note(xml.location, f'maxThreads="{threads.group(1)}"'))
+    x.known("candlepin", value, *provs)
+
+
+def qpid(x: Extractor) -> None:
+    raw = x.raw("qpidd_conf")
+    limits = x.value("service_limits") or {}
+    if raw is None and "qpidd.service" not in limits:
+        x.unknown("qpid", "qpidd is not installed (no /etc/qpid/qpidd.conf)")
+        return
+    conf = x.parse(raw, lambda t: parse_env(t, strict=False)) or {}
+    value = {"mgmt_pub_interval": _int(conf.get("mgmt-pub-interval")),
+             "qpidd_nofile": (limits.get("qpidd.service") or {}).get("LimitNOFILE"),
+             "qdrouterd_nofile": (limits.get("qdrouterd.service") or {}).get("LimitNOFILE")}
+    provs = [x.prov(raw, r"mgmt-pub-interval")] if raw is not None else []
+    x.known("qpid", value, *provs or [x.note("systemctl show qpidd.service", "LimitNOFILE")])
+
+
+def mqtt(x: Extractor) -> None:
+    raw = x.raw("rex_settings")
+    installed = "mosquitto" in packages(x) or x.raw("mosquitto_conf") is not None
+    if raw is None:
+        if packages(x) and "foreman-proxy" not in packages(x):
+            x.unknown("mqtt", "foreman-proxy is not installed")
+        elif packages(x):
+            x.known("mqtt", {"pull_rex": False, "ttl": None, "resend_interval": None, "rate_limit": None, "mosquitto": installed},
+                    x.note("installed packages", "no remote_execution_ssh.yml: remote execution plugin not configured"))
+        else:
+            x.unknown("mqtt", x.why("rex_settings"))
+        return
+    data = x.parse(raw, parse_yaml) or {}
+    value = {"pull_rex": str(data.get("mode", "ssh")) == "pull-mqtt", "ttl": _int(data.get("mqtt_ttl")),
+             "resend_interval": _int(data.get("mqtt_resend_interval")), "rate_limit": _int(data.get("mqtt_rate_limit")),
+             "mosquitto": installed}
+    x.known("mqtt", value, x.prov(raw, r"mode|mqtt_(ttl|resend|rate)"))
+
+
+def mongodb(x: Extractor) -> None:
+    raw = x.raw("mongod_conf")
+    if raw is None:
+        x.unknown("mongodb", x.why("mongod_conf"))
+        return
+    cache = None
+    if re.search(r"^\s*storage:", raw.text, re.MULTILINE):
+        data = x.parse(raw, parse_yaml) or {}
+        engine = (((data.get("storage") or {}).get("wiredTiger") or {}).get("engineConfig") or {})
+        if engine.get("cacheSizeGB") is not None:
+            cache = float(engine["cacheSizeGB"])
+    x.known("mongodb", {"cache_size_gb": cache}, x.prov(raw, r"cacheSizeGB|storageEngine|dbpath"))
+
+
+def hammer(x: Extractor) -> None:
+    raw = x.raw("hammer_conf")
+    if raw is None:
+        x.unknown("hammer", x.why("hammer_conf"))
+        return
+    data = x.parse(raw, parse_yaml) or {}
+    section = data.get("foreman") if isinstance(data.get("foreman"), dict) else data
+    timeout = _int(section.get("request_timeout")) if isinstance(section, dict) else None
+    x.known("hammer", {"request_timeout": timeout}, x.prov(raw, r"request_timeout") if timeout is not None else
+            x.note(raw.location, "no :request_timeout: (hammer default)"))

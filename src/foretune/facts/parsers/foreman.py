@@ -1,0 +1,80 @@
+"""Foreman outputs: ``pumactl stats``, the foreman_tasks CSV and foreman-maintain metrics.
+
+>>> parse_pumactl_stats('Command stats sent success\\n{"workers": 2, "booted_workers": 2, "worker_status": '
+...                     '[{"last_status": {"backlog": 1, "max_threads": 5}}]}')
+{'workers': 2, 'booted_workers': 2, 'max_threads': 5, 'backlog': 1}
+>>> parse_pumactl_stats("") is None
+True
+>>> parse_pumactl_stats("No such file or directory @ rb_sysopen - /usr/share/foreman/tmp/puma.state")
+Traceback (most recent call last):
+...
+foretune.facts.parsers.ParseError: pumactl stats has no JSON: No such file or directory @ rb_sysopen - /usr/share/foreman/tmp/puma.state
+>>> rows = parse_tasks_csv("id,state,started_at\\n1,paused,2024-01-01 00:00:00\\n")
+>>> rows[0]["state"]
+'paused'
+>>> parse_tasks_csv("")
+[]
+>>> parse_tasks_csv("psql: error: connection to server failed")
+Traceback (most recent call last):
+...
+foretune.facts.parsers.ParseError: task list has no 'state' column: psql: error: connection to server failed
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from foretune.facts.parsers import ParseError
+
+
+def parse_pumactl_stats(text: str) -> dict[str, int] | None:
+    """Cluster figures of ``pumactl stats``: workers, booted_workers, max_threads, backlog (summed)."""
+    if not text.strip():
+        return None
+    start = text.find("{")
+    if start == -1:
+        raise ParseError(f"pumactl stats has no JSON: {text.strip().splitlines()[0][:100]}")
+    try:
+        data = json.loads(text[start:])
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"pumactl stats is not valid JSON: {exc.msg} at char {exc.pos}") from None
+    if not isinstance(data, dict):
+        raise ParseError("pumactl stats JSON is not an object")
+    statuses = [w.get("last_status", {}) for w in data.get("worker_status", []) if isinstance(w, dict)]
+    if not statuses and "max_threads" in data:  # single mode
+        statuses = [data]
+    result = {"workers": int(data.get("workers", 1 if statuses else 0)),
+              "booted_workers": int(data.get("booted_workers", len(statuses)))}
+    if statuses:
+        result["max_threads"] = max(int(s.get("max_threads", 0)) for s in statuses)
+        result["backlog"] = sum(int(s.get("backlog", 0)) for s in statuses)
+    return result
+
+
+def parse_tasks_csv(text: str) -> list[dict[str, str]]:
+    """Rows of a task table exported as CSV (sos ``foreman_tasks_tasks`` or foreman-debug)."""
+    if not text.strip():
+        return []
+    delimiter = ";" if text.splitlines()[0].count(";") > text.splitlines()[0].count(",") else ","
+    reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
+    if not reader.fieldnames or "state" not in [f.strip() for f in reader.fieldnames]:
+        raise ParseError(f"task list has no 'state' column: {text.strip().splitlines()[0][:100]}")
+    return [{(k or "").strip(): (v or "").strip() for k, v in row.items() if isinstance(v, str) or v is None}
+            for row in reader]
+
+
+def managed_hosts_from_metrics(data: dict[str, Any]) -> int | None:
+    """Hosts (all types except discovered ones) from foreman-maintain's ``hosts_by_type_count``.
+
+    >>> managed_hosts_from_metrics({"hosts_by_type_count": {"Managed": 10, "Discovered": 3}})
+    10
+    >>> managed_hosts_from_metrics({}) is None
+    True
+    """
+    counts = data.get("hosts_by_type_count")
+    if not isinstance(counts, dict):
+        return None
+    return sum(int(v) for k, v in counts.items() if str(k) != "Discovered" and str(v).isdigit())

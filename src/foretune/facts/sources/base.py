@@ -1,0 +1,56 @@
+"""What every source offers the fact extractor: read a spec, glob a spec, remember what was read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from foretune.facts.specs import Spec
+
+
+@dataclass(frozen=True)
+class Raw:
+    """Text of one file or command output, and where it came from."""
+
+    text: str
+    location: str
+
+
+@dataclass
+class Source:
+    """Base class; subclasses implement :meth:`read` and :meth:`glob`."""
+
+    kind: str
+    label: str
+    problems: list[str] = field(default_factory=list)
+    why: dict[str, str] = field(default_factory=dict)  # spec name -> reason it could not be read
+    log: dict[str, Raw] = field(default_factory=dict)  # location -> raw, everything read (for snapshots)
+    sensitive: set[str] = field(default_factory=set)  # locations holding secrets
+
+    def read(self, spec: Spec) -> Raw | None:
+        raise NotImplementedError
+
+    def glob(self, spec: Spec) -> list[Raw]:
+        raise NotImplementedError
+
+    def glob_names(self, spec: Spec) -> list[str]:
+        """Names matching a glob spec, without reading them."""
+        return []
+
+    def read_path(self, path: str) -> Raw | None:
+        """One absolute path (e.g. ``/proc/1234/limits``); None when absent."""
+        raise NotImplementedError
+
+    def now(self) -> datetime | None:
+        """When the data was taken (sosreport date), or None."""
+        return None
+
+    def problem(self, line: str) -> None:
+        if line not in self.problems:
+            self.problems.append(line)
+
+    def _remember(self, raw: Raw, spec: Spec | None) -> Raw:
+        self.log[raw.location] = raw
+        if spec is not None and spec.sensitive:
+            self.sensitive.add(raw.location)
+        return raw

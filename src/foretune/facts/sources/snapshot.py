@@ -1,0 +1,44 @@
+"""A snapshot written by ``foretune collect``: facts with provenance, raw texts and metadata."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+from foretune.errors import InputError
+from foretune.facts.model import Fact, FactSet, Provenance
+
+FORMAT = "foretune-snapshot"
+FORMAT_VERSION = 1
+
+
+def load_snapshot(path: Path) -> FactSet:
+    """The FactSet stored in a snapshot; provenance source becomes ``snapshot``."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        if path.name.endswith(".gz"):
+            raw = gzip.decompress(raw)
+        data = json.loads(raw.decode("utf-8"))
+    except (OSError, EOFError, UnicodeDecodeError, ValueError) as exc:
+        raise InputError(f"{path} is not a foretune snapshot: {str(exc).splitlines()[0] if str(exc) else 'unreadable'}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise InputError(f"{path} is not a foretune snapshot (no \"format\": \"{FORMAT}\")")
+    meta = data.get("metadata", {})
+    facts = FactSet(source_kind="snapshot", source_label=f"{path} (snapshot of {meta.get('host', '?')} taken {meta.get('time', '?')})")
+    for name, entry in (data.get("facts") or {}).items():
+        facts.add(_fact(name, entry))
+    facts.problems.extend(str(p) for p in data.get("problems", []))
+    return facts
+
+
+def _fact(name: str, entry: dict[str, Any]) -> Fact:
+    if entry.get("unknown"):
+        return Fact.unknown(name, str(entry.get("reason", "unknown")))
+    provenance = tuple(Provenance("snapshot", str(p.get("location", "")), str(p.get("excerpt", "")))
+                       for p in entry.get("provenance", []))
+    return Fact(name=name, value=entry.get("value"), provenance=provenance)

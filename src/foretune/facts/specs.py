@@ -1,0 +1,106 @@
+"""Logical inputs: where each one lives on a live host and, in order, in a sosreport.
+
+A spec names files (absolute paths; in a sosreport the same path relative to the archive
+root, then the sos 3.x ``foreman-debug`` copy) and/or a live command. Sosreport command
+outputs are found through ``sos_reports/manifest.json`` (``exec`` prefix) when present,
+then through the ordered ``sos`` candidates. Glob specs return every matching file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+FOREMAN_DEBUG = "sos_commands/foreman/foreman-debug/"
+PG_DATA_DIRS = ("/var/lib/pgsql/data", "/var/opt/rh/rh-postgresql12/lib/pgsql/data", "/var/lib/pgsql/12/data",
+                "/var/lib/pgsql/13/data", "/var/opt/rh/rh-postgresql96/lib/pgsql/data", "/var/lib/postgresql/data")
+SHOW_PROPERTIES = "Id,ActiveState,SubState,MainPID,LimitNOFILE,LimitNOFILESoft,LimitNPROC,TasksMax,MemoryMax,Environment,ExecStart"
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str
+    paths: tuple[str, ...] = ()
+    commands: tuple[tuple[str, ...], ...] = ()
+    sos: tuple[str, ...] = ()
+    sos_exec: tuple[str, ...] = ()
+    glob: bool = False
+    sensitive: bool = False
+    needs_root: bool = False
+
+
+SPECS: tuple[Spec, ...] = (
+    Spec("installed_packages", commands=(("rpm", "-qa", "--qf", "%{NAME}-%{VERSION}-%{RELEASE}.%{ARCH}\\n"),
+                                         ("dpkg-query", "-W", "-f", "${Package} ${Version}\\n")),
+         sos=("installed-rpms", "sos_commands/rpm/package-data", FOREMAN_DEBUG + "installed_packages"),
+         sos_exec=("sh -c rpm --nodigest -qa",)),
+    Spec("sos_date", commands=(), sos=("date", "sos_commands/date/date", "sos_commands/general/date"), sos_exec=("date",)),
+    Spec("last_scenario", paths=("/etc/foreman-installer/scenarios.d/last_scenario.yaml",)),
+    Spec("scenario_files", paths=("/etc/foreman-installer/scenarios.d/*.yaml",), glob=True, sensitive=True),
+    Spec("custom_hiera", paths=("/etc/foreman-installer/custom-hiera.yaml",), sensitive=True),
+    Spec("meminfo", paths=("/proc/meminfo",)),
+    Spec("lscpu", commands=(("lscpu",),), sos=("sos_commands/processor/lscpu",), sos_exec=("lscpu",)),
+    Spec("detect_virt", commands=(("systemd-detect-virt",),), sos=("sos_commands/systemd/systemd-detect-virt",)),
+    Spec("thp_enabled", paths=("/sys/kernel/mm/transparent_hugepage/enabled",)),
+    Spec("thp_defrag", paths=("/sys/kernel/mm/transparent_hugepage/defrag",)),
+    Spec("tuned_active", commands=(("tuned-adm", "active"),), sos=("sos_commands/tuned/tuned-adm_active",),
+         sos_exec=("tuned-adm active",)),
+    Spec("sysctl", commands=(("sysctl", "-a"),), sos=("sos_commands/kernel/sysctl_-a",), sos_exec=("sysctl -a",)),
+    Spec("cpu_governor", paths=("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",)),
+    Spec("systemctl_show", commands=(("systemctl", "show", "--all", "-p", SHOW_PROPERTIES, "*.service"),),
+         sos=("sos_commands/systemd/systemctl_show_service_--all",), sos_exec=("systemctl show service --all",)),
+    Spec("systemctl_units", commands=(("systemctl", "list-units", "--all", "--no-pager", "--plain", "--type=service"),),
+         sos=("sos_commands/systemd/systemctl_list-units", "sos_commands/systemd/systemctl_list-units_--all"),
+         sos_exec=("systemctl list-units",)),
+    Spec("unit_files", paths=("/etc/systemd/system/*.service", "/etc/systemd/system/*.service.d/*.conf"), glob=True),
+    Spec("wanted_units", paths=("/etc/systemd/system/multi-user.target.wants/*",), glob=True),
+    Spec("mounts", paths=("/proc/mounts",)),
+    Spec("process_limits", paths=("/proc/[0-9]*/limits",), glob=True),
+    Spec("df", commands=(("df", "-al", "-x", "autofs"),), sos=("sos_commands/filesys/df_-al_-x_autofs", "sos_commands/filesys/df_-al"),
+         sos_exec=("df -al",)),
+    Spec("lsblk", commands=(("lsblk", "-P", "-o", "NAME,KNAME,PKNAME,TYPE,FSTYPE,MOUNTPOINT,ROTA"),),
+         sos=("sos_commands/block/lsblk_-O_-P",), sos_exec=("lsblk -O -P",)),
+    Spec("database_yml", paths=("/etc/foreman/database.yml",), sensitive=True, needs_root=True),
+    Spec("dynflow_yml", paths=("/etc/foreman/dynflow/*.yml",), glob=True),
+    Spec("foreman_tasks_sysconfig", paths=("/etc/sysconfig/dynflowd", "/etc/sysconfig/foreman-tasks")),
+    Spec("pumactl_stats", commands=(("pumactl", "stats", "-S", "/usr/share/foreman/tmp/puma.state"),),
+         sos=("sos_commands/foreman/pumactl_stats", "sos_commands/foreman/foreman-puma-status"), sos_exec=("pumactl stats",),
+         needs_root=True),
+    Spec("tasks_csv", sos=("sos_commands/foreman/foreman_tasks_tasks", FOREMAN_DEBUG + "foreman_tasks_tasks.csv"),
+         sos_exec=("foreman_tasks_tasks",)),
+    Spec("foreman_metrics", paths=("/var/lib/foreman-maintain/satellite_metrics.yml",), needs_root=True),
+    Spec("httpd_conf", paths=("/etc/httpd/conf/httpd.conf", "/etc/httpd/conf.modules.d/*.load", "/etc/httpd/conf.modules.d/*.conf",
+                              "/etc/httpd/conf.d/*.conf", "/etc/apache2/apache2.conf", "/etc/apache2/mods-enabled/*.load",
+                              "/etc/apache2/mods-enabled/*.conf", "/etc/apache2/sites-enabled/*.conf"), glob=True),
+    Spec("postgresql_conf", paths=tuple(f"{d}/postgresql.conf" for d in PG_DATA_DIRS), needs_root=True),
+    Spec("postgresql_auto_conf", paths=tuple(f"{d}/postgresql.auto.conf" for d in PG_DATA_DIRS), needs_root=True),
+    Spec("redis_conf", paths=("/etc/redis/redis.conf", "/etc/redis.conf", "/etc/opt/rh/rh-redis5/redis.conf"), needs_root=True),
+    Spec("redis_info", commands=(("redis-cli", "info"),), sos=("sos_commands/redis/redis-cli_info",), sos_exec=("redis-cli info",)),
+    Spec("tomcat_conf", paths=("/etc/tomcat/tomcat.conf", "/etc/sysconfig/tomcat", "/etc/tomcat/conf.d/jvm.conf")),
+    Spec("tomcat_server_xml", paths=("/etc/tomcat/server.xml",), sensitive=True, needs_root=True),
+    Spec("qpidd_conf", paths=("/etc/qpid/qpidd.conf",)),
+    Spec("pulp_workers", paths=("/etc/default/pulp_workers",)),
+    Spec("mongod_conf", paths=("/etc/opt/rh/rh-mongodb34/mongod.conf", "/etc/mongod.conf")),
+    Spec("rex_settings", paths=("/etc/foreman-proxy/settings.d/remote_execution_ssh.yml",), needs_root=True),
+    Spec("mosquitto_conf", paths=("/etc/mosquitto/mosquitto.conf",)),
+    Spec("hammer_conf", paths=("/etc/hammer/cli.modules.d/foreman.yml",)),
+)
+
+BY_NAME = {spec.name: spec for spec in SPECS}
+
+
+def sos_candidates(spec: Spec) -> list[str]:
+    """Ordered archive-relative candidates of a non-glob spec (manifest lookups come first, elsewhere)."""
+    out = list(spec.sos)
+    for path in spec.paths:
+        rel = path.lstrip("/")
+        out += [rel, FOREMAN_DEBUG + rel]
+    return out
+
+
+def sos_patterns(spec: Spec) -> list[str]:
+    """Archive-relative glob patterns of a glob spec."""
+    out: list[str] = []
+    for path in spec.paths:
+        rel = path.lstrip("/")
+        out += [rel, FOREMAN_DEBUG + rel]
+    return out

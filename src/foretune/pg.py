@@ -1,0 +1,55 @@
+"""Talk to PostgreSQL through ``psql``, as foreman-maintain does: no driver to install.
+
+Queries are read-only unless a caller (bench db) says otherwise. Connection strings are
+libpq conninfo (``host=/run/postgresql dbname=foreman``) or URIs; passwords are passed
+through ``PGPASSWORD`` in the child's environment, never on the command line.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from foretune.errors import InputError
+
+_SEP = "\x1f"
+
+
+@dataclass(frozen=True)
+class Connection:
+    """Where and as whom to connect; ``conninfo`` never contains the password."""
+
+    conninfo: str
+    password: str | None = None
+
+    def with_db(self, dbname: str) -> Connection:
+        return Connection(f"{self.conninfo} dbname={dbname}", self.password)
+
+
+def psql_path() -> str:
+    path = shutil.which("psql")
+    if not path:
+        raise InputError(
+            "psql not found: install it (RHEL: dnf install postgresql; Debian/Ubuntu: apt-get install postgresql-client)"
+        )
+    return path
+
+
+def query(conn: Connection, sql: str, *, timeout: float = 60.0, environ: Mapping[str, str] | None = None) -> list[list[str]]:
+    """Run one statement and return its rows as lists of strings (NULL becomes ``""``)."""
+    env = dict(os.environ if environ is None else environ)
+    env["PGCONNECT_TIMEOUT"] = env.get("PGCONNECT_TIMEOUT", "10")
+    if conn.password:
+        env["PGPASSWORD"] = conn.password
+    argv = [psql_path(), "-X", "-q", "-A", "-t", "-F", _SEP, "-v", "ON_ERROR_STOP=1", "-d", conn.conninfo, "-c", sql]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise InputError(f"PostgreSQL query timed out after {timeout:.0f}s") from exc
+    if done.returncode != 0:
+        message = (done.stderr.strip().splitlines() or ["psql failed"])[-1]
+        raise InputError(f"PostgreSQL: {message}")
+    return [line.split(_SEP) for line in done.stdout.splitlines() if line]

@@ -1,0 +1,42 @@
+"""Build a PlanInput from facts (a live host, sosreport or snapshot) plus the user's overrides."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from foretune.errors import UsageError
+from foretune.plan.model import PlanInput
+
+if TYPE_CHECKING:
+    from foretune.facts.model import FactSet
+
+
+def input_from_facts(facts: FactSet, *, hosts: int | None = None, **overrides: Any) -> PlanInput:
+    """PlanInput from facts; ``overrides`` (PlanInput fields) win over facts.
+
+    Raises UsageError naming what is missing when product, version, CPUs, RAM or hosts are unknown.
+    """
+    product = overrides.pop("product", None) or facts.value("product")
+    version = overrides.pop("version", None) or facts.value("product_version")
+    cpus = overrides.pop("cpus", None) or facts.value("cpu_logical")
+    ram = overrides.pop("ram_bytes", None) or facts.value("ram_bytes")
+    host_count = hosts if hosts is not None else facts.value("managed_hosts")
+    missing = [name for name, value in (("product", product), ("version", version), ("CPUs", cpus), ("RAM", ram),
+                                        ("managed hosts (--hosts)", host_count)) if value is None]
+    if missing:
+        raise UsageError(f"cannot plan: {', '.join(missing)} unknown in {facts.source_label}")
+    virt = facts.value("virtualization")
+    fields: dict[str, Any] = {
+        "product": product, "version": str(version), "hosts": int(host_count), "cpus": int(cpus), "ram_bytes": int(ram),
+        "role": facts.value("role") or "server",
+        "physical_cores": facts.value("cpu_physical_cores"),
+        "virtual": None if virt is None else virt != "none",
+        "foreman_version": facts.value("foreman_version"),
+    }
+    mqtt = facts.value("mqtt") or {}
+    if mqtt.get("pull_rex"):
+        fields["rex"] = "pull-mqtt"
+    fields.update(overrides)
+    if fields["physical_cores"] is not None and not 0 < fields["physical_cores"] <= fields["cpus"]:
+        fields["physical_cores"] = None
+    return PlanInput(**fields)

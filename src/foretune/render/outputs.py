@@ -1,0 +1,148 @@
+"""Everything an admin applies, rendered from a plan: hiera fragment, installer command, drop-ins, sysctl, APPLY.md."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from foretune.knowledge.profiles import PG
+from foretune.plan.model import Fix, Plan, Tunable
+from foretune.render.snippets import SYSCTL_FILE, dropin_path, installer_option, yaml_scalar
+
+
+def changed(plan: Plan) -> list[Tunable]:
+    """Tunables whose recommendation differs from what the installer gives."""
+    return [t for t in plan.tunables.values() if t.differs]
+
+
+def fixes_of(plan: Plan, kind: str, *, every: bool = False) -> list[tuple[Tunable, Fix]]:
+    """Fixes of ``kind`` for changed tunables (``every``: for all tunables)."""
+    tunables = plan.tunables.values() if every else changed(plan)
+    return [(t, fix) for t in tunables for fix in t.fixes if fix.kind == kind and t.foretune.value is not None]
+
+
+def hiera_values(plan: Plan, *, also: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
+    """Changed hiera keys as a nested mapping (PostgreSQL entries under one hash).
+
+    ``also``: flattened keys to include even when the installer would give the same value
+    (keys an existing custom-hiera sets, which would otherwise keep their old value).
+    """
+    values: dict[str, Any] = {}
+    for t, fix in fixes_of(plan, "hiera", every=True):
+        if not (t.differs or fix.target in also):
+            continue
+        if fix.target.startswith(PG + "/"):
+            values.setdefault(PG, {})[fix.target.split("/", 1)[1]] = fix.value
+        else:
+            values[fix.target] = fix.value
+    return values
+
+
+def _comment(t: Tunable) -> str:
+    return f"# {t.title}: {t.foretune.reason} (installer: {t.installer.value}) [{', '.join(t.foretune.citations)}]"
+
+
+def hiera_fragment(plan: Plan) -> str:
+    """custom-hiera.yaml fragment with only the keys that differ from the installer baseline, each explained."""
+    lines = [f"# foretune plan for {plan.release.label}, {plan.input.role}, {plan.input.hosts} hosts, profile {plan.profile}",
+             "# Values here win over --tuning: remove them before changing profiles.", "---"]
+    pg: list[str] = []
+    for t, fix in fixes_of(plan, "hiera"):
+        if fix.target.startswith(PG + "/"):
+            pg += ["  " + _comment(t), f"  {fix.target.split('/', 1)[1]}: {yaml_scalar(fix.value)}"]
+        elif isinstance(fix.value, dict):
+            lines += [_comment(t), f"{fix.target}:", *(f"  {k}: {yaml_scalar(v)}" for k, v in fix.value.items())]
+        else:
+            lines += [_comment(t), f"{fix.target}: {yaml_scalar(fix.value)}"]
+    if pg:
+        lines += [f"{PG}:", *pg]
+    if len(lines) == 3:
+        lines.append("{}  # nothing differs from the installer baseline")
+    return "\n".join(lines) + "\n"
+
+
+def installer_program(plan: Plan) -> str:
+    if plan.release.product == "satellite":
+        return "satellite-installer" + (" --scenario capsule" if plan.input.role == "capsule" else "")
+    return "foreman-installer"
+
+
+def installer_command(plan: Plan) -> str:
+    """The installer command line: --tuning plus options for installer-managed keys.
+
+    Keys of other modules (apache, postgresql, qpid, candlepin, ...) can only go to custom-hiera.
+    """
+    parts = [installer_program(plan)]
+    if plan.input.role == "server" and plan.release.features.size_profiles:
+        parts.append(f"--tuning {plan.profile}")
+    for _, fix in fixes_of(plan, "hiera"):
+        option = installer_option(fix.target)
+        if option:
+            parts.append(f"{option} {yaml_scalar(fix.value)}")
+    return " \\\n  ".join(parts)
+
+
+def dropins(plan: Plan) -> dict[str, str]:
+    """systemd drop-in path -> content for every LimitNOFILE change."""
+    return {dropin_path(fix.target): f"# foretune: {t.foretune.reason}\n[Service]\nLimitNOFILE={fix.value}\n"
+            for t, fix in fixes_of(plan, "limit")}
+
+
+def sysctl_file(plan: Plan) -> str | None:
+    entries = fixes_of(plan, "sysctl")
+    if not entries:
+        return None
+    return "".join(f"# {t.foretune.reason}\n{fix.target} = {fix.value}\n" for t, fix in entries)
+
+
+def commands(plan: Plan) -> list[str]:
+    return [str(fix.target) for _, fix in fixes_of(plan, "command")]
+
+
+def file_edits(plan: Plan) -> list[tuple[str, str]]:
+    return [(fix.target, str(fix.value)) for _, fix in fixes_of(plan, "file")]
+
+
+def apply_md(plan: Plan) -> str:
+    """Short instructions: what to apply in which order, and what restarts."""
+    steps = [f"# Applying the foretune plan for {plan.release.label} ({plan.input.role}, {plan.input.hosts} hosts)", ""]
+    if plan.problems:
+        steps += ["Fix these first:", "", *(f"- **{p.severity}** {p.message}" for p in plan.problems), ""]
+    n = 1
+    steps.append("Order:")
+    steps.append("")
+    if hiera_values(plan):
+        steps.append(f"{n}. Back up `/etc/foreman-installer/custom-hiera.yaml`, then merge `custom-hiera.yaml` into it "
+                     "(`foretune render --merge-into /etc/foreman-installer/custom-hiera.yaml --write`).")
+        n += 1
+    steps.append(f"{n}. Run the installer (`installer.sh`); it restarts the services it reconfigures.")
+    n += 1
+    if dropins(plan):
+        steps.append(f"{n}. Copy the drop-ins under `systemd/` to `/etc/systemd/system/`, run `systemctl daemon-reload` and "
+                     f"restart {', '.join(sorted(p.split('/')[4].removesuffix('.service.d') for p in dropins(plan)))}.")
+        n += 1
+    if sysctl_file(plan):
+        steps.append(f"{n}. Copy `sysctl.d/90-foretune.conf` to `{SYSCTL_FILE}` and run `sysctl --system`.")
+        n += 1
+    for path, line in file_edits(plan):
+        steps.append(f"{n}. In `{path}` set `{line}`.")
+        n += 1
+    if commands(plan):
+        steps.append(f"{n}. Run `os-commands.sh` (tuned profile, transparent huge pages; the THP kernel argument needs a reboot).")
+        n += 1
+    steps += ["", "Every value, its reason and citation: `foretune plan ... --format json`."]
+    return "\n".join(steps) + "\n"
+
+
+def bundle(plan: Plan) -> dict[str, str]:
+    """Relative path -> content of everything `plan --out DIR` writes."""
+    files = {"custom-hiera.yaml": hiera_fragment(plan),
+             "installer.sh": "#!/bin/sh\nset -e\n" + installer_command(plan) + "\n",
+             "APPLY.md": apply_md(plan)}
+    for path, content in dropins(plan).items():
+        files["systemd/" + path.removeprefix("/etc/systemd/system/")] = content
+    sysctl = sysctl_file(plan)
+    if sysctl:
+        files["sysctl.d/90-foretune.conf"] = sysctl
+    if commands(plan):
+        files["os-commands.sh"] = "#!/bin/sh\nset -e\n" + "\n".join(commands(plan)) + "\n"
+    return files

@@ -1,0 +1,46 @@
+"""The plan as JSON (schema ``foretune-plan/1``, shipped as ``render/schema/plan-v1.json``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from foretune import __version__
+from foretune.plan.model import Plan, Setting
+
+SCHEMA = "foretune-plan/1"
+
+
+def _setting(setting: Setting) -> dict[str, Any]:
+    return {"value": setting.value, "reason": setting.reason, "citations": list(setting.citations)}
+
+
+def as_dict(plan: Plan) -> dict[str, Any]:
+    from foretune.knowledge import citation
+
+    used = sorted({c for t in plan.tunables.values() for c in (*t.installer.citations, *t.foretune.citations)}
+                  | {c for p in plan.problems for c in p.citations} | set(plan.release.citations))
+    return {
+        "schema": SCHEMA,
+        "foretune_version": __version__,
+        "input": dataclasses.asdict(plan.input),
+        "release": {"product": plan.release.product, "version": plan.release.version,
+                    "foreman_version": plan.release.foreman_version, "generation": plan.release.generation,
+                    "installer_epoch": plan.release.epoch, "features": dataclasses.asdict(plan.release.features)},
+        "profile": {"name": plan.profile, "reason": plan.profile_reason,
+                    "largest_supported": plan.largest_supported_profile},
+        "hardware": dataclasses.asdict(plan.hardware),
+        "tunables": [{"id": t.id, "component": t.component, "title": t.title, "unit": t.unit,
+                      "installer": _setting(t.installer), "foretune": _setting(t.foretune), "differs": t.differs,
+                      "fixes": [dataclasses.asdict(f) for f in t.fixes]} for t in plan.tunables.values()],
+        "connection_budget": [{"consumer": c, "connections": n} for c, n in plan.connection_budget],
+        "memory_budget": {"items": [dataclasses.asdict(m) for m in plan.memory],
+                          "total_bytes": sum(m.bytes for m in plan.memory), "ram_bytes": plan.input.ram_bytes},
+        "problems": [dataclasses.asdict(p) for p in plan.problems],
+        "citations": {cid: {"title": citation(cid).title, "where": citation(cid).where} for cid in used},
+    }
+
+
+def dumps(plan: Plan) -> str:
+    return json.dumps(as_dict(plan), indent=2, default=list) + "\n"

@@ -1,0 +1,63 @@
+"""The plan as a readable terminal table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from foretune.plan.model import Plan
+from foretune.units import format_gib
+
+SEVERITY_COLOR = {"critical": "31;1", "high": "31", "medium": "33", "low": "36", "info": "37"}
+
+
+def _value(value: Any, unit: str) -> str:
+    if value is None:
+        return "-"
+    if unit == "bytes" and isinstance(value, int):
+        return format_gib(value)
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
+def render(plan: Plan, *, color: bool = False) -> str:
+    def paint(text: str, code: str) -> str:
+        return f"\033[{code}m{text}\033[0m" if color else text
+
+    inp = plan.input
+    lines = [
+        f"{plan.release.label} {inp.role}: {inp.hosts} hosts, {inp.cpus} CPUs, {format_gib(inp.ram_bytes)} RAM",
+        f"generation: {plan.release.generation} (installer tuning epoch {plan.release.epoch})",
+        f"profile: {plan.profile} — {plan.profile_reason}",
+        f"hardware: {plan.hardware.message}",
+        f"largest profile this hardware supports: {plan.largest_supported_profile or 'none (below default)'}",
+        "",
+    ]
+    rows = [(t.id, _value(t.installer.value, t.unit), _value(t.foretune.value, t.unit), t.foretune.reason,
+             ", ".join(t.foretune.citations), t.differs) for t in plan.tunables.values()]
+    widths = [max(len(str(r[i])) for r in [("tunable", "installer", "foretune"), *rows]) for i in range(3)]
+    lines.append(f"{'tunable':<{widths[0]}}  {'installer':>{widths[1]}}  {'foretune':>{widths[2]}}  reason [citations]")
+    for tid, inst, rec, reason, cites, differs in rows:
+        mark = paint("*", "33;1") if differs else " "
+        lines.append(f"{tid:<{widths[0]}}  {inst:>{widths[1]}} {mark}{rec:>{widths[2]}}  {reason} [{cites}]")
+    lines += ["", "* = foretune recommends a change", "", "PostgreSQL connection budget:"]
+    total = 0
+    for consumer, n in plan.connection_budget:
+        lines.append(f"  {n:>6}  {consumer}")
+        total += n
+    if "postgresql.max_connections" in plan.tunables:
+        t = plan.tunables["postgresql.max_connections"]
+        lines.append(f"  {total:>6}  total; max_connections installer {t.installer.value}, foretune {t.foretune.value}")
+    mem_total = sum(m.bytes for m in plan.memory)
+    lines += ["", "Memory budget (never swap):"]
+    lines += [f"  {format_gib(m.bytes):>10}  {m.component} ({m.reason})" for m in plan.memory]
+    lines.append(f"  {format_gib(mem_total):>10}  total of {format_gib(inp.ram_bytes)} RAM"
+                 + ("" if mem_total <= inp.ram_bytes else "  " + paint("OVER", "31;1")))
+    lines.append("")
+    if plan.problems:
+        lines.append("Problems:")
+        for p in plan.problems:
+            lines.append(f"  {paint(p.severity.upper(), SEVERITY_COLOR.get(p.severity, '0'))}  {p.message} [{', '.join(p.citations)}]")
+    else:
+        lines.append("Problems: none")
+    return "\n".join(lines) + "\n"

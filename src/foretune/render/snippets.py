@@ -1,0 +1,61 @@
+"""Render one :class:`~foretune.plan.model.Fix` as the text an admin applies (shared by plan and audit)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from foretune.knowledge.profiles import PG
+from foretune.plan.model import Fix
+
+SYSCTL_FILE = "/etc/sysctl.d/90-foretune.conf"
+INSTALLER_MODULES = ("foreman_proxy_content", "foreman_proxy", "foreman", "puppet", "katello")
+
+
+def yaml_scalar(value: Any) -> str:
+    """A YAML scalar as the installer's hiera files write it.
+
+    >>> yaml_scalar("%t "), yaml_scalar(8), yaml_scalar(True), yaml_scalar("4GB")
+    ("'%t '", '8', 'true', '4GB')
+    """
+    import yaml
+
+    text: str = yaml.safe_dump(value, default_flow_style=True, width=1000).strip()
+    return text[:-4].rstrip() if text.endswith("\n...") else text.removesuffix("...").strip()
+
+
+def dropin_path(unit: str) -> str:
+    return f"/etc/systemd/system/{unit}.service.d/limits.conf"
+
+
+def installer_option(key: str) -> str | None:
+    """The installer option for a hiera key of an installer-managed module, else None.
+
+    >>> installer_option("foreman::foreman_service_puma_workers")
+    '--foreman-foreman-service-puma-workers'
+    >>> installer_option("apache::mod::event::serverlimit") is None
+    True
+    """
+    module, _, param = key.rpartition("::")
+    if not module or module.split("::")[0] not in INSTALLER_MODULES:
+        return None
+    return "--" + f"{module}::{param}".replace("::", "-").replace("_", "-")
+
+
+def render_fix(fix: Fix) -> str:
+    """The fix as a snippet: a hiera line, a drop-in, a sysctl line, a command or a file line."""
+    if fix.kind == "hiera":
+        if fix.target.startswith(PG + "/"):
+            return f"{PG}:\n  {fix.target.split('/', 1)[1]}: {yaml_scalar(fix.value)}"
+        if isinstance(fix.value, dict):
+            inner = "\n".join(f"  {k}: {yaml_scalar(v)}" for k, v in fix.value.items())
+            return f"{fix.target}:\n{inner}"
+        return f"{fix.target}: {yaml_scalar(fix.value)}"
+    if fix.kind == "limit":
+        return f"# {dropin_path(fix.target)}\n[Service]\nLimitNOFILE={fix.value}"
+    if fix.kind == "sysctl":
+        return f"# {SYSCTL_FILE}\n{fix.target} = {fix.value}"
+    if fix.kind == "file":
+        return f"# {fix.target}\n{fix.value}"
+    if fix.kind == "installer":
+        return f"{fix.target} {fix.value}"
+    return str(fix.target if fix.kind == "command" else fix.value)

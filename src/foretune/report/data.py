@@ -1,0 +1,55 @@
+"""The report as plain data (schema ``foretune-audit/1``): the single source every format renders."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from foretune import __version__
+from foretune.audit.model import Finding, Report
+from foretune.rules.base import Severity, Status
+
+SCHEMA = "foretune-audit/1"
+
+
+def finding_dict(f: Finding) -> dict[str, Any]:
+    return {
+        "rule": f.rule_id, "title": f.title, "component": f.component, "severity": f.severity.label,
+        "status": f.status.value, "message": f.message, "current": f.current, "recommended": f.recommended,
+        "evidence": [{"fact": e.fact, "location": e.location, "excerpt": e.excerpt} for e in f.evidence],
+        "fixes": list(f.fixes), "citations": [{"id": i, "title": t, "where": w} for i, t, w in f.citations],
+        "waived": f.waived,
+    }
+
+
+def report_dict(report: Report) -> dict[str, Any]:
+    failing = report.failing()
+    return {
+        "schema": SCHEMA,
+        "foretune_version": __version__,
+        "source": {"label": report.source, "kind": report.source_kind},
+        "release": report.release, "role": report.role, "hosts": report.hosts, "profile": report.profile,
+        "summary": {
+            "text": report.summary(),
+            "failing": len(failing),
+            "by_severity": {s.label: sum(1 for f in failing if f.severity == s) for s in Severity},
+            "passed": report.count(Status.PASS), "skipped": report.count(Status.SKIP),
+            "errors": report.count(Status.ERROR), "waived": sum(1 for f in report.findings if f.waived),
+        },
+        "notes": list(report.notes),
+        "findings": [finding_dict(f) for f in report.findings],
+    }
+
+
+def ordered(report: Report) -> list[Finding]:
+    """Failing first (worst severity first), then the rest, each by component and rule id."""
+    return sorted(report.findings, key=lambda f: (not f.counts, f.status != Status.FAIL, -int(f.severity), f.component, f.rule_id))
+
+
+def value_text(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1024**3 and value % (1024**2) == 0:
+        return f"{value / 1024**3:.1f} GiB"
+    return str(value)

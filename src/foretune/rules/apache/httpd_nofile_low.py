@@ -1,0 +1,29 @@
+"""httpd's open-files limit is below the guide's value."""
+
+from __future__ import annotations
+
+from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.values import service_nofile
+
+
+class HttpdNofileLow(PlanRule):
+    id = "httpd-nofile-low"
+    title = "httpd LimitNOFILE at the guide's value"
+    component = "apache"
+    severity = Severity.MEDIUM
+    needs = ("service_limits",)
+    citations = ("gf-httpd-nofile",)
+    tunable = "httpd.limit_nofile"
+
+    def check(self, ctx: Context) -> Outcome:
+        current = service_nofile(ctx.facts.value("service_limits"), "httpd")
+        if current is None:
+            return self.skipped("httpd.service limits not in the source")
+        t = self.recommendation(ctx)
+        if current >= t.foretune.value:
+            return self.passed(f"httpd LimitNOFILE={current}")
+        return self.failed(f"httpd LimitNOFILE={current}; busy servers run out of descriptors (\"Too many open files\")",
+                           current=current, recommended=t.foretune.value, evidence=ctx.evidence("service_limits"), fixes=t.fixes)
+
+
+RULE = HttpdNofileLow()

@@ -1,0 +1,28 @@
+"""KeepAlive is off (Passenger era)."""
+
+from __future__ import annotations
+
+from foretune.rules.apache._keepalive import KeepAliveRule
+from foretune.rules.base import Context, Outcome, Severity
+
+
+class KeepAliveOff(KeepAliveRule):
+    id = "apache-keepalive-off"
+    title = "Apache KeepAlive on"
+    component = "apache"
+    severity = Severity.LOW
+    roles = frozenset({"server"})
+    needs = ("apache",)
+    citations = ("g62-apache",)
+    tunable = "apache.keepalive"
+
+    def check(self, ctx: Context) -> Outcome:
+        keepalive = ctx.facts.value("apache").get("KeepAlive")
+        if keepalive is not False:
+            return self.passed("KeepAlive on")
+        t = self.recommendation(ctx)
+        return self.failed("KeepAlive off: every request opens a new TCP/TLS connection", current="Off", recommended="On",
+                           evidence=ctx.evidence("apache"), fixes=t.fixes)
+
+
+RULE = KeepAliveOff()

@@ -1,0 +1,33 @@
+"""KeepAliveTimeout outside 2-5 seconds (Passenger era)."""
+
+from __future__ import annotations
+
+from foretune.knowledge import threshold
+from foretune.rules.apache._keepalive import KeepAliveRule
+from foretune.rules.base import Context, Outcome, Severity
+
+
+class KeepAliveTimeout(KeepAliveRule):
+    id = "apache-keepalive-timeout"
+    title = "KeepAliveTimeout between 2 and 5 seconds"
+    component = "apache"
+    severity = Severity.LOW
+    roles = frozenset({"server"})
+    needs = ("apache",)
+    citations = ("g62-apache",)
+    tunable = "apache.keepalive_timeout"
+
+    def check(self, ctx: Context) -> Outcome:
+        timeout = ctx.facts.value("apache").get("KeepAliveTimeout")
+        if timeout is None:
+            return self.skipped("KeepAliveTimeout not set (httpd default 5 s)")
+        low, high = threshold("keepalive_timeout_min"), threshold("keepalive_timeout_max")
+        if low <= timeout <= high:
+            return self.passed(f"KeepAliveTimeout {timeout}")
+        t = self.recommendation(ctx)
+        why = "idle connections hold httpd processes" if timeout > high else "connections close before the next request"
+        return self.failed(f"KeepAliveTimeout {timeout} s: {why}", current=timeout, recommended=t.foretune.value,
+                           evidence=ctx.evidence("apache"), fixes=t.fixes)
+
+
+RULE = KeepAliveTimeout()

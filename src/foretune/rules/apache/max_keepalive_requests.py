@@ -1,0 +1,29 @@
+"""MaxKeepAliveRequests limits requests per connection (Passenger era)."""
+
+from __future__ import annotations
+
+from foretune.rules.apache._keepalive import KeepAliveRule
+from foretune.rules.base import Context, Outcome, Severity
+
+
+class MaxKeepAliveRequests(KeepAliveRule):
+    id = "apache-max-keepalive-requests"
+    title = "MaxKeepAliveRequests unlimited"
+    component = "apache"
+    severity = Severity.LOW
+    roles = frozenset({"server"})
+    needs = ("apache",)
+    citations = ("g62-apache",)
+    tunable = "apache.max_keepalive_requests"
+
+    def check(self, ctx: Context) -> Outcome:
+        value = ctx.facts.value("apache").get("MaxKeepAliveRequests")
+        if value == 0:
+            return self.passed("MaxKeepAliveRequests 0 (unlimited)")
+        t = self.recommendation(ctx)
+        return self.failed(f"MaxKeepAliveRequests {value if value is not None else '100 (default)'}: clients reconnect "
+                           "after that many requests", current=value if value is not None else 100, recommended=0,
+                           evidence=ctx.evidence("apache"), fixes=t.fixes)
+
+
+RULE = MaxKeepAliveRequests()

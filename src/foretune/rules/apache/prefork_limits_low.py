@@ -1,0 +1,34 @@
+"""prefork ServerLimit/MaxClients below what the workload needs (Satellite <= 6.11)."""
+
+from __future__ import annotations
+
+from foretune.rules.base import Context, Outcome, PlanRule, Severity
+
+
+class PreforkLimitsLow(PlanRule):
+    id = "apache-prefork-limits-low"
+    title = "Apache prefork limits fit the workload"
+    component = "apache"
+    severity = Severity.MEDIUM
+    roles = frozenset({"server"})
+    needs = ("apache",)
+    citations = ("g69-apache", "fi-tuning-profiles")
+    tunable = "apache.max_clients"
+
+    def check(self, ctx: Context) -> Outcome:
+        apache = ctx.facts.value("apache")
+        if apache.get("mpm") != "prefork":
+            return self.skipped(f"Apache runs the {apache.get('mpm')} MPM")
+        limit = apache.get("ServerLimit") or 256
+        clients = apache.get("MaxClients") or apache.get("MaxRequestWorkers") or 256
+        effective = min(limit, clients)
+        t = self.recommendation(ctx)
+        if effective >= t.foretune.value:
+            return self.passed(f"prefork serves {effective} concurrent requests")
+        fixes = (*ctx.plan.tunables["apache.server_limit"].fixes, *t.fixes)  # type: ignore[union-attr]
+        return self.failed(f"prefork serves {effective} concurrent requests (ServerLimit {limit}, MaxClients {clients}); "
+                           f"recommended {t.foretune.value}: {t.foretune.reason}",
+                           current=effective, recommended=t.foretune.value, evidence=ctx.evidence("apache"), fixes=fixes)
+
+
+RULE = PreforkLimitsLow()

@@ -1,0 +1,123 @@
+"""What a rule is: metadata, gating by generation and role, and the outcome it returns.
+
+A rule lives in ``foretune/rules/<component>/<rule_id with underscores>.py`` and defines one
+subclass of :class:`Rule` named in the module-level ``RULE`` variable; its documentation is the
+sibling ``<same name>.md``. Rules read facts only through :class:`Context`.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from foretune.facts.model import FactSet
+    from foretune.knowledge.model import Release
+    from foretune.plan.model import Fix, Plan
+
+
+class Severity(enum.IntEnum):
+    INFO = 0
+    LOW = 1
+    MEDIUM = 2
+    HIGH = 3
+    CRITICAL = 4
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+class Status(str, enum.Enum):
+    PASS = "pass"
+    FAIL = "fail"
+    SKIP = "skip"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    fact: str
+    location: str
+    excerpt: str = ""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of one rule on one source."""
+
+    status: Status
+    message: str
+    current: Any = None
+    recommended: Any = None
+    evidence: tuple[Evidence, ...] = ()
+    fixes: tuple[Fix, ...] = ()
+    severity: Severity | None = None  # overrides the rule's default (e.g. worse at scale)
+
+
+@dataclass
+class Context:
+    """Everything a rule may read. ``plan`` is None when version or hardware are unknown."""
+
+    facts: FactSet
+    release: Release | None
+    role: str | None
+    hosts: int | None
+    plan: Plan | None = None
+    bench: list[dict[str, Any]] = field(default_factory=list)  # foretune-bench/1 documents
+
+    def evidence(self, *names: str) -> tuple[Evidence, ...]:
+        """Provenance of the named facts, as evidence lines."""
+        out = []
+        for name in names:
+            for prov in self.facts[name].provenance:
+                out.append(Evidence(name, prov.location, prov.excerpt))
+        return tuple(out)
+
+
+class Rule:
+    """Base class; subclasses set the class attributes and implement :meth:`check`."""
+
+    id: ClassVar[str]  # kebab-case, e.g. "thp-enabled"
+    title: ClassVar[str]
+    component: ClassVar[str]  # os | hardware | storage | apache | passenger | puma | postgresql | dynflow |
+    #                           pulp | candlepin | qpid | mqtt | mongodb | redis | foreman | installer | hammer | capacity
+    severity: ClassVar[Severity]
+    roles: ClassVar[frozenset[str]] = frozenset({"server", "capsule"})
+    needs: ClassVar[tuple[str, ...]] = ()  # fact names; unknown -> SKIP "fact unknown: <reason>"
+    citations: ClassVar[tuple[str, ...]] = ()  # ids in knowledge/data/citations*.yaml
+
+    def applies(self, ctx: Context) -> str | None:
+        """Return a skip reason when the rule does not apply (generation, role), else None."""
+        return None
+
+    def check(self, ctx: Context) -> Outcome:
+        raise NotImplementedError
+
+    # helpers -------------------------------------------------------------------------------
+    def passed(self, message: str, **kw: Any) -> Outcome:
+        return Outcome(Status.PASS, message, **kw)
+
+    def failed(self, message: str, **kw: Any) -> Outcome:
+        return Outcome(Status.FAIL, message, **kw)
+
+    def skipped(self, reason: str) -> Outcome:
+        return Outcome(Status.SKIP, reason)
+
+
+class PlanRule(Rule):
+    """A rule that compares a configured value with the plan's recommendation for one tunable."""
+
+    tunable: ClassVar[str]
+
+    def applies(self, ctx: Context) -> str | None:
+        if ctx.plan is None:
+            return "plan unavailable: product version, CPUs, RAM or host count unknown (try --hosts)"
+        if self.tunable not in ctx.plan.tunables:
+            return f"not applicable to {ctx.plan.release.generation} {ctx.plan.input.role}s"
+        return None
+
+    def recommendation(self, ctx: Context) -> Any:
+        assert ctx.plan is not None
+        return ctx.plan.tunables[self.tunable]

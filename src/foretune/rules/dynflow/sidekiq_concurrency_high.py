@@ -1,0 +1,31 @@
+"""Sidekiq concurrency above 5 threads per worker."""
+
+from __future__ import annotations
+
+from foretune.rules.base import Context, Outcome, PlanRule, Severity
+
+
+class SidekiqConcurrencyHigh(PlanRule):
+    id = "sidekiq-concurrency-high"
+    title = "Sidekiq concurrency at most 5"
+    component = "dynflow"
+    severity = Severity.MEDIUM
+    roles = frozenset({"server"})
+    needs = ("dynflow",)
+    citations = ("gf-dynflow",)
+    tunable = "dynflow.sidekiq_concurrency"
+
+    def check(self, ctx: Context) -> Outcome:
+        conc = ctx.facts.value("dynflow").get("concurrency")
+        if conc is None:
+            return self.skipped("Sidekiq concurrency unknown")
+        t = self.recommendation(ctx)
+        if conc <= t.foretune.value:
+            return self.passed(f"concurrency {conc}")
+        inst = ctx.plan.tunables["dynflow.sidekiq_instances"]  # type: ignore[union-attr]
+        return self.failed(f"concurrency {conc}: Ruby threads gain little above 5; add worker instances instead",
+                           current=conc, recommended=t.foretune.value, evidence=ctx.evidence("dynflow"),
+                           fixes=(*t.fixes, *inst.fixes))
+
+
+RULE = SidekiqConcurrencyHigh()

@@ -1,0 +1,29 @@
+"""Too few Sidekiq worker instances for the host count."""
+
+from __future__ import annotations
+
+from foretune.rules.base import Context, Outcome, PlanRule, Severity
+
+
+class SidekiqTooFewInstances(PlanRule):
+    id = "sidekiq-too-few-instances"
+    title = "Enough Dynflow Sidekiq workers for the host count"
+    component = "dynflow"
+    severity = Severity.LOW
+    roles = frozenset({"server"})
+    needs = ("dynflow",)
+    citations = ("gf-dynflow",)
+    tunable = "dynflow.sidekiq_instances"
+
+    def check(self, ctx: Context) -> Outcome:
+        workers = ctx.facts.value("dynflow").get("workers")
+        if workers is None:
+            return self.skipped("Sidekiq worker count unknown")
+        t = self.recommendation(ctx)
+        if workers >= t.foretune.value:
+            return self.passed(f"{workers} Sidekiq workers")
+        return self.failed(f"{workers} Sidekiq worker(s) for {ctx.hosts} hosts: remote execution and content tasks queue",
+                           current=workers, recommended=t.foretune.value, evidence=ctx.evidence("dynflow"), fixes=t.fixes)
+
+
+RULE = SidekiqTooFewInstances()

@@ -1,0 +1,29 @@
+"""hammer times out on large collections."""
+
+from __future__ import annotations
+
+from foretune.rules.base import Context, Outcome, PlanRule, Severity
+
+
+class HammerTimeoutAtScale(PlanRule):
+    id = "hammer-timeout-at-scale"
+    title = "hammer request_timeout disabled at scale"
+    component = "hammer"
+    severity = Severity.LOW
+    roles = frozenset({"server"})
+    needs = ("hammer",)
+    citations = ("g62-hammer",)
+    tunable = "hammer.request_timeout"
+
+    def check(self, ctx: Context) -> Outcome:
+        timeout = ctx.facts.value("hammer").get("request_timeout")
+        t = self.recommendation(ctx)
+        want = t.foretune.value
+        if want != -1 or timeout == -1:
+            return self.passed(f"request_timeout {timeout if timeout is not None else '120 (default)'}")
+        return self.failed(f"request_timeout {timeout if timeout is not None else '120 (default)'} with {ctx.hosts} hosts: "
+                           "hammer calls on large collections fail", current=timeout, recommended=want,
+                           evidence=ctx.evidence("hammer"), fixes=t.fixes)
+
+
+RULE = HammerTimeoutAtScale()

@@ -1,0 +1,29 @@
+"""custom-hiera keys that do nothing (or break things) on this release."""
+
+from __future__ import annotations
+
+from foretune.knowledge.hiera_keys import stale_keys
+from foretune.rules.base import Context, Outcome, Rule, Severity
+
+
+class CustomHieraStaleKeys(Rule):
+    id = "custom-hiera-stale-keys"
+    title = "No stale keys in custom-hiera.yaml"
+    component = "installer"
+    severity = Severity.MEDIUM
+    needs = ("custom_hiera",)
+    citations = ("fi-checkpoint-segments-removed", "fi-passenger-keys-removed", "fi-qpid-removed")
+
+    def check(self, ctx: Context) -> Outcome:
+        if ctx.release is None:
+            return self.skipped("product version unknown")
+        notes = stale_keys(ctx.release, ctx.facts.value("custom_hiera") or {})
+        if not notes:
+            return self.passed("no stale keys")
+        harmful = any("checkpoint_segments" in n.key for n in notes)
+        return self.failed("; ".join(f"{n.key}: {n.reason}" for n in notes), current=[n.key for n in notes],
+                           recommended="remove them", evidence=ctx.evidence("custom_hiera"),
+                           severity=Severity.HIGH if harmful else None)
+
+
+RULE = CustomHieraStaleKeys()

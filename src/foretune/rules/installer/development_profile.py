@@ -1,0 +1,29 @@
+"""The development tuning profile on a production server."""
+
+from __future__ import annotations
+
+from foretune.plan.model import Fix
+from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.values import installer_command
+
+
+class DevelopmentProfile(Rule):
+    id = "development-profile-in-use"
+    title = "Not running the development profile"
+    component = "installer"
+    severity = Severity.HIGH
+    roles = frozenset({"server"})
+    needs = ("tuning_profile",)
+    citations = ("fi-tuning-hook",)
+
+    def check(self, ctx: Context) -> Outcome:
+        profile = ctx.facts.value("tuning_profile")
+        if profile != "development":
+            return self.passed(f"profile {profile}")
+        want = ctx.plan.profile if ctx.plan else "default"
+        return self.failed("the development profile is for test boxes (1 CPU, 6 GiB); it is not sized for hosts",
+                           current=profile, recommended=want, evidence=ctx.evidence("tuning_profile"),
+                           fixes=(Fix("command", f"{installer_command(ctx.facts.value('product'))} --tuning {want}"),))
+
+
+RULE = DevelopmentProfile()

@@ -1,0 +1,30 @@
+"""MongoDB's WiredTiger cache is unbounded or too large (Pulp 2 era)."""
+
+from __future__ import annotations
+
+from foretune.knowledge import threshold
+from foretune.rules.base import Context, Outcome, PlanRule, Severity
+
+
+class MongodbCacheUnbounded(PlanRule):
+    id = "mongodb-cache-unbounded"
+    title = "MongoDB cacheSizeGB bounded to about 20 % of RAM"
+    component = "mongodb"
+    severity = Severity.MEDIUM
+    roles = frozenset({"server"})
+    needs = ("mongodb", "ram_bytes")
+    citations = ("g69-mongodb", "fi-mongo-cache")
+    tunable = "mongodb.cache_size_gb"
+
+    def check(self, ctx: Context) -> Outcome:
+        cache = ctx.facts.value("mongodb").get("cache_size_gb")
+        t = self.recommendation(ctx)
+        ram_gib = ctx.facts.value("ram_bytes") / 1024**3
+        if cache is not None and cache <= ram_gib * threshold("mongodb_cache_max_fraction"):
+            return self.passed(f"cacheSizeGB {cache}")
+        why = "unbounded: mongod takes about half the RAM" if cache is None else f"{cache} GB is more than a quarter of RAM"
+        return self.failed(f"MongoDB cache {why}; PostgreSQL and Puma lose memory", current=cache,
+                           recommended=t.foretune.value, evidence=ctx.evidence("mongodb", "ram_bytes"), fixes=t.fixes)
+
+
+RULE = MongodbCacheUnbounded()

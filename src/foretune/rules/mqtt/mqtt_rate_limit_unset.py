@@ -1,0 +1,29 @@
+"""No MQTT rate limit on a Smart Proxy with thousands of pull-REX hosts."""
+
+from __future__ import annotations
+
+from foretune.rules.base import Context, Outcome, PlanRule, Severity
+
+
+class MqttRateLimitUnset(PlanRule):
+    id = "mqtt-rate-limit-unset"
+    title = "MQTT rate limit set at scale"
+    component = "mqtt"
+    severity = Severity.LOW
+    needs = ("mqtt",)
+    citations = ("gf-pull-rex", "foretune-estimate")
+    tunable = "mqtt.rate_limit"
+
+    def check(self, ctx: Context) -> Outcome:
+        mqtt = ctx.facts.value("mqtt")
+        if not mqtt.get("pull_rex"):
+            return self.skipped("pull-based REX is not enabled")
+        t = self.recommendation(ctx)
+        if t.foretune.value is None or mqtt.get("rate_limit"):
+            return self.passed(f"rate limit {mqtt.get('rate_limit') or 'unlimited'} for {ctx.hosts} hosts")
+        return self.failed(f"no MQTT rate limit with {ctx.hosts} pull-REX hosts: a large job notifies them all at once "
+                           "and exhausts the Smart Proxy", current=None, recommended=t.foretune.value,
+                           evidence=ctx.evidence("mqtt"), fixes=t.fixes)
+
+
+RULE = MqttRateLimitUnset()

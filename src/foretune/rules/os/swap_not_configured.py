@@ -1,0 +1,27 @@
+"""Less swap than the system requirements ask for."""
+
+from __future__ import annotations
+
+from foretune.knowledge import threshold
+from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.values import gib
+
+
+class SwapNotConfigured(Rule):
+    id = "swap-not-configured"
+    title = "At least 4 GiB of swap configured"
+    component = "os"
+    severity = Severity.LOW
+    needs = ("swap",)
+    citations = ("fd-system-requirements",)
+
+    def check(self, ctx: Context) -> Outcome:
+        total = ctx.facts.value("swap").get("total_bytes") or 0
+        want = threshold("swap_min_bytes")
+        if total >= want * 0.95:
+            return self.passed(f"{gib(total)} of swap configured")
+        return self.failed(f"only {gib(total)} of swap; the requirements ask for {gib(want)} as a safety net",
+                           current=total, recommended=want, evidence=ctx.evidence("swap"))
+
+
+RULE = SwapNotConfigured()

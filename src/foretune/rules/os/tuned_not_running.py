@@ -1,0 +1,26 @@
+"""tuned is not running or has no active profile."""
+
+from __future__ import annotations
+
+from foretune.rules.base import Context, Outcome, PlanRule, Severity
+
+
+class TunedNotRunning(PlanRule):
+    id = "tuned-not-running"
+    title = "tuned running with an active profile"
+    component = "os"
+    severity = Severity.MEDIUM
+    needs = ("tuned",)
+    citations = ("g62-tuned", "gf-hardware")
+    tunable = "os.tuned_profile"
+
+    def check(self, ctx: Context) -> Outcome:
+        tuned = ctx.facts.value("tuned")
+        t = self.recommendation(ctx)
+        if tuned.get("running") and tuned.get("active"):
+            return self.passed(f"tuned runs profile {tuned['active']}")
+        return self.failed("tuned is not running: the box uses kernel defaults for latency and I/O",
+                           current="not running", recommended=t.foretune.value, evidence=ctx.evidence("tuned"), fixes=t.fixes)
+
+
+RULE = TunedNotRunning()

@@ -1,0 +1,18 @@
+"""Shared helper: compare one Passenger setting with the plan."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from foretune.rules.base import Context, Outcome, PlanRule
+
+
+def compare(rule: PlanRule, ctx: Context, key: str, ok: Callable[[int, int], bool], why: str) -> Outcome:
+    value = ctx.facts.value("passenger").get(key)
+    t = rule.recommendation(ctx)
+    want = t.foretune.value
+    if value is not None and ok(value, want):
+        return rule.passed(f"{key} {value}")
+    shown = value if value is not None else "unset (Passenger default)"
+    return rule.failed(f"{key} {shown}; recommended {want}: {why}", current=value, recommended=want,
+                       evidence=ctx.evidence("passenger"), fixes=t.fixes)

@@ -1,0 +1,23 @@
+"""PassengerMinInstances keeps Foreman warm."""
+
+from __future__ import annotations
+
+from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.passenger._passenger import compare
+
+
+class MinInstancesLow(PlanRule):
+    id = "passenger-min-instances-low"
+    title = "PassengerMinInstances keeps Foreman warm"
+    component = "passenger"
+    severity = Severity.LOW
+    roles = frozenset({"server"})
+    needs = ("passenger",)
+    citations = ("g62-passenger",)
+    tunable = "passenger.min_instances"
+
+    def check(self, ctx: Context) -> Outcome:
+        return compare(self, ctx, "PassengerMinInstances", lambda v, w: v >= w, "a burst waits while Passenger spawns Foreman processes")
+
+
+RULE = MinInstancesLow()

@@ -1,0 +1,23 @@
+"""PassengerMaxPoolSize at least 1.5 x physical cores."""
+
+from __future__ import annotations
+
+from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.passenger._passenger import compare
+
+
+class PoolBelowCores(PlanRule):
+    id = "passenger-pool-below-cores"
+    title = "PassengerMaxPoolSize at least 1.5 x physical cores"
+    component = "passenger"
+    severity = Severity.MEDIUM
+    roles = frozenset({"server"})
+    needs = ("passenger",)
+    citations = ("g62-passenger",)
+    tunable = "passenger.max_pool_size"
+
+    def check(self, ctx: Context) -> Outcome:
+        return compare(self, ctx, "PassengerMaxPoolSize", lambda v, w: v >= w, "too few Foreman and Puppet processes for the CPUs; requests queue")
+
+
+RULE = PoolBelowCores()

@@ -1,0 +1,54 @@
+"""max_connections below the connection budget of the running configuration."""
+
+from __future__ import annotations
+
+from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.values import pg_int
+
+
+def running_budget(ctx: Context) -> tuple[int, list[str]]:
+    """Connections the configured services may open: facts where known, the plan otherwise."""
+    assert ctx.plan is not None
+    budget = dict(ctx.plan.connection_budget)
+    parts = []
+    puma = ctx.facts.value("puma") or {}
+    if puma.get("workers") and puma.get("threads_max"):
+        pool = ctx.facts.value("foreman_db_pool") or puma["threads_max"] + 4
+        per = max(pool, puma["threads_max"] + 4)
+        budget = {k: v for k, v in budget.items() if not k.startswith("Puma")}
+        budget[f"Puma {puma['workers']} workers x {per}"] = puma["workers"] * per
+    dynflow = ctx.facts.value("dynflow") or {}
+    if dynflow.get("workers") and dynflow.get("concurrency"):
+        budget = {k: v for k, v in budget.items() if not k.startswith("Sidekiq")}
+        budget[f"Sidekiq {dynflow['workers']} workers x ({dynflow['concurrency']} + 2) + orchestrator"] = (
+            dynflow["workers"] * (dynflow["concurrency"] + 2) + 3)
+    for name, n in budget.items():
+        parts.append(f"{name}: {n}")
+    return sum(budget.values()), parts
+
+
+class MaxConnectionsBelowBudget(PlanRule):
+    id = "pg-max-connections-below-budget"
+    title = "PostgreSQL max_connections covers the connection budget"
+    component = "postgresql"
+    severity = Severity.HIGH
+    roles = frozenset({"server"})
+    needs = ("postgresql",)
+    citations = ("gf-postgresql", "pf-db-pool")
+    tunable = "postgresql.max_connections"
+
+    def check(self, ctx: Context) -> Outcome:
+        current = pg_int(ctx.facts.value("postgresql").get("max_connections"))
+        if current is None:
+            return self.skipped("max_connections not set in the source")
+        need, parts = running_budget(ctx)
+        t = self.recommendation(ctx)
+        want = max(t.foretune.value, need)
+        if current >= need:
+            return self.passed(f"max_connections {current} >= budget {need}")
+        return self.failed(f"max_connections {current} but the services may open {need} ({'; '.join(parts)}): "
+                           "expect 'remaining connection slots are reserved' errors", current=current, recommended=want,
+                           evidence=ctx.evidence("postgresql", "puma", "foreman_db_pool", "dynflow"), fixes=t.fixes)
+
+
+RULE = MaxConnectionsBelowBudget()

@@ -1,0 +1,33 @@
+"""The Smart Proxy's dynflow runs with a low open-files limit."""
+
+from __future__ import annotations
+
+from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.values import service_nofile
+
+UNITS = ("smart_proxy_dynflow_core", "foreman-proxy")
+
+
+class ProxyDynflowNofileLow(PlanRule):
+    id = "proxy-dynflow-nofile-low"
+    title = "Smart Proxy dynflow LimitNOFILE at the installer's value"
+    component = "proxy"
+    severity = Severity.MEDIUM
+    needs = ("service_limits",)
+    citations = ("proxy-dynflow-nofile", "g62-apache")
+    tunable = "smart_proxy_dynflow.limit_nofile"
+
+    def check(self, ctx: Context) -> Outcome:
+        limits = ctx.facts.value("service_limits")
+        found = [(u, service_nofile(limits, u)) for u in UNITS if service_nofile(limits, u) is not None]
+        if not found:
+            return self.skipped("Smart Proxy dynflow service limits not in the source")
+        unit, current = found[0]
+        t = self.recommendation(ctx)
+        if current is not None and current >= t.foretune.value:
+            return self.passed(f"{unit} LimitNOFILE={current}")
+        return self.failed(f"{unit} LimitNOFILE={current}: SSH remote execution to many hosts runs out of descriptors",
+                           current=current, recommended=t.foretune.value, evidence=ctx.evidence("service_limits"), fixes=t.fixes)
+
+
+RULE = ProxyDynflowNofileLow()

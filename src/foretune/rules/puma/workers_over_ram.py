@@ -1,0 +1,35 @@
+"""More Puma workers than the RAM left after the other services can hold."""
+
+from __future__ import annotations
+
+from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.values import gib
+
+
+class PumaWorkersOverRam(PlanRule):
+    id = "puma-workers-over-ram-budget"
+    title = "Puma workers fit the RAM budget"
+    component = "puma"
+    severity = Severity.HIGH
+    roles = frozenset({"server"})
+    needs = ("puma", "ram_bytes")
+    citations = ("gf-puma-autotuning",)
+    tunable = "puma.workers"
+
+    def check(self, ctx: Context) -> Outcome:
+        workers = ctx.facts.value("puma").get("workers")
+        if workers is None:
+            return self.skipped("Puma worker count unknown")
+        assert ctx.plan is not None
+        others = sum(m.bytes for m in ctx.plan.memory if not m.component.startswith("Foreman"))
+        room = ctx.facts.value("ram_bytes") - others
+        fits = max(0, int(room // (1024**3)))
+        t = self.recommendation(ctx)
+        if workers <= fits:
+            return self.passed(f"{workers} workers fit the {gib(room)} left for Puma")
+        return self.failed(f"{workers} Puma workers need about {workers} GiB but only {gib(room)} is left after the other "
+                           "services: the box swaps or the OOM killer stops workers", current=workers,
+                           recommended=t.foretune.value, evidence=ctx.evidence("puma", "ram_bytes"), fixes=t.fixes)
+
+
+RULE = PumaWorkersOverRam()

@@ -1,0 +1,17 @@
+"""Shared helper for the qpid limits (katello-agent era)."""
+
+from __future__ import annotations
+
+from foretune.rules.base import Context, Outcome, PlanRule
+
+
+def nofile_check(rule: PlanRule, ctx: Context, key: str, daemon: str, formula: str) -> Outcome:
+    current = ctx.facts.value("qpid").get(key)
+    if current is None:
+        return rule.skipped(f"{daemon} LimitNOFILE unknown")
+    t = rule.recommendation(ctx)
+    if current >= t.foretune.value:
+        return rule.passed(f"{daemon} LimitNOFILE={current}")
+    return rule.failed(f"{daemon} LimitNOFILE={current}; {formula} for {ctx.hosts} hosts = {t.foretune.value}: "
+                       "clients beyond it cannot connect", current=current, recommended=t.foretune.value,
+                       evidence=ctx.evidence("qpid", "service_limits"), fixes=t.fixes)

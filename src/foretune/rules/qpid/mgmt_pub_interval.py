@@ -1,0 +1,26 @@
+"""qpidd management objects recycled every 10 s (katello-agent era)."""
+
+from __future__ import annotations
+
+from foretune.rules.base import Context, Outcome, PlanRule, Severity
+
+
+class MgmtPubInterval(PlanRule):
+    id = "qpid-mgmt-pub-interval"
+    title = "qpidd mgmt-pub-interval lowered"
+    component = "qpid"
+    severity = Severity.LOW
+    needs = ("qpid",)
+    citations = ("g62-qpid",)
+    tunable = "qpid.mgmt_pub_interval"
+
+    def check(self, ctx: Context) -> Outcome:
+        interval = ctx.facts.value("qpid").get("mgmt_pub_interval") or 10
+        t = self.recommendation(ctx)
+        if interval <= t.foretune.value:
+            return self.passed(f"mgmt-pub-interval {interval}")
+        return self.failed(f"mgmt-pub-interval {interval} s: journal fills with 'Channel ... is not attached' errors",
+                           current=interval, recommended=t.foretune.value, evidence=ctx.evidence("qpid"), fixes=t.fixes)
+
+
+RULE = MgmtPubInterval()

@@ -1,0 +1,22 @@
+"""qdrouterd open-files limit below 3 x hosts + 100."""
+
+from __future__ import annotations
+
+from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.qpid._qpid import nofile_check
+
+
+class QdrouterdNofileLow(PlanRule):
+    id = "qdrouterd-nofile-low"
+    title = "qdrouterd LimitNOFILE covers the katello-agent hosts"
+    component = "qpid"
+    severity = Severity.HIGH
+    needs = ("qpid",)
+    citations = ("g69-qpid",)
+    tunable = "qdrouterd.limit_nofile"
+
+    def check(self, ctx: Context) -> Outcome:
+        return nofile_check(self, ctx, "qdrouterd_nofile", "qdrouterd", "3 x hosts + 100")
+
+
+RULE = QdrouterdNofileLow()

@@ -1,0 +1,31 @@
+"""The PostgreSQL (or MongoDB) data directory is on a rotational disk."""
+
+from __future__ import annotations
+
+from foretune.rules.base import Context, Outcome, Rule, Severity
+
+DB_DIRS = ("/var/lib/pgsql", "/var/opt/rh/rh-postgresql12/lib/pgsql", "/var/lib/mongodb")
+
+
+class DatabaseOnRotationalDisk(Rule):
+    id = "database-on-rotational-disk"
+    title = "Databases on SSD"
+    component = "storage"
+    severity = Severity.LOW
+    roles = frozenset({"server"})
+    needs = ("key_dirs",)
+    citations = ("g62-db-storage",)
+
+    def check(self, ctx: Context) -> Outcome:
+        dirs = ctx.facts.value("key_dirs")
+        present = {p: dirs[p] for p in DB_DIRS if p in dirs and dirs[p].get("rotational") is not None}
+        if not present:
+            return self.skipped("rotational flag of the database directories unknown")
+        spinning = [p for p, d in present.items() if d["rotational"]]
+        if not spinning:
+            return self.passed(f"{', '.join(present)} on non-rotational storage")
+        return self.failed(f"{', '.join(spinning)} on rotational storage: random database I/O is slow",
+                           current="rotational", recommended="SSD", evidence=ctx.evidence("key_dirs"))
+
+
+RULE = DatabaseOnRotationalDisk()

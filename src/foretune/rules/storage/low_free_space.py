@@ -1,0 +1,40 @@
+"""Key directories are nearly full."""
+
+from __future__ import annotations
+
+from foretune.knowledge import threshold
+from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.values import gib
+
+
+class LowFreeSpace(Rule):
+    id = "low-free-space"
+    title = "Free space on the key directories"
+    component = "storage"
+    severity = Severity.MEDIUM
+    needs = ("key_dirs",)
+    citations = ("gf-hardware",)
+
+    def check(self, ctx: Context) -> Outcome:
+        low, critical = threshold("free_space_min_fraction"), threshold("free_space_critical_fraction")
+        worst: tuple[float, str, dict] | None = None  # type: ignore[type-arg]
+        seen = set()
+        for path, entry in sorted(ctx.facts.value("key_dirs").items()):
+            size, free = entry.get("size_bytes"), entry.get("free_bytes")
+            if not size or free is None or entry.get("mountpoint") in seen:
+                continue
+            seen.add(entry.get("mountpoint"))
+            share = free / size
+            if worst is None or share < worst[0]:
+                worst = (share, path, entry)
+        if worst is None:
+            return self.skipped("no sizes for the key directories")
+        share, path, entry = worst
+        if share >= low:
+            return self.passed(f"fullest key directory {path}: {share:.0%} free")
+        return self.failed(f"{path} has {share:.0%} free ({gib(entry['free_bytes'])} of {gib(entry['size_bytes'])})",
+                           current=f"{share:.0%} free", recommended=f">= {low:.0%} free", evidence=ctx.evidence("key_dirs"),
+                           severity=Severity.HIGH if share < critical else None)
+
+
+RULE = LowFreeSpace()

@@ -1,0 +1,21 @@
+"""Pulp content on NFS."""
+
+from __future__ import annotations
+
+from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.storage._nfs import nfs_check
+
+
+class NfsUnderPulp(Rule):
+    id = "nfs-under-pulp"
+    title = "Pulp content not on NFS"
+    component = "storage"
+    severity = Severity.HIGH
+    needs = ("key_dirs",)
+    citations = ("g62-pulp",)
+
+    def check(self, ctx: Context) -> Outcome:
+        return nfs_check(self, ctx, ('/var/lib/pulp',), "Pulp content")
+
+
+RULE = NfsUnderPulp()

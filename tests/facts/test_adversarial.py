@@ -1,0 +1,175 @@
+"""Messy and hostile inputs give one clear line each, never a traceback; what can be read is still read."""
+
+from __future__ import annotations
+
+import io
+import lzma
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from foretune.errors import InputError
+from foretune.facts import read_source
+from foretune.facts.sources import tarball
+from tests.conftest import run_cli
+from tests.facts.archive import FIXTURES, add_bytes, add_symlink, pack
+
+TOP = "sosreport-evil-2024"
+MEMINFO = b"MemTotal: 1048576 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n"
+
+
+def _evil(path: Path, members: list[tuple[str, bytes | str]]) -> Path:
+    """A tarball with a minimal sosreport plus ``members`` (bytes = file, str = symlink target)."""
+    with tarfile.open(path, "w:gz") as archive:
+        add_bytes(archive, f"{TOP}/version.txt", b"sosreport: 4.6.1\n")
+        add_bytes(archive, f"{TOP}/proc/meminfo", MEMINFO)
+        for name, data in members:
+            if isinstance(data, str):
+                add_symlink(archive, name, data)
+            else:
+                add_bytes(archive, name, data)
+    return path
+
+
+def test_traversal_and_absolute_names_are_ignored(tmp_path: Path) -> None:
+    archive = _evil(tmp_path / "a.tar.gz", [(f"{TOP}/../../etc/passwd", b"root:x:0:0\n"), ("/etc/shadow", b"root:!:1::\n")])
+    facts = read_source(str(archive))
+    assert facts.value("ram_bytes") == 1024**3
+    assert any("'sosreport-evil-2024/../../etc/passwd' has an unsafe name" in p for p in facts.problems)
+    assert any("'/etc/shadow' has an unsafe name" in p for p in facts.problems)
+
+
+def test_symlink_escaping_the_archive_is_not_followed(tmp_path: Path) -> None:
+    archive = _evil(tmp_path / "a.tar.gz", [(f"{TOP}/sos_commands/kernel/sysctl_-a", "../../../../../../etc/sysctl.conf"),
+                                            (f"{TOP}/etc/foreman-installer/custom-hiera.yaml", "../../../../../root/.bashrc")])
+    facts = read_source(str(archive))
+    assert not facts["sysctl"].known
+    assert not facts["custom_hiera"].known
+    assert any("sos_commands/kernel/sysctl_-a is a symlink pointing outside the archive" in p for p in facts.problems)
+
+
+def test_symlink_escape_in_a_directory(tmp_path: Path) -> None:
+    root = tmp_path / "sos"
+    (root / "sos_commands" / "kernel").mkdir(parents=True)
+    (root / "proc").mkdir()
+    (root / "proc" / "meminfo").write_bytes(MEMINFO)
+    secret = tmp_path / "outside.conf"
+    secret.write_text("vm.swappiness = 1\n")
+    (root / "sos_commands" / "kernel" / "sysctl_-a").symlink_to("../../../outside.conf")
+    facts = read_source(str(root))
+    assert facts.value("ram_bytes") == 1024**3
+    assert not facts["sysctl"].known
+    assert any("pointing outside the archive" in p for p in facts.problems)
+
+
+def test_absolute_symlink_resolves_inside_the_archive(tmp_path: Path) -> None:
+    archive = _evil(tmp_path / "a.tar.gz", [(f"{TOP}/sos_commands/kernel/sysctl_-a", "/sos_commands/kernel/sysctl_copy"),
+                                            (f"{TOP}/sos_commands/kernel/sysctl_copy", b"vm.swappiness = 7\n")])
+    facts = read_source(str(archive))
+    # absolute targets map to the archive root, never to the host running foretune
+    assert facts.value("sysctl") == {"vm.swappiness": "7"}
+    assert not any("outside" in p for p in facts.problems)
+
+
+def test_truncated_xz_keeps_what_was_read(tmp_path: Path) -> None:
+    whole = pack(FIXTURES / "satellite-6.15", tmp_path / "whole.tar.xz")
+    data = whole.read_bytes()
+    cut = tmp_path / "cut.tar.xz"
+    cut.write_bytes(data[: int(len(data) * 0.6)])
+    facts = read_source(str(cut))
+    assert any("cut.tar.xz is truncated or corrupt after" in p for p in facts.problems)
+    assert len([f for f in facts.facts.values() if f.known]) > 3
+
+
+def test_member_larger_than_the_cap_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tarball, "MAX_MEMBER_BYTES", 1024)
+    archive = _evil(tmp_path / "a.tar.gz", [(f"{TOP}/sos_commands/kernel/sysctl_-a", b"vm.swappiness = 30\n" * 200)])
+    facts = read_source(str(archive))
+    assert not facts["sysctl"].known
+    assert facts.value("ram_bytes") == 1024**3
+    assert "archive member sos_commands/kernel/sysctl_-a is larger than 0 MiB: skipped" in facts.problems
+
+
+def test_binary_junk_and_latin1(tmp_path: Path) -> None:
+    archive = _evil(tmp_path / "a.tar.gz", [
+        (f"{TOP}/etc/foreman/database.yml", bytes(range(256)) * 4),
+        (f"{TOP}/etc/foreman-installer/custom-hiera.yaml", "# Réglages\nfoo::bar: 'café'\n".encode("latin-1")),
+    ])
+    facts = read_source(str(archive))
+    assert "etc/foreman/database.yml is binary, not text: ignored" in facts.problems
+    assert not facts["foreman_db_pool"].known
+    assert "etc/foreman-installer/custom-hiera.yaml is not UTF-8: read as Latin-1" in facts.problems
+    assert facts.value("custom_hiera") == {"foo::bar": "café"}
+
+
+def test_malformed_text_is_one_problem_line(tmp_path: Path) -> None:
+    archive = _evil(tmp_path / "a.tar.gz", [(f"{TOP}/etc/foreman/database.yml", b"production: [unclosed\n"),
+                                            (f"{TOP}/sos_commands/foreman/pumactl_stats", b"")])
+    facts = read_source(str(archive))
+    assert any(p.startswith("etc/foreman/database.yml: not valid YAML (line") for p in facts.problems)
+    assert not facts["puma_stats"].known
+
+
+@pytest.mark.parametrize("content", [b"", b"not a tarball at all" * 10])
+def test_empty_or_garbage_file_is_not_a_source(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "x.tar.xz"
+    path.write_bytes(content)
+    with pytest.raises(InputError) as info:
+        read_source(str(path))
+    assert "\n" not in str(info.value)
+    assert str(path) in str(info.value)
+
+
+def test_xz_that_is_not_a_sosreport(tmp_path: Path) -> None:
+    path = tmp_path / "x.tar.xz"
+    with tarfile.open(path, "w:xz") as archive:
+        add_bytes(archive, "photos/cat.jpg", b"\xff\xd8\xff")
+    with pytest.raises(InputError, match="is not a sosreport"):
+        read_source(str(path))
+
+
+def test_non_sosreport_directory_missing_path_and_unknown_file(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("hello\n")
+    with pytest.raises(InputError, match=r"is not a sosreport: no sos_commands/ or version\.txt inside"):
+        read_source(str(tmp_path))
+    with pytest.raises(InputError, match="no such file or directory"):
+        read_source(str(tmp_path / "missing.tar.xz"))
+    with pytest.raises(InputError, match="not a sosreport directory, sosreport tarball"):
+        read_source(str(tmp_path / "notes.txt"))
+
+
+def test_cli_exit_statuses(tmp_path: Path) -> None:
+    result = run_cli("facts", str(tmp_path))
+    assert result.status == 2
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    raw = lzma.compress(b"")
+    (tmp_path / "t.tar.xz").write_bytes(raw)
+    assert run_cli("facts", str(tmp_path / "t.tar.xz")).status == 2
+    archive = _evil(tmp_path / "a.tar.gz", [(f"{TOP}/etc/foreman/database.yml", b"\x00\x01")])
+    result = run_cli("facts", str(archive))
+    assert result.status == 0
+    assert "ram_bytes" in result.stdout and "1.0 GiB" in result.stdout
+    assert "foretune: warning: etc/foreman/database.yml is binary, not text: ignored" in result.stderr
+
+
+def test_tarball_reads_only_wanted_members(tmp_path: Path) -> None:
+    big = b"x" * (2 * 1024 * 1024)
+    archive = _evil(tmp_path / "a.tar.gz", [(f"{TOP}/var/log/foreman/production.log", big),
+                                            (f"{TOP}/sos_commands/foreman/huge_output", big)])
+    source = tarball.SosreportTarball(archive)
+    assert "var/log/foreman/production.log" not in source.files
+    assert "sos_commands/foreman/huge_output" not in source.files
+    assert "proc/meminfo" in source.files
+    assert source._listdir("var/log/foreman") == ["production.log"]
+    assert io.BytesIO(source.files["proc/meminfo"]).read() == MEMINFO
+
+
+def test_archive_without_directory_members_still_globs(tmp_path: Path) -> None:
+    path = tmp_path / "flat.tar"
+    with tarfile.open(path, "w") as archive:  # only file members, no directory entries, no top-level folder
+        add_bytes(archive, "version.txt", b"sosreport: 4.7.0\n")
+        add_bytes(archive, "etc/foreman/dynflow/worker.yml", b":concurrency: 7\n")
+        add_bytes(archive, "etc/foreman/dynflow/orchestrator.yml", b":concurrency: 1\n")
+    facts = read_source(str(path))
+    assert facts.value("dynflow") == {"workers": 1, "concurrency": 7, "orchestrator": True, "executors": None}

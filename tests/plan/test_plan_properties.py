@@ -1,0 +1,78 @@
+"""Invariants that hold for every box and workload the planner accepts."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from foretune.knowledge.releases import known_versions
+from foretune.plan import PlanInput, make_plan
+
+GIB = 1024**3
+
+releases = st.sampled_from([("satellite", v) for v in known_versions("satellite")]
+                           + [("orcharhino", v) for v in known_versions("orcharhino")]
+                           + [("foreman", "3.16"), ("foreman", "1.24"), ("foreman", "2.4")])
+
+
+@st.composite
+def plan_inputs(draw: st.DrawFn) -> PlanInput:
+    product, version = draw(releases)
+    hosts = draw(st.integers(0, 120_000))
+    cpus = draw(st.integers(1, 128))
+    return PlanInput(
+        product=product, version=version, hosts=hosts, cpus=cpus,
+        ram_bytes=draw(st.integers(4, 1024)) * GIB,
+        role=draw(st.sampled_from(["server", "capsule"])),
+        virtual=draw(st.sampled_from([None, True, False])),
+        katello_agent_hosts=draw(st.integers(0, hosts)),
+        puppet_hosts=draw(st.integers(0, hosts)),
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(plan_inputs())
+def test_plan_is_consistent(inp: PlanInput) -> None:
+    plan = make_plan(inp)
+    t = plan.tunables
+    if "apache.max_request_workers" in t:
+        assert t["apache.max_request_workers"].foretune.value <= (
+            t["apache.server_limit"].foretune.value * t["apache.threads_per_child"].foretune.value)
+    if "postgresql.max_connections" in t:
+        budget = sum(n for _, n in plan.connection_budget)
+        assert t["postgresql.max_connections"].foretune.value >= budget
+        assert t["postgresql.max_connections"].foretune.value >= t["postgresql.max_connections"].installer.value
+    if "puma.workers" in t:
+        workers = t["puma.workers"].foretune.value
+        assert 2 <= workers <= max(2, inp.cpus * 1.5)
+        assert t["puma.threads_min"].foretune.value == t["puma.threads_max"].foretune.value
+        assert t["foreman.db_pool"].foretune.value == t["puma.threads_max"].foretune.value + 4
+    if "pulp.workers" in t:
+        assert t["pulp.workers"].foretune.value == min(8, inp.cpus)
+    if "qpidd.limit_nofile" in t:
+        assert t["qpidd.limit_nofile"].foretune.value >= 4 * inp.katello_agent_hosts + 500
+        assert t["qdrouterd.limit_nofile"].foretune.value >= 3 * inp.katello_agent_hosts + 100
+        assert t["sysctl.fs_aio_max_nr"].foretune.value > 33 * inp.katello_agent_hosts
+    if inp.role == "capsule":
+        assert "puma.workers" not in t and "postgresql.max_connections" not in t
+    # a box that cannot carry its plan says so
+    memory = sum(m.bytes for m in plan.memory)
+    if memory > inp.ram_bytes:
+        assert any(p.code == "memory-over-ram" for p in plan.problems)
+    if not plan.hardware.ok:
+        assert any(p.code == "hardware-below-profile" for p in plan.problems)
+
+
+@settings(max_examples=60, deadline=None)
+@given(plan_inputs())
+def test_plan_is_deterministic(inp: PlanInput) -> None:
+    assert make_plan(inp) == make_plan(inp)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 200_000))
+def test_profile_grows_with_hosts(hosts: int) -> None:
+    from foretune.knowledge.hardware import profile_for_hosts
+    from foretune.knowledge.model import SIZES
+
+    assert SIZES.index(profile_for_hosts(hosts)) <= SIZES.index(profile_for_hosts(hosts + 1))

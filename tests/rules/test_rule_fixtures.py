@@ -1,0 +1,72 @@
+"""Every rule against its pass/fail/skip fixtures, through one generic test.
+
+A fixture is tests/rules/fixtures/<rule-id>/<expect>-<slug>.yaml with ``facts`` (optionally on top
+of ``base: <name>`` from fixtures/_base/), ``options`` (hosts, bench) and ``expect``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from foretune.audit.context import build_context
+from foretune.audit.runner import run_rule
+from foretune.facts.model import Fact, FactSet, Provenance
+from foretune.rules.base import Status
+from foretune.rules.registry import all_rules
+
+FIXTURES = Path(__file__).parent / "fixtures"
+RULES = {rule.id: rule for rule in all_rules()}
+
+
+def load_fixture(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    facts: dict[str, Any] = {}
+    if "base" in data:
+        facts.update(yaml.safe_load((FIXTURES / "_base" / f"{data['base']}.yaml").read_text(encoding="utf-8")))
+    for name, value in (data.get("facts") or {}).items():
+        if value is None:
+            facts.pop(name, None)  # null removes a base fact: it becomes unknown
+        else:
+            facts[name] = value
+    data["facts"] = facts
+    return data
+
+
+def fact_set(path: Path, facts: dict[str, Any]) -> FactSet:
+    fs = FactSet("fixture", path.name)
+    for name, value in facts.items():
+        fs.add(Fact(name, value, (Provenance("fixture", path.name, ""),)))
+    return fs
+
+
+CASES = sorted(p for p in FIXTURES.glob("*/*.yaml") if not p.parent.name.startswith("_"))
+
+
+@pytest.mark.parametrize("path", CASES, ids=[f"{p.parent.name}/{p.stem}" for p in CASES])
+def test_rule_fixture(path: Path) -> None:
+    rule = RULES.get(path.parent.name)
+    assert rule is not None, f"fixtures for unknown rule {path.parent.name}"
+    data = load_fixture(path)
+    expect = Status(data["expect"])
+    assert path.stem.startswith(expect.value + "-"), "file name must start with the expected status"
+    options = data.get("options") or {}
+    ctx, _ = build_context(fact_set(path, data["facts"]), hosts=options.get("hosts"), bench=options.get("bench"))
+    outcome = run_rule(rule, ctx)
+    assert outcome.status == expect, outcome.message
+    if expect == Status.FAIL:
+        assert outcome.message and outcome.recommended is not None, "a failure says what to change"
+        assert outcome.evidence, "a failure shows its evidence"
+
+
+def test_every_rule_has_pass_and_fail_fixtures() -> None:
+    for rule_id in RULES:
+        kinds = {p.stem.split("-", 1)[0] for p in (FIXTURES / rule_id).glob("*.yaml")}
+        assert {"pass", "fail"} <= kinds, f"{rule_id}: needs pass and fail fixtures, has {sorted(kinds)}"
+
+
+def test_enough_rules() -> None:
+    assert len(RULES) >= 50

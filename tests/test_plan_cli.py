@@ -1,0 +1,110 @@
+"""`foretune plan` on the command line: formats, --out, and one clear line for bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import run_cli
+
+BASE = ["plan", "--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--product", "suse"], "invalid choice"),
+        (["--version", "6.99"], "unknown satellite version 6.99"),
+        (["--version", "banana"], "not of the form X.Y"),
+        (["--hosts", "-5"], "must be 0 or more"),
+        (["--hosts", "lots"], "not a whole number"),
+        (["--cpus", "0"], "must be at least 1"),
+        (["--ram", "garbage"], "garbage"),
+        (["--ram", "512M"], "below 1 GiB"),
+        (["--rex-hosts", "20000"], "cannot exceed --hosts"),
+        (["--rex", "ssh", "--rex-hosts", "100"], "needs --rex pull-mqtt"),
+        (["--virtual", "--bare-metal"], "not allowed with"),
+        (["--role", "capsule", "--profile", "large"], "servers only"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(argv: list[str], message: str) -> None:
+    result = run_cli(*BASE, *argv)
+    assert result.status == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_missing_box_options_are_named() -> None:
+    result = run_cli("plan", "--product", "satellite", "--version", "6.15")
+    assert result.status == 2
+    assert "--hosts, --cpus, --ram" in result.stderr
+
+
+@pytest.mark.parametrize("ram", ["64G", "64GiB", "65536M", "64"])
+def test_ram_spellings_agree(ram: str) -> None:
+    argv = [*BASE[:-1], ram]
+    assert run_cli(*argv, "--format", "json").stdout == run_cli(*BASE, "--format", "json").stdout
+
+
+def test_table_names_profile_budget_and_problems() -> None:
+    result = run_cli(*BASE[:-1], "32G")
+    assert result.status == 0
+    assert "profile: large" in result.stdout
+    assert "is below large" in result.stdout
+    assert "PostgreSQL connection budget" in result.stdout
+    assert "Memory budget" in result.stdout
+    assert "CRITICAL" in result.stdout
+    assert "\033[" not in result.stdout  # no colour without a terminal
+
+
+def test_hiera_format_holds_only_changed_keys_with_reasons() -> None:
+    text = run_cli(*BASE, "--format", "hiera").stdout
+    data = yaml.safe_load(text)
+    assert data["foreman::foreman_service_puma_workers"] == 18
+    assert data["postgresql::server::config_entries"]["work_mem"] == "8MB"
+    assert "max_connections" not in data["postgresql::server::config_entries"]  # profile already gives 1000
+    assert "apache::mod::event::serverlimit" not in data
+    assert "# Puma workers: guide range 12-18" in text
+
+
+def test_installer_format_uses_options_only_for_installer_modules() -> None:
+    text = run_cli(*BASE, "--format", "installer").stdout
+    assert text.startswith("satellite-installer")
+    assert "--tuning large" in text
+    assert "--foreman-foreman-service-puma-workers 18" in text
+    assert "--foreman-dynflow-worker-instances 3" in text
+    assert "postgresql" not in text
+
+
+def test_out_writes_everything_to_apply(tmp_path: Path) -> None:
+    out = tmp_path / "apply"
+    result = run_cli(*BASE, "--out", str(out))
+    assert result.status == 0
+    names = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    assert names == ["APPLY.md", "custom-hiera.yaml", "installer.sh", "os-commands.sh", "systemd/httpd.service.d/limits.conf"]
+    assert "LimitNOFILE=640000" in (out / "systemd/httpd.service.d/limits.conf").read_text()
+    assert "tuned-adm profile throughput-performance" in (out / "os-commands.sh").read_text()
+    assert (out / "installer.sh").stat().st_mode & 0o100
+    apply_md = (out / "APPLY.md").read_text()
+    assert apply_md.index("custom-hiera") < apply_md.index("installer.sh") < apply_md.index("daemon-reload")
+
+
+def test_out_keeps_a_backup_of_changed_files(tmp_path: Path) -> None:
+    run_cli(*BASE, "--out", str(tmp_path))
+    bigger = [*BASE[:5], "--hosts", "30000", "--cpus", "32", "--ram", "128G"]
+    assert run_cli(*bigger, "--out", str(tmp_path)).status == 0
+    assert list(tmp_path.glob("custom-hiera.yaml.foretune-*.bak"))
+
+
+def test_katello_agent_era_emits_sysctl_and_qpid_limits(tmp_path: Path) -> None:
+    argv = ["plan", "--product", "satellite", "--version", "6.9", "--hosts", "20000", "--cpus", "16", "--ram", "64G",
+            "--katello-agent-hosts", "20000", "--out", str(tmp_path)]
+    assert run_cli(*argv).status == 0
+    assert "fs.aio-max-nr = 660001" in (tmp_path / "sysctl.d/90-foretune.conf").read_text()
+    hiera = yaml.safe_load((tmp_path / "custom-hiera.yaml").read_text())
+    assert hiera["qpid::open_file_limit"] == 4 * 20000 + 500
+    assert "qpid::router::open_file_limit" not in hiera  # 3 x 20000 + 100 is below the profile's 150100
+    assert hiera["qpid::mgmt_pub_interval"] == 5

@@ -1,0 +1,128 @@
+"""`foretune render --merge-into`: comments, order and unrelated keys survive; writes only with --write."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from foretune.render.merge import expected_after, merge_text
+from tests.conftest import run_cli
+
+PLAN = ["--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G"]
+EXISTING = """\
+# Site tuning — owned by the platform team
+---
+# database
+postgresql::server::config_entries:
+  max_connections: 500 # raised in 2023
+  checkpoint_segments: 32
+
+foreman::foreman_service_puma_workers: 40  # too many?
+# unrelated
+foreman::logging_level: debug
+"""
+
+
+def render(tmp_path: Path, *extra: str, text: str = EXISTING) -> tuple[Path, object]:
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text(text, encoding="utf-8")
+    return target, run_cli("render", *PLAN, "--merge-into", str(target), *extra)
+
+
+def test_dry_run_prints_diff_and_writes_nothing(tmp_path: Path) -> None:
+    target, result = render(tmp_path)
+    assert result.status == 0  # type: ignore[attr-defined]
+    assert "-foreman::foreman_service_puma_workers: 40" in result.stdout  # type: ignore[attr-defined]
+    assert "+foreman::foreman_service_puma_workers: 18  # too many?" in result.stdout  # type: ignore[attr-defined]
+    assert target.read_text(encoding="utf-8") == EXISTING
+    assert not list(tmp_path.glob("*.bak"))
+
+
+def test_write_keeps_comments_order_unrelated_keys_and_a_backup(tmp_path: Path) -> None:
+    target, result = render(tmp_path, "--write")
+    assert result.status == 0  # type: ignore[attr-defined]
+    new = target.read_text(encoding="utf-8")
+    old_lines = [line for line in EXISTING.splitlines() if line.lstrip().startswith("#")]
+    assert all(line in new.splitlines() for line in old_lines)
+    data = yaml.safe_load(new)
+    assert data["foreman::logging_level"] == "debug"
+    assert data["foreman::foreman_service_puma_workers"] == 18
+    assert data["postgresql::server::config_entries"]["max_connections"] == 1000  # the file's 500 was below the budget
+    assert data["postgresql::server::config_entries"]["work_mem"] == "8MB"
+    assert new.index("postgresql::server") < new.index("foreman::foreman_service_puma_workers") < new.index("logging_level")
+    backups = list(tmp_path.glob("custom-hiera.yaml.foretune-*.bak"))
+    assert len(backups) == 1 and backups[0].read_text(encoding="utf-8") == EXISTING
+
+
+def test_second_run_has_nothing_to_change(tmp_path: Path) -> None:
+    target, _ = render(tmp_path, "--write")
+    result = run_cli("render", *PLAN, "--merge-into", str(target))
+    assert "already matches" in result.stdout
+
+
+def test_warns_about_stale_and_locking_keys(tmp_path: Path) -> None:
+    _, result = render(tmp_path)
+    err = result.stderr  # type: ignore[attr-defined]
+    assert "stale key postgresql::server::config_entries/checkpoint_segments" in err
+    assert "locks out later --tuning changes" in err
+
+
+def test_passenger_keys_are_stale_on_puma_versions(tmp_path: Path) -> None:
+    _, result = render(tmp_path, text="apache::mod::passenger::passenger_max_pool_size: 30\n")
+    assert "stale key apache::mod::passenger::passenger_max_pool_size" in result.stderr  # type: ignore[attr-defined]
+
+
+def test_broken_yaml_is_one_line(tmp_path: Path) -> None:
+    _, result = render(tmp_path, text="a: [1, 2\n")
+    assert result.status == 2  # type: ignore[attr-defined]
+    assert "is not valid YAML" in result.stderr and "Traceback" not in result.stderr  # type: ignore[attr-defined]
+
+
+def test_missing_file_starts_empty(tmp_path: Path) -> None:
+    target = tmp_path / "new.yaml"
+    result = run_cli("render", *PLAN, "--merge-into", str(target), "--write")
+    assert result.status == 0
+    assert yaml.safe_load(target.read_text())["foreman::db_pool"] == 9
+
+
+keys = st.sampled_from(["foreman::a", "foreman::b", "apache::c", "qpid::d", "postgresql::server::config_entries"])
+scalars = st.one_of(st.integers(-5, 10_000), st.sampled_from(["4GB", "on", "%t ", "yes", "x y"]), st.booleans())
+pg_entries = st.dictionaries(st.sampled_from(["max_connections", "work_mem", "shared_buffers"]), scalars, min_size=1)
+
+
+@st.composite
+def hiera_files(draw: st.DrawFn) -> tuple[str, dict[str, object]]:
+    lines = ["# header comment"]
+    data: dict[str, object] = {}
+    for key in draw(st.lists(keys, unique=True)):
+        if draw(st.booleans()):
+            lines.append(f"# about {key}")
+        if key.startswith("postgresql"):
+            entries = draw(pg_entries)
+            lines.append(f"{key}:")
+            lines += [f"  {k}: {yaml.safe_dump(v, default_flow_style=True).splitlines()[0]}  # was" for k, v in entries.items()]
+            data[key] = entries
+        else:
+            value = draw(scalars)
+            lines.append(f"{key}: {yaml.safe_dump(value, default_flow_style=True).splitlines()[0]}")
+            data[key] = value
+    return "\n".join(lines) + "\n", data
+
+
+@settings(max_examples=200, deadline=None)
+@given(hiera_files(), st.dictionaries(keys.filter(lambda k: not k.startswith("postgresql")), scalars),
+       st.one_of(st.none(), pg_entries))
+def test_merge_round_trip(existing: tuple[str, dict[str, object]], updates: dict[str, object], pg: dict[str, object] | None) -> None:
+    text, data = existing
+    assert yaml.safe_load(text) == (data or None)
+    values: dict[str, object] = dict(updates)
+    if pg:
+        values["postgresql::server::config_entries"] = pg
+    merged = merge_text(text, values)
+    assert (yaml.safe_load(merged) or {}) == expected_after(data, values)
+    comments = [line for line in text.splitlines() if line.startswith("#")]
+    assert all(c in merged.splitlines() for c in comments)
+    assert merge_text(merged, values) == merged  # idempotent

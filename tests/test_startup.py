@@ -1,0 +1,33 @@
+"""Start-up stays lean: cheap commands do not import YAML, the planner or the facts layer.
+
+(Timings live in bench/startup.py; this checks the property that makes them small.)
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.conftest import REPO
+
+HEAVY = ("yaml", "foretune.plan", "foretune.facts", "foretune.knowledge.releases", "json", "dataclasses")
+
+
+def imported_by(*argv: str) -> set[str]:
+    code = ("import sys; from foretune.cli import main; import io, contextlib\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    main({list(argv)!r})\n"
+            "print('\\n'.join(sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+    return set(done.stdout.split())
+
+
+def test_version_and_help_import_nothing_heavy() -> None:
+    for argv in (["--version"], ["--help"]):
+        loaded = imported_by(*argv)
+        assert not [m for m in HEAVY if m in loaded], argv
+
+
+def test_plan_help_does_not_load_the_planner() -> None:
+    loaded = imported_by("plan", "--help")
+    assert "foretune.plan.planner" not in loaded and "yaml" not in loaded
