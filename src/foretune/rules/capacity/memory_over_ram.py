@@ -45,9 +45,11 @@ class MemoryOverRam(Rule):
         evidence = (*ctx.evidence("ram_bytes", "puma", "postgresql", "candlepin"),
                     *(Evidence("memory budget", k, gib(v)) for k, v in items.items()))
         assert ctx.plan is not None
-        recommended = sum(m.bytes for m in ctx.plan.memory)
-        return self.failed(f"the configured services need about {gib(total)} but the box has {gib(ram)} ({biggest}, ...)",
-                           current=int(total), recommended=int(recommended), evidence=evidence)
+        planned = sum(m.bytes for m in ctx.plan.memory)
+        advice = ("even the plan's settings need about " f"{gib(planned)}: add RAM or move load to Capsules"
+                  if planned > ram else f"the plan's settings need about {gib(planned)}: apply them")
+        return self.failed(f"the configured services need about {gib(total)} but the box has {gib(ram)} "
+                           f"({biggest}, ...); {advice}", current=int(total), recommended=int(ram), evidence=evidence)
 
 
 RULE = MemoryOverRam()

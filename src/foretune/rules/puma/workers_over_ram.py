@@ -27,6 +27,9 @@ class PumaWorkersOverRam(PlanRule):
         t = self.recommendation(ctx)
         if workers <= fits:
             return self.passed(f"{workers} workers fit the {gib(room)} left for Puma")
+        if workers <= t.foretune.value:
+            return self.passed(f"{workers} workers are what the plan gives this box; the box as a whole is short "
+                               "of RAM (see memory-budget-over-ram)")
         return self.failed(f"{workers} Puma workers need about {workers} GiB but only {gib(room)} is left after the other "
                            "services: the box swaps or the OOM killer stops workers", current=workers,
                            recommended=t.foretune.value, evidence=ctx.evidence("puma", "ram_bytes"), fixes=t.fixes)
