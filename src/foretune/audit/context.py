@@ -23,7 +23,7 @@ def build_context(facts: FactSet, *, hosts: int | None = None, bench: list[dict[
         except UsageError as exc:
             notes.append(f"release unknown: {exc}")
     else:
-        notes.append("release unknown: product or version not found in the source")
+        notes.append("release unknown: no Foreman, Satellite, orcharhino or Capsule packages found in the source")
     host_count = hosts if hosts is not None else facts.value("managed_hosts")
     plan = None
     if release is not None:
@@ -35,4 +35,7 @@ def build_context(facts: FactSet, *, hosts: int | None = None, bench: list[dict[
         except UsageError as exc:
             notes.append(f"plan unavailable: {exc}")
     role = facts.value("role") or (plan.input.role if plan else None)
-    return Context(facts=facts, release=release, role=role, hosts=host_count, plan=plan, bench=list(bench or [])), notes
+    ctx = Context(facts=facts, release=release, role=role, hosts=host_count, plan=plan, bench=list(bench or []))
+    if plan is None and notes:
+        ctx.no_plan_reason = notes[-1]
+    return ctx, notes

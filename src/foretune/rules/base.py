@@ -66,6 +66,7 @@ class Context:
     hosts: int | None
     plan: Plan | None = None
     bench: list[dict[str, Any]] = field(default_factory=list)  # foretune-bench/1 documents
+    no_plan_reason: str = "plan unavailable: product version, CPUs, RAM or host count unknown (try --hosts)"
 
     def evidence(self, *names: str) -> tuple[Evidence, ...]:
         """Provenance of the named facts, as evidence lines."""
@@ -113,7 +114,7 @@ class PlanRule(Rule):
 
     def applies(self, ctx: Context) -> str | None:
         if ctx.plan is None:
-            return "plan unavailable: product version, CPUs, RAM or host count unknown (try --hosts)"
+            return ctx.no_plan_reason
         if self.tunable not in ctx.plan.tunables:
             return f"not applicable to {ctx.plan.release.generation} {ctx.plan.input.role}s"
         return None

@@ -34,7 +34,7 @@ class MemoryOverRam(Rule):
     citations = ("g62-memory", "gf-puma-autotuning", "foretune-estimate")
 
     def applies(self, ctx: Context) -> str | None:
-        return None if ctx.plan else "plan unavailable: product version, CPUs, RAM or host count unknown (try --hosts)"
+        return None if ctx.plan else ctx.no_plan_reason
 
     def check(self, ctx: Context) -> Outcome:
         items = running_memory(ctx)

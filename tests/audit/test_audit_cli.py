@@ -1,0 +1,240 @@
+"""`foretune audit` end to end: exit codes, --fail-on, waivers, selection, every report format."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from tests.conftest import REPO, run_cli
+
+EXAMPLE = str(REPO / "examples" / "sosreport-satellite-6.15-mistuned")
+SCHEMA = REPO / "src" / "foretune" / "report" / "schema" / "audit-v1.json"
+
+
+def audit_json(*argv: str) -> dict[str, object]:
+    result = run_cli("audit", EXAMPLE, "--format", "json", "--fail-on", "critical", *argv)
+    assert result.status == 0, result.stderr
+    data: dict[str, object] = json.loads(result.stdout)
+    return data
+
+
+def failing_ids(data: dict[str, object]) -> set[str]:
+    findings = data["findings"]
+    assert isinstance(findings, list)
+    return {f["rule"] for f in findings if f["status"] == "fail"}
+
+
+# --- exit codes -----------------------------------------------------------------------------------
+
+def test_high_findings_fail_by_default() -> None:
+    result = run_cli("audit", EXAMPLE)
+    assert result.status == 1
+    assert "summary:" in result.stdout and "high" in result.stdout
+
+
+@pytest.mark.parametrize(("fail_on", "status"), [("critical", 0), ("high", 1), ("low", 1)])
+def test_fail_on_threshold(fail_on: str, status: int) -> None:
+    assert run_cli("audit", EXAMPLE, "--fail-on", fail_on).status == status
+
+
+def test_fail_on_counts_only_selected_rules() -> None:
+    # thp-enabled is medium: it fails the run at --fail-on medium but not at high
+    assert run_cli("audit", EXAMPLE, "--select", "thp-enabled", "--fail-on", "medium").status == 1
+    assert run_cli("audit", EXAMPLE, "--select", "thp-enabled", "--fail-on", "high").status == 0
+
+
+@pytest.mark.parametrize("option", ["--select", "--ignore"])
+def test_unknown_rule_names_are_usage_errors(option: str) -> None:
+    result = run_cli("audit", EXAMPLE, option, "thp-enabled,no-such-rule")
+    assert result.status == 2
+    assert "no-such-rule" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_missing_source_is_an_input_error() -> None:
+    result = run_cli("audit", str(REPO / "no" / "such" / "sosreport"))
+    assert result.status == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_select_by_component_and_ignore_by_id() -> None:
+    data = audit_json("--select", "postgresql", "--ignore", "pg-work-mem-low")
+    rules = {f["rule"] for f in data["findings"]}  # type: ignore[union-attr]
+    assert rules and all(r.startswith("pg-") for r in rules)
+    assert "pg-work-mem-low" not in rules and "pg-max-connections-below-budget" in rules
+
+
+# --- waivers --------------------------------------------------------------------------------------
+
+def write_waivers(path: Path, entries: list[dict[str, str]]) -> str:
+    import yaml
+
+    path.write_text(yaml.safe_dump(entries), encoding="utf-8")
+    return str(path)
+
+
+def high_failures() -> set[str]:
+    data = audit_json()
+    return {f["rule"] for f in data["findings"] if f["status"] == "fail" and f["severity"] in ("high", "critical")}  # type: ignore[union-attr]
+
+
+def test_waiving_every_high_finding_turns_the_exit_status_green(tmp_path: Path) -> None:
+    later = (datetime.date.today() + datetime.timedelta(days=30)).isoformat()
+    waivers = write_waivers(tmp_path / "w.yaml", [{"rule": r, "reason": "accepted by change 42", "expires": later}
+                                                  for r in sorted(high_failures())])
+    result = run_cli("audit", EXAMPLE, "--waivers", waivers)
+    assert result.status == 0, result.stdout
+    assert "waived: accepted by change 42" in result.stdout
+
+
+def test_expired_waiver_no_longer_applies(tmp_path: Path) -> None:
+    waivers = write_waivers(tmp_path / "w.yaml", [{"rule": r, "reason": "old", "expires": "2020-01-01"}
+                                                  for r in sorted(high_failures())])
+    result = run_cli("audit", EXAMPLE, "--waivers", waivers)
+    assert result.status == 1
+    assert "expired on 2020-01-01" in result.stderr
+
+
+def test_waived_findings_are_marked_in_json(tmp_path: Path) -> None:
+    waivers = write_waivers(tmp_path / "w.yaml", [{"rule": "thp-enabled", "reason": "vendor appliance"}])
+    data = audit_json("--waivers", waivers)
+    thp = next(f for f in data["findings"] if f["rule"] == "thp-enabled")  # type: ignore[union-attr]
+    assert thp["status"] == "fail" and thp["waived"] == "vendor appliance"
+
+
+@pytest.mark.parametrize("content", ["{not: [valid", "- rule: thp-enabled\n", "rule: x\n",
+                                     "- {rule: thp-enabled, reason: r, expires: 'soon'}\n"])
+def test_bad_waivers_file_is_one_line_error(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "w.yaml"
+    path.write_text(content, encoding="utf-8")
+    result = run_cli("audit", EXAMPLE, "--waivers", str(path))
+    assert result.status == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+# --- report formats -------------------------------------------------------------------------------
+
+def test_json_report_validates_against_the_shipped_schema() -> None:
+    data = audit_json()
+    jsonschema.validate(data, json.loads(SCHEMA.read_text(encoding="utf-8")))
+    assert data["schema"] == "foretune-audit/1"
+    # findings in every component the example is meant to show
+    components = {f["component"] for f in data["findings"] if f["status"] == "fail"}  # type: ignore[union-attr]
+    assert {"apache", "puma", "postgresql", "dynflow", "pulp", "candlepin", "os", "storage"} <= components
+
+
+def test_findings_carry_evidence_fix_and_citations() -> None:
+    data = audit_json()
+    for f in data["findings"]:  # type: ignore[union-attr]
+        if f["status"] == "fail":
+            assert f["evidence"], f["rule"]
+            assert f["citations"], f["rule"]
+    pool = next(f for f in data["findings"] if f["rule"] == "foreman-db-pool-too-small")  # type: ignore[union-attr]
+    assert any("foreman::db_pool: 9" in fix for fix in pool["fixes"])
+
+
+def test_text_report_groups_by_component_without_colour_off_a_tty() -> None:
+    out = run_cli("audit", EXAMPLE).stdout
+    headers = re.findall(r"^== (\S+)$", out, flags=re.M)
+    assert headers == sorted(headers) and len(headers) == len(set(headers)) >= 8
+    assert "\033[" not in out
+    assert out.rstrip().splitlines()[-1].startswith("summary: 26 findings")
+
+
+def test_markdown_report_is_a_table_for_tickets() -> None:
+    out = run_cli("audit", EXAMPLE, "--format", "markdown").stdout
+    assert out.startswith("# foretune audit")
+    assert "| severity | rule | finding | current | recommended |" in out
+    assert "`pg-max-connections-below-budget`" in out
+
+
+def test_output_file_is_written_and_stdout_stays_empty(tmp_path: Path) -> None:
+    target = tmp_path / "report.md"
+    result = run_cli("audit", EXAMPLE, "--format", "markdown", "--output", str(target))
+    assert result.stdout == ""
+    assert target.read_text(encoding="utf-8").startswith("# foretune audit")
+
+
+def chromium() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    assert found, "Chromium is required for the HTML check: python3 dev.py test installs it"
+    return found
+
+
+def test_html_report_renders_in_a_real_browser(tmp_path: Path) -> None:
+    page = tmp_path / "audit.html"
+    assert run_cli("audit", EXAMPLE, "--format", "html", "--output", str(page)).status == 1
+    html = page.read_text(encoding="utf-8")
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", html), "the report must not load anything from the network"
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
+             f"--user-data-dir={tmp_path / 'profile'}"]
+    dom = subprocess.run([chromium(), *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert "Uncaught" not in dom.stderr
+    assert re.search(r'<p id="summary"><strong>26 findings \(8 high, 10 medium, 8 low\)', dom.stdout)
+    for rule in failing_ids(audit_json()):
+        assert f'id="{rule}"' in dom.stdout
+    shot = tmp_path / "audit.png"
+    done = subprocess.run([chromium(), *flags, f"--screenshot={shot}", "--window-size=1280,2000", page.as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+
+# --- rules catalogue ------------------------------------------------------------------------------
+
+def test_rules_list_names_every_rule_once() -> None:
+    from foretune.rules.registry import all_rules
+
+    out = run_cli("rules", "list").stdout
+    lines = out.strip().splitlines()
+    listed = [line.split()[0] for line in lines[:-1]]
+    assert lines[-1].startswith(f"{len(listed)} rules")
+    assert sorted(listed) == sorted(r.id for r in all_rules())
+
+
+def test_rules_explain_prints_the_doc_and_rejects_unknown_ids() -> None:
+    out = run_cli("rules", "explain", "pg-max-connections-below-budget")
+    assert out.status == 0 and "## Why it matters" in out.stdout and "## Fix" in out.stdout
+    bad = run_cli("rules", "explain", "no-such-rule")
+    assert bad.status == 2 and "no-such-rule" in bad.stderr
+
+
+# --- plan from a sosreport --------------------------------------------------------------------------
+
+def test_plan_from_the_example_uses_its_hardware_and_version() -> None:
+    result = run_cli("plan", "--from", EXAMPLE, "--format", "json")
+    assert result.status == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["input"]["product"] == "satellite" and data["input"]["version"] == "6.15.3"
+    assert data["profile"]["name"] == "large"
+    # the audit's recommendation for the same tunable is the plan's
+    plan_pool = next(t for t in data["tunables"] if t["id"] == "foreman.db_pool")["foretune"]["value"]
+    audit_pool = next(f for f in audit_json()["findings"] if f["rule"] == "foreman-db-pool-too-small")  # type: ignore[union-attr]
+    assert audit_pool["recommended"] == plan_pool
+
+
+# --- live -----------------------------------------------------------------------------------------
+
+@pytest.mark.live
+def test_live_audit_of_this_machine_completes_with_reasoned_skips() -> None:
+    """The test machine is not a Foreman server: product rules skip and say why; OS rules still run."""
+    result = run_cli("audit", "--format", "json", "--fail-on", "critical")
+    assert result.status == 0, result.stderr
+    data = json.loads(result.stdout)
+    jsonschema.validate(data, json.loads(SCHEMA.read_text(encoding="utf-8")))
+    assert data["source"]["kind"] == "live" and data["release"] is None
+    by_rule = {f["rule"]: f for f in data["findings"]}
+    assert by_rule["puma-workers-outside-range"]["status"] == "skip"
+    assert "no Foreman, Satellite, orcharhino or Capsule packages" in by_rule["puma-workers-outside-range"]["message"]
+    assert all(f["message"] for f in data["findings"] if f["status"] == "skip")
+    assert not [f["rule"] for f in data["findings"] if f["status"] == "error"]
+    # facts every Linux box has are read live, so the OS rules reach a verdict
+    assert by_rule["swap-in-use"]["status"] in ("pass", "fail")
+    assert by_rule["low-free-space"]["status"] in ("pass", "fail")
