@@ -238,3 +238,51 @@ def test_live_audit_of_this_machine_completes_with_reasoned_skips() -> None:
     # facts every Linux box has are read live, so the OS rules reach a verdict
     assert by_rule["swap-in-use"]["status"] in ("pass", "fail")
     assert by_rule["low-free-space"]["status"] in ("pass", "fail")
+
+
+# --- benchmark results as audit input ----------------------------------------------------------------
+
+BENCH = REPO / "tests" / "fixtures" / "bench"
+
+
+def bench_findings(*files: Path) -> dict[str, dict[str, object]]:
+    argv = [arg for f in files for arg in ("--bench", str(f))]
+    data = audit_json("--select", "storage-throughput-low,storage-latency-high,pg-commit-latency-high", *argv)
+    return {f["rule"]: f for f in data["findings"]}  # type: ignore[union-attr]
+
+
+def test_recorded_storage_and_db_results_become_cited_findings() -> None:
+    found = bench_findings(BENCH / "storage-quick.json", BENCH / "storage-direct.json", BENCH / "db.json")
+    # storage-quick.json is a slow quick read (34 MB/s); the direct run and pgbench were fast
+    assert found["storage-throughput-low"]["status"] == "fail"
+    assert found["storage-throughput-low"]["current"] == 34
+    assert found["storage-latency-high"]["status"] == "pass"
+    assert found["pg-commit-latency-high"]["status"] == "pass"
+    assert all(f["citations"] for f in found.values())
+
+
+def test_without_bench_results_the_bench_rules_skip_and_say_how() -> None:
+    found = bench_findings()
+    assert {f["status"] for f in found.values()} == {"skip"}
+    assert all("--bench" in str(f["message"]) for f in found.values())
+
+
+def test_a_real_fio_run_feeds_the_audit(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    work = tmp_path / "work"
+    work.mkdir()
+    ran = run_cli("bench", "storage", "--direct", "--size", "8m", "--runtime", "1", "--json", "--output", str(out), str(work))
+    assert ran.status in (0, 1), ran.stderr
+    measured = {r["job"]: r for r in json.loads(out.read_text(encoding="utf-8"))["results"]}
+    found = bench_findings(out)
+    expected = "pass" if measured["seq-read"]["read_mb_s"] >= 100 else "fail"
+    assert found["storage-throughput-low"]["status"] == expected
+    assert found["storage-latency-high"]["status"] in ("pass", "fail")
+    assert found["pg-commit-latency-high"]["status"] == "skip"
+
+
+def test_unreadable_bench_file_is_an_input_error(tmp_path: Path) -> None:
+    junk = tmp_path / "bench.json"
+    junk.write_text("{not json", encoding="utf-8")
+    result = run_cli("audit", EXAMPLE, "--bench", str(junk))
+    assert result.status == 2 and "Traceback" not in result.stderr

@@ -1,0 +1,36 @@
+"""Slow WAL-like flushes or random reads measured by `foretune bench storage --json`."""
+
+from __future__ import annotations
+
+from foretune.knowledge import threshold
+from foretune.rules.base import Context, Evidence, Outcome, Rule, Severity
+
+# bench job -> (threshold key, what the figure is)
+JOBS = {"fsync-write": ("bench-fsync-p99-warn", "8 KiB writes each followed by fdatasync"),
+        "lat-qd1": ("bench-lat-qd1-p99-warn", "random 4 KiB reads, one at a time")}
+
+
+class StorageLatencyHigh(Rule):
+    id = "storage-latency-high"
+    title = "Storage flush and read latency are low enough for PostgreSQL"
+    component = "storage"
+    severity = Severity.MEDIUM
+    citations = ("bench-estimate", "bench-pg-wal-block", "gf-hardware")
+
+    def check(self, ctx: Context) -> Outcome:
+        measured = [r for doc in ctx.bench if doc.get("kind") == "storage" for r in doc.get("results", [])
+                    if r.get("job") in JOBS and r.get("lat_p99_ms") is not None]
+        if not measured:
+            return self.skipped("no latency results (run: foretune bench storage --json > bench.json; audit --bench bench.json)")
+        evidence = tuple(Evidence("bench", f"{r['directory']} {r['job']}", f"p99 {r['lat_p99_ms']} ms") for r in measured)
+        slow = [(r, threshold(JOBS[r["job"]][0])) for r in measured if r["lat_p99_ms"] > threshold(JOBS[r["job"]][0])]
+        if not slow:
+            worst = max(measured, key=lambda r: r["lat_p99_ms"])
+            return self.passed(f"highest 99th percentile {worst['lat_p99_ms']} ms ({worst['directory']} {worst['job']})")
+        result, limit = max(slow, key=lambda pair: pair[0]["lat_p99_ms"] / pair[1])
+        return self.failed(f"{result['directory']}: 99 % of {JOBS[result['job']][1]} take up to {result['lat_p99_ms']} ms "
+                           f"(limit {limit} ms): PostgreSQL commits and queries wait on the disk",
+                           current=result["lat_p99_ms"], recommended=limit, evidence=evidence)
+
+
+RULE = StorageLatencyHigh()
