@@ -29,3 +29,39 @@ def test_plan_json_doc_covers_every_schema_field() -> None:
     doc = (REPO / "docs" / "plan-json.md").read_text(encoding="utf-8")
     for field in schema["required"]:
         assert f"| `{field}` |" in doc, field
+
+
+def readme_commands() -> list[list[str]]:
+    """Every `foretune ...` command in the README's shell blocks, split like a shell would."""
+    import re
+    import shlex
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    commands = []
+    for block in re.findall(r"```sh\n(.*?)```", text, flags=re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            for part in line.split("&&"):
+                words = shlex.split(part, comments=True)
+                if words and words[0] == "foretune":
+                    commands.append(words[1:])
+    return commands
+
+
+def test_readme_commands_parse() -> None:
+    """The README's examples use only options that exist (parsed, not run)."""
+    from foretune.cli import load_command
+
+    commands = readme_commands()
+    assert len(commands) >= 10
+    for argv in commands:
+        parser = load_command(argv[0]).build_parser(f"foretune {argv[0]}")
+        parser.parse_args(argv[1:])
+
+
+def test_readme_plan_examples_run() -> None:
+    from tests.conftest import run_cli
+
+    for argv in readme_commands():
+        if argv[0] in ("plan", "profiles") and "--out" not in argv:
+            result = run_cli(*argv)
+            assert result.status == 0, (argv, result.stderr)
