@@ -63,3 +63,14 @@ def format_gib(size: int) -> str:
     '31.3 GiB'
     """
     return f"{size / GIB:.1f} GiB"
+
+
+def format_setting(value: object, unit: str, *, missing: str = "-") -> str:
+    """A tunable's value as people write it: GiB for byte counts, on/off for booleans."""
+    if value is None:
+        return missing
+    if unit == "bytes" and isinstance(value, int):
+        return format_gib(value)
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)

@@ -1,4 +1,4 @@
-"""Plan cases covering every generation and role; golden outputs live in golden/<name>.json."""
+"""Plan cases covering every generation and role; reviewed outputs live in golden/<name>/."""
 
 from __future__ import annotations
 

@@ -1,13 +1,17 @@
-"""Write golden/<case>.json from the current planner. Review every diff before committing."""
+"""Rewrite golden/<case>/ from the current planner. Review every diff before committing."""
 
 from __future__ import annotations
 
-import json
+import shutil
 
 from tests.plan.cases import CASES
-from tests.plan.test_plan_golden import GOLDEN, plan_json
+from tests.plan.golden_outputs import GOLDEN, outputs
 
 if __name__ == "__main__":
     for name, argv in CASES.items():
-        (GOLDEN / f"{name}.json").write_text(json.dumps(plan_json(argv), indent=2) + "\n", encoding="utf-8")
+        root = GOLDEN / name
+        shutil.rmtree(root, ignore_errors=True)
+        for rel, text in outputs(argv).items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text, encoding="utf-8")
         print("wrote", name)

@@ -1,34 +1,23 @@
-"""Plans for every generation match reviewed golden JSON, and validate against the shipped schema."""
+"""Every output of the planner for every generation matches reviewed goldens; JSON follows the shipped schema."""
 
 from __future__ import annotations
 
 import json
 from importlib import resources
-from pathlib import Path
 
 import jsonschema
 import pytest
 
-from tests.conftest import run_cli
 from tests.plan.cases import CASES
-
-GOLDEN = Path(__file__).parent / "golden"
-
-
-def plan_json(argv: list[str], *, stable: bool = True) -> dict[str, object]:
-    """The plan's JSON; ``stable`` drops the foretune version so goldens survive releases."""
-    result = run_cli("plan", *argv, "--format", "json")
-    assert result.status == 0, result.stderr
-    data: dict[str, object] = json.loads(result.stdout)
-    if stable:
-        data.pop("foretune_version")
-    return data
+from tests.plan.golden_outputs import golden, outputs, plan_json
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_plan_matches_golden(name: str) -> None:
-    expected = json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))
-    assert plan_json(CASES[name]) == expected
+def test_plan_outputs_match_golden(name: str) -> None:
+    expected, actual = golden(name), outputs(CASES[name])
+    assert sorted(actual) == sorted(expected), "the set of output files changed"
+    for rel in expected:
+        assert actual[rel] == expected[rel], f"{name}/{rel} differs from its golden"
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -42,3 +31,10 @@ def test_every_cited_id_resolves() -> None:
         data = plan_json(argv)
         cited = {c for t in data["tunables"] for side in ("installer", "foretune") for c in t[side]["citations"]}  # type: ignore[attr-defined]
         assert cited <= set(data["citations"])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_out_tree_holds_the_formats(name: str) -> None:
+    files = golden(name)
+    assert files["out/custom-hiera.yaml"] == files["hiera.yaml"]
+    assert files["out/installer.sh"] == "#!/bin/sh\nset -e\n" + files["installer.txt"]

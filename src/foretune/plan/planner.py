@@ -534,7 +534,8 @@ class Planner:
             budget.append((f"Sidekiq {inst} workers x ({conc} + {extra}) + orchestrator", inst * (conc + extra) + 1 + extra))
         if "dynflow.executors" in t:
             budget.append((f"dynflowd {t['dynflow.executors'].foretune.value} executors x 5", t["dynflow.executors"].foretune.value * 5))
-        budget.append(("Candlepin", const("candlepin_connections")))
+        if self.server:
+            budget.append(("Candlepin", const("candlepin_connections")))
         if "pulp.workers" in t:
             pw, pa, pc = (t[k].foretune.value for k in ("pulp.workers", "pulp.api_workers", "pulp.content_workers"))
             budget.append((f"pulpcore {pw} workers x 2 + {pa + pc} gunicorn", pw * const("pulp_connections_per_worker")
@@ -611,6 +612,8 @@ class Planner:
                                     f"shared_buffers + {conns} backends x 5 MiB"))
         elif self.server:
             add("PostgreSQL", 2.5, "foretune estimate before PostgreSQL is planned")
+        elif self.f.pulpcore:
+            add("PostgreSQL", memory_gib("capsule_postgresql"), "pulpcore database only (foretune estimate)")
         if "candlepin.heap_max" in t:
             heap = t["candlepin.heap_max"].foretune.value or 4 * GIB
             items.append(MemoryItem("Candlepin", heap + int(memory_gib("candlepin_jvm_overhead") * gib), "heap + JVM overhead"))

@@ -7,6 +7,7 @@ from typing import Any
 from foretune.knowledge.profiles import PG
 from foretune.plan.model import Fix, Plan, Tunable
 from foretune.render.snippets import SYSCTL_FILE, dropin_path, installer_option, yaml_scalar
+from foretune.units import format_setting
 
 
 def changed(plan: Plan) -> list[Tunable]:
@@ -38,7 +39,7 @@ def hiera_values(plan: Plan, *, also: set[str] | frozenset[str] = frozenset()) -
 
 
 def _comment(t: Tunable) -> str:
-    return f"# {t.title}: {t.foretune.reason} (installer: {t.installer.value}) [{', '.join(t.foretune.citations)}]"
+    return f"# {t.title}: {t.foretune.reason} (installer: {format_setting(t.installer.value, t.unit, missing='not set')}) [{', '.join(t.foretune.citations)}]"
 
 
 def hiera_fragment(plan: Plan) -> str:

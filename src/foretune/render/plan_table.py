@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from foretune.plan.model import Plan
-from foretune.units import format_gib
+from foretune.units import format_gib, format_setting
 
 SEVERITY_COLOR = {"critical": "31;1", "high": "31", "medium": "33", "low": "36", "info": "37"}
 
 
-def _value(value: Any, unit: str) -> str:
-    if value is None:
-        return "-"
-    if unit == "bytes" and isinstance(value, int):
-        return format_gib(value)
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    return str(value)
+def _epoch(epoch: str) -> str:
+    if epoch == "none":
+        return "no installer --tuning profiles"
+    if epoch == "tuning.yaml":
+        return "installer tuning: single tuning.yaml"
+    return f"installer tuning epoch {epoch}"
 
 
 def render(plan: Plan, *, color: bool = False) -> str:
@@ -27,13 +23,13 @@ def render(plan: Plan, *, color: bool = False) -> str:
     inp = plan.input
     lines = [
         f"{plan.release.label} {inp.role}: {inp.hosts} hosts, {inp.cpus} CPUs, {format_gib(inp.ram_bytes)} RAM",
-        f"generation: {plan.release.generation} (installer tuning epoch {plan.release.epoch})",
+        f"generation: {plan.release.generation} ({_epoch(plan.release.epoch)})",
         f"profile: {plan.profile} — {plan.profile_reason}",
         f"hardware: {plan.hardware.message}",
         f"largest profile this hardware supports: {plan.largest_supported_profile or 'none (below default)'}",
         "",
     ]
-    rows = [(t.id, _value(t.installer.value, t.unit), _value(t.foretune.value, t.unit), t.foretune.reason,
+    rows = [(t.id, format_setting(t.installer.value, t.unit), format_setting(t.foretune.value, t.unit), t.foretune.reason,
              ", ".join(t.foretune.citations), t.differs) for t in plan.tunables.values()]
     widths = [max(len(str(r[i])) for r in [("tunable", "installer", "foretune"), *rows]) for i in range(3)]
     lines.append(f"{'tunable':<{widths[0]}}  {'installer':>{widths[1]}}  {'foretune':>{widths[2]}}  reason [citations]")
@@ -45,9 +41,8 @@ def render(plan: Plan, *, color: bool = False) -> str:
     for consumer, n in plan.connection_budget:
         lines.append(f"  {n:>6}  {consumer}")
         total += n
-    if "postgresql.max_connections" in plan.tunables:
-        t = plan.tunables["postgresql.max_connections"]
-        lines.append(f"  {total:>6}  total; max_connections installer {t.installer.value}, foretune {t.foretune.value}")
+    t = plan.tunables.get("postgresql.max_connections")
+    lines.append(f"  {total:>6}  total" + (f"; max_connections installer {t.installer.value}, foretune {t.foretune.value}" if t else ""))
     mem_total = sum(m.bytes for m in plan.memory)
     lines += ["", "Memory budget (never swap):"]
     lines += [f"  {format_gib(m.bytes):>10}  {m.component} ({m.reason})" for m in plan.memory]

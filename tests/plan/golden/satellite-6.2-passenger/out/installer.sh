@@ -1,0 +1,5 @@
+#!/bin/sh
+set -e
+satellite-installer \
+  --foreman-passenger-min-instances 3 \
+  --puppet-splay true
