@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -76,3 +78,25 @@ def test_profile_grows_with_hosts(hosts: int) -> None:
     from foretune.knowledge.model import SIZES
 
     assert SIZES.index(profile_for_hosts(hosts)) <= SIZES.index(profile_for_hosts(hosts + 1))
+
+
+MEMORY_SETTINGS = ("puma.workers", "passenger.max_pool_size", "postgresql.shared_buffers", "postgresql.effective_cache_size",
+                   "postgresql.work_mem", "candlepin.heap_max", "mongodb.cache_size_gb", "dynflow.executors")
+
+
+def _amount(value: object) -> float:
+    """A setting as a number: PostgreSQL sizes ("8GB", "512MB") in MiB, everything else as is."""
+    if isinstance(value, str):
+        number, unit = value[:-2], value[-2:]
+        return float(number) * {"MB": 1, "GB": 1024}[unit]
+    return float(value)  # type: ignore[arg-type]
+
+
+@settings(max_examples=150, deadline=None)
+@given(plan_inputs(), st.integers(1, 512))
+def test_more_ram_never_lowers_memory_settings(inp: PlanInput, extra_gib: int) -> None:
+    small = make_plan(inp).tunables
+    big = make_plan(dataclasses.replace(inp, ram_bytes=inp.ram_bytes + extra_gib * GIB)).tunables
+    for tid in MEMORY_SETTINGS:
+        if tid in small and tid in big and small[tid].foretune.value is not None:
+            assert _amount(big[tid].foretune.value) >= _amount(small[tid].foretune.value), tid

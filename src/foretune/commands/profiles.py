@@ -75,7 +75,7 @@ def _list(env: Environment, release: Any) -> None:
 
 
 def _show(env: Environment, release: Any, profile: str, fmt: str) -> None:
-    from foretune.knowledge.profiles import installer_hiera
+    from foretune.knowledge.profiles import installer_hiera, tuning_files
 
     hiera = installer_hiera(release, profile)
     if fmt == "json":
@@ -85,7 +85,7 @@ def _show(env: Environment, release: Any, profile: str, fmt: str) -> None:
         return
     import yaml
 
-    env.stdout.write(f"# --tuning {profile} on {release.label} (tuning/common.yaml + sizes/{profile}.yaml)\n")
+    env.stdout.write(f"# --tuning {profile} on {release.label} ({tuning_files(release, profile)})\n")
     env.stdout.write(yaml.safe_dump(hiera, sort_keys=False, default_flow_style=False) if hiera else "{}\n")
 
 

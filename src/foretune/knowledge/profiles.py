@@ -52,6 +52,15 @@ def installer_hiera(release: Release, profile: str = "default", role: str = "ser
     return merged
 
 
+def tuning_files(release: Release, profile: str) -> str:
+    """The installer files ``--tuning profile`` reads on this release, for provenance lines."""
+    if release.epoch == "tuning.yaml":
+        return "tuning.yaml"
+    if profile in SIZES and profile != "default":
+        return f"tuning/common.yaml + tuning/sizes/{profile}.yaml"
+    return "tuning/common.yaml"
+
+
 def _apply(target: dict[str, Any], values: dict[str, Any]) -> None:
     for key, value in values.items():
         if key == PG and isinstance(target.get(key), dict):

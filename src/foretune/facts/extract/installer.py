@@ -131,13 +131,13 @@ def effective(x: Extractor, answers: dict[str, Any] | None, hiera: dict[str, Any
     product_name, version = x.value("product"), x.value("product_version")
     if product_name and version:
         try:
-            from foretune.knowledge.profiles import installer_hiera
+            from foretune.knowledge.profiles import installer_hiera, tuning_files
             from foretune.knowledge.releases import resolve_release
 
             release = resolve_release(product_name, version, foreman_version=x.value("foreman_version"))
             profile = x.value("tuning_profile") or "default"
             merged = installer_hiera(release, profile if profile != "development" else "default", x.value("role") or "server")
-            layers.append(f"installer {release.foreman_version} tuning/common" + (f" + sizes/{profile}" if profile not in ("default", "development") else ""))
+            layers.append(f"installer {release.foreman_version} {tuning_files(release, profile)}")
         except ForetuneError as exc:
             x.src.problem(f"installer defaults for {product_name} {version} unknown: {exc}")
     if answers:
