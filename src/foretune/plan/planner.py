@@ -580,7 +580,7 @@ class Planner:
             self.add("puppet.hosts_per_capsule", "Puppet agents per Capsule", "count",
                      Setting(None, "not limited by the installer"),
                      Setting(per_capsule, f"about {const('puppet_hosts_per_4_cpus')} agents per 4 CPUs (10 classes each)", ("capsule-puppet",)),
-                     Fix("advice", "capsules", f"serve at most {per_capsule} Puppet agents from a box of this size"))
+                     Fix("advice", "Puppet", f"serve at most {per_capsule} agents from a box of this size"))
             if not self.server and self.inp.puppet_hosts > per_capsule:
                 self.problems.append(Problem("medium", "puppet-hosts-per-capsule",
                                              f"{self.inp.puppet_hosts} Puppet agents exceed about {per_capsule} tested for {self.inp.cpus} CPUs",

@@ -128,8 +128,12 @@ def apply_md(plan: Plan) -> str:
         steps.append(f"{n}. In `{path}` set `{line}`.")
         n += 1
     if commands(plan):
-        steps.append(f"{n}. Run `os-commands.sh` (tuned profile, transparent huge pages; the THP kernel argument needs a reboot).")
+        steps.append(f"{n}. Run `os-commands.sh` (tuned profile, transparent huge pages, settings; the THP kernel argument "
+                     "needs a reboot).")
         n += 1
+    advice = fixes_of(plan, "advice")
+    if advice:
+        steps += ["", "Keep in mind:", "", *(f"- {fix.target}: {fix.value}" for _, fix in advice)]
     steps += ["", "Every value, its reason and citation: `foretune plan ... --format json`."]
     return "\n".join(steps) + "\n"
 
