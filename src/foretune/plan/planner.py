@@ -611,7 +611,7 @@ class Planner:
             items.append(MemoryItem("PostgreSQL", sb + conns * int(memory_gib("pg_backend_mib")) * MIB,
                                     f"shared_buffers + {conns} backends x 5 MiB"))
         elif self.server:
-            add("PostgreSQL", 2.5, "foretune estimate before PostgreSQL is planned")
+            add("PostgreSQL", memory_gib("postgresql_unplanned"), "foretune estimate before PostgreSQL is planned")
         elif self.f.pulpcore:
             add("PostgreSQL", memory_gib("capsule_postgresql"), "pulpcore database only (foretune estimate)")
         if "candlepin.heap_max" in t:
