@@ -25,6 +25,7 @@ class Features:
     size_profiles: bool  # installer has --tuning size profiles
     puma_formula: str  # "none" | "fixed" (2 workers, 0-16 threads) | "auto" | "auto-capped" (cap 100)
     db_pool_formula: str  # "max(5,threads)" | "threads+4"
+    tasks_sysconfig: str  # environment file of the Dynflow executor service (foreman-tasks, later dynflowd)
 
 
 @dataclass(frozen=True)

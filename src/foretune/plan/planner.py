@@ -352,7 +352,7 @@ class Planner:
             self.add("dynflow.executors", "dynflowd EXECUTORS_COUNT", "count",
                      Setting(default("dynflowd", "executors"), "dynflowd default", (default_cite("dynflowd"),)),
                      Setting(want, "2 executors for 32-64 GB RAM, 3 above", (cite("dynflowd_executors_by_ram_gib"),)),
-                     Fix("file", "/etc/sysconfig/dynflowd", f"EXECUTORS_COUNT={want}"))
+                     Fix("file", self.f.tasks_sysconfig, f"EXECUTORS_COUNT={want}"))
 
     # -- content -------------------------------------------------------------------------------
     def pulp(self) -> None:
