@@ -139,6 +139,14 @@ def test_findings_carry_evidence_fix_and_citations() -> None:
     assert any("foreman::db_pool: 9" in fix for fix in pool["fixes"])
 
 
+def test_storage_evidence_quotes_the_directory_it_is_about() -> None:
+    findings = {f["rule"]: f for f in audit_json()["findings"]}  # type: ignore[union-attr]
+    nfs, full = findings["nfs-under-pulp"]["evidence"], findings["low-free-space"]["evidence"]
+    assert [e["location"] for e in nfs] == ["proc/mounts", "sos_commands/filesys/df_-al_-x_autofs"]
+    assert all("/var/lib/pulp" in e["excerpt"].split() for e in nfs)
+    assert all("/var/lib/pgsql" in e["excerpt"].split() and "/var/lib/pulp" not in e["excerpt"] for e in full)
+
+
 def test_text_report_groups_by_component_without_colour_off_a_tty() -> None:
     out = run_cli("audit", EXAMPLE).stdout
     headers = re.findall(r"^== (\S+)$", out, flags=re.M)

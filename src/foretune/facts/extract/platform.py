@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from foretune.facts.extract.core import Extractor
@@ -242,7 +243,9 @@ def storage(x: Extractor) -> None:
         result[path] = {"mountpoint": mount["mountpoint"], "fstype": mount["fstype"], "device": mount["device"],
                         "size_bytes": usage.get("size_bytes"), "free_bytes": usage.get("free_bytes"),
                         "rotational": None if flag not in ("0", "1") else flag == "1"}
-    provenance = [x.prov(raw, r" /var/lib/(pulp|pgsql|mongodb) | / ")]
-    if df_raw is not None:
-        provenance.append(x.prov(df_raw, r" /var/lib/(pulp|pgsql|mongodb)$| /$"))
+    provenance = []
+    for mountpoint in dict.fromkeys(d["mountpoint"] for d in result.values()):  # one mounts and one df line each
+        provenance.append(x.prov(raw, rf"^\S+ {re.escape(mountpoint)} "))
+        if df_raw is not None:
+            provenance.append(x.prov(df_raw, rf" {re.escape(mountpoint)}$"))
     x.known("key_dirs", result, *provenance)

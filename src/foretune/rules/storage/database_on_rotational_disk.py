@@ -25,7 +25,8 @@ class DatabaseOnRotationalDisk(Rule):
         if not spinning:
             return self.passed(f"{', '.join(present)} on non-rotational storage")
         return self.failed(f"{', '.join(spinning)} on rotational storage: random database I/O is slow",
-                           current="rotational", recommended="SSD", evidence=ctx.evidence("key_dirs"))
+                           current="rotational", recommended="SSD",
+                           evidence=ctx.evidence("key_dirs", about=present[spinning[0]].get("mountpoint")))
 
 
 RULE = DatabaseOnRotationalDisk()
