@@ -145,6 +145,8 @@ def test_storage_evidence_quotes_the_directory_it_is_about() -> None:
     assert [e["location"] for e in nfs] == ["proc/mounts", "sos_commands/filesys/df_-al_-x_autofs"]
     assert all("/var/lib/pulp" in e["excerpt"].split() for e in nfs)
     assert all("/var/lib/pgsql" in e["excerpt"].split() and "/var/lib/pulp" not in e["excerpt"] for e in full)
+    apache = findings["apache-workers-over-limit"]["evidence"]
+    assert {e["excerpt"].split()[0] for e in apache} == {"ServerLimit", "ThreadsPerChild", "MaxRequestWorkers"}
 
 
 def test_text_report_groups_by_component_without_colour_off_a_tty() -> None:

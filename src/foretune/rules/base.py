@@ -68,16 +68,15 @@ class Context:
     bench: list[dict[str, Any]] = field(default_factory=list)  # foretune-bench/1 documents
     no_plan_reason: str = "plan unavailable: product version, CPUs, RAM or host count unknown (try --hosts)"
 
-    def evidence(self, *names: str, about: str | None = None) -> tuple[Evidence, ...]:
+    def evidence(self, *names: str, about: str | tuple[str, ...] = ()) -> tuple[Evidence, ...]:
         """Provenance of the named facts, as evidence lines.
 
-        ``about``: keep only excerpts with this word (e.g. a mount point), when any has it.
+        ``about``: keep only excerpts containing one of these words (a mount point, a directive), when any does.
         """
         out = [Evidence(name, prov.location, prov.excerpt) for name in names for prov in self.facts[name].provenance]
-        if about is not None:
-            narrowed = [e for e in out if about in e.excerpt.split()]
-            return tuple(narrowed or out)
-        return tuple(out)
+        words = {w.lower() for w in ((about,) if isinstance(about, str) else about)}
+        narrowed = [e for e in out if words & {w.lower() for w in e.excerpt.split()}]
+        return tuple(narrowed or out)
 
 
 class Rule:

@@ -27,7 +27,7 @@ class EventWorkersOverLimit(PlanRule):
         fixes = (*t["apache.server_limit"].fixes, *t["apache.max_request_workers"].fixes)
         return self.failed(f"MaxRequestWorkers {workers} but only {limit} x {threads} = {limit * threads} threads can run: "
                            "httpd silently caps it and requests queue (HTTP 503 under load)",
-                           current=workers, recommended=limit * threads, evidence=ctx.evidence("apache"), fixes=fixes)
+                           current=workers, recommended=limit * threads, evidence=ctx.evidence("apache", about=("ServerLimit", "ThreadsPerChild", "MaxRequestWorkers")), fixes=fixes)
 
 
 RULE = EventWorkersOverLimit()

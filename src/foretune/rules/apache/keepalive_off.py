@@ -22,7 +22,7 @@ class KeepAliveOff(KeepAliveRule):
             return self.passed("KeepAlive on")
         t = self.recommendation(ctx)
         return self.failed("KeepAlive off: every request opens a new TCP/TLS connection", current="Off", recommended="On",
-                           evidence=ctx.evidence("apache"), fixes=t.fixes)
+                           evidence=ctx.evidence("apache", about="KeepAlive"), fixes=t.fixes)
 
 
 RULE = KeepAliveOff()

@@ -27,7 +27,7 @@ class KeepAliveTimeout(KeepAliveRule):
         t = self.recommendation(ctx)
         why = "idle connections hold httpd processes" if timeout > high else "connections close before the next request"
         return self.failed(f"KeepAliveTimeout {timeout} s: {why}", current=timeout, recommended=t.foretune.value,
-                           evidence=ctx.evidence("apache"), fixes=t.fixes)
+                           evidence=ctx.evidence("apache", about="KeepAliveTimeout"), fixes=t.fixes)
 
 
 RULE = KeepAliveTimeout()

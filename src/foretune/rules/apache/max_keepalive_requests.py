@@ -23,7 +23,7 @@ class MaxKeepAliveRequests(KeepAliveRule):
         t = self.recommendation(ctx)
         return self.failed(f"MaxKeepAliveRequests {value if value is not None else '100 (default)'}: clients reconnect "
                            "after that many requests", current=value if value is not None else 100, recommended=0,
-                           evidence=ctx.evidence("apache"), fixes=t.fixes)
+                           evidence=ctx.evidence("apache", about="MaxKeepAliveRequests"), fixes=t.fixes)
 
 
 RULE = MaxKeepAliveRequests()

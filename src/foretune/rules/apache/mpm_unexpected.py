@@ -21,7 +21,7 @@ class MpmUnexpected(PlanRule):
         if mpm == want:
             return self.passed(f"{mpm} MPM")
         return self.failed(f"Apache runs {mpm}; this release's installer manages {want}, so its tuning keys do not apply",
-                           current=mpm, recommended=want, evidence=ctx.evidence("apache"))
+                           current=mpm, recommended=want, evidence=ctx.evidence("apache", about=("LoadModule", "ServerLimit")))
 
 
 RULE = MpmUnexpected()

@@ -28,7 +28,7 @@ class PreforkLimitsLow(PlanRule):
         fixes = (*ctx.plan.tunables["apache.server_limit"].fixes, *t.fixes)  # type: ignore[union-attr]
         return self.failed(f"prefork serves {effective} concurrent requests (ServerLimit {limit}, MaxClients {clients}); "
                            f"recommended {t.foretune.value}: {t.foretune.reason}",
-                           current=effective, recommended=t.foretune.value, evidence=ctx.evidence("apache"), fixes=fixes)
+                           current=effective, recommended=t.foretune.value, evidence=ctx.evidence("apache", about=("ServerLimit", "MaxClients", "MaxRequestWorkers")), fixes=fixes)
 
 
 RULE = PreforkLimitsLow()

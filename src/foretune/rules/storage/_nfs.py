@@ -18,4 +18,4 @@ def nfs_check(rule: Rule, ctx: Context, paths: tuple[str, ...], what: str) -> Ou
     path, entry = next(iter(bad.items()))
     return rule.failed(f"{path} ({what}) is on NFS ({entry.get('device')}): latency and locking make it unreliable",
                        current=f"{entry.get('fstype')} {entry.get('device')}", recommended="local block storage (xfs)",
-                       evidence=ctx.evidence("key_dirs", about=entry.get("mountpoint")))
+                       evidence=ctx.evidence("key_dirs", about=entry["mountpoint"]))

@@ -26,7 +26,7 @@ class DatabaseOnRotationalDisk(Rule):
             return self.passed(f"{', '.join(present)} on non-rotational storage")
         return self.failed(f"{', '.join(spinning)} on rotational storage: random database I/O is slow",
                            current="rotational", recommended="SSD",
-                           evidence=ctx.evidence("key_dirs", about=present[spinning[0]].get("mountpoint")))
+                           evidence=ctx.evidence("key_dirs", about=present[spinning[0]]["mountpoint"]))
 
 
 RULE = DatabaseOnRotationalDisk()

@@ -33,7 +33,7 @@ class LowFreeSpace(Rule):
         if share >= low:
             return self.passed(f"fullest key directory {path}: {share:.0%} free")
         return self.failed(f"{path} has {share:.0%} free ({gib(entry['free_bytes'])} of {gib(entry['size_bytes'])})",
-                           current=f"{share:.0%} free", recommended=f">= {low:.0%} free", evidence=ctx.evidence("key_dirs", about=entry.get("mountpoint")),
+                           current=f"{share:.0%} free", recommended=f">= {low:.0%} free", evidence=ctx.evidence("key_dirs", about=entry["mountpoint"]),
                            severity=Severity.HIGH if share < critical else None)
 
 

@@ -24,7 +24,7 @@ class QpiddStorageLow(PlanRule):
         if entry["free_bytes"] >= need:
             return self.passed(f"{gib(entry['free_bytes'])} free in /var/lib/qpidd for {ctx.hosts} hosts")
         return self.failed(f"/var/lib/qpidd has {gib(entry['free_bytes'])} free; {ctx.hosts} katello-agent hosts need {gib(need)}",
-                           current=entry["free_bytes"], recommended=need, evidence=ctx.evidence("key_dirs", about=entry.get("mountpoint")))
+                           current=entry["free_bytes"], recommended=need, evidence=ctx.evidence("key_dirs", about=entry["mountpoint"]))
 
 
 RULE = QpiddStorageLow()
