@@ -149,6 +149,16 @@ def test_storage_evidence_quotes_the_directory_it_is_about() -> None:
     assert {e["excerpt"].split()[0] for e in apache} == {"ServerLimit", "ThreadsPerChild", "MaxRequestWorkers"}
 
 
+def test_keepalive_evidence_is_the_line_that_wins() -> None:
+    # the 6.2 fixture sets MaxKeepAliveRequests in httpd.conf and again in the Foreman vhost; the vhost wins
+    result = run_cli("audit", str(REPO / "tests/fixtures/sosreports/satellite-6.2"), "--hosts", "8000", "--format", "json",
+                     "--select", "apache-max-keepalive-requests", "--fail-on", "critical")
+    finding = json.loads(result.stdout)["findings"][0]
+    assert finding["status"] == "fail"
+    assert [(e["location"], e["excerpt"]) for e in finding["evidence"]] == [
+        ("etc/httpd/conf.d/05-foreman-ssl.conf", "MaxKeepAliveRequests 100")]
+
+
 def test_text_report_groups_by_component_without_colour_off_a_tty() -> None:
     out = run_cli("audit", EXAMPLE).stdout
     headers = re.findall(r"^== (\S+)$", out, flags=re.M)

@@ -10,6 +10,7 @@ from typing import Any
 from foretune.facts.extract.core import Extractor
 from foretune.facts.extract.installer import packages
 from foretune.facts.extract.platform import list_units, service_units, unit_environment, unit_files, units_location
+from foretune.facts.model import Provenance
 from foretune.facts.parsers.foreman import parse_pumactl_stats
 from foretune.facts.parsers.httpd import Directive, parse_directives
 from foretune.facts.parsers.keyvalue import parse_env
@@ -158,7 +159,7 @@ def apache(x: Extractor) -> None:
         if match:
             mpm = match.group(1)
     value: dict[str, Any] = {"mpm": mpm}
-    provs = []
+    where: dict[str, Provenance] = {}  # directive -> the line its value came from
     for location, d in parsed:
         if d.name not in APACHE_INT:
             continue
@@ -170,14 +171,15 @@ def apache(x: Extractor) -> None:
             continue
         if not in_vhost or "05-foreman-ssl" in location:
             value[d.name] = _int(d.args)
-            if d.name in ("ServerLimit", "ThreadsPerChild", "MaxRequestWorkers", "MaxClients"):
-                provs.append(x.note(location, f"{d.name} {d.args}"))
+            where[d.name] = x.note(location, f"{d.name} {d.args}")
     keepalive = [(loc, d) for loc, d in parsed if d.name == "KeepAlive"]
     vhost = [(loc, d) for loc, d in keepalive if "05-foreman-ssl" in loc]
     chosen = (vhost or keepalive)[-1:] if keepalive else []
     value["KeepAlive"] = chosen[0][1].args.lower() == "on" if chosen else None
     if chosen:
-        provs.append(x.note(chosen[0][0], f"KeepAlive {chosen[0][1].args}"))
+        where["KeepAlive"] = x.note(chosen[0][0], f"KeepAlive {chosen[0][1].args}")
+    order = (*APACHE_INT, "KeepAlive")
+    provs = [where[name] for name in sorted(where, key=order.index)]
     for key in ("ServerLimit", "ThreadsPerChild", "MaxRequestWorkers", "MaxClients", "StartServers", "MaxRequestsPerChild",
                 "KeepAliveTimeout", "MaxKeepAliveRequests"):
         value.setdefault(key, None)
