@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from foretune.errors import UsageError
@@ -36,6 +37,6 @@ def build_context(facts: FactSet, *, hosts: int | None = None, bench: list[dict[
             notes.append(f"plan unavailable: {exc}")
     role = facts.value("role") or (plan.input.role if plan else None)
     ctx = Context(facts=facts, release=release, role=role, hosts=host_count, plan=plan, bench=list(bench or []))
-    if plan is None and notes:
-        ctx.no_plan_reason = notes[-1]
+    if plan is None and notes:  # the specific reason beats the generic default
+        ctx = dataclasses.replace(ctx, no_plan_reason=notes[-1])
     return ctx, notes

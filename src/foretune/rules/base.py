@@ -68,6 +68,10 @@ class Context:
     bench: list[dict[str, Any]] = field(default_factory=list)  # foretune-bench/1 documents
     no_plan_reason: str = "plan unavailable: product version, CPUs, RAM or host count unknown (try --hosts)"
 
+    def bench_results(self, kind: str) -> list[dict[str, Any]]:
+        """Every result of the given bench documents ("storage" or "db") passed with --bench."""
+        return [r for doc in self.bench if doc.get("kind") == kind for r in doc.get("results", [])]
+
     def evidence(self, *names: str, about: str | tuple[str, ...] = ()) -> tuple[Evidence, ...]:
         """Provenance of the named facts, as evidence lines.
 

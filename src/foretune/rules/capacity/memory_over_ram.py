@@ -46,8 +46,8 @@ class MemoryOverRam(Rule):
                     *(Evidence("memory budget", k, gib(v)) for k, v in items.items()))
         assert ctx.plan is not None
         planned = sum(m.bytes for m in ctx.plan.memory)
-        advice = ("even the plan's settings need about " f"{gib(planned)}: add RAM or move load to Capsules"
-                  if planned > ram else f"the plan's settings need about {gib(planned)}: apply them")
+        advice = (f"even the plan's settings need about {gib(planned)}: add RAM or move load to Capsules" if planned > ram
+                  else f"the plan's settings need about {gib(planned)}: apply them")
         return self.failed(f"the configured services need about {gib(total)} but the box has {gib(ram)} "
                            f"({biggest}, ...); {advice}", current=int(total), recommended=int(ram), evidence=evidence)
 

@@ -14,8 +14,7 @@ class PgCommitLatencyHigh(Rule):
     citations = ("bench-sat69-pgbench", "bench-estimate")
 
     def check(self, ctx: Context) -> Outcome:
-        runs = [r for doc in ctx.bench if doc.get("kind") == "db" for r in doc.get("results", [])
-                if r.get("test") == "read-write" and r.get("lat_avg_ms") is not None]
+        runs = [r for r in ctx.bench_results("db") if r.get("test") == "read-write" and r.get("lat_avg_ms") is not None]
         single = [r for r in runs if r.get("clients") == 1]
         if not single:
             return self.skipped("no one-client read-write pgbench result (run: foretune bench db --json > db.json; "

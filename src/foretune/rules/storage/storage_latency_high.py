@@ -18,12 +18,12 @@ class StorageLatencyHigh(Rule):
     citations = ("bench-estimate", "bench-pg-wal-block", "gf-hardware")
 
     def check(self, ctx: Context) -> Outcome:
-        measured = [r for doc in ctx.bench if doc.get("kind") == "storage" for r in doc.get("results", [])
-                    if r.get("job") in JOBS and r.get("lat_p99_ms") is not None]
+        measured = [r for r in ctx.bench_results("storage") if r.get("job") in JOBS and r.get("lat_p99_ms") is not None]
         if not measured:
             return self.skipped("no latency results (run: foretune bench storage --json > bench.json; audit --bench bench.json)")
         evidence = tuple(Evidence("bench", f"{r['directory']} {r['job']}", f"p99 {r['lat_p99_ms']} ms") for r in measured)
-        slow = [(r, threshold(JOBS[r["job"]][0])) for r in measured if r["lat_p99_ms"] > threshold(JOBS[r["job"]][0])]
+        limits = [(r, threshold(JOBS[r["job"]][0])) for r in measured]
+        slow = [(r, limit) for r, limit in limits if r["lat_p99_ms"] > limit]
         if not slow:
             worst = max(measured, key=lambda r: r["lat_p99_ms"])
             return self.passed(f"highest 99th percentile {worst['lat_p99_ms']} ms ({worst['directory']} {worst['job']})")
