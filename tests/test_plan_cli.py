@@ -18,7 +18,9 @@ BASE = ["plan", "--product", "satellite", "--version", "6.15", "--hosts", "15000
         (["--product", "suse"], "invalid choice"),
         (["--version", "6.99"], "unknown satellite version 6.99"),
         (["--version", "banana"], "not of the form X.Y"),
-        (["--hosts", "-5"], "must be 0 or more"),
+        (["--hosts", "-5"], "must be at least 1"),
+        (["--hosts", "0"], "must be at least 1"),
+        (["--katello-agent-hosts", "10"], "has no katello-agent"),
         (["--hosts", "lots"], "not a whole number"),
         (["--cpus", "0"], "must be at least 1"),
         (["--ram", "garbage"], "garbage"),
@@ -108,3 +110,18 @@ def test_katello_agent_era_emits_sysctl_and_qpid_limits(tmp_path: Path) -> None:
     assert hiera["qpid::open_file_limit"] == 4 * 20000 + 500
     assert "qpid::router::open_file_limit" not in hiera  # 3 x 20000 + 100 is below the profile's 150100
     assert hiera["qpid::mgmt_pub_interval"] == 5
+
+
+def test_pull_rex_on_a_release_without_it_is_one_line() -> None:
+    result = run_cli("plan", "--product", "satellite", "--version", "6.9", "--hosts", "100", "--cpus", "4", "--ram", "20G",
+                     "--rex", "pull-mqtt")
+    assert result.status == 2 and "has no pull-based remote execution" in result.stderr
+
+
+def test_render_write_into_a_missing_directory_is_one_line(tmp_path: Path) -> None:
+    target = tmp_path / "missing" / "custom-hiera.yaml"
+    result = run_cli("render", "--merge-into", str(target), "--write", "--product", "satellite", "--version", "6.15",
+                     "--hosts", "100", "--cpus", "4", "--ram", "20G")
+    assert result.status == 2
+    assert result.stderr.strip().splitlines()[-1].startswith("foretune: error: ") and "No such file" in result.stderr
+    assert not target.parent.exists()

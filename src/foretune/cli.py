@@ -100,6 +100,10 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> i
         return ExitStatus.INTERRUPTED
     except BrokenPipeError:
         return ExitStatus.OK
+    except OSError as exc:  # a path the user named cannot be read or written
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"foretune: error: {where}{exc.strerror or exc}", file=env.stderr)
+        return ExitStatus.USAGE
 
 
 class Parser(argparse.ArgumentParser):

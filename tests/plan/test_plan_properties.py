@@ -7,7 +7,7 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from foretune.knowledge.releases import known_versions
+from foretune.knowledge.releases import known_versions, resolve_release
 from foretune.plan import PlanInput, make_plan
 
 GIB = 1024**3
@@ -27,7 +27,7 @@ def plan_inputs(draw: st.DrawFn) -> PlanInput:
         ram_bytes=draw(st.integers(4, 1024)) * GIB,
         role=draw(st.sampled_from(["server", "capsule"])),
         virtual=draw(st.sampled_from([None, True, False])),
-        katello_agent_hosts=draw(st.integers(0, hosts)),
+        katello_agent_hosts=draw(st.integers(0, hosts)) if resolve_release(product, version).features.qpid else 0,
         puppet_hosts=draw(st.integers(0, hosts)),
     )
 

@@ -28,7 +28,11 @@ def count(text: str) -> int:
 
 
 def positive(text: str) -> int:
-    value = count(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must be at least 1")
+    """argparse type for a whole number >= 1."""
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
     return value

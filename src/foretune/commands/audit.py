@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from foretune.cli import new_parser
-from foretune.commands._options import count
+from foretune.commands._options import positive
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -24,7 +24,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         "nothing reaches --fail-on, 1 when something does, 2 for usage or input errors.",
                         "foretune audit sosreport-sat.example.com-2026-11-20.tar.xz --hosts 12000 --format html --output audit.html")
     parser.add_argument("source", nargs="?", metavar="SOURCE", help="sosreport directory or tarball, or snapshot (default: this host)")
-    parser.add_argument("--hosts", type=count, help="managed hosts, when the source does not say")
+    parser.add_argument("--hosts", type=positive, help="managed hosts, when the source does not say")
     parser.add_argument("--format", choices=("text", "json", "html", "markdown"), default="text")
     parser.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
     parser.add_argument("--select", type=_names, default=[], metavar="RULES", help="only these rule ids or components (comma list)")

@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from foretune.cli import new_parser
+from foretune.commands._options import positive
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -18,7 +19,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         "foretune collect --out /tmp/satellite.json.gz")
     parser.add_argument("--out", metavar="FILE", help="snapshot file (.json or .json.gz); default: "
                         "foretune-snapshot-HOST-YYYYmmdd-HHMMSS.json.gz in the current directory")
-    parser.add_argument("--hosts", type=int, metavar="N", help="managed host count, when the database cannot be read")
+    parser.add_argument("--hosts", type=positive, metavar="N", help="managed host count, when the database cannot be read")
     return parser
 
 

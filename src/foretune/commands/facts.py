@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from foretune.cli import new_parser
+from foretune.commands._options import positive
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -18,7 +19,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("source", nargs="?", metavar="SOURCE",
                         help="sosreport directory or tarball (.tar, .tar.gz, .tar.xz, .tar.bz2), or a snapshot from "
                         "`foretune collect` (.json, .json.gz); default (or `live`): this host")
-    parser.add_argument("--hosts", type=int, metavar="N", help="managed host count, when the source lacks it")
+    parser.add_argument("--hosts", type=positive, metavar="N", help="managed host count, when the source lacks it")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
     parser.add_argument("--only", metavar="NAME[,NAME...]", help="print only these facts")
     parser.add_argument("--unknown", action="store_true", help="table: also list unknown facts with the reason")

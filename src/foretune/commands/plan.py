@@ -44,7 +44,7 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
     virt.add_argument("--virtual", dest="virtual", action="store_true", default=None, help="the box is a VM")
     virt.add_argument("--bare-metal", dest="virtual", action="store_false", help="the box is bare metal")
     work = parser.add_argument_group("workload")
-    work.add_argument("--hosts", type=count, help="managed hosts (content hosts) this box serves")
+    work.add_argument("--hosts", type=positive, help="managed hosts (content hosts) this box serves")
     work.add_argument("--rex", choices=("ssh", "pull-mqtt"), help="remote execution transport (default ssh)")
     work.add_argument("--rex-hosts", type=count, help="hosts using pull-based REX (default: all with --rex pull-mqtt)")
     work.add_argument("--katello-agent-hosts", type=count, help="hosts running katello-agent/goferd (qpid era)")

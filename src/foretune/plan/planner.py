@@ -88,6 +88,10 @@ class Planner:
         self.inp = inp
         self.release = resolve_release(inp.product, inp.version, foreman_version=inp.foreman_version)
         self.f = self.release.features
+        if inp.katello_agent_hosts and not self.f.qpid:
+            raise UsageError(f"--katello-agent-hosts: {self.release.label} has no katello-agent (qpid left with it)")
+        if inp.rex == "pull-mqtt" and not self.f.pull_rex:
+            raise UsageError(f"--rex pull-mqtt: {self.release.label} has no pull-based remote execution (MQTT)")
         self.server = inp.role == "server"
         self.cores = inp.physical_cores or inp.cpus
         self.ram_gib = inp.ram_bytes / GIB
