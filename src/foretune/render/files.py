@@ -24,6 +24,8 @@ def backup(path: Path) -> Path:
 
 def write_text(path: Path, text: str, *, mode: int | None = None) -> Path | None:
     """Write ``text`` atomically; back up a different existing file first. Returns the backup, if any."""
+    if not path.parent.is_dir():
+        raise InputError(f"{path}: directory {path.parent} does not exist")
     saved = None
     if path.exists():
         if path.read_text(encoding="utf-8", errors="replace") == text:
