@@ -8,6 +8,7 @@ through ``PGPASSWORD`` in the child's environment, never on the command line.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Mapping
@@ -27,6 +28,17 @@ class Connection:
 
     def with_db(self, dbname: str) -> Connection:
         return Connection(f"{self.conninfo} dbname={dbname}", self.password)
+
+
+def psql_error(stderr: str) -> str:
+    """The line of psql's stderr that says what failed (its hints follow on tab-indented lines).
+
+    >>> psql_error('psql: error: connection to server failed: Connection refused\\n\\tIs the server running?\\n')
+    'psql: error: connection to server failed: Connection refused'
+    """
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    main = [ln for ln in lines if re.search(r"\b(error|fatal)\b", ln, re.IGNORECASE)]
+    return (main or lines or ["psql failed"])[0]
 
 
 def psql_path() -> str:
@@ -50,6 +62,6 @@ def query(conn: Connection, sql: str, *, timeout: float = 60.0, environ: Mapping
     except subprocess.TimeoutExpired as exc:
         raise InputError(f"PostgreSQL query timed out after {timeout:.0f}s") from exc
     if done.returncode != 0:
-        message = (done.stderr.strip().splitlines() or ["psql failed"])[-1]
+        message = psql_error(done.stderr)
         raise InputError(f"PostgreSQL: {message}")
     return [line.split(_SEP) for line in done.stdout.splitlines() if line]

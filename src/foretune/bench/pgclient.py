@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from foretune.errors import InputError, UsageError
-from foretune.pg import psql_path
+from foretune.pg import psql_error, psql_path
 
 _SEP = "\x1f"
 _LIBPQ_ENV = ("PGHOST", "PGPORT", "PGUSER", "PGDATABASE", "PGSERVICE")
@@ -149,6 +149,6 @@ def psql(target: Target, dbname: str, sql: str, *, read_only: bool = True, timeo
     except subprocess.TimeoutExpired as exc:
         raise InputError(f"PostgreSQL query timed out after {timeout:.0f}s") from exc
     if done.returncode != 0:
-        message = (done.stderr.strip().splitlines() or ["psql failed"])[-1]
+        message = psql_error(done.stderr)
         raise InputError(f"PostgreSQL ({target.describe()}): {message}")
     return [line.split(_SEP) for line in done.stdout.splitlines() if line]
