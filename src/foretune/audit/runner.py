@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 
 from foretune.audit.model import Finding
-from foretune.rules.base import Context, Outcome, Rule, Status
+from foretune.rules.base import Context, Outcome, Rule, Severity, Status
 
 
 def run_rule(rule: Rule, ctx: Context) -> Outcome:
@@ -20,9 +21,20 @@ def run_rule(rule: Rule, ctx: Context) -> Outcome:
             fact = ctx.facts[name]
             if not fact.known:
                 return Outcome(Status.SKIP, f"fact unknown: {name} ({fact.unknown_reason})")
-        return rule.check(ctx)
+        return qualify(rule, ctx, rule.check(ctx))
     except Exception as exc:  # a rule bug must not end the audit
         return Outcome(Status.ERROR, f"rule failed: {type(exc).__name__}: {exc}")
+
+
+def qualify(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
+    """A failure judged on an assumed host count says so and stays at medium unless the source shows it."""
+    if outcome.status != Status.FAIL or not rule.uses_hosts or not ctx.hosts_assumed or ctx.host_figure is None:
+        return outcome
+    severity = outcome.severity if outcome.severity is not None else rule.severity
+    if not outcome.observed:
+        severity = min(severity, Severity.MEDIUM)
+    message = f"{outcome.message} [{ctx.host_figure.reason.replace('assumed: ', f'assumed {ctx.host_figure.count} hosts, ')}; give --hosts]"
+    return dataclasses.replace(outcome, message=message, severity=severity)
 
 
 def finding(rule: Rule, outcome: Outcome) -> Finding:

@@ -63,7 +63,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.warn(warning)
     report = Report(source=facts.source_label, source_kind=facts.source_kind,
                     release=ctx.release.label if ctx.release else None, role=ctx.role, hosts=ctx.hosts,
-                    profile=ctx.plan.profile if ctx.plan else None, findings=findings, notes=notes)
+                    profile=ctx.plan.profile if ctx.plan else None, findings=findings, notes=notes,
+                    hosts_basis=ctx.host_figure.reason if ctx.host_figure else None,
+                    profile_basis=ctx.profile_reason or None)
     text = render(report, args.format, color=env.color and not args.output, verbose=args.verbose)
     if args.output:
         from pathlib import Path

@@ -43,8 +43,10 @@ CATALOG: tuple[FactSpec, ...] = (
     FactSpec("sysctl", "dict: name -> str value", "Kernel parameters (fs.aio-max-nr, vm.*, kernel.sem, ...)."),
     FactSpec("cpu_governor", "str or None", "cpufreq scaling governor (known None when a virtual machine has no cpufreq)."),
     FactSpec("service_limits", "dict: unit -> {LimitNOFILE: int or None (infinity), LimitNPROC: int or None, "
-             "active: bool or None, dropin_nofile: int (only when a drop-in under /etc/systemd/system sets it), "
-             "process_nofile: int (only when /proc/<MainPID>/limits was readable)}",
+             "active: bool or None, soft_nofile: int or None (LimitNOFILESoft, only when it differs from the hard LimitNOFILE), "
+             "dropin_nofile: int (only when a drop-in under /etc/systemd/system sets it), "
+             "process_nofile, process_nofile_hard: int or None (soft and hard limit of the running process, only when "
+             "/proc/<MainPID>/limits was readable)}",
              "Effective systemd limits per Foreman-stack service (systemctl show, drop-ins, /proc/<pid>/limits)."),
     FactSpec("mounts", "list of {mountpoint, device, fstype, options}", "Mounted filesystems (pseudo filesystems left out)."),
     FactSpec("key_dirs", "dict: path -> {mountpoint, fstype, device, size_bytes (int or None), free_bytes (int or None), "

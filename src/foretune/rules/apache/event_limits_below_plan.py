@@ -11,6 +11,7 @@ class EventLimitsBelowPlan(PlanRule):
     title = "Apache event MPM limits fit the host count"
     component = "apache"
     severity = Severity.MEDIUM
+    uses_hosts = True
     roles = frozenset({"server"})
     needs = ("apache",)
     citations = ("gf-httpd-children", "fi-tuning-profiles")

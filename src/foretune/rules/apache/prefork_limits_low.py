@@ -10,6 +10,7 @@ class PreforkLimitsLow(PlanRule):
     title = "Apache prefork limits fit the workload"
     component = "apache"
     severity = Severity.MEDIUM
+    uses_hosts = True
     roles = frozenset({"server"})
     needs = ("apache",)
     citations = ("g69-apache", "fi-tuning-profiles")

@@ -11,6 +11,7 @@ class QueueTooSmall(PlanRule):
     title = "PassengerMaxRequestQueueSize fits the request burst"
     component = "passenger"
     severity = Severity.MEDIUM
+    uses_hosts = True
     roles = frozenset({"server"})
     needs = ("passenger",)
     citations = ("g62-passenger",)
