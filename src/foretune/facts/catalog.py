@@ -56,7 +56,8 @@ CATALOG: tuple[FactSpec, ...] = (
     # --- application services --------------------------------------------------------------
     FactSpec("puma", "dict: workers, threads_min, threads_max (ints; from foreman.service.d or defaults)",
              "Foreman Puma configuration."),
-    FactSpec("puma_stats", "dict: workers, booted_workers, max_threads (largest per worker), backlog (summed over workers)",
+    FactSpec("puma_stats", "dict: workers, booted_workers, max_threads (largest per worker), backlog (summed over workers); "
+             "pool_capacity (free threads, summed) and saturated_workers (workers with none free) when reported",
              "pumactl stats, when available.", needs_root=True),
     FactSpec("foreman_db_pool", "int", "`pool` in /etc/foreman/database.yml."),
     FactSpec("dynflow", "dict: workers (int Sidekiq worker instances or None), concurrency (int per instance or None), "
@@ -92,6 +93,15 @@ CATALOG: tuple[FactSpec, ...] = (
     FactSpec("tasks", "dict: paused, old_paused (started more than 30 days before the data was taken), running",
              "foreman-tasks backlog (a sosreport holds only the tasks of its last 14 days by default)."),
     FactSpec("max_facts_per_host", "int", "Largest number of fact values on one host (live only)."),
+    # --- measured state ------------------------------------------------------------------------
+    FactSpec("memory_pressure", "dict: available_bytes (MemAvailable, int or None), swap_in_pages, swap_out_pages, "
+             "oom_kills (ints since boot from /proc/vmstat, or None)",
+             "Measured memory state: what is available now and how much the box has swapped since boot."),
+    FactSpec("process_rss", "dict: service -> {processes: int, rss_bytes: int}",
+             "Resident memory per Foreman-stack service, summed from `ps`."),
+    FactSpec("passenger_status", "dict: max_pool_size, processes, top_queue, app_queue (ints; queues summed over groups)",
+             "`passenger-status --show pool` (Passenger era).", needs_root=True),
+    FactSpec("log_incidents", "list of {kind, service, path, line, count, first, last}", "Incidents found in the server's logs (503 bursts, connection exhaustion, OOM kills, socket exhaustion, queue at capacity)."),
 )
 
 BY_NAME = {spec.name: spec for spec in CATALOG}

@@ -83,6 +83,13 @@ SPECS: tuple[Spec, ...] = (
     Spec("rex_settings", paths=("/etc/foreman-proxy/settings.d/remote_execution_ssh.yml",), needs_root=True),
     Spec("mosquitto_conf", paths=("/etc/mosquitto/mosquitto.conf",)),
     Spec("hammer_conf", paths=("/etc/hammer/cli.modules.d/foreman.yml",)),
+    Spec("vmstat", paths=("/proc/vmstat",)),
+    Spec("ps", commands=(("ps", "auxwww"),),
+         sos=("sos_commands/process/ps_auxwwwm", "sos_commands/process/ps_auxwww", "sos_commands/process/ps_auxfwww", "ps",
+              FOREMAN_DEBUG + "ps-awfux"), sos_exec=("ps auxwwwm", "ps auxwww")),
+    Spec("passenger_pool", commands=(("passenger-status", "--show", "pool"),),
+         sos=("sos_commands/foreman/passenger-status_--show_pool", FOREMAN_DEBUG + "passenger_status_pool"),
+         sos_exec=("passenger-status --show pool",), needs_root=True),
 )
 
 BY_NAME = {spec.name: spec for spec in SPECS}

@@ -31,7 +31,8 @@ from foretune.facts.parsers import ParseError
 
 
 def parse_pumactl_stats(text: str) -> dict[str, int] | None:
-    """Cluster figures of ``pumactl stats``: workers, booted_workers, max_threads, backlog (summed)."""
+    """Cluster figures of ``pumactl stats``: workers, booted_workers, max_threads, backlog and pool_capacity (summed),
+    saturated_workers (workers with no free thread)."""
     if not text.strip():
         return None
     start = text.find("{")
@@ -51,6 +52,9 @@ def parse_pumactl_stats(text: str) -> dict[str, int] | None:
     if statuses:
         result["max_threads"] = max(int(s.get("max_threads", 0)) for s in statuses)
         result["backlog"] = sum(int(s.get("backlog", 0)) for s in statuses)
+        if all("pool_capacity" in s for s in statuses):
+            result["pool_capacity"] = sum(int(s["pool_capacity"]) for s in statuses)
+            result["saturated_workers"] = sum(1 for s in statuses if int(s["pool_capacity"]) == 0)
     return result
 
 

@@ -1,0 +1,43 @@
+"""Measured state: available memory and swap activity, RSS per service, Passenger's pool and queue."""
+
+from __future__ import annotations
+
+from foretune.facts.extract.core import Extractor
+from foretune.facts.parsers.process import parse_passenger_pool, parse_ps_rss, parse_vmstat
+from foretune.facts.parsers.system import parse_meminfo
+
+
+def memory_pressure(x: Extractor) -> None:
+    raw = x.raw("meminfo")
+    info = x.parse(raw, parse_meminfo) or {}
+    vm_raw = x.raw("vmstat")
+    vm = x.parse(vm_raw, parse_vmstat) or {}
+    if raw is None or ("MemAvailable" not in info and not vm):
+        x.unknown("memory_pressure", x.why("meminfo") if raw is None else f"{raw.location} has no MemAvailable")
+        return
+    value = {"available_bytes": info.get("MemAvailable"), "swap_in_pages": vm.get("pswpin"),
+             "swap_out_pages": vm.get("pswpout"), "oom_kills": vm.get("oom_kill")}
+    provs = [x.prov(raw, r"^(MemTotal|MemAvailable)")]
+    if vm_raw is not None and vm:
+        provs.append(x.prov(vm_raw, r"^(pswpin|pswpout|oom_kill) "))
+    x.known("memory_pressure", value, *provs)
+
+
+def process_rss(x: Extractor) -> None:
+    raw = x.raw("ps")
+    rss = x.parse(raw, parse_ps_rss)
+    if raw is None or not rss:
+        x.unknown("process_rss", x.why("ps") if raw is None else f"{raw.location} lists no Foreman-stack process")
+        return
+    summary = ", ".join(f"{name}: {v['processes']} processes, {v['rss_bytes'] / 1024**3:.1f} GiB RSS"
+                        for name, v in sorted(rss.items(), key=lambda kv: -kv[1]["rss_bytes"]))
+    x.known("process_rss", rss, x.note(raw.location, summary))
+
+
+def passenger_status(x: Extractor) -> None:
+    raw = x.raw("passenger_pool")
+    pool = x.parse(raw, parse_passenger_pool)
+    if raw is None or not pool:
+        x.unknown("passenger_status", x.why("passenger_pool") if raw is None else f"{raw.location} is empty")
+        return
+    x.known("passenger_status", pool, x.prov(raw, r"(Max pool size|Processes|Requests in)"))
