@@ -52,8 +52,9 @@ class MemoryOverRam(Rule):
         evidence = (*ctx.evidence("ram_bytes", "memory_pressure", "swap", "process_rss", "puma", "postgresql", "candlepin"),
                     *(Evidence("memory budget", k, gib(v)) for k, v in items.items()))
         measured = available is not None
-        if measured:
-            state = f"measured: only {gib(available)} available" + (f", {pressure['oom_kills']} OOM kills" if pressure.get("oom_kills") else "")
+        if available is not None:
+            ooms = pressure.get("oom_kills")
+            state = f"measured: only {gib(available)} available" + (f", {ooms} OOM kills" if ooms else "")
         else:
             state = "no measurement of available memory in the source"
         assert ctx.plan is not None
