@@ -27,14 +27,37 @@ def run_rule(rule: Rule, ctx: Context) -> Outcome:
 
 
 def qualify(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
-    """A failure judged on an assumed host count says so and stays at medium unless the source shows it."""
-    if outcome.status != Status.FAIL or not rule.uses_hosts or not ctx.hosts_assumed or ctx.host_figure is None:
+    """Calibrate a failure to what the source supports.
+
+    A value that is exactly what the declared profile's installer run gives is hygiene (low): the box is
+    judged against the admin's choice, and a profile that does not fit is its own finding. A failure
+    judged on an assumed host count says so and stays at medium unless the source itself shows it.
+    """
+    if outcome.status != Status.FAIL:
+        return outcome
+    outcome = _at_profile_value(rule, ctx, outcome)
+    if not rule.uses_hosts or not ctx.hosts_assumed or ctx.host_figure is None:
         return outcome
     severity = outcome.severity if outcome.severity is not None else rule.severity
     if not outcome.observed:
         severity = min(severity, Severity.MEDIUM)
     message = f"{outcome.message} [{ctx.host_figure.reason.replace('assumed: ', f'assumed {ctx.host_figure.count} hosts, ')}; give --hosts]"
     return dataclasses.replace(outcome, message=message, severity=severity)
+
+
+def _at_profile_value(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
+    tunable = getattr(rule, "tunable", None)
+    if rule.uses_hosts or rule.demand_based or outcome.observed or ctx.plan is None or tunable not in ctx.plan.tunables:
+        return outcome
+    setting = ctx.plan.tunables[tunable].installer
+    installer = setting.value
+    if "fi-tuning-profiles" not in setting.citations or installer is None or outcome.current is None or str(outcome.current).strip() != str(installer).strip():
+        return outcome
+    severity = outcome.severity if outcome.severity is not None else rule.severity
+    if severity <= Severity.LOW:
+        return outcome
+    return dataclasses.replace(outcome, severity=Severity.LOW,
+                               message=f"{outcome.message} (this is the {ctx.plan.profile} profile's own value: hygiene, not a fault)")
 
 
 def finding(rule: Rule, outcome: Outcome) -> Finding:

@@ -85,7 +85,8 @@ CATALOG: tuple[FactSpec, ...] = (
              "qpidd/qdrouterd (katello-agent era)."),
     FactSpec("mqtt", "dict: pull_rex (bool), ttl, resend_interval, rate_limit (int or None when unset), "
              "mosquitto (bool: package or /etc/mosquitto/mosquitto.conf present)", "Pull-based REX transport settings."),
-    FactSpec("mongodb", "dict: cache_size_gb (float or None)", "MongoDB WiredTiger cache (Pulp 2 era)."),
+    FactSpec("mongodb", "dict: cache_size_gb (float or None), engine (str: wiredTiger | mmapv1, or None; from mongod.conf, "
+             "else the server version's default)", "MongoDB storage engine and WiredTiger cache (Pulp 2 era)."),
     FactSpec("hammer", "dict: request_timeout (int or None)", "hammer CLI configuration."),
     # --- workload ----------------------------------------------------------------------------
     FactSpec("managed_hosts", "int", "Hosts managed by this server (live: database; sosreport: foreman-maintain's "

@@ -119,6 +119,8 @@ class Rule:
     needs: ClassVar[tuple[str, ...]] = ()  # fact names; unknown -> SKIP "fact unknown: <reason>"
     citations: ClassVar[tuple[str, ...]] = ()  # ids in knowledge/data/citations*.yaml
     uses_hosts: ClassVar[bool] = False  # the verdict depends on the managed-host count
+    # the profile's own value is hygiene (low) unless the rule weighs demand in force against it
+    demand_based: ClassVar[bool] = False
 
     def applies(self, ctx: Context) -> str | None:
         """Return a skip reason when the rule does not apply (generation, role), else None."""

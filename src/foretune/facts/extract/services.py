@@ -285,12 +285,31 @@ def mongodb(x: Extractor) -> None:
         x.unknown("mongodb", x.why("mongod_conf"))
         return
     cache = None
+    engine_name = None
     if re.search(r"^\s*storage:", raw.text, re.MULTILINE):
         data = x.parse(raw, parse_yaml) or {}
-        engine = (((data.get("storage") or {}).get("wiredTiger") or {}).get("engineConfig") or {})
+        storage = data.get("storage") or {}
+        engine = ((storage.get("wiredTiger") or {}).get("engineConfig") or {})
         if engine.get("cacheSizeGB") is not None:
             cache = float(engine["cacheSizeGB"])
-    x.known("mongodb", {"cache_size_gb": cache}, x.prov(raw, r"cacheSizeGB|storageEngine|dbpath"))
+        if isinstance(storage.get("engine"), str):
+            engine_name = storage["engine"]
+    else:
+        match = re.search(r"^\s*storageEngine\s*=\s*(\S+)", raw.text, re.MULTILINE)
+        engine_name = match.group(1) if match else None
+    if engine_name is None:
+        engine_name = _mongodb_default_engine(x)
+    x.known("mongodb", {"cache_size_gb": cache, "engine": engine_name},
+            x.prov(raw, r"cacheSizeGB|storageEngine|engine:|dbpath"))
+
+
+def _mongodb_default_engine(x: Extractor) -> str | None:
+    """MongoDB's default engine by server version: MMAPv1 before 3.2, WiredTiger from 3.2 on."""
+    for name, version in packages(x).items():
+        if "mongodb-server" in name and version:
+            major_minor = tuple(int(p) for p in re.findall(r"\d+", version)[:2])
+            return "mmapv1" if major_minor < (3, 2) else "wiredTiger"
+    return None
 
 
 def hammer(x: Extractor) -> None:

@@ -10,6 +10,7 @@ class DbPoolTooSmall(PlanRule):
     title = "Foreman DB pool covers the Puma threads"
     component = "foreman"
     severity = Severity.HIGH
+    demand_based = True
     roles = frozenset({"server"})
     needs = ("foreman_db_pool",)
     citations = ("pf-db-pool", "gf-db-pool")

@@ -32,6 +32,7 @@ class MaxConnectionsBelowBudget(PlanRule):
     title = "PostgreSQL max_connections covers the connection budget"
     component = "postgresql"
     severity = Severity.HIGH
+    demand_based = True
     roles = frozenset({"server"})
     needs = ("postgresql",)
     citations = ("gf-postgresql", "pf-db-pool")
