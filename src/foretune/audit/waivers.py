@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 import datetime
 from dataclasses import dataclass
-from pathlib import Path
 
 from foretune.audit.model import Finding
 from foretune.errors import InputError
+from foretune.safeio import read_text
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ def load_waivers(path: str) -> list[Waiver]:
     import yaml
 
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        data = yaml.safe_load(read_text(path))
     except OSError as exc:
         raise InputError(f"waivers {path}: {exc.strerror}") from None
     except (yaml.YAMLError, UnicodeDecodeError):

@@ -9,6 +9,7 @@ from typing import Any
 
 from foretune.errors import InputError
 from foretune.facts.model import Fact, FactSet, Provenance
+from foretune.safeio import read_bytes
 
 FORMAT = "foretune-snapshot"
 FORMAT_VERSION = 1
@@ -17,7 +18,7 @@ FORMAT_VERSION = 1
 def load_snapshot(path: Path) -> FactSet:
     """The FactSet stored in a snapshot; provenance source becomes ``snapshot``."""
     try:
-        raw = path.read_bytes()
+        raw = read_bytes(path)
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}") from None
     try:

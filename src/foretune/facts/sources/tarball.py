@@ -8,6 +8,7 @@ the archive only. Unsafe names, oversized members and a truncated archive become
 from __future__ import annotations
 
 import fnmatch
+import os
 import posixpath
 import tarfile
 from pathlib import Path
@@ -16,6 +17,7 @@ from foretune.errors import InputError
 from foretune.facts.sources.sosreport import is_sosreport_root
 from foretune.facts.sources.tree import TreeSource
 from foretune.facts.specs import SPECS, sos_candidates, sos_patterns
+from foretune.safeio import open_input
 
 SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2")
 MAX_MEMBER_BYTES = 64 * 1024 * 1024
@@ -57,17 +59,19 @@ class SosreportTarball(TreeSource):
 
     def _scan(self, path: Path) -> None:
         try:
-            size = path.stat().st_size
+            handle = open_input(path)
+            size = os.fstat(handle.fileno()).st_size
         except OSError as exc:
             raise InputError(f"cannot read {path}: {exc.strerror}") from None
         if size == 0:
+            handle.close()
             raise InputError(f"{path} is empty: not a sosreport archive")
         exact, patterns = _wanted()
         side: dict[str, bytes] = {}
         prefix: str | None = None
         count = 0
         try:
-            with path.open("rb") as handle, tarfile.open(fileobj=handle, mode="r|*") as archive:
+            with handle, tarfile.open(fileobj=handle, mode="r|*") as archive:
                 for member in archive:
                     count += 1
                     name = member.name
