@@ -16,6 +16,7 @@ Every refusal is an ``OSError`` whose ``strerror`` is that line, so callers' exi
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
@@ -183,7 +184,7 @@ def _read_existing(name: str, lst: os.stat_result) -> bytes:
         if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != (lst.st_dev, lst.st_ino):
             raise refusal(name, "changed while foretune was writing it: nothing written")
         os.set_blocking(fd, True)
-        chunks = []
+        chunks: list[bytes] = []
         while True:
             chunk = os.read(fd, 1 << 20)
             if not chunk:
@@ -196,18 +197,14 @@ def _read_existing(name: str, lst: os.stat_result) -> bytes:
 def _copy_metadata(fd: int, st: os.stat_result, source: str | None) -> None:
     """Give ``fd`` the owner, mode and SELinux label of ``st``/``source`` (owner only when permitted)."""
     if (st.st_uid, st.st_gid) != (os.geteuid(), os.getegid()):
-        try:
+        with contextlib.suppress(PermissionError):  # only root may give a file away
             os.fchown(fd, st.st_uid, st.st_gid)
-        except PermissionError:
-            pass  # only root may give a file away; the file then belongs to whoever runs foretune
     os.fchmod(fd, stat.S_IMODE(st.st_mode))  # after chown, which clears set-id bits
     if source is None or not hasattr(os, "getxattr"):
         return
     for attr in _XATTRS:
-        try:
+        with contextlib.suppress(OSError):
             os.setxattr(fd, attr, os.getxattr(source, attr, follow_symlinks=False))
-        except OSError:
-            pass
 
 
 def _new_file(directory: str, prefix: str, suffix: str) -> tuple[int, str]:
@@ -270,10 +267,8 @@ def _replace(name: str, payload: bytes, lst: os.stat_result | None, *, keep_back
     except BaseException:
         if fd >= 0:
             os.close(fd)
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
     return Written(Path(name), backup=saved)
 
