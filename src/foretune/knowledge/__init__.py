@@ -7,28 +7,89 @@ Public API: :func:`load_data`, :func:`citation`, :func:`citations`, :func:`thres
 from __future__ import annotations
 
 import functools
-from importlib import resources
+import os
 from typing import Any
 
 from foretune.errors import DataError
 from foretune.knowledge.model import Citation
 
+COMPILED = "compiled.json"  # every data file as JSON, with the CRC-32 and length of the YAML it came from
+_DIR = os.path.join(os.path.dirname(__file__), "data")
+
+
+def _read(name: str) -> str:
+    """A bundled data file's text: a plain read when installed, importlib.resources inside a zipapp."""
+    if os.path.isdir(_DIR):
+        with open(os.path.join(_DIR, name), encoding="utf-8") as handle:
+            return handle.read()
+    from importlib import resources
+
+    return resources.files("foretune.knowledge").joinpath("data").joinpath(name).read_text(encoding="utf-8")
+
+
+def _fingerprint(text: str) -> str:
+    import zlib
+
+    raw = text.encode("utf-8")
+    return f"{zlib.crc32(raw):08x}-{len(raw)}"
+
 
 @functools.cache
 def load_data(name: str) -> Any:
-    """Parse ``knowledge/data/<name>`` (YAML) once."""
-    import yaml
-
+    """Parse ``knowledge/data/<name>`` once: from ``compiled.json`` when it matches the YAML, else the YAML."""
     try:
-        text = resources.files("foretune.knowledge").joinpath("data").joinpath(name).read_text(encoding="utf-8")
+        text = _read(name)
     except FileNotFoundError as exc:
         raise DataError(f"bundled data file missing: {name}") from exc
-    return yaml.safe_load(text)
+    entry = _compiled().get(name)
+    if isinstance(entry, dict) and entry.get("fingerprint") == _fingerprint(text):
+        return entry["data"]
+    import yaml
+
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+@functools.lru_cache(maxsize=1)
+def _compiled() -> dict[str, Any]:
+    """The JSON compilation of the data files (empty when absent or unreadable: the YAML is read instead)."""
+    import json
+
+    try:
+        text = _read(COMPILED)
+        files = json.loads(text).get("files", {})
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return files if isinstance(files, dict) else {}
+
+
+def compile_data() -> str:
+    """The text of ``compiled.json`` for the current YAML files (files JSON cannot represent exactly are left out)."""
+    import json
+
+    import yaml
+
+    files: dict[str, Any] = {}
+    for name in _data_files(""):
+        text = _read(name)
+        data = yaml.safe_load(text)
+        try:
+            same = json.loads(json.dumps(data)) == data
+        except (TypeError, ValueError):
+            same = False
+        if same:
+            files[name] = {"fingerprint": _fingerprint(text), "data": data}
+    return json.dumps({"generator": "python3 tools/compile_knowledge.py", "files": files}, indent=1,
+                      sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def _data_files(prefix: str) -> list[str]:
-    folder = resources.files("foretune.knowledge").joinpath("data")
-    return sorted(p.name for p in folder.iterdir() if p.name.startswith(prefix) and p.name.endswith(".yaml"))
+    if os.path.isdir(_DIR):
+        names = os.listdir(_DIR)
+    else:
+        from importlib import resources
+
+        names = [p.name for p in resources.files("foretune.knowledge").joinpath("data").iterdir()]
+    return sorted(n for n in names if n.startswith(prefix) and n.endswith(".yaml"))
 
 
 @functools.lru_cache(maxsize=1)
