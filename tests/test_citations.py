@@ -1,0 +1,161 @@
+"""Every citation proves itself: guide quotes occur verbatim in the guides, upstream files name a
+repository, path and tag, and no foretune estimate claims a measurement no source reports."""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+from typing import Any
+
+import pytest
+
+from foretune.errors import DataError
+from foretune.knowledge import _citation, citation, citations, load_data
+from foretune.knowledge.model import CITATION_KINDS
+from tests.support import seeds
+
+DATA_FILES = sorted(p.name for p in resources.files("foretune.knowledge").joinpath("data").iterdir()
+                    if p.name.endswith(".yaml") and not p.name.startswith("citations"))
+QUOTED = [(cid, c) for cid, c in sorted(citations().items()) if c.kind in ("guide", "doc")]
+
+
+@pytest.fixture(scope="module")
+def guides() -> None:
+    """Fail (never skip) with the paths tried when the guide texts are not beside the repository."""
+    try:
+        seeds.seed_dir()
+    except FileNotFoundError as exc:
+        pytest.fail(str(exc))
+
+
+def test_every_citation_says_how_it_is_proven() -> None:
+    for cid, cit in citations().items():
+        assert cit.kind in CITATION_KINDS, f"{cid}: kind {cit.kind!r} is not one of {CITATION_KINDS}"
+
+
+@pytest.mark.parametrize("cid", [cid for cid, _ in QUOTED])
+def test_quoted_citations_carry_short_quotes_with_their_figures(cid: str) -> None:
+    cit = citation(cid)
+    assert cit.quotes, f"{cid}: a {cit.kind} citation needs a verbatim quote"
+    for quote in cit.quotes:
+        assert quote.figure, f"{cid}: quote {quote.text[:50]!r}... names no figure"
+        assert len(quote.text) <= 400, f"{cid}: quote longer than one or two sentences"
+    if cit.kind == "doc":
+        assert cit.url.startswith("https://"), f"{cid}: a quoted document needs its public address"
+
+
+@pytest.mark.parametrize("cid", [cid for cid, c in QUOTED if c.kind == "guide"])
+def test_guide_quotes_occur_in_their_guide(guides: None, cid: str) -> None:
+    cit = citation(cid)
+    assert cit.guide in seeds.GUIDE_SEEDS, f"{cid}: unknown guide {cit.guide!r}"
+    text = seeds.guide_text(cit.guide)
+    for quote in cit.quotes:
+        assert seeds.normalise(quote.text) in text, f"{cid}: not verbatim in {cit.guide}: {quote.text!r}"
+
+
+def test_an_altered_quote_is_caught(guides: None) -> None:
+    assert seeds.normalise("Each Puma worker consumes around 1 GiB of RAM.") in seeds.guide_text("foreman-guide")
+    assert seeds.normalise("Each Puma worker consumes around 2 GiB of RAM.") not in seeds.guide_text("foreman-guide")
+    assert seeds.normalise("Each Puma worker consumes around 1 GiB of RAM.") not in seeds.guide_text("sat62-brief")
+
+
+def test_normalise_ignores_layout_and_conversion_markup_only() -> None:
+    assert seeds.normalise("a **tuned**\n  profile `x`") == "a tuned profile x"
+    assert seeds.normalise(r"$1.5 * \text{Physical CPU Cores}$") == "1.5 Physical CPU Cores"
+    assert seeds.normalise("2 to 5 seconds") != seeds.normalise("2 to 6 seconds")
+
+
+@pytest.mark.parametrize("cid", sorted(cid for cid, c in citations().items() if c.kind == "upstream"))
+def test_upstream_citations_name_repository_path_and_tag(cid: str) -> None:
+    cit = citation(cid)
+    assert re.fullmatch(r"[\w.-]+/[\w.-]+", cit.repo), f"{cid}: repo {cit.repo!r}"
+    assert cit.ref, f"{cid}: no release tag or commit"
+    assert cit.path or cit.url, f"{cid}: neither a file path nor an address"
+    assert not cit.quotes, f"{cid}: upstream files carry an excerpt, not a guide quote"
+    assert cit.url.startswith("https://github.com/"), f"{cid}: url {cit.url!r}"
+
+
+def test_estimates_carry_no_quotes() -> None:
+    for cid, cit in citations().items():
+        if cit.kind == "estimate":
+            assert not cit.quotes and not cit.url, cid
+
+
+def test_citation_api_gives_title_where_quote_figure_url() -> None:
+    cit = citation("gf-postgresql")
+    assert cit.title.startswith("Foreman tuning guide: 5.6 PostgreSQL tuning")
+    assert cit.where == "Tuning Foreman guide, 5.6 PostgreSQL tuning"
+    assert cit.quote == ("An optimal value for this will vary between 2 GiB to a maximum of 25% of your total "
+                         "system memory depending upon the frequency of the operations being conducted on Foreman.")
+    assert cit.figure == "shared_buffers 2 GiB to 25 % of RAM"
+    assert cit.url == "https://docs.theforeman.org/nightly/Tuning_Performance/index-katello.html"
+    assert [q.figure for q in cit.quotes][2] == "work_mem 8 MB"
+
+
+def test_upstream_url_is_the_file_at_its_tag() -> None:
+    cit = citation("pf-db-pool")
+    assert cit.url == "https://github.com/theforeman/puppet-foreman/blob/25.0.0/manifests/config.pp"
+    assert cit.quote == "" and cit.figure == ""
+    assert cit.as_dict()["ref"] == "25.0.0" and "quote" not in cit.as_dict()
+
+
+def test_as_dict_carries_every_quote() -> None:
+    data = citation("g62-apache").as_dict()
+    assert data["kind"] == "guide" and data["guide"] == "sat62-brief"
+    assert data["figure"] == "KeepAliveTimeout 2-5 s"
+    assert {"quote", "figure"} == set(data["quotes"][1]) and data["quotes"][1]["figure"] == "KeepAlive On"
+
+
+def test_a_quote_without_text_is_a_data_error() -> None:
+    with pytest.raises(DataError, match="needs quote and figure"):
+        _citation("broken", {"title": "t", "where": "w", "kind": "guide", "quotes": [{"figure": "5"}]})
+
+
+# --- defect class 7: no invented figures -------------------------------------------------------------
+
+CLAIMS = re.compile(r"\b(tested|testing|tests|measured|measurements?|observed|benchmarked|served in|proven)\b", re.I)
+QUOTE = re.compile(r'"([^"]{12,})"')
+
+
+def estimate_notes() -> list[tuple[str, str]]:
+    """Every note next to a figure that is a foretune estimate (by citation or by its own words)."""
+    estimates = {cid for cid, c in citations().items() if c.kind == "estimate"}
+    found = []
+    for name in DATA_FILES:
+        stack: list[tuple[str, Any]] = [(name, load_data(name))]
+        while stack:
+            where, node = stack.pop()
+            if isinstance(node, dict):
+                note = node.get("note")
+                if isinstance(note, str) and (node.get("citation") in estimates or "estimate" in note.lower()):
+                    found.append((where, note))
+                stack += [(f"{where}/{k}", v) for k, v in node.items()]
+            elif isinstance(node, list):
+                stack += [(f"{where}[{i}]", v) for i, v in enumerate(node)]
+    for cid, cit in citations().items():
+        if cit.kind == "estimate":
+            found.append((f"citation {cid}", cit.where))
+    return found
+
+
+def test_there_are_estimate_notes_to_check() -> None:
+    assert len(estimate_notes()) >= 20
+
+
+@pytest.mark.parametrize("where,note", estimate_notes())
+def test_estimate_notes_claim_no_measurement_without_quoting_it(guides: None, where: str, note: str) -> None:
+    """A note may mention tests or measurements only by quoting the source that reports them."""
+    if not CLAIMS.search(note):
+        return
+    quotes = QUOTE.findall(note)
+    assert quotes, f"{where}: claims a measurement without quoting a source: {note!r}"
+    everything = seeds.all_guides_text()
+    for quote in quotes:
+        assert seeds.normalise(quote) in everything, f"{where}: quote not found in the guides: {quote!r}"
+
+
+def test_the_claim_check_catches_the_old_wording() -> None:
+    assert CLAIMS.search("concurrent jobs a 4 CPU Smart Proxy served in the guide's tests without failures")
+    assert CLAIMS.search("about 500 hosts per CPU is the tested comfort zone")
+    assert CLAIMS.search("resident sizes observed on busy servers")
+    assert not CLAIMS.search("an estimate: a round starting point in the low hundreds")
