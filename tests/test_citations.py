@@ -159,3 +159,81 @@ def test_the_claim_check_catches_the_old_wording() -> None:
     assert CLAIMS.search("about 500 hosts per CPU is the tested comfort zone")
     assert CLAIMS.search("resident sizes observed on busy servers")
     assert not CLAIMS.search("an estimate: a round starting point in the low hundreds")
+
+
+# --- a constant cited to a quoted source shows up in that source's figures ----------------------------
+
+# Values whose quoted citation does not state them. Each stays listed only while it still contradicts
+# its quotes: fixing the value or its citation makes test_known_contradictions_still_hold fail as a
+# reminder to remove the entry.
+KNOWN_CONTRADICTIONS = {
+    "planner.yaml/passenger_queue_small": "the 6.2 brief's example queue is 200; 250 is foreman-installer's tuning.yaml",
+    "planner.yaml/passenger_min_instances_fraction": "the brief sets PassengerMinInstances 6 per application, not a pool fraction",
+    "planner.yaml/qpid_mgmt_pub_interval": "the brief only says lower than the default 10 s (needs tuning)",
+    "module-defaults.yaml/mosquitto_nofile": "the guide states no default; 1024 is systemd's soft open-files limit",
+    "module-defaults.yaml/puppet/runinterval": "the brief states no Puppet runinterval default",
+}
+
+
+def spellings(value: Any) -> list[str]:
+    """How a guide may write ``value``: 0.25 as 25 %, 1.0 as 1, "8MB" as 8 MB."""
+    if isinstance(value, bool) or value is None:
+        return []
+    if isinstance(value, float):
+        found = [f"{value:g}"]
+        if 0 < value < 1:
+            found += [f"{value * 100:g} %", f"{value * 100:g}%"]
+        return found
+    if isinstance(value, int):
+        return [str(value)]
+    if isinstance(value, str):
+        unit = re.fullmatch(r"(\d+)\s*([KMG]B)", value)
+        return [f"{unit[1]} {unit[2]}", f"{unit[1]}{unit[2]}"] if unit else [value]
+    return []
+
+
+def stated(value: Any, text: str) -> bool:
+    return any(re.search(rf"(?<![\w.]){re.escape(s)}(?![\w])", text) for s in spellings(value))
+
+
+def quoted_constants() -> list[tuple[str, Any, str]]:
+    """(place, value, citation id) for constants in planner, thresholds and module defaults cited to a quote."""
+    quoted = {cid for cid, c in citations().items() if c.kind in ("guide", "doc")}
+    found = []
+    for name in [n for n in DATA_FILES if n.startswith(("planner", "thresholds", "module-defaults"))]:
+        for key, entry in load_data(name).items():
+            if not isinstance(entry, dict):
+                continue
+            groups = [(f"{name}/{key}", entry)] + [(f"{name}/{key}/{k}", v) for k, v in entry.items()
+                                                   if isinstance(v, dict) and "citation" in v]
+            for place, group in groups:
+                if group.get("citation") not in quoted:
+                    continue
+                values = {place: group["value"]} if "value" in group else {
+                    f"{place}/{k}": v for k, v in group.items() if k not in ("citation", "note")}
+                found += [(p, v, group["citation"]) for p, v in values.items() if spellings(v)]
+    return found
+
+
+def figure_text(cid: str) -> str:
+    cit = citation(cid)
+    return " ".join(f"{q.figure} {seeds.normalise(q.text)}" for q in cit.quotes)
+
+
+@pytest.mark.parametrize("place,value,cid", [c for c in quoted_constants() if c[0] not in KNOWN_CONTRADICTIONS])
+def test_constants_cited_to_a_quote_are_stated_there(place: str, value: Any, cid: str) -> None:
+    assert stated(value, figure_text(cid)), f"{place} = {value!r}: {cid} quotes no such figure"
+
+
+@pytest.mark.parametrize("place", sorted(KNOWN_CONTRADICTIONS))
+def test_known_contradictions_still_hold(place: str) -> None:
+    matches = [(v, cid) for p, v, cid in quoted_constants() if p == place]
+    assert matches, f"{place} no longer cites a quoted source: remove it from KNOWN_CONTRADICTIONS"
+    for value, cid in matches:
+        assert not stated(value, figure_text(cid)), f"{place} now matches {cid}: remove it from KNOWN_CONTRADICTIONS"
+
+
+def test_figure_matching_is_exact() -> None:
+    assert stated(0.25, "shared_buffers 15-25 % of RAM") and stated("8MB", "work_mem 8 MB")
+    assert not stated(5, "KeepAliveTimeout 15 s") and not stated(250, "queue 2500")
+    assert len(quoted_constants()) >= 25
