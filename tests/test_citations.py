@@ -237,3 +237,17 @@ def test_figure_matching_is_exact() -> None:
     assert stated(0.25, "shared_buffers 15-25 % of RAM") and stated("8MB", "work_mem 8 MB")
     assert not stated(5, "KeepAliveTimeout 15 s") and not stated(250, "queue 2500")
     assert len(quoted_constants()) >= 25
+
+
+def test_missing_guide_texts_fail_with_the_paths_tried(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(seeds, "REPO", tmp_path / "clone")
+    monkeypatch.setenv("FORETUNE_SEEDS", str(tmp_path / "nowhere"))
+    with pytest.raises(FileNotFoundError, match="guide texts not found") as err:
+        seeds.seed_dir()
+    assert str(tmp_path / "shared" / "seeds") in str(err.value) and "FORETUNE_SEEDS" in str(err.value)
+
+
+def test_guide_texts_sit_beside_the_repository_or_its_main_checkout(guides: None) -> None:
+    found = seeds.seed_dir()
+    assert found.name == "seeds" and found.parent.name == "shared"
+    assert all(any(found.glob(prefix + "*.txt")) for prefix in seeds.GUIDE_SEEDS.values())
