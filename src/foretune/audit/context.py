@@ -9,6 +9,7 @@ judged against what the admin chose), else the largest one the hardware meets.
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from foretune.errors import UsageError
@@ -17,6 +18,7 @@ from foretune.rules.base import Context, HostFigure
 
 if TYPE_CHECKING:
     from foretune.knowledge.model import Release
+    from foretune.plan.model import Plan
 
 
 def declared_profile(facts: FactSet, release: Release | None) -> str | None:
@@ -29,11 +31,11 @@ def declared_profile(facts: FactSet, release: Release | None) -> str | None:
     return str(profile) if profile in profiles_for(release) else None
 
 
-def hardware_profile(facts: FactSet) -> str:
+def hardware_profile(facts: FactSet, cpus: int | None = None, ram: int | None = None) -> str:
     """The largest size profile whose recommended hardware the box meets ("default" when none)."""
     from foretune.knowledge import hardware
 
-    cpus, ram = facts.value("cpu_logical"), facts.value("ram_bytes")
+    cpus, ram = cpus or facts.value("cpu_logical"), ram or facts.value("ram_bytes")
     if not cpus or not ram:
         return "default"
     return hardware.largest_supported(int(cpus), int(ram)) or "default"
@@ -58,47 +60,79 @@ def host_figure(facts: FactSet, hosts: int | None, profile: str) -> HostFigure:
                       "the source has no host count", assumed=True)
 
 
-def build_context(facts: FactSet, *, hosts: int | None = None, bench: list[dict[str, Any]] | None = None) -> tuple[Context, list[str]]:
-    """The context and notes on what could not be derived (e.g. why there is no plan)."""
+@dataclass(frozen=True)
+class PlanChoice:
+    """The plan a source is judged against, with the host figure and profile behind it."""
+
+    plan: Plan | None
+    release: Release | None
+    figure: HostFigure
+    profile_reason: str
+    notes: tuple[str, ...] = ()
+
+
+def choose_plan(facts: FactSet, *, hosts: int | None = None, **given: Any) -> PlanChoice:
+    """The plan for ``facts`` as audit and ``plan --from`` both build it.
+
+    ``given``: PlanInput fields from the command line (they win over facts; ``profile`` over the declared one).
+    """
     from foretune.knowledge.releases import resolve_release
     from foretune.plan import input_from_facts, make_plan
 
     notes: list[str] = []
     release = None
-    product, version = facts.value("product"), facts.value("product_version")
+    product = given.get("product") or facts.value("product")
+    version = given.get("version") or facts.value("product_version")
     if product and version:
         try:
-            release = resolve_release(product, version, foreman_version=facts.value("foreman_version"))
+            release = resolve_release(product, str(version), foreman_version=facts.value("foreman_version"))
         except UsageError as exc:
             notes.append(f"release unknown: {exc}")
     else:
         notes.append("release unknown: no Foreman, Satellite, orcharhino or Capsule packages found in the source")
-    declared = declared_profile(facts, release)
-    if declared is not None:
+    role = given.get("role") or facts.value("role") or "server"
+    declared = declared_profile(facts, release) if role == "server" else None
+    if given.get("profile"):
+        profile, profile_why = str(given["profile"]), "given with --profile"
+    elif declared is not None:
         profile, profile_why = declared, "declared: the installer's tuning fact"
     else:
-        profile = hardware_profile(facts)
+        profile = hardware_profile(facts, given.get("cpus"), given.get("ram_bytes"))
         profile_why = "hardware: the largest profile whose recommended CPUs and RAM the box meets"
         if release is not None and not release.features.size_profiles:
             profile_why += f"; {release.label} has no --tuning profiles"
-    if facts.value("role") == "capsule":
+    if role == "capsule":
         profile_why = "Capsules have no tuning profiles: the installer applies its common layer"
     figure = host_figure(facts, hosts, profile)
     plan = None
     if release is not None:
         try:
+            extra: dict[str, Any] = dict(given)
             # Without a client census, every managed host counts as a katello-agent client on qpid
             # releases: the limits then cover the worst case, as `plan --katello-agent-hosts` would.
-            extra: dict[str, Any] = {"katello_agent_hosts": figure.count} if release.features.qpid and figure.count else {}
-            if declared is not None:
-                extra["profile"] = declared  # judged against the admin's choice; a host mismatch is its own finding
+            if release.features.qpid and figure.count and "katello_agent_hosts" not in extra:
+                extra["katello_agent_hosts"] = figure.count
+            if role == "server" and (declared is not None or given.get("profile")):
+                extra["profile"] = profile  # judged against the admin's choice; a host mismatch is its own finding
             plan = make_plan(input_from_facts(facts, hosts=figure.count, **extra))
+            if declared is not None and not given.get("profile") and plan.profile_reason.startswith("forced with --profile"):
+                plan = dataclasses.replace(plan, profile_reason=plan.profile_reason.replace(
+                    "forced with --profile", "declared by the installer's tuning fact", 1))
         except UsageError as exc:
             notes.append(f"plan unavailable: {exc}")
+    if plan is not None and not (declared or given.get("profile") or figure.assumed) and role == "server":
+        profile_why = plan.profile_reason
+    return PlanChoice(plan, release, figure, profile_why, tuple(notes))
+
+
+def build_context(facts: FactSet, *, hosts: int | None = None, bench: list[dict[str, Any]] | None = None) -> tuple[Context, list[str]]:
+    """The context and notes on what could not be derived (e.g. why there is no plan)."""
+    choice = choose_plan(facts, hosts=hosts)
+    notes = list(choice.notes)
+    plan = choice.plan
     role = facts.value("role") or (plan.input.role if plan else None)
-    ctx = Context(facts=facts, release=release, role=role, hosts=figure.count, plan=plan, bench=list(bench or []),
-                  host_figure=figure, profile_reason=profile_why if plan is None or declared or figure.assumed
-                  else plan.profile_reason)
+    ctx = Context(facts=facts, release=choice.release, role=role, hosts=choice.figure.count, plan=plan,
+                  bench=list(bench or []), host_figure=choice.figure, profile_reason=choice.profile_reason)
     if plan is None and notes:  # the specific reason beats the generic default
         ctx = dataclasses.replace(ctx, no_plan_reason=notes[-1])
     return ctx, notes
