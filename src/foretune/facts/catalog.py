@@ -69,7 +69,7 @@ CATALOG: tuple[FactSpec, ...] = (
     FactSpec("apache", "dict: mpm (str: event | prefork | worker or None), ServerLimit, ThreadsPerChild, MaxRequestWorkers, "
              "MaxClients, StartServers, MaxRequestsPerChild, KeepAlive (bool), KeepAliveTimeout, MaxKeepAliveRequests "
              "(int or None when not set); plus MinSpareThreads, MaxSpareThreads, MinSpareServers, MaxSpareServers, "
-             "MaxConnectionsPerChild when set. KeepAlive* come from the Foreman vhost (05-foreman-ssl.conf) when it sets them",
+             "MaxConnectionsPerChild, ProxyTimeout when set. KeepAlive* come from the Foreman vhost (05-foreman-ssl.conf) when it sets them",
              "Apache httpd MPM and limits."),
     FactSpec("passenger", "dict: the Passenger* directives present (PassengerMaxPoolSize, PassengerMaxRequestQueueSize, "
              "PassengerMinInstances, PassengerMaxPreloaderIdleTime, PassengerMaxInstancesPerApp, PassengerMaxRequests) -> int",

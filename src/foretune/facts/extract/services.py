@@ -143,7 +143,7 @@ def pulp(x: Extractor) -> None:
 
 APACHE_INT = ("ServerLimit", "ThreadsPerChild", "MaxRequestWorkers", "MaxClients", "StartServers", "MaxRequestsPerChild",
               "MaxConnectionsPerChild", "MinSpareThreads", "MaxSpareThreads", "MinSpareServers", "MaxSpareServers",
-              "KeepAliveTimeout", "MaxKeepAliveRequests")
+              "KeepAliveTimeout", "MaxKeepAliveRequests", "ProxyTimeout")
 PASSENGER = ("PassengerMaxPoolSize", "PassengerMaxRequestQueueSize", "PassengerMinInstances", "PassengerMaxPreloaderIdleTime",
              "PassengerMaxInstancesPerApp", "PassengerMaxRequests")
 
