@@ -23,7 +23,7 @@ def tree(root: Path) -> dict[str, str]:
 def test_audit_out_equals_plan_from_out(name: str, tmp_path: Path) -> None:
     source = str(SOS / name)
     audited = run_cli("audit", source, *CASES[name], "--out", str(tmp_path / "audit"), "--fail-on", "critical")
-    assert audited.status == 0, audited.stderr
+    assert audited.status in (0, 1), audited.stderr  # 1: the fixture has critical findings
     planned = run_cli("plan", "--from", source, *CASES[name], "--out", str(tmp_path / "plan"))
     assert planned.status == 0, planned.stderr
     assert tree(tmp_path / "audit") == tree(tmp_path / "plan")

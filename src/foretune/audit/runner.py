@@ -35,6 +35,7 @@ def qualify(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
     """
     if outcome.status != Status.FAIL:
         return outcome
+    outcome = _failing_now(rule, ctx, outcome)
     outcome = _at_profile_value(rule, ctx, outcome)
     if not rule.uses_hosts or not ctx.hosts_assumed or ctx.host_figure is None:
         return outcome
@@ -43,6 +44,19 @@ def qualify(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
         severity = min(severity, Severity.MEDIUM)
     message = f"{outcome.message} [{ctx.host_figure.reason.replace('assumed: ', f'assumed {ctx.host_figure.count} hosts, ')}; give --hosts]"
     return dataclasses.replace(outcome, message=message, severity=severity)
+
+
+def _failing_now(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
+    """A limit the logs show failing is critical, and the finding quotes the line."""
+    from foretune.rules import incidents
+
+    found = [i for kind, services in rule.failing_when for i in incidents.incidents(ctx, kind, services=services)]
+    if not found:
+        return outcome
+    worst = max(found, key=lambda i: int(i.get("count") or 0))
+    return dataclasses.replace(outcome, severity=Severity.CRITICAL, observed=True,
+                               message=f"{outcome.message}; already failing: {incidents.quote(worst)}, {incidents.span(worst)}",
+                               evidence=(*incidents.evidence(found), *outcome.evidence))
 
 
 def _at_profile_value(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:

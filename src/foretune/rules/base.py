@@ -103,8 +103,18 @@ class Context:
         def tokens(text: str) -> set[str]:
             return {t.strip(":,;()[]\"'").lower() for t in re.split(r"[\s=]+", text) if t}
 
-        narrowed = [e for e in out if words & tokens(e.excerpt)]
-        return tuple(narrowed or out)
+        narrowed = [e for e in out if words & (tokens(e.excerpt) | set(e.location.lower().split("/")))]
+
+        def lines_about(e: Evidence) -> Evidence:
+            """Keep only the excerpt's lines about the words (an excerpt may join several lines with ' | ')."""
+            sep = " | " if " | " in e.excerpt else "\n"
+            parts = e.excerpt.split(sep)
+            if len(parts) < 2 or "Id=" in e.excerpt:  # a unit's block stays whole
+                return e
+            kept = [p for p in parts if words & tokens(p)]
+            return Evidence(e.fact, e.location, sep.join(kept)) if kept else e
+
+        return tuple(lines_about(e) for e in narrowed) if narrowed else tuple(out)
 
 
 class Rule:
@@ -121,6 +131,9 @@ class Rule:
     uses_hosts: ClassVar[bool] = False  # the verdict depends on the managed-host count
     # the profile's own value is hygiene (low) unless the rule weighs demand in force against it
     demand_based: ClassVar[bool] = False
+    # log incidents (kind, services; empty = any service) that show this limit already failing: the finding
+    # then quotes the line and is critical
+    failing_when: ClassVar[tuple[tuple[str, tuple[str, ...]], ...]] = ()
 
     def applies(self, ctx: Context) -> str | None:
         """Return a skip reason when the rule does not apply (generation, role), else None."""

@@ -32,6 +32,7 @@ class MaxConnectionsBelowBudget(PlanRule):
     title = "PostgreSQL max_connections covers the connection budget"
     component = "postgresql"
     severity = Severity.HIGH
+    failing_when = (("pg_connection_exhaustion", ()),)
     demand_based = True
     roles = frozenset({"server"})
     needs = ("postgresql",)

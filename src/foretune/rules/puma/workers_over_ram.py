@@ -12,6 +12,7 @@ class PumaWorkersOverRam(PlanRule):
     title = "Puma workers fit the RAM budget"
     component = "puma"
     severity = Severity.HIGH
+    failing_when = (("oom_kill", ()),)
     roles = frozenset({"server"})
     needs = ("puma", "ram_bytes")
     citations = ("gf-puma-autotuning",)
