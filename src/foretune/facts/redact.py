@@ -269,9 +269,11 @@ def _head(body: str, secrets: set[str]) -> tuple[str, _Block | _Quote | _Backsla
     return new, None
 
 
-def _pairs(body: str, secrets: set[str]) -> str:
-    """``secret_name=value`` and ``secret_name: value`` anywhere in the line."""
+def _pairs(body: str, secrets: set[str]) -> tuple[str, _Quote | _Backslash | None]:
+    """``secret_name=value`` and ``secret_name: value`` anywhere in the line; a value that goes on
+    past the line (an open quote, a trailing backslash) opens a state for the next lines."""
     out: list[str] = []
+    state: _Quote | _Backslash | None = None
     pos = 0
     while True:
         m = _PAIR.search(body, pos)
@@ -288,8 +290,10 @@ def _pairs(body: str, secrets: set[str]) -> str:
         secrets.add(raw[len(quote): len(raw) - len(closing)])
         out.append(body[pos:m.end()] + quote + REDACTED + closing)
         pos = value.end()
+        if pos >= len(body.rstrip()):
+            state = _Quote(quote[:1]) if quote and not closing else _Backslash() if raw.endswith("\\") else None
     out.append(body[pos:])
-    return "".join(out)
+    return "".join(out), state
 
 
 def _url(m: re.Match[str], secrets: set[str]) -> str:
@@ -341,7 +345,8 @@ def redact_line(body: str, secrets: set[str] | None = None) -> tuple[str, _Block
         body = _URL.sub(lambda m: _url(m, found), body)
     if "</" in body:
         body = _ELEMENT.sub(lambda m: _element(m, found), body)
-    return _pairs(body, found), state
+    body, more = _pairs(body, found)
+    return body, state or more
 
 
 class _Hints:
