@@ -67,7 +67,7 @@ _SQ = re.compile(r"'(?:[^']|'')*'")
 # ``name=value`` / ``name: value`` anywhere in a line, for names that may name a secret (checked in Python).
 _PAIR = re.compile(r"""(?<![\w.\-])(?=[\w.\-]{0,200}?(?:pass|secret|token|key|pw|auth|credential|psk))"""
                    r"""(?P<name>-?[A-Za-z_][\w.\-]{0,200})(?P<q>["']{0,2})[ \t]*[=:][ \t]*""", re.IGNORECASE)
-_VALUE = re.compile(r"""""(?:[^"\n]|"(?!"))*""|"(?:[^"\\\n]|\\.)*"?|'[^'\n]*'?|[^\s"'&;,})\]<>]+""")
+_VALUE = re.compile(r"""""(?:[^"\n]|"(?!"))*""|''(?:[^'\n]|'(?!'))*''|"(?:[^"\\\n]|\\.)*"?|'[^'\n]*'?|[^\s"'&;,})\]<>]+""")
 _URL = re.compile(r"""(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s/@:'"]{0,1000}:(?P<pw>[^\s/'"]*)@""")
 _ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w.\-:]{0,100})>(?P<value>[^<\n]+)</")
 _ENV_QUOTED = re.compile(r'"(?P<name>[A-Za-z_]\w{0,200})=(?P<value>(?:[^"\\\n]|\\.)*)"')
@@ -285,7 +285,7 @@ def _pairs(body: str, secrets: set[str]) -> tuple[str, _Quote | _Backslash | Non
             pos = m.end()
             continue
         raw = value.group(0)
-        quote = raw[:2] if raw.startswith('""') else raw[:1] if raw[:1] in "\"'" else ""
+        quote = raw[:2] if raw.startswith(('""', "''")) and len(raw) > 2 else raw[:1] if raw[:1] in "\"'" else ""
         closing = quote if len(raw) > len(quote) and raw.endswith(quote) else ""
         secrets.add(raw[len(quote): len(raw) - len(closing)])
         out.append(body[pos:m.end()] + quote + REDACTED + closing)
