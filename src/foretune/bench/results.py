@@ -60,10 +60,13 @@ def load(path: str | Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
         raise InputError(f"{path}: cannot read bench results: {reason}") from exc
+    from foretune.facts.parsers import ParseError
+    from foretune.facts.parsers.jsonfile import load_json
+
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from exc
+        doc = load_json(text)
+    except ParseError as exc:
+        raise InputError(f"{path}: {exc}") from None
     problems = validate(doc)
     if problems:
         raise InputError(f"{path}: not a {SCHEMA} document: {problems[0]}")

@@ -15,6 +15,7 @@ from foretune.facts.specs import BY_NAME
 T = TypeVar("T")
 EXCERPT_LINES = 4
 EXCERPT_CHARS = 240
+EXCERPT_SCAN = 4096
 
 
 def excerpt(text: str, pattern: str | None = None, *, redacted: bool = False) -> str:
@@ -36,7 +37,7 @@ def excerpt(text: str, pattern: str | None = None, *, redacted: bool = False) ->
         lines = [ln for ln in lines if rx.search(ln)]
     else:
         lines = [ln for ln in lines if not ln.startswith("#")]
-    short = " | ".join(lines[:EXCERPT_LINES])
+    short = " | ".join(ln[:EXCERPT_SCAN] for ln in lines[:EXCERPT_LINES])
     return short if len(short) <= EXCERPT_CHARS else short[:EXCERPT_CHARS - 1] + "…"
 
 
