@@ -121,10 +121,8 @@ def _collect(value: Any, secrets: set[str], under_secret: bool = False) -> None:
     elif isinstance(value, list):
         for v in value:
             _collect(v, secrets, under_secret)
-    elif under_secret and isinstance(value, (str, int, float)) and not isinstance(value, bool):
-        text = str(value)
-        if len(text) >= 4 and text != REDACTED:
-            secrets.add(text)
+    elif under_secret and isinstance(value, str) and len(value) >= 4 and value != REDACTED:
+        secrets.add(value)
 
 
 def _clean(value: Any, secrets: set[str]) -> Any:
