@@ -268,3 +268,41 @@ def test_collect_command_output_holds_no_canary(planted: Planted, tmp_path: Path
     result = run_cli("collect", "--out", str(out), environ={"PATH": os.environ.get("PATH", "")})
     assert result.status == 0, result.stderr
     assert leaks(result.stdout + result.stderr + out.read_text(encoding="utf-8"), planted.canaries) == []
+
+
+def test_render_diff_context_never_shows_the_files_secrets(tmp_path: Path) -> None:
+    target = tmp_path / "custom-hiera.yaml"
+    original = ("foreman::initial_admin_password: Wq7RenderKv\n"
+                "foreman::foreman_service_puma_workers: 40\n"
+                "foreman_proxy::oauth_consumer_secret: |\n  Wq7RenderBlock\n"
+                "foreman::db_url: postgres://foreman:Wq7RenderUrl@db/foreman\n")
+    target.write_text(original, encoding="utf-8")
+    plan = ["--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G"]
+    result = run_cli("render", *plan, "--merge-into", str(target), "--write")
+    assert result.status == 0, result.stderr
+    assert "-foreman::foreman_service_puma_workers: 40" in result.stdout
+    assert " foreman::initial_admin_password: [redacted]" in result.stdout  # context line, masked
+    assert "Wq7Render" not in result.stdout + result.stderr
+    written = target.read_text(encoding="utf-8")
+    assert all(secret in written for secret in ("Wq7RenderKv", "Wq7RenderBlock", "Wq7RenderUrl"))  # the file keeps them
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "html", "markdown"])
+def test_audit_reports_mask_secrets_a_rule_carries(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever a rule puts in a finding (message, values, evidence) is redacted before any format renders it."""
+    from foretune.rules.base import Context, Evidence, Outcome, Status
+    from foretune.rules.registry import get_rule
+
+    rule = get_rule("thp-enabled")
+
+    def leaky(ctx: Context) -> Outcome:
+        return Outcome(Status.FAIL, "masterauth Wq7AuditMsg is set", current={"db_password": "Wq7AuditCur"},
+                       recommended="-Djavax.net.ssl.keyStorePassword=Wq7AuditRec",
+                       evidence=(Evidence("thp_enabled", "redis-cli -u redis://:Wq7AuditLoc@localhost info",
+                                          "requirepass Wq7AuditEvidence"),))
+
+    monkeypatch.setattr(rule, "check", leaky)
+    result = run_cli("audit", str(FIXTURE), "--format", fmt, "--fail-on", "info", *(["--verbose"] if fmt == "text" else []))
+    assert result.status == 1, result.stderr
+    assert "thp-enabled" in result.stdout
+    assert "Wq7Audit" not in result.stdout + result.stderr

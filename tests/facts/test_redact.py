@@ -124,3 +124,15 @@ def test_patterns_are_linear_without_the_long_line_cap(shape: str, monkeypatch: 
 def test_long_line_that_may_hold_a_secret_is_masked_whole() -> None:
     line = "x" * 70000 + " password=p"
     assert redact_text(f"a: 1\n{line}\nb: 2\n") == "a: 1\n[redacted: line of 70011 characters]\nb: 2\n"
+
+
+def test_live_command_lines_are_redacted_in_locations(tmp_path: object) -> None:
+    import os
+
+    from foretune.facts.sources.live import LiveHost
+
+    host = LiveHost({"PATH": os.environ.get("PATH", "")})
+    raw = host.run(["echo", "redis://:Hx7LiveUrl@localhost:6379"])
+    assert raw is not None
+    assert raw.location == "echo redis://:[redacted]@localhost:6379"
+    assert list(host.log) == [raw.location]
