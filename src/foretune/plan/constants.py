@@ -20,7 +20,8 @@ def cite(key: str) -> str:
 def memory_range(item: str) -> tuple[float, float, str]:
     """(low, high, citation) of memory item ``item`` in GiB (MiB for ``*_mib`` items)."""
     entry = load_data("planner.yaml")["memory"][item]
-    return float(entry["low"]), float(entry["high"]), str(entry["citation"])
+    scale = 1 / 1024 if entry.get("unit") == "MB" else 1.0  # the 6.2 brief's passenger-memory-stats give MB
+    return float(entry["low"]) * scale, float(entry["high"]) * scale, str(entry["citation"])
 
 
 def memory_gib(item: str) -> float:

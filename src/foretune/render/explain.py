@@ -9,17 +9,6 @@ from foretune.plan.model import Input, Plan, Setting, Tunable
 from foretune.units import format_setting
 
 
-def quote_of(cid: str) -> str | None:
-    """The verbatim guide quote stored with citation ``cid``, if any."""
-    from foretune.knowledge import _data_files, load_data
-
-    for name in _data_files("citations"):
-        entry = (load_data(name) or {}).get(cid)
-        if isinstance(entry, dict) and entry.get("quote"):
-            return str(entry["quote"])
-    return None
-
-
 def constant_entry(name: str) -> dict[str, Any] | None:
     """The planner constant called ``name`` (value, citation, quote, note), if ``name`` is one."""
     from foretune.knowledge import load_data
@@ -35,17 +24,15 @@ def _source(cid: str) -> list[str]:
         return ["      source: this box and workload (given on the command line or read with --from)"]
     cit = citation(cid)
     lines = [f"      source: {cit.title} — {cit.where} [{cid}]"]
-    quote = quote_of(cid)
-    if quote:
-        lines.append(f'      guide: "{quote}"')
+    lines += [f'      quote: "{q.text}" ({q.figure})' for q in cit.quotes]
+    if cit.url:
+        lines.append(f"      url: {cit.url}")
     return lines
 
 
 def _input(inp: Input) -> list[str]:
     lines = [f"    {inp.name} = {inp.value}"]
     const = constant_entry(inp.name)
-    if const and const.get("quote"):
-        lines.append(f'      quote: "{const["quote"]}"')
     if const and const.get("note"):
         lines.append(f"      note: {const['note']}")
     return lines + _source(inp.citation)
