@@ -362,11 +362,17 @@ class Planner:
                  Setting(0, "keep the preloader alive so new processes spawn fast", cites62, "",
                          (Input("PassengerMaxPreloaderIdleTime", 0, "g62-passenger"),)),
                  Fix("hiera", key + "passenger_max_preloader_idle_time", 0))
+        if self.server:
+            on = Setting(True, "puppet-foreman default on EL: PassengerPreStart https://<server>", ("pf-passenger-51",))
+            self.add("passenger.prestart", "PassengerPreStart (Foreman)", "bool", on,
+                     Setting(True, "start the application with Apache instead of on the first request", ("g62-passenger",)),
+                     Fix("hiera", "foreman::passenger_prestart", True))
         apps = (["foreman"] if self.server else []) + (["puppet"] if self.inp.puppet_hosts or (self.era62 and not self.server) else [])
         for app in apps:
             ckey = "passenger_min_instances" if self.server else "capsule_passenger_min_instances"
             want = min(const(ckey), max(1, pool // len(apps)))
-            inst_min = Setting(1, "puppet-foreman default" if app == "foreman" else "puppet module default", ("g62-passenger",))
+            inst_min = Setting(1, "puppet-foreman default" if app == "foreman" else "puppet module default",
+                               ("pf-passenger-51",) if app == "foreman" else ("g62-passenger",))
             prefix = "passenger." if app == "foreman" else "passenger.puppet_"  # passenger.min_instances is Foreman's (audit rules read it)
             self.add(f"{prefix}min_instances", f"PassengerMinInstances ({app.capitalize()})", "count", inst_min,
                      Setting(want, f"the brief's {'tuned example' if self.server else 'capsule example'} per application"
@@ -375,8 +381,9 @@ class Planner:
                              (C(ckey), Input("PassengerMaxPoolSize", pool, "g62-passenger"))),
                      Fix("hiera", f"{app}::passenger_min_instances" if app == "foreman" else "puppet::server::passenger_min_instances", want))
             ckey = "passenger_start_timeout" if self.server else "capsule_passenger_start_timeout"
-            self.add(f"{prefix}start_timeout", f"PassengerStartTimeout ({app.capitalize()})", "seconds",
-                     Setting(90, "puppet-foreman default", ("g62-passenger",)),
+            inst_timeout = (Setting(600, "puppet-foreman default on EL", ("pf-passenger-51",)) if app == "foreman"
+                            else Setting(90, "the Puppet application's configured value in the brief's capsule example", ("g62-capsule",)))
+            self.add(f"{prefix}start_timeout", f"PassengerStartTimeout ({app.capitalize()})", "seconds", inst_timeout,
                      Setting(const(ckey), "the brief's example for this role", cites62, "", (C(ckey),)),
                      Fix("hiera", f"{app}::passenger_start_timeout" if app == "foreman" else "puppet::server::passenger_start_timeout",
                          const(ckey)))
