@@ -127,3 +127,16 @@ def test_explain_unknown_tunable_is_one_line_exit_2() -> None:
     assert result.status == 2
     assert result.stdout == "" and len(result.stderr.strip().splitlines()) == 1
     assert "no tunable 'puma.nonsense'" in result.stderr
+
+
+def test_readme_choices_quote_the_guides_verbatim() -> None:
+    from tests.support import seeds
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    choices = readme.split("## Choices worth knowing", 1)[1].split("\n## ", 1)[0]
+    quotes = [q for q in re.findall(r'"([^"]*)"', choices) if len(q) >= 20]
+    assert len(quotes) >= 5
+    guides = seeds.all_guides_text()
+    assert [q for q in quotes if seeds.normalise(q) not in guides] == []
+    for topic in ("Puma threads: 16", "**Memory.**", "**Connections.**"):
+        assert topic in choices
