@@ -186,3 +186,12 @@ def test_capsule_with_puppet() -> None:
     busy = plan(product="satellite", version="6.15", role="capsule", hosts=1500, cpus=4, ram_bytes=12 * GIB, virtual=True,
                 puppet_hosts=1500)
     assert any(x.code == "puppet-hosts-per-capsule" for x in busy.problems)
+
+
+def test_satellite_69_reference_boxes_fit() -> None:
+    # 001 uses the same profile table: default 4 CPUs / 20 GiB, medium 8 CPUs / 32 GiB
+    for hosts, cpus, ram in ((4000, 4, 20), (8000, 8, 32)):
+        p = plan(product="satellite", version="6.9", hosts=hosts, cpus=cpus, ram_bytes=ram * GIB, virtual=True)
+        assert fits(p), (hosts, [(m.component, m.bytes / GIB) for m in p.memory])
+        assert not any(x.code == "memory-over-ram" for x in p.problems)
+        assert severe(p) == []

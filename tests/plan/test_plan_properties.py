@@ -104,3 +104,27 @@ def test_more_ram_never_lowers_memory_settings(inp: PlanInput, extra_gib: int) -
     for tid in MEMORY_SETTINGS:
         if tid in small and tid in big and small[tid].foretune.value is not None:
             assert _amount(big[tid].foretune.value) >= _amount(small[tid].foretune.value), tid
+
+
+@settings(max_examples=150, deadline=None)
+@given(plan_inputs())
+def test_postgresql_cache_settings_follow_the_memory_budget(inp: PlanInput) -> None:
+    """A box near its RAM never gets a larger work_mem; effective_cache_size never exceeds what the profile for that RAM uses."""
+    plan = make_plan(inp)
+    t = plan.tunables
+    total = sum(m.bytes for m in plan.memory)
+    if "postgresql.work_mem" in t and _amount(t["postgresql.work_mem"].foretune.value) > _amount(t["postgresql.work_mem"].installer.value):
+        extra = (_amount(t["postgresql.work_mem"].foretune.value) - _amount(t["postgresql.work_mem"].installer.value)) * 1024**2
+        assert total + extra * t["postgresql.max_connections"].foretune.value <= inp.ram_bytes
+    if "postgresql.effective_cache_size" in t:
+        from foretune.knowledge import hardware
+        from foretune.knowledge.model import SIZES
+        from foretune.knowledge.profiles import PG, installer_hiera
+
+        ecs = _amount(t["postgresql.effective_cache_size"].foretune.value)
+        fitting = [p for p in SIZES if inp.ram_bytes >= hardware.recommended(p).ram_bytes * 0.9]
+        ceilings = [_amount(t["postgresql.effective_cache_size"].installer.value)]
+        if fitting and plan.release.features.size_profiles:
+            ceilings.append(_amount(installer_hiera(plan.release, fitting[-1])[PG].get("effective_cache_size", "0MB")))
+        assert ecs <= max(ceilings)
+        assert ecs * 1024**2 <= inp.ram_bytes

@@ -266,8 +266,8 @@ class Planner:
                    f"floor({self.inp.cpus} x {const('puma_cpu_factor')}) = {cpu_cap})) = {workers}")
         inputs = (Input("guide workers low", low, "gf-puma-recommendations"), Input("guide workers high", high, "gf-puma-recommendations"),
                   *((given(inst_workers, "installer formula"),) if auto else ()),
-                  Input("RAM per worker GiB", memory_gib("puma_worker"), memory_range("puma_worker")[2]),
-                  Input("PostgreSQL backend MiB", memory_gib("pg_backend_mib"), memory_range("pg_backend_mib")[2]),
+                  Input("memory/puma_worker (GiB)", memory_gib("puma_worker"), memory_range("puma_worker")[2]),
+                  Input("memory/pg_backend_mib", memory_gib("pg_backend_mib"), memory_range("pg_backend_mib")[2]),
                   Input("RAM left after the other services GiB", round(room, 1), "foretune-estimate"),
                   C("puma_cpu_factor"), box("CPUs", self.inp.cpus))
         cites = ("gf-puma-recommendations", "gf-puma-autotuning")
@@ -543,7 +543,7 @@ class Planner:
                      Fix("hiera", "foreman_proxy_content::pulpcore_worker_count", workers))
             inst_api = Setting(api, api_why, cites)
             self.add("pulp.api_workers", "pulpcore API gunicorn workers", "count", inst_api,
-                     self.same(inst_api, "installer default; more API workers measured no faster"),
+                     self.same(inst_api, "installer default min(4, CPUs) + 1; no guide asks for more"),
                      Fix("hiera", "foreman_proxy_content::pulpcore_api_service_worker_count", api))
             inst_c = Setting(content, content_why, cites)
             self.add("pulp.content_workers", "pulpcore content gunicorn workers", "count", inst_c, self.same(inst_c, "installer default"),

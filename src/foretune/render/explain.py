@@ -10,10 +10,14 @@ from foretune.units import format_setting
 
 
 def constant_entry(name: str) -> dict[str, Any] | None:
-    """The planner constant called ``name`` (value, citation, quote, note), if ``name`` is one."""
+    """The planner constant or memory item called ``name`` (value, citation, quote, note), if ``name`` is one."""
     from foretune.knowledge import load_data
 
-    entry = load_data("planner.yaml").get(name)
+    data = load_data("planner.yaml")
+    if name.startswith("memory/"):
+        entry = data["memory"].get(name.split("/", 1)[1].split(" ", 1)[0])
+        return dict(entry) if isinstance(entry, dict) else None
+    entry = data.get(name)
     return dict(entry) if isinstance(entry, dict) and "value" in entry else None
 
 
