@@ -543,7 +543,7 @@ class Planner:
                      Fix("hiera", "foreman_proxy_content::pulpcore_worker_count", workers))
             inst_api = Setting(api, api_why, cites)
             self.add("pulp.api_workers", "pulpcore API gunicorn workers", "count", inst_api,
-                     self.same(inst_api, "installer default min(4, CPUs) + 1; no guide asks for more"),
+                     self.same(inst_api, f"{api_why}; no guide asks for more"),
                      Fix("hiera", "foreman_proxy_content::pulpcore_api_service_worker_count", api))
             inst_c = Setting(content, content_why, cites)
             self.add("pulp.content_workers", "pulpcore content gunicorn workers", "count", inst_c, self.same(inst_c, "installer default"),
