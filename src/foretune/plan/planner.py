@@ -541,11 +541,11 @@ class Planner:
                      Setting(workers, "min(8, CPUs): more degrade through I/O blocking and load PostgreSQL", cites,
                              f"min(8, {cpus}) = {workers}", (Input("pulpcore worker cap", cap, "pulpcore-worker-defaults"), box("CPUs", cpus))),
                      Fix("hiera", "foreman_proxy_content::pulpcore_worker_count", workers))
-            inst_api = Setting(api, api_why, cites)
+            inst_api = Setting(api, api_why, ("pp-gunicorn-history",) if self.f.pulp_api_formula == "one" else cites)
             self.add("pulp.api_workers", "pulpcore API gunicorn workers", "count", inst_api,
                      self.same(inst_api, f"{api_why}; no guide asks for more"),
                      Fix("hiera", "foreman_proxy_content::pulpcore_api_service_worker_count", api))
-            inst_c = Setting(content, content_why, cites)
+            inst_c = Setting(content, content_why, ("pp-gunicorn-history",) if self.f.pulp_content_formula == "two" else cites)
             self.add("pulp.content_workers", "pulpcore content gunicorn workers", "count", inst_c, self.same(inst_c, "installer default"),
                      Fix("hiera", "foreman_proxy_content::pulpcore_content_service_worker_count", content))
         if self.f.pulp2:
