@@ -195,3 +195,35 @@ def test_satellite_69_reference_boxes_fit() -> None:
         assert fits(p), (hosts, [(m.component, m.bytes / GIB) for m in p.memory])
         assert not any(x.code == "memory-over-ram" for x in p.problems)
         assert severe(p) == []
+
+
+def test_above_the_minimum_current_generation() -> None:
+    # 002: extra-large = 20000-60000 hosts, 128 GiB, 32 cores, 16-24 workers; profiles: shared_buffers 16GB,
+    # effective_cache_size 32GB, work_mem 8MB (sizes/extra-large.yaml); Candlepin -Xmx8192m
+    p = plan(product="satellite", version="6.16", hosts=30000, cpus=32, ram_bytes=128 * GIB, virtual=False)
+    assert 16 <= value(p, "puma.workers") <= 24 and value(p, "puma.threads_max") == 16  # type: ignore[operator]
+    assert value(p, "postgresql.shared_buffers") == "16GB"
+    assert value(p, "postgresql.effective_cache_size") == "32GB"
+    assert value(p, "postgresql.work_mem") == "8MB"
+    assert value(p, "candlepin.heap_max") == 8 * GIB
+    assert value(p, "dynflow.sidekiq_instances") == 3  # 002 5.4: "from one worker to three"
+    assert fits(p) and severe(p) == []
+    o = plan(product="orcharhino", version="6.10", hosts=15000, cpus=16, ram_bytes=64 * GIB, virtual=True)
+    assert 12 <= value(o, "puma.workers") <= 18 and value(o, "puma.threads_min") == 16  # type: ignore[operator]
+    assert value(o, "apache.server_limit") == 64 and value(o, "postgresql.max_connections") == 1000
+    assert fits(o) and severe(o) == []
+
+
+def test_keys_absent_where_the_release_has_no_such_thing() -> None:
+    p62 = plan(product="satellite", version="6.2", hosts=3000, cpus=8, ram_bytes=24 * GIB)
+    for gone in ("puma.workers", "foreman.db_pool", "dynflow.sidekiq_instances", "pulp.workers", "mosquitto.limit_nofile",
+                 "apache.threads_per_child", "mongodb.cache_size_gb", "postgresql.autovacuum_vacuum_cost_limit"):
+        assert gone not in p62.tunables, gone
+    p69 = plan(product="satellite", version="6.9", hosts=3000, cpus=8, ram_bytes=32 * GIB)
+    for gone in ("passenger.max_pool_size", "apache.threads_per_child", "apache.max_request_workers", "dynflow.executors",
+                 "mosquitto.limit_nofile", "mongodb.storage_engine"):
+        assert gone not in p69.tunables, gone
+    p615 = plan(product="satellite", version="6.15", hosts=3000, cpus=8, ram_bytes=32 * GIB)
+    for gone in ("qpidd.limit_nofile", "sysctl.fs_aio_max_nr", "pulp2.concurrency", "mongodb.cache_size_gb",
+                 "katello.content_action_accept_timeout", "sysctl.kernel_shmmax"):
+        assert gone not in p615.tunables, gone
