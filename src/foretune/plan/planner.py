@@ -197,7 +197,7 @@ class Planner:
     def add(self, tid: str, title: str, unit: str, installer: Setting, foretune: Setting, *fixes: Fix) -> None:
         component = tid.split(".", 1)[0]
         if self.era62:
-            fixes = tuple(direct_edit(fix) for fix in fixes)
+            fixes = tuple(direct_edit(fix, capsule=not self.server) for fix in fixes)
         self.tunables[tid] = Tunable(tid, component, title, unit, self.in_force(fixes, installer), foretune, tuple(fixes))
 
     def in_force(self, fixes: tuple[Fix, ...], installer: Setting) -> Setting:
@@ -627,10 +627,11 @@ class Planner:
         self.add("sysctl.fs_aio_max_nr", "fs.aio-max-nr", "count",
                  Setting(const("aio_default"), "kernel default", (cite("aio_default"),)), aio_setting, Fix("sysctl", "fs.aio-max-nr", aio))
         storage = n * const("qpidd_storage_per_host_mib") * MIB
-        self.add("qpidd.storage_bytes", "free space in /var/lib/qpidd", "bytes", Setting(None, "not managed by the installer"),
-                 Setting(storage, f"2 MiB per katello-agent host x {n}", cites, f"{n} x 2 MiB",
-                         (C("qpidd_storage_per_host_mib"), box("katello-agent hosts", n))),
-                 Fix("advice", "/var/lib/qpidd", f"keep at least {format_gib(storage)} free"))
+        if n:
+            self.add("qpidd.storage_bytes", "free space in /var/lib/qpidd", "bytes", Setting(None, "not managed by the installer"),
+                     Setting(storage, f"2 MiB per katello-agent host x {n}", cites, f"{n} x 2 MiB",
+                             (C("qpidd_storage_per_host_mib"), box("katello-agent hosts", n))),
+                     Fix("advice", "/var/lib/qpidd", f"keep at least {format_gib(storage)} free"))
         interval = const("qpid_mgmt_pub_interval")
         self.add("qpid.mgmt_pub_interval", "qpidd mgmt-pub-interval", "seconds",
                  Setting(default("qpid_mgmt_pub_interval"), "qpidd default", (default_cite("qpid_mgmt_pub_interval"),)),
@@ -1065,7 +1066,7 @@ class Planner:
                 raise AssertionError(f"planner produced MaxRequestWorkers {mrw} > {cap}")
 
 
-def direct_edit(fix: Fix) -> Fix:
+def direct_edit(fix: Fix, *, capsule: bool = False) -> Fix:
     """On releases without custom-hiera (Satellite 6.2) a hiera fix becomes an edit of the file it ends up in."""
     if fix.kind != "hiera":
         return fix
@@ -1079,4 +1080,5 @@ def direct_edit(fix: Fix) -> Fix:
     if entry.get("kind") == "limit":
         return Fix("limit", entry["unit"], fix.value)
     value = {True: "true", False: "false"}.get(fix.value, fix.value) if isinstance(fix.value, bool) else fix.value
-    return Fix("file", str(entry["file"]), str(entry["line"]).format(name=key, value=value))
+    path = entry.get("capsule_file", entry["file"]) if capsule else entry["file"]
+    return Fix("file", str(path), str(entry["line"]).format(name=key, value=value))
