@@ -151,7 +151,8 @@ def _direct_edits(plan: Plan) -> list[str]:
     """APPLY.md steps for releases whose installer reads no custom-hiera (Satellite 6.2): edit files, then restart."""
     from foretune.knowledge import load_data
 
-    restarts: dict[str, str] = {str(e["file"]): str(e["restart"]) for e in load_data("direct-edits.yaml").values() if "file" in e}
+    restarts: dict[str, str] = {str(e[key]): str(e["restart"]) for e in load_data("direct-edits.yaml").values()
+                                for key in ("file", "capsule_file") if key in e}
     steps, n = [], 1
     edits = file_edits(plan)
     for path, line in edits:
