@@ -19,17 +19,17 @@ SAT62 = {  # sos 3.x (foreman-debug); no host count; hardware meets medium
     "httpd-nofile-low": "medium",  # 6.2 brief 5.3: httpd LimitNOFILE=1000000; systemd default 1024 in force
     "thp-enabled": "medium",  # THP always, MongoDB on the box (6.9 guide: disable for MongoDB)
     "passenger-queue-saturated": "critical",  # passenger-status: 250 queued = PassengerMaxRequestQueueSize, all 20 busy
-    "passenger-queue-too-small": "critical",  # the brief: size the queue for the burst; already full in the source
     "pg-shared-buffers-out-of-range": "medium",  # brief, scaling up: shared_buffers 15-25 % of memory (256MB on 32 GiB)
-    "apache-prefork-limits-low": "medium",  # MaxClients 256 below pool + queue + registrations (assumed hosts: capped)
-    "fs-aio-max-nr-low": "medium",  # brief 5.12: aio-max-nr for qpidd's journal (assumed hosts: capped)
-    "qdrouterd-nofile-low": "medium",  # 6.9 guide: (N x 3) + 100; systemd default 1024 (assumed hosts: capped)
+    "fs-aio-max-nr-low": "medium",  # brief 5.12: echo 1000000 > /proc/sys/fs/aio-max-nr (assumed hosts: capped)
+    "qdrouterd-nofile-low": "medium",  # brief 5.12: qdrouterd LimitNOFILE=1000000; 1024 (assumed hosts: capped)
+    "qpidd-nofile-low": "medium",  # brief 5.12: qpidd LimitNOFILE=1000000; 65536 (assumed hosts: capped)
 }
-SAT62_HOSTS = {**SAT62, "qdrouterd-nofile-low": "high"}  # 8000 katello-agent hosts given: no cap
+SAT62_HOSTS = {**SAT62, "qdrouterd-nofile-low": "high", "qpidd-nofile-low": "high"}  # 8000 katello-agent hosts given
 SAT69 = {  # sos 4.x, host count from foreman-maintain (2150), declared medium
     "httpd-nofile-low": "medium",  # guide 5.3.1: LimitNOFILE=640000; 1024 in force
     "foreman-db-pool-too-small": "high",  # pool 5 for 16 threads (guide: the pool follows the Puma threads)
     "mongodb-cache-unbounded": "medium",  # 6.9 guide: cacheSizeGB about 20 % of RAM (6 for 32 GB); 8 set
+    "puma-workers-outside-range": "medium",  # 2 workers (installer default); the guide's range for medium is 8-12
 }
 SAT615 = {  # sos 4.x, host count 4200, declared medium
     "httpd-nofile-low": "medium",  # soft 1024 in force (hard 524288) vs LimitNOFILE=640000
@@ -72,4 +72,4 @@ def test_assumed_host_findings_say_so() -> None:
     data = json.loads(run_cli("audit", str(SOS / "satellite-6.2"), "--format", "json", "--fail-on", "critical").stdout)
     qdr = next(f for f in data["findings"] if f["rule"] == "qdrouterd-nofile-low")
     assert "assumed 10000 hosts" in qdr["message"] and "give --hosts" in qdr["message"]
-    assert "3 x 10000 katello-agent hosts + 100, at least 150100" in qdr["message"]  # the plan's own arithmetic
+    assert "recommended 1000000 (the 6.2 brief's limit for katello-agent at scale)" in qdr["message"]  # the plan's reason

@@ -48,7 +48,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     import datetime
 
     from foretune.audit.context import build_context
-    from foretune.audit.model import Report
+    from foretune.audit.model import Report, redacted
     from foretune.audit.runner import run_all, select_rules
     from foretune.audit.waivers import apply_waivers, load_waivers
     from foretune.bench.results import load as load_bench
@@ -72,6 +72,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                     profile=ctx.plan.profile if ctx.plan else None, findings=findings, notes=notes,
                     hosts_basis=ctx.host_figure.reason if ctx.host_figure else None,
                     profile_basis=ctx.profile_reason or None)
+    report = redacted(report)
     if args.out or args.format == "hiera":
         from foretune.commands.plan import existing_hiera
         from foretune.errors import UsageError
