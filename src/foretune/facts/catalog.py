@@ -102,6 +102,8 @@ CATALOG: tuple[FactSpec, ...] = (
              "Resident memory per Foreman-stack service, summed from `ps`."),
     FactSpec("passenger_status", "dict: max_pool_size, processes, top_queue, app_queue (ints; queues summed over groups)",
              "`passenger-status --show pool` (Passenger era).", needs_root=True),
+    FactSpec("cpu_steal", "dict: mean_percent, max_percent (float), samples, reports (int)",
+             "CPU time the hypervisor took from this VM (%steal of sysstat's sar reports, all CPUs)."),
     FactSpec("log_incidents", "list of {kind, service, path, line, count, first, last}", "Incidents found in the server's logs (503 bursts, connection exhaustion, OOM kills, socket exhaustion, queue at capacity)."),
 )
 

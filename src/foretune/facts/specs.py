@@ -84,6 +84,8 @@ SPECS: tuple[Spec, ...] = (
     Spec("mosquitto_conf", paths=("/etc/mosquitto/mosquitto.conf",)),
     Spec("hammer_conf", paths=("/etc/hammer/cli.modules.d/foreman.yml",)),
     Spec("vmstat", paths=("/proc/vmstat",)),
+    # sysstat's daily text reports (`sar -A`); a sosreport also keeps them under sos_commands/sar/
+    Spec("sar", paths=("/var/log/sa/sar[0-9]*", "/sos_commands/sar/sar[0-9]*"), glob=True),
     Spec("ps", commands=(("ps", "auxwww"),),
          sos=("sos_commands/process/ps_auxwwwm", "sos_commands/process/ps_auxwww", "sos_commands/process/ps_auxfwww", "ps",
               FOREMAN_DEBUG + "ps-awfux"), sos_exec=("ps auxwwwm", "ps auxwww")),

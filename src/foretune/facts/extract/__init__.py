@@ -38,6 +38,7 @@ def extract(source: Source, *, hosts: int | None = None) -> FactSet:
     measured.memory_pressure(x)
     measured.process_rss(x)
     measured.passenger_status(x)
+    measured.cpu_steal(x)
     if hosts is not None and not x.has("managed_hosts"):
         x.known("managed_hosts", hosts, Provenance(source.kind, "command line", f"--hosts {hosts}"))
     for spec in CATALOG:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.facts.extract.core import Extractor
-from foretune.facts.parsers.process import parse_passenger_pool, parse_ps_rss, parse_vmstat
+from foretune.facts.parsers.process import parse_passenger_pool, parse_ps_rss, parse_sar_steal, parse_vmstat
 from foretune.facts.parsers.system import parse_meminfo
 
 
@@ -41,3 +41,22 @@ def passenger_status(x: Extractor) -> None:
         x.unknown("passenger_status", x.why("passenger_pool") if raw is None else f"{raw.location} is empty")
         return
     x.known("passenger_status", pool, x.prov(raw, r"(Max pool size|Processes|Requests in)"))
+
+
+def cpu_steal(x: Extractor) -> None:
+    raws = x.raws("sar")
+    samples: list[float] = []
+    used = []
+    for raw in raws:
+        values = x.parse(raw, parse_sar_steal) or []
+        if values:
+            samples += values
+            used.append(raw)
+    if not samples:
+        x.unknown("cpu_steal", "no sar CPU reports with %steal in the source" if raws else x.why("sar"))
+        return
+    value = {"mean_percent": round(sum(samples) / len(samples), 2), "max_percent": max(samples), "samples": len(samples),
+             "reports": len(used)}
+    worst = max(used, key=lambda r: max(parse_sar_steal(r.text)))
+    x.known("cpu_steal", value, x.note(worst.location, f"%steal up to {max(parse_sar_steal(worst.text)):.2f} in this report"),
+            *[x.note(r.location, "sar CPU report") for r in used if r is not worst][:3])

@@ -85,3 +85,27 @@ def parse_passenger_pool(text: str) -> dict[str, int]:
             raise ParseError("passenger-status output has no 'Max pool size' line")
         return {}
     return out
+
+
+def parse_sar_steal(text: str) -> list[float]:
+    """%steal of every ``all`` CPU sample in ``sar -A``/``sar -u`` text output (Average lines left out)."""
+    values: list[float] = []
+    column = None
+    for line in text.splitlines():
+        words = line.split()
+        if "%steal" in words and "CPU" in words:
+            column = (words.index("%steal"), words.index("CPU"))
+            continue
+        if not words:
+            column = None
+            continue
+        if column is None or words[0].startswith("Average") or len(words) <= column[0]:
+            continue
+        steal_at, cpu_at = column
+        if words[cpu_at] != "all":
+            continue
+        try:
+            values.append(float(words[steal_at].replace(",", ".")))
+        except ValueError:
+            continue
+    return values
