@@ -50,3 +50,14 @@ def test_sar_steal_reads_all_cpu_rows_with_am_pm_and_24h_clocks() -> None:
            "00:10:01        all      5,10      0,00      1,20      0,30      2,50     90,90\n\n"
            "00:00:01     proc/s   cswch/s\n00:10:01       all      1.00\n")
     assert parse_sar_steal(h24) == [2.5]
+
+
+def test_table_sizes_from_pretty_psql_output() -> None:
+    from foretune.facts.parsers.process import parse_table_sizes
+
+    text = ("        table_name        |  total  |  index  |   toast    |  table\n"
+            "--------------------------+---------+---------+------------+---------\n"
+            " dynflow_steps            | 38 GB   | 4 GB    | 8192 bytes | 34 GB\n"
+            " audits                   | 512 MB  | 100 MB  | 8192 bytes | 412 MB\n"
+            " settings                 | 64 kB   | 32 kB   | 8192 bytes | 24 kB\n(3 rows)\n")
+    assert parse_table_sizes(text) == {"dynflow_steps": 38 * 1024**3, "audits": 512 * 1024**2, "settings": 64 * 1024}

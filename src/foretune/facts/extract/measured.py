@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from foretune.facts.extract.core import Extractor
-from foretune.facts.parsers.process import parse_passenger_pool, parse_ps_rss, parse_sar_steal, parse_vmstat
+from foretune.facts.parsers.process import (
+    parse_passenger_pool,
+    parse_ps_rss,
+    parse_sar_steal,
+    parse_table_sizes,
+    parse_vmstat,
+)
 from foretune.facts.parsers.system import parse_meminfo
 
 
@@ -60,3 +66,12 @@ def cpu_steal(x: Extractor) -> None:
     worst = max(used, key=lambda r: max(parse_sar_steal(r.text)))
     x.known("cpu_steal", value, x.note(worst.location, f"%steal up to {max(parse_sar_steal(worst.text)):.2f} in this report"),
             *[x.note(r.location, "sar CPU report") for r in used if r is not worst][:3])
+
+
+def table_sizes(x: Extractor) -> None:
+    raw = x.raw("foreman_table_sizes")
+    sizes = x.parse(raw, parse_table_sizes)
+    if raw is None or not sizes:
+        x.unknown("foreman_table_sizes", x.why("foreman_table_sizes") if raw is None else f"{raw.location} lists no tables")
+        return
+    x.known("foreman_table_sizes", sizes, x.prov(raw, r"^\s*(dynflow_|foreman_tasks_|audits|fact_values|logs)"))

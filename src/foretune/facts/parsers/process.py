@@ -109,3 +109,27 @@ def parse_sar_steal(text: str) -> list[float]:
         except ValueError:
             continue
     return values
+
+
+_PRETTY = {"bytes": 1, "kB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
+
+
+def parse_table_sizes(text: str) -> dict[str, int]:
+    """``*_db_tables_sizes`` (psql aligned output of pg_size_pretty columns): table -> total bytes."""
+    out: dict[str, int] = {}
+    header = False
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) < 2:
+            continue
+        if cells[0].lower() == "table_name":
+            header = True
+            continue
+        if not header:
+            continue
+        match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(bytes|kB|MB|GB|TB)", cells[1])
+        if cells[0] and match:
+            out[cells[0]] = int(float(match.group(1)) * _PRETTY[match.group(2)])
+    if text.strip() and not header:
+        raise ParseError("table sizes output has no 'table_name | total' header")
+    return out
