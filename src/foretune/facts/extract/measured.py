@@ -51,21 +51,16 @@ def passenger_status(x: Extractor) -> None:
 
 def cpu_steal(x: Extractor) -> None:
     raws = x.raws("sar")
-    samples: list[float] = []
-    used = []
-    for raw in raws:
-        values = x.parse(raw, parse_sar_steal) or []
-        if values:
-            samples += values
-            used.append(raw)
+    per_report = [(raw, values) for raw in raws for values in [x.parse(raw, parse_sar_steal) or []] if values]
+    samples = [v for _, values in per_report for v in values]
     if not samples:
         x.unknown("cpu_steal", "no sar CPU reports with %steal in the source" if raws else x.why("sar"))
         return
     value = {"mean_percent": round(sum(samples) / len(samples), 2), "max_percent": max(samples), "samples": len(samples),
-             "reports": len(used)}
-    worst = max(used, key=lambda r: max(parse_sar_steal(r.text)))
-    x.known("cpu_steal", value, x.note(worst.location, f"%steal up to {max(parse_sar_steal(worst.text)):.2f} in this report"),
-            *[x.note(r.location, "sar CPU report") for r in used if r is not worst][:3])
+             "reports": len(per_report)}
+    ordered = sorted(per_report, key=lambda rv: -max(rv[1]))
+    x.known("cpu_steal", value, *[x.note(raw.location, f"%steal up to {max(values):.2f} in {len(values)} samples")
+                                  for raw, values in ordered[:4]])
 
 
 def table_sizes(x: Extractor) -> None:
