@@ -81,7 +81,7 @@ def test_secret_names() -> None:
               "masterauth", "SECRET_KEY", "oauth_consumer_key", "api_key", "PGPASSWORD", "ssh_identity_key_passphrase",
               "bind_pw", "basic_auth", "tcp_fastopen_key")
     plain = ("PassengerMaxPoolSize", "ProxyPassReverse", "KeepAlive", "db_pool", "keyfile", "max_keys", "author",
-             "passenger_min_instances", "AuthType")
+             "passenger_min_instances", "AuthType", "password_encryption", "password_file", "token_timeout", "SSLCertificateKeyFile")
     assert [n for n in secret if not is_secret_name(n)] == []
     assert [n for n in plain if is_secret_name(n)] == []
 
