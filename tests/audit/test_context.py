@@ -78,3 +78,14 @@ def test_report_header_names_host_figure_and_profile_with_reasons() -> None:
     assert (data["hosts"], data["profile"]) == (2150, "medium")
     assert data["hosts_basis"] == "counted in var/lib/foreman-maintain/satellite_metrics.yml"
     assert data["profile_basis"] == "declared: the installer's tuning fact"
+
+
+def test_katello_agent_queues_give_a_counted_host_figure_and_the_agent_count() -> None:
+    ctx, _ = build_context(facts(product_version="6.9.4", foreman_version="2.3.1", tuning_profile="medium",
+                                 katello_agent_clients=1200))
+    assert ctx.host_figure is not None and (ctx.hosts, ctx.host_figure.assumed) == (1200, False)
+    assert "katello_agent_clients.file" in ctx.host_figure.reason
+    assert ctx.plan is not None and ctx.plan.input.katello_agent_hosts == 1200
+    counted, _ = build_context(facts(product_version="6.9.4", foreman_version="2.3.1", tuning_profile="medium",
+                                     katello_agent_clients=40, managed_hosts=3000))
+    assert counted.hosts == 3000 and counted.plan is not None and counted.plan.input.katello_agent_hosts == 40

@@ -61,3 +61,12 @@ def test_table_sizes_from_pretty_psql_output() -> None:
             " audits                   | 512 MB  | 100 MB  | 8192 bytes | 412 MB\n"
             " settings                 | 64 kB   | 32 kB   | 8192 bytes | 24 kB\n(3 rows)\n")
     assert parse_table_sizes(text) == {"dynflow_steps": 38 * 1024**3, "audits": 512 * 1024**2, "settings": 64 * 1024}
+
+
+def test_agent_queues_are_counted_once_each() -> None:
+    from foretune.facts.parsers.process import count_agent_queues
+
+    text = ("  pulp.agent.0a4b9c2e-55e1-4d1f-8c35-0c9c1f6f8a01  Y  0 0 0\n"
+            "  pulp.agent.0a4b9c2e-55e1-4d1f-8c35-0c9c1f6f8a01  Y  0 0 0\n"
+            "  pulp.agent.1b7de0f3-6c2a-4e0b-9d11-4a1e2b3c4d5e  Y  0 0 0\n  celery  Y  0 12 12\n")
+    assert count_agent_queues(text) == 2

@@ -51,6 +51,11 @@ def host_figure(facts: FactSet, hosts: int | None, profile: str) -> HostFigure:
     if fact.known and fact.value is not None:
         where = fact.provenance[0].location if fact.provenance else "the source"
         return HostFigure(int(fact.value), "source", f"counted in {where}", assumed=False)
+    agents = facts["katello_agent_clients"]
+    if agents.known and agents.value:
+        where = agents.provenance[0].location if agents.provenance else "qpid-stat -q"
+        return HostFigure(int(agents.value), "source", f"katello-agent hosts counted in {where} (at least this many hosts)",
+                          assumed=False)
     size = "default" if profile == "development" else profile
     low, high = hardware.host_range(size)
     count = high if high is not None else low
@@ -108,10 +113,11 @@ def choose_plan(facts: FactSet, *, hosts: int | None = None, **given: Any) -> Pl
     if release is not None:
         try:
             extra: dict[str, Any] = dict(given)
-            # Without a client census, every managed host counts as a katello-agent client on qpid
-            # releases: the limits then cover the worst case, as `plan --katello-agent-hosts` would.
+            # The pulp.agent queues count the katello-agent clients; without them every managed host counts
+            # as one on qpid releases: the limits then cover the worst case, as `plan --katello-agent-hosts` would.
+            agents = facts.value("katello_agent_clients")
             if release.features.qpid and figure.count and "katello_agent_hosts" not in extra:
-                extra["katello_agent_hosts"] = figure.count
+                extra["katello_agent_hosts"] = min(int(agents), figure.count) if agents else figure.count
             if role == "server" and (declared is not None or given.get("profile")):
                 extra["profile"] = profile  # judged against the admin's choice; a host mismatch is its own finding
             plan = make_plan(input_from_facts(facts, hosts=figure.count, **extra))

@@ -104,6 +104,7 @@ CATALOG: tuple[FactSpec, ...] = (
              "`passenger-status --show pool` (Passenger era).", needs_root=True),
     FactSpec("cpu_steal", "dict: mean_percent, max_percent (float), samples, reports (int)",
              "CPU time the hypervisor took from this VM (%steal of sysstat's sar reports, all CPUs)."),
+    FactSpec("katello_agent_clients", "int", "katello-agent hosts: pulp.agent.<uuid> queues in `qpid-stat -q` (qpid era)."),
     FactSpec("foreman_table_sizes", "dict: table -> total bytes (table, indexes and TOAST)",
              "Sizes of the foreman database's tables (sosreport foreman_db_tables_sizes)."),
     FactSpec("log_incidents", "list of {kind, service, path, line, count, first, last}", "Incidents found in the server's logs (503 bursts, connection exhaustion, OOM kills, socket exhaustion, queue at capacity)."),

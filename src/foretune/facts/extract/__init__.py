@@ -40,6 +40,7 @@ def extract(source: Source, *, hosts: int | None = None) -> FactSet:
     measured.passenger_status(x)
     measured.cpu_steal(x)
     measured.table_sizes(x)
+    measured.katello_agents(x)
     if hosts is not None and not x.has("managed_hosts"):
         x.known("managed_hosts", hosts, Provenance(source.kind, "command line", f"--hosts {hosts}"))
     for spec in CATALOG:

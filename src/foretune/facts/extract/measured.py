@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from foretune.facts.extract.core import Extractor
 from foretune.facts.parsers.process import (
+    count_agent_queues,
     parse_passenger_pool,
     parse_ps_rss,
     parse_sar_steal,
@@ -70,3 +71,14 @@ def table_sizes(x: Extractor) -> None:
         x.unknown("foreman_table_sizes", x.why("foreman_table_sizes") if raw is None else f"{raw.location} lists no tables")
         return
     x.known("foreman_table_sizes", sizes, x.prov(raw, r"^\s*(dynflow_|foreman_tasks_|audits|fact_values|logs)"))
+
+
+def katello_agents(x: Extractor) -> None:
+    raws = x.raws("qpid_queues")
+    counted = [(raw, count_agent_queues(raw.text)) for raw in raws]
+    counted = [(raw, n) for raw, n in counted if n]
+    if not counted:
+        x.unknown("katello_agent_clients", "no qpid-stat -q output with pulp.agent queues" if raws else x.why("qpid_queues"))
+        return
+    raw, n = max(counted, key=lambda rn: rn[1])
+    x.known("katello_agent_clients", n, x.note(raw.location, f"{n} pulp.agent.<uuid> queues (one per katello-agent host)"))

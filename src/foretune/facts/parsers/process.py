@@ -133,3 +133,8 @@ def parse_table_sizes(text: str) -> dict[str, int]:
     if text.strip() and not header:
         raise ParseError("table sizes output has no 'table_name | total' header")
     return out
+
+
+def count_agent_queues(text: str) -> int:
+    """``qpid-stat -q``: the number of distinct ``pulp.agent.<uuid>`` queues (one per katello-agent host)."""
+    return len(set(re.findall(r"^\s*(pulp\.agent\.[0-9a-f-]{8,})\s", text, flags=re.M)))
