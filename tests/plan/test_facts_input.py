@@ -49,7 +49,8 @@ def test_installer_column_is_what_is_in_force() -> None:
     plan = make_plan(input_from_facts(fs))
     t = plan.tunables
     assert t["puma.workers"].installer.value == 10 and "custom-hiera.yaml" in t["puma.workers"].installer.reason
-    assert t["puma.threads_max"].installer.value == 8 and "the answers file" in t["puma.threads_max"].installer.reason
+    assert t["puma.threads_max"].installer.value == 8 and t["puma.threads_max"].installer.origin == "answers file"
+    assert t["puma.workers"].installer.origin == "custom-hiera.yaml" and t["postgresql.shared_buffers"].installer.origin == ""
     assert t["postgresql.max_connections"].installer.value == 600  # the profile (large) would give 1000
     assert t["postgresql.shared_buffers"].installer.value == "8GB"  # not set locally: the profile's value stays
     assert "fi-hiera-precedence" in t["puma.workers"].installer.citations

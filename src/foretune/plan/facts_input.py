@@ -53,7 +53,7 @@ def configured_values(facts: FactSet) -> dict[str, tuple[Any, str]]:
         if isinstance(params, dict):
             for param, value in params.items():
                 if value is not None and not isinstance(value, (dict, list)):
-                    found[f"{module}::{param}"] = (value, "the answers file")
+                    found[f"{module}::{param}"] = (value, "answers file")
     hiera = facts.value("custom_hiera") or {}
     if isinstance(hiera, dict):
         for key, value in flatten(hiera).items():

@@ -207,7 +207,7 @@ class Planner:
                 value, where = self.inp.configured[fix.target]
                 if fix.target.startswith("candlepin::java_opts"):
                     value = _heap_bytes(str(value))
-                return Setting(value, f"set in {where} (wins over {installer.reason})", ("fi-hiera-precedence",))
+                return Setting(value, f"set in the {where} (wins over {installer.reason})", ("fi-hiera-precedence",), origin=where)
         return installer
 
     def base_setting(self, key: str, fallback: Any, fallback_reason: str, fallback_cite: str) -> Setting:
