@@ -91,3 +91,10 @@ def test_no_katello_refuses_profiles_in_one_line() -> None:
     result = run_cli("plan", "--product", "foreman", "--version", "3.16", "--no-katello", "--profile", "medium",
                      "--hosts", "300", "--cpus", "4", "--ram", "8G")
     assert result.status == 2 and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_no_katello_is_for_plain_foreman_only() -> None:
+    result = run_cli("plan", "--product", "satellite", "--version", "6.15", "--no-katello", "--hosts", "300", "--cpus", "4",
+                     "--ram", "20G")
+    assert result.status == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "--no-katello applies to --product foreman" in result.stderr

@@ -110,6 +110,8 @@ class Planner:
             raise UsageError(f"--rex pull-mqtt: {self.release.label} has no pull-based remote execution (MQTT)")
         self.server = inp.role == "server"
         self.katello = inp.katello
+        if not self.katello and inp.product != "foreman":
+            raise UsageError(f"--no-katello applies to --product foreman: {self.release.label} always runs Katello")
         if inp.profile is not None and not self.katello:
             raise UsageError("--profile needs Katello: plain Foreman has no --tuning profiles")
         if inp.katello_agent_hosts and not self.katello:
