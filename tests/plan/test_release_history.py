@@ -98,3 +98,14 @@ def test_no_katello_is_for_plain_foreman_only() -> None:
                      "--ram", "20G")
     assert result.status == 2 and len(result.stderr.strip().splitlines()) == 1
     assert "--no-katello applies to --product foreman" in result.stderr
+
+
+def test_every_62_change_is_a_file_edit_or_drop_in() -> None:
+    """No custom-hiera before foreman-installer 1.14: every fix names a file, a systemd drop-in, a sysctl or a command."""
+    for role in ("server", "capsule"):
+        p = make_plan(PlanInput(product="satellite", version="6.2", role=role, hosts=8000, cpus=16, physical_cores=8,
+                                ram_bytes=48 * GIB, katello_agent_hosts=6000, puppet_hosts=2000))
+        kinds = {f.kind for t in p.tunables.values() for f in t.fixes}
+        assert kinds <= {"file", "limit", "sysctl", "command", "advice"}, kinds
+        advice = [f.target for t in p.tunables.values() for f in t.fixes if f.kind == "advice"]
+        assert set(advice) <= {"/var/lib/qpidd", "Puppet"}, advice  # only true advice, never an unmapped hiera key

@@ -15,6 +15,7 @@ from foretune.knowledge.model import SIZES
 from foretune.knowledge.profiles import PG, installer_hiera
 from foretune.knowledge.releases import resolve_release
 from foretune.plan.constants import cite, const, default, default_cite, memory_gib, memory_range, stepped, versioned
+from foretune.plan.direct_edits import direct_edit
 from foretune.plan.model import (
     Fix,
     HardwareCheck,
@@ -1067,20 +1068,3 @@ class Planner:
             if mrw > cap:  # pragma: no cover - guarded by construction; kept as a tripwire
                 raise AssertionError(f"planner produced MaxRequestWorkers {mrw} > {cap}")
 
-
-def direct_edit(fix: Fix, *, capsule: bool = False) -> Fix:
-    """On releases without custom-hiera (Satellite 6.2) a hiera fix becomes an edit of the file it ends up in."""
-    if fix.kind != "hiera":
-        return fix
-    from foretune.knowledge import load_data
-
-    edits: dict[str, Any] = load_data("direct-edits.yaml")
-    key = fix.target.split("/", 1)[1] if fix.target.startswith(PG + "/") else fix.target
-    entry = edits.get(key) or (edits["postgresql"] if fix.target.startswith(PG + "/") else None)
-    if entry is None:
-        return Fix("advice", fix.target, f"set {fix.value} in the file the installer renders it to (no custom-hiera on this release)")
-    if entry.get("kind") == "limit":
-        return Fix("limit", entry["unit"], fix.value)
-    value = {True: "true", False: "false"}.get(fix.value, fix.value) if isinstance(fix.value, bool) else fix.value
-    path = entry.get("capsule_file", entry["file"]) if capsule else entry["file"]
-    return Fix("file", str(path), str(entry["line"]).format(name=key, value=value))
