@@ -109,3 +109,10 @@ def test_every_62_change_is_a_file_edit_or_drop_in() -> None:
         assert kinds <= {"file", "limit", "sysctl", "command", "advice"}, kinds
         advice = [f.target for t in p.tunables.values() for f in t.fixes if f.kind == "advice"]
         assert set(advice) <= {"/var/lib/qpidd", "Puppet"}, advice  # only true advice, never an unmapped hiera key
+
+
+def test_render_refuses_custom_hiera_on_62() -> None:
+    result = run_cli("render", "--product", "satellite", "--version", "6.2", "--hosts", "3000", "--cpus", "8", "--ram", "24G",
+                     "--merge-into", "/nonexistent/custom-hiera.yaml")
+    assert result.status == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "reads no custom-hiera.yaml" in result.stderr
