@@ -77,8 +77,13 @@ def test_plain_foreman_runs_puma_from_21_and_has_no_katello_parts() -> None:
     assert resolve_release("foreman", "2.0").generation == "passenger"
     assert resolve_release("satellite", "6.8").generation == "passenger"  # Satellite waited for 6.9 (Foreman 2.3)
     p = plan("foreman", "3.16", katello=False, ram_bytes=8 * GIB, cpus=4)
-    for gone in ("candlepin.heap_max", "pulp.workers", "postgresql.max_connections", "mongodb.cache_size_gb"):
+    for gone in ("candlepin.heap_max", "pulp.workers", "mongodb.cache_size_gb", "qpidd.limit_nofile"):
         assert gone not in p.tunables  # type: ignore[attr-defined]
+    t = p.tunables  # type: ignore[attr-defined]
+    assert t["foreman.db_pool"].installer.value == 5  # threads_max: the + 4 is for Katello's listeners
+    assert t["foreman.db_pool"].foretune.value == 16  # one per thread of the guides' 16
+    assert t["postgresql.max_connections"].installer.value == 500  # tuning/common.yaml applies to every scenario
+    assert p.hardware.ok and p.hardware.required_ram_bytes == 4 * GIB  # type: ignore[attr-defined]  # Foreman alone: 4 GB
     result = run_cli("plan", "--product", "foreman", "--version", "3.16", "--no-katello", "--hosts", "300", "--cpus", "4",
                      "--ram", "8G", "--format", "installer")
     assert result.status == 0, result.stderr
