@@ -81,7 +81,7 @@ def main() -> int:
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(site)], check=True)
         env = {"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"}
         floor, _ = best_of(args.runs, [sys.executable, "-c", "pass"])
-        ours, our_out = best_of(args.runs, [sys.executable, "-m", "foretune", "audit", str(args.sosreport), "--format", "json"], env)
+        ours, _ = best_of(args.runs, [sys.executable, "-m", "foretune", "audit", str(args.sosreport), "--format", "json"], env)
         theirs, their_out = best_of(args.runs, [str(venv / "bin" / "python"), "-c", INSIGHTS_SCRIPT, str(args.sosreport),
                                                 *INSIGHTS_PARSERS])
         print(f"sosreport: {args.sosreport}")

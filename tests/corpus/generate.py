@@ -245,7 +245,7 @@ def _available(data: bytes, kind: str) -> bytes:
 def intact_reference(tar: bytes, kind: str, damaged: bytes) -> tuple[bytes, int, int]:
     """(uncompressed tar of the members wholly present in ``damaged``, their count, count in the whole archive)."""
     prefix = _available(damaged, kind)
-    whole = tarfile.open(fileobj=io.BytesIO(tar), mode="r:")
+    whole = tarfile.open(fileobj=io.BytesIO(tar), mode="r:")  # noqa: SIM115
     members = whole.getmembers()
     out = io.BytesIO()
     kept = 0
@@ -282,7 +282,7 @@ def tar_damage_cases(rng: random.Random) -> Iterator[Case]:
                 yield Case(case_id, "tar-damage", ("facts", "{dir}/d" + SUFFIX[kind], "--format", "json"),
                            (("d" + SUFFIX[kind], damaged), ("ref.tar", reference)),
                            reference="ref.tar", damaged=kept < total or kind != "")
-            for flip in range(6):
+            for _flip in range(6):
                 low = 12 if kind == "gz" else 0  # the gzip header (mtime, OS) carries no checksum
                 position = rng.randrange(low, len(whole))
                 damaged = bytearray(whole)
@@ -291,7 +291,7 @@ def tar_damage_cases(rng: random.Random) -> Iterator[Case]:
                 yield Case(case_id, "tar-damage", ("facts", "{dir}/d" + SUFFIX[kind], "--format", "json"),
                            (("d" + SUFFIX[kind], bytes(damaged)),), damaged=kind != "")
             # a header whose checksum no longer matches (uncompressed layer damaged, then compressed)
-            members = tarfile.open(fileobj=io.BytesIO(tar), mode="r:").getmembers()
+            members = tarfile.open(fileobj=io.BytesIO(tar), mode="r:").getmembers()  # noqa: SIM115
             for pick in (len(members) // 3, 2 * len(members) // 3):
                 bad = bytearray(tar)
                 bad[members[pick].offset + 1] ^= 0x20  # a name byte: the header checksum now fails
@@ -371,7 +371,7 @@ def tar_evil_cases(rng: random.Random) -> Iterator[Case]:
                 secret = canary(case_id)
                 buffer = io.BytesIO()
                 with tarfile.open(fileobj=buffer, mode="w", format=tarfile.GNU_FORMAT) as archive:
-                    base = tarfile.open(fileobj=io.BytesIO(_tar_bytes(FIXTURES / fixture)), mode="r:")
+                    base = tarfile.open(fileobj=io.BytesIO(_tar_bytes(FIXTURES / fixture)), mode="r:")  # noqa: SIM115
                     for member in base.getmembers():
                         archive.addfile(member, base.extractfile(member) if member.isfile() else None)
                     for member_name, data, fields in members:

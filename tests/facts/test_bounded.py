@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -61,10 +62,8 @@ def test_a_10_mb_line_costs_under_a_second(parser: str) -> None:
     slowest = ("", 0.0)
     for shape, text in SHAPES.items():
         start = time.perf_counter()
-        try:
+        with contextlib.suppress(ParseError):
             PARSERS[parser](text)
-        except ParseError:
-            pass
         elapsed = time.perf_counter() - start
         slowest = max(slowest, (shape, elapsed), key=lambda s: s[1])
     assert slowest[1] < 1.0, f"{parser} took {slowest[1]:.2f} s on the {slowest[0]} line"
