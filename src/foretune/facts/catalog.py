@@ -90,6 +90,8 @@ CATALOG: tuple[FactSpec, ...] = (
     FactSpec("tasks", "dict: paused, old_paused (started more than 30 days before the data was taken), running",
              "foreman-tasks backlog (a sosreport holds only the tasks of its last 14 days by default)."),
     FactSpec("max_facts_per_host", "int", "Largest number of fact values on one host (live only)."),
+    # --- logs ---------------------------------------------------------------------------------
+    FactSpec("log_incidents", "list of {kind, service, path, line, count, first, last}", "Incidents found in the server's logs (503 bursts, connection exhaustion, OOM kills, socket exhaustion, queue at capacity)."),
 )
 
 BY_NAME = {spec.name: spec for spec in CATALOG}

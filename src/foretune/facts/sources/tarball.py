@@ -11,11 +11,13 @@ import fnmatch
 import posixpath
 import tarfile
 from pathlib import Path
+from typing import IO, Any
 
 from foretune.errors import InputError
 from foretune.facts.sources.sosreport import is_sosreport_root
 from foretune.facts.sources.tree import TreeSource
 from foretune.facts.specs import SPECS, sos_candidates, sos_patterns
+from foretune.logs.kinds import kind_of
 
 SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2")
 MAX_MEMBER_BYTES = 64 * 1024 * 1024
@@ -46,8 +48,9 @@ def _matches(rel: str, patterns: list[str]) -> bool:
 
 
 class SosreportTarball(TreeSource):
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, log_options: Any = None) -> None:
         super().__init__(kind="sosreport", label=str(path))
+        self._log_options = log_options
         self.files: dict[str, bytes] = {}
         self.links: dict[str, str] = {}
         self.dirs: set[str] = set()
@@ -65,6 +68,7 @@ class SosreportTarball(TreeSource):
         exact, patterns = _wanted()
         side: dict[str, bytes] = {}
         prefix: str | None = None
+        scan = self._new_scan()
         count = 0
         try:
             with path.open("rb") as handle, tarfile.open(fileobj=handle, mode="r|*") as archive:
@@ -93,6 +97,12 @@ class SosreportTarball(TreeSource):
                         continue
                     if not member.isfile():
                         continue
+                    log_kind = kind_of(rel)
+                    if log_kind is not None and rel not in exact and not _matches(rel, patterns):
+                        extracted = archive.extractfile(member)
+                        if extracted is not None:
+                            self._read_log(scan, rel, log_kind, extracted)
+                        continue
                     wanted = rel in exact or _matches(rel, patterns)
                     small_cmd = rel.startswith(("sos_commands/", "sos_strings/")) and member.size <= SIDE_CACHE_BYTES
                     if not wanted and not small_cmd:
@@ -102,6 +112,10 @@ class SosreportTarball(TreeSource):
                         continue
                     extracted = archive.extractfile(member)
                     data = extracted.read() if extracted else b""
+                    if log_kind is not None:
+                        import io
+
+                        self._read_log(scan, rel, log_kind, io.BytesIO(data))
                     if wanted:
                         self.files[rel] = data
                     else:
@@ -116,6 +130,21 @@ class SosreportTarball(TreeSource):
             raise InputError(f"{path} is not a sosreport: no sos_commands/ or version.txt inside")
         # keep the side-cached members that a symlink or the manifest names
         self.files.update(side)
+        self.log_scan = scan
+
+    def _new_scan(self) -> Any:
+        from foretune.logs.scan import Options, Scan
+
+        return Scan(self._log_options or Options())
+
+    def _read_log(self, scan: Any, rel: str, kind: str, stream: IO[bytes]) -> None:
+        """Stream one log member through the analyzers (decompressing .gz/.xz/.bz2 members)."""
+        import io
+
+        from foretune.logs.reader import wrap
+
+        buffered = stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(stream)  # type: ignore[arg-type]
+        scan.read_stream(rel, kind, wrap(buffered, buffered.peek(6)[:6]))
 
     def _index(self, rel: str) -> None:
         self.names.add(rel)

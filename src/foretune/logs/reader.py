@@ -1,0 +1,80 @@
+"""Open plain, gzip, xz or bzip2 logs by their magic bytes and yield raw lines; damage becomes a problem line."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+import zlib
+from collections.abc import Iterator
+from typing import IO
+
+MAGIC = ((b"\x1f\x8b", "gz"), (b"\xfd7zXZ\x00", "xz"), (b"BZh", "bz2"))
+READ_ERRORS = (EOFError, OSError, zlib.error, lzma.LZMAError, ValueError)
+
+
+def compression(head: bytes) -> str | None:
+    """``'gz'``, ``'xz'``, ``'bz2'`` or None for the first bytes of a file.
+
+    >>> compression(b"\\x1f\\x8b\\x08"), compression(b"2024-01-01")
+    ('gz', None)
+    """
+    for magic, name in MAGIC:
+        if head.startswith(magic):
+            return name
+    return None
+
+
+def wrap(raw: IO[bytes], head: bytes) -> IO[bytes]:
+    """``raw`` decompressed according to ``head`` (its first bytes, not consumed)."""
+    kind = compression(head)
+    if kind == "gz":
+        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
+    if kind == "xz":
+        return lzma.LZMAFile(raw, mode="rb")  # type: ignore[return-value]
+    if kind == "bz2":
+        return bz2.BZ2File(raw, mode="rb")  # type: ignore[return-value]
+    return raw
+
+
+def open_log(path: str) -> IO[bytes]:
+    """A binary stream of the decompressed file at ``path``."""
+    handle = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it
+    head = handle.read(6)
+    handle.seek(0)
+    return wrap(handle, head)
+
+
+class Lines:
+    """Iterate the lines of a stream; a read error ends the iteration and is kept in ``error``."""
+
+    def __init__(self, stream: IO[bytes], location: str) -> None:
+        self.stream = stream
+        self.location = location
+        self.error: str | None = None
+        self.count = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            for line in self.stream:
+                self.count += 1
+                yield line
+        except READ_ERRORS as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            self.error = f"{self.location}: truncated or corrupt after {self.count:,} lines ({reason}); the lines before count"
+
+
+def byte_range(path: str, start: int, end: int) -> Iterator[bytes]:
+    """Lines of a plain file whose first byte lies in ``[start, end)``."""
+    with open(path, "rb") as handle:
+        if start:
+            handle.seek(start - 1)
+            if handle.read(1) != b"\n":
+                handle.readline()  # finish the line the previous range owns
+        pos = handle.tell()
+        while pos < end:
+            line = handle.readline()
+            if not line:
+                break
+            pos += len(line)
+            yield line

@@ -1,0 +1,49 @@
+"""Logs of a facts source (live host, sosreport directory or tarball), read once and kept on the source."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from foretune.logs.scan import Options, Scan, discover, read_files
+
+if TYPE_CHECKING:
+    from foretune.facts.sources.base import Source
+
+
+def scan_source(src: Source, options: Options | None = None, *, jobs: int | None = None,
+                progress: Callable[[int, int], None] | None = None) -> Scan | None:
+    """The source's log scan (computed on first use); None for a source without files (a snapshot)."""
+    from foretune.facts.sources.live import LiveHost
+    from foretune.facts.sources.sosreport import SosreportDirectory
+
+    if src.log_scan is not None:
+        return src.log_scan  # type: ignore[no-any-return]
+    now = src.now()
+    options = options or Options(year=now.year if now else None)
+    if isinstance(src, LiveHost):
+        root = src.root
+    elif isinstance(src, SosreportDirectory):
+        root = str(src.root)
+    else:
+        return None
+    problems: list[str] = []
+    files = discover(root)
+    scan = read_files(files, options, jobs=jobs, progress=progress)
+    scan.problems += problems
+    src.log_scan = scan
+    return scan
+
+
+def puma_capacity(puma: object) -> int | None:
+    """workers x threads_max of the ``puma`` fact, or None.
+
+    >>> puma_capacity({"workers": 4, "threads_min": 5, "threads_max": 16}), puma_capacity(None)
+    (64, None)
+    """
+    if not isinstance(puma, dict):
+        return None
+    workers, threads = puma.get("workers"), puma.get("threads_max")
+    if isinstance(workers, int) and isinstance(threads, int) and workers > 0 and threads > 0:
+        return workers * threads
+    return None
