@@ -22,6 +22,6 @@ def log_incidents(x: Extractor) -> None:
     incidents = collect(merged, capacity=puma_capacity(x.value("puma")),
                         burst_per_minute=int(threshold("logs_503_burst_per_minute")))
     lines = sum(a.lines for a in merged.values())
-    where = "/var/log" if x.src.kind == "live" else "var/log (and sos_commands exports)"
+    where = incidents[0]["path"] if incidents else sorted(scan.files)[0]
     x.known("log_incidents", incidents,
             x.note(where, f"{len(incidents)} incident kinds in {len(scan.files)} log files ({lines:,} lines read)"))
