@@ -42,17 +42,16 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
         if isinstance(b, (int, float)) and isinstance(a, (int, float)):
             change = round(a - b, 1)
             if b:
-                change_pct = 100.0 * (a - b) / b
-                note = f"{change_pct:+.0f}%"
-            if samples is not None:
-                few = min(samples[0] or 0, samples[1] or 0)
-                if few < min_requests:
-                    note = f"noise: only {few} requests on one side"
-                elif b and abs(a - b) < fraction * abs(b):
-                    note = f"within noise (<{fraction:.0%})"
-                elif change:
-                    better = (a < b) == lower_is_better
-                    note += " better" if better else " worse"
+                note = f"{100.0 * (a - b) / b:+.0f}%"
+                if samples is None or min(samples[0] or 0, samples[1] or 0) >= min_requests:
+                    if abs(a - b) < fraction * abs(b):
+                        note = f"within noise (<{fraction:.0%})"
+                    elif change:
+                        note += " better" if (a < b) == lower_is_better else " worse"
+        if samples is not None:
+            few = min(samples[0] or 0, samples[1] or 0)
+            if few < min_requests:
+                note = f"noise: only {few} requests on one side"
         metrics.append({"metric": metric, "before": b, "after": a, "change": change, "note": note.strip(),
                         "noise": note.startswith(("noise", "within noise"))})
 

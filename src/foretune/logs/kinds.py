@@ -96,7 +96,7 @@ def sniff(head: bytes) -> str | None:
         return "postgresql"
     if re.match(rb"\w{3} [ \d]\d \d\d:\d\d:\d\d \S+ ", line):
         return "system"
-    if b"," in line and (b"label" in line and b"state" in line or b"execution_time" in line):
+    if b"," in line and ((b"label" in line and b"state" in line) or b"execution_time" in line):
         return "tasks"
     return None
 

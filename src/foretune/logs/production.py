@@ -265,7 +265,7 @@ class ProductionLog(Analyzer):
         self.journald = self.journald or other.journald
 
     def finish(self) -> None:
-        for rid, duration, status, db, t in self.orphans:
+        for _rid, duration, status, db, t in self.orphans:
             self._record(UNKNOWN_ACTION, duration, status, db, t)
         self.orphans = []
 

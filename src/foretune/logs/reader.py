@@ -38,11 +38,16 @@ def wrap(raw: IO[bytes], head: bytes) -> IO[bytes]:
 
 
 def open_log(path: str) -> IO[bytes]:
-    """A binary stream of the decompressed file at ``path``."""
-    handle = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it
-    head = handle.read(6)
-    handle.seek(0)
-    return wrap(handle, head)
+    """A binary stream of the decompressed file at ``path`` (closing it closes the file)."""
+    with open(path, "rb") as handle:
+        kind = compression(handle.read(6))
+    if kind == "gz":
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    if kind == "xz":
+        return lzma.open(path, "rb")  # type: ignore[return-value]
+    if kind == "bz2":
+        return bz2.open(path, "rb")  # type: ignore[return-value]
+    return open(path, "rb")
 
 
 class Lines:

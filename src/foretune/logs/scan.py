@@ -146,13 +146,20 @@ def from_paths(paths: Iterable[str], problems: list[str]) -> list[LogFile]:
 
 
 def _one(disk: str, location: str, problems: list[str], *, quiet: bool) -> list[LogFile]:
+    from foretune.logs.reader import READ_ERRORS
+
     try:
         size = os.path.getsize(disk)
-        with open_log(disk) as stream:
-            head = stream.read(4096)
-    except (OSError, EOFError, ValueError) as exc:
-        problems.append(f"{location}: cannot read ({getattr(exc, 'strerror', None) or exc})")
+        stream = open_log(disk)
+    except OSError as exc:
+        problems.append(f"{location}: cannot read ({exc.strerror or exc})")
         return []
+    head = b""
+    with stream:
+        try:
+            head = stream.read(4096)
+        except READ_ERRORS:
+            pass  # damaged: classified by name, the damage is reported when it is read
     kind = kind_of_name(location, head)
     if kind is None:
         if not quiet:

@@ -31,10 +31,7 @@ def build(scan: Scan, *, source: str, capacity: int | None, capacity_from: str |
                 error_minutes.setdefault(event, set()).update(per)
     all_bursts: list[dict[str, Any]] = []
     for (kind, fam), analyzer in merged.items():
-        if isinstance(analyzer, ProductionLog):
-            data = analyzer.summary(capacity=capacity)
-        else:
-            data = analyzer.summary()
+        data = analyzer.summary(capacity=capacity) if isinstance(analyzer, ProductionLog) else analyzer.summary()
         sections[kind].append({"log": fam, "path": analyzer.path, **data})
         if isinstance(analyzer, AccessLog):
             for run in bursts(analyzer, burst_min):
