@@ -134,15 +134,15 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
         return build(scan, source=", ".join(sources), capacity=capacity,
                      capacity_from="--puma-capacity" if capacity else None, problems=problems)
     now = src.now()
-    scan = scan_source(src, Options(window=window, year=now.year if now else None), jobs=args.jobs, progress=progress)
+    found = scan_source(src, Options(window=window, year=now.year if now else None), jobs=args.jobs, progress=progress)
     _done(progress)
     facts = extract(src)
     capacity = args.puma_capacity or puma_capacity(facts.value("puma"))
     where = "--puma-capacity" if args.puma_capacity else ("puma fact (workers x threads_max)" if capacity else None)
-    if scan is None or not scan.files:
+    if found is None or not found.files:
         raise InputError(f"{src.label}: no production.log, Apache, PostgreSQL, Candlepin, system log or task export found")
     problems = [p for p in facts.problems if "log" in p or "truncated" in p]
-    return build(scan, source=src.label, capacity=capacity, capacity_from=where, problems=problems)
+    return build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems)
 
 
 def _is_sosreport(path: str) -> bool:

@@ -179,15 +179,15 @@ class AccessLog(Analyzer):
             else:
                 for k in range(len(row)):
                     mine[k] += row[k]
-        for mine, theirs in ((self.endpoints, other.endpoints), (self.clients, other.clients), (self.agents, other.agents)):
-            for k, v in theirs.items():
-                _bump(mine, k, v)
+        for counter, more in ((self.endpoints, other.endpoints), (self.clients, other.clients), (self.agents, other.agents)):
+            for name, n in more.items():
+                _bump(counter, name, n)
         self.latency.merge(other.latency)
-        for k, s in other.endpoint_latency.items():
-            if k in self.endpoint_latency:
-                self.endpoint_latency[k].merge(s)
+        for name, sketch in other.endpoint_latency.items():
+            if name in self.endpoint_latency:
+                self.endpoint_latency[name].merge(sketch)
             else:
-                self.endpoint_latency[k] = s
+                self.endpoint_latency[name] = sketch
         for code, (t, text) in other.first_5xx.items():
             if code not in self.first_5xx or t < self.first_5xx[code][0]:
                 self.first_5xx[code] = (t, text)
@@ -204,9 +204,9 @@ class AccessLog(Analyzer):
             kinds[kind] = kinds.get(kind, 0) + n
         endpoints = _top(self.endpoints)
         if self.latency.count:
-            for row in endpoints:
-                sketch = self.endpoint_latency.get(row[0])
-                row.append(sketch.summary() if sketch else None)
+            for entry in endpoints:
+                found = self.endpoint_latency.get(str(entry[0]))
+                entry.append(found.summary() if found else None)
         return {**self.common(), "requests": totals[TOTAL],
                 "status": {"2xx": totals[C2], "3xx": totals[C3], "4xx": totals[C4], "5xx": totals[C5],
                            "502": totals[C502], "503": totals[C503]},

@@ -75,8 +75,9 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
         add(f"{name}: p95 (ms)", actions_b[name]["p95"], actions_a[name]["p95"],
             samples=(actions_b[name]["count"], actions_a[name]["count"]))
     for code in ("503", "502"):
-        add(f"apache: {code} responses", _sum(before, "apache_access", lambda s, c=code: s["status"][c]),
-            _sum(after, "apache_access", lambda s, c=code: s["status"][c]))
+        def status(s: dict[str, Any], c: str = code) -> Any:
+            return s["status"][c]
+        add(f"apache: {code} responses", _sum(before, "apache_access", status), _sum(after, "apache_access", status))
     add("apache: requests", _sum(before, "apache_access", lambda s: s["requests"]), _sum(after, "apache_access", lambda s: s["requests"]))
     add("apache: 502/503 burst minutes", sum(b["minutes"] for b in before["bursts"]) if before["apache_access"] else None,
         sum(b["minutes"] for b in after["bursts"]) if after["apache_access"] else None)

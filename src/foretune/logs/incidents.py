@@ -56,9 +56,9 @@ def collect(analyzers: dict[tuple[str, str], Analyzer], *, capacity: int | None,
             peak = analyzer.concurrency()
             busy = sorted(m for m, level in peak.items() if level >= capacity)
             if busy:
-                line = analyzer.minute_lines.get(busy[0], b"")
+                raw = analyzer.minute_lines.get(busy[0], b"")
                 inc = Incident("queue_at_capacity", "puma", analyzer.path,
-                               quote(line) if line else f"{peak[busy[0]]} requests open at once (Puma capacity {capacity})")
+                               quote(raw) if raw else f"{peak[busy[0]]} requests open at once (Puma capacity {capacity})")
                 inc.see(busy[0], len(busy) - 1)
                 inc.see(busy[-1] + 59, 1)
                 found.append(inc)

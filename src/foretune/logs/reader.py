@@ -31,9 +31,9 @@ def wrap(raw: IO[bytes], head: bytes) -> IO[bytes]:
     if kind == "gz":
         return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
     if kind == "xz":
-        return lzma.LZMAFile(raw, mode="rb")  # type: ignore[return-value]
+        return lzma.LZMAFile(raw, mode="rb")
     if kind == "bz2":
-        return bz2.BZ2File(raw, mode="rb")  # type: ignore[return-value]
+        return bz2.BZ2File(raw, mode="rb")
     return raw
 
 
@@ -44,9 +44,9 @@ def open_log(path: str) -> IO[bytes]:
     if kind == "gz":
         return gzip.open(path, "rb")  # type: ignore[return-value]
     if kind == "xz":
-        return lzma.open(path, "rb")  # type: ignore[return-value]
+        return lzma.open(path, "rb")
     if kind == "bz2":
-        return bz2.open(path, "rb")  # type: ignore[return-value]
+        return bz2.open(path, "rb")
     return open(path, "rb")
 
 

@@ -7,6 +7,7 @@ join. Large plain files are split into byte ranges; compressed ones are read who
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import time
@@ -155,11 +156,8 @@ def _one(disk: str, location: str, problems: list[str], *, quiet: bool) -> list[
         problems.append(f"{location}: cannot read ({exc.strerror or exc})")
         return []
     head = b""
-    with stream:
-        try:
-            head = stream.read(4096)
-        except READ_ERRORS:
-            pass  # damaged: classified by name, the damage is reported when it is read
+    with stream, contextlib.suppress(*READ_ERRORS):  # damaged: classified by name, reported when read
+        head = stream.read(4096)
     kind = kind_of_name(location, head)
     if kind is None:
         if not quiet:
@@ -230,7 +228,7 @@ def read_files(files: list[LogFile], options: Options, *, jobs: int | None = Non
     total = sum(f.size for f in files)
     jobs = jobs or os.cpu_count() or 1
     parallel = jobs > 1 and total > PARALLEL_BYTES
-    tasks = sorted(_tasks(files, split=parallel), key=lambda t: -(t.end - t.start if t.start is not None else t.file.size))
+    tasks = sorted(_tasks(files, split=parallel), key=lambda t: -(t.end - t.start if t.start is not None and t.end is not None else t.file.size))
     done = 0
     if progress:
         progress(0, total)

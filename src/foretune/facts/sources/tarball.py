@@ -143,7 +143,7 @@ class SosreportTarball(TreeSource):
 
         from foretune.logs.reader import wrap
 
-        buffered = stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(stream)  # type: ignore[arg-type]
+        buffered: Any = stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(stream)
         scan.read_stream(rel, kind, wrap(buffered, buffered.peek(6)[:6]))
 
     def _index(self, rel: str) -> None:
