@@ -91,7 +91,11 @@ def find_oldest_python() -> str | None:
 
 
 def build_zipapp(out: Path = ROOT / "dist" / "foretune.pyz", python: Path | str = BIN / "python") -> Path:
-    """Bundle foretune and pure-Python PyYAML (from ``python``'s site-packages) into one file."""
+    """Bundle foretune and pure-Python PyYAML (from ``python``'s site-packages) into one file.
+
+    The knowledge data is compiled to JSON and every module to bytecode for ``python``'s version
+    (unchecked-hash .pyc beside each .py; another Python version falls back to the sources).
+    """
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         stage = Path(tmp)
@@ -100,6 +104,11 @@ def build_zipapp(out: Path = ROOT / "dist" / "foretune.pyz", python: Path | str 
         site = subprocess.run([str(python), "-c", "import yaml, os; print(os.path.dirname(yaml.__file__))"],
                               check=True, capture_output=True, text=True).stdout.strip()
         shutil.copytree(site, stage / "yaml", ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc"))
+        subprocess.run([str(python), str(ROOT / "tools" / "compile_knowledge.py"), "--out",
+                        str(stage / "foretune" / "knowledge" / "data" / "compiled.json")], check=True)
+        subprocess.run([str(python), "-c", "import compileall, py_compile, sys; sys.exit(not compileall.compile_dir("
+                        "sys.argv[1], quiet=1, legacy=True, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH))",
+                        str(stage)], check=True)
         zipapp.create_archive(stage, out, interpreter="/usr/bin/env python3", main="foretune.cli:_zipapp_main",
                               compressed=True)
     print(f"built {out} ({out.stat().st_size // 1024} KiB)")

@@ -133,8 +133,7 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
         capacity = args.puma_capacity
         return build(scan, source=", ".join(sources), capacity=capacity,
                      capacity_from="--puma-capacity" if capacity else None, problems=problems)
-    now = src.now()
-    found = scan_source(src, Options(window=window, year=now.year if now else None), jobs=args.jobs, progress=progress)
+    found = scan_source(src, Options(window=window), jobs=args.jobs, progress=progress)
     _done(progress)
     facts = extract(src)
     capacity = args.puma_capacity or puma_capacity(facts.value("puma"))

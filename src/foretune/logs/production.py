@@ -20,7 +20,7 @@ from typing import Any
 
 from foretune.logs.base import Analyzer
 from foretune.logs.sketch import Sketch
-from foretune.logs.timeutil import MONTHS_B, epoch, iso
+from foretune.logs.timeutil import MONTHS_B, epoch, iso, year_of
 
 UNKNOWN_ACTION = "(started before the log)"
 MAX_OPEN = 200_000  # requests waiting for Completed; beyond this the oldest are dropped (counted)
@@ -63,9 +63,9 @@ def _ms(text: bytes) -> float:
 class ProductionLog(Analyzer):
     kind = "production"
 
-    def __init__(self, path: str, window: Any = None, year: int | None = None) -> None:
+    def __init__(self, path: str, window: Any = None, ended: tuple[int, int] | None = None) -> None:
         super().__init__(path, window)
-        self.year = year or 1970
+        self.ended = ended or (1970, 12)  # (year, month) of the last write, for journald's short lines
         self.actions: dict[str, ActionStats] = {}
         self.per_minute: dict[int, int] = {}
         self.errors_per_minute: dict[int, int] = {}  # 5xx completions
@@ -213,7 +213,8 @@ class ProductionLog(Analyzer):
     def _syslog(self, line: bytes) -> tuple[int, bytes, bytes] | None:
         # b"Jun 23 18:31:46 host foreman[68464]: Completed ..."
         try:
-            t = epoch(self.year, MONTHS_B[line[:3]], int(line[4:6]), int(line[7:9]), int(line[10:12]), int(line[13:15]))
+            month = MONTHS_B[line[:3]]
+            t = epoch(year_of(month, self.ended), month, int(line[4:6]), int(line[7:9]), int(line[10:12]), int(line[13:15]))
         except (ValueError, KeyError):
             return None
         c = line.find(b": ", 16)

@@ -27,7 +27,7 @@ PARALLEL_BYTES = 48 * 1024 * 1024  # below this much input one process is faster
 @dataclass(frozen=True)
 class Options:
     window: Window = field(default_factory=Window)
-    year: int | None = None  # for syslog lines, which have none
+    ended: tuple[int, int] | None = None  # (year, month) the data was taken, for syslog lines (no year)
     candlepin_slow_ms: float = 5000.0
 
 
@@ -39,11 +39,11 @@ class LogFile:
     size: int
 
 
-def new_analyzer(kind: str, location: str, options: Options, year: int | None = None) -> Analyzer:
+def new_analyzer(kind: str, location: str, options: Options, ended: tuple[int, int] | None = None) -> Analyzer:
     from foretune.logs import apache, candlepin, postgres, production, system, tasks
 
     if kind == "production":
-        return production.ProductionLog(location, options.window, year=options.year or year)
+        return production.ProductionLog(location, options.window, ended=options.ended or ended)
     if kind == "apache_access":
         return apache.AccessLog(location, options.window)
     if kind == "apache_error":
@@ -53,7 +53,7 @@ def new_analyzer(kind: str, location: str, options: Options, year: int | None = 
     if kind == "candlepin":
         return candlepin.CandlepinLog(location, options.window, slow_ms=options.candlepin_slow_ms)
     if kind == "system":
-        return system.SystemLog(location, options.window, year=options.year or year)
+        return system.SystemLog(location, options.window, ended=options.ended or ended)
     if kind == "tasks":
         return tasks.TasksCsv(location, options.window)
     raise ValueError(f"unknown log kind {kind!r}")
@@ -78,9 +78,9 @@ class Scan:
         self.problems += analyzer.problems
         self._merged = None
 
-    def read_stream(self, location: str, kind: str, stream: IO[bytes], year: int | None = None) -> None:
+    def read_stream(self, location: str, kind: str, stream: IO[bytes], ended: tuple[int, int] | None = None) -> None:
         """Analyze one (already decompressed) stream."""
-        analyzer = new_analyzer(kind, location, self.options, year)
+        analyzer = new_analyzer(kind, location, self.options, ended)
         lines = Lines(stream, location)
         analyzer.consume(lines)
         if lines.error:
@@ -174,11 +174,11 @@ class Task:
     part: int
     start: int | None  # byte range of a plain file, or None for the whole (maybe compressed) file
     end: int | None
-    year: int | None
+    ended: tuple[int, int] | None
 
 
 def _run_task(task: Task, options: Options) -> tuple[LogFile, int, Analyzer]:
-    analyzer = new_analyzer(task.file.kind, task.file.location, options, task.year)
+    analyzer = new_analyzer(task.file.kind, task.file.location, options, task.ended)
     if task.start is None:
         try:
             stream = open_log(task.file.disk)
@@ -210,14 +210,15 @@ def _tasks(files: list[LogFile], split: bool) -> list[Task]:
     tasks: list[Task] = []
     for f in files:
         try:
-            year = time.localtime(os.path.getmtime(f.disk)).tm_year
+            when = time.localtime(os.path.getmtime(f.disk))
+            ended: tuple[int, int] | None = (when.tm_year, when.tm_mon)
         except OSError:
-            year = None
+            ended = None
         if split and f.size > 2 * CHUNK_BYTES and f.kind != "tasks" and _plain(f.disk):
             starts = list(range(0, f.size, CHUNK_BYTES))
-            tasks += [Task(f, i, s, min(s + CHUNK_BYTES, f.size), year) for i, s in enumerate(starts)]
+            tasks += [Task(f, i, s, min(s + CHUNK_BYTES, f.size), ended) for i, s in enumerate(starts)]
         else:
-            tasks.append(Task(f, 0, None, None, year))
+            tasks.append(Task(f, 0, None, None, ended))
     return tasks
 
 

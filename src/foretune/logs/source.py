@@ -19,8 +19,7 @@ def scan_source(src: Source, options: Options | None = None, *, jobs: int | None
 
     if src.log_scan is not None:
         return src.log_scan  # type: ignore[no-any-return]
-    now = src.now()
-    options = options or Options(year=now.year if now else None)
+    options = options or Options()  # syslog years from each file's modification time
     if isinstance(src, LiveHost):
         root = src.root
     elif isinstance(src, SosreportDirectory):

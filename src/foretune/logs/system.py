@@ -3,8 +3,8 @@
 ``Nov 23 10:00:00 host kernel: Out of memory: Killed process 1234 (java) ...`` (older kernels:
 ``Killed process 1234 (java)`` after ``Out of memory: Kill process``), counted once per kill by
 process name; ``Too many open files``, ``socket count exceeded`` and qpid's ``connection denied by
-configured limit`` by the service that logged them. Syslog lines have no year: the year of the
-source's date is used.
+configured limit`` by the service that logged them. Syslog lines have no year: it comes from the
+source's date or the file's modification time (a month later than that one is of the year before).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from foretune.logs.base import Analyzer
-from foretune.logs.timeutil import MONTHS_B, epoch
+from foretune.logs.timeutil import MONTHS_B, epoch, year_of
 
 _KILLED = re.compile(rb"Killed process \d+ \(([^)]+)\)")
 SOCKETS = (b"Too many open files", b"socket count exceeded", b"denied by configured limit")
@@ -38,9 +38,9 @@ def service_of(tag: str) -> str:
 class SystemLog(Analyzer):
     kind = "system"
 
-    def __init__(self, path: str, window: Any = None, year: int | None = None) -> None:
+    def __init__(self, path: str, window: Any = None, ended: tuple[int, int] | None = None) -> None:
         super().__init__(path, window)
-        self.year = year or 1970
+        self.ended = ended or (1970, 12)  # (year, month) the log was last written: syslog lines have no year
         self.oom_kills: dict[str, int] = {}
         self.exhaustion: dict[str, int] = {}
 
@@ -54,7 +54,7 @@ class SystemLog(Analyzer):
                     self._bad(line)
                 continue
             try:
-                t = epoch(self.year, month, int(line[4:6]), int(line[7:9]), int(line[10:12]), int(line[13:15]))
+                t = epoch(year_of(month, self.ended), month, int(line[4:6]), int(line[7:9]), int(line[10:12]), int(line[13:15]))
             except ValueError:
                 self._bad(line)
                 continue

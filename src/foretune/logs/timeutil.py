@@ -23,6 +23,15 @@ def epoch(year: int, month: int, day: int, hour: int = 0, minute: int = 0, secon
     return calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
 
 
+def year_of(month: int, ended: tuple[int, int]) -> int:
+    """The year of a syslog line's month in a log last written in ``ended`` = (year, month).
+
+    >>> year_of(12, (2025, 1)), year_of(1, (2025, 1))
+    (2024, 2025)
+    """
+    return ended[0] - 1 if month > ended[1] else ended[0]
+
+
 def iso(seconds: int | float | None) -> str | None:
     """``epoch`` back to ``YYYY-MM-DDTHH:MM:SS``.
 
