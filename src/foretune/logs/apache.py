@@ -20,6 +20,8 @@ TOP = 15
 MAX_KEYS = 100_000  # distinct clients/agents/endpoints kept before the rarest are pruned
 _ID = re.compile(r"/(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32,}|\d+)(?=/|$)")
 _NAMED = re.compile(r"/(pulp/(?:content|repos|isos)|pulp/api/v3/content/[^/]+/[^/]+|rhsm/consumers/[^/]+/certificates)/.+$")
+_ID_B = re.compile(_ID.pattern.encode())
+_NAMED_B = re.compile(_NAMED.pattern.encode())
 # columns of a per-minute row
 TOTAL, C2, C3, C4, C5, C502, C503 = range(7)
 
@@ -37,6 +39,21 @@ def normalise(path: str) -> str:
     path = path.split("?", 1)[0]
     path = _NAMED.sub(lambda m: f"/{m.group(1)}/…", path)
     return _ID.sub("/:id", path)
+
+
+def _endpoint(request: bytes) -> bytes:
+    """``b'GET /x/42?a HTTP/1.1'`` -> ``b'GET /x/:id'``.
+
+    >>> _endpoint(b"GET /api/v2/hosts/42?x=1 HTTP/1.1")
+    b'GET /api/v2/hosts/:id'
+    """
+    words = request.split(b" ")
+    if len(words) < 2:
+        return b"(malformed request)"
+    path = words[1].split(b"?", 1)[0]
+    if b"/pulp/" in path:
+        path = _NAMED_B.sub(lambda m: b"/" + m.group(1) + "/…".encode(), path)
+    return words[0] + b" " + _ID_B.sub(b"/:id", path)
 
 
 def client_kind(agent: str) -> str:
@@ -84,7 +101,10 @@ class AccessLog(Analyzer):
         self.offset: bytes | None = None
         self.zone_changes = 0
         self._stamps: dict[bytes, int] = {}
-        self._norm: dict[str, str] = {}
+        self._norm: dict[bytes, bytes] = {}
+        self._endpoints_b: dict[bytes, int] = {}
+        self._clients_b: dict[bytes, int] = {}
+        self._agents_b: dict[bytes, int] = {}
 
     def _stamp(self, key: bytes) -> int:
         # b"27/Mar/2017:13:34 -0400" (minute and offset)
@@ -104,11 +124,14 @@ class AccessLog(Analyzer):
         check_window = not window.open
         minutes = self.minutes
         norm = self._norm
+        endpoints, clients, agents = self._endpoints_b, self._clients_b, self._agents_b
+        first_5xx = self.first_5xx
+        n = 0
         for line in lines:
-            self.lines += 1
+            n += 1
             i = line.find(b" [")
             j = line.find(b"] ", i)
-            if i < 0 or j < 0 or j - i != 28:
+            if i < 0 or j - i != 28:
                 if line.strip():
                     self._bad(line)
                 continue
@@ -145,31 +168,43 @@ class AccessLog(Analyzer):
                 if status == 503 or status == 502:
                     row[C503 if status == 503 else C502] += 1
                     code = str(status)
-                    if code not in self.first_5xx or t < self.first_5xx[code][0]:
-                        self.first_5xx[code] = (t, quote(line))
-            request = parts[1].decode("utf-8", "replace")
+                    if code not in first_5xx or t < first_5xx[code][0]:
+                        first_5xx[code] = (t, quote(line))
+            request = parts[1]
             endpoint = norm.get(request)
             if endpoint is None:
-                words = request.split(" ")
-                endpoint = f"{words[0]} {normalise(words[1])}" if len(words) >= 2 else "(malformed request)"
+                endpoint = _endpoint(request)
                 if len(norm) > MAX_KEYS:
                     norm.clear()
                 norm[request] = endpoint
-            _bump(self.endpoints, endpoint)
-            _bump(self.clients, line[:line.find(b" ")].decode("ascii", "replace"))
+            endpoints[endpoint] = endpoints.get(endpoint, 0) + 1
+            client = line[:line.find(b" ")]
+            clients[client] = clients.get(client, 0) + 1
             if len(parts) >= 6:
-                agent = parts[5].decode("utf-8", "replace")
-                _bump(self.agents, agent)
+                agent = parts[5]
+                agents[agent] = agents.get(agent, 0) + 1
                 micro = parts[6].split() if len(parts) > 6 else []
             else:
                 micro = tail[2:]
             if micro and micro[0].isdigit():
                 ms = int(micro[0]) / 1000.0
                 self.latency.add(ms)
-                sketch = self.endpoint_latency.get(endpoint)
+                text = endpoint.decode("utf-8", "replace")
+                sketch = self.endpoint_latency.get(text)
                 if sketch is None:
-                    sketch = self.endpoint_latency[endpoint] = Sketch()
+                    sketch = self.endpoint_latency[text] = Sketch()
                 sketch.add(ms)
+            if n & 0xFFFF == 0:
+                self._flush()
+        self.lines += n
+        self._flush()
+
+    def _flush(self) -> None:
+        """Move the byte-keyed counters of the hot loop into the text-keyed ones (bounded in size)."""
+        for raw, text_counter in ((self._endpoints_b, self.endpoints), (self._clients_b, self.clients), (self._agents_b, self.agents)):
+            for k, v in raw.items():
+                _bump(text_counter, k.decode("utf-8", "replace"), v)
+            raw.clear()
 
     def merge_more(self, other: AccessLog) -> None:
         for m, row in other.minutes.items():
