@@ -127,77 +127,79 @@ class AccessLog(Analyzer):
         endpoints, clients, agents = self._endpoints_b, self._clients_b, self._agents_b
         first_5xx = self.first_5xx
         n = 0
-        for line in lines:
-            n += 1
-            i = line.find(b" [")
-            j = line.find(b"] ", i)
-            if i < 0 or j - i != 28:
-                if line.strip():
+        try:
+            for line in lines:
+                n += 1
+                i = line.find(b" [")
+                j = line.find(b"] ", i)
+                if i < 0 or j - i != 28:
+                    if line.strip():
+                        self._bad(line)
+                    continue
+                key = line[i + 2:i + 19] + line[i + 22:j]
+                try:
+                    base = stamps.get(key)
+                    if base is None:
+                        base = self._stamp(key)
+                    t = base + int(line[i + 20:i + 22])
+                except (ValueError, KeyError):
                     self._bad(line)
-                continue
-            key = line[i + 2:i + 19] + line[i + 22:j]
-            try:
-                base = stamps.get(key)
-                if base is None:
-                    base = self._stamp(key)
-                t = base + int(line[i + 20:i + 22])
-            except (ValueError, KeyError):
-                self._bad(line)
-                continue
-            parts = line[j + 2:].split(b'"')
-            if len(parts) < 3:
-                self._bad(line)
-                continue
-            tail = parts[2].split()
-            if not tail or not tail[0].isdigit():
-                self._bad(line)
-                continue
-            if check_window and t not in window:
-                self.outside += 1
-                continue
-            self._time(t)
-            status = int(tail[0])
-            minute = t - t % 60
-            row = minutes.get(minute)
-            if row is None:
-                row = minutes[minute] = [0, 0, 0, 0, 0, 0, 0]
-            row[TOTAL] += 1
-            cls = status // 100
-            if 2 <= cls <= 5:
-                row[cls - 1] += 1
-                if status == 503 or status == 502:
-                    row[C503 if status == 503 else C502] += 1
-                    code = str(status)
-                    if code not in first_5xx or t < first_5xx[code][0]:
-                        first_5xx[code] = (t, quote(line))
-            request = parts[1]
-            endpoint = norm.get(request)
-            if endpoint is None:
-                endpoint = _endpoint(request)
-                if len(norm) > MAX_KEYS:
-                    norm.clear()
-                norm[request] = endpoint
-            endpoints[endpoint] = endpoints.get(endpoint, 0) + 1
-            client = line[:line.find(b" ")]
-            clients[client] = clients.get(client, 0) + 1
-            if len(parts) >= 6:
-                agent = parts[5]
-                agents[agent] = agents.get(agent, 0) + 1
-                micro = parts[6].split() if len(parts) > 6 else []
-            else:
-                micro = tail[2:]
-            if micro and micro[0].isdigit():
-                ms = int(micro[0]) / 1000.0
-                self.latency.add(ms)
-                text = endpoint.decode("utf-8", "replace")
-                sketch = self.endpoint_latency.get(text)
-                if sketch is None:
-                    sketch = self.endpoint_latency[text] = Sketch()
-                sketch.add(ms)
-            if n & 0xFFFF == 0:
-                self._flush()
-        self.lines += n
-        self._flush()
+                    continue
+                parts = line[j + 2:].split(b'"')
+                if len(parts) < 3:
+                    self._bad(line)
+                    continue
+                tail = parts[2].split()
+                if not tail or not tail[0].isdigit():
+                    self._bad(line)
+                    continue
+                if check_window and t not in window:
+                    self.outside += 1
+                    continue
+                self._time(t)
+                status = int(tail[0])
+                minute = t - t % 60
+                row = minutes.get(minute)
+                if row is None:
+                    row = minutes[minute] = [0, 0, 0, 0, 0, 0, 0]
+                row[TOTAL] += 1
+                cls = status // 100
+                if 2 <= cls <= 5:
+                    row[cls - 1] += 1
+                    if status == 503 or status == 502:
+                        row[C503 if status == 503 else C502] += 1
+                        code = str(status)
+                        if code not in first_5xx or t < first_5xx[code][0]:
+                            first_5xx[code] = (t, quote(line))
+                request = parts[1]
+                endpoint = norm.get(request)
+                if endpoint is None:
+                    endpoint = _endpoint(request)
+                    if len(norm) > MAX_KEYS:
+                        norm.clear()
+                    norm[request] = endpoint
+                endpoints[endpoint] = endpoints.get(endpoint, 0) + 1
+                client = line[:line.find(b" ")]
+                clients[client] = clients.get(client, 0) + 1
+                if len(parts) >= 6:
+                    agent = parts[5]
+                    agents[agent] = agents.get(agent, 0) + 1
+                    micro = parts[6].split() if len(parts) > 6 else []
+                else:
+                    micro = tail[2:]
+                if micro and micro[0].isdigit():
+                    ms = int(micro[0]) / 1000.0
+                    self.latency.add(ms)
+                    text = endpoint.decode("utf-8", "replace")
+                    sketch = self.endpoint_latency.get(text)
+                    if sketch is None:
+                        sketch = self.endpoint_latency[text] = Sketch()
+                    sketch.add(ms)
+                if n & 0xFFFF == 0:
+                    self._flush()
+        finally:
+            self.lines += n
+            self._flush()
 
     def _flush(self) -> None:
         """Move the byte-keyed counters of the hot loop into the text-keyed ones (bounded in size)."""

@@ -88,71 +88,79 @@ class ProductionLog(Analyzer):
         minutes = self._minutes
         window = self.window
         check_window = not window.open
-        for line in lines:
-            self.lines += 1
-            first = line[:1]
-            if first in (b" ", b"\t", b"|", b"-"):
-                if b"onnection" in line and first != b"-":  # continuation of a multi-line message: exceptions live here
-                    self._connection(line, line, self.last)
-                continue
-            if line[4:5] == b"-" and line[10:11] in (b"T", b" "):
-                try:
-                    key = line[:16]
-                    base = minutes.get(key)
-                    if base is None:
-                        base = self._minute(key)
-                    t = base + int(line[17:19])
-                except ValueError:
-                    self._bad(line)
+        prev_t = -1
+        open_requests = self.open
+        n = 0
+        try:
+            for line in lines:
+                n += 1
+                first = line[:1]
+                if first in (b" ", b"\t", b"|", b"-"):
+                    if b"onnection" in line and first != b"-":  # continuation of a multi-line message: exceptions live here
+                        self._connection(line, line, self.last)
                     continue
-                j = line.find(b" [", 16)
-                i = line.find(b"] ", j)
-                if j < 0 or i < 0:
-                    self._bad(line)
+                if line[4:5] == b"-" and line[10:11] in (b"T", b" "):
+                    try:
+                        key = line[:16]
+                        base = minutes.get(key)
+                        if base is None:
+                            base = self._minute(key)
+                        t = base + int(line[17:19])
+                    except ValueError:
+                        self._bad(line)
+                        continue
+                    j = line.find(b" [", 16)
+                    i = line.find(b"] ", j)
+                    if j < 0 or i < 0:
+                        self._bad(line)
+                        continue
+                    tag = line[j + 2:i]
+                    msg = line[i + 2:]
+                    if b"|" in tag:
+                        rid = tag.rsplit(b"|", 1)[1]
+                    else:
+                        rid = b""
+                        if msg[:1] == b"[" and msg[2:4] == b"] ":
+                            msg = msg[4:]
+                elif first == b"{":
+                    parsed = self._json(line)
+                    if parsed is None:
+                        self._bad(line)
+                        continue
+                    t, rid, msg = parsed
+                elif line[:3] in MONTHS_B and line[3:4] == b" ":
+                    parsed = self._syslog(line)
+                    if parsed is None:
+                        self._bad(line)
+                        continue
+                    t, rid, msg = parsed
+                elif not line.strip():
                     continue
-                tag = line[j + 2:i]
-                msg = line[i + 2:]
-                if b"|" in tag:
-                    rid = tag.rsplit(b"|", 1)[1]
                 else:
-                    rid = b""
-                    if msg[:1] == b"[" and msg[2:4] == b"] ":
-                        msg = msg[4:]
-            elif first == b"{":
-                parsed = self._json(line)
-                if parsed is None:
                     self._bad(line)
                     continue
-                t, rid, msg = parsed
-            elif line[:3] in MONTHS_B and line[3:4] == b" ":
-                parsed = self._syslog(line)
-                if parsed is None:
-                    self._bad(line)
+                if check_window and t not in window:
+                    self.outside += 1
                     continue
-                t, rid, msg = parsed
-            elif not line.strip():
-                continue
-            else:
-                self._bad(line)
-                continue
-            if check_window and t not in window:
-                self.outside += 1
-                continue
-            self._time(t)
-            head = msg[:4]
-            if head == b"Comp":
-                if msg.startswith(b"Completed "):
-                    self._completed(rid, t, msg, line)
-            elif head == b"Proc":
-                if msg.startswith(b"Processing by "):
-                    end = msg.find(b" ", 14)
-                    action = msg[14:end if end > 0 else None].strip().decode("utf-8", "replace")
-                    self.open[rid] = (action, t)
-                    if len(self.open) > MAX_OPEN:
-                        self.open.pop(next(iter(self.open)))
-                        self.dropped += 1
-            elif b"onnection" in msg:
-                self._connection(msg, line, t)
+                if t != prev_t:
+                    self._time(t)
+                    prev_t = t
+                head = msg[:4]
+                if head == b"Comp":
+                    if msg.startswith(b"Completed "):
+                        self._completed(rid, t, msg, line)
+                elif head == b"Proc":
+                    if msg.startswith(b"Processing by "):
+                        end = msg.find(b" ", 14)
+                        action = msg[14:end if end > 0 else None].strip().decode("utf-8", "replace")
+                        open_requests[rid] = (action, t)
+                        if len(open_requests) > MAX_OPEN:
+                            open_requests.pop(next(iter(open_requests)))
+                            self.dropped += 1
+                elif b"onnection" in msg:
+                    self._connection(msg, line, t)
+        finally:
+            self.lines += n
 
     def _connection(self, msg: bytes, line: bytes, t: int | None) -> None:
         if any(p in msg for p in POOL_TIMEOUT):

@@ -50,25 +50,6 @@ def open_log(path: str) -> IO[bytes]:
     return open(path, "rb")
 
 
-class Lines:
-    """Iterate the lines of a stream; a read error ends the iteration and is kept in ``error``."""
-
-    def __init__(self, stream: IO[bytes], location: str) -> None:
-        self.stream = stream
-        self.location = location
-        self.error: str | None = None
-        self.count = 0
-
-    def __iter__(self) -> Iterator[bytes]:
-        try:
-            for line in self.stream:
-                self.count += 1
-                yield line
-        except READ_ERRORS as exc:
-            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            self.error = f"{self.location}: truncated or corrupt after {self.count:,} lines ({reason}); the lines before count"
-
-
 def byte_range(path: str, start: int, end: int) -> Iterator[bytes]:
     """Lines of a plain file whose first byte lies in ``[start, end)``."""
     with open(path, "rb") as handle:

@@ -17,7 +17,7 @@ from typing import IO
 
 from foretune.logs.base import Analyzer
 from foretune.logs.kinds import PATTERNS, family, kind_of, kind_of_name, rotation_rank
-from foretune.logs.reader import Lines, byte_range, open_log
+from foretune.logs.reader import READ_ERRORS, byte_range, open_log
 from foretune.logs.timeutil import Window
 
 CHUNK_BYTES = 64 * 1024 * 1024  # plain files larger than this are split into ranges of this size
@@ -81,10 +81,7 @@ class Scan:
     def read_stream(self, location: str, kind: str, stream: IO[bytes], ended: tuple[int, int] | None = None) -> None:
         """Analyze one (already decompressed) stream."""
         analyzer = new_analyzer(kind, location, self.options, ended)
-        lines = Lines(stream, location)
-        analyzer.consume(lines)
-        if lines.error:
-            analyzer.problems.append(lines.error)
+        consume(analyzer, stream)
         self.add(location, analyzer)
 
     def merged(self) -> dict[tuple[str, str], Analyzer]:
@@ -109,6 +106,16 @@ class Scan:
     @property
     def not_understood(self) -> int:
         return sum(a.bad for a in self.merged().values())
+
+
+def consume(analyzer: Analyzer, stream: IO[bytes]) -> None:
+    """Feed a whole stream; a read error (truncated or corrupt compression) keeps the lines before it."""
+    try:
+        analyzer.consume(stream)
+    except READ_ERRORS as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        analyzer.problems.append(f"{analyzer.path}: truncated or corrupt after {analyzer.lines:,} lines ({reason}); "
+                                 "the lines before count")
 
 
 # --- finding files -------------------------------------------------------------------------
@@ -147,8 +154,6 @@ def from_paths(paths: Iterable[str], problems: list[str]) -> list[LogFile]:
 
 
 def _one(disk: str, location: str, problems: list[str], *, quiet: bool) -> list[LogFile]:
-    from foretune.logs.reader import READ_ERRORS
-
     try:
         size = os.path.getsize(disk)
         stream = open_log(disk)
@@ -186,10 +191,7 @@ def _run_task(task: Task, options: Options) -> tuple[LogFile, int, Analyzer]:
             analyzer.problems.append(f"{task.file.location}: cannot read ({exc.strerror})")
             return task.file, task.part, analyzer
         with stream:
-            lines = Lines(stream, task.file.location)
-            analyzer.consume(lines)
-            if lines.error:
-                analyzer.problems.append(lines.error)
+            consume(analyzer, stream)
     else:
         assert task.end is not None
         analyzer.consume(byte_range(task.file.disk, task.start, task.end))
