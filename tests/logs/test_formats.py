@@ -201,6 +201,7 @@ def test_byte_ranges_in_two_processes_equal_one_pass(tmp_path: Path, monkeypatch
     one = build(read_files(files, Options(), jobs=1), source="t", capacity=None, capacity_from=None)["production"][0]
     two = build(read_files(files, Options(), jobs=2), source="t", capacity=None, capacity_from=None)["production"][0]
     assert two["requests"] == one["requests"] == 1500
+    assert two["concurrency"] == one["concurrency"] and two["per_minute"] == one["per_minute"]
     assert {a["action"]: a["count"] for a in two["actions"]} == {a["action"]: a["count"] for a in one["actions"]}
 
 
@@ -229,3 +230,36 @@ def test_unknown_single_file_is_a_problem_not_a_crash(tmp_path: Path) -> None:
     assert from_paths([str(junk)], problems) == []
     assert "not a log format foretune knows" in problems[0]
     shutil.rmtree(tmp_path)
+
+
+def test_concurrency_counts_requests_open_in_log_order(tmp_path: Path) -> None:
+    log = tmp_path / "production.log"
+    log.write_text(
+        # three requests overlap in the same second
+        "2024-01-01T10:00:01 [I|app|aaaaaaa1] Processing by A#a as JSON\n"
+        "2024-01-01T10:00:01 [I|app|aaaaaaa2] Processing by A#a as JSON\n"
+        "2024-01-01T10:00:01 [I|app|aaaaaaa3] Processing by A#a as JSON\n"
+        # beside a fourth that was already running when the log starts (its Processing line is not in the log)
+        "2024-01-01T10:00:01 [I|app|00000000] Completed 200 OK in 5000ms (Views: 1.0ms | ActiveRecord: 1.0ms)\n"
+        "2024-01-01T10:00:01 [I|app|aaaaaaa1] Completed 200 OK in 3ms (Views: 1.0ms | ActiveRecord: 1.0ms)\n"
+        "2024-01-01T10:00:01 [I|app|aaaaaaa2] Completed 200 OK in 3ms (Views: 1.0ms | ActiveRecord: 1.0ms)\n"
+        "2024-01-01T10:00:01 [I|app|aaaaaaa3] Completed 200 OK in 3ms (Views: 1.0ms | ActiveRecord: 1.0ms)\n"
+        # 10:01: many short requests one after another, never two open at once
+        + "".join(f"2024-01-01T10:01:0{i} [I|app|bbbbbbb{i}] Processing by B#b as JSON\n"
+                  f"2024-01-01T10:01:0{i} [I|app|bbbbbbb{i}] Completed 200 OK in 2ms (Views: 1.0ms | ActiveRecord: 1.0ms)\n"
+                  for i in range(8)))
+    p = build(read_files(from_paths([str(log)], []), Options(), jobs=1), source="t", capacity=3, capacity_from="t")["production"][0]
+    # the request running at the start is open beside the three: 4 at 10:00; 1 at 10:01
+    assert [row[3] for row in p["per_minute"]] == [4, 1]
+    assert p["concurrency"]["peak"] == 4 and p["concurrency"]["minutes_at_capacity"] == 1
+
+
+def test_clock_jump_is_counted() -> None:
+    import io
+
+    from foretune.logs.production import ProductionLog
+
+    analyzer = ProductionLog("production.log")
+    analyzer.consume(io.BytesIO(b"2018-06-17T21:37:21 [I|app|] Started GET \"/\"\n"
+                                b"2018-06-17T17:41:38 [I|app|] Started POST \"/katello/api/v2/organizations\"\n"))
+    assert analyzer.clock_jumps == 1 and analyzer.first is not None and analyzer.bad == 0

@@ -69,7 +69,14 @@ class ProductionLog(Analyzer):
         self.actions: dict[str, ActionStats] = {}
         self.per_minute: dict[int, int] = {}
         self.errors_per_minute: dict[int, int] = {}  # 5xx completions
-        self.deltas: dict[int, int] = {}  # second -> change of open requests
+        # concurrency in log order (Processing +1, Completed -1), relative to the level at the start of this input
+        self.level = 0
+        self.low = 0
+        self.peaks: dict[int, int] = {}
+        from foretune.knowledge import threshold
+
+        self.stale = int(threshold("logs_request_stale_seconds"))
+        self._prune_at = 0
         self.open: dict[bytes, tuple[str, int]] = {}
         self.orphans: list[tuple[bytes, float, str, float, int]] = []
         self.dropped = 0
@@ -154,9 +161,16 @@ class ProductionLog(Analyzer):
                         end = msg.find(b" ", 14)
                         action = msg[14:end if end > 0 else None].strip().decode("utf-8", "replace")
                         open_requests[rid] = (action, t)
+                        self.level += 1
+                        minute = t - t % 60
+                        if self.level > self.peaks.get(minute, -MAX_OPEN):
+                            self.peaks[minute] = self.level
                         if len(open_requests) > MAX_OPEN:
                             open_requests.pop(next(iter(open_requests)))
-                            self.dropped += 1
+                            self._gone(1)
+                        if t > self._prune_at:
+                            self._prune(t)
+                            self._prune_at = t + 60
                 elif b"onnection" in msg:
                     self._connection(msg, line, t)
         finally:
@@ -181,6 +195,10 @@ class ProductionLog(Analyzer):
         except ValueError:
             self._bad(line)
             return
+        minute = t - t % 60
+        if self.level > self.peaks.get(minute, -MAX_OPEN):
+            self.peaks[minute] = self.level
+        self._gone(1)
         db = 0.0
         a = msg.find(b"ActiveRecord: ", end)
         if a > 0:
@@ -197,7 +215,6 @@ class ProductionLog(Analyzer):
                 self._record(UNKNOWN_ACTION, duration, status, db, t)
             return
         self._record(opened[0], duration, status, db, t)
-        minute = t - t % 60
         if minute not in self.minute_lines:
             self.minute_lines[minute] = line
 
@@ -213,10 +230,19 @@ class ProductionLog(Analyzer):
         self.per_minute[minute] = self.per_minute.get(minute, 0) + 1
         if cls == "5xx":
             self.errors_per_minute[minute] = self.errors_per_minute.get(minute, 0) + 1
-        start = t - int(duration // 1000)
-        deltas = self.deltas
-        deltas[start] = deltas.get(start, 0) + 1
-        deltas[t + 1] = deltas.get(t + 1, 0) - 1
+
+    def _gone(self, count: int) -> None:
+        self.level -= count
+        if self.level < self.low:
+            self.low = self.level
+
+    def _prune(self, now: int) -> None:
+        """Forget requests open longer than ``stale`` seconds (a worker died): they no longer count as open."""
+        old = [rid for rid, (_, started) in self.open.items() if started < now - self.stale]
+        for rid in old:
+            del self.open[rid]
+        self.dropped += len(old)
+        self._gone(len(old))
 
     def _syslog(self, line: bytes) -> tuple[int, bytes, bytes] | None:
         # b"Jun 23 18:31:46 host foreman[68464]: Completed ..."
@@ -254,8 +280,11 @@ class ProductionLog(Analyzer):
                 self.actions[action].merge(stats)
             else:
                 self.actions[action] = stats
-        for src, dst in ((other.per_minute, self.per_minute), (other.errors_per_minute, self.errors_per_minute),
-                         (other.deltas, self.deltas)):
+        for m, p in other.peaks.items():
+            self.peaks[m] = max(self.peaks.get(m, -MAX_OPEN), p + self.level)
+        self.low = min(self.low, other.low + self.level)
+        self.level += other.level
+        for src, dst in ((other.per_minute, self.per_minute), (other.errors_per_minute, self.errors_per_minute)):
             for k, v in src.items():
                 dst[k] = dst.get(k, 0) + v
         # completions in ``other`` whose Processing line is in this (earlier) input
@@ -280,15 +309,13 @@ class ProductionLog(Analyzer):
 
     # --- results ----------------------------------------------------------------------------
     def concurrency(self) -> dict[int, int]:
-        """Most requests open at once in each minute."""
-        peak: dict[int, int] = {}
-        level = 0
-        for second in sorted(self.deltas):
-            level += self.deltas[second]
-            minute = second - second % 60
-            if level > peak.get(minute, -1):
-                peak[minute] = level
-        return peak
+        """Most requests open at once (Processing seen, Completed not yet) in each minute.
+
+        Levels are counted in log order; requests already open when the log starts (their
+        Completed line comes first) raise every level by their number.
+        """
+        base = -self.low
+        return {m: p + base for m, p in self.peaks.items()}
 
     def summary(self, capacity: int | None = None, top: int = 30) -> dict[str, Any]:
         total_ms = sum(s.latency.sum for s in self.actions.values()) or 1.0
