@@ -103,3 +103,26 @@ def test_binary_junk_file_is_one_line(tmp_path: Path) -> None:
     junk.write_bytes(bytes(range(256)) * 10)
     code, _, err = run("logs", str(junk))
     assert code == 2 and "no log foretune reads" in err
+
+
+def test_live_facts_read_the_last_week_of_the_standard_paths(tmp_path: Path) -> None:
+    import os
+    import time
+
+    from foretune.facts.extract import extract
+    from foretune.facts.sources.live import LiveHost
+
+    httpd = tmp_path / "var/log/httpd"
+    httpd.mkdir(parents=True)
+    stamp = time.strftime("%d/%b/%Y:%H:%M", time.localtime(time.time() - 3600)) + time.strftime(":%S %z")
+    lines = [f'10.0.0.{i} - - [{stamp}] "POST /rhsm/consumers HTTP/1.1" 503 299 "-" "subscription-manager/1.28"' for i in range(12)]
+    (httpd / "foreman-ssl_access_ssl.log").write_text("\n".join(lines) + "\n")
+    old = tmp_path / "var/log/messages-20240101"
+    old.write_bytes((FIX / "messages").read_bytes())
+    week_ago = time.time() - 8 * 86400
+    os.utime(old, (week_ago, week_ago))
+    facts = extract(LiveHost({}, root=str(tmp_path)))
+    incidents = facts.value("log_incidents")
+    # twelve 503s within one minute an hour ago form a burst; the OOM kills are in a file older than a week
+    assert [(i["kind"], i["count"]) for i in incidents] == [("http_503_burst", 12)]
+    assert incidents[0]["path"] == "var/log/httpd/foreman-ssl_access_ssl.log"

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from foretune.logs.scan import Options, Scan, discover, read_files
+from foretune.knowledge import threshold
+from foretune.logs.scan import LogFile, Options, Scan, discover, read_files
+from foretune.logs.timeutil import Window, epoch
 
 if TYPE_CHECKING:
     from foretune.facts.sources.base import Source
@@ -19,19 +21,37 @@ def scan_source(src: Source, options: Options | None = None, *, jobs: int | None
 
     if src.log_scan is not None:
         return src.log_scan  # type: ignore[no-any-return]
-    options = options or Options()  # syslog years from each file's modification time
     if isinstance(src, LiveHost):
         root = src.root
     elif isinstance(src, SosreportDirectory):
         root = str(src.root)
     else:
         return None
-    problems: list[str] = []
     files = discover(root)
-    scan = read_files(files, options, jobs=jobs, progress=progress)
-    scan.problems += problems
+    if options is None and isinstance(src, LiveHost):
+        # facts of a live host: the recent days only (a busy server keeps gigabytes of rotated logs)
+        options, files = recent(files, int(threshold("logs_live_facts_days")))
+    scan = read_files(files, options or Options(), jobs=jobs, progress=progress)
     src.log_scan = scan
     return scan
+
+
+def recent(files: list[LogFile], days: int) -> tuple[Options, list[LogFile]]:
+    """A window of the last ``days`` (server wall clock) and the files written within it."""
+    import os
+    import time
+
+    now = time.time()
+    local = time.localtime(now)
+    since = epoch(*local[:6]) - days * 86400
+    keep = []
+    for f in files:
+        try:
+            if os.path.getmtime(f.disk) >= now - days * 86400:
+                keep.append(f)
+        except OSError:
+            continue
+    return Options(window=Window(since=since)), keep
 
 
 def puma_capacity(puma: object) -> int | None:
