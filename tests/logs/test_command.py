@@ -126,3 +126,16 @@ def test_live_facts_read_the_last_week_of_the_standard_paths(tmp_path: Path) -> 
     # twelve 503s within one minute an hour ago form a burst; the OOM kills are in a file older than a week
     assert [(i["kind"], i["count"]) for i in incidents] == [("http_503_burst", 12)]
     assert incidents[0]["path"] == "var/log/httpd/foreman-ssl_access_ssl.log"
+
+
+def test_progress_bar_with_eta_on_a_terminal_only() -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out, err = io.StringIO(), Terminal()
+    code = main(["logs", *all_fixtures(), "--format", "json"], Environment(stdout=out, stderr=err, environ={"TERM": "xterm"}))
+    assert code == 0 and "reading logs" in err.getvalue() and "ETA" in err.getvalue() and "100%" in err.getvalue()
+    assert "\r" not in out.getvalue()
+    _, _, plain = run("logs", *all_fixtures(), "--format", "json")
+    assert "ETA" not in plain

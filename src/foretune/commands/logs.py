@@ -117,7 +117,7 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
         else:
             from foretune.facts.sources.tarball import SosreportTarball
 
-            src = SosreportTarball(path, log_options=Options(window=window))
+            src = SosreportTarball(path, log_options=Options(window=window), progress=progress)
     else:
         for s in sources:
             if not os.path.exists(s):
@@ -174,7 +174,7 @@ class _Bar:
 
         elapsed = time.monotonic() - self.started
         eta = elapsed * (total - done) / done if done else None
-        self.bar.update(100.0 * done / total if total else 100.0, eta)
+        self.bar.update(100.0 * done / total if total else 100.0, eta, force=done >= total)
 
 
 def _progress(env: Environment, label: str) -> _Bar | None:

@@ -14,6 +14,7 @@ import fnmatch
 import os
 import posixpath
 import tarfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -88,9 +89,12 @@ def _reason(exc: BaseException) -> str:
 
 
 class SosreportTarball(TreeSource):
-    def __init__(self, path: Path, log_options: Any = None) -> None:
+    def __init__(self, path: Path, log_options: Any = None, progress: Callable[[int, int], None] | None = None) -> None:
         super().__init__(kind="sosreport", label=str(path))
         self._log_options = log_options
+        self._progress = progress
+        self._position: Callable[[], int] = lambda: 0
+        self._size = 0
         self.log_scan = self._new_scan()  # the logs are analyzed during the same pass
         self.files: dict[str, bytes] = {}
         self.links: dict[str, str] = {}
@@ -105,6 +109,7 @@ class SosreportTarball(TreeSource):
         try:
             handle = open_input(path)
             size = os.fstat(handle.fileno()).st_size
+            self._position, self._size = handle.tell, size
         except OSError as exc:
             raise InputError(f"cannot read {path}: {exc.strerror}") from None
         if size == 0:
@@ -141,6 +146,8 @@ class SosreportTarball(TreeSource):
             archive = tarfile.open(fileobj=stream, mode="r|", tarinfo=_Info)  # noqa: SIM115 (the caller closes the file)
             for member in archive:
                 self._count += 1
+                if self._progress is not None:
+                    self._progress(self._position(), self._size)
                 archive.members = []  # stream mode would keep every TarInfo otherwise
                 if self._count > MAX_MEMBERS:
                     self.incomplete = f"stopped after {MAX_MEMBERS} members"
