@@ -46,7 +46,8 @@ def production(out: Path, size: int, rng: random.Random) -> int:
         while written < size:
             for _ in range(2000):
                 now = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t))
-                if len(open_requests) < 8 or rng.random() < 0.5:
+                # about 4 to 24 requests in flight, as on a busy server (the level stays bounded)
+                if len(open_requests) < 4 or (len(open_requests) < 24 and rng.random() < 0.5):
                     action, verb, path, median = rng.choices(ACTIONS, WEIGHTS)[0]
                     rid = f"{rng.getrandbits(32):08x}"
                     url = path.format(u=rng.choice(uuids), h=f"host{rng.randrange(20000)}.example.com")

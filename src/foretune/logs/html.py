@@ -23,9 +23,13 @@ def _thin(rows: list[list[Any]], column: int) -> list[float]:
     return [max(values[i:i + step]) for i in range(0, len(values), step)]
 
 
-def charts(report: dict[str, Any]) -> list[str]:
-    out: list[str] = []
+def charts(report: dict[str, Any]) -> dict[str, list[str]]:
+    """SVG charts by the heading of the section they belong to."""
+    from foretune.logs.text import TITLES
+
+    found: dict[str, list[str]] = {}
     for s in report.get("production", []):
+        out = found.setdefault(f"{TITLES['production']}: {s['log']}", [])
         rows = s["per_minute"]
         if rows:
             labels = [rows[0][0], rows[-1][0]]
@@ -37,32 +41,31 @@ def charts(report: dict[str, Any]) -> list[str]:
         if s["actions"]:
             out.append(bars([(a["action"], a["p95"] or 0) for a in s["actions"][:12]], title=f"{s['log']}: p95 by action (top by total time)", unit=" ms"))
     for s in report.get("apache_access", []):
+        out = found.setdefault(f"{TITLES['apache_access']}: {s['log']}", [])
         rows = s["per_minute"]
         if rows:
             out.append(lines([("requests/min", _thin(rows, 1)), ("503/min", _thin(rows, 7)), ("502/min", _thin(rows, 6))],
                              labels=[rows[0][0], rows[-1][0]], title=f"{s['log']}: status per minute"))
         if s["top_endpoints"]:
             out.append(bars([(e[0], e[1]) for e in s["top_endpoints"][:12]], title=f"{s['log']}: top endpoints"))
-    return out
+    return found
 
 
 def render(report: dict[str, Any]) -> str:
     from foretune.logs.text import render as text_render
 
-    body = _markdown_to_html(text_render(report, markdown=True, top=25))
-    pictures = [] if "metrics" in report else charts(report)
+    pictures = {} if "metrics" in report else charts(report)
+    body = _markdown_to_html(text_render(report, markdown=True, top=25), pictures)
     title = "foretune logs — before/after" if "metrics" in report else f"foretune logs — {report['source']}"
-    figures = "".join(f'<div class="chart">{svg}</div>' for svg in pictures)
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
-            f"<style>{CSS}</style></head><body>{body.replace('<!--charts-->', figures)}</body></html>\n")
+            f"<style>{CSS}</style></head><body>{body}</body></html>\n")
 
 
-def _markdown_to_html(md: str) -> str:
-    """The small markdown subset text.render writes: headings, tables, fenced blocks, paragraphs."""
+def _markdown_to_html(md: str, pictures: dict[str, list[str]]) -> str:
+    """The small markdown subset text.render writes (headings, tables, fenced blocks, paragraphs), charts under their heading."""
     html: list[str] = []
     rows: list[list[str]] = []
     fence = False
-    charts_placed = False
 
     def flush() -> None:
         if rows:
@@ -90,13 +93,9 @@ def _markdown_to_html(md: str) -> str:
         if line.startswith("# "):
             html.append(f"<h1>{escape(line[2:])}</h1>")
         elif line.startswith("## "):
-            if not charts_placed and line[3:] != "Incidents":
-                html.append("<!--charts-->")
-                charts_placed = True
             html.append(f"<h2>{escape(line[3:])}</h2>")
+            html += [f'<div class="chart">{svg}</div>' for svg in pictures.get(line[3:], [])]
         elif line.strip():
             html.append(f"<p>{escape(line)}</p>")
     flush()
-    if not charts_placed:
-        html.append("<!--charts-->")
     return "\n".join(html)

@@ -43,6 +43,8 @@ def lines(series: Sequence[tuple[str, Sequence[float]]], *, labels: Sequence[str
         color = PALETTE[k % len(PALETTE)]
         points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(values))
         parts.append(f'<polyline fill="none" stroke="{color}" stroke-width="1.4" points="{points}"/>')
+        if len(values) <= 30:  # few points: mark each, a single one has no line
+            parts += [f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="2.5" fill="{color}"/>' for i, v in enumerate(values)]
         parts.append(f'<text x="{width - pad_r - 160 + 0}" y="{14 + 12 * k}" fill="{color}">— {escape(name)}</text>')
     if limit:
         parts.append(f'<line x1="{pad_l}" y1="{y(limit[1]):.1f}" x2="{width - pad_r}" y2="{y(limit[1]):.1f}" '
