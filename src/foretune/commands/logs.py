@@ -140,7 +140,8 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
     where = "--puma-capacity" if args.puma_capacity else ("puma fact (workers x threads_max)" if capacity else None)
     if found is None or not found.files:
         raise InputError(f"{src.label}: no production.log, Apache, PostgreSQL, Candlepin, system log or task export found")
-    problems = [p for p in facts.problems if "log" in p or "truncated" in p]
+    # the archive's own damage matters here; unreadable configuration files do not
+    problems = [p for p in facts.problems if ("truncated" in p or "corrupt" in p) and p not in found.problems]
     return build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems)
 
 

@@ -23,6 +23,15 @@ def num(value: Any) -> str:
     return str(value)
 
 
+def plural(n: int, word: str) -> str:
+    """``plural(1, 'file')`` -> ``'1 file'``; ``plural(1234, 'line')`` -> ``'1,234 lines'``.
+
+    >>> plural(1, "file"), plural(1234, "line")
+    ('1 file', '1,234 lines')
+    """
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
 class Out:
     def __init__(self, markdown: bool, top: int) -> None:
         self.md = markdown
@@ -78,8 +87,8 @@ def _report(out: Out, r: dict[str, Any], title: bool = True) -> None:
     window = r["window"]
     if window["since"] or window["until"]:
         out.say(f"window: {window['since'] or 'start'} .. {window['until'] or 'end'} ({num(r['outside_window'])} lines outside)")
-    out.say(f"{num(len(r['files']))} files, {num(r['lines'])} lines read"
-            + (f"; {num(r['not_understood'])} lines not understood" if r["not_understood"] else "; every line understood"))
+    out.say(f"{plural(len(r['files']), 'file')}, {plural(r['lines'], 'line')} read"
+            + (f"; {plural(r['not_understood'], 'line')} not understood" if r["not_understood"] else "; every line understood"))
     _incidents(out, r)
     for section in r["production"]:
         _production(out, section)
@@ -120,9 +129,11 @@ def _incidents(out: Out, r: dict[str, Any]) -> None:
 
 def _section(out: Out, kind: str, s: dict[str, Any]) -> None:
     out.head(f"{TITLES[kind]}: {s['log']}")
-    bad = f", {num(s['not_understood'])} lines not understood" if s["not_understood"] else ""
-    jumps = f", {num(s['clock_jumps'])} clock jumps" if s.get("clock_jumps") else ""
-    out.say(f"{num(s['lines'])} lines, {_span(s)}{bad}{jumps}")
+    bad = f", {plural(s['not_understood'], 'line')} not understood" if s["not_understood"] else ""
+    jumps = f", {plural(s['clock_jumps'], 'clock jump')}" if s.get("clock_jumps") else ""
+    out.say(f"{plural(s['lines'], 'line')}, {_span(s)}{bad}{jumps}")
+    if s["not_understood_examples"] and not out.md:
+        out.say("first not understood: " + " | ".join(s["not_understood_examples"][:2]))
 
 
 def _lat(s: dict[str, Any] | None) -> str:
