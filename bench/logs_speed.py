@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def timed(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS MiB, exit status) of one command, output discarded."""
+def timed(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int, float]:
+    """(wall seconds, peak RSS MiB, exit status, CPU seconds of it and its workers) of one command, output discarded."""
     started = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -35,10 +35,10 @@ def timed(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, fl
     if proc.stderr is not None:
         proc.stderr.close()
     # ru_maxrss of wait4 is this child's peak (KiB on Linux); for a process pool it is the parent's only
-    return elapsed, usage.ru_maxrss / 1024, proc.returncode
+    return elapsed, usage.ru_maxrss / 1024, proc.returncode, usage.ru_utime + usage.ru_stime
 
 
-def best(runs: int, argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int]:
+def best(runs: int, argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int, float]:
     results = [timed(argv, env) for _ in range(runs)]
     return min(results, key=lambda r: r[0])
 
@@ -75,21 +75,22 @@ def main() -> int:
     foretune = [sys.executable, "-m", "foretune", "logs"]
     goaccess = ensure_goaccess()
     ok = True
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, best of {args.runs}")
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, best of {args.runs}, "
+          f"load average {os.getloadavg()[0]:.1f} at the start (other work on the machine slows every tool alike)")
     for kind, path in files.items():
         size = path.stat().st_size / 1048576
         lines = int(subprocess.run(["wc", "-l", str(path)], capture_output=True, text=True, check=True).stdout.split()[0])
         print(f"\n{path.name}: {size:,.0f} MiB, {lines:,} lines")
-        print(f"  {'tool':<34} {'seconds':>8} {'MiB/s':>8} {'lines/s':>11} {'x wc -l':>8} {'peak MiB':>9}")
+        print(f"  {'tool':<34} {'seconds':>8} {'CPU s':>8} {'MiB/s':>8} {'lines/s':>11} {'x wc -l':>8} {'peak MiB':>9}")
         rows: dict[str, float] = {}
 
-        def show(label: str, result: tuple[float, float, int], rows: dict[str, float] = rows, size: float = size,
+        def show(label: str, result: tuple[float, float, int, float], rows: dict[str, float] = rows, size: float = size,
                  lines: int = lines) -> None:
-            seconds, rss, code = result
+            seconds, rss, code, cpu = result
             rows[label] = seconds
             ratio = seconds / rows["wc -l"] if "wc -l" in rows else 1.0
             flag = "" if code == 0 else f"  (exit {code})"
-            print(f"  {label:<34} {seconds:8.2f} {size / seconds:8.1f} {lines / seconds:11,.0f} {ratio:8.1f} {rss:9.0f}{flag}")
+            print(f"  {label:<34} {seconds:8.2f} {cpu:8.2f} {size / seconds:8.1f} {lines / seconds:11,.0f} {ratio:8.1f} {rss:9.0f}{flag}")
 
         show("wc -l", best(args.runs, ["wc", "-l", str(path)]))
         show("foretune logs (1 process)", best(args.runs, [*foretune, str(path), "--jobs", "1", "--format", "json"], env))
@@ -110,6 +111,7 @@ def main() -> int:
         verdict = fastest <= limit * rows["wc -l"]
         ok &= verdict
         print(f"  target: within {limit:.0f}x of wc -l: {'met' if verdict else 'NOT met'} ({fastest / rows['wc -l']:.1f}x)")
+    print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
     return 0 if ok else 1
 
 

@@ -99,6 +99,13 @@ class Analyzer:
     def consume(self, lines: Iterable[bytes]) -> None:
         raise NotImplementedError
 
+    def shrink(self) -> None:
+        """Drop caches that only speed up parsing (before the analyzer is sent to another process)."""
+        for name in ("_minutes", "_stamps", "_norm"):
+            cache = getattr(self, name, None)
+            if isinstance(cache, dict):
+                cache.clear()
+
     def finish(self) -> None:
         """Settle state that waits for the end of the input (requests never completed)."""
 

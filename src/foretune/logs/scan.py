@@ -195,6 +195,7 @@ def _run_task(task: Task, options: Options) -> tuple[LogFile, int, Analyzer]:
     else:
         assert task.end is not None
         analyzer.consume(byte_range(task.file.disk, task.start, task.end))
+    analyzer.shrink()
     return task.file, task.part, analyzer
 
 
