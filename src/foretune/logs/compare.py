@@ -34,7 +34,7 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     fraction = float(threshold("logs_compare_noise_fraction"))
     metrics: list[dict[str, Any]] = []
 
-    def add(metric: str, b: Any, a: Any, *, samples: tuple[Any, Any] | None = None, lower_is_better: bool = True) -> None:
+    def add(metric: str, b: Any, a: Any, *, samples: tuple[Any, Any] | None = None, lower_is_better: bool | None = True) -> None:
         if b is None and a is None:
             return
         change = None
@@ -46,7 +46,7 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
                 if samples is None or min(samples[0] or 0, samples[1] or 0) >= min_requests:
                     if abs(a - b) < fraction * abs(b):
                         note = f"within noise (<{fraction:.0%})"
-                    elif change:
+                    elif change and lower_is_better is not None:
                         note += " better" if (a < b) == lower_is_better else " worse"
         if samples is not None:
             few = min(samples[0] or 0, samples[1] or 0)
@@ -59,8 +59,9 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
         return _first(report, "production", lambda s: s["latency"][q])
 
     n = (_sum(before, "production", lambda s: s["requests"]), _sum(after, "production", lambda s: s["requests"]))
-    add("production: requests", *n)
-    add("production: requests per active minute", _first(before, "production", _rate), _first(after, "production", _rate))
+    add("production: requests", *n, lower_is_better=None)
+    add("production: requests per active minute", _first(before, "production", _rate), _first(after, "production", _rate),
+        lower_is_better=None)
     for q in ("p50", "p95", "p99"):
         add(f"production: latency {q} (ms)", lat(before, q), lat(after, q), samples=n)
     add("production: 5xx responses", _sum(before, "production", lambda s: s["status"].get("5xx", 0)),
@@ -78,7 +79,8 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
         def status(s: dict[str, Any], c: str = code) -> Any:
             return s["status"][c]
         add(f"apache: {code} responses", _sum(before, "apache_access", status), _sum(after, "apache_access", status))
-    add("apache: requests", _sum(before, "apache_access", lambda s: s["requests"]), _sum(after, "apache_access", lambda s: s["requests"]))
+    add("apache: requests", _sum(before, "apache_access", lambda s: s["requests"]), _sum(after, "apache_access", lambda s: s["requests"]),
+        lower_is_better=None)
     add("apache: 502/503 burst minutes", sum(b["minutes"] for b in before["bursts"]) if before["apache_access"] else None,
         sum(b["minutes"] for b in after["bursts"]) if after["apache_access"] else None)
     add("postgresql: refused connections", _sum(before, "postgresql", lambda s: s["connection_exhaustion"]["count"]),
