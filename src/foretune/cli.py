@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("audit", "check a live server, sosreport or snapshot and report findings with fixes"),
     "rules": ("rules", "list the audit rules or explain one"),
     "bench": ("bench", "benchmark storage (fio) or the database (pgbench) with verdicts"),
+    "logs": ("logs", "read the server's logs: latency per endpoint, 503 bursts, exhaustion, before/after tuning"),
     "db-size": ("db_size", "report the largest tables of the foreman, candlepin and pulpcore databases"),
 }
 
