@@ -90,18 +90,26 @@ def find_oldest_python() -> str | None:
     return None
 
 
+# pure-Python packages bundled into the zipapp, from the building Python's site-packages
+BUNDLED = ("yaml", "shtab")
+
+
 def build_zipapp(out: Path = ROOT / "dist" / "foretune.pyz", python: Path | str = BIN / "python") -> Path:
-    """Bundle foretune and pure-Python PyYAML (from ``python``'s site-packages) into one file."""
+    """Bundle foretune and the pure-Python BUNDLED packages (from ``python``'s site-packages) into one file.
+
+    Its __main__.py is tools/zipapp_main.py, which refuses an unsupported Python in one line.
+    """
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         stage = Path(tmp)
         shutil.copytree(ROOT / "src" / "foretune", stage / "foretune",
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        site = subprocess.run([str(python), "-c", "import yaml, os; print(os.path.dirname(yaml.__file__))"],
-                              check=True, capture_output=True, text=True).stdout.strip()
-        shutil.copytree(site, stage / "yaml", ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc"))
-        zipapp.create_archive(stage, out, interpreter="/usr/bin/env python3", main="foretune.cli:_zipapp_main",
-                              compressed=True)
+        for package in BUNDLED:
+            site = subprocess.run([str(python), "-c", f"import {package}, os; print(os.path.dirname({package}.__file__))"],
+                                  check=True, capture_output=True, text=True).stdout.strip()
+            shutil.copytree(site, stage / package, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc"))
+        shutil.copy(ROOT / "tools" / "zipapp_main.py", stage / "__main__.py")
+        zipapp.create_archive(stage, out, interpreter="/usr/bin/env python3", compressed=True)
     print(f"built {out} ({out.stat().st_size // 1024} KiB)")
     return out
 
@@ -112,7 +120,10 @@ def cmd_demo() -> int:
     for argv in DEMO:
         status = max(status, sh(BIN / "foretune", *argv, check=False))
     # audit exits 1 when it finds problems, which is the point of the demo
-    return 0 if status in (0, 1) else status
+    if status in (0, 1):
+        print("\nforetune is installed in .venv; to run it by name in this shell:  . .venv/bin/activate", file=sys.stderr)
+        return 0
+    return status
 
 
 def cmd_test() -> int:

@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from foretune.cli import new_parser
-from foretune.commands._options import positive
+from foretune.commands._options import add_output, emit, output_format, positive
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -25,8 +25,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         "foretune audit sosreport-sat.example.com-2026-11-20.tar.xz --hosts 12000 --format html --output audit.html")
     parser.add_argument("source", nargs="?", metavar="SOURCE", help="sosreport directory or tarball, or snapshot (default: this host)")
     parser.add_argument("--hosts", type=positive, help="managed hosts, when the source does not say")
-    parser.add_argument("--format", choices=("text", "json", "html", "markdown"), default="text")
-    parser.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
+    add_output(parser, ("text", "json", "html", "markdown"), "text")
     parser.add_argument("--select", type=_names, default=[], metavar="RULES", help="only these rule ids or components (comma list)")
     parser.add_argument("--ignore", type=_names, default=[], metavar="RULES", help="skip these rule ids or components (comma list)")
     parser.add_argument("--fail-on", choices=SEVERITIES, default="high",
@@ -64,16 +63,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     report = Report(source=facts.source_label, source_kind=facts.source_kind,
                     release=ctx.release.label if ctx.release else None, role=ctx.role, hosts=ctx.hosts,
                     profile=ctx.plan.profile if ctx.plan else None, findings=findings, notes=notes)
-    text = render(report, args.format, color=env.color and not args.output, verbose=args.verbose)
-    if args.output:
-        from pathlib import Path
-
-        from foretune.render.files import write_text
-
-        write_text(Path(args.output), text)
-        env.note(f"wrote {args.output}: {report.summary()}")
-    else:
-        env.stdout.write(text)
+    text = render(report, output_format(args), color=env.color and not args.output, verbose=args.verbose)
+    emit(args, env, text, report.summary())
     threshold = Severity[args.fail_on.upper()]
     failing = [f for f in report.failing() if f.severity >= threshold]
     return ExitStatus.FINDINGS if failing else ExitStatus.OK
