@@ -135,7 +135,7 @@ def test_root_help_examples_run_as_printed() -> None:
 def test_environment_variables_are_documented() -> None:
     used = set()
     for path in (REPO / "src" / "foretune").rglob("*.py"):
-        used |= set(re.findall(r"\b(FORETUNE_[A-Z_]+|NO_COLOR)\b", path.read_text(encoding="utf-8")))
+        used |= set(re.findall(r"[\"'](FORETUNE_[A-Z_]+|NO_COLOR)[\"']", path.read_text(encoding="utf-8")))
     assert {"FORETUNE_PG_CONNINFO", "FORETUNE_REDIS_URL", "NO_COLOR"} <= used
     help_text = run_cli("--help").stdout
     reference = (REPO / "docs" / "cli-reference.md").read_text(encoding="utf-8")

@@ -50,7 +50,6 @@ def readme_commands() -> list[list[str]]:
 def test_readme_commands_parse() -> None:
     """The README's examples use only options that exist (parsed, not run)."""
     from foretune.cli import load_command
-
     from tests.conftest import run_cli
 
     commands = readme_commands()

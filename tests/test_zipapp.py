@@ -75,7 +75,11 @@ def _build(tmp_path: Path) -> Path:
     return Path(dev.build_zipapp(tmp_path / "foretune.pyz", sys.executable))
 
 
-def test_zipapp_completion_works_from_the_archive(tmp_path: Path) -> None:
+def test_zipapp_completion_and_collector_work_from_the_archive(tmp_path: Path) -> None:
     pyz = _build(tmp_path)
     done = subprocess.run([sys.executable, "-I", str(pyz), "completion", "bash"], capture_output=True, text=True, check=True)
     assert "_shtab_foretune_plan_option_strings" in done.stdout
+    collector = subprocess.run([sys.executable, "-I", str(pyz), "collector"], capture_output=True, text=True, check=True)
+    from foretune.facts.collector import generate
+
+    assert collector.stdout == generate()  # the template and tables are read from inside the archive

@@ -2,6 +2,8 @@
 
 >>> redact_data({"foreman": {"db_password": "x", "db_pool": 5}, "oauth_consumer_secret": "y"})
 {'foreman': {'db_password': '[redacted]', 'db_pool': 5}, 'oauth_consumer_secret': '[redacted]'}
+>>> redact_data({"db_password": ["redacted"]})  # the marker as YAML reads an already redacted text
+{'db_password': '[redacted]'}
 >>> print(redact_text('password: "hunter2"\\nSECRET_KEY = "abc"\\npool: 5\\n  "PASSWORD": "pw",'))
 password: [redacted]
 SECRET_KEY = [redacted]
@@ -38,7 +40,8 @@ def is_secret_name(name: str) -> bool:
 def redact_data(value: Any) -> Any:
     """A copy of ``value`` with secret-named keys' values replaced."""
     if isinstance(value, dict):
-        return {k: (REDACTED if is_secret_name(str(k)) and v not in (None, "", {}, []) and not isinstance(v, (dict, list))
+        return {k: (REDACTED if is_secret_name(str(k)) and (v == [REDACTED[1:-1]] or (v not in (None, "", {}, [])
+                                                           and not isinstance(v, (dict, list))))
                     else redact_data(v)) for k, v in value.items()}
     if isinstance(value, list):
         return [redact_data(v) for v in value]

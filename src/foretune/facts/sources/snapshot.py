@@ -1,4 +1,5 @@
-"""A snapshot written by ``foretune collect``: facts with provenance, raw texts and metadata."""
+"""A snapshot written by ``foretune collect`` (facts with provenance, raw texts, metadata) or by the
+collector script (raw texts only: the facts are extracted from them when the snapshot is read)."""
 
 from __future__ import annotations
 
@@ -29,11 +30,24 @@ def load_snapshot(path: Path) -> FactSet:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InputError(f"{path} is not a foretune snapshot (no \"format\": \"{FORMAT}\")")
     meta = data.get("metadata", {})
-    facts = FactSet(source_kind="snapshot", source_label=f"{path} (snapshot of {meta.get('host', '?')} taken {meta.get('time', '?')})")
+    label = f"{path} (snapshot of {meta.get('host', '?')} taken {meta.get('time', '?')})"
+    if "facts" not in data:  # written by the collector: extract now, as from a live host
+        return _replay(data, label)
+    facts = FactSet(source_kind="snapshot", source_label=label)
     for name, entry in (data.get("facts") or {}).items():
         facts.add(_fact(name, entry))
     facts.problems.extend(str(p) for p in data.get("problems", []))
     return facts
+
+
+def _replay(data: dict[str, Any], label: str) -> FactSet:
+    from foretune.facts.extract import extract
+    from foretune.facts.sources.replay import Replay
+
+    raw, unread = data.get("raw"), data.get("unread") or {}
+    if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()) or not isinstance(unread, dict):
+        raise InputError(f"{label.split(' (')[0]} is not a foretune snapshot: no facts and no raw texts")
+    return extract(Replay(raw, {str(k): str(v) for k, v in unread.items()}, label, [str(p) for p in data.get("problems", [])]))
 
 
 def _fact(name: str, entry: dict[str, Any]) -> Fact:

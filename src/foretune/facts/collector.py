@@ -1,0 +1,60 @@
+"""The one-file collector for servers without Python 3.9 (RHEL 7: 2.7, RHEL 8: platform-python 3.6).
+
+:func:`generate` fills the stdlib-only template (``collector_template.py``) with the tables
+``collect`` itself uses — the specs (files and commands), the redaction patterns, the service
+prefixes whose limits are read — so the two cannot read or redact differently.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+
+from foretune import __version__
+
+# where the installer's scenario names its answers file (`:answer_file: "/etc/...-answers.yaml"`)
+ANSWER_FILE = r"""^:?answer_file:[ \t]*['"]?([^'"\s]+)"""
+MARKER = re.compile(r"^# @TABLES@.*?^# @END@\n", re.MULTILINE | re.DOTALL)
+
+
+def spec_table() -> list[dict[str, object]]:
+    """The specs ``collect`` reads up front, as plain data."""
+    from foretune.facts.specs import SPECS
+
+    return [{"name": s.name, "paths": list(s.paths), "commands": [list(c) for c in s.commands], "glob": s.glob,
+             "needs_root": s.needs_root} for s in SPECS if s.collect]
+
+
+def tables() -> str:
+    """Python source (2.7 and 3.6 compatible literals) of every table the collector needs."""
+    from foretune.facts import redact
+    from foretune.facts.extract.platform import UNIT_PREFIXES
+    from foretune.facts.sources.live import COMMAND_TIMEOUT, MAX_FILE_BYTES
+
+    lines = [
+        "# generated from foretune's specs and redaction tables: do not edit",
+        f"FORETUNE_VERSION = {__version__!r}",
+        "SPECS = [",
+        *(f"    {spec!r}," for spec in spec_table()),
+        "]",
+        f"UNIT_PREFIXES = {tuple(UNIT_PREFIXES)!r}",
+        f"ANSWER_FILE = {ANSWER_FILE!r}",
+        f"MAX_FILE_BYTES = {MAX_FILE_BYTES!r}",
+        f"COMMAND_TIMEOUT = {float(COMMAND_TIMEOUT)!r}",
+        f"REDACTED = {redact.REDACTED!r}",
+    ]
+    for name, pattern in (("SECRET_NAME", redact._SECRET_NAME), ("LINE", redact._LINE), ("ATTR", redact._ATTR),
+                          ("INLINE", redact._INLINE)):
+        lines.append(f"{name}, {name}_FLAGS = {pattern.pattern!r}, {int(pattern.flags)!r}")
+    return "\n".join(lines) + "\n"
+
+
+def generate() -> str:
+    """The complete collector script."""
+    template = resources.files("foretune.facts").joinpath("collector_template.py").read_text(encoding="utf-8")
+    script, count = MARKER.subn(lambda _: tables(), template)
+    if count != 1:
+        from foretune.errors import DataError
+
+        raise DataError("collector template has no table marker")
+    return script
