@@ -97,7 +97,9 @@ BUNDLED = ("yaml", "shtab")
 def build_zipapp(out: Path = ROOT / "dist" / "foretune.pyz", python: Path | str = BIN / "python") -> Path:
     """Bundle foretune and the pure-Python BUNDLED packages (from ``python``'s site-packages) into one file.
 
-    Its __main__.py is tools/zipapp_main.py, which refuses an unsupported Python in one line.
+    Its __main__.py is tools/zipapp_main.py, which refuses an unsupported Python in one line. The
+    knowledge data is compiled to JSON and every module to bytecode for ``python``'s version
+    (unchecked-hash .pyc beside each .py; another Python version falls back to the sources).
     """
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -108,7 +110,12 @@ def build_zipapp(out: Path = ROOT / "dist" / "foretune.pyz", python: Path | str 
             site = subprocess.run([str(python), "-c", f"import {package}, os; print(os.path.dirname({package}.__file__))"],
                                   check=True, capture_output=True, text=True).stdout.strip()
             shutil.copytree(site, stage / package, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc"))
-        shutil.copy(ROOT / "tools" / "zipapp_main.py", stage / "__main__.py")
+        subprocess.run([str(python), str(ROOT / "tools" / "compile_knowledge.py"), "--out",
+                        str(stage / "foretune" / "knowledge" / "data" / "compiled.json")], check=True)
+        subprocess.run([str(python), "-c", "import compileall, py_compile, sys; sys.exit(not compileall.compile_dir("
+                        "sys.argv[1], quiet=1, legacy=True, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH))",
+                        str(stage)], check=True)
+        shutil.copy(ROOT / "tools" / "zipapp_main.py", stage / "__main__.py")  # after compiling: source only, any Python
         zipapp.create_archive(stage, out, interpreter="/usr/bin/env python3", compressed=True)
     print(f"built {out} ({out.stat().st_size // 1024} KiB)")
     return out

@@ -49,6 +49,7 @@ environment:
   PGHOST, PGPORT, PGUSER, PGDATABASE, PGSERVICE, PGPASSWORD
                         bench db, db-size: the PostgreSQL server when --dsn is not given
   PATH                  where fio, pgbench, psql and the commands facts run are found
+  FORETUNE_DEBUG=1      show the traceback of an internal error (as --debug does)
 
 exit status: 0 fine, 1 findings or failed verdicts at or above --fail-on, 2 usage or input error,
 3 internal error, 130 interrupted.
@@ -75,6 +76,8 @@ def build_root_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--debug", action="store_true",
+                        help="before COMMAND: show the traceback of an internal error (also FORETUNE_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, summary) in COMMANDS.items():
         sub.add_parser(name, help=summary, add_help=False)
@@ -85,6 +88,10 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> i
     """Run foretune; return the exit status."""
     env = env or Environment()
     argv = list(sys.argv[1:] if argv is None else argv)
+    debug = env.environ.get("FORETUNE_DEBUG", "") not in ("", "0")
+    while argv[:1] == ["--debug"]:
+        debug = True
+        argv.pop(0)
     if not argv:  # bare `foretune`: show what there is, but it is not a successful run
         build_root_parser().print_help(env.stderr)
         return ExitStatus.USAGE
@@ -119,6 +126,22 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> i
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"foretune: error: {where}{exc.strerror or exc}", file=env.stderr)
         return ExitStatus.USAGE
+    except Exception as exc:  # a bug: never exit 1, which audit uses for findings
+        return internal_error(exc, env, debug=debug)
+
+
+def internal_error(exc: BaseException, env: Environment, *, debug: bool) -> int:
+    """Report an unexpected exception in one line (the traceback too with ``--debug``); exit status 3."""
+    if debug:
+        import traceback
+
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=env.stderr)
+    from foretune.facts.redact import redact_text
+
+    detail = redact_text(" ".join(str(exc).split()))[:200]
+    hint = "" if debug else " (run `foretune --debug ...` for the traceback)"
+    print(f"foretune: internal error: {type(exc).__name__}{': ' + detail if detail else ''}{hint}", file=env.stderr)
+    return ExitStatus.INTERNAL
 
 
 class Parser(argparse.ArgumentParser):
