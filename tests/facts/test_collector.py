@@ -151,6 +151,7 @@ def test_collector_writes_the_snapshot_collect_writes(tree: str, script: Path, t
     assert len(a["raw"]) >= 15
     assert any(" " in location for location in a["raw"])  # command outputs are in it too
     assert b["unread"] == a["unread"]
+    assert a["unread"]["sos_date"] == "not available on a live host"
     assert set(b["problems"]) <= set(a["problems"])
     assert b["format"] == a["format"] and b["format_version"] == a["format_version"]
     assert {k: v for k, v in b["metadata"].items() if k not in ("time", "collected_by")} == \

@@ -183,9 +183,11 @@ class Host(object):
         return None
 
     def glob(self, spec):
+        found = 0
         for pattern in spec["paths"]:
             for match in sorted(globmod.glob(os.path.join(self.root, pattern.lstrip("/")))):
-                self.read_file("/" + os.path.relpath(match, self.root), spec["name"])
+                found += self.read_file("/" + os.path.relpath(match, self.root), spec["name"]) is not None
+        return found
 
 
 def main_pids(show_text):
@@ -206,12 +208,13 @@ def main_pids(show_text):
 
 def collect(host):
     """Everything `foretune collect` reads: every spec, the installer answers file, service limits."""
-    texts = {}
+    texts, found = {}, {}
     for spec in SPECS:
         if spec["glob"]:
-            host.glob(spec)
+            found[spec["name"]] = host.glob(spec) > 0
         else:
             texts[spec["name"]] = host.read(spec)
+            found[spec["name"]] = texts[spec["name"]] is not None
     scenario = texts.get("last_scenario")
     if scenario:
         match = re.search(ANSWER_FILE, scenario, re.MULTILINE)
@@ -220,7 +223,7 @@ def collect(host):
     if texts.get("systemctl_show"):
         for pid in main_pids(texts["systemctl_show"]):
             host.read_file("/proc/%s/limits" % pid)
-    unread = {name: why for name, why in host.why.items() if texts.get(name) is None}
+    unread = {name: why for name, why in host.why.items() if name in found and not found[name]}
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -244,6 +247,13 @@ def write(document, path):
         handle.close()
 
 
+def say(line):
+    """One line on stderr (Python 2: unicode text is written as UTF-8)."""
+    if not isinstance(line, str):
+        line = line.encode("utf-8")
+    sys.stderr.write(line + "\n")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="foretune-collect.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--output", "-o", metavar="FILE",
@@ -254,32 +264,30 @@ def main(argv=None):
     out = args.output or "foretune-snapshot-%s-%s.json.gz" % (
         socket.gethostname().split(".")[0], datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
     if not out.endswith((".json", ".json.gz")):
-        sys.stderr.write("foretune-collect: error: --output %s: the snapshot name must end in .json or .json.gz\n" % out)
+        say("foretune-collect: error: --output %s: the snapshot name must end in .json or .json.gz" % out)
         return 2
     folder = os.path.dirname(out)
     if folder and not os.path.isdir(folder):
-        sys.stderr.write("foretune-collect: error: --output %s: directory %s does not exist\n" % (out, folder))
+        say("foretune-collect: error: --output %s: directory %s does not exist" % (out, folder))
         return 2
     if not os.path.isdir(args.root):
-        sys.stderr.write("foretune-collect: error: --root %s: not a directory\n" % args.root)
+        say("foretune-collect: error: --root %s: not a directory" % args.root)
         return 2
     host = Host(args.root)
     if not host.is_root:
-        sys.stderr.write("foretune-collect: not running as root: the database, process limits and protected files "
-                         "are skipped\n")
+        say("foretune-collect: not running as root: the database, process limits and protected files are skipped")
     try:
         document = collect(host)
         write(document, out)
     except KeyboardInterrupt:
-        sys.stderr.write("foretune-collect: interrupted\n")
+        say("foretune-collect: interrupted")
         return 130
     except (IOError, OSError) as exc:
-        sys.stderr.write("foretune-collect: error: %s: %s\n" % (getattr(exc, "filename", None) or out,
-                                                                  exc.strerror or exc))
+        say("foretune-collect: error: %s: %s" % (getattr(exc, "filename", None) or out, exc.strerror or exc))
         return 2
     for line in document["problems"]:
-        sys.stderr.write("foretune-collect: warning: %s\n" % line)
-    sys.stderr.write("foretune-collect: snapshot written to %s\n" % out)
+        say("foretune-collect: warning: %s" % line)
+    say("foretune-collect: snapshot written to %s" % out)
     return 0
 
 
