@@ -4,7 +4,7 @@
     python3 dev.py demo     set up and audit the bundled example sosreport
     python3 dev.py test     set up (incl. fio, PostgreSQL, Chromium) and run lint, types and tests
     python3 dev.py zipapp   build dist/foretune.pyz (runs with a bare python3)
-    python3 dev.py docs     regenerate docs/cli-reference.md and docs/rules/
+    python3 dev.py docs     regenerate docs/cli-reference.md, the man page docs/foretune.1 and docs/rules/
 """
 
 from __future__ import annotations
