@@ -194,3 +194,12 @@ def test_zsh_completion_is_a_compdef_for_every_command() -> None:
     for name in COMMANDS:
         assert f"_shtab_foretune_{name.replace('-', '_')}" in result.stdout, name
     assert run_cli("completion", "fish").status == 2
+
+
+def test_completion_without_shtab_is_one_line() -> None:
+    code = ("import sys; sys.modules['shtab'] = None\n"  # an installation without shtab
+            "from foretune.cli import main; sys.exit(main(['completion', 'bash']))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == ["foretune: error: completion needs the shtab module, which this installation "
+                                        "lacks (pip install shtab)"]
