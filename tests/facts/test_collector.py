@@ -12,6 +12,7 @@ import ast
 import gzip
 import importlib.util
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -30,6 +31,7 @@ from foretune.facts.sources.sosreport import SosreportDirectory
 from foretune.facts.specs import SPECS
 from tests.conftest import run_cli
 from tests.facts.archive import FIXTURES
+from tests.support.pgcluster import Cluster
 
 TREES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
 
@@ -118,6 +120,9 @@ def fake_commands(tree: Path, folder: Path) -> dict[str, str]:
             if raw is not None:
                 argv = spec.commands[0]
                 outputs.setdefault(argv[0], {})[json.dumps(list(argv[1:]))] = raw.text
+    psql = shutil.which("psql")
+    assert psql, "psql is required (apt-get install postgresql-client)"
+    (folder / "psql").symlink_to(psql)  # the real one: both sides read the same database
     for name, table in outputs.items():
         script = folder / name
         script.write_text(f"#!{sys.executable}\nimport json, sys\ntable = {table!r}\n"
@@ -193,3 +198,54 @@ def test_collector_bad_output_name_is_one_line(script: Path, tmp_path: Path) -> 
     written = tmp_path / "c.py"
     assert run_cli("collector", "--output", str(written)).status == 0
     assert written.read_text(encoding="utf-8") == script.read_text(encoding="utf-8")
+
+
+FOREMAN_SQL = (
+    "CREATE TABLE hosts (id serial PRIMARY KEY, type text);"
+    "INSERT INTO hosts (type) SELECT CASE WHEN g % 10 = 0 THEN 'Host::Discovered' ELSE 'Host::Managed' END"
+    " FROM generate_series(1, 250) g;"
+    "CREATE TABLE foreman_tasks_tasks (id serial PRIMARY KEY, state text, started_at timestamp);"
+    "INSERT INTO foreman_tasks_tasks (state, started_at) VALUES ('paused', now() - interval '40 days'),"
+    " ('paused', now()), ('running', now()), ('stopped', now());"
+    "CREATE TABLE fact_values (id serial PRIMARY KEY, host_id int);"
+    "INSERT INTO fact_values (host_id) SELECT g % 7 FROM generate_series(1, 700) g;"
+)
+
+
+@pytest.mark.needs_postgres
+def test_collector_reads_the_database_as_collect_does(pg_cluster: Cluster, script: Path, tmp_path: Path) -> None:
+    from foretune.pg import Connection, query
+
+    admin = Connection(pg_cluster.conninfo + " dbname=postgres")
+    query(admin, "DROP DATABASE IF EXISTS foreman")
+    query(admin, "CREATE DATABASE foreman")
+    try:
+        query(Connection(pg_cluster.conninfo + " dbname=foreman"), FOREMAN_SQL)
+        _compare_database_reads(pg_cluster, script, tmp_path)
+    finally:
+        query(admin, "DROP DATABASE IF EXISTS foreman")  # other tests expect the cluster without it
+
+
+def _compare_database_reads(pg_cluster: Cluster, script: Path, tmp_path: Path) -> None:
+    root = FIXTURES / "satellite-6.15"
+    environ = {**fake_commands(root, tmp_path / "bin"), "FORETUNE_PG_CONNINFO": pg_cluster.conninfo}
+    ours, theirs = tmp_path / "collect.json", tmp_path / "collector.json"
+    assert run_cli("collect", "--root", str(root), "-o", str(ours), environ=environ).status == 0
+    subprocess.run([sys.executable, "-I", str(script), "--root", str(root), "-o", str(theirs)], env=environ,
+                   capture_output=True, text=True, check=True)
+    a, b = _load(ours), _load(theirs)
+    queries = sorted(k for k in a["raw"] if k.startswith("psql (FORETUNE_PG_CONNINFO): "))
+    assert len(queries) == 5
+    assert {k: b["raw"][k] for k in queries if k in b["raw"]} == {k: a["raw"][k] for k in queries}
+    # hand-counted from FOREMAN_SQL: 225 of 250 hosts are managed, 2 paused (1 older than 30 days), 1 running,
+    # 100 facts for each of the 7 hosts
+    where = "psql (FORETUNE_PG_CONNINFO): "
+    assert b["raw"][where + "SELECT count(*) FROM hosts WHERE type = 'Host::Managed'"] == "225\n"
+    facts = read_source(str(theirs))
+    assert facts.value("tasks") == {"paused": 2, "old_paused": 1, "running": 1}
+    assert facts.value("max_facts_per_host") == 100
+    assert facts.value("postgresql")["fsync"] == "off"  # the test cluster runs with -c fsync=off
+    assert facts["max_facts_per_host"].provenance[0].location == where + "fact_values per host"
+    shown, live = facts_to_dict(facts)["facts"], facts_to_dict(read_source(str(ours)))["facts"]  # as output shows them
+    for name in ("managed_hosts", "tasks", "max_facts_per_host", "postgresql", "postgresql_connections"):
+        assert shown[name] == live[name], name

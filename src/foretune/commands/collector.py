@@ -15,8 +15,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     parser = new_parser(prog, "Print one Python file that collects a snapshot on a server whose Python is too old for "
                         "foretune (RHEL 7: 2.7, RHEL 8: platform-python 3.6). It needs only the standard library, reads "
                         "the same files and commands as `foretune collect`, redacts the same secrets, and writes a "
-                        "snapshot that `facts`, `plan --from` and `audit` accept. Live database figures (connections, "
-                        "host count) are not read by the collector: give --hosts to plan and audit.",
+                        "snapshot that `facts`, `plan --from` and `audit` accept. Run it as root to include the database "
+                        "(through psql), limits and protected files.",
                         "foretune collector > foretune-collect.py && scp foretune-collect.py sat:  "
                         "# then on sat: python foretune-collect.py")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the script to FILE instead of standard output")

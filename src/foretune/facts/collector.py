@@ -2,7 +2,8 @@
 
 :func:`generate` fills the stdlib-only template (``collector_template.py``) with the tables
 ``collect`` itself uses — the specs (files and commands), the redaction patterns, the service
-prefixes whose limits are read — so the two cannot read or redact differently.
+prefixes whose limits are read, the SQL statements and psql options — so the two cannot read or
+redact differently.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ def spec_table() -> list[dict[str, object]]:
 
 def tables() -> str:
     """Python source (2.7 and 3.6 compatible literals) of every table the collector needs."""
+    from foretune import pg
     from foretune.facts import redact
+    from foretune.facts.extract import live_sql
     from foretune.facts.extract.platform import UNIT_PREFIXES
     from foretune.facts.sources.live import COMMAND_TIMEOUT, MAX_FILE_BYTES
 
@@ -42,6 +45,13 @@ def tables() -> str:
         f"MAX_FILE_BYTES = {MAX_FILE_BYTES!r}",
         f"COMMAND_TIMEOUT = {float(COMMAND_TIMEOUT)!r}",
         f"REDACTED = {redact.REDACTED!r}",
+        f"QUERIES = {list(live_sql.QUERIES.items())!r}",
+        f"FOREMAN_DB = {tuple(live_sql.FOREMAN_DB)!r}",
+        f"ENV_CONNINFO = {live_sql.ENV_CONNINFO!r}",
+        f"DEFAULT_HOST = {live_sql.DEFAULT_HOST!r}",
+        f"DATABASE_YML = {live_sql.DATABASE_YML!r}",
+        f"SQL_TIMEOUT = {float(live_sql.SQL_TIMEOUT)!r}",
+        f"PSQL_OPTIONS = {list(pg.PSQL_OPTIONS)!r}",
     ]
     for name, pattern in (("SECRET_NAME", redact._SECRET_NAME), ("LINE", redact._LINE), ("ATTR", redact._ATTR),
                           ("INLINE", redact._INLINE)):

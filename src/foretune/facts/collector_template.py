@@ -36,6 +36,11 @@ SECRET_NAME, SECRET_NAME_FLAGS = r"", 0
 LINE, LINE_FLAGS = r"", 0
 ATTR, ATTR_FLAGS = r"", 0
 INLINE, INLINE_FLAGS = r"", 0
+QUERIES = []
+FOREMAN_DB = ()
+ENV_CONNINFO = DEFAULT_HOST = DATABASE_YML = ""
+SQL_TIMEOUT = 0.0
+PSQL_OPTIONS = []
 # @END@
 
 FORMAT = "foretune-snapshot"
@@ -81,6 +86,24 @@ def which(name, path):
         if os.path.exists(full) and not os.path.isdir(full) and os.access(full, os.X_OK):
             return full
     return None
+
+
+def execute(argv, env, timeout):
+    """(exit status, stdout bytes, stderr bytes), or None when ``timeout`` seconds passed first."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    expired = []
+
+    def kill():
+        expired.append(True)
+        proc.kill()
+
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    try:
+        out, err = proc.communicate()
+    finally:
+        timer.cancel()
+    return None if expired else (proc.returncode, out, err)
 
 
 class Host(object):
@@ -133,27 +156,16 @@ class Host(object):
         env = dict(self.environ)
         env.update({"LC_ALL": "C", "SYSTEMD_PAGER": "", "SYSTEMD_COLORS": "0"})
         try:
-            proc = subprocess.Popen([exe] + list(argv[1:]), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+            done = execute([exe] + list(argv[1:]), env, COMMAND_TIMEOUT)
         except OSError as exc:
             if spec_name is not None:
                 self.why[spec_name] = label + ": " + (exc.strerror or str(exc))
             return None
-        expired = []
-
-        def kill():
-            expired.append(True)
-            proc.kill()
-
-        timer = threading.Timer(COMMAND_TIMEOUT, kill)
-        timer.start()
-        try:
-            out, err = proc.communicate()
-        finally:
-            timer.cancel()
-        if expired:
+        if done is None:
             self.problem("%s: timed out after %.0fs" % (label, COMMAND_TIMEOUT))
             return None
-        if proc.returncode != 0 and not out.strip():
+        returncode, out, err = done
+        if returncode != 0 and not out.strip():
             lines = err.decode("utf-8", "replace").strip().splitlines() or ["failed"]
             if spec_name is not None:
                 self.why[spec_name] = label + ": " + lines[-1][:120]
@@ -206,8 +218,63 @@ def main_pids(show_text):
     return pids
 
 
+def production_settings(text):
+    """The flat ``key: value`` lines of database.yml's production section, quotes removed."""
+    settings, inside = {}, False
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not line[0].isspace():
+            inside = line.split("#")[0].strip() == "production:"
+        elif inside and ":" in line:
+            key, _, value = line.strip().partition(":")
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]
+            settings[key.strip()] = value
+    return settings
+
+
+def native(text):
+    """Python 2: unicode becomes UTF-8 bytes for argv and the environment (Python 3: unchanged)."""
+    return text if isinstance(text, str) else text.encode("utf-8")
+
+
+def query_database(host, database_yml):
+    """Run foretune's SQL statements through psql, as `foretune collect` does; outputs join the raw texts."""
+    conninfo = host.environ.get(ENV_CONNINFO)
+    if conninfo:
+        password, where = host.environ.get("PGPASSWORD"), ENV_CONNINFO
+    else:
+        production = production_settings(database_yml or "")
+        if not production:
+            return
+        parts = ["%s=%s" % (key, production[name]) for key, name in (("host", "host"), ("port", "port"),
+                                                                      ("user", "username")) if production.get(name)]
+        if not production.get("host"):
+            parts.insert(0, "host=" + DEFAULT_HOST)
+        conninfo, password, where = " ".join(parts), production.get("password"), DATABASE_YML
+    foreman = conninfo if "dbname=" in conninfo and host.environ.get(ENV_CONNINFO) else conninfo + " dbname=foreman"
+    psql = which("psql", host.environ.get("PATH"))
+    if not psql:
+        return
+    env = dict(host.environ)
+    env.setdefault("PGCONNECT_TIMEOUT", "10")
+    if password:
+        env["PGPASSWORD"] = native(password)
+    for fact, statement in QUERIES:
+        target = native(foreman if fact in FOREMAN_DB else conninfo)
+        try:
+            done = execute([psql] + list(PSQL_OPTIONS) + ["-d", target, "-c", statement], env, SQL_TIMEOUT)
+        except OSError:
+            return
+        if done is not None and done[0] == 0:
+            lines = [line for line in done[1].decode("utf-8", "replace").splitlines() if line]
+            host.raw["psql (%s): %s" % (where, statement)] = "".join(line + "\n" for line in lines)
+
+
 def collect(host):
-    """Everything `foretune collect` reads: every spec, the installer answers file, service limits."""
+    """Everything `foretune collect` reads: every spec, the answers file, service limits, the database."""
     texts, found = {}, {}
     for spec in SPECS:
         if spec["glob"]:
@@ -223,6 +290,7 @@ def collect(host):
     if texts.get("systemctl_show"):
         for pid in main_pids(texts["systemctl_show"]):
             host.read_file("/proc/%s/limits" % pid)
+    query_database(host, texts.get("database_yml"))
     unread = {name: why for name, why in host.why.items() if name in found and not found[name]}
     return {
         "format": FORMAT,
