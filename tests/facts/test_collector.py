@@ -65,25 +65,31 @@ def test_collector_needs_nothing_newer_than_python_2_7_and_3_6(script: Path) -> 
     assert not [n for n in ast.walk(ast.parse(script.read_text(encoding="utf-8"))) if isinstance(n, ast.ImportFrom)]
 
 
-def test_collector_reads_collects_specs_and_redacts_with_its_patterns(module: ModuleType) -> None:
+def test_collector_reads_collects_specs_and_redacts_with_foretunes_code(module: ModuleType, script: Path) -> None:
     from foretune.facts import redact
+    from foretune.facts.extract import live_sql
     from foretune.facts.extract.platform import UNIT_PREFIXES
+    from foretune.facts.portable import portable
 
     assert spec_table() == module.SPECS
     assert [s["name"] for s in module.SPECS] == [s.name for s in SPECS if s.collect]
     assert "process_limits" not in [s["name"] for s in module.SPECS]  # read per service by MainPID instead
     assert module.UNIT_PREFIXES == UNIT_PREFIXES
-    for name, compiled in (("_SECRET_NAME", redact._SECRET_NAME), ("_LINE", redact._LINE), ("_ATTR", redact._ATTR),
-                           ("_INLINE", redact._INLINE)):
-        assert getattr(module, name).pattern == compiled.pattern and getattr(module, name).flags == compiled.flags
+    assert module.QUERIES == list(live_sql.QUERIES.items())
+    # the redaction is foretune.facts.redact itself, rewritten for Python 2.7/3.6, not a copy kept by hand
+    embedded = portable(Path(redact.__file__).read_text(encoding="utf-8"))
+    assert embedded in script.read_text(encoding="utf-8")
     assert module.REDACTED == redact.REDACTED
+    assert "redact_text" in embedded and "def _head(" in embedded
 
 
 def _corpus() -> list[str]:
     texts = [p.read_text(encoding="utf-8", errors="replace") for tree in TREES
              for p in sorted((FIXTURES / tree).rglob("*")) if p.is_file() and p.stat().st_size < 200_000]
     return [*texts, 'password: "hunter2"\nSECRET_KEY = "abc"\npool: 5\n  "PASSWORD": "pw",', 'keystorePass="s" port="1"',
-            "jpa.config.hibernate.connection.password=Rm4k", "url=x?token=abc&b=1", "foreman::db_password: x\n"]
+            "jpa.config.hibernate.connection.password=Rm4k", "url=x?token=abc&b=1", "foreman::db_password: x\n",
+            "token: |\n  abc\n  def\nnext: 1", "url: postgres://foreman:s3cr3t@db.example.com/foreman",
+            "key: ''\n" + "x" * 70000 + " password=1\n", "Environment=FOO=1 \"DB_PASSWORD=x y\"\n"]
 
 
 def test_collector_redacts_every_fixture_file_like_foretune(module: ModuleType) -> None:

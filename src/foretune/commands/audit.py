@@ -42,7 +42,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     import datetime
 
     from foretune.audit.context import build_context
-    from foretune.audit.model import Report
+    from foretune.audit.model import Report, redacted
     from foretune.audit.runner import run_all, select_rules
     from foretune.audit.waivers import apply_waivers, load_waivers
     from foretune.bench.results import load as load_bench
@@ -64,6 +64,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     report = Report(source=facts.source_label, source_kind=facts.source_kind,
                     release=ctx.release.label if ctx.release else None, role=ctx.role, hosts=ctx.hosts,
                     profile=ctx.plan.profile if ctx.plan else None, findings=findings, notes=notes)
+    report = redacted(report)
     text = render(report, output_format(args), color=env.color and not args.output, verbose=args.verbose)
     emit(args, env, text, report.summary())
     errors = [f for f in report.findings if f.status == Status.ERROR]

@@ -1,8 +1,9 @@
 """The one-file collector for servers without Python 3.9 (RHEL 7: 2.7, RHEL 8: platform-python 3.6).
 
 :func:`generate` fills the stdlib-only template (``collector_template.py``) with the tables
-``collect`` itself uses — the specs (files and commands), the redaction patterns, the service
-prefixes whose limits are read, the SQL statements and psql options — so the two cannot read or
+``collect`` itself uses — the specs (files and commands), the service prefixes whose limits are
+read, the SQL statements and psql options — and with :mod:`foretune.facts.redact` itself,
+rewritten for Python 2.7 and 3.6 (:mod:`foretune.facts.portable`), so the two cannot read or
 redact differently.
 """
 
@@ -15,7 +16,8 @@ from foretune import __version__
 
 # where the installer's scenario names its answers file (`:answer_file: "/etc/...-answers.yaml"`)
 ANSWER_FILE = r"""^:?answer_file:[ \t]*['"]?([^'"\s]+)"""
-MARKER = re.compile(r"^# @TABLES@.*?^# @END@\n", re.MULTILINE | re.DOTALL)
+TABLES = re.compile(r"^# @TABLES@.*?^# @END@\n", re.MULTILINE | re.DOTALL)
+REDACT = re.compile(r"^# @REDACT@.*?^# @END@\n", re.MULTILINE | re.DOTALL)
 
 
 def spec_table() -> list[dict[str, object]]:
@@ -29,7 +31,6 @@ def spec_table() -> list[dict[str, object]]:
 def tables() -> str:
     """Python source (2.7 and 3.6 compatible literals) of every table the collector needs."""
     from foretune import pg
-    from foretune.facts import redact
     from foretune.facts.extract import live_sql
     from foretune.facts.extract.platform import UNIT_PREFIXES
     from foretune.facts.sources.live import COMMAND_TIMEOUT, MAX_FILE_BYTES
@@ -44,7 +45,6 @@ def tables() -> str:
         f"ANSWER_FILE = {ANSWER_FILE!r}",
         f"MAX_FILE_BYTES = {MAX_FILE_BYTES!r}",
         f"COMMAND_TIMEOUT = {float(COMMAND_TIMEOUT)!r}",
-        f"REDACTED = {redact.REDACTED!r}",
         f"QUERIES = {list(live_sql.QUERIES.items())!r}",
         f"FOREMAN_DB = {tuple(live_sql.FOREMAN_DB)!r}",
         f"ENV_CONNINFO = {live_sql.ENV_CONNINFO!r}",
@@ -53,18 +53,24 @@ def tables() -> str:
         f"SQL_TIMEOUT = {float(live_sql.SQL_TIMEOUT)!r}",
         f"PSQL_OPTIONS = {list(pg.PSQL_OPTIONS)!r}",
     ]
-    for name, pattern in (("SECRET_NAME", redact._SECRET_NAME), ("LINE", redact._LINE), ("ATTR", redact._ATTR),
-                          ("INLINE", redact._INLINE)):
-        lines.append(f"{name}, {name}_FLAGS = {pattern.pattern!r}, {int(pattern.flags)!r}")
     return "\n".join(lines) + "\n"
+
+
+def redaction() -> str:
+    """foretune.facts.redact as Python 2.7/3.6 source."""
+    from foretune.facts.portable import portable
+
+    source = resources.files("foretune.facts").joinpath("redact.py").read_text(encoding="utf-8")
+    return "# foretune.facts.redact, rewritten for Python 2.7 and 3.6: do not edit\n" + portable(source) + "\n"
 
 
 def generate() -> str:
     """The complete collector script."""
     template = resources.files("foretune.facts").joinpath("collector_template.py").read_text(encoding="utf-8")
-    script, count = MARKER.subn(lambda _: tables(), template)
-    if count != 1:
+    script, tables_found = TABLES.subn(lambda _: tables(), template)
+    script, redact_found = REDACT.subn(lambda _: redaction(), script)
+    if (tables_found, redact_found) != (1, 1):
         from foretune.errors import DataError
 
-        raise DataError("collector template has no table marker")
+        raise DataError("the collector template lacks its table or redaction marker")
     return script

@@ -31,11 +31,6 @@ UNIT_PREFIXES = ()
 ANSWER_FILE = r""
 MAX_FILE_BYTES = 0
 COMMAND_TIMEOUT = 0.0
-REDACTED = ""
-SECRET_NAME, SECRET_NAME_FLAGS = r"", 0
-LINE, LINE_FLAGS = r"", 0
-ATTR, ATTR_FLAGS = r"", 0
-INLINE, INLINE_FLAGS = r"", 0
 QUERIES = []
 FOREMAN_DB = ()
 ENV_CONNINFO = DEFAULT_HOST = DATABASE_YML = ""
@@ -46,28 +41,10 @@ PSQL_OPTIONS = []
 FORMAT = "foretune-snapshot"
 FORMAT_VERSION = 1
 
-_SECRET_NAME = re.compile(SECRET_NAME, SECRET_NAME_FLAGS)
-_LINE = re.compile(LINE, LINE_FLAGS)
-_ATTR = re.compile(ATTR, ATTR_FLAGS)
-_INLINE = re.compile(INLINE, INLINE_FLAGS)
-
-
-# --- redaction (the same patterns as foretune.facts.redact) -----------------------------------
-def is_secret_name(name):
-    last = re.split(r"::|/", name)[-1]
-    return bool(_SECRET_NAME.search(last))
-
-
-def _line(match):
-    if not is_secret_name(match.group("name")) or match.group("value").startswith('"' + REDACTED + '"'):
-        return match.group(0)
-    return match.group("pre") + REDACTED + match.group("post")
-
-
+# @REDACT@  (replaced by foretune collector with foretune.facts.redact, rewritten for Python 2.7 and 3.6)
 def redact_text(text):
-    text = _ATTR.sub(lambda m: m.group("name") + '="' + REDACTED + '"', text)
-    text = _LINE.sub(_line, text)
-    return _INLINE.sub(lambda m: m.group("name") + "=" + REDACTED, text)
+    raise RuntimeError("this is the collector's template: print the collector with `foretune collector`")
+# @END@
 
 
 # --- reading (as foretune.facts.sources.live reads a live host) -------------------------------
@@ -298,8 +275,8 @@ def collect(host):
         "metadata": {"host": socket.getfqdn(), "time": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
                      "foretune_version": FORETUNE_VERSION, "source": {"kind": "live", "label": "this host"},
                      "collected_by": "foretune-collect.py (Python %d.%d)" % sys.version_info[:2]},
-        "problems": list(host.problems),
-        "raw": {location: redact_text(text) for location, text in host.raw.items()},
+        "problems": [redact_text(line) for line in host.problems],
+        "raw": {redact_text(location): redact_text(text) for location, text in host.raw.items()},
         "unread": unread,
     }
 

@@ -16,6 +16,10 @@ def _epoch(epoch: str) -> str:
     return f"installer tuning epoch {epoch}"
 
 
+def _range(low: int, high: int) -> str:
+    return f"{low / 1024**3:.1f}-{high / 1024**3:.1f} GiB"
+
+
 def render(plan: Plan, *, color: bool = False) -> str:
     def paint(text: str, code: str) -> str:
         return f"\033[{code}m{text}\033[0m" if color else text
@@ -43,10 +47,15 @@ def render(plan: Plan, *, color: bool = False) -> str:
         total += n
     t = plan.tunables.get("postgresql.max_connections")
     lines.append(f"  {total:>6}  total" + (f"; max_connections installer {t.installer.value}, foretune {t.foretune.value}" if t else ""))
+    if plan.installer_connection_budget and t:
+        lines.append(f"  {sum(n for _, n in plan.installer_connection_budget):>6}  with the installer's own values "
+                     f"(Puma, pool, Sidekiq, Pulp as installed)")
     mem_total = sum(m.bytes for m in plan.memory)
-    lines += ["", "Memory budget (never swap):"]
-    lines += [f"  {format_gib(m.bytes):>10}  {m.component} ({m.reason})" for m in plan.memory]
-    lines.append(f"  {format_gib(mem_total):>10}  total of {format_gib(inp.ram_bytes)} RAM"
+    lines += ["", "Memory budget (never swap): planning figure, range the sources give"]
+    lines += [f"  {format_gib(m.bytes):>10}  {_range(m.low_bytes, m.high_bytes):>15}  {m.component} ({m.reason}) [{', '.join(m.citations)}]"
+              for m in plan.memory]
+    lines.append(f"  {format_gib(mem_total):>10}  {_range(sum(m.low_bytes for m in plan.memory), sum(m.high_bytes for m in plan.memory)):>15}"
+                 f"  total of {format_gib(inp.ram_bytes)} RAM"
                  + ("" if mem_total <= inp.ram_bytes else "  " + paint("OVER", "31;1")))
     lines.append("")
     if plan.problems:
