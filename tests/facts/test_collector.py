@@ -75,7 +75,7 @@ def test_collector_reads_collects_specs_and_redacts_with_foretunes_code(module: 
     assert [s["name"] for s in module.SPECS] == [s.name for s in SPECS if s.collect]
     assert "process_limits" not in [s["name"] for s in module.SPECS]  # read per service by MainPID instead
     assert module.UNIT_PREFIXES == UNIT_PREFIXES
-    assert module.QUERIES == list(live_sql.QUERIES.items())
+    assert list(live_sql.QUERIES.items()) == module.QUERIES
     # the redaction is foretune.facts.redact itself, rewritten for Python 2.7/3.6, not a copy kept by hand
     embedded = portable(Path(redact.__file__).read_text(encoding="utf-8"))
     assert embedded in script.read_text(encoding="utf-8")
