@@ -110,7 +110,7 @@ def test_status_lines_go_to_stderr(tmp_path: Path) -> None:
 
 def test_plan_fail_on_like_audit() -> None:
     problems = {p["severity"] for p in json.loads(run_cli(*SMALL, "--format", "json").stdout)["problems"]}
-    assert problems == {"critical", "high"}
+    assert {"critical", "high"} <= problems
     assert run_cli(*SMALL).status == 0  # without --fail-on a plan is never a failure
     assert run_cli(*SMALL, "--fail-on", "critical").status == 1
     assert run_cli(*SMALL, "--fail-on", "High").status == 1
