@@ -115,6 +115,17 @@ def test_collector_redaction_equals_foretunes_on_generated_lines(module: ModuleT
     assert module.redact_text(line) == redact_text(line)
 
 
+@pytest.mark.parametrize("tree", [t for t in TREES if (FIXTURES / t / "etc/foreman/database.yml").exists()])
+def test_collector_reads_database_yml_as_foretune_does(module: ModuleType, tree: str) -> None:
+    from foretune.facts.parsers.yamlfile import parse_yaml
+
+    text = (FIXTURES / tree / "etc/foreman/database.yml").read_text(encoding="utf-8")
+    parsed = parse_yaml(text)
+    assert parsed is not None
+    assert module.production_settings(text) == {k: str(v) for k, v in parsed["production"].items()}
+    assert module.production_settings("development:\n  host: x\n") == {}
+
+
 def fake_commands(tree: Path, folder: Path) -> dict[str, str]:
     """Scripts for every spec command that print what the sosreport recorded for it; PATH holds only them."""
     folder.mkdir()
@@ -233,6 +244,7 @@ def test_collector_reads_the_database_as_collect_does(pg_cluster: Cluster, scrip
 
 
 def _compare_database_reads(pg_cluster: Cluster, script: Path, tmp_path: Path) -> None:
+    _database_yml_reads(pg_cluster, script, tmp_path)
     root = FIXTURES / "satellite-6.15"
     environ = {**fake_commands(root, tmp_path / "bin"), "FORETUNE_PG_CONNINFO": pg_cluster.conninfo}
     ours, theirs = tmp_path / "collect.json", tmp_path / "collector.json"
@@ -255,3 +267,24 @@ def _compare_database_reads(pg_cluster: Cluster, script: Path, tmp_path: Path) -
     shown, live = facts_to_dict(facts)["facts"], facts_to_dict(read_source(str(ours)))["facts"]  # as output shows them
     for name in ("managed_hosts", "tasks", "max_facts_per_host", "postgresql", "postgresql_connections"):
         assert shown[name] == live[name], name
+
+
+def _database_yml_reads(pg_cluster: Cluster, script: Path, tmp_path: Path) -> None:
+    """Without FORETUNE_PG_CONNINFO both connect as /etc/foreman/database.yml says (quoted password and all)."""
+    root = tmp_path / "root"
+    shutil.copytree(FIXTURES / "satellite-6.15", root, symlinks=True)
+    (root / "etc/foreman/database.yml").write_text(
+        f'production:\n  adapter: postgresql\n  host: "{pg_cluster.sockdir}"\n  port: {pg_cluster.port}\n'
+        '  username: postgres\n  password: "Vq8mXr2LpT6sKn4z"\n  database: foreman\n', encoding="utf-8")
+    environ = fake_commands(root, tmp_path / "yml-bin")
+    ours, theirs = tmp_path / "yml-collect.json", tmp_path / "yml-collector.json"
+    assert run_cli("collect", "--root", str(root), "-o", str(ours), environ=environ).status == 0
+    subprocess.run([sys.executable, "-I", str(script), "--root", str(root), "-o", str(theirs)], env=environ,
+                   capture_output=True, text=True, check=True)
+    a, b = _load(ours), _load(theirs)
+    where = "psql (/etc/foreman/database.yml): "
+    queries = sorted(k for k in a["raw"] if k.startswith(where))
+    assert len(queries) == 5
+    assert {k: b["raw"].get(k) for k in queries} == {k: a["raw"][k] for k in queries}
+    assert b["raw"][where + "SELECT count(*) FROM hosts WHERE type = 'Host::Managed'"] == "225\n"
+    assert "Vq8mXr2LpT6sKn4z" not in json.dumps(b)
