@@ -38,21 +38,22 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 EPILOG = """\
 examples:
-  foretune plan --product satellite --version 6.15 --hosts 12000 --cpus 16 --ram 64G
+  foretune plan --product foreman --version 3.9 --hosts 8000 --cpus 8 --ram 32G
   foretune audit examples/sosreport-satellite-6.15-mistuned
   foretune plan --help
 
 environment:
   NO_COLOR, TERM=dumb   no colour in terminal output
-  FORETUNE_PG_CONNINFO  live facts: libpq conninfo of the database (default: database.yml)
-  FORETUNE_REDIS_URL    live facts: redis://HOST:PORT or unix:///PATH of the Redis to read
+  FORETUNE_PG_CONNINFO  live facts: libpq conninfo of the database
+                        (default: from /etc/foreman/database.yml)
+  FORETUNE_REDIS_URL    live facts: redis://HOST:PORT or unix:///PATH of Redis
   PGHOST, PGPORT, PGUSER, PGDATABASE, PGSERVICE, PGPASSWORD
-                        bench db, db-size: the PostgreSQL server when --dsn is not given
-  PATH                  where fio, pgbench, psql and the commands facts run are found
-  FORETUNE_DEBUG=1      show the traceback of an internal error (as --debug does)
+                        bench db, db-size: the server when --dsn is not given
+  PATH                  where fio, pgbench, psql and the facts' commands are
+  FORETUNE_DEBUG=1      show the traceback of an internal error (as --debug)
 
-exit status: 0 fine, 1 findings or failed verdicts at or above --fail-on, 2 usage or input error,
-3 internal error, 130 interrupted.
+exit status: 0 fine, 1 findings or failed verdicts at or above --fail-on,
+2 usage or input error, 3 internal error, 130 interrupted.
 """
 
 
@@ -71,8 +72,8 @@ def load_command(name: str) -> CommandModule:
 def build_root_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="foretune",
-        description="Size, tune and audit Foreman/Katello, Red Hat Satellite and orcharhino "
-        "servers and their Smart Proxies/Capsules.",
+        description="Size, tune and audit Foreman/Katello, Red Hat Satellite and orcharhino servers\n"
+        "and their Smart Proxies/Capsules.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
