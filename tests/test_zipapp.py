@@ -83,3 +83,19 @@ def test_zipapp_completion_and_collector_work_from_the_archive(tmp_path: Path) -
     from foretune.facts.collector import generate
 
     assert collector.stdout == generate()  # the template and tables are read from inside the archive
+
+
+@pytest.mark.parametrize("version", ["2.7", "3.6", "3.8"])
+def test_zipapp_refuses_a_real_old_python_in_one_line(tmp_path: Path, version: str) -> None:
+    """The same with the interpreter itself, where this machine has it (e.g. through pyenv)."""
+    from tests.support import oldpython
+
+    python = oldpython.find(version)
+    if python is None:
+        pytest.skip(f"no python{version} on this machine; the simulated check above still holds")
+    pyz = _build(tmp_path)
+    for argv in (["--version"], ["plan", "--help"], []):
+        done = subprocess.run([python, str(pyz), *argv], capture_output=True, text=True, check=False)
+        assert done.returncode == 2 and done.stdout == "", done.stderr
+        assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+        assert done.stderr.startswith(f"foretune: error: needs Python 3.9 or newer, this is Python {version} (")

@@ -1,9 +1,9 @@
 """The one-file collector (Python 2.7/3.6, stdlib only) reads and redacts exactly as ``collect`` does.
 
-No Python 2.7 or 3.6 interpreter is available here, so the file is checked twice: vermin proves it needs
-nothing newer than 2.7 and 3.6, and running it under this Python against fake roots (the fixture
-sosreport trees, with fake commands printing their sos_commands outputs) gives the same snapshot as
-``foretune collect --root`` on the same root.
+Checked without old interpreters: vermin proves it needs nothing newer than 2.7 and 3.6, and running
+it under this Python against fake roots (the fixture sosreport trees, with fake commands printing their
+sos_commands outputs) gives the same snapshot as ``foretune collect --root`` on the same root. Where
+the machine has Python 2.7 or 3.6 (pyenv), the same comparison runs on them too.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from foretune.facts.sources.sosreport import SosreportDirectory
 from foretune.facts.specs import SPECS
 from tests.conftest import run_cli
 from tests.facts.archive import FIXTURES
+from tests.support import oldpython
 from tests.support.pgcluster import Cluster
 
 TREES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
@@ -185,6 +186,28 @@ def test_collector_writes_the_snapshot_collect_writes(tree: str, script: Path, t
     assert known_b == known_a
     assert len(known_a) >= 15
     assert set(fb["facts"]) == set(fa["facts"])
+
+
+@pytest.mark.parametrize("version", ["2.7", "3.6"])
+def test_collector_runs_on_the_old_pythons_themselves(version: str, script: Path, tmp_path: Path) -> None:
+    """Where this machine has Python 2.7 or 3.6 (e.g. through pyenv), the collector runs on it and writes what collect writes."""
+    python = oldpython.find(version)
+    if python is None:
+        pytest.skip(f"no python{version} on this machine; vermin's check above still holds")
+    for tree in TREES:
+        root = FIXTURES / tree
+        environ = fake_commands(root, tmp_path / f"bin-{tree}")
+        ours, theirs = tmp_path / f"{tree}-collect.json", tmp_path / f"{tree}-collector.json.gz"
+        assert run_cli("collect", "--root", str(root), "--output", str(ours), environ=environ).status == 0
+        done = subprocess.run([python, str(script), "--root", str(root), "--output", str(theirs)], env=environ,
+                              capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr
+        a, b = _load(ours), _load(theirs)
+        assert b["raw"] == a["raw"], tree
+        assert b["unread"] == a["unread"], tree
+        assert b["metadata"]["collected_by"] == f"foretune-collect.py (Python {version})"
+        known = {n: e for n, e in facts_to_dict(read_source(str(theirs)))["facts"].items() if not e.get("unknown")}
+        assert known == {n: e for n, e in facts_to_dict(read_source(str(ours)))["facts"].items() if not e.get("unknown")}
 
 
 def test_collector_snapshot_feeds_facts_plan_and_audit(script: Path, tmp_path: Path) -> None:
