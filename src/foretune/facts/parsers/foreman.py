@@ -79,10 +79,13 @@ def parse_tasks_csv(text: str) -> list[dict[str, str]]:
         return []
     delimiter = ";" if text.splitlines()[0].count(";") > text.splitlines()[0].count(",") else ","
     reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
-    if not reader.fieldnames or "state" not in [f.strip() for f in reader.fieldnames]:
-        raise ParseError(f"task list has no 'state' column: {text.strip().splitlines()[0][:100]}")
-    return [{(k or "").strip(): (v or "").strip() for k, v in row.items() if isinstance(v, str) or v is None}
-            for row in reader]
+    try:
+        if not reader.fieldnames or "state" not in [f.strip() for f in reader.fieldnames]:
+            raise ParseError(f"task list has no 'state' column: {text.strip().splitlines()[0][:100]}")
+        return [{(k or "").strip(): (v or "").strip() for k, v in row.items() if isinstance(v, str) or v is None}
+                for row in reader]
+    except csv.Error as exc:
+        raise ParseError(f"task list is not readable CSV: {exc}") from None
 
 
 def managed_hosts_from_metrics(data: dict[str, Any]) -> int | None:
