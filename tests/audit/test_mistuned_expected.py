@@ -31,6 +31,7 @@ SAT69 = {  # sos 4.x, host count from foreman-maintain (2150), declared medium
     "mongodb-cache-unbounded": "medium",  # 6.9 guide: cacheSizeGB about 20 % of RAM (6 for 32 GB); 8 set
     "puma-workers-outside-range": "medium",  # 2 workers (installer default); the guide's range for medium is 8-12
     "cpu-steal-high": "medium",  # sar: 14.6 % average steal on this VMware guest (foretune estimate: 10 %)
+    "pg-connection-exhaustion": "critical",  # postgresql-Mon.log: "sorry, too many clients already" (failing now)
 }
 SAT615 = {  # sos 4.x, host count 4200, declared medium
     "httpd-nofile-low": "medium",  # soft 1024 in force (hard 524288) vs LimitNOFILE=640000
