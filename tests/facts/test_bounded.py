@@ -1,6 +1,7 @@
 """Bounded work: every parser of untrusted text is linear, so a 10 MB line costs well under a second.
 
-(The bound is generous on purpose: a quadratic pattern needs minutes on such a line, not 1 s.)
+(The bound is generous on purpose: a quadratic pattern needs minutes on such a line, not 1 s. It is
+CPU time, so a machine busy with other work does not fail the test.)
 """
 
 from __future__ import annotations
@@ -61,9 +62,9 @@ PARSERS: dict[str, Callable[[str], Any]] = {
 def test_a_10_mb_line_costs_under_a_second(parser: str) -> None:
     slowest = ("", 0.0)
     for shape, text in SHAPES.items():
-        start = time.perf_counter()
+        start = time.process_time()
         with contextlib.suppress(ParseError):
             PARSERS[parser](text)
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         slowest = max(slowest, (shape, elapsed), key=lambda s: s[1])
     assert slowest[1] < 1.0, f"{parser} took {slowest[1]:.2f} s on the {slowest[0]} line"
