@@ -57,6 +57,8 @@ def ensure_venv(extras: str = "") -> None:
         sh(BIN / "python", "-m", "pip", "install", "-q", "--upgrade", "pip")
         sh(BIN / "python", "-m", "pip", "install", "-q", "-e", f".{extras}")
         stamp.touch()
+    # the bundled knowledge as JSON (git-ignored; foretune falls back to the YAML when it is stale)
+    subprocess.run([str(BIN / "python"), str(ROOT / "tools" / "compile_knowledge.py")], check=True)
 
 
 def install_system(debian: list[str], rhel: list[str]) -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 import datetime
 from dataclasses import dataclass
-from pathlib import Path
 
 from foretune.audit.model import Finding
 from foretune.errors import InputError
+from foretune.safeio import read_text
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ def load_waivers(path: str) -> list[Waiver]:
     from foretune.facts.parsers.yamlfile import load_yaml
 
     try:
-        data = load_yaml(Path(path).read_text(encoding="utf-8"))
+        data = load_yaml(read_text(path))
     except OSError as exc:
         raise InputError(f"waivers {path}: {exc.strerror}") from None
     except UnicodeDecodeError:

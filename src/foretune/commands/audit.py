@@ -21,11 +21,14 @@ def _names(text: str) -> list[str]:
 def build_parser(prog: str) -> argparse.ArgumentParser:
     parser = new_parser(prog, "Check a live server (default), a sosreport directory or tarball, or a snapshot against "
                         "the rule catalogue: findings with evidence, severity, the exact fix and citations. Exit 0 when "
-                        "nothing reaches --fail-on, 1 when something does, 2 for usage or input errors.",
+                        "nothing reaches --fail-on, 1 when something does, 2 for usage or input errors, 3 for an "
+                        "internal error (a bug; `foretune --debug audit ...` shows the traceback).",
                         "foretune audit sosreport-sat.example.com-2026-11-20.tar.xz --hosts 12000 --format html --output audit.html")
     parser.add_argument("source", nargs="?", metavar="SOURCE", help="sosreport directory or tarball, or snapshot (default: this host)")
     parser.add_argument("--hosts", type=positive, help="managed hosts, when the source does not say")
-    parser.add_argument("--format", choices=("text", "json", "html", "markdown"), default="text")
+    parser.add_argument("--format", choices=("text", "json", "html", "markdown", "hiera"), default="text",
+                        help="report format; hiera prints the custom-hiera.yaml that fixes the findings (merged into the "
+                             "source's own when it has one)")
     parser.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
     parser.add_argument("--select", type=_names, default=[], metavar="RULES", help="only these rule ids or components (comma list)")
     parser.add_argument("--ignore", type=_names, default=[], metavar="RULES", help="skip these rule ids or components (comma list)")
@@ -35,6 +38,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--bench", action="append", default=[], metavar="FILE",
                         help="results of `foretune bench ... --json` to judge (repeatable)")
     parser.add_argument("--verbose", action="store_true", help="text format: list passed and skipped rules too")
+    parser.add_argument("--out", metavar="DIR", help="also write one coherent set of fixes into DIR (custom-hiera.yaml, "
+                                                    "installer.sh, systemd drop-ins, sysctl.d, APPLY.md): the same files as "
+                                                    "`plan --from SOURCE --out DIR`")
     return parser
 
 
@@ -42,13 +48,13 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     import datetime
 
     from foretune.audit.context import build_context
-    from foretune.audit.model import Report
+    from foretune.audit.model import Report, redacted
     from foretune.audit.runner import run_all, select_rules
     from foretune.audit.waivers import apply_waivers, load_waivers
     from foretune.bench.results import load as load_bench
     from foretune.env import ExitStatus
     from foretune.facts import read_source
-    from foretune.rules.base import Severity
+    from foretune.rules.base import Severity, Status
     from foretune.rules.registry import all_rules
 
     rules = select_rules(all_rules(), args.select, args.ignore)
@@ -63,8 +69,28 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.warn(warning)
     report = Report(source=facts.source_label, source_kind=facts.source_kind,
                     release=ctx.release.label if ctx.release else None, role=ctx.role, hosts=ctx.hosts,
-                    profile=ctx.plan.profile if ctx.plan else None, findings=findings, notes=notes)
-    text = render(report, args.format, color=env.color and not args.output, verbose=args.verbose)
+                    profile=ctx.plan.profile if ctx.plan else None, findings=findings, notes=notes,
+                    hosts_basis=ctx.host_figure.reason if ctx.host_figure else None,
+                    profile_basis=ctx.profile_reason or None)
+    report = redacted(report)
+    if args.out or args.format == "hiera":
+        from foretune.commands.plan import existing_hiera
+        from foretune.errors import UsageError
+        from foretune.render import outputs
+
+        if ctx.plan is None:
+            raise UsageError(f"no fixes to write: {ctx.no_plan_reason}")
+        existing = existing_hiera(facts)
+        if args.out:
+            from foretune.render.files import write_bundle
+
+            for path in write_bundle(outputs.bundle(ctx.plan, existing), args.out):
+                env.note(f"wrote {path}")
+    if args.format == "hiera":
+        assert ctx.plan is not None
+        text = outputs.bundle(ctx.plan, existing)["custom-hiera.yaml"]
+    else:
+        text = render(report, args.format, color=env.color and not args.output, verbose=args.verbose)
     if args.output:
         from pathlib import Path
 
@@ -74,6 +100,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.note(f"wrote {args.output}: {report.summary()}")
     else:
         env.stdout.write(text)
+    errors = [f for f in report.findings if f.status == Status.ERROR]
+    if errors:  # a rule crashed: the report stands, but the exit status must not read as "findings"
+        env.warn(f"{len(errors)} rule(s) failed with an internal error ({', '.join(f.rule_id for f in errors)}): exit status 3")
+        return ExitStatus.INTERNAL
     threshold = Severity[args.fail_on.upper()]
     failing = [f for f in report.failing() if f.severity >= threshold]
     return ExitStatus.FINDINGS if failing else ExitStatus.OK

@@ -34,7 +34,8 @@ MAX_COUNT = 10**7  # foretune estimate: far above any real worker, thread or hos
 
 
 def parse_pumactl_stats(text: str) -> dict[str, int] | None:
-    """Cluster figures of ``pumactl stats``: workers, booted_workers, max_threads, backlog (summed)."""
+    """Cluster figures of ``pumactl stats``: workers, booted_workers, max_threads, backlog and pool_capacity (summed),
+    saturated_workers (workers with no free thread)."""
     if not text.strip():
         return None
     start = text.find("{")
@@ -58,6 +59,10 @@ def parse_pumactl_stats(text: str) -> dict[str, int] | None:
     if statuses:
         result["max_threads"] = max(_count(s.get("max_threads", 0), "max_threads") for s in statuses)
         result["backlog"] = sum(_count(s.get("backlog", 0), "backlog") for s in statuses)
+        if all("pool_capacity" in s for s in statuses):
+            capacities = [_count(s["pool_capacity"], "pool_capacity") for s in statuses]
+            result["pool_capacity"] = sum(capacities)
+            result["saturated_workers"] = capacities.count(0)
     return result
 
 

@@ -9,9 +9,11 @@ import subprocess
 from collections.abc import Mapping
 from datetime import datetime
 
+from foretune.facts.redact import redact_text
 from foretune.facts.sources.base import Raw, Source
 from foretune.facts.specs import Spec
 from foretune.facts.text import decode
+from foretune.safeio import read_bytes
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 COMMAND_TIMEOUT = 20.0
@@ -27,8 +29,7 @@ class LiveHost(Source):
     def _file(self, path: str, spec: Spec | None) -> Raw | None:
         real = os.path.join(self.root, path.lstrip("/"))
         try:
-            with open(real, "rb") as handle:
-                data = handle.read(MAX_FILE_BYTES + 1)
+            data = read_bytes(real, MAX_FILE_BYTES)
         except FileNotFoundError:
             return None
         except PermissionError:
@@ -53,7 +54,7 @@ class LiveHost(Source):
         """Run a read-only command; None (with a reason) when absent, failing or timing out."""
         argv = list(argv)
         exe = shutil.which(argv[0], path=self.environ.get("PATH"))
-        label = " ".join(argv)
+        label = redact_text(" ".join(argv))
         if not exe:
             if spec is not None:
                 self.why.setdefault(spec.name, f"{argv[0]} is not installed")

@@ -12,6 +12,7 @@ from foretune.errors import InputError
 from foretune.facts.model import Fact, FactSet, Provenance
 from foretune.facts.parsers import ParseError
 from foretune.facts.parsers.jsonfile import load_json
+from foretune.safeio import open_input
 
 FORMAT = "foretune-snapshot"
 FORMAT_VERSION = 1
@@ -25,7 +26,7 @@ MAX_HOSTS = 10**7  # foretune estimate: far above the largest documented deploym
 def _read(path: Path) -> bytes:
     """The snapshot's JSON bytes; gzip is decompressed with a size cap (no decompression bombs)."""
     try:
-        with path.open("rb") as handle:
+        with open_input(path) as handle:
             raw = handle.read(MAX_SNAPSHOT_BYTES + 1)
             if path.name.endswith(".gz"):
                 with gzip.GzipFile(fileobj=io.BytesIO(raw)) as unpacked:

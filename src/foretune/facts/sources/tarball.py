@@ -11,6 +11,7 @@ always reported, and stray top-level members do not hide the sosreport beside th
 from __future__ import annotations
 
 import functools
+import os
 import posixpath
 import re
 import tarfile
@@ -22,6 +23,7 @@ from foretune.facts.sources.sosreport import is_sosreport_root
 from foretune.facts.sources.stream import Corrupt, Decompressed, Truncated, compression
 from foretune.facts.sources.tree import TreeSource
 from foretune.facts.specs import SPECS, sos_candidates, sos_patterns
+from foretune.safeio import open_input
 
 SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2")
 MAX_MEMBER_BYTES = 64 * 1024 * 1024
@@ -120,8 +122,8 @@ class SosreportTarball(TreeSource):
     # --- the streaming pass -----------------------------------------------------------------
     def _scan(self, path: Path) -> None:
         try:
-            size = path.stat().st_size
-            handle = path.open("rb")
+            handle = open_input(path)
+            size = os.fstat(handle.fileno()).st_size
         except OSError as exc:
             raise InputError(f"cannot read {path}: {exc.strerror}") from None
         if size == 0:
