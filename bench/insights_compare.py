@@ -79,7 +79,7 @@ def main() -> int:
             print(f"installing insights-core into {venv} ...", flush=True)
             subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
             subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "insights-core"], check=True)
-        version = subprocess.run([str(venv / "bin" / "python"), "-c", "import insights; print(insights.__version__)"],
+        version = subprocess.run([str(venv / "bin" / "python"), "-c", "import importlib.metadata as m; print(m.version('insights-core'))"],
                                  capture_output=True, text=True, check=False).stdout.strip()
         # an installed copy of foretune: the package with its bytecode, as pip leaves it
         site = work / "site"
