@@ -22,6 +22,7 @@ from foretune.facts.parsers import (
     keyvalue,
     packages,
     postgresql,
+    process,
     redis,
     storage,
     system,
@@ -55,6 +56,10 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "packages": packages.parse_packages, "nvra": packages.split_nvra, "yaml": parse_yaml, "json": load_json,
     "excerpt": lambda t: excerpt(t, r"^(MemTotal|Max|NAME)"), "excerpt-json": excerpt_json,
     "connector": lambda t: _connector(t, 'port="23443"'), "decode": lambda t: decode(t.encode(), "x"),
+    "ps": lambda t: process.parse_ps_rss("USER PID RSS COMMAND\n" + t), "vmstat": process.parse_vmstat,
+    "passenger": process.parse_passenger_pool, "sar": process.parse_sar_steal,
+    "table-sizes": lambda t: process.parse_table_sizes("table_name | total\n" + t),
+    "agent-queues": process.count_agent_queues,
 }
 
 
@@ -68,3 +73,13 @@ def test_a_10_mb_line_costs_under_a_second(parser: str) -> None:
         elapsed = time.process_time() - start
         slowest = max(slowest, (shape, elapsed), key=lambda s: s[1])
     assert slowest[1] < 1.0, f"{parser} took {slowest[1]:.2f} s on the {slowest[0]} line"
+
+
+@pytest.mark.parametrize("parser", list(PARSERS))
+def test_many_blank_lines_stay_linear(parser: str) -> None:
+    """With re.MULTILINE, ``^\\s*`` runs across blank lines: quadratic on 200,000 of them (minutes)."""
+    text = "\n" * 200_000 + "x"
+    start = time.process_time()
+    with contextlib.suppress(ParseError):
+        PARSERS[parser](text)
+    assert time.process_time() - start < 1.0
