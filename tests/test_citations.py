@@ -154,6 +154,13 @@ def test_estimate_notes_claim_no_measurement_without_quoting_it(guides: None, wh
         assert seeds.normalise(quote) in everything, f"{where}: quote not found in the guides: {quote!r}"
 
 
+@pytest.mark.parametrize("where,note", [(w, n) for w, n in estimate_notes() if QUOTE.search(n)])
+def test_every_quote_in_an_estimate_note_is_verbatim(guides: None, where: str, note: str) -> None:
+    everything = seeds.all_guides_text()
+    for quote in QUOTE.findall(note):
+        assert seeds.normalise(quote) in everything, f"{where}: quote not found in the guides: {quote!r}"
+
+
 def test_the_claim_check_catches_the_old_wording() -> None:
     assert CLAIMS.search("concurrent jobs a 4 CPU Smart Proxy served in the guide's tests without failures")
     assert CLAIMS.search("about 500 hosts per CPU is the tested comfort zone")
@@ -168,7 +175,6 @@ def test_the_claim_check_catches_the_old_wording() -> None:
 # reminder to remove the entry.
 KNOWN_CONTRADICTIONS = {
     "planner.yaml/passenger_queue_small": "the 6.2 brief's example queue is 200; 250 is foreman-installer's tuning.yaml",
-    "planner.yaml/passenger_min_instances_fraction": "the brief sets PassengerMinInstances 6 per application, not a pool fraction",
     "planner.yaml/qpid_mgmt_pub_interval": "the brief only says lower than the default 10 s (needs tuning)",
     "module-defaults.yaml/mosquitto_nofile": "the guide states no default; 1024 is systemd's soft open-files limit",
     "module-defaults.yaml/puppet/runinterval": "the brief states no Puppet runinterval default",

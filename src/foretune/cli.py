@@ -135,6 +135,12 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message}")
 
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> object:
+        # argparse drops a lone "--" value and hands the option an empty list instead of a string
+        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
+            self.error(f"argument {'/'.join(action.option_strings)}: expected one argument")
+        return super()._get_values(action, arg_strings)
+
 
 def new_parser(prog: str, description: str, example: str) -> argparse.ArgumentParser:
     """A command parser whose help ends with an ``example:`` block (every command has one)."""

@@ -42,12 +42,16 @@ class Environment:
         return self.stdout_isatty and "NO_COLOR" not in self.environ and self.environ.get("TERM") != "dumb"
 
     def warn(self, message: str) -> None:
-        """Print one warning line on stderr."""
-        print(f"foretune: warning: {message}", file=self.stderr)
+        """Print one warning line on stderr (secrets masked)."""
+        from foretune.facts.redact import redact_text
+
+        print(f"foretune: warning: {redact_text(message)}", file=self.stderr)
 
     def note(self, message: str) -> None:
-        """Print one informational line on stderr."""
-        print(f"foretune: {message}", file=self.stderr)
+        """Print one informational line on stderr (secrets masked)."""
+        from foretune.facts.redact import redact_text
+
+        print(f"foretune: {redact_text(message)}", file=self.stderr)
 
 
 def _isatty(stream: TextIO) -> bool:

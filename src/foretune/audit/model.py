@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +40,16 @@ class Report:
     profile: str | None
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # source problems and context notes
+    hosts_basis: str | None = None  # where the host figure came from ("--hosts", counted in FILE, assumed ...)
+    profile_basis: str | None = None  # why this profile (declared, hardware, host count)
+
+    def context_lines(self) -> list[str]:
+        """The header's account of the host figure and the profile used, and why."""
+        hosts = "unknown" if self.hosts is None else str(self.hosts)
+        lines = [f"host figure: {hosts}" + (f" ({self.hosts_basis})" if self.hosts_basis else "")]
+        if self.profile:
+            lines.append(f"profile: {self.profile}" + (f" ({self.profile_basis})" if self.profile_basis else ""))
+        return lines
 
     def count(self, status: Status) -> int:
         return sum(1 for f in self.findings if f.status == status)
@@ -58,3 +69,18 @@ class Report:
         return (f"{len(fails)} findings" + (f" ({', '.join(parts)})" if parts else "")
                 + f", {self.count(Status.PASS)} passed, {self.count(Status.SKIP)} skipped"
                 + (f", {waived} waived" if waived else ""))
+
+
+def redacted(report: Report) -> Report:
+    """The report with secrets masked in every text it carries (the last gate before any output format)."""
+    from foretune.facts.redact import redact_data, redact_text
+    from foretune.rules.base import Evidence
+
+    def clean(f: Finding) -> Finding:
+        return dataclasses.replace(
+            f, message=redact_text(f.message), current=redact_data(f.current), recommended=redact_data(f.recommended),
+            evidence=tuple(Evidence(e.fact, redact_text(e.location), redact_text(e.excerpt)) for e in f.evidence),
+            fixes=tuple(redact_text(x) for x in f.fixes), waived=redact_text(f.waived) if f.waived else f.waived)
+
+    return dataclasses.replace(report, source=redact_text(report.source), findings=[clean(f) for f in report.findings],
+                               notes=[redact_text(n) for n in report.notes])

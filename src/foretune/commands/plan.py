@@ -23,6 +23,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     out = parser.add_argument_group("output")
     out.add_argument("--format", choices=FORMATS, default="table",
                      help="table (default), json (schema foretune-plan/1), hiera (custom-hiera fragment), installer (command line)")
+    out.add_argument("--explain", metavar="TUNABLE",
+                     help="print the quote, the source and the arithmetic behind one tunable's value (e.g. puma.threads_max)")
     out.add_argument("--out", metavar="DIR", help="write everything to apply into DIR (custom-hiera.yaml, installer.sh, "
                                                   "systemd drop-ins, sysctl.d, os-commands.sh, APPLY.md)")
     return parser
@@ -37,6 +39,8 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
     box.add_argument("--product", choices=("foreman", "satellite", "orcharhino"))
     box.add_argument("--version", help="product version, e.g. 6.15 (Satellite/orcharhino) or 3.9 (Foreman)")
     box.add_argument("--role", choices=("server", "capsule"))
+    box.add_argument("--no-katello", dest="katello", action="store_false", default=None,
+                     help="plain Foreman without Katello: no --tuning profiles, Candlepin or Pulp")
     box.add_argument("--cpus", type=positive, help="logical CPUs")
     box.add_argument("--physical-cores", type=positive, help="physical cores (Passenger sizing); default: --cpus")
     box.add_argument("--ram", type=size, metavar="SIZE", help="RAM, e.g. 64G, 64GiB, 65536M")
@@ -56,42 +60,61 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
 
 def plan_from_args(args: argparse.Namespace, env: Environment) -> object:
     """Build the Plan from options, and from --from facts when given."""
+    return plan_and_facts(args, env)[0]
+
+
+def plan_and_facts(args: argparse.Namespace, env: Environment) -> tuple[object, object]:
+    """The Plan and, with --from, the facts it was built from (else None).
+
+    With --from the plan is chosen exactly as ``audit`` chooses it (declared profile, host figure).
+    """
     from foretune.errors import UsageError
-    from foretune.plan import PlanInput, input_from_facts, make_plan
+    from foretune.plan import PlanInput, make_plan
 
     fields = {
         "product": args.product, "version": args.version, "role": args.role, "cpus": args.cpus, "ram_bytes": args.ram,
         "physical_cores": args.physical_cores, "virtual": args.virtual, "rex": args.rex, "rex_hosts": args.rex_hosts,
         "katello_agent_hosts": args.katello_agent_hosts, "puppet_hosts": args.puppet_hosts,
-        "puppet_runinterval": args.puppet_runinterval, "profile": args.profile,
+        "puppet_runinterval": args.puppet_runinterval, "profile": args.profile, "katello": args.katello,
     }
     given = {k: v for k, v in fields.items() if v is not None}
     if args.rex_hosts is not None and args.rex is None:
         given["rex"] = "pull-mqtt"
     if args.source:
+        from foretune.audit.context import choose_plan
         from foretune.facts import read_source
 
         facts = read_source(None if args.source == "live" else args.source, hosts=args.hosts)
         for problem in facts.problems:
             env.warn(problem)
-        return make_plan(input_from_facts(facts, hosts=args.hosts, **given))
+        choice = choose_plan(facts, hosts=args.hosts, **given)
+        if choice.plan is None:
+            raise UsageError(f"cannot plan from {facts.source_label}: " + "; ".join(choice.notes))
+        if choice.figure.assumed:
+            env.note(f"host figure {choice.figure.count}: {choice.figure.reason} (give --hosts)")
+        return choice.plan, facts
     missing = [f"--{name}" for name, value in (("product", args.product), ("version", args.version), ("hosts", args.hosts),
                                                 ("cpus", args.cpus), ("ram", args.ram)) if value is None]
     if missing:
         raise UsageError(f"missing {', '.join(missing)} (or read them from a source with --from)")
-    return make_plan(PlanInput(hosts=args.hosts, **given))
+    return make_plan(PlanInput(hosts=args.hosts, **given)), None
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.plan.model import Plan
     from foretune.render import outputs, plan_json, plan_table
 
-    plan = plan_from_args(args, env)
+    plan, facts = plan_and_facts(args, env)
     assert isinstance(plan, Plan)
+    if args.explain:
+        from foretune.render import explain
+
+        env.stdout.write(explain.render(plan, args.explain))
+        return 0
     if args.out:
         from foretune.render.files import write_bundle
 
-        for path in write_bundle(outputs.bundle(plan), args.out):
+        for path in write_bundle(outputs.bundle(plan, existing_hiera(facts)), args.out):
             env.note(f"wrote {path}")
     if args.format == "json":
         env.stdout.write(plan_json.dumps(plan))
@@ -102,3 +125,13 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     else:
         env.stdout.write(plan_table.render(plan, color=env.color))
     return 0
+
+
+def existing_hiera(facts: object) -> str | None:
+    """The source's custom-hiera.yaml text (secrets redacted), which ``--out`` merges into."""
+    from foretune.facts.model import FactSet
+
+    if not isinstance(facts, FactSet):
+        return None
+    text = facts.value("custom_hiera_text")
+    return text if isinstance(text, str) else None

@@ -29,6 +29,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
     from foretune.commands.plan import plan_from_args
     from foretune.errors import InputError
+    from foretune.facts.redact import redact_text
     from foretune.knowledge.hiera_keys import locking_keys, stale_keys
     from foretune.plan.model import Plan
     from foretune.render import outputs
@@ -38,6 +39,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
     plan = plan_from_args(args, env)
     assert isinstance(plan, Plan)
+    if not plan.release.features.custom_hiera:
+        from foretune.errors import UsageError
+
+        raise UsageError(f"{plan.release.label} reads no custom-hiera.yaml: apply the file edits that "
+                         "`foretune plan ... --out DIR` lists in APPLY.md")
     path = Path(args.merge_into)
     if path.is_dir():
         raise InputError(f"{path}: is a directory, expected custom-hiera.yaml")
@@ -60,7 +66,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     for note in locking_keys(plan.release, load_mapping(new, str(path))):
         env.warn(f"{note.key}: {note.reason}")
     diff = unified_diff(old, new, str(path))
-    env.stdout.write(diff or f"{path}: already matches the recommendation\n")
+    shown = unified_diff(redact_text(old), redact_text(new), str(path))  # the file keeps its secrets, the screen never sees them
+    env.stdout.write((shown or "(only secret values differ)\n") if diff else f"{path}: already matches the recommendation\n")
     if diff and args.write:
         saved = write_text(path, new)
         env.note(f"wrote {path}" + (f" (backup: {saved})" if saved else ""))

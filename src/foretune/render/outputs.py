@@ -56,7 +56,10 @@ def hiera_fragment(plan: Plan) -> str:
             lines += [_comment(t), f"{fix.target}: {yaml_scalar(fix.value)}"]
     if pg:
         lines += [f"{PG}:", *pg]
-    if len(lines) == 3:
+    if not plan.release.features.custom_hiera:
+        lines = [lines[0], f"# {plan.release.label} reads no custom-hiera.yaml: every change is a file edit (see APPLY.md)",
+                 "---", "{}"]
+    elif len(lines) == 3:
         lines.append("{}  # nothing differs from the installer baseline")
     return "\n".join(lines) + "\n"
 
@@ -72,8 +75,11 @@ def installer_command(plan: Plan) -> str:
 
     Keys of other modules (apache, postgresql, qpid, candlepin, ...) can only go to custom-hiera.
     """
+    if not plan.release.features.custom_hiera:
+        return (f"# {plan.release.label}: no installer options to change; apply the file edits in APPLY.md "
+                "(a later installer run overwrites them)")
     parts = [installer_program(plan)]
-    if plan.input.role == "server" and plan.release.features.size_profiles:
+    if plan.input.role == "server" and plan.release.features.size_profiles and plan.input.katello:
         parts.append(f"--tuning {plan.profile}")
     for _, fix in fixes_of(plan, "hiera"):
         option = installer_option(fix.target)
@@ -111,6 +117,9 @@ def apply_md(plan: Plan) -> str:
     n = 1
     steps.append("Order:")
     steps.append("")
+    if not plan.release.features.custom_hiera:
+        steps += _direct_edits(plan)
+        return "\n".join(steps) + "\n"
     if hiera_values(plan):
         steps.append(f"{n}. Back up `/etc/foreman-installer/custom-hiera.yaml`, then merge `custom-hiera.yaml` into it "
                      "(`foretune render --merge-into /etc/foreman-installer/custom-hiera.yaml --write`).")
@@ -134,13 +143,69 @@ def apply_md(plan: Plan) -> str:
     advice = fixes_of(plan, "advice")
     if advice:
         steps += ["", "Keep in mind:", "", *(f"- {fix.target}: {fix.value}" for _, fix in advice)]
-    steps += ["", "Every value, its reason and citation: `foretune plan ... --format json`."]
+    steps += ["", "Every value, its reason and citation: `foretune plan ... --format json`; one value: `foretune plan ... --explain TUNABLE`."]
     return "\n".join(steps) + "\n"
 
 
-def bundle(plan: Plan) -> dict[str, str]:
-    """Relative path -> content of everything `plan --out DIR` writes."""
-    files = {"custom-hiera.yaml": hiera_fragment(plan),
+def _direct_edits(plan: Plan) -> list[str]:
+    """APPLY.md steps for releases whose installer reads no custom-hiera (Satellite 6.2): edit files, then restart."""
+    from foretune.knowledge import load_data
+
+    restarts: dict[str, str] = {str(e[key]): str(e["restart"]) for e in load_data("direct-edits.yaml").values()
+                                for key in ("file", "capsule_file") if key in e}
+    steps, n = [], 1
+    edits = file_edits(plan)
+    for path, line in edits:
+        steps.append(f"{n}. In `{path}` set `{line}`.")
+        n += 1
+    units = sorted({restarts[path] for path, _ in edits if path in restarts} | {p.split("/")[4].removesuffix(".service.d") for p in dropins(plan)})
+    if dropins(plan):
+        steps.append(f"{n}. Copy the drop-ins under `systemd/` to `/etc/systemd/system/` and run `systemctl daemon-reload`.")
+        n += 1
+    if sysctl_file(plan):
+        steps.append(f"{n}. Copy `sysctl.d/90-foretune.conf` to `{SYSCTL_FILE}` and run `sysctl --system`.")
+        n += 1
+    if units:
+        steps.append(f"{n}. Restart {', '.join(units)} (`katello-service restart` restarts them all).")
+        n += 1
+    if commands(plan):
+        steps.append(f"{n}. Run `os-commands.sh` (tuned profile, transparent huge pages, settings; the THP kernel argument needs a reboot).")
+    steps += ["", f"{plan.release.label} reads no custom-hiera.yaml: these are edits of the files the installer writes, "
+              "and the next installer run overwrites them. Repeat them after every installer run."]
+    advice = fixes_of(plan, "advice")
+    if advice:
+        steps += ["", "Keep in mind:", "", *(f"- {fix.target}: {fix.value}" for _, fix in advice)]
+    steps += ["", "Every value, its reason and citation: `foretune plan ... --format json`; one value: `foretune plan ... --explain TUNABLE`."]
+    return steps
+
+
+def merged_hiera(plan: Plan, existing: str) -> str:
+    """``existing`` custom-hiera.yaml with the plan's values merged in: every key once, the PostgreSQL hash key by key."""
+    from foretune.knowledge.hiera_keys import stale_keys
+    from foretune.knowledge.profiles import flatten
+    from foretune.render.merge import load_mapping, merge_text, remove_keys
+
+    current = load_mapping(existing, "custom-hiera.yaml")
+    stale = [note.key for note in stale_keys(plan.release, current) if "/" not in note.key]
+    existing = remove_keys(existing, stale)
+    current = load_mapping(existing, "custom-hiera.yaml")
+    values = hiera_values(plan, also=set(flatten(current)))
+    comments = {fix.target.split("/", 1)[-1]: f"foretune: {t.foretune.reason} [{', '.join(t.foretune.citations)}]"
+                for t, fix in fixes_of(plan, "hiera", every=True)}
+    text = merge_text(existing, values, comments, "custom-hiera.yaml")
+    if "[redacted]" in text:
+        text = "# Values shown as [redacted] were removed from the source: restore them before applying.\n" + text
+    return text
+
+
+def bundle(plan: Plan, existing_hiera: str | None = None) -> dict[str, str]:
+    """Relative path -> content of everything `plan --out DIR` writes.
+
+    ``existing_hiera``: the source's custom-hiera.yaml; the bundle then holds it merged, not a fragment.
+    """
+    merge = existing_hiera and existing_hiera.strip() and plan.release.features.custom_hiera
+    hiera = merged_hiera(plan, existing_hiera) if merge and existing_hiera else hiera_fragment(plan)
+    files = {"custom-hiera.yaml": hiera,
              "installer.sh": "#!/bin/sh\nset -e\n" + installer_command(plan) + "\n",
              "APPLY.md": apply_md(plan)}
     for path, content in dropins(plan).items():
