@@ -124,6 +124,9 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
                 raise InputError(f"{s}: no such file or directory")
             if _is_sosreport(s):
                 raise UsageError(f"{s}: give a sosreport as the only SOURCE (or use --compare)")
+            if s.lower().endswith((".json", ".json.gz")) and len(sources) == 1:
+                raise InputError(f"{s}: a snapshot holds no logs, only the incidents found when it was collected "
+                                 f"(foretune facts {s} --only log_incidents)")
         problems: list[str] = []
         files = from_paths(sources, problems)
         if not files:
