@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from foretune.cli import new_parser
+from foretune.commands._options import add_output, emit, output_format
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -17,7 +18,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     lst = sub.add_parser("list", help="every rule, grouped by component")
     lst.add_argument("--component", help="only this component")
-    lst.add_argument("--format", choices=("text", "json"), default="text")
+    add_output(lst, ("text", "json"), "text")
     explain = sub.add_parser("explain", help="a rule's documentation: what, why, evidence, fix, references")
     explain.add_argument("rule_id", metavar="ID")
     return parser
@@ -35,15 +36,14 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     rules = [r for r in all_rules() if args.component in (None, r.component)]
     if not rules:
         raise UsageError(f"no rules for component {args.component!r}")
-    if args.format == "json":
+    if output_format(args) == "json":
         import json
 
-        env.stdout.write(json.dumps([{"id": r.id, "component": r.component, "severity": r.severity.label,
-                                      "title": r.title, "roles": sorted(r.roles), "citations": list(r.citations)}
-                                     for r in rules], indent=2) + "\n")
+        emit(args, env, json.dumps([{"id": r.id, "component": r.component, "severity": r.severity.label,
+                                     "title": r.title, "roles": sorted(r.roles), "citations": list(r.citations)}
+                                    for r in rules], indent=2) + "\n")
         return 0
     width = max(len(r.id) for r in rules)
-    for r in rules:
-        env.stdout.write(f"{r.id:<{width}}  {r.component:<10} {r.severity.label:<8} {r.title}\n")
-    env.stdout.write(f"{len(rules)} rules\n")
+    lines = [f"{r.id:<{width}}  {r.component:<10} {r.severity.label:<8} {r.title}\n" for r in rules]
+    emit(args, env, "".join(lines) + f"{len(rules)} rules\n")
     return 0

@@ -71,10 +71,16 @@ def _postgresql_and_live(x: Extractor) -> None:
     from foretune.facts.sources.live import LiveHost
 
     services.postgresql_files(x)
+    from foretune.facts.sources.replay import Replay
+
     if isinstance(x.src, LiveHost):
         from foretune.facts.extract.live_sql import live_sql
 
         live_sql(x, x.src)
+    elif isinstance(x.src, Replay):  # a collector snapshot: the query outputs it recorded
+        from foretune.facts.extract.live_sql import recorded_sql
+
+        recorded_sql(x, x.src, x.src.raw)
 
 
 def _redis(x: Extractor) -> None:
