@@ -182,6 +182,12 @@ class Parser(argparse.ArgumentParser):
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise argparse.ArgumentError(action, f"invalid choice: {value!r} (choose from {', '.join(choices)}){hint}")
 
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> object:
+        # argparse drops a lone "--" value and hands the option an empty list instead of a string
+        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
+            self.error(f"argument {'/'.join(action.option_strings)}: expected one argument")
+        return super()._get_values(action, arg_strings)
+
 
 def _suggest_options(parser: argparse.ArgumentParser, unknown: list[str]) -> str:
     import difflib

@@ -26,7 +26,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         "foretune audit sosreport-sat.example.com-2026-11-20.tar.xz --hosts 12000 --format html --output audit.html")
     parser.add_argument("source", nargs="?", metavar="SOURCE", help="sosreport directory or tarball, or snapshot (default: this host)")
     parser.add_argument("--hosts", type=positive, help="managed hosts, when the source does not say")
-    add_output(parser, ("text", "json", "html", "markdown"), "text")
+    add_output(parser, ("text", "json", "html", "markdown", "hiera"), "text",
+               help="text (default), json, html, markdown, or hiera: the custom-hiera.yaml that fixes the findings "
+                    "(merged into the source's own when it has one); --output's extension (.html, .md, .json, .yaml) "
+                    "picks one")
     parser.add_argument("--select", type=_names, default=[], metavar="RULES", help="only these rule ids or components (comma list)")
     parser.add_argument("--ignore", type=_names, default=[], metavar="RULES", help="skip these rule ids or components (comma list)")
     parser.add_argument("--fail-on", choices=SEVERITIES, default="high",
@@ -35,6 +38,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--bench", action="append", default=[], metavar="FILE",
                         help="results of `foretune bench ... --json` to judge (repeatable)")
     parser.add_argument("--verbose", action="store_true", help="text format: list passed and skipped rules too")
+    parser.add_argument("--output-dir", metavar="DIR", help="also write one coherent set of fixes into DIR (custom-hiera.yaml, "
+                                                    "installer.sh, systemd drop-ins, sysctl.d, APPLY.md): the same files as "
+                                                    "`plan --from SOURCE --output-dir DIR`")
+    parser.add_argument("--out", dest="output_dir", help=argparse.SUPPRESS)  # earlier name of --output-dir
     return parser
 
 
@@ -63,9 +70,29 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.warn(warning)
     report = Report(source=facts.source_label, source_kind=facts.source_kind,
                     release=ctx.release.label if ctx.release else None, role=ctx.role, hosts=ctx.hosts,
-                    profile=ctx.plan.profile if ctx.plan else None, findings=findings, notes=notes)
+                    profile=ctx.plan.profile if ctx.plan else None, findings=findings, notes=notes,
+                    hosts_basis=ctx.host_figure.reason if ctx.host_figure else None,
+                    profile_basis=ctx.profile_reason or None)
     report = redacted(report)
-    text = render(report, output_format(args), color=env.color and not args.output, verbose=args.verbose)
+    fmt = output_format(args)
+    if args.output_dir or fmt == "hiera":
+        from foretune.commands.plan import existing_hiera
+        from foretune.errors import UsageError
+        from foretune.render import outputs
+
+        if ctx.plan is None:
+            raise UsageError(f"no fixes to write: {ctx.no_plan_reason}")
+        existing = existing_hiera(facts)
+        if args.output_dir:
+            from foretune.render.files import write_bundle
+
+            for path in write_bundle(outputs.bundle(ctx.plan, existing), args.output_dir):
+                env.note(f"wrote {path}")
+    if fmt == "hiera":
+        assert ctx.plan is not None
+        text = outputs.bundle(ctx.plan, existing)["custom-hiera.yaml"]
+    else:
+        text = render(report, fmt, color=env.color and not args.output, verbose=args.verbose)
     emit(args, env, text, report.summary())
     errors = [f for f in report.findings if f.status == Status.ERROR]
     if errors:  # a rule crashed: the report stands, but the exit status must not read as "findings"

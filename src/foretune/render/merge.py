@@ -57,6 +57,16 @@ def _find_block(lines: list[str], key: str) -> tuple[int, int] | None:
     return None
 
 
+def remove_keys(text: str, keys: list[str]) -> str:
+    """``text`` without the top-level ``keys`` (and their indented values); nested keys are left alone."""
+    lines = text.splitlines()
+    for key in keys:
+        block = _find_block(lines, key)
+        if block is not None:
+            lines[block[0]:block[1]] = [f"# foretune: removed {key} (stale on this release)"]
+    return "\n".join(lines) + ("\n" if text.endswith("\n") else "")
+
+
 def _block_lines(key: str, value: Any, comment: str | None) -> list[str]:
     head = [f"# {comment}"] if comment else []
     if isinstance(value, dict):

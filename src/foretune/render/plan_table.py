@@ -33,14 +33,18 @@ def render(plan: Plan, *, color: bool = False) -> str:
         f"largest profile this hardware supports: {plan.largest_supported_profile or 'none (below default)'}",
         "",
     ]
-    rows = [(t.id, format_setting(t.installer.value, t.unit), format_setting(t.foretune.value, t.unit), t.foretune.reason,
-             ", ".join(t.foretune.citations), t.differs) for t in plan.tunables.values()]
+    marks = {"answers file": " (a)", "custom-hiera.yaml": " (h)"}
+    rows = [(t.id, format_setting(t.installer.value, t.unit) + marks.get(t.installer.origin, ""), format_setting(t.foretune.value, t.unit),
+             t.foretune.reason, ", ".join(t.foretune.citations), t.differs) for t in plan.tunables.values()]
     widths = [max(len(str(r[i])) for r in [("tunable", "installer", "foretune"), *rows]) for i in range(3)]
     lines.append(f"{'tunable':<{widths[0]}}  {'installer':>{widths[1]}}  {'foretune':>{widths[2]}}  reason [citations]")
     for tid, inst, rec, reason, cites, differs in rows:
         mark = paint("*", "33;1") if differs else " "
         lines.append(f"{tid:<{widths[0]}}  {inst:>{widths[1]}} {mark}{rec:>{widths[2]}}  {reason} [{cites}]")
-    lines += ["", "* = foretune recommends a change", "", "PostgreSQL connection budget:"]
+    lines += ["", "* = foretune recommends a change"]
+    if any(t.installer.origin for t in plan.tunables.values()):
+        lines.append("(a) = set in the answers file, (h) = set in custom-hiera.yaml: in force on the box, above the tuning profile")
+    lines += ["", "PostgreSQL connection budget:"]
     total = 0
     for consumer, n in plan.connection_budget:
         lines.append(f"  {n:>6}  {consumer}")

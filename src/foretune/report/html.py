@@ -61,7 +61,7 @@ def render(report: Report) -> str:
     rows = "".join(f"<tr><td>{_sev(f)}</td><td><a href=\"#{escape(f.rule_id)}\"><code>{escape(f.rule_id)}</code></a></td>"
                    f"<td>{escape(f.component)}</td><td>{escape(f.message)}</td></tr>"
                    for f in ordered(report) if f.status in (Status.FAIL, Status.ERROR))
-    notes = "".join(f'<p class="note">{escape(n)}</p>' for n in report.notes)
+    notes = "".join(f'<p class="note">{escape(n)}</p>' for n in (*report.context_lines(), *report.notes))
     details = "\n".join(_details(f) for f in ordered(report))
     meta = (f"{escape(report.release or 'release unknown')} · {escape(report.role or 'role unknown')} · "
             f"{report.hosts if report.hosts is not None else 'unknown'} hosts · plan profile {escape(report.profile or '-')}")

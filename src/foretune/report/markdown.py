@@ -15,7 +15,7 @@ def render(report: Report) -> str:
     lines = [f"# foretune audit: {report.source}", "",
              f"- Release: {report.release or 'unknown'}", f"- Role: {report.role or 'unknown'}",
              f"- Managed hosts: {report.hosts if report.hosts is not None else 'unknown'}",
-             f"- Plan profile: {report.profile or '-'}", f"- Summary: {report.summary()}", ""]
+             f"- Plan profile: {report.profile or '-'}", *(f"- {line[0].upper()}{line[1:]}" for line in report.context_lines()), f"- Summary: {report.summary()}", ""]
     lines += [f"> {n}" for n in report.notes]
     failing = [f for f in ordered(report) if f.status in (Status.FAIL, Status.ERROR)]
     if failing:

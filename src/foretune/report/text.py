@@ -21,7 +21,7 @@ def render(report: Report, *, color: bool = False, verbose: bool = False) -> str
             f"{report.release or 'release unknown'}, {report.role or 'role unknown'}, "
             f"{report.hosts if report.hosts is not None else 'unknown'} hosts"
             + (f", plan profile {report.profile}" if report.profile else "")]
-    lines = [*head, *(f"note: {n}" for n in report.notes), ""]
+    lines = [*head, *report.context_lines(), *(f"note: {n}" for n in report.notes), ""]
     shown = [f for f in ordered(report) if verbose or f.status in (Status.FAIL, Status.ERROR)]
     for component, group in groupby(sorted(shown, key=lambda f: f.component), key=lambda f: f.component):
         lines.append(paint(f"== {component}", "info"))
