@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("audit", "check a live server, sosreport or snapshot and report findings with fixes"),
     "rules": ("rules", "list the audit rules or explain one"),
     "bench": ("bench", "benchmark storage (fio) or the database (pgbench) with verdicts"),
+    "logs": ("logs", "read the server's logs: latency per endpoint, 503 bursts, exhaustion, before/after tuning"),
     "db-size": ("db_size", "report the largest tables of the foreman, candlepin and pulpcore databases"),
     "collector": ("collector", "print a one-file collector for servers with only Python 2.7 or 3.6 (RHEL 7/8)"),
     "completion": ("completion", "print a bash or zsh completion script"),
@@ -172,6 +173,12 @@ class Parser(argparse.ArgumentParser):
             return folded.get(value.lower(), value)
         return value
 
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> object:
+        # argparse drops a lone "--" value and hands the option an empty list instead of a string
+        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
+            self.error(f"argument {'/'.join(action.option_strings)}: expected one argument")
+        return super()._get_values(action, arg_strings)
+
     def _check_value(self, action: argparse.Action, value: Any) -> None:
         if action.choices is None or value in action.choices:
             return
@@ -181,12 +188,6 @@ class Parser(argparse.ArgumentParser):
         close = difflib.get_close_matches(str(value), choices, n=1, cutoff=0.6)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise argparse.ArgumentError(action, f"invalid choice: {value!r} (choose from {', '.join(choices)}){hint}")
-
-    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> object:
-        # argparse drops a lone "--" value and hands the option an empty list instead of a string
-        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
-            self.error(f"argument {'/'.join(action.option_strings)}: expected one argument")
-        return super()._get_values(action, arg_strings)
 
 
 def _suggest_options(parser: argparse.ArgumentParser, unknown: list[str]) -> str:

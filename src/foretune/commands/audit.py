@@ -27,9 +27,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("source", nargs="?", metavar="SOURCE", help="sosreport directory or tarball, or snapshot (default: this host)")
     parser.add_argument("--hosts", type=positive, help="managed hosts, when the source does not say")
     add_output(parser, ("text", "json", "html", "markdown", "hiera"), "text",
-               help="text (default), json, html, markdown, or hiera: the custom-hiera.yaml that fixes the findings "
-                    "(merged into the source's own when it has one); --output's extension (.html, .md, .json, .yaml) "
-                    "picks one")
+               help="report format: text (default), json, html, markdown, or hiera (the custom-hiera.yaml that fixes the "
+                    "findings, merged into the source's own when it has one); --output's extension picks one")
     parser.add_argument("--select", type=_names, default=[], metavar="RULES", help="only these rule ids or components (comma list)")
     parser.add_argument("--ignore", type=_names, default=[], metavar="RULES", help="skip these rule ids or components (comma list)")
     parser.add_argument("--fail-on", choices=SEVERITIES, default="high",
@@ -39,9 +38,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         help="results of `foretune bench ... --json` to judge (repeatable)")
     parser.add_argument("--verbose", action="store_true", help="text format: list passed and skipped rules too")
     parser.add_argument("--output-dir", metavar="DIR", help="also write one coherent set of fixes into DIR (custom-hiera.yaml, "
-                                                    "installer.sh, systemd drop-ins, sysctl.d, APPLY.md): the same files as "
-                                                    "`plan --from SOURCE --output-dir DIR`")
-    parser.add_argument("--out", dest="output_dir", help=argparse.SUPPRESS)  # earlier name of --output-dir
+                        "installer.sh, systemd drop-ins, sysctl.d, APPLY.md): the same files as "
+                        "`plan --from SOURCE --output-dir DIR`")
+    parser.add_argument("--out", dest="output_dir", help=argparse.SUPPRESS)  # short name, as in plan
     return parser
 
 

@@ -147,7 +147,7 @@ def _status(plan: object, fail_on: str | None) -> int:
 
 
 def existing_hiera(facts: object) -> str | None:
-    """The source's custom-hiera.yaml text (secrets redacted), which ``--output-dir`` merges into."""
+    """The source's custom-hiera.yaml text (secrets redacted), which ``--out`` merges into."""
     from foretune.facts.model import FactSet
 
     if not isinstance(facts, FactSet):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.facts.catalog import CATALOG
-from foretune.facts.extract import installer, measured, platform, services, workload
+from foretune.facts.extract import installer, logs, measured, platform, services, workload
 from foretune.facts.extract.core import Extractor
 from foretune.facts.model import FactSet, Provenance
 from foretune.facts.sources.base import Source
@@ -41,6 +41,7 @@ def extract(source: Source, *, hosts: int | None = None) -> FactSet:
     measured.cpu_steal(x)
     measured.table_sizes(x)
     measured.katello_agents(x)
+    logs.log_incidents(x)
     if hosts is not None and not x.has("managed_hosts"):
         x.known("managed_hosts", hosts, Provenance(source.kind, "command line", f"--hosts {hosts}"))
     for spec in CATALOG:
