@@ -63,8 +63,7 @@ class TasksCsv(Analyzer):
         delimiter = ";" if first.count(";") > first.count(",") else ","
         try:
             header = [h.strip() for h in next(csv.reader([first], delimiter=delimiter))]
-        except csv.Error as exc:  # e.g. a field over the csv module's size limit
-            self.problems.append(f"{self.path}: header not understood ({exc})")
+        except (csv.Error, StopIteration):  # e.g. a header longer than csv's field limit
             header = []
         if "label" in header and "state" in header:
             self._tasks(csv.reader(text, delimiter=delimiter), header)
