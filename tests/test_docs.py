@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.conftest import REPO
 
@@ -71,7 +72,7 @@ def test_readme_plan_examples_run() -> None:
             assert result.status == 0, (argv, result.stderr)
 
 
-def test_readme_quick_start_works_literally_and_leaves_foretune_on_path() -> None:
+def test_readme_quick_start_works_literally_and_leaves_foretune_on_path(tmp_path: Path) -> None:
     """The Quick start is two commands (demo, test); the demo, then the activation it names, gives `foretune` by name."""
     import re
 
@@ -84,7 +85,7 @@ def test_readme_quick_start_works_literally_and_leaves_foretune_on_path() -> Non
     activate = re.search(r"`(\. \.venv/bin/activate)`", quick)
     assert activate, "the Quick start must say how to get foretune by name"
     script = f"{lines[0]}\n{activate.group(1)}\nforetune --help\n"
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(REPO), "LANG": "C.UTF-8"}  # no foretune on PATH before
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}  # no foretune on PATH before
     done = subprocess.run(["sh", "-ec", script], cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "usage: foretune" in done.stdout  # `foretune --help` ran by name
