@@ -11,7 +11,7 @@ from typing import Any
 
 from foretune.errors import UsageError
 from foretune.knowledge import hardware
-from foretune.knowledge.model import SIZES
+from foretune.knowledge.model import SIZES, Release
 from foretune.knowledge.profiles import PG, installer_hiera
 from foretune.knowledge.releases import resolve_release
 from foretune.plan.constants import cite, const, default, default_cite, memory_gib, memory_range, stepped, versioned
@@ -83,6 +83,15 @@ def _heap_bytes(java_opts: str) -> int | None:
         if token.startswith("-Xmx"):
             return parse_size(token[4:].upper().rstrip("B") or "0")
     return None
+
+
+def shared_buffers_range(release: Release, ram_bytes: int) -> tuple[int, int, str, str]:
+    """(low, high, citation, wording) of the shared_buffers range the guide for ``release`` gives."""
+    if not release.features.custom_hiera:  # Satellite 6.2 era: the brief's 15 % - 25 % of memory
+        low = int(ram_bytes * const("pg62_shared_buffers_fraction"))
+        return low, int(ram_bytes * const("pg62_shared_buffers_max_fraction")), "g62-postgresql", "15 % - 25 % of RAM (the 6.2 brief)"
+    return (int(const("pg_shared_buffers_min_gib") * GIB), int(ram_bytes * const("pg_shared_buffers_max_fraction")), "gf-postgresql",
+            "2 GiB - 25 % of RAM (the guide)")
 
 
 def C(key: str) -> Input:
