@@ -94,6 +94,17 @@ def shared_buffers_range(release: Release, ram_bytes: int) -> tuple[int, int, st
             "2 GiB - 25 % of RAM (the guide)")
 
 
+def candlepin_memory(heap: int, xms: int = GIB) -> MemoryItem:
+    """Candlepin's resident range: -Xms plus JVM overhead up to the full -Xmx heap plus overhead."""
+    olow, ohigh, osrc = memory_range("jvm_overhead")
+    growth = memory_range("heap_growth")[1]
+    xms = min(xms, heap)
+    plan = int(xms + (heap - xms) * growth + ohigh * GIB)
+    xms_text = "1 GiB" if xms == GIB else format_gib(xms)
+    return MemoryItem("Candlepin", plan, f"heap -Xms {xms_text} .. -Xmx {format_gib(heap)} + JVM overhead",
+                      int(xms + olow * GIB), int(heap + ohigh * GIB), (osrc, "candlepin-defaults"))
+
+
 def C(key: str) -> Input:
     """A planner constant as a cited formula input."""
     return Input(key, const(key), cite(key))
@@ -1009,13 +1020,7 @@ class Planner:
         elif self.f.pulpcore and self.katello:
             add("PostgreSQL", 1, "capsule_postgresql", "pulpcore database only")
         if "candlepin.heap_max" in t and t["candlepin.heap_max"].foretune.value:
-            heap = t["candlepin.heap_max"].foretune.value
-            xms = GIB
-            olow, ohigh, osrc = memory_range("jvm_overhead")
-            growth = memory_range("heap_growth")[1]
-            plan = int(xms + (heap - xms) * growth + ohigh * gib)
-            items.append(MemoryItem("Candlepin", plan, f"heap -Xms 1 GiB .. -Xmx {format_gib(heap)} + JVM overhead",
-                                    int(xms + olow * gib), int(heap + ohigh * gib), (osrc, "candlepin-defaults")))
+            items.append(candlepin_memory(t["candlepin.heap_max"].foretune.value))
         elif self.server and self.katello:
             add("Candlepin", 2.5, "jvm_overhead", "Tomcat's own heap: about 1 GiB")
         cpus8 = min(8, self.inp.cpus)
