@@ -45,6 +45,13 @@ def running_memory(ctx: Context) -> list[MemoryItem]:
     heap = candlepin.get("heap_max_bytes") or java_heap_max(opts)
     if heap and "Candlepin" in items:
         items["Candlepin"] = candlepin_memory(heap, java_heap_max(opts, "-Xms") or GIB)
+    cache_gb = (ctx.facts.value("mongodb") or {}).get("cache_size_gb")
+    if cache_gb and "MongoDB cache" in items:
+        fill_low, fill_high, source = memory_range("mongodb_cache_fill")
+        cache = float(cache_gb) * GIB
+        items["MongoDB cache"] = MemoryItem("MongoDB cache", int(cache * (fill_low + fill_high) / 2),
+                                            f"cacheSizeGB {cache_gb} in force, filled as the working set grows",
+                                            int(cache * fill_low), int(cache * fill_high), ("fi-mongo-cache", source))
     rss = ctx.facts.value("process_rss") or {}
     for service, components in MEASURED.items():
         measured = rss.get(service)
