@@ -78,7 +78,7 @@ def finding(rule: Rule, outcome: Outcome) -> Finding:
     from foretune.knowledge import citation
     from foretune.render.snippets import render_fix
 
-    cites = tuple((c.id, c.title, c.where) for c in (citation(cid) for cid in rule.citations))
+    cites = tuple((c.id, c.title, c.where) for c in (citation(cid) for cid in outcome.citations or rule.citations))
     return Finding(rule_id=rule.id, title=rule.title, component=rule.component,
                    severity=outcome.severity if outcome.severity is not None else rule.severity,
                    status=outcome.status, message=outcome.message, current=outcome.current,

@@ -11,7 +11,7 @@ from typing import Any
 
 from foretune.errors import UsageError
 from foretune.knowledge import hardware
-from foretune.knowledge.model import SIZES
+from foretune.knowledge.model import SIZES, Release
 from foretune.knowledge.profiles import PG, installer_hiera
 from foretune.knowledge.releases import resolve_release
 from foretune.plan.constants import cite, const, default, default_cite, memory_gib, memory_range, stepped, versioned
@@ -83,6 +83,26 @@ def _heap_bytes(java_opts: str) -> int | None:
         if token.startswith("-Xmx"):
             return parse_size(token[4:].upper().rstrip("B") or "0")
     return None
+
+
+def shared_buffers_range(release: Release, ram_bytes: int) -> tuple[int, int, str, str]:
+    """(low, high, citation, wording) of the shared_buffers range the guide for ``release`` gives."""
+    if not release.features.custom_hiera:  # Satellite 6.2 era: the brief's 15 % - 25 % of memory
+        low = int(ram_bytes * const("pg62_shared_buffers_fraction"))
+        return low, int(ram_bytes * const("pg62_shared_buffers_max_fraction")), "g62-postgresql", "15 % - 25 % of RAM (the 6.2 brief)"
+    return (int(const("pg_shared_buffers_min_gib") * GIB), int(ram_bytes * const("pg_shared_buffers_max_fraction")), "gf-postgresql",
+            "2 GiB - 25 % of RAM (the guide)")
+
+
+def candlepin_memory(heap: int, xms: int = GIB) -> MemoryItem:
+    """Candlepin's resident range: -Xms plus JVM overhead up to the full -Xmx heap plus overhead."""
+    olow, ohigh, osrc = memory_range("jvm_overhead")
+    growth = memory_range("heap_growth")[1]
+    xms = min(xms, heap)
+    plan = int(xms + (heap - xms) * growth + ohigh * GIB)
+    xms_text = "1 GiB" if xms == GIB else format_gib(xms)
+    return MemoryItem("Candlepin", plan, f"heap -Xms {xms_text} .. -Xmx {format_gib(heap)} + JVM overhead",
+                      int(xms + olow * GIB), int(heap + ohigh * GIB), (osrc, "candlepin-defaults"))
 
 
 def C(key: str) -> Input:
@@ -1000,13 +1020,7 @@ class Planner:
         elif self.f.pulpcore and self.katello:
             add("PostgreSQL", 1, "capsule_postgresql", "pulpcore database only")
         if "candlepin.heap_max" in t and t["candlepin.heap_max"].foretune.value:
-            heap = t["candlepin.heap_max"].foretune.value
-            xms = GIB
-            olow, ohigh, osrc = memory_range("jvm_overhead")
-            growth = memory_range("heap_growth")[1]
-            plan = int(xms + (heap - xms) * growth + ohigh * gib)
-            items.append(MemoryItem("Candlepin", plan, f"heap -Xms 1 GiB .. -Xmx {format_gib(heap)} + JVM overhead",
-                                    int(xms + olow * gib), int(heap + ohigh * gib), (osrc, "candlepin-defaults")))
+            items.append(candlepin_memory(t["candlepin.heap_max"].foretune.value))
         elif self.server and self.katello:
             add("Candlepin", 2.5, "jvm_overhead", "Tomcat's own heap: about 1 GiB")
         cpus8 = min(8, self.inp.cpus)

@@ -56,6 +56,7 @@ class Outcome:
     fixes: tuple[Fix, ...] = ()
     severity: Severity | None = None  # overrides the rule's default (e.g. worse at scale)
     observed: bool = False  # the source itself shows the failure (a log line, a saturated pool)
+    citations: tuple[str, ...] = ()  # overrides the rule's citations (the section for this release)
 
 
 @dataclass(frozen=True)

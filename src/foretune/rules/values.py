@@ -39,13 +39,13 @@ def pg_int(value: Any) -> int | None:
         return None
 
 
-def java_heap_max(java_opts: str | None) -> int | None:
-    """-Xmx from JVM options in bytes.
+def java_heap_max(java_opts: str | None, flag: str = "-Xmx") -> int | None:
+    """-Xmx (or another size flag such as -Xms) from JVM options in bytes.
 
-    >>> java_heap_max("-Xms1024m -Xmx8192m"), java_heap_max("-Xmx4g"), java_heap_max("")
-    (8589934592, 4294967296, None)
+    >>> java_heap_max("-Xms1024m -Xmx8192m"), java_heap_max("-Xmx4g"), java_heap_max(""), java_heap_max("-Xms1g", "-Xms")
+    (8589934592, 4294967296, None, 1073741824)
     """
-    match = re.search(r"-Xmx(\d+)([kKmMgG]?)", java_opts or "")
+    match = re.search(re.escape(flag) + r"(\d+)([kKmMgG]?)", java_opts or "")
     if not match:
         return None
     factor = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}[match.group(2).lower()]

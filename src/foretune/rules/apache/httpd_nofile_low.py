@@ -13,7 +13,7 @@ class HttpdNofileLow(PlanRule):
     severity = Severity.MEDIUM
     failing_when = (("socket_exhaustion", ("httpd",)),)
     needs = ("service_limits",)
-    citations = ("gf-httpd-nofile",)
+    citations = ("gf-httpd-nofile", "g62-apache")
     tunable = "httpd.limit_nofile"
 
     def check(self, ctx: Context) -> Outcome:
@@ -23,9 +23,10 @@ class HttpdNofileLow(PlanRule):
             return self.skipped("httpd.service limits not in the source")
         t = self.recommendation(ctx)
         if current >= t.foretune.value:
-            return self.passed(f"httpd open files {nofile_text(limits, 'httpd')}")
+            return self.passed(f"httpd open files {nofile_text(limits, 'httpd')}", citations=t.foretune.citations)
         return self.failed(f"httpd open files {nofile_text(limits, 'httpd')}, recommended {t.foretune.value}; busy servers run out of descriptors (\"Too many open files\")",
-                           current=current, recommended=t.foretune.value, evidence=ctx.evidence("service_limits", about="httpd.service"), fixes=t.fixes)
+                           current=current, recommended=t.foretune.value, evidence=ctx.evidence("service_limits", about="httpd.service"), fixes=t.fixes,
+                           citations=t.foretune.citations)
 
 
 RULE = HttpdNofileLow()

@@ -1,29 +1,68 @@
-"""The configured services need more memory than the box has."""
+"""The services in force need more memory than the box has (the plan's memory budget, measured where possible)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from foretune.knowledge import threshold
+from foretune.plan.model import MemoryItem
 from foretune.rules.base import Context, Evidence, Outcome, Rule, Severity
 from foretune.rules.values import gib, java_heap_max, pg_bytes
 
 GIB = 1024**3
+# ps service -> the plan's memory items it measures. Only services whose RSS is their own memory:
+# forked Puma workers and PostgreSQL backends share pages (shared_buffers, copy-on-write), so
+# their summed RSS counts the same memory many times; they stay on the budget's figures.
+MEASURED = {"Candlepin": ("Candlepin",), "Dynflow Sidekiq": ("Dynflow Sidekiq", "Dynflow orchestrator"),
+            "Redis": ("Redis",), "Puppet server": ("Puppet server",)}
 
 
-def running_memory(ctx: Context) -> dict[str, float]:
-    """The plan's memory budget with the configured counts substituted where the facts have them."""
+def running_memory(ctx: Context) -> list[MemoryItem]:
+    """The plan's memory items, with the sizes in force and the RSS ``ps`` measured substituted where known."""
+    from foretune.plan.constants import memory_range
+    from foretune.plan.planner import candlepin_memory
+
     assert ctx.plan is not None
-    items = {m.component: float(m.bytes) for m in ctx.plan.memory}
+    items = {m.component: m for m in ctx.plan.memory}
     puma = ctx.facts.value("puma") or {}
     if puma.get("workers") and "Foreman (Puma)" in items:
-        items["Foreman (Puma)"] = puma["workers"] * GIB
+        low, high, source = memory_range("puma_worker")
+        w = puma["workers"]
+        items["Foreman (Puma)"] = MemoryItem("Foreman (Puma)", int(w * high * GIB), f"{w} workers in force x ~1 GiB (guide)",
+                                             int(w * low * GIB), int(w * high * GIB), (source,))
     shared = pg_bytes((ctx.facts.value("postgresql") or {}).get("shared_buffers"))
     if shared and "PostgreSQL" in items and ctx.plan.tunables.get("postgresql.shared_buffers"):
         planned = pg_bytes(ctx.plan.tunables["postgresql.shared_buffers"].foretune.value) or 0
-        items["PostgreSQL"] += shared - planned
-    heap = java_heap_max((ctx.facts.value("candlepin") or {}).get("java_opts"))
+        touched_low, touched_high, _ = memory_range("pg_shared_buffers_touched")
+        pg = items["PostgreSQL"]
+        delta = shared - planned
+        items["PostgreSQL"] = dataclasses.replace(
+            pg, bytes=int(pg.bytes + delta * touched_high), low_bytes=max(0, int(pg.low_bytes + delta * touched_low)),
+            high_bytes=int(pg.high_bytes + delta * touched_high),
+            reason=f"shared_buffers in force {gib(shared)}; {pg.reason.split('+', 1)[-1].strip()}")
+    candlepin = ctx.facts.value("candlepin") or {}
+    opts = candlepin.get("java_opts")
+    heap = candlepin.get("heap_max_bytes") or java_heap_max(opts)
     if heap and "Candlepin" in items:
-        items["Candlepin"] = heap + 0.5 * GIB
-    return items
+        items["Candlepin"] = candlepin_memory(heap, java_heap_max(opts, "-Xms") or GIB)
+    cache_gb = (ctx.facts.value("mongodb") or {}).get("cache_size_gb")
+    if cache_gb and "MongoDB cache" in items:
+        fill_low, fill_high, source = memory_range("mongodb_cache_fill")
+        cache = float(cache_gb) * GIB
+        items["MongoDB cache"] = MemoryItem("MongoDB cache", int(cache * (fill_low + fill_high) / 2),
+                                            f"cacheSizeGB {cache_gb} in force, filled as the working set grows",
+                                            int(cache * fill_low), int(cache * fill_high), ("fi-mongo-cache", source))
+    rss = ctx.facts.value("process_rss") or {}
+    for service, components in MEASURED.items():
+        measured = rss.get(service)
+        if not measured or components[0] not in items:
+            continue
+        for component in components:
+            items.pop(component, None)
+        size = int(measured["rss_bytes"])
+        items[components[0]] = MemoryItem(components[0], size, f"measured: {measured['processes']} processes, {gib(size)} RSS (ps)",
+                                          size, size, ("measured",))
+    return list(items.values())
 
 
 class MemoryOverRam(Rule):
@@ -40,31 +79,37 @@ class MemoryOverRam(Rule):
 
     def check(self, ctx: Context) -> Outcome:
         items = running_memory(ctx)
-        total, ram = sum(items.values()), ctx.facts.value("ram_bytes")
-        biggest = ", ".join(f"{k} {gib(v)}" for k, v in sorted(items.items(), key=lambda kv: -kv[1])[:4])
+        ram = ctx.facts.value("ram_bytes")
+        total, low = sum(m.bytes for m in items), sum(m.low_bytes for m in items)
+        biggest = ", ".join(f"{m.component} {gib(m.bytes)}" for m in sorted(items, key=lambda m: -m.bytes)[:4])
+        budget = f"about {gib(total)} (at least {gib(low)})"
         if total <= ram:
-            return self.passed(f"about {gib(total)} of {gib(ram)} budgeted ({biggest}, ...)")
+            return self.passed(f"{budget} of {gib(ram)} budgeted ({biggest}, ...)")
         pressure = ctx.facts.value("memory_pressure") or {}
-        available = pressure.get("available_bytes")
-        if available is not None and available >= threshold("memory_available_min_fraction") * ram and not pressure.get("oom_kills"):
-            return self.passed(f"the budget estimate ({gib(total)}) is above the RAM ({gib(ram)}), but the box measures "
+        available, ooms = pressure.get("available_bytes"), pressure.get("oom_kills")
+        healthy = available is not None and available >= threshold("memory_available_min_fraction") * ram and not ooms
+        if healthy and available is not None:
+            return self.passed(f"the budget, {budget}, is above the RAM ({gib(ram)}), but the box measures "
                                f"{gib(available)} available ({available / ram:.0%}) and no OOM kill: the services use less "
                                "than budgeted")
         evidence = (*ctx.evidence("ram_bytes", "memory_pressure", "swap", "process_rss", "puma", "postgresql", "candlepin"),
-                    *(Evidence("memory budget", k, gib(v)) for k, v in items.items()))
-        measured = available is not None
+                    *(Evidence("memory budget", m.component,
+                               f"{gib(m.bytes)} ({gib(m.low_bytes)}-{gib(m.high_bytes)}): {m.reason}") for m in items))
         if available is not None:
-            ooms = pressure.get("oom_kills")
             state = f"measured: only {gib(available)} available" + (f", {ooms} OOM kills" if ooms else "")
+            severity = Severity.HIGH
+        elif low > ram:
+            state, severity = "no measurement of available memory in the source", Severity.MEDIUM
         else:
-            state = "no measurement of available memory in the source"
+            state, severity = ("no measurement of available memory in the source; even the low end fits, so watch for "
+                               "swapping under load"), Severity.LOW
         assert ctx.plan is not None
         planned = sum(m.bytes for m in ctx.plan.memory)
         advice = (f"even the plan's settings need about {gib(planned)}: add RAM or move load to Capsules" if planned > ram
                   else f"the plan's settings need about {gib(planned)}: apply them")
-        return self.failed(f"the configured services need about {gib(total)} but the box has {gib(ram)} "
+        return self.failed(f"the services in force need {budget} but the box has {gib(ram)} "
                            f"({biggest}, ...; {state}); {advice}", current=int(total), recommended=int(ram), evidence=evidence,
-                           severity=None if measured else Severity.MEDIUM)
+                           severity=severity)
 
 
 RULE = MemoryOverRam()

@@ -24,8 +24,10 @@ class MongodbCacheUnbounded(PlanRule):
         ram_gib = ctx.facts.value("ram_bytes") / 1024**3
         if cache is not None and cache <= ram_gib * threshold("mongodb_cache_max_fraction"):
             return self.passed(f"cacheSizeGB {cache}")
-        why = "unbounded: mongod takes about half the RAM" if cache is None else f"{cache} GB is more than a quarter of RAM"
-        return self.failed(f"MongoDB cache {why}; PostgreSQL and Puma lose memory", current=cache,
+        why = ("cache unbounded: mongod takes about half the RAM" if cache is None
+               else f"cacheSizeGB {cache} is more than a quarter of the {ram_gib:.1f} GiB RAM ({cache / ram_gib:.1%})")
+        return self.failed(f"MongoDB {why}; PostgreSQL and Puma lose memory; the guide's 20 % of RAM is "
+                           f"cacheSizeGB {t.foretune.value}", current=cache,
                            recommended=t.foretune.value, evidence=ctx.evidence("mongodb", "ram_bytes", about=("cacheSizeGB:", "MemTotal:")), fixes=t.fixes)
 
 

@@ -1,17 +1,51 @@
-"""Shared helper for the qpid limits (katello-agent era)."""
+"""Shared helper for the qpid open-file limits (katello-agent era).
+
+Satellite 6.2's brief gives one flat value (LimitNOFILE=1000000) "when you plan to have a big amount
+of clients with katello-agent" and no per-host formula; later guides give qpidd 4N+500 and
+qdrouterd 3N+100. Each release is judged by its own source, and the message names that source's inputs.
+"""
 
 from __future__ import annotations
 
-from foretune.rules.base import Context, Outcome, PlanRule
+from foretune.rules.base import Context, Outcome, PlanRule, Severity
+
+HOLDS = {"qpidd": "queue", "qdrouterd": "connection"}
+FORMULA = {"qpidd": ("qpidd_fds_per_host", "qpidd_fds_base"), "qdrouterd": ("qdrouterd_fds_per_host", "qdrouterd_fds_base")}
 
 
 def nofile_check(rule: PlanRule, ctx: Context, key: str, daemon: str) -> Outcome:
+    from foretune.knowledge import citation
+    from foretune.plan.constants import const
+
+    assert ctx.plan is not None
     current = ctx.facts.value("qpid").get(key)
     if current is None:
         return rule.skipped(f"{daemon} LimitNOFILE unknown")
     t = rule.recommendation(ctx)
-    if current >= t.foretune.value:
-        return rule.passed(f"{daemon} LimitNOFILE={current}")
-    return rule.failed(f"{daemon} LimitNOFILE={current}; recommended {t.foretune.value} ({t.foretune.reason}): "
-                       "clients beyond it cannot connect", current=current, recommended=t.foretune.value,
-                       evidence=ctx.evidence("qpid", "service_limits", about=f"{daemon}.service"), fixes=t.fixes)
+    era62 = not ctx.plan.release.features.custom_hiera
+    cites = ("g62-qpid",) if era62 else ("g69-qpid",)
+    evidence = ctx.evidence("qpid", "service_limits", about=f"{daemon}.service")
+    if t.foretune.value is None or current >= t.foretune.value:
+        return rule.passed(f"{daemon} LimitNOFILE={current}", citations=cites)
+    hosts = ctx.plan.input.katello_agent_hosts
+    if era62 and current < hosts:
+        return rule.failed(f"{daemon} LimitNOFILE={current} is below the {hosts} katello-agent hosts, each with its own "
+                           f"{HOLDS[daemon]} in {daemon} (foretune estimate: at least one descriptor per host): clients beyond it "
+                           f"cannot connect; the 6.2 brief sets LimitNOFILE={t.foretune.value}", current=current,
+                           recommended=t.foretune.value, evidence=evidence, fixes=t.fixes, citations=cites)
+    if era62:
+        quote = citation("g62-qpid").quotes[0].text
+        return rule.failed(f"{daemon} LimitNOFILE={current}, below the 6.2 brief's LimitNOFILE={t.foretune.value} "
+                           f"(\"{quote}\"); the brief gives no host count at which a lower limit runs out",
+                           current=current, recommended=t.foretune.value, evidence=evidence, fixes=t.fixes,
+                           severity=Severity.MEDIUM, citations=cites)
+    per, base = (const(k) for k in FORMULA[daemon])
+    need = per * hosts + base
+    if current >= need:
+        return rule.failed(f"{daemon} LimitNOFILE={current} covers {per} x {hosts} katello-agent hosts + {base} = {need}, "
+                           f"but is below {t.foretune.value} ({t.foretune.reason})", current=current,
+                           recommended=t.foretune.value, evidence=evidence, fixes=t.fixes, severity=Severity.LOW,
+                           citations=cites)
+    return rule.failed(f"{daemon} LimitNOFILE={current} is below {per} x {hosts} katello-agent hosts + {base} = {need}: "
+                       f"clients beyond it cannot connect; recommended {t.foretune.value} ({t.foretune.reason})",
+                       current=current, recommended=t.foretune.value, evidence=evidence, fixes=t.fixes, citations=cites)

@@ -1,4 +1,4 @@
-"""fs.aio-max-nr below 33 x hosts (qpidd's asynchronous I/O)."""
+"""fs.aio-max-nr below the 6.2 brief's 1000000 (6.2) or 33 x katello-agent hosts (later releases)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ class AioMaxNrLow(PlanRule):
     severity = Severity.MEDIUM
     uses_hosts = True
     needs = ("sysctl",)
-    citations = ("g69-qpid",)
+    citations = ("g62-qpid", "g69-qpid")
     tunable = "sysctl.fs_aio_max_nr"
 
     def check(self, ctx: Context) -> Outcome:
@@ -21,11 +21,14 @@ class AioMaxNrLow(PlanRule):
             return self.skipped("fs.aio-max-nr not in the source")
         current = int(raw)
         t = self.recommendation(ctx)
+        assert ctx.plan is not None
+        cites = ("g62-qpid",) if "g62-qpid" in t.foretune.citations else ("g69-qpid",)
         if current >= t.foretune.value:
-            return self.passed(f"fs.aio-max-nr = {current}")
-        return self.failed(f"fs.aio-max-nr = {current}; recommended {t.foretune.value} ({t.foretune.reason}) "
-                           "of asynchronous I/O for qpidd's journal",
-                           current=current, recommended=t.foretune.value, evidence=ctx.evidence("sysctl", about="fs.aio-max-nr"), fixes=t.fixes)
+            return self.passed(f"fs.aio-max-nr = {current}", citations=cites)
+        how = f": {t.foretune.formula}" if t.foretune.formula else ""
+        return self.failed(f"fs.aio-max-nr = {current}; recommended {t.foretune.value} ({t.foretune.reason}{how}) "
+                           "of asynchronous I/O for qpidd's journal", current=current, recommended=t.foretune.value,
+                           evidence=ctx.evidence("sysctl", about="fs.aio-max-nr"), fixes=t.fixes, citations=cites)
 
 
 RULE = AioMaxNrLow()

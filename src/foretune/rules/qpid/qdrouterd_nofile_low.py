@@ -1,4 +1,4 @@
-"""qdrouterd open-files limit below 3 x hosts + 100."""
+"""qdrouterd open-files limit: the 6.2 brief's 1000000, later 3 x katello-agent hosts + 100."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ class QdrouterdNofileLow(PlanRule):
     failing_when = (("socket_exhaustion", ("qdrouterd",)),)
     uses_hosts = True
     needs = ("qpid",)
-    citations = ("g69-qpid",)
+    citations = ("g62-qpid", "g69-qpid")
     tunable = "qdrouterd.limit_nofile"
 
     def check(self, ctx: Context) -> Outcome:

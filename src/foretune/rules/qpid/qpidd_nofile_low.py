@@ -1,4 +1,4 @@
-"""qpidd open-files limit below 4 x hosts + 500."""
+"""qpidd open-files limit: the 6.2 brief's 1000000, later 4 x katello-agent hosts + 500."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ class QpiddNofileLow(PlanRule):
     failing_when = (("socket_exhaustion", ("qpidd",)), ("queue_at_capacity", ("qpidd",)))
     uses_hosts = True
     needs = ("qpid",)
-    citations = ("g69-qpid",)
+    citations = ("g62-qpid", "g69-qpid")
     tunable = "qpidd.limit_nofile"
 
     def check(self, ctx: Context) -> Outcome:
