@@ -7,7 +7,8 @@ from foretune.rules.values import pg_int
 
 
 def running_budget(ctx: Context) -> tuple[int, list[str]]:
-    """Connections the configured services may open: facts where known, the plan otherwise."""
+    """Connections the configured services may open: what is in force (Puma, Passenger, Sidekiq, pulpcore) where
+    the facts say, the plan otherwise."""
     assert ctx.plan is not None
     budget = dict(ctx.plan.connection_budget)
     parts = []
@@ -28,6 +29,14 @@ def running_budget(ctx: Context) -> tuple[int, list[str]]:
         budget = {k: v for k, v in budget.items() if not k.startswith("Sidekiq")}
         budget[f"Sidekiq {dynflow['workers']} workers x ({dynflow['concurrency']} + 2) + orchestrator"] = (
             dynflow["workers"] * (dynflow["concurrency"] + 2) + 3)
+    pulp = ctx.facts.value("pulpcore") or {}
+    if pulp.get("workers"):
+        from foretune.plan.constants import const
+
+        gunicorn = (pulp.get("api_workers") or 0) + (pulp.get("content_workers") or 0)
+        budget = {k: v for k, v in budget.items() if not k.startswith("pulpcore")}
+        budget[f"pulpcore {pulp['workers']} workers x {const('pulp_connections_per_worker')} + {gunicorn} gunicorn"] = (
+            pulp["workers"] * const("pulp_connections_per_worker") + gunicorn * const("pulp_connections_per_gunicorn"))
     for name, n in budget.items():
         parts.append(f"{name}: {n}")
     return sum(budget.values()), parts
