@@ -263,3 +263,10 @@ def test_clock_jump_is_counted() -> None:
     analyzer.consume(io.BytesIO(b"2018-06-17T21:37:21 [I|app|] Started GET \"/\"\n"
                                 b"2018-06-17T17:41:38 [I|app|] Started POST \"/katello/api/v2/organizations\"\n"))
     assert analyzer.clock_jumps == 1 and analyzer.first is not None and analyzer.bad == 0
+
+
+def test_task_export_with_a_huge_or_broken_header_is_a_problem_line(tmp_path: Path) -> None:
+    export = tmp_path / "foreman_tasks_tasks"
+    export.write_bytes(b'"' + b"x" * 200_000 + b"\n")
+    r = build(read_files(from_paths([str(export)], []), Options(), jobs=1), source="t", capacity=None, capacity_from=None)
+    assert r["tasks"][0]["not_understood"] == 1 and r["tasks"][0]["lines"] == 1
