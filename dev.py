@@ -29,7 +29,12 @@ SYSTEM_TOOLS = {
     "pgbench": ("postgresql-contrib", "postgresql-contrib"),
     "chromium": ("chromium", "chromium"),
     "xz": ("xz-utils", "xz"),
+    "pdftotext": ("poppler-utils", "poppler-utils"),
 }
+
+# Pure-Python libraries bundled into the zipapp (import name -> directory in site-packages).
+# Their optional C extensions (*.so) are left out: each has a pure-Python fallback.
+BUNDLED = ("yaml", "rich", "markdown_it", "mdurl", "pygments", "jinja2", "markupsafe", "ruamel")
 
 LINTED = ("src", "tests", "bench", "tools", "dev.py")
 DEMO = [["audit", "examples/sosreport-satellite-6.15-mistuned"]]
@@ -91,15 +96,19 @@ def find_oldest_python() -> str | None:
 
 
 def build_zipapp(out: Path = ROOT / "dist" / "foretune.pyz", python: Path | str = BIN / "python") -> Path:
-    """Bundle foretune and pure-Python PyYAML (from ``python``'s site-packages) into one file."""
+    """Bundle foretune and the pure-Python libraries of ``BUNDLED`` (from ``python``'s site-packages) into one file."""
     out.parent.mkdir(parents=True, exist_ok=True)
+    skip = shutil.ignore_patterns("__pycache__", "*.so", "*.pyc", "*.c", "*.pyi")
     with tempfile.TemporaryDirectory() as tmp:
         stage = Path(tmp)
-        shutil.copytree(ROOT / "src" / "foretune", stage / "foretune",
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        site = subprocess.run([str(python), "-c", "import yaml, os; print(os.path.dirname(yaml.__file__))"],
-                              check=True, capture_output=True, text=True).stdout.strip()
-        shutil.copytree(site, stage / "yaml", ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc"))
+        shutil.copytree(ROOT / "src" / "foretune", stage / "foretune", ignore=skip)
+        code = ("import importlib, os, sys\n"
+                "for name in sys.argv[1:]:\n"
+                "    module = importlib.import_module(name if name != 'ruamel' else 'ruamel.yaml')\n"
+                "    print(os.path.dirname(module.__file__) if name != 'ruamel' else os.path.dirname(os.path.dirname(module.__file__)))\n")
+        sites = subprocess.run([str(python), "-c", code, *BUNDLED], check=True, capture_output=True, text=True).stdout.split()
+        for name, site in zip(BUNDLED, sites):
+            shutil.copytree(site, stage / name, ignore=skip)
         zipapp.create_archive(stage, out, interpreter="/usr/bin/env python3", main="foretune.cli:_zipapp_main",
                               compressed=True)
     print(f"built {out} ({out.stat().st_size // 1024} KiB)")

@@ -5,7 +5,10 @@ from __future__ import annotations
 import enum
 import os
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class ExitStatus(enum.IntEnum):
@@ -27,6 +30,7 @@ class Environment:
         self.stderr: TextIO = stderr or sys.stderr
         self.stdin: TextIO = stdin or sys.stdin
         self.environ: dict[str, str] = dict(os.environ) if environ is None else environ
+        self.color_choice = "auto"  # --color auto|always|never, set once the command line is parsed
 
     @property
     def stdout_isatty(self) -> bool:
@@ -38,16 +42,41 @@ class Environment:
 
     @property
     def color(self) -> bool:
-        """Colour only on a terminal, and never when NO_COLOR is set."""
-        return self.stdout_isatty and "NO_COLOR" not in self.environ and self.environ.get("TERM") != "dumb"
+        """Colour on standard output: ``--color``, then NO_COLOR/FORCE_COLOR, then only on a terminal."""
+        from foretune.term import wants_color
+
+        return wants_color(self.color_choice, self.environ, self.stdout_isatty)
+
+    @property
+    def stderr_color(self) -> bool:
+        from foretune.term import wants_color
+
+        return wants_color(self.color_choice, self.environ, _isatty(self.stderr))
+
+    @property
+    def width(self) -> int | None:
+        """Columns standard output wraps to (``None``: not a terminal and no COLUMNS, so no wrapping)."""
+        from foretune.term import terminal_width
+
+        return terminal_width(self.stdout, self.environ)
+
+    def console(self) -> Console:
+        """A rich console on standard output with this run's colour and width."""
+        from foretune.term import console
+
+        return console(self.stdout, color=self.color, width=self.width)
 
     def warn(self, message: str) -> None:
-        """Print one warning line on stderr."""
-        print(f"foretune: warning: {message}", file=self.stderr)
+        """Print one warning line on stderr (control characters from input made visible)."""
+        from foretune.term import clean_line
+
+        print(f"foretune: warning: {clean_line(message)}", file=self.stderr)
 
     def note(self, message: str) -> None:
-        """Print one informational line on stderr."""
-        print(f"foretune: {message}", file=self.stderr)
+        """Print one informational line on stderr (control characters from input made visible)."""
+        from foretune.term import clean_line
+
+        print(f"foretune: {clean_line(message)}", file=self.stderr)
 
 
 def _isatty(stream: TextIO) -> bool:

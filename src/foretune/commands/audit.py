@@ -64,7 +64,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     report = Report(source=facts.source_label, source_kind=facts.source_kind,
                     release=ctx.release.label if ctx.release else None, role=ctx.role, hosts=ctx.hosts,
                     profile=ctx.plan.profile if ctx.plan else None, findings=findings, notes=notes)
-    text = render(report, args.format, color=env.color and not args.output, verbose=args.verbose)
+    text = render(report, args.format, color=env.color and not args.output, verbose=args.verbose,
+                  width=None if args.output else env.width)
     if args.output:
         from pathlib import Path
 
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     return ExitStatus.FINDINGS if failing else ExitStatus.OK
 
 
-def render(report: object, fmt: str, *, color: bool, verbose: bool) -> str:
+def render(report: object, fmt: str, *, color: bool, verbose: bool, width: int | None = None) -> str:
     from foretune.audit.model import Report
     from foretune.report import html, json_report, markdown, text
 
@@ -90,4 +91,4 @@ def render(report: object, fmt: str, *, color: bool, verbose: bool) -> str:
         return html.render(report)
     if fmt == "markdown":
         return markdown.render(report)
-    return text.render(report, color=color, verbose=verbose)
+    return text.render(report, color=color, verbose=verbose, width=width)

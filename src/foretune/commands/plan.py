@@ -100,5 +100,5 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     elif args.format == "installer":
         env.stdout.write(outputs.installer_command(plan) + "\n")
     else:
-        env.stdout.write(plan_table.render(plan, color=env.color))
+        env.stdout.write(plan_table.render(plan, color=env.color, width=env.width))
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from foretune.cli import new_parser
+from foretune.cli import add_color_option, new_parser
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -27,6 +27,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     diff.add_argument("profile_a", metavar="A")
     diff.add_argument("profile_b", metavar="B")
     _release_options(diff, required=True)
+    add_color_option(lst, sub=True)
+    add_color_option(show, sub=True)
+    add_color_option(diff, sub=True)
     return parser
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from foretune.cli import new_parser
+from foretune.cli import add_color_option, new_parser
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -20,6 +20,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     lst.add_argument("--format", choices=("text", "json"), default="text")
     explain = sub.add_parser("explain", help="a rule's documentation: what, why, evidence, fix, references")
     explain.add_argument("rule_id", metavar="ID")
+    add_color_option(lst, sub=True)
+    add_color_option(explain, sub=True)
     return parser
 
 
