@@ -176,10 +176,20 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
         prefix, data = text if not text or text.endswith("\n") else text + "\n", CommentedMap()
         rt.explicit_start = rt.explicit_end = False
     mapping_indent = _layout(text)[0]
+    trailing = ""  # comment lines that end the file once the key they followed is gone
     for path in remove:
         key, _, entry = path.partition("/")
         if entry and isinstance(data.get(key), dict) and entry in data[key]:
-            _remove(data[key], entry)
+            nested = data[key]
+            _remove(nested, entry)
+            if not nested and nested.ca.comment and nested.ca.comment[1]:  # now {}: its comments follow the key
+                tokens, nested.ca.comment = nested.ca.comment[1], None
+                keys = list(data)
+                if keys.index(key) + 1 < len(keys):
+                    following = data.ca.items.setdefault(keys[keys.index(key) + 1], [None, None, None, None])
+                    following[1] = list(tokens) + list(following[1] or [])
+                else:
+                    trailing += "".join(token.value for token in tokens)
         elif not entry and key in data:
             _remove(data, key)
     for key, value in values.items():
@@ -208,6 +218,7 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
     if not data:  # an empty mapping would print as {}: keep only the comment lines
         start = data.ca.comment[1] if data.ca.comment and len(data.ca.comment) > 1 else None
         result = "".join(token.value for token in start or [])
+    result += trailing
     if not body.startswith("\n"):
         result = result.lstrip("\n")  # comment lines moved up from removed keys never open the file with blanks
     if prefix.strip() and result and not prefix.endswith("\n\n") and not rt.explicit_start:
