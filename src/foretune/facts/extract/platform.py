@@ -41,6 +41,23 @@ KEY_DIRS: dict[str, tuple[str, ...] | None] = {
 }
 
 
+def identity(x: Extractor) -> None:
+    """Host name and when the data was taken (for report headers)."""
+    raw = x.raw("hostname")
+    name = raw.text.strip().splitlines()[0].strip() if raw is not None and raw.text.strip() else ""
+    if raw is not None and name:
+        x.known("hostname", name, x.prov(raw))
+    else:
+        x.unknown("hostname", x.why("hostname") if raw is None else f"{raw.location} is empty")
+    when = x.src.now()
+    if when is None:
+        x.unknown("collected_at", x.why("sos_date"))
+        return
+    date = x.raw("sos_date")
+    where = x.prov(date) if date is not None else x.note("clock", "the time of this run")
+    x.known("collected_at", when.strftime("%Y-%m-%d %H:%M"), where)
+
+
 def memory(x: Extractor) -> None:
     raw = x.raw("meminfo")
     info = x.parse(raw, parse_meminfo)
