@@ -39,6 +39,12 @@ class Report:
     profile: str | None
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # source problems and context notes
+    hostname: str | None = None
+    collected_at: str | None = None  # when the data was taken (sosreport date)
+    ram_bytes: int | None = None
+    memory_budget: tuple[tuple[str, int], ...] = ()  # (component, bytes) from the plan
+    connection_budget: tuple[tuple[str, int], ...] = ()  # (consumer, connections) from the plan
+    max_connections: int | None = None  # PostgreSQL max_connections in force
 
     def count(self, status: Status) -> int:
         return sum(1 for f in self.findings if f.status == status)

@@ -49,6 +49,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.env import ExitStatus
     from foretune.facts import read_source
     from foretune.rules.base import Severity
+    from foretune.rules.postgresql.max_connections_below_budget import running_budget_parts
     from foretune.rules.registry import all_rules
 
     rules = select_rules(all_rules(), args.select, args.ignore)
@@ -61,11 +62,17 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     findings, warnings = apply_waivers(run_all(rules, ctx), waivers, datetime.date.today())
     for warning in warnings:
         env.warn(warning)
+    pg_max = str((facts.value("postgresql") or {}).get("max_connections", ""))
     report = Report(source=facts.source_label, source_kind=facts.source_kind,
                     release=ctx.release.label if ctx.release else None, role=ctx.role, hosts=ctx.hosts,
-                    profile=ctx.plan.profile if ctx.plan else None, findings=findings, notes=notes)
+                    profile=ctx.plan.profile if ctx.plan else None, findings=findings, notes=notes,
+                    hostname=facts.value("hostname"), collected_at=facts.value("collected_at"),
+                    ram_bytes=facts.value("ram_bytes"),
+                    memory_budget=tuple((m.component, m.bytes) for m in ctx.plan.memory) if ctx.plan else (),
+                    connection_budget=tuple(running_budget_parts(ctx)) if ctx.plan and ctx.role == "server" else (),
+                    max_connections=int(pg_max) if pg_max.isdigit() else None)
     text = render(report, args.format, color=env.color and not args.output, verbose=args.verbose,
-                  width=None if args.output else env.width)
+                  width=None if args.output else env.width, generated=_generated(env))
     if args.output:
         from pathlib import Path
 
@@ -80,7 +87,18 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     return ExitStatus.FINDINGS if failing else ExitStatus.OK
 
 
-def render(report: object, fmt: str, *, color: bool, verbose: bool, width: int | None = None) -> str:
+def _generated(env: Environment) -> str:
+    """Generation time for report headers; SOURCE_DATE_EPOCH fixes it for reproducible reports."""
+    import datetime
+
+    epoch = env.environ.get("SOURCE_DATE_EPOCH", "")
+    when = (datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc) if epoch.isdigit()
+            else datetime.datetime.now(datetime.timezone.utc))
+    return when.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def render(report: object, fmt: str, *, color: bool, verbose: bool, width: int | None = None,
+           generated: str | None = None) -> str:
     from foretune.audit.model import Report
     from foretune.report import html, json_report, markdown, text
 
@@ -88,7 +106,7 @@ def render(report: object, fmt: str, *, color: bool, verbose: bool, width: int |
     if fmt == "json":
         return json_report.render(report)
     if fmt == "html":
-        return html.render(report)
+        return html.render(report, generated=generated)
     if fmt == "markdown":
         return markdown.render(report)
     return text.render(report, color=color, verbose=verbose, width=width)

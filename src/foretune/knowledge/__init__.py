@@ -31,6 +31,38 @@ def _data_files(prefix: str) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.startswith(prefix) and p.name.endswith(".yaml"))
 
 
+_GITHUB_OWNERS = ("theforeman", "puppetlabs", "voxpupuli", "Katello", "pulp", "sosreport", "RedHatInsights", "ATIX-AG")
+
+
+def github_url(where: str) -> str | None:
+    """The public GitHub address of an upstream locator: ``owner/repo path @sha`` or ``owner/repo sha``.
+
+    >>> github_url("theforeman/foreman-installer config/foreman-hiera.yaml @97487cf")
+    'https://github.com/theforeman/foreman-installer/blob/97487cf/config/foreman-hiera.yaml'
+    >>> github_url("theforeman/foreman-installer e077f41 (2020-02-05, #28928, FI 2.0)")
+    'https://github.com/theforeman/foreman-installer/commit/e077f41'
+    >>> github_url("theforeman/foreman-installer config/foreman.hiera/tuning/{common.yaml,sizes/*.yaml}, current @97487cf")
+    'https://github.com/theforeman/foreman-installer/tree/97487cf'
+    >>> github_url("Tuning Foreman guide, 5.3.1") is None
+    True
+    """
+    import re
+
+    match = re.match(r'"?([A-Za-z0-9-]+)/([A-Za-z0-9_.-]+) (.*)', where)
+    if not match or match.group(1) not in _GITHUB_OWNERS:
+        return None
+    owner, repo, rest = match.groups()
+    base = f"https://github.com/{owner}/{repo}"
+    path = re.match(r"([\w./-]+) @([0-9a-f]{7,40})\b", rest)
+    if path:
+        return f"{base}/blob/{path.group(2)}/{path.group(1)}"
+    pinned = re.search(r"@([0-9a-f]{7,40})\b", rest)
+    if pinned:
+        return f"{base}/tree/{pinned.group(1)}"
+    commit = re.match(r"([0-9a-f]{7,40})\b", rest)
+    return f"{base}/commit/{commit.group(1)}" if commit else base
+
+
 @functools.lru_cache(maxsize=1)
 def citations() -> dict[str, Citation]:
     """All citations, merged from ``citations*.yaml`` (one file per area)."""
@@ -39,7 +71,7 @@ def citations() -> dict[str, Citation]:
         for cid, entry in (load_data(name) or {}).items():
             if cid in merged:
                 raise DataError(f"citation {cid!r} defined twice ({name})")
-            merged[cid] = Citation(cid, entry["title"], entry["where"])
+            merged[cid] = Citation(cid, entry["title"], entry["where"], entry.get("url") or github_url(entry["where"]))
     return merged
 
 

@@ -54,3 +54,4 @@ class Citation:
     id: str
     title: str
     where: str  # URL-free locator: guide + section, or repo + path @ commit
+    url: str | None = None  # a public address, when there is one (``url:`` in the data, or a GitHub repository's)

@@ -8,9 +8,14 @@ from foretune.rules.values import pg_int
 
 def running_budget(ctx: Context) -> tuple[int, list[str]]:
     """Connections the configured services may open: facts where known, the plan otherwise."""
+    budget = running_budget_parts(ctx)
+    return sum(n for _, n in budget), [f"{name}: {n}" for name, n in budget]
+
+
+def running_budget_parts(ctx: Context) -> list[tuple[str, int]]:
+    """(consumer, connections) of the configured services: facts where known, the plan otherwise."""
     assert ctx.plan is not None
     budget = dict(ctx.plan.connection_budget)
-    parts = []
     puma = ctx.facts.value("puma") or {}
     if puma.get("workers") and puma.get("threads_max"):
         pool = ctx.facts.value("foreman_db_pool") or puma["threads_max"] + 4
@@ -22,9 +27,7 @@ def running_budget(ctx: Context) -> tuple[int, list[str]]:
         budget = {k: v for k, v in budget.items() if not k.startswith("Sidekiq")}
         budget[f"Sidekiq {dynflow['workers']} workers x ({dynflow['concurrency']} + 2) + orchestrator"] = (
             dynflow["workers"] * (dynflow["concurrency"] + 2) + 3)
-    for name, n in budget.items():
-        parts.append(f"{name}: {n}")
-    return sum(budget.values()), parts
+    return list(budget.items())
 
 
 class MaxConnectionsBelowBudget(PlanRule):
