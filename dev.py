@@ -62,6 +62,8 @@ def ensure_venv(extras: str = "") -> None:
         sh(BIN / "python", "-m", "pip", "install", "-q", "--upgrade", "pip")
         sh(BIN / "python", "-m", "pip", "install", "-q", "-e", f".{extras}")
         stamp.touch()
+    # the bundled knowledge as JSON (git-ignored; foretune falls back to the YAML when it is stale)
+    subprocess.run([str(BIN / "python"), str(ROOT / "tools" / "compile_knowledge.py")], check=True)
 
 
 def install_system(debian: list[str], rhel: list[str]) -> None:
@@ -96,7 +98,11 @@ def find_oldest_python() -> str | None:
 
 
 def build_zipapp(out: Path = ROOT / "dist" / "foretune.pyz", python: Path | str = BIN / "python") -> Path:
-    """Bundle foretune and the pure-Python libraries of ``BUNDLED`` (from ``python``'s site-packages) into one file."""
+    """Bundle foretune and the pure-Python libraries of ``BUNDLED`` (from ``python``'s site-packages) into one file.
+
+    The knowledge data is compiled to JSON and every module to bytecode for ``python``'s version
+    (unchecked-hash .pyc beside each .py; another Python version falls back to the sources).
+    """
     out.parent.mkdir(parents=True, exist_ok=True)
     skip = shutil.ignore_patterns("__pycache__", "*.so", "*.pyc", "*.c", "*.pyi")
     with tempfile.TemporaryDirectory() as tmp:
@@ -109,6 +115,11 @@ def build_zipapp(out: Path = ROOT / "dist" / "foretune.pyz", python: Path | str 
         sites = subprocess.run([str(python), "-c", code, *BUNDLED], check=True, capture_output=True, text=True).stdout.split()
         for name, site in zip(BUNDLED, sites):
             shutil.copytree(site, stage / name, ignore=skip)
+        subprocess.run([str(python), str(ROOT / "tools" / "compile_knowledge.py"), "--out",
+                        str(stage / "foretune" / "knowledge" / "data" / "compiled.json")], check=True)
+        subprocess.run([str(python), "-c", "import compileall, py_compile, sys; sys.exit(not compileall.compile_dir("
+                        "sys.argv[1], quiet=1, legacy=True, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH))",
+                        str(stage)], check=True)
         zipapp.create_archive(stage, out, interpreter="/usr/bin/env python3", main="foretune.cli:_zipapp_main",
                               compressed=True)
     print(f"built {out} ({out.stat().st_size // 1024} KiB)")

@@ -76,7 +76,7 @@ def test_load_round_trip_and_unreadable_files(tmp_path: Path) -> None:
     results.write(_doc("storage", STORAGE_ITEM), str(good))
     assert results.load(good)["results"][0]["read_mb_s"] == 812.3
     (tmp_path / "junk.json").write_text("{not json")
-    with pytest.raises(InputError, match="not JSON"):
+    with pytest.raises(InputError, match="not valid JSON"):
         results.load(tmp_path / "junk.json")
     with pytest.raises(InputError, match="cannot read"):
         results.load(tmp_path / "missing.json")

@@ -67,3 +67,31 @@ def test_citation_texts_are_not_cut_by_yaml_comments() -> None:
     for cid, cit in citations().items():
         for text in (cit.title, cit.where):
             assert text.count("(") == text.count(")"), f"{cid}: {text!r} looks truncated"
+
+
+def test_compiled_json_equals_the_yaml() -> None:
+    """compiled.json (built by dev.py; what foretune reads for speed) holds exactly what the YAML files say."""
+    import json
+
+    import yaml
+
+    from foretune.knowledge import compile_data
+
+    folder = resources.files("foretune.knowledge").joinpath("data")
+    compiled = json.loads(compile_data())["files"]
+    names = sorted(p.name for p in folder.iterdir() if p.name.endswith(".yaml"))
+    assert sorted(compiled) == names
+    for name in names:
+        assert compiled[name]["data"] == yaml.safe_load(folder.joinpath(name).read_text(encoding="utf-8")), name
+
+
+def test_a_stale_compiled_entry_is_never_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    import foretune.knowledge as knowledge
+
+    stale = {"releases.yaml": {"fingerprint": "00000000-0", "data": {"products": {}}}}
+    monkeypatch.setattr(knowledge, "_compiled", lambda: stale)
+    knowledge.load_data.cache_clear()
+    try:
+        assert "satellite" in knowledge.load_data("releases.yaml")["products"]
+    finally:
+        knowledge.load_data.cache_clear()

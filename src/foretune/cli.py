@@ -63,6 +63,8 @@ def build_root_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"foretune {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="before COMMAND: show the traceback of an internal error (also FORETUNE_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, summary) in COMMANDS.items():
         sub.add_parser(name, help=summary, add_help=False)
@@ -73,6 +75,10 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> i
     """Run foretune; return the exit status."""
     env = env or Environment()
     argv = list(sys.argv[1:] if argv is None else argv)
+    debug = env.environ.get("FORETUNE_DEBUG", "") not in ("", "0")
+    while argv[:1] == ["--debug"]:
+        debug = True
+        argv.pop(0)
     root = build_root_parser()
     if not argv or argv[0] not in COMMANDS:
         try:
@@ -105,6 +111,22 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> i
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"foretune: error: {where}{exc.strerror or exc}", file=env.stderr)
         return ExitStatus.USAGE
+    except Exception as exc:  # a bug: never exit 1, which audit uses for findings
+        return internal_error(exc, env, debug=debug)
+
+
+def internal_error(exc: BaseException, env: Environment, *, debug: bool) -> int:
+    """Report an unexpected exception in one line (the traceback too with ``--debug``); exit status 3."""
+    if debug:
+        import traceback
+
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=env.stderr)
+    from foretune.facts.redact import redact_text
+
+    detail = redact_text(" ".join(str(exc).split()))[:200]
+    hint = "" if debug else " (run `foretune --debug ...` for the traceback)"
+    print(f"foretune: internal error: {type(exc).__name__}{': ' + detail if detail else ''}{hint}", file=env.stderr)
+    return ExitStatus.INTERNAL
 
 
 class Parser(argparse.ArgumentParser):

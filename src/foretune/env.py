@@ -17,7 +17,7 @@ class ExitStatus(enum.IntEnum):
     OK = 0
     FINDINGS = 1  # audit: something reached --fail-on; bench: a verdict failed
     USAGE = 2  # bad arguments or unreadable input
-    INTERNAL = 3  # inconsistent bundled data or a bug
+    INTERNAL = 3  # a bug: an unexpected exception (one line; --debug shows the traceback), a rule that failed, inconsistent bundled data
     INTERRUPTED = 130
 
 

@@ -20,7 +20,7 @@ import re
 from foretune.errors import UsageError
 
 _MULTIPLIERS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(?:i?b)?\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"^(\d{1,15}(?:\.\d{1,9})?)[ \t]*([kmgtp]?)(i?b)?$", re.IGNORECASE | re.ASCII)
 GIB = 1024**3
 MIB = 1024**2
 
@@ -32,16 +32,19 @@ def parse_size(text: str, *, default_unit: str = "") -> int:
 
     >>> parse_size("32", default_unit="G") == 32 * GIB
     True
+    >>> parse_size("512B", default_unit="G")
+    512
     >>> parse_size("lots")
     Traceback (most recent call last):
     ...
     foretune.errors.UsageError: not a size: 'lots' (use e.g. 64G, 64GiB or 65536M)
     """
-    match = _SIZE.match(text)
+    match = _SIZE.match(text.strip())
     if not match:
-        raise UsageError(f"not a size: {text!r} (use e.g. 64G, 64GiB or 65536M)")
-    number, unit = match.groups()
-    unit = unit.lower() if unit else default_unit.lower()
+        raise UsageError(f"not a size: {text[:40]!r} (use e.g. 64G, 64GiB or 65536M)")
+    number, unit, suffix = match.groups()
+    # a bare "B" means bytes ("1B" is one byte, not one GiB)
+    unit = unit.lower() if unit else ("" if suffix and suffix.lower() == "b" else default_unit.lower())
     value = float(number) * _MULTIPLIERS[unit]
     if value <= 0:
         raise UsageError(f"size must be positive: {text!r}")

@@ -78,7 +78,9 @@ def test_truncated_xz_keeps_what_was_read(tmp_path: Path) -> None:
     cut = tmp_path / "cut.tar.xz"
     cut.write_bytes(data[: int(len(data) * 0.6)])
     facts = read_source(str(cut))
-    assert any("cut.tar.xz is truncated or corrupt after" in p for p in facts.problems)
+    assert any(p.startswith("cut.tar.xz is truncated after ") for p in facts.problems)
+    missing = [p for p in facts.problems if ": these facts may be missing: " in p]
+    assert len(missing) == 1 and missing[0].startswith("cut.tar.xz: truncated after ")
     assert len([f for f in facts.facts.values() if f.known]) > 3
 
 
@@ -88,7 +90,7 @@ def test_member_larger_than_the_cap_is_skipped(tmp_path: Path, monkeypatch: pyte
     facts = read_source(str(archive))
     assert not facts["sysctl"].known
     assert facts.value("ram_bytes") == 1024**3
-    assert "archive member sos_commands/kernel/sysctl_-a is larger than 0 MiB: skipped" in facts.problems
+    assert "archive member sosreport-evil-2024/sos_commands/kernel/sysctl_-a is larger than 0 MiB: skipped" in facts.problems
 
 
 def test_binary_junk_and_latin1(tmp_path: Path) -> None:

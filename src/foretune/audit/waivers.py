@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 import datetime
 from dataclasses import dataclass
-from pathlib import Path
 
 from foretune.audit.model import Finding
 from foretune.errors import InputError
+from foretune.safeio import read_text
 
 
 @dataclass(frozen=True)
@@ -20,14 +20,17 @@ class Waiver:
 
 def load_waivers(path: str) -> list[Waiver]:
     """Read a YAML list of ``{rule, reason, expires?: YYYY-MM-DD}``; one clear line on bad input."""
-    import yaml
+    from foretune.facts.parsers import ParseError
+    from foretune.facts.parsers.yamlfile import load_yaml
 
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        data = load_yaml(read_text(path))
     except OSError as exc:
         raise InputError(f"waivers {path}: {exc.strerror}") from None
-    except (yaml.YAMLError, UnicodeDecodeError):
+    except UnicodeDecodeError:
         raise InputError(f"waivers {path}: not valid YAML") from None
+    except ParseError as exc:
+        raise InputError(f"waivers {path}: {exc}") from None
     if data is None:
         return []
     if not isinstance(data, list):

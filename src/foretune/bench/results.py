@@ -12,6 +12,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
+from foretune import safeio
 from foretune.errors import InputError
 
 SCHEMA = "foretune-bench/1"
@@ -47,7 +48,7 @@ def dumps(doc: dict[str, Any]) -> str:
 def write(doc: dict[str, Any], path: str) -> None:
     """Write the document to ``path`` (an InputError when the file cannot be written)."""
     try:
-        Path(path).write_text(dumps(doc), encoding="utf-8")
+        safeio.write_file(path, dumps(doc))
     except OSError as exc:
         raise InputError(f"cannot write {path}: {exc.strerror}") from exc
 
@@ -55,14 +56,17 @@ def write(doc: dict[str, Any], path: str) -> None:
 def load(path: str | Path) -> dict[str, Any]:
     """Read and validate a results file; InputError names the file and the first problem."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = safeio.read_text(path)
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
         raise InputError(f"{path}: cannot read bench results: {reason}") from exc
+    from foretune.facts.parsers import ParseError
+    from foretune.facts.parsers.jsonfile import load_json
+
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from exc
+        doc = load_json(text)
+    except ParseError as exc:
+        raise InputError(f"{path}: {exc}") from None
     problems = validate(doc)
     if problems:
         raise InputError(f"{path}: not a {SCHEMA} document: {problems[0]}")

@@ -21,7 +21,8 @@ def _names(text: str) -> list[str]:
 def build_parser(prog: str) -> argparse.ArgumentParser:
     parser = new_parser(prog, "Check a live server (default), a sosreport directory or tarball, or a snapshot against "
                         "the rule catalogue: findings with evidence, severity, the exact fix and citations. Exit 0 when "
-                        "nothing reaches --fail-on, 1 when something does, 2 for usage or input errors.",
+                        "nothing reaches --fail-on, 1 when something does, 2 for usage or input errors, 3 for an "
+                        "internal error (a bug; `foretune --debug audit ...` shows the traceback).",
                         "foretune audit sosreport-sat.example.com-2026-11-20.tar.xz --hosts 12000 --format html --output audit.html")
     parser.add_argument("source", nargs="?", metavar="SOURCE", help="sosreport directory or tarball, or snapshot (default: this host)")
     parser.add_argument("--hosts", type=positive, help="managed hosts, when the source does not say")
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.bench.results import load as load_bench
     from foretune.env import ExitStatus
     from foretune.facts import read_source
-    from foretune.rules.base import Severity
+    from foretune.rules.base import Severity, Status
     from foretune.rules.postgresql.max_connections_below_budget import running_budget_parts
     from foretune.rules.registry import all_rules
 
@@ -82,6 +83,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.note(f"wrote {args.output}: {report.summary()}")
     else:
         env.stdout.write(text)
+    errors = [f for f in report.findings if f.status == Status.ERROR]
+    if errors:  # a rule crashed: the report stands, but the exit status must not read as "findings"
+        env.warn(f"{len(errors)} rule(s) failed with an internal error ({', '.join(f.rule_id for f in errors)}): exit status 3")
+        return ExitStatus.INTERNAL
     threshold = Severity[args.fail_on.upper()]
     failing = [f for f in report.failing() if f.severity >= threshold]
     return ExitStatus.FINDINGS if failing else ExitStatus.OK

@@ -36,6 +36,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.render import outputs
     from foretune.render.files import write_text
     from foretune.render.merge import load_mapping, merge_text, show_diff, unified_diff
+    from foretune.safeio import read_text
 
     plan = plan_from_args(args, env)
     assert isinstance(plan, Plan)
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if path.is_dir():
         raise InputError(f"{path}: is a directory, expected custom-hiera.yaml")
     try:
-        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        old = read_text(path) if path.exists() or path.is_symlink() else ""
     except UnicodeDecodeError:
         raise InputError(f"{path}: not UTF-8 text") from None
     except OSError as exc:

@@ -29,6 +29,10 @@ def read_source(spec: str | None, *, hosts: int | None = None, environ: Mapping[
     path = Path(spec)
     if not path.exists() and not path.is_symlink():
         raise InputError(f"{spec}: no such file or directory")
+    if not path.is_dir() and not path.is_file():  # a FIFO would block, a device never ends
+        from foretune.safeio import kind
+
+        raise InputError(f"{spec}: is {kind(path.stat().st_mode)}, not a regular file: refusing to read it")
     if path.is_dir():
         from foretune.facts.sources.sosreport import SosreportDirectory
 

@@ -13,6 +13,7 @@ from foretune import __version__
 from foretune.facts.redact import redact_text
 from foretune.facts.serialize import facts_to_dict
 from foretune.facts.sources.snapshot import FORMAT, FORMAT_VERSION
+from foretune.safeio import write_file
 
 
 def snapshot_data(facts_dict: dict[str, Any], raw: dict[str, str], *, host: str | None = None) -> dict[str, Any]:
@@ -43,5 +44,5 @@ def collect(out: Path, *, hosts: int | None = None, environ: dict[str, str] | No
     payload = (json.dumps(document, indent=1, sort_keys=False) + "\n").encode("utf-8")
     if out.name.endswith(".gz"):
         payload = gzip.compress(payload)
-    out.write_bytes(payload)
+    write_file(out, payload)
     return out, list(facts.problems)

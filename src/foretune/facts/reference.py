@@ -45,5 +45,6 @@ def facts_reference() -> str:
 
 
 def write(path: str = "docs/facts.md") -> None:
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(facts_reference())
+    from foretune.safeio import write_file
+
+    write_file(path, facts_reference(), backup=False)

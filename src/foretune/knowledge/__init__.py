@@ -1,66 +1,124 @@
 """Everything foretune knows, read from cited data files in ``knowledge/data``.
 
-Public API: :func:`load_data`, :func:`citation`, :func:`citations`, :func:`threshold`
-(more — releases, profiles, module defaults — in the submodules).
+Public API: :func:`load_data`, :func:`citation` (title, where, quote, figure, url of one source),
+:func:`citations`, :func:`threshold` (more — releases, profiles, module defaults — in the submodules).
 """
 
 from __future__ import annotations
 
 import functools
-from importlib import resources
+import os
 from typing import Any
 
 from foretune.errors import DataError
-from foretune.knowledge.model import Citation
+from foretune.knowledge.model import Citation, Quote
+
+COMPILED = "compiled.json"  # every data file as JSON, with the CRC-32 and length of the YAML it came from
+_DIR = os.path.join(os.path.dirname(__file__), "data")
+
+
+def _read(name: str) -> str:
+    """A bundled data file's text: a plain read when installed, importlib.resources inside a zipapp."""
+    if os.path.isdir(_DIR):
+        with open(os.path.join(_DIR, name), encoding="utf-8") as handle:
+            return handle.read()
+    from importlib import resources
+
+    return resources.files("foretune.knowledge").joinpath("data").joinpath(name).read_text(encoding="utf-8")
+
+
+def _fingerprint(text: str) -> str:
+    import zlib
+
+    raw = text.encode("utf-8")
+    return f"{zlib.crc32(raw):08x}-{len(raw)}"
 
 
 @functools.cache
 def load_data(name: str) -> Any:
-    """Parse ``knowledge/data/<name>`` (YAML) once."""
-    import yaml
-
+    """Parse ``knowledge/data/<name>`` once: from ``compiled.json`` when it matches the YAML, else the YAML."""
     try:
-        text = resources.files("foretune.knowledge").joinpath("data").joinpath(name).read_text(encoding="utf-8")
+        text = _read(name)
     except FileNotFoundError as exc:
         raise DataError(f"bundled data file missing: {name}") from exc
-    return yaml.safe_load(text)
+    entry = _compiled().get(name)
+    if isinstance(entry, dict) and entry.get("fingerprint") == _fingerprint(text):
+        return entry["data"]
+    import yaml
+
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+@functools.lru_cache(maxsize=1)
+def _compiled() -> dict[str, Any]:
+    """The JSON compilation of the data files (empty when absent or unreadable: the YAML is read instead)."""
+    import json
+
+    try:
+        text = _read(COMPILED)
+        files = json.loads(text).get("files", {})
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return files if isinstance(files, dict) else {}
+
+
+def compile_data() -> str:
+    """The text of ``compiled.json`` for the current YAML files (files JSON cannot represent exactly are left out)."""
+    import json
+
+    import yaml
+
+    files: dict[str, Any] = {}
+    for name in _data_files(""):
+        text = _read(name)
+        data = yaml.safe_load(text)
+        try:
+            same = json.loads(json.dumps(data)) == data
+        except (TypeError, ValueError):
+            same = False
+        if same:
+            files[name] = {"fingerprint": _fingerprint(text), "data": data}
+    return json.dumps({"generator": "python3 tools/compile_knowledge.py", "files": files}, indent=1,
+                      sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def _data_files(prefix: str) -> list[str]:
-    folder = resources.files("foretune.knowledge").joinpath("data")
-    return sorted(p.name for p in folder.iterdir() if p.name.startswith(prefix) and p.name.endswith(".yaml"))
+    if os.path.isdir(_DIR):
+        names = os.listdir(_DIR)
+    else:
+        from importlib import resources
+
+        names = [p.name for p in resources.files("foretune.knowledge").joinpath("data").iterdir()]
+    return sorted(n for n in names if n.startswith(prefix) and n.endswith(".yaml"))
 
 
-_GITHUB_OWNERS = ("theforeman", "puppetlabs", "voxpupuli", "Katello", "pulp", "sosreport", "RedHatInsights", "ATIX-AG")
-
-
-def github_url(where: str) -> str | None:
-    """The public GitHub address of an upstream locator: ``owner/repo path @sha`` or ``owner/repo sha``.
-
-    >>> github_url("theforeman/foreman-installer config/foreman-hiera.yaml @97487cf")
-    'https://github.com/theforeman/foreman-installer/blob/97487cf/config/foreman-hiera.yaml'
-    >>> github_url("theforeman/foreman-installer e077f41 (2020-02-05, #28928, FI 2.0)")
-    'https://github.com/theforeman/foreman-installer/commit/e077f41'
-    >>> github_url("theforeman/foreman-installer config/foreman.hiera/tuning/{common.yaml,sizes/*.yaml}, current @97487cf")
-    'https://github.com/theforeman/foreman-installer/tree/97487cf'
-    >>> github_url("Tuning Foreman guide, 5.3.1") is None
-    True
-    """
-    import re
-
-    match = re.match(r'"?([A-Za-z0-9-]+)/([A-Za-z0-9_.-]+) (.*)', where)
-    if not match or match.group(1) not in _GITHUB_OWNERS:
-        return None
-    owner, repo, rest = match.groups()
-    base = f"https://github.com/{owner}/{repo}"
-    path = re.match(r"([\w./-]+) @([0-9a-f]{7,40})\b", rest)
+def _github_url(repo: str, path: str, ref: str) -> str:
+    """The public GitHub address of ``path`` at ``ref`` (or of the commit/tag when no path)."""
+    if not (repo and ref):
+        return ""
     if path:
-        return f"{base}/blob/{path.group(2)}/{path.group(1)}"
-    pinned = re.search(r"@([0-9a-f]{7,40})\b", rest)
-    if pinned:
-        return f"{base}/tree/{pinned.group(1)}"
-    commit = re.match(r"([0-9a-f]{7,40})\b", rest)
-    return f"{base}/commit/{commit.group(1)}" if commit else base
+        return f"https://github.com/{repo}/blob/{ref}/{path}"
+    is_commit = len(ref) >= 7 and all(c in "0123456789abcdef" for c in ref)
+    return f"https://github.com/{repo}/{'commit' if is_commit else 'tree'}/{ref}"
+
+
+def _quotes(cid: str, entry: dict[str, Any]) -> tuple[Quote, ...]:
+    """``quote``/``figure`` for one quote, or ``quotes``: a list of ``{quote, figure}``."""
+    raw: list[dict[str, Any]] = []
+    if "quote" in entry:
+        raw.append({"quote": entry["quote"], "figure": entry.get("figure", "")})
+    raw += entry.get("quotes") or []
+    try:
+        return tuple(Quote(str(q["quote"]).strip(), str(q.get("figure", "")).strip()) for q in raw)
+    except (KeyError, TypeError, AttributeError):
+        raise DataError(f"citation {cid!r}: every quote needs quote and figure") from None
+
+
+def _citation(cid: str, entry: dict[str, Any]) -> Citation:
+    text = {key: str(entry.get(key) or "").strip()
+            for key in ("kind", "guide", "url", "repo", "path", "ref", "excerpt")}
+    url = text.pop("url") or _github_url(text["repo"], text["path"], text["ref"])
+    return Citation(cid, entry["title"], entry["where"], quotes=_quotes(cid, entry), url=url, **text)
 
 
 @functools.lru_cache(maxsize=1)
@@ -71,12 +129,12 @@ def citations() -> dict[str, Citation]:
         for cid, entry in (load_data(name) or {}).items():
             if cid in merged:
                 raise DataError(f"citation {cid!r} defined twice ({name})")
-            merged[cid] = Citation(cid, entry["title"], entry["where"], entry.get("url") or github_url(entry["where"]))
+            merged[cid] = _citation(cid, entry)
     return merged
 
 
 def citation(cid: str) -> Citation:
-    """The citation with id ``cid``; an unknown id is a data bug."""
+    """The citation with id ``cid`` (title, where, quote, figure, url, ...); an unknown id is a data bug."""
     try:
         return citations()[cid]
     except KeyError:

@@ -47,11 +47,55 @@ class Release:
         return f"{names.get(self.product, self.product)} {self.version}{suffix}"
 
 
+CITATION_KINDS = ("guide", "doc", "upstream", "estimate")
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A verbatim sentence of a source and the figure it supports."""
+
+    text: str
+    figure: str
+
+
 @dataclass(frozen=True)
 class Citation:
-    """A source a number comes from: a guide section, an upstream file, or a foretune estimate."""
+    """A source a number comes from: a guide section, an upstream file, or a foretune estimate.
+
+    ``kind`` says how it is proven: ``guide`` (a vendor tuning guide, quoted verbatim), ``doc``
+    (another public document, quoted verbatim), ``upstream`` (a file of an upstream repository at a
+    release tag or commit) or ``estimate`` (foretune's own reasoning, given next to the number).
+    """
 
     id: str
     title: str
-    where: str  # URL-free locator: guide + section, or repo + path @ commit
-    url: str | None = None  # a public address, when there is one (``url:`` in the data, or a GitHub repository's)
+    where: str  # URL-free locator: guide + section, or repo + path @ tag
+    kind: str = ""
+    guide: str = ""  # kind "guide": which vendor guide (see citations.yaml)
+    quotes: tuple[Quote, ...] = ()  # the first one is the citation's main quote
+    url: str = ""  # public address, "" where none is known
+    repo: str = ""  # kind "upstream": owner/name on GitHub
+    path: str = ""  # kind "upstream": file inside repo
+    ref: str = ""  # kind "upstream": release tag or commit the file was read at
+    excerpt: str = ""  # kind "upstream": a line of that file, as read at ref
+
+    @property
+    def quote(self) -> str:
+        """The main verbatim quote ("" for upstream files and estimates)."""
+        return self.quotes[0].text if self.quotes else ""
+
+    @property
+    def figure(self) -> str:
+        """The figure the main quote supports."""
+        return self.quotes[0].figure if self.quotes else ""
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain data for JSON and HTML reports (empty fields left out)."""
+        data: dict[str, object] = {"id": self.id, "kind": self.kind, "title": self.title, "where": self.where}
+        for key in ("guide", "url", "repo", "path", "ref", "excerpt"):
+            if getattr(self, key):
+                data[key] = getattr(self, key)
+        if self.quotes:
+            data["quote"], data["figure"] = self.quote, self.figure
+            data["quotes"] = [{"quote": q.text, "figure": q.figure} for q in self.quotes]
+        return data

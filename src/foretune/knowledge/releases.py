@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 from foretune.errors import UsageError
@@ -19,8 +20,8 @@ def version_key(version: str) -> tuple[int, ...]:
     True
     """
     parts = []
-    for part in version.split("."):
-        digits = "".join(ch for ch in part if ch.isdigit())
+    for part in version.split(".")[:8]:
+        digits = "".join(ch for ch in part if ch in "0123456789")[:9]
         if not digits:
             break
         parts.append(int(digits))
@@ -34,7 +35,7 @@ def major_minor(version: str) -> str:
     '6.15'
     """
     key = version_key(version.strip())
-    if len(key) < 2:
+    if len(key) < 2 or not re.match(r"[0-9]{1,4}\.[0-9]{1,4}(?:$|[.\-_+~])", version.strip(), re.ASCII):
         raise UsageError(f"version {version!r} is not of the form X.Y")
     return f"{key[0]}.{key[1]}"
 

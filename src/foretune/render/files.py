@@ -1,43 +1,27 @@
-"""Careful file writing: never lose what was there (timestamped backup first), atomic replace."""
+"""Careful file writing for outputs: a timestamped backup first, then an atomic replace (see foretune.safeio)."""
 
 from __future__ import annotations
 
 import os
-import shutil
-import time
 from pathlib import Path
 
 from foretune.errors import InputError
+from foretune.safeio import NEW_FILE_MODE, make_dirs, write_file
+
+SCRIPT_MODE = 0o755  # the shell scripts `plan --out` writes are meant to be run; only new files get it
 
 
-def backup(path: Path) -> Path:
-    """Copy ``path`` to ``<path>.foretune-<timestamp>.bak`` (metadata kept) and return the copy."""
-    stamp = time.strftime("%Y%m%dT%H%M%S")
-    target = path.with_name(f"{path.name}.foretune-{stamp}.bak")
-    n = 1
-    while target.exists():
-        target = path.with_name(f"{path.name}.foretune-{stamp}-{n}.bak")
-        n += 1
-    shutil.copy2(path, target)
-    return target
+def write_text(path: Path, text: str, *, new_mode: int = NEW_FILE_MODE) -> Path | None:
+    """Write ``text`` safely; back up a different existing file first. Returns the backup, if any.
 
-
-def write_text(path: Path, text: str, *, mode: int | None = None) -> Path | None:
-    """Write ``text`` atomically; back up a different existing file first. Returns the backup, if any."""
-    if not path.parent.is_dir():
-        raise InputError(f"{path}: directory {path.parent} does not exist")
-    saved = None
-    if path.exists():
-        if path.read_text(encoding="utf-8", errors="replace") == text:
-            return None
-        saved = backup(path)
-        mode = path.stat().st_mode & 0o7777 if mode is None else mode
-    tmp = path.with_name(f".{path.name}.foretune-tmp")
-    tmp.write_text(text, encoding="utf-8")
-    if mode is not None:
-        os.chmod(tmp, mode)
-    os.replace(tmp, path)
-    return saved
+    An existing file keeps its mode and owner; a new one gets ``new_mode``. Pipes, FIFOs,
+    terminals and /dev/null are written as streams; anything else that is not a regular file
+    is refused (InputError).
+    """
+    try:
+        return write_file(path, text, new_mode=new_mode).backup
+    except OSError as exc:
+        raise InputError(f"{exc.filename or path}: {exc.strerror or exc}") from None
 
 
 def write_bundle(files: dict[str, str], directory: str) -> list[Path]:
@@ -45,10 +29,17 @@ def write_bundle(files: dict[str, str], directory: str) -> list[Path]:
     root = Path(directory)
     if root.exists() and not root.is_dir():
         raise InputError(f"--out {directory}: exists and is not a directory")
+    try:
+        os.makedirs(root, mode=0o755, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--out {directory}: {exc.strerror}") from None
     written = []
     for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_text(path, text, mode=0o755 if rel.endswith(".sh") else None)
+        try:
+            parent = make_dirs(root, os.path.dirname(rel))
+        except OSError as exc:
+            raise InputError(f"{exc.filename}: {exc.strerror}") from None
+        path = parent / os.path.basename(rel)
+        write_text(path, text, new_mode=SCRIPT_MODE if rel.endswith(".sh") else NEW_FILE_MODE)
         written.append(path)
     return written

@@ -26,14 +26,13 @@ PG = "postgresql::server::config_entries"
 
 
 def load_mapping(text: str, label: str) -> dict[str, Any]:
-    import yaml
+    from foretune.facts.parsers import ParseError
+    from foretune.facts.parsers.yamlfile import load_yaml
 
     try:
-        data = yaml.safe_load(text) if text.strip() else {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark else ""
-        raise InputError(f"{label}:{where} is not valid YAML") from None
+        data = load_yaml(text) if text.strip() else {}
+    except ParseError as exc:
+        raise InputError(f"{label} is {exc}" if str(exc).startswith("not ") else f"{label}: {exc}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):

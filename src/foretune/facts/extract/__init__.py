@@ -42,6 +42,11 @@ def extract(source: Source, *, hosts: int | None = None) -> FactSet:
         if spec.name not in x.facts.facts:
             x.unknown(spec.name, _absent_reason(source, spec.name, spec.needs_root))
     x.facts.problems.extend(source.problems)
+    incomplete = getattr(source, "incomplete", None)
+    if incomplete:
+        missing = [spec.name for spec in CATALOG if not x.facts[spec.name].known]
+        name = source.label.rsplit("/", 1)[-1]
+        x.facts.problems.append(f"{name}: {incomplete}: these facts may be missing: {', '.join(missing) or 'none'}")
     return x.facts
 
 

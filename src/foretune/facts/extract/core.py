@@ -15,6 +15,7 @@ from foretune.facts.specs import BY_NAME
 T = TypeVar("T")
 EXCERPT_LINES = 4
 EXCERPT_CHARS = 240
+EXCERPT_SCAN = 4096
 
 
 def excerpt(text: str, pattern: str | None = None) -> str:
@@ -29,7 +30,8 @@ def excerpt(text: str, pattern: str | None = None) -> str:
         lines = [ln for ln in lines if rx.search(ln)]
     else:
         lines = [ln for ln in lines if not ln.startswith("#")]
-    short = " | ".join(redact_text(ln) for ln in lines[:EXCERPT_LINES])
+    # lines are cut before redaction (bounded work) far beyond what the excerpt keeps
+    short = " | ".join(redact_text(ln[:EXCERPT_SCAN]) for ln in lines[:EXCERPT_LINES])
     return short if len(short) <= EXCERPT_CHARS else short[:EXCERPT_CHARS - 1] + "…"
 
 

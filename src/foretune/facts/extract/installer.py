@@ -8,7 +8,7 @@ from typing import Any
 from foretune.errors import ForetuneError
 from foretune.facts.extract.core import Extractor
 from foretune.facts.parsers.packages import parse_packages
-from foretune.facts.parsers.yamlfile import parse_yaml
+from foretune.facts.parsers.yamlfile import MAX_YAML_BYTES, parse_yaml
 from foretune.facts.redact import redact_data, redact_text
 
 CAPSULE_SCENARIOS = ("capsule", "foreman-proxy-content")
@@ -96,7 +96,10 @@ def installer(x: Extractor) -> None:
     hiera = x.parse(hiera_raw, parse_yaml)
     if hiera_raw is not None:
         x.known("custom_hiera", redact_data(hiera or {}), x.prov(hiera_raw))
-        x.known("custom_hiera_text", redact_text(hiera_raw.text), x.prov(hiera_raw, text="(whole file)"))
+        if len(hiera_raw.text) <= MAX_YAML_BYTES:
+            x.known("custom_hiera_text", redact_text(hiera_raw.text), x.prov(hiera_raw, text="(whole file)"))
+        else:
+            x.unknown("custom_hiera_text", f"{hiera_raw.location}: ignored: too large ({len(hiera_raw.text) // 1024} KiB)")
     else:
         x.unknown("custom_hiera", x.why("custom_hiera"))
         x.unknown("custom_hiera_text", x.why("custom_hiera"))

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from foretune.facts.extract.core import Extractor
+from foretune.facts.numbers import whole
 from foretune.facts.parsers.keyvalue import parse_environment_words
 from foretune.facts.parsers.storage import parse_df, parse_lsblk_pairs, parse_mounts
 from foretune.facts.parsers.system import (
@@ -18,6 +19,7 @@ from foretune.facts.parsers.system import (
 )
 from foretune.facts.parsers.systemd import parse_list_units, parse_show, parse_unit_file
 
+MAX_CPUS = 65536  # foretune estimate: above any single Linux host (the kernel's NR_CPUS maximum is 8192)
 SYSCTL_PREFIXES = ("fs.aio-max-nr", "fs.aio-nr", "fs.file-max", "vm.", "kernel.sem", "kernel.shmmax", "kernel.shmall",
                    "kernel.pid_max", "net.core.somaxconn", "net.ipv4.tcp_max_syn_backlog")
 HYPERVISORS = {"kvm": "kvm", "vmware": "vmware", "microsoft": "microsoft", "xen": "xen", "qemu": "qemu", "oracle": "oracle",
@@ -77,15 +79,19 @@ def memory(x: Extractor) -> None:
 def cpus(x: Extractor) -> None:
     raw = x.raw("lscpu")
     info = x.parse(raw, parse_lscpu) or {}
-    if raw is None or not info.get("CPU(s)", "").isdigit():
-        reason = x.why("lscpu") if raw is None else f"{raw.location} has no 'CPU(s):' line"
+    logical = whole(info.get("CPU(s)", ""), limit=MAX_CPUS)
+    if raw is None or logical is None:
+        reason = x.why("lscpu") if raw is None else (
+            f"{raw.location}: CPU(s) {info['CPU(s)'][:40]!r} is not a plausible count: ignored" if info.get("CPU(s)")
+            else f"{raw.location} has no 'CPU(s):' line")
         for name in ("cpu_logical", "cpu_physical_cores"):
             x.unknown(name, reason)
     else:
-        x.known("cpu_logical", int(info["CPU(s)"]), x.prov(raw, r"^CPU\(s\):"))
-        sockets, cores = info.get("Socket(s)", ""), info.get("Core(s) per socket", "")
-        if sockets.isdigit() and cores.isdigit():
-            x.known("cpu_physical_cores", int(sockets) * int(cores), x.prov(raw, r"^(Socket\(s\)|Core\(s\) per socket)"))
+        x.known("cpu_logical", logical, x.prov(raw, r"^CPU\(s\):"))
+        sockets = whole(info.get("Socket(s)", ""), limit=MAX_CPUS)
+        cores = whole(info.get("Core(s) per socket", ""), limit=MAX_CPUS)
+        if sockets is not None and cores is not None and sockets * cores <= MAX_CPUS:
+            x.known("cpu_physical_cores", sockets * cores, x.prov(raw, r"^(Socket\(s\)|Core\(s\) per socket)"))
         else:
             x.unknown("cpu_physical_cores", f"{raw.location} lacks Socket(s)/Core(s) per socket")
     virt = x.raw("detect_virt")
@@ -162,7 +168,7 @@ def unit_files(x: Extractor) -> dict[str, list[tuple[str, dict[str, dict[str, li
 def _limit(value: str | None) -> int | None:
     if value is None or value in ("infinity", ""):
         return None
-    return int(value) if value.isdigit() else None
+    return whole(value)
 
 
 def service_limits(x: Extractor) -> None:
@@ -177,7 +183,7 @@ def service_limits(x: Extractor) -> None:
         entry: dict[str, Any] = {"LimitNOFILE": _limit(props.get("LimitNOFILE")), "LimitNPROC": _limit(props.get("LimitNPROC")),
                                  "active": props.get("ActiveState") == "active" if "ActiveState" in props else None}
         pid = props.get("MainPID", "0")
-        if pid.isdigit() and pid != "0":
+        if whole(pid, limit=2**22) not in (None, 0):  # the kernel's pid_max is at most 2^22
             proc = x.src.read_path(f"/proc/{pid}/limits")
             parsed = parse_proc_limits(proc.text) if proc is not None else {}
             if "Max open files" in parsed:

@@ -7,10 +7,12 @@ import posixpath
 import re
 from typing import Any
 
+from foretune.errors import UsageError
 from foretune.facts.extract.core import Extractor
 from foretune.facts.extract.installer import packages
 from foretune.facts.extract.platform import list_units, service_units, unit_environment, unit_files, units_location
 from foretune.facts.model import Provenance
+from foretune.facts.numbers import whole
 from foretune.facts.parsers.foreman import parse_pumactl_stats
 from foretune.facts.parsers.httpd import Directive, parse_directives
 from foretune.facts.parsers.keyvalue import parse_env
@@ -25,10 +27,8 @@ RAILS_DEFAULT_POOL = 5
 
 
 def _int(value: Any) -> int | None:
-    try:
-        return int(str(value).strip())
-    except (TypeError, ValueError):
-        return None
+    """A count or size from a file: ASCII digits and plausible, else None (see foretune.facts.numbers)."""
+    return whole(value)
 
 
 def puma(x: Extractor) -> None:
@@ -65,8 +65,13 @@ def puma(x: Extractor) -> None:
 
 
 def excerpt_json(text: str) -> str:
-    match = re.search(r'"workers":\s*\d+.*?"booted_workers":\s*\d+', text)
-    return match.group(0) if match else text.strip()[:120]
+    """From ``"workers": N`` to ``"booted_workers": N`` (found with str.find: linear on any input)."""
+    start = text.find('"workers":')
+    end = text.find('"booted_workers":', start + 1) if start != -1 else -1
+    if start == -1 or end == -1 or end - start > 200:
+        return text.strip()[:120]
+    match = re.match(r'"booted_workers":\s{0,8}\d{1,12}', text[end:end + 40], re.ASCII)
+    return text[start:end] + match.group(0) if match else text.strip()[:120]
 
 
 def dynflow(x: Extractor) -> None:
@@ -99,8 +104,8 @@ def dynflow(x: Extractor) -> None:
 
 
 def _gunicorn_workers(exec_start: str) -> int | None:
-    match = re.search(r"(?:--workers[ =]|-w\s*)(\d+)", exec_start)
-    return int(match.group(1)) if match else None
+    match = re.search(r"(?:--workers[ =]|-w\s*)(\d+)", exec_start, re.ASCII)
+    return whole(match.group(1)) if match else None
 
 
 def pulp(x: Extractor) -> None:
@@ -232,18 +237,39 @@ def candlepin(x: Extractor) -> None:
         return
     env = x.parse(raw, lambda t: parse_env(t, strict=False)) or {}
     opts = env.get("JAVA_OPTS", "")
-    match = re.findall(r"-Xmx(\d+[kKmMgG]?)", opts)
-    heap = parse_size(match[-1].upper() if match[-1][-1].isalpha() else match[-1]) if match else None
+    match = re.findall(r"-Xmx(\d+[kKmMgG]?)", opts, re.ASCII)
+    heap = None
+    if match:
+        try:
+            heap = parse_size(match[-1].upper() if match[-1][-1].isalpha() else match[-1])
+        except UsageError:
+            x.src.problem(f"{raw.location}: -Xmx{match[-1]} is not a usable heap size: ignored")
+        if heap is not None and not 1024**2 <= heap <= 2**50:  # below 1 MiB or above 1 PiB no JVM starts
+            x.src.problem(f"{raw.location}: -Xmx{match[-1]} is not a plausible heap size: ignored")
+            heap = None
     value: dict[str, Any] = {"java_opts": opts, "heap_max_bytes": heap, "tomcat_max_threads": None}
     provs = [x.prov(raw, r"^JAVA_OPTS")]
     xml = x.raw("tomcat_server_xml")
     if xml is not None:
-        connector = re.search(r'<Connector[^>]*port="23443"[^>]*>', xml.text, re.DOTALL)
-        threads = re.search(r'maxThreads="(\d+)"', connector.group(0)) if connector else None
+        connector = _connector(xml.text, 'port="23443"')
+        threads = re.search(r'maxThreads="(\d{1,9})"', connector, re.ASCII) if connector else None
         if threads:
             value["tomcat_max_threads"] = int(threads.group(1))
             provs.append(x.note(xml.location, f'maxThreads="{threads.group(1)}"'))
     x.known("candlepin", value, *provs)
+
+
+def _connector(xml: str, attribute: str) -> str | None:
+    """The first ``<Connector ...>`` tag holding ``attribute`` (str.find: linear on any input)."""
+    start = xml.find("<Connector")
+    while start != -1:
+        end = xml.find(">", start)
+        if end == -1:
+            return None
+        if attribute in xml[start:end]:
+            return xml[start:end + 1]
+        start = xml.find("<Connector", end)
+    return None
 
 
 def qpid(x: Extractor) -> None:
@@ -285,11 +311,16 @@ def mongodb(x: Extractor) -> None:
         x.unknown("mongodb", x.why("mongod_conf"))
         return
     cache = None
-    if re.search(r"^\s*storage:", raw.text, re.MULTILINE):
+    if re.search(r"^[ \t]*storage:", raw.text, re.MULTILINE):
         data = x.parse(raw, parse_yaml) or {}
-        engine = (((data.get("storage") or {}).get("wiredTiger") or {}).get("engineConfig") or {})
-        if engine.get("cacheSizeGB") is not None:
-            cache = float(engine["cacheSizeGB"])
+        engine: Any = data
+        for key in ("storage", "wiredTiger", "engineConfig"):
+            engine = engine.get(key) if isinstance(engine, dict) else None
+        size = engine.get("cacheSizeGB") if isinstance(engine, dict) else None
+        if isinstance(size, (int, float)) and not isinstance(size, bool) and 0 < size < 2**20:
+            cache = float(size)
+        elif size is not None:
+            x.src.problem(f"{raw.location}: cacheSizeGB {str(size)[:40]!r} is not a usable size: ignored")
     x.known("mongodb", {"cache_size_gb": cache}, x.prov(raw, r"cacheSizeGB|storageEngine|dbpath"))
 
 
@@ -300,6 +331,7 @@ def hammer(x: Extractor) -> None:
         return
     data = x.parse(raw, parse_yaml) or {}
     section = data.get("foreman") if isinstance(data.get("foreman"), dict) else data
-    timeout = _int(section.get("request_timeout")) if isinstance(section, dict) else None
+    setting = section.get("request_timeout") if isinstance(section, dict) else None
+    timeout = -1 if setting in (-1, "-1") else _int(setting)  # -1: no timeout
     x.known("hammer", {"request_timeout": timeout}, x.prov(raw, r"request_timeout") if timeout is not None else
             x.note(raw.location, "no :request_timeout: (hammer default)"))

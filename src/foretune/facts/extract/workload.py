@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from foretune.facts.extract.core import Extractor
+from foretune.facts.parsers import ParseError
 from foretune.facts.parsers.foreman import managed_hosts_from_metrics, parse_tasks_csv
 from foretune.facts.parsers.yamlfile import parse_yaml
 
@@ -22,7 +23,11 @@ def _when(text: str) -> datetime | None:
 def hosts_and_tasks(x: Extractor) -> None:
     raw = x.raw("foreman_metrics")
     data = x.parse(raw, parse_yaml)
-    count = managed_hosts_from_metrics(data) if data else None
+    try:
+        count = managed_hosts_from_metrics(data) if data else None
+    except ParseError as exc:
+        x.src.problem(f"{raw.location if raw is not None else 'metrics'}: {exc}")
+        count = None
     if raw is not None and count is not None:
         x.known("managed_hosts", count, x.prov(raw, r"^\s*(Managed|hosts_by_type_count)"))
     tasks_raw = x.raw("tasks_csv")

@@ -28,6 +28,9 @@ import json
 from typing import Any
 
 from foretune.facts.parsers import ParseError
+from foretune.facts.parsers.jsonfile import load_json
+
+MAX_COUNT = 10**7  # foretune estimate: far above any real worker, thread or host count
 
 
 def parse_pumactl_stats(text: str) -> dict[str, int] | None:
@@ -41,17 +44,28 @@ def parse_pumactl_stats(text: str) -> dict[str, int] | None:
         data = json.loads(text[start:])
     except json.JSONDecodeError as exc:
         raise ParseError(f"pumactl stats is not valid JSON: {exc.msg} at char {exc.pos}") from None
+    except (ValueError, RecursionError):
+        data = load_json(text[start:])  # raises the capped, one-line reason
     if not isinstance(data, dict):
         raise ParseError("pumactl stats JSON is not an object")
-    statuses = [w.get("last_status", {}) for w in data.get("worker_status", []) if isinstance(w, dict)]
+    workers = data.get("worker_status", [])
+    statuses = [w.get("last_status", {}) for w in workers if isinstance(w, dict)] if isinstance(workers, list) else []
+    statuses = [s for s in statuses if isinstance(s, dict)]
     if not statuses and "max_threads" in data:  # single mode
         statuses = [data]
-    result = {"workers": int(data.get("workers", 1 if statuses else 0)),
-              "booted_workers": int(data.get("booted_workers", len(statuses)))}
+    result = {"workers": _count(data.get("workers", 1 if statuses else 0), "workers"),
+              "booted_workers": _count(data.get("booted_workers", len(statuses)), "booted_workers")}
     if statuses:
-        result["max_threads"] = max(int(s.get("max_threads", 0)) for s in statuses)
-        result["backlog"] = sum(int(s.get("backlog", 0)) for s in statuses)
+        result["max_threads"] = max(_count(s.get("max_threads", 0), "max_threads") for s in statuses)
+        result["backlog"] = sum(_count(s.get("backlog", 0), "backlog") for s in statuses)
     return result
+
+
+def _count(value: Any, name: str) -> int:
+    """A JSON count that must be a plausible whole number."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        raise ParseError(f"pumactl stats: {name} is not a count: {str(value)[:40]!r}")
+    return value
 
 
 def parse_tasks_csv(text: str) -> list[dict[str, str]]:
@@ -77,4 +91,13 @@ def managed_hosts_from_metrics(data: dict[str, Any]) -> int | None:
     counts = data.get("hosts_by_type_count")
     if not isinstance(counts, dict):
         return None
-    return sum(int(v) for k, v in counts.items() if str(k) != "Discovered" and str(v).isdigit())
+    total = sum(int(v) for k, v in counts.items() if str(k) != "Discovered" and _digits(v))
+    if total > MAX_COUNT:
+        raise ParseError(f"ignored: {total if total < 10**12 else 'more than 10^12'} hosts is not plausible")
+    return total
+
+
+def _digits(value: Any) -> bool:
+    """A count written with ASCII digits only (``'٣'`` and ``'²'`` are not counts), at most 12 of them."""
+    text = str(value)
+    return 0 < len(text) <= 12 and text.isascii() and text.isdigit()

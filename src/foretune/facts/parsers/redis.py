@@ -52,7 +52,7 @@ _UNITS = {"": 1, "k": 1000, "kb": 1024, "m": 1000**2, "mb": 1024**2, "g": 1000**
 
 def redis_size(text: str) -> int | None:
     """A redis.conf memory size (``1gb`` = 1024**3, ``1g`` = 10**9, as redis documents)."""
-    match = re.fullmatch(r"\s*(\d+)\s*([kmg]b?)?\s*", text.lower())
+    match = re.fullmatch(r"(\d{1,18})\s*([kmg]b?)?", text.strip().lower(), re.ASCII)
     if not match:
         return None
     return int(match.group(1)) * _UNITS[match.group(2) or ""]

@@ -54,7 +54,7 @@ def parse_df(text: str) -> dict[str, dict[str, object]]:
             pending = fields[0]
             continue
         pending = ""
-        if len(fields) < 6 or not all(f.isdigit() for f in fields[1:4]):
+        if len(fields) < 6 or not all(f.isascii() and f.isdigit() and len(f) <= 18 for f in fields[1:4]):
             continue
         mountpoint = " ".join(fields[5:])
         result[mountpoint] = {"device": fields[0], "size_bytes": int(fields[1]) * 1024,
@@ -62,7 +62,8 @@ def parse_df(text: str) -> dict[str, dict[str, object]]:
     return result
 
 
-_PAIR = re.compile(r'([A-Z:\-]+)="([^"]*)"')
+_PAIR = re.compile(r'(?<![A-Z:\-])([A-Z:\-]+)="([^"]*)"')  # starts only at the beginning of a name: linear
+MAX_LSBLK_LINE = 64 * 1024
 
 
 def parse_lsblk_pairs(text: str) -> list[dict[str, str]]:
@@ -71,6 +72,8 @@ def parse_lsblk_pairs(text: str) -> list[dict[str, str]]:
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
+        if len(line) > MAX_LSBLK_LINE:
+            raise ParseError(f"lsblk line {number} is longer than {MAX_LSBLK_LINE // 1024} KiB: ignored")
         pairs = dict(_PAIR.findall(line))
         if not pairs:
             raise ParseError(f"lsblk line {number} has no KEY=\"value\" pairs: {line[:60]!r}")

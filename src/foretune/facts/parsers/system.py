@@ -30,7 +30,10 @@ import re
 
 from foretune.facts.parsers import ParseError
 
-_MEMLINE = re.compile(r"^([\w()]+):\s+(\d+)(?:\s+(kB))?\s*$")
+_MEMLINE = re.compile(r"^([\w()]+):\s+(\d{1,20})(?:\s+(kB))?$", re.ASCII)
+
+
+MAX_LIMITS_LINE = 200
 
 
 def parse_meminfo(text: str) -> dict[str, int]:
@@ -66,9 +69,11 @@ def parse_thp_selected(text: str) -> str | None:
 
 
 def parse_tuned_active(text: str) -> str | None:
-    """The profile named by ``tuned-adm active``, or None when no profile is active."""
-    match = re.search(r"^Current active profile:\s*(\S.*?)\s*$", text, re.MULTILINE)
-    return match.group(1) if match else None
+    """The profile named by ``tuned-adm active``, or None when no profile is active (linear on any input)."""
+    for line in text.splitlines():
+        if line.startswith("Current active profile:"):
+            return line[len("Current active profile:"):].strip()[:200] or None
+    return None
 
 
 def parse_sysctl(text: str) -> dict[str, str]:
@@ -89,6 +94,8 @@ def parse_proc_limits(text: str) -> dict[str, dict[str, str]]:
     """/proc/<pid>/limits: ``Max open files -> {soft, hard}``."""
     limits: dict[str, dict[str, str]] = {}
     for line in text.splitlines()[1:]:
+        if len(line) > MAX_LIMITS_LINE:  # real lines are about 80 characters; the pattern backtracks on long runs
+            continue
         match = re.match(r"^(Max [a-z ]+?)\s{2,}(\S+)\s+(\S+)", line)
         if match:
             limits[match.group(1)] = {"soft": match.group(2), "hard": match.group(3)}

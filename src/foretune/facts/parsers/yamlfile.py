@@ -1,6 +1,8 @@
 """YAML files (installer scenario, answers, custom-hiera, database.yml, dynflow and proxy settings).
 
 Kafo and Ruby write symbols as ``:key:``; those keys are returned without the colon.
+Untrusted YAML is loaded into plain strings, numbers, booleans, lists and maps only, with
+bounded work: size, nesting, aliases, expanded size and integer length are capped.
 
 >>> parse_yaml(":facts:\\n  tuning: medium\\n")
 {'facts': {'tuning': 'medium'}}
@@ -16,11 +18,27 @@ foretune.facts.parsers.ParseError: not valid YAML (line 1): expected ',' or ']',
 Traceback (most recent call last):
 ...
 foretune.facts.parsers.ParseError: expected a YAML mapping, found list
+>>> parse_yaml("when: 2024-02-12\\nblob: !!binary aGk=\\nset: !!set {a, b}\\n")
+{'when': '2024-02-12', 'blob': 'aGk=', 'set': ['a', 'b']}
+>>> parse_yaml("a: " + "[" * 100 + "]" * 100)
+Traceback (most recent call last):
+...
+foretune.facts.parsers.ParseError: ignored: YAML nested deeper than 64 levels
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+MAX_YAML_BYTES = 256 * 1024  # installer answers files are ~50 KiB; the pure-Python loader reads ~100 KiB/s worst case
+MAX_DEPTH = 64
+MAX_ALIASES = 100
+MAX_EXPANDED_NODES = 100_000  # nodes after alias expansion (what anything walking the data will visit)
+MAX_INT_DIGITS = 30
+
+
+class YamlLimit(Exception):
+    """The document exceeds one of the caps; the message is the user's line."""
 
 
 def _strip_symbols(value: Any) -> Any:
@@ -31,19 +49,115 @@ def _strip_symbols(value: Any) -> Any:
     return value
 
 
-def parse_yaml(text: str) -> dict[str, Any] | None:
-    """A YAML mapping (Ruby symbol keys de-coloned), or None for empty/comment-only input."""
+def _loader_class() -> type:
+    """A pure-Python SafeLoader with caps, built on first use (keeps ``import yaml`` lazy)."""
+    global _LOADER
+    if _LOADER is not None:
+        return _LOADER
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        def __init__(self, stream: str) -> None:
+            super().__init__(stream)
+            self.aliases = 0
+            self.depth = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                self.aliases += 1
+                if self.aliases > MAX_ALIASES:
+                    raise YamlLimit(f"ignored: more than {MAX_ALIASES} YAML aliases")
+            self.depth += 1
+            try:
+                if self.depth > MAX_DEPTH:
+                    raise YamlLimit(f"ignored: YAML nested deeper than {MAX_DEPTH} levels")
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+
+        def get_single_data(self) -> Any:
+            node = self.get_single_node()
+            if node is None:
+                return None
+            _check_expansion(node, {})
+            return self.construct_document(node)
+
+        def construct_int(self, node: Any) -> Any:
+            text = str(self.construct_scalar(node))
+            if sum(ch.isdigit() for ch in text) > MAX_INT_DIGITS:
+                raise YamlLimit(f"ignored: integer with more than {MAX_INT_DIGITS} digits")
+            return self.construct_yaml_int(node)
+
+        def construct_as_text(self, node: Any) -> Any:
+            return str(self.construct_scalar(node))
+
+        def construct_set_as_list(self, node: Any) -> Any:
+            return [self.construct_object(key) for key, _ in node.value]
+
+        def construct_pairs_as_list(self, node: Any) -> Any:
+            return self.construct_sequence(node, deep=True)
+
+    Loader.add_constructor("tag:yaml.org,2002:int", Loader.construct_int)
+    Loader.add_constructor("tag:yaml.org,2002:timestamp", Loader.construct_as_text)
+    Loader.add_constructor("tag:yaml.org,2002:binary", Loader.construct_as_text)
+    Loader.add_constructor("tag:yaml.org,2002:set", Loader.construct_set_as_list)
+    Loader.add_constructor("tag:yaml.org,2002:omap", Loader.construct_pairs_as_list)
+    Loader.add_constructor("tag:yaml.org,2002:pairs", Loader.construct_pairs_as_list)
+    _LOADER = Loader
+    return Loader
+
+
+_LOADER: type | None = None
+
+
+def _check_expansion(node: Any, memo: dict[int, int]) -> int:
+    """Nodes ``node`` stands for once aliases are expanded (memoised: linear in distinct nodes)."""
+    key = id(node)
+    if key in memo:
+        return memo[key]
+    memo[key] = MAX_EXPANDED_NODES + 1  # a cycle counts as too large
+    total = 1
+    value = node.value
+    if isinstance(value, list):
+        for item in value:
+            for child in item if isinstance(item, tuple) else (item,):
+                total += _check_expansion(child, memo)
+                if total > MAX_EXPANDED_NODES:
+                    raise YamlLimit(f"ignored: YAML expands to more than {MAX_EXPANDED_NODES} values (alias bomb?)")
+    memo[key] = total
+    return total
+
+
+def load_yaml(text: str) -> Any:
+    """Plain data from untrusted YAML text; raises ParseError (one line) when malformed or over a cap."""
     import yaml
 
     from foretune.facts.parsers import ParseError
 
+    size = len(text.encode("utf-8", "surrogatepass")) if len(text) * 4 > MAX_YAML_BYTES else len(text)
+    if size > MAX_YAML_BYTES:
+        raise ParseError(f"ignored: too large for YAML ({size // 1024} KiB, the limit is {MAX_YAML_BYTES // 1024} KiB)")
+    loader = _loader_class()(text)
     try:
-        data = yaml.safe_load(text)
+        return loader.get_single_data()
+    except YamlLimit as exc:
+        raise ParseError(str(exc)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ParseError(f"not valid YAML{where}: {problem}") from None
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # e.g. unhashable or odd keys
+        raise ParseError(f"not usable YAML: {str(exc).splitlines()[0][:100] if str(exc) else type(exc).__name__}") from None
+    finally:
+        loader.dispose()
+
+
+def parse_yaml(text: str) -> dict[str, Any] | None:
+    """A YAML mapping (Ruby symbol keys de-coloned), or None for empty/comment-only input."""
+    from foretune.facts.parsers import ParseError
+
+    data = load_yaml(text)
     if data is None:
         return None
     if not isinstance(data, dict):

@@ -12,6 +12,7 @@ from datetime import datetime
 from foretune.facts.sources.base import Raw, Source
 from foretune.facts.specs import Spec
 from foretune.facts.text import decode
+from foretune.safeio import read_bytes
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 COMMAND_TIMEOUT = 20.0
@@ -27,8 +28,7 @@ class LiveHost(Source):
     def _file(self, path: str, spec: Spec | None) -> Raw | None:
         real = os.path.join(self.root, path.lstrip("/"))
         try:
-            with open(real, "rb") as handle:
-                data = handle.read(MAX_FILE_BYTES + 1)
+            data = read_bytes(real, MAX_FILE_BYTES)
         except FileNotFoundError:
             return None
         except PermissionError:

@@ -3,42 +3,109 @@
 from __future__ import annotations
 
 import gzip
-import json
+import io
+import zlib
 from pathlib import Path
 from typing import Any
 
 from foretune.errors import InputError
 from foretune.facts.model import Fact, FactSet, Provenance
+from foretune.facts.parsers import ParseError
+from foretune.facts.parsers.jsonfile import load_json
+from foretune.safeio import open_input
 
 FORMAT = "foretune-snapshot"
 FORMAT_VERSION = 1
 
 
+MAX_SNAPSHOT_BYTES = 64 * 1024 * 1024  # a snapshot of a large Satellite is a few MiB
+MAX_INT = 2**62  # larger "counts" or "bytes" are not plausible: such a value is ignored
+MAX_HOSTS = 10**7  # foretune estimate: far above the largest documented deployments (60,001+ hosts profile)
+
+
+def _read(path: Path) -> bytes:
+    """The snapshot's JSON bytes; gzip is decompressed with a size cap (no decompression bombs)."""
+    try:
+        with open_input(path) as handle:
+            raw = handle.read(MAX_SNAPSHOT_BYTES + 1)
+            if path.name.endswith(".gz"):
+                with gzip.GzipFile(fileobj=io.BytesIO(raw)) as unpacked:
+                    raw = unpacked.read(MAX_SNAPSHOT_BYTES + 1)
+    except OSError as exc:
+        if exc.strerror is None:  # gzip's BadGzipFile and friends
+            raise InputError(f"{path} is not a foretune snapshot: {str(exc).splitlines()[0] if str(exc) else 'unreadable'}") from None
+        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    except (EOFError, zlib.error) as exc:
+        raise InputError(f"{path} is not a foretune snapshot: {str(exc).splitlines()[0] if str(exc) else 'truncated'}") from None
+    if len(raw) > MAX_SNAPSHOT_BYTES:
+        raise InputError(f"{path}: ignored: too large for a snapshot (more than {MAX_SNAPSHOT_BYTES // 1048576} MiB)")
+    return raw
+
+
 def load_snapshot(path: Path) -> FactSet:
     """The FactSet stored in a snapshot; provenance source becomes ``snapshot``."""
+    raw = _read(path)
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}") from None
-    try:
-        if path.name.endswith(".gz"):
-            raw = gzip.decompress(raw)
-        data = json.loads(raw.decode("utf-8"))
-    except (OSError, EOFError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"{path} is not a foretune snapshot: {str(exc).splitlines()[0] if str(exc) else 'unreadable'}") from None
+        data = load_json(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not a foretune snapshot: not UTF-8") from None
+    except ParseError as exc:
+        raise InputError(f"{path} is not a foretune snapshot: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InputError(f"{path} is not a foretune snapshot (no \"format\": \"{FORMAT}\")")
-    meta = data.get("metadata", {})
+    meta = data.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
     facts = FactSet(source_kind="snapshot", source_label=f"{path} (snapshot of {meta.get('host', '?')} taken {meta.get('time', '?')})")
-    for name, entry in (data.get("facts") or {}).items():
-        facts.add(_fact(name, entry))
-    facts.problems.extend(str(p) for p in data.get("problems", []))
+    entries = data.get("facts")
+    for name, entry in (entries if isinstance(entries, dict) else {}).items():
+        fact, problem = _fact(str(name), entry)
+        if fact is not None:
+            facts.add(fact)
+        if problem:
+            facts.problems.append(f"{path.name}: fact {name}: {problem}")
+    problems = data.get("problems")
+    facts.problems.extend(str(p) for p in (problems if isinstance(problems, list) else []))
     return facts
 
 
-def _fact(name: str, entry: dict[str, Any]) -> Fact:
+def _fact(name: str, entry: Any) -> tuple[Fact | None, str | None]:
+    """The fact of one snapshot entry, or None and why it is ignored (unknown name, wrong type, absurd value)."""
+    from foretune.facts.catalog import BY_NAME
+
+    spec = BY_NAME.get(name)
+    if spec is None:
+        return None, "not a fact foretune knows: ignored"
+    if not isinstance(entry, dict):
+        return Fact.unknown(name, "malformed snapshot entry"), "malformed entry: ignored"
     if entry.get("unknown"):
-        return Fact.unknown(name, str(entry.get("reason", "unknown")))
+        return Fact.unknown(name, str(entry.get("reason", "unknown"))), None
+    value = entry.get("value")
+    problem = _check(spec.shape, name, value)
+    if problem:
+        return Fact.unknown(name, f"snapshot value ignored: {problem}"), f"ignored: {problem}"
+    prov = entry.get("provenance")
     provenance = tuple(Provenance("snapshot", str(p.get("location", "")), str(p.get("excerpt", "")))
-                       for p in entry.get("provenance", []))
-    return Fact(name=name, value=entry.get("value"), provenance=provenance)
+                       for p in (prov if isinstance(prov, list) else []) if isinstance(p, dict))
+    return Fact(name=name, value=value, provenance=provenance), None
+
+
+def _check(shape: str, name: str, value: Any) -> str | None:
+    """Why ``value`` does not fit the catalogue's ``shape`` (None when it fits)."""
+    kind = shape.split(":", 1)[0].split(",", 1)[0].strip()
+    optional = "or None" in shape.split(":", 1)[0] or (value is None and name == "cpu_governor")
+    if value is None:
+        return None if optional else "null where a value is required"
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"expected a whole number, found {type(value).__name__}"
+        limit = MAX_HOSTS if name == "managed_hosts" else MAX_INT
+        if not 0 <= value <= limit:
+            return f"{value if abs(value) < 10**12 else 'a huge number'} is out of range"
+    elif kind.startswith("str"):
+        if not isinstance(value, str):
+            return f"expected text, found {type(value).__name__}"
+    elif kind.startswith("dict") and not isinstance(value, dict):
+        return f"expected a mapping, found {type(value).__name__}"
+    elif kind.startswith("list") and not isinstance(value, list):
+        return f"expected a list, found {type(value).__name__}"
+    return None

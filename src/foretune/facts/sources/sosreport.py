@@ -7,6 +7,7 @@ from pathlib import Path
 
 from foretune.errors import InputError
 from foretune.facts.sources.tree import TreeSource
+from foretune.safeio import read_bytes
 
 MARKERS = ("sos_commands", "version.txt", "sos_reports", "sos_logs")
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -50,11 +51,11 @@ class SosreportDirectory(TreeSource):
     def _data(self, rel: str) -> bytes | None:
         path = self._path(rel)
         try:
-            size = path.stat().st_size
-            if size > MAX_FILE_BYTES:
+            data = read_bytes(path, MAX_FILE_BYTES)
+            if len(data) > MAX_FILE_BYTES:
                 self.problem(f"{rel} is larger than {MAX_FILE_BYTES // 1048576} MiB: skipped")
                 return None
-            return path.read_bytes()
+            return data
         except OSError as exc:
             self.problem(f"{rel}: cannot read ({exc.strerror})")
             return None

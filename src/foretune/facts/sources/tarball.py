@@ -2,26 +2,62 @@
 
 Only members the specs may need are kept in memory (exact candidates, glob patterns, small
 command outputs that a symlink may point to). Symlinks are resolved after the pass, inside
-the archive only. Unsafe names, oversized members and a truncated archive become problems.
+the archive only. The work is bounded: member size, member count, extended-header size and
+the memory of kept members are capped. A damaged archive gives what its intact members hold:
+truncation and corruption (CRC errors, bad header checksums, an end inside a header) are
+always reported, and stray top-level members do not hide the sosreport beside them.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import os
 import posixpath
 import tarfile
 from pathlib import Path
+from typing import Any
 
 from foretune.errors import InputError
 from foretune.facts.sources.sosreport import is_sosreport_root
+from foretune.facts.sources.stream import Corrupt, Decompressed, Truncated, compression
 from foretune.facts.sources.tree import TreeSource
 from foretune.facts.specs import SPECS, sos_candidates, sos_patterns
+from foretune.safeio import open_input
 
 SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2")
 MAX_MEMBER_BYTES = 64 * 1024 * 1024
+MAX_KEPT_BYTES = 256 * 1024 * 1024  # all members kept in memory together
+MAX_MEMBERS = 200_000  # a large sosreport has about 20,000
+MAX_HEADER_BYTES = 1024 * 1024  # pax / GNU long-name headers (real ones are under 1 KiB)
 SIDE_CACHE_BYTES = 256 * 1024  # small sos_commands outputs kept in case a symlink or the manifest names them
+SIDE_CACHE_TOTAL = 32 * 1024 * 1024
+TRAILER_BYTES = 16 * 1024 * 1024  # compressed data after the end of the tar read to check its integrity
 TOP_LEVEL = {"etc", "proc", "sys", "var", "usr", "sos_commands", "sos_reports", "sos_logs", "sos_strings", "version.txt",
              "installed-rpms", "date", "hostname"}
+
+
+class _Capped(Exception):
+    """A header larger than :data:`MAX_HEADER_BYTES`."""
+
+
+class _Info(tarfile.TarInfo):
+    """TarInfo that caps extended headers and remembers why the member list ended."""
+
+    @classmethod
+    def fromtarfile(cls, tarfile: Any) -> Any:
+        try:
+            return super().fromtarfile(tarfile)
+        except Exception as exc:
+            tarfile.foretune_end = exc
+            raise
+
+    def _proc_member(self, tarfile: Any) -> Any:
+        if self.type in _EXTENDED and self.size > MAX_HEADER_BYTES:
+            raise _Capped(f"an extended header of {self.size} bytes (the limit is {MAX_HEADER_BYTES // 1024} KiB)")
+        return super()._proc_member(tarfile)  # type: ignore[misc]
+
+
+_EXTENDED = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK, tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE)
 
 
 def _wanted() -> tuple[set[str], list[str]]:
@@ -45,6 +81,11 @@ def _matches(rel: str, patterns: list[str]) -> bool:
     return False
 
 
+def _reason(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text[:200]
+
+
 class SosreportTarball(TreeSource):
     def __init__(self, path: Path) -> None:
         super().__init__(kind="sosreport", label=str(path))
@@ -52,70 +93,180 @@ class SosreportTarball(TreeSource):
         self.links: dict[str, str] = {}
         self.dirs: set[str] = set()
         self.names: set[str] = set()
+        self.incomplete: str | None = None  # "truncated after N members" when the archive ends early
         self._children: dict[str, set[str]] | None = None
         self._scan(path)
 
+    # --- the streaming pass -----------------------------------------------------------------
     def _scan(self, path: Path) -> None:
         try:
-            size = path.stat().st_size
+            handle = open_input(path)
+            size = os.fstat(handle.fileno()).st_size
         except OSError as exc:
             raise InputError(f"cannot read {path}: {exc.strerror}") from None
         if size == 0:
+            handle.close()
             raise InputError(f"{path} is empty: not a sosreport archive")
+        with handle:
+            try:
+                kind = compression(handle.read(6))
+                handle.seek(0)
+            except OSError as exc:
+                raise InputError(f"cannot read {path}: {exc.strerror}") from None
+            stream = Decompressed(handle, kind) if kind else handle
+            full = self._members(path, stream)
+            if self.incomplete is None and isinstance(stream, Decompressed):
+                try:
+                    if not stream.drain(TRAILER_BYTES):
+                        self.problem(f"{path.name}: more than {TRAILER_BYTES // 1048576} MiB of data after the end of the tar archive: ignored")
+                except Truncated:
+                    self.incomplete = f"truncated after {self._count} members"
+                    self.problem(f"{path.name} is truncated: its compressed data ends early (the tar part looked complete)")
+                except Corrupt as exc:
+                    self.problem(f"{path.name} is corrupt: {_reason(exc)}: facts read from it may be wrong")
+        self._reroot(path, full)
+
+    def _members(self, path: Path, stream: Any) -> dict[str, tuple[str, Any]]:
+        """Read every member once; returns full name -> (kind, payload) of the entries kept."""
         exact, patterns = _wanted()
-        side: dict[str, bytes] = {}
-        prefix: str | None = None
-        count = 0
+        kept: dict[str, tuple[str, Any]] = {}
+        side_total = kept_total = 0
+        self._count = 0
+        self._all: set[str] = set()
+        archive: Any = None
         try:
-            with path.open("rb") as handle, tarfile.open(fileobj=handle, mode="r|*") as archive:
-                for member in archive:
-                    count += 1
-                    name = member.name
-                    if name.startswith("/") or ".." in name.split("/"):
-                        self.problem(f"archive member {name!r} has an unsafe name: ignored")
-                        continue
-                    name = posixpath.normpath(name)
-                    first = name.split("/", 1)[0]
-                    if prefix is None:
-                        prefix = "" if first in TOP_LEVEL else first
-                    rel = name[len(prefix) + 1:] if prefix and name.startswith(prefix + "/") else ("" if name == prefix else name)
-                    if not rel:
-                        continue
-                    self._index(rel)
-                    if member.issym():
-                        self.links[rel] = member.linkname
-                        continue
-                    if member.islnk():
-                        self.links[rel] = "/" + member.linkname.split("/", 1)[-1] if prefix else "/" + member.linkname
-                        continue
-                    if member.isdir():
-                        self.dirs.add(rel)
-                        continue
-                    if not member.isfile():
-                        continue
-                    wanted = rel in exact or _matches(rel, patterns)
-                    small_cmd = rel.startswith(("sos_commands/", "sos_strings/")) and member.size <= SIDE_CACHE_BYTES
-                    if not wanted and not small_cmd:
-                        continue
-                    if member.size > MAX_MEMBER_BYTES:
-                        self.problem(f"archive member {rel} is larger than {MAX_MEMBER_BYTES // 1048576} MiB: skipped")
-                        continue
-                    extracted = archive.extractfile(member)
-                    data = extracted.read() if extracted else b""
-                    if wanted:
-                        self.files[rel] = data
-                    else:
-                        side[rel] = data
-        except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
-            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            if count == 0:
-                raise InputError(f"{path} is not a readable tar archive: {reason}") from None
-            self.problem(f"{path.name} is truncated or corrupt after {count} members ({reason}): facts after that point are missing")
-        top = {rel.split("/", 1)[0] for rel in self.names}
-        if not is_sosreport_root(top):
-            raise InputError(f"{path} is not a sosreport: no sos_commands/ or version.txt inside")
+            archive = tarfile.open(fileobj=stream, mode="r|", tarinfo=_Info)  # noqa: SIM115 (the caller closes the file)
+            for member in archive:
+                self._count += 1
+                archive.members = []  # stream mode would keep every TarInfo otherwise
+                if self._count > MAX_MEMBERS:
+                    self.incomplete = f"stopped after {MAX_MEMBERS} members"
+                    self.problem(f"{path.name} has more than {MAX_MEMBERS} members: the rest is ignored, facts may be missing")
+                    break
+                name = member.name
+                if name.startswith("/") or ".." in name.split("/"):
+                    self.problem(f"archive member {name[:200]!r} has an unsafe name: ignored")
+                    continue
+                name = posixpath.normpath(name)
+                if name in (".", ""):
+                    continue
+                self._all.add(name)
+                if member.issym():
+                    kept[name] = ("sym", member.linkname)
+                    continue
+                if member.islnk():
+                    kept[name] = ("hard", posixpath.normpath(member.linkname))
+                    continue
+                if member.isdir():
+                    kept[name] = ("dir", None)
+                    continue
+                if not member.isfile():
+                    continue
+                inner = name.split("/", 1)[1] if "/" in name else ""
+                wanted = any(rel in exact or _matches(rel, patterns) for rel in (name, inner) if rel)
+                small_cmd = any(rel.startswith(("sos_commands/", "sos_strings/")) for rel in (name, inner) if rel) \
+                    and member.size <= SIDE_CACHE_BYTES
+                if not wanted and not small_cmd:
+                    continue
+                if member.size > MAX_MEMBER_BYTES:
+                    self.problem(f"archive member {name} is larger than {MAX_MEMBER_BYTES // 1048576} MiB: skipped")
+                    continue
+                if wanted and kept_total + member.size > MAX_KEPT_BYTES:
+                    self.problem(f"archive member {name}: more than {MAX_KEPT_BYTES // 1048576} MiB of wanted files: skipped")
+                    continue
+                if not wanted and side_total + member.size > SIDE_CACHE_TOTAL:
+                    continue
+                extracted = archive.extractfile(member)
+                data = extracted.read() if extracted else b""
+                if wanted:
+                    kept_total += len(data)
+                    kept[name] = ("file", data)
+                else:
+                    side_total += len(data)
+                    kept[name] = ("side", data)
+            else:
+                self._check_end(path, getattr(archive, "foretune_end", None))
+        except _Capped as exc:
+            self._damaged(path, "corrupt", f"{exc}")
+        except Truncated as exc:
+            self._damaged(path, "truncated", _reason(exc))
+        except Corrupt as exc:
+            self._damaged(path, "corrupt", _reason(exc))
+        except (tarfile.TarError, EOFError, OSError, ValueError, UnicodeError) as exc:
+            reason = _reason(exc)
+            end = getattr(archive, "foretune_end", None) if archive is not None else None
+            truncated = "unexpected end of data" in reason or isinstance(exc, EOFError) or type(end).__name__ == "TruncatedHeaderError"
+            self._damaged(path, "truncated" if truncated else "corrupt", reason)
+        return kept
+
+    def _check_end(self, path: Path, end: BaseException | None) -> None:
+        """The member list ended: properly (two zero blocks), or early for a reason tar keeps quiet about."""
+        why = type(end).__name__  # tarfile's header errors are not public names
+        if end is None or why == "EOFHeaderError":
+            return
+        if why in ("EmptyHeaderError", "TruncatedHeaderError"):
+            self._damaged(path, "truncated", "the archive ends without its end-of-archive marker"
+                          if why == "EmptyHeaderError" else "it ends inside a member header")
+        else:
+            self._damaged(path, "corrupt", f"{_reason(end)} (bad header checksum?)")
+
+    def _damaged(self, path: Path, how: str, reason: str) -> None:
+        if self._count == 0 or (self._count == 1 and not self._all):
+            raise InputError(f"{path} is not a readable tar archive: {reason}")
+        self.incomplete = f"{how} after {self._count} members"
+        self.problem(f"{path.name} is {how} after {self._count} members ({reason}): facts after that point are missing")
+
+    # --- choosing the sosreport inside the archive -----------------------------------------
+    def _reroot(self, path: Path, kept: dict[str, tuple[str, Any]]) -> None:
+        prefix = self._prefix(path)
+        strip = len(prefix) + 1 if prefix else 0
+        stray = sorted({n.split("/", 1)[0] for n in self._all if prefix and not n.startswith(prefix + "/") and n != prefix})
+        if stray:
+            shown = ", ".join(stray[:3]) + (", ..." if len(stray) > 3 else "")
+            self.problem(f"{path.name}: {len(stray)} top-level member(s) beside {prefix}/ ignored ({shown})")
+        for name in self._all:
+            if (not prefix or name.startswith(prefix + "/")) and name[strip:]:
+                self._index(name[strip:])
+        side: dict[str, bytes] = {}
+        for name, (kind, payload) in kept.items():
+            if prefix and not name.startswith(prefix + "/"):
+                continue
+            rel = name[strip:]
+            if kind == "sym":
+                self.links[rel] = payload
+            elif kind == "hard":
+                target = payload[strip:] if prefix and payload.startswith(prefix + "/") else payload
+                self.links[rel] = "/" + target
+            elif kind == "dir":
+                self.dirs.add(rel)
+            elif kind == "file":
+                self.files[rel] = payload
+            else:
+                side[rel] = payload
         # keep the side-cached members that a symlink or the manifest names
-        self.files.update(side)
+        for rel, data in side.items():
+            self.files.setdefault(rel, data)
+
+    def _prefix(self, path: Path) -> str:
+        """The directory holding the sosreport: '' (members at the top) or one top-level folder."""
+        top = {n.split("/", 1)[0] for n in self._all}
+        if is_sosreport_root(top):
+            return ""
+        children: dict[str, set[str]] = {}
+        for name in self._all:
+            parts = name.split("/")
+            if len(parts) >= 2:
+                children.setdefault(parts[0], set()).add(parts[1])
+        roots = sorted(d for d, names in children.items() if is_sosreport_root(names))
+        if roots:
+            if len(roots) > 1:
+                self.problem(f"{path.name} holds {len(roots)} sosreports: reading {roots[0]}/ only")
+            return roots[0]
+        if self.incomplete is not None:  # sos writes etc/ before sos_commands/: a cut archive may lack the markers
+            looks = sorted(d for d, names in children.items() if names & TOP_LEVEL)
+            if looks or top & TOP_LEVEL:
+                return looks[0] if looks and not top & TOP_LEVEL else ""
+        raise InputError(f"{path} is not a sosreport: no sos_commands/ or version.txt inside")
 
     def _index(self, rel: str) -> None:
         self.names.add(rel)

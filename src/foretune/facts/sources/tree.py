@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import fnmatch
-import json
 import posixpath
 from datetime import datetime
 
+from foretune.facts.parsers import ParseError
+from foretune.facts.parsers.jsonfile import load_json
 from foretune.facts.sources.base import Raw, Source
 from foretune.facts.specs import Spec, sos_candidates, sos_patterns
 from foretune.facts.text import decode
@@ -86,12 +87,14 @@ class TreeSource(Source):
         data = self._data("sos_reports/manifest.json") if self._is_file("sos_reports/manifest.json") else None
         if data:
             try:
-                parsed = json.loads(data.decode("utf-8", "replace"))
+                parsed = load_json(data.decode("utf-8", "replace"))
                 plugins = parsed.get("components", {}).get("report", {}).get("plugins", {})
                 for plugin in plugins.values():
                     for command in plugin.get("commands", []):
                         if command.get("exec") and command.get("filepath"):
                             self._manifest[str(command["exec"])] = str(command["filepath"]).lstrip("/")
+            except ParseError as exc:
+                self.problem(f"sos_reports/manifest.json: {exc}: using the usual file names")
             except (ValueError, AttributeError, TypeError):
                 self.problem("sos_reports/manifest.json is not valid JSON: using the usual file names")
         return self._manifest

@@ -21,7 +21,8 @@ class PulpcoreApiWorkersHigh(PlanRule):
         t = self.recommendation(ctx)
         if api <= t.foretune.value:
             return self.passed(f"{api} API workers")
-        return self.failed(f"{api} pulpcore API workers: more measured no faster and cost memory and connections",
+        return self.failed(f"{api} pulpcore API workers, more than the installer's formula: each one costs memory and "
+                           "database connections",
                            current=api, recommended=t.foretune.value, evidence=ctx.evidence("pulpcore"), fixes=t.fixes)
 
 

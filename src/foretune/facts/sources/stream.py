@@ -1,0 +1,131 @@
+"""Decompress a gzip, xz or bzip2 file as a stream, with integrity checked and truncation reported.
+
+``tarfile``'s own stream mode neither checks the gzip CRC nor notices a compressed stream that
+simply stops; this reader does both (raising :class:`Truncated` or :class:`Corrupt`) and never
+holds more than about one megabyte of output at a time, whatever the compression ratio.
+"""
+
+from __future__ import annotations
+
+import bz2
+import lzma
+import zlib
+from typing import Any, BinaryIO, cast
+
+IN_CHUNK = 256 * 1024
+OUT_CHUNK = 1024 * 1024
+MAGIC = {b"\x1f\x8b": "gz", b"\xfd7zXZ\x00": "xz", b"BZh": "bz2", b"\x5d\x00\x00": "xz"}
+
+
+class Truncated(EOFError):
+    """The compressed data ends before its end-of-stream marker."""
+
+
+class Corrupt(ValueError):
+    """The decompressor found damage (CRC mismatch, invalid data)."""
+
+
+def compression(head: bytes) -> str:
+    """``gz``, ``xz``, ``bz2`` or ``""`` (not compressed) from the first bytes of a file.
+
+    >>> compression(b"\\x1f\\x8b\\x08"), compression(b"\\xfd7zXZ\\x00\\x00"), compression(b"ustar")
+    ('gz', 'xz', '')
+    """
+    for magic, kind in MAGIC.items():
+        if head.startswith(magic):
+            return kind
+    return ""
+
+
+class Decompressed:
+    """A ``read(n)`` stream of the decompressed bytes of ``handle``."""
+
+    def __init__(self, handle: BinaryIO, kind: str) -> None:
+        self.handle = handle
+        self.kind = kind
+        self.dec: Any = self._new()
+        self.feed = b""
+        self.buf = b""
+        self.pos = 0
+        self.finished = False
+        self.total = 0
+
+    def _new(self) -> Any:
+        if self.kind == "gz":
+            return zlib.decompressobj(16 + zlib.MAX_WBITS)
+        if self.kind == "xz":
+            return lzma.LZMADecompressor()
+        return bz2.BZ2Decompressor()
+
+    def _input(self) -> bytes:
+        data, self.feed = self.feed, b""
+        return data or self.handle.read(IN_CHUNK)
+
+    def _chunk(self) -> bytes:
+        """The next piece of output; b"" once every stream in the file has ended properly."""
+        while True:
+            dec = self.dec
+            if dec.eof:
+                tail = dec.unused_data or self._input()
+                if not tail:
+                    self.finished = True
+                    return b""
+                if self.kind == "gz" and not tail.strip(b"\x00"):  # zero padding after the last member
+                    continue
+                self.dec = dec = self._new()  # concatenated streams (pigz, pxz, cat a b)
+                self.feed = tail
+            try:
+                if self.kind == "gz":
+                    data = dec.unconsumed_tail or self._input()
+                    if not data:
+                        raise Truncated("compressed data ends before its end marker")
+                    out = dec.decompress(data, OUT_CHUNK)
+                else:
+                    data = self._input() if dec.needs_input else b""
+                    if dec.needs_input and not data:
+                        raise Truncated("compressed data ends before its end marker")
+                    out = dec.decompress(data, OUT_CHUNK)
+            except (zlib.error, lzma.LZMAError, OSError, EOFError) as exc:
+                if isinstance(exc, Truncated):
+                    raise
+                raise Corrupt(f"{self.kind} data is corrupt ({str(exc) or type(exc).__name__})") from None
+            if out:
+                self.total += len(out)
+                return cast("bytes", out)
+
+    def read(self, size: int = -1) -> bytes:
+        if size is None or size < 0:
+            parts = [self.buf[self.pos:]]
+            while chunk := self._chunk():
+                parts.append(chunk)
+            self.buf, self.pos = b"", 0
+            return b"".join(parts)
+        available = len(self.buf) - self.pos
+        if available >= size:
+            start = self.pos
+            self.pos += size
+            return self.buf[start:self.pos]
+        parts = [self.buf[self.pos:]] if available else []
+        while available < size:
+            chunk = self._chunk()
+            if not chunk:
+                break
+            parts.append(chunk)
+            available += len(chunk)
+        data = b"".join(parts)
+        self.buf, self.pos = data, min(size, len(data))
+        return data[:size]
+
+    def drain(self, limit: int) -> bool:
+        """Read to the end (checking integrity); False if more than ``limit`` bytes remained."""
+        seen = len(self.buf) - self.pos
+        self.buf, self.pos = b"", 0
+        while seen <= limit:
+            chunk = self._chunk()
+            if not chunk:
+                return True
+            seen += len(chunk)
+        return False
+
+    def close(self) -> None:
+        self.buf = b""
