@@ -26,8 +26,10 @@ class Environment:
 
     def __init__(self, stdout: TextIO | None = None, stderr: TextIO | None = None, stdin: TextIO | None = None,
                  environ: dict[str, str] | None = None) -> None:
-        self.stdout: TextIO = stdout or sys.stdout
-        self.stderr: TextIO = stderr or sys.stderr
+        from foretune.term import guard
+
+        self.stdout: TextIO = stdout or guard(sys.stdout)
+        self.stderr: TextIO = stderr or guard(sys.stderr)
         self.stdin: TextIO = stdin or sys.stdin
         self.environ: dict[str, str] = dict(os.environ) if environ is None else environ
         self.color_choice = "auto"  # --color auto|always|never, set once the command line is parsed

@@ -121,6 +121,34 @@ class _Guard:
         return self.stream.fileno()
 
 
+class TerminalGuard(_Guard):
+    """A terminal stream that neutralises every control character and escape sequence except colour (SGR),
+    carriage return (progress lines) and the newline: the last line of defence for text from input files.
+    """
+
+    _SEQUENCE = re.compile("\x1b\\[[0-9;]*m|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+    def isatty(self) -> bool:
+        return True
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+def guard(stream: TextIO) -> TextIO:
+    """``stream`` behind a :class:`TerminalGuard` when it is a terminal, else unchanged.
+
+    >>> import io
+    >>> guard(io.StringIO()).__class__.__name__
+    'StringIO'
+    """
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return cast("TextIO", TerminalGuard(stream)) if tty else stream
+
+
 def console(stream: TextIO, *, color: bool, width: int | None) -> Console:
     """A rich console on ``stream`` with foretune's theme; ``width=None`` means do not wrap."""
     from rich.console import Console

@@ -61,6 +61,8 @@ class Report:
         by_sev = {s: sum(1 for f in fails if f.severity == s) for s in Severity}
         parts = [f"{n} {s.label}" for s, n in sorted(by_sev.items(), reverse=True) if n]
         waived = sum(1 for f in self.findings if f.waived)
-        return (f"{len(fails)} findings" + (f" ({', '.join(parts)})" if parts else "")
+        from foretune.term import plural
+
+        return (plural(len(fails), "finding") + (f" ({', '.join(parts)})" if parts else "")
                 + f", {self.count(Status.PASS)} passed, {self.count(Status.SKIP)} skipped"
                 + (f", {waived} waived" if waived else ""))

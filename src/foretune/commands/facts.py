@@ -55,43 +55,49 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
 
 def _short(value: Any, width: int = 70) -> str:
-    from foretune.units import format_gib
+    from foretune.term import clean_line, human_bytes, plural
 
     if isinstance(value, dict):
-        text = ", ".join(f"{k}={_short(v, 30) if not (isinstance(v, int) and k.endswith('_bytes')) else format_gib(v)}"
+        text = ", ".join(f"{k}={human_bytes(v) if isinstance(v, int) and str(k).endswith('_bytes') else _short(v, 30)}"
                          for k, v in value.items() if not isinstance(v, (dict, list)))
         nested = [k for k, v in value.items() if isinstance(v, (dict, list))]
         if nested:
             text += (", " if text else "") + ", ".join(f"{k}=…" for k in nested[:6]) + (" …" if len(nested) > 6 else "")
     elif isinstance(value, list):
-        text = f"{len(value)} entries"
+        text = plural(len(value), "entry", "entries")
     elif value is None:
         text = "none"
     else:
         text = str(value).replace("\n", " ")
+    text = clean_line(text)
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def print_table(data: dict[str, Any], env: Environment, *, show_unknown: bool) -> None:
-    from foretune.units import format_gib
+    """Facts as a table wrapped to the terminal: name, value, where it came from."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    from foretune.term import clean_line, human_bytes, plural, render_to_text
 
     source = data["source"]
-    print(f"facts from {source['label']} ({source['kind']})", file=env.stdout)
-    rows = []
+    table = Table.grid(padding=(0, 2, 0, 0))
+    table.add_column(no_wrap=True)
+    table.add_column(overflow="fold")
+    table.add_column(overflow="fold", style="muted")
     unknown = 0
     for name, entry in data["facts"].items():
         if entry.get("unknown"):
             unknown += 1
             if show_unknown:
-                rows.append((name, "unknown", entry["reason"]))
+                table.add_row(name, Text("unknown", style="sev.medium"), clean_line(entry["reason"]))
             continue
         value = entry["value"]
-        shown = format_gib(value) if name == "ram_bytes" and isinstance(value, int) else _short(value)
-        where = entry["provenance"][0]["location"] if entry["provenance"] else ""
-        rows.append((name, shown, where))
-    width = max((len(r[0]) for r in rows), default=4)
-    vwidth = min(72, max((len(r[1]) for r in rows), default=5))
-    for name, value, where in rows:
-        print(f"  {name:<{width}}  {value:<{vwidth}}  {where}", file=env.stdout)
+        shown = human_bytes(value) if name.endswith("_bytes") and isinstance(value, int) else _short(value)
+        where = clean_line(entry["provenance"][0]["location"]) if entry["provenance"] else ""
+        table.add_row(name, shown, where)
+    parts: list[Any] = [Text(f"facts from {clean_line(source['label'])} ({source['kind']})", style="heading"), table]
     if unknown and not show_unknown:
-        print(f"{unknown} facts unknown (--unknown lists them with the reason)", file=env.stdout)
+        parts.append(Text(f"{plural(unknown, 'fact')} unknown (--unknown lists them with the reason)"))
+    env.stdout.write(render_to_text(Group(*parts), color=env.color, width=env.width))

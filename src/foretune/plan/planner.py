@@ -25,6 +25,7 @@ from foretune.plan.model import (
     Setting,
     Tunable,
 )
+from foretune.term import plural
 from foretune.units import format_gib, format_size, parse_size
 
 GIB = 1024**3
@@ -528,21 +529,21 @@ class Planner:
         budget: list[tuple[str, int]] = []
         if "puma.workers" in t:
             w, th = t["puma.workers"].foretune.value, t["puma.threads_max"].foretune.value
-            budget.append((f"Puma {w} workers x ({th} threads + 4)", w * (th + const("db_pool_extra"))))
+            budget.append((f"Puma {plural(w, 'worker')} x ({th} threads + 4)", w * (th + const("db_pool_extra"))))
         if "passenger.max_pool_size" in t:
             pool = t["passenger.max_pool_size"].foretune.value
-            budget.append((f"Passenger {pool} processes x 5 pool", pool * 5))
+            budget.append((f"Passenger {plural(pool, 'process', 'processes')} x 5 pool", pool * 5))
         if "dynflow.sidekiq_instances" in t:
             inst, conc = t["dynflow.sidekiq_instances"].foretune.value, t["dynflow.sidekiq_concurrency"].foretune.value
             extra = const("sidekiq_connections_extra")
-            budget.append((f"Sidekiq {inst} workers x ({conc} + {extra}) + orchestrator", inst * (conc + extra) + 1 + extra))
+            budget.append((f"Sidekiq {plural(inst, 'worker')} x ({conc} + {extra}) + orchestrator", inst * (conc + extra) + 1 + extra))
         if "dynflow.executors" in t:
             budget.append((f"dynflowd {t['dynflow.executors'].foretune.value} executors x 5", t["dynflow.executors"].foretune.value * 5))
         if self.server:
             budget.append(("Candlepin", const("candlepin_connections")))
         if "pulp.workers" in t:
             pw, pa, pc = (t[k].foretune.value for k in ("pulp.workers", "pulp.api_workers", "pulp.content_workers"))
-            budget.append((f"pulpcore {pw} workers x 2 + {pa + pc} gunicorn", pw * const("pulp_connections_per_worker")
+            budget.append((f"pulpcore {plural(pw, 'worker')} x 2 + {pa + pc} gunicorn", pw * const("pulp_connections_per_worker")
                            + (pa + pc) * const("pulp_connections_per_gunicorn")))
             budget.append(("Smart Proxy container gateway", const("proxy_container_gateway_connections")))
         budget.append(("superuser reserved", const("pg_reserved_connections")))
@@ -599,13 +600,13 @@ class Planner:
         add("Apache httpd", memory_gib("httpd"), "foretune estimate")
         if "puma.workers" in t and not exclude_puma:
             w = t["puma.workers"].foretune.value
-            add("Foreman (Puma)", w * const("puma_ram_per_worker_gib"), f"{w} workers x ~1 GiB")
+            add("Foreman (Puma)", w * const("puma_ram_per_worker_gib"), f"{plural(w, 'worker')} x ~1 GiB")
         if "passenger.max_pool_size" in t:
             pool = t["passenger.max_pool_size"].foretune.value
-            add("Foreman (Passenger)", pool * memory_gib("passenger_process"), f"{pool} processes x 0.5 GiB")
+            add("Foreman (Passenger)", pool * memory_gib("passenger_process"), f"{plural(pool, 'process', 'processes')} x 0.5 GiB")
         if "dynflow.sidekiq_instances" in t:
             n = t["dynflow.sidekiq_instances"].foretune.value
-            add("Dynflow Sidekiq", n * memory_gib("sidekiq_instance") + memory_gib("dynflow_orchestrator"), f"{n} workers + orchestrator")
+            add("Dynflow Sidekiq", n * memory_gib("sidekiq_instance") + memory_gib("dynflow_orchestrator"), f"{plural(n, 'worker')} + orchestrator")
         if "dynflow.executors" in t:
             n = t["dynflow.executors"].foretune.value
             add("dynflowd", n * memory_gib("dynflowd_executor"), f"{n} executors")
@@ -625,9 +626,9 @@ class Planner:
         if self.f.pulpcore:
             gunicorn = (min(4, self.inp.cpus) + 1) + (2 * cpus8 + 1)
             add("pulpcore", cpus8 * memory_gib("pulp_worker") + gunicorn * memory_gib("pulp_gunicorn"),
-                f"{cpus8} workers + {gunicorn} gunicorn processes")
+                f"{plural(cpus8, 'worker')} + {plural(gunicorn, 'gunicorn process', 'gunicorn processes')}")
         if self.f.pulp2:
-            add("Pulp 2", cpus8 * memory_gib("pulp2_worker"), f"{cpus8} workers")
+            add("Pulp 2", cpus8 * memory_gib("pulp2_worker"), f"{plural(cpus8, 'worker')}")
         if self.f.mongodb and self.server:
             add("MongoDB", self.ram_gib * default("mongodb_cache_fraction") + memory_gib("mongodb_overhead"), "cache 20 % of RAM + 1 GiB")
         if self.f.redis:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from foretune.plan.model import Plan
-from foretune.term import render_to_text
+from foretune.term import plural, render_to_text
 from foretune.units import format_gib, format_setting
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ def render(plan: Plan, *, color: bool = False, width: int | None = None) -> str:
 
     inp = plan.input
     parts: list[RenderableType] = [Text(line) for line in (
-        f"{plan.release.label} {inp.role}: {inp.hosts} hosts, {inp.cpus} CPUs, {format_gib(inp.ram_bytes)} RAM",
+        f"{plan.release.label} {inp.role}: {plural(inp.hosts, 'host')}, {plural(inp.cpus, 'CPU')}, {format_gib(inp.ram_bytes)} RAM",
         f"generation: {plan.release.generation} ({_epoch(plan.release.epoch)})",
         f"profile: {plan.profile} — {plan.profile_reason}",
         f"hardware: {plan.hardware.message}",

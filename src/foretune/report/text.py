@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from foretune.audit.model import Finding, Report
 from foretune.report.data import ordered, value_text
 from foretune.rules.base import Status
-from foretune.term import clean, clean_line, render_to_text
+from foretune.term import clean, clean_line, plural, render_to_text
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -25,7 +25,7 @@ def render(report: Report, *, color: bool = False, verbose: bool = False, width:
     head: list[RenderableType] = [
         Text(f"foretune audit of {clean_line(report.source)} ({report.source_kind})", style="heading"),
         Text(f"{clean_line(report.release or 'release unknown')}, {clean_line(report.role or 'role unknown')}, "
-             f"{report.hosts if report.hosts is not None else 'unknown'} hosts"
+             + (plural(report.hosts, "host") if report.hosts is not None else "unknown hosts")
              + (f", plan profile {clean_line(report.profile)}" if report.profile else "")),
         *(Text(f"note: {clean(n)}", style="muted") for n in report.notes), Text(""),
     ]

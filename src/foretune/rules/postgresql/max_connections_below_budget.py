@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 from foretune.rules.values import pg_int
+from foretune.term import plural
 
 
 def running_budget(ctx: Context) -> tuple[int, list[str]]:
@@ -21,11 +22,11 @@ def running_budget_parts(ctx: Context) -> list[tuple[str, int]]:
         pool = ctx.facts.value("foreman_db_pool") or puma["threads_max"] + 4
         per = max(pool, puma["threads_max"] + 4)
         budget = {k: v for k, v in budget.items() if not k.startswith("Puma")}
-        budget[f"Puma {puma['workers']} workers x {per}"] = puma["workers"] * per
+        budget[f"Puma {plural(puma['workers'], 'worker')} x {per}"] = puma["workers"] * per
     dynflow = ctx.facts.value("dynflow") or {}
     if dynflow.get("workers") and dynflow.get("concurrency"):
         budget = {k: v for k, v in budget.items() if not k.startswith("Sidekiq")}
-        budget[f"Sidekiq {dynflow['workers']} workers x ({dynflow['concurrency']} + 2) + orchestrator"] = (
+        budget[f"Sidekiq {plural(dynflow['workers'], 'worker')} x ({dynflow['concurrency']} + 2) + orchestrator"] = (
             dynflow["workers"] * (dynflow["concurrency"] + 2) + 3)
     return list(budget.items())
 
