@@ -152,3 +152,41 @@ def test_terminal_guard_lets_only_colour_through() -> None:
     TerminalGuard(out).write("a\x1b[31mred\x1b[0m\x1b]0;title\x07\x1b[2J\x9b1m\r\n")
     assert out.getvalue() == "a\x1b[31mred\x1b[0m\\x1b]0;title\\x07\\x1b[2J\\x9b1m\r\n"
     assert clean("tab\tand\nnewline") == "tab\tand\nnewline"
+
+
+# --- progress for long reads --------------------------------------------------------------------
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("suffix", [".tar.xz", ".tar"])
+def test_tarball_reads_report_their_progress_up_to_the_whole_file(tmp_path: Path, suffix: str) -> None:
+    from foretune.facts import read_source
+    from tests.facts.archive import pack
+
+    archive = pack(Path(EXAMPLE), tmp_path / f"sosreport{suffix}")
+    seen: list[tuple[int, int]] = []
+    facts = read_source(str(archive), progress=lambda done, total: seen.append((done, total)))
+    assert facts.value("hostname") == "satellite.example.com"
+    size = archive.stat().st_size
+    assert seen and all(total == size for _, total in seen)
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+    assert seen[-1][0] == size
+
+
+def test_read_progress_draws_only_on_a_terminal_and_only_for_large_reads() -> None:
+    from foretune.term import ReadProgress
+
+    tty = _Tty()
+    with ReadProgress(tty, "reading big.tar.xz", enabled=True, min_bytes=1000) as bar:
+        bar(10, 999)  # below the threshold: nothing
+        assert tty.getvalue() == ""
+        for done in range(0, 5001, 1000):
+            bar(done, 5000)
+    assert "reading big.tar.xz" in tty.getvalue()
+    quiet = io.StringIO()
+    with ReadProgress(quiet, "reading big.tar.xz", enabled=False, min_bytes=0) as bar:
+        bar(5000, 5000)
+    assert quiet.getvalue() == ""

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, TextIO
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from foretune.term import ReadProgress
+
 
 class ExitStatus(enum.IntEnum):
     """Every exit status foretune uses."""
@@ -67,6 +69,12 @@ class Environment:
         from foretune.term import console
 
         return console(self.stdout, color=self.color, width=self.width)
+
+    def read_progress(self, source: str | None) -> ReadProgress:
+        """A progress bar on standard error (a terminal only) for reading ``source``."""
+        from foretune.term import ReadProgress
+
+        return ReadProgress(self.stderr, f"reading {source}", enabled=bool(source) and _isatty(self.stderr))
 
     def warn(self, message: str) -> None:
         """Print one warning line on stderr (control characters from input made visible)."""

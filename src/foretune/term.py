@@ -160,6 +160,42 @@ def console(stream: TextIO, *, color: bool, width: int | None) -> Console:
                    _environ={})
 
 
+class ReadProgress:
+    """A progress bar on a terminal for one long read (a large tarball); a no-op elsewhere.
+
+    Call it with (bytes done, bytes in all); the bar appears only for reads of at least ``min_bytes``,
+    so small inputs never pay for importing rich.progress. Use it as a context manager.
+    """
+
+    def __init__(self, stream: TextIO, label: str, *, enabled: bool, min_bytes: int = 32 * 1024**2) -> None:
+        self.stream, self.label, self.enabled, self.min_bytes = stream, clean_line(label), enabled, min_bytes
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled or total < self.min_bytes:
+            return
+        if self._bar is None:
+            from rich.console import Console
+            from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+            out = Console(file=self.stream, force_terminal=True, highlight=False, markup=False, emoji=False,
+                          legacy_windows=False, _environ={})
+            self._bar = Progress(TextColumn(self.label), BarColumn(), DownloadColumn(binary_units=True),
+                                 TimeRemainingColumn(), console=out, transient=True)
+            self._bar.start()
+            self._task = self._bar.add_task(self.label, total=total)
+        self._bar.update(self._task, completed=done, total=total)
+
+    def __enter__(self) -> ReadProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+
 def render_to_text(renderable: Any, *, color: bool, width: int | None) -> str:
     """``renderable`` as the text a console of ``width`` prints, without trailing spaces."""
     import io

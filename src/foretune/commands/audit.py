@@ -56,7 +56,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     rules = select_rules(all_rules(), args.select, args.ignore)
     waivers = load_waivers(args.waivers) if args.waivers else []
     bench = [load_bench(path) for path in args.bench]
-    facts = read_source(args.source, hosts=args.hosts)
+    with env.read_progress(args.source) as progress:
+        facts = read_source(args.source, hosts=args.hosts, progress=progress)
     for problem in facts.problems:
         env.warn(problem)
     ctx, notes = build_context(facts, hosts=args.hosts, bench=bench)

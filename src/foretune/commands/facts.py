@@ -41,7 +41,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if name not in BY_NAME:
             raise UsageError(f"unknown fact {name!r} (see docs/cli-reference.md or `foretune facts --format json`)")
     source = None if args.source in (None, "live") else args.source
-    facts = read_source(source, hosts=args.hosts, environ=env.environ)
+    with env.read_progress(source) as progress:
+        facts = read_source(source, hosts=args.hosts, environ=env.environ, progress=progress)
     data = facts_to_dict(facts)
     if wanted:
         data["facts"] = {n: data["facts"][n] for n in wanted}

@@ -71,7 +71,9 @@ def plan_from_args(args: argparse.Namespace, env: Environment) -> object:
     if args.source:
         from foretune.facts import read_source
 
-        facts = read_source(None if args.source == "live" else args.source, hosts=args.hosts)
+        source = None if args.source == "live" else args.source
+        with env.read_progress(source) as progress:
+            facts = read_source(source, hosts=args.hosts, progress=progress)
         for problem in facts.problems:
             env.warn(problem)
         return make_plan(input_from_facts(facts, hosts=args.hosts, **given))

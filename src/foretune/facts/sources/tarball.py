@@ -14,6 +14,7 @@ import fnmatch
 import os
 import posixpath
 import tarfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -86,8 +87,25 @@ def _reason(exc: BaseException) -> str:
     return text[:200]
 
 
+class _Counting:
+    """A binary file that reports how many bytes have been read from it."""
+
+    def __init__(self, handle: Any, size: int, report: Callable[[int, int], None]) -> None:
+        self.handle, self.size, self.report, self.done = handle, size, report, 0
+
+    def read(self, n: int = -1) -> bytes:
+        data: bytes = self.handle.read(n)
+        self.done += len(data)
+        self.report(self.done, self.size)
+        return data
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.handle, name)
+
+
 class SosreportTarball(TreeSource):
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, progress: Callable[[int, int], None] | None = None) -> None:
+        self._progress = progress
         super().__init__(kind="sosreport", label=str(path))
         self.files: dict[str, bytes] = {}
         self.links: dict[str, str] = {}
@@ -113,7 +131,8 @@ class SosreportTarball(TreeSource):
                 handle.seek(0)
             except OSError as exc:
                 raise InputError(f"cannot read {path}: {exc.strerror}") from None
-            stream = Decompressed(handle, kind) if kind else handle
+            source: Any = _Counting(handle, size, self._progress) if self._progress else handle
+            stream = Decompressed(source, kind) if kind else source
             full = self._members(path, stream)
             if self.incomplete is None and isinstance(stream, Decompressed):
                 try:
