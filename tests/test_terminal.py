@@ -190,3 +190,15 @@ def test_read_progress_draws_only_on_a_terminal_and_only_for_large_reads() -> No
     with ReadProgress(quiet, "reading big.tar.xz", enabled=False, min_bytes=0) as bar:
         bar(5000, 5000)
     assert quiet.getvalue() == ""
+
+
+def test_byte_counts_are_shown_in_binary_units() -> None:
+    fixtures = REPO / "tests" / "fixtures" / "sosreports"
+    out = run_cli("audit", str(fixtures / "satellite-6.9")).stdout
+    # memory-budget-over-ram: 35205100338 B = 32.79 GiB needed, 34170994688 B = 31.82 GiB with the plan
+    assert "current: 32.8 GiB   recommended: 31.8 GiB" in out
+    for case in sorted(p for p in fixtures.iterdir() if p.is_dir()):
+        for argv in (["audit", str(case), "--verbose"], ["audit", str(case), "--format", "markdown"], ["facts", str(case)]):
+            text = run_cli(*argv).stdout
+            raw = [line for line in text.splitlines() if re.search(r"(current|recommended|used_memory|size)\S*[:=] ?\d{7,}", line)]
+            assert raw == [], (argv, raw)

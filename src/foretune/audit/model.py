@@ -22,6 +22,7 @@ class Finding:
     fixes: tuple[str, ...] = ()  # rendered snippets
     citations: tuple[tuple[str, str, str], ...] = ()  # (id, title, where)
     waived: str | None = None  # waiver reason
+    unit: str = ""  # "bytes": current and recommended are byte counts
 
     @property
     def counts(self) -> bool:

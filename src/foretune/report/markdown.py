@@ -60,7 +60,7 @@ def render(report: Report) -> str:
         for f in failing:
             sev = "error" if f.status == Status.ERROR else f.severity.label
             lines.append(f"| {sev}{' (waived)' if f.waived else ''} | `{f.rule_id}` | {text(f.message)} | "
-                         f"{text(value_text(f.current))} | {text(value_text(f.recommended))} |")
+                         f"{text(value_text(f.current, f.unit))} | {text(value_text(f.recommended, f.unit))} |")
         for f in failing:
             lines += ["", f"## {f.rule_id} — {text(f.title)}", "", text(f.message), ""]
             lines += [f"- evidence: {code(e.location)}" + (f" — {code(e.excerpt.splitlines()[0][:120])}" if e.excerpt else "")

@@ -72,8 +72,8 @@ def _body(f: Finding) -> RenderableType:
     if f.status in (Status.PASS, Status.SKIP):
         return lines[0]
     if f.current is not None or f.recommended is not None:
-        lines.append(Text(f"current: {clean_line(value_text(f.current))}   recommended: "
-                          f"{clean_line(value_text(f.recommended))}"))
+        lines.append(Text(f"current: {clean_line(value_text(f.current, f.unit))}   recommended: "
+                          f"{clean_line(value_text(f.recommended, f.unit))}"))
     for e in f.evidence[:4]:
         excerpt = f": {clean_line(e.excerpt.splitlines()[0][:100])}" if e.excerpt else ""
         lines.append(Text(f"evidence: {clean_line(e.location)}{excerpt}", style="muted"))

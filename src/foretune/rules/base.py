@@ -94,6 +94,7 @@ class Rule:
     roles: ClassVar[frozenset[str]] = frozenset({"server", "capsule"})
     needs: ClassVar[tuple[str, ...]] = ()  # fact names; unknown -> SKIP "fact unknown: <reason>"
     citations: ClassVar[tuple[str, ...]] = ()  # ids in knowledge/data/citations*.yaml
+    unit: ClassVar[str] = ""  # "bytes" when current/recommended are byte counts (reports show them in GiB/MiB)
 
     def applies(self, ctx: Context) -> str | None:
         """Return a skip reason when the rule does not apply (generation, role), else None."""

@@ -32,6 +32,7 @@ class MemoryOverRam(Rule):
     severity = Severity.HIGH
     needs = ("ram_bytes",)
     citations = ("g62-memory", "gf-puma-autotuning", "foretune-estimate")
+    unit = "bytes"
 
     def applies(self, ctx: Context) -> str | None:
         return None if ctx.plan else ctx.no_plan_reason
