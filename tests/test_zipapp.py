@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import subprocess
-import zipfile
 import sys
+import zipfile
 from pathlib import Path
 
 from tests.conftest import REPO

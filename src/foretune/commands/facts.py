@@ -55,11 +55,18 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     return 0
 
 
+BYTE_KEYS = {"maxmemory", "used_memory"}  # redis (catalogue: int bytes)
+
+
+def _is_bytes(key: str) -> bool:
+    return key.endswith("_bytes") or key in BYTE_KEYS
+
+
 def _short(value: Any, width: int = 70) -> str:
     from foretune.term import clean_line, human_bytes, plural
 
     if isinstance(value, dict):
-        text = ", ".join(f"{k}={human_bytes(v) if isinstance(v, int) and str(k).endswith('_bytes') else _short(v, 30)}"
+        text = ", ".join(f"{k}={human_bytes(v) if isinstance(v, int) and v and _is_bytes(str(k)) else _short(v, 30)}"
                          for k, v in value.items() if not isinstance(v, (dict, list)))
         nested = [k for k, v in value.items() if isinstance(v, (dict, list))]
         if nested:
