@@ -168,7 +168,6 @@ def test_the_claim_check_catches_the_old_wording() -> None:
 # reminder to remove the entry.
 KNOWN_CONTRADICTIONS = {
     "planner.yaml/passenger_queue_small": "the 6.2 brief's example queue is 200; 250 is foreman-installer's tuning.yaml",
-    "planner.yaml/passenger_min_instances_fraction": "the brief sets PassengerMinInstances 6 per application, not a pool fraction",
     "planner.yaml/qpid_mgmt_pub_interval": "the brief only says lower than the default 10 s (needs tuning)",
     "module-defaults.yaml/mosquitto_nofile": "the guide states no default; 1024 is systemd's soft open-files limit",
     "module-defaults.yaml/puppet/runinterval": "the brief states no Puppet runinterval default",

@@ -79,11 +79,20 @@ def test_citations_link_where_a_public_address_exists(report: Path) -> None:
 def test_charts_show_the_budgets_and_the_findings(report: Path) -> None:
     html = report.read_text(encoding="utf-8")
     assert html.count('<svg class="chart"') == 3
-    # memory: the plan's items (from the plan golden of this example) against MemTotal
-    assert "43.1 GiB of 63.8 GiB RAM" in html
-    # connections the running services may open (the pg-max-connections-below-budget finding's 890) against 500
-    assert "890 of 500 max_connections in force — over" in html
-    assert "postgresql 1 high, 1 medium, 3 low" in html
+    # memory: the plan's items against MemTotal (63.8 GiB in the example's meminfo)
+    plan = json.loads(run_cli("plan", "--from", str(REPO / EXAMPLE), "--format", "json").stdout)
+    planned = sum(item["bytes"] for item in plan["memory_budget"]["items"]) / 1024**3
+    assert f"{planned:.1f} GiB of 63.8 GiB RAM" in html
+    # connections: the same figure the pg-max-connections-below-budget finding gives, against the 500 in force
+    finding = next(f for f in audit_json()["findings"] if f["rule"] == "pg-max-connections-below-budget")  # type: ignore[union-attr]
+    need = re.search(r"the services may open (\d+)", finding["message"]).group(1)  # type: ignore[index,union-attr]
+    assert f"{need} of 500 max_connections in force — over" in html
+    assert "Puma 40 workers x 20 800" in html  # the example runs 40 Puma workers with a pool of 20
+    # findings by component: the same counts as the JSON report
+    failing = [f for f in audit_json()["findings"] if f["status"] == "fail" and not f["waived"]]  # type: ignore[union-attr]
+    pg = [f["severity"] for f in failing if f["component"] == "postgresql"]  # type: ignore[index]
+    expected = ", ".join(f"{pg.count(s)} {s}" for s in ("critical", "high", "medium", "low", "info") if pg.count(s))
+    assert f"postgresql {expected}" in html
 
 
 def _compare(name: str, png: bytes) -> None:

@@ -77,16 +77,18 @@ class Environment:
         return ReadProgress(self.stderr, f"reading {source}", enabled=bool(source) and _isatty(self.stderr))
 
     def warn(self, message: str) -> None:
-        """Print one warning line on stderr (control characters from input made visible)."""
+        """Print one warning line on stderr (secrets masked, control characters from input made visible)."""
+        from foretune.facts.redact import redact_text
         from foretune.term import clean_line
 
-        print(f"foretune: warning: {clean_line(message)}", file=self.stderr)
+        print(f"foretune: warning: {clean_line(redact_text(message))}", file=self.stderr)
 
     def note(self, message: str) -> None:
-        """Print one informational line on stderr (control characters from input made visible)."""
+        """Print one informational line on stderr (secrets masked, control characters from input made visible)."""
+        from foretune.facts.redact import redact_text
         from foretune.term import clean_line
 
-        print(f"foretune: {clean_line(message)}", file=self.stderr)
+        print(f"foretune: {clean_line(redact_text(message))}", file=self.stderr)
 
 
 def _isatty(stream: TextIO) -> bool:

@@ -136,7 +136,8 @@ def test_findings_carry_evidence_fix_and_citations() -> None:
             assert f["evidence"], f["rule"]
             assert f["citations"], f["rule"]
     pool = next(f for f in data["findings"] if f["rule"] == "foreman-db-pool-too-small")  # type: ignore[union-attr]
-    assert any("foreman::db_pool: 9" in fix for fix in pool["fixes"])
+    # the box runs the guides' 16 threads: 16 + 4 Katello listeners
+    assert any("foreman::db_pool: 20" in fix for fix in pool["fixes"])
 
 
 def test_storage_evidence_quotes_the_directory_it_is_about() -> None:
@@ -164,7 +165,7 @@ def test_text_report_groups_by_component_without_colour_off_a_tty() -> None:
     headers = re.findall(r"^== (\S+)$", out, flags=re.M)
     assert headers == sorted(headers) and len(headers) == len(set(headers)) >= 8
     assert "\033[" not in out
-    assert out.rstrip().splitlines()[-1].startswith("summary: 26 findings")
+    assert out.rstrip().splitlines()[-1].startswith("summary: 25 findings")
 
 
 def test_markdown_report_is_a_table_for_tickets() -> None:
@@ -197,7 +198,7 @@ def test_html_report_renders_in_a_real_browser(tmp_path: Path) -> None:
     dom = subprocess.run([chromium(), *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert "Uncaught" not in dom.stderr
-    assert re.search(r'<p id="summary"><strong>26 findings \(8 high, 10 medium, 8 low\)', dom.stdout)
+    assert re.search(r'<p id="summary"><strong>25 findings \(7 high, 10 medium, 8 low\)', dom.stdout)
     for rule in failing_ids(audit_json()):
         assert f'id="{rule}"' in dom.stdout
     shot = tmp_path / "audit.png"

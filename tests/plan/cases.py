@@ -16,4 +16,6 @@ CASES: dict[str, list[str]] = {
                          "--ram", "256G", "--bare-metal"],
     "capsule-6.15-pull-rex": ["--product", "satellite", "--version", "6.15", "--role", "capsule", "--hosts", "6000",
                               "--cpus", "8", "--ram", "24G", "--rex", "pull-mqtt", "--puppet-hosts", "1500"],
+    "capsule-6.2-puppet": ["--product", "satellite", "--version", "6.2", "--role", "capsule", "--hosts", "600", "--cpus", "8",
+                           "--physical-cores", "4", "--ram", "16G", "--virtual", "--puppet-hosts", "600"],
 }

@@ -36,3 +36,22 @@ def test_hosts_option_fills_a_gap() -> None:
 def test_missing_facts_are_named() -> None:
     with pytest.raises(UsageError, match="version, RAM, managed hosts"):
         input_from_facts(facts(product="satellite", cpu_logical=8))
+
+
+def test_installer_column_is_what_is_in_force() -> None:
+    # kafo's hierarchy: custom-hiera.yaml above the answers file above the tuning profile
+    fs = facts(product="satellite", product_version="6.15.2", cpu_logical=16, ram_bytes=64 * GIB, managed_hosts=15000,
+               installer_answers={"foreman": {"foreman_service_puma_workers": 12, "foreman_service_puma_threads_max": 8,
+                                              "db_pool": None},
+                                  "candlepin": {"java_opts": "-Xms1024m -Xmx4096m"}},
+               custom_hiera={"foreman::foreman_service_puma_workers": 10,
+                             "postgresql::server::config_entries": {"max_connections": 600}})
+    plan = make_plan(input_from_facts(fs))
+    t = plan.tunables
+    assert t["puma.workers"].installer.value == 10 and "custom-hiera.yaml" in t["puma.workers"].installer.reason
+    assert t["puma.threads_max"].installer.value == 8 and "the answers file" in t["puma.threads_max"].installer.reason
+    assert t["postgresql.max_connections"].installer.value == 600  # the profile (large) would give 1000
+    assert t["postgresql.shared_buffers"].installer.value == "8GB"  # not set locally: the profile's value stays
+    assert "fi-hiera-precedence" in t["puma.workers"].installer.citations
+    # the installer budget uses the values in force: 10 workers x max(5, 8) pool
+    assert dict(plan.installer_connection_budget)["Puma 10 workers x 8 pool (threads 8)"] == 80

@@ -51,7 +51,7 @@ def test_plan_is_consistent(inp: PlanInput) -> None:
         assert t["foreman.db_pool"].foretune.value == t["puma.threads_max"].foretune.value + 4
     if "pulp.workers" in t:
         assert t["pulp.workers"].foretune.value == min(8, inp.cpus)
-    if "qpidd.limit_nofile" in t:
+    if "qpidd.limit_nofile" in t and inp.katello_agent_hosts:
         assert t["qpidd.limit_nofile"].foretune.value >= 4 * inp.katello_agent_hosts + 500
         assert t["qdrouterd.limit_nofile"].foretune.value >= 3 * inp.katello_agent_hosts + 100
         assert t["sysctl.fs_aio_max_nr"].foretune.value > 33 * inp.katello_agent_hosts
@@ -59,8 +59,12 @@ def test_plan_is_consistent(inp: PlanInput) -> None:
         assert "puma.workers" not in t and "postgresql.max_connections" not in t
     # a box that cannot carry its plan says so
     memory = sum(m.bytes for m in plan.memory)
-    if memory > inp.ram_bytes:
+    if sum(m.low_bytes for m in plan.memory) > inp.ram_bytes:
         assert any(p.code == "memory-over-ram" for p in plan.problems)
+    elif memory > inp.ram_bytes:
+        assert any(p.code == "memory-tight" for p in plan.problems)
+    for m in plan.memory:
+        assert m.low_bytes <= m.bytes <= m.high_bytes, m.component
     if not plan.hardware.ok:
         assert any(p.code == "hardware-below-profile" for p in plan.problems)
 
@@ -100,3 +104,27 @@ def test_more_ram_never_lowers_memory_settings(inp: PlanInput, extra_gib: int) -
     for tid in MEMORY_SETTINGS:
         if tid in small and tid in big and small[tid].foretune.value is not None:
             assert _amount(big[tid].foretune.value) >= _amount(small[tid].foretune.value), tid
+
+
+@settings(max_examples=150, deadline=None)
+@given(plan_inputs())
+def test_postgresql_cache_settings_follow_the_memory_budget(inp: PlanInput) -> None:
+    """A box near its RAM never gets a larger work_mem; effective_cache_size never exceeds what the profile for that RAM uses."""
+    plan = make_plan(inp)
+    t = plan.tunables
+    total = sum(m.bytes for m in plan.memory)
+    if "postgresql.work_mem" in t and _amount(t["postgresql.work_mem"].foretune.value) > _amount(t["postgresql.work_mem"].installer.value):
+        extra = (_amount(t["postgresql.work_mem"].foretune.value) - _amount(t["postgresql.work_mem"].installer.value)) * 1024**2
+        assert total + extra * t["postgresql.max_connections"].foretune.value <= inp.ram_bytes
+    if "postgresql.effective_cache_size" in t:
+        from foretune.knowledge import hardware
+        from foretune.knowledge.model import SIZES
+        from foretune.knowledge.profiles import PG, installer_hiera
+
+        ecs = _amount(t["postgresql.effective_cache_size"].foretune.value)
+        fitting = [p for p in SIZES if inp.ram_bytes >= hardware.recommended(p).ram_bytes * 0.9]
+        ceilings = [_amount(t["postgresql.effective_cache_size"].installer.value)]
+        if fitting and plan.release.features.size_profiles:
+            ceilings.append(_amount(installer_hiera(plan.release, fitting[-1])[PG].get("effective_cache_size", "0MB")))
+        assert ecs <= max(ceilings)
+        assert ecs * 1024**2 <= inp.ram_bytes

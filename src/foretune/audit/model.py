@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,3 +68,18 @@ class Report:
         return (plural(len(fails), "finding") + (f" ({', '.join(parts)})" if parts else "")
                 + f", {self.count(Status.PASS)} passed, {self.count(Status.SKIP)} skipped"
                 + (f", {waived} waived" if waived else ""))
+
+
+def redacted(report: Report) -> Report:
+    """The report with secrets masked in every text it carries (the last gate before any output format)."""
+    from foretune.facts.redact import redact_data, redact_text
+    from foretune.rules.base import Evidence
+
+    def clean(f: Finding) -> Finding:
+        return dataclasses.replace(
+            f, message=redact_text(f.message), current=redact_data(f.current), recommended=redact_data(f.recommended),
+            evidence=tuple(Evidence(e.fact, redact_text(e.location), redact_text(e.excerpt)) for e in f.evidence),
+            fixes=tuple(redact_text(x) for x in f.fixes), waived=redact_text(f.waived) if f.waived else f.waived)
+
+    return dataclasses.replace(report, source=redact_text(report.source), findings=[clean(f) for f in report.findings],
+                               notes=[redact_text(n) for n in report.notes])

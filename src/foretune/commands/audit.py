@@ -43,7 +43,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     import datetime
 
     from foretune.audit.context import build_context
-    from foretune.audit.model import Report
+    from foretune.audit.model import Report, redacted
     from foretune.audit.runner import run_all, select_rules
     from foretune.audit.waivers import apply_waivers, load_waivers
     from foretune.bench.results import load as load_bench
@@ -73,6 +73,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                     memory_budget=tuple((m.component, m.bytes) for m in ctx.plan.memory) if ctx.plan else (),
                     connection_budget=tuple(running_budget_parts(ctx)) if ctx.plan and ctx.role == "server" else (),
                     max_connections=int(pg_max) if pg_max.isdigit() else None)
+    report = redacted(report)
     text = render(report, args.format, color=env.color and not args.output, verbose=args.verbose,
                   width=None if args.output else env.width, generated=_generated(env))
     if args.output:

@@ -23,6 +23,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     out = parser.add_argument_group("output")
     out.add_argument("--format", choices=FORMATS, default="table",
                      help="table (default), json (schema foretune-plan/1), hiera (custom-hiera fragment), installer (command line)")
+    out.add_argument("--explain", metavar="TUNABLE",
+                     help="print the quote, the source and the arithmetic behind one tunable's value (e.g. puma.threads_max)")
     out.add_argument("--out", metavar="DIR", help="write everything to apply into DIR (custom-hiera.yaml, installer.sh, "
                                                   "systemd drop-ins, sysctl.d, os-commands.sh, APPLY.md)")
     return parser
@@ -37,6 +39,8 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
     box.add_argument("--product", choices=("foreman", "satellite", "orcharhino"))
     box.add_argument("--version", help="product version, e.g. 6.15 (Satellite/orcharhino) or 3.9 (Foreman)")
     box.add_argument("--role", choices=("server", "capsule"))
+    box.add_argument("--no-katello", dest="katello", action="store_false", default=None,
+                     help="plain Foreman without Katello: no --tuning profiles, Candlepin or Pulp")
     box.add_argument("--cpus", type=positive, help="logical CPUs")
     box.add_argument("--physical-cores", type=positive, help="physical cores (Passenger sizing); default: --cpus")
     box.add_argument("--ram", type=size, metavar="SIZE", help="RAM, e.g. 64G, 64GiB, 65536M")
@@ -63,7 +67,7 @@ def plan_from_args(args: argparse.Namespace, env: Environment) -> object:
         "product": args.product, "version": args.version, "role": args.role, "cpus": args.cpus, "ram_bytes": args.ram,
         "physical_cores": args.physical_cores, "virtual": args.virtual, "rex": args.rex, "rex_hosts": args.rex_hosts,
         "katello_agent_hosts": args.katello_agent_hosts, "puppet_hosts": args.puppet_hosts,
-        "puppet_runinterval": args.puppet_runinterval, "profile": args.profile,
+        "puppet_runinterval": args.puppet_runinterval, "profile": args.profile, "katello": args.katello,
     }
     given = {k: v for k, v in fields.items() if v is not None}
     if args.rex_hosts is not None and args.rex is None:
@@ -90,6 +94,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
     plan = plan_from_args(args, env)
     assert isinstance(plan, Plan)
+    if args.explain:
+        from foretune.render import explain
+
+        env.stdout.write(explain.render(plan, args.explain))
+        return 0
     if args.out:
         from foretune.render.files import write_bundle
 

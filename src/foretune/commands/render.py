@@ -31,6 +31,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
     from foretune.commands.plan import plan_from_args
     from foretune.errors import InputError
+    from foretune.facts.redact import redact_text
     from foretune.knowledge.hiera_keys import locking_keys, stale_keys
     from foretune.plan.model import Plan
     from foretune.render import outputs
@@ -67,10 +68,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     for note in locking_keys(plan.release, load_mapping(new, str(path))):
         env.warn(f"{note.key}: {note.reason}")
     diff = unified_diff(old, new, str(path))
-    if diff:
-        show_diff(diff, env)
+    shown = unified_diff(redact_text(old), redact_text(new), str(path))  # the file keeps its secrets, the screen never sees them
+    if diff and shown:
+        show_diff(shown, env)
     else:
-        env.stdout.write(f"{path}: already matches the recommendation\n")
+        env.stdout.write("(only secret values differ)\n" if diff else f"{path}: already matches the recommendation\n")
     if diff and args.write:
         saved = write_text(path, new)
         env.note(f"wrote {path}" + (f" (backup: {saved})" if saved else ""))

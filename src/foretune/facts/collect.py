@@ -25,7 +25,7 @@ def snapshot_data(facts_dict: dict[str, Any], raw: dict[str, str], *, host: str 
                      "foretune_version": __version__, "source": facts_dict["source"]},
         "facts": facts_dict["facts"],
         "problems": facts_dict["problems"],
-        "raw": {location: redact_text(text) for location, text in sorted(raw.items())},
+        "raw": {redact_text(location): redact_text(text) for location, text in sorted(raw.items())},
     }
 
 

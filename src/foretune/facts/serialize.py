@@ -11,9 +11,10 @@ from foretune.facts.redact import redact_data, redact_text
 
 def fact_to_dict(fact: Fact) -> dict[str, Any]:
     if not fact.known:
-        return {"unknown": True, "reason": fact.unknown_reason}
+        return {"unknown": True, "reason": redact_text(fact.unknown_reason or "")}
     return {"value": redact_data(fact.value),
-            "provenance": [{**p.as_dict(), "excerpt": redact_text(p.excerpt)} for p in fact.provenance]}
+            "provenance": [{**p.as_dict(), "location": redact_text(p.location), "excerpt": redact_text(p.excerpt)}
+                           for p in fact.provenance]}
 
 
 def facts_to_dict(facts: FactSet) -> dict[str, Any]:
@@ -22,5 +23,5 @@ def facts_to_dict(facts: FactSet) -> dict[str, Any]:
     return {
         "source": {"kind": facts.source_kind, "label": facts.source_label},
         "facts": {name: fact_to_dict(facts[name]) for name in order},
-        "problems": list(facts.problems),
+        "problems": [redact_text(p) for p in facts.problems],
     }

@@ -26,6 +26,11 @@ class Features:
     puma_formula: str  # "none" | "fixed" (2 workers, 0-16 threads) | "auto" | "auto-capped" (cap 100)
     db_pool_formula: str  # "max(5,threads)" | "threads+4"
     tasks_sysconfig: str  # environment file of the Dynflow executor service (foreman-tasks, later dynflowd)
+    custom_hiera: bool = True  # the installer reads custom-hiera.yaml (foreman-installer 1.14+); else edit config files
+    mongodb_engine: str = "none"  # "mmapv1" (MongoDB 2.6, mmap(): no cache setting) | "wiredtiger" (cacheSizeGB)
+    pulp_api_formula: str = "min4+1"  # pulpcore API gunicorn workers: "one" | "min4+1" (min(4, CPUs) + 1)
+    hosts_queue: bool = False  # Katello runs a dynflow-sidekiq@worker-hosts-queue worker beside the default pool
+    pulp_content_formula: str = "2x+1"  # pulpcore content gunicorn workers: "two" | "2x+1" (2 x min(8, CPUs) + 1)
 
 
 @dataclass(frozen=True)

@@ -71,17 +71,19 @@ def resolve_release(product: str, version: str, *, foreman_version: str | None =
             known = ", ".join(sorted(versions, key=version_key))
             raise UsageError(f"unknown {product} version {short} (known: {known})")
         foreman = versions[short]
-    values, citations = _features_for(foreman)
+    values, citations = _features_for(foreman, product)
     epoch = values.pop("epoch")
     features = Features(**values)
     return Release(product=product, version=short, foreman_version=foreman, generation=_generation(features),
                    epoch=epoch, features=features, citations=(entry["citation"], *citations))
 
 
-def _features_for(foreman: str) -> tuple[dict[str, Any], tuple[str, ...]]:
+def _features_for(foreman: str, product: str = "") -> tuple[dict[str, Any], tuple[str, ...]]:
     values: dict[str, Any] = {}
     citations: list[str] = []
-    for step in load_data("releases.yaml")["features"]:
+    data = load_data("releases.yaml")
+    steps = [*data["features"], *data.get("product_features", {}).get(product, [])]
+    for step in sorted(steps, key=lambda step: version_key(step["since"])):
         if version_key(step["since"]) <= version_key(foreman):
             values.update(step["values"])
             citations.append(step["citation"])

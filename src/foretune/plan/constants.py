@@ -17,8 +17,34 @@ def cite(key: str) -> str:
     return str(load_data("planner.yaml")[key]["citation"])
 
 
+def memory_range(item: str) -> tuple[float, float, str]:
+    """(low, high, citation) of memory item ``item`` in GiB (MiB for ``*_mib`` items)."""
+    entry = load_data("planner.yaml")["memory"][item]
+    scale = 1 / 1024 if entry.get("unit") == "MB" else 1.0  # the 6.2 brief's passenger-memory-stats give MB
+    return float(entry["low"]) * scale, float(entry["high"]) * scale, str(entry["citation"])
+
+
 def memory_gib(item: str) -> float:
-    return float(load_data("planner.yaml")["memory"][item])
+    """The planning figure (high end) of memory item ``item``."""
+    return memory_range(item)[1]
+
+
+def entry(key: str) -> dict[str, Any]:
+    """The whole planner constant entry (value, citation, quote, note)."""
+    return dict(load_data("planner.yaml")[key])
+
+
+def versioned(key: str, foreman_version: str) -> tuple[Any, str]:
+    """(value, citation) of a module default that changed between releases."""
+    from foretune.knowledge.releases import version_key
+
+    found: tuple[Any, str] | None = None
+    for step in load_data("module-defaults.yaml")["versioned"][key]:
+        if version_key(step["since"]) <= version_key(foreman_version):
+            found = (step["value"], str(step["citation"]))
+    if found is None:
+        raise ValueError(f"no {key} default for Foreman {foreman_version}")
+    return found
 
 
 def default(key: str, field: str = "value") -> Any:

@@ -33,6 +33,7 @@ def input_from_facts(facts: FactSet, *, hosts: int | None = None, **overrides: A
         "virtual": None if virt is None else virt != "none",
         "foreman_version": facts.value("foreman_version"),
     }
+    fields["configured"] = configured_values(facts)
     mqtt = facts.value("mqtt") or {}
     if mqtt.get("pull_rex"):
         fields["rex"] = "pull-mqtt"
@@ -40,3 +41,22 @@ def input_from_facts(facts: FactSet, *, hosts: int | None = None, **overrides: A
     if fields["physical_cores"] is not None and not 0 < fields["physical_cores"] <= fields["cpus"]:
         fields["physical_cores"] = None
     return PlanInput(**fields)
+
+
+def configured_values(facts: FactSet) -> dict[str, tuple[Any, str]]:
+    """Hiera keys the box sets itself, flattened, with where each is set (custom-hiera wins over the answers file)."""
+    from foretune.knowledge.profiles import flatten
+
+    found: dict[str, tuple[Any, str]] = {}
+    answers = facts.value("installer_answers") or {}
+    for module, params in answers.items():
+        if isinstance(params, dict):
+            for param, value in params.items():
+                if value is not None and not isinstance(value, (dict, list)):
+                    found[f"{module}::{param}"] = (value, "the answers file")
+    hiera = facts.value("custom_hiera") or {}
+    if isinstance(hiera, dict):
+        for key, value in flatten(hiera).items():
+            if value is not None and not isinstance(value, list):
+                found[str(key)] = (value, "custom-hiera.yaml")
+    return found

@@ -27,15 +27,34 @@ class PlanInput:
     puppet_runinterval: int | None = None  # seconds
     profile: str | None = None  # forced tuning profile
     foreman_version: str | None = None  # installed Foreman x.y (from facts); wins over the product's version map
+    katello: bool = True  # plain Foreman (product foreman with --no-katello) has no Candlepin, Pulp or --tuning
+    # Values in force on the box (from --from facts): flattened hiera key -> (value, where it is set).
+    # kafo's precedence: custom-hiera.yaml above the answers file above the tuning profile.
+    configured: dict[str, tuple[Any, str]] = field(default_factory=dict, hash=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Input:
+    """One cited input of a formula: a constant, a module default, a guide figure or a fact about the box."""
+
+    name: str
+    value: Any
+    citation: str  # citation id; "box" for a fact about the box (CPUs, RAM, hosts) given by the user or read from it
 
 
 @dataclass(frozen=True)
 class Setting:
-    """One value with the reason for it and the citations that back the reason."""
+    """One value with the reason for it and the citations that back the reason.
+
+    ``formula`` and ``inputs`` record how the value was reached (``foretune plan --explain``):
+    an empty formula with inputs means the value is one of the inputs as is.
+    """
 
     value: Any  # None = not set / module default unknown
     reason: str
     citations: tuple[str, ...] = ()
+    formula: str = ""
+    inputs: tuple[Input, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -81,9 +100,14 @@ class Problem:
 
 @dataclass(frozen=True)
 class MemoryItem:
+    """Resident memory of one component: ``bytes`` is the planning figure inside ``low_bytes``..``high_bytes``."""
+
     component: str
     bytes: int
     reason: str
+    low_bytes: int = 0
+    high_bytes: int = 0
+    citations: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -105,5 +129,6 @@ class Plan:
     largest_supported_profile: str | None
     tunables: dict[str, Tunable] = field(default_factory=dict)
     connection_budget: tuple[tuple[str, int], ...] = ()  # (consumer, connections)
+    installer_connection_budget: tuple[tuple[str, int], ...] = ()  # the same consumers with the installer's values
     memory: tuple[MemoryItem, ...] = ()
     problems: tuple[Problem, ...] = ()

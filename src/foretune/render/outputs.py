@@ -56,7 +56,10 @@ def hiera_fragment(plan: Plan) -> str:
             lines += [_comment(t), f"{fix.target}: {yaml_scalar(fix.value)}"]
     if pg:
         lines += [f"{PG}:", *pg]
-    if len(lines) == 3:
+    if not plan.release.features.custom_hiera:
+        lines = [lines[0], f"# {plan.release.label} reads no custom-hiera.yaml: every change is a file edit (see APPLY.md)",
+                 "---", "{}"]
+    elif len(lines) == 3:
         lines.append("{}  # nothing differs from the installer baseline")
     return "\n".join(lines) + "\n"
 
@@ -72,8 +75,11 @@ def installer_command(plan: Plan) -> str:
 
     Keys of other modules (apache, postgresql, qpid, candlepin, ...) can only go to custom-hiera.
     """
+    if not plan.release.features.custom_hiera:
+        return (f"# {plan.release.label}: no installer options to change; apply the file edits in APPLY.md "
+                "(a later installer run overwrites them)")
     parts = [installer_program(plan)]
-    if plan.input.role == "server" and plan.release.features.size_profiles:
+    if plan.input.role == "server" and plan.release.features.size_profiles and plan.input.katello:
         parts.append(f"--tuning {plan.profile}")
     for _, fix in fixes_of(plan, "hiera"):
         option = installer_option(fix.target)
@@ -111,6 +117,9 @@ def apply_md(plan: Plan) -> str:
     n = 1
     steps.append("Order:")
     steps.append("")
+    if not plan.release.features.custom_hiera:
+        steps += _direct_edits(plan)
+        return "\n".join(steps) + "\n"
     if hiera_values(plan):
         steps.append(f"{n}. Back up `/etc/foreman-installer/custom-hiera.yaml`, then merge `custom-hiera.yaml` into it "
                      "(`foretune render --merge-into /etc/foreman-installer/custom-hiera.yaml --write`).")
@@ -134,8 +143,40 @@ def apply_md(plan: Plan) -> str:
     advice = fixes_of(plan, "advice")
     if advice:
         steps += ["", "Keep in mind:", "", *(f"- {fix.target}: {fix.value}" for _, fix in advice)]
-    steps += ["", "Every value, its reason and citation: `foretune plan ... --format json`."]
+    steps += ["", "Every value, its reason and citation: `foretune plan ... --format json`; one value: `foretune plan ... --explain TUNABLE`."]
     return "\n".join(steps) + "\n"
+
+
+def _direct_edits(plan: Plan) -> list[str]:
+    """APPLY.md steps for releases whose installer reads no custom-hiera (Satellite 6.2): edit files, then restart."""
+    from foretune.knowledge import load_data
+
+    restarts: dict[str, str] = {str(e[key]): str(e["restart"]) for e in load_data("direct-edits.yaml").values()
+                                for key in ("file", "capsule_file") if key in e}
+    steps, n = [], 1
+    edits = file_edits(plan)
+    for path, line in edits:
+        steps.append(f"{n}. In `{path}` set `{line}`.")
+        n += 1
+    units = sorted({restarts[path] for path, _ in edits if path in restarts} | {p.split("/")[4].removesuffix(".service.d") for p in dropins(plan)})
+    if dropins(plan):
+        steps.append(f"{n}. Copy the drop-ins under `systemd/` to `/etc/systemd/system/` and run `systemctl daemon-reload`.")
+        n += 1
+    if sysctl_file(plan):
+        steps.append(f"{n}. Copy `sysctl.d/90-foretune.conf` to `{SYSCTL_FILE}` and run `sysctl --system`.")
+        n += 1
+    if units:
+        steps.append(f"{n}. Restart {', '.join(units)} (`katello-service restart` restarts them all).")
+        n += 1
+    if commands(plan):
+        steps.append(f"{n}. Run `os-commands.sh` (tuned profile, transparent huge pages, settings; the THP kernel argument needs a reboot).")
+    steps += ["", f"{plan.release.label} reads no custom-hiera.yaml: these are edits of the files the installer writes, "
+              "and the next installer run overwrites them. Repeat them after every installer run."]
+    advice = fixes_of(plan, "advice")
+    if advice:
+        steps += ["", "Keep in mind:", "", *(f"- {fix.target}: {fix.value}" for _, fix in advice)]
+    steps += ["", "Every value, its reason and citation: `foretune plan ... --format json`; one value: `foretune plan ... --explain TUNABLE`."]
+    return steps
 
 
 def bundle(plan: Plan) -> dict[str, str]:

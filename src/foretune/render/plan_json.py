@@ -13,13 +13,19 @@ SCHEMA = "foretune-plan/1"
 
 
 def _setting(setting: Setting) -> dict[str, Any]:
-    return {"value": setting.value, "reason": setting.reason, "citations": list(setting.citations)}
+    data: dict[str, Any] = {"value": setting.value, "reason": setting.reason, "citations": list(setting.citations)}
+    if setting.formula or setting.inputs:
+        data["formula"] = setting.formula
+        data["inputs"] = [dataclasses.asdict(i) for i in setting.inputs]
+    return data
 
 
 def as_dict(plan: Plan) -> dict[str, Any]:
     from foretune.knowledge import citation
 
     used = sorted({c for t in plan.tunables.values() for c in (*t.installer.citations, *t.foretune.citations)}
+                  | {i.citation for t in plan.tunables.values() for i in t.foretune.inputs if i.citation != "box"}
+                  | {c for m in plan.memory for c in m.citations}
                   | {c for p in plan.problems for c in p.citations} | set(plan.release.citations))
     return {
         "schema": SCHEMA,
@@ -35,8 +41,11 @@ def as_dict(plan: Plan) -> dict[str, Any]:
                       "installer": _setting(t.installer), "foretune": _setting(t.foretune), "differs": t.differs,
                       "fixes": [dataclasses.asdict(f) for f in t.fixes]} for t in plan.tunables.values()],
         "connection_budget": [{"consumer": c, "connections": n} for c, n in plan.connection_budget],
+        "installer_connection_budget": [{"consumer": c, "connections": n} for c, n in plan.installer_connection_budget],
         "memory_budget": {"items": [dataclasses.asdict(m) for m in plan.memory],
-                          "total_bytes": sum(m.bytes for m in plan.memory), "ram_bytes": plan.input.ram_bytes},
+                          "total_bytes": sum(m.bytes for m in plan.memory),
+                          "low_bytes": sum(m.low_bytes for m in plan.memory), "high_bytes": sum(m.high_bytes for m in plan.memory),
+                          "ram_bytes": plan.input.ram_bytes},
         "problems": [dataclasses.asdict(p) for p in plan.problems],
         "citations": {cid: {"title": citation(cid).title, "where": citation(cid).where} for cid in used},
     }

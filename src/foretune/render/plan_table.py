@@ -24,6 +24,10 @@ def _epoch(epoch: str) -> str:
     return f"installer tuning epoch {epoch}"
 
 
+def _range(low: int, high: int) -> str:
+    return f"{low / 1024**3:.1f}-{high / 1024**3:.1f} GiB"
+
+
 def render(plan: Plan, *, color: bool = False, width: int | None = None) -> str:
     """The plan as terminal text; ``width`` wraps every line (``None``: no wrapping)."""
     from rich.console import Group
@@ -41,7 +45,7 @@ def render(plan: Plan, *, color: bool = False, width: int | None = None) -> str:
     )]
     parts += [_tunables(plan) if width is None or width >= WIDE else _tunables_stacked(plan), Text(""), Text("* = foretune recommends a change"), Text("")]
     parts += [Text("PostgreSQL connection budget:", style="heading"), _connections(plan), Text("")]
-    parts += [Text("Memory budget (never swap):", style="heading"), _memory(plan), Text("")]
+    parts += [Text("Memory budget (never swap): planning figure, range the sources give", style="heading"), _memory(plan), Text("")]
     if plan.problems:
         parts.append(Text("Problems:", style="heading"))
         grid = _grid()
@@ -106,17 +110,25 @@ def _connections(plan: Plan) -> RenderableType:
         total += n
     t = plan.tunables.get("postgresql.max_connections")
     grid.add_row(str(total), "total" + (f"; max_connections installer {t.installer.value}, foretune {t.foretune.value}" if t else ""))
+    if plan.installer_connection_budget and t:
+        grid.add_row(str(sum(n for _, n in plan.installer_connection_budget)),
+                     "with the installer's own values (Puma, pool, Sidekiq, Pulp as installed)")
     return Padding(grid, (0, 0, 0, 2))
 
 
 def _memory(plan: Plan) -> RenderableType:
     from rich.padding import Padding
+    from rich.table import Table
     from rich.text import Text
 
-    grid = _grid()
+    grid = Table.grid(padding=(0, 2, 0, 0))
+    grid.add_column(justify="right", no_wrap=True)
+    grid.add_column(justify="right", no_wrap=True)
+    grid.add_column(ratio=1)
     for m in plan.memory:
-        grid.add_row(format_gib(m.bytes), f"{m.component} ({m.reason})")
+        grid.add_row(format_gib(m.bytes), _range(m.low_bytes, m.high_bytes), f"{m.component} ({m.reason}) [{', '.join(m.citations)}]")
     mem_total = sum(m.bytes for m in plan.memory)
     over = Text("  OVER", style="over") if mem_total > plan.input.ram_bytes else ""
-    grid.add_row(format_gib(mem_total), Text.assemble(f"total of {format_gib(plan.input.ram_bytes)} RAM", over))
+    grid.add_row(format_gib(mem_total), _range(sum(m.low_bytes for m in plan.memory), sum(m.high_bytes for m in plan.memory)),
+                 Text.assemble(f"total of {format_gib(plan.input.ram_bytes)} RAM", over))
     return Padding(grid, (0, 0, 0, 2))

@@ -18,20 +18,26 @@ EXCERPT_CHARS = 240
 EXCERPT_SCAN = 4096
 
 
-def excerpt(text: str, pattern: str | None = None) -> str:
+def excerpt(text: str, pattern: str | None = None, *, redacted: bool = False) -> str:
     """The lines of ``text`` matching ``pattern`` (or its first lines), short and redacted.
+
+    The whole text is redacted before lines are picked, so a secret on a line of its own (a YAML
+    value on the next line, a block scalar) is masked too. ``redacted``: ``text`` already is.
 
     >>> excerpt("a = 1\\nb = 2\\npassword = x\\n", r"^(b|password)")
     'b = 2 | password = [redacted]'
+    >>> excerpt("token:\\n  abc123\\npool: 5\\n")
+    'token: | [redacted] | pool: 5'
     """
+    if not redacted:
+        text = redact_text(text)
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if pattern is not None:
         rx = re.compile(pattern, re.IGNORECASE | re.MULTILINE)
         lines = [ln for ln in lines if rx.search(ln)]
     else:
         lines = [ln for ln in lines if not ln.startswith("#")]
-    # lines are cut before redaction (bounded work) far beyond what the excerpt keeps
-    short = " | ".join(redact_text(ln[:EXCERPT_SCAN]) for ln in lines[:EXCERPT_LINES])
+    short = " | ".join(ln[:EXCERPT_SCAN] for ln in lines[:EXCERPT_LINES])
     return short if len(short) <= EXCERPT_CHARS else short[:EXCERPT_CHARS - 1] + "…"
 
 
@@ -41,6 +47,7 @@ class Extractor:
         self.facts = FactSet(source_kind=source.kind, source_label=source.label)
         self._cache: dict[str, Raw | None] = {}
         self._globs: dict[str, list[Raw]] = {}
+        self._redacted: dict[str, tuple[Raw, str]] = {}  # location -> (raw, its redacted text)
 
     # --- reading --------------------------------------------------------------------------
     def raw(self, spec_name: str) -> Raw | None:
@@ -69,11 +76,19 @@ class Extractor:
             return None
 
     # --- recording ------------------------------------------------------------------------
+    def redacted(self, raw: Raw) -> str:
+        """``raw.text`` redacted (computed once per raw)."""
+        cached = self._redacted.get(raw.location)
+        if cached is None or cached[0] is not raw:
+            cached = self._redacted[raw.location] = (raw, redact_text(raw.text))
+        return cached[1]
+
     def prov(self, raw: Raw, pattern: str | None = None, text: str | None = None) -> Provenance:
-        return Provenance(self.src.kind, raw.location, excerpt(raw.text, pattern) if text is None else text)
+        shown = excerpt(self.redacted(raw), pattern, redacted=True) if text is None else redact_text(text)
+        return Provenance(self.src.kind, redact_text(raw.location), shown)
 
     def note(self, location: str, text: str) -> Provenance:
-        return Provenance(self.src.kind, location, text)
+        return Provenance(self.src.kind, redact_text(location), redact_text(text))
 
     def known(self, name: str, value: Any, *provenance: Provenance) -> None:
         self.facts.add(Fact(name=name, value=value, provenance=tuple(provenance)))

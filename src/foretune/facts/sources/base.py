@@ -46,6 +46,9 @@ class Source:
         return None
 
     def problem(self, line: str) -> None:
+        from foretune.facts.redact import redact_text
+
+        line = redact_text(line)
         if line not in self.problems:
             self.problems.append(line)
 

@@ -9,6 +9,7 @@ import subprocess
 from collections.abc import Mapping
 from datetime import datetime
 
+from foretune.facts.redact import redact_text
 from foretune.facts.sources.base import Raw, Source
 from foretune.facts.specs import Spec
 from foretune.facts.text import decode
@@ -53,7 +54,7 @@ class LiveHost(Source):
         """Run a read-only command; None (with a reason) when absent, failing or timing out."""
         argv = list(argv)
         exe = shutil.which(argv[0], path=self.environ.get("PATH"))
-        label = " ".join(argv)
+        label = redact_text(" ".join(argv))
         if not exe:
             if spec is not None:
                 self.why.setdefault(spec.name, f"{argv[0]} is not installed")

@@ -4,4 +4,6 @@ satellite-installer \
   --tuning large \
   --foreman-dynflow-worker-instances 3 \
   --foreman-foreman-service-puma-workers 18 \
-  --foreman-db-pool 9
+  --foreman-foreman-service-puma-threads-min 16 \
+  --foreman-foreman-service-puma-threads-max 16 \
+  --foreman-db-pool 20

@@ -1,0 +1,138 @@
+"""Redaction by key name and by position; linear time on hostile text."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from foretune.facts import redact
+from foretune.facts.redact import REDACTED, is_secret_name, redact_data, redact_line, redact_text
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # key=value, key: value, key value
+    ("requirepass foobared2\n", "requirepass [redacted]\n"),
+    ('masterauth "a b c"\n', 'masterauth "[redacted]"\n'),
+    ("export PGPASSWORD=hunter22\n", "export PGPASSWORD=[redacted]\n"),
+    ("  :password: 'changeme'\n", "  :password: '[redacted]'\n"),
+    ("- db_password: x1\n  pool: 5\n", "- db_password: [redacted]\n  pool: 5\n"),
+    # Java options and XML attributes
+    ('JAVA_OPTS="-Xmx4g -Djavax.net.ssl.trustStorePassword=abc -Dx=1"\n',
+     'JAVA_OPTS="-Xmx4g -Djavax.net.ssl.trustStorePassword=[redacted] -Dx=1"\n'),
+    ("keyStorePassword=abc123\n", "keyStorePassword=[redacted]\n"),
+    ('<Connector keystorePass="s1" truststorePassword=\'s2\' port="1"/>',
+     '<Connector keystorePass="[redacted]" truststorePassword=\'[redacted]\' port="1"/>'),
+    ("<password>s3</password>", "<password>[redacted]</password>"),
+    # connection strings and URLs
+    ("primary_conninfo = 'host=db user=r password=pw1 port=5432'", "primary_conninfo = 'host=db user=r password=[redacted] port=5432'"),
+    ("conninfo = 'password=''pw2'' host=db'", "conninfo = 'password=''[redacted]'' host=db'"),
+    ("url: redis://:pw3@localhost:6379/0", "url: redis://:[redacted]@localhost:6379/0"),
+    ("DATABASE_URL=postgres://u:p@ss@db/foreman", "DATABASE_URL=postgres://u:[redacted]@db/foreman"),
+    ("https://github.com/theforeman/foreman", "https://github.com/theforeman/foreman"),
+    # systemd Environment=
+    ("Environment=A=1 DJANGO_SECRET_KEY=k1 API_TOKEN=t1 DB_PASS=p1 SSH_KEYFILE=/x PASSENGER_MAX=4",
+     "Environment=A=1 DJANGO_SECRET_KEY=[redacted] API_TOKEN=[redacted] DB_PASS=[redacted] SSH_KEYFILE=[redacted] PASSENGER_MAX=4"),
+    ('Environment="MY_SECRET=a b" "LANG=C"', 'Environment="MY_SECRET=[redacted]" "LANG=C"'),
+    # JSON, doubled CSV quotes
+    ('{"token": "t2", "workers": 4}', '{"token": "[redacted]", "workers": 4}'),
+    ('1,"{""password"":""p2""}",x', '1,"{""password"":""[redacted]""}",x'),
+    # not secrets
+    ("ProxyPass /pulp http://localhost:24817/pulp\nPassengerMaxPoolSize 30\nKeepAlive On\nMaxKeepAliveRequests 100\n",
+     "ProxyPass /pulp http://localhost:24817/pulp\nPassengerMaxPoolSize 30\nKeepAlive On\nMaxKeepAliveRequests 100\n"),
+    ("password: true\ntoken: ''\nsecret: [redacted]\n", "password: true\ntoken: ''\nsecret: [redacted]\n"),
+])
+def test_forms(text: str, expected: str) -> None:
+    assert redact_text(text) == expected
+
+
+def test_yaml_positions() -> None:
+    text = ("a:\n  password:\n    nextline1\n  pool: 5\n"
+            "secret: |\n  line1\n\n  line2\nb: 1\n"
+            "tokens:\n- t1\n- t2\nc: 2\n"
+            "credentials:\n  user: u\n  list:\n    - x\nd: 3\n"
+            "key: &k anchored1\ne: *k\n"
+            "passphrase: \"open\n  still\"\nf: 4\n"
+            "pw: plain\n  continued\ng: 5\n")
+    assert redact_text(text) == ("a:\n  password:\n    [redacted]\n  pool: 5\n"
+                                 "secret: |\n  [redacted]\n\n  [redacted]\nb: 1\n"
+                                 "tokens:\n- [redacted]\n- [redacted]\nc: 2\n"
+                                 "credentials:\n  user: [redacted]\n  list:\n    - [redacted]\nd: 3\n"
+                                 "key: &k [redacted]\ne: *k\n"
+                                 "passphrase: \"[redacted]\n  [redacted]\"\nf: 4\n"
+                                 "pw: [redacted]\n  [redacted]\ng: 5\n")
+
+
+def test_a_value_found_secret_is_masked_elsewhere_in_the_text() -> None:
+    assert redact_text("db_password: Sup3rSecret\nlog: connected with Sup3rSecret\n") == (
+        "db_password: [redacted]\nlog: connected with [redacted]\n")
+
+
+def test_data_lists_maps_and_aliases_under_secret_keys() -> None:
+    value = {"api_tokens": ["t1", "t2"], "credentials": {"user": "u1", "pw": "p1"}, "label": "Al1asedValue",
+             "oauth_consumer_secret": "Al1asedValue", "opts": "-Xmx1g -Dx.keyStorePassword=ks1", "enabled": True, "pool": 5}
+    assert redact_data(value) == {
+        "api_tokens": [REDACTED, REDACTED], "credentials": {"user": REDACTED, "pw": REDACTED}, "label": REDACTED,
+        "oauth_consumer_secret": REDACTED, "opts": "-Xmx1g -Dx.keyStorePassword=[redacted]", "enabled": True, "pool": 5}
+
+
+def test_secret_names() -> None:
+    secret = ("password", "db_password", "foreman::db_password", "keystorePass", "trustStorePassword", "requirepass",
+              "masterauth", "SECRET_KEY", "oauth_consumer_key", "api_key", "PGPASSWORD", "ssh_identity_key_passphrase",
+              "bind_pw", "basic_auth", "tcp_fastopen_key")
+    plain = ("PassengerMaxPoolSize", "ProxyPassReverse", "KeepAlive", "db_pool", "keyfile", "max_keys", "author",
+             "passenger_min_instances", "AuthType")
+    assert [n for n in secret if not is_secret_name(n)] == []
+    assert [n for n in plain if is_secret_name(n)] == []
+
+
+HOSTILE = {
+    "one word": lambda n: "password" * (n // 8),
+    "pairs": lambda n: "password=x " * (n // 11),
+    "no hint": lambda n: "a" * n,
+    "colons": lambda n: "a:" * (n // 2),
+    "url without @": lambda n: "redis://" + ":" * n,
+    "urls": lambda n: "a://b:" * (n // 6),
+    "quotes": lambda n: '"' * n,
+    "open quote": lambda n: 'password="' + "\\" * n,
+    "environment": lambda n: "Environment=" + "SECRET_KEY=" * (n // 11),
+    "elements": lambda n: "<password>" * (n // 10),
+    "anchors": lambda n: "password: " + "&a " * (n // 3),
+    "dashes": lambda n: "- " * (n // 2) + "password: x",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(HOSTILE))
+def test_ten_megabyte_line_costs_under_a_second(shape: str) -> None:
+    line = HOSTILE[shape](10 * 1024 * 1024)
+    start = time.process_time()
+    out = redact_text(line)
+    assert time.process_time() - start < 1.0
+    assert "password=x" not in out[:100] or shape != "pairs"
+
+
+@pytest.mark.parametrize("shape", sorted(HOSTILE))
+def test_patterns_are_linear_without_the_long_line_cap(shape: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cap aside, a 2 MB line is still cheap: no pattern backtracks quadratically (that would take hours)."""
+    monkeypatch.setattr(redact, "LONG_LINE", 1 << 40)
+    line = HOSTILE[shape](2 * 1024 * 1024)
+    start = time.process_time()
+    redact_line(line)
+    assert time.process_time() - start < 5.0
+
+
+def test_long_line_that_may_hold_a_secret_is_masked_whole() -> None:
+    line = "x" * 70000 + " password=p"
+    assert redact_text(f"a: 1\n{line}\nb: 2\n") == "a: 1\n[redacted: line of 70011 characters]\nb: 2\n"
+
+
+def test_live_command_lines_are_redacted_in_locations(tmp_path: object) -> None:
+    import os
+
+    from foretune.facts.sources.live import LiveHost
+
+    host = LiveHost({"PATH": os.environ.get("PATH", "")})
+    raw = host.run(["echo", "redis://:Hx7LiveUrl@localhost:6379"])
+    assert raw is not None
+    assert raw.location == "echo redis://:[redacted]@localhost:6379"
+    assert list(host.log) == [raw.location]

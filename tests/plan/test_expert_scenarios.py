@@ -1,0 +1,229 @@
+"""What an expert sets for each generation, written by hand from the guides (never from the planner's output).
+
+Sources: 000 = Satellite 6.2 performance brief, 001 = Satellite 6.9 tuning guide, 002 = Foreman tuning guide,
+003 = Satellite 6.9 Puma blog post, 004 = orcharhino tuning guide (all under ../shared/seeds/).
+"""
+
+from __future__ import annotations
+
+from foretune.plan import PlanInput, make_plan
+from foretune.plan.model import Plan
+
+GIB = 1024**3
+SEVERE = ("medium", "high", "critical")
+
+
+def plan(**kwargs: object) -> Plan:
+    return make_plan(PlanInput(**kwargs))  # type: ignore[arg-type]
+
+
+def value(p: Plan, tid: str) -> object:
+    return p.tunables[tid].foretune.value
+
+
+def installer(p: Plan, tid: str) -> object:
+    return p.tunables[tid].installer.value
+
+
+def severe(p: Plan) -> list[str]:
+    return [f"{x.severity} {x.code}: {x.message}" for x in p.problems if x.severity in SEVERE]
+
+
+def fits(p: Plan) -> bool:
+    return sum(m.bytes for m in p.memory) <= p.input.ram_bytes and not any(
+        x.code in ("memory-over-ram", "memory-tight") for x in p.problems)
+
+
+# --- current Foreman 3.x / Satellite 6.15+ --------------------------------------------------------
+
+def test_satellite_615_default_reference_box() -> None:
+    # 002 2. / 5.2.4: default = 0-5000 hosts, 20 GiB, 4 cores; 16 threads for both min & max; 4-6 workers
+    p = plan(product="satellite", version="6.15", hosts=4000, cpus=4, ram_bytes=20 * GIB, virtual=True)
+    assert value(p, "puma.threads_min") == 16 and value(p, "puma.threads_max") == 16
+    assert 4 <= value(p, "puma.workers") <= 6  # type: ignore[operator]
+    assert value(p, "foreman.db_pool") == 20  # threads_max 16 + 4 (puppet-foreman config.pp)
+    assert value(p, "postgresql.shared_buffers") == "2GB"  # 002 5.6: 2 GiB .. 25 % of RAM
+    assert value(p, "postgresql.autovacuum_vacuum_cost_limit") == 2000
+    assert value(p, "httpd.limit_nofile") == 640000  # 002 5.3.1
+    assert value(p, "apache.mpm") == "event"
+    assert value(p, "dynflow.sidekiq_concurrency") == 5  # 002 5.4
+    budget = sum(n for _, n in p.connection_budget)
+    assert value(p, "postgresql.max_connections") >= budget  # type: ignore[operator]
+    assert value(p, "postgresql.max_connections") == 500  # the default profile's value carries the 16-thread budget
+    for gone in ("passenger.max_pool_size", "mongodb.cache_size_gb", "qpidd.limit_nofile", "apache.max_clients",
+                 "dynflow.executors", "postgresql.checkpoint_segments"):
+        assert gone not in p.tunables, gone
+    assert fits(p), p.memory
+    assert severe(p) == []
+
+
+def test_satellite_615_medium_reference_box() -> None:
+    # 002: medium = 5000-10000 hosts, 32 GiB, 8 cores; 8-12 workers; 5.3.2: serverlimit 64, maxrequestworkers 1024
+    p = plan(product="satellite", version="6.15", hosts=8000, cpus=8, ram_bytes=32 * GIB, virtual=True)
+    assert p.profile == "medium"
+    assert value(p, "puma.threads_max") == 16
+    assert 8 <= value(p, "puma.workers") <= 12  # type: ignore[operator]
+    assert value(p, "apache.server_limit") == 64 and value(p, "apache.max_request_workers") == 1024
+    assert value(p, "postgresql.max_connections") == 1000
+    assert value(p, "postgresql.shared_buffers") == "4GB"  # the medium profile's, inside 2 GiB .. 8 GiB
+    assert fits(p)
+    assert severe(p) == []
+
+
+def test_orcharhino_default_reads_like_its_guide() -> None:
+    # 004 5.2.4 repeats the Foreman guide: 16 threads with all tuning profiles
+    p = plan(product="orcharhino", version="6.9", hosts=2000, cpus=4, ram_bytes=20 * GIB, virtual=True)
+    assert value(p, "puma.threads_min") == value(p, "puma.threads_max") == 16
+    assert installer(p, "puma.threads_max") == 5  # "installer uses 5 min/max threads by default"
+    assert "alternative" in p.tunables["puma.threads_max"].foretune.reason  # 5 stays the cited alternative
+    assert fits(p)
+    assert severe(p) == []
+
+
+def test_96_cpu_box_installer_values_exceed_max_connections() -> None:
+    # puppet-foreman on Satellite 6.16 (Foreman 3.12, before the cap of 100): workers = floor(min(96 x 1.5, 256 - 1.5)) = 144,
+    # db_pool = threads_max 5 + 4 = 9 -> Puma alone opens 144 x 9 = 1296 connections; the profile's max_connections is 1000
+    p = plan(product="satellite", version="6.16", hosts=70000, cpus=96, ram_bytes=256 * GIB, virtual=False)
+    assert installer(p, "puma.workers") == 144 and installer(p, "foreman.db_pool") == 9
+    assert installer(p, "postgresql.max_connections") == 1000
+    assert any(x.code == "installer-connections-over-max" for x in p.problems)
+    assert dict(p.installer_connection_budget)["Puma 144 workers x 9 pool (threads 5)"] == 1296
+    assert value(p, "puma.workers") == 26  # the extra-extra-large range 20-26
+    assert value(p, "postgresql.max_connections") >= sum(n for _, n in p.connection_budget)  # type: ignore[operator]
+
+
+# --- Satellite 6.9 (Puma, prefork, Pulp 2 + pulpcore, MongoDB) --------------------------------------
+
+def test_satellite_69_keeps_16_threads_and_its_release_defaults() -> None:
+    # 003: "Puma has two workers by default and each worker is configured with max of 16 threads" (min 0)
+    p = plan(product="satellite", version="6.9", hosts=3000, cpus=4, ram_bytes=20 * GIB, virtual=True)
+    assert installer(p, "puma.workers") == 2
+    assert installer(p, "puma.threads_min") == 0 and installer(p, "puma.threads_max") == 16
+    assert value(p, "puma.threads_min") == value(p, "puma.threads_max") == 16  # never cut to 5
+    assert installer(p, "foreman.db_pool") == 16  # max(db_pool 5, threads_max 16) before puppet-foreman 25
+    assert value(p, "apache.mpm") == "prefork"
+    assert value(p, "mongodb.cache_size_gb") == 4.0  # 001: 20 % of the physical RAM
+    assert installer(p, "pulp.api_workers") == 1 and installer(p, "pulp.content_workers") == 2
+    assert severe(p) == []
+
+
+# --- Satellite 6.2 (Passenger, Pulp 2 + MongoDB 2.6, no custom-hiera) ------------------------------
+
+def test_satellite_62_server_follows_the_brief() -> None:
+    p = plan(product="satellite", version="6.2", hosts=2000, cpus=8, physical_cores=4, ram_bytes=24 * GIB, virtual=False,
+             katello_agent_hosts=1000)
+    assert value(p, "passenger.max_pool_size") == 6  # 1.5 x 4 physical cores = 6 (5.4)
+    assert value(p, "passenger.max_request_queue_size") == 200  # the tuned passenger.conf
+    assert value(p, "passenger.max_requests") == 10000 and value(p, "passenger.stat_throttle_rate") == 120
+    assert value(p, "passenger.start_timeout") == 500
+    assert value(p, "passenger.min_instances") == 6  # PassengerMinInstances 6, at most the pool
+    assert value(p, "apache.keepalive") is True and value(p, "apache.keepalive_timeout") == 5
+    assert value(p, "apache.max_keepalive_requests") == 0
+    assert installer(p, "apache.keepalive") is False and installer(p, "apache.keepalive_timeout") == 15  # puppet-foreman 5.1
+    assert value(p, "apache.server_limit") == 256  # prefork untouched while pool + queue < MaxClients
+    assert value(p, "httpd.limit_nofile") == 1000000  # 5.3 limits.conf
+    assert value(p, "qpidd.limit_nofile") == value(p, "qdrouterd.limit_nofile") == 1000000  # 5.12
+    assert value(p, "sysctl.fs_aio_max_nr") == 1000000
+    assert value(p, "smart_proxy_dynflow.limit_nofile") == 1000000  # 5.19
+    assert value(p, "smart_proxy_dynflow.database") == "in-memory"
+    assert installer(p, "smart_proxy_dynflow.limit_nofile") == 1024  # no installer default on 6.2
+    assert value(p, "postgresql.shared_buffers") == "3712MB"  # 15 % of 24 GiB = 3686.4 MB -> next 128 MB
+    assert value(p, "sysctl.kernel_shmmax") == 4 * GIB  # 3712 MB x 1.1 = 3.99 GiB -> 4 GiB, one byte above RHEL 7's default
+    assert value(p, "postgresql.max_connections") == 200  # 5.13: 200 for 200 parallel registrations
+    assert "mongodb.cache_size_gb" not in p.tunables  # MMAPv1: the key would stop mongod
+    assert value(p, "mongodb.storage_engine") == "mmapv1"
+    assert "candlepin.heap_max" not in p.tunables  # -Xmx4096m arrived after 6.2; the brief sets no heap
+    assert "postgresql.work_mem" not in p.tunables and "postgresql.effective_cache_size" not in p.tunables
+    fixes = [f for t in p.tunables.values() for f in t.fixes]
+    assert not any(f.kind == "hiera" for f in fixes)  # no custom-hiera before foreman-installer 1.14
+    assert any(f.kind == "file" and f.target == "/etc/httpd/conf.d/passenger.conf" and f.value == "PassengerMaxRequestQueueSize 200"
+               for f in fixes)
+    assert fits(p)
+    assert severe(p) == []
+
+
+def test_satellite_62_minimum_is_the_briefs() -> None:
+    # 5.17: "2 CPUs, 12GB RAM, 4GB swap"
+    p = plan(product="satellite", version="6.2", hosts=500, cpus=2, ram_bytes=12 * GIB, virtual=True)
+    assert p.hardware.ok and p.hardware.required_cores == 2 and p.hardware.required_ram_bytes == 12 * GIB
+    assert value(p, "postgresql.shared_buffers") == "1920MB"  # 15 % of 12 GiB = 1843.2 MB -> 1920 MB
+    assert severe(p) == []
+
+
+def test_satellite_62_capsule_with_puppet_gets_the_same_apache_and_passenger_advice() -> None:
+    # 5.9: capsule KeepAlive On / 0 / 5; Passenger pool 6, queue 200; Puppet app MinInstances 2, StartTimeout 90
+    p = plan(product="satellite", version="6.2", role="capsule", hosts=600, cpus=8, physical_cores=4, ram_bytes=16 * GIB,
+             virtual=True, puppet_hosts=600)
+    assert value(p, "apache.keepalive") is True and value(p, "apache.max_keepalive_requests") == 0
+    assert value(p, "passenger.max_pool_size") == 6 and value(p, "passenger.max_request_queue_size") == 200
+    assert value(p, "passenger.puppet_min_instances") == 2 and value(p, "passenger.puppet_start_timeout") == 90
+    assert value(p, "puppet.hosts_per_capsule") == 600  # 6.10: 600 hosts with 16GB RAM, 8 vCPUs (measured, not scaled)
+    assert "puma.workers" not in p.tunables
+    assert severe(p) == []
+
+
+# --- Capsules of the current generation -------------------------------------------------------------
+
+def test_capsule_with_pull_rex() -> None:
+    # 002 5.5.1: LimitNOFILE=5000 lets mosquitto "handle 5000 hosts": one descriptor per host
+    p = plan(product="satellite", version="6.15", role="capsule", hosts=4500, cpus=4, ram_bytes=12 * GIB, virtual=True,
+             rex="pull-mqtt")
+    assert value(p, "mosquitto.limit_nofile") >= 4500  # type: ignore[operator]
+    assert value(p, "mosquitto.limit_nofile") == 5000  # 4500 + 10 % = 4950, rounded up to 1000
+    assert p.hardware.ok  # 002 5.8.1 minimal: 4 CPUs, 12 GiB
+    for gone in ("puma.workers", "postgresql.max_connections", "candlepin.heap_max", "qpidd.limit_nofile"):
+        assert gone not in p.tunables
+    assert severe(p) == []
+
+
+def test_capsule_with_puppet() -> None:
+    # Installing Capsule Server, Appendix A: 1250-1600 clients on 4 CPUs at 10 classes
+    p = plan(product="satellite", version="6.15", role="capsule", hosts=1200, cpus=4, ram_bytes=12 * GIB, virtual=True,
+             puppet_hosts=1200)
+    assert value(p, "puppet.hosts_per_capsule") == 1250
+    assert value(p, "puppet.splay") is True
+    assert severe(p) == []
+    busy = plan(product="satellite", version="6.15", role="capsule", hosts=1500, cpus=4, ram_bytes=12 * GIB, virtual=True,
+                puppet_hosts=1500)
+    assert any(x.code == "puppet-hosts-per-capsule" for x in busy.problems)
+
+
+def test_satellite_69_reference_boxes_fit() -> None:
+    # 001 uses the same profile table: default 4 CPUs / 20 GiB, medium 8 CPUs / 32 GiB
+    for hosts, cpus, ram in ((4000, 4, 20), (8000, 8, 32)):
+        p = plan(product="satellite", version="6.9", hosts=hosts, cpus=cpus, ram_bytes=ram * GIB, virtual=True)
+        assert fits(p), (hosts, [(m.component, m.bytes / GIB) for m in p.memory])
+        assert not any(x.code == "memory-over-ram" for x in p.problems)
+        assert severe(p) == []
+
+
+def test_above_the_minimum_current_generation() -> None:
+    # 002: extra-large = 20000-60000 hosts, 128 GiB, 32 cores, 16-24 workers; profiles: shared_buffers 16GB,
+    # effective_cache_size 32GB, work_mem 8MB (sizes/extra-large.yaml); Candlepin -Xmx8192m
+    p = plan(product="satellite", version="6.16", hosts=30000, cpus=32, ram_bytes=128 * GIB, virtual=False)
+    assert 16 <= value(p, "puma.workers") <= 24 and value(p, "puma.threads_max") == 16  # type: ignore[operator]
+    assert value(p, "postgresql.shared_buffers") == "16GB"
+    assert value(p, "postgresql.effective_cache_size") == "32GB"
+    assert value(p, "postgresql.work_mem") == "8MB"
+    assert value(p, "candlepin.heap_max") == 8 * GIB
+    assert value(p, "dynflow.sidekiq_instances") == 3  # 002 5.4: "from one worker to three"
+    assert fits(p) and severe(p) == []
+    o = plan(product="orcharhino", version="6.10", hosts=15000, cpus=16, ram_bytes=64 * GIB, virtual=True)
+    assert 12 <= value(o, "puma.workers") <= 18 and value(o, "puma.threads_min") == 16  # type: ignore[operator]
+    assert value(o, "apache.server_limit") == 64 and value(o, "postgresql.max_connections") == 1000
+    assert fits(o) and severe(o) == []
+
+
+def test_keys_absent_where_the_release_has_no_such_thing() -> None:
+    p62 = plan(product="satellite", version="6.2", hosts=3000, cpus=8, ram_bytes=24 * GIB)
+    for gone in ("puma.workers", "foreman.db_pool", "dynflow.sidekiq_instances", "pulp.workers", "mosquitto.limit_nofile",
+                 "apache.threads_per_child", "mongodb.cache_size_gb", "postgresql.autovacuum_vacuum_cost_limit"):
+        assert gone not in p62.tunables, gone
+    p69 = plan(product="satellite", version="6.9", hosts=3000, cpus=8, ram_bytes=32 * GIB)
+    for gone in ("passenger.max_pool_size", "apache.threads_per_child", "apache.max_request_workers", "dynflow.executors",
+                 "mosquitto.limit_nofile", "mongodb.storage_engine"):
+        assert gone not in p69.tunables, gone
+    p615 = plan(product="satellite", version="6.15", hosts=3000, cpus=8, ram_bytes=32 * GIB)
+    for gone in ("qpidd.limit_nofile", "sysctl.fs_aio_max_nr", "pulp2.concurrency", "mongodb.cache_size_gb",
+                 "katello.content_action_accept_timeout", "sysctl.kernel_shmmax"):
+        assert gone not in p615.tunables, gone

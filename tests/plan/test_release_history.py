@@ -1,0 +1,93 @@
+"""Each value comes from the release that is planned, not a later one; tags checked with `git tag --contains` upstream."""
+
+from __future__ import annotations
+
+import pytest
+
+from foretune.errors import UsageError
+from foretune.knowledge import hardware
+from foretune.knowledge.profiles import PG, installer_hiera
+from foretune.knowledge.releases import resolve_release
+from foretune.plan import PlanInput, make_plan
+from tests.conftest import run_cli
+
+GIB = 1024**3
+
+
+def foreman(version: str, profile: str = "default") -> dict[str, object]:
+    return installer_hiera(resolve_release("foreman", version), profile)
+
+
+def test_profile_keys_start_and_end_at_their_release_tags() -> None:
+    # 6bc9552 (passenger_min_instances) is first in 1.17.0
+    assert "apache::mod::passenger::passenger_min_instances" not in foreman("1.16")
+    assert foreman("1.17")["apache::mod::passenger::passenger_min_instances"] == 1
+    # the 2.4.0 tag's common.yaml has no MongoDB cache key; 2.3.0's has
+    assert "mongodb::server::config_data" in foreman("2.3")
+    assert "mongodb::server::config_data" not in foreman("2.4")
+    # the 3.8.0 tag has neither the qpid limits nor the event maxrequestsperchild
+    assert foreman("3.7")["qpid::open_file_limit"] == 65536
+    assert foreman("3.7", "medium")["apache::mod::event::maxrequestsperchild"] == 4000
+    assert "qpid::open_file_limit" not in foreman("3.8")
+    assert "apache::mod::event::maxrequestsperchild" not in foreman("3.8", "medium")
+    assert foreman("3.8", "medium")[PG]["max_connections"] == 1000  # type: ignore[index]
+
+
+def test_installer_memory_checks_start_in_their_releases() -> None:
+    assert hardware.enforced("default", "1.20") is None  # no check before 1.21
+    assert hardware.enforced("default", "1.21").ram_gib == 7.53  # type: ignore[union-attr]  # flat 8 GB (17-memory_check.rb)
+    assert hardware.enforced("medium", "1.23") is None
+    medium = hardware.enforced("medium", "1.24")  # per-profile checks in katello/hooks/pre_commit/13-hiera.rb @1.24.0
+    assert medium is not None and (medium.cores, medium.ram_gib) == (8, 32)
+    assert hardware.enforced("default", "1.24").ram_gib == 8  # type: ignore[union-attr]
+
+
+def plan(product: str, version: str, **kw: object) -> object:
+    fields: dict[str, object] = {"hosts": 3000, "cpus": 8, "ram_bytes": 32 * GIB, **kw}
+    return make_plan(PlanInput(product=product, version=version, **fields))  # type: ignore[arg-type]
+
+
+def test_rails_pool_formula_per_puppet_foreman_release() -> None:
+    before = plan("foreman", "3.10").tunables  # type: ignore[attr-defined]
+    after = plan("foreman", "3.11").tunables  # type: ignore[attr-defined]
+    assert before["foreman.db_pool"].installer.value == 5  # max(db_pool 5, threads_max 5)
+    assert after["foreman.db_pool"].installer.value == 9  # threads_max 5 + 4 (puppet-foreman 25)
+
+
+def test_pulpcore_gunicorn_defaults_per_release() -> None:
+    t69 = plan("satellite", "6.9").tunables  # type: ignore[attr-defined]
+    t611 = plan("satellite", "6.11").tunables  # type: ignore[attr-defined]
+    assert (t69["pulp.api_workers"].installer.value, t69["pulp.content_workers"].installer.value) == (1, 2)
+    assert (t611["pulp.api_workers"].installer.value, t611["pulp.content_workers"].installer.value) == (5, 17)
+
+
+def test_module_defaults_of_62_are_62s() -> None:
+    t = plan("satellite", "6.2").tunables  # type: ignore[attr-defined]
+    assert (t["apache.keepalive"].installer.value, t["apache.keepalive_timeout"].installer.value) == (False, 15)
+    assert "candlepin.heap_max" not in t  # puppet-candlepin's -Xmx4096m default arrived after 6.2
+    assert t["smart_proxy_dynflow.limit_nofile"].installer.value == 1024
+    later = plan("satellite", "6.4").tunables  # type: ignore[attr-defined]
+    assert later["apache.keepalive"].installer.value is True
+    assert later["candlepin.heap_max"].installer.value == 4 * GIB
+    assert later["mongodb.cache_size_gb"].foretune.value == 6.4  # WiredTiger from 6.4: 20 % of 32 GiB
+
+
+def test_plain_foreman_runs_puma_from_21_and_has_no_katello_parts() -> None:
+    assert resolve_release("foreman", "2.1").generation == "puma-prefork"
+    assert resolve_release("foreman", "2.0").generation == "passenger"
+    assert resolve_release("satellite", "6.8").generation == "passenger"  # Satellite waited for 6.9 (Foreman 2.3)
+    p = plan("foreman", "3.16", katello=False, ram_bytes=8 * GIB, cpus=4)
+    for gone in ("candlepin.heap_max", "pulp.workers", "postgresql.max_connections", "mongodb.cache_size_gb"):
+        assert gone not in p.tunables  # type: ignore[attr-defined]
+    result = run_cli("plan", "--product", "foreman", "--version", "3.16", "--no-katello", "--hosts", "300", "--cpus", "4",
+                     "--ram", "8G", "--format", "installer")
+    assert result.status == 0, result.stderr
+    assert "--tuning" not in result.stdout
+
+
+def test_no_katello_refuses_profiles_in_one_line() -> None:
+    with pytest.raises(UsageError, match="plain Foreman has no --tuning"):
+        plan("foreman", "3.16", katello=False, profile="medium")
+    result = run_cli("plan", "--product", "foreman", "--version", "3.16", "--no-katello", "--profile", "medium",
+                     "--hosts", "300", "--cpus", "4", "--ram", "8G")
+    assert result.status == 2 and len(result.stderr.strip().splitlines()) == 1

@@ -1,0 +1,308 @@
+"""Canaries: a distinct secret planted in every place a secret hides, in every file type foretune reads;
+every command and output format is run and no output may contain any of them.
+
+The tree is the satellite-6.15 fixture plus planted lines; it is read as a sosreport directory,
+as a tarball, and live (``collect`` with a fake root), and the snapshot is read back.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import tarfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from foretune.facts.collect import collect
+from tests.conftest import REPO, run_cli
+
+FIXTURE = REPO / "tests/fixtures/sosreports/satellite-6.15"
+
+
+@dataclass
+class Planted:
+    root: Path
+    canaries: dict[str, str] = field(default_factory=dict)  # canary -> archive-relative file holding it
+
+    def secret(self, rel: str, tag: str) -> str:
+        value = f"Qz{tag}Cn4ry{len(self.canaries):02d}"
+        assert value not in self.canaries
+        self.canaries[value] = rel
+        return value
+
+    def append(self, rel: str, text: str) -> None:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(text)
+
+    def replace(self, rel: str, old: str, new: str) -> None:
+        path = self.root / rel
+        text = path.read_text(encoding="utf-8")
+        assert old in text, (rel, old)
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def plant(root: Path) -> Planted:
+    """Copy the fixture and plant one distinct secret per place and form."""
+    shutil.copytree(FIXTURE, root, symlinks=True)
+    p = Planted(root)
+    s = p.secret
+    hiera = "etc/foreman-installer/custom-hiera.yaml"
+    p.append(hiera, (
+        f"foreman::db_password: {s(hiera, 'HieraKv')}\n"
+        f"foreman::initial_admin_password:\n  {s(hiera, 'HieraNextLine')}\n"
+        f"foreman_proxy::oauth_consumer_secret: |\n  {s(hiera, 'HieraBlock')}\n  second line\n"
+        f"foreman::plugin::tasks::api_token: >-\n  {s(hiera, 'HieraFolded')}\n"
+        f"katello::api_tokens:\n  - {s(hiera, 'HieraList1')}\n  - {s(hiera, 'HieraList2')}\n"
+        f"foreman::ldap_credentials:\n  bind_dn: cn=admin\n  bind_pw: {s(hiera, 'HieraNested')}\n"
+        f"foreman::oauth_consumer_key: &oauth {s(hiera, 'HieraAnchor')}\n"
+        "foreman::plugin::remote_execution::label: *oauth\n"
+        f"foreman::db_url: postgres://foreman:{s(hiera, 'HieraUrl')}@db.example.com/foreman\n"
+        f"foreman::registration_secret: \"{s(hiera, 'HieraQuoted')}\n  continued\"\n"))
+    answers = "etc/foreman-installer/scenarios.d/satellite-answers.yaml"
+    p.append(answers, (f"foreman_proxy_plugin_remote_execution_script:\n  ssh_identity_key_passphrase: {s(answers, 'AnswersPass')}\n"
+                       f"  mqtt_password:\n    {s(answers, 'AnswersNext')}\n"))
+    db = "etc/foreman/database.yml"
+    p.append(db, f"  url: postgresql://foreman:{s(db, 'DbYmlUrl')}@localhost/foreman\n")
+    p.append("etc/redis.conf", f"requirepass {s('etc/redis.conf', 'RedisRequire')}\n"
+                               f"masterauth \"{s('etc/redis.conf', 'RedisMasterauth')}\"\n")
+    pg = "var/lib/pgsql/data/postgresql.conf"
+    p.append(pg, f"primary_conninfo = 'host=db2 user=rep password={s(pg, 'PgConninfo')} port=5432'\n")
+    auto = "var/lib/pgsql/data/postgresql.auto.conf"
+    p.append(auto, f"primary_conninfo = 'user=rep password={s(auto, 'PgAuto')} host=db3'\n")
+    tomcat = "etc/tomcat/tomcat.conf"
+    p.replace(tomcat, "-Dcom.redhat.fips=false", f"-Dcom.redhat.fips=false -Djavax.net.ssl.trustStorePassword={s(tomcat, 'JavaTrust')} "
+              f"-Dcandlepin.keyStorePassword={s(tomcat, 'JavaKeystore')}")
+    xml = "etc/tomcat/server.xml"
+    p.replace(xml, 'keystorePass="********"', f'keystorePass="{s(xml, "XmlKeystore")}" truststorePassword="{s(xml, "XmlTrust")}"')
+    unit = "etc/systemd/system/foreman.service.d/installer.conf"
+    p.append(unit, f"Environment=FOREMAN_API_TOKEN={s(unit, 'UnitToken')}\n"
+                   f"Environment=\"SOME_SECRET=a {s(unit, 'UnitQuoted')}\" \"LANG=C\"\n"
+                   f"Environment=SMTP_KEY={s(unit, 'UnitKey')} SMTP_PASS={s(unit, 'UnitPass')}\n")
+    show = "sos_commands/systemd/systemctl_show_service_--all"
+    p.replace(show, "FOREMAN_PUMA_WORKERS=24", f"FOREMAN_PUMA_WORKERS=24 DJANGO_SECRET_KEY={s(show, 'ShowEnv')}")
+    p.append(show, f"\nId=tomcat.service\nActiveState=active\nSubState=running\nMainPID=4242\n"
+                   f"ExecStart={{ path=/usr/bin/java ; argv[]=/usr/bin/java -Djavax.net.ssl.keyStorePassword={s(show, 'ShowJava')} "
+                   "-Xmx4g ; ignore_errors=no }\n")
+    dynflow = "etc/foreman/dynflow/worker.yml"
+    p.append(dynflow, f":redis_url: redis://:{s(dynflow, 'DynflowRedis')}@localhost:6379/6\n")
+    sysconfig = "etc/sysconfig/dynflowd"
+    p.append(sysconfig, f"DATABASE_URL=postgres://foreman:{s(sysconfig, 'SysconfigUrl')}@db/foreman\n"
+                        f"export DB_PASS={s(sysconfig, 'SysconfigPass')}\n"
+                        f"JAVA_PROPS=truststore.password={s(sysconfig, 'SysconfigCont')}\\\n    {s(sysconfig, 'SysconfigCont2')}\n")
+    rex = "etc/foreman-proxy/settings.d/remote_execution_ssh.yml"
+    p.append(rex, f":ssh_identity_key_passphrase: '{s(rex, 'RexPass')}'\n")
+    hammer = "etc/hammer/cli.modules.d/foreman.yml"
+    p.append(hammer, f"  :password: '{s(hammer, 'HammerPass')}'\n")
+    metrics = "var/lib/foreman-maintain/satellite_metrics.yml"
+    p.append(metrics, f"api_token: {s(metrics, 'MetricsToken')}\n")
+    p.append("etc/mosquitto/mosquitto.conf", f"listener 1883\nremote_password {s('etc/mosquitto/mosquitto.conf', 'Mosquitto')}\n")
+    p.append("etc/qpid/qpidd.conf", f"max-connections=65535\nsasl-password={s('etc/qpid/qpidd.conf', 'Qpid')}\n")
+    p.append("etc/default/pulp_workers", f"PULP_CONCURRENCY=4\nPULP_SECRET_KEY={s('etc/default/pulp_workers', 'PulpWorkers')}\n")
+    mongo = "etc/mongod.conf"
+    p.append(mongo, f"net:\n  port: 27017\n  tls:\n    certificateKeyFilePassword: {s(mongo, 'Mongo')}\n")
+    httpd = "etc/httpd/conf.d/05-foreman-ssl.conf"
+    p.append(httpd, f"ProxyPass /backend http://svc:{s(httpd, 'HttpdUrl')}@backend.example.com/\n"
+                    f"SSLPassPhraseDialog exec:{s(httpd, 'HttpdDialog')}\n")
+    tasks = "sos_commands/foreman/foreman_tasks_tasks"
+    p.append(tasks, "00000099-1b2c-4d5e-8f90-000000000099,ForemanTasks::Task::DynflowTask,"
+                    f"\"Actions::RemoteExecution::Run {{\"\"password\"\":\"\"{s(tasks, 'TasksJson')}\"\"}}\","
+                    "2024-02-09 00:12:01.000000,2024-02-09 00:12:01.000000,stopped,success,"
+                    "00000099-1b2c-4d5e-8f90-000000000099,,2024-02-09 00:12:01.000000,,Run,4,2024-02-09 00:12:01.000000\n")
+    sysctl = "sos_commands/kernel/sysctl_-a"
+    p.append(sysctl, f"net.ipv4.tcp_fastopen_key = {s(sysctl, 'SysctlKey')}\n")
+    mounts = "proc/mounts"
+    p.append(mounts, f"//files/share /mnt/share cifs rw,relatime,username=svc,password={s(mounts, 'CifsMount')} 0 0\n")
+    puma = "sos_commands/foreman/pumactl_stats"
+    p.replace(puma, '{"started_at"', f'{{"control_auth_token": "{s(puma, "PumaToken")}", "started_at"')
+    info = "sos_commands/redis/redis-cli_info"
+    p.append(info, f"master_auth:{s(info, 'RedisInfo')}\n")
+    return p
+
+
+def leaks(text: str, canaries: dict[str, str]) -> list[str]:
+    """Canaries found in ``text``, whole or in part (the distinctive middle of each)."""
+    return [c for c in canaries if c in text or c[2:-2] in text]
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> Planted:
+    return plant(tmp_path_factory.mktemp("canaries") / "sosreport-sat-canary-2026")
+
+
+@pytest.fixture(scope="module")
+def tarball(planted: Planted, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("tarball") / "sosreport-sat-canary-2026.tar.gz"
+    with tarfile.open(path, "w:gz") as archive:
+        archive.add(planted.root, arcname=planted.root.name)
+    return path
+
+
+@pytest.fixture(scope="module")
+def snapshot(planted: Planted, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("snapshot") / "canary.json.gz"
+    collect(out, hosts=12000, environ={"PATH": "/nonexistent"}, root=str(planted.root))
+    return out
+
+
+def test_every_canary_was_planted_in_a_file_foretune_reads(planted: Planted) -> None:
+    import fnmatch
+
+    from foretune.facts.specs import SPECS, sos_candidates, sos_patterns
+
+    read = [p for spec in SPECS for p in (sos_patterns(spec) if spec.glob else sos_candidates(spec))]
+    for canary, rel in planted.canaries.items():
+        assert canary in (planted.root / rel).read_text(encoding="utf-8")
+        assert any(fnmatch.fnmatch(rel, pattern) for pattern in read), rel
+
+
+def test_each_planted_file_redacted_as_a_raw_text_holds_no_canary(planted: Planted) -> None:
+    """What a snapshot stores for each file (and every excerpt is cut from): the whole text, redacted."""
+    from foretune.facts.redact import redact_text
+
+    for rel in sorted(set(planted.canaries.values())):
+        text = (planted.root / rel).read_text(encoding="utf-8")
+        mine = {c: r for c, r in planted.canaries.items() if r == rel}
+        assert leaks(redact_text(text), mine) == [], rel
+
+
+def test_parsed_values_hold_no_canary(planted: Planted) -> None:
+    """Parsed YAML (anchors and aliases included) as facts hold it, redacted as facts output does."""
+    import yaml
+
+    from foretune.facts.redact import redact_data
+
+    for rel in sorted({r for r in planted.canaries.values() if r.endswith((".yaml", ".yml"))}):
+        data = yaml.safe_load((planted.root / rel).read_text(encoding="utf-8"))
+        mine = {c: r for c, r in planted.canaries.items() if r == rel}
+        assert leaks(repr(data), mine), rel  # the canaries are in the parsed data...
+        assert leaks(repr(redact_data(data)), mine) == [], rel  # ...and not after redaction
+
+
+def _outputs(source: str, tmp: Path, box: tuple[str, ...] = ()) -> dict[str, str]:
+    """Every command and output format on ``source``: label -> stdout + stderr (+ files written).
+
+    ``box``: plan options for what the source cannot tell (a live snapshot taken without rpm).
+    """
+    runs = {
+        "facts table": ("facts", source, "--unknown"),
+        "facts json": ("facts", source, "--format", "json"),
+        "audit text": ("audit", source, "--hosts", "12000", "--verbose"),
+        "audit json": ("audit", source, "--hosts", "12000", "--format", "json"),
+        "audit html": ("audit", source, "--hosts", "12000", "--format", "html"),
+        "audit markdown": ("audit", source, "--hosts", "12000", "--format", "markdown"),
+        "plan table": ("plan", "--from", source, "--hosts", "12000", *box),
+        "plan json": ("plan", "--from", source, "--hosts", "12000", *box, "--format", "json"),
+        "plan hiera": ("plan", "--from", source, "--hosts", "12000", *box, "--format", "hiera"),
+        "plan installer": ("plan", "--from", source, "--hosts", "12000", *box, "--format", "installer"),
+    }
+    seen: dict[str, str] = {}
+    for label, argv in runs.items():
+        result = run_cli(*argv)
+        assert result.status in (0, 1), (label, result.stderr)
+        seen[label] = result.stdout + result.stderr
+    report = tmp / "report.html"
+    result = run_cli("audit", source, "--hosts", "12000", "--format", "html", "--output", str(report))
+    seen["audit --output"] = result.stdout + result.stderr + report.read_text(encoding="utf-8")
+    out = tmp / "apply"
+    result = run_cli("plan", "--from", source, "--hosts", "12000", *box, "--out", str(out))
+    assert result.status == 0, result.stderr
+    files = sorted(p for p in out.rglob("*") if p.is_file())
+    assert files
+    seen["plan --out"] = result.stdout + result.stderr + "".join(p.read_text(encoding="utf-8") for p in files)
+    return seen
+
+
+def _render_outputs(source: str, planted: Planted, tmp: Path) -> dict[str, str]:
+    target = tmp / "custom-hiera.yaml"
+    shutil.copyfile(planted.root / "etc/foreman-installer/custom-hiera.yaml", target)
+    seen = {}
+    for label, extra in (("render diff", ()), ("render --write", ("--write",))):
+        result = run_cli("render", "--from", source, "--hosts", "12000", "--merge-into", str(target), *extra)
+        assert result.status == 0, (label, result.stderr)
+        assert result.stdout.startswith("---"), result.stdout[:200]  # a diff was shown: the canaries were in its context
+        seen[label] = result.stdout + result.stderr
+        if extra:
+            assert any(c in target.read_text(encoding="utf-8") for c in planted.canaries)  # the file keeps its own secrets
+    return seen
+
+
+def test_sosreport_directory_outputs_hold_no_canary(planted: Planted, tmp_path: Path) -> None:
+    seen = _outputs(str(planted.root), tmp_path)
+    seen.update(_render_outputs(str(planted.root), planted, tmp_path))
+    assert "[redacted]" in seen["facts json"]
+    assert {label: leaks(text, planted.canaries) for label, text in seen.items() if leaks(text, planted.canaries)} == {}
+
+
+def test_tarball_outputs_hold_no_canary(planted: Planted, tarball: Path, tmp_path: Path) -> None:
+    seen = _outputs(str(tarball), tmp_path)
+    assert {label: leaks(text, planted.canaries) for label, text in seen.items() if leaks(text, planted.canaries)} == {}
+
+
+def test_snapshot_holds_no_canary_yet_kept_every_planted_file(planted: Planted, snapshot: Path) -> None:
+    import json
+
+    text = gzip.decompress(snapshot.read_bytes()).decode("utf-8")
+    assert leaks(text, planted.canaries) == []
+    raw = json.loads(text)["raw"]
+    live_files = {rel for rel in planted.canaries.values() if not rel.startswith("sos_commands/")}
+    for rel in live_files:
+        location = "/" + rel
+        assert location in raw, location  # read live and stored, so the check above saw it
+        planted_here = sum(1 for r in planted.canaries.values() if r == rel)
+        assert raw[location].count("[redacted]") >= planted_here, (location, raw[location])
+
+
+def test_outputs_from_the_snapshot_hold_no_canary(planted: Planted, snapshot: Path, tmp_path: Path) -> None:
+    seen = _outputs(str(snapshot), tmp_path, ("--product", "satellite", "--version", "6.15", "--cpus", "16"))
+    assert {label: leaks(text, planted.canaries) for label, text in seen.items() if leaks(text, planted.canaries)} == {}
+
+
+def test_collect_command_output_holds_no_canary(planted: Planted, tmp_path: Path) -> None:
+    """The collect command itself (this host, whatever it holds) plus the canary tree's snapshot read back."""
+    out = tmp_path / "host.json"
+    result = run_cli("collect", "--out", str(out), environ={"PATH": os.environ.get("PATH", "")})
+    assert result.status == 0, result.stderr
+    assert leaks(result.stdout + result.stderr + out.read_text(encoding="utf-8"), planted.canaries) == []
+
+
+def test_render_diff_context_never_shows_the_files_secrets(tmp_path: Path) -> None:
+    target = tmp_path / "custom-hiera.yaml"
+    original = ("foreman::initial_admin_password: Wq7RenderKv\n"
+                "foreman::foreman_service_puma_workers: 40\n"
+                "foreman_proxy::oauth_consumer_secret: |\n  Wq7RenderBlock\n"
+                "foreman::db_url: postgres://foreman:Wq7RenderUrl@db/foreman\n")
+    target.write_text(original, encoding="utf-8")
+    plan = ["--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G"]
+    result = run_cli("render", *plan, "--merge-into", str(target), "--write")
+    assert result.status == 0, result.stderr
+    assert "-foreman::foreman_service_puma_workers: 40" in result.stdout
+    assert " foreman::initial_admin_password: [redacted]" in result.stdout  # context line, masked
+    assert "Wq7Render" not in result.stdout + result.stderr
+    written = target.read_text(encoding="utf-8")
+    assert all(secret in written for secret in ("Wq7RenderKv", "Wq7RenderBlock", "Wq7RenderUrl"))  # the file keeps them
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "html", "markdown"])
+def test_audit_reports_mask_secrets_a_rule_carries(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever a rule puts in a finding (message, values, evidence) is redacted before any format renders it."""
+    from foretune.rules.base import Context, Evidence, Outcome, Status
+    from foretune.rules.registry import get_rule
+
+    rule = get_rule("thp-enabled")
+
+    def leaky(ctx: Context) -> Outcome:
+        return Outcome(Status.FAIL, "masterauth Wq7AuditMsg is set", current={"db_password": "Wq7AuditCur"},
+                       recommended="-Djavax.net.ssl.keyStorePassword=Wq7AuditRec",
+                       evidence=(Evidence("thp_enabled", "redis-cli -u redis://:Wq7AuditLoc@localhost info",
+                                          "requirepass Wq7AuditEvidence"),))
+
+    monkeypatch.setattr(rule, "check", leaky)
+    result = run_cli("audit", str(FIXTURE), "--format", fmt, "--fail-on", "info", *(["--verbose"] if fmt == "text" else []))
+    assert result.status == 1, result.stderr
+    assert "thp-enabled" in result.stdout
+    assert "Wq7Audit" not in result.stdout + result.stderr
