@@ -80,6 +80,15 @@ def test_an_80_column_terminal_gets_no_longer_lines(argv: list[str]) -> None:
         assert max(len(line) for line in wide.splitlines()) > 80 or argv[0] == "profiles"
 
 
+def test_an_80_column_terminal_gets_the_render_diff_folded(tmp_path: Path) -> None:
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text("foreman::foreman_service_puma_workers: 40\n", encoding="utf-8")
+    result = run_cli("render", *PLAN[1:], "--merge-into", str(target), "--color", "always", environ={"COLUMNS": "80"})
+    assert result.status == 0, result.stderr
+    assert max(len(line) for line in SGR.sub("", result.stdout).splitlines()) <= 80
+    assert "+# foretune:" in SGR.sub("", result.stdout)
+
+
 def test_without_a_width_nothing_is_wrapped() -> None:
     out = run_cli(*PLAN).stdout
     assert any(len(line) > 120 for line in out.splitlines())  # one line per tunable for grep and scripts
