@@ -8,8 +8,6 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from foretune.term import ReadProgress
 
 
@@ -52,23 +50,11 @@ class Environment:
         return wants_color(self.color_choice, self.environ, self.stdout_isatty)
 
     @property
-    def stderr_color(self) -> bool:
-        from foretune.term import wants_color
-
-        return wants_color(self.color_choice, self.environ, _isatty(self.stderr))
-
-    @property
     def width(self) -> int | None:
         """Columns standard output wraps to (``None``: not a terminal and no COLUMNS, so no wrapping)."""
         from foretune.term import terminal_width
 
         return terminal_width(self.stdout, self.environ)
-
-    def console(self) -> Console:
-        """A rich console on standard output with this run's colour and width."""
-        from foretune.term import console
-
-        return console(self.stdout, color=self.color, width=self.width)
 
     def read_progress(self, source: str | None) -> ReadProgress:
         """A progress bar on standard error (a terminal only) for reading ``source``."""

@@ -43,6 +43,9 @@ THEME: dict[str, str] = {
     "diff.hunk": "cyan",
     "diff.header": "bold",
     "over": "bold red",
+    # rich's own Markdown styles put inline code on a black background: keep the terminal's background
+    "markdown.code": "bold cyan",
+    "markdown.code_block": "cyan",
 }
 
 # C0 controls except tab and newline, DEL, C1 controls, and the bidirectional overrides that can

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     return 0
 
 
-BYTE_KEYS = {"maxmemory", "used_memory"}  # redis (catalogue: int bytes)
+BYTE_KEYS = {"maxmemory", "used_memory"}  # Redis (the catalogue says int bytes)
 
 
 def _is_bytes(key: str) -> bool:
@@ -88,6 +88,7 @@ def print_table(data: dict[str, Any], env: Environment, *, show_unknown: bool) -
     from rich.text import Text
 
     from foretune.term import clean_line, human_bytes, plural, render_to_text
+    from foretune.units import format_gib
 
     source = data["source"]
     table = Table.grid(padding=(0, 2, 0, 0))
@@ -102,7 +103,12 @@ def print_table(data: dict[str, Any], env: Environment, *, show_unknown: bool) -
                 table.add_row(name, Text("unknown", style="sev.medium"), clean_line(entry["reason"]))
             continue
         value = entry["value"]
-        shown = human_bytes(value) if name.endswith("_bytes") and isinstance(value, int) else _short(value)
+        if name == "ram_bytes" and isinstance(value, int):
+            shown = format_gib(value)  # as plan and audit headers show RAM
+        elif name.endswith("_bytes") and isinstance(value, int):
+            shown = human_bytes(value)
+        else:
+            shown = _short(value)
         where = clean_line(entry["provenance"][0]["location"]) if entry["provenance"] else ""
         table.add_row(name, shown, where)
     parts: list[Any] = [Text(f"facts from {clean_line(source['label'])} ({source['kind']})", style="heading"), table]
