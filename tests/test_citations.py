@@ -154,6 +154,13 @@ def test_estimate_notes_claim_no_measurement_without_quoting_it(guides: None, wh
         assert seeds.normalise(quote) in everything, f"{where}: quote not found in the guides: {quote!r}"
 
 
+@pytest.mark.parametrize("where,note", [(w, n) for w, n in estimate_notes() if QUOTE.search(n)])
+def test_every_quote_in_an_estimate_note_is_verbatim(guides: None, where: str, note: str) -> None:
+    everything = seeds.all_guides_text()
+    for quote in QUOTE.findall(note):
+        assert seeds.normalise(quote) in everything, f"{where}: quote not found in the guides: {quote!r}"
+
+
 def test_the_claim_check_catches_the_old_wording() -> None:
     assert CLAIMS.search("concurrent jobs a 4 CPU Smart Proxy served in the guide's tests without failures")
     assert CLAIMS.search("about 500 hosts per CPU is the tested comfort zone")

@@ -54,7 +54,8 @@ def test_header_names_host_date_product_profile_version_and_time(report: Path) -
     assert "<dt>Host</dt><dd>satellite.example.com</dd>" in html
     assert "<dt>Data taken</dt><dd>2024-02-12 10:14 (sosreport examples/sosreport-satellite-6.15-mistuned)</dd>" in html
     assert "<dt>Product</dt><dd>Satellite 6.15 (Foreman 3.9), server</dd>" in html
-    assert "<dt>Sized for</dt><dd>large profile, 15120 managed hosts, 63.8 GiB RAM</dd>" in html
+    assert ("<dt>Sized for</dt><dd>default profile (declared: the installer&#39;s tuning fact), 15120 managed hosts "
+            "(counted in var/lib/foreman-maintain/satellite_metrics.yml), 63.8 GiB RAM</dd>") in html
     assert f"<dt>Generated</dt><dd>2023-11-14 22:13 UTC by foretune {TEST_VERSION}</dd>" in html
 
 

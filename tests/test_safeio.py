@@ -305,3 +305,33 @@ def test_a_fifo_inside_a_sosreport_is_skipped_not_waited_for(tmp_path: Path) -> 
     os.mkfifo(tree / "etc/redis.conf")
     result = run_bounded("facts", str(tree), "--format", "json")
     assert result.status == 0
+
+
+def test_a_failed_write_leaves_the_original_and_no_temporary_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "report.txt"
+    target.write_text("old\n")
+    os.chmod(target, 0o600)
+
+    def full(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(safeio.os, "fsync", full)
+    with pytest.raises(OSError, match="No space left on device"):
+        safeio.write_file(target, "new\n", backup=False)
+    assert target.read_text() == "old\n" and stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.txt"]
+
+
+def test_live_reads_skip_a_fifo_without_waiting(tmp_path: Path) -> None:
+    from foretune.facts.sources.live import LiveHost
+    from foretune.facts.specs import BY_NAME
+
+    (tmp_path / "etc").mkdir()
+    os.mkfifo(tmp_path / "etc/redis.conf")
+    host = LiveHost({"PATH": ""}, root=str(tmp_path))
+    box: list[object] = []
+    worker = threading.Thread(target=lambda: box.append(host.read(BY_NAME["redis_conf"])), daemon=True)
+    worker.start()
+    worker.join(10)
+    assert box == [None]
+    assert host.why["redis_conf"] == "/etc/redis.conf: is a FIFO, not a regular file: refusing to read it"

@@ -203,9 +203,9 @@ def test_read_progress_draws_only_on_a_terminal_and_only_for_large_reads() -> No
 
 def test_byte_counts_are_shown_in_binary_units() -> None:
     fixtures = REPO / "tests" / "fixtures" / "sosreports"
-    out = run_cli("audit", str(fixtures / "satellite-6.15")).stdout
-    # swap-in-use: meminfo SwapTotal 8388604 kB - SwapFree 8120316 kB = 268288 kB = 262 MiB
-    assert "current: 262 MiB   recommended: 0 B" in out
+    out = run_cli("audit", EXAMPLE).stdout
+    # candlepin-heap-low: tomcat.conf -Xmx2048m (2 GiB) against the large profile's -Xmx4096m (4 GiB)
+    assert "current: 2 GiB   recommended: 4 GiB" in out
     from foretune.rules.registry import all_rules
 
     byte_rules = {r.id for r in all_rules() if r.unit == "bytes"}

@@ -135,6 +135,12 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message}")
 
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> object:
+        # argparse drops a lone "--" value and hands the option an empty list instead of a string
+        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
+            self.error(f"argument {'/'.join(action.option_strings)}: expected one argument")
+        return super()._get_values(action, arg_strings)
+
 
 COLOR_HELP = "colour: auto (default: on a terminal, unless NO_COLOR is set or FORCE_COLOR forces it), always or never"
 

@@ -57,7 +57,8 @@ def test_fixtures_cover_every_era() -> None:
     assert facts["satellite-6.9"].value("postgresql")["shared_buffers"] == "4GB"
     assert "rh-postgresql12" in facts["satellite-6.9"]["postgresql"].provenance[0].location
     assert facts["satellite-6.9"]["redis"].provenance[0].location == "etc/opt/rh/rh-redis5/redis.conf"
-    assert facts["satellite-6.9"].value("mongodb") == {"cache_size_gb": 8.0}
+    assert facts["satellite-6.9"].value("mongodb") == {"cache_size_gb": 8.0, "engine": "wiredTiger"}  # MongoDB 3.4 default
+    assert facts["satellite-6.2"].value("mongodb")["engine"] == "mmapv1"  # MongoDB 2.6 has no other engine
     assert facts["satellite-6.15"].value("apache")["mpm"] == "event"
     assert facts["orcharhino-6.9"].value("product") == "orcharhino"
     assert facts["capsule-6.15-pull-rex"].value("role") == "capsule"

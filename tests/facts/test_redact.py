@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from foretune.facts import redact
 from foretune.facts.redact import REDACTED, is_secret_name, redact_data, redact_line, redact_text
@@ -81,7 +83,7 @@ def test_secret_names() -> None:
               "masterauth", "SECRET_KEY", "oauth_consumer_key", "api_key", "PGPASSWORD", "ssh_identity_key_passphrase",
               "bind_pw", "basic_auth", "tcp_fastopen_key")
     plain = ("PassengerMaxPoolSize", "ProxyPassReverse", "KeepAlive", "db_pool", "keyfile", "max_keys", "author",
-             "passenger_min_instances", "AuthType")
+             "passenger_min_instances", "AuthType", "password_encryption", "password_file", "token_timeout", "SSLCertificateKeyFile")
     assert [n for n in secret if not is_secret_name(n)] == []
     assert [n for n in plain if is_secret_name(n)] == []
 
@@ -136,3 +138,30 @@ def test_live_command_lines_are_redacted_in_locations(tmp_path: object) -> None:
     assert raw is not None
     assert raw.location == "echo redis://:[redacted]@localhost:6379"
     assert list(host.log) == [raw.location]
+
+
+ALPHABET = "pasword:= \n\t-\"'\\|>&*#@/.,key_TOKENsecret[]{}<>É\r"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=ALPHABET, max_size=300))
+def test_any_text_keeps_its_lines_and_redacting_twice_changes_nothing(text: str) -> None:
+    once = redact_text(text)
+    assert once.count("\n") == text.count("\n")
+    assert redact_text(once) == once
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(ALPHABET, max_size=20),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(ALPHABET, max_size=12), inner, max_size=4),
+                    max_leaves=20))
+def test_any_data_keeps_its_shape(value: object) -> None:
+    def same_shape(before: object, after: object) -> bool:
+        if isinstance(before, dict):
+            return isinstance(after, dict) and list(after) == list(before) and all(
+                same_shape(before[k], after[k]) for k in before)
+        if isinstance(before, list):
+            return isinstance(after, list) and len(after) == len(before) and all(map(same_shape, before, after))
+        return after == REDACTED or type(after) is type(before)
+
+    assert same_shape(value, redact_data(value))

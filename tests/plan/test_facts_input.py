@@ -49,9 +49,17 @@ def test_installer_column_is_what_is_in_force() -> None:
     plan = make_plan(input_from_facts(fs))
     t = plan.tunables
     assert t["puma.workers"].installer.value == 10 and "custom-hiera.yaml" in t["puma.workers"].installer.reason
-    assert t["puma.threads_max"].installer.value == 8 and "the answers file" in t["puma.threads_max"].installer.reason
+    assert t["puma.threads_max"].installer.value == 8 and t["puma.threads_max"].installer.origin == "answers file"
+    assert t["puma.workers"].installer.origin == "custom-hiera.yaml" and t["postgresql.shared_buffers"].installer.origin == ""
     assert t["postgresql.max_connections"].installer.value == 600  # the profile (large) would give 1000
     assert t["postgresql.shared_buffers"].installer.value == "8GB"  # not set locally: the profile's value stays
     assert "fi-hiera-precedence" in t["puma.workers"].installer.citations
     # the installer budget uses the values in force: 10 workers x max(5, 8) pool
     assert dict(plan.installer_connection_budget)["Puma 10 workers x 8 pool (threads 8)"] == 80
+
+
+def test_only_tuning_keys_reach_the_plan() -> None:
+    fs = facts(product="satellite", product_version="6.15.2", cpu_logical=8, ram_bytes=32 * GIB, managed_hosts=3000,
+               installer_answers={"foreman": {"db_password": "[redacted]", "initial_admin_username": "admin",
+                                              "foreman_service_puma_workers": 6}})
+    assert input_from_facts(fs).configured == {"foreman::foreman_service_puma_workers": (6, "answers file")}

@@ -124,7 +124,7 @@ def test_postgresql_cache_settings_follow_the_memory_budget(inp: PlanInput) -> N
         ecs = _amount(t["postgresql.effective_cache_size"].foretune.value)
         fitting = [p for p in SIZES if inp.ram_bytes >= hardware.recommended(p).ram_bytes * 0.9]
         ceilings = [_amount(t["postgresql.effective_cache_size"].installer.value)]
-        if fitting and plan.release.features.size_profiles:
-            ceilings.append(_amount(installer_hiera(plan.release, fitting[-1])[PG].get("effective_cache_size", "0MB")))
+        if plan.release.features.size_profiles:
+            ceilings = [_amount(installer_hiera(plan.release, fitting[-1] if fitting else "default")[PG].get("effective_cache_size", "4GB"))]
         assert ecs <= max(ceilings)
         assert ecs * 1024**2 <= inp.ram_bytes

@@ -77,8 +77,13 @@ def test_plain_foreman_runs_puma_from_21_and_has_no_katello_parts() -> None:
     assert resolve_release("foreman", "2.0").generation == "passenger"
     assert resolve_release("satellite", "6.8").generation == "passenger"  # Satellite waited for 6.9 (Foreman 2.3)
     p = plan("foreman", "3.16", katello=False, ram_bytes=8 * GIB, cpus=4)
-    for gone in ("candlepin.heap_max", "pulp.workers", "postgresql.max_connections", "mongodb.cache_size_gb"):
+    for gone in ("candlepin.heap_max", "pulp.workers", "mongodb.cache_size_gb", "qpidd.limit_nofile"):
         assert gone not in p.tunables  # type: ignore[attr-defined]
+    t = p.tunables  # type: ignore[attr-defined]
+    assert t["foreman.db_pool"].installer.value == 5  # threads_max: the + 4 is for Katello's listeners
+    assert t["foreman.db_pool"].foretune.value == 16  # one per thread of the guides' 16
+    assert t["postgresql.max_connections"].installer.value == 500  # tuning/common.yaml applies to every scenario
+    assert p.hardware.ok and p.hardware.required_ram_bytes == 4 * GIB  # type: ignore[attr-defined]  # Foreman alone: 4 GB
     result = run_cli("plan", "--product", "foreman", "--version", "3.16", "--no-katello", "--hosts", "300", "--cpus", "4",
                      "--ram", "8G", "--format", "installer")
     assert result.status == 0, result.stderr
@@ -91,3 +96,28 @@ def test_no_katello_refuses_profiles_in_one_line() -> None:
     result = run_cli("plan", "--product", "foreman", "--version", "3.16", "--no-katello", "--profile", "medium",
                      "--hosts", "300", "--cpus", "4", "--ram", "8G")
     assert result.status == 2 and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_no_katello_is_for_plain_foreman_only() -> None:
+    result = run_cli("plan", "--product", "satellite", "--version", "6.15", "--no-katello", "--hosts", "300", "--cpus", "4",
+                     "--ram", "20G")
+    assert result.status == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "--no-katello applies to --product foreman" in result.stderr
+
+
+def test_every_62_change_is_a_file_edit_or_drop_in() -> None:
+    """No custom-hiera before foreman-installer 1.14: every fix names a file, a systemd drop-in, a sysctl or a command."""
+    for role in ("server", "capsule"):
+        p = make_plan(PlanInput(product="satellite", version="6.2", role=role, hosts=8000, cpus=16, physical_cores=8,
+                                ram_bytes=48 * GIB, katello_agent_hosts=6000, puppet_hosts=2000))
+        kinds = {f.kind for t in p.tunables.values() for f in t.fixes}
+        assert kinds <= {"file", "limit", "sysctl", "command", "advice"}, kinds
+        advice = [f.target for t in p.tunables.values() for f in t.fixes if f.kind == "advice"]
+        assert set(advice) <= {"/var/lib/qpidd", "Puppet"}, advice  # only true advice, never an unmapped hiera key
+
+
+def test_render_refuses_custom_hiera_on_62() -> None:
+    result = run_cli("render", "--product", "satellite", "--version", "6.2", "--hosts", "3000", "--cpus", "8", "--ram", "24G",
+                     "--merge-into", "/nonexistent/custom-hiera.yaml")
+    assert result.status == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "reads no custom-hiera.yaml" in result.stderr

@@ -60,6 +60,11 @@ def test_rule_fixture(path: Path) -> None:
     if expect == Status.FAIL:
         assert outcome.message and outcome.recommended is not None, "a failure says what to change"
         assert outcome.evidence, "a failure shows its evidence"
+    if "severity" in data:  # written by hand: what the finding's severity must be (after calibration)
+        severity = outcome.severity if outcome.severity is not None else rule.severity
+        assert severity.label == data["severity"], outcome.message
+    for text in data.get("message_has", []):
+        assert text in outcome.message, outcome.message
 
 
 def test_every_rule_has_pass_and_fail_fixtures() -> None:

@@ -41,12 +41,22 @@ class Report:
     profile: str | None
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # source problems and context notes
+    hosts_basis: str | None = None  # where the host figure came from ("--hosts", counted in FILE, assumed ...)
+    profile_basis: str | None = None  # why this profile (declared, hardware, host count)
     hostname: str | None = None
     collected_at: str | None = None  # when the data was taken (sosreport date)
     ram_bytes: int | None = None
     memory_budget: tuple[tuple[str, int], ...] = ()  # (component, bytes) from the plan
     connection_budget: tuple[tuple[str, int], ...] = ()  # (consumer, connections) from the plan
     max_connections: int | None = None  # PostgreSQL max_connections in force
+
+    def context_lines(self) -> list[str]:
+        """The header's account of the host figure and the profile used, and why."""
+        hosts = "unknown" if self.hosts is None else str(self.hosts)
+        lines = [f"host figure: {hosts}" + (f" ({self.hosts_basis})" if self.hosts_basis else "")]
+        if self.profile:
+            lines.append(f"profile: {self.profile}" + (f" ({self.profile_basis})" if self.profile_basis else ""))
+        return lines
 
     def count(self, status: Status) -> int:
         return sum(1 for f in self.findings if f.status == status)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 
 from foretune.audit.model import Finding
-from foretune.rules.base import Context, Outcome, Rule, Status
+from foretune.rules.base import Context, Outcome, Rule, Severity, Status
 
 
 def run_rule(rule: Rule, ctx: Context) -> Outcome:
@@ -20,9 +21,57 @@ def run_rule(rule: Rule, ctx: Context) -> Outcome:
             fact = ctx.facts[name]
             if not fact.known:
                 return Outcome(Status.SKIP, f"fact unknown: {name} ({fact.unknown_reason})")
-        return rule.check(ctx)
+        return qualify(rule, ctx, rule.check(ctx))
     except Exception as exc:  # a rule bug must not end the audit
         return Outcome(Status.ERROR, f"rule failed: {type(exc).__name__}: {exc}")
+
+
+def qualify(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
+    """Calibrate a failure to what the source supports.
+
+    A value that is exactly what the declared profile's installer run gives is hygiene (low): the box is
+    judged against the admin's choice, and a profile that does not fit is its own finding. A failure
+    judged on an assumed host count says so and stays at medium unless the source itself shows it.
+    """
+    if outcome.status != Status.FAIL:
+        return outcome
+    outcome = _failing_now(rule, ctx, outcome)
+    outcome = _at_profile_value(rule, ctx, outcome)
+    if not rule.uses_hosts or not ctx.hosts_assumed or ctx.host_figure is None:
+        return outcome
+    severity = outcome.severity if outcome.severity is not None else rule.severity
+    if not outcome.observed:
+        severity = min(severity, Severity.MEDIUM)
+    message = f"{outcome.message} [{ctx.host_figure.reason.replace('assumed: ', f'assumed {ctx.host_figure.count} hosts, ')}; give --hosts]"
+    return dataclasses.replace(outcome, message=message, severity=severity)
+
+
+def _failing_now(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
+    """A limit the logs show failing is critical, and the finding quotes the line."""
+    from foretune.rules import incidents
+
+    found = [i for kind, services in rule.failing_when for i in incidents.incidents(ctx, kind, services=services)]
+    if not found:
+        return outcome
+    worst = max(found, key=lambda i: int(i.get("count") or 0))
+    return dataclasses.replace(outcome, severity=Severity.CRITICAL, observed=True,
+                               message=f"{outcome.message}; already failing: {incidents.quote(worst)}, {incidents.span(worst)}",
+                               evidence=(*incidents.evidence(found), *outcome.evidence))
+
+
+def _at_profile_value(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
+    tunable = getattr(rule, "tunable", None)
+    if rule.uses_hosts or rule.demand_based or outcome.observed or ctx.plan is None or tunable not in ctx.plan.tunables:
+        return outcome
+    setting = ctx.plan.tunables[tunable].installer
+    installer = setting.value
+    if "fi-tuning-profiles" not in setting.citations or installer is None or outcome.current is None or str(outcome.current).strip() != str(installer).strip():
+        return outcome
+    severity = outcome.severity if outcome.severity is not None else rule.severity
+    if severity <= Severity.LOW:
+        return outcome
+    return dataclasses.replace(outcome, severity=Severity.LOW,
+                               message=f"{outcome.message} (this is the {ctx.plan.profile} profile's own value: hygiene, not a fault)")
 
 
 def finding(rule: Rule, outcome: Outcome) -> Finding:

@@ -26,7 +26,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         "foretune audit sosreport-sat.example.com-2026-11-20.tar.xz --hosts 12000 --format html --output audit.html")
     parser.add_argument("source", nargs="?", metavar="SOURCE", help="sosreport directory or tarball, or snapshot (default: this host)")
     parser.add_argument("--hosts", type=positive, help="managed hosts, when the source does not say")
-    parser.add_argument("--format", choices=("text", "json", "html", "markdown"), default="text")
+    parser.add_argument("--format", choices=("text", "json", "html", "markdown", "hiera"), default="text",
+                        help="report format; hiera prints the custom-hiera.yaml that fixes the findings (merged into the "
+                             "source's own when it has one)")
     parser.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
     parser.add_argument("--select", type=_names, default=[], metavar="RULES", help="only these rule ids or components (comma list)")
     parser.add_argument("--ignore", type=_names, default=[], metavar="RULES", help="skip these rule ids or components (comma list)")
@@ -36,6 +38,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--bench", action="append", default=[], metavar="FILE",
                         help="results of `foretune bench ... --json` to judge (repeatable)")
     parser.add_argument("--verbose", action="store_true", help="text format: list passed and skipped rules too")
+    parser.add_argument("--out", metavar="DIR", help="also write one coherent set of fixes into DIR (custom-hiera.yaml, "
+                                                    "installer.sh, systemd drop-ins, sysctl.d, APPLY.md): the same files as "
+                                                    "`plan --from SOURCE --out DIR`")
     return parser
 
 
@@ -72,10 +77,29 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                     ram_bytes=facts.value("ram_bytes"),
                     memory_budget=tuple((m.component, m.bytes) for m in ctx.plan.memory) if ctx.plan else (),
                     connection_budget=tuple(running_budget_parts(ctx)) if ctx.plan and ctx.role == "server" else (),
-                    max_connections=int(pg_max) if pg_max.isdigit() else None)
+                    max_connections=int(pg_max) if pg_max.isdigit() else None,
+                    hosts_basis=ctx.host_figure.reason if ctx.host_figure else None,
+                    profile_basis=ctx.profile_reason or None)
     report = redacted(report)
-    text = render(report, args.format, color=env.color and not args.output, verbose=args.verbose,
-                  width=None if args.output else env.width, generated=_generated(env))
+    if args.out or args.format == "hiera":
+        from foretune.commands.plan import existing_hiera
+        from foretune.errors import UsageError
+        from foretune.render import outputs
+
+        if ctx.plan is None:
+            raise UsageError(f"no fixes to write: {ctx.no_plan_reason}")
+        existing = existing_hiera(facts)
+        if args.out:
+            from foretune.render.files import write_bundle
+
+            for path in write_bundle(outputs.bundle(ctx.plan, existing), args.out):
+                env.note(f"wrote {path}")
+    if args.format == "hiera":
+        assert ctx.plan is not None
+        text = outputs.bundle(ctx.plan, existing)["custom-hiera.yaml"]
+    else:
+        text = render(report, args.format, color=env.color and not args.output, verbose=args.verbose,
+                      width=None if args.output else env.width, generated=_generated(env))
     if args.output:
         from pathlib import Path
 

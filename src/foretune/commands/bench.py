@@ -31,7 +31,8 @@ Verdicts: sequential reads fail below {read_min} MB/s, warn below {read_expected
 Safety: checks free space first (test files + {reserve:g} % of the filesystem), writes only inside a
 new foretune-bench-* subdirectory and removes it on success, failure and Ctrl-C. Runs that write
 {confirm_size} or more or may take {confirm_time} or more ask first; without a terminal they need --yes.
-Exit status: 0 all verdicts pass/warn/info, 1 a verdict failed, 2 bad input or nothing measured.
+Exit status: 0 all verdicts pass/warn/info, 1 a verdict failed, 2 bad input or nothing measured, 3 an
+internal error (a bug; `foretune --debug bench ...` shows the traceback).
 MB/s are MiB per second, as foreman-maintain computes them."""
 
 DB_DESCRIPTION = """\

@@ -60,8 +60,16 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
 
 def plan_from_args(args: argparse.Namespace, env: Environment) -> object:
     """Build the Plan from options, and from --from facts when given."""
+    return plan_and_facts(args, env)[0]
+
+
+def plan_and_facts(args: argparse.Namespace, env: Environment) -> tuple[object, object]:
+    """The Plan and, with --from, the facts it was built from (else None).
+
+    With --from the plan is chosen exactly as ``audit`` chooses it (declared profile, host figure).
+    """
     from foretune.errors import UsageError
-    from foretune.plan import PlanInput, input_from_facts, make_plan
+    from foretune.plan import PlanInput, make_plan
 
     fields = {
         "product": args.product, "version": args.version, "role": args.role, "cpus": args.cpus, "ram_bytes": args.ram,
@@ -73,6 +81,7 @@ def plan_from_args(args: argparse.Namespace, env: Environment) -> object:
     if args.rex_hosts is not None and args.rex is None:
         given["rex"] = "pull-mqtt"
     if args.source:
+        from foretune.audit.context import choose_plan
         from foretune.facts import read_source
 
         source = None if args.source == "live" else args.source
@@ -80,19 +89,24 @@ def plan_from_args(args: argparse.Namespace, env: Environment) -> object:
             facts = read_source(source, hosts=args.hosts, progress=progress)
         for problem in facts.problems:
             env.warn(problem)
-        return make_plan(input_from_facts(facts, hosts=args.hosts, **given))
+        choice = choose_plan(facts, hosts=args.hosts, **given)
+        if choice.plan is None:
+            raise UsageError(f"cannot plan from {facts.source_label}: " + "; ".join(choice.notes))
+        if choice.figure.assumed:
+            env.note(f"host figure {choice.figure.count}: {choice.figure.reason} (give --hosts)")
+        return choice.plan, facts
     missing = [f"--{name}" for name, value in (("product", args.product), ("version", args.version), ("hosts", args.hosts),
                                                 ("cpus", args.cpus), ("ram", args.ram)) if value is None]
     if missing:
         raise UsageError(f"missing {', '.join(missing)} (or read them from a source with --from)")
-    return make_plan(PlanInput(hosts=args.hosts, **given))
+    return make_plan(PlanInput(hosts=args.hosts, **given)), None
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.plan.model import Plan
     from foretune.render import outputs, plan_json, plan_table
 
-    plan = plan_from_args(args, env)
+    plan, facts = plan_and_facts(args, env)
     assert isinstance(plan, Plan)
     if args.explain:
         from foretune.render import explain
@@ -102,7 +116,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if args.out:
         from foretune.render.files import write_bundle
 
-        for path in write_bundle(outputs.bundle(plan), args.out):
+        for path in write_bundle(outputs.bundle(plan, existing_hiera(facts)), args.out):
             env.note(f"wrote {path}")
     if args.format == "json":
         env.stdout.write(plan_json.dumps(plan))
@@ -113,3 +127,13 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     else:
         env.stdout.write(plan_table.render(plan, color=env.color, width=env.width))
     return 0
+
+
+def existing_hiera(facts: object) -> str | None:
+    """The source's custom-hiera.yaml text (secrets redacted), which ``--out`` merges into."""
+    from foretune.facts.model import FactSet
+
+    if not isinstance(facts, FactSet):
+        return None
+    text = facts.value("custom_hiera_text")
+    return text if isinstance(text, str) else None

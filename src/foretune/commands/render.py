@@ -41,6 +41,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
     plan = plan_from_args(args, env)
     assert isinstance(plan, Plan)
+    if not plan.release.features.custom_hiera:
+        from foretune.errors import UsageError
+
+        raise UsageError(f"{plan.release.label} reads no custom-hiera.yaml: apply the file edits that "
+                         "`foretune plan ... --out DIR` lists in APPLY.md")
     path = Path(args.merge_into)
     if path.is_dir():
         raise InputError(f"{path}: is a directory, expected custom-hiera.yaml")

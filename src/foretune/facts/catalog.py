@@ -45,8 +45,10 @@ CATALOG: tuple[FactSpec, ...] = (
     FactSpec("sysctl", "dict: name -> str value", "Kernel parameters (fs.aio-max-nr, vm.*, kernel.sem, ...)."),
     FactSpec("cpu_governor", "str or None", "cpufreq scaling governor (known None when a virtual machine has no cpufreq)."),
     FactSpec("service_limits", "dict: unit -> {LimitNOFILE: int or None (infinity), LimitNPROC: int or None, "
-             "active: bool or None, dropin_nofile: int (only when a drop-in under /etc/systemd/system sets it), "
-             "process_nofile: int (only when /proc/<MainPID>/limits was readable)}",
+             "active: bool or None, soft_nofile: int or None (LimitNOFILESoft, only when it differs from the hard LimitNOFILE), "
+             "dropin_nofile: int (only when a drop-in under /etc/systemd/system sets it), "
+             "process_nofile, process_nofile_hard: int or None (soft and hard limit of the running process, only when "
+             "/proc/<MainPID>/limits was readable)}",
              "Effective systemd limits per Foreman-stack service (systemctl show, drop-ins, /proc/<pid>/limits)."),
     FactSpec("mounts", "list of {mountpoint, device, fstype, options}", "Mounted filesystems (pseudo filesystems left out)."),
     FactSpec("key_dirs", "dict: path -> {mountpoint, fstype, device, size_bytes (int or None), free_bytes (int or None), "
@@ -56,7 +58,8 @@ CATALOG: tuple[FactSpec, ...] = (
     # --- application services --------------------------------------------------------------
     FactSpec("puma", "dict: workers, threads_min, threads_max (ints; from foreman.service.d or defaults)",
              "Foreman Puma configuration."),
-    FactSpec("puma_stats", "dict: workers, booted_workers, max_threads (largest per worker), backlog (summed over workers)",
+    FactSpec("puma_stats", "dict: workers, booted_workers, max_threads (largest per worker), backlog (summed over workers); "
+             "pool_capacity (free threads, summed) and saturated_workers (workers with none free) when reported",
              "pumactl stats, when available.", needs_root=True),
     FactSpec("foreman_db_pool", "int", "`pool` in /etc/foreman/database.yml."),
     FactSpec("dynflow", "dict: workers (int Sidekiq worker instances or None), concurrency (int per instance or None), "
@@ -68,7 +71,7 @@ CATALOG: tuple[FactSpec, ...] = (
     FactSpec("apache", "dict: mpm (str: event | prefork | worker or None), ServerLimit, ThreadsPerChild, MaxRequestWorkers, "
              "MaxClients, StartServers, MaxRequestsPerChild, KeepAlive (bool), KeepAliveTimeout, MaxKeepAliveRequests "
              "(int or None when not set); plus MinSpareThreads, MaxSpareThreads, MinSpareServers, MaxSpareServers, "
-             "MaxConnectionsPerChild when set. KeepAlive* come from the Foreman vhost (05-foreman-ssl.conf) when it sets them",
+             "MaxConnectionsPerChild, ProxyTimeout when set. KeepAlive* come from the Foreman vhost (05-foreman-ssl.conf) when it sets them",
              "Apache httpd MPM and limits."),
     FactSpec("passenger", "dict: the Passenger* directives present (PassengerMaxPoolSize, PassengerMaxRequestQueueSize, "
              "PassengerMinInstances, PassengerMaxPreloaderIdleTime, PassengerMaxInstancesPerApp, PassengerMaxRequests) -> int",
@@ -84,7 +87,8 @@ CATALOG: tuple[FactSpec, ...] = (
              "qpidd/qdrouterd (katello-agent era)."),
     FactSpec("mqtt", "dict: pull_rex (bool), ttl, resend_interval, rate_limit (int or None when unset), "
              "mosquitto (bool: package or /etc/mosquitto/mosquitto.conf present)", "Pull-based REX transport settings."),
-    FactSpec("mongodb", "dict: cache_size_gb (float or None)", "MongoDB WiredTiger cache (Pulp 2 era)."),
+    FactSpec("mongodb", "dict: cache_size_gb (float or None), engine (str: wiredTiger | mmapv1, or None; from mongod.conf, "
+             "else the server version's default)", "MongoDB storage engine and WiredTiger cache (Pulp 2 era)."),
     FactSpec("hammer", "dict: request_timeout (int or None)", "hammer CLI configuration."),
     # --- workload ----------------------------------------------------------------------------
     FactSpec("managed_hosts", "int", "Hosts managed by this server (live: database; sosreport: foreman-maintain's "
@@ -92,6 +96,20 @@ CATALOG: tuple[FactSpec, ...] = (
     FactSpec("tasks", "dict: paused, old_paused (started more than 30 days before the data was taken), running",
              "foreman-tasks backlog (a sosreport holds only the tasks of its last 14 days by default)."),
     FactSpec("max_facts_per_host", "int", "Largest number of fact values on one host (live only)."),
+    # --- measured state ------------------------------------------------------------------------
+    FactSpec("memory_pressure", "dict: available_bytes (MemAvailable, int or None), swap_in_pages, swap_out_pages, "
+             "oom_kills (ints since boot from /proc/vmstat, or None)",
+             "Measured memory state: what is available now and how much the box has swapped since boot."),
+    FactSpec("process_rss", "dict: service -> {processes: int, rss_bytes: int}",
+             "Resident memory per Foreman-stack service, summed from `ps`."),
+    FactSpec("passenger_status", "dict: max_pool_size, processes, top_queue, app_queue (ints; queues summed over groups)",
+             "`passenger-status --show pool` (Passenger era).", needs_root=True),
+    FactSpec("cpu_steal", "dict: mean_percent, max_percent (float), samples, reports (int)",
+             "CPU time the hypervisor took from this VM (%steal of sysstat's sar reports, all CPUs)."),
+    FactSpec("katello_agent_clients", "int", "katello-agent hosts: pulp.agent.<uuid> queues in `qpid-stat -q` (qpid era)."),
+    FactSpec("foreman_table_sizes", "dict: table -> total bytes (table, indexes and TOAST)",
+             "Sizes of the foreman database's tables (sosreport foreman_db_tables_sizes)."),
+    FactSpec("log_incidents", "list of {kind, service, path, line, count, first, last}", "Incidents found in the server's logs (503 bursts, connection exhaustion, OOM kills, socket exhaustion, queue at capacity)."),
 )
 
 BY_NAME = {spec.name: spec for spec in CATALOG}

@@ -48,6 +48,9 @@ _WORDS = ("password", "passwd", "passphrase", "secret", "token", "credential", "
           "requirepass")
 _LAST = frozenset({"pass", "pw", "pwd", "key", "auth", "psk"})
 _NOT_SECRET = ("proxypass",)  # Apache ProxyPass, ProxyPassReverse, ProxyPassMatch
+# settings *about* a secret, not the secret: password_encryption, password_file, token_timeout, ...
+_ABOUT = frozenset({"encryption", "file", "path", "dir", "length", "timeout", "duration", "expiry", "lifetime", "policy",
+                    "type", "method", "mode", "enabled", "size", "count", "min", "max"})
 _ENV_WORDS = ("PASS", "SECRET", "TOKEN", "KEY")
 _TRIVIAL = frozenset({"", "true", "false", "yes", "no", "on", "off", "null", "none", "~", '""', "''", "[]", "{}"})
 
@@ -79,8 +82,8 @@ def is_secret_name(name: str) -> bool:
     """True when a key (its last ``::``/``/`` component) names a secret.
 
     >>> [is_secret_name(n) for n in ("foreman::db_password", "keyStorePassword", "requirepass", "ssl_key",
-    ...                               "PassengerMaxPoolSize", "ProxyPass", "KeepAlive", "db_pool")]
-    [True, True, True, True, False, False, False, False]
+    ...                               "PassengerMaxPoolSize", "ProxyPass", "KeepAlive", "db_pool", "password_encryption")]
+    [True, True, True, True, False, False, False, False, False]
     """
     last = _SPLIT.split(name)[-1]
     if len(last) > 256:
@@ -88,10 +91,12 @@ def is_secret_name(name: str) -> bool:
     squashed = re.sub(r"[^a-z0-9]", "", last.lower())
     if squashed.startswith(_NOT_SECRET):
         return False
+    parts = [part.lower() for part in _PARTS.findall(last)]
+    if len(parts) > 1 and parts[-1] in _ABOUT:
+        return False
     if any(word in squashed for word in _WORDS):
         return True
-    parts = _PARTS.findall(last)
-    return bool(parts) and parts[-1].lower() in _LAST
+    return bool(parts) and parts[-1] in _LAST
 
 
 @functools.lru_cache(maxsize=1024)

@@ -85,6 +85,19 @@ SPECS: tuple[Spec, ...] = (
     Spec("rex_settings", paths=("/etc/foreman-proxy/settings.d/remote_execution_ssh.yml",), needs_root=True),
     Spec("mosquitto_conf", paths=("/etc/mosquitto/mosquitto.conf",)),
     Spec("hammer_conf", paths=("/etc/hammer/cli.modules.d/foreman.yml",)),
+    Spec("vmstat", paths=("/proc/vmstat",)),
+    # qpid-stat -q as the katello/foreman/qpid sos plugins ran it: one pulp.agent.<uuid> queue per katello-agent host
+    Spec("qpid_queues", paths=("/sos_commands/katello/qpid-stat_-q*", "/sos_commands/foreman/qpid-stat_-q*",
+                               "/sos_commands/qpid/qpid-stat_-q*", "/sos_commands/pulp/qpid-stat_-q*"), glob=True),
+    Spec("foreman_table_sizes", sos=("sos_commands/foreman/foreman_db_tables_sizes",), sos_exec=("foreman_db_tables_sizes",)),
+    # sysstat's daily text reports (`sar -A`); a sosreport also keeps them under sos_commands/sar/
+    Spec("sar", paths=("/var/log/sa/sar[0-9]*", "/sos_commands/sar/sar[0-9]*"), glob=True),
+    Spec("ps", commands=(("ps", "auxwww"),),
+         sos=("sos_commands/process/ps_auxwwwm", "sos_commands/process/ps_auxwww", "sos_commands/process/ps_auxfwww", "ps",
+              FOREMAN_DEBUG + "ps-awfux"), sos_exec=("ps auxwwwm", "ps auxwww")),
+    Spec("passenger_pool", commands=(("passenger-status", "--show", "pool"),),
+         sos=("sos_commands/foreman/passenger-status_--show_pool", FOREMAN_DEBUG + "passenger_status_pool"),
+         sos_exec=("passenger-status --show pool",), needs_root=True),
 )
 
 BY_NAME = {spec.name: spec for spec in SPECS}

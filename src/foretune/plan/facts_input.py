@@ -44,19 +44,26 @@ def input_from_facts(facts: FactSet, *, hosts: int | None = None, **overrides: A
 
 
 def configured_values(facts: FactSet) -> dict[str, tuple[Any, str]]:
-    """Hiera keys the box sets itself, flattened, with where each is set (custom-hiera wins over the answers file)."""
+    """Tuning keys the box sets itself, flattened, with where each is set (custom-hiera wins over the answers file).
+
+    Only tuning keys are kept: passwords and certificates never reach the plan.
+    """
+    from foretune.facts.extract.installer import TUNING_PREFIXES
     from foretune.knowledge.profiles import flatten
+
+    prefixes = (*TUNING_PREFIXES, "foreman::passenger", "puppet::")
 
     found: dict[str, tuple[Any, str]] = {}
     answers = facts.value("installer_answers") or {}
     for module, params in answers.items():
         if isinstance(params, dict):
             for param, value in params.items():
-                if value is not None and not isinstance(value, (dict, list)):
-                    found[f"{module}::{param}"] = (value, "the answers file")
+                key = f"{module}::{param}"
+                if value is not None and not isinstance(value, (dict, list)) and key.startswith(prefixes):
+                    found[key] = (value, "answers file")
     hiera = facts.value("custom_hiera") or {}
     if isinstance(hiera, dict):
         for key, value in flatten(hiera).items():
-            if value is not None and not isinstance(value, list):
+            if value is not None and not isinstance(value, list) and str(key).startswith(prefixes):
                 found[str(key)] = (value, "custom-hiera.yaml")
     return found

@@ -55,6 +55,7 @@ class Setting:
     citations: tuple[str, ...] = ()
     formula: str = ""
     inputs: tuple[Input, ...] = ()
+    origin: str = ""  # installer column only: "answers file" or "custom-hiera.yaml" when the box sets the value itself
 
 
 @dataclass(frozen=True)

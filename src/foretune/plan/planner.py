@@ -15,6 +15,7 @@ from foretune.knowledge.model import SIZES
 from foretune.knowledge.profiles import PG, installer_hiera
 from foretune.knowledge.releases import resolve_release
 from foretune.plan.constants import cite, const, default, default_cite, memory_gib, memory_range, stepped, versioned
+from foretune.plan.direct_edits import direct_edit
 from foretune.plan.model import (
     Fix,
     HardwareCheck,
@@ -111,6 +112,8 @@ class Planner:
             raise UsageError(f"--rex pull-mqtt: {self.release.label} has no pull-based remote execution (MQTT)")
         self.server = inp.role == "server"
         self.katello = inp.katello
+        if not self.katello and inp.product != "foreman":
+            raise UsageError(f"--no-katello applies to --product foreman: {self.release.label} always runs Katello")
         if inp.profile is not None and not self.katello:
             raise UsageError("--profile needs Katello: plain Foreman has no --tuning profiles")
         if inp.katello_agent_hosts and not self.katello:
@@ -157,6 +160,11 @@ class Planner:
         floor = self._release_floor()
         if not self.server:
             need = hardware.Requirement("capsule", *self._capsule_min())
+        elif not self.katello:
+            from foretune.knowledge import load_data
+
+            entry = load_data("hardware.yaml")["foreman_min"]
+            need = hardware.Requirement("plain Foreman", int(entry["cores"]), float(entry["ram_gib"]), str(entry["citation"]))
         elif floor is not None and self.profile == "default":
             need = floor
         else:
@@ -208,7 +216,7 @@ class Planner:
                 value, where = self.inp.configured[fix.target]
                 if fix.target.startswith("candlepin::java_opts"):
                     value = _heap_bytes(str(value))
-                return Setting(value, f"set in {where} (wins over {installer.reason})", ("fi-hiera-precedence",))
+                return Setting(value, f"set in the {where} (wins over {installer.reason})", ("fi-hiera-precedence",), origin=where)
         return installer
 
     def base_setting(self, key: str, fallback: Any, fallback_reason: str, fallback_cite: str) -> Setting:
@@ -292,6 +300,8 @@ class Planner:
 
     def _installer_db_pool(self, threads_max: int) -> Setting:
         if self.f.db_pool_formula == "threads+4":
+            if not self.katello:
+                return Setting(threads_max, f"installer: threads_max {threads_max} (the + 4 is for Katello's listeners)", ("pf-db-pool",))
             return Setting(threads_max + 4, f"installer: threads_max {threads_max} + 4 (Katello listeners)", ("pf-db-pool",))
         return Setting(max(default("foreman_db_pool", "base"), threads_max),
                        f"installer: max(db_pool 5, threads_max {threads_max})", ("pf-db-pool",))
@@ -302,6 +312,12 @@ class Planner:
         t = self.tunables
         threads_max = t["puma.threads_max"].foretune.value
         inst = self._installer_db_pool(t["puma.threads_max"].installer.value or 0)
+        if not self.katello:
+            self.add("foreman.db_pool", "Foreman database pool per process", "count", inst,
+                     Setting(threads_max, "one connection per Puma thread (no Katello listeners on plain Foreman)",
+                             ("pf-db-pool", "gf-db-pool"), "", (Input("threads_max", threads_max, cite("puma_threads")),)),
+                     Fix("hiera", "foreman::db_pool", threads_max))
+            return
         want = threads_max + const("db_pool_extra")
         self.add("foreman.db_pool", "Foreman database pool per process", "count", inst,
                  Setting(want, "threads_max + 4: one per Puma thread plus the Katello event daemon, event monitor, "
@@ -690,7 +706,7 @@ class Planner:
 
     # -- PostgreSQL ---------------------------------------------------------------------------
     def postgresql_memory(self) -> None:
-        if not (self.server and self.katello):
+        if not self.server:
             return
         key = PG + "/"
         sb_inst = self.base_setting(key + "shared_buffers", "128MB", "PostgreSQL default", "gf-postgresql")
@@ -747,7 +763,7 @@ class Planner:
 
     def postgresql_cache(self) -> None:
         """effective_cache_size and work_mem from the same memory budget the rest of the plan uses."""
-        if not (self.server and self.katello):
+        if not self.server:
             return
         key = PG + "/"
         if self.era62:
@@ -794,20 +810,21 @@ class Planner:
                  Fix("hiera", key + "work_mem", want))
 
     def _profile_value_for_ram(self, name: str) -> tuple[str | None, str | None]:
-        """The PostgreSQL ``name`` of the largest size profile whose recommended RAM this box has (90 % rule)."""
+        """The PostgreSQL ``name`` of the largest size profile whose recommended RAM this box has (90 % rule).
+
+        Below the medium profile's RAM that is the default profile, which leaves PostgreSQL's own default.
+        """
         if not self.f.size_profiles:
             return None, None
         fits = [p for p in SIZES if self.inp.ram_bytes >= hardware.recommended(p).ram_bytes * hardware.ram_allowance()]
-        if not fits:
-            return None, None
-        best = fits[-1]
+        best = fits[-1] if fits else "default"
         from foretune.knowledge.profiles import installer_hiera as hiera
 
-        value = hiera(self.release, best).get(PG, {}).get(name)
+        value = hiera(self.release, best).get(PG, {}).get(name) or {"effective_cache_size": "4GB", "work_mem": "4MB"}.get(name)
         return (str(value), f"{best} profile") if value is not None else (None, None)
 
     def postgresql_connections(self) -> None:
-        if not (self.server and self.katello):
+        if not self.server:
             return
         key = PG + "/"
         cites = ("g62-postgresql",) if self.era62 else ("gf-postgresql",)
@@ -979,7 +996,7 @@ class Planner:
             high = int(sb * touched[1] + conns * bhigh * MIB)
             items.append(MemoryItem("PostgreSQL", high, f"shared_buffers + {conns} backends x 2-5 MiB", low, high,
                                     tuple(dict.fromkeys((touched[2], bsrc)))))
-        elif self.server and self.katello:
+        elif self.server:
             add("PostgreSQL", 1, "postgresql_unplanned", "before PostgreSQL is planned")
         elif self.f.pulpcore and self.katello:
             add("PostgreSQL", 1, "capsule_postgresql", "pulpcore database only")
@@ -1066,20 +1083,3 @@ class Planner:
             if mrw > cap:  # pragma: no cover - guarded by construction; kept as a tripwire
                 raise AssertionError(f"planner produced MaxRequestWorkers {mrw} > {cap}")
 
-
-def direct_edit(fix: Fix, *, capsule: bool = False) -> Fix:
-    """On releases without custom-hiera (Satellite 6.2) a hiera fix becomes an edit of the file it ends up in."""
-    if fix.kind != "hiera":
-        return fix
-    from foretune.knowledge import load_data
-
-    edits: dict[str, Any] = load_data("direct-edits.yaml")
-    key = fix.target.split("/", 1)[1] if fix.target.startswith(PG + "/") else fix.target
-    entry = edits.get(key) or (edits["postgresql"] if fix.target.startswith(PG + "/") else None)
-    if entry is None:
-        return Fix("advice", fix.target, f"set {fix.value} in the file the installer renders it to (no custom-hiera on this release)")
-    if entry.get("kind") == "limit":
-        return Fix("limit", entry["unit"], fix.value)
-    value = {True: "true", False: "false"}.get(fix.value, fix.value) if isinstance(fix.value, bool) else fix.value
-    path = entry.get("capsule_file", entry["file"]) if capsule else entry["file"]
-    return Fix("file", str(path), str(entry["line"]).format(name=key, value=value))

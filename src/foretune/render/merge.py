@@ -98,8 +98,12 @@ def _yaml(text: str) -> YAML:
     return rt
 
 
-def _remove(data: CommentedMap, key: str) -> None:
-    """Delete ``key``; comment lines around it (not its own end-of-line comment) move to a neighbour."""
+def _remove(data: CommentedMap, key: str, marker: str | None = None) -> None:
+    """Delete ``key``; comment lines around it (not its own end-of-line comment) move to a neighbour.
+
+    ``marker``: a comment line left where the key was.
+    """
+    from ruamel.yaml.error import CommentMark
     from ruamel.yaml.tokens import CommentToken
 
     keys = list(data)
@@ -109,6 +113,8 @@ def _remove(data: CommentedMap, key: str) -> None:
     data.ca.items.pop(key, None)
     moved: list[Any] = list(entry[1] or []) if entry and len(entry) > 1 else []
     tail = entry[2] if entry and len(entry) > 2 else None
+    if marker:
+        moved.append(CommentToken(f"# {marker}\n", CommentMark(0), None))
     if tail is not None and "\n" in tail.value and tail.value.split("\n", 1)[1]:
         moved.append(CommentToken(tail.value.split("\n", 1)[1], tail.start_mark, None))
     if not moved:
@@ -120,7 +126,7 @@ def _remove(data: CommentedMap, key: str) -> None:
         previous = data.ca.items.setdefault(keys[index - 1], [None, None, None, None])
         text = "".join(token.value for token in moved)
         if previous[2] is None:
-            previous[2] = CommentToken("\n" + text, moved[0].start_mark, None)
+            previous[2] = CommentToken("\n" + text, CommentMark(0), None)
         else:
             previous[2].value += text
     else:  # the mapping is now empty: the comments stay as the document's own
@@ -146,8 +152,13 @@ def _append(data: CommentedMap, key: str, value: Any, comment: str | None, inden
         data.yaml_set_comment_before_after_key(key, before=comment, indent=indent)
 
 
+def remove_keys(text: str, keys: list[str]) -> str:
+    """``text`` without the top-level ``keys``; a comment line marks where each was. Nested keys are left alone."""
+    return merge_text(text, {}, remove=[key for key in keys if "/" not in key], mark_removed=True)
+
+
 def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | None = None,
-               label: str = "custom-hiera.yaml", remove: Iterable[str] = ()) -> str:
+               label: str = "custom-hiera.yaml", remove: Iterable[str] = (), *, mark_removed: bool = False) -> str:
     """``text`` with ``values`` set, nested dicts (the PostgreSQL hash) merged key by key, ``remove`` deleted.
 
     ``comments`` maps a key (or a PostgreSQL entry name) to a comment written above a new entry.
@@ -190,7 +201,7 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
                 else:
                     trailing += "".join(token.value for token in tokens)
         elif not entry and key in data:
-            _remove(data, key)
+            _remove(data, key, f"foretune: removed {key} (stale on this release)" if mark_removed else None)
     for key, value in values.items():
         existing = data.get(key)
         if isinstance(value, dict) and isinstance(existing, CommentedMap):

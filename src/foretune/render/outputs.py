@@ -179,9 +179,33 @@ def _direct_edits(plan: Plan) -> list[str]:
     return steps
 
 
-def bundle(plan: Plan) -> dict[str, str]:
-    """Relative path -> content of everything `plan --out DIR` writes."""
-    files = {"custom-hiera.yaml": hiera_fragment(plan),
+def merged_hiera(plan: Plan, existing: str) -> str:
+    """``existing`` custom-hiera.yaml with the plan's values merged in: every key once, the PostgreSQL hash key by key."""
+    from foretune.knowledge.hiera_keys import stale_keys
+    from foretune.knowledge.profiles import flatten
+    from foretune.render.merge import load_mapping, merge_text, remove_keys
+
+    current = load_mapping(existing, "custom-hiera.yaml")
+    stale = [note.key for note in stale_keys(plan.release, current) if "/" not in note.key]
+    existing = remove_keys(existing, stale)
+    current = load_mapping(existing, "custom-hiera.yaml")
+    values = hiera_values(plan, also=set(flatten(current)))
+    comments = {fix.target.split("/", 1)[-1]: f"foretune: {t.foretune.reason} [{', '.join(t.foretune.citations)}]"
+                for t, fix in fixes_of(plan, "hiera", every=True)}
+    text = merge_text(existing, values, comments, "custom-hiera.yaml")
+    if "[redacted]" in text:
+        text = "# Values shown as [redacted] were removed from the source: restore them before applying.\n" + text
+    return text
+
+
+def bundle(plan: Plan, existing_hiera: str | None = None) -> dict[str, str]:
+    """Relative path -> content of everything `plan --out DIR` writes.
+
+    ``existing_hiera``: the source's custom-hiera.yaml; the bundle then holds it merged, not a fragment.
+    """
+    merge = existing_hiera and existing_hiera.strip() and plan.release.features.custom_hiera
+    hiera = merged_hiera(plan, existing_hiera) if merge and existing_hiera else hiera_fragment(plan)
+    files = {"custom-hiera.yaml": hiera,
              "installer.sh": "#!/bin/sh\nset -e\n" + installer_command(plan) + "\n",
              "APPLY.md": apply_md(plan)}
     for path, content in dropins(plan).items():

@@ -14,6 +14,8 @@ SCHEMA = "foretune-plan/1"
 
 def _setting(setting: Setting) -> dict[str, Any]:
     data: dict[str, Any] = {"value": setting.value, "reason": setting.reason, "citations": list(setting.citations)}
+    if setting.origin:
+        data["origin"] = setting.origin
     if setting.formula or setting.inputs:
         data["formula"] = setting.formula
         data["inputs"] = [dataclasses.asdict(i) for i in setting.inputs]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from foretune.plan.model import Plan
+from foretune.plan.model import Plan, Tunable
 from foretune.term import plural, render_to_text
 from foretune.units import format_gib, format_setting
 
@@ -14,6 +14,14 @@ if TYPE_CHECKING:
 
 
 WIDE = 120  # narrower terminals get one block per tunable instead of a table
+
+
+ORIGIN_MARKS = {"answers file": " (a)", "custom-hiera.yaml": " (h)"}
+
+
+def _installer(t: Tunable) -> str:
+    """The installer's value, marked when the answers file or custom-hiera.yaml sets it on the box."""
+    return format_setting(t.installer.value, t.unit) + ORIGIN_MARKS.get(t.installer.origin or "", "")
 
 
 def _epoch(epoch: str) -> str:
@@ -43,7 +51,10 @@ def render(plan: Plan, *, color: bool = False, width: int | None = None) -> str:
         f"largest profile this hardware supports: {plan.largest_supported_profile or 'none (below default)'}",
         "",
     )]
-    parts += [_tunables(plan) if width is None or width >= WIDE else _tunables_stacked(plan), Text(""), Text("* = foretune recommends a change"), Text("")]
+    parts += [_tunables(plan) if width is None or width >= WIDE else _tunables_stacked(plan), Text(""), Text("* = foretune recommends a change")]
+    if any(t.installer.origin for t in plan.tunables.values()):
+        parts.append(Text("(a) = set in the answers file, (h) = set in custom-hiera.yaml: in force on the box, above the tuning profile"))
+    parts.append(Text(""))
     parts += [Text("PostgreSQL connection budget:", style="heading"), _connections(plan), Text("")]
     parts += [Text("Memory budget (never swap): planning figure, range the sources give", style="heading"), _memory(plan), Text("")]
     if plan.problems:
@@ -79,7 +90,7 @@ def _tunables(plan: Plan) -> RenderableType:
     table.add_column("reason [citations]", ratio=1)
     for t in plan.tunables.values():
         mark = Text("*", style="changed") if t.differs else Text("")
-        table.add_row(t.id, format_setting(t.installer.value, t.unit), mark,
+        table.add_row(t.id, _installer(t), mark,
                       Text(format_setting(t.foretune.value, t.unit), style="changed" if t.differs else ""),
                       f"{t.foretune.reason} [{', '.join(t.foretune.citations)}]")
     return table
@@ -93,7 +104,7 @@ def _tunables_stacked(plan: Plan) -> RenderableType:
     blocks: list[RenderableType] = []
     for t in plan.tunables.values():
         change = Text.assemble(
-            f"installer {format_setting(t.installer.value, t.unit)}, foretune ",
+            f"installer {_installer(t)}, foretune ",
             (format_setting(t.foretune.value, t.unit), "changed" if t.differs else ""), (" *" if t.differs else "", "changed"))
         blocks += [Text(t.id, style="heading", overflow="fold"),
                    Padding(Group(change, Text(f"{t.foretune.reason} [{', '.join(t.foretune.citations)}]")), (0, 0, 0, 2))]

@@ -28,6 +28,7 @@ def report_dict(report: Report) -> dict[str, Any]:
         "foretune_version": __version__,
         "source": {"label": report.source, "kind": report.source_kind},
         "release": report.release, "role": report.role, "hosts": report.hosts, "profile": report.profile,
+        "hosts_basis": report.hosts_basis, "profile_basis": report.profile_basis,
         "summary": {
             "text": report.summary(),
             "failing": len(failing),

@@ -52,7 +52,9 @@ def render(report: Report) -> str:
              f"- Host: {text(report.hostname or 'unknown')}", f"- Data taken: {text(report.collected_at or 'unknown')}",
              f"- Release: {text(report.release or 'unknown')}", f"- Role: {text(report.role or 'unknown')}",
              f"- Managed hosts: {report.hosts if report.hosts is not None else 'unknown'}",
-             f"- Plan profile: {text(report.profile or '-')}", f"- Summary: {text(report.summary())}", ""]
+             f"- Plan profile: {text(report.profile or '-')}",
+             *(f"- {text(line[0].upper() + line[1:])}" for line in report.context_lines()),
+             f"- Summary: {text(report.summary())}", ""]
     lines += [f"> {text(n)}" for n in report.notes]
     failing = [f for f in ordered(report) if f.status in (Status.FAIL, Status.ERROR)]
     if failing:

@@ -27,6 +27,7 @@ def render(report: Report, *, color: bool = False, verbose: bool = False, width:
         Text(f"{clean_line(report.release or 'release unknown')}, {clean_line(report.role or 'role unknown')}, "
              + (plural(report.hosts, "host") if report.hosts is not None else "unknown hosts")
              + (f", plan profile {clean_line(report.profile)}" if report.profile else "")),
+        *(Text(clean_line(line)) for line in report.context_lines()),
         *(Text(f"note: {clean(n)}", style="muted") for n in report.notes), Text(""),
     ]
     shown = [f for f in ordered(report) if verbose or f.status in (Status.FAIL, Status.ERROR)]

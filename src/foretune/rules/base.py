@@ -8,6 +8,7 @@ sibling ``<same name>.md``. Rules read facts only through :class:`Context`.
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -54,6 +55,17 @@ class Outcome:
     evidence: tuple[Evidence, ...] = ()
     fixes: tuple[Fix, ...] = ()
     severity: Severity | None = None  # overrides the rule's default (e.g. worse at scale)
+    observed: bool = False  # the source itself shows the failure (a log line, a saturated pool)
+
+
+@dataclass(frozen=True)
+class HostFigure:
+    """The managed-host count rules use, where it came from, and whether it is an assumption."""
+
+    count: int
+    source: str  # "--hosts" | "source" | "profile"
+    reason: str
+    assumed: bool = False
 
 
 @dataclass
@@ -66,7 +78,13 @@ class Context:
     hosts: int | None
     plan: Plan | None = None
     bench: list[dict[str, Any]] = field(default_factory=list)  # foretune-bench/1 documents
-    no_plan_reason: str = "plan unavailable: product version, CPUs, RAM or host count unknown (try --hosts)"
+    no_plan_reason: str = "plan unavailable: product version, CPUs or RAM unknown"
+    host_figure: HostFigure | None = None
+    profile_reason: str = ""
+
+    @property
+    def hosts_assumed(self) -> bool:
+        return self.host_figure is not None and self.host_figure.assumed
 
     def bench_results(self, kind: str) -> list[dict[str, Any]]:
         """Every result of the given bench documents ("storage" or "db") passed with --bench."""
@@ -79,8 +97,24 @@ class Context:
         """
         out = [Evidence(name, prov.location, prov.excerpt) for name in names for prov in self.facts[name].provenance]
         words = {w.lower() for w in ((about,) if isinstance(about, str) else about)}
-        narrowed = [e for e in out if words & {w.lower() for w in e.excerpt.split()}]
-        return tuple(narrowed or out)
+        if not words:
+            return tuple(out)
+
+        def tokens(text: str) -> set[str]:
+            return {t.strip(":,;()[]\"'").lower() for t in re.split(r"[\s=]+", text) if t}
+
+        narrowed = [e for e in out if words & (tokens(e.excerpt) | set(e.location.lower().split("/")))]
+
+        def lines_about(e: Evidence) -> Evidence:
+            """Keep only the excerpt's lines about the words (an excerpt may join several lines with ' | ')."""
+            sep = " | " if " | " in e.excerpt else "\n"
+            parts = e.excerpt.split(sep)
+            if len(parts) < 2 or "Id=" in e.excerpt:  # a unit's block stays whole
+                return e
+            kept = [p for p in parts if words & tokens(p)]
+            return Evidence(e.fact, e.location, sep.join(kept)) if kept else e
+
+        return tuple(lines_about(e) for e in narrowed) if narrowed else tuple(out)
 
 
 class Rule:
@@ -95,6 +129,12 @@ class Rule:
     needs: ClassVar[tuple[str, ...]] = ()  # fact names; unknown -> SKIP "fact unknown: <reason>"
     citations: ClassVar[tuple[str, ...]] = ()  # ids in knowledge/data/citations*.yaml
     unit: ClassVar[str] = ""  # "bytes" when current/recommended are byte counts (reports show them in GiB/MiB)
+    uses_hosts: ClassVar[bool] = False  # the verdict depends on the managed-host count
+    # the profile's own value is hygiene (low) unless the rule weighs demand in force against it
+    demand_based: ClassVar[bool] = False
+    # log incidents (kind, services; empty = any service) that show this limit already failing: the finding
+    # then quotes the line and is critical
+    failing_when: ClassVar[tuple[tuple[str, tuple[str, ...]], ...]] = ()
 
     def applies(self, ctx: Context) -> str | None:
         """Return a skip reason when the rule does not apply (generation, role), else None."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.facts.catalog import CATALOG
-from foretune.facts.extract import installer, platform, services, workload
+from foretune.facts.extract import installer, measured, platform, services, workload
 from foretune.facts.extract.core import Extractor
 from foretune.facts.model import FactSet, Provenance
 from foretune.facts.sources.base import Source
@@ -36,6 +36,12 @@ def extract(source: Source, *, hosts: int | None = None) -> FactSet:
     services.mongodb(x)
     services.hammer(x)
     workload.hosts_and_tasks(x)
+    measured.memory_pressure(x)
+    measured.process_rss(x)
+    measured.passenger_status(x)
+    measured.cpu_steal(x)
+    measured.table_sizes(x)
+    measured.katello_agents(x)
     if hosts is not None and not x.has("managed_hosts"):
         x.known("managed_hosts", hosts, Provenance(source.kind, "command line", f"--hosts {hosts}"))
     for spec in CATALOG:

@@ -34,7 +34,7 @@ def excerpt(text: str, pattern: str | None = None, *, redacted: bool = False) ->
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if pattern is not None:
         rx = re.compile(pattern, re.IGNORECASE | re.MULTILINE)
-        lines = [ln for ln in lines if rx.search(ln)]
+        lines = [ln for ln in lines if rx.search(ln[:EXCERPT_SCAN])]
     else:
         lines = [ln for ln in lines if not ln.startswith("#")]
     short = " | ".join(ln[:EXCERPT_SCAN] for ln in lines[:EXCERPT_LINES])

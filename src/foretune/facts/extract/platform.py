@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from foretune.facts.extract.core import Extractor
+from foretune.facts.extract.core import Extractor, excerpt
 from foretune.facts.numbers import whole
 from foretune.facts.parsers.keyvalue import parse_environment_words
 from foretune.facts.parsers.storage import parse_df, parse_lsblk_pairs, parse_mounts
@@ -172,6 +172,11 @@ def _limit(value: str | None) -> int | None:
 
 
 def service_limits(x: Extractor) -> None:
+    """Per unit: the hard limit (``LimitNOFILE``), the soft one in force and where each was read.
+
+    Provenance is one entry per unit, quoting only that unit's lines, so evidence never shows
+    another service's limits.
+    """
     show_raw = x.raw("systemctl_show")
     units = service_units(x)
     files = unit_files(x)
@@ -182,15 +187,20 @@ def service_limits(x: Extractor) -> None:
             continue
         entry: dict[str, Any] = {"LimitNOFILE": _limit(props.get("LimitNOFILE")), "LimitNPROC": _limit(props.get("LimitNPROC")),
                                  "active": props.get("ActiveState") == "active" if "ActiveState" in props else None}
+        if "LimitNOFILESoft" in props and _limit(props["LimitNOFILESoft"]) != entry["LimitNOFILE"]:
+            entry["soft_nofile"] = _limit(props["LimitNOFILESoft"])
+        lines = [f"Id={unit}", *(f"{k}={props[k]}" for k in ("LimitNOFILE", "LimitNOFILESoft", "MainPID") if k in props)]
         pid = props.get("MainPID", "0")
         if whole(pid, limit=2**22) not in (None, 0):  # the kernel's pid_max is at most 2^22
             proc = x.src.read_path(f"/proc/{pid}/limits")
             parsed = parse_proc_limits(proc.text) if proc is not None else {}
-            if "Max open files" in parsed:
+            if proc is not None and "Max open files" in parsed:
                 entry["process_nofile"] = _limit(parsed["Max open files"]["soft"])
+                entry["process_nofile_hard"] = _limit(parsed["Max open files"]["hard"])
+                provenance.append(x.note(proc.location, f"{unit}: " + excerpt(proc.text, r"^Max open files")))
         limits[unit] = entry
-    if show_raw is not None and limits:
-        provenance.append(x.prov(show_raw, r"^(Id=|LimitNOFILE=)"))
+        if show_raw is not None:
+            provenance.append(x.note(show_raw.location, "\n".join(lines)))
     for unit, entries in sorted(files.items()):
         for location, unit_file in entries:
             value = unit_file.get("Service", {}).get("LimitNOFILE")
@@ -199,7 +209,7 @@ def service_limits(x: Extractor) -> None:
                 entry["dropin_nofile"] = _limit(value[-1])
                 if entry.get("LimitNOFILE") is None and show_raw is None:
                     entry["LimitNOFILE"] = _limit(value[-1])
-                provenance.append(x.note(location, f"LimitNOFILE={value[-1]}"))
+                provenance.append(x.note(location, f"LimitNOFILE={value[-1]} ({unit})"))
     if limits:
         x.known("service_limits", limits, *provenance)
     else:

@@ -143,7 +143,7 @@ def pulp(x: Extractor) -> None:
 
 APACHE_INT = ("ServerLimit", "ThreadsPerChild", "MaxRequestWorkers", "MaxClients", "StartServers", "MaxRequestsPerChild",
               "MaxConnectionsPerChild", "MinSpareThreads", "MaxSpareThreads", "MinSpareServers", "MaxSpareServers",
-              "KeepAliveTimeout", "MaxKeepAliveRequests")
+              "KeepAliveTimeout", "MaxKeepAliveRequests", "ProxyTimeout")
 PASSENGER = ("PassengerMaxPoolSize", "PassengerMaxRequestQueueSize", "PassengerMinInstances", "PassengerMaxPreloaderIdleTime",
              "PassengerMaxInstancesPerApp", "PassengerMaxRequests")
 
@@ -311,17 +311,36 @@ def mongodb(x: Extractor) -> None:
         x.unknown("mongodb", x.why("mongod_conf"))
         return
     cache = None
+    engine_name = None
     if re.search(r"^[ \t]*storage:", raw.text, re.MULTILINE):
         data = x.parse(raw, parse_yaml) or {}
-        engine: Any = data
-        for key in ("storage", "wiredTiger", "engineConfig"):
+        storage = data.get("storage") if isinstance(data, dict) else None
+        engine: Any = storage
+        for key in ("wiredTiger", "engineConfig"):
             engine = engine.get(key) if isinstance(engine, dict) else None
         size = engine.get("cacheSizeGB") if isinstance(engine, dict) else None
         if isinstance(size, (int, float)) and not isinstance(size, bool) and 0 < size < 2**20:
             cache = float(size)
         elif size is not None:
             x.src.problem(f"{raw.location}: cacheSizeGB {str(size)[:40]!r} is not a usable size: ignored")
-    x.known("mongodb", {"cache_size_gb": cache}, x.prov(raw, r"cacheSizeGB|storageEngine|dbpath"))
+        if isinstance(storage, dict) and isinstance(storage.get("engine"), str):
+            engine_name = storage["engine"]
+    else:
+        match = re.search(r"^[ \t]*storageEngine[ \t]*=[ \t]*(\S+)", raw.text, re.MULTILINE)
+        engine_name = match.group(1) if match else None
+    if engine_name is None:
+        engine_name = _mongodb_default_engine(x)
+    x.known("mongodb", {"cache_size_gb": cache, "engine": engine_name},
+            x.prov(raw, r"cacheSizeGB|storageEngine|engine:|dbpath"))
+
+
+def _mongodb_default_engine(x: Extractor) -> str | None:
+    """MongoDB's default engine by server version: MMAPv1 before 3.2, WiredTiger from 3.2 on."""
+    for name, version in packages(x).items():
+        if "mongodb-server" in name and version:
+            major_minor = tuple(int(p) for p in re.findall(r"\d+", version)[:2])
+            return "mmapv1" if major_minor < (3, 2) else "wiredTiger"
+    return None
 
 
 def hammer(x: Extractor) -> None:

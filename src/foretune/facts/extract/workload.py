@@ -34,7 +34,7 @@ def hosts_and_tasks(x: Extractor) -> None:
     rows = x.parse(tasks_raw, parse_tasks_csv)
     if tasks_raw is not None and rows is not None:
         now = x.src.now() or max((_when(r.get("started_at", "")) or datetime.min for r in rows), default=datetime.min)
-        cutoff = now - timedelta(days=OLD_TASK_DAYS)
+        cutoff = now - timedelta(days=OLD_TASK_DAYS) if now > datetime.min + timedelta(days=OLD_TASK_DAYS) else datetime.min
         paused = [r for r in rows if r.get("state") == "paused"]
         old = [r for r in paused if (_when(r.get("started_at", "")) or now) < cutoff]
         value = {"paused": len(paused), "old_paused": len(old), "running": sum(1 for r in rows if r.get("state") == "running")}

@@ -34,7 +34,8 @@ MAX_COUNT = 10**7  # foretune estimate: far above any real worker, thread or hos
 
 
 def parse_pumactl_stats(text: str) -> dict[str, int] | None:
-    """Cluster figures of ``pumactl stats``: workers, booted_workers, max_threads, backlog (summed)."""
+    """Cluster figures of ``pumactl stats``: workers, booted_workers, max_threads, backlog and pool_capacity (summed),
+    saturated_workers (workers with no free thread)."""
     if not text.strip():
         return None
     start = text.find("{")
@@ -58,6 +59,10 @@ def parse_pumactl_stats(text: str) -> dict[str, int] | None:
     if statuses:
         result["max_threads"] = max(_count(s.get("max_threads", 0), "max_threads") for s in statuses)
         result["backlog"] = sum(_count(s.get("backlog", 0), "backlog") for s in statuses)
+        if all("pool_capacity" in s for s in statuses):
+            capacities = [_count(s["pool_capacity"], "pool_capacity") for s in statuses]
+            result["pool_capacity"] = sum(capacities)
+            result["saturated_workers"] = capacities.count(0)
     return result
 
 
@@ -74,10 +79,13 @@ def parse_tasks_csv(text: str) -> list[dict[str, str]]:
         return []
     delimiter = ";" if text.splitlines()[0].count(";") > text.splitlines()[0].count(",") else ","
     reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
-    if not reader.fieldnames or "state" not in [f.strip() for f in reader.fieldnames]:
-        raise ParseError(f"task list has no 'state' column: {text.strip().splitlines()[0][:100]}")
-    return [{(k or "").strip(): (v or "").strip() for k, v in row.items() if isinstance(v, str) or v is None}
-            for row in reader]
+    try:
+        if not reader.fieldnames or "state" not in [f.strip() for f in reader.fieldnames]:
+            raise ParseError(f"task list has no 'state' column: {text.strip().splitlines()[0][:100]}")
+        return [{(k or "").strip(): (v or "").strip() for k, v in row.items() if isinstance(v, str) or v is None}
+                for row in reader]
+    except csv.Error as exc:
+        raise ParseError(f"task list is not readable CSV: {exc}") from None
 
 
 def managed_hosts_from_metrics(data: dict[str, Any]) -> int | None:

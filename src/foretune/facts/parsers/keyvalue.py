@@ -21,7 +21,9 @@ import shlex
 
 from foretune.facts.parsers import ParseError
 
-_LINE = re.compile(r"^(?:export\s+)?([A-Za-z_][\w.\-]*)\s*=\s*(.*)$")
+MAX_SHLEX_CHARS = 64 * 1024
+MAX_WORDS_CHARS = 1024 * 1024
+_NAME = re.compile(r"[A-Za-z_][\w.\-]*")
 
 
 def _unquote(value: str) -> str:
@@ -38,19 +40,24 @@ def parse_env(text: str, *, strict: bool = True) -> dict[str, str]:
         line = raw.strip()
         if not line or line.startswith(("#", ";")):
             continue
-        match = _LINE.match(line)
-        if not match:
+        name, sep, value = line.partition("=")  # no backtracking pattern: linear on any line
+        name = name.strip()
+        if name.startswith("export") and name[6:7].isspace():
+            name = name[6:].strip()
+        if not sep or not _NAME.fullmatch(name):
             if strict:
                 raise ParseError(f"line {number} is not KEY=value: {line[:60]!r}")
             continue
-        values[match.group(1)] = _unquote(match.group(2))
+        values[name] = _unquote(value)
     return values
 
 
 def parse_environment_words(text: str) -> dict[str, str]:
     """The words of a systemd ``Environment=`` value (or ``systemctl show`` output) as a dict."""
+    text = text[:MAX_WORDS_CHARS]  # real Environment= values are a few hundred characters
     try:
-        words = shlex.split(text)
+        # shlex reads one character at a time in Python: only for values of a plausible size
+        words = shlex.split(text) if len(text) <= MAX_SHLEX_CHARS else text.split()
     except ValueError:
         words = text.split()
     result: dict[str, str] = {}

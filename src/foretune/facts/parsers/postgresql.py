@@ -20,6 +20,7 @@ import re
 
 from foretune.facts.parsers import ParseError
 
+MAX_LINE = 64 * 1024
 _LINE = re.compile(r"^([A-Za-z_][\w.]*)\s*(?:=\s*|\s+)(.*)$")
 
 
@@ -40,6 +41,8 @@ def parse_postgresql_conf(text: str) -> dict[str, str]:
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
+        if len(line) > MAX_LINE:
+            raise ParseError(f"postgresql.conf line {number} is longer than {MAX_LINE // 1024} KiB: ignored")
         match = _LINE.match(line)
         if not match:
             raise ParseError(f"postgresql.conf line {number} is not 'name = value': {line[:60]!r}")

@@ -42,7 +42,7 @@ def parse_meminfo(text: str) -> dict[str, int]:
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        match = _MEMLINE.match(line.strip())
+        match = _MEMLINE.match(line.strip()) if len(line) <= MAX_LIMITS_LINE else None
         if not match:
             raise ParseError(f"meminfo line {number} is not 'Name: number [kB]': {line[:60]!r}")
         name, amount, unit = match.groups()
@@ -64,7 +64,7 @@ def parse_lscpu(text: str) -> dict[str, str]:
 
 def parse_thp_selected(text: str) -> str | None:
     """The bracketed choice of a /sys/kernel/mm/transparent_hugepage file."""
-    match = re.search(r"\[([\w+]+)\]", text)
+    match = re.search(r"\[([\w+]+)\]", text[:4096])  # the file is one short line
     return match.group(1) if match else None
 
 

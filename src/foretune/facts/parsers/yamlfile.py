@@ -137,8 +137,9 @@ def load_yaml(text: str) -> Any:
     size = len(text.encode("utf-8", "surrogatepass")) if len(text) * 4 > MAX_YAML_BYTES else len(text)
     if size > MAX_YAML_BYTES:
         raise ParseError(f"ignored: too large for YAML ({size // 1024} KiB, the limit is {MAX_YAML_BYTES // 1024} KiB)")
-    loader = _loader_class()(text)
+    loader = None
     try:
+        loader = _loader_class()(text)  # the reader rejects control characters here already
         return loader.get_single_data()
     except YamlLimit as exc:
         raise ParseError(str(exc)) from None
@@ -150,7 +151,8 @@ def load_yaml(text: str) -> Any:
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # e.g. unhashable or odd keys
         raise ParseError(f"not usable YAML: {str(exc).splitlines()[0][:100] if str(exc) else type(exc).__name__}") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 def parse_yaml(text: str) -> dict[str, Any] | None:

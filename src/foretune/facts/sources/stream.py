@@ -49,6 +49,7 @@ class Decompressed:
         self.pos = 0
         self.finished = False
         self.total = 0
+        self.error: Exception | None = None  # raised on the next read, once the data before it is delivered
 
     def _new(self) -> Any:
         if self.kind == "gz":
@@ -93,10 +94,21 @@ class Decompressed:
                 self.total += len(out)
                 return cast("bytes", out)
 
+    def _next(self) -> bytes:
+        """The next chunk; damage is raised only after everything decompressed before it was returned."""
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+        try:
+            return self._chunk()
+        except (Truncated, Corrupt) as exc:
+            self.error = exc
+            return b""
+
     def read(self, size: int = -1) -> bytes:
         if size is None or size < 0:
             parts = [self.buf[self.pos:]]
-            while chunk := self._chunk():
+            while chunk := self._next():
                 parts.append(chunk)
             self.buf, self.pos = b"", 0
             return b"".join(parts)
@@ -107,7 +119,7 @@ class Decompressed:
             return self.buf[start:self.pos]
         parts = [self.buf[self.pos:]] if available else []
         while available < size:
-            chunk = self._chunk()
+            chunk = self._next()
             if not chunk:
                 break
             parts.append(chunk)
@@ -121,8 +133,10 @@ class Decompressed:
         seen = len(self.buf) - self.pos
         self.buf, self.pos = b"", 0
         while seen <= limit:
-            chunk = self._chunk()
+            chunk = self._next()
             if not chunk:
+                if self.error is not None:
+                    self._next()  # raises the damage found at the end
                 return True
             seen += len(chunk)
         return False

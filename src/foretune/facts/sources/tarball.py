@@ -10,9 +10,10 @@ always reported, and stray top-level members do not hide the sosreport beside th
 
 from __future__ import annotations
 
-import fnmatch
+import functools
 import os
 import posixpath
+import re
 import tarfile
 from collections.abc import Callable
 from pathlib import Path
@@ -61,7 +62,9 @@ class _Info(tarfile.TarInfo):
 _EXTENDED = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK, tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE)
 
 
-def _wanted() -> tuple[set[str], list[str]]:
+@functools.lru_cache(maxsize=1)
+def _wanted() -> tuple[frozenset[str], re.Pattern[str]]:
+    """Exact archive paths and one compiled pattern for the glob specs (matched once per member)."""
     exact: set[str] = {"sos_reports/manifest.json", "version.txt"}
     patterns: list[str] = []
     for spec in SPECS:
@@ -70,16 +73,35 @@ def _wanted() -> tuple[set[str], list[str]]:
         else:
             exact.update(sos_candidates(spec))
     exact.update({"date", "sos_commands/date/date", "sos_commands/general/date"})
-    return exact, patterns
+    return frozenset(exact), re.compile("|".join(_translate(p) for p in patterns) or "(?!)")
 
 
-def _matches(rel: str, patterns: list[str]) -> bool:
-    parts = rel.split("/")
-    for pattern in patterns:
-        pparts = pattern.split("/")
-        if len(pparts) == len(parts) and all(fnmatch.fnmatchcase(a, b) for a, b in zip(parts, pparts)):
-            return True
-    return False
+def _translate(pattern: str) -> str:
+    """A glob whose ``*``/``?`` never cross ``/`` (as fnmatch applied per path component) as a regex."""
+    out = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        end = pattern.find("]", i + 1) if ch == "[" else -1
+        if ch == "*":
+            out.append("[^/]*")
+        elif ch == "?":
+            out.append("[^/]")
+        elif end != -1:
+            out.append("[" + pattern[i + 1:end] + "]")
+            i = end
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return "(?:" + "".join(out) + ")"
+
+
+def _matches(rel: str, pattern: re.Pattern[str]) -> bool:
+    """
+    >>> _matches("proc/123/limits", _wanted()[1]), _matches("proc/123/x/limits", _wanted()[1])
+    (True, False)
+    """
+    return pattern.fullmatch(rel) is not None
 
 
 def _reason(exc: BaseException) -> str:

@@ -11,6 +11,8 @@ class EventLimitsBelowPlan(PlanRule):
     title = "Apache event MPM limits fit the host count"
     component = "apache"
     severity = Severity.MEDIUM
+    failing_when = (("http_503_burst", ()),)
+    uses_hosts = True
     roles = frozenset({"server"})
     needs = ("apache",)
     citations = ("gf-httpd-children", "fi-tuning-profiles")

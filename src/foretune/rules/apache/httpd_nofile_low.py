@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
-from foretune.rules.values import service_nofile
+from foretune.rules.values import nofile_text, service_nofile
 
 
 class HttpdNofileLow(PlanRule):
@@ -11,19 +11,21 @@ class HttpdNofileLow(PlanRule):
     title = "httpd LimitNOFILE at the guide's value"
     component = "apache"
     severity = Severity.MEDIUM
+    failing_when = (("socket_exhaustion", ("httpd",)),)
     needs = ("service_limits",)
     citations = ("gf-httpd-nofile",)
     tunable = "httpd.limit_nofile"
 
     def check(self, ctx: Context) -> Outcome:
-        current = service_nofile(ctx.facts.value("service_limits"), "httpd")
+        limits = ctx.facts.value("service_limits")
+        current = service_nofile(limits, "httpd")
         if current is None:
             return self.skipped("httpd.service limits not in the source")
         t = self.recommendation(ctx)
         if current >= t.foretune.value:
-            return self.passed(f"httpd LimitNOFILE={current}")
-        return self.failed(f"httpd LimitNOFILE={current}; busy servers run out of descriptors (\"Too many open files\")",
-                           current=current, recommended=t.foretune.value, evidence=ctx.evidence("service_limits"), fixes=t.fixes)
+            return self.passed(f"httpd open files {nofile_text(limits, 'httpd')}")
+        return self.failed(f"httpd open files {nofile_text(limits, 'httpd')}, recommended {t.foretune.value}; busy servers run out of descriptors (\"Too many open files\")",
+                           current=current, recommended=t.foretune.value, evidence=ctx.evidence("service_limits", about="httpd.service"), fixes=t.fixes)
 
 
 RULE = HttpdNofileLow()

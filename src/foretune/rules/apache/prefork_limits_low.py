@@ -10,6 +10,8 @@ class PreforkLimitsLow(PlanRule):
     title = "Apache prefork limits fit the workload"
     component = "apache"
     severity = Severity.MEDIUM
+    failing_when = (("http_503_burst", ()),)
+    uses_hosts = True
     roles = frozenset({"server"})
     needs = ("apache",)
     citations = ("g69-apache", "fi-tuning-profiles")

@@ -11,6 +11,7 @@ class CandlepinHeapBelowProfile(PlanRule):
     title = "Candlepin heap at least the profile's"
     component = "candlepin"
     severity = Severity.MEDIUM
+    failing_when = (("candlepin_oom", ()),)
     roles = frozenset({"server"})
     needs = ("candlepin",)
     citations = ("fi-tuning-profiles", "candlepin-defaults")

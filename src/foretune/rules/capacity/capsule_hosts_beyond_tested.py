@@ -11,12 +11,13 @@ class CapsuleHostsBeyondTested(Rule):
     title = "Hosts per Capsule within the estimate for its size"
     component = "capacity"
     severity = Severity.MEDIUM
+    uses_hosts = True
     roles = frozenset({"capsule"})
     needs = ("cpu_logical",)
     citations = ("gf-proxy", "capsule-puppet")
 
     def check(self, ctx: Context) -> Outcome:
-        if ctx.hosts is None:
+        if ctx.hosts is None or ctx.hosts_assumed:
             return self.skipped("host count of this Capsule unknown (pass --hosts)")
         cpus = ctx.facts.value("cpu_logical")
         limit = threshold("capsule_hosts_per_cpu") * cpus

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import threshold
 from foretune.rules.base import Context, Evidence, Outcome, Rule, Severity
 from foretune.rules.values import gib, java_heap_max, pg_bytes
 
@@ -30,6 +31,7 @@ class MemoryOverRam(Rule):
     title = "Services fit the RAM (memory budget)"
     component = "capacity"
     severity = Severity.HIGH
+    failing_when = (("oom_kill", ()),)
     needs = ("ram_bytes",)
     citations = ("g62-memory", "gf-puma-autotuning", "foretune-estimate")
     unit = "bytes"
@@ -43,14 +45,27 @@ class MemoryOverRam(Rule):
         biggest = ", ".join(f"{k} {gib(v)}" for k, v in sorted(items.items(), key=lambda kv: -kv[1])[:4])
         if total <= ram:
             return self.passed(f"about {gib(total)} of {gib(ram)} budgeted ({biggest}, ...)")
-        evidence = (*ctx.evidence("ram_bytes", "puma", "postgresql", "candlepin"),
+        pressure = ctx.facts.value("memory_pressure") or {}
+        available = pressure.get("available_bytes")
+        if available is not None and available >= threshold("memory_available_min_fraction") * ram and not pressure.get("oom_kills"):
+            return self.passed(f"the budget estimate ({gib(total)}) is above the RAM ({gib(ram)}), but the box measures "
+                               f"{gib(available)} available ({available / ram:.0%}) and no OOM kill: the services use less "
+                               "than budgeted")
+        evidence = (*ctx.evidence("ram_bytes", "memory_pressure", "swap", "process_rss", "puma", "postgresql", "candlepin"),
                     *(Evidence("memory budget", k, gib(v)) for k, v in items.items()))
+        measured = available is not None
+        if available is not None:
+            ooms = pressure.get("oom_kills")
+            state = f"measured: only {gib(available)} available" + (f", {ooms} OOM kills" if ooms else "")
+        else:
+            state = "no measurement of available memory in the source"
         assert ctx.plan is not None
         planned = sum(m.bytes for m in ctx.plan.memory)
         advice = (f"even the plan's settings need about {gib(planned)}: add RAM or move load to Capsules" if planned > ram
                   else f"the plan's settings need about {gib(planned)}: apply them")
         return self.failed(f"the configured services need about {gib(total)} but the box has {gib(ram)} "
-                           f"({biggest}, ...); {advice}", current=int(total), recommended=int(ram), evidence=evidence)
+                           f"({biggest}, ...; {state}); {advice}", current=int(total), recommended=int(ram), evidence=evidence,
+                           severity=None if measured else Severity.MEDIUM)
 
 
 RULE = MemoryOverRam()

@@ -10,6 +10,7 @@ class SidekiqTooFewInstances(PlanRule):
     title = "Enough Dynflow Sidekiq workers for the host count"
     component = "dynflow"
     severity = Severity.LOW
+    uses_hosts = True
     roles = frozenset({"server"})
     needs = ("dynflow",)
     citations = ("gf-dynflow",)

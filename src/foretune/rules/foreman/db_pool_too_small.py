@@ -10,6 +10,8 @@ class DbPoolTooSmall(PlanRule):
     title = "Foreman DB pool covers the Puma threads"
     component = "foreman"
     severity = Severity.HIGH
+    failing_when = (("db_pool_timeout", ()),)
+    demand_based = True
     roles = frozenset({"server"})
     needs = ("foreman_db_pool",)
     citations = ("pf-db-pool", "gf-db-pool")
@@ -19,14 +21,23 @@ class DbPoolTooSmall(PlanRule):
         pool = ctx.facts.value("foreman_db_pool")
         puma = ctx.facts.value("puma") or {}
         threads = puma.get("threads_max") or 5
-        if pool >= threads + 4:
-            return self.passed(f"pool {pool} >= {threads} threads + 4")
         t = self.recommendation(ctx)
-        plan_threads = ctx.plan.tunables["puma.threads_max"]  # type: ignore[union-attr]
-        fixes = t.fixes if threads == plan_threads.foretune.value else (*plan_threads.fixes, *t.fixes)
-        return self.failed(f"pool {pool} for {threads} Puma threads plus 4 Katello listeners: expect "
-                           "'could not obtain a connection from the pool' errors", current=pool, recommended=t.foretune.value,
-                           evidence=ctx.evidence("foreman_db_pool", "puma"), fixes=fixes)
+        assert ctx.plan is not None
+        plan_threads = ctx.plan.tunables["puma.threads_max"]
+        # the margin over the threads is the plan's (it knows the release's listeners), applied to the threads in force
+        margin = max(0, int(t.foretune.value) - int(plan_threads.foretune.value))
+        need = threads + margin
+        if pool >= need:
+            return self.passed(f"pool {pool} >= {threads} threads + {margin}")
+        if threads == plan_threads.foretune.value:
+            advice, fixes = f"set the pool to {t.foretune.value}", t.fixes
+        else:
+            advice = (f"set the pool to {need} for the {threads} threads in force, or apply the plan's "
+                      f"{plan_threads.foretune.value} threads with pool {t.foretune.value}")
+            fixes = (*plan_threads.fixes, *t.fixes)
+        return self.failed(f"pool {pool} for {threads} Puma threads + {margin} = {need} connections each worker needs: "
+                           f"expect 'could not obtain a connection from the pool' errors; {advice}", current=pool,
+                           recommended=t.foretune.value, evidence=ctx.evidence("foreman_db_pool", "puma"), fixes=fixes)
 
 
 RULE = DbPoolTooSmall()

@@ -10,6 +10,7 @@ class HammerTimeoutAtScale(PlanRule):
     title = "hammer request_timeout disabled at scale"
     component = "hammer"
     severity = Severity.LOW
+    uses_hosts = True
     roles = frozenset({"server"})
     needs = ("hammer",)
     citations = ("g62-hammer",)

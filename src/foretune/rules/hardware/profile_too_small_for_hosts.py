@@ -19,7 +19,7 @@ class ProfileTooSmallForHosts(Rule):
     citations = ("gf-quickstart",)
 
     def check(self, ctx: Context) -> Outcome:
-        if ctx.hosts is None:
+        if ctx.hosts is None or ctx.hosts_assumed:
             return self.skipped("managed host count unknown (pass --hosts)")
         profile = ctx.facts.value("tuning_profile")
         wanted = hardware.profile_for_hosts(ctx.hosts)

@@ -17,6 +17,8 @@ class MongodbCacheUnbounded(PlanRule):
     tunable = "mongodb.cache_size_gb"
 
     def check(self, ctx: Context) -> Outcome:
+        if ctx.facts.value("mongodb").get("engine") == "mmapv1":
+            return self.skipped("MongoDB runs MMAPv1: there is no WiredTiger cache to bound (its memory is the page cache)")
         cache = ctx.facts.value("mongodb").get("cache_size_gb")
         t = self.recommendation(ctx)
         ram_gib = ctx.facts.value("ram_bytes") / 1024**3
@@ -24,7 +26,7 @@ class MongodbCacheUnbounded(PlanRule):
             return self.passed(f"cacheSizeGB {cache}")
         why = "unbounded: mongod takes about half the RAM" if cache is None else f"{cache} GB is more than a quarter of RAM"
         return self.failed(f"MongoDB cache {why}; PostgreSQL and Puma lose memory", current=cache,
-                           recommended=t.foretune.value, evidence=ctx.evidence("mongodb", "ram_bytes"), fixes=t.fixes)
+                           recommended=t.foretune.value, evidence=ctx.evidence("mongodb", "ram_bytes", about=("cacheSizeGB:", "MemTotal:")), fixes=t.fixes)
 
 
 RULE = MongodbCacheUnbounded()

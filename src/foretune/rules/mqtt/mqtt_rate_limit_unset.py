@@ -10,6 +10,7 @@ class MqttRateLimitUnset(PlanRule):
     title = "MQTT rate limit set at scale"
     component = "mqtt"
     severity = Severity.LOW
+    uses_hosts = True
     needs = ("mqtt",)
     citations = ("gf-pull-rex", "foretune-estimate")
     tunable = "mqtt.rate_limit"

@@ -1,4 +1,4 @@
-"""Swap is in use: the guides' rule is that a Satellite never swaps."""
+"""Swap is in use and the box is short of memory now (MemAvailable, swap and OOM counters)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from foretune.rules.values import gib
 
 class SwapInUse(Rule):
     id = "swap-in-use"
-    title = "No swap in use"
+    title = "No swap in use under memory pressure"
     component = "os"
     severity = Severity.MEDIUM
     needs = ("swap",)
-    citations = ("g62-memory",)
+    citations = ("g62-memory", "foretune-estimate")
     unit = "bytes"
 
     def check(self, ctx: Context) -> Outcome:
@@ -21,10 +21,24 @@ class SwapInUse(Rule):
         used, total = swap.get("used_bytes") or 0, swap.get("total_bytes") or 0
         if used <= threshold("swap_used_tolerance_bytes"):
             return self.passed(f"{gib(used)} of swap in use")
-        high = total and used / total >= threshold("swap_used_high_fraction")
-        return self.failed(f"{gib(used)} of {gib(total)} swap in use: the box is short of memory for its services",
-                           current=used, recommended=0, evidence=ctx.evidence("swap", "ram_bytes"),
-                           severity=Severity.HIGH if high else None)
+        ram = ctx.facts.value("ram_bytes")
+        pressure = ctx.facts.value("memory_pressure") or {}
+        available = pressure.get("available_bytes")
+        ooms = pressure.get("oom_kills") or 0
+        evidence = ctx.evidence("swap", "memory_pressure", "ram_bytes")
+        if available is not None and ram and available >= threshold("memory_available_min_fraction") * ram and not ooms:
+            return self.passed(f"{gib(used)} of swap in use, but {gib(available)} of {gib(ram)} is available "
+                               f"({available / ram:.0%}): pages parked by an earlier peak, no shortage now")
+        if available is not None and ram:
+            severity = (Severity.HIGH if available < threshold("memory_available_critical_fraction") * ram or ooms
+                        else Severity.MEDIUM)
+            why = f"only {gib(available)} of {gib(ram)} available ({available / ram:.0%})" + (
+                f" and {ooms} OOM kills since boot" if ooms else "")
+        else:
+            severity = Severity.HIGH if total and used / total >= threshold("swap_used_high_fraction") else Severity.MEDIUM
+            why = "available memory not in the source"
+        return self.failed(f"{gib(used)} of {gib(total)} swap in use, {why}: the box is short of memory for its services",
+                           current=used, recommended=0, evidence=evidence, severity=severity)
 
 
 RULE = SwapInUse()

@@ -19,8 +19,14 @@ class ThpEnabled(PlanRule):
         t = self.recommendation(ctx)
         if enabled == "never":
             return self.passed("THP enabled = never")
+        mongodb = ctx.release is not None and ctx.release.features.mongodb
+        if enabled == "madvise" and not mongodb:
+            return self.failed("THP enabled = madvise: only programs that ask get huge pages (PostgreSQL and Redis do not); "
+                               "the guide still says disable it", current=enabled, recommended=t.foretune.value,
+                               evidence=ctx.evidence("thp", about="enabled"), fixes=t.fixes, severity=Severity.LOW)
         return self.failed(f"THP enabled = {enabled}; PostgreSQL and Redis suffer latency spikes with huge pages",
-                           current=enabled, recommended=t.foretune.value, evidence=ctx.evidence("thp"), fixes=t.fixes)
+                           current=enabled, recommended=t.foretune.value, evidence=ctx.evidence("thp", about="enabled"),
+                           fixes=t.fixes)
 
 
 RULE = ThpEnabled()

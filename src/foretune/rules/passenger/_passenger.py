@@ -16,3 +16,10 @@ def compare(rule: PlanRule, ctx: Context, key: str, ok: Callable[[int, int], boo
     shown = value if value is not None else "unset (Passenger default)"
     return rule.failed(f"{key} {shown}; recommended {want}: {why}", current=value, recommended=want,
                        evidence=ctx.evidence("passenger"), fixes=t.fixes)
+
+
+def passenger_era(ctx: Context) -> str | None:
+    """A skip reason unless the release serves Foreman through Passenger (Satellite 6.8 and older)."""
+    if ctx.release is None:
+        return "release unknown"
+    return None if ctx.release.features.passenger else f"{ctx.release.label} runs Puma, not Passenger"

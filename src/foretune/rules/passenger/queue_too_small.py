@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from foretune.rules.base import Context, Outcome, PlanRule, Severity
+import dataclasses
+
+from foretune.rules.base import Context, Outcome, PlanRule, Severity, Status
 from foretune.rules.passenger._passenger import compare
+from foretune.rules.passenger.queue_saturated import PASSENGER_DEFAULT_QUEUE
 
 
 class QueueTooSmall(PlanRule):
@@ -11,13 +14,24 @@ class QueueTooSmall(PlanRule):
     title = "PassengerMaxRequestQueueSize fits the request burst"
     component = "passenger"
     severity = Severity.MEDIUM
+    failing_when = (("http_503_burst", ()),)
+    uses_hosts = True
     roles = frozenset({"server"})
     needs = ("passenger",)
     citations = ("g62-passenger",)
     tunable = "passenger.max_request_queue_size"
 
     def check(self, ctx: Context) -> Outcome:
-        return compare(self, ctx, "PassengerMaxRequestQueueSize", lambda v, w: v >= w, "a registration burst beyond the queue gets HTTP 503")
+        outcome = compare(self, ctx, "PassengerMaxRequestQueueSize", lambda v, w: v >= w,
+                          "a registration burst beyond the queue gets HTTP 503")
+        status = ctx.facts.value("passenger_status") or {}
+        queued = (status.get("top_queue") or 0) + (status.get("app_queue") or 0)
+        size = ctx.facts.value("passenger").get("PassengerMaxRequestQueueSize") or PASSENGER_DEFAULT_QUEUE
+        if outcome.status == Status.FAIL and queued >= size:
+            return dataclasses.replace(outcome, severity=Severity.CRITICAL, observed=True,
+                                       message=f"{outcome.message}; already full: passenger-status shows {queued} requests queued",
+                                       evidence=(*ctx.evidence("passenger_status", about="queue"), *outcome.evidence))
+        return outcome
 
 
 RULE = QueueTooSmall()

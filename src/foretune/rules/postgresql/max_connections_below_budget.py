@@ -23,6 +23,12 @@ def running_budget_parts(ctx: Context) -> list[tuple[str, int]]:
         per = max(pool, puma["threads_max"] + 4)
         budget = {k: v for k, v in budget.items() if not k.startswith("Puma")}
         budget[f"Puma {plural(puma['workers'], 'worker')} x {per}"] = puma["workers"] * per
+    passenger = ctx.facts.value("passenger") or {}
+    if passenger.get("PassengerMaxPoolSize"):
+        # Passenger era: every Foreman process holds its own Rails pool
+        pool = ctx.facts.value("foreman_db_pool") or 5
+        budget = {k: v for k, v in budget.items() if not k.startswith("Passenger")}
+        budget[f"Passenger {plural(passenger['PassengerMaxPoolSize'], 'process', 'processes')} x {pool} pool"] = passenger["PassengerMaxPoolSize"] * pool
     dynflow = ctx.facts.value("dynflow") or {}
     if dynflow.get("workers") and dynflow.get("concurrency"):
         budget = {k: v for k, v in budget.items() if not k.startswith("Sidekiq")}
@@ -36,6 +42,8 @@ class MaxConnectionsBelowBudget(PlanRule):
     title = "PostgreSQL max_connections covers the connection budget"
     component = "postgresql"
     severity = Severity.HIGH
+    failing_when = (("pg_connection_exhaustion", ()),)
+    demand_based = True
     roles = frozenset({"server"})
     needs = ("postgresql",)
     citations = ("gf-postgresql", "pf-db-pool")
@@ -52,7 +60,9 @@ class MaxConnectionsBelowBudget(PlanRule):
             return self.passed(f"max_connections {current} >= budget {need}")
         return self.failed(f"max_connections {current} but the services may open {need} ({'; '.join(parts)}): "
                            "expect 'remaining connection slots are reserved' errors", current=current, recommended=want,
-                           evidence=ctx.evidence("postgresql", "puma", "foreman_db_pool", "dynflow"), fixes=t.fixes)
+                           evidence=(*ctx.evidence("postgresql", about="max_connections"), *ctx.evidence("puma", "foreman_db_pool", "dynflow"),
+                                     *(ctx.evidence("passenger", about="PassengerMaxPoolSize") if ctx.facts.value("passenger") else ())),
+                           fixes=t.fixes)
 
 
 RULE = MaxConnectionsBelowBudget()

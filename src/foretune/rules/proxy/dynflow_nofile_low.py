@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
-from foretune.rules.values import service_nofile
+from foretune.rules.values import nofile_text, service_nofile
 
 UNITS = ("smart_proxy_dynflow_core", "foreman-proxy")
 
@@ -13,6 +13,7 @@ class ProxyDynflowNofileLow(PlanRule):
     title = "Smart Proxy dynflow LimitNOFILE at the installer's value"
     component = "proxy"
     severity = Severity.MEDIUM
+    failing_when = (("socket_exhaustion", ("foreman-proxy", "smart_proxy_dynflow_core")),)
     needs = ("service_limits",)
     citations = ("proxy-dynflow-nofile", "g62-apache")
     tunable = "smart_proxy_dynflow.limit_nofile"
@@ -25,9 +26,9 @@ class ProxyDynflowNofileLow(PlanRule):
         unit, current = found[0]
         t = self.recommendation(ctx)
         if current is not None and current >= t.foretune.value:
-            return self.passed(f"{unit} LimitNOFILE={current}")
-        return self.failed(f"{unit} LimitNOFILE={current}: SSH remote execution to many hosts runs out of descriptors",
-                           current=current, recommended=t.foretune.value, evidence=ctx.evidence("service_limits"), fixes=t.fixes)
+            return self.passed(f"{unit} open files {nofile_text(limits, unit)}")
+        return self.failed(f"{unit} open files {nofile_text(limits, unit)}: SSH remote execution to many hosts runs out of descriptors",
+                           current=current, recommended=t.foretune.value, evidence=ctx.evidence("service_limits", about=f"{unit}.service"), fixes=t.fixes)
 
 
 RULE = ProxyDynflowNofileLow()

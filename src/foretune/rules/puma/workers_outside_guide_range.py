@@ -26,8 +26,9 @@ class PumaWorkersOutsideRange(PlanRule):
         if low <= workers <= high or workers == t.foretune.value:
             return self.passed(f"{workers} workers, guide {low}-{high} for {ctx.plan.profile}")
         side = "more" if workers > high else "fewer"
+        plan_note = "" if low <= t.foretune.value <= high else f"; the plan gives {t.foretune.value} for this box ({t.foretune.reason})"
         return self.failed(f"{workers} workers; the guide measured {low}-{high} best for {ctx.plan.profile} "
-                           f"({side} was slower or unstable under registration load)",
+                           f"({side} was slower or unstable under registration load){plan_note}",
                            current=workers, recommended=t.foretune.value, evidence=ctx.evidence("puma"), fixes=t.fixes)
 
 

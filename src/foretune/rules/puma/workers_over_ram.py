@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import threshold
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 from foretune.rules.values import gib
 
@@ -11,6 +12,7 @@ class PumaWorkersOverRam(PlanRule):
     title = "Puma workers fit the RAM budget"
     component = "puma"
     severity = Severity.HIGH
+    failing_when = (("oom_kill", ()),)
     roles = frozenset({"server"})
     needs = ("puma", "ram_bytes")
     citations = ("gf-puma-autotuning",)
@@ -30,9 +32,18 @@ class PumaWorkersOverRam(PlanRule):
         if workers <= t.foretune.value:
             return self.passed(f"{workers} workers are what the plan gives this box; the box as a whole is short "
                                "of RAM (see memory-budget-over-ram)")
+        ram = ctx.facts.value("ram_bytes")
+        pressure = ctx.facts.value("memory_pressure") or {}
+        available = pressure.get("available_bytes")
+        if available is not None and available >= threshold("memory_available_min_fraction") * ram and not pressure.get("oom_kills"):
+            return self.passed(f"the budget estimate leaves {gib(room)} for {workers} workers, but the box measures "
+                               f"{gib(available)} available ({available / ram:.0%}) with them running")
+        state = (f"measured: only {gib(available)} available" if available is not None
+                 else "no measurement of available memory in the source")
         return self.failed(f"{workers} Puma workers need about {workers} GiB but only {gib(room)} is left after the other "
-                           "services: the box swaps or the OOM killer stops workers", current=workers,
-                           recommended=t.foretune.value, evidence=ctx.evidence("puma", "ram_bytes"), fixes=t.fixes)
+                           f"services ({state}): the box swaps or the OOM killer stops workers", current=workers,
+                           recommended=t.foretune.value, evidence=ctx.evidence("puma", "ram_bytes", "memory_pressure"),
+                           fixes=t.fixes, severity=None if available is not None else Severity.MEDIUM)
 
 
 RULE = PumaWorkersOverRam()

@@ -10,6 +10,7 @@ class AioMaxNrLow(PlanRule):
     title = "fs.aio-max-nr above 33 x hosts"
     component = "qpid"
     severity = Severity.MEDIUM
+    uses_hosts = True
     needs = ("sysctl",)
     citations = ("g69-qpid",)
     tunable = "sysctl.fs_aio_max_nr"
@@ -22,8 +23,9 @@ class AioMaxNrLow(PlanRule):
         t = self.recommendation(ctx)
         if current >= t.foretune.value:
             return self.passed(f"fs.aio-max-nr = {current}")
-        return self.failed(f"fs.aio-max-nr = {current}; qpidd needs more than 33 x {ctx.hosts} hosts of asynchronous I/O",
-                           current=current, recommended=t.foretune.value, evidence=ctx.evidence("sysctl"), fixes=t.fixes)
+        return self.failed(f"fs.aio-max-nr = {current}; recommended {t.foretune.value} ({t.foretune.reason}) "
+                           "of asynchronous I/O for qpidd's journal",
+                           current=current, recommended=t.foretune.value, evidence=ctx.evidence("sysctl", about="fs.aio-max-nr"), fixes=t.fixes)
 
 
 RULE = AioMaxNrLow()

@@ -11,12 +11,14 @@ class QdrouterdNofileLow(PlanRule):
     title = "qdrouterd LimitNOFILE covers the katello-agent hosts"
     component = "qpid"
     severity = Severity.HIGH
+    failing_when = (("socket_exhaustion", ("qdrouterd",)),)
+    uses_hosts = True
     needs = ("qpid",)
     citations = ("g69-qpid",)
     tunable = "qdrouterd.limit_nofile"
 
     def check(self, ctx: Context) -> Outcome:
-        return nofile_check(self, ctx, "qdrouterd_nofile", "qdrouterd", "3 x hosts + 100")
+        return nofile_check(self, ctx, "qdrouterd_nofile", "qdrouterd")
 
 
 RULE = QdrouterdNofileLow()

@@ -11,12 +11,14 @@ class QpiddNofileLow(PlanRule):
     title = "qpidd LimitNOFILE covers the katello-agent hosts"
     component = "qpid"
     severity = Severity.HIGH
+    failing_when = (("socket_exhaustion", ("qpidd",)), ("queue_at_capacity", ("qpidd",)))
+    uses_hosts = True
     needs = ("qpid",)
     citations = ("g69-qpid",)
     tunable = "qpidd.limit_nofile"
 
     def check(self, ctx: Context) -> Outcome:
-        return nofile_check(self, ctx, "qpidd_nofile", "qpidd", "4 x hosts + 500")
+        return nofile_check(self, ctx, "qpidd_nofile", "qpidd")
 
 
 RULE = QpiddNofileLow()

@@ -11,6 +11,7 @@ class QpiddStorageLow(PlanRule):
     title = "/var/lib/qpidd has 2 MiB per katello-agent host"
     component = "storage"
     severity = Severity.MEDIUM
+    uses_hosts = True
     roles = frozenset({"server", "capsule"})
     needs = ("key_dirs",)
     citations = ("g69-qpid",)

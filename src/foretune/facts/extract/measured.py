@@ -1,0 +1,84 @@
+"""Measured state: available memory and swap activity, RSS per service, Passenger's pool and queue."""
+
+from __future__ import annotations
+
+from foretune.facts.extract.core import Extractor
+from foretune.facts.parsers.process import (
+    count_agent_queues,
+    parse_passenger_pool,
+    parse_ps_rss,
+    parse_sar_steal,
+    parse_table_sizes,
+    parse_vmstat,
+)
+from foretune.facts.parsers.system import parse_meminfo
+
+
+def memory_pressure(x: Extractor) -> None:
+    raw = x.raw("meminfo")
+    info = x.parse(raw, parse_meminfo) or {}
+    vm_raw = x.raw("vmstat")
+    vm = x.parse(vm_raw, parse_vmstat) or {}
+    if raw is None or ("MemAvailable" not in info and not vm):
+        x.unknown("memory_pressure", x.why("meminfo") if raw is None else f"{raw.location} has no MemAvailable")
+        return
+    value = {"available_bytes": info.get("MemAvailable"), "swap_in_pages": vm.get("pswpin"),
+             "swap_out_pages": vm.get("pswpout"), "oom_kills": vm.get("oom_kill")}
+    provs = [x.prov(raw, r"^(MemTotal|MemAvailable)")]
+    if vm_raw is not None and vm:
+        provs.append(x.prov(vm_raw, r"^(pswpin|pswpout|oom_kill) "))
+    x.known("memory_pressure", value, *provs)
+
+
+def process_rss(x: Extractor) -> None:
+    raw = x.raw("ps")
+    rss = x.parse(raw, parse_ps_rss)
+    if raw is None or not rss:
+        x.unknown("process_rss", x.why("ps") if raw is None else f"{raw.location} lists no Foreman-stack process")
+        return
+    summary = ", ".join(f"{name}: {v['processes']} processes, {v['rss_bytes'] / 1024**3:.1f} GiB RSS"
+                        for name, v in sorted(rss.items(), key=lambda kv: -kv[1]["rss_bytes"]))
+    x.known("process_rss", rss, x.note(raw.location, summary))
+
+
+def passenger_status(x: Extractor) -> None:
+    raw = x.raw("passenger_pool")
+    pool = x.parse(raw, parse_passenger_pool)
+    if raw is None or not pool:
+        x.unknown("passenger_status", x.why("passenger_pool") if raw is None else f"{raw.location} is empty")
+        return
+    x.known("passenger_status", pool, x.prov(raw, r"(Max pool size|Processes|Requests in)"))
+
+
+def cpu_steal(x: Extractor) -> None:
+    raws = x.raws("sar")
+    per_report = [(raw, values) for raw in raws for values in [x.parse(raw, parse_sar_steal) or []] if values]
+    samples = [v for _, values in per_report for v in values]
+    if not samples:
+        x.unknown("cpu_steal", "no sar CPU reports with %steal in the source" if raws else x.why("sar"))
+        return
+    value = {"mean_percent": round(sum(samples) / len(samples), 2), "max_percent": max(samples), "samples": len(samples),
+             "reports": len(per_report)}
+    ordered = sorted(per_report, key=lambda rv: -max(rv[1]))
+    x.known("cpu_steal", value, *[x.note(raw.location, f"%steal up to {max(values):.2f} in {len(values)} samples")
+                                  for raw, values in ordered[:4]])
+
+
+def table_sizes(x: Extractor) -> None:
+    raw = x.raw("foreman_table_sizes")
+    sizes = x.parse(raw, parse_table_sizes)
+    if raw is None or not sizes:
+        x.unknown("foreman_table_sizes", x.why("foreman_table_sizes") if raw is None else f"{raw.location} lists no tables")
+        return
+    x.known("foreman_table_sizes", sizes, x.prov(raw, r"^\s*(dynflow_|foreman_tasks_|audits|fact_values|logs)"))
+
+
+def katello_agents(x: Extractor) -> None:
+    raws = x.raws("qpid_queues")
+    counted = [(raw, count_agent_queues(raw.text)) for raw in raws]
+    counted = [(raw, n) for raw, n in counted if n]
+    if not counted:
+        x.unknown("katello_agent_clients", "no qpid-stat -q output with pulp.agent queues" if raws else x.why("qpid_queues"))
+        return
+    raw, n = max(counted, key=lambda rn: rn[1])
+    x.known("katello_agent_clients", n, x.note(raw.location, f"{n} pulp.agent.<uuid> queues (one per katello-agent host)"))

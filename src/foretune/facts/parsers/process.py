@@ -1,0 +1,140 @@
+"""Measured state: ``ps`` RSS per service, /proc/vmstat counters and ``passenger-status --show pool``."""
+
+from __future__ import annotations
+
+import re
+
+from foretune.facts.parsers import ParseError
+
+# service -> substrings of the command line that identify its processes (first match wins, in this order)
+SERVICES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Dynflow Sidekiq", ("sidekiq",)),
+    ("Foreman (Puma)", ("puma", "foreman-ruby", "/usr/share/foreman")),
+    ("Passenger", ("Passenger", "passenger")),
+    ("PostgreSQL", ("postgres", "postmaster")),
+    ("Candlepin", ("tomcat", "candlepin")),
+    ("pulpcore", ("pulpcore", "gunicorn", "pulp")),
+    ("MongoDB", ("mongod",)),
+    ("Redis", ("redis-server", "redis")),
+    ("qpidd", ("qpidd",)),
+    ("qdrouterd", ("qdrouterd",)),
+    ("Puppet server", ("puppetserver", "puppet-server")),
+    ("mosquitto", ("mosquitto",)),
+    ("httpd", ("httpd", "apache2")),
+    ("Smart Proxy", ("smart-proxy", "foreman-proxy")),
+)
+
+
+def parse_ps_rss(text: str) -> dict[str, dict[str, int]]:
+    """``ps aux``-style output: RSS bytes and process count per Foreman-stack service.
+
+    Thread lines of ``ps auxwwwm`` (``-`` in the PID column) are skipped.
+    """
+    lines = text.splitlines()
+    header = next((i for i, line in enumerate(lines) if re.match(r"^\s*USER\s+PID\s+", line)), None)
+    if header is None:
+        if text.strip():
+            raise ParseError("ps output has no 'USER PID ... RSS ... COMMAND' header")
+        return {}
+    columns = lines[header].split()
+    if "RSS" not in columns or "COMMAND" not in columns:
+        raise ParseError("ps output has no RSS or COMMAND column")
+    rss_at, cmd_at = columns.index("RSS"), columns.index("COMMAND")
+    out: dict[str, dict[str, int]] = {}
+    for line in lines[header + 1:]:
+        words = line.split(None, cmd_at)
+        if len(words) <= cmd_at or not words[1].isdigit() or not words[rss_at].isdigit():
+            continue
+        command = words[cmd_at]
+        for service, needles in SERVICES:
+            if any(n in command for n in needles):
+                entry = out.setdefault(service, {"processes": 0, "rss_bytes": 0})
+                entry["processes"] += 1
+                entry["rss_bytes"] += int(words[rss_at]) * 1024
+                break
+    return out
+
+
+def parse_vmstat(text: str) -> dict[str, int]:
+    """/proc/vmstat: ``name value`` pairs."""
+    out: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 2 or not parts[1].lstrip("-").isdigit():
+            raise ParseError(f"vmstat line {number} is not 'name number': {line[:60]!r}")
+        out[parts[0]] = int(parts[1])
+    return out
+
+
+def parse_passenger_pool(text: str) -> dict[str, int]:
+    """``passenger-status --show pool``: max_pool_size, processes, top_queue and app_queue (summed over groups)."""
+    patterns = {"max_pool_size": r"^\s*Max pool size\s*:\s*(\d+)", "processes": r"^\s*Processes\s*:\s*(\d+)",
+                "top_queue": r"^\s*Requests in top-level queue\s*:\s*(\d+)"}
+    out: dict[str, int] = {}
+    for key, pattern in patterns.items():
+        match = re.search(pattern, text, flags=re.M)
+        if match:
+            out[key] = int(match.group(1))
+    queues = [int(m) for m in re.findall(r"^\s*Requests in queue\s*:\s*(\d+)", text, flags=re.M)]
+    if queues:
+        out["app_queue"] = sum(queues)
+    if "max_pool_size" not in out:
+        if text.strip():
+            raise ParseError("passenger-status output has no 'Max pool size' line")
+        return {}
+    return out
+
+
+def parse_sar_steal(text: str) -> list[float]:
+    """%steal of every ``all`` CPU sample in ``sar -A``/``sar -u`` text output (Average lines left out)."""
+    values: list[float] = []
+    column = None
+    for line in text.splitlines():
+        words = line.split()
+        if "%steal" in words and "CPU" in words:
+            column = (words.index("%steal"), words.index("CPU"))
+            continue
+        if not words:
+            column = None
+            continue
+        if column is None or words[0].startswith("Average") or len(words) <= column[0]:
+            continue
+        steal_at, cpu_at = column
+        if words[cpu_at] != "all":
+            continue
+        try:
+            values.append(float(words[steal_at].replace(",", ".")))
+        except ValueError:
+            continue
+    return values
+
+
+_PRETTY = {"bytes": 1, "kB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
+
+
+def parse_table_sizes(text: str) -> dict[str, int]:
+    """``*_db_tables_sizes`` (psql aligned output of pg_size_pretty columns): table -> total bytes."""
+    out: dict[str, int] = {}
+    header = False
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) < 2:
+            continue
+        if cells[0].lower() == "table_name":
+            header = True
+            continue
+        if not header:
+            continue
+        match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(bytes|kB|MB|GB|TB)", cells[1])
+        if cells[0] and match:
+            out[cells[0]] = int(float(match.group(1)) * _PRETTY[match.group(2)])
+    if text.strip() and not header:
+        raise ParseError("table sizes output has no 'table_name | total' header")
+    return out
+
+
+def count_agent_queues(text: str) -> int:
+    """``qpid-stat -q``: the number of distinct ``pulp.agent.<uuid>`` queues (one per katello-agent host)."""
+    return len(set(re.findall(r"^\s*(pulp\.agent\.[0-9a-f-]{8,})\s", text, flags=re.M)))

@@ -1,0 +1,42 @@
+"""The task and audit history tables have grown large: nobody cleans them up."""
+
+from __future__ import annotations
+
+from foretune.knowledge import threshold
+from foretune.plan.model import Fix
+from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.values import gib
+
+
+class HistoryTablesLarge(Rule):
+    id = "history-tables-large"
+    title = "Task and audit history tables cleaned up"
+    component = "foreman"
+    severity = Severity.LOW
+    roles = frozenset({"server"})
+    needs = ("foreman_table_sizes",)
+    citations = ("foretune-estimate",)
+
+    def check(self, ctx: Context) -> Outcome:
+        sizes = ctx.facts.value("foreman_table_sizes")
+        tasks = sum(v for k, v in sizes.items() if k.startswith(("dynflow_", "foreman_tasks_")))
+        audits = sum(v for k, v in sizes.items() if k == "audits")
+        found, fixes, flagged = [], [], 0
+        if tasks >= threshold("task_tables_large_bytes"):
+            flagged += tasks
+            found.append(f"dynflow and foreman_tasks tables {gib(tasks)}")
+            fixes.append(Fix("command", "foreman-rake foreman_tasks:cleanup AFTER=30d STATES=stopped VERBOSE=true"))
+        if audits >= threshold("audit_tables_large_bytes"):
+            flagged += audits
+            found.append(f"audits {gib(audits)}")
+            fixes.append(Fix("command", "foreman-rake audits:expire days=90"))
+        if not found:
+            return self.passed(f"task tables {gib(tasks)}, audits {gib(audits)}")
+        return self.failed(f"{' and '.join(found)}: history slows the task UI, cleanup jobs, backups and upgrades",
+                           current=int(flagged), recommended=f"< {gib(threshold('task_tables_large_bytes'))} each",
+                           evidence=ctx.evidence("foreman_table_sizes", about=("audits", "dynflow_steps", "dynflow_actions",
+                                                                               "dynflow_execution_plans", "foreman_tasks_tasks")),
+                           fixes=tuple(fixes))
+
+
+RULE = HistoryTablesLarge()

@@ -1,0 +1,33 @@
+"""Shared helpers for rules that judge failures the source itself shows (the ``log_incidents`` fact)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from foretune.rules.base import Context, Evidence
+
+
+def incidents(ctx: Context, *kinds: str, services: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """Incidents of the given kinds (and services, when given), most frequent first."""
+    found = [i for i in ctx.facts.value("log_incidents") or [] if isinstance(i, dict) and i.get("kind") in kinds
+             and (not services or str(i.get("service", "")) in services)]
+    return sorted(found, key=lambda i: -int(i.get("count") or 0))
+
+
+def span(incident: dict[str, Any]) -> str:
+    """``12 times, 2024-02-12T08:01:00 .. 2024-02-12T09:40:00`` (what the log says about when)."""
+    count = int(incident.get("count") or 0)
+    first, last = incident.get("first"), incident.get("last")
+    when = f", {first} .. {last}" if first and last and first != last else (f", {first or last}" if first or last else "")
+    return f"{count} time{'s' if count != 1 else ''}{when}"
+
+
+def quote(incident: dict[str, Any]) -> str:
+    """The incident's log line, quoted, with where it was found."""
+    return f"\"{str(incident.get('line', '')).strip()}\" ({incident.get('path', 'log')})"
+
+
+def evidence(found: list[dict[str, Any]]) -> tuple[Evidence, ...]:
+    """One evidence line per incident: the log file and the quoted line with its count and time span."""
+    return tuple(Evidence("log_incidents", str(i.get("path", "log")), f"{str(i.get('line', '')).strip()} [{span(i)}]")
+                 for i in found)

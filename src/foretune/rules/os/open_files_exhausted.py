@@ -1,0 +1,42 @@
+"""A broker or the web server ran out of file descriptors ("Too many open files", socket count exceeded)."""
+
+from __future__ import annotations
+
+from foretune.rules import incidents
+from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.values import nofile_text, service_nofile
+
+# service in the incident -> (systemd unit, plan tunable of its limit)
+LIMITS = {"httpd": ("httpd", "httpd.limit_nofile"), "qdrouterd": ("qdrouterd", "qdrouterd.limit_nofile"),
+          "qpidd": ("qpidd", "qpidd.limit_nofile"), "mosquitto": ("mosquitto", "mosquitto.limit_nofile"),
+          "foreman-proxy": ("foreman-proxy", "smart_proxy_dynflow.limit_nofile")}
+
+
+class OpenFilesExhausted(Rule):
+    id = "open-files-exhausted"
+    title = "No service ran out of file descriptors"
+    component = "os"
+    severity = Severity.CRITICAL
+    needs = ("log_incidents",)
+    citations = ("gf-httpd-nofile", "g69-qpid", "gf-pull-rex")
+
+    def check(self, ctx: Context) -> Outcome:
+        found = incidents.incidents(ctx, "socket_exhaustion")
+        if not found:
+            return self.passed("no 'Too many open files' or socket-count errors in the logs")
+        worst = found[0]
+        service = str(worst.get("service", ""))
+        unit, tunable = LIMITS.get(service, (service, ""))
+        limits = ctx.facts.value("service_limits")
+        current = service_nofile(limits, unit)
+        t = ctx.plan.tunables.get(tunable) if ctx.plan else None
+        recommended = (t.foretune.value if t is not None and t.foretune.value is not None
+                       else f"a higher LimitNOFILE for {unit}")
+        have = f"open files {nofile_text(limits, unit)}" if current is not None else "limit not in the source"
+        return self.failed(f"{service} ran out of descriptors {incidents.span(worst)}: {incidents.quote(worst)}; {have}",
+                           current=current, recommended=recommended,
+                           evidence=(*incidents.evidence(found), *ctx.evidence("service_limits", about=f"{unit}.service")),
+                           fixes=t.fixes if t is not None else (), observed=True)
+
+
+RULE = OpenFilesExhausted()

@@ -1,0 +1,42 @@
+"""passenger-status shows requests queued with the pool full (Passenger era)."""
+
+from __future__ import annotations
+
+from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.passenger._passenger import passenger_era
+
+PASSENGER_DEFAULT_QUEUE = 100  # Passenger's built-in PassengerMaxRequestQueueSize
+
+
+class PassengerQueueSaturated(Rule):
+    id = "passenger-queue-saturated"
+    title = "Passenger's pool has room and its queue is empty"
+    component = "passenger"
+    severity = Severity.HIGH
+    roles = frozenset({"server"})
+    needs = ("passenger_status",)
+    citations = ("g62-passenger",)
+
+    def applies(self, ctx: Context) -> str | None:
+        return passenger_era(ctx)
+
+    def check(self, ctx: Context) -> Outcome:
+        status = ctx.facts.value("passenger_status")
+        queued = (status.get("top_queue") or 0) + (status.get("app_queue") or 0)
+        pool, running = status.get("max_pool_size") or 0, status.get("processes") or 0
+        limit = (ctx.facts.value("passenger") or {}).get("PassengerMaxRequestQueueSize") or PASSENGER_DEFAULT_QUEUE
+        t = ctx.plan.tunables.get("passenger.max_pool_size") if ctx.plan else None
+        evidence = ctx.evidence("passenger_status", "passenger")
+        if queued == 0:
+            return self.passed(f"{running} of {pool} processes, nothing queued")
+        if queued >= limit:
+            return self.failed(f"{queued} requests queued, at PassengerMaxRequestQueueSize {limit}: further requests get "
+                               "HTTP 503 now", current=queued, recommended=f"< {limit}", evidence=evidence,
+                               fixes=t.fixes if t is not None else (), severity=Severity.CRITICAL, observed=True)
+        if running >= pool:
+            return self.failed(f"{queued} requests queued with all {pool} Passenger processes busy", current=queued,
+                               recommended=0, evidence=evidence, fixes=t.fixes if t is not None else (), observed=True)
+        return self.passed(f"{queued} queued while processes spawn ({running} of {pool})")
+
+
+RULE = PassengerQueueSaturated()

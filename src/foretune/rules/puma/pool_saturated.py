@@ -1,0 +1,34 @@
+"""pumactl stats show requests waiting: every Puma thread was busy when the sosreport was taken."""
+
+from __future__ import annotations
+
+from foretune.rules.base import Context, Outcome, Rule, Severity
+
+
+class PumaPoolSaturated(Rule):
+    id = "puma-pool-saturated"
+    title = "Puma has free threads and an empty backlog"
+    component = "puma"
+    severity = Severity.HIGH
+    roles = frozenset({"server"})
+    needs = ("puma_stats",)
+    citations = ("gf-puma-recommendations", "gf-puma-threads")
+
+    def check(self, ctx: Context) -> Outcome:
+        stats = ctx.facts.value("puma_stats")
+        workers, booted = stats.get("workers") or 0, stats.get("booted_workers") or 0
+        backlog, saturated = stats.get("backlog") or 0, stats.get("saturated_workers")
+        t = ctx.plan.tunables.get("puma.workers") if ctx.plan else None
+        evidence = ctx.evidence("puma_stats", "puma")
+        if backlog > 0 and (saturated or stats.get("pool_capacity") == 0):
+            return self.failed(f"{backlog} requests waited in Puma's backlog while {saturated} of {workers} workers had no "
+                               "free thread: the application server is saturated now", current=backlog, recommended=0,
+                               evidence=evidence, fixes=t.fixes if t is not None else (), observed=True)
+        if booted < workers:
+            return self.failed(f"only {booted} of {workers} Puma workers booted: the others crashed or are restarting",
+                               current=booted, recommended=workers, evidence=evidence, severity=Severity.MEDIUM,
+                               observed=True)
+        return self.passed(f"backlog {backlog}, {stats.get('pool_capacity', 'unknown')} free threads over {workers} workers")
+
+
+RULE = PumaPoolSaturated()

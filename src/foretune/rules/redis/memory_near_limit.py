@@ -1,0 +1,33 @@
+"""Redis uses nearly all of its maxmemory: keys get evicted or writes refused."""
+
+from __future__ import annotations
+
+from foretune.knowledge import threshold
+from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.values import gib
+
+
+class RedisMemoryNearLimit(Rule):
+    id = "redis-memory-near-limit"
+    title = "Redis below its maxmemory"
+    component = "redis"
+    severity = Severity.MEDIUM
+    needs = ("redis",)
+    citations = ("foretune-estimate",)
+
+    def check(self, ctx: Context) -> Outcome:
+        redis = ctx.facts.value("redis")
+        limit, used = redis.get("maxmemory") or 0, redis.get("used_memory")
+        if used is None:
+            return self.skipped("Redis INFO (used_memory) not in the source")
+        if not limit:
+            return self.passed(f"{gib(used)} used, no maxmemory limit")
+        share = used / limit
+        if share < threshold("redis_used_max_fraction"):
+            return self.passed(f"{gib(used)} of maxmemory {gib(limit)} used ({share:.0%})")
+        return self.failed(f"Redis uses {gib(used)} of maxmemory {gib(limit)} ({share:.0%}): Dynflow and Pulp task data "
+                           "is evicted or writes fail with OOM errors", current=used, recommended=f"maxmemory above {gib(used / 0.5)} or 0",
+                           evidence=ctx.evidence("redis"))
+
+
+RULE = RedisMemoryNearLimit()

@@ -1,0 +1,56 @@
+"""`audit --out DIR` writes the same coherent set of fixes as `plan --from SOURCE --out DIR`; --format hiera prints it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import REPO, run_cli
+
+SOS = REPO / "tests" / "fixtures" / "sosreports"
+CASES = {"satellite-6.2": [], "satellite-6.9": ["--hosts", "7000"], "satellite-6.15": [], "orcharhino-6.9": [],
+         "capsule-6.15-pull-rex": ["--hosts", "3000"], "satellite-6.15-tuned": []}
+
+
+def tree(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): p.read_text(encoding="utf-8") for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_audit_out_equals_plan_from_out(name: str, tmp_path: Path) -> None:
+    source = str(SOS / name)
+    audited = run_cli("audit", source, *CASES[name], "--out", str(tmp_path / "audit"), "--fail-on", "critical")
+    assert audited.status in (0, 1), audited.stderr  # 1: the fixture has critical findings
+    planned = run_cli("plan", "--from", source, *CASES[name], "--out", str(tmp_path / "plan"))
+    assert planned.status == 0, planned.stderr
+    assert tree(tmp_path / "audit") == tree(tmp_path / "plan")
+    assert {"custom-hiera.yaml", "installer.sh", "APPLY.md"} <= set(tree(tmp_path / "audit"))
+
+
+def test_format_hiera_prints_the_bundles_custom_hiera(tmp_path: Path) -> None:
+    source = str(SOS / "satellite-6.15")
+    printed = run_cli("audit", source, "--format", "hiera", "--fail-on", "critical")
+    assert printed.status == 0, printed.stderr
+    run_cli("audit", source, "--out", str(tmp_path), "--fail-on", "critical")
+    assert printed.stdout == (tmp_path / "custom-hiera.yaml").read_text(encoding="utf-8")
+
+
+def test_merged_hiera_keeps_the_sources_keys_once_and_drops_stale_ones() -> None:
+    text = run_cli("audit", str(SOS / "satellite-6.15"), "--format", "hiera", "--fail-on", "critical").stdout
+    top = re.findall(r"^([A-Za-z][^\s:]*(?:::[^\s:]+)*):", text, flags=re.M)
+    assert len(top) == len(set(top)), top
+    data = yaml.safe_load(text)
+    pg = data["postgresql::server::config_entries"]
+    assert pg["random_page_cost"] == 1.1  # the admin's own entry survives the merge (fixture custom-hiera.yaml)
+    assert "work_mem" in pg  # and the plan's entries join the same hash
+    assert "apache::mod::event::maxrequestsperchild" not in data  # stale since puppetlabs-apache 9 (custom-hiera-stale-keys)
+    assert "# foretune: removed apache::mod::event::maxrequestsperchild" in text
+
+
+def test_plan_from_a_source_without_host_count_uses_the_audit_host_figure() -> None:
+    result = run_cli("plan", "--from", str(SOS / "satellite-6.15-tuned"), "--format", "json")
+    assert result.status == 0, result.stderr
+    assert "host figure 10000: assumed" in result.stderr

@@ -1,0 +1,62 @@
+"""Evidence quotes the unit or file the finding is about, and every quoted file exists in the source."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tests.conftest import REPO, run_cli
+
+SOS = REPO / "tests" / "fixtures" / "sosreports"
+NAMES = ["satellite-6.2", "satellite-6.9", "satellite-6.15", "orcharhino-6.9", "capsule-6.15-pull-rex"]
+UNIT_OF = {"httpd-nofile-low": "httpd.service", "proxy-dynflow-nofile-low": "foreman-proxy.service",
+           "qdrouterd-nofile-low": "qdrouterd.service", "qpidd-nofile-low": "qpidd.service",
+           "mosquitto-nofile-low": "mosquitto.service"}
+
+
+def failing(name: str, *extra: str) -> list[dict[str, object]]:
+    result = run_cli("audit", str(SOS / name), *extra, "--format", "json", "--fail-on", "critical")
+    return [f for f in json.loads(result.stdout)["findings"] if f["status"] == "fail"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_service_limit_evidence_is_about_that_unit_only(name: str) -> None:
+    checked = 0
+    for finding in failing(name, "--hosts", "9000"):
+        unit = UNIT_OF.get(str(finding["rule"]))
+        if unit is None:
+            continue
+        for ev in finding["evidence"]:  # type: ignore[attr-defined]
+            if ev["fact"] != "service_limits":
+                continue
+            checked += 1
+            ids = re.findall(r"Id=(\S+)", ev["excerpt"])
+            assert ids in ([], [unit]), (finding["rule"], ev)
+            assert unit in ev["excerpt"] or unit.removesuffix(".service") in ev["location"], (finding["rule"], ev)
+    assert checked or name == "satellite-6.9"  # 6.9's only limit finding quotes httpd from systemctl show
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_quoted_file_exists_in_the_source(name: str) -> None:
+    for finding in failing(name):
+        for ev in finding["evidence"]:  # type: ignore[attr-defined]
+            location = str(ev["location"])
+            if "/" in location and not location.startswith(("systemctl ", "command line")) and ev["fact"] != "memory budget":
+                assert (SOS / name / location).exists(), (finding["rule"], location)
+
+
+def test_soft_limit_evidence_quotes_the_process_limits_of_the_main_pid() -> None:
+    finding = next(f for f in failing("satellite-6.15") if f["rule"] == "httpd-nofile-low")
+    locations = [e["location"] for e in finding["evidence"]]  # type: ignore[attr-defined]
+    assert "proc/2201/limits" in locations  # MainPID=2201 of httpd.service in systemctl show
+    assert "soft 1024 (hard 524288)" in str(finding["message"])
+
+
+def test_apache_and_sysctl_evidence_quote_only_their_lines() -> None:
+    for finding in failing("satellite-6.2", "--hosts", "8000"):
+        if finding["rule"] == "fs-aio-max-nr-low":
+            assert [e["excerpt"] for e in finding["evidence"]] == ["fs.aio-max-nr = 65536"]  # type: ignore[attr-defined]
+        if finding["rule"] == "thp-enabled":
+            assert all("enabled" in e["location"] for e in finding["evidence"])  # type: ignore[attr-defined]

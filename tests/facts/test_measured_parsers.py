@@ -1,0 +1,72 @@
+"""Parsers of measured state: ps RSS per service, /proc/vmstat, passenger-status, sar %steal."""
+
+from __future__ import annotations
+
+import pytest
+
+from foretune.facts.parsers import ParseError
+from foretune.facts.parsers.process import parse_passenger_pool, parse_ps_rss, parse_sar_steal, parse_vmstat
+
+PS = """USER         PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND
+foreman     4100  6.1  1.6 1843212 1102336 ?     -    Feb01 812:10 puma: cluster worker 0: 4090 [foreman]
+foreman        -  0.0    -      -     - -        Ssl  -       0:00 -
+postgres    3001  0.2  6.6 4732128 4456448 ?     -    Feb01  31:00 /usr/bin/postmaster -D /var/lib/pgsql/data
+foreman     3500  1.0  0.9 1243212 612352 ?      -    Feb01 120:00 sidekiq 6.5.12  [0 of 5 busy]
+root           1  0.0  0.0 174800 13920 ?        -    Feb01   1:02 /usr/lib/systemd/systemd
+"""
+
+
+def test_ps_rss_is_summed_per_service_and_thread_lines_are_skipped() -> None:
+    assert parse_ps_rss(PS) == {"Foreman (Puma)": {"processes": 1, "rss_bytes": 1102336 * 1024},
+                                "PostgreSQL": {"processes": 1, "rss_bytes": 4456448 * 1024},
+                                "Dynflow Sidekiq": {"processes": 1, "rss_bytes": 612352 * 1024}}
+
+
+def test_ps_without_header_is_an_error_and_empty_is_nothing() -> None:
+    with pytest.raises(ParseError):
+        parse_ps_rss("4100 puma\n")
+    assert parse_ps_rss("") == {}
+
+
+def test_vmstat_counters() -> None:
+    assert parse_vmstat("pswpin 1024\npswpout 70312\noom_kill 2\n") == {"pswpin": 1024, "pswpout": 70312, "oom_kill": 2}
+    with pytest.raises(ParseError):
+        parse_vmstat("pswpin lots\n")
+
+
+def test_passenger_pool_sums_the_application_queues() -> None:
+    text = ("Max pool size : 20\nProcesses     : 20\nRequests in top-level queue : 3\n"
+            "/usr/share/foreman#default:\n  Requests in queue: 250\n/etc/puppet/rack#default:\n  Requests in queue: 7\n")
+    assert parse_passenger_pool(text) == {"max_pool_size": 20, "processes": 20, "top_queue": 3, "app_queue": 257}
+
+
+def test_sar_steal_reads_all_cpu_rows_with_am_pm_and_24h_clocks() -> None:
+    am_pm = ("12:00:01 AM     CPU     %user     %nice   %system   %iowait    %steal     %idle\n"
+             "12:10:01 AM     all     35.10      0.00      6.20      0.30     14.80     43.60\n"
+             "12:10:01 AM       0     36.00      0.00      6.00      0.20     15.00     42.80\n"
+             "Average:        all     35.10      0.00      6.20      0.30     14.80     43.60\n")
+    assert parse_sar_steal(am_pm) == [14.80]
+    h24 = ("00:00:01        CPU     %user     %nice   %system   %iowait    %steal     %idle\n"
+           "00:10:01        all      5,10      0,00      1,20      0,30      2,50     90,90\n\n"
+           "00:00:01     proc/s   cswch/s\n00:10:01       all      1.00\n")
+    assert parse_sar_steal(h24) == [2.5]
+
+
+def test_table_sizes_from_pretty_psql_output() -> None:
+    from foretune.facts.parsers.process import parse_table_sizes
+
+    text = ("        table_name        |  total  |  index  |   toast    |  table\n"
+            "--------------------------+---------+---------+------------+---------\n"
+            " dynflow_steps            | 38 GB   | 4 GB    | 8192 bytes | 34 GB\n"
+            " audits                   | 512 MB  | 100 MB  | 8192 bytes | 412 MB\n"
+            " settings                 | 64 kB   | 32 kB   | 8192 bytes | 24 kB\n(3 rows)\n")
+    assert parse_table_sizes(text) == {"dynflow_steps": 38 * 1024**3, "audits": 512 * 1024**2, "settings": 64 * 1024}
+
+
+def test_agent_queues_are_counted_once_each() -> None:
+    from foretune.facts.parsers.process import count_agent_queues
+
+    text = ("  pulp.agent.0a4b9c2e-55e1-4d1f-8c35-0c9c1f6f8a01  Y  0 0 0\n"
+            "  pulp.agent.0a4b9c2e-55e1-4d1f-8c35-0c9c1f6f8a01  Y  0 0 0\n"
+            "  pulp.agent.1b7de0f3-6c2a-4e0b-9d11-4a1e2b3c4d5e  Y  0 0 0\n  celery  Y  0 12 12\n")
+    assert count_agent_queues(text) == 2
