@@ -92,4 +92,9 @@ def redacted(report: Report) -> Report:
             fixes=tuple(redact_text(x) for x in f.fixes), waived=redact_text(f.waived) if f.waived else f.waived)
 
     return dataclasses.replace(report, source=redact_text(report.source), findings=[clean(f) for f in report.findings],
-                               notes=[redact_text(n) for n in report.notes])
+                               notes=[redact_text(n) for n in report.notes],
+                               hostname=redact_text(report.hostname) if report.hostname else report.hostname,
+                               collected_at=redact_text(report.collected_at) if report.collected_at else report.collected_at,
+                               hosts_basis=redact_text(report.hosts_basis) if report.hosts_basis else report.hosts_basis,
+                               memory_budget=tuple((redact_text(n), b) for n, b in report.memory_budget),
+                               connection_budget=tuple((redact_text(n), c) for n, c in report.connection_budget))
