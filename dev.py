@@ -4,7 +4,7 @@
     python3 dev.py demo     set up and audit the bundled example sosreport
     python3 dev.py test     set up (incl. fio, PostgreSQL, Chromium) and run lint, types and tests
     python3 dev.py zipapp   build dist/foretune.pyz (runs with a bare python3)
-    python3 dev.py docs     regenerate docs/cli-reference.md and docs/rules/
+    python3 dev.py docs     regenerate docs/cli-reference.md, the man page docs/foretune.1 and docs/rules/
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ SYSTEM_TOOLS = {
 
 # Pure-Python libraries bundled into the zipapp (import name -> directory in site-packages).
 # Their optional C extensions (*.so) are left out: each has a pure-Python fallback.
-BUNDLED = ("yaml", "rich", "markdown_it", "mdurl", "pygments", "jinja2", "markupsafe", "ruamel")
+BUNDLED = ("yaml", "shtab", "rich", "markdown_it", "mdurl", "pygments", "jinja2", "markupsafe", "ruamel")
 
 LINTED = ("src", "tests", "bench", "tools", "dev.py")
 DEMO = [["audit", "examples/sosreport-satellite-6.15-mistuned"]]
@@ -97,10 +97,13 @@ def find_oldest_python() -> str | None:
     return None
 
 
-def build_zipapp(out: Path = ROOT / "dist" / "foretune.pyz", python: Path | str = BIN / "python") -> Path:
-    """Bundle foretune and the pure-Python libraries of ``BUNDLED`` (from ``python``'s site-packages) into one file.
 
-    The knowledge data is compiled to JSON and every module to bytecode for ``python``'s version
+
+def build_zipapp(out: Path = ROOT / "dist" / "foretune.pyz", python: Path | str = BIN / "python") -> Path:
+    """Bundle foretune and the pure-Python ``BUNDLED`` packages (from ``python``'s site-packages) into one file.
+
+    Its __main__.py is tools/zipapp_main.py, which refuses an unsupported Python in one line. The
+    knowledge data is compiled to JSON and every module to bytecode for ``python``'s version
     (unchecked-hash .pyc beside each .py; another Python version falls back to the sources).
     """
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -120,8 +123,8 @@ def build_zipapp(out: Path = ROOT / "dist" / "foretune.pyz", python: Path | str 
         subprocess.run([str(python), "-c", "import compileall, py_compile, sys; sys.exit(not compileall.compile_dir("
                         "sys.argv[1], quiet=1, legacy=True, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH))",
                         str(stage)], check=True)
-        zipapp.create_archive(stage, out, interpreter="/usr/bin/env python3", main="foretune.cli:_zipapp_main",
-                              compressed=True)
+        shutil.copy(ROOT / "tools" / "zipapp_main.py", stage / "__main__.py")  # after compiling: source only, any Python
+        zipapp.create_archive(stage, out, interpreter="/usr/bin/env python3", compressed=True)
     print(f"built {out} ({out.stat().st_size // 1024} KiB)")
     return out
 
@@ -132,7 +135,10 @@ def cmd_demo() -> int:
     for argv in DEMO:
         status = max(status, sh(BIN / "foretune", *argv, check=False))
     # audit exits 1 when it finds problems, which is the point of the demo
-    return 0 if status in (0, 1) else status
+    if status in (0, 1):
+        print("\nforetune is installed in .venv; to run it by name in this shell:  . .venv/bin/activate", file=sys.stderr)
+        return 0
+    return status
 
 
 def cmd_test() -> int:

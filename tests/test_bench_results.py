@@ -84,12 +84,13 @@ def test_load_round_trip_and_unreadable_files(tmp_path: Path) -> None:
 
 def test_a_real_storage_run_validates(tmp_path: Path) -> None:
     out = tmp_path / "run.json"
-    result = run_cli("bench", "storage", "--direct", "--size", "8m", "--runtime", "1", "--output", str(out), "--json",
-                     str(tmp_path))
+    result = run_cli("bench", "storage", "--direct", "--size", "8m", "--runtime", "1", "--output", str(out), str(tmp_path))
     assert result.status in (0, 1), result.stderr
-    doc = json.loads(result.stdout)
+    doc = json.loads(out.read_text(encoding="utf-8"))
     _validator().validate(doc)
     assert results.load(out) == doc
+    assert f"foretune: wrote {out}" in result.stderr
+    assert "seq-read" in result.stdout and not result.stdout.lstrip().startswith("{")  # the summary is still shown
 
 
 def test_recorded_documents_validate() -> None:

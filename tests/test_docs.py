@@ -50,10 +50,14 @@ def readme_commands() -> list[list[str]]:
 def test_readme_commands_parse() -> None:
     """The README's examples use only options that exist (parsed, not run)."""
     from foretune.cli import load_command
+    from tests.conftest import run_cli
 
     commands = readme_commands()
     assert len(commands) >= 10
     for argv in commands:
+        if argv[0].startswith("-"):  # root options: --help, --version
+            assert run_cli(*argv).status == 0, argv
+            continue
         parser = load_command(argv[0]).build_parser(f"foretune {argv[0]}")
         parser.parse_args(argv[1:])
 
@@ -62,6 +66,25 @@ def test_readme_plan_examples_run() -> None:
     from tests.conftest import run_cli
 
     for argv in readme_commands():
-        if argv[0] in ("plan", "profiles") and "--out" not in argv:
+        if argv[0] in ("plan", "profiles") and "--output-dir" not in argv:
             result = run_cli(*argv)
             assert result.status == 0, (argv, result.stderr)
+
+
+def test_readme_quick_start_works_literally_and_leaves_foretune_on_path() -> None:
+    """The Quick start's first block, run as printed by a POSIX shell in the checkout, ends with `foretune` by name."""
+    import re
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    quick = text.split("## Quick start", 1)[1]
+    block = re.search(r"```sh\n(.*?)```", quick, flags=re.S)
+    assert block
+    lines = [line.split("#", 1)[0].strip() for line in block.group(1).splitlines()]
+    assert lines[0] == "python3 dev.py demo"
+    assert any(line.split()[:1] == ["foretune"] for line in lines[1:]), "the block must end using foretune by name"
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(REPO), "LANG": "C.UTF-8"}  # no foretune on PATH before
+    done = subprocess.run(["sh", "-ec", block.group(1)], cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "usage: foretune" in done.stdout  # `foretune --help` ran by name
+    assert "findings" in done.stdout.lower() or "critical" in done.stdout.lower() or "high" in done.stdout.lower()
+    assert ". .venv/bin/activate" in done.stderr  # the demo says how to get foretune by name

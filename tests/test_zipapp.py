@@ -8,6 +8,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REPO
 
 
@@ -45,3 +47,77 @@ def test_zipapp_plans_from_bundled_data(tmp_path: Path) -> None:
     listing = {name.split("/")[0] for name in zipfile.ZipFile(pyz).namelist()}
     assert {"rich", "markdown_it", "mdurl", "pygments", "jinja2", "markupsafe", "ruamel", "yaml"} <= listing
     assert not [n for n in zipfile.ZipFile(pyz).namelist() if n.endswith(".so")]  # pure Python only
+
+
+ENTRY = REPO / "tools" / "zipapp_main.py"
+
+
+def vermin(path: Path) -> subprocess.CompletedProcess[str]:
+    """vermin (from PyPI): exit 0 when ``path`` needs nothing newer than Python 2.7 and 3.6."""
+    return subprocess.run([sys.executable, "-c", "import sys, vermin; sys.exit(vermin.main())", "-t=2.7-", "-t=3.6-",
+                           "--violations", "--no-tips", str(path)], capture_output=True, text=True, check=False)
+
+
+def test_zipapp_entry_needs_nothing_newer_than_python_2_7_and_3_6() -> None:
+    import ast
+
+    done = vermin(ENTRY)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert vermin(REPO / "src" / "foretune" / "cli.py").returncode != 0  # vermin does reject the modern code
+    ast.parse(ENTRY.read_text(encoding="utf-8"), feature_version=(3, 6))  # SyntaxError if it used newer syntax
+    with pytest.raises(SyntaxError):  # the check has teeth: the real CLI module does not parse as 3.6
+        ast.parse((REPO / "src" / "foretune" / "facts" / "extract" / "platform.py").read_text(encoding="utf-8")
+                  + "\nif (n := 1):\n    pass\n", feature_version=(3, 6))
+
+
+@pytest.mark.parametrize("version", [(2, 7, 5), (3, 6, 8), (3, 8, 18)])
+def test_zipapp_refuses_an_old_python_in_one_line(tmp_path: Path, version: tuple[int, int, int]) -> None:
+    import zipfile
+
+    pyz = _build(tmp_path)
+    with zipfile.ZipFile(pyz) as archive:
+        assert archive.read("__main__.py").decode("utf-8") == ENTRY.read_text(encoding="utf-8")
+    # Run the archive's own __main__ as that interpreter would reach it: sys.version_info says `version`.
+    code = (f"import runpy, sys; sys.version_info = {(*version, 'final', 0)!r}; sys.argv = [{str(pyz)!r}, '--version']; "
+            f"runpy.run_path({str(pyz)!r}, run_name='__main__')")
+    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith(f"foretune: error: needs Python 3.9 or newer, this is Python {version[0]}.{version[1]} (")
+
+
+def _build(tmp_path: Path) -> Path:
+    sys.path.insert(0, str(REPO))
+    try:
+        import dev
+    finally:
+        sys.path.pop(0)
+    return Path(dev.build_zipapp(tmp_path / "foretune.pyz", sys.executable))
+
+
+def test_zipapp_completion_and_collector_work_from_the_archive(tmp_path: Path) -> None:
+    pyz = _build(tmp_path)
+    done = subprocess.run([sys.executable, "-I", str(pyz), "completion", "bash"], capture_output=True, text=True, check=True)
+    assert "_shtab_foretune_plan_option_strings" in done.stdout
+    collector = subprocess.run([sys.executable, "-I", str(pyz), "collector"], capture_output=True, text=True, check=True)
+    from foretune.facts.collector import generate
+
+    assert collector.stdout == generate()  # the template and tables are read from inside the archive
+
+
+@pytest.mark.parametrize("version", ["2.7", "3.6", "3.8"])
+def test_zipapp_refuses_a_real_old_python_in_one_line(tmp_path: Path, version: str) -> None:
+    """The same with the interpreter itself, where this machine has it (e.g. through pyenv)."""
+    from tests.support import oldpython
+
+    python = oldpython.find(version)
+    if python is None:
+        pytest.skip(f"no python{version} on this machine; the simulated check above still holds")
+    pyz = _build(tmp_path)
+    for argv in (["--version"], ["plan", "--help"], []):
+        done = subprocess.run([python, str(pyz), *argv], capture_output=True, text=True, check=False)
+        assert done.returncode == 2 and done.stdout == "", done.stderr
+        assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+        assert done.stderr.startswith(f"foretune: error: needs Python 3.9 or newer, this is Python {version} (")

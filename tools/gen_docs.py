@@ -1,4 +1,4 @@
-"""Generate user docs from the code: docs/cli-reference.md and docs/rules/*.md.
+"""Generate user docs from the code: docs/cli-reference.md, the man page docs/foretune.1 and docs/rules/*.md.
 
 ``--check`` exits 1 when a generated file differs from what is committed (docs cannot drift).
 """
@@ -52,8 +52,18 @@ def rule_docs() -> dict[str, str]:
     return dict(render_all())
 
 
+def man_page() -> str:
+    sys.path.insert(0, str(ROOT / "tools"))
+    from manpage import render
+
+    from foretune import __version__
+    from foretune.commands.completion import full_parser
+
+    return render(full_parser(), __version__)
+
+
 def outputs() -> dict[Path, str]:
-    files = {ROOT / "docs" / "cli-reference.md": cli_reference()}
+    files = {ROOT / "docs" / "cli-reference.md": cli_reference(), ROOT / "docs" / "foretune.1": man_page()}
     for name, text in rule_docs().items():
         files[ROOT / "docs" / "rules" / name] = text
     return files

@@ -12,7 +12,7 @@ import argparse
 import importlib
 import sys
 from contextlib import redirect_stderr, redirect_stdout
-from typing import TYPE_CHECKING, NoReturn, Protocol, cast
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, cast
 
 from foretune import __version__
 from foretune.env import Environment, ExitStatus
@@ -31,14 +31,30 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("audit", "check a live server, sosreport or snapshot and report findings with fixes"),
     "rules": ("rules", "list the audit rules or explain one"),
     "bench": ("bench", "benchmark storage (fio) or the database (pgbench) with verdicts"),
+    "logs": ("logs", "read the server's logs: latency per endpoint, 503 bursts, exhaustion, before/after tuning"),
     "db-size": ("db_size", "report the largest tables of the foreman, candlepin and pulpcore databases"),
+    "collector": ("collector", "print a one-file collector for servers with only Python 2.7 or 3.6 (RHEL 7/8)"),
+    "completion": ("completion", "print a bash or zsh completion script"),
 }
 
 EPILOG = """\
 examples:
-  foretune plan --product satellite --version 6.15 --hosts 12000 --cpus 16 --ram 64G
-  foretune audit examples/sosreport-satellite-6.15
-  foretune COMMAND --help
+  foretune plan --product foreman --version 3.9 --hosts 8000 --cpus 8 --ram 32G
+  foretune audit examples/sosreport-satellite-6.15-mistuned
+  foretune plan --help
+
+environment:
+  NO_COLOR, TERM=dumb   no colour in terminal output
+  FORETUNE_PG_CONNINFO  live facts: libpq conninfo of the database
+                        (default: from /etc/foreman/database.yml)
+  FORETUNE_REDIS_URL    live facts: redis://HOST:PORT or unix:///PATH of Redis
+  PGHOST, PGPORT, PGUSER, PGDATABASE, PGSERVICE, PGPASSWORD
+                        bench db, db-size: the server when --dsn is not given
+  PATH                  where fio, pgbench, psql and the facts' commands are
+  FORETUNE_DEBUG=1      show the traceback of an internal error (as --debug)
+
+exit status: 0 fine, 1 findings or failed verdicts at or above --fail-on,
+2 usage or input error, 3 internal error, 130 interrupted.
 """
 
 
@@ -55,14 +71,13 @@ def load_command(name: str) -> CommandModule:
 
 
 def build_root_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="foretune",
-        description="Size, tune and audit Foreman/Katello, Red Hat Satellite and orcharhino "
-        "servers and their Smart Proxies/Capsules.",
+        description="Size, tune and audit Foreman/Katello, Red Hat Satellite and orcharhino servers\n"
+        "and their Smart Proxies/Capsules.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"foretune {__version__}")
     parser.add_argument("--debug", action="store_true",
                         help="before COMMAND: show the traceback of an internal error (also FORETUNE_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -79,17 +94,20 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> i
     while argv[:1] == ["--debug"]:
         debug = True
         argv.pop(0)
-    root = build_root_parser()
-    if not argv or argv[0] not in COMMANDS:
-        try:
-            with redirect_stdout(env.stdout), redirect_stderr(env.stderr):
-                root.parse_args(argv)  # prints help/version/usage errors and exits
-        except SystemExit as exc:
-            return int(exc.code or 0)
-        root.print_help(env.stdout)
-        return ExitStatus.OK
-    name, rest = argv[0], argv[1:]
+    if not argv:  # bare `foretune`: show what there is, but it is not a successful run
+        build_root_parser().print_help(env.stderr)
+        return ExitStatus.USAGE
+    name = argv[0].lower() if argv[0].lower() in COMMANDS else argv[0]
+    rest = argv[1:]
     try:
+        if name not in COMMANDS:
+            with redirect_stdout(env.stdout), redirect_stderr(env.stderr):
+                try:
+                    build_root_parser().parse_args(argv)  # help, version, or a one-line usage error
+                except SystemExit as exc:
+                    return int(exc.code or 0)
+            build_root_parser().print_help(env.stderr)  # options only, no command
+            return ExitStatus.USAGE
         command = load_command(name)
         parser = command.build_parser(f"foretune {name}")
         try:
@@ -130,16 +148,62 @@ def internal_error(exc: BaseException, env: Environment, *, debug: bool) -> int:
 
 
 class Parser(argparse.ArgumentParser):
-    """ArgumentParser whose errors are one line (via UsageError) on the command's error stream."""
+    """ArgumentParser with foretune's conventions.
+
+    Errors are one line (via UsageError) with a "did you mean" for misspelt commands, options
+    and choices; choices match case-insensitively (``--product Satellite``); every parser and
+    subparser answers ``--version``.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("conflict_handler", "resolve")  # a command's own --version replaces the default one
+        super().__init__(*args, **kwargs)
+        if self.add_help:
+            self.add_argument("--version", action="version", version=f"foretune {__version__}",
+                              help="print foretune's version and exit")
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message}")
+        if message.startswith("unrecognized arguments:"):
+            message += _suggest_options(self, message.split(":", 1)[1].split())
+        raise UsageError(message if self.prog == "foretune" else f"{self.prog}: {message}")
+
+    def _get_value(self, action: argparse.Action, arg_string: str) -> Any:
+        value = super()._get_value(action, arg_string)
+        if action.choices is not None and isinstance(value, str) and value not in action.choices:
+            folded = {str(choice).lower(): choice for choice in action.choices}
+            return folded.get(value.lower(), value)
+        return value
 
     def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> object:
         # argparse drops a lone "--" value and hands the option an empty list instead of a string
         if action.option_strings and action.nargs is None and arg_strings == ["--"]:
             self.error(f"argument {'/'.join(action.option_strings)}: expected one argument")
         return super()._get_values(action, arg_strings)
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        if action.choices is None or value in action.choices:
+            return
+        import difflib
+
+        choices = [str(choice) for choice in action.choices]
+        close = difflib.get_close_matches(str(value), choices, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise argparse.ArgumentError(action, f"invalid choice: {value!r} (choose from {', '.join(choices)}){hint}")
+
+
+def _suggest_options(parser: argparse.ArgumentParser, unknown: list[str]) -> str:
+    import difflib
+
+    known = [opt for opt in parser._option_string_actions if opt.startswith("--")]
+    hints = {}
+    for word in unknown:
+        if word.startswith("--"):
+            close = difflib.get_close_matches(word.split("=", 1)[0], known, n=1, cutoff=0.6)
+            if close:
+                hints[word] = close[0]
+    if len(hints) == 1:
+        return f"; did you mean {next(iter(hints.values()))}?"
+    return "".join(f"; {word}: did you mean {option}?" for word, option in hints.items())
 
 
 COLOR_HELP = "colour: auto (default: on a terminal, unless NO_COLOR is set or FORCE_COLOR forces it), always or never"

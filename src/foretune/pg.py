@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from foretune.errors import InputError
 
 _SEP = "\x1f"
+# unaligned, tuples only, fields separated by _SEP, stop at the first error (the collector uses the same)
+PSQL_OPTIONS = ("-X", "-q", "-A", "-t", "-F", _SEP, "-v", "ON_ERROR_STOP=1")
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,7 @@ def query(conn: Connection, sql: str, *, timeout: float = 60.0, environ: Mapping
     env["PGCONNECT_TIMEOUT"] = env.get("PGCONNECT_TIMEOUT", "10")
     if conn.password:
         env["PGPASSWORD"] = conn.password
-    argv = [psql_path(), "-X", "-q", "-A", "-t", "-F", _SEP, "-v", "ON_ERROR_STOP=1", "-d", conn.conninfo, "-c", sql]
+    argv = [psql_path(), *PSQL_OPTIONS, "-d", conn.conninfo, "-c", sql]
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, check=False)
     except subprocess.TimeoutExpired as exc:

@@ -65,9 +65,9 @@ def test_facts_json_has_no_secrets() -> None:
 
 def test_collect_command_writes_a_snapshot_facts_accepts(tmp_path: Path) -> None:
     out = tmp_path / "host.json"
-    result = run_cli("collect", "--out", str(out), "--hosts", "120", environ={"PATH": os.environ.get("PATH", "")})
+    result = run_cli("collect", "--output", str(out), "--hosts", "120", environ={"PATH": os.environ.get("PATH", "")})
     assert result.status == 0, result.stderr
-    assert f"snapshot written to {out}" in result.stdout
+    assert f"snapshot written to {out}" in result.stderr and result.stdout == ""
     shown = run_cli("facts", "--format", "json", str(out))
     assert shown.status == 0
     data = json.loads(shown.stdout)

@@ -1,11 +1,15 @@
-"""Argument types shared by commands: sizes and counts that fail with one clear line."""
+"""Options shared by commands: sizes and counts that fail with one clear line, the output convention, --version."""
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Any
 
 from foretune.errors import UsageError
 from foretune.units import parse_size
+
+if TYPE_CHECKING:
+    from foretune.env import Environment
 
 MAX_COUNT = 10_000_000  # foretune estimate: far beyond the largest documented deployments (60,001+ hosts profile)
 MIN_RAM = 256 * 1024**2  # no Foreman component starts in less
@@ -49,3 +53,84 @@ def positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
     return value
+
+
+SUFFIX_FORMATS = {".json": "json", ".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown",
+                  ".yaml": "yaml", ".yml": "yaml", ".txt": "text", ".sh": "installer"}
+
+
+def add_output(parser: argparse._ActionsContainer, formats: tuple[str, ...], default: str, help: str = "") -> None:
+    """The one output convention: ``--format`` (one of ``formats``) and ``--output FILE`` (format from its extension)."""
+    parser.add_argument("--format", choices=formats, metavar="{" + ",".join(formats) + "}",
+                        help=help or f"output format (default: {default}, or what --output's extension says)")
+    parser.add_argument("--output", "-o", metavar="FILE",
+                        help="write to FILE instead of standard output; without --format, the extension "
+                             f"({', '.join(_suffixes(formats))}) picks the format")
+    parser.set_defaults(default_format=default, formats=formats)
+
+
+def _suffixes(formats: tuple[str, ...]) -> list[str]:
+    return [suffix for suffix, fmt in SUFFIX_FORMATS.items() if _accepted(fmt, formats) and suffix != ".htm"]
+
+
+def _accepted(fmt: str, formats: tuple[str, ...]) -> str | None:
+    """``fmt`` as this command names it (yaml output is ``hiera`` for plan, text is ``table``)."""
+    aliases = {"yaml": ("yaml", "hiera"), "text": ("text", "table")}
+    return next((name for name in aliases.get(fmt, (fmt,)) if name in formats), None)
+
+
+def output_format(args: argparse.Namespace) -> str:
+    """``--format`` if given, else the format ``--output``'s extension names, else the command's default.
+
+    >>> ns = argparse.Namespace(format=None, output="audit.HTML", default_format="text", formats=("text", "html"))
+    >>> output_format(ns)
+    'html'
+    >>> output_format(argparse.Namespace(format=None, output="x.yml", default_format="table", formats=("table", "hiera")))
+    'hiera'
+    >>> output_format(argparse.Namespace(format=None, output="x.bin", default_format="text", formats=("text", "json")))
+    'text'
+    """
+    if args.format:
+        return str(args.format)
+    if args.output:
+        import os
+
+        suffix = os.path.splitext(args.output.lower())[1]
+        fmt = _accepted(SUFFIX_FORMATS.get(suffix, ""), args.formats)
+        if fmt:
+            return fmt
+    return str(args.default_format)
+
+
+def emit(args: argparse.Namespace, env: Environment, text: str, summary: str = "") -> None:
+    """Write ``text`` to ``--output`` (one status line on stderr) or to standard output."""
+    if args.output:
+        from pathlib import Path
+
+        from foretune.render.files import write_text
+
+        write_text(Path(args.output), text)
+        env.note(f"wrote {args.output}" + (f": {summary}" if summary else ""))
+    else:
+        env.stdout.write(text)
+
+
+class ProductVersion(argparse.Action):
+    """``--version X`` names the product version; a bare ``--version`` prints foretune's own, as everywhere else."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        if values is None:
+            import sys
+
+            from foretune import __version__
+
+            sys.stdout.write(f"foretune {__version__}\n")
+            parser.exit(0)
+        setattr(namespace, self.dest, values)
+
+
+def add_product_version(parser: argparse._ActionsContainer, *, required: bool = False,
+                        help: str = "product version, e.g. 6.15 (Satellite/orcharhino) or 3.9 (Foreman)") -> None:
+    parser.add_argument("--version", action=ProductVersion, nargs="?", required=required, metavar="VERSION",
+                        help=f"{help}; alone, print foretune's version")

@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from foretune.cli import new_parser
-from foretune.commands._options import positive
+from foretune.commands._options import add_output, emit, output_format, positive
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -26,10 +26,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         "foretune audit sosreport-sat.example.com-2026-11-20.tar.xz --hosts 12000 --format html --output audit.html")
     parser.add_argument("source", nargs="?", metavar="SOURCE", help="sosreport directory or tarball, or snapshot (default: this host)")
     parser.add_argument("--hosts", type=positive, help="managed hosts, when the source does not say")
-    parser.add_argument("--format", choices=("text", "json", "html", "markdown", "hiera"), default="text",
-                        help="report format; hiera prints the custom-hiera.yaml that fixes the findings (merged into the "
-                             "source's own when it has one)")
-    parser.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
+    add_output(parser, ("text", "json", "html", "markdown", "hiera"), "text",
+               help="report format: text (default), json, html, markdown, or hiera (the custom-hiera.yaml that fixes the "
+                    "findings, merged into the source's own when it has one); --output's extension picks one")
     parser.add_argument("--select", type=_names, default=[], metavar="RULES", help="only these rule ids or components (comma list)")
     parser.add_argument("--ignore", type=_names, default=[], metavar="RULES", help="skip these rule ids or components (comma list)")
     parser.add_argument("--fail-on", choices=SEVERITIES, default="high",
@@ -38,9 +37,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--bench", action="append", default=[], metavar="FILE",
                         help="results of `foretune bench ... --json` to judge (repeatable)")
     parser.add_argument("--verbose", action="store_true", help="text format: list passed and skipped rules too")
-    parser.add_argument("--out", metavar="DIR", help="also write one coherent set of fixes into DIR (custom-hiera.yaml, "
-                                                    "installer.sh, systemd drop-ins, sysctl.d, APPLY.md): the same files as "
-                                                    "`plan --from SOURCE --out DIR`")
+    parser.add_argument("--output-dir", metavar="DIR", help="also write one coherent set of fixes into DIR (custom-hiera.yaml, "
+                        "installer.sh, systemd drop-ins, sysctl.d, APPLY.md): the same files as "
+                        "`plan --from SOURCE --output-dir DIR`")
+    parser.add_argument("--out", dest="output_dir", help=argparse.SUPPRESS)  # short name, as in plan
     return parser
 
 
@@ -81,7 +81,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                     hosts_basis=ctx.host_figure.reason if ctx.host_figure else None,
                     profile_basis=ctx.profile_reason or None)
     report = redacted(report)
-    if args.out or args.format == "hiera":
+    fmt = output_format(args)
+    if args.output_dir or fmt == "hiera":
         from foretune.commands.plan import existing_hiera
         from foretune.errors import UsageError
         from foretune.render import outputs
@@ -89,26 +90,18 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if ctx.plan is None:
             raise UsageError(f"no fixes to write: {ctx.no_plan_reason}")
         existing = existing_hiera(facts)
-        if args.out:
+        if args.output_dir:
             from foretune.render.files import write_bundle
 
-            for path in write_bundle(outputs.bundle(ctx.plan, existing), args.out):
+            for path in write_bundle(outputs.bundle(ctx.plan, existing), args.output_dir):
                 env.note(f"wrote {path}")
-    if args.format == "hiera":
+    if fmt == "hiera":
         assert ctx.plan is not None
         text = outputs.bundle(ctx.plan, existing)["custom-hiera.yaml"]
     else:
-        text = render(report, args.format, color=env.color and not args.output, verbose=args.verbose,
+        text = render(report, fmt, color=env.color and not args.output, verbose=args.verbose,
                       width=None if args.output else env.width, generated=_generated(env))
-    if args.output:
-        from pathlib import Path
-
-        from foretune.render.files import write_text
-
-        write_text(Path(args.output), text)
-        env.note(f"wrote {args.output}: {report.summary()}")
-    else:
-        env.stdout.write(text)
+    emit(args, env, text, report.summary())
     errors = [f for f in report.findings if f.status == Status.ERROR]
     if errors:  # a rule crashed: the report stands, but the exit status must not read as "findings"
         env.warn(f"{len(errors)} rule(s) failed with an internal error ({', '.join(f.rule_id for f in errors)}): exit status 3")

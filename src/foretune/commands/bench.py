@@ -64,8 +64,12 @@ def _client_list(text: str) -> list[int]:
 
 
 def _add_output(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print the foretune-bench/1 JSON document instead of the summary")
-    parser.add_argument("--output", metavar="FILE", help="also write the JSON document to FILE (input for foretune audit)")
+    from foretune.commands._options import add_output
+
+    add_output(parser, ("text", "json"), "text",
+               help="text (the summary, default) or json (the foretune-bench/1 document `foretune audit --bench` reads); "
+                    "--output writes JSON unless it ends in .txt, and the summary is still printed")
+    parser.add_argument("--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS)
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask before a long or large run")
 
 
@@ -150,11 +154,22 @@ def confirm(env: Environment, what: str, yes: bool) -> None:
 
 
 def _emit(doc: dict[str, Any], text: str, args: argparse.Namespace, env: Environment) -> None:
+    """JSON or the summary to --output or standard output; a JSON file still leaves the summary on the terminal."""
     from foretune.bench import results
+    from foretune.commands._options import output_format
 
-    if args.output:
+    fmt = output_format(args)
+    if args.output and not args.format and not args.output.lower().endswith(".txt"):
+        fmt = "json"  # a results file is for `foretune audit --bench`, whatever its name
+    if args.output and fmt == "json":
         results.write(doc, args.output)
-    env.stdout.write(results.dumps(doc) if args.json else text)
+        env.note(f"wrote {args.output}")
+        if args.format != "json":  # --output x.json alone: the figures still show
+            env.stdout.write(text)
+        return
+    from foretune.commands._options import emit
+
+    emit(args, env, results.dumps(doc) if fmt == "json" else text)
 
 
 def run_storage(args: argparse.Namespace, env: Environment) -> int:

@@ -16,9 +16,12 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     parser = new_parser(prog, "Read this server live and write a snapshot: every fact with its provenance, the raw "
                         "texts they came from (secrets redacted) and metadata. `facts`, `audit` and `plan --from` "
                         "accept the file. Run as root to include the database, limits and protected files.",
-                        "foretune collect --out /tmp/satellite.json.gz")
-    parser.add_argument("--out", metavar="FILE", help="snapshot file (.json or .json.gz); default: "
+                        "foretune collect --output /tmp/satellite.json.gz")
+    parser.add_argument("--output", "-o", metavar="FILE", help="snapshot file (.json or .json.gz); default: "
                         "foretune-snapshot-HOST-YYYYmmdd-HHMMSS.json.gz in the current directory")
+    parser.add_argument("--out", dest="output", help=argparse.SUPPRESS)  # earlier name of --output
+    parser.add_argument("--root", metavar="DIR", default="/",
+                        help="read files below DIR instead of / (a copied tree or chroot); commands still run here")
     parser.add_argument("--hosts", type=positive, metavar="N", help="managed host count, when the database cannot be read")
     return parser
 
@@ -34,19 +37,21 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
     if args.hosts is not None and args.hosts < 0:
         raise UsageError("--hosts must be zero or more")
-    if args.out:
-        out = Path(args.out)
+    if args.output:
+        out = Path(args.output)
     else:
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         out = Path(f"foretune-snapshot-{socket.gethostname().split('.')[0]}-{stamp}.json.gz")
     if not out.name.endswith((".json", ".json.gz")):
-        raise UsageError(f"--out {out}: the snapshot name must end in .json or .json.gz")
+        raise UsageError(f"--output {out}: the snapshot name must end in .json or .json.gz")
     if out.parent and not out.parent.exists():
-        raise InputError(f"--out {out}: directory {out.parent} does not exist")
+        raise InputError(f"--output {out}: directory {out.parent} does not exist")
+    if not os.path.isdir(args.root):
+        raise InputError(f"--root {args.root}: not a directory")
     if os.geteuid() != 0:
         env.note("not running as root: the database, process limits and protected files are skipped (see the unknown facts)")
-    path, problems = collect(out, hosts=args.hosts, environ=env.environ)
+    path, problems = collect(out, hosts=args.hosts, environ=env.environ, root=args.root)
     for line in problems:
         env.warn(line)
-    print(f"snapshot written to {path}", file=env.stdout)
+    env.note(f"snapshot written to {path}")
     return 0

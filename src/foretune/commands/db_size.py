@@ -25,6 +25,7 @@ def _positive_int(text: str) -> int:
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
     from foretune.cli import new_parser
+    from foretune.commands._options import add_output
     from foretune.knowledge import threshold
 
     parser = new_parser(prog, DESCRIPTION, "foretune db-size --limit 10")
@@ -32,7 +33,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--database", "-d", action="append", metavar="NAME",
                         help="database to report (repeatable; default foreman, candlepin, pulpcore)")
     parser.add_argument("--limit", type=_positive_int, metavar="N", help=f"tables per database (default {threshold('bench-dbsize-top')})")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON (schema foretune-dbsize/1)")
+    add_output(parser, ("text", "json"), "text", help="text (default) or json (schema foretune-dbsize/1)")
+    parser.add_argument("--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS)
     return parser
 
 
@@ -40,6 +42,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     import json
 
     from foretune.bench import dbsize, pgclient
+    from foretune.commands._options import emit, output_format
     from foretune.errors import InputError
     from foretune.knowledge import threshold
 
@@ -48,5 +51,5 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     doc = dbsize.report(target, args.database or list(dbsize.DATABASES), limit)
     if not doc["databases"]:
         raise InputError(f"none of {', '.join(doc['missing'])} exists on {target.describe()}")
-    env.stdout.write(json.dumps(doc, indent=2) + "\n" if args.json else dbsize.summary(doc, limit))
+    emit(args, env, json.dumps(doc, indent=2) + "\n" if output_format(args) == "json" else dbsize.summary(doc, limit))
     return ExitStatus.OK

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from foretune.cli import new_parser
-from foretune.commands._options import positive
+from foretune.commands._options import add_output, emit, output_format, positive
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -20,13 +20,14 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         help="sosreport directory or tarball (.tar, .tar.gz, .tar.xz, .tar.bz2), or a snapshot from "
                         "`foretune collect` (.json, .json.gz); default (or `live`): this host")
     parser.add_argument("--hosts", type=positive, metavar="N", help="managed host count, when the source lacks it")
-    parser.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
+    add_output(parser, ("table", "json"), "table")
     parser.add_argument("--only", metavar="NAME[,NAME...]", help="print only these facts")
     parser.add_argument("--unknown", action="store_true", help="table: also list unknown facts with the reason")
     return parser
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
+    import io
     import json
 
     from foretune.errors import UsageError
@@ -48,10 +49,13 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         data["facts"] = {n: data["facts"][n] for n in wanted}
     for line in facts.problems:
         env.warn(line)
-    if args.format == "json":
-        print(json.dumps(data, indent=2), file=env.stdout)
+    out = io.StringIO()
+    if output_format(args) == "json":
+        print(json.dumps(data, indent=2), file=out)
     else:
-        print_table(data, env, show_unknown=args.unknown or bool(wanted))
+        print_table(data, out, show_unknown=args.unknown or bool(wanted), color=env.color and not args.output,
+                    width=None if args.output else env.width)
+    emit(args, env, out.getvalue())
     return 0
 
 
@@ -81,7 +85,7 @@ def _short(value: Any, width: int = 70) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def print_table(data: dict[str, Any], env: Environment, *, show_unknown: bool) -> None:
+def print_table(data: dict[str, Any], out: TextIO, *, show_unknown: bool, color: bool = False, width: int | None = None) -> None:
     """Facts as a table wrapped to the terminal: name, value, where it came from."""
     from rich.console import Group
     from rich.table import Table
@@ -114,4 +118,4 @@ def print_table(data: dict[str, Any], env: Environment, *, show_unknown: bool) -
     parts: list[Any] = [Text(f"facts from {clean_line(source['label'])} ({source['kind']})", style="heading"), table]
     if unknown and not show_unknown:
         parts.append(Text(f"{plural(unknown, 'fact')} unknown (--unknown lists them with the reason)"))
-    env.stdout.write(render_to_text(Group(*parts), color=env.color, width=env.width))
+    out.write(render_to_text(Group(*parts), color=color, width=width))

@@ -6,12 +6,13 @@ import argparse
 from typing import TYPE_CHECKING
 
 from foretune.cli import new_parser
-from foretune.commands._options import count, positive, size
+from foretune.commands._options import add_output, add_product_version, count, emit, output_format, positive, size
 
 if TYPE_CHECKING:
     from foretune.env import Environment
 
 FORMATS = ("table", "json", "hiera", "installer")
+SEVERITIES = ("info", "low", "medium", "high", "critical")
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
@@ -21,12 +22,15 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         "foretune plan --product satellite --version 6.15 --hosts 12000 --cpus 16 --ram 64G")
     add_plan_arguments(parser)
     out = parser.add_argument_group("output")
-    out.add_argument("--format", choices=FORMATS, default="table",
-                     help="table (default), json (schema foretune-plan/1), hiera (custom-hiera fragment), installer (command line)")
+    add_output(out, FORMATS, "table", help="table (default), json (schema foretune-plan/1), hiera (custom-hiera fragment), "
+                                           "installer (command line); --output's extension (.json, .yaml, .sh, .txt) picks one")
     out.add_argument("--explain", metavar="TUNABLE",
                      help="print the quote, the source and the arithmetic behind one tunable's value (e.g. puma.threads_max)")
-    out.add_argument("--out", metavar="DIR", help="write everything to apply into DIR (custom-hiera.yaml, installer.sh, "
-                                                  "systemd drop-ins, sysctl.d, os-commands.sh, APPLY.md)")
+    out.add_argument("--output-dir", metavar="DIR", help="write everything to apply into DIR (custom-hiera.yaml, installer.sh, "
+                                                         "systemd drop-ins, sysctl.d, os-commands.sh, APPLY.md)")
+    out.add_argument("--out", dest="output_dir", help=argparse.SUPPRESS)  # earlier name of --output-dir
+    out.add_argument("--fail-on", choices=SEVERITIES, metavar="{" + ",".join(SEVERITIES) + "}",
+                     help="exit 1 when a plan problem has this severity or higher, as audit does (default: never)")
     return parser
 
 
@@ -37,7 +41,7 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
                      help="read product, version, role, CPUs, RAM and hosts from a sosreport, snapshot or 'live'; "
                           "options given here win")
     box.add_argument("--product", choices=("foreman", "satellite", "orcharhino"))
-    box.add_argument("--version", help="product version, e.g. 6.15 (Satellite/orcharhino) or 3.9 (Foreman)")
+    add_product_version(box)
     box.add_argument("--role", choices=("server", "capsule"))
     box.add_argument("--no-katello", dest="katello", action="store_false", default=None,
                      help="plain Foreman without Katello: no --tuning profiles, Candlepin or Pulp")
@@ -111,22 +115,37 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if args.explain:
         from foretune.render import explain
 
-        env.stdout.write(explain.render(plan, args.explain))
+        emit(args, env, explain.render(plan, args.explain))
         return 0
-    if args.out:
+    if args.output_dir:
         from foretune.render.files import write_bundle
 
-        for path in write_bundle(outputs.bundle(plan, existing_hiera(facts)), args.out):
+        for path in write_bundle(outputs.bundle(plan, existing_hiera(facts)), args.output_dir):
             env.note(f"wrote {path}")
-    if args.format == "json":
-        env.stdout.write(plan_json.dumps(plan))
-    elif args.format == "hiera":
-        env.stdout.write(outputs.hiera_fragment(plan))
-    elif args.format == "installer":
-        env.stdout.write(outputs.installer_command(plan) + "\n")
+    fmt = output_format(args)
+    if fmt == "json":
+        text = plan_json.dumps(plan)
+    elif fmt == "hiera":
+        text = outputs.hiera_fragment(plan)
+    elif fmt == "installer":
+        text = outputs.installer_command(plan) + "\n"
     else:
-        env.stdout.write(plan_table.render(plan, color=env.color, width=env.width))
-    return 0
+        text = plan_table.render(plan, color=env.color and not args.output, width=None if args.output else env.width)
+    emit(args, env, text)
+    return _status(plan, args.fail_on)
+
+
+def _status(plan: object, fail_on: str | None) -> int:
+    """1 when a plan problem reaches ``--fail-on``, like audit's findings; 0 otherwise."""
+    from foretune.env import ExitStatus
+    from foretune.plan.model import Plan
+
+    assert isinstance(plan, Plan)
+    if fail_on is None:
+        return ExitStatus.OK
+    rank = SEVERITIES.index(fail_on)
+    failing = [p for p in plan.problems if p.severity in SEVERITIES and SEVERITIES.index(p.severity) >= rank]
+    return ExitStatus.FINDINGS if failing else ExitStatus.OK
 
 
 def existing_hiera(facts: object) -> str | None:

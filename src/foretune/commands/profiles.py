@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from foretune.cli import add_color_option, new_parser
+from foretune.commands._options import add_output, add_product_version, emit, output_format
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -22,7 +23,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     show = sub.add_parser("show", help="the hiera a profile applies on a version (common + size merged)")
     show.add_argument("profile")
     _release_options(show, required=True)
-    show.add_argument("--format", choices=("yaml", "json"), default="yaml")
+    add_output(show, ("yaml", "json"), "yaml")
     diff = sub.add_parser("diff", help="keys that differ between two profiles on a version")
     diff.add_argument("profile_a", metavar="A")
     diff.add_argument("profile_b", metavar="B")
@@ -36,7 +37,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 def _release_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
     parser.add_argument("--product", choices=PRODUCTS, default="foreman" if not required else None,
                         help="product (default: foreman)")
-    parser.add_argument("--version", required=required, help="product version, e.g. 6.15 or 3.9")
+    add_product_version(parser, required=required, help="product version, e.g. 6.15 or 3.9")
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     product = args.product or "foreman"
     release = resolve_release(product, args.version)
     if args.action == "show":
-        _show(env, release, args.profile, args.format)
+        emit(args, env, _show(release, args.profile, output_format(args)))
     else:
         _diff(env, release, args.profile_a, args.profile_b)
     return 0
@@ -77,19 +78,18 @@ def _list(env: Environment, release: Any) -> None:
         env.stdout.write(f"{name:<19} {hosts:>13} {need.cores:>5} {need.ram_gib:>5g} GiB  {puma}{mark}\n")
 
 
-def _show(env: Environment, release: Any, profile: str, fmt: str) -> None:
+def _show(release: Any, profile: str, fmt: str) -> str:
     from foretune.knowledge.profiles import installer_hiera, tuning_files
 
     hiera = installer_hiera(release, profile)
     if fmt == "json":
         import json
 
-        env.stdout.write(json.dumps(hiera, indent=2) + "\n")
-        return
+        return json.dumps(hiera, indent=2) + "\n"
     import yaml
 
-    env.stdout.write(f"# --tuning {profile} on {release.label} ({tuning_files(release, profile)})\n")
-    env.stdout.write(yaml.safe_dump(hiera, sort_keys=False, default_flow_style=False) if hiera else "{}\n")
+    return (f"# --tuning {profile} on {release.label} ({tuning_files(release, profile)})\n"
+            + (yaml.safe_dump(hiera, sort_keys=False, default_flow_style=False) if hiera else "{}\n"))
 
 
 def _diff(env: Environment, release: Any, a: str, b: str) -> None:

@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from foretune.cli import add_color_option, new_parser
+from foretune.commands._options import add_output, emit, output_format
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -17,7 +18,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     lst = sub.add_parser("list", help="every rule, grouped by component")
     lst.add_argument("--component", help="only this component")
-    lst.add_argument("--format", choices=("text", "json"), default="text")
+    add_output(lst, ("text", "json"), "text")
     explain = sub.add_parser("explain", help="a rule's documentation: what, why, evidence, fix, references")
     explain.add_argument("rule_id", metavar="ID")
     add_color_option(lst, sub=True)
@@ -41,12 +42,12 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     rules = [r for r in all_rules() if args.component in (None, r.component)]
     if not rules:
         raise UsageError(f"no rules for component {args.component!r}")
-    if args.format == "json":
+    if output_format(args) == "json":
         import json
 
-        env.stdout.write(json.dumps([{"id": r.id, "component": r.component, "severity": r.severity.label,
-                                      "title": r.title, "roles": sorted(r.roles), "citations": list(r.citations)}
-                                     for r in rules], indent=2) + "\n")
+        emit(args, env, json.dumps([{"id": r.id, "component": r.component, "severity": r.severity.label,
+                                     "title": r.title, "roles": sorted(r.roles), "citations": list(r.citations)}
+                                    for r in rules], indent=2) + "\n")
         return 0
     from rich.table import Table
     from rich.text import Text
@@ -60,8 +61,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     table.add_column(ratio=1)
     for r in rules:
         table.add_row(r.id, r.component, Text(r.severity.label, style=f"sev.{r.severity.label}"), r.title)
-    env.stdout.write(render_to_text(table, color=env.color, width=env.width))
-    env.stdout.write(plural(len(rules), "rule") + "\n")
+    emit(args, env, render_to_text(table, color=env.color and not args.output, width=None if args.output else env.width)
+         + plural(len(rules), "rule") + "\n")
     return 0
 
 

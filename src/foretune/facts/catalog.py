@@ -109,6 +109,7 @@ CATALOG: tuple[FactSpec, ...] = (
     FactSpec("katello_agent_clients", "int", "katello-agent hosts: pulp.agent.<uuid> queues in `qpid-stat -q` (qpid era)."),
     FactSpec("foreman_table_sizes", "dict: table -> total bytes (table, indexes and TOAST)",
              "Sizes of the foreman database's tables (sosreport foreman_db_tables_sizes)."),
+    # --- logs ---------------------------------------------------------------------------------
     FactSpec("log_incidents", "list of {kind, service, path, line, count, first, last}", "Incidents found in the server's logs (503 bursts, connection exhaustion, OOM kills, socket exhaustion, queue at capacity)."),
 )
 

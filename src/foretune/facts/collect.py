@@ -1,4 +1,8 @@
-"""Write a snapshot of a live host: facts with provenance, the raw texts they came from, and metadata."""
+"""Write a snapshot of a live host: facts with provenance, the raw texts they came from, and metadata.
+
+Every spec is read up front (as the collector script does), so a snapshot holds the same raw
+texts whichever of the two wrote it; ``unread`` says why a spec has none.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +20,8 @@ from foretune.facts.sources.snapshot import FORMAT, FORMAT_VERSION
 from foretune.safeio import write_file
 
 
-def snapshot_data(facts_dict: dict[str, Any], raw: dict[str, str], *, host: str | None = None) -> dict[str, Any]:
+def snapshot_data(facts_dict: dict[str, Any], raw: dict[str, str], *, host: str | None = None,
+                  unread: dict[str, str] | None = None) -> dict[str, Any]:
     """The snapshot document; every raw text is redacted."""
     return {
         "format": FORMAT,
@@ -26,7 +31,19 @@ def snapshot_data(facts_dict: dict[str, Any], raw: dict[str, str], *, host: str 
         "facts": facts_dict["facts"],
         "problems": facts_dict["problems"],
         "raw": {redact_text(location): redact_text(text) for location, text in sorted(raw.items())},
+        "unread": dict(sorted((unread or {}).items())),
     }
+
+
+def record_all(source: Any) -> dict[str, str]:
+    """Read every spec marked ``collect`` through ``source`` (a cached live host); returns why each unread one is not."""
+    from foretune.facts.specs import SPECS
+
+    found: dict[str, bool] = {}
+    for spec in SPECS:
+        if spec.collect:
+            found[spec.name] = bool(source.glob(spec)) if spec.glob else source.read(spec) is not None
+    return {name: why for name, why in source.why.items() if name in found and not found[name]}
 
 
 def collect(out: Path, *, hosts: int | None = None, environ: dict[str, str] | None = None,
@@ -36,11 +53,12 @@ def collect(out: Path, *, hosts: int | None = None, environ: dict[str, str] | No
     ``root`` reads files below another directory instead of ``/`` (tests use a fake /etc).
     """
     from foretune.facts.extract import extract
-    from foretune.facts.sources.live import LiveHost
+    from foretune.facts.sources.live import CachedLiveHost
 
-    source = LiveHost(environ, root=root)
+    source = CachedLiveHost(environ, root=root)
+    unread = record_all(source)
     facts = extract(source, hosts=hosts)
-    document = snapshot_data(facts_to_dict(facts), {loc: raw.text for loc, raw in source.log.items()})
+    document = snapshot_data(facts_to_dict(facts), {loc: raw.text for loc, raw in source.log.items()}, unread=unread)
     payload = (json.dumps(document, indent=1, sort_keys=False) + "\n").encode("utf-8")
     if out.name.endswith(".gz"):
         payload = gzip.compress(payload)

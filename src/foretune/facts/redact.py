@@ -109,7 +109,13 @@ def is_secret_env_name(name: str) -> bool:
 # --- parsed values ----------------------------------------------------------------------------
 
 def _masked(value: Any) -> Any:
-    """Everything under a secret key: scalars masked, structure (keys, list lengths) kept."""
+    """Everything under a secret key: scalars masked, structure (keys, list lengths) kept.
+
+    >>> _masked(["redacted"])  # an unquoted marker, as YAML reads an already redacted text, stays the marker
+    '[redacted]'
+    """
+    if value == [REDACTED[1:-1]]:
+        return REDACTED
     if isinstance(value, dict):
         return {k: _masked(v) for k, v in value.items()}
     if isinstance(value, list):

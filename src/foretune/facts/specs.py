@@ -26,6 +26,7 @@ class Spec:
     glob: bool = False
     sensitive: bool = False
     needs_root: bool = False
+    collect: bool = True  # `collect` and the collector read it up front (False: only read on demand)
 
 
 SPECS: tuple[Spec, ...] = (
@@ -56,7 +57,7 @@ SPECS: tuple[Spec, ...] = (
     Spec("unit_files", paths=("/etc/systemd/system/*.service", "/etc/systemd/system/*.service.d/*.conf"), glob=True),
     Spec("wanted_units", paths=("/etc/systemd/system/multi-user.target.wants/*",), glob=True),
     Spec("mounts", paths=("/proc/mounts",)),
-    Spec("process_limits", paths=("/proc/[0-9]*/limits",), glob=True),
+    Spec("process_limits", paths=("/proc/[0-9]*/limits",), glob=True, collect=False),  # per service, by MainPID
     Spec("df", commands=(("df", "-al", "-x", "autofs"),), sos=("sos_commands/filesys/df_-al_-x_autofs", "sos_commands/filesys/df_-al"),
          sos_exec=("df -al",)),
     Spec("lsblk", commands=(("lsblk", "-P", "-o", "NAME,KNAME,PKNAME,TYPE,FSTYPE,MOUNTPOINT,ROTA"),),

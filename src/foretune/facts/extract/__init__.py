@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.facts.catalog import CATALOG
-from foretune.facts.extract import installer, measured, platform, services, workload
+from foretune.facts.extract import installer, logs, measured, platform, services, workload
 from foretune.facts.extract.core import Extractor
 from foretune.facts.model import FactSet, Provenance
 from foretune.facts.sources.base import Source
@@ -42,6 +42,7 @@ def extract(source: Source, *, hosts: int | None = None) -> FactSet:
     measured.cpu_steal(x)
     measured.table_sizes(x)
     measured.katello_agents(x)
+    logs.log_incidents(x)
     if hosts is not None and not x.has("managed_hosts"):
         x.known("managed_hosts", hosts, Provenance(source.kind, "command line", f"--hosts {hosts}"))
     for spec in CATALOG:
@@ -71,10 +72,16 @@ def _postgresql_and_live(x: Extractor) -> None:
     from foretune.facts.sources.live import LiveHost
 
     services.postgresql_files(x)
+    from foretune.facts.sources.replay import Replay
+
     if isinstance(x.src, LiveHost):
         from foretune.facts.extract.live_sql import live_sql
 
         live_sql(x, x.src)
+    elif isinstance(x.src, Replay):  # a collector snapshot: the query outputs it recorded
+        from foretune.facts.extract.live_sql import recorded_sql
+
+        recorded_sql(x, x.src, x.src.raw)
 
 
 def _redis(x: Extractor) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from foretune.facts.specs import Spec
 
@@ -26,6 +27,7 @@ class Source:
     why: dict[str, str] = field(default_factory=dict)  # spec name -> reason it could not be read
     log: dict[str, Raw] = field(default_factory=dict)  # location -> raw, everything read (for snapshots)
     sensitive: set[str] = field(default_factory=set)  # locations holding secrets
+    log_scan: Any = field(default=None, repr=False)  # foretune.logs.scan.Scan, once the logs were read
 
     def read(self, spec: Spec) -> Raw | None:
         raise NotImplementedError

@@ -115,3 +115,28 @@ class LiveHost(Source):
 
     def now(self) -> datetime | None:
         return datetime.now()
+
+
+class CachedLiveHost(LiveHost):
+    """A live host that reads each spec and path once (``collect`` reads everything first, then extracts)."""
+
+    def __init__(self, environ: Mapping[str, str] | None = None, root: str = "/") -> None:
+        super().__init__(environ, root=root)
+        self._reads: dict[str, Raw | None] = {}
+        self._globs: dict[str, list[Raw]] = {}
+        self._paths: dict[str, Raw | None] = {}
+
+    def read(self, spec: Spec) -> Raw | None:
+        if spec.name not in self._reads:
+            self._reads[spec.name] = super().read(spec)
+        return self._reads[spec.name]
+
+    def glob(self, spec: Spec) -> list[Raw]:
+        if spec.name not in self._globs:
+            self._globs[spec.name] = super().glob(spec)
+        return self._globs[spec.name]
+
+    def read_path(self, path: str) -> Raw | None:
+        if path not in self._paths:
+            self._paths[path] = super().read_path(path)
+        return self._paths[path]

@@ -1,4 +1,5 @@
-"""A snapshot written by ``foretune collect``: facts with provenance, raw texts and metadata."""
+"""A snapshot written by ``foretune collect`` (facts with provenance, raw texts, metadata) or by the
+collector script (raw texts only: the facts are extracted from them when the snapshot is read)."""
 
 from __future__ import annotations
 
@@ -55,7 +56,10 @@ def load_snapshot(path: Path) -> FactSet:
         raise InputError(f"{path} is not a foretune snapshot (no \"format\": \"{FORMAT}\")")
     meta = data.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
-    facts = FactSet(source_kind="snapshot", source_label=f"{path} (snapshot of {meta.get('host', '?')} taken {meta.get('time', '?')})")
+    label = f"{path} (snapshot of {meta.get('host', '?')} taken {meta.get('time', '?')})"
+    if "facts" not in data:  # written by the collector: extract now, as from a live host
+        return _replay(data, path, label)
+    facts = FactSet(source_kind="snapshot", source_label=label)
     entries = data.get("facts")
     for name, entry in (entries if isinstance(entries, dict) else {}).items():
         fact, problem = _fact(str(name), entry)
@@ -66,6 +70,20 @@ def load_snapshot(path: Path) -> FactSet:
     problems = data.get("problems")
     facts.problems.extend(str(p) for p in (problems if isinstance(problems, list) else []))
     return facts
+
+
+def _replay(data: dict[str, Any], path: Path, label: str) -> FactSet:
+    """Facts extracted from a collector snapshot's raw texts, read through the specs as on the live host."""
+    from foretune.facts.extract import extract
+    from foretune.facts.sources.replay import Replay
+
+    raw, unread, problems = data.get("raw"), data.get("unread") or {}, data.get("problems") or []
+    if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
+        raise InputError(f"{path} is not a foretune snapshot: no facts and no raw texts")
+    if not isinstance(unread, dict) or not isinstance(problems, list):
+        raise InputError(f"{path} is not a foretune snapshot: malformed \"unread\" or \"problems\"")
+    return extract(Replay({str(k): v for k, v in raw.items()}, {str(k): str(v) for k, v in unread.items()}, label,
+                          [str(p) for p in problems]))
 
 
 def _fact(name: str, entry: Any) -> tuple[Fact | None, str | None]:

@@ -17,13 +17,14 @@ import re
 import tarfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from foretune.errors import InputError
 from foretune.facts.sources.sosreport import is_sosreport_root
 from foretune.facts.sources.stream import Corrupt, Decompressed, Truncated, compression
 from foretune.facts.sources.tree import TreeSource
 from foretune.facts.specs import SPECS, sos_candidates, sos_patterns
+from foretune.logs.kinds import kind_of
 from foretune.safeio import open_input
 
 SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2")
@@ -109,26 +110,14 @@ def _reason(exc: BaseException) -> str:
     return text[:200]
 
 
-class _Counting:
-    """A binary file that reports how many bytes have been read from it."""
-
-    def __init__(self, handle: Any, size: int, report: Callable[[int, int], None]) -> None:
-        self.handle, self.size, self.report, self.done = handle, size, report, 0
-
-    def read(self, n: int = -1) -> bytes:
-        data: bytes = self.handle.read(n)
-        self.done += len(data)
-        self.report(self.done, self.size)
-        return data
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.handle, name)
-
-
 class SosreportTarball(TreeSource):
-    def __init__(self, path: Path, *, progress: Callable[[int, int], None] | None = None) -> None:
-        self._progress = progress
+    def __init__(self, path: Path, log_options: Any = None, progress: Callable[[int, int], None] | None = None) -> None:
         super().__init__(kind="sosreport", label=str(path))
+        self._log_options = log_options
+        self._progress = progress
+        self._position: Callable[[], int] = lambda: 0
+        self._size = 0
+        self.log_scan = self._new_scan()  # the logs are analyzed during the same pass
         self.files: dict[str, bytes] = {}
         self.links: dict[str, str] = {}
         self.dirs: set[str] = set()
@@ -142,6 +131,7 @@ class SosreportTarball(TreeSource):
         try:
             handle = open_input(path)
             size = os.fstat(handle.fileno()).st_size
+            self._position, self._size = handle.tell, size
         except OSError as exc:
             raise InputError(f"cannot read {path}: {exc.strerror}") from None
         if size == 0:
@@ -153,8 +143,7 @@ class SosreportTarball(TreeSource):
                 handle.seek(0)
             except OSError as exc:
                 raise InputError(f"cannot read {path}: {exc.strerror}") from None
-            source: Any = _Counting(handle, size, self._progress) if self._progress else handle
-            stream = Decompressed(source, kind) if kind else source
+            stream = Decompressed(handle, kind) if kind else handle
             full = self._members(path, stream)
             if self.incomplete is None and isinstance(stream, Decompressed):
                 try:
@@ -179,6 +168,8 @@ class SosreportTarball(TreeSource):
             archive = tarfile.open(fileobj=stream, mode="r|", tarinfo=_Info)  # noqa: SIM115 (the caller closes the file)
             for member in archive:
                 self._count += 1
+                if self._progress is not None:
+                    self._progress(self._position(), self._size)
                 archive.members = []  # stream mode would keep every TarInfo otherwise
                 if self._count > MAX_MEMBERS:
                     self.incomplete = f"stopped after {MAX_MEMBERS} members"
@@ -205,6 +196,12 @@ class SosreportTarball(TreeSource):
                     continue
                 inner = name.split("/", 1)[1] if "/" in name else ""
                 wanted = any(rel in exact or _matches(rel, patterns) for rel in (name, inner) if rel)
+                log_rel = next((rel for rel in (inner, name) if rel and kind_of(rel)), None)
+                if log_rel is not None and not wanted:
+                    extracted = archive.extractfile(member)
+                    if extracted is not None:
+                        self._read_log(log_rel, extracted, member.mtime)
+                    continue
                 small_cmd = any(rel.startswith(("sos_commands/", "sos_strings/")) for rel in (name, inner) if rel) \
                     and member.size <= SIDE_CACHE_BYTES
                 if not wanted and not small_cmd:
@@ -219,6 +216,10 @@ class SosreportTarball(TreeSource):
                     continue
                 extracted = archive.extractfile(member)
                 data = extracted.read() if extracted else b""
+                if log_rel is not None:
+                    import io
+
+                    self._read_log(log_rel, io.BytesIO(data), member.mtime)
                 if wanted:
                     kept_total += len(data)
                     kept[name] = ("file", data)
@@ -256,6 +257,25 @@ class SosreportTarball(TreeSource):
             raise InputError(f"{path} is not a readable tar archive: {reason}")
         self.incomplete = f"{how} after {self._count} members"
         self.problem(f"{path.name} is {how} after {self._count} members ({reason}): facts after that point are missing")
+
+    def _new_scan(self) -> Any:
+        from foretune.logs.scan import Options, Scan
+
+        return Scan(self._log_options or Options())
+
+    def _read_log(self, rel: str, stream: IO[bytes], mtime: float) -> None:
+        """Stream one log member through the analyzers (decompressing .gz/.xz/.bz2 members)."""
+        import io
+
+        from foretune.logs.reader import wrap
+
+        kind = kind_of(rel)
+        assert kind is not None
+        import time
+
+        when = time.localtime(mtime)
+        buffered: Any = stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(stream)
+        self.log_scan.read_stream(rel, kind, wrap(buffered, buffered.peek(6)[:6]), ended=(when.tm_year, when.tm_mon))
 
     # --- choosing the sosreport inside the archive -----------------------------------------
     def _reroot(self, path: Path, kept: dict[str, tuple[str, Any]]) -> None:

@@ -1,0 +1,31 @@
+"""``foretune collector``: print the stdlib-only collector script for Python 2.7 and 3.6 servers."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from foretune.cli import new_parser
+
+if TYPE_CHECKING:
+    from foretune.env import Environment
+
+
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    parser = new_parser(prog, "Print one Python file that collects a snapshot on a server whose Python is too old for "
+                        "foretune (RHEL 7: 2.7, RHEL 8: platform-python 3.6). It needs only the standard library, reads "
+                        "the same files and commands as `foretune collect`, redacts the same secrets, and writes a "
+                        "snapshot that `facts`, `plan --from` and `audit` accept. Run it as root to include the database "
+                        "(through psql), limits and protected files.",
+                        "foretune collector > foretune-collect.py && scp foretune-collect.py sat:  "
+                        "# then on sat: python foretune-collect.py")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write the script to FILE instead of standard output")
+    return parser
+
+
+def run(args: argparse.Namespace, env: Environment) -> int:
+    from foretune.commands._options import emit
+    from foretune.facts.collector import generate
+
+    emit(args, env, generate())
+    return 0

@@ -1,0 +1,206 @@
+"""``foretune logs``: what the server's own logs say — latency per endpoint, 503s, exhaustion, before/after."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from foretune.cli import new_parser
+from foretune.commands._options import positive
+
+if TYPE_CHECKING:
+    from foretune.env import Environment
+    from foretune.logs.timeutil import Window
+
+
+def _window(text: str) -> tuple[str | None, str | None]:
+    if ".." not in text:
+        raise argparse.ArgumentTypeError(f"not a range: {text!r} (use 'SINCE..UNTIL', either side may be empty)")
+    since, until = (part.strip() or None for part in text.split("..", 1))
+    return since, until
+
+
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    parser = new_parser(prog, "Read the server's own logs — Foreman production.log, Apache access/error, PostgreSQL, "
+                        "Candlepin, system logs and the task exports of a sosreport — and report latency per endpoint, "
+                        "HTTP 503 bursts, connection and memory exhaustion, concurrency against the Puma capacity and "
+                        "task durations. Rotated .gz/.xz/-YYYYMMDD files are joined in time order. --compare sets two "
+                        "sources (or two --window ranges of one) side by side. Exit 0, or 2 for usage or input errors.",
+                        "foretune logs sosreport-sat.example.com-2026-11-20.tar.xz --since 2026-11-19 --format html --output logs.html")
+    parser.add_argument("sources", nargs="*", metavar="SOURCE",
+                        help="sosreport directory or tarball, log files or directories of logs (default: this host's logs)")
+    parser.add_argument("--since", metavar="WHEN", help="only lines at or after WHEN (YYYY-MM-DD or 'YYYY-MM-DD HH:MM', server time)")
+    parser.add_argument("--until", metavar="WHEN", help="only lines before WHEN")
+    parser.add_argument("--compare", action="store_true",
+                        help="compare two SOURCEs (before, after), or one SOURCE over two --window ranges")
+    parser.add_argument("--window", type=_window, action="append", default=[], metavar="SINCE..UNTIL",
+                        help="with --compare and one SOURCE: the before and after ranges (give it twice)")
+    parser.add_argument("--puma-capacity", type=positive, metavar="N",
+                        help="Puma workers x threads, when the source does not say (log files given alone)")
+    parser.add_argument("--jobs", type=positive, metavar="N", help="processes for large inputs (default: the CPU count)")
+    parser.add_argument("--top", type=positive, default=15, metavar="N", help="rows per table in text and markdown (default: 15)")
+    parser.add_argument("--format", choices=("text", "json", "html", "markdown"), default="text")
+    parser.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
+    return parser
+
+
+def _when(text: str | None, flag: str) -> int | None:
+    from foretune.errors import UsageError
+    from foretune.logs.timeutil import parse_when
+
+    if text is None:
+        return None
+    try:
+        return parse_when(text)
+    except ValueError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
+
+
+def run(args: argparse.Namespace, env: Environment) -> int:
+    from foretune.env import ExitStatus
+    from foretune.errors import UsageError
+    from foretune.logs.timeutil import Window
+
+    if args.compare:
+        if len(args.sources) == 2 and not args.window:
+            windows = [Window(_when(args.since, "--since"), _when(args.until, "--until"))] * 2
+            sources: list[list[str]] = [[args.sources[0]], [args.sources[1]]]
+        elif len(args.sources) <= 1 and len(args.window) == 2:
+            windows = [Window(_when(a, "--window"), _when(b, "--window")) for a, b in args.window]
+            sources = [args.sources, args.sources]
+        else:
+            raise UsageError("--compare needs two SOURCEs, or one SOURCE (or none: this host) and --window given twice")
+        before = analyze(sources[0], windows[0], args, env, label="before")
+        after = analyze(sources[1], windows[1], args, env, label="after")
+        from foretune.logs.compare import compare
+
+        report = compare(before, after)
+    else:
+        if args.window:
+            raise UsageError("--window is for --compare; use --since/--until for one range")
+        report = analyze(args.sources, Window(_when(args.since, "--since"), _when(args.until, "--until")), args, env)
+    text = render(report, args.format, color=env.color and not args.output, top=args.top)
+    if args.output:
+        from pathlib import Path
+
+        from foretune.render.files import write_text
+
+        write_text(Path(args.output), text)
+        env.note(f"wrote {args.output}")
+    else:
+        env.stdout.write(text)
+    return ExitStatus.OK
+
+
+def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: Environment, label: str = "") -> dict[str, Any]:
+    """Read ``sources`` (none: this host) over ``window`` into a report."""
+    import os
+    from pathlib import Path
+
+    from foretune.errors import InputError, UsageError
+    from foretune.facts.extract import extract
+    from foretune.logs.scan import Options, from_paths, read_files
+    from foretune.logs.source import puma_capacity, scan_source
+    from foretune.logs.summary import build
+
+    progress = _progress(env, label)
+    if not sources or sources == ["live"]:
+        from foretune.facts.sources.live import LiveHost
+
+        src: Any = LiveHost(env.environ)
+    elif len(sources) == 1 and _is_sosreport(sources[0]):
+        path = Path(sources[0])
+        if path.is_dir():
+            from foretune.facts.sources.sosreport import SosreportDirectory
+
+            src = SosreportDirectory(path)
+        else:
+            from foretune.facts.sources.tarball import SosreportTarball
+
+            src = SosreportTarball(path, log_options=Options(window=window), progress=progress)
+    else:
+        for s in sources:
+            if not os.path.exists(s):
+                raise InputError(f"{s}: no such file or directory")
+            if _is_sosreport(s):
+                raise UsageError(f"{s}: give a sosreport as the only SOURCE (or use --compare)")
+        problems: list[str] = []
+        files = from_paths(sources, problems)
+        if not files:
+            raise InputError("no log foretune reads in " + ", ".join(sources) + (f" ({problems[0]})" if problems else ""))
+        scan = read_files(files, Options(window=window), jobs=args.jobs, progress=progress)
+        _done(progress)
+        capacity = args.puma_capacity
+        return build(scan, source=", ".join(sources), capacity=capacity,
+                     capacity_from="--puma-capacity" if capacity else None, problems=problems)
+    found = scan_source(src, Options(window=window), jobs=args.jobs, progress=progress)
+    _done(progress)
+    facts = extract(src)
+    capacity = args.puma_capacity or puma_capacity(facts.value("puma"))
+    where = "--puma-capacity" if args.puma_capacity else ("puma fact (workers x threads_max)" if capacity else None)
+    if found is None or not found.files:
+        raise InputError(f"{src.label}: no production.log, Apache, PostgreSQL, Candlepin, system log or task export found")
+    # the archive's own damage matters here; unreadable configuration files do not
+    problems = [p for p in facts.problems if ("truncated" in p or "corrupt" in p) and p not in found.problems]
+    return build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems)
+
+
+def _is_sosreport(path: str) -> bool:
+    import os
+
+    from foretune.facts.sources.sosreport import is_sosreport_root
+    from foretune.facts.sources.tarball import SUFFIXES
+
+    if os.path.isdir(path):
+        try:
+            return is_sosreport_root(set(os.listdir(path)))
+        except OSError:
+            return False
+    return path.lower().endswith(SUFFIXES)
+
+
+class _Bar:
+    def __init__(self, env: Environment, label: str) -> None:
+        import time
+
+        from foretune.bench.progress import Progress
+
+        self.bar = Progress(env.stderr, 1, enabled=True)
+        self.label = f"reading logs{' (' + label + ')' if label else ''}"
+        self.started = time.monotonic()
+        self.bar.start(0, self.label, 0.0, None)
+
+    def __call__(self, done: int, total: int) -> None:
+        import time
+
+        elapsed = time.monotonic() - self.started
+        eta = elapsed * (total - done) / done if done else None
+        self.bar.update(100.0 * done / total if total else 100.0, eta, force=done >= total)
+
+
+def _progress(env: Environment, label: str) -> _Bar | None:
+    """A progress bar with ETA on a terminal, else nothing."""
+    try:
+        on_terminal = env.stderr.isatty()
+    except (AttributeError, ValueError):
+        on_terminal = False
+    return _Bar(env, label) if on_terminal and env.environ.get("TERM") != "dumb" else None
+
+
+def _done(progress: _Bar | None) -> None:
+    if progress is not None:
+        progress.bar.clear()
+
+
+def render(report: dict[str, Any], fmt: str, *, color: bool, top: int) -> str:
+    import json
+
+    if fmt == "json":
+        return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "html":
+        from foretune.logs import html
+
+        return html.render(report)
+    from foretune.logs import text
+
+    return text.render(report, markdown=fmt == "markdown", color=color, top=top)

@@ -1,0 +1,339 @@
+"""Apache httpd access logs (combined or common, optional ``%D``) and error logs.
+
+Access: ``%h %l %u %t "%r" %>s %b ["%{Referer}i" "%{User-Agent}i"] [%D]``. Per minute: requests,
+status classes, 502s and 503s; top endpoints (UUIDs, hashes and numbers replaced), clients and
+user agents; latency only when the format has ``%D``. Error: ``MaxRequestWorkers`` reached, proxy
+errors, Passenger's full request queue and ``Too many open files``, by minute.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from foretune.logs.base import Analyzer, quote
+from foretune.logs.sketch import Sketch
+from foretune.logs.timeutil import MONTHS_B, epoch, iso
+
+TOP = 15
+MAX_KEYS = 100_000  # distinct clients/agents/endpoints kept before the rarest are pruned
+_ID = re.compile(r"/(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32,}|\d+)(?=/|$)")
+_NAMED = re.compile(r"/(pulp/(?:content|repos|isos)|pulp/api/v3/content/[^/]+/[^/]+|rhsm/consumers/[^/]+/certificates)/.+$")
+_ID_B = re.compile(_ID.pattern.encode())
+_NAMED_B = re.compile(_NAMED.pattern.encode())
+# columns of a per-minute row
+TOTAL, C2, C3, C4, C5, C502, C503 = range(7)
+
+
+def normalise(path: str) -> str:
+    """A request path with ids replaced, for grouping.
+
+    >>> normalise("/rhsm/consumers/385e688f-43ad-41b2-9fc7-593942ddec78/profiles?x=1")
+    '/rhsm/consumers/:id/profiles'
+    >>> normalise("/api/v2/hosts/42")
+    '/api/v2/hosts/:id'
+    >>> normalise("/pulp/content/Org/Library/rhel/Packages/b/bash.rpm")
+    '/pulp/content/…'
+    """
+    path = path.split("?", 1)[0]
+    path = _NAMED.sub(lambda m: f"/{m.group(1)}/…", path)
+    return _ID.sub("/:id", path)
+
+
+def _endpoint(request: bytes) -> bytes:
+    """``b'GET /x/42?a HTTP/1.1'`` -> ``b'GET /x/:id'``.
+
+    >>> _endpoint(b"GET /api/v2/hosts/42?x=1 HTTP/1.1")
+    b'GET /api/v2/hosts/:id'
+    """
+    words = request.split(b" ")
+    if len(words) < 2:
+        return b"(malformed request)"
+    path = words[1].split(b"?", 1)[0]
+    if b"/pulp/" in path:
+        path = _NAMED_B.sub(lambda m: b"/" + m.group(1) + "/…".encode(), path)
+    return words[0] + b" " + _ID_B.sub(b"/:id", path)
+
+
+def client_kind(agent: str) -> str:
+    """The client family of a User-Agent.
+
+    >>> client_kind("RHSM/1.0 (cmd=rhsmcertd-worker) subscription-manager/1.28.13-6.el8_4")
+    'subscription-manager'
+    >>> client_kind("libdnf (Red Hat Enterprise Linux 8.6; generic; Linux.x86_64)")
+    'dnf/yum'
+    """
+    a = agent.lower()
+    for needle, kind in (("subscription-manager", "subscription-manager"), ("rhsm", "subscription-manager"),
+                         ("dnf", "dnf/yum"), ("yum", "dnf/yum"), ("urlgrabber", "dnf/yum"), ("zypp", "zypper"),
+                         ("apt", "apt"), ("puppet", "puppet"), ("ansible", "ansible"), ("rest-client", "hammer/API (Ruby)"),
+                         ("ruby", "hammer/API (Ruby)"), ("python", "python"), ("curl", "curl"), ("mozilla", "browser")):
+        if needle in a:
+            return kind
+    return "other" if agent not in ("", "-") else "none"
+
+
+def _bump(counter: dict[str, int], key: str, n: int = 1) -> None:
+    counter[key] = counter.get(key, 0) + n
+    if len(counter) > MAX_KEYS:
+        for k in [k for k, v in counter.items() if v <= 1]:
+            del counter[k]
+
+
+def _top(counter: dict[str, int], n: int = TOP) -> list[list[Any]]:
+    return [[k, v] for k, v in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
+
+
+class AccessLog(Analyzer):
+    kind = "apache_access"
+
+    def __init__(self, path: str, window: Any = None) -> None:
+        super().__init__(path, window)
+        self.minutes: dict[int, list[int]] = {}
+        self.endpoints: dict[str, int] = {}
+        self.clients: dict[str, int] = {}
+        self.agents: dict[str, int] = {}
+        self.kinds: dict[str, int] = {}
+        self.latency = Sketch()  # only with %D
+        self.endpoint_latency: dict[str, Sketch] = {}
+        self.first_5xx: dict[str, tuple[int, str]] = {}  # "502"/"503" -> earliest line
+        self.offset: bytes | None = None
+        self.zone_changes = 0
+        self._stamps: dict[bytes, int] = {}
+        self._norm: dict[bytes, bytes] = {}
+        self._endpoints_b: dict[bytes, int] = {}
+        self._clients_b: dict[bytes, int] = {}
+        self._agents_b: dict[bytes, int] = {}
+
+    def _stamp(self, key: bytes) -> int:
+        # b"27/Mar/2017:13:34 -0400" (minute and offset)
+        t = epoch(int(key[7:11]), MONTHS_B[key[3:6]], int(key[0:2]), int(key[12:14]), int(key[15:17]))
+        offset = key[18:23]
+        if self.offset is None:
+            self.offset = offset
+        elif offset != self.offset:
+            self.zone_changes += 1
+            t += _offset_seconds(self.offset) - _offset_seconds(offset)
+        self._stamps[key] = t
+        return t
+
+    def consume(self, lines: Iterable[bytes]) -> None:
+        stamps = self._stamps
+        window = self.window
+        check_window = not window.open
+        minutes = self.minutes
+        norm = self._norm
+        endpoints, clients, agents = self._endpoints_b, self._clients_b, self._agents_b
+        first_5xx = self.first_5xx
+        n = 0
+        try:
+            for line in lines:
+                n += 1
+                i = line.find(b" [")
+                j = line.find(b"] ", i)
+                if i < 0 or j - i != 28:
+                    if line.strip():
+                        self._bad(line)
+                    continue
+                key = line[i + 2:i + 19] + line[i + 22:j]
+                try:
+                    base = stamps.get(key)
+                    if base is None:
+                        base = self._stamp(key)
+                    t = base + int(line[i + 20:i + 22])
+                except (ValueError, KeyError):
+                    self._bad(line)
+                    continue
+                parts = line[j + 2:].split(b'"')
+                if len(parts) < 3:
+                    self._bad(line)
+                    continue
+                tail = parts[2].split()
+                if not tail or not tail[0].isdigit():
+                    self._bad(line)
+                    continue
+                if check_window and t not in window:
+                    self.outside += 1
+                    continue
+                self._time(t)
+                status = int(tail[0])
+                minute = t - t % 60
+                row = minutes.get(minute)
+                if row is None:
+                    row = minutes[minute] = [0, 0, 0, 0, 0, 0, 0]
+                row[TOTAL] += 1
+                cls = status // 100
+                if 2 <= cls <= 5:
+                    row[cls - 1] += 1
+                    if status == 503 or status == 502:
+                        row[C503 if status == 503 else C502] += 1
+                        code = str(status)
+                        if code not in first_5xx or t < first_5xx[code][0]:
+                            first_5xx[code] = (t, quote(line))
+                request = parts[1]
+                endpoint = norm.get(request)
+                if endpoint is None:
+                    endpoint = _endpoint(request)
+                    if len(norm) > MAX_KEYS:
+                        norm.clear()
+                    norm[request] = endpoint
+                endpoints[endpoint] = endpoints.get(endpoint, 0) + 1
+                client = line[:line.find(b" ")]
+                clients[client] = clients.get(client, 0) + 1
+                if len(parts) >= 6:
+                    agent = parts[5]
+                    agents[agent] = agents.get(agent, 0) + 1
+                    micro = parts[6].split() if len(parts) > 6 else []
+                else:
+                    micro = tail[2:]
+                if micro and micro[0].isdigit():
+                    ms = int(micro[0]) / 1000.0
+                    self.latency.add(ms)
+                    text = endpoint.decode("utf-8", "replace")
+                    sketch = self.endpoint_latency.get(text)
+                    if sketch is None:
+                        sketch = self.endpoint_latency[text] = Sketch()
+                    sketch.add(ms)
+                if n & 0xFFFF == 0:
+                    self._flush()
+        finally:
+            self.lines += n
+            self._flush()
+
+    def _flush(self) -> None:
+        """Move the byte-keyed counters of the hot loop into the text-keyed ones (bounded in size)."""
+        for raw, text_counter in ((self._endpoints_b, self.endpoints), (self._clients_b, self.clients), (self._agents_b, self.agents)):
+            for k, v in raw.items():
+                _bump(text_counter, k.decode("utf-8", "replace"), v)
+            raw.clear()
+
+    def merge_more(self, other: AccessLog) -> None:
+        for m, row in other.minutes.items():
+            mine = self.minutes.get(m)
+            if mine is None:
+                self.minutes[m] = row
+            else:
+                for k in range(len(row)):
+                    mine[k] += row[k]
+        for counter, more in ((self.endpoints, other.endpoints), (self.clients, other.clients), (self.agents, other.agents)):
+            for name, n in more.items():
+                _bump(counter, name, n)
+        self.latency.merge(other.latency)
+        for name, sketch in other.endpoint_latency.items():
+            if name in self.endpoint_latency:
+                self.endpoint_latency[name].merge(sketch)
+            else:
+                self.endpoint_latency[name] = sketch
+        for code, (t, text) in other.first_5xx.items():
+            if code not in self.first_5xx or t < self.first_5xx[code][0]:
+                self.first_5xx[code] = (t, text)
+        self.zone_changes += other.zone_changes
+
+    def summary(self) -> dict[str, Any]:
+        totals = [0] * 7
+        for row in self.minutes.values():
+            for k in range(7):
+                totals[k] += row[k]
+        kinds: dict[str, int] = {}
+        for agent, n in self.agents.items():
+            kind = client_kind(agent)
+            kinds[kind] = kinds.get(kind, 0) + n
+        endpoints = _top(self.endpoints)
+        if self.latency.count:
+            for entry in endpoints:
+                found = self.endpoint_latency.get(str(entry[0]))
+                entry.append(found.summary() if found else None)
+        return {**self.common(), "requests": totals[TOTAL],
+                "status": {"2xx": totals[C2], "3xx": totals[C3], "4xx": totals[C4], "5xx": totals[C5],
+                           "502": totals[C502], "503": totals[C503]},
+                "has_duration": self.latency.count > 0, "latency": self.latency.summary() if self.latency.count else None,
+                "per_minute": [[iso(m), *row] for m, row in sorted(self.minutes.items())],
+                "top_endpoints": endpoints, "top_clients": _top(self.clients), "top_agents": _top(self.agents, 10),
+                "client_kinds": _top(kinds), "time_zone_changes": self.zone_changes}
+
+
+def _offset_seconds(offset: bytes) -> int:
+    """``b'-0400'`` -> -14400; anything else -> 0."""
+    try:
+        sign = -1 if offset[:1] == b"-" else 1
+        return sign * (int(offset[1:3]) * 3600 + int(offset[3:5]) * 60)
+    except ValueError:
+        return 0
+
+
+ERROR_EVENTS = (
+    (b"AH00161", "max_request_workers"),
+    (b"MaxRequestWorkers", "max_request_workers"),
+    (b"MaxClients", "max_request_workers"),
+    (b"Request queue is full", "passenger_queue_full"),
+    (b"Too many open files", "too_many_open_files"),
+    (b"AH01102", "proxy_error"),
+    (b"AH00898", "proxy_error"),
+    (b"AH01097", "proxy_error"),
+    (b"AH01114", "proxy_error"),
+    (b"AH00957", "proxy_error"),
+    (b"proxy:error", "proxy_error"),
+    (b"proxy_http:error", "proxy_error"),
+)
+
+
+class ErrorLog(Analyzer):
+    """``[Mon Aug 09 11:02:23.229609 2021] [module:level] [pid N] ... message``."""
+
+    kind = "apache_error"
+
+    def __init__(self, path: str, window: Any = None) -> None:
+        super().__init__(path, window)
+        self.events: dict[str, dict[int, int]] = {}  # event -> minute -> count
+        self.levels: dict[str, int] = {}
+
+    def consume(self, lines: Iterable[bytes]) -> None:
+        window = self.window
+        for line in lines:
+            self.lines += 1
+            if line[:1] != b"[":
+                if line.strip():
+                    self._bad(line)
+                continue
+            j = line.find(b"]")
+            stamp = line[1:j].split()
+            try:
+                clock = stamp[3]
+                t = epoch(int(stamp[4]), MONTHS_B[stamp[1]], int(stamp[2]), int(clock[0:2]), int(clock[3:5]), int(clock[6:8]))
+            except (IndexError, ValueError, KeyError):
+                self._bad(line)
+                continue
+            if not window.open and t not in window:
+                self.outside += 1
+                continue
+            self._time(t)
+            k = line.find(b"[", j)
+            level = line[k + 1:line.find(b"]", k)].rsplit(b":", 1)[-1].decode("ascii", "replace") if k > 0 else "?"
+            self.levels[level] = self.levels.get(level, 0) + 1
+            for needle, event in ERROR_EVENTS:
+                if needle in line:
+                    per = self.events.setdefault(event, {})
+                    minute = t - t % 60
+                    per[minute] = per.get(minute, 0) + 1
+                    if event == "max_request_workers":
+                        self.incident("queue_at_capacity", "httpd", line, t)
+                    elif event == "passenger_queue_full":
+                        self.incident("queue_at_capacity", "passenger", line, t)
+                    elif event == "too_many_open_files":
+                        self.incident("socket_exhaustion", "httpd", line, t)
+                    break
+
+    def merge_more(self, other: ErrorLog) -> None:
+        for event, per in other.events.items():
+            mine = self.events.setdefault(event, {})
+            for m, n in per.items():
+                mine[m] = mine.get(m, 0) + n
+        for k, v in other.levels.items():
+            self.levels[k] = self.levels.get(k, 0) + v
+
+    def summary(self) -> dict[str, Any]:
+        events = {}
+        for event, per in sorted(self.events.items()):
+            events[event] = {"count": sum(per.values()), "minutes": len(per), "first": iso(min(per)), "last": iso(max(per))}
+        return {**self.common(), "levels": dict(sorted(self.levels.items())), "events": events}

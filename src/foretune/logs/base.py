@@ -1,0 +1,140 @@
+"""What every log analyzer shares: line counts, time span, clock jumps, incidents with a quoted line."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from foretune.logs.timeutil import Window, iso
+
+CLOCK_JUMP_SECONDS = 600  # a timestamp this far before the latest one is a clock jump, not interleaving
+BAD_EXAMPLES = 3
+LINE_CHARS = 300
+
+
+def quote(line: bytes | str) -> str:
+    """One log line for evidence: decoded, stripped, shortened and with secrets redacted."""
+    from foretune.facts.redact import redact_text
+
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+    text = redact_text(text.strip().replace("\x00", ""))
+    return text if len(text) <= LINE_CHARS else text[:LINE_CHARS - 1] + "…"
+
+
+class Incident:
+    """Occurrences of one kind of incident in one log: count, first/last time, the first line."""
+
+    __slots__ = ("count", "first", "kind", "last", "line", "path", "service")
+
+    def __init__(self, kind: str, service: str, path: str, line: str) -> None:
+        self.kind, self.service, self.path, self.line = kind, service, path, line
+        self.count = 0
+        self.first: int | None = None
+        self.last: int | None = None
+
+    def see(self, t: int | None, n: int = 1) -> None:
+        self.count += n
+        if t is not None:
+            self.first = t if self.first is None else min(self.first, t)
+            self.last = t if self.last is None else max(self.last, t)
+
+    def merge(self, other: Incident) -> None:
+        if other.first is not None and (self.first is None or other.first < self.first):
+            self.line = other.line
+        self.count += other.count
+        for t in (other.first, other.last):
+            if t is not None:
+                self.first = t if self.first is None else min(self.first, t)
+                self.last = t if self.last is None else max(self.last, t)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "service": self.service, "path": self.path, "line": self.line,
+                "count": self.count, "first": iso(self.first), "last": iso(self.last)}
+
+
+class Analyzer:
+    """Base class: subclasses implement :meth:`consume` (a tight loop over raw lines) and :meth:`merge_more`."""
+
+    kind = "log"
+
+    def __init__(self, path: str, window: Window | None = None) -> None:
+        self.path = path
+        self.window = window or Window()
+        self.lines = 0
+        self.bad = 0
+        self.outside = 0  # lines outside --since/--until
+        self.bad_examples: list[str] = []
+        self.first: int | None = None
+        self.last: int | None = None
+        self.clock_jumps = 0
+        self.incidents: dict[tuple[str, str], Incident] = {}
+        self.problems: list[str] = []
+
+    # --- called from consume() ------------------------------------------------------------
+    def _bad(self, line: bytes) -> None:
+        self.bad += 1
+        if len(self.bad_examples) < BAD_EXAMPLES and line.strip():
+            self.bad_examples.append(quote(line)[:120])
+
+    def _time(self, t: int) -> None:
+        last = self.last
+        if last is None:
+            self.first = self.last = t
+            return
+        if t < last - CLOCK_JUMP_SECONDS:
+            self.clock_jumps += 1
+        if t > last:
+            self.last = t
+        if t < (self.first or t):
+            self.first = t
+
+    def incident(self, kind: str, service: str, line: bytes | str, t: int | None, n: int = 1) -> None:
+        key = (kind, service)
+        found = self.incidents.get(key)
+        if found is None:
+            found = self.incidents[key] = Incident(kind, service, self.path, quote(line))
+        found.see(t, n)
+
+    # --- API --------------------------------------------------------------------------------
+    def consume(self, lines: Iterable[bytes]) -> None:
+        raise NotImplementedError
+
+    def shrink(self) -> None:
+        """Drop caches that only speed up parsing (before the analyzer is sent to another process)."""
+        for name in ("_minutes", "_stamps", "_norm"):
+            cache = getattr(self, name, None)
+            if isinstance(cache, dict):
+                cache.clear()
+
+    def finish(self) -> None:
+        """Settle state that waits for the end of the input (requests never completed)."""
+
+    def merge(self, other: Analyzer) -> None:
+        """Add ``other`` (same kind, the input that follows this one) into this analyzer."""
+        self.lines += other.lines
+        self.bad += other.bad
+        self.outside += other.outside
+        self.bad_examples = (self.bad_examples + other.bad_examples)[:BAD_EXAMPLES]
+        self.clock_jumps += other.clock_jumps
+        if other.first is not None:
+            self.first = other.first if self.first is None else min(self.first, other.first)
+        if other.last is not None:
+            self.last = other.last if self.last is None else max(self.last, other.last)
+        for key, inc in other.incidents.items():
+            if key in self.incidents:
+                self.incidents[key].merge(inc)
+            else:
+                self.incidents[key] = inc
+        self.problems += other.problems
+        self.merge_more(other)
+
+    def merge_more(self, other: Any) -> None:
+        raise NotImplementedError
+
+    def common(self) -> dict[str, Any]:
+        return {"kind": self.kind, "lines": self.lines, "not_understood": self.bad, "outside_window": self.outside,
+                "not_understood_examples": self.bad_examples, "first": iso(self.first), "last": iso(self.last),
+                "clock_jumps": self.clock_jumps}
+
+    def summary(self) -> dict[str, Any]:
+        raise NotImplementedError

@@ -1,0 +1,106 @@
+"""Two logs reports side by side: each metric before, after, the change, and whether it is within noise.
+
+A latency change is flagged as noise when either side has fewer than ``logs_compare_min_requests``
+requests, or when it is smaller than ``logs_compare_noise_fraction`` of the before value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+SCHEMA = "foretune-logs-compare/1"
+
+
+def _sum(report: dict[str, Any], kind: str, get: Callable[[dict[str, Any]], Any]) -> Any:
+    values = [get(s) for s in report[kind]]
+    values = [v for v in values if v is not None]
+    return sum(values) if values else None
+
+
+def _first(report: dict[str, Any], kind: str, get: Callable[[dict[str, Any]], Any]) -> Any:
+    return get(report[kind][0]) if report[kind] else None
+
+
+def _rate(section: dict[str, Any]) -> float | None:
+    minutes = len(section["per_minute"])
+    return round(section["requests"] / minutes, 1) if minutes else None
+
+
+def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    from foretune.knowledge import threshold
+
+    min_requests = int(threshold("logs_compare_min_requests"))
+    fraction = float(threshold("logs_compare_noise_fraction"))
+    metrics: list[dict[str, Any]] = []
+
+    def add(metric: str, b: Any, a: Any, *, samples: tuple[Any, Any] | None = None, lower_is_better: bool | None = True) -> None:
+        if b is None and a is None:
+            return
+        change = None
+        note = ""
+        if isinstance(b, (int, float)) and isinstance(a, (int, float)):
+            change = round(a - b, 1)
+            if b:
+                note = f"{100.0 * (a - b) / b:+.0f}%"
+                if samples is None or min(samples[0] or 0, samples[1] or 0) >= min_requests:
+                    if abs(a - b) < fraction * abs(b):
+                        note = f"within noise (<{fraction:.0%})"
+                    elif change and lower_is_better is not None:
+                        note += " better" if (a < b) == lower_is_better else " worse"
+        if samples is not None:
+            few = min(samples[0] or 0, samples[1] or 0)
+            if few < min_requests:
+                note = f"noise: only {few} requests on one side"
+        metrics.append({"metric": metric, "before": b, "after": a, "change": change, "note": note.strip(),
+                        "noise": note.startswith(("noise", "within noise"))})
+
+    def lat(report: dict[str, Any], q: str) -> Any:
+        return _first(report, "production", lambda s: s["latency"][q])
+
+    n = (_sum(before, "production", lambda s: s["requests"]), _sum(after, "production", lambda s: s["requests"]))
+    add("production: requests", *n, lower_is_better=None)
+    add("production: requests per active minute", _first(before, "production", _rate), _first(after, "production", _rate),
+        lower_is_better=None)
+    for q in ("p50", "p95", "p99"):
+        add(f"production: latency {q} (ms)", lat(before, q), lat(after, q), samples=n)
+    add("production: 5xx responses", _sum(before, "production", lambda s: s["status"].get("5xx", 0)),
+        _sum(after, "production", lambda s: s["status"].get("5xx", 0)))
+    add("production: peak concurrent requests", _first(before, "production", lambda s: s["concurrency"]["peak"]),
+        _first(after, "production", lambda s: s["concurrency"]["peak"]))
+    add("production: minutes at Puma capacity", _first(before, "production", lambda s: s["concurrency"]["minutes_at_capacity"]),
+        _first(after, "production", lambda s: s["concurrency"]["minutes_at_capacity"]))
+    actions_b = {a["action"]: a for s in before["production"] for a in s["actions"]}
+    actions_a = {a["action"]: a for s in after["production"] for a in s["actions"]}
+    for name in [a for a in actions_b if a in actions_a][:10]:
+        add(f"{name}: p95 (ms)", actions_b[name]["p95"], actions_a[name]["p95"],
+            samples=(actions_b[name]["count"], actions_a[name]["count"]))
+    for code in ("503", "502"):
+        def status(s: dict[str, Any], c: str = code) -> Any:
+            return s["status"][c]
+        add(f"apache: {code} responses", _sum(before, "apache_access", status), _sum(after, "apache_access", status))
+    add("apache: requests", _sum(before, "apache_access", lambda s: s["requests"]), _sum(after, "apache_access", lambda s: s["requests"]),
+        lower_is_better=None)
+    add("apache: 502/503 burst minutes", sum(b["minutes"] for b in before["bursts"]) if before["apache_access"] else None,
+        sum(b["minutes"] for b in after["bursts"]) if after["apache_access"] else None)
+    add("postgresql: refused connections", _sum(before, "postgresql", lambda s: s["connection_exhaustion"]["count"]),
+        _sum(after, "postgresql", lambda s: s["connection_exhaustion"]["count"]))
+    slow = (_sum(before, "postgresql", lambda s: s["slow_statements"]["count"]), _sum(after, "postgresql", lambda s: s["slow_statements"]["count"]))
+    add("postgresql: slow statements", *slow)
+    add("postgresql: slow statement p95 (ms)", _first(before, "postgresql", lambda s: s["slow_statements"]["p95"]),
+        _first(after, "postgresql", lambda s: s["slow_statements"]["p95"]), samples=slow)
+    cp = (_sum(before, "candlepin", lambda s: s["requests"]), _sum(after, "candlepin", lambda s: s["requests"]))
+    add("candlepin: latency p95 (ms)", _first(before, "candlepin", lambda s: s["latency"]["p95"]),
+        _first(after, "candlepin", lambda s: s["latency"]["p95"]), samples=cp)
+    add("system: OOM kills", _sum(before, "system", lambda s: sum(s["oom_kills"].values())),
+        _sum(after, "system", lambda s: sum(s["oom_kills"].values())))
+    add("tasks: paused", _sum(before, "tasks", lambda s: s["paused"]), _sum(after, "tasks", lambda s: s["paused"]))
+    add("tasks: stopped with error", _sum(before, "tasks", lambda s: s["stopped_with_error"]),
+        _sum(after, "tasks", lambda s: s["stopped_with_error"]))
+
+    def window(r: dict[str, Any]) -> str:
+        return f"{r['window']['since'] or 'start'} .. {r['window']['until'] or 'end'}"
+
+    return {"schema": SCHEMA, "before": before, "after": after, "before_window": window(before),
+            "after_window": window(after), "metrics": metrics,
+            "noise_rule": {"min_requests": min_requests, "fraction": fraction}}

@@ -1,0 +1,344 @@
+"""Foreman ``production.log``: per ``Controller#action`` latency, status classes, rate, concurrency.
+
+Prefixes understood (the message after them is the same Rails text):
+
+- ``2024-06-09T20:49:03 [I|app|8832e8d0] `` (Foreman >= 1.16: level, logger, 8-char request id)
+- ``2017-03-27T13:34:52 [app] [I] `` (Foreman 1.12-1.15) and ``2015-11-13 07:09:22 [I] `` (1.x, no id)
+- journald, short export: ``Jun 23 18:31:46 host foreman[68464]: `` (no request id: joined by PID)
+- journald, ``journalctl -o json``: ``MESSAGE`` joined by the ``REQUEST`` field
+
+``Completed`` tails of every Rails release are accepted (with or without ``Allocations``, Rails 7.2's
+``(N queries, M cached) | GC:``); continuation lines (`` <id> | `` or `` | ``) count as understood.
+Only requests between ``Processing by`` and ``Completed`` are held in memory.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from foretune.logs.base import Analyzer
+from foretune.logs.sketch import Sketch
+from foretune.logs.timeutil import MONTHS_B, epoch, iso, year_of
+
+UNKNOWN_ACTION = "(started before the log)"
+MAX_OPEN = 200_000  # requests waiting for Completed; beyond this the oldest are dropped (counted)
+MAX_ORPHANS = 20_000
+REGISTRATION = (
+    "Api::V2::RegistrationController#global",
+    "Api::V2::RegistrationController#host",
+    "Katello::Api::Rhsm::CandlepinProxiesController#consumer_create",
+    "Katello::Api::Rhsm::CandlepinProxiesController#consumer_show",
+    "Katello::Api::Rhsm::CandlepinProxiesController#facts",
+    "Katello::Api::Rhsm::CandlepinProxiesController#upload_package_profile",
+    "Katello::Api::Rhsm::CandlepinProxiesController#upload_profiles",
+    "Katello::Api::Rhsm::CandlepinProxiesController#server_status",
+    "Katello::Api::Rhsm::CandlepinProxiesController#get",
+)
+POOL_TIMEOUT = (b"ConnectionTimeoutError", b"could not obtain a connection from the pool")
+PG_EXHAUSTED = (b"remaining connection slots are reserved", b"too many clients already")
+
+
+class ActionStats:
+    __slots__ = ("db_ms", "latency", "status")
+
+    def __init__(self) -> None:
+        self.latency = Sketch()
+        self.status: dict[str, int] = {}
+        self.db_ms = 0.0
+
+    def merge(self, other: ActionStats) -> None:
+        self.latency.merge(other.latency)
+        self.db_ms += other.db_ms
+        for k, v in other.status.items():
+            self.status[k] = self.status.get(k, 0) + v
+
+
+def _ms(text: bytes) -> float:
+    """``b'11ms'`` / ``b'11.5ms'`` -> 11.0 / 11.5; raises ValueError."""
+    return float(text[:-2] if text.endswith(b"ms") else text)
+
+
+class ProductionLog(Analyzer):
+    kind = "production"
+
+    def __init__(self, path: str, window: Any = None, ended: tuple[int, int] | None = None) -> None:
+        super().__init__(path, window)
+        self.ended = ended or (1970, 12)  # (year, month) of the last write, for journald's short lines
+        self.actions: dict[str, ActionStats] = {}
+        self.per_minute: dict[int, int] = {}
+        self.errors_per_minute: dict[int, int] = {}  # 5xx completions
+        # concurrency in log order (Processing +1, Completed -1), relative to the level at the start of this input
+        self.level = 0
+        self.low = 0
+        self.peaks: dict[int, int] = {}
+        from foretune.knowledge import threshold
+
+        self.stale = int(threshold("logs_request_stale_seconds"))
+        self._prune_at = 0
+        self.open: dict[bytes, tuple[str, int]] = {}
+        self.orphans: list[tuple[bytes, float, str, float, int]] = []
+        self.dropped = 0
+        self.journald = False
+        self.minute_lines: dict[int, bytes] = {}  # first Completed line of each minute (evidence for saturation)
+        self._minutes: dict[bytes, int] = {}
+
+    # --- parsing ----------------------------------------------------------------------------
+    def _minute(self, key: bytes) -> int:
+        # key: b"YYYY-MM-DDTHH:MM" or b"YYYY-MM-DD HH:MM"
+        base = epoch(int(key[0:4]), int(key[5:7]), int(key[8:10]), int(key[11:13]), int(key[14:16]))
+        self._minutes[key] = base
+        return base
+
+    def consume(self, lines: Iterable[bytes]) -> None:
+        minutes = self._minutes
+        window = self.window
+        check_window = not window.open
+        prev_t = -1
+        open_requests = self.open
+        n = 0
+        try:
+            for line in lines:
+                n += 1
+                first = line[:1]
+                if first in (b" ", b"\t", b"|", b"-"):
+                    if b"onnection" in line and first != b"-":  # continuation of a multi-line message: exceptions live here
+                        self._connection(line, line, self.last)
+                    continue
+                if line[4:5] == b"-" and line[10:11] in (b"T", b" "):
+                    try:
+                        key = line[:16]
+                        base = minutes.get(key)
+                        if base is None:
+                            base = self._minute(key)
+                        t = base + int(line[17:19])
+                    except ValueError:
+                        self._bad(line)
+                        continue
+                    j = line.find(b" [", 16)
+                    i = line.find(b"] ", j)
+                    if j < 0 or i < 0:
+                        self._bad(line)
+                        continue
+                    tag = line[j + 2:i]
+                    msg = line[i + 2:]
+                    if b"|" in tag:
+                        rid = tag.rsplit(b"|", 1)[1]
+                    else:
+                        rid = b""
+                        if msg[:1] == b"[" and msg[2:4] == b"] ":
+                            msg = msg[4:]
+                elif first == b"{":
+                    parsed = self._json(line)
+                    if parsed is None:
+                        self._bad(line)
+                        continue
+                    t, rid, msg = parsed
+                elif line[:3] in MONTHS_B and line[3:4] == b" ":
+                    parsed = self._syslog(line)
+                    if parsed is None:
+                        self._bad(line)
+                        continue
+                    t, rid, msg = parsed
+                elif not line.strip():
+                    continue
+                else:
+                    self._bad(line)
+                    continue
+                if check_window and t not in window:
+                    self.outside += 1
+                    continue
+                if t != prev_t:
+                    self._time(t)
+                    prev_t = t
+                head = msg[:4]
+                if head == b"Comp":
+                    if msg.startswith(b"Completed "):
+                        self._completed(rid, t, msg, line)
+                elif head == b"Proc":
+                    if msg.startswith(b"Processing by "):
+                        end = msg.find(b" ", 14)
+                        action = msg[14:end if end > 0 else None].strip().decode("utf-8", "replace")
+                        open_requests[rid] = (action, t)
+                        self.level += 1
+                        minute = t - t % 60
+                        if self.level > self.peaks.get(minute, -MAX_OPEN):
+                            self.peaks[minute] = self.level
+                        if len(open_requests) > MAX_OPEN:
+                            open_requests.pop(next(iter(open_requests)))
+                            self._gone(1)
+                        if t > self._prune_at:
+                            self._prune(t)
+                            self._prune_at = t + 60
+                elif b"onnection" in msg:
+                    self._connection(msg, line, t)
+        finally:
+            self.lines += n
+
+    def _connection(self, msg: bytes, line: bytes, t: int | None) -> None:
+        if any(p in msg for p in POOL_TIMEOUT):
+            self.incident("db_pool_timeout", "foreman", line, t)
+        elif any(p in msg for p in PG_EXHAUSTED):
+            self.incident("pg_connection_exhaustion", "foreman", line, t)
+
+    def _completed(self, rid: bytes, t: int, msg: bytes, line: bytes) -> None:
+        # b"Completed 200 OK in 11ms (Views: 0.2ms | ActiveRecord: 2.5ms | Allocations: 2231)"
+        status = msg[10:13].decode("ascii", "replace")
+        k = msg.find(b" in ", 13)
+        if k < 0 or not status.isdigit():
+            self._bad(line)
+            return
+        end = msg.find(b"ms", k + 4)
+        try:
+            duration = float(msg[k + 4:end])
+        except ValueError:
+            self._bad(line)
+            return
+        minute = t - t % 60
+        if self.level > self.peaks.get(minute, -MAX_OPEN):
+            self.peaks[minute] = self.level
+        self._gone(1)
+        db = 0.0
+        a = msg.find(b"ActiveRecord: ", end)
+        if a > 0:
+            b = msg.find(b"ms", a + 14)
+            try:
+                db = float(msg[a + 14:b])
+            except ValueError:
+                db = 0.0
+        opened = self.open.pop(rid, None)
+        if opened is None:
+            if len(self.orphans) < MAX_ORPHANS:
+                self.orphans.append((rid, duration, status, db, t))
+            else:
+                self._record(UNKNOWN_ACTION, duration, status, db, t)
+            return
+        self._record(opened[0], duration, status, db, t)
+        if minute not in self.minute_lines:
+            self.minute_lines[minute] = line
+
+    def _record(self, action: str, duration: float, status: str, db: float, t: int) -> None:
+        stats = self.actions.get(action)
+        if stats is None:
+            stats = self.actions[action] = ActionStats()
+        stats.latency.add(duration)
+        stats.db_ms += db
+        cls = status[0] + "xx"
+        stats.status[cls] = stats.status.get(cls, 0) + 1
+        minute = t - t % 60
+        self.per_minute[minute] = self.per_minute.get(minute, 0) + 1
+        if cls == "5xx":
+            self.errors_per_minute[minute] = self.errors_per_minute.get(minute, 0) + 1
+
+    def _gone(self, count: int) -> None:
+        self.level -= count
+        if self.level < self.low:
+            self.low = self.level
+
+    def _prune(self, now: int) -> None:
+        """Forget requests open longer than ``stale`` seconds (a worker died): they no longer count as open."""
+        old = [rid for rid, (_, started) in self.open.items() if started < now - self.stale]
+        for rid in old:
+            del self.open[rid]
+        self.dropped += len(old)
+        self._gone(len(old))
+
+    def _syslog(self, line: bytes) -> tuple[int, bytes, bytes] | None:
+        # b"Jun 23 18:31:46 host foreman[68464]: Completed ..."
+        try:
+            month = MONTHS_B[line[:3]]
+            t = epoch(year_of(month, self.ended), month, int(line[4:6]), int(line[7:9]), int(line[10:12]), int(line[13:15]))
+        except (ValueError, KeyError):
+            return None
+        c = line.find(b": ", 16)
+        if c < 0:
+            return None
+        tag = line[16:c]
+        p = tag.find(b"[")
+        rid = tag[p + 1:-1] if p >= 0 else tag
+        self.journald = True
+        return t, rid, line[c + 2:].lstrip(b" ")
+
+    def _json(self, line: bytes) -> tuple[int, bytes, bytes] | None:
+        try:
+            entry = json.loads(line)
+            message = entry["MESSAGE"]
+            stamp = int(entry["__REALTIME_TIMESTAMP"]) // 1_000_000
+        except (ValueError, KeyError, TypeError):
+            return None
+        if isinstance(message, list):  # journald exports non-UTF-8 messages as byte arrays
+            message = bytes(message).decode("utf-8", "replace")
+        self.journald = True
+        rid = str(entry.get("REQUEST") or entry.get("_PID") or "")[:8].encode()
+        return stamp, rid, str(message).encode("utf-8", "replace")
+
+    # --- merging ----------------------------------------------------------------------------
+    def merge_more(self, other: ProductionLog) -> None:
+        for action, stats in other.actions.items():
+            if action in self.actions:
+                self.actions[action].merge(stats)
+            else:
+                self.actions[action] = stats
+        for m, p in other.peaks.items():
+            self.peaks[m] = max(self.peaks.get(m, -MAX_OPEN), p + self.level)
+        self.low = min(self.low, other.low + self.level)
+        self.level += other.level
+        for src, dst in ((other.per_minute, self.per_minute), (other.errors_per_minute, self.errors_per_minute)):
+            for k, v in src.items():
+                dst[k] = dst.get(k, 0) + v
+        # completions in ``other`` whose Processing line is in this (earlier) input
+        for rid, duration, status, db, t in other.orphans:
+            opened = self.open.pop(rid, None)
+            if opened is not None:
+                self._record(opened[0], duration, status, db, t)
+            elif len(self.orphans) < MAX_ORPHANS:
+                self.orphans.append((rid, duration, status, db, t))
+            else:
+                self._record(UNKNOWN_ACTION, duration, status, db, t)
+        self.open.update(other.open)
+        for m, text in other.minute_lines.items():
+            self.minute_lines.setdefault(m, text)
+        self.dropped += other.dropped
+        self.journald = self.journald or other.journald
+
+    def finish(self) -> None:
+        for _rid, duration, status, db, t in self.orphans:
+            self._record(UNKNOWN_ACTION, duration, status, db, t)
+        self.orphans = []
+
+    # --- results ----------------------------------------------------------------------------
+    def concurrency(self) -> dict[int, int]:
+        """Most requests open at once (Processing seen, Completed not yet) in each minute.
+
+        Levels are counted in log order; requests already open when the log starts (their
+        Completed line comes first) raise every level by their number.
+        """
+        base = -self.low
+        return {m: p + base for m, p in self.peaks.items()}
+
+    def summary(self, capacity: int | None = None, top: int = 30) -> dict[str, Any]:
+        total_ms = sum(s.latency.sum for s in self.actions.values()) or 1.0
+        rows = []
+        for action, stats in sorted(self.actions.items(), key=lambda kv: -kv[1].latency.sum):
+            row = {"action": action, **stats.latency.summary(), "share": round(100.0 * stats.latency.sum / total_ms, 1),
+                   "db_ms": round(stats.db_ms, 1), "status": dict(sorted(stats.status.items()))}
+            rows.append(row)
+        overall = Sketch()
+        status: dict[str, int] = {}
+        for stats in self.actions.values():
+            overall.merge(stats.latency)
+            for k, v in stats.status.items():
+                status[k] = status.get(k, 0) + v
+        peak = self.concurrency()
+        at_capacity = sorted(m for m, level in peak.items() if capacity and level >= capacity)
+        registration = [r for r in rows if r["action"] in REGISTRATION]
+        return {**self.common(), "journald": self.journald, "requests": overall.count, "latency": overall.summary(),
+                "status": dict(sorted(status.items())), "actions": rows[:top], "actions_total": len(rows),
+                "registration": registration,
+                "per_minute": [[iso(m), n, self.errors_per_minute.get(m, 0), peak.get(m, 0)] for m, n in sorted(self.per_minute.items())],
+                "concurrency": {"peak": max(peak.values(), default=0), "capacity": capacity,
+                                "minutes_at_capacity": len(at_capacity),
+                                "first_at_capacity": iso(at_capacity[0]) if at_capacity else None,
+                                "last_at_capacity": iso(at_capacity[-1]) if at_capacity else None},
+                "incomplete": len(self.open) + self.dropped}

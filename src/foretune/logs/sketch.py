@@ -1,0 +1,88 @@
+"""A mergeable quantile sketch: a histogram over fixed logarithmic buckets.
+
+Every value ``v > 0`` falls into bucket ``ceil(log(v) / log(GAMMA))``; a quantile is answered with
+the bucket's geometric middle ``2 * GAMMA**i / (GAMMA + 1)``, so any reported quantile is within
+``RELATIVE_ERROR`` (about 1 %) of a value really present at that rank. Count, sum, min and max are
+exact. Memory is one counter per occupied bucket (at most a few hundred for durations from 1 µs to
+days), whatever the number of values; two sketches merge by adding counters.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+GAMMA = 1.02
+RELATIVE_ERROR = (GAMMA - 1) / (GAMMA + 1)
+_LOG_GAMMA = math.log(GAMMA)
+
+
+class Sketch:
+    """Streaming count/sum/min/max and quantiles of non-negative values."""
+
+    __slots__ = ("buckets", "count", "max", "min", "sum", "zeros")
+
+    def __init__(self) -> None:
+        self.buckets: dict[int, int] = {}
+        self.zeros = 0
+        self.count = 0
+        self.sum = 0.0
+        self.min = math.inf
+        self.max = 0.0
+
+    def add(self, value: float) -> None:
+        self.count += 1
+        self.sum += value
+        if value < self.min:
+            self.min = value
+        if value > self.max:
+            self.max = value
+        if value <= 0:
+            self.zeros += 1
+            return
+        key = math.ceil(math.log(value) / _LOG_GAMMA)
+        self.buckets[key] = self.buckets.get(key, 0) + 1
+
+    def merge(self, other: Sketch) -> None:
+        self.count += other.count
+        self.sum += other.sum
+        self.min = min(self.min, other.min)
+        self.max = max(self.max, other.max)
+        self.zeros += other.zeros
+        for key, n in other.buckets.items():
+            self.buckets[key] = self.buckets.get(key, 0) + n
+
+    def quantile(self, q: float) -> float | None:
+        """The value at rank ``ceil(q * count)`` (within RELATIVE_ERROR); None when empty.
+
+        >>> s = Sketch()
+        >>> for v in range(1, 101): s.add(v)
+        >>> abs(s.quantile(0.5) - 50) <= 50 * RELATIVE_ERROR, s.quantile(1.0)
+        (True, 100.0)
+        """
+        if self.count == 0:
+            return None
+        rank = max(1, math.ceil(q * self.count))
+        if rank >= self.count:
+            return float(self.max)
+        seen = self.zeros
+        if rank <= seen:
+            return 0.0
+        for key in sorted(self.buckets):
+            seen += self.buckets[key]
+            if seen >= rank:
+                middle = 2 * GAMMA ** key / (GAMMA + 1)
+                return min(max(middle, self.min), self.max)
+        return float(self.max)
+
+    @property
+    def mean(self) -> float | None:
+        return self.sum / self.count if self.count else None
+
+    def summary(self) -> dict[str, Any]:
+        """count, sum, min, mean, p50, p95, p99, max (rounded to 0.1)."""
+        def r(v: float | None) -> float | None:
+            return None if v is None else round(v, 1)
+        return {"count": self.count, "sum": r(self.sum), "min": r(self.min if self.count else None), "mean": r(self.mean),
+                "p50": r(self.quantile(0.50)), "p95": r(self.quantile(0.95)), "p99": r(self.quantile(0.99)),
+                "max": r(self.max if self.count else None)}

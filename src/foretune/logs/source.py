@@ -1,0 +1,68 @@
+"""Logs of a facts source (live host, sosreport directory or tarball), read once and kept on the source."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from foretune.knowledge import threshold
+from foretune.logs.scan import LogFile, Options, Scan, discover, read_files
+from foretune.logs.timeutil import Window, epoch
+
+if TYPE_CHECKING:
+    from foretune.facts.sources.base import Source
+
+
+def scan_source(src: Source, options: Options | None = None, *, jobs: int | None = None,
+                progress: Callable[[int, int], None] | None = None) -> Scan | None:
+    """The source's log scan (computed on first use); None for a source without files (a snapshot)."""
+    from foretune.facts.sources.live import LiveHost
+    from foretune.facts.sources.sosreport import SosreportDirectory
+
+    if src.log_scan is not None:
+        return src.log_scan  # type: ignore[no-any-return]
+    if isinstance(src, LiveHost):
+        root = src.root
+    elif isinstance(src, SosreportDirectory):
+        root = str(src.root)
+    else:
+        return None
+    files = discover(root)
+    if options is None and isinstance(src, LiveHost):
+        # facts of a live host: the recent days only (a busy server keeps gigabytes of rotated logs)
+        options, files = recent(files, int(threshold("logs_live_facts_days")))
+    scan = read_files(files, options or Options(), jobs=jobs, progress=progress)
+    src.log_scan = scan
+    return scan
+
+
+def recent(files: list[LogFile], days: int) -> tuple[Options, list[LogFile]]:
+    """A window of the last ``days`` (server wall clock) and the files written within it."""
+    import os
+    import time
+
+    now = time.time()
+    local = time.localtime(now)
+    since = epoch(*local[:6]) - days * 86400
+    keep = []
+    for f in files:
+        try:
+            if os.path.getmtime(f.disk) >= now - days * 86400:
+                keep.append(f)
+        except OSError:
+            continue
+    return Options(window=Window(since=since)), keep
+
+
+def puma_capacity(puma: object) -> int | None:
+    """workers x threads_max of the ``puma`` fact, or None.
+
+    >>> puma_capacity({"workers": 4, "threads_min": 5, "threads_max": 16}), puma_capacity(None)
+    (64, None)
+    """
+    if not isinstance(puma, dict):
+        return None
+    workers, threads = puma.get("workers"), puma.get("threads_max")
+    if isinstance(workers, int) and isinstance(threads, int) and workers > 0 and threads > 0:
+        return workers * threads
+    return None

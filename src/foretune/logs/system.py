@@ -1,0 +1,88 @@
+"""System logs (``/var/log/messages``, ``journalctl`` short output): OOM kills, file and socket exhaustion.
+
+``Nov 23 10:00:00 host kernel: Out of memory: Killed process 1234 (java) ...`` (older kernels:
+``Killed process 1234 (java)`` after ``Out of memory: Kill process``), counted once per kill by
+process name; ``Too many open files``, ``socket count exceeded`` and qpid's ``connection denied by
+configured limit`` by the service that logged them. Syslog lines have no year: it comes from the
+source's date or the file's modification time (a month later than that one is of the year before).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from foretune.logs.base import Analyzer
+from foretune.logs.timeutil import MONTHS_B, epoch, year_of
+
+_KILLED = re.compile(rb"Killed process \d+ \(([^)]+)\)")
+SOCKETS = (b"Too many open files", b"socket count exceeded", b"denied by configured limit")
+SERVICES = ("mosquitto", "qdrouterd", "qpidd", "httpd", "puma", "foreman", "postgres", "java", "tomcat", "pulpcore",
+            "redis", "dynflow", "sidekiq", "smart-proxy", "puppetserver", "candlepin", "gunicorn")
+
+
+def service_of(tag: str) -> str:
+    """A syslog tag (``qdrouterd[123]``, ``pulpcore-api``) as a service name.
+
+    >>> service_of("qdrouterd[123]"), service_of("systemd")
+    ('qdrouterd', 'systemd')
+    """
+    name = tag.split("[", 1)[0]
+    for known in SERVICES:
+        if known in name:
+            return known
+    return name or "unknown"
+
+
+class SystemLog(Analyzer):
+    kind = "system"
+
+    def __init__(self, path: str, window: Any = None, ended: tuple[int, int] | None = None) -> None:
+        super().__init__(path, window)
+        self.ended = ended or (1970, 12)  # (year, month) the log was last written: syslog lines have no year
+        self.oom_kills: dict[str, int] = {}
+        self.exhaustion: dict[str, int] = {}
+
+    def consume(self, lines: Iterable[bytes]) -> None:
+        window = self.window
+        for line in lines:
+            self.lines += 1
+            month = MONTHS_B.get(line[:3])
+            if month is None or line[3:4] != b" ":
+                if line.strip() and not line.startswith(b"-- "):  # journalctl's "-- Logs begin ..." headers
+                    self._bad(line)
+                continue
+            try:
+                t = epoch(year_of(month, self.ended), month, int(line[4:6]), int(line[7:9]), int(line[10:12]), int(line[13:15]))
+            except ValueError:
+                self._bad(line)
+                continue
+            if not window.open and t not in window:
+                self.outside += 1
+                continue
+            self._time(t)
+            if b"Killed process" in line:
+                match = _KILLED.search(line)
+                if match:
+                    name = match.group(1).decode("utf-8", "replace")
+                    self.oom_kills[name] = self.oom_kills.get(name, 0) + 1
+                    self.incident("oom_kill", service_of(name), line, t)
+                continue
+            for needle in SOCKETS:
+                if needle in line:
+                    host_end = line.find(b" ", 16)
+                    colon = line.find(b": ", host_end)
+                    service = service_of(line[host_end + 1:colon].decode("utf-8", "replace")) if colon > 0 else "unknown"
+                    self.exhaustion[service] = self.exhaustion.get(service, 0) + 1
+                    self.incident("socket_exhaustion", service, line, t)
+                    break
+
+    def merge_more(self, other: SystemLog) -> None:
+        for mine, theirs in ((self.oom_kills, other.oom_kills), (self.exhaustion, other.exhaustion)):
+            for k, v in theirs.items():
+                mine[k] = mine.get(k, 0) + v
+
+    def summary(self) -> dict[str, Any]:
+        return {**self.common(), "oom_kills": dict(sorted(self.oom_kills.items(), key=lambda kv: -kv[1])),
+                "file_or_socket_exhaustion": dict(sorted(self.exhaustion.items(), key=lambda kv: -kv[1]))}

@@ -1,0 +1,236 @@
+"""The logs report as terminal text or markdown (one code path; markdown gets tables and headings)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+TITLES = {"production": "Foreman production.log", "apache_access": "Apache access log", "apache_error": "Apache error log",
+          "postgresql": "PostgreSQL log", "candlepin": "Candlepin log", "system": "System log", "tasks": "Tasks export"}
+
+
+def num(value: Any) -> str:
+    """Numbers for people: ``1234`` -> ``'1,234'``; ``12.34`` -> ``'12.3'``; None -> ``'–'``.
+
+    >>> num(1234), num(12.34), num(None)
+    ('1,234', '12.3', '–')
+    """
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:,.1f}" if value < 100 else f"{value:,.0f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def plural(n: int, word: str) -> str:
+    """``plural(1, 'file')`` -> ``'1 file'``; ``plural(1234, 'line')`` -> ``'1,234 lines'``.
+
+    >>> plural(1, "file"), plural(1234, "line")
+    ('1 file', '1,234 lines')
+    """
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+class Out:
+    def __init__(self, markdown: bool, top: int) -> None:
+        self.md = markdown
+        self.top = top
+        self.lines: list[str] = []
+
+    def head(self, text: str, level: int = 2) -> None:
+        if self.md:
+            self.lines += ["", "#" * level + " " + text, ""]
+        else:
+            self.lines += ["", text if level > 2 else text.upper(), "-" * len(text) if level <= 2 else ""]
+            if not self.lines[-1]:
+                self.lines.pop()
+
+    def say(self, text: str) -> None:
+        self.lines.append(text if self.md else "  " + text)
+
+    def table(self, headers: list[str], rows: list[list[Any]]) -> None:
+        rows = [[num(c) for c in r] for r in rows[: self.top]]
+        if not rows:
+            return
+        if self.md:
+            self.lines += ["", "| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+            self.lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+            self.lines.append("")
+            return
+        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+        widths[0] = min(widths[0], 70)
+        def fmt(cells: list[str]) -> str:
+            first = cells[0] if len(cells[0]) <= widths[0] else cells[0][: widths[0] - 1] + "…"
+            rest = [c.rjust(w) for c, w in zip(cells[1:], widths[1:])]
+            return "    " + "  ".join([first.ljust(widths[0]), *rest]).rstrip()
+        self.lines.append(fmt(headers))
+        self.lines += [fmt(r) for r in rows]
+
+
+def render(report: dict[str, Any], *, markdown: bool = False, color: bool = False, top: int = 15) -> str:
+    out = Out(markdown, top)
+    if "metrics" in report:
+        _compare(out, report)
+    else:
+        _report(out, report)
+    return "\n".join(out.lines).strip("\n") + "\n"
+
+
+def _span(entry: dict[str, Any]) -> str:
+    return f"{entry.get('first') or '?'} .. {entry.get('last') or '?'}"
+
+
+def _report(out: Out, r: dict[str, Any], title: bool = True) -> None:
+    if title:
+        out.lines.append(("# " if out.md else "") + f"foretune logs — {r['source']}")
+    window = r["window"]
+    if window["since"] or window["until"]:
+        out.say(f"window: {window['since'] or 'start'} .. {window['until'] or 'end'} ({num(r['outside_window'])} lines outside)")
+    out.say(f"{plural(len(r['files']), 'file')}, {plural(r['lines'], 'line')} read"
+            + (f"; {plural(r['not_understood'], 'line')} not understood" if r["not_understood"] else "; every line understood"))
+    _incidents(out, r)
+    for section in r["production"]:
+        _production(out, section)
+    for section in r["apache_access"]:
+        _access(out, section, [b for b in r["bursts"] if b["log"] == section["log"]])
+    for section in r["apache_error"]:
+        _error(out, section)
+    for section in r["postgresql"]:
+        _postgres(out, section)
+    for section in r["candlepin"]:
+        _candlepin(out, section)
+    for section in r["system"]:
+        _system(out, section)
+    for section in r["tasks"]:
+        _tasks(out, section)
+    if r["suggestions"]:
+        out.head("Logging changes that would show more")
+        for s in r["suggestions"]:
+            out.say(f"{s['title']}: {s['reason']} [{s['citation']['id']}]")
+            block = s["fix"].splitlines()
+            out.lines += (["", "```", *block, "```", ""] if out.md else [f"      {ln}" for ln in block])
+    if r["problems"]:
+        out.head("Problems")
+        for p in r["problems"]:
+            out.say(f"- {p}" if out.md else p)
+
+
+def _incidents(out: Out, r: dict[str, Any]) -> None:
+    out.head("Incidents")
+    if not r["incidents"]:
+        out.say("none found")
+        return
+    out.table(["kind", "service", "count", "first", "last", "log"],
+              [[i["kind"], i["service"], i["count"], i["first"], i["last"], i["path"]] for i in r["incidents"]])
+    for i in r["incidents"]:
+        out.say(f"{i['kind']}: {i['line']}")
+
+
+def _section(out: Out, kind: str, s: dict[str, Any]) -> None:
+    out.head(f"{TITLES[kind]}: {s['log']}")
+    bad = f", {plural(s['not_understood'], 'line')} not understood" if s["not_understood"] else ""
+    jumps = f", {plural(s['clock_jumps'], 'clock jump')}" if s.get("clock_jumps") else ""
+    out.say(f"{plural(s['lines'], 'line')}, {_span(s)}{bad}{jumps}")
+    if s["not_understood_examples"] and not out.md:
+        out.say("first not understood: " + " | ".join(s["not_understood_examples"][:2]))
+
+
+def _lat(s: dict[str, Any] | None) -> str:
+    if not s or not s.get("count"):
+        return "no durations"
+    return f"p50 {num(s['p50'])} ms, p95 {num(s['p95'])} ms, p99 {num(s['p99'])} ms, max {num(s['max'])} ms"
+
+
+def _production(out: Out, s: dict[str, Any]) -> None:
+    _section(out, "production", s)
+    status = ", ".join(f"{k} {num(v)}" for k, v in s["status"].items())
+    out.say(f"{num(s['requests'])} requests ({status}); {_lat(s['latency'])}" + (" (journald)" if s["journald"] else ""))
+    c = s["concurrency"]
+    if c["capacity"]:
+        out.say(f"concurrency: peak {num(c['peak'])} requests at once; Puma capacity {num(c['capacity'])}; "
+                f"{num(c['minutes_at_capacity'])} minutes at capacity"
+                + (f" ({c['first_at_capacity']} .. {c['last_at_capacity']})" if c["minutes_at_capacity"] else ""))
+    else:
+        out.say(f"concurrency: peak {num(c['peak'])} requests at once (Puma capacity unknown: --puma-capacity N)")
+    out.table(["action", "count", "share %", "p50 ms", "p95 ms", "p99 ms", "max ms", "5xx"],
+              [[a["action"], a["count"], a["share"], a["p50"], a["p95"], a["p99"], a["max"], a["status"].get("5xx", 0)]
+               for a in s["actions"]])
+    if s["registration"]:
+        out.say("registration steps:")
+        out.table(["action", "count", "p50 ms", "p95 ms", "p99 ms", "max ms"],
+                  [[a["action"].rsplit("::", 1)[-1], a["count"], a["p50"], a["p95"], a["p99"], a["max"]] for a in s["registration"]])
+
+
+def _access(out: Out, s: dict[str, Any], runs: list[dict[str, Any]]) -> None:
+    _section(out, "apache_access", s)
+    st = s["status"]
+    out.say(f"{num(s['requests'])} requests: 2xx {num(st['2xx'])}, 3xx {num(st['3xx'])}, 4xx {num(st['4xx'])}, "
+            f"5xx {num(st['5xx'])} (502 {num(st['502'])}, 503 {num(st['503'])})")
+    out.say(f"latency: {_lat(s['latency'])}" if s["has_duration"] else "latency: not in this log format (no %D)")
+    if runs:
+        out.say("502/503 bursts:")
+        out.table(["start", "end", "responses", "peak/min", "error log minutes"],
+                  [[b["start"], b["end"], b["responses"], b["peak_per_minute"],
+                    ", ".join(f"{k} {v}" for k, v in b["error_log_minutes"].items()) or "–"] for b in runs])
+    out.table(["endpoint", "requests"], [e[:2] for e in s["top_endpoints"]])
+    out.table(["client", "requests"], s["top_clients"])
+    out.table(["client kind", "requests"], s["client_kinds"])
+
+
+def _error(out: Out, s: dict[str, Any]) -> None:
+    _section(out, "apache_error", s)
+    if s["events"]:
+        out.table(["event", "count", "minutes", "first", "last"],
+                  [[k, v["count"], v["minutes"], v["first"], v["last"]] for k, v in s["events"].items()])
+    else:
+        out.say("no MaxRequestWorkers, proxy, queue or open-file errors")
+
+
+def _postgres(out: Out, s: dict[str, Any]) -> None:
+    _section(out, "postgresql", s)
+    ce = s["connection_exhaustion"]
+    out.say(f"connection exhaustion: {num(ce['count'])} refused connections" + (f" in {num(ce['minutes'])} minutes ({ce['first']} .. {ce['last']})" if ce["count"] else ""))
+    out.say(f"deadlocks {num(s['deadlocks'])}; 'checkpoints are occurring too frequently' {num(s['checkpoint_warnings'])}; "
+            f"autovacuum {num(s['autovacuum']['vacuum'])}, autoanalyze {num(s['autovacuum']['analyze'])}")
+    slow = s["slow_statements"]
+    if slow["count"]:
+        out.say(f"slow statements: {num(slow['count'])}, {_lat(slow)}")
+        out.table(["application", "count", "total ms", "max ms"], [[a["application"], a["count"], a["total_ms"], a["max_ms"]] for a in s["by_application"]])
+        out.table(["statement", "count", "total ms", "max ms"], [[a["statement"], a["count"], a["total_ms"], a["max_ms"]] for a in s["top_statements"]])
+    else:
+        out.say("slow statements: none logged (set log_min_duration_statement, see below)")
+
+
+def _candlepin(out: Out, s: dict[str, Any]) -> None:
+    _section(out, "candlepin", s)
+    out.say(f"{num(s['requests'])} requests; {_lat(s['latency'])}; {num(s['slow_requests'])} slower than {num(s['slow_ms'])} ms; "
+            f"OutOfMemoryError {num(s['out_of_memory'])}")
+    out.table(["endpoint", "count", "p50 ms", "p95 ms", "p99 ms", "max ms"],
+              [[e["endpoint"], e["count"], e["p50"], e["p95"], e["p99"], e["max"]] for e in s["endpoints"]])
+
+
+def _system(out: Out, s: dict[str, Any]) -> None:
+    _section(out, "system", s)
+    out.say("OOM kills: " + (", ".join(f"{k} {num(v)}" for k, v in s["oom_kills"].items()) or "none"))
+    out.say("open-file/socket exhaustion: " + (", ".join(f"{k} {num(v)}" for k, v in s["file_or_socket_exhaustion"].items()) or "none"))
+
+
+def _tasks(out: Out, s: dict[str, Any]) -> None:
+    _section(out, "tasks", s)
+    if s["tasks"]:
+        out.say(f"{num(s['tasks'])} tasks; paused {num(s['paused'])}; stopped with error {num(s['stopped_with_error'])} (times UTC)")
+        out.table(["label", "count", "p50 s", "p95 s", "max s", "total s"],
+                  [[t["label"], t["count"], t["p50"], t["p95"], t["max"], t["sum"]] for t in s["by_label"]])
+    if s["steps"]:
+        out.table(["step (action class)", "count", "execution s", "max s"],
+                  [[t["action_class"], t["count"], t["execution_s"], t["max_s"]] for t in s["steps"]])
+
+
+def _compare(out: Out, c: dict[str, Any]) -> None:
+    out.lines.append(("# " if out.md else "") + "foretune logs — before/after")
+    out.say(f"before: {c['before']['source']} ({c['before_window']})")
+    out.say(f"after:  {c['after']['source']} ({c['after_window']})")
+    out.top = max(out.top, len(c["metrics"]))
+    out.table(["metric", "before", "after", "change", "note"],
+              [[m["metric"], m["before"], m["after"], m["change"], m["note"]] for m in c["metrics"]])

@@ -1,0 +1,141 @@
+"""`foretune logs` end to end: every format validates against the schema, compare, sosreports, bad input."""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from foretune.cli import main
+from foretune.env import Environment
+
+FIX = Path(__file__).parent / "fixtures"
+SOS = Path(__file__).parents[1] / "fixtures" / "sosreports"
+SCHEMA = json.loads(resources.files("foretune.logs").joinpath("schema/logs-v1.json").read_text(encoding="utf-8"))
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), Environment(stdout=out, stderr=err, environ={}))
+    return code, out.getvalue(), err.getvalue()
+
+
+def all_fixtures() -> list[str]:
+    return [str(p) for p in sorted(FIX.iterdir())]
+
+
+def test_json_of_every_fixture_validates() -> None:
+    code, out, err = run("logs", *all_fixtures(), "--format", "json", "--puma-capacity", "2")
+    assert code == 0, err
+    data: dict[str, Any] = json.loads(out)
+    jsonschema.validate(data, SCHEMA)
+    # rails6: the garbage line and the binary junk; the access log's free text line; the tasks export's broken row
+    assert data["not_understood"] == 2 + 1 + 1
+    assert len(data["files"]) == len(all_fixtures())
+
+
+def test_text_markdown_and_html() -> None:
+    code, text, _ = run("logs", *all_fixtures(), "--puma-capacity", "2")
+    assert code == 0 and "lines not understood" in text and "CONNECTION" not in text
+    assert "http_503_burst" in text and "postgresql::server::config_entries:" in text
+    code, md, _ = run("logs", *all_fixtures(), "--format", "markdown")
+    assert code == 0 and "| kind | service | count |" in md and md.startswith("# foretune logs")
+    code, html, _ = run("logs", *all_fixtures(), "--format", "html")
+    assert code == 0 and html.count("<svg") >= 4 and "<script" not in html and "http://" not in html.replace("http://www.w3.org/2000/svg", "")
+
+
+def test_compare_two_windows_flags_noise() -> None:
+    code, out, err = run("logs", str(FIX / "postgresql-Mon.log"), "--compare", "--window", "2024-01-15 10:00..2024-01-15 10:31",
+                         "--window", "2024-01-15 10:31..2024-01-15 11:00", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    jsonschema.validate(data, SCHEMA)
+    metrics = {m["metric"]: m for m in data["metrics"]}
+    # before: the three slow statements (10:30); after: the three refused connections (10:31, 10:33)
+    assert metrics["postgresql: slow statements"]["before"] == 3 and metrics["postgresql: slow statements"]["after"] == 0
+    assert metrics["postgresql: refused connections"]["change"] == 3
+    assert metrics["postgresql: slow statement p95 (ms)"]["noise"] is True
+
+
+def test_compare_two_sources_text() -> None:
+    code, out, err = run("logs", "--compare", str(FIX / "production-rails6.log"), str(FIX / "production-rails7.log"))
+    assert code == 0, err
+    assert "production: requests" in out and "noise: only 2 requests on one side" in out
+
+
+def test_sosreport_tarball_logs_in_one_pass_and_as_fact(tmp_path: Path) -> None:
+    archive = tmp_path / "sosreport-sat.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(SOS / "satellite-6.15", arcname="sosreport-sat")
+        tar.add(FIX / "foreman-ssl_access_ssl.log", arcname="sosreport-sat/var/log/httpd/foreman-ssl_access_ssl.log")
+        tar.add(FIX / "messages", arcname="sosreport-sat/var/log/messages")
+    code, out, err = run("logs", str(archive), "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["apache_access"][0]["requests"] == 30 and data["system"][0]["oom_kills"] == {"ruby": 2, "java": 1}
+    assert data["tasks"][0]["log"] == "foreman_tasks_tasks"
+    code, out, err = run("facts", str(archive), "--format", "json", "--only", "log_incidents")
+    assert code == 0, err
+    kinds = sorted((i["kind"], i["service"]) for i in json.loads(out)["facts"]["log_incidents"]["value"])
+    assert kinds == [("http_503_burst", "httpd"), ("oom_kill", "java"), ("oom_kill", "ruby"),
+                     ("socket_exhaustion", "mosquitto"), ("socket_exhaustion", "qdrouterd")]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["logs", "/nonexistent/production.log"], "no such file or directory"),
+    (["logs", "--since", "yesterday", "x"], "--since: not a date"),
+    (["logs", "--compare", "a"], "--compare needs two SOURCEs"),
+    (["logs", "--window", "2024-01-01..", "x"], "--window is for --compare"),
+])
+def test_bad_input_is_one_line(argv: list[str], message: str) -> None:
+    code, _out, err = run(*argv)
+    assert code == 2 and message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_binary_junk_file_is_one_line(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(bytes(range(256)) * 10)
+    code, _, err = run("logs", str(junk))
+    assert code == 2 and "no log foretune reads" in err
+
+
+def test_live_facts_read_the_last_week_of_the_standard_paths(tmp_path: Path) -> None:
+    import os
+    import time
+
+    from foretune.facts.extract import extract
+    from foretune.facts.sources.live import LiveHost
+
+    httpd = tmp_path / "var/log/httpd"
+    httpd.mkdir(parents=True)
+    stamp = time.strftime("%d/%b/%Y:%H:%M", time.localtime(time.time() - 3600)) + time.strftime(":%S %z")
+    lines = [f'10.0.0.{i} - - [{stamp}] "POST /rhsm/consumers HTTP/1.1" 503 299 "-" "subscription-manager/1.28"' for i in range(12)]
+    (httpd / "foreman-ssl_access_ssl.log").write_text("\n".join(lines) + "\n")
+    old = tmp_path / "var/log/messages-20240101"
+    old.write_bytes((FIX / "messages").read_bytes())
+    week_ago = time.time() - 8 * 86400
+    os.utime(old, (week_ago, week_ago))
+    facts = extract(LiveHost({}, root=str(tmp_path)))
+    incidents = facts.value("log_incidents")
+    # twelve 503s within one minute an hour ago form a burst; the OOM kills are in a file older than a week
+    assert [(i["kind"], i["count"]) for i in incidents] == [("http_503_burst", 12)]
+    assert incidents[0]["path"] == "var/log/httpd/foreman-ssl_access_ssl.log"
+
+
+def test_progress_bar_with_eta_on_a_terminal_only() -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out, err = io.StringIO(), Terminal()
+    code = main(["logs", *all_fixtures(), "--format", "json"], Environment(stdout=out, stderr=err, environ={"TERM": "xterm"}))
+    assert code == 0 and "reading logs" in err.getvalue() and "ETA" in err.getvalue() and "100%" in err.getvalue()
+    assert "\r" not in out.getvalue()
+    _, _, plain = run("logs", *all_fixtures(), "--format", "json")
+    assert "ETA" not in plain
