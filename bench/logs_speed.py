@@ -25,15 +25,17 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def timed(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int, float]:
     """(wall seconds, peak RSS MiB, exit status, CPU seconds of it and its workers) of one command, output discarded."""
-    started = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - started
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0 and proc.stderr is not None:
-        sys.stderr.write(proc.stderr.read().decode("utf-8", "replace")[-400:])
-    if proc.stderr is not None:
-        proc.stderr.close()
+    import tempfile
+
+    with tempfile.TemporaryFile() as errors:  # a pipe could fill up and stall the tool (GoAccess writes progress)
+        started = time.perf_counter()
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - started
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            errors.seek(0)
+            sys.stderr.write(errors.read().decode("utf-8", "replace")[-400:])
     # ru_maxrss of wait4 is this child's peak (KiB on Linux); for a process pool it is the parent's only
     return elapsed, usage.ru_maxrss / 1024, proc.returncode, usage.ru_utime + usage.ru_stime
 
@@ -99,7 +101,7 @@ def main() -> int:
         if kind == "access":
             if goaccess:
                 out = args.dir / "goaccess.json"
-                show("goaccess --log-format=COMBINED", best(args.runs, [goaccess, str(path), "--log-format=COMBINED", "-o", str(out)]))
+                show("goaccess --log-format=COMBINED", best(args.runs, [goaccess, str(path), "--log-format=COMBINED", "--no-progress", "-o", str(out)]))
                 verdict = fastest <= rows["goaccess --log-format=COMBINED"]
                 ok &= verdict
                 print(f"  target: at least GoAccess's throughput: {'met' if verdict else 'NOT met'}")

@@ -41,7 +41,7 @@ MEMINFO = b"MemTotal:       33554432 kB\nSwapTotal:       4194304 kB\nSwapFree: 
 RPMS = b"satellite-6.15.3-1.el8sat.noarch    Mon Feb 12 2024\nforeman-3.9.1.6-1.el8sat.noarch    Mon Feb 12 2024\n"
 SCENARIO = (b"---\n:name: Satellite\n:answer_file: /etc/foreman-installer/scenarios.d/satellite-answers.yaml\n"
             b":facts:\n  :tuning: medium\n")
-EXIT_CODES = (0, 1, 2)  # 3 (internal error) joins when the CLI documents it
+EXIT_CODES = (0, 1, 2)  # 3 means an internal error: documented, but for any of these inputs it is a bug
 
 
 @dataclass(frozen=True)

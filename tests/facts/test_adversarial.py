@@ -175,3 +175,92 @@ def test_archive_without_directory_members_still_globs(tmp_path: Path) -> None:
         add_bytes(archive, "etc/foreman/dynflow/orchestrator.yml", b":concurrency: 1\n")
     facts = read_source(str(path))
     assert facts.value("dynflow") == {"workers": 1, "concurrency": 7, "orchestrator": True, "executors": None}
+
+
+def test_stray_top_level_member_does_not_hide_the_sosreport(tmp_path: Path) -> None:
+    path = tmp_path / "s.tar.gz"
+    with tarfile.open(path, "w:gz") as archive:
+        add_bytes(archive, "README.txt", b"attached by the customer\n")  # first member: once decided the layout
+        add_bytes(archive, f"{TOP}/version.txt", b"sosreport: 4.6.1\n")
+        add_bytes(archive, f"{TOP}/proc/meminfo", MEMINFO)
+    facts = read_source(str(path))
+    assert facts.value("ram_bytes") == 1024**3
+    assert f"s.tar.gz: 1 top-level member(s) beside {TOP}/ ignored (README.txt)" in facts.problems
+
+
+def test_bad_header_checksum_is_reported_not_read_as_the_end(tmp_path: Path) -> None:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        add_bytes(archive, f"{TOP}/version.txt", b"sosreport: 4.6.1\n")
+        add_bytes(archive, f"{TOP}/proc/meminfo", MEMINFO)
+        add_bytes(archive, f"{TOP}/sos_commands/kernel/sysctl_-a", b"vm.swappiness = 1\n")
+    data = bytearray(buffer.getvalue())
+    third = 4 * 512  # two members of one header and one data block each
+    data[third + 1] ^= 0x20
+    path = tmp_path / "c.tar.xz"
+    path.write_bytes(lzma.compress(bytes(data)))
+    facts = read_source(str(path))
+    assert facts.value("ram_bytes") == 1024**3
+    assert not facts["sysctl"].known
+    assert any(p.startswith("c.tar.xz is corrupt after 2 members (") for p in facts.problems), facts.problems
+
+
+def test_gzip_crc_error_is_reported(tmp_path: Path) -> None:
+    whole = pack(FIXTURES / "satellite-6.15", tmp_path / "w.tar.gz").read_bytes()
+    bad = whole[:-8] + bytes([whole[-8] ^ 0xFF]) + whole[-7:]  # the CRC-32 in the trailer
+    path = tmp_path / "crc.tar.gz"
+    path.write_bytes(bad)
+    facts = read_source(str(path))
+    assert facts.value("product") == "satellite"
+    assert any(p.startswith("crc.tar.gz is corrupt") and "incorrect data check" in p for p in facts.problems), facts.problems
+
+
+def test_archive_cut_before_sos_commands_is_read_as_far_as_it_goes(tmp_path: Path) -> None:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:  # sos writes etc/ and proc/ first
+        add_bytes(archive, f"{TOP}/proc/meminfo", MEMINFO)
+        add_bytes(archive, f"{TOP}/etc/foreman/database.yml", b"production:\n  pool: 13\n")
+        add_bytes(archive, f"{TOP}/sos_commands/kernel/sysctl_-a", b"vm.swappiness = 1\n" * 200)
+    path = tmp_path / "cut.tar"
+    path.write_bytes(buffer.getvalue()[: 5 * 512 + 100])  # inside the third member's data
+    facts = read_source(str(path))
+    assert facts.value("ram_bytes") == 1024**3 and facts.value("foreman_db_pool") == 13
+    assert any(p.startswith("cut.tar is truncated after 3 members") for p in facts.problems), facts.problems
+    assert any(p.startswith("cut.tar: truncated after 3 members: these facts may be missing: ") and "sysctl" in p
+               for p in facts.problems)
+
+
+def test_oversized_extended_header_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "h.tar"
+    with tarfile.open(path, "w", format=tarfile.PAX_FORMAT) as archive:
+        add_bytes(archive, f"{TOP}/version.txt", b"sosreport: 4.6.1\n")
+        add_bytes(archive, f"{TOP}/proc/meminfo", MEMINFO)
+        info = tarfile.TarInfo(f"{TOP}/etc/x")
+        info.pax_headers = {"comment": "y" * (2 * tarball.MAX_HEADER_BYTES)}
+        archive.addfile(info, io.BytesIO(b""))
+    facts = read_source(str(path))
+    assert facts.value("ram_bytes") == 1024**3
+    assert any("an extended header of" in p and "corrupt after 2 members" in p for p in facts.problems), facts.problems
+
+
+def test_member_count_is_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tarball, "MAX_MEMBERS", 3)
+    archive = _evil(tmp_path / "m.tar.gz", [(f"{TOP}/etc/x{i}", b"x") for i in range(10)])
+    facts = read_source(str(archive))
+    assert facts.value("ram_bytes") == 1024**3
+    assert "m.tar.gz has more than 3 members: the rest is ignored, facts may be missing" in facts.problems
+
+
+def test_hostile_yaml_is_one_problem_each(tmp_path: Path) -> None:
+    laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]\n" for i in range(8))
+    archive = _evil(tmp_path / "y.tar.gz", [(f"{TOP}/etc/foreman/database.yml", laughs.encode()),
+                                            (f"{TOP}/etc/foreman-installer/custom-hiera.yaml", b"x: " + b"[" * 500 + b"]" * 500),
+                                            (f"{TOP}/etc/foreman-proxy/settings.d/remote_execution_ssh.yml",
+                                             b":mqtt_ttl: " + b"9" * 400 + b"\n")])
+    facts = read_source(str(archive))
+    assert "etc/foreman/database.yml: ignored: YAML expands to more than 100000 values (alias bomb?)" in facts.problems
+    assert "etc/foreman-installer/custom-hiera.yaml: ignored: YAML nested deeper than 64 levels" in facts.problems
+    assert any(p.endswith("remote_execution_ssh.yml: ignored: integer with more than 30 digits") for p in facts.problems), \
+        facts.problems
+    assert facts.value("ram_bytes") == 1024**3

@@ -139,3 +139,10 @@ def test_progress_bar_with_eta_on_a_terminal_only() -> None:
     assert "\r" not in out.getvalue()
     _, _, plain = run("logs", *all_fixtures(), "--format", "json")
     assert "ETA" not in plain
+
+
+def test_a_snapshot_points_to_its_fact(tmp_path: Path) -> None:
+    snapshot = tmp_path / "sat01.json"
+    snapshot.write_text("{}")
+    code, _, err = run("logs", str(snapshot))
+    assert code == 2 and "a snapshot holds no logs" in err and "--only log_incidents" in err

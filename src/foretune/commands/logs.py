@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from foretune.cli import new_parser
-from foretune.commands._options import positive
+from foretune.commands._options import add_output, emit, output_format, positive
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -39,8 +39,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         help="Puma workers x threads, when the source does not say (log files given alone)")
     parser.add_argument("--jobs", type=positive, metavar="N", help="processes for large inputs (default: the CPU count)")
     parser.add_argument("--top", type=positive, default=15, metavar="N", help="rows per table in text and markdown (default: 15)")
-    parser.add_argument("--format", choices=("text", "json", "html", "markdown"), default="text")
-    parser.add_argument("--output", metavar="FILE", help="write the report to FILE instead of standard output")
+    add_output(parser, ("text", "json", "html", "markdown"), "text")
     return parser
 
 
@@ -79,16 +78,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if args.window:
             raise UsageError("--window is for --compare; use --since/--until for one range")
         report = analyze(args.sources, Window(_when(args.since, "--since"), _when(args.until, "--until")), args, env)
-    text = render(report, args.format, color=env.color and not args.output, top=args.top)
-    if args.output:
-        from pathlib import Path
-
-        from foretune.render.files import write_text
-
-        write_text(Path(args.output), text)
-        env.note(f"wrote {args.output}")
-    else:
-        env.stdout.write(text)
+    text = render(report, output_format(args), color=env.color and not args.output, top=args.top)
+    emit(args, env, text)
     return ExitStatus.OK
 
 
@@ -124,6 +115,9 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
                 raise InputError(f"{s}: no such file or directory")
             if _is_sosreport(s):
                 raise UsageError(f"{s}: give a sosreport as the only SOURCE (or use --compare)")
+            if s.lower().endswith((".json", ".json.gz")) and len(sources) == 1:
+                raise InputError(f"{s}: a snapshot holds no logs, only the incidents found when it was collected "
+                                 f"(foretune facts {s} --only log_incidents)")
         problems: list[str] = []
         files = from_paths(sources, problems)
         if not files:

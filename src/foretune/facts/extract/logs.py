@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from foretune.facts.extract.core import Extractor
 
+# the logs incidents come from (task exports carry none)
+INCIDENT_LOGS = ("production", "apache_access", "apache_error", "postgresql", "candlepin", "system")
+
 
 def log_incidents(x: Extractor) -> None:
     from foretune.knowledge import threshold
@@ -15,13 +18,15 @@ def log_incidents(x: Extractor) -> None:
         x.unknown("log_incidents", "this source holds no log files")
         return
     x.src.problems.extend(p for p in scan.problems if p not in x.src.problems)
-    if not scan.files:
-        x.unknown("log_incidents", "no production.log, Apache, PostgreSQL, Candlepin, system log or task export found")
+    merged = {key: a for key, a in scan.merged().items() if key[0] in INCIDENT_LOGS and a.lines > a.bad}
+    if not merged:
+        # task exports alone hold no incidents: "none found" would claim logs nobody read
+        x.unknown("log_incidents", "no production.log, Apache, PostgreSQL, Candlepin or system log in this source")
         return
-    merged = scan.merged()
     incidents = collect(merged, capacity=puma_capacity(x.value("puma")),
                         burst_per_minute=int(threshold("logs_503_burst_per_minute")))
     lines = sum(a.lines for a in merged.values())
-    where = incidents[0]["path"] if incidents else sorted(scan.files)[0]
+    read = ", ".join(sorted({fam for _, fam in merged}))
+    where = incidents[0]["path"] if incidents else sorted(a.path for a in merged.values())[0]
     x.known("log_incidents", incidents,
-            x.note(where, f"{len(incidents)} incident kinds in {len(scan.files)} log files ({lines:,} lines read)"))
+            x.note(where, f"{len(incidents)} incident kinds in {lines:,} lines of {read}"))

@@ -43,7 +43,7 @@ def parse_ps_rss(text: str) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     for line in lines[header + 1:]:
         words = line.split(None, cmd_at)
-        if len(words) <= cmd_at or not words[1].isdigit() or not words[rss_at].isdigit():
+        if len(words) <= cmd_at or not _digits(words[1]) or not _digits(words[rss_at]):
             continue
         command = words[cmd_at]
         for service, needles in SERVICES:
@@ -55,6 +55,11 @@ def parse_ps_rss(text: str) -> dict[str, dict[str, int]]:
     return out
 
 
+def _digits(text: str) -> bool:
+    """ASCII digits of a plausible count (``int()`` would also take ``'٣'`` or thousands of digits)."""
+    return 0 < len(text) <= 18 and text.isascii() and text.isdigit()
+
+
 def parse_vmstat(text: str) -> dict[str, int]:
     """/proc/vmstat: ``name value`` pairs."""
     out: dict[str, int] = {}
@@ -62,7 +67,7 @@ def parse_vmstat(text: str) -> dict[str, int]:
         parts = line.split()
         if not parts:
             continue
-        if len(parts) != 2 or not parts[1].lstrip("-").isdigit():
+        if len(parts) != 2 or not _digits(parts[1].lstrip("-")):
             raise ParseError(f"vmstat line {number} is not 'name number': {line[:60]!r}")
         out[parts[0]] = int(parts[1])
     return out
@@ -70,14 +75,15 @@ def parse_vmstat(text: str) -> dict[str, int]:
 
 def parse_passenger_pool(text: str) -> dict[str, int]:
     """``passenger-status --show pool``: max_pool_size, processes, top_queue and app_queue (summed over groups)."""
-    patterns = {"max_pool_size": r"^\s*Max pool size\s*:\s*(\d+)", "processes": r"^\s*Processes\s*:\s*(\d+)",
-                "top_queue": r"^\s*Requests in top-level queue\s*:\s*(\d+)"}
+    # [ \t]* rather than \s*: with re.M, \s* would run across lines and make the search quadratic
+    patterns = {"max_pool_size": r"^[ \t]*Max pool size[ \t]*:[ \t]*(\d{1,12})", "processes": r"^[ \t]*Processes[ \t]*:[ \t]*(\d{1,12})",
+                "top_queue": r"^[ \t]*Requests in top-level queue[ \t]*:[ \t]*(\d{1,12})"}
     out: dict[str, int] = {}
     for key, pattern in patterns.items():
-        match = re.search(pattern, text, flags=re.M)
+        match = re.search(pattern, text, flags=re.M | re.ASCII)
         if match:
             out[key] = int(match.group(1))
-    queues = [int(m) for m in re.findall(r"^\s*Requests in queue\s*:\s*(\d+)", text, flags=re.M)]
+    queues = [int(m) for m in re.findall(r"^[ \t]*Requests in queue[ \t]*:[ \t]*(\d{1,12})", text, flags=re.M | re.ASCII)]
     if queues:
         out["app_queue"] = sum(queues)
     if "max_pool_size" not in out:
@@ -127,7 +133,7 @@ def parse_table_sizes(text: str) -> dict[str, int]:
             continue
         if not header:
             continue
-        match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(bytes|kB|MB|GB|TB)", cells[1])
+        match = re.fullmatch(r"(\d{1,15}(?:\.\d{1,9})?)\s*(bytes|kB|MB|GB|TB)", cells[1], re.ASCII)
         if cells[0] and match:
             out[cells[0]] = int(float(match.group(1)) * _PRETTY[match.group(2)])
     if text.strip() and not header:
@@ -137,4 +143,4 @@ def parse_table_sizes(text: str) -> dict[str, int]:
 
 def count_agent_queues(text: str) -> int:
     """``qpid-stat -q``: the number of distinct ``pulp.agent.<uuid>`` queues (one per katello-agent host)."""
-    return len(set(re.findall(r"^\s*(pulp\.agent\.[0-9a-f-]{8,})\s", text, flags=re.M)))
+    return len(set(re.findall(r"^[ \t]*(pulp\.agent\.[0-9a-f-]{8,})\s", text, flags=re.M)))

@@ -14,6 +14,7 @@ from typing import Any, BinaryIO, cast
 
 IN_CHUNK = 256 * 1024
 OUT_CHUNK = 1024 * 1024
+HOLD_BACK = 64
 MAGIC = {b"\x1f\x8b": "gz", b"\xfd7zXZ\x00": "xz", b"BZh": "bz2", b"\x5d\x00\x00": "xz"}
 
 
@@ -45,6 +46,7 @@ class Decompressed:
         self.kind = kind
         self.dec: Any = self._new()
         self.feed = b""
+        self.tail = b""
         self.buf = b""
         self.pos = 0
         self.finished = False
@@ -59,8 +61,21 @@ class Decompressed:
         return bz2.BZ2Decompressor()
 
     def _input(self) -> bytes:
-        data, self.feed = self.feed, b""
-        return data or self.handle.read(IN_CHUNK)
+        """More compressed input. The file's last bytes (checksums, index, footer) are held back and
+        given alone, so that a checksum error comes after all the data before it was decompressed."""
+        if self.feed:
+            data, self.feed = self.feed, b""
+            return data
+        while True:
+            chunk = self.handle.read(IN_CHUNK)
+            if not chunk:
+                data, self.tail = self.tail, b""
+                return data
+            data = self.tail + chunk
+            if len(data) > HOLD_BACK:
+                self.tail = data[-HOLD_BACK:]
+                return data[:-HOLD_BACK]
+            self.tail = data
 
     def _chunk(self) -> bytes:
         """The next piece of output; b"" once every stream in the file has ended properly."""
