@@ -51,13 +51,12 @@ def identity(x: Extractor) -> None:
         x.known("hostname", name, x.prov(raw))
     else:
         x.unknown("hostname", x.why("hostname") if raw is None else f"{raw.location} is empty")
-    when = x.src.now()
-    if when is None:
-        x.unknown("collected_at", x.why("sos_date"))
-        return
     date = x.raw("sos_date")
-    where = x.prov(date) if date is not None else x.note("clock", "the time of this run")
-    x.known("collected_at", when.strftime("%Y-%m-%d %H:%M"), where)
+    when = x.src.now() if date is not None else None
+    if date is None or when is None:
+        x.unknown("collected_at", x.why("sos_date") if date is None else f"{date.location}: not a date")
+        return
+    x.known("collected_at", when.strftime("%Y-%m-%d %H:%M"), x.prov(date))
 
 
 def memory(x: Extractor) -> None:
