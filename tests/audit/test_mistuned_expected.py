@@ -8,6 +8,8 @@ depend on it stay at medium unless the source shows the failure.
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -67,6 +69,31 @@ def test_mistuned_fixture_gives_the_expected_findings(name: str, extra: tuple[st
     found = {f["rule"]: f["severity"] for f in json.loads(result.stdout)["findings"]
              if f["status"] == "fail" and f["severity"] in ("medium", "high", "critical")}
     assert found == expected
+
+
+PG_LOG = """2024-02-12 08:00:58 UTC LOG:  checkpoint starting: time
+2024-02-12 08:01:02 UTC FATAL:  sorry, too many clients already
+2024-02-12 08:01:02 UTC FATAL:  sorry, too many clients already
+2024-02-12 08:01:03 UTC FATAL:  remaining connection slots are reserved for non-replication superuser connections
+2024-02-12 08:01:05 UTC FATAL:  sorry, too many clients already
+2024-02-12 08:03:41 UTC LOG:  checkpoint complete: wrote 1203 buffers (0.9%)
+"""
+
+
+def test_refused_connections_in_the_postgresql_log_are_critical_and_quoted(tmp_path: Path) -> None:
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.9", tree, symlinks=True)
+    log = tree / "var/opt/rh/rh-postgresql12/lib/pgsql/data/log/postgresql-Mon.log"
+    log.parent.mkdir(parents=True)
+    log.write_text(PG_LOG, encoding="utf-8")
+    data = json.loads(run_cli("audit", str(tree), "--format", "json", "--fail-on", "critical").stdout)
+    found = {f["rule"]: f for f in data["findings"] if f["status"] == "fail"}
+    refused = found["pg-connection-exhaustion"]
+    assert refused["severity"] == "critical"
+    assert "sorry, too many clients already" in refused["message"] and "4 times" in refused["message"]
+    assert refused["evidence"][0]["location"] == "var/opt/rh/rh-postgresql12/lib/pgsql/data/log/postgresql-Mon.log"
+    # the budget of the services in force fits max_connections 1000: the advice is to find who holds them
+    assert refused["recommended"].startswith("find who holds the connections")
 
 
 def test_assumed_host_findings_say_so() -> None:

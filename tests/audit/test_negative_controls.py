@@ -4,7 +4,9 @@ The tuned trees follow each guide's primary recommendation for their release (va
 - satellite-6.2-tuned (sos 3.x, foreman-debug): httpd/qpidd/qdrouterd LimitNOFILE=1000000 and
   fs.aio-max-nr 1000000 (6.2 brief, 5.12), THP never, Passenger queue 1000 below prefork MaxClients 1170,
   PassengerMinInstances 3, PassengerMaxPreloaderIdleTime 0, KeepAlive On with MaxKeepAliveRequests 0,
-  shared_buffers 4GB (the brief's 15-25 % of memory), mgmt-pub-interval 5; no host count in the source.
+  shared_buffers 4GB (the brief's 15-25 % of memory), max_connections 1200 (at least the 1170 registrations
+  Apache admits: "max_connections to the amount of content hosts being registered concurrently"),
+  mgmt-pub-interval 5; no host count in the source.
 - satellite-6.9-tuned (sos 3.x, foreman-debug): medium profile, Puma 8 workers with threads 16/16
   ("t_min=16"), Rails pool 20 for 16 threads + 4, httpd LimitNOFILE=640000, cacheSizeGB 6
   ("approximately 6GB for a 32GB server"); host count from foreman-maintain.

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from foretune.rules import incidents
 from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.postgresql.max_connections_below_budget import running_budget
+from foretune.rules.values import pg_int
+
+PG_DEFAULT = 100  # PostgreSQL's max_connections default
 
 
 class PgConnectionExhaustion(Rule):
@@ -18,14 +22,22 @@ class PgConnectionExhaustion(Rule):
         found = incidents.incidents(ctx, "pg_connection_exhaustion")
         if not found:
             return self.passed("no 'too many clients' or reserved-slot refusals in the PostgreSQL logs")
-        current = (ctx.facts.value("postgresql") or {}).get("max_connections")
+        current = pg_int((ctx.facts.value("postgresql") or {}).get("max_connections")) or PG_DEFAULT
         t = ctx.plan.tunables.get("postgresql.max_connections") if ctx.plan else None
-        recommended = t.foretune.value if t is not None and t.foretune.value is not None else f"more than {current}"
-        return self.failed(f"PostgreSQL refused connections {incidents.span(found[0])}: {incidents.quote(found[0])}; "
-                           f"max_connections {current or 'default 100'} is already exhausted by the connections in force "
-                           "(Puma workers x Rails pool, Sidekiq, Candlepin, Pulp)", current=current, recommended=recommended,
+        need = running_budget(ctx)[0] if ctx.plan is not None and ctx.plan.input.role == "server" else 0
+        want = max(need, int(t.foretune.value) if t is not None and t.foretune.value else 0)
+        if want > current:
+            recommended: object = want
+            why = (f"max_connections {current} is below what the services in force may open ({need}, "
+                   "see pg-max-connections-below-budget)")
+        else:
+            recommended = "find who holds the connections (pg_stat_activity): the budget fits"
+            why = (f"max_connections {current} covers the budget of the services in force ({need}): connections are held "
+                   "beyond it (idle sessions, leaks, external clients)")
+        return self.failed(f"PostgreSQL refused connections {incidents.span(found[0])}: {incidents.quote(found[0])}; {why}",
+                           current=current, recommended=recommended,
                            evidence=(*incidents.evidence(found), *ctx.evidence("postgresql", about="max_connections")),
-                           fixes=t.fixes if t is not None else (), observed=True)
+                           fixes=t.fixes if t is not None and want > current else (), observed=True)
 
 
 RULE = PgConnectionExhaustion()

@@ -8,7 +8,8 @@ from foretune.term import plural
 
 
 def running_budget(ctx: Context) -> tuple[int, list[str]]:
-    """Connections the configured services may open: facts where known, the plan otherwise."""
+    """Connections the configured services may open: what is in force (Puma, Passenger, Sidekiq, pulpcore) where
+    the facts say, the plan otherwise."""
     budget = running_budget_parts(ctx)
     return sum(n for _, n in budget), [f"{name}: {n}" for name, n in budget]
 
@@ -34,6 +35,14 @@ def running_budget_parts(ctx: Context) -> list[tuple[str, int]]:
         budget = {k: v for k, v in budget.items() if not k.startswith("Sidekiq")}
         budget[f"Sidekiq {plural(dynflow['workers'], 'worker')} x ({dynflow['concurrency']} + 2) + orchestrator"] = (
             dynflow["workers"] * (dynflow["concurrency"] + 2) + 3)
+    pulp = ctx.facts.value("pulpcore") or {}
+    if pulp.get("workers"):
+        from foretune.plan.constants import const
+
+        gunicorn = (pulp.get("api_workers") or 0) + (pulp.get("content_workers") or 0)
+        budget = {k: v for k, v in budget.items() if not k.startswith("pulpcore")}
+        budget[f"pulpcore {plural(pulp['workers'], 'worker')} x {const('pulp_connections_per_worker')} + {gunicorn} gunicorn"] = (
+            pulp["workers"] * const("pulp_connections_per_worker") + gunicorn * const("pulp_connections_per_gunicorn"))
     return list(budget.items())
 
 

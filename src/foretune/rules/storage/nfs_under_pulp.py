@@ -15,7 +15,9 @@ class NfsUnderPulp(Rule):
     citations = ("g62-pulp",)
 
     def check(self, ctx: Context) -> Outcome:
-        return nfs_check(self, ctx, ('/var/lib/pulp',), "Pulp content")
+        # the guide's "not recommended" is the Pulp 2 era's (MongoDB-backed); Pulp 3 runs on NFS with a cost
+        pulp3 = ctx.release is not None and ctx.release.features.pulpcore
+        return nfs_check(self, ctx, ('/var/lib/pulp',), "Pulp content", Severity.MEDIUM if pulp3 else None)
 
 
 RULE = NfsUnderPulp()

@@ -1,0 +1,39 @@
+"""Apache admits more concurrent requests than PostgreSQL accepts connections (Passenger era)."""
+
+from __future__ import annotations
+
+from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.passenger._passenger import passenger_era
+from foretune.rules.values import pg_int
+
+PREFORK_DEFAULT = 256  # puppetlabs-apache prefork serverlimit and maxclients
+PG_DEFAULT = 100  # PostgreSQL's max_connections default
+
+
+class PreforkClientsOverConnections(Rule):
+    id = "prefork-clients-over-connections"
+    title = "PostgreSQL connections cover the registrations Apache admits"
+    component = "apache"
+    severity = Severity.MEDIUM
+    roles = frozenset({"server"})
+    needs = ("apache", "postgresql")
+    citations = ("g62-postgresql", "apache-module-defaults")
+
+    def applies(self, ctx: Context) -> str | None:
+        return passenger_era(ctx)
+
+    def check(self, ctx: Context) -> Outcome:
+        apache = ctx.facts.value("apache")
+        clients = min(apache.get("MaxClients") or apache.get("MaxRequestWorkers") or PREFORK_DEFAULT,
+                      apache.get("ServerLimit") or PREFORK_DEFAULT)
+        current = pg_int(ctx.facts.value("postgresql").get("max_connections")) or PG_DEFAULT
+        if current >= clients:
+            return self.passed(f"max_connections {current} >= the {clients} requests Apache admits at once")
+        return self.failed(f"Apache admits {clients} concurrent requests (MaxClients/ServerLimit) but max_connections is "
+                           f"{current}: a registration burst that fills Apache runs PostgreSQL out of connections",
+                           current=current, recommended=clients,
+                           evidence=(*ctx.evidence("apache", about=("MaxClients", "ServerLimit", "MaxRequestWorkers")),
+                                     *ctx.evidence("postgresql", about="max_connections")))
+
+
+RULE = PreforkClientsOverConnections()

@@ -1,0 +1,34 @@
+"""Candlepin's Tomcat has fewer request threads than Foreman can send it at once."""
+
+from __future__ import annotations
+
+from foretune.rules.base import Context, Outcome, Rule, Severity
+
+TOMCAT_DEFAULT_THREADS = 150  # puppet-candlepin's server.xml connector maxThreads
+
+
+class TomcatThreadsLow(Rule):
+    id = "candlepin-tomcat-threads"
+    title = "Candlepin Tomcat threads cover Foreman's concurrency"
+    component = "candlepin"
+    severity = Severity.LOW
+    roles = frozenset({"server"})
+    needs = ("candlepin", "puma")
+    citations = ("candlepin-defaults", "foretune-estimate")
+
+    def check(self, ctx: Context) -> Outcome:
+        threads = ctx.facts.value("candlepin").get("tomcat_max_threads") or TOMCAT_DEFAULT_THREADS
+        puma = ctx.facts.value("puma")
+        workers, per = puma.get("workers"), puma.get("threads_max")
+        if not workers or not per:
+            return self.skipped("Puma workers or threads unknown")
+        concurrency = int(workers) * int(per)
+        if threads >= concurrency:
+            return self.passed(f"Tomcat maxThreads {threads} >= Puma's {workers} x {per} = {concurrency} threads")
+        return self.failed(f"Tomcat maxThreads {threads} < Puma's {workers} workers x {per} threads = {concurrency}: "
+                           "during registration bursts Candlepin calls queue in Tomcat and time out",
+                           current=threads, recommended=concurrency,
+                           evidence=(*ctx.evidence("candlepin", about=("maxThreads", "tomcat_max_threads")), *ctx.evidence("puma")))
+
+
+RULE = TomcatThreadsLow()
