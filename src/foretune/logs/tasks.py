@@ -61,7 +61,11 @@ class TasksCsv(Analyzer):
             return
         self.lines += 1
         delimiter = ";" if first.count(";") > first.count(",") else ","
-        header = [h.strip() for h in next(csv.reader([first], delimiter=delimiter))]
+        try:
+            header = [h.strip() for h in next(csv.reader([first], delimiter=delimiter))]
+        except (csv.Error, StopIteration) as exc:
+            self.problems.append(f"{self.path}: {exc or 'no header'}; ignored")
+            return
         if "label" in header and "state" in header:
             self._tasks(csv.reader(text, delimiter=delimiter), header)
         elif "execution_time" in header:
