@@ -63,9 +63,8 @@ class TasksCsv(Analyzer):
         delimiter = ";" if first.count(";") > first.count(",") else ","
         try:
             header = [h.strip() for h in next(csv.reader([first], delimiter=delimiter))]
-        except (csv.Error, StopIteration) as exc:
-            self.problems.append(f"{self.path}: {exc or 'no header'}; ignored")
-            return
+        except (csv.Error, StopIteration):  # e.g. a header longer than csv's field limit
+            header = []
         if "label" in header and "state" in header:
             self._tasks(csv.reader(text, delimiter=delimiter), header)
         elif "execution_time" in header:
