@@ -29,7 +29,12 @@ SYSTEM_TOOLS = {
     "pgbench": ("postgresql-contrib", "postgresql-contrib"),
     "chromium": ("chromium", "chromium"),
     "xz": ("xz-utils", "xz"),
+    "pdftotext": ("poppler-utils", "poppler-utils"),
 }
+
+# Pure-Python libraries bundled into the zipapp (import name -> directory in site-packages).
+# Their optional C extensions (*.so) are left out: each has a pure-Python fallback.
+BUNDLED = ("yaml", "shtab", "rich", "markdown_it", "mdurl", "pygments", "jinja2", "markupsafe", "ruamel")
 
 LINTED = ("src", "tests", "bench", "tools", "dev.py")
 DEMO = [["audit", "examples/sosreport-satellite-6.15-mistuned"]]
@@ -92,26 +97,27 @@ def find_oldest_python() -> str | None:
     return None
 
 
-# pure-Python packages bundled into the zipapp, from the building Python's site-packages
-BUNDLED = ("yaml", "shtab")
 
 
 def build_zipapp(out: Path = ROOT / "dist" / "foretune.pyz", python: Path | str = BIN / "python") -> Path:
-    """Bundle foretune and the pure-Python BUNDLED packages (from ``python``'s site-packages) into one file.
+    """Bundle foretune and the pure-Python ``BUNDLED`` packages (from ``python``'s site-packages) into one file.
 
     Its __main__.py is tools/zipapp_main.py, which refuses an unsupported Python in one line. The
     knowledge data is compiled to JSON and every module to bytecode for ``python``'s version
     (unchecked-hash .pyc beside each .py; another Python version falls back to the sources).
     """
     out.parent.mkdir(parents=True, exist_ok=True)
+    skip = shutil.ignore_patterns("__pycache__", "*.so", "*.pyc", "*.c", "*.pyi")
     with tempfile.TemporaryDirectory() as tmp:
         stage = Path(tmp)
-        shutil.copytree(ROOT / "src" / "foretune", stage / "foretune",
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        for package in BUNDLED:
-            site = subprocess.run([str(python), "-c", f"import {package}, os; print(os.path.dirname({package}.__file__))"],
-                                  check=True, capture_output=True, text=True).stdout.strip()
-            shutil.copytree(site, stage / package, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc"))
+        shutil.copytree(ROOT / "src" / "foretune", stage / "foretune", ignore=skip)
+        code = ("import importlib, os, sys\n"
+                "for name in sys.argv[1:]:\n"
+                "    module = importlib.import_module(name if name != 'ruamel' else 'ruamel.yaml')\n"
+                "    print(os.path.dirname(module.__file__) if name != 'ruamel' else os.path.dirname(os.path.dirname(module.__file__)))\n")
+        sites = subprocess.run([str(python), "-c", code, *BUNDLED], check=True, capture_output=True, text=True).stdout.split()
+        for name, site in zip(BUNDLED, sites):
+            shutil.copytree(site, stage / name, ignore=skip)
         subprocess.run([str(python), str(ROOT / "tools" / "compile_knowledge.py"), "--out",
                         str(stage / "foretune" / "knowledge" / "data" / "compiled.json")], check=True)
         subprocess.run([str(python), "-c", "import compileall, py_compile, sys; sys.exit(not compileall.compile_dir("

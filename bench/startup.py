@@ -28,6 +28,8 @@ INVOCATIONS = {
     "--help": ["--help"],
     "plan --help": ["plan", "--help"],
     "plan (table)": ["plan", "--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G"],
+    "plan (json)": ["plan", "--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G",
+                    "--format", "json"],
     "profiles show": ["profiles", "show", "large", "--product", "satellite", "--version", "6.15"],
     "audit sosreport": ["audit", str(ROOT / "tests" / "fixtures" / "sosreports" / "satellite-6.15"), "--format", "json"],
 }

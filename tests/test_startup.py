@@ -10,7 +10,8 @@ import sys
 
 from tests.conftest import REPO
 
-HEAVY = ("yaml", "foretune.plan", "foretune.facts", "foretune.knowledge.releases", "json", "dataclasses")
+HEAVY = ("yaml", "foretune.plan", "foretune.facts", "foretune.knowledge.releases", "json", "dataclasses",
+         "rich", "jinja2", "ruamel", "pygments", "markdown_it")
 
 
 def imported_by(*argv: str) -> set[str]:
@@ -31,3 +32,11 @@ def test_version_and_help_import_nothing_heavy() -> None:
 def test_plan_help_does_not_load_the_planner() -> None:
     loaded = imported_by("plan", "--help")
     assert "foretune.plan.planner" not in loaded and "yaml" not in loaded
+    assert not [m for m in loaded if m.split(".")[0] in ("rich", "jinja2", "ruamel")]
+
+
+def test_plan_table_imports_only_the_rich_parts_it_draws_with() -> None:
+    loaded = imported_by("plan", "--product", "satellite", "--version", "6.15", "--hosts", "8000", "--cpus", "8", "--ram", "32G")
+    assert "rich.console" in loaded and "rich.table" in loaded
+    assert not [m for m in loaded if m.split(".")[0] in ("pygments", "markdown_it", "jinja2", "ruamel")]
+    assert "rich.markdown" not in loaded and "rich.progress" not in loaded and "rich.syntax" not in loaded

@@ -115,6 +115,7 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> i
                 args = parser.parse_args(rest)
         except SystemExit as exc:
             return int(exc.code or 0)
+        env.color_choice = getattr(args, "color", None) or "auto"
         return int(command.run(args, env))
     except ForetuneError as exc:
         print(f"foretune: error: {exc}", file=env.stderr)
@@ -205,14 +206,25 @@ def _suggest_options(parser: argparse.ArgumentParser, unknown: list[str]) -> str
     return "".join(f"; {word}: did you mean {option}?" for word, option in hints.items())
 
 
+COLOR_HELP = "colour: auto (default: on a terminal, unless NO_COLOR is set or FORCE_COLOR forces it), always or never"
+
+
+def add_color_option(parser: argparse.ArgumentParser, *, sub: bool = False) -> None:
+    """``--color auto|always|never``; on a sub-command it does not reset a value given before it."""
+    parser.add_argument("--color", choices=("auto", "always", "never"), metavar="WHEN", help=COLOR_HELP,
+                        default=argparse.SUPPRESS if sub else None)
+
+
 def new_parser(prog: str, description: str, example: str) -> argparse.ArgumentParser:
     """A command parser whose help ends with an ``example:`` block (every command has one)."""
-    return Parser(
+    parser = Parser(
         prog=prog,
         description=description,
         epilog=f"example:\n  {example}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    add_color_option(parser)
+    return parser
 
 
 def _zipapp_main() -> None:

@@ -5,7 +5,10 @@ from __future__ import annotations
 import enum
 import os
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from foretune.term import ReadProgress
 
 
 class ExitStatus(enum.IntEnum):
@@ -23,10 +26,13 @@ class Environment:
 
     def __init__(self, stdout: TextIO | None = None, stderr: TextIO | None = None, stdin: TextIO | None = None,
                  environ: dict[str, str] | None = None) -> None:
-        self.stdout: TextIO = stdout or sys.stdout
-        self.stderr: TextIO = stderr or sys.stderr
+        from foretune.term import guard
+
+        self.stdout: TextIO = stdout or guard(sys.stdout)
+        self.stderr: TextIO = stderr or guard(sys.stderr)
         self.stdin: TextIO = stdin or sys.stdin
         self.environ: dict[str, str] = dict(os.environ) if environ is None else environ
+        self.color_choice = "auto"  # --color auto|always|never, set once the command line is parsed
 
     @property
     def stdout_isatty(self) -> bool:
@@ -38,20 +44,37 @@ class Environment:
 
     @property
     def color(self) -> bool:
-        """Colour only on a terminal, and never when NO_COLOR is set."""
-        return self.stdout_isatty and "NO_COLOR" not in self.environ and self.environ.get("TERM") != "dumb"
+        """Colour on standard output: ``--color``, then NO_COLOR/FORCE_COLOR, then only on a terminal."""
+        from foretune.term import wants_color
+
+        return wants_color(self.color_choice, self.environ, self.stdout_isatty)
+
+    @property
+    def width(self) -> int | None:
+        """Columns standard output wraps to (``None``: not a terminal and no COLUMNS, so no wrapping)."""
+        from foretune.term import terminal_width
+
+        return terminal_width(self.stdout, self.environ)
+
+    def read_progress(self, source: str | None) -> ReadProgress:
+        """A progress bar on standard error (a terminal only) for reading ``source``."""
+        from foretune.term import ReadProgress
+
+        return ReadProgress(self.stderr, f"reading {source}", enabled=bool(source) and _isatty(self.stderr))
 
     def warn(self, message: str) -> None:
-        """Print one warning line on stderr (secrets masked)."""
+        """Print one warning line on stderr (secrets masked, control characters from input made visible)."""
         from foretune.facts.redact import redact_text
+        from foretune.term import clean_line
 
-        print(f"foretune: warning: {redact_text(message)}", file=self.stderr)
+        print(f"foretune: warning: {clean_line(redact_text(message))}", file=self.stderr)
 
     def note(self, message: str) -> None:
-        """Print one informational line on stderr (secrets masked)."""
+        """Print one informational line on stderr (secrets masked, control characters from input made visible)."""
         from foretune.facts.redact import redact_text
+        from foretune.term import clean_line
 
-        print(f"foretune: {redact_text(message)}", file=self.stderr)
+        print(f"foretune: {clean_line(redact_text(message))}", file=self.stderr)
 
 
 def _isatty(stream: TextIO) -> bool:

@@ -23,6 +23,7 @@ class Finding:
     fixes: tuple[str, ...] = ()  # rendered snippets
     citations: tuple[tuple[str, str, str], ...] = ()  # (id, title, where)
     waived: str | None = None  # waiver reason
+    unit: str = ""  # "bytes": current and recommended are byte counts
 
     @property
     def counts(self) -> bool:
@@ -42,6 +43,12 @@ class Report:
     notes: list[str] = field(default_factory=list)  # source problems and context notes
     hosts_basis: str | None = None  # where the host figure came from ("--hosts", counted in FILE, assumed ...)
     profile_basis: str | None = None  # why this profile (declared, hardware, host count)
+    hostname: str | None = None
+    collected_at: str | None = None  # when the data was taken (sosreport date)
+    ram_bytes: int | None = None
+    memory_budget: tuple[tuple[str, int], ...] = ()  # (component, bytes) from the plan
+    connection_budget: tuple[tuple[str, int], ...] = ()  # (consumer, connections) from the plan
+    max_connections: int | None = None  # PostgreSQL max_connections in force
 
     def context_lines(self) -> list[str]:
         """The header's account of the host figure and the profile used, and why."""
@@ -66,7 +73,9 @@ class Report:
         by_sev = {s: sum(1 for f in fails if f.severity == s) for s in Severity}
         parts = [f"{n} {s.label}" for s, n in sorted(by_sev.items(), reverse=True) if n]
         waived = sum(1 for f in self.findings if f.waived)
-        return (f"{len(fails)} findings" + (f" ({', '.join(parts)})" if parts else "")
+        from foretune.term import plural
+
+        return (plural(len(fails), "finding") + (f" ({', '.join(parts)})" if parts else "")
                 + f", {self.count(Status.PASS)} passed, {self.count(Status.SKIP)} skipped"
                 + (f", {waived} waived" if waived else ""))
 
@@ -83,4 +92,9 @@ def redacted(report: Report) -> Report:
             fixes=tuple(redact_text(x) for x in f.fixes), waived=redact_text(f.waived) if f.waived else f.waived)
 
     return dataclasses.replace(report, source=redact_text(report.source), findings=[clean(f) for f in report.findings],
-                               notes=[redact_text(n) for n in report.notes])
+                               notes=[redact_text(n) for n in report.notes],
+                               hostname=redact_text(report.hostname) if report.hostname else report.hostname,
+                               collected_at=redact_text(report.collected_at) if report.collected_at else report.collected_at,
+                               hosts_basis=redact_text(report.hosts_basis) if report.hosts_basis else report.hosts_basis,
+                               memory_budget=tuple((redact_text(n), b) for n, b in report.memory_budget),
+                               connection_budget=tuple((redact_text(n), c) for n, c in report.connection_budget))

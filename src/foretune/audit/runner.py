@@ -83,7 +83,7 @@ def finding(rule: Rule, outcome: Outcome) -> Finding:
                    severity=outcome.severity if outcome.severity is not None else rule.severity,
                    status=outcome.status, message=outcome.message, current=outcome.current,
                    recommended=outcome.recommended, evidence=outcome.evidence,
-                   fixes=tuple(render_fix(fix) for fix in outcome.fixes), citations=cites)
+                   fixes=tuple(render_fix(fix) for fix in outcome.fixes), citations=cites, unit=rule.unit)
 
 
 def select_rules(rules: Iterable[Rule], select: list[str], ignore: list[str]) -> list[Rule]:

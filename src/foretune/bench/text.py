@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-_COLOURS = {"pass": "32", "warn": "33", "fail": "31", "info": "36"}
+_STYLES = {"pass": "sev.pass", "warn": "sev.medium", "fail": "sev.high", "info": "sev.low"}  # foretune's terminal theme
 
 
 def _num(value: float | None, digits: int = 1) -> str:
@@ -12,7 +12,13 @@ def _num(value: float | None, digits: int = 1) -> str:
 
 
 def _verdict(word: str, color: bool) -> str:
-    return f"\033[{_COLOURS[word]}m{word}\033[0m" if color and word in _COLOURS else word
+    if not (color and word in _STYLES):
+        return word
+    from rich.text import Text
+
+    from foretune.term import render_to_text
+
+    return render_to_text(Text(word, style=_STYLES[word]), color=True, width=None).rstrip("\n")
 
 
 def storage_summary(doc: dict[str, Any], *, color: bool = False) -> str:

@@ -55,21 +55,29 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.env import ExitStatus
     from foretune.facts import read_source
     from foretune.rules.base import Severity, Status
+    from foretune.rules.postgresql.max_connections_below_budget import running_budget_parts
     from foretune.rules.registry import all_rules
 
     rules = select_rules(all_rules(), args.select, args.ignore)
     waivers = load_waivers(args.waivers) if args.waivers else []
     bench = [load_bench(path) for path in args.bench]
-    facts = read_source(args.source, hosts=args.hosts)
+    with env.read_progress(args.source) as progress:
+        facts = read_source(args.source, hosts=args.hosts, progress=progress)
     for problem in facts.problems:
         env.warn(problem)
     ctx, notes = build_context(facts, hosts=args.hosts, bench=bench)
     findings, warnings = apply_waivers(run_all(rules, ctx), waivers, datetime.date.today())
     for warning in warnings:
         env.warn(warning)
+    pg_max = str((facts.value("postgresql") or {}).get("max_connections", ""))
     report = Report(source=facts.source_label, source_kind=facts.source_kind,
                     release=ctx.release.label if ctx.release else None, role=ctx.role, hosts=ctx.hosts,
                     profile=ctx.plan.profile if ctx.plan else None, findings=findings, notes=notes,
+                    hostname=facts.value("hostname"), collected_at=facts.value("collected_at"),
+                    ram_bytes=facts.value("ram_bytes"),
+                    memory_budget=tuple((m.component, m.bytes) for m in ctx.plan.memory) if ctx.plan else (),
+                    connection_budget=tuple(running_budget_parts(ctx)) if ctx.plan and ctx.role == "server" else (),
+                    max_connections=int(pg_max) if pg_max.isdigit() else None,
                     hosts_basis=ctx.host_figure.reason if ctx.host_figure else None,
                     profile_basis=ctx.profile_reason or None)
     report = redacted(report)
@@ -91,7 +99,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         assert ctx.plan is not None
         text = outputs.bundle(ctx.plan, existing)["custom-hiera.yaml"]
     else:
-        text = render(report, fmt, color=env.color and not args.output, verbose=args.verbose)
+        text = render(report, fmt, color=env.color and not args.output, verbose=args.verbose,
+                      width=None if args.output else env.width, generated=_generated(env))
     emit(args, env, text, report.summary())
     errors = [f for f in report.findings if f.status == Status.ERROR]
     if errors:  # a rule crashed: the report stands, but the exit status must not read as "findings"
@@ -102,7 +111,18 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     return ExitStatus.FINDINGS if failing else ExitStatus.OK
 
 
-def render(report: object, fmt: str, *, color: bool, verbose: bool) -> str:
+def _generated(env: Environment) -> str:
+    """Generation time for report headers; SOURCE_DATE_EPOCH fixes it for reproducible reports."""
+    import datetime
+
+    epoch = env.environ.get("SOURCE_DATE_EPOCH", "")
+    when = (datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc) if epoch.isdigit()
+            else datetime.datetime.now(datetime.timezone.utc))
+    return when.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def render(report: object, fmt: str, *, color: bool, verbose: bool, width: int | None = None,
+           generated: str | None = None) -> str:
     from foretune.audit.model import Report
     from foretune.report import html, json_report, markdown, text
 
@@ -110,7 +130,7 @@ def render(report: object, fmt: str, *, color: bool, verbose: bool) -> str:
     if fmt == "json":
         return json_report.render(report)
     if fmt == "html":
-        return html.render(report)
+        return html.render(report, generated=generated)
     if fmt == "markdown":
         return markdown.render(report)
-    return text.render(report, color=color, verbose=verbose)
+    return text.render(report, color=color, verbose=verbose, width=width)

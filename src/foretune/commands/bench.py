@@ -100,7 +100,7 @@ def _storage_description() -> str:
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
-    from foretune.cli import new_parser
+    from foretune.cli import add_color_option, new_parser
     from foretune.knowledge import threshold
 
     parser = new_parser(prog, DESCRIPTION, "foretune bench storage --quick /var/lib/pulp")
@@ -129,6 +129,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     db.add_argument("--clients", type=_client_list, metavar="N,N,...", help=f"client counts (default {','.join(str(c) for c in threshold('bench-db-clients'))})")
     db.add_argument("--time", type=_positive_int, metavar="SECONDS", help=f"seconds per pgbench run (default {threshold('bench-db-seconds')})")
     _add_output(db)
+    add_color_option(storage, sub=True)
+    add_color_option(db, sub=True)
     return parser
 
 

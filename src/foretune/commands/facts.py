@@ -42,7 +42,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if name not in BY_NAME:
             raise UsageError(f"unknown fact {name!r} (see docs/cli-reference.md or `foretune facts --format json`)")
     source = None if args.source in (None, "live") else args.source
-    facts = read_source(source, hosts=args.hosts, environ=env.environ)
+    with env.read_progress(source) as progress:
+        facts = read_source(source, hosts=args.hosts, environ=env.environ, progress=progress)
     data = facts_to_dict(facts)
     if wanted:
         data["facts"] = {n: data["facts"][n] for n in wanted}
@@ -52,49 +53,69 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if output_format(args) == "json":
         print(json.dumps(data, indent=2), file=out)
     else:
-        print_table(data, out, show_unknown=args.unknown or bool(wanted))
+        print_table(data, out, show_unknown=args.unknown or bool(wanted), color=env.color and not args.output,
+                    width=None if args.output else env.width)
     emit(args, env, out.getvalue())
     return 0
 
 
+BYTE_KEYS = {"maxmemory", "used_memory"}  # Redis (the catalogue says int bytes)
+
+
+def _is_bytes(key: str) -> bool:
+    return key.endswith("_bytes") or key in BYTE_KEYS
+
+
 def _short(value: Any, width: int = 70) -> str:
-    from foretune.units import format_gib
+    from foretune.term import clean_line, human_bytes, plural
 
     if isinstance(value, dict):
-        text = ", ".join(f"{k}={_short(v, 30) if not (isinstance(v, int) and k.endswith('_bytes')) else format_gib(v)}"
+        text = ", ".join(f"{k}={human_bytes(v) if isinstance(v, int) and v and _is_bytes(str(k)) else _short(v, 30)}"
                          for k, v in value.items() if not isinstance(v, (dict, list)))
         nested = [k for k, v in value.items() if isinstance(v, (dict, list))]
         if nested:
             text += (", " if text else "") + ", ".join(f"{k}=…" for k in nested[:6]) + (" …" if len(nested) > 6 else "")
     elif isinstance(value, list):
-        text = f"{len(value)} entries"
+        text = plural(len(value), "entry", "entries")
     elif value is None:
         text = "none"
     else:
         text = str(value).replace("\n", " ")
+    text = clean_line(text)
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def print_table(data: dict[str, Any], out: TextIO, *, show_unknown: bool) -> None:
+def print_table(data: dict[str, Any], out: TextIO, *, show_unknown: bool, color: bool = False, width: int | None = None) -> None:
+    """Facts as a table wrapped to the terminal: name, value, where it came from."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    from foretune.term import clean_line, human_bytes, plural, render_to_text
     from foretune.units import format_gib
 
     source = data["source"]
-    print(f"facts from {source['label']} ({source['kind']})", file=out)
-    rows = []
+    table = Table.grid(padding=(0, 2, 0, 0))
+    table.add_column(no_wrap=True)
+    table.add_column(overflow="fold")
+    table.add_column(overflow="fold", style="muted")
     unknown = 0
     for name, entry in data["facts"].items():
         if entry.get("unknown"):
             unknown += 1
             if show_unknown:
-                rows.append((name, "unknown", entry["reason"]))
+                table.add_row(name, Text("unknown", style="sev.medium"), clean_line(entry["reason"]))
             continue
         value = entry["value"]
-        shown = format_gib(value) if name == "ram_bytes" and isinstance(value, int) else _short(value)
-        where = entry["provenance"][0]["location"] if entry["provenance"] else ""
-        rows.append((name, shown, where))
-    width = max((len(r[0]) for r in rows), default=4)
-    vwidth = min(72, max((len(r[1]) for r in rows), default=5))
-    for name, value, where in rows:
-        print(f"  {name:<{width}}  {value:<{vwidth}}  {where}", file=out)
+        if name == "ram_bytes" and isinstance(value, int):
+            shown = format_gib(value)  # as plan and audit headers show RAM
+        elif name.endswith("_bytes") and isinstance(value, int):
+            shown = human_bytes(value)
+        else:
+            shown = _short(value)
+        where = clean_line(entry["provenance"][0]["location"]) if entry["provenance"] else ""
+        table.add_row(name, shown, where)
+    parts: list[Any] = [Text(f"facts from {clean_line(source['label'])} ({source['kind']})", style="heading"), table]
     if unknown and not show_unknown:
-        print(f"{unknown} facts unknown (--unknown lists them with the reason)", file=out)
+        parts.append(Text(f"{plural(unknown, 'fact')} unknown (--unknown lists them with the reason)"))
+    out.write(render_to_text(Group(*parts), color=color, width=width))

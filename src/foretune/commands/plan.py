@@ -88,7 +88,9 @@ def plan_and_facts(args: argparse.Namespace, env: Environment) -> tuple[object, 
         from foretune.audit.context import choose_plan
         from foretune.facts import read_source
 
-        facts = read_source(None if args.source == "live" else args.source, hosts=args.hosts)
+        source = None if args.source == "live" else args.source
+        with env.read_progress(source) as progress:
+            facts = read_source(source, hosts=args.hosts, progress=progress)
         for problem in facts.problems:
             env.warn(problem)
         choice = choose_plan(facts, hosts=args.hosts, **given)
@@ -128,7 +130,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     elif fmt == "installer":
         text = outputs.installer_command(plan) + "\n"
     else:
-        text = plan_table.render(plan, color=env.color and not args.output)
+        text = plan_table.render(plan, color=env.color and not args.output, width=None if args.output else env.width)
     emit(args, env, text)
     return _status(plan, args.fail_on)
 

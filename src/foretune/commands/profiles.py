@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from foretune.cli import new_parser
+from foretune.cli import add_color_option, new_parser
 from foretune.commands._options import add_output, add_product_version, emit, output_format
 
 if TYPE_CHECKING:
@@ -28,6 +28,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     diff.add_argument("profile_a", metavar="A")
     diff.add_argument("profile_b", metavar="B")
     _release_options(diff, required=True)
+    add_color_option(lst, sub=True)
+    add_color_option(show, sub=True)
+    add_color_option(diff, sub=True)
     return parser
 
 

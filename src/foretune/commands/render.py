@@ -20,6 +20,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     target = parser.add_argument_group("target")
     target.add_argument("--merge-into", metavar="FILE", required=True, help="the custom-hiera.yaml to update")
     target.add_argument("--write", action="store_true", help="write the merged file (a backup is kept next to it)")
+    target.add_argument("--remove-stale", action="store_true",
+                        help="also remove the keys that are stale on this release (the ones audit reports)")
     add_plan_arguments(parser)
     return parser
 
@@ -34,7 +36,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.plan.model import Plan
     from foretune.render import outputs
     from foretune.render.files import write_text
-    from foretune.render.merge import load_mapping, merge_text, unified_diff
+    from foretune.render.merge import load_mapping, merge_text, show_diff, unified_diff
     from foretune.safeio import read_text
 
     plan = plan_from_args(args, env)
@@ -54,20 +56,28 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     except OSError as exc:
         raise InputError(f"{path}: {exc.strerror}") from None
     current = load_mapping(old, str(path))
-    for note in stale_keys(plan.release, current):
-        env.warn(f"{path}: stale key {note.key}: {note.reason} [{note.citation}] — remove it")
+    stale = stale_keys(plan.release, current)
+    for note in stale:
+        action = "removed" if args.remove_stale else "remove it (or add --remove-stale)"
+        env.warn(f"{path}: stale key {note.key}: {note.reason} [{note.citation}] — {action}")
+    remove = [note.key for note in stale] if args.remove_stale else []
     from foretune.knowledge.profiles import flatten
 
-    values = outputs.hiera_values(plan, also=set(flatten(current)))
+    values = outputs.hiera_values(plan, also=set(flatten(current)) - set(remove))
     comments = {}
     for t, fix in outputs.fixes_of(plan, "hiera", every=True):
         comments[fix.target.split("/", 1)[-1]] = f"foretune: {t.foretune.reason} [{', '.join(t.foretune.citations)}]"
-    new = merge_text(old, values, comments, str(path))
+    values = {key: ({k: v for k, v in value.items() if f"{key}/{k}" not in remove} if isinstance(value, dict) else value)
+              for key, value in values.items() if key not in remove}
+    new = merge_text(old, values, comments, str(path), remove=remove)
     for note in locking_keys(plan.release, load_mapping(new, str(path))):
         env.warn(f"{note.key}: {note.reason}")
     diff = unified_diff(old, new, str(path))
     shown = unified_diff(redact_text(old), redact_text(new), str(path))  # the file keeps its secrets, the screen never sees them
-    env.stdout.write((shown or "(only secret values differ)\n") if diff else f"{path}: already matches the recommendation\n")
+    if diff and shown:
+        show_diff(shown, env)
+    else:
+        env.stdout.write("(only secret values differ)\n" if diff else f"{path}: already matches the recommendation\n")
     if diff and args.write:
         saved = write_text(path, new)
         env.note(f"wrote {path}" + (f" (backup: {saved})" if saved else ""))

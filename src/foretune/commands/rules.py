@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from foretune.cli import new_parser
+from foretune.cli import add_color_option, new_parser
 from foretune.commands._options import add_output, emit, output_format
 
 if TYPE_CHECKING:
@@ -21,6 +21,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     add_output(lst, ("text", "json"), "text")
     explain = sub.add_parser("explain", help="a rule's documentation: what, why, evidence, fix, references")
     explain.add_argument("rule_id", metavar="ID")
+    add_color_option(lst, sub=True)
+    add_color_option(explain, sub=True)
     return parser
 
 
@@ -31,7 +33,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if args.action == "explain":
         from foretune.rules.docs import doc_text
 
-        env.stdout.write(doc_text(get_rule(args.rule_id)))
+        doc = doc_text(get_rule(args.rule_id))
+        if env.color or env.stdout_isatty or env.width:
+            env.stdout.write(markdown_text(doc, color=env.color, width=env.width or 100))
+        else:
+            env.stdout.write(doc)  # piped: the Markdown source, for docs and tickets
         return 0
     rules = [r for r in all_rules() if args.component in (None, r.component)]
     if not rules:
@@ -43,7 +49,28 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                                      "title": r.title, "roles": sorted(r.roles), "citations": list(r.citations)}
                                     for r in rules], indent=2) + "\n")
         return 0
-    width = max(len(r.id) for r in rules)
-    lines = [f"{r.id:<{width}}  {r.component:<10} {r.severity.label:<8} {r.title}\n" for r in rules]
-    emit(args, env, "".join(lines) + f"{len(rules)} rules\n")
+    from rich.table import Table
+    from rich.text import Text
+
+    from foretune.term import plural, render_to_text
+
+    table = Table(box=None, padding=(0, 2, 0, 0), pad_edge=False, show_header=False)
+    table.add_column(no_wrap=True)
+    table.add_column(no_wrap=True)
+    table.add_column(no_wrap=True)
+    table.add_column(ratio=1)
+    for r in rules:
+        table.add_row(r.id, r.component, Text(r.severity.label, style=f"sev.{r.severity.label}"), r.title)
+    emit(args, env, render_to_text(table, color=env.color and not args.output, width=None if args.output else env.width)
+         + plural(len(rules), "rule") + "\n")
     return 0
+
+
+def markdown_text(doc: str, *, color: bool, width: int) -> str:
+    """A rule's Markdown documentation rendered for the terminal (headings, lists, code blocks)."""
+    from rich.markdown import Markdown
+
+    from foretune.term import render_to_text
+
+    return render_to_text(Markdown(doc, code_theme="ansi_light" if color else "bw", hyperlinks=False, inline_code_lexer=None),
+                          color=color, width=width)

@@ -5,7 +5,7 @@ Public API: :func:`read_source`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,10 +13,12 @@ if TYPE_CHECKING:
     from foretune.facts.model import FactSet
 
 
-def read_source(spec: str | None, *, hosts: int | None = None, environ: Mapping[str, str] | None = None) -> FactSet:
+def read_source(spec: str | None, *, hosts: int | None = None, environ: Mapping[str, str] | None = None,
+                progress: Callable[[int, int], None] | None = None) -> FactSet:
     """Facts from this host (``spec`` None), a sosreport directory or tarball, or a ``collect`` snapshot.
 
-    ``hosts`` fills ``managed_hosts`` when the source lacks it. Unreadable parts become
+    ``hosts`` fills ``managed_hosts`` when the source lacks it. ``progress(done, total)`` hears how many
+    bytes of a tarball have been read. Unreadable parts become
     ``FactSet.problems``; only a path that is no source at all raises InputError.
     """
     from foretune.errors import InputError
@@ -49,6 +51,6 @@ def read_source(spec: str | None, *, hosts: int | None = None, environ: Mapping[
     from foretune.facts.sources.tarball import SUFFIXES, SosreportTarball
 
     if name.endswith(SUFFIXES):
-        return extract(SosreportTarball(path), hosts=hosts)
+        return extract(SosreportTarball(path, progress=progress), hosts=hosts)
     raise InputError(f"{spec}: not a sosreport directory, sosreport tarball (.tar, .tar.gz, .tar.xz, .tar.bz2) "
                      "or foretune snapshot (.json, .json.gz)")

@@ -35,6 +35,8 @@ SPECS: tuple[Spec, ...] = (
          sos=("installed-rpms", "sos_commands/rpm/package-data", FOREMAN_DEBUG + "installed_packages"),
          sos_exec=("sh -c rpm --nodigest -qa",)),
     Spec("sos_date", commands=(), sos=("date", "sos_commands/date/date", "sos_commands/general/date"), sos_exec=("date",)),
+    Spec("hostname", paths=("/etc/hostname",), commands=(("hostname",),),
+         sos=("hostname", "sos_commands/general/hostname", "sos_commands/host/hostname"), sos_exec=("hostname",)),
     Spec("last_scenario", paths=("/etc/foreman-installer/scenarios.d/last_scenario.yaml",)),
     Spec("scenario_files", paths=("/etc/foreman-installer/scenarios.d/*.yaml",), glob=True, sensitive=True),
     Spec("custom_hiera", paths=("/etc/foreman-installer/custom-hiera.yaml",), sensitive=True),

@@ -27,6 +27,7 @@ from foretune.plan.model import (
     Setting,
     Tunable,
 )
+from foretune.term import plural
 from foretune.units import format_gib, format_size, parse_size
 
 GIB = 1024**3
@@ -882,23 +883,23 @@ class Planner:
         if "puma.workers" in t:
             w, th = val("puma.workers"), val("puma.threads_max")
             pool = val("foreman.db_pool") if "foreman.db_pool" in t else th + const("db_pool_extra")
-            budget.append((f"Puma {w} workers x {pool} pool (threads {th})", w * pool))
+            budget.append((f"Puma {plural(w, 'worker')} x {pool} pool (threads {th})", w * pool))
         if "passenger.max_pool_size" in t and self.server:
             pool = val("passenger.max_pool_size")
-            budget.append((f"Passenger {pool} processes x 5 pool", pool * 5))
+            budget.append((f"Passenger {plural(pool, 'process', 'processes')} x 5 pool", pool * 5))
         if "dynflow.sidekiq_instances" in t:
             inst, conc = val("dynflow.sidekiq_instances"), val("dynflow.sidekiq_concurrency")
             extra = const("sidekiq_connections_extra")
-            budget.append((f"Sidekiq {inst} workers x ({conc} + {extra}) + orchestrator (1 + {extra})", inst * (conc + extra) + 1 + extra))
+            budget.append((f"Sidekiq {plural(inst, 'worker')} x ({conc} + {extra}) + orchestrator (1 + {extra})", inst * (conc + extra) + 1 + extra))
             if self.katello and self.f.hosts_queue:
                 budget.append((f"Katello hosts-queue worker (1 + {extra})", 1 + extra))
         if "dynflow.executors" in t:
-            budget.append((f"dynflowd {val('dynflow.executors')} executors x 5", val("dynflow.executors") * 5))
+            budget.append((f"dynflowd {plural(val('dynflow.executors'), 'executor')} x 5", val("dynflow.executors") * 5))
         if self.server and self.katello:
             budget.append(("Candlepin", const("candlepin_connections")))
         if "pulp.workers" in t:
             pw, pa, pc = (val(k) for k in ("pulp.workers", "pulp.api_workers", "pulp.content_workers"))
-            budget.append((f"pulpcore {pw} workers x 2 + {pa + pc} gunicorn", pw * const("pulp_connections_per_worker")
+            budget.append((f"pulpcore {plural(pw, 'worker')} x 2 + {pa + pc} gunicorn", pw * const("pulp_connections_per_worker")
                            + (pa + pc) * const("pulp_connections_per_gunicorn")))
             budget.append(("Smart Proxy container gateway", const("proxy_container_gateway_connections")))
         budget.append(("superuser reserved", const("pg_reserved_connections")))
@@ -992,16 +993,16 @@ class Planner:
             add("Apache httpd", children, "httpd_prefork_child", f"{children} prefork children x 3 MB (6.2 brief's passenger-memory-stats)")
         if "puma.workers" in t and not exclude_puma:
             w = t["puma.workers"].foretune.value
-            add("Foreman (Puma)", w, "puma_worker", f"{w} workers x ~1 GiB (guide)")
+            add("Foreman (Puma)", w, "puma_worker", f"{plural(w, 'worker')} x ~1 GiB (guide)")
         if "passenger.max_pool_size" in t:
             pool = t["passenger.max_pool_size"].foretune.value
             if self.server:
-                add("Foreman (Passenger)", pool, "passenger_process", f"{pool} processes x 240-280 MB (6.2 brief)")
+                add("Foreman (Passenger)", pool, "passenger_process", f"{plural(pool, 'process', 'processes')} x 240-280 MB (6.2 brief)")
                 add("Passenger preloader", 1, "passenger_preloader", "one preloader kept alive (6.2 brief)")
         if "dynflow.sidekiq_instances" in t:
             n = t["dynflow.sidekiq_instances"].foretune.value + (1 if self.katello and self.f.hosts_queue else 0)
-            add("Dynflow Sidekiq", n, "sidekiq_instance", f"{n} workers (incl. the hosts queue)" if self.katello and self.f.hosts_queue
-                else f"{n} workers")
+            add("Dynflow Sidekiq", n, "sidekiq_instance", f"{plural(n, 'worker')} (incl. the hosts queue)" if self.katello and self.f.hosts_queue
+                else plural(n, "worker"))
             add("Dynflow orchestrator", 1, "dynflow_orchestrator", "one orchestrator")
         if "dynflow.executors" in t:
             n = t["dynflow.executors"].foretune.value
@@ -1026,10 +1027,10 @@ class Planner:
         cpus8 = min(8, self.inp.cpus)
         if self.f.pulpcore and self.katello:
             gunicorn = sum(t[k].foretune.value for k in ("pulp.api_workers", "pulp.content_workers") if k in t)
-            add("pulpcore workers", cpus8, "pulp_worker", f"{cpus8} workers")
-            add("pulpcore gunicorn", gunicorn, "pulp_gunicorn", f"{gunicorn} gunicorn processes")
+            add("pulpcore workers", cpus8, "pulp_worker", plural(cpus8, "worker"))
+            add("pulpcore gunicorn", gunicorn, "pulp_gunicorn", plural(gunicorn, "gunicorn process", "gunicorn processes"))
         if self.f.pulp2 and self.katello:
-            add("Pulp 2 workers", cpus8, "pulp2_worker", f"{cpus8} workers")
+            add("Pulp 2 workers", cpus8, "pulp2_worker", plural(cpus8, "worker"))
             if self.server:
                 add("Pulp 2 wsgi (httpd)", 3, "pulp2_wsgi", "3 wsgi:pulp processes (6.2 brief)")
         if self.f.mongodb and self.katello:

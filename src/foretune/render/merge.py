@@ -1,17 +1,28 @@
-"""Merge values into an existing custom-hiera.yaml, keeping its comments, order and unrelated keys.
+"""Merge values into an existing custom-hiera.yaml with a ruamel.yaml round trip.
 
-Line-based on purpose: a YAML round trip would drop comments. The result is checked by loading it
-and comparing with the expected mapping, so a merge can never silently change other keys.
+Comments, anchors and aliases, document markers, indentation, quoting and key order survive; only
+the keys being set (or removed) change. The result is checked by loading it with PyYAML (the parser
+semantics of the installer's Ruby YAML) and comparing with the expected mapping, so a merge can never
+silently change another key.
 """
 
 from __future__ import annotations
 
 import copy
+import io
 import re
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from foretune.errors import InputError
-from foretune.render.snippets import yaml_scalar
+
+if TYPE_CHECKING:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap
+
+    from foretune.env import Environment
+
+PG = "postgresql::server::config_entries"
 
 
 def load_mapping(text: str, label: str) -> dict[str, Any]:
@@ -29,112 +40,224 @@ def load_mapping(text: str, label: str) -> dict[str, Any]:
     return data
 
 
-def expected_after(current: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+def expected_after(current: dict[str, Any], values: dict[str, Any], remove: Iterable[str] = ()) -> dict[str, Any]:
+    """The mapping ``current`` becomes: ``values`` set (nested dicts merged key by key), ``remove`` gone.
+
+    ``remove`` holds top-level keys or ``<key>/<entry>`` for an entry of a nested mapping.
+    """
     result = copy.deepcopy(current)
     for key, value in values.items():
         if isinstance(value, dict) and isinstance(result.get(key), dict):
             result[key] = {**result[key], **value}
         else:
             result[key] = value
+    for path in remove:
+        key, _, entry = path.partition("/")
+        if entry and isinstance(result.get(key), dict):
+            result[key] = {k: v for k, v in result[key].items() if k != entry}
+        elif not entry:
+            result.pop(key, None)
     return result
 
 
-def _key_re(key: str) -> re.Pattern[str]:
-    return re.compile(rf"^(['\"]?){re.escape(key)}\1\s*:(\s|$)")
+def _layout(text: str) -> tuple[int, int, int]:
+    """(mapping indent, sequence indent, dash offset) the file already uses; 2, 2, 0 when it does not say."""
+    mapping = sequence = offset = None
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    for parent, child in zip(lines, lines[1:]):
+        if not _OPENS_BLOCK.search(parent):
+            continue
+        base = len(parent) - len(parent.lstrip())
+        indent = len(child) - len(child.lstrip())
+        if indent < base or (indent == base and not child.lstrip().startswith("- ")):
+            continue
+        if child.lstrip().startswith("- ") and offset is None:
+            offset = indent - base
+            sequence = offset + 2
+        elif not child.lstrip().startswith("- ") and mapping is None:
+            mapping = indent - base
+    offset = offset or 0
+    return mapping or 2, max(sequence or 2, offset + 2), offset
 
 
-def _find_block(lines: list[str], key: str) -> tuple[int, int] | None:
-    """(start, end) line indexes of top-level ``key`` and its indented continuation lines."""
-    pattern = _key_re(key)
-    for start, line in enumerate(lines):
-        if pattern.match(line):
-            end = start + 1
-            while end < len(lines) and (lines[end].startswith((" ", "\t")) or not lines[end].strip()):
-                end += 1
-            while end > start + 1 and not lines[end - 1].strip():
-                end -= 1
-            return start, end
-    return None
+_OPENS_BLOCK = re.compile(r":[ \t]*(?:&\S+[ \t]*)?(?:#.*)?$")
+_START = re.compile(r"\A(?:[ \t]*(?:#[^\n]*)?\n)*---(?:[ \t]|$)", re.MULTILINE)
+_END = re.compile(r"^\.\.\.[ \t]*$", re.MULTILINE)
+
+
+def _yaml(text: str) -> YAML:
+    from ruamel.yaml import YAML
+
+    rt = YAML(typ="rt", pure=True)
+    rt.preserve_quotes = True
+    rt.width = 4096  # never re-wrap long values
+    mapping, sequence, offset = _layout(text)
+    rt.indent(mapping=mapping, sequence=sequence, offset=offset)
+    rt.explicit_start = bool(_START.match(text))
+    rt.explicit_end = bool(_END.search(text))
+    return rt
+
+
+def _remove(data: CommentedMap, key: str, marker: str | None = None) -> None:
+    """Delete ``key``; comment lines around it (not its own end-of-line comment) move to a neighbour.
+
+    ``marker``: a comment line left where the key was.
+    """
+    from ruamel.yaml.error import CommentMark
+    from ruamel.yaml.tokens import CommentToken
+
+    keys = list(data)
+    index = keys.index(key)
+    entry = data.ca.items.get(key)
+    del data[key]
+    data.ca.items.pop(key, None)
+    moved: list[Any] = list(entry[1] or []) if entry and len(entry) > 1 else []
+    tail = entry[2] if entry and len(entry) > 2 else None
+    if marker:
+        moved.append(CommentToken(f"# {marker}\n", CommentMark(0), None))
+    if tail is not None and "\n" in tail.value and tail.value.split("\n", 1)[1]:
+        moved.append(CommentToken(tail.value.split("\n", 1)[1], tail.start_mark, None))
+    if not moved:
+        return
+    if index + 1 < len(keys):
+        following = data.ca.items.setdefault(keys[index + 1], [None, None, None, None])
+        following[1] = moved + list(following[1] or [])
+    elif index > 0:
+        previous = data.ca.items.setdefault(keys[index - 1], [None, None, None, None])
+        text = "".join(token.value for token in moved)
+        if previous[2] is None:
+            previous[2] = CommentToken("\n" + text, CommentMark(0), None)
+        else:
+            previous[2].value += text
+    else:  # the mapping is now empty: the comments stay as the document's own
+        if not data.ca.comment:
+            data.ca.comment = [None, []]
+        data.ca.comment[1] = list(data.ca.comment[1] or []) + moved
+
+
+def _append(data: CommentedMap, key: str, value: Any, comment: str | None, indent: int) -> None:
+    """Add ``key`` after the last entry; comment lines that followed that entry stay below the new one."""
+    last = next(reversed(data), None) if len(data) else None
+    entry = data.ca.items.get(last) if last is not None else None
+    tail = entry[2] if entry and len(entry) > 2 else None
+    data[key] = _node(value)
+    if tail is not None and "\n" in tail.value:
+        own, rest = tail.value.split("\n", 1)
+        if rest:
+            from ruamel.yaml.tokens import CommentToken
+
+            tail.value = own + "\n"
+            data.ca.items.setdefault(key, [None, None, None, None])[2] = CommentToken("\n" + rest, tail.start_mark, None)
+    if comment:
+        data.yaml_set_comment_before_after_key(key, before=comment, indent=indent)
 
 
 def remove_keys(text: str, keys: list[str]) -> str:
-    """``text`` without the top-level ``keys`` (and their indented values); nested keys are left alone."""
-    lines = text.splitlines()
-    for key in keys:
-        block = _find_block(lines, key)
-        if block is not None:
-            lines[block[0]:block[1]] = [f"# foretune: removed {key} (stale on this release)"]
-    return "\n".join(lines) + ("\n" if text.endswith("\n") else "")
+    """``text`` without the top-level ``keys``; a comment line marks where each was. Nested keys are left alone."""
+    return merge_text(text, {}, remove=[key for key in keys if "/" not in key], mark_removed=True)
 
 
-def _block_lines(key: str, value: Any, comment: str | None) -> list[str]:
-    head = [f"# {comment}"] if comment else []
-    if isinstance(value, dict):
-        return [*head, f"{key}:", *(f"  {k}: {yaml_scalar(v)}" for k, v in value.items())]
-    return [*head, f"{key}: {yaml_scalar(value)}"]
-
-
-def _after_key(line: str, key: str) -> str:
-    """The text after ``key:`` on a top-level line, without a trailing comment."""
-    match = _key_re(key).match(line)
-    rest = line[match.end():] if match else ""
-    return rest.split(" #", 1)[0].strip() if not rest.lstrip().startswith("#") else ""
-
-
-def _trailing_comment(line: str) -> str:
-    return "  #" + line.split(" #", 1)[1] if " #" in line else ""
-
-
-def _merge_nested(lines: list[str], start: int, end: int, key: str, value: dict[str, Any],
-                  current: dict[str, Any], comments: dict[str, str]) -> None:
-    inline = _after_key(lines[start], key)
-    if inline not in ("", "{}"):
-        # flow style ({a: 1}): rewrite the block in block style, keeping the values
-        merged = {**(current.get(key) or {}), **value}
-        lines[start:end] = _block_lines(key, merged, None)
-        return
-    if inline == "{}":
-        lines[start] = f"{key}:"
-    children = [i for i in range(start + 1, end) if lines[i].strip() and not lines[i].lstrip().startswith("#")]
-    indent = (len(lines[children[0]]) - len(lines[children[0]].lstrip())) if children else 2
-    insert_at = (children[-1] + 1) if children else start + 1
-    for name, entry in value.items():
-        pattern = re.compile(rf"^\s{{{indent}}}(['\"]?){re.escape(str(name))}\1\s*:")
-        found = next((i for i in children if pattern.match(lines[i])), None)
-        text = " " * indent + f"{name}: {yaml_scalar(entry)}"
-        if found is not None:
-            lines[found] = text + _trailing_comment(lines[found])
-        else:
-            extra = [" " * indent + f"# {comments[name]}"] if name in comments else []
-            lines[insert_at:insert_at] = [*extra, text]
-            insert_at += len(extra) + 1
-
-
-def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | None = None, label: str = "custom-hiera.yaml") -> str:
-    """``text`` with ``values`` set; nested dicts (the PostgreSQL hash) are merged key by key.
+def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | None = None,
+               label: str = "custom-hiera.yaml", remove: Iterable[str] = (), *, mark_removed: bool = False) -> str:
+    """``text`` with ``values`` set, nested dicts (the PostgreSQL hash) merged key by key, ``remove`` deleted.
 
     ``comments`` maps a key (or a PostgreSQL entry name) to a comment written above a new entry.
+    ``remove`` holds top-level keys or ``<key>/<entry>`` paths (as :func:`foretune.knowledge.profiles.flatten` names them).
     """
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.error import YAMLError
+
     comments = comments or {}
+    remove = list(remove)
     current = load_mapping(text, label)
-    lines = text.splitlines()
+    rt = _yaml(text)
+    start = _START.match(text)
+    prefix = ""
+    if start:
+        marker = text.rfind("---", 0, start.end())
+        prefix, body = text[:marker], text[marker:]
+    else:
+        body = text
+    try:
+        data = rt.load(body) if body.strip() else None
+    except YAMLError:
+        raise InputError(f"{label}: cannot merge safely (unusual layout); edit it by hand using `foretune plan --format hiera`") from None
+    if data is None:  # nothing but comments (or nothing): keep them all, add below
+        prefix, data = text if not text or text.endswith("\n") else text + "\n", CommentedMap()
+        rt.explicit_start = rt.explicit_end = False
+    mapping_indent = _layout(text)[0]
+    trailing = ""  # comment lines that end the file once the key they followed is gone
+    for path in remove:
+        key, _, entry = path.partition("/")
+        if entry and isinstance(data.get(key), dict) and entry in data[key]:
+            nested = data[key]
+            _remove(nested, entry)
+            if not nested and nested.ca.comment and nested.ca.comment[1]:  # now {}: its comments follow the key
+                tokens, nested.ca.comment = nested.ca.comment[1], None
+                keys = list(data)
+                if keys.index(key) + 1 < len(keys):
+                    following = data.ca.items.setdefault(keys[keys.index(key) + 1], [None, None, None, None])
+                    following[1] = list(tokens) + list(following[1] or [])
+                else:
+                    trailing += "".join(token.value for token in tokens)
+        elif not entry and key in data:
+            _remove(data, key, f"foretune: removed {key} (stale on this release)" if mark_removed else None)
     for key, value in values.items():
-        block = _find_block(lines, key)
-        if block and isinstance(value, dict):
-            _merge_nested(lines, *block, key, value, current, comments)
-        elif block:
-            start, end = block
-            tail = _trailing_comment(lines[start]) if end == start + 1 else ""
-            lines[start:end] = _block_lines(key, value, None)
-            lines[start] += tail
+        existing = data.get(key)
+        if isinstance(value, dict) and isinstance(existing, CommentedMap):
+            if existing.anchor.value is not None:  # an alias may share it: change a copy, as merging the dicts does
+                existing = copy.deepcopy(existing)
+                existing.anchor.value = None
+                data[key] = existing
+            if existing.fa.flow_style():
+                existing.fa.set_block_style()
+            for name, entry in value.items():
+                if name not in existing:
+                    _append(existing, name, entry, comments.get(name), mapping_indent)
+                elif existing[name] != entry or type(existing[name]) is not type(entry):
+                    existing[name] = _node(entry)
+        elif key in data:
+            if data[key] != value or type(data[key]) is not type(value):
+                data[key] = _node(value)
         else:
-            if lines and lines[-1].strip():
-                lines.append("")
-            lines += _block_lines(key, value, comments.get(key))
-    result = "\n".join(lines) + "\n"
-    if load_mapping(result, label) != expected_after(current, values):
+            note = comments.get(key)
+            _append(data, key, value, ("\n" + note if note else "\n") if len(data) else note, 0)
+    out = io.StringIO()
+    rt.dump(data, out)
+    result = out.getvalue()
+    if not data:  # an empty mapping would print as {}: keep only the comment lines
+        start = data.ca.comment[1] if data.ca.comment and len(data.ca.comment) > 1 else None
+        result = "".join(token.value for token in start or [])
+    result += trailing
+    if not body.startswith("\n"):
+        result = result.lstrip("\n")  # comment lines moved up from removed keys never open the file with blanks
+    if prefix.strip() and result and not prefix.endswith("\n\n") and not rt.explicit_start:
+        prefix += "\n"
+    result = prefix + result
+    if load_mapping(result, label) != expected_after(current, values, remove):
         raise InputError(f"{label}: cannot merge safely (unusual layout); edit it by hand using `foretune plan --format hiera`")
     return result
+
+
+def _node(value: Any) -> Any:
+    """A new value in block style; strings YAML 1.1 would read as something else (``on``, ``0755``) quoted."""
+    if isinstance(value, dict):
+        from ruamel.yaml.comments import CommentedMap
+
+        node = CommentedMap()
+        node.update({k: _node(v) for k, v in value.items()})
+        return node
+    if isinstance(value, str):
+        import yaml
+        from ruamel.yaml.scalarstring import SingleQuotedScalarString
+
+        try:
+            plain = yaml.safe_load(value) == value  # PyYAML reads YAML 1.1 as Ruby's Psych does
+        except yaml.YAMLError:
+            plain = False
+        if not plain:
+            return SingleQuotedScalarString(value)
+    return value
 
 
 def unified_diff(old: str, new: str, path: str) -> str:
@@ -142,3 +265,24 @@ def unified_diff(old: str, new: str, path: str) -> str:
 
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                         fromfile=f"{path} (current)", tofile=f"{path} (foretune)"))
+
+
+def show_diff(diff: str, env: Environment) -> None:
+    """Print a unified diff: coloured on a colour terminal, control characters made visible on a terminal.
+
+    Off a terminal the diff is written as it is, so it still applies with ``patch``.
+    """
+    if not (env.color or env.stdout_isatty):
+        env.stdout.write(diff)
+        return
+    from rich.text import Text
+
+    from foretune.term import clean, render_to_text
+
+    text = Text(overflow="fold")
+    for line in diff.splitlines(keepends=True):
+        style = ("diff.header" if line.startswith(("---", "+++")) else "diff.add" if line.startswith("+")
+                 else "diff.remove" if line.startswith("-") else "diff.hunk" if line.startswith("@@") else "")
+        text.append(clean(line.rstrip("\r\n")) + "\n", style=style)
+    text.rstrip()
+    env.stdout.write(render_to_text(text, color=env.color, width=env.width))

@@ -46,9 +46,18 @@ def ordered(report: Report) -> list[Finding]:
     return sorted(report.findings, key=lambda f: (not f.counts, f.status != Status.FAIL, -int(f.severity), f.component, f.rule_id))
 
 
-def value_text(value: Any) -> str:
+def value_text(value: Any, unit: str = "") -> str:
+    """A finding's current or recommended value for people: byte counts in binary units, lists joined.
+
+    >>> value_text(274726912, "bytes"), value_text(4 * 1024**3), value_text([1, 2]), value_text(None)
+    ('262 MiB', '4.0 GiB', '1, 2', '-')
+    """
     if value is None:
         return "-"
+    if unit == "bytes" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        from foretune.term import human_bytes
+
+        return human_bytes(value)
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
     if isinstance(value, int) and not isinstance(value, bool) and value >= 1024**3 and value % (1024**2) == 0:

@@ -1,82 +1,86 @@
-"""One self-contained HTML file: inline CSS, no scripts from elsewhere, no network."""
+"""One self-contained HTML file (jinja2 template, inline CSS, SVG and script): no network, prints with everything open.
+
+Templates live in ``foretune/report/templates`` and are read with :mod:`importlib.resources`, so the
+report renders from the zipapp too. Every value is HTML-escaped and has its control characters made visible.
+"""
 
 from __future__ import annotations
 
-from html import escape
+from collections.abc import Callable
+from importlib import resources
+from typing import Any
 
+from foretune import __version__
 from foretune.audit.model import Finding, Report
+from foretune.report import charts
 from foretune.report.data import ordered, value_text
 from foretune.rules.base import Severity, Status
-
-CSS = """
-body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:70rem;color:#1d2329;padding:0 1rem}
-h1{font-size:1.5rem;margin-bottom:.2rem} .meta{color:#56606b;margin:0 0 1rem}
-.cards{display:flex;gap:.6rem;flex-wrap:wrap;margin:1rem 0}
-.card{border-radius:.4rem;padding:.5rem .9rem;background:#f1f3f5;min-width:6.5rem}
-.card b{display:block;font-size:1.4rem}
-.critical{background:#7d1b1b;color:#fff}.high{background:#c0392b;color:#fff}.medium{background:#e67e22;color:#fff}
-.low{background:#2e86c1;color:#fff}.info{background:#7f8c8d;color:#fff}.pass{background:#1e8449;color:#fff}
-.skip{background:#d5d8dc}.error{background:#6c3483;color:#fff}
-table{border-collapse:collapse;width:100%;margin:1rem 0}th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #e1e4e8;vertical-align:top}
-.sev{font-size:.8rem;border-radius:.3rem;padding:.1rem .4rem;white-space:nowrap}
-details{border:1px solid #e1e4e8;border-radius:.4rem;margin:.5rem 0;padding:.4rem .8rem}
-summary{cursor:pointer}pre{background:#f6f8fa;padding:.6rem;overflow-x:auto;border-radius:.3rem}
-code{font-size:.9em}.note{color:#7d6608}
-"""
+from foretune.term import clean, human_bytes, plural
 
 
-def _sev(f: Finding) -> str:
-    key = "error" if f.status == Status.ERROR else f.status.value if f.status in (Status.PASS, Status.SKIP) else f.severity.label
-    label = "waived" if f.waived else key
-    return f'<span class="sev {key}">{escape(label)}</span>'
+def _template(name: str) -> str:
+    return resources.files("foretune.report").joinpath("templates").joinpath(name).read_text(encoding="utf-8")
 
 
-def _details(f: Finding) -> str:
-    parts = [f'<details id="{escape(f.rule_id)}"><summary>{_sev(f)} <code>{escape(f.rule_id)}</code> — {escape(f.title)}</summary>',
-             f"<p>{escape(f.message)}</p>"]
-    if f.current is not None or f.recommended is not None:
-        parts.append(f"<p>Current: <code>{escape(value_text(f.current))}</code> · Recommended: "
-                     f"<code>{escape(value_text(f.recommended))}</code></p>")
-    if f.waived:
-        parts.append(f"<p>Waived: {escape(f.waived)}</p>")
-    if f.evidence:
-        parts.append("<p>Evidence:</p><ul>" + "".join(
-            f"<li><code>{escape(e.location)}</code>{' — <code>' + escape(e.excerpt[:300]) + '</code>' if e.excerpt else ''}</li>"
-            for e in f.evidence) + "</ul>")
-    for fix in f.fixes:
-        parts.append(f"<p>Fix:</p><pre>{escape(fix)}</pre>")
-    if f.citations:
-        parts.append("<p>References:</p><ol>" + "".join(
-            f"<li>{escape(t)} <small>({escape(w)})</small></li>" for _, t, w in f.citations) + "</ol>")
-    parts.append("</details>")
-    return "\n".join(parts)
+def _badge(markup: Callable[[str], Any]) -> Callable[[Finding], Any]:
+    from markupsafe import escape
+
+    def badge(f: Finding) -> Any:
+        key = ("error" if f.status == Status.ERROR else f.status.value if f.status in (Status.PASS, Status.SKIP)
+               else f.severity.label)
+        return markup(f'<span class="sev {"waived" if f.waived else key}">{escape("waived" if f.waived else key)}</span>')
+    return badge
 
 
-def render(report: Report) -> str:
+def _charts(report: Report, markup: Callable[[str], Any]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    if report.memory_budget and report.ram_bytes:
+        out.append({"caption": "Memory budget of foretune's plan against RAM", "svg": markup(charts.stacked_bar(
+            [(clean(name), float(size)) for name, size in report.memory_budget], capacity=float(report.ram_bytes),
+            title="Memory budget of foretune's plan against RAM", fmt=lambda v: human_bytes(v), capacity_label="RAM"))})
+    if report.connection_budget and report.max_connections:
+        title = "PostgreSQL connections the running services may open against max_connections"
+        out.append({"caption": title, "svg": markup(charts.stacked_bar(
+            [(clean(name), float(n)) for name, n in report.connection_budget], capacity=float(report.max_connections),
+            title=title, fmt=lambda v: f"{v:.0f}",
+            capacity_label="max_connections in force"))})
     failing = report.failing()
-    cards = "".join(f'<div class="card {s.label}"><b>{sum(1 for f in failing if f.severity == s)}</b>{s.label}</div>'
-                    for s in sorted(Severity, reverse=True))
-    cards += f'<div class="card pass"><b>{report.count(Status.PASS)}</b>passed</div>'
-    cards += f'<div class="card skip"><b>{report.count(Status.SKIP)}</b>skipped</div>'
-    rows = "".join(f"<tr><td>{_sev(f)}</td><td><a href=\"#{escape(f.rule_id)}\"><code>{escape(f.rule_id)}</code></a></td>"
-                   f"<td>{escape(f.component)}</td><td>{escape(f.message)}</td></tr>"
-                   for f in ordered(report) if f.status in (Status.FAIL, Status.ERROR))
-    notes = "".join(f'<p class="note">{escape(n)}</p>' for n in (*report.context_lines(), *report.notes))
-    details = "\n".join(_details(f) for f in ordered(report))
-    meta = (f"{escape(report.release or 'release unknown')} · {escape(report.role or 'role unknown')} · "
-            f"{report.hosts if report.hosts is not None else 'unknown'} hosts · plan profile {escape(report.profile or '-')}")
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>foretune audit: {escape(report.source)}</title><style>{CSS}</style></head>
-<body>
-<h1>foretune audit: {escape(report.source)}</h1>
-<p class="meta">{meta}</p>
-<p id="summary"><strong>{escape(report.summary())}</strong></p>
-<div class="cards">{cards}</div>
-{notes}
-<h2>Findings</h2>
-<table><thead><tr><th>severity</th><th>rule</th><th>component</th><th>finding</th></tr></thead><tbody>{rows or '<tr><td colspan="4">No findings.</td></tr>'}</tbody></table>
-<h2>Every rule</h2>
-{details}
-</body></html>
-"""
+    if failing:
+        severities = [s.label for s in sorted(Severity, reverse=True)]
+        counts: dict[str, dict[str, int]] = {}
+        for f in failing:
+            counts.setdefault(clean(f.component), {}).setdefault(f.severity.label, 0)
+            counts[clean(f.component)][f.severity.label] += 1
+        out.append({"caption": "Findings by component and severity", "svg": markup(charts.counts_by_group(
+            dict(sorted(counts.items())), keys=severities, title="Findings by component and severity"))})
+    return out
+
+
+def render(report: Report, *, generated: str | None = None, version: str = __version__) -> str:
+    """The report as one HTML page; ``generated`` is the time shown in the header (default: now, UTC)."""
+    import datetime
+
+    import jinja2
+    from markupsafe import Markup
+
+    from foretune.knowledge import citations
+
+    if generated is None:
+        generated = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=False,
+                             finalize=lambda value: clean(value) if isinstance(value, str) and not isinstance(value, Markup) else value)
+    failing = report.failing()
+    cards = [{"key": s.label, "label": s.label, "count": sum(1 for f in failing if f.severity == s)}
+             for s in sorted(Severity, reverse=True)]
+    cards += [{"key": "pass", "label": "passed", "count": report.count(Status.PASS)},
+              {"key": "skip", "label": "skipped", "count": report.count(Status.SKIP)}]
+    known = citations()
+    urls = {cid: known[cid].url if cid in known else None for f in report.findings for cid, _, _ in f.citations}
+    return env.from_string(_template("audit.html.j2")).render(
+        r=report, version=version, generated=generated, cards=cards,
+        hosts=plural(report.hosts, "managed host") if report.hosts is not None else "managed hosts unknown",
+        ram=human_bytes(report.ram_bytes) if report.ram_bytes else None,
+        charts=_charts(report, Markup), failing=[f for f in ordered(report) if f.status in (Status.FAIL, Status.ERROR)],
+        findings=ordered(report), badge=_badge(Markup), value_text=value_text, urls=urls,
+        css=Markup(_template("report.css")), js=Markup(_template("report.js").replace("</", "<\\/")),
+    ) + "\n"

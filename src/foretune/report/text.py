@@ -1,49 +1,91 @@
-"""Terminal report: findings grouped by component, one-line summary, colour only on a TTY."""
+"""Terminal report: findings grouped by component, wrapped to the terminal, one-line summary.
+
+Every text that came from the audited files goes through :func:`foretune.term.clean` first.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from itertools import groupby
+from typing import TYPE_CHECKING
 
 from foretune.audit.model import Finding, Report
 from foretune.report.data import ordered, value_text
 from foretune.rules.base import Status
+from foretune.term import clean, clean_line, plural, render_to_text
 
-COLORS = {"critical": "1;31", "high": "31", "medium": "33", "low": "36", "info": "37", "pass": "32", "skip": "90",
-          "error": "1;35"}
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+    from rich.text import Text
 
+def render(report: Report, *, color: bool = False, verbose: bool = False, width: int | None = None) -> str:
+    """The report as terminal text; ``width`` wraps every line (``None``: no wrapping)."""
+    from rich.console import Group
+    from rich.text import Text
 
-def render(report: Report, *, color: bool = False, verbose: bool = False) -> str:
-    def paint(text: str, key: str) -> str:
-        return f"\033[{COLORS.get(key, '0')}m{text}\033[0m" if color else text
-
-    head = [f"foretune audit of {report.source} ({report.source_kind})",
-            f"{report.release or 'release unknown'}, {report.role or 'role unknown'}, "
-            f"{report.hosts if report.hosts is not None else 'unknown'} hosts"
-            + (f", plan profile {report.profile}" if report.profile else "")]
-    lines = [*head, *report.context_lines(), *(f"note: {n}" for n in report.notes), ""]
+    head: list[RenderableType] = [
+        Text(f"foretune audit of {clean_line(report.source)} ({report.source_kind})", style="heading"),
+        Text(f"{clean_line(report.release or 'release unknown')}, {clean_line(report.role or 'role unknown')}, "
+             + (plural(report.hosts, "host") if report.hosts is not None else "unknown hosts")
+             + (f", plan profile {clean_line(report.profile)}" if report.profile else "")),
+        *(Text(clean_line(line)) for line in report.context_lines()),
+        *(Text(f"note: {clean(n)}", style="muted") for n in report.notes), Text(""),
+    ]
     shown = [f for f in ordered(report) if verbose or f.status in (Status.FAIL, Status.ERROR)]
+    parts = list(head)
     for component, group in groupby(sorted(shown, key=lambda f: f.component), key=lambda f: f.component):
-        lines.append(paint(f"== {component}", "info"))
-        for f in sorted(group, key=lambda f: (-int(f.severity), f.rule_id)):
-            lines += _finding(f, paint)
-        lines.append("")
-    lines.append("summary: " + report.summary())
-    return "\n".join(lines) + "\n"
+        parts.append(Text(f"== {clean_line(component)}", style="heading"))
+        parts.append(_component(sorted(group, key=lambda f: (-int(f.severity), f.rule_id))))
+        parts.append(Text(""))
+    parts.append(Text("summary: " + report.summary()))
+    return render_to_text(Group(*parts), color=color, width=width)
 
 
-def _finding(f: Finding, p: Callable[[str, str], str]) -> list[str]:
+def _key(f: Finding) -> tuple[str, str]:
+    """(label, theme style) of a finding's status or severity."""
     if f.status in (Status.PASS, Status.SKIP):
-        return [f"  {p(f.status.value.upper(), f.status.value)}  {f.rule_id}: {f.message}"]
-    label = "ERROR" if f.status == Status.ERROR else f.severity.label.upper()
-    tag = " (waived: " + f.waived + ")" if f.waived else ""
-    out = [f"  {p(label, 'error' if f.status == Status.ERROR else f.severity.label)}  {f.rule_id}: {f.message}{tag}"]
+        return f.status.value.upper(), f"sev.{f.status.value}"
+    if f.status == Status.ERROR:
+        return "ERROR", "sev.error"
+    return f.severity.label.upper(), f"sev.{f.severity.label}"
+
+
+def _component(findings: list[Finding]) -> RenderableType:
+    from rich.padding import Padding
+    from rich.table import Table
+    from rich.text import Text
+
+    grid = Table.grid(padding=(0, 2, 0, 0))
+    grid.add_column(no_wrap=True)
+    grid.add_column(ratio=1, overflow="fold")
+    for f in findings:
+        label, style = _key(f)
+        grid.add_row(Text(label, style=style), _body(f))
+    return Padding(grid, (0, 0, 0, 2))
+
+
+def _body(f: Finding) -> RenderableType:
+    from rich.console import Group
+    from rich.padding import Padding
+    from rich.text import Text
+
+    tag = f" (waived: {clean_line(f.waived)})" if f.waived else ""
+    lines: list[RenderableType] = [Text.assemble((f.rule_id, "heading"), f": {clean(f.message)}{tag}")]
+    if f.status in (Status.PASS, Status.SKIP):
+        return lines[0]
     if f.current is not None or f.recommended is not None:
-        out.append(f"      current: {value_text(f.current)}   recommended: {value_text(f.recommended)}")
+        lines.append(Text(f"current: {clean_line(value_text(f.current, f.unit))}   recommended: "
+                          f"{clean_line(value_text(f.recommended, f.unit))}"))
     for e in f.evidence[:4]:
-        out.append(f"      evidence: {e.location}" + (f": {e.excerpt.splitlines()[0][:100]}" if e.excerpt else ""))
+        excerpt = f": {clean_line(e.excerpt.splitlines()[0][:100])}" if e.excerpt else ""
+        lines.append(Text(f"evidence: {clean_line(e.location)}{excerpt}", style="muted"))
     for fix in f.fixes:
-        out += ["      fix:", *(f"        {line}" for line in fix.splitlines())]
+        lines += [Text("fix:"), Padding(_code(fix), (0, 0, 0, 2))]
     if f.citations:
-        out.append("      see: " + "; ".join(title for _, title, _ in f.citations))
-    return out
+        lines.append(Text("see: " + "; ".join(clean_line(title) for _, title, _ in f.citations), style="muted"))
+    return Group(*lines)
+
+
+def _code(text: str) -> Text:
+    from rich.text import Text
+
+    return Text(clean(text), style="changed")

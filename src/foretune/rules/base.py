@@ -129,6 +129,7 @@ class Rule:
     roles: ClassVar[frozenset[str]] = frozenset({"server", "capsule"})
     needs: ClassVar[tuple[str, ...]] = ()  # fact names; unknown -> SKIP "fact unknown: <reason>"
     citations: ClassVar[tuple[str, ...]] = ()  # ids in knowledge/data/citations*.yaml
+    unit: ClassVar[str] = ""  # "bytes" when current/recommended are byte counts (reports show them in GiB/MiB)
     uses_hosts: ClassVar[bool] = False  # the verdict depends on the managed-host count
     # the profile's own value is hygiene (low) unless the rule weighs demand in force against it
     demand_based: ClassVar[bool] = False

@@ -16,6 +16,7 @@ def extract(source: Source, *, hosts: int | None = None) -> FactSet:
     x = Extractor(source)
     installer.product(x)
     installer.installer(x)
+    platform.identity(x)
     platform.memory(x)
     platform.cpus(x)
     platform.thp_and_tuned(x)

@@ -43,6 +43,22 @@ KEY_DIRS: dict[str, tuple[str, ...] | None] = {
 }
 
 
+def identity(x: Extractor) -> None:
+    """Host name and when the data was taken (for report headers)."""
+    raw = x.raw("hostname")
+    name = raw.text.strip().splitlines()[0].strip() if raw is not None and raw.text.strip() else ""
+    if raw is not None and name:
+        x.known("hostname", name, x.prov(raw))
+    else:
+        x.unknown("hostname", x.why("hostname") if raw is None else f"{raw.location} is empty")
+    date = x.raw("sos_date")
+    when = x.src.now() if date is not None else None
+    if date is None or when is None:
+        x.unknown("collected_at", x.why("sos_date") if date is None else f"{date.location}: not a date")
+        return
+    x.known("collected_at", when.strftime("%Y-%m-%d %H:%M"), x.prov(date))
+
+
 def memory(x: Extractor) -> None:
     raw = x.raw("meminfo")
     info = x.parse(raw, parse_meminfo)

@@ -15,6 +15,7 @@ class CandlepinHeapBelowProfile(PlanRule):
     roles = frozenset({"server"})
     needs = ("candlepin",)
     citations = ("fi-tuning-profiles", "candlepin-defaults")
+    unit = "bytes"
     tunable = "candlepin.heap_max"
 
     def check(self, ctx: Context) -> Outcome:

@@ -73,6 +73,7 @@ class MemoryOverRam(Rule):
     failing_when = (("oom_kill", ()),)
     needs = ("ram_bytes",)
     citations = ("g62-memory", "gf-puma-autotuning", "foretune-estimate")
+    unit = "bytes"
 
     def applies(self, ctx: Context) -> str | None:
         return None if ctx.plan else ctx.no_plan_reason

@@ -16,7 +16,10 @@ class CpuStealHigh(Rule):
 
     def check(self, ctx: Context) -> Outcome:
         steal = ctx.facts.value("cpu_steal")
-        mean, peak = float(steal["mean_percent"]), float(steal["max_percent"])
+        try:
+            mean, peak = float(steal["mean_percent"]), float(steal["max_percent"])
+        except (KeyError, TypeError, ValueError):
+            return self.skipped("cpu_steal has no mean_percent and max_percent figures")
         span = f"over {steal['samples']} sar samples in {steal['reports']} daily reports"
         if mean >= threshold("cpu_steal_mean_max_percent"):
             return self.failed(f"the hypervisor took {mean:.1f} % of CPU time on average (peak {peak:.1f} %) {span}: the "

@@ -14,6 +14,7 @@ class SwapInUse(Rule):
     severity = Severity.MEDIUM
     needs = ("swap",)
     citations = ("g62-memory", "foretune-estimate")
+    unit = "bytes"
 
     def check(self, ctx: Context) -> Outcome:
         swap = ctx.facts.value("swap")

@@ -14,6 +14,7 @@ class SwapNotConfigured(Rule):
     severity = Severity.LOW
     needs = ("swap",)
     citations = ("fd-system-requirements",)
+    unit = "bytes"
 
     def check(self, ctx: Context) -> Outcome:
         total = ctx.facts.value("swap").get("total_bytes") or 0

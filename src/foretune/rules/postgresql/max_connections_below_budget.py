@@ -4,30 +4,36 @@ from __future__ import annotations
 
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 from foretune.rules.values import pg_int
+from foretune.term import plural
 
 
 def running_budget(ctx: Context) -> tuple[int, list[str]]:
     """Connections the configured services may open: what is in force (Puma, Passenger, Sidekiq, pulpcore) where
     the facts say, the plan otherwise."""
+    budget = running_budget_parts(ctx)
+    return sum(n for _, n in budget), [f"{name}: {n}" for name, n in budget]
+
+
+def running_budget_parts(ctx: Context) -> list[tuple[str, int]]:
+    """(consumer, connections) of the configured services: facts where known, the plan otherwise."""
     assert ctx.plan is not None
     budget = dict(ctx.plan.connection_budget)
-    parts = []
     puma = ctx.facts.value("puma") or {}
     if puma.get("workers") and puma.get("threads_max"):
         pool = ctx.facts.value("foreman_db_pool") or puma["threads_max"] + 4
         per = max(pool, puma["threads_max"] + 4)
         budget = {k: v for k, v in budget.items() if not k.startswith("Puma")}
-        budget[f"Puma {puma['workers']} workers x {per}"] = puma["workers"] * per
+        budget[f"Puma {plural(puma['workers'], 'worker')} x {per}"] = puma["workers"] * per
     passenger = ctx.facts.value("passenger") or {}
     if passenger.get("PassengerMaxPoolSize"):
         # Passenger era: every Foreman process holds its own Rails pool
         pool = ctx.facts.value("foreman_db_pool") or 5
         budget = {k: v for k, v in budget.items() if not k.startswith("Passenger")}
-        budget[f"Passenger {passenger['PassengerMaxPoolSize']} processes x {pool} pool"] = passenger["PassengerMaxPoolSize"] * pool
+        budget[f"Passenger {plural(passenger['PassengerMaxPoolSize'], 'process', 'processes')} x {pool} pool"] = passenger["PassengerMaxPoolSize"] * pool
     dynflow = ctx.facts.value("dynflow") or {}
     if dynflow.get("workers") and dynflow.get("concurrency"):
         budget = {k: v for k, v in budget.items() if not k.startswith("Sidekiq")}
-        budget[f"Sidekiq {dynflow['workers']} workers x ({dynflow['concurrency']} + 2) + orchestrator"] = (
+        budget[f"Sidekiq {plural(dynflow['workers'], 'worker')} x ({dynflow['concurrency']} + 2) + orchestrator"] = (
             dynflow["workers"] * (dynflow["concurrency"] + 2) + 3)
     pulp = ctx.facts.value("pulpcore") or {}
     if pulp.get("workers"):
@@ -35,11 +41,9 @@ def running_budget(ctx: Context) -> tuple[int, list[str]]:
 
         gunicorn = (pulp.get("api_workers") or 0) + (pulp.get("content_workers") or 0)
         budget = {k: v for k, v in budget.items() if not k.startswith("pulpcore")}
-        budget[f"pulpcore {pulp['workers']} workers x {const('pulp_connections_per_worker')} + {gunicorn} gunicorn"] = (
+        budget[f"pulpcore {plural(pulp['workers'], 'worker')} x {const('pulp_connections_per_worker')} + {gunicorn} gunicorn"] = (
             pulp["workers"] * const("pulp_connections_per_worker") + gunicorn * const("pulp_connections_per_gunicorn"))
-    for name, n in budget.items():
-        parts.append(f"{name}: {n}")
-    return sum(budget.values()), parts
+    return list(budget.items())
 
 
 class MaxConnectionsBelowBudget(PlanRule):

@@ -15,6 +15,7 @@ class QpiddStorageLow(PlanRule):
     roles = frozenset({"server", "capsule"})
     needs = ("key_dirs",)
     citations = ("g69-qpid",)
+    unit = "bytes"
     tunable = "qpidd.storage_bytes"
 
     def check(self, ctx: Context) -> Outcome:

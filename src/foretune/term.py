@@ -1,0 +1,233 @@
+"""Terminal output: the colour decision, the width, safe text, plurals and human units.
+
+This module imports nothing heavy; :func:`console` imports ``rich`` only when something is printed.
+
+>>> plural(1, "finding"), plural(2, "finding"), plural(0, "entry", "entries")
+('1 finding', '2 findings', '0 entries')
+>>> human_bytes(1536), human_bytes(64 * 1024**3), human_bytes(5)
+('1.5 KiB', '64 GiB', '5 B')
+>>> clean("ok\\x1b[2Jgone\\x07")
+'ok\\\\x1b[2Jgone\\\\x07'
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING, Any, TextIO, cast
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from rich.console import Console
+
+COLOR_CHOICES = ("auto", "always", "never")
+
+# Only the terminal's own 16-colour palette and bold/dim: every terminal theme maps these for its
+# background, so they stay readable on light and dark terminals. No white, black, bright_* or yellow
+# (unreadable on one of the two) and no background colours.
+THEME: dict[str, str] = {
+    "sev.critical": "bold red",
+    "sev.high": "red",
+    "sev.medium": "magenta",
+    "sev.low": "cyan",
+    "sev.info": "blue",
+    "sev.pass": "green",
+    "sev.skip": "dim",
+    "sev.error": "bold magenta",
+    "heading": "bold",
+    "muted": "dim",
+    "changed": "bold",
+    "diff.add": "green",
+    "diff.remove": "red",
+    "diff.hunk": "cyan",
+    "diff.header": "bold",
+    "over": "bold red",
+    # rich's own Markdown styles put inline code on a black background: keep the terminal's background
+    "markdown.code": "bold cyan",
+    "markdown.code_block": "cyan",
+}
+
+# C0 controls except tab and newline, DEL, C1 controls, and the bidirectional overrides that can
+# reorder what a reader sees (Trojan Source).
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def clean(text: str) -> str:
+    """``text`` with control characters and escape sequences made visible (``\\x1b``), newlines and tabs kept."""
+    return _UNSAFE.sub(_escape, text)
+
+
+def clean_line(text: str) -> str:
+    """Like :func:`clean`, for text that must stay on one line (newlines become ``\\x0a``).
+
+    >>> clean_line("a\\nb")
+    'a\\\\x0ab'
+    """
+    return _UNSAFE_LINE.sub(_escape, text)
+
+
+def wants_color(choice: str, environ: Mapping[str, str], isatty: bool) -> bool:
+    """``--color`` wins; then ``NO_COLOR`` and ``FORCE_COLOR`` (non-empty); then colour on a terminal unless TERM=dumb.
+
+    >>> wants_color("auto", {"NO_COLOR": "1"}, True), wants_color("auto", {"FORCE_COLOR": "1"}, False)
+    (False, True)
+    >>> wants_color("always", {"NO_COLOR": "1"}, False), wants_color("never", {}, True)
+    (True, False)
+    """
+    if choice == "always":
+        return True
+    if choice == "never":
+        return False
+    if environ.get("NO_COLOR"):
+        return False
+    if environ.get("FORCE_COLOR", "") not in ("", "0"):
+        return True
+    return isatty and environ.get("TERM") != "dumb"
+
+
+def terminal_width(stream: TextIO, environ: Mapping[str, str]) -> int | None:
+    """Columns to wrap to: ``COLUMNS`` when set, else the terminal's width; ``None`` (no wrapping) off a terminal."""
+    columns = environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) >= 20:
+        return int(columns)
+    try:
+        return os.get_terminal_size(stream.fileno()).columns if stream.isatty() else None
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+class _Guard:
+    """File wrapper that lets through only the SGR colour sequences rich itself writes."""
+
+    _SEQUENCE = re.compile("\x1b\\[[0-9;]*m|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(self._SEQUENCE.sub(lambda m: m.group() if len(m.group()) > 1 else _escape(m), text))
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+
+class TerminalGuard(_Guard):
+    """A terminal stream that neutralises every control character and escape sequence except colour (SGR),
+    carriage return (progress lines) and the newline: the last line of defence for text from input files.
+    """
+
+    _SEQUENCE = re.compile("\x1b\\[[0-9;]*m|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+    def isatty(self) -> bool:
+        return True
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+def guard(stream: TextIO) -> TextIO:
+    """``stream`` behind a :class:`TerminalGuard` when it is a terminal, else unchanged.
+
+    >>> import io
+    >>> guard(io.StringIO()).__class__.__name__
+    'StringIO'
+    """
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return cast("TextIO", TerminalGuard(stream)) if tty else stream
+
+
+def console(stream: TextIO, *, color: bool, width: int | None) -> Console:
+    """A rich console on ``stream`` with foretune's theme; ``width=None`` means do not wrap."""
+    from rich.console import Console
+    from rich.theme import Theme
+
+    return Console(file=cast("TextIO", _Guard(stream)), force_terminal=color, no_color=not color, color_system="standard" if color else None,
+                   width=width or 4096, soft_wrap=False, highlight=False, markup=False, emoji=False,
+                   theme=Theme(THEME), legacy_windows=False, force_jupyter=False, force_interactive=False,
+                   _environ={})
+
+
+class ReadProgress:
+    """A progress bar on a terminal for one long read (a large tarball); a no-op elsewhere.
+
+    Call it with (bytes done, bytes in all); the bar appears only for reads of at least ``min_bytes``,
+    so small inputs never pay for importing rich.progress. Use it as a context manager.
+    """
+
+    def __init__(self, stream: TextIO, label: str, *, enabled: bool, min_bytes: int = 32 * 1024**2) -> None:
+        self.stream, self.label, self.enabled, self.min_bytes = stream, clean_line(label), enabled, min_bytes
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled or total < self.min_bytes:
+            return
+        if self._bar is None:
+            from rich.console import Console
+            from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+            out = Console(file=self.stream, force_terminal=True, highlight=False, markup=False, emoji=False,
+                          legacy_windows=False, _environ={})
+            self._bar = Progress(TextColumn(self.label), BarColumn(), DownloadColumn(binary_units=True),
+                                 TimeRemainingColumn(), console=out, transient=True)
+            self._bar.start()
+            self._task = self._bar.add_task(self.label, total=total)
+        self._bar.update(self._task, completed=done, total=total)
+
+    def __enter__(self) -> ReadProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+
+def render_to_text(renderable: Any, *, color: bool, width: int | None) -> str:
+    """``renderable`` as the text a console of ``width`` prints, without trailing spaces."""
+    import io
+
+    buffer = io.StringIO()
+    out = console(buffer, color=color, width=width)
+    out.print(renderable)
+    return "\n".join(line.rstrip(" ") for line in buffer.getvalue().split("\n"))
+
+
+def plural(count: int, singular: str, plural_form: str | None = None) -> str:
+    """``count`` with the noun in the right number: ``1 host``, ``2 hosts``, ``3 entries``."""
+    return f"{count} {singular if count == 1 else (plural_form or singular + 's')}"
+
+
+def human_bytes(size: float) -> str:
+    """Bytes in binary units with at most one decimal (``1.5 GiB``), never a raw byte count above 1 KiB.
+
+    >>> human_bytes(1023), human_bytes(1024), human_bytes(int(31.96 * 1024**3)), human_bytes(3 * 1024**5)
+    ('1023 B', '1 KiB', '32 GiB', '3 PiB')
+    """
+    value = float(size)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(value) < (1024 if unit == "B" else 1023.95):
+            return f"{value:.0f} {unit}" if unit == "B" else _one_decimal(value, unit)
+        value /= 1024
+    return _one_decimal(value, "PiB")
+
+
+def _one_decimal(value: float, unit: str) -> str:
+    text = f"{value:.1f}"
+    return f"{text[:-2] if text.endswith('.0') else text} {unit}"

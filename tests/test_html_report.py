@@ -1,0 +1,161 @@
+"""The HTML audit report in headless Chromium: no console errors, no network, light/dark/print screenshots
+against reviewed references, readable at 400 px, copy buttons that degrade, and a PDF with every fix.
+
+References live in tests/fixtures/html/. After a deliberate change of the report's look, rewrite them with
+``FORETUNE_UPDATE_SCREENSHOTS=1 .venv/bin/python -m pytest tests/test_html_report.py`` and look at each one
+before committing it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops
+
+from foretune import __version__
+from tests.conftest import REPO, run_cli
+from tests.support.chromium import chromium, open_page
+
+EXAMPLE = "examples/sosreport-satellite-6.15-mistuned"
+REFERENCES = REPO / "tests" / "fixtures" / "html"
+FIXED_TIME = "1700000000"  # 2023-11-14 22:13 UTC
+TEST_VERSION = "0.0.0-test"
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example's report with a fixed generation time and version text, so screenshots are stable."""
+    page = tmp_path_factory.mktemp("html") / "audit.html"
+    cwd = Path.cwd()
+    os.chdir(REPO)  # the header shows the source path as given
+    try:
+        result = run_cli("audit", EXAMPLE, "--format", "html", "--output", str(page), environ={"SOURCE_DATE_EPOCH": FIXED_TIME})
+    finally:
+        os.chdir(cwd)
+    assert result.status == 1, result.stderr
+    page.write_text(page.read_text(encoding="utf-8").replace(f"foretune {__version__}", f"foretune {TEST_VERSION}"),
+                    encoding="utf-8")
+    return page
+
+
+def audit_json() -> dict[str, object]:
+    out = run_cli("audit", str(REPO / EXAMPLE), "--format", "json")
+    return dict(json.loads(out.stdout))
+
+
+def test_header_names_host_date_product_profile_version_and_time(report: Path) -> None:
+    html = report.read_text(encoding="utf-8")
+    assert "<dt>Host</dt><dd>satellite.example.com</dd>" in html
+    assert "<dt>Data taken</dt><dd>2024-02-12 10:14 (sosreport examples/sosreport-satellite-6.15-mistuned)</dd>" in html
+    assert "<dt>Product</dt><dd>Satellite 6.15 (Foreman 3.9), server</dd>" in html
+    assert ("<dt>Sized for</dt><dd>default profile (declared: the installer&#39;s tuning fact), 15120 managed hosts "
+            "(counted in var/lib/foreman-maintain/satellite_metrics.yml), 63.8 GiB RAM</dd>") in html
+    assert f"<dt>Generated</dt><dd>2023-11-14 22:13 UTC by foretune {TEST_VERSION}</dd>" in html
+
+
+def test_one_file_that_loads_nothing(report: Path) -> None:
+    html = report.read_text(encoding="utf-8")
+    assert not re.search(r"""\bsrc=|<link\b|@import|url\(""", html), "the report must not load anything"
+    page = open_page(report)
+    assert page.requests == [report.resolve().as_uri()]
+    assert page.console_errors == []
+
+
+def test_citations_link_where_a_public_address_exists(report: Path) -> None:
+    html = report.read_text(encoding="utf-8")
+    from foretune.knowledge import citations
+
+    assert ('<li><a href="https://docs.theforeman.org/nightly/Tuning_Performance/index-katello.html" rel="noreferrer">'
+            "Foreman tuning guide: 5.3.1 open files limit for Apache httpd (LimitNOFILE=640000)</a>" in html)
+    assert not citations()["g62-apache"].url  # the 2017 performance brief has no public address
+    assert "<li>Satellite 6.2 performance brief: Apache configuration (KeepAlive On" in html
+
+
+def test_charts_show_the_budgets_and_the_findings(report: Path) -> None:
+    html = report.read_text(encoding="utf-8")
+    assert html.count('<svg class="chart"') == 3
+    # memory: the plan's items against MemTotal (63.8 GiB in the example's meminfo)
+    plan = json.loads(run_cli("plan", "--from", str(REPO / EXAMPLE), "--format", "json").stdout)
+    planned = sum(item["bytes"] for item in plan["memory_budget"]["items"]) / 1024**3
+    assert f"{planned:.1f} GiB of 63.8 GiB RAM" in html
+    # connections: the same figure the pg-max-connections-below-budget finding gives, against the 500 in force
+    finding = next(f for f in audit_json()["findings"] if f["rule"] == "pg-max-connections-below-budget")  # type: ignore[union-attr]
+    need = re.search(r"the services may open (\d+)", finding["message"]).group(1)  # type: ignore[index,union-attr]
+    assert f"{need} of 500 max_connections in force — over" in html
+    assert "Puma 40 workers x 20 800" in html  # the example runs 40 Puma workers with a pool of 20
+    # findings by component: the same counts as the JSON report
+    failing = [f for f in audit_json()["findings"] if f["status"] == "fail" and not f["waived"]]  # type: ignore[union-attr]
+    pg = [f["severity"] for f in failing if f["component"] == "postgresql"]  # type: ignore[index]
+    expected = ", ".join(f"{pg.count(s)} {s}" for s in ("critical", "high", "medium", "low", "info") if pg.count(s))
+    assert f"postgresql {expected}" in html
+
+
+def _compare(name: str, png: bytes) -> None:
+    reference = REFERENCES / f"{name}.png"
+    if os.environ.get("FORETUNE_UPDATE_SCREENSHOTS"):
+        reference.parent.mkdir(parents=True, exist_ok=True)
+        reference.write_bytes(png)
+    actual = Image.open(io.BytesIO(png)).convert("RGB")
+    expected = Image.open(reference).convert("RGB")
+    assert actual.size == expected.size, f"{name}: {actual.size} != reference {expected.size}"
+    diff = ImageChops.difference(actual, expected).convert("L").point(lambda v: 255 if v > 48 else 0)
+    changed = sum(diff.histogram()[255:]) / (actual.width * actual.height)
+    assert changed < 0.01, f"{name}: {changed:.2%} of pixels differ from {reference.name}"
+
+
+@pytest.mark.parametrize(("scheme", "media"), [("light", "screen"), ("dark", "screen"), ("light", "print")])
+def test_screenshots_match_the_reviewed_references(report: Path, scheme: str, media: str) -> None:
+    page = open_page(report, width=1000, height=1400, scheme=scheme, media=media, screenshot=True,
+                     evaluate={"background": "getComputedStyle(document.body).backgroundColor"})
+    assert page.console_errors == []
+    assert page.values["background"] == ("rgb(21, 25, 29)" if (scheme, media) == ("dark", "screen") else "rgb(255, 255, 255)")
+    _compare(f"audit-{scheme}-{media}", page.screenshot)
+
+
+def test_narrow_screen_needs_no_sideways_scrolling(report: Path) -> None:
+    page = open_page(report, width=400, screenshot=True, height=1200,
+                     evaluate={"width": "document.documentElement.scrollWidth"})
+    assert page.values["width"] <= 400
+    _compare("audit-light-400px", page.screenshot)
+
+
+def test_print_opens_every_rule_without_javascript(report: Path) -> None:
+    hidden = ("[...document.querySelectorAll('details')].filter(d => [...d.children].some("
+              "c => c.tagName !== 'SUMMARY' && !c.checkVisibility())).length")
+    closed = "document.querySelectorAll('details:not([open])').length"
+    screen = open_page(report, javascript=False, evaluate={"hidden": hidden, "closed": closed})
+    assert screen.values["closed"] > 0 and screen.values["hidden"] == screen.values["closed"]  # passed rules fold on screen
+    printed = open_page(report, javascript=False, media="print", evaluate={"hidden": hidden})
+    assert printed.values["hidden"] == 0
+
+
+def test_copy_buttons_appear_only_with_javascript(report: Path) -> None:
+    fixes = sum(len(f["fixes"]) for f in audit_json()["findings"])  # type: ignore[union-attr,arg-type]
+    visible = "[...document.querySelectorAll('button.copy')].filter(b => !b.hidden).length"
+    count = "document.querySelectorAll('button.copy').length"
+    with_js = open_page(report, evaluate={"visible": visible, "count": count})
+    assert with_js.values["count"] == fixes > 0 and with_js.values["visible"] == fixes
+    without = open_page(report, javascript=False, evaluate={"visible": visible, "pre": "document.querySelectorAll('pre').length"})
+    assert without.values["visible"] == 0 and without.values["pre"] == fixes
+    assert with_js.console_errors == [] and without.console_errors == []
+
+
+def test_pdf_printed_by_chromium_contains_every_fix(report: Path, tmp_path: Path) -> None:
+    pdf = tmp_path / "audit.pdf"
+    done = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                           "--disable-component-update", "--disable-sync", "--no-first-run",
+                           f"--user-data-dir={tmp_path / 'profile'}", "--no-pdf-header-footer", f"--print-to-pdf={pdf}",
+                           report.as_uri()], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0 and pdf.exists(), done.stderr[-2000:]
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    flat = re.sub(r"\s+", "", text)
+    fixes = [fix for f in audit_json()["findings"] for fix in f["fixes"]]  # type: ignore[union-attr]
+    assert fixes
+    missing = [fix for fix in fixes if re.sub(r"\s+", "", fix) not in flat]
+    assert missing == []

@@ -1,0 +1,219 @@
+"""Terminal output: colour choice, wrapping to the width, theme, plurals, human units and hostile input."""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from foretune.cli import COMMANDS
+from foretune.term import THEME, TerminalGuard, clean, human_bytes, plural, wants_color
+from tests.conftest import REPO, run_cli
+
+EXAMPLE = str(REPO / "examples" / "sosreport-satellite-6.15-mistuned")
+PLAN = ["plan", "--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G"]
+SGR = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def test_plural_and_human_units() -> None:
+    assert [plural(n, "host") for n in (0, 1, 2)] == ["0 hosts", "1 host", "2 hosts"]
+    assert plural(1, "process", "processes") == "1 process" and plural(3, "process", "processes") == "3 processes"
+    assert human_bytes(0) == "0 B" and human_bytes(1023) == "1023 B"
+    assert human_bytes(1536 * 1024) == "1.5 MiB"
+    assert human_bytes(68_719_476_736) == "64 GiB"  # 64 * 1024**3
+    assert human_bytes(1024**3 - 1) == "1 GiB"  # rounds up into the next unit, never "1024 MiB"
+
+
+@pytest.mark.parametrize(("choice", "environ", "tty", "expected"), [
+    ("auto", {}, True, True), ("auto", {}, False, False), ("auto", {"NO_COLOR": "1"}, True, False),
+    ("auto", {"NO_COLOR": ""}, True, True),  # the convention: only a non-empty NO_COLOR counts
+    ("auto", {"FORCE_COLOR": "1"}, False, True), ("auto", {"FORCE_COLOR": "0"}, False, False),
+    ("auto", {"TERM": "dumb"}, True, False), ("always", {"NO_COLOR": "1"}, False, True),
+    ("never", {"FORCE_COLOR": "1"}, True, False),
+])
+def test_colour_decision(choice: str, environ: dict[str, str], tty: bool, expected: bool) -> None:
+    assert wants_color(choice, environ, tty) is expected
+
+
+def test_every_command_takes_color() -> None:
+    for name in COMMANDS:
+        result = run_cli(name, "--help")
+        assert "--color WHEN" in result.stdout, name
+    assert "--color" in run_cli("rules", "explain", "--help").stdout
+    assert run_cli("rules", "list", "--color", "always").stdout.count("\x1b[") > 0
+
+
+def test_color_option_and_environment_reach_the_output() -> None:
+    assert SGR.search(run_cli(*PLAN, "--color", "always").stdout)
+    assert not SGR.search(run_cli(*PLAN).stdout)  # captured output is not a terminal
+    assert SGR.search(run_cli(*PLAN, environ={"FORCE_COLOR": "1"}).stdout)
+    assert not SGR.search(run_cli(*PLAN, "--color", "never", environ={"FORCE_COLOR": "1"}).stdout)
+    assert SGR.search(run_cli("audit", EXAMPLE, "--color", "always").stdout)
+
+
+def test_theme_uses_only_colours_both_backgrounds_keep_readable() -> None:
+    for name, style in THEME.items():
+        words = style.split()
+        assert "on" not in words, f"{name}: no background colours"
+        assert not {"white", "black", "yellow", "bright_white", "bright_yellow", "grey93"} & set(words), name
+        assert all(w in {"bold", "dim", "red", "green", "blue", "magenta", "cyan"} for w in words), name
+
+
+def _too_long(text: str, width: int) -> list[str]:
+    """Lines longer than ``width`` that could have been broken (have a space)."""
+    return [line for line in SGR.sub("", text).splitlines() if len(line) > width and " " in line.strip()]
+
+
+@pytest.mark.parametrize("argv", [
+    ["audit", EXAMPLE], ["audit", EXAMPLE, "--verbose"], PLAN, ["facts", EXAMPLE], ["rules", "list"],
+    ["rules", "explain", "pg-max-connections-below-budget"], ["profiles", "list"],
+])
+def test_an_80_column_terminal_gets_no_longer_lines(argv: list[str]) -> None:
+    for colour in ("never", "always"):
+        result = run_cli(*argv, "--color", colour, environ={"COLUMNS": "80"})
+        assert result.status in (0, 1), result.stderr
+        assert _too_long(result.stdout, 80) == []
+        wide = run_cli(*argv, environ={"COLUMNS": "200"}).stdout
+        assert max(len(line) for line in wide.splitlines()) > 80 or argv[0] == "profiles"
+
+
+def test_an_80_column_terminal_gets_the_render_diff_folded(tmp_path: Path) -> None:
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text("foreman::foreman_service_puma_workers: 40\n", encoding="utf-8")
+    result = run_cli("render", *PLAN[1:], "--merge-into", str(target), "--color", "always", environ={"COLUMNS": "80"})
+    assert result.status == 0, result.stderr
+    assert max(len(line) for line in SGR.sub("", result.stdout).splitlines()) <= 80
+    assert "+# foretune:" in SGR.sub("", result.stdout)
+
+
+def test_without_a_width_nothing_is_wrapped() -> None:
+    out = run_cli(*PLAN).stdout
+    assert any(len(line) > 120 for line in out.splitlines())  # one line per tunable for grep and scripts
+
+
+def test_render_diff_is_coloured_on_request_and_plain_otherwise(tmp_path: Path) -> None:
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text("foreman::foreman_service_puma_workers: 40\n", encoding="utf-8")
+    argv = ["render", *PLAN[1:], "--merge-into", str(target)]
+    coloured = run_cli(*argv, "--color", "always").stdout
+    assert "\x1b[31m-foreman::foreman_service_puma_workers: 40" in coloured
+    assert "\x1b[32m+foreman::foreman_service_puma_workers: 18" in coloured
+    plain = run_cli(*argv).stdout
+    assert not SGR.search(plain) and "-foreman::foreman_service_puma_workers: 40\n" in plain
+
+
+def test_rules_explain_renders_markdown_on_a_terminal_and_keeps_the_source_in_a_pipe() -> None:
+    rendered = run_cli("rules", "explain", "pg-max-connections-below-budget", environ={"COLUMNS": "100"}).stdout
+    assert "Why it matters" in rendered and "## Why it matters" not in rendered
+    assert "## Why it matters" in run_cli("rules", "explain", "pg-max-connections-below-budget").stdout
+
+
+# --- hostile input (control characters, escape sequences, HTML) ----------------------------------
+
+HOSTILE_HOST = "evil\x1b]0;pwned\x07\x1b[2J\x9b31m<script>alert(1)</script>\u202e.example.com"
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example sosreport with escape sequences and HTML in its host name and its directory name."""
+    root = tmp_path_factory.mktemp("hostile") / "sos-\x1b[8mhidden\x1b[0m-<b>x</b>"
+    shutil.copytree(EXAMPLE, root, symlinks=True)
+    (root / "hostname").write_text(HOSTILE_HOST + "\n", encoding="utf-8")
+    return root
+
+
+def _escapes(text: str) -> list[str]:
+    """Control characters left after taking out the SGR colour sequences foretune writes itself."""
+    return re.findall(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", SGR.sub("", text))
+
+
+@pytest.mark.parametrize("argv", [
+    ["audit"], ["audit", "--verbose", "--color", "always"], ["audit", "--format", "markdown"], ["audit", "--format", "html"],
+    ["facts"], ["facts", "--color", "always"], ["plan", "--from"],
+])
+def test_control_characters_from_input_never_reach_the_terminal(hostile: Path, argv: list[str]) -> None:
+    command, *rest = argv
+    args = [command, *(rest[:1] if rest == ["--from"] else []), str(hostile), *(rest if rest != ["--from"] else [])]
+    result = run_cli(*args)
+    assert result.status in (0, 1), result.stderr
+    assert _escapes(result.stdout) == [] and _escapes(result.stderr) == []
+    assert "\x1b[8m" not in result.stdout
+    assert command == "plan" or "x1b" in result.stdout  # the hostile sequences are shown, not run
+
+
+def test_hostile_text_is_shown_escaped(hostile: Path) -> None:
+    text = run_cli("facts", str(hostile), "--only", "hostname").stdout
+    assert "hostname  evil\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m<script>alert(1)</script>\\u202e.exa" in text
+    html = run_cli("audit", str(hostile), "--format", "html").stdout
+    assert "<script>alert" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<b>x</b>" not in html
+    md = run_cli("audit", str(hostile), "--format", "markdown").stdout
+    # each backslash of the visible escapes is itself escaped, so a Markdown viewer shows \x1b
+    assert r"- Host: evil\\x1b\]0;pwned\\x07\\x1b\[2J\\x9b31m\<script\>alert(1)\</script\>\\u202e.example.com" in md
+    assert "<b>" not in md and "\\<b\\>x\\</b\\>" in md
+
+
+def test_terminal_guard_lets_only_colour_through() -> None:
+    out = io.StringIO()
+    TerminalGuard(out).write("a\x1b[31mred\x1b[0m\x1b]0;title\x07\x1b[2J\x9b1m\r\n")
+    assert out.getvalue() == "a\x1b[31mred\x1b[0m\\x1b]0;title\\x07\\x1b[2J\\x9b1m\r\n"
+    assert clean("tab\tand\nnewline") == "tab\tand\nnewline"
+
+
+# --- progress for long reads --------------------------------------------------------------------
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("suffix", [".tar.xz", ".tar"])
+def test_tarball_reads_report_their_progress_up_to_the_whole_file(tmp_path: Path, suffix: str) -> None:
+    from foretune.facts import read_source
+    from tests.facts.archive import pack
+
+    archive = pack(Path(EXAMPLE), tmp_path / f"sosreport{suffix}")
+    seen: list[tuple[int, int]] = []
+    facts = read_source(str(archive), progress=lambda done, total: seen.append((done, total)))
+    assert facts.value("hostname") == "satellite.example.com"
+    size = archive.stat().st_size
+    assert seen and all(total == size for _, total in seen)
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+    assert size - seen[-1][0] <= 10240  # all of it, but for the tar's final zero padding record (10 KiB) past its end
+
+
+def test_read_progress_draws_only_on_a_terminal_and_only_for_large_reads() -> None:
+    from foretune.term import ReadProgress
+
+    tty = _Tty()
+    with ReadProgress(tty, "reading big.tar.xz", enabled=True, min_bytes=1000) as bar:
+        bar(10, 999)  # below the threshold: nothing
+        assert tty.getvalue() == ""
+        for done in range(0, 5001, 1000):
+            bar(done, 5000)
+    assert "reading big.tar.xz" in tty.getvalue()
+    quiet = io.StringIO()
+    with ReadProgress(quiet, "reading big.tar.xz", enabled=False, min_bytes=0) as bar:
+        bar(5000, 5000)
+    assert quiet.getvalue() == ""
+
+
+def test_byte_counts_are_shown_in_binary_units() -> None:
+    fixtures = REPO / "tests" / "fixtures" / "sosreports"
+    out = run_cli("audit", EXAMPLE).stdout
+    # candlepin-heap-low: tomcat.conf -Xmx2048m (2 GiB) against the large profile's -Xmx4096m (4 GiB)
+    assert "current: 2 GiB   recommended: 4 GiB" in out
+    from foretune.rules.registry import all_rules
+
+    byte_rules = {r.id for r in all_rules() if r.unit == "bytes"}
+    assert {"swap-in-use", "memory-budget-over-ram", "candlepin-heap-low"} <= byte_rules
+    for case in [*sorted(p for p in fixtures.iterdir() if p.is_dir()), Path(EXAMPLE)]:
+        lines = run_cli("audit", str(case), "--verbose").stdout.splitlines()
+        for index, line in enumerate(lines):
+            if any(f" {rule}: " in line for rule in byte_rules) and index + 1 < len(lines) and "current:" in lines[index + 1]:
+                assert not re.search(r"\d{7,}", lines[index + 1]), (case.name, lines[index + 1])
+        facts = run_cli("facts", str(case)).stdout
+        assert not re.search(r"(_bytes|used_memory|maxmemory)=\d{4,}", facts), case.name
