@@ -289,7 +289,6 @@ class ErrorLog(Analyzer):
         self.levels: dict[str, int] = {}
 
     def consume(self, lines: Iterable[bytes]) -> None:
-        window = self.window
         for line in lines:
             self.lines += 1
             if line[:1] != b"[":
@@ -304,10 +303,8 @@ class ErrorLog(Analyzer):
             except (IndexError, ValueError, KeyError):
                 self._bad(line)
                 continue
-            if not window.open and t not in window:
-                self.outside += 1
+            if not self._kept(t):
                 continue
-            self._time(t)
             k = line.find(b"[", j)
             level = line[k + 1:line.find(b"]", k)].rsplit(b":", 1)[-1].decode("ascii", "replace") if k > 0 else "?"
             self.levels[level] = self.levels.get(level, 0) + 1

@@ -76,6 +76,14 @@ class Analyzer:
         if len(self.bad_examples) < BAD_EXAMPLES and line.strip():
             self.bad_examples.append(quote(line)[:120])
 
+    def _kept(self, t: int) -> bool:
+        """Whether a line at ``t`` lies in the window; counts it as outside, or records its time."""
+        if not self.window.open and t not in self.window:
+            self.outside += 1
+            return False
+        self._time(t)
+        return True
+
     def _time(self, t: int) -> None:
         last = self.last
         if last is None:

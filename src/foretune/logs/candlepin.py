@@ -36,7 +36,6 @@ class CandlepinLog(Analyzer):
         self._minutes: dict[bytes, int] = {}
 
     def consume(self, lines: Iterable[bytes]) -> None:
-        window = self.window
         minutes = self._minutes
         for line in lines:
             self.lines += 1
@@ -57,10 +56,8 @@ class CandlepinLog(Analyzer):
             except ValueError:
                 self._bad(line)
                 continue
-            if not window.open and t not in window:
-                self.outside += 1
+            if not self._kept(t):
                 continue
-            self._time(t)
             if b"OutOfMemoryError" in line:
                 self.incident("candlepin_oom", "candlepin", line, t)
             r = line.find(b"req=")

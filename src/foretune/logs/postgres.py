@@ -69,7 +69,6 @@ class PostgresLog(Analyzer):
         self.prefix_has_pid: bool | None = None
 
     def consume(self, lines: Iterable[bytes]) -> None:
-        window = self.window
         for line in lines:
             self.lines += 1
             if line[:1] in (b"\t", b" "):
@@ -86,10 +85,8 @@ class PostgresLog(Analyzer):
             except ValueError:
                 self._bad(line)
                 continue
-            if not window.open and t not in window:
-                self.outside += 1
+            if not self._kept(t):
                 continue
-            self._time(t)
             if self.prefix_has_pid is None:
                 self.prefix_has_pid = bool(_PID.search(line, stamp.end(), level.start()))
             name = level.group(1).decode()

@@ -45,7 +45,6 @@ class SystemLog(Analyzer):
         self.exhaustion: dict[str, int] = {}
 
     def consume(self, lines: Iterable[bytes]) -> None:
-        window = self.window
         for line in lines:
             self.lines += 1
             month = MONTHS_B.get(line[:3])
@@ -58,10 +57,8 @@ class SystemLog(Analyzer):
             except ValueError:
                 self._bad(line)
                 continue
-            if not window.open and t not in window:
-                self.outside += 1
+            if not self._kept(t):
                 continue
-            self._time(t)
             if b"Killed process" in line:
                 match = _KILLED.search(line)
                 if match:

@@ -122,11 +122,8 @@ class TasksCsv(Analyzer):
                 self._bad(",".join(row.values()).encode())
                 continue
             started = stamp(row.get("started_at", ""))
-            if started is not None:
-                if not self.window.open and started not in self.window:
-                    self.outside += 1
-                    continue
-                self._time(started)
+            if started is not None and not self._kept(started):
+                continue
             name = row.get("action_class") or row.get("class") or "(unknown)"
             entry = self.steps.setdefault(name, [0, 0.0, 0.0])
             entry[0] += 1
