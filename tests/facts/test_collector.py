@@ -12,9 +12,11 @@ import ast
 import gzip
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -156,9 +158,41 @@ def _load(path: Path) -> dict[str, Any]:
     return json.loads(gzip.decompress(data) if path.name.endswith(".gz") else data)
 
 
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+SECRET = "Zq7Rw3Lx9Pk2"
+
+
+def with_logs(tree: str, tmp_path: Path) -> Path:
+    """A copy of a fixture tree with the last hour's logs (a 503 burst, an OOM kill, PostgreSQL out of slots),
+    a secret in a syslog line, and a rotated access log last written ten days ago (older than the week read)."""
+    root = tmp_path / "root"
+    shutil.copytree(FIXTURES / tree, root, symlinks=True)
+    when = time.localtime(time.time() - 3600)
+    month, clock = MONTHS[when.tm_mon - 1], time.strftime("%H:%M:%S", when)
+    apache = time.strftime("%d/", when) + month + time.strftime("/%Y:%H:%M:%S %z", when)
+    old = time.localtime(time.time() - 10 * 86400)
+    old_apache = time.strftime("%d/", old) + MONTHS[old.tm_mon - 1] + time.strftime("/%Y:%H:%M:%S %z", old)
+    logs = {
+        "var/log/httpd/foreman-ssl_access_ssl.log": "".join(
+            f'10.0.0.{i} - - [{apache}] "GET /api/v2/hosts HTTP/1.1" 503 299 "-" "curl/7.61.1"\n' for i in range(12)),
+        "var/log/httpd/foreman-ssl_access_ssl.log-20200101": "".join(
+            f'10.0.1.{i} - - [{old_apache}] "GET /api/v2/hosts HTTP/1.1" 503 299 "-" "curl/7.61.1"\n' for i in range(30)),
+        "var/log/messages": f"{month} {when.tm_mday:>2} {clock} sat kernel: Out of memory: Killed process 4242 (java) "
+                            f"total-vm:8000000kB\n{month} {when.tm_mday:>2} {clock} sat app: retry password={SECRET}\n",
+        "var/lib/pgsql/data/log/postgresql-Mon.log":
+            time.strftime("%Y-%m-%d %H:%M:%S", when) + " UTC FATAL:  sorry, too many clients already\n",
+    }
+    for rel, text in logs.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    stale = time.time() - 10 * 86400
+    os.utime(root / "var/log/httpd/foreman-ssl_access_ssl.log-20200101", (stale, stale))
+    return root
+
+
 @pytest.mark.parametrize("tree", TREES)
 def test_collector_writes_the_snapshot_collect_writes(tree: str, script: Path, tmp_path: Path) -> None:
-    root = FIXTURES / tree
+    root = with_logs(tree, tmp_path)
     environ = fake_commands(root, tmp_path / "bin")
     ours = tmp_path / "collect.json"
     result = run_cli("collect", "--root", str(root), "--output", str(ours), environ=environ)
@@ -186,6 +220,18 @@ def test_collector_writes_the_snapshot_collect_writes(tree: str, script: Path, t
     assert known_b == known_a
     assert len(known_a) >= 15
     assert set(fb["facts"]) == set(fa["facts"])
+    # the last week's logs: the same files and texts, the rotated one from ten days ago left out
+    assert {k: v for k, v in b["logs"].items() if k != "since"} == {k: v for k, v in a["logs"].items() if k != "since"}
+    assert sorted(f for f in b["logs"]["files"] if f.startswith("/var/")) == ["/var/lib/pgsql/data/log/postgresql-Mon.log", "/var/log/httpd/foreman-ssl_access_ssl.log",
+                                          "/var/log/messages"]
+    assert SECRET not in json.dumps(a) and SECRET not in json.dumps(b)
+    assert "retry password=" in b["logs"]["files"]["/var/log/messages"]
+    incidents = known_b["log_incidents"]["value"]
+    assert incidents == known_a["log_incidents"]["value"]
+    assert [(i["kind"], i["service"], i["path"], i["count"]) for i in incidents] == [
+        ("http_503_burst", "httpd", "var/log/httpd/foreman-ssl_access_ssl.log", 12),
+        ("oom_kill", "java", "var/log/messages", 1),
+        ("pg_connection_exhaustion", "postgresql", "var/lib/pgsql/data/log/postgresql-Mon.log", 1)]
 
 
 @pytest.mark.parametrize("version", ["2.7", "3.6"])
@@ -210,8 +256,8 @@ def test_collector_runs_on_the_old_pythons_themselves(version: str, script: Path
         assert known == {n: e for n, e in facts_to_dict(read_source(str(ours)))["facts"].items() if not e.get("unknown")}
 
 
-def test_collector_snapshot_feeds_facts_plan_and_audit(script: Path, tmp_path: Path) -> None:
-    root = FIXTURES / "satellite-6.15"
+def test_collector_snapshot_feeds_facts_plan_audit_and_logs(script: Path, tmp_path: Path) -> None:
+    root = with_logs("satellite-6.15", tmp_path)
     environ = fake_commands(root, tmp_path / "bin")
     snapshot = tmp_path / "sat.json"
     subprocess.run([sys.executable, "-I", str(script), "--root", str(root), "-o", str(snapshot)], env=environ,
@@ -226,8 +272,17 @@ def test_collector_snapshot_feeds_facts_plan_and_audit(script: Path, tmp_path: P
     assert json.loads(plan.stdout)["input"]["version"] == "6.15.3"
     audit = run_cli("audit", str(snapshot), "--hosts", "8000", "--format", "json")
     assert audit.status in (0, 1), audit.stderr
-    assert json.loads(audit.stdout)["findings"]
-    for secret in ("Vq8mXr2LpT6sKn4z", "Kt2Wm9cQ4xYp7LnR3sV8bJ6dF1gH5zNa"):
+    findings = {f["rule"]: f for f in json.loads(audit.stdout)["findings"]}
+    burst = findings["http-503-burst"]  # from the logs the snapshot carries
+    assert burst["status"] == "fail" and burst["evidence"][0]["location"] == "var/log/httpd/foreman-ssl_access_ssl.log"
+    assert "[12 times," in burst["evidence"][0]["excerpt"]
+    logs = run_cli("logs", str(snapshot), "--format", "json")
+    assert logs.status == 0, logs.stderr
+    report = json.loads(logs.stdout)
+    assert [f for f in report["files"] if f.startswith("var/")] == [
+        "var/lib/pgsql/data/log/postgresql-Mon.log", "var/log/httpd/foreman-ssl_access_ssl.log", "var/log/messages"]
+    assert report["apache_access"][0]["status"]["503"] == 12 and report["capacity"]["puma"] == 24 * 5
+    for secret in (SECRET, "Vq8mXr2LpT6sKn4z", "Kt2Wm9cQ4xYp7LnR3sV8bJ6dF1gH5zNa"):
         assert secret not in snapshot.read_text(encoding="utf-8")
 
 
@@ -311,3 +366,30 @@ def _database_yml_reads(pg_cluster: Cluster, script: Path, tmp_path: Path) -> No
     assert {k: b["raw"].get(k) for k in queries} == {k: a["raw"][k] for k in queries}
     assert b["raw"][where + "SELECT count(*) FROM hosts WHERE type = 'Host::Managed'"] == "225\n"
     assert "Vq8mXr2LpT6sKn4z" not in json.dumps(b)
+
+
+def test_collector_and_collect_cap_the_logs_alike(module: ModuleType, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Newest files first up to the byte cap; an older file that would pass it is left out with a problem line."""
+    from foretune.logs import ship
+
+    root = tmp_path / "root"
+    (root / "var/log/foreman").mkdir(parents=True)
+    now = time.time()
+    for name, age, size in (("production.log", 60, 600), ("production.log-20261101", 3600, 600),
+                            ("production.log-20261102", 7200, 300)):
+        (root / "var/log/foreman" / name).write_text("x" * (size - 1) + "\n", encoding="utf-8")
+        os.utime(root / "var/log/foreman" / name, (now - age, now - age))
+    import foretune.knowledge  # ship() reads the cap through it at call time
+
+    original = foretune.knowledge.threshold
+    monkeypatch.setattr(foretune.knowledge, "threshold",
+                        lambda key: 1000 if key == "logs_snapshot_max_bytes" else original(key))
+    logs, problems = ship.ship(str(root), now=now)
+    assert sorted(logs["files"]) == ["/var/log/foreman/production.log", "/var/log/foreman/production.log-20261102"]
+    assert problems == ["/var/log/foreman/production.log-20261101: skipped: the snapshot carries at most 0 MiB of logs, "
+                        "newest first"]
+    monkeypatch.setattr(module, "LOG_MAX_BYTES", 1000)
+    host = module.Host(str(root))
+    theirs = module.collect_logs(host, now)
+    assert theirs == logs and host.problems == problems
