@@ -180,7 +180,7 @@ class _Bar:
 
         from foretune.bench.progress import Progress
 
-        self.bar = Progress(env.stderr, 1, enabled=True)
+        self.bar = Progress(env.stderr, 1, enabled=True, color=env.progress_color)
         self.label = f"reading logs{' (' + label + ')' if label else ''}"
         self.started = time.monotonic()
         self.bar.start(0, self.label, 0.0, None)
