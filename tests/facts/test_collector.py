@@ -31,6 +31,7 @@ from foretune.facts.redact import redact_text
 from foretune.facts.serialize import facts_to_dict
 from foretune.facts.sources.sosreport import SosreportDirectory
 from foretune.facts.specs import SPECS
+from foretune.logs.ship import since_epoch
 from tests.conftest import run_cli
 from tests.facts.archive import FIXTURES
 from tests.support import oldpython
@@ -222,6 +223,9 @@ def test_collector_writes_the_snapshot_collect_writes(tree: str, script: Path, t
     assert set(fb["facts"]) == set(fa["facts"])
     # the last week's logs: the same files and texts, the rotated one from ten days ago left out
     assert {k: v for k, v in b["logs"].items() if k != "since"} == {k: v for k, v in a["logs"].items() if k != "since"}
+    # both windows start a week before their collection, seconds apart
+    assert b["logs"]["days"] == 7 and abs(since_epoch(b["logs"]["since"]) - since_epoch(a["logs"]["since"])) < 120
+    assert abs(since_epoch(b["logs"]["since"]) - (time.time() - 7 * 86400 + time.localtime().tm_gmtoff)) < 300
     assert sorted(f for f in b["logs"]["files"] if f.startswith("/var/")) == ["/var/lib/pgsql/data/log/postgresql-Mon.log", "/var/log/httpd/foreman-ssl_access_ssl.log",
                                           "/var/log/messages"]
     assert SECRET not in json.dumps(a) and SECRET not in json.dumps(b)
