@@ -164,7 +164,7 @@ SECRET = "Zq7Rw3Lx9Pk2"
 
 
 def with_logs(tree: str, tmp_path: Path) -> Path:
-    """A copy of a fixture tree with the last hour's logs (a 503 burst, an OOM kill, PostgreSQL out of slots),
+    """A copy of a fixture tree with the last hours' logs (a 503 burst, OOM kills, PostgreSQL out of slots, one gzipped),
     a secret in a syslog line, and a rotated access log last written ten days ago (older than the week read)."""
     root = tmp_path / "root"
     shutil.copytree(FIXTURES / tree, root, symlinks=True)
@@ -186,6 +186,10 @@ def with_logs(tree: str, tmp_path: Path) -> Path:
     for rel, text in logs.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
+    earlier = time.localtime(time.time() - 7200)  # yesterday's rotation, compressed
+    (root / "var/log/messages-20261122.gz").write_bytes(gzip.compress(
+        f"{MONTHS[earlier.tm_mon - 1]} {earlier.tm_mday:>2} {time.strftime('%H:%M:%S', earlier)} sat kernel: Out of memory: "
+        "Killed process 977 (ruby) total-vm:4000000kB\n".encode()))
     stale = time.time() - 10 * 86400
     os.utime(root / "var/log/httpd/foreman-ssl_access_ssl.log-20200101", (stale, stale))
     return root
@@ -226,15 +230,16 @@ def test_collector_writes_the_snapshot_collect_writes(tree: str, script: Path, t
     # both windows start a week before their collection, seconds apart
     assert b["logs"]["days"] == 7 and abs(since_epoch(b["logs"]["since"]) - since_epoch(a["logs"]["since"])) < 120
     assert abs(since_epoch(b["logs"]["since"]) - (time.time() - 7 * 86400 + time.localtime().tm_gmtoff)) < 300
-    assert sorted(f for f in b["logs"]["files"] if f.startswith("/var/")) == ["/var/lib/pgsql/data/log/postgresql-Mon.log", "/var/log/httpd/foreman-ssl_access_ssl.log",
-                                          "/var/log/messages"]
+    assert sorted(f for f in b["logs"]["files"] if f.startswith("/var/")) == [
+        "/var/lib/pgsql/data/log/postgresql-Mon.log", "/var/log/httpd/foreman-ssl_access_ssl.log", "/var/log/messages",
+        "/var/log/messages-20261122.gz"]
     assert SECRET not in json.dumps(a) and SECRET not in json.dumps(b)
     assert "retry password=" in b["logs"]["files"]["/var/log/messages"]
     incidents = known_b["log_incidents"]["value"]
     assert incidents == known_a["log_incidents"]["value"]
     assert [(i["kind"], i["service"], i["path"], i["count"]) for i in incidents] == [
         ("http_503_burst", "httpd", "var/log/httpd/foreman-ssl_access_ssl.log", 12),
-        ("oom_kill", "java", "var/log/messages", 1),
+        ("oom_kill", "java", "var/log/messages", 1), ("oom_kill", "ruby", "var/log/messages-20261122.gz", 1),
         ("pg_connection_exhaustion", "postgresql", "var/lib/pgsql/data/log/postgresql-Mon.log", 1)]
 
 
@@ -245,7 +250,7 @@ def test_collector_runs_on_the_old_pythons_themselves(version: str, script: Path
     if python is None:
         pytest.skip(f"no python{version} on this machine; vermin's check above still holds")
     for tree in TREES:
-        root = FIXTURES / tree
+        root = with_logs(tree, tmp_path / tree)
         environ = fake_commands(root, tmp_path / f"bin-{tree}")
         ours, theirs = tmp_path / f"{tree}-collect.json", tmp_path / f"{tree}-collector.json.gz"
         assert run_cli("collect", "--root", str(root), "--output", str(ours), environ=environ).status == 0
@@ -256,6 +261,8 @@ def test_collector_runs_on_the_old_pythons_themselves(version: str, script: Path
         assert b["raw"] == a["raw"], tree
         assert b["unread"] == a["unread"], tree
         assert b["metadata"]["collected_by"] == f"foretune-collect.py (Python {version})"
+        assert {k: v for k, v in b["logs"].items() if k != "since"} == {k: v for k, v in a["logs"].items() if k != "since"}
+        assert "/var/log/messages-20261122.gz" in b["logs"]["files"], tree
         known = {n: e for n, e in facts_to_dict(read_source(str(theirs)))["facts"].items() if not e.get("unknown")}
         assert known == {n: e for n, e in facts_to_dict(read_source(str(ours)))["facts"].items() if not e.get("unknown")}
 
@@ -284,7 +291,8 @@ def test_collector_snapshot_feeds_facts_plan_audit_and_logs(script: Path, tmp_pa
     assert logs.status == 0, logs.stderr
     report = json.loads(logs.stdout)
     assert [f for f in report["files"] if f.startswith("var/")] == [
-        "var/lib/pgsql/data/log/postgresql-Mon.log", "var/log/httpd/foreman-ssl_access_ssl.log", "var/log/messages"]
+        "var/lib/pgsql/data/log/postgresql-Mon.log", "var/log/httpd/foreman-ssl_access_ssl.log", "var/log/messages",
+        "var/log/messages-20261122.gz"]
     assert report["apache_access"][0]["status"]["503"] == 12 and report["capacity"]["puma"] == 24 * 5
     for secret in (SECRET, "Vq8mXr2LpT6sKn4z", "Kt2Wm9cQ4xYp7LnR3sV8bJ6dF1gH5zNa"):
         assert secret not in snapshot.read_text(encoding="utf-8")
