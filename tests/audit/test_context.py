@@ -89,3 +89,22 @@ def test_katello_agent_queues_give_a_counted_host_figure_and_the_agent_count() -
     counted, _ = build_context(facts(product_version="6.9.4", foreman_version="2.3.1", tuning_profile="medium",
                                      katello_agent_clients=40, managed_hosts=3000))
     assert counted.hosts == 3000 and counted.plan is not None and counted.plan.input.katello_agent_hosts == 40
+
+
+def test_partial_counts_give_a_lower_bound_figure_the_largest_wins_and_keep_the_hardware_profile() -> None:
+    ctx, _ = build_context(facts(pull_rex_clients=300, task_hosts=40))
+    assert ctx.host_figure is not None and (ctx.hosts, ctx.host_figure.source) == (300, "lower bound")
+    assert "pull-REX MQTT clients" in ctx.host_figure.reason and "pull_rex_clients.file" in ctx.host_figure.reason
+    assert "at least this many hosts" in ctx.host_figure.reason and not ctx.hosts_assumed
+    # 16 CPUs and 64 GiB meet the large profile (guide table): 300 hosts must not shrink the plan to default
+    assert ctx.plan is not None and ctx.plan.profile == "large"
+    assert ctx.profile_reason.startswith("hardware:")
+    tasks, _ = build_context(facts(task_hosts=40, tuning_profile="medium"))
+    assert tasks.hosts == 40 and tasks.host_figure is not None and "task export" in tasks.host_figure.reason
+    counted, _ = build_context(facts(task_hosts=40, pull_rex_clients=300, managed_hosts=4200))
+    assert counted.hosts == 4200 and counted.host_figure is not None and counted.host_figure.source == "source"
+
+
+def test_report_header_says_a_task_host_count_is_a_lower_bound() -> None:
+    data = json.loads(run_cli("audit", str(SOS / "satellite-6.15"), "--format", "json", "--fail-on", "critical").stdout)
+    assert data["hosts"] == 4200  # foreman-maintain's metrics beat the two hosts the task export names

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from foretune.facts.parsers import ParseError
@@ -70,3 +72,35 @@ def test_agent_queues_are_counted_once_each() -> None:
             "  pulp.agent.0a4b9c2e-55e1-4d1f-8c35-0c9c1f6f8a01  Y  0 0 0\n"
             "  pulp.agent.1b7de0f3-6c2a-4e0b-9d11-4a1e2b3c4d5e  Y  0 0 0\n  celery  Y  0 12 12\n")
     assert count_agent_queues(text) == 2
+
+
+def test_mqtt_clients_and_task_hosts_are_read_from_a_sosreport(tmp_path: Path) -> None:
+    from foretune.facts import read_source
+
+    (tmp_path / "sos_commands" / "foreman").mkdir(parents=True)
+    (tmp_path / "var" / "log" / "mosquitto").mkdir(parents=True)
+    (tmp_path / "var" / "log" / "mosquitto" / "mosquitto.log").write_text(
+        "1707731920: New client connected from 192.0.2.11:40312 as web01.example.com (p2, c1, k60, u'web01').\n"
+        "1707732067: Client web01.example.com closed its connection.\n"
+        "1707732069: New client connected from 192.0.2.11:40340 as web01.example.com (p2, c1, k60, u'web01').\n"
+        "1707732135: New client connected from 192.0.2.13:33002 as db01.example.com (p2, c1, k60, u'db01').\n")
+    (tmp_path / "sos_commands" / "foreman" / "foreman_tasks_tasks").write_text(
+        "id,label,started_at,state,result,action\n"
+        "1,Actions::RemoteExecution::RunHostJob,2024-02-12 09:40:02,stopped,success,Remote action: Run uptime on app01.example.com\n"
+        "2,Actions::RemoteExecution::RunHostJob,2024-02-12 09:41:02,stopped,success,Remote action: Run uptime on APP01.example.com\n"
+        "3,Actions::Katello::Repository::Sync,2024-02-12 09:42:02,stopped,success,Synchronize repository on cdn.example.com\n")
+    facts = read_source(str(tmp_path))
+    assert facts.value("pull_rex_clients") == 2  # web01 reconnected: counted once
+    assert facts["pull_rex_clients"].provenance[0].location == "var/log/mosquitto/mosquitto.log"
+    assert facts.value("task_hosts") == 1  # the repository sync is not host-scoped
+    assert "app01.example.com" in facts["task_hosts"].provenance[0].excerpt
+
+
+def test_no_connection_lines_leave_the_client_count_unknown(tmp_path: Path) -> None:
+    from foretune.facts import read_source
+
+    (tmp_path / "sos_commands").mkdir()
+    (tmp_path / "var" / "log").mkdir(parents=True)
+    (tmp_path / "var" / "log" / "messages").write_text("Feb 12 capsule mosquitto[1]: 1707731882: Error: out of memory.\n")
+    facts = read_source(str(tmp_path))
+    assert not facts["pull_rex_clients"].known and "New client connected" in str(facts["pull_rex_clients"].unknown_reason)

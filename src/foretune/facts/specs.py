@@ -90,6 +90,8 @@ SPECS: tuple[Spec, ...] = (
     # qpid-stat -q as the katello/foreman/qpid sos plugins ran it: one pulp.agent.<uuid> queue per katello-agent host
     Spec("qpid_queues", paths=("/sos_commands/katello/qpid-stat_-q*", "/sos_commands/foreman/qpid-stat_-q*",
                                "/sos_commands/qpid/qpid-stat_-q*", "/sos_commands/pulp/qpid-stat_-q*"), glob=True),
+    # mosquitto logs each connection ("New client connected from ... as ID"); on EL it goes to the journal/syslog
+    Spec("mosquitto_logs", paths=("/var/log/mosquitto/mosquitto.log*", "/var/log/messages"), glob=True),
     Spec("foreman_table_sizes", sos=("sos_commands/foreman/foreman_db_tables_sizes",), sos_exec=("foreman_db_tables_sizes",)),
     # sysstat's daily text reports (`sar -A`); a sosreport also keeps them under sos_commands/sar/
     Spec("sar", paths=("/var/log/sa/sar[0-9]*", "/sos_commands/sar/sar[0-9]*"), glob=True),

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from foretune.facts.extract.core import Extractor
+from foretune.facts.parsers.clients import mqtt_client_ids, task_host_names
+from foretune.facts.parsers.foreman import parse_tasks_csv
 from foretune.facts.parsers.process import (
     count_agent_queues,
     parse_passenger_pool,
@@ -82,3 +84,26 @@ def katello_agents(x: Extractor) -> None:
         return
     raw, n = max(counted, key=lambda rn: rn[1])
     x.known("katello_agent_clients", n, x.note(raw.location, f"{n} pulp.agent.<uuid> queues (one per katello-agent host)"))
+
+
+def pull_rex_clients(x: Extractor) -> None:
+    raws = x.raws("mosquitto_logs")
+    found = [(raw, mqtt_client_ids(raw.text)) for raw in raws]
+    found = [(raw, ids) for raw, ids in found if ids]
+    if not found:
+        x.unknown("pull_rex_clients", "no mosquitto \"New client connected\" lines in the logs" if raws else x.why("mosquitto_logs"))
+        return
+    ids = set().union(*(ids for _, ids in found))
+    x.known("pull_rex_clients", len(ids), *[x.prov(raw, r"New client connected from") for raw, _ in found[:2]],
+            x.note(found[0][0].location, f"{len(ids)} distinct MQTT client ids connected while the logs were kept"))
+
+
+def task_hosts(x: Extractor) -> None:
+    raw = x.raw("tasks_csv")
+    rows = x.parse(raw, parse_tasks_csv)
+    names = task_host_names(rows or [])
+    if raw is None or not names:
+        x.unknown("task_hosts", x.why("tasks_csv") if raw is None else f"{raw.location} names no host in host-scoped tasks")
+        return
+    x.known("task_hosts", len(names), x.prov(raw, r"Host.*\son\s"),
+            x.note(raw.location, f"{len(names)} distinct hosts named by host-scoped tasks (only the exported days)"))
