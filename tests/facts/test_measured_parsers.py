@@ -104,3 +104,11 @@ def test_no_connection_lines_leave_the_client_count_unknown(tmp_path: Path) -> N
     (tmp_path / "var" / "log" / "messages").write_text("Feb 12 capsule mosquitto[1]: 1707731882: Error: out of memory.\n")
     facts = read_source(str(tmp_path))
     assert not facts["pull_rex_clients"].known and "New client connected" in str(facts["pull_rex_clients"].unknown_reason)
+
+
+def test_psql_count_reads_the_number_and_refuses_an_error() -> None:
+    from foretune.facts.parsers.process import parse_psql_count
+
+    assert parse_psql_count(" count  \n--------\n 1500000\n(1 row)\n\n") == 1500000
+    with pytest.raises(ParseError):
+        parse_psql_count('psql: error: connection to server on socket "/var/run/postgresql/.s.PGSQL.5432" failed\n')

@@ -114,6 +114,8 @@ CATALOG: tuple[FactSpec, ...] = (
              "with: a lower bound of the managed hosts (sos exports only recent tasks)."),
     FactSpec("foreman_table_sizes", "dict: table -> total bytes (table, indexes and TOAST)",
              "Sizes of the foreman database's tables (sosreport foreman_db_tables_sizes)."),
+    FactSpec("history_table_rows", "dict: audits, logs (ints; only the tables the source counted)",
+             "Row counts of the foreman database's audits and logs tables (sosreport audits_table_count, logs_table_count)."),
     # --- logs ---------------------------------------------------------------------------------
     FactSpec("log_incidents", "list of {kind, service, path, line, count, first, last}", "Incidents found in the server's logs (503 bursts, connection exhaustion, OOM kills, socket exhaustion, queue at capacity)."),
 )

@@ -92,6 +92,9 @@ SPECS: tuple[Spec, ...] = (
                                "/sos_commands/qpid/qpid-stat_-q*", "/sos_commands/pulp/qpid-stat_-q*"), glob=True),
     # mosquitto logs each connection ("New client connected from ... as ID"); on EL it goes to the journal/syslog
     Spec("mosquitto_logs", paths=("/var/log/mosquitto/mosquitto.log*", "/var/log/messages"), glob=True),
+    # `select count(*) from audits|logs` as the sos foreman plugin runs it (psql aligned output)
+    Spec("audits_count", sos=("sos_commands/foreman/audits_table_count",), sos_exec=("audits_table_count",)),
+    Spec("logs_count", sos=("sos_commands/foreman/logs_table_count",), sos_exec=("logs_table_count",)),
     Spec("foreman_table_sizes", sos=("sos_commands/foreman/foreman_db_tables_sizes",), sos_exec=("foreman_db_tables_sizes",)),
     # sysstat's daily text reports (`sar -A`); a sosreport also keeps them under sos_commands/sar/
     Spec("sar", paths=("/var/log/sa/sar[0-9]*", "/sos_commands/sar/sar[0-9]*"), glob=True),

@@ -41,6 +41,7 @@ def extract(source: Source, *, hosts: int | None = None) -> FactSet:
     measured.passenger_status(x)
     measured.cpu_steal(x)
     measured.table_sizes(x)
+    measured.history_table_rows(x)
     measured.katello_agents(x)
     measured.pull_rex_clients(x)
     measured.task_hosts(x)

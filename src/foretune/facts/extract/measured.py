@@ -9,6 +9,7 @@ from foretune.facts.parsers.process import (
     count_agent_queues,
     parse_passenger_pool,
     parse_ps_rss,
+    parse_psql_count,
     parse_sar_steal,
     parse_table_sizes,
     parse_vmstat,
@@ -73,6 +74,21 @@ def table_sizes(x: Extractor) -> None:
         x.unknown("foreman_table_sizes", x.why("foreman_table_sizes") if raw is None else f"{raw.location} lists no tables")
         return
     x.known("foreman_table_sizes", sizes, x.prov(raw, r"^\s*(dynflow_|foreman_tasks_|audits|fact_values|logs)"))
+
+
+def history_table_rows(x: Extractor) -> None:
+    rows: dict[str, int] = {}
+    provs = []
+    for table in ("audits", "logs"):
+        raw = x.raw(f"{table}_count")
+        count = x.parse(raw, parse_psql_count)
+        if raw is not None and count is not None:
+            rows[table] = count
+            provs.append(x.note(raw.location, f"select count(*) from {table}: {count}"))
+    if not rows:
+        x.unknown("history_table_rows", x.why("audits_count"))
+        return
+    x.known("history_table_rows", rows, *provs)
 
 
 def katello_agents(x: Extractor) -> None:
