@@ -103,7 +103,7 @@ def test_no_connection_lines_leave_the_client_count_unknown(tmp_path: Path) -> N
     (tmp_path / "var" / "log").mkdir(parents=True)
     (tmp_path / "var" / "log" / "messages").write_text("Feb 12 capsule mosquitto[1]: 1707731882: Error: out of memory.\n")
     facts = read_source(str(tmp_path))
-    assert not facts["pull_rex_clients"].known and "New client connected" in str(facts["pull_rex_clients"].unknown_reason)
+    assert not facts["pull_rex_clients"].known and "no MQTT connections" in str(facts["pull_rex_clients"].unknown_reason)
 
 
 def test_psql_count_reads_the_number_and_refuses_an_error() -> None:
@@ -112,3 +112,22 @@ def test_psql_count_reads_the_number_and_refuses_an_error() -> None:
     assert parse_psql_count(" count  \n--------\n 1500000\n(1 row)\n\n") == 1500000
     with pytest.raises(ParseError):
         parse_psql_count('psql: error: connection to server on socket "/var/run/postgresql/.s.PGSQL.5432" failed\n')
+
+
+def test_connected_mqtt_peers_beat_a_shorter_log_and_use_the_configured_listener(tmp_path: Path) -> None:
+    from foretune.facts import read_source
+
+    (tmp_path / "sos_commands" / "networking").mkdir(parents=True)
+    (tmp_path / "etc" / "mosquitto").mkdir(parents=True)
+    (tmp_path / "var" / "log" / "mosquitto").mkdir(parents=True)
+    (tmp_path / "etc" / "mosquitto" / "mosquitto.conf").write_text("log_dest syslog\nlistener 8883\n")
+    (tmp_path / "var" / "log" / "mosquitto" / "mosquitto.log").write_text(
+        "1707731920: New client connected from 192.0.2.11:40312 as web01.example.com (p2, c1, k60).\n")
+    ss = "Netid State  Recv-Q Send-Q Local Address:Port Peer Address:Port Process\n" + "".join(
+        f'tcp   ESTAB  0      0      192.0.2.1:8883     192.0.2.{n}:4{n}000 users:(("mosquitto",pid=2211,fd={n}))\n'
+        for n in (11, 12, 13)) + 'tcp   ESTAB  0      0      192.0.2.1:1883     192.0.2.99:40000 users:(("other",pid=1,fd=3))\n'
+    (tmp_path / "sos_commands" / "networking" / "ss_-peaonmi").write_text(ss)
+    facts = read_source(str(tmp_path))
+    assert facts.value("pull_rex_clients") == 3  # port 1883 is not this mosquitto's listener
+    first = facts["pull_rex_clients"].provenance[0]
+    assert first.location == "sos_commands/networking/ss_-peaonmi" and "port 8883" in first.excerpt

@@ -44,7 +44,7 @@ def hardware_profile(facts: FactSet, cpus: int | None = None, ram: int | None = 
 # (fact, what it counts, where it usually comes from): each sees only the hosts active in its window
 LOWER_BOUNDS = (
     ("katello_agent_clients", "katello-agent hosts (pulp.agent queues)", "qpid-stat -q"),
-    ("pull_rex_clients", "pull-REX MQTT clients (distinct client ids of mosquitto's connection log)", "the mosquitto log"),
+    ("pull_rex_clients", "pull-REX MQTT clients (addresses connected to mosquitto, or client ids in its log)", "mosquitto"),
     ("task_hosts", "hosts named by host-scoped tasks in the task export (recent days only)", "the foreman_tasks export"),
 )
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 from foretune.facts.extract.core import Extractor
-from foretune.facts.parsers.clients import mqtt_client_ids, task_host_names
+from foretune.facts.parsers.clients import mqtt_client_ids, mqtt_peers, task_host_names
 from foretune.facts.parsers.foreman import parse_tasks_csv
 from foretune.facts.parsers.process import (
     count_agent_queues,
@@ -15,6 +17,8 @@ from foretune.facts.parsers.process import (
     parse_vmstat,
 )
 from foretune.facts.parsers.system import parse_meminfo
+
+MQTT_PORT = 1883  # mosquitto's default listener, which the Foreman installer keeps
 
 
 def memory_pressure(x: Extractor) -> None:
@@ -103,15 +107,29 @@ def katello_agents(x: Extractor) -> None:
 
 
 def pull_rex_clients(x: Extractor) -> None:
+    """The larger of two partial counts: client ids in mosquitto's log, hosts connected when the data was taken."""
     raws = x.raws("mosquitto_logs")
-    found = [(raw, mqtt_client_ids(raw.text)) for raw in raws]
-    found = [(raw, ids) for raw, ids in found if ids]
-    if not found:
-        x.unknown("pull_rex_clients", "no mosquitto \"New client connected\" lines in the logs" if raws else x.why("mosquitto_logs"))
+    found = [(raw, ids) for raw in raws for ids in [mqtt_client_ids(raw.text)] if ids]
+    ids: set[str] = set().union(*(ids for _, ids in found)) if found else set()
+    conf = x.raw("mosquitto_conf")
+    listener = re.search(r"^\s*listener\s+(\d{1,5})\b", conf.text, flags=re.M | re.ASCII) if conf is not None else None
+    port = int(listener.group(1)) if listener else MQTT_PORT
+    sockets = x.raw("sockets")
+    peers = mqtt_peers(sockets.text, port) if sockets is not None else set()
+    if not ids and not peers:
+        x.unknown("pull_rex_clients", "no MQTT connections in the logs or socket lists" if raws or sockets is not None
+                  else x.why("mosquitto_logs"))
         return
-    ids = set().union(*(ids for _, ids in found))
-    x.known("pull_rex_clients", len(ids), *[x.prov(raw, r"New client connected from") for raw, _ in found[:2]],
-            x.note(found[0][0].location, f"{len(ids)} distinct MQTT client ids connected while the logs were kept"))
+    provs = []
+    if sockets is not None and len(peers) >= len(ids):
+        provs.append(x.note(sockets.location, f"{len(peers)} distinct addresses connected to port {port} when the data was taken"))
+    for raw, _ in found[:2]:
+        provs.append(x.prov(raw, r"New client connected from"))
+    if found:
+        provs.append(x.note(found[0][0].location, f"{len(ids)} distinct MQTT client ids connected while the logs were kept"))
+    if sockets is not None and peers and len(peers) < len(ids):
+        provs.append(x.note(sockets.location, f"{len(peers)} distinct addresses connected to port {port} when the data was taken"))
+    x.known("pull_rex_clients", max(len(ids), len(peers)), *provs)
 
 
 def task_hosts(x: Extractor) -> None:
