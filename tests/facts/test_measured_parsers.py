@@ -131,3 +131,18 @@ def test_connected_mqtt_peers_beat_a_shorter_log_and_use_the_configured_listener
     assert facts.value("pull_rex_clients") == 3  # port 1883 is not this mosquitto's listener
     first = facts["pull_rex_clients"].provenance[0]
     assert first.location == "sos_commands/networking/ss_-peaonmi" and "port 8883" in first.excerpt
+
+
+def test_foreman_debug_netstat_counts_mqtt_peers(tmp_path: Path) -> None:
+    from foretune.facts import read_source
+
+    debug = tmp_path / "sos_commands" / "foreman" / "foreman-debug"
+    debug.mkdir(parents=True)
+    (debug / "netstat").write_text(  # foreman-debug's `netstat -putna`
+        "Proto Recv-Q Send-Q Local Address   Foreign Address   State       PID/Program name\n"
+        "tcp        0      0 0.0.0.0:1883    0.0.0.0:*         LISTEN      2211/mosquitto\n"
+        "tcp        0      0 192.0.2.1:1883  192.0.2.21:40312  ESTABLISHED 2211/mosquitto\n"
+        "tcp        0      0 192.0.2.1:1883  192.0.2.22:40313  ESTABLISHED 2211/mosquitto\n")
+    facts = read_source(str(tmp_path))
+    assert facts.value("pull_rex_clients") == 2
+    assert facts["pull_rex_clients"].provenance[0].location == "sos_commands/foreman/foreman-debug/netstat"

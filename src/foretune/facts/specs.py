@@ -97,7 +97,8 @@ SPECS: tuple[Spec, ...] = (
     Spec("logs_count", sos=("sos_commands/foreman/logs_table_count",), sos_exec=("logs_table_count",)),
     # sockets: each pull-REX host keeps one MQTT connection to mosquitto open
     Spec("sockets", commands=(("ss", "-tanp"),), sos=("sos_commands/networking/ss_-peaonmi", "sos_commands/networking/netstat_-W_-neopa",
-                                                      "sos_commands/networking/netstat_-neopa"),
+                                                      "sos_commands/networking/netstat_-neopa", FOREMAN_DEBUG + "ss",
+                                                      FOREMAN_DEBUG + "netstat"),
          sos_exec=("ss -peaonmi", "netstat -W -neopa", "netstat -neopa")),
     Spec("foreman_table_sizes", sos=("sos_commands/foreman/foreman_db_tables_sizes",), sos_exec=("foreman_db_tables_sizes",)),
     # sysstat's daily text reports (`sar -A`); a sosreport also keeps them under sos_commands/sar/
