@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 from typing import Any
 
 from foretune.audit.context import build_context
@@ -105,6 +107,17 @@ def test_partial_counts_give_a_lower_bound_figure_the_largest_wins_and_keep_the_
     assert counted.hosts == 4200 and counted.host_figure is not None and counted.host_figure.source == "source"
 
 
-def test_report_header_says_a_task_host_count_is_a_lower_bound() -> None:
-    data = json.loads(run_cli("audit", str(SOS / "satellite-6.15"), "--format", "json", "--fail-on", "critical").stdout)
-    assert data["hosts"] == 4200  # foreman-maintain's metrics beat the two hosts the task export names
+def test_report_header_names_a_partial_count_as_a_lower_bound(tmp_path: Path) -> None:
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-tuned", tree, symlinks=True)
+    (tree / "var" / "lib" / "foreman-maintain" / "satellite_metrics.yml").unlink(missing_ok=True)
+    (tree / "sos_commands" / "networking").mkdir(parents=True, exist_ok=True)
+    (tree / "sos_commands" / "networking" / "ss_-peaonmi").write_text("".join(
+        f"tcp ESTAB 0 0 192.0.2.1:1883 192.0.2.{n}:40000 users:((\"mosquitto\",pid=2211,fd={n}))\n" for n in range(10, 40)))
+    data = json.loads(run_cli("audit", str(tree), "--format", "json", "--fail-on", "critical").stdout)
+    assert data["hosts"] == 30
+    assert data["hosts_basis"] == ("pull-REX MQTT clients (addresses connected to mosquitto, or client ids in its log) "
+                                   "counted in sos_commands/networking/ss_-peaonmi (at least this many hosts)")
+    assert not [f for f in data["findings"] if f["status"] == "fail" and f["severity"] in ("medium", "high", "critical")]
+    full = json.loads(run_cli("audit", str(SOS / "satellite-6.15"), "--format", "json", "--fail-on", "critical").stdout)
+    assert full["hosts"] == 4200  # foreman-maintain's metrics beat the two hosts the task export names
