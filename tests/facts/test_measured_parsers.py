@@ -100,8 +100,8 @@ def test_no_connection_lines_leave_the_client_count_unknown(tmp_path: Path) -> N
     from foretune.facts import read_source
 
     (tmp_path / "sos_commands").mkdir()
-    (tmp_path / "var" / "log").mkdir(parents=True)
-    (tmp_path / "var" / "log" / "messages").write_text("Feb 12 capsule mosquitto[1]: 1707731882: Error: out of memory.\n")
+    (tmp_path / "var" / "log" / "mosquitto").mkdir(parents=True)
+    (tmp_path / "var" / "log" / "mosquitto" / "mosquitto.log").write_text("1707731882: Error: out of memory.\n")
     facts = read_source(str(tmp_path))
     assert not facts["pull_rex_clients"].known and "no MQTT connections" in str(facts["pull_rex_clients"].unknown_reason)
 

@@ -108,9 +108,9 @@ CATALOG: tuple[FactSpec, ...] = (
              "CPU time the hypervisor took from this VM (%steal of sysstat's sar reports, all CPUs)."),
     FactSpec("katello_agent_clients", "int", "katello-agent hosts: pulp.agent.<uuid> queues in `qpid-stat -q` (qpid era)."),
     FactSpec("pull_rex_clients", "int", "Pull-based REX clients: the larger of the distinct remote addresses connected to "
-             "mosquitto's listener (`ss -peaonmi` / `netstat -neopa`) and the distinct client ids of its \"New client "
-             "connected\" log lines (logged only with `log_type notice` or `all`, which the installer's error/warning "
-             "default leaves out); a lower bound of the hosts using it."),
+             "mosquitto's listener (`ss -peaonmi` / `netstat -neopa`) and the distinct client ids of \"New client "
+             "connected\" lines in /var/log/mosquitto/mosquitto.log (written only with `log_dest file` and `log_type "
+             "notice` or `all`, which the installer's syslog, error/warning default leaves out); a lower bound of the hosts using it."),
     FactSpec("task_hosts", "int", "Distinct host names that host-scoped tasks in the exported task list end their action "
              "with: a lower bound of the managed hosts (sos exports only recent tasks)."),
     FactSpec("foreman_table_sizes", "dict: table -> total bytes (table, indexes and TOAST)",

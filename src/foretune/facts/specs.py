@@ -90,8 +90,9 @@ SPECS: tuple[Spec, ...] = (
     # qpid-stat -q as the katello/foreman/qpid sos plugins ran it: one pulp.agent.<uuid> queue per katello-agent host
     Spec("qpid_queues", paths=("/sos_commands/katello/qpid-stat_-q*", "/sos_commands/foreman/qpid-stat_-q*",
                                "/sos_commands/qpid/qpid-stat_-q*", "/sos_commands/pulp/qpid-stat_-q*"), glob=True),
-    # mosquitto logs each connection ("New client connected from ... as ID"); on EL it goes to the journal/syslog
-    Spec("mosquitto_logs", paths=("/var/log/mosquitto/mosquitto.log*", "/var/log/messages"), glob=True),
+    # mosquitto logs each connection ("New client connected from ... as ID") at notice level, to this file when
+    # `log_dest file` says so (the installer's syslog destination and error/warning levels leave it out)
+    Spec("mosquitto_logs", paths=("/var/log/mosquitto/mosquitto.log*",), glob=True),
     # `select count(*) from audits|logs` as the sos foreman plugin runs it (psql aligned output)
     Spec("audits_count", sos=("sos_commands/foreman/audits_table_count",), sos_exec=("audits_table_count",)),
     Spec("logs_count", sos=("sos_commands/foreman/logs_table_count",), sos_exec=("logs_table_count",)),
