@@ -653,9 +653,14 @@ class Planner:
                                    given(inst) if inst.value else Input("profiles' limit", floor, "fi-tuning-profiles")))
                 fix = Fix("hiera", hkey, want)
             self.add(tid, title, "count", inst, setting, fix)
-        if self.era62 and n:
+        if self.era62 and n and const("g62_aio_max_nr") > n * const("aio_per_host"):
             aio = const("g62_aio_max_nr")
             aio_setting = Setting(aio, "the 6.2 brief's value", ("g62-qpid",), "", (C("g62_aio_max_nr"),))
+        elif self.era62 and n:  # more agents than the brief's flat value covers: the later guides' per-host rule
+            aio = n * const("aio_per_host") + 1
+            aio_setting = Setting(aio, f"the 6.2 brief's {const('g62_aio_max_nr')} is not more than 33 x {n} katello-agent hosts",
+                                  ("g62-qpid", "g69-qpid"), f"max({const('g62_aio_max_nr')}, 33 x {n} + 1) = {aio}",
+                                  (C("g62_aio_max_nr"), C("aio_per_host"), box("katello-agent hosts", n)))
         else:
             aio = max(const("aio_default"), n * const("aio_per_host") + 1)
             aio_setting = Setting(aio, f"more than 33 x {n} katello-agent hosts", cites,
