@@ -60,6 +60,10 @@ def test_every_fixture_gives_the_incidents_of_a_full_read(path: Path, chunk: int
     assert kind is not None
     same(kind, data, chunk)
     same(kind, data.rstrip(b"\n"), chunk)  # a last line without its newline
+    # lines no analyzer understands before the log (counted, not parsed, until one may be understood)
+    junk = b"not a log line\n2024-02-12T10:00:00 [I|app|a1b2c3] QUJD\n" * 20
+    same(kind, junk + data, chunk)
+    same(kind, junk, chunk)
 
 
 @pytest.mark.parametrize("chunk", [1, 50, 200, 1 << 20])

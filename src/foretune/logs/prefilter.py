@@ -5,8 +5,10 @@ searched chunk by chunk for the analyzer's own needles (fast ``bytes.find``; one
 for 502/503 access lines) and only the lines holding one go through the analyzer, which parses
 them as in a full read. What else an incident depends on is kept:
 
-- the lines up to the first one the analyzer understands (so an unreadable log still counts as
-  unreadable, and an access log's first time-zone offset is the same);
+- the lines up to the first one the analyzer does not count as not understood (so an unreadable
+  log still counts as unreadable, and an access log's first time-zone offset is the same); until
+  then, lines that cannot be understood (they fail a necessary test of the analyzer's format, one
+  compiled pattern per kind) are counted, not parsed;
 - every ``Processing by``/``Completed`` line of production.log (Puma saturation needs them all);
 - before a continuation line (a stack trace or multi-line message, timed by the line before it),
   the nearest earlier timestamped line;
@@ -44,8 +46,10 @@ def _candlepin_head(line: bytes) -> bool:
 class Filter:
     """The needles of one log kind and, for kinds with continuation lines, how to tell them apart."""
 
-    def __init__(self, needles: tuple[bytes, ...] = (), pattern: bytes | None = None,
+    def __init__(self, maybe: bytes, needles: tuple[bytes, ...] = (), pattern: bytes | None = None,
                  head: Callable[[bytes], bool] | None = None, continued: Callable[[bytes], bool] | None = None) -> None:
+        # after a newline: a line the analyzer might not count as "not understood" (a superset)
+        self.maybe = re.compile(rb"\n(?:" + maybe + rb"|[ \t\r\f\v]*(?:\n|\Z))")
         self.needles = needles
         self.pattern = re.compile(pattern) if pattern is not None else None
         self.head = head
@@ -72,15 +76,18 @@ def _filters() -> dict[str, Filter]:
     from foretune.logs.system import SOCKETS
 
     incident_events = ("max_request_workers", "passenger_queue_full", "too_many_open_files")
+    month = rb"(?:" + b"|".join(MONTHS_B) + rb") "
     return {
-        "production": Filter((b"Processing by ", b"Completed ", *POOL_TIMEOUT, *PG_EXHAUSTED),
+        "production": Filter(rb"[ \t|{-]|.{4}-.{5}[T ]|" + month,
+                             (b"Processing by ", b"Completed ", *POOL_TIMEOUT, *PG_EXHAUSTED),
                              head=_production_head, continued=_production_continued),
         # the status after the request's closing quote (the analyzer splits on quotes and whitespace)
-        "apache_access": Filter(pattern=rb'"[ \t\r\f\v]*50[23](?!\S)'),
-        "apache_error": Filter(tuple(needle for needle, event in ERROR_EVENTS if event in incident_events)),
-        "postgresql": Filter(EXHAUSTED),
-        "candlepin": Filter((b"OutOfMemoryError",), head=_candlepin_head, continued=lambda line: not _candlepin_head(line)),
-        "system": Filter((b"Killed process", *SOCKETS)),
+        "apache_access": Filter(rb"[^\n]*? \[[^\n]{26}\] ", pattern=rb'"[ \t\r\f\v]*50[23](?!\S)'),
+        "apache_error": Filter(rb"\[", tuple(needle for needle, event in ERROR_EVENTS if event in incident_events)),
+        "postgresql": Filter(rb"[ \t]|[^\n]{0,21}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", EXHAUSTED),
+        "candlepin": Filter(rb"[ \t]|.{4}-.{5} .{8}[,.]|Caused by|java\.|org\.|com\.|javax\.", (b"OutOfMemoryError",),
+                            head=_candlepin_head, continued=lambda line: not _candlepin_head(line)),
+        "system": Filter(month + rb"|-- ", (b"Killed process", *SOCKETS)),
     }
 
 
@@ -123,13 +130,30 @@ class _State:
         self.last_head: bytes | None = None  # the latest timestamped line of earlier chunks not fed yet
 
 
-def _prime(analyzer: Analyzer, data: bytes) -> tuple[int, bool]:
-    """Feed lines until the analyzer understands one; (offset after it, whether one was understood)."""
+def _prime(analyzer: Analyzer, flt: Filter, data: bytes) -> tuple[int, bool]:
+    """Feed lines until the analyzer takes one as understood; (offset after it, whether it did).
+
+    Lines that fail the kind's necessary test and hold no needle are counted as not understood.
+    """
+    text = b"\n" + data  # text[k] is the newline before data[k]
+    hits = flt.hits(data, 0)
+    h = 0
     pos = 0
     while pos < len(data):
-        end = data.find(b"\n", pos)
+        match = flt.maybe.search(text, pos)
+        cand = match.start() if match else len(data)
+        while h < len(hits) and hits[h] < pos:
+            h += 1
+        if h < len(hits) and hits[h] < cand:
+            cand = data.rfind(b"\n", 0, hits[h]) + 1
+        skipped = data.count(b"\n", pos, cand) + (1 if cand == len(data) and data[-1:] != b"\n" else 0)
+        analyzer.lines += skipped
+        analyzer.bad += skipped
+        if cand >= len(data):
+            return len(data), False
+        end = data.find(b"\n", cand)
         end = end + 1 if end >= 0 else len(data)
-        analyzer.consume((data[pos:end],))
+        analyzer.consume((data[cand:end],))
         pos = end
         if analyzer.lines > analyzer.bad:
             return pos, True
@@ -139,7 +163,7 @@ def _prime(analyzer: Analyzer, data: bytes) -> tuple[int, bool]:
 def _chunk(analyzer: Analyzer, flt: Filter, data: bytes, state: _State) -> None:
     pos = 0
     if not state.primed:
-        pos, state.primed = _prime(analyzer, data)
+        pos, state.primed = _prime(analyzer, flt, data)
         state.last_head = None
     picked: list[bytes] = []
     fed = pos
