@@ -47,9 +47,12 @@ class Filter:
     """The needles of one log kind and, for kinds with continuation lines, how to tell them apart."""
 
     def __init__(self, maybe: bytes, needles: tuple[bytes, ...] = (), pattern: bytes | None = None,
-                 head: Callable[[bytes], bool] | None = None, continued: Callable[[bytes], bool] | None = None) -> None:
-        # after a newline: a line the analyzer might not count as "not understood" (a superset)
+                 head: Callable[[bytes], bool] | None = None, continued: Callable[[bytes], bool] | None = None,
+                 inside: bytes | None = None) -> None:
+        # a line the analyzer might not count as "not understood" (a superset): its start after a
+        # newline matches ``maybe``, it is blank, or it holds ``inside``
         self.maybe = re.compile(rb"\n(?:" + maybe + rb"|[ \t\r\f\v]*(?:\n|\Z))")
+        self.inside = re.compile(inside) if inside is not None else None
         self.needles = needles
         self.pattern = re.compile(pattern) if pattern is not None else None
         self.head = head
@@ -82,7 +85,7 @@ def _filters() -> dict[str, Filter]:
                              (b"Processing by ", b"Completed ", *POOL_TIMEOUT, *PG_EXHAUSTED),
                              head=_production_head, continued=_production_continued),
         # the status after the request's closing quote (the analyzer splits on quotes and whitespace)
-        "apache_access": Filter(rb"[^\n]*? \[[^\n]{26}\] ", pattern=rb'"[ \t\r\f\v]*50[23](?!\S)'),
+        "apache_access": Filter(rb"(?!)", pattern=rb'"[ \t\r\f\v]*50[23](?!\S)', inside=rb" \[[^\n]{26}\] "),
         "apache_error": Filter(rb"\[", tuple(needle for needle, event in ERROR_EVENTS if event in incident_events)),
         "postgresql": Filter(rb"[ \t]|[^\n]{0,21}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", EXHAUSTED),
         "candlepin": Filter(rb"[ \t]|.{4}-.{5} .{8}[,.]|Caused by|java\.|org\.|com\.|javax\.", (b"OutOfMemoryError",),
@@ -142,6 +145,10 @@ def _prime(analyzer: Analyzer, flt: Filter, data: bytes) -> tuple[int, bool]:
     while pos < len(data):
         match = flt.maybe.search(text, pos)
         cand = match.start() if match else len(data)
+        if flt.inside is not None:
+            found = flt.inside.search(data, pos, cand)
+            if found is not None:
+                cand = data.rfind(b"\n", 0, found.start()) + 1
         while h < len(hits) and hits[h] < pos:
             h += 1
         if h < len(hits) and hits[h] < cand:
