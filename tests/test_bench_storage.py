@@ -289,9 +289,39 @@ def test_progress_bar_with_eta_on_a_terminal(tmp_path: Path) -> None:
                   Environment(stdout=out, stderr=err, stdin=io.StringIO(), environ={}))
     assert status in (0, 1), err.getvalue()
     drawn = err.getvalue()
-    assert "\r[" in drawn and "1/6 seq-read" in drawn and "6/6 lat-qd16" in drawn
+    assert "1/6 seq-read" in drawn and "6/6 lat-qd16" in drawn
     assert re.search(r"ETA \d+(m\d\ds|s)", drawn)
+    # drawn by rich: its bar, each redraw erasing the line, the cursor hidden meanwhile and the line removed at the end
+    assert "\u2501" in drawn and drawn.count("\r\x1b[2K") >= 6
+    assert drawn.startswith("\x1b[?25l") and drawn.endswith("\x1b[?25h\r\x1b[1A\x1b[2K")
+    assert "\x1b[36m" in drawn  # the theme's colour for the done part (no NO_COLOR here)
     json.loads(out.getvalue())  # the bar never reaches stdout
+
+
+def test_progress_line_passes_the_terminal_guard_and_honours_no_color() -> None:
+    """Unit check without fio: rich's cursor controls reach the terminal (the guard would print them as text),
+    NO_COLOR keeps the bar but drops its colours, and off a terminal nothing is written."""
+    from foretune.bench.progress import Progress
+    from foretune.env import Environment
+    from foretune.term import TerminalGuard
+
+    for environ, coloured in (({}, True), ({"NO_COLOR": "1"}, False)):
+        screen = _Terminal()
+        bar = Progress(TerminalGuard(screen), 4, enabled=True, color=Environment(environ=environ).progress_color)
+        bar.start(1, "seq-write /var/lib/pulp\x1b]0;x\x07", 60.0, 30.0)
+        bar.update(50.0, 15.0, force=True)
+        bar.clear()
+        drawn = screen.getvalue()
+        # the label's controls shown as text; at 80 columns it is shortened in its middle to the 33 columns left
+        assert "2/4 seq-write /var/l\u2026pulp\\x1b]0;x\\x07  50% ETA 1m15s" in drawn
+        assert "\\x1b[" not in drawn and drawn.endswith("\r\x1b[1A\x1b[2K")
+        assert ("\x1b[36m" in drawn) is coloured
+    quiet = io.StringIO()
+    bar = Progress(quiet, 4, enabled=False)
+    bar.start(0, "seq-read", 1.0)
+    bar.update(100.0, 0.0, force=True)
+    bar.clear()
+    assert quiet.getvalue() == ""
 
 
 def test_no_progress_bar_without_a_terminal(tmp_path: Path) -> None:

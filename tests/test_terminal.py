@@ -195,6 +195,11 @@ def test_read_progress_draws_only_on_a_terminal_and_only_for_large_reads() -> No
         for done in range(0, 5001, 1000):
             bar(done, 5000)
     assert "reading big.tar.xz" in tty.getvalue()
+    guarded = _Tty()  # behind the guard of a real terminal, rich's cursor controls still work (not shown as text)
+    with ReadProgress(TerminalGuard(guarded), "reading big.tar.xz", enabled=True, min_bytes=0) as bar:
+        bar(2500, 5000)
+    assert "reading big.tar.xz" in guarded.getvalue() and "\\x1b" not in guarded.getvalue()
+    assert guarded.getvalue().startswith("\x1b[?25l") and guarded.getvalue().endswith("\x1b[2K")
     quiet = io.StringIO()
     with ReadProgress(quiet, "reading big.tar.xz", enabled=False, min_bytes=0) as bar:
         bar(5000, 5000)

@@ -50,6 +50,13 @@ class Environment:
         return wants_color(self.color_choice, self.environ, self.stdout_isatty)
 
     @property
+    def progress_color(self) -> bool:
+        """Colour of progress bars, which are drawn on a terminal only: ``--color``, then NO_COLOR/FORCE_COLOR."""
+        from foretune.term import wants_color
+
+        return wants_color(self.color_choice, self.environ, True)
+
+    @property
     def width(self) -> int | None:
         """Columns standard output wraps to (``None``: not a terminal and no COLUMNS, so no wrapping)."""
         from foretune.term import terminal_width
@@ -60,7 +67,8 @@ class Environment:
         """A progress bar on standard error (a terminal only) for reading ``source``."""
         from foretune.term import ReadProgress
 
-        return ReadProgress(self.stderr, f"reading {source}", enabled=bool(source) and _isatty(self.stderr))
+        return ReadProgress(self.stderr, f"reading {source}", enabled=bool(source) and _isatty(self.stderr),
+                            color=self.progress_color)
 
     def warn(self, message: str) -> None:
         """Print one warning line on stderr (secrets masked, control characters from input made visible)."""

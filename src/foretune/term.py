@@ -46,6 +46,11 @@ THEME: dict[str, str] = {
     # rich's own Markdown styles put inline code on a black background: keep the terminal's background
     "markdown.code": "bold cyan",
     "markdown.code_block": "cyan",
+    # progress bars (tarballs, logs, benchmarks): rich's default is a pink-red that reads as an error
+    "bar.complete": "cyan",
+    "bar.finished": "green",
+    "bar.pulse": "cyan",
+    "bar.back": "dim",
 }
 
 # C0 controls except tab and newline, DEL, C1 controls, and the bidirectional overrides that can
@@ -163,6 +168,21 @@ def console(stream: TextIO, *, color: bool, width: int | None) -> Console:
                    _environ={})
 
 
+def progress_console(stream: TextIO, *, color: bool) -> Console:
+    """A rich console for a progress bar on the terminal ``stream``.
+
+    It writes past :class:`TerminalGuard`, which would show rich's cursor controls (hide the cursor,
+    erase the line) as text: what a bar draws is foretune's own, its labels pass :func:`clean_line`.
+    """
+    from rich.console import Console
+    from rich.theme import Theme
+
+    raw = stream.stream if isinstance(stream, TerminalGuard) else stream
+    return Console(file=raw, force_terminal=True, no_color=not color,
+                   color_system="standard" if color else None, highlight=False, markup=False, emoji=False,
+                   theme=Theme(THEME), legacy_windows=False, _environ={})
+
+
 class ReadProgress:
     """A progress bar on a terminal for one long read (a large tarball); a no-op elsewhere.
 
@@ -170,8 +190,10 @@ class ReadProgress:
     so small inputs never pay for importing rich.progress. Use it as a context manager.
     """
 
-    def __init__(self, stream: TextIO, label: str, *, enabled: bool, min_bytes: int = 32 * 1024**2) -> None:
+    def __init__(self, stream: TextIO, label: str, *, enabled: bool, min_bytes: int = 32 * 1024**2,
+                 color: bool = True) -> None:
         self.stream, self.label, self.enabled, self.min_bytes = stream, clean_line(label), enabled, min_bytes
+        self.color = color
         self._bar: Any = None
         self._task: Any = None
 
@@ -179,11 +201,9 @@ class ReadProgress:
         if not self.enabled or total < self.min_bytes:
             return
         if self._bar is None:
-            from rich.console import Console
             from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
-            out = Console(file=self.stream, force_terminal=True, highlight=False, markup=False, emoji=False,
-                          legacy_windows=False, _environ={})
+            out = progress_console(self.stream, color=self.color)
             self._bar = Progress(TextColumn(self.label), BarColumn(), DownloadColumn(binary_units=True),
                                  TimeRemainingColumn(), console=out, transient=True)
             self._bar.start()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 from typing import Any
 
 from foretune.audit.context import build_context
@@ -89,3 +91,33 @@ def test_katello_agent_queues_give_a_counted_host_figure_and_the_agent_count() -
     counted, _ = build_context(facts(product_version="6.9.4", foreman_version="2.3.1", tuning_profile="medium",
                                      katello_agent_clients=40, managed_hosts=3000))
     assert counted.hosts == 3000 and counted.plan is not None and counted.plan.input.katello_agent_hosts == 40
+
+
+def test_partial_counts_give_a_lower_bound_figure_the_largest_wins_and_keep_the_hardware_profile() -> None:
+    ctx, _ = build_context(facts(pull_rex_clients=300, task_hosts=40))
+    assert ctx.host_figure is not None and (ctx.hosts, ctx.host_figure.source) == (300, "lower bound")
+    assert "pull-REX MQTT clients" in ctx.host_figure.reason and "pull_rex_clients.file" in ctx.host_figure.reason
+    assert "at least this many hosts" in ctx.host_figure.reason and not ctx.hosts_assumed
+    # 16 CPUs and 64 GiB meet the large profile (guide table): 300 hosts must not shrink the plan to default
+    assert ctx.plan is not None and ctx.plan.profile == "large"
+    assert ctx.profile_reason.startswith("hardware:")
+    tasks, _ = build_context(facts(task_hosts=40, tuning_profile="medium"))
+    assert tasks.hosts == 40 and tasks.host_figure is not None and "task export" in tasks.host_figure.reason
+    counted, _ = build_context(facts(task_hosts=40, pull_rex_clients=300, managed_hosts=4200))
+    assert counted.hosts == 4200 and counted.host_figure is not None and counted.host_figure.source == "source"
+
+
+def test_report_header_names_a_partial_count_as_a_lower_bound(tmp_path: Path) -> None:
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-tuned", tree, symlinks=True)
+    (tree / "var" / "lib" / "foreman-maintain" / "satellite_metrics.yml").unlink(missing_ok=True)
+    (tree / "sos_commands" / "networking").mkdir(parents=True, exist_ok=True)
+    (tree / "sos_commands" / "networking" / "ss_-peaonmi").write_text("".join(
+        f"tcp ESTAB 0 0 192.0.2.1:1883 192.0.2.{n}:40000 users:((\"mosquitto\",pid=2211,fd={n}))\n" for n in range(10, 40)))
+    data = json.loads(run_cli("audit", str(tree), "--format", "json", "--fail-on", "critical").stdout)
+    assert data["hosts"] == 30
+    assert data["hosts_basis"] == ("pull-REX MQTT clients (addresses connected to mosquitto, or client ids in its log) "
+                                   "counted in sos_commands/networking/ss_-peaonmi (at least this many hosts)")
+    assert not [f for f in data["findings"] if f["status"] == "fail" and f["severity"] in ("medium", "high", "critical")]
+    full = json.loads(run_cli("audit", str(SOS / "satellite-6.15"), "--format", "json", "--fail-on", "critical").stdout)
+    assert full["hosts"] == 4200  # foreman-maintain's metrics beat the two hosts the task export names

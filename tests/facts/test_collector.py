@@ -12,9 +12,11 @@ import ast
 import gzip
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -29,6 +31,7 @@ from foretune.facts.redact import redact_text
 from foretune.facts.serialize import facts_to_dict
 from foretune.facts.sources.sosreport import SosreportDirectory
 from foretune.facts.specs import SPECS
+from foretune.logs.ship import since_epoch
 from tests.conftest import run_cli
 from tests.facts.archive import FIXTURES
 from tests.support import oldpython
@@ -156,9 +159,45 @@ def _load(path: Path) -> dict[str, Any]:
     return json.loads(gzip.decompress(data) if path.name.endswith(".gz") else data)
 
 
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+SECRET = "Zq7Rw3Lx9Pk2"
+
+
+def with_logs(tree: str, tmp_path: Path) -> Path:
+    """A copy of a fixture tree with the last hours' logs (a 503 burst, OOM kills, PostgreSQL out of slots, one gzipped),
+    a secret in a syslog line, and a rotated access log last written ten days ago (older than the week read)."""
+    root = tmp_path / "root"
+    shutil.copytree(FIXTURES / tree, root, symlinks=True)
+    when = time.localtime(time.time() - 3600)
+    month, clock = MONTHS[when.tm_mon - 1], time.strftime("%H:%M:%S", when)
+    apache = time.strftime("%d/", when) + month + time.strftime("/%Y:%H:%M:%S %z", when)
+    old = time.localtime(time.time() - 10 * 86400)
+    old_apache = time.strftime("%d/", old) + MONTHS[old.tm_mon - 1] + time.strftime("/%Y:%H:%M:%S %z", old)
+    logs = {
+        "var/log/httpd/foreman-ssl_access_ssl.log": "".join(
+            f'10.0.0.{i} - - [{apache}] "GET /api/v2/hosts HTTP/1.1" 503 299 "-" "curl/7.61.1"\n' for i in range(12)),
+        "var/log/httpd/foreman-ssl_access_ssl.log-20200101": "".join(
+            f'10.0.1.{i} - - [{old_apache}] "GET /api/v2/hosts HTTP/1.1" 503 299 "-" "curl/7.61.1"\n' for i in range(30)),
+        "var/log/messages": f"{month} {when.tm_mday:>2} {clock} sat kernel: Out of memory: Killed process 4242 (java) "
+                            f"total-vm:8000000kB\n{month} {when.tm_mday:>2} {clock} sat app: retry password={SECRET}\n",
+        "var/lib/pgsql/data/log/postgresql-Mon.log":
+            time.strftime("%Y-%m-%d %H:%M:%S", when) + " UTC FATAL:  sorry, too many clients already\n",
+    }
+    for rel, text in logs.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    earlier = time.localtime(time.time() - 7200)  # yesterday's rotation, compressed
+    (root / "var/log/messages-20261122.gz").write_bytes(gzip.compress(
+        f"{MONTHS[earlier.tm_mon - 1]} {earlier.tm_mday:>2} {time.strftime('%H:%M:%S', earlier)} sat kernel: Out of memory: "
+        "Killed process 977 (ruby) total-vm:4000000kB\n".encode()))
+    stale = time.time() - 10 * 86400
+    os.utime(root / "var/log/httpd/foreman-ssl_access_ssl.log-20200101", (stale, stale))
+    return root
+
+
 @pytest.mark.parametrize("tree", TREES)
 def test_collector_writes_the_snapshot_collect_writes(tree: str, script: Path, tmp_path: Path) -> None:
-    root = FIXTURES / tree
+    root = with_logs(tree, tmp_path)
     environ = fake_commands(root, tmp_path / "bin")
     ours = tmp_path / "collect.json"
     result = run_cli("collect", "--root", str(root), "--output", str(ours), environ=environ)
@@ -186,6 +225,22 @@ def test_collector_writes_the_snapshot_collect_writes(tree: str, script: Path, t
     assert known_b == known_a
     assert len(known_a) >= 15
     assert set(fb["facts"]) == set(fa["facts"])
+    # the last week's logs: the same files and texts, the rotated one from ten days ago left out
+    assert {k: v for k, v in b["logs"].items() if k != "since"} == {k: v for k, v in a["logs"].items() if k != "since"}
+    # both windows start a week before their collection, seconds apart
+    assert b["logs"]["days"] == 7 and abs(since_epoch(b["logs"]["since"]) - since_epoch(a["logs"]["since"])) < 120
+    assert abs(since_epoch(b["logs"]["since"]) - (time.time() - 7 * 86400 + time.localtime().tm_gmtoff)) < 300
+    assert sorted(f for f in b["logs"]["files"] if f.startswith("/var/")) == [
+        "/var/lib/pgsql/data/log/postgresql-Mon.log", "/var/log/httpd/foreman-ssl_access_ssl.log", "/var/log/messages",
+        "/var/log/messages-20261122.gz"]
+    assert SECRET not in json.dumps(a) and SECRET not in json.dumps(b)
+    assert "retry password=" in b["logs"]["files"]["/var/log/messages"]
+    incidents = known_b["log_incidents"]["value"]
+    assert incidents == known_a["log_incidents"]["value"]
+    assert [(i["kind"], i["service"], i["path"], i["count"]) for i in incidents] == [
+        ("http_503_burst", "httpd", "var/log/httpd/foreman-ssl_access_ssl.log", 12),
+        ("oom_kill", "java", "var/log/messages", 1), ("oom_kill", "ruby", "var/log/messages-20261122.gz", 1),
+        ("pg_connection_exhaustion", "postgresql", "var/lib/pgsql/data/log/postgresql-Mon.log", 1)]
 
 
 @pytest.mark.parametrize("version", ["2.7", "3.6"])
@@ -195,7 +250,7 @@ def test_collector_runs_on_the_old_pythons_themselves(version: str, script: Path
     if python is None:
         pytest.skip(f"no python{version} on this machine; vermin's check above still holds")
     for tree in TREES:
-        root = FIXTURES / tree
+        root = with_logs(tree, tmp_path / tree)
         environ = fake_commands(root, tmp_path / f"bin-{tree}")
         ours, theirs = tmp_path / f"{tree}-collect.json", tmp_path / f"{tree}-collector.json.gz"
         assert run_cli("collect", "--root", str(root), "--output", str(ours), environ=environ).status == 0
@@ -206,12 +261,14 @@ def test_collector_runs_on_the_old_pythons_themselves(version: str, script: Path
         assert b["raw"] == a["raw"], tree
         assert b["unread"] == a["unread"], tree
         assert b["metadata"]["collected_by"] == f"foretune-collect.py (Python {version})"
+        assert {k: v for k, v in b["logs"].items() if k != "since"} == {k: v for k, v in a["logs"].items() if k != "since"}
+        assert "/var/log/messages-20261122.gz" in b["logs"]["files"], tree
         known = {n: e for n, e in facts_to_dict(read_source(str(theirs)))["facts"].items() if not e.get("unknown")}
         assert known == {n: e for n, e in facts_to_dict(read_source(str(ours)))["facts"].items() if not e.get("unknown")}
 
 
-def test_collector_snapshot_feeds_facts_plan_and_audit(script: Path, tmp_path: Path) -> None:
-    root = FIXTURES / "satellite-6.15"
+def test_collector_snapshot_feeds_facts_plan_audit_and_logs(script: Path, tmp_path: Path) -> None:
+    root = with_logs("satellite-6.15", tmp_path)
     environ = fake_commands(root, tmp_path / "bin")
     snapshot = tmp_path / "sat.json"
     subprocess.run([sys.executable, "-I", str(script), "--root", str(root), "-o", str(snapshot)], env=environ,
@@ -226,8 +283,18 @@ def test_collector_snapshot_feeds_facts_plan_and_audit(script: Path, tmp_path: P
     assert json.loads(plan.stdout)["input"]["version"] == "6.15.3"
     audit = run_cli("audit", str(snapshot), "--hosts", "8000", "--format", "json")
     assert audit.status in (0, 1), audit.stderr
-    assert json.loads(audit.stdout)["findings"]
-    for secret in ("Vq8mXr2LpT6sKn4z", "Kt2Wm9cQ4xYp7LnR3sV8bJ6dF1gH5zNa"):
+    findings = {f["rule"]: f for f in json.loads(audit.stdout)["findings"]}
+    burst = findings["http-503-burst"]  # from the logs the snapshot carries
+    assert burst["status"] == "fail" and burst["evidence"][0]["location"] == "var/log/httpd/foreman-ssl_access_ssl.log"
+    assert "[12 times," in burst["evidence"][0]["excerpt"]
+    logs = run_cli("logs", str(snapshot), "--format", "json")
+    assert logs.status == 0, logs.stderr
+    report = json.loads(logs.stdout)
+    assert [f for f in report["files"] if f.startswith("var/")] == [
+        "var/lib/pgsql/data/log/postgresql-Mon.log", "var/log/httpd/foreman-ssl_access_ssl.log", "var/log/messages",
+        "var/log/messages-20261122.gz"]
+    assert report["apache_access"][0]["status"]["503"] == 12 and report["capacity"]["puma"] == 24 * 5
+    for secret in (SECRET, "Vq8mXr2LpT6sKn4z", "Kt2Wm9cQ4xYp7LnR3sV8bJ6dF1gH5zNa"):
         assert secret not in snapshot.read_text(encoding="utf-8")
 
 
@@ -311,3 +378,30 @@ def _database_yml_reads(pg_cluster: Cluster, script: Path, tmp_path: Path) -> No
     assert {k: b["raw"].get(k) for k in queries} == {k: a["raw"][k] for k in queries}
     assert b["raw"][where + "SELECT count(*) FROM hosts WHERE type = 'Host::Managed'"] == "225\n"
     assert "Vq8mXr2LpT6sKn4z" not in json.dumps(b)
+
+
+def test_collector_and_collect_cap_the_logs_alike(module: ModuleType, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Newest files first up to the byte cap; an older file that would pass it is left out with a problem line."""
+    from foretune.logs import ship
+
+    root = tmp_path / "root"
+    (root / "var/log/foreman").mkdir(parents=True)
+    now = time.time()
+    for name, age, size in (("production.log", 60, 600), ("production.log-20261101", 3600, 600),
+                            ("production.log-20261102", 7200, 300)):
+        (root / "var/log/foreman" / name).write_text("x" * (size - 1) + "\n", encoding="utf-8")
+        os.utime(root / "var/log/foreman" / name, (now - age, now - age))
+    import foretune.knowledge  # ship() reads the cap through it at call time
+
+    original = foretune.knowledge.threshold
+    monkeypatch.setattr(foretune.knowledge, "threshold",
+                        lambda key: 1000 if key == "logs_snapshot_max_bytes" else original(key))
+    logs, problems = ship.ship(str(root), now=now)
+    assert sorted(logs["files"]) == ["/var/log/foreman/production.log", "/var/log/foreman/production.log-20261102"]
+    assert problems == ["/var/log/foreman/production.log-20261101: skipped: the snapshot carries at most 0 MiB of logs, "
+                        "newest first"]
+    monkeypatch.setattr(module, "LOG_MAX_BYTES", 1000)
+    host = module.Host(str(root))
+    theirs = module.collect_logs(host, now)
+    assert theirs == logs and host.problems == problems

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from foretune.facts.parsers import ParseError
@@ -70,3 +72,77 @@ def test_agent_queues_are_counted_once_each() -> None:
             "  pulp.agent.0a4b9c2e-55e1-4d1f-8c35-0c9c1f6f8a01  Y  0 0 0\n"
             "  pulp.agent.1b7de0f3-6c2a-4e0b-9d11-4a1e2b3c4d5e  Y  0 0 0\n  celery  Y  0 12 12\n")
     assert count_agent_queues(text) == 2
+
+
+def test_mqtt_clients_and_task_hosts_are_read_from_a_sosreport(tmp_path: Path) -> None:
+    from foretune.facts import read_source
+
+    (tmp_path / "sos_commands" / "foreman").mkdir(parents=True)
+    (tmp_path / "var" / "log" / "mosquitto").mkdir(parents=True)
+    (tmp_path / "var" / "log" / "mosquitto" / "mosquitto.log").write_text(
+        "1707731920: New client connected from 192.0.2.11:40312 as web01.example.com (p2, c1, k60, u'web01').\n"
+        "1707732067: Client web01.example.com closed its connection.\n"
+        "1707732069: New client connected from 192.0.2.11:40340 as web01.example.com (p2, c1, k60, u'web01').\n"
+        "1707732135: New client connected from 192.0.2.13:33002 as db01.example.com (p2, c1, k60, u'db01').\n")
+    (tmp_path / "sos_commands" / "foreman" / "foreman_tasks_tasks").write_text(
+        "id,label,started_at,state,result,action\n"
+        "1,Actions::RemoteExecution::RunHostJob,2024-02-12 09:40:02,stopped,success,Remote action: Run uptime on app01.example.com\n"
+        "2,Actions::RemoteExecution::RunHostJob,2024-02-12 09:41:02,stopped,success,Remote action: Run uptime on APP01.example.com\n"
+        "3,Actions::Katello::Repository::Sync,2024-02-12 09:42:02,stopped,success,Synchronize repository on cdn.example.com\n")
+    facts = read_source(str(tmp_path))
+    assert facts.value("pull_rex_clients") == 2  # web01 reconnected: counted once
+    assert facts["pull_rex_clients"].provenance[0].location == "var/log/mosquitto/mosquitto.log"
+    assert facts.value("task_hosts") == 1  # the repository sync is not host-scoped
+    assert "app01.example.com" in facts["task_hosts"].provenance[0].excerpt
+
+
+def test_no_connection_lines_leave_the_client_count_unknown(tmp_path: Path) -> None:
+    from foretune.facts import read_source
+
+    (tmp_path / "sos_commands").mkdir()
+    (tmp_path / "var" / "log" / "mosquitto").mkdir(parents=True)
+    (tmp_path / "var" / "log" / "mosquitto" / "mosquitto.log").write_text("1707731882: Error: out of memory.\n")
+    facts = read_source(str(tmp_path))
+    assert not facts["pull_rex_clients"].known and "no MQTT connections" in str(facts["pull_rex_clients"].unknown_reason)
+
+
+def test_psql_count_reads_the_number_and_refuses_an_error() -> None:
+    from foretune.facts.parsers.process import parse_psql_count
+
+    assert parse_psql_count(" count  \n--------\n 1500000\n(1 row)\n\n") == 1500000
+    with pytest.raises(ParseError):
+        parse_psql_count('psql: error: connection to server on socket "/var/run/postgresql/.s.PGSQL.5432" failed\n')
+
+
+def test_connected_mqtt_peers_beat_a_shorter_log_and_use_the_configured_listener(tmp_path: Path) -> None:
+    from foretune.facts import read_source
+
+    (tmp_path / "sos_commands" / "networking").mkdir(parents=True)
+    (tmp_path / "etc" / "mosquitto").mkdir(parents=True)
+    (tmp_path / "var" / "log" / "mosquitto").mkdir(parents=True)
+    (tmp_path / "etc" / "mosquitto" / "mosquitto.conf").write_text("log_dest syslog\nlistener 8883\n")
+    (tmp_path / "var" / "log" / "mosquitto" / "mosquitto.log").write_text(
+        "1707731920: New client connected from 192.0.2.11:40312 as web01.example.com (p2, c1, k60).\n")
+    ss = "Netid State  Recv-Q Send-Q Local Address:Port Peer Address:Port Process\n" + "".join(
+        f'tcp   ESTAB  0      0      192.0.2.1:8883     192.0.2.{n}:4{n}000 users:(("mosquitto",pid=2211,fd={n}))\n'
+        for n in (11, 12, 13)) + 'tcp   ESTAB  0      0      192.0.2.1:1883     192.0.2.99:40000 users:(("other",pid=1,fd=3))\n'
+    (tmp_path / "sos_commands" / "networking" / "ss_-peaonmi").write_text(ss)
+    facts = read_source(str(tmp_path))
+    assert facts.value("pull_rex_clients") == 3  # port 1883 is not this mosquitto's listener
+    first = facts["pull_rex_clients"].provenance[0]
+    assert first.location == "sos_commands/networking/ss_-peaonmi" and "port 8883" in first.excerpt
+
+
+def test_foreman_debug_netstat_counts_mqtt_peers(tmp_path: Path) -> None:
+    from foretune.facts import read_source
+
+    debug = tmp_path / "sos_commands" / "foreman" / "foreman-debug"
+    debug.mkdir(parents=True)
+    (debug / "netstat").write_text(  # foreman-debug's `netstat -putna`
+        "Proto Recv-Q Send-Q Local Address   Foreign Address   State       PID/Program name\n"
+        "tcp        0      0 0.0.0.0:1883    0.0.0.0:*         LISTEN      2211/mosquitto\n"
+        "tcp        0      0 192.0.2.1:1883  192.0.2.21:40312  ESTABLISHED 2211/mosquitto\n"
+        "tcp        0      0 192.0.2.1:1883  192.0.2.22:40313  ESTABLISHED 2211/mosquitto\n")
+    facts = read_source(str(tmp_path))
+    assert facts.value("pull_rex_clients") == 2
+    assert facts["pull_rex_clients"].provenance[0].location == "sos_commands/foreman/foreman-debug/netstat"

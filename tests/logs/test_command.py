@@ -143,6 +143,9 @@ def test_progress_bar_with_eta_on_a_terminal_only() -> None:
 
 def test_a_snapshot_points_to_its_fact(tmp_path: Path) -> None:
     snapshot = tmp_path / "sat01.json"
+    snapshot.write_text('{"format": "foretune-snapshot", "format_version": 1, "raw": {}}')
+    code, _, err = run("logs", str(snapshot))
+    assert code == 2 and "this snapshot carries no logs" in err and "--only log_incidents" in err
     snapshot.write_text("{}")
     code, _, err = run("logs", str(snapshot))
-    assert code == 2 and "a snapshot holds no logs" in err and "--only log_incidents" in err
+    assert code == 2 and "is not a foretune snapshot" in err and err.count("\n") == 1

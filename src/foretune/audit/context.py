@@ -41,6 +41,14 @@ def hardware_profile(facts: FactSet, cpus: int | None = None, ram: int | None = 
     return hardware.largest_supported(int(cpus), int(ram)) or "default"
 
 
+# (fact, what it counts, where it usually comes from): each sees only the hosts active in its window
+LOWER_BOUNDS = (
+    ("katello_agent_clients", "katello-agent hosts (pulp.agent queues)", "qpid-stat -q"),
+    ("pull_rex_clients", "pull-REX MQTT clients (addresses connected to mosquitto, or client ids in its log)", "mosquitto"),
+    ("task_hosts", "hosts named by host-scoped tasks in the task export (recent days only)", "the foreman_tasks export"),
+)
+
+
 def host_figure(facts: FactSet, hosts: int | None, profile: str) -> HostFigure:
     """The best host count available and where it came from."""
     from foretune.knowledge import hardware
@@ -51,11 +59,15 @@ def host_figure(facts: FactSet, hosts: int | None, profile: str) -> HostFigure:
     if fact.known and fact.value is not None:
         where = fact.provenance[0].location if fact.provenance else "the source"
         return HostFigure(int(fact.value), "source", f"counted in {where}", assumed=False)
-    agents = facts["katello_agent_clients"]
-    if agents.known and agents.value:
-        where = agents.provenance[0].location if agents.provenance else "qpid-stat -q"
-        return HostFigure(int(agents.value), "source", f"katello-agent hosts counted in {where} (at least this many hosts)",
-                          assumed=False)
+    bounds = []  # counts that see only some hosts: the largest wins, and the header says it is a lower bound
+    for name, what, default in LOWER_BOUNDS:
+        fact = facts[name]
+        if fact.known and fact.value:
+            where = fact.provenance[0].location if fact.provenance else default
+            bounds.append((int(fact.value), f"{what} counted in {where} (at least this many hosts)"))
+    if bounds:
+        count, reason = max(bounds, key=lambda b: b[0])
+        return HostFigure(count, "lower bound", reason, assumed=False)
     size = "default" if profile == "development" else profile
     low, high = hardware.host_range(size)
     count = high if high is not None else low
@@ -120,13 +132,19 @@ def choose_plan(facts: FactSet, *, hosts: int | None = None, **given: Any) -> Pl
                 extra["katello_agent_hosts"] = min(int(agents), figure.count) if agents else figure.count
             if role == "server" and (declared is not None or given.get("profile")):
                 extra["profile"] = profile  # judged against the admin's choice; a host mismatch is its own finding
+            elif role == "server" and figure.source == "lower bound":
+                extra["profile"] = profile  # a partial count must not shrink the profile the hardware supports
             plan = make_plan(input_from_facts(facts, hosts=figure.count, **extra))
             if declared is not None and not given.get("profile") and plan.profile_reason.startswith("forced with --profile"):
                 plan = dataclasses.replace(plan, profile_reason=plan.profile_reason.replace(
                     "forced with --profile", "declared by the installer's tuning fact", 1))
+            elif figure.source == "lower bound" and plan.profile_reason.startswith("forced with --profile"):
+                plan = dataclasses.replace(plan, profile_reason=plan.profile_reason.replace(
+                    "forced with --profile", "the hardware's (the host count is only a lower bound)", 1))
         except UsageError as exc:
             notes.append(f"plan unavailable: {exc}")
-    if plan is not None and not (declared or given.get("profile") or figure.assumed) and role == "server":
+    if plan is not None and not (declared or given.get("profile") or figure.assumed or figure.source == "lower bound") \
+            and role == "server":
         profile_why = plan.profile_reason
     return PlanChoice(plan, release, figure, profile_why, tuple(notes))
 

@@ -211,7 +211,8 @@ def run_storage(args: argparse.Namespace, env: Environment) -> int:
 
         confirm(env, f"this writes {format_gib(plan.bytes_written())} in {', '.join(directories)} and may take up to "
                 f"{format_duration(seconds)}", args.yes)
-    progress = Progress(env.stderr, len(plan.jobs) * len(directories), enabled=_isatty(env.stderr))
+    progress = Progress(env.stderr, len(plan.jobs) * len(directories), enabled=_isatty(env.stderr),
+                        color=env.progress_color)
     all_results: list[dict[str, Any]] = []
     try:
         with storage.interrupts_raise():

@@ -14,8 +14,8 @@ if TYPE_CHECKING:
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
     parser = new_parser(prog, "Read this server live and write a snapshot: every fact with its provenance, the raw "
-                        "texts they came from (secrets redacted) and metadata. `facts`, `audit` and `plan --from` "
-                        "accept the file. Run as root to include the database, limits and protected files.",
+                        "texts they came from and the last week's logs (secrets redacted), and metadata. `facts`, "
+                        "`audit`, `plan --from` and `logs` accept the file. Run as root to include the database, limits and protected files.",
                         "foretune collect --output /tmp/satellite.json.gz")
     parser.add_argument("--output", "-o", metavar="FILE", help="snapshot file (.json or .json.gz); default: "
                         "foretune-snapshot-HOST-YYYYmmdd-HHMMSS.json.gz in the current directory")

@@ -14,8 +14,8 @@ if TYPE_CHECKING:
 def build_parser(prog: str) -> argparse.ArgumentParser:
     parser = new_parser(prog, "Print one Python file that collects a snapshot on a server whose Python is too old for "
                         "foretune (RHEL 7: 2.7, RHEL 8: platform-python 3.6). It needs only the standard library, reads "
-                        "the same files and commands as `foretune collect`, redacts the same secrets, and writes a "
-                        "snapshot that `facts`, `plan --from` and `audit` accept. Run it as root to include the database "
+                        "the same files (the last week's logs too) and commands as `foretune collect`, redacts the same "
+                        "secrets, and writes a snapshot that `facts`, `plan --from`, `audit` and `logs` accept. Run it as root to include the database "
                         "(through psql), limits and protected files.",
                         "foretune collector > foretune-collect.py && scp foretune-collect.py sat:  "
                         "# then on sat: python foretune-collect.py")

@@ -9,6 +9,8 @@ from foretune.cli import new_parser
 from foretune.commands._options import add_output, emit, output_format, positive
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from foretune.env import Environment
     from foretune.logs.timeutil import Window
 
@@ -28,7 +30,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         "sources (or two --window ranges of one) side by side. Exit 0, or 2 for usage or input errors.",
                         "foretune logs sosreport-sat.example.com-2026-11-20.tar.xz --since 2026-11-19 --format html --output logs.html")
     parser.add_argument("sources", nargs="*", metavar="SOURCE",
-                        help="sosreport directory or tarball, log files or directories of logs (default: this host's logs)")
+                        help="sosreport directory or tarball, snapshot (the last week's logs it carries), log files or "
+                             "directories of logs (default: this host's logs)")
     parser.add_argument("--since", metavar="WHEN", help="only lines at or after WHEN (YYYY-MM-DD or 'YYYY-MM-DD HH:MM', server time)")
     parser.add_argument("--until", metavar="WHEN", help="only lines before WHEN")
     parser.add_argument("--compare", action="store_true",
@@ -116,8 +119,7 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
             if _is_sosreport(s):
                 raise UsageError(f"{s}: give a sosreport as the only SOURCE (or use --compare)")
             if s.lower().endswith((".json", ".json.gz")) and len(sources) == 1:
-                raise InputError(f"{s}: a snapshot holds no logs, only the incidents found when it was collected "
-                                 f"(foretune facts {s} --only log_incidents)")
+                return _snapshot(Path(s), window, args)
         problems: list[str] = []
         files = from_paths(sources, problems)
         if not files:
@@ -137,6 +139,25 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
     # the archive's own damage matters here; unreadable configuration files do not
     problems = [p for p in facts.problems if ("truncated" in p or "corrupt" in p) and p not in found.problems]
     return build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems)
+
+
+def _snapshot(path: Path, window: Window, args: argparse.Namespace) -> dict[str, Any]:
+    """The report of the logs a snapshot carries (collect and the collector ship the last week's)."""
+    from foretune.errors import InputError
+    from foretune.facts import read_source
+    from foretune.facts.sources.snapshot import load_snapshot_logs
+    from foretune.logs.scan import Options
+    from foretune.logs.source import puma_capacity, scan_shipped
+    from foretune.logs.summary import build
+
+    label, logs = load_snapshot_logs(path)
+    if logs is None or not logs["files"]:
+        raise InputError(f"{path}: this snapshot carries no logs, only the incidents found when it was collected "
+                         f"(foretune facts {path} --only log_incidents)")
+    scan = scan_shipped(logs, Options(window=window))
+    capacity = args.puma_capacity or puma_capacity(read_source(str(path)).value("puma"))
+    where = "--puma-capacity" if args.puma_capacity else ("puma fact (workers x threads_max)" if capacity else None)
+    return build(scan, source=label, capacity=capacity, capacity_from=where, problems=[])
 
 
 def _is_sosreport(path: str) -> bool:
@@ -159,7 +180,7 @@ class _Bar:
 
         from foretune.bench.progress import Progress
 
-        self.bar = Progress(env.stderr, 1, enabled=True)
+        self.bar = Progress(env.stderr, 1, enabled=True, color=env.progress_color)
         self.label = f"reading logs{' (' + label + ')' if label else ''}"
         self.started = time.monotonic()
         self.bar.start(0, self.label, 0.0, None)

@@ -107,8 +107,16 @@ CATALOG: tuple[FactSpec, ...] = (
     FactSpec("cpu_steal", "dict: mean_percent, max_percent (float), samples, reports (int)",
              "CPU time the hypervisor took from this VM (%steal of sysstat's sar reports, all CPUs)."),
     FactSpec("katello_agent_clients", "int", "katello-agent hosts: pulp.agent.<uuid> queues in `qpid-stat -q` (qpid era)."),
+    FactSpec("pull_rex_clients", "int", "Pull-based REX clients: the larger of the distinct remote addresses connected to "
+             "mosquitto's listener (`ss -peaonmi` / `netstat -neopa`) and the distinct client ids of \"New client "
+             "connected\" lines in /var/log/mosquitto/mosquitto.log (written only with `log_dest file` and `log_type "
+             "notice` or `all`, which the installer's syslog, error/warning default leaves out); a lower bound of the hosts using it."),
+    FactSpec("task_hosts", "int", "Distinct host names that host-scoped tasks in the exported task list end their action "
+             "with: a lower bound of the managed hosts (sos exports only recent tasks)."),
     FactSpec("foreman_table_sizes", "dict: table -> total bytes (table, indexes and TOAST)",
              "Sizes of the foreman database's tables (sosreport foreman_db_tables_sizes)."),
+    FactSpec("history_table_rows", "dict: audits, logs (ints; only the tables the source counted)",
+             "Row counts of the foreman database's audits and logs tables (sosreport audits_table_count, logs_table_count)."),
     # --- logs ---------------------------------------------------------------------------------
     FactSpec("log_incidents", "list of {kind, service, path, line, count, first, last}", "Incidents found in the server's logs (503 bursts, connection exhaustion, OOM kills, socket exhaustion, queue at capacity)."),
 )

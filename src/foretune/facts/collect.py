@@ -21,9 +21,9 @@ from foretune.safeio import write_file
 
 
 def snapshot_data(facts_dict: dict[str, Any], raw: dict[str, str], *, host: str | None = None,
-                  unread: dict[str, str] | None = None) -> dict[str, Any]:
-    """The snapshot document; every raw text is redacted."""
-    return {
+                  unread: dict[str, str] | None = None, logs: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The snapshot document; every raw text is redacted (``logs``: see :mod:`foretune.logs.ship`)."""
+    document = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "metadata": {"host": host or socket.getfqdn(), "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -33,6 +33,9 @@ def snapshot_data(facts_dict: dict[str, Any], raw: dict[str, str], *, host: str 
         "raw": {redact_text(location): redact_text(text) for location, text in sorted(raw.items())},
         "unread": dict(sorted((unread or {}).items())),
     }
+    if logs is not None:
+        document["logs"] = logs
+    return document
 
 
 def record_all(source: Any) -> dict[str, str]:
@@ -54,11 +57,15 @@ def collect(out: Path, *, hosts: int | None = None, environ: dict[str, str] | No
     """
     from foretune.facts.extract import extract
     from foretune.facts.sources.live import CachedLiveHost
+    from foretune.logs.ship import ship
 
     source = CachedLiveHost(environ, root=root)
     unread = record_all(source)
+    logs, problems = ship(root)
     facts = extract(source, hosts=hosts)
-    document = snapshot_data(facts_to_dict(facts), {loc: raw.text for loc, raw in source.log.items()}, unread=unread)
+    facts.problems.extend(p for p in problems if p not in facts.problems)
+    document = snapshot_data(facts_to_dict(facts), {loc: raw.text for loc, raw in source.log.items()}, unread=unread,
+                             logs=logs)
     payload = (json.dumps(document, indent=1, sort_keys=False) + "\n").encode("utf-8")
     if out.name.endswith(".gz"):
         payload = gzip.compress(payload)

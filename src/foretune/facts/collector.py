@@ -2,7 +2,7 @@
 
 :func:`generate` fills the stdlib-only template (``collector_template.py``) with the tables
 ``collect`` itself uses — the specs (files and commands), the service prefixes whose limits are
-read, the SQL statements and psql options — and with :mod:`foretune.facts.redact` itself,
+read, the SQL statements and psql options, the log paths with their age and size bounds — and with :mod:`foretune.facts.redact` itself,
 rewritten for Python 2.7 and 3.6 (:mod:`foretune.facts.portable`), so the two cannot read or
 redact differently.
 """
@@ -34,6 +34,8 @@ def tables() -> str:
     from foretune.facts.extract import live_sql
     from foretune.facts.extract.platform import UNIT_PREFIXES
     from foretune.facts.sources.live import COMMAND_TIMEOUT, MAX_FILE_BYTES
+    from foretune.knowledge import threshold
+    from foretune.logs import kinds
 
     lines = [
         "# generated from foretune's specs and redaction tables: do not edit",
@@ -52,6 +54,10 @@ def tables() -> str:
         f"DATABASE_YML = {live_sql.DATABASE_YML!r}",
         f"SQL_TIMEOUT = {float(live_sql.SQL_TIMEOUT)!r}",
         f"PSQL_OPTIONS = {list(pg.PSQL_OPTIONS)!r}",
+        f"LOG_PATTERNS = {tuple(kinds.PATTERNS)!r}",
+        f"LOG_SKIP = {kinds._SKIP.pattern!r}",
+        f"LOG_DAYS = {int(threshold('logs_live_facts_days'))!r}",
+        f"LOG_MAX_BYTES = {int(threshold('logs_snapshot_max_bytes'))!r}",
     ]
     return "\n".join(lines) + "\n"
 

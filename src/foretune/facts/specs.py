@@ -90,6 +90,17 @@ SPECS: tuple[Spec, ...] = (
     # qpid-stat -q as the katello/foreman/qpid sos plugins ran it: one pulp.agent.<uuid> queue per katello-agent host
     Spec("qpid_queues", paths=("/sos_commands/katello/qpid-stat_-q*", "/sos_commands/foreman/qpid-stat_-q*",
                                "/sos_commands/qpid/qpid-stat_-q*", "/sos_commands/pulp/qpid-stat_-q*"), glob=True),
+    # mosquitto logs each connection ("New client connected from ... as ID") at notice level, to this file when
+    # `log_dest file` says so (the installer's syslog destination and error/warning levels leave it out)
+    Spec("mosquitto_logs", paths=("/var/log/mosquitto/mosquitto.log*",), glob=True),
+    # `select count(*) from audits|logs` as the sos foreman plugin runs it (psql aligned output)
+    Spec("audits_count", sos=("sos_commands/foreman/audits_table_count",), sos_exec=("audits_table_count",)),
+    Spec("logs_count", sos=("sos_commands/foreman/logs_table_count",), sos_exec=("logs_table_count",)),
+    # sockets: each pull-REX host keeps one MQTT connection to mosquitto open
+    Spec("sockets", commands=(("ss", "-tanp"),), sos=("sos_commands/networking/ss_-peaonmi", "sos_commands/networking/netstat_-W_-neopa",
+                                                      "sos_commands/networking/netstat_-neopa", FOREMAN_DEBUG + "ss",
+                                                      FOREMAN_DEBUG + "netstat"),
+         sos_exec=("ss -peaonmi", "netstat -W -neopa", "netstat -neopa")),
     Spec("foreman_table_sizes", sos=("sos_commands/foreman/foreman_db_tables_sizes",), sos_exec=("foreman_db_tables_sizes",)),
     # sysstat's daily text reports (`sar -A`); a sosreport also keeps them under sos_commands/sar/
     Spec("sar", paths=("/var/log/sa/sar[0-9]*", "/sos_commands/sar/sar[0-9]*"), glob=True),

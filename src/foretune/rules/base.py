@@ -64,7 +64,7 @@ class HostFigure:
     """The managed-host count rules use, where it came from, and whether it is an assumption."""
 
     count: int
-    source: str  # "--hosts" | "source" | "profile"
+    source: str  # "--hosts" | "source" | "lower bound" (a partial count) | "profile"
     reason: str
     assumed: bool = False
 

@@ -41,7 +41,10 @@ def extract(source: Source, *, hosts: int | None = None) -> FactSet:
     measured.passenger_status(x)
     measured.cpu_steal(x)
     measured.table_sizes(x)
+    measured.history_table_rows(x)
     measured.katello_agents(x)
+    measured.pull_rex_clients(x)
+    measured.task_hosts(x)
     logs.log_incidents(x)
     if hosts is not None and not x.has("managed_hosts"):
         x.known("managed_hosts", hosts, Provenance(source.kind, "command line", f"--hosts {hosts}"))

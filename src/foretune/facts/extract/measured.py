@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import re
+
 from foretune.facts.extract.core import Extractor
+from foretune.facts.parsers.clients import mqtt_client_ids, mqtt_peers, task_host_names
+from foretune.facts.parsers.foreman import parse_tasks_csv
 from foretune.facts.parsers.process import (
     count_agent_queues,
     parse_passenger_pool,
     parse_ps_rss,
+    parse_psql_count,
     parse_sar_steal,
     parse_table_sizes,
     parse_vmstat,
 )
 from foretune.facts.parsers.system import parse_meminfo
+
+MQTT_PORT = 1883  # mosquitto's default listener, which the Foreman installer keeps
 
 
 def memory_pressure(x: Extractor) -> None:
@@ -73,6 +80,21 @@ def table_sizes(x: Extractor) -> None:
     x.known("foreman_table_sizes", sizes, x.prov(raw, r"^\s*(dynflow_|foreman_tasks_|audits|fact_values|logs)"))
 
 
+def history_table_rows(x: Extractor) -> None:
+    rows: dict[str, int] = {}
+    provs = []
+    for table in ("audits", "logs"):
+        raw = x.raw(f"{table}_count")
+        count = x.parse(raw, parse_psql_count)
+        if raw is not None and count is not None:
+            rows[table] = count
+            provs.append(x.note(raw.location, f"select count(*) from {table}: {count}"))
+    if not rows:
+        x.unknown("history_table_rows", x.why("audits_count"))
+        return
+    x.known("history_table_rows", rows, *provs)
+
+
 def katello_agents(x: Extractor) -> None:
     raws = x.raws("qpid_queues")
     counted = [(raw, count_agent_queues(raw.text)) for raw in raws]
@@ -82,3 +104,40 @@ def katello_agents(x: Extractor) -> None:
         return
     raw, n = max(counted, key=lambda rn: rn[1])
     x.known("katello_agent_clients", n, x.note(raw.location, f"{n} pulp.agent.<uuid> queues (one per katello-agent host)"))
+
+
+def pull_rex_clients(x: Extractor) -> None:
+    """The larger of two partial counts: client ids in mosquitto's log, hosts connected when the data was taken."""
+    raws = x.raws("mosquitto_logs")
+    found = [(raw, ids) for raw in raws for ids in [mqtt_client_ids(raw.text)] if ids]
+    ids: set[str] = set().union(*(ids for _, ids in found)) if found else set()
+    conf = x.raw("mosquitto_conf")
+    listener = re.search(r"^\s*listener\s+(\d{1,5})\b", conf.text, flags=re.M | re.ASCII) if conf is not None else None
+    port = int(listener.group(1)) if listener else MQTT_PORT
+    sockets = x.raw("sockets")
+    peers = mqtt_peers(sockets.text, port) if sockets is not None else set()
+    if not ids and not peers:
+        x.unknown("pull_rex_clients", "no MQTT connections in the logs or socket lists" if raws or sockets is not None
+                  else x.why("mosquitto_logs"))
+        return
+    provs = []
+    if sockets is not None and len(peers) >= len(ids):
+        provs.append(x.note(sockets.location, f"{len(peers)} distinct addresses connected to port {port} when the data was taken"))
+    for raw, _ in found[:2]:
+        provs.append(x.prov(raw, r"New client connected from"))
+    if found:
+        provs.append(x.note(found[0][0].location, f"{len(ids)} distinct MQTT client ids connected while the logs were kept"))
+    if sockets is not None and peers and len(peers) < len(ids):
+        provs.append(x.note(sockets.location, f"{len(peers)} distinct addresses connected to port {port} when the data was taken"))
+    x.known("pull_rex_clients", max(len(ids), len(peers)), *provs)
+
+
+def task_hosts(x: Extractor) -> None:
+    raw = x.raw("tasks_csv")
+    rows = x.parse(raw, parse_tasks_csv)
+    names = task_host_names(rows or [])
+    if raw is None or not names:
+        x.unknown("task_hosts", x.why("tasks_csv") if raw is None else f"{raw.location} names no host in host-scoped tasks")
+        return
+    x.known("task_hosts", len(names), x.prov(raw, r"Host.*\son\s"),
+            x.note(raw.location, f"{len(names)} distinct hosts named by host-scoped tasks (only the exported days)"))

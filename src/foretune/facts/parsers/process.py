@@ -141,6 +141,18 @@ def parse_table_sizes(text: str) -> dict[str, int]:
     return out
 
 
+def parse_psql_count(text: str) -> int:
+    """The single number of ``select count(*)`` in psql's aligned output.
+
+    >>> parse_psql_count(" count  \\n--------\\n 421337\\n(1 row)\\n")
+    421337
+    """
+    match = re.search(r"^\s*count\s*\n-+\s*\n\s*(\d{1,15})\s*$", text, flags=re.M | re.ASCII)
+    if match is None:
+        raise ParseError(f"no count(*) result: {text.strip().splitlines()[0][:100] if text.strip() else 'empty'}")
+    return int(match.group(1))
+
+
 def count_agent_queues(text: str) -> int:
     """``qpid-stat -q``: the number of distinct ``pulp.agent.<uuid>`` queues (one per katello-agent host)."""
     return len(set(re.findall(r"^[ \t]*(pulp\.agent\.[0-9a-f-]{8,})\s", text, flags=re.M)))

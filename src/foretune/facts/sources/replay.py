@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Mapping
+from typing import Any
 
 from foretune.facts.sources.base import Raw, Source
 from foretune.facts.specs import Spec
@@ -12,9 +13,11 @@ from foretune.facts.specs import Spec
 class Replay(Source):
     """Serves each spec from ``raw`` (location -> text) the way :class:`LiveHost` chose it: first path, then command."""
 
-    def __init__(self, raw: Mapping[str, str], unread: Mapping[str, str], label: str, problems: list[str]) -> None:
+    def __init__(self, raw: Mapping[str, str], unread: Mapping[str, str], label: str, problems: list[str],
+                 logs: Mapping[str, Any] | None = None) -> None:
         super().__init__(kind="snapshot", label=label)
         self.raw = dict(raw)
+        self.logs = logs  # the snapshot's ``logs`` section (foretune.logs.ship), or None
         self.why.update(unread)
         for line in problems:
             self.problem(line)

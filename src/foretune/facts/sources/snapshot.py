@@ -83,7 +83,42 @@ def _replay(data: dict[str, Any], path: Path, label: str) -> FactSet:
     if not isinstance(unread, dict) or not isinstance(problems, list):
         raise InputError(f"{path} is not a foretune snapshot: malformed \"unread\" or \"problems\"")
     return extract(Replay({str(k): v for k, v in raw.items()}, {str(k): str(v) for k, v in unread.items()}, label,
-                          [str(p) for p in problems]))
+                          [str(p) for p in problems], logs=snapshot_logs(data, path)))
+
+
+def snapshot_logs(data: dict[str, Any], path: Path) -> dict[str, Any] | None:
+    """The snapshot's ``logs`` section (``since``, ``files``: path -> text), checked; None when it carries none."""
+    logs = data.get("logs")
+    if logs is None:
+        return None
+    from foretune.logs.ship import since_epoch
+
+    files = logs.get("files") if isinstance(logs, dict) else None
+    since = logs.get("since") if isinstance(logs, dict) else None
+    if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
+        raise InputError(f"{path} is not a foretune snapshot: malformed \"logs\"")
+    try:
+        since_epoch(str(since))
+    except ValueError:
+        raise InputError(f"{path} is not a foretune snapshot: malformed \"logs\" (since {since!r})") from None
+    ended = logs.get("ended") or {}
+    if not isinstance(ended, dict) or not all(isinstance(v, list) and len(v) == 2 and all(isinstance(n, int) for n in v)
+                                              for v in ended.values()):
+        raise InputError(f"{path} is not a foretune snapshot: malformed \"logs\" (ended)")
+    return {"since": str(since), "files": files, "ended": ended}
+
+
+def load_snapshot_logs(path: Path) -> tuple[str, dict[str, Any] | None]:
+    """(label, ``logs`` section or None) of the snapshot at ``path``."""
+    try:
+        data = load_json(_read(path).decode("utf-8", "replace"))
+    except ParseError as exc:
+        raise InputError(f"{path} is not a foretune snapshot: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise InputError(f"{path} is not a foretune snapshot (no \"format\": \"{FORMAT}\")")
+    meta = data.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    return f"{path} (snapshot of {meta.get('host', '?')} taken {meta.get('time', '?')})", snapshot_logs(data, path)
 
 
 def _fact(name: str, entry: Any) -> tuple[Fact | None, str | None]:
