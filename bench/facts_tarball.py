@@ -7,7 +7,10 @@ of ``xz -dc FILE > /dev/null``, of ``read_source(FILE)`` in-process and of the w
 ratios to xz (target <= 1.3). Wall and CPU times are shown: CPU time is what a machine busy
 with other work does not inflate.
 
-    python3 bench/facts_tarball.py [--size-mb 100] [--keep DIR] [--runs 3]
+    python3 bench/facts_tarball.py [--size-mb 100] [--keep DIR] [--runs 3] [--line-bytes 4130]
+
+The filler lines are ~4 KiB long by default; ``--line-bytes 200`` gives lines as long as those of
+real production.log and access logs, so line-by-line work in the logs shows in the figures.
 """
 
 from __future__ import annotations
@@ -31,12 +34,13 @@ FILLERS = ("var/log/foreman/production.log", "var/log/messages", "sos_commands/l
            "var/log/httpd/foreman-ssl_access_ssl.log", "var/log/candlepin/candlepin.log", "sos_commands/sar/sar12")
 
 
-def build(out: Path, size_mb: int) -> None:
+def build(out: Path, size_mb: int, line_bytes: int = 4130) -> None:
     work = Path(tempfile.mkdtemp(prefix="foretune-bench-"))
     try:
         tree = work / "sosreport-satellite-2024-02-12-bench"
         shutil.copytree(FIXTURE, tree, symlinks=True)
         per_file = size_mb * 1024 * 1024 // len(FILLERS)
+        random_bytes = max(3, (line_bytes - 34) // 4 * 3)
         for rel in FILLERS:
             path = tree / rel
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -44,7 +48,7 @@ def build(out: Path, size_mb: int) -> None:
                 written = 0
                 while written < per_file:
                     # base64 of random bytes: text-like, compresses only ~25 %, like busy logs full of UUIDs
-                    line = b"2024-02-12T10:00:00 [I|app|a1b2c3] " + base64.b64encode(os.urandom(3 * 1024)) + b"\n"
+                    line = b"2024-02-12T10:00:00 [I|app|a1b2c3] " + base64.b64encode(os.urandom(random_bytes)) + b"\n"
                     handle.write(line)
                     written += len(line)
         with tarfile.open(out, "w:xz", preset=0) as archive:
@@ -71,6 +75,7 @@ def main() -> int:
     parser.add_argument("--size-mb", type=int, default=100, help="compressed size to aim for (default 100)")
     parser.add_argument("--keep", type=Path, help="keep the archive in this directory")
     parser.add_argument("--runs", type=int, default=3, help="best of N runs (default 3)")
+    parser.add_argument("--line-bytes", type=int, default=4130, help="length of a filler log line (default 4130)")
     args = parser.parse_args()
     from foretune.facts import read_source
 
@@ -79,7 +84,7 @@ def main() -> int:
     try:
         if not archive.exists():
             print(f"building {archive} ...", flush=True)
-            build(archive, int(args.size_mb * 1.3))
+            build(archive, int(args.size_mb * 1.3), args.line_bytes)
         size = archive.stat().st_size
         print(f"archive: {size / 1048576:.1f} MiB compressed")
 

@@ -62,8 +62,9 @@ def new_analyzer(kind: str, location: str, options: Options, ended: tuple[int, i
 class Scan:
     """Analyzers of every file read, grouped by (kind, family)."""
 
-    def __init__(self, options: Options | None = None) -> None:
+    def __init__(self, options: Options | None = None, *, incidents_only: bool = False) -> None:
         self.options = options or Options()
+        self.incidents_only = incidents_only  # analyzers fed only what incidents need (prefilter.py)
         self.parts: dict[tuple[str, str], list[tuple[tuple[int, str], int, Analyzer]]] = {}
         self.files: list[str] = []
         self.problems: list[str] = []
@@ -81,6 +82,13 @@ class Scan:
     def read_stream(self, location: str, kind: str, stream: IO[bytes], ended: tuple[int, int] | None = None) -> None:
         """Analyze one (already decompressed) stream."""
         analyzer = new_analyzer(kind, location, self.options, ended)
+        if self.incidents_only:
+            from foretune.logs.prefilter import consume_incidents, filter_for
+
+            if filter_for(kind) is not None:
+                consume_incidents(analyzer, stream)
+                self.add(location, analyzer)
+                return
         consume(analyzer, stream)
         self.add(location, analyzer)
 

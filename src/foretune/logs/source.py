@@ -20,7 +20,7 @@ def scan_source(src: Source, options: Options | None = None, *, jobs: int | None
     from foretune.facts.sources.replay import Replay
     from foretune.facts.sources.sosreport import SosreportDirectory
 
-    if src.log_scan is not None:
+    if src.log_scan is not None and (options is None or not src.log_scan.incidents_only):
         return src.log_scan  # type: ignore[no-any-return]
     if isinstance(src, Replay):
         if src.logs is None:

@@ -261,7 +261,8 @@ class SosreportTarball(TreeSource):
     def _new_scan(self) -> Any:
         from foretune.logs.scan import Options, Scan
 
-        return Scan(self._log_options or Options())
+        # facts alone (no log options) need the incidents only; `foretune logs` passes its options
+        return Scan(self._log_options or Options(), incidents_only=self._log_options is None)
 
     def _read_log(self, rel: str, stream: IO[bytes], mtime: float) -> None:
         """Stream one log member through the analyzers (decompressing .gz/.xz/.bz2 members)."""

@@ -1,0 +1,226 @@
+"""Incidents only: feed an analyzer just the lines that can hold an incident, found in whole chunks.
+
+The ``log_incidents`` fact needs no latency tables, endpoints or clients, so a sosreport's logs are
+searched chunk by chunk for the analyzer's own needles (fast ``bytes.find``; one compiled pattern
+for 502/503 access lines) and only the lines holding one go through the analyzer, which parses
+them as in a full read. What else an incident depends on is kept:
+
+- the lines up to the first one the analyzer does not count as not understood (so an unreadable
+  log still counts as unreadable, and an access log's first time-zone offset is the same); until
+  then, lines that cannot be understood (they fail a necessary test of the analyzer's format, one
+  compiled pattern per kind) are counted, not parsed;
+- every ``Processing by``/``Completed`` line of production.log (Puma saturation needs them all);
+- before a continuation line (a stack trace or multi-line message, timed by the line before it),
+  the nearest earlier timestamped line;
+- the number of lines, counted over the whole input.
+
+Kinds without incidents (task exports) are read in full.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import IO
+
+from foretune.logs.base import Analyzer
+from foretune.logs.reader import READ_ERRORS
+from foretune.logs.timeutil import MONTHS_B
+
+CHUNK_BYTES = 1024 * 1024
+
+
+def _production_head(line: bytes) -> bool:
+    return (line[4:5] == b"-" and line[10:11] in (b"T", b" ")) or line[:1] == b"{" \
+        or (line[:3] in MONTHS_B and line[3:4] == b" ")
+
+
+def _production_continued(line: bytes) -> bool:
+    return line[:1] in (b" ", b"\t", b"|")
+
+
+def _candlepin_head(line: bytes) -> bool:
+    return line[4:5] == b"-" and line[10:11] == b" " and line[19:20] in (b",", b".")
+
+
+class Filter:
+    """The needles of one log kind and, for kinds with continuation lines, how to tell them apart."""
+
+    def __init__(self, maybe: bytes, needles: tuple[bytes, ...] = (), pattern: bytes | None = None,
+                 head: Callable[[bytes], bool] | None = None, continued: Callable[[bytes], bool] | None = None,
+                 inside: bytes | None = None) -> None:
+        # a line the analyzer might not count as "not understood" (a superset): its start after a
+        # newline matches ``maybe``, it is blank, or it holds ``inside``
+        self.maybe = re.compile(rb"\n(?:" + maybe + rb"|[ \t\r\f\v]*(?:\n|\Z))")
+        self.inside = re.compile(inside) if inside is not None else None
+        self.needles = needles
+        self.pattern = re.compile(pattern) if pattern is not None else None
+        self.head = head
+        self.continued = continued
+
+    def hits(self, data: bytes, pos: int) -> list[int]:
+        """Offsets of every needle in ``data[pos:]``, ascending."""
+        found: list[int] = []
+        for needle in self.needles:
+            i = data.find(needle, pos)
+            while i >= 0:
+                found.append(i)
+                i = data.find(needle, i + 1)
+        if self.pattern is not None:
+            found += [m.start() for m in self.pattern.finditer(data, pos)]
+        found.sort()
+        return found
+
+
+def _filters() -> dict[str, Filter]:
+    from foretune.logs.apache import ERROR_EVENTS
+    from foretune.logs.postgres import EXHAUSTED
+    from foretune.logs.production import PG_EXHAUSTED, POOL_TIMEOUT
+    from foretune.logs.system import SOCKETS
+
+    incident_events = ("max_request_workers", "passenger_queue_full", "too_many_open_files")
+    month = rb"(?:" + b"|".join(MONTHS_B) + rb") "
+    return {
+        "production": Filter(rb"[ \t|{-]|.{4}-.{5}[T ]|" + month,
+                             (b"Processing by ", b"Completed ", *POOL_TIMEOUT, *PG_EXHAUSTED),
+                             head=_production_head, continued=_production_continued),
+        # the status after the request's closing quote (the analyzer splits on quotes and whitespace)
+        "apache_access": Filter(rb"(?!)", pattern=rb'"[ \t\r\f\v]*50[23](?!\S)', inside=rb" \[[^\n]{26}\] "),
+        "apache_error": Filter(rb"\[", tuple(needle for needle, event in ERROR_EVENTS if event in incident_events)),
+        "postgresql": Filter(rb"[ \t]|[^\n]{0,21}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", EXHAUSTED),
+        "candlepin": Filter(rb"[ \t]|.{4}-.{5} .{8}[,.]|Caused by|java\.|org\.|com\.|javax\.", (b"OutOfMemoryError",),
+                            head=_candlepin_head, continued=lambda line: not _candlepin_head(line)),
+        "system": Filter(month + rb"|-- ", (b"Killed process", *SOCKETS)),
+    }
+
+
+_FILTERS: dict[str, Filter] = {}
+
+
+def filter_for(kind: str) -> Filter | None:
+    """The filter of a log kind, or None for a kind read in full."""
+    if not _FILTERS:
+        _FILTERS.update(_filters())
+    return _FILTERS.get(kind)
+
+
+def _line_at(data: bytes, pos: int) -> tuple[int, int]:
+    """(start, end) of the line holding ``data[pos]``, its newline included."""
+    start = data.rfind(b"\n", 0, pos) + 1
+    end = data.find(b"\n", pos)
+    return start, (end + 1 if end >= 0 else len(data))
+
+
+def _head_before(data: bytes, start: int, fed: int, head: Callable[[bytes], bool]) -> tuple[bytes | None, bool]:
+    """The nearest timestamped line before offset ``start`` not fed yet, and whether the search hit ``fed``."""
+    while start > 0:
+        if start <= fed:
+            return None, True
+        prev = data.rfind(b"\n", 0, start - 1) + 1
+        line = data[prev:start]
+        if head(line):
+            return line, True
+        start = prev
+    return None, fed > 0
+
+
+class _State:
+    """What one input's filtered read carries from chunk to chunk."""
+
+    def __init__(self) -> None:
+        self.lines = 0
+        self.primed = False
+        self.last_head: bytes | None = None  # the latest timestamped line of earlier chunks not fed yet
+
+
+def _prime(analyzer: Analyzer, flt: Filter, data: bytes) -> tuple[int, bool]:
+    """Feed lines until the analyzer takes one as understood; (offset after it, whether it did).
+
+    Lines that fail the kind's necessary test and hold no needle are counted as not understood.
+    """
+    text = b"\n" + data  # text[k] is the newline before data[k]
+    hits = flt.hits(data, 0)
+    h = 0
+    pos = 0
+    while pos < len(data):
+        match = flt.maybe.search(text, pos)
+        cand = match.start() if match else len(data)
+        if flt.inside is not None:
+            found = flt.inside.search(data, pos, cand)
+            if found is not None:
+                cand = data.rfind(b"\n", 0, found.start()) + 1
+        while h < len(hits) and hits[h] < pos:
+            h += 1
+        if h < len(hits) and hits[h] < cand:
+            cand = data.rfind(b"\n", 0, hits[h]) + 1
+        skipped = data.count(b"\n", pos, cand) + (1 if cand == len(data) and data[-1:] != b"\n" else 0)
+        analyzer.lines += skipped
+        analyzer.bad += skipped
+        if cand >= len(data):
+            return len(data), False
+        end = data.find(b"\n", cand)
+        end = end + 1 if end >= 0 else len(data)
+        analyzer.consume((data[cand:end],))
+        pos = end
+        if analyzer.lines > analyzer.bad:
+            return pos, True
+    return pos, False
+
+
+def _chunk(analyzer: Analyzer, flt: Filter, data: bytes, state: _State) -> None:
+    pos = 0
+    if not state.primed:
+        pos, state.primed = _prime(analyzer, flt, data)
+        state.last_head = None
+    picked: list[bytes] = []
+    fed = pos
+    for hit in flt.hits(data, pos):
+        if hit < fed:
+            continue
+        start, end = _line_at(data, hit)
+        line = data[start:end]
+        if flt.continued is not None and flt.head is not None and flt.continued(line):
+            before, stop = _head_before(data, start, fed, flt.head)
+            if before is None and not stop and state.last_head is not None:
+                before = state.last_head
+            if before is not None:
+                picked.append(before)
+            state.last_head = None
+        picked.append(line)
+        fed = end
+    if picked:
+        analyzer.consume(picked)
+    if flt.head is not None:
+        tail, stop = _head_before(data, len(data), fed, flt.head)
+        if tail is not None or stop:
+            state.last_head = tail
+
+
+def consume_incidents(analyzer: Analyzer, stream: IO[bytes], chunk_bytes: int = CHUNK_BYTES) -> None:
+    """Feed ``analyzer`` the lines of ``stream`` an incident needs; its line count is that of the whole input."""
+    flt = filter_for(analyzer.kind)
+    assert flt is not None
+    state = _State()
+    carry = b""
+    try:
+        while True:
+            block = stream.read(chunk_bytes)
+            if block:
+                data = carry + block
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:
+                    carry = data
+                    continue
+                data, carry = data[:cut], data[cut:]
+            elif carry:
+                data, carry = carry, b""
+            else:
+                break
+            state.lines += data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+            _chunk(analyzer, flt, data, state)
+    except READ_ERRORS as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        analyzer.problems.append(f"{analyzer.path}: truncated or corrupt after {state.lines:,} lines ({reason}); "
+                                 "the lines before count")
+    finally:
+        analyzer.lines = state.lines

@@ -1,0 +1,98 @@
+"""The incidents-only read (logs/prefilter.py) finds exactly the incidents of a full read."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from foretune.logs.base import Analyzer
+from foretune.logs.incidents import collect
+from foretune.logs.kinds import kind_of_name
+from foretune.logs.prefilter import consume_incidents
+from foretune.logs.scan import Options, consume, new_analyzer
+
+FIX = Path(__file__).parent / "fixtures"
+LOGS = [p for p in sorted(FIX.iterdir()) if kind_of_name(p.name, p.read_bytes()[:4096]) not in (None, "tasks")]
+
+
+def read(kind: str, data: bytes, chunk: int | None) -> Analyzer:
+    analyzer = new_analyzer(kind, "log", Options(ended=(2026, 12)))
+    if chunk is None:
+        consume(analyzer, io.BytesIO(data))
+    else:
+        consume_incidents(analyzer, io.BytesIO(data), chunk_bytes=chunk)
+    analyzer.finish()
+    return analyzer
+
+
+def incidents(analyzer: Analyzer) -> list[dict[str, Any]]:
+    # capacity 1 and bursts of one response a minute: every Puma and 502/503 incident shows
+    return collect({(analyzer.kind, "log"): analyzer}, capacity=1, burst_per_minute=1)
+
+
+def same(kind: str, data: bytes, chunk: int) -> list[dict[str, Any]]:
+    full, quick = read(kind, data, None), read(kind, data, chunk)
+    assert quick.lines == full.lines
+    assert (quick.lines > quick.bad) == (full.lines > full.bad)
+    assert incidents(quick) == incidents(full)
+    return incidents(full)
+
+
+def test_the_fixtures_yield_incidents_of_every_kind() -> None:
+    found = set()
+    for path in LOGS:
+        kind = kind_of_name(path.name, path.read_bytes()[:4096])
+        assert kind is not None
+        found |= {i["kind"] for i in incidents(read(kind, path.read_bytes(), None))}
+    # the comparison below is only worth something if the fixtures hold these
+    assert {"http_503_burst", "queue_at_capacity", "oom_kill", "socket_exhaustion", "pg_connection_exhaustion",
+            "candlepin_oom"} <= found
+
+
+@pytest.mark.parametrize("chunk", [1, 97, 4096, 1 << 20])
+@pytest.mark.parametrize("path", LOGS, ids=lambda p: p.name)
+def test_every_fixture_gives_the_incidents_of_a_full_read(path: Path, chunk: int) -> None:
+    data = path.read_bytes()
+    kind = kind_of_name(path.name, data[:4096])
+    assert kind is not None
+    same(kind, data, chunk)
+    same(kind, data.rstrip(b"\n"), chunk)  # a last line without its newline
+    # lines no analyzer understands before the log (counted, not parsed, until one may be understood)
+    junk = b"not a log line\n2024-02-12T10:00:00 [I|app|a1b2c3] QUJD\n" * 20
+    same(kind, junk + data, chunk)
+    same(kind, junk, chunk)
+
+
+@pytest.mark.parametrize("chunk", [1, 50, 200, 1 << 20])
+def test_continuation_lines_take_the_time_of_the_line_before(chunk: int) -> None:
+    production = (b"2024-01-01T10:00:00 [I|app|aaaaaaa1] Started GET \"/\"\n"
+                  b"2024-01-01T10:05:00 [E|app|aaaaaaa1] Error:\n"
+                  b" aaaaaaa1 | ActiveRecord::ConnectionTimeoutError: could not obtain a connection from the pool\n"
+                  b" aaaaaaa1 | /usr/share/foreman/app.rb:1\n"
+                  b"2024-01-01T10:09:00 [I|app|aaaaaaa2] Started GET \"/\"\n"
+                  b" | ActiveRecord::ConnectionTimeoutError: could not obtain a connection from the pool\n")
+    rows = same("production", production, chunk)
+    assert [(r["kind"], r["count"], r["first"], r["last"]) for r in rows] == \
+        [("db_pool_timeout", 2, "2024-01-01T10:05:00", "2024-01-01T10:09:00")]
+    candlepin = (b"2024-01-01 10:00:00,000 [req=a, org=] INFO  org.x - Request: verb=GET, uri=/candlepin/status\n"
+                 b"2024-01-01 10:07:00,000 [req=a, org=] ERROR org.x - failed\n"
+                 b"java.lang.OutOfMemoryError: Java heap space\n"
+                 b"\tat org.x.Y.z(Y.java:1)\n")
+    rows = same("candlepin", candlepin, chunk)
+    assert [(r["kind"], r["first"]) for r in rows] == [("candlepin_oom", "2024-01-01T10:07:00")]
+
+
+@pytest.mark.parametrize("chunk", [1, 64, 1 << 20])
+def test_unreadable_logs_and_the_first_time_zone_stay_as_in_a_full_read(chunk: int) -> None:
+    junk = b"not a log line\n" * 50
+    quick = read("apache_access", junk, chunk)
+    assert quick.lines == 50 and quick.bad == 50
+    # the first offset read is the one later times are brought to
+    access = (b'1.2.3.4 - - [01/Jan/2024:10:00:00 -0400] "GET / HTTP/1.1" 200 5\n'
+              b'1.2.3.4 - - [01/Jan/2024:09:30:00 -0500] "GET / HTTP/1.1" 503 5\n'
+              b'1.2.3.4 - - [01/Jan/2024:09:30:10 -0500] "GET / HTTP/1.1" 200 5 "503 " "curl"\n')  # no 503: only looks like one
+    rows = same("apache_access", access, chunk)
+    assert [(r["kind"], r["count"], r["first"]) for r in rows] == [("http_503_burst", 1, "2024-01-01T10:30:00")]
