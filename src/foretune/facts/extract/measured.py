@@ -112,7 +112,7 @@ def pull_rex_clients(x: Extractor) -> None:
     found = [(raw, ids) for raw in raws for ids in [mqtt_client_ids(raw.text)] if ids]
     ids: set[str] = set().union(*(ids for _, ids in found)) if found else set()
     conf = x.raw("mosquitto_conf")
-    listener = re.search(r"^\s*listener\s+(\d{1,5})\b", conf.text, flags=re.M | re.ASCII) if conf is not None else None
+    listener = re.search(r"^[ \t]*listener[ \t]+(\d{1,5})\b", conf.text, flags=re.M | re.ASCII) if conf is not None else None
     port = int(listener.group(1)) if listener else MQTT_PORT
     sockets = x.raw("sockets")
     peers = mqtt_peers(sockets.text, port) if sockets is not None else set()

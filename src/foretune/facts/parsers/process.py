@@ -147,7 +147,7 @@ def parse_psql_count(text: str) -> int:
     >>> parse_psql_count(" count  \\n--------\\n 421337\\n(1 row)\\n")
     421337
     """
-    match = re.search(r"^\s*count\s*\n-+\s*\n\s*(\d{1,15})\s*$", text, flags=re.M | re.ASCII)
+    match = re.search(r"^[ \t]*count[ \t]*\n-+[ \t]*\n[ \t]*(\d{1,15})[ \t]*$", text, flags=re.M | re.ASCII)
     if match is None:
         raise ParseError(f"no count(*) result: {text.strip().splitlines()[0][:100] if text.strip() else 'empty'}")
     return int(match.group(1))
