@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -14,12 +15,15 @@ HEAVY = ("yaml", "foretune.plan", "foretune.facts", "foretune.knowledge.releases
          "rich", "jinja2", "ruamel", "pygments", "markdown_it")
 
 
-def imported_by(*argv: str) -> set[str]:
+def imported_by(*argv: str, columns: str | None = None) -> set[str]:
     code = ("import sys; from foretune.cli import main; import io, contextlib\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             f"    main({list(argv)!r})\n"
             "print('\\n'.join(sys.modules))")
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+    environ = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    if columns:
+        environ["COLUMNS"] = columns  # wrap as on a terminal of that width
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True, env=environ)
     return set(done.stdout.split())
 
 
@@ -35,8 +39,9 @@ def test_plan_help_does_not_load_the_planner() -> None:
     assert not [m for m in loaded if m.split(".")[0] in ("rich", "jinja2", "ruamel")]
 
 
-def test_plan_table_imports_only_the_rich_parts_it_draws_with() -> None:
-    loaded = imported_by("plan", "--product", "satellite", "--version", "6.15", "--hosts", "8000", "--cpus", "8", "--ram", "32G")
+def test_plan_table_on_a_terminal_imports_only_the_rich_parts_it_draws_with() -> None:
+    loaded = imported_by("plan", "--product", "satellite", "--version", "6.15", "--hosts", "8000", "--cpus", "8", "--ram", "32G",
+                         columns="150")
     assert "rich.console" in loaded and "rich.table" in loaded
     assert not [m for m in loaded if m.split(".")[0] in ("pygments", "markdown_it", "jinja2", "ruamel")]
     assert "rich.markdown" not in loaded and "rich.progress" not in loaded and "rich.syntax" not in loaded

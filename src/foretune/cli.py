@@ -76,7 +76,6 @@ def build_root_parser() -> argparse.ArgumentParser:
         description="Size, tune and audit Foreman/Katello, Red Hat Satellite and orcharhino servers\n"
         "and their Smart Proxies/Capsules.",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--debug", action="store_true",
                         help="before COMMAND: show the traceback of an internal error (also FORETUNE_DEBUG=1)")
@@ -147,6 +146,24 @@ def internal_error(exc: BaseException, env: Environment, *, debug: bool) -> int:
     return ExitStatus.INTERNAL
 
 
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter, sized without importing shutil (argparse builds one per option it adds)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None) -> None:
+        if width is None:
+            import os
+
+            columns = os.environ.get("COLUMNS", "")
+            width = int(columns) if columns.isdigit() else 0  # as shutil.get_terminal_size: COLUMNS, the terminal, 80
+            if width <= 0:
+                try:
+                    width = os.get_terminal_size(sys.__stdout__.fileno()).columns if sys.__stdout__ else 0
+                except (AttributeError, ValueError, OSError):
+                    width = 0
+            width = (width or 80) - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
 class Parser(argparse.ArgumentParser):
     """ArgumentParser with foretune's conventions.
 
@@ -157,6 +174,7 @@ class Parser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("conflict_handler", "resolve")  # a command's own --version replaces the default one
+        kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
         if self.add_help:
             self.add_argument("--version", action="version", version=f"foretune {__version__}",
@@ -221,7 +239,6 @@ def new_parser(prog: str, description: str, example: str) -> argparse.ArgumentPa
         prog=prog,
         description=description,
         epilog=f"example:\n  {example}",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_color_option(parser)
     return parser

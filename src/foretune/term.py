@@ -108,6 +108,11 @@ def terminal_width(stream: TextIO, environ: Mapping[str, str]) -> int | None:
         return None
 
 
+def guard_text(text: str, sequence: re.Pattern[str] | None = None) -> str:
+    """``text`` as the console's stream guard writes it: control characters made visible, colour (SGR) kept."""
+    return (sequence or _Guard._SEQUENCE).sub(lambda m: m.group() if len(m.group()) > 1 else _escape(m), text)
+
+
 class _Guard:
     """File wrapper that lets through only the SGR colour sequences rich itself writes."""
 
@@ -117,7 +122,7 @@ class _Guard:
         self.stream = stream
 
     def write(self, text: str) -> int:
-        return self.stream.write(self._SEQUENCE.sub(lambda m: m.group() if len(m.group()) > 1 else _escape(m), text))
+        return self.stream.write(guard_text(text, self._SEQUENCE))
 
     def flush(self) -> None:
         self.stream.flush()

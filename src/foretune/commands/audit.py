@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from foretune.cli import new_parser
 from foretune.commands._options import add_output, emit, output_format, positive
 
 if TYPE_CHECKING:
+    from foretune.audit.waivers import Waiver
     from foretune.env import Environment
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")
@@ -50,8 +51,6 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.audit.context import build_context
     from foretune.audit.model import Report, redacted
     from foretune.audit.runner import run_all, select_rules
-    from foretune.audit.waivers import apply_waivers, load_waivers
-    from foretune.bench.results import load as load_bench
     from foretune.env import ExitStatus
     from foretune.facts import read_source
     from foretune.rules.base import Severity, Status
@@ -59,14 +58,27 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.rules.registry import all_rules
 
     rules = select_rules(all_rules(), args.select, args.ignore)
-    waivers = load_waivers(args.waivers) if args.waivers else []
-    bench = [load_bench(path) for path in args.bench]
+    waivers: list[Waiver] = []
+    if args.waivers:
+        from foretune.audit.waivers import load_waivers
+
+        waivers = load_waivers(args.waivers)
+    bench: list[dict[str, Any]] = []
+    if args.bench:
+        from foretune.bench.results import load as load_bench
+
+        bench = [load_bench(path) for path in args.bench]
     with env.read_progress(args.source) as progress:
         facts = read_source(args.source, hosts=args.hosts, progress=progress)
     for problem in facts.problems:
         env.warn(problem)
     ctx, notes = build_context(facts, hosts=args.hosts, bench=bench)
-    findings, warnings = apply_waivers(run_all(rules, ctx), waivers, datetime.date.today())
+    findings = run_all(rules, ctx)
+    warnings: list[str] = []
+    if waivers:
+        from foretune.audit.waivers import apply_waivers
+
+        findings, warnings = apply_waivers(findings, waivers, datetime.date.today())
     for warning in warnings:
         env.warn(warning)
     pg_max = str((facts.value("postgresql") or {}).get("max_connections", ""))
@@ -124,13 +136,20 @@ def _generated(env: Environment) -> str:
 def render(report: object, fmt: str, *, color: bool, verbose: bool, width: int | None = None,
            generated: str | None = None) -> str:
     from foretune.audit.model import Report
-    from foretune.report import html, json_report, markdown, text
 
     assert isinstance(report, Report)
     if fmt == "json":
+        from foretune.report import json_report
+
         return json_report.render(report)
     if fmt == "html":
+        from foretune.report import html
+
         return html.render(report, generated=generated)
     if fmt == "markdown":
+        from foretune.report import markdown
+
         return markdown.render(report)
+    from foretune.report import text
+
     return text.render(report, color=color, verbose=verbose, width=width)

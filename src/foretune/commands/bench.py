@@ -109,7 +109,6 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     storage = sub.add_parser(
         "storage", help="fio jobs on the data directories, with verdicts", description=_storage_description(),
         epilog="example:\n  foretune bench storage --direct --runtime 30 --output bench.json /var/lib/pulp",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     storage.add_argument("directories", nargs="*", metavar="DIR", help="directory to test (its filesystem is what is measured)")
     mode = storage.add_mutually_exclusive_group()
@@ -122,7 +121,6 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     db = sub.add_parser(
         "db", help="pgbench in a temporary database", description=DB_DESCRIPTION,
         epilog="example:\n  foretune bench db --clients 1,8 --time 30 --output db-bench.json",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     db.add_argument("--dsn", metavar="CONNINFO", help="libpq conninfo or postgresql:// URI of the server (dbname is ignored)")
     db.add_argument("--scale", type=_positive_int, metavar="N", help=f"pgbench scale factor (default {threshold('bench-db-scale')})")

@@ -108,7 +108,7 @@ def plan_and_facts(args: argparse.Namespace, env: Environment) -> tuple[object, 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.plan.model import Plan
-    from foretune.render import outputs, plan_json, plan_table
+    from foretune.render import outputs
 
     plan, facts = plan_and_facts(args, env)
     assert isinstance(plan, Plan)
@@ -124,12 +124,16 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             env.note(f"wrote {path}")
     fmt = output_format(args)
     if fmt == "json":
+        from foretune.render import plan_json
+
         text = plan_json.dumps(plan)
     elif fmt == "hiera":
         text = outputs.hiera_fragment(plan)
     elif fmt == "installer":
         text = outputs.installer_command(plan) + "\n"
     else:
+        from foretune.render import plan_table
+
         text = plan_table.render(plan, color=env.color and not args.output, width=None if args.output else env.width)
     emit(args, env, text)
     return _status(plan, args.fail_on)

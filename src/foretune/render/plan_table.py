@@ -1,22 +1,45 @@
-"""The plan as a readable terminal table, wrapped to the terminal's width."""
+"""The plan as a readable terminal table, wrapped to the terminal's width.
+
+The layout is built once (lines and grids of styled cells). A terminal gets it through rich, which
+wraps and colours it; plain unwrapped text (a pipe or a file) is joined here without importing rich,
+and is the same text rich would print (``tests/plan/test_plan_table.py`` compares both).
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Union
 
 from foretune.plan.model import Plan, Tunable
-from foretune.term import plural, render_to_text
+from foretune.term import guard_text, plural, render_to_text
 from foretune.units import format_gib, format_setting
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
-    from rich.table import Table
+    from rich.text import Text
 
 
 WIDE = 120  # narrower terminals get one block per tunable instead of a table
-
-
 ORIGIN_MARKS = {"answers file": " (a)", "custom-hiera.yaml": " (h)"}
+# what rich's Text drops (rich.control.strip_control_codes); the stream guard escapes the rest
+_RICH_STRIPPED = {0x07: None, 0x08: None, 0x0B: None, 0x0C: None, 0x0D: None}
+_PLAIN_MAX_WIDTH = 4096  # the console width term.console uses for "do not wrap"
+
+Cell = Union[str, "tuple[tuple[str, str], ...]"]  # text, or (text, style) segments
+
+
+@dataclass
+class Grid:
+    """Rows of cells in columns two spaces apart; ``right`` columns are right-justified."""
+
+    rows: list[list[Cell]]
+    right: tuple[bool, ...]
+    indent: int = 2
+    header: list[str] | None = None
+    fixed: dict[int, int] = field(default_factory=dict)  # column -> width
+
+
+Block = Union[tuple[str, str], Grid]  # a line (text, style) or a grid
 
 
 def _installer(t: Tunable) -> str:
@@ -38,12 +61,18 @@ def _range(low: int, high: int) -> str:
 
 def render(plan: Plan, *, color: bool = False, width: int | None = None) -> str:
     """The plan as terminal text; ``width`` wraps every line (``None``: no wrapping)."""
-    from rich.console import Group
-    from rich.padding import Padding
-    from rich.text import Text
+    blocks = layout(plan)
+    if not color and width is None:
+        text = _plain(blocks)
+        if text is not None:
+            return text
+    return _rich(plan, blocks, color=color, width=width)
 
+
+def layout(plan: Plan) -> list[Block]:
+    """What the table shows, in order, independent of how it is drawn."""
     inp = plan.input
-    parts: list[RenderableType] = [Text(line) for line in (
+    blocks: list[Block] = [(line, "") for line in (
         f"{plan.release.label} {inp.role}: {plural(inp.hosts, 'host')}, {plural(inp.cpus, 'CPU')}, {format_gib(inp.ram_bytes)} RAM",
         f"generation: {plan.release.generation} ({_epoch(plan.release.epoch)})",
         f"profile: {plan.profile} — {plan.profile_reason}",
@@ -51,49 +80,127 @@ def render(plan: Plan, *, color: bool = False, width: int | None = None) -> str:
         f"largest profile this hardware supports: {plan.largest_supported_profile or 'none (below default)'}",
         "",
     )]
-    parts += [_tunables(plan) if width is None or width >= WIDE else _tunables_stacked(plan), Text(""), Text("* = foretune recommends a change")]
+    blocks += [_tunables(plan), ("", ""), ("* = foretune recommends a change", "")]
     if any(t.installer.origin for t in plan.tunables.values()):
-        parts.append(Text("(a) = set in the answers file, (h) = set in custom-hiera.yaml: in force on the box, above the tuning profile"))
-    parts.append(Text(""))
-    parts += [Text("PostgreSQL connection budget:", style="heading"), _connections(plan), Text("")]
-    parts += [Text("Memory budget (never swap): planning figure, range the sources give", style="heading"), _memory(plan), Text("")]
+        blocks.append(("(a) = set in the answers file, (h) = set in custom-hiera.yaml: in force on the box, above the tuning profile", ""))
+    blocks.append(("", ""))
+    blocks += [("PostgreSQL connection budget:", "heading"), _connections(plan), ("", "")]
+    blocks += [("Memory budget (never swap): planning figure, range the sources give", "heading"), _memory(plan), ("", "")]
     if plan.problems:
-        parts.append(Text("Problems:", style="heading"))
-        grid = _grid()
-        for p in plan.problems:
-            grid.add_row(Text(p.severity.upper(), style=f"sev.{p.severity}"), f"{p.message} [{', '.join(p.citations)}]")
-        parts.append(Padding(grid, (0, 0, 0, 2)))
+        blocks.append(("Problems:", "heading"))
+        blocks.append(Grid([[((p.severity.upper(), f"sev.{p.severity}"),), f"{p.message} [{', '.join(p.citations)}]"]
+                            for p in plan.problems], (True, False)))
     else:
-        parts.append(Text("Problems: none"))
+        blocks.append(("Problems: none", ""))
+    return blocks
+
+
+def _tunables(plan: Plan) -> Grid:
+    rows: list[list[Cell]] = []
+    for t in plan.tunables.values():
+        style = "changed" if t.differs else ""
+        rows.append([t.id, _installer(t), (("*" if t.differs else "", style),),
+                     ((format_setting(t.foretune.value, t.unit), style),),
+                     f"{t.foretune.reason} [{', '.join(t.foretune.citations)}]"])
+    return Grid(rows, (False, True, False, True, False), indent=0,
+                header=["tunable", "installer", "", "foretune", "reason [citations]"], fixed={2: 1})
+
+
+def _connections(plan: Plan) -> Grid:
+    rows: list[list[Cell]] = [[str(n), consumer] for consumer, n in plan.connection_budget]
+    t = plan.tunables.get("postgresql.max_connections")
+    rows.append([str(sum(n for _, n in plan.connection_budget)),
+                 "total" + (f"; max_connections installer {t.installer.value}, foretune {t.foretune.value}" if t else "")])
+    if plan.installer_connection_budget and t:
+        rows.append([str(sum(n for _, n in plan.installer_connection_budget)),
+                     "with the installer's own values (Puma, pool, Sidekiq, Pulp as installed)"])
+    return Grid(rows, (True, False))
+
+
+def _memory(plan: Plan) -> Grid:
+    rows: list[list[Cell]] = [[format_gib(m.bytes), _range(m.low_bytes, m.high_bytes), f"{m.component} ({m.reason}) [{', '.join(m.citations)}]"]
+                              for m in plan.memory]
+    total = sum(m.bytes for m in plan.memory)
+    over = ("  OVER", "over") if total > plan.input.ram_bytes else ("", "")
+    rows.append([format_gib(total), _range(sum(m.low_bytes for m in plan.memory), sum(m.high_bytes for m in plan.memory)),
+                 ((f"total of {format_gib(plan.input.ram_bytes)} RAM", ""), over)])
+    return Grid(rows, (True, True, False))
+
+
+# --- plain text (no rich) ---------------------------------------------------------------------------
+
+def _text(cell: Cell) -> str:
+    return cell if isinstance(cell, str) else "".join(text for text, _ in cell)
+
+
+def _plain(blocks: list[Block]) -> str | None:
+    """The blocks as rich prints them unwrapped and uncoloured; ``None`` when only rich measures them right
+    (text other than printable ASCII in a grid, a tab, or a line that may reach the console's width)."""
+    lines: list[str] = []
+    for block in blocks:
+        if isinstance(block, tuple):
+            lines.append(block[0])
+            continue
+        rows = ([list(block.header)] if block.header else []) + [[_text(c) for c in row] for row in block.rows]
+        rows = [[c.translate(_RICH_STRIPPED) for c in row] for row in rows]
+        if not all(c.isascii() and c.isprintable() for row in rows for c in row):
+            return None
+        widths = [block.fixed.get(i, max(len(row[i]) for row in rows)) for i in range(len(block.right))]
+        pad = " " * block.indent
+        lines += [(pad + "  ".join(c.rjust(w) if right else c.ljust(w) for c, w, right in zip(row, widths, block.right))).rstrip(" ")
+                  for row in rows]
+    if any(len(line) * 2 >= _PLAIN_MAX_WIDTH or "\t" in line for line in lines):
+        return None
+    return guard_text("\n".join(line.translate(_RICH_STRIPPED).rstrip(" ") for line in lines) + "\n")
+
+
+# --- rich ---------------------------------------------------------------------------------------------
+
+def _rich(plan: Plan, blocks: list[Block], *, color: bool, width: int | None) -> str:
+    from rich.console import Group
+    from rich.padding import Padding
+    from rich.table import Table
+
+    parts: list[RenderableType] = []
+    for block in blocks:
+        if isinstance(block, tuple):
+            parts.append(_rich_text(block[0], block[1]))
+            continue
+        if block.header is not None:
+            if width is not None and width < WIDE:
+                parts.append(_tunables_stacked(plan))
+                continue
+            table = Table(box=None, padding=(0, 2, 0, 0), pad_edge=False, show_edge=False, header_style="heading")
+            for i, (name, right) in enumerate(zip(block.header, block.right)):
+                if i in block.fixed:
+                    table.add_column(name, width=block.fixed[i], no_wrap=True, min_width=block.fixed[i])
+                elif i == len(block.right) - 1:
+                    table.add_column(name, ratio=1)
+                else:
+                    table.add_column(name, justify="right" if right else "left", overflow="fold", no_wrap=i == 0)
+        else:
+            table = Table.grid(padding=(0, 2, 0, 0))
+            for i, right in enumerate(block.right):
+                last = i == len(block.right) - 1
+                table.add_column(justify="right" if right else "left", no_wrap=not last, ratio=1 if last else None)
+        for row in block.rows:
+            table.add_row(*(_rich_cell(c) for c in row))
+        parts.append(Padding(table, (0, 0, 0, block.indent)) if block.indent else table)
     return render_to_text(Group(*parts), color=color, width=width)
 
 
-def _grid() -> Table:
-    """Two columns: a fixed label and text that wraps under itself."""
-    from rich.table import Table
-
-    grid = Table.grid(padding=(0, 2, 0, 0))
-    grid.add_column(justify="right", no_wrap=True)
-    grid.add_column(ratio=1)
-    return grid
-
-
-def _tunables(plan: Plan) -> RenderableType:
-    from rich.table import Table
+def _rich_text(text: str, style: str) -> Text:
     from rich.text import Text
 
-    table = Table(box=None, padding=(0, 2, 0, 0), pad_edge=False, show_edge=False, header_style="heading")
-    table.add_column("tunable", no_wrap=True, overflow="fold")
-    table.add_column("installer", justify="right", overflow="fold")
-    table.add_column("", width=1, no_wrap=True, min_width=1)
-    table.add_column("foretune", justify="right", overflow="fold")
-    table.add_column("reason [citations]", ratio=1)
-    for t in plan.tunables.values():
-        mark = Text("*", style="changed") if t.differs else Text("")
-        table.add_row(t.id, _installer(t), mark,
-                      Text(format_setting(t.foretune.value, t.unit), style="changed" if t.differs else ""),
-                      f"{t.foretune.reason} [{', '.join(t.foretune.citations)}]")
-    return table
+    return Text(text, style=style)
+
+
+def _rich_cell(cell: Cell) -> str | Text:
+    if isinstance(cell, str):
+        return cell
+    from rich.text import Text
+
+    return Text.assemble(*cell)
 
 
 def _tunables_stacked(plan: Plan) -> RenderableType:
@@ -109,37 +216,3 @@ def _tunables_stacked(plan: Plan) -> RenderableType:
         blocks += [Text(t.id, style="heading", overflow="fold"),
                    Padding(Group(change, Text(f"{t.foretune.reason} [{', '.join(t.foretune.citations)}]")), (0, 0, 0, 2))]
     return Group(*blocks)
-
-
-def _connections(plan: Plan) -> RenderableType:
-    from rich.padding import Padding
-
-    grid = _grid()
-    total = 0
-    for consumer, n in plan.connection_budget:
-        grid.add_row(str(n), consumer)
-        total += n
-    t = plan.tunables.get("postgresql.max_connections")
-    grid.add_row(str(total), "total" + (f"; max_connections installer {t.installer.value}, foretune {t.foretune.value}" if t else ""))
-    if plan.installer_connection_budget and t:
-        grid.add_row(str(sum(n for _, n in plan.installer_connection_budget)),
-                     "with the installer's own values (Puma, pool, Sidekiq, Pulp as installed)")
-    return Padding(grid, (0, 0, 0, 2))
-
-
-def _memory(plan: Plan) -> RenderableType:
-    from rich.padding import Padding
-    from rich.table import Table
-    from rich.text import Text
-
-    grid = Table.grid(padding=(0, 2, 0, 0))
-    grid.add_column(justify="right", no_wrap=True)
-    grid.add_column(justify="right", no_wrap=True)
-    grid.add_column(ratio=1)
-    for m in plan.memory:
-        grid.add_row(format_gib(m.bytes), _range(m.low_bytes, m.high_bytes), f"{m.component} ({m.reason}) [{', '.join(m.citations)}]")
-    mem_total = sum(m.bytes for m in plan.memory)
-    over = Text("  OVER", style="over") if mem_total > plan.input.ram_bytes else ""
-    grid.add_row(format_gib(mem_total), _range(sum(m.low_bytes for m in plan.memory), sum(m.high_bytes for m in plan.memory)),
-                 Text.assemble(f"total of {format_gib(plan.input.ram_bytes)} RAM", over))
-    return Padding(grid, (0, 0, 0, 2))

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import sys
+from typing import TYPE_CHECKING
+
 from foretune.facts.catalog import CATALOG
 from foretune.facts.extract import installer, logs, measured, platform, services, workload
 from foretune.facts.extract.core import Extractor
 from foretune.facts.model import FactSet, Provenance
 from foretune.facts.sources.base import Source
+
+if TYPE_CHECKING:
+    from foretune.facts.sources.live import LiveHost
 
 ENV_REDIS_URL = "FORETUNE_REDIS_URL"
 
@@ -71,16 +77,21 @@ def _absent_reason(source: Source, name: str, needs_root: bool) -> str:
     return "not available in this source"
 
 
-def _postgresql_and_live(x: Extractor) -> None:
-    from foretune.facts.sources.live import LiveHost
+def _live(src: Source) -> LiveHost | None:
+    """``src`` when it reads this host; the live module is imported only by a run that reads one."""
+    module = sys.modules.get("foretune.facts.sources.live")
+    return src if module is not None and isinstance(src, module.LiveHost) else None
 
+
+def _postgresql_and_live(x: Extractor) -> None:
     services.postgresql_files(x)
     from foretune.facts.sources.replay import Replay
 
-    if isinstance(x.src, LiveHost):
+    live = _live(x.src)
+    if live is not None:
         from foretune.facts.extract.live_sql import live_sql
 
-        live_sql(x, x.src)
+        live_sql(x, live)
     elif isinstance(x.src, Replay):  # a collector snapshot: the query outputs it recorded
         from foretune.facts.extract.live_sql import recorded_sql
 
@@ -89,13 +100,13 @@ def _postgresql_and_live(x: Extractor) -> None:
 
 def _redis(x: Extractor) -> None:
     """Live: a Redis named by FORETUNE_REDIS_URL (redis://host:port or unix:///path) replaces the default."""
-    from foretune.facts.sources.live import LiveHost
     from foretune.facts.specs import BY_NAME
 
-    if not isinstance(x.src, LiveHost):
+    live = _live(x.src)
+    if live is None:
         return
-    url = x.src.environ.get(ENV_REDIS_URL)
+    url = live.environ.get(ENV_REDIS_URL)
     if not url:
         return
     argv = ["redis-cli", "-s", url[len("unix://"):], "info"] if url.startswith("unix://") else ["redis-cli", "-u", url, "info"]
-    x._cache["redis_info"] = x.src.run(argv, BY_NAME["redis_info"])
+    x._cache["redis_info"] = live.run(argv, BY_NAME["redis_info"])
