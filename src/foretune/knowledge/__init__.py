@@ -1,7 +1,7 @@
 """Everything foretune knows, read from cited data files in ``knowledge/data``.
 
 Public API: :func:`load_data`, :func:`citation` (title, where, quote, figure, url of one source),
-:func:`citations`, :func:`threshold` (more — releases, profiles, module defaults — in the submodules).
+:func:`citations`, :func:`threshold`, :func:`module_default` (more — releases, profiles — in the submodules).
 """
 
 from __future__ import annotations
@@ -160,3 +160,19 @@ def threshold(key: str) -> Any:
 def threshold_entries() -> dict[str, dict[str, Any]]:
     """Every threshold with its metadata (for docs and data tests)."""
     return dict(_thresholds())
+
+
+def module_default(key: str, field: str = "value") -> Any:
+    """An upstream default from ``module-defaults.yaml``: ``field`` of entry ``key`` (each entry cites its source)."""
+    try:
+        return load_data("module-defaults.yaml")[key][field]
+    except KeyError:
+        raise DataError(f"unknown module default {key}/{field}") from None
+
+
+def module_default_citation(key: str) -> str:
+    """The citation id of module-defaults entry ``key``."""
+    try:
+        return str(load_data("module-defaults.yaml")[key]["citation"])
+    except KeyError:
+        raise DataError(f"module default {key!r} has no citation") from None

@@ -52,6 +52,16 @@ def installer_hiera(release: Release, profile: str = "default", role: str = "ser
     return merged
 
 
+def newest_size_value(size: str, key: str) -> Any:
+    """What the newest installer's ``sizes/<size>.yaml`` gives ``key`` (None when it sets nothing there)."""
+    layer: dict[str, Any] = {}
+    for step in load_data("installer-tuning.yaml")["steps"]:
+        _apply(layer, step.get("sizes", {}).get(size, {}))
+        for removed in step.get("remove", []):
+            _remove(layer, removed)
+    return copy.deepcopy(layer.get(key))
+
+
 def tuning_files(release: Release, profile: str) -> str:
     """The installer files ``--tuning profile`` reads on this release, for provenance lines."""
     if release.epoch == "tuning.yaml":

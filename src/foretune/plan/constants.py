@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from foretune.knowledge import load_data
+from foretune.knowledge import load_data, module_default, module_default_citation
 
 
 def const(key: str) -> Any:
@@ -49,11 +49,12 @@ def versioned(key: str, foreman_version: str) -> tuple[Any, str]:
 
 def default(key: str, field: str = "value") -> Any:
     """A module default from knowledge/data/module-defaults.yaml."""
-    return load_data("module-defaults.yaml")[key][field]
+    return module_default(key, field)
 
 
 def default_cite(key: str) -> str:
-    return str(load_data("module-defaults.yaml")[key]["citation"])
+    """The citation id of module default ``key``."""
+    return module_default_citation(key)
 
 
 def stepped(key: str, x: float, *, inclusive: bool = True) -> int:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-APACHE_EVENT_DEFAULTS = {"ServerLimit": 16, "ThreadsPerChild": 25}  # httpd's compiled-in defaults
+from foretune.knowledge import module_default
 
 
 def event_limits(apache: dict[str, Any]) -> tuple[int, int, int]:
     """(ServerLimit, ThreadsPerChild, MaxRequestWorkers) as httpd applies them."""
-    server_limit = apache.get("ServerLimit") or APACHE_EVENT_DEFAULTS["ServerLimit"]
-    threads = apache.get("ThreadsPerChild") or APACHE_EVENT_DEFAULTS["ThreadsPerChild"]
+    server_limit = apache.get("ServerLimit") or module_default("httpd_event", "serverlimit")
+    threads = apache.get("ThreadsPerChild") or module_default("httpd_event", "threadsperchild")
     workers = apache.get("MaxRequestWorkers") or apache.get("MaxClients") or server_limit * threads
     return int(server_limit), int(threads), int(workers)

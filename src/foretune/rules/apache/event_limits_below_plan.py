@@ -15,7 +15,7 @@ class EventLimitsBelowPlan(PlanRule):
     uses_hosts = True
     roles = frozenset({"server"})
     needs = ("apache",)
-    citations = ("gf-httpd-children", "fi-tuning-profiles")
+    citations = ("gf-httpd-children", "fi-tuning-profiles", "httpd-event-defaults")
     tunable = "apache.max_request_workers"
 
     def check(self, ctx: Context) -> Outcome:

@@ -13,7 +13,7 @@ class EventWorkersOverLimit(PlanRule):
     severity = Severity.HIGH
     roles = frozenset({"server"})
     needs = ("apache",)
-    citations = ("gf-httpd-children", "apache-module-defaults")
+    citations = ("gf-httpd-children", "apache-module-defaults", "httpd-event-defaults")
     tunable = "apache.max_request_workers"
 
     def check(self, ctx: Context) -> Outcome:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from foretune.knowledge import threshold
+from foretune.knowledge import module_default, threshold
 from foretune.rules.apache._keepalive import KeepAliveRule
 from foretune.rules.base import Context, Outcome, Severity
 
@@ -14,13 +14,13 @@ class KeepAliveTimeout(KeepAliveRule):
     severity = Severity.LOW
     roles = frozenset({"server"})
     needs = ("apache",)
-    citations = ("g62-apache",)
+    citations = ("g62-apache", "httpd-defaults")
     tunable = "apache.keepalive_timeout"
 
     def check(self, ctx: Context) -> Outcome:
         timeout = ctx.facts.value("apache").get("KeepAliveTimeout")
         if timeout is None:
-            return self.skipped("KeepAliveTimeout not set (httpd default 5 s)")
+            return self.skipped(f"KeepAliveTimeout not set (httpd default {module_default('httpd', 'keepalive_timeout')} s)")
         low, high = threshold("keepalive_timeout_min"), threshold("keepalive_timeout_max")
         if low <= timeout <= high:
             return self.passed(f"KeepAliveTimeout {timeout}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import module_default
 from foretune.rules.apache._keepalive import KeepAliveRule
 from foretune.rules.base import Context, Outcome, Severity
 
@@ -13,7 +14,7 @@ class MaxKeepAliveRequests(KeepAliveRule):
     severity = Severity.LOW
     roles = frozenset({"server"})
     needs = ("apache",)
-    citations = ("g62-apache",)
+    citations = ("g62-apache", "httpd-defaults")
     tunable = "apache.max_keepalive_requests"
 
     def check(self, ctx: Context) -> Outcome:
@@ -21,8 +22,9 @@ class MaxKeepAliveRequests(KeepAliveRule):
         if value == 0:
             return self.passed("MaxKeepAliveRequests 0 (unlimited)")
         t = self.recommendation(ctx)
-        return self.failed(f"MaxKeepAliveRequests {value if value is not None else '100 (default)'}: clients reconnect "
-                           "after that many requests", current=value if value is not None else 100, recommended=0,
+        default = module_default("httpd", "max_keepalive_requests")
+        return self.failed(f"MaxKeepAliveRequests {value if value is not None else f'{default} (default)'}: clients reconnect "
+                           "after that many requests", current=value if value is not None else default, recommended=0,
                            evidence=ctx.evidence("apache", about="MaxKeepAliveRequests"), fixes=t.fixes)
 
 

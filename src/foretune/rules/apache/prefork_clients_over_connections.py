@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import module_default
+from foretune.rules.apache._prefork import prefork_clients
 from foretune.rules.base import Context, Outcome, Rule, Severity
 from foretune.rules.passenger._passenger import passenger_era
 from foretune.rules.values import pg_int
-
-PREFORK_DEFAULT = 256  # puppetlabs-apache prefork serverlimit and maxclients
-PG_DEFAULT = 100  # PostgreSQL's max_connections default
 
 
 class PreforkClientsOverConnections(Rule):
@@ -17,16 +16,15 @@ class PreforkClientsOverConnections(Rule):
     severity = Severity.MEDIUM
     roles = frozenset({"server"})
     needs = ("apache", "postgresql")
-    citations = ("g62-postgresql", "apache-module-defaults")
+    citations = ("g62-postgresql", "apache-prefork-defaults", "pg-conf-defaults")
 
     def applies(self, ctx: Context) -> str | None:
         return passenger_era(ctx)
 
     def check(self, ctx: Context) -> Outcome:
-        apache = ctx.facts.value("apache")
-        clients = min(apache.get("MaxClients") or apache.get("MaxRequestWorkers") or PREFORK_DEFAULT,
-                      apache.get("ServerLimit") or PREFORK_DEFAULT)
-        current = pg_int(ctx.facts.value("postgresql").get("max_connections")) or PG_DEFAULT
+        clients = min(prefork_clients(ctx.facts.value("apache")))
+        current = (pg_int(ctx.facts.value("postgresql").get("max_connections"))
+                   or module_default("postgresql", "max_connections"))
         if current >= clients:
             return self.passed(f"max_connections {current} >= the {clients} requests Apache admits at once")
         return self.failed(f"Apache admits {clients} concurrent requests (MaxClients/ServerLimit) but max_connections is "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.rules.apache._prefork import prefork_clients
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 
 
@@ -14,15 +15,14 @@ class PreforkLimitsLow(PlanRule):
     uses_hosts = True
     roles = frozenset({"server"})
     needs = ("apache",)
-    citations = ("g69-apache", "fi-tuning-profiles")
+    citations = ("g69-apache", "fi-tuning-profiles", "apache-prefork-defaults")
     tunable = "apache.max_clients"
 
     def check(self, ctx: Context) -> Outcome:
         apache = ctx.facts.value("apache")
         if apache.get("mpm") != "prefork":
             return self.skipped(f"Apache runs the {apache.get('mpm')} MPM")
-        limit = apache.get("ServerLimit") or 256
-        clients = apache.get("MaxClients") or apache.get("MaxRequestWorkers") or 256
+        limit, clients = prefork_clients(apache)
         effective = min(limit, clients)
         t = self.recommendation(ctx)
         if effective >= t.foretune.value:

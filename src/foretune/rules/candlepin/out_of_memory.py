@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from foretune.knowledge.profiles import newest_size_value
 from foretune.plan.model import Fix
 from foretune.rules import incidents
 from foretune.rules.base import Context, Outcome, Rule, Severity
 from foretune.rules.values import gib, java_heap_max
-
-XL_HEAP = 8192 * 1024**2  # -Xmx8192m, the extra-large profiles' candlepin::java_opts
 
 
 class CandlepinOutOfMemory(Rule):
@@ -24,13 +23,15 @@ class CandlepinOutOfMemory(Rule):
         if not found:
             return self.passed("no OutOfMemoryError in the Candlepin logs")
         heap = java_heap_max((ctx.facts.value("candlepin") or {}).get("java_opts"))
+        xl_opts = str(newest_size_value("extra-large", "candlepin::java_opts"))  # the extra-large profile's heap
+        xl_heap, xl_max = java_heap_max(xl_opts), next((o for o in xl_opts.split() if o.startswith("-Xmx")), xl_opts)
         fixes: tuple[Fix, ...]
-        if heap is not None and heap < XL_HEAP:
-            recommended, fixes = "-Xms1024m -Xmx8192m", (Fix("hiera", "candlepin::java_opts", "-Xms1024m -Xmx8192m"),)
+        if heap is not None and xl_heap is not None and heap < xl_heap:
+            recommended, fixes = xl_opts, (Fix("hiera", "candlepin::java_opts", xl_opts),)
         else:
             recommended, fixes = f"more heap than {gib(heap) if heap else 'the current'}, with RAM to hold it", ()
         return self.failed(f"Candlepin ran out of heap {incidents.span(found[0])}: {incidents.quote(found[0])}; "
-                           f"heap -Xmx {gib(heap) if heap else 'unknown'} (the extra-large profiles give -Xmx8192m)",
+                           f"heap -Xmx {gib(heap) if heap else 'unknown'} (the extra-large profiles give {xl_max})",
                            current=heap, recommended=recommended,
                            evidence=(*incidents.evidence(found), *ctx.evidence("candlepin", about=("JAVA_OPTS", "java_opts"))),
                            fixes=fixes, observed=True)

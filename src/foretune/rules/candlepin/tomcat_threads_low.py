@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import module_default
 from foretune.rules.base import Context, Outcome, Rule, Severity
-
-TOMCAT_DEFAULT_THREADS = 150  # puppet-candlepin's server.xml connector maxThreads
 
 
 class TomcatThreadsLow(Rule):
@@ -14,10 +13,10 @@ class TomcatThreadsLow(Rule):
     severity = Severity.LOW
     roles = frozenset({"server"})
     needs = ("candlepin", "puma")
-    citations = ("candlepin-defaults", "foretune-estimate")
+    citations = ("candlepin-tomcat-threads", "foretune-estimate")
 
     def check(self, ctx: Context) -> Outcome:
-        threads = ctx.facts.value("candlepin").get("tomcat_max_threads") or TOMCAT_DEFAULT_THREADS
+        threads = ctx.facts.value("candlepin").get("tomcat_max_threads") or module_default("candlepin_tomcat", "max_threads")
         puma = ctx.facts.value("puma")
         workers, per = puma.get("workers"), puma.get("threads_max")
         if not workers or not per:

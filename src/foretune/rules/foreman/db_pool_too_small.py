@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import module_default
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 
 
@@ -14,13 +15,13 @@ class DbPoolTooSmall(PlanRule):
     demand_based = True
     roles = frozenset({"server"})
     needs = ("foreman_db_pool",)
-    citations = ("pf-db-pool", "gf-db-pool")
+    citations = ("pf-db-pool", "gf-db-pool", "pf-puma-formula")
     tunable = "foreman.db_pool"
 
     def check(self, ctx: Context) -> Outcome:
         pool = ctx.facts.value("foreman_db_pool")
         puma = ctx.facts.value("puma") or {}
-        threads = puma.get("threads_max") or 5
+        threads = puma.get("threads_max") or module_default("puma", "auto")["threads_max"]
         t = self.recommendation(ctx)
         assert ctx.plan is not None
         plan_threads = ctx.plan.tunables["puma.threads_max"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import module_default
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 
 
@@ -13,16 +14,17 @@ class HammerTimeoutAtScale(PlanRule):
     uses_hosts = True
     roles = frozenset({"server"})
     needs = ("hammer",)
-    citations = ("g62-hammer",)
+    citations = ("g62-hammer", "hammer-request-timeout")
     tunable = "hammer.request_timeout"
 
     def check(self, ctx: Context) -> Outcome:
         timeout = ctx.facts.value("hammer").get("request_timeout")
         t = self.recommendation(ctx)
         want = t.foretune.value
+        shown = timeout if timeout is not None else f"{module_default('hammer_request_timeout')} (default)"
         if want != -1 or timeout == -1:
-            return self.passed(f"request_timeout {timeout if timeout is not None else '120 (default)'}")
-        return self.failed(f"request_timeout {timeout if timeout is not None else '120 (default)'} with {ctx.hosts} hosts: "
+            return self.passed(f"request_timeout {shown}")
+        return self.failed(f"request_timeout {shown} with {ctx.hosts} hosts: "
                            "hammer calls on large collections fail", current=timeout, recommended=want,
                            evidence=ctx.evidence("hammer"), fixes=t.fixes)
 

@@ -13,13 +13,13 @@ class SwapNotConfigured(Rule):
     component = "os"
     severity = Severity.LOW
     needs = ("swap",)
-    citations = ("fd-system-requirements",)
+    citations = ("fd-system-requirements", "foretune-estimate")
     unit = "bytes"
 
     def check(self, ctx: Context) -> Outcome:
         total = ctx.facts.value("swap").get("total_bytes") or 0
         want = threshold("swap_min_bytes")
-        if total >= want * 0.95:
+        if total >= want * threshold("swap_min_fraction_accepted"):
             return self.passed(f"{gib(total)} of swap configured")
         return self.failed(f"only {gib(total)} of swap; the requirements ask for {gib(want)} as a safety net",
                            current=total, recommended=want, evidence=ctx.evidence("swap"))

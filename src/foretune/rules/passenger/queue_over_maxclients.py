@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import module_default
+from foretune.rules.apache._prefork import prefork_clients
 from foretune.rules.base import Context, Outcome, Rule, Severity
 from foretune.rules.passenger._passenger import passenger_era
-
-PASSENGER_DEFAULT_QUEUE = 100
-PREFORK_DEFAULT = 256  # puppetlabs-apache prefork serverlimit and maxclients
 
 
 class PassengerQueueOverMaxclients(Rule):
@@ -16,16 +15,15 @@ class PassengerQueueOverMaxclients(Rule):
     severity = Severity.MEDIUM
     roles = frozenset({"server"})
     needs = ("passenger", "apache")
-    citations = ("g62-passenger", "apache-module-defaults")
+    citations = ("g62-passenger", "passenger-queue-default", "apache-prefork-defaults")
 
     def applies(self, ctx: Context) -> str | None:
         return passenger_era(ctx)
 
     def check(self, ctx: Context) -> Outcome:
-        queue = ctx.facts.value("passenger").get("PassengerMaxRequestQueueSize") or PASSENGER_DEFAULT_QUEUE
-        apache = ctx.facts.value("apache")
-        clients = min(apache.get("MaxClients") or apache.get("MaxRequestWorkers") or PREFORK_DEFAULT,
-                      apache.get("ServerLimit") or PREFORK_DEFAULT)
+        queue = (ctx.facts.value("passenger").get("PassengerMaxRequestQueueSize")
+                 or module_default("passenger", "max_request_queue_size"))
+        clients = min(prefork_clients(ctx.facts.value("apache")))
         if queue < clients:
             return self.passed(f"queue {queue} below MaxClients/ServerLimit {clients}")
         return self.failed(f"PassengerMaxRequestQueueSize {queue} is not below Apache's {clients} MaxClients/ServerLimit: "

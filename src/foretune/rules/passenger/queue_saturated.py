@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import module_default
 from foretune.rules.base import Context, Outcome, Rule, Severity
 from foretune.rules.passenger._passenger import passenger_era
-
-PASSENGER_DEFAULT_QUEUE = 100  # Passenger's built-in PassengerMaxRequestQueueSize
 
 
 class PassengerQueueSaturated(Rule):
@@ -15,7 +14,7 @@ class PassengerQueueSaturated(Rule):
     severity = Severity.HIGH
     roles = frozenset({"server"})
     needs = ("passenger_status",)
-    citations = ("g62-passenger",)
+    citations = ("g62-passenger", "passenger-queue-default")
 
     def applies(self, ctx: Context) -> str | None:
         return passenger_era(ctx)
@@ -24,7 +23,8 @@ class PassengerQueueSaturated(Rule):
         status = ctx.facts.value("passenger_status")
         queued = (status.get("top_queue") or 0) + (status.get("app_queue") or 0)
         pool, running = status.get("max_pool_size") or 0, status.get("processes") or 0
-        limit = (ctx.facts.value("passenger") or {}).get("PassengerMaxRequestQueueSize") or PASSENGER_DEFAULT_QUEUE
+        limit = ((ctx.facts.value("passenger") or {}).get("PassengerMaxRequestQueueSize")
+                 or module_default("passenger", "max_request_queue_size"))
         t = ctx.plan.tunables.get("passenger.max_pool_size") if ctx.plan else None
         evidence = ctx.evidence("passenger_status", "passenger")
         if queued == 0:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from foretune.knowledge import module_default
 from foretune.rules.base import Context, Outcome, PlanRule, Severity, Status
 from foretune.rules.passenger._passenger import compare
-from foretune.rules.passenger.queue_saturated import PASSENGER_DEFAULT_QUEUE
 
 
 class QueueTooSmall(PlanRule):
@@ -18,7 +18,7 @@ class QueueTooSmall(PlanRule):
     uses_hosts = True
     roles = frozenset({"server"})
     needs = ("passenger",)
-    citations = ("g62-passenger",)
+    citations = ("g62-passenger", "passenger-queue-default")
     tunable = "passenger.max_request_queue_size"
 
     def check(self, ctx: Context) -> Outcome:
@@ -26,7 +26,8 @@ class QueueTooSmall(PlanRule):
                           "a registration burst beyond the queue gets HTTP 503")
         status = ctx.facts.value("passenger_status") or {}
         queued = (status.get("top_queue") or 0) + (status.get("app_queue") or 0)
-        size = ctx.facts.value("passenger").get("PassengerMaxRequestQueueSize") or PASSENGER_DEFAULT_QUEUE
+        size = (ctx.facts.value("passenger").get("PassengerMaxRequestQueueSize")
+                or module_default("passenger", "max_request_queue_size"))
         if outcome.status == Status.FAIL and queued >= size:
             return dataclasses.replace(outcome, severity=Severity.CRITICAL, observed=True,
                                        message=f"{outcome.message}; already full: passenger-status shows {queued} requests queued",

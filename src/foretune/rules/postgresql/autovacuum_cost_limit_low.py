@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import module_default
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 from foretune.rules.values import pg_int
 
@@ -13,7 +14,7 @@ class AutovacuumCostLimitLow(PlanRule):
     severity = Severity.LOW
     roles = frozenset({"server"})
     needs = ("postgresql",)
-    citations = ("gf-postgresql",)
+    citations = ("gf-postgresql", "pg-conf-defaults")
     tunable = "postgresql.autovacuum_vacuum_cost_limit"
 
     def check(self, ctx: Context) -> Outcome:
@@ -22,7 +23,8 @@ class AutovacuumCostLimitLow(PlanRule):
         t = self.recommendation(ctx)
         if current is not None and (current >= t.foretune.value):
             return self.passed(f"autovacuum_vacuum_cost_limit {current}")
-        shown = current if current is not None and current >= 0 else "-1 (vacuum_cost_limit, default 200)"
+        shown = (current if current is not None and current >= 0
+                 else f"-1 (vacuum_cost_limit, default {module_default('postgresql', 'vacuum_cost_limit')})")
         return self.failed(f"autovacuum_vacuum_cost_limit {shown}: bloat grows on the facts, tasks and audits tables",
                            current=current, recommended=t.foretune.value, evidence=ctx.evidence("postgresql"), fixes=t.fixes)
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import module_default
 from foretune.rules import incidents
 from foretune.rules.base import Context, Outcome, Rule, Severity
 from foretune.rules.postgresql.max_connections_below_budget import running_budget
 from foretune.rules.values import pg_int
-
-PG_DEFAULT = 100  # PostgreSQL's max_connections default
 
 
 class PgConnectionExhaustion(Rule):
@@ -16,13 +15,14 @@ class PgConnectionExhaustion(Rule):
     component = "postgresql"
     severity = Severity.CRITICAL
     needs = ("log_incidents",)
-    citations = ("gf-postgresql", "pf-db-pool")
+    citations = ("gf-postgresql", "pf-db-pool", "pg-conf-defaults")
 
     def check(self, ctx: Context) -> Outcome:
         found = incidents.incidents(ctx, "pg_connection_exhaustion")
         if not found:
             return self.passed("no 'too many clients' or reserved-slot refusals in the PostgreSQL logs")
-        current = pg_int((ctx.facts.value("postgresql") or {}).get("max_connections")) or PG_DEFAULT
+        current = (pg_int((ctx.facts.value("postgresql") or {}).get("max_connections"))
+                   or module_default("postgresql", "max_connections"))
         t = ctx.plan.tunables.get("postgresql.max_connections") if ctx.plan else None
         need = running_budget(ctx)[0] if ctx.plan is not None and ctx.plan.input.role == "server" else 0
         want = max(need, int(t.foretune.value) if t is not None and t.foretune.value else 0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import module_default
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 from foretune.rules.values import pg_int
 from foretune.term import plural
@@ -16,29 +17,30 @@ def running_budget(ctx: Context) -> tuple[int, list[str]]:
 
 def running_budget_parts(ctx: Context) -> list[tuple[str, int]]:
     """(consumer, connections) of the configured services: facts where known, the plan otherwise."""
+    from foretune.plan.constants import const
+
     assert ctx.plan is not None
     budget = dict(ctx.plan.connection_budget)
     puma = ctx.facts.value("puma") or {}
     if puma.get("workers") and puma.get("threads_max"):
-        pool = ctx.facts.value("foreman_db_pool") or puma["threads_max"] + 4
-        per = max(pool, puma["threads_max"] + 4)
+        pool = ctx.facts.value("foreman_db_pool") or puma["threads_max"] + const("db_pool_extra")
+        per = max(pool, puma["threads_max"] + const("db_pool_extra"))
         budget = {k: v for k, v in budget.items() if not k.startswith("Puma")}
         budget[f"Puma {plural(puma['workers'], 'worker')} x {per}"] = puma["workers"] * per
     passenger = ctx.facts.value("passenger") or {}
     if passenger.get("PassengerMaxPoolSize"):
         # Passenger era: every Foreman process holds its own Rails pool
-        pool = ctx.facts.value("foreman_db_pool") or 5
+        pool = ctx.facts.value("foreman_db_pool") or module_default("foreman_db_pool", "base")
         budget = {k: v for k, v in budget.items() if not k.startswith("Passenger")}
         budget[f"Passenger {plural(passenger['PassengerMaxPoolSize'], 'process', 'processes')} x {pool} pool"] = passenger["PassengerMaxPoolSize"] * pool
     dynflow = ctx.facts.value("dynflow") or {}
     if dynflow.get("workers") and dynflow.get("concurrency"):
+        extra = const("sidekiq_connections_extra")  # each process's Dynflow connections beside its threads'
         budget = {k: v for k, v in budget.items() if not k.startswith("Sidekiq")}
-        budget[f"Sidekiq {plural(dynflow['workers'], 'worker')} x ({dynflow['concurrency']} + 2) + orchestrator"] = (
-            dynflow["workers"] * (dynflow["concurrency"] + 2) + 3)
+        budget[f"Sidekiq {plural(dynflow['workers'], 'worker')} x ({dynflow['concurrency']} + {extra}) + orchestrator"] = (
+            dynflow["workers"] * (dynflow["concurrency"] + extra) + 1 + extra)
     pulp = ctx.facts.value("pulpcore") or {}
     if pulp.get("workers"):
-        from foretune.plan.constants import const
-
         gunicorn = (pulp.get("api_workers") or 0) + (pulp.get("content_workers") or 0)
         budget = {k: v for k, v in budget.items() if not k.startswith("pulpcore")}
         budget[f"pulpcore {plural(pulp['workers'], 'worker')} x {const('pulp_connections_per_worker')} + {gunicorn} gunicorn"] = (
@@ -55,7 +57,7 @@ class MaxConnectionsBelowBudget(PlanRule):
     demand_based = True
     roles = frozenset({"server"})
     needs = ("postgresql",)
-    citations = ("gf-postgresql", "pf-db-pool")
+    citations = ("gf-postgresql", "pf-db-pool", "foretune-estimate")
     tunable = "postgresql.max_connections"
 
     def check(self, ctx: Context) -> Outcome:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import module_default, threshold
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 from foretune.rules.values import gib, pg_bytes
 
@@ -13,7 +14,7 @@ class SharedBuffersOutOfRange(PlanRule):
     severity = Severity.MEDIUM
     roles = frozenset({"server"})
     needs = ("postgresql", "ram_bytes")
-    citations = ("gf-postgresql", "g62-postgresql")
+    citations = ("gf-postgresql", "g62-postgresql", "pg-conf-defaults", "foretune-estimate")
     tunable = "postgresql.shared_buffers"
 
     def check(self, ctx: Context) -> Outcome:
@@ -22,11 +23,12 @@ class SharedBuffersOutOfRange(PlanRule):
         assert ctx.plan is not None
         current = pg_bytes(ctx.facts.value("postgresql").get("shared_buffers"))
         if current is None:
-            return self.skipped("shared_buffers not set (PostgreSQL default 128 MB)")
+            return self.skipped(f"shared_buffers not set (PostgreSQL default {module_default('postgresql', 'shared_buffers')})")
         ram = ctx.facts.value("ram_bytes")
         low, high, cite, wording = shared_buffers_range(ctx.plan.release, ram)
         t = self.recommendation(ctx)
-        if low * 0.99 <= current <= high * 1.01:
+        slack = threshold("shared_buffers_range_tolerance")
+        if low * (1 - slack) <= current <= high * (1 + slack):
             return self.passed(f"shared_buffers {gib(current)} within {gib(low)}-{gib(high)}: {wording}", citations=(cite,))
         why = "too small to cache the hot tables" if current < low else "more than a quarter of RAM starves the other services"
         return self.failed(f"shared_buffers {gib(current)} is outside {gib(low)}-{gib(high)}, {wording} of {gib(ram)}: {why}",

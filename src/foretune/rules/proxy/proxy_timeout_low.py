@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import module_default, threshold
 from foretune.plan.model import Fix
 from foretune.rules.base import Context, Outcome, Rule, Severity
-
-GUIDE_TIMEOUT = 600  # apache::mod::proxy::proxy_timeout in the guide
-APACHE_DEFAULT = 60  # Apache's Timeout, which ProxyTimeout defaults to
 
 
 class ProxyTimeoutLow(Rule):
@@ -16,17 +14,18 @@ class ProxyTimeoutLow(Rule):
     severity = Severity.LOW
     roles = frozenset({"capsule"})
     needs = ("apache",)
-    citations = ("gf-proxy-timeout",)
+    citations = ("gf-proxy-timeout", "httpd-defaults")
 
     def check(self, ctx: Context) -> Outcome:
         current = ctx.facts.value("apache").get("ProxyTimeout")
-        if current is not None and current >= GUIDE_TIMEOUT:
+        want = threshold("capsule_proxy_timeout_min")
+        if current is not None and current >= want:
             return self.passed(f"ProxyTimeout {current}")
-        shown = current if current is not None else f"not set (Apache's Timeout, {APACHE_DEFAULT} s by default)"
+        shown = current if current is not None else f"not set (Apache's Timeout, {module_default('httpd', 'timeout')} s by default)"
         return self.failed(f"ProxyTimeout {shown}: during registration bursts Capsule-to-server calls time out",
-                           current=current, recommended=GUIDE_TIMEOUT,
+                           current=current, recommended=want,
                            evidence=ctx.evidence("apache", about="ProxyTimeout"),
-                           fixes=(Fix("hiera", "apache::mod::proxy::proxy_timeout", GUIDE_TIMEOUT),))
+                           fixes=(Fix("hiera", "apache::mod::proxy::proxy_timeout", want),))
 
 
 RULE = ProxyTimeoutLow()

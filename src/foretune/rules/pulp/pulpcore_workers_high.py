@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import module_default
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 
 
@@ -21,7 +22,7 @@ class PulpcoreWorkersHigh(PlanRule):
         t = self.recommendation(ctx)
         if workers <= t.foretune.value:
             return self.passed(f"{workers} pulpcore workers")
-        return self.failed(f"{workers} pulpcore workers: more than 8 (or than CPUs) degrade through I/O blocking and "
+        return self.failed(f"{workers} pulpcore workers: more than {module_default('pulpcore', 'workers_cap')} (or than CPUs) degrade through I/O blocking and "
                            "load PostgreSQL", current=workers, recommended=t.foretune.value,
                            evidence=ctx.evidence("pulpcore"), fixes=t.fixes)
 

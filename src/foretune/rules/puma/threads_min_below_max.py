@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import threshold
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
-
-ALTERNATIVE = 5  # the installer default: "Keeping default 5 min/max threads is a good choice as well."
 
 
 class PumaThreadsMinBelowMax(PlanRule):
@@ -25,9 +24,10 @@ class PumaThreadsMinBelowMax(PlanRule):
             return self.skipped("Puma thread counts unknown")
         tmax_plan = ctx.plan.tunables["puma.threads_max"]
         want = tmax_plan.foretune.value
+        alternative = threshold("puma_threads_alternative")  # the installer default the guide accepts
         fixes = (*self.recommendation(ctx).fixes, *tmax_plan.fixes)
         advice = (f"the guides recommend {want} threads with every profile (\"we recommend 16 threads with all the tuning "
-                  f"profiles\", up to 23 % faster than 4 in their registration test); {ALTERNATIVE}/{ALTERNATIVE}, the installer "
+                  f"profiles\", up to 23 % faster than 4 in their registration test); {alternative}/{alternative}, the installer "
                   "default, is the cited alternative (\"Keeping default 5 min/max threads is a good choice as well.\")")
         if tmin < tmax:
             return self.failed(f"threads {tmin}-{tmax}: min below max costs memory (the guide: about 12 % less memory with "
@@ -35,10 +35,10 @@ class PumaThreadsMinBelowMax(PlanRule):
                                evidence=ctx.evidence("puma"), fixes=fixes, severity=Severity.LOW)
         if tmax == want:
             return self.passed(f"threads {tmin}/{tmax}, the guides' recommendation")
-        if tmax == ALTERNATIVE:
+        if tmax == alternative:
             return self.passed(f"threads {tmin}/{tmax}: the installer default, which the guide calls \"a good choice as well\"; "
                                f"the plan recommends {want} (\"we recommend 16 threads with all the tuning profiles\")")
-        return self.failed(f"threads {tmin}/{tmax}: neither the guides' {want} nor the installer default {ALTERNATIVE}; {advice}",
+        return self.failed(f"threads {tmin}/{tmax}: neither the guides' {want} nor the installer default {alternative}; {advice}",
                            current=f"{tmin}-{tmax}", recommended=f"{want}-{want}", evidence=ctx.evidence("puma"), fixes=fixes,
                            severity=Severity.LOW)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import module_default
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 
 
@@ -15,7 +16,7 @@ class MgmtPubInterval(PlanRule):
     tunable = "qpid.mgmt_pub_interval"
 
     def check(self, ctx: Context) -> Outcome:
-        interval = ctx.facts.value("qpid").get("mgmt_pub_interval") or 10
+        interval = ctx.facts.value("qpid").get("mgmt_pub_interval") or module_default("qpid_mgmt_pub_interval")
         t = self.recommendation(ctx)
         if interval <= t.foretune.value:
             return self.passed(f"mgmt-pub-interval {interval}")

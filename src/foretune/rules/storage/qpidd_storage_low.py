@@ -22,7 +22,9 @@ class QpiddStorageLow(PlanRule):
         entry = ctx.facts.value("key_dirs").get("/var/lib/qpidd")
         if not entry or entry.get("free_bytes") is None:
             return self.skipped("/var/lib/qpidd not present")
-        need = 2 * 1024**2 * (ctx.hosts or 0)
+        from foretune.plan.constants import const
+
+        need = const("qpidd_storage_per_host_mib") * 1024**2 * (ctx.hosts or 0)
         if entry["free_bytes"] >= need:
             return self.passed(f"{gib(entry['free_bytes'])} free in /var/lib/qpidd for {ctx.hosts} hosts")
         return self.failed(f"/var/lib/qpidd has {gib(entry['free_bytes'])} free; {ctx.hosts} katello-agent hosts need {gib(need)}",
