@@ -65,6 +65,9 @@ def test_rule_fixture(path: Path) -> None:
         assert severity.label == data["severity"], outcome.message
     for text in data.get("message_has", []):
         assert text in outcome.message, outcome.message
+    fixes = [f"{fix.kind} {fix.target} {fix.value}" for fix in outcome.fixes]
+    for text in data.get("fixes_have", []):  # written by hand: a fix rendered as "kind target value" contains it
+        assert any(text in fix for fix in fixes), fixes
 
 
 def test_every_rule_has_pass_and_fail_fixtures() -> None:

@@ -87,6 +87,17 @@ class Context:
     def hosts_assumed(self) -> bool:
         return self.host_figure is not None and self.host_figure.assumed
 
+    def hiera_fix(self, target: str, value: Any) -> Fix:
+        """A custom-hiera fix; on releases without custom-hiera (Satellite 6.2) the edit of the file it ends up in."""
+        from foretune.plan.model import Fix
+
+        fix = Fix("hiera", target, value)
+        if self.release is None or self.release.features.custom_hiera:
+            return fix
+        from foretune.plan.direct_edits import direct_edit
+
+        return direct_edit(fix, capsule=self.role == "capsule")
+
     def bench_results(self, kind: str) -> list[dict[str, Any]]:
         """Every result of the given bench documents ("storage" or "db") passed with --bench."""
         return [r for doc in self.bench if doc.get("kind") == kind for r in doc.get("results", [])]

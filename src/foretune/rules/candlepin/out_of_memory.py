@@ -27,7 +27,7 @@ class CandlepinOutOfMemory(Rule):
         xl_heap, xl_max = java_heap_max(xl_opts), next((o for o in xl_opts.split() if o.startswith("-Xmx")), xl_opts)
         fixes: tuple[Fix, ...]
         if heap is not None and xl_heap is not None and heap < xl_heap:
-            recommended, fixes = xl_opts, (Fix("hiera", "candlepin::java_opts", xl_opts),)
+            recommended, fixes = xl_opts, (ctx.hiera_fix("candlepin::java_opts", xl_opts),)
         else:
             recommended, fixes = f"more heap than {gib(heap) if heap else 'the current'}, with RAM to hold it", ()
         return self.failed(f"Candlepin ran out of heap {incidents.span(found[0])}: {incidents.quote(found[0])}; "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from foretune.plan.model import Fix
 from foretune.rules.base import Context, Outcome, Rule, Severity
 
 
@@ -21,7 +20,7 @@ class AutovacuumOff(Rule):
         return self.failed("autovacuum = off: dead rows of the busiest tables (fact values, tasks, audits, sessions) are "
                            "never reclaimed, tables and indexes bloat and queries slow down week by week",
                            current="off", recommended="on", evidence=ctx.evidence("postgresql", about="autovacuum"),
-                           fixes=(Fix("hiera", "postgresql::server::config_entries/autovacuum", "on"),))
+                           fixes=(ctx.hiera_fix("postgresql::server::config_entries/autovacuum", "on"),))
 
 
 RULE = AutovacuumOff()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from foretune.knowledge import module_default, threshold
-from foretune.plan.model import Fix
 from foretune.rules.base import Context, Outcome, Rule, Severity
 
 
@@ -25,7 +24,7 @@ class ProxyTimeoutLow(Rule):
         return self.failed(f"ProxyTimeout {shown}: during registration bursts Capsule-to-server calls time out",
                            current=current, recommended=want,
                            evidence=ctx.evidence("apache", about="ProxyTimeout"),
-                           fixes=(Fix("hiera", "apache::mod::proxy::proxy_timeout", want),))
+                           fixes=(ctx.hiera_fix("apache::mod::proxy::proxy_timeout", want),))
 
 
 RULE = ProxyTimeoutLow()
