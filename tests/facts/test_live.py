@@ -53,6 +53,9 @@ def test_live_postgresql_settings_and_connections(pg_cluster: Cluster) -> None:
     assert settings["fsync"] == "off"  # the test cluster runs with -c fsync=off
     assert facts.value("postgresql_connections") >= 1
     assert facts["postgresql"].provenance[0].location.startswith("psql (FORETUNE_PG_CONNINFO)")
+    running = query(Connection(pg_cluster.conninfo), "SHOW server_version")[0][0]  # e.g. "15.10 (Debian 15.10-0+deb12u1)"
+    assert facts.value("postgresql_version") == running.split()[0]  # the running server's, not a package's
+    assert facts["postgresql_version"].provenance[0].excerpt == f"server_version = {running}"
     # the throwaway cluster has no foreman database: clear reason, no crash
     assert "foreman" in (facts["managed_hosts"].unknown_reason or "")
 

@@ -27,11 +27,6 @@ RULES = {rule.id: rule for rule in all_rules()}
 
 @pytest.mark.parametrize("key,field,value,cid", [
     ("passenger", "max_request_queue_size", 100, "passenger-queue-default"),
-    ("postgresql", "max_connections", 100, "pg-conf-defaults"),
-    ("postgresql", "shared_buffers", "128MB", "pg-conf-defaults"),
-    ("postgresql", "work_mem", "4MB", "pg-conf-defaults"),
-    ("postgresql", "effective_cache_size", "4GB", "pg-conf-defaults"),
-    ("postgresql", "vacuum_cost_limit", 200, "pg-conf-defaults"),
     ("httpd", "timeout", 60, "httpd-defaults"),
     ("httpd", "keepalive_timeout", 5, "httpd-defaults"),
     ("httpd", "max_keepalive_requests", 100, "httpd-defaults"),
@@ -74,6 +69,12 @@ def test_extra_large_heap_comes_from_the_installer_profile_data() -> None:
      "$serverlimit         = '256',"),
     ("pg-conf-defaults", "postgres/postgres", "src/backend/utils/misc/postgresql.conf.sample", "REL_15_20",
      "#max_connections = 100\t\t\t# (change requires restart)"),
+    ("pg-conf-sample-90", "postgres/postgres", "src/backend/utils/misc/postgresql.conf.sample",
+     "ab61df9e527dcedbd3bbefbcb8b634b0b72f2ad5", "#work_mem = 1MB\t\t\t\t# min 64kB"),
+    ("pg-release-93-shared-buffers", "postgres/postgres", "doc/src/sgml/release-9.3.sgml",
+     "02bb4bbc66ce2ce7ebfcb27a8a9e002ed9cadd2a", "the previous maximum was 32MB."),
+    ("pg-release-94-defaults", "postgres/postgres", "doc/src/sgml/release-9.4.sgml",
+     "a8b37ebe407f1916c5df22452cdbb1d00e2a409d", "The new defaults are 4MB and 64MB respectively."),
     ("httpd-defaults", "apache/httpd", "include/httpd.h", "2.4.62", "#define DEFAULT_TIMEOUT 60"),
     ("httpd-event-defaults", "apache/httpd", "server/mpm/event/event.c", "2.4.62", "#define DEFAULT_SERVER_LIMIT 16"),
     ("candlepin-tomcat-threads", "theforeman/puppet-candlepin", "templates/tomcat/server.xml.epp", "18.1.0",
@@ -153,7 +154,7 @@ def test_prefork_clients_over_connections_reads_prefork_and_postgresql_defaults(
     assert (real.status, real.current, real.recommended) == (Status.FAIL, 100, 256)
 
     def defaults(d: dict[str, Any]) -> None:
-        d["postgresql"]["max_connections"] = 300
+        d["postgresql_by_version"]["max_connections"][-1]["value"] = 300  # the fixture's PostgreSQL version is unknown
         d["apache"]["prefork"].update(serverlimit=400, maxclients=400)
 
     out = run("prefork-clients-over-connections", "fail-1170-vs-500", facts, lambda: patch_data(defaults=defaults))
@@ -164,7 +165,7 @@ def test_connection_exhaustion_reads_postgresqls_default(patch_data: Patch) -> N
     facts = {"postgresql": {}}
     assert run("pg-connection-exhaustion", "fail-too-many-clients", facts, lambda: None).current == 100
     out = run("pg-connection-exhaustion", "fail-too-many-clients", facts,
-              lambda: patch_data(defaults=lambda d: d["postgresql"].update(max_connections=77)))
+              lambda: patch_data(defaults=lambda d: d["postgresql_by_version"]["max_connections"][-1].update(value=77)))
     assert out.current == 77 and "max_connections 77" in out.message
 
 

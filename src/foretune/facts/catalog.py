@@ -78,6 +78,9 @@ CATALOG: tuple[FactSpec, ...] = (
              "Passenger settings (<= Satellite 6.8)."),
     FactSpec("postgresql", "dict: setting -> str (postgresql.conf + postgresql.auto.conf, or SHOW ALL live)",
              "PostgreSQL settings."),
+    FactSpec("postgresql_version", "str, e.g. '12.18' or '9.2.23'",
+             "PostgreSQL server version: server_version of SHOW ALL live, else the installed server package (the one "
+             "whose data directory holds the postgresql.conf read, when several are installed)."),
     FactSpec("postgresql_connections", "int", "Current PostgreSQL backends (live only).", needs_root=True),
     FactSpec("redis", "dict: maxmemory (int bytes, 0 = no limit; INFO wins over redis.conf), used_memory (int or None), "
              "version (str or None)", "Redis configuration and INFO."),

@@ -1,7 +1,8 @@
 """Everything foretune knows, read from cited data files in ``knowledge/data``.
 
 Public API: :func:`load_data`, :func:`citation` (title, where, quote, figure, url of one source),
-:func:`citations`, :func:`threshold`, :func:`module_default` (more — releases, profiles — in the submodules).
+:func:`citations`, :func:`threshold`, :func:`module_default`, :func:`postgresql_default` (more — releases, profiles —
+in the submodules).
 """
 
 from __future__ import annotations
@@ -176,3 +177,22 @@ def module_default_citation(key: str) -> str:
         return str(load_data("module-defaults.yaml")[key]["citation"])
     except KeyError:
         raise DataError(f"module default {key!r} has no citation") from None
+
+
+def postgresql_default(setting: str, server_version: str | None = None) -> dict[str, Any]:
+    """PostgreSQL's built-in ``setting`` on ``server_version`` (``module-defaults.yaml`` postgresql_by_version).
+
+    Returns the step ``{since, value, citation}`` with the highest ``since`` not above the version: the newest
+    step when the version is None, the oldest when the version predates every step (the caller says so).
+    """
+    from foretune.knowledge.releases import version_key
+
+    try:
+        steps = sorted(load_data("module-defaults.yaml")["postgresql_by_version"][setting],
+                       key=lambda step: version_key(str(step["since"])))
+    except KeyError:
+        raise DataError(f"no PostgreSQL default for {setting!r}") from None
+    if server_version is None:
+        return dict(steps[-1])
+    applies = [step for step in steps if version_key(str(step["since"])) <= version_key(server_version)]
+    return dict(applies[-1] if applies else steps[0])

@@ -34,6 +34,7 @@ def extract(source: Source, *, hosts: int | None = None) -> FactSet:
     services.pulp(x)
     services.apache(x)
     _postgresql_and_live(x)
+    services.postgresql_version(x)
     _redis(x)
     services.redis(x)
     services.candlepin(x)

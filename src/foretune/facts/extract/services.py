@@ -1,5 +1,5 @@
-"""Application services: Puma, Foreman DB pool, Dynflow/Sidekiq, Pulp, Apache, Passenger, PostgreSQL files,
-Redis, Candlepin, qpid, MQTT/pull-REX, MongoDB, hammer."""
+"""Application services: Puma, Foreman DB pool, Dynflow/Sidekiq, Pulp, Apache, Passenger, PostgreSQL files and
+version, Redis, Candlepin, qpid, MQTT/pull-REX, MongoDB, hammer."""
 
 from __future__ import annotations
 
@@ -209,6 +209,44 @@ def postgresql_files(x: Extractor) -> None:
         x.unknown("postgresql", x.why("postgresql_conf"))
     else:
         x.known("postgresql", settings, *provs)
+
+
+# postgresql-server (RHEL), rh-postgresqlNN-postgresql-server (EL7 software collection), postgresqlNN-server
+# (PGDG), postgresql-NN (Debian)
+PG_SERVER_PACKAGE = re.compile(r"^(?:rh-postgresql\d+-postgresql-server|postgresql(?:\d+)?-server|postgresql-\d+)$")
+VERSION = re.compile(r"\d+(?:\.\d+)*")
+
+
+def postgresql_version(x: Extractor) -> None:
+    """The PostgreSQL server's version: server_version live, else its package (after ``postgresql_files``/SQL)."""
+    settings = x.value("postgresql") or {}
+    running = VERSION.match(str(settings.get("server_version") or ""))
+    if running:
+        provs = x.facts["postgresql"].provenance
+        where = provs[0].location if provs else "SHOW ALL"
+        x.known("postgresql_version", running.group(0), x.note(where, f"server_version = {settings['server_version']}"))
+        return
+    raw = x.raw("installed_packages")
+    servers = {name: found.group(0) for name, version in packages(x).items()
+               if PG_SERVER_PACKAGE.match(name) and (found := VERSION.match(version))}
+    if raw is None or not servers:
+        x.unknown("postgresql_version", x.why("installed_packages") if raw is None
+                  else f"{raw.location} lists no PostgreSQL server package")
+        return
+    name = _pg_server_in_use(x, servers)
+    x.known("postgresql_version", servers[name], x.prov(raw, rf"^{re.escape(name)}-\d"))
+
+
+def _pg_server_in_use(x: Extractor, servers: dict[str, str]) -> str:
+    """The server package whose data directory holds the postgresql.conf read; else the newest installed."""
+    from foretune.knowledge.releases import version_key
+
+    provs = x.facts["postgresql"].provenance
+    location = provs[0].location if provs else ""
+    scl, pgdg = re.search(r"rh-postgresql(\d+)/", location), re.search(r"var/lib/pgsql/(\d+)/", location)
+    wanted = (f"rh-postgresql{scl.group(1)}-postgresql-server" if scl else f"postgresql{pgdg.group(1)}-server" if pgdg
+              else "postgresql-server" if "var/lib/pgsql/data/" in location else "")
+    return wanted if wanted in servers else max(servers, key=lambda name: version_key(servers[name]))
 
 
 def redis(x: Extractor) -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from foretune.knowledge import module_default
 from foretune.rules.apache._prefork import prefork_clients
 from foretune.rules.base import Context, Outcome, Rule, Severity
 from foretune.rules.passenger._passenger import passenger_era
+from foretune.rules.postgresql._defaults import pg_default
 from foretune.rules.values import pg_int
 
 
@@ -16,22 +16,28 @@ class PreforkClientsOverConnections(Rule):
     severity = Severity.MEDIUM
     roles = frozenset({"server"})
     needs = ("apache", "postgresql")
-    citations = ("g62-postgresql", "apache-prefork-defaults", "pg-conf-defaults")
+    citations = ("g62-postgresql", "apache-prefork-defaults", "pg-conf-sample-90", "pg-conf-defaults")
 
     def applies(self, ctx: Context) -> str | None:
         return passenger_era(ctx)
 
     def check(self, ctx: Context) -> Outcome:
         clients = min(prefork_clients(ctx.facts.value("apache")))
-        current = (pg_int(ctx.facts.value("postgresql").get("max_connections"))
-                   or module_default("postgresql", "max_connections"))
+        current = pg_int(ctx.facts.value("postgresql").get("max_connections"))
+        default = None
+        if current is None:
+            default = pg_default(ctx, "max_connections")
+            current = int(default.value)
+        unset = "" if default is None else f" (unset: {default.origin})"
+        cites = {} if default is None else {"citations": default.citations(self)}
         if current >= clients:
-            return self.passed(f"max_connections {current} >= the {clients} requests Apache admits at once")
+            return self.passed(f"max_connections {current}{unset} >= the {clients} requests Apache admits at once", **cites)
         return self.failed(f"Apache admits {clients} concurrent requests (MaxClients/ServerLimit) but max_connections is "
-                           f"{current}: a registration burst that fills Apache runs PostgreSQL out of connections",
+                           f"{current}{unset}: a registration burst that fills Apache runs PostgreSQL out of connections",
                            current=current, recommended=clients,
                            evidence=(*ctx.evidence("apache", about=("MaxClients", "ServerLimit", "MaxRequestWorkers")),
-                                     *ctx.evidence("postgresql", about="max_connections")))
+                                     *ctx.evidence("postgresql", about="max_connections"),
+                                     *(default.evidence(ctx) if default else ())), **cites)
 
 
 RULE = PreforkClientsOverConnections()

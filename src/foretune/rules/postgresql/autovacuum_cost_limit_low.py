@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from foretune.knowledge import module_default
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.postgresql._defaults import pg_default
 from foretune.rules.values import pg_int
 
 
@@ -14,7 +14,7 @@ class AutovacuumCostLimitLow(PlanRule):
     severity = Severity.LOW
     roles = frozenset({"server"})
     needs = ("postgresql",)
-    citations = ("gf-postgresql", "pg-conf-defaults")
+    citations = ("gf-postgresql", "pg-conf-sample-90", "pg-conf-defaults")
     tunable = "postgresql.autovacuum_vacuum_cost_limit"
 
     def check(self, ctx: Context) -> Outcome:
@@ -23,10 +23,20 @@ class AutovacuumCostLimitLow(PlanRule):
         t = self.recommendation(ctx)
         if current is not None and (current >= t.foretune.value):
             return self.passed(f"autovacuum_vacuum_cost_limit {current}")
-        shown = (current if current is not None and current >= 0
-                 else f"-1 (vacuum_cost_limit, default {module_default('postgresql', 'vacuum_cost_limit')})")
-        return self.failed(f"autovacuum_vacuum_cost_limit {shown}: bloat grows on the facts, tasks and audits tables",
-                           current=current, recommended=t.foretune.value, evidence=ctx.evidence("postgresql"), fixes=t.fixes)
+        if current is not None and current >= 0:
+            return self.failed(f"autovacuum_vacuum_cost_limit {current}: bloat grows on the facts, tasks and audits tables",
+                               current=current, recommended=t.foretune.value, evidence=ctx.evidence("postgresql"), fixes=t.fixes)
+        # -1 or unset: autovacuum uses vacuum_cost_limit
+        own = pg_int(ctx.facts.value("postgresql").get("vacuum_cost_limit"))
+        default = pg_default(ctx, "vacuum_cost_limit") if own is None else None
+        shown = own if default is None else default.shown
+        if own is not None and own >= t.foretune.value:
+            return self.passed(f"autovacuum_vacuum_cost_limit -1, so vacuum_cost_limit {own}")
+        return self.failed(f"autovacuum_vacuum_cost_limit -1, so vacuum_cost_limit {shown}: bloat grows on the facts, tasks "
+                           "and audits tables",
+                           current=current, recommended=t.foretune.value,
+                           evidence=(*ctx.evidence("postgresql"), *(default.evidence(ctx) if default else ())), fixes=t.fixes,
+                           **({} if default is None else {"citations": default.citations(self)}))
 
 
 RULE = AutovacuumCostLimitLow()

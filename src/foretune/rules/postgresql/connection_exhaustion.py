@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from foretune.knowledge import module_default
 from foretune.rules import incidents
 from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.postgresql._defaults import pg_default
 from foretune.rules.postgresql.max_connections_below_budget import running_budget
 from foretune.rules.values import pg_int
 
@@ -15,29 +15,35 @@ class PgConnectionExhaustion(Rule):
     component = "postgresql"
     severity = Severity.CRITICAL
     needs = ("log_incidents",)
-    citations = ("gf-postgresql", "pf-db-pool", "pg-conf-defaults")
+    citations = ("gf-postgresql", "pf-db-pool", "pg-conf-sample-90", "pg-conf-defaults")
 
     def check(self, ctx: Context) -> Outcome:
         found = incidents.incidents(ctx, "pg_connection_exhaustion")
         if not found:
             return self.passed("no 'too many clients' or reserved-slot refusals in the PostgreSQL logs")
-        current = (pg_int((ctx.facts.value("postgresql") or {}).get("max_connections"))
-                   or module_default("postgresql", "max_connections"))
+        current = pg_int((ctx.facts.value("postgresql") or {}).get("max_connections"))
+        default = None
+        if current is None:
+            default = pg_default(ctx, "max_connections")
+            current = int(default.value)
+        unset = "" if default is None else f" (unset: {default.origin})"
         t = ctx.plan.tunables.get("postgresql.max_connections") if ctx.plan else None
         need = running_budget(ctx)[0] if ctx.plan is not None and ctx.plan.input.role == "server" else 0
         want = max(need, int(t.foretune.value) if t is not None and t.foretune.value else 0)
         if want > current:
             recommended: object = want
-            why = (f"max_connections {current} is below what the services in force may open ({need}, "
+            why = (f"max_connections {current}{unset} is below what the services in force may open ({need}, "
                    "see pg-max-connections-below-budget)")
         else:
             recommended = "find who holds the connections (pg_stat_activity): the budget fits"
-            why = (f"max_connections {current} covers the budget of the services in force ({need}): connections are held "
-                   "beyond it (idle sessions, leaks, external clients)")
+            why = (f"max_connections {current}{unset} covers the budget of the services in force ({need}): connections are "
+                   "held beyond it (idle sessions, leaks, external clients)")
         return self.failed(f"PostgreSQL refused connections {incidents.span(found[0])}: {incidents.quote(found[0])}; {why}",
                            current=current, recommended=recommended,
-                           evidence=(*incidents.evidence(found), *ctx.evidence("postgresql", about="max_connections")),
-                           fixes=t.fixes if t is not None and want > current else (), observed=True)
+                           evidence=(*incidents.evidence(found), *ctx.evidence("postgresql", about="max_connections"),
+                                     *(default.evidence(ctx) if default else ())),
+                           fixes=t.fixes if t is not None and want > current else (), observed=True,
+                           **({} if default is None else {"citations": default.citations(self)}))
 
 
 RULE = PgConnectionExhaustion()

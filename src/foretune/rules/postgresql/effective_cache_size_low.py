@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from foretune.knowledge import module_default, threshold
+from foretune.knowledge import threshold
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.postgresql._defaults import pg_default
 from foretune.rules.values import gib, pg_bytes
 
 
@@ -14,21 +15,25 @@ class EffectiveCacheSizeLow(PlanRule):
     severity = Severity.LOW
     roles = frozenset({"server"})
     needs = ("postgresql",)
-    citations = ("fi-tuning-profiles", "foretune-estimate", "pg-conf-defaults")
+    citations = ("fi-tuning-profiles", "foretune-estimate", "pg-conf-sample-90", "pg-release-94-defaults", "pg-conf-defaults")
     tunable = "postgresql.effective_cache_size"
 
     def check(self, ctx: Context) -> Outcome:
         raw = ctx.facts.value("postgresql").get("effective_cache_size")
-        default = module_default("postgresql", "effective_cache_size")
-        current = (pg_bytes(raw) if raw is not None else None) or pg_bytes(default) or 0
+        default = pg_default(ctx, "effective_cache_size") if raw is None else None
+        current = (pg_bytes(raw) if default is None else pg_bytes(default.value)) or 0
+        shown = gib(current) if default is None else default.shown
+        cites = {} if default is None else {"citations": default.citations(self)}
         t = self.recommendation(ctx)
         want = pg_bytes(t.foretune.value) or 0
         fraction = threshold("effective_cache_size_min_fraction")
         if current >= want * fraction:
-            return self.passed(f"effective_cache_size {raw or f'{default} (default)'}")
-        return self.failed(f"effective_cache_size {gib(current)} is under {fraction * 100:g} % of the recommended {t.foretune.value}: "
-                           "the planner avoids index scans that would be cached", current=raw or default,
-                           recommended=t.foretune.value, evidence=ctx.evidence("postgresql"), fixes=t.fixes)
+            return self.passed(f"effective_cache_size {raw if default is None else default.shown}", **cites)
+        return self.failed(f"effective_cache_size {shown} is under {fraction * 100:g} % of the recommended "
+                           f"{t.foretune.value}: the planner avoids index scans that would be cached",
+                           current=raw if default is None else default.value, recommended=t.foretune.value,
+                           evidence=(*ctx.evidence("postgresql"), *(default.evidence(ctx) if default else ())),
+                           fixes=t.fixes, **cites)
 
 
 RULE = EffectiveCacheSizeLow()

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from foretune.knowledge import module_default, threshold
+from foretune.knowledge import threshold
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.postgresql._defaults import pg_default
 from foretune.rules.values import gib, pg_bytes
 
 
@@ -14,7 +15,8 @@ class SharedBuffersOutOfRange(PlanRule):
     severity = Severity.MEDIUM
     roles = frozenset({"server"})
     needs = ("postgresql", "ram_bytes")
-    citations = ("gf-postgresql", "g62-postgresql", "pg-conf-defaults", "foretune-estimate")
+    citations = ("gf-postgresql", "g62-postgresql", "pg-docs-92-shared-buffers", "pg-release-93-shared-buffers", "pg-conf-defaults",
+                 "foretune-estimate")
     tunable = "postgresql.shared_buffers"
 
     def check(self, ctx: Context) -> Outcome:
@@ -23,7 +25,8 @@ class SharedBuffersOutOfRange(PlanRule):
         assert ctx.plan is not None
         current = pg_bytes(ctx.facts.value("postgresql").get("shared_buffers"))
         if current is None:
-            return self.skipped(f"shared_buffers not set (PostgreSQL default {module_default('postgresql', 'shared_buffers')})")
+            default = pg_default(ctx, "shared_buffers")
+            return self.skipped(f"shared_buffers not set: {default.value}, {default.origin}")
         ram = ctx.facts.value("ram_bytes")
         low, high, cite, wording = shared_buffers_range(ctx.plan.release, ram)
         t = self.recommendation(ctx)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from foretune.knowledge import module_default
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.postgresql._defaults import pg_default
 from foretune.rules.values import pg_bytes
 
 
@@ -14,19 +14,23 @@ class WorkMemLow(PlanRule):
     severity = Severity.LOW
     roles = frozenset({"server"})
     needs = ("postgresql",)
-    citations = ("gf-postgresql", "pg-conf-defaults")
+    citations = ("gf-postgresql", "pg-conf-sample-90", "pg-release-94-defaults", "pg-conf-defaults")
     tunable = "postgresql.work_mem"
 
     def check(self, ctx: Context) -> Outcome:
         raw = ctx.facts.value("postgresql").get("work_mem")
-        default = module_default("postgresql", "work_mem")
-        current = (pg_bytes(raw, unit_bytes=1024) if raw is not None else None) or pg_bytes(default) or 0
+        default = pg_default(ctx, "work_mem") if raw is None else None
+        current = pg_bytes(raw, unit_bytes=1024) if default is None else pg_bytes(default.value)
+        shown = raw if default is None else default.shown
+        cites = {} if default is None else {"citations": default.citations(self)}
         t = self.recommendation(ctx)
         want = pg_bytes(t.foretune.value) or 0
-        if current >= want:
-            return self.passed(f"work_mem {raw or f'{default} (default)'}")
-        return self.failed(f"work_mem {raw or f'{default} (default)'}: sorts and hashes of large Foreman queries spill to disk",
-                           current=raw or default, recommended=t.foretune.value, evidence=ctx.evidence("postgresql"), fixes=t.fixes)
+        if (current or 0) >= want:
+            return self.passed(f"work_mem {shown}", **cites)
+        return self.failed(f"work_mem {shown}: sorts and hashes of large Foreman queries spill to disk",
+                           current=raw if default is None else default.value, recommended=t.foretune.value,
+                           evidence=(*ctx.evidence("postgresql"), *(default.evidence(ctx) if default else ())),
+                           fixes=t.fixes, **cites)
 
 
 RULE = WorkMemLow()
