@@ -10,6 +10,9 @@ Prefixes understood (the message after them is the same Rails text):
 ``Completed`` tails of every Rails release are accepted (with or without ``Allocations``, Rails 7.2's
 ``(N queries, M cached) | GC:``); continuation lines (`` <id> | `` or `` | ``) count as understood.
 Only requests between ``Processing by`` and ``Completed`` are held in memory.
+
+Substrings are tested with ``find``, not ``in``: CPython's ``bytes.__contains__`` first tries its
+argument as an integer and raises (and clears) a TypeError for a bytes argument, on every line.
 """
 
 from __future__ import annotations
@@ -103,7 +106,7 @@ class ProductionLog(Analyzer):
                 n += 1
                 first = line[:1]
                 if first in (b" ", b"\t", b"|", b"-"):
-                    if b"onnection" in line and first != b"-":  # continuation of a multi-line message: exceptions live here
+                    if line.find(b"onnection") >= 0 and first != b"-":  # continuation of a multi-line message: exceptions live here
                         self._connection(line, line, self.last)
                     continue
                 if line[4:5] == b"-" and line[10:11] in (b"T", b" "):
@@ -123,8 +126,9 @@ class ProductionLog(Analyzer):
                         continue
                     tag = line[j + 2:i]
                     msg = line[i + 2:]
-                    if b"|" in tag:
-                        rid = tag.rsplit(b"|", 1)[1]
+                    bar = tag.rfind(b"|")
+                    if bar >= 0:
+                        rid = tag[bar + 1:]
                     else:
                         rid = b""
                         if msg[:1] == b"[" and msg[2:4] == b"] ":
@@ -171,7 +175,7 @@ class ProductionLog(Analyzer):
                         if t > self._prune_at:
                             self._prune(t)
                             self._prune_at = t + 60
-                elif b"onnection" in msg:
+                elif msg.find(b"onnection") >= 0:
                     self._connection(msg, line, t)
         finally:
             self.lines += n
