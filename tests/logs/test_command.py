@@ -69,6 +69,27 @@ def test_compare_two_sources_text() -> None:
     assert "production: requests" in out and "noise: only 2 requests on one side" in out
 
 
+def test_registration_flows_in_text_and_compare() -> None:
+    code, text, _ = run("logs", str(FIX / "production-registration.log"))
+    assert code == 0
+    # 5 creates: A, B (capsule), C followed to their UUIDs, D failed (500), E nothing after it
+    assert "registration flows: 3 of 5 consumer creates followed within 300 s (2 to the fact update); 1 failed, 1 without" in text
+    assert "whole flow" in text and "PUT /rhsm/consumers/:id (facts)" in text
+    code, out, err = run("logs", "--compare", str(FIX / "production-registration.log"), str(FIX / "production-rails6.log"),
+                         "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    jsonschema.validate(data, SCHEMA)
+    metrics = {m["metric"]: m for m in data["metrics"]}
+    assert (metrics["registration: flows"]["before"], metrics["registration: flows"]["after"]) == (3, 0)
+    # flow durations 36,500 / 39,500 / 41,400 ms before, none after; 3 flows are far below the 100 a comparison needs
+    assert metrics["registration: flow p95 (ms)"]["before"] == 41400.0 and metrics["registration: flow p95 (ms)"]["after"] is None
+    assert metrics["registration: flow p50 (ms)"]["note"] == "noise: only 0 flows on one side"
+    # logs without any registration on either side get no flow rows
+    code, out, _ = run("logs", "--compare", str(FIX / "production-rails7.log"), str(FIX / "production-legacy.log"), "--format", "json")
+    assert code == 0 and not [m for m in json.loads(out)["metrics"] if m["metric"].startswith("registration:")]
+
+
 def test_sosreport_tarball_logs_in_one_pass_and_as_fact(tmp_path: Path) -> None:
     archive = tmp_path / "sosreport-sat.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:

@@ -6,11 +6,13 @@ import gzip
 import lzma
 import math
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from foretune.logs.production import ProductionLog
 from foretune.logs.scan import LogFile, Options, from_paths, read_files
 from foretune.logs.sketch import RELATIVE_ERROR
 from foretune.logs.summary import build
@@ -49,6 +51,10 @@ def test_rails6_completed_lines_joined_by_request_id() -> None:
     assert actions["Katello::Api::Rhsm::CandlepinProxiesController#consumer_create"]["share"] == 63.9
     assert actions["Katello::Api::Rhsm::CandlepinProxiesController#consumer_create"]["db_ms"] == 900.5
     assert [a["action"] for a in p["registration"]] == ["Katello::Api::Rhsm::CandlepinProxiesController#consumer_create"]
+    # its POST /rhsm/consumers is followed by no request naming a consumer: a create without a flow
+    flows = p["registration_flows"]
+    assert (flows["creates"], flows["flows"], flows["creates_without_uuid"], flows["failed_creates"]) == (1, 0, 1, 0)
+    assert flows["duration"]["count"] == 0 and flows["calls_per_flow"] == {"compliance": None, "consumer_get": None}
     # overall: sorted 11, 30, 47, 5003, 9000 -> p50 is the 3rd value, p95/p99 the 5th
     assert close(p["latency"]["p50"], 47.0) and p["latency"]["p99"] == 9000.0
     # the garbage line and the binary junk line are counted, nothing else
@@ -59,6 +65,76 @@ def test_rails6_completed_lines_joined_by_request_id() -> None:
     assert kinds[("queue_at_capacity", "puma")]["first"] == "2024-06-09T20:49:00"
     pool = kinds[("db_pool_timeout", "foreman")]
     assert pool["count"] == 1 and "could not obtain a connection from the pool" in pool["line"]
+
+
+def test_registration_flows_joined_per_host() -> None:
+    p = report("production-registration.log")["production"][0]
+    assert p["not_understood"] == 0
+    f = p["registration_flows"]
+    # consumer creates (POST /rhsm/consumers): host A 10:00:05 and host B 10:00:06 through the capsule 10.0.0.50,
+    # host C 10:00:22 (10.0.0.7), D 10:01:02 (10.0.0.8, 500), E 10:02:00 (10.0.0.9, nothing follows)
+    assert (f["creates"], f["flows"], f["failed_creates"], f["creates_without_uuid"]) == (5, 3, 1, 1)
+    # fact updates (PUT /rhsm/consumers/<uuid>): A at 10:00:38 (33 s after its create), C at 10:00:55; B only uploads packages
+    assert f["with_facts"] == 2 and f["window_seconds"] == 300
+    # B's create (3000 ms) ends at 10:00:09, before A's (9000 ms, ends 10:00:14): B's UUID (first named at 10:00:09)
+    # and the POST /register of 10:00:11 belong to B, not to the older create of the same address.
+    # A: 10:00:01 script .. fact update 10:00:38 + 2500 ms = 39,500 ms; B: 10:00:02 .. packages 10:00:43 + 400 ms = 41,400 ms;
+    # C: 10:00:20 .. fact update 10:00:55 + 1500 ms = 36,500 ms. The existing host eeeeeeee-... (first seen 10:00:00 from
+    # the capsule), ffffffff-... (10.0.0.99, no create there) and C's check-in at 10:10:30 (beyond 300 s) join nothing.
+    d = f["duration"]
+    assert (d["count"], d["min"], d["max"], d["sum"]) == (3, 36500.0, 41400.0, 117400.0)
+    assert close(d["p50"], 39500.0) and d["p95"] == 41400.0
+    steps = f["steps"]
+    # scripts 150, 250, 100 ms; creates 9000, 3000, 4000; host records 1200, 800, 600; fact updates 2500, 1500
+    assert (steps["script"]["count"], steps["script"]["max"], steps["script"]["sum"]) == (3, 250.0, 500.0)
+    assert close(steps["script"]["p50"], 150.0)
+    assert (steps["create"]["count"], steps["create"]["max"]) == (3, 9000.0) and close(steps["create"]["p50"], 4000.0)
+    assert (steps["host"]["count"], steps["host"]["sum"]) == (3, 2600.0) and close(steps["host"]["p50"], 800.0)
+    assert (steps["facts"]["count"], steps["facts"]["max"]) == (2, 2500.0) and close(steps["facts"]["p50"], 1500.0)
+    # compliance: A 2, B 1, C 1 -> 4 / 3; GET /rhsm/consumers/<uuid>: one each
+    assert f["calls_per_flow"] == {"compliance": 1.33, "consumer_get": 1.0} and f["dropped_events"] == 0
+    # the per-action rows still list each step; with activation keys the create is #consumer_activate (4 of the 5)
+    rows = {a["action"].rsplit("#", 1)[1]: a["count"] for a in p["registration"]}
+    assert rows["consumer_activate"] == 4 and rows["consumer_create"] == 1 and rows["global"] == 4 and rows["host"] == 3
+
+
+def test_registration_flow_in_journald_short_output(tmp_path: Path) -> None:
+    # journald's short output has no request id: requests are told apart by the Puma worker's PID
+    log = tmp_path / "production.log"
+    lines = [
+        ("10:00:01", 1001, 'Started GET "/register?activation_keys=ak" for 10.0.0.7 at 2025-06-10 10:00:01 +0000'),
+        ("10:00:01", 1001, "Processing by Api::V2::RegistrationController#global as HTML"),
+        ("10:00:01", 1001, "Completed 200 OK in 300ms (Views: 1.0ms | ActiveRecord: 1.0ms | Allocations: 10)"),
+        ("10:00:05", 1002, 'Started POST "/rhsm/consumers?owner=ACME" for 10.0.0.7 at 2025-06-10 10:00:05 +0000'),
+        ("10:00:05", 1002, "Processing by Katello::Api::Rhsm::CandlepinProxiesController#consumer_activate as JSON"),
+        ("10:00:05", 1001, 'Started GET "/api/v2/hosts" for 10.0.0.1 at 2025-06-10 10:00:05 +0000'),
+        ("10:00:05", 1001, "Processing by Api::V2::HostsController#index as JSON"),
+        ("10:00:06", 1001, "Completed 200 OK in 900ms (Views: 1.0ms | ActiveRecord: 1.0ms | Allocations: 10)"),
+        ("10:00:09", 1002, "Completed 200 OK in 4000ms (Views: 1.0ms | ActiveRecord: 1.0ms | Allocations: 10)"),
+        ("10:00:09", 1001, 'Started GET "/rhsm/consumers/0b5a3f2c-1d2e-4f60-8a7b-9c0d1e2f3a4b" for 10.0.0.7 at 2025-06-10 10:00:09 +0000'),
+        ("10:00:09", 1001, "Processing by Katello::Api::Rhsm::CandlepinProxiesController#consumer_show as JSON"),
+        ("10:00:09", 1001, "Completed 200 OK in 50ms (Views: 1.0ms | ActiveRecord: 1.0ms | Allocations: 10)"),
+        ("10:00:38", 1003, 'Started PUT "/rhsm/consumers/0b5a3f2c-1d2e-4f60-8a7b-9c0d1e2f3a4b" for 10.0.0.7 at 2025-06-10 10:00:38 +0000'),
+        ("10:00:38", 1003, "Processing by Katello::Api::Rhsm::CandlepinProxiesController#facts as JSON"),
+        ("10:00:40", 1003, "Completed 200 OK in 2000ms (Views: 1.0ms | ActiveRecord: 1.0ms | Allocations: 10)"),
+    ]
+    log.write_text("".join(f"Jun 10 {t} sat.example.com foreman[{pid}]: {msg}\n" for t, pid, msg in lines))
+    p = build(read_files(from_paths([str(log)], []), Options(ended=(2025, 6)), jobs=1), source="t", capacity=None,
+              capacity_from=None)["production"][0]
+    assert p["journald"] and p["not_understood"] == 0
+    f = p["registration_flows"]
+    assert (f["creates"], f["flows"], f["with_facts"]) == (1, 1, 1)
+    # 10:00:01 (script) .. 10:00:38 + 2000 ms (fact update) = 39,000 ms
+    assert f["duration"]["max"] == 39000.0 and f["steps"]["create"]["max"] == 4000.0
+
+
+def test_legacy_lines_without_request_id_have_no_flows(tmp_path: Path) -> None:
+    log = tmp_path / "production.log"
+    log.write_text('2015-11-13 07:09:20 [I] Started POST "/rhsm/consumers?owner=ACME" for 10.0.0.7 at 2015-11-13 07:09:20 +0000\n'
+                   "2015-11-13 07:09:20 [I] Processing by Katello::Api::Rhsm::CandlepinProxiesController#consumer_create as JSON\n"
+                   "2015-11-13 07:09:22 [I] Completed 200 OK in 2000ms (Views: 0.5ms | ActiveRecord: 6.6ms)\n")
+    p = build(read_files(from_paths([str(log)], []), Options(), jobs=1), source="t", capacity=None, capacity_from=None)["production"][0]
+    assert p["requests"] == 1 and p["registration_flows"]["creates"] == 0
 
 
 def test_rails7_tail_and_legacy_prefixes() -> None:
@@ -203,6 +279,57 @@ def test_byte_ranges_in_two_processes_equal_one_pass(tmp_path: Path, monkeypatch
     assert two["requests"] == one["requests"] == 1500
     assert two["concurrency"] == one["concurrency"] and two["per_minute"] == one["per_minute"]
     assert {a["action"]: a["count"] for a in two["actions"]} == {a["action"]: a["count"] for a in one["actions"]}
+    assert two["registration_flows"] == one["registration_flows"]
+
+
+def registrations(count: int) -> bytes:
+    """``count`` registrations, one every 3 s from 7 addresses in turn (so overlapping ones share an address).
+
+    Each: script 200 ms; create 2 s later lasting 2 to 6 s; when it ends a GET of the consumer, a second later its
+    compliance, another second later the host record; the fact update 33 s after the create; a check-in 10 minutes later.
+    """
+    out: list[tuple[int, int, str]] = []
+    for i in range(count):
+        ip, uuid, t0 = f"10.1.0.{i % 7}", f"{i:08x}-0000-4000-8000-000000000000", 1_718_013_600 + 3 * i
+        create_ms = 2000 + 1000 * (i % 5)
+        done = t0 + 2 + create_ms // 1000
+        steps = [(t0, 200, "GET", "/register?activation_keys=ak", "Api::V2::RegistrationController#global"),
+                 (t0 + 2, create_ms, "POST", "/rhsm/consumers?owner=ACME", "Katello::Api::Rhsm::CandlepinProxiesController#consumer_activate"),
+                 (done, 40, "GET", f"/rhsm/consumers/{uuid}", "Katello::Api::Rhsm::CandlepinProxiesController#consumer_show"),
+                 (done + 1, 60, "GET", f"/rhsm/consumers/{uuid}/compliance", "Katello::Api::Rhsm::CandlepinProxiesController#get"),
+                 (done + 2, 700, "POST", "/register", "Api::V2::RegistrationController#host"),
+                 (t0 + 35, 1500, "PUT", f"/rhsm/consumers/{uuid}", "Katello::Api::Rhsm::CandlepinProxiesController#facts"),
+                 (t0 + 600, 30, "GET", f"/rhsm/consumers/{uuid}/certificates/serials", "Katello::Api::Rhsm::CandlepinProxiesController#serials")]
+        for k, (t, ms, verb, path, action) in enumerate(steps):
+            rid = f"{i:05x}{k:03x}"
+            out.append((t, 0, f'[I|app|{rid}] Started {verb} "{path}" for {ip} at x'))
+            out.append((t, 1, f"[I|app|{rid}] Processing by {action} as JSON"))
+            out.append((t + ms // 1000, 2, f"[I|app|{rid}] Completed 200 OK in {ms}ms (Views: 1.0ms | ActiveRecord: 1.0ms)"))
+    return "".join(f"{time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(t))} {text}\n" for t, _, text in sorted(out)).encode()
+
+
+def test_registration_flows_in_byte_ranges_equal_one_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from foretune.logs import scan as scan_module
+
+    big = tmp_path / "production.log"
+    big.write_bytes(registrations(300))
+    # ranges of 2000 bytes (about 20 lines) cut between many Started, Processing and Completed lines of one request
+    monkeypatch.setattr(scan_module, "CHUNK_BYTES", 2000)
+    monkeypatch.setattr(scan_module, "PARALLEL_BYTES", 1000)
+    files = [LogFile("production.log", str(big), "production", big.stat().st_size)]
+    scans = read_files(files, Options(), jobs=1), read_files(files, Options(), jobs=2)
+    one, two = (build(s, source="t", capacity=None, capacity_from=None)["production"][0] for s in scans)
+    assert one["requests"] == two["requests"] == 7 * 300
+    # the same events (start, line number, step, address, consumer, duration, status), check-ins left out by both
+    merged = [next(iter(s.merged().values())) for s in scans]
+    events = [sorted(a.reg_events) for a in merged if isinstance(a, ProductionLog)]
+    assert len(events[0]) == 6 * 300 and events[1] == events[0]
+    f = one["registration_flows"]
+    assert (f["creates"], f["flows"], f["with_facts"], f["creates_without_uuid"]) == (300, 300, 300, 0)
+    # every flow: script start .. fact update 35 s later + 1500 ms
+    assert f["duration"]["min"] == f["duration"]["max"] == 36500.0
+    assert f["calls_per_flow"] == {"compliance": 1.0, "consumer_get": 1.0}
+    assert two["registration_flows"] == f
 
 
 def test_sketch_quantiles_against_a_sorted_reference() -> None:

@@ -25,8 +25,8 @@ def _window(text: str) -> tuple[str | None, str | None]:
 def build_parser(prog: str) -> argparse.ArgumentParser:
     parser = new_parser(prog, "Read the server's own logs — Foreman production.log, Apache access/error, PostgreSQL, "
                         "Candlepin, system logs and the task exports of a sosreport — and report latency per endpoint, "
-                        "HTTP 503 bursts, connection and memory exhaustion, concurrency against the Puma capacity and "
-                        "task durations. Rotated .gz/.xz/-YYYYMMDD files are joined in time order. --compare sets two "
+                        "HTTP 503 bursts, connection and memory exhaustion, concurrency against the Puma capacity, "
+                        "registration flows per host and task durations. Rotated .gz/.xz/-YYYYMMDD files are joined in time order. --compare sets two "
                         "sources (or two --window ranges of one) side by side. Exit 0, or 2 for usage or input errors.",
                         "foretune logs sosreport-sat.example.com-2026-11-20.tar.xz --since 2026-11-19 --format html --output logs.html")
     parser.add_argument("sources", nargs="*", metavar="SOURCE",

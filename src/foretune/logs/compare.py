@@ -1,7 +1,8 @@
 """Two logs reports side by side: each metric before, after, the change, and whether it is within noise.
 
 A latency change is flagged as noise when either side has fewer than ``logs_compare_min_requests``
-requests, or when it is smaller than ``logs_compare_noise_fraction`` of the before value.
+requests (registration flows, for flow latency), or when it is smaller than ``logs_compare_noise_fraction``
+of the before value.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     fraction = float(threshold("logs_compare_noise_fraction"))
     metrics: list[dict[str, Any]] = []
 
-    def add(metric: str, b: Any, a: Any, *, samples: tuple[Any, Any] | None = None, lower_is_better: bool | None = True) -> None:
+    def add(metric: str, b: Any, a: Any, *, samples: tuple[Any, Any] | None = None, lower_is_better: bool | None = True,
+            what: str = "requests") -> None:
         if b is None and a is None:
             return
         change = None
@@ -51,7 +53,7 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
         if samples is not None:
             few = min(samples[0] or 0, samples[1] or 0)
             if few < min_requests:
-                note = f"noise: only {few} requests on one side"
+                note = f"noise: only {few} {what} on one side"
         metrics.append({"metric": metric, "before": b, "after": a, "change": change, "note": note.strip(),
                         "noise": note.startswith(("noise", "within noise"))})
 
@@ -70,6 +72,15 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
         _first(after, "production", lambda s: s["concurrency"]["peak"]))
     add("production: minutes at Puma capacity", _first(before, "production", lambda s: s["concurrency"]["minutes_at_capacity"]),
         _first(after, "production", lambda s: s["concurrency"]["minutes_at_capacity"]))
+    flows = (_sum(before, "production", lambda s: s["registration_flows"]["flows"]),
+             _sum(after, "production", lambda s: s["registration_flows"]["flows"]))
+    if any(flows):  # logs with registrations on either side
+        add("registration: flows", *flows, lower_is_better=None)
+        for q in ("p50", "p95"):
+            def flow_q(s: dict[str, Any], q: str = q) -> Any:
+                return s["registration_flows"]["duration"][q]
+            add(f"registration: flow {q} (ms)", _first(before, "production", flow_q), _first(after, "production", flow_q),
+                samples=flows, what="flows")
     actions_b = {a["action"]: a for s in before["production"] for a in s["actions"]}
     actions_a = {a["action"]: a for s in after["production"] for a in s["actions"]}
     for name in [a for a in actions_b if a in actions_a][:10]:

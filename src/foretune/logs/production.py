@@ -10,6 +10,12 @@ Prefixes understood (the message after them is the same Rails text):
 ``Completed`` tails of every Rails release are accepted (with or without ``Allocations``, Rails 7.2's
 ``(N queries, M cached) | GC:``); continuation lines (`` <id> | `` or `` | ``) count as understood.
 Only requests between ``Processing by`` and ``Completed`` are held in memory.
+
+Registration requests (``Started`` lines of ``/register`` and ``/rhsm/consumers...``, with a request
+id) are also kept as compact events and joined into per-host flows by :mod:`foretune.logs.flows`.
+
+Substrings are tested with ``find``, not ``in``: CPython's ``bytes.__contains__`` first tries its
+argument as an integer and raises (and clears) a TypeError for a bytes argument, on every line.
 """
 
 from __future__ import annotations
@@ -18,7 +24,9 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from foretune.logs import flows
 from foretune.logs.base import Analyzer
+from foretune.logs.flows import step_of
 from foretune.logs.sketch import Sketch
 from foretune.logs.timeutil import MONTHS_B, epoch, iso, year_of
 
@@ -29,13 +37,22 @@ REGISTRATION = (
     "Api::V2::RegistrationController#global",
     "Api::V2::RegistrationController#host",
     "Katello::Api::Rhsm::CandlepinProxiesController#consumer_create",
+    "Katello::Api::Rhsm::CandlepinProxiesController#consumer_activate",  # POST /rhsm/consumers with activation keys
     "Katello::Api::Rhsm::CandlepinProxiesController#consumer_show",
     "Katello::Api::Rhsm::CandlepinProxiesController#facts",
     "Katello::Api::Rhsm::CandlepinProxiesController#upload_package_profile",
     "Katello::Api::Rhsm::CandlepinProxiesController#upload_profiles",
+    "Katello::Api::Rhsm::CandlepinDynflowProxyController#upload_package_profile",  # Katello >= 3.10
+    "Katello::Api::Rhsm::CandlepinDynflowProxyController#upload_profiles",
     "Katello::Api::Rhsm::CandlepinProxiesController#server_status",
     "Katello::Api::Rhsm::CandlepinProxiesController#get",
 )
+# Started lines of registration steps (check-ins of registered consumers are GET/PUT /rhsm/consumers/<uuid>...)
+REG_STARTED = (b'Started GET "/rhsm/consumers/', b'Started PUT "/rhsm/consumers/', b'Started POST "/rhsm/consumers',
+               b'Started GET "/register', b'Started POST "/register', b'Started DELETE "/rhsm/consumers/')
+MAX_REG_EVENTS = 200_000  # registration events kept for flows; beyond this they are counted as dropped
+MAX_CONSUMERS = 200_000  # consumer UUIDs remembered (first request of each) to leave out later check-ins
+REG_EARLY_SECONDS = 60  # a Processing line this soon after an input's start may belong to a Started line of the input before
 POOL_TIMEOUT = (b"ConnectionTimeoutError", b"could not obtain a connection from the pool")
 PG_EXHAUSTED = (b"remaining connection slots are reserved", b"too many clients already")
 
@@ -83,6 +100,17 @@ class ProductionLog(Analyzer):
         self.journald = False
         self.minute_lines: dict[int, bytes] = {}  # first Completed line of each minute (evidence for saturation)
         self._minutes: dict[bytes, int] = {}
+        # registration flows: Started lines of registration requests waiting for Completed, rid -> (t, line number, kind, ip, uuid)
+        self.flow_window = int(threshold("logs_registration_flow_window_seconds"))
+        self.reg_started: dict[bytes, flows.Started] = {}
+        self.reg_events: list[flows.Event] = []  # (Started, duration ms, status)
+        self.reg_dropped = 0
+        self.consumers: dict[bytes, int] = {}  # consumer UUID -> time of its first request in this input
+        # Completed lines whose Processing line is early in this input but whose Started line is not: the Started
+        # line may be at the end of the input before (byte ranges); resolved in merge_more
+        self.reg_unmatched: list[tuple[bytes, float, str]] = []
+        self._early_until = -1  # Processing lines up to this time may follow a Started line of the input before
+        self.reg_early: set[bytes] = set()  # their request ids, until Completed
 
     # --- parsing ----------------------------------------------------------------------------
     def _minute(self, key: bytes) -> int:
@@ -97,13 +125,19 @@ class ProductionLog(Analyzer):
         check_window = not window.open
         prev_t = -1
         open_requests = self.open
+        # registration flows: line numbers order events of the same second; check-ins are left out at once
+        offset = self.lines
+        consumers = self.consumers
+        flow_window = self.flow_window
+        early = self.reg_early
+        early_until = self._early_until
         n = 0
         try:
             for line in lines:
                 n += 1
                 first = line[:1]
                 if first in (b" ", b"\t", b"|", b"-"):
-                    if b"onnection" in line and first != b"-":  # continuation of a multi-line message: exceptions live here
+                    if line.find(b"onnection") >= 0 and first != b"-":  # continuation of a multi-line message: exceptions live here
                         self._connection(line, line, self.last)
                     continue
                 if line[4:5] == b"-" and line[10:11] in (b"T", b" "):
@@ -123,8 +157,9 @@ class ProductionLog(Analyzer):
                         continue
                     tag = line[j + 2:i]
                     msg = line[i + 2:]
-                    if b"|" in tag:
-                        rid = tag.rsplit(b"|", 1)[1]
+                    bar = tag.rfind(b"|")
+                    if bar >= 0:
+                        rid = tag[bar + 1:]
                     else:
                         rid = b""
                         if msg[:1] == b"[" and msg[2:4] == b"] ":
@@ -152,6 +187,8 @@ class ProductionLog(Analyzer):
                 if t != prev_t:
                     self._time(t)
                     prev_t = t
+                    if early_until < 0:
+                        early_until = self._early_until = t + REG_EARLY_SECONDS
                 head = msg[:4]
                 if head == b"Comp":
                     if msg.startswith(b"Completed "):
@@ -161,6 +198,8 @@ class ProductionLog(Analyzer):
                         end = msg.find(b" ", 14)
                         action = msg[14:end if end > 0 else None].strip().decode("utf-8", "replace")
                         open_requests[rid] = (action, t)
+                        if t <= early_until and rid:
+                            early.add(rid)
                         self.level += 1
                         minute = t - t % 60
                         if self.level > self.peaks.get(minute, -MAX_OPEN):
@@ -171,10 +210,45 @@ class ProductionLog(Analyzer):
                         if t > self._prune_at:
                             self._prune(t)
                             self._prune_at = t + 60
-                elif b"onnection" in msg:
+                elif head == b"Star":
+                    # b'Started POST "/rhsm/consumers?owner=X" for 10.0.0.5 at ...'
+                    if rid and msg.startswith(REG_STARTED):
+                        if msg[12] == 34 and msg[28:29] == b"/":  # GET or PUT "/rhsm/consumers/<uuid>: most are check-ins
+                            seen = consumers.get(msg[29:65])
+                            if seen is not None and t - seen > flow_window:
+                                continue
+                        self._reg_start(rid, t, msg, offset + n)
+                elif msg.find(b"onnection") >= 0:
                     self._connection(msg, line, t)
         finally:
             self.lines += n
+
+    def _reg_start(self, rid: bytes, t: int, msg: bytes, number: int) -> None:
+        """Remember the Started line of a registration step (``number``: its line number)."""
+        q = msg.find(b'"', 11)
+        e = msg.find(b'"', q + 1)
+        if q < 0 or e < 0:
+            return
+        kind, uuid = step_of(msg[8:q - 1], msg[q + 1:e])
+        if kind < 0:
+            return
+        if uuid:
+            first = self.consumers.get(uuid)
+            if first is None:
+                if len(self.consumers) < MAX_CONSUMERS:
+                    self.consumers[uuid] = t
+            elif t - first > self.flow_window:
+                return  # a later request of a consumer (check-in): part of no registration flow
+        a = e + 6  # b'" for 10.0.0.5 at'
+        b = msg.find(b" ", a)
+        ip = msg[a:b] if msg.startswith(b" for ", e + 1) and b > a else b""
+        self.reg_started[rid] = (t, number, kind, ip, uuid)
+
+    def _reg_event(self, started: flows.Started, duration: float, status: str) -> None:
+        if len(self.reg_events) < MAX_REG_EVENTS:
+            self.reg_events.append((started, duration, status))
+        else:
+            self.reg_dropped += 1
 
     def _connection(self, msg: bytes, line: bytes, t: int | None) -> None:
         if any(p in msg for p in POOL_TIMEOUT):
@@ -208,6 +282,15 @@ class ProductionLog(Analyzer):
             except ValueError:
                 db = 0.0
         opened = self.open.pop(rid, None)
+        reg = self.reg_started
+        started = reg.pop(rid, None) if reg else None
+        early = self.reg_early
+        if early and rid in early:  # Processing early in this input: its Started line may be in the one before
+            early.discard(rid)
+            if started is None and opened is not None and len(self.reg_unmatched) < MAX_ORPHANS:
+                self.reg_unmatched.append((rid, duration, status))
+        if started is not None:
+            self._reg_event(started, duration, status)
         if opened is None:
             if len(self.orphans) < MAX_ORPHANS:
                 self.orphans.append((rid, duration, status, db, t))
@@ -243,6 +326,8 @@ class ProductionLog(Analyzer):
             del self.open[rid]
         self.dropped += len(old)
         self._gone(len(old))
+        for rid in [rid for rid, started in self.reg_started.items() if started[0] < now - self.stale]:
+            del self.reg_started[rid]
 
     def _syslog(self, line: bytes) -> tuple[int, bytes, bytes] | None:
         # b"Jun 23 18:31:46 host foreman[68464]: Completed ..."
@@ -287,8 +372,12 @@ class ProductionLog(Analyzer):
         for src, dst in ((other.per_minute, self.per_minute), (other.errors_per_minute, self.errors_per_minute)):
             for k, v in src.items():
                 dst[k] = dst.get(k, 0) + v
+        self._merge_flows(other)
         # completions in ``other`` whose Processing line is in this (earlier) input
         for rid, duration, status, db, t in other.orphans:
+            started = self.reg_started.pop(rid, None)
+            if started is not None:
+                self._reg_event(started, duration, status)
             opened = self.open.pop(rid, None)
             if opened is not None:
                 self._record(opened[0], duration, status, db, t)
@@ -297,15 +386,49 @@ class ProductionLog(Analyzer):
             else:
                 self._record(UNKNOWN_ACTION, duration, status, db, t)
         self.open.update(other.open)
+        self._carry_flows(other)
         for m, text in other.minute_lines.items():
             self.minute_lines.setdefault(m, text)
         self.dropped += other.dropped
         self.journald = self.journald or other.journald
 
+    def _merge_flows(self, other: ProductionLog) -> None:
+        """Registration state of ``other`` (the input after this one): line numbers shifted, later check-ins left out."""
+        shift = self.lines - other.lines  # Analyzer.merge has already added other's lines
+        for (t, number, kind, ip, uuid), duration, status in other.reg_events:
+            if not self._checkin(uuid, t):
+                self._reg_event((t, number + shift, kind, ip, uuid), duration, status)
+        self.reg_dropped += other.reg_dropped
+        # Completed lines of ``other`` whose Started line is in this input
+        for rid, duration, status in other.reg_unmatched:
+            started = self.reg_started.pop(rid, None)
+            if started is not None:
+                self._reg_event(started, duration, status)
+
+    def _checkin(self, uuid: bytes, t: int) -> bool:
+        """Whether a request of consumer ``uuid`` at ``t`` comes too long after its first one to be part of a registration."""
+        if not uuid:
+            return False
+        first = self.consumers.get(uuid)
+        return first is not None and t - first > self.flow_window
+
+    def _carry_flows(self, other: ProductionLog) -> None:
+        """Registration requests still open at the end of ``other``, and the consumers it saw first."""
+        shift = self.lines - other.lines
+        for rid, s in other.reg_started.items():
+            if not self._checkin(s[4], s[0]):
+                self.reg_started[rid] = (s[0], s[1] + shift, s[2], s[3], s[4])
+        known = self.consumers
+        for uuid, t in other.consumers.items():
+            if uuid not in known and len(known) < MAX_CONSUMERS:
+                known[uuid] = t
+
     def finish(self) -> None:
         for _rid, duration, status, db, t in self.orphans:
             self._record(UNKNOWN_ACTION, duration, status, db, t)
         self.orphans = []
+        self.reg_unmatched = []
+        self.reg_early = set()
 
     # --- results ----------------------------------------------------------------------------
     def concurrency(self) -> dict[int, int]:
@@ -336,6 +459,7 @@ class ProductionLog(Analyzer):
         return {**self.common(), "journald": self.journald, "requests": overall.count, "latency": overall.summary(),
                 "status": dict(sorted(status.items())), "actions": rows[:top], "actions_total": len(rows),
                 "registration": registration,
+                "registration_flows": flows.summary(self.reg_events, self.flow_window, self.reg_dropped),
                 "per_minute": [[iso(m), n, self.errors_per_minute.get(m, 0), peak.get(m, 0)] for m, n in sorted(self.per_minute.items())],
                 "concurrency": {"peak": max(peak.values(), default=0), "capacity": capacity,
                                 "minutes_at_capacity": len(at_capacity),

@@ -160,6 +160,27 @@ def _production(out: Out, s: dict[str, Any]) -> None:
         out.say("registration steps:")
         out.table(["action", "count", "p50 ms", "p95 ms", "p99 ms", "max ms"],
                   [[a["action"].rsplit("::", 1)[-1], a["count"], a["p50"], a["p95"], a["p99"], a["max"]] for a in s["registration"]])
+    _flows(out, s["registration_flows"])
+
+
+def _flows(out: Out, f: dict[str, Any]) -> None:
+    """The registration flows: how many creates were followed, then whole-flow and per-step latency."""
+    if not f["creates"]:
+        return
+    calls = f["calls_per_flow"]
+    out.say(f"registration flows: {num(f['flows'])} of {plural(f['creates'], 'consumer create')} followed within "
+            f"{num(f['window_seconds'])} s ({num(f['with_facts'])} to the fact update); {num(f['failed_creates'])} failed, "
+            f"{num(f['creates_without_uuid'])} without a follow-up"
+            + (f"; per flow {num(calls['compliance'])} compliance and {num(calls['consumer_get'])} consumer GET calls"
+               if f["flows"] else ""))
+    names = {"script": "GET /register (script)", "create": "POST /rhsm/consumers", "host": "POST /register (host)",
+             "facts": "PUT /rhsm/consumers/:id (facts)"}
+    d = f["duration"]
+    rows = [[names[k], v["count"], v["p50"], v["p95"], v["p99"], v["max"]] for k, v in f["steps"].items() if v["count"]]
+    out.table(["flow (first step start .. last step end)", "count", "p50 ms", "p95 ms", "p99 ms", "max ms"],
+              [["whole flow", d["count"], d["p50"], d["p95"], d["p99"], d["max"]], *rows] if d["count"] else [])
+    if f["dropped_events"]:
+        out.say(f"{plural(f['dropped_events'], 'registration request')} beyond the memory cap not joined")
 
 
 def _access(out: Out, s: dict[str, Any], runs: list[dict[str, Any]]) -> None:
