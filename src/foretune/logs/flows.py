@@ -23,7 +23,6 @@ plus the exact ``Completed`` durations.
 
 from __future__ import annotations
 
-from collections import deque
 from operator import itemgetter
 from typing import Any
 
@@ -115,31 +114,31 @@ def _create_end(f: Flow) -> int:
     return _end(f.create)
 
 
-def _take(queue: deque[Any] | None, now: int, window: int, start: Any, ready: Any) -> Any:
-    """The oldest item of ``queue`` that is ``ready`` at ``now``; items started over ``window`` s before leave."""
+def _take(queues: dict[bytes, list[Any]], ip: bytes, now: int, window: int, start: Any, ready: Any) -> Any:
+    """The oldest item queued for ``ip`` that is ``ready`` at ``now``; items started over ``window`` s before leave.
+
+    A queue left empty is dropped: most addresses register one host, and a queue kept for each would
+    hold memory for every address in the log.
+    """
+    queue = queues.get(ip)
     if not queue:
         return None
-    while queue and start(queue[0]) < now - window:
-        queue.popleft()
-    for i, item in enumerate(queue):
-        if ready(item) <= now:
-            del queue[i]
-            return item
-    return None
-
-
-def _queue(queues: dict[bytes, deque[Any]], ip: bytes) -> deque[Any]:
-    q = queues.get(ip)
-    if q is None:
-        q = queues[ip] = deque()
-    return q
+    expired = 0
+    while expired < len(queue) and start(queue[expired]) < now - window:
+        expired += 1
+    del queue[:expired]
+    found = next((i for i, item in enumerate(queue) if ready(item) <= now), None)
+    item = queue.pop(found) if found is not None else None
+    if not queue:
+        del queues[ip]
+    return item
 
 
 def join(events: list[Event], window: int) -> list[Flow]:
     """One flow per consumer create, its other steps joined (see the module docstring)."""
-    scripts: dict[bytes, deque[Event]] = {}
-    need_uuid: dict[bytes, deque[Flow]] = {}
-    need_host: dict[bytes, deque[Flow]] = {}
+    scripts: dict[bytes, list[Event]] = {}
+    need_uuid: dict[bytes, list[Flow]] = {}
+    need_host: dict[bytes, list[Flow]] = {}
     by_uuid: dict[bytes, Flow] = {}
     seen: set[bytes] = set()
     out: list[Flow] = []
@@ -147,16 +146,16 @@ def join(events: list[Event], window: int) -> list[Flow]:
     for e in sorted(events, key=itemgetter(0)):  # by start second, then line number
         t, _, kind, ip, uuid = e[0]
         if kind == SCRIPT:
-            _queue(scripts, ip).append(e)
+            scripts.setdefault(ip, []).append(e)
         elif kind == CREATE:
             new = Flow(e)
-            new.script = _take(scripts.get(ip), t, window, _start, _end)
+            new.script = _take(scripts, ip, t, window, _start, _end)
             out.append(new)
-            _queue(need_host, ip).append(new)
+            need_host.setdefault(ip, []).append(new)
             if not failed(e):
-                _queue(need_uuid, ip).append(new)
+                need_uuid.setdefault(ip, []).append(new)
         elif kind == HOST:
-            flow = _take(need_host.get(ip), t, window, _create_start, _create_end)
+            flow = _take(need_host, ip, t, window, _create_start, _create_end)
             if flow is not None:
                 flow.host = e
         else:
@@ -168,7 +167,7 @@ def join(events: list[Event], window: int) -> list[Flow]:
             if uuid in seen:
                 continue
             seen.add(uuid)
-            flow = _take(need_uuid.get(ip), t, window, _create_start, _create_end)
+            flow = _take(need_uuid, ip, t, window, _create_start, _create_end)
             if flow is not None:
                 flow.uuid = uuid
                 by_uuid[uuid] = flow
