@@ -1,7 +1,9 @@
 """Write realistic, large Foreman production.log and Apache access logs for the log benchmark.
 
 production.log: Started / Processing / Parameters / Completed lines of interleaved requests (8-char
-request ids, Rails 6 tails, log-normal durations per action, a few 500s, some multi-line errors).
+request ids, Rails 6 tails, log-normal durations per action, a few 500s, some multi-line errors);
+every consumer create is a registration from one address (its script just before it, then the new
+consumer's requests and its fact update 33 s later), beside check-ins of 5,000 registered hosts.
 Apache access log: combined format with RHSM, dnf, puppet and hammer clients, UUID paths, mostly
 200/304, and 503 bursts during registration storms.
 
@@ -12,6 +14,7 @@ Apache access log: combined format with RHSM, dnf, puppet and hammer clients, UU
 from __future__ import annotations
 
 import argparse
+import heapq
 import random
 import time
 import uuid
@@ -36,11 +39,18 @@ AGENTS = ('RHSM/1.0 (cmd=rhsmcertd-worker) subscription-manager/1.28.29-3.el8', 
           'Puppet/7.24.0 Ruby/2.7.8-p225 (x86_64-linux)', 'rest-client/2.1.0 (linux x86_64) ruby/2.7.8p225', 'RHSM/1.0 (cmd=subscription-manager) subscription-manager/1.28.29-3.el8')
 
 
+SCRIPT, CREATE, SHOW, FACTS, PACKAGES = (ACTIONS[5], ACTIONS[2], ACTIONS[0], ACTIONS[3], ACTIONS[4])
+
+
 def production(out: Path, size: int, rng: random.Random) -> int:
-    uuids = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(5000)]
+    uuids = [str(uuid.UUID(int=rng.getrandbits(128))) for _ in range(5000)]  # registered hosts checking in
     t = 1_700_000_000
     written = lines = 0
     open_requests: list[tuple[bytes, str, float, int]] = []
+    # a registration from one address: script, consumer create, then the new consumer's requests (the
+    # fact update about 33 s after the create, as Katello does); (due second, order, action, address, uuid)
+    due: list[tuple[int, int, tuple[str, str, str, int], str, str]] = []
+    order = 0
     with out.open("wb", buffering=1 << 20) as handle:
         buf: list[bytes] = []
         while written < size:
@@ -48,14 +58,29 @@ def production(out: Path, size: int, rng: random.Random) -> int:
                 now = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t))
                 # about 4 to 24 requests in flight, as on a busy server (the level stays bounded)
                 if len(open_requests) < 4 or (len(open_requests) < 24 and rng.random() < 0.5):
-                    action, verb, path, median = rng.choices(ACTIONS, WEIGHTS)[0]
+                    if due and due[0][0] <= t:
+                        _, _, chosen, ip, consumer = heapq.heappop(due)
+                    else:
+                        chosen = rng.choices(ACTIONS, WEIGHTS)[0]
+                        ip, consumer = f"10.{rng.randrange(256)}.{rng.randrange(256)}.{rng.randrange(256)}", rng.choice(uuids)
+                    action, verb, path, median = chosen
+                    ms = rng.lognormvariate(0, 0.8) * median
+                    if chosen is SCRIPT:
+                        order += 1
+                        heapq.heappush(due, (t + 1, order, CREATE, ip, ""))
+                    elif chosen is CREATE:
+                        consumer = str(uuid.UUID(int=rng.getrandbits(128)))
+                        done = t + int(ms // 1000) + 1
+                        for delay, step in ((0, SHOW), (33, FACTS), (34, PACKAGES)):
+                            order += 1
+                            heapq.heappush(due, (done + delay, order, step, ip, consumer))
                     rid = f"{rng.getrandbits(32):08x}"
-                    url = path.format(u=rng.choice(uuids), h=f"host{rng.randrange(20000)}.example.com")
-                    buf.append(f'{now} [I|app|{rid}] Started {verb} "{url}" for 10.{rng.randrange(256)}.{rng.randrange(256)}.{rng.randrange(256)} at {now.replace("T", " ")} +0000\n'.encode())
+                    url = path.format(u=consumer, h=f"host{rng.randrange(20000)}.example.com")
+                    buf.append(f'{now} [I|app|{rid}] Started {verb} "{url}" for {ip} at {now.replace("T", " ")} +0000\n'.encode())
                     buf.append(f"{now} [I|app|{rid}] Processing by {action} as JSON\n".encode())
                     if verb != "GET":
                         buf.append(f'{now} [I|app|{rid}]   Parameters: {{"facts"=>"[FILTERED]", "id"=>"{rng.choice(uuids)}"}}\n'.encode())
-                    open_requests.append((rid.encode(), action, rng.lognormvariate(0, 0.8) * median, t))
+                    open_requests.append((rid.encode(), action, ms, t))
                     lines += 2 + (verb != "GET")
                 else:
                     rid_b, action, ms, _ = open_requests.pop(rng.randrange(len(open_requests)))

@@ -71,9 +71,14 @@ class Scan:
         self.bytes = 0
         self._merged: dict[tuple[str, str], Analyzer] | None = None
 
-    def add(self, location: str, analyzer: Analyzer, part: int = 0) -> None:
+    def add(self, location: str, analyzer: Analyzer, part: int = 0, *, in_order: bool = False) -> None:
+        """Keep ``analyzer``'s result; ``in_order``: every input before it in its family is already in, so merge it now."""
         key = (analyzer.kind, family(location))
-        self.parts.setdefault(key, []).append((rotation_rank(location), part, analyzer))
+        pieces = self.parts.setdefault(key, [])
+        if in_order and pieces:
+            pieces[0][2].merge(analyzer)
+        else:
+            pieces.append((rotation_rank(location), part, analyzer))
         if part == 0:
             self.files.append(location)
         self.problems += analyzer.problems
@@ -254,12 +259,21 @@ def read_files(files: list[LogFile], options: Options, *, jobs: int | None = Non
     else:
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
+        # results are merged in file order as soon as the ones before them are in, so the analyzers of a large
+        # file's byte ranges never all wait in memory at once
+        order = sorted(tasks, key=lambda t: (rotation_rank(t.file.location), t.part))
+        position = {id(task): n for n, task in enumerate(order)}
+        waiting: dict[int, tuple[LogFile, int, Analyzer]] = {}
+        following = 0
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures = {pool.submit(_run_task, task, options): task for task in tasks}
             for future in as_completed(futures):
-                task = futures[future]
-                f, part, analyzer = future.result()
-                scan.add(f.location, analyzer, part)
+                task = futures.pop(future)  # a finished future holds its result: let it go once merged
+                waiting[position[id(task)]] = future.result()
+                while following in waiting:
+                    f, part, analyzer = waiting.pop(following)
+                    scan.add(f.location, analyzer, part, in_order=True)
+                    following += 1
                 done += (task.end - task.start) if task.start is not None and task.end is not None else task.file.size
                 if progress:
                     progress(done, total)
