@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import threshold
 from foretune.knowledge.releases import version_key
 from foretune.rules.base import Context, Outcome, Rule, Severity
 
@@ -13,9 +14,14 @@ class CheckpointSegmentsStale(Rule):
     severity = Severity.HIGH
     roles = frozenset({"server"})
     needs = ("postgresql",)
-    citations = ("fi-checkpoint-segments-removed",)
+    citations = ("fi-checkpoint-segments-removed", "pg-release-95-wal-size")
 
     def applies(self, ctx: Context) -> str | None:
+        version = ctx.facts.value("postgresql_version")
+        if version:  # the server in force decides; else the release's PostgreSQL (9.2 before Foreman 2.0, then 12)
+            if version_key(str(version)) < version_key(str(threshold("postgresql_checkpoint_segments_removed"))):
+                return f"PostgreSQL {version} still reads checkpoint_segments"
+            return None
         if ctx.release is None:
             return "product version unknown"
         if version_key(ctx.release.foreman_version) < (2, 0):
@@ -26,8 +32,11 @@ class CheckpointSegmentsStale(Rule):
         value = ctx.facts.value("postgresql").get("checkpoint_segments")
         if value is None:
             return self.passed("checkpoint_segments not set")
-        return self.failed(f"checkpoint_segments = {value}: PostgreSQL 12 refuses to start with it (use max_wal_size)",
-                           current=value, recommended="remove it", evidence=ctx.evidence("postgresql", "custom_hiera"))
+        version = ctx.facts.value("postgresql_version")
+        server = f"PostgreSQL {version}" if version else "the PostgreSQL of this release (12 or later)"
+        return self.failed(f"checkpoint_segments = {value}: {server} no longer knows it and refuses to start with it "
+                           "(use max_wal_size)", current=value, recommended="remove it",
+                           evidence=ctx.evidence("postgresql", "custom_hiera", *(("postgresql_version",) if version else ())))
 
 
 RULE = CheckpointSegmentsStale()
