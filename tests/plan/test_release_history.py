@@ -121,3 +121,37 @@ def test_render_refuses_custom_hiera_on_62() -> None:
                      "--merge-into", "/nonexistent/custom-hiera.yaml")
     assert result.status == 2 and len(result.stderr.strip().splitlines()) == 1
     assert "reads no custom-hiera.yaml" in result.stderr
+
+
+def test_mongodb_engine_boundary_is_the_scl_hiera_tag() -> None:
+    # 540f931 (rh-mongodb34 hiera, no storage engine set) is first tagged foreman-installer 1.18.0
+    assert resolve_release("foreman", "1.17").features.mongodb_engine == "mmapv1"
+    assert resolve_release("foreman", "1.18").features.mongodb_engine == "wiredtiger"
+    assert resolve_release("satellite", "6.3").features.mongodb_engine == "mmapv1"
+    t63 = plan("satellite", "6.3").tunables  # type: ignore[attr-defined]
+    assert t63["mongodb.storage_engine"].installer.value == "mmapv1"
+    assert "mongodb.cache_size_gb" not in t63
+
+
+def test_an_upgrade_that_kept_mmapv1_gets_no_cache_advice() -> None:
+    # katello-installer 3.7.0 hooks/pre/30-upgrade.rb appends mongodb::server::storage_engine: 'mmapv1' to custom-hiera.yaml
+    kept = {"mongodb::server::storage_engine": ("mmapv1", "custom-hiera.yaml")}
+    p = plan("satellite", "6.4", configured=kept)
+    t = p.tunables  # type: ignore[attr-defined]
+    assert "mongodb.cache_size_gb" not in t
+    engine = t["mongodb.storage_engine"]
+    assert (engine.installer.value, engine.installer.origin, engine.installer.citations) == (
+        "mmapv1", "custom-hiera.yaml", ("mongodb-upgrade-mmapv1",))
+    assert "upgrade from MongoDB 2.6" in engine.installer.reason
+    assert [m.component for m in p.memory if m.component.startswith("MongoDB")] == ["MongoDB"]  # type: ignore[attr-defined]
+    fresh = plan("satellite", "6.4", configured={"mongodb::server::storage_engine": ("wiredTiger", "custom-hiera.yaml")})
+    assert fresh.tunables["mongodb.cache_size_gb"].foretune.value == 6.4  # type: ignore[attr-defined]
+
+
+def test_candlepin_heap_starts_with_the_puppet_candlepin_5_pin() -> None:
+    # katello-installer 3.6.0 (theforeman/foreman 9.0.x, i.e. Foreman 1.17) first pins katello/candlepin 5.0.x
+    assert "candlepin.heap_max" not in plan("foreman", "1.16").tunables  # type: ignore[attr-defined]
+    heap = plan("foreman", "1.17").tunables["candlepin.heap_max"].installer  # type: ignore[attr-defined]
+    assert heap.value == 4096 * 1024**2
+    assert heap.citations == ("candlepin-heap-history", "candlepin-defaults")
+    assert "candlepin.heap_max" not in plan("satellite", "6.3").tunables  # type: ignore[attr-defined]  # Foreman 1.15

@@ -32,6 +32,7 @@ from foretune.units import format_gib, format_size, parse_size
 
 GIB = 1024**3
 MIB = 1024**2
+MONGODB_ENGINE_KEY = "mongodb::server::storage_engine"  # an upgrade that kept MMAPv1 writes it to custom-hiera.yaml
 
 
 def make_plan(inp: PlanInput) -> Plan:
@@ -601,17 +602,31 @@ class Planner:
         if opts is None:
             return  # the installer sets no Candlepin heap on this release and the brief gives none: nothing to plan
         inst = Setting(_heap_bytes(opts), f"{'profile' if profile_opts else 'puppet-candlepin default'} {opts}",
-                       ("fi-tuning-profiles" if profile_opts else module_cite,))
+                       ("fi-tuning-profiles",) if profile_opts else tuple(dict.fromkeys((module_cite, "candlepin-defaults"))))
         self.add("candlepin.heap_max", "Candlepin JVM heap (-Xmx)", "bytes", inst,
                  self.same(inst, f"the {self.profile} profile's heap", "fi-tuning-profiles", "candlepin-defaults"),
                  Fix("hiera", "candlepin::java_opts", f"-Xms1024m -Xmx{(inst.value or 0) // MIB}m"))
 
+    def mongodb_engine(self) -> tuple[str, str]:
+        """(engine, where set): a mongodb::server::storage_engine the box sets wins over the release's engine.
+
+        An upgrade from MongoDB 2.6 keeps MMAPv1 by writing that key to custom-hiera.yaml (mongodb-upgrade-mmapv1).
+        """
+        value, where = self.inp.configured.get(MONGODB_ENGINE_KEY, (None, ""))
+        engine = str(value).lower()
+        if engine in ("mmapv1", "wiredtiger"):
+            return engine, where
+        return self.f.mongodb_engine, ""
+
     def mongodb(self) -> None:
         if not (self.f.mongodb and self.server and self.katello):
             return
-        if self.f.mongodb_engine != "wiredtiger":
-            self.add("mongodb.storage_engine", "MongoDB storage engine", "text",
-                     Setting("mmapv1", "MongoDB 2.6 on this release: MMAPv1 maps the data files with mmap()", ("mongodb-engine",)),
+        engine, where = self.mongodb_engine()
+        if engine != "wiredtiger":
+            inst = (Setting("mmapv1", f"set in the {where}: the upgrade from MongoDB 2.6 kept the MMAPv1 data files",
+                            ("mongodb-upgrade-mmapv1",), origin=where) if where else
+                    Setting("mmapv1", "MongoDB 2.6 on this release: MMAPv1 maps the data files with mmap()", ("mongodb-engine",)))
+            self.add("mongodb.storage_engine", "MongoDB storage engine", "text", inst,
                      Setting("mmapv1", "no cache size to set: mmap() leaves caching to the kernel (a cacheSizeGB key would stop mongod); "
                                        "keep /var/lib/mongodb off NFS", ("mongodb-engine", "g62-mongodb")))
             return
@@ -621,7 +636,8 @@ class Planner:
         inst = Setting(want if auto else None, "installer computes 20 % of RAM" if auto
                        else "not set: mongod takes about 50 % of RAM", ("fi-mongo-cache",))
         self.add("mongodb.cache_size_gb", "MongoDB WiredTiger cacheSizeGB", "count", inst,
-                 Setting(want, "20 % of RAM; unbounded mongod competes with PostgreSQL", ("g69-mongodb", "fi-mongo-cache"),
+                 Setting(want, "20 % of RAM; unbounded mongod competes with PostgreSQL (WiredTiger only: not on a box whose upgrade "
+                               "kept MMAPv1)", ("g69-mongodb", "fi-mongo-cache", "mongodb-upgrade-mmapv1"),
                          f"round({self.ram_gib:.2f} GiB x {fraction}, 2) = {want}",
                          (Input("cache fraction", fraction, default_cite("mongodb_cache_fraction")), box("RAM GiB", round(self.ram_gib, 2)))),
                  Fix("hiera", "mongodb::server::config_data", {"storage.wiredTiger.engineConfig.cacheSizeGB": want}))
@@ -1039,7 +1055,7 @@ class Planner:
             if self.server:
                 add("Pulp 2 wsgi (httpd)", 3, "pulp2_wsgi", "3 wsgi:pulp processes (6.2 brief)")
         if self.f.mongodb and self.katello:
-            if self.f.mongodb_engine == "wiredtiger" and self.server:
+            if self.mongodb_engine()[0] == "wiredtiger" and self.server:
                 cache = self.ram_gib * default("mongodb_cache_fraction")
                 add("MongoDB", 1, "mongodb_overhead", "mongod beside its cache")
                 fill = memory_range("mongodb_cache_fill")
