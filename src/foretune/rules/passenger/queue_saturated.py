@@ -25,17 +25,17 @@ class PassengerQueueSaturated(Rule):
         pool, running = status.get("max_pool_size") or 0, status.get("processes") or 0
         limit = ((ctx.facts.value("passenger") or {}).get("PassengerMaxRequestQueueSize")
                  or module_default("passenger", "max_request_queue_size"))
-        t = ctx.plan.tunables.get("passenger.max_pool_size") if ctx.plan else None
         evidence = ctx.evidence("passenger_status", "passenger")
         if queued == 0:
             return self.passed(f"{running} of {pool} processes, nothing queued")
+        fixes = ctx.growth_fixes("passenger.max_pool_size", pool, "PassengerMaxPoolSize")
         if queued >= limit:
             return self.failed(f"{queued} requests queued, at PassengerMaxRequestQueueSize {limit}: further requests get "
                                "HTTP 503 now", current=queued, recommended=f"< {limit}", evidence=evidence,
-                               fixes=t.fixes if t is not None else (), severity=Severity.CRITICAL, observed=True)
+                               fixes=fixes, severity=Severity.CRITICAL, observed=True)
         if running >= pool:
             return self.failed(f"{queued} requests queued with all {pool} Passenger processes busy", current=queued,
-                               recommended=0, evidence=evidence, fixes=t.fixes if t is not None else (), observed=True)
+                               recommended=0, evidence=evidence, fixes=fixes, observed=True)
         return self.passed(f"{queued} queued while processes spawn ({running} of {pool})")
 
 

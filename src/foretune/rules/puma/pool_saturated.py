@@ -18,12 +18,11 @@ class PumaPoolSaturated(Rule):
         stats = ctx.facts.value("puma_stats")
         workers, booted = stats.get("workers") or 0, stats.get("booted_workers") or 0
         backlog, saturated = stats.get("backlog") or 0, stats.get("saturated_workers")
-        t = ctx.plan.tunables.get("puma.workers") if ctx.plan else None
         evidence = ctx.evidence("puma_stats", "puma")
         if backlog > 0 and (saturated or stats.get("pool_capacity") == 0):
             return self.failed(f"{backlog} requests waited in Puma's backlog while {saturated} of {workers} workers had no "
                                "free thread: the application server is saturated now", current=backlog, recommended=0,
-                               evidence=evidence, fixes=t.fixes if t is not None else (), observed=True)
+                               evidence=evidence, fixes=ctx.growth_fixes("puma.workers", workers, "Puma workers"), observed=True)
         if booted < workers:
             return self.failed(f"only {booted} of {workers} Puma workers booted: the others crashed or are restarting",
                                current=booted, recommended=workers, evidence=evidence, severity=Severity.MEDIUM,
