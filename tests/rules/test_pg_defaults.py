@@ -129,3 +129,9 @@ def test_unset_max_connections_on_satellite_62_is_postgresql_92s_100() -> None:
     assert "but max_connections is 100 (unset: PostgreSQL 9.2's default)" in out.message
     assert ("postgresql default", "citation pg-conf-sample-90") in [(e.fact, e.location) for e in out.evidence]
     assert out.citations == ("g62-postgresql", "apache-prefork-defaults", "pg-conf-sample-90")
+
+
+def test_a_configured_setting_cites_none_of_the_default_history() -> None:
+    out = run_rule(get_rule("pg-work-mem-low"), context("satellite-6.15"))  # work_mem = 4MB in postgresql.conf
+    assert (out.status, out.current) == (Status.FAIL, "4MB")
+    assert out.citations == ("gf-postgresql",)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from foretune.rules.apache._prefork import prefork_clients
 from foretune.rules.base import Context, Outcome, Rule, Severity
 from foretune.rules.passenger._passenger import passenger_era
-from foretune.rules.postgresql._defaults import pg_default
+from foretune.rules.postgresql._defaults import cited, pg_default
 from foretune.rules.values import pg_int
 
 
@@ -29,7 +29,7 @@ class PreforkClientsOverConnections(Rule):
             default = pg_default(ctx, "max_connections")
             current = int(default.value)
         unset = "" if default is None else f" (unset: {default.origin})"
-        cites = {} if default is None else {"citations": default.citations(self)}
+        cites = cited(self, default)
         if current >= clients:
             return self.passed(f"max_connections {current}{unset} >= the {clients} requests Apache admits at once", **cites)
         return self.failed(f"Apache admits {clients} concurrent requests (MaxClients/ServerLimit) but max_connections is "

@@ -60,6 +60,15 @@ class PgDefault:
         return (*(c for c in rule.citations if c not in history), self.citation)
 
 
+def cited(rule: Rule, default: PgDefault | None) -> dict[str, tuple[str, ...]]:
+    """The ``citations`` keyword of an outcome: the step of PostgreSQL's default history that applied, or
+    none of that history when the setting is configured (the default played no part)."""
+    if default is not None:
+        return {"citations": default.citations(rule)}
+    history = default_citations()
+    return {"citations": tuple(c for c in rule.citations if c not in history)}
+
+
 def default_citations() -> frozenset[str]:
     """Every citation of PostgreSQL's default history, and pg-conf-defaults (the newest values, PostgreSQL 15)."""
     steps = load_data("module-defaults.yaml")["postgresql_by_version"].values()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
-from foretune.rules.postgresql._defaults import pg_default
+from foretune.rules.postgresql._defaults import cited, pg_default
 from foretune.rules.values import pg_int
 
 
@@ -36,7 +36,7 @@ class AutovacuumCostLimitLow(PlanRule):
                            "and audits tables",
                            current=current, recommended=t.foretune.value,
                            evidence=(*ctx.evidence("postgresql"), *(default.evidence(ctx) if default else ())), fixes=t.fixes,
-                           **({} if default is None else {"citations": default.citations(self)}))
+                           **cited(self, default))
 
 
 RULE = AutovacuumCostLimitLow()

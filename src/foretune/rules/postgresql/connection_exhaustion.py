@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from foretune.rules import incidents
 from foretune.rules.base import Context, Outcome, Rule, Severity
-from foretune.rules.postgresql._defaults import pg_default
+from foretune.rules.postgresql._defaults import cited, pg_default
 from foretune.rules.postgresql.max_connections_below_budget import running_budget
 from foretune.rules.values import pg_int
 
@@ -43,7 +43,7 @@ class PgConnectionExhaustion(Rule):
                            evidence=(*incidents.evidence(found), *ctx.evidence("postgresql", about="max_connections"),
                                      *(default.evidence(ctx) if default else ())),
                            fixes=t.fixes if t is not None and want > current else (), observed=True,
-                           **({} if default is None else {"citations": default.citations(self)}))
+                           **cited(self, default))
 
 
 RULE = PgConnectionExhaustion()

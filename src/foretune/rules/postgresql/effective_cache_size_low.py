@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from foretune.knowledge import threshold
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
-from foretune.rules.postgresql._defaults import pg_default
+from foretune.rules.postgresql._defaults import cited, pg_default
 from foretune.rules.values import gib, pg_bytes
 
 
@@ -23,7 +23,7 @@ class EffectiveCacheSizeLow(PlanRule):
         default = pg_default(ctx, "effective_cache_size") if raw is None else None
         current = (pg_bytes(raw) if default is None else pg_bytes(default.value)) or 0
         shown = gib(current) if default is None else default.shown
-        cites = {} if default is None else {"citations": default.citations(self)}
+        cites = cited(self, default)
         t = self.recommendation(ctx)
         want = pg_bytes(t.foretune.value) or 0
         fraction = threshold("effective_cache_size_min_fraction")

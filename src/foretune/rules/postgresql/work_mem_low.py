@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
-from foretune.rules.postgresql._defaults import pg_default
+from foretune.rules.postgresql._defaults import cited, pg_default
 from foretune.rules.values import pg_bytes
 
 
@@ -22,7 +22,7 @@ class WorkMemLow(PlanRule):
         default = pg_default(ctx, "work_mem") if raw is None else None
         current = pg_bytes(raw, unit_bytes=1024) if default is None else pg_bytes(default.value)
         shown = raw if default is None else default.shown
-        cites = {} if default is None else {"citations": default.citations(self)}
+        cites = cited(self, default)
         t = self.recommendation(ctx)
         want = pg_bytes(t.foretune.value) or 0
         if (current or 0) >= want:
