@@ -153,14 +153,9 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
         if width is None:
             import os
 
-            columns = os.environ.get("COLUMNS", "")
-            width = int(columns) if columns.isdigit() else 0  # as shutil.get_terminal_size: COLUMNS, the terminal, 80
-            if width <= 0:
-                try:
-                    width = os.get_terminal_size(sys.__stdout__.fileno()).columns if sys.__stdout__ else 0
-                except (AttributeError, ValueError, OSError):
-                    width = 0
-            width = (width or 80) - 2
+            from foretune.term import terminal_width
+
+            width = (terminal_width(sys.__stdout__, os.environ) or 80) - 2  # COLUMNS, the terminal, else 80
         super().__init__(prog, indent_increment, max_help_position, width)
 
 

@@ -97,11 +97,13 @@ def wants_color(choice: str, environ: Mapping[str, str], isatty: bool) -> bool:
     return isatty and environ.get("TERM") != "dumb"
 
 
-def terminal_width(stream: TextIO, environ: Mapping[str, str]) -> int | None:
+def terminal_width(stream: TextIO | None, environ: Mapping[str, str]) -> int | None:
     """Columns to wrap to: ``COLUMNS`` when set, else the terminal's width; ``None`` (no wrapping) off a terminal."""
     columns = environ.get("COLUMNS", "")
     if columns.isdigit() and int(columns) >= 20:
         return int(columns)
+    if stream is None:
+        return None
     try:
         return os.get_terminal_size(stream.fileno()).columns if stream.isatty() else None
     except (AttributeError, ValueError, OSError):
@@ -162,13 +164,16 @@ def guard(stream: TextIO) -> TextIO:
     return cast("TextIO", TerminalGuard(stream)) if tty else stream
 
 
+NO_WRAP_WIDTH = 4096  # the console width that stands for "do not wrap" (width=None)
+
+
 def console(stream: TextIO, *, color: bool, width: int | None) -> Console:
     """A rich console on ``stream`` with foretune's theme; ``width=None`` means do not wrap."""
     from rich.console import Console
     from rich.theme import Theme
 
     return Console(file=cast("TextIO", _Guard(stream)), force_terminal=color, no_color=not color, color_system="standard" if color else None,
-                   width=width or 4096, soft_wrap=False, highlight=False, markup=False, emoji=False,
+                   width=width or NO_WRAP_WIDTH, soft_wrap=False, highlight=False, markup=False, emoji=False,
                    theme=Theme(THEME), legacy_windows=False, force_jupyter=False, force_interactive=False,
                    _environ={})
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Union
 
 from foretune.plan.model import Plan, Tunable
-from foretune.term import guard_text, plural, render_to_text
+from foretune.term import NO_WRAP_WIDTH, guard_text, plural, render_to_text
 from foretune.units import format_gib, format_setting
 
 if TYPE_CHECKING:
@@ -23,7 +23,6 @@ WIDE = 120  # narrower terminals get one block per tunable instead of a table
 ORIGIN_MARKS = {"answers file": " (a)", "custom-hiera.yaml": " (h)"}
 # what rich's Text drops (rich.control.strip_control_codes); the stream guard escapes the rest
 _RICH_STRIPPED = {0x07: None, 0x08: None, 0x0B: None, 0x0C: None, 0x0D: None}
-_PLAIN_MAX_WIDTH = 4096  # the console width term.console uses for "do not wrap"
 
 Cell = Union[str, "tuple[tuple[str, str], ...]"]  # text, or (text, style) segments
 
@@ -149,7 +148,7 @@ def _plain(blocks: list[Block]) -> str | None:
         pad = " " * block.indent
         lines += [(pad + "  ".join(c.rjust(w) if right else c.ljust(w) for c, w, right in zip(row, widths, block.right))).rstrip(" ")
                   for row in rows]
-    if any(len(line) * 2 >= _PLAIN_MAX_WIDTH or "\t" in line for line in lines):
+    if any(len(line) * 2 >= NO_WRAP_WIDTH or "\t" in line for line in lines):
         return None
     return guard_text("\n".join(line.translate(_RICH_STRIPPED).rstrip(" ") for line in lines) + "\n")
 
