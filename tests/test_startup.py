@@ -45,3 +45,14 @@ def test_plan_table_on_a_terminal_imports_only_the_rich_parts_it_draws_with() ->
     assert "rich.console" in loaded and "rich.table" in loaded
     assert not [m for m in loaded if m.split(".")[0] in ("pygments", "markdown_it", "jinja2", "ruamel")]
     assert "rich.markdown" not in loaded and "rich.progress" not in loaded and "rich.syntax" not in loaded
+
+
+def test_plan_off_a_terminal_needs_neither_rich_nor_dataclasses() -> None:
+    # the plan's records are named tuples: importing dataclasses (with inspect) cost a third of `plan` (bench/README.md)
+    loaded = imported_by("plan", "--product", "satellite", "--version", "6.15", "--hosts", "8000", "--cpus", "8", "--ram", "32G")
+    assert "foretune.plan.planner" in loaded and "foretune.render.plan_table" in loaded
+    assert not [m for m in ("dataclasses", "inspect", "yaml") if m in loaded]
+    assert not [m for m in loaded if m.split(".")[0] == "rich"]
+    loaded = imported_by("plan", "--product", "satellite", "--version", "6.15", "--hosts", "8000", "--cpus", "8", "--ram", "32G",
+                         "--format", "json")
+    assert "dataclasses" not in loaded and "inspect" not in loaded

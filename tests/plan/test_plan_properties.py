@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -100,7 +98,7 @@ def _amount(value: object) -> float:
 @given(plan_inputs(), st.integers(1, 512))
 def test_more_ram_never_lowers_memory_settings(inp: PlanInput, extra_gib: int) -> None:
     small = make_plan(inp).tunables
-    big = make_plan(dataclasses.replace(inp, ram_bytes=inp.ram_bytes + extra_gib * GIB)).tunables
+    big = make_plan(inp._replace(ram_bytes=inp.ram_bytes + extra_gib * GIB)).tunables
     for tid in MEMORY_SETTINGS:
         if tid in small and tid in big and small[tid].foretune.value is not None:
             assert _amount(big[tid].foretune.value) >= _amount(small[tid].foretune.value), tid

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import os
 import subprocess
@@ -50,7 +49,7 @@ def test_problems_and_origins_are_in_the_compared_cases() -> None:
 def test_text_only_rich_can_measure_goes_through_rich() -> None:
     plan = _plan(*CASES["satellite-6.15-large"])
     tunable = next(iter(plan.tunables.values()))  # type: ignore[attr-defined]
-    odd = dataclasses.replace(tunable, id="wide\u4e2d\u6587\ttab\x1bescape")
+    odd = tunable._replace(id="wide\u4e2d\u6587\ttab\x1bescape")
     plan.tunables[tunable.id] = odd  # type: ignore[attr-defined]
     blocks = plan_table.layout(plan)  # type: ignore[arg-type]
     assert plan_table._plain(blocks) is None

@@ -67,14 +67,13 @@ def test_every_foretune_number_is_cited() -> None:
 
 
 def test_the_check_catches_an_uncited_number() -> None:
-    import dataclasses
 
     from foretune.plan.model import Input, Setting
 
     plan = make_plan(PlanInput(product="satellite", version="6.15", hosts=3000, cpus=4, ram_bytes=20 * GIB))
     t = plan.tunables["puma.threads_max"]
-    bare = dataclasses.replace(t, foretune=Setting(17, "made up"))
-    wrong = dataclasses.replace(t, foretune=Setting(17, "made up", (), "", (Input("x", 16, "no-such-citation"),)))
+    bare = t._replace(foretune=Setting(17, "made up"))
+    wrong = t._replace(foretune=Setting(17, "made up", (), "", (Input("x", 16, "no-such-citation"),)))
     assert _cited(bare) and _cited(wrong)
 
 

@@ -136,10 +136,10 @@ def choose_plan(facts: FactSet, *, hosts: int | None = None, **given: Any) -> Pl
                 extra["profile"] = profile  # a partial count must not shrink the profile the hardware supports
             plan = make_plan(input_from_facts(facts, hosts=figure.count, **extra))
             if declared is not None and not given.get("profile") and plan.profile_reason.startswith("forced with --profile"):
-                plan = dataclasses.replace(plan, profile_reason=plan.profile_reason.replace(
+                plan = plan._replace(profile_reason=plan.profile_reason.replace(
                     "forced with --profile", "declared by the installer's tuning fact", 1))
             elif figure.source == "lower bound" and plan.profile_reason.startswith("forced with --profile"):
-                plan = dataclasses.replace(plan, profile_reason=plan.profile_reason.replace(
+                plan = plan._replace(profile_reason=plan.profile_reason.replace(
                     "forced with --profile", "the hardware's (the host count is only a lower bound)", 1))
         except UsageError as exc:
             notes.append(f"plan unavailable: {exc}")

@@ -60,10 +60,10 @@ def _failing_now(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
 
 
 def _at_profile_value(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
-    tunable = getattr(rule, "tunable", None)
-    if rule.uses_hosts or rule.demand_based or outcome.observed or ctx.plan is None or tunable not in ctx.plan.tunables:
+    tunable = ctx.plan.tunables.get(getattr(rule, "tunable", None) or "") if ctx.plan else None
+    if rule.uses_hosts or rule.demand_based or outcome.observed or ctx.plan is None or tunable is None:
         return outcome
-    setting = ctx.plan.tunables[tunable].installer
+    setting = tunable.installer
     installer = setting.value
     if "fi-tuning-profiles" not in setting.citations or installer is None or outcome.current is None or str(outcome.current).strip() != str(installer).strip():
         return outcome

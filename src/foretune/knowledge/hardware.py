@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from foretune.knowledge import load_data
 from foretune.knowledge.model import SIZES
@@ -12,8 +11,9 @@ from foretune.knowledge.releases import version_key
 GIB = 1024**3
 
 
-@dataclass(frozen=True)
-class Requirement:
+class Requirement(NamedTuple):
+    """The installer's minimum CPUs and RAM for one tuning profile."""
+
     profile: str
     cores: int
     ram_gib: float

@@ -1,15 +1,15 @@
-"""Typed views of the bundled knowledge: releases, their features, citations."""
+"""Typed views of the bundled knowledge: releases, their features, citations (named tuples, like the plan's
+records: see foretune.plan.model)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 PROFILES = ("development", "default", "medium", "large", "extra-large", "extra-extra-large")
 SIZES = ("default", "medium", "large", "extra-large", "extra-extra-large")  # ordered by host count
 
 
-@dataclass(frozen=True)
-class Features:
+class Features(NamedTuple):
     """What a release runs; rules and the planner gate on these, never on version numbers."""
 
     passenger: bool  # Foreman served by Passenger (Satellite <= 6.8)
@@ -33,8 +33,7 @@ class Features:
     pulp_content_formula: str = "2x+1"  # pulpcore content gunicorn workers: "two" | "2x+1" (2 x min(8, CPUs) + 1)
 
 
-@dataclass(frozen=True)
-class Release:
+class Release(NamedTuple):
     """One product release resolved to its Foreman/installer version and features."""
 
     product: str  # foreman | satellite | orcharhino
@@ -55,16 +54,14 @@ class Release:
 CITATION_KINDS = ("guide", "doc", "upstream", "estimate")
 
 
-@dataclass(frozen=True)
-class Quote:
+class Quote(NamedTuple):
     """A verbatim sentence of a source and the figure it supports."""
 
     text: str
     figure: str
 
 
-@dataclass(frozen=True)
-class Citation:
+class Citation(NamedTuple):
     """A source a number comes from: a guide section, an upstream file, or a foretune estimate.
 
     ``kind`` says how it is proven: ``guide`` (a vendor tuning guide, quoted verbatim), ``doc``

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any
 
@@ -18,7 +17,7 @@ def _setting(setting: Setting) -> dict[str, Any]:
         data["origin"] = setting.origin
     if setting.formula or setting.inputs:
         data["formula"] = setting.formula
-        data["inputs"] = [dataclasses.asdict(i) for i in setting.inputs]
+        data["inputs"] = [i._asdict() for i in setting.inputs]
     return data
 
 
@@ -32,23 +31,23 @@ def as_dict(plan: Plan) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "foretune_version": __version__,
-        "input": dataclasses.asdict(plan.input),
+        "input": {**plan.input._asdict(), "configured": dict(plan.input.configured)},
         "release": {"product": plan.release.product, "version": plan.release.version,
                     "foreman_version": plan.release.foreman_version, "generation": plan.release.generation,
-                    "installer_epoch": plan.release.epoch, "features": dataclasses.asdict(plan.release.features)},
+                    "installer_epoch": plan.release.epoch, "features": plan.release.features._asdict()},
         "profile": {"name": plan.profile, "reason": plan.profile_reason,
                     "largest_supported": plan.largest_supported_profile},
-        "hardware": dataclasses.asdict(plan.hardware),
+        "hardware": plan.hardware._asdict(),
         "tunables": [{"id": t.id, "component": t.component, "title": t.title, "unit": t.unit,
                       "installer": _setting(t.installer), "foretune": _setting(t.foretune), "differs": t.differs,
-                      "fixes": [dataclasses.asdict(f) for f in t.fixes]} for t in plan.tunables.values()],
+                      "fixes": [f._asdict() for f in t.fixes]} for t in plan.tunables.values()],
         "connection_budget": [{"consumer": c, "connections": n} for c, n in plan.connection_budget],
         "installer_connection_budget": [{"consumer": c, "connections": n} for c, n in plan.installer_connection_budget],
-        "memory_budget": {"items": [dataclasses.asdict(m) for m in plan.memory],
+        "memory_budget": {"items": [m._asdict() for m in plan.memory],
                           "total_bytes": sum(m.bytes for m in plan.memory),
                           "low_bytes": sum(m.low_bytes for m in plan.memory), "high_bytes": sum(m.high_bytes for m in plan.memory),
                           "ram_bytes": plan.input.ram_bytes},
-        "problems": [dataclasses.asdict(p) for p in plan.problems],
+        "problems": [p._asdict() for p in plan.problems],
         "citations": {cid: {"title": citation(cid).title, "where": citation(cid).where} for cid in used},
     }
 

@@ -7,8 +7,9 @@ and is the same text rich would print (``tests/plan/test_plan_table.py`` compare
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Union
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, NamedTuple, Union
 
 from foretune.plan.model import Plan, Tunable
 from foretune.term import NO_WRAP_WIDTH, guard_text, plural, render_to_text
@@ -27,15 +28,14 @@ _RICH_STRIPPED = {0x07: None, 0x08: None, 0x0B: None, 0x0C: None, 0x0D: None}
 Cell = Union[str, "tuple[tuple[str, str], ...]"]  # text, or (text, style) segments
 
 
-@dataclass
-class Grid:
+class Grid(NamedTuple):
     """Rows of cells in columns two spaces apart; ``right`` columns are right-justified."""
 
     rows: list[list[Cell]]
     right: tuple[bool, ...]
     indent: int = 2
     header: list[str] | None = None
-    fixed: dict[int, int] = field(default_factory=dict)  # column -> width
+    fixed: Mapping[int, int] = MappingProxyType({})  # column -> width
 
 
 Block = Union[tuple[str, str], Grid]  # a line (text, style) or a grid
@@ -137,7 +137,7 @@ def _plain(blocks: list[Block]) -> str | None:
     (text other than printable ASCII in a grid, a tab, or a line that may reach the console's width)."""
     lines: list[str] = []
     for block in blocks:
-        if isinstance(block, tuple):
+        if not isinstance(block, Grid):
             lines.append(block[0])
             continue
         rows = ([list(block.header)] if block.header else []) + [[_text(c) for c in row] for row in block.rows]
@@ -162,7 +162,7 @@ def _rich(plan: Plan, blocks: list[Block], *, color: bool, width: int | None) ->
 
     parts: list[RenderableType] = []
     for block in blocks:
-        if isinstance(block, tuple):
+        if not isinstance(block, Grid):
             parts.append(_rich_text(block[0], block[1]))
             continue
         if block.header is not None:

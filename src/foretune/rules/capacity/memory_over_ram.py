@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 from foretune.knowledge import threshold
 from foretune.plan.model import MemoryItem
 from foretune.rules.base import Context, Evidence, Outcome, Rule, Severity
@@ -36,8 +34,8 @@ def running_memory(ctx: Context) -> list[MemoryItem]:
         touched_low, touched_high, _ = memory_range("pg_shared_buffers_touched")
         pg = items["PostgreSQL"]
         delta = shared - planned
-        items["PostgreSQL"] = dataclasses.replace(
-            pg, bytes=int(pg.bytes + delta * touched_high), low_bytes=max(0, int(pg.low_bytes + delta * touched_low)),
+        items["PostgreSQL"] = pg._replace(
+            bytes=int(pg.bytes + delta * touched_high), low_bytes=max(0, int(pg.low_bytes + delta * touched_low)),
             high_bytes=int(pg.high_bytes + delta * touched_high),
             reason=f"shared_buffers in force {gib(shared)}; {pg.reason.split('+', 1)[-1].strip()}")
     candlepin = ctx.facts.value("candlepin") or {}
