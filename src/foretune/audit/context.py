@@ -49,8 +49,9 @@ LOWER_BOUNDS = (
 )
 
 
-def host_figure(facts: FactSet, hosts: int | None, profile: str) -> HostFigure:
-    """The best host count available and where it came from."""
+def host_figure(facts: FactSet, hosts: int | None, profile: str, role: str = "server") -> HostFigure:
+    """The best host count available and where it came from (``profile``: the size the box is judged at or,
+    on a Capsule, the size whose recommended hardware it meets)."""
     from foretune.knowledge import hardware
 
     if hosts is not None:
@@ -73,7 +74,8 @@ def host_figure(facts: FactSet, hosts: int | None, profile: str) -> HostFigure:
     count = high if high is not None else low
     edge = "upper end" if high is not None else "lower end"
     span = f"{low}-{high}" if high is not None else f"{low}+"
-    return HostFigure(count, "profile", f"assumed: {edge} of the {size} profile's range ({span} hosts); "
+    whose = " (the largest size whose recommended hardware this Capsule meets)" if role == "capsule" else ""
+    return HostFigure(count, "profile", f"assumed: {edge} of the {size} profile's range ({span} hosts){whose}; "
                       "the source has no host count", assumed=True)
 
 
@@ -120,7 +122,7 @@ def choose_plan(facts: FactSet, *, hosts: int | None = None, **given: Any) -> Pl
             profile_why += f"; {release.label} has no --tuning profiles"
     if role == "capsule":
         profile_why = "Capsules have no tuning profiles: the installer applies its common layer"
-    figure = host_figure(facts, hosts, profile)
+    figure = host_figure(facts, hosts, profile, role)
     plan = None
     if release is not None:
         try:
