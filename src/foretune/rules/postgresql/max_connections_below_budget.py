@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 from foretune.knowledge import module_default
+from foretune.knowledge.profiles import PG
+from foretune.plan.constants import const
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 from foretune.rules.values import pg_int
 from foretune.term import plural
@@ -17,8 +21,6 @@ def running_budget(ctx: Context) -> tuple[int, list[str]]:
 
 def running_budget_parts(ctx: Context) -> list[tuple[str, int]]:
     """(consumer, connections) of the configured services: facts where known, the plan otherwise."""
-    from foretune.plan.constants import const
-
     assert ctx.plan is not None
     budget = dict(ctx.plan.connection_budget)
     puma = ctx.facts.value("puma") or {}
@@ -66,14 +68,18 @@ class MaxConnectionsBelowBudget(PlanRule):
             return self.skipped("max_connections not set in the source")
         need, parts = running_budget(ctx)
         t = self.recommendation(ctx)
-        want = max(t.foretune.value, need)
         if current >= need:
             return self.passed(f"max_connections {current} >= budget {need}")
+        # the plan's rule for max_connections, applied to what runs: budget + headroom, rounded up to 100
+        covered = math.ceil(need * (1 + const("pg_connection_headroom")) / 100) * 100
+        want = max(t.foretune.value, covered)
+        fixes = t.fixes if want == t.foretune.value else (ctx.hiera_fix(f"{PG}/max_connections", want),)
         return self.failed(f"max_connections {current} but the services may open {need} ({'; '.join(parts)}): "
-                           "expect 'remaining connection slots are reserved' errors", current=current, recommended=want,
+                           f"expect 'remaining connection slots are reserved' errors; {want} covers them with "
+                           f"{const('pg_connection_headroom') * 100:.0f} % headroom", current=current, recommended=want,
                            evidence=(*ctx.evidence("postgresql", about="max_connections"), *ctx.evidence("puma", "foreman_db_pool", "dynflow"),
                                      *(ctx.evidence("passenger", about="PassengerMaxPoolSize") if ctx.facts.value("passenger") else ())),
-                           fixes=t.fixes)
+                           fixes=fixes)
 
 
 RULE = MaxConnectionsBelowBudget()
