@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from foretune.knowledge.hiera_keys import locking_keys
 from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.term import plural
 
 
 class CustomHieraLocksProfile(Rule):
@@ -22,7 +23,7 @@ class CustomHieraLocksProfile(Rule):
         if not notes:
             return self.passed("no profile-managed keys pinned")
         keys = [n.key for n in notes]
-        return self.failed(f"{len(keys)} keys pinned against --tuning: {', '.join(keys)}",
+        return self.failed(f"{plural(len(keys), 'key')} pinned against --tuning: {', '.join(keys)}",
                            current=keys, recommended="only keys the profiles do not set, or documented deliberate overrides",
                            evidence=ctx.evidence("custom_hiera"))
 
