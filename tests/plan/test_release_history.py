@@ -155,3 +155,39 @@ def test_candlepin_heap_starts_with_the_puppet_candlepin_5_pin() -> None:
     assert heap.value == 4096 * 1024**2
     assert heap.citations == ("candlepin-heap-history", "candlepin-defaults")
     assert "candlepin.heap_max" not in plan("satellite", "6.3").tunables  # type: ignore[attr-defined]  # Foreman 1.15
+
+
+def _hiera_and_installer(product: str, version: str, **extra: int) -> tuple[dict[str, object], str]:
+    from foretune.render.outputs import hiera_values, installer_command
+
+    plan = make_plan(PlanInput(product, version, hosts=12000, cpus=16, ram_bytes=64 * GIB, **extra))  # type: ignore[arg-type]
+    return hiera_values(plan), installer_command(plan)
+
+
+def test_dynflow_worker_options_only_where_puppet_foreman_has_them() -> None:
+    # puppet-foreman 16.0.0 manifests/init.pp (pinned by foreman-installer 2.3.0, Satellite 6.9) has only
+    # $dynflow_pool_size; 17.0.0 (pinned by 2.5.0) adds `Integer[0] $dynflow_worker_instances`
+    hiera, command = _hiera_and_installer("satellite", "6.9")
+    assert "foreman::dynflow_worker_instances" not in hiera
+    assert "--foreman-dynflow-worker-" not in command
+    hiera, command = _hiera_and_installer("foreman", "2.5")
+    assert hiera["foreman::dynflow_worker_instances"] == 3  # gf-dynflow: 3 workers above 10000 hosts
+    assert "--foreman-dynflow-worker-instances 3" in command
+
+
+def test_puppet_passenger_options_only_where_puppet_puppet_has_them() -> None:
+    # puppet-puppet 9.0.0 (Satellite 6.4) manifests/server.pp has $passenger_min_instances and no start timeout;
+    # 11.0.0 (foreman-installer 1.21, so Satellite 6.6) removed Passenger support
+    hiera, command = _hiera_and_installer("satellite", "6.4", puppet_hosts=2000)
+    assert hiera["puppet::server::passenger_min_instances"] == 6
+    assert "puppet::server::passenger_start_timeout" not in hiera
+    assert "--puppet-server-passenger-start-timeout" not in command
+    for version in ("6.6", "6.7", "6.8"):
+        hiera, command = _hiera_and_installer("satellite", version, puppet_hosts=2000)
+        assert not [key for key in hiera if key.startswith("puppet::server::passenger")], version
+        assert "--puppet-server-passenger" not in command, version
+        assert hiera["foreman::passenger_min_instances"] == 6, version  # Foreman itself still runs on Passenger
+    # Satellite 6.2 edits the Puppet application's vhost directly, as its brief does
+    plan = make_plan(PlanInput("satellite", "6.2", hosts=12000, cpus=16, ram_bytes=64 * GIB, puppet_hosts=2000))
+    edits = [(fix.target, fix.value) for t in plan.tunables.values() for fix in t.fixes if fix.kind == "file"]
+    assert ("/etc/httpd/conf.d/25-puppet.conf", "PassengerStartTimeout 500") in edits

@@ -31,6 +31,8 @@ class Features(NamedTuple):
     pulp_api_formula: str = "min4+1"  # pulpcore API gunicorn workers: "one" | "min4+1" (min(4, CPUs) + 1)
     hosts_queue: bool = False  # Katello runs a dynflow-sidekiq@worker-hosts-queue worker beside the default pool
     pulp_content_formula: str = "2x+1"  # pulpcore content gunicorn workers: "two" | "2x+1" (2 x min(8, CPUs) + 1)
+    puppet_passenger: bool = False  # the installer's puppet module can run the Puppet server under Passenger (puppet-puppet < 11)
+    dynflow_worker_options: bool = True  # foreman::dynflow_worker_instances/_concurrency exist (puppet-foreman >= 17)
 
 
 class Release(NamedTuple):

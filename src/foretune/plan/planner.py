@@ -405,7 +405,8 @@ class Planner:
             self.add("passenger.prestart", "PassengerPreStart (Foreman)", "bool", on,
                      Setting(True, "start the application with Apache instead of on the first request", ("g62-passenger",)),
                      Fix("hiera", "foreman::passenger_prestart", True))
-        apps = (["foreman"] if self.server else []) + (["puppet"] if self.inp.puppet_hosts or (self.era62 and not self.server) else [])
+        puppet = (self.era62 and not self.server) or (self.f.puppet_passenger and bool(self.inp.puppet_hosts))
+        apps = (["foreman"] if self.server else []) + (["puppet"] if puppet else [])
         for app in apps:
             ckey = "passenger_min_instances" if self.server else "capsule_passenger_min_instances"
             want = min(const(ckey), max(1, pool // len(apps)))
@@ -418,6 +419,8 @@ class Planner:
                              f"min({const(ckey)}, max(1, {pool} // {len(apps)} applications)) = {want}",
                              (C(ckey), Input("PassengerMaxPoolSize", pool, "g62-passenger"))),
                      Fix("hiera", f"{app}::passenger_min_instances" if app == "foreman" else "puppet::server::passenger_min_instances", want))
+            if app == "puppet" and not self.era62:
+                continue  # puppet-puppet has no PassengerStartTimeout parameter (pp-passenger-removed)
             ckey = "passenger_start_timeout" if self.server else "capsule_passenger_start_timeout"
             inst_timeout = (Setting(600, "puppet-foreman default on EL", ("pf-passenger-51",)) if app == "foreman"
                             else Setting(90, "the Puppet application's configured value in the brief's capsule example", ("g62-capsule",)))
@@ -543,11 +546,13 @@ class Planner:
                      Setting(inst, f"more instances rather than more threads; {inst} for {self.inp.hosts} hosts",
                              (cite("sidekiq_instances_by_hosts"),), f"step table {const('sidekiq_instances_by_hosts')} at {self.inp.hosts} hosts",
                              (C("sidekiq_instances_by_hosts"), box("hosts", self.inp.hosts))),
-                     Fix("hiera", "foreman::dynflow_worker_instances", inst))
+                     Fix("hiera", "foreman::dynflow_worker_instances", inst) if self.f.dynflow_worker_options else
+                     Fix("advice", "Dynflow", f"{inst} Sidekiq worker instances need foreman-installer 2.5 or later: this installer "
+                                              "has no worker-instances option and runs one worker"))
             self.add("dynflow.sidekiq_concurrency", "Dynflow Sidekiq concurrency per instance", "count",
                      Setting(d[1], "puppet-foreman default", ("pf-dynflow",)),
                      Setting(conc, "limited benefit above 5 threads (Ruby)", ("gf-dynflow",), "", (C("sidekiq_concurrency"),)),
-                     Fix("hiera", "foreman::dynflow_worker_concurrency", conc))
+                     *((Fix("hiera", "foreman::dynflow_worker_concurrency", conc),) if self.f.dynflow_worker_options else ()))
         else:
             want = stepped("dynflowd_executors_by_ram_gib", self.ram_gib, inclusive=False)
             self.add("dynflow.executors", "dynflowd EXECUTORS_COUNT", "count",
