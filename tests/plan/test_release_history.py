@@ -157,7 +157,7 @@ def test_candlepin_heap_starts_with_the_puppet_candlepin_5_pin() -> None:
     assert "candlepin.heap_max" not in plan("satellite", "6.3").tunables  # type: ignore[attr-defined]  # Foreman 1.15
 
 
-def _hiera_and_installer(product: str, version: str, **extra: int) -> tuple[dict[str, object], str]:
+def _hiera_and_installer(product: str, version: str, **extra: object) -> tuple[dict[str, object], str]:
     from foretune.render.outputs import hiera_values, installer_command
 
     plan = make_plan(PlanInput(product, version, hosts=12000, cpus=16, ram_bytes=64 * GIB, **extra))  # type: ignore[arg-type]
@@ -191,3 +191,14 @@ def test_puppet_passenger_options_only_where_puppet_puppet_has_them() -> None:
     plan = make_plan(PlanInput("satellite", "6.2", hosts=12000, cpus=16, ram_bytes=64 * GIB, puppet_hosts=2000))
     edits = [(fix.target, fix.value) for t in plan.tunables.values() for fix in t.fixes if fix.kind == "file"]
     assert ("/etc/httpd/conf.d/25-puppet.conf", "PassengerStartTimeout 500") in edits
+
+
+def test_mqtt_rate_limit_option_only_where_puppet_foreman_proxy_has_it() -> None:
+    # $mqtt_rate_limit is first in puppet-foreman_proxy 24.1.0 (script.pp); foreman-installer 3.5.0 pins 24.0.x, 3.6.0 24.2.x
+    key = "foreman_proxy::plugin::remote_execution::script::mqtt_rate_limit"
+    hiera, command = _hiera_and_installer("satellite", "6.13", rex="pull-mqtt")
+    assert key not in hiera
+    assert "--foreman-proxy-plugin-remote-execution-script-mqtt-rate-limit" not in command
+    hiera, command = _hiera_and_installer("satellite", "6.14", rex="pull-mqtt")
+    assert hiera[key] == 200
+    assert "--foreman-proxy-plugin-remote-execution-script-mqtt-rate-limit 200" in command

@@ -728,7 +728,9 @@ class Planner:
                      Setting(rate, f"a foretune estimate to protect the Smart Proxy above {const('mqtt_rate_limit_from_hosts')} pull hosts; "
                                    "raise it while the Smart Proxy keeps up" if rate else "unlimited is fine at this scale",
                              ("gf-pull-rex", cite("mqtt_rate_limit")), "", (C("mqtt_rate_limit"), C("mqtt_rate_limit_from_hosts")) if rate else ()),
-                     *((Fix("hiera", prefix + "mqtt_rate_limit", rate),) if rate else ()))
+                     *((Fix("hiera", prefix + "mqtt_rate_limit", rate) if self.f.mqtt_rate_limit_option else
+                        Fix("advice", "MQTT rate limit", f"a limit of {rate} needs foreman-installer 3.6 or later: "
+                                                         "this installer has no rate-limit option"),) if rate else ()))
             for tid, title, value in (("mqtt.ttl", "MQTT ttl (seconds to pick up a job)", mq[1]), ("mqtt.resend_interval", "MQTT resend interval", mq[2])):
                 inst = Setting(value, "plugin default", ("rex-mqtt-defaults",))
                 self.add(tid, title, "seconds", inst, self.same(inst, "plugin default; raise only when hosts miss notifications", "gf-pull-rex"))
