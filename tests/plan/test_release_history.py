@@ -202,3 +202,23 @@ def test_mqtt_rate_limit_option_only_where_puppet_foreman_proxy_has_it() -> None
     hiera, command = _hiera_and_installer("satellite", "6.14", rex="pull-mqtt")
     assert hiera[key] == 200
     assert "--foreman-proxy-plugin-remote-execution-script-mqtt-rate-limit 200" in command
+
+
+def test_keepalive_goes_where_the_foreman_vhost_takes_it_from() -> None:
+    # puppet-foreman 13.1.0 (foreman-installer 1.24, Satellite 6.7) manifests/config/apache.pp:
+    # apache::vhost { 'foreman': ... max_keepalive_requests => $max_keepalive_requests } from foreman::max_keepalive_requests;
+    # 14.0.0 (2615823 'Drop keepalive parameters', foreman-installer 2.0) leaves it to Apache's server-wide setting
+    hiera, command = _hiera_and_installer("satellite", "6.7")
+    assert hiera["foreman::max_keepalive_requests"] == 0
+    assert "apache::max_keepalive_requests" not in hiera
+    assert "--foreman-max-keepalive-requests 0" in command
+    hiera, _ = _hiera_and_installer("satellite", "6.8")
+    assert hiera["apache::max_keepalive_requests"] == 0
+    assert "foreman::max_keepalive_requests" not in hiera
+    capsule = make_plan(PlanInput("satellite", "6.7", hosts=3000, cpus=8, ram_bytes=32 * GIB, role="capsule"))
+    from foretune.render.outputs import hiera_values
+    assert hiera_values(capsule)["apache::max_keepalive_requests"] == 0  # a Capsule has no Foreman vhost
+    # Katello's answers file (config/katello-answers.yaml @1.24.0) sets foreman max_keepalive_requests 10000
+    answers = {"foreman::max_keepalive_requests": (10000, "answers file")}
+    plan = make_plan(PlanInput("satellite", "6.7", hosts=12000, cpus=16, ram_bytes=64 * GIB, configured=answers))
+    assert plan.tunables["apache.max_keepalive_requests"].installer.value == 10000

@@ -33,6 +33,7 @@ class Features(NamedTuple):
     pulp_content_formula: str = "2x+1"  # pulpcore content gunicorn workers: "two" | "2x+1" (2 x min(8, CPUs) + 1)
     puppet_passenger: bool = False  # the installer's puppet module can run the Puppet server under Passenger (puppet-puppet < 11)
     dynflow_worker_options: bool = True  # foreman::dynflow_worker_instances/_concurrency exist (puppet-foreman >= 17)
+    foreman_vhost_keepalive: bool = False  # the Foreman vhost carries its own KeepAlive settings (foreman::keepalive*, 1.12-1.24)
     mqtt_rate_limit_option: bool = True  # the installer can set the pull-REX MQTT rate limit (puppet-foreman_proxy >= 24.1)
 
 

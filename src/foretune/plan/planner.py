@@ -520,18 +520,21 @@ class Planner:
     def _keepalive(self) -> None:
         ka, ka_cite = versioned("keepalive", self.fv)
         cites = ("g62-apache",) if self.server else ("g62-apache", "g62-capsule")
+        # the Foreman vhost's own directives win over the server-wide ones for the vhost that serves the clients
+        vhost = self.server and self.f.foreman_vhost_keepalive
+        prefix = "foreman::" if vhost else "apache::"
         self.add("apache.keepalive", "KeepAlive", "bool", Setting(ka["keepalive"], "puppet-foreman default", (ka_cite,)),
-                 Setting(True, "fewer TCP connections and less Apache CPU", cites), Fix("hiera", "apache::keepalive", "On"))
+                 Setting(True, "fewer TCP connections and less Apache CPU", cites), Fix("hiera", prefix + "keepalive", True if vhost else "On"))
         timeout = const("keepalive_timeout")
         self.add("apache.keepalive_timeout", "KeepAliveTimeout", "seconds",
                  Setting(ka["keepalive_timeout"], "puppet-foreman default", (ka_cite,)),
                  Setting(timeout, "between 2 and 5 seconds", cites, "", (C("keepalive_timeout"),)),
-                 Fix("hiera", "apache::keepalive_timeout", timeout))
+                 Fix("hiera", prefix + "keepalive_timeout", timeout))
         mkr = const("max_keepalive_requests")
         self.add("apache.max_keepalive_requests", "MaxKeepAliveRequests", "count",
                  Setting(ka["max_keepalive_requests"], "puppet-foreman default", (ka_cite,)),
                  Setting(mkr, "0 = unlimited requests per connection", cites, "", (C("max_keepalive_requests"),)),
-                 Fix("hiera", "apache::max_keepalive_requests", mkr))
+                 Fix("hiera", prefix + "max_keepalive_requests", mkr))
 
     # -- tasks ---------------------------------------------------------------------------------
     def dynflow(self) -> None:
