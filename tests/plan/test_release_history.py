@@ -222,3 +222,16 @@ def test_keepalive_goes_where_the_foreman_vhost_takes_it_from() -> None:
     answers = {"foreman::max_keepalive_requests": (10000, "answers file")}
     plan = make_plan(PlanInput("satellite", "6.7", hosts=12000, cpus=16, ram_bytes=64 * GIB, configured=answers))
     assert plan.tunables["apache.max_keepalive_requests"].installer.value == 10000
+
+
+def test_qpid_options_only_where_puppet_qpid_has_them() -> None:
+    # puppet-qpid: $open_file_limit first in 2.2.0, $mgmt_pub_interval first in 4.1.0; Katello 3.4 (Foreman 1.15,
+    # Satellite 6.3) pins katello/qpid 2.1.x, Katello 3.7 (Foreman 1.18, Satellite 6.4) 4.2.x
+    def qpid_fixes(version: str) -> set[tuple[str, str, object]]:
+        plan = make_plan(PlanInput("satellite", version, hosts=12000, cpus=16, ram_bytes=64 * GIB, katello_agent_hosts=3000))
+        return {(fix.kind, fix.target, fix.value) for t in plan.tunables.values() if t.component.startswith("q")
+                for fix in t.fixes if t.differs and fix.kind != "advice"}
+    assert qpid_fixes("6.3") == {("limit", "qpidd", 65536), ("hiera", "qpid::router::open_file_limit", 150100),
+                                 ("file", "/etc/qpid/qpidd.conf", "mgmt-pub-interval=5")}
+    assert qpid_fixes("6.4") == {("hiera", "qpid::open_file_limit", 65536), ("hiera", "qpid::router::open_file_limit", 150100),
+                                 ("hiera", "qpid::mgmt_pub_interval", 5)}

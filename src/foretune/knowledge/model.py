@@ -34,6 +34,8 @@ class Features(NamedTuple):
     puppet_passenger: bool = False  # the installer's puppet module can run the Puppet server under Passenger (puppet-puppet < 11)
     dynflow_worker_options: bool = True  # foreman::dynflow_worker_instances/_concurrency exist (puppet-foreman >= 17)
     foreman_vhost_keepalive: bool = False  # the Foreman vhost carries its own KeepAlive settings (foreman::keepalive*, 1.12-1.24)
+    qpid_open_file_limit_option: bool = True  # qpid::open_file_limit exists (puppet-qpid >= 2.2, Katello 3.5)
+    qpid_mgmt_pub_interval_option: bool = True  # qpid::mgmt_pub_interval exists (puppet-qpid >= 4.1, Katello 3.7)
     mqtt_rate_limit_option: bool = True  # the installer can set the pull-REX MQTT rate limit (puppet-foreman_proxy >= 24.1)
 
 

@@ -676,6 +676,8 @@ class Planner:
                                   (C(per), C(base), box("katello-agent hosts", n),
                                    given(inst) if inst.value else Input("profiles' limit", floor, "fi-tuning-profiles")))
                 fix = Fix("hiera", hkey, want)
+                if hkey == "qpid::open_file_limit" and not self.f.qpid_open_file_limit_option:
+                    fix = direct_edit(fix)  # puppet-qpid before 2.2 has no such parameter: a drop-in (pq-options-history)
             self.add(tid, title, "count", inst, setting, fix)
         if self.era62 and n and const("g62_aio_max_nr") > n * const("aio_per_host"):
             aio = const("g62_aio_max_nr")
@@ -703,7 +705,8 @@ class Planner:
                  Setting(default("qpid_mgmt_pub_interval"), "qpidd default", (default_cite("qpid_mgmt_pub_interval"),)),
                  Setting(interval, "recycles management objects faster; avoids 'not-attached' channel errors", ("g62-qpid",), "",
                          (C("qpid_mgmt_pub_interval"),)),
-                 Fix("hiera", "qpid::mgmt_pub_interval", interval))
+                 Fix("hiera", "qpid::mgmt_pub_interval", interval) if self.f.qpid_mgmt_pub_interval_option
+                 else direct_edit(Fix("hiera", "qpid::mgmt_pub_interval", interval)))  # puppet-qpid before 4.1: edit qpidd.conf
         if self.server and n:
             accept = const("accept_timeout_at_scale")
             self.add("katello.content_action_accept_timeout", "content_action_accept_timeout", "seconds",
