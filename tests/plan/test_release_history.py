@@ -235,3 +235,14 @@ def test_qpid_options_only_where_puppet_qpid_has_them() -> None:
                                  ("file", "/etc/qpid/qpidd.conf", "mgmt-pub-interval=5")}
     assert qpid_fixes("6.4") == {("hiera", "qpid::open_file_limit", 65536), ("hiera", "qpid::router::open_file_limit", 150100),
                                  ("hiera", "qpid::mgmt_pub_interval", 5)}
+
+
+def test_capsules_tune_no_passenger_once_puppet_left_it() -> None:
+    # puppet-puppet 11.0.0 (foreman-installer 1.21, Satellite 6.6) removed Passenger support; a Capsule runs no Foreman
+    from foretune.render.outputs import hiera_values
+
+    def capsule(version: str) -> dict[str, object]:
+        return hiera_values(make_plan(PlanInput("satellite", version, hosts=3000, cpus=8, ram_bytes=32 * GIB, role="capsule",
+                                                puppet_hosts=1000)))
+    assert capsule("6.4")["apache::mod::passenger::passenger_max_pool_size"] == 12  # ceil(8 x 1.5), the 6.2 brief's rule
+    assert not [key for key in capsule("6.6") if "passenger" in key]

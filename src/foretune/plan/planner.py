@@ -350,6 +350,8 @@ class Planner:
     def passenger(self) -> None:
         if not self.f.passenger:
             return
+        if not self.server and not (self.era62 or self.f.puppet_passenger):
+            return  # a Capsule's only Passenger application was the Puppet server, on puppetserver here (pp-passenger-removed)
         key = "apache::mod::passenger::"
         cites62 = ("g62-passenger",) if self.server else ("g62-passenger", "g62-capsule")
         if self.server:
