@@ -155,3 +155,94 @@ def test_candlepin_heap_starts_with_the_puppet_candlepin_5_pin() -> None:
     assert heap.value == 4096 * 1024**2
     assert heap.citations == ("candlepin-heap-history", "candlepin-defaults")
     assert "candlepin.heap_max" not in plan("satellite", "6.3").tunables  # type: ignore[attr-defined]  # Foreman 1.15
+
+
+def _hiera_and_installer(product: str, version: str, **extra: object) -> tuple[dict[str, object], str]:
+    from foretune.render.outputs import hiera_values, installer_command
+
+    plan = make_plan(PlanInput(product, version, hosts=12000, cpus=16, ram_bytes=64 * GIB, **extra))  # type: ignore[arg-type]
+    return hiera_values(plan), installer_command(plan)
+
+
+def test_dynflow_worker_options_only_where_puppet_foreman_has_them() -> None:
+    # puppet-foreman 16.0.0 manifests/init.pp (pinned by foreman-installer 2.3.0, Satellite 6.9) has only
+    # $dynflow_pool_size; 17.0.0 (pinned by 2.5.0) adds `Integer[0] $dynflow_worker_instances`
+    hiera, command = _hiera_and_installer("satellite", "6.9")
+    assert "foreman::dynflow_worker_instances" not in hiera
+    assert "--foreman-dynflow-worker-" not in command
+    hiera, command = _hiera_and_installer("foreman", "2.5")
+    assert hiera["foreman::dynflow_worker_instances"] == 3  # gf-dynflow: 3 workers above 10000 hosts
+    assert "--foreman-dynflow-worker-instances 3" in command
+
+
+def test_puppet_passenger_options_only_where_puppet_puppet_has_them() -> None:
+    # puppet-puppet 9.0.0 (Satellite 6.4) manifests/server.pp has $passenger_min_instances and no start timeout;
+    # 11.0.0 (foreman-installer 1.21, so Satellite 6.6) removed Passenger support
+    hiera, command = _hiera_and_installer("satellite", "6.4", puppet_hosts=2000)
+    assert hiera["puppet::server::passenger_min_instances"] == 6
+    assert "puppet::server::passenger_start_timeout" not in hiera
+    assert "--puppet-server-passenger-start-timeout" not in command
+    for version in ("6.6", "6.7", "6.8"):
+        hiera, command = _hiera_and_installer("satellite", version, puppet_hosts=2000)
+        assert not [key for key in hiera if key.startswith("puppet::server::passenger")], version
+        assert "--puppet-server-passenger" not in command, version
+        assert hiera["foreman::passenger_min_instances"] == 6, version  # Foreman itself still runs on Passenger
+    # Satellite 6.2 edits the Puppet application's vhost directly, as its brief does
+    plan = make_plan(PlanInput("satellite", "6.2", hosts=12000, cpus=16, ram_bytes=64 * GIB, puppet_hosts=2000))
+    edits = [(fix.target, fix.value) for t in plan.tunables.values() for fix in t.fixes if fix.kind == "file"]
+    assert ("/etc/httpd/conf.d/25-puppet.conf", "PassengerStartTimeout 500") in edits
+
+
+def test_mqtt_rate_limit_option_only_where_puppet_foreman_proxy_has_it() -> None:
+    # $mqtt_rate_limit is first in puppet-foreman_proxy 24.1.0 (script.pp); foreman-installer 3.5.0 pins 24.0.x, 3.6.0 24.2.x
+    key = "foreman_proxy::plugin::remote_execution::script::mqtt_rate_limit"
+    hiera, command = _hiera_and_installer("satellite", "6.13", rex="pull-mqtt")
+    assert key not in hiera
+    assert "--foreman-proxy-plugin-remote-execution-script-mqtt-rate-limit" not in command
+    hiera, command = _hiera_and_installer("satellite", "6.14", rex="pull-mqtt")
+    assert hiera[key] == 200
+    assert "--foreman-proxy-plugin-remote-execution-script-mqtt-rate-limit 200" in command
+
+
+def test_keepalive_goes_where_the_foreman_vhost_takes_it_from() -> None:
+    # puppet-foreman 13.1.0 (foreman-installer 1.24, Satellite 6.7) manifests/config/apache.pp:
+    # apache::vhost { 'foreman': ... max_keepalive_requests => $max_keepalive_requests } from foreman::max_keepalive_requests;
+    # 14.0.0 (2615823 'Drop keepalive parameters', foreman-installer 2.0) leaves it to Apache's server-wide setting
+    hiera, command = _hiera_and_installer("satellite", "6.7")
+    assert hiera["foreman::max_keepalive_requests"] == 0
+    assert "apache::max_keepalive_requests" not in hiera
+    assert "--foreman-max-keepalive-requests 0" in command
+    hiera, _ = _hiera_and_installer("satellite", "6.8")
+    assert hiera["apache::max_keepalive_requests"] == 0
+    assert "foreman::max_keepalive_requests" not in hiera
+    capsule = make_plan(PlanInput("satellite", "6.7", hosts=3000, cpus=8, ram_bytes=32 * GIB, role="capsule"))
+    from foretune.render.outputs import hiera_values
+    assert hiera_values(capsule)["apache::max_keepalive_requests"] == 0  # a Capsule has no Foreman vhost
+    # Katello's answers file (config/katello-answers.yaml @1.24.0) sets foreman max_keepalive_requests 10000
+    answers = {"foreman::max_keepalive_requests": (10000, "answers file")}
+    plan = make_plan(PlanInput("satellite", "6.7", hosts=12000, cpus=16, ram_bytes=64 * GIB, configured=answers))
+    assert plan.tunables["apache.max_keepalive_requests"].installer.value == 10000
+
+
+def test_qpid_options_only_where_puppet_qpid_has_them() -> None:
+    # puppet-qpid: $open_file_limit first in 2.2.0, $mgmt_pub_interval first in 4.1.0; Katello 3.4 (Foreman 1.15,
+    # Satellite 6.3) pins katello/qpid 2.1.x, Katello 3.7 (Foreman 1.18, Satellite 6.4) 4.2.x
+    def qpid_fixes(version: str) -> set[tuple[str, str, object]]:
+        plan = make_plan(PlanInput("satellite", version, hosts=12000, cpus=16, ram_bytes=64 * GIB, katello_agent_hosts=3000))
+        return {(fix.kind, fix.target, fix.value) for t in plan.tunables.values() if t.component.startswith("q")
+                for fix in t.fixes if t.differs and fix.kind != "advice"}
+    assert qpid_fixes("6.3") == {("limit", "qpidd", 65536), ("hiera", "qpid::router::open_file_limit", 150100),
+                                 ("file", "/etc/qpid/qpidd.conf", "mgmt-pub-interval=5")}
+    assert qpid_fixes("6.4") == {("hiera", "qpid::open_file_limit", 65536), ("hiera", "qpid::router::open_file_limit", 150100),
+                                 ("hiera", "qpid::mgmt_pub_interval", 5)}
+
+
+def test_capsules_tune_no_passenger_once_puppet_left_it() -> None:
+    # puppet-puppet 11.0.0 (foreman-installer 1.21, Satellite 6.6) removed Passenger support; a Capsule runs no Foreman
+    from foretune.render.outputs import hiera_values
+
+    def capsule(version: str) -> dict[str, object]:
+        return hiera_values(make_plan(PlanInput("satellite", version, hosts=3000, cpus=8, ram_bytes=32 * GIB, role="capsule",
+                                                puppet_hosts=1000)))
+    assert capsule("6.4")["apache::mod::passenger::passenger_max_pool_size"] == 12  # ceil(8 x 1.5), the 6.2 brief's rule
+    assert not [key for key in capsule("6.6") if "passenger" in key]

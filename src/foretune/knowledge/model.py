@@ -31,6 +31,12 @@ class Features(NamedTuple):
     pulp_api_formula: str = "min4+1"  # pulpcore API gunicorn workers: "one" | "min4+1" (min(4, CPUs) + 1)
     hosts_queue: bool = False  # Katello runs a dynflow-sidekiq@worker-hosts-queue worker beside the default pool
     pulp_content_formula: str = "2x+1"  # pulpcore content gunicorn workers: "two" | "2x+1" (2 x min(8, CPUs) + 1)
+    puppet_passenger: bool = False  # the installer's puppet module can run the Puppet server under Passenger (puppet-puppet < 11)
+    dynflow_worker_options: bool = True  # foreman::dynflow_worker_instances/_concurrency exist (puppet-foreman >= 17)
+    foreman_vhost_keepalive: bool = False  # the Foreman vhost carries its own KeepAlive settings (foreman::keepalive*, 1.12-1.24)
+    qpid_open_file_limit_option: bool = True  # qpid::open_file_limit exists (puppet-qpid >= 2.2, Katello 3.5)
+    qpid_mgmt_pub_interval_option: bool = True  # qpid::mgmt_pub_interval exists (puppet-qpid >= 4.1, Katello 3.7)
+    mqtt_rate_limit_option: bool = True  # the installer can set the pull-REX MQTT rate limit (puppet-foreman_proxy >= 24.1)
 
 
 class Release(NamedTuple):

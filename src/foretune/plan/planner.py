@@ -350,6 +350,8 @@ class Planner:
     def passenger(self) -> None:
         if not self.f.passenger:
             return
+        if not self.server and not (self.era62 or self.f.puppet_passenger):
+            return  # a Capsule's only Passenger application was the Puppet server, on puppetserver here (pp-passenger-removed)
         key = "apache::mod::passenger::"
         cites62 = ("g62-passenger",) if self.server else ("g62-passenger", "g62-capsule")
         if self.server:
@@ -405,7 +407,8 @@ class Planner:
             self.add("passenger.prestart", "PassengerPreStart (Foreman)", "bool", on,
                      Setting(True, "start the application with Apache instead of on the first request", ("g62-passenger",)),
                      Fix("hiera", "foreman::passenger_prestart", True))
-        apps = (["foreman"] if self.server else []) + (["puppet"] if self.inp.puppet_hosts or (self.era62 and not self.server) else [])
+        puppet = (self.era62 and not self.server) or (self.f.puppet_passenger and bool(self.inp.puppet_hosts))
+        apps = (["foreman"] if self.server else []) + (["puppet"] if puppet else [])
         for app in apps:
             ckey = "passenger_min_instances" if self.server else "capsule_passenger_min_instances"
             want = min(const(ckey), max(1, pool // len(apps)))
@@ -418,6 +421,8 @@ class Planner:
                              f"min({const(ckey)}, max(1, {pool} // {len(apps)} applications)) = {want}",
                              (C(ckey), Input("PassengerMaxPoolSize", pool, "g62-passenger"))),
                      Fix("hiera", f"{app}::passenger_min_instances" if app == "foreman" else "puppet::server::passenger_min_instances", want))
+            if app == "puppet" and not self.era62:
+                continue  # puppet-puppet has no PassengerStartTimeout parameter (pp-passenger-removed)
             ckey = "passenger_start_timeout" if self.server else "capsule_passenger_start_timeout"
             inst_timeout = (Setting(600, "puppet-foreman default on EL", ("pf-passenger-51",)) if app == "foreman"
                             else Setting(90, "the Puppet application's configured value in the brief's capsule example", ("g62-capsule",)))
@@ -517,18 +522,21 @@ class Planner:
     def _keepalive(self) -> None:
         ka, ka_cite = versioned("keepalive", self.fv)
         cites = ("g62-apache",) if self.server else ("g62-apache", "g62-capsule")
+        # the Foreman vhost's own directives win over the server-wide ones for the vhost that serves the clients
+        vhost = self.server and self.f.foreman_vhost_keepalive
+        prefix = "foreman::" if vhost else "apache::"
         self.add("apache.keepalive", "KeepAlive", "bool", Setting(ka["keepalive"], "puppet-foreman default", (ka_cite,)),
-                 Setting(True, "fewer TCP connections and less Apache CPU", cites), Fix("hiera", "apache::keepalive", "On"))
+                 Setting(True, "fewer TCP connections and less Apache CPU", cites), Fix("hiera", prefix + "keepalive", True if vhost else "On"))
         timeout = const("keepalive_timeout")
         self.add("apache.keepalive_timeout", "KeepAliveTimeout", "seconds",
                  Setting(ka["keepalive_timeout"], "puppet-foreman default", (ka_cite,)),
                  Setting(timeout, "between 2 and 5 seconds", cites, "", (C("keepalive_timeout"),)),
-                 Fix("hiera", "apache::keepalive_timeout", timeout))
+                 Fix("hiera", prefix + "keepalive_timeout", timeout))
         mkr = const("max_keepalive_requests")
         self.add("apache.max_keepalive_requests", "MaxKeepAliveRequests", "count",
                  Setting(ka["max_keepalive_requests"], "puppet-foreman default", (ka_cite,)),
                  Setting(mkr, "0 = unlimited requests per connection", cites, "", (C("max_keepalive_requests"),)),
-                 Fix("hiera", "apache::max_keepalive_requests", mkr))
+                 Fix("hiera", prefix + "max_keepalive_requests", mkr))
 
     # -- tasks ---------------------------------------------------------------------------------
     def dynflow(self) -> None:
@@ -543,11 +551,13 @@ class Planner:
                      Setting(inst, f"more instances rather than more threads; {inst} for {self.inp.hosts} hosts",
                              (cite("sidekiq_instances_by_hosts"),), f"step table {const('sidekiq_instances_by_hosts')} at {self.inp.hosts} hosts",
                              (C("sidekiq_instances_by_hosts"), box("hosts", self.inp.hosts))),
-                     Fix("hiera", "foreman::dynflow_worker_instances", inst))
+                     Fix("hiera", "foreman::dynflow_worker_instances", inst) if self.f.dynflow_worker_options else
+                     Fix("advice", "Dynflow", f"{inst} Sidekiq worker instances need foreman-installer 2.5 or later: this installer "
+                                              "has no worker-instances option and runs one worker"))
             self.add("dynflow.sidekiq_concurrency", "Dynflow Sidekiq concurrency per instance", "count",
                      Setting(d[1], "puppet-foreman default", ("pf-dynflow",)),
                      Setting(conc, "limited benefit above 5 threads (Ruby)", ("gf-dynflow",), "", (C("sidekiq_concurrency"),)),
-                     Fix("hiera", "foreman::dynflow_worker_concurrency", conc))
+                     *((Fix("hiera", "foreman::dynflow_worker_concurrency", conc),) if self.f.dynflow_worker_options else ()))
         else:
             want = stepped("dynflowd_executors_by_ram_gib", self.ram_gib, inclusive=False)
             self.add("dynflow.executors", "dynflowd EXECUTORS_COUNT", "count",
@@ -668,6 +678,8 @@ class Planner:
                                   (C(per), C(base), box("katello-agent hosts", n),
                                    given(inst) if inst.value else Input("profiles' limit", floor, "fi-tuning-profiles")))
                 fix = Fix("hiera", hkey, want)
+                if hkey == "qpid::open_file_limit" and not self.f.qpid_open_file_limit_option:
+                    fix = direct_edit(fix)  # puppet-qpid before 2.2 has no such parameter: a drop-in (pq-options-history)
             self.add(tid, title, "count", inst, setting, fix)
         if self.era62 and n and const("g62_aio_max_nr") > n * const("aio_per_host"):
             aio = const("g62_aio_max_nr")
@@ -695,7 +707,8 @@ class Planner:
                  Setting(default("qpid_mgmt_pub_interval"), "qpidd default", (default_cite("qpid_mgmt_pub_interval"),)),
                  Setting(interval, "recycles management objects faster; avoids 'not-attached' channel errors", ("g62-qpid",), "",
                          (C("qpid_mgmt_pub_interval"),)),
-                 Fix("hiera", "qpid::mgmt_pub_interval", interval))
+                 Fix("hiera", "qpid::mgmt_pub_interval", interval) if self.f.qpid_mgmt_pub_interval_option
+                 else direct_edit(Fix("hiera", "qpid::mgmt_pub_interval", interval)))  # puppet-qpid before 4.1: edit qpidd.conf
         if self.server and n:
             accept = const("accept_timeout_at_scale")
             self.add("katello.content_action_accept_timeout", "content_action_accept_timeout", "seconds",
@@ -723,7 +736,9 @@ class Planner:
                      Setting(rate, f"a foretune estimate to protect the Smart Proxy above {const('mqtt_rate_limit_from_hosts')} pull hosts; "
                                    "raise it while the Smart Proxy keeps up" if rate else "unlimited is fine at this scale",
                              ("gf-pull-rex", cite("mqtt_rate_limit")), "", (C("mqtt_rate_limit"), C("mqtt_rate_limit_from_hosts")) if rate else ()),
-                     *((Fix("hiera", prefix + "mqtt_rate_limit", rate),) if rate else ()))
+                     *((Fix("hiera", prefix + "mqtt_rate_limit", rate) if self.f.mqtt_rate_limit_option else
+                        Fix("advice", "MQTT rate limit", f"a limit of {rate} needs foreman-installer 3.6 or later: "
+                                                         "this installer has no rate-limit option"),) if rate else ()))
             for tid, title, value in (("mqtt.ttl", "MQTT ttl (seconds to pick up a job)", mq[1]), ("mqtt.resend_interval", "MQTT resend interval", mq[2])):
                 inst = Setting(value, "plugin default", ("rex-mqtt-defaults",))
                 self.add(tid, title, "seconds", inst, self.same(inst, "plugin default; raise only when hosts miss notifications", "gf-pull-rex"))

@@ -15,7 +15,8 @@ CAPSULE_SCENARIOS = ("capsule", "foreman-proxy-content")
 PG = "postgresql::server::config_entries"
 TUNING_PREFIXES = ("foreman::foreman_service_puma", "foreman::db_pool", "foreman::dynflow", "foreman::rails_cache",
                    "foreman_proxy_content::pulpcore", "pulpcore::", "postgresql::server::config_entries", "apache::mod::",
-                   "apache::keepalive", "apache::max_keepalive", "apache::keepalive_timeout", "candlepin::java_opts",
+                   "apache::keepalive", "apache::max_keepalive", "apache::keepalive_timeout", "foreman::keepalive", "foreman::max_keepalive",
+                   "candlepin::java_opts",
                    "candlepin::tomcat", "qpid::", "katello::num_pulp_workers", "katello::max_tasks_per_pulp_worker",
                    "katello::qpid", "foreman_proxy::plugin::remote_execution", "foreman_proxy::plugin::dynflow",
                    "redis::", "mongodb::")
