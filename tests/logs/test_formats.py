@@ -397,3 +397,15 @@ def test_task_export_with_a_huge_or_broken_header_is_a_problem_line(tmp_path: Pa
     export.write_bytes(b'"' + b"x" * 200_000 + b"\n")
     r = build(read_files(from_paths([str(export)], []), Options(), jobs=1), source="t", capacity=None, capacity_from=None)
     assert r["tasks"][0]["not_understood"] == 1 and r["tasks"][0]["lines"] == 1
+
+
+def test_task_exports_in_id_order_report_no_clock_jumps() -> None:
+    # the 6.15 export is in id order: rows of 2024-02-11, then 2024-02-01, ... (the paused Sync of 2024-01-03 at row 41);
+    # the span is the earliest and the latest started_at, and nothing in it says the server's clock jumped
+    export = Path(__file__).parents[1] / "fixtures" / "sosreports" / "satellite-6.15" / "sos_commands" / "foreman" / "foreman_tasks_tasks"
+    r = build(read_files(from_paths([str(export)], []), Options(), jobs=1), source="t", capacity=None, capacity_from=None)
+    t = r["tasks"][0]
+    assert (t["first"], t["last"], t["clock_jumps"]) == ("2024-01-03T02:00:14", "2024-02-12T10:01:44", 0)
+    from foretune.logs.text import render
+
+    assert "clock jump" not in render(r)
