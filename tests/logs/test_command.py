@@ -113,6 +113,11 @@ def test_sosreport_tarball_logs_in_one_pass_and_as_fact(tmp_path: Path) -> None:
     (["logs", "--since", "yesterday", "x"], "--since: not a date"),
     (["logs", "--compare", "a"], "--compare needs two SOURCEs"),
     (["logs", "--window", "2024-01-01..", "x"], "--window is for --compare"),
+    # a range that ends before it starts selects nothing: said at once, not as an empty report
+    (["logs", str(FIX / "messages"), "--since", "2017-03-28", "--until", "2017-03-27"],
+     "--since/--until: 2017-03-28 is not before 2017-03-27"),
+    (["logs", str(FIX / "messages"), "--compare", "--window", "2024-01-15 11:00..2024-01-15 10:00", "--window", ".."],
+     "--window: 2024-01-15 11:00 is not before 2024-01-15 10:00"),
 ])
 def test_bad_input_is_one_line(argv: list[str], message: str) -> None:
     code, _out, err = run(*argv)

@@ -58,17 +58,28 @@ def _when(text: str | None, flag: str) -> int | None:
         raise UsageError(f"{flag}: {exc}") from None
 
 
-def run(args: argparse.Namespace, env: Environment) -> int:
-    from foretune.env import ExitStatus
+def _range(since: str | None, until: str | None, flags: tuple[str, str]) -> Window:
+    """The window from ``since`` to ``until``; one that ends before (or as) it starts is a usage error."""
     from foretune.errors import UsageError
     from foretune.logs.timeutil import Window
 
+    window = Window(_when(since, flags[0]), _when(until, flags[1]))
+    if window.since is not None and window.until is not None and window.since >= window.until:
+        name = flags[0] if flags[0] == flags[1] else f"{flags[0]}/{flags[1]}"
+        raise UsageError(f"{name}: {since} is not before {until}, so no line could be in the range")
+    return window
+
+
+def run(args: argparse.Namespace, env: Environment) -> int:
+    from foretune.env import ExitStatus
+    from foretune.errors import UsageError
+
     if args.compare:
         if len(args.sources) == 2 and not args.window:
-            windows = [Window(_when(args.since, "--since"), _when(args.until, "--until"))] * 2
+            windows = [_range(args.since, args.until, ("--since", "--until"))] * 2
             sources: list[list[str]] = [[args.sources[0]], [args.sources[1]]]
         elif len(args.sources) <= 1 and len(args.window) == 2:
-            windows = [Window(_when(a, "--window"), _when(b, "--window")) for a, b in args.window]
+            windows = [_range(a, b, ("--window", "--window")) for a, b in args.window]
             sources = [args.sources, args.sources]
         else:
             raise UsageError("--compare needs two SOURCEs, or one SOURCE (or none: this host) and --window given twice")
@@ -80,7 +91,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     else:
         if args.window:
             raise UsageError("--window is for --compare; use --since/--until for one range")
-        report = analyze(args.sources, Window(_when(args.since, "--since"), _when(args.until, "--until")), args, env)
+        report = analyze(args.sources, _range(args.since, args.until, ("--since", "--until")), args, env)
     text = render(report, output_format(args), color=env.color and not args.output, top=args.top)
     emit(args, env, text)
     return ExitStatus.OK
