@@ -175,3 +175,20 @@ def test_a_snapshot_points_to_its_fact(tmp_path: Path) -> None:
     snapshot.write_text("{}")
     code, _, err = run("logs", str(snapshot))
     assert code == 2 and "is not a foretune snapshot" in err and err.count("\n") == 1
+
+
+def test_counts_of_one_read_as_one(tmp_path: Path) -> None:
+    # production-journald.log: one request (200, 6000 ms), never two at once
+    code, out, _ = run("logs", str(FIX / "production-journald.log"))
+    assert code == 0 and "  1 request (2xx 1); p50 6,000 ms" in out and "concurrency: peak 1 request at once" in out
+    # postgresql-custom-prefix.log: one FATAL "remaining connection slots" at 09:00:01
+    code, out, _ = run("logs", str(FIX / "postgresql-custom-prefix.log"))
+    assert code == 0 and "connection exhaustion: 1 refused connection in 1 minute (2024-01-16T09:00:00" in out
+    # production-rails6.log has one consumer_create, production-registration.log one too
+    code, out, _ = run("logs", "--compare", str(FIX / "production-rails6.log"), str(FIX / "production-registration.log"))
+    assert code == 0 and "noise: only 1 request on one side" in out and "only 1 requests" not in out
+    # a production.log with no Completed line has no status classes to list
+    empty = tmp_path / "production.log"
+    empty.write_bytes(b"2024-06-09T20:50:07 [I|app|] Processing by HostsController#index as HTML\n")
+    code, out, _ = run("logs", str(empty))
+    assert code == 0 and "  0 requests; no durations" in out and "()" not in out

@@ -53,7 +53,7 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
         if samples is not None:
             few = min(samples[0] or 0, samples[1] or 0)
             if few < min_requests:
-                note = f"noise: only {few} {what} on one side"
+                note = f"noise: only {few} {what if few != 1 else what[:-1]} on one side"
         metrics.append({"metric": metric, "before": b, "after": a, "change": change, "note": note.strip(),
                         "noise": note.startswith(("noise", "within noise"))})
 
