@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import tarfile
 from importlib import resources
 from pathlib import Path
@@ -192,3 +193,18 @@ def test_counts_of_one_read_as_one(tmp_path: Path) -> None:
     empty.write_bytes(b"2024-06-09T20:50:07 [I|app|] Processing by HostsController#index as HTML\n")
     code, out, _ = run("logs", str(empty))
     assert code == 0 and "  0 requests; no durations" in out and "()" not in out
+
+
+def test_compare_quantiles_come_from_the_busiest_log_and_say_so(tmp_path: Path) -> None:
+    # PostgreSQL writes one file per weekday: Fri holds one slow statement (3,000 ms), Mon three (1,234.567, 2,000,
+    # 1,000.5 ms: p95 = the 3rd of 3 = 2,000 ms); quantiles of two files cannot be added, so Mon's are compared
+    logs = tmp_path / "pg"
+    logs.mkdir()
+    shutil.copy(FIX / "postgresql-custom-prefix.log", logs / "postgresql-Fri.log")
+    shutil.copy(FIX / "postgresql-Mon.log", logs / "postgresql-Mon.log")
+    code, out, err = run("logs", "--compare", str(logs), str(FIX / "postgresql-Mon.log"), "--format", "json")
+    assert code == 0, err
+    row = {m["metric"]: m for m in json.loads(out)["metrics"]}["postgresql: slow statement p95 (ms)"]
+    assert (row["before"], row["after"]) == (2000.0, 2000.0)
+    assert row["note"] == "noise: only 3 statements on one side; before: postgresql-Mon.log only, the busiest of 2 logs"
+    assert {m["metric"]: m for m in json.loads(out)["metrics"]}["postgresql: slow statements"]["before"] == 4  # 1 + 3
