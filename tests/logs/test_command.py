@@ -208,3 +208,23 @@ def test_compare_quantiles_come_from_the_busiest_log_and_say_so(tmp_path: Path) 
     assert (row["before"], row["after"]) == (2000.0, 2000.0)
     assert row["note"] == "noise: only 3 statements on one side; before: postgresql-Mon.log only, the busiest of 2 logs"
     assert {m["metric"]: m for m in json.loads(out)["metrics"]}["postgresql: slow statements"]["before"] == 4  # 1 + 3
+
+
+def test_a_passenger_era_sosreport_is_not_asked_for_a_puma_capacity(tmp_path: Path) -> None:
+    # Satellite 6.2 runs Foreman inside Apache's Passenger (passenger.conf: PassengerMaxPoolSize 20): there is no Puma
+    sos = tmp_path / "sosreport-sat62"
+    shutil.copytree(SOS / "satellite-6.2", sos)
+    (sos / "var" / "log" / "foreman").mkdir(parents=True)
+    shutil.copy(FIX / "production-legacy.log", sos / "var" / "log" / "foreman" / "production.log")
+    code, out, err = run("logs", str(sos))
+    assert code == 0, err
+    assert "--puma-capacity" not in out
+    assert ("concurrency: peak 1 request at once (Passenger era: Foreman runs inside Apache, not Puma; "
+            "PassengerMaxPoolSize 20, one request per process)") in out
+    code, out, err = run("logs", str(sos), "--format", "json")
+    data = json.loads(out)
+    jsonschema.validate(data, SCHEMA)
+    assert data["capacity"]["puma"] is None and data["capacity"]["unknown"].startswith("Passenger era")
+    # a Puma-era sosreport keeps its capacity from the puma fact and no reason
+    code, out, err = run("logs", str(SOS / "satellite-6.15"), "--format", "json")
+    assert code == 0 and json.loads(out)["capacity"]["unknown"] is None

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from foretune.env import Environment
+    from foretune.facts.model import FactSet
     from foretune.logs.timeutil import Window
 
 
@@ -149,7 +150,8 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
         raise InputError(f"{src.label}: no production.log, Apache, PostgreSQL, Candlepin, system log or task export found")
     # the archive's own damage matters here; unreadable configuration files do not
     problems = [p for p in facts.problems if ("truncated" in p or "corrupt" in p) and p not in found.problems]
-    return build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems)
+    return build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems,
+                 capacity_unknown=None if capacity else _no_puma(facts))
 
 
 def _snapshot(path: Path, window: Window, args: argparse.Namespace) -> dict[str, Any]:
@@ -166,9 +168,20 @@ def _snapshot(path: Path, window: Window, args: argparse.Namespace) -> dict[str,
         raise InputError(f"{path}: this snapshot carries no logs, only the incidents found when it was collected "
                          f"(foretune facts {path} --only log_incidents)")
     scan = scan_shipped(logs, Options(window=window))
-    capacity = args.puma_capacity or puma_capacity(read_source(str(path)).value("puma"))
+    facts = read_source(str(path))
+    capacity = args.puma_capacity or puma_capacity(facts.value("puma"))
     where = "--puma-capacity" if args.puma_capacity else ("puma fact (workers x threads_max)" if capacity else None)
-    return build(scan, source=label, capacity=capacity, capacity_from=where, problems=[])
+    return build(scan, source=label, capacity=capacity, capacity_from=where, problems=[],
+                 capacity_unknown=None if capacity else _no_puma(facts))
+
+
+def _no_puma(facts: FactSet) -> str | None:
+    """Why there is no Puma capacity to compare with, when the source says Foreman runs without Puma (Passenger era)."""
+    fact = facts["puma"]
+    if fact.known or not (fact.unknown_reason or "").startswith("Passenger era"):
+        return None
+    pool = (facts.value("passenger") or {}).get("PassengerMaxPoolSize")
+    return str(fact.unknown_reason) + (f"; PassengerMaxPoolSize {pool}, one request per process" if isinstance(pool, int) else "")
 
 
 def _is_sosreport(path: str) -> bool:

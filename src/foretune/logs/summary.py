@@ -16,8 +16,9 @@ SCHEMA = "foretune-logs/1"
 
 
 def build(scan: Scan, *, source: str, capacity: int | None, capacity_from: str | None,
-          problems: list[str] | None = None) -> dict[str, Any]:
-    """The report of ``scan``; ``capacity`` is the Puma workers x threads in force (None when unknown)."""
+          problems: list[str] | None = None, capacity_unknown: str | None = None) -> dict[str, Any]:
+    """The report of ``scan``; ``capacity`` is the Puma workers x threads in force (None when unknown, and
+    ``capacity_unknown`` then says why when the source knows: a Passenger-era server has no Puma)."""
     from foretune import __version__
     from foretune.knowledge import threshold
 
@@ -48,7 +49,7 @@ def build(scan: Scan, *, source: str, capacity: int | None, capacity_from: str |
         "files": sorted(scan.files), "bytes": scan.bytes, "lines": lines, "not_understood": bad,
         "outside_window": sum(a.outside for a in merged.values()),
         "problems": [*(problems or []), *scan.problems],
-        "capacity": {"puma": capacity, "from": capacity_from},
+        "capacity": {"puma": capacity, "from": capacity_from, "unknown": None if capacity else capacity_unknown},
         "burst_threshold_per_minute": burst_min,
         **sections,
         "bursts": all_bursts,

@@ -91,7 +91,7 @@ def _report(out: Out, r: dict[str, Any], title: bool = True) -> None:
             + (f"; {plural(r['not_understood'], 'line')} not understood" if r["not_understood"] else "; every line understood"))
     _incidents(out, r)
     for section in r["production"]:
-        _production(out, section)
+        _production(out, section, r["capacity"].get("unknown"))
     for section in r["apache_access"]:
         _access(out, section, [b for b in r["bursts"] if b["log"] == section["log"]])
     for section in r["apache_error"]:
@@ -142,7 +142,7 @@ def _lat(s: dict[str, Any] | None) -> str:
     return f"p50 {num(s['p50'])} ms, p95 {num(s['p95'])} ms, p99 {num(s['p99'])} ms, max {num(s['max'])} ms"
 
 
-def _production(out: Out, s: dict[str, Any]) -> None:
+def _production(out: Out, s: dict[str, Any], no_capacity: str | None = None) -> None:
     _section(out, "production", s)
     status = ", ".join(f"{k} {num(v)}" for k, v in s["status"].items())
     out.say(f"{plural(s['requests'], 'request')}{f' ({status})' if status else ''}; {_lat(s['latency'])}"
@@ -152,6 +152,8 @@ def _production(out: Out, s: dict[str, Any]) -> None:
         out.say(f"concurrency: peak {plural(c['peak'], 'request')} at once; Puma capacity {num(c['capacity'])}; "
                 f"{plural(c['minutes_at_capacity'], 'minute')} at capacity"
                 + (f" ({c['first_at_capacity']} .. {c['last_at_capacity']})" if c["minutes_at_capacity"] else ""))
+    elif no_capacity:
+        out.say(f"concurrency: peak {plural(c['peak'], 'request')} at once ({no_capacity})")
     else:
         out.say(f"concurrency: peak {plural(c['peak'], 'request')} at once (Puma capacity unknown: --puma-capacity N)")
     out.table(["action", "count", "share %", "p50 ms", "p95 ms", "p99 ms", "max ms", "5xx"],
