@@ -228,3 +228,13 @@ def test_a_passenger_era_sosreport_is_not_asked_for_a_puma_capacity(tmp_path: Pa
     # a Puma-era sosreport keeps its capacity from the puma fact and no reason
     code, out, err = run("logs", str(SOS / "satellite-6.15"), "--format", "json")
     assert code == 0 and json.loads(out)["capacity"]["unknown"] is None
+
+
+def test_the_action_share_says_it_is_of_the_time_spent() -> None:
+    # production-rails6.log: consumer_create is 1 of 5 requests but 9,000 of 14,091 ms (11 + 30 + 9,000 + 5,003 + 47)
+    code, out, _ = run("logs", str(FIX / "production-rails6.log"))
+    assert code == 0
+    header = next(line for line in out.splitlines() if line.strip().startswith("action") and "count" in line)
+    assert header.split()[:5] == ["action", "count", "%", "of", "time"]
+    row = next(line for line in out.splitlines() if "CandlepinProxiesController#consumer_create" in line and "9,000" in line)
+    assert row.split()[1:3] == ["1", "63.9"]  # 100 x 9,000 / 14,091

@@ -156,7 +156,7 @@ def _production(out: Out, s: dict[str, Any], no_capacity: str | None = None) -> 
         out.say(f"concurrency: peak {plural(c['peak'], 'request')} at once ({no_capacity})")
     else:
         out.say(f"concurrency: peak {plural(c['peak'], 'request')} at once (Puma capacity unknown: --puma-capacity N)")
-    out.table(["action", "count", "share %", "p50 ms", "p95 ms", "p99 ms", "max ms", "5xx"],
+    out.table(["action", "count", "% of time", "p50 ms", "p95 ms", "p99 ms", "max ms", "5xx"],
               [[a["action"], a["count"], a["share"], a["p50"], a["p95"], a["p99"], a["max"], a["status"].get("5xx", 0)]
                for a in s["actions"]])
     if s["registration"]:
