@@ -409,3 +409,15 @@ def test_task_exports_in_id_order_report_no_clock_jumps() -> None:
     from foretune.logs.text import render
 
     assert "clock jump" not in render(r)
+
+
+def test_the_pid_suggestion_does_not_put_the_installer_prefix_on_another_one(tmp_path: Path) -> None:
+    # RHEL 7's PostgreSQL 9.2 (Satellite 6.2) logs with '< %m >': no pid, but not the installer's '%t ' either
+    log = tmp_path / "postgresql-Wed.log"
+    log.write_bytes(b"< 2017-08-02 02:00:00.123 EDT >LOG:  duration: 1500.000 ms  statement: SELECT 1 FROM katello_repositories\n"
+                    b"< 2017-08-02 02:00:01.000 EDT >FATAL:  sorry, too many clients already\n")
+    r = build(read_files(from_paths([str(log)], []), Options(), jobs=1), source="t", capacity=None, capacity_from=None)
+    pg = r["postgresql"][0]
+    assert pg["prefix_has_pid"] is False and pg["connection_exhaustion"]["count"] == 1 and pg["slow_statements"]["count"] == 1
+    (pid,) = [s for s in r["suggestions"] if s["citation"]["id"] == "postgresql-log-line-prefix"]
+    assert pid["reason"].startswith("the log lines carry no process id") and "prefix '%t ' has no %p" not in pid["reason"]

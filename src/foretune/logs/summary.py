@@ -84,8 +84,8 @@ def suggestions(merged: dict[tuple[str, str], Any]) -> list[dict[str, Any]]:
     pg = [a for a in merged.values() if isinstance(a, PostgresLog) and a.lines - a.bad > 0]
     if pg and any(a.prefix_has_pid is False for a in pg):
         add("Add the process id to PostgreSQL's log_line_prefix",
-            "the installer's prefix '%t ' has no %p, so statements of concurrent sessions cannot be told apart "
-            "(pgBadger also needs %p)", Fix("hiera", f"{PG}/log_line_prefix", "%t [%p] "), "postgresql-log-line-prefix")
+            "the log lines carry no process id, so statements of concurrent sessions cannot be told apart "
+            "(pgBadger also needs %p); the installer's own prefix, '%t ', has none either", Fix("hiera", f"{PG}/log_line_prefix", "%t [%p] "), "postgresql-log-line-prefix")
     if pg and not any(a.slow.count for a in pg):
         add("Log slow statements (log_min_duration_statement)",
             "the PostgreSQL log has no 'duration:' lines: slow SQL is invisible; the installer's tuning sets 1000 ms",
