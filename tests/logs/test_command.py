@@ -238,3 +238,17 @@ def test_the_action_share_says_it_is_of_the_time_spent() -> None:
     assert header.split()[:5] == ["action", "count", "%", "of", "time"]
     row = next(line for line in out.splitlines() if "CandlepinProxiesController#consumer_create" in line and "9,000" in line)
     assert row.split()[1:3] == ["1", "63.9"]  # 100 x 9,000 / 14,091
+
+
+def test_a_cut_sosreport_tarball_says_why_no_log_was_found(tmp_path: Path) -> None:
+    # an uncompressed sosreport whose only log, var/log/messages, is cut 100 bytes into its data
+    archive = tmp_path / "sosreport-sat.tar"
+    with tarfile.open(archive, "w") as tar:
+        tar.add(SOS / "satellite-6.15" / "version.txt", arcname="sosreport-sat/version.txt")
+        tar.add(FIX / "messages", arcname="sosreport-sat/var/log/messages")
+    with tarfile.open(archive) as tar:
+        cut = tar.getmember("sosreport-sat/var/log/messages").offset_data + 100
+    archive.write_bytes(archive.read_bytes()[:cut])
+    code, _, err = run("logs", str(archive))
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "no production.log" in err and "(the archive is truncated after 2 members; the logs may be in the missing part)" in err

@@ -147,7 +147,9 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
     capacity = args.puma_capacity or puma_capacity(facts.value("puma"))
     where = "--puma-capacity" if args.puma_capacity else ("puma fact (workers x threads_max)" if capacity else None)
     if found is None or not found.files:
-        raise InputError(f"{src.label}: no production.log, Apache, PostgreSQL, Candlepin, system log or task export found")
+        damage = getattr(src, "incomplete", None)  # a cut archive: the logs may be in the part that is missing
+        raise InputError(f"{src.label}: no production.log, Apache, PostgreSQL, Candlepin, system log or task export found"
+                         + (f" (the archive is {damage}; the logs may be in the missing part)" if damage else ""))
     # the archive's own damage matters here; unreadable configuration files do not
     problems = [p for p in facts.problems if ("truncated" in p or "corrupt" in p) and p not in found.problems]
     return build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems,
