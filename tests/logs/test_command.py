@@ -252,3 +252,14 @@ def test_a_cut_sosreport_tarball_says_why_no_log_was_found(tmp_path: Path) -> No
     code, _, err = run("logs", str(archive))
     assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert "no production.log" in err and "(the archive is truncated after 2 members; the logs may be in the missing part)" in err
+
+
+def test_markdown_statements_are_paragraphs_of_their_own() -> None:
+    # rendered markdown joins adjacent lines into one paragraph: the span line and the exhaustion line must not run together
+    code, md, _ = run("logs", str(FIX / "postgresql-Mon.log"), "--format", "markdown")
+    assert code == 0
+    assert ("13 lines, 2024-01-15T10:30:45 .. 2024-01-15T10:42:01\n\n"
+            "connection exhaustion: 3 refused connections in 2 minutes (2024-01-15T10:31:00 .. 2024-01-15T10:33:00)\n\n"
+            "deadlocks 1;") in md
+    code, html, _ = run("logs", str(FIX / "postgresql-Mon.log"), "--format", "html")
+    assert code == 0 and "<p>deadlocks 1; 'checkpoints are occurring too frequently' 1; autovacuum 1, autoanalyze 1</p>" in html.replace("&#x27;", "'")

@@ -47,7 +47,8 @@ class Out:
                 self.lines.pop()
 
     def say(self, text: str) -> None:
-        self.lines.append(text if self.md else "  " + text)
+        """One statement: indented in text; in markdown a paragraph of its own (adjacent lines would run into one)."""
+        self.lines += [text, ""] if self.md else ["  " + text]
 
     def table(self, headers: list[str], rows: list[list[Any]]) -> None:
         rows = [[num(c) for c in r] for r in rows[: self.top]]
