@@ -263,3 +263,17 @@ def test_markdown_statements_are_paragraphs_of_their_own() -> None:
             "deadlocks 1;") in md
     code, html, _ = run("logs", str(FIX / "postgresql-Mon.log"), "--format", "html")
     assert code == 0 and "<p>deadlocks 1; 'checkpoints are occurring too frequently' 1; autovacuum 1, autoanalyze 1</p>" in html.replace("&#x27;", "'")
+
+
+def test_compare_action_rows_come_from_the_same_busiest_log(tmp_path: Path) -> None:
+    # before: journald short export (HostsController#index once, 6,000 ms) beside production-registration.log
+    # (28 requests, HostsController#index once, 480 ms); the busiest log's 480 ms is compared, and the note says so
+    logs = tmp_path / "before"
+    logs.mkdir()
+    shutil.copy(FIX / "production-journald.log", logs / "production-journald.log")
+    shutil.copy(FIX / "production-registration.log", logs / "production-a.log")  # sorts first: the journald log is last
+    code, out, err = run("logs", "--compare", str(logs), str(FIX / "production-registration.log"), "--format", "json")
+    assert code == 0, err
+    row = {m["metric"]: m for m in json.loads(out)["metrics"]}["Api::V2::HostsController#index: p95 (ms)"]
+    assert (row["before"], row["after"]) == (480.0, 480.0)
+    assert row["note"] == "noise: only 1 request on one side; before: production-a.log only, the busiest of 2 logs"

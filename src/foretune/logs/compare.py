@@ -114,11 +114,11 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
                 return s["registration_flows"]["duration"][q]
             add(f"registration: flow {q} (ms)", _first(before, "production", flow_q), _first(after, "production", flow_q),
                 samples=one("production", lambda s: s["registration_flows"]["flows"]), what="flows", kind="production")
-    actions_b = {a["action"]: a for s in before["production"] for a in s["actions"]}
-    actions_a = {a["action"]: a for s in after["production"] for a in s["actions"]}
+    actions_b = {a["action"]: a for a in (_main(before, "production") or {"actions": []})["actions"]}
+    actions_a = {a["action"]: a for a in (_main(after, "production") or {"actions": []})["actions"]}
     for name in [a for a in actions_b if a in actions_a][:10]:
         add(f"{name}: p95 (ms)", actions_b[name]["p95"], actions_a[name]["p95"],
-            samples=(actions_b[name]["count"], actions_a[name]["count"]))
+            samples=(actions_b[name]["count"], actions_a[name]["count"]), kind="production")
     for code in ("503", "502"):
         def status(s: dict[str, Any], c: str = code) -> Any:
             return s["status"][c]
