@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import tarfile
 from importlib import resources
 from pathlib import Path
@@ -113,6 +114,11 @@ def test_sosreport_tarball_logs_in_one_pass_and_as_fact(tmp_path: Path) -> None:
     (["logs", "--since", "yesterday", "x"], "--since: not a date"),
     (["logs", "--compare", "a"], "--compare needs two SOURCEs"),
     (["logs", "--window", "2024-01-01..", "x"], "--window is for --compare"),
+    # a range that ends before it starts selects nothing: said at once, not as an empty report
+    (["logs", str(FIX / "messages"), "--since", "2017-03-28", "--until", "2017-03-27"],
+     "--since/--until: 2017-03-28 is not before 2017-03-27"),
+    (["logs", str(FIX / "messages"), "--compare", "--window", "2024-01-15 11:00..2024-01-15 10:00", "--window", ".."],
+     "--window: 2024-01-15 11:00 is not before 2024-01-15 10:00"),
 ])
 def test_bad_input_is_one_line(argv: list[str], message: str) -> None:
     code, _out, err = run(*argv)
@@ -170,3 +176,104 @@ def test_a_snapshot_points_to_its_fact(tmp_path: Path) -> None:
     snapshot.write_text("{}")
     code, _, err = run("logs", str(snapshot))
     assert code == 2 and "is not a foretune snapshot" in err and err.count("\n") == 1
+
+
+def test_counts_of_one_read_as_one(tmp_path: Path) -> None:
+    # production-journald.log: one request (200, 6000 ms), never two at once
+    code, out, _ = run("logs", str(FIX / "production-journald.log"))
+    assert code == 0 and "  1 request (2xx 1); p50 6,000 ms" in out and "concurrency: peak 1 request at once" in out
+    # postgresql-custom-prefix.log: one FATAL "remaining connection slots" at 09:00:01
+    code, out, _ = run("logs", str(FIX / "postgresql-custom-prefix.log"))
+    assert code == 0 and "connection exhaustion: 1 refused connection in 1 minute (2024-01-16T09:00:00" in out
+    # production-rails6.log has one consumer_create, production-registration.log one too
+    code, out, _ = run("logs", "--compare", str(FIX / "production-rails6.log"), str(FIX / "production-registration.log"))
+    assert code == 0 and "noise: only 1 request on one side" in out and "only 1 requests" not in out
+    # a production.log with no Completed line has no status classes to list
+    empty = tmp_path / "production.log"
+    empty.write_bytes(b"2024-06-09T20:50:07 [I|app|] Processing by HostsController#index as HTML\n")
+    code, out, _ = run("logs", str(empty))
+    assert code == 0 and "  0 requests; no durations" in out and "()" not in out
+
+
+def test_compare_quantiles_come_from_the_busiest_log_and_say_so(tmp_path: Path) -> None:
+    # PostgreSQL writes one file per weekday: Fri holds one slow statement (3,000 ms), Mon three (1,234.567, 2,000,
+    # 1,000.5 ms: p95 = the 3rd of 3 = 2,000 ms); quantiles of two files cannot be added, so Mon's are compared
+    logs = tmp_path / "pg"
+    logs.mkdir()
+    shutil.copy(FIX / "postgresql-custom-prefix.log", logs / "postgresql-Fri.log")
+    shutil.copy(FIX / "postgresql-Mon.log", logs / "postgresql-Mon.log")
+    code, out, err = run("logs", "--compare", str(logs), str(FIX / "postgresql-Mon.log"), "--format", "json")
+    assert code == 0, err
+    row = {m["metric"]: m for m in json.loads(out)["metrics"]}["postgresql: slow statement p95 (ms)"]
+    assert (row["before"], row["after"]) == (2000.0, 2000.0)
+    assert row["note"] == "noise: only 3 statements on one side; before: postgresql-Mon.log only, the busiest of 2 logs"
+    assert {m["metric"]: m for m in json.loads(out)["metrics"]}["postgresql: slow statements"]["before"] == 4  # 1 + 3
+
+
+def test_a_passenger_era_sosreport_is_not_asked_for_a_puma_capacity(tmp_path: Path) -> None:
+    # Satellite 6.2 runs Foreman inside Apache's Passenger (passenger.conf: PassengerMaxPoolSize 20): there is no Puma
+    sos = tmp_path / "sosreport-sat62"
+    shutil.copytree(SOS / "satellite-6.2", sos)
+    (sos / "var" / "log" / "foreman").mkdir(parents=True)
+    shutil.copy(FIX / "production-legacy.log", sos / "var" / "log" / "foreman" / "production.log")
+    code, out, err = run("logs", str(sos))
+    assert code == 0, err
+    assert "--puma-capacity" not in out
+    assert ("concurrency: peak 1 request at once (Passenger era: Foreman runs inside Apache, not Puma; "
+            "PassengerMaxPoolSize 20, one request per process)") in out
+    code, out, err = run("logs", str(sos), "--format", "json")
+    data = json.loads(out)
+    jsonschema.validate(data, SCHEMA)
+    assert data["capacity"]["puma"] is None and data["capacity"]["unknown"].startswith("Passenger era")
+    # a Puma-era sosreport keeps its capacity from the puma fact and no reason
+    code, out, err = run("logs", str(SOS / "satellite-6.15"), "--format", "json")
+    assert code == 0 and json.loads(out)["capacity"]["unknown"] is None
+
+
+def test_the_action_share_says_it_is_of_the_time_spent() -> None:
+    # production-rails6.log: consumer_create is 1 of 5 requests but 9,000 of 14,091 ms (11 + 30 + 9,000 + 5,003 + 47)
+    code, out, _ = run("logs", str(FIX / "production-rails6.log"))
+    assert code == 0
+    header = next(line for line in out.splitlines() if line.strip().startswith("action") and "count" in line)
+    assert header.split()[:5] == ["action", "count", "%", "of", "time"]
+    row = next(line for line in out.splitlines() if "CandlepinProxiesController#consumer_create" in line and "9,000" in line)
+    assert row.split()[1:3] == ["1", "63.9"]  # 100 x 9,000 / 14,091
+
+
+def test_a_cut_sosreport_tarball_says_why_no_log_was_found(tmp_path: Path) -> None:
+    # an uncompressed sosreport whose only log, var/log/messages, is cut 100 bytes into its data
+    archive = tmp_path / "sosreport-sat.tar"
+    with tarfile.open(archive, "w") as tar:
+        tar.add(SOS / "satellite-6.15" / "version.txt", arcname="sosreport-sat/version.txt")
+        tar.add(FIX / "messages", arcname="sosreport-sat/var/log/messages")
+    with tarfile.open(archive) as tar:
+        cut = tar.getmember("sosreport-sat/var/log/messages").offset_data + 100
+    archive.write_bytes(archive.read_bytes()[:cut])
+    code, _, err = run("logs", str(archive))
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "no production.log" in err and "(the archive is truncated after 2 members; the logs may be in the missing part)" in err
+
+
+def test_markdown_statements_are_paragraphs_of_their_own() -> None:
+    # rendered markdown joins adjacent lines into one paragraph: the span line and the exhaustion line must not run together
+    code, md, _ = run("logs", str(FIX / "postgresql-Mon.log"), "--format", "markdown")
+    assert code == 0
+    assert ("13 lines, 2024-01-15T10:30:45 .. 2024-01-15T10:42:01\n\n"
+            "connection exhaustion: 3 refused connections in 2 minutes (2024-01-15T10:31:00 .. 2024-01-15T10:33:00)\n\n"
+            "deadlocks 1;") in md
+    code, html, _ = run("logs", str(FIX / "postgresql-Mon.log"), "--format", "html")
+    assert code == 0 and "<p>deadlocks 1; 'checkpoints are occurring too frequently' 1; autovacuum 1, autoanalyze 1</p>" in html.replace("&#x27;", "'")
+
+
+def test_compare_action_rows_come_from_the_same_busiest_log(tmp_path: Path) -> None:
+    # before: journald short export (HostsController#index once, 6,000 ms) beside production-registration.log
+    # (28 requests, HostsController#index once, 480 ms); the busiest log's 480 ms is compared, and the note says so
+    logs = tmp_path / "before"
+    logs.mkdir()
+    shutil.copy(FIX / "production-journald.log", logs / "production-journald.log")
+    shutil.copy(FIX / "production-registration.log", logs / "production-a.log")  # sorts first: the journald log is last
+    code, out, err = run("logs", "--compare", str(logs), str(FIX / "production-registration.log"), "--format", "json")
+    assert code == 0, err
+    row = {m["metric"]: m for m in json.loads(out)["metrics"]}["Api::V2::HostsController#index: p95 (ms)"]
+    assert (row["before"], row["after"]) == (480.0, 480.0)
+    assert row["note"] == "noise: only 1 request on one side; before: production-a.log only, the busiest of 2 logs"

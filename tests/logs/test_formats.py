@@ -397,3 +397,27 @@ def test_task_export_with_a_huge_or_broken_header_is_a_problem_line(tmp_path: Pa
     export.write_bytes(b'"' + b"x" * 200_000 + b"\n")
     r = build(read_files(from_paths([str(export)], []), Options(), jobs=1), source="t", capacity=None, capacity_from=None)
     assert r["tasks"][0]["not_understood"] == 1 and r["tasks"][0]["lines"] == 1
+
+
+def test_task_exports_in_id_order_report_no_clock_jumps() -> None:
+    # the 6.15 export is in id order: rows of 2024-02-11, then 2024-02-01, ... (the paused Sync of 2024-01-03 at row 41);
+    # the span is the earliest and the latest started_at, and nothing in it says the server's clock jumped
+    export = Path(__file__).parents[1] / "fixtures" / "sosreports" / "satellite-6.15" / "sos_commands" / "foreman" / "foreman_tasks_tasks"
+    r = build(read_files(from_paths([str(export)], []), Options(), jobs=1), source="t", capacity=None, capacity_from=None)
+    t = r["tasks"][0]
+    assert (t["first"], t["last"], t["clock_jumps"]) == ("2024-01-03T02:00:14", "2024-02-12T10:01:44", 0)
+    from foretune.logs.text import render
+
+    assert "clock jump" not in render(r)
+
+
+def test_the_pid_suggestion_does_not_put_the_installer_prefix_on_another_one(tmp_path: Path) -> None:
+    # RHEL 7's PostgreSQL 9.2 (Satellite 6.2) logs with '< %m >': no pid, but not the installer's '%t ' either
+    log = tmp_path / "postgresql-Wed.log"
+    log.write_bytes(b"< 2017-08-02 02:00:00.123 EDT >LOG:  duration: 1500.000 ms  statement: SELECT 1 FROM katello_repositories\n"
+                    b"< 2017-08-02 02:00:01.000 EDT >FATAL:  sorry, too many clients already\n")
+    r = build(read_files(from_paths([str(log)], []), Options(), jobs=1), source="t", capacity=None, capacity_from=None)
+    pg = r["postgresql"][0]
+    assert pg["prefix_has_pid"] is False and pg["connection_exhaustion"]["count"] == 1 and pg["slow_statements"]["count"] == 1
+    (pid,) = [s for s in r["suggestions"] if s["citation"]["id"] == "postgresql-log-line-prefix"]
+    assert pid["reason"].startswith("the log lines carry no process id") and "prefix '%t ' has no %p" not in pid["reason"]

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from foretune.env import Environment
+    from foretune.facts.model import FactSet
     from foretune.logs.timeutil import Window
 
 
@@ -58,17 +59,28 @@ def _when(text: str | None, flag: str) -> int | None:
         raise UsageError(f"{flag}: {exc}") from None
 
 
-def run(args: argparse.Namespace, env: Environment) -> int:
-    from foretune.env import ExitStatus
+def _range(since: str | None, until: str | None, flags: tuple[str, str]) -> Window:
+    """The window from ``since`` to ``until``; one that ends before (or as) it starts is a usage error."""
     from foretune.errors import UsageError
     from foretune.logs.timeutil import Window
 
+    window = Window(_when(since, flags[0]), _when(until, flags[1]))
+    if window.since is not None and window.until is not None and window.since >= window.until:
+        name = flags[0] if flags[0] == flags[1] else f"{flags[0]}/{flags[1]}"
+        raise UsageError(f"{name}: {since} is not before {until}, so no line could be in the range")
+    return window
+
+
+def run(args: argparse.Namespace, env: Environment) -> int:
+    from foretune.env import ExitStatus
+    from foretune.errors import UsageError
+
     if args.compare:
         if len(args.sources) == 2 and not args.window:
-            windows = [Window(_when(args.since, "--since"), _when(args.until, "--until"))] * 2
+            windows = [_range(args.since, args.until, ("--since", "--until"))] * 2
             sources: list[list[str]] = [[args.sources[0]], [args.sources[1]]]
         elif len(args.sources) <= 1 and len(args.window) == 2:
-            windows = [Window(_when(a, "--window"), _when(b, "--window")) for a, b in args.window]
+            windows = [_range(a, b, ("--window", "--window")) for a, b in args.window]
             sources = [args.sources, args.sources]
         else:
             raise UsageError("--compare needs two SOURCEs, or one SOURCE (or none: this host) and --window given twice")
@@ -80,7 +92,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     else:
         if args.window:
             raise UsageError("--window is for --compare; use --since/--until for one range")
-        report = analyze(args.sources, Window(_when(args.since, "--since"), _when(args.until, "--until")), args, env)
+        report = analyze(args.sources, _range(args.since, args.until, ("--since", "--until")), args, env)
     text = render(report, output_format(args), color=env.color and not args.output, top=args.top)
     emit(args, env, text)
     return ExitStatus.OK
@@ -135,10 +147,13 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
     capacity = args.puma_capacity or puma_capacity(facts.value("puma"))
     where = "--puma-capacity" if args.puma_capacity else ("puma fact (workers x threads_max)" if capacity else None)
     if found is None or not found.files:
-        raise InputError(f"{src.label}: no production.log, Apache, PostgreSQL, Candlepin, system log or task export found")
+        damage = getattr(src, "incomplete", None)  # a cut archive: the logs may be in the part that is missing
+        raise InputError(f"{src.label}: no production.log, Apache, PostgreSQL, Candlepin, system log or task export found"
+                         + (f" (the archive is {damage}; the logs may be in the missing part)" if damage else ""))
     # the archive's own damage matters here; unreadable configuration files do not
     problems = [p for p in facts.problems if ("truncated" in p or "corrupt" in p) and p not in found.problems]
-    return build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems)
+    return build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems,
+                 capacity_unknown=None if capacity else _no_puma(facts))
 
 
 def _snapshot(path: Path, window: Window, args: argparse.Namespace) -> dict[str, Any]:
@@ -155,9 +170,20 @@ def _snapshot(path: Path, window: Window, args: argparse.Namespace) -> dict[str,
         raise InputError(f"{path}: this snapshot carries no logs, only the incidents found when it was collected "
                          f"(foretune facts {path} --only log_incidents)")
     scan = scan_shipped(logs, Options(window=window))
-    capacity = args.puma_capacity or puma_capacity(read_source(str(path)).value("puma"))
+    facts = read_source(str(path))
+    capacity = args.puma_capacity or puma_capacity(facts.value("puma"))
     where = "--puma-capacity" if args.puma_capacity else ("puma fact (workers x threads_max)" if capacity else None)
-    return build(scan, source=label, capacity=capacity, capacity_from=where, problems=[])
+    return build(scan, source=label, capacity=capacity, capacity_from=where, problems=[],
+                 capacity_unknown=None if capacity else _no_puma(facts))
+
+
+def _no_puma(facts: FactSet) -> str | None:
+    """Why there is no Puma capacity to compare with, when the source says Foreman runs without Puma (Passenger era)."""
+    fact = facts["puma"]
+    if fact.known or not (fact.unknown_reason or "").startswith("Passenger era"):
+        return None
+    pool = (facts.value("passenger") or {}).get("PassengerMaxPoolSize")
+    return str(fact.unknown_reason) + (f"; PassengerMaxPoolSize {pool}, one request per process" if isinstance(pool, int) else "")
 
 
 def _is_sosreport(path: str) -> bool:

@@ -2,7 +2,8 @@
 
 A latency change is flagged as noise when either side has fewer than ``logs_compare_min_requests``
 requests (registration flows, for flow latency), or when it is smaller than ``logs_compare_noise_fraction``
-of the before value.
+of the before value. Counts are summed over the logs of a kind; quantiles, rates and peaks come from the
+log with the most samples on each side, named in the note when a side has more than one.
 """
 
 from __future__ import annotations
@@ -19,8 +20,33 @@ def _sum(report: dict[str, Any], kind: str, get: Callable[[dict[str, Any]], Any]
     return sum(values) if values else None
 
 
+# what a section's one-log figures (quantiles, rates, peaks) rest on
+SAMPLES: dict[str, Callable[[dict[str, Any]], int]] = {
+    "production": lambda s: s["requests"], "postgresql": lambda s: s["slow_statements"]["count"],
+    "candlepin": lambda s: s["requests"]}
+
+
+def _main(report: dict[str, Any], kind: str) -> dict[str, Any] | None:
+    """The section with the most samples (the first on a tie): quantiles of several logs cannot be added up."""
+    return max(report[kind], key=SAMPLES[kind], default=None)
+
+
 def _first(report: dict[str, Any], kind: str, get: Callable[[dict[str, Any]], Any]) -> Any:
-    return get(report[kind][0]) if report[kind] else None
+    section = _main(report, kind)
+    return get(section) if section is not None else None
+
+
+def _basis(before: dict[str, Any], after: dict[str, Any], kind: str) -> str:
+    """Which log a one-log figure comes from, on a side with more than one log of ``kind`` (else '')."""
+    said = []
+    for side, report in (("before", before), ("after", after)):
+        busy = [s for s in report[kind] if SAMPLES[kind](s)]
+        section = _main(report, kind)
+        if len(busy) > 1 and section is not None:
+            said.append(f"{side}: {section['log']} only, the busiest of {len(busy)} logs")
+        elif section is not None and len(report[kind]) > 1:
+            said.append(f"{side}: {section['log']} only")
+    return "; ".join(said)
 
 
 def _rate(section: dict[str, Any]) -> float | None:
@@ -36,7 +62,8 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     metrics: list[dict[str, Any]] = []
 
     def add(metric: str, b: Any, a: Any, *, samples: tuple[Any, Any] | None = None, lower_is_better: bool | None = True,
-            what: str = "requests") -> None:
+            what: str = "requests", kind: str | None = None) -> None:
+        """One row; ``kind``: the figures are of one log of that kind per side (named in the note when there are more)."""
         if b is None and a is None:
             return
         change = None
@@ -53,8 +80,10 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
         if samples is not None:
             few = min(samples[0] or 0, samples[1] or 0)
             if few < min_requests:
-                note = f"noise: only {few} {what} on one side"
-        metrics.append({"metric": metric, "before": b, "after": a, "change": change, "note": note.strip(),
+                note = f"noise: only {few} {what if few != 1 else what[:-1]} on one side"
+        basis = _basis(before, after, kind) if kind else ""
+        note = "; ".join(x for x in (note.strip(), basis) if x)
+        metrics.append({"metric": metric, "before": b, "after": a, "change": change, "note": note,
                         "noise": note.startswith(("noise", "within noise"))})
 
     def lat(report: dict[str, Any], q: str) -> Any:
@@ -62,16 +91,20 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
 
     n = (_sum(before, "production", lambda s: s["requests"]), _sum(after, "production", lambda s: s["requests"]))
     add("production: requests", *n, lower_is_better=None)
+    def one(kind: str, get: Callable[[dict[str, Any]], Any] | None = None) -> tuple[Any, Any]:
+        """The samples of the one log per side that one-log figures come from."""
+        return _first(before, kind, get or SAMPLES[kind]), _first(after, kind, get or SAMPLES[kind])
+
     add("production: requests per active minute", _first(before, "production", _rate), _first(after, "production", _rate),
-        lower_is_better=None)
+        lower_is_better=None, kind="production")
     for q in ("p50", "p95", "p99"):
-        add(f"production: latency {q} (ms)", lat(before, q), lat(after, q), samples=n)
+        add(f"production: latency {q} (ms)", lat(before, q), lat(after, q), samples=one("production"), kind="production")
     add("production: 5xx responses", _sum(before, "production", lambda s: s["status"].get("5xx", 0)),
         _sum(after, "production", lambda s: s["status"].get("5xx", 0)))
     add("production: peak concurrent requests", _first(before, "production", lambda s: s["concurrency"]["peak"]),
-        _first(after, "production", lambda s: s["concurrency"]["peak"]))
+        _first(after, "production", lambda s: s["concurrency"]["peak"]), kind="production")
     add("production: minutes at Puma capacity", _first(before, "production", lambda s: s["concurrency"]["minutes_at_capacity"]),
-        _first(after, "production", lambda s: s["concurrency"]["minutes_at_capacity"]))
+        _first(after, "production", lambda s: s["concurrency"]["minutes_at_capacity"]), kind="production")
     flows = (_sum(before, "production", lambda s: s["registration_flows"]["flows"]),
              _sum(after, "production", lambda s: s["registration_flows"]["flows"]))
     if any(flows):  # logs with registrations on either side
@@ -80,12 +113,12 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
             def flow_q(s: dict[str, Any], q: str = q) -> Any:
                 return s["registration_flows"]["duration"][q]
             add(f"registration: flow {q} (ms)", _first(before, "production", flow_q), _first(after, "production", flow_q),
-                samples=flows, what="flows")
-    actions_b = {a["action"]: a for s in before["production"] for a in s["actions"]}
-    actions_a = {a["action"]: a for s in after["production"] for a in s["actions"]}
+                samples=one("production", lambda s: s["registration_flows"]["flows"]), what="flows", kind="production")
+    actions_b = {a["action"]: a for a in (_main(before, "production") or {"actions": []})["actions"]}
+    actions_a = {a["action"]: a for a in (_main(after, "production") or {"actions": []})["actions"]}
     for name in [a for a in actions_b if a in actions_a][:10]:
         add(f"{name}: p95 (ms)", actions_b[name]["p95"], actions_a[name]["p95"],
-            samples=(actions_b[name]["count"], actions_a[name]["count"]))
+            samples=(actions_b[name]["count"], actions_a[name]["count"]), kind="production")
     for code in ("503", "502"):
         def status(s: dict[str, Any], c: str = code) -> Any:
             return s["status"][c]
@@ -99,10 +132,9 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     slow = (_sum(before, "postgresql", lambda s: s["slow_statements"]["count"]), _sum(after, "postgresql", lambda s: s["slow_statements"]["count"]))
     add("postgresql: slow statements", *slow)
     add("postgresql: slow statement p95 (ms)", _first(before, "postgresql", lambda s: s["slow_statements"]["p95"]),
-        _first(after, "postgresql", lambda s: s["slow_statements"]["p95"]), samples=slow)
-    cp = (_sum(before, "candlepin", lambda s: s["requests"]), _sum(after, "candlepin", lambda s: s["requests"]))
+        _first(after, "postgresql", lambda s: s["slow_statements"]["p95"]), samples=one("postgresql"), what="statements", kind="postgresql")
     add("candlepin: latency p95 (ms)", _first(before, "candlepin", lambda s: s["latency"]["p95"]),
-        _first(after, "candlepin", lambda s: s["latency"]["p95"]), samples=cp)
+        _first(after, "candlepin", lambda s: s["latency"]["p95"]), samples=one("candlepin"), kind="candlepin")
     add("system: OOM kills", _sum(before, "system", lambda s: sum(s["oom_kills"].values())),
         _sum(after, "system", lambda s: sum(s["oom_kills"].values())))
     add("tasks: paused", _sum(before, "tasks", lambda s: s["paused"]), _sum(after, "tasks", lambda s: s["paused"]))

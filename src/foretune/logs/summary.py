@@ -16,8 +16,9 @@ SCHEMA = "foretune-logs/1"
 
 
 def build(scan: Scan, *, source: str, capacity: int | None, capacity_from: str | None,
-          problems: list[str] | None = None) -> dict[str, Any]:
-    """The report of ``scan``; ``capacity`` is the Puma workers x threads in force (None when unknown)."""
+          problems: list[str] | None = None, capacity_unknown: str | None = None) -> dict[str, Any]:
+    """The report of ``scan``; ``capacity`` is the Puma workers x threads in force (None when unknown, and
+    ``capacity_unknown`` then says why when the source knows: a Passenger-era server has no Puma)."""
     from foretune import __version__
     from foretune.knowledge import threshold
 
@@ -48,7 +49,7 @@ def build(scan: Scan, *, source: str, capacity: int | None, capacity_from: str |
         "files": sorted(scan.files), "bytes": scan.bytes, "lines": lines, "not_understood": bad,
         "outside_window": sum(a.outside for a in merged.values()),
         "problems": [*(problems or []), *scan.problems],
-        "capacity": {"puma": capacity, "from": capacity_from},
+        "capacity": {"puma": capacity, "from": capacity_from, "unknown": None if capacity else capacity_unknown},
         "burst_threshold_per_minute": burst_min,
         **sections,
         "bursts": all_bursts,
@@ -83,8 +84,8 @@ def suggestions(merged: dict[tuple[str, str], Any]) -> list[dict[str, Any]]:
     pg = [a for a in merged.values() if isinstance(a, PostgresLog) and a.lines - a.bad > 0]
     if pg and any(a.prefix_has_pid is False for a in pg):
         add("Add the process id to PostgreSQL's log_line_prefix",
-            "the installer's prefix '%t ' has no %p, so statements of concurrent sessions cannot be told apart "
-            "(pgBadger also needs %p)", Fix("hiera", f"{PG}/log_line_prefix", "%t [%p] "), "postgresql-log-line-prefix")
+            "the log lines carry no process id, so statements of concurrent sessions cannot be told apart "
+            "(pgBadger also needs %p); the installer's own prefix, '%t ', has none either", Fix("hiera", f"{PG}/log_line_prefix", "%t [%p] "), "postgresql-log-line-prefix")
     if pg and not any(a.slow.count for a in pg):
         add("Log slow statements (log_min_duration_statement)",
             "the PostgreSQL log has no 'duration:' lines: slow SQL is invisible; the installer's tuning sets 1000 ms",

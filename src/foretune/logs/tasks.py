@@ -75,6 +75,11 @@ class TasksCsv(Analyzer):
                 self.lines += 1
                 self._bad(line.encode())
 
+    def _time(self, t: int) -> None:
+        """Widen the span only: export rows follow no time order, so an earlier row is no clock jump."""
+        self.first = t if self.first is None else min(self.first, t)
+        self.last = t if self.last is None else max(self.last, t)
+
     def _rows(self, reader: Iterator[list[str]], header: list[str]) -> Iterator[dict[str, str]]:
         width = len(header)
         try:

@@ -47,7 +47,8 @@ class Out:
                 self.lines.pop()
 
     def say(self, text: str) -> None:
-        self.lines.append(text if self.md else "  " + text)
+        """One statement: indented in text; in markdown a paragraph of its own (adjacent lines would run into one)."""
+        self.lines += [text, ""] if self.md else ["  " + text]
 
     def table(self, headers: list[str], rows: list[list[Any]]) -> None:
         rows = [[num(c) for c in r] for r in rows[: self.top]]
@@ -91,7 +92,7 @@ def _report(out: Out, r: dict[str, Any], title: bool = True) -> None:
             + (f"; {plural(r['not_understood'], 'line')} not understood" if r["not_understood"] else "; every line understood"))
     _incidents(out, r)
     for section in r["production"]:
-        _production(out, section)
+        _production(out, section, r["capacity"].get("unknown"))
     for section in r["apache_access"]:
         _access(out, section, [b for b in r["bursts"] if b["log"] == section["log"]])
     for section in r["apache_error"]:
@@ -142,18 +143,21 @@ def _lat(s: dict[str, Any] | None) -> str:
     return f"p50 {num(s['p50'])} ms, p95 {num(s['p95'])} ms, p99 {num(s['p99'])} ms, max {num(s['max'])} ms"
 
 
-def _production(out: Out, s: dict[str, Any]) -> None:
+def _production(out: Out, s: dict[str, Any], no_capacity: str | None = None) -> None:
     _section(out, "production", s)
     status = ", ".join(f"{k} {num(v)}" for k, v in s["status"].items())
-    out.say(f"{num(s['requests'])} requests ({status}); {_lat(s['latency'])}" + (" (journald)" if s["journald"] else ""))
+    out.say(f"{plural(s['requests'], 'request')}{f' ({status})' if status else ''}; {_lat(s['latency'])}"
+            + (" (journald)" if s["journald"] else ""))
     c = s["concurrency"]
     if c["capacity"]:
-        out.say(f"concurrency: peak {num(c['peak'])} requests at once; Puma capacity {num(c['capacity'])}; "
-                f"{num(c['minutes_at_capacity'])} minutes at capacity"
+        out.say(f"concurrency: peak {plural(c['peak'], 'request')} at once; Puma capacity {num(c['capacity'])}; "
+                f"{plural(c['minutes_at_capacity'], 'minute')} at capacity"
                 + (f" ({c['first_at_capacity']} .. {c['last_at_capacity']})" if c["minutes_at_capacity"] else ""))
+    elif no_capacity:
+        out.say(f"concurrency: peak {plural(c['peak'], 'request')} at once ({no_capacity})")
     else:
-        out.say(f"concurrency: peak {num(c['peak'])} requests at once (Puma capacity unknown: --puma-capacity N)")
-    out.table(["action", "count", "share %", "p50 ms", "p95 ms", "p99 ms", "max ms", "5xx"],
+        out.say(f"concurrency: peak {plural(c['peak'], 'request')} at once (Puma capacity unknown: --puma-capacity N)")
+    out.table(["action", "count", "% of time", "p50 ms", "p95 ms", "p99 ms", "max ms", "5xx"],
               [[a["action"], a["count"], a["share"], a["p50"], a["p95"], a["p99"], a["max"], a["status"].get("5xx", 0)]
                for a in s["actions"]])
     if s["registration"]:
@@ -186,7 +190,7 @@ def _flows(out: Out, f: dict[str, Any]) -> None:
 def _access(out: Out, s: dict[str, Any], runs: list[dict[str, Any]]) -> None:
     _section(out, "apache_access", s)
     st = s["status"]
-    out.say(f"{num(s['requests'])} requests: 2xx {num(st['2xx'])}, 3xx {num(st['3xx'])}, 4xx {num(st['4xx'])}, "
+    out.say(f"{plural(s['requests'], 'request')}: 2xx {num(st['2xx'])}, 3xx {num(st['3xx'])}, 4xx {num(st['4xx'])}, "
             f"5xx {num(st['5xx'])} (502 {num(st['502'])}, 503 {num(st['503'])})")
     out.say(f"latency: {_lat(s['latency'])}" if s["has_duration"] else "latency: not in this log format (no %D)")
     if runs:
@@ -211,7 +215,8 @@ def _error(out: Out, s: dict[str, Any]) -> None:
 def _postgres(out: Out, s: dict[str, Any]) -> None:
     _section(out, "postgresql", s)
     ce = s["connection_exhaustion"]
-    out.say(f"connection exhaustion: {num(ce['count'])} refused connections" + (f" in {num(ce['minutes'])} minutes ({ce['first']} .. {ce['last']})" if ce["count"] else ""))
+    out.say(f"connection exhaustion: {plural(ce['count'], 'refused connection')}"
+            + (f" in {plural(ce['minutes'], 'minute')} ({ce['first']} .. {ce['last']})" if ce["count"] else ""))
     out.say(f"deadlocks {num(s['deadlocks'])}; 'checkpoints are occurring too frequently' {num(s['checkpoint_warnings'])}; "
             f"autovacuum {num(s['autovacuum']['vacuum'])}, autoanalyze {num(s['autovacuum']['analyze'])}")
     slow = s["slow_statements"]
@@ -225,7 +230,7 @@ def _postgres(out: Out, s: dict[str, Any]) -> None:
 
 def _candlepin(out: Out, s: dict[str, Any]) -> None:
     _section(out, "candlepin", s)
-    out.say(f"{num(s['requests'])} requests; {_lat(s['latency'])}; {num(s['slow_requests'])} slower than {num(s['slow_ms'])} ms; "
+    out.say(f"{plural(s['requests'], 'request')}; {_lat(s['latency'])}; {num(s['slow_requests'])} slower than {num(s['slow_ms'])} ms; "
             f"OutOfMemoryError {num(s['out_of_memory'])}")
     out.table(["endpoint", "count", "p50 ms", "p95 ms", "p99 ms", "max ms"],
               [[e["endpoint"], e["count"], e["p50"], e["p95"], e["p99"], e["max"]] for e in s["endpoints"]])
@@ -240,7 +245,7 @@ def _system(out: Out, s: dict[str, Any]) -> None:
 def _tasks(out: Out, s: dict[str, Any]) -> None:
     _section(out, "tasks", s)
     if s["tasks"]:
-        out.say(f"{num(s['tasks'])} tasks; paused {num(s['paused'])}; stopped with error {num(s['stopped_with_error'])} (times UTC)")
+        out.say(f"{plural(s['tasks'], 'task')}; paused {num(s['paused'])}; stopped with error {num(s['stopped_with_error'])} (times UTC)")
         out.table(["label", "count", "p50 s", "p95 s", "max s", "total s"],
                   [[t["label"], t["count"], t["p50"], t["p95"], t["max"], t["sum"]] for t in s["by_label"]])
     if s["steps"]:
