@@ -94,6 +94,24 @@ def test_out_writes_everything_to_apply(tmp_path: Path) -> None:
     assert apply_md.index("custom-hiera") < apply_md.index("installer.sh") < apply_md.index("daemon-reload")
 
 
+def test_apply_md_restarts_what_reads_each_hand_edited_file(tmp_path: Path) -> None:
+    # Satellite 6.6 runs the Dynflow executor as dynflowd, configured in /etc/sysconfig/dynflowd; hammer is a client
+    box = ["--hosts", "8000", "--cpus", "16", "--ram", "64G"]
+    assert run_cli("plan", "--product", "satellite", "--version", "6.6", *box, "--out", str(tmp_path / "66")).status == 0
+    text = (tmp_path / "66" / "APPLY.md").read_text()
+    assert "In `/etc/sysconfig/dynflowd` set `EXECUTORS_COUNT=3`, then `systemctl restart dynflowd`." in text
+    assert "In `/etc/hammer/cli.modules.d/foreman.yml` set `:request_timeout: -1` (read by the next hammer command)." in text
+    # Satellite 6.2: foreman-tasks reads /etc/sysconfig/foreman-tasks, so it is among the services restarted at the end
+    assert run_cli("plan", "--product", "satellite", "--version", "6.2", *box, "--puppet-hosts", "5000",
+                   "--out", str(tmp_path / "62")).status == 0
+    text = (tmp_path / "62" / "APPLY.md").read_text()
+    assert "In `/etc/sysconfig/foreman-tasks` set `EXECUTORS_COUNT=" in text
+    restart = next(line for line in text.splitlines() if ". Restart " in line)
+    assert "foreman-tasks" in restart and "httpd" in restart and "postgresql" in restart
+    # the agents' puppet.conf is restarted on the agents, not by katello-service on this server
+    assert "`splay = true`, then restart puppet on each agent." in text and "puppet" not in restart
+
+
 def test_out_keeps_a_backup_of_changed_files(tmp_path: Path) -> None:
     run_cli(*BASE, "--out", str(tmp_path))
     bigger = [*BASE[:5], "--hosts", "30000", "--cpus", "32", "--ram", "128G"]

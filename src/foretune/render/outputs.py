@@ -133,8 +133,11 @@ def apply_md(plan: Plan) -> str:
     if sysctl_file(plan):
         steps.append(f"{n}. Copy `sysctl.d/90-foretune.conf` to `{SYSCTL_FILE}` and run `sysctl --system`.")
         n += 1
+    restarts = _restarts()
     for path, line in file_edits(plan):
-        steps.append(f"{n}. In `{path}` set `{line}`.")
+        unit = restarts.get(path)
+        after = f", then `systemctl restart {unit}`" if unit else " (read by the next hammer command)" if unit == "" else ""
+        steps.append(f"{n}. In `{path}` set `{line}`{after}.")
         n += 1
     if commands(plan):
         steps.append(f"{n}. Run `os-commands.sh` (tuned profile, transparent huge pages, settings; the THP kernel argument "
@@ -147,18 +150,28 @@ def apply_md(plan: Plan) -> str:
     return "\n".join(steps) + "\n"
 
 
-def _direct_edits(plan: Plan) -> list[str]:
-    """APPLY.md steps for releases whose installer reads no custom-hiera (Satellite 6.2): edit files, then restart."""
+def _restarts() -> dict[str, str]:
+    """The service to restart after a hand edit of each file ("" when a client reads the file)."""
     from foretune.knowledge import load_data
 
-    restarts: dict[str, str] = {str(e[key]): str(e["restart"]) for e in load_data("direct-edits.yaml").values()
+    data = load_data("direct-edits.yaml")
+    restarts: dict[str, str] = {str(e[key]): str(e["restart"]) for name, e in data.items() if not name.startswith("_")
                                 for key in ("file", "capsule_file") if key in e}
+    return {**restarts, **{str(path): str(unit) for path, unit in data["_restart_after_edit"].items()}}
+
+
+def _direct_edits(plan: Plan) -> list[str]:
+    """APPLY.md steps for releases whose installer reads no custom-hiera (Satellite 6.2): edit files, then restart."""
+    restarts = _restarts()
     steps, n = [], 1
     edits = file_edits(plan)
+    agents = " on each agent"  # a file of the managed hosts, not of this server
     for path, line in edits:
-        steps.append(f"{n}. In `{path}` set `{line}`.")
+        after = f", then restart {restarts[path]}{agents}" if path.endswith(agents) and restarts.get(path) else ""
+        steps.append(f"{n}. In `{path}` set `{line}`{after}.")
         n += 1
-    units = sorted({restarts[path] for path, _ in edits if path in restarts} | {p.split("/")[4].removesuffix(".service.d") for p in dropins(plan)})
+    units = sorted({restarts[path] for path, _ in edits if restarts.get(path) and not path.endswith(agents)}
+                   | {p.split("/")[4].removesuffix(".service.d") for p in dropins(plan)})
     if dropins(plan):
         steps.append(f"{n}. Copy the drop-ins under `systemd/` to `/etc/systemd/system/` and run `systemctl daemon-reload`.")
         n += 1
