@@ -99,7 +99,8 @@ def test_apply_md_restarts_what_reads_each_hand_edited_file(tmp_path: Path) -> N
     box = ["--hosts", "8000", "--cpus", "16", "--ram", "64G"]
     assert run_cli("plan", "--product", "satellite", "--version", "6.6", *box, "--out", str(tmp_path / "66")).status == 0
     text = (tmp_path / "66" / "APPLY.md").read_text()
-    assert "In `/etc/sysconfig/dynflowd` set `EXECUTORS_COUNT=3`, then `systemctl restart dynflowd`." in text
+    # 64 GB: satellite-support custom-hiera-large-64G.yaml "# 32-64G RAM: 2"
+    assert "In `/etc/sysconfig/dynflowd` set `EXECUTORS_COUNT=2`, then `systemctl restart dynflowd`." in text
     assert "In `/etc/hammer/cli.modules.d/foreman.yml` set `:request_timeout: -1` (read by the next hammer command)." in text
     # Satellite 6.2: foreman-tasks reads /etc/sysconfig/foreman-tasks, so it is among the services restarted at the end
     assert run_cli("plan", "--product", "satellite", "--version", "6.2", *box, "--puppet-hosts", "5000",
