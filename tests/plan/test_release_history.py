@@ -80,8 +80,10 @@ def test_plain_foreman_runs_puma_from_21_and_has_no_katello_parts() -> None:
     for gone in ("candlepin.heap_max", "pulp.workers", "mongodb.cache_size_gb", "qpidd.limit_nofile"):
         assert gone not in p.tunables  # type: ignore[attr-defined]
     t = p.tunables  # type: ignore[attr-defined]
-    assert t["foreman.db_pool"].installer.value == 5  # threads_max: the + 4 is for Katello's listeners
-    assert t["foreman.db_pool"].foretune.value == 16  # one per thread of the guides' 16
+    # puppet-foreman config.pp: 'db_pool' => pick($foreman::db_pool, $foreman::foreman_service_puma_threads_max + 4),
+    # with or without Katello; "for systems without Katello we can reduce the amount of the pool to puma_threads_max + 1"
+    assert t["foreman.db_pool"].installer.value == 9  # threads_max 5 + 4
+    assert t["foreman.db_pool"].foretune.value == 17  # the guides' 16 threads + 1
     assert t["postgresql.max_connections"].installer.value == 500  # tuning/common.yaml applies to every scenario
     assert p.hardware.ok and p.hardware.required_ram_bytes == 4 * GIB  # type: ignore[attr-defined]  # Foreman alone: 4 GB
     result = run_cli("plan", "--product", "foreman", "--version", "3.16", "--no-katello", "--hosts", "300", "--cpus", "4",

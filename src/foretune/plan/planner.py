@@ -321,9 +321,7 @@ class Planner:
 
     def _installer_db_pool(self, threads_max: int) -> Setting:
         if self.f.db_pool_formula == "threads+4":
-            if not self.katello:
-                return Setting(threads_max, f"installer: threads_max {threads_max} (the + 4 is for Katello's listeners)", ("pf-db-pool",))
-            return Setting(threads_max + 4, f"installer: threads_max {threads_max} + 4 (Katello listeners)", ("pf-db-pool",))
+            return Setting(threads_max + 4, f"installer: threads_max {threads_max} + 4 (with or without Katello)", ("pf-db-pool",))
         return Setting(max(default("foreman_db_pool", "base"), threads_max),
                        f"installer: max(db_pool 5, threads_max {threads_max})", ("pf-db-pool",))
 
@@ -334,10 +332,12 @@ class Planner:
         threads_max = t["puma.threads_max"].foretune.value
         inst = self._installer_db_pool(t["puma.threads_max"].installer.value or 0)
         if not self.katello:
+            want = threads_max + const("db_pool_extra_without_katello")
             self.add("foreman.db_pool", "Foreman database pool per process", "count", inst,
-                     Setting(threads_max, "one connection per Puma thread (no Katello listeners on plain Foreman)",
-                             ("pf-db-pool", "gf-db-pool"), "", (Input("threads_max", threads_max, cite("puma_threads")),)),
-                     Fix("hiera", "foreman::db_pool", threads_max))
+                     Setting(want, "threads_max + 1: one per Puma thread plus the Puma listener (no Katello listeners on plain Foreman)",
+                             ("pf-db-pool", "gf-db-pool"), f"threads_max {threads_max} + {const('db_pool_extra_without_katello')} = {want}",
+                             (Input("threads_max", threads_max, cite("puma_threads")), C("db_pool_extra_without_katello"))),
+                     Fix("hiera", "foreman::db_pool", want))
             return
         want = threads_max + const("db_pool_extra")
         self.add("foreman.db_pool", "Foreman database pool per process", "count", inst,
