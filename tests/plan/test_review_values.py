@@ -40,3 +40,18 @@ def test_plain_foreman_db_pool_is_puppet_foremans() -> None:
     # before puppet-foreman 25 (foreman-installer 3.11) the pool was max(db_pool 5, threads_max)
     assert plan(product="foreman", version="3.10", hosts=300, cpus=8, ram_bytes=32 * GIB,
                 katello=False).tunables["foreman.db_pool"].installer.value == 5
+
+
+def test_satellite_62_postgresql_defaults_are_92s() -> None:
+    # Satellite 6.2 runs PostgreSQL 9.2 on RHEL 7 and its installer sets no PostgreSQL entries. PostgreSQL 9.2 manual,
+    # 18.4.1 shared_buffers: "The default is typically 32 megabytes (32MB)"; the 9.3 release notes: "the previous
+    # maximum was 32MB". The 6.2 brief, 5.13: "increase max_connections setting (set to 100 by default)".
+    t = plan(product="satellite", version="6.2", hosts=5000, cpus=16, physical_cores=8, ram_bytes=32 * GIB).tunables
+    assert t["postgresql.shared_buffers"].installer.value == "32MB"
+    assert t["postgresql.shared_buffers"].installer.citations == ("pg-docs-92-shared-buffers",)
+    assert t["postgresql.max_connections"].installer.value == 100
+    assert "gf-postgresql" not in t["postgresql.max_connections"].installer.citations  # the Foreman guide gives no default
+    # a later release with no profile value: PostgreSQL's newest default, cited to PostgreSQL
+    later = plan(product="satellite", version="6.16", hosts=3000, cpus=4, ram_bytes=20 * GIB).tunables
+    assert later["postgresql.effective_cache_size"].installer.value == "4GB"  # 9.4 release notes: "to 4GB"
+    assert later["postgresql.effective_cache_size"].installer.citations == ("pg-release-94-defaults",)

@@ -10,7 +10,7 @@ import math
 from typing import Any
 
 from foretune.errors import UsageError
-from foretune.knowledge import hardware
+from foretune.knowledge import hardware, postgresql_default
 from foretune.knowledge.model import SIZES, Release
 from foretune.knowledge.profiles import PG, installer_hiera
 from foretune.knowledge.releases import resolve_release
@@ -247,6 +247,17 @@ class Planner:
             source = f"--tuning {self.profile}" if self.f.size_profiles and self.katello else "the installer's tuning file"
             return Setting(value, f"set by {source}", ("fi-tuning-profiles" if self.f.size_profiles else "fi-tuning-yaml",))
         return Setting(fallback, fallback_reason, (fallback_cite,))
+
+    def pg_setting(self, name: str, builtin: str | None = None) -> Setting:
+        """What the installer gives for PostgreSQL ``name``: the profile's value, else PostgreSQL's built-in default.
+
+        The built-in default is 9.2's on a release without custom-hiera (the Satellite 6.2 era, PostgreSQL 9.2 on RHEL 7),
+        else the newest; ``builtin`` names PostgreSQL's own setting when it differs (vacuum_cost_limit).
+        """
+        server = "9.2" if self.era62 else None
+        step = postgresql_default(builtin or name, server)
+        why = f"PostgreSQL {server} default" if server else "PostgreSQL default"
+        return self.base_setting(PG + "/" + name, step["value"], why + (f" ({builtin})" if builtin else ""), str(step["citation"]))
 
     def same(self, installer: Setting, reason: str, *citations: str) -> Setting:
         """foretune keeps the installer's value."""
@@ -765,7 +776,7 @@ class Planner:
         if not self.server:
             return
         key = PG + "/"
-        sb_inst = self.base_setting(key + "shared_buffers", "128MB", "PostgreSQL default", "gf-postgresql")
+        sb_inst = self.pg_setting("shared_buffers")
         sb_inst_bytes = _pg_bytes(sb_inst.value) or 0
         if self.era62:
             frac = const("pg62_shared_buffers_fraction")
@@ -787,7 +798,7 @@ class Planner:
                  Fix("hiera", key + "shared_buffers", format_size(sb)))
         if self.era62:
             self._shm(sb)
-        av_inst = self.base_setting(key + "autovacuum_vacuum_cost_limit", 200, "PostgreSQL default (vacuum_cost_limit)", "gf-postgresql")
+        av_inst = self.pg_setting("autovacuum_vacuum_cost_limit", "vacuum_cost_limit")
         if not self.era62:
             av = const("pg_autovacuum_cost_limit")
             self.add("postgresql.autovacuum_vacuum_cost_limit", "autovacuum_vacuum_cost_limit", "count", av_inst,
@@ -828,7 +839,7 @@ class Planner:
         sb = _pg_bytes(self.tunables["postgresql.shared_buffers"].foretune.value) or 0
         free = max(0, self.inp.ram_bytes - sum(i.bytes for i in items))
         cache_room = max(0, self.inp.ram_bytes - sum(i.low_bytes for i in items))
-        ecs_inst = self.base_setting(key + "effective_cache_size", "4GB", "PostgreSQL default", "gf-postgresql")
+        ecs_inst = self.pg_setting("effective_cache_size")
         profile_ecs, profile_name = self._profile_value_for_ram("effective_cache_size")
         budget = (sb + cache_room) // GIB * GIB
         ceiling = (_pg_bytes(profile_ecs) if profile_ecs else _pg_bytes(ecs_inst.value)) or 0
@@ -842,7 +853,7 @@ class Planner:
                           Input("RAM left at the low end of the memory budget", format_gib(cache_room), "foretune-estimate"),
                           Input(f"{profile_name or 'installer'} effective_cache_size", format_size(ceiling), "fi-tuning-profiles"))),
                  Fix("hiera", key + "effective_cache_size", format_size(ecs)))
-        wm_inst = self.base_setting(key + "work_mem", "4MB", "PostgreSQL default", "gf-postgresql")
+        wm_inst = self.pg_setting("work_mem")
         guide = const("pg_work_mem")
         conns = self.tunables["postgresql.max_connections"].foretune.value if "postgresql.max_connections" in self.tunables else 0
         extra = max(0, (_pg_bytes(guide) or 0) - (_pg_bytes(wm_inst.value) or 0)) * conns * const("pg_work_mem_ops_per_connection")
@@ -886,7 +897,7 @@ class Planner:
         cites = ("g62-postgresql",) if self.era62 else ("gf-postgresql",)
         need = sum(n for _, n in self.connection_budget())
         with_headroom = math.ceil(need * (1 + const("pg_connection_headroom")) / 100) * 100
-        mc_inst = self.base_setting(key + "max_connections", 100, "PostgreSQL default", "gf-postgresql")
+        mc_inst = self.pg_setting("max_connections")
         floor = max(int(mc_inst.value), const("g62_max_connections") if self.era62 else 0)
         mc = max(floor, with_headroom)
         self.add("postgresql.max_connections", "max_connections", "count", mc_inst,
