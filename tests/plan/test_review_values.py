@@ -55,3 +55,12 @@ def test_satellite_62_postgresql_defaults_are_92s() -> None:
     later = plan(product="satellite", version="6.16", hosts=3000, cpus=4, ram_bytes=20 * GIB).tunables
     assert later["postgresql.effective_cache_size"].installer.value == "4GB"  # 9.4 release notes: "to 4GB"
     assert later["postgresql.effective_cache_size"].installer.citations == ("pg-release-94-defaults",)
+
+
+def test_passenger_queue_default_is_cited_to_passenger() -> None:
+    # phusion/passenger Users guide Apache (4.0.18), PassengerMaxRequestQueueSize: "The default value is '100'."
+    # The 6.2 brief gives no default for it, only its tuned example ("PassengerMaxRequestQueueSize 200").
+    t = plan(product="satellite", version="6.2", hosts=5000, cpus=16, physical_cores=8, ram_bytes=32 * GIB).tunables
+    queue = t["passenger.max_request_queue_size"]
+    assert queue.installer.value == 100 and queue.installer.citations == ("passenger-queue-default",)
+    assert queue.foretune.value == 200

@@ -379,7 +379,8 @@ class Planner:
                          (box("physical cores", self.cores), C("passenger_pool_per_core"),
                           given(inst_pool) if self.server else C("capsule_passenger_pool"))),
                  Fix("hiera", key + "passenger_max_pool_size", pool))
-        inst_queue = self.base_setting(key + "passenger_max_request_queue_size", 100, "Passenger's built-in default", "g62-passenger")
+        inst_queue = self.base_setting(key + "passenger_max_request_queue_size", default("passenger", "max_request_queue_size"),
+                                       "Passenger's built-in default", default_cite("passenger"))
         if self.server and self.era62:
             queue = const("passenger_queue_62")
             self.add("passenger.max_request_queue_size", "PassengerMaxRequestQueueSize", "count", inst_queue,
