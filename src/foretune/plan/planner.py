@@ -952,7 +952,7 @@ class Planner:
                  Fix("command", "systemctl enable --now tuned"), Fix("command", f"tuned-adm profile {want}"))
         self.add("os.thp", "transparent huge pages", "text", Setting("always", "RHEL default", ("gf-hardware",)),
                  Setting("never", "THP hurts PostgreSQL and Redis" if self.f.redis else "THP hurts PostgreSQL and MongoDB",
-                         ("gf-hardware", "gf-redis") if self.f.redis else ("gf-hardware", "g69-mongodb")),
+                         ("gf-hardware", "gf-redis") if self.f.redis else ("gf-hardware", "g69-thp")),
                  Fix("command", "grubby --update-kernel=ALL --args=transparent_hugepage=never"),
                  Fix("command", "echo never > /sys/kernel/mm/transparent_hugepage/enabled"))
 
