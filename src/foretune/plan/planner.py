@@ -557,7 +557,8 @@ class Planner:
             self.add("dynflow.sidekiq_concurrency", "Dynflow Sidekiq concurrency per instance", "count",
                      Setting(d[1], "puppet-foreman default", ("pf-dynflow",)),
                      Setting(conc, "limited benefit above 5 threads (Ruby)", ("gf-dynflow",), "", (C("sidekiq_concurrency"),)),
-                     *((Fix("hiera", "foreman::dynflow_worker_concurrency", conc),) if self.f.dynflow_worker_options else ()))
+                     # before puppet-foreman 17 the single worker's concurrency is foreman::dynflow_pool_size (pf-dynflow-pool)
+                     Fix("hiera", "foreman::dynflow_worker_concurrency" if self.f.dynflow_worker_options else "foreman::dynflow_pool_size", conc))
         else:
             want = stepped("dynflowd_executors_by_ram_gib", self.ram_gib, inclusive=False)
             self.add("dynflow.executors", "dynflowd EXECUTORS_COUNT", "count",
