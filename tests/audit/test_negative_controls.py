@@ -3,7 +3,7 @@
 The tuned trees follow each guide's primary recommendation for their release (values noted per tree):
 - satellite-6.2-tuned (sos 3.x, foreman-debug): httpd/qpidd/qdrouterd LimitNOFILE=1000000 and
   fs.aio-max-nr 1000000 (6.2 brief, 5.12), THP never, Passenger queue 1000 below prefork MaxClients 1170,
-  PassengerMinInstances 3, PassengerMaxPreloaderIdleTime 0, KeepAlive On with MaxKeepAliveRequests 0,
+  PassengerMinInstances 6 in the Foreman vhost (over passenger.conf's 3), PassengerMaxPreloaderIdleTime 0, KeepAlive On with MaxKeepAliveRequests 0,
   shared_buffers 4GB (the brief's 15-25 % of memory), max_connections 1200 (at least the 1170 registrations
   Apache admits: "max_connections to the amount of content hosts being registered concurrently"),
   mgmt-pub-interval 5; no host count in the source.

@@ -125,3 +125,11 @@ def test_facts_reference_is_current() -> None:
     from tests.conftest import REPO
 
     assert (REPO / "docs" / "facts.md").read_text(encoding="utf-8") == facts_reference()
+
+
+def test_passenger_foreman_vhost_beats_global() -> None:
+    """Passenger's vhost directive overrides the global one: Foreman runs with 05-foreman-ssl.conf's value."""
+    tuned = read_source(str(FIXTURES / "satellite-6.2-tuned")).value("passenger")
+    assert tuned["PassengerMinInstances"] == 6  # 05-foreman-ssl.conf 6 over passenger.conf 3
+    assert tuned["PassengerMaxPreloaderIdleTime"] == 0  # only in passenger.conf: the global value applies
+    assert read_source(str(FIXTURES / "satellite-6.2")).value("passenger")["PassengerMinInstances"] == 1

@@ -569,7 +569,8 @@ class Planner:
             self.add("dynflow.sidekiq_concurrency", "Dynflow Sidekiq concurrency per instance", "count",
                      Setting(d[1], "puppet-foreman default", ("pf-dynflow",)),
                      Setting(conc, "limited benefit above 5 threads (Ruby)", ("gf-dynflow",), "", (C("sidekiq_concurrency"),)),
-                     *((Fix("hiera", "foreman::dynflow_worker_concurrency", conc),) if self.f.dynflow_worker_options else ()))
+                     # before puppet-foreman 17 the single worker's concurrency is foreman::dynflow_pool_size (pf-dynflow-pool)
+                     Fix("hiera", "foreman::dynflow_worker_concurrency" if self.f.dynflow_worker_options else "foreman::dynflow_pool_size", conc))
         else:
             want = stepped("dynflowd_executors_by_ram_gib", self.ram_gib, inclusive=False)
             self.add("dynflow.executors", "dynflowd EXECUTORS_COUNT", "count",
@@ -964,7 +965,7 @@ class Planner:
                  Fix("command", "systemctl enable --now tuned"), Fix("command", f"tuned-adm profile {want}"))
         self.add("os.thp", "transparent huge pages", "text", Setting("always", "RHEL default", ("gf-hardware",)),
                  Setting("never", "THP hurts PostgreSQL and Redis" if self.f.redis else "THP hurts PostgreSQL and MongoDB",
-                         ("gf-hardware", "gf-redis") if self.f.redis else ("gf-hardware", "g69-mongodb")),
+                         ("gf-hardware", "gf-redis") if self.f.redis else ("gf-hardware", "g69-thp")),
                  Fix("command", "grubby --update-kernel=ALL --args=transparent_hugepage=never"),
                  Fix("command", "echo never > /sys/kernel/mm/transparent_hugepage/enabled"))
 

@@ -189,9 +189,15 @@ def apache(x: Extractor) -> None:
                 "KeepAliveTimeout", "MaxKeepAliveRequests"):
         value.setdefault(key, None)
     x.known("apache", value, *provs or [x.note(raws[0].location, f"mpm {mpm}")])
-    passenger = {d.name: _int(d.args) for _loc, d in parsed if d.name in PASSENGER}
+    # Foreman's values: its vhost (05-foreman-ssl.conf and its includes) overrides the global context;
+    # other vhosts (Puppet's 25-puppet.conf) configure other applications.
+    foreman = [(loc, d) for loc, d in parsed if d.name in PASSENGER
+               and ("05-foreman-ssl" in loc or not any(s.startswith("VirtualHost") for s in d.sections))]
+    foreman.sort(key=lambda item: "05-foreman-ssl" in item[0])
+    chosen_passenger = {d.name: (loc, d) for loc, d in foreman}
+    passenger = {name: _int(d.args) for name, (_loc, d) in chosen_passenger.items()}
     if passenger:
-        x.known("passenger", passenger, *[x.note(loc, f"{d.name} {d.args}") for loc, d in parsed if d.name in PASSENGER][:4])
+        x.known("passenger", passenger, *[x.note(loc, f"{d.name} {d.args}") for loc, d in chosen_passenger.values()][:4])
     else:
         x.unknown("passenger", "no Passenger directives (Puma era or Passenger not installed)")
 

@@ -21,13 +21,22 @@ class ForemanDbPoolTimeout(Rule):
             return self.passed("no 'could not obtain a connection from the pool' errors in production.log")
         current = ctx.facts.value("foreman_db_pool")
         t = ctx.plan.tunables.get("foreman.db_pool") if ctx.plan else None
-        recommended = t.foretune.value if t is not None and t.foretune.value is not None else f"more than {current}"
         threads = (ctx.facts.value("puma") or {}).get("threads_max")
+        plan_threads = ctx.plan.tunables.get("puma.threads_max") if ctx.plan else None
+        plan_pool = int(t.foretune.value) if t is not None and t.foretune.value is not None else 0
+        # the plan's margin over its threads (the release's listeners), applied to the threads in force
+        margin = max(0, plan_pool - int(plan_threads.foretune.value)) if plan_threads is not None and plan_pool else 0
+        want = max(plan_pool, threads + margin if threads else 0)
+        if want and (current is None or want > current):
+            recommended: object = want
+            fixes = t.fixes if t is not None and want == plan_pool else (ctx.hiera_fix("foreman::db_pool", want),)
+        else:  # the pool already covers the threads in force: raising it further is the only lever left
+            recommended, fixes = f"more than {current}", ()
         demand = f" for {threads} Puma threads per worker" if threads else ""
         return self.failed(f"Rails waited in vain for a database connection {incidents.span(found[0])}: "
                            f"{incidents.quote(found[0])}; pool {current}{demand}", current=current, recommended=recommended,
                            evidence=(*incidents.evidence(found), *ctx.evidence("foreman_db_pool", "puma")),
-                           fixes=t.fixes if t is not None else (), observed=True)
+                           fixes=fixes, observed=True)
 
 
 RULE = ForemanDbPoolTimeout()

@@ -12,7 +12,7 @@ class CustomHieraStaleKeys(Rule):
     component = "installer"
     severity = Severity.MEDIUM
     needs = ("custom_hiera",)
-    citations = ("fi-checkpoint-segments-removed", "fi-passenger-keys-removed", "fi-qpid-removed")
+    citations = ("fi-checkpoint-segments-removed", "fi-passenger-keys-removed", "fi-event-mpm", "fi-qpid-removed")
 
     def check(self, ctx: Context) -> Outcome:
         if ctx.release is None:
@@ -23,7 +23,8 @@ class CustomHieraStaleKeys(Rule):
         harmful = any("checkpoint_segments" in n.key for n in notes)
         return self.failed("; ".join(f"{n.key}: {n.reason}" for n in notes), current=[n.key for n in notes],
                            recommended="remove them", evidence=ctx.evidence("custom_hiera"),
-                           severity=Severity.HIGH if harmful else None)
+                           severity=Severity.HIGH if harmful else None,
+                           citations=tuple(dict.fromkeys(n.citation for n in notes)))  # the sources for the keys found
 
 
 RULE = CustomHieraStaleKeys()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import hardware
 from foretune.plan.model import Fix
 from foretune.rules.base import Context, Outcome, Rule, Severity
 from foretune.rules.values import installer_command
@@ -20,7 +21,10 @@ class DevelopmentProfile(Rule):
         profile = ctx.facts.value("tuning_profile")
         if profile != "development":
             return self.passed(f"profile {profile}")
-        want = ctx.plan.profile if ctx.plan else "default"
+        want = ctx.plan.profile if ctx.plan and ctx.plan.profile != "development" else None
+        if want is None:  # the declared profile is the one to leave: the largest the hardware carries
+            cpus, ram = ctx.facts.value("cpu_logical"), ctx.facts.value("ram_bytes")
+            want = (hardware.largest_supported(int(cpus), int(ram)) if cpus and ram else None) or "default"
         return self.failed("the development profile is for test boxes (1 CPU, 6 GiB); it is not sized for hosts",
                            current=profile, recommended=want, evidence=ctx.evidence("tuning_profile"),
                            fixes=(Fix("command", f"{installer_command(ctx.facts.value('product'))} --tuning {want}"),))

@@ -26,7 +26,8 @@ class MongodbCacheUnbounded(PlanRule):
             return self.passed(f"cacheSizeGB {cache}")
         why = ("cache unbounded: mongod takes about half the RAM" if cache is None
                else f"cacheSizeGB {cache} is more than a quarter of the {ram_gib:.1f} GiB RAM ({cache / ram_gib:.1%})")
-        return self.failed(f"MongoDB {why}; PostgreSQL and Puma lose memory; the guide's 20 % of RAM is "
+        app = "Passenger" if ctx.release is not None and ctx.release.features.passenger else "Puma"
+        return self.failed(f"MongoDB {why}; PostgreSQL and {app} lose memory; the guide's 20 % of RAM is "
                            f"cacheSizeGB {t.foretune.value}", current=cache,
                            recommended=t.foretune.value, evidence=ctx.evidence("mongodb", "ram_bytes", about=("cacheSizeGB:", "MemTotal:")), fixes=t.fixes)
 

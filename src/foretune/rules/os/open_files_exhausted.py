@@ -30,13 +30,17 @@ class OpenFilesExhausted(Rule):
         limits = ctx.facts.value("service_limits")
         current = service_nofile(limits, unit)
         t = ctx.plan.tunables.get(tunable) if ctx.plan else None
-        recommended = (t.foretune.value if t is not None and t.foretune.value is not None
-                       else f"a higher LimitNOFILE for {unit}")
+        plan = t.foretune.value if t is not None else None
+        if isinstance(plan, int) and (current is None or plan > current):
+            recommended: object = plan
+            fixes = t.fixes if t is not None else ()
+        else:  # the plan's limit is already in force (or there is none): it ran out anyway, so no fix repeats it
+            recommended, fixes = f"a higher LimitNOFILE for {unit}" + (f" than {current}" if current is not None else ""), ()
         have = f"open files {nofile_text(limits, unit)}" if current is not None else "limit not in the source"
         return self.failed(f"{service} ran out of descriptors {incidents.span(worst)}: {incidents.quote(worst)}; {have}",
                            current=current, recommended=recommended,
                            evidence=(*incidents.evidence(found), *ctx.evidence("service_limits", about=f"{unit}.service")),
-                           fixes=t.fixes if t is not None else (), observed=True)
+                           fixes=fixes, observed=True)
 
 
 RULE = OpenFilesExhausted()

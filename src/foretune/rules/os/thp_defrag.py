@@ -18,6 +18,8 @@ class ThpDefrag(Rule):
         defrag = ctx.facts.value("thp").get("defrag")
         if defrag != "always":
             return self.passed(f"THP defrag = {defrag}")
+        if ctx.facts.value("thp").get("enabled") == "never":  # no huge-page fault ever asks for compaction
+            return self.passed("THP defrag = always, but THP enabled = never: defrag has no effect")
         return self.failed("THP defrag = always: page faults stall while the kernel compacts memory",
                            current=defrag, recommended="never", evidence=ctx.evidence("thp"),
                            fixes=(Fix("command", "echo never > /sys/kernel/mm/transparent_hugepage/defrag"),))

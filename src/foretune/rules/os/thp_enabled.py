@@ -11,7 +11,7 @@ class ThpEnabled(PlanRule):
     component = "os"
     severity = Severity.MEDIUM
     needs = ("thp",)
-    citations = ("gf-hardware", "gf-redis", "g69-mongodb")
+    citations = ("gf-hardware", "gf-redis", "g69-thp")
     tunable = "os.thp"
 
     def check(self, ctx: Context) -> Outcome:

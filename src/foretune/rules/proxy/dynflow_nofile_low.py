@@ -15,7 +15,7 @@ class ProxyDynflowNofileLow(PlanRule):
     severity = Severity.MEDIUM
     failing_when = (("socket_exhaustion", ("foreman-proxy", "smart_proxy_dynflow_core")),)
     needs = ("service_limits",)
-    citations = ("proxy-dynflow-nofile", "g62-apache")
+    citations = ("proxy-dynflow-nofile", "g62-remote-execution")
     tunable = "smart_proxy_dynflow.limit_nofile"
 
     def check(self, ctx: Context) -> Outcome:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.knowledge import module_default, threshold
-from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.base import Context, Evidence, Outcome, Rule, Severity
 
 
 class ProxyTimeoutLow(Rule):
@@ -23,7 +23,8 @@ class ProxyTimeoutLow(Rule):
         shown = current if current is not None else f"not set (Apache's Timeout, {module_default('httpd', 'timeout')} s by default)"
         return self.failed(f"ProxyTimeout {shown}: during registration bursts Capsule-to-server calls time out",
                            current=current, recommended=want,
-                           evidence=ctx.evidence("apache", about="ProxyTimeout"),
+                           evidence=ctx.evidence("apache", about="ProxyTimeout") if current is not None else
+                           (Evidence("apache", "etc/httpd/", "no ProxyTimeout directive in the httpd configuration"),),
                            fixes=(ctx.hiera_fix("apache::mod::proxy::proxy_timeout", want),))
 
 

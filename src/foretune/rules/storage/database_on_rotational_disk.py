@@ -24,7 +24,10 @@ class DatabaseOnRotationalDisk(Rule):
         spinning = [p for p, d in present.items() if d["rotational"]]
         if not spinning:
             return self.passed(f"{', '.join(present)} on non-rotational storage")
-        return self.failed(f"{', '.join(spinning)} on rotational storage: random database I/O is slow",
+        virtual = ctx.facts.value("virtualization") not in (None, "none")
+        hedge = (" (as the virtual disk reports it: virtual disks often say rotational on SSD-backed datastores; "
+                 "confirm with the storage team)") if virtual else ""
+        return self.failed(f"{', '.join(spinning)} on rotational storage: random database I/O is slow{hedge}",
                            current="rotational", recommended="SSD",
                            evidence=ctx.evidence("key_dirs", about=present[spinning[0]]["mountpoint"]))
 

@@ -22,12 +22,12 @@ class QpiddStorageLow(PlanRule):
         entry = ctx.facts.value("key_dirs").get("/var/lib/qpidd")
         if not entry or entry.get("free_bytes") is None:
             return self.skipped("/var/lib/qpidd not present")
-        from foretune.plan.constants import const
-
-        need = const("qpidd_storage_per_host_mib") * 1024**2 * (ctx.hosts or 0)
+        assert ctx.plan is not None
+        need = self.recommendation(ctx).foretune.value  # the plan's 2 MiB per katello-agent host
+        agents = ctx.plan.input.katello_agent_hosts
         if entry["free_bytes"] >= need:
-            return self.passed(f"{gib(entry['free_bytes'])} free in /var/lib/qpidd for {ctx.hosts} hosts")
-        return self.failed(f"/var/lib/qpidd has {gib(entry['free_bytes'])} free; {ctx.hosts} katello-agent hosts need {gib(need)}",
+            return self.passed(f"{gib(entry['free_bytes'])} free in /var/lib/qpidd for {agents} katello-agent hosts")
+        return self.failed(f"/var/lib/qpidd has {gib(entry['free_bytes'])} free; {agents} katello-agent hosts need {gib(need)}",
                            current=entry["free_bytes"], recommended=need, evidence=ctx.evidence("key_dirs", about=entry["mountpoint"]))
 
 
