@@ -22,3 +22,8 @@ def test_stale_prefork_key_cites_the_event_mpm_change() -> None:
 def test_missing_proxy_timeout_shows_no_unrelated_directive() -> None:
     evidence = _outcome("capsule-proxy-timeout", "fail-unset").evidence
     assert [e.excerpt for e in evidence] == ["no ProxyTimeout directive in the httpd configuration"]
+
+
+def test_redis_near_its_limit_asks_for_twice_what_is_used() -> None:
+    # 2,040,109,466 bytes used (1.9 GiB) at 50 % of maxmemory: 3.8 GiB
+    assert _outcome("redis-memory-near-limit", "fail-near").recommended == "maxmemory above 3.8 GiB or 0"

@@ -26,7 +26,7 @@ class RedisMemoryNearLimit(Rule):
         if share < threshold("redis_used_max_fraction"):
             return self.passed(f"{gib(used)} of maxmemory {gib(limit)} used ({share:.0%})")
         return self.failed(f"Redis uses {gib(used)} of maxmemory {gib(limit)} ({share:.0%}): Dynflow and Pulp task data "
-                           "is evicted or writes fail with OOM errors", current=used, recommended=f"maxmemory above {gib(used / 0.5)} or 0",
+                           "is evicted or writes fail with OOM errors", current=used, recommended=f"maxmemory above {gib(used / threshold('redis_used_target_fraction'))} or 0",
                            evidence=ctx.evidence("redis"))
 
 
