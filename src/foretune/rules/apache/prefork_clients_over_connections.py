@@ -19,6 +19,11 @@ class PreforkClientsOverConnections(Rule):
     citations = ("g62-postgresql", "apache-prefork-defaults", "pg-conf-sample-90", "pg-conf-defaults")
 
     def applies(self, ctx: Context) -> str | None:
+        if ctx.release is not None and ctx.release.features.passenger and ctx.release.features.size_profiles:
+            # the profiles' own medium pair (MaxClients 1024, max_connections 1000) would fail this 6.2-brief check on a
+            # correctly tuned box; the connections Foreman really opens are pg-max-connections-below-budget's finding
+            return (f"{ctx.release.label}'s --tuning profiles size MaxClients and max_connections together; "
+                    "pg-max-connections-below-budget judges the connections the services open")
         return passenger_era(ctx)
 
     def check(self, ctx: Context) -> Outcome:
