@@ -74,9 +74,13 @@ def _count(value: Any, name: str) -> int:
 
 
 def parse_tasks_csv(text: str) -> list[dict[str, str]]:
-    """Rows of a task table exported as CSV (sos ``foreman_tasks_tasks`` or foreman-debug)."""
+    """Rows of a task table exported as CSV (sos >= 4.0 ``foreman_tasks_tasks``, foreman-debug) or as psql's
+    aligned table (sos 3.7 to 3.9 ran ``psql foreman -c 'select * from foreman_tasks_tasks'``)."""
     if not text.strip():
         return []
+    lines = text.strip("\n").splitlines()
+    if len(lines) >= 2 and "|" in lines[0] and lines[1].strip() and set(lines[1].strip()) <= set("-+"):
+        return _psql_aligned(lines)
     delimiter = ";" if text.splitlines()[0].count(";") > text.splitlines()[0].count(",") else ","
     reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
     try:
@@ -86,6 +90,23 @@ def parse_tasks_csv(text: str) -> list[dict[str, str]]:
                 for row in reader]
     except csv.Error as exc:
         raise ParseError(f"task list is not readable CSV: {exc}") from None
+
+
+def _psql_aligned(lines: list[str]) -> list[dict[str, str]]:
+    """Rows of psql's aligned output: header, ``---+---`` rule, `` a | b `` rows, ``(N rows)``.
+
+    A line whose first cell is empty continues a multi-line value (psql marks the line before with ``+``) and is
+    skipped, as is the footer; a ``|`` inside the last column stays in that column.
+    """
+    header = [h.strip() for h in lines[0].split("|")]
+    if "state" not in header:
+        raise ParseError(f"task list has no 'state' column: {lines[0].strip()[:100]}")
+    rows = []
+    for line in lines[2:]:
+        cells = line.split("|", len(header) - 1)
+        if len(cells) == len(header) and cells[0].strip():
+            rows.append({name: cell.strip() for name, cell in zip(header, cells)})
+    return rows
 
 
 def managed_hosts_from_metrics(data: dict[str, Any]) -> int | None:

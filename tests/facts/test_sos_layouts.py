@@ -1,0 +1,36 @@
+"""Facts from command files and configuration as real sos releases and services write them.
+
+Each input is written from the real format (the sos release or upstream file is named at each test); expected
+values are counted by hand from that input.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from foretune.facts import read_source
+
+# sos 3.7 to 3.9 (RHEL 7.7 to 7.9), sos/plugins/foreman.py: 'foreman_tasks_tasks' is in `foremandb`, the queries
+# "saved directly as postgres formats them" (`psql foreman -c 'select * from foreman_tasks_tasks'`: aligned table);
+# sos 4.0 moved it to `foremancsv` (COPY ... WITH (FORMAT 'csv')).
+TASKS_ALIGNED_SOS_39 = """\
+                  id                  |              type               |                  label                   |         started_at         |          ended_at          |  state  | result  |             external_id              | parent_task_id |          start_at          | start_before |             action              | user_id |      state_updated_at
+--------------------------------------+---------------------------------+------------------------------------------+----------------------------+----------------------------+---------+---------+--------------------------------------+----------------+----------------------------+--------------+---------------------------------+---------+----------------------------
+ 0b5a4c6e-7d1f-4d6a-9a55-0c2f1f9e2a01 | ForemanTasks::Task::DynflowTask | Actions::Katello::Repository::Sync       | 2021-01-10 02:00:01.123456 |                            | paused  | error   | 5f0c3a1e-0d7e-4a7b-b1c2-3d4e5f6a7b01 |                | 2021-01-10 02:00:01.120000 |              | Synchronize repository 'rhel-7' | 1       | 2021-01-10 02:03:00.000000
+ 0b5a4c6e-7d1f-4d6a-9a55-0c2f1f9e2a02 | ForemanTasks::Task::DynflowTask | Actions::Katello::Repository::Sync       | 2021-03-01 02:00:01.123456 |                            | paused  | error   | 5f0c3a1e-0d7e-4a7b-b1c2-3d4e5f6a7b02 |                | 2021-03-01 02:00:01.120000 |              | Synchronize repository 'rhel-7' | 1       | 2021-03-01 02:03:00.000000
+ 0b5a4c6e-7d1f-4d6a-9a55-0c2f1f9e2a03 | ForemanTasks::Task::DynflowTask | Actions::Katello::Host::GenerateApplicability | 2021-03-02 09:00:00.000000 |                       | running | pending | 5f0c3a1e-0d7e-4a7b-b1c2-3d4e5f6a7b03 |                | 2021-03-02 09:00:00.000000 |              | Generate host applicability     | 4       | 2021-03-02 09:00:00.000000
+ 0b5a4c6e-7d1f-4d6a-9a55-0c2f1f9e2a04 | ForemanTasks::Task::DynflowTask | Actions::Katello::Host::UploadPackageProfile | 2021-03-02 09:10:00.000000 | 2021-03-02 09:10:02.000000 | stopped | success | 5f0c3a1e-0d7e-4a7b-b1c2-3d4e5f6a7b04 |                | 2021-03-02 09:10:00.000000 |              | Upload package profile +| 4       | 2021-03-02 09:10:02.000000
+                                      |                                 |                                          |                            |                            |         |         |                                      |                |                            |              | host.example.com                |         |
+(4 rows)
+
+"""
+
+
+def test_tasks_from_sos_39_aligned_psql_table(tmp_path: Path) -> None:
+    (tmp_path / "sos_commands" / "foreman").mkdir(parents=True)
+    (tmp_path / "sos_commands" / "date").mkdir()
+    (tmp_path / "sos_commands" / "foreman" / "foreman_tasks_tasks").write_text(TASKS_ALIGNED_SOS_39)
+    (tmp_path / "sos_commands" / "date" / "date").write_text("Tue Mar  2 10:00:00 UTC 2021\n")  # sos 3.9 date plugin
+    facts = read_source(str(tmp_path))
+    # two paused (one started 2021-01-10, more than 30 days before 2021-03-02), one running
+    assert facts.value("tasks") == {"paused": 2, "old_paused": 1, "running": 1}
