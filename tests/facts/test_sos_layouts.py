@@ -34,3 +34,45 @@ def test_tasks_from_sos_39_aligned_psql_table(tmp_path: Path) -> None:
     facts = read_source(str(tmp_path))
     # two paused (one started 2021-01-10, more than 30 days before 2021-03-02), one running
     assert facts.value("tasks") == {"paused": 2, "old_paused": 1, "running": 1}
+
+
+def test_dropin_soft_and_hard_nofile_pair(tmp_path: Path) -> None:
+    # systemd.exec(5): "LimitNOFILE=soft:hard"; a sosreport whose systemd plugin output is missing still has the
+    # drop-in (sos systemd plugin copies /etc/systemd)
+    dropin = tmp_path / "etc/systemd/system/httpd.service.d"
+    dropin.mkdir(parents=True)
+    (tmp_path / "sos_commands").mkdir()
+    (dropin / "limits.conf").write_text("[Service]\nLimitNOFILE=1024:524288\n")
+    limits = read_source(str(tmp_path)).value("service_limits")
+    assert limits["httpd.service"]["dropin_nofile"] == 524288
+    assert limits["httpd.service"]["LimitNOFILE"] == 524288
+    assert limits["httpd.service"]["soft_nofile"] == 1024
+
+
+# sos systemd plugin, every release: `systemctl show *service --all` -> sos_commands/systemd/systemctl_show_service_--all,
+# one block of properties per unit separated by blank lines. systemd 219 (RHEL 7) prints RLIM_INFINITY as a number.
+SHOW_RHEL7 = """\
+Type=notify
+LimitNOFILE=18446744073709551615
+LimitNPROC=63413
+Id=postgresql.service
+ActiveState=active
+MainPID=1234
+
+Type=forking
+LimitNOFILE=65536
+Id=qpidd.service
+ActiveState=active
+MainPID=0
+"""
+
+
+def test_systemd_219_infinity_and_many_units(tmp_path: Path) -> None:
+    show = tmp_path / "sos_commands/systemd"
+    show.mkdir(parents=True)
+    (show / "systemctl_show_service_--all").write_text(SHOW_RHEL7)
+    limits = read_source(str(tmp_path)).value("service_limits")
+    assert limits["postgresql.service"]["LimitNOFILE"] is None  # unlimited
+    assert limits["postgresql.service"]["LimitNPROC"] == 63413
+    assert limits["qpidd.service"]["LimitNOFILE"] == 65536
+    assert limits["qpidd.service"]["active"] is True

@@ -205,9 +205,13 @@ def service_limits(x: Extractor) -> None:
             value = unit_file.get("Service", {}).get("LimitNOFILE")
             if value:
                 entry = limits.setdefault(unit, {"LimitNOFILE": None, "LimitNPROC": None, "active": None})
-                entry["dropin_nofile"] = _limit(value[-1])
+                # systemd.exec(5): one value sets soft and hard alike; "soft:hard" sets them apart
+                soft_text, _, hard_text = value[-1].rpartition(":")
+                entry["dropin_nofile"] = _limit(hard_text)
                 if entry.get("LimitNOFILE") is None and show_raw is None:
-                    entry["LimitNOFILE"] = _limit(value[-1])
+                    entry["LimitNOFILE"] = _limit(hard_text)
+                    if soft_text and _limit(soft_text) != entry["LimitNOFILE"]:
+                        entry["soft_nofile"] = _limit(soft_text)
                 provenance.append(x.note(location, f"LimitNOFILE={value[-1]} ({unit})"))
     if limits:
         x.known("service_limits", limits, *provenance)
