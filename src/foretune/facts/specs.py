@@ -76,6 +76,9 @@ SPECS: tuple[Spec, ...] = (
                               "/etc/apache2/mods-enabled/*.conf", "/etc/apache2/sites-enabled/*.conf"), glob=True),
     Spec("postgresql_conf", paths=tuple(f"{d}/postgresql.conf" for d in PG_DATA_DIRS), needs_root=True),
     Spec("postgresql_auto_conf", paths=tuple(f"{d}/postgresql.auto.conf" for d in PG_DATA_DIRS), needs_root=True),
+    # `include_dir 'conf.d'` (the PostgreSQL manual's example): collected up front so a snapshot holds what
+    # postgresql.conf includes; other include targets are read on demand where the source can
+    Spec("postgresql_conf_d", paths=tuple(f"{d}/conf.d/*.conf" for d in PG_DATA_DIRS), glob=True, needs_root=True),
     Spec("redis_conf", paths=("/etc/redis/redis.conf", "/etc/redis.conf", "/etc/opt/rh/rh-redis5/redis.conf"), needs_root=True),
     Spec("redis_info", commands=(("redis-cli", "info"),), sos=("sos_commands/redis/redis-cli_info",), sos_exec=("redis-cli info",)),
     Spec("tomcat_conf", paths=("/etc/tomcat/tomcat.conf", "/etc/sysconfig/tomcat", "/etc/tomcat/conf.d/jvm.conf")),
