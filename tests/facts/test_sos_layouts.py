@@ -121,3 +121,50 @@ def test_postgresql_include_of_a_file_the_source_lacks_is_reported(tmp_path: Pat
     facts = read_source(str(tmp_path))
     assert facts.value("postgresql") == {"shared_buffers": "2GB"}
     assert any("/etc/pg-tuning.conf" in p and "not read" in p for p in facts.problems)
+
+
+# puppetlabs-apache manifests/mpm.pp writes "LoadModule mpm_event_module ..." to conf.modules.d/event.load and
+# templates/mod/event.conf.erb to conf.modules.d/event.conf; sos's apache plugin copies conf.modules.d/*.conf only
+# (sos 3.5 to 4.12 alike) and runs `apachectl -M` -> sos_commands/apache/apachectl_-M.
+EVENT_CONF_PUPPET = """\
+<IfModule mpm_event_module>
+  ServerLimit            64
+  StartServers           2
+  MaxClients             150
+  MinSpareThreads        25
+  MaxSpareThreads        75
+  ThreadsPerChild        25
+  MaxRequestsPerChild    0
+  ThreadLimit            64
+  ListenBacklog          511
+  MaxRequestWorkers      1024
+  MaxConnectionsPerChild 0
+</IfModule>
+"""
+PREFORK_CONF_STOCK = """\
+<IfModule mpm_prefork_module>
+  MaxClients 256
+</IfModule>
+"""
+APACHECTL_M = """\
+Loaded Modules:
+ core_module (static)
+ so_module (static)
+ http_module (static)
+ access_compat_module (shared)
+ mpm_event_module (shared)
+ systemd_module (shared)
+"""
+
+
+def test_apache_mpm_from_apachectl_m_when_the_load_file_is_not_collected(tmp_path: Path) -> None:
+    modules = tmp_path / "etc/httpd/conf.modules.d"
+    modules.mkdir(parents=True)
+    (modules / "event.conf").write_text(EVENT_CONF_PUPPET)
+    (modules / "zz-prefork-leftover.conf").write_text(PREFORK_CONF_STOCK)
+    (tmp_path / "sos_commands/apache").mkdir(parents=True)
+    (tmp_path / "sos_commands/apache/apachectl_-M").write_text(APACHECTL_M)
+    apache = read_source(str(tmp_path)).value("apache")
+    assert apache["mpm"] == "event"
+    assert apache["ServerLimit"] == 64 and apache["MaxRequestWorkers"] == 1024 and apache["ThreadsPerChild"] == 25
+    assert apache["MaxClients"] == 150  # the event section's, not the prefork section's 256

@@ -74,6 +74,9 @@ SPECS: tuple[Spec, ...] = (
     Spec("httpd_conf", paths=("/etc/httpd/conf/httpd.conf", "/etc/httpd/conf.modules.d/*.load", "/etc/httpd/conf.modules.d/*.conf",
                               "/etc/httpd/conf.d/*.conf", "/etc/apache2/apache2.conf", "/etc/apache2/mods-enabled/*.load",
                               "/etc/apache2/mods-enabled/*.conf", "/etc/apache2/sites-enabled/*.conf"), glob=True),
+    # sos never copies conf.modules.d/*.load (where the installer's LoadModule mpm_*_module line is): its apache
+    # plugin runs `apachectl -M` (every sos release), which lists the MPM loaded
+    Spec("httpd_modules", sos=("sos_commands/apache/apachectl_-M",), sos_exec=("apachectl -M",)),
     Spec("postgresql_conf", paths=tuple(f"{d}/postgresql.conf" for d in PG_DATA_DIRS), needs_root=True),
     Spec("postgresql_auto_conf", paths=tuple(f"{d}/postgresql.auto.conf" for d in PG_DATA_DIRS), needs_root=True),
     # `include_dir 'conf.d'` (the PostgreSQL manual's example): collected up front so a snapshot holds what

@@ -164,8 +164,13 @@ def apache(x: Extractor) -> None:
         match = re.match(r"mpm_(\w+)_module", d.args) if d.name == "LoadModule" else None
         if match:
             mpm = match.group(1)
-    value: dict[str, Any] = {"mpm": mpm}
     where: dict[str, Provenance] = {}  # directive -> the line its value came from
+    modules = x.raw("httpd_modules") if mpm is None else None
+    loaded = re.search(r"^\s*mpm_(\w+)_module\b", modules.text, re.MULTILINE | re.ASCII) if modules is not None else None
+    if modules is not None and loaded:
+        mpm = loaded.group(1)
+        where["mpm"] = x.prov(modules, r"^\s*mpm_")
+    value: dict[str, Any] = {"mpm": mpm}
     for location, d in parsed:
         if d.name not in APACHE_INT:
             continue
@@ -184,7 +189,7 @@ def apache(x: Extractor) -> None:
     value["KeepAlive"] = chosen[0][1].args.lower() == "on" if chosen else None
     if chosen:
         where["KeepAlive"] = x.note(chosen[0][0], f"KeepAlive {chosen[0][1].args}")
-    order = (*APACHE_INT, "KeepAlive")
+    order = ("mpm", *APACHE_INT, "KeepAlive")
     provs = [where[name] for name in sorted(where, key=order.index)]
     for key in ("ServerLimit", "ThreadsPerChild", "MaxRequestWorkers", "MaxClients", "StartServers", "MaxRequestsPerChild",
                 "KeepAliveTimeout", "MaxKeepAliveRequests"):
