@@ -168,3 +168,29 @@ def test_apache_mpm_from_apachectl_m_when_the_load_file_is_not_collected(tmp_pat
     assert apache["mpm"] == "event"
     assert apache["ServerLimit"] == 64 and apache["MaxRequestWorkers"] == 1024 and apache["ThreadsPerChild"] == 25
     assert apache["MaxClients"] == 150  # the event section's, not the prefork section's 256
+
+
+# sos 3.0 to 3.6 ran foreman-debug into sos_commands/foreman/foreman-debug/; foreman-tasks' foreman-debug.d extension
+# (60-dynflow_debug) writes foreman_tasks_tasks.csv with `COPY (select * from foreman_tasks_tasks ...) TO STDOUT
+# WITH CSV;`: no header row. Columns of foreman-tasks 0.7 (Satellite 6.2): id .. external_id, parent_task_id,
+# start_at, start_before. sos 3.0 to 3.5 write `date` to sos_commands/general/date.
+TASKS_FOREMAN_DEBUG_CSV = """\
+5d3c1e8a-1111-4c2e-9d3a-0a1b2c3d4e01,Actions::Katello::Repository::Sync,Actions::Katello::Repository::Sync,\
+2017-03-01 02:00:01.123456,,paused,error,8e1f0c2a-2222-4b3c-8d4e-0a1b2c3d4e01,,2017-03-01 02:00:01.120000,
+5d3c1e8a-1111-4c2e-9d3a-0a1b2c3d4e02,ForemanTasks::Task::DynflowTask,Actions::Katello::Repository::Sync,\
+2017-05-28 02:00:01.123456,,paused,error,8e1f0c2a-2222-4b3c-8d4e-0a1b2c3d4e02,,2017-05-28 02:00:01.120000,
+5d3c1e8a-1111-4c2e-9d3a-0a1b2c3d4e03,ForemanTasks::Task::DynflowTask,Actions::Katello::Host::Update,\
+2017-05-29 09:00:00.000000,2017-05-29 09:00:01.000000,stopped,success,8e1f0c2a-2222-4b3c-8d4e-0a1b2c3d4e03,,\
+2017-05-29 09:00:00.000000,
+"""
+
+
+def test_tasks_from_foreman_debug_headerless_csv(tmp_path: Path) -> None:
+    debug = tmp_path / "sos_commands/foreman/foreman-debug"
+    debug.mkdir(parents=True)
+    (tmp_path / "sos_commands/general").mkdir()
+    (debug / "foreman_tasks_tasks.csv").write_text(TASKS_FOREMAN_DEBUG_CSV)
+    (tmp_path / "sos_commands/general/date").write_text("Mon May 29 10:00:00 UTC 2017\n")
+    facts = read_source(str(tmp_path))
+    # two paused, the one of 2017-03-01 more than 30 days before the sosreport's date; nothing running
+    assert facts.value("tasks") == {"paused": 2, "old_paused": 1, "running": 0}

@@ -25,12 +25,19 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from typing import Any
 
 from foretune.facts.parsers import ParseError
 from foretune.facts.parsers.jsonfile import load_json
 
 MAX_COUNT = 10**7  # foretune estimate: far above any real worker, thread or host count
+# foreman_tasks_tasks in column order (theforeman/foreman-tasks db/migrate: create_foreman_tasks 2013 without the
+# dropped progress column, then parent_task_id 2014, start_at/start_before 2015, action 2017, user_id 2018,
+# state_updated_at 2019); older schemas lack the trailing ones
+TASK_COLUMNS = ["id", "type", "label", "started_at", "ended_at", "state", "result", "external_id", "parent_task_id",
+                "start_at", "start_before", "action", "user_id", "state_updated_at"]
+UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}[,;]")
 
 
 def parse_pumactl_stats(text: str) -> dict[str, int] | None:
@@ -74,15 +81,17 @@ def _count(value: Any, name: str) -> int:
 
 
 def parse_tasks_csv(text: str) -> list[dict[str, str]]:
-    """Rows of a task table exported as CSV (sos >= 4.0 ``foreman_tasks_tasks``, foreman-debug) or as psql's
-    aligned table (sos 3.7 to 3.9 ran ``psql foreman -c 'select * from foreman_tasks_tasks'``)."""
+    """Rows of a task table exported as CSV (sos >= 4.0 ``foreman_tasks_tasks``), as headerless CSV (foreman-debug's
+    ``foreman_tasks_tasks.csv``, sos 3.0 to 3.6) or as psql's aligned table (sos 3.7 to 3.9 ran
+    ``psql foreman -c 'select * from foreman_tasks_tasks'``)."""
     if not text.strip():
         return []
     lines = text.strip("\n").splitlines()
     if len(lines) >= 2 and "|" in lines[0] and lines[1].strip() and set(lines[1].strip()) <= set("-+"):
         return _psql_aligned(lines)
     delimiter = ";" if text.splitlines()[0].count(";") > text.splitlines()[0].count(",") else ","
-    reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
+    headerless = UUID.match(lines[0]) is not None  # a header row starts with the column name "id"
+    reader = csv.DictReader(io.StringIO(text), fieldnames=TASK_COLUMNS if headerless else None, delimiter=delimiter)
     try:
         if not reader.fieldnames or "state" not in [f.strip() for f in reader.fieldnames]:
             raise ParseError(f"task list has no 'state' column: {text.strip().splitlines()[0][:100]}")
