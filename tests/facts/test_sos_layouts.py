@@ -6,9 +6,12 @@ values are counted by hand from that input.
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
 from foretune.facts import read_source
+from tests.facts.archive import FIXTURES
 
 # sos 3.7 to 3.9 (RHEL 7.7 to 7.9), sos/plugins/foreman.py: 'foreman_tasks_tasks' is in `foremandb`, the queries
 # "saved directly as postgres formats them" (`psql foreman -c 'select * from foreman_tasks_tasks'`: aligned table);
@@ -194,3 +197,31 @@ def test_tasks_from_foreman_debug_headerless_csv(tmp_path: Path) -> None:
     facts = read_source(str(tmp_path))
     # two paused, the one of 2017-03-01 more than 30 days before the sosreport's date; nothing running
     assert facts.value("tasks") == {"paused": 2, "old_paused": 1, "running": 0}
+
+
+# sos 4.x foreman plugin: add_cmd_output('systemctl list-units dynflow*', suggest_filename='dynflow_units'); sos runs
+# (and lists in sos_reports/manifest.json) its plugins in name order, so this entry comes before the systemd
+# plugin's `systemctl list-units`.
+DYNFLOW_UNITS = """\
+  UNIT                                       LOAD   ACTIVE SUB     DESCRIPTION
+  dynflow-sidekiq@orchestrator.service       loaded active running Foreman jobs daemon - orchestrator on sidekiq
+  dynflow-sidekiq@worker-1.service           loaded active running Foreman jobs daemon - worker-1 on sidekiq
+
+2 loaded units listed.
+"""
+
+
+def test_manifest_lookup_skips_a_command_that_only_starts_alike(tmp_path: Path) -> None:
+    tree = tmp_path / "sos"
+    shutil.copytree(FIXTURES / "satellite-6.15", tree, symlinks=True)
+    (tree / "sos_commands/foreman/dynflow_units").write_text(DYNFLOW_UNITS)
+    manifest = tree / "sos_reports/manifest.json"
+    data = json.loads(manifest.read_text())
+    plugins = data["components"]["report"]["plugins"]
+    plugins["foreman"]["commands"].insert(0, {"command": "systemctl", "exec": "systemctl list-units dynflow*",
+                                              "filepath": "sos_commands/foreman/dynflow_units", "return_code": 0})
+    data["components"]["report"]["plugins"] = dict(sorted(plugins.items()))
+    manifest.write_text(json.dumps(data))
+    facts = read_source(str(tree))
+    assert facts.value("pulpcore")["workers"] == 8  # pulpcore-worker@1..8 in systemctl_list-units
+    assert facts["pulpcore"].provenance[0].location == "sos_commands/systemd/systemctl_list-units"

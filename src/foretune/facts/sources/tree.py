@@ -103,7 +103,10 @@ class TreeSource(Source):
     def read(self, spec: Spec) -> Raw | None:
         candidates: list[str] = []
         for prefix in spec.sos_exec:
-            candidates += [path for exe, path in self.manifest().items() if exe.startswith(prefix)]
+            # the command itself first, then it with more options; never another command that only starts alike
+            # (the foreman plugin's `systemctl list-units dynflow*` is listed before the systemd plugin's)
+            candidates += [path for exe, path in self.manifest().items() if exe == prefix]
+            candidates += [path for exe, path in self.manifest().items() if exe.startswith(prefix + " -")]
         candidates += sos_candidates(spec)
         for rel in dict.fromkeys(candidates):
             raw = self._text(rel, spec)
