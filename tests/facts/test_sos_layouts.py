@@ -225,3 +225,47 @@ def test_manifest_lookup_skips_a_command_that_only_starts_alike(tmp_path: Path) 
     facts = read_source(str(tree))
     assert facts.value("pulpcore")["workers"] == 8  # pulpcore-worker@1..8 in systemctl_list-units
     assert facts["pulpcore"].provenance[0].location == "sos_commands/systemd/systemctl_list-units"
+
+
+# sos 3.9 block plugin (RHEL 7.9): `lsblk` and `lsblk -t` (no `lsblk -O -P` before sos 4.3), run with LC_ALL=C, so
+# lsblk draws its tree in ASCII; util-linux 2.23 column sets.
+LSBLK_SOS_39 = """\
+NAME              MAJ:MIN RM  SIZE RO TYPE MOUNTPOINT
+sda                 8:0    0  100G  0 disk\x20
+|-sda1              8:1    0    1G  0 part /boot
+`-sda2              8:2    0   99G  0 part\x20
+  |-rhel-root     253:0    0   91G  0 lvm  /
+  `-rhel-swap     253:1    0    8G  0 lvm  [SWAP]
+sdb                 8:16   0  200G  0 disk\x20
+`-vg_pgsql-pgsql  253:2    0  200G  0 lvm  /var/lib/pgsql
+sr0                11:0    1 1024M  0 rom\x20\x20
+"""
+LSBLK_T_SOS_39 = """\
+NAME             ALIGNMENT MIN-IO OPT-IO PHY-SEC LOG-SEC ROTA SCHED    RQ-SIZE   RA WSAME
+sda                      0    512      0     512     512    1 deadline     128 4096   32M
+|-sda1                   0    512      0     512     512    1 deadline     128 4096   32M
+`-sda2                   0    512      0     512     512    1 deadline     128 4096   32M
+  |-rhel-root            0    512      0     512     512    1              128 4096   32M
+  `-rhel-swap            0    512      0     512     512    1              128 4096   32M
+sdb                      0   4096      0    4096     512    0 noop         128 4096    0B
+`-vg_pgsql-pgsql         0   4096      0    4096     512    0              128 4096    0B
+sr0                      0    512      0     512     512    1 deadline     128  128    0B
+"""
+MOUNTS_RHEL7 = """\
+/dev/mapper/rhel-root / xfs rw,seclabel,relatime,attr2,inode64,noquota 0 0
+/dev/sda1 /boot xfs rw,seclabel,relatime,attr2,inode64,noquota 0 0
+/dev/mapper/vg_pgsql-pgsql /var/lib/pgsql xfs rw,seclabel,relatime,attr2,inode64,noquota 0 0
+"""
+
+
+def test_rotational_from_sos_39_lsblk_and_lsblk_t(tmp_path: Path) -> None:
+    block = tmp_path / "sos_commands/block"
+    block.mkdir(parents=True)
+    (tmp_path / "proc").mkdir()
+    (block / "lsblk").write_text(LSBLK_SOS_39)
+    (block / "lsblk_-t").write_text(LSBLK_T_SOS_39)
+    (tmp_path / "proc/mounts").write_text(MOUNTS_RHEL7)
+    dirs = read_source(str(tmp_path)).value("key_dirs")
+    assert dirs["/"]["rotational"] is True
+    assert dirs["/var/lib/pgsql"]["rotational"] is False
+    assert dirs["/var/lib/pgsql"]["mountpoint"] == "/var/lib/pgsql"

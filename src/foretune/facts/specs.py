@@ -62,6 +62,9 @@ SPECS: tuple[Spec, ...] = (
          sos_exec=("df -al",)),
     Spec("lsblk", commands=(("lsblk", "-P", "-o", "NAME,KNAME,PKNAME,TYPE,FSTYPE,MOUNTPOINT,ROTA"),),
          sos=("sos_commands/block/lsblk_-O_-P",), sos_exec=("lsblk -O -P",)),
+    # sos before 4.3 (all of RHEL 7, RHEL 8 up to 8.5) runs plain `lsblk` and `lsblk -t` instead of `lsblk -O -P`
+    Spec("lsblk_tree", sos=("sos_commands/block/lsblk",), sos_exec=("lsblk",)),
+    Spec("lsblk_topology", sos=("sos_commands/block/lsblk_-t",), sos_exec=("lsblk -t",)),
     Spec("database_yml", paths=("/etc/foreman/database.yml",), sensitive=True, needs_root=True),
     Spec("dynflow_yml", paths=("/etc/foreman/dynflow/*.yml",), glob=True),
     Spec("foreman_tasks_sysconfig", paths=("/etc/sysconfig/dynflowd", "/etc/sysconfig/foreman-tasks")),
