@@ -269,3 +269,15 @@ def test_rotational_from_sos_39_lsblk_and_lsblk_t(tmp_path: Path) -> None:
     assert dirs["/"]["rotational"] is True
     assert dirs["/var/lib/pgsql"]["rotational"] is False
     assert dirs["/var/lib/pgsql"]["mountpoint"] == "/var/lib/pgsql"
+
+
+def test_collected_at_from_the_date_plugin_not_the_timedatectl_root_link(tmp_path: Path) -> None:
+    # sos 4.2+ (commit 82f12d17 "[date,systemd] Switch 'date' root symlink to timedatectl"); no manifest here
+    (tmp_path / "sos_commands/date").mkdir(parents=True)
+    (tmp_path / "sos_commands/systemd").mkdir()
+    (tmp_path / "sos_commands/date/date").write_text("Mon Feb 12 10:11:12 UTC 2024\n")
+    (tmp_path / "sos_commands/systemd/timedatectl").write_text(
+        "               Local time: Mon 2024-02-12 10:11:12 UTC\n           Universal time: Mon 2024-02-12 10:11:12 UTC\n"
+        "                 RTC time: Mon 2024-02-12 10:11:11\n                Time zone: UTC (UTC, +0000)\n")
+    (tmp_path / "date").symlink_to("sos_commands/systemd/timedatectl")
+    assert read_source(str(tmp_path)).value("collected_at") == "2024-02-12 10:11"

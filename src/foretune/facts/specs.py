@@ -34,7 +34,9 @@ SPECS: tuple[Spec, ...] = (
                                          ("dpkg-query", "-W", "-f", "${Package} ${Version}\\n")),
          sos=("installed-rpms", "sos_commands/rpm/package-data", FOREMAN_DEBUG + "installed_packages"),
          sos_exec=("sh -c rpm --nodigest -qa",)),
-    Spec("sos_date", commands=(), sos=("date", "sos_commands/date/date", "sos_commands/general/date"), sos_exec=("date",)),
+    # the root `date` link points at `timedatectl` output from sos 4.2 on (sos commit 82f12d17), so the date plugin's
+    # file comes first
+    Spec("sos_date", commands=(), sos=("sos_commands/date/date", "sos_commands/general/date", "date"), sos_exec=("date",)),
     Spec("hostname", paths=("/etc/hostname",), commands=(("hostname",),),
          sos=("hostname", "sos_commands/general/hostname", "sos_commands/host/hostname"), sos_exec=("hostname",)),
     Spec("last_scenario", paths=("/etc/foreman-installer/scenarios.d/last_scenario.yaml",)),

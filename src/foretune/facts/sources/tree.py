@@ -153,7 +153,7 @@ class TreeSource(Source):
         return []
 
     def now(self) -> datetime | None:
-        raw = self.read(Spec("sos_date", sos=("date", "sos_commands/date/date", "sos_commands/general/date"), sos_exec=("date",)))
+        raw = self.read(Spec("sos_date", sos=("sos_commands/date/date", "sos_commands/general/date", "date"), sos_exec=("date",)))
         if raw is None:
             return None
         words = raw.text.split()
