@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 from foretune.facts import read_source
-from tests.facts.archive import FIXTURES
+from tests.facts.archive import FIXTURES, pack
 
 # sos 3.7 to 3.9 (RHEL 7.7 to 7.9), sos/plugins/foreman.py: 'foreman_tasks_tasks' is in `foremandb`, the queries
 # "saved directly as postgres formats them" (`psql foreman -c 'select * from foreman_tasks_tasks'`: aligned table);
@@ -114,6 +114,8 @@ def test_postgresql_include_dir_in_a_sosreport(tmp_path: Path) -> None:
     assert locations[0] == "var/lib/pgsql/data/postgresql.conf"
     assert "var/lib/pgsql/data/conf.d/20-later.conf" in locations
     assert not [p for p in facts.problems if "missing.conf" in p]  # include_if_exists: absence is fine
+    tarball = pack(tmp_path, tmp_path.parent / f"{tmp_path.name}.tar.xz")  # a tarball keeps conf.d/*.conf too
+    assert read_source(str(tarball)).value("postgresql") == settings
 
 
 def test_postgresql_include_of_a_file_the_source_lacks_is_reported(tmp_path: Path) -> None:
@@ -171,6 +173,7 @@ def test_apache_mpm_from_apachectl_m_when_the_load_file_is_not_collected(tmp_pat
     assert apache["mpm"] == "event"
     assert apache["ServerLimit"] == 64 and apache["MaxRequestWorkers"] == 1024 and apache["ThreadsPerChild"] == 25
     assert apache["MaxClients"] == 150  # the event section's, not the prefork section's 256
+    assert read_source(str(pack(tmp_path, tmp_path.parent / f"{tmp_path.name}.tar.gz"))).value("apache") == apache
 
 
 # sos 3.0 to 3.6 ran foreman-debug into sos_commands/foreman/foreman-debug/; foreman-tasks' foreman-debug.d extension
@@ -269,6 +272,7 @@ def test_rotational_from_sos_39_lsblk_and_lsblk_t(tmp_path: Path) -> None:
     assert dirs["/"]["rotational"] is True
     assert dirs["/var/lib/pgsql"]["rotational"] is False
     assert dirs["/var/lib/pgsql"]["mountpoint"] == "/var/lib/pgsql"
+    assert read_source(str(pack(tmp_path, tmp_path.parent / f"{tmp_path.name}.tar"))).value("key_dirs") == dirs
 
 
 def test_collected_at_from_the_date_plugin_not_the_timedatectl_root_link(tmp_path: Path) -> None:
