@@ -307,6 +307,22 @@ def test_collector_bad_output_name_is_one_line(script: Path, tmp_path: Path) -> 
     assert written.read_text(encoding="utf-8") == script.read_text(encoding="utf-8")
 
 
+
+def test_collector_snapshot_holds_postgresql_conf_d(script: Path, tmp_path: Path) -> None:
+    # PostgreSQL manual: include_dir 'conf.d' is read where it stands, relative to postgresql.conf's directory
+    root = tmp_path / "root"
+    (root / "var/lib/pgsql/data/conf.d").mkdir(parents=True)
+    (root / "var/lib/pgsql/data/postgresql.conf").write_text("shared_buffers = 128MB\ninclude_dir 'conf.d'\n")
+    (root / "var/lib/pgsql/data/conf.d/tuning.conf").write_text("shared_buffers = 4GB\n")
+    snapshot = tmp_path / "collector.json"
+    done = subprocess.run([sys.executable, "-I", str(script), "--root", str(root), "--output", str(snapshot)],
+                          env={"PATH": str(tmp_path / "no-commands"), "LANG": "C.UTF-8"}, capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert "/var/lib/pgsql/data/conf.d/tuning.conf" in _load(snapshot)["raw"]
+    assert read_source(str(snapshot)).value("postgresql") == {"shared_buffers": "4GB"}
+
+
 FOREMAN_SQL = (
     "CREATE TABLE hosts (id serial PRIMARY KEY, type text);"
     "INSERT INTO hosts (type) SELECT CASE WHEN g % 10 = 0 THEN 'Host::Discovered' ELSE 'Host::Managed' END"

@@ -46,7 +46,7 @@ CATALOG: tuple[FactSpec, ...] = (
     FactSpec("cpu_governor", "str or None", "cpufreq scaling governor (known None when a virtual machine has no cpufreq)."),
     FactSpec("service_limits", "dict: unit -> {LimitNOFILE: int or None (infinity), LimitNPROC: int or None, "
              "active: bool or None, soft_nofile: int or None (LimitNOFILESoft, only when it differs from the hard LimitNOFILE), "
-             "dropin_nofile: int (only when a drop-in under /etc/systemd/system sets it), "
+             "dropin_nofile: int (the hard limit, only when a drop-in under /etc/systemd/system sets it), "
              "process_nofile, process_nofile_hard: int or None (soft and hard limit of the running process, only when "
              "/proc/<MainPID>/limits was readable)}",
              "Effective systemd limits per Foreman-stack service (systemctl show, drop-ins, /proc/<pid>/limits)."),

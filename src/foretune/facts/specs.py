@@ -34,7 +34,9 @@ SPECS: tuple[Spec, ...] = (
                                          ("dpkg-query", "-W", "-f", "${Package} ${Version}\\n")),
          sos=("installed-rpms", "sos_commands/rpm/package-data", FOREMAN_DEBUG + "installed_packages"),
          sos_exec=("sh -c rpm --nodigest -qa",)),
-    Spec("sos_date", commands=(), sos=("date", "sos_commands/date/date", "sos_commands/general/date"), sos_exec=("date",)),
+    # the root `date` link points at `timedatectl` output from sos 4.2 on (sos commit 82f12d17), so the date plugin's
+    # file comes first
+    Spec("sos_date", commands=(), sos=("sos_commands/date/date", "sos_commands/general/date", "date"), sos_exec=("date",)),
     Spec("hostname", paths=("/etc/hostname",), commands=(("hostname",),),
          sos=("hostname", "sos_commands/general/hostname", "sos_commands/host/hostname"), sos_exec=("hostname",)),
     Spec("last_scenario", paths=("/etc/foreman-installer/scenarios.d/last_scenario.yaml",)),
@@ -62,6 +64,9 @@ SPECS: tuple[Spec, ...] = (
          sos_exec=("df -al",)),
     Spec("lsblk", commands=(("lsblk", "-P", "-o", "NAME,KNAME,PKNAME,TYPE,FSTYPE,MOUNTPOINT,ROTA"),),
          sos=("sos_commands/block/lsblk_-O_-P",), sos_exec=("lsblk -O -P",)),
+    # sos before 4.3 (all of RHEL 7, RHEL 8 up to 8.5) runs plain `lsblk` and `lsblk -t` instead of `lsblk -O -P`
+    Spec("lsblk_tree", sos=("sos_commands/block/lsblk",), sos_exec=("lsblk",)),
+    Spec("lsblk_topology", sos=("sos_commands/block/lsblk_-t",), sos_exec=("lsblk -t",)),
     Spec("database_yml", paths=("/etc/foreman/database.yml",), sensitive=True, needs_root=True),
     Spec("dynflow_yml", paths=("/etc/foreman/dynflow/*.yml",), glob=True),
     Spec("foreman_tasks_sysconfig", paths=("/etc/sysconfig/dynflowd", "/etc/sysconfig/foreman-tasks")),
@@ -74,8 +79,14 @@ SPECS: tuple[Spec, ...] = (
     Spec("httpd_conf", paths=("/etc/httpd/conf/httpd.conf", "/etc/httpd/conf.modules.d/*.load", "/etc/httpd/conf.modules.d/*.conf",
                               "/etc/httpd/conf.d/*.conf", "/etc/apache2/apache2.conf", "/etc/apache2/mods-enabled/*.load",
                               "/etc/apache2/mods-enabled/*.conf", "/etc/apache2/sites-enabled/*.conf"), glob=True),
+    # sos never copies conf.modules.d/*.load (where the installer's LoadModule mpm_*_module line is): its apache
+    # plugin runs `apachectl -M` (every sos release), which lists the MPM loaded
+    Spec("httpd_modules", sos=("sos_commands/apache/apachectl_-M",), sos_exec=("apachectl -M",)),
     Spec("postgresql_conf", paths=tuple(f"{d}/postgresql.conf" for d in PG_DATA_DIRS), needs_root=True),
     Spec("postgresql_auto_conf", paths=tuple(f"{d}/postgresql.auto.conf" for d in PG_DATA_DIRS), needs_root=True),
+    # `include_dir 'conf.d'` (the PostgreSQL manual's example): collected up front so a snapshot holds what
+    # postgresql.conf includes; other include targets are read on demand where the source can
+    Spec("postgresql_conf_d", paths=tuple(f"{d}/conf.d/*.conf" for d in PG_DATA_DIRS), glob=True, needs_root=True),
     Spec("redis_conf", paths=("/etc/redis/redis.conf", "/etc/redis.conf", "/etc/opt/rh/rh-redis5/redis.conf"), needs_root=True),
     Spec("redis_info", commands=(("redis-cli", "info"),), sos=("sos_commands/redis/redis-cli_info",), sos_exec=("redis-cli info",)),
     Spec("tomcat_conf", paths=("/etc/tomcat/tomcat.conf", "/etc/sysconfig/tomcat", "/etc/tomcat/conf.d/jvm.conf")),

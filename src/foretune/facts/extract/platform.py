@@ -8,7 +8,7 @@ from typing import Any
 from foretune.facts.extract.core import Extractor, excerpt
 from foretune.facts.numbers import whole
 from foretune.facts.parsers.keyvalue import parse_environment_words
-from foretune.facts.parsers.storage import parse_df, parse_lsblk_pairs, parse_mounts
+from foretune.facts.parsers.storage import parse_df, parse_lsblk_pairs, parse_lsblk_tree_and_topology, parse_mounts
 from foretune.facts.parsers.system import (
     parse_lscpu,
     parse_meminfo,
@@ -205,9 +205,13 @@ def service_limits(x: Extractor) -> None:
             value = unit_file.get("Service", {}).get("LimitNOFILE")
             if value:
                 entry = limits.setdefault(unit, {"LimitNOFILE": None, "LimitNPROC": None, "active": None})
-                entry["dropin_nofile"] = _limit(value[-1])
+                # systemd.exec(5): one value sets soft and hard alike; "soft:hard" sets them apart
+                soft_text, _, hard_text = value[-1].rpartition(":")
+                entry["dropin_nofile"] = _limit(hard_text)
                 if entry.get("LimitNOFILE") is None and show_raw is None:
-                    entry["LimitNOFILE"] = _limit(value[-1])
+                    entry["LimitNOFILE"] = _limit(hard_text)
+                    if soft_text and _limit(soft_text) != entry["LimitNOFILE"]:
+                        entry["soft_nofile"] = _limit(soft_text)
                 provenance.append(x.note(location, f"LimitNOFILE={value[-1]} ({unit})"))
     if limits:
         x.known("service_limits", limits, *provenance)
@@ -257,6 +261,9 @@ def storage(x: Extractor) -> None:
     df_raw = x.raw("df")
     df = x.parse(df_raw, parse_df) or {}
     lsblk = x.parse(x.raw("lsblk"), parse_lsblk_pairs) or []
+    tree, topology = (x.raw("lsblk_tree"), x.raw("lsblk_topology")) if not lsblk else (None, None)
+    if tree is not None and topology is not None:
+        lsblk = parse_lsblk_tree_and_topology(tree.text, topology.text)
     rota = {row.get("MOUNTPOINT"): row.get("ROTA") for row in lsblk if row.get("MOUNTPOINT")}
     result: dict[str, dict[str, Any]] = {}
     from foretune.facts.extract.installer import packages

@@ -16,10 +16,11 @@ from foretune.facts.numbers import whole
 from foretune.facts.parsers.foreman import parse_pumactl_stats
 from foretune.facts.parsers.httpd import Directive, parse_directives
 from foretune.facts.parsers.keyvalue import parse_env
-from foretune.facts.parsers.postgresql import parse_postgresql_conf
+from foretune.facts.parsers.postgresql import parse_postgresql_lines
 from foretune.facts.parsers.redis import parse_redis_conf, parse_redis_info, redis_size
 from foretune.facts.parsers.yamlfile import parse_yaml
-from foretune.facts.specs import BY_NAME
+from foretune.facts.sources.base import Raw
+from foretune.facts.specs import BY_NAME, Spec
 from foretune.units import parse_size
 
 PUMA_DEFAULTS = {"workers": 2, "threads_min": 0, "threads_max": 16}  # foreman config/puma/production.rb
@@ -163,8 +164,13 @@ def apache(x: Extractor) -> None:
         match = re.match(r"mpm_(\w+)_module", d.args) if d.name == "LoadModule" else None
         if match:
             mpm = match.group(1)
-    value: dict[str, Any] = {"mpm": mpm}
     where: dict[str, Provenance] = {}  # directive -> the line its value came from
+    modules = x.raw("httpd_modules") if mpm is None else None
+    loaded = re.search(r"^\s*mpm_(\w+)_module\b", modules.text, re.MULTILINE | re.ASCII) if modules is not None else None
+    if modules is not None and loaded:
+        mpm = loaded.group(1)
+        where["mpm"] = x.prov(modules, r"^\s*mpm_")
+    value: dict[str, Any] = {"mpm": mpm}
     for location, d in parsed:
         if d.name not in APACHE_INT:
             continue
@@ -183,7 +189,7 @@ def apache(x: Extractor) -> None:
     value["KeepAlive"] = chosen[0][1].args.lower() == "on" if chosen else None
     if chosen:
         where["KeepAlive"] = x.note(chosen[0][0], f"KeepAlive {chosen[0][1].args}")
-    order = (*APACHE_INT, "KeepAlive")
+    order = ("mpm", *APACHE_INT, "KeepAlive")
     provs = [where[name] for name in sorted(where, key=order.index)]
     for key in ("ServerLimit", "ThreadsPerChild", "MaxRequestWorkers", "MaxClients", "StartServers", "MaxRequestsPerChild",
                 "KeepAliveTimeout", "MaxKeepAliveRequests"):
@@ -202,15 +208,58 @@ def apache(x: Extractor) -> None:
         x.unknown("passenger", "no Passenger directives (Puma era or Passenger not installed)")
 
 
+PG_INCLUDES = ("include", "include_if_exists", "include_dir")
+PG_INCLUDE_DEPTH = 10  # PostgreSQL's CONF_FILE_MAX_DEPTH (src/include/utils/guc.h): deeper nesting is an error there
+
+
+def _pg_lines(x: Extractor, raw: Raw, provs: list[Provenance], depth: int = 0) -> list[tuple[str, str]] | None:
+    """Settings of ``raw`` in order, each include directive replaced by the included file's settings (None: unreadable).
+
+    As PostgreSQL reads them: a relative path is relative to the including file's directory and an
+    ``include_dir`` contributes its ``*.conf`` files in name order, dot files skipped.
+    """
+    lines = x.parse(raw, parse_postgresql_lines)
+    if lines is None:
+        return None
+    out: list[tuple[str, str]] = []
+    for name, value in lines:
+        if name not in PG_INCLUDES:
+            out.append((name, value))
+            continue
+        if depth >= PG_INCLUDE_DEPTH:
+            x.src.problem(f"{raw.location}: {name} '{value}' nests deeper than {PG_INCLUDE_DEPTH} files: not followed")
+            continue
+        target = posixpath.normpath(value if value.startswith("/") else
+                                    posixpath.join("/" + posixpath.dirname(raw.location).lstrip("/"), value))
+        if name == "include_dir":
+            found = x.src.glob(Spec(f"postgresql_include_dir {target}", paths=(f"{target}/*.conf",), glob=True))
+            included = sorted((r for r in found if not posixpath.basename(r.location).startswith(".")),
+                              key=lambda r: posixpath.basename(r.location).encode())
+        else:
+            one = x.src.read_path(target)
+            included = [one] if one is not None else []
+            if one is None and name == "include":
+                x.src.problem(f"{raw.location}: include '{value}': {target} is not in this source, its settings are not read")
+        for inner in included:
+            settings = _pg_lines(x, inner, provs, depth + 1)
+            if settings:
+                provs.append(x.prov(inner, r"^\s*(max_connections|shared_buffers|work_mem|effective_cache_size)"))
+                out += settings
+    return out
+
+
 def postgresql_files(x: Extractor) -> None:
     conf, auto = x.raw("postgresql_conf"), x.raw("postgresql_auto_conf")
     settings: dict[str, str] = {}
-    provs = []
+    provs: list[Provenance] = []
     for raw in (conf, auto):
-        parsed = x.parse(raw, parse_postgresql_conf)
-        if raw is not None and parsed is not None:
-            settings.update(parsed)
-            provs.append(x.prov(raw, r"^(max_connections|shared_buffers|work_mem)"))
+        if raw is None:
+            continue
+        at = len(provs)
+        lines = _pg_lines(x, raw, provs)
+        if lines is not None:
+            provs.insert(at, x.prov(raw, r"^(max_connections|shared_buffers|work_mem)"))
+            settings.update(lines)
     if conf is None:
         x.unknown("postgresql", x.why("postgresql_conf"))
     else:

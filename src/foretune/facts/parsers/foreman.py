@@ -25,12 +25,19 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from typing import Any
 
 from foretune.facts.parsers import ParseError
 from foretune.facts.parsers.jsonfile import load_json
 
 MAX_COUNT = 10**7  # foretune estimate: far above any real worker, thread or host count
+# foreman_tasks_tasks in column order (theforeman/foreman-tasks db/migrate: create_foreman_tasks 2013 without the
+# dropped progress column, then parent_task_id 2014, start_at/start_before 2015, action 2017, user_id 2018,
+# state_updated_at 2019); older schemas lack the trailing ones
+TASK_COLUMNS = ["id", "type", "label", "started_at", "ended_at", "state", "result", "external_id", "parent_task_id",
+                "start_at", "start_before", "action", "user_id", "state_updated_at"]
+UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}[,;]")
 
 
 def parse_pumactl_stats(text: str) -> dict[str, int] | None:
@@ -74,11 +81,17 @@ def _count(value: Any, name: str) -> int:
 
 
 def parse_tasks_csv(text: str) -> list[dict[str, str]]:
-    """Rows of a task table exported as CSV (sos ``foreman_tasks_tasks`` or foreman-debug)."""
+    """Rows of a task table exported as CSV (sos >= 4.0 ``foreman_tasks_tasks``), as headerless CSV (foreman-debug's
+    ``foreman_tasks_tasks.csv``, sos 3.0 to 3.6) or as psql's aligned table (sos 3.7 to 3.9 ran
+    ``psql foreman -c 'select * from foreman_tasks_tasks'``)."""
     if not text.strip():
         return []
+    lines = text.strip("\n").splitlines()
+    if len(lines) >= 2 and "|" in lines[0] and lines[1].strip() and set(lines[1].strip()) <= set("-+"):
+        return _psql_aligned(lines)
     delimiter = ";" if text.splitlines()[0].count(";") > text.splitlines()[0].count(",") else ","
-    reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
+    headerless = UUID.match(lines[0]) is not None  # a header row starts with the column name "id"
+    reader = csv.DictReader(io.StringIO(text), fieldnames=TASK_COLUMNS if headerless else None, delimiter=delimiter)
     try:
         if not reader.fieldnames or "state" not in [f.strip() for f in reader.fieldnames]:
             raise ParseError(f"task list has no 'state' column: {text.strip().splitlines()[0][:100]}")
@@ -86,6 +99,23 @@ def parse_tasks_csv(text: str) -> list[dict[str, str]]:
                 for row in reader]
     except csv.Error as exc:
         raise ParseError(f"task list is not readable CSV: {exc}") from None
+
+
+def _psql_aligned(lines: list[str]) -> list[dict[str, str]]:
+    """Rows of psql's aligned output: header, ``---+---`` rule, `` a | b `` rows, ``(N rows)``.
+
+    A line whose first cell is empty continues a multi-line value (psql marks the line before with ``+``) and is
+    skipped, as is the footer; a ``|`` inside the last column stays in that column.
+    """
+    header = [h.strip() for h in lines[0].split("|")]
+    if "state" not in header:
+        raise ParseError(f"task list has no 'state' column: {lines[0].strip()[:100]}")
+    rows = []
+    for line in lines[2:]:
+        cells = line.split("|", len(header) - 1)
+        if len(cells) == len(header) and cells[0].strip():
+            rows.append({name: cell.strip() for name, cell in zip(header, cells)})
+    return rows
 
 
 def managed_hosts_from_metrics(data: dict[str, Any]) -> int | None:

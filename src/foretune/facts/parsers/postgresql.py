@@ -35,8 +35,21 @@ def _value(raw: str) -> str:
 
 
 def parse_postgresql_conf(text: str) -> dict[str, str]:
-    """Settings in file order; a later line for the same name wins, as in PostgreSQL."""
-    settings: dict[str, str] = {}
+    """Settings in file order; a later line for the same name wins, as in PostgreSQL.
+
+    ``include``, ``include_if_exists`` and ``include_dir`` lines stay in as names (see
+    :func:`parse_postgresql_lines` to follow them where they stand).
+    """
+    return dict(parse_postgresql_lines(text))
+
+
+def parse_postgresql_lines(text: str) -> list[tuple[str, str]]:
+    """``(name, value)`` of every line in file order, include directives among them.
+
+    >>> parse_postgresql_lines("work_mem = 4MB\\ninclude_dir 'conf.d'\\nwork_mem = 8MB\\n")
+    [('work_mem', '4MB'), ('include_dir', 'conf.d'), ('work_mem', '8MB')]
+    """
+    settings: list[tuple[str, str]] = []
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -46,5 +59,5 @@ def parse_postgresql_conf(text: str) -> dict[str, str]:
         match = _LINE.match(line)
         if not match:
             raise ParseError(f"postgresql.conf line {number} is not 'name = value': {line[:60]!r}")
-        settings[match.group(1).lower()] = _value(match.group(2))
+        settings.append((match.group(1).lower(), _value(match.group(2))))
     return settings

@@ -79,3 +79,37 @@ def parse_lsblk_pairs(text: str) -> list[dict[str, str]]:
             raise ParseError(f"lsblk line {number} has no KEY=\"value\" pairs: {line[:60]!r}")
         rows.append(pairs)
     return rows
+
+
+_TREE = "|`-\u251c\u2514\u2500\u2502 "  # lsblk's tree marks: ASCII under LC_ALL=C (as sos runs it), else box drawing
+
+
+def _lsblk_columns(text: str, column: str) -> dict[str, str]:
+    """NAME -> ``column`` of lsblk's column output (tree marks stripped; a missing trailing value reads as '')."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    header = lines[0].split() if lines else []
+    if not header or header[0] != "NAME" or column not in header:
+        return {}
+    index = header.index(column)
+    out: dict[str, str] = {}
+    for line in lines[1:]:
+        words = line.split()
+        name = words[0].lstrip(_TREE) if words else ""
+        if name:
+            out.setdefault(name, words[index] if index < len(words) else "")
+    return out
+
+
+def parse_lsblk_tree_and_topology(tree: str, topology: str) -> list[dict[str, str]]:
+    """NAME, MOUNTPOINT and ROTA rows from plain ``lsblk`` and ``lsblk -t``, which sos before 4.3 runs instead of
+    ``lsblk -O -P``. Columns before MOUNTPOINT (MAJ:MIN RM SIZE RO TYPE) and before ROTA (ALIGNMENT MIN-IO OPT-IO
+    PHY-SEC LOG-SEC) always hold a value, so whitespace splitting finds them.
+
+    >>> tree = "NAME          MAJ:MIN RM SIZE RO TYPE MOUNTPOINT\\nsda             8:0    0  50G  0 disk \\n`-sda2          8:2    0  49G  0 part \\n  `-rhel-root 253:0    0  45G  0 lvm  /\\n"
+    >>> topo = "NAME          ALIGNMENT MIN-IO OPT-IO PHY-SEC LOG-SEC ROTA SCHED RQ-SIZE   RA WSAME\\nsda                   0    512      0     512     512    1 deadline  128 4096   32M\\n`-sda2                0    512      0     512     512    1 deadline  128 4096   32M\\n  `-rhel-root         0    512      0     512     512    1           128 4096   32M\\n"
+    >>> parse_lsblk_tree_and_topology(tree, topo)[-1]
+    {'NAME': 'rhel-root', 'MOUNTPOINT': '/', 'ROTA': '1'}
+    """
+    mounts = _lsblk_columns(tree, "MOUNTPOINT") or _lsblk_columns(tree, "MOUNTPOINTS")
+    rota = _lsblk_columns(topology, "ROTA")
+    return [{"NAME": name, "MOUNTPOINT": mount, "ROTA": rota[name]} for name, mount in mounts.items() if name in rota]

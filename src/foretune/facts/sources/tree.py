@@ -103,7 +103,10 @@ class TreeSource(Source):
     def read(self, spec: Spec) -> Raw | None:
         candidates: list[str] = []
         for prefix in spec.sos_exec:
-            candidates += [path for exe, path in self.manifest().items() if exe.startswith(prefix)]
+            # the command itself first, then it with more options; never another command that only starts alike
+            # (the foreman plugin's `systemctl list-units dynflow*` is listed before the systemd plugin's)
+            candidates += [path for exe, path in self.manifest().items() if exe == prefix]
+            candidates += [path for exe, path in self.manifest().items() if exe.startswith(prefix + " -")]
         candidates += sos_candidates(spec)
         for rel in dict.fromkeys(candidates):
             raw = self._text(rel, spec)
@@ -150,7 +153,7 @@ class TreeSource(Source):
         return []
 
     def now(self) -> datetime | None:
-        raw = self.read(Spec("sos_date", sos=("date", "sos_commands/date/date", "sos_commands/general/date"), sos_exec=("date",)))
+        raw = self.read(Spec("sos_date", sos=("sos_commands/date/date", "sos_commands/general/date", "date"), sos_exec=("date",)))
         if raw is None:
             return None
         words = raw.text.split()
