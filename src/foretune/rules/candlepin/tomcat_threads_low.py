@@ -16,15 +16,17 @@ class TomcatThreadsLow(Rule):
     citations = ("candlepin-tomcat-threads", "foretune-estimate")
 
     def check(self, ctx: Context) -> Outcome:
-        threads = ctx.facts.value("candlepin").get("tomcat_max_threads") or module_default("candlepin_tomcat", "max_threads")
+        read = ctx.facts.value("candlepin").get("tomcat_max_threads")
+        threads = read or module_default("candlepin_tomcat", "max_threads")
+        shown = f"{threads}" if read else f"{threads} (not in the source: puppet-candlepin's default)"
         puma = ctx.facts.value("puma")
         workers, per = puma.get("workers"), puma.get("threads_max")
         if not workers or not per:
             return self.skipped("Puma workers or threads unknown")
         concurrency = int(workers) * int(per)
         if threads >= concurrency:
-            return self.passed(f"Tomcat maxThreads {threads} >= Puma's {workers} x {per} = {concurrency} threads")
-        return self.failed(f"Tomcat maxThreads {threads} < Puma's {workers} workers x {per} threads = {concurrency}: "
+            return self.passed(f"Tomcat maxThreads {shown} >= Puma's {workers} x {per} = {concurrency} threads")
+        return self.failed(f"Tomcat maxThreads {shown} < Puma's {workers} workers x {per} threads = {concurrency}: "
                            "during registration bursts Candlepin calls queue in Tomcat and time out",
                            current=threads, recommended=concurrency,
                            evidence=(*ctx.evidence("candlepin", about=("maxThreads", "tomcat_max_threads")), *ctx.evidence("puma")))
