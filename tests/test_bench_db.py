@@ -171,6 +171,16 @@ def test_unreachable_server_is_one_line(tmp_path: Path) -> None:
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("foretune: error: PostgreSQL")
 
 
+def test_other_secrets_of_the_dsn_stay_out_of_messages(pg_cluster: pgcluster.Cluster, tmp_path: Path) -> None:
+    # sslpassword (the client key's passphrase) is a libpq parameter like password
+    unreachable = run_cli("db-size", "--dsn", f"host={tmp_path} port=1 sslpassword=k3y-s3cret")
+    assert unreachable.status == 2 and "k3y-s3cret" not in unreachable.stderr
+    assert unreachable.stderr.startswith(f"foretune: error: PostgreSQL (host={tmp_path} port=1 sslpassword=[redacted]): ")
+    missing = run_cli("db-size", "--dsn", f"{pg_cluster.conninfo} sslpassword=k3y-s3cret", "-d", "nope")
+    assert missing.status == 2
+    assert missing.stderr == f"foretune: error: none of nope exists on {pg_cluster.conninfo} sslpassword=[redacted]\n"
+
+
 def test_uri_dsn_password_stays_out_of_argv_and_output() -> None:
     conninfo, password, dbname = pgclient.split_dsn("postgresql://u:p%40ss@h:5432/foreman")
     assert (conninfo, password, dbname) == ("host=h port=5432 user=u", "p@ss", "foreman")
