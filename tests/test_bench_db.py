@@ -257,3 +257,33 @@ def test_ctrl_c_during_pgbench_drops_the_database(pg_cluster: pgcluster.Cluster)
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     assert _bench_dbs(pg_cluster) == []
+
+
+def test_ctrl_c_during_create_database_drops_it(pg_cluster: pgcluster.Cluster) -> None:
+    import signal
+    import sys
+    import time
+
+    def creating() -> bool:
+        return _sql(pg_cluster, "postgres", "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'CREATE DATABASE%'") != ["0"]
+
+    # a session on template1 makes CREATE DATABASE wait (up to 5 s) for it to leave
+    holder = subprocess.Popen(["psql", "-X", "-q", "-d", f"{pg_cluster.conninfo} dbname=template1", "-c", "SELECT pg_sleep(3)"],
+                              stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "foretune", "bench", "db", "--dsn", pg_cluster.conninfo, "--scale", "1", "--clients", "1",
+         "--time", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not creating():
+        time.sleep(0.05)
+    assert creating(), "CREATE DATABASE never started"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    holder.wait(timeout=30)
+    while creating():  # the server finishes CREATE DATABASE after the session on template1 leaves
+        time.sleep(0.1)
+    assert proc.returncode == 130, err
+    assert err == "foretune: interrupted\n"
+    assert _bench_dbs(pg_cluster) == []
