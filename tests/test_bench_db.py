@@ -171,6 +171,16 @@ def test_unreachable_server_is_one_line(tmp_path: Path) -> None:
     assert result.stderr.count("\n") == 1 and result.stderr.startswith("foretune: error: PostgreSQL")
 
 
+def test_other_secrets_of_the_dsn_stay_out_of_messages(pg_cluster: pgcluster.Cluster, tmp_path: Path) -> None:
+    # sslpassword (the client key's passphrase) is a libpq parameter like password
+    unreachable = run_cli("db-size", "--dsn", f"host={tmp_path} port=1 sslpassword=k3y-s3cret")
+    assert unreachable.status == 2 and "k3y-s3cret" not in unreachable.stderr
+    assert unreachable.stderr.startswith(f"foretune: error: PostgreSQL (host={tmp_path} port=1 sslpassword=[redacted]): ")
+    missing = run_cli("db-size", "--dsn", f"{pg_cluster.conninfo} sslpassword=k3y-s3cret", "-d", "nope")
+    assert missing.status == 2
+    assert missing.stderr == f"foretune: error: none of nope exists on {pg_cluster.conninfo} sslpassword=[redacted]\n"
+
+
 def test_uri_dsn_password_stays_out_of_argv_and_output() -> None:
     conninfo, password, dbname = pgclient.split_dsn("postgresql://u:p%40ss@h:5432/foreman")
     assert (conninfo, password, dbname) == ("host=h port=5432 user=u", "p@ss", "foreman")
@@ -246,4 +256,34 @@ def test_ctrl_c_during_pgbench_drops_the_database(pg_cluster: pgcluster.Cluster)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
+    assert _bench_dbs(pg_cluster) == []
+
+
+def test_ctrl_c_during_create_database_drops_it(pg_cluster: pgcluster.Cluster) -> None:
+    import signal
+    import sys
+    import time
+
+    def creating() -> bool:
+        return _sql(pg_cluster, "postgres", "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'CREATE DATABASE%'") != ["0"]
+
+    # a session on template1 makes CREATE DATABASE wait (up to 5 s) for it to leave
+    holder = subprocess.Popen(["psql", "-X", "-q", "-d", f"{pg_cluster.conninfo} dbname=template1", "-c", "SELECT pg_sleep(3)"],
+                              stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "foretune", "bench", "db", "--dsn", pg_cluster.conninfo, "--scale", "1", "--clients", "1",
+         "--time", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not creating():
+        time.sleep(0.05)
+    assert creating(), "CREATE DATABASE never started"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    holder.wait(timeout=30)
+    while creating():  # the server finishes CREATE DATABASE after the session on template1 leaves
+        time.sleep(0.1)
+    assert proc.returncode == 130, err
+    assert err == "foretune: interrupted\n"
     assert _bench_dbs(pg_cluster) == []

@@ -264,6 +264,14 @@ def test_live_audit_of_this_machine_completes_with_reasoned_skips() -> None:
     assert by_rule["low-free-space"]["status"] in ("pass", "fail")
 
 
+@pytest.mark.live
+def test_live_source_word_reads_this_host_as_facts_and_plan_do() -> None:
+    result = run_cli("audit", "live", "--format", "json", "--fail-on", "critical", "--select", "swap-in-use")
+    assert result.status == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["source"] == {"kind": "live", "label": "this host"}
+
+
 # --- benchmark results as audit input ----------------------------------------------------------------
 
 BENCH = REPO / "tests" / "fixtures" / "bench"

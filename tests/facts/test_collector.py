@@ -14,6 +14,7 @@ import importlib.util
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -218,6 +219,8 @@ def test_collector_writes_the_snapshot_collect_writes(tree: str, script: Path, t
     assert b["format"] == a["format"] and b["format_version"] == a["format_version"]
     assert {k: v for k, v in b["metadata"].items() if k not in ("time", "collected_by")} == \
         {k: v for k, v in a["metadata"].items() if k != "time"}
+    # where /etc/hosts gives this machine's name on the 127.0.0.1 line after "localhost", the name is not "localhost"
+    assert not a["metadata"]["host"].startswith("localhost") or socket.gethostname().startswith("localhost")
     # read back: the same facts, values and provenance, whichever wrote the snapshot
     fa, fb = facts_to_dict(read_source(str(ours))), facts_to_dict(read_source(str(theirs)))
     known_a = {n: e for n, e in fa["facts"].items() if not e.get("unknown")}
@@ -261,6 +264,7 @@ def test_collector_runs_on_the_old_pythons_themselves(version: str, script: Path
         assert b["raw"] == a["raw"], tree
         assert b["unread"] == a["unread"], tree
         assert b["metadata"]["collected_by"] == f"foretune-collect.py (Python {version})"
+        assert b["metadata"]["host"] == a["metadata"]["host"], tree
         assert {k: v for k, v in b["logs"].items() if k != "since"} == {k: v for k, v in a["logs"].items() if k != "since"}
         assert "/var/log/messages-20261122.gz" in b["logs"]["files"], tree
         known = {n: e for n, e in facts_to_dict(read_source(str(theirs)))["facts"].items() if not e.get("unknown")}

@@ -96,6 +96,24 @@ def test_mqtt_clients_and_task_hosts_are_read_from_a_sosreport(tmp_path: Path) -
     assert "app01.example.com" in facts["task_hosts"].provenance[0].excerpt
 
 
+def test_clients_of_the_server_itself_are_not_managed_hosts(tmp_path: Path) -> None:
+    from foretune.facts import read_source
+
+    # mosquitto 2.0.11 on a box without foreman-proxy: two mosquitto_pub runs on the box itself
+    (tmp_path / "sos_commands").mkdir()
+    (tmp_path / "var" / "log" / "mosquitto").mkdir(parents=True)
+    log = tmp_path / "var" / "log" / "mosquitto" / "mosquitto.log"
+    log.write_text(
+        "1795465585: New connection from 127.0.0.1:48906 on port 1883.\n"
+        "1795465585: New client connected from 127.0.0.1:48906 as auto-2CBE3D04-541A-6AF7-EF73-5374D4698EEF (p2, c1, k60).\n"
+        "1795465585: New client connected from ::1:48922 as auto-09C80A37-2F8D-4E96-E021-F55A4B96A7CA (p2, c1, k60).\n"
+        "1795465586: New client connected from ::ffff:127.0.0.1:48930 as local.example.com (p2, c1, k60).\n")
+    assert not read_source(str(tmp_path))["pull_rex_clients"].known
+    with log.open("a") as f:
+        f.write("1795465590: New client connected from 192.0.2.11:40312 as web01.example.com (p2, c1, k60).\n")
+    assert read_source(str(tmp_path)).value("pull_rex_clients") == 1
+
+
 def test_no_connection_lines_leave_the_client_count_unknown(tmp_path: Path) -> None:
     from foretune.facts import read_source
 

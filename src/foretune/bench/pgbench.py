@@ -109,8 +109,18 @@ class Session:
         self.created = False
 
     def __enter__(self) -> Session:
-        psql(self.target, self.target.default_db, f'CREATE DATABASE "{self.name}"', read_only=False)
-        self.created = True
+        # an interrupt waits until CREATE DATABASE is over: the server finishes it even when psql is killed
+        seen: list[int] = []
+        try:
+            with _interrupts_deferred(seen):
+                psql(self.target, self.target.default_db, f'CREATE DATABASE "{self.name}"', read_only=False)
+                self.created = True
+        except InputError:
+            if not seen:
+                raise
+        if seen:  # psql may have been cancelled by the same Ctrl-C: report the interrupt, not the cancel
+            self.drop()
+            raise KeyboardInterrupt
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -181,6 +191,26 @@ def _sigint_ignored() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def _interrupts_deferred(seen: list[int]) -> Iterator[None]:
+    """SIGINT and SIGTERM are appended to ``seen`` instead of acting until the block ends."""
+    import signal
+
+    def note(signum: int, frame: object) -> None:
+        seen.append(signum)
+
+    try:
+        previous = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:  # not the main thread: leave handlers alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def benchmark(

@@ -44,8 +44,11 @@ class Target:
         return f"{self.conninfo} dbname={_quote(dbname)}".strip()
 
     def describe(self) -> str:
+        """The server for messages, secrets such as ``sslpassword=`` masked."""
+        from foretune.facts.redact import redact_text
+
         who = f" as OS user {self.run_as}" if self.run_as else ""
-        return f"{self.conninfo or 'local socket'}{who}"
+        return f"{redact_text(self.conninfo) or 'local socket'}{who}"
 
     def child_env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         env = dict(self.environ)

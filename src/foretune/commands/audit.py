@@ -25,7 +25,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         "nothing reaches --fail-on, 1 when something does, 2 for usage or input errors, 3 for an "
                         "internal error (a bug; `foretune --debug audit ...` shows the traceback).",
                         "foretune audit sosreport-sat.example.com-2026-11-20.tar.xz --hosts 12000 --format html --output audit.html")
-    parser.add_argument("source", nargs="?", metavar="SOURCE", help="sosreport directory or tarball, or snapshot (default: this host)")
+    parser.add_argument("source", nargs="?", metavar="SOURCE", help="sosreport directory or tarball, or snapshot; default (or `live`): this host")
     parser.add_argument("--hosts", type=positive, help="managed hosts, when the source does not say")
     add_output(parser, ("text", "json", "html", "markdown", "hiera"), "text",
                help="report format: text (default), json, html, markdown, or hiera (the custom-hiera.yaml that fixes the "
@@ -68,8 +68,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         from foretune.bench.results import load as load_bench
 
         bench = [load_bench(path) for path in args.bench]
-    with env.read_progress(args.source) as progress:
-        facts = read_source(args.source, hosts=args.hosts, progress=progress)
+    source = None if args.source in (None, "live") else args.source
+    with env.read_progress(source) as progress:
+        facts = read_source(source, hosts=args.hosts, progress=progress)
     for problem in facts.problems:
         env.warn(problem)
     ctx, notes = build_context(facts, hosts=args.hosts, bench=bench)

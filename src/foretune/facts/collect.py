@@ -20,13 +20,19 @@ from foretune.facts.sources.snapshot import FORMAT, FORMAT_VERSION
 from foretune.safeio import write_file
 
 
+def host_name() -> str:
+    """The FQDN, or the host name when the FQDN lookup ends at a loopback line of /etc/hosts ("localhost")."""
+    name = socket.getfqdn()
+    return socket.gethostname() if name == "localhost" or name.startswith("localhost.") else name
+
+
 def snapshot_data(facts_dict: dict[str, Any], raw: dict[str, str], *, host: str | None = None,
                   unread: dict[str, str] | None = None, logs: dict[str, Any] | None = None) -> dict[str, Any]:
     """The snapshot document; every raw text is redacted (``logs``: see :mod:`foretune.logs.ship`)."""
     document = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "metadata": {"host": host or socket.getfqdn(), "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "metadata": {"host": host or host_name(), "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                      "foretune_version": __version__, "source": facts_dict["source"]},
         "facts": facts_dict["facts"],
         "problems": facts_dict["problems"],

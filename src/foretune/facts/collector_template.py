@@ -371,7 +371,7 @@ def collect(host):
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "metadata": {"host": socket.getfqdn(), "time": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "metadata": {"host": host_name(), "time": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
                      "foretune_version": FORETUNE_VERSION, "source": {"kind": "live", "label": "this host"},
                      "collected_by": "foretune-collect.py (Python %d.%d)" % sys.version_info[:2]},
         "problems": [redact_text(line) for line in host.problems],
@@ -397,6 +397,12 @@ def say(line):
     if not isinstance(line, str):
         line = line.encode("utf-8")
     sys.stderr.write(line + "\n")
+
+
+def host_name():
+    """The FQDN, or the host name when the FQDN lookup ends at a loopback line of /etc/hosts ("localhost")."""
+    name = socket.getfqdn()
+    return socket.gethostname() if name == "localhost" or name.startswith("localhost.") else name
 
 
 def main(argv=None):

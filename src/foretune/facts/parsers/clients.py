@@ -26,16 +26,22 @@ from __future__ import annotations
 
 import re
 
-_CONNECTED = re.compile(r"New client connected from \S+ as (\S{1,256}) \(", re.ASCII)
+_CONNECTED = re.compile(r"New client connected from (\S+) as (\S{1,256}) \(", re.ASCII)
 # a host name as Foreman prints it: letters, digits, dots, dashes; at least one dot (an FQDN)
 _HOST_IN_ACTION = re.compile(r"(?:\bon|\bhost)\s+([A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63})+)\s*$", re.ASCII)
 
 
 def mqtt_client_ids(text: str) -> set[str]:
-    """Distinct client ids of mosquitto's "New client connected from ADDRESS as ID (...)" lines."""
+    """Distinct client ids of mosquitto's "New client connected from ADDRESS as ID (...)" lines; clients
+    from loopback addresses (the server's own, as in ``mqtt_peers``) are left out."""
     if "New client connected" not in text:
         return set()
-    return set(_CONNECTED.findall(text))
+    return {cid for address, cid in _CONNECTED.findall(text) if not _loopback(address.rsplit(":", 1)[0].strip("[]"))}
+
+
+def _loopback(address: str) -> bool:
+    address = address[len("::ffff:"):] if address.startswith("::ffff:") else address
+    return address.startswith("127.") or address == "::1"
 
 
 def mqtt_peers(text: str, port: int) -> set[str]:
@@ -51,7 +57,7 @@ def mqtt_peers(text: str, port: int) -> set[str]:
             if token.endswith(local_end) and ":" in tokens[i + 1]:
                 peer = tokens[i + 1].rsplit(":", 1)[0].strip("[]")
                 peer = peer[len("::ffff:"):] if peer.startswith("::ffff:") else peer
-                if peer and not peer.startswith("127.") and peer != "::1":
+                if peer and not _loopback(peer):
                     peers.add(peer)
                 break
     return peers
