@@ -20,7 +20,7 @@ from PIL import Image, ImageChops
 
 from foretune import __version__
 from tests.conftest import REPO, run_cli
-from tests.support.chromium import chromium, open_page
+from tests.support.chromium import chromium, click_copy_buttons, open_page
 
 EXAMPLE = "examples/sosreport-satellite-6.15-mistuned"
 REFERENCES = REPO / "tests" / "fixtures" / "html"
@@ -146,6 +146,25 @@ def test_copy_buttons_appear_only_with_javascript(report: Path) -> None:
     assert with_js.console_errors == [] and without.console_errors == []
 
 
+COPIED = [  # the fixes as the example's report writes them
+    ("#thp-enabled div.fix:nth-of-type(2) button.copy", "echo never > /sys/kernel/mm/transparent_hugepage/enabled"),
+    ("#apache-workers-over-limit div.fix:nth-of-type(1) button.copy", "apache::mod::event::serverlimit: 64"),
+    ("#apache-workers-over-limit div.fix:nth-of-type(2) button.copy", "apache::mod::event::maxrequestworkers: 1024"),
+]
+
+
+def test_copy_button_copies_exactly_the_fix(report: Path) -> None:
+    copied = click_copy_buttons(report, [selector for selector, _ in COPIED])
+    assert copied == [(fix, "Copied") for _, fix in COPIED]
+
+
+def test_copy_button_without_the_clipboard_api_copies_the_same(report: Path) -> None:
+    """Browsers that withhold navigator.clipboard (no secure context) take the selection fallback."""
+    copied = click_copy_buttons(report, [COPIED[0][0]],
+                                before="Object.defineProperty(navigator, 'clipboard', {value: undefined, configurable: true})")
+    assert copied == [(COPIED[0][1], "Copied")]
+
+
 def test_pdf_printed_by_chromium_contains_every_fix(report: Path, tmp_path: Path) -> None:
     pdf = tmp_path / "audit.pdf"
     done = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -159,3 +178,25 @@ def test_pdf_printed_by_chromium_contains_every_fix(report: Path, tmp_path: Path
     assert fixes
     missing = [fix for fix in fixes if re.sub(r"\s+", "", fix) not in flat]
     assert missing == []
+
+
+def test_a_link_in_the_findings_table_opens_a_folded_rule(tmp_path: Path) -> None:
+    """A waived finding stays in the table, but its rule is folded below: following the link unfolds it."""
+    waivers = tmp_path / "waivers.yaml"
+    waivers.write_text("- rule: thp-enabled\n  reason: accepted until the next maintenance window\n", encoding="utf-8")
+    page = tmp_path / "audit.html"
+    run_cli("audit", str(REPO / EXAMPLE), "--waivers", str(waivers), "--format", "html", "--output", str(page))
+    opened = open_page(page, evaluate={
+        "before": "document.getElementById('thp-enabled').open",
+        "click": "document.querySelector('table.findings a[href=\"#thp-enabled\"]').click(); location.hash",
+        "after": "document.getElementById('thp-enabled').open"})
+    assert opened.values == {"before": False, "click": "#thp-enabled", "after": True}
+
+
+def test_logs_report_needs_no_sideways_scrolling(tmp_path: Path) -> None:
+    page = tmp_path / "logs.html"
+    fixtures = sorted(str(p) for p in (REPO / "tests" / "logs" / "fixtures").iterdir())
+    assert run_cli("logs", *fixtures, "--format", "html", "--output", str(page)).status == 0
+    for width in (400, 1000):
+        shown = open_page(page, width=width, evaluate={"width": "document.documentElement.scrollWidth"})
+        assert shown.values["width"] <= width

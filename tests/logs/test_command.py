@@ -277,3 +277,23 @@ def test_compare_action_rows_come_from_the_same_busiest_log(tmp_path: Path) -> N
     row = {m["metric"]: m for m in json.loads(out)["metrics"]}["Api::V2::HostsController#index: p95 (ms)"]
     assert (row["before"], row["after"]) == (480.0, 480.0)
     assert row["note"] == "noise: only 1 request on one side; before: production-a.log only, the busiest of 2 logs"
+
+
+HOSTILE_LOG = ("2024-06-09T20:50:01 [E|app|cccc0003] ActiveRecord::ConnectionTimeoutError: could not obtain a connection "
+               "<script>alert(1)</script> *now* from the pool within 5.000 seconds\n")
+
+
+def test_log_text_is_shown_literally_in_markdown_and_html(tmp_path: Path) -> None:
+    log = tmp_path / "production.log"
+    log.write_text(HOSTILE_LOG, encoding="utf-8")
+    code, md, err = run("logs", str(log), "--format", "markdown")
+    assert code == 0, err
+    assert "<script>" not in md and "*now*" not in md
+    assert ("db\\_pool\\_timeout: 2024-06-09T20:50:01 \\[E\\|app\\|cccc0003\\] ActiveRecord::ConnectionTimeoutError: could not "
+            "obtain a connection \\<script\\>alert(1)\\</script\\> \\*now\\* from the pool within 5.000 seconds") in md
+    code, html, err = run("logs", str(log), "--format", "html")
+    assert code == 0, err
+    assert "<script>" not in html and "\\" not in html
+    assert ("<p>db_pool_timeout: 2024-06-09T20:50:01 [E|app|cccc0003] ActiveRecord::ConnectionTimeoutError: could not obtain "
+            "a connection &lt;script&gt;alert(1)&lt;/script&gt; *now* from the pool within 5.000 seconds</p>") in html
+    assert "<td>db_pool_timeout</td>" in html or '<td class="">db_pool_timeout</td>' in html

@@ -168,3 +168,45 @@ def open_page(path: Path, *, width: int = 1000, height: int = 800, scheme: str =
     finally:
         browser.close()
     return page
+
+
+def click_copy_buttons(path: Path, selectors: list[str], *, before: str = "") -> list[tuple[str, str]]:
+    """Click each copy button (a real mouse click at its position) and read the system clipboard after it.
+
+    ``before`` is a script run once the page has loaded (e.g. to take the Clipboard API away).
+    Returns (clipboard text, button label) per selector.
+    """
+    browser = _Browser()
+    found: list[tuple[str, str]] = []
+    try:
+        browser.send("Browser.grantPermissions", {"permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+        target = browser.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = browser.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        for domain in ("Page", "Runtime"):
+            browser.send(f"{domain}.enable", session=session)
+        browser.send("Page.navigate", {"url": path.resolve().as_uri()}, session=session)
+        browser.wait_for("Page.loadEventFired")
+
+        def value(expression: str) -> Any:
+            result = browser.send("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True},
+                                  session=session)
+            assert "exceptionDetails" not in result, result["exceptionDetails"]
+            return result["result"].get("value")
+
+        value("window.testClipboard = navigator.clipboard")  # kept for reading when ``before`` takes the API away
+        if before:
+            value(before)
+        for selector in selectors:
+            value("testClipboard.writeText('(nothing copied)')")
+            x, y = value(f"(() => {{ const b = document.querySelector({json.dumps(selector)}); b.closest('details').open = true;"
+                         " b.scrollIntoView({block: 'center'}); const r = b.getBoundingClientRect();"
+                         " return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+            for kind in ("mousePressed", "mouseReleased"):
+                browser.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1},
+                             session=session)
+            label = value(f"new Promise(done => {{ const b = document.querySelector({json.dumps(selector)});"
+                          " const wait = () => b.textContent !== 'Copy' ? done(b.textContent) : setTimeout(wait, 20); wait(); })")
+            found.append((value("testClipboard.readText()"), label))
+    finally:
+        browser.close()
+    return found

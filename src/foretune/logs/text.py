@@ -8,6 +8,13 @@ TITLES = {"production": "Foreman production.log", "apache_access": "Apache acces
           "postgresql": "PostgreSQL log", "candlepin": "Candlepin log", "system": "System log", "tasks": "Tasks export"}
 
 
+def md_text(value: str) -> str:
+    """Log text for markdown: shown literally, never as HTML, links or emphasis."""
+    from foretune.report.markdown import text
+
+    return text(value)
+
+
 def num(value: Any) -> str:
     """Numbers for people: ``1234`` -> ``'1,234'``; ``12.34`` -> ``'12.3'``; None -> ``'–'``.
 
@@ -40,15 +47,16 @@ class Out:
 
     def head(self, text: str, level: int = 2) -> None:
         if self.md:
-            self.lines += ["", "#" * level + " " + text, ""]
+            self.lines += ["", "#" * level + " " + md_text(text), ""]
         else:
             self.lines += ["", text if level > 2 else text.upper(), "-" * len(text) if level <= 2 else ""]
             if not self.lines[-1]:
                 self.lines.pop()
 
     def say(self, text: str) -> None:
-        """One statement: indented in text; in markdown a paragraph of its own (adjacent lines would run into one)."""
-        self.lines += [text, ""] if self.md else ["  " + text]
+        """One statement: indented in text; in markdown a paragraph of its own (adjacent lines would run into one),
+        every Markdown or HTML meaning of the log text escaped."""
+        self.lines += [md_text(text), ""] if self.md else ["  " + text]
 
     def table(self, headers: list[str], rows: list[list[Any]]) -> None:
         rows = [[num(c) for c in r] for r in rows[: self.top]]
@@ -56,7 +64,7 @@ class Out:
             return
         if self.md:
             self.lines += ["", "| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-            self.lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+            self.lines += ["| " + " | ".join(md_text(c) for c in r) + " |" for r in rows]
             self.lines.append("")
             return
         widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
@@ -84,7 +92,7 @@ def _span(entry: dict[str, Any]) -> str:
 
 def _report(out: Out, r: dict[str, Any], title: bool = True) -> None:
     if title:
-        out.lines.append(("# " if out.md else "") + f"foretune logs — {r['source']}")
+        out.lines.append(f"# foretune logs — {md_text(r['source'])}" if out.md else f"foretune logs — {r['source']}")
     window = r["window"]
     if window["since"] or window["until"]:
         out.say(f"window: {window['since'] or 'start'} .. {window['until'] or 'end'} ({num(r['outside_window'])} lines outside)")
@@ -114,7 +122,10 @@ def _report(out: Out, r: dict[str, Any], title: bool = True) -> None:
     if r["problems"]:
         out.head("Problems")
         for p in r["problems"]:
-            out.say(f"- {p}" if out.md else p)
+            if out.md:
+                out.lines += [f"- {md_text(p)}", ""]
+            else:
+                out.say(p)
 
 
 def _incidents(out: Out, r: dict[str, Any]) -> None:

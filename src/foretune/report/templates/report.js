@@ -24,6 +24,12 @@
     button.hidden = false;
     button.addEventListener("click", function () { copyText(target.textContent, button); });
   });
+  document.querySelectorAll("a[href^='#']").forEach(function (link) {
+    link.addEventListener("click", function () {
+      var target = document.getElementById(decodeURIComponent(link.hash.slice(1)));
+      if (target && target.tagName === "DETAILS") { target.open = true; }
+    });
+  });
   window.addEventListener("beforeprint", function () {
     document.querySelectorAll("details").forEach(function (d) { d.open = true; });
   });
