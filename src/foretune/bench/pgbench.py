@@ -193,24 +193,11 @@ def _sigint_ignored() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-@contextlib.contextmanager
-def _interrupts_deferred(seen: list[int]) -> Iterator[None]:
+def _interrupts_deferred(seen: list[int]) -> contextlib.AbstractContextManager[None]:
     """SIGINT and SIGTERM are appended to ``seen`` instead of acting until the block ends."""
-    import signal
+    from foretune.bench.storage import interrupts_handled
 
-    def note(signum: int, frame: object) -> None:
-        seen.append(signum)
-
-    try:
-        previous = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM)}
-    except ValueError:  # not the main thread: leave handlers alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+    return interrupts_handled(lambda signum, frame: seen.append(signum))
 
 
 def benchmark(

@@ -306,22 +306,27 @@ def _restore_sigint(previous: Any) -> None:
 
 
 @contextlib.contextmanager
-def interrupts_raise() -> Iterator[None]:
-    """SIGINT and SIGTERM raise KeyboardInterrupt, so cleanup code in ``finally`` runs."""
-
-    def _raise(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
+def interrupts_handled(handler: Callable[[int, Any], None]) -> Iterator[None]:
+    """SIGINT and SIGTERM go to ``handler`` until the block ends (handlers are left alone outside the main thread)."""
     try:
-        saved = {sig: signal.signal(sig, _raise) for sig in (signal.SIGINT, signal.SIGTERM)}
-    except ValueError:  # not the main thread: leave handlers alone
+        saved = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    except ValueError:  # not the main thread
         yield
         return
     try:
         yield
     finally:
-        for sig, handler in saved.items():
-            signal.signal(sig, handler)
+        for sig, previous in saved.items():
+            signal.signal(sig, previous)
+
+
+def interrupts_raise() -> contextlib.AbstractContextManager[None]:
+    """SIGINT and SIGTERM raise KeyboardInterrupt, so cleanup code in ``finally`` runs."""
+
+    def _raise(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    return interrupts_handled(_raise)
 
 
 def _threshold_ref(key: str) -> dict[str, Any]:
