@@ -209,6 +209,7 @@ def apache(x: Extractor) -> None:
 
 
 PG_INCLUDES = ("include", "include_if_exists", "include_dir")
+PG_EXCERPT = r"^\s*(max_connections|shared_buffers|work_mem|effective_cache_size)"  # the lines quoted as evidence
 PG_INCLUDE_DEPTH = 10  # PostgreSQL's CONF_FILE_MAX_DEPTH (src/include/utils/guc.h): deeper nesting is an error there
 
 
@@ -243,7 +244,7 @@ def _pg_lines(x: Extractor, raw: Raw, provs: list[Provenance], depth: int = 0) -
         for inner in included:
             settings = _pg_lines(x, inner, provs, depth + 1)
             if settings:
-                provs.append(x.prov(inner, r"^\s*(max_connections|shared_buffers|work_mem|effective_cache_size)"))
+                provs.append(x.prov(inner, PG_EXCERPT))
                 out += settings
     return out
 
@@ -258,7 +259,7 @@ def postgresql_files(x: Extractor) -> None:
         at = len(provs)
         lines = _pg_lines(x, raw, provs)
         if lines is not None:
-            provs.insert(at, x.prov(raw, r"^(max_connections|shared_buffers|work_mem)"))
+            provs.insert(at, x.prov(raw, PG_EXCERPT))
             settings.update(lines)
     if conf is None:
         x.unknown("postgresql", x.why("postgresql_conf"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from foretune.knowledge import threshold
+from foretune.knowledge import module_default, threshold
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 
 
@@ -22,12 +22,13 @@ class MongodbCacheUnbounded(PlanRule):
         cache = ctx.facts.value("mongodb").get("cache_size_gb")
         t = self.recommendation(ctx)
         ram_gib = ctx.facts.value("ram_bytes") / 1024**3
-        if cache is not None and cache <= ram_gib * threshold("mongodb_cache_max_fraction"):
+        limit = threshold("mongodb_cache_max_fraction")
+        if cache is not None and cache <= ram_gib * limit:
             return self.passed(f"cacheSizeGB {cache}")
         why = ("cache unbounded: mongod takes about half the RAM" if cache is None
-               else f"cacheSizeGB {cache} is more than a quarter of the {ram_gib:.1f} GiB RAM ({cache / ram_gib:.1%})")
+               else f"cacheSizeGB {cache} is more than {limit * 100:.0f} % of the {ram_gib:.1f} GiB RAM ({cache / ram_gib:.1%})")
         app = "Passenger" if ctx.release is not None and ctx.release.features.passenger else "Puma"
-        return self.failed(f"MongoDB {why}; PostgreSQL and {app} lose memory; the guide's 20 % of RAM is "
+        return self.failed(f"MongoDB {why}; PostgreSQL and {app} lose memory; the guide's {module_default('mongodb_cache_fraction') * 100:.0f} % of RAM is "
                            f"cacheSizeGB {t.foretune.value}", current=cache,
                            recommended=t.foretune.value, evidence=ctx.evidence("mongodb", "ram_bytes", about=("cacheSizeGB:", "MemTotal:")), fixes=t.fixes)
 
