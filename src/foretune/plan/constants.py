@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from foretune.knowledge import load_data, module_default, module_default_citation
+from foretune.knowledge import load_data
 
 
 def const(key: str) -> Any:
@@ -45,16 +45,6 @@ def versioned(key: str, foreman_version: str) -> tuple[Any, str]:
     if found is None:
         raise ValueError(f"no {key} default for Foreman {foreman_version}")
     return found
-
-
-def default(key: str, field: str = "value") -> Any:
-    """A module default from knowledge/data/module-defaults.yaml."""
-    return module_default(key, field)
-
-
-def default_cite(key: str) -> str:
-    """The citation id of module default ``key``."""
-    return module_default_citation(key)
 
 
 def stepped(key: str, x: float, *, inclusive: bool = True) -> int:

@@ -10,11 +10,11 @@ import math
 from typing import Any
 
 from foretune.errors import UsageError
-from foretune.knowledge import hardware, postgresql_default
+from foretune.knowledge import hardware, module_default, module_default_citation, postgresql_default
 from foretune.knowledge.model import SIZES, Release
 from foretune.knowledge.profiles import PG, installer_hiera
 from foretune.knowledge.releases import resolve_release
-from foretune.plan.constants import cite, const, default, default_cite, memory_gib, memory_range, stepped, versioned
+from foretune.plan.constants import cite, const, memory_gib, memory_range, stepped, versioned
 from foretune.plan.direct_edits import direct_edit
 from foretune.plan.model import (
     Fix,
@@ -266,16 +266,16 @@ class Planner:
     # -- Foreman: Puma or Passenger -----------------------------------------------------------
     def _installer_puma(self) -> tuple[Setting, Setting, Setting]:
         if self.f.puma_formula == "fixed":
-            fixed = default("puma", "fixed")
+            fixed = module_default("puma", "fixed")
             why = "Puma default before the auto formula"
             return (Setting(fixed["workers"], why, (fixed["citation"],)), Setting(fixed["threads_min"], why, (fixed["citation"],)),
                     Setting(fixed["threads_max"], why, (fixed["citation"],)))
-        auto = default("puma", "auto")
+        auto = module_default("puma", "auto")
         raw = min(self.inp.cpus * auto["cpu_factor"], self.ram_gib - auto["ram_reserve_gib"])
-        cap = default("puma", "auto-capped")["cap"] if self.f.puma_formula == "auto-capped" else None
+        cap = module_default("puma", "auto-capped")["cap"] if self.f.puma_formula == "auto-capped" else None
         workers = max(1, math.floor(min(raw, cap) if cap else raw))
         formula = f"floor(min({'100, ' if cap else ''}{self.inp.cpus} CPUs x 1.5, {self.ram_gib:.1f} GiB - 1.5))"
-        cites = (auto["citation"], *((default("puma", "auto-capped")["citation"],) if cap else ()))
+        cites = (auto["citation"], *((module_default("puma", "auto-capped")["citation"],) if cap else ()))
         return (Setting(workers, f"installer formula {formula}", cites),
                 Setting(auto["threads_min"], "installer default (threads_min = threads_max)", (auto["citation"],)),
                 Setting(auto["threads_max"], "installer default", (auto["citation"],)))
@@ -333,7 +333,7 @@ class Planner:
     def _installer_db_pool(self, threads_max: int) -> Setting:
         if self.f.db_pool_formula == "threads+4":
             return Setting(threads_max + 4, f"installer: threads_max {threads_max} + 4 (with or without Katello)", ("pf-db-pool",))
-        return Setting(max(default("foreman_db_pool", "base"), threads_max),
+        return Setting(max(module_default("foreman_db_pool", "base"), threads_max),
                        f"installer: max(db_pool 5, threads_max {threads_max})", ("pf-db-pool",))
 
     def db_pool(self) -> None:
@@ -379,8 +379,8 @@ class Planner:
                          (box("physical cores", self.cores), C("passenger_pool_per_core"),
                           given(inst_pool) if self.server else C("capsule_passenger_pool"))),
                  Fix("hiera", key + "passenger_max_pool_size", pool))
-        inst_queue = self.base_setting(key + "passenger_max_request_queue_size", default("passenger", "max_request_queue_size"),
-                                       "Passenger's built-in default", default_cite("passenger"))
+        inst_queue = self.base_setting(key + "passenger_max_request_queue_size", module_default("passenger", "max_request_queue_size"),
+                                       "Passenger's built-in default", module_default_citation("passenger"))
         if self.server and self.era62:
             queue = const("passenger_queue_62")
             self.add("passenger.max_request_queue_size", "PassengerMaxRequestQueueSize", "count", inst_queue,
@@ -445,8 +445,8 @@ class Planner:
 
     # -- Apache --------------------------------------------------------------------------------
     def apache(self) -> None:
-        sysd = default("systemd_default_nofile")
-        inst = Setting(sysd, "not set by the installer: systemd's default applies", (default_cite("systemd_default_nofile"),))
+        sysd = module_default("systemd_default_nofile")
+        inst = Setting(sysd, "not set by the installer: systemd's default applies", (module_default_citation("systemd_default_nofile"),))
         if self.f.passenger and self.era62:
             nofile = const("g62_nofile")
             want = Setting(nofile, "the 6.2 brief's limit for registrations at scale", ("g62-apache",), "", (C("g62_nofile"),))
@@ -464,7 +464,7 @@ class Planner:
             self._apache_prefork()
 
     def _apache_event(self) -> None:
-        mod = default("apache", "event")
+        mod = module_default("apache", "event")
         key = "apache::mod::event::"
         threads = self.base_setting(key + "threadsperchild", mod["threadsperchild"], "puppetlabs-apache default", mod["citation"])
         limit = self.base_setting(key + "serverlimit", mod["serverlimit"], "puppetlabs-apache default", mod["citation"])
@@ -497,7 +497,7 @@ class Planner:
                                          f"ThreadsPerChild {threads.value}", cites))
 
     def _apache_prefork(self) -> None:
-        mod = default("apache", "prefork")
+        mod = module_default("apache", "prefork")
         key = "apache::mod::prefork::"
         limit = self.base_setting(key + "serverlimit", mod["serverlimit"], "puppetlabs-apache default", mod["citation"])
         clients = self.base_setting(key + "maxclients", mod["maxclients"], "puppetlabs-apache default", mod["citation"])
@@ -555,7 +555,7 @@ class Planner:
         if not self.server:
             return
         if self.f.sidekiq:
-            d = default("dynflow_sidekiq", "instances"), default("dynflow_sidekiq", "concurrency")
+            d = module_default("dynflow_sidekiq", "instances"), module_default("dynflow_sidekiq", "concurrency")
             inst = stepped("sidekiq_instances_by_hosts", self.inp.hosts)
             conc = const("sidekiq_concurrency")
             self.add("dynflow.sidekiq_instances", "Dynflow Sidekiq worker instances", "count",
@@ -574,7 +574,7 @@ class Planner:
         else:
             want = stepped("dynflowd_executors_by_ram_gib", self.ram_gib, inclusive=False)
             self.add("dynflow.executors", "dynflowd EXECUTORS_COUNT", "count",
-                     Setting(default("dynflowd", "executors"), "dynflowd default", (default_cite("dynflowd"),)),
+                     Setting(module_default("dynflowd", "executors"), "dynflowd default", (module_default_citation("dynflowd"),)),
                      Setting(want, "2 executors for 32-64 GB RAM, 3 above", (cite("dynflowd_executors_by_ram_gib"),),
                              f"step table {const('dynflowd_executors_by_ram_gib')} at {self.ram_gib:.1f} GiB",
                              (C("dynflowd_executors_by_ram_gib"), box("RAM GiB", round(self.ram_gib, 1)))),
@@ -586,13 +586,13 @@ class Planner:
             return
         cpus = self.inp.cpus
         if self.f.pulpcore:
-            cap = default("pulpcore", "workers_cap")
+            cap = module_default("pulpcore", "workers_cap")
             workers = min(cap, cpus)
             cites = ("pulpcore-worker-defaults",)
             if self.f.pulp_api_formula == "one":
                 api, api_why = 1, "installer default: one API worker on this release"
             else:
-                api, api_why = min(default("pulpcore", "api_cap"), cpus) + 1, "installer default min(4, CPUs) + 1"
+                api, api_why = min(module_default("pulpcore", "api_cap"), cpus) + 1, "installer default min(4, CPUs) + 1"
             if self.f.pulp_content_formula == "two":
                 content, content_why = 2, "installer default: gunicorn -w 2 on this release"
             else:
@@ -610,7 +610,7 @@ class Planner:
             self.add("pulp.content_workers", "pulpcore content gunicorn workers", "count", inst_c, self.same(inst_c, "installer default"),
                      Fix("hiera", "foreman_proxy_content::pulpcore_content_service_worker_count", content))
         if self.f.pulp2:
-            want = min(default("pulp2", "workers_cap"), cpus)
+            want = min(module_default("pulp2", "workers_cap"), cpus)
             cites2 = ("pulp2-worker-defaults", "g62-pulp")
             inst = Setting(want, "installer default min(CPUs, 8)", ("pulp2-worker-defaults",))
             self.add("pulp2.concurrency", "Pulp 2 workers (PULP_CONCURRENCY)", "count", inst,
@@ -653,7 +653,7 @@ class Planner:
                      Setting("mmapv1", "no cache size to set: mmap() leaves caching to the kernel (a cacheSizeGB key would stop mongod); "
                                        "keep /var/lib/mongodb off NFS", ("mongodb-engine", "g62-mongodb")))
             return
-        fraction = default("mongodb_cache_fraction")
+        fraction = module_default("mongodb_cache_fraction")
         want = round(self.ram_gib * fraction, 2)
         auto = self.base.get("mongodb::server::config_data") is not None
         inst = Setting(want if auto else None, "installer computes 20 % of RAM" if auto
@@ -662,7 +662,7 @@ class Planner:
                  Setting(want, "20 % of RAM; unbounded mongod competes with PostgreSQL (WiredTiger only: not on a box whose upgrade "
                                "kept MMAPv1)", ("g69-mongodb", "fi-mongo-cache", "mongodb-upgrade-mmapv1"),
                          f"round({self.ram_gib:.2f} GiB x {fraction}, 2) = {want}",
-                         (Input("cache fraction", fraction, default_cite("mongodb_cache_fraction")), box("RAM GiB", round(self.ram_gib, 2)))),
+                         (Input("cache fraction", fraction, module_default_citation("mongodb_cache_fraction")), box("RAM GiB", round(self.ram_gib, 2)))),
                  Fix("hiera", "mongodb::server::config_data", {"storage.wiredTiger.engineConfig.cacheSizeGB": want}))
 
     def qpid(self) -> None:
@@ -717,7 +717,7 @@ class Planner:
                      Fix("advice", "/var/lib/qpidd", f"keep at least {format_gib(storage)} free"))
         interval = const("qpid_mgmt_pub_interval")
         self.add("qpid.mgmt_pub_interval", "qpidd mgmt-pub-interval", "seconds",
-                 Setting(default("qpid_mgmt_pub_interval"), "qpidd default", (default_cite("qpid_mgmt_pub_interval"),)),
+                 Setting(module_default("qpid_mgmt_pub_interval"), "qpidd default", (module_default_citation("qpid_mgmt_pub_interval"),)),
                  Setting(interval, "recycles management objects faster; avoids 'not-attached' channel errors", ("g62-qpid",), "",
                          (C("qpid_mgmt_pub_interval"),)),
                  Fix("hiera", "qpid::mgmt_pub_interval", interval) if self.f.qpid_mgmt_pub_interval_option
@@ -725,14 +725,14 @@ class Planner:
         if self.server and n:
             accept = const("accept_timeout_at_scale")
             self.add("katello.content_action_accept_timeout", "content_action_accept_timeout", "seconds",
-                     Setting(default("content_action_accept_timeout"), "Katello setting default", ("g62-katello-agent",)),
+                     Setting(module_default("content_action_accept_timeout"), "Katello setting default", ("g62-katello-agent",)),
                      Setting(accept, "more than 20 s so katello-agent clients have time to answer", ("g62-katello-agent", cite("accept_timeout_at_scale")),
                              "", (C("accept_timeout_at_scale"),)),
                      Fix("command", f"hammer settings set --name content_action_accept_timeout --value {accept}"))
 
     def remote_execution(self) -> None:
         if self.f.pull_rex and self.rex_hosts:
-            default_nofile = default("mosquitto_nofile")
+            default_nofile = module_default("mosquitto_nofile")
             step = 1000
             want = max(default_nofile, math.ceil(self.rex_hosts * (1 + const("mosquitto_headroom")) / step) * step)
             self.add("mosquitto.limit_nofile", "mosquitto LimitNOFILE", "count",
@@ -741,7 +741,7 @@ class Planner:
                              f"max({default_nofile}, ceil({self.rex_hosts} x 1.1 / 1000) x 1000) = {want}",
                              (box("pull-REX hosts", self.rex_hosts), C("mosquitto_headroom"), Input("systemd default", default_nofile, "gf-pull-rex"))),
                      Fix("limit", "mosquitto", want))
-            mq = default("mqtt", "rate_limit"), default("mqtt", "ttl"), default("mqtt", "resend_interval")
+            mq = module_default("mqtt", "rate_limit"), module_default("mqtt", "ttl"), module_default("mqtt", "resend_interval")
             rate = const("mqtt_rate_limit") if self.rex_hosts > const("mqtt_rate_limit_from_hosts") else None
             prefix = "foreman_proxy::plugin::remote_execution::script::"
             self.add("mqtt.rate_limit", "MQTT rate limit (concurrent jobs)", "count",
@@ -757,7 +757,7 @@ class Planner:
                 self.add(tid, title, "seconds", inst, self.same(inst, "plugin default; raise only when hosts miss notifications", "gf-pull-rex"))
         nofile, nofile_cite = versioned("smart_proxy_dynflow_nofile", self.fv)
         inst = (Setting(nofile, "puppet-foreman_proxy default", (nofile_cite,)) if nofile else
-                Setting(default("systemd_default_nofile"), "not set by the installer on this release: systemd's default applies",
+                Setting(module_default("systemd_default_nofile"), "not set by the installer on this release: systemd's default applies",
                         (nofile_cite,)))
         if self.era62:
             want = Setting(const("g62_nofile"), "the 6.2 brief's limit for remote execution at scale", ("g62-remote-execution",),
@@ -972,21 +972,21 @@ class Planner:
     def clients(self) -> None:
         if self.server:
             at_scale = self.inp.hosts > const("hammer_timeout_from_hosts")
-            dflt = default("hammer_request_timeout")
-            inst = Setting(dflt, "hammer default", (default_cite("hammer_request_timeout"),))
+            dflt = module_default("hammer_request_timeout")
+            inst = Setting(dflt, "hammer default", (module_default_citation("hammer_request_timeout"),))
             want = (Setting(const("hammer_timeout_at_scale"), "no timeout for API calls on large collections",
                             ("g62-hammer", cite("hammer_timeout_from_hosts")), "", (C("hammer_timeout_at_scale"), C("hammer_timeout_from_hosts")))
                     if at_scale else self.same(inst, "default is fine at this scale"))
             self.add("hammer.request_timeout", "hammer request_timeout", "seconds", inst, want,
                      Fix("file", "/etc/hammer/cli.modules.d/foreman.yml", f":request_timeout: {want.value}"))
         if self.inp.puppet_hosts:
-            interval = self.inp.puppet_runinterval or default("puppet", "runinterval")
-            inst = Setting(default("puppet", "runinterval"), "Puppet default", ("g62-puppet",))
+            interval = self.inp.puppet_runinterval or module_default("puppet", "runinterval")
+            inst = Setting(module_default("puppet", "runinterval"), "Puppet default", ("g62-puppet",))
             self.add("puppet.runinterval", "Puppet runinterval", "seconds", inst,
                      Setting(interval, "spread agent runs evenly over the interval", ("g62-puppet",), "",
                              (box("--puppet-runinterval", interval),) if self.inp.puppet_runinterval else (given(inst),)),
                      Fix("hiera", "puppet::runinterval", interval))
-            self.add("puppet.splay", "Puppet splay", "bool", Setting(default("puppet", "splay"), "Puppet default", ("g62-puppet",)),
+            self.add("puppet.splay", "Puppet splay", "bool", Setting(module_default("puppet", "splay"), "Puppet default", ("g62-puppet",)),
                      Setting(True, "randomise agent start times", ("g62-puppet",)), Fix("hiera", "puppet::splay", True))
             if self.era62:
                 self._puppet_capacity_62()
@@ -1035,10 +1035,10 @@ class Planner:
         add("OS and page cache floor", 1, "os_base", "foretune estimate")
         if self.f.mpm == "event":
             limit = (t["apache.server_limit"].foretune.value if "apache.server_limit" in t
-                     else self.base.get("apache::mod::event::serverlimit") or default("apache", "event")["serverlimit"])
+                     else self.base.get("apache::mod::event::serverlimit") or module_default("apache", "event")["serverlimit"])
             add("Apache httpd", limit, "httpd_event_child", f"{limit} event children (ServerLimit)")
         else:
-            children = t["apache.server_limit"].foretune.value if "apache.server_limit" in t else default("apache", "prefork")["serverlimit"]
+            children = t["apache.server_limit"].foretune.value if "apache.server_limit" in t else module_default("apache", "prefork")["serverlimit"]
             add("Apache httpd", children, "httpd_prefork_child", f"{children} prefork children x 3 MB (6.2 brief's passenger-memory-stats)")
         if "puma.workers" in t and not exclude_puma:
             w = t["puma.workers"].foretune.value
@@ -1084,7 +1084,7 @@ class Planner:
                 add("Pulp 2 wsgi (httpd)", 3, "pulp2_wsgi", "3 wsgi:pulp processes (6.2 brief)")
         if self.f.mongodb and self.katello:
             if self.mongodb_engine()[0] == "wiredtiger" and self.server:
-                cache = self.ram_gib * default("mongodb_cache_fraction")
+                cache = self.ram_gib * module_default("mongodb_cache_fraction")
                 add("MongoDB", 1, "mongodb_overhead", "mongod beside its cache")
                 fill = memory_range("mongodb_cache_fill")
                 plan = cache * (fill[0] + fill[1]) / 2
