@@ -19,7 +19,7 @@ from foretune.facts import read_source
 from foretune.facts.model import Fact, FactSet
 from foretune.knowledge import citation, postgresql_default
 from foretune.rules.base import Context, Status
-from foretune.rules.postgresql._defaults import major, pg_default
+from foretune.rules.postgresql._defaults import cited, major, pg_default
 from foretune.rules.registry import get_rule
 from tests.conftest import REPO
 
@@ -117,8 +117,8 @@ def test_a_server_older_than_the_history_says_which_default_it_got() -> None:
 def test_findings_cite_the_step_that_applied() -> None:
     rule = get_rule("pg-work-mem-low")
     ctx = context("satellite-6.2")
-    assert pg_default(ctx, "work_mem").citations(rule) == ("gf-postgresql", "pg-conf-sample-90")
-    assert pg_default(context("satellite-6.15"), "work_mem").citations(rule) == ("gf-postgresql", "pg-release-94-defaults")
+    assert cited(rule, pg_default(ctx, "work_mem"))["citations"] == ("gf-postgresql", "pg-conf-sample-90")
+    assert cited(rule, pg_default(context("satellite-6.15"), "work_mem"))["citations"] == ("gf-postgresql", "pg-release-94-defaults")
 
 
 def test_unset_max_connections_on_satellite_62_is_postgresql_92s_100() -> None:

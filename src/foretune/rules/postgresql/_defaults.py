@@ -54,19 +54,13 @@ class PgDefault:
                         f"{self.setting} = {self.value} from PostgreSQL {self.since} on ({self.origin})")
         return (line, *(ctx.evidence("postgresql_version") if self.version is not None else ()))
 
-    def citations(self, rule: Rule) -> tuple[str, ...]:
-        """The rule's citations with, of PostgreSQL's default history, only the step that applied."""
-        history = default_citations()
-        return (*(c for c in rule.citations if c not in history), self.citation)
-
 
 def cited(rule: Rule, default: PgDefault | None) -> dict[str, tuple[str, ...]]:
-    """The ``citations`` keyword of an outcome: the step of PostgreSQL's default history that applied, or
-    none of that history when the setting is configured (the default played no part)."""
-    if default is not None:
-        return {"citations": default.citations(rule)}
+    """The ``citations`` keyword of an outcome: the rule's citations with, of PostgreSQL's default history, only the
+    step that applied, or none of that history when the setting is configured (the default played no part)."""
     history = default_citations()
-    return {"citations": tuple(c for c in rule.citations if c not in history)}
+    kept = tuple(c for c in rule.citations if c not in history)
+    return {"citations": (*kept, default.citation) if default is not None else kept}
 
 
 def default_citations() -> frozenset[str]:
