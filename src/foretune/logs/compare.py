@@ -31,7 +31,8 @@ def _main(report: dict[str, Any], kind: str) -> dict[str, Any] | None:
     return max(report[kind], key=SAMPLES[kind], default=None)
 
 
-def _first(report: dict[str, Any], kind: str, get: Callable[[dict[str, Any]], Any]) -> Any:
+def _busiest(report: dict[str, Any], kind: str, get: Callable[[dict[str, Any]], Any]) -> Any:
+    """``get`` of the busiest log of ``kind`` (None when there is none)."""
     section = _main(report, kind)
     return get(section) if section is not None else None
 
@@ -87,24 +88,24 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
                         "noise": note.startswith(("noise", "within noise"))})
 
     def lat(report: dict[str, Any], q: str) -> Any:
-        return _first(report, "production", lambda s: s["latency"][q])
+        return _busiest(report, "production", lambda s: s["latency"][q])
 
     n = (_sum(before, "production", lambda s: s["requests"]), _sum(after, "production", lambda s: s["requests"]))
     add("production: requests", *n, lower_is_better=None)
     def one(kind: str, get: Callable[[dict[str, Any]], Any] | None = None) -> tuple[Any, Any]:
         """The samples of the one log per side that one-log figures come from."""
-        return _first(before, kind, get or SAMPLES[kind]), _first(after, kind, get or SAMPLES[kind])
+        return _busiest(before, kind, get or SAMPLES[kind]), _busiest(after, kind, get or SAMPLES[kind])
 
-    add("production: requests per active minute", _first(before, "production", _rate), _first(after, "production", _rate),
+    add("production: requests per active minute", _busiest(before, "production", _rate), _busiest(after, "production", _rate),
         lower_is_better=None, kind="production")
     for q in ("p50", "p95", "p99"):
         add(f"production: latency {q} (ms)", lat(before, q), lat(after, q), samples=one("production"), kind="production")
     add("production: 5xx responses", _sum(before, "production", lambda s: s["status"].get("5xx", 0)),
         _sum(after, "production", lambda s: s["status"].get("5xx", 0)))
-    add("production: peak concurrent requests", _first(before, "production", lambda s: s["concurrency"]["peak"]),
-        _first(after, "production", lambda s: s["concurrency"]["peak"]), kind="production")
-    add("production: minutes at Puma capacity", _first(before, "production", lambda s: s["concurrency"]["minutes_at_capacity"]),
-        _first(after, "production", lambda s: s["concurrency"]["minutes_at_capacity"]), kind="production")
+    add("production: peak concurrent requests", _busiest(before, "production", lambda s: s["concurrency"]["peak"]),
+        _busiest(after, "production", lambda s: s["concurrency"]["peak"]), kind="production")
+    add("production: minutes at Puma capacity", _busiest(before, "production", lambda s: s["concurrency"]["minutes_at_capacity"]),
+        _busiest(after, "production", lambda s: s["concurrency"]["minutes_at_capacity"]), kind="production")
     flows = (_sum(before, "production", lambda s: s["registration_flows"]["flows"]),
              _sum(after, "production", lambda s: s["registration_flows"]["flows"]))
     if any(flows):  # logs with registrations on either side
@@ -112,7 +113,7 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
         for q in ("p50", "p95"):
             def flow_q(s: dict[str, Any], q: str = q) -> Any:
                 return s["registration_flows"]["duration"][q]
-            add(f"registration: flow {q} (ms)", _first(before, "production", flow_q), _first(after, "production", flow_q),
+            add(f"registration: flow {q} (ms)", _busiest(before, "production", flow_q), _busiest(after, "production", flow_q),
                 samples=one("production", lambda s: s["registration_flows"]["flows"]), what="flows", kind="production")
     actions_b = {a["action"]: a for a in (_main(before, "production") or {"actions": []})["actions"]}
     actions_a = {a["action"]: a for a in (_main(after, "production") or {"actions": []})["actions"]}
@@ -131,10 +132,10 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
         _sum(after, "postgresql", lambda s: s["connection_exhaustion"]["count"]))
     slow = (_sum(before, "postgresql", lambda s: s["slow_statements"]["count"]), _sum(after, "postgresql", lambda s: s["slow_statements"]["count"]))
     add("postgresql: slow statements", *slow)
-    add("postgresql: slow statement p95 (ms)", _first(before, "postgresql", lambda s: s["slow_statements"]["p95"]),
-        _first(after, "postgresql", lambda s: s["slow_statements"]["p95"]), samples=one("postgresql"), what="statements", kind="postgresql")
-    add("candlepin: latency p95 (ms)", _first(before, "candlepin", lambda s: s["latency"]["p95"]),
-        _first(after, "candlepin", lambda s: s["latency"]["p95"]), samples=one("candlepin"), kind="candlepin")
+    add("postgresql: slow statement p95 (ms)", _busiest(before, "postgresql", lambda s: s["slow_statements"]["p95"]),
+        _busiest(after, "postgresql", lambda s: s["slow_statements"]["p95"]), samples=one("postgresql"), what="statements", kind="postgresql")
+    add("candlepin: latency p95 (ms)", _busiest(before, "candlepin", lambda s: s["latency"]["p95"]),
+        _busiest(after, "candlepin", lambda s: s["latency"]["p95"]), samples=one("candlepin"), kind="candlepin")
     add("system: OOM kills", _sum(before, "system", lambda s: sum(s["oom_kills"].values())),
         _sum(after, "system", lambda s: sum(s["oom_kills"].values())))
     add("tasks: paused", _sum(before, "tasks", lambda s: s["paused"]), _sum(after, "tasks", lambda s: s["paused"]))
