@@ -152,7 +152,7 @@ def snapshot(planted: Planted, tmp_path_factory: pytest.TempPathFactory) -> Path
 def test_every_canary_was_planted_in_a_file_foretune_reads(planted: Planted) -> None:
     import fnmatch
 
-    from foretune.facts.specs import SPECS, sos_candidates, sos_patterns
+    from foretune.host.specs import SPECS, sos_candidates, sos_patterns
 
     read = [p for spec in SPECS for p in (sos_patterns(spec) if spec.glob else sos_candidates(spec))]
     for canary, rel in planted.canaries.items():
@@ -162,7 +162,7 @@ def test_every_canary_was_planted_in_a_file_foretune_reads(planted: Planted) -> 
 
 def test_each_planted_file_redacted_as_a_raw_text_holds_no_canary(planted: Planted) -> None:
     """What a snapshot stores for each file (and every excerpt is cut from): the whole text, redacted."""
-    from foretune.facts.redact import redact_text
+    from foretune.host.redact import redact_text
 
     for rel in sorted(set(planted.canaries.values())):
         text = (planted.root / rel).read_text(encoding="utf-8")
@@ -174,7 +174,7 @@ def test_parsed_values_hold_no_canary(planted: Planted) -> None:
     """Parsed YAML (anchors and aliases included) as facts hold it, redacted as facts output does."""
     import yaml
 
-    from foretune.facts.redact import redact_data
+    from foretune.host.redact import redact_data
 
     for rel in sorted({r for r in planted.canaries.values() if r.endswith((".yaml", ".yml"))}):
         data = yaml.safe_load((planted.root / rel).read_text(encoding="utf-8"))

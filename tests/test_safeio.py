@@ -323,8 +323,8 @@ def test_a_failed_write_leaves_the_original_and_no_temporary_file(tmp_path: Path
 
 
 def test_live_reads_skip_a_fifo_without_waiting(tmp_path: Path) -> None:
-    from foretune.facts.sources.live import LiveHost
-    from foretune.facts.specs import BY_NAME
+    from foretune.host.sources.live import LiveHost
+    from foretune.host.specs import BY_NAME
 
     (tmp_path / "etc").mkdir()
     os.mkfifo(tmp_path / "etc/redis.conf")

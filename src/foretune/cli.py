@@ -138,7 +138,7 @@ def internal_error(exc: BaseException, env: Environment, *, debug: bool) -> int:
         import traceback
 
         traceback.print_exception(type(exc), exc, exc.__traceback__, file=env.stderr)
-    from foretune.facts.redact import redact_text
+    from foretune.host.redact import redact_text
 
     detail = redact_text(" ".join(str(exc).split()))[:200]
     hint = "" if debug else " (run `foretune --debug ...` for the traceback)"

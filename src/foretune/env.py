@@ -72,14 +72,14 @@ class Environment:
 
     def warn(self, message: str) -> None:
         """Print one warning line on stderr (secrets masked, control characters from input made visible)."""
-        from foretune.facts.redact import redact_text
+        from foretune.host.redact import redact_text  # start-up: its patterns compile only when a line is printed
         from foretune.term import clean_line
 
         print(f"foretune: warning: {clean_line(redact_text(message))}", file=self.stderr)
 
     def note(self, message: str) -> None:
         """Print one informational line on stderr (secrets masked, control characters from input made visible)."""
-        from foretune.facts.redact import redact_text
+        from foretune.host.redact import redact_text  # start-up: its patterns compile only when a line is printed
         from foretune.term import clean_line
 
         print(f"foretune: {clean_line(redact_text(message))}", file=self.stderr)

@@ -21,3 +21,7 @@ class DataError(ForetuneError):
     """The bundled knowledge data is inconsistent (a bug in foretune, reported plainly)."""
 
     exit_status = 3
+
+
+class ParseError(ValueError):
+    """Input is present but malformed; the message is one line for the user."""

@@ -85,7 +85,7 @@ def canary(case_id: str) -> str:
 def _targets() -> list[str]:
     """One archive path per spec foretune reads from a sosreport (glob specs get a matching name)."""
     sys.path.insert(0, str(ROOT / "src"))
-    from foretune.facts.specs import SPECS, sos_candidates, sos_patterns
+    from foretune.host.specs import SPECS, sos_candidates, sos_patterns
 
     paths: list[str] = []
     for spec in SPECS:

@@ -11,7 +11,7 @@ import pytest
 
 from foretune.errors import InputError
 from foretune.facts import read_source
-from foretune.facts.sources import tarball
+from foretune.host.sources import tarball
 from tests.conftest import run_cli
 from tests.facts.archive import FIXTURES, add_bytes, add_symlink, pack
 

@@ -28,9 +28,9 @@ from foretune.facts.parsers import (
     system,
     systemd,
 )
-from foretune.facts.parsers.jsonfile import load_json
 from foretune.facts.parsers.yamlfile import parse_yaml
-from foretune.facts.text import decode
+from foretune.host.jsonfile import load_json
+from foretune.host.text import decode
 
 SIZE = 10 * 1024 * 1024
 SHAPES = {

@@ -28,10 +28,10 @@ from hypothesis import strategies as st
 
 from foretune.facts import read_source
 from foretune.facts.collector import spec_table
-from foretune.facts.redact import redact_text
 from foretune.facts.serialize import facts_to_dict
-from foretune.facts.sources.sosreport import SosreportDirectory
-from foretune.facts.specs import SPECS
+from foretune.host.redact import redact_text
+from foretune.host.sources.sosreport import SosreportDirectory
+from foretune.host.specs import SPECS
 from foretune.logs.ship import since_epoch
 from tests.conftest import run_cli
 from tests.facts.archive import FIXTURES
@@ -71,17 +71,17 @@ def test_collector_needs_nothing_newer_than_python_2_7_and_3_6(script: Path) -> 
 
 
 def test_collector_reads_collects_specs_and_redacts_with_foretunes_code(module: ModuleType, script: Path) -> None:
-    from foretune.facts import redact
     from foretune.facts.extract import live_sql
     from foretune.facts.extract.platform import UNIT_PREFIXES
     from foretune.facts.portable import portable
+    from foretune.host import redact
 
     assert spec_table() == module.SPECS
     assert [s["name"] for s in module.SPECS] == [s.name for s in SPECS if s.collect]
     assert "process_limits" not in [s["name"] for s in module.SPECS]  # read per service by MainPID instead
     assert module.UNIT_PREFIXES == UNIT_PREFIXES
     assert list(live_sql.QUERIES.items()) == module.QUERIES
-    # the redaction is foretune.facts.redact itself, rewritten for Python 2.7/3.6, not a copy kept by hand
+    # the redaction is foretune.host.redact itself, rewritten for Python 2.7/3.6, not a copy kept by hand
     embedded = portable(Path(redact.__file__).read_text(encoding="utf-8"))
     assert embedded in script.read_text(encoding="utf-8")
     assert module.REDACTED == redact.REDACTED

@@ -94,7 +94,7 @@ NON_ROOT_SCRIPT = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
 from foretune.facts.extract import extract
-from foretune.facts.sources.live import LiveHost
+from foretune.host.sources.live import LiveHost
 facts = extract(LiveHost(root=sys.argv[2]))
 print(json.dumps({"pool": facts["foreman_db_pool"].unknown_reason, "problems": facts.problems,
                   "ram": facts.value("ram_bytes")}))

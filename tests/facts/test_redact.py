@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from foretune.facts import redact
-from foretune.facts.redact import REDACTED, is_secret_name, redact_data, redact_line, redact_text
+from foretune.host import redact
+from foretune.host.redact import REDACTED, is_secret_name, redact_data, redact_line, redact_text
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -131,7 +131,7 @@ def test_long_line_that_may_hold_a_secret_is_masked_whole() -> None:
 def test_live_command_lines_are_redacted_in_locations(tmp_path: object) -> None:
     import os
 
-    from foretune.facts.sources.live import LiveHost
+    from foretune.host.sources.live import LiveHost
 
     host = LiveHost({"PATH": os.environ.get("PATH", "")})
     raw = host.run(["echo", "redis://:Hx7LiveUrl@localhost:6379"])

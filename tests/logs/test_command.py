@@ -137,7 +137,7 @@ def test_live_facts_read_the_last_week_of_the_standard_paths(tmp_path: Path) -> 
     import time
 
     from foretune.facts.extract import extract
-    from foretune.facts.sources.live import LiveHost
+    from foretune.host.sources.live import LiveHost
 
     httpd = tmp_path / "var/log/httpd"
     httpd.mkdir(parents=True)

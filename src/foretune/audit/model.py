@@ -82,7 +82,7 @@ class Report:
 
 def redacted(report: Report) -> Report:
     """The report with secrets masked in every text it carries (the last gate before any output format)."""
-    from foretune.facts.redact import redact_data, redact_text
+    from foretune.host.redact import redact_data, redact_text  # start-up: patterns compile only for a report
     from foretune.rules.base import Evidence
 
     def clean(f: Finding) -> Finding:

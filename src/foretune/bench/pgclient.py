@@ -45,7 +45,7 @@ class Target:
 
     def describe(self) -> str:
         """The server for messages, secrets such as ``sslpassword=`` masked."""
-        from foretune.facts.redact import redact_text
+        from foretune.host.redact import redact_text  # start-up: its patterns compile only for a message
 
         who = f" as OS user {self.run_as}" if self.run_as else ""
         return f"{redact_text(self.conninfo) or 'local socket'}{who}"

@@ -61,7 +61,7 @@ def load(path: str | Path) -> dict[str, Any]:
         reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
         raise InputError(f"{path}: cannot read bench results: {reason}") from exc
     from foretune.facts.parsers import ParseError
-    from foretune.facts.parsers.jsonfile import load_json
+    from foretune.host.jsonfile import load_json
 
     try:
         doc = load_json(text)

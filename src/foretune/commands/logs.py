@@ -111,19 +111,19 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
 
     progress = _progress(env, label)
     if not sources or sources == ["live"]:
-        from foretune.facts.sources.live import LiveHost
+        from foretune.host.sources.live import LiveHost
 
         src: Any = LiveHost(env.environ)
     elif len(sources) == 1 and _is_sosreport(sources[0]):
         path = Path(sources[0])
         if path.is_dir():
-            from foretune.facts.sources.sosreport import SosreportDirectory
+            from foretune.host.sources.sosreport import SosreportDirectory
 
             src = SosreportDirectory(path)
         else:
-            from foretune.facts.sources.tarball import SosreportTarball
+            from foretune.logs.source import open_tarball
 
-            src = SosreportTarball(path, log_options=Options(window=window), progress=progress)
+            src = open_tarball(path, Options(window=window), progress=progress)
     else:
         for s in sources:
             if not os.path.exists(s):
@@ -160,7 +160,7 @@ def _snapshot(path: Path, window: Window, args: argparse.Namespace) -> dict[str,
     """The report of the logs a snapshot carries (collect and the collector ship the last week's)."""
     from foretune.errors import InputError
     from foretune.facts import read_source
-    from foretune.facts.sources.snapshot import load_snapshot_logs
+    from foretune.facts.snapshot import load_snapshot_logs
     from foretune.logs.scan import Options
     from foretune.logs.source import puma_capacity, scan_shipped
     from foretune.logs.summary import build
@@ -189,8 +189,8 @@ def _no_puma(facts: FactSet) -> str | None:
 def _is_sosreport(path: str) -> bool:
     import os
 
-    from foretune.facts.sources.sosreport import is_sosreport_root
-    from foretune.facts.sources.tarball import SUFFIXES
+    from foretune.host.sources.sosreport import is_sosreport_root
+    from foretune.host.sources.tarball import SUFFIXES
 
     if os.path.isdir(path):
         try:

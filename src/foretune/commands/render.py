@@ -31,7 +31,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
     from foretune.commands.plan import plan_from_args
     from foretune.errors import InputError
-    from foretune.facts.redact import redact_text
+    from foretune.host.redact import redact_text
     from foretune.knowledge.hiera_keys import locking_keys, stale_keys
     from foretune.plan.model import Plan
     from foretune.render import outputs

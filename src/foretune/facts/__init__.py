@@ -25,7 +25,7 @@ def read_source(spec: str | None, *, hosts: int | None = None, environ: Mapping[
     from foretune.facts.extract import extract
 
     if spec is None:
-        from foretune.facts.sources.live import LiveHost
+        from foretune.host.sources.live import LiveHost
 
         return extract(LiveHost(environ), hosts=hosts)
     path = Path(spec)
@@ -36,21 +36,22 @@ def read_source(spec: str | None, *, hosts: int | None = None, environ: Mapping[
 
         raise InputError(f"{spec}: is {kind(path.stat().st_mode)}, not a regular file: refusing to read it")
     if path.is_dir():
-        from foretune.facts.sources.sosreport import SosreportDirectory
+        from foretune.host.sources.sosreport import SosreportDirectory
 
         return extract(SosreportDirectory(path), hosts=hosts)
     name = path.name.lower()
     if name.endswith((".json", ".json.gz")):
         from foretune.facts.model import Fact, Provenance
-        from foretune.facts.sources.snapshot import load_snapshot
+        from foretune.facts.snapshot import load_snapshot
 
         facts = load_snapshot(path)
         if hosts is not None and not facts["managed_hosts"].known:
             facts.add(Fact("managed_hosts", hosts, (Provenance("snapshot", "command line", f"--hosts {hosts}"),)))
         return facts
-    from foretune.facts.sources.tarball import SUFFIXES, SosreportTarball
+    from foretune.host.sources.tarball import SUFFIXES
+    from foretune.logs.source import open_tarball
 
     if name.endswith(SUFFIXES):
-        return extract(SosreportTarball(path, progress=progress), hosts=hosts)
+        return extract(open_tarball(path, progress=progress), hosts=hosts)
     raise InputError(f"{spec}: not a sosreport directory, sosreport tarball (.tar, .tar.gz, .tar.xz, .tar.bz2) "
                      "or foretune snapshot (.json, .json.gz)")

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from foretune import __version__
-from foretune.facts.redact import redact_text
 from foretune.facts.serialize import facts_to_dict
-from foretune.facts.sources.snapshot import FORMAT, FORMAT_VERSION
+from foretune.facts.snapshot import FORMAT, FORMAT_VERSION
+from foretune.host.redact import redact_text
 from foretune.safeio import write_file
 
 
@@ -46,7 +46,7 @@ def snapshot_data(facts_dict: dict[str, Any], raw: dict[str, str], *, host: str 
 
 def record_all(source: Any) -> dict[str, str]:
     """Read every spec marked ``collect`` through ``source`` (a cached live host); returns why each unread one is not."""
-    from foretune.facts.specs import SPECS
+    from foretune.host.specs import SPECS
 
     found: dict[str, bool] = {}
     for spec in SPECS:
@@ -62,7 +62,7 @@ def collect(out: Path, *, hosts: int | None = None, environ: dict[str, str] | No
     ``root`` reads files below another directory instead of ``/`` (tests use a fake /etc).
     """
     from foretune.facts.extract import extract
-    from foretune.facts.sources.live import CachedLiveHost
+    from foretune.host.sources.live import CachedLiveHost
     from foretune.logs.ship import ship
 
     source = CachedLiveHost(environ, root=root)

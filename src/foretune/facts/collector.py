@@ -2,7 +2,7 @@
 
 :func:`generate` fills the stdlib-only template (``collector_template.py``) with the tables
 ``collect`` itself uses — the specs (files and commands), the service prefixes whose limits are
-read, the SQL statements and psql options, the log paths with their age and size bounds — and with :mod:`foretune.facts.redact` itself,
+read, the SQL statements and psql options, the log paths with their age and size bounds — and with :mod:`foretune.host.redact` itself,
 rewritten for Python 2.7 and 3.6 (:mod:`foretune.facts.portable`), so the two cannot read or
 redact differently.
 """
@@ -22,7 +22,7 @@ REDACT = re.compile(r"^# @REDACT@.*?^# @END@\n", re.MULTILINE | re.DOTALL)
 
 def spec_table() -> list[dict[str, object]]:
     """The specs ``collect`` reads up front, as plain data."""
-    from foretune.facts.specs import SPECS
+    from foretune.host.specs import SPECS
 
     return [{"name": s.name, "paths": list(s.paths), "commands": [list(c) for c in s.commands], "glob": s.glob,
              "needs_root": s.needs_root} for s in SPECS if s.collect]
@@ -33,7 +33,7 @@ def tables() -> str:
     from foretune import pg
     from foretune.facts.extract import live_sql
     from foretune.facts.extract.platform import UNIT_PREFIXES
-    from foretune.facts.sources.live import COMMAND_TIMEOUT, MAX_FILE_BYTES
+    from foretune.host.sources.live import COMMAND_TIMEOUT, MAX_FILE_BYTES
     from foretune.knowledge import threshold
     from foretune.logs import kinds
 
@@ -63,11 +63,11 @@ def tables() -> str:
 
 
 def redaction() -> str:
-    """foretune.facts.redact as Python 2.7/3.6 source."""
+    """foretune.host.redact as Python 2.7/3.6 source."""
     from foretune.facts.portable import portable
 
-    source = resources.files("foretune.facts").joinpath("redact.py").read_text(encoding="utf-8")
-    return "# foretune.facts.redact, rewritten for Python 2.7 and 3.6: do not edit\n" + portable(source) + "\n"
+    source = resources.files("foretune.host").joinpath("redact.py").read_text(encoding="utf-8")
+    return "# foretune.host.redact, rewritten for Python 2.7 and 3.6: do not edit\n" + portable(source) + "\n"
 
 
 def generate() -> str:

@@ -49,13 +49,13 @@ LOG_DAYS = LOG_MAX_BYTES = 0
 FORMAT = "foretune-snapshot"
 FORMAT_VERSION = 1
 
-# @REDACT@  (replaced by foretune collector with foretune.facts.redact, rewritten for Python 2.7 and 3.6)
+# @REDACT@  (replaced by foretune collector with foretune.host.redact, rewritten for Python 2.7 and 3.6)
 def redact_text(text):
     raise RuntimeError("this is the collector's template: print the collector with `foretune collector`")
 # @END@
 
 
-# --- reading (as foretune.facts.sources.live reads a live host) -------------------------------
+# --- reading (as foretune.host.sources.live reads a live host) -------------------------------
 def decode(data, location):
     if b"\x00" in data[:65536]:
         return None, location + " is binary, not text: ignored"

@@ -1,6 +1,6 @@
 """Rewrite a small, self-contained foretune module as source that Python 2.7 and 3.6 also run.
 
-The collector embeds :mod:`foretune.facts.redact` this way, so it redacts with foretune's own
+The collector embeds :mod:`foretune.host.redact` this way, so it redacts with foretune's own
 code rather than a copy. Only what that module needs is rewritten: annotations and the
 ``__future__``/``typing`` imports go, f-strings become ``str.format``, ``lru_cache`` decorators
 (a speed-up only) go, classes get ``object`` as base, ``pattern.fullmatch(s)`` becomes an

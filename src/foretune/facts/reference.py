@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.facts.catalog import CATALOG
-from foretune.facts.specs import SPECS, sos_candidates, sos_patterns
+from foretune.host.specs import SPECS, sos_candidates, sos_patterns
 
 
 def facts_reference() -> str:

@@ -6,7 +6,7 @@ from typing import Any
 
 from foretune.facts.catalog import CATALOG
 from foretune.facts.model import Fact, FactSet
-from foretune.facts.redact import redact_data, redact_text
+from foretune.host.redact import redact_data, redact_text
 
 
 def fact_to_dict(fact: Fact) -> dict[str, Any]:

@@ -14,7 +14,7 @@ LINE_CHARS = 300
 
 def quote(line: bytes | str) -> str:
     """One log line for evidence: decoded, stripped, shortened and with secrets redacted."""
-    from foretune.facts.redact import redact_text
+    from foretune.host.redact import redact_text  # start-up: its patterns compile only when a line is quoted
 
     text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
     text = redact_text(text.strip().replace("\x00", ""))

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import IO
 
+from foretune.host.sources.sosreport import is_sosreport_root
 from foretune.logs.base import Analyzer
 from foretune.logs.kinds import PATTERNS, family, kind_of, kind_of_name, rotation_rank
 from foretune.logs.reader import READ_ERRORS, byte_range, open_log
@@ -150,8 +151,6 @@ def discover(root: str) -> list[LogFile]:
 
 def from_paths(paths: Iterable[str], problems: list[str]) -> list[LogFile]:
     """Files named by the user, and the logs inside directories (a sosreport directory by its layout)."""
-    from foretune.facts.sources.sosreport import is_sosreport_root
-
     out: list[LogFile] = []
     for path in paths:
         if os.path.isdir(path):

@@ -14,8 +14,8 @@ import time
 from datetime import datetime, timedelta
 from typing import Any
 
-from foretune.facts.redact import redact_text
-from foretune.facts.text import decode
+from foretune.host.redact import redact_text
+from foretune.host.text import decode
 from foretune.logs.reader import READ_ERRORS, open_log
 from foretune.logs.scan import discover
 from foretune.logs.timeutil import epoch

@@ -2,24 +2,57 @@
 
 from __future__ import annotations
 
+import io
+import os
+import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import IO, Any
 
+from foretune.host.sources.base import Source
+from foretune.host.sources.live import LiveHost
+from foretune.host.sources.replay import Replay
+from foretune.host.sources.sosreport import SosreportDirectory
+from foretune.host.sources.tarball import SosreportTarball
 from foretune.knowledge import threshold
+from foretune.logs.kinds import kind_of
+from foretune.logs.reader import wrap
 from foretune.logs.scan import LogFile, Options, Scan, discover, read_files
 from foretune.logs.timeutil import Window, epoch
 
-if TYPE_CHECKING:
-    from foretune.facts.sources.base import Source
+
+class TarballLogs:
+    """A tarball's log members, analyzed during the archive's one streaming pass (a
+    :class:`~foretune.host.sources.base.MemberReader`); ``options`` None reads the incidents only."""
+
+    def __init__(self, options: Options | None = None) -> None:
+        # facts alone (no log options) need the incidents only; `foretune logs` passes its options
+        self.scan = Scan(options or Options(), incidents_only=options is None)
+
+    def wants(self, rel: str) -> bool:
+        return kind_of(rel) is not None
+
+    def read(self, rel: str, stream: IO[bytes], mtime: float) -> None:
+        """Stream one log member through the analyzers (decompressing .gz/.xz/.bz2 members)."""
+        kind = kind_of(rel)
+        assert kind is not None
+        when = time.localtime(mtime)
+        buffered: Any = stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(stream)
+        self.scan.read_stream(rel, kind, wrap(buffered, buffered.peek(6)[:6]), ended=(when.tm_year, when.tm_mon))
+
+
+def open_tarball(path: Path, options: Options | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> SosreportTarball:
+    """A sosreport tarball read in one pass, its logs analyzed on the way (``options`` None: the incidents only)."""
+    logs = TarballLogs(options)
+    src = SosreportTarball(path, logs=logs, progress=progress)
+    src.log_scan = logs.scan
+    return src
 
 
 def scan_source(src: Source, options: Options | None = None, *, jobs: int | None = None,
                 progress: Callable[[int, int], None] | None = None) -> Scan | None:
     """The source's log scan (computed on first use); None for a source without files (a snapshot)."""
-    from foretune.facts.sources.live import LiveHost
-    from foretune.facts.sources.replay import Replay
-    from foretune.facts.sources.sosreport import SosreportDirectory
-
     if src.log_scan is not None and (options is None or not src.log_scan.incidents_only):
         return src.log_scan  # type: ignore[no-any-return]
     if isinstance(src, Replay):
@@ -45,10 +78,7 @@ def scan_source(src: Source, options: Options | None = None, *, jobs: int | None
 def scan_shipped(logs: Mapping[str, Any], options: Options | None = None) -> Scan:
     """A scan of the logs a snapshot carries (:mod:`foretune.logs.ship`); by default over the window they were
     collected for, as the live host's own facts read them."""
-    import io
-
-    from foretune.logs.kinds import kind_of
-    from foretune.logs.ship import since_epoch
+    from foretune.logs.ship import since_epoch  # start-up: datetime and the log discovery wait for a snapshot
 
     scan = Scan(options or Options(window=Window(since=since_epoch(logs["since"]))))
     ended = logs.get("ended") or {}
@@ -64,9 +94,6 @@ def scan_shipped(logs: Mapping[str, Any], options: Options | None = None) -> Sca
 
 def recent(files: list[LogFile], days: int) -> tuple[Options, list[LogFile]]:
     """A window of the last ``days`` (server wall clock) and the files written within it."""
-    import os
-    import time
-
     now = time.time()
     local = time.localtime(now)
     since = epoch(*local[:6]) - days * 86400

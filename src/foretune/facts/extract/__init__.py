@@ -9,10 +9,10 @@ from foretune.facts.catalog import CATALOG
 from foretune.facts.extract import installer, logs, measured, platform, services, workload
 from foretune.facts.extract.core import Extractor
 from foretune.facts.model import FactSet, Provenance
-from foretune.facts.sources.base import Source
+from foretune.host.sources.base import Source
 
 if TYPE_CHECKING:
-    from foretune.facts.sources.live import LiveHost
+    from foretune.host.sources.live import LiveHost
 
 ENV_REDIS_URL = "FORETUNE_REDIS_URL"
 
@@ -80,13 +80,13 @@ def _absent_reason(source: Source, name: str, needs_root: bool) -> str:
 
 def _live(src: Source) -> LiveHost | None:
     """``src`` when it reads this host; the live module is imported only by a run that reads one."""
-    module = sys.modules.get("foretune.facts.sources.live")
+    module = sys.modules.get("foretune.host.sources.live")
     return src if module is not None and isinstance(src, module.LiveHost) else None
 
 
 def _postgresql_and_live(x: Extractor) -> None:
     services.postgresql_files(x)
-    from foretune.facts.sources.replay import Replay
+    from foretune.host.sources.replay import Replay
 
     live = _live(x.src)
     if live is not None:
@@ -101,7 +101,7 @@ def _postgresql_and_live(x: Extractor) -> None:
 
 def _redis(x: Extractor) -> None:
     """Live: a Redis named by FORETUNE_REDIS_URL (redis://host:port or unix:///path) replaces the default."""
-    from foretune.facts.specs import BY_NAME
+    from foretune.host.specs import BY_NAME
 
     live = _live(x.src)
     if live is None:

@@ -8,9 +8,9 @@ from typing import Any, TypeVar
 
 from foretune.facts.model import Fact, FactSet, Provenance
 from foretune.facts.parsers import ParseError
-from foretune.facts.redact import redact_text
-from foretune.facts.sources.base import Raw, Source
-from foretune.facts.specs import BY_NAME
+from foretune.host.redact import redact_text
+from foretune.host.sources.base import Raw, Source
+from foretune.host.specs import BY_NAME
 
 T = TypeVar("T")
 EXCERPT_LINES = 4

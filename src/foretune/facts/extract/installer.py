@@ -9,7 +9,7 @@ from foretune.errors import ForetuneError
 from foretune.facts.extract.core import Extractor
 from foretune.facts.parsers.packages import parse_packages
 from foretune.facts.parsers.yamlfile import MAX_YAML_BYTES, parse_yaml
-from foretune.facts.redact import redact_data, redact_text
+from foretune.host.redact import redact_data, redact_text
 
 CAPSULE_SCENARIOS = ("capsule", "foreman-proxy-content")
 PG = "postgresql::server::config_entries"

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from foretune.errors import InputError
 from foretune.facts.extract.core import Extractor
 from foretune.facts.parsers.yamlfile import parse_yaml
-from foretune.facts.sources.base import Raw, Source
-from foretune.facts.sources.live import LiveHost
+from foretune.host.sources.base import Raw, Source
+from foretune.host.sources.live import LiveHost
 from foretune.pg import _SEP as SEP
 from foretune.pg import Connection, query
 

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from foretune.facts.extract.core import Extractor
+from foretune.knowledge import threshold
+from foretune.logs.incidents import collect
+from foretune.logs.source import puma_capacity, scan_source
 
 # the logs incidents come from (task exports carry none)
 INCIDENT_LOGS = ("production", "apache_access", "apache_error", "postgresql", "candlepin", "system")
 
 
 def log_incidents(x: Extractor) -> None:
-    from foretune.knowledge import threshold
-    from foretune.logs.incidents import collect
-    from foretune.logs.source import puma_capacity, scan_source
-
     scan = scan_source(x.src)
     if scan is None:
         x.unknown("log_incidents", "this source holds no log files")

@@ -19,8 +19,8 @@ from foretune.facts.parsers.keyvalue import parse_env
 from foretune.facts.parsers.postgresql import parse_postgresql_lines
 from foretune.facts.parsers.redis import parse_redis_conf, parse_redis_info, redis_size
 from foretune.facts.parsers.yamlfile import parse_yaml
-from foretune.facts.sources.base import Raw
-from foretune.facts.specs import BY_NAME, Spec
+from foretune.host.sources.base import Raw
+from foretune.host.specs import BY_NAME, Spec
 from foretune.units import parse_size
 
 PUMA_DEFAULTS = {"workers": 2, "threads_min": 0, "threads_max": 16}  # foreman config/puma/production.rb

@@ -6,6 +6,4 @@ raises :class:`ParseError` with a one-line message for input it cannot make sens
 
 from __future__ import annotations
 
-
-class ParseError(ValueError):
-    """Input is present but malformed; the message is one line for the user."""
+from foretune.errors import ParseError as ParseError  # defined below the host layer, which parses JSON too

@@ -8,7 +8,7 @@ True
 >>> parse_pumactl_stats("No such file or directory @ rb_sysopen - /usr/share/foreman/tmp/puma.state")
 Traceback (most recent call last):
 ...
-foretune.facts.parsers.ParseError: pumactl stats has no JSON: No such file or directory @ rb_sysopen - /usr/share/foreman/tmp/puma.state
+foretune.errors.ParseError: pumactl stats has no JSON: No such file or directory @ rb_sysopen - /usr/share/foreman/tmp/puma.state
 >>> rows = parse_tasks_csv("id,state,started_at\\n1,paused,2024-01-01 00:00:00\\n")
 >>> rows[0]["state"]
 'paused'
@@ -17,7 +17,7 @@ foretune.facts.parsers.ParseError: pumactl stats has no JSON: No such file or di
 >>> parse_tasks_csv("psql: error: connection to server failed")
 Traceback (most recent call last):
 ...
-foretune.facts.parsers.ParseError: task list has no 'state' column: psql: error: connection to server failed
+foretune.errors.ParseError: task list has no 'state' column: psql: error: connection to server failed
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import re
 from typing import Any
 
 from foretune.facts.parsers import ParseError
-from foretune.facts.parsers.jsonfile import load_json
+from foretune.host.jsonfile import load_json
 
 MAX_COUNT = 10**7  # foretune estimate: far above any real worker, thread or host count
 # foreman_tasks_tasks in column order (theforeman/foreman-tasks db/migrate: create_foreman_tasks 2013 without the

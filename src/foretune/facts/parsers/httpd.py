@@ -10,7 +10,7 @@ True
 >>> parse_directives("</IfModule>")
 Traceback (most recent call last):
 ...
-foretune.facts.parsers.ParseError: line 1 closes </IfModule> that was never opened
+foretune.errors.ParseError: line 1 closes </IfModule> that was never opened
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@
 >>> parse_env("this is not a key value line")
 Traceback (most recent call last):
 ...
-foretune.facts.parsers.ParseError: line 1 is not KEY=value: 'this is not a key value line'
+foretune.errors.ParseError: line 1 is not KEY=value: 'this is not a key value line'
 >>> parse_environment_words('FOREMAN_ENV=production "A=b c" D=e')
 {'FOREMAN_ENV': 'production', 'A': 'b c', 'D': 'e'}
 """

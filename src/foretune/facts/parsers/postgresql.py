@@ -11,7 +11,7 @@ Values are kept as the raw strings PostgreSQL reads (quotes removed, units kept)
 >>> parse_postgresql_conf("max_connections")
 Traceback (most recent call last):
 ...
-foretune.facts.parsers.ParseError: postgresql.conf line 1 is not 'name = value': 'max_connections'
+foretune.errors.ParseError: postgresql.conf line 1 is not 'name = value': 'max_connections'
 """
 
 from __future__ import annotations

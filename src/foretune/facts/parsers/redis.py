@@ -9,7 +9,7 @@
 >>> parse_redis_info("Could not connect to Redis at 127.0.0.1:6379: Connection refused")
 Traceback (most recent call last):
 ...
-foretune.facts.parsers.ParseError: redis-cli info: Could not connect to Redis at 127.0.0.1:6379: Connection refused
+foretune.errors.ParseError: redis-cli info: Could not connect to Redis at 127.0.0.1:6379: Connection refused
 >>> redis_size("2gb"), redis_size("100mb"), redis_size("1024"), redis_size("1g")
 (2147483648, 104857600, 1024, 1000000000)
 """

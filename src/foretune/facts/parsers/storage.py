@@ -7,7 +7,7 @@
 >>> parse_mounts("half a line")
 Traceback (most recent call last):
 ...
-foretune.facts.parsers.ParseError: mounts line 1 has 3 fields, expected 6: 'half a line'
+foretune.errors.ParseError: mounts line 1 has 3 fields, expected 6: 'half a line'
 >>> parse_df("Filesystem 1K-blocks Used Available Use% Mounted on\\n/dev/sda1 1000 250 750 25% /boot\\n")["/boot"]
 {'device': '/dev/sda1', 'size_bytes': 1024000, 'used_bytes': 256000, 'free_bytes': 768000}
 >>> parse_lsblk_pairs('NAME="sda" ROTA="1" MOUNTPOINT=""\\n')

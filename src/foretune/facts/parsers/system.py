@@ -7,7 +7,7 @@
 >>> parse_meminfo("MemTotal: lots")
 Traceback (most recent call last):
 ...
-foretune.facts.parsers.ParseError: meminfo line 1 is not 'Name: number [kB]': 'MemTotal: lots'
+foretune.errors.ParseError: meminfo line 1 is not 'Name: number [kB]': 'MemTotal: lots'
 >>> parse_lscpu("CPU(s): 4\\nThread(s) per core: 2\\nCore(s) per socket: 2\\nSocket(s): 1\\n")["CPU(s)"]
 '4'
 >>> parse_thp_selected("always [madvise] never")

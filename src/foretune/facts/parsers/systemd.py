@@ -8,7 +8,7 @@
 >>> parse_show("garbage without equals")
 Traceback (most recent call last):
 ...
-foretune.facts.parsers.ParseError: systemctl show output has no Id= lines
+foretune.errors.ParseError: systemctl show output has no Id= lines
 >>> parse_unit_file("[Service]\\nLimitNOFILE=65536\\nEnvironment=A=1 B=2\\nEnvironment=C=3\\n")["Service"]["Environment"]
 ['A=1 B=2', 'C=3']
 >>> parse_unit_file("# nothing\\n")

@@ -13,17 +13,17 @@ True
 >>> parse_yaml("a: [unclosed")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-foretune.facts.parsers.ParseError: not valid YAML (line ...
+foretune.errors.ParseError: not valid YAML (line ...
 >>> parse_yaml("- just a list")
 Traceback (most recent call last):
 ...
-foretune.facts.parsers.ParseError: expected a YAML mapping, found list
+foretune.errors.ParseError: expected a YAML mapping, found list
 >>> parse_yaml("when: 2024-02-12\\nblob: !!binary aGk=\\nset: !!set {a, b}\\n")
 {'when': '2024-02-12', 'blob': 'aGk=', 'set': ['a', 'b']}
 >>> parse_yaml("a: " + "[" * 100 + "]" * 100)
 Traceback (most recent call last):
 ...
-foretune.facts.parsers.ParseError: ignored: YAML nested deeper than 64 levels
+foretune.errors.ParseError: ignored: YAML nested deeper than 64 levels
 """
 
 from __future__ import annotations

@@ -9,10 +9,10 @@ import subprocess
 from collections.abc import Mapping
 from datetime import datetime
 
-from foretune.facts.redact import redact_text
-from foretune.facts.sources.base import Raw, Source
-from foretune.facts.specs import Spec
-from foretune.facts.text import decode
+from foretune.host.redact import redact_text
+from foretune.host.sources.base import Raw, Source
+from foretune.host.specs import Spec
+from foretune.host.text import decode
 from foretune.safeio import read_bytes
 
 MAX_FILE_BYTES = 16 * 1024 * 1024

@@ -5,11 +5,11 @@
 >>> load_json("[" * 100 + "]" * 100)
 Traceback (most recent call last):
 ...
-foretune.facts.parsers.ParseError: ignored: JSON nested deeper than 64 levels
+foretune.errors.ParseError: ignored: JSON nested deeper than 64 levels
 >>> load_json("9" * 40)
 Traceback (most recent call last):
 ...
-foretune.facts.parsers.ParseError: ignored: integer with more than 30 digits
+foretune.errors.ParseError: ignored: integer with more than 30 digits
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from foretune.facts.parsers import ParseError
+from foretune.errors import ParseError
 
 MAX_DEPTH = 64
 MAX_INT_DIGITS = 30

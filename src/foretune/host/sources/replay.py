@@ -6,8 +6,8 @@ import fnmatch
 from collections.abc import Mapping
 from typing import Any
 
-from foretune.facts.sources.base import Raw, Source
-from foretune.facts.specs import Spec
+from foretune.host.sources.base import Raw, Source
+from foretune.host.specs import Spec
 
 
 class Replay(Source):

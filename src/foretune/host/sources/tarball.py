@@ -11,20 +11,21 @@ always reported, and stray top-level members do not hide the sosreport beside th
 from __future__ import annotations
 
 import functools
+import io
 import os
 import posixpath
 import re
 import tarfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from foretune.errors import InputError
-from foretune.facts.sources.sosreport import is_sosreport_root
-from foretune.facts.sources.stream import Corrupt, Decompressed, Truncated, compression
-from foretune.facts.sources.tree import TreeSource
-from foretune.facts.specs import SPECS, sos_candidates, sos_patterns
-from foretune.logs.kinds import kind_of
+from foretune.host.sources.base import MemberReader
+from foretune.host.sources.sosreport import is_sosreport_root
+from foretune.host.sources.stream import Corrupt, Decompressed, Truncated, compression
+from foretune.host.sources.tree import TreeSource
+from foretune.host.specs import SPECS, sos_candidates, sos_patterns
 from foretune.safeio import open_input
 
 SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2")
@@ -111,13 +112,14 @@ def _reason(exc: BaseException) -> str:
 
 
 class SosreportTarball(TreeSource):
-    def __init__(self, path: Path, log_options: Any = None, progress: Callable[[int, int], None] | None = None) -> None:
+    def __init__(self, path: Path, logs: MemberReader | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> None:
+        """Read the archive at ``path`` in one pass; ``logs`` reads the log members during it."""
         super().__init__(kind="sosreport", label=str(path))
-        self._log_options = log_options
+        self._logs = logs
         self._progress = progress
         self._position: Callable[[], int] = lambda: 0
         self._size = 0
-        self.log_scan = self._new_scan()  # the logs are analyzed during the same pass
         self.files: dict[str, bytes] = {}
         self.links: dict[str, str] = {}
         self.dirs: set[str] = set()
@@ -159,6 +161,7 @@ class SosreportTarball(TreeSource):
     def _members(self, path: Path, stream: Any) -> dict[str, tuple[str, Any]]:
         """Read every member once; returns full name -> (kind, payload) of the entries kept."""
         exact, patterns = _wanted()
+        logs = self._logs
         kept: dict[str, tuple[str, Any]] = {}
         side_total = kept_total = 0
         self._count = 0
@@ -196,11 +199,11 @@ class SosreportTarball(TreeSource):
                     continue
                 inner = name.split("/", 1)[1] if "/" in name else ""
                 wanted = any(rel in exact or _matches(rel, patterns) for rel in (name, inner) if rel)
-                log_rel = next((rel for rel in (inner, name) if rel and kind_of(rel)), None)
-                if log_rel is not None and not wanted:
+                log_rel = next((rel for rel in (inner, name) if rel and logs.wants(rel)), None) if logs else None
+                if log_rel is not None and logs is not None and not wanted:
                     extracted = archive.extractfile(member)
                     if extracted is not None:
-                        self._read_log(log_rel, extracted, member.mtime)
+                        logs.read(log_rel, extracted, member.mtime)
                     continue
                 small_cmd = any(rel.startswith(("sos_commands/", "sos_strings/")) for rel in (name, inner) if rel) \
                     and member.size <= SIDE_CACHE_BYTES
@@ -216,10 +219,8 @@ class SosreportTarball(TreeSource):
                     continue
                 extracted = archive.extractfile(member)
                 data = extracted.read() if extracted else b""
-                if log_rel is not None:
-                    import io
-
-                    self._read_log(log_rel, io.BytesIO(data), member.mtime)
+                if log_rel is not None and logs is not None:
+                    logs.read(log_rel, io.BytesIO(data), member.mtime)
                 if wanted:
                     kept_total += len(data)
                     kept[name] = ("file", data)
@@ -257,26 +258,6 @@ class SosreportTarball(TreeSource):
             raise InputError(f"{path} is not a readable tar archive: {reason}")
         self.incomplete = f"{how} after {self._count} members"
         self.problem(f"{path.name} is {how} after {self._count} members ({reason}): facts after that point are missing")
-
-    def _new_scan(self) -> Any:
-        from foretune.logs.scan import Options, Scan
-
-        # facts alone (no log options) need the incidents only; `foretune logs` passes its options
-        return Scan(self._log_options or Options(), incidents_only=self._log_options is None)
-
-    def _read_log(self, rel: str, stream: IO[bytes], mtime: float) -> None:
-        """Stream one log member through the analyzers (decompressing .gz/.xz/.bz2 members)."""
-        import io
-
-        from foretune.logs.reader import wrap
-
-        kind = kind_of(rel)
-        assert kind is not None
-        import time
-
-        when = time.localtime(mtime)
-        buffered: Any = stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(stream)
-        self.log_scan.read_stream(rel, kind, wrap(buffered, buffered.peek(6)[:6]), ended=(when.tm_year, when.tm_mon))
 
     # --- choosing the sosreport inside the archive -----------------------------------------
     def _reroot(self, path: Path, kept: dict[str, tuple[str, Any]]) -> None:

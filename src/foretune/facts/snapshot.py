@@ -12,7 +12,7 @@ from typing import Any
 from foretune.errors import InputError
 from foretune.facts.model import Fact, FactSet, Provenance
 from foretune.facts.parsers import ParseError
-from foretune.facts.parsers.jsonfile import load_json
+from foretune.host.jsonfile import load_json
 from foretune.safeio import open_input
 
 FORMAT = "foretune-snapshot"
@@ -75,7 +75,7 @@ def load_snapshot(path: Path) -> FactSet:
 def _replay(data: dict[str, Any], path: Path, label: str) -> FactSet:
     """Facts extracted from a collector snapshot's raw texts, read through the specs as on the live host."""
     from foretune.facts.extract import extract
-    from foretune.facts.sources.replay import Replay
+    from foretune.host.sources.replay import Replay
 
     raw, unread, problems = data.get("raw"), data.get("unread") or {}, data.get("problems") or []
     if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
@@ -91,7 +91,7 @@ def snapshot_logs(data: dict[str, Any], path: Path) -> dict[str, Any] | None:
     logs = data.get("logs")
     if logs is None:
         return None
-    from foretune.logs.ship import since_epoch
+    from foretune.logs.ship import since_epoch  # start-up: the log modules load only for a snapshot with logs
 
     files = logs.get("files") if isinstance(logs, dict) else None
     since = logs.get("since") if isinstance(logs, dict) else None

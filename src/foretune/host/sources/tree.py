@@ -6,11 +6,11 @@ import fnmatch
 import posixpath
 from datetime import datetime
 
-from foretune.facts.parsers import ParseError
-from foretune.facts.parsers.jsonfile import load_json
-from foretune.facts.sources.base import Raw, Source
-from foretune.facts.specs import Spec, sos_candidates, sos_patterns
-from foretune.facts.text import decode
+from foretune.errors import ParseError
+from foretune.host.jsonfile import load_json
+from foretune.host.sources.base import Raw, Source
+from foretune.host.specs import Spec, sos_candidates, sos_patterns
+from foretune.host.text import decode
 
 MAX_HOPS = 40
 

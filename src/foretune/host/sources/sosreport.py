@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from foretune.errors import InputError
-from foretune.facts.sources.tree import TreeSource
+from foretune.host.sources.tree import TreeSource
 from foretune.safeio import read_bytes
 
 MARKERS = ("sos_commands", "version.txt", "sos_reports", "sos_logs")

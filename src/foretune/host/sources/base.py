@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import IO, Any, Protocol
 
-from foretune.facts.specs import Spec
+from foretune.host.specs import Spec
 
 
 @dataclass(frozen=True)
@@ -15,6 +15,18 @@ class Raw:
 
     text: str
     location: str
+
+
+class MemberReader(Protocol):
+    """What a tarball's streaming pass hands the members it does not keep to (the log analyzers, for incidents)."""
+
+    def wants(self, rel: str) -> bool:
+        """Whether the member at ``rel`` (relative to the sosreport root) is one to read."""
+        ...
+
+    def read(self, rel: str, stream: IO[bytes], mtime: float) -> None:
+        """Read one member (possibly compressed) as the pass goes; ``mtime`` is its last-written time."""
+        ...
 
 
 @dataclass
@@ -27,7 +39,7 @@ class Source:
     why: dict[str, str] = field(default_factory=dict)  # spec name -> reason it could not be read
     log: dict[str, Raw] = field(default_factory=dict)  # location -> raw, everything read (for snapshots)
     sensitive: set[str] = field(default_factory=set)  # locations holding secrets
-    log_scan: Any = field(default=None, repr=False)  # foretune.logs.scan.Scan, once the logs were read
+    log_scan: Any = field(default=None, repr=False)  # the logs' analysis (foretune.logs), once they were read
 
     def read(self, spec: Spec) -> Raw | None:
         raise NotImplementedError
@@ -48,7 +60,7 @@ class Source:
         return None
 
     def problem(self, line: str) -> None:
-        from foretune.facts.redact import redact_text
+        from foretune.host.redact import redact_text  # start-up: compiling the patterns waits for a problem
 
         line = redact_text(line)
         if line not in self.problems:
