@@ -1,154 +1,17 @@
 """Build the rule context from facts: release, role, host figure, tuning profile, plan and bench results.
 
-The plan is built even when the source does not say how many hosts the box manages: rules that do not
-depend on the host count must always run. The host figure is, in order, ``--hosts``, a count found in
-the source, or an assumption from the profile's host range; the profile is the declared one (the box is
-judged against what the admin chose), else the largest one the hardware meets.
+The plan, its release, profile and host figure are chosen by :func:`foretune.plan.choose.choose_plan`,
+as ``plan --from`` chooses them.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from foretune.errors import UsageError
 from foretune.facts.model import FactSet
-from foretune.rules.base import Context, HostFigure
-
-if TYPE_CHECKING:
-    from foretune.knowledge.model import Release
-    from foretune.plan.model import Plan
-
-
-def declared_profile(facts: FactSet, release: Release | None) -> str | None:
-    """The installer's ``tuning`` fact, when this release has profiles and the box is a server."""
-    from foretune.knowledge.profiles import profiles_for
-
-    profile = facts.value("tuning_profile")
-    if release is None or profile is None or (facts.value("role") or "server") != "server":
-        return None
-    return str(profile) if profile in profiles_for(release) else None
-
-
-def hardware_profile(facts: FactSet, cpus: int | None = None, ram: int | None = None) -> str:
-    """The largest size profile whose recommended hardware the box meets ("default" when none)."""
-    from foretune.knowledge import hardware
-
-    cpus, ram = cpus or facts.value("cpu_logical"), ram or facts.value("ram_bytes")
-    if not cpus or not ram:
-        return "default"
-    return hardware.largest_supported(int(cpus), int(ram)) or "default"
-
-
-# (fact, what it counts, where it usually comes from): each sees only the hosts active in its window
-LOWER_BOUNDS = (
-    ("katello_agent_clients", "katello-agent hosts (pulp.agent queues)", "qpid-stat -q"),
-    ("pull_rex_clients", "pull-REX MQTT clients (addresses connected to mosquitto, or client ids in its log)", "mosquitto"),
-    ("task_hosts", "hosts named by host-scoped tasks in the task export (recent days only)", "the foreman_tasks export"),
-)
-
-
-def host_figure(facts: FactSet, hosts: int | None, profile: str, role: str = "server") -> HostFigure:
-    """The best host count available and where it came from (``profile``: the size the box is judged at or,
-    on a Capsule, the size whose recommended hardware it meets)."""
-    from foretune.knowledge import hardware
-
-    if hosts is not None:
-        return HostFigure(hosts, "--hosts", "given with --hosts", assumed=False)
-    fact = facts["managed_hosts"]
-    if fact.known and fact.value is not None:
-        where = fact.provenance[0].location if fact.provenance else "the source"
-        return HostFigure(int(fact.value), "source", f"counted in {where}", assumed=False)
-    bounds = []  # counts that see only some hosts: the largest wins, and the header says it is a lower bound
-    for name, what, default in LOWER_BOUNDS:
-        fact = facts[name]
-        if fact.known and fact.value:
-            where = fact.provenance[0].location if fact.provenance else default
-            bounds.append((int(fact.value), f"{what} counted in {where} (at least this many hosts)"))
-    if bounds:
-        count, reason = max(bounds, key=lambda b: b[0])
-        return HostFigure(count, "lower bound", reason, assumed=False)
-    size = "default" if profile == "development" else profile
-    low, high = hardware.host_range(size)
-    count = high if high is not None else low
-    edge = "upper end" if high is not None else "lower end"
-    span = f"{low}-{high}" if high is not None else f"{low}+"
-    whose = " (the largest size whose recommended hardware this Capsule meets)" if role == "capsule" else ""
-    return HostFigure(count, "profile", f"assumed: {edge} of the {size} profile's range ({span} hosts){whose}; "
-                      "the source has no host count", assumed=True)
-
-
-@dataclass(frozen=True)
-class PlanChoice:
-    """The plan a source is judged against, with the host figure and profile behind it."""
-
-    plan: Plan | None
-    release: Release | None
-    figure: HostFigure
-    profile_reason: str
-    notes: tuple[str, ...] = ()
-
-
-def choose_plan(facts: FactSet, *, hosts: int | None = None, **given: Any) -> PlanChoice:
-    """The plan for ``facts`` as audit and ``plan --from`` both build it.
-
-    ``given``: PlanInput fields from the command line (they win over facts; ``profile`` over the declared one).
-    """
-    from foretune.knowledge.releases import resolve_release
-    from foretune.plan import input_from_facts, make_plan
-
-    notes: list[str] = []
-    release = None
-    product = given.get("product") or facts.value("product")
-    version = given.get("version") or facts.value("product_version")
-    if product and version:
-        try:
-            release = resolve_release(product, str(version), foreman_version=facts.value("foreman_version"))
-        except UsageError as exc:
-            notes.append(f"release unknown: {exc}")
-    else:
-        notes.append("release unknown: no Foreman, Satellite, orcharhino or Capsule packages found in the source")
-    role = given.get("role") or facts.value("role") or "server"
-    declared = declared_profile(facts, release) if role == "server" else None
-    if given.get("profile"):
-        profile, profile_why = str(given["profile"]), "given with --profile"
-    elif declared is not None:
-        profile, profile_why = declared, "declared: the installer's tuning fact"
-    else:
-        profile = hardware_profile(facts, given.get("cpus"), given.get("ram_bytes"))
-        profile_why = "hardware: the largest profile whose recommended CPUs and RAM the box meets"
-        if release is not None and not release.features.size_profiles:
-            profile_why += f"; {release.label} has no --tuning profiles"
-    if role == "capsule":
-        profile_why = "Capsules have no tuning profiles: the installer applies its common layer"
-    figure = host_figure(facts, hosts, profile, role)
-    plan = None
-    if release is not None:
-        try:
-            extra: dict[str, Any] = dict(given)
-            # The pulp.agent queues count the katello-agent clients; without them every managed host counts
-            # as one on qpid releases: the limits then cover the worst case, as `plan --katello-agent-hosts` would.
-            agents = facts.value("katello_agent_clients")
-            if release.features.qpid and figure.count and "katello_agent_hosts" not in extra:
-                extra["katello_agent_hosts"] = min(int(agents), figure.count) if agents else figure.count
-            if role == "server" and (declared is not None or given.get("profile")):
-                extra["profile"] = profile  # judged against the admin's choice; a host mismatch is its own finding
-            elif role == "server" and figure.source == "lower bound":
-                extra["profile"] = profile  # a partial count must not shrink the profile the hardware supports
-            plan = make_plan(input_from_facts(facts, hosts=figure.count, **extra))
-            if declared is not None and not given.get("profile") and plan.profile_reason.startswith("forced with --profile"):
-                plan = plan._replace(profile_reason=plan.profile_reason.replace(
-                    "forced with --profile", "declared by the installer's tuning fact", 1))
-            elif figure.source == "lower bound" and plan.profile_reason.startswith("forced with --profile"):
-                plan = plan._replace(profile_reason=plan.profile_reason.replace(
-                    "forced with --profile", "the hardware's (the host count is only a lower bound)", 1))
-        except UsageError as exc:
-            notes.append(f"plan unavailable: {exc}")
-    if plan is not None and not (declared or given.get("profile") or figure.assumed or figure.source == "lower bound") \
-            and role == "server":
-        profile_why = plan.profile_reason
-    return PlanChoice(plan, release, figure, profile_why, tuple(notes))
+from foretune.plan.choose import choose_plan
+from foretune.rules.base import Context
 
 
 def build_context(facts: FactSet, *, hosts: int | None = None, bench: list[dict[str, Any]] | None = None) -> tuple[Context, list[str]]:

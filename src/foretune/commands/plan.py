@@ -85,8 +85,8 @@ def plan_and_facts(args: argparse.Namespace, env: Environment) -> tuple[object, 
     if args.rex_hosts is not None and args.rex is None:
         given["rex"] = "pull-mqtt"
     if args.source:
-        from foretune.audit.context import choose_plan
         from foretune.facts import read_source
+        from foretune.plan.choose import choose_plan
 
         source = None if args.source == "live" else args.source
         with env.read_progress(source) as progress:

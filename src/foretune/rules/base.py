@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 if TYPE_CHECKING:
     from foretune.facts.model import FactSet
     from foretune.knowledge.model import Release
+    from foretune.plan.choose import HostFigure
     from foretune.plan.model import Fix, Plan
 
 
@@ -57,16 +58,6 @@ class Outcome:
     severity: Severity | None = None  # overrides the rule's default (e.g. worse at scale)
     observed: bool = False  # the source itself shows the failure (a log line, a saturated pool)
     citations: tuple[str, ...] = ()  # overrides the rule's citations (the section for this release)
-
-
-@dataclass(frozen=True)
-class HostFigure:
-    """The managed-host count rules use, where it came from, and whether it is an assumption."""
-
-    count: int
-    source: str  # "--hosts" | "source" | "lower bound" (a partial count) | "profile"
-    reason: str
-    assumed: bool = False
 
 
 @dataclass
