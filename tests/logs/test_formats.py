@@ -406,7 +406,7 @@ def test_task_exports_in_id_order_report_no_clock_jumps() -> None:
     r = build(read_files(from_paths([str(export)], []), Options(), jobs=1), source="t", capacity=None, capacity_from=None)
     t = r["tasks"][0]
     assert (t["first"], t["last"], t["clock_jumps"]) == ("2024-01-03T02:00:14", "2024-02-12T10:01:44", 0)
-    from foretune.logs.text import render
+    from foretune.report.logs_text import render
 
     assert "clock jump" not in render(r)
 

@@ -108,6 +108,7 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
     from foretune.logs.scan import Options, from_paths, read_files
     from foretune.logs.source import puma_capacity, scan_source
     from foretune.logs.summary import build
+    from foretune.report.logs_data import rendered
 
     progress = _progress(env, label)
     if not sources or sources == ["live"]:
@@ -139,8 +140,8 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
         scan = read_files(files, Options(window=window), jobs=args.jobs, progress=progress)
         _done(progress)
         capacity = args.puma_capacity
-        return build(scan, source=", ".join(sources), capacity=capacity,
-                     capacity_from="--puma-capacity" if capacity else None, problems=problems)
+        return rendered(build(scan, source=", ".join(sources), capacity=capacity,
+                              capacity_from="--puma-capacity" if capacity else None, problems=problems))
     found = scan_source(src, Options(window=window), jobs=args.jobs, progress=progress)
     _done(progress)
     facts = extract(src)
@@ -152,8 +153,8 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
                          + (f" (the archive is {damage}; the logs may be in the missing part)" if damage else ""))
     # the archive's own damage matters here; unreadable configuration files do not
     problems = [p for p in facts.problems if ("truncated" in p or "corrupt" in p) and p not in found.problems]
-    return build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems,
-                 capacity_unknown=None if capacity else _no_puma(facts))
+    return rendered(build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems,
+                          capacity_unknown=None if capacity else _no_puma(facts)))
 
 
 def _snapshot(path: Path, window: Window, args: argparse.Namespace) -> dict[str, Any]:
@@ -164,6 +165,7 @@ def _snapshot(path: Path, window: Window, args: argparse.Namespace) -> dict[str,
     from foretune.logs.scan import Options
     from foretune.logs.source import puma_capacity, scan_shipped
     from foretune.logs.summary import build
+    from foretune.report.logs_data import rendered
 
     label, logs = load_snapshot_logs(path)
     if logs is None or not logs["files"]:
@@ -173,8 +175,8 @@ def _snapshot(path: Path, window: Window, args: argparse.Namespace) -> dict[str,
     facts = read_source(str(path))
     capacity = args.puma_capacity or puma_capacity(facts.value("puma"))
     where = "--puma-capacity" if args.puma_capacity else ("puma fact (workers x threads_max)" if capacity else None)
-    return build(scan, source=label, capacity=capacity, capacity_from=where, problems=[],
-                 capacity_unknown=None if capacity else _no_puma(facts))
+    return rendered(build(scan, source=label, capacity=capacity, capacity_from=where, problems=[],
+                          capacity_unknown=None if capacity else _no_puma(facts)))
 
 
 def _no_puma(facts: FactSet) -> str | None:
@@ -239,9 +241,9 @@ def render(report: dict[str, Any], fmt: str, *, color: bool, top: int) -> str:
     if fmt == "json":
         return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
     if fmt == "html":
-        from foretune.logs import html
+        from foretune.report import logs_html
 
-        return html.render(report)
-    from foretune.logs import text
+        return logs_html.render(report)
+    from foretune.report import logs_text
 
-    return text.render(report, markdown=fmt == "markdown", color=color, top=top)
+    return logs_text.render(report, markdown=fmt == "markdown", color=color, top=top)

@@ -1,4 +1,8 @@
-"""A scan as the versioned report (plain JSON data): sections per log, 503 bursts, incidents, suggestions."""
+"""A scan as the versioned report (plain JSON data): sections per log, 503 bursts, incidents, suggestions.
+
+A suggestion's ``fix`` is data (kind, target, value): :func:`foretune.report.logs_data.rendered` writes it as
+the snippet ``plan`` and ``audit`` print.
+"""
 
 from __future__ import annotations
 
@@ -60,17 +64,15 @@ def build(scan: Scan, *, source: str, capacity: int | None, capacity_from: str |
 
 
 def suggestions(merged: dict[tuple[str, str], Any]) -> list[dict[str, Any]]:
-    """Logging changes that would let this analysis say more, as fixes rendered like ``plan``'s."""
+    """Logging changes that would let this analysis say more; each fix as data (kind, target, value), as ``plan``'s."""
     from foretune.knowledge import citation
     from foretune.knowledge.profiles import PG
-    from foretune.plan.model import Fix
-    from foretune.render.snippets import render_fix
 
     out: list[dict[str, Any]] = []
 
-    def add(title: str, reason: str, fix: Fix, cite: str) -> None:
+    def add(title: str, reason: str, fix: dict[str, Any], cite: str) -> None:
         c = citation(cite)
-        out.append({"title": title, "reason": reason, "fix": render_fix(fix), "citation": {"id": c.id, "title": c.title, "where": c.where}})
+        out.append({"title": title, "reason": reason, "fix": fix, "citation": {"id": c.id, "title": c.title, "where": c.where}})
 
     access = [a for a in merged.values() if isinstance(a, AccessLog) and a.lines]
     if access and not any(a.latency.count for a in access):
@@ -79,15 +81,20 @@ def suggestions(merged: dict[tuple[str, str], Any]) -> list[dict[str, Any]]:
             "the access logs have no duration field, so latency of requests Rails never saw (503s, content) is unknown; "
             "a second access log with %D beside the installer's keeps its file untouched (foretune estimate; "
             "the installer does not manage files it did not create in this directory)",
-            Fix("file", "/etc/httpd/conf.d/05-foreman-ssl.d/foretune-duration.conf",
-                f"CustomLog \"/var/log/httpd/foreman-ssl_access_duration_ssl.log\" {fmt}"), "apache-log-format-d")
+            _fix("file", "/etc/httpd/conf.d/05-foreman-ssl.d/foretune-duration.conf",
+                 f"CustomLog \"/var/log/httpd/foreman-ssl_access_duration_ssl.log\" {fmt}"), "apache-log-format-d")
     pg = [a for a in merged.values() if isinstance(a, PostgresLog) and a.lines - a.bad > 0]
     if pg and any(a.prefix_has_pid is False for a in pg):
         add("Add the process id to PostgreSQL's log_line_prefix",
             "the log lines carry no process id, so statements of concurrent sessions cannot be told apart "
-            "(pgBadger also needs %p); the installer's own prefix, '%t ', has none either", Fix("hiera", f"{PG}/log_line_prefix", "%t [%p] "), "postgresql-log-line-prefix")
+            "(pgBadger also needs %p); the installer's own prefix, '%t ', has none either", _fix("hiera", f"{PG}/log_line_prefix", "%t [%p] "), "postgresql-log-line-prefix")
     if pg and not any(a.slow.count for a in pg):
         add("Log slow statements (log_min_duration_statement)",
             "the PostgreSQL log has no 'duration:' lines: slow SQL is invisible; the installer's tuning sets 1000 ms",
-            Fix("hiera", f"{PG}/log_min_duration_statement", 1000), "installer-pg-logging")
+            _fix("hiera", f"{PG}/log_min_duration_statement", 1000), "installer-pg-logging")
     return out
+
+
+def _fix(kind: str, target: str, value: Any) -> dict[str, Any]:
+    """A fix as data, the fields of :class:`foretune.plan.model.Fix`."""
+    return {"kind": kind, "target": target, "value": value}

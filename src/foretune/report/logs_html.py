@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-import re
 from html import escape
 from typing import Any
 
 from foretune.report.charts import bars, lines
+from foretune.report.logs_text import TITLES
+from foretune.report.logs_text import render as text_render
+from foretune.report.markdown import unescape
 
 CSS = """body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:70rem;color:#1d2329;padding:0 1rem}
 h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #e1e4e8}
 table{border-collapse:collapse;margin:.6rem 0;display:block;max-width:100%;overflow-x:auto}p,h1,h2{overflow-wrap:anywhere}th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid #e1e4e8}
 td.n{text-align:right}pre{background:#f6f8fa;padding:.6rem;overflow-x:auto}.chart{margin:1rem 0}"""
 MAX_POINTS = 720
-_MD_ESCAPE = re.compile(r"\\([\\`*_\[\]<>#|~&.+)-])")
-
-
-def _plain(line: str) -> str:
-    """Markdown text as written by the text renderer's escaping, back to the text it shows."""
-    return _MD_ESCAPE.sub(r"\1", line)
 
 
 def _thin(rows: list[list[Any]], column: int) -> list[float]:
@@ -32,8 +28,6 @@ def _thin(rows: list[list[Any]], column: int) -> list[float]:
 
 def charts(report: dict[str, Any]) -> dict[str, list[str]]:
     """SVG charts by the heading of the section they belong to."""
-    from foretune.logs.text import TITLES
-
     found: dict[str, list[str]] = {}
     for s in report.get("production", []):
         out = found.setdefault(f"{TITLES['production']}: {s['log']}", [])
@@ -59,8 +53,6 @@ def charts(report: dict[str, Any]) -> dict[str, list[str]]:
 
 
 def render(report: dict[str, Any]) -> str:
-    from foretune.logs.text import render as text_render
-
     pictures = {} if "metrics" in report else charts(report)
     body = _markdown_to_html(text_render(report, markdown=True, top=25), pictures)
     title = "foretune logs — before/after" if "metrics" in report else f"foretune logs — {report['source']}"
@@ -95,15 +87,15 @@ def _markdown_to_html(md: str, pictures: dict[str, list[str]]) -> str:
             html.append(escape(line))
             continue
         if line.startswith("|"):
-            rows.append([_plain(c.strip()) for c in line.strip("|").split(" | ")])
+            rows.append([unescape(c.strip()) for c in line.strip("|").split(" | ")])
             continue
         flush()
         if line.startswith("# "):
-            html.append(f"<h1>{escape(_plain(line[2:]))}</h1>")
+            html.append(f"<h1>{escape(unescape(line[2:]))}</h1>")
         elif line.startswith("## "):
-            html.append(f"<h2>{escape(_plain(line[3:]))}</h2>")
-            html += [f'<div class="chart">{svg}</div>' for svg in pictures.get(_plain(line[3:]), [])]
+            html.append(f"<h2>{escape(unescape(line[3:]))}</h2>")
+            html += [f'<div class="chart">{svg}</div>' for svg in pictures.get(unescape(line[3:]), [])]
         elif line.strip():
-            html.append(f"<p>{escape(_plain(line))}</p>")
+            html.append(f"<p>{escape(unescape(line))}</p>")
     flush()
     return "\n".join(html)

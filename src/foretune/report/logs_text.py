@@ -10,7 +10,7 @@ TITLES = {"production": "Foreman production.log", "apache_access": "Apache acces
 
 def md_text(value: str) -> str:
     """Log text for markdown: shown literally, never as HTML, links or emphasis."""
-    from foretune.report.markdown import text
+    from foretune.report.markdown import text  # start-up: the audit's markdown module loads for markdown only
 
     return text(value)
 
