@@ -13,6 +13,7 @@ from typing import Any
 
 from foretune.errors import DataError
 from foretune.knowledge.model import Citation, Quote
+from foretune.knowledge.versions import version_key
 
 COMPILED = "compiled.json"  # every data file as JSON, with the CRC-32 and length of the YAML it came from
 _DIR = os.path.join(os.path.dirname(__file__), "data")
@@ -185,8 +186,6 @@ def postgresql_default(setting: str, server_version: str | None = None) -> dict[
     Returns the step ``{since, value, citation}`` with the highest ``since`` not above the version: the newest
     step when the version is None, the oldest when the version predates every step (the caller says so).
     """
-    from foretune.knowledge.releases import version_key
-
     try:
         steps = sorted(load_data("module-defaults.yaml")["postgresql_by_version"][setting],
                        key=lambda step: version_key(str(step["since"])))

@@ -9,23 +9,9 @@ from typing import Any
 from foretune.errors import UsageError
 from foretune.knowledge import load_data
 from foretune.knowledge.model import Features, Release
+from foretune.knowledge.versions import version_key as version_key  # where rules and the planner import it from
 
 PRODUCTS = ("foreman", "satellite", "orcharhino")
-
-
-def version_key(version: str) -> tuple[int, ...]:
-    """Numeric sort key of a dotted version.
-
-    >>> version_key("3.9") < version_key("3.11")
-    True
-    """
-    parts = []
-    for part in version.split(".")[:8]:
-        digits = "".join(ch for ch in part if ch in "0123456789")[:9]
-        if not digits:
-            break
-        parts.append(int(digits))
-    return tuple(parts)
 
 
 def major_minor(version: str) -> str:
