@@ -146,6 +146,7 @@ def cmd_test() -> int:
     ensure_venv("[dev]")
     sh(BIN / "ruff", "check", *[p for p in LINTED if (ROOT / p).exists()])
     sh(BIN / "mypy")
+    sh(BIN / "lint-imports", "--no-cache")  # the layers contract in pyproject.toml: no import runs upward
     sh(BIN / "python", "tools/gen_docs.py", "--check")
     pyz = build_zipapp()
     sh(sys.executable, pyz, "--version")
