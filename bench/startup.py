@@ -57,6 +57,11 @@ def install(site: Path, rev: str | None) -> None:
         with tarfile.open(fileobj=io.BytesIO(data)) as archive:
             archive.extractall(site / "tmp", filter="data")
         shutil.move(str(site / "tmp" / "src" / "foretune"), str(site / "foretune"))
+        # the compiled knowledge is git-ignored: give the old copy this checkout's, as `dev.py` would have built
+        # it there (foretune uses an entry only when its fingerprint matches that copy's YAML)
+        compiled = ROOT / "src" / "foretune" / "knowledge" / "data" / "compiled.json"
+        if compiled.exists():
+            shutil.copy(compiled, site / "foretune" / "knowledge" / "data" / "compiled.json")
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(site)], check=True)
 
 

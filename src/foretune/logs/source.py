@@ -7,18 +7,17 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from foretune.host.sources.base import Source
-from foretune.host.sources.live import LiveHost
-from foretune.host.sources.replay import Replay
-from foretune.host.sources.sosreport import SosreportDirectory
-from foretune.host.sources.tarball import SosreportTarball
 from foretune.knowledge import threshold
 from foretune.logs.kinds import kind_of
 from foretune.logs.reader import wrap
 from foretune.logs.scan import LogFile, Options, Scan, discover, read_files
 from foretune.logs.timeutil import Window, epoch
+
+if TYPE_CHECKING:
+    from foretune.host.sources.base import Source
+    from foretune.host.sources.tarball import SosreportTarball
 
 
 class TarballLogs:
@@ -44,6 +43,10 @@ class TarballLogs:
 def open_tarball(path: Path, options: Options | None = None,
                  progress: Callable[[int, int], None] | None = None) -> SosreportTarball:
     """A sosreport tarball read in one pass, its logs analyzed on the way (``options`` None: the incidents only)."""
+    from foretune.host.sources.tarball import (
+        SosreportTarball,  # start-up: tarfile and the decompressors, for a tarball only
+    )
+
     logs = TarballLogs(options)
     src = SosreportTarball(path, logs=logs, progress=progress)
     src.log_scan = logs.scan
@@ -53,6 +56,11 @@ def open_tarball(path: Path, options: Options | None = None,
 def scan_source(src: Source, options: Options | None = None, *, jobs: int | None = None,
                 progress: Callable[[int, int], None] | None = None) -> Scan | None:
     """The source's log scan (computed on first use); None for a source without files (a snapshot)."""
+    # start-up: each reader loads only when a source may be one (as facts.read_source picks them)
+    from foretune.host.sources.live import LiveHost
+    from foretune.host.sources.replay import Replay
+    from foretune.host.sources.sosreport import SosreportDirectory
+
     if src.log_scan is not None and (options is None or not src.log_scan.incidents_only):
         return src.log_scan  # type: ignore[no-any-return]
     if isinstance(src, Replay):
