@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.plan.components import dynflow
-from tests.plan.components.helpers import GIB, hiera_and_installer, plan, run
+from tests.plan.components.helpers import hiera_and_installer, plan, run
 
 
 def test_sidekiq_instances_grow_with_hosts_and_threads_stay_at_five() -> None:
