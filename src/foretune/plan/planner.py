@@ -16,7 +16,7 @@ from foretune.knowledge.profiles import installer_hiera
 from foretune.knowledge.releases import resolve_release, version_key
 from foretune.plan.components import COMPONENTS, STEPS
 from foretune.plan.model import HardwareCheck, MemoryItem, Plan, PlanInput, Problem
-from foretune.plan.sizing import GIB, Sizing
+from foretune.plan.sizing import GIB, Sizing, percent
 from foretune.units import format_gib
 
 
@@ -72,8 +72,7 @@ class Planner:
         self.problems: list[Problem] = []
         self.profile, self.profile_reason = self._choose_profile(inp, release.label, bool(f.size_profiles), not f.custom_hiera)
         base = installer_hiera(release, self.profile if f.size_profiles and inp.katello else "default", inp.role)
-        self.s = Sizing(inp, release, self.profile, base, COMPONENTS)
-        self.s.problems = self.problems
+        self.s = Sizing(inp, release, self.profile, base, COMPONENTS, self.problems)
 
     # -- profile and hardware ---------------------------------------------------------------
     def _choose_profile(self, inp: PlanInput, label: str, size_profiles: bool, era62: bool) -> tuple[str, str]:
@@ -115,7 +114,8 @@ class Planner:
             need = hardware.recommended(self.profile)
         ok = need.met_by(inp.cpus, inp.ram_bytes)
         have = f"{inp.cpus} CPUs, {format_gib(inp.ram_bytes)}"
-        want = f"{need.cores} cores and {need.ram_gib:g} GiB RAM (90 % = {need.ram_gib * hardware.ram_allowance():.1f} GiB)"
+        allowance = hardware.ram_allowance()
+        want = f"{need.cores} cores and {need.ram_gib:g} GiB RAM ({percent(allowance)} = {need.ram_gib * allowance:.1f} GiB)"
         message = f"{have} {'meets' if ok else 'is below'} {need.profile}: {want}"
         if not ok:
             self.problems.append(Problem("critical" if s.server else "high", "hardware-below-profile", message, (need.citation,)))

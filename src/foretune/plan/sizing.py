@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from foretune.knowledge import postgresql_default
+from foretune.errors import DataError
+from foretune.knowledge import hardware, postgresql_default
 from foretune.knowledge.model import Release
 from foretune.knowledge.profiles import PG
 from foretune.plan.constants import cite, const, memory_range
@@ -67,6 +68,14 @@ def pg_bytes(value: Any) -> int | None:
     return parse_size(text)
 
 
+def default_profile_hosts() -> int:
+    """The most managed hosts the default --tuning profile is meant for (hardware.yaml): larger settings start above it."""
+    high = hardware.host_range("default")[1]
+    if high is None:
+        raise DataError("hardware.yaml: the default profile has no max_hosts")
+    return high
+
+
 def memory_item(component: str, count: float, item: str, reason: str) -> MemoryItem:
     """``count`` x memory item ``item``: a measured or guide-stated size plans at its high end, an estimate at its middle."""
     low, high, source = memory_range(item)
@@ -78,7 +87,7 @@ class Sizing:
     """The box, its release and installer values, and the plan being built (tunables and problems)."""
 
     def __init__(self, inp: PlanInput, release: Release, profile: str, base: dict[str, Any],
-                 components: Sequence[Component] = ()) -> None:
+                 components: Sequence[Component] = (), problems: list[Problem] | None = None) -> None:
         self.inp = inp
         self.release = release
         self.f = release.features
@@ -94,7 +103,7 @@ class Sizing:
         self.rex_hosts = (inp.rex_hosts if inp.rex_hosts is not None else inp.hosts) if inp.rex == "pull-mqtt" else 0
         self.components = tuple(components)
         self.tunables: dict[str, Tunable] = {}
-        self.problems: list[Problem] = []
+        self.problems: list[Problem] = [] if problems is None else problems  # the orchestrator's list: one order of problems
 
     # -- tunables ------------------------------------------------------------------------------
     def add(self, tid: str, title: str, unit: str, installer: Setting, foretune: Setting, *fixes: Fix,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from foretune.knowledge import load_data
 from foretune.plan import PlanInput, make_plan
 from foretune.plan.components import apache
 from tests.plan.components.helpers import GIB, hiera_and_installer, plan, run
@@ -53,3 +56,10 @@ def test_keepalive_goes_where_the_foreman_vhost_takes_it_from() -> None:
     answers = {"foreman::max_keepalive_requests": (10000, "answers file")}
     plan = make_plan(PlanInput("satellite", "6.7", hosts=12000, cpus=16, ram_bytes=64 * GIB, configured=answers))
     assert plan.tunables["apache.max_keepalive_requests"].installer.value == 10000
+
+
+def test_event_wording_follows_the_profiles_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(load_data("hardware.yaml")["profiles"]["sizes"]["default"], "max_hosts", 4000)
+    t = plan("satellite", "6.15", hosts=4500, cpus=16, ram_gib=64).tunables["apache.server_limit"]
+    assert t.foretune.reason == "64 processes x 16 threads = 1024 workers above 4000 hosts"
+    assert t.foretune.formula == "max(64, 64) = 64"  # the medium profile's own ServerLimit

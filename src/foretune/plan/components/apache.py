@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from foretune.errors import DataError
 from foretune.knowledge import module_default, module_default_citation
+from foretune.knowledge.profiles import installer_hiera
 from foretune.plan.constants import cite, const, versioned
 from foretune.plan.model import Fix, Input, MemoryItem, Problem, Setting
-from foretune.plan.sizing import C, Component, Sizing, given, memory_item
+from foretune.plan.sizing import C, Component, Sizing, default_profile_hosts, given, memory_item
 
 
 def plan(s: Sizing) -> None:
@@ -28,6 +30,14 @@ def plan(s: Sizing) -> None:
         _prefork(s)
 
 
+def _larger_profiles_limit(s: Sizing, key: str) -> int:
+    """The ServerLimit the medium and larger --tuning profiles give: foretune's floor above the default profile's hosts."""
+    value = installer_hiera(s.release, "medium").get(key)
+    if value is None:
+        raise DataError(f"{s.release.label}: the medium profile sets no {key}")
+    return int(value)
+
+
 def _event(s: Sizing) -> None:
     mod = module_default("apache", "event")
     key = "apache::mod::event::"
@@ -37,20 +47,22 @@ def _event(s: Sizing) -> None:
     inst_mrw = Setting(inst_mrw_value, "profile value" if key + "maxrequestworkers" in s.base
                        else "not set: Apache uses ServerLimit x ThreadsPerChild", ("apache-module-defaults",))
     want_limit, want_threads = limit.value, threads.value
-    big = s.inp.hosts > 5000 or s.profile != "default"
+    larger, default_hosts = _larger_profiles_limit(s, key + "serverlimit"), default_profile_hosts()
+    big = s.inp.hosts > default_hosts or s.profile != "default"
     if big:
-        want_limit = max(want_limit, 64)
+        want_limit = max(want_limit, larger)
     want_mrw = want_limit * want_threads
     cites = ("gf-httpd-children", "fi-tuning-profiles")
     s.add("apache.mpm", "Apache MPM", "text", Setting("event", "installer default since Foreman 3.3", ("fi-event-mpm",)),
           Setting("event", "the installer's MPM for this release", ("fi-event-mpm",)))
     s.add("apache.threads_per_child", "ThreadsPerChild (event)", "count", threads,
           s.same(threads, "the profiles' value", *cites), Fix("hiera", key + "threadsperchild", want_threads))
-    limit_inputs = (given(limit), *((Input("medium+ profiles' ServerLimit", 64, "fi-tuning-profiles"),) if big else ()))
+    limit_inputs = (given(limit), *((Input("medium+ profiles' ServerLimit", larger, "fi-tuning-profiles"),) if big else ()))
     s.add("apache.server_limit", "ServerLimit (event)", "count", limit,
-          Setting(want_limit, f"{want_limit} processes x {want_threads} threads = {want_mrw} workers above 5000 hosts"
-                  if want_limit == 64 else "the default profile's limit", cites, f"max({limit.value}, 64) = {want_limit}" if big else "",
-                  limit_inputs), Fix("hiera", key + "serverlimit", want_limit))
+          Setting(want_limit, f"{want_limit} processes x {want_threads} threads = {want_mrw} workers above {default_hosts} hosts"
+                  if want_limit == larger else "the default profile's limit", cites,
+                  f"max({limit.value}, {larger}) = {want_limit}" if big else "", limit_inputs),
+          Fix("hiera", key + "serverlimit", want_limit))
     s.add("apache.max_request_workers", "MaxRequestWorkers (event)", "count", inst_mrw,
           Setting(want_mrw, "must equal ServerLimit x ThreadsPerChild (no more can run)", cites,
                   f"{want_limit} x {want_threads} = {want_mrw}",
@@ -70,7 +82,8 @@ def _prefork(s: Sizing) -> None:
     if s.f.passenger:
         pool = s.value("passenger.max_pool_size")
         queue = s.value("passenger.max_request_queue_size")
-        pulp = min(8, s.inp.cpus)
+        pulp_cap = module_default("pulp2", "workers_cap")
+        pulp = min(pulp_cap, s.inp.cpus)
         regs = const("prefork_concurrent_registrations")
         want = max(limit.value, pool + queue + regs + pulp)
         why = f"PassengerMaxPoolSize {pool} + queue {queue} + {regs} concurrent registrations + {pulp} Pulp processes"
@@ -79,16 +92,17 @@ def _prefork(s: Sizing) -> None:
             why = f"the brief: prefork needs no change while PassengerMaxPoolSize {pool} + queue {queue} stay below MaxClients"
         cites: tuple[str, ...] = ("g62-apache", "g62-passenger") if want == limit.value and s.era62 else ("g69-apache",)
         formula = (f"{pool} + {queue} < {clients.value}: keep {want}" if want == limit.value and s.era62
-                   else f"max({limit.value}, {pool} + {queue} + {regs} + min(8, {s.inp.cpus})) = {want}")
+                   else f"max({limit.value}, {pool} + {queue} + {regs} + min({pulp_cap}, {s.inp.cpus})) = {want}")
         inputs: tuple[Input, ...] = (given(limit), Input("PassengerMaxPoolSize", pool, "g62-passenger"),
                                      Input("PassengerMaxRequestQueueSize", queue, "g62-passenger"),
                                      C("prefork_concurrent_registrations"), Input("Pulp processes", pulp, "pulp2-worker-defaults"))
     else:
-        want = max(limit.value, 1024 if s.inp.hosts > 5000 else limit.value)
-        why = "the medium+ profiles' 1024 above 5000 hosts" if want == 1024 else "the installer's value"
+        larger, default_hosts = _larger_profiles_limit(s, key + "serverlimit"), default_profile_hosts()
+        want = max(limit.value, larger if s.inp.hosts > default_hosts else limit.value)
+        why = f"the medium+ profiles' {larger} above {default_hosts} hosts" if want == larger else "the installer's value"
         cites = ("fi-tuning-profiles", "g69-apache")
         formula = ""
-        inputs = (Input("medium+ profiles' ServerLimit", 1024, "fi-tuning-profiles"),) if want == 1024 else (given(limit),)
+        inputs = (Input("medium+ profiles' ServerLimit", larger, "fi-tuning-profiles"),) if want == larger else (given(limit),)
     s.add("apache.mpm", "Apache MPM", "text", Setting("prefork", "the installer's MPM for this release", ("fi-event-mpm",)),
           Setting("prefork", "event MPM arrived with Foreman 3.3; keep what the installer manages", ("fi-event-mpm",)))
     s.add("apache.server_limit", "ServerLimit (prefork)", "count", limit, Setting(want, why, cites, formula, inputs),

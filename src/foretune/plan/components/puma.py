@@ -7,7 +7,7 @@ import math
 from foretune.knowledge import hardware, module_default, module_default_citation
 from foretune.plan.constants import cite, const, memory_gib, memory_range
 from foretune.plan.model import Fix, Input, MemoryItem, Problem, Setting
-from foretune.plan.sizing import GIB, C, Component, Sizing, box, given, memory_item, num, percent
+from foretune.plan.sizing import GIB, C, Component, Sizing, box, default_profile_hosts, given, memory_item, num, percent
 from foretune.term import plural
 
 PUMA_MEMORY = "Foreman (Puma)"  # the memory item Puma's workers are sized against (rules read it by this name)
@@ -166,10 +166,11 @@ def _queue(s: Sizing, key: str, cites62: tuple[str, ...]) -> None:
         want = Setting(queue, "the brief's tuned example: the expected burst, below Apache's MaxClients", cites62, "",
                        (C("passenger_queue_62"),))
     elif s.server:
-        big = s.inp.hosts > 5000
+        default_hosts = default_profile_hosts()
+        big = s.inp.hosts > default_hosts
         burst = const("passenger_queue_large") if big else const("passenger_queue_small")
         queue = max(inst_queue.value, burst)
-        want = Setting(queue, f"sized for the registration burst: {const('passenger_queue_small')} up to 5000 hosts, "
+        want = Setting(queue, f"sized for the registration burst: {const('passenger_queue_small')} up to {default_hosts} hosts, "
                               f"{const('passenger_queue_large')} above",
                        ("g62-passenger", "fi-tuning-profiles"), f"max({inst_queue.value}, {burst}) = {queue}",
                        (given(inst_queue), C("passenger_queue_large" if big else "passenger_queue_small")))
