@@ -20,7 +20,7 @@ class SharedBuffersOutOfRange(PlanRule):
     tunable = "postgresql.shared_buffers"
 
     def check(self, ctx: Context) -> Outcome:
-        from foretune.plan.planner import shared_buffers_range
+        from foretune.plan.components.postgresql import shared_buffers_range
 
         assert ctx.plan is not None
         current = pg_bytes(ctx.facts.value("postgresql").get("shared_buffers"))

@@ -1,0 +1,62 @@
+"""Candlepin: the JVM heap the installer gives it, its resident memory, its database connections."""
+
+from __future__ import annotations
+
+from foretune.plan.constants import const, memory_range, versioned
+from foretune.plan.model import Fix, MemoryItem, Setting
+from foretune.plan.sizing import GIB, MIB, Component, Sizing, memory_item
+from foretune.units import format_gib, parse_size
+
+
+def _heap_bytes(java_opts: str) -> int | None:
+    for token in java_opts.split():
+        if token.startswith("-Xmx"):
+            return parse_size(token[4:].upper().rstrip("B") or "0")
+    return None
+
+
+def _configured_heap(value: object) -> int | None:
+    """candlepin::java_opts as the box sets it, as the heap it gives."""
+    return _heap_bytes(str(value))
+
+
+def candlepin_memory(heap: int, xms: int = GIB) -> MemoryItem:
+    """Candlepin's resident range: -Xms plus JVM overhead up to the full -Xmx heap plus overhead."""
+    olow, ohigh, osrc = memory_range("jvm_overhead")
+    growth = memory_range("heap_growth")[1]
+    xms = min(xms, heap)
+    plan = int(xms + (heap - xms) * growth + ohigh * GIB)
+    xms_text = "1 GiB" if xms == GIB else format_gib(xms)
+    return MemoryItem("Candlepin", plan, f"heap -Xms {xms_text} .. -Xmx {format_gib(heap)} + JVM overhead",
+                      int(xms + olow * GIB), int(heap + ohigh * GIB), (osrc, "candlepin-defaults"))
+
+
+def plan(s: Sizing) -> None:
+    if not (s.server and s.katello):
+        return
+    module_opts, module_cite = versioned("candlepin_java_opts", s.fv)
+    profile_opts = s.base.get("candlepin::java_opts")
+    opts = profile_opts or module_opts
+    if opts is None:
+        return  # the installer sets no Candlepin heap on this release and the brief gives none: nothing to plan
+    inst = Setting(_heap_bytes(opts), f"{'profile' if profile_opts else 'puppet-candlepin default'} {opts}",
+                   ("fi-tuning-profiles",) if profile_opts else tuple(dict.fromkeys((module_cite, "candlepin-defaults"))))
+    s.add("candlepin.heap_max", "Candlepin JVM heap (-Xmx)", "bytes", inst,
+          s.same(inst, f"the {s.profile} profile's heap", "fi-tuning-profiles", "candlepin-defaults"),
+          Fix("hiera", "candlepin::java_opts", f"-Xms1024m -Xmx{(inst.value or 0) // MIB}m"), configured=_configured_heap)
+
+
+def memory(s: Sizing) -> list[MemoryItem]:
+    t = s.tunables
+    if "candlepin.heap_max" in t and t["candlepin.heap_max"].foretune.value:
+        return [candlepin_memory(t["candlepin.heap_max"].foretune.value)]
+    if s.server and s.katello:
+        return [memory_item("Candlepin", 2.5, "jvm_overhead", "Tomcat's own heap: about 1 GiB")]
+    return []
+
+
+def connections(s: Sizing, installer: bool) -> list[tuple[str, int]]:
+    return [("Candlepin", const("candlepin_connections"))] if s.server and s.katello else []
+
+
+COMPONENT = Component("candlepin", memory=memory, connections=connections)

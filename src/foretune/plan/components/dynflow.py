@@ -1,0 +1,79 @@
+"""Foreman's task workers: Dynflow on Sidekiq (instances and threads) or the older dynflowd executors."""
+
+from __future__ import annotations
+
+from foretune.knowledge import module_default, module_default_citation
+from foretune.plan.constants import cite, const, stepped
+from foretune.plan.model import Fix, MemoryItem, Setting
+from foretune.plan.sizing import C, Component, Sizing, box, memory_item
+from foretune.term import plural
+
+
+def plan(s: Sizing) -> None:
+    if not s.server:
+        return
+    if s.f.sidekiq:
+        _sidekiq(s)
+        return
+    table = const("dynflowd_executors_by_ram_gib")
+    want = stepped("dynflowd_executors_by_ram_gib", s.ram_gib, inclusive=False)
+    s.add("dynflow.executors", "dynflowd EXECUTORS_COUNT", "count",
+          Setting(module_default("dynflowd", "executors"), "dynflowd default", (module_default_citation("dynflowd"),)),
+          Setting(want, "2 executors for 32-64 GB RAM, 3 above", (cite("dynflowd_executors_by_ram_gib"),),
+                  f"step table {table} at {s.ram_gib:.1f} GiB",
+                  (C("dynflowd_executors_by_ram_gib"), box("RAM GiB", round(s.ram_gib, 1)))),
+          Fix("file", s.f.tasks_sysconfig, f"EXECUTORS_COUNT={want}"))
+
+
+def _sidekiq(s: Sizing) -> None:
+    default_instances, default_concurrency = module_default("dynflow_sidekiq", "instances"), module_default("dynflow_sidekiq", "concurrency")
+    inst = stepped("sidekiq_instances_by_hosts", s.inp.hosts)
+    conc = const("sidekiq_concurrency")
+    s.add("dynflow.sidekiq_instances", "Dynflow Sidekiq worker instances", "count",
+          Setting(default_instances, "puppet-foreman default", ("pf-dynflow",)),
+          Setting(inst, f"more instances rather than more threads; {inst} for {s.inp.hosts} hosts",
+                  (cite("sidekiq_instances_by_hosts"),), f"step table {const('sidekiq_instances_by_hosts')} at {s.inp.hosts} hosts",
+                  (C("sidekiq_instances_by_hosts"), box("hosts", s.inp.hosts))),
+          Fix("hiera", "foreman::dynflow_worker_instances", inst) if s.f.dynflow_worker_options else
+          Fix("advice", "Dynflow", f"{inst} Sidekiq worker instances need foreman-installer 2.5 or later: this installer "
+                                   "has no worker-instances option and runs one worker"))
+    s.add("dynflow.sidekiq_concurrency", "Dynflow Sidekiq concurrency per instance", "count",
+          Setting(default_concurrency, "puppet-foreman default", ("pf-dynflow",)),
+          Setting(conc, f"limited benefit above {conc} threads (Ruby)", ("gf-dynflow",), "", (C("sidekiq_concurrency"),)),
+          # before puppet-foreman 17 the single worker's concurrency is foreman::dynflow_pool_size (pf-dynflow-pool)
+          Fix("hiera", "foreman::dynflow_worker_concurrency" if s.f.dynflow_worker_options else "foreman::dynflow_pool_size", conc))
+
+
+def _hosts_queue(s: Sizing) -> bool:
+    """Katello runs one more Sidekiq worker for its hosts queue on releases that have it."""
+    return bool(s.katello and s.f.hosts_queue)
+
+
+def memory(s: Sizing) -> list[MemoryItem]:
+    t, items = s.tunables, []
+    if "dynflow.sidekiq_instances" in t:
+        n = t["dynflow.sidekiq_instances"].foretune.value + (1 if _hosts_queue(s) else 0)
+        items.append(memory_item("Dynflow Sidekiq", n, "sidekiq_instance",
+                                 f"{plural(n, 'worker')} (incl. the hosts queue)" if _hosts_queue(s) else plural(n, "worker")))
+        items.append(memory_item("Dynflow orchestrator", 1, "dynflow_orchestrator", "one orchestrator"))
+    if "dynflow.executors" in t:
+        n = t["dynflow.executors"].foretune.value
+        items.append(memory_item("dynflowd", n, "dynflowd_executor", f"{n} executors"))
+    return items
+
+
+def connections(s: Sizing, installer: bool) -> list[tuple[str, int]]:
+    t, budget = s.tunables, []
+    if "dynflow.sidekiq_instances" in t:
+        inst, conc = s.value("dynflow.sidekiq_instances", installer), s.value("dynflow.sidekiq_concurrency", installer)
+        extra = const("sidekiq_connections_extra")
+        budget.append((f"Sidekiq {plural(inst, 'worker')} x ({conc} + {extra}) + orchestrator (1 + {extra})", inst * (conc + extra) + 1 + extra))
+        if _hosts_queue(s):
+            budget.append((f"Katello hosts-queue worker (1 + {extra})", 1 + extra))
+    if "dynflow.executors" in t:
+        n = s.value("dynflow.executors", installer)
+        budget.append((f"dynflowd {plural(n, 'executor')} x 5", n * 5))
+    return budget
+
+
+COMPONENT = Component("dynflow", memory=memory, connections=connections)

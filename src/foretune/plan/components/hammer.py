@@ -1,0 +1,23 @@
+"""hammer, the CLI: its API request timeout on large collections."""
+
+from __future__ import annotations
+
+from foretune.knowledge import module_default, module_default_citation
+from foretune.plan.constants import cite, const
+from foretune.plan.model import Fix, Setting
+from foretune.plan.sizing import C, Component, Sizing
+
+
+def plan(s: Sizing) -> None:
+    if not s.server:
+        return
+    at_scale = s.inp.hosts > const("hammer_timeout_from_hosts")
+    inst = Setting(module_default("hammer_request_timeout"), "hammer default", (module_default_citation("hammer_request_timeout"),))
+    want = (Setting(const("hammer_timeout_at_scale"), "no timeout for API calls on large collections",
+                    ("g62-hammer", cite("hammer_timeout_from_hosts")), "", (C("hammer_timeout_at_scale"), C("hammer_timeout_from_hosts")))
+            if at_scale else s.same(inst, "default is fine at this scale"))
+    s.add("hammer.request_timeout", "hammer request_timeout", "seconds", inst, want,
+          Fix("file", "/etc/hammer/cli.modules.d/foreman.yml", f":request_timeout: {want.value}"))
+
+
+COMPONENT = Component("hammer")

@@ -1,0 +1,44 @@
+"""Pull-based remote execution over MQTT: mosquitto's file limit and the plugin's rate limit, ttl and resend interval."""
+
+from __future__ import annotations
+
+import math
+
+from foretune.knowledge import module_default
+from foretune.plan.constants import cite, const
+from foretune.plan.model import Fix, Input, Setting
+from foretune.plan.sizing import C, Component, Sizing, box, num, percent
+
+STEP = 1000  # LimitNOFILE is rounded up to a whole thousand descriptors
+
+
+def plan(s: Sizing) -> None:
+    if not (s.f.pull_rex and s.rex_hosts):
+        return
+    default_nofile = module_default("mosquitto_nofile")
+    headroom = const("mosquitto_headroom")
+    want = max(default_nofile, math.ceil(s.rex_hosts * (1 + headroom) / STEP) * STEP)
+    s.add("mosquitto.limit_nofile", "mosquitto LimitNOFILE", "count",
+          Setting(default_nofile, f"systemd default: about {default_nofile} pull-REX hosts", ("gf-pull-rex",)),
+          Setting(want, f"one descriptor per pull-REX host ({s.rex_hosts}) plus {percent(headroom)}", ("gf-pull-rex", cite("mosquitto_headroom")),
+                  f"max({default_nofile}, ceil({s.rex_hosts} x {num(round(1 + headroom, 6))} / {STEP}) x {STEP}) = {want}",
+                  (box("pull-REX hosts", s.rex_hosts), C("mosquitto_headroom"), Input("systemd default", default_nofile, "gf-pull-rex"))),
+          Fix("limit", "mosquitto", want))
+    rate_default, ttl, resend = module_default("mqtt", "rate_limit"), module_default("mqtt", "ttl"), module_default("mqtt", "resend_interval")
+    from_hosts = const("mqtt_rate_limit_from_hosts")
+    rate = const("mqtt_rate_limit") if s.rex_hosts > from_hosts else None
+    prefix = "foreman_proxy::plugin::remote_execution::script::"
+    s.add("mqtt.rate_limit", "MQTT rate limit (concurrent jobs)", "count",
+          Setting(rate_default, "plugin default: unlimited", ("rex-mqtt-defaults",)),
+          Setting(rate, f"a foretune estimate to protect the Smart Proxy above {from_hosts} pull hosts; "
+                        "raise it while the Smart Proxy keeps up" if rate else "unlimited is fine at this scale",
+                  ("gf-pull-rex", cite("mqtt_rate_limit")), "", (C("mqtt_rate_limit"), C("mqtt_rate_limit_from_hosts")) if rate else ()),
+          *((Fix("hiera", prefix + "mqtt_rate_limit", rate) if s.f.mqtt_rate_limit_option else
+             Fix("advice", "MQTT rate limit", f"a limit of {rate} needs foreman-installer 3.6 or later: "
+                                              "this installer has no rate-limit option"),) if rate else ()))
+    for tid, title, value in (("mqtt.ttl", "MQTT ttl (seconds to pick up a job)", ttl), ("mqtt.resend_interval", "MQTT resend interval", resend)):
+        inst = Setting(value, "plugin default", ("rex-mqtt-defaults",))
+        s.add(tid, title, "seconds", inst, s.same(inst, "plugin default; raise only when hosts miss notifications", "gf-pull-rex"))
+
+
+COMPONENT = Component("mqtt")

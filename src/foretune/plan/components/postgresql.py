@@ -1,0 +1,210 @@
+"""PostgreSQL: shared_buffers (and 9.2's System V limits), max_connections from the connection budget, the cache settings."""
+
+from __future__ import annotations
+
+import math
+
+from foretune.knowledge import hardware, postgresql_default
+from foretune.knowledge.model import SIZES, Release
+from foretune.knowledge.profiles import PG, installer_hiera
+from foretune.plan.constants import cite, const, memory_range
+from foretune.plan.model import Fix, Input, MemoryItem, Problem, Setting
+from foretune.plan.sizing import GIB, MIB, C, Component, Sizing, box, given, memory_item, num, percent, pg_bytes
+from foretune.units import format_gib, format_size
+
+KEY = PG + "/"
+SHARED_BUFFERS_STEP = 128 * MIB  # the 6.2 era's shared_buffers is rounded up to whole 128 MB
+RHEL7_SHMMAX = 4294967295  # kernel.shmmax on RHEL 7 (pg92-shm)
+RHEL7_SHMALL = 268435456  # kernel.shmall on RHEL 7, in pages (pg92-shm)
+
+
+def _mb(size: int) -> str:
+    """A PostgreSQL size in words: 8 MB, 1536 kB."""
+    return f"{size // MIB} MB" if size % MIB == 0 else f"{size // 1024} kB"
+
+
+def shared_buffers_range(release: Release, ram_bytes: int) -> tuple[int, int, str, str]:
+    """(low, high, citation, wording) of the shared_buffers range the guide for ``release`` gives."""
+    if not release.features.custom_hiera:  # Satellite 6.2 era: the brief's 15 % - 25 % of memory
+        low_f, high_f = const("pg62_shared_buffers_fraction"), const("pg62_shared_buffers_max_fraction")
+        return (int(ram_bytes * low_f), int(ram_bytes * high_f), "g62-postgresql",
+                f"{percent(low_f)} - {percent(high_f)} of RAM (the 6.2 brief)")
+    low_gib, high_f = const("pg_shared_buffers_min_gib"), const("pg_shared_buffers_max_fraction")
+    return int(low_gib * GIB), int(ram_bytes * high_f), "gf-postgresql", f"{num(low_gib)} GiB - {percent(high_f)} of RAM (the guide)"
+
+
+# -- shared_buffers ----------------------------------------------------------------------------
+def plan_memory(s: Sizing) -> None:
+    """shared_buffers (with 9.2's kernel limits), autovacuum's cost limit, and the removed checkpoint_segments."""
+    if not s.server:
+        return
+    sb_inst = s.pg_setting("shared_buffers")
+    if s.era62:
+        frac = const("pg62_shared_buffers_fraction")
+        sb = math.ceil(s.inp.ram_bytes * frac / SHARED_BUFFERS_STEP) * SHARED_BUFFERS_STEP
+        step = _mb(SHARED_BUFFERS_STEP)
+        setting = Setting(format_size(sb), f"{percent(frac)} of RAM (the brief: {percent(frac)} - "
+                                           f"{percent(const('pg62_shared_buffers_max_fraction'))}), rounded up to {step}", ("g62-postgresql",),
+                          f"ceil({s.ram_gib:.1f} GiB x {frac} / {step}) x {step} = {format_size(sb)}",
+                          (C("pg62_shared_buffers_fraction"), box("RAM GiB", round(s.ram_gib, 1))))
+    else:
+        low_gib, high_f = const("pg_shared_buffers_min_gib"), const("pg_shared_buffers_max_fraction")
+        cap_b = max(int(s.inp.ram_bytes * high_f) // GIB * GIB, GIB)
+        sb = min(max(pg_bytes(sb_inst.value) or 0, low_gib * GIB), cap_b)
+        setting = Setting(format_size(sb), f"at least {num(low_gib)} GiB, at most {percent(high_f)} of RAM; "
+                                           "the profile's value when it is in that range", ("gf-postgresql",),
+                          f"min(max({sb_inst.value}, {num(low_gib)} GiB), floor({s.ram_gib:.1f} GiB x {percent(high_f)})) = {format_size(sb)}",
+                          (given(sb_inst), C("pg_shared_buffers_min_gib"), C("pg_shared_buffers_max_fraction"),
+                           box("RAM GiB", round(s.ram_gib, 1))))
+    s.add("postgresql.shared_buffers", "shared_buffers", "bytes", sb_inst, setting, Fix("hiera", KEY + "shared_buffers", format_size(sb)))
+    if s.era62:
+        _shm(s, sb)
+    av_inst = s.pg_setting("autovacuum_vacuum_cost_limit", "vacuum_cost_limit")
+    if not s.era62:
+        av = const("pg_autovacuum_cost_limit")
+        s.add("postgresql.autovacuum_vacuum_cost_limit", "autovacuum_vacuum_cost_limit", "count", av_inst,
+              Setting(av, "lets autovacuum keep up with Foreman's churn", ("gf-postgresql",), "", (C("pg_autovacuum_cost_limit"),)),
+              Fix("hiera", KEY + "autovacuum_vacuum_cost_limit", av))
+    if "checkpoint_segments" in s.base_pg:
+        s.add("postgresql.checkpoint_segments", "checkpoint_segments (removed)", "count",
+              s.base_setting(KEY + "checkpoint_segments", None, "not set", "fi-checkpoint-segments-removed"),
+              Setting(None, "removed in PostgreSQL 9.5; PostgreSQL 12 refuses to start with it", ("fi-checkpoint-segments-removed",)))
+
+
+def _shm(s: Sizing, shared_buffers: int) -> None:
+    """PostgreSQL 9.2 takes shared_buffers from System V shared memory: the kernel limits must allow it."""
+    over = const("pg92_shm_overhead")
+    shmmax = math.ceil(shared_buffers * (1 + over) / GIB) * GIB
+    page = const("page_size")
+    want_max = max(shmmax, RHEL7_SHMMAX)
+    s.add("sysctl.kernel_shmmax", "kernel.shmmax", "bytes", Setting(RHEL7_SHMMAX, "RHEL 7 default", ("pg92-shm",)),
+          Setting(want_max, f"PostgreSQL 9.2 needs shared_buffers plus about {percent(over)} in one System V segment",
+                  ("pg92-shm", "g62-postgresql"), f"max(4 GiB - 1, ceil({format_size(shared_buffers)} x {1 + over}) in GiB) = {want_max}",
+                  (Input("shared_buffers", format_size(shared_buffers), "g62-postgresql"), C("pg92_shm_overhead"),
+                   Input("RHEL 7 kernel.shmmax", RHEL7_SHMMAX, "pg92-shm"))),
+          Fix("sysctl", "kernel.shmmax", want_max))
+    want_all = max(RHEL7_SHMALL, shmmax // page)
+    s.add("sysctl.kernel_shmall", "kernel.shmall (pages)", "count", Setting(RHEL7_SHMALL, "RHEL 7 default", ("pg92-shm",)),
+          Setting(want_all, f"at least kernel.shmmax in {page // 1024} KiB pages", ("pg92-shm",),
+                  f"max({RHEL7_SHMALL}, {shmmax} / {page}) = {want_all}",
+                  (Input("kernel.shmmax", shmmax, "pg92-shm"), C("page_size"), Input("RHEL 7 kernel.shmall", RHEL7_SHMALL, "pg92-shm"))),
+          Fix("sysctl", "kernel.shmall", want_all))
+
+
+# -- max_connections ---------------------------------------------------------------------------
+def plan_connections(s: Sizing) -> None:
+    """max_connections: the connection budget of every component plus headroom, never below the installer's."""
+    if not s.server:
+        return
+    cites = ("g62-postgresql",) if s.era62 else ("gf-postgresql",)
+    need = sum(n for _, n in s.connection_budget())
+    headroom = const("pg_connection_headroom")
+    with_headroom = math.ceil(need * (1 + headroom) / 100) * 100
+    mc_inst = s.pg_setting("max_connections")
+    floor = max(int(mc_inst.value), const("g62_max_connections") if s.era62 else 0)
+    mc = max(floor, with_headroom)
+    never_below = (f"the brief's {const('g62_max_connections')} for {const('g62_max_connections')} parallel registrations" if s.era62
+                   else "the profile")
+    s.add("postgresql.max_connections", "max_connections", "count", mc_inst,
+          Setting(mc, f"connection budget {need} + {percent(headroom)} headroom, rounded up to 100; never below {never_below}",
+                  (*cites, "pf-db-pool", cite("pg_connection_headroom")),
+                  f"max({floor}, ceil({need} x {num(round(1 + headroom, 6))} / 100) x 100) = {mc}",
+                  (Input("connection budget", need, "pf-db-pool"), C("pg_connection_headroom"), given(mc_inst),
+                   *((C("g62_max_connections"),) if s.era62 else ()))),
+          Fix("hiera", KEY + "max_connections", mc))
+    if need > int(mc_inst.value):
+        s.problems.append(Problem("high", "connections-over-max",
+                                  f"the plan's connection budget ({need}) exceeds the installer's max_connections {mc_inst.value}: "
+                                  "apply the plan's max_connections", ("gf-postgresql", "pf-db-pool")))
+    inst_need = sum(n for _, n in s.connection_budget(installer=True))
+    if inst_need > int(mc_inst.value):
+        s.problems.append(Problem("high", "installer-connections-over-max",
+                                  f"with the installer's own values the services open up to {inst_need} connections but its "
+                                  f"max_connections is {mc_inst.value}: expect 'remaining connection slots are reserved' errors "
+                                  "until the plan is applied", ("gf-postgresql", "pf-db-pool", "pf-puma-formula")))
+
+
+# -- effective_cache_size and work_mem ---------------------------------------------------------
+def plan_cache(s: Sizing) -> None:
+    """effective_cache_size and work_mem from the same memory budget the rest of the plan uses."""
+    if not s.server or s.era62:
+        return  # the 6.2 brief tunes shared_buffers and max_connections only
+    items = s.memory_items()
+    sb = pg_bytes(s.value("postgresql.shared_buffers")) or 0
+    free = max(0, s.inp.ram_bytes - sum(i.bytes for i in items))
+    cache_room = max(0, s.inp.ram_bytes - sum(i.low_bytes for i in items))
+    ecs_inst = s.pg_setting("effective_cache_size")
+    profile_ecs, profile_name = _profile_value_for_ram(s, "effective_cache_size")
+    budget = (sb + cache_room) // GIB * GIB
+    ceiling = (pg_bytes(profile_ecs) if profile_ecs else pg_bytes(ecs_inst.value)) or 0
+    ecs = max(GIB, min(budget, ceiling))
+    s.add("postgresql.effective_cache_size", "effective_cache_size", "bytes", ecs_inst,
+          Setting(format_size(ecs), f"shared_buffers plus the page cache left with the services at the low end of "
+                                    f"their memory ranges, at most the {profile_name or 'installer'}'s {format_size(ceiling)}",
+                  ("fi-tuning-profiles", "g62-memory"),
+                  f"min({format_size(sb)} + {format_gib(cache_room)} page cache, {format_size(ceiling)}) = {format_size(ecs)}",
+                  (Input("shared_buffers", format_size(sb), "gf-postgresql"),
+                   Input("RAM left at the low end of the memory budget", format_gib(cache_room), "foretune-estimate"),
+                   Input(f"{profile_name or 'installer'} effective_cache_size", format_size(ceiling), "fi-tuning-profiles"))),
+          Fix("hiera", KEY + "effective_cache_size", format_size(ecs)))
+    _work_mem(s, free)
+
+
+def _work_mem(s: Sizing, free: int) -> None:
+    wm_inst = s.pg_setting("work_mem")
+    guide = const("pg_work_mem")
+    guide_bytes, inst_bytes = pg_bytes(guide) or 0, pg_bytes(wm_inst.value) or 0
+    conns = s.value("postgresql.max_connections") if "postgresql.max_connections" in s.tunables else 0
+    extra = max(0, guide_bytes - inst_bytes) * conns * const("pg_work_mem_ops_per_connection")
+    profile_wm, _ = _profile_value_for_ram(s, "work_mem")
+    if inst_bytes == guide_bytes:
+        s.add("postgresql.work_mem", "work_mem", "bytes", wm_inst, s.same(wm_inst, f"already the guide's {_mb(guide_bytes)}", "gf-postgresql"),
+              Fix("hiera", KEY + "work_mem", wm_inst.value))
+        return
+    fits = extra <= free
+    want = guide if fits else wm_inst.value
+    more = f"{conns} connections x {_mb(max(0, guide_bytes - inst_bytes))} more = {format_gib(extra)}"
+    why = (f"the guide's {_mb(guide_bytes)}: {more} fits in the {format_gib(free)} the memory budget leaves" if fits
+           else f"keep {wm_inst.value}: {more} does not fit in the {format_gib(free)} the memory budget leaves")
+    if fits and profile_wm and pg_bytes(profile_wm) == guide_bytes:
+        why = f"the guide's {_mb(guide_bytes)}, as the profiles use for this much RAM"
+    s.add("postgresql.work_mem", "work_mem", "bytes", wm_inst,
+          Setting(want, why, (cite("pg_work_mem"),), f"{guide} if {conns} x ({guide} - {wm_inst.value}) <= {format_gib(free)} free",
+                  (C("pg_work_mem"), given(wm_inst), Input("max_connections", conns, "gf-postgresql"),
+                   Input("RAM left by the memory budget", format_gib(free), "foretune-estimate"),
+                   C("pg_work_mem_ops_per_connection"))),
+          Fix("hiera", KEY + "work_mem", want))
+
+
+def _profile_value_for_ram(s: Sizing, name: str) -> tuple[str | None, str | None]:
+    """The PostgreSQL ``name`` of the largest size profile whose recommended RAM this box has (90 % rule).
+
+    Below the medium profile's RAM that is the default profile, which leaves PostgreSQL's own default.
+    """
+    if not s.f.size_profiles:
+        return None, None
+    fits = [p for p in SIZES if s.inp.ram_bytes >= hardware.recommended(p).ram_bytes * hardware.ram_allowance()]
+    best = fits[-1] if fits else "default"
+    value = installer_hiera(s.release, best).get(PG, {}).get(name) or postgresql_default(name)["value"]
+    return (str(value), f"{best} profile") if value is not None else (None, None)
+
+
+# -- budgets -----------------------------------------------------------------------------------
+def memory(s: Sizing) -> list[MemoryItem]:
+    if "postgresql.shared_buffers" in s.tunables:
+        sb = pg_bytes(s.value("postgresql.shared_buffers")) or 0
+        conns = sum(n for _, n in s.connection_budget())
+        touched = memory_range("pg_shared_buffers_touched")
+        blow, bhigh, bsrc = memory_range("pg_backend_mib")
+        low = int(sb * touched[0] + conns * blow * MIB)
+        high = int(sb * touched[1] + conns * bhigh * MIB)
+        return [MemoryItem("PostgreSQL", high, f"shared_buffers + {conns} backends x {num(blow)}-{num(bhigh)} MiB", low, high,
+                           tuple(dict.fromkeys((touched[2], bsrc))))]
+    if s.server:
+        return [memory_item("PostgreSQL", 1, "postgresql_unplanned", "before PostgreSQL is planned")]
+    if s.f.pulpcore and s.katello:
+        return [memory_item("PostgreSQL", 1, "capsule_postgresql", "pulpcore database only")]
+    return []
+
+
+COMPONENT = Component("postgresql", memory=memory)  # its own reserved connections close every budget (Sizing)

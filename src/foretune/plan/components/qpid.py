@@ -1,0 +1,92 @@
+"""qpid (katello-agent): qpidd and qdrouterd file limits, fs.aio-max-nr, journal space, Katello's accept timeout."""
+
+from __future__ import annotations
+
+from foretune.knowledge import module_default, module_default_citation
+from foretune.plan.constants import cite, const
+from foretune.plan.direct_edits import direct_edit
+from foretune.plan.model import Fix, Input, MemoryItem, Setting
+from foretune.plan.sizing import MIB, C, Component, Sizing, box, given, memory_item
+from foretune.units import format_gib
+
+
+def plan(s: Sizing) -> None:
+    if not (s.f.qpid and s.katello):
+        return
+    n = s.inp.katello_agent_hosts
+    cites = ("g62-qpid",) if s.era62 else ("g69-qpid",)
+    _nofile(s, n, cites)
+    _aio(s, n, cites)
+    per_host = const("qpidd_storage_per_host_mib")
+    storage = n * per_host * MIB
+    if n:
+        s.add("qpidd.storage_bytes", "free space in /var/lib/qpidd", "bytes", Setting(None, "not managed by the installer"),
+              Setting(storage, f"{per_host} MiB per katello-agent host x {n}", cites, f"{n} x {per_host} MiB",
+                      (C("qpidd_storage_per_host_mib"), box("katello-agent hosts", n))),
+              Fix("advice", "/var/lib/qpidd", f"keep at least {format_gib(storage)} free"))
+    interval = const("qpid_mgmt_pub_interval")
+    fix = Fix("hiera", "qpid::mgmt_pub_interval", interval)
+    s.add("qpid.mgmt_pub_interval", "qpidd mgmt-pub-interval", "seconds",
+          Setting(module_default("qpid_mgmt_pub_interval"), "qpidd default", (module_default_citation("qpid_mgmt_pub_interval"),)),
+          Setting(interval, "recycles management objects faster; avoids 'not-attached' channel errors", ("g62-qpid",), "",
+                  (C("qpid_mgmt_pub_interval"),)),
+          fix if s.f.qpid_mgmt_pub_interval_option else direct_edit(fix))  # puppet-qpid before 4.1: edit qpidd.conf
+    if s.server and n:
+        accept = const("accept_timeout_at_scale")
+        s.add("katello.content_action_accept_timeout", "content_action_accept_timeout", "seconds",
+              Setting(module_default("content_action_accept_timeout"), "Katello setting default", ("g62-katello-agent",)),
+              Setting(accept, "more than 20 s so katello-agent clients have time to answer", ("g62-katello-agent", cite("accept_timeout_at_scale")),
+                      "", (C("accept_timeout_at_scale"),)),
+              Fix("command", f"hammer settings set --name content_action_accept_timeout --value {accept}"))
+
+
+def _nofile(s: Sizing, n: int, cites: tuple[str, ...]) -> None:
+    for tid, title, hkey, unit, per, base, floor in (
+            ("qpidd.limit_nofile", "qpidd LimitNOFILE", "qpid::open_file_limit", "qpidd", "qpidd_fds_per_host", "qpidd_fds_base", 65536),
+            ("qdrouterd.limit_nofile", "qdrouterd LimitNOFILE", "qpid::router::open_file_limit", "qdrouterd",
+             "qdrouterd_fds_per_host", "qdrouterd_fds_base", 150100)):
+        inst = s.base_setting(hkey, None, "not set: systemd default", cites[0])
+        if s.era62 and not n:
+            s.add(tid, title, "count", inst, s.same(inst, "no katello-agent hosts: the brief's limit is for katello-agent at scale", *cites))
+            continue
+        if s.era62:
+            want = const("g62_nofile")
+            setting = Setting(want, "the 6.2 brief's limit for katello-agent at scale", cites, "", (C("g62_nofile"),))
+            fix = Fix("limit", unit, want)
+        else:
+            lowest = inst.value or floor
+            want = max(lowest, n * const(per) + const(base))
+            setting = Setting(want, f"{const(per)} x {n} katello-agent hosts + {const(base)}, at least {lowest}", cites,
+                              f"max({lowest}, {const(per)} x {n} + {const(base)}) = {want}",
+                              (C(per), C(base), box("katello-agent hosts", n),
+                               given(inst) if inst.value else Input("profiles' limit", floor, "fi-tuning-profiles")))
+            fix = Fix("hiera", hkey, want)
+            if hkey == "qpid::open_file_limit" and not s.f.qpid_open_file_limit_option:
+                fix = direct_edit(fix)  # puppet-qpid before 2.2 has no such parameter: a drop-in (pq-options-history)
+        s.add(tid, title, "count", inst, setting, fix)
+
+
+def _aio(s: Sizing, n: int, cites: tuple[str, ...]) -> None:
+    """fs.aio-max-nr: qpidd's linear store takes asynchronous I/O contexts per katello-agent host."""
+    per_host, default, brief = const("aio_per_host"), const("aio_default"), const("g62_aio_max_nr")
+    if s.era62 and n and brief > n * per_host:
+        aio = brief
+        setting = Setting(aio, "the 6.2 brief's value", ("g62-qpid",), "", (C("g62_aio_max_nr"),))
+    elif s.era62 and n:  # more agents than the brief's flat value covers: the later guides' per-host rule
+        aio = n * per_host + 1
+        setting = Setting(aio, f"the 6.2 brief's {brief} is not more than {per_host} x {n} katello-agent hosts",
+                          ("g62-qpid", "g69-qpid"), f"max({brief}, {per_host} x {n} + 1) = {aio}",
+                          (C("g62_aio_max_nr"), C("aio_per_host"), box("katello-agent hosts", n)))
+    else:
+        aio = max(default, n * per_host + 1)
+        setting = Setting(aio, f"more than {per_host} x {n} katello-agent hosts", cites, f"max({default}, {per_host} x {n} + 1) = {aio}",
+                          (C("aio_default"), C("aio_per_host"), box("katello-agent hosts", n)))
+    s.add("sysctl.fs_aio_max_nr", "fs.aio-max-nr", "count", Setting(default, "kernel default", (cite("aio_default"),)), setting,
+          Fix("sysctl", "fs.aio-max-nr", aio))
+
+
+def memory(s: Sizing) -> list[MemoryItem]:
+    return [memory_item("qpidd + qdrouterd", 1, "qpid", "brokers")] if s.f.qpid and s.katello else []
+
+
+COMPONENT = Component("qpid", memory=memory)

@@ -1,0 +1,167 @@
+"""What every component planner reads and writes: the sizing inputs, the tunables so far, the problems.
+
+A component module (``plan/components/``) receives one :class:`Sizing`, reads the box, the release's features and
+the installer's values from it, and adds its tunables with :meth:`Sizing.add`. The budgets that span components
+(memory, PostgreSQL connections) are summed here from every component's own share.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+from foretune.errors import DataError
+from foretune.knowledge import hardware, postgresql_default
+from foretune.knowledge.model import Release
+from foretune.knowledge.profiles import PG
+from foretune.plan.constants import cite, const, memory_range
+from foretune.plan.direct_edits import direct_edit
+from foretune.plan.model import Fix, Input, MemoryItem, PlanInput, Problem, Setting, Tunable
+from foretune.units import parse_size
+
+GIB = 1024**3
+MIB = 1024**2
+
+
+class Component(NamedTuple):
+    """One service's share of the budgets that span components (its tunables come from the steps it exports)."""
+
+    name: str
+    memory: Callable[[Sizing], list[MemoryItem]] | None = None  # resident memory items, in report order
+    connections: Callable[[Sizing, bool], list[tuple[str, int]]] | None = None  # (consumer, PostgreSQL connections)
+
+
+def C(key: str) -> Input:
+    """A planner constant as a cited formula input."""
+    return Input(key, const(key), cite(key))
+
+
+def box(name: str, value: Any) -> Input:
+    """A fact about the box or workload (given by the user or read from the box)."""
+    return Input(name, value, "box")
+
+
+def given(setting: Setting, name: str = "installer value") -> Input:
+    """The installer's value as an input: cited by where the installer takes it from."""
+    return Input(name, setting.value, setting.citations[0] if setting.citations else "foretune-estimate")
+
+
+def num(value: float) -> str:
+    """A figure from the data as explanation text: ``1.5``, ``100``, ``0.2``."""
+    return format(value, "g") if isinstance(value, float) else str(value)
+
+
+def percent(fraction: float) -> str:
+    """A fraction from the data as a percentage: 0.25 -> ``25 %``."""
+    return f"{round(fraction * 100, 6):g} %"
+
+
+def pg_bytes(value: Any) -> int | None:
+    """PostgreSQL memory setting ('8GB', '512MB', '4MB') to bytes."""
+    if value is None:
+        return None
+    text = str(value).strip()
+    for unit in ("TB", "GB", "MB", "kB"):
+        if text.endswith(unit):
+            text = text[: -len(unit)] + unit[0].upper()
+            break
+    return parse_size(text)
+
+
+def default_profile_hosts() -> int:
+    """The most managed hosts the default --tuning profile is meant for (hardware.yaml): larger settings start above it."""
+    high = hardware.host_range("default")[1]
+    if high is None:
+        raise DataError("hardware.yaml: the default profile has no max_hosts")
+    return high
+
+
+def memory_item(component: str, count: float, item: str, reason: str) -> MemoryItem:
+    """``count`` x memory item ``item``: a measured or guide-stated size plans at its high end, an estimate at its middle."""
+    low, high, source = memory_range(item)
+    plan = low + (high - low) * (0.5 if source == "foretune-estimate" else 1.0)
+    return MemoryItem(component, int(count * plan * GIB), reason, int(count * low * GIB), int(count * high * GIB), (source,))
+
+
+class Sizing:
+    """The box, its release and installer values, and the plan being built (tunables and problems)."""
+
+    def __init__(self, inp: PlanInput, release: Release, profile: str, base: dict[str, Any],
+                 components: Sequence[Component] = (), problems: list[Problem] | None = None) -> None:
+        self.inp = inp
+        self.release = release
+        self.f = release.features
+        self.fv = release.foreman_version
+        self.server = inp.role == "server"
+        self.katello = inp.katello
+        self.era62 = not self.f.custom_hiera  # Satellite 6.2 era: no custom-hiera, edit the config files
+        self.cores = inp.physical_cores or inp.cpus
+        self.ram_gib = inp.ram_bytes / GIB
+        self.profile = profile
+        self.base = base
+        self.base_pg: dict[str, Any] = dict(base.get(PG, {}))
+        self.rex_hosts = (inp.rex_hosts if inp.rex_hosts is not None else inp.hosts) if inp.rex == "pull-mqtt" else 0
+        self.components = tuple(components)
+        self.tunables: dict[str, Tunable] = {}
+        self.problems: list[Problem] = [] if problems is None else problems  # the orchestrator's list: one order of problems
+
+    # -- tunables ------------------------------------------------------------------------------
+    def add(self, tid: str, title: str, unit: str, installer: Setting, foretune: Setting, *fixes: Fix,
+            configured: Callable[[Any], Any] | None = None) -> None:
+        """Add tunable ``tid``; ``configured`` turns a hiera value the box sets into the tunable's unit."""
+        component = tid.split(".", 1)[0]
+        if self.era62:
+            fixes = tuple(direct_edit(fix, capsule=not self.server) for fix in fixes)
+        self.tunables[tid] = Tunable(tid, component, title, unit, self.in_force(fixes, installer, configured), foretune,
+                                     tuple(fixes))
+
+    def in_force(self, fixes: tuple[Fix, ...], installer: Setting, configured: Callable[[Any], Any] | None = None) -> Setting:
+        """The installer column: a value the answers file or custom-hiera sets wins over the profile or module default."""
+        for fix in fixes:
+            if fix.kind == "hiera" and fix.target in self.inp.configured:
+                value, where = self.inp.configured[fix.target]
+                if configured is not None:
+                    value = configured(value)
+                return Setting(value, f"set in the {where} (wins over {installer.reason})", ("fi-hiera-precedence",), origin=where)
+        return installer
+
+    def value(self, tid: str, installer: bool = False) -> Any:
+        """The plan's value of tunable ``tid`` (``installer``: the installer's)."""
+        tunable = self.tunables[tid]
+        return tunable.installer.value if installer else tunable.foretune.value
+
+    def base_setting(self, key: str, fallback: Any, fallback_reason: str, fallback_cite: str) -> Setting:
+        """What the installer gives for hiera ``key``: the profile's value, else the module default."""
+        value = self.base_pg.get(key.split("/", 1)[1]) if key.startswith(PG + "/") else self.base.get(key)
+        if value is not None:
+            source = f"--tuning {self.profile}" if self.f.size_profiles and self.katello else "the installer's tuning file"
+            return Setting(value, f"set by {source}", ("fi-tuning-profiles" if self.f.size_profiles else "fi-tuning-yaml",))
+        return Setting(fallback, fallback_reason, (fallback_cite,))
+
+    def pg_setting(self, name: str, builtin: str | None = None) -> Setting:
+        """What the installer gives for PostgreSQL ``name``: the profile's value, else PostgreSQL's built-in default.
+
+        The built-in default is 9.2's on a release without custom-hiera (the Satellite 6.2 era, PostgreSQL 9.2 on RHEL 7),
+        else the newest; ``builtin`` names PostgreSQL's own setting when it differs (vacuum_cost_limit).
+        """
+        server = "9.2" if self.era62 else None
+        step = postgresql_default(builtin or name, server)
+        why = f"PostgreSQL {server} default" if server else "PostgreSQL default"
+        return self.base_setting(PG + "/" + name, step["value"], why + (f" ({builtin})" if builtin else ""), str(step["citation"]))
+
+    def same(self, installer: Setting, reason: str, *citations: str) -> Setting:
+        """foretune keeps the installer's value."""
+        return Setting(installer.value, reason, citations or installer.citations, inputs=(given(installer),))
+
+    # -- budgets that span components ---------------------------------------------------------
+    def memory_items(self) -> list[MemoryItem]:
+        """Every component's resident memory with the tunables planned so far."""
+        return [item for c in self.components if c.memory for item in c.memory(self)]
+
+    def connection_budget(self, *, installer: bool = False) -> list[tuple[str, int]]:
+        """PostgreSQL connections per consumer with the plan's values (or, ``installer``, the installer's).
+
+        Every budget ends with the connections PostgreSQL keeps for superusers.
+        """
+        budget = [entry for c in self.components if c.connections for entry in c.connections(self, installer)]
+        return [*budget, ("superuser reserved", const("pg_reserved_connections"))]

@@ -1,0 +1,71 @@
+"""PostgreSQL: shared_buffers, 9.2's System V limits, max_connections from the connection budget, the cache settings."""
+
+from __future__ import annotations
+
+import pytest
+
+from foretune.knowledge import load_data
+from foretune.knowledge.releases import resolve_release
+from foretune.plan.components import postgresql
+from tests.plan.components.helpers import GIB, explain, plan, run
+
+
+def test_shared_buffers_between_2_gib_and_a_quarter_of_ram() -> None:
+    # Foreman guide: "An optimal value for this will vary between 2 GiB to a maximum of 25% of your total system memory"
+    assert run(postgresql.plan_memory, "satellite", "6.15", cpus=16, ram_gib=64)["postgresql.shared_buffers"].foretune.value == "2GB"
+    assert run(postgresql.plan_memory, "satellite", "6.15", cpus=4, ram_gib=6)["postgresql.shared_buffers"].foretune.value == "1GB"
+    assert postgresql.shared_buffers_range(resolve_release("satellite", "6.15"), 64 * GIB) == (
+        2 * GIB, 16 * GIB, "gf-postgresql", "2 GiB - 25 % of RAM (the guide)")
+
+
+def test_satellite_62_shared_buffers_and_kernel_limits_follow_the_brief() -> None:
+    # the 6.2 brief: "set shared_buffers to 15% - 25% of memory"; 15 % of 48 GiB = 7372.8 MB, rounded up to 58 x 128 MB
+    t = plan("satellite", "6.2", hosts=8000, cpus=16, physical_cores=8, ram_gib=48).tunables
+    assert t["postgresql.shared_buffers"].foretune.value == "7424MB"
+    assert t["sysctl.kernel_shmmax"].foretune.value == 8 * GIB  # 7424 MB x 1.1 = 8166 MB, rounded up to whole GiB
+    assert t["sysctl.kernel_shmall"].foretune.value == 268435456  # RHEL 7's default already covers 8 GiB in 4 KiB pages
+    # "you might need to set the value to 200 when you are registering 200 content hosts in parallel"
+    assert t["postgresql.max_connections"].foretune.value == 200
+
+
+def test_max_connections_is_the_budget_plus_a_fifth_rounded_to_100() -> None:
+    p = plan("satellite", "6.15", hosts=3000, cpus=16, ram_gib=64)
+    need = sum(n for _, n in p.connection_budget)
+    assert need == 6 * 20 + (1 * 7 + 3) + 3 + 25 + (8 * 2 + 22) + 4 + 3  # Puma, Sidekiq, hosts queue, Candlepin, Pulp, gateway, reserved
+    mc = p.tunables["postgresql.max_connections"]
+    assert mc.foretune.formula == "max(500, ceil(203 x 1.2 / 100) x 100) = 500"  # 243.6 rounds up to 300: the profile's 500 stays
+
+
+def test_work_mem_is_the_guides_8_mb_when_it_fits() -> None:
+    # Foreman guide: "Setting this value to 8 MB should be more than enough for most of the intensive operations"
+    t = plan("satellite", "6.15", hosts=3000, cpus=16, ram_gib=64).tunables["postgresql.work_mem"]
+    assert (t.installer.value, t.foretune.value) == ("4MB", "8MB")
+    assert t.foretune.reason.startswith("the guide's 8 MB: 500 connections x 4 MB more")
+
+
+def test_explain_words_the_budget_and_range_from_the_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = load_data("planner.yaml")
+    monkeypatch.setitem(data["pg_connection_headroom"], "value", 0.5)
+    monkeypatch.setitem(data["pg_shared_buffers_max_fraction"], "value", 0.3)
+    monkeypatch.setitem(data["pg_work_mem"], "value", "16MB")
+    p = plan("satellite", "6.15", hosts=3000, cpus=16, ram_gib=64)
+    text = explain(p, "postgresql.max_connections")
+    assert "connection budget 203 + 50 % headroom" in text and "ceil(203 x 1.5 / 100) x 100" in text
+    assert "at most 30 % of RAM" in explain(p, "postgresql.shared_buffers")
+    assert "floor(64.0 GiB x 30 %)" in explain(p, "postgresql.shared_buffers")
+    assert "the guide's 16 MB: 500 connections x 12 MB more" in explain(p, "postgresql.work_mem")
+
+
+def test_satellite_62_postgresql_defaults_are_92s() -> None:
+    # Satellite 6.2 runs PostgreSQL 9.2 on RHEL 7 and its installer sets no PostgreSQL entries. PostgreSQL 9.2 manual,
+    # 18.4.1 shared_buffers: "The default is typically 32 megabytes (32MB)"; the 9.3 release notes: "the previous
+    # maximum was 32MB". The 6.2 brief, 5.13: "increase max_connections setting (set to 100 by default)".
+    t = plan(product="satellite", version="6.2", hosts=5000, cpus=16, physical_cores=8, ram_bytes=32 * GIB).tunables
+    assert t["postgresql.shared_buffers"].installer.value == "32MB"
+    assert t["postgresql.shared_buffers"].installer.citations == ("pg-docs-92-shared-buffers",)
+    assert t["postgresql.max_connections"].installer.value == 100
+    assert "gf-postgresql" not in t["postgresql.max_connections"].installer.citations  # the Foreman guide gives no default
+    # a later release with no profile value: PostgreSQL's newest default, cited to PostgreSQL
+    later = plan(product="satellite", version="6.16", hosts=3000, cpus=4, ram_bytes=20 * GIB).tunables
+    assert later["postgresql.effective_cache_size"].installer.value == "4GB"  # 9.4 release notes: "to 4GB"
+    assert later["postgresql.effective_cache_size"].installer.citations == ("pg-release-94-defaults",)

@@ -1,0 +1,120 @@
+"""Foreman's application server: Puma workers and threads, the database pool, Passenger on older releases."""
+
+from __future__ import annotations
+
+import pytest
+
+from foretune.knowledge import load_data
+from foretune.plan import PlanInput, make_plan
+from tests.plan.components.helpers import GIB, explain, hiera_and_installer, plan
+
+
+def test_installer_workers_follow_puppet_foremans_formula() -> None:
+    # puppet-foreman manifests/config.pp (18.2.0): workers = floor(min(CPUs x 1.5, RAM GiB - 1.5))
+    t = plan("satellite", "6.15", cpus=16, ram_gib=64).tunables["puma.workers"]
+    assert t.installer.value == 24  # min(24, 62.5)
+    assert t.installer.reason == "installer formula floor(min(16 CPUs x 1.5, 64.0 GiB - 1.5))"
+    assert plan("satellite", "6.15", cpus=16, ram_gib=8).tunables["puma.workers"].installer.value == 6  # min(24, 6.5)
+    # from puppet-foreman 20 the formula is capped at 100 workers
+    capped = make_plan(PlanInput("foreman", "3.16", hosts=80000, cpus=128, ram_bytes=256 * GIB)).tunables["puma.workers"]
+    assert capped.installer.value == 100
+    assert capped.installer.reason.startswith("installer formula floor(min(100, 128 CPUs x 1.5, 256.0 GiB - 1.5))")
+
+
+def test_explain_words_the_installer_formula_from_the_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    auto = load_data("module-defaults.yaml")["puma"]["auto"]
+    monkeypatch.setitem(auto, "cpu_factor", 2)
+    monkeypatch.setitem(auto, "ram_reserve_gib", 4)
+    monkeypatch.setitem(load_data("module-defaults.yaml")["puma"]["auto-capped"], "cap", 90)
+    p = plan("satellite", "6.15", cpus=16, ram_gib=64)
+    assert p.tunables["puma.workers"].installer.value == 32  # min(16 x 2, 64 - 4)
+    assert "installer: 32 — installer formula floor(min(16 CPUs x 2, 64.0 GiB - 4))" in explain(p, "puma.workers")
+    capped = make_plan(PlanInput("foreman", "3.16", hosts=80000, cpus=128, ram_bytes=256 * GIB))
+    assert "floor(min(90, 128 CPUs x 2, 256.0 GiB - 4))" in explain(capped, "puma.workers")
+
+
+def test_guides_16_threads_with_every_profile() -> None:
+    # Foreman guide 5.2.4: "we recommend 16 threads with all the tuning profiles in the table above"
+    for hosts in (1000, 8000, 40000):
+        t = plan("satellite", "6.15", hosts=hosts, cpus=32, ram_gib=128).tunables
+        assert t["puma.threads_min"].foretune.value == 16 and t["puma.threads_max"].foretune.value == 16
+        assert "about 12 % less memory" in t["puma.threads_min"].foretune.reason
+
+
+def test_workers_stay_in_the_guides_range_for_the_profile() -> None:
+    # Foreman guide 5.2.4 table: the default profile (up to 5000 hosts) favours 4-6 workers; 6 on a roomy box
+    assert plan("satellite", "6.15", hosts=3000, cpus=16, ram_gib=64).tunables["puma.workers"].foretune.value == 6
+
+
+def test_passenger_pool_is_one_and_a_half_per_physical_core() -> None:
+    # the 6.2 brief: PassengerMaxPoolSize "should be adjusted to 1.5 * Physical CPU Cores"
+    t = plan("satellite", "6.2", hosts=8000, cpus=16, physical_cores=8, ram_gib=48).tunables["passenger.max_pool_size"]
+    assert t.foretune.value == 12
+    assert t.foretune.formula == "max(6, ceil(8 x 1.5)) = 12"
+
+
+def test_passenger_wording_follows_the_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(load_data("planner.yaml")["passenger_pool_per_core"], "value", 2)
+    t = plan("satellite", "6.2", hosts=8000, cpus=16, physical_cores=8, ram_gib=48).tunables["passenger.max_pool_size"]
+    assert (t.foretune.value, t.foretune.formula) == (16, "max(6, ceil(8 x 2)) = 16")
+    assert t.foretune.reason.startswith("2 x 8 physical cores")
+
+
+def test_plain_foreman_db_pool_is_puppet_foremans() -> None:
+    # theforeman/puppet-foreman manifests/config.pp (25.0.0 on): the + 4 applies with or without Katello:
+    # "'db_pool'   => pick($foreman::db_pool, $foreman::foreman_service_puma_threads_max + 4),"
+    # and its comment: "This means for systems without Katello we can reduce the amount of the pool to puma_threads_max + 1"
+    p = plan(product="foreman", version="3.12", hosts=300, cpus=8, ram_bytes=32 * GIB, katello=False)
+    t = p.tunables
+    assert t["puma.threads_max"].installer.value == 5 and t["foreman.db_pool"].installer.value == 9
+    assert t["puma.threads_max"].foretune.value == 16 and t["foreman.db_pool"].foretune.value == 17
+    puma = next(n for what, n in p.connection_budget if what.startswith("Puma"))
+    assert puma == t["puma.workers"].foretune.value * 17  # type: ignore[operator]
+    # before puppet-foreman 25 (foreman-installer 3.11) the pool was max(db_pool 5, threads_max)
+    assert plan(product="foreman", version="3.10", hosts=300, cpus=8, ram_bytes=32 * GIB,
+                katello=False).tunables["foreman.db_pool"].installer.value == 5
+
+
+def test_passenger_queue_default_is_cited_to_passenger() -> None:
+    # phusion/passenger Users guide Apache (4.0.18), PassengerMaxRequestQueueSize: "The default value is '100'."
+    # The 6.2 brief gives no default for it, only its tuned example ("PassengerMaxRequestQueueSize 200").
+    t = plan(product="satellite", version="6.2", hosts=5000, cpus=16, physical_cores=8, ram_bytes=32 * GIB).tunables
+    queue = t["passenger.max_request_queue_size"]
+    assert queue.installer.value == 100 and queue.installer.citations == ("passenger-queue-default",)
+    assert queue.foretune.value == 200
+
+
+def test_rails_pool_formula_per_puppet_foreman_release() -> None:
+    before = plan("foreman", "3.10").tunables
+    after = plan("foreman", "3.11").tunables
+    assert before["foreman.db_pool"].installer.value == 5  # max(db_pool 5, threads_max 5)
+    assert after["foreman.db_pool"].installer.value == 9  # threads_max 5 + 4 (puppet-foreman 25)
+
+
+def test_puppet_passenger_options_only_where_puppet_puppet_has_them() -> None:
+    # puppet-puppet 9.0.0 (Satellite 6.4) manifests/server.pp has $passenger_min_instances and no start timeout;
+    # 11.0.0 (foreman-installer 1.21, so Satellite 6.6) removed Passenger support
+    hiera, command = hiera_and_installer("satellite", "6.4", puppet_hosts=2000)
+    assert hiera["puppet::server::passenger_min_instances"] == 6
+    assert "puppet::server::passenger_start_timeout" not in hiera
+    assert "--puppet-server-passenger-start-timeout" not in command
+    for version in ("6.6", "6.7", "6.8"):
+        hiera, command = hiera_and_installer("satellite", version, puppet_hosts=2000)
+        assert not [key for key in hiera if key.startswith("puppet::server::passenger")], version
+        assert "--puppet-server-passenger" not in command, version
+        assert hiera["foreman::passenger_min_instances"] == 6, version  # Foreman itself still runs on Passenger
+    # Satellite 6.2 edits the Puppet application's vhost directly, as its brief does
+    plan = make_plan(PlanInput("satellite", "6.2", hosts=12000, cpus=16, ram_bytes=64 * GIB, puppet_hosts=2000))
+    edits = [(fix.target, fix.value) for t in plan.tunables.values() for fix in t.fixes if fix.kind == "file"]
+    assert ("/etc/httpd/conf.d/25-puppet.conf", "PassengerStartTimeout 500") in edits
+
+
+def test_capsules_tune_no_passenger_once_puppet_left_it() -> None:
+    # puppet-puppet 11.0.0 (foreman-installer 1.21, Satellite 6.6) removed Passenger support; a Capsule runs no Foreman
+    from foretune.render.outputs import hiera_values
+
+    def capsule(version: str) -> dict[str, object]:
+        return hiera_values(make_plan(PlanInput("satellite", version, hosts=3000, cpus=8, ram_bytes=32 * GIB, role="capsule",
+                                                puppet_hosts=1000)))
+    assert capsule("6.4")["apache::mod::passenger::passenger_max_pool_size"] == 12  # ceil(8 x 1.5), the 6.2 brief's rule
+    assert not [key for key in capsule("6.6") if "passenger" in key]

@@ -1,0 +1,52 @@
+"""qpid (katello-agent): file limits, fs.aio-max-nr, journal space, the accept timeout."""
+
+from __future__ import annotations
+
+import pytest
+
+from foretune.knowledge import load_data
+from foretune.plan import PlanInput, make_plan
+from foretune.plan.components import qpid
+from tests.plan.components.helpers import GIB, explain, plan, run
+
+
+def test_limits_follow_the_69_guides_per_host_rules() -> None:
+    # Satellite 6.9 guide (g69-qpid): qpidd 4 x hosts + 500, qdrouterd 3 x hosts + 100, fs.aio-max-nr 33 x hosts + 1,
+    # 2 MiB of /var/lib/qpidd per host
+    t = run(qpid.plan, "satellite", "6.9", hosts=20000, katello_agent_hosts=20000)
+    assert t["qpidd.limit_nofile"].foretune.value == 80500
+    assert t["qdrouterd.limit_nofile"].foretune.value == 150100  # the profiles' limit is more than 3 x 20000 + 100
+    assert t["sysctl.fs_aio_max_nr"].foretune.value == 660001
+    assert t["qpidd.storage_bytes"].foretune.value == 40000 * 1024**2
+    assert t["katello.content_action_accept_timeout"].foretune.value == 60
+
+
+def test_satellite_62_takes_the_briefs_flat_values() -> None:
+    # the 6.2 brief: "LimitNOFILE=1000000" and "echo 1000000 > /proc/sys/fs/aio-max-nr"
+    t = run(qpid.plan, "satellite", "6.2", physical_cores=4, katello_agent_hosts=3000)
+    assert t["qpidd.limit_nofile"].foretune.value == 1000000 and t["sysctl.fs_aio_max_nr"].foretune.value == 1000000
+    assert run(qpid.plan, "satellite", "6.15") == {}  # katello-agent left with qpid
+
+
+def test_qpid_wording_follows_the_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = load_data("planner.yaml")
+    monkeypatch.setitem(data["aio_per_host"], "value", 40)
+    monkeypatch.setitem(data["qpidd_storage_per_host_mib"], "value", 3)
+    p = plan("satellite", "6.9", hosts=20000, katello_agent_hosts=20000)
+    assert "arithmetic: max(65536, 40 x 20000 + 1) = 800001" in explain(p, "sysctl.fs_aio_max_nr")
+    assert "more than 40 x 20000 katello-agent hosts" in explain(p, "sysctl.fs_aio_max_nr")
+    storage = p.tunables["qpidd.storage_bytes"].foretune
+    assert (storage.reason, storage.formula) == ("3 MiB per katello-agent host x 20000", "20000 x 3 MiB")
+
+
+def test_qpid_options_only_where_puppet_qpid_has_them() -> None:
+    # puppet-qpid: $open_file_limit first in 2.2.0, $mgmt_pub_interval first in 4.1.0; Katello 3.4 (Foreman 1.15,
+    # Satellite 6.3) pins katello/qpid 2.1.x, Katello 3.7 (Foreman 1.18, Satellite 6.4) 4.2.x
+    def qpid_fixes(version: str) -> set[tuple[str, str, object]]:
+        plan = make_plan(PlanInput("satellite", version, hosts=12000, cpus=16, ram_bytes=64 * GIB, katello_agent_hosts=3000))
+        return {(fix.kind, fix.target, fix.value) for t in plan.tunables.values() if t.component.startswith("q")
+                for fix in t.fixes if t.differs and fix.kind != "advice"}
+    assert qpid_fixes("6.3") == {("limit", "qpidd", 65536), ("hiera", "qpid::router::open_file_limit", 150100),
+                                 ("file", "/etc/qpid/qpidd.conf", "mgmt-pub-interval=5")}
+    assert qpid_fixes("6.4") == {("hiera", "qpid::open_file_limit", 65536), ("hiera", "qpid::router::open_file_limit", 150100),
+                                 ("hiera", "qpid::mgmt_pub_interval", 5)}

@@ -1,0 +1,19 @@
+"""The Smart Proxy's dynflow limits and database."""
+
+from __future__ import annotations
+
+from foretune.plan.components import smart_proxy
+from tests.plan.components.helpers import run
+
+
+def test_satellite_62_follows_the_brief_for_remote_execution() -> None:
+    # the 6.2 brief: LimitNOFILE=1000000 for smart_proxy_dynflow_core and an in-memory sqlite database (:database: "")
+    t = run(smart_proxy.plan, "satellite", "6.2", physical_cores=4)
+    assert t["smart_proxy_dynflow.limit_nofile"].foretune.value == 1000000
+    assert t["smart_proxy_dynflow.database"].foretune.value == "in-memory"
+    assert [(f.kind, f.value) for f in t["smart_proxy_dynflow.database"].fixes] == [("file", ':database: ""')]
+
+
+def test_later_releases_keep_the_installer_s_limit() -> None:
+    t = run(smart_proxy.plan, "satellite", "6.15")["smart_proxy_dynflow.limit_nofile"]
+    assert t.foretune.value == t.installer.value and "smart_proxy_dynflow.database" not in run(smart_proxy.plan, "satellite", "6.15")
