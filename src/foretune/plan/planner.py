@@ -81,10 +81,8 @@ def _pg_bytes(value: Any) -> int | None:
 
 
 def _heap_bytes(java_opts: str) -> int | None:
-    for token in java_opts.split():
-        if token.startswith("-Xmx"):
-            return parse_size(token[4:].upper().rstrip("B") or "0")
-    return None
+    from foretune.units import jvm_size_option  # the JVM's rule: the last -Xmx wins
+    return jvm_size_option(java_opts)
 
 
 def shared_buffers_range(release: Release, ram_bytes: int) -> tuple[int, int, str, str]:
