@@ -141,7 +141,7 @@ def test_live_facts_read_the_last_week_of_the_standard_paths(tmp_path: Path) -> 
 
     httpd = tmp_path / "var/log/httpd"
     httpd.mkdir(parents=True)
-    stamp = time.strftime("%d/%b/%Y:%H:%M", time.localtime(time.time() - 3600)) + time.strftime(":%S %z")
+    stamp = time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(time.time() - 3600))  # in UTC: no daylight-saving edge
     lines = [f'10.0.0.{i} - - [{stamp}] "POST /rhsm/consumers HTTP/1.1" 503 299 "-" "subscription-manager/1.28"' for i in range(12)]
     (httpd / "foreman-ssl_access_ssl.log").write_text("\n".join(lines) + "\n")
     old = tmp_path / "var/log/messages-20240101"
