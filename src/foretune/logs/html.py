@@ -13,12 +13,6 @@ h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid 
 table{border-collapse:collapse;margin:.6rem 0;display:block;max-width:100%;overflow-x:auto}p,h1,h2{overflow-wrap:anywhere}th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid #e1e4e8}
 td.n{text-align:right}pre{background:#f6f8fa;padding:.6rem;overflow-x:auto}.chart{margin:1rem 0}"""
 MAX_POINTS = 720
-_MD_ESCAPE = re.compile(r"\\([\\`*_\[\]<>#|~&.+)-])")
-
-
-def _plain(line: str) -> str:
-    """Markdown text as written by the text renderer's escaping, back to the text it shows."""
-    return _MD_ESCAPE.sub(r"\1", line)
 
 
 def _thin(rows: list[list[Any]], column: int) -> list[float]:
@@ -70,40 +64,24 @@ def render(report: dict[str, Any]) -> str:
 
 
 def _markdown_to_html(md: str, pictures: dict[str, list[str]]) -> str:
-    """The small markdown subset text.render writes (headings, tables, fenced blocks, paragraphs), charts under their heading."""
-    html: list[str] = []
-    rows: list[list[str]] = []
-    fence = False
+    """text.render's markdown as HTML through markdown-it-py (CommonMark and tables, raw HTML off), charts under their heading."""
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
-    def flush() -> None:
-        if rows:
-            head, body = rows[0], rows[2:]
-            html.append("<table><tr>" + "".join(f"<th>{escape(c)}</th>" for c in head) + "</tr>")
-            for r in body:
-                html.append("<tr>" + "".join(f'<td class="{"n" if c.replace(",", "").replace(".", "").replace("-", "").isdigit() else ""}">'
-                                             f"{escape(c)}</td>" for c in r) + "</tr>")
-            html.append("</table>")
-            rows.clear()
+    parser = MarkdownIt("commonmark", {"html": False}).enable("table")
+    tokens = parser.parse(md)
+    out: list[Token] = []
+    for i, token in enumerate(tokens):
+        out.append(token)
+        if token.type == "td_open" and _NUMBER.fullmatch(tokens[i + 1].content):
+            token.attrSet("class", "n")
+        elif token.type == "heading_close" and token.tag == "h2":
+            title = "".join(child.content for child in tokens[i - 1].children or () if child.type in ("text", "code_inline"))
+            for svg in pictures.get(title, []):
+                chart = Token("html_block", "", 0)
+                chart.content = f'<div class="chart">{svg}</div>\n'
+                out.append(chart)
+    return str(parser.renderer.render(out, parser.options, {}))
 
-    for line in md.splitlines():
-        if line.startswith("```"):
-            flush()
-            html.append("</pre>" if fence else "<pre>")
-            fence = not fence
-            continue
-        if fence:
-            html.append(escape(line))
-            continue
-        if line.startswith("|"):
-            rows.append([_plain(c.strip()) for c in line.strip("|").split(" | ")])
-            continue
-        flush()
-        if line.startswith("# "):
-            html.append(f"<h1>{escape(_plain(line[2:]))}</h1>")
-        elif line.startswith("## "):
-            html.append(f"<h2>{escape(_plain(line[3:]))}</h2>")
-            html += [f'<div class="chart">{svg}</div>' for svg in pictures.get(_plain(line[3:]), [])]
-        elif line.strip():
-            html.append(f"<p>{escape(_plain(line))}</p>")
-    flush()
-    return "\n".join(html)
+
+_NUMBER = re.compile(r"[-+]?[\d,]+(?:\.\d+)?%?|–")
