@@ -11,6 +11,7 @@ class CandlepinHeapBelowProfile(PlanRule):
     title = "Candlepin heap at least the profile's"
     component = "candlepin"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     failing_when = (("candlepin_oom", ()),)
     roles = frozenset({"server"})
     needs = ("candlepin",)

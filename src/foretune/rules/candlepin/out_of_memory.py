@@ -14,6 +14,7 @@ class CandlepinOutOfMemory(Rule):
     title = "Candlepin never ran out of Java heap"
     component = "candlepin"
     severity = Severity.CRITICAL
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("log_incidents",)
     citations = ("candlepin-defaults", "fi-tuning-profiles")

@@ -68,6 +68,7 @@ class MemoryOverRam(Rule):
     title = "Services fit the RAM (memory budget)"
     component = "capacity"
     severity = Severity.HIGH
+    version_added = "0.1.0"
     failing_when = (("oom_kill", ()),)
     needs = ("ram_bytes",)
     citations = ("g62-memory", "gf-puma-autotuning", "foretune-estimate")

@@ -13,6 +13,8 @@ class HistoryTablesLarge(Rule):
     title = "Task and audit history tables cleaned up"
     component = "foreman"
     severity = Severity.LOW
+    version_added = "0.1.0"
+    unsafe_fix = True
     roles = frozenset({"server"})
     needs = ("foreman_table_sizes",)
     citations = ("foretune-estimate",)

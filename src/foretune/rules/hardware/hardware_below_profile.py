@@ -13,6 +13,8 @@ class HardwareBelowProfile(Rule):
     title = "CPUs and RAM meet the active tuning profile"
     component = "hardware"
     severity = Severity.HIGH
+    version_added = "0.1.0"
+    unsafe_fix = True
     roles = frozenset({"server"})
     needs = ("tuning_profile", "cpu_logical", "ram_bytes")
     citations = ("fi-tuning-hook", "gf-quickstart")

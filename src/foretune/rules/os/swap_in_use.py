@@ -12,6 +12,7 @@ class SwapInUse(Rule):
     title = "No swap in use under memory pressure"
     component = "os"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     needs = ("swap",)
     citations = ("g62-memory", "foretune-estimate")
     unit = "bytes"

@@ -12,6 +12,7 @@ class SwapNotConfigured(Rule):
     title = "At least 4 GiB of swap configured"
     component = "os"
     severity = Severity.LOW
+    version_added = "0.1.0"
     needs = ("swap",)
     citations = ("fd-system-requirements", "foretune-estimate")
     unit = "bytes"

@@ -13,6 +13,7 @@ class EffectiveCacheSizeLow(PlanRule):
     title = "effective_cache_size reflects the RAM"
     component = "postgresql"
     severity = Severity.LOW
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("postgresql",)
     citations = ("fi-tuning-profiles", "foretune-estimate", "pg-conf-sample-90", "pg-release-94-defaults", "pg-conf-defaults")

@@ -13,6 +13,7 @@ class SharedBuffersOutOfRange(PlanRule):
     title = "PostgreSQL shared_buffers within the guide's range for the release"
     component = "postgresql"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("postgresql", "ram_bytes")
     citations = ("gf-postgresql", "g62-postgresql", "pg-docs-92-shared-buffers", "pg-release-93-shared-buffers", "pg-conf-defaults",

@@ -13,6 +13,8 @@ class TableBloat(Rule):
     title = "audits and logs tables not bloated"
     component = "postgresql"
     severity = Severity.LOW
+    version_added = "0.1.0"
+    unsafe_fix = True
     roles = frozenset({"server"})
     needs = ("foreman_table_sizes", "history_table_rows")
     citations = ("foretune-estimate",)

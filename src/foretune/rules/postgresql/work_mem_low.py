@@ -12,6 +12,8 @@ class WorkMemLow(PlanRule):
     title = "PostgreSQL work_mem at the guide's value"
     component = "postgresql"
     severity = Severity.LOW
+    version_added = "0.1.0"
+    unsafe_fix = True
     roles = frozenset({"server"})
     needs = ("postgresql",)
     citations = ("gf-postgresql", "pg-conf-sample-90", "pg-release-94-defaults", "pg-conf-defaults")

@@ -12,6 +12,7 @@ class PumaWorkersOverRam(PlanRule):
     title = "Puma workers fit the RAM budget"
     component = "puma"
     severity = Severity.HIGH
+    version_added = "0.1.0"
     failing_when = (("oom_kill", ()),)
     roles = frozenset({"server"})
     needs = ("puma", "ram_bytes")

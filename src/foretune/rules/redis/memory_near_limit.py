@@ -12,6 +12,7 @@ class RedisMemoryNearLimit(Rule):
     title = "Redis below its maxmemory"
     component = "redis"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     needs = ("redis",)
     citations = ("foretune-estimate",)
 

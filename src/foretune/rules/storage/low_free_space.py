@@ -12,6 +12,7 @@ class LowFreeSpace(Rule):
     title = "Free space on the key directories"
     component = "storage"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     needs = ("key_dirs",)
     citations = ("gf-hardware",)
 

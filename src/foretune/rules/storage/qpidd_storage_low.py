@@ -11,6 +11,8 @@ class QpiddStorageLow(PlanRule):
     title = "/var/lib/qpidd has 2 MiB per katello-agent host"
     component = "storage"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
+    unsafe_fix = True
     uses_hosts = True
     roles = frozenset({"server", "capsule"})
     needs = ("key_dirs",)
