@@ -2,7 +2,8 @@
 """Developer entry point; needs only python3 (>= 3.9), git and a package manager.
 
     python3 dev.py demo     set up and audit the bundled example sosreport
-    python3 dev.py test     set up (incl. fio, PostgreSQL, Chromium) and run lint, types and tests
+    python3 dev.py test     set up (incl. fio, PostgreSQL, Chromium) and run lint, types, the golden-commit check and
+                            tests (pytest arguments pass through, e.g. -m "not slow" for a quick run)
     python3 dev.py zipapp   build dist/foretune.pyz (runs with a bare python3)
     python3 dev.py docs     regenerate docs/cli-reference.md, the man page docs/foretune.1 and docs/rules/
 """
@@ -148,13 +149,39 @@ def cmd_test() -> int:
     sh(BIN / "mypy")
     sh(BIN / "lint-imports", "--no-cache")  # the layers contract in pyproject.toml: no import runs upward
     sh(BIN / "python", "tools/gen_docs.py", "--check")
+    sh(sys.executable, "tools/check_goldens.py")
     pyz = build_zipapp()
     sh(sys.executable, pyz, "--version")
     oldest = find_oldest_python()
     if oldest:
-        sh(oldest, pyz, "plan", "--product", "satellite", "--version", "6.15", "--hosts", "8000",
-               "--cpus", "8", "--ram", "32G")
+        smoke_plan(oldest, pyz)
+    if not guide_texts_present():
+        print(GUIDES_ABSENT, flush=True)
     return sh(BIN / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", *sys.argv[2:], check=False)
+
+
+GUIDES_ABSENT = "guide-quote checks not run: guide texts absent; see docs/development.md"
+
+
+def guide_texts_present() -> bool:
+    """Whether the vendor guide texts the citation tests compare quotes with are beside the repository."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        from tests.support import seeds
+    finally:
+        sys.path.remove(str(ROOT))
+    return seeds.required()
+
+
+def smoke_plan(python: str, pyz: Path) -> None:
+    """Run a plan with the zipapp on ``python``; one line, not the plan table (which the plan tests read)."""
+    argv = [python, str(pyz), "plan", "--product", "satellite", "--version", "6.15", "--hosts", "8000", "--cpus", "8", "--ram", "32G"]
+    print("+", " ".join(argv), "> (table)", flush=True)
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
+    if done.returncode != 0 or "Puma" not in done.stdout:
+        print(done.stdout[-2000:] + done.stderr[-2000:], file=sys.stderr)
+        raise subprocess.CalledProcessError(done.returncode or 1, argv)
+    print(f"zipapp plan on {Path(python).name}: exit {done.returncode}, {len(done.stdout.splitlines())} lines", flush=True)
 
 
 def cmd_zipapp() -> int:

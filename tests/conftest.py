@@ -11,7 +11,7 @@ import pytest
 
 from foretune.cli import main
 from foretune.env import Environment
-from tests.support import pgcluster
+from tests.support import pgcluster, seeds
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -38,3 +38,32 @@ def pg_cluster() -> Iterator[pgcluster.Cluster]:
         yield cluster
     finally:
         pgcluster.stop(cluster)
+
+
+GUIDES_ABSENT = "guide-quote checks not run: guide texts absent; see docs/development.md"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without the guide texts, the tests that need them are left out (one summary line says so).
+
+    They are the tests marked ``needs_guides`` and those using tests/test_citations.py's ``guides`` fixture.
+    """
+    if seeds.required():
+        return
+
+    def needs_guides(item: pytest.Item) -> bool:
+        return item.get_closest_marker("needs_guides") is not None or "guides" in getattr(item, "fixturenames", ())
+
+    left_out = [item for item in items if needs_guides(item)]
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = [item for item in items if not needs_guides(item)]
+        config.stash[_GUIDES_LEFT_OUT] = len(left_out)
+
+
+_GUIDES_LEFT_OUT = pytest.StashKey[int]()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config) -> None:
+    if config.stash.get(_GUIDES_LEFT_OUT, 0):
+        terminalreporter.write_line(GUIDES_ABSENT)

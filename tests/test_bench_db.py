@@ -287,3 +287,31 @@ def test_ctrl_c_during_create_database_drops_it(pg_cluster: pgcluster.Cluster) -
     assert proc.returncode == 130, err
     assert err == "foretune: interrupted\n"
     assert _bench_dbs(pg_cluster) == []
+
+
+def test_db_bench_draws_its_progress_with_the_shared_bar_on_a_terminal(pg_cluster: pgcluster.Cluster) -> None:
+    import io
+
+    from foretune.cli import main
+    from foretune.env import Environment
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out, err = io.StringIO(), Terminal()
+    status = main(["bench", "db", "--dsn", pg_cluster.conninfo, "--scale", "1", "--clients", "1", "--time", "1"],
+                  Environment(stdout=out, stderr=err, environ={"NO_COLOR": "1"}))
+    assert status == 0, err.getvalue()
+    drawn = err.getvalue()
+    # 1 initialisation + 2 tests x 1 client count = 3 steps; the bench storage bar's counter and ETA columns
+    assert "1/3" in drawn and "initialising scale 1" in drawn and "3/3" in drawn and "read-only, 1 clients" in drawn
+    assert "ETA" in drawn
+
+
+@pytest.mark.parametrize("argv", [["bench", "db", "--clients", "99999999999999"], ["bench", "db", "--time", "99999999999999"],
+                                  ["bench", "db", "--scale", "99999999999999"], ["db-size", "--limit", "99999999999999"]])
+def test_implausible_counts_are_refused_in_one_line(argv: list[str]) -> None:
+    result = run_cli(*argv)
+    assert result.status == 2 and result.stderr.count("\n") == 1
+    assert "99999999999999 is not plausible: at most 10000000" in result.stderr

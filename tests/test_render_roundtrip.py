@@ -1,7 +1,8 @@
 """`render --merge-into` is a ruamel.yaml round trip over real-looking custom-hiera files.
 
-Property: for every file of the corpus, merging values (and removing keys) gives a file that parses to
-the same data as merging the dicts, and every comment line of the original survives.
+Property: for every file of the corpus, merging values (and removing keys) gives a file in which what was set
+reads back as set under two YAML loaders, the rest as before and the removed keys gone (tests/support/hiera_oracle.py,
+not merge.py's own expectation), and every comment line of the original survives.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from foretune.render.merge import PG, expected_after, merge_text
+from foretune.render.merge import PG, merge_text
 from tests.conftest import run_cli
+from tests.support.hiera_oracle import check_merge
 
 CORPUS = Path(__file__).parent / "fixtures" / "custom-hiera"
 FILES = {path.name: path.read_text(encoding="utf-8") for path in sorted(CORPUS.glob("*.yaml"))}
@@ -58,7 +60,7 @@ def merges(draw: st.DrawFn) -> tuple[str, dict[str, Any], list[str]]:
 def test_merge_parses_as_merged_dicts_and_keeps_every_comment_line(case: tuple[str, dict[str, Any], list[str]]) -> None:
     text, values, remove = case
     merged = merge_text(text, values, remove=remove)
-    assert (yaml.safe_load(merged) or {}) == expected_after(yaml.safe_load(text) or {}, values, remove)
+    check_merge(text, merged, values, remove)  # an oracle of its own, not merge.py's expected_after
     removed_lines = {line.strip() for line in text.splitlines()
                      if any(line.strip().startswith((p.split("/")[-1] + ":", f"'{p}'", f'"{p}"')) for p in remove)}
     kept = [c for c in comment_lines(text) if not any(line.endswith(c) for line in removed_lines)]
@@ -125,3 +127,18 @@ def test_remove_stale_drops_what_audit_reports_and_keeps_the_rest(tmp_path: Path
         assert comment in new.splitlines()
     again = run_cli("render", *PLAN_62_ON_615, "--merge-into", str(target), "--remove-stale")
     assert "already matches" in again.stdout and "stale key" not in again.stderr
+
+
+def test_the_merge_oracle_catches_a_wrong_merge() -> None:
+    before = "a: 1\nb: 'on'\npostgresql::server::config_entries:\n  work_mem: 4MB\n  max_connections: 500\n"
+    good = "a: 2\nb: 'on'\npostgresql::server::config_entries:\n  work_mem: 8MB\n  max_connections: 500\n"
+    values = {"a": 2, PG: {"work_mem": "8MB"}}
+    check_merge(before, good, values)
+    for wrong in (good.replace("b: 'on'", "b: on"),  # a string that YAML 1.1 reads as true
+                  good.replace("  max_connections: 500\n", ""),  # an entry not set was lost
+                  good.replace("work_mem: 8MB", "work_mem: 4MB"),  # the value was not set
+                  good + "c: 3\n"):  # a key appeared
+        with pytest.raises(AssertionError):
+            check_merge(before, wrong, values)
+    with pytest.raises(AssertionError):  # set as a string but written so YAML 1.2 reads a number
+        check_merge("a: 1\n", "a: 1e3\n", {"a": "1e3"})

@@ -11,7 +11,7 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from foretune.errors import InputError
@@ -52,18 +52,29 @@ def psql_path() -> str:
     return path
 
 
-def query(conn: Connection, sql: str, *, timeout: float = 60.0, environ: Mapping[str, str] | None = None) -> list[list[str]]:
-    """Run one statement and return its rows as lists of strings (NULL becomes ``""``)."""
-    env = dict(os.environ if environ is None else environ)
-    env["PGCONNECT_TIMEOUT"] = env.get("PGCONNECT_TIMEOUT", "10")
-    if conn.password:
-        env["PGPASSWORD"] = conn.password
-    argv = [psql_path(), *PSQL_OPTIONS, "-d", conn.conninfo, "-c", sql]
+def run_psql(conninfo: str, sql: str, *, environ: Mapping[str, str], launcher: Sequence[str] = (), timeout: float = 60.0,
+             server: str = "PostgreSQL", cwd: str | None = None) -> list[list[str]]:
+    """The one psql runner: one statement, its rows as lists of strings (NULL becomes ``""``).
+
+    ``environ`` is the child's whole environment (PGPASSWORD travels there, never on the command
+    line); ``launcher`` goes before psql (``runuser -u postgres --``); ``server`` names the server
+    in the one-line error.
+    """
+    env = dict(environ)
+    env.setdefault("PGCONNECT_TIMEOUT", "10")
+    argv = [*launcher, psql_path(), *PSQL_OPTIONS, "-d", conninfo, "-c", sql]
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, check=False)
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, check=False, cwd=cwd)
     except subprocess.TimeoutExpired as exc:
         raise InputError(f"PostgreSQL query timed out after {timeout:.0f}s") from exc
     if done.returncode != 0:
-        message = psql_error(done.stderr)
-        raise InputError(f"PostgreSQL: {message}")
+        raise InputError(f"{server}: {psql_error(done.stderr)}")
     return [line.split(_SEP) for line in done.stdout.splitlines() if line]
+
+
+def query(conn: Connection, sql: str, *, timeout: float = 60.0, environ: Mapping[str, str] | None = None) -> list[list[str]]:
+    """Run one statement on ``conn`` (see :func:`run_psql`)."""
+    env = dict(os.environ if environ is None else environ)
+    if conn.password:
+        env["PGPASSWORD"] = conn.password
+    return run_psql(conn.conninfo, sql, environ=env, timeout=timeout)

@@ -41,8 +41,11 @@ def judged(stdout: str) -> dict[str, object]:
 
 def audit(source: Path, extra: list[str]) -> dict[str, object]:
     result = run_cli("audit", str(source), *extra, "--format", "json", "--fail-on", "critical")
-    assert result.status in (0, 1) and not result.stderr.strip(), result.stderr  # 1: a critical finding
-    return judged(result.stdout)
+    assert not result.stderr.strip(), result.stderr
+    found = judged(result.stdout)
+    critical = any(f["status"] == "fail" and f["severity"] == "critical" for f in found["findings"].values())  # type: ignore[attr-defined]
+    assert result.status == (1 if critical else 0), result.status  # --fail-on critical: 1 exactly when one fails
+    return found
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -30,6 +30,26 @@ def test_audit_out_equals_plan_from_out(name: str, tmp_path: Path) -> None:
     assert {"custom-hiera.yaml", "installer.sh", "APPLY.md"} <= set(tree(tmp_path / "audit"))
 
 
+def test_audit_out_content_is_the_guides_medium_puma_tuning(tmp_path: Path) -> None:
+    # satellite-6.15: 16 CPUs, 64 GiB, --tuning medium, Puma 24 workers x 5 threads, an admin's random_page_cost and a
+    # stale maxrequestsperchild in custom-hiera.yaml. Written by hand from the Tuning Foreman guide: medium's Puma
+    # workers 8-12 (the top, 16 CPUs allow more), 16 threads min = max, db_pool threads + 4, work_mem 8 MB.
+    assert run_cli("audit", str(SOS / "satellite-6.15"), "--out", str(tmp_path), "--fail-on", "critical").status == 0
+    hiera = (tmp_path / "custom-hiera.yaml").read_text(encoding="utf-8")
+    assert yaml.safe_load(hiera) == {
+        "postgresql::server::config_entries": {"random_page_cost": 1.1, "work_mem": "8MB"},
+        "foreman::foreman_service_puma_workers": 12,
+        "foreman::foreman_service_puma_threads_min": 16,
+        "foreman::foreman_service_puma_threads_max": 16,
+        "foreman::db_pool": 20,
+    }
+    assert "# foretune: removed apache::mod::event::maxrequestsperchild (stale on this release)" in hiera
+    assert (tmp_path / "installer.sh").read_text(encoding="utf-8").splitlines()[2:] == [
+        "satellite-installer \\", "  --tuning medium \\", "  --foreman-foreman-service-puma-workers 12 \\",
+        "  --foreman-foreman-service-puma-threads-min 16 \\", "  --foreman-foreman-service-puma-threads-max 16 \\",
+        "  --foreman-db-pool 20"]
+
+
 def test_format_hiera_prints_the_bundles_custom_hiera(tmp_path: Path) -> None:
     source = str(SOS / "satellite-6.15")
     printed = run_cli("audit", source, "--format", "hiera", "--fail-on", "critical")

@@ -153,6 +153,7 @@ def _replay(job: tuple[str, int, int, str]) -> list[str]:
     return failures
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", list(GENERATORS))
 def test_corpus_class(kind: str, workdir: Path) -> None:
     """Every case of one class keeps every promise (cases shared between worker processes)."""
@@ -180,6 +181,7 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
 
 
+@pytest.mark.slow
 def test_sample_as_subprocesses(workdir: Path) -> None:
     """A sample of the corpus as real processes: memory-limited, time-limited, no traceback."""
     failures = []

@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -39,6 +40,17 @@ from tests.support import oldpython
 from tests.support.pgcluster import Cluster
 
 TREES = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
+
+
+@pytest.fixture(autouse=True)
+def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Collect and compare in UTC, the collector processes too (fake_commands): wall-clock windows never cross a
+    daylight-saving change."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +164,7 @@ def fake_commands(tree: Path, folder: Path) -> dict[str, str]:
                           "if key not in table:\n    sys.stderr.write('no such recording\\n'); sys.exit(1)\n"
                           "sys.stdout.write(table[key])\n", encoding="utf-8")
         script.chmod(0o755)
-    return {"PATH": str(folder), "LANG": "C.UTF-8"}
+    return {"PATH": str(folder), "LANG": "C.UTF-8", "TZ": "UTC"}
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -232,7 +244,7 @@ def test_collector_writes_the_snapshot_collect_writes(tree: str, script: Path, t
     assert {k: v for k, v in b["logs"].items() if k != "since"} == {k: v for k, v in a["logs"].items() if k != "since"}
     # both windows start a week before their collection, seconds apart
     assert b["logs"]["days"] == 7 and abs(since_epoch(b["logs"]["since"]) - since_epoch(a["logs"]["since"])) < 120
-    assert abs(since_epoch(b["logs"]["since"]) - (time.time() - 7 * 86400 + time.localtime().tm_gmtoff)) < 300
+    assert abs(since_epoch(b["logs"]["since"]) - (time.time() - 7 * 86400)) < 300  # in UTC (the utc fixture)
     assert sorted(f for f in b["logs"]["files"] if f.startswith("/var/")) == [
         "/var/lib/pgsql/data/log/postgresql-Mon.log", "/var/log/httpd/foreman-ssl_access_ssl.log", "/var/log/messages",
         "/var/log/messages-20261122.gz"]

@@ -141,7 +141,7 @@ def test_live_facts_read_the_last_week_of_the_standard_paths(tmp_path: Path) -> 
 
     httpd = tmp_path / "var/log/httpd"
     httpd.mkdir(parents=True)
-    stamp = time.strftime("%d/%b/%Y:%H:%M", time.localtime(time.time() - 3600)) + time.strftime(":%S %z")
+    stamp = time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(time.time() - 3600))  # in UTC: no daylight-saving edge
     lines = [f'10.0.0.{i} - - [{stamp}] "POST /rhsm/consumers HTTP/1.1" 503 299 "-" "subscription-manager/1.28"' for i in range(12)]
     (httpd / "foreman-ssl_access_ssl.log").write_text("\n".join(lines) + "\n")
     old = tmp_path / "var/log/messages-20240101"
@@ -297,3 +297,16 @@ def test_log_text_is_shown_literally_in_markdown_and_html(tmp_path: Path) -> Non
     assert ("<p>db_pool_timeout: 2024-06-09T20:50:01 [E|app|cccc0003] ActiveRecord::ConnectionTimeoutError: could not obtain "
             "a connection &lt;script&gt;alert(1)&lt;/script&gt; *now* from the pool within 5.000 seconds</p>") in html
     assert "<td>db_pool_timeout</td>" in html or '<td class="">db_pool_timeout</td>' in html
+
+
+def test_html_is_the_markdown_rendered_with_charts_under_their_heading() -> None:
+    code, html, err = run("logs", str(FIX / "common_duration_access_ssl.log"), "--format", "html")
+    assert code == 0, err
+    assert "<h1>foretune logs — " in html and "common_duration_access_ssl.log</h1>\n<p>1 file, 3 lines read; every line understood</p>" in html
+    heading = "<h2>Apache access log: common_duration_access_ssl.log</h2>\n"
+    assert html.count(heading + '<div class="chart"><svg') == 1
+    assert html.count('<div class="chart">') == 2  # status per minute and top endpoints, both under that heading
+    assert html.index('<div class="chart">') > html.index(heading) > html.index("<h2>Incidents</h2>")
+    # counts align right, an address is text
+    assert '<td>GET /api/v2/ping</td>\n<td class="n">3</td>' in html and '<td>10.0.0.1</td>\n<td class="n">3</td>' in html
+    assert "<p>latency: p50 2.5 ms, p95 300 ms, p99 300 ms, max 300 ms</p>" in html

@@ -9,7 +9,6 @@ from pathlib import Path
 from tests.conftest import run_cli
 
 GOLDEN = Path(__file__).parent / "golden"
-FORMATS = {"table": "table.txt", "hiera": "hiera.yaml", "installer": "installer.txt"}
 
 
 def plan_json(argv: list[str], *, stable: bool = True) -> dict[str, object]:
@@ -23,12 +22,37 @@ def plan_json(argv: list[str], *, stable: bool = True) -> dict[str, object]:
 
 
 def outputs(argv: list[str]) -> dict[str, str]:
-    """Relative path -> text for every output of one plan."""
-    files = {"plan.json": json.dumps(plan_json(argv), indent=2) + "\n"}
-    for fmt, name in FORMATS.items():
-        result = run_cli("plan", *argv, "--format", fmt)
-        assert result.status == 0, result.stderr
-        files[name] = result.stdout
+    """Relative path -> text for what one plan's goldens hold.
+
+    The JSON is split in two: ``tunables.json`` (every tunable, both columns) and ``plan.json`` (the
+    rest). Left out, because other tests check them: the JSON's ``citations`` map (the knowledge data's
+    titles, test_json_citations_are_the_cited_ids), and ``--format hiera`` / ``--format installer``,
+    which equal out/custom-hiera.yaml and out/installer.sh (test_formats_equal_the_out_tree).
+    """
+    data = plan_json(argv)
+    tunables = data.pop("tunables")
+    data.pop("citations")
+    files = {"plan.json": json.dumps(data, indent=2) + "\n", "tunables.json": _one_field_a_line(tunables)}
+    result = run_cli("plan", *argv, "--format", "table")
+    assert result.status == 0, result.stderr
+    files["table.txt"] = result.stdout
+    files.update(out_tree(argv))
+    return files
+
+
+def _one_field_a_line(tunables: object) -> str:
+    """The tunables as JSON with one field a line (a side's value, reason and citations together), for review."""
+    assert isinstance(tunables, list)
+    blocks = []
+    for tunable in tunables:
+        fields = [f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}" for key, value in tunable.items()]
+        blocks.append(" {\n" + ",\n".join(fields) + "\n }")
+    return "[\n" + ",\n".join(blocks) + "\n]\n"
+
+
+def out_tree(argv: list[str]) -> dict[str, str]:
+    """``out/<path>`` -> text of what ``plan --out`` writes."""
+    files = {}
     with tempfile.TemporaryDirectory() as tmp:
         result = run_cli("plan", *argv, "--out", tmp)
         assert result.status == 0, result.stderr
@@ -36,6 +60,12 @@ def outputs(argv: list[str]) -> dict[str, str]:
             if path.is_file():
                 files[f"out/{path.relative_to(tmp).as_posix()}"] = path.read_text(encoding="utf-8")
     return files
+
+
+def format_output(argv: list[str], fmt: str) -> str:
+    result = run_cli("plan", *argv, "--format", fmt)
+    assert result.status == 0, result.stderr
+    return result.stdout
 
 
 def golden(name: str) -> dict[str, str]:

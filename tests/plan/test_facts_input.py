@@ -63,3 +63,11 @@ def test_only_tuning_keys_reach_the_plan() -> None:
                installer_answers={"foreman": {"db_password": "[redacted]", "initial_admin_username": "admin",
                                               "foreman_service_puma_workers": 6}})
     assert input_from_facts(fs).configured == {"foreman::foreman_service_puma_workers": (6, "answers file")}
+
+
+def test_candlepin_heap_in_force_is_the_last_xmx_as_the_jvm_takes_it() -> None:
+    # The JVM processes its options in order and the last -Xmx wins: '-Xmx2g -Xmx8g' runs with an 8 GiB heap.
+    fs = facts(product="satellite", product_version="6.15.2", cpu_logical=16, ram_bytes=64 * GIB, managed_hosts=15000,
+               installer_answers={"candlepin": {"java_opts": "-Xms1024m -Xmx2g -Xmx8g"}})
+    heap = make_plan(input_from_facts(fs)).tunables["candlepin.heap_max"].installer
+    assert heap.value == 8 * GIB and heap.origin == "answers file"

@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from tests.plan.cases import CASES
-from tests.plan.golden_outputs import golden, outputs, plan_json
+from tests.plan.golden_outputs import format_output, golden, outputs, plan_json
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -34,7 +34,30 @@ def test_every_cited_id_resolves() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_out_tree_holds_the_formats(name: str) -> None:
+def test_formats_equal_the_out_tree(name: str) -> None:
     files = golden(name)
-    assert files["out/custom-hiera.yaml"] == files["hiera.yaml"]
-    assert files["out/installer.sh"] == "#!/bin/sh\nset -e\n" + files["installer.txt"]
+    assert format_output(CASES[name], "hiera") == files["out/custom-hiera.yaml"]
+    assert "#!/bin/sh\nset -e\n" + format_output(CASES[name], "installer") == files["out/installer.sh"]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_json_citations_are_the_cited_ids(name: str) -> None:
+    from foretune.knowledge import citation
+
+    data = plan_json(CASES[name])
+    cited: set[str] = set()
+
+    def walk(value: object) -> None:
+        if isinstance(value, dict):
+            cited.update(c for c in value.get("citations", ()) if isinstance(c, str) and not isinstance(value.get("citations"), dict))
+            for key, item in value.items():
+                if key != "citations" or not isinstance(item, dict):
+                    walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk({k: v for k, v in data.items() if k != "citations"})
+    assert cited <= set(data["citations"])  # type: ignore[arg-type]  # (the release's own sources are listed too)
+    for cid, entry in data["citations"].items():  # type: ignore[attr-defined]
+        assert entry["title"] == citation(cid).title, cid

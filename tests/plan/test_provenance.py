@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 from foretune.knowledge import citations
@@ -96,6 +97,7 @@ def _quotes() -> list[tuple[str, str]]:
     return found
 
 
+@pytest.mark.needs_guides
 def test_every_quote_in_the_data_occurs_in_the_guides() -> None:
     """Constants' own quote fields too (citations' quotes are checked per guide in tests/test_citations.py)."""
     from tests.support import seeds
@@ -128,14 +130,24 @@ def test_explain_unknown_tunable_is_one_line_exit_2() -> None:
     assert "no tunable 'puma.nonsense'" in result.stderr
 
 
+def _readme_choices() -> tuple[str, list[str]]:
+    """The README's "Choices worth knowing" section and the guide quotes in it."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    choices = readme.split("## Choices worth knowing", 1)[1].split("\n## ", 1)[0]
+    return choices, [q for q in re.findall(r'"([^"]*)"', choices) if len(q) >= 20]
+
+
+def test_readme_choices_name_their_topics_with_quotes() -> None:
+    choices, quotes = _readme_choices()
+    assert len(quotes) >= 5
+    for topic in ("Puma threads: 16", "**Memory.**", "**Connections.**"):
+        assert topic in choices
+
+
+@pytest.mark.needs_guides
 def test_readme_choices_quote_the_guides_verbatim() -> None:
     from tests.support import seeds
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    choices = readme.split("## Choices worth knowing", 1)[1].split("\n## ", 1)[0]
-    quotes = [q for q in re.findall(r'"([^"]*)"', choices) if len(q) >= 20]
-    assert len(quotes) >= 5
+    _, quotes = _readme_choices()
     guides = seeds.all_guides_text()
     assert [q for q in quotes if seeds.normalise(q) not in guides] == []
-    for topic in ("Puma threads: 16", "**Memory.**", "**Connections.**"):
-        assert topic in choices

@@ -1,7 +1,9 @@
 """Every rule against its pass/fail/skip fixtures, through one generic test.
 
 A fixture is tests/rules/fixtures/<rule-id>/<expect>-<slug>.yaml with ``facts`` (optionally on top
-of ``base: <name>`` from fixtures/_base/), ``options`` (hosts, bench) and ``expect``.
+of ``base: <name>`` from fixtures/_base/), ``options`` (hosts, bench) and ``expect``. A ``fail`` fixture
+also pins ``recommended`` (the value) and ``fixes`` (each "kind target value", ``[]`` when the finding
+gives none).
 """
 
 from __future__ import annotations
@@ -65,9 +67,13 @@ def test_rule_fixture(path: Path) -> None:
         assert severity.label == data["severity"], outcome.message
     for text in data.get("message_has", []):
         assert text in outcome.message, outcome.message
-    fixes = [f"{fix.kind} {fix.target} {fix.value}" for fix in outcome.fixes]
+    fixes = [f"{fix.kind} {fix.target}" + ("" if fix.value is None else f" {fix.value}") for fix in outcome.fixes]
     for text in data.get("fixes_have", []):  # written by hand: a fix rendered as "kind target value" contains it
         assert any(text in fix for fix in fixes), fixes
+    if expect == Status.FAIL:  # the full result, as ansible-lint's and ruff's rule fixtures pin it
+        assert "recommended" in data and "fixes" in data, "a fail fixture pins the recommendation and the fixes"
+        assert outcome.recommended == data["recommended"], outcome.recommended
+        assert fixes == data["fixes"], fixes
 
 
 def test_every_rule_has_pass_and_fail_fixtures() -> None:

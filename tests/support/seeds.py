@@ -2,6 +2,9 @@
 
 They live in ``<repository>/../shared/seeds`` (a git worktree looks beside its main checkout too);
 ``FORETUNE_SEEDS`` names another directory. Quotes are compared after :func:`normalise`.
+Tests that read them carry the ``needs_guides`` marker: without the texts (a plain clone) they are
+not collected and the run ends with one line saying so (tests/conftest.py); with ``FORETUNE_SEEDS``
+set they always run, and fail when the directory holds no texts.
 """
 
 from __future__ import annotations
@@ -32,6 +35,16 @@ def candidates() -> list[Path]:
         gitdir = Path(dot_git.read_text(encoding="utf-8").split(":", 1)[1].strip())
         found.append(gitdir.parent.parent.parent.parent / "shared" / "seeds")
     return found
+
+
+def present() -> bool:
+    """Whether a directory of guide texts is where :func:`candidates` looks."""
+    return any(path.is_dir() and any(path.glob("*.txt")) for path in candidates())
+
+
+def required() -> bool:
+    """Whether the guide-quote checks run: the texts are present, or ``FORETUNE_SEEDS`` names them (then they must be there)."""
+    return bool(os.environ.get("FORETUNE_SEEDS")) or present()
 
 
 def seed_dir() -> Path:

@@ -12,15 +12,13 @@ import os
 import pwd
 import re
 import shutil
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from foretune.errors import InputError, UsageError
-from foretune.pg import psql_error, psql_path
+from foretune.pg import run_psql
 
-_SEP = "\x1f"
 _LIBPQ_ENV = ("PGHOST", "PGPORT", "PGUSER", "PGDATABASE", "PGSERVICE")
 
 
@@ -58,9 +56,12 @@ class Target:
         env.update(extra or {})
         return env
 
+    def launcher(self) -> list[str]:
+        """What goes before a client program: ``runuser -u postgres --`` when clients run as another user."""
+        return [_runuser(self.environ), "-u", self.run_as, "--"] if self.run_as else []
+
     def argv(self, program: str, *args: str) -> list[str]:
-        prefix = [_runuser(self.environ), "-u", self.run_as, "--"] if self.run_as else []
-        return [*prefix, program, *args]
+        return [*self.launcher(), program, *args]
 
 
 def _runuser(environ: Mapping[str, str]) -> str:
@@ -146,12 +147,5 @@ def program(name: str, target: Target, hint: str) -> str:
 def psql(target: Target, dbname: str, sql: str, *, read_only: bool = True, timeout: float = 120.0) -> list[list[str]]:
     """Run one statement in ``dbname``; rows as lists of strings. Read-only sessions unless told otherwise."""
     extra = {"PGOPTIONS": "-c default_transaction_read_only=on"} if read_only else {"PGOPTIONS": ""}
-    argv = target.argv(psql_path(), "-X", "-q", "-A", "-t", "-F", _SEP, "-v", "ON_ERROR_STOP=1", "-d", target.dsn(dbname), "-c", sql)
-    try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=target.child_env(extra), check=False, cwd="/")
-    except subprocess.TimeoutExpired as exc:
-        raise InputError(f"PostgreSQL query timed out after {timeout:.0f}s") from exc
-    if done.returncode != 0:
-        message = psql_error(done.stderr)
-        raise InputError(f"PostgreSQL ({target.describe()}): {message}")
-    return [line.split(_SEP) for line in done.stdout.splitlines() if line]
+    return run_psql(target.dsn(dbname), sql, environ=target.child_env(extra), launcher=target.launcher(), timeout=timeout,
+                    server=f"PostgreSQL ({target.describe()})", cwd="/")

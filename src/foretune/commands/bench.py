@@ -43,23 +43,13 @@ candlepin and pulpcore are never touched. Target: --dsn, else the libpq environm
 PGUSER, ...), else the local socket as user postgres."""
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return value
-
-
 def _client_list(text: str) -> list[int]:
-    try:
-        values = [int(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated client counts, e.g. 1,4,16: {text!r}") from None
-    if not values or min(values) < 1:
-        raise argparse.ArgumentTypeError(f"client counts must be at least 1: {text!r}")
+    """Comma-separated client counts, each a plausible whole number of at least 1."""
+    from foretune.commands._options import positive
+
+    values = [positive(part.strip()) for part in text.split(",") if part.strip()]
+    if not values:
+        raise argparse.ArgumentTypeError(f"expected comma-separated client counts, e.g. 1,4,16: {text[:40]!r}")
     return values
 
 
@@ -101,6 +91,7 @@ def _storage_description() -> str:
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
     from foretune.cli import add_color_option, new_parser
+    from foretune.commands._options import positive
     from foretune.knowledge import threshold
 
     parser = new_parser(prog, DESCRIPTION, "foretune bench storage --quick /var/lib/pulp")
@@ -116,16 +107,16 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     mode.add_argument("--direct", action="store_true", help="O_DIRECT jobs on a smaller file instead of buffered jobs on 2 x RAM")
     storage.add_argument("--size", metavar="SIZE", help=f"test file size, e.g. 8G (default: {_gib('bench-quick-size')} with --quick, "
                          f"{threshold('bench-file-ram-factor')} x RAM buffered, {_gib('bench-direct-size')} with --direct)")
-    storage.add_argument("--runtime", metavar="SECONDS", type=_positive_int, help=f"time bound per job (default {threshold('bench-runtime')}; not used by --quick)")
+    storage.add_argument("--runtime", metavar="SECONDS", type=positive, help=f"time bound per job (default {threshold('bench-runtime')}; not used by --quick)")
     _add_output(storage)
     db = sub.add_parser(
         "db", help="pgbench in a temporary database", description=DB_DESCRIPTION,
         epilog="example:\n  foretune bench db --clients 1,8 --time 30 --output db-bench.json",
     )
     db.add_argument("--dsn", metavar="CONNINFO", help="libpq conninfo or postgresql:// URI of the server (dbname is ignored)")
-    db.add_argument("--scale", type=_positive_int, metavar="N", help=f"pgbench scale factor (default {threshold('bench-db-scale')})")
+    db.add_argument("--scale", type=positive, metavar="N", help=f"pgbench scale factor (default {threshold('bench-db-scale')})")
     db.add_argument("--clients", type=_client_list, metavar="N,N,...", help=f"client counts (default {','.join(str(c) for c in threshold('bench-db-clients'))})")
-    db.add_argument("--time", type=_positive_int, metavar="SECONDS", help=f"seconds per pgbench run (default {threshold('bench-db-seconds')})")
+    db.add_argument("--time", type=positive, metavar="SECONDS", help=f"seconds per pgbench run (default {threshold('bench-db-seconds')})")
     _add_output(db)
     add_color_option(storage, sub=True)
     add_color_option(db, sub=True)
@@ -265,7 +256,7 @@ def _isatty(stream: Any) -> bool:
 
 def run_db(args: argparse.Namespace, env: Environment) -> int:
     from foretune.bench import pgbench, pgclient, results, text
-    from foretune.bench.progress import format_duration
+    from foretune.bench.progress import Progress, format_duration
     from foretune.bench.storage import interrupts_raise
     from foretune.knowledge import threshold
 
@@ -277,29 +268,26 @@ def run_db(args: argparse.Namespace, env: Environment) -> int:
     total = seconds * len(clients) * len(pgbench.TESTS)
     if total >= int(threshold("bench-db-confirm-seconds")):
         confirm(env, f"this loads the database server for about {format_duration(total)}", args.yes)
-    show = _isatty(env.stderr)
-
-    def on_step(step: int, steps: int, label: str) -> None:
-        if show:
-            left = (steps - step) * seconds
-            env.stderr.write(f"\r[{step + 1}/{steps}] {label}  ETA {format_duration(left)}".ljust(60))
-            env.stderr.flush()
-
     runs: list[pgbench.PgbenchRun] = []
     settings = f"scale {scale}, {seconds} s per run"
+    progress = Progress(env.stderr, 1 + len(clients) * len(pgbench.TESTS), enabled=_isatty(env.stderr),
+                        color=env.progress_color)
+
+    def on_step(step: int, steps: int, label: str) -> None:
+        progress.steps = steps
+        progress.start(step, label, remaining_after=(steps - step - 1) * seconds, estimate=seconds)
+
     try:
         with interrupts_raise():
             pgbench.benchmark(target, scale=scale, clients=clients, seconds=seconds, on_step=on_step, runs=runs)
     except KeyboardInterrupt:
-        if show:
-            env.stderr.write("\r" + " " * 60 + "\r")
+        progress.clear()
         if runs:  # what finished before the interrupt stays usable
             env.note(f"interrupted: showing the {len(runs)} finished run(s)")
             doc = results.document("db", [r.as_dict() for r in runs], tool_version=tool, mode="pgbench")
             _emit(doc, text.db_summary(doc, settings=settings), args, env)
         raise
-    if show:
-        env.stderr.write("\r" + " " * 60 + "\r")
+    progress.clear()
     doc = results.document("db", [r.as_dict() for r in runs], tool_version=tool, mode="pgbench")
     _emit(doc, text.db_summary(doc, settings=settings), args, env)
     return ExitStatus.OK

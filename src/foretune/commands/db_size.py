@@ -13,26 +13,16 @@ postgres-size-report. Sessions are read-only (default_transaction_read_only). Ta
 else the libpq environment (PGHOST, PGUSER, ...), else the local socket as user postgres."""
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return value
-
-
 def build_parser(prog: str) -> argparse.ArgumentParser:
     from foretune.cli import new_parser
-    from foretune.commands._options import add_output
+    from foretune.commands._options import add_output, positive
     from foretune.knowledge import threshold
 
     parser = new_parser(prog, DESCRIPTION, "foretune db-size --limit 10")
     parser.add_argument("--dsn", metavar="CONNINFO", help="libpq conninfo or postgresql:// URI of the server (dbname is ignored)")
     parser.add_argument("--database", "-d", action="append", metavar="NAME",
                         help="database to report (repeatable; default foreman, candlepin, pulpcore)")
-    parser.add_argument("--limit", type=_positive_int, metavar="N", help=f"tables per database (default {threshold('bench-dbsize-top')})")
+    parser.add_argument("--limit", type=positive, metavar="N", help=f"tables per database (default {threshold('bench-dbsize-top')})")
     add_output(parser, ("text", "json"), "text", help="text (default) or json (schema foretune-dbsize/1)")
     parser.add_argument("--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS)
     return parser

@@ -61,5 +61,7 @@ def value_text(value: Any, unit: str = "") -> str:
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
     if isinstance(value, int) and not isinstance(value, bool) and value >= 1024**3 and value % (1024**2) == 0:
-        return f"{value / 1024**3:.1f} GiB"
+        from foretune.units import format_gib
+
+        return format_gib(value)
     return str(value)

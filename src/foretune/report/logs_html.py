@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from html import escape
 from typing import Any
 
 from foretune.report.charts import bars, lines
 from foretune.report.logs_text import TITLES
 from foretune.report.logs_text import render as text_render
-from foretune.report.markdown import unescape
 
 CSS = """body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:70rem;color:#1d2329;padding:0 1rem}
 h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #e1e4e8}
@@ -62,40 +62,24 @@ def render(report: dict[str, Any]) -> str:
 
 
 def _markdown_to_html(md: str, pictures: dict[str, list[str]]) -> str:
-    """The small markdown subset text.render writes (headings, tables, fenced blocks, paragraphs), charts under their heading."""
-    html: list[str] = []
-    rows: list[list[str]] = []
-    fence = False
+    """text.render's markdown as HTML through markdown-it-py (CommonMark and tables, raw HTML off), charts under their heading."""
+    from markdown_it import MarkdownIt  # only the HTML report needs it (start-up)
+    from markdown_it.token import Token
 
-    def flush() -> None:
-        if rows:
-            head, body = rows[0], rows[2:]
-            html.append("<table><tr>" + "".join(f"<th>{escape(c)}</th>" for c in head) + "</tr>")
-            for r in body:
-                html.append("<tr>" + "".join(f'<td class="{"n" if c.replace(",", "").replace(".", "").replace("-", "").isdigit() else ""}">'
-                                             f"{escape(c)}</td>" for c in r) + "</tr>")
-            html.append("</table>")
-            rows.clear()
+    parser = MarkdownIt("commonmark", {"html": False}).enable("table")
+    tokens = parser.parse(md)
+    out: list[Token] = []
+    for i, token in enumerate(tokens):
+        out.append(token)
+        if token.type == "td_open" and _NUMBER.fullmatch(tokens[i + 1].content):
+            token.attrSet("class", "n")
+        elif token.type == "heading_close" and token.tag == "h2":
+            title = "".join(child.content for child in tokens[i - 1].children or () if child.type in ("text", "code_inline"))
+            for svg in pictures.get(title, []):
+                chart = Token("html_block", "", 0)
+                chart.content = f'<div class="chart">{svg}</div>\n'
+                out.append(chart)
+    return str(parser.renderer.render(out, parser.options, {}))
 
-    for line in md.splitlines():
-        if line.startswith("```"):
-            flush()
-            html.append("</pre>" if fence else "<pre>")
-            fence = not fence
-            continue
-        if fence:
-            html.append(escape(line))
-            continue
-        if line.startswith("|"):
-            rows.append([unescape(c.strip()) for c in line.strip("|").split(" | ")])
-            continue
-        flush()
-        if line.startswith("# "):
-            html.append(f"<h1>{escape(unescape(line[2:]))}</h1>")
-        elif line.startswith("## "):
-            html.append(f"<h2>{escape(unescape(line[3:]))}</h2>")
-            html += [f'<div class="chart">{svg}</div>' for svg in pictures.get(unescape(line[3:]), [])]
-        elif line.strip():
-            html.append(f"<p>{escape(unescape(line))}</p>")
-    flush()
-    return "\n".join(html)
+
+_NUMBER = re.compile(r"[-+]?[\d,]+(?:\.\d+)?%?|–")

@@ -23,21 +23,11 @@ from foretune.term import clean, clean_line
 
 _PUNCTUATION = re.compile(r"([\\`*_\[\]<>#|~&])")
 _LIST_START = re.compile(r"^(\s*\d*)([-+.)])(\s)")
-_ESCAPED = re.compile(r"\\([\\`*_\[\]<>#|~&.+)-])")
 
 
 def text(value: str) -> str:
     """Plain text on one line, every Markdown or HTML meaning escaped."""
     return _LIST_START.sub(r"\1\\\2\3", _PUNCTUATION.sub(r"\\\1", clean_line(value)))
-
-
-def unescape(value: str) -> str:
-    """Markdown text as :func:`text` escaped it, back to the text it shows (the logs' HTML page reads its markdown).
-
-    >>> unescape(text("- <b> & 1.5"))
-    '- <b> & 1.5'
-    """
-    return _ESCAPED.sub(r"\1", value)
 
 
 def code(value: str) -> str:

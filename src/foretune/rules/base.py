@@ -142,6 +142,11 @@ class Rule:
     component: ClassVar[str]  # os | hardware | storage | apache | passenger | puma | postgresql | dynflow |
     #                           pulp | candlepin | qpid | mqtt | mongodb | redis | foreman | installer | hammer | capacity
     severity: ClassVar[Severity]
+    # the foretune release that added the rule (ansible-lint's version_added), for the changelog and the docs
+    version_added: ClassVar[str]
+    # applying the fix could hurt (data deleted, a table locked, downtime, memory or behaviour an admin relies
+    # on): the doc's "Fix safety" section says when (ruff's unsafe fixes)
+    unsafe_fix: ClassVar[bool] = False
     roles: ClassVar[frozenset[str]] = frozenset({"server", "capsule"})
     needs: ClassVar[tuple[str, ...]] = ()  # fact names; unknown -> SKIP "fact unknown: <reason>"
     citations: ClassVar[tuple[str, ...]] = ()  # ids in knowledge/data/citations*.yaml

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from importlib import resources
 
+from foretune import __version__
 from foretune.rules.base import Rule
 
 SECTIONS = ("What it checks", "Why it matters", "Evidence", "Example", "Fix", "Fix safety", "References")
@@ -43,7 +44,38 @@ def doc_problems(rule: Rule) -> list[str]:
     problems += [f"{rule.id}: citation {c} of the rule is not in its References" for c in missing]
     if f"- Severity: {rule.severity.label}" not in text:
         problems.append(f"{rule.id}: doc must say '- Severity: {rule.severity.label}'")
-    return problems
+    if "- Added in:" in text or "- Fix:" in text:
+        problems.append(f"{rule.id}: '- Added in' and '- Fix' are generated from the rule class; do not write them")
+    return problems + metadata_problems(rule)
+
+
+def metadata_problems(rule: Rule) -> list[str]:
+    """What is wrong with the metadata the docs show: each rule class sets its own ``version_added``, a release so far."""
+    if not re.fullmatch(r"\d+\.\d+\.\d+", getattr(rule, "version_added", "") or "") or "version_added" not in type(rule).__dict__:
+        return [f"{rule.id}: the rule class must set its own version_added (the foretune release, e.g. 0.1.0)"]
+    if _version(rule.version_added) > _version(__version__):
+        return [f"{rule.id}: version_added {rule.version_added} is newer than foretune {__version__}"]
+    return []
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
+
+
+def fix_safety_line(rule: Rule) -> str:
+    """The generated first line of the "Fix safety" section (ruff's wording: a fix is safe or unsafe)."""
+    if rule.unsafe_fix:
+        return "**This rule's fix is marked unsafe**: it can lose data, lock, stop or move a service, or take away\nsomething an admin may rely on; apply it only after reading what follows."
+    return "This rule's fix is marked safe: it loses no data and needs no maintenance window; what it costs\nfollows."
+
+
+def rendered(rule: Rule) -> str:
+    """The rule's doc page: its .md with the metadata the rule class holds (release added, fix safety)."""
+    text = doc_text(rule)
+    header_end = text.index("\n\n## ")
+    fix = "unsafe (see Fix safety)" if rule.unsafe_fix else "safe"
+    text = text[:header_end] + f"\n- Added in: foretune {rule.version_added}\n- Fix: {fix}" + text[header_end:]
+    return text.replace("## Fix safety\n\n", f"## Fix safety\n\n{fix_safety_line(rule)}\n\n", 1)
 
 
 def render_all() -> dict[str, str]:
@@ -57,9 +89,10 @@ def render_all() -> dict[str, str]:
     for rule in all_rules():
         if rule.component != component:
             component = rule.component
-            index += ["", f"## {component}", "", "| rule | severity | checks |", "|---|---|---|"]
-        index.append(f"| [{rule.id}]({rule.id}.md) | {rule.severity.label} | {rule.title} |")
-        pages[f"{rule.id}.md"] = doc_text(rule)
+            index += ["", f"## {component}", "", "| rule | severity | checks | added in | fix |", "|---|---|---|---|---|"]
+        index.append(f"| [{rule.id}]({rule.id}.md) | {rule.severity.label} | {rule.title} | {rule.version_added} | "
+                     f"{'unsafe' if rule.unsafe_fix else 'safe'} |")
+        pages[f"{rule.id}.md"] = rendered(rule)
     pages["index.md"] = "\n".join(index) + "\n"
     pages["not-checkable.md"] = resources.files("foretune.rules").joinpath("not-checkable.md").read_text(encoding="utf-8")
     return pages

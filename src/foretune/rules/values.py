@@ -1,30 +1,8 @@
-"""Reading configured values the way the services do (PostgreSQL units, Java heap flags)."""
+"""Reading configured values the way the services do (integer settings, open-file limits); sizes are in foretune.units."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
-
-_PG_UNITS = {"b": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3, "tb": 1024**4}
-
-
-def pg_bytes(value: Any, *, unit_bytes: int = 8192) -> int | None:
-    """A PostgreSQL memory setting in bytes; unitless numbers count ``unit_bytes`` (8 kB pages).
-
-    >>> pg_bytes("4GB"), pg_bytes("512MB"), pg_bytes("16384"), pg_bytes("4MB"), pg_bytes(None)
-    (4294967296, 536870912, 134217728, 4194304, None)
-    >>> pg_bytes("4096", unit_bytes=1024)  # work_mem counts kB
-    4194304
-    >>> pg_bytes("lots") is None
-    True
-    """
-    if value is None:
-        return None
-    match = re.fullmatch(r"\s*'?(\d+(?:\.\d+)?)\s*([kKmMgGtT]?[bB])?'?\s*", str(value))
-    if not match:
-        return None
-    number, unit = float(match.group(1)), match.group(2)
-    return int(number * (_PG_UNITS[unit.lower()] if unit else unit_bytes))
 
 
 def pg_int(value: Any) -> int | None:
@@ -37,19 +15,6 @@ def pg_int(value: Any) -> int | None:
         return int(str(value).strip().strip("'\""))
     except (TypeError, ValueError):
         return None
-
-
-def java_heap_max(java_opts: str | None, flag: str = "-Xmx") -> int | None:
-    """-Xmx (or another size flag such as -Xms) from JVM options in bytes.
-
-    >>> java_heap_max("-Xms1024m -Xmx8192m"), java_heap_max("-Xmx4g"), java_heap_max(""), java_heap_max("-Xms1g", "-Xms")
-    (8589934592, 4294967296, None, 1073741824)
-    """
-    match = re.search(re.escape(flag) + r"(\d+)([kKmMgG]?)", java_opts or "")
-    if not match:
-        return None
-    factor = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}[match.group(2).lower()]
-    return int(match.group(1)) * factor
 
 
 def service_nofile(limits: dict[str, Any] | None, unit: str) -> int | None:
@@ -85,10 +50,6 @@ def nofile_text(limits: dict[str, Any] | None, unit: str) -> str:
     """``soft 1024 (hard 524288)`` for messages: both limits, the soft one first (it is the one in force)."""
     soft, hard = service_nofile_pair(limits, unit)
     return f"soft {soft}" + (f" (hard {hard})" if hard is not None and hard != soft else "")
-
-
-def gib(num_bytes: float) -> str:
-    return f"{num_bytes / 1024**3:.1f} GiB"
 
 
 def installer_command(product: str | None, role: str | None = "server") -> str:

@@ -7,7 +7,6 @@ import posixpath
 import re
 from typing import Any
 
-from foretune.errors import UsageError
 from foretune.facts.extract.core import Extractor
 from foretune.facts.extract.installer import packages
 from foretune.facts.extract.platform import list_units, service_units, unit_environment, unit_files, units_location
@@ -21,7 +20,7 @@ from foretune.facts.parsers.redis import parse_redis_conf, parse_redis_info, red
 from foretune.facts.parsers.yamlfile import parse_yaml
 from foretune.host.sources.base import Raw
 from foretune.host.specs import BY_NAME, Spec
-from foretune.units import parse_size
+from foretune.units import jvm_option_text, jvm_size
 
 PUMA_DEFAULTS = {"workers": 2, "threads_min": 0, "threads_max": 16}  # foreman config/puma/production.rb
 RAILS_DEFAULT_POOL = 5
@@ -331,16 +330,13 @@ def candlepin(x: Extractor) -> None:
         return
     env = x.parse(raw, lambda t: parse_env(t, strict=False)) or {}
     opts = env.get("JAVA_OPTS", "")
-    match = re.findall(r"-Xmx(\d+[kKmMgG]?)", opts, re.ASCII)
-    heap = None
-    if match:
-        try:
-            heap = parse_size(match[-1].upper() if match[-1][-1].isalpha() else match[-1])
-        except UsageError:
-            x.src.problem(f"{raw.location}: -Xmx{match[-1]} is not a usable heap size: ignored")
-        if heap is not None and not 1024**2 <= heap <= 2**50:  # below 1 MiB or above 1 PiB no JVM starts
-            x.src.problem(f"{raw.location}: -Xmx{match[-1]} is not a plausible heap size: ignored")
-            heap = None
+    written = jvm_option_text(opts)  # the JVM takes the last -Xmx
+    heap = None if written is None else jvm_size(written)
+    if written is not None and heap is None:
+        x.src.problem(f"{raw.location}: -Xmx{written[:40]} is not a usable heap size: ignored")
+    if heap is not None and not 1024**2 <= heap <= 2**50:  # below 1 MiB or above 1 PiB no JVM starts
+        x.src.problem(f"{raw.location}: -Xmx{written} is not a plausible heap size: ignored")
+        heap = None
     value: dict[str, Any] = {"java_opts": opts, "heap_max_bytes": heap, "tomcat_max_threads": None}
     provs = [x.prov(raw, r"^JAVA_OPTS")]
     xml = x.raw("tomcat_server_xml")

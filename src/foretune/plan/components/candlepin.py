@@ -5,19 +5,12 @@ from __future__ import annotations
 from foretune.plan.constants import const, memory_range, versioned
 from foretune.plan.model import Fix, MemoryItem, Setting
 from foretune.plan.sizing import GIB, MIB, Component, Sizing, memory_item
-from foretune.units import format_gib, parse_size
-
-
-def _heap_bytes(java_opts: str) -> int | None:
-    for token in java_opts.split():
-        if token.startswith("-Xmx"):
-            return parse_size(token[4:].upper().rstrip("B") or "0")
-    return None
+from foretune.units import format_gib, jvm_size_option
 
 
 def _configured_heap(value: object) -> int | None:
     """candlepin::java_opts as the box sets it, as the heap it gives."""
-    return _heap_bytes(str(value))
+    return jvm_size_option(str(value))
 
 
 def candlepin_memory(heap: int, xms: int = GIB) -> MemoryItem:
@@ -39,7 +32,7 @@ def plan(s: Sizing) -> None:
     opts = profile_opts or module_opts
     if opts is None:
         return  # the installer sets no Candlepin heap on this release and the brief gives none: nothing to plan
-    inst = Setting(_heap_bytes(opts), f"{'profile' if profile_opts else 'puppet-candlepin default'} {opts}",
+    inst = Setting(jvm_size_option(opts), f"{'profile' if profile_opts else 'puppet-candlepin default'} {opts}",
                    ("fi-tuning-profiles",) if profile_opts else tuple(dict.fromkeys((module_cite, "candlepin-defaults"))))
     s.add("candlepin.heap_max", "Candlepin JVM heap (-Xmx)", "bytes", inst,
           s.same(inst, f"the {s.profile} profile's heap", "fi-tuning-profiles", "candlepin-defaults"),

@@ -11,6 +11,7 @@ class EventWorkersOverLimit(PlanRule):
     title = "MaxRequestWorkers fits ServerLimit x ThreadsPerChild"
     component = "apache"
     severity = Severity.HIGH
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("apache",)
     citations = ("gf-httpd-children", "apache-module-defaults", "httpd-event-defaults")

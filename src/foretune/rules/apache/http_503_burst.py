@@ -11,6 +11,7 @@ class Http503Burst(Rule):
     title = "No bursts of HTTP 503 in the access logs"
     component = "apache"
     severity = Severity.HIGH
+    version_added = "0.1.0"
     needs = ("log_incidents",)
     citations = ("g62-passenger", "gf-httpd-children")
 

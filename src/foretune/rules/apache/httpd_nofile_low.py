@@ -11,6 +11,7 @@ class HttpdNofileLow(PlanRule):
     title = "httpd LimitNOFILE at the guide's value"
     component = "apache"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     failing_when = (("socket_exhaustion", ("httpd",)),)
     needs = ("service_limits",)
     citations = ("gf-httpd-nofile", "g62-apache")

@@ -11,6 +11,7 @@ class KeepAliveOff(KeepAliveRule):
     title = "Apache KeepAlive on"
     component = "apache"
     severity = Severity.LOW
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("apache",)
     citations = ("g62-apache",)

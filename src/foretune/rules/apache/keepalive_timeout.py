@@ -12,6 +12,7 @@ class KeepAliveTimeout(KeepAliveRule):
     title = "KeepAliveTimeout between 2 and 5 seconds"
     component = "apache"
     severity = Severity.LOW
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("apache",)
     citations = ("g62-apache", "httpd-defaults")

@@ -12,6 +12,7 @@ class MaxKeepAliveRequests(KeepAliveRule):
     title = "MaxKeepAliveRequests unlimited"
     component = "apache"
     severity = Severity.LOW
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("apache",)
     citations = ("g62-apache", "httpd-defaults")

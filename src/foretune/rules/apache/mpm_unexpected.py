@@ -10,6 +10,8 @@ class MpmUnexpected(PlanRule):
     title = "Apache MPM is the one the installer manages"
     component = "apache"
     severity = Severity.LOW
+    version_added = "0.1.0"
+    unsafe_fix = True
     roles = frozenset({"server"})
     needs = ("apache",)
     citations = ("fi-event-mpm",)

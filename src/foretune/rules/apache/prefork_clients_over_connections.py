@@ -14,6 +14,7 @@ class PreforkClientsOverConnections(Rule):
     title = "PostgreSQL connections cover the registrations Apache admits"
     component = "apache"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("apache", "postgresql")
     citations = ("g62-postgresql", "apache-prefork-defaults", "pg-conf-sample-90", "pg-conf-defaults")

@@ -11,6 +11,7 @@ class PreforkLimitsLow(PlanRule):
     title = "Apache prefork limits fit the workload"
     component = "apache"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     failing_when = (("http_503_burst", ()),)
     uses_hosts = True
     roles = frozenset({"server"})

@@ -6,7 +6,7 @@ from foretune.knowledge.profiles import newest_size_value
 from foretune.plan.model import Fix
 from foretune.rules import incidents
 from foretune.rules.base import Context, Outcome, Rule, Severity
-from foretune.rules.values import gib, java_heap_max
+from foretune.units import format_gib, jvm_option_text, jvm_size_option
 
 
 class CandlepinOutOfMemory(Rule):
@@ -14,6 +14,7 @@ class CandlepinOutOfMemory(Rule):
     title = "Candlepin never ran out of Java heap"
     component = "candlepin"
     severity = Severity.CRITICAL
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("log_incidents",)
     citations = ("candlepin-defaults", "fi-tuning-profiles")
@@ -22,16 +23,16 @@ class CandlepinOutOfMemory(Rule):
         found = incidents.incidents(ctx, "candlepin_oom")
         if not found:
             return self.passed("no OutOfMemoryError in the Candlepin logs")
-        heap = java_heap_max((ctx.facts.value("candlepin") or {}).get("java_opts"))
+        heap = jvm_size_option((ctx.facts.value("candlepin") or {}).get("java_opts"))
         xl_opts = str(newest_size_value("extra-large", "candlepin::java_opts"))  # the extra-large profile's heap
-        xl_heap, xl_max = java_heap_max(xl_opts), next((o for o in xl_opts.split() if o.startswith("-Xmx")), xl_opts)
+        xl_heap, xl_max = jvm_size_option(xl_opts), f"-Xmx{jvm_option_text(xl_opts) or '?'}"
         fixes: tuple[Fix, ...]
         if heap is not None and xl_heap is not None and heap < xl_heap:
             recommended, fixes = xl_opts, (ctx.hiera_fix("candlepin::java_opts", xl_opts),)
         else:
-            recommended, fixes = f"more heap than {gib(heap) if heap else 'the current'}, with RAM to hold it", ()
+            recommended, fixes = f"more heap than {format_gib(heap) if heap else 'the current'}, with RAM to hold it", ()
         return self.failed(f"Candlepin ran out of heap {incidents.span(found[0])}: {incidents.quote(found[0])}; "
-                           f"heap -Xmx {gib(heap) if heap else 'unknown'} (the extra-large profiles give {xl_max})",
+                           f"heap -Xmx {format_gib(heap) if heap else 'unknown'} (the extra-large profiles give {xl_max})",
                            current=heap, recommended=recommended,
                            evidence=(*incidents.evidence(found), *ctx.evidence("candlepin", about=("JAVA_OPTS", "java_opts"))),
                            fixes=fixes, observed=True)

@@ -11,6 +11,7 @@ class TomcatThreadsLow(Rule):
     title = "Candlepin Tomcat threads cover Foreman's concurrency"
     component = "candlepin"
     severity = Severity.LOW
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("candlepin", "puma")
     citations = ("candlepin-tomcat-threads", "foretune-estimate")

@@ -11,6 +11,8 @@ class CapsuleHostsBeyondTested(Rule):
     title = "Hosts per Capsule within the estimate for its size"
     component = "capacity"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
+    unsafe_fix = True
     uses_hosts = True
     roles = frozenset({"capsule"})
     needs = ("cpu_logical",)

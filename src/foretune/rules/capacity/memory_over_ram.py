@@ -5,7 +5,7 @@ from __future__ import annotations
 from foretune.knowledge import threshold
 from foretune.plan.model import MemoryItem
 from foretune.rules.base import Context, Evidence, Outcome, Rule, Severity
-from foretune.rules.values import gib, java_heap_max, pg_bytes
+from foretune.units import format_gib, jvm_size_option, pg_size
 
 GIB = 1024**3
 # ps service -> the plan's memory items it measures. Only services whose RSS is their own memory:
@@ -28,21 +28,21 @@ def running_memory(ctx: Context) -> list[MemoryItem]:
         w = puma["workers"]
         items["Foreman (Puma)"] = MemoryItem("Foreman (Puma)", int(w * high * GIB), f"{w} workers in force x ~1 GiB (guide)",
                                              int(w * low * GIB), int(w * high * GIB), (source,))
-    shared = pg_bytes((ctx.facts.value("postgresql") or {}).get("shared_buffers"))
+    shared = pg_size((ctx.facts.value("postgresql") or {}).get("shared_buffers"))
     if shared and "PostgreSQL" in items and ctx.plan.tunables.get("postgresql.shared_buffers"):
-        planned = pg_bytes(ctx.plan.tunables["postgresql.shared_buffers"].foretune.value) or 0
+        planned = pg_size(ctx.plan.tunables["postgresql.shared_buffers"].foretune.value) or 0
         touched_low, touched_high, _ = memory_range("pg_shared_buffers_touched")
         pg = items["PostgreSQL"]
         delta = shared - planned
         items["PostgreSQL"] = pg._replace(
             bytes=int(pg.bytes + delta * touched_high), low_bytes=max(0, int(pg.low_bytes + delta * touched_low)),
             high_bytes=int(pg.high_bytes + delta * touched_high),
-            reason=f"shared_buffers in force {gib(shared)}; {pg.reason.split('+', 1)[-1].strip()}")
+            reason=f"shared_buffers in force {format_gib(shared)}; {pg.reason.split('+', 1)[-1].strip()}")
     candlepin = ctx.facts.value("candlepin") or {}
     opts = candlepin.get("java_opts")
-    heap = candlepin.get("heap_max_bytes") or java_heap_max(opts)
+    heap = candlepin.get("heap_max_bytes") or jvm_size_option(opts)
     if heap and "Candlepin" in items:
-        items["Candlepin"] = candlepin_memory(heap, java_heap_max(opts, "-Xms") or GIB)
+        items["Candlepin"] = candlepin_memory(heap, jvm_size_option(opts, "-Xms") or GIB)
     cache_gb = (ctx.facts.value("mongodb") or {}).get("cache_size_gb")
     if cache_gb and "MongoDB cache" in items:
         fill_low, fill_high, source = memory_range("mongodb_cache_fill")
@@ -58,7 +58,7 @@ def running_memory(ctx: Context) -> list[MemoryItem]:
         for component in components:
             items.pop(component, None)
         size = int(measured["rss_bytes"])
-        items[components[0]] = MemoryItem(components[0], size, f"measured: {measured['processes']} processes, {gib(size)} RSS (ps)",
+        items[components[0]] = MemoryItem(components[0], size, f"measured: {measured['processes']} processes, {format_gib(size)} RSS (ps)",
                                           size, size, ("measured",))
     return list(items.values())
 
@@ -68,6 +68,7 @@ class MemoryOverRam(Rule):
     title = "Services fit the RAM (memory budget)"
     component = "capacity"
     severity = Severity.HIGH
+    version_added = "0.1.0"
     failing_when = (("oom_kill", ()),)
     needs = ("ram_bytes",)
     citations = ("g62-memory", "gf-puma-autotuning", "foretune-estimate")
@@ -80,22 +81,22 @@ class MemoryOverRam(Rule):
         items = running_memory(ctx)
         ram = ctx.facts.value("ram_bytes")
         total, low = sum(m.bytes for m in items), sum(m.low_bytes for m in items)
-        biggest = ", ".join(f"{m.component} {gib(m.bytes)}" for m in sorted(items, key=lambda m: -m.bytes)[:4])
-        budget = f"about {gib(total)} (at least {gib(low)})"
+        biggest = ", ".join(f"{m.component} {format_gib(m.bytes)}" for m in sorted(items, key=lambda m: -m.bytes)[:4])
+        budget = f"about {format_gib(total)} (at least {format_gib(low)})"
         if total <= ram:
-            return self.passed(f"{budget} of {gib(ram)} budgeted ({biggest}, ...)")
+            return self.passed(f"{budget} of {format_gib(ram)} budgeted ({biggest}, ...)")
         pressure = ctx.facts.value("memory_pressure") or {}
         available, ooms = pressure.get("available_bytes"), pressure.get("oom_kills")
         healthy = available is not None and available >= threshold("memory_available_min_fraction") * ram and not ooms
         if healthy and available is not None:
-            return self.passed(f"the budget, {budget}, is above the RAM ({gib(ram)}), but the box measures "
-                               f"{gib(available)} available ({available / ram:.0%}) and no OOM kill: the services use less "
+            return self.passed(f"the budget, {budget}, is above the RAM ({format_gib(ram)}), but the box measures "
+                               f"{format_gib(available)} available ({available / ram:.0%}) and no OOM kill: the services use less "
                                "than budgeted")
         evidence = (*ctx.evidence("ram_bytes", "memory_pressure", "swap", "process_rss", "puma", "postgresql", "candlepin"),
                     *(Evidence("memory budget", m.component,
-                               f"{gib(m.bytes)} ({gib(m.low_bytes)}-{gib(m.high_bytes)}): {m.reason}") for m in items))
+                               f"{format_gib(m.bytes)} ({format_gib(m.low_bytes)}-{format_gib(m.high_bytes)}): {m.reason}") for m in items))
         if available is not None:
-            state = f"measured: only {gib(available)} available" + (f", {ooms} OOM kills" if ooms else "")
+            state = f"measured: only {format_gib(available)} available" + (f", {ooms} OOM kills" if ooms else "")
             severity = Severity.HIGH
         elif low > ram:
             state, severity = "no measurement of available memory in the source", Severity.MEDIUM
@@ -104,9 +105,9 @@ class MemoryOverRam(Rule):
                                "swapping under load"), Severity.LOW
         assert ctx.plan is not None
         planned = sum(m.bytes for m in ctx.plan.memory)
-        advice = (f"even the plan's settings need about {gib(planned)}: add RAM or move load to Capsules" if planned > ram
-                  else f"the plan's settings need about {gib(planned)}: apply them")
-        return self.failed(f"the services in force need {budget} but the box has {gib(ram)} "
+        advice = (f"even the plan's settings need about {format_gib(planned)}: add RAM or move load to Capsules" if planned > ram
+                  else f"the plan's settings need about {format_gib(planned)}: apply them")
+        return self.failed(f"the services in force need {budget} but the box has {format_gib(ram)} "
                            f"({biggest}, ...; {state}); {advice}", current=int(total), recommended=int(ram), evidence=evidence,
                            severity=severity)
 

@@ -10,6 +10,7 @@ class DynflowdExecutorsLow(PlanRule):
     title = "dynflowd EXECUTORS_COUNT fits the RAM"
     component = "dynflow"
     severity = Severity.LOW
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("dynflow",)
     citations = ("ss-tuning-profiles",)

@@ -10,6 +10,7 @@ class SidekiqConcurrencyHigh(PlanRule):
     title = "Sidekiq concurrency at most 5"
     component = "dynflow"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("dynflow",)
     citations = ("gf-dynflow",)

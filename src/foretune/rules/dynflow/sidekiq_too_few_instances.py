@@ -10,6 +10,7 @@ class SidekiqTooFewInstances(PlanRule):
     title = "Enough Dynflow Sidekiq workers for the host count"
     component = "dynflow"
     severity = Severity.LOW
+    version_added = "0.1.0"
     uses_hosts = True
     roles = frozenset({"server"})
     needs = ("dynflow",)

@@ -11,6 +11,7 @@ class ForemanDbPoolTimeout(Rule):
     title = "Foreman never waited for a database connection"
     component = "foreman"
     severity = Severity.CRITICAL
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("log_incidents",)
     citations = ("gf-db-pool", "pf-db-pool")

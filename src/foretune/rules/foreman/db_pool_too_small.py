@@ -11,6 +11,7 @@ class DbPoolTooSmall(PlanRule):
     title = "Foreman DB pool covers the Puma threads"
     component = "foreman"
     severity = Severity.HIGH
+    version_added = "0.1.0"
     failing_when = (("db_pool_timeout", ()),)
     demand_based = True
     roles = frozenset({"server"})

@@ -11,6 +11,8 @@ class FactsPerHost(Rule):
     title = "Fact values per host below foreman-maintain's limit"
     component = "foreman"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
+    unsafe_fix = True
     roles = frozenset({"server"})
     needs = ("max_facts_per_host",)
     citations = ("fm-fact-names",)

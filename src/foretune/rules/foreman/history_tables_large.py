@@ -5,7 +5,7 @@ from __future__ import annotations
 from foretune.knowledge import threshold
 from foretune.plan.model import Fix
 from foretune.rules.base import Context, Outcome, Rule, Severity
-from foretune.rules.values import gib
+from foretune.units import format_gib
 
 
 class HistoryTablesLarge(Rule):
@@ -13,6 +13,8 @@ class HistoryTablesLarge(Rule):
     title = "Task and audit history tables cleaned up"
     component = "foreman"
     severity = Severity.LOW
+    version_added = "0.1.0"
+    unsafe_fix = True
     roles = frozenset({"server"})
     needs = ("foreman_table_sizes",)
     citations = ("foretune-estimate",)
@@ -24,16 +26,16 @@ class HistoryTablesLarge(Rule):
         found, fixes, flagged = [], [], 0
         if tasks >= threshold("task_tables_large_bytes"):
             flagged += tasks
-            found.append(f"dynflow and foreman_tasks tables {gib(tasks)}")
+            found.append(f"dynflow and foreman_tasks tables {format_gib(tasks)}")
             fixes.append(Fix("command", "foreman-rake foreman_tasks:cleanup AFTER=30d STATES=stopped VERBOSE=true"))
         if audits >= threshold("audit_tables_large_bytes"):
             flagged += audits
-            found.append(f"audits {gib(audits)}")
+            found.append(f"audits {format_gib(audits)}")
             fixes.append(Fix("command", "foreman-rake audits:expire days=90"))
         if not found:
-            return self.passed(f"task tables {gib(tasks)}, audits {gib(audits)}")
+            return self.passed(f"task tables {format_gib(tasks)}, audits {format_gib(audits)}")
         return self.failed(f"{' and '.join(found)}: history slows the task UI, cleanup jobs, backups and upgrades",
-                           current=int(flagged), recommended=f"< {gib(threshold('task_tables_large_bytes'))} each",
+                           current=int(flagged), recommended=f"< {format_gib(threshold('task_tables_large_bytes'))} each",
                            evidence=ctx.evidence("foreman_table_sizes", about=("audits", "dynflow_steps", "dynflow_actions",
                                                                                "dynflow_execution_plans", "foreman_tasks_tasks")),
                            fixes=tuple(fixes))

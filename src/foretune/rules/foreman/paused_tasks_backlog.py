@@ -12,6 +12,8 @@ class PausedTasksBacklog(Rule):
     title = "No backlog of old paused tasks"
     component = "foreman"
     severity = Severity.LOW
+    version_added = "0.1.0"
+    unsafe_fix = True
     roles = frozenset({"server"})
     needs = ("tasks",)
     citations = ("foretune-estimate",)

@@ -11,6 +11,8 @@ class HammerTimeoutAtScale(PlanRule):
     title = "hammer request_timeout disabled at scale"
     component = "hammer"
     severity = Severity.LOW
+    version_added = "0.1.0"
+    unsafe_fix = True
     uses_hosts = True
     roles = frozenset({"server"})
     needs = ("hammer",)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from foretune.knowledge import hardware
 from foretune.knowledge.model import SIZES
 from foretune.rules.base import Context, Outcome, Rule, Severity
-from foretune.rules.values import gib
+from foretune.units import format_gib
 
 
 class HardwareBelowProfile(Rule):
@@ -13,6 +13,8 @@ class HardwareBelowProfile(Rule):
     title = "CPUs and RAM meet the active tuning profile"
     component = "hardware"
     severity = Severity.HIGH
+    version_added = "0.1.0"
+    unsafe_fix = True
     roles = frozenset({"server"})
     needs = ("tuning_profile", "cpu_logical", "ram_bytes")
     citations = ("fi-tuning-hook", "gf-quickstart")
@@ -24,7 +26,7 @@ class HardwareBelowProfile(Rule):
         need = hardware.recommended(profile)
         cpus, ram = ctx.facts.value("cpu_logical"), ctx.facts.value("ram_bytes")
         evidence = ctx.evidence("tuning_profile", "cpu_logical", "ram_bytes")
-        have = f"{cpus} CPUs, {gib(ram)}"
+        have = f"{cpus} CPUs, {format_gib(ram)}"
         want = f"{need.cores} CPUs, {need.ram_gib:g} GiB (90 % = {need.ram_gib * hardware.ram_allowance():.1f} GiB)"
         if need.met_by(cpus, ram):
             return self.passed(f"{have} meets the {profile} profile ({want})")

@@ -14,6 +14,7 @@ class ProfileTooSmallForHosts(Rule):
     title = "Tuning profile fits the managed host count"
     component = "hardware"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("tuning_profile",)
     citations = ("gf-quickstart",)

@@ -12,6 +12,8 @@ class CustomHieraLocksProfile(Rule):
     title = "custom-hiera does not pin profile-managed keys"
     component = "installer"
     severity = Severity.LOW
+    version_added = "0.1.0"
+    unsafe_fix = True
     roles = frozenset({"server"})
     needs = ("custom_hiera",)
     citations = ("fi-hiera-precedence",)

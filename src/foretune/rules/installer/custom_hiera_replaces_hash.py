@@ -14,6 +14,7 @@ class CustomHieraReplacesHash(Rule):
     title = "custom-hiera hashes do not drop the profile's entries"
     component = "installer"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("custom_hiera",)
     citations = ("fi-hiera-precedence", "fi-tuning-profiles")

@@ -11,6 +11,7 @@ class CustomHieraStaleKeys(Rule):
     title = "No stale keys in custom-hiera.yaml"
     component = "installer"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     needs = ("custom_hiera",)
     citations = ("fi-checkpoint-segments-removed", "fi-passenger-keys-removed", "fi-event-mpm", "fi-qpid-removed")
 

@@ -13,6 +13,8 @@ class DevelopmentProfile(Rule):
     title = "Not running the development profile"
     component = "installer"
     severity = Severity.HIGH
+    version_added = "0.1.0"
+    unsafe_fix = True
     roles = frozenset({"server"})
     needs = ("tuning_profile",)
     citations = ("fi-tuning-hook",)

@@ -11,6 +11,7 @@ class MongodbCacheUnbounded(PlanRule):
     title = "MongoDB cacheSizeGB bounded to about 20 % of RAM"
     component = "mongodb"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("mongodb", "ram_bytes")
     citations = ("g69-mongodb", "fi-mongo-cache")

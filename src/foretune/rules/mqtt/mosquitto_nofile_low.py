@@ -11,6 +11,7 @@ class MosquittoNofileLow(PlanRule):
     title = "mosquitto LimitNOFILE covers the pull-REX hosts"
     component = "mqtt"
     severity = Severity.HIGH
+    version_added = "0.1.0"
     failing_when = (("socket_exhaustion", ("mosquitto",)),)
     uses_hosts = True
     needs = ("service_limits",)

@@ -10,6 +10,7 @@ class MqttRateLimitUnset(PlanRule):
     title = "MQTT rate limit set at scale"
     component = "mqtt"
     severity = Severity.LOW
+    version_added = "0.1.0"
     uses_hosts = True
     needs = ("mqtt",)
     citations = ("gf-pull-rex", "foretune-estimate")

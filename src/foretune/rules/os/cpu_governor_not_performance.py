@@ -11,6 +11,7 @@ class CpuGovernorNotPerformance(Rule):
     title = "CPU frequency governor set for performance"
     component = "os"
     severity = Severity.LOW
+    version_added = "0.1.0"
     needs = ("cpu_governor",)
     citations = ("gf-hardware",)
 

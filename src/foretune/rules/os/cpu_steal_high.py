@@ -11,6 +11,7 @@ class CpuStealHigh(Rule):
     title = "Little CPU steal on a virtual machine"
     component = "os"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     needs = ("cpu_steal",)
     citations = ("g62-tuned", "foretune-estimate")
 

@@ -11,6 +11,7 @@ class OomKills(Rule):
     title = "The OOM killer never stopped a process"
     component = "os"
     severity = Severity.CRITICAL
+    version_added = "0.1.0"
     citations = ("g62-memory",)
 
     def check(self, ctx: Context) -> Outcome:

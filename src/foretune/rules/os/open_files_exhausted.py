@@ -17,6 +17,7 @@ class OpenFilesExhausted(Rule):
     title = "No service ran out of file descriptors"
     component = "os"
     severity = Severity.CRITICAL
+    version_added = "0.1.0"
     needs = ("log_incidents",)
     citations = ("gf-httpd-nofile", "g69-qpid", "gf-pull-rex")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from foretune.knowledge import threshold
 from foretune.rules.base import Context, Outcome, Rule, Severity
-from foretune.rules.values import gib
+from foretune.units import format_gib
 
 
 class SwapInUse(Rule):
@@ -12,6 +12,7 @@ class SwapInUse(Rule):
     title = "No swap in use under memory pressure"
     component = "os"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     needs = ("swap",)
     citations = ("g62-memory", "foretune-estimate")
     unit = "bytes"
@@ -20,24 +21,24 @@ class SwapInUse(Rule):
         swap = ctx.facts.value("swap")
         used, total = swap.get("used_bytes") or 0, swap.get("total_bytes") or 0
         if used <= threshold("swap_used_tolerance_bytes"):
-            return self.passed(f"{gib(used)} of swap in use")
+            return self.passed(f"{format_gib(used)} of swap in use")
         ram = ctx.facts.value("ram_bytes")
         pressure = ctx.facts.value("memory_pressure") or {}
         available = pressure.get("available_bytes")
         ooms = pressure.get("oom_kills") or 0
         evidence = ctx.evidence("swap", "memory_pressure", "ram_bytes")
         if available is not None and ram and available >= threshold("memory_available_min_fraction") * ram and not ooms:
-            return self.passed(f"{gib(used)} of swap in use, but {gib(available)} of {gib(ram)} is available "
+            return self.passed(f"{format_gib(used)} of swap in use, but {format_gib(available)} of {format_gib(ram)} is available "
                                f"({available / ram:.0%}): pages parked by an earlier peak, no shortage now")
         if available is not None and ram:
             severity = (Severity.HIGH if available < threshold("memory_available_critical_fraction") * ram or ooms
                         else Severity.MEDIUM)
-            why = f"only {gib(available)} of {gib(ram)} available ({available / ram:.0%})" + (
+            why = f"only {format_gib(available)} of {format_gib(ram)} available ({available / ram:.0%})" + (
                 f" and {ooms} OOM kills since boot" if ooms else "")
         else:
             severity = Severity.HIGH if total and used / total >= threshold("swap_used_high_fraction") else Severity.MEDIUM
             why = "available memory not in the source"
-        return self.failed(f"{gib(used)} of {gib(total)} swap in use, {why}: the box is short of memory for its services",
+        return self.failed(f"{format_gib(used)} of {format_gib(total)} swap in use, {why}: the box is short of memory for its services",
                            current=used, recommended=0, evidence=evidence, severity=severity)
 
 

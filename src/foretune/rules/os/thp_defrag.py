@@ -11,6 +11,7 @@ class ThpDefrag(Rule):
     title = "THP defrag not 'always'"
     component = "os"
     severity = Severity.LOW
+    version_added = "0.1.0"
     needs = ("thp",)
     citations = ("gf-hardware",)
 

@@ -10,6 +10,7 @@ class ThpEnabled(PlanRule):
     title = "Transparent huge pages disabled"
     component = "os"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     needs = ("thp",)
     citations = ("gf-hardware", "gf-redis", "g69-thp")
     tunable = "os.thp"

@@ -10,6 +10,7 @@ class TunedNotRunning(PlanRule):
     title = "tuned running with an active profile"
     component = "os"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     needs = ("tuned",)
     citations = ("g62-tuned", "gf-hardware")
     tunable = "os.tuned_profile"

@@ -10,6 +10,7 @@ class TunedProfileMismatch(PlanRule):
     title = "tuned profile fits a VM or bare metal"
     component = "os"
     severity = Severity.LOW
+    version_added = "0.1.0"
     needs = ("tuned", "virtualization")
     citations = ("g62-tuned",)
     tunable = "os.tuned_profile"

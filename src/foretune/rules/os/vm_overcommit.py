@@ -11,6 +11,7 @@ class VmOvercommit(Rule):
     title = "vm.overcommit_memory at the kernel default 0"
     component = "os"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     needs = ("sysctl",)
     citations = ("fi-vm-overcommit",)
 

@@ -11,6 +11,7 @@ class PoolBelowCores(PlanRule):
     title = "PassengerMaxPoolSize at least 1.5 x physical cores"
     component = "passenger"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("passenger",)
     citations = ("g62-passenger",)

@@ -11,6 +11,7 @@ class PreloaderIdleTime(PlanRule):
     title = "Passenger preloader kept alive"
     component = "passenger"
     severity = Severity.LOW
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("passenger",)
     citations = ("g62-passenger",)

@@ -13,6 +13,7 @@ class PassengerQueueOverMaxclients(Rule):
     title = "Passenger queue below Apache's MaxClients and ServerLimit"
     component = "passenger"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("passenger", "apache")
     citations = ("g62-passenger", "passenger-queue-default", "apache-prefork-defaults")

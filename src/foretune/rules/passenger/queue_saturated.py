@@ -12,6 +12,7 @@ class PassengerQueueSaturated(Rule):
     title = "Passenger's pool has room and its queue is empty"
     component = "passenger"
     severity = Severity.HIGH
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("passenger_status",)
     citations = ("g62-passenger", "passenger-queue-default")

@@ -14,6 +14,7 @@ class QueueTooSmall(PlanRule):
     title = "PassengerMaxRequestQueueSize fits the request burst"
     component = "passenger"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     failing_when = (("http_503_burst", ()),)
     uses_hosts = True
     roles = frozenset({"server"})

@@ -12,6 +12,7 @@ class AutovacuumCostLimitLow(PlanRule):
     title = "autovacuum_vacuum_cost_limit raised"
     component = "postgresql"
     severity = Severity.LOW
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("postgresql",)
     citations = ("gf-postgresql", "pg-conf-sample-90", "pg-conf-defaults")

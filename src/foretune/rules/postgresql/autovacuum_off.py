@@ -10,6 +10,7 @@ class AutovacuumOff(Rule):
     title = "PostgreSQL autovacuum on"
     component = "postgresql"
     severity = Severity.HIGH
+    version_added = "0.1.0"
     needs = ("postgresql",)
     citations = ("gf-postgresql",)
 

@@ -12,6 +12,7 @@ class CheckpointSegmentsStale(Rule):
     title = "No checkpoint_segments on PostgreSQL 9.5+"
     component = "postgresql"
     severity = Severity.HIGH
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("postgresql",)
     citations = ("fi-checkpoint-segments-removed", "pg-release-95-wal-size")

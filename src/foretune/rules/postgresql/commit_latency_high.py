@@ -11,6 +11,8 @@ class PgCommitLatencyHigh(Rule):
     title = "PostgreSQL commits quickly (pgbench)"
     component = "postgresql"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
+    unsafe_fix = True
     citations = ("bench-sat69-pgbench", "bench-estimate")
 
     def check(self, ctx: Context) -> Outcome:

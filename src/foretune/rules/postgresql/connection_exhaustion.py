@@ -14,6 +14,7 @@ class PgConnectionExhaustion(Rule):
     title = "PostgreSQL never ran out of connection slots"
     component = "postgresql"
     severity = Severity.CRITICAL
+    version_added = "0.1.0"
     needs = ("log_incidents",)
     citations = ("gf-postgresql", "pf-db-pool", "pg-conf-sample-90", "pg-conf-defaults")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from foretune.knowledge import threshold
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 from foretune.rules.postgresql._defaults import cited, pg_default
-from foretune.rules.values import gib, pg_bytes
+from foretune.units import format_gib, pg_size
 
 
 class EffectiveCacheSizeLow(PlanRule):
@@ -13,6 +13,7 @@ class EffectiveCacheSizeLow(PlanRule):
     title = "effective_cache_size reflects the RAM"
     component = "postgresql"
     severity = Severity.LOW
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("postgresql",)
     citations = ("fi-tuning-profiles", "foretune-estimate", "pg-conf-sample-90", "pg-release-94-defaults", "pg-conf-defaults")
@@ -21,11 +22,11 @@ class EffectiveCacheSizeLow(PlanRule):
     def check(self, ctx: Context) -> Outcome:
         raw = ctx.facts.value("postgresql").get("effective_cache_size")
         default = pg_default(ctx, "effective_cache_size") if raw is None else None
-        current = (pg_bytes(raw) if default is None else pg_bytes(default.value)) or 0
-        shown = gib(current) if default is None else default.shown
+        current = (pg_size(raw) if default is None else pg_size(default.value)) or 0
+        shown = format_gib(current) if default is None else default.shown
         cites = cited(self, default)
         t = self.recommendation(ctx)
-        want = pg_bytes(t.foretune.value) or 0
+        want = pg_size(t.foretune.value) or 0
         fraction = threshold("effective_cache_size_min_fraction")
         if current >= want * fraction:
             return self.passed(f"effective_cache_size {raw if default is None else default.shown}", **cites)

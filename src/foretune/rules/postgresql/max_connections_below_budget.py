@@ -55,6 +55,7 @@ class MaxConnectionsBelowBudget(PlanRule):
     title = "PostgreSQL max_connections covers the connection budget"
     component = "postgresql"
     severity = Severity.HIGH
+    version_added = "0.1.0"
     failing_when = (("pg_connection_exhaustion", ()),)
     demand_based = True
     roles = frozenset({"server"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from foretune.knowledge import threshold
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 from foretune.rules.postgresql._defaults import pg_default
-from foretune.rules.values import gib, pg_bytes
+from foretune.units import format_gib, pg_size
 
 
 class SharedBuffersOutOfRange(PlanRule):
@@ -13,6 +13,7 @@ class SharedBuffersOutOfRange(PlanRule):
     title = "PostgreSQL shared_buffers within the guide's range for the release"
     component = "postgresql"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("postgresql", "ram_bytes")
     citations = ("gf-postgresql", "g62-postgresql", "pg-docs-92-shared-buffers", "pg-release-93-shared-buffers", "pg-conf-defaults",
@@ -23,7 +24,7 @@ class SharedBuffersOutOfRange(PlanRule):
         from foretune.plan.components.postgresql import shared_buffers_range
 
         assert ctx.plan is not None
-        current = pg_bytes(ctx.facts.value("postgresql").get("shared_buffers"))
+        current = pg_size(ctx.facts.value("postgresql").get("shared_buffers"))
         if current is None:
             default = pg_default(ctx, "shared_buffers")
             return self.skipped(f"shared_buffers not set: {default.value}, {default.origin}")
@@ -32,9 +33,9 @@ class SharedBuffersOutOfRange(PlanRule):
         t = self.recommendation(ctx)
         slack = threshold("shared_buffers_range_tolerance")
         if low * (1 - slack) <= current <= high * (1 + slack):
-            return self.passed(f"shared_buffers {gib(current)} within {gib(low)}-{gib(high)}: {wording}", citations=(cite,))
+            return self.passed(f"shared_buffers {format_gib(current)} within {format_gib(low)}-{format_gib(high)}: {wording}", citations=(cite,))
         why = "too small to cache the hot tables" if current < low else "more than a quarter of RAM starves the other services"
-        return self.failed(f"shared_buffers {gib(current)} is outside {gib(low)}-{gib(high)}, {wording} of {gib(ram)}: {why}",
+        return self.failed(f"shared_buffers {format_gib(current)} is outside {format_gib(low)}-{format_gib(high)}, {wording} of {format_gib(ram)}: {why}",
                            current=ctx.facts.value("postgresql")["shared_buffers"], recommended=t.foretune.value,
                            evidence=ctx.evidence("postgresql", "ram_bytes", about=("shared_buffers", "MemTotal")), fixes=t.fixes,
                            citations=(cite,))

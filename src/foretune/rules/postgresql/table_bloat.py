@@ -5,7 +5,7 @@ from __future__ import annotations
 from foretune.knowledge import threshold
 from foretune.plan.model import Fix
 from foretune.rules.base import Context, Outcome, Rule, Severity
-from foretune.rules.values import gib
+from foretune.units import format_gib
 
 
 class TableBloat(Rule):
@@ -13,6 +13,8 @@ class TableBloat(Rule):
     title = "audits and logs tables not bloated"
     component = "postgresql"
     severity = Severity.LOW
+    version_added = "0.1.0"
+    unsafe_fix = True
     roles = frozenset({"server"})
     needs = ("foreman_table_sizes", "history_table_rows")
     citations = ("foretune-estimate",)
@@ -26,7 +28,7 @@ class TableBloat(Rule):
                 continue
             size, count = int(sizes[table]), int(rows[table])
             used = size / count if count else float("inf")
-            shown = f"{table}: {gib(size)} for {count:,} rows" + (f" ({used / 1024:.0f} KiB per row)" if count else "")
+            shown = f"{table}: {format_gib(size)} for {count:,} rows" + (f" ({used / 1024:.0f} KiB per row)" if count else "")
             checked.append(shown)
             if size >= floor and used > per_row:
                 bloated.append((table, shown))

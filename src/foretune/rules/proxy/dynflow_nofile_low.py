@@ -13,6 +13,7 @@ class ProxyDynflowNofileLow(PlanRule):
     title = "Smart Proxy dynflow LimitNOFILE at the installer's value"
     component = "proxy"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     failing_when = (("socket_exhaustion", ("foreman-proxy", "smart_proxy_dynflow_core")),)
     needs = ("service_limits",)
     citations = ("proxy-dynflow-nofile", "g62-remote-execution")

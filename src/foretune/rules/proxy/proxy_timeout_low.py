@@ -11,6 +11,7 @@ class ProxyTimeoutLow(Rule):
     title = "Capsule proxy timeout raised for high concurrency"
     component = "proxy"
     severity = Severity.LOW
+    version_added = "0.1.0"
     roles = frozenset({"capsule"})
     needs = ("apache",)
     citations = ("gf-proxy-timeout", "httpd-defaults")

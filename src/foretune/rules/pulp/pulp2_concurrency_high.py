@@ -10,6 +10,7 @@ class Pulp2ConcurrencyHigh(PlanRule):
     title = "Pulp 2 workers at most min(CPUs, 8)"
     component = "pulp"
     severity = Severity.LOW
+    version_added = "0.1.0"
     needs = ("pulp2_workers",)
     citations = ("pulp2-worker-defaults", "g62-pulp")
     tunable = "pulp2.concurrency"

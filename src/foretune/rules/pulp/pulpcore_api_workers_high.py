@@ -10,6 +10,7 @@ class PulpcoreApiWorkersHigh(PlanRule):
     title = "pulpcore API workers at the installer's formula"
     component = "pulp"
     severity = Severity.LOW
+    version_added = "0.1.0"
     needs = ("pulpcore",)
     citations = ("pulpcore-worker-defaults",)
     tunable = "pulp.api_workers"

@@ -11,6 +11,7 @@ class PulpcoreWorkersHigh(PlanRule):
     title = "pulpcore workers at most min(8, CPUs)"
     component = "pulp"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     needs = ("pulpcore",)
     citations = ("pulpcore-worker-defaults",)
     tunable = "pulp.workers"

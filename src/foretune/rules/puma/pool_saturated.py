@@ -10,6 +10,7 @@ class PumaPoolSaturated(Rule):
     title = "Puma has free threads and an empty backlog"
     component = "puma"
     severity = Severity.HIGH
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("puma_stats",)
     citations = ("gf-puma-recommendations", "gf-puma-threads")

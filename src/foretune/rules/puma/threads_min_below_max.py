@@ -11,6 +11,7 @@ class PumaThreadsMinBelowMax(PlanRule):
     title = "Puma threads_min equals threads_max (16 with every profile)"
     component = "puma"
     severity = Severity.LOW  # never more: the guide calls the default 5 "a good choice as well"
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("puma",)
     citations = ("gf-puma-threads", "gf-puma-recommendations")

@@ -11,6 +11,7 @@ class PumaWorkersOutsideRange(PlanRule):
     title = "Puma workers in the guide's range for the profile"
     component = "puma"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     roles = frozenset({"server"})
     needs = ("puma",)
     citations = ("gf-puma-recommendations",)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from foretune.knowledge import threshold
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
-from foretune.rules.values import gib
+from foretune.units import format_gib
 
 
 class PumaWorkersOverRam(PlanRule):
@@ -12,6 +12,7 @@ class PumaWorkersOverRam(PlanRule):
     title = "Puma workers fit the RAM budget"
     component = "puma"
     severity = Severity.HIGH
+    version_added = "0.1.0"
     failing_when = (("oom_kill", ()),)
     roles = frozenset({"server"})
     needs = ("puma", "ram_bytes")
@@ -28,7 +29,7 @@ class PumaWorkersOverRam(PlanRule):
         fits = max(0, int(room // (1024**3)))
         t = self.recommendation(ctx)
         if workers <= fits:
-            return self.passed(f"{workers} workers fit the {gib(room)} left for Puma")
+            return self.passed(f"{workers} workers fit the {format_gib(room)} left for Puma")
         if workers <= t.foretune.value:
             return self.passed(f"{workers} workers are what the plan gives this box; the box as a whole is short "
                                "of RAM (see memory-budget-over-ram)")
@@ -36,11 +37,11 @@ class PumaWorkersOverRam(PlanRule):
         pressure = ctx.facts.value("memory_pressure") or {}
         available = pressure.get("available_bytes")
         if available is not None and available >= threshold("memory_available_min_fraction") * ram and not pressure.get("oom_kills"):
-            return self.passed(f"the budget estimate leaves {gib(room)} for {workers} workers, but the box measures "
-                               f"{gib(available)} available ({available / ram:.0%}) with them running")
-        state = (f"measured: only {gib(available)} available" if available is not None
+            return self.passed(f"the budget estimate leaves {format_gib(room)} for {workers} workers, but the box measures "
+                               f"{format_gib(available)} available ({available / ram:.0%}) with them running")
+        state = (f"measured: only {format_gib(available)} available" if available is not None
                  else "no measurement of available memory in the source")
-        return self.failed(f"{workers} Puma workers need about {workers} GiB but only {gib(room)} is left after the other "
+        return self.failed(f"{workers} Puma workers need about {workers} GiB but only {format_gib(room)} is left after the other "
                            f"services ({state}): the box swaps or the OOM killer stops workers", current=workers,
                            recommended=t.foretune.value, evidence=ctx.evidence("puma", "ram_bytes", "memory_pressure"),
                            fixes=t.fixes, severity=None if available is not None else Severity.MEDIUM)

@@ -10,6 +10,7 @@ class AioMaxNrLow(PlanRule):
     title = "fs.aio-max-nr above 33 x hosts"
     component = "qpid"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     uses_hosts = True
     needs = ("sysctl",)
     citations = ("g62-qpid", "g69-qpid")

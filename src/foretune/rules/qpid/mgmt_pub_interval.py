@@ -11,6 +11,7 @@ class MgmtPubInterval(PlanRule):
     title = "qpidd mgmt-pub-interval lowered"
     component = "qpid"
     severity = Severity.LOW
+    version_added = "0.1.0"
     needs = ("qpid",)
     citations = ("g62-qpid",)
     tunable = "qpid.mgmt_pub_interval"

@@ -11,6 +11,7 @@ class QdrouterdNofileLow(PlanRule):
     title = "qdrouterd LimitNOFILE covers the katello-agent hosts"
     component = "qpid"
     severity = Severity.HIGH
+    version_added = "0.1.0"
     failing_when = (("socket_exhaustion", ("qdrouterd",)),)
     uses_hosts = True
     needs = ("qpid",)

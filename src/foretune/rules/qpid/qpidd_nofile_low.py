@@ -11,6 +11,7 @@ class QpiddNofileLow(PlanRule):
     title = "qpidd LimitNOFILE covers the katello-agent hosts"
     component = "qpid"
     severity = Severity.HIGH
+    version_added = "0.1.0"
     failing_when = (("socket_exhaustion", ("qpidd",)), ("queue_at_capacity", ("qpidd",)))
     uses_hosts = True
     needs = ("qpid",)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from foretune.knowledge import threshold
 from foretune.rules.base import Context, Outcome, Rule, Severity
-from foretune.rules.values import gib
+from foretune.units import format_gib
 
 
 class RedisMemoryNearLimit(Rule):
@@ -12,6 +12,7 @@ class RedisMemoryNearLimit(Rule):
     title = "Redis below its maxmemory"
     component = "redis"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     needs = ("redis",)
     citations = ("foretune-estimate",)
 
@@ -21,12 +22,12 @@ class RedisMemoryNearLimit(Rule):
         if used is None:
             return self.skipped("Redis INFO (used_memory) not in the source")
         if not limit:
-            return self.passed(f"{gib(used)} used, no maxmemory limit")
+            return self.passed(f"{format_gib(used)} used, no maxmemory limit")
         share = used / limit
         if share < threshold("redis_used_max_fraction"):
-            return self.passed(f"{gib(used)} of maxmemory {gib(limit)} used ({share:.0%})")
-        return self.failed(f"Redis uses {gib(used)} of maxmemory {gib(limit)} ({share:.0%}): Dynflow and Pulp task data "
-                           "is evicted or writes fail with OOM errors", current=used, recommended=f"maxmemory above {gib(used / threshold('redis_used_target_fraction'))} or 0",
+            return self.passed(f"{format_gib(used)} of maxmemory {format_gib(limit)} used ({share:.0%})")
+        return self.failed(f"Redis uses {format_gib(used)} of maxmemory {format_gib(limit)} ({share:.0%}): Dynflow and Pulp task data "
+                           "is evicted or writes fail with OOM errors", current=used, recommended=f"maxmemory above {format_gib(used / threshold('redis_used_target_fraction'))} or 0",
                            evidence=ctx.evidence("redis"))
 
 

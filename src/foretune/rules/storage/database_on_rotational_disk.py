@@ -12,6 +12,8 @@ class DatabaseOnRotationalDisk(Rule):
     title = "Databases on SSD"
     component = "storage"
     severity = Severity.LOW
+    version_added = "0.1.0"
+    unsafe_fix = True
     roles = frozenset({"server"})
     needs = ("key_dirs",)
     citations = ("g62-db-storage",)

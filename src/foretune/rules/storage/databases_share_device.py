@@ -13,6 +13,8 @@ class DatabasesShareDevice(Rule):
     title = "PostgreSQL and Pulp content on separate devices"
     component = "storage"
     severity = Severity.LOW
+    version_added = "0.1.0"
+    unsafe_fix = True
     needs = ("key_dirs",)
     citations = ("gf-hardware", "foretune-estimate")
 

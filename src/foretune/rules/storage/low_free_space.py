@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from foretune.knowledge import threshold
 from foretune.rules.base import Context, Outcome, Rule, Severity
-from foretune.rules.values import gib
+from foretune.units import format_gib
 
 
 class LowFreeSpace(Rule):
@@ -12,6 +12,7 @@ class LowFreeSpace(Rule):
     title = "Free space on the key directories"
     component = "storage"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
     needs = ("key_dirs",)
     citations = ("gf-hardware",)
 
@@ -32,7 +33,7 @@ class LowFreeSpace(Rule):
         share, path, entry = worst
         if share >= low:
             return self.passed(f"fullest key directory {path}: {share:.0%} free")
-        return self.failed(f"{path} has {share:.0%} free ({gib(entry['free_bytes'])} of {gib(entry['size_bytes'])})",
+        return self.failed(f"{path} has {share:.0%} free ({format_gib(entry['free_bytes'])} of {format_gib(entry['size_bytes'])})",
                            current=f"{share:.0%} free", recommended=f">= {low:.0%} free", evidence=ctx.evidence("key_dirs", about=entry["mountpoint"]),
                            severity=Severity.HIGH if share < critical else None)
 

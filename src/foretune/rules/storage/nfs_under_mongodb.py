@@ -11,6 +11,8 @@ class NfsUnderMongodb(Rule):
     title = "MongoDB not on NFS"
     component = "storage"
     severity = Severity.HIGH
+    version_added = "0.1.0"
+    unsafe_fix = True
     needs = ("key_dirs",)
     citations = ("g62-mongodb",)
 

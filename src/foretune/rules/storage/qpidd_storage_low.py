@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
-from foretune.rules.values import gib
+from foretune.units import format_gib
 
 
 class QpiddStorageLow(PlanRule):
@@ -11,6 +11,8 @@ class QpiddStorageLow(PlanRule):
     title = "/var/lib/qpidd has 2 MiB per katello-agent host"
     component = "storage"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
+    unsafe_fix = True
     uses_hosts = True
     roles = frozenset({"server", "capsule"})
     needs = ("key_dirs",)
@@ -26,8 +28,8 @@ class QpiddStorageLow(PlanRule):
         need = self.recommendation(ctx).foretune.value  # the plan's 2 MiB per katello-agent host
         agents = ctx.plan.input.katello_agent_hosts
         if entry["free_bytes"] >= need:
-            return self.passed(f"{gib(entry['free_bytes'])} free in /var/lib/qpidd for {agents} katello-agent hosts")
-        return self.failed(f"/var/lib/qpidd has {gib(entry['free_bytes'])} free; {agents} katello-agent hosts need {gib(need)}",
+            return self.passed(f"{format_gib(entry['free_bytes'])} free in /var/lib/qpidd for {agents} katello-agent hosts")
+        return self.failed(f"/var/lib/qpidd has {format_gib(entry['free_bytes'])} free; {agents} katello-agent hosts need {format_gib(need)}",
                            current=entry["free_bytes"], recommended=need, evidence=ctx.evidence("key_dirs", about=entry["mountpoint"]))
 
 

@@ -15,6 +15,8 @@ class StorageLatencyHigh(Rule):
     title = "Storage flush and read latency are low enough for PostgreSQL"
     component = "storage"
     severity = Severity.MEDIUM
+    version_added = "0.1.0"
+    unsafe_fix = True
     citations = ("bench-estimate", "bench-pg-wal-block", "gf-hardware")
 
     def check(self, ctx: Context) -> Outcome:

@@ -11,6 +11,8 @@ class StorageThroughputLow(Rule):
     title = "Storage read throughput meets the guide"
     component = "storage"
     severity = Severity.HIGH
+    version_added = "0.1.0"
+    unsafe_fix = True
     citations = ("gf-hardware",)
 
     def check(self, ctx: Context) -> Outcome:
