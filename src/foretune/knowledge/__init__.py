@@ -28,7 +28,7 @@ def _read(name: str) -> str:
     if os.path.isdir(_DIR):
         with open(path, encoding="utf-8") as handle:
             return handle.read()
-    get_data = getattr(__loader__, "get_data", None)
+    get_data = getattr(__spec__.loader, "get_data", None)
     if get_data is not None:
         try:
             return bytes(get_data(path)).decode("utf-8")
