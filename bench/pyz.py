@@ -4,11 +4,15 @@
 
 Builds dist-like ``foretune.pyz`` in a temporary directory with this Python (as ``python3 dev.py zipapp``
 does) and runs it with ``python -I`` (only the archive on the path). Budgets: --help < 150 ms, plan < 300 ms.
+Then, interleaved run by run, the CPU time (user + system) of the zipapp's ``plan`` beside the installed
+``foretune plan`` of this Python's environment: the target is a ratio of at most 1.3. CPU time is read from
+``getrusage`` and is far less sensitive than wall time to other work on a shared machine.
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -33,6 +37,26 @@ def median_ms(argv: list[str], runs: int) -> float:
     return statistics.median(times) * 1000
 
 
+def cpu_ms(argv: list[str]) -> float:
+    """User + system CPU time of one run of ``argv``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, check=True, capture_output=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+
+
+def zipapp_vs_installed(pyz: Path, runs: int) -> float:
+    """Median CPU ms of the zipapp's and the installed ``plan``, run alternately; prints both and returns the ratio."""
+    plan = CASES["plan (table)"]
+    zipped, installed = [], []
+    for _ in range(runs):
+        zipped.append(cpu_ms([sys.executable, "-I", str(pyz), *plan]))
+        installed.append(cpu_ms([sys.executable, "-m", "foretune", *plan]))
+    z, i = statistics.median(zipped), statistics.median(installed)
+    print(f"plan CPU: zipapp {z:6.1f} ms, installed {i:6.1f} ms (medians of {runs}, interleaved): {z / i:.2f}x (target 1.3x)")
+    return z / i
+
+
 def main() -> int:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 15
     sys.path.insert(0, str(ROOT))
@@ -49,6 +73,7 @@ def main() -> int:
             over = ms > BUDGET_MS[name]
             status |= over
             print(f"foretune.pyz {name:<13} {ms:6.1f} ms (median of {runs}; budget {BUDGET_MS[name]} ms{', OVER' if over else ''})")
+        status |= zipapp_vs_installed(pyz, runs) > 1.3
     return status
 
 

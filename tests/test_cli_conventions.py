@@ -98,6 +98,26 @@ def test_output_extension_picks_the_format(tmp_path: Path) -> None:
     assert json.loads(facts.read_text(encoding="utf-8"))["source"]["kind"] == "sosreport"
 
 
+def test_an_extension_without_a_format_is_refused(tmp_path: Path) -> None:
+    for argv, name in ((PLAN, "plan.html"), (("audit", EXAMPLE), "audit.pdf"), (("rules", "list"), "rules.yaml")):
+        target = tmp_path / name
+        result = run_cli(*argv, "--output", str(target))
+        assert result.status == 2 and result.stdout == "" and not target.exists(), result.stderr
+        assert len(result.stderr.splitlines()) == 1, result.stderr
+        assert result.stderr.startswith(f"foretune: error: --output {target}: no format of this command writes "
+                                        f"{target.suffix} (") and result.stderr.endswith("); name one with --format\n")
+    named = tmp_path / "audit.pdf"  # --format names it: any file name then
+    assert run_cli("audit", EXAMPLE, "--format", "json", "--output", str(named)).status == 1
+    assert json.loads(named.read_text(encoding="utf-8"))["findings"]
+
+
+def test_a_usage_error_names_its_command_once() -> None:
+    result = run_cli(*PLAN[:-2], "--ram", "lots")
+    assert result.status == 2
+    assert result.stderr.startswith("foretune plan: error: argument --ram: ") and result.stderr.count("foretune") == 1
+    assert run_cli("plna").stderr.startswith("foretune: error: argument COMMAND: invalid choice")
+
+
 def test_status_lines_go_to_stderr(tmp_path: Path) -> None:
     result = run_cli(*PLAN, "--format", "json", "--output-dir", str(tmp_path / "apply"))
     assert result.status == 0

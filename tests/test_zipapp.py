@@ -44,6 +44,15 @@ def test_zipapp_plans_from_bundled_data(tmp_path: Path) -> None:
                              "--ram", "32G", "--merge-into", str(hiera), "--write"], capture_output=True, text=True)
     assert merged.returncode == 0, merged.stderr
     assert hiera.read_text(encoding="utf-8").startswith("# keep me\nfoo: &a 1\nbar: *a\n")
+    # the knowledge is read through the zip importer's directory, parsed once, and from compiled.json alone:
+    # importlib.resources would parse the archive's directory (thousands of entries) again for every data file
+    probe = ("import sys, runpy; sys.argv = ['foretune', 'plan', '--product', 'satellite', '--version', '6.15', "
+             "'--hosts', '8000', '--cpus', '8', '--ram', '32G', '--format', 'json']\n"
+             "try:\n    runpy.run_module('foretune', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+             "sys.stderr.write(' '.join(m for m in ('zipfile', 'importlib.resources', 'yaml') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(pyz)!r})\n{probe}"],
+                            capture_output=True, text=True, check=True)
+    assert json.loads(loaded.stdout)["profile"]["name"] == "medium" and loaded.stderr == "", loaded.stderr
     listing = {name.split("/")[0] for name in zipfile.ZipFile(pyz).namelist()}
     assert {"rich", "markdown_it", "mdurl", "pygments", "jinja2", "markupsafe", "ruamel", "yaml"} <= listing
     assert not [n for n in zipfile.ZipFile(pyz).namelist() if n.endswith(".so")]  # pure Python only

@@ -117,7 +117,7 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> i
         env.color_choice = getattr(args, "color", None) or "auto"
         return int(command.run(args, env))
     except ForetuneError as exc:
-        print(f"foretune: error: {exc}", file=env.stderr)
+        print(f"{exc.prog}: error: {exc}", file=env.stderr)
         return exc.exit_status
     except KeyboardInterrupt:
         print("foretune: interrupted", file=env.stderr)
@@ -178,7 +178,9 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         if message.startswith("unrecognized arguments:"):
             message += _suggest_options(self, message.split(":", 1)[1].split())
-        raise UsageError(message if self.prog == "foretune" else f"{self.prog}: {message}")
+        error = UsageError(message)
+        error.prog = self.prog  # one prefix: "foretune plan: error: ...", as argparse itself words it
+        raise error
 
     def _get_value(self, action: argparse.Action, arg_string: str) -> Any:
         value = super()._get_value(action, arg_string)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 
 class ForetuneError(Exception):
-    """A problem the user can fix; printed as one line."""
+    """A problem the user can fix; printed as one line, ``<prog>: error: <message>``."""
 
     exit_status = 2
+    prog = "foretune"  # the command the line names: argparse errors name the subcommand (``foretune plan``)
 
 
 class UsageError(ForetuneError):

@@ -82,22 +82,31 @@ def _accepted(fmt: str, formats: tuple[str, ...]) -> str | None:
 def output_format(args: argparse.Namespace) -> str:
     """``--format`` if given, else the format ``--output``'s extension names, else the command's default.
 
+    An extension that names no format of this command is refused: writing text into ``report.pdf`` or
+    ``plan.html`` would put one format under another's name.
+
     >>> ns = argparse.Namespace(format=None, output="audit.HTML", default_format="text", formats=("text", "html"))
     >>> output_format(ns)
     'html'
     >>> output_format(argparse.Namespace(format=None, output="x.yml", default_format="table", formats=("table", "hiera")))
     'hiera'
-    >>> output_format(argparse.Namespace(format=None, output="x.bin", default_format="text", formats=("text", "json")))
+    >>> output_format(argparse.Namespace(format=None, output="/dev/stdout", default_format="text", formats=("text",)))
     'text'
+    >>> output_format(argparse.Namespace(format=None, output="x.pdf", default_format="text", formats=("text", "json")))
+    Traceback (most recent call last):
+    foretune.errors.UsageError: --output x.pdf: no format of this command writes .pdf (.json, .txt); name one with --format
     """
     if args.format:
         return str(args.format)
     if args.output:
         import os
 
-        suffix = os.path.splitext(args.output.lower())[1]
-        fmt = _accepted(SUFFIX_FORMATS.get(suffix, ""), args.formats)
-        if fmt:
+        suffix = os.path.splitext(os.path.basename(args.output).lower())[1]
+        if suffix:
+            fmt = _accepted(SUFFIX_FORMATS.get(suffix, ""), args.formats)
+            if not fmt:
+                raise UsageError(f"--output {args.output}: no format of this command writes {suffix} "
+                                 f"({', '.join(sorted(_suffixes(args.formats)))}); name one with --format")
             return fmt
     return str(args.default_format)
 

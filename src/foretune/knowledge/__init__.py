@@ -20,10 +20,21 @@ _DIR = os.path.join(os.path.dirname(__file__), "data")
 
 
 def _read(name: str) -> str:
-    """A bundled data file's text: a plain read when installed, importlib.resources inside a zipapp."""
+    """A bundled data file's text: a plain read when installed, the zip importer's own read inside a zipapp.
+
+    The zip importer keeps the archive's directory parsed once per process; importlib.resources would parse it
+    again for every file (thousands of entries in the zipapp).
+    """
+    path = os.path.join(_DIR, name)
     if os.path.isdir(_DIR):
-        with open(os.path.join(_DIR, name), encoding="utf-8") as handle:
+        with open(path, encoding="utf-8") as handle:
             return handle.read()
+    get_data = getattr(__spec__.loader, "get_data", None)
+    if get_data is not None:
+        try:
+            return bytes(get_data(path)).decode("utf-8")
+        except OSError:
+            raise FileNotFoundError(path) from None
     from importlib import resources
 
     return resources.files("foretune.knowledge").joinpath("data").joinpath(name).read_text(encoding="utf-8")
@@ -38,12 +49,15 @@ def _fingerprint(text: str) -> str:
 
 @functools.cache
 def load_data(name: str) -> Any:
-    """Parse ``knowledge/data/<name>`` once: from ``compiled.json`` when it matches the YAML, else the YAML."""
+    """Parse ``knowledge/data/<name>`` once: from ``compiled.json`` when it matches the YAML (inside a zipapp,
+    always), else the YAML."""
+    entry = _compiled().get(name)
+    if isinstance(entry, dict) and not os.path.isdir(_DIR):
+        return entry["data"]  # a zipapp: compiled from these very files when it was built
     try:
         text = _read(name)
     except FileNotFoundError as exc:
         raise DataError(f"bundled data file missing: {name}") from exc
-    entry = _compiled().get(name)
     if isinstance(entry, dict) and entry.get("fingerprint") == _fingerprint(text):
         return entry["data"]
     import yaml
@@ -87,6 +101,8 @@ def compile_data() -> str:
 def _data_files(prefix: str) -> list[str]:
     if os.path.isdir(_DIR):
         names = os.listdir(_DIR)
+    elif _compiled():
+        names = list(_compiled())
     else:
         from importlib import resources
 
