@@ -231,7 +231,14 @@ class _Sim:
                     if thread is not None:
                         yield thread
                 yield self.cpu.run(backend_s)
-                yield env.timeout(wait_s)
+                if wait_s > 0:
+                    yield env.timeout(wait_s)
+                if serial_s > 0:
+                    turn = self.serial.acquire()
+                    if turn is not None:
+                        yield turn
+                    yield env.timeout(serial_s)
+                    self.serial.release()
                 if candlepin:
                     self.candlepin.release()
                 yield from self.ruby(self.gvl[worker], ruby_s / 2)
@@ -321,17 +328,23 @@ class _Sim:
             self.ends.append(self.env.now)
 
     def api_arrivals(self, rate: float, duration: float) -> Any:
-        while self.env.now < duration:
+        calls = []
+        while True:
             yield self.env.timeout(self.rng.expovariate(rate))
-            self.env.process(self.api_call())
+            if self.env.now >= duration:
+                break
+            calls.append(self.env.process(self.api_call()))
+        yield self.env.all_of(calls)
 
     def arrivals(self, rate_per_s: float, duration: float, host_latencies: list[float], started: list[int]) -> Any:
+        hosts = []
         while True:
             yield self.env.timeout(self.rng.expovariate(rate_per_s))
             if self.env.now >= duration:
-                return
+                break
             started[0] += 1
-            self.env.process(self.registration(host_latencies))
+            hosts.append(self.env.process(self.registration(host_latencies)))
+        yield self.env.all_of(hosts)
 
 
 def simulate(net: Network, dem: Demands, wl: Workload, seed: int = 1) -> Result:
@@ -342,30 +355,28 @@ def simulate(net: Network, dem: Demands, wl: Workload, seed: int = 1) -> Result:
     notes: list[str] = []
     hosts = wl.concurrency
     started = [0]
+    clients: list[Any] = []  # the run ends when every client is done (asynchronous server work left is cut)
     if wl.api_rate_per_s and wl.kind != "api":
         env.process(sim.api_arrivals(wl.api_rate_per_s, wl.duration_s))
     if wl.kind == "registrations" and wl.rate_per_min:
-        env.process(sim.arrivals(wl.rate_per_min / 60.0, wl.duration_s, host_latencies, started))
+        clients.append(env.process(sim.arrivals(wl.rate_per_min / 60.0, wl.duration_s, host_latencies, started)))
     elif wl.kind == "registrations":
-        for _ in range(hosts):
-            env.process(sim.registration(host_latencies))
+        clients += [env.process(sim.registration(host_latencies)) for _ in range(hosts)]
     elif wl.kind == "downloads":
         from foretune import knowledge
 
         streams = int(knowledge.load_data("model.yaml")["content"]["parallel_downloads"]["value"])
-        for _ in range(hosts):
-            env.process(sim.downloader(wl.packages, streams))
+        clients += [env.process(sim.downloader(wl.packages, streams)) for _ in range(hosts)]
     elif wl.kind == "api":
-        env.process(sim.api_arrivals(wl.api_rate_per_s, wl.duration_s))
+        clients.append(env.process(sim.api_arrivals(wl.api_rate_per_s, wl.duration_s)))
     elif wl.kind == "rex":
         reserve = 10
         connected = min(hosts, max(net.mosquitto_nofile - reserve, 0))
         if connected < hosts:
             notes.append(f"mosquitto's LimitNOFILE {net.mosquitto_nofile} admits about {connected} MQTT clients: "
                          f"{hosts - connected} hosts are refused and never get the job")
-        for _ in range(connected):
-            env.process(sim.api_call())
-    env.run()
+        clients += [env.process(sim.api_call()) for _ in range(connected)]
+    env.run(until=env.all_of(clients))
     elapsed = env.now
     if wl.kind == "registrations" and wl.rate_per_min:
         hosts = started[0]

@@ -1,0 +1,71 @@
+"""`foretune model` on the command line: the scripted JSON contract, what-ifs side by side, one line for bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+
+BASE = ["model", "--product", "satellite", "--version", "6.15", "--cpus", "8", "--ram", "32G"]
+REG = ["--workload", "registrations", "--concurrency", "150", "--no-knee"]
+
+
+def test_json_contract_keys_and_side_by_side_what_if() -> None:
+    result = run_cli(*BASE, "--set", "foreman.puma_threads=16", *REG, "--format", "json")
+    assert result.status == 0, result.stderr
+    doc = json.loads(result.stdout)
+    for key in ("throughput_per_s", "success_ratio", "p95_s", "bottleneck"):
+        assert key in doc
+    assert 0 <= doc["success_ratio"] <= 1 and doc["throughput_per_s"] > 0
+    assert [s["label"] for s in doc["scenarios"]] == ["as planned", "with foreman.puma_threads=16"]
+    asked = doc["scenarios"][1]
+    assert asked["network"]["puma_threads"] == 16 and asked["network"]["db_pool"] >= 16
+    assert doc["throughput_per_s"] == asked["throughput_per_s"]
+    assert doc["scenarios"][0]["network"]["puma_threads"] == 5  # Satellite 6.15's installer default
+
+
+def test_text_output_names_bottleneck_bound_and_classes() -> None:
+    result = run_cli(*BASE, *REG)
+    assert result.status == 0, result.stderr
+    for text in ("throughput (registrations/s)", "first-try success", "bottleneck", "analytic bound",
+                 "consumer_create", "as planned: "):
+        assert text in result.stdout
+
+
+def test_demands_file_from_foretune_load(tmp_path: Path) -> None:
+    path = tmp_path / "load.json"
+    path.write_text(json.dumps({"steps": [{"name": "POST /rhsm/consumers", "p50_ms": 500}]}), encoding="utf-8")
+    result = run_cli(*BASE, *REG, "--demands", str(path), "--format", "json")
+    assert result.status == 0, result.stderr
+    assert json.loads(result.stdout)["demands"]["source"].startswith(str(path))
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--concurrency", "10", "--set", "puma.threads"], "expected TUNABLE=VALUE"),
+    (["--concurrency", "10", "--set", "foreman.magic=3"], "not a tunable the model knows"),
+    (["--concurrency", "10", "--set", "puma.workers=lots"], "must be a number"),
+    (["--concurrency", "10", "--set", "puma.workers=-2"], "positive number"),
+    (["--workload", "downloads"], "needs --concurrency"),
+    (["--workload", "registrations"], "needs --concurrency N"),
+    (["--concurrency", "10", "--rate", "5"], "not both"),
+    (["--concurrency", "0"], "must be at least 1"),
+    (["--workload", "api"], "needs --api-rate"),
+    (["--concurrency", "10", "--demands", "/nonexistent/load.json"], "load.json"),
+    (["--concurrency", "10", "--version", "6.2"], "runs Passenger"),
+])
+def test_bad_input_is_one_line_and_exit_2(argv: list[str], message: str) -> None:
+    result = run_cli(*BASE, *argv)
+    assert result.status == 2, result.stderr
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_a_bad_demands_file_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "load.json"
+    path.write_text("{", encoding="utf-8")
+    result = run_cli(*BASE, "--concurrency", "10", "--demands", str(path))
+    assert result.status == 2 and "not JSON" in result.stderr and len(result.stderr.strip().splitlines()) == 1
