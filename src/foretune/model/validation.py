@@ -7,6 +7,7 @@ reports (registration throughput, or average time per package for downloads). Ro
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 # Registration throughput is measured as in the vendor's concurrent-registration test: a burst of this many
@@ -112,13 +113,44 @@ def evaluate(row: Row, demands: Any = None, seed: int = 1) -> Outcome:
     dem = demands or demands_mod.build()
     base = measure(row, row.base, dem, seed)
     values = [measure(row, case, dem, seed) for case in row.cases]
-    if row.id == "capsule-downloads":  # 8 against 4 and 16 against 4
-        predicted = tuple(change_pct(row, base, v) for v in values)
-    else:
-        predicted = tuple(change_pct(row, base, v) for v in values)
+    predicted = tuple(change_pct(row, base, v) for v in values)
     if row.metric == "monotone":
         chain = [base, *values]
         ok = all(b > a for a, b in zip(chain, chain[1:]))
         return Outcome(row, predicted, tuple(float("nan") for _ in predicted), ok)
     errors = tuple(p - m for p, m in zip(predicted, row.published))
     return Outcome(row, predicted, errors, all(abs(e) <= TOLERANCE_PP for e in errors))
+
+
+def _case(case: Case, metric: str) -> str:
+    if metric == "package_time":
+        return f"{case.cpus} CPUs"
+    return f"{case.workers} x {case.threads} on {case.cpus} CPUs"
+
+
+def _pct(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:+.0f} %"
+
+
+def table(outcomes: list[Outcome]) -> str:
+    """The Markdown table of docs/model.md: one line per configuration against its row's base."""
+    lines = ["| use | source | configuration (against) | prediction | measurement | error | within |",
+             "|---|---|---|---|---|---|---|"]
+    for out in outcomes:
+        row = out.row
+        previous = 0.0
+        for case, pred, pub, err in zip(row.cases, out.predicted, row.published, out.errors_pp):
+            if row.metric == "monotone":
+                up = pred > previous
+                previous = pred
+                verdict = "yes" if up else "no"
+                measured = "more workers, more performance"
+                error = "up from the step before" if up else "down from the step before"
+            else:
+                within = abs(err) <= TOLERANCE_PP
+                verdict = ("yes" if within else "no") if row.use == "validation" else "(fitted)"
+                measured = _pct(pub)
+                error = f"{err:+.0f} pp"
+            lines.append(f"| {row.use} | {row.source} ({row.citation}) | {_case(case, row.metric)} "
+                         f"({_case(row.base, row.metric)}) | {_pct(pred)} | {measured} | {error} | {verdict} |")
+    return "\n".join(lines) + "\n"
