@@ -89,7 +89,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             env.warn(note)
         source = f"{args.demands} (foretune load), cited defaults for the other steps"
     dem = demands.build(measured_ms=measured, source=source)
-    scenarios = [("as planned", net, {})]
+    scenarios: list[tuple[str, network.Network, dict[str, float]]] = [("as planned", net, {})]
     if sets:
         scenarios.append(("with " + ", ".join(f"{k}={v:g}" for k, v in sets.items()), network.apply_sets(net, sets),
                           sets))

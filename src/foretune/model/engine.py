@@ -52,10 +52,8 @@ class Pool:
         return event
 
     def cancel(self, event: Any) -> None:
-        try:
+        if event in self.waiters:
             self.waiters.remove(event)
-        except ValueError:
-            pass
 
     def release(self) -> None:
         if self.waiters:
@@ -118,7 +116,7 @@ class Puma:
 
 class ClassStats(NamedTuple):
     name: str
-    count: int
+    calls: int
     ok: int
     failures: dict[str, int]
     p50_s: float
@@ -412,10 +410,8 @@ def _result(sim: _Sim, wl: Workload, hosts: int, host_latencies: list[float], el
         measured, ok_units = host_latencies, len(host_latencies)
         total = hosts
         succeeded = ok_units
-    if wl.kind == "registrations" and not wl.rate_per_min:
-        window = max(sim.ends) if sim.ends else elapsed
-    else:
-        window = elapsed
+    burst = wl.kind == "registrations" and not wl.rate_per_min
+    window = max(sim.ends) if burst and sim.ends else elapsed
     util = {
         "cpu": sim.cpu.utilisation(elapsed),
         "puma_gvl": sum(g.utilisation(elapsed) for g in sim.gvl) / len(sim.gvl),
@@ -429,7 +425,10 @@ def _result(sim: _Sim, wl: Workload, hosts: int, host_latencies: list[float], el
         "network": sim.link.utilisation(elapsed),
     }
     util = {k: round(v, 4) for k, v in util.items()}
-    bottleneck = max(util, key=util.__getitem__)
+    # the bottleneck is a resource on the clients' path (the hosts queue's Dynflow work runs after the answer)
+    path = (("cpu", "content_workers", "apache_slots", "network") if wl.kind == "downloads" else
+            ("cpu", "puma_gvl", "puma_threads", "apache_slots", "db_pool", "candlepin_threads", "serialised_section"))
+    bottleneck = max(path, key=util.__getitem__)
     if sim.puma.peak_backlog:
         notes.append(f"Puma's socket backlog reached {sim.puma.peak_backlog} requests (limit {net.puma_backlog})")
     if sim.apache.peak_waiting:

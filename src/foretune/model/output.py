@@ -42,7 +42,7 @@ def _scenario(s: Scenario) -> dict[str, Any]:
         "window_s": _num(r.window_s, 1),
         "bottleneck": {"resource": r.bottleneck, "utilisation": r.utilisation[r.bottleneck]},
         "utilisation": r.utilisation, "failures": r.failures, "knee": s.knee,
-        "classes": [{"name": c.name, "count": c.count, "ok": c.ok, "failures": c.failures,
+        "classes": [{"name": c.name, "calls": c.calls, "ok": c.ok, "failures": c.failures,
                      "throughput_per_s": _num(c.throughput_per_s), "p50_s": _num(c.p50_s, 3),
                      "p95_s": _num(c.p95_s, 3), "p99_s": _num(c.p99_s, 3)} for c in r.classes],
         "bound": {"throughput_per_s": _num(s.bound.throughput_per_s), "bottleneck": s.bound.bottleneck,
@@ -121,7 +121,7 @@ def to_text(report: Report) -> str:
     lines += ["", "per request class (" + report.scenarios[-1].label + "):"]
     for c in report.scenarios[-1].result.classes:
         fails = sum(c.failures.values())
-        lines.append(f"  {c.name:<18} {c.count:>7} calls  {c.throughput_per_s:8.3g}/s  p50 {_fmt_s(c.p50_s):>7}  "
+        lines.append(f"  {c.name:<18} {c.calls:>7} calls  {c.throughput_per_s:8.3g}/s  p50 {_fmt_s(c.p50_s):>7}  "
                      f"p95 {_fmt_s(c.p95_s):>7}  p99 {_fmt_s(c.p99_s):>7}  failed {fails}")
     rec = report.recommendation
     if rec is not None:
