@@ -69,3 +69,12 @@ def test_a_bad_demands_file_is_one_line(tmp_path: Path) -> None:
     path.write_text("{", encoding="utf-8")
     result = run_cli(*BASE, "--concurrency", "10", "--demands", str(path))
     assert result.status == 2 and "not JSON" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_capsule_is_modelled_for_downloads_only() -> None:
+    result = run_cli(*BASE, "--role", "capsule", "--concurrency", "10")
+    assert result.status == 2 and "model the server" in result.stderr
+    ok = run_cli(*BASE, "--role", "capsule", "--workload", "downloads", "--concurrency", "20", "--packages", "3",
+                 "--format", "json")
+    assert ok.status == 0, ok.stderr
+    assert json.loads(ok.stdout)["bottleneck"] in ("cpu", "content_workers", "apache_slots", "network")

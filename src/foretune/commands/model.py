@@ -75,10 +75,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if args.hosts is None and not args.source:
         args.hosts = max(wl.concurrency, int(wl.rate_per_min * wl.duration_s / 60.0), 1)
     plan, _facts = plan_and_facts(args, env)
-    try:
-        net = network.from_plan(plan)
-    except UsageError:
-        raise
+    if plan.input.role == "capsule" and wl.kind != "downloads":  # type: ignore[attr-defined]
+        raise UsageError("a Capsule proxies registrations, API calls and REX results to its server: model the "
+                         "server, or --workload downloads for the Capsule's content")
+    net = network.from_plan(plan)
     measured = None
     source = ""
     if args.demands:
