@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import REPO, run_cli
 
 BASE = ["model", "--product", "satellite", "--version", "6.15", "--cpus", "8", "--ram", "32G"]
 REG = ["--workload", "registrations", "--concurrency", "150", "--no-knee"]
@@ -78,3 +78,14 @@ def test_a_capsule_is_modelled_for_downloads_only() -> None:
                  "--format", "json")
     assert ok.status == 0, ok.stderr
     assert json.loads(ok.stdout)["bottleneck"] in ("cpu", "content_workers", "apache_slots", "network")
+
+
+def test_from_a_sosreport_models_what_the_box_runs() -> None:
+    # the fixture's installer.conf runs 40 workers x 16 threads and its database.yml a pool of 5
+    result = run_cli("model", "--from", str(REPO / "examples" / "sosreport-satellite-6.15-mistuned"), "--concurrency", "300",
+                     "--no-knee", "--format", "json")
+    assert result.status == 0, result.stderr
+    doc = json.loads(result.stdout)
+    box = doc["scenarios"][0]["network"]
+    assert (box["cpus"], box["puma_workers"], box["puma_threads"], box["db_pool"]) == (16, 40, 16, 5)
+    assert doc["scenarios"][0]["failures"].get("pool-timeout", 0) > 0  # a pool of 5 under 16 threads
