@@ -61,10 +61,10 @@ def main(argv: list[str]) -> int:
         params = dict(zip(grid, values))
         cal = demands.Calibration(speed=1.0, **params)
         total, seen = score(cal)
-        print(f"{total:10.1f} {params} {seen}", flush=True)  # noqa: T201
+        print(f"{total:10.1f} {params} {seen}", flush=True)
         if best is None or total < best[0]:
             best = (total, params)
-    print("best", best)  # noqa: T201
+    print("best", best)
     return 0
 
 
