@@ -89,3 +89,14 @@ def test_from_a_sosreport_models_what_the_box_runs() -> None:
     box = doc["scenarios"][0]["network"]
     assert (box["cpus"], box["puma_workers"], box["puma_threads"], box["db_pool"]) == (16, 40, 16, 5)
     assert doc["scenarios"][0]["failures"].get("pool-timeout", 0) > 0  # a pool of 5 under 16 threads
+
+
+def test_recommend_names_only_what_changes() -> None:
+    # 2 workers x 8 threads on 8 CPUs: the model's knee lies near 700 hosts, 1200 at once do not hold
+    result = run_cli(*BASE, "--set", "puma.workers=2", "--set", "foreman.puma_threads=8", "--set",
+                     "apache.max_request_workers=1024", "--concurrency", "1200", "--no-knee", "--recommend",
+                     "--format", "json")
+    assert result.status == 0, result.stderr
+    rec = json.loads(result.stdout)["recommendation"]
+    assert rec["smallest_change"] is not None and len(rec["smallest_change"]["sets"]) == 1
+    assert rec["best"]["sets"]["foreman.puma_threads"] == 16

@@ -71,12 +71,19 @@ def to_json(report: Report) -> str:
         doc["recommendation"] = {
             "holds_at": 0.99, "tried": rec.tried,
             "smallest_change": None if rec.smallest is None else {
-                "sets": rec.smallest.sets, "success_ratio": _num(rec.smallest.result.success_ratio),
+                "sets": _changes(report.scenarios[-1].network, rec.smallest.sets), "success_ratio": _num(rec.smallest.result.success_ratio),
                 "throughput_per_s": _num(rec.smallest.result.throughput_per_s)},
             "best": {"sets": rec.best.sets, "success_ratio": _num(rec.best.result.success_ratio),
                      "throughput_per_s": _num(rec.best.result.throughput_per_s)},
         }
     return json.dumps(doc, indent=2) + "\n"
+
+
+def _changes(net: Any, sets: dict[str, float]) -> dict[str, float]:
+    """The values of ``sets`` that differ from ``net``."""
+    current = {"puma.workers": net.puma_workers, "foreman.puma_threads": net.puma_threads,
+               "apache.max_request_workers": net.apache_slots}
+    return {k: v for k, v in sets.items() if current.get(k) != v}
 
 
 def _fmt_s(value: float) -> str:
@@ -129,8 +136,11 @@ def to_text(report: Report) -> str:
         if rec.smallest is None:
             lines.append(f"recommend: nothing among {rec.tried} configurations holds this workload at >= 99 % "
                          "first-try success; spread it over time or add Capsules and CPUs")
+        elif not _changes(report.scenarios[-1].network, rec.smallest.sets):
+            lines.append("recommend: the configuration asked about already holds this workload "
+                         f"({rec.smallest.result.success_ratio:.1%} first-try success)")
         else:
-            sets = ", ".join(f"{k}={v:g}" for k, v in rec.smallest.sets.items())
+            sets = ", ".join(f"{k}={v:g}" for k, v in _changes(report.scenarios[-1].network, rec.smallest.sets).items())
             lines.append(f"recommend (smallest change that holds): {sets}: "
                          f"{rec.smallest.result.success_ratio:.1%} success, {rec.smallest.result.throughput_per_s:.3g}/s")
         sets = ", ".join(f"{k}={v:g}" for k, v in rec.best.sets.items())
