@@ -35,7 +35,7 @@ SYSTEM_TOOLS = {
 
 # Pure-Python libraries bundled into the zipapp (import name -> directory in site-packages).
 # Their optional C extensions (*.so) are left out: each has a pure-Python fallback.
-BUNDLED = ("yaml", "shtab", "rich", "markdown_it", "mdurl", "pygments", "jinja2", "markupsafe", "ruamel")
+BUNDLED = ("yaml", "shtab", "rich", "markdown_it", "mdurl", "pygments", "jinja2", "markupsafe", "ruamel", "simpy")
 
 LINTED = ("src", "tests", "bench", "tools", "dev.py")
 DEMO = [["audit", "examples/sosreport-satellite-6.15-mistuned"]]

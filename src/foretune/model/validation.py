@@ -1,0 +1,156 @@
+"""The guide's measurements as model runs: calibration rows (fitted) and validation rows (never fitted).
+
+Each row names a box and two or more configurations; the model's figure is the relative change the guide
+reports (registration throughput, or average time per package for downloads). Rows with ``source: lab``
+(the lab of ``foretune load``) are added beside the guide rows once the lab results exist.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+# Registration throughput is measured as in the vendor's concurrent-registration test: a burst of this many
+# hosts registering at once, first-try successes per second.
+CALIBRATION_HOSTS = 480
+DOWNLOAD_HOSTS = 700
+DOWNLOAD_PACKAGES = 10
+
+
+class Case(NamedTuple):
+    """One configuration: CPUs, Puma workers and threads (registrations) or a Capsule's CPUs (downloads)."""
+
+    cpus: int
+    workers: int = 0
+    threads: int = 0
+    ram_gib: int = 40
+
+
+class Row(NamedTuple):
+    id: str
+    use: str  # calibration | validation
+    source: str  # guide | lab
+    what: str
+    metric: str  # throughput (registrations) | package_time (downloads) | monotone
+    base: Case
+    cases: tuple[Case, ...]
+    published: tuple[float, ...]  # percent change against base, as the guide prints it (nan: none published)
+    citation: str
+
+
+def _w(cpus: int, workers: int, threads: int = 16, ram: int = 40) -> Case:
+    return Case(cpus, workers, threads, ram)
+
+
+ROWS: tuple[Row, ...] = (
+    Row("workers-4cpu", "calibration", "guide", "4 CPUs, 16 threads: 4, 6, 8 workers against 2", "throughput",
+        _w(4, 2, ram=20), (_w(4, 4, ram=20), _w(4, 6, ram=20), _w(4, 8, ram=20)), (26, 22, -8),
+        "model-gf-workers-4cpu"),
+    Row("workers-8cpu", "calibration", "guide", "8 CPUs, 16 threads: 4, 8, 12, 16 workers against 2", "throughput",
+        _w(8, 2, ram=32), (_w(8, 4, ram=32), _w(8, 8, ram=32), _w(8, 12, ram=32), _w(8, 16, ram=32)),
+        (51, 52, 52, 42), "model-gf-workers-8cpu"),
+    Row("threads-4w", "calibration", "guide", "4 workers (4 CPUs assumed): 8, 16, 32 threads against 4", "throughput",
+        _w(4, 4, 4, 20), (_w(4, 4, 8, 20), _w(4, 4, 16, 20), _w(4, 4, 32, 20)), (14, 23, 10), "model-gf-threads"),
+    Row("4x8-vs-2x16", "validation", "guide", "8 CPUs: 4 workers x 8 threads against 2 x 16", "throughput",
+        _w(8, 2, 16), (_w(8, 4, 8),), (11,), "model-gf-4x8-2x16"),
+    Row("capsule-downloads", "validation", "guide", "Capsule, 700 hosts downloading: 8 and 16 CPUs against 4, "
+        "16 against 8", "package_time", Case(4, ram_gib=12), (Case(8, ram_gib=24), Case(16, ram_gib=46)),
+        (50, 70), "model-gf-capsule-downloads"),
+    Row("capsule-downloads-8-16", "validation", "guide", "Capsule, 700 hosts downloading: 16 CPUs against 8",
+        "package_time", Case(8, ram_gib=24), (Case(16, ram_gib=46),), (40,), "model-gf-capsule-downloads"),
+    Row("workers-16cpu", "validation", "guide", "16 CPUs, 16 threads: 4, 8, 16 workers against 2 (each step must "
+        "add performance; figures withheld)", "monotone", _w(16, 2),
+        (_w(16, 4), _w(16, 8), _w(16, 16)), (float("nan"),) * 3, "model-gf-16cpu"),
+)
+
+TOLERANCE_PP = 10.0  # validation: within this many percentage points of the published figure
+LAB_ROWS: tuple[Row, ...] = ()  # filled from the lab of `foretune load` (issue 25); see docs/model.md
+
+
+class Outcome(NamedTuple):
+    row: Row
+    predicted: tuple[float, ...]
+    errors_pp: tuple[float, ...]  # predicted - published (nan where nothing is published)
+    ok: bool
+
+
+def _network(case: Case, role: str = "server") -> Any:
+    from foretune.model import network
+    from foretune.plan import PlanInput, make_plan
+
+    plan = make_plan(PlanInput(product="foreman", version="3.12", hosts=5000, cpus=case.cpus,
+                               ram_bytes=case.ram_gib * 2**30, role=role))
+    net = network.from_plan(plan)
+    sets: dict[str, float] = {"apache.max_request_workers": 1024}
+    if case.workers:
+        sets.update({"puma.workers": case.workers, "foreman.puma_threads": case.threads})
+    return network.apply_sets(net, sets)
+
+
+def measure(row: Row, case: Case, demands: Any, seed: int) -> float:
+    """The row's metric for one configuration: registrations/s, or mean seconds per package."""
+    from foretune.model import engine
+    from foretune.model.workload import Workload
+
+    if row.metric == "package_time":
+        result = engine.simulate(_network(case, "capsule"), demands,
+                                 Workload("downloads", DOWNLOAD_HOSTS, packages=DOWNLOAD_PACKAGES), seed)
+        return result.mean_s
+    result = engine.simulate(_network(case), demands, Workload("registrations", CALIBRATION_HOSTS), seed)
+    return result.throughput_per_s
+
+
+def change_pct(row: Row, base: float, value: float) -> float:
+    """The change the guide prints: throughput gain, or the drop in time per package."""
+    if row.metric == "package_time":
+        return 100.0 * (1.0 - value / base) if base else 0.0
+    return 100.0 * (value / base - 1.0) if base else 0.0
+
+
+def evaluate(row: Row, demands: Any = None, seed: int = 1) -> Outcome:
+    from foretune.model import demands as demands_mod
+
+    dem = demands or demands_mod.build()
+    base = measure(row, row.base, dem, seed)
+    values = [measure(row, case, dem, seed) for case in row.cases]
+    predicted = tuple(change_pct(row, base, v) for v in values)
+    if row.metric == "monotone":
+        chain = [base, *values]
+        ok = all(b > a for a, b in zip(chain, chain[1:]))
+        return Outcome(row, predicted, tuple(float("nan") for _ in predicted), ok)
+    errors = tuple(p - m for p, m in zip(predicted, row.published))
+    return Outcome(row, predicted, errors, all(abs(e) <= TOLERANCE_PP for e in errors))
+
+
+def _case(case: Case, metric: str) -> str:
+    if metric == "package_time":
+        return f"{case.cpus} CPUs"
+    return f"{case.workers} x {case.threads} on {case.cpus} CPUs"
+
+
+def _pct(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:+.0f} %"
+
+
+def table(outcomes: list[Outcome]) -> str:
+    """The Markdown table of docs/model.md: one line per configuration against its row's base."""
+    lines = ["| use | source | configuration (against) | prediction | measurement | error | within |",
+             "|---|---|---|---|---|---|---|"]
+    for out in outcomes:
+        row = out.row
+        previous = 0.0
+        for case, pred, pub, err in zip(row.cases, out.predicted, row.published, out.errors_pp):
+            if row.metric == "monotone":
+                up = pred > previous
+                previous = pred
+                verdict = "yes" if up else "no"
+                measured = "more workers, more performance"
+                error = "up from the step before" if up else "down from the step before"
+            else:
+                within = abs(err) <= TOLERANCE_PP
+                verdict = ("yes" if within else "no") if row.use == "validation" else "(fitted)"
+                measured = _pct(pub)
+                error = f"{err:+.0f} pp"
+            lines.append(f"| {row.use} | {row.source} ({row.citation}) | {_case(case, row.metric)} "
+                         f"({_case(row.base, row.metric)}) | {_pct(pred)} | {measured} | {error} | {verdict} |")
+    return "\n".join(lines) + "\n"

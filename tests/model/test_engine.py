@@ -1,0 +1,105 @@
+"""The simulation's mechanisms, each shown by a run that would fail without it; seeded runs repeat exactly."""
+
+from __future__ import annotations
+
+from foretune.model import demands, engine, network
+from foretune.model.workload import Workload
+from foretune.plan import PlanInput, make_plan
+
+
+def box(cpus: int = 8, **sets: float) -> network.Network:
+    plan = make_plan(PlanInput(product="foreman", version="3.12", hosts=5000, cpus=cpus, ram_bytes=32 * 2**30))
+    return network.apply_sets(network.from_plan(plan), {k.replace("__", "."): v for k, v in sets.items()})
+
+
+def test_the_same_seed_gives_the_same_answer_and_another_seed_another() -> None:
+    net, dem, wl = box(), demands.build(), Workload("registrations", 200)
+    first, again, other = (engine.simulate(net, dem, wl, seed) for seed in (7, 7, 8))
+    assert first == again
+    assert first.throughput_per_s != other.throughput_per_s
+
+
+def test_a_few_hosts_register_at_idle_speed() -> None:
+    dem = demands.build()
+    result = engine.simulate(box(), dem, Workload("registrations", 5), 1)
+    assert result.success_ratio == 1.0 and result.failures == {}
+    # hand reckoning: 7.0 s of idle server time (the trace's steps) plus 14 s of client time per registration
+    assert 10 < result.mean_s < 40
+
+
+def test_puma_6_leaves_requests_in_the_socket_backlog_when_threads_are_busy() -> None:
+    result = engine.simulate(box(puma__workers=1, foreman__puma_threads=2), demands.build(),
+                             Workload("registrations", 50), 1)
+    assert any("socket backlog reached" in note for note in result.notes)
+    assert result.utilisation["puma_threads"] > 0.9
+
+
+def test_a_full_socket_backlog_is_503() -> None:
+    result = engine.simulate(box(puma__workers=1, foreman__puma_threads=1, sysctl__somaxconn=2), demands.build(),
+                             Workload("registrations", 50), 1)
+    assert result.failures.get("503", 0) > 0
+
+
+def test_clients_give_up_after_their_timeout() -> None:
+    result = engine.simulate(box(cpus=2, puma__workers=1, foreman__puma_threads=4), demands.build(),
+                             Workload("registrations", 1500), 1)
+    assert result.failures.get("client-timeout", 0) > 0
+    assert result.success_ratio < 0.99
+
+
+def test_a_short_client_timeout_fails_more_hosts() -> None:
+    dem, wl = demands.build(), Workload("registrations", 400)
+    patient = engine.simulate(box(), dem, wl, 1)
+    hasty = engine.simulate(box(client_timeout=20), dem, wl, 1)
+    assert hasty.success_ratio < patient.success_ratio
+
+
+def test_a_pool_below_threads_times_out_checkouts() -> None:
+    result = engine.simulate(box(puma__workers=1, foreman__puma_threads=16, foreman__db_pool=1), demands.build(),
+                             Workload("registrations", 200), 1)
+    assert result.failures.get("pool-timeout", 0) > 0
+
+
+def test_postgresql_max_connections_below_the_pools_refuses_connections() -> None:
+    result = engine.simulate(box(puma__workers=4, foreman__puma_threads=16, postgresql__max_connections=110),
+                             demands.build(), Workload("registrations", 300), 1)
+    assert result.failures.get("too-many-clients", 0) > 0
+    assert any("max_connections 110" in note for note in result.notes)
+
+
+def test_apache_refuses_beyond_slots_and_listen_backlog() -> None:
+    result = engine.simulate(box(apache__max_request_workers=5, apache__listen_backlog=5), demands.build(),
+                             Workload("registrations", 300), 1)
+    assert result.failures.get("refused", 0) > 0
+
+
+def test_mosquitto_descriptors_cap_a_pull_rex_job() -> None:
+    result = engine.simulate(box(mosquitto__limit_nofile=64), demands.build(), Workload("rex", 100), 1)
+    assert result.succeeded <= 54
+    assert any("LimitNOFILE 64" in note for note in result.notes)
+
+
+def test_more_cpus_shorten_downloads_when_the_cpu_is_the_limit() -> None:
+    dem, wl = demands.build(), Workload("downloads", 300, packages=6)
+    four = engine.simulate(box(cpus=4), dem, wl, 1)
+    eight = engine.simulate(box(cpus=8), dem, wl, 1)
+    assert eight.mean_s < four.mean_s
+    assert four.bottleneck in ("cpu", "content_workers")
+
+
+def test_registrations_per_minute_are_open_arrivals() -> None:
+    result = engine.simulate(box(), demands.build(), Workload("registrations", rate_per_min=30, duration_s=300), 1)
+    assert 100 < result.hosts < 200  # 30 a minute for 5 minutes, Poisson
+    assert result.success_ratio == 1.0
+
+
+def test_api_rate_beside_registrations_is_counted_as_its_own_class() -> None:
+    result = engine.simulate(box(), demands.build(), Workload("registrations", 100, api_rate_per_s=5, duration_s=60), 1)
+    names = {c.name for c in result.classes}
+    assert "api" in names and "consumer_create" in names
+
+
+def test_percentile_is_nearest_rank() -> None:
+    assert engine.percentile([5.0, 1.0, 3.0, 2.0, 4.0], 0.5) == 3.0
+    assert engine.percentile([1.0, 2.0], 0.95) == 2.0
+    assert engine.percentile([], 0.5) == 0.0
