@@ -17,7 +17,6 @@ from foretune.knowledge.profiles import PG
 from foretune.plan.constants import cite, const, memory_range
 from foretune.plan.direct_edits import direct_edit
 from foretune.plan.model import Fix, Input, MemoryItem, PlanInput, Problem, Setting, Tunable
-from foretune.units import parse_size
 
 GIB = 1024**3
 MIB = 1024**2
@@ -54,18 +53,6 @@ def num(value: float) -> str:
 def percent(fraction: float) -> str:
     """A fraction from the data as a percentage: 0.25 -> ``25 %``."""
     return f"{round(fraction * 100, 6):g} %"
-
-
-def pg_bytes(value: Any) -> int | None:
-    """PostgreSQL memory setting ('8GB', '512MB', '4MB') to bytes."""
-    if value is None:
-        return None
-    text = str(value).strip()
-    for unit in ("TB", "GB", "MB", "kB"):
-        if text.endswith(unit):
-            text = text[: -len(unit)] + unit[0].upper()
-            break
-    return parse_size(text)
 
 
 def default_profile_hosts() -> int:

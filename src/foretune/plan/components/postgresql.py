@@ -9,8 +9,8 @@ from foretune.knowledge.model import SIZES, Release
 from foretune.knowledge.profiles import PG, installer_hiera
 from foretune.plan.constants import cite, const, memory_range
 from foretune.plan.model import Fix, Input, MemoryItem, Problem, Setting
-from foretune.plan.sizing import GIB, MIB, C, Component, Sizing, box, given, memory_item, num, percent, pg_bytes
-from foretune.units import format_gib, format_size
+from foretune.plan.sizing import GIB, MIB, C, Component, Sizing, box, given, memory_item, num, percent
+from foretune.units import format_gib, format_size, pg_size
 
 KEY = PG + "/"
 SHARED_BUFFERS_STEP = 128 * MIB  # the 6.2 era's shared_buffers is rounded up to whole 128 MB
@@ -50,7 +50,7 @@ def plan_memory(s: Sizing) -> None:
     else:
         low_gib, high_f = const("pg_shared_buffers_min_gib"), const("pg_shared_buffers_max_fraction")
         cap_b = max(int(s.inp.ram_bytes * high_f) // GIB * GIB, GIB)
-        sb = min(max(pg_bytes(sb_inst.value) or 0, low_gib * GIB), cap_b)
+        sb = min(max(pg_size(sb_inst.value) or 0, low_gib * GIB), cap_b)
         setting = Setting(format_size(sb), f"at least {num(low_gib)} GiB, at most {percent(high_f)} of RAM; "
                                            "the profile's value when it is in that range", ("gf-postgresql",),
                           f"min(max({sb_inst.value}, {num(low_gib)} GiB), floor({s.ram_gib:.1f} GiB x {percent(high_f)})) = {format_size(sb)}",
@@ -130,13 +130,13 @@ def plan_cache(s: Sizing) -> None:
     if not s.server or s.era62:
         return  # the 6.2 brief tunes shared_buffers and max_connections only
     items = s.memory_items()
-    sb = pg_bytes(s.value("postgresql.shared_buffers")) or 0
+    sb = pg_size(s.value("postgresql.shared_buffers")) or 0
     free = max(0, s.inp.ram_bytes - sum(i.bytes for i in items))
     cache_room = max(0, s.inp.ram_bytes - sum(i.low_bytes for i in items))
     ecs_inst = s.pg_setting("effective_cache_size")
     profile_ecs, profile_name = _profile_value_for_ram(s, "effective_cache_size")
     budget = (sb + cache_room) // GIB * GIB
-    ceiling = (pg_bytes(profile_ecs) if profile_ecs else pg_bytes(ecs_inst.value)) or 0
+    ceiling = (pg_size(profile_ecs) if profile_ecs else pg_size(ecs_inst.value)) or 0
     ecs = max(GIB, min(budget, ceiling))
     s.add("postgresql.effective_cache_size", "effective_cache_size", "bytes", ecs_inst,
           Setting(format_size(ecs), f"shared_buffers plus the page cache left with the services at the low end of "
@@ -153,7 +153,7 @@ def plan_cache(s: Sizing) -> None:
 def _work_mem(s: Sizing, free: int) -> None:
     wm_inst = s.pg_setting("work_mem")
     guide = const("pg_work_mem")
-    guide_bytes, inst_bytes = pg_bytes(guide) or 0, pg_bytes(wm_inst.value) or 0
+    guide_bytes, inst_bytes = pg_size(guide, unit_bytes=1024) or 0, pg_size(wm_inst.value, unit_bytes=1024) or 0
     conns = s.value("postgresql.max_connections") if "postgresql.max_connections" in s.tunables else 0
     extra = max(0, guide_bytes - inst_bytes) * conns * const("pg_work_mem_ops_per_connection")
     profile_wm, _ = _profile_value_for_ram(s, "work_mem")
@@ -166,7 +166,7 @@ def _work_mem(s: Sizing, free: int) -> None:
     more = f"{conns} connections x {_mb(max(0, guide_bytes - inst_bytes))} more = {format_gib(extra)}"
     why = (f"the guide's {_mb(guide_bytes)}: {more} fits in the {format_gib(free)} the memory budget leaves" if fits
            else f"keep {wm_inst.value}: {more} does not fit in the {format_gib(free)} the memory budget leaves")
-    if fits and profile_wm and pg_bytes(profile_wm) == guide_bytes:
+    if fits and profile_wm and pg_size(profile_wm, unit_bytes=1024) == guide_bytes:
         why = f"the guide's {_mb(guide_bytes)}, as the profiles use for this much RAM"
     s.add("postgresql.work_mem", "work_mem", "bytes", wm_inst,
           Setting(want, why, (cite("pg_work_mem"),), f"{guide} if {conns} x ({guide} - {wm_inst.value}) <= {format_gib(free)} free",
@@ -192,7 +192,7 @@ def _profile_value_for_ram(s: Sizing, name: str) -> tuple[str | None, str | None
 # -- budgets -----------------------------------------------------------------------------------
 def memory(s: Sizing) -> list[MemoryItem]:
     if "postgresql.shared_buffers" in s.tunables:
-        sb = pg_bytes(s.value("postgresql.shared_buffers")) or 0
+        sb = pg_size(s.value("postgresql.shared_buffers")) or 0
         conns = sum(n for _, n in s.connection_budget())
         touched = memory_range("pg_shared_buffers_touched")
         blow, bhigh, bsrc = memory_range("pg_backend_mib")
