@@ -47,7 +47,8 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start() -> Cluster:
+def start(settings: dict[str, str] | None = None) -> Cluster:
+    """Start a cluster; ``settings`` are extra server settings (``{"max_connections": "20"}``)."""
     initdb, pg_ctl = find_pg_bin("initdb"), find_pg_bin("pg_ctl")
     if not initdb or not pg_ctl:
         raise RuntimeError("PostgreSQL server binaries (initdb, pg_ctl) not found; run `python3 dev.py test`")
@@ -75,6 +76,7 @@ def start() -> Cluster:
         check=True, capture_output=True, cwd="/",
     )
     opts = f"-c listen_addresses='' -k {sockdir} -p {port} -c fsync=off"
+    opts += "".join(f" -c {key}={value}" for key, value in (settings or {}).items())
     subprocess.run(
         _as_user([pg_ctl, "-D", str(datadir), "-o", opts, "-l", str(base / "log"), "-w", "start"], run_as),
         check=True, capture_output=True, cwd="/",
