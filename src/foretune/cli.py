@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rules": ("rules", "list the audit rules or explain one"),
     "bench": ("bench", "benchmark storage (fio) or the database (pgbench) with verdicts"),
     "logs": ("logs", "read the server's logs: latency per endpoint, 503 bursts, exhaustion, before/after tuning"),
+    "load": ("load", "put registration, content, API or pull-REX load on a server and measure it per step"),
     "db-size": ("db_size", "report the largest tables of the foreman, candlepin and pulpcore databases"),
     "collector": ("collector", "print a one-file collector for servers with only Python 2.7 or 3.6 (RHEL 7/8)"),
     "completion": ("completion", "print a bash or zsh completion script"),

@@ -122,7 +122,7 @@ ROUTES = [
     page = [Integer(req.params.fetch("page", "1"), exception: false) || 1, 1].max
     scope = Host.order(:id)
     search = req.params["search"].to_s
-    scope = scope.where("name LIKE ?", "#{Host.sanitize_sql_like(Regexp.last_match(1))}%") if search =~ /\Aname\s*\^\s*(\S+)\z/
+    scope = scope.where("name LIKE ?", "%#{Host.sanitize_sql_like(Regexp.last_match(1))}%") if search =~ /\Aname\s*~\s*(\S+)\z/
     rows = scope.offset((page - 1) * per_page).limit(per_page).map { |h| { "id" => h.id, "name" => h.name, "uuid" => h.uuid } }
     json(200, { "total" => Host.count, "subtotal" => scope.count, "page" => page, "per_page" => per_page, "search" => search, "results" => rows })
   }],
