@@ -254,7 +254,7 @@ def _load(args: argparse.Namespace, env: Environment, opts: Options) -> int:
     shape = {"users": opts.users, "duration_s": opts.duration, "arrival_rate": opts.arrival_rate,
              "levels": [] if opts.arrival_rate else opts.level_users(), "time_limit_s": opts.time_limit,
              "max_requests": opts.max_requests, "timeout_s": opts.timeout}
-    rec = Recorder(opts.scenario, opts.target, opts.run, shape)
+    rec = Recorder(opts.scenario, opts.target, opts.run, shape, tuple(opts.credentials.values()))
     if opts.scenario == "rex-pull":
         from foretune.load import mqtt
 

@@ -19,6 +19,7 @@ import gevent
 import gevent.pool
 from locust import FastHttpUser, constant, task
 from locust.env import Environment
+from locust.exception import StopUser
 
 from foretune.load import flows
 from foretune.load.options import Options
@@ -59,12 +60,15 @@ def user_class(opts: Options, rec: Recorder) -> type[FastHttpUser]:
 
         @task
         def iteration(self) -> None:
-            if opts.scenario == "registration":
-                flows.registration(self.client, opts, rec)
-            elif opts.scenario == "content":
-                flows.content(self.client, opts, rec)
-            else:
-                flows.api(self.client, opts, rec, self.api_state)
+            try:
+                if opts.scenario == "registration":
+                    flows.registration(self.client, opts, rec)
+                elif opts.scenario == "content":
+                    flows.content(self.client, opts, rec)
+                else:
+                    flows.api(self.client, opts, rec, self.api_state)
+            except flows.Exhausted:
+                raise StopUser from None
 
     return LoadUser
 
@@ -101,6 +105,7 @@ def run(opts: Options, rec: Recorder) -> None:
         rec.interrupted = True
         stop("interrupt")
 
+    rec.max_requests = opts.max_requests
     env.events.request.add_listener(_listener(rec, stop, opts.max_requests))  # type: ignore[no-untyped-call]
     handlers = [gevent.signal_handler(sig, interrupted) for sig in (signal.SIGINT, signal.SIGTERM)]
     deadline = time.monotonic() + opts.time_limit
@@ -156,7 +161,10 @@ def _open(env: Environment, opts: Options, rec: Recorder, stopped: list[str], de
     def one() -> None:
         user: Any = cls(env)
         user.on_start()
-        user.iteration()
+        try:
+            user.iteration()
+        except StopUser:
+            stopped.append("request-cap")
 
     try:
         while not stopped and time.monotonic() < end:

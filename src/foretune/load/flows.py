@@ -19,6 +19,29 @@ _numbers = itertools.count(1)
 _LOCATION = re.compile(rb'<location href="([^"]+)"')
 
 
+class Exhausted(Exception):
+    """The request cap is reached: the iteration ends without being counted."""
+
+
+class _Gated:
+    """The session, refusing to send once the run's request cap is reached."""
+
+    def __init__(self, client: Any, rec: Recorder) -> None:
+        self.client = client
+        self.rec = rec
+
+    def request(self, method: str, path: str, **kwargs: Any) -> Any:
+        if self.rec.exhausted():
+            raise Exhausted
+        return self.client.request(method, path, **kwargs)
+
+    def get(self, path: str, **kwargs: Any) -> Any:
+        return self.request("GET", path, **kwargs)
+
+    def post(self, path: str, **kwargs: Any) -> Any:
+        return self.request("POST", path, **kwargs)
+
+
 class StepFailed(Exception):
     def __init__(self, kind: str) -> None:
         super().__init__(kind)
@@ -55,7 +78,7 @@ def registration(client: Any, opts: Options, rec: Recorder) -> None:
     started = time.perf_counter()
     kind: str | None = None
     try:
-        _registration(client, opts, name)
+        _registration(_Gated(client, rec), opts, name)
     except StepFailed as exc:
         kind = exc.kind
     rec.record("registration", (time.perf_counter() - started) * 1000, kind, flow=True)
@@ -86,6 +109,7 @@ def content(client: Any, opts: Options, rec: Recorder) -> None:
     started = time.perf_counter()
     kind: str | None = None
     repo = opts.repo.rstrip("/")
+    client = _Gated(client, rec)
     try:
         _check(client.get(f"{repo}/repodata/repomd.xml", name="repomd"))
         primary = _check(client.get(f"{repo}/repodata/primary.xml.gz", name="primary"))
@@ -113,7 +137,7 @@ def api(client: Any, opts: Options, rec: Recorder, state: ApiState) -> None:
     if call.step == "host_show" and not state.ids:
         call = plan.API_MIX[0][0]
     path = call.path.format(page=random.randint(1, 3), id=random.choice(state.ids) if state.ids else 0)
-    response = client.get(path, name=call.step, auth=auth)
+    response = _Gated(client, rec).get(path, name=call.step, auth=auth)
     if call.step == "hosts_index" and int(getattr(response, "status_code", 0) or 0) == 200 and len(state.ids) < 1000:
         with contextlib.suppress(ValueError, KeyError, TypeError, AttributeError):
             state.ids.extend(int(row["id"]) for row in json.loads(response.content).get("results", []))

@@ -94,7 +94,7 @@ class Level:
 class Recorder:
     """Collects every completed request (and composite flow) into the level running when it started."""
 
-    def __init__(self, scenario: str, target: str, run: str, shape: dict[str, Any]) -> None:
+    def __init__(self, scenario: str, target: str, run: str, shape: dict[str, Any], secrets: tuple[str, ...] = ()) -> None:
         self.scenario = scenario
         self.target = target
         self.run = run
@@ -103,10 +103,20 @@ class Recorder:
         self.started = time.monotonic()
         self.levels: list[Level] = []
         self.requests = 0
+        self.max_requests: int | None = None
         self.stopped_by = "duration"
         self.interrupted = False
         self.notes: list[str] = []
         self._lock = threading.Lock()
+        self._secrets = tuple(sorted((x for x in secrets if x), key=len, reverse=True))
+
+    def _clean(self, text: str) -> str:
+        """``text`` with the run's own credentials and anything that looks like a secret masked."""
+        from foretune.facts.redact import redact_text
+
+        for secret in self._secrets:
+            text = text.replace(secret, "[redacted]")
+        return redact_text(text)
 
     def begin_level(self, users: int) -> None:
         now = time.monotonic()
@@ -127,13 +137,17 @@ class Recorder:
             if not flow:
                 self.requests += 1
 
+    def exhausted(self) -> bool:
+        """The request cap is reached: no user may send another request."""
+        return self.max_requests is not None and self.requests >= self.max_requests
+
     def level_failed(self) -> bool:
         return bool(self.levels) and any(s.failures for s in self.levels[-1].steps.values())
 
     def document(self) -> dict[str, Any]:
         from foretune import __version__
-        from foretune.facts.redact import redact_text
 
+        redact_text = self._clean
         self.end()
         levels: list[dict[str, Any]] = []
         for level in self.levels:

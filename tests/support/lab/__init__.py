@@ -18,6 +18,7 @@ Everything lives under one temporary directory and every process is stopped (by 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import grp
 import gzip
 import hashlib
@@ -98,6 +99,15 @@ def _tail(path: Path, lines: int = 5) -> str:
         return " / ".join(path.read_text(errors="replace").splitlines()[-lines:])
     except OSError:
         return "(no log)"
+
+
+def _die_with_parent() -> None:
+    """In a child before exec: get SIGTERM when the process that started the lab dies (Linux prctl)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def _apache_user() -> str:
@@ -230,6 +240,7 @@ class Lab:
                nofile: int | None = None) -> subprocess.Popen[bytes]:
         def limit() -> None:
             os.setsid()
+            _die_with_parent()
             if nofile is not None:
                 resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
 
