@@ -37,6 +37,12 @@ def classify(status: int, exc: BaseException | None) -> str | None:
 
 
 def _kind_of_exception(exc: BaseException) -> str:
+    for _ in range(4):  # a client library's wrapper: classify what it wraps
+        inner = next((getattr(exc, a) for a in ("original", "reason", "__cause__", "__context__")
+                      if isinstance(getattr(exc, a, None), BaseException)), None)
+        if inner is None:
+            break
+        exc = inner
     if isinstance(exc, (ssl.SSLError, ssl.CertificateError)):
         return "tls"
     if isinstance(exc, ConnectionRefusedError):
@@ -48,7 +54,8 @@ def _kind_of_exception(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.errno in (errno.ECONNREFUSED,):
         return "refused"
     name = type(exc).__name__.lower()
-    for word, kind in (("timeout", "timeout"), ("ssl", "tls"), ("refused", "refused"), ("reset", "reset")):
+    for word, kind in (("timeout", "timeout"), ("timed out", "timeout"), ("ssl", "tls"), ("certificate", "tls"),
+                       ("refused", "refused"), ("reset", "reset")):
         if word in name or word in str(exc).lower():
             return kind
     return "error"
