@@ -254,7 +254,7 @@ def _load(args: argparse.Namespace, env: Environment, opts: Options) -> int:
     shape = {"users": opts.users, "duration_s": opts.duration, "arrival_rate": opts.arrival_rate,
              "levels": [] if opts.arrival_rate else opts.level_users(), "time_limit_s": opts.time_limit,
              "max_requests": opts.max_requests, "timeout_s": opts.timeout}
-    rec = Recorder(opts.scenario, opts.target, opts.run, shape, tuple(opts.credentials.values()))
+    rec = Recorder(opts.scenario, opts.target, opts.run, shape, _secret_forms(opts.credentials))
     if opts.scenario == "rex-pull":
         from foretune.load import mqtt
 
@@ -266,6 +266,15 @@ def _load(args: argparse.Namespace, env: Environment, opts: Options) -> int:
     if doc["interrupted"]:
         env.warn("interrupted: the report covers what ran until then")
     return 1 if any(step["failures_total"] for step in doc["steps"]) else 0
+
+
+def _secret_forms(creds: dict[str, str]) -> tuple[str, ...]:
+    """Every form a credential can come back in (an echoed header): as given, and Basic auth's base64."""
+    import base64
+
+    token = creds.get("FORETUNE_LOAD_TOKEN", "")
+    basic = base64.b64encode(f"{creds.get('FORETUNE_LOAD_USER', 'admin')}:{token}".encode()).decode() if token else ""
+    return tuple(v for v in (*creds.values(), basic) if v and len(v) >= 4)
 
 
 def _emit(args: argparse.Namespace, env: Environment, doc: dict[str, Any]) -> None:

@@ -28,8 +28,8 @@ from foretune.load.results import Recorder, classify
 TICK = 0.1
 
 
-def _ssl_factory(opts: Options) -> Callable[[], ssl.SSLContext]:
-    def factory() -> ssl.SSLContext:
+def _ssl_factory(opts: Options) -> Callable[..., ssl.SSLContext]:
+    def factory(**_ignored: Any) -> ssl.SSLContext:  # geventhttpclient passes its own cafile=None
         if opts.insecure:
             context = ssl.create_default_context()
             context.check_hostname = False
@@ -53,7 +53,7 @@ def user_class(opts: Options, rec: Recorder) -> type[FastHttpUser]:
         connection_timeout = opts.timeout
         max_retries = 0
         insecure = opts.insecure
-        ssl_context_factory = _ssl_factory(opts)
+        ssl_context_factory = staticmethod(_ssl_factory(opts))
 
         def on_start(self) -> None:
             self.api_state = flows.ApiState()
@@ -69,6 +69,8 @@ def user_class(opts: Options, rec: Recorder) -> type[FastHttpUser]:
                     flows.api(self.client, opts, rec, self.api_state)
             except flows.Exhausted:
                 raise StopUser from None
+            except Exception as exc:  # a bug or an answer the flow cannot read: counted, never silent
+                rec.record("iteration", 0.0, "error", message=f"{type(exc).__name__}: {exc}", flow=True)
 
     return LoadUser
 
