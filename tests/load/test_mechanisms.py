@@ -3,26 +3,36 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tests.conftest import run_cli
 from tests.load.conftest import load, registration_args
 from tests.support.lab import Lab
 
 
-def _registrations_per_second(threads: int) -> float:
+def _registrations_per_second(threads: int, out: Path) -> float:
     with Lab(puma_workers=1, puma_threads=threads, pool=threads, backend_ms=10, consumer_create_ms=50) as lab:
         run = load(*registration_args(lab, "--users", "4", "--duration", "8"), env=lab.credentials)
         assert run.status == 0, run.stderr
+        out.write_text(run.stdout)
         steps = {s["name"]: s for s in run.json()["steps"]}
         assert "registration" in steps, f"no registration finished in 8 s with {threads} thread(s)"
         return float(steps["registration"]["ok_rps"])
 
 
-def test_more_puma_threads_with_a_covering_pool_raise_registration_throughput() -> None:
-    """Requests wait on the backend most of the time, so threads overlap them: 1 -> 8 threads, same 4 hosts."""
-    one, eight = _registrations_per_second(1), _registrations_per_second(8)
+def test_more_puma_threads_with_a_covering_pool_raise_registration_throughput(tmp_path: Path) -> None:
+    """Requests wait on the backend most of the time, so threads overlap them: 1 -> 8 threads, same 4 hosts.
+    ``load --compare`` shows the change, beyond noise."""
+    before, after = tmp_path / "1-thread.json", tmp_path / "8-threads.json"
+    one, eight = _registrations_per_second(1, before), _registrations_per_second(8, after)
     assert one > 0
     assert eight > 2 * one, (one, eight)
+    compared = run_cli("load", "--compare", str(before), str(after), "--format", "json")
+    assert compared.status == 0, compared.stderr
+    row = next(r for r in json.loads(compared.stdout)["steps"] if r["name"] == "registration")
+    assert row["ok_rps"]["change"] > 1.0 and row["ok_rps"]["noise"] is False
+    text = run_cli("load", "--compare", str(before), str(after)).stdout
+    assert any(line.startswith("registration ") and "noise" not in line for line in text.splitlines()), text
 
 
 def test_a_pool_below_the_threads_gives_pool_timeouts_seen_by_load_and_by_logs() -> None:
