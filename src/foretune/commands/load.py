@@ -247,8 +247,16 @@ def _confirm(env: Environment, what: str) -> None:
 
 
 def _load(args: argparse.Namespace, env: Environment, opts: Options) -> int:
-    if opts.scenario != "rex-pull":
-        from foretune.load import engine  # imports Locust, which patches the standard library for gevent
+    from foretune.errors import UsageError
+
+    try:
+        if opts.scenario != "rex-pull":
+            from foretune.load import engine  # imports Locust, which patches the standard library for gevent
+        else:
+            import paho.mqtt.client  # noqa: F401
+    except ImportError as exc:
+        raise UsageError(f"foretune load needs Locust and paho-mqtt ({exc.name} is missing): "
+                         "pip install 'foretune[load]'") from None
     from foretune.load.results import Recorder
 
     shape = {"users": opts.users, "duration_s": opts.duration, "arrival_rate": opts.arrival_rate,
