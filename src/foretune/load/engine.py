@@ -1,7 +1,7 @@
 """The HTTP scenarios on Locust used as a library: closed ramps on a LocalRunner, open arrivals on a gevent pool.
 
-Importing this module imports Locust, which monkey-patches the standard library for gevent: import it only
-in the process that runs the load, and before anything opens sockets.
+Locust monkey-patches the standard library for gevent when it is imported, so it is imported only when a
+run starts (``run``), in the process that runs the load; importing this module has no such effect.
 """
 
 from __future__ import annotations
@@ -13,17 +13,15 @@ import signal
 import ssl
 import time
 from collections.abc import Callable
-from typing import Any
-
-import gevent
-import gevent.pool
-from locust import FastHttpUser, constant, task
-from locust.env import Environment
-from locust.exception import StopUser
+from typing import TYPE_CHECKING, Any
 
 from foretune.load import flows
 from foretune.load.options import Options
 from foretune.load.results import Recorder, classify
+
+if TYPE_CHECKING:
+    from locust import FastHttpUser
+    from locust.env import Environment
 
 TICK = 0.1
 
@@ -45,6 +43,8 @@ def _ssl_factory(opts: Options) -> Callable[..., ssl.SSLContext]:
 
 def user_class(opts: Options, rec: Recorder) -> type[FastHttpUser]:
     """A FastHttpUser whose one task is one iteration of the scenario."""
+    from locust import FastHttpUser, constant, task
+    from locust.exception import StopUser
 
     class LoadUser(FastHttpUser):
         host = opts.target
@@ -95,6 +95,9 @@ def _listener(rec: Recorder, stop: Callable[[str], None], cap: int) -> Callable[
 
 def run(opts: Options, rec: Recorder) -> None:
     """Run the scenario until its levels or duration end, the time limit or request cap is hit, or Ctrl-C."""
+    import gevent
+    from locust.env import Environment
+
     logging.getLogger("locust").setLevel(logging.ERROR)
     env = Environment(user_classes=[user_class(opts, rec)], host=opts.target)
     stopped: list[str] = []
@@ -124,6 +127,8 @@ def run(opts: Options, rec: Recorder) -> None:
 
 
 def _wait(seconds: float, stopped: list[str], deadline: float, stop_reason: Callable[[str], None]) -> None:
+    import gevent
+
     until = time.monotonic() + seconds
     while not stopped:
         now = time.monotonic()
@@ -154,6 +159,10 @@ def _closed(env: Environment, opts: Options, rec: Recorder, stopped: list[str], 
 
 def _open(env: Environment, opts: Options, rec: Recorder, stopped: list[str], deadline: float) -> None:
     """Poisson arrivals at ``arrival_rate``; at most ``users`` in flight, arrivals beyond that are counted as dropped."""
+    import gevent
+    import gevent.pool
+    from locust.exception import StopUser
+
     assert opts.arrival_rate
     cls = env.user_classes[0]
     pool = gevent.pool.Pool(opts.users)
