@@ -37,7 +37,8 @@ def test_more_puma_threads_with_a_covering_pool_raise_registration_throughput(tm
 
 def test_a_pool_below_the_threads_gives_pool_timeouts_seen_by_load_and_by_logs() -> None:
     with Lab(puma_workers=1, puma_threads=16, pool=2, checkout_timeout=0.5, backend_ms=100) as lab:
-        run = load(*registration_args(lab, "--users", "16", "--duration", "5"), env=lab.credentials)
+        run = load(*registration_args(lab, "--users", "16", "--duration", "5", "--server-logs", str(lab.logs)),
+                   env={**lab.credentials, "TZ": "UTC"})  # the lab logs UTC
         assert run.status == 1
         failed = [s for s in run.json()["steps"] if s["failures"].get("500") and s["name"] != "registration"]
         assert failed
@@ -47,6 +48,8 @@ def test_a_pool_below_the_threads_gives_pool_timeouts_seen_by_load_and_by_logs()
         incidents = {i["kind"]: i for i in json.loads(logs.stdout)["incidents"]}
         assert incidents["db_pool_timeout"]["count"] >= sum(s["failures"]["500"] for s in failed) > 0
         assert "could not obtain a connection from the pool" in incidents["db_pool_timeout"]["line"]
+        beside = {i["kind"]: i for i in run.json()["server_logs"]["incidents"]}  # --server-logs: the same, in the result
+        assert beside["db_pool_timeout"]["count"] == incidents["db_pool_timeout"]["count"]
 
 
 def test_max_request_workers_below_demand_queues_then_fails() -> None:

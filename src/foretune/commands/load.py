@@ -92,6 +92,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation (scripts)")
     parser.add_argument("--dry-run", action="store_true", help="print the request plan and send nothing")
     parser.add_argument("--cleanup", metavar="RUN", help="remove the hosts run RUN created (foretune-load-RUN-*) through the API")
+    parser.add_argument("--server-logs", metavar="SOURCE",
+                        help="after the run, read SOURCE's logs (as foretune logs does) over the run's window and put "
+                             "its incidents, 503 bursts and busiest actions beside the client's figures")
     parser.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"), help="compare two JSON results of the same scenario")
     parser.add_argument("--noise", type=_percent, metavar="PERCENT", help="with --compare: changes under PERCENT are noise (default: as logs --compare)")
     add_output(parser, ("text", "json", "markdown"), "text")
@@ -164,6 +167,8 @@ def _credentials(args: argparse.Namespace, env: Environment) -> dict[str, str]:
 
 
 def _options(args: argparse.Namespace, env: Environment) -> Options:
+    import os
+    import re
     import secrets
     from urllib.parse import urlsplit
 
@@ -191,8 +196,10 @@ def _options(args: argparse.Namespace, env: Environment) -> Options:
         raise UsageError("registration needs --activation-key")
     if args.scenario == "content" and not args.repo:
         raise UsageError("content needs --repo PATH (the repository's URL path)")
+    if args.server_logs and not os.path.exists(args.server_logs):
+        raise UsageError(f"--server-logs: {args.server_logs}: no such file or directory")
     run_id = args.run or secrets.token_hex(4)
-    if not run_id.replace("-", "").isalnum() or len(run_id) > 32:
+    if not re.fullmatch(r"[A-Za-z0-9-]{1,32}", run_id):
         raise UsageError(f"--run: letters, digits and dashes only, at most 32: {run_id[:40]!r}")
     mqtt = None
     if args.scenario == "rex-pull":
@@ -247,7 +254,7 @@ def _confirm(env: Environment, what: str) -> None:
 
 
 def _load(args: argparse.Namespace, env: Environment, opts: Options) -> int:
-    from foretune.errors import UsageError
+    from foretune.errors import InputError, UsageError
 
     try:
         if opts.scenario != "rex-pull":
@@ -270,6 +277,14 @@ def _load(args: argparse.Namespace, env: Environment, opts: Options) -> int:
     else:
         engine.run(opts, rec)
     doc = rec.document()
+    if args.server_logs:
+        from foretune.load import serverlogs
+
+        ended = rec.started_wall + doc["duration_s"]
+        try:
+            doc["server_logs"] = serverlogs.summary(args.server_logs, rec.started_wall, ended, env)
+        except (UsageError, InputError) as exc:  # the client's figures are still worth having
+            doc["notes"].append(f"--server-logs: {exc}")
     _emit(args, env, doc)
     if doc["interrupted"]:
         env.warn("interrupted: the report covers what ran until then")
@@ -293,6 +308,10 @@ def _emit(args: argparse.Namespace, env: Environment, doc: dict[str, Any]) -> No
     fmt = output_format(args)
     text = (json.dumps(doc, indent=2) + "\n" if fmt == "json" else
             report.markdown(doc) if fmt == "markdown" else report.text(doc))
+    if doc.get("server_logs") and fmt != "json":
+        from foretune.load import serverlogs
+
+        text += "\n" + "\n".join(serverlogs.text(doc["server_logs"])) + "\n"
     emit(args, env, text)
 
 
@@ -332,6 +351,8 @@ def _compare(args: argparse.Namespace, env: Environment) -> int:
 
 
 def _cleanup(args: argparse.Namespace, env: Environment) -> int:
+    import re
+
     from foretune.errors import UsageError
     from foretune.load import cleanup
 
@@ -339,7 +360,7 @@ def _cleanup(args: argparse.Namespace, env: Environment) -> int:
     creds = _credentials(args, env)
     if "FORETUNE_LOAD_TOKEN" not in creds:
         raise UsageError("--cleanup needs FORETUNE_LOAD_TOKEN (environment variable or --credentials FILE)")
-    if not args.cleanup.replace("-", "").isalnum():
+    if not re.fullmatch(r"[A-Za-z0-9-]{1,32}", args.cleanup):
         raise UsageError(f"--cleanup: not a run id: {args.cleanup[:40]!r}")
     hosts = cleanup.find(target, creds, args.cleanup, ca=args.ca, insecure=args.insecure)
     if args.dry_run or not hosts:

@@ -71,8 +71,10 @@ def compare(before: dict[str, Any], after: dict[str, Any], noise: float) -> dict
         for metric in ("p95_ms", "ok_rps", "failures_total"):
             a, b = old.get(metric), step.get(metric)
             change = None if not a or b is None else (b - a) / a
+            # from zero there is no ratio: any change is real
+            within = a == b if change is None else abs(change) < noise
             row[metric] = {"before": a, "after": b, "change": None if change is None else round(change, 3),
-                           "noise": change is None or abs(change) < noise}
+                           "noise": within}
         rows.append(row)
     return {"schema": "foretune-load-compare/1", "scenario": after["scenario"], "noise_fraction": noise,
             "before": {"run": before["run"], "started": before["started"]},
@@ -83,7 +85,8 @@ def compare_text(diff: dict[str, Any]) -> str:
     def cell(m: dict[str, Any], fmt: str) -> str:
         if m["before"] is None or m["after"] is None:
             return "-"
-        change = "" if m["change"] is None else f" ({m['change']:+.0%}{', noise' if m['noise'] else ''})"
+        change = (f" ({m['change']:+.0%}{', noise' if m['noise'] else ''})" if m["change"] is not None
+                  else "" if m["noise"] else " (new)")
         return f"{format(m['before'], fmt)} -> {format(m['after'], fmt)}{change}"
 
     header = ("step", "p95 ms", "successful req/s", "failures")
