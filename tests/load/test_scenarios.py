@@ -91,7 +91,12 @@ def test_ctrl_c_stops_the_users_and_still_writes_the_report(lab: Lab, tmp_path: 
     proc = subprocess.Popen([sys.executable, "-m", "foretune", "load", "api", "--target", lab.url, "--users", "2",
                              "--duration", "60", "--yes", "--output", str(out)], env=child_env(lab.credentials),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(4)
+    log = lab.production_log
+    before = log.stat().st_size if log.exists() else 0
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (not log.exists() or log.stat().st_size == before) and proc.poll() is None:
+        time.sleep(0.2)  # until the users are sending (Locust's import takes seconds on a busy machine)
+    time.sleep(1)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=20)
     doc = json.loads(out.read_text())
