@@ -55,3 +55,18 @@ def test_text_and_markdown_name_the_level_and_the_failures() -> None:
     assert "registration    100     503 4    50.0     250     375  2.07" in text
     markdown = report.markdown(doc)
     assert "| registration | 100 | 503 4 | 50.0 | 250 | 375 | 2.07 |" in markdown
+
+
+def test_html_has_the_tables_and_charts_against_concurrency() -> None:
+    from foretune.load import html
+
+    doc = _result("r", p95=250.0, ok_rps=2.0, failures=4)
+    second = json.loads(json.dumps(doc["levels"][0]))
+    second["users"] = 20
+    second["steps"][0]["p95_ms"] = 900.0
+    doc["levels"].append(second)
+    page = html.render(doc)
+    assert page.startswith("<!DOCTYPE html>") and page.count("<svg") == 2
+    assert "p95 latency (ms) against concurrency" in page and "10 users" in page and "20 users" in page
+    assert "<td>registration</td><td class=\"n\">100</td><td>503 4</td>" in page
+    assert "<script" not in page

@@ -97,7 +97,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                              "its incidents, 503 bursts and busiest actions beside the client's figures")
     parser.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"), help="compare two JSON results of the same scenario")
     parser.add_argument("--noise", type=_percent, metavar="PERCENT", help="with --compare: changes under PERCENT are noise (default: as logs --compare)")
-    add_output(parser, ("text", "json", "markdown"), "text")
+    add_output(parser, ("text", "json", "html", "markdown"), "text")
     return parser
 
 
@@ -306,6 +306,11 @@ def _emit(args: argparse.Namespace, env: Environment, doc: dict[str, Any]) -> No
     from foretune.load import report
 
     fmt = output_format(args)
+    if fmt == "html":
+        from foretune.load import html
+
+        emit(args, env, html.render(doc))
+        return
     text = (json.dumps(doc, indent=2) + "\n" if fmt == "json" else
             report.markdown(doc) if fmt == "markdown" else report.text(doc))
     if doc.get("server_logs") and fmt != "json":
