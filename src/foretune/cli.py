@@ -52,6 +52,10 @@ environment:
   PGHOST, PGPORT, PGUSER, PGDATABASE, PGSERVICE, PGPASSWORD
                         bench db, db-size: the server when --dsn is not given
   PATH                  where fio, pgbench, psql and the facts' commands are
+  FORETUNE_LOAD_JWT, FORETUNE_LOAD_USER, FORETUNE_LOAD_TOKEN
+                        load: registration token, API user and personal access token (never printed)
+  FORETUNE_LOAD_LOOPBACK_ONLY=1
+                        load: refuse any target that is not a loopback address (tests)
   FORETUNE_DEBUG=1      show the traceback of an internal error (as --debug)
 
 exit status: 0 fine, 1 findings or failed verdicts at or above --fail-on,
