@@ -5,6 +5,7 @@
     python3 dev.py test     set up (incl. fio, PostgreSQL, Chromium) and run lint, types and tests
     python3 dev.py zipapp   build dist/foretune.pyz (runs with a bare python3)
     python3 dev.py docs     regenerate docs/cli-reference.md, the man page docs/foretune.1 and docs/rules/
+    python3 dev.py lab      start the lab (Apache, Puma, PostgreSQL, mosquitto on 127.0.0.1) for `foretune load`
 """
 
 from __future__ import annotations
@@ -181,8 +182,14 @@ def cmd_docs() -> int:
     return sh(BIN / "python", "tools/gen_docs.py", check=False)
 
 
+def cmd_lab() -> int:
+    ensure_system_tools()
+    ensure_venv("[dev]")
+    return sh(BIN / "python", "-m", "tests.support.lab", check=False)
+
+
 def main() -> int:
-    commands = {"demo": cmd_demo, "test": cmd_test, "zipapp": cmd_zipapp, "docs": cmd_docs}
+    commands = {"demo": cmd_demo, "test": cmd_test, "zipapp": cmd_zipapp, "docs": cmd_docs, "lab": cmd_lab}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         print(__doc__)
         return 2
