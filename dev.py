@@ -6,6 +6,7 @@
                             tests (pytest arguments pass through, e.g. -m "not slow" for a quick run)
     python3 dev.py zipapp   build dist/foretune.pyz (runs with a bare python3)
     python3 dev.py docs     regenerate docs/cli-reference.md, the man page docs/foretune.1 and docs/rules/
+    python3 dev.py lab      start the lab (Apache, Puma, PostgreSQL, mosquitto on 127.0.0.1) for `foretune load`
 """
 
 from __future__ import annotations
@@ -31,7 +32,14 @@ SYSTEM_TOOLS = {
     "chromium": ("chromium", "chromium"),
     "xz": ("xz-utils", "xz"),
     "pdftotext": ("poppler-utils", "poppler-utils"),
+    # the lab behind `foretune load`'s tests (tests/support/lab): Apache, Debian's Puma and mosquitto
+    "apache2": ("apache2", "httpd"),
+    "puma": ("puma", "rubygem-puma"),
+    "mosquitto": ("mosquitto", "mosquitto"),
+    "openssl": ("openssl", "openssl"),
 }
+# Ruby libraries the lab's Rack app loads (Debian package -> what `ruby -e 'require ...'` needs)
+LAB_RUBY = {"ruby-activerecord": "active_record", "ruby-pg": "pg", "ruby-rack": "rack"}
 
 # Pure-Python libraries bundled into the zipapp (import name -> directory in site-packages).
 # Their optional C extensions (*.so) are left out: each has a pure-Python fallback.
@@ -75,7 +83,8 @@ def install_system(debian: list[str], rhel: list[str]) -> None:
     if shutil.which("apt-get"):
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
         subprocess.run([*sudo, "apt-get", "update", "-qq"], check=False, env=env)
-        subprocess.run([*sudo, "apt-get", "install", "-y", "-qq", *debian], check=True, env=env)
+        subprocess.run([*sudo, "apt-get", "-o", "DPkg::Lock::Timeout=600", "install", "-y", "-qq",
+                        *debian], check=True, env=env)
     elif shutil.which("dnf"):
         subprocess.run([*sudo, "dnf", "install", "-y", "-q", *rhel], check=True)
     else:
@@ -84,6 +93,12 @@ def install_system(debian: list[str], rhel: list[str]) -> None:
 
 def ensure_system_tools() -> None:
     missing = [tool for tool in SYSTEM_TOOLS if not have(tool)]
+    if shutil.which("apt-get"):
+        ruby = shutil.which("ruby")
+        debian = [pkg for pkg, lib in LAB_RUBY.items()
+                  if not ruby or subprocess.run([ruby, "-e", f"require '{lib}'"], capture_output=True, check=False).returncode]
+        if debian:
+            install_system(debian, [])
     if missing:
         install_system([SYSTEM_TOOLS[t][0] for t in missing], [SYSTEM_TOOLS[t][1] for t in missing])
 
@@ -195,8 +210,14 @@ def cmd_docs() -> int:
     return sh(BIN / "python", "tools/gen_docs.py", check=False)
 
 
+def cmd_lab() -> int:
+    ensure_system_tools()
+    ensure_venv("[dev]")
+    return sh(BIN / "python", "-m", "tests.support.lab", check=False)
+
+
 def main() -> int:
-    commands = {"demo": cmd_demo, "test": cmd_test, "zipapp": cmd_zipapp, "docs": cmd_docs}
+    commands = {"demo": cmd_demo, "test": cmd_test, "zipapp": cmd_zipapp, "docs": cmd_docs, "lab": cmd_lab}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         print(__doc__)
         return 2

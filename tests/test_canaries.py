@@ -7,6 +7,7 @@ as a tarball, and live (``collect`` with a fake root), and the snapshot is read 
 
 from __future__ import annotations
 
+import base64
 import gzip
 import os
 import shutil
@@ -306,3 +307,51 @@ def test_audit_reports_mask_secrets_a_rule_carries(fmt: str, monkeypatch: pytest
     assert result.status == 1, result.stderr
     assert "thp-enabled" in result.stdout
     assert "Wq7Audit" not in result.stdout + result.stderr
+
+
+def test_load_never_shows_its_credentials(tmp_path: Path) -> None:
+    """`foretune load` against a server that echoes every request header back in a 500: the registration token,
+    the access token (as given and inside Basic auth) and the credentials file never reach any output."""
+    import http.server
+    import threading
+
+    from tests.load.conftest import load
+
+    class Echo(http.server.BaseHTTPRequestHandler):
+        def _echo(self) -> None:
+            body = f"{self.requestline}\n{self.headers}".encode()
+            self.send_response(500)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST = do_PUT = _echo
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Echo)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    env = {"FORETUNE_LOAD_JWT": "Wq7LoadJwt", "FORETUNE_LOAD_USER": "Wq7LoadUser", "FORETUNE_LOAD_TOKEN": "Wq7LoadToken"}
+    creds = tmp_path / "creds"
+    creds.write_text("FORETUNE_LOAD_JWT=Wq7LoadFileJwt\nFORETUNE_LOAD_TOKEN=Wq7LoadFileToken\n")
+    basic = base64.b64encode(b"Wq7LoadUser:Wq7LoadToken").decode()
+    try:
+        outputs = []
+        for fmt, scenario in (("json", ["api"]), ("markdown", ["registration", "--activation-key", "ak"])):
+            run = load(*scenario, "--target", url, "--users", "1", "--duration", "1", "--yes", "--format", fmt, env=env)
+            assert run.status == 1, run.stderr
+            outputs.append(run.stdout + run.stderr)
+        filed = load("registration", "--activation-key", "ak", "--target", url, "--users", "1", "--duration", "1",
+                     "--yes", "--credentials", str(creds), "--format", "text")
+        outputs.append(filed.stdout + filed.stderr)
+        dry = run_cli("load", "registration", "--activation-key", "ak", "--target", url, "--dry-run", environ=env)
+        outputs.append(dry.stdout + dry.stderr)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert any("500" in out for out in outputs)  # the echo was seen and reported
+    for out in outputs:
+        assert "Wq7Load" not in out
+        assert basic not in out

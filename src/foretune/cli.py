@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("bench", "benchmark storage (fio) or the database (pgbench) with verdicts"),
     "logs": ("logs", "read the server's logs: latency per endpoint, 503 bursts, exhaustion, before/after tuning"),
     "model": ("model", "simulate a workload on a box: throughput, success, bottleneck, knee, what-ifs"),
+    "load": ("load", "put registration, content, API or pull-REX load on a server and measure it per step"),
     "db-size": ("db_size", "report the largest tables of the foreman, candlepin and pulpcore databases"),
     "collector": ("collector", "print a one-file collector for servers with only Python 2.7 or 3.6 (RHEL 7/8)"),
     "completion": ("completion", "print a bash or zsh completion script"),
@@ -52,6 +53,10 @@ environment:
   PGHOST, PGPORT, PGUSER, PGDATABASE, PGSERVICE, PGPASSWORD
                         bench db, db-size: the server when --dsn is not given
   PATH                  where fio, pgbench, psql and the facts' commands are
+  FORETUNE_LOAD_JWT, FORETUNE_LOAD_USER, FORETUNE_LOAD_TOKEN
+                        load: registration token, API user and personal access token (never printed)
+  FORETUNE_LOAD_LOOPBACK_ONLY=1
+                        load: refuse any target that is not a loopback address (tests)
   FORETUNE_DEBUG=1      show the traceback of an internal error (as --debug)
 
 exit status: 0 fine, 1 findings or failed verdicts at or above --fail-on,

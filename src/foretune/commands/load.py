@@ -1,0 +1,402 @@
+"""``foretune load``: registrations, content, API and pull-REX load on a server, measured per step and level."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from foretune.cli import new_parser
+from foretune.commands._options import add_output, emit, output_format, positive
+
+if TYPE_CHECKING:
+    from foretune.env import Environment
+    from foretune.load.options import Options
+
+CREDENTIAL_NAMES = ("FORETUNE_LOAD_JWT", "FORETUNE_LOAD_USER", "FORETUNE_LOAD_TOKEN")
+LOOPBACK_ONLY = "FORETUNE_LOAD_LOOPBACK_ONLY"
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text[:40]!r}") from None
+    if not 0 < value <= 7 * 86400:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most a week: {text}")
+    return value
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a rate: {text[:40]!r}") from None
+    if not 0 < value <= 100_000:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 100000 per second: {text}")
+    return value
+
+
+def _percent(text: str) -> float:
+    value = _rate(text)
+    if value >= 100:
+        raise argparse.ArgumentTypeError(f"must be below 100: {text}")
+    return value / 100
+
+
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    from foretune.load.plan import SCENARIOS
+
+    parser = new_parser(
+        prog,
+        "Put protocol-level load on a Foreman/Katello server (or Capsule) the way the vendor's performance team does: "
+        "global registrations, dnf-like content downloads, the API mix hammer and the UI make, and pull-REX MQTT "
+        "clients. Closed ramps (--users, --step, --levels, stopping at the first level with failures) or open "
+        "arrivals (--arrival-rate), always bounded by --time-limit and --max-requests. Reports per step and level: "
+        "count, failures by kind (503, timeout, tls, refused, ...), p50/p95/p99 latency and requests/s. Nothing is "
+        "sent without --target and a confirmation (--yes); --dry-run prints the request plan. Credentials come from "
+        "FORETUNE_LOAD_JWT (registration token), FORETUNE_LOAD_USER and FORETUNE_LOAD_TOKEN (personal access token) "
+        "or --credentials FILE, and are never printed. Hosts it creates are named foretune-load-RUN-N; --cleanup RUN "
+        "removes exactly those. Exit 0, 1 when requests failed, 2 for usage or input errors.",
+        "foretune load registration --target https://satellite.example.com --ca /etc/rhsm/ca/katello-server-ca.pem "
+        "--activation-key load-test --organization Default_Organization --users 20 --step 20 --levels 5 --duration 60 --yes")
+    parser.add_argument("scenario", nargs="?", choices=SCENARIOS, metavar="SCENARIO",
+                        help=f"one of {', '.join(SCENARIOS)}")
+    parser.add_argument("--target", metavar="URL", help="the server, e.g. https://satellite.example.com (required to send anything)")
+    parser.add_argument("--users", type=positive, default=10, metavar="N",
+                        help="concurrent users (hosts) of the first level, or the most in flight with --arrival-rate (default: 10)")
+    parser.add_argument("--duration", type=_seconds, default=60.0, metavar="SECONDS", help="seconds per level (default: 60)")
+    parser.add_argument("--step", type=positive, metavar="N", help="closed ramp: users added per level (default: --users)")
+    parser.add_argument("--levels", type=positive, default=1, metavar="N", help="closed ramp: number of levels (default: 1)")
+    parser.add_argument("--max", dest="max_users", type=positive, metavar="N", help="closed ramp: no level above N users")
+    parser.add_argument("--keep-going", action="store_true", help="closed ramp: go on after a level with failures")
+    parser.add_argument("--arrival-rate", type=_rate, metavar="PER_SECOND",
+                        help="open model: start iterations (hosts) at this Poisson rate instead of a closed ramp")
+    parser.add_argument("--time-limit", type=_seconds, metavar="SECONDS",
+                        help="hard limit for the whole run (default: levels x duration + 60)")
+    parser.add_argument("--max-requests", type=positive, default=100_000, metavar="N", help="stop after N requests (default: 100000)")
+    parser.add_argument("--timeout", type=_seconds, default=180.0, metavar="SECONDS",
+                        help="per request, as subscription-manager's server_timeout (default: 180)")
+    parser.add_argument("--organization", default="Default_Organization", metavar="LABEL", help="registration: organization label")
+    parser.add_argument("--activation-key", default="", metavar="KEY", help="registration: activation key name")
+    parser.add_argument("--rhel", type=int, choices=(8, 9, 10), default=9, help="registration: client release (10 does not poll compliance)")
+    parser.add_argument("--profile-packages", type=positive, default=1000, metavar="N", help="registration: packages in the profile (default: 1000)")
+    parser.add_argument("--repo", metavar="PATH", help="content: URL path of the repository, e.g. /pulp/content/ORG/Library/custom/PRODUCT/REPO")
+    parser.add_argument("--packages", type=positive, default=5, metavar="N", help="content: packages per download iteration (default: 5)")
+    parser.add_argument("--mqtt", metavar="HOST:PORT", help="rex-pull: the MQTT broker (default: the target's host, port 1883)")
+    parser.add_argument("--ca", metavar="FILE", help="CA bundle to verify the server's TLS certificate")
+    parser.add_argument("--insecure", action="store_true", help="do not verify the server's TLS certificate")
+    parser.add_argument("--cert", metavar="FILE", help="client certificate (PEM) for content over mTLS")
+    parser.add_argument("--key", metavar="FILE", help="its private key (PEM)")
+    parser.add_argument("--credentials", metavar="FILE", help="KEY=VALUE lines for " + ", ".join(CREDENTIAL_NAMES))
+    parser.add_argument("--run", metavar="ID", help="run id used in host names (default: random)")
+    parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation (scripts)")
+    parser.add_argument("--dry-run", action="store_true", help="print the request plan and send nothing")
+    parser.add_argument("--cleanup", metavar="RUN", help="remove the hosts run RUN created (foretune-load-RUN-*) through the API")
+    parser.add_argument("--server-logs", metavar="SOURCE",
+                        help="after the run, read SOURCE's logs (as foretune logs does) over the run's window and put "
+                             "its incidents, 503 bursts and busiest actions beside the client's figures")
+    parser.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"), help="compare two JSON results of the same scenario")
+    parser.add_argument("--noise", type=_percent, metavar="PERCENT", help="with --compare: changes under PERCENT are noise (default: as logs --compare)")
+    add_output(parser, ("text", "json", "html", "markdown"), "text")
+    return parser
+
+
+def run(args: argparse.Namespace, env: Environment) -> int:
+    from foretune.errors import UsageError
+
+    if args.compare:
+        return _compare(args, env)
+    if args.cleanup:
+        return _cleanup(args, env)
+    if not args.scenario:
+        raise UsageError("name a scenario (registration, content, api, rex-pull), or use --compare or --cleanup")
+    opts = _options(args, env)
+    if args.dry_run:
+        emit(args, env, _plan_text(opts))
+        return 0
+    if not args.yes:
+        _confirm(env, f"about to send up to {opts.max_requests} requests for up to {opts.time_limit:.0f} s to "
+                      f"{opts.target} (run {opts.run}" + (f", creating hosts foretune-load-{opts.run}-*)"
+                                                          if opts.scenario == "registration" else ")"))
+    return _load(args, env, opts)
+
+
+def _target(url: str | None, env: Environment) -> str:
+    import ipaddress
+    import socket
+    from urllib.parse import urlsplit
+
+    from foretune.errors import UsageError
+
+    if not url:
+        raise UsageError("--target URL is required: foretune load never picks a server by itself")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"--target: expected http(s)://HOST[:PORT], got {url[:80]!r}")
+    if parts.username or parts.password:
+        raise UsageError("--target: no credentials in the URL; use FORETUNE_LOAD_* or --credentials FILE")
+    if env.environ.get(LOOPBACK_ONLY):
+        try:
+            addresses = {str(info[4][0]) for info in socket.getaddrinfo(parts.hostname, None)}
+        except OSError:
+            addresses = set()
+        if not addresses or not all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses):
+            raise UsageError(f"--target: {parts.hostname} is not a loopback address and {LOOPBACK_ONLY} is set")
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _credentials(args: argparse.Namespace, env: Environment) -> dict[str, str]:
+    from foretune.errors import InputError
+    from foretune.safeio import read_text
+
+    found = {name: env.environ[name] for name in CREDENTIAL_NAMES if env.environ.get(name)}
+    if args.credentials:
+        try:
+            text = read_text(args.credentials)
+        except OSError as exc:
+            raise InputError(f"--credentials: cannot read {args.credentials}: {exc.strerror or exc}") from None
+        for number, line in enumerate(text.splitlines(), 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            key, sep, value = line.partition("=")
+            if not sep or key.strip() not in CREDENTIAL_NAMES:
+                raise InputError(f"--credentials: line {number} is not one of {', '.join(n + '=...' for n in CREDENTIAL_NAMES)}")
+            found.setdefault(key.strip(), value.strip().strip("'\""))
+    return found
+
+
+def _options(args: argparse.Namespace, env: Environment) -> Options:
+    import os
+    import re
+    import secrets
+    from urllib.parse import urlsplit
+
+    from foretune.errors import UsageError
+    from foretune.load.options import Options
+
+    target = _target(args.target, env)
+    creds = _credentials(args, env)
+    if args.insecure and args.ca:
+        raise UsageError("--ca and --insecure contradict each other")
+    if bool(args.cert) != bool(args.key):
+        raise UsageError("--cert and --key go together")
+    for flag, path in (("--ca", args.ca), ("--cert", args.cert), ("--key", args.key)):
+        if path:
+            from foretune.safeio import read_bytes
+
+            try:
+                read_bytes(path, limit=1)
+            except OSError as exc:
+                raise UsageError(f"{flag}: cannot read {path}: {exc.strerror or exc}") from None
+    needed = {"registration": "FORETUNE_LOAD_JWT", "api": "FORETUNE_LOAD_TOKEN"}.get(args.scenario)
+    if needed and needed not in creds and not args.dry_run:
+        raise UsageError(f"{args.scenario} needs {needed} (environment variable or --credentials FILE)")
+    if args.scenario == "registration" and not args.activation_key:
+        raise UsageError("registration needs --activation-key")
+    if args.scenario == "content" and not args.repo:
+        raise UsageError("content needs --repo PATH (the repository's URL path)")
+    if args.server_logs and not os.path.exists(args.server_logs):
+        raise UsageError(f"--server-logs: {args.server_logs}: no such file or directory")
+    run_id = args.run or secrets.token_hex(4)
+    if not re.fullmatch(r"[A-Za-z0-9-]{1,32}", run_id):
+        raise UsageError(f"--run: letters, digits and dashes only, at most 32: {run_id[:40]!r}")
+    mqtt = None
+    if args.scenario == "rex-pull":
+        host, _, port = (args.mqtt or f"{urlsplit(target).hostname}:1883").rpartition(":")
+        if not host or not port.isdigit():
+            raise UsageError(f"--mqtt: expected HOST:PORT, got {args.mqtt!r}")
+        _target(f"http://{host}", env)  # the same loopback rule
+        mqtt = (host.strip("[]"), int(port))
+    step = args.step or (args.users if args.levels > 1 else 0)
+    opts = Options(scenario=args.scenario, target=target, run=run_id, users=args.users, duration=args.duration,
+                   step=step, levels=args.levels, max_users=args.max_users, arrival_rate=args.arrival_rate,
+                   max_requests=args.max_requests, timeout=args.timeout, stop_on_failure=not args.keep_going,
+                   organization=args.organization, activation_key=args.activation_key, repo=args.repo or "",
+                   packages=args.packages, profile_packages=args.profile_packages, rhel=args.rhel, mqtt=mqtt,
+                   ca=args.ca, insecure=args.insecure, client_cert=args.cert, client_key=args.key, credentials=creds)
+    levels = 1 if args.arrival_rate else len(opts.level_users())
+    opts.time_limit = args.time_limit or levels * args.duration + 60
+    return opts
+
+
+def _plan_text(opts: Options) -> str:
+    from foretune.load import plan
+
+    shape = (f"open arrivals at {opts.arrival_rate}/s for {opts.duration:.0f} s, at most {opts.users} in flight"
+             if opts.arrival_rate else
+             f"closed levels of {', '.join(str(u) for u in opts.level_users())} users, {opts.duration:.0f} s each"
+             + (", stopping after the first level with failures" if opts.stop_on_failure else ""))
+    lines = [f"foretune load {opts.scenario}: request plan (dry run, nothing sent)", f"target: {opts.target}",
+             f"shape: {shape}", f"limits: {opts.time_limit:.0f} s, {opts.max_requests} requests, {opts.timeout:.0f} s per request",
+             f"TLS: {'not verified (--insecure)' if opts.insecure else 'verified against ' + (opts.ca or 'the system CA store')}"
+             if opts.target.startswith("https") else "TLS: none (http)"]
+    if opts.scenario == "registration":
+        lines.append(f"hosts: {plan.host_name(opts.run, 1)}, {plan.host_name(opts.run, 2)}, ... (--cleanup {opts.run} removes them)")
+    per = "per 100 requests" if opts.scenario == "api" else "per iteration"
+    lines += ["", f"calls {per}:"]
+    for call in plan.calls(opts.scenario, packages=opts.packages, rhel=opts.rhel):
+        path = call.path.replace("{org}", opts.organization).replace("{key}", opts.activation_key).replace("{repo}", opts.repo)
+        lines.append(f"  {call.count:>3} x {call.method:<9} {path}" + (f"  ({call.note.replace('{packages}', str(opts.profile_packages))})"
+                                                                      if call.note else ""))
+    return "\n".join(lines) + "\n"
+
+
+def _confirm(env: Environment, what: str) -> None:
+    from foretune.errors import UsageError
+
+    if not env.stdin_isatty:
+        raise UsageError(f"{what}; no terminal to ask on, so rerun with --yes to confirm")
+    env.stderr.write(f"foretune: {what}. Continue? [y/N] ")
+    env.stderr.flush()
+    if env.stdin.readline().strip().lower() not in ("y", "yes"):
+        raise UsageError("cancelled; nothing was sent")
+
+
+def _load(args: argparse.Namespace, env: Environment, opts: Options) -> int:
+    from foretune.errors import InputError, UsageError
+
+    try:
+        if opts.scenario != "rex-pull":
+            from foretune.load import engine  # imports Locust, which patches the standard library for gevent
+        else:
+            import paho.mqtt.client  # noqa: F401
+    except ImportError as exc:
+        raise UsageError(f"foretune load needs Locust and paho-mqtt ({exc.name} is missing): "
+                         "pip install 'foretune[load]'") from None
+    from foretune.load.results import Recorder
+
+    shape = {"users": opts.users, "duration_s": opts.duration, "arrival_rate": opts.arrival_rate,
+             "levels": [] if opts.arrival_rate else opts.level_users(), "time_limit_s": opts.time_limit,
+             "max_requests": opts.max_requests, "timeout_s": opts.timeout}
+    rec = Recorder(opts.scenario, opts.target, opts.run, shape, _secret_forms(opts.credentials))
+    if opts.scenario == "rex-pull":
+        from foretune.load import mqtt
+
+        mqtt.run(opts, rec)
+    else:
+        engine.run(opts, rec)
+    doc = rec.document()
+    if args.server_logs:
+        ended = rec.started_wall + doc["duration_s"]
+        try:
+            doc["server_logs"] = _server_logs(args.server_logs, rec.started_wall, ended, env)
+        except (UsageError, InputError) as exc:  # the client's figures are still worth having
+            doc["notes"].append(f"--server-logs: {exc}")
+    _emit(args, env, doc)
+    if doc["interrupted"]:
+        env.warn("interrupted: the report covers what ran until then")
+    return 1 if any(step["failures_total"] for step in doc["steps"]) else 0
+
+
+SERVER_LOGS_MARGIN_S = 60  # the run's window on this machine's clock, widened on each side
+
+
+def _server_logs(source: str, started: float, ended: float, env: Environment) -> dict[str, Any]:
+    """The logs report's incidents, 503 bursts and busiest ``Controller#action`` rows for ``source`` over the run.
+
+    The window is the run's start and end in this machine's local time zone (the server's logs carry local time
+    without a zone), widened by ``SERVER_LOGS_MARGIN_S`` on each side.
+    """
+    import time
+
+    from foretune.commands.logs import _range, analyze
+
+    def when(epoch: float) -> str:
+        return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch))
+
+    since, until = when(started - SERVER_LOGS_MARGIN_S), when(ended + SERVER_LOGS_MARGIN_S + 60)  # minutes: round the end up
+    args = argparse.Namespace(jobs=1, puma_capacity=None)
+    report = analyze([source], _range(since, until, ("--server-logs", "--server-logs")), args, env)
+    actions = [{k: a.get(k) for k in ("action", "count", "p50", "p95", "p99", "status")}
+               for log in report.get("production") or [] for a in (log.get("actions") or [])[:10]]
+    return {"source": report.get("source", source), "since": since, "until": until,
+            "incidents": report.get("incidents", []), "bursts": report.get("bursts", []), "actions": actions}
+
+
+def _secret_forms(creds: dict[str, str]) -> tuple[str, ...]:
+    """Every form a credential can come back in (an echoed header): as given, and Basic auth's base64."""
+    import base64
+
+    token = creds.get("FORETUNE_LOAD_TOKEN", "")
+    basic = base64.b64encode(f"{creds.get('FORETUNE_LOAD_USER', 'admin')}:{token}".encode()).decode() if token else ""
+    return tuple(v for v in (*creds.values(), basic) if v and len(v) >= 4)
+
+
+def _emit(args: argparse.Namespace, env: Environment, doc: dict[str, Any]) -> None:
+    import json
+
+    from foretune.load import report
+
+    fmt = output_format(args)
+    if fmt == "html":
+        from foretune.load import html
+
+        emit(args, env, html.render(doc))
+        return
+    text = (json.dumps(doc, indent=2) + "\n" if fmt == "json" else
+            report.markdown(doc) if fmt == "markdown" else report.text(doc))
+    if doc.get("server_logs") and fmt != "json":
+        from foretune.load import serverlogs
+
+        text += "\n" + "\n".join(serverlogs.text(doc["server_logs"])) + "\n"
+    emit(args, env, text)
+
+
+def _read_result(path: str) -> dict[str, Any]:
+    import json
+
+    from foretune.errors import InputError
+    from foretune.load.results import SCHEMA
+    from foretune.safeio import read_text
+
+    try:
+        doc = json.loads(read_text(path))
+    except OSError as exc:
+        raise InputError(f"--compare: cannot read {path}: {exc.strerror or exc}") from None
+    except ValueError:
+        raise InputError(f"--compare: {path} is not JSON (write results with --format json)") from None
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        raise InputError(f"--compare: {path} is not a foretune load result ({SCHEMA})")
+    return doc
+
+
+def _compare(args: argparse.Namespace, env: Environment) -> int:
+    import json
+
+    from foretune.errors import InputError
+    from foretune.knowledge import threshold
+    from foretune.load import report
+
+    before, after = (_read_result(p) for p in args.compare)
+    if before["scenario"] != after["scenario"]:
+        raise InputError(f"--compare: {before['scenario']} and {after['scenario']} results are not comparable")
+    noise = args.noise if args.noise is not None else float(threshold("logs_compare_noise_fraction"))
+    diff = report.compare(before, after, noise)
+    fmt = output_format(args)
+    emit(args, env, json.dumps(diff, indent=2) + "\n" if fmt == "json" else report.compare_text(diff))
+    return 0
+
+
+def _cleanup(args: argparse.Namespace, env: Environment) -> int:
+    import re
+
+    from foretune.errors import UsageError
+    from foretune.load import cleanup
+
+    target = _target(args.target, env)
+    creds = _credentials(args, env)
+    if "FORETUNE_LOAD_TOKEN" not in creds:
+        raise UsageError("--cleanup needs FORETUNE_LOAD_TOKEN (environment variable or --credentials FILE)")
+    if not re.fullmatch(r"[A-Za-z0-9-]{1,32}", args.cleanup):
+        raise UsageError(f"--cleanup: not a run id: {args.cleanup[:40]!r}")
+    hosts = cleanup.find(target, creds, args.cleanup, ca=args.ca, insecure=args.insecure)
+    if args.dry_run or not hosts:
+        env.stdout.write(f"{len(hosts)} hosts of run {args.cleanup}" + (" would be removed:\n" if hosts else "\n")
+                         + "".join(f"  {name}\n" for _, name in hosts))
+        return 0
+    if not args.yes:
+        _confirm(env, f"about to remove {len(hosts)} hosts named foretune-load-{args.cleanup}-* from {target}")
+    removed = cleanup.remove(target, creds, hosts, ca=args.ca, insecure=args.insecure)
+    env.stdout.write(f"removed {removed} of {len(hosts)} hosts of run {args.cleanup}\n")
+    return 0 if removed == len(hosts) else 1

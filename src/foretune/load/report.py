@@ -1,0 +1,97 @@
+"""A load result as text or Markdown, and two results side by side (``--compare``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+COLUMNS = ("step", "count", "failures", "p50 ms", "p95 ms", "p99 ms", "rps")
+
+
+def _failures(step: dict[str, Any]) -> str:
+    return ", ".join(f"{kind} {n}" for kind, n in step["failures"].items()) or "0"
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else (f"{value:.0f}" if value >= 100 else f"{value:.1f}")
+
+
+def _rows(steps: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+    return [(s["name"], str(s["count"]), _failures(s), _num(s["p50_ms"]), _num(s["p95_ms"]), _num(s["p99_ms"]),
+             f"{s['rps']:.2f}") for s in steps]
+
+
+def _table(rows: list[tuple[str, ...]], header: tuple[str, ...] = COLUMNS) -> list[str]:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    fmt = "  ".join(f"{{:<{w}}}" if i == 0 else f"{{:>{w}}}" for i, w in enumerate(widths))
+    return [fmt.format(*header), *(fmt.format(*r) for r in rows)]
+
+
+def _head(doc: dict[str, Any]) -> list[str]:
+    shape = doc["shape"]
+    how = (f"open arrivals {shape['arrival_rate']}/s, at most {shape['users']} in flight" if shape.get("arrival_rate")
+           else f"closed, users per level {', '.join(str(u) for u in shape['levels'])}")
+    lines = [f"foretune load {doc['scenario']} against {doc['target']} (run {doc['run']}, {how})",
+             f"{doc['requests']} requests in {doc['duration_s']:.1f} s; stopped by {doc['stopped_by']}"
+             + (" (interrupted: partial report)" if doc["interrupted"] else "")]
+    if doc["saturation_users"] is not None:
+        lines.append(f"first level with failures: {doc['saturation_users']} users")
+    return lines
+
+
+def text(doc: dict[str, Any]) -> str:
+    lines = _head(doc)
+    for level in doc["levels"]:
+        lines += ["", f"level {level['users']} users, {level['duration_s']:.1f} s", *_table(_rows(level["steps"]))]
+        lines += [f"  {s['name']}: {example}" for s in level["steps"] for example in s["examples"]]
+    lines += [f"note: {n}" for n in doc["notes"]]
+    return "\n".join(lines) + "\n"
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    lines = [f"# {line}" if i == 0 else line for i, line in enumerate(_head(doc))]
+    for level in doc["levels"]:
+        lines += ["", f"## {level['users']} users ({level['duration_s']:.1f} s)", "",
+                  "| " + " | ".join(COLUMNS) + " |", "|" + "|".join("---" for _ in COLUMNS) + "|"]
+        lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in _rows(level["steps"])]
+        examples = [f"- `{s['name']}`: {e}" for s in level["steps"] for e in s["examples"]]
+        if examples:
+            lines += ["", "Errors seen:", *examples]
+    return "\n".join(lines) + "\n"
+
+
+def compare(before: dict[str, Any], after: dict[str, Any], noise: float) -> dict[str, Any]:
+    """Per step of the whole run: p95 and rate before and after, the change, and whether it is within ``noise``."""
+    steps_before = {s["name"]: s for s in before["steps"]}
+    rows = []
+    for step in after["steps"]:
+        old = steps_before.get(step["name"])
+        if old is None:
+            continue
+        row: dict[str, Any] = {"name": step["name"]}
+        for metric in ("p95_ms", "ok_rps", "failures_total"):
+            a, b = old.get(metric), step.get(metric)
+            change = None if not a or b is None else (b - a) / a
+            # from zero there is no ratio: any change is real
+            within = a == b if change is None else abs(change) < noise
+            row[metric] = {"before": a, "after": b, "change": None if change is None else round(change, 3),
+                           "noise": within}
+        rows.append(row)
+    return {"schema": "foretune-load-compare/1", "scenario": after["scenario"], "noise_fraction": noise,
+            "before": {"run": before["run"], "started": before["started"]},
+            "after": {"run": after["run"], "started": after["started"]}, "steps": rows}
+
+
+def compare_text(diff: dict[str, Any]) -> str:
+    def cell(m: dict[str, Any], fmt: str) -> str:
+        if m["before"] is None or m["after"] is None:
+            return "-"
+        change = (f" ({m['change']:+.0%}{', noise' if m['noise'] else ''})" if m["change"] is not None
+                  else "" if m["noise"] else " (new)")
+        return f"{format(m['before'], fmt)} -> {format(m['after'], fmt)}{change}"
+
+    header = ("step", "p95 ms", "successful req/s", "failures")
+    rows: list[tuple[str, ...]] = [(r["name"], cell(r["p95_ms"], ".0f"), cell(r["ok_rps"], ".2f"), cell(r["failures_total"], "d"))
+            for r in diff["steps"]]
+    head = [f"foretune load --compare: {diff['scenario']}, run {diff['before']['run']} -> {diff['after']['run']} "
+            f"(changes under {diff['noise_fraction']:.0%} are noise)"]
+    return "\n".join(head + _table(rows, header)) + "\n"

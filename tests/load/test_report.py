@@ -1,0 +1,72 @@
+"""Results documents: --compare's noise rule, text and Markdown (hand-written results, no load)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import run_cli
+
+
+def _result(run: str, p95: float, ok_rps: float, failures: int) -> dict[str, Any]:
+    step = {"name": "registration", "count": 100, "failures": {"503": failures} if failures else {},
+            "failures_total": failures, "p50_ms": 50.0, "p95_ms": p95, "p99_ms": p95 * 1.5, "max_ms": p95 * 2,
+            "rps": ok_rps + failures / 60, "ok_rps": ok_rps, "mb_per_s": 0.0, "examples": []}
+    return {"schema": "foretune-load/1", "foretune": "0", "scenario": "registration", "target": "https://s",
+            "run": run, "started": "2026-11-26T10:00:00Z", "duration_s": 60.0,
+            "shape": {"users": 10, "duration_s": 60.0, "arrival_rate": None, "levels": [10], "time_limit_s": 120.0,
+                      "max_requests": 100000, "timeout_s": 180.0},
+            "requests": 100, "stopped_by": "duration", "interrupted": False, "saturation_users": None,
+            "steps": [step], "levels": [{"users": 10, "duration_s": 60.0, "steps": [step]}], "notes": []}
+
+
+def test_compare_marks_changes_under_the_noise_fraction_and_any_change_from_zero(tmp_path: Path) -> None:
+    before, after = tmp_path / "before.json", tmp_path / "after.json"
+    before.write_text(json.dumps(_result("a", p95=100.0, ok_rps=10.0, failures=0)))
+    after.write_text(json.dumps(_result("b", p95=50.0, ok_rps=10.5, failures=3)))
+    result = run_cli("load", "--compare", str(before), str(after), "--noise", "10", "--format", "json")
+    assert result.status == 0, result.stderr
+    row = json.loads(result.stdout)["steps"][0]
+    assert row["p95_ms"] == {"before": 100.0, "after": 50.0, "change": -0.5, "noise": False}
+    assert row["ok_rps"] == {"before": 10.0, "after": 10.5, "change": 0.05, "noise": True}
+    assert row["failures_total"] == {"before": 0, "after": 3, "change": None, "noise": False}
+    text = run_cli("load", "--compare", str(before), str(after), "--noise", "10").stdout
+    assert "registration  100 -> 50 (-50%)  10.00 -> 10.50 (+5%, noise)  0 -> 3 (new)" in text
+
+
+def test_compare_refuses_two_scenarios(tmp_path: Path) -> None:
+    api = _result("a", 1.0, 1.0, 0)
+    api["scenario"] = "api"
+    (tmp_path / "a.json").write_text(json.dumps(api))
+    (tmp_path / "b.json").write_text(json.dumps(_result("b", 1.0, 1.0, 0)))
+    result = run_cli("load", "--compare", str(tmp_path / "a.json"), str(tmp_path / "b.json"))
+    assert result.status == 2
+    assert "api and registration results are not comparable" in result.stderr
+
+
+def test_text_and_markdown_name_the_level_and_the_failures() -> None:
+    from foretune.load import report
+
+    doc = _result("r", p95=250.0, ok_rps=2.0, failures=4)
+    doc["saturation_users"] = 10
+    text = report.text(doc)
+    assert "first level with failures: 10 users" in text
+    assert "registration    100     503 4    50.0     250     375  2.07" in text
+    markdown = report.markdown(doc)
+    assert "| registration | 100 | 503 4 | 50.0 | 250 | 375 | 2.07 |" in markdown
+
+
+def test_html_has_the_tables_and_charts_against_concurrency() -> None:
+    from foretune.load import html
+
+    doc = _result("r", p95=250.0, ok_rps=2.0, failures=4)
+    second = json.loads(json.dumps(doc["levels"][0]))
+    second["users"] = 20
+    second["steps"][0]["p95_ms"] = 900.0
+    doc["levels"].append(second)
+    page = html.render(doc)
+    assert page.startswith("<!DOCTYPE html>") and page.count("<svg") == 2
+    assert "p95 latency (ms) against concurrency" in page and "10 users" in page and "20 users" in page
+    assert "<td>registration</td><td class=\"n\">100</td><td>503 4</td>" in page
+    assert "<script" not in page

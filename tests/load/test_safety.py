@@ -1,0 +1,183 @@
+"""Safety: nothing is sent without --target and a confirmation, --dry-run sends nothing, TLS is verified,
+loopback only under FORETUNE_LOAD_LOOPBACK_ONLY, --cleanup removes exactly the run's hosts."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import socket
+import ssl
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+from tests.load.conftest import LOOPBACK_ONLY, load, registration_args
+from tests.support.lab import Lab
+
+CREDS = {"FORETUNE_LOAD_JWT": "jwt-value", "FORETUNE_LOAD_TOKEN": "token-value"}
+
+
+@pytest.fixture
+def listener() -> Iterator[tuple[str, socket.socket]]:
+    """A loopback port that records whether anything connected."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(16)
+        sock.setblocking(False)
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}", sock
+
+
+def _connected(sock: socket.socket) -> bool:
+    try:
+        conn, _ = sock.accept()
+    except BlockingIOError:
+        return False
+    conn.close()
+    return True
+
+
+def test_nothing_is_sent_without_a_target() -> None:
+    result = run_cli("load", "api", "--yes", environ={**CREDS, **LOOPBACK_ONLY})
+    assert result.status == 2
+    assert result.stderr.strip().endswith("--target URL is required: foretune load never picks a server by itself")
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("target", ["http://192.0.2.10", "https://example.com:8443"])
+def test_targets_off_loopback_are_refused_under_the_test_guard(target: str) -> None:
+    result = run_cli("load", "api", "--target", target, "--yes", environ={**CREDS, **LOOPBACK_ONLY})
+    assert result.status == 2
+    assert "is not a loopback address" in result.stderr
+
+
+def test_without_yes_and_without_a_terminal_nothing_is_sent(listener: tuple[str, socket.socket]) -> None:
+    url, sock = listener
+    result = run_cli("load", "api", "--target", url, environ={**CREDS, **LOOPBACK_ONLY})
+    assert result.status == 2
+    assert "rerun with --yes" in result.stderr
+    assert not _connected(sock)
+
+
+def test_a_no_at_the_prompt_cancels(listener: tuple[str, socket.socket], monkeypatch: pytest.MonkeyPatch) -> None:
+    from foretune.env import Environment
+
+    url, sock = listener
+    monkeypatch.setattr(Environment, "stdin_isatty", property(lambda self: True))
+    result = run_cli("load", "api", "--target", url, stdin="n\n", environ={**CREDS, **LOOPBACK_ONLY})
+    assert result.status == 2
+    assert "Continue? [y/N]" in result.stderr and "cancelled; nothing was sent" in result.stderr
+    assert not _connected(sock)
+
+
+def test_dry_run_prints_the_request_plan_and_sends_nothing(listener: tuple[str, socket.socket]) -> None:
+    url, sock = listener
+    result = run_cli("load", "registration", "--target", url, "--activation-key", "ak", "--organization", "Org",
+                     "--run", "r1", "--users", "10", "--step", "10", "--levels", "3", "--dry-run", environ=LOOPBACK_ONLY)
+    assert result.status == 0, result.stderr
+    out = result.stdout
+    assert "closed levels of 10, 20, 30 users, 60 s each, stopping after the first level with failures" in out
+    assert " 12 x GET       /rhsm/status" in out
+    assert " 13 x GET       /rhsm/consumers/{uuid}/compliance" in out
+    assert "  1 x POST      /rhsm/consumers?owner=Org&activation_keys=ak" in out
+    assert "hosts: foretune-load-r1-1, foretune-load-r1-2, ... (--cleanup r1 removes them)" in out
+    assert not _connected(sock)
+    rhel10 = run_cli("load", "registration", "--target", url, "--activation-key", "ak", "--rhel", "10", "--dry-run",
+                     environ=LOOPBACK_ONLY)
+    assert "compliance" not in rhel10.stdout
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--ca", "/nonexistent-ca.pem"], "--ca: cannot read /nonexistent-ca.pem"),
+    (["--ca", "/etc/hostname", "--insecure"], "--ca and --insecure contradict each other"),
+    (["--cert", "/etc/hostname"], "--cert and --key go together"),
+    (["--run", "../x"], "--run: letters, digits and dashes only"),
+])
+def test_bad_safety_options_are_one_line(argv: list[str], message: str) -> None:
+    result = run_cli("load", "api", "--target", "http://127.0.0.1:9", "--yes", *argv, environ={**CREDS, **LOOPBACK_ONLY})
+    assert result.status == 2
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_credentials_are_required_and_named_not_shown() -> None:
+    result = run_cli("load", "registration", "--target", "http://127.0.0.1:9", "--activation-key", "ak", "--yes",
+                     environ=LOOPBACK_ONLY)
+    assert result.status == 2
+    assert "registration needs FORETUNE_LOAD_JWT (environment variable or --credentials FILE)" in result.stderr
+
+
+def _tls_server(tmp_path: Path) -> tuple[http.server.ThreadingHTTPServer, Path]:
+    cert, key = tmp_path / "server.pem", tmp_path / "server.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b'{"results": []}'
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, cert
+
+
+def test_tls_is_verified_against_the_given_ca_unless_insecure(tmp_path: Path) -> None:
+    server, cert = _tls_server(tmp_path)
+    try:
+        url = f"https://127.0.0.1:{server.server_address[1]}"
+        common = ["api", "--target", url, "--users", "1", "--duration", "1", "--yes", "--format", "json"]
+        unverified = load(*common, env=CREDS)
+        assert unverified.status == 1
+        assert set(unverified.step("hosts_index")["failures"]) == {"tls"}
+        for extra in (["--ca", str(cert)], ["--insecure"]):
+            verified = load(*common, *extra, env=CREDS)
+            assert verified.status == 0, verified.stderr
+            assert verified.step("hosts_index")["failures"] == {}
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_cleanup_removes_exactly_the_hosts_of_the_run(tmp_path: Path) -> None:
+    with Lab(puma_workers=0, puma_threads=4) as lab:
+        run = load(*registration_args(lab, "--users", "2", "--duration", "2", "--run", "t1"), env=lab.credentials)
+        assert run.status == 0, run.stderr
+        created = int(lab.psql("SELECT count(*) FROM hosts"))
+        assert created >= 2
+        decoys = ["foretune-load-t1x-1", "foretune-load-t1-abc", "web01.example.com", "foretune-load-t2-1"]
+        lab.psql("INSERT INTO hosts (name) VALUES " + ", ".join(f"('{d}')" for d in decoys))
+        creds = tmp_path / "creds"
+        creds.write_text("".join(f"{k}={v}\n" for k, v in lab.credentials.items()))
+        listed = run_cli("load", "--cleanup", "t1", "--target", lab.url, "--credentials", str(creds), "--dry-run",
+                         environ=LOOPBACK_ONLY)
+        assert listed.status == 0, listed.stderr
+        assert f"{created} hosts of run t1 would be removed:" in listed.stdout
+        assert int(lab.psql("SELECT count(*) FROM hosts")) == created + len(decoys)
+        removed = run_cli("load", "--cleanup", "t1", "--target", lab.url, "--credentials", str(creds), "--yes",
+                          environ=LOOPBACK_ONLY)
+        assert removed.status == 0, removed.stderr
+        assert removed.stdout == f"removed {created} of {created} hosts of run t1\n"
+        assert sorted(lab.psql("SELECT name FROM hosts").split()) == sorted(decoys)
+        assert not any(v in listed.stdout + listed.stderr + removed.stdout + removed.stderr for v in lab.credentials.values()
+                       if v != "admin")
+
+
+def test_compare_of_results_not_of_this_command_is_one_line(tmp_path: Path) -> None:
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"schema": "foretune-logs/1"}))
+    result = run_cli("load", "--compare", str(other), str(other))
+    assert result.status == 2
+    assert "is not a foretune load result (foretune-load/1)" in result.stderr

@@ -1,0 +1,111 @@
+"""Every scenario against the lab: it runs, the figures add up, and the JSON follows its schema."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+
+from tests.load.conftest import child_env, load, registration_args
+from tests.support.lab import Lab
+
+SCHEMA = json.loads(resources.files("foretune.load").joinpath("schema/load-v1.json").read_text())
+
+
+def test_registration_runs_every_step_in_the_traced_counts(lab: Lab) -> None:
+    run = load(*registration_args(lab, "--users", "3", "--duration", "3"), env=lab.credentials)
+    assert run.status == 0, run.stderr
+    doc = run.json()
+    jsonschema.validate(doc, SCHEMA)
+    flows = run.step("registration")["count"]
+    assert flows >= 3
+    # each finished registration made 12 status and 13 compliance calls (started ones may add a few)
+    assert run.step("status")["count"] >= 12 * flows
+    assert run.step("compliance")["count"] >= 13 * flows
+    assert run.step("consumer_create")["failures"] == {}
+    names = lab.psql("SELECT name FROM hosts ORDER BY id").split()
+    assert names and all(n.startswith(f"foretune-load-{doc['run']}-") for n in names)
+    assert lab.psql("SELECT count(*) FROM hosts WHERE profile IS NOT NULL") == str(run.step("upload_profiles")["count"])
+
+
+def test_content_downloads_packages_and_reports_throughput(lab: Lab) -> None:
+    run = load("content", "--target", lab.url, "--repo", lab.content_path, "--packages", "4", "--users", "2",
+               "--duration", "3", "--yes", "--format", "json")
+    assert run.status == 0, run.stderr
+    jsonschema.validate(run.json(), SCHEMA)
+    package = run.step("package")
+    assert package["count"] >= 4 * run.step("download")["count"] > 0
+    assert package["mb_per_s"] > 0 and package["failures"] == {}
+
+
+def test_api_mix_is_read_mostly_and_authenticated(lab: Lab) -> None:
+    run = load("api", "--target", lab.url, "--users", "2", "--duration", "2", "--yes", "--format", "json", env=lab.credentials)
+    assert run.status == 0, run.stderr
+    counts = {s["name"]: s["count"] for s in run.json()["steps"]}
+    assert counts["hosts_index"] > counts["organizations"] > 0
+    unauthorized = load("api", "--target", lab.url, "--users", "1", "--duration", "1", "--yes", "--format", "json",
+                        env={**lab.credentials, "FORETUNE_LOAD_TOKEN": "wrong"})
+    assert unauthorized.status == 1
+    assert unauthorized.step("hosts_index")["failures"].get("401", 0) > 0
+
+
+def test_rex_pull_connects_every_client_and_fans_out(lab: Lab) -> None:
+    run = load("rex-pull", "--target", lab.url, "--mqtt", f"{lab.mqtt[0]}:{lab.mqtt[1]}", "--users", "65",
+               "--duration", "2", "--yes", "--format", "json")
+    assert run.status == 0, run.stderr
+    jsonschema.validate(run.json(), SCHEMA)
+    assert run.step("mqtt_connect")["count"] == 65 and run.step("mqtt_connect")["failures"] == {}
+    assert run.step("mqtt_subscribe")["count"] == 65
+    assert run.step("notification")["count"] >= 65
+    assert run.step("job_fetch")["count"] > 0 and run.step("job_fetch")["failures"] == {}
+
+
+def test_open_arrivals_start_hosts_at_the_rate(lab: Lab) -> None:
+    run = load(*registration_args(lab, "--arrival-rate", "5", "--users", "20", "--duration", "3"), env=lab.credentials)
+    assert run.status == 0, run.stderr
+    arrivals = run.step("arrival")["count"]
+    assert 4 <= arrivals <= 35  # Poisson with mean 15: far outside this is not the rate
+    assert run.json()["shape"]["arrival_rate"] == 5
+
+
+def test_request_cap_and_time_limit_stop_the_run(lab: Lab) -> None:
+    capped = load("api", "--target", lab.url, "--users", "2", "--duration", "30", "--max-requests", "50", "--yes",
+                  "--format", "json", env=lab.credentials)
+    assert capped.json()["stopped_by"] == "request-cap"
+    assert 50 <= capped.json()["requests"] <= 50 + 1  # the other user may have one request in flight
+    started = time.monotonic()
+    limited = load("api", "--target", lab.url, "--users", "2", "--duration", "30", "--time-limit", "2", "--yes",
+                   "--format", "json", env=lab.credentials)
+    assert limited.json()["stopped_by"] == "time-limit"
+    assert time.monotonic() - started < 15
+
+
+def test_ctrl_c_stops_the_users_and_still_writes_the_report(lab: Lab, tmp_path: Path) -> None:
+    out = tmp_path / "partial.json"
+    proc = subprocess.Popen([sys.executable, "-m", "foretune", "load", "api", "--target", lab.url, "--users", "2",
+                             "--duration", "60", "--yes", "--output", str(out)], env=child_env(lab.credentials),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log = lab.production_log
+    before = log.stat().st_size if log.exists() else 0
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (not log.exists() or log.stat().st_size == before) and proc.poll() is None:
+        time.sleep(0.2)  # until the users are sending (Locust's import takes seconds on a busy machine)
+    time.sleep(1)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=20)
+    doc = json.loads(out.read_text())
+    assert doc["interrupted"] is True and doc["stopped_by"] == "interrupt"
+    assert doc["requests"] > 0 and doc["duration_s"] < 30
+    assert "interrupted" in err
+
+
+def test_text_and_markdown_show_each_step(lab: Lab) -> None:
+    run = load("api", "--target", lab.url, "--users", "1", "--duration", "1", "--yes", "--format", "markdown", env=lab.credentials)
+    assert "| step | count | failures | p50 ms | p95 ms | p99 ms | rps |" in run.stdout
+    assert "| hosts_index |" in run.stdout
