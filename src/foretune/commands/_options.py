@@ -102,6 +102,46 @@ def output_format(args: argparse.Namespace) -> str:
     return str(args.default_format)
 
 
+OUTPUT_DESTS = ("output", "output_dir")
+
+
+def _same(a: str, b: str) -> bool:
+    import os
+
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Refuse ``--output``/``--output-dir`` when it is one of the command's inputs (the same file or directory,
+    whatever the name: symbolic and hard links too), before anything is read or written.
+
+    >>> import tempfile, os
+    >>> folder = tempfile.mkdtemp()
+    >>> snap = os.path.join(folder, "s.json")
+    >>> open(snap, "w").close()
+    >>> check_outputs(argparse.Namespace(source=snap, output=os.path.join(folder, ".", "s.json")))
+    Traceback (most recent call last):
+    ...
+    foretune.errors.UsageError: --output ....json: is the input ....json; refusing to overwrite an input
+    """
+    values = vars(args)
+    for dest in OUTPUT_DESTS:
+        out = values.get(dest)
+        if not isinstance(out, str) or not out:
+            continue
+        for name, value in values.items():
+            if name in OUTPUT_DESTS:
+                continue
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, str) and item and _same(out, item):
+                    from foretune.errors import UsageError
+
+                    raise UsageError(f"--{dest.replace('_', '-')} {out}: is the input {item}; refusing to overwrite an input")
+
+
 def emit(args: argparse.Namespace, env: Environment, text: str, summary: str = "") -> None:
     """Write ``text`` to ``--output`` (one status line on stderr) or to standard output."""
     if args.output:
