@@ -5,6 +5,7 @@
     python3 dev.py test     set up (incl. fio, PostgreSQL, Chromium) and run lint, types and tests
     python3 dev.py zipapp   build dist/foretune.pyz (runs with a bare python3)
     python3 dev.py docs     regenerate docs/cli-reference.md, the man page docs/foretune.1 and docs/rules/
+    python3 dev.py fuzz N   run N (default 10,000) generated hostile inputs; print crashes, hangs, memory, leaks
 """
 
 from __future__ import annotations
@@ -167,8 +168,13 @@ def cmd_docs() -> int:
     return sh(BIN / "python", "tools/gen_docs.py", check=False)
 
 
+def cmd_fuzz() -> int:
+    ensure_venv("[dev]")
+    return sh(BIN / "python", "-m", "tests.corpus.fuzz", *sys.argv[2:], check=False)
+
+
 def main() -> int:
-    commands = {"demo": cmd_demo, "test": cmd_test, "zipapp": cmd_zipapp, "docs": cmd_docs}
+    commands = {"demo": cmd_demo, "test": cmd_test, "zipapp": cmd_zipapp, "docs": cmd_docs, "fuzz": cmd_fuzz}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         print(__doc__)
         return 2

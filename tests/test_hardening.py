@@ -55,6 +55,19 @@ def test_output_that_is_the_input_is_refused_and_the_input_kept(command: tuple[s
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "snap.json"]
 
 
+def test_output_over_a_file_of_an_input_directory_is_refused(tmp_path: Path) -> None:
+    tree = tmp_path / "sos"
+    shutil.copytree(FIXTURE, tree, symlinks=True)
+    version = (tree / "version.txt").read_bytes()
+    for argv in (("facts", str(tree)), ("audit", str(tree)), ("logs", str(tree))):
+        result = run_cli(*argv, "--output", str(tree / "version.txt"))
+        assert result.status == 2 and one_line(result.stderr), result.stderr
+        assert f"is inside the input {tree}; refusing to overwrite an input" in result.stderr
+    assert (tree / "version.txt").read_bytes() == version
+    result = run_cli("plan", "--from", str(tree), "--hosts", "500", "--output-dir", str(tree / "etc/foreman-installer"))
+    assert result.status == 2 and "is inside the input" in result.stderr, result.stderr
+
+
 def test_output_dir_that_is_the_input_directory_is_refused(tmp_path: Path) -> None:
     tree = tmp_path / "sos"
     shutil.copytree(FIXTURE, tree, symlinks=True)

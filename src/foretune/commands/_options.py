@@ -103,6 +103,7 @@ def output_format(args: argparse.Namespace) -> str:
 
 
 OUTPUT_DESTS = ("output", "output_dir")
+INPUT_DIRS = ("source", "sources", "root")  # options naming a directory read as a whole (sosreport, logs, a copied root)
 
 
 def _same(a: str, b: str) -> bool:
@@ -114,9 +115,25 @@ def _same(a: str, b: str) -> bool:
         return False
 
 
+def _inside(path: str, directory: str, *, existing: bool) -> bool:
+    """``path`` (an existing file, unless not ``existing``) lies below ``directory``."""
+    import os
+
+    try:
+        if not os.path.isdir(directory) or (existing and not os.path.lexists(path)):
+            return False
+        top = os.path.realpath(directory)
+        if top == "/":  # the live host itself (collect --root /): every path is below it
+            return False
+        return os.path.realpath(path).startswith(top.rstrip("/") + "/")
+    except (OSError, ValueError):
+        return False
+
+
 def check_outputs(args: argparse.Namespace) -> None:
     """Refuse ``--output``/``--output-dir`` when it is one of the command's inputs (the same file or directory,
-    whatever the name: symbolic and hard links too), before anything is read or written.
+    whatever the name: symbolic and hard links too) or lies in an input directory (a file of a sosreport, a
+    directory of logs), before anything is read or written.
 
     >>> import tempfile, os
     >>> folder = tempfile.mkdtemp()
@@ -136,10 +153,17 @@ def check_outputs(args: argparse.Namespace) -> None:
             if name in OUTPUT_DESTS:
                 continue
             for item in value if isinstance(value, list) else [value]:
-                if isinstance(item, str) and item and _same(out, item):
+                if not isinstance(item, str) or not item:
+                    continue
+                flag = f"--{dest.replace('_', '-')} {out}"
+                if _same(out, item):
                     from foretune.errors import UsageError
 
-                    raise UsageError(f"--{dest.replace('_', '-')} {out}: is the input {item}; refusing to overwrite an input")
+                    raise UsageError(f"{flag}: is the input {item}; refusing to overwrite an input")
+                if name in INPUT_DIRS and _inside(out, item, existing=dest == "output"):
+                    from foretune.errors import UsageError
+
+                    raise UsageError(f"{flag}: is inside the input {item}; refusing to overwrite an input")
 
 
 def emit(args: argparse.Namespace, env: Environment, text: str, summary: str = "") -> None:

@@ -415,7 +415,7 @@ def write(document, path):
     except BaseException:
         if fd >= 0:
             os.close(fd)
-        try:
+        try:  # noqa: SIM105 (contextlib.suppress is not in Python 2.7)
             os.unlink(tmp)
         except OSError:
             pass

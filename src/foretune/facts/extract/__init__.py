@@ -21,11 +21,11 @@ ENV_REDIS_URL = "FORETUNE_REDIS_URL"
 def extract(source: Source, *, hosts: int | None = None) -> FactSet:
     """Read every fact of the catalogue from ``source``."""
     x = Extractor(source)
-    partial: set[str] = set()  # known facts that read (or looked for) a file a cut archive may have lost
+    partial: set[str] = set()  # facts that read (or looked for) a file a cut archive may have lost, or such a fact
     for step in STEPS:
-        known_before, unsure_before = set(x.facts.facts), len(source.unsure)
+        known_before, unsure_before, used_before = set(x.facts.facts), len(source.unsure), len(x.used)
         step(x)
-        if len(source.unsure) > unsure_before:
+        if len(source.unsure) > unsure_before or partial.intersection(x.used[used_before:]):
             partial.update(name for name in x.facts.facts if name not in known_before)
     if hosts is not None and not x.has("managed_hosts"):
         x.known("managed_hosts", hosts, Provenance(source.kind, "command line", f"--hosts {hosts}"))
@@ -36,11 +36,14 @@ def extract(source: Source, *, hosts: int | None = None) -> FactSet:
     incomplete = getattr(source, "incomplete", None)
     if incomplete:
         partial.add("log_incidents")  # the logs beyond the cut are not read
+        if incomplete.startswith("corrupt"):  # damage found by a checksum: what came before it may be changed too
+            partial.update(x.facts.facts)
         missing = [spec.name for spec in CATALOG if not x.facts[spec.name].known]
         unsure = [spec.name for spec in CATALOG if x.facts[spec.name].known and spec.name in partial]
         name = source.label.rsplit("/", 1)[-1]
         x.facts.problems.append(f"{name}: {incomplete}: these facts may be missing: {', '.join(missing) or 'none'}"
-                                + (f"; these may be incomplete (they read files the cut may have lost): {', '.join(unsure)}"
+                                + (f"; these may be incomplete or wrong (they read files the damage may have lost or "
+                                   f"changed): {', '.join(unsure)}"
                                    if unsure else ""))
     return x.facts
 

@@ -46,6 +46,7 @@ class Extractor:
         self.src = source
         self.facts = FactSet(source_kind=source.kind, source_label=source.label)
         self._cache: dict[str, Raw | None] = {}
+        self.used: list[str] = []  # facts read by the extraction steps, in order
         self._globs: dict[str, list[Raw]] = {}
         self._redacted: dict[str, tuple[Raw, str]] = {}  # location -> (raw, its redacted text)
 
@@ -102,7 +103,9 @@ class Extractor:
             self.facts.add(Fact.unknown(name, reason))
 
     def has(self, name: str) -> bool:
+        self.used.append(name)
         return self.facts[name].known
 
     def value(self, name: str, default: Any = None) -> Any:
+        self.used.append(name)  # a fact built from a partial one may be partial too
         return self.facts.value(name, default)
