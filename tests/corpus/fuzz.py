@@ -157,11 +157,14 @@ def archive_case(case_id: str, rng: random.Random) -> Case:
     kind = rng.choice(("", "gz", "xz", "bz2"))
     whole = g.compress(g._tar_bytes(g.FIXTURES / fixture), kind)
     data = bytearray(whole[: rng.randint(1, len(whole))] if rng.random() < 0.5 else whole)
-    for _ in range(rng.randint(0, 3)):
+    flips = rng.randint(0, 3)
+    for _ in range(flips):
         data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
     name = "d" + g.SUFFIX[kind]
+    # a cut alone: every fact that differs from the whole archive's must be named; a flip before a cut changes data
+    # that no checksum covers any more, so no reader can tell
     return Case(case_id, "fuzz-archive", ("facts", "{dir}/" + name, "--format", "json"), ((name, bytes(data)),),
-                damaged=bytes(data) != whole and kind != "", fixture=fixture if len(data) < len(whole) else None)
+                damaged=bytes(data) != whole and kind != "", fixture=fixture if len(data) < len(whole) and not flips else None)
 
 
 def argv_case(case_id: str, rng: random.Random) -> Case:
