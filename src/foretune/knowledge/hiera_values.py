@@ -21,9 +21,11 @@ from typing import Any
 # the last word of a key that counts something (the planner adds and multiplies these)
 _COUNT = re.compile(r"(?:workers|worker_count|threads_min|threads_max|threadsperchild|threadlimit|db_pool|pool_size|"
                     r"concurrency|instances|serverlimit|maxclients|maxrequestworkers|max_connections|cost_limit|"
-                    r"startservers|sparethreads|max_requests|queue_size|idle_time|prestart|start_timeout|"
-                    r"file_limit|runinterval|pub_interval|rate_limit|keepalive_requests|keepalive_timeout|num_pulp_workers|"
+                    r"startservers|sparethreads|max_requests|queue_size|idle_time|start_timeout|"
+                    r"file_limit|pub_interval|rate_limit|keepalive_requests|keepalive_timeout|num_pulp_workers|"
                     r"tasks_per_pulp_worker)$")
+# PostgreSQL entries take units ("10min", "4MB"): only these are bare whole numbers
+_PG_COUNTS = frozenset({"max_connections", "autovacuum_vacuum_cost_limit", "autovacuum_max_workers"})
 _DIGITS = re.compile(r"[+-]?[0-9]{1,18}")
 
 
@@ -31,10 +33,14 @@ def expects_count(key: str) -> bool:
     """True when ``key`` (``module::param`` or ``postgresql::server::config_entries/name``) holds a whole number.
 
     >>> [expects_count(k) for k in ("foreman::db_pool", "apache::mod::event::serverlimit", "candlepin::java_opts",
-    ...                             "postgresql::server::config_entries/work_mem", "redis::maxmemory")]
-    [True, True, False, False, False]
+    ...                             "postgresql::server::config_entries/work_mem", "redis::maxmemory",
+    ...                             "postgresql::server::config_entries/checkpoint_timeout", "foreman::passenger_prestart",
+    ...                             "postgresql::server::config_entries/max_connections")]
+    [True, True, False, False, False, False, False, True]
     """
     last = re.split(r"::|/", key)[-1].lower()
+    if "/" in key:
+        return last in _PG_COUNTS
     return bool(_COUNT.search(last))
 
 
