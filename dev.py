@@ -7,6 +7,7 @@
     python3 dev.py zipapp   build dist/foretune.pyz (runs with a bare python3)
     python3 dev.py docs     regenerate docs/cli-reference.md, the man page docs/foretune.1 and docs/rules/
     python3 dev.py lab      start the lab (Apache, Puma, PostgreSQL, mosquitto on 127.0.0.1) for `foretune load`
+    python3 dev.py fuzz N   run N (default 10,000) generated hostile inputs; print crashes, hangs, memory, leaks
 """
 
 from __future__ import annotations
@@ -216,8 +217,14 @@ def cmd_lab() -> int:
     return sh(BIN / "python", "-m", "tests.support.lab", check=False)
 
 
+def cmd_fuzz() -> int:
+    ensure_venv("[dev]")
+    return sh(BIN / "python", "-m", "tests.corpus.fuzz", *sys.argv[2:], check=False)
+
+
 def main() -> int:
-    commands = {"demo": cmd_demo, "test": cmd_test, "zipapp": cmd_zipapp, "docs": cmd_docs, "lab": cmd_lab}
+    commands = {"demo": cmd_demo, "test": cmd_test, "zipapp": cmd_zipapp, "docs": cmd_docs, "lab": cmd_lab,
+                "fuzz": cmd_fuzz}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         print(__doc__)
         return 2

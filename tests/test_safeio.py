@@ -153,7 +153,7 @@ def test_temporary_file_name_taken_by_a_symlink_redirects_nothing(tmp_path: Path
             yield name
 
     monkeypatch.setattr(tempfile, "_get_candidate_names", names)
-    written = safeio.write_file(target, "new report\n")
+    written = safeio.write_file(target, "new report\n", backup=True)
     assert target.read_text() == "new report\n"
     assert victim.read_text() == "precious\n"
     assert not target.is_symlink()
@@ -171,7 +171,7 @@ def test_backup_name_taken_by_a_symlink_redirects_nothing(tmp_path: Path) -> Non
     for delta in range(3):
         stamp = time.strftime("%Y%m%dT%H%M%S", time.localtime(now + delta))
         (tmp_path / f"custom-hiera.yaml.foretune-{stamp}.bak").symlink_to(victim)
-    saved = write_text(target, "a: 2\n")
+    saved = write_text(target, "a: 2\n", backup=True)
     assert victim.read_text() == "precious\n"
     assert saved is not None and not saved.is_symlink() and saved.read_text() == "a: 1\n"
     assert target.read_text() == "a: 2\n"
@@ -194,20 +194,45 @@ def test_existing_file_keeps_its_mode_and_so_does_its_backup(tmp_path: Path) -> 
     target = tmp_path / "custom-hiera.yaml"
     target.write_text("a: 1\n")
     os.chmod(target, 0o640)
-    saved = write_text(target, "a: 2\n")
+    saved = write_text(target, "a: 2\n", backup=True)
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
     assert saved is not None and stat.S_IMODE(saved.stat().st_mode) == 0o640
 
 
-def test_new_file_gets_0644_whatever_the_umask(tmp_path: Path) -> None:
-    for umask in (0o000, 0o022, 0o077):
+def test_new_file_gets_0644_less_the_umask(tmp_path: Path) -> None:
+    for umask, expected in ((0o000, 0o644), (0o022, 0o644), (0o077, 0o600), (0o027, 0o640)):
         old = os.umask(umask)
         try:
             path = tmp_path / f"new-{umask:o}.txt"
             safeio.write_file(path, "x\n")
         finally:
             os.umask(old)
-        assert stat.S_IMODE(path.stat().st_mode) == 0o644, oct(umask)
+        assert stat.S_IMODE(path.stat().st_mode) == expected, oct(umask)
+
+
+def test_snapshot_mode_is_0600_whatever_the_umask_new_or_replaced(tmp_path: Path) -> None:
+    for umask in (0o000, 0o022):
+        old = os.umask(umask)
+        try:
+            path = tmp_path / f"snap-{umask:o}.json"
+            safeio.write_file(path, "{}\n", mode=safeio.SNAPSHOT_MODE)
+            assert stat.S_IMODE(path.stat().st_mode) == 0o600, oct(umask)
+            os.chmod(path, 0o644)
+            safeio.write_file(path, "{}\n", mode=safeio.SNAPSHOT_MODE)  # same content, wrong mode: put right
+            assert stat.S_IMODE(path.stat().st_mode) == 0o600, oct(umask)
+        finally:
+            os.umask(old)
+
+
+def test_reports_get_no_backup_files_an_admin_edits_do(tmp_path: Path) -> None:
+    report = tmp_path / "report.txt"
+    report.write_text("old\n")
+    assert safeio.write_file(report, "new\n").backup is None
+    hiera = tmp_path / "custom-hiera.yaml"
+    hiera.write_text("a: 1\n")
+    saved = write_text(hiera, "a: 2\n", backup=True)
+    assert saved is not None and saved.read_text() == "a: 1\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["report.txt", "custom-hiera.yaml", saved.name])
 
 
 def test_plan_out_scripts_are_new_0755_others_0644_and_existing_modes_stay(tmp_path: Path) -> None:
@@ -227,7 +252,7 @@ def test_owner_of_the_original_is_kept_for_the_file_and_its_backup(tmp_path: Pat
     target.write_text("a: 1\n")
     os.chown(target, 1234, 2345)
     os.chmod(target, 0o600)
-    saved = write_text(target, "a: 2\n")
+    saved = write_text(target, "a: 2\n", backup=True)
     for path in (target, saved):
         assert path is not None
         st = path.stat()

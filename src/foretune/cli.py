@@ -121,6 +121,9 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> i
         except SystemExit as exc:
             return int(exc.code or 0)
         env.color_choice = getattr(args, "color", None) or "auto"
+        from foretune.commands._options import check_outputs
+
+        check_outputs(args)
         return int(command.run(args, env))
     except ForetuneError as exc:
         print(f"{exc.prog}: error: {exc}", file=env.stderr)

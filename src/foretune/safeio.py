@@ -4,8 +4,9 @@ Reading opens only regular files (and ``/dev/null``), checked with ``stat`` befo
 ``fstat`` after a non-blocking open, so a FIFO or a device is refused at once instead of
 hanging. Writing replaces a regular file through a private temporary file made by
 ``tempfile.mkstemp`` in the target's directory (``O_EXCL``, random name), after a backup
-created the same way; the result keeps the original's mode, owner and SELinux label, and a
-new file gets 0644. Pipes, FIFOs, terminals and ``/dev/null`` (also as ``/dev/stdout`` or
+created the same way (only when asked: files an admin edits, never regenerated reports); the
+result keeps the original's mode, owner and SELinux label, and a new file gets 0644 less the
+umask (a snapshot: 0600 always, ``mode=SNAPSHOT_MODE``). Pipes, FIFOs, terminals and ``/dev/null`` (also as ``/dev/stdout`` or
 ``/dev/fd/N``) are written as streams: never renamed over, chmod-ed or backed up. Anything
 else (symbolic links, block and other character devices, sockets, directories, paths under
 ``/proc`` or ``/sys``) is refused with one line.
@@ -27,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Union
 
-NEW_FILE_MODE = 0o644
+NEW_FILE_MODE = 0o644  # before the umask
+SNAPSHOT_MODE = 0o600  # a snapshot holds the host's configuration: its owner only, whatever the umask
 _TTY_MAJORS = frozenset({4, 5, *range(136, 144)})  # virtual consoles, /dev/tty, Unix98 pseudo-terminals
 _FD_PATH = re.compile(r"/(?:dev/(?:stdout|stderr|fd/[0-9]{1,9})|proc/(?:self|thread-self|[0-9]{1,9})/fd/[0-9]{1,9})")
 _SYSTEM_DIRS = ("/dev/", "/proc/", "/sys/")
@@ -117,8 +119,13 @@ class Written:
     unchanged: bool = False  # the file already held exactly this content
 
 
-def write_file(path: PathLike, data: str | bytes, *, backup: bool = True, new_mode: int = NEW_FILE_MODE) -> Written:
-    """Write ``data`` to ``path`` safely (see the module docstring); OSError with one line when refused."""
+def write_file(path: PathLike, data: str | bytes, *, backup: bool = False, new_mode: int = NEW_FILE_MODE,
+               mode: int | None = None) -> Written:
+    """Write ``data`` to ``path`` safely (see the module docstring); OSError with one line when refused.
+
+    ``backup``: keep the replaced content as ``<name>.foretune-<time>.bak`` (files an admin edits).
+    ``new_mode``: a new file's mode before the umask. ``mode``: this mode, new file or not (snapshots).
+    """
     name = os.fspath(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     try:
@@ -141,7 +148,7 @@ def write_file(path: PathLike, data: str | bytes, *, backup: bool = True, new_mo
         raise refusal(name, f"is a symbolic link (to {target}): refusing to write through it; name the file itself")
     if lst is not None and not stat.S_ISREG(lst.st_mode):
         raise refusal(name, f"is {kind(lst.st_mode)}: refusing to write to it")
-    return _replace(name, payload, lst, keep_backup=backup, new_mode=new_mode)
+    return _replace(name, payload, lst, keep_backup=backup, new_mode=new_mode, mode=mode)
 
 
 def _streamable(st: os.stat_result) -> bool:
@@ -239,14 +246,22 @@ def backup(name: str, data: bytes, st: os.stat_result) -> Path:
     raise refusal(name, "cannot find a free backup name")
 
 
-def _replace(name: str, payload: bytes, lst: os.stat_result | None, *, keep_backup: bool, new_mode: int) -> Written:
+def umask() -> int:
+    """The process umask (read by setting and restoring it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _replace(name: str, payload: bytes, lst: os.stat_result | None, *, keep_backup: bool, new_mode: int,
+             mode: int | None = None) -> Written:
     directory = os.path.dirname(name) or "."
     if not os.path.isdir(directory):
         raise FileNotFoundError(errno.ENOENT, f"directory {directory} does not exist", name)
     saved = None
     if lst is not None:
         old = _read_existing(name, lst)
-        if old == payload:
+        if old == payload and (mode is None or stat.S_IMODE(lst.st_mode) == mode):
             return Written(Path(name), unchanged=True)
         if keep_backup:
             saved = backup(name, old, lst)
@@ -258,8 +273,10 @@ def _replace(name: str, payload: bytes, lst: os.stat_result | None, *, keep_back
         _write_all(fd, payload)
         if lst is not None:
             _copy_metadata(fd, lst, name)
-        else:
-            os.fchmod(fd, new_mode)
+        if mode is not None:
+            os.fchmod(fd, mode)
+        elif lst is None:
+            os.fchmod(fd, new_mode & ~umask())
         os.fsync(fd)
         os.close(fd)
         fd = -1

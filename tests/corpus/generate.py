@@ -14,7 +14,13 @@ them. Classes:
 - ``tar-evil``: hand-made members (path traversal, symlink escapes, devices, huge headers, bombs,
   stray top-level members, several sosreports);
 - ``snapshot``: collect snapshots with wrong types, absurd numbers, deep nesting, gzip damage;
-- ``argv``: command lines with absurd or malformed values, FIFO/device/odd paths.
+- ``argv``: command lines with absurd or malformed values, FIFO/device/odd paths;
+- ``secrets``: secrets placed by protocol words (HTTP credentials, cookies, Ruby hashes, SQL, sshpass,
+  Redis ACLs, URL userinfo) in the logs and files foretune reads, through every logs format;
+- ``files``: outputs naming an input, a symbolic link as ``--output-dir``, ``/dev/null`` as a merge
+  target, snapshot modes;
+- ``values``: odd values where a number is expected (custom-hiera, answers file), huge durations and
+  invalid timestamps, terminal escape sequences in logs.
 """
 
 from __future__ import annotations
@@ -74,6 +80,11 @@ class Case:
     expect_known: tuple[str, ...] = ()  # facts that must stay known (read from intact files)
     outputs: tuple[str, ...] = ()  # files the command may create (relative to the case directory)
     tags: tuple[str, ...] = field(default=())
+    unchanged: tuple[str, ...] = ()  # inputs that must be byte for byte the same afterwards
+    statuses: tuple[int, ...] = ()  # the exit statuses this case may end with (default: EXIT_CODES)
+    modes: tuple[tuple[str, int], ...] = ()  # files and the permission bits they must have afterwards
+    plain_text: bool = False  # standard output must hold no control character (escape sequences, bells)
+    fixture: str | None = None  # damaged archive: the fixture it was cut from (partial facts must be named)
 
 
 def canary(case_id: str) -> str:
@@ -281,7 +292,7 @@ def tar_damage_cases(rng: random.Random) -> Iterator[Case]:
                 case_id = f"tar-cut-{fixture}-{kind or 'tar'}-{cut}"
                 yield Case(case_id, "tar-damage", ("facts", "{dir}/d" + SUFFIX[kind], "--format", "json"),
                            (("d" + SUFFIX[kind], damaged), ("ref.tar", reference)),
-                           reference="ref.tar", damaged=kept < total or kind != "")
+                           reference="ref.tar", damaged=kept < total or kind != "", fixture=fixture)
             for _flip in range(6):
                 low = 12 if kind == "gz" else 0  # the gzip header (mtime, OS) carries no checksum
                 position = rng.randrange(low, len(whole))
@@ -289,7 +300,7 @@ def tar_damage_cases(rng: random.Random) -> Iterator[Case]:
                 damaged[position] ^= 1 << rng.randrange(8)
                 case_id = f"tar-flip-{fixture}-{kind or 'tar'}-{position}"
                 yield Case(case_id, "tar-damage", ("facts", "{dir}/d" + SUFFIX[kind], "--format", "json"),
-                           (("d" + SUFFIX[kind], bytes(damaged)),), damaged=kind != "")
+                           (("d" + SUFFIX[kind], bytes(damaged)),), damaged=kind != "", fixture=fixture)
             # a header whose checksum no longer matches (uncompressed layer damaged, then compressed)
             members = tarfile.open(fileobj=io.BytesIO(tar), mode="r:").getmembers()  # noqa: SIM115
             for pick in (len(members) // 3, 2 * len(members) // 3):
@@ -529,8 +540,142 @@ def argv_cases(rng: random.Random) -> Iterator[Case]:
         yield Case(f"argv-junk-{index:02d}", "argv", tuple(line.split(" ")) if " " in line else (line,))
 
 
+# --- round 2: secrets by position, files, odd values ------------------------------------------------
+
+STAMP = "2024-02-12T10:00:00"
+LOG_FORMS: tuple[tuple[str, str], ...] = (
+    ("var/log/foreman/production.log", f'{STAMP} [I|app|a1b2c3d4] Started GET "https://admin:{{s}}@sat.example.com/api/v2/hosts/7" '
+                                       "for 10.0.0.1 at 2024-02-12 10:00:00 +0000\n"
+                                       f"{STAMP} [I|app|a1b2c3d4] Completed 200 OK in 12ms (Views: 1.0ms | ActiveRecord: 2.0ms)\n"),
+    ("var/log/foreman/production.log", f"{STAMP} [D|app|a1b2c3d4]   Authorization: Bearer {{s}}\n"),
+    ("var/log/foreman/production.log", f"{STAMP} [D|app|a1b2c3d4]   Authorization: Basic {{s}}\n"),
+    ("var/log/foreman/production.log", f"{STAMP} [D|app|a1b2c3d4]   Cookie: locale=en; _session_id={{s}}\n"),
+    ("var/log/foreman/production.log", f'{STAMP} [I|app|a1b2c3d4]   Parameters: {{{{"login"=>"admin", "password"=>"{{s}}"}}}}\n'),
+    ("var/log/foreman/production.log", f'{STAMP} [D|app|a1b2c3d4]   {{{{"HTTP_AUTHORIZATION"=>"Bearer {{s}}"}}}}\n'),
+    ("var/log/foreman/production.log", "Authorization: Bearer {s}\n"),  # a line no analyzer understands: quoted as an example
+    ("var/log/candlepin/candlepin.log", "2024-02-12 10:00:00,000 [thread=x] [req=1, org=, user=] INFO  org.candlepin.Foo - "
+                                        "Request: verb=GET, uri=/candlepin/status headers: {{authorization=Bearer {s}}}\n"),
+    ("var/log/candlepin/candlepin.log", "junk Authorization: Basic {s}\n"),
+    ("var/log/httpd/foreman-ssl_access_ssl.log", '10.0.0.1 - - [12/Feb/2024:10:00:00 +0000] "GET https://user:{s}@sat.example.com'
+                                                 '/pub/x HTTP/1.1" 200 10 "-" "curl/7.61.1"\n'),
+    ("var/log/httpd/foreman-ssl_access_ssl.log", '10.0.0.1 - - [12/Feb/2024:10:00:00 +0000] "GET https://user:{s}@h HTTP/1.1 x" 200\n'),
+    ("var/lib/pgsql/data/log/postgresql-Mon.log", "2024-02-12 10:00:00 UTC LOG:  statement: ALTER USER foreman WITH PASSWORD '{s}';\n"),
+    ("var/lib/pgsql/data/log/postgresql-Mon.log", "2024-02-12 10:00:00 UTC LOG:  statement: CREATE ROLE r ENCRYPTED PASSWORD '{s}';\n"),
+    ("var/log/messages", "Feb 12 10:00:00 sat backup[1]: sshpass -p {s} ssh root@capsule\n"),
+    ("var/log/messages", "Feb 12 10:00:00 sat redis[2]: ACL SETUSER alice on >{s} ~*\n"),
+    ("etc/redis.conf", "user default on >{s} ~* &* +@all\n"),
+    ("etc/redis.conf", "user worker on #{s} ~* -@all\n"),
+    ("etc/httpd/conf.d/05-foreman-ssl.conf", 'RequestHeader set Authorization "Basic {s}"\n'),
+)
+SECRET_COMMANDS = (("logs", "{src}"), ("logs", "{src}", "--format", "json"), ("logs", "{src}", "--format", "html"),
+                   ("logs", "{src}", "--format", "markdown"), ("facts", "{src}", "--format", "json"), ("audit", "{src}", "--format", "json"))
+
+
+def _sosreport(extra: dict[str, object]) -> dict[str, object]:
+    files: dict[str, object] = {f"sos/{TOP}/version.txt": b"sosreport: 4.6.1\n", f"sos/{TOP}/proc/meminfo": MEMINFO,
+                                f"sos/{TOP}/installed-rpms": RPMS,
+                                f"sos/{TOP}/etc/foreman-installer/scenarios.d/last_scenario.yaml": SCENARIO}
+    files.update({f"sos/{TOP}/{rel}": data for rel, data in extra.items()})
+    return files
+
+
+def secret_cases(rng: random.Random) -> Iterator[Case]:
+    for f_index, (rel, form) in enumerate(LOG_FORMS):
+        for c_index, command in enumerate(SECRET_COMMANDS):
+            case_id = f"secret-{f_index:02d}-{c_index}"
+            secret = canary(case_id)
+            files = _sosreport({rel: form.replace("{s}", secret).encode()})
+            yield Case(case_id, "secrets", tuple(a.replace("{src}", f"{{dir}}/sos/{TOP}") for a in command), tuple(files.items()),
+                       canary=secret)
+
+
+def file_cases(rng: random.Random) -> Iterator[Case]:
+    snapshot = json.dumps(_base_snapshot()).encode()
+    for command in (("facts",), ("audit",), ("logs",), ("facts", "--format", "json"), ("audit", "--format", "html")):
+        for form, given, output in (("same", "s.json", "s.json"), ("link", "l.json", "s.json"), ("dot", "s.json", "./s.json"),
+                                    ("hard", "h.json", "s.json")):
+            files: list[tuple[str, object]] = [("s.json", snapshot)]
+            if form == "link":
+                files.append(("l.json", "symlink:s.json"))
+            if form == "hard":
+                files.append(("h.json", "hardlink:s.json"))
+            yield Case(f"files-input-{'-'.join(command).replace('--', '')}-{form}", "files",
+                       (command[0], f"{{dir}}/{given}", *command[1:], "--output", f"{{dir}}/{output}"), tuple(files),
+                       unchanged=("s.json",), statuses=(2,))
+    fixture = str(FIXTURES / "satellite-6.15")
+    plan = ("--product", "satellite", "--version", "6.15", "--hosts", "500", "--cpus", "8", "--ram", "32G")
+    for index, argv in enumerate((("plan", *plan), ("audit", fixture, "--hosts", "500"), ("plan", "--from", fixture, "--hosts", "500"))):
+        for flag in ("--output-dir", "--out"):
+            yield Case(f"files-outdir-link-{index}-{flag.strip('-')}", "files", (*argv, flag, "{dir}/link"),
+                       (("real", "dir"), ("link", "symlink:real")), statuses=(2,))
+    sos = f"{{dir}}/sos/{TOP}"
+    for index, argv in enumerate((("plan", "--from", sos, "--hosts", "500"), ("audit", sos, "--hosts", "500"),
+                                  ("logs", sos, "--output", sos), ("facts", sos, "--output", sos + "/version.txt"))):
+        files = _sosreport({})
+        yield Case(f"files-outdir-input-{index}", "files", argv + (() if "--output" in argv else ("--output-dir", sos)),
+                   tuple(files.items()), statuses=(2,), unchanged=tuple(files))
+    for extra in ((), ("--remove-stale",)):
+        yield Case(f"files-render-devnull{'-'.join(extra)}", "files", ("render", *plan, "--write", "--merge-into", "/dev/null", *extra),
+                   statuses=(2,))
+    for name in ("s.json", "s.json.gz"):
+        yield Case(f"files-collect-mode-{name}", "files", ("collect", "--root", fixture, "--output", "{dir}/" + name),
+                   outputs=(name,), modes=((name, 0o600),))
+        yield Case(f"files-collect-mode-existing-{name}", "files", ("collect", "--root", fixture, "--output", "{dir}/" + name),
+                   ((name, b"old"),), modes=((name, 0o600),))
+
+
+COUNT_KEYS = ("foreman::db_pool", "foreman::foreman_service_puma_workers", "foreman::foreman_service_puma_threads_max",
+              "foreman::dynflow_worker_instances", "foreman::dynflow_worker_concurrency",
+              "foreman_proxy_content::pulpcore_worker_count", "foreman_proxy_content::pulpcore_api_service_worker_count",
+              "foreman_proxy_content::pulpcore_content_service_worker_count", "apache::mod::event::serverlimit",
+              "apache::mod::passenger::passenger_max_pool_size")
+ODD_VALUES = ("|\n  twenty\n  more", ">-\n  folded text", "many", "[1, 2]", "{a: 1}", "true", "1.5", "!!timestamp 2024-13-45",
+              "2024-02-12", "1e400", "-1", "99999999999999999999999999999", "'\x1b[2J'", "~", "!!binary aGVsbG8=")
+
+
+def value_cases(rng: random.Random) -> Iterator[Case]:
+    sos = f"{{dir}}/sos/{TOP}"
+    hiera_rel = "etc/foreman-installer/custom-hiera.yaml"
+    commands = (("plan", "--from", sos, "--hosts", "500"), ("audit", sos, "--hosts", "500"),
+                ("render", "--from", sos, "--hosts", "500", "--merge-into", "{dir}/h.yaml"))
+    for k_index, key in enumerate(COUNT_KEYS):
+        for v_index, value in enumerate(ODD_VALUES):
+            text = f"{key}: {value}\n".encode()
+            command = commands[(k_index + v_index) % len(commands)]
+            files = dict(_sosreport({hiera_rel: text}))
+            files["h.yaml"] = text
+            yield Case(f"values-hiera-{k_index}-{v_index:02d}", "values", command, tuple(files.items()), outputs=("h.yaml",))
+        module, _, param = key.rpartition("::")
+        answers = f"---\n{module}:\n  {param}: {ODD_VALUES[k_index % 4]}\n".encode()
+        files = dict(_sosreport({"etc/foreman-installer/scenarios.d/satellite-answers.yaml": answers}))
+        yield Case(f"values-answers-{k_index}", "values", commands[k_index % 2], tuple(files.items()))
+    render = ("render", "--product", "satellite", "--version", "6.15", "--hosts", "500", "--cpus", "8", "--ram", "32G",
+              "--merge-into", "{dir}/h.yaml")
+    for index, text in enumerate(("a: !!timestamp 2024-13-45\n", "a: 2024-02-30\n", "a: !!timestamp x\n", "a: !!float abc\n",
+                                  "a: !!int 0x\n", "a: 1e999\n", "a: !!timestamp 2024-02-12T25:61:61Z\n")):
+        for extra in ((), ("--write",)):
+            yield Case(f"values-render-{index}{'-write' if extra else ''}", "values", (*render, *extra), (("h.yaml", text.encode()),),
+                       outputs=("h.yaml",))
+    durations = ("1e400", "9" * 400, "inf", "nan", "-5", "1" + "0" * 308, "0.0000001")
+    for index, duration in enumerate(durations):
+        log = (f"{STAMP} [I|app|a1b2c3d4] Processing by HostsController#index as JSON\n"
+               f"{STAMP} [I|app|a1b2c3d4] Completed 200 OK in {duration}ms (Views: {duration}ms | ActiveRecord: {duration}ms)\n")
+        for fmt in ("text", "json", "html", "markdown"):
+            yield Case(f"values-duration-{index}-{fmt}", "values", ("logs", "{dir}/production.log", "--format", fmt),
+                       (("production.log", log.encode()),))
+    escapes = ("\x1b[2J\x1b]0;owned\x07", "\x9b31m", "\x1bP+q\x1b\\", "\x1b[6n", "\r\x1b[K", "\x08\x08\x7f")
+    targets = ("sos_commands/foreman/foreman_tasks_tasks", "var/log/foreman/production.log", "var/log/messages",
+               "var/log/httpd/foreman-ssl_access_ssl.log", "var/lib/pgsql/data/log/postgresql-Mon.log", "var/log/candlepin/candlepin.log")
+    for t_index, target in enumerate(targets):
+        for e_index, escape in enumerate(escapes):
+            text = f"{escape}not understood {escape}\nid,label\n{escape},x\n".encode()
+            fmt = ("text", "markdown")[(t_index + e_index) % 2]
+            yield Case(f"values-escape-{t_index}-{e_index}", "values", ("logs", sos, "--format", fmt),
+                       tuple(_sosreport({target: text}).items()), plain_text=True)
+
+
 GENERATORS = {"text": text_cases, "tar-damage": tar_damage_cases, "tar-evil": tar_evil_cases, "snapshot": snapshot_cases,
-              "argv": argv_cases}
+              "argv": argv_cases, "secrets": secret_cases, "files": file_cases, "values": value_cases}
 
 
 @functools.cache
@@ -562,6 +707,8 @@ def materialize(case: Case, directory: Path) -> list[str]:
             path.mkdir(exist_ok=True)
         elif isinstance(payload, str) and payload.startswith("symlink:"):
             path.symlink_to(payload[len("symlink:"):])
+        elif isinstance(payload, str) and payload.startswith("hardlink:"):
+            os.link(directory / payload[len("hardlink:"):], path)
         elif isinstance(payload, Big):
             with path.open("wb") as handle:
                 handle.write(payload.prefix)

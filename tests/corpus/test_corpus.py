@@ -12,7 +12,9 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import resource
+import stat
 import subprocess
 import sys
 import tempfile
@@ -25,7 +27,7 @@ import pytest
 from foretune.cli import main
 from foretune.env import Environment
 from tests.conftest import REPO
-from tests.corpus.generate import EXIT_CODES, GENERATORS, Case, cases, materialize
+from tests.corpus.generate import EXIT_CODES, FIXTURES, GENERATORS, Case, _tar_bytes, cases, materialize
 
 CASE_SECONDS = 20.0  # generous: the machine running CI is shared; real cases take milliseconds
 MEMORY_BYTES = 2 * 1024**3
@@ -71,19 +73,60 @@ def _outputs(directory: Path, case: Case) -> str:
     return "\n".join(texts)
 
 
+_WHOLE: dict[str, dict[str, object]] = {}
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def whole_facts(fixture: str, directory: Path) -> dict[str, object]:
+    """Facts of a fixture's whole (undamaged) tarball, once per process."""
+    if fixture not in _WHOLE:
+        path = directory.parent / f"whole-{os.getpid()}.tar"
+        path.write_bytes(_tar_bytes(FIXTURES / fixture))
+        result = run(["facts", str(path), "--format", "json"])
+        path.unlink()
+        _WHOLE[fixture] = _facts(result.stdout) or {"facts": {}}
+    return _WHOLE[fixture]
+
+
+def _partial_unnamed(case: Case, directory: Path, facts: dict[str, object], stderr: str) -> list[str]:
+    """Facts that differ from the whole archive's yet go unnamed by the "may be missing" warning."""
+    assert case.fixture is not None
+    warning = next((line for line in stderr.splitlines() if "these facts may be missing: " in line), None)
+    whole = whole_facts(case.fixture, directory)["facts"]
+    differ = [name for name, entry in whole.items()  # type: ignore[union-attr]
+              if "value" in entry and facts["facts"].get(name, {}).get("value") != entry["value"]]  # type: ignore[index]
+    if not differ:
+        return []
+    if warning is None:
+        return [f"facts differ from the whole archive with no warning: {', '.join(differ[:6])}"]
+    named = set(re.findall(r"[a-z_0-9]+", warning.split("these facts may be missing: ", 1)[1]))
+    unnamed = [name for name in differ if name not in named]
+    return [f"partial facts not named in the warning: {', '.join(unnamed[:6])}"] if unnamed else []
+
+
 def check(case: Case, directory: Path, reference_facts: dict[str, object] | None = None) -> list[str]:
     """Run one case; the list of broken promises (empty when all hold)."""
     before = _tree(directory)
     argv = materialize(case, directory)
     after_write = _tree(directory)
+    kept = {rel: (directory / rel).read_bytes() for rel in case.unchanged}
     result = run(argv)
     problems = []
     if result.raised:
         problems.append(f"raised {result.raised}")
     if "Traceback" in result.stdout + result.stderr:
         problems.append("traceback in output")
-    if result.status not in EXIT_CODES:
-        problems.append(f"exit status {result.status}")
+    if result.status not in (case.statuses or EXIT_CODES):
+        problems.append(f"exit status {result.status}: {result.stderr.strip()[-160:]}")
+    for rel, data in kept.items():
+        if (directory / rel).read_bytes() != data:
+            problems.append(f"input {rel} was modified")
+    for rel, mode in case.modes:
+        path = directory / rel
+        if not path.is_file() or stat.S_IMODE(path.stat().st_mode) != mode:
+            problems.append(f"{rel}: mode {oct(stat.S_IMODE(path.stat().st_mode)) if path.exists() else 'missing'}, not {oct(mode)}")
+    if case.plain_text and _CONTROL.search(result.stdout):
+        problems.append(f"control character in the output: {_CONTROL.search(result.stdout)!r}")
     if result.seconds > CASE_SECONDS:
         problems.append(f"took {result.seconds:.1f} s")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -105,6 +148,10 @@ def check(case: Case, directory: Path, reference_facts: dict[str, object] | None
         reported = any(w in result.stderr for w in ("truncated", "corrupt", "not a readable tar archive", "not a sosreport"))
         if not reported:
             problems.append("damage not reported")
+        if "empty file" in result.stderr:
+            problems.append("damaged data reported as an empty file")
+    if case.fixture is not None and facts is not None:
+        problems += _partial_unnamed(case, directory, facts, result.stderr)
     if reference_facts is not None:
         if facts is None:
             problems.append(f"no facts from a damaged archive whose intact members hold some (exit {result.status}: "

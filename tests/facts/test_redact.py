@@ -43,6 +43,29 @@ from foretune.host.redact import REDACTED, is_secret_name, redact_data, redact_l
     ("ProxyPass /pulp http://localhost:24817/pulp\nPassengerMaxPoolSize 30\nKeepAlive On\nMaxKeepAliveRequests 100\n",
      "ProxyPass /pulp http://localhost:24817/pulp\nPassengerMaxPoolSize 30\nKeepAlive On\nMaxKeepAliveRequests 100\n"),
     ("password: true\ntoken: ''\nsecret: [redacted]\n", "password: true\ntoken: ''\nsecret: [redacted]\n"),
+    # secrets placed by protocol words: HTTP credentials and cookies (production.log, candlepin.log, httpd)
+    ("  Authorization: Bearer eyJhbGciOi.x1\n", "  Authorization: Bearer [redacted]\n"),
+    ("Authorization: Basic dXNlcjpwdw==\n", "Authorization: Basic [redacted]\n"),
+    ('RequestHeader set Authorization "Basic dXNlcjpwdw=="\n', 'RequestHeader set Authorization "Basic [redacted]"\n'),
+    ("headers: {authorization=Bearer t0k3n, accept=json}", "headers: {authorization=Bearer [redacted], accept=json}"),
+    ('{"HTTP_AUTHORIZATION"=>"Bearer abc"}', '{"HTTP_AUTHORIZATION"=>"Bearer [redacted]"}'),
+    ("GET /api sent with Bearer eyJhbGciOiJSUzI1NiJ9abc", "GET /api sent with Bearer [redacted]"),
+    ("Cookie: locale=en; _session_id=s3ss10n\n", "Cookie: locale=[redacted]; _session_id=[redacted]\n"),
+    ("Set-Cookie: _session_id=s3ss; path=/; HttpOnly", "Set-Cookie: _session_id=[redacted]; path=[redacted]; HttpOnly"),
+    # Ruby hashes (Rails parameters)
+    ('  Parameters: {"login"=>"admin", "password"=>"rb1"}', '  Parameters: {"login"=>"admin", "password"=>"[redacted]"}'),
+    ("{:password=>'rb2', :user=>'x'}", "{:password=>'[redacted]', :user=>'x'}"),
+    # SQL, sshpass, Redis ACL rules
+    ("LOG:  statement: ALTER USER foreman WITH PASSWORD 'sq1';", "LOG:  statement: ALTER USER foreman WITH PASSWORD '[redacted]';"),
+    ("CREATE ROLE r LOGIN ENCRYPTED PASSWORD 'it''s';", "CREATE ROLE r LOGIN ENCRYPTED PASSWORD '[redacted]';"),
+    ("sshd[1]: sshpass -p 'pw 1' ssh root@h", "sshd[1]: sshpass -p '[redacted]' ssh root@h"),
+    ("sshpass -v -pS3cr ssh h", "sshpass -v -p[redacted] ssh h"),
+    ("user default on >pw1 >pw2 ~* &* +@all\n", "user default on >[redacted] >[redacted] ~* &* +@all\n"),
+    ("user w on #5e884898da28 !abc ~* -@all\n", "user w on #[redacted] ![redacted] ~* -@all\n"),
+    ('1) "user default on #5e88 ~* &* +@all"', '1) "user default on #[redacted] ~* &* +@all"'),
+    ("ACL SETUSER alice on >p4ss ~cached:*", "ACL SETUSER alice on >[redacted] ~cached:*"),
+    # not secrets
+    ("Basic authentication configured; user admin logged in", "Basic authentication configured; user admin logged in"),
 ])
 def test_forms(text: str, expected: str) -> None:
     assert redact_text(text) == expected
@@ -101,6 +124,16 @@ HOSTILE = {
     "elements": lambda n: "<password>" * (n // 10),
     "anchors": lambda n: "password: " + "&a " * (n // 3),
     "dashes": lambda n: "- " * (n // 2) + "password: x",
+    "authorization": lambda n: "Authorization:" + " " * n,
+    "authorizations": lambda n: "authorization " * (n // 14),
+    "bearer": lambda n: "Bearer " * (n // 7),
+    "cookie": lambda n: "Cookie: " + "a" * n,
+    "cookie pairs": lambda n: "Cookie: " + "a=" * (n // 2),
+    "sql": lambda n: "password '" + "x" * n,
+    "sshpass": lambda n: "sshpass " + "-v " * (n // 3),
+    "acl": lambda n: "user " + " " * n + "x",
+    "acl rules": lambda n: "user default on " + ">x " * (n // 3),
+    "ruby hash": lambda n: '"password"=>' * (n // 12),
 }
 
 

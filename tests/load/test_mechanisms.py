@@ -48,8 +48,10 @@ def test_a_pool_below_the_threads_gives_pool_timeouts_seen_by_load_and_by_logs()
         incidents = {i["kind"]: i for i in json.loads(logs.stdout)["incidents"]}
         assert incidents["db_pool_timeout"]["count"] >= sum(s["failures"]["500"] for s in failed) > 0
         assert "could not obtain a connection from the pool" in incidents["db_pool_timeout"]["line"]
-        beside = {i["kind"]: i for i in run.json()["server_logs"]["incidents"]}  # --server-logs: the same, in the result
-        assert beside["db_pool_timeout"]["count"] == incidents["db_pool_timeout"]["count"]
+        # --server-logs: the same incident in the result, read when the run ended; requests still queued in the lab
+        # then may log more pool timeouts before `foretune logs` reads the file, never fewer
+        beside = {i["kind"]: i for i in run.json()["server_logs"]["incidents"]}
+        assert sum(s["failures"]["500"] for s in failed) <= beside["db_pool_timeout"]["count"] <= incidents["db_pool_timeout"]["count"]
 
 
 def test_max_request_workers_below_demand_queues_then_fails() -> None:

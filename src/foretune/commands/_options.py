@@ -111,6 +111,70 @@ def output_format(args: argparse.Namespace) -> str:
     return str(args.default_format)
 
 
+OUTPUT_DESTS = ("output", "output_dir")
+INPUT_DIRS = ("source", "sources", "root")  # options naming a directory read as a whole (sosreport, logs, a copied root)
+
+
+def _same(a: str, b: str) -> bool:
+    import os
+
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
+def _inside(path: str, directory: str, *, existing: bool) -> bool:
+    """``path`` (an existing file, unless not ``existing``) lies below ``directory``."""
+    import os
+
+    try:
+        if not os.path.isdir(directory) or (existing and not os.path.lexists(path)):
+            return False
+        top = os.path.realpath(directory)
+        if top == "/":  # the live host itself (collect --root /): every path is below it
+            return False
+        return os.path.realpath(path).startswith(top.rstrip("/") + "/")
+    except (OSError, ValueError):
+        return False
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Refuse ``--output``/``--output-dir`` when it is one of the command's inputs (the same file or directory,
+    whatever the name: symbolic and hard links too) or lies in an input directory (a file of a sosreport, a
+    directory of logs), before anything is read or written.
+
+    >>> import tempfile, os
+    >>> folder = tempfile.mkdtemp()
+    >>> snap = os.path.join(folder, "s.json")
+    >>> open(snap, "w").close()
+    >>> check_outputs(argparse.Namespace(source=snap, output=os.path.join(folder, ".", "s.json")))
+    Traceback (most recent call last):
+    ...
+    foretune.errors.UsageError: --output ....json: is the input ....json; refusing to overwrite an input
+    """
+    values = vars(args)
+    for dest in OUTPUT_DESTS:
+        out = values.get(dest)
+        if not isinstance(out, str) or not out:
+            continue
+        for name, value in values.items():
+            if name in OUTPUT_DESTS:
+                continue
+            for item in value if isinstance(value, list) else [value]:
+                if not isinstance(item, str) or not item:
+                    continue
+                flag = f"--{dest.replace('_', '-')} {out}"
+                if _same(out, item):
+                    from foretune.errors import UsageError
+
+                    raise UsageError(f"{flag}: is the input {item}; refusing to overwrite an input")
+                if name in INPUT_DIRS and _inside(out, item, existing=dest == "output"):
+                    from foretune.errors import UsageError
+
+                    raise UsageError(f"{flag}: is inside the input {item}; refusing to overwrite an input")
+
+
 def emit(args: argparse.Namespace, env: Environment, text: str, summary: str = "") -> None:
     """Write ``text`` to ``--output`` (one status line on stderr) or to standard output."""
     if args.output:

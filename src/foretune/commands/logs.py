@@ -93,6 +93,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if args.window:
             raise UsageError("--window is for --compare; use --since/--until for one range")
         report = analyze(args.sources, _range(args.since, args.until, ("--since", "--until")), args, env)
+    from foretune.host.redact import redact_data
+
+    report = redact_data(report)  # every text the logs hold (request lines, messages) may carry a secret
     text = render(report, output_format(args), color=env.color and not args.output, top=args.top)
     emit(args, env, text)
     return ExitStatus.OK

@@ -55,6 +55,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         raise InputError(f"{path}: not UTF-8 text") from None
     except OSError as exc:
         raise InputError(f"{path}: {exc.strerror}") from None
+    if args.write and path.exists() and not path.is_symlink() and not path.is_file():  # /dev/null reads as empty
+        from foretune.safeio import kind
+
+        raise InputError(f"{path}: is {kind(path.stat().st_mode)}, not a custom-hiera.yaml file: refusing to merge into it")
     current = load_mapping(old, str(path))
     stale = stale_keys(plan.release, current)
     for note in stale:
@@ -79,7 +83,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     else:
         env.stdout.write("(only secret values differ)\n" if diff else f"{path}: already matches the recommendation\n")
     if diff and args.write:
-        saved = write_text(path, new)
+        saved = write_text(path, new, backup=True)
         env.note(f"wrote {path}" + (f" (backup: {saved})" if saved else ""))
     elif diff:
         env.note("dry run: nothing written (add --write to apply)")

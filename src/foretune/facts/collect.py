@@ -17,7 +17,7 @@ from foretune import __version__
 from foretune.facts.serialize import facts_to_dict
 from foretune.facts.snapshot import FORMAT, FORMAT_VERSION
 from foretune.host.redact import redact_text
-from foretune.safeio import write_file
+from foretune.safeio import SNAPSHOT_MODE, write_file
 
 
 def host_name() -> str:
@@ -75,5 +75,5 @@ def collect(out: Path, *, hosts: int | None = None, environ: dict[str, str] | No
     payload = (json.dumps(document, indent=1, sort_keys=False) + "\n").encode("utf-8")
     if out.name.endswith(".gz"):
         payload = gzip.compress(payload)
-    write_file(out, payload)
+    write_file(out, payload, mode=SNAPSHOT_MODE)
     return out, list(facts.problems)

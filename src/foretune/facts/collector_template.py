@@ -19,12 +19,14 @@ import errno
 import fnmatch
 import glob as globmod
 import gzip
+import io
 import json
 import os
 import re
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import zlib
@@ -48,6 +50,7 @@ LOG_DAYS = LOG_MAX_BYTES = 0
 
 FORMAT = "foretune-snapshot"
 FORMAT_VERSION = 1
+SNAPSHOT_MODE = 0o600  # a snapshot holds the host's configuration: readable by its owner only
 
 # @REDACT@  (replaced by foretune collector with foretune.host.redact, rewritten for Python 2.7 and 3.6)
 def redact_text(text):
@@ -382,14 +385,41 @@ def collect(host):
 
 
 def write(document, path):
+    """The snapshot, mode 0600 (it holds the host's configuration): a private temporary file renamed over ``path``,
+    never through a symbolic link or over anything but a regular file."""
     data = json.dumps(document, indent=1, sort_keys=True, separators=(",", ": ")) + "\n"
     if not isinstance(data, bytes):
         data = data.encode("ascii")
-    handle = gzip.GzipFile(path, "wb") if path.endswith(".gz") else open(path, "wb")
-    try:
+    if path.endswith(".gz"):
+        buffer = io.BytesIO()
+        handle = gzip.GzipFile(fileobj=buffer, mode="wb")
         handle.write(data)
-    finally:
         handle.close()
+        data = buffer.getvalue()
+    if os.path.islink(path):
+        raise OSError(errno.EINVAL, "is a symbolic link (to %s): refusing to write through it; name the file itself"
+                      % os.readlink(path), path)
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise OSError(errno.EINVAL, "is not a regular file: refusing to write to it", path)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix="." + os.path.basename(path) + ".",
+                               suffix=".foretune-tmp")
+    try:
+        os.fchmod(fd, SNAPSHOT_MODE)
+        view = data
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        os.rename(tmp, path)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        try:  # noqa: SIM105 (contextlib.suppress is not in Python 2.7)
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def say(line):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import re
 import zlib
 from pathlib import Path
 from typing import Any
@@ -159,6 +160,48 @@ def _check(shape: str, name: str, value: Any) -> str | None:
             return f"expected text, found {type(value).__name__}"
     elif kind.startswith("dict") and not isinstance(value, dict):
         return f"expected a mapping, found {type(value).__name__}"
+    elif kind.startswith("dict"):
+        return _check_fields(shape.split(":", 1)[1] if ":" in shape else "", value)
     elif kind.startswith("list") and not isinstance(value, list):
         return f"expected a list, found {type(value).__name__}"
+    return None
+
+
+_COUNT_FIELD = re.compile(r"workers|threads|backlog|bytes|size|count|nofile|nproc|pool|timeout|interval|processes|queue|"
+                          r"percent|samples|reports|pages|limit|serverlimit|perchild", re.IGNORECASE)
+
+
+def _check_fields(head: str, value: dict[str, Any]) -> str | None:
+    """Inside a mapping fact: a fixed-field mapping holds scalars, numbers where its fields count something; a
+    ``name -> {fields}`` mapping holds such mappings. Names mapped to free values (``key -> value``) are not checked.
+
+    >>> _check_fields(" workers (int), api_workers (int or None)", {"workers": "", "api_workers": None})
+    "workers: expected a number, found ''"
+    >>> _check_fields(" path -> {mountpoint, size_bytes (int or None)}", {"/var": None})
+    "'/var': expected a mapping, found NoneType"
+    """
+    first = head.split(",", 1)[0]
+    if "->" in first:
+        if "{" not in head.split("->", 1)[1][:3]:
+            return None
+        for key, entry in value.items():
+            if not isinstance(entry, dict):
+                return f"{str(key)[:40]!r}: expected a mapping, found {type(entry).__name__}"
+            problem = _scalars(entry)
+            if problem:
+                return f"{str(key)[:40]!r}: {problem}"
+        return None
+    return _scalars(value)
+
+
+def _scalars(value: dict[str, Any]) -> str | None:
+    for key, entry in value.items():
+        if entry is None or isinstance(entry, bool):
+            continue
+        if isinstance(entry, (list, dict)):
+            return f"{str(key)[:40]}: expected a single value, found {type(entry).__name__}"
+        if _COUNT_FIELD.search(str(key)) and (not isinstance(entry, (int, float)) or not abs(entry) <= MAX_INT):
+            shown = repr(entry)[:40] if isinstance(entry, str) else "a huge number" if isinstance(entry, (int, float)) else \
+                type(entry).__name__
+            return f"{str(key)[:40]}: expected a number, found {shown}"
     return None

@@ -45,7 +45,7 @@ MIN_SCRUB = 6  # a secret value this long is also masked where it appears elsewh
 MAX_SCRUB = 64  # ... for at most this many distinct values per text (bounded work)
 
 _WORDS = ("password", "passwd", "passphrase", "secret", "token", "credential", "apikey", "privatekey", "masterauth",
-          "requirepass")
+          "requirepass", "sessionid")
 _LAST = frozenset({"pass", "pw", "pwd", "key", "auth", "psk"})
 _NOT_SECRET = ("proxypass",)  # Apache ProxyPass, ProxyPassReverse, ProxyPassMatch
 # settings *about* a secret, not the secret: password_encryption, password_file, token_timeout, ...
@@ -54,7 +54,7 @@ _ABOUT = frozenset({"encryption", "file", "path", "dir", "length", "timeout", "d
 _ENV_WORDS = ("PASS", "SECRET", "TOKEN", "KEY")
 _TRIVIAL = frozenset({"", "true", "false", "yes", "no", "on", "off", "null", "none", "~", '""', "''", "[]", "{}"})
 
-_HINT_WORDS = ("pass", "secret", "token", "key", "pw", "auth", "credential", "psk", "://")
+_HINT_WORDS = ("pass", "secret", "token", "key", "pw", "auth", "credential", "psk", "://", "bearer", "cookie", "session", "user")
 _HINT = re.compile("|".join(re.escape(w) for w in _HINT_WORDS), re.IGNORECASE)
 _PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _SPLIT = re.compile(r"::|/")
@@ -68,13 +68,30 @@ _INDICATOR = re.compile(r"[|>][0-9+\-]{0,3}(?:[ \t]+#.*)?")
 _DQ = re.compile(r'"(?:[^"\\]|\\.)*"')
 _SQ = re.compile(r"'(?:[^']|'')*'")
 # ``name=value`` / ``name: value`` anywhere in a line, for names that may name a secret (checked in Python).
-_PAIR = re.compile(r"""(?<![\w.\-])(?=[\w.\-]{0,200}?(?:pass|secret|token|key|pw|auth|credential|psk))"""
-                   r"""(?P<name>-?[A-Za-z_][\w.\-]{0,200})(?P<q>["']{0,2})[ \t]*[=:][ \t]*""", re.IGNORECASE)
+_PAIR = re.compile(r"""(?<![\w.\-])(?=[\w.\-]{0,200}?(?:pass|secret|token|key|pw|auth|credential|psk|session))"""
+                   r"""(?P<name>-?[A-Za-z_][\w.\-]{0,200})(?P<q>["']{0,2})[ \t]*(?:=>|[=:])[ \t]*""", re.IGNORECASE)
 _VALUE = re.compile(r"""""(?:[^"\n]|"(?!"))*""|''(?:[^'\n]|'(?!'))*''|"(?:[^"\\\n]|\\.)*"?|'[^'\n]*'?|[^\s"'&;,})\]<>]+""")
 _URL = re.compile(r"""(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s/@:'"]{0,1000}:(?P<pw>[^\s/'"]*)@""")
 _ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w.\-:]{0,100})>(?P<value>[^<\n]+)</")
 _ENV_QUOTED = re.compile(r'"(?P<name>[A-Za-z_]\w{0,200})=(?P<value>(?:[^"\\\n]|\\.)*)"')
 _ENV_BARE = re.compile(r'(?<![\w"])(?P<name>[A-Za-z_]\w{0,200})=(?P<value>[^\s"]+)')
+# Secrets by position in protocol and command texts (each anchored by a literal word, so linear):
+# HTTP ``Authorization: Bearer X`` (also ``RequestHeader set Authorization "Basic X"``, Ruby/Java maps of headers)
+_AUTHZ = re.compile(r"""(?<![A-Za-z0-9])(?:proxy-)?authorization["']?(?:[ \t]*(?:=>|[:=])[ \t]*|[ \t]+)["']?"""
+                    r"""(?:(?:bearer|basic|digest|negotiate|token|oauth|hmac|ntlm)[ \t]+)?(?P<value>[^\s"',;}\]]+)""", re.IGNORECASE)
+_BEARER = re.compile(r"""(?<![A-Za-z0-9])bearer[ \t]+(?P<value>[A-Za-z0-9\-._~+/]{12,}=*)""", re.IGNORECASE)
+# ``Cookie: a=1; _session_id=X`` and ``Set-Cookie:``: every value
+_COOKIE = re.compile(r"""(?<![A-Za-z0-9])(?:set-)?cookie["']?(?:[ \t]*(?:=>|[:=])[ \t]*|[ \t]+)["']?(?P<value>[^"'\n]*)""", re.IGNORECASE)
+_COOKIE_PAIR = re.compile(r"(?<![^;,\s])(?P<name>[^=;,\s]{1,200})=(?P<value>[^;,\s]+)")
+# SQL ``ALTER USER x WITH PASSWORD 'X'``, ``CREATE ROLE x ENCRYPTED PASSWORD 'X'``
+_SQL_PASSWORD = re.compile(r"""(?<![A-Za-z0-9_])password[ \t]+(?P<value>'(?:[^'\n]|'')*'?)""", re.IGNORECASE)
+# ``sshpass -p X`` (and ``-pX``)
+_SSHPASS = re.compile(r"""(?<![\w\-])sshpass[ \t]+(?:-[A-Za-oq-z][^\s]*[ \t]+){0,10}-p[ \t]*(?P<value>'[^'\n]*'?|"[^"\n]*"?|[^\s'"]+)""")
+# Redis ACL rules (``user default on >X #hash``, ``ACL SETUSER x on >X``): passwords and their hashes
+_ACL = re.compile(r"""(?:(?<![^\s"'])user|(?<![A-Za-z0-9])acl[ \t]+setuser)[ \t]+[^\s"']{1,200}"""
+                  r"""(?=[ \t]+(?:on|off|reset|nopass|allkeys|allcommands|allchannels|[~&+\-%<>#!]))(?P<value>[^\n"']*)""",
+                  re.IGNORECASE)
+_ACL_RULE = re.compile(r"(?<![^ \t])(?P<op>[<>#!])(?P<value>[^ \t]+)")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -136,9 +153,14 @@ def _collect(value: Any, secrets: set[str], under_secret: bool = False) -> None:
         secrets.add(value)
 
 
+def _key(key: Any, secrets: set[str]) -> Any:
+    """A mapping key as text may hold a secret too (a URL with userinfo as a report's row name)."""
+    return _scrub(redact_text(key), secrets) if isinstance(key, str) else key
+
+
 def _clean(value: Any, secrets: set[str]) -> Any:
     if isinstance(value, dict):
-        return {k: _masked(v) if is_secret_name(str(k)) else _clean(v, secrets) for k, v in value.items()}
+        return {_key(k, secrets): _masked(v) if is_secret_name(str(k)) else _clean(v, secrets) for k, v in value.items()}
     if isinstance(value, list):
         return [_clean(v, secrets) for v in value]
     if isinstance(value, str):
@@ -337,6 +359,64 @@ def _environment(body: str, secrets: set[str]) -> str:
     return body[:at] + _ENV_BARE.sub(mask, rest)
 
 
+def _mask_group(pattern: re.Pattern[str], body: str, secrets: set[str]) -> str:
+    def mask(m: re.Match[str]) -> str:
+        value = m.group("value")
+        if not _needs_masking(value):
+            return m.group(0)
+        secrets.add(_unquoted(value))
+        whole = m.group(0)
+        quote = value[:1] if value[:1] in "'\"" else ""
+        closing = quote if len(value) > 1 and value.endswith(quote) else ""
+        return whole[: m.start("value") - m.start()] + quote + REDACTED + closing + whole[m.end("value") - m.start():]
+
+    return pattern.sub(mask, body)
+
+
+def _cookies(m: re.Match[str], secrets: set[str]) -> str:
+    whole = m.group(0)
+    start = m.start("value") - m.start()
+
+    def mask(pair: re.Match[str]) -> str:
+        if not _needs_masking(pair.group("value")):
+            return pair.group(0)
+        secrets.add(pair.group("value"))
+        return pair.group("name") + "=" + REDACTED
+
+    return whole[:start] + _COOKIE_PAIR.sub(mask, whole[start:])
+
+
+def _acl(m: re.Match[str], secrets: set[str]) -> str:
+    whole = m.group(0)
+    start = m.start("value") - m.start()
+
+    def mask(rule: re.Match[str]) -> str:
+        if rule.group("value").startswith("[redacted"):
+            return rule.group(0)
+        secrets.add(rule.group("value"))
+        return rule.group("op") + REDACTED
+
+    return whole[:start] + _ACL_RULE.sub(mask, whole[start:])
+
+
+def _positional(body: str, secrets: set[str]) -> str:
+    """Secrets a line's words place, not a key name: HTTP credentials, cookies, SQL, sshpass, Redis ACLs."""
+    low = body.lower()
+    if "authorization" in low:
+        body = _mask_group(_AUTHZ, body, secrets)
+    if "bearer" in low:
+        body = _mask_group(_BEARER, body, secrets)
+    if "cookie" in low:
+        body = _COOKIE.sub(lambda m: _cookies(m, secrets), body)
+    if "password" in low:
+        body = _mask_group(_SQL_PASSWORD, body, secrets)
+    if "sshpass" in low:
+        body = _mask_group(_SSHPASS, body, secrets)
+    if "user" in low:
+        body = _ACL.sub(lambda m: _acl(m, secrets), body)
+    return body
+
+
 def redact_line(body: str, secrets: set[str] | None = None) -> tuple[str, _Block | _Quote | _Backslash | None]:
     """One line (no newline) redacted, and the multi-line state it opens, if any."""
     found: set[str] = set() if secrets is None else secrets
@@ -354,6 +434,7 @@ def redact_line(body: str, secrets: set[str] | None = None) -> tuple[str, _Block
         body = _URL.sub(lambda m: _url(m, found), body)
     if "</" in body:
         body = _ELEMENT.sub(lambda m: _element(m, found), body)
+    body = _positional(body, found)
     body, more = _pairs(body, found)
     return body, state or more
 

@@ -26,6 +26,9 @@ _NAMED_B = re.compile(_NAMED.pattern.encode())
 TOTAL, C2, C3, C4, C5, C502, C503 = range(7)
 
 
+_USERINFO_B = re.compile(rb"^([A-Za-z][A-Za-z0-9+.\-]{0,30}://)[^/@]*@")
+
+
 def normalise(path: str) -> str:
     """A request path with ids replaced, for grouping.
 
@@ -42,15 +45,17 @@ def normalise(path: str) -> str:
 
 
 def _endpoint(request: bytes) -> bytes:
-    """``b'GET /x/42?a HTTP/1.1'`` -> ``b'GET /x/:id'``.
+    """``b'GET /x/42?a HTTP/1.1'`` -> ``b'GET /x/:id'``; an absolute URL loses its userinfo (``user:password@``).
 
     >>> _endpoint(b"GET /api/v2/hosts/42?x=1 HTTP/1.1")
     b'GET /api/v2/hosts/:id'
+    >>> _endpoint(b"GET https://admin:pw@sat.example.com/api/v2/hosts/7 HTTP/1.1")
+    b'GET https://sat.example.com/api/v2/hosts/:id'
     """
     words = request.split(b" ")
     if len(words) < 2:
         return b"(malformed request)"
-    path = words[1].split(b"?", 1)[0]
+    path = _USERINFO_B.sub(rb"\1", words[1].split(b"?", 1)[0])
     if b"/pulp/" in path:
         path = _NAMED_B.sub(lambda m: b"/" + m.group(1) + "/…".encode(), path)
     return words[0] + b" " + _ID_B.sub(b"/:id", path)

@@ -13,11 +13,13 @@ LINE_CHARS = 300
 
 
 def quote(line: bytes | str) -> str:
-    """One log line for evidence: decoded, stripped, shortened and with secrets redacted."""
+    """One log line for evidence: decoded, stripped, shortened, with secrets redacted and control characters
+    (terminal escape sequences) made visible."""
     from foretune.host.redact import redact_text  # start-up: its patterns compile only when a line is quoted
+    from foretune.term import clean_line
 
     text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
-    text = redact_text(text.strip().replace("\x00", ""))
+    text = clean_line(redact_text(text.strip().replace("\x00", "")))
     return text if len(text) <= LINE_CHARS else text[:LINE_CHARS - 1] + "…"
 
 

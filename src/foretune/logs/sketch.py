@@ -17,6 +17,9 @@ RELATIVE_ERROR = (GAMMA - 1) / (GAMMA + 1)
 _LOG_GAMMA = math.log(GAMMA)
 
 
+MAX_VALUE = 1e300  # larger values (and infinity) count as this: their logarithm bucket stays a finite integer
+
+
 class Sketch:
     """Streaming count/sum/min/max and quantiles of non-negative values."""
 
@@ -31,6 +34,8 @@ class Sketch:
         self.max = 0.0
 
     def add(self, value: float) -> None:
+        if not math.isfinite(value) or value > MAX_VALUE:  # "1e400ms" and the like: no duration, a damaged line
+            value = MAX_VALUE if value == value and value > 0 else 0.0
         self.count += 1
         self.sum += value
         if value < self.min:

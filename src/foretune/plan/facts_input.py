@@ -46,9 +46,11 @@ def input_from_facts(facts: FactSet, *, hosts: int | None = None, **overrides: A
 def configured_values(facts: FactSet) -> dict[str, tuple[Any, str]]:
     """Tuning keys the box sets itself, flattened, with where each is set (custom-hiera wins over the answers file).
 
-    Only tuning keys are kept: passwords and certificates never reach the plan.
+    Only tuning keys are kept: passwords and certificates never reach the plan. A key that counts something
+    keeps only a whole number (``knowledge.hiera_values``): the facts carry the problem on any other value.
     """
     from foretune.facts.extract.installer import TUNING_PREFIXES
+    from foretune.knowledge.hiera_values import checked
     from foretune.knowledge.profiles import flatten
 
     prefixes = (*TUNING_PREFIXES, "foreman::passenger", "puppet::")
@@ -60,10 +62,18 @@ def configured_values(facts: FactSet) -> dict[str, tuple[Any, str]]:
             for param, value in params.items():
                 key = f"{module}::{param}"
                 if value is not None and not isinstance(value, (dict, list)) and key.startswith(prefixes):
-                    found[key] = (value, "answers file")
+                    value, problem = checked(key, value)
+                    if problem is None:
+                        found[key] = (value, "answers file")
     hiera = facts.value("custom_hiera") or {}
     if isinstance(hiera, dict):
-        for key, value in flatten(hiera).items():
+        try:
+            flat = flatten(hiera)
+        except AttributeError:  # the PostgreSQL entries are not a map
+            flat = {k: v for k, v in hiera.items() if k != "postgresql::server::config_entries"}
+        for key, value in flat.items():
             if value is not None and not isinstance(value, list) and str(key).startswith(prefixes):
-                found[str(key)] = (value, "custom-hiera.yaml")
+                value, problem = checked(str(key), value)
+                if problem is None:
+                    found[str(key)] = (value, "custom-hiera.yaml")
     return found

@@ -182,6 +182,10 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
         data = rt.load(body) if body.strip() else None
     except YAMLError:
         raise InputError(f"{label}: cannot merge safely (unusual layout); edit it by hand using `foretune plan --format hiera`") from None
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # e.g. !!timestamp 2024-13-45
+        reason = str(exc).splitlines()[0][:100] if str(exc) else type(exc).__name__
+        raise InputError(f"{label}: not usable YAML ({reason}); fix that value, or edit the file by hand using "
+                         "`foretune plan --format hiera`") from None
     if data is None:  # nothing but comments (or nothing): keep them all, add below
         prefix, data = text if not text or text.endswith("\n") else text + "\n", CommentedMap()
         rt.explicit_start = rt.explicit_end = False

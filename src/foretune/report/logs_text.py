@@ -83,7 +83,9 @@ def render(report: dict[str, Any], *, markdown: bool = False, color: bool = Fals
         _compare(out, report)
     else:
         _report(out, report)
-    return "\n".join(out.lines).strip("\n") + "\n"
+    from foretune.term import clean
+
+    return clean("\n".join(out.lines).strip("\n")) + "\n"  # no log text drives the terminal
 
 
 def _span(entry: dict[str, Any]) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from foretune.facts.catalog import CATALOG
@@ -20,39 +21,12 @@ ENV_REDIS_URL = "FORETUNE_REDIS_URL"
 def extract(source: Source, *, hosts: int | None = None) -> FactSet:
     """Read every fact of the catalogue from ``source``."""
     x = Extractor(source)
-    installer.product(x)
-    installer.installer(x)
-    platform.identity(x)
-    platform.memory(x)
-    platform.cpus(x)
-    platform.thp_and_tuned(x)
-    platform.sysctls(x)
-    platform.service_limits(x)
-    platform.storage(x)
-    services.puma(x)
-    services.dynflow(x)
-    services.pulp(x)
-    services.apache(x)
-    _postgresql_and_live(x)
-    services.postgresql_version(x)
-    _redis(x)
-    services.redis(x)
-    services.candlepin(x)
-    services.qpid(x)
-    services.mqtt(x)
-    services.mongodb(x)
-    services.hammer(x)
-    workload.hosts_and_tasks(x)
-    measured.memory_pressure(x)
-    measured.process_rss(x)
-    measured.passenger_status(x)
-    measured.cpu_steal(x)
-    measured.table_sizes(x)
-    measured.history_table_rows(x)
-    measured.katello_agents(x)
-    measured.pull_rex_clients(x)
-    measured.task_hosts(x)
-    logs.log_incidents(x)
+    partial: set[str] = set()  # facts that read (or looked for) a file a cut archive may have lost, or such a fact
+    for step in STEPS:
+        known_before, unsure_before, used_before = set(x.facts.facts), len(source.unsure), len(x.used)
+        step(x)
+        if len(source.unsure) > unsure_before or partial.intersection(x.used[used_before:]):
+            partial.update(name for name in x.facts.facts if name not in known_before)
     if hosts is not None and not x.has("managed_hosts"):
         x.known("managed_hosts", hosts, Provenance(source.kind, "command line", f"--hosts {hosts}"))
     for spec in CATALOG:
@@ -61,9 +35,16 @@ def extract(source: Source, *, hosts: int | None = None) -> FactSet:
     x.facts.problems.extend(source.problems)
     incomplete = getattr(source, "incomplete", None)
     if incomplete:
+        partial.add("log_incidents")  # the logs beyond the cut are not read
+        if incomplete.startswith("corrupt"):  # damage found by a checksum: what came before it may be changed too
+            partial.update(x.facts.facts)
         missing = [spec.name for spec in CATALOG if not x.facts[spec.name].known]
+        unsure = [spec.name for spec in CATALOG if x.facts[spec.name].known and spec.name in partial]
         name = source.label.rsplit("/", 1)[-1]
-        x.facts.problems.append(f"{name}: {incomplete}: these facts may be missing: {', '.join(missing) or 'none'}")
+        x.facts.problems.append(f"{name}: {incomplete}: these facts may be missing: {', '.join(missing) or 'none'}"
+                                + (f"; these may be incomplete or wrong (they read files the damage may have lost or "
+                                   f"changed): {', '.join(unsure)}"
+                                   if unsure else ""))
     return x.facts
 
 
@@ -111,3 +92,41 @@ def _redis(x: Extractor) -> None:
         return
     argv = ["redis-cli", "-s", url[len("unix://"):], "info"] if url.startswith("unix://") else ["redis-cli", "-u", url, "info"]
     x._cache["redis_info"] = live.run(argv, BY_NAME["redis_info"])
+
+
+# every extraction step, in order (later steps read facts earlier ones set)
+STEPS: tuple[Callable[[Extractor], None], ...] = (
+    installer.product,
+    installer.installer,
+    platform.identity,
+    platform.memory,
+    platform.cpus,
+    platform.thp_and_tuned,
+    platform.sysctls,
+    platform.service_limits,
+    platform.storage,
+    services.puma,
+    services.dynflow,
+    services.pulp,
+    services.apache,
+    _postgresql_and_live,
+    services.postgresql_version,
+    _redis,
+    services.redis,
+    services.candlepin,
+    services.qpid,
+    services.mqtt,
+    services.mongodb,
+    services.hammer,
+    workload.hosts_and_tasks,
+    measured.memory_pressure,
+    measured.process_rss,
+    measured.passenger_status,
+    measured.cpu_steal,
+    measured.table_sizes,
+    measured.history_table_rows,
+    measured.katello_agents,
+    measured.pull_rex_clients,
+    measured.task_hosts,
+    logs.log_incidents,
+)

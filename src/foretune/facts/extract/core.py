@@ -46,6 +46,7 @@ class Extractor:
         self.src = source
         self.facts = FactSet(source_kind=source.kind, source_label=source.label)
         self._cache: dict[str, Raw | None] = {}
+        self.used: list[str] = []  # facts read by the extraction steps, in order
         self._globs: dict[str, list[Raw]] = {}
         self._redacted: dict[str, tuple[Raw, str]] = {}  # location -> (raw, its redacted text)
 
@@ -53,9 +54,13 @@ class Extractor:
     def raw(self, spec_name: str) -> Raw | None:
         if spec_name not in self._cache:
             self._cache[spec_name] = self.src.read(BY_NAME[spec_name])
-        return self._cache[spec_name]
+        found = self._cache[spec_name]
+        if found is None:
+            self.src.unsure.append(spec_name)  # a cut archive may have lost it: the fact reading it may be partial
+        return found
 
     def raws(self, spec_name: str) -> list[Raw]:
+        self.src.unsure.append(spec_name)  # a cut archive may have lost more matches
         if spec_name not in self._globs:
             self._globs[spec_name] = self.src.glob(BY_NAME[spec_name])
         return self._globs[spec_name]
@@ -98,7 +103,9 @@ class Extractor:
             self.facts.add(Fact.unknown(name, reason))
 
     def has(self, name: str) -> bool:
+        self.used.append(name)
         return self.facts[name].known
 
     def value(self, name: str, default: Any = None) -> Any:
+        self.used.append(name)  # a fact built from a partial one may be partial too
         return self.facts.value(name, default)

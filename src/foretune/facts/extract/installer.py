@@ -105,7 +105,33 @@ def installer(x: Extractor) -> None:
         x.unknown("custom_hiera", x.why("custom_hiera"))
         x.unknown("custom_hiera_text", x.why("custom_hiera"))
     role(x, scenario, raw.location if raw is not None else None)
+    _check_counts(x, answers, answers_path or "answers file")
+    _check_counts(x, {k: v for k, v in hiera.items() if isinstance(k, str) and "::" in k} if isinstance(hiera, dict) else None,
+                  hiera_raw.location if hiera_raw is not None else "custom-hiera.yaml", flat=True)
     effective(x, answers, hiera)
+
+
+def _check_counts(x: Extractor, data: dict[str, Any] | None, where: str, *, flat: bool = False) -> None:
+    """A problem for each tuning key that counts something but holds no whole number (the plan leaves it out)."""
+    from foretune.knowledge.hiera_values import checked
+
+    if not isinstance(data, dict):
+        return
+    pairs: list[tuple[str, Any]] = []
+    if flat:
+        pairs = [(k, v) for k, v in data.items()]
+        entries = data.get(PG)
+        if isinstance(entries, dict):
+            pairs += [(f"{PG}/{name}", v) for name, v in entries.items()]
+    else:
+        for module, params in data.items():
+            if isinstance(params, dict):
+                pairs += [(f"{module}::{param}", v) for param, v in params.items()]
+    for key, value in pairs:
+        if _tuning_key(key):
+            _, problem = checked(key, value)
+            if problem:
+                x.src.problem(redact_text(f"{where}: {problem}; left out, the plan uses the installer's value"))
 
 
 def role(x: Extractor, scenario: str | None, location: str | None) -> None:

@@ -40,6 +40,8 @@ class Source:
     log: dict[str, Raw] = field(default_factory=dict)  # location -> raw, everything read (for snapshots)
     sensitive: set[str] = field(default_factory=set)  # locations holding secrets
     log_scan: Any = field(default=None, repr=False)  # the logs' analysis (foretune.logs), once they were read
+    # reads whose answer a cut archive may have changed: a spec or path not found, a glob (more may have matched)
+    unsure: list[str] = field(default_factory=list, repr=False)
 
     def read(self, spec: Spec) -> Raw | None:
         raise NotImplementedError

@@ -52,6 +52,7 @@ class Decompressed:
         self.finished = False
         self.total = 0
         self.error: Exception | None = None  # raised on the next read, once the data before it is delivered
+        self.span = (0, 0)  # the compressed bytes (offsets in the file) last given to the decompressor
 
     def _new(self) -> Any:
         if self.kind == "gz":
@@ -70,12 +71,26 @@ class Decompressed:
             chunk = self.handle.read(IN_CHUNK)
             if not chunk:
                 data, self.tail = self.tail, b""
-                return data
+                return self._given(data)
             data = self.tail + chunk
             if len(data) > HOLD_BACK:
                 self.tail = data[-HOLD_BACK:]
-                return data[:-HOLD_BACK]
+                return self._given(data[:-HOLD_BACK])
             self.tail = data
+
+    def _given(self, data: bytes) -> bytes:
+        try:
+            end = self.handle.tell() - len(self.tail)
+        except (OSError, AttributeError, ValueError):
+            end = self.span[1] + len(data)
+        self.span = (end - len(data), end)
+        return data
+
+    def where(self) -> str:
+        """Where the damage is, in the compressed file and in the tar data it held."""
+        start, end = self.span
+        at = f"at byte {end:,}" if end - start <= 1 else f"in bytes {start:,}-{end:,}"
+        return f"{at} of the {self.kind} file, after {self.total:,} bytes of tar data"
 
     def _chunk(self) -> bytes:
         """The next piece of output; b"" once every stream in the file has ended properly."""
@@ -94,17 +109,19 @@ class Decompressed:
                 if self.kind == "gz":
                     data = dec.unconsumed_tail or self._input()
                     if not data:
-                        raise Truncated("compressed data ends before its end marker")
+                        raise Truncated(f"compressed data ends at byte {self.span[1]:,} before its end marker "
+                                        f"({self.total:,} bytes of tar data before it)")
                     out = dec.decompress(data, OUT_CHUNK)
                 else:
                     data = self._input() if dec.needs_input else b""
                     if dec.needs_input and not data:
-                        raise Truncated("compressed data ends before its end marker")
+                        raise Truncated(f"compressed data ends at byte {self.span[1]:,} before its end marker "
+                                        f"({self.total:,} bytes of tar data before it)")
                     out = dec.decompress(data, OUT_CHUNK)
             except (zlib.error, lzma.LZMAError, OSError, EOFError) as exc:
                 if isinstance(exc, Truncated):
                     raise
-                raise Corrupt(f"{self.kind} data is corrupt ({str(exc) or type(exc).__name__})") from None
+                raise Corrupt(f"{self.kind} data is corrupt {self.where()} ({str(exc) or type(exc).__name__})") from None
             if out:
                 self.total += len(out)
                 return cast("bytes", out)

@@ -236,6 +236,10 @@ class SosreportTarball(TreeSource):
         except Corrupt as exc:
             self._damaged(path, "corrupt", _reason(exc))
         except (tarfile.TarError, EOFError, OSError, ValueError, UnicodeError) as exc:
+            pending = getattr(stream, "error", None)  # the decompressor found damage before tar saw any data
+            if isinstance(pending, (Truncated, Corrupt)):
+                self._damaged(path, "truncated" if isinstance(pending, Truncated) else "corrupt", _reason(pending))
+                return kept
             reason = _reason(exc)
             end = getattr(archive, "foretune_end", None) if archive is not None else None
             truncated = "unexpected end of data" in reason or isinstance(exc, EOFError) or type(end).__name__ == "TruncatedHeaderError"
@@ -255,6 +259,8 @@ class SosreportTarball(TreeSource):
 
     def _damaged(self, path: Path, how: str, reason: str) -> None:
         if self._count == 0 or (self._count == 1 and not self._all):
+            if how in ("truncated", "corrupt") and ("compressed data" in reason or "data is corrupt" in reason):
+                raise InputError(f"{path} is {how} before its first tar member: {reason}")
             raise InputError(f"{path} is not a readable tar archive: {reason}")
         self.incomplete = f"{how} after {self._count} members"
         self.problem(f"{path.name} is {how} after {self._count} members ({reason}): facts after that point are missing")

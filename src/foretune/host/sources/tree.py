@@ -113,9 +113,11 @@ class TreeSource(Source):
             if raw is not None:
                 return raw
         self.why[spec.name] = f"not in the sosreport (looked for {', '.join(candidates[:3])})" if candidates else "not collected by sos"
+        self.unsure.append(spec.name)
         return None
 
     def glob(self, spec: Spec) -> list[Raw]:
+        self.unsure.append(spec.name)
         found: list[Raw] = []
         for pattern in sos_patterns(spec):
             for rel in self._match(pattern):
@@ -126,13 +128,17 @@ class TreeSource(Source):
 
     def glob_names(self, spec: Spec) -> list[str]:
         """Matching names only (symlinks included, even dangling ones)."""
+        self.unsure.append(spec.name)
         names: list[str] = []
         for pattern in sos_patterns(spec):
             names += self._match(pattern)
         return names
 
     def read_path(self, path: str) -> Raw | None:
-        return self._text(path.lstrip("/"), None)
+        raw = self._text(path.lstrip("/"), None)
+        if raw is None:
+            self.unsure.append(path)
+        return raw
 
     def _match(self, pattern: str) -> list[str]:
         parts = pattern.split("/")
