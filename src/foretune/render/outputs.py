@@ -49,7 +49,7 @@ def _comment(t: Tunable) -> str:
 def hiera_fragment(plan: Plan) -> str:
     """custom-hiera.yaml fragment with only the keys that differ from the installer baseline, each explained."""
     lines = [f"# foretune plan for {plan.release.label}, {plan.input.role}, {plan.input.hosts} hosts, profile {plan.profile}",
-             "# Values here win over --tuning: remove them before changing profiles.", "---"]
+             *(["# Values here win over --tuning: remove them before changing profiles."] if tuning_applies(plan) else []), "---"]
     pg: list[str] = []
     for t, fix in fixes_of(plan, "hiera"):
         if fix.target.startswith(PG + "/"):
@@ -68,10 +68,17 @@ def hiera_fragment(plan: Plan) -> str:
     return "\n".join(lines) + "\n"
 
 
+def tuning_applies(plan: Plan) -> bool:
+    """The installer takes --tuning here: a Katello server of a release with size profiles (Capsules have none)."""
+    return plan.input.role == "server" and plan.release.features.size_profiles and plan.input.katello
+
+
 def installer_program(plan: Plan) -> str:
+    """The installer and, for a Capsule, its scenario (satellite-installer's capsule, foreman-installer's foreman-proxy-content)."""
+    capsule = plan.input.role == "capsule"
     if plan.release.product == "satellite":
-        return "satellite-installer" + (" --scenario capsule" if plan.input.role == "capsule" else "")
-    return "foreman-installer"
+        return "satellite-installer" + (" --scenario capsule" if capsule else "")
+    return "foreman-installer" + (" --scenario foreman-proxy-content" if capsule and plan.input.katello else "")
 
 
 def installer_command(plan: Plan) -> str:
@@ -83,7 +90,7 @@ def installer_command(plan: Plan) -> str:
         return (f"# {plan.release.label}: no installer options to change; apply the file edits in APPLY.md "
                 "(a later installer run overwrites them)")
     parts = [installer_program(plan)]
-    if plan.input.role == "server" and plan.release.features.size_profiles and plan.input.katello:
+    if tuning_applies(plan):
         parts.append(f"--tuning {plan.profile}")
     for _, fix in fixes_of(plan, "hiera"):
         option = installer_option(fix.target)
