@@ -22,6 +22,14 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     target.add_argument("--write", action="store_true", help="write the merged file (a backup is kept next to it)")
     target.add_argument("--remove-stale", action="store_true",
                         help="also remove the keys that are stale on this release (the ones audit reports)")
+    target.add_argument("--prefer", choices=["site", "foretune"], default="site",
+                        help="whose value wins where the file already sets a key to another value (after anchors and "
+                        "<< merge keys): 'site' (the default) keeps the file's value, 'foretune' writes the recommendation "
+                        "with a comment naming the value it replaced. Every such key is listed as a conflict either way")
+    target.add_argument("--prefer-key", metavar="KEY=WHO", action="append", default=[],
+                        help="the same for one key, overriding --prefer: a hiera key or a PostgreSQL entry name, "
+                        "e.g. --prefer-key work_mem=foretune or --prefer-key foreman::foreman_service_puma_workers=site "
+                        "(repeatable)")
     add_plan_arguments(parser)
     return parser
 
@@ -36,7 +44,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.plan.model import Plan
     from foretune.render import outputs
     from foretune.render.files import write_text
-    from foretune.render.merge import load_mapping, merge_text, show_diff, unified_diff
+    from foretune.render.merge import load_mapping, show_diff, unified_diff
     from foretune.safeio import read_text
 
     plan = plan_from_args(args, env)
@@ -66,14 +74,15 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.warn(f"{path}: stale key {note.key}: {note.reason} [{note.citation}] — {action}")
     remove = [note.key for note in stale] if args.remove_stale else []
     from foretune.knowledge.profiles import flatten
+    from foretune.render.merge import parse_preferences
 
-    values = outputs.hiera_values(plan, also=set(flatten(current)) - set(remove))
-    comments = {}
-    for t, fix in outputs.fixes_of(plan, "hiera", every=True):
-        comments[fix.target.split("/", 1)[-1]] = f"foretune: {t.foretune.reason} [{', '.join(t.foretune.citations)}]"
-    values = {key: ({k: v for k, v in value.items() if f"{key}/{k}" not in remove} if isinstance(value, dict) else value)
-              for key, value in values.items() if key not in remove}
-    new = merge_text(old, values, comments, str(path), remove=remove)
+    recommended = flatten(outputs.hiera_values(plan, also=set(flatten(current))))
+    preferences = parse_preferences(args.prefer, args.prefer_key, recommended)
+    new, conflicts = outputs.merge_plan(plan, old, remove, preferences, str(path))
+    for conflict in conflicts:  # on stderr, so the diff on stdout still applies with patch
+        env.warn(redact_text(f"{path}: {conflict.line()}"))
+    if any(conflict.taken == "site" for conflict in conflicts):
+        env.note("site values are kept where they differ; add --prefer foretune to take foretune's, or --prefer-key NAME=foretune for one key")
     for note in locking_keys(plan.release, load_mapping(new, str(path))):
         env.warn(f"{note.key}: {note.reason}")
     diff = unified_diff(old, new, str(path))
@@ -81,7 +90,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if diff and shown:
         show_diff(shown, env)
     else:
-        env.stdout.write("(only secret values differ)\n" if diff else f"{path}: already matches the recommendation\n")
+        env.stdout.write("(only secret values differ)\n" if diff else (f"{path}: nothing to change\n" if conflicts else f"{path}: already matches the recommendation\n"))
     if diff and args.write:
         saved = write_text(path, new, backup=True)
         env.note(f"wrote {path}" + (f" (backup: {saved})" if saved else ""))
