@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import TYPE_CHECKING
 
 from foretune.cli import new_parser
 from foretune.commands._options import positive
+from foretune.errors import InputError, UsageError
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -27,13 +29,11 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    import os
-    import socket
-    from datetime import datetime
-    from pathlib import Path
+    import socket  # start-up: loads only when `collect` runs, not for --help
+    from datetime import datetime  # start-up: loads only when `collect` runs, not for --help
+    from pathlib import Path  # start-up: loads only when `collect` runs, not for --help
 
-    from foretune.errors import InputError, UsageError
-    from foretune.facts.collect import collect
+    from foretune.facts.collect import collect  # start-up: loads only when `collect` runs, not for --help
 
     if args.hosts is not None and args.hosts < 0:
         raise UsageError("--hosts must be zero or more")

@@ -13,6 +13,7 @@ import re
 from importlib import resources
 
 from foretune import __version__
+from foretune.errors import DataError
 
 # where the installer's scenario names its answers file (`:answer_file: "/etc/...-answers.yaml"`)
 ANSWER_FILE = r"""^:?answer_file:[ \t]*['"]?([^'"\s]+)"""
@@ -22,7 +23,7 @@ REDACT = re.compile(r"^# @REDACT@.*?^# @END@\n", re.MULTILINE | re.DOTALL)
 
 def spec_table() -> list[dict[str, object]]:
     """The specs ``collect`` reads up front, as plain data."""
-    from foretune.host.specs import SPECS
+    from foretune.host.specs import SPECS  # start-up: host.specs loads only when spec_table runs
 
     return [{"name": s.name, "paths": list(s.paths), "commands": [list(c) for c in s.commands], "glob": s.glob,
              "needs_root": s.needs_root} for s in SPECS if s.collect]
@@ -30,12 +31,17 @@ def spec_table() -> list[dict[str, object]]:
 
 def tables() -> str:
     """Python source (2.7 and 3.6 compatible literals) of every table the collector needs."""
-    from foretune import pg
-    from foretune.facts.extract import live_sql
-    from foretune.facts.extract.platform import UNIT_PREFIXES
-    from foretune.host.sources.live import COMMAND_TIMEOUT, MAX_FILE_BYTES
-    from foretune.knowledge import threshold
-    from foretune.logs import kinds
+    from foretune import pg  # start-up: foretune loads only when tables runs
+    from foretune.facts.extract import live_sql  # start-up: facts.extract loads only when tables runs
+    from foretune.facts.extract.platform import (
+        UNIT_PREFIXES,  # start-up: facts.extract.platform loads only when tables runs
+    )
+    from foretune.host.sources.live import (  # start-up: host.sources.live loads only when tables runs
+        COMMAND_TIMEOUT,
+        MAX_FILE_BYTES,
+    )
+    from foretune.knowledge import threshold  # start-up: the knowledge data loads only when tables needs it
+    from foretune.logs import kinds  # start-up: logs loads only when tables runs
 
     lines = [
         "# generated from foretune's specs and redaction tables: do not edit",
@@ -64,7 +70,7 @@ def tables() -> str:
 
 def redaction() -> str:
     """foretune.host.redact as Python 2.7/3.6 source."""
-    from foretune.facts.portable import portable
+    from foretune.facts.portable import portable  # start-up: facts.portable loads only when redaction runs
 
     source = resources.files("foretune.host").joinpath("redact.py").read_text(encoding="utf-8")
     return "# foretune.host.redact, rewritten for Python 2.7 and 3.6: do not edit\n" + portable(source) + "\n"
@@ -76,7 +82,6 @@ def generate() -> str:
     script, tables_found = TABLES.subn(lambda _: tables(), template)
     script, redact_found = REDACT.subn(lambda _: redaction(), script)
     if (tables_found, redact_found) != (1, 1):
-        from foretune.errors import DataError
 
         raise DataError("the collector template lacks its table or redaction marker")
     return script

@@ -56,7 +56,7 @@ def _rate(section: dict[str, Any]) -> float | None:
 
 
 def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
-    from foretune.knowledge import threshold
+    from foretune.knowledge import threshold  # start-up: the knowledge data loads only when compare needs it
 
     min_requests = int(threshold("logs_compare_min_requests"))
     fraction = float(threshold("logs_compare_noise_fraction"))

@@ -73,10 +73,13 @@ class Filter:
 
 
 def _filters() -> dict[str, Filter]:
-    from foretune.logs.apache import ERROR_EVENTS
-    from foretune.logs.postgres import EXHAUSTED
-    from foretune.logs.production import PG_EXHAUSTED, POOL_TIMEOUT
-    from foretune.logs.system import SOCKETS
+    from foretune.logs.apache import ERROR_EVENTS  # start-up: logs.apache loads only when _filters runs
+    from foretune.logs.postgres import EXHAUSTED  # start-up: logs.postgres loads only when _filters runs
+    from foretune.logs.production import (  # start-up: logs.production loads only when _filters runs
+        PG_EXHAUSTED,
+        POOL_TIMEOUT,
+    )
+    from foretune.logs.system import SOCKETS  # start-up: logs.system loads only when _filters runs
 
     incident_events = ("max_request_workers", "passenger_queue_full", "too_many_open_files")
     month = rb"(?:" + b"|".join(MONTHS_B) + rb") "

@@ -90,7 +90,7 @@ class ProductionLog(Analyzer):
         self.level = 0
         self.low = 0
         self.peaks: dict[int, int] = {}
-        from foretune.knowledge import threshold
+        from foretune.knowledge import threshold  # start-up: the knowledge data loads only when __init__ needs it
 
         self.stale = int(threshold("logs_request_stale_seconds"))
         self._prune_at = 0

@@ -40,7 +40,7 @@ def since_epoch(since: str) -> int:
 
 def ship(root: str, *, now: float | None = None) -> tuple[dict[str, Any], list[str]]:
     """The ``logs`` section of a snapshot (``since``, ``days``, ``files``: path -> redacted text) and read problems."""
-    from foretune.knowledge import threshold
+    from foretune.knowledge import threshold  # start-up: the knowledge data loads only when ship needs it
 
     now = time.time() if now is None else now
     days, budget = int(threshold("logs_live_facts_days")), int(threshold("logs_snapshot_max_bytes"))

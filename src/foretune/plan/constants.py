@@ -36,7 +36,9 @@ def entry(key: str) -> dict[str, Any]:
 
 def versioned(key: str, foreman_version: str) -> tuple[Any, str]:
     """(value, citation) of a module default that changed between releases."""
-    from foretune.knowledge.releases import version_key
+    from foretune.knowledge.releases import (
+        version_key,  # start-up: the knowledge data loads only when versioned needs it
+    )
 
     found: tuple[Any, str] | None = None
     for step in load_data("module-defaults.yaml")["versioned"][key]:

@@ -11,7 +11,7 @@ from foretune.units import format_setting
 
 def constant_entry(name: str) -> dict[str, Any] | None:
     """The planner constant or memory item called ``name`` (value, citation, quote, note), if ``name`` is one."""
-    from foretune.knowledge import load_data
+    from foretune.knowledge import load_data  # start-up: the knowledge data loads only when constant_entry needs it
 
     data = load_data("planner.yaml")
     if name.startswith("memory/"):
@@ -22,7 +22,7 @@ def constant_entry(name: str) -> dict[str, Any] | None:
 
 
 def _source(cid: str) -> list[str]:
-    from foretune.knowledge import citation
+    from foretune.knowledge import citation  # start-up: the knowledge data loads only when _source needs it
 
     if cid == "box":
         return ["      source: this box and workload (given on the command line or read with --from)"]
@@ -68,7 +68,7 @@ def render(plan: Plan, tid: str) -> str:
     if not (t.foretune.formula or t.foretune.inputs):
         lines += ["", "no arithmetic: the value is a choice stated by the cited source"]
     if t.fixes:
-        from foretune.render.snippets import render_fix
+        from foretune.render.snippets import render_fix  # start-up: render.snippets loads only when render runs
 
         lines += ["", "apply:", *("  " + line for fix in t.fixes for line in render_fix(fix).splitlines())]
     return "\n".join(lines) + "\n"

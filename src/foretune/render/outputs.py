@@ -152,7 +152,7 @@ def apply_md(plan: Plan) -> str:
 
 def _restarts() -> dict[str, str]:
     """The service to restart after a hand edit of each file ("" when a client reads the file)."""
-    from foretune.knowledge import load_data
+    from foretune.knowledge import load_data  # start-up: the knowledge data loads only when _restarts needs it
 
     data = load_data("direct-edits.yaml")
     restarts: dict[str, str] = {str(e[key]): str(e["restart"]) for name, e in data.items() if not name.startswith("_")
@@ -194,9 +194,17 @@ def _direct_edits(plan: Plan) -> list[str]:
 
 def merged_hiera(plan: Plan, existing: str) -> str:
     """``existing`` custom-hiera.yaml with the plan's values merged in: every key once, the PostgreSQL hash key by key."""
-    from foretune.knowledge.hiera_keys import stale_keys
-    from foretune.knowledge.profiles import flatten
-    from foretune.render.merge import load_mapping, merge_text, remove_keys
+    from foretune.knowledge.hiera_keys import (
+        stale_keys,  # start-up: the knowledge data loads only when merged_hiera needs it
+    )
+    from foretune.knowledge.profiles import (
+        flatten,  # start-up: the knowledge data loads only when merged_hiera needs it
+    )
+    from foretune.render.merge import (  # start-up: render.merge loads only when merged_hiera runs
+        load_mapping,
+        merge_text,
+        remove_keys,
+    )
 
     current = load_mapping(existing, "custom-hiera.yaml")
     stale = [note.key for note in stale_keys(plan.release, current) if "/" not in note.key]

@@ -22,7 +22,7 @@ def _setting(setting: Setting) -> dict[str, Any]:
 
 
 def as_dict(plan: Plan) -> dict[str, Any]:
-    from foretune.knowledge import citation
+    from foretune.knowledge import citation  # start-up: the knowledge data loads only when as_dict needs it
 
     used = sorted({c for t in plan.tunables.values() for c in (*t.installer.citations, *t.foretune.citations)}
                   | {i.citation for t in plan.tunables.values() for i in t.foretune.inputs if i.citation != "box"}

@@ -13,7 +13,7 @@ SECTIONS = ("What it checks", "Why it matters", "Evidence", "Example", "Fix", "F
 
 def doc_text(rule: Rule) -> str:
     """The rule's markdown doc (``<module>.md`` beside the rule module)."""
-    from foretune.rules.registry import rule_module_path
+    from foretune.rules.registry import rule_module_path  # start-up: rules.registry loads only when doc_text runs
 
     component, name = rule_module_path(rule).split("/")
     return resources.files(f"foretune.rules.{component}").joinpath(f"{name}.md").read_text(encoding="utf-8")
@@ -21,7 +21,7 @@ def doc_text(rule: Rule) -> str:
 
 def doc_problems(rule: Rule) -> list[str]:
     """What is wrong with a rule's doc; empty when it is complete."""
-    from foretune.knowledge import citations
+    from foretune.knowledge import citations  # start-up: the knowledge data loads only when doc_problems needs it
 
     try:
         text = doc_text(rule)
@@ -80,7 +80,7 @@ def rendered(rule: Rule) -> str:
 
 def render_all() -> dict[str, str]:
     """File name -> markdown for docs/rules/: one page per rule plus index.md."""
-    from foretune.rules.registry import all_rules
+    from foretune.rules.registry import all_rules  # start-up: rules.registry loads only when render_all runs
 
     pages = {}
     index = ["# Audit rules", "", "Generated from the rule docs by `python3 dev.py docs`; a test fails when it drifts.",

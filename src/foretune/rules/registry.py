@@ -6,7 +6,7 @@ import functools
 import importlib
 import pkgutil
 
-from foretune.errors import DataError
+from foretune.errors import DataError, UsageError
 from foretune.rules.base import Rule
 
 NOT_RULES = {"base", "registry", "docs", "values"}
@@ -15,7 +15,7 @@ NOT_RULES = {"base", "registry", "docs", "values"}
 @functools.lru_cache(maxsize=1)
 def all_rules() -> tuple[Rule, ...]:
     """All rules, sorted by component then id (zipapp-safe discovery via pkgutil)."""
-    import foretune.rules as package
+    import foretune.rules as package  # start-up: rules loads only when all_rules runs
 
     found: dict[str, Rule] = {}
     for component in pkgutil.iter_modules(package.__path__):
@@ -41,7 +41,6 @@ def rule_module_path(rule: Rule) -> str:
 
 
 def get_rule(rule_id: str) -> Rule:
-    from foretune.errors import UsageError
 
     for rule in all_rules():
         if rule.id == rule_id:

@@ -294,7 +294,9 @@ def postgresql_version(x: Extractor) -> None:
 
 def _pg_server_in_use(x: Extractor, servers: dict[str, str]) -> str:
     """The server package whose data directory holds the postgresql.conf read; else the newest installed."""
-    from foretune.knowledge.releases import version_key
+    from foretune.knowledge.releases import (
+        version_key,  # start-up: the knowledge data loads only when _pg_server_in_use needs it
+    )
 
     provs = x.facts["postgresql"].provenance
     location = provs[0].location if provs else ""

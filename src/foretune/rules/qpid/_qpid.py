@@ -14,8 +14,8 @@ FORMULA = {"qpidd": ("qpidd_fds_per_host", "qpidd_fds_base"), "qdrouterd": ("qdr
 
 
 def nofile_check(rule: PlanRule, ctx: Context, key: str, daemon: str) -> Outcome:
-    from foretune.knowledge import citation
-    from foretune.plan.constants import const
+    from foretune.knowledge import citation  # start-up: the knowledge data loads only when nofile_check needs it
+    from foretune.plan.constants import const  # start-up: plan.constants loads only when nofile_check runs
 
     assert ctx.plan is not None
     current = ctx.facts.value("qpid").get(key)
