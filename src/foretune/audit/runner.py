@@ -49,7 +49,7 @@ def qualify(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
 
 def _failing_now(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
     """A limit the logs show failing is critical, and the finding quotes the line."""
-    from foretune.rules import incidents  # start-up: rules loads only when _failing_now runs
+    from foretune.rules import incidents  # start-up: the incident rules load only for a measured-failure check
 
     found = [i for kind, services in rule.failing_when for i in incidents.incidents(ctx, kind, services=services)]
     if not found:

@@ -7,7 +7,7 @@ import datetime
 from dataclasses import dataclass
 
 from foretune.audit.model import Finding
-from foretune.errors import InputError
+from foretune.errors import InputError, ParseError
 from foretune.safeio import read_text
 
 
@@ -20,7 +20,6 @@ class Waiver:
 
 def load_waivers(path: str) -> list[Waiver]:
     """Read a YAML list of ``{rule, reason, expires?: YYYY-MM-DD}``; one clear line on bad input."""
-    from foretune.facts.parsers import ParseError  # start-up: facts.parsers loads only when load_waivers runs
     from foretune.facts.parsers.yamlfile import (
         load_yaml,  # start-up: facts.parsers.yamlfile loads only when load_waivers runs
     )

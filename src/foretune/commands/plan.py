@@ -74,7 +74,10 @@ def plan_and_facts(args: argparse.Namespace, env: Environment) -> tuple[object, 
 
     With --from the plan is chosen exactly as ``audit`` chooses it (declared profile, host figure).
     """
-    from foretune.plan import PlanInput, make_plan  # start-up: the planner loads only when a plan is made, not for --help
+    from foretune.plan import (  # start-up: the planner loads only when a plan is made, not for --help
+        PlanInput,
+        make_plan,
+    )
 
     fields = {
         "product": args.product, "version": args.version, "role": args.role, "cpus": args.cpus, "ram_bytes": args.ram,
@@ -87,7 +90,9 @@ def plan_and_facts(args: argparse.Namespace, env: Environment) -> tuple[object, 
         given["rex"] = "pull-mqtt"
     if args.source:
         from foretune.facts import read_source  # start-up: the facts layer loads only for plan --from
-        from foretune.plan.choose import choose_plan  # start-up: the planner loads only when a plan is made, not for --help
+        from foretune.plan.choose import (
+            choose_plan,  # start-up: the planner loads only when a plan is made, not for --help
+        )
 
         source = None if args.source == "live" else args.source
         with env.read_progress(source) as progress:

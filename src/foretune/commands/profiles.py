@@ -58,8 +58,12 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
 def _list(env: Environment, release: Any) -> None:
     from foretune.knowledge import hardware  # start-up: knowledge data loads only when `profiles` runs, not for --help
-    from foretune.knowledge.model import PROFILES  # start-up: knowledge data loads only when `profiles` runs, not for --help
-    from foretune.knowledge.profiles import profiles_for  # start-up: knowledge data loads only when `profiles` runs, not for --help
+    from foretune.knowledge.model import (
+        PROFILES,  # start-up: knowledge data loads only when `profiles` runs, not for --help
+    )
+    from foretune.knowledge.profiles import (
+        profiles_for,  # start-up: knowledge data loads only when `profiles` runs, not for --help
+    )
 
     accepted = profiles_for(release) if release else PROFILES
     if release:

@@ -31,7 +31,7 @@ def spec_table() -> list[dict[str, object]]:
 
 def tables() -> str:
     """Python source (2.7 and 3.6 compatible literals) of every table the collector needs."""
-    from foretune import pg  # start-up: foretune loads only when tables runs
+    from foretune import pg  # start-up: psql's module loads only when the collector is generated
     from foretune.facts.extract import live_sql  # start-up: facts.extract loads only when tables runs
     from foretune.facts.extract.platform import (
         UNIT_PREFIXES,  # start-up: facts.extract.platform loads only when tables runs
@@ -41,7 +41,7 @@ def tables() -> str:
         MAX_FILE_BYTES,
     )
     from foretune.knowledge import threshold  # start-up: the knowledge data loads only when tables needs it
-    from foretune.logs import kinds  # start-up: logs loads only when tables runs
+    from foretune.logs import kinds  # start-up: the log kinds load only when the collector is generated
 
     lines = [
         "# generated from foretune's specs and redaction tables: do not edit",

@@ -35,7 +35,7 @@ def _read(name: str) -> str:
             return bytes(get_data(path)).decode("utf-8")
         except OSError:
             raise FileNotFoundError(path) from None
-    from importlib import resources  # start-up: importlib loads only when _read runs
+    from importlib import resources  # start-up: importlib.resources loads only when bundled data is read
 
     return resources.files("foretune.knowledge").joinpath("data").joinpath(name).read_text(encoding="utf-8")
 
@@ -104,7 +104,7 @@ def _data_files(prefix: str) -> list[str]:
     elif _compiled():
         names = list(_compiled())
     else:
-        from importlib import resources  # start-up: importlib loads only when _data_files runs
+        from importlib import resources  # start-up: importlib.resources loads only when bundled data is read
 
         names = [p.name for p in resources.files("foretune.knowledge").joinpath("data").iterdir()]
     return sorted(n for n in names if n.startswith(prefix) and n.endswith(".yaml"))

@@ -41,7 +41,7 @@ class LogFile:
 
 
 def new_analyzer(kind: str, location: str, options: Options, ended: tuple[int, int] | None = None) -> Analyzer:
-    from foretune.logs import (  # start-up: logs loads only when new_analyzer runs
+    from foretune.logs import (  # start-up: each analyzer loads only when a scan needs one
         apache,
         candlepin,
         postgres,

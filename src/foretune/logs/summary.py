@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from foretune import __version__
 from foretune.logs.apache import AccessLog, ErrorLog
 from foretune.logs.incidents import bursts, collect
 from foretune.logs.kinds import KINDS
@@ -23,7 +24,6 @@ def build(scan: Scan, *, source: str, capacity: int | None, capacity_from: str |
           problems: list[str] | None = None, capacity_unknown: str | None = None) -> dict[str, Any]:
     """The report of ``scan``; ``capacity`` is the Puma workers x threads in force (None when unknown, and
     ``capacity_unknown`` then says why when the source knows: a Passenger-era server has no Puma)."""
-    from foretune import __version__  # start-up: foretune loads only when build runs
     from foretune.knowledge import threshold  # start-up: the knowledge data loads only when build needs it
 
     burst_min = int(threshold("logs_503_burst_per_minute"))

@@ -6,6 +6,7 @@ import functools
 import importlib
 import pkgutil
 
+import foretune.rules as package
 from foretune.errors import DataError, UsageError
 from foretune.rules.base import Rule
 
@@ -15,7 +16,6 @@ NOT_RULES = {"base", "registry", "docs", "values"}
 @functools.lru_cache(maxsize=1)
 def all_rules() -> tuple[Rule, ...]:
     """All rules, sorted by component then id (zipapp-safe discovery via pkgutil)."""
-    import foretune.rules as package  # start-up: rules loads only when all_rules runs
 
     found: dict[str, Rule] = {}
     for component in pkgutil.iter_modules(package.__path__):

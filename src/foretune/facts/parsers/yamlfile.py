@@ -31,6 +31,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from foretune.errors import ParseError
+
 MAX_YAML_BYTES = 256 * 1024  # installer answers files are ~50 KiB; the pure-Python loader reads ~100 KiB/s worst case
 MAX_DEPTH = 64
 MAX_ALIASES = 100
@@ -191,7 +193,6 @@ def load_yaml(text: str) -> Any:
     """Plain data from untrusted YAML text; raises ParseError (one line) when malformed or over a cap."""
     import yaml  # start-up: PyYAML loads only when YAML is read or written
 
-    from foretune.facts.parsers import ParseError  # start-up: facts.parsers loads only when load_yaml runs
 
     size = len(text.encode("utf-8", "surrogatepass")) if len(text) * 4 > MAX_YAML_BYTES else len(text)
     if size > MAX_YAML_BYTES:
@@ -216,7 +217,6 @@ def load_yaml(text: str) -> Any:
 
 def parse_yaml(text: str) -> dict[str, Any] | None:
     """A YAML mapping (Ruby symbol keys de-coloned), or None for empty/comment-only input."""
-    from foretune.facts.parsers import ParseError  # start-up: facts.parsers loads only when parse_yaml runs
 
     data = load_yaml(text)
     if data is None:
