@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from typing import TYPE_CHECKING, Any
 
+from foretune import __version__
 from foretune.errors import UsageError
 from foretune.units import parse_size
 
@@ -99,7 +102,6 @@ def output_format(args: argparse.Namespace) -> str:
     if args.format:
         return str(args.format)
     if args.output:
-        import os
 
         suffix = os.path.splitext(os.path.basename(args.output).lower())[1]
         if suffix:
@@ -114,9 +116,9 @@ def output_format(args: argparse.Namespace) -> str:
 def emit(args: argparse.Namespace, env: Environment, text: str, summary: str = "") -> None:
     """Write ``text`` to ``--output`` (one status line on stderr) or to standard output."""
     if args.output:
-        from pathlib import Path
+        from pathlib import Path  # start-up: pathlib loads only when output goes to a file
 
-        from foretune.render.files import write_text
+        from foretune.render.files import write_text  # start-up: the file writer loads only when output goes to a file
 
         write_text(Path(args.output), text)
         env.note(f"wrote {args.output}" + (f": {summary}" if summary else ""))
@@ -130,9 +132,7 @@ class ProductVersion(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
                  option_string: str | None = None) -> None:
         if values is None:
-            import sys
 
-            from foretune import __version__
 
             sys.stdout.write(f"foretune {__version__}\n")
             parser.exit(0)

@@ -59,7 +59,6 @@ def _client_list(text: str) -> list[int]:
 
 
 def _add_output(parser: argparse.ArgumentParser) -> None:
-
     add_output(parser, ("text", "json"), "text",
                help="text (the summary, default) or json (the foretune-bench/1 document `foretune audit --bench` reads); "
                     "--output writes JSON unless it ends in .txt, and the summary is still printed")
@@ -68,12 +67,10 @@ def _add_output(parser: argparse.ArgumentParser) -> None:
 
 
 def _gib(key: str) -> str:
-
     return f"{int(threshold(key)) / GIB:g} GiB"
 
 
 def _storage_description() -> str:
-
     return STORAGE_DESCRIPTION.format(
         quick_size=_gib("bench-quick-size"),
         quick_min=threshold("bench-quick-read-min"),
@@ -90,7 +87,6 @@ def _storage_description() -> str:
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
-
     parser = new_parser(prog, DESCRIPTION, "foretune bench storage --quick /var/lib/pulp")
     sub = parser.add_subparsers(dest="what", metavar="{storage,db}")
     sub.required = True
@@ -157,7 +153,6 @@ def _emit(doc: dict[str, Any], text: str, args: argparse.Namespace, env: Environ
 
 
 def run_storage(args: argparse.Namespace, env: Environment) -> int:
-
     from foretune.bench import fio, results, storage, text  # start-up: loads only when `bench storage` runs
 
     if args.quick and args.runtime:

@@ -35,7 +35,6 @@ def full_parser() -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-
     try:
         import shtab  # start-up: shtab loads only when a completion script is written
     except ImportError:

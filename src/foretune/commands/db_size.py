@@ -18,7 +18,6 @@ else the libpq environment (PGHOST, PGUSER, ...), else the local socket as user 
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
-
     parser = new_parser(prog, DESCRIPTION, "foretune db-size --limit 10")
     parser.add_argument("--dsn", metavar="CONNINFO", help="libpq conninfo or postgresql:// URI of the server (dbname is ignored)")
     parser.add_argument("--database", "-d", action="append", metavar="NAME",

@@ -69,7 +69,6 @@ def _is_bytes(key: str) -> bool:
 
 
 def _short(value: Any, width: int = 70) -> str:
-
     if isinstance(value, dict):
         text = ", ".join(f"{k}={human_bytes(v) if isinstance(v, int) and v and _is_bytes(str(k)) else _short(v, 30)}"
                          for k, v in value.items() if not isinstance(v, (dict, list)))

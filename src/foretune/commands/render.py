@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from foretune.cli import new_parser
 from foretune.commands.plan import add_plan_arguments
+from foretune.errors import InputError, UsageError
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -27,22 +28,28 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    from pathlib import Path
+    from pathlib import Path  # start-up: loads only when `render` runs, not for --help
 
-    from foretune.commands.plan import plan_from_args
-    from foretune.errors import InputError
-    from foretune.host.redact import redact_text
-    from foretune.knowledge.hiera_keys import locking_keys, stale_keys
-    from foretune.plan.model import Plan
-    from foretune.render import outputs
-    from foretune.render.files import write_text
-    from foretune.render.merge import load_mapping, merge_text, show_diff, unified_diff
-    from foretune.safeio import read_text
+    from foretune.commands.plan import plan_from_args  # start-up: loads only when `render` runs, not for --help
+    from foretune.host.redact import redact_text  # start-up: loads only when `render` runs, not for --help
+    from foretune.knowledge.hiera_keys import (  # start-up: loads only when `render` runs, not for --help
+        locking_keys,
+        stale_keys,
+    )
+    from foretune.plan.model import Plan  # start-up: loads only when `render` runs, not for --help
+    from foretune.render import outputs  # start-up: loads only when `render` runs, not for --help
+    from foretune.render.files import write_text  # start-up: loads only when `render` runs, not for --help
+    from foretune.render.merge import (  # start-up: loads only when `render` runs, not for --help
+        load_mapping,
+        merge_text,
+        show_diff,
+        unified_diff,
+    )
+    from foretune.safeio import read_text  # start-up: loads only when `render` runs, not for --help
 
     plan = plan_from_args(args, env)
     assert isinstance(plan, Plan)
     if not plan.release.features.custom_hiera:
-        from foretune.errors import UsageError
 
         raise UsageError(f"{plan.release.label} reads no custom-hiera.yaml: apply the file edits that "
                          "`foretune plan ... --out DIR` lists in APPLY.md")
@@ -61,7 +68,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         action = "removed" if args.remove_stale else "remove it (or add --remove-stale)"
         env.warn(f"{path}: stale key {note.key}: {note.reason} [{note.citation}] — {action}")
     remove = [note.key for note in stale] if args.remove_stale else []
-    from foretune.knowledge.profiles import flatten
+    from foretune.knowledge.profiles import flatten  # start-up: loads only when `render` runs, not for --help
 
     values = outputs.hiera_values(plan, also=set(flatten(current)) - set(remove))
     comments = {}

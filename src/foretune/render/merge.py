@@ -14,7 +14,8 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from foretune.errors import InputError
+from foretune.errors import InputError, ParseError
+from foretune.term import clean, render_to_text
 
 if TYPE_CHECKING:
     from ruamel.yaml import YAML
@@ -26,8 +27,9 @@ PG = "postgresql::server::config_entries"
 
 
 def load_mapping(text: str, label: str) -> dict[str, Any]:
-    from foretune.facts.parsers import ParseError
-    from foretune.facts.parsers.yamlfile import load_yaml
+    from foretune.facts.parsers.yamlfile import (
+        load_yaml,  # start-up: facts.parsers.yamlfile loads only when load_mapping runs
+    )
 
     try:
         data = load_yaml(text) if text.strip() else {}
@@ -86,7 +88,7 @@ _END = re.compile(r"^\.\.\.[ \t]*$", re.MULTILINE)
 
 
 def _yaml(text: str) -> YAML:
-    from ruamel.yaml import YAML
+    from ruamel.yaml import YAML  # start-up: ruamel.yaml loads only when hiera is merged
 
     rt = YAML(typ="rt", pure=True)
     rt.preserve_quotes = True
@@ -103,8 +105,8 @@ def _remove(data: CommentedMap, key: str, marker: str | None = None) -> None:
 
     ``marker``: a comment line left where the key was.
     """
-    from ruamel.yaml.error import CommentMark
-    from ruamel.yaml.tokens import CommentToken
+    from ruamel.yaml.error import CommentMark  # start-up: ruamel.yaml loads only when hiera is merged
+    from ruamel.yaml.tokens import CommentToken  # start-up: ruamel.yaml loads only when hiera is merged
 
     keys = list(data)
     index = keys.index(key)
@@ -144,7 +146,7 @@ def _append(data: CommentedMap, key: str, value: Any, comment: str | None, inden
     if tail is not None and "\n" in tail.value:
         own, rest = tail.value.split("\n", 1)
         if rest:
-            from ruamel.yaml.tokens import CommentToken
+            from ruamel.yaml.tokens import CommentToken  # start-up: ruamel.yaml loads only when hiera is merged
 
             tail.value = own + "\n"
             data.ca.items.setdefault(key, [None, None, None, None])[2] = CommentToken("\n" + rest, tail.start_mark, None)
@@ -164,8 +166,8 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
     ``comments`` maps a key (or a PostgreSQL entry name) to a comment written above a new entry.
     ``remove`` holds top-level keys or ``<key>/<entry>`` paths (as :func:`foretune.knowledge.profiles.flatten` names them).
     """
-    from ruamel.yaml.comments import CommentedMap
-    from ruamel.yaml.error import YAMLError
+    from ruamel.yaml.comments import CommentedMap  # start-up: ruamel.yaml loads only when hiera is merged
+    from ruamel.yaml.error import YAMLError  # start-up: ruamel.yaml loads only when hiera is merged
 
     comments = comments or {}
     remove = list(remove)
@@ -242,14 +244,16 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
 def _node(value: Any) -> Any:
     """A new value in block style; strings YAML 1.1 would read as something else (``on``, ``0755``) quoted."""
     if isinstance(value, dict):
-        from ruamel.yaml.comments import CommentedMap
+        from ruamel.yaml.comments import CommentedMap  # start-up: ruamel.yaml loads only when hiera is merged
 
         node = CommentedMap()
         node.update({k: _node(v) for k, v in value.items()})
         return node
     if isinstance(value, str):
-        import yaml
-        from ruamel.yaml.scalarstring import SingleQuotedScalarString
+        import yaml  # start-up: PyYAML loads only when YAML is read or written
+        from ruamel.yaml.scalarstring import (
+            SingleQuotedScalarString,  # start-up: ruamel.yaml loads only when hiera is merged
+        )
 
         try:
             plain = yaml.safe_load(value) == value  # PyYAML reads YAML 1.1 as Ruby's Psych does
@@ -261,7 +265,7 @@ def _node(value: Any) -> Any:
 
 
 def unified_diff(old: str, new: str, path: str) -> str:
-    import difflib
+    import difflib  # start-up: difflib loads only when a diff is shown
 
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                         fromfile=f"{path} (current)", tofile=f"{path} (foretune)"))
@@ -275,9 +279,8 @@ def show_diff(diff: str, env: Environment) -> None:
     if not (env.color or env.stdout_isatty):
         env.stdout.write(diff)
         return
-    from rich.text import Text
+    from rich.text import Text  # start-up: rich loads only when a diff is drawn
 
-    from foretune.term import clean, render_to_text
 
     text = Text(overflow="fold")
     for line in diff.splitlines(keepends=True):

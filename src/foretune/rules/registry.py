@@ -41,7 +41,6 @@ def rule_module_path(rule: Rule) -> str:
 
 
 def get_rule(rule_id: str) -> Rule:
-
     for rule in all_rules():
         if rule.id == rule_id:
             return rule
