@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from foretune.audit.model import Finding
 from foretune.errors import UsageError
+from foretune.knowledge import citation
 from foretune.rules.base import Context, Outcome, Rule, Severity, Status
 
 
@@ -76,7 +77,6 @@ def _at_profile_value(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
 
 
 def finding(rule: Rule, outcome: Outcome) -> Finding:
-    from foretune.knowledge import citation  # start-up: the knowledge data loads only when finding needs it
     from foretune.render.snippets import render_fix  # start-up: render.snippets loads only when finding runs
 
     cites = tuple((c.id, c.title, c.where) for c in (citation(cid) for cid in outcome.citations or rule.citations))

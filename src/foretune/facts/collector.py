@@ -14,6 +14,7 @@ from importlib import resources
 
 from foretune import __version__
 from foretune.errors import DataError
+from foretune.knowledge import threshold
 
 # where the installer's scenario names its answers file (`:answer_file: "/etc/...-answers.yaml"`)
 ANSWER_FILE = r"""^:?answer_file:[ \t]*['"]?([^'"\s]+)"""
@@ -40,7 +41,6 @@ def tables() -> str:
         COMMAND_TIMEOUT,
         MAX_FILE_BYTES,
     )
-    from foretune.knowledge import threshold  # start-up: the knowledge data loads only when tables needs it
     from foretune.logs import kinds  # start-up: the log kinds load only when the collector is generated
 
     lines = [

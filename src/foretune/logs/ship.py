@@ -16,6 +16,7 @@ from typing import Any
 
 from foretune.host.redact import redact_text
 from foretune.host.text import decode
+from foretune.knowledge import threshold
 from foretune.logs.reader import READ_ERRORS, open_log
 from foretune.logs.scan import discover
 from foretune.logs.timeutil import epoch
@@ -40,7 +41,6 @@ def since_epoch(since: str) -> int:
 
 def ship(root: str, *, now: float | None = None) -> tuple[dict[str, Any], list[str]]:
     """The ``logs`` section of a snapshot (``since``, ``days``, ``files``: path -> redacted text) and read problems."""
-    from foretune.knowledge import threshold  # start-up: the knowledge data loads only when ship needs it
 
     now = time.time() if now is None else now
     days, budget = int(threshold("logs_live_facts_days")), int(threshold("logs_snapshot_max_bytes"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from foretune.knowledge import load_data
 from foretune.knowledge.profiles import PG
 from foretune.plan.model import Fix, Plan, Tunable
 from foretune.render.snippets import SYSCTL_FILE, dropin_path, installer_option, yaml_scalar
@@ -152,7 +153,6 @@ def apply_md(plan: Plan) -> str:
 
 def _restarts() -> dict[str, str]:
     """The service to restart after a hand edit of each file ("" when a client reads the file)."""
-    from foretune.knowledge import load_data  # start-up: the knowledge data loads only when _restarts needs it
 
     data = load_data("direct-edits.yaml")
     restarts: dict[str, str] = {str(e[key]): str(e["restart"]) for name, e in data.items() if not name.startswith("_")

@@ -12,6 +12,7 @@ from typing import Any
 
 from foretune import __version__
 from foretune.audit.model import Finding, Report
+from foretune.knowledge import citations
 from foretune.report import charts
 from foretune.report.data import ordered, value_text
 from foretune.rules.base import Severity, Status
@@ -63,7 +64,6 @@ def render(report: Report, *, generated: str | None = None, version: str = __ver
     import jinja2  # start-up: jinja2 loads only for the HTML report
     from markupsafe import Markup  # start-up: jinja2 loads only for the HTML report
 
-    from foretune.knowledge import citations  # start-up: the knowledge data loads only when render needs it
 
     if generated is None:
         generated = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

@@ -6,6 +6,7 @@ import re
 from importlib import resources
 
 from foretune import __version__
+from foretune.knowledge import citations
 from foretune.rules.base import Rule
 
 SECTIONS = ("What it checks", "Why it matters", "Evidence", "Example", "Fix", "Fix safety", "References")
@@ -21,7 +22,6 @@ def doc_text(rule: Rule) -> str:
 
 def doc_problems(rule: Rule) -> list[str]:
     """What is wrong with a rule's doc; empty when it is complete."""
-    from foretune.knowledge import citations  # start-up: the knowledge data loads only when doc_problems needs it
 
     try:
         text = doc_text(rule)

@@ -7,6 +7,7 @@ qdrouterd 3N+100. Each release is judged by its own source, and the message name
 
 from __future__ import annotations
 
+from foretune.knowledge import citation
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 
 HOLDS = {"qpidd": "queue", "qdrouterd": "connection"}
@@ -14,7 +15,6 @@ FORMULA = {"qpidd": ("qpidd_fds_per_host", "qpidd_fds_base"), "qdrouterd": ("qdr
 
 
 def nofile_check(rule: PlanRule, ctx: Context, key: str, daemon: str) -> Outcome:
-    from foretune.knowledge import citation  # start-up: the knowledge data loads only when nofile_check needs it
     from foretune.plan.constants import const  # start-up: plan.constants loads only when nofile_check runs
 
     assert ctx.plan is not None
