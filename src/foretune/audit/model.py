@@ -83,7 +83,7 @@ class Report:
 def redacted(report: Report) -> Report:
     """The report with secrets masked in every text it carries (the last gate before any output format)."""
     from foretune.host.redact import redact_data, redact_text  # start-up: patterns compile only for a report
-    from foretune.rules.base import Evidence  # start-up: rules.base loads only when redacted runs
+    from foretune.rules.base import Evidence  # start-up: only when redacted runs
 
     def clean(f: Finding) -> Finding:
         return dataclasses.replace(

@@ -77,7 +77,7 @@ def _at_profile_value(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
 
 
 def finding(rule: Rule, outcome: Outcome) -> Finding:
-    from foretune.render.snippets import render_fix  # start-up: render.snippets loads only when finding runs
+    from foretune.render.snippets import render_fix  # start-up: only when finding runs
 
     cites = tuple((c.id, c.title, c.where) for c in (citation(cid) for cid in outcome.citations or rule.citations))
     return Finding(rule_id=rule.id, title=rule.title, component=rule.component,

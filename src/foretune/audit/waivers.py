@@ -20,9 +20,7 @@ class Waiver:
 
 def load_waivers(path: str) -> list[Waiver]:
     """Read a YAML list of ``{rule, reason, expires?: YYYY-MM-DD}``; one clear line on bad input."""
-    from foretune.facts.parsers.yamlfile import (
-        load_yaml,  # start-up: facts.parsers.yamlfile loads only when load_waivers runs
-    )
+    from foretune.facts.parsers.yamlfile import load_yaml  # start-up: only when load_waivers runs
 
     try:
         data = load_yaml(read_text(path))

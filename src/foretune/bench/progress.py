@@ -95,12 +95,8 @@ class Progress:
         return width - 24 - len(f"{self.steps}/{self.steps}") - 4 - len("ETA unknown") - 5
 
     def _open(self) -> None:
-        from rich.progress import (  # start-up: rich loads only when this output is drawn
-            BarColumn,
-            Progress,
-            TextColumn,
-        )
-        from rich.table import Column  # start-up: rich loads only when this output is drawn
+        from rich.progress import BarColumn, Progress, TextColumn  # start-up: rich, only when this is drawn
+        from rich.table import Column  # start-up: rich, only when this is drawn
 
 
         def fixed(name: str, width: int, justify: Literal["left", "right"] = "right") -> TextColumn:

@@ -59,7 +59,7 @@ def load(path: str | Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
         raise InputError(f"{path}: cannot read bench results: {reason}") from exc
-    from foretune.host.jsonfile import load_json  # start-up: host.jsonfile loads only when load runs
+    from foretune.host.jsonfile import load_json  # start-up: only when load runs
 
     try:
         doc = load_json(text)

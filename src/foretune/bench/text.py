@@ -16,7 +16,7 @@ def _num(value: float | None, digits: int = 1) -> str:
 def _verdict(word: str, color: bool) -> str:
     if not (color and word in _STYLES):
         return word
-    from rich.text import Text  # start-up: rich loads only when this output is drawn
+    from rich.text import Text  # start-up: rich, only when this is drawn
 
 
     return render_to_text(Text(word, style=_STYLES[word]), color=True, width=None).rstrip("\n")

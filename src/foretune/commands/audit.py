@@ -48,27 +48,27 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    import datetime  # start-up: loads only when `audit` runs, not for --help
+    import datetime  # start-up: only for an `audit` run, not --help
 
-    from foretune.audit.context import build_context  # start-up: loads only when `audit` runs, not for --help
-    from foretune.audit.model import Report, redacted  # start-up: loads only when `audit` runs, not for --help
-    from foretune.audit.runner import run_all, select_rules  # start-up: loads only when `audit` runs, not for --help
-    from foretune.facts import read_source  # start-up: loads only when `audit` runs, not for --help
-    from foretune.rules.base import Severity, Status  # start-up: loads only when `audit` runs, not for --help
+    from foretune.audit.context import build_context  # start-up: only for an `audit` run, not --help
+    from foretune.audit.model import Report, redacted  # start-up: only for an `audit` run, not --help
+    from foretune.audit.runner import run_all, select_rules  # start-up: only for an `audit` run, not --help
+    from foretune.facts import read_source  # start-up: only for an `audit` run, not --help
+    from foretune.rules.base import Severity, Status  # start-up: only for an `audit` run, not --help
     from foretune.rules.postgresql.max_connections_below_budget import (
-        running_budget_parts,  # start-up: loads only when `audit` runs, not for --help
+        running_budget_parts,  # start-up: only for an `audit` run, not --help
     )
-    from foretune.rules.registry import all_rules  # start-up: loads only when `audit` runs, not for --help
+    from foretune.rules.registry import all_rules  # start-up: only for an `audit` run, not --help
 
     rules = select_rules(all_rules(), args.select, args.ignore)
     waivers: list[Waiver] = []
     if args.waivers:
-        from foretune.audit.waivers import load_waivers  # start-up: loads only when `audit` runs, not for --help
+        from foretune.audit.waivers import load_waivers  # start-up: only for an `audit` run, not --help
 
         waivers = load_waivers(args.waivers)
     bench: list[dict[str, Any]] = []
     if args.bench:
-        from foretune.bench.results import load as load_bench  # start-up: loads only when `audit` runs, not for --help
+        from foretune.bench.results import load as load_bench  # start-up: only for an `audit` run, not --help
 
         bench = [load_bench(path) for path in args.bench]
     source = None if args.source in (None, "live") else args.source
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     findings = run_all(rules, ctx)
     warnings: list[str] = []
     if waivers:
-        from foretune.audit.waivers import apply_waivers  # start-up: loads only when `audit` runs, not for --help
+        from foretune.audit.waivers import apply_waivers  # start-up: only for an `audit` run, not --help
 
         findings, warnings = apply_waivers(findings, waivers, datetime.date.today())
     for warning in warnings:
@@ -99,14 +99,14 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     report = redacted(report)
     fmt = output_format(args)
     if args.output_dir or fmt == "hiera":
-        from foretune.commands.plan import existing_hiera  # start-up: loads only when `audit` runs, not for --help
-        from foretune.render import outputs  # start-up: loads only when `audit` runs, not for --help
+        from foretune.commands.plan import existing_hiera  # start-up: only for an `audit` run, not --help
+        from foretune.render import outputs  # start-up: only for an `audit` run, not --help
 
         if ctx.plan is None:
             raise UsageError(f"no fixes to write: {ctx.no_plan_reason}")
         existing = existing_hiera(facts)
         if args.output_dir:
-            from foretune.render.files import write_bundle  # start-up: loads only when `audit` runs, not for --help
+            from foretune.render.files import write_bundle  # start-up: only for an `audit` run, not --help
 
             for path in write_bundle(outputs.bundle(ctx.plan, existing), args.output_dir):
                 env.note(f"wrote {path}")
@@ -138,7 +138,7 @@ def _generated(env: Environment) -> str:
 
 def render(report: object, fmt: str, *, color: bool, verbose: bool, width: int | None = None,
            generated: str | None = None) -> str:
-    from foretune.audit.model import Report  # start-up: loads only when `audit` runs, not for --help
+    from foretune.audit.model import Report  # start-up: only for an `audit` run, not --help
 
     assert isinstance(report, Report)
     if fmt == "json":

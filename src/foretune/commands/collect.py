@@ -29,11 +29,11 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    import socket  # start-up: loads only when `collect` runs, not for --help
-    from datetime import datetime  # start-up: loads only when `collect` runs, not for --help
-    from pathlib import Path  # start-up: loads only when `collect` runs, not for --help
+    import socket  # start-up: only for a `collect` run, not --help
+    from datetime import datetime  # start-up: only for a `collect` run, not --help
+    from pathlib import Path  # start-up: only for a `collect` run, not --help
 
-    from foretune.facts.collect import collect  # start-up: loads only when `collect` runs, not for --help
+    from foretune.facts.collect import collect  # start-up: only for a `collect` run, not --help
 
     if args.hosts is not None and args.hosts < 0:
         raise UsageError("--hosts must be zero or more")

@@ -25,7 +25,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    from foretune.facts.collector import generate  # start-up: loads only when `collector` runs, not for --help
+    from foretune.facts.collector import generate  # start-up: only for a `collector` run, not --help
 
     emit(args, env, generate())
     return 0

@@ -31,7 +31,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, env: Environment) -> int:
     import json  # start-up: json loads only for JSON input or output
 
-    from foretune.bench import dbsize, pgclient  # start-up: loads only when `db-size` runs, not for --help
+    from foretune.bench import dbsize, pgclient  # start-up: only for a `db-size` run, not --help
 
     target = pgclient.resolve(args.dsn, env.environ)
     limit = args.limit or int(threshold("bench-dbsize-top"))

@@ -33,9 +33,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, env: Environment) -> int:
     import json  # start-up: json loads only for JSON input or output
 
-    from foretune.facts import read_source  # start-up: loads only when `facts` runs, not for --help
-    from foretune.facts.catalog import BY_NAME  # start-up: loads only when `facts` runs, not for --help
-    from foretune.facts.serialize import facts_to_dict  # start-up: loads only when `facts` runs, not for --help
+    from foretune.facts import read_source  # start-up: only for a `facts` run, not --help
+    from foretune.facts.catalog import BY_NAME  # start-up: only for a `facts` run, not --help
+    from foretune.facts.serialize import facts_to_dict  # start-up: only for a `facts` run, not --help
 
     if args.hosts is not None and args.hosts < 0:
         raise UsageError("--hosts must be zero or more")
@@ -87,9 +87,9 @@ def _short(value: Any, width: int = 70) -> str:
 
 def print_table(data: dict[str, Any], out: TextIO, *, show_unknown: bool, color: bool = False, width: int | None = None) -> None:
     """Facts as a table wrapped to the terminal: name, value, where it came from."""
-    from rich.console import Group  # start-up: rich loads only when this output is drawn
-    from rich.table import Table  # start-up: rich loads only when this output is drawn
-    from rich.text import Text  # start-up: rich loads only when this output is drawn
+    from rich.console import Group  # start-up: rich, only when this is drawn
+    from rich.table import Table  # start-up: rich, only when this is drawn
+    from rich.text import Text  # start-up: rich, only when this is drawn
 
 
     source = data["source"]

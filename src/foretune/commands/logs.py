@@ -52,7 +52,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def _when(text: str | None, flag: str) -> int | None:
-    from foretune.logs.timeutil import parse_when  # start-up: loads only when `logs` runs, not for --help
+    from foretune.logs.timeutil import parse_when  # start-up: only for a `logs` run, not --help
 
     if text is None:
         return None
@@ -64,7 +64,7 @@ def _when(text: str | None, flag: str) -> int | None:
 
 def _range(since: str | None, until: str | None, flags: tuple[str, str]) -> Window:
     """The window from ``since`` to ``until``; one that ends before (or as) it starts is a usage error."""
-    from foretune.logs.timeutil import Window  # start-up: loads only when `logs` runs, not for --help
+    from foretune.logs.timeutil import Window  # start-up: only for a `logs` run, not --help
 
     window = Window(_when(since, flags[0]), _when(until, flags[1]))
     if window.since is not None and window.until is not None and window.since >= window.until:
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             raise UsageError("--compare needs two SOURCEs, or one SOURCE (or none: this host) and --window given twice")
         before = analyze(sources[0], windows[0], args, env, label="before")
         after = analyze(sources[1], windows[1], args, env, label="after")
-        from foretune.logs.compare import compare  # start-up: loads only when `logs` runs, not for --help
+        from foretune.logs.compare import compare  # start-up: only for a `logs` run, not --help
 
         report = compare(before, after)
     else:
@@ -99,33 +99,29 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
 def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: Environment, label: str = "") -> dict[str, Any]:
     """Read ``sources`` (none: this host) over ``window`` into a report."""
-    from pathlib import Path  # start-up: loads only when `logs` runs, not for --help
+    from pathlib import Path  # start-up: only for a `logs` run, not --help
 
-    from foretune.facts.extract import extract  # start-up: loads only when `logs` runs, not for --help
-    from foretune.logs.scan import (  # start-up: loads only when `logs` runs, not for --help
-        Options,
-        from_paths,
-        read_files,
-    )
-    from foretune.logs.source import puma_capacity, scan_source  # start-up: loads only when `logs` runs, not for --help
-    from foretune.logs.summary import build  # start-up: loads only when `logs` runs, not for --help
-    from foretune.report.logs_data import rendered  # start-up: loads only when `logs` runs, not for --help
+    from foretune.facts.extract import extract  # start-up: only for a `logs` run, not --help
+    from foretune.logs.scan import Options, from_paths, read_files  # start-up: only for a `logs` run, not --help
+    from foretune.logs.source import puma_capacity, scan_source  # start-up: only for a `logs` run, not --help
+    from foretune.logs.summary import build  # start-up: only for a `logs` run, not --help
+    from foretune.report.logs_data import rendered  # start-up: only for a `logs` run, not --help
 
     progress = _progress(env, label)
     if not sources or sources == ["live"]:
-        from foretune.host.sources.live import LiveHost  # start-up: loads only when `logs` runs, not for --help
+        from foretune.host.sources.live import LiveHost  # start-up: only for a `logs` run, not --help
 
         src: Any = LiveHost(env.environ)
     elif len(sources) == 1 and _is_sosreport(sources[0]):
         path = Path(sources[0])
         if path.is_dir():
             from foretune.host.sources.sosreport import (
-                SosreportDirectory,  # start-up: loads only when `logs` runs, not for --help
+                SosreportDirectory,  # start-up: only for a `logs` run, not --help
             )
 
             src = SosreportDirectory(path)
         else:
-            from foretune.logs.source import open_tarball  # start-up: loads only when `logs` runs, not for --help
+            from foretune.logs.source import open_tarball  # start-up: only for a `logs` run, not --help
 
             src = open_tarball(path, Options(window=window), progress=progress)
     else:
@@ -162,15 +158,12 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
 
 def _snapshot(path: Path, window: Window, args: argparse.Namespace) -> dict[str, Any]:
     """The report of the logs a snapshot carries (collect and the collector ship the last week's)."""
-    from foretune.facts import read_source  # start-up: loads only when `logs` runs, not for --help
-    from foretune.facts.snapshot import load_snapshot_logs  # start-up: loads only when `logs` runs, not for --help
-    from foretune.logs.scan import Options  # start-up: loads only when `logs` runs, not for --help
-    from foretune.logs.source import (  # start-up: loads only when `logs` runs, not for --help
-        puma_capacity,
-        scan_shipped,
-    )
-    from foretune.logs.summary import build  # start-up: loads only when `logs` runs, not for --help
-    from foretune.report.logs_data import rendered  # start-up: loads only when `logs` runs, not for --help
+    from foretune.facts import read_source  # start-up: only for a `logs` run, not --help
+    from foretune.facts.snapshot import load_snapshot_logs  # start-up: only for a `logs` run, not --help
+    from foretune.logs.scan import Options  # start-up: only for a `logs` run, not --help
+    from foretune.logs.source import puma_capacity, scan_shipped  # start-up: only for a `logs` run, not --help
+    from foretune.logs.summary import build  # start-up: only for a `logs` run, not --help
+    from foretune.report.logs_data import rendered  # start-up: only for a `logs` run, not --help
 
     label, logs = load_snapshot_logs(path)
     if logs is None or not logs["files"]:
@@ -194,10 +187,8 @@ def _no_puma(facts: FactSet) -> str | None:
 
 
 def _is_sosreport(path: str) -> bool:
-    from foretune.host.sources.sosreport import (
-        is_sosreport_root,  # start-up: loads only when `logs` runs, not for --help
-    )
-    from foretune.host.sources.tarball import SUFFIXES  # start-up: loads only when `logs` runs, not for --help
+    from foretune.host.sources.sosreport import is_sosreport_root  # start-up: only for a `logs` run, not --help
+    from foretune.host.sources.tarball import SUFFIXES  # start-up: only for a `logs` run, not --help
 
     if os.path.isdir(path):
         try:

@@ -41,7 +41,7 @@ def _release_options(parser: argparse.ArgumentParser, *, required: bool) -> None
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    from foretune.knowledge.releases import resolve_release  # start-up: loads only when `profiles` runs, not for --help
+    from foretune.knowledge.releases import resolve_release  # start-up: only for a `profiles` run, not --help
 
     if args.action == "list":
         release = resolve_release(args.product, args.version) if args.version else None
@@ -57,13 +57,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
 
 def _list(env: Environment, release: Any) -> None:
-    from foretune.knowledge import hardware  # start-up: knowledge data loads only when `profiles` runs, not for --help
-    from foretune.knowledge.model import (
-        PROFILES,  # start-up: knowledge data loads only when `profiles` runs, not for --help
-    )
-    from foretune.knowledge.profiles import (
-        profiles_for,  # start-up: knowledge data loads only when `profiles` runs, not for --help
-    )
+    from foretune.knowledge import hardware  # start-up: only for a `profiles` run, not --help
+    from foretune.knowledge.model import PROFILES  # start-up: only for a `profiles` run, not --help
+    from foretune.knowledge.profiles import profiles_for  # start-up: only for a `profiles` run, not --help
 
     accepted = profiles_for(release) if release else PROFILES
     if release:
@@ -83,7 +79,7 @@ def _list(env: Environment, release: Any) -> None:
 
 
 def _show(release: Any, profile: str, fmt: str) -> str:
-    from foretune.knowledge.profiles import (  # start-up: knowledge data loads only when `profiles` runs, not for --help
+    from foretune.knowledge.profiles import (  # start-up: only for a `profiles` run, not --help
         installer_hiera,
         tuning_files,
     )
@@ -100,10 +96,7 @@ def _show(release: Any, profile: str, fmt: str) -> str:
 
 
 def _diff(env: Environment, release: Any, a: str, b: str) -> None:
-    from foretune.knowledge.profiles import (  # start-up: knowledge data loads only when `profiles` runs, not for --help
-        flatten,
-        installer_hiera,
-    )
+    from foretune.knowledge.profiles import flatten, installer_hiera  # start-up: only for a `profiles` run, not --help
 
     left, right = flatten(installer_hiera(release, a)), flatten(installer_hiera(release, b))
     keys = [k for k in dict.fromkeys([*left, *right]) if left.get(k) != right.get(k)]

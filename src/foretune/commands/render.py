@@ -28,24 +28,21 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    from pathlib import Path  # start-up: loads only when `render` runs, not for --help
+    from pathlib import Path  # start-up: only for a `render` run, not --help
 
-    from foretune.commands.plan import plan_from_args  # start-up: loads only when `render` runs, not for --help
-    from foretune.host.redact import redact_text  # start-up: loads only when `render` runs, not for --help
-    from foretune.knowledge.hiera_keys import (  # start-up: loads only when `render` runs, not for --help
-        locking_keys,
-        stale_keys,
-    )
-    from foretune.plan.model import Plan  # start-up: loads only when `render` runs, not for --help
-    from foretune.render import outputs  # start-up: loads only when `render` runs, not for --help
-    from foretune.render.files import write_text  # start-up: loads only when `render` runs, not for --help
-    from foretune.render.merge import (  # start-up: loads only when `render` runs, not for --help
+    from foretune.commands.plan import plan_from_args  # start-up: only for a `render` run, not --help
+    from foretune.host.redact import redact_text  # start-up: only for a `render` run, not --help
+    from foretune.knowledge.hiera_keys import locking_keys, stale_keys  # start-up: only for a `render` run, not --help
+    from foretune.plan.model import Plan  # start-up: only for a `render` run, not --help
+    from foretune.render import outputs  # start-up: only for a `render` run, not --help
+    from foretune.render.files import write_text  # start-up: only for a `render` run, not --help
+    from foretune.render.merge import (  # start-up: only for a `render` run, not --help
         load_mapping,
         merge_text,
         show_diff,
         unified_diff,
     )
-    from foretune.safeio import read_text  # start-up: loads only when `render` runs, not for --help
+    from foretune.safeio import read_text  # start-up: only for a `render` run, not --help
 
     plan = plan_from_args(args, env)
     assert isinstance(plan, Plan)
@@ -68,7 +65,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         action = "removed" if args.remove_stale else "remove it (or add --remove-stale)"
         env.warn(f"{path}: stale key {note.key}: {note.reason} [{note.citation}] — {action}")
     remove = [note.key for note in stale] if args.remove_stale else []
-    from foretune.knowledge.profiles import flatten  # start-up: loads only when `render` runs, not for --help
+    from foretune.knowledge.profiles import flatten  # start-up: only for a `render` run, not --help
 
     values = outputs.hiera_values(plan, also=set(flatten(current)) - set(remove))
     comments = {}

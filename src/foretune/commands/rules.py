@@ -29,10 +29,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    from foretune.rules.registry import all_rules, get_rule  # start-up: loads only when `rules` runs, not for --help
+    from foretune.rules.registry import all_rules, get_rule  # start-up: only for a `rules` run, not --help
 
     if args.action == "explain":
-        from foretune.rules.docs import doc_text  # start-up: loads only when `rules` runs, not for --help
+        from foretune.rules.docs import doc_text  # start-up: only for a `rules` run, not --help
 
         doc = doc_text(get_rule(args.rule_id))
         if env.color or env.stdout_isatty or env.width:
@@ -50,8 +50,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                                      "title": r.title, "roles": sorted(r.roles), "citations": list(r.citations)}
                                     for r in rules], indent=2) + "\n")
         return 0
-    from rich.table import Table  # start-up: rich loads only when this output is drawn
-    from rich.text import Text  # start-up: rich loads only when this output is drawn
+    from rich.table import Table  # start-up: rich, only when this is drawn
+    from rich.text import Text  # start-up: rich, only when this is drawn
 
 
     table = Table(box=None, padding=(0, 2, 0, 0), pad_edge=False, show_header=False)
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
 def markdown_text(doc: str, *, color: bool, width: int) -> str:
     """A rule's Markdown documentation rendered for the terminal (headings, lists, code blocks)."""
-    from rich.markdown import Markdown  # start-up: rich loads only when this output is drawn
+    from rich.markdown import Markdown  # start-up: rich, only when this is drawn
 
 
     return render_to_text(Markdown(doc, code_theme="ansi_light" if color else "bw", hyperlinks=False, inline_code_lexer=None),

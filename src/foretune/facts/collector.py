@@ -24,7 +24,7 @@ REDACT = re.compile(r"^# @REDACT@.*?^# @END@\n", re.MULTILINE | re.DOTALL)
 
 def spec_table() -> list[dict[str, object]]:
     """The specs ``collect`` reads up front, as plain data."""
-    from foretune.host.specs import SPECS  # start-up: host.specs loads only when spec_table runs
+    from foretune.host.specs import SPECS  # start-up: only to generate the collector
 
     return [{"name": s.name, "paths": list(s.paths), "commands": [list(c) for c in s.commands], "glob": s.glob,
              "needs_root": s.needs_root} for s in SPECS if s.collect]
@@ -33,14 +33,9 @@ def spec_table() -> list[dict[str, object]]:
 def tables() -> str:
     """Python source (2.7 and 3.6 compatible literals) of every table the collector needs."""
     from foretune import pg  # start-up: psql's module loads only when the collector is generated
-    from foretune.facts.extract import live_sql  # start-up: facts.extract loads only when tables runs
-    from foretune.facts.extract.platform import (
-        UNIT_PREFIXES,  # start-up: facts.extract.platform loads only when tables runs
-    )
-    from foretune.host.sources.live import (  # start-up: host.sources.live loads only when tables runs
-        COMMAND_TIMEOUT,
-        MAX_FILE_BYTES,
-    )
+    from foretune.facts.extract import live_sql  # start-up: only to generate the collector
+    from foretune.facts.extract.platform import UNIT_PREFIXES  # start-up: only to generate the collector
+    from foretune.host.sources.live import COMMAND_TIMEOUT, MAX_FILE_BYTES  # start-up: only to generate the collector
     from foretune.logs import kinds  # start-up: the log kinds load only when the collector is generated
 
     lines = [
@@ -70,7 +65,7 @@ def tables() -> str:
 
 def redaction() -> str:
     """foretune.host.redact as Python 2.7/3.6 source."""
-    from foretune.facts.portable import portable  # start-up: facts.portable loads only when redaction runs
+    from foretune.facts.portable import portable  # start-up: only to generate the collector
 
     source = resources.files("foretune.host").joinpath("redact.py").read_text(encoding="utf-8")
     return "# foretune.host.redact, rewritten for Python 2.7 and 3.6: do not edit\n" + portable(source) + "\n"

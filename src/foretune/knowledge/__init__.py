@@ -41,7 +41,7 @@ def _read(name: str) -> str:
 
 
 def _fingerprint(text: str) -> str:
-    import zlib  # start-up: zlib loads only when _fingerprint runs
+    import zlib  # start-up: zlib loads only to check the compiled data's fingerprint
 
     raw = text.encode("utf-8")
     return f"{zlib.crc32(raw):08x}-{len(raw)}"

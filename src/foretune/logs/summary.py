@@ -65,7 +65,7 @@ def build(scan: Scan, *, source: str, capacity: int | None, capacity_from: str |
 
 def suggestions(merged: dict[tuple[str, str], Any]) -> list[dict[str, Any]]:
     """Logging changes that would let this analysis say more; each fix as data (kind, target, value), as ``plan``'s."""
-    from foretune.knowledge.profiles import PG  # start-up: the knowledge data loads only when suggestions needs it
+    from foretune.knowledge.profiles import PG  # start-up: only when suggestions runs
 
     out: list[dict[str, Any]] = []
 

@@ -48,12 +48,8 @@ def configured_values(facts: FactSet) -> dict[str, tuple[Any, str]]:
 
     Only tuning keys are kept: passwords and certificates never reach the plan.
     """
-    from foretune.facts.extract.installer import (
-        TUNING_PREFIXES,  # start-up: facts.extract.installer loads only when configured_values runs
-    )
-    from foretune.knowledge.profiles import (
-        flatten,  # start-up: the knowledge data loads only when configured_values needs it
-    )
+    from foretune.facts.extract.installer import TUNING_PREFIXES  # start-up: only when configured_values runs
+    from foretune.knowledge.profiles import flatten  # start-up: only when configured_values runs
 
     prefixes = (*TUNING_PREFIXES, "foreman::passenger", "puppet::")
 

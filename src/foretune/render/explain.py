@@ -66,7 +66,7 @@ def render(plan: Plan, tid: str) -> str:
     if not (t.foretune.formula or t.foretune.inputs):
         lines += ["", "no arithmetic: the value is a choice stated by the cited source"]
     if t.fixes:
-        from foretune.render.snippets import render_fix  # start-up: render.snippets loads only when render runs
+        from foretune.render.snippets import render_fix  # start-up: only when render runs
 
         lines += ["", "apply:", *("  " + line for fix in t.fixes for line in render_fix(fix).splitlines())]
     return "\n".join(lines) + "\n"

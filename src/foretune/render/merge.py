@@ -27,9 +27,7 @@ PG = "postgresql::server::config_entries"
 
 
 def load_mapping(text: str, label: str) -> dict[str, Any]:
-    from foretune.facts.parsers.yamlfile import (
-        load_yaml,  # start-up: facts.parsers.yamlfile loads only when load_mapping runs
-    )
+    from foretune.facts.parsers.yamlfile import load_yaml  # start-up: only when load_mapping runs
 
     try:
         data = load_yaml(text) if text.strip() else {}
@@ -88,7 +86,7 @@ _END = re.compile(r"^\.\.\.[ \t]*$", re.MULTILINE)
 
 
 def _yaml(text: str) -> YAML:
-    from ruamel.yaml import YAML  # start-up: ruamel.yaml loads only when hiera is merged
+    from ruamel.yaml import YAML  # start-up: only when hiera is merged
 
     rt = YAML(typ="rt", pure=True)
     rt.preserve_quotes = True
@@ -105,8 +103,8 @@ def _remove(data: CommentedMap, key: str, marker: str | None = None) -> None:
 
     ``marker``: a comment line left where the key was.
     """
-    from ruamel.yaml.error import CommentMark  # start-up: ruamel.yaml loads only when hiera is merged
-    from ruamel.yaml.tokens import CommentToken  # start-up: ruamel.yaml loads only when hiera is merged
+    from ruamel.yaml.error import CommentMark  # start-up: only when hiera is merged
+    from ruamel.yaml.tokens import CommentToken  # start-up: only when hiera is merged
 
     keys = list(data)
     index = keys.index(key)
@@ -146,7 +144,7 @@ def _append(data: CommentedMap, key: str, value: Any, comment: str | None, inden
     if tail is not None and "\n" in tail.value:
         own, rest = tail.value.split("\n", 1)
         if rest:
-            from ruamel.yaml.tokens import CommentToken  # start-up: ruamel.yaml loads only when hiera is merged
+            from ruamel.yaml.tokens import CommentToken  # start-up: only when hiera is merged
 
             tail.value = own + "\n"
             data.ca.items.setdefault(key, [None, None, None, None])[2] = CommentToken("\n" + rest, tail.start_mark, None)
@@ -166,8 +164,8 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
     ``comments`` maps a key (or a PostgreSQL entry name) to a comment written above a new entry.
     ``remove`` holds top-level keys or ``<key>/<entry>`` paths (as :func:`foretune.knowledge.profiles.flatten` names them).
     """
-    from ruamel.yaml.comments import CommentedMap  # start-up: ruamel.yaml loads only when hiera is merged
-    from ruamel.yaml.error import YAMLError  # start-up: ruamel.yaml loads only when hiera is merged
+    from ruamel.yaml.comments import CommentedMap  # start-up: only when hiera is merged
+    from ruamel.yaml.error import YAMLError  # start-up: only when hiera is merged
 
     comments = comments or {}
     remove = list(remove)
@@ -244,16 +242,14 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
 def _node(value: Any) -> Any:
     """A new value in block style; strings YAML 1.1 would read as something else (``on``, ``0755``) quoted."""
     if isinstance(value, dict):
-        from ruamel.yaml.comments import CommentedMap  # start-up: ruamel.yaml loads only when hiera is merged
+        from ruamel.yaml.comments import CommentedMap  # start-up: only when hiera is merged
 
         node = CommentedMap()
         node.update({k: _node(v) for k, v in value.items()})
         return node
     if isinstance(value, str):
         import yaml  # start-up: PyYAML loads only when YAML is read or written
-        from ruamel.yaml.scalarstring import (
-            SingleQuotedScalarString,  # start-up: ruamel.yaml loads only when hiera is merged
-        )
+        from ruamel.yaml.scalarstring import SingleQuotedScalarString  # start-up: only when hiera is merged
 
         try:
             plain = yaml.safe_load(value) == value  # PyYAML reads YAML 1.1 as Ruby's Psych does

@@ -194,17 +194,9 @@ def _direct_edits(plan: Plan) -> list[str]:
 
 def merged_hiera(plan: Plan, existing: str) -> str:
     """``existing`` custom-hiera.yaml with the plan's values merged in: every key once, the PostgreSQL hash key by key."""
-    from foretune.knowledge.hiera_keys import (
-        stale_keys,  # start-up: the knowledge data loads only when merged_hiera needs it
-    )
-    from foretune.knowledge.profiles import (
-        flatten,  # start-up: the knowledge data loads only when merged_hiera needs it
-    )
-    from foretune.render.merge import (  # start-up: render.merge loads only when merged_hiera runs
-        load_mapping,
-        merge_text,
-        remove_keys,
-    )
+    from foretune.knowledge.hiera_keys import stale_keys  # start-up: only when merged_hiera runs
+    from foretune.knowledge.profiles import flatten  # start-up: only when merged_hiera runs
+    from foretune.render.merge import load_mapping, merge_text, remove_keys  # start-up: only when merged_hiera runs
 
     current = load_mapping(existing, "custom-hiera.yaml")
     stale = [note.key for note in stale_keys(plan.release, current) if "/" not in note.key]

@@ -59,7 +59,7 @@ def _charts(report: Report, markup: Callable[[str], Any]) -> list[dict[str, Any]
 
 def render(report: Report, *, generated: str | None = None, version: str = __version__) -> str:
     """The report as one HTML page; ``generated`` is the time shown in the header (default: now, UTC)."""
-    import datetime  # start-up: datetime loads only when render runs
+    import datetime  # start-up: datetime loads only when a report is dated
 
     import jinja2  # start-up: jinja2 loads only for the HTML report
     from markupsafe import Markup  # start-up: jinja2 loads only for the HTML report

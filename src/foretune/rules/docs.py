@@ -14,7 +14,7 @@ SECTIONS = ("What it checks", "Why it matters", "Evidence", "Example", "Fix", "F
 
 def doc_text(rule: Rule) -> str:
     """The rule's markdown doc (``<module>.md`` beside the rule module)."""
-    from foretune.rules.registry import rule_module_path  # start-up: rules.registry loads only when doc_text runs
+    from foretune.rules.registry import rule_module_path  # start-up: the registry loads only when a rule's doc is read
 
     component, name = rule_module_path(rule).split("/")
     return resources.files(f"foretune.rules.{component}").joinpath(f"{name}.md").read_text(encoding="utf-8")
@@ -80,7 +80,7 @@ def rendered(rule: Rule) -> str:
 
 def render_all() -> dict[str, str]:
     """File name -> markdown for docs/rules/: one page per rule plus index.md."""
-    from foretune.rules.registry import all_rules  # start-up: rules.registry loads only when render_all runs
+    from foretune.rules.registry import all_rules  # start-up: the registry loads only when every rule's doc is rendered
 
     pages = {}
     index = ["# Audit rules", "", "Generated from the rule docs by `python3 dev.py docs`; a test fails when it drifts.",

@@ -135,13 +135,8 @@ def effective(x: Extractor, answers: dict[str, Any] | None, hiera: dict[str, Any
     product_name, version = x.value("product"), x.value("product_version")
     if product_name and version:
         try:
-            from foretune.knowledge.profiles import (  # start-up: the knowledge data loads only when effective needs it
-                installer_hiera,
-                tuning_files,
-            )
-            from foretune.knowledge.releases import (
-                resolve_release,  # start-up: the knowledge data loads only when effective needs it
-            )
+            from foretune.knowledge.profiles import installer_hiera, tuning_files  # start-up: only when effective runs
+            from foretune.knowledge.releases import resolve_release  # start-up: only when effective runs
 
             release = resolve_release(product_name, version, foreman_version=x.value("foreman_version"))
             profile = x.value("tuning_profile") or "default"

@@ -22,7 +22,7 @@ class SharedBuffersOutOfRange(PlanRule):
 
     def check(self, ctx: Context) -> Outcome:
         from foretune.plan.components.postgresql import (
-            shared_buffers_range,  # start-up: plan.components.postgresql loads only when check runs
+            shared_buffers_range,  # start-up: plan code, only when the check runs
         )
 
         assert ctx.plan is not None

@@ -15,7 +15,7 @@ FORMULA = {"qpidd": ("qpidd_fds_per_host", "qpidd_fds_base"), "qdrouterd": ("qdr
 
 
 def nofile_check(rule: PlanRule, ctx: Context, key: str, daemon: str) -> Outcome:
-    from foretune.plan.constants import const  # start-up: plan.constants loads only when nofile_check runs
+    from foretune.plan.constants import const  # start-up: plan code, only when the check runs
 
     assert ctx.plan is not None
     current = ctx.facts.value("qpid").get(key)
