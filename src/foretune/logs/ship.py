@@ -14,9 +14,9 @@ import time
 from datetime import datetime, timedelta
 from typing import Any
 
+from foretune import knowledge
 from foretune.host.redact import redact_text
 from foretune.host.text import decode
-from foretune.knowledge import threshold
 from foretune.logs.reader import READ_ERRORS, open_log
 from foretune.logs.scan import discover
 from foretune.logs.timeutil import epoch
@@ -43,7 +43,7 @@ def ship(root: str, *, now: float | None = None) -> tuple[dict[str, Any], list[s
     """The ``logs`` section of a snapshot (``since``, ``days``, ``files``: path -> redacted text) and read problems."""
 
     now = time.time() if now is None else now
-    days, budget = int(threshold("logs_live_facts_days")), int(threshold("logs_snapshot_max_bytes"))
+    days, budget = int(knowledge.threshold("logs_live_facts_days")), int(knowledge.threshold("logs_snapshot_max_bytes"))
     candidates = []
     for f in discover(root):
         try:
