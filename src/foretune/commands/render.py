@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from foretune.cli import new_parser
 from foretune.commands.plan import add_plan_arguments
+from foretune.errors import InputError, UsageError
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -35,22 +36,24 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    from pathlib import Path
+    from pathlib import Path  # start-up: only for a `render` run, not --help
 
-    from foretune.commands.plan import plan_from_args
-    from foretune.errors import InputError
-    from foretune.host.redact import redact_text
-    from foretune.knowledge.hiera_keys import locking_keys, stale_keys
-    from foretune.plan.model import Plan
-    from foretune.render import outputs
-    from foretune.render.files import write_text
-    from foretune.render.merge import load_mapping, show_diff, unified_diff
-    from foretune.safeio import read_text
+    from foretune.commands.plan import plan_from_args  # start-up: only for a `render` run, not --help
+    from foretune.host.redact import redact_text  # start-up: only for a `render` run, not --help
+    from foretune.knowledge.hiera_keys import locking_keys, stale_keys  # start-up: only for a `render` run, not --help
+    from foretune.plan.model import Plan  # start-up: only for a `render` run, not --help
+    from foretune.render import outputs  # start-up: only for a `render` run, not --help
+    from foretune.render.files import write_text  # start-up: only for a `render` run, not --help
+    from foretune.render.merge import (  # start-up: only for a `render` run, not --help
+        load_mapping,
+        show_diff,
+        unified_diff,
+    )
+    from foretune.safeio import read_text  # start-up: only for a `render` run, not --help
 
     plan = plan_from_args(args, env)
     assert isinstance(plan, Plan)
     if not plan.release.features.custom_hiera:
-        from foretune.errors import UsageError
 
         raise UsageError(f"{plan.release.label} reads no custom-hiera.yaml: apply the file edits that "
                          "`foretune plan ... --out DIR` lists in APPLY.md")
@@ -64,7 +67,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     except OSError as exc:
         raise InputError(f"{path}: {exc.strerror}") from None
     if args.write and path.exists() and not path.is_symlink() and not path.is_file():  # /dev/null reads as empty
-        from foretune.safeio import kind
+        from foretune.safeio import kind  # start-up: only for a `render` run, not --help
 
         raise InputError(f"{path}: is {kind(path.stat().st_mode)}, not a custom-hiera.yaml file: refusing to merge into it")
     current = load_mapping(old, str(path))
@@ -73,8 +76,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         action = "removed" if args.remove_stale else "remove it (or add --remove-stale)"
         env.warn(f"{path}: stale key {note.key}: {note.reason} [{note.citation}] — {action}")
     remove = [note.key for note in stale] if args.remove_stale else []
-    from foretune.knowledge.profiles import flatten
-    from foretune.render.merge import parse_preferences
+    from foretune.knowledge.profiles import flatten  # start-up: only for a `render` run, not --help
+    from foretune.render.merge import parse_preferences  # start-up: only for a `render` run, not --help
 
     recommended = flatten(outputs.hiera_values(plan, also=set(flatten(current))))
     preferences = parse_preferences(args.prefer, args.prefer_key, recommended)

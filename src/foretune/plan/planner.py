@@ -169,7 +169,7 @@ class Planner:
 
     def _beyond_scale(self) -> None:
         """A note when the box or the fleet is far beyond anything the guides size (the values still follow the formulas)."""
-        from foretune.plan.constants import cite, const
+        from foretune.plan.constants import cite, const  # start-up: only when _beyond_scale runs
 
         inp = self.s.inp
         far = [(f"{inp.hosts} hosts", inp.hosts > const("beyond_scale_hosts"), "beyond_scale_hosts"),

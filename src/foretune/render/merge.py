@@ -14,7 +14,8 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from foretune.errors import InputError
+from foretune.errors import InputError, ParseError
+from foretune.term import clean, render_to_text
 
 if TYPE_CHECKING:
     from ruamel.yaml import YAML
@@ -26,8 +27,7 @@ PG = "postgresql::server::config_entries"
 
 
 def load_mapping(text: str, label: str) -> dict[str, Any]:
-    from foretune.facts.parsers import ParseError
-    from foretune.facts.parsers.yamlfile import load_yaml
+    from foretune.facts.parsers.yamlfile import load_yaml  # start-up: only when load_mapping runs
 
     try:
         data = load_yaml(text) if text.strip() else {}
@@ -86,7 +86,7 @@ _END = re.compile(r"^\.\.\.[ \t]*$", re.MULTILINE)
 
 
 def _yaml(text: str) -> YAML:
-    from ruamel.yaml import YAML
+    from ruamel.yaml import YAML  # start-up: only when hiera is merged
 
     rt = YAML(typ="rt", pure=True)
     rt.preserve_quotes = True
@@ -103,8 +103,8 @@ def _remove(data: CommentedMap, key: str, marker: str | None = None) -> None:
 
     ``marker``: a comment line left where the key was.
     """
-    from ruamel.yaml.error import CommentMark
-    from ruamel.yaml.tokens import CommentToken
+    from ruamel.yaml.error import CommentMark  # start-up: only when hiera is merged
+    from ruamel.yaml.tokens import CommentToken  # start-up: only when hiera is merged
 
     keys = list(data)
     index = keys.index(key)
@@ -144,7 +144,7 @@ def _append(data: CommentedMap, key: str, value: Any, comment: str | None, inden
     if tail is not None and "\n" in tail.value:
         own, rest = tail.value.split("\n", 1)
         if rest:
-            from ruamel.yaml.tokens import CommentToken
+            from ruamel.yaml.tokens import CommentToken  # start-up: only when hiera is merged
 
             tail.value = own + "\n"
             data.ca.items.setdefault(key, [None, None, None, None])[2] = CommentToken("\n" + rest, tail.start_mark, None)
@@ -166,8 +166,8 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
     ``notes`` maps a flattened key to a comment line written above it once set (a replaced site value).
     ``remove`` holds top-level keys or ``<key>/<entry>`` paths (as :func:`foretune.knowledge.profiles.flatten` names them).
     """
-    from ruamel.yaml.comments import CommentedMap
-    from ruamel.yaml.error import YAMLError
+    from ruamel.yaml.comments import CommentedMap  # start-up: only when hiera is merged
+    from ruamel.yaml.error import YAMLError  # start-up: only when hiera is merged
 
     comments = comments or {}
     notes = notes or {}
@@ -254,14 +254,14 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
 def _node(value: Any) -> Any:
     """A new value in block style; strings YAML 1.1 would read as something else (``on``, ``0755``) quoted."""
     if isinstance(value, dict):
-        from ruamel.yaml.comments import CommentedMap
+        from ruamel.yaml.comments import CommentedMap  # start-up: only when hiera is merged
 
         node = CommentedMap()
         node.update({k: _node(v) for k, v in value.items()})
         return node
     if isinstance(value, str):
-        import yaml
-        from ruamel.yaml.scalarstring import SingleQuotedScalarString
+        import yaml  # start-up: PyYAML loads only when YAML is read or written
+        from ruamel.yaml.scalarstring import SingleQuotedScalarString  # start-up: only when hiera is merged
 
         try:
             plain = yaml.safe_load(value) == value  # PyYAML reads YAML 1.1 as Ruby's Psych does
@@ -273,7 +273,7 @@ def _node(value: Any) -> Any:
 
 
 def unified_diff(old: str, new: str, path: str) -> str:
-    import difflib
+    import difflib  # start-up: difflib loads only when a diff is shown
 
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                         fromfile=f"{path} (current)", tofile=f"{path} (foretune)"))
@@ -287,9 +287,8 @@ def show_diff(diff: str, env: Environment) -> None:
     if not (env.color or env.stdout_isatty):
         env.stdout.write(diff)
         return
-    from rich.text import Text
+    from rich.text import Text  # start-up: rich loads only when a diff is drawn
 
-    from foretune.term import clean, render_to_text
 
     text = Text(overflow="fold")
     for line in diff.splitlines(keepends=True):
@@ -312,7 +311,7 @@ class Conflict:
         self.key, self.site, self.foretune, self.reason, self.taken, self.comments = key, site, foretune, reason, taken, comments
 
     def line(self) -> str:
-        from foretune.render.snippets import yaml_scalar
+        from foretune.render.snippets import yaml_scalar  # start-up: only when line runs
 
         kept = (f"kept the site's {yaml_scalar(self.site)}; foretune recommends {yaml_scalar(self.foretune)}"
                 if self.taken == SITE else f"replaced the site's {yaml_scalar(self.site)} with foretune's {yaml_scalar(self.foretune)}")
@@ -327,8 +326,8 @@ def same_value(site: Any, ours: Any) -> bool:
     if isinstance(site, str) and isinstance(ours, str):
         if " ".join(site.split()) == " ".join(ours.split()):
             return True
-        from foretune.errors import UsageError
-        from foretune.units import parse_size
+        from foretune.errors import UsageError  # start-up: only when same_value runs
+        from foretune.units import parse_size  # start-up: only when same_value runs
 
         try:
             return parse_size(site) == parse_size(ours)
@@ -343,7 +342,7 @@ def parse_preferences(prefer: str, per_key: Iterable[str], known: Iterable[str])
     KEY is a hiera key, or a PostgreSQL entry either by name (``work_mem``) or flattened
     (``postgresql::server::config_entries/work_mem``). A KEY foretune does not recommend is a usage error.
     """
-    from foretune.errors import UsageError
+    from foretune.errors import UsageError  # start-up: only when parse_preferences runs
 
     known = list(known)
     chosen = {"*": prefer}
@@ -368,7 +367,7 @@ def reconcile(current: dict[str, Any], values: dict[str, Any], reasons: dict[str
     ``reasons``: flattened key -> foretune's reason with its citations. ``text``: the file, for the comments
     next to each site value.
     """
-    from foretune.knowledge.profiles import flatten
+    from foretune.knowledge.profiles import flatten  # start-up: only when reconcile runs
 
     preferences = preferences or {}
     site = flatten(current) if isinstance(current.get(PG, {}), dict) else dict(current)
@@ -403,7 +402,7 @@ def merge_values(text: str, values: dict[str, Any], reasons: dict[str, str], pre
     remove = list(remove)
     current = {key: value for key, value in load_mapping(text, label).items() if key not in remove}
     write, conflicts = reconcile(current, values, reasons, preferences, text)
-    from foretune.render.snippets import yaml_scalar
+    from foretune.render.snippets import yaml_scalar  # start-up: only when merge_values runs
 
     notes = {}
     for conflict in conflicts:
@@ -420,7 +419,7 @@ def value_comments(text: str) -> dict[str, list[str]]:
     The comment lines directly above the key and the one ending its line; a value that comes from a ``<<``
     merge key is looked up where the anchored mapping gives it. Keys whose place cannot be told are left out.
     """
-    import yaml
+    import yaml  # start-up: PyYAML loads only when value_comments runs
 
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -442,7 +441,7 @@ def value_comments(text: str) -> dict[str, list[str]]:
 def _entries(node: Any, depth: int = 0) -> dict[str, tuple[Any, Any]]:
     """Key -> (key node, value node) of a mapping node with merge keys resolved: explicit keys win, then the
     sources of ``<<`` in order (YAML's merge key type)."""
-    import yaml
+    import yaml  # start-up: PyYAML loads only when _entries runs
 
     explicit: dict[str, tuple[Any, Any]] = {}
     merged: dict[str, tuple[Any, Any]] = {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from foretune.knowledge import load_data
 from foretune.knowledge.profiles import PG
 from foretune.plan.model import Fix, Plan, Tunable
 from foretune.render.snippets import SYSCTL_FILE, dropin_path, installer_option, yaml_scalar
@@ -163,7 +164,6 @@ def apply_md(plan: Plan) -> str:
 
 def _restarts() -> dict[str, str]:
     """The service to restart after a hand edit of each file ("" when a client reads the file)."""
-    from foretune.knowledge import load_data
 
     data = load_data("direct-edits.yaml")
     restarts: dict[str, str] = {str(e[key]): str(e["restart"]) for name, e in data.items() if not name.startswith("_")
@@ -211,8 +211,8 @@ def merge_plan(plan: Plan, existing: str, remove: Iterable[str] = (), preference
     ``preferences`` (flattened key or ``*`` -> ``site``/``foretune``) takes foretune's; a replaced value gets a
     comment line saying what it replaced, and that any comment next to it was written for the old value.
     """
-    from foretune.knowledge.profiles import flatten
-    from foretune.render.merge import load_mapping, merge_values
+    from foretune.knowledge.profiles import flatten  # start-up: only when merge_plan runs
+    from foretune.render.merge import load_mapping, merge_values  # start-up: only when merge_plan runs
 
     remove = list(remove)
     current = load_mapping(existing, label)
@@ -230,8 +230,8 @@ def merged_hiera(plan: Plan, existing: str) -> str:
 
     Site values are kept; each one that differs from the plan is listed in a comment at the top.
     """
-    from foretune.knowledge.hiera_keys import stale_keys
-    from foretune.render.merge import load_mapping, remove_keys
+    from foretune.knowledge.hiera_keys import stale_keys  # start-up: only when merged_hiera runs
+    from foretune.render.merge import load_mapping, remove_keys  # start-up: only when merged_hiera runs
 
     current = load_mapping(existing, "custom-hiera.yaml")
     stale = [note.key for note in stale_keys(plan.release, current) if "/" not in note.key]
