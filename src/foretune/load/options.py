@@ -32,6 +32,9 @@ class Options:
     client_cert: str | None = None
     client_key: str | None = None
     credentials: dict[str, str] = field(default_factory=dict, repr=False)
+    master: tuple[str, int] | None = None  # distributed: bind here and direct the workers
+    expect_workers: int = 1
+    worker: tuple[str, int] | None = None  # distributed: the master to connect to
 
     def level_users(self) -> list[int]:
         """Users per level of a closed ramp: users, users+step, ... (``levels`` of them, none above ``max_users``)."""
