@@ -69,6 +69,10 @@ def test_a_registration_worker_names_its_run_for_cleanup(lab: Lab) -> None:
     assert worker.returncode == 0 and "as run wk1" in err, err
     assert run.step("registration")["count"] >= 1 and run.step("consumer_create")["failures"] == {}
     assert any("run wk1" in note for note in run.json()["notes"])
+    jsonschema.validate(run.json(), SCHEMA)
+    trace = run.json()["registrations"]  # the worker's per-host trace reaches the master
+    assert trace["total"] == run.step("registration")["count"]
+    assert all(h["host"].startswith("foretune-load-wk1-") for h in trace["hosts"])
     names = lab.psql("SELECT name FROM hosts WHERE name LIKE 'foretune-load-wk1-%'").split()
     assert len(names) >= run.step("consumer_create")["count"] - run.step("consumer_create")["failures_total"]
 

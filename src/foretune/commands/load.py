@@ -82,7 +82,11 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--max-requests", type=positive, default=100_000, metavar="N", help="stop after N requests (default: 100000)")
     parser.add_argument("--timeout", type=_seconds, default=180.0, metavar="SECONDS",
                         help="per request, as subscription-manager's server_timeout (default: 180)")
-    parser.add_argument("--organization", default="Default_Organization", metavar="LABEL", help="registration: organization label")
+    parser.add_argument("--organization", default="Default_Organization", metavar="LABEL",
+                        help="registration: organization label, the owner of POST /rhsm/consumers (default: Default_Organization)")
+    parser.add_argument("--organization-id", type=positive, metavar="ID",
+                        help="registration: the organization's numeric id, sent as organization_id to GET /register as the "
+                             "generated registration command does (default: not sent)")
     parser.add_argument("--activation-key", default="", metavar="KEY", help="registration: activation key name")
     parser.add_argument("--rhel", type=int, choices=(8, 9, 10), default=9, help="registration: client release (10 does not poll compliance)")
     parser.add_argument("--profile-packages", type=positive, default=1000, metavar="N", help="registration: packages in the profile (default: 1000)")
@@ -237,7 +241,7 @@ def _options(args: argparse.Namespace, env: Environment) -> Options:
     opts = Options(scenario=args.scenario, target=target, run=run_id, users=args.users, duration=args.duration,
                    step=step, levels=args.levels, max_users=args.max_users, arrival_rate=args.arrival_rate,
                    max_requests=args.max_requests, timeout=args.timeout, stop_on_failure=not args.keep_going,
-                   organization=args.organization, activation_key=args.activation_key, repo=args.repo or "",
+                   organization=args.organization, organization_id=args.organization_id, activation_key=args.activation_key, repo=args.repo or "",
                    packages=args.packages, profile_packages=args.profile_packages, rhel=args.rhel, mqtt=mqtt,
                    ca=args.ca, insecure=args.insecure, client_cert=args.cert, client_key=args.key, credentials=creds,
                    master=master, expect_workers=args.expect_workers, worker=worker)
@@ -300,6 +304,8 @@ def _plan_text(opts: Options) -> str:
     lines += ["", f"calls {per}:"]
     for call in plan.calls(opts.scenario, packages=opts.packages, rhel=opts.rhel):
         path = call.path.replace("{org}", opts.organization).replace("{key}", opts.activation_key).replace("{repo}", opts.repo)
+        path = (path.replace("&organization_id={org_id}", "") if opts.organization_id is None
+                else path.replace("{org_id}", str(opts.organization_id)))
         lines.append(f"  {call.count:>3} x {call.method:<9} {path}" + (f"  ({call.note.replace('{packages}', str(opts.profile_packages))})"
                                                                       if call.note else ""))
     return "\n".join(lines) + "\n"

@@ -36,6 +36,7 @@ class Forwarder(Recorder):
     def __init__(self, opts: Options, secrets: tuple[str, ...] = ()) -> None:
         super().__init__(opts.scenario, opts.target, opts.run, {}, secrets)
         self.batch: list[list[Any]] = []
+        self.trace_batch: list[list[Any]] = []
         self.capped = False
 
     def record(self, step: str, ms: float, kind: str | None, size: int = 0, message: str = "",
@@ -45,13 +46,18 @@ class Forwarder(Recorder):
             if not flow:
                 self.requests += 1
 
+    def trace(self, host: str, start: float, end: float, failure: str | None, step: str | None) -> None:
+        with self._lock:
+            self.trace_batch.append([host, start, end, failure, step])
+
     def exhausted(self) -> bool:
         return self.capped
 
-    def take(self) -> list[list[Any]]:
+    def take(self) -> tuple[list[list[Any]], list[list[Any]]]:
         with self._lock:
             batch, self.batch = self.batch, []
-        return batch
+            traces, self.trace_batch = self.trace_batch, []
+        return batch, traces
 
 
 def start_master(env: Environment, opts: Options, rec: Recorder, stop: Callable[[str], None]) -> MasterRunner:
@@ -78,6 +84,8 @@ def start_master(env: Environment, opts: Options, rec: Recorder, stop: Callable[
                 rec.notes.append(f"a worker registers hosts as run {run} (foretune-load-{run}-*; --cleanup {run} removes them)")
         for step, ms, kind, size, message, flow in data.get("records", []):
             rec.record(str(step), float(ms), kind, int(size), str(message), flow=bool(flow))
+        for host, start, end, failure, failed_step in data.get("traces", []):
+            rec.trace(str(host), float(start), float(end), failure, failed_step)
         if rec.exhausted():
             stop("request-cap")
             runner.send_message(CAPPED)
@@ -105,9 +113,9 @@ def run_worker(env: Environment, opts: Options, fwd: Forwarder) -> None:
     runner = env.create_worker_runner(master_host=host, master_port=port)
 
     def flush(**_: Any) -> None:
-        batch = fwd.take()
-        if batch:
-            runner.send_message(RECORDS, {"scenario": opts.scenario, "run": opts.run, "records": batch})
+        batch, traces = fwd.take()
+        if batch or traces:
+            runner.send_message(RECORDS, {"scenario": opts.scenario, "run": opts.run, "records": batch, "traces": traces})
 
     def capped(environment: Any, msg: Any, **_: Any) -> None:
         fwd.capped = True

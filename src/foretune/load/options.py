@@ -20,7 +20,8 @@ class Options:
     max_requests: int = 100_000
     timeout: float = 180.0  # subscription-manager's server_timeout
     stop_on_failure: bool = True
-    organization: str = "Default_Organization"
+    organization: str = "Default_Organization"  # the label: Candlepin's owner
+    organization_id: int | None = None  # Foreman's numeric id, for GET /register
     activation_key: str = ""
     repo: str = ""
     packages: int = 5
