@@ -34,6 +34,14 @@ def test_registration_runs_every_step_in_the_traced_counts(lab: Lab) -> None:
     assert lab.psql("SELECT count(*) FROM hosts WHERE profile IS NOT NULL") == str(run.step("upload_profiles")["count"])
 
 
+def test_registration_sends_the_numeric_organization_id(lab: Lab) -> None:
+    # the lab, as Foreman, finds the organization by id (its one organization is 1): another id is not found
+    wrong = load(*registration_args(lab, "--users", "1", "--duration", "1", "--organization-id", "2"), env=lab.credentials)
+    assert wrong.status == 1
+    assert wrong.step("register_script")["failures"].get("404", 0) > 0
+    assert "consumer_create" not in {s["name"] for s in wrong.json()["steps"]}  # the flow ends at the failed call
+
+
 def test_content_downloads_packages_and_reports_throughput(lab: Lab) -> None:
     run = load("content", "--target", lab.url, "--repo", lab.content_path, "--packages", "4", "--users", "2",
                "--duration", "3", "--yes", "--format", "json")
