@@ -45,6 +45,9 @@ SAT615 = {  # sos 4.x, host count 4200, declared medium
     "proxy-dynflow-nofile-low": "medium",  # foreman-proxy 1024 vs the installer's 1000000
     "puma-workers-outside-range": "medium",  # 24 workers; guide 8-12 for medium
     "puma-pool-saturated": "high",  # pumactl stats: backlog 48, no free thread in any worker
+    # postgresql.auto.conf (ALTER SYSTEM) sets max_connections = '200' over postgresql.conf's 1000; 24 Puma workers
+    # alone hold 24 x 9 = 216
+    "pg-max-connections-below-budget": "high",
 }
 SAT615_HOSTS = {**SAT615, "profile-too-small-for-hosts": "medium"}  # 12000 hosts need large
 ORCHARHINO = {  # sos 4.x, 950 hosts, declared default
