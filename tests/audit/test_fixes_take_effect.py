@@ -35,6 +35,26 @@ def test_a_setting_only_postgresql_conf_sets_gets_no_reset() -> None:
     assert f["status"] == "fail" and not any("ALTER SYSTEM" in fix for fix in f["fixes"])
 
 
+def test_a_hand_made_override_that_sets_puma_threads_is_named_and_removed() -> None:
+    """satellite-6.15: installer.conf (puppet-foreman's drop-in) has FOREMAN_PUMA_THREADS_MIN/MAX=5 and 24 workers,
+    database.yml pool 9; a hand-made override.conf sets threads 16/16. systemd.unit(5) reads drop-ins in
+    alphanumeric order, so override.conf wins and the pool stays at the installer's 9 for 5 threads. The fix removes
+    override.conf and gives the installer the threads and the pool together."""
+    f = finding("satellite-6.15", "foreman-db-pool-too-small")
+    assert (f["status"], f["severity"], f["current"]) == ("fail", "high", 9)
+    assert "the cause is etc/systemd/system/foreman.service.d/override.conf" in f["message"]
+    assert f["fixes"][0] == "rm /etc/systemd/system/foreman.service.d/override.conf && systemctl daemon-reload"
+    assert "foreman::foreman_service_puma_threads_max: 16" in f["fixes"] and "foreman::db_pool: 20" in f["fixes"]
+    assert {"fact": "puma", "location": "etc/systemd/system/foreman.service.d/override.conf",
+            "excerpt": "Environment=FOREMAN_PUMA_THREADS_MIN=16 | Environment=FOREMAN_PUMA_THREADS_MAX=16"} in f["evidence"]
+    assert "systemd-dropin-order" in {c["id"] for c in f["citations"]}
+
+
+def test_the_installer_drop_in_alone_is_no_cause() -> None:
+    f = finding("satellite-6.9", "foreman-db-pool-too-small", "--hosts", "7000")  # installer.conf only
+    assert f["status"] == "fail" and "the cause is" not in f["message"] and not f["fixes"][0].startswith("rm ")
+
+
 def test_the_precedence_table_is_cited_data() -> None:
     shadow = postgresql_shadow("shared_buffers", [("data/postgresql.conf", "shared_buffers = 4GB"),
                                                   ("data/postgresql.auto.conf", "shared_buffers = '1GB'")])

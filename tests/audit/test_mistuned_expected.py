@@ -48,6 +48,9 @@ SAT615 = {  # sos 4.x, host count 4200, declared medium
     # postgresql.auto.conf (ALTER SYSTEM) sets max_connections = '200' over postgresql.conf's 1000; 24 Puma workers
     # alone hold 24 x 9 = 216
     "pg-max-connections-below-budget": "high",
+    # a hand-made foreman.service.d/override.conf sets Puma threads 16/16 after the installer's installer.conf (5/5);
+    # database.yml keeps the installer's pool 9
+    "foreman-db-pool-too-small": "high",
 }
 SAT615_HOSTS = {**SAT615, "profile-too-small-for-hosts": "medium"}  # 12000 hosts need large
 ORCHARHINO = {  # sos 4.x, 950 hosts, declared default

@@ -73,11 +73,11 @@ def systemd_shadow(unit: str, key: str, dropins: Iterable[tuple[str, str]], owne
                     if posixpath.basename(posixpath.dirname(loc)) == f"{unit}.d" and posixpath.basename(loc) > owned),
                    key=lambda t: t[0].encode())
     for _, location, text in reversed(later):
-        for line in text.splitlines():
-            if _sets(line.replace("=", " ", 1), key) or line.strip().startswith(f"{key}="):
-                path = "/" + location.lstrip("/")
-                return Shadow(location, line.strip(), f"remove {path}", f"rm {path} && systemctl daemon-reload",
-                              (str(entry["citation"]),))
+        lines = [line.strip() for line in text.splitlines() if line.strip().startswith(f"{key}=")]
+        if lines:
+            path = "/" + location.lstrip("/")
+            return Shadow(location, " | ".join(lines), f"remove {path}", f"rm {path} && systemctl daemon-reload",
+                          (str(entry["citation"]),))
     return None
 
 
