@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 from typing import Any
 
 from foretune.knowledge import citation
@@ -68,3 +70,34 @@ def test_the_precedence_table_is_cited_data() -> None:
         ("etc/systemd/system/foreman.service.d/10-mine.conf", "Environment=FOREMAN_PUMA_THREADS_MAX=16")],
         owned="installer.conf") is None  # sorts before installer.conf: the installer's value wins
     assert installer_order() == ["profile", "answers", "custom-hiera"]
+
+
+def test_an_extra_large_profile_the_installer_refuses_asks_for_hardware_first() -> None:
+    """satellite-6.15: 16 CPUs, MemTotal 66924544 kB (63.8 GiB), Foreman 3.9. 30,000 hosts are extra-large's
+    (gf-quickstart: large up to 20,000), whose installer check (hooks/pre_commit/13-tuning.rb) needs 32 CPUs and
+    128 GiB; large's 16 CPUs and 64 GiB x 0.9 = 57.6 GiB pass here."""
+    f = finding("satellite-6.15", "profile-too-small-for-hosts", "--hosts", "30000")
+    assert (f["current"], f["recommended"]) == ("medium", "extra-large")
+    assert "add hardware first" in f["message"] and "large is the largest profile it accepts here" in f["message"]
+    assert f["fixes"] == ["add hardware to 32 CPUs and 128 GiB, then satellite-installer --tuning extra-large",
+                          "satellite-installer --tuning large"]
+
+
+OOM = ("Feb 12 08:14:31 satellite kernel: Out of memory: Killed process 2890 (java) total-vm:9876544kB, "
+       "anon-rss:4123456kB, file-rss:0kB, shmem-rss:0kB, UID:91 pgtables:9120kB oom_score_adj:0\n")
+
+
+def test_no_heap_increase_while_the_kernel_kills_that_java(tmp_path: Path) -> None:
+    """The example (Candlepin -Xmx2048m; the medium profile gives 4 GiB) with the kernel OOM-killing java on
+    12 February 2024 (the sosreport's date): more heap would only be killed sooner."""
+    tree = tmp_path / "sos"
+    shutil.copytree(REPO / "examples" / "sosreport-satellite-6.15-mistuned", tree, symlinks=True)
+    (tree / "var" / "log").mkdir(parents=True, exist_ok=True)
+    (tree / "var" / "log" / "messages").write_text("Feb 12 08:14:30 satellite systemd: Started Session 4 of user root.\n"
+                                                   + OOM, encoding="utf-8")
+    data = json.loads(run_cli("audit", str(tree), "--format", "json", "--fail-on", "critical").stdout)
+    f = next(f for f in data["findings"] if f["rule"] == "candlepin-heap-low")
+    assert f["current"] == 2 * 1024**3 and f["recommended"] == "free or add memory first"
+    assert "no heap increase" in f["message"] and "2024-02-12T08:14:31" in f["message"]
+    assert all("candlepin::" not in fix for fix in f["fixes"])
+    assert {"fact": "log_incidents", "location": "var/log/messages", "excerpt": OOM.strip()} in f["evidence"]
