@@ -101,3 +101,31 @@ def test_no_heap_increase_while_the_kernel_kills_that_java(tmp_path: Path) -> No
     assert "no heap increase" in f["message"] and "2024-02-12T08:14:31" in f["message"]
     assert all("candlepin::" not in fix for fix in f["fixes"])
     assert {"fact": "log_incidents", "location": "var/log/messages", "excerpt": OOM.strip()} in f["evidence"]
+
+
+def _flat(data: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict) and key == "postgresql::server::config_entries":
+            out.update({f"{key}/{k}": v for k, v in value.items()})
+        else:
+            out[key] = value
+    return out
+
+
+def test_when_the_profile_change_is_the_fix_the_outputs_change_the_profile(tmp_path: Path) -> None:
+    """orcharhino-6.9 (Foreman 3.9, declared default, 8 CPUs / 31.8 GiB) with 8000 hosts: the fix is --tuning
+    medium (gf-quickstart: default up to 5000; medium's installer check, 8 CPUs and 32 GiB x 0.9, passes). The
+    custom-hiera written must not pin what medium gives (tests/profiles_expected/3.9/medium.yaml, read by hand from
+    the installer's files): pinned, those keys would win over --tuning medium and every later profile."""
+    import yaml
+
+    medium = _flat(yaml.safe_load((REPO / "tests" / "profiles_expected" / "3.9" / "medium.yaml").read_text()))
+    result = run_cli("audit", str(SOS / "orcharhino-6.9"), "--hosts", "8000", "--format", "hiera")
+    written = _flat(yaml.safe_load(result.stdout) or {})
+    assert not {k: v for k, v in written.items() if medium.get(k) == v}
+    assert "foreman::foreman_service_puma_workers" not in written
+    assert "postgresql::server::config_entries/shared_buffers" not in written
+    out = tmp_path / "out"
+    run_cli("audit", str(SOS / "orcharhino-6.9"), "--hosts", "8000", "--output-dir", str(out), "--format", "json")
+    assert "--tuning medium" in (out / "installer.sh").read_text()
