@@ -143,3 +143,27 @@ def test_the_6_9_sosreport_dates_its_2021_syslog_lines_2021() -> None:
     assert "2 times, 2021-06-07T02:58:31 .. 2021-06-14T03:12:09" in finding["message"]
     assert finding["evidence"][0] == {"fact": "log_incidents", "location": "var/log/messages-20210613",
                                       "excerpt": "Jun  7 02:58:31 sat69 httpd[29810]: (24)Too many open files: AH00015: Unable to open logs"}
+
+
+def test_two_application_queues_are_not_summed_against_a_per_application_limit(tmp_path: Path) -> None:
+    """satellite-6.2 with 150 requests queued for Foreman and 150 for Puppet: PassengerMaxRequestQueueSize 250 is
+    per application (each application group has its own queue, as passenger-status lists them), so neither is full and
+    no 503 is due; the 300 are still queued with all 20 processes busy."""
+    import shutil
+
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.2", tree, symlinks=True)
+    pool = tree / "sos_commands" / "foreman" / "foreman-debug" / "passenger_status_pool"
+    pool.write_text(pool.read_text().replace("Requests in queue: 250", "Requests in queue: 150")
+                    .replace("Requests in queue: 0", "Requests in queue: 150"))
+    found = {f["rule"]: f for f in failing(tree)}
+    saturated = found["passenger-queue-saturated"]
+    assert saturated["severity"] == "high" and saturated["current"] == 300 and "at its" not in saturated["message"]
+    assert "already full" not in found["passenger-queue-too-small"]["message"] if "passenger-queue-too-small" in found else True
+
+
+def test_a_passenger_finding_quotes_its_own_directive() -> None:
+    found = {f["rule"]: f for f in failing(SOS / "satellite-6.2")}
+    assert [e["excerpt"] for e in found["passenger-min-instances-low"]["evidence"]] == ["PassengerMinInstances 1"]
+    assert {e["excerpt"] for e in found["passenger-preloader-idle"]["evidence"]} == {
+        "no PassengerMaxPreloaderIdleTime (Passenger's default applies)"}
