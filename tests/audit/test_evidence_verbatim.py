@@ -167,3 +167,15 @@ def test_a_passenger_finding_quotes_its_own_directive() -> None:
     assert [e["excerpt"] for e in found["passenger-min-instances-low"]["evidence"]] == ["PassengerMinInstances 1"]
     assert {e["excerpt"] for e in found["passenger-preloader-idle"]["evidence"]} == {
         "no PassengerMaxPreloaderIdleTime (Passenger's default applies)"}
+
+
+def test_a_tab_in_a_quoted_line_reads_as_whitespace(tmp_path: Path) -> None:
+    import shutil
+
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15", tree, symlinks=True)
+    auto = tree / "var" / "lib" / "pgsql" / "data" / "postgresql.auto.conf"
+    auto.write_text(auto.read_text().replace("max_connections = '200'", "max_connections\t=\t'200'"))
+    for fmt in ("text", "markdown"):
+        out = run_cli("audit", str(tree), "--format", fmt, "--fail-on", "critical").stdout
+        assert "\\x09" not in out and "max_connections = '200'" in out, fmt
