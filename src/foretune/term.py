@@ -71,12 +71,13 @@ def clean(text: str) -> str:
 
 
 def clean_line(text: str) -> str:
-    """Like :func:`clean`, for text that must stay on one line (newlines become ``\\x0a``).
+    """Like :func:`clean`, for text that must stay on one line (newlines become ``\\x0a``); a tab is whitespace
+    and reads as a space (a quoted config line keeps its words, not ``\\x09``).
 
-    >>> clean_line("a\\nb")
-    'a\\\\x0ab'
+    >>> clean_line("a\\nb"), clean_line("max_connections\\t= 200")
+    ('a\\\\x0ab', 'max_connections = 200')
     """
-    return _UNSAFE_LINE.sub(_escape, text)
+    return _UNSAFE_LINE.sub(_escape, text.replace("\t", " "))
 
 
 def wants_color(choice: str, environ: Mapping[str, str], isatty: bool) -> bool:

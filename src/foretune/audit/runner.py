@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
+from foretune.audit.effect import take_effect
 from foretune.audit.model import Finding
 from foretune.errors import UsageError
 from foretune.knowledge import citation
@@ -23,7 +24,7 @@ def run_rule(rule: Rule, ctx: Context) -> Outcome:
             fact = ctx.facts[name]
             if not fact.known:
                 return Outcome(Status.SKIP, f"fact unknown: {name} ({fact.unknown_reason})")
-        return qualify(rule, ctx, rule.check(ctx))
+        return take_effect(rule, ctx, qualify(rule, ctx, rule.check(ctx)))
     except Exception as exc:  # a rule bug must not end the audit
         return Outcome(Status.ERROR, f"rule failed: {type(exc).__name__}: {exc}")
 

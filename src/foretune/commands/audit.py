@@ -105,14 +105,14 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if ctx.plan is None:
             raise UsageError(f"no fixes to write: {ctx.no_plan_reason}")
         existing = existing_hiera(facts)
+        fixed = _plan_after_profile_change(report, facts, args.hosts) or ctx.plan
         if args.output_dir:
             from foretune.render.files import write_bundle  # start-up: only for an `audit` run, not --help
 
-            for path in write_bundle(outputs.bundle(ctx.plan, existing), args.output_dir):
+            for path in write_bundle(outputs.bundle(fixed, existing), args.output_dir):
                 env.note(f"wrote {path}")
     if fmt == "hiera":
-        assert ctx.plan is not None
-        text = outputs.bundle(ctx.plan, existing)["custom-hiera.yaml"]
+        text = outputs.bundle(fixed, existing)["custom-hiera.yaml"]
     else:
         text = render(report, fmt, color=env.color and not args.output, verbose=args.verbose,
                       width=None if args.output else env.width, generated=_generated(env))
@@ -124,6 +124,25 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     threshold = Severity[args.fail_on.upper()]
     failing = [f for f in report.failing() if f.severity >= threshold]
     return ExitStatus.FINDINGS if failing else ExitStatus.OK
+
+
+def _plan_after_profile_change(report: Any, facts: Any, hosts: int | None) -> Any:
+    """The plan at the profile the audit asks for (the ``--tuning`` command of a failing profile-too-small-for-hosts
+    finding), so the outputs change the profile instead of pinning its values in custom-hiera, which would win
+    over any later --tuning; None when no profile change is asked for."""
+    import re  # start-up: loaded with the outputs only
+
+    from foretune.plan.choose import choose_plan  # start-up: the planner loads with the outputs only
+    from foretune.rules.base import Status  # start-up: as run() imports it
+
+    for f in report.findings:
+        if f.rule_id != "profile-too-small-for-hosts" or f.status != Status.FAIL:
+            continue
+        for fix in f.fixes:  # "add hardware ..., then ... --tuning X" is advice: the command that follows it is the step
+            found = re.search(r"--tuning (\S+)$", fix)
+            if found and not fix.startswith("add hardware"):
+                return choose_plan(facts, hosts=hosts, profile=found.group(1)).plan
+    return None
 
 
 def _generated(env: Environment) -> str:

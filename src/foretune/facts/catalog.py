@@ -105,7 +105,7 @@ CATALOG: tuple[FactSpec, ...] = (
              "Measured memory state: what is available now and how much the box has swapped since boot."),
     FactSpec("process_rss", "dict: service -> {processes: int, rss_bytes: int}",
              "Resident memory per Foreman-stack service, summed from `ps`."),
-    FactSpec("passenger_status", "dict: max_pool_size, processes, top_queue, app_queue (ints; queues summed over groups)",
+    FactSpec("passenger_status", "dict: max_pool_size, processes, top_queue, app_queue (ints; queues summed over groups), app_queue_max (the fullest group\'s queue)",
              "`passenger-status --show pool` (Passenger era).", needs_root=True),
     FactSpec("cpu_steal", "dict: mean_percent, max_percent (float), samples, reports (int)",
              "CPU time the hypervisor took from this VM (%steal of sysstat's sar reports, all CPUs)."),

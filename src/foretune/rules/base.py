@@ -121,6 +121,9 @@ class Context:
             return {t.strip(":,;()[]\"'").lower() for t in re.split(r"[\s=]+", text) if t}
 
         narrowed = [e for e in out if words & (tokens(e.excerpt) | set(e.location.lower().split("/")))]
+        # a process's limits belong to the unit whose block names it as MainPID
+        pids = {f"proc/{p}/limits" for e in narrowed for p in re.findall(r"^MainPID=(\d+)$", e.excerpt, re.M)}
+        narrowed = [e for e in out if e in narrowed or e.location in pids]
 
         def lines_about(e: Evidence) -> Evidence:
             """Keep only the excerpt's lines about the words (an excerpt may join several lines with ' | ')."""
