@@ -65,9 +65,9 @@ def _add_output(parser: argparse.ArgumentParser) -> None:
 
 def _gib(key: str) -> str:
     from foretune.knowledge import threshold
-    from foretune.units import GIB
+    from foretune.units import format_bytes
 
-    return f"{int(threshold(key)) / GIB:g} GiB"
+    return format_bytes(int(threshold(key)), "GiB", places=None)
 
 
 def _storage_description() -> str:

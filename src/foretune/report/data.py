@@ -55,9 +55,9 @@ def value_text(value: Any, unit: str = "") -> str:
     if value is None:
         return "-"
     if unit == "bytes" and isinstance(value, (int, float)) and not isinstance(value, bool):
-        from foretune.term import human_bytes
+        from foretune.units import format_bytes
 
-        return human_bytes(value)
+        return format_bytes(value)
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
     if isinstance(value, int) and not isinstance(value, bool) and value >= 1024**3 and value % (1024**2) == 0:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from foretune.facts.parsers import ParseError
+from foretune.units import pg_size_pretty_bytes
 
 # service -> substrings of the command line that identify its processes (first match wins, in this order)
 SERVICES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -117,9 +118,6 @@ def parse_sar_steal(text: str) -> list[float]:
     return values
 
 
-_PRETTY = {"bytes": 1, "kB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
-
-
 def parse_table_sizes(text: str) -> dict[str, int]:
     """``*_db_tables_sizes`` (psql aligned output of pg_size_pretty columns): table -> total bytes."""
     out: dict[str, int] = {}
@@ -133,9 +131,9 @@ def parse_table_sizes(text: str) -> dict[str, int]:
             continue
         if not header:
             continue
-        match = re.fullmatch(r"(\d{1,15}(?:\.\d{1,9})?)\s*(bytes|kB|MB|GB|TB)", cells[1], re.ASCII)
-        if cells[0] and match:
-            out[cells[0]] = int(float(match.group(1)) * _PRETTY[match.group(2)])
+        size = pg_size_pretty_bytes(cells[1])
+        if cells[0] and size is not None:
+            out[cells[0]] = size
     if text.strip() and not header:
         raise ParseError("table sizes output has no 'table_name | total' header")
     return out
