@@ -15,6 +15,7 @@ from foretune.facts.model import Fact, FactSet, Provenance
 from foretune.facts.parsers import ParseError
 from foretune.host.jsonfile import load_json
 from foretune.safeio import open_input
+from foretune.units import format_bytes
 
 FORMAT = "foretune-snapshot"
 FORMAT_VERSION = 1
@@ -40,7 +41,7 @@ def _read(path: Path) -> bytes:
     except (EOFError, zlib.error) as exc:
         raise InputError(f"{path} is not a foretune snapshot: {str(exc).splitlines()[0] if str(exc) else 'truncated'}") from None
     if len(raw) > MAX_SNAPSHOT_BYTES:
-        raise InputError(f"{path}: ignored: too large for a snapshot (more than {MAX_SNAPSHOT_BYTES // 1048576} MiB)")
+        raise InputError(f"{path}: ignored: too large for a snapshot (more than {format_bytes(MAX_SNAPSHOT_BYTES)})")
     return raw
 
 
