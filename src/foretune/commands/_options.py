@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from foretune.errors import UsageError
 from foretune.units import parse_size
@@ -45,6 +45,31 @@ def count(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more: {text}")
     return value
+
+
+def number(what: str, most: float, bound: str, *, below: bool = False) -> Callable[[str], float]:
+    """argparse type for a number more than 0 and at most ``most`` (less than it with ``below``); ``what`` names
+    the number and ``bound`` words the limit in the one-line error.
+
+    >>> seconds = number("a number of seconds", 7 * 86400, "at most a week")
+    >>> seconds("90"), seconds("0.5")
+    (90.0, 0.5)
+    >>> seconds("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be more than 0 and at most a week: 0
+    """
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {what}: {text[:40]!r}") from None
+        if not (0 < value < most if below else 0 < value <= most):
+            raise argparse.ArgumentTypeError(f"must be more than 0 and {bound}: {text[:40]}")
+        return value
+
+    return parse
 
 
 def positive(text: str) -> int:
