@@ -32,38 +32,11 @@ def charts(doc: dict[str, Any]) -> list[str]:
 
 
 def render(doc: dict[str, Any]) -> str:
-    from foretune.load.report import markdown
+    from foretune.load.report import head, markdown
+    from foretune.report.markdown_html import to_html
 
-    body: list[str] = []
-    rows: list[list[str]] = []
-
-    def flush() -> None:
-        if rows:
-            body.append("<table><tr>" + "".join(f"<th>{escape(c)}</th>" for c in rows[0]) + "</tr>")
-            for row in rows[2:]:
-                body.append("<tr>" + "".join(
-                    ('<td class="n">' if c.replace(".", "").replace(",", "").isdigit() else "<td>") + f"{escape(c)}</td>"
-                    for c in row) + "</tr>")
-            body.append("</table>")
-            rows.clear()
-
-    lines = markdown(doc).splitlines()
-    for line in lines:
-        if line.startswith("|"):
-            rows.append([c.strip().replace("\\|", "|") for c in line.strip().strip("|").split(" | ")])
-            continue
-        flush()
-        if line.startswith("# "):
-            body.append(f"<h1>{escape(line[2:])}</h1>")
-            body += [f'<div class="chart">{svg}</div>' for svg in charts(doc)]
-        elif line.startswith("## "):
-            body.append(f"<h2>{escape(line[3:])}</h2>")
-        elif line.startswith("- "):
-            body.append(f"<p>{escape(line[2:])}</p>")
-        elif line.strip():
-            body.append(f"<p>{escape(line)}</p>")
-    flush()
+    body = to_html(markdown(doc), {head(doc)[0]: charts(doc)})
     title = f"foretune load {doc['scenario']} — run {doc['run']}"
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{escape(title)}</title>'
-            f"<style>{CSS}</style></head><body>{''.join(body)}</body></html>\n")
+            f"<style>{CSS}</style></head><body>{body}</body></html>\n")
