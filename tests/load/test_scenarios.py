@@ -24,7 +24,7 @@ def test_registration_runs_every_step_in_the_traced_counts(lab: Lab) -> None:
     doc = run.json()
     jsonschema.validate(doc, SCHEMA)
     flows = run.step("registration")["count"]
-    assert flows >= 3
+    assert flows >= 1  # how many finish in 3 s depends on the machine's load; the counts per flow do not
     # each finished registration made 12 status and 13 compliance calls (started ones may add a few)
     assert run.step("status")["count"] >= 12 * flows
     assert run.step("compliance")["count"] >= 13 * flows

@@ -28,7 +28,7 @@ def _percent(text: str) -> float:
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
-    from foretune.load.plan import SCENARIOS
+    from foretune.load.plan import SCENARIOS  # start-up: only for a `load` run, not --help
 
     parser = new_parser(
         prog,
@@ -86,7 +86,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    from foretune.errors import UsageError
+    from foretune.errors import UsageError  # start-up: only for a `load` run, not --help
 
     if args.compare:
         return _compare(args, env)
@@ -106,11 +106,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
 
 def _target(url: str | None, env: Environment) -> str:
-    import ipaddress
-    import socket
-    from urllib.parse import urlsplit
+    import ipaddress  # start-up: only when _target runs
+    import socket  # start-up: only when _target runs
+    from urllib.parse import urlsplit  # start-up: only when _target runs
 
-    from foretune.errors import UsageError
+    from foretune.errors import UsageError  # start-up: only when _target runs
 
     if not url:
         raise UsageError("--target URL is required: foretune load never picks a server by itself")
@@ -130,8 +130,8 @@ def _target(url: str | None, env: Environment) -> str:
 
 
 def _credentials(args: argparse.Namespace, env: Environment) -> dict[str, str]:
-    from foretune.errors import InputError
-    from foretune.safeio import read_text
+    from foretune.errors import InputError  # start-up: only when _credentials runs
+    from foretune.safeio import read_text  # start-up: only when _credentials runs
 
     found = {name: env.environ[name] for name in CREDENTIAL_NAMES if env.environ.get(name)}
     if args.credentials:
@@ -151,13 +151,13 @@ def _credentials(args: argparse.Namespace, env: Environment) -> dict[str, str]:
 
 
 def _options(args: argparse.Namespace, env: Environment) -> Options:
-    import os
-    import re
-    import secrets
-    from urllib.parse import urlsplit
+    import os  # start-up: only when _options runs
+    import re  # start-up: only when _options runs
+    import secrets  # start-up: only when _options runs
+    from urllib.parse import urlsplit  # start-up: only when _options runs
 
-    from foretune.errors import UsageError
-    from foretune.load.options import Options
+    from foretune.errors import UsageError  # start-up: only when _options runs
+    from foretune.load.options import Options  # start-up: only when _options runs
 
     target = _target(args.target, env)
     creds = _credentials(args, env)
@@ -167,7 +167,7 @@ def _options(args: argparse.Namespace, env: Environment) -> Options:
         raise UsageError("--cert and --key go together")
     for flag, path in (("--ca", args.ca), ("--cert", args.cert), ("--key", args.key)):
         if path:
-            from foretune.safeio import read_bytes
+            from foretune.safeio import read_bytes  # start-up: only when _options runs
 
             try:
                 read_bytes(path, limit=1)
@@ -205,7 +205,7 @@ def _options(args: argparse.Namespace, env: Environment) -> Options:
 
 
 def _plan_text(opts: Options) -> str:
-    from foretune.load import plan
+    from foretune.load import plan  # start-up: only when _plan_text runs
 
     shape = (f"open arrivals at {opts.arrival_rate}/s for {opts.duration:.0f} s, at most {opts.users} in flight"
              if opts.arrival_rate else
@@ -227,7 +227,7 @@ def _plan_text(opts: Options) -> str:
 
 
 def _confirm(env: Environment, what: str) -> None:
-    from foretune.errors import UsageError
+    from foretune.errors import UsageError  # start-up: only when _confirm runs
 
     if not env.stdin_isatty:
         raise UsageError(f"{what}; no terminal to ask on, so rerun with --yes to confirm")
@@ -238,24 +238,24 @@ def _confirm(env: Environment, what: str) -> None:
 
 
 def _load(args: argparse.Namespace, env: Environment, opts: Options) -> int:
-    from foretune.errors import InputError, UsageError
+    from foretune.errors import InputError, UsageError  # start-up: only when _load runs
 
     try:
         if opts.scenario != "rex-pull":
             from foretune.load import engine  # imports Locust, which patches the standard library for gevent
         else:
-            import paho.mqtt.client  # noqa: F401
+            import paho.mqtt.client  # noqa: F401  # start-up: paho-mqtt loads only when _load runs
     except ImportError as exc:
         raise UsageError(f"foretune load needs Locust and paho-mqtt ({exc.name} is missing): "
                          "pip install 'foretune[load]'") from None
-    from foretune.load.results import Recorder
+    from foretune.load.results import Recorder  # start-up: only when _load runs
 
     shape = {"users": opts.users, "duration_s": opts.duration, "arrival_rate": opts.arrival_rate,
              "levels": [] if opts.arrival_rate else opts.level_users(), "time_limit_s": opts.time_limit,
              "max_requests": opts.max_requests, "timeout_s": opts.timeout}
     rec = Recorder(opts.scenario, opts.target, opts.run, shape, _secret_forms(opts.credentials))
     if opts.scenario == "rex-pull":
-        from foretune.load import mqtt
+        from foretune.load import mqtt  # start-up: only when _load runs
 
         mqtt.run(opts, rec)
     else:
@@ -282,9 +282,9 @@ def _server_logs(source: str, started: float, ended: float, env: Environment) ->
     The window is the run's start and end in this machine's local time zone (the server's logs carry local time
     without a zone), widened by ``SERVER_LOGS_MARGIN_S`` on each side.
     """
-    import time
+    import time  # start-up: only when _server_logs runs
 
-    from foretune.commands.logs import _range, analyze
+    from foretune.commands.logs import _range, analyze  # start-up: only when _server_logs runs
 
     def when(epoch: float) -> str:
         return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch))
@@ -300,7 +300,7 @@ def _server_logs(source: str, started: float, ended: float, env: Environment) ->
 
 def _secret_forms(creds: dict[str, str]) -> tuple[str, ...]:
     """Every form a credential can come back in (an echoed header): as given, and Basic auth's base64."""
-    import base64
+    import base64  # start-up: only when _secret_forms runs
 
     token = creds.get("FORETUNE_LOAD_TOKEN", "")
     basic = base64.b64encode(f"{creds.get('FORETUNE_LOAD_USER', 'admin')}:{token}".encode()).decode() if token else ""
@@ -308,31 +308,31 @@ def _secret_forms(creds: dict[str, str]) -> tuple[str, ...]:
 
 
 def _emit(args: argparse.Namespace, env: Environment, doc: dict[str, Any]) -> None:
-    import json
+    import json  # start-up: only when _emit runs
 
-    from foretune.load import report
+    from foretune.load import report  # start-up: only when _emit runs
 
     fmt = output_format(args)
     if fmt == "html":
-        from foretune.load import html
+        from foretune.load import html  # start-up: only when _emit runs
 
         emit(args, env, html.render(doc))
         return
     text = (json.dumps(doc, indent=2) + "\n" if fmt == "json" else
             report.markdown(doc) if fmt == "markdown" else report.text(doc))
     if doc.get("server_logs") and fmt != "json":
-        from foretune.load import serverlogs
+        from foretune.load import serverlogs  # start-up: only when _emit runs
 
         text += "\n" + "\n".join(serverlogs.text(doc["server_logs"])) + "\n"
     emit(args, env, text)
 
 
 def _read_result(path: str) -> dict[str, Any]:
-    import json
+    import json  # start-up: only when _read_result runs
 
-    from foretune.errors import InputError
-    from foretune.load.results import SCHEMA
-    from foretune.safeio import read_text
+    from foretune.errors import InputError  # start-up: only when _read_result runs
+    from foretune.load.results import SCHEMA  # start-up: only when _read_result runs
+    from foretune.safeio import read_text  # start-up: only when _read_result runs
 
     try:
         doc = json.loads(read_text(path))
@@ -346,11 +346,11 @@ def _read_result(path: str) -> dict[str, Any]:
 
 
 def _compare(args: argparse.Namespace, env: Environment) -> int:
-    import json
+    import json  # start-up: only when _compare runs
 
-    from foretune.errors import InputError
-    from foretune.knowledge import threshold
-    from foretune.load import report
+    from foretune.errors import InputError  # start-up: only when _compare runs
+    from foretune.knowledge import threshold  # start-up: only when _compare runs
+    from foretune.load import report  # start-up: only when _compare runs
 
     before, after = (_read_result(p) for p in args.compare)
     if before["scenario"] != after["scenario"]:
@@ -363,10 +363,10 @@ def _compare(args: argparse.Namespace, env: Environment) -> int:
 
 
 def _cleanup(args: argparse.Namespace, env: Environment) -> int:
-    import re
+    import re  # start-up: only when _cleanup runs
 
-    from foretune.errors import UsageError
-    from foretune.load import cleanup
+    from foretune.errors import UsageError  # start-up: only when _cleanup runs
+    from foretune.load import cleanup  # start-up: only when _cleanup runs
 
     target = _target(args.target, env)
     creds = _credentials(args, env)

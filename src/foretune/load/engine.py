@@ -43,8 +43,8 @@ def _ssl_factory(opts: Options) -> Callable[..., ssl.SSLContext]:
 
 def user_class(opts: Options, rec: Recorder) -> type[FastHttpUser]:
     """A FastHttpUser whose one task is one iteration of the scenario."""
-    from locust import FastHttpUser, constant, task
-    from locust.exception import StopUser
+    from locust import FastHttpUser, constant, task  # start-up: Locust (and gevent) loads only when user_class runs
+    from locust.exception import StopUser  # start-up: Locust (and gevent) loads only when user_class runs
 
     class LoadUser(FastHttpUser):
         host = opts.target
@@ -95,8 +95,8 @@ def _listener(rec: Recorder, stop: Callable[[str], None], cap: int) -> Callable[
 
 def run(opts: Options, rec: Recorder) -> None:
     """Run the scenario until its levels or duration end, the time limit or request cap is hit, or Ctrl-C."""
-    import gevent
-    from locust.env import Environment
+    import gevent  # start-up: gevent loads only when run runs
+    from locust.env import Environment  # start-up: Locust (and gevent) loads only when run runs
 
     logging.getLogger("locust").setLevel(logging.ERROR)
     env = Environment(user_classes=[user_class(opts, rec)], host=opts.target)
@@ -127,7 +127,7 @@ def run(opts: Options, rec: Recorder) -> None:
 
 
 def _wait(seconds: float, stopped: list[str], deadline: float, stop_reason: Callable[[str], None]) -> None:
-    import gevent
+    import gevent  # start-up: gevent loads only when _wait runs
 
     until = time.monotonic() + seconds
     while not stopped:
@@ -159,9 +159,9 @@ def _closed(env: Environment, opts: Options, rec: Recorder, stopped: list[str], 
 
 def _open(env: Environment, opts: Options, rec: Recorder, stopped: list[str], deadline: float) -> None:
     """Poisson arrivals at ``arrival_rate``; at most ``users`` in flight, arrivals beyond that are counted as dropped."""
-    import gevent
-    import gevent.pool
-    from locust.exception import StopUser
+    import gevent  # start-up: gevent loads only when _open runs
+    import gevent.pool  # start-up: gevent loads only when _open runs
+    from locust.exception import StopUser  # start-up: Locust (and gevent) loads only when _open runs
 
     assert opts.arrival_rate
     cls = env.user_classes[0]

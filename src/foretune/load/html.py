@@ -6,6 +6,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from foretune.report.markdown_html import to_html
+
 CSS = ("body{font:14px/1.4 sans-serif;max-width:60em;margin:1em auto;padding:0 1em}"
        "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px}"
        "td.n{text-align:right}.chart{margin:1em 0}")
@@ -14,7 +16,7 @@ CHARTED = 4  # steps drawn: the most requested
 
 def charts(doc: dict[str, Any]) -> list[str]:
     """p95 per step and the share of successful requests, against the users of each level."""
-    from foretune.report.charts import lines
+    from foretune.report.charts import lines  # start-up: only when charts runs
 
     levels = doc["levels"]
     if not levels:
@@ -32,8 +34,7 @@ def charts(doc: dict[str, Any]) -> list[str]:
 
 
 def render(doc: dict[str, Any]) -> str:
-    from foretune.load.report import head, markdown
-    from foretune.report.markdown_html import to_html
+    from foretune.load.report import head, markdown  # start-up: only when render runs
 
     body = to_html(markdown(doc), {head(doc)[0]: charts(doc)})
     title = f"foretune load {doc['scenario']} — run {doc['run']}"

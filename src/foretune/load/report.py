@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from foretune.report.markdown import code as md_code
+from foretune.report.markdown import text as md_text
+
 COLUMNS = ("step", "count", "failures", "p50 ms", "p95 ms", "p99 ms", "rps")
 
 
@@ -49,15 +52,13 @@ def text(doc: dict[str, Any]) -> str:
 
 def markdown(doc: dict[str, Any]) -> str:
     """The result as Markdown; every text from the run (step names, server answers) shown literally."""
-    from foretune.report.markdown import code, text  # the Markdown escaping the audit report uses
-
     first, *more = head(doc)
-    lines = [f"# {text(first)}", *(part for line in more for part in ("", text(line)))]
+    lines = [f"# {md_text(first)}", *(part for line in more for part in ("", md_text(line)))]
     for level in doc["levels"]:
         lines += ["", f"## {level['users']} users ({level['duration_s']:.1f} s)", "",
                   "| " + " | ".join(COLUMNS) + " |", "|" + "|".join("---" for _ in COLUMNS) + "|"]
-        lines += ["| " + " | ".join(text(cell) for cell in row) + " |" for row in _rows(level["steps"])]
-        examples = [f"- {code(s['name'])}: {text(e)}" for s in level["steps"] for e in s["examples"]]
+        lines += ["| " + " | ".join(md_text(cell) for cell in row) + " |" for row in _rows(level["steps"])]
+        examples = [f"- {md_code(s['name'])}: {md_text(e)}" for s in level["steps"] for e in s["examples"]]
         if examples:
             lines += ["", "Errors seen:", *examples]
     return "\n".join(lines) + "\n"

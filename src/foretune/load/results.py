@@ -119,7 +119,7 @@ class Recorder:
 
     def _clean(self, text: str) -> str:
         """``text`` with the run's own credentials and anything that looks like a secret masked."""
-        from foretune.host.redact import redact_text
+        from foretune.host.redact import redact_text  # start-up: only when _clean runs
 
         for secret in self._secrets:
             text = text.replace(secret, "[redacted]")
@@ -152,7 +152,7 @@ class Recorder:
         return bool(self.levels) and any(s.failures for s in self.levels[-1].steps.values())
 
     def document(self) -> dict[str, Any]:
-        from foretune import __version__
+        from foretune import __version__  # start-up: only when document runs
 
         redact_text = self._clean
         self.end()

@@ -41,7 +41,14 @@ class LogFile:
 
 
 def new_analyzer(kind: str, location: str, options: Options, ended: tuple[int, int] | None = None) -> Analyzer:
-    from foretune.logs import apache, candlepin, postgres, production, system, tasks
+    from foretune.logs import (  # start-up: each analyzer loads only when a scan needs one
+        apache,
+        candlepin,
+        postgres,
+        production,
+        system,
+        tasks,
+    )
 
     if kind == "production":
         return production.ProductionLog(location, options.window, ended=options.ended or ended)
@@ -89,7 +96,7 @@ class Scan:
         """Analyze one (already decompressed) stream."""
         analyzer = new_analyzer(kind, location, self.options, ended)
         if self.incidents_only:
-            from foretune.logs.prefilter import consume_incidents, filter_for
+            from foretune.logs.prefilter import consume_incidents, filter_for  # start-up: only when read_stream runs
 
             if filter_for(kind) is not None:
                 consume_incidents(analyzer, stream)
@@ -212,7 +219,7 @@ def _run_task(task: Task, options: Options) -> tuple[LogFile, int, Analyzer]:
 
 
 def _plain(disk: str) -> bool:
-    from foretune.logs.reader import compression
+    from foretune.logs.reader import compression  # start-up: only when _plain runs
 
     try:
         with open(disk, "rb") as handle:
@@ -256,7 +263,7 @@ def read_files(files: list[LogFile], options: Options, *, jobs: int | None = Non
             if progress:
                 progress(done, total)
     else:
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures import ProcessPoolExecutor, as_completed  # start-up: only when read_files runs
 
         # results are merged in file order as soon as the ones before them are in, so the analyzers of a large
         # file's byte ranges never all wait in memory at once

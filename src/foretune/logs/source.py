@@ -57,9 +57,9 @@ def scan_source(src: Source, options: Options | None = None, *, jobs: int | None
                 progress: Callable[[int, int], None] | None = None) -> Scan | None:
     """The source's log scan (computed on first use); None for a source without files (a snapshot)."""
     # start-up: each reader loads only when a source may be one (as facts.read_source picks them)
-    from foretune.host.sources.live import LiveHost
-    from foretune.host.sources.replay import Replay
-    from foretune.host.sources.sosreport import SosreportDirectory
+    from foretune.host.sources.live import LiveHost  # start-up: a source type loads when read
+    from foretune.host.sources.replay import Replay  # start-up: a source type loads when read
+    from foretune.host.sources.sosreport import SosreportDirectory  # start-up: a source type loads when read
 
     if src.log_scan is not None and (options is None or not src.log_scan.incidents_only):
         return src.log_scan  # type: ignore[no-any-return]

@@ -30,7 +30,7 @@ NUMBER = re.compile(r"[-+]?[\d,]+(?:\.\d+)?%?|–")
 def to_html(md: str, pictures: dict[str, list[str]]) -> str:
     """``md`` as HTML; ``pictures`` (SVG texts by heading text) go right after the heading they belong to."""
     from markdown_it import MarkdownIt  # only the HTML reports need it (start-up)
-    from markdown_it.token import Token
+    from markdown_it.token import Token  # start-up: markdown-it loads only for the HTML reports
 
     parser = MarkdownIt("commonmark", {"html": False}).enable("table")
     tokens = parser.parse(md)

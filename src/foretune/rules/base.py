@@ -80,12 +80,12 @@ class Context:
 
     def hiera_fix(self, target: str, value: Any) -> Fix:
         """A custom-hiera fix; on releases without custom-hiera (Satellite 6.2) the edit of the file it ends up in."""
-        from foretune.plan.model import Fix
+        from foretune.plan.model import Fix  # start-up: plan code loads only for a fix
 
         fix = Fix("hiera", target, value)
         if self.release is None or self.release.features.custom_hiera:
             return fix
-        from foretune.plan.direct_edits import direct_edit
+        from foretune.plan.direct_edits import direct_edit  # start-up: plan code loads only for a fix
 
         return direct_edit(fix, capsule=self.role == "capsule")
 
@@ -97,7 +97,7 @@ class Context:
             return ()
         if isinstance(t.foretune.value, int) and t.foretune.value > current:
             return t.fixes
-        from foretune.plan.model import Fix
+        from foretune.plan.model import Fix  # start-up: plan code loads only for a fix
 
         return (Fix("advice", setting, f"{setting} {current} already reaches what the guide sizes for this hardware "
                                        f"({t.foretune.value}): more would oversubscribe the CPUs or RAM; add hardware "

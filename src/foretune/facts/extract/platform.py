@@ -266,7 +266,7 @@ def storage(x: Extractor) -> None:
         lsblk = parse_lsblk_tree_and_topology(tree.text, topology.text)
     rota = {row.get("MOUNTPOINT"): row.get("ROTA") for row in lsblk if row.get("MOUNTPOINT")}
     result: dict[str, dict[str, Any]] = {}
-    from foretune.facts.extract.installer import packages
+    from foretune.facts.extract.installer import packages  # start-up: only when storage runs
 
     installed = packages(x)
     for path, needs in KEY_DIRS.items():

@@ -20,6 +20,7 @@ from foretune.facts.parsers.redis import parse_redis_conf, parse_redis_info
 from foretune.facts.parsers.yamlfile import parse_yaml
 from foretune.host.sources.base import Raw
 from foretune.host.specs import BY_NAME, Spec
+from foretune.knowledge.versions import version_key
 from foretune.units import jvm_option_text, jvm_size, redis_size
 
 PUMA_DEFAULTS = {"workers": 2, "threads_min": 0, "threads_max": 16}  # foreman config/puma/production.rb
@@ -294,7 +295,6 @@ def postgresql_version(x: Extractor) -> None:
 
 def _pg_server_in_use(x: Extractor, servers: dict[str, str]) -> str:
     """The server package whose data directory holds the postgresql.conf read; else the newest installed."""
-    from foretune.knowledge.releases import version_key
 
     provs = x.facts["postgresql"].provenance
     location = provs[0].location if provs else ""
