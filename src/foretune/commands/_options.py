@@ -42,12 +42,16 @@ def _whole(text: str) -> int:
     return value
 
 
+def _whole_from(text: str, low: int, wording: str) -> int:
+    value = _whole(text)
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be {wording}: {text}")
+    return value
+
+
 def count(text: str) -> int:
     """argparse type for a whole number >= 0 (ASCII digits, at most MAX_COUNT)."""
-    value = _whole(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more: {text}")
-    return value
+    return _whole_from(text, 0, "0 or more")
 
 
 def number(what: str, most: float, bound: str, *, below: bool = False) -> Callable[[str], float]:
@@ -77,10 +81,7 @@ def number(what: str, most: float, bound: str, *, below: bool = False) -> Callab
 
 def positive(text: str) -> int:
     """argparse type for a whole number >= 1 (ASCII digits, at most MAX_COUNT)."""
-    value = _whole(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
-    return value
+    return _whole_from(text, 1, "at least 1")
 
 
 SUFFIX_FORMATS = {".json": "json", ".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown",
