@@ -84,7 +84,9 @@ def test_fio21_without_total_ios_estimates_the_count_from_iops_and_runtime() -> 
     run = _load("fio-2.1.11-randrw.json")
     raw = json.loads((FIXTURES / "fio-2.1.11-randrw.json").read_text())["jobs"][0]["read"]
     assert "total_ios" not in raw
-    assert run.read.ios == round(raw["iops"] * raw["runtime"] / 1000)
+    # by hand: "iops": 8428.76 over "runtime": 772 (ms) is 6506.999 I/Os; "io_bytes": 26028 (KiB) / 4 KiB blocks = 6507
+    assert (raw["iops"], raw["runtime"], raw["io_bytes"]) == (8428.76, 772, 26028)
+    assert run.read.ios == 6507
 
 
 def test_idle_direction_with_zero_percentiles_in_fio2_reports_nothing() -> None:

@@ -90,10 +90,17 @@ def test_nfs_message_cites_the_perf_brief() -> None:
 
 
 def test_latency_and_flush_verdicts() -> None:
-    assert storage.judge("lat-qd1", _read_run(30, p99=25.0), HDD, "buffered")[0] == "warn"
-    assert storage.judge("lat-qd1", _read_run(30, p99=5.0), HDD, "buffered")[0] == "pass"
+    # thresholds-bench.yaml: bench-lat-qd1-p99-warn 20 ms, bench-fsync-p99-warn 10 ms
+    verdict, ref, message = storage.judge("lat-qd1", _read_run(30, p99=25.0), HDD, "buffered")
+    assert (verdict, message) == ("warn", "random 4 KiB reads: 99th percentile 25 ms (above 20 ms)")
+    assert ref is not None and (ref["key"], ref["value"]) == ("bench-lat-qd1-p99-warn", 20)
+    assert storage.judge("lat-qd1", _read_run(30, p99=5.0), HDD, "buffered")[::2] == (
+        "pass", "random 4 KiB reads: 99th percentile 5 ms (limit 20 ms)")
+    silent = FioRun("fio-3.33", DirectionStats(1000, 30 * MIB, 30 * 256, None, None), DirectionStats(0, 0.0, 0.0, None, None))
+    assert storage.judge("lat-qd1", silent, HDD, "buffered") == ("info", None, "no read latency reported")
     slow = FioRun("fio-3.33", DirectionStats(0, 0.0, 0.0, None, None), DirectionStats(10, 1.0, 1.0, 0.1, 0.2), 4.0, 12.5)
-    assert storage.judge("fsync-write", slow, HDD, "buffered")[0] == "warn"
+    assert storage.judge("fsync-write", slow, HDD, "buffered")[::2] == (
+        "warn", "99 % of WAL-like flushes take up to 12.5 ms (above 10 ms): slow commits")
     old = FioRun("fio-2.2.10", slow.read, slow.write)
     verdict, ref, message = storage.judge("fsync-write", old, HDD, "buffered")
     assert (verdict, ref) == ("info", None) and "fio >= 3.5" in message

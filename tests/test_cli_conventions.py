@@ -32,7 +32,8 @@ def test_choices_are_case_insensitive() -> None:
     assert upper.status == 0, upper.stderr
     doc = json.loads(upper.stdout)
     assert doc["input"]["product"] == "satellite" and doc["input"]["role"] == "server"
-    assert run_cli("audit", EXAMPLE, "--fail-on", "Critical", "--format", "Json").status in (0, 1)
+    # the mistuned example records no measured failure (no OOM kill, no full queue, no 503s): nothing critical
+    assert run_cli("audit", EXAMPLE, "--fail-on", "Critical", "--format", "Json").status == 0
     assert run_cli("Rules", "LIST").status == 0
 
 

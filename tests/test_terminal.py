@@ -10,21 +10,20 @@ from pathlib import Path
 import pytest
 
 from foretune.cli import COMMANDS
-from foretune.term import THEME, TerminalGuard, clean, human_bytes, plural, wants_color
+from foretune.term import THEME, TerminalGuard, clean, plural, wants_color
 from tests.conftest import REPO, run_cli
 
 EXAMPLE = str(REPO / "examples" / "sosreport-satellite-6.15-mistuned")
+# The example's event.conf has MaxRequestWorkers 2048 over ServerLimit 64 x ThreadsPerChild 16 = 1024 (its README): a high
+# finding, so its audit exits 1 at the default --fail-on high; every other command exits 0.
+AUDIT_STATUS = 1
 PLAN = ["plan", "--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G"]
 SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def test_plural_and_human_units() -> None:
+def test_plural() -> None:
     assert [plural(n, "host") for n in (0, 1, 2)] == ["0 hosts", "1 host", "2 hosts"]
     assert plural(1, "process", "processes") == "1 process" and plural(3, "process", "processes") == "3 processes"
-    assert human_bytes(0) == "0 B" and human_bytes(1023) == "1023 B"
-    assert human_bytes(1536 * 1024) == "1.5 MiB"
-    assert human_bytes(68_719_476_736) == "64 GiB"  # 64 * 1024**3
-    assert human_bytes(1024**3 - 1) == "1 GiB"  # rounds up into the next unit, never "1024 MiB"
 
 
 @pytest.mark.parametrize(("choice", "environ", "tty", "expected"), [
@@ -74,7 +73,7 @@ def _too_long(text: str, width: int) -> list[str]:
 def test_an_80_column_terminal_gets_no_longer_lines(argv: list[str]) -> None:
     for colour in ("never", "always"):
         result = run_cli(*argv, "--color", colour, environ={"COLUMNS": "80"})
-        assert result.status in (0, 1), result.stderr
+        assert result.status == (AUDIT_STATUS if argv[0] == "audit" else 0), result.stderr
         assert _too_long(result.stdout, 80) == []
         wide = run_cli(*argv, environ={"COLUMNS": "200"}).stdout
         assert max(len(line) for line in wide.splitlines()) > 80 or argv[0] == "profiles"
@@ -138,7 +137,7 @@ def test_control_characters_from_input_never_reach_the_terminal(hostile: Path, a
     command, *rest = argv
     args = [command, *(rest[:1] if rest == ["--from"] else []), str(hostile), *(rest if rest != ["--from"] else [])]
     result = run_cli(*args)
-    assert result.status in (0, 1), result.stderr
+    assert result.status == (AUDIT_STATUS if command == "audit" else 0), result.stderr
     assert _escapes(result.stdout) == [] and _escapes(result.stderr) == []
     assert "\x1b[8m" not in result.stdout
     assert command == "plan" or "x1b" in result.stdout  # the hostile sequences are shown, not run

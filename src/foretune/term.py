@@ -1,11 +1,9 @@
-"""Terminal output: the colour decision, the width, safe text, plurals and human units.
+"""Terminal output: the colour decision, the width, safe text and plurals.
 
 This module imports nothing heavy; :func:`console` imports ``rich`` only when something is printed.
 
 >>> plural(1, "finding"), plural(2, "finding"), plural(0, "entry", "entries")
 ('1 finding', '2 findings', '0 entries')
->>> human_bytes(1536), human_bytes(64 * 1024**3), human_bytes(5)
-('1.5 KiB', '64 GiB', '5 B')
 >>> clean("ok\\x1b[2Jgone\\x07")
 'ok\\\\x1b[2Jgone\\\\x07'
 """
@@ -249,22 +247,3 @@ def render_to_text(renderable: Any, *, color: bool, width: int | None) -> str:
 def plural(count: int, singular: str, plural_form: str | None = None) -> str:
     """``count`` with the noun in the right number: ``1 host``, ``2 hosts``, ``3 entries``."""
     return f"{count} {singular if count == 1 else (plural_form or singular + 's')}"
-
-
-def human_bytes(size: float) -> str:
-    """Bytes in binary units with at most one decimal (``1.5 GiB``), never a raw byte count above 1 KiB.
-
-    >>> human_bytes(1023), human_bytes(1024), human_bytes(int(31.96 * 1024**3)), human_bytes(3 * 1024**5)
-    ('1023 B', '1 KiB', '32 GiB', '3 PiB')
-    """
-    value = float(size)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(value) < (1024 if unit == "B" else 1023.95):
-            return f"{value:.0f} {unit}" if unit == "B" else _one_decimal(value, unit)
-        value /= 1024
-    return _one_decimal(value, "PiB")
-
-
-def _one_decimal(value: float, unit: str) -> str:
-    text = f"{value:.1f}"
-    return f"{text[:-2] if text.endswith('.0') else text} {unit}"

@@ -1,10 +1,12 @@
 """Parse and format sizes: as administrators write them, and as each service reads its own settings.
 
-All multiples are binary: ``G``, ``GB`` and ``GiB`` all mean 1024**3 bytes, as in
-``free -g``, PostgreSQL settings and the installer's own RAM check. The one parser per service
-rule lives here: :func:`pg_size` (PostgreSQL's memory units) and :func:`jvm_size_option` (the JVM's
-``-Xmx``/``-Xms``, the last one given wins); :func:`format_gib` and :func:`format_size` are the
-byte formatting every report uses.
+As administrators write them (:func:`parse_size`), all multiples are binary: ``G``, ``GB`` and ``GiB``
+all mean 1024**3 bytes, as in ``free -g`` and the installer's own RAM check. Each service's own rule is a
+set of parameters of the one parser, :func:`scaled_size`: :func:`pg_size` (PostgreSQL's memory units),
+:func:`pg_size_pretty_bytes` (what ``pg_size_pretty()`` prints), :func:`jvm_size_option` (the JVM's
+``-Xmx``/``-Xms``, the last one given wins) and :func:`redis_size` (redis.conf, where ``1g`` is 10**9).
+:func:`format_bytes` is the one byte formatter; :func:`format_gib`, :func:`format_gib_range` and
+:func:`format_size` name its styles.
 
 >>> parse_size("64G")
 68719476736
@@ -19,13 +21,43 @@ True
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from foretune.errors import UsageError
 
-_MULTIPLIERS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
-_SIZE = re.compile(r"^(\d{1,15}(?:\.\d{1,9})?)[ \t]*([kmgtp]?)(i?b)?$", re.IGNORECASE | re.ASCII)
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 GIB = 1024**3
 MIB = 1024**2
+
+
+def scaled_size(text: str, units: Mapping[str, int], *, bare: int | None = 1, fraction: bool = False,
+                space: bool = False, fold_case: bool = False) -> int | None:
+    """The one size parser: a number and one of ``units`` (name -> bytes), in bytes; None when it does not match.
+
+    Each program's rule is its parameters: ``bare`` is the multiplier of a number without a unit (None: a unit
+    is required), ``fraction`` allows ``1.5``, ``space`` allows blanks between number and unit, ``fold_case``
+    makes unit names case-insensitive (``units`` then holds them in lower case).
+
+    >>> scaled_size("2 kB", {"kB": 1024}, space=True), scaled_size("2KB", {"kB": 1024}), scaled_size("2", {}, bare=None)
+    (2048, None, None)
+    """
+    names = "|".join(re.escape(name) for name in sorted(units, key=len, reverse=True) if name)
+    number = r"(\d{1,18})" if not fraction else r"(\d{1,15}(?:\.\d{1,9})?)"
+    pattern = number + (r"[ \t]*" if space else "") + (f"({names})" if names else "()") + ("?" if bare is not None else "")
+    match = re.fullmatch(pattern, text, (re.IGNORECASE if fold_case else 0) | re.ASCII)
+    if not match:
+        return None
+    unit = match.group(2)
+    if not unit:
+        return None if bare is None else int(float(match.group(1)) * bare)
+    factor = units[unit.lower() if fold_case else unit]
+    return int(match.group(1)) * factor if not fraction else int(float(match.group(1)) * factor)
+
+
+# As administrators write sizes: every multiple binary, with or without "B"/"iB", any case.
+_ADMIN_UNITS = {"b": 1, **{letter + suffix: 1024**power for power, letter in enumerate("kmgtp", 1) for suffix in ("", "b", "ib")}}
 
 
 def parse_size(text: str, *, default_unit: str = "") -> int:
@@ -42,33 +74,77 @@ def parse_size(text: str, *, default_unit: str = "") -> int:
     ...
     foretune.errors.UsageError: not a size: 'lots' (use e.g. 64G, 64GiB or 65536M)
     """
-    match = _SIZE.match(text.strip())
-    if not match:
+    value = scaled_size(text.strip(), _ADMIN_UNITS, bare=_ADMIN_UNITS.get(default_unit.lower(), 1), fraction=True, space=True,
+                        fold_case=True)
+    if value is None:
         raise UsageError(f"not a size: {text[:40]!r} (use e.g. 64G, 64GiB or 65536M)")
-    number, unit, suffix = match.groups()
-    # a bare "B" means bytes ("1B" is one byte, not one GiB)
-    unit = unit.lower() if unit else ("" if suffix and suffix.lower() == "b" else default_unit.lower())
-    value = float(number) * _MULTIPLIERS[unit]
     if value <= 0:
         raise UsageError(f"size must be positive: {text!r}")
-    return int(value)
+    return value
 
 
-def format_size(size: int) -> str:
-    """Format bytes in the largest PostgreSQL-style unit (``GB``/``MB``/``kB``) that divides exactly."""
-    for unit, factor in (("TB", 1024**4), ("GB", GIB), ("MB", MIB), ("kB", 1024)):
-        if size >= factor and size % factor == 0:
-            return f"{size // factor}{unit}"
-    return f"{size}B"
+# --- formatting: one implementation, three styles -------------------------------------------------------
+
+_BINARY = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
+# PostgreSQL's memory units, case-sensitive, multiplier 1024 ("Valid memory units are B (bytes), kB
+# (kilobytes), MB (megabytes), GB (gigabytes), and TB (terabytes). The multiplier for memory units is
+# 1024, not 1000." - PostgreSQL documentation, 20.1.1 Parameter Names and Values)
+PG_MEMORY_UNITS = {"B": 1, "kB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
+
+
+def format_bytes(size: float, unit: str = "auto", *, places: int | None = 1, trim: bool = True, show_unit: bool = True) -> str:
+    """The one byte formatter.
+
+    ``unit`` picks the style: ``"auto"`` the largest binary unit (B .. PiB) that keeps the rounded figure
+    below 1024; ``"KiB"`` .. ``"PiB"`` (or ``"B"``) that unit always; ``"postgresql"`` a PostgreSQL setting
+    value (the largest of TB, GB, MB, kB that divides exactly, no blank: ``1536MB``). ``places`` is the
+    number of decimals (None: as many as needed, up to six significant digits); ``trim`` drops a ``.0``;
+    ``show_unit`` False leaves the unit name off (for the low end of a range).
+
+    >>> format_bytes(1536), format_bytes(5), format_bytes(1024**3 - 1), format_bytes(3 * 1024**5)
+    ('1.5 KiB', '5 B', '1 GiB', '3 PiB')
+    >>> format_bytes(GIB, "GiB", trim=False), format_bytes(1.25 * GIB, "GiB", places=None), format_bytes(1536 * MIB, "postgresql")
+    ('1.0 GiB', '1.25 GiB', '1536MB')
+    """
+    if unit == "postgresql":
+        for name, factor in sorted(PG_MEMORY_UNITS.items(), key=lambda item: -item[1]):
+            if factor > 1 and size >= factor and size % factor == 0:
+                return f"{int(size // factor)}{name}"
+        return f"{int(size)}B"
+    if unit == "auto":
+        value, unit = float(size), "B"
+        for name in _BINARY[1:]:
+            # "B" is never shown with decimals; a larger unit once the rounded figure would reach 1024
+            limit = 1024 if unit == "B" else 1024 - 0.5 * 10 ** -(places or 0)
+            if abs(value) < limit:
+                break
+            value, unit = value / 1024, name
+        places = 0 if unit == "B" else places
+    else:
+        value = size / 1024 ** _BINARY.index(unit)
+    text = f"{value:g}" if places is None else f"{value:.{places}f}"
+    if trim and places and text.endswith("." + "0" * places):
+        text = text[:-(places + 1)]
+    return f"{text} {unit}" if show_unit else text
 
 
 def format_gib(size: float) -> str:
-    """Human figure in GiB with one decimal: ``'31.3 GiB'``.
+    """Fixed GiB with one decimal, as plans and findings show sizes: ``'31.3 GiB'``.
 
     >>> format_gib(parse_size("31.3G"))
     '31.3 GiB'
     """
-    return f"{size / GIB:.1f} GiB"
+    return format_bytes(size, "GiB", trim=False)
+
+
+def format_gib_range(low: float, high: float) -> str:
+    """A range in fixed GiB with one decimal: ``'1.0-2.5 GiB'``."""
+    return f"{format_bytes(low, 'GiB', trim=False, show_unit=False)}-{format_gib(high)}"
+
+
+def format_size(size: int) -> str:
+    """A PostgreSQL setting value: the largest unit that divides exactly (``8GB``, ``1536MB``, ``1000B``)."""
+    return format_bytes(size, "postgresql")
 
 
 def format_setting(value: object, unit: str, *, missing: str = "-") -> str:
@@ -82,11 +158,10 @@ def format_setting(value: object, unit: str, *, missing: str = "-") -> str:
     return str(value)
 
 
-# PostgreSQL's memory units, case-sensitive, multiplier 1024 ("Valid memory units are B (bytes), kB
-# (kilobytes), MB (megabytes), GB (gigabytes), and TB (terabytes). The multiplier for memory units is
-# 1024, not 1000." - PostgreSQL documentation, 20.1.1 Parameter Names and Values)
-PG_MEMORY_UNITS = {"B": 1, "kB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
-_PG_SIZE = re.compile(r"\s*'?\s*(\d{1,15}(?:\.\d{1,9})?)\s*(B|kB|MB|GB|TB)?\s*'?\s*", re.ASCII)
+# pg_size_pretty(): "Converts a size in bytes into a more easily human-readable format with size units (bytes,
+# kB, MB, GB, TB, or PB as appropriate). Note that the units are powers of 2 rather than powers of 10" (PostgreSQL
+# documentation, 9.27.7 Database Object Management Functions; PB since PostgreSQL 15). It always writes a unit.
+PG_PRETTY_UNITS = {"bytes": 1, "kB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4, "PB": 1024**5}
 
 
 def pg_size(value: object, *, unit_bytes: int = 8192) -> int | None:
@@ -105,16 +180,26 @@ def pg_size(value: object, *, unit_bytes: int = 8192) -> int | None:
     """
     if value is None or isinstance(value, bool):
         return None
-    match = _PG_SIZE.fullmatch(str(value))
-    if not match:
-        return None
-    number, unit = match.groups()
-    return int(float(number) * (PG_MEMORY_UNITS[unit] if unit else unit_bytes))
+    text = str(value).strip()
+    if len(text) >= 2 and text[0] == text[-1] == "'":
+        text = text[1:-1].strip()
+    return scaled_size(text, PG_MEMORY_UNITS, bare=unit_bytes, fraction=True, space=True)
+
+
+def pg_size_pretty_bytes(text: str) -> int | None:
+    """Bytes of a ``pg_size_pretty()`` figure (``8192 bytes``, ``16 kB``, ``1234 MB``); None for anything else.
+
+    >>> pg_size_pretty_bytes("16 kB"), pg_size_pretty_bytes("8192 bytes"), pg_size_pretty_bytes("2 PB") == 2 * 1024**5
+    (16384, 8192, True)
+    >>> pg_size_pretty_bytes("16 kb"), pg_size_pretty_bytes("16")
+    (None, None)
+    """
+    return scaled_size(text.strip(), PG_PRETTY_UNITS, bare=None, fraction=True, space=True)
 
 
 # The JVM's -Xmx/-Xms: "-Xmx<size>[k|K|m|M|g|G|t|T]", bytes without a letter; when an option is
 # given more than once the JVM takes the last one.
-_JVM_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
+_JVM_UNITS = {"k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
 
 
 def jvm_option_text(java_opts: str | None, flag: str = "-Xmx") -> str | None:
@@ -133,10 +218,7 @@ def jvm_size(text: str) -> int | None:
     >>> jvm_size("8g"), jvm_size("8192M"), jvm_size("1024"), jvm_size("8gb"), jvm_size("")
     (8589934592, 8589934592, 1024, None, None)
     """
-    match = re.fullmatch(r"(\d{1,15})([kKmMgGtT]?)", text, re.ASCII)
-    if not match:
-        return None
-    return int(match.group(1)) * _JVM_UNITS[match.group(2).lower()]
+    return scaled_size(text, _JVM_UNITS, fold_case=True)
 
 
 def jvm_size_option(java_opts: str | None, flag: str = "-Xmx") -> int | None:
@@ -149,3 +231,18 @@ def jvm_size_option(java_opts: str | None, flag: str = "-Xmx") -> int | None:
     """
     text = jvm_option_text(java_opts, flag)
     return None if text is None else jvm_size(text)
+
+
+# redis.conf: "1k => 1000 bytes, 1kb => 1024 bytes, 1m => 1000000 bytes, 1mb => 1024*1024 bytes,
+# 1g => 1000000000 bytes, 1gb => 1024*1024*1024 bytes. units are case insensitive so 1GB 1Gb 1gB are all the
+# same." (the "Note on units" at the top of redis.conf); a bare number, or "b", is bytes.
+REDIS_UNITS = {"b": 1, "k": 1000, "kb": 1024, "m": 1000**2, "mb": 1024**2, "g": 1000**3, "gb": 1024**3}
+
+
+def redis_size(text: str) -> int | None:
+    """A redis.conf memory size in bytes, by redis.conf's own rule; None when it is not one.
+
+    >>> redis_size("2gb"), redis_size("100mb"), redis_size("1024"), redis_size("1g"), redis_size("1GB") == redis_size("1gB")
+    (2147483648, 104857600, 1024, 1000000000, True)
+    """
+    return scaled_size(text.strip(), REDIS_UNITS, fold_case=True)

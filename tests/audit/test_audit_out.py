@@ -13,6 +13,10 @@ from tests.conftest import REPO, run_cli
 SOS = REPO / "tests" / "fixtures" / "sosreports"
 CASES = {"satellite-6.2": [], "satellite-6.9": ["--hosts", "7000"], "satellite-6.15": [], "orcharhino-6.9": [],
          "capsule-6.15-pull-rex": ["--hosts", "3000"], "satellite-6.15-tuned": []}
+# --fail-on critical exits 1 only where a measured failure is critical: satellite-6.2's passenger-status shows
+# "Requests in queue: 250" against its "PassengerMaxRequestQueueSize 250" (full: Passenger answers 503 now).
+# No other fixture records a measured failure at that level.
+CRITICAL = {"satellite-6.2"}
 
 
 def tree(root: Path) -> dict[str, str]:
@@ -23,7 +27,7 @@ def tree(root: Path) -> dict[str, str]:
 def test_audit_out_equals_plan_from_out(name: str, tmp_path: Path) -> None:
     source = str(SOS / name)
     audited = run_cli("audit", source, *CASES[name], "--out", str(tmp_path / "audit"), "--fail-on", "critical")
-    assert audited.status in (0, 1), audited.stderr  # 1: the fixture has critical findings
+    assert audited.status == (1 if name in CRITICAL else 0), audited.stderr
     planned = run_cli("plan", "--from", source, *CASES[name], "--out", str(tmp_path / "plan"))
     assert planned.status == 0, planned.stderr
     assert tree(tmp_path / "audit") == tree(tmp_path / "plan")

@@ -31,6 +31,7 @@ from foretune.facts.parsers import (
 from foretune.facts.parsers.yamlfile import parse_yaml
 from foretune.host.jsonfile import load_json
 from foretune.host.text import decode
+from foretune.units import redis_size
 
 SIZE = 10 * 1024 * 1024
 SHAPES = {
@@ -51,7 +52,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "limits": lambda t: system.parse_proc_limits("header\n" + t), "show": systemd.parse_show,
     "list-units": systemd.parse_list_units, "unit-file": systemd.parse_unit_file, "httpd": httpd.parse_directives,
     "postgresql": postgresql.parse_postgresql_conf, "redis-conf": redis.parse_redis_conf, "redis-info": redis.parse_redis_info,
-    "redis-size": redis.redis_size, "pumactl": foreman.parse_pumactl_stats, "tasks": foreman.parse_tasks_csv,
+    "redis-size": redis_size, "pumactl": foreman.parse_pumactl_stats, "tasks": foreman.parse_tasks_csv,
     "mounts": storage.parse_mounts, "df": lambda t: storage.parse_df("Filesystem\n" + t), "lsblk": storage.parse_lsblk_pairs,
     "packages": packages.parse_packages, "nvra": packages.split_nvra, "yaml": parse_yaml, "json": load_json,
     "excerpt": lambda t: excerpt(t, r"^(MemTotal|Max|NAME)"), "excerpt-json": excerpt_json,

@@ -68,5 +68,18 @@ def test_html_has_the_tables_and_charts_against_concurrency() -> None:
     page = html.render(doc)
     assert page.startswith("<!DOCTYPE html>") and page.count("<svg") == 2
     assert "p95 latency (ms) against concurrency" in page and "10 users" in page and "20 users" in page
-    assert "<td>registration</td><td class=\"n\">100</td><td>503 4</td>" in page
+    assert "<td>registration</td>\n<td class=\"n\">100</td>\n<td>503 4</td>" in page
+    # the charts stand under the title, before the first level's table
+    assert page.index("</h1>") < page.index("<svg") < page.index("<h2>10 users")
     assert "<script" not in page
+
+
+def test_server_answers_are_shown_literally_in_markdown_and_html() -> None:
+    from foretune.load import html, report
+
+    doc = _result("r", p95=250.0, ok_rps=2.0, failures=4)
+    doc["levels"][0]["steps"][0]["examples"] = ["503: <b>busy</b> [retry](http://elsewhere) *now*"]
+    assert "- `registration`: 503: \\<b\\>busy\\</b\\> \\[retry\\](http://elsewhere) \\*now\\*" in report.markdown(doc)
+    page = html.render(doc)
+    assert "<li><code>registration</code>: 503: &lt;b&gt;busy&lt;/b&gt; [retry](http://elsewhere) *now*</li>" in page
+    assert "<a " not in page and "<b>" not in page

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -55,12 +56,11 @@ def test_plan_is_consistent(inp: PlanInput) -> None:
         assert t["sysctl.fs_aio_max_nr"].foretune.value > 33 * inp.katello_agent_hosts
     if inp.role == "capsule":
         assert "puma.workers" not in t and "postgresql.max_connections" not in t
-    # a box that cannot carry its plan says so
-    memory = sum(m.bytes for m in plan.memory)
-    if sum(m.low_bytes for m in plan.memory) > inp.ram_bytes:
-        assert any(p.code == "memory-over-ram" for p in plan.problems)
-    elif memory > inp.ram_bytes:
-        assert any(p.code == "memory-tight" for p in plan.problems)
+    # one problem, one finding: a box is either over its RAM or tight, never both; neither when the plan fits
+    codes = {p.code for p in plan.problems}
+    assert not {"memory-over-ram", "memory-tight"} <= codes
+    if codes & {"memory-over-ram", "memory-tight"}:
+        assert sum(m.bytes for m in plan.memory) > inp.ram_bytes
     for m in plan.memory:
         assert m.low_bytes <= m.bytes <= m.high_bytes, m.component
     if not plan.hardware.ok:
@@ -104,25 +104,68 @@ def test_more_ram_never_lowers_memory_settings(inp: PlanInput, extra_gib: int) -
             assert _amount(big[tid].foretune.value) >= _amount(small[tid].foretune.value), tid
 
 
+@settings(max_examples=60, deadline=None)
+@given(plan_inputs(), st.integers(1, 512))
+def test_a_box_that_carries_its_plan_still_does_with_more_ram(inp: PlanInput, extra_gib: int) -> None:
+    memory = {"memory-over-ram", "memory-tight"}
+    if not memory & {p.code for p in make_plan(inp).problems}:
+        bigger = make_plan(inp._replace(ram_bytes=inp.ram_bytes + extra_gib * GIB))
+        assert not memory & {p.code for p in bigger.problems}
+
+
+# The largest effective_cache_size any foreman-installer size profile sets (extra-large and
+# extra-extra-large: "effective_cache_size: 32GB", tests/profiles_expected) and the guide's work_mem
+# ("Setting this value to 8 MB should be more than enough for most of the intensive operations on Foreman.").
+LARGEST_PROFILE_ECS_MIB = 32 * 1024
+GUIDE_WORK_MEM = "8MB"
+
+
 @settings(max_examples=150, deadline=None)
 @given(plan_inputs())
 def test_postgresql_cache_settings_follow_the_memory_budget(inp: PlanInput) -> None:
-    """A box near its RAM never gets a larger work_mem; effective_cache_size never exceeds what the profile for that RAM uses."""
+    """work_mem is the installer's or the guide's 8 MB, and never raised on a box short of RAM; effective_cache_size
+    fits the RAM and never exceeds what the largest installer profile sets."""
     plan = make_plan(inp)
     t = plan.tunables
-    total = sum(m.bytes for m in plan.memory)
-    if "postgresql.work_mem" in t and _amount(t["postgresql.work_mem"].foretune.value) > _amount(t["postgresql.work_mem"].installer.value):
-        extra = (_amount(t["postgresql.work_mem"].foretune.value) - _amount(t["postgresql.work_mem"].installer.value)) * 1024**2
-        assert total + extra * t["postgresql.max_connections"].foretune.value <= inp.ram_bytes
+    if "postgresql.work_mem" in t:
+        work_mem = t["postgresql.work_mem"]
+        assert work_mem.foretune.value in (work_mem.installer.value, GUIDE_WORK_MEM)
+        assert _amount(work_mem.foretune.value) >= _amount(work_mem.installer.value)
+        if {p.code for p in plan.problems} & {"memory-over-ram", "memory-tight"}:
+            assert work_mem.foretune.value == work_mem.installer.value
     if "postgresql.effective_cache_size" in t:
-        from foretune.knowledge import hardware
-        from foretune.knowledge.model import SIZES
-        from foretune.knowledge.profiles import PG, installer_hiera
-
         ecs = _amount(t["postgresql.effective_cache_size"].foretune.value)
-        fitting = [p for p in SIZES if inp.ram_bytes >= hardware.recommended(p).ram_bytes * 0.9]
-        ceilings = [_amount(t["postgresql.effective_cache_size"].installer.value)]
-        if plan.release.features.size_profiles:
-            ceilings = [_amount(installer_hiera(plan.release, fitting[-1] if fitting else "default")[PG].get("effective_cache_size", "4GB"))]
-        assert ecs <= max(ceilings)
         assert ecs * 1024**2 <= inp.ram_bytes
+        if plan.release.features.size_profiles:
+            assert ecs <= LARGEST_PROFILE_ECS_MIB
+
+
+def _satellite(hosts: int, cpus: int, ram_gib: int) -> PlanInput:
+    return PlanInput(product="satellite", version="6.15", hosts=hosts, cpus=cpus, ram_bytes=ram_gib * GIB, role="server",
+                     virtual=None, katello_agent_hosts=0, puppet_hosts=0)
+
+
+# The tuning guide's quickstart table, "Name  Number of hosts  Recommend RAM  Recommend Cores" (default 0 - 5000,
+# 20 GiB, 4; medium 5000 - 10000, 32 GiB, 8; large ... 64 GiB, 16; extra-large ... 128 GiB, 32; extra-extra-large
+# 60000+, 256 GiB+, 48+): each profile's top host count on its recommended box.
+RECOMMENDED_BOXES = [(5000, 4, 20), (10000, 8, 32), (20000, 16, 64), (60000, 32, 128), (100000, 48, 256)]
+
+
+@pytest.mark.parametrize(("hosts", "cpus", "ram_gib"), RECOMMENDED_BOXES)
+def test_the_guides_recommended_box_carries_its_plan(hosts: int, cpus: int, ram_gib: int) -> None:
+    codes = {p.code for p in make_plan(_satellite(hosts, cpus, ram_gib)).problems}
+    assert not codes & {"memory-over-ram", "memory-tight", "hardware-below-profile"}, codes
+
+
+def test_postgresql_settings_of_concrete_boxes() -> None:
+    t = make_plan(_satellite(100000, 48, 256)).tunables
+    # extra-extra-large: the installer's own 8MB and 32GB (shared_buffers 32GB alone reaches that ceiling)
+    assert (t["postgresql.work_mem"].foretune.value, t["postgresql.effective_cache_size"].foretune.value) == ("8MB", "32GB")
+    t = make_plan(_satellite(100, 16, 1024)).tunables
+    # default profile (work_mem 4MB) on 1 TiB: 1000 connections x 4 MB more is under 4 GiB, so the guide's 8 MB fits
+    assert (t["postgresql.work_mem"].installer.value, t["postgresql.work_mem"].foretune.value) == ("4MB", "8MB")
+    plan = make_plan(_satellite(60000, 16, 4))
+    # 4 GiB for 60000 hosts, a fifth of the guide's smallest box: over its RAM, and work_mem stays the profile's 8MB
+    assert "memory-over-ram" in {p.code for p in plan.problems}
+    assert plan.tunables["postgresql.work_mem"].foretune.value == "8MB"
+    assert _amount(plan.tunables["postgresql.effective_cache_size"].foretune.value) <= 4 * 1024

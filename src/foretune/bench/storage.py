@@ -339,6 +339,16 @@ def _ms(value: float) -> str:
     return f"{value:.3g}"
 
 
+def _p99_verdict(p99: float | None, key: str, missing: str, over: str, within: str) -> tuple[str, dict[str, Any] | None, str]:
+    """warn when the 99th percentile ``p99`` (ms) is above threshold ``key``, else pass; info when fio gave none.
+    ``over`` and ``within`` word the result with ``{p99}`` and ``{limit}``."""
+    if p99 is None:
+        return "info", None, missing
+    limit = float(threshold(key))
+    shown = {"p99": _ms(p99), "limit": f"{limit:g}"}
+    return ("warn", _threshold_ref(key), over.format(**shown)) if p99 > limit else ("pass", _threshold_ref(key), within.format(**shown))
+
+
 def _r(value: float | None, digits: int = 1) -> float | None:
     return None if value is None else round(value, digits)
 
@@ -360,23 +370,13 @@ def judge(job: str, run: FioRun | None, device: Device, mode: str) -> tuple[str,
             message += f"; on {device.fstype}: Pulp on NFS is not recommended [bench-perf-brief-nfs]"
         return verdict, ref, message
     if job == "fsync-write":
-        p99 = run.sync_p99_ms
-        if p99 is None:
-            return "info", None, "this fio does not report flush latency (fio >= 3.5 does)"
-        limit = float(threshold("bench-fsync-p99-warn"))
-        ref = _threshold_ref("bench-fsync-p99-warn")
-        if p99 > limit:
-            return "warn", ref, f"99 % of WAL-like flushes take up to {_ms(p99)} ms (above {limit:g} ms): slow commits"
-        return "pass", ref, f"99 % of WAL-like flushes finish within {_ms(p99)} ms (limit {limit:g} ms)"
+        return _p99_verdict(run.sync_p99_ms, "bench-fsync-p99-warn", "this fio does not report flush latency (fio >= 3.5 does)",
+                            "99 % of WAL-like flushes take up to {p99} ms (above {limit} ms): slow commits",
+                            "99 % of WAL-like flushes finish within {p99} ms (limit {limit} ms)")
     if job == "lat-qd1":
-        p99 = run.read.lat_p99_ms
-        if p99 is None:
-            return "info", None, "no read latency reported"
-        limit = float(threshold("bench-lat-qd1-p99-warn"))
-        ref = _threshold_ref("bench-lat-qd1-p99-warn")
-        if p99 > limit:
-            return "warn", ref, f"random 4 KiB reads: 99th percentile {_ms(p99)} ms (above {limit:g} ms)"
-        return "pass", ref, f"random 4 KiB reads: 99th percentile {_ms(p99)} ms (limit {limit:g} ms)"
+        return _p99_verdict(run.read.lat_p99_ms, "bench-lat-qd1-p99-warn", "no read latency reported",
+                            "random 4 KiB reads: 99th percentile {p99} ms (above {limit} ms)",
+                            "random 4 KiB reads: 99th percentile {p99} ms (limit {limit} ms)")
     notes = {
         "seq-write": "sequential write; the guides set no threshold for writes",
         "rand-rw": "random 80/20 read/write; expected to be much slower than sequential reads",

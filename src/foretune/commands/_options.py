@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from foretune import __version__
 from foretune.errors import UsageError
@@ -42,20 +42,46 @@ def _whole(text: str) -> int:
     return value
 
 
+def _whole_from(text: str, low: int, wording: str) -> int:
+    value = _whole(text)
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be {wording}: {text}")
+    return value
+
+
 def count(text: str) -> int:
     """argparse type for a whole number >= 0 (ASCII digits, at most MAX_COUNT)."""
-    value = _whole(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more: {text}")
-    return value
+    return _whole_from(text, 0, "0 or more")
+
+
+def number(what: str, most: float, bound: str, *, below: bool = False) -> Callable[[str], float]:
+    """argparse type for a number more than 0 and at most ``most`` (less than it with ``below``); ``what`` names
+    the number and ``bound`` words the limit in the one-line error.
+
+    >>> seconds = number("a number of seconds", 7 * 86400, "at most a week")
+    >>> seconds("90"), seconds("0.5")
+    (90.0, 0.5)
+    >>> seconds("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be more than 0 and at most a week: 0
+    """
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {what}: {text[:40]!r}") from None
+        if not (0 < value < most if below else 0 < value <= most):
+            raise argparse.ArgumentTypeError(f"must be more than 0 and {bound}: {text[:40]}")
+        return value
+
+    return parse
 
 
 def positive(text: str) -> int:
     """argparse type for a whole number >= 1 (ASCII digits, at most MAX_COUNT)."""
-    value = _whole(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
-    return value
+    return _whole_from(text, 1, "at least 1")
 
 
 SUFFIX_FORMATS = {".json": "json", ".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown",

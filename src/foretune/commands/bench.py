@@ -12,7 +12,7 @@ from foretune.commands._options import add_output, emit, output_format, positive
 from foretune.env import Environment, ExitStatus
 from foretune.errors import UsageError
 from foretune.knowledge import threshold
-from foretune.units import GIB, format_gib, parse_size
+from foretune.units import format_bytes, format_gib, parse_size
 
 if TYPE_CHECKING:
     from foretune.bench.storage import StoragePlan
@@ -67,7 +67,7 @@ def _add_output(parser: argparse.ArgumentParser) -> None:
 
 
 def _gib(key: str) -> str:
-    return f"{int(threshold(key)) / GIB:g} GiB"
+    return format_bytes(int(threshold(key)), "GiB", places=None)
 
 
 def _storage_description() -> str:

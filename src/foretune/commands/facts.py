@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 from foretune.cli import new_parser
 from foretune.commands._options import add_output, emit, output_format, positive
 from foretune.errors import UsageError
-from foretune.term import clean_line, human_bytes, plural, render_to_text
-from foretune.units import format_gib
+from foretune.term import clean_line, plural, render_to_text
+from foretune.units import format_bytes, format_gib
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -70,7 +70,7 @@ def _is_bytes(key: str) -> bool:
 
 def _short(value: Any, width: int = 70) -> str:
     if isinstance(value, dict):
-        text = ", ".join(f"{k}={human_bytes(v) if isinstance(v, int) and v and _is_bytes(str(k)) else _short(v, 30)}"
+        text = ", ".join(f"{k}={format_bytes(v) if isinstance(v, int) and v and _is_bytes(str(k)) else _short(v, 30)}"
                          for k, v in value.items() if not isinstance(v, (dict, list)))
         nested = [k for k, v in value.items() if isinstance(v, (dict, list))]
         if nested:
@@ -108,7 +108,7 @@ def print_table(data: dict[str, Any], out: TextIO, *, show_unknown: bool, color:
         if name == "ram_bytes" and isinstance(value, int):
             shown = format_gib(value)  # as plan and audit headers show RAM
         elif name.endswith("_bytes") and isinstance(value, int):
-            shown = human_bytes(value)
+            shown = format_bytes(value)
         else:
             shown = _short(value)
         where = clean_line(entry["provenance"][0]["location"]) if entry["provenance"] else ""

@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from foretune.cli import new_parser
-from foretune.commands._options import add_output, emit, output_format, positive
+from foretune.commands._options import add_output, emit, number, output_format, positive
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -16,24 +16,8 @@ CREDENTIAL_NAMES = ("FORETUNE_LOAD_JWT", "FORETUNE_LOAD_USER", "FORETUNE_LOAD_TO
 LOOPBACK_ONLY = "FORETUNE_LOAD_LOOPBACK_ONLY"
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text[:40]!r}") from None
-    if not 0 < value <= 7 * 86400:
-        raise argparse.ArgumentTypeError(f"must be more than 0 and at most a week: {text}")
-    return value
-
-
-def _rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a rate: {text[:40]!r}") from None
-    if not 0 < value <= 100_000:
-        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 100000 per second: {text}")
-    return value
+_seconds = number("a number of seconds", 7 * 86400, "at most a week")
+_rate = number("a rate", 100_000, "at most 100000 per second")
 
 
 def _port(text: str) -> int:

@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from foretune.cli import new_parser
-from foretune.commands._options import add_output, emit, output_format, positive
+from foretune.commands._options import add_output, emit, number, output_format, positive
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -14,14 +14,7 @@ if TYPE_CHECKING:
 FORMATS = ("text", "json")
 
 
-def _rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text[:40]!r}") from None
-    if not 0 < value < 1e7:
-        raise argparse.ArgumentTypeError(f"must be a positive number below 10000000: {text[:40]}")
-    return value
+_rate = number("a number", 1e7, "below 10000000", below=True)
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:

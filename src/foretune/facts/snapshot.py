@@ -15,6 +15,7 @@ from foretune.facts.model import Fact, FactSet, Provenance
 from foretune.facts.parsers import ParseError
 from foretune.host.jsonfile import load_json
 from foretune.safeio import open_input
+from foretune.units import format_bytes
 
 FORMAT = "foretune-snapshot"
 FORMAT_VERSION = 1
@@ -40,15 +41,17 @@ def _read(path: Path) -> bytes:
     except (EOFError, zlib.error) as exc:
         raise InputError(f"{path} is not a foretune snapshot: {str(exc).splitlines()[0] if str(exc) else 'truncated'}") from None
     if len(raw) > MAX_SNAPSHOT_BYTES:
-        raise InputError(f"{path}: ignored: too large for a snapshot (more than {MAX_SNAPSHOT_BYTES // 1048576} MiB)")
+        raise InputError(f"{path}: ignored: too large for a snapshot (more than {format_bytes(MAX_SNAPSHOT_BYTES)})")
     return raw
 
 
-def load_snapshot(path: Path) -> FactSet:
-    """The FactSet stored in a snapshot; provenance source becomes ``snapshot``."""
-    raw = _read(path)
+def _document(path: Path, *, errors: str = "strict") -> tuple[dict[str, Any], str]:
+    """The snapshot document at ``path``, checked to be one, and the label that names it in reports.
+
+    ``errors`` is how undecodable bytes are taken (``"replace"``: the logs alone do not need every byte).
+    """
     try:
-        data = load_json(raw.decode("utf-8"))
+        data = load_json(_read(path).decode("utf-8", errors))
     except UnicodeDecodeError:
         raise InputError(f"{path} is not a foretune snapshot: not UTF-8") from None
     except ParseError as exc:
@@ -57,7 +60,12 @@ def load_snapshot(path: Path) -> FactSet:
         raise InputError(f"{path} is not a foretune snapshot (no \"format\": \"{FORMAT}\")")
     meta = data.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
-    label = f"{path} (snapshot of {meta.get('host', '?')} taken {meta.get('time', '?')})"
+    return data, f"{path} (snapshot of {meta.get('host', '?')} taken {meta.get('time', '?')})"
+
+
+def load_snapshot(path: Path) -> FactSet:
+    """The FactSet stored in a snapshot; provenance source becomes ``snapshot``."""
+    data, label = _document(path)
     if "facts" not in data:  # written by the collector: extract now, as from a live host
         return _replay(data, path, label)
     facts = FactSet(source_kind="snapshot", source_label=label)
@@ -111,15 +119,8 @@ def snapshot_logs(data: dict[str, Any], path: Path) -> dict[str, Any] | None:
 
 def load_snapshot_logs(path: Path) -> tuple[str, dict[str, Any] | None]:
     """(label, ``logs`` section or None) of the snapshot at ``path``."""
-    try:
-        data = load_json(_read(path).decode("utf-8", "replace"))
-    except ParseError as exc:
-        raise InputError(f"{path} is not a foretune snapshot: {exc}") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise InputError(f"{path} is not a foretune snapshot (no \"format\": \"{FORMAT}\")")
-    meta = data.get("metadata")
-    meta = meta if isinstance(meta, dict) else {}
-    return f"{path} (snapshot of {meta.get('host', '?')} taken {meta.get('time', '?')})", snapshot_logs(data, path)
+    data, label = _document(path, errors="replace")
+    return label, snapshot_logs(data, path)
 
 
 def _fact(name: str, entry: Any) -> tuple[Fact | None, str | None]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from foretune.report.markdown_html import to_html
+
 CSS = ("body{font:14px/1.4 sans-serif;max-width:60em;margin:1em auto;padding:0 1em}"
        "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px}"
        "td.n{text-align:right}.chart{margin:1em 0}")
@@ -32,38 +34,10 @@ def charts(doc: dict[str, Any]) -> list[str]:
 
 
 def render(doc: dict[str, Any]) -> str:
-    from foretune.load.report import markdown  # start-up: only when render runs
+    from foretune.load.report import head, markdown  # start-up: only when render runs
 
-    body: list[str] = []
-    rows: list[list[str]] = []
-
-    def flush() -> None:
-        if rows:
-            body.append("<table><tr>" + "".join(f"<th>{escape(c)}</th>" for c in rows[0]) + "</tr>")
-            for row in rows[2:]:
-                body.append("<tr>" + "".join(
-                    ('<td class="n">' if c.replace(".", "").replace(",", "").isdigit() else "<td>") + f"{escape(c)}</td>"
-                    for c in row) + "</tr>")
-            body.append("</table>")
-            rows.clear()
-
-    lines = markdown(doc).splitlines()
-    for line in lines:
-        if line.startswith("|"):
-            rows.append([c.strip().replace("\\|", "|") for c in line.strip().strip("|").split(" | ")])
-            continue
-        flush()
-        if line.startswith("# "):
-            body.append(f"<h1>{escape(line[2:])}</h1>")
-            body += [f'<div class="chart">{svg}</div>' for svg in charts(doc)]
-        elif line.startswith("## "):
-            body.append(f"<h2>{escape(line[3:])}</h2>")
-        elif line.startswith("- "):
-            body.append(f"<p>{escape(line[2:])}</p>")
-        elif line.strip():
-            body.append(f"<p>{escape(line)}</p>")
-    flush()
+    body = to_html(markdown(doc), {head(doc)[0]: charts(doc)})
     title = f"foretune load {doc['scenario']} — run {doc['run']}"
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{escape(title)}</title>'
-            f"<style>{CSS}</style></head><body>{''.join(body)}</body></html>\n")
+            f"<style>{CSS}</style></head><body>{body}</body></html>\n")

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from foretune.report.markdown import code as md_code
+from foretune.report.markdown import text as md_text
+
 COLUMNS = ("step", "count", "failures", "p50 ms", "p95 ms", "p99 ms", "rps")
 
 
@@ -26,7 +29,7 @@ def _table(rows: list[tuple[str, ...]], header: tuple[str, ...] = COLUMNS) -> li
     return [fmt.format(*header), *(fmt.format(*r) for r in rows)]
 
 
-def _head(doc: dict[str, Any]) -> list[str]:
+def head(doc: dict[str, Any]) -> list[str]:
     shape = doc["shape"]
     how = (f"open arrivals {shape['arrival_rate']}/s, at most {shape['users']} in flight" if shape.get("arrival_rate")
            else f"closed, users per level {', '.join(str(u) for u in shape['levels'])}")
@@ -43,7 +46,7 @@ def _head(doc: dict[str, Any]) -> list[str]:
 
 
 def text(doc: dict[str, Any]) -> str:
-    lines = _head(doc)
+    lines = head(doc)
     for level in doc["levels"]:
         lines += ["", f"level {level['users']} users, {level['duration_s']:.1f} s", *_table(_rows(level["steps"]))]
         lines += [f"  {s['name']}: {example}" for s in level["steps"] for example in s["examples"]]
@@ -52,12 +55,14 @@ def text(doc: dict[str, Any]) -> str:
 
 
 def markdown(doc: dict[str, Any]) -> str:
-    lines = [f"# {line}" if i == 0 else line for i, line in enumerate(_head(doc))]
+    """The result as Markdown; every text from the run (step names, server answers) shown literally."""
+    first, *more = head(doc)
+    lines = [f"# {md_text(first)}", *(part for line in more for part in ("", md_text(line)))]
     for level in doc["levels"]:
         lines += ["", f"## {level['users']} users ({level['duration_s']:.1f} s)", "",
                   "| " + " | ".join(COLUMNS) + " |", "|" + "|".join("---" for _ in COLUMNS) + "|"]
-        lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in _rows(level["steps"])]
-        examples = [f"- `{s['name']}`: {e}" for s in level["steps"] for e in s["examples"]]
+        lines += ["| " + " | ".join(md_text(cell) for cell in row) + " |" for row in _rows(level["steps"])]
+        examples = [f"- {md_code(s['name'])}: {md_text(e)}" for s in level["steps"] for e in s["examples"]]
         if examples:
             lines += ["", "Errors seen:", *examples]
     return "\n".join(lines) + "\n"
@@ -96,6 +101,6 @@ def compare_text(diff: dict[str, Any]) -> str:
     header = ("step", "p95 ms", "successful req/s", "failures")
     rows: list[tuple[str, ...]] = [(r["name"], cell(r["p95_ms"], ".0f"), cell(r["ok_rps"], ".2f"), cell(r["failures_total"], "d"))
             for r in diff["steps"]]
-    head = [f"foretune load --compare: {diff['scenario']}, run {diff['before']['run']} -> {diff['after']['run']} "
+    title = [f"foretune load --compare: {diff['scenario']}, run {diff['before']['run']} -> {diff['after']['run']} "
             f"(changes under {diff['noise_fraction']:.0%} are noise)"]
-    return "\n".join(head + _table(rows, header)) + "\n"
+    return "\n".join(title + _table(rows, header)) + "\n"

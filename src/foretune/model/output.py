@@ -6,6 +6,8 @@ import json
 import math
 from typing import Any, NamedTuple
 
+from foretune.units import format_bytes
+
 SCHEMA = "foretune-model/1"
 
 
@@ -94,7 +96,7 @@ def to_text(report: Report) -> str:
     wl = report.workload
     rel = report.plan.release
     lines = [f"foretune model: {rel.product} {rel.version} ({rel.generation}), {report.plan.input.cpus} CPUs, "
-             f"{report.plan.input.ram_bytes / 2**30:g} GiB: {wl.label()} (seed {report.seed})", ""]
+             f"{format_bytes(report.plan.input.ram_bytes, 'GiB', places=None)}: {wl.label()} (seed {report.seed})", ""]
     unit = {"downloads": "packages/s", "api": "calls/s", "rex": "reports/s"}.get(wl.kind, "registrations/s")
     rows: list[tuple[str, list[str]]] = [
         ("Puma workers x threads (pool)", [f"{s.network.puma_workers} x {s.network.puma_threads} ({s.network.db_pool})"

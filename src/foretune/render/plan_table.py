@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple, Union
 
 from foretune.plan.model import Plan, Tunable
 from foretune.term import NO_WRAP_WIDTH, guard_text, plural, render_to_text
-from foretune.units import format_gib, format_setting
+from foretune.units import format_gib, format_gib_range, format_setting
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -52,10 +52,6 @@ def _epoch(epoch: str) -> str:
     if epoch == "tuning.yaml":
         return "installer tuning: single tuning.yaml"
     return f"installer tuning epoch {epoch}"
-
-
-def _range(low: int, high: int) -> str:
-    return f"{low / 1024**3:.1f}-{high / 1024**3:.1f} GiB"
 
 
 def render(plan: Plan, *, color: bool = False, width: int | None = None) -> str:
@@ -117,11 +113,11 @@ def _connections(plan: Plan) -> Grid:
 
 
 def _memory(plan: Plan) -> Grid:
-    rows: list[list[Cell]] = [[format_gib(m.bytes), _range(m.low_bytes, m.high_bytes), f"{m.component} ({m.reason}) [{', '.join(m.citations)}]"]
+    rows: list[list[Cell]] = [[format_gib(m.bytes), format_gib_range(m.low_bytes, m.high_bytes), f"{m.component} ({m.reason}) [{', '.join(m.citations)}]"]
                               for m in plan.memory]
     total = sum(m.bytes for m in plan.memory)
     over = ("  OVER", "over") if total > plan.input.ram_bytes else ("", "")
-    rows.append([format_gib(total), _range(sum(m.low_bytes for m in plan.memory), sum(m.high_bytes for m in plan.memory)),
+    rows.append([format_gib(total), format_gib_range(sum(m.low_bytes for m in plan.memory), sum(m.high_bytes for m in plan.memory)),
                  ((f"total of {format_gib(plan.input.ram_bytes)} RAM", ""), over)])
     return Grid(rows, (True, True, False))
 

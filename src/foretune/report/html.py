@@ -16,7 +16,8 @@ from foretune.knowledge import citations
 from foretune.report import charts
 from foretune.report.data import ordered, value_text
 from foretune.rules.base import Severity, Status
-from foretune.term import clean, human_bytes, plural
+from foretune.term import clean, plural
+from foretune.units import format_bytes
 
 
 def _template(name: str) -> str:
@@ -38,7 +39,7 @@ def _charts(report: Report, markup: Callable[[str], Any]) -> list[dict[str, Any]
     if report.memory_budget and report.ram_bytes:
         out.append({"caption": "Memory budget of foretune's plan against RAM", "svg": markup(charts.stacked_bar(
             [(clean(name), float(size)) for name, size in report.memory_budget], capacity=float(report.ram_bytes),
-            title="Memory budget of foretune's plan against RAM", fmt=lambda v: human_bytes(v), capacity_label="RAM"))})
+            title="Memory budget of foretune's plan against RAM", fmt=format_bytes, capacity_label="RAM"))})
     if report.connection_budget and report.max_connections:
         title = "PostgreSQL connections the running services may open against max_connections"
         out.append({"caption": title, "svg": markup(charts.stacked_bar(
@@ -79,7 +80,7 @@ def render(report: Report, *, generated: str | None = None, version: str = __ver
     return env.from_string(_template("audit.html.j2")).render(
         r=report, version=version, generated=generated, cards=cards,
         hosts=plural(report.hosts, "managed host") if report.hosts is not None else "managed hosts unknown",
-        ram=human_bytes(report.ram_bytes) if report.ram_bytes else None,
+        ram=format_bytes(report.ram_bytes) if report.ram_bytes else None,
         charts=_charts(report, Markup), failing=[f for f in ordered(report) if f.status in (Status.FAIL, Status.ERROR)],
         findings=ordered(report), badge=_badge(Markup), value_text=value_text, urls=urls,
         css=Markup(_template("report.css")), js=Markup(_template("report.js").replace("</", "<\\/")),

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from html import escape
 from typing import Any
 
 from foretune.report.charts import bars, lines
 from foretune.report.logs_text import TITLES
 from foretune.report.logs_text import render as text_render
+from foretune.report.markdown_html import to_html
 
 CSS = """body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:70rem;color:#1d2329;padding:0 1rem}
 h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #e1e4e8}
@@ -54,32 +54,8 @@ def charts(report: dict[str, Any]) -> dict[str, list[str]]:
 
 def render(report: dict[str, Any]) -> str:
     pictures = {} if "metrics" in report else charts(report)
-    body = _markdown_to_html(text_render(report, markdown=True, top=25), pictures)
+    body = to_html(text_render(report, markdown=True, top=25), pictures)
     title = "foretune logs — before/after" if "metrics" in report else f"foretune logs — {report['source']}"
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{escape(title)}</title>'
             f"<style>{CSS}</style></head><body>{body}</body></html>\n")
-
-
-def _markdown_to_html(md: str, pictures: dict[str, list[str]]) -> str:
-    """text.render's markdown as HTML through markdown-it-py (CommonMark and tables, raw HTML off), charts under their heading."""
-    from markdown_it import MarkdownIt  # only the HTML report needs it (start-up)
-    from markdown_it.token import Token  # start-up: markdown-it loads only for the HTML report
-
-    parser = MarkdownIt("commonmark", {"html": False}).enable("table")
-    tokens = parser.parse(md)
-    out: list[Token] = []
-    for i, token in enumerate(tokens):
-        out.append(token)
-        if token.type == "td_open" and _NUMBER.fullmatch(tokens[i + 1].content):
-            token.attrSet("class", "n")
-        elif token.type == "heading_close" and token.tag == "h2":
-            title = "".join(child.content for child in tokens[i - 1].children or () if child.type in ("text", "code_inline"))
-            for svg in pictures.get(title, []):
-                chart = Token("html_block", "", 0)
-                chart.content = f'<div class="chart">{svg}</div>\n'
-                out.append(chart)
-    return str(parser.renderer.render(out, parser.options, {}))
-
-
-_NUMBER = re.compile(r"[-+]?[\d,]+(?:\.\d+)?%?|–")

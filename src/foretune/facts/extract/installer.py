@@ -10,6 +10,7 @@ from foretune.facts.extract.core import Extractor
 from foretune.facts.parsers.packages import parse_packages
 from foretune.facts.parsers.yamlfile import MAX_YAML_BYTES, parse_yaml
 from foretune.host.redact import redact_data, redact_text
+from foretune.units import format_bytes
 
 CAPSULE_SCENARIOS = ("capsule", "foreman-proxy-content")
 PG = "postgresql::server::config_entries"
@@ -100,7 +101,7 @@ def installer(x: Extractor) -> None:
         if len(hiera_raw.text) <= MAX_YAML_BYTES:
             x.known("custom_hiera_text", redact_text(hiera_raw.text), x.prov(hiera_raw, text="(whole file)"))
         else:
-            x.unknown("custom_hiera_text", f"{hiera_raw.location}: ignored: too large ({len(hiera_raw.text) // 1024} KiB)")
+            x.unknown("custom_hiera_text", f"{hiera_raw.location}: ignored: too large ({format_bytes(len(hiera_raw.text))})")
     else:
         x.unknown("custom_hiera", x.why("custom_hiera"))
         x.unknown("custom_hiera_text", x.why("custom_hiera"))

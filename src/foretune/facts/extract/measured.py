@@ -19,6 +19,7 @@ from foretune.facts.parsers.process import (
 )
 from foretune.facts.parsers.system import parse_meminfo
 from foretune.host.sources.base import Raw
+from foretune.units import format_gib
 
 MQTT_PORT = 1883  # mosquitto's default listener, which the Foreman installer keeps
 
@@ -45,7 +46,7 @@ def process_rss(x: Extractor) -> None:
     if raw is None or not rss:
         x.unknown("process_rss", x.why("ps") if raw is None else f"{raw.location} lists no Foreman-stack process")
         return
-    summary = ", ".join(f"{name}: {v['processes']} processes, {v['rss_bytes'] / 1024**3:.1f} GiB RSS"
+    summary = ", ".join(f"{name}: {v['processes']} processes, {format_gib(v['rss_bytes'])} RSS"
                         for name, v in sorted(rss.items(), key=lambda kv: -kv[1]["rss_bytes"]))
     x.known("process_rss", rss, x.note(raw.location, summary))
 

@@ -16,12 +16,12 @@ from foretune.facts.parsers.foreman import parse_pumactl_stats
 from foretune.facts.parsers.httpd import Directive, parse_directives
 from foretune.facts.parsers.keyvalue import parse_env
 from foretune.facts.parsers.postgresql import parse_postgresql_lines
-from foretune.facts.parsers.redis import parse_redis_conf, parse_redis_info, redis_size
+from foretune.facts.parsers.redis import parse_redis_conf, parse_redis_info
 from foretune.facts.parsers.yamlfile import parse_yaml
 from foretune.host.sources.base import Raw
 from foretune.host.specs import BY_NAME, Spec
 from foretune.knowledge.versions import version_key
-from foretune.units import jvm_option_text, jvm_size
+from foretune.units import jvm_option_text, jvm_size, redis_size
 
 PUMA_DEFAULTS = {"workers": 2, "threads_min": 0, "threads_max": 16}  # foreman config/puma/production.rb
 RAILS_DEFAULT_POOL = 5

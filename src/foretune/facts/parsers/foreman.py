@@ -29,6 +29,7 @@ import re
 from typing import Any
 
 from foretune.facts.parsers import ParseError
+from foretune.facts.parsers.psql import aligned
 from foretune.host.jsonfile import load_json
 
 MAX_COUNT = 10**7  # foretune estimate: far above any real worker, thread or host count
@@ -88,7 +89,10 @@ def parse_tasks_csv(text: str) -> list[dict[str, str]]:
         return []
     lines = text.strip("\n").splitlines()
     if len(lines) >= 2 and "|" in lines[0] and lines[1].strip() and set(lines[1].strip()) <= set("-+"):
-        return _psql_aligned(lines)
+        rows = aligned("\n".join(lines), "state")
+        if rows is None:
+            raise ParseError(f"task list has no 'state' column: {lines[0].strip()[:100]}")
+        return rows
     delimiter = ";" if text.splitlines()[0].count(";") > text.splitlines()[0].count(",") else ","
     headerless = UUID.match(lines[0]) is not None  # a header row starts with the column name "id"
     reader = csv.DictReader(io.StringIO(text), fieldnames=TASK_COLUMNS if headerless else None, delimiter=delimiter)
@@ -99,23 +103,6 @@ def parse_tasks_csv(text: str) -> list[dict[str, str]]:
                 for row in reader]
     except csv.Error as exc:
         raise ParseError(f"task list is not readable CSV: {exc}") from None
-
-
-def _psql_aligned(lines: list[str]) -> list[dict[str, str]]:
-    """Rows of psql's aligned output: header, ``---+---`` rule, `` a | b `` rows, ``(N rows)``.
-
-    A line whose first cell is empty continues a multi-line value (psql marks the line before with ``+``) and is
-    skipped, as is the footer; a ``|`` inside the last column stays in that column.
-    """
-    header = [h.strip() for h in lines[0].split("|")]
-    if "state" not in header:
-        raise ParseError(f"task list has no 'state' column: {lines[0].strip()[:100]}")
-    rows = []
-    for line in lines[2:]:
-        cells = line.split("|", len(header) - 1)
-        if len(cells) == len(header) and cells[0].strip():
-            rows.append({name: cell.strip() for name, cell in zip(header, cells)})
-    return rows
 
 
 def managed_hosts_from_metrics(data: dict[str, Any]) -> int | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from foretune.facts.parsers import ParseError
+from foretune.units import format_bytes
 
 MAX_LINE = 64 * 1024
 _LINE = re.compile(r"^([A-Za-z_][\w.]*)\s*(?:=\s*|\s+)(.*)$")
@@ -55,7 +56,7 @@ def parse_postgresql_lines(text: str) -> list[tuple[str, str]]:
         if not line or line.startswith("#"):
             continue
         if len(line) > MAX_LINE:
-            raise ParseError(f"postgresql.conf line {number} is longer than {MAX_LINE // 1024} KiB: ignored")
+            raise ParseError(f"postgresql.conf line {number} is longer than {format_bytes(MAX_LINE)}: ignored")
         match = _LINE.match(line)
         if not match:
             raise ParseError(f"postgresql.conf line {number} is not 'name = value': {line[:60]!r}")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 from foretune.facts.parsers import ParseError
+from foretune.facts.parsers.psql import aligned
+from foretune.units import pg_size_pretty_bytes
 
 # service -> substrings of the command line that identify its processes (first match wins, in this order)
 SERVICES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -119,28 +121,15 @@ def parse_sar_steal(text: str) -> list[float]:
     return values
 
 
-_PRETTY = {"bytes": 1, "kB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
-
-
 def parse_table_sizes(text: str) -> dict[str, int]:
     """``*_db_tables_sizes`` (psql aligned output of pg_size_pretty columns): table -> total bytes."""
-    out: dict[str, int] = {}
-    header = False
-    for line in text.splitlines():
-        cells = [c.strip() for c in line.split("|")]
-        if len(cells) < 2:
-            continue
-        if cells[0].lower() == "table_name":
-            header = True
-            continue
-        if not header:
-            continue
-        match = re.fullmatch(r"(\d{1,15}(?:\.\d{1,9})?)\s*(bytes|kB|MB|GB|TB)", cells[1], re.ASCII)
-        if cells[0] and match:
-            out[cells[0]] = int(float(match.group(1)) * _PRETTY[match.group(2)])
-    if text.strip() and not header:
-        raise ParseError("table sizes output has no 'table_name | total' header")
-    return out
+    rows = aligned(text, "table_name")
+    if rows is None:
+        if text.strip():
+            raise ParseError("table sizes output has no 'table_name | total' header")
+        return {}
+    sizes = {row["table_name"]: pg_size_pretty_bytes(row.get("total", "")) for row in rows}
+    return {table: size for table, size in sizes.items() if size is not None}
 
 
 def parse_psql_count(text: str) -> int:
@@ -149,10 +138,10 @@ def parse_psql_count(text: str) -> int:
     >>> parse_psql_count(" count  \\n--------\\n 421337\\n(1 row)\\n")
     421337
     """
-    match = re.search(r"^[ \t]*count[ \t]*\n-+[ \t]*\n[ \t]*(\d{1,15})[ \t]*$", text, flags=re.M | re.ASCII)
-    if match is None:
+    rows = aligned(text, "count")
+    if not rows or not re.fullmatch(r"\d{1,15}", rows[0]["count"], re.ASCII):
         raise ParseError(f"no count(*) result: {text.strip().splitlines()[0][:100] if text.strip() else 'empty'}")
-    return int(match.group(1))
+    return int(rows[0]["count"])
 
 
 def count_agent_queues(text: str) -> int:

@@ -10,8 +10,6 @@
 Traceback (most recent call last):
 ...
 foretune.errors.ParseError: redis-cli info: Could not connect to Redis at 127.0.0.1:6379: Connection refused
->>> redis_size("2gb"), redis_size("100mb"), redis_size("1024"), redis_size("1g")
-(2147483648, 104857600, 1024, 1000000000)
 """
 
 from __future__ import annotations
@@ -45,14 +43,3 @@ def parse_redis_info(text: str) -> dict[str, str]:
     if text.strip() and not info:
         raise ParseError(f"redis-cli info: {text.strip().splitlines()[0][:100]}")
     return info
-
-
-_UNITS = {"": 1, "k": 1000, "kb": 1024, "m": 1000**2, "mb": 1024**2, "g": 1000**3, "gb": 1024**3}
-
-
-def redis_size(text: str) -> int | None:
-    """A redis.conf memory size (``1gb`` = 1024**3, ``1g`` = 10**9, as redis documents)."""
-    match = re.fullmatch(r"(\d{1,18})\s*([kmg]b?)?", text.strip().lower(), re.ASCII)
-    if not match:
-        return None
-    return int(match.group(1)) * _UNITS[match.group(2) or ""]

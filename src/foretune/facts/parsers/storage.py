@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from foretune.facts.parsers import ParseError
+from foretune.units import format_bytes
 
 
 def _unescape(field: str) -> str:
@@ -73,7 +74,7 @@ def parse_lsblk_pairs(text: str) -> list[dict[str, str]]:
         if not line.strip():
             continue
         if len(line) > MAX_LSBLK_LINE:
-            raise ParseError(f"lsblk line {number} is longer than {MAX_LSBLK_LINE // 1024} KiB: ignored")
+            raise ParseError(f"lsblk line {number} is longer than {format_bytes(MAX_LSBLK_LINE)}: ignored")
         pairs = dict(_PAIR.findall(line))
         if not pairs:
             raise ParseError(f"lsblk line {number} has no KEY=\"value\" pairs: {line[:60]!r}")

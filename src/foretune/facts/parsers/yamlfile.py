@@ -32,6 +32,7 @@ import importlib
 from typing import Any
 
 from foretune.errors import ParseError
+from foretune.units import format_bytes
 
 MAX_YAML_BYTES = 256 * 1024  # installer answers files are ~50 KiB; the pure-Python loader reads ~100 KiB/s worst case
 MAX_DEPTH = 64
@@ -196,7 +197,7 @@ def load_yaml(text: str) -> Any:
 
     size = len(text.encode("utf-8", "surrogatepass")) if len(text) * 4 > MAX_YAML_BYTES else len(text)
     if size > MAX_YAML_BYTES:
-        raise ParseError(f"ignored: too large for YAML ({size // 1024} KiB, the limit is {MAX_YAML_BYTES // 1024} KiB)")
+        raise ParseError(f"ignored: too large for YAML ({format_bytes(size)}, the limit is {format_bytes(MAX_YAML_BYTES)})")
     loader = None
     try:
         loader = _loader_class()(text)  # the reader rejects control characters here already

@@ -14,6 +14,7 @@ from foretune.host.sources.base import Raw, Source
 from foretune.host.specs import Spec
 from foretune.host.text import decode
 from foretune.safeio import read_bytes
+from foretune.units import format_bytes
 
 MAX_FILE_BYTES = 16 * 1024 * 1024
 COMMAND_TIMEOUT = 20.0
@@ -43,7 +44,7 @@ class LiveHost(Source):
                 self.why[spec.name] = f"{path}: {exc.strerror}"
             return None
         if len(data) > MAX_FILE_BYTES:
-            self.problem(f"{path} is larger than {MAX_FILE_BYTES // 1048576} MiB: skipped")
+            self.problem(f"{path} is larger than {format_bytes(MAX_FILE_BYTES)}: skipped")
             return None
         text, problem = decode(data, path)
         if problem:

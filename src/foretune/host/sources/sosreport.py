@@ -8,6 +8,7 @@ from pathlib import Path
 from foretune.errors import InputError
 from foretune.host.sources.tree import TreeSource
 from foretune.safeio import read_bytes
+from foretune.units import format_bytes
 
 MARKERS = ("sos_commands", "version.txt", "sos_reports", "sos_logs")
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -53,7 +54,7 @@ class SosreportDirectory(TreeSource):
         try:
             data = read_bytes(path, MAX_FILE_BYTES)
             if len(data) > MAX_FILE_BYTES:
-                self.problem(f"{rel} is larger than {MAX_FILE_BYTES // 1048576} MiB: skipped")
+                self.problem(f"{rel} is larger than {format_bytes(MAX_FILE_BYTES)}: skipped")
                 return None
             return data
         except OSError as exc:

@@ -27,6 +27,7 @@ from foretune.host.sources.stream import Corrupt, Decompressed, Truncated, compr
 from foretune.host.sources.tree import TreeSource
 from foretune.host.specs import SPECS, sos_candidates, sos_patterns
 from foretune.safeio import open_input
+from foretune.units import format_bytes
 
 SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2")
 MAX_MEMBER_BYTES = 64 * 1024 * 1024
@@ -57,7 +58,7 @@ class _Info(tarfile.TarInfo):
 
     def _proc_member(self, tarfile: Any) -> Any:
         if self.type in _EXTENDED and self.size > MAX_HEADER_BYTES:
-            raise _Capped(f"an extended header of {self.size} bytes (the limit is {MAX_HEADER_BYTES // 1024} KiB)")
+            raise _Capped(f"an extended header of {self.size} bytes (the limit is {format_bytes(MAX_HEADER_BYTES)})")
         return super()._proc_member(tarfile)  # type: ignore[misc]
 
 
@@ -150,7 +151,7 @@ class SosreportTarball(TreeSource):
             if self.incomplete is None and isinstance(stream, Decompressed):
                 try:
                     if not stream.drain(TRAILER_BYTES):
-                        self.problem(f"{path.name}: more than {TRAILER_BYTES // 1048576} MiB of data after the end of the tar archive: ignored")
+                        self.problem(f"{path.name}: more than {format_bytes(TRAILER_BYTES)} of data after the end of the tar archive: ignored")
                 except Truncated:
                     self.incomplete = f"truncated after {self._count} members"
                     self.problem(f"{path.name} is truncated: its compressed data ends early (the tar part looked complete)")
@@ -210,10 +211,10 @@ class SosreportTarball(TreeSource):
                 if not wanted and not small_cmd:
                     continue
                 if member.size > MAX_MEMBER_BYTES:
-                    self.problem(f"archive member {name} is larger than {MAX_MEMBER_BYTES // 1048576} MiB: skipped")
+                    self.problem(f"archive member {name} is larger than {format_bytes(MAX_MEMBER_BYTES)}: skipped")
                     continue
                 if wanted and kept_total + member.size > MAX_KEPT_BYTES:
-                    self.problem(f"archive member {name}: more than {MAX_KEPT_BYTES // 1048576} MiB of wanted files: skipped")
+                    self.problem(f"archive member {name}: more than {format_bytes(MAX_KEPT_BYTES)} of wanted files: skipped")
                     continue
                 if not wanted and side_total + member.size > SIDE_CACHE_TOTAL:
                     continue
