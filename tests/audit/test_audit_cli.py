@@ -199,7 +199,7 @@ def test_html_report_renders_in_a_real_browser(tmp_path: Path) -> None:
     dom = subprocess.run([chromium(), *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert "Uncaught" not in dom.stderr
-    assert re.search(r'<p id="summary"><strong>26 findings \(6 high, 10 medium, 10 low\)', dom.stdout)
+    assert re.search(r'<p id="summary"><strong>26 findings \(1 high, 15 medium, 10 low\)', dom.stdout)
     for rule in failing_ids(audit_json()):
         assert f'id="{rule}"' in dom.stdout
     shot = tmp_path / "audit.png"

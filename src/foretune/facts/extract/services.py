@@ -365,8 +365,9 @@ def _connector(xml: str, attribute: str) -> str | None:
 def qpid(x: Extractor) -> None:
     raw = x.raw("qpidd_conf")
     limits = x.value("service_limits") or {}
-    if raw is None and "qpidd.service" not in limits:
-        x.unknown("qpid", "qpidd is not installed (no /etc/qpid/qpidd.conf)")
+    pkgs = packages(x)
+    if raw is None and ("qpidd.service" not in limits or (pkgs and "qpid-cpp-server" not in pkgs)):
+        x.unknown("qpid", "qpidd is not installed (no /etc/qpid/qpidd.conf" + (", no qpid-cpp-server package)" if pkgs else ")"))
         return
     conf = x.parse(raw, lambda t: parse_env(t, strict=False)) or {}
     value = {"mgmt_pub_interval": _int(conf.get("mgmt-pub-interval")),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.rules import incidents
-from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
 
 
 class Http503Burst(Rule):
@@ -12,6 +12,7 @@ class Http503Burst(Rule):
     component = "apache"
     severity = Severity.HIGH
     version_added = "0.1.0"
+    basis = Basis.MEASURED
     needs = ("log_incidents",)
     citations = ("g62-passenger", "gf-httpd-children")
 

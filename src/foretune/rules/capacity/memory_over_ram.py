@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from foretune.knowledge import threshold
 from foretune.plan.model import MemoryItem
-from foretune.rules.base import Context, Evidence, Outcome, Rule, Severity
+from foretune.rules.base import Basis, Context, Evidence, Outcome, Rule, Severity
 from foretune.units import format_gib, jvm_size_option, pg_size
 
 GIB = 1024**3
@@ -97,19 +97,19 @@ class MemoryOverRam(Rule):
                                f"{format_gib(m.bytes)} ({format_gib(m.low_bytes)}-{format_gib(m.high_bytes)}): {m.reason}") for m in items))
         if available is not None:
             state = f"measured: only {format_gib(available)} available" + (f", {ooms} OOM kills" if ooms else "")
-            severity = Severity.HIGH
+            severity, basis = Severity.HIGH, Basis.MEASURED
         elif low > ram:
-            state, severity = "no measurement of available memory in the source", Severity.MEDIUM
+            state, severity, basis = "no measurement of available memory in the source", Severity.MEDIUM, Basis.CONFIG
         else:
-            state, severity = ("no measurement of available memory in the source; even the low end fits, so watch for "
-                               "swapping under load"), Severity.LOW
+            state, severity, basis = ("no measurement of available memory in the source; even the low end fits, so watch for "
+                                      "swapping under load"), Severity.LOW, Basis.CONFIG
         assert ctx.plan is not None
         planned = sum(m.bytes for m in ctx.plan.memory)
         advice = (f"even the plan's settings need about {format_gib(planned)}: add RAM or move load to Capsules" if planned > ram
                   else f"the plan's settings need about {format_gib(planned)}: apply them")
         return self.failed(f"the services in force need {budget} but the box has {format_gib(ram)} "
                            f"({biggest}, ...; {state}); {advice}", current=int(total), recommended=int(ram), evidence=evidence,
-                           severity=severity)
+                           severity=severity, basis=basis)
 
 
 RULE = MemoryOverRam()

@@ -13,6 +13,16 @@ HOLDS = {"qpidd": "queue", "qdrouterd": "connection"}
 FORMULA = {"qpidd": ("qpidd_fds_per_host", "qpidd_fds_base"), "qdrouterd": ("qdrouterd_fds_per_host", "qdrouterd_fds_base")}
 
 
+def qpidd_absent(rule: PlanRule, ctx: Context) -> str | None:
+    """A skip reason when qpidd is not installed (Satellite 6.13 and 6.14 without katello-agent, Capsules without
+    it, 6.15+): the qpid-only tunables (fs.aio-max-nr for its journal, mgmt-pub-interval) then mean nothing."""
+    reason = PlanRule.applies(rule, ctx)
+    if reason:
+        return reason
+    fact = ctx.facts["qpid"]
+    return None if fact.known else f"qpidd is not installed: {fact.unknown_reason}"
+
+
 def nofile_check(rule: PlanRule, ctx: Context, key: str, daemon: str) -> Outcome:
     from foretune.knowledge import citation
     from foretune.plan.constants import const
