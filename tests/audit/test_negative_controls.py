@@ -9,7 +9,8 @@ The tuned trees follow each guide's primary recommendation for their release (va
   mgmt-pub-interval 5; no host count in the source.
 - satellite-6.9-tuned (sos 3.x, foreman-debug): medium profile, Puma 8 workers with threads 16/16
   ("t_min=16"), Rails pool 20 for 16 threads + 4, httpd LimitNOFILE=640000, cacheSizeGB 6
-  ("approximately 6GB for a 32GB server"); host count from foreman-maintain.
+  ("approximately 6GB for a 32GB server") in mongod.conf as puppet-mongodb writes it (flat dotted keys:
+  storage.wiredTiger.engineConfig.cacheSizeGB: 6); host count from foreman-maintain.
 - satellite-6.15-tuned (sos 4.x): medium profile, 12 Puma workers (guide 8-12), httpd LimitNOFILE=640000,
   foreman-proxy LimitNOFILE=1000000, THP never, no stale custom-hiera key; no host count in the source.
 - orcharhino-6.9-tuned (sos 4.x): default profile at the profile's own values, 6 Puma workers (guide 4-6),

@@ -403,8 +403,8 @@ def mongodb(x: Extractor) -> None:
         return
     cache = None
     engine_name = None
-    if re.search(r"^[ \t]*storage:", raw.text, re.MULTILINE):
-        data = x.parse(raw, parse_yaml) or {}
+    if re.search(r"^[ \t]*storage[.:]", raw.text, re.MULTILINE):
+        data = _undotted(x.parse(raw, parse_yaml) or {})
         storage = data.get("storage") if isinstance(data, dict) else None
         engine: Any = storage
         for key in ("wiredTiger", "engineConfig"):
@@ -423,6 +423,28 @@ def mongodb(x: Extractor) -> None:
         engine_name = _mongodb_default_engine(x)
     x.known("mongodb", {"cache_size_gb": cache, "engine": engine_name},
             x.prov(raw, r"cacheSizeGB|storageEngine|engine:|dbpath"))
+
+
+def _undotted(data: Any) -> Any:
+    """mongod.conf's YAML with puppet-mongodb's flat dotted keys (``storage.wiredTiger.engineConfig.cacheSizeGB: 25.1``,
+    the form the installer writes) nested as mongod reads them; nested keys stay as they are."""
+    if not isinstance(data, dict):
+        return data
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        parts = str(key).split(".")
+        node = out
+        for part in parts[:-1]:
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = node[part] = {}
+            node = child
+        last = parts[-1]
+        if isinstance(value, dict) and isinstance(node.get(last), dict):
+            node[last].update(value)
+        else:
+            node[last] = value
+    return out
 
 
 def _mongodb_default_engine(x: Extractor) -> str | None:

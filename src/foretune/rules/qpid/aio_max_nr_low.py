@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from foretune.rules.qpid._qpid import qpidd_absent
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.qpid._qpid import qpidd_absent
 
 
 class AioMaxNrLow(PlanRule):

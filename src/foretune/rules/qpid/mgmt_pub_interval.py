@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from foretune.knowledge import module_default
-from foretune.rules.qpid._qpid import qpidd_absent
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.qpid._qpid import qpidd_absent
 
 
 class MgmtPubInterval(PlanRule):
