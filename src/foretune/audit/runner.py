@@ -47,12 +47,12 @@ def qualify(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
 
 
 def evidence_basis(rule: Rule, ctx: Context, outcome: Outcome) -> Basis:
-    """What the failure rests on: the outcome's own basis, else measured when the source shows it, else assumed
+    """What the failure rests on: measured when the source shows it, else the outcome's own basis, else assumed
     when the verdict weighs an assumed host count, else the rule's."""
+    if outcome.observed:  # the logs show it failing (also when the rule itself judged an assumed figure)
+        return Basis.MEASURED
     if outcome.basis is not None:
         return outcome.basis
-    if outcome.observed:
-        return Basis.MEASURED
     if rule.uses_hosts and ctx.hosts_assumed and ctx.host_figure is not None:
         return Basis.ASSUMED
     return rule.basis
