@@ -14,7 +14,7 @@ class PassengerQueueSaturated(Rule):
     severity = Severity.HIGH
     version_added = "0.1.0"
     basis = Basis.MEASURED
-    roles = frozenset({"server"})
+    roles = frozenset({"server", "capsule"})  # 6.2 brief 5.9: Passenger advice "also apply directly to the capsule"
     needs = ("passenger_status",)
     citations = ("g62-passenger", "passenger-queue-default")
 
