@@ -20,7 +20,10 @@ def qpidd_absent(rule: PlanRule, ctx: Context) -> str | None:
     if reason:
         return reason
     fact = ctx.facts["qpid"]
-    return None if fact.known else f"qpidd is not installed: {fact.unknown_reason}"
+    if fact.known:
+        return None
+    reason = fact.unknown_reason or ""
+    return reason if reason.startswith("qpidd is not installed") else f"qpidd is not installed: {reason}"
 
 
 def nofile_check(rule: PlanRule, ctx: Context, key: str, daemon: str) -> Outcome:
