@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import ast
+import io
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 
 from tests.conftest import REPO
@@ -121,3 +123,48 @@ def test_no_function_level_import_is_there_to_get_around_a_cycle() -> None:
     dodges = [f"{module}:{line} imports {target}, which imports it back" for module, target, line in inner
               if reaches(target, module)]
     assert dodges == []
+
+
+PRAGMA = re.compile(r"\b(noqa|type:\s*ignore|novm|pragma)\b[^#]*", re.IGNORECASE)
+
+
+def unexplained_function_imports(source: str, name: str) -> list[str]:
+    """`name:line` of each import inside a function whose lines carry no comment giving a reason
+    (a comment that is only a pragma such as `noqa` or `type: ignore` gives none)."""
+    tree = ast.parse(source)
+    reasons = {}
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            reasons[token.start[0]] = PRAGMA.sub("", token.string).strip("# \t")
+    found = {id(n): n for fn in ast.walk(tree) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+             for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom))}
+    return [f"{name}:{node.lineno}" for node in sorted(found.values(), key=lambda n: n.lineno)
+            if not any(reasons.get(line) for line in range(node.lineno, (node.end_lineno or node.lineno) + 1))]
+
+
+def test_the_checker_catches_an_import_without_a_reason() -> None:
+    source = ("import os\n\n"
+              "def f() -> None:\n"
+              "    import json  # start-up: only f writes JSON\n"
+              "    import yaml  # noqa: F401\n"
+              "    from foretune import (\n"
+              "        units,\n"
+              "    )\n"
+              "    from foretune import term\n\n"
+              "    class C:\n"
+              "        def g(self) -> None:\n"
+              "            import re  # type: ignore[import]  # optional: not on every host\n"
+              "            import shtab\n")
+    assert unexplained_function_imports(source, "m.py") == ["m.py:5", "m.py:6", "m.py:9", "m.py:14"]
+
+
+def test_every_function_level_import_says_why() -> None:
+    # collector_template.py is left out: it is not imported by foretune but runs alone on the host's
+    # Python 2.7/3.6, where an import inside a function picks what that Python has (lzma, for one)
+    src = REPO / "src"
+    offenders = [found for path in sorted((src / "foretune").rglob("*.py")) if path.name != "collector_template.py"
+                 for found in unexplained_function_imports(path.read_text(encoding="utf-8"),
+                                                           path.relative_to(REPO).as_posix())]
+    assert not offenders, (f"{len(offenders)} function-level imports give no reason; hoist each to module level or "
+                           "end its line with a comment such as '# start-up: ...' or '# optional: ...':\n"
+                           + "\n".join(offenders))

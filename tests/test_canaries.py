@@ -386,7 +386,7 @@ def test_render_diff_context_never_shows_the_files_secrets(tmp_path: Path) -> No
                 "foreman::db_url: postgres://foreman:Wq7RenderUrl@db/foreman\n")
     target.write_text(original, encoding="utf-8")
     plan = ["--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G"]
-    result = run_cli("render", *plan, "--merge-into", str(target), "--write")
+    result = run_cli("render", *plan, "--merge-into", str(target), "--write", "--prefer", "foretune")
     assert result.status == 0, result.stderr
     assert "-foreman::foreman_service_puma_workers: 40" in result.stdout
     assert " foreman::initial_admin_password: [redacted]" in result.stdout  # context line, masked

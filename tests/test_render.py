@@ -36,14 +36,16 @@ def render(tmp_path: Path, *extra: str, text: str = EXISTING) -> tuple[Path, obj
 def test_dry_run_prints_diff_and_writes_nothing(tmp_path: Path) -> None:
     target, result = render(tmp_path)
     assert result.status == 0  # type: ignore[attr-defined]
-    assert "-foreman::foreman_service_puma_workers: 40" in result.stdout  # type: ignore[attr-defined]
-    assert "+foreman::foreman_service_puma_workers: 18  # too many?" in result.stdout  # type: ignore[attr-defined]
+    assert "-foreman::foreman_service_puma_workers: 40" not in result.stdout  # type: ignore[attr-defined]  # kept
+    assert ("foreman::foreman_service_puma_workers: kept the site's 40; foretune recommends 18"
+            in result.stderr)  # type: ignore[attr-defined]
+    assert "+foreman::db_pool: 20" in result.stdout  # type: ignore[attr-defined]  # a key the site does not set
     assert target.read_text(encoding="utf-8") == EXISTING
     assert not list(tmp_path.glob("*.bak"))
 
 
 def test_write_keeps_comments_order_unrelated_keys_and_a_backup(tmp_path: Path) -> None:
-    target, result = render(tmp_path, "--write")
+    target, result = render(tmp_path, "--write", "--prefer", "foretune")
     assert result.status == 0  # type: ignore[attr-defined]
     new = target.read_text(encoding="utf-8")
     old_lines = [line for line in EXISTING.splitlines() if line.lstrip().startswith("#")]
@@ -51,7 +53,7 @@ def test_write_keeps_comments_order_unrelated_keys_and_a_backup(tmp_path: Path) 
     data = yaml.safe_load(new)
     assert data["foreman::logging_level"] == "debug"
     assert data["foreman::foreman_service_puma_workers"] == 18
-    assert data["postgresql::server::config_entries"]["max_connections"] == 1000  # the file's 500 was below the budget
+    assert data["postgresql::server::config_entries"]["max_connections"] == 1000  # the file's 500, replaced as asked
     assert data["postgresql::server::config_entries"]["work_mem"] == "8MB"
     assert new.index("postgresql::server") < new.index("foreman::foreman_service_puma_workers") < new.index("logging_level")
     backups = list(tmp_path.glob("custom-hiera.yaml.foretune-*.bak"))
@@ -60,6 +62,10 @@ def test_write_keeps_comments_order_unrelated_keys_and_a_backup(tmp_path: Path) 
 
 def test_second_run_has_nothing_to_change(tmp_path: Path) -> None:
     target, _ = render(tmp_path, "--write")
+    result = run_cli("render", *PLAN, "--merge-into", str(target))
+    assert "nothing to change" in result.stdout  # the site's differing values stay, listed on stderr
+    assert "kept the site's 40" in result.stderr
+    target, _ = render(tmp_path, "--write", "--prefer", "foretune")
     result = run_cli("render", *PLAN, "--merge-into", str(target))
     assert "already matches" in result.stdout
 

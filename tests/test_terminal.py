@@ -97,7 +97,7 @@ def test_without_a_width_nothing_is_wrapped() -> None:
 def test_render_diff_is_coloured_on_request_and_plain_otherwise(tmp_path: Path) -> None:
     target = tmp_path / "custom-hiera.yaml"
     target.write_text("foreman::foreman_service_puma_workers: 40\n", encoding="utf-8")
-    argv = ["render", *PLAN[1:], "--merge-into", str(target)]
+    argv = ["render", *PLAN[1:], "--merge-into", str(target), "--prefer", "foretune"]
     coloured = run_cli(*argv, "--color", "always").stdout
     assert "\x1b[31m-foreman::foreman_service_puma_workers: 40" in coloured
     assert "\x1b[32m+foreman::foreman_service_puma_workers: 18" in coloured

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from contextlib import redirect_stderr, redirect_stdout
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol, cast
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, Protocol, cast
 from foretune import __version__
 from foretune.env import Environment, ExitStatus
 from foretune.errors import ForetuneError, UsageError
+from foretune.term import terminal_width
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -121,7 +123,7 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> i
         except SystemExit as exc:
             return int(exc.code or 0)
         env.color_choice = getattr(args, "color", None) or "auto"
-        from foretune.commands._options import check_outputs
+        from foretune.commands._options import check_outputs  # start-up: only when main runs
 
         check_outputs(args)
         return int(command.run(args, env))
@@ -144,10 +146,10 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> i
 def internal_error(exc: BaseException, env: Environment, *, debug: bool) -> int:
     """Report an unexpected exception in one line (the traceback too with ``--debug``); exit status 3."""
     if debug:
-        import traceback
+        import traceback  # start-up: traceback loads only to report a bug
 
         traceback.print_exception(type(exc), exc, exc.__traceback__, file=env.stderr)
-    from foretune.host.redact import redact_text
+    from foretune.host.redact import redact_text  # start-up: host.redact loads only to report a bug
 
     detail = redact_text(" ".join(str(exc).split()))[:200]
     hint = "" if debug else " (run `foretune --debug ...` for the traceback)"
@@ -160,9 +162,7 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 
     def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None) -> None:
         if width is None:
-            import os
 
-            from foretune.term import terminal_width
 
             width = (terminal_width(sys.__stdout__, os.environ) or 80) - 2  # COLUMNS, the terminal, else 80
         super().__init__(prog, indent_increment, max_help_position, width)
@@ -207,7 +207,7 @@ class Parser(argparse.ArgumentParser):
     def _check_value(self, action: argparse.Action, value: Any) -> None:
         if action.choices is None or value in action.choices:
             return
-        import difflib
+        import difflib  # start-up: difflib loads only to suggest a near miss
 
         choices = [str(choice) for choice in action.choices]
         close = difflib.get_close_matches(str(value), choices, n=1, cutoff=0.6)
@@ -216,7 +216,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def _suggest_options(parser: argparse.ArgumentParser, unknown: list[str]) -> str:
-    import difflib
+    import difflib  # start-up: difflib loads only to suggest a near miss
 
     known = [opt for opt in parser._option_string_actions if opt.startswith("--")]
     hints = {}

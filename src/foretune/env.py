@@ -7,6 +7,8 @@ import os
 import sys
 from typing import TYPE_CHECKING, TextIO
 
+from foretune.term import ReadProgress, clean_line, guard, terminal_width, wants_color
+
 if TYPE_CHECKING:
     from foretune.term import ReadProgress
 
@@ -26,7 +28,6 @@ class Environment:
 
     def __init__(self, stdout: TextIO | None = None, stderr: TextIO | None = None, stdin: TextIO | None = None,
                  environ: dict[str, str] | None = None) -> None:
-        from foretune.term import guard
 
         self.stdout: TextIO = stdout or guard(sys.stdout)
         self.stderr: TextIO = stderr or guard(sys.stderr)
@@ -45,27 +46,23 @@ class Environment:
     @property
     def color(self) -> bool:
         """Colour on standard output: ``--color``, then NO_COLOR/FORCE_COLOR, then only on a terminal."""
-        from foretune.term import wants_color
 
         return wants_color(self.color_choice, self.environ, self.stdout_isatty)
 
     @property
     def progress_color(self) -> bool:
         """Colour of progress bars, which are drawn on a terminal only: ``--color``, then NO_COLOR/FORCE_COLOR."""
-        from foretune.term import wants_color
 
         return wants_color(self.color_choice, self.environ, True)
 
     @property
     def width(self) -> int | None:
         """Columns standard output wraps to (``None``: not a terminal and no COLUMNS, so no wrapping)."""
-        from foretune.term import terminal_width
 
         return terminal_width(self.stdout, self.environ)
 
     def read_progress(self, source: str | None) -> ReadProgress:
         """A progress bar on standard error (a terminal only) for reading ``source``."""
-        from foretune.term import ReadProgress
 
         return ReadProgress(self.stderr, f"reading {source}", enabled=bool(source) and _isatty(self.stderr),
                             color=self.progress_color)
@@ -73,14 +70,12 @@ class Environment:
     def warn(self, message: str) -> None:
         """Print one warning line on stderr (secrets masked, control characters from input made visible)."""
         from foretune.host.redact import redact_text  # start-up: its patterns compile only when a line is printed
-        from foretune.term import clean_line
 
         print(f"foretune: warning: {clean_line(redact_text(message))}", file=self.stderr)
 
     def note(self, message: str) -> None:
         """Print one informational line on stderr (secrets masked, control characters from input made visible)."""
         from foretune.host.redact import redact_text  # start-up: its patterns compile only when a line is printed
-        from foretune.term import clean_line
 
         print(f"foretune: {clean_line(redact_text(message))}", file=self.stderr)
 

@@ -12,6 +12,7 @@ This module imports nothing heavy; :func:`console` imports ``rich`` only when so
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from typing import TYPE_CHECKING, Any, TextIO, cast
@@ -70,12 +71,13 @@ def clean(text: str) -> str:
 
 
 def clean_line(text: str) -> str:
-    """Like :func:`clean`, for text that must stay on one line (newlines become ``\\x0a``).
+    """Like :func:`clean`, for text that must stay on one line (newlines become ``\\x0a``); a tab is whitespace
+    and reads as a space (a quoted config line keeps its words, not ``\\x09``).
 
-    >>> clean_line("a\\nb")
-    'a\\\\x0ab'
+    >>> clean_line("a\\nb"), clean_line("max_connections\\t= 200")
+    ('a\\\\x0ab', 'max_connections = 200')
     """
-    return _UNSAFE_LINE.sub(_escape, text)
+    return _UNSAFE_LINE.sub(_escape, text.replace("\t", " "))
 
 
 def wants_color(choice: str, environ: Mapping[str, str], isatty: bool) -> bool:
@@ -169,8 +171,8 @@ NO_WRAP_WIDTH = 4096  # the console width that stands for "do not wrap" (width=N
 
 def console(stream: TextIO, *, color: bool, width: int | None) -> Console:
     """A rich console on ``stream`` with foretune's theme; ``width=None`` means do not wrap."""
-    from rich.console import Console
-    from rich.theme import Theme
+    from rich.console import Console  # start-up: rich, only when this is drawn
+    from rich.theme import Theme  # start-up: rich, only when this is drawn
 
     return Console(file=cast("TextIO", _Guard(stream)), force_terminal=color, no_color=not color, color_system="standard" if color else None,
                    width=width or NO_WRAP_WIDTH, soft_wrap=False, highlight=False, markup=False, emoji=False,
@@ -184,8 +186,8 @@ def progress_console(stream: TextIO, *, color: bool) -> Console:
     It writes past :class:`TerminalGuard`, which would show rich's cursor controls (hide the cursor,
     erase the line) as text: what a bar draws is foretune's own, its labels pass :func:`clean_line`.
     """
-    from rich.console import Console
-    from rich.theme import Theme
+    from rich.console import Console  # start-up: rich, only when this is drawn
+    from rich.theme import Theme  # start-up: rich, only when this is drawn
 
     raw = stream.stream if isinstance(stream, TerminalGuard) else stream
     return Console(file=raw, force_terminal=True, no_color=not color,
@@ -211,7 +213,13 @@ class ReadProgress:
         if not self.enabled or total < self.min_bytes:
             return
         if self._bar is None:
-            from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+            from rich.progress import (  # start-up: rich, only when this is drawn
+                BarColumn,
+                DownloadColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
 
             out = progress_console(self.stream, color=self.color)
             self._bar = Progress(TextColumn(self.label), BarColumn(), DownloadColumn(binary_units=True),
@@ -231,7 +239,6 @@ class ReadProgress:
 
 def render_to_text(renderable: Any, *, color: bool, width: int | None) -> str:
     """``renderable`` as the text a console of ``width`` prints, without trailing spaces."""
-    import io
 
     buffer = io.StringIO()
     out = console(buffer, color=color, width=width)

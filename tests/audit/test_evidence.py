@@ -34,6 +34,11 @@ def test_service_limit_evidence_is_about_that_unit_only(name: str) -> None:
             checked += 1
             ids = re.findall(r"Id=(\S+)", ev["excerpt"])
             assert ids in ([], [unit]), (finding["rule"], ev)
+            pid = re.fullmatch(r"proc/(\d+)/limits", ev["location"])
+            if pid:  # a process's limits: the unit's own block names it as its MainPID
+                assert any(f"Id={unit}" in e["excerpt"] and f"MainPID={pid.group(1)}" in e["excerpt"]
+                           for e in finding["evidence"]), (finding["rule"], ev)  # type: ignore[attr-defined]
+                continue
             assert unit in ev["excerpt"] or unit.removesuffix(".service") in ev["location"], (finding["rule"], ev)
     assert checked or name == "satellite-6.9"  # 6.9's only limit finding quotes httpd from systemctl show
 

@@ -29,7 +29,10 @@ SAT62 = {  # sos 3.x (foreman-debug); no host count; hardware meets medium
 # qdrouterd (1024 and 65536 in force); configuration with nothing measured, so medium, not high
 SAT62_HOSTS = {**SAT62, "fs-aio-max-nr-low": "medium", "qdrouterd-nofile-low": "medium", "qpidd-nofile-low": "medium"}
 SAT69 = {  # sos 4.x, host count from foreman-maintain (2150), declared medium
-    "httpd-nofile-low": "medium",  # guide 5.3.1: LimitNOFILE=640000; 1024 in force
+    # guide 5.3.1: LimitNOFILE=640000; 1024 in force, and var/log/messages-20210613 and var/log/messages show httpd
+    # failing to start with "(24)Too many open files" on 7 and 14 June 2021: measured failure
+    "httpd-nofile-low": "critical",
+    "open-files-exhausted": "critical",  # the same httpd lines, seen from the logs (one root cause: to be combined)
     "foreman-db-pool-too-small": "medium",  # pool 5 for 16 threads, below even 6.9's installer max(5, threads) = 16
     "mongodb-cache-unbounded": "medium",  # 6.9 guide: cacheSizeGB about 20 % of RAM (6 for 32 GB); 8 set
     "puma-workers-outside-range": "medium",  # 2 workers (installer default); the guide's range for medium is 8-12
@@ -41,6 +44,12 @@ SAT615 = {  # sos 4.x, host count 4200, declared medium
     "proxy-dynflow-nofile-low": "medium",  # foreman-proxy 1024 vs the installer's 1000000
     "puma-workers-outside-range": "medium",  # 24 workers; guide 8-12 for medium
     "puma-pool-saturated": "high",  # pumactl stats: backlog 48, no free thread in any worker
+    # postgresql.auto.conf (ALTER SYSTEM) sets max_connections = '200' over postgresql.conf's 1000; 24 Puma workers
+    # alone hold 24 x 9 = 216
+    "pg-max-connections-below-budget": "medium",  # nothing measured: at most medium
+    # a hand-made foreman.service.d/override.conf sets Puma threads 16/16 after the installer's installer.conf (5/5);
+    # database.yml keeps the installer's pool 9
+    "foreman-db-pool-too-small": "medium",  # nothing measured: at most medium
 }
 SAT615_HOSTS = {**SAT615, "profile-too-small-for-hosts": "medium"}  # 12000 hosts need large
 ORCHARHINO = {  # sos 4.x, 950 hosts, declared default

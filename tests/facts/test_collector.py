@@ -181,6 +181,12 @@ def with_logs(tree: str, tmp_path: Path) -> Path:
     a secret in a syslog line, and a rotated access log last written ten days ago (older than the week read)."""
     root = tmp_path / "root"
     shutil.copytree(FIXTURES / tree, root, symlinks=True)
+    # the fixture's own logs were last written when its sosreport was taken, as they would be on that host
+    taken = time.mktime(time.strptime(" ".join((root / "date").read_text().split()[1:4] + (root / "date").read_text().split()[5:6]),
+                                      "%b %d %H:%M:%S %Y"))
+    for old_log in (root / "var" / "log").rglob("*") if (root / "var" / "log").is_dir() else ():
+        if old_log.is_file():
+            os.utime(old_log, (taken, taken))
     when = time.localtime(time.time() - 3600)
     month, clock = MONTHS[when.tm_mon - 1], time.strftime("%H:%M:%S", when)
     apache = time.strftime("%d/", when) + month + time.strftime("/%Y:%H:%M:%S %z", when)
@@ -304,14 +310,15 @@ def test_collector_snapshot_feeds_facts_plan_audit_and_logs(script: Path, tmp_pa
     findings = {f["rule"]: f for f in json.loads(audit.stdout)["findings"]}
     burst = findings["http-503-burst"]  # from the logs the snapshot carries
     assert burst["status"] == "fail" and burst["evidence"][0]["location"] == "var/log/httpd/foreman-ssl_access_ssl.log"
-    assert "[12 times," in burst["evidence"][0]["excerpt"]
+    assert "12 times," in burst["message"]  # the count and span in the message, the excerpt the line as logged
+    assert burst["evidence"][0]["excerpt"].startswith("10.0.0.") and '" 503 299 ' in burst["evidence"][0]["excerpt"]
     logs = run_cli("logs", str(snapshot), "--format", "json")
     assert logs.status == 0, logs.stderr
     report = json.loads(logs.stdout)
     assert [f for f in report["files"] if f.startswith("var/")] == [
         "var/lib/pgsql/data/log/postgresql-Mon.log", "var/log/httpd/foreman-ssl_access_ssl.log", "var/log/messages",
         "var/log/messages-20261122.gz"]
-    assert report["apache_access"][0]["status"]["503"] == 12 and report["capacity"]["puma"] == 24 * 5
+    assert report["apache_access"][0]["status"]["503"] == 12 and report["capacity"]["puma"] == 24 * 16  # override.conf's 16 threads win
     for secret in (SECRET, "Vq8mXr2LpT6sKn4z", "Kt2Wm9cQ4xYp7LnR3sV8bJ6dF1gH5zNa"):
         assert secret not in snapshot.read_text(encoding="utf-8")
 

@@ -39,7 +39,8 @@ def test_vmstat_counters() -> None:
 def test_passenger_pool_sums_the_application_queues() -> None:
     text = ("Max pool size : 20\nProcesses     : 20\nRequests in top-level queue : 3\n"
             "/usr/share/foreman#default:\n  Requests in queue: 250\n/etc/puppet/rack#default:\n  Requests in queue: 7\n")
-    assert parse_passenger_pool(text) == {"max_pool_size": 20, "processes": 20, "top_queue": 3, "app_queue": 257}
+    assert parse_passenger_pool(text) == {"max_pool_size": 20, "processes": 20, "top_queue": 3, "app_queue": 257,
+                                          "app_queue_max": 250}  # the limit is per application: its fullest queue
 
 
 def test_sar_steal_reads_all_cpu_rows_with_am_pm_and_24h_clocks() -> None:

@@ -47,7 +47,7 @@ def load(*argv: str, env: dict[str, str] | None = None, timeout: float = 90) -> 
 
 
 def registration_args(lab: Lab, *more: str) -> list[str]:
-    return ["registration", "--target", lab.url, "--organization", "Lab", "--activation-key", "lab-key",
+    return ["registration", "--target", lab.url, "--organization", "Lab", "--organization-id", "1", "--activation-key", "lab-key",
             "--profile-packages", "100", "--yes", "--format", "json", *more]
 
 

@@ -84,6 +84,15 @@ def test_dry_run_prints_the_request_plan_and_sends_nothing(listener: tuple[str, 
     assert " 13 x GET       /rhsm/consumers/{uuid}/compliance" in out
     assert "  1 x POST      /rhsm/consumers?owner=Org&activation_keys=ak" in out
     assert "hosts: foretune-load-r1-1, foretune-load-r1-2, ... (--cleanup r1 removes them)" in out
+    # the trace's counts (knowledge/load-and-model.md 2.1): 6 serials, 1 certificates, 6 accessible_content, 5 consumer
+    for line in ("  6 x GET       /rhsm/consumers/{uuid}/certificates/serials", "  1 x GET       /rhsm/consumers/{uuid}/certificates",
+                 "  6 x GET       /rhsm/consumers/{uuid}/accessible_content", "  5 x GET       /rhsm/consumers/{uuid}\n"):
+        assert line in out, line
+    # no --organization-id: GET /register carries no organization_id (never the label)
+    assert "  1 x GET       /register?activation_keys=ak  (Bearer JWT)" in out
+    with_id = run_cli("load", "registration", "--target", url, "--activation-key", "ak", "--organization", "Org",
+                      "--organization-id", "3", "--dry-run", environ=LOOPBACK_ONLY)
+    assert "  1 x GET       /register?activation_keys=ak&organization_id=3  (Bearer JWT)" in with_id.stdout
     assert not _connected(sock)
     rhel10 = run_cli("load", "registration", "--target", url, "--activation-key", "ak", "--rhel", "10", "--dry-run",
                      environ=LOOPBACK_ONLY)

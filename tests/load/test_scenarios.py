@@ -24,7 +24,7 @@ def test_registration_runs_every_step_in_the_traced_counts(lab: Lab) -> None:
     doc = run.json()
     jsonschema.validate(doc, SCHEMA)
     flows = run.step("registration")["count"]
-    assert flows >= 3
+    assert flows >= 1  # how many finish in 3 s depends on the machine's load; the counts per flow do not
     # each finished registration made 12 status and 13 compliance calls (started ones may add a few)
     assert run.step("status")["count"] >= 12 * flows
     assert run.step("compliance")["count"] >= 13 * flows
@@ -32,6 +32,14 @@ def test_registration_runs_every_step_in_the_traced_counts(lab: Lab) -> None:
     names = lab.psql("SELECT name FROM hosts ORDER BY id").split()
     assert names and all(n.startswith(f"foretune-load-{doc['run']}-") for n in names)
     assert lab.psql("SELECT count(*) FROM hosts WHERE profile IS NOT NULL") == str(run.step("upload_profiles")["count"])
+
+
+def test_registration_sends_the_numeric_organization_id(lab: Lab) -> None:
+    # the lab, as Foreman, finds the organization by id (its one organization is 1): another id is not found
+    wrong = load(*registration_args(lab, "--users", "1", "--duration", "1", "--organization-id", "2"), env=lab.credentials)
+    assert wrong.status == 1
+    assert wrong.step("register_script")["failures"].get("404", 0) > 0
+    assert "consumer_create" not in {s["name"] for s in wrong.json()["steps"]}  # the flow ends at the failed call
 
 
 def test_content_downloads_packages_and_reports_throughput(lab: Lab) -> None:

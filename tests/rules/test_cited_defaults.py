@@ -133,7 +133,7 @@ def test_queue_saturated_reads_passengers_default_queue(patch_data: Patch) -> No
     assert real.severity == Severity.HIGH and "with all 20 Passenger processes busy" in real.message  # 40 queued < 100
     out = run("passenger-queue-saturated", "fail-pool-busy", facts,
               lambda: patch_data(defaults=lambda d: d["passenger"].update(max_request_queue_size=40)))
-    assert out.severity == Severity.CRITICAL and "at PassengerMaxRequestQueueSize 40" in out.message
+    assert out.severity == Severity.CRITICAL and "at its PassengerMaxRequestQueueSize 40" in out.message
 
 
 def test_queue_over_maxclients_reads_both_defaults(patch_data: Patch) -> None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from foretune.rules.base import Evidence, Severity, Status
+from foretune.term import plural
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,6 @@ class Report:
         by_sev = {s: sum(1 for f in fails if f.severity == s) for s in Severity}
         parts = [f"{n} {s.label}" for s, n in sorted(by_sev.items(), reverse=True) if n]
         waived = sum(1 for f in self.findings if f.waived)
-        from foretune.term import plural
 
         return (plural(len(fails), "finding") + (f" ({', '.join(parts)})" if parts else "")
                 + f", {self.count(Status.PASS)} passed, {self.count(Status.SKIP)} skipped"
@@ -84,7 +84,7 @@ class Report:
 def redacted(report: Report) -> Report:
     """The report with secrets masked in every text it carries (the last gate before any output format)."""
     from foretune.host.redact import redact_data, redact_text  # start-up: patterns compile only for a report
-    from foretune.rules.base import Evidence
+    from foretune.rules.base import Evidence  # start-up: only when redacted runs
 
     def clean(f: Finding) -> Finding:
         return dataclasses.replace(

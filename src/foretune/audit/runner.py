@@ -5,7 +5,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
+from foretune.audit.effect import take_effect
 from foretune.audit.model import Finding
+from foretune.errors import UsageError
+from foretune.knowledge import citation
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity, Status
 
 
@@ -21,7 +24,7 @@ def run_rule(rule: Rule, ctx: Context) -> Outcome:
             fact = ctx.facts[name]
             if not fact.known:
                 return Outcome(Status.SKIP, f"fact unknown: {name} ({fact.unknown_reason})")
-        return qualify(rule, ctx, rule.check(ctx))
+        return take_effect(rule, ctx, qualify(rule, ctx, rule.check(ctx)))
     except Exception as exc:  # a rule bug must not end the audit
         return Outcome(Status.ERROR, f"rule failed: {type(exc).__name__}: {exc}")
 
@@ -60,7 +63,7 @@ def evidence_basis(rule: Rule, ctx: Context, outcome: Outcome) -> Basis:
 
 def _failing_now(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
     """A limit the logs show failing is critical, and the finding quotes the line."""
-    from foretune.rules import incidents
+    from foretune.rules import incidents  # start-up: the incident rules load only for a measured-failure check
 
     found = [i for kind, services in rule.failing_when for i in incidents.incidents(ctx, kind, services=services)]
     if not found:
@@ -87,8 +90,7 @@ def _at_profile_value(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
 
 
 def finding(rule: Rule, outcome: Outcome) -> Finding:
-    from foretune.knowledge import citation
-    from foretune.render.snippets import render_fix
+    from foretune.render.snippets import render_fix  # start-up: only when finding runs
 
     cites = tuple((c.id, c.title, c.where) for c in (citation(cid) for cid in outcome.citations or rule.citations))
     return Finding(rule_id=rule.id, title=rule.title, component=rule.component,
@@ -101,7 +103,6 @@ def finding(rule: Rule, outcome: Outcome) -> Finding:
 
 def select_rules(rules: Iterable[Rule], select: list[str], ignore: list[str]) -> list[Rule]:
     """Rules whose id or component is selected (all when ``select`` is empty) and not ignored."""
-    from foretune.errors import UsageError
 
     rules = list(rules)
     names = {r.id for r in rules} | {r.component for r in rules}

@@ -7,7 +7,7 @@ import datetime
 from dataclasses import dataclass
 
 from foretune.audit.model import Finding
-from foretune.errors import InputError
+from foretune.errors import InputError, ParseError
 from foretune.safeio import read_text
 
 
@@ -20,8 +20,7 @@ class Waiver:
 
 def load_waivers(path: str) -> list[Waiver]:
     """Read a YAML list of ``{rule, reason, expires?: YYYY-MM-DD}``; one clear line on bad input."""
-    from foretune.facts.parsers import ParseError
-    from foretune.facts.parsers.yamlfile import load_yaml
+    from foretune.facts.parsers.yamlfile import load_yaml  # start-up: only when load_waivers runs
 
     try:
         data = load_yaml(read_text(path))

@@ -79,8 +79,8 @@ def data_directory(target: Target) -> dict[str, Any]:
 
 def report(target: Target, databases: Sequence[str], limit: int) -> dict[str, Any]:
     """The whole report as a JSON-ready dict (schema foretune-dbsize/1)."""
-    import datetime
-    import socket
+    import datetime  # start-up: datetime loads only when a report is dated
+    import socket  # start-up: only when report runs
 
     present = existing_databases(target, databases)
     return {

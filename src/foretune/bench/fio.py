@@ -282,7 +282,7 @@ def run(
 
 
 def _reap(proc: subprocess.Popen[bytes]) -> None:
-    import signal
+    import signal  # start-up: signal loads only to stop a running fio
 
     try:  # a second Ctrl-C must not leave fio running while its files are removed
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -170,7 +170,7 @@ class Session:
         path = tempfile.mkdtemp(prefix="foretune-pgbench-")
         try:
             if self.target.run_as:
-                import pwd
+                import pwd  # start-up: only when _log_dir runs
 
                 os.chown(path, pwd.getpwnam(self.target.run_as).pw_uid, -1)
             yield path
@@ -180,7 +180,7 @@ class Session:
 
 @contextlib.contextmanager
 def _sigint_ignored() -> Iterator[None]:
-    import signal
+    import signal  # start-up: signal loads only while pgbench runs
 
     try:
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -195,7 +195,7 @@ def _sigint_ignored() -> Iterator[None]:
 
 def _interrupts_deferred(seen: list[int]) -> contextlib.AbstractContextManager[None]:
     """SIGINT and SIGTERM are appended to ``seen`` instead of acting until the block ends."""
-    from foretune.bench.storage import interrupts_handled
+    from foretune.bench.storage import interrupts_handled  # start-up: only when _interrupts_deferred runs
 
     return interrupts_handled(lambda signum, frame: seen.append(signum))
 

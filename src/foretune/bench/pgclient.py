@@ -133,7 +133,7 @@ def resolve(dsn: str | None, environ: Mapping[str, str]) -> Target:
 
 def program(name: str, target: Target, hint: str) -> str:
     """Path of a PostgreSQL client program (PATH, then the versioned bin directories)."""
-    import glob
+    import glob  # start-up: only when program runs
 
     found = shutil.which(name, path=target.environ.get("PATH", os.defpath))
     if not found:

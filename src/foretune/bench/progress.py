@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any, Literal, TextIO
 
+from foretune.term import clean_line, progress_console
+
 
 def format_duration(seconds: float) -> str:
     """``75`` -> ``'1m15s'``; ``3723`` -> ``'1h02m'``.
@@ -63,7 +65,6 @@ class Progress:
 
     def start(self, step: int, label: str, remaining_after: float | None, estimate: float | None = None) -> None:
         """Begin a step; ``estimate`` is its expected duration until the tool reports its own ETA."""
-        from foretune.term import clean_line
 
         self.step, self.label, self.remaining_after = step, clean_line(label), remaining_after
         self.update(0.0, estimate, force=True)
@@ -94,10 +95,9 @@ class Progress:
         return width - 24 - len(f"{self.steps}/{self.steps}") - 4 - len("ETA unknown") - 5
 
     def _open(self) -> None:
-        from rich.progress import BarColumn, Progress, TextColumn
-        from rich.table import Column
+        from rich.progress import BarColumn, Progress, TextColumn  # start-up: rich, only when this is drawn
+        from rich.table import Column  # start-up: rich, only when this is drawn
 
-        from foretune.term import progress_console
 
         def fixed(name: str, width: int, justify: Literal["left", "right"] = "right") -> TextColumn:
             return TextColumn(f"{{task.fields[{name}]}}", markup=False, justify=justify,

@@ -12,8 +12,8 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from foretune import safeio
-from foretune.errors import InputError
+from foretune import __version__, safeio
+from foretune.errors import InputError, ParseError
 
 SCHEMA = "foretune-bench/1"
 KINDS = ("storage", "db")
@@ -26,7 +26,6 @@ DB_NUMBERS = ("tps", "lat_avg_ms", "lat_p95_ms")
 
 def document(kind: str, results: list[dict[str, Any]], *, tool_version: str, mode: str) -> dict[str, Any]:
     """A new results document for this host, stamped now (UTC)."""
-    from foretune import __version__
 
     created = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()
     return {
@@ -60,8 +59,7 @@ def load(path: str | Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
         raise InputError(f"{path}: cannot read bench results: {reason}") from exc
-    from foretune.facts.parsers import ParseError
-    from foretune.host.jsonfile import load_json
+    from foretune.host.jsonfile import load_json  # start-up: only when load runs
 
     try:
         doc = load_json(text)
@@ -165,7 +163,7 @@ def _check_db(item: dict[str, Any], where: str) -> list[str]:
 
 def schema() -> dict[str, Any]:
     """The bundled JSON schema (for tests and tools that validate with jsonschema)."""
-    from importlib import resources
+    from importlib import resources  # start-up: importlib.resources loads only when bundled data is read
 
     text = resources.files("foretune.bench").joinpath("schema").joinpath("bench-v1.json").read_text(encoding="utf-8")
     return dict(json.loads(text))

@@ -120,7 +120,7 @@ def default_directories(root: str = "/") -> tuple[list[str], list[str]]:
     For PostgreSQL the parent of the data directory is used when it is on the same device, so
     nothing is written inside the cluster's own directory.
     """
-    import glob
+    import glob  # start-up: only when default_directories runs
 
     candidates: list[str] = []
     for pattern in (*PULP_DIRS, *PG_DATA_DIRS, *MONGO_DIRS):
@@ -225,7 +225,7 @@ def required_space(storage_plan: StoragePlan, fs_total: int) -> int:
 
 def check_space(directory: str, storage_plan: StoragePlan, usage: tuple[int, int, int] | None = None) -> None:
     """Refuse (InputError) when ``directory``'s filesystem cannot hold the test files plus the reserve."""
-    import shutil
+    import shutil  # start-up: only when check_space runs
 
     try:
         total, _, free = usage or shutil.disk_usage(directory)
@@ -459,7 +459,7 @@ def run_directory(
     Results are appended to ``results`` as each job finishes (so an interrupted run keeps them).
     The subdirectory and the files foretune named in it are removed however this returns.
     """
-    from foretune.bench import fio as fio_mod
+    from foretune.bench import fio as fio_mod  # start-up: fio's module loads only for a storage run, not for bench db
 
     device = device_facts(directory)
     results = [] if results is None else results
@@ -486,7 +486,7 @@ def run_directory(
 
 def async_engine(fio: str) -> str:
     """The best asynchronous engine this fio offers for the queue-depth job."""
-    import subprocess
+    import subprocess  # start-up: only when async_engine runs
 
     done = subprocess.run([fio, "--enghelp"], capture_output=True, text=True, check=False)
     engines = set(done.stdout.split())

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from foretune.term import render_to_text
+
 _STYLES = {"pass": "sev.pass", "warn": "sev.medium", "fail": "sev.high", "info": "sev.low"}  # foretune's terminal theme
 
 
@@ -14,9 +16,8 @@ def _num(value: float | None, digits: int = 1) -> str:
 def _verdict(word: str, color: bool) -> str:
     if not (color and word in _STYLES):
         return word
-    from rich.text import Text
+    from rich.text import Text  # start-up: rich, only when this is drawn
 
-    from foretune.term import render_to_text
 
     return render_to_text(Text(word, style=_STYLES[word]), color=True, width=None).rstrip("\n")
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from typing import TYPE_CHECKING, Any
 
+from foretune import __version__
 from foretune.errors import UsageError
 from foretune.units import parse_size
 
@@ -99,7 +102,6 @@ def output_format(args: argparse.Namespace) -> str:
     if args.format:
         return str(args.format)
     if args.output:
-        import os
 
         suffix = os.path.splitext(os.path.basename(args.output).lower())[1]
         if suffix:
@@ -116,7 +118,7 @@ INPUT_DIRS = ("source", "sources", "root")  # options naming a directory read as
 
 
 def _same(a: str, b: str) -> bool:
-    import os
+    import os  # start-up: only when _same runs
 
     try:
         return os.path.samefile(a, b)
@@ -126,7 +128,7 @@ def _same(a: str, b: str) -> bool:
 
 def _inside(path: str, directory: str, *, existing: bool) -> bool:
     """``path`` (an existing file, unless not ``existing``) lies below ``directory``."""
-    import os
+    import os  # start-up: only when _inside runs
 
     try:
         if not os.path.isdir(directory) or (existing and not os.path.lexists(path)):
@@ -166,11 +168,11 @@ def check_outputs(args: argparse.Namespace) -> None:
                     continue
                 flag = f"--{dest.replace('_', '-')} {out}"
                 if _same(out, item):
-                    from foretune.errors import UsageError
+                    from foretune.errors import UsageError  # start-up: only when check_outputs runs
 
                     raise UsageError(f"{flag}: is the input {item}; refusing to overwrite an input")
                 if name in INPUT_DIRS and _inside(out, item, existing=dest == "output"):
-                    from foretune.errors import UsageError
+                    from foretune.errors import UsageError  # start-up: only when check_outputs runs
 
                     raise UsageError(f"{flag}: is inside the input {item}; refusing to overwrite an input")
 
@@ -178,9 +180,9 @@ def check_outputs(args: argparse.Namespace) -> None:
 def emit(args: argparse.Namespace, env: Environment, text: str, summary: str = "") -> None:
     """Write ``text`` to ``--output`` (one status line on stderr) or to standard output."""
     if args.output:
-        from pathlib import Path
+        from pathlib import Path  # start-up: pathlib loads only when output goes to a file
 
-        from foretune.render.files import write_text
+        from foretune.render.files import write_text  # start-up: the file writer loads only when output goes to a file
 
         write_text(Path(args.output), text)
         env.note(f"wrote {args.output}" + (f": {summary}" if summary else ""))
@@ -194,9 +196,7 @@ class ProductVersion(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
                  option_string: str | None = None) -> None:
         if values is None:
-            import sys
 
-            from foretune import __version__
 
             sys.stdout.write(f"foretune {__version__}\n")
             parser.exit(0)

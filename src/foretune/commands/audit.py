@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from foretune.cli import new_parser
 from foretune.commands._options import add_output, emit, output_format, positive
+from foretune.env import ExitStatus
+from foretune.errors import UsageError
 
 if TYPE_CHECKING:
     from foretune.audit.waivers import Waiver
@@ -46,26 +48,27 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    import datetime
+    import datetime  # start-up: only for an `audit` run, not --help
 
-    from foretune.audit.context import build_context
-    from foretune.audit.model import Report, redacted
-    from foretune.audit.runner import run_all, select_rules
-    from foretune.env import ExitStatus
-    from foretune.facts import read_source
-    from foretune.rules.base import Severity, Status
-    from foretune.rules.postgresql.max_connections_below_budget import running_budget_parts
-    from foretune.rules.registry import all_rules
+    from foretune.audit.context import build_context  # start-up: only for an `audit` run, not --help
+    from foretune.audit.model import Report, redacted  # start-up: only for an `audit` run, not --help
+    from foretune.audit.runner import run_all, select_rules  # start-up: only for an `audit` run, not --help
+    from foretune.facts import read_source  # start-up: only for an `audit` run, not --help
+    from foretune.rules.base import Severity, Status  # start-up: only for an `audit` run, not --help
+    from foretune.rules.postgresql.max_connections_below_budget import (
+        running_budget_parts,  # start-up: only for an `audit` run, not --help
+    )
+    from foretune.rules.registry import all_rules  # start-up: only for an `audit` run, not --help
 
     rules = select_rules(all_rules(), args.select, args.ignore)
     waivers: list[Waiver] = []
     if args.waivers:
-        from foretune.audit.waivers import load_waivers
+        from foretune.audit.waivers import load_waivers  # start-up: only for an `audit` run, not --help
 
         waivers = load_waivers(args.waivers)
     bench: list[dict[str, Any]] = []
     if args.bench:
-        from foretune.bench.results import load as load_bench
+        from foretune.bench.results import load as load_bench  # start-up: only for an `audit` run, not --help
 
         bench = [load_bench(path) for path in args.bench]
     source = None if args.source in (None, "live") else args.source
@@ -77,7 +80,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     findings = run_all(rules, ctx)
     warnings: list[str] = []
     if waivers:
-        from foretune.audit.waivers import apply_waivers
+        from foretune.audit.waivers import apply_waivers  # start-up: only for an `audit` run, not --help
 
         findings, warnings = apply_waivers(findings, waivers, datetime.date.today())
     for warning in warnings:
@@ -96,21 +99,20 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     report = redacted(report)
     fmt = output_format(args)
     if args.output_dir or fmt == "hiera":
-        from foretune.commands.plan import existing_hiera
-        from foretune.errors import UsageError
-        from foretune.render import outputs
+        from foretune.commands.plan import existing_hiera  # start-up: only for an `audit` run, not --help
+        from foretune.render import outputs  # start-up: only for an `audit` run, not --help
 
         if ctx.plan is None:
             raise UsageError(f"no fixes to write: {ctx.no_plan_reason}")
         existing = existing_hiera(facts)
+        fixed = _plan_after_profile_change(report, facts, args.hosts) or ctx.plan
         if args.output_dir:
-            from foretune.render.files import write_bundle
+            from foretune.render.files import write_bundle  # start-up: only for an `audit` run, not --help
 
-            for path in write_bundle(outputs.bundle(ctx.plan, existing), args.output_dir):
+            for path in write_bundle(outputs.bundle(fixed, existing), args.output_dir):
                 env.note(f"wrote {path}")
     if fmt == "hiera":
-        assert ctx.plan is not None
-        text = outputs.bundle(ctx.plan, existing)["custom-hiera.yaml"]
+        text = outputs.bundle(fixed, existing)["custom-hiera.yaml"]
     else:
         text = render(report, fmt, color=env.color and not args.output, verbose=args.verbose,
                       width=None if args.output else env.width, generated=_generated(env))
@@ -124,9 +126,28 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     return ExitStatus.FINDINGS if failing else ExitStatus.OK
 
 
+def _plan_after_profile_change(report: Any, facts: Any, hosts: int | None) -> Any:
+    """The plan at the profile the audit asks for (the ``--tuning`` command of a failing profile-too-small-for-hosts
+    finding), so the outputs change the profile instead of pinning its values in custom-hiera, which would win
+    over any later --tuning; None when no profile change is asked for."""
+    import re  # start-up: loaded with the outputs only
+
+    from foretune.plan.choose import choose_plan  # start-up: the planner loads with the outputs only
+    from foretune.rules.base import Status  # start-up: as run() imports it
+
+    for f in report.findings:
+        if f.rule_id != "profile-too-small-for-hosts" or f.status != Status.FAIL:
+            continue
+        for fix in f.fixes:  # "add hardware ..., then ... --tuning X" is advice: the command that follows it is the step
+            found = re.search(r"--tuning (\S+)$", fix)
+            if found and not fix.startswith("add hardware"):
+                return choose_plan(facts, hosts=hosts, profile=found.group(1)).plan
+    return None
+
+
 def _generated(env: Environment) -> str:
     """Generation time for report headers; SOURCE_DATE_EPOCH fixes it for reproducible reports."""
-    import datetime
+    import datetime  # start-up: loads only when a report is dated
 
     epoch = env.environ.get("SOURCE_DATE_EPOCH", "")
     when = (datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc) if epoch.isdigit()
@@ -136,21 +157,21 @@ def _generated(env: Environment) -> str:
 
 def render(report: object, fmt: str, *, color: bool, verbose: bool, width: int | None = None,
            generated: str | None = None) -> str:
-    from foretune.audit.model import Report
+    from foretune.audit.model import Report  # start-up: only for an `audit` run, not --help
 
     assert isinstance(report, Report)
     if fmt == "json":
-        from foretune.report import json_report
+        from foretune.report import json_report  # start-up: each report format loads only when chosen
 
         return json_report.render(report)
     if fmt == "html":
-        from foretune.report import html
+        from foretune.report import html  # start-up: jinja2 and the HTML report load only for --format html
 
         return html.render(report, generated=generated)
     if fmt == "markdown":
-        from foretune.report import markdown
+        from foretune.report import markdown  # start-up: each report format loads only when chosen
 
         return markdown.render(report)
-    from foretune.report import text
+    from foretune.report import text  # start-up: rich loads only for the text report
 
     return text.render(report, color=color, verbose=verbose, width=width)

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import TYPE_CHECKING, Any
 
+from foretune.bench.progress import Progress, format_duration
+from foretune.cli import add_color_option, new_parser
+from foretune.commands._options import add_output, emit, output_format, positive
 from foretune.env import Environment, ExitStatus
 from foretune.errors import UsageError
+from foretune.knowledge import threshold
+from foretune.units import GIB, format_gib, parse_size
 
 if TYPE_CHECKING:
     from foretune.bench.storage import StoragePlan
@@ -45,7 +51,6 @@ PGUSER, ...), else the local socket as user postgres."""
 
 def _client_list(text: str) -> list[int]:
     """Comma-separated client counts, each a plausible whole number of at least 1."""
-    from foretune.commands._options import positive
 
     values = [positive(part.strip()) for part in text.split(",") if part.strip()]
     if not values:
@@ -54,8 +59,6 @@ def _client_list(text: str) -> list[int]:
 
 
 def _add_output(parser: argparse.ArgumentParser) -> None:
-    from foretune.commands._options import add_output
-
     add_output(parser, ("text", "json"), "text",
                help="text (the summary, default) or json (the foretune-bench/1 document `foretune audit --bench` reads); "
                     "--output writes JSON unless it ends in .txt, and the summary is still printed")
@@ -64,16 +67,10 @@ def _add_output(parser: argparse.ArgumentParser) -> None:
 
 
 def _gib(key: str) -> str:
-    from foretune.knowledge import threshold
-    from foretune.units import GIB
-
     return f"{int(threshold(key)) / GIB:g} GiB"
 
 
 def _storage_description() -> str:
-    from foretune.bench.progress import format_duration
-    from foretune.knowledge import threshold
-
     return STORAGE_DESCRIPTION.format(
         quick_size=_gib("bench-quick-size"),
         quick_min=threshold("bench-quick-read-min"),
@@ -90,10 +87,6 @@ def _storage_description() -> str:
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
-    from foretune.cli import add_color_option, new_parser
-    from foretune.commands._options import positive
-    from foretune.knowledge import threshold
-
     parser = new_parser(prog, DESCRIPTION, "foretune bench storage --quick /var/lib/pulp")
     sub = parser.add_subparsers(dest="what", metavar="{storage,db}")
     sub.required = True
@@ -144,8 +137,7 @@ def confirm(env: Environment, what: str, yes: bool) -> None:
 
 def _emit(doc: dict[str, Any], text: str, args: argparse.Namespace, env: Environment) -> None:
     """JSON or the summary to --output or standard output; a JSON file still leaves the summary on the terminal."""
-    from foretune.bench import results
-    from foretune.commands._options import output_format
+    from foretune.bench import results  # start-up: loads only when a benchmark's results are written
 
     fmt = output_format(args)
     if args.output and not args.format and not args.output.lower().endswith(".txt"):
@@ -156,18 +148,12 @@ def _emit(doc: dict[str, Any], text: str, args: argparse.Namespace, env: Environ
         if args.format != "json":  # --output x.json alone: the figures still show
             env.stdout.write(text)
         return
-    from foretune.commands._options import emit
 
     emit(args, env, results.dumps(doc) if fmt == "json" else text)
 
 
 def run_storage(args: argparse.Namespace, env: Environment) -> int:
-    import os
-
-    from foretune.bench import fio, results, storage, text
-    from foretune.bench.progress import Progress
-    from foretune.knowledge import threshold
-    from foretune.units import format_gib, parse_size
+    from foretune.bench import fio, results, storage, text  # start-up: loads only when `bench storage` runs
 
     if args.quick and args.runtime:
         raise UsageError("--runtime does not apply to --quick: foreman-maintain's check reads the whole file")
@@ -196,7 +182,6 @@ def run_storage(args: argparse.Namespace, env: Environment) -> int:
     big = plan.bytes_written() >= int(threshold("bench-confirm-size"))
     long = seconds >= int(threshold("bench-confirm-seconds"))
     if big or long:
-        from foretune.bench.progress import format_duration
 
         confirm(env, f"this writes {format_gib(plan.bytes_written())} in {', '.join(directories)} and may take up to "
                 f"{format_duration(seconds)}", args.yes)
@@ -226,7 +211,7 @@ def run_storage(args: argparse.Namespace, env: Environment) -> int:
 
 def _storage_directory(fio_bin: str, directory: str, plan: StoragePlan, progress: Any, d_index: int, d_count: int,
                        env: Environment, into: list[dict[str, Any]]) -> None:
-    from foretune.bench import storage
+    from foretune.bench import storage  # start-up: loads only when `bench storage` runs
 
     jobs = len(plan.jobs)
 
@@ -255,10 +240,8 @@ def _isatty(stream: Any) -> bool:
 
 
 def run_db(args: argparse.Namespace, env: Environment) -> int:
-    from foretune.bench import pgbench, pgclient, results, text
-    from foretune.bench.progress import Progress, format_duration
-    from foretune.bench.storage import interrupts_raise
-    from foretune.knowledge import threshold
+    from foretune.bench import pgbench, pgclient, results, text  # start-up: loads only when `bench db` runs
+    from foretune.bench.storage import interrupts_raise  # start-up: loads only when `bench db` runs
 
     target = pgclient.resolve(args.dsn, env.environ)
     scale = args.scale or int(threshold("bench-db-scale"))

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import TYPE_CHECKING
 
 from foretune.cli import new_parser
 from foretune.commands._options import positive
+from foretune.errors import InputError, UsageError
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -27,13 +29,11 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    import os
-    import socket
-    from datetime import datetime
-    from pathlib import Path
+    import socket  # start-up: only for a `collect` run, not --help
+    from datetime import datetime  # start-up: only for a `collect` run, not --help
+    from pathlib import Path  # start-up: only for a `collect` run, not --help
 
-    from foretune.errors import InputError, UsageError
-    from foretune.facts.collect import collect
+    from foretune.facts.collect import collect  # start-up: only for a `collect` run, not --help
 
     if args.hosts is not None and args.hosts < 0:
         raise UsageError("--hosts must be zero or more")

@@ -6,6 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from foretune.cli import new_parser
+from foretune.commands._options import emit
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -24,8 +25,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    from foretune.commands._options import emit
-    from foretune.facts.collector import generate
+    from foretune.facts.collector import generate  # start-up: only for a `collector` run, not --help
 
     emit(args, env, generate())
     return 0

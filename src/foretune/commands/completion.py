@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from foretune.cli import new_parser
+from foretune.cli import COMMANDS, build_root_parser, load_command, new_parser
+from foretune.errors import UsageError
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -24,7 +25,6 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 def full_parser() -> argparse.ArgumentParser:
     """The root parser with every command's complete parser attached (for completion and the man page)."""
-    from foretune.cli import COMMANDS, build_root_parser, load_command
 
     root = build_root_parser()
     for action in root._actions:
@@ -35,10 +35,8 @@ def full_parser() -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    from foretune.errors import UsageError
-
     try:
-        import shtab
+        import shtab  # start-up: shtab loads only when a completion script is written
     except ImportError:
         raise UsageError("completion needs the shtab module, which this installation lacks (pip install shtab)") from None
     env.stdout.write(shtab.complete(full_parser(), shell=args.shell))

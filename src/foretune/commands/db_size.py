@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import argparse
 
+from foretune.cli import new_parser
+from foretune.commands._options import add_output, emit, output_format, positive
 from foretune.env import Environment, ExitStatus
+from foretune.errors import InputError
+from foretune.knowledge import threshold
 
 DESCRIPTION = """\
 Read-only report of the largest tables (total, index, TOAST, table) of the foreman, candlepin and
@@ -14,10 +18,6 @@ else the libpq environment (PGHOST, PGUSER, ...), else the local socket as user 
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
-    from foretune.cli import new_parser
-    from foretune.commands._options import add_output, positive
-    from foretune.knowledge import threshold
-
     parser = new_parser(prog, DESCRIPTION, "foretune db-size --limit 10")
     parser.add_argument("--dsn", metavar="CONNINFO", help="libpq conninfo or postgresql:// URI of the server (dbname is ignored)")
     parser.add_argument("--database", "-d", action="append", metavar="NAME",
@@ -29,12 +29,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    import json
+    import json  # start-up: json loads only for JSON input or output
 
-    from foretune.bench import dbsize, pgclient
-    from foretune.commands._options import emit, output_format
-    from foretune.errors import InputError
-    from foretune.knowledge import threshold
+    from foretune.bench import dbsize, pgclient  # start-up: only for a `db-size` run, not --help
 
     target = pgclient.resolve(args.dsn, env.environ)
     limit = args.limit or int(threshold("bench-dbsize-top"))

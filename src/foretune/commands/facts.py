@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import io
 from typing import TYPE_CHECKING, Any, TextIO
 
 from foretune.cli import new_parser
 from foretune.commands._options import add_output, emit, output_format, positive
+from foretune.errors import UsageError
+from foretune.term import clean_line, human_bytes, plural, render_to_text
+from foretune.units import format_gib
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -27,13 +31,11 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    import io
-    import json
+    import json  # start-up: json loads only for JSON input or output
 
-    from foretune.errors import UsageError
-    from foretune.facts import read_source
-    from foretune.facts.catalog import BY_NAME
-    from foretune.facts.serialize import facts_to_dict
+    from foretune.facts import read_source  # start-up: only for a `facts` run, not --help
+    from foretune.facts.catalog import BY_NAME  # start-up: only for a `facts` run, not --help
+    from foretune.facts.serialize import facts_to_dict  # start-up: only for a `facts` run, not --help
 
     if args.hosts is not None and args.hosts < 0:
         raise UsageError("--hosts must be zero or more")
@@ -67,8 +69,6 @@ def _is_bytes(key: str) -> bool:
 
 
 def _short(value: Any, width: int = 70) -> str:
-    from foretune.term import clean_line, human_bytes, plural
-
     if isinstance(value, dict):
         text = ", ".join(f"{k}={human_bytes(v) if isinstance(v, int) and v and _is_bytes(str(k)) else _short(v, 30)}"
                          for k, v in value.items() if not isinstance(v, (dict, list)))
@@ -87,12 +87,10 @@ def _short(value: Any, width: int = 70) -> str:
 
 def print_table(data: dict[str, Any], out: TextIO, *, show_unknown: bool, color: bool = False, width: int | None = None) -> None:
     """Facts as a table wrapped to the terminal: name, value, where it came from."""
-    from rich.console import Group
-    from rich.table import Table
-    from rich.text import Text
+    from rich.console import Group  # start-up: rich, only when this is drawn
+    from rich.table import Table  # start-up: rich, only when this is drawn
+    from rich.text import Text  # start-up: rich, only when this is drawn
 
-    from foretune.term import clean_line, human_bytes, plural, render_to_text
-    from foretune.units import format_gib
 
     source = data["source"]
     table = Table.grid(padding=(0, 2, 0, 0))

@@ -36,6 +36,12 @@ def _rate(text: str) -> float:
     return value
 
 
+def _port(text: str) -> int:
+    if not text.isdigit() or not 0 < int(text) < 65536:
+        raise argparse.ArgumentTypeError(f"not a TCP port: {text[:40]!r}")
+    return int(text)
+
+
 def _percent(text: str) -> float:
     value = _rate(text)
     if value >= 100:
@@ -44,7 +50,7 @@ def _percent(text: str) -> float:
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
-    from foretune.load.plan import SCENARIOS
+    from foretune.load.plan import SCENARIOS  # start-up: only for a `load` run, not --help
 
     parser = new_parser(
         prog,
@@ -76,7 +82,11 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--max-requests", type=positive, default=100_000, metavar="N", help="stop after N requests (default: 100000)")
     parser.add_argument("--timeout", type=_seconds, default=180.0, metavar="SECONDS",
                         help="per request, as subscription-manager's server_timeout (default: 180)")
-    parser.add_argument("--organization", default="Default_Organization", metavar="LABEL", help="registration: organization label")
+    parser.add_argument("--organization", default="Default_Organization", metavar="LABEL",
+                        help="registration: organization label, the owner of POST /rhsm/consumers (default: Default_Organization)")
+    parser.add_argument("--organization-id", type=positive, metavar="ID",
+                        help="registration: the organization's numeric id, sent as organization_id to GET /register as the "
+                             "generated registration command does (default: not sent)")
     parser.add_argument("--activation-key", default="", metavar="KEY", help="registration: activation key name")
     parser.add_argument("--rhel", type=int, choices=(8, 9, 10), default=9, help="registration: client release (10 does not poll compliance)")
     parser.add_argument("--profile-packages", type=positive, default=1000, metavar="N", help="registration: packages in the profile (default: 1000)")
@@ -88,6 +98,19 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--cert", metavar="FILE", help="client certificate (PEM) for content over mTLS")
     parser.add_argument("--key", metavar="FILE", help="its private key (PEM)")
     parser.add_argument("--credentials", metavar="FILE", help="KEY=VALUE lines for " + ", ".join(CREDENTIAL_NAMES))
+    parser.add_argument("--master", action="store_true",
+                        help="distributed (Locust's own mode): run the levels, keep the results and let --expect-workers "
+                             "worker processes send the requests; closed ramps of registration, content and api only")
+    parser.add_argument("--master-bind-host", default="127.0.0.1", metavar="ADDRESS",
+                        help="with --master: the address workers connect to (default: 127.0.0.1; 0.0.0.0 for other machines)")
+    parser.add_argument("--master-bind-port", type=_port, default=5557, metavar="PORT", help="with --master: its port (default: 5557)")
+    parser.add_argument("--expect-workers", type=positive, default=1, metavar="N",
+                        help="with --master: wait (up to 60 s) for N workers before the first level (default: 1)")
+    parser.add_argument("--worker", action="store_true",
+                        help="distributed: send the requests a master directs, to this worker's own --target with its own "
+                             "credentials and options, and forward every result to the master; ends when the master does")
+    parser.add_argument("--master-host", metavar="HOST", help="with --worker: the master's address (required)")
+    parser.add_argument("--master-port", type=_port, default=5557, metavar="PORT", help="with --worker: the master's port (default: 5557)")
     parser.add_argument("--run", metavar="ID", help="run id used in host names (default: random)")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation (scripts)")
     parser.add_argument("--dry-run", action="store_true", help="print the request plan and send nothing")
@@ -102,7 +125,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    from foretune.errors import UsageError
+    from foretune.errors import UsageError  # start-up: only for a `load` run, not --help
 
     if args.compare:
         return _compare(args, env)
@@ -114,40 +137,45 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if args.dry_run:
         emit(args, env, _plan_text(opts))
         return 0
-    if not args.yes:
+    if not args.yes and opts.worker:
+        _confirm(env, f"about to send requests to {opts.target} as the master at {opts.worker[0]}:{opts.worker[1]} "
+                      f"directs (run {opts.run}" + (f", creating hosts foretune-load-{opts.run}-*)"
+                                                     if opts.scenario == "registration" else ")"))
+    elif not args.yes:
         _confirm(env, f"about to send up to {opts.max_requests} requests for up to {opts.time_limit:.0f} s to "
                       f"{opts.target} (run {opts.run}" + (f", creating hosts foretune-load-{opts.run}-*)"
-                                                          if opts.scenario == "registration" else ")"))
+                                                          if opts.scenario == "registration" else ")")
+                      + (f" through {opts.expect_workers} workers" if opts.master else ""))
     return _load(args, env, opts)
 
 
-def _target(url: str | None, env: Environment) -> str:
-    import ipaddress
-    import socket
-    from urllib.parse import urlsplit
+def _target(url: str | None, env: Environment, flag: str = "--target") -> str:
+    import ipaddress  # start-up: only when _target runs
+    import socket  # start-up: only when _target runs
+    from urllib.parse import urlsplit  # start-up: only when _target runs
 
-    from foretune.errors import UsageError
+    from foretune.errors import UsageError  # start-up: only when _target runs
 
     if not url:
         raise UsageError("--target URL is required: foretune load never picks a server by itself")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"--target: expected http(s)://HOST[:PORT], got {url[:80]!r}")
+        raise UsageError(f"{flag}: expected http(s)://HOST[:PORT], got {url[:80]!r}")
     if parts.username or parts.password:
-        raise UsageError("--target: no credentials in the URL; use FORETUNE_LOAD_* or --credentials FILE")
+        raise UsageError(f"{flag}: no credentials in the URL; use FORETUNE_LOAD_* or --credentials FILE")
     if env.environ.get(LOOPBACK_ONLY):
         try:
             addresses = {str(info[4][0]) for info in socket.getaddrinfo(parts.hostname, None)}
         except OSError:
             addresses = set()
         if not addresses or not all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses):
-            raise UsageError(f"--target: {parts.hostname} is not a loopback address and {LOOPBACK_ONLY} is set")
+            raise UsageError(f"{flag}: {parts.hostname} is not a loopback address and {LOOPBACK_ONLY} is set")
     return f"{parts.scheme}://{parts.netloc}"
 
 
 def _credentials(args: argparse.Namespace, env: Environment) -> dict[str, str]:
-    from foretune.errors import InputError
-    from foretune.safeio import read_text
+    from foretune.errors import InputError  # start-up: only when _credentials runs
+    from foretune.safeio import read_text  # start-up: only when _credentials runs
 
     found = {name: env.environ[name] for name in CREDENTIAL_NAMES if env.environ.get(name)}
     if args.credentials:
@@ -167,13 +195,13 @@ def _credentials(args: argparse.Namespace, env: Environment) -> dict[str, str]:
 
 
 def _options(args: argparse.Namespace, env: Environment) -> Options:
-    import os
-    import re
-    import secrets
-    from urllib.parse import urlsplit
+    import os  # start-up: only when _options runs
+    import re  # start-up: only when _options runs
+    import secrets  # start-up: only when _options runs
+    from urllib.parse import urlsplit  # start-up: only when _options runs
 
-    from foretune.errors import UsageError
-    from foretune.load.options import Options
+    from foretune.errors import UsageError  # start-up: only when _options runs
+    from foretune.load.options import Options  # start-up: only when _options runs
 
     target = _target(args.target, env)
     creds = _credentials(args, env)
@@ -183,7 +211,7 @@ def _options(args: argparse.Namespace, env: Environment) -> Options:
         raise UsageError("--cert and --key go together")
     for flag, path in (("--ca", args.ca), ("--cert", args.cert), ("--key", args.key)):
         if path:
-            from foretune.safeio import read_bytes
+            from foretune.safeio import read_bytes  # start-up: only when _options runs
 
             try:
                 read_bytes(path, limit=1)
@@ -208,20 +236,54 @@ def _options(args: argparse.Namespace, env: Environment) -> Options:
             raise UsageError(f"--mqtt: expected HOST:PORT, got {args.mqtt!r}")
         _target(f"http://{host}", env)  # the same loopback rule
         mqtt = (host.strip("[]"), int(port))
+    master, worker = _distributed(args, env)
     step = args.step or (args.users if args.levels > 1 else 0)
     opts = Options(scenario=args.scenario, target=target, run=run_id, users=args.users, duration=args.duration,
                    step=step, levels=args.levels, max_users=args.max_users, arrival_rate=args.arrival_rate,
                    max_requests=args.max_requests, timeout=args.timeout, stop_on_failure=not args.keep_going,
-                   organization=args.organization, activation_key=args.activation_key, repo=args.repo or "",
+                   organization=args.organization, organization_id=args.organization_id, activation_key=args.activation_key, repo=args.repo or "",
                    packages=args.packages, profile_packages=args.profile_packages, rhel=args.rhel, mqtt=mqtt,
-                   ca=args.ca, insecure=args.insecure, client_cert=args.cert, client_key=args.key, credentials=creds)
+                   ca=args.ca, insecure=args.insecure, client_cert=args.cert, client_key=args.key, credentials=creds,
+                   master=master, expect_workers=args.expect_workers, worker=worker)
     levels = 1 if args.arrival_rate else len(opts.level_users())
-    opts.time_limit = args.time_limit or levels * args.duration + 60
+    opts.time_limit = args.time_limit or (WORKER_TIME_LIMIT_S if worker else levels * args.duration + 60)
     return opts
 
 
+WORKER_TIME_LIMIT_S = 7 * 86400  # a worker without --time-limit runs until its master ends (or is gone 60 s)
+
+
+def _distributed(args: argparse.Namespace, env: Environment) -> tuple[tuple[str, int] | None, tuple[str, int] | None]:
+    """``(master bind address, None)``, ``(None, master to connect to)`` or neither, checked."""
+    from foretune.errors import UsageError  # start-up: only when _distributed runs
+
+    if args.master and args.worker:
+        raise UsageError("--master and --worker contradict each other")
+    if args.master_host and not args.worker:
+        raise UsageError("--master-host goes with --worker")
+    if not (args.master or args.worker):
+        return None, None
+    flag = "--master" if args.master else "--worker"
+    if args.scenario == "rex-pull":
+        raise UsageError(f"{flag}: rex-pull runs its MQTT clients in one process; distributed runs are for "
+                         "registration, content and api")
+    if args.arrival_rate:
+        raise UsageError(f"{flag}: open arrivals (--arrival-rate) run in one process; distributed runs are closed ramps")
+    if args.master:
+        _target(f"http://{_bracket(args.master_bind_host)}", env, "--master-bind-host")  # the same loopback rule
+        return (args.master_bind_host, args.master_bind_port), None
+    if not args.master_host:
+        raise UsageError("--worker needs --master-host HOST")
+    _target(f"http://{_bracket(args.master_host)}", env, "--master-host")
+    return None, (args.master_host, args.master_port)
+
+
+def _bracket(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
 def _plan_text(opts: Options) -> str:
-    from foretune.load import plan
+    from foretune.load import plan  # start-up: only when _plan_text runs
 
     shape = (f"open arrivals at {opts.arrival_rate}/s for {opts.duration:.0f} s, at most {opts.users} in flight"
              if opts.arrival_rate else
@@ -231,19 +293,26 @@ def _plan_text(opts: Options) -> str:
              f"shape: {shape}", f"limits: {opts.time_limit:.0f} s, {opts.max_requests} requests, {opts.timeout:.0f} s per request",
              f"TLS: {'not verified (--insecure)' if opts.insecure else 'verified against ' + (opts.ca or 'the system CA store')}"
              if opts.target.startswith("https") else "TLS: none (http)"]
+    if opts.master:
+        lines.append(f"distributed: master on {opts.master[0]}:{opts.master[1]}, waiting for {opts.expect_workers} workers; "
+                     "each sends to its own --target")
+    if opts.worker:
+        lines.append(f"distributed: worker of the master at {opts.worker[0]}:{opts.worker[1]}, which sets the users and levels")
     if opts.scenario == "registration":
         lines.append(f"hosts: {plan.host_name(opts.run, 1)}, {plan.host_name(opts.run, 2)}, ... (--cleanup {opts.run} removes them)")
     per = "per 100 requests" if opts.scenario == "api" else "per iteration"
     lines += ["", f"calls {per}:"]
     for call in plan.calls(opts.scenario, packages=opts.packages, rhel=opts.rhel):
         path = call.path.replace("{org}", opts.organization).replace("{key}", opts.activation_key).replace("{repo}", opts.repo)
+        path = (path.replace("&organization_id={org_id}", "") if opts.organization_id is None
+                else path.replace("{org_id}", str(opts.organization_id)))
         lines.append(f"  {call.count:>3} x {call.method:<9} {path}" + (f"  ({call.note.replace('{packages}', str(opts.profile_packages))})"
                                                                       if call.note else ""))
     return "\n".join(lines) + "\n"
 
 
 def _confirm(env: Environment, what: str) -> None:
-    from foretune.errors import UsageError
+    from foretune.errors import UsageError  # start-up: only when _confirm runs
 
     if not env.stdin_isatty:
         raise UsageError(f"{what}; no terminal to ask on, so rerun with --yes to confirm")
@@ -254,28 +323,35 @@ def _confirm(env: Environment, what: str) -> None:
 
 
 def _load(args: argparse.Namespace, env: Environment, opts: Options) -> int:
-    from foretune.errors import InputError, UsageError
+    from foretune.errors import InputError, UsageError  # start-up: only when _load runs
 
     try:
         if opts.scenario != "rex-pull":
             from foretune.load import engine  # imports Locust, which patches the standard library for gevent
         else:
-            import paho.mqtt.client  # noqa: F401
+            import paho.mqtt.client  # noqa: F401  # start-up: paho-mqtt loads only when _load runs
     except ImportError as exc:
         raise UsageError(f"foretune load needs Locust and paho-mqtt ({exc.name} is missing): "
                          "pip install 'foretune[load]'") from None
-    from foretune.load.results import Recorder
+    from foretune.load.results import Recorder  # start-up: only when _load runs
 
     shape = {"users": opts.users, "duration_s": opts.duration, "arrival_rate": opts.arrival_rate,
              "levels": [] if opts.arrival_rate else opts.level_users(), "time_limit_s": opts.time_limit,
              "max_requests": opts.max_requests, "timeout_s": opts.timeout}
+    if opts.worker:
+        return _work(env, opts)
     rec = Recorder(opts.scenario, opts.target, opts.run, shape, _secret_forms(opts.credentials))
     if opts.scenario == "rex-pull":
-        from foretune.load import mqtt
+        from foretune.load import mqtt  # start-up: only when _load runs
 
         mqtt.run(opts, rec)
     else:
-        engine.run(opts, rec)
+        from foretune.load.distributed import WorkersMissing  # start-up: only when _load runs
+
+        try:
+            engine.run(opts, rec)
+        except WorkersMissing as exc:
+            raise UsageError(f"--master: {exc}") from None
     doc = rec.document()
     if args.server_logs:
         ended = rec.started_wall + doc["duration_s"]
@@ -289,6 +365,20 @@ def _load(args: argparse.Namespace, env: Environment, opts: Options) -> int:
     return 1 if any(step["failures_total"] for step in doc["steps"]) else 0
 
 
+def _work(env: Environment, opts: Options) -> int:
+    """``--worker``: send as the master directs until it ends; the results are the master's."""
+    from foretune.load import engine  # imports Locust, which patches the standard library for gevent
+    from foretune.load.distributed import Forwarder  # start-up: only when _work runs
+
+    assert opts.worker
+    fwd = Forwarder(opts, _secret_forms(opts.credentials))
+    env.stderr.write(f"foretune load: worker of the master at {opts.worker[0]}:{opts.worker[1]}, sending to {opts.target}"
+                     + (f" as run {opts.run}" if opts.scenario == "registration" else "") + "\n")
+    engine.run(opts, fwd)
+    env.stderr.write(f"foretune load: worker done, {fwd.requests} requests sent; the results are the master's\n")
+    return 0
+
+
 SERVER_LOGS_MARGIN_S = 60  # the run's window on this machine's clock, widened on each side
 
 
@@ -298,9 +388,9 @@ def _server_logs(source: str, started: float, ended: float, env: Environment) ->
     The window is the run's start and end in this machine's local time zone (the server's logs carry local time
     without a zone), widened by ``SERVER_LOGS_MARGIN_S`` on each side.
     """
-    import time
+    import time  # start-up: only when _server_logs runs
 
-    from foretune.commands.logs import _range, analyze
+    from foretune.commands.logs import _range, analyze  # start-up: only when _server_logs runs
 
     def when(epoch: float) -> str:
         return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch))
@@ -316,7 +406,7 @@ def _server_logs(source: str, started: float, ended: float, env: Environment) ->
 
 def _secret_forms(creds: dict[str, str]) -> tuple[str, ...]:
     """Every form a credential can come back in (an echoed header): as given, and Basic auth's base64."""
-    import base64
+    import base64  # start-up: only when _secret_forms runs
 
     token = creds.get("FORETUNE_LOAD_TOKEN", "")
     basic = base64.b64encode(f"{creds.get('FORETUNE_LOAD_USER', 'admin')}:{token}".encode()).decode() if token else ""
@@ -324,31 +414,31 @@ def _secret_forms(creds: dict[str, str]) -> tuple[str, ...]:
 
 
 def _emit(args: argparse.Namespace, env: Environment, doc: dict[str, Any]) -> None:
-    import json
+    import json  # start-up: only when _emit runs
 
-    from foretune.load import report
+    from foretune.load import report  # start-up: only when _emit runs
 
     fmt = output_format(args)
     if fmt == "html":
-        from foretune.load import html
+        from foretune.load import html  # start-up: only when _emit runs
 
         emit(args, env, html.render(doc))
         return
     text = (json.dumps(doc, indent=2) + "\n" if fmt == "json" else
             report.markdown(doc) if fmt == "markdown" else report.text(doc))
     if doc.get("server_logs") and fmt != "json":
-        from foretune.load import serverlogs
+        from foretune.load import serverlogs  # start-up: only when _emit runs
 
         text += "\n" + "\n".join(serverlogs.text(doc["server_logs"])) + "\n"
     emit(args, env, text)
 
 
 def _read_result(path: str) -> dict[str, Any]:
-    import json
+    import json  # start-up: only when _read_result runs
 
-    from foretune.errors import InputError
-    from foretune.load.results import SCHEMA
-    from foretune.safeio import read_text
+    from foretune.errors import InputError  # start-up: only when _read_result runs
+    from foretune.load.results import SCHEMA  # start-up: only when _read_result runs
+    from foretune.safeio import read_text  # start-up: only when _read_result runs
 
     try:
         doc = json.loads(read_text(path))
@@ -362,11 +452,11 @@ def _read_result(path: str) -> dict[str, Any]:
 
 
 def _compare(args: argparse.Namespace, env: Environment) -> int:
-    import json
+    import json  # start-up: only when _compare runs
 
-    from foretune.errors import InputError
-    from foretune.knowledge import threshold
-    from foretune.load import report
+    from foretune.errors import InputError  # start-up: only when _compare runs
+    from foretune.knowledge import threshold  # start-up: only when _compare runs
+    from foretune.load import report  # start-up: only when _compare runs
 
     before, after = (_read_result(p) for p in args.compare)
     if before["scenario"] != after["scenario"]:
@@ -379,10 +469,10 @@ def _compare(args: argparse.Namespace, env: Environment) -> int:
 
 
 def _cleanup(args: argparse.Namespace, env: Environment) -> int:
-    import re
+    import re  # start-up: only when _cleanup runs
 
-    from foretune.errors import UsageError
-    from foretune.load import cleanup
+    from foretune.errors import UsageError  # start-up: only when _cleanup runs
+    from foretune.load import cleanup  # start-up: only when _cleanup runs
 
     target = _target(args.target, env)
     creds = _credentials(args, env)

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
+import time
 from typing import TYPE_CHECKING, Any
 
 from foretune.cli import new_parser
 from foretune.commands._options import add_output, emit, output_format, positive
+from foretune.env import ExitStatus
+from foretune.errors import InputError, UsageError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -48,8 +52,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def _when(text: str | None, flag: str) -> int | None:
-    from foretune.errors import UsageError
-    from foretune.logs.timeutil import parse_when
+    from foretune.logs.timeutil import parse_when  # start-up: only for a `logs` run, not --help
 
     if text is None:
         return None
@@ -61,8 +64,7 @@ def _when(text: str | None, flag: str) -> int | None:
 
 def _range(since: str | None, until: str | None, flags: tuple[str, str]) -> Window:
     """The window from ``since`` to ``until``; one that ends before (or as) it starts is a usage error."""
-    from foretune.errors import UsageError
-    from foretune.logs.timeutil import Window
+    from foretune.logs.timeutil import Window  # start-up: only for a `logs` run, not --help
 
     window = Window(_when(since, flags[0]), _when(until, flags[1]))
     if window.since is not None and window.until is not None and window.since >= window.until:
@@ -72,9 +74,6 @@ def _range(since: str | None, until: str | None, flags: tuple[str, str]) -> Wind
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    from foretune.env import ExitStatus
-    from foretune.errors import UsageError
-
     if args.compare:
         if len(args.sources) == 2 and not args.window:
             windows = [_range(args.since, args.until, ("--since", "--until"))] * 2
@@ -86,14 +85,14 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             raise UsageError("--compare needs two SOURCEs, or one SOURCE (or none: this host) and --window given twice")
         before = analyze(sources[0], windows[0], args, env, label="before")
         after = analyze(sources[1], windows[1], args, env, label="after")
-        from foretune.logs.compare import compare
+        from foretune.logs.compare import compare  # start-up: only for a `logs` run, not --help
 
         report = compare(before, after)
     else:
         if args.window:
             raise UsageError("--window is for --compare; use --since/--until for one range")
         report = analyze(args.sources, _range(args.since, args.until, ("--since", "--until")), args, env)
-    from foretune.host.redact import redact_data
+    from foretune.host.redact import redact_data  # start-up: only for a `logs` run, not --help
 
     report = redact_data(report)  # every text the logs hold (request lines, messages) may carry a secret
     text = render(report, output_format(args), color=env.color and not args.output, top=args.top)
@@ -103,29 +102,29 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
 def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: Environment, label: str = "") -> dict[str, Any]:
     """Read ``sources`` (none: this host) over ``window`` into a report."""
-    import os
-    from pathlib import Path
+    from pathlib import Path  # start-up: only for a `logs` run, not --help
 
-    from foretune.errors import InputError, UsageError
-    from foretune.facts.extract import extract
-    from foretune.logs.scan import Options, from_paths, read_files
-    from foretune.logs.source import puma_capacity, scan_source
-    from foretune.logs.summary import build
-    from foretune.report.logs_data import rendered
+    from foretune.facts.extract import extract  # start-up: only for a `logs` run, not --help
+    from foretune.logs.scan import Options, from_paths, read_files  # start-up: only for a `logs` run, not --help
+    from foretune.logs.source import puma_capacity, scan_source  # start-up: only for a `logs` run, not --help
+    from foretune.logs.summary import build  # start-up: only for a `logs` run, not --help
+    from foretune.report.logs_data import rendered  # start-up: only for a `logs` run, not --help
 
     progress = _progress(env, label)
     if not sources or sources == ["live"]:
-        from foretune.host.sources.live import LiveHost
+        from foretune.host.sources.live import LiveHost  # start-up: only for a `logs` run, not --help
 
         src: Any = LiveHost(env.environ)
     elif len(sources) == 1 and _is_sosreport(sources[0]):
         path = Path(sources[0])
         if path.is_dir():
-            from foretune.host.sources.sosreport import SosreportDirectory
+            from foretune.host.sources.sosreport import (
+                SosreportDirectory,  # start-up: only for a `logs` run, not --help
+            )
 
             src = SosreportDirectory(path)
         else:
-            from foretune.logs.source import open_tarball
+            from foretune.logs.source import open_tarball  # start-up: only for a `logs` run, not --help
 
             src = open_tarball(path, Options(window=window), progress=progress)
     else:
@@ -162,13 +161,12 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
 
 def _snapshot(path: Path, window: Window, args: argparse.Namespace) -> dict[str, Any]:
     """The report of the logs a snapshot carries (collect and the collector ship the last week's)."""
-    from foretune.errors import InputError
-    from foretune.facts import read_source
-    from foretune.facts.snapshot import load_snapshot_logs
-    from foretune.logs.scan import Options
-    from foretune.logs.source import puma_capacity, scan_shipped
-    from foretune.logs.summary import build
-    from foretune.report.logs_data import rendered
+    from foretune.facts import read_source  # start-up: only for a `logs` run, not --help
+    from foretune.facts.snapshot import load_snapshot_logs  # start-up: only for a `logs` run, not --help
+    from foretune.logs.scan import Options  # start-up: only for a `logs` run, not --help
+    from foretune.logs.source import puma_capacity, scan_shipped  # start-up: only for a `logs` run, not --help
+    from foretune.logs.summary import build  # start-up: only for a `logs` run, not --help
+    from foretune.report.logs_data import rendered  # start-up: only for a `logs` run, not --help
 
     label, logs = load_snapshot_logs(path)
     if logs is None or not logs["files"]:
@@ -192,10 +190,8 @@ def _no_puma(facts: FactSet) -> str | None:
 
 
 def _is_sosreport(path: str) -> bool:
-    import os
-
-    from foretune.host.sources.sosreport import is_sosreport_root
-    from foretune.host.sources.tarball import SUFFIXES
+    from foretune.host.sources.sosreport import is_sosreport_root  # start-up: only for a `logs` run, not --help
+    from foretune.host.sources.tarball import SUFFIXES  # start-up: only for a `logs` run, not --help
 
     if os.path.isdir(path):
         try:
@@ -207,9 +203,7 @@ def _is_sosreport(path: str) -> bool:
 
 class _Bar:
     def __init__(self, env: Environment, label: str) -> None:
-        import time
-
-        from foretune.bench.progress import Progress
+        from foretune.bench.progress import Progress  # start-up: the progress bar loads only on a terminal
 
         self.bar = Progress(env.stderr, 1, enabled=True, color=env.progress_color)
         self.label = f"reading logs{' (' + label + ')' if label else ''}"
@@ -217,8 +211,6 @@ class _Bar:
         self.bar.start(0, self.label, 0.0, None)
 
     def __call__(self, done: int, total: int) -> None:
-        import time
-
         elapsed = time.monotonic() - self.started
         eta = elapsed * (total - done) / done if done else None
         self.bar.update(100.0 * done / total if total else 100.0, eta, force=done >= total)
@@ -239,14 +231,14 @@ def _done(progress: _Bar | None) -> None:
 
 
 def render(report: dict[str, Any], fmt: str, *, color: bool, top: int) -> str:
-    import json
+    import json  # start-up: json loads only for JSON input or output
 
     if fmt == "json":
         return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
     if fmt == "html":
-        from foretune.report import logs_html
+        from foretune.report import logs_html  # start-up: each report format loads only when chosen
 
         return logs_html.render(report)
-    from foretune.report import logs_text
+    from foretune.report import logs_text  # start-up: each report format loads only when chosen
 
     return logs_text.render(report, markdown=fmt == "markdown", color=color, top=top)

@@ -25,7 +25,7 @@ def _rate(text: str) -> float:
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
-    from foretune.commands.plan import add_plan_arguments
+    from foretune.commands.plan import add_plan_arguments  # start-up: only for a `model` run, not --help
 
     parser = new_parser(
         prog, "Simulate a workload on a box as plan describes it (Apache, Puma workers and threads, pools, Candlepin, "
@@ -65,10 +65,17 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    from foretune.commands.plan import plan_and_facts
-    from foretune.errors import UsageError
-    from foretune.model import bound, demands, network, output, recommend, workload
-    from foretune.model.engine import simulate
+    from foretune.commands.plan import plan_and_facts  # start-up: only for a `model` run, not --help
+    from foretune.errors import UsageError  # start-up: only for a `model` run, not --help
+    from foretune.model import (  # start-up: only for a `model` run, not --help
+        bound,
+        demands,
+        network,
+        output,
+        recommend,
+        workload,
+    )
+    from foretune.model.engine import simulate  # start-up: only for a `model` run, not --help
 
     wl = workload.make(args.workload, args.concurrency, args.rate, args.duration, args.packages, args.api_rate)
     sets = network.parse_sets(args.set)
@@ -82,7 +89,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     measured = None
     source = ""
     if args.demands:
-        from foretune.safeio import read_text
+        from foretune.safeio import read_text  # start-up: only for a `model` run, not --help
 
         measured, notes = demands.from_load_result(read_text(args.demands), args.demands)
         for note in notes:

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 from foretune.cli import new_parser
 from foretune.commands._options import add_output, add_product_version, count, emit, output_format, positive, size
+from foretune.env import ExitStatus
+from foretune.errors import UsageError
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -72,8 +74,7 @@ def plan_and_facts(args: argparse.Namespace, env: Environment) -> tuple[object, 
 
     With --from the plan is chosen exactly as ``audit`` chooses it (declared profile, host figure).
     """
-    from foretune.errors import UsageError
-    from foretune.plan import PlanInput, make_plan
+    from foretune.plan import PlanInput, make_plan  # start-up: the planner, only when a plan is made
 
     fields = {
         "product": args.product, "version": args.version, "role": args.role, "cpus": args.cpus, "ram_bytes": args.ram,
@@ -85,8 +86,8 @@ def plan_and_facts(args: argparse.Namespace, env: Environment) -> tuple[object, 
     if args.rex_hosts is not None and args.rex is None:
         given["rex"] = "pull-mqtt"
     if args.source:
-        from foretune.facts import read_source
-        from foretune.plan.choose import choose_plan
+        from foretune.facts import read_source  # start-up: the facts layer loads only for plan --from
+        from foretune.plan.choose import choose_plan  # start-up: the planner, only when a plan is made
 
         source = None if args.source == "live" else args.source
         with env.read_progress(source) as progress:
@@ -107,24 +108,24 @@ def plan_and_facts(args: argparse.Namespace, env: Environment) -> tuple[object, 
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    from foretune.plan.model import Plan
-    from foretune.render import outputs
+    from foretune.plan.model import Plan  # start-up: only for a `plan` run, not --help
+    from foretune.render import outputs  # start-up: only for a `plan` run, not --help
 
     plan, facts = plan_and_facts(args, env)
     assert isinstance(plan, Plan)
     if args.explain:
-        from foretune.render import explain
+        from foretune.render import explain  # start-up: only for a `plan` run, not --help
 
         emit(args, env, explain.render(plan, args.explain))
         return 0
     if args.output_dir:
-        from foretune.render.files import write_bundle
+        from foretune.render.files import write_bundle  # start-up: only for a `plan` run, not --help
 
         for path in write_bundle(outputs.bundle(plan, existing_hiera(facts)), args.output_dir):
             env.note(f"wrote {path}")
     fmt = output_format(args)
     if fmt == "json":
-        from foretune.render import plan_json
+        from foretune.render import plan_json  # start-up: only for a `plan` run, not --help
 
         text = plan_json.dumps(plan)
     elif fmt == "hiera":
@@ -132,7 +133,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     elif fmt == "installer":
         text = outputs.installer_command(plan) + "\n"
     else:
-        from foretune.render import plan_table
+        from foretune.render import plan_table  # start-up: only for a `plan` run, not --help
 
         text = plan_table.render(plan, color=env.color and not args.output, width=None if args.output else env.width)
     emit(args, env, text)
@@ -141,8 +142,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
 def _status(plan: object, fail_on: str | None) -> int:
     """1 when a plan problem reaches ``--fail-on``, like audit's findings; 0 otherwise."""
-    from foretune.env import ExitStatus
-    from foretune.plan.model import Plan
+    from foretune.plan.model import Plan  # start-up: only for a `plan` run, not --help
 
     assert isinstance(plan, Plan)
     if fail_on is None:
@@ -154,7 +154,7 @@ def _status(plan: object, fail_on: str | None) -> int:
 
 def existing_hiera(facts: object) -> str | None:
     """The source's custom-hiera.yaml text (secrets redacted), which ``--out`` merges into."""
-    from foretune.facts.model import FactSet
+    from foretune.facts.model import FactSet  # start-up: loads only when a plan is compared with existing hiera
 
     if not isinstance(facts, FactSet):
         return None

@@ -41,7 +41,7 @@ def _release_options(parser: argparse.ArgumentParser, *, required: bool) -> None
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    from foretune.knowledge.releases import resolve_release
+    from foretune.knowledge.releases import resolve_release  # start-up: only for a `profiles` run, not --help
 
     if args.action == "list":
         release = resolve_release(args.product, args.version) if args.version else None
@@ -57,9 +57,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
 
 def _list(env: Environment, release: Any) -> None:
-    from foretune.knowledge import hardware
-    from foretune.knowledge.model import PROFILES
-    from foretune.knowledge.profiles import profiles_for
+    from foretune.knowledge import hardware  # start-up: only for a `profiles` run, not --help
+    from foretune.knowledge.model import PROFILES  # start-up: only for a `profiles` run, not --help
+    from foretune.knowledge.profiles import profiles_for  # start-up: only for a `profiles` run, not --help
 
     accepted = profiles_for(release) if release else PROFILES
     if release:
@@ -79,21 +79,24 @@ def _list(env: Environment, release: Any) -> None:
 
 
 def _show(release: Any, profile: str, fmt: str) -> str:
-    from foretune.knowledge.profiles import installer_hiera, tuning_files
+    from foretune.knowledge.profiles import (  # start-up: only for a `profiles` run, not --help
+        installer_hiera,
+        tuning_files,
+    )
 
     hiera = installer_hiera(release, profile)
     if fmt == "json":
-        import json
+        import json  # start-up: json loads only for JSON input or output
 
         return json.dumps(hiera, indent=2) + "\n"
-    import yaml
+    import yaml  # start-up: PyYAML loads only when YAML is read or written
 
     return (f"# --tuning {profile} on {release.label} ({tuning_files(release, profile)})\n"
             + (yaml.safe_dump(hiera, sort_keys=False, default_flow_style=False) if hiera else "{}\n"))
 
 
 def _diff(env: Environment, release: Any, a: str, b: str) -> None:
-    from foretune.knowledge.profiles import flatten, installer_hiera
+    from foretune.knowledge.profiles import flatten, installer_hiera  # start-up: only for a `profiles` run, not --help
 
     left, right = flatten(installer_hiera(release, a)), flatten(installer_hiera(release, b))
     keys = [k for k in dict.fromkeys([*left, *right]) if left.get(k) != right.get(k)]

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from foretune.cli import new_parser
 from foretune.commands.plan import add_plan_arguments
+from foretune.errors import InputError, UsageError
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -22,27 +23,37 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     target.add_argument("--write", action="store_true", help="write the merged file (a backup is kept next to it)")
     target.add_argument("--remove-stale", action="store_true",
                         help="also remove the keys that are stale on this release (the ones audit reports)")
+    target.add_argument("--prefer", choices=["site", "foretune"], default="site",
+                        help="whose value wins where the file already sets a key to another value (after anchors and "
+                        "<< merge keys): 'site' (the default) keeps the file's value, 'foretune' writes the recommendation "
+                        "with a comment naming the value it replaced. Every such key is listed as a conflict either way")
+    target.add_argument("--prefer-key", metavar="KEY=WHO", action="append", default=[],
+                        help="the same for one key, overriding --prefer: a hiera key or a PostgreSQL entry name, "
+                        "e.g. --prefer-key work_mem=foretune or --prefer-key foreman::foreman_service_puma_workers=site "
+                        "(repeatable)")
     add_plan_arguments(parser)
     return parser
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    from pathlib import Path
+    from pathlib import Path  # start-up: only for a `render` run, not --help
 
-    from foretune.commands.plan import plan_from_args
-    from foretune.errors import InputError
-    from foretune.host.redact import redact_text
-    from foretune.knowledge.hiera_keys import locking_keys, stale_keys
-    from foretune.plan.model import Plan
-    from foretune.render import outputs
-    from foretune.render.files import write_text
-    from foretune.render.merge import load_mapping, merge_text, show_diff, unified_diff
-    from foretune.safeio import read_text
+    from foretune.commands.plan import plan_from_args  # start-up: only for a `render` run, not --help
+    from foretune.host.redact import redact_text  # start-up: only for a `render` run, not --help
+    from foretune.knowledge.hiera_keys import locking_keys, stale_keys  # start-up: only for a `render` run, not --help
+    from foretune.plan.model import Plan  # start-up: only for a `render` run, not --help
+    from foretune.render import outputs  # start-up: only for a `render` run, not --help
+    from foretune.render.files import write_text  # start-up: only for a `render` run, not --help
+    from foretune.render.merge import (  # start-up: only for a `render` run, not --help
+        load_mapping,
+        show_diff,
+        unified_diff,
+    )
+    from foretune.safeio import read_text  # start-up: only for a `render` run, not --help
 
     plan = plan_from_args(args, env)
     assert isinstance(plan, Plan)
     if not plan.release.features.custom_hiera:
-        from foretune.errors import UsageError
 
         raise UsageError(f"{plan.release.label} reads no custom-hiera.yaml: apply the file edits that "
                          "`foretune plan ... --out DIR` lists in APPLY.md")
@@ -56,7 +67,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     except OSError as exc:
         raise InputError(f"{path}: {exc.strerror}") from None
     if args.write and path.exists() and not path.is_symlink() and not path.is_file():  # /dev/null reads as empty
-        from foretune.safeio import kind
+        from foretune.safeio import kind  # start-up: only for a `render` run, not --help
 
         raise InputError(f"{path}: is {kind(path.stat().st_mode)}, not a custom-hiera.yaml file: refusing to merge into it")
     current = load_mapping(old, str(path))
@@ -65,15 +76,16 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         action = "removed" if args.remove_stale else "remove it (or add --remove-stale)"
         env.warn(f"{path}: stale key {note.key}: {note.reason} [{note.citation}] — {action}")
     remove = [note.key for note in stale] if args.remove_stale else []
-    from foretune.knowledge.profiles import flatten
+    from foretune.knowledge.profiles import flatten  # start-up: only for a `render` run, not --help
+    from foretune.render.merge import parse_preferences  # start-up: only for a `render` run, not --help
 
-    values = outputs.hiera_values(plan, also=set(flatten(current)) - set(remove))
-    comments = {}
-    for t, fix in outputs.fixes_of(plan, "hiera", every=True):
-        comments[fix.target.split("/", 1)[-1]] = f"foretune: {t.foretune.reason} [{', '.join(t.foretune.citations)}]"
-    values = {key: ({k: v for k, v in value.items() if f"{key}/{k}" not in remove} if isinstance(value, dict) else value)
-              for key, value in values.items() if key not in remove}
-    new = merge_text(old, values, comments, str(path), remove=remove)
+    recommended = flatten(outputs.hiera_values(plan, also=set(flatten(current))))
+    preferences = parse_preferences(args.prefer, args.prefer_key, recommended)
+    new, conflicts = outputs.merge_plan(plan, old, remove, preferences, str(path))
+    for conflict in conflicts:  # on stderr, so the diff on stdout still applies with patch
+        env.warn(redact_text(f"{path}: {conflict.line()}"))
+    if any(conflict.taken == "site" for conflict in conflicts):
+        env.note("site values are kept where they differ; add --prefer foretune to take foretune's, or --prefer-key NAME=foretune for one key")
     for note in locking_keys(plan.release, load_mapping(new, str(path))):
         env.warn(f"{note.key}: {note.reason}")
     diff = unified_diff(old, new, str(path))
@@ -81,7 +93,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if diff and shown:
         show_diff(shown, env)
     else:
-        env.stdout.write("(only secret values differ)\n" if diff else f"{path}: already matches the recommendation\n")
+        env.stdout.write("(only secret values differ)\n" if diff else (f"{path}: nothing to change\n" if conflicts else f"{path}: already matches the recommendation\n"))
     if diff and args.write:
         saved = write_text(path, new, backup=True)
         env.note(f"wrote {path}" + (f" (backup: {saved})" if saved else ""))

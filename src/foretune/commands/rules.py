@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 from foretune.cli import add_color_option, new_parser
 from foretune.commands._options import add_output, emit, output_format
+from foretune.errors import UsageError
+from foretune.term import plural, render_to_text
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -27,11 +29,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    from foretune.errors import UsageError
-    from foretune.rules.registry import all_rules, get_rule
+    from foretune.rules.registry import all_rules, get_rule  # start-up: only for a `rules` run, not --help
 
     if args.action == "explain":
-        from foretune.rules.docs import doc_text
+        from foretune.rules.docs import doc_text  # start-up: only for a `rules` run, not --help
 
         doc = doc_text(get_rule(args.rule_id))
         if env.color or env.stdout_isatty or env.width:
@@ -43,16 +44,15 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if not rules:
         raise UsageError(f"no rules for component {args.component!r}")
     if output_format(args) == "json":
-        import json
+        import json  # start-up: json loads only for JSON input or output
 
         emit(args, env, json.dumps([{"id": r.id, "component": r.component, "severity": r.severity.label,
                                      "title": r.title, "roles": sorted(r.roles), "citations": list(r.citations)}
                                     for r in rules], indent=2) + "\n")
         return 0
-    from rich.table import Table
-    from rich.text import Text
+    from rich.table import Table  # start-up: rich, only when this is drawn
+    from rich.text import Text  # start-up: rich, only when this is drawn
 
-    from foretune.term import plural, render_to_text
 
     table = Table(box=None, padding=(0, 2, 0, 0), pad_edge=False, show_header=False)
     table.add_column(no_wrap=True)
@@ -68,9 +68,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
 def markdown_text(doc: str, *, color: bool, width: int) -> str:
     """A rule's Markdown documentation rendered for the terminal (headings, lists, code blocks)."""
-    from rich.markdown import Markdown
+    from rich.markdown import Markdown  # start-up: rich, only when this is drawn
 
-    from foretune.term import render_to_text
 
     return render_to_text(Markdown(doc, code_theme="ansi_light" if color else "bw", hyperlinks=False, inline_code_lexer=None),
                           color=color, width=width)

@@ -107,7 +107,7 @@ CATALOG: tuple[FactSpec, ...] = (
              "Resident memory per Foreman-stack service, summed from `ps`."),
     FactSpec("other_processes", "list of {command (str, the executable's base name), user (str), pid (int), rss_bytes (int)}, largest first",
              "The five largest processes in `ps` outside the Foreman stack (a co-located logstash or agent), by RSS."),
-    FactSpec("passenger_status", "dict: max_pool_size, processes, top_queue, app_queue (ints; queues summed over groups)",
+    FactSpec("passenger_status", "dict: max_pool_size, processes, top_queue, app_queue (ints; queues summed over groups), app_queue_max (the fullest group\'s queue)",
              "`passenger-status --show pool` (Passenger era).", needs_root=True),
     FactSpec("cpu_steal", "dict: mean_percent, max_percent (float), samples, reports (int)",
              "CPU time the hypervisor took from this VM (%steal of sysstat's sar reports, all CPUs)."),

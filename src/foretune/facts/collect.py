@@ -46,7 +46,7 @@ def snapshot_data(facts_dict: dict[str, Any], raw: dict[str, str], *, host: str 
 
 def record_all(source: Any) -> dict[str, str]:
     """Read every spec marked ``collect`` through ``source`` (a cached live host); returns why each unread one is not."""
-    from foretune.host.specs import SPECS
+    from foretune.host.specs import SPECS  # start-up: loads only when `collect` runs
 
     found: dict[str, bool] = {}
     for spec in SPECS:
@@ -61,9 +61,9 @@ def collect(out: Path, *, hosts: int | None = None, environ: dict[str, str] | No
 
     ``root`` reads files below another directory instead of ``/`` (tests use a fake /etc).
     """
-    from foretune.facts.extract import extract
-    from foretune.host.sources.live import CachedLiveHost
-    from foretune.logs.ship import ship
+    from foretune.facts.extract import extract  # start-up: loads only when `collect` runs
+    from foretune.host.sources.live import CachedLiveHost  # start-up: loads only when `collect` runs
+    from foretune.logs.ship import ship  # start-up: loads only when `collect` runs
 
     source = CachedLiveHost(environ, root=root)
     unread = record_all(source)

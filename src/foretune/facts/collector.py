@@ -13,6 +13,8 @@ import re
 from importlib import resources
 
 from foretune import __version__
+from foretune.errors import DataError
+from foretune.knowledge import threshold
 
 # where the installer's scenario names its answers file (`:answer_file: "/etc/...-answers.yaml"`)
 ANSWER_FILE = r"""^:?answer_file:[ \t]*['"]?([^'"\s]+)"""
@@ -22,7 +24,7 @@ REDACT = re.compile(r"^# @REDACT@.*?^# @END@\n", re.MULTILINE | re.DOTALL)
 
 def spec_table() -> list[dict[str, object]]:
     """The specs ``collect`` reads up front, as plain data."""
-    from foretune.host.specs import SPECS
+    from foretune.host.specs import SPECS  # start-up: only to generate the collector
 
     return [{"name": s.name, "paths": list(s.paths), "commands": [list(c) for c in s.commands], "glob": s.glob,
              "needs_root": s.needs_root} for s in SPECS if s.collect]
@@ -30,12 +32,11 @@ def spec_table() -> list[dict[str, object]]:
 
 def tables() -> str:
     """Python source (2.7 and 3.6 compatible literals) of every table the collector needs."""
-    from foretune import pg
-    from foretune.facts.extract import live_sql
-    from foretune.facts.extract.platform import UNIT_PREFIXES
-    from foretune.host.sources.live import COMMAND_TIMEOUT, MAX_FILE_BYTES
-    from foretune.knowledge import threshold
-    from foretune.logs import kinds
+    from foretune import pg  # start-up: psql's module loads only when the collector is generated
+    from foretune.facts.extract import live_sql  # start-up: only to generate the collector
+    from foretune.facts.extract.platform import UNIT_PREFIXES  # start-up: only to generate the collector
+    from foretune.host.sources.live import COMMAND_TIMEOUT, MAX_FILE_BYTES  # start-up: only to generate the collector
+    from foretune.logs import kinds  # start-up: the log kinds load only when the collector is generated
 
     lines = [
         "# generated from foretune's specs and redaction tables: do not edit",
@@ -64,7 +65,7 @@ def tables() -> str:
 
 def redaction() -> str:
     """foretune.host.redact as Python 2.7/3.6 source."""
-    from foretune.facts.portable import portable
+    from foretune.facts.portable import portable  # start-up: only to generate the collector
 
     source = resources.files("foretune.host").joinpath("redact.py").read_text(encoding="utf-8")
     return "# foretune.host.redact, rewritten for Python 2.7 and 3.6: do not edit\n" + portable(source) + "\n"
@@ -76,7 +77,6 @@ def generate() -> str:
     script, tables_found = TABLES.subn(lambda _: tables(), template)
     script, redact_found = REDACT.subn(lambda _: redaction(), script)
     if (tables_found, redact_found) != (1, 1):
-        from foretune.errors import DataError
 
         raise DataError("the collector template lacks its table or redaction marker")
     return script

@@ -45,6 +45,6 @@ def facts_reference() -> str:
 
 
 def write(path: str = "docs/facts.md") -> None:
-    from foretune.safeio import write_file
+    from foretune.safeio import write_file  # start-up: only when write runs
 
     write_file(path, facts_reference(), backup=False)

@@ -75,8 +75,8 @@ def load_snapshot(path: Path) -> FactSet:
 
 def _replay(data: dict[str, Any], path: Path, label: str) -> FactSet:
     """Facts extracted from a collector snapshot's raw texts, read through the specs as on the live host."""
-    from foretune.facts.extract import extract
-    from foretune.host.sources.replay import Replay
+    from foretune.facts.extract import extract  # start-up: only when _replay runs
+    from foretune.host.sources.replay import Replay  # start-up: only when _replay runs
 
     raw, unread, problems = data.get("raw"), data.get("unread") or {}, data.get("problems") or []
     if not isinstance(raw, dict) or not all(isinstance(v, str) for v in raw.values()):
@@ -124,7 +124,7 @@ def load_snapshot_logs(path: Path) -> tuple[str, dict[str, Any] | None]:
 
 def _fact(name: str, entry: Any) -> tuple[Fact | None, str | None]:
     """The fact of one snapshot entry, or None and why it is ignored (unknown name, wrong type, absurd value)."""
-    from foretune.facts.catalog import BY_NAME
+    from foretune.facts.catalog import BY_NAME  # start-up: only when _fact runs
 
     spec = BY_NAME.get(name)
     if spec is None:

@@ -35,13 +35,13 @@ def _read(name: str) -> str:
             return bytes(get_data(path)).decode("utf-8")
         except OSError:
             raise FileNotFoundError(path) from None
-    from importlib import resources
+    from importlib import resources  # start-up: importlib.resources loads only when bundled data is read
 
     return resources.files("foretune.knowledge").joinpath("data").joinpath(name).read_text(encoding="utf-8")
 
 
 def _fingerprint(text: str) -> str:
-    import zlib
+    import zlib  # start-up: zlib loads only to check the compiled data's fingerprint
 
     raw = text.encode("utf-8")
     return f"{zlib.crc32(raw):08x}-{len(raw)}"
@@ -60,7 +60,7 @@ def load_data(name: str) -> Any:
         raise DataError(f"bundled data file missing: {name}") from exc
     if isinstance(entry, dict) and entry.get("fingerprint") == _fingerprint(text):
         return entry["data"]
-    import yaml
+    import yaml  # start-up: PyYAML loads only when YAML is read or written
 
     return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
@@ -68,7 +68,7 @@ def load_data(name: str) -> Any:
 @functools.lru_cache(maxsize=1)
 def _compiled() -> dict[str, Any]:
     """The JSON compilation of the data files (empty when absent or unreadable: the YAML is read instead)."""
-    import json
+    import json  # start-up: json loads only for JSON input or output
 
     try:
         text = _read(COMPILED)
@@ -80,9 +80,9 @@ def _compiled() -> dict[str, Any]:
 
 def compile_data() -> str:
     """The text of ``compiled.json`` for the current YAML files (files JSON cannot represent exactly are left out)."""
-    import json
+    import json  # start-up: json loads only for JSON input or output
 
-    import yaml
+    import yaml  # start-up: PyYAML loads only when YAML is read or written
 
     files: dict[str, Any] = {}
     for name in _data_files(""):
@@ -104,7 +104,7 @@ def _data_files(prefix: str) -> list[str]:
     elif _compiled():
         names = list(_compiled())
     else:
-        from importlib import resources
+        from importlib import resources  # start-up: importlib.resources loads only when bundled data is read
 
         names = [p.name for p in resources.files("foretune.knowledge").joinpath("data").iterdir()]
     return sorted(n for n in names if n.startswith(prefix) and n.endswith(".yaml"))

@@ -36,6 +36,8 @@ class Features(NamedTuple):
     foreman_vhost_keepalive: bool = False  # the Foreman vhost carries its own KeepAlive settings (foreman::keepalive*, 1.12-1.24)
     qpid_open_file_limit_option: bool = True  # qpid::open_file_limit exists (puppet-qpid >= 2.2, Katello 3.5)
     qpid_mgmt_pub_interval_option: bool = True  # qpid::mgmt_pub_interval exists (puppet-qpid >= 4.1, Katello 3.7)
+    apache_event_maxclients: int = 0  # MaxClients puppetlabs-apache renders for the event MPM when maxrequestworkers is unset (7.0-8.x: 150); 0: none
+    capsule_qpidd: bool = False  # a Capsule runs its own qpidd broker (foreman_proxy_content::broker, before 15.0.0)
     mqtt_rate_limit_option: bool = True  # the installer can set the pull-REX MQTT rate limit (puppet-foreman_proxy >= 24.1)
 
 

@@ -35,7 +35,7 @@ def _call(method: str, url: str, creds: dict[str, str], ca: str | None, insecure
 
 def find(target: str, creds: dict[str, str], run: str, *, ca: str | None = None, insecure: bool = False) -> list[tuple[int, str]]:
     """(id, name) of every host named foretune-load-RUN-<number>: the search narrows, the exact name decides."""
-    from foretune.errors import InputError
+    from foretune.errors import InputError  # start-up: only when find runs
 
     exact = re.compile(re.escape(plan.host_prefix(run)) + r"\d+\Z")
     query = urllib.parse.urlencode({"search": f"name ~ {plan.host_prefix(run)}", "per_page": PAGE, "page": 1})

@@ -43,8 +43,8 @@ def _ssl_factory(opts: Options) -> Callable[..., ssl.SSLContext]:
 
 def user_class(opts: Options, rec: Recorder) -> type[FastHttpUser]:
     """A FastHttpUser whose one task is one iteration of the scenario."""
-    from locust import FastHttpUser, constant, task
-    from locust.exception import StopUser
+    from locust import FastHttpUser, constant, task  # start-up: Locust (and gevent) loads only when user_class runs
+    from locust.exception import StopUser  # start-up: Locust (and gevent) loads only when user_class runs
 
     class LoadUser(FastHttpUser):
         host = opts.target
@@ -87,7 +87,7 @@ def _listener(rec: Recorder, stop: Callable[[str], None], cap: int) -> Callable[
                 with contextlib.suppress(Exception):  # a body that cannot be read is still a failure of its status
                     message = response.text or message
         rec.record(name, float(response_time or 0.0), kind, int(response_length or 0), message)
-        if rec.requests >= cap:
+        if cap and rec.requests >= cap:
             stop("request-cap")
 
     return on_request
@@ -95,11 +95,14 @@ def _listener(rec: Recorder, stop: Callable[[str], None], cap: int) -> Callable[
 
 def run(opts: Options, rec: Recorder) -> None:
     """Run the scenario until its levels or duration end, the time limit or request cap is hit, or Ctrl-C."""
-    import gevent
-    from locust.env import Environment
+    import gevent  # start-up: gevent loads only when run runs
+    from locust.env import Environment  # start-up: Locust (and gevent) loads only when run runs
 
     logging.getLogger("locust").setLevel(logging.ERROR)
-    env = Environment(user_classes=[user_class(opts, rec)], host=opts.target)
+    # distributed: no host on the Environment, so Locust's spawn messages never carry the master's target to a
+    # worker, and each worker sends to its own --target
+    distributed_mode = bool(opts.master or opts.worker)
+    env = Environment(user_classes=[user_class(opts, rec)], host=None if distributed_mode else opts.target)
     stopped: list[str] = []
 
     def stop(reason: str) -> None:
@@ -110,6 +113,13 @@ def run(opts: Options, rec: Recorder) -> None:
         rec.interrupted = True
         stop("interrupt")
 
+    if opts.worker:
+        from foretune.load import distributed  # start-up: only when run runs
+
+        assert isinstance(rec, distributed.Forwarder)
+        env.events.request.add_listener(_listener(rec, lambda _reason: None, 0))  # type: ignore[no-untyped-call]
+        distributed.run_worker(env, opts, rec)
+        return
     rec.max_requests = opts.max_requests
     env.events.request.add_listener(_listener(rec, stop, opts.max_requests))  # type: ignore[no-untyped-call]
     handlers = [gevent.signal_handler(sig, interrupted) for sig in (signal.SIGINT, signal.SIGTERM)]
@@ -127,7 +137,7 @@ def run(opts: Options, rec: Recorder) -> None:
 
 
 def _wait(seconds: float, stopped: list[str], deadline: float, stop_reason: Callable[[str], None]) -> None:
-    import gevent
+    import gevent  # start-up: gevent loads only when _wait runs
 
     until = time.monotonic() + seconds
     while not stopped:
@@ -141,7 +151,18 @@ def _wait(seconds: float, stopped: list[str], deadline: float, stop_reason: Call
 
 
 def _closed(env: Environment, opts: Options, rec: Recorder, stopped: list[str], deadline: float) -> None:
-    runner = env.create_local_runner()
+    runner: Any
+    if opts.master:
+        from foretune.load import distributed  # start-up: only when _closed runs
+
+        def stop(reason: str) -> None:
+            if not stopped:
+                stopped.append(reason)
+
+        runner = distributed.start_master(env, opts, rec, stop)
+        deadline = time.monotonic() + opts.time_limit  # the limit counts from when the workers are there
+    else:
+        runner = env.create_local_runner()
     levels = opts.level_users()
     try:
         for index, users in enumerate(levels):
@@ -154,14 +175,16 @@ def _closed(env: Environment, opts: Options, rec: Recorder, stopped: list[str], 
                 stopped.append("failures")
                 break
     finally:
+        if opts.master:
+            runner.stop()  # waits for every worker's client_stopped, which follows its last records
         runner.quit()
 
 
 def _open(env: Environment, opts: Options, rec: Recorder, stopped: list[str], deadline: float) -> None:
     """Poisson arrivals at ``arrival_rate``; at most ``users`` in flight, arrivals beyond that are counted as dropped."""
-    import gevent
-    import gevent.pool
-    from locust.exception import StopUser
+    import gevent  # start-up: gevent loads only when _open runs
+    import gevent.pool  # start-up: gevent loads only when _open runs
+    from locust.exception import StopUser  # start-up: Locust (and gevent) loads only when _open runs
 
     assert opts.arrival_rate
     cls = env.user_classes[0]

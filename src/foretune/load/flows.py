@@ -11,7 +11,7 @@ import re
 import time
 from typing import Any
 
-from foretune.load import plan
+from foretune.load import identity, plan
 from foretune.load.options import Options
 from foretune.load.results import Recorder, classify
 
@@ -43,16 +43,17 @@ class _Gated:
 
 
 class StepFailed(Exception):
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, step: str = "") -> None:
         super().__init__(kind)
         self.kind = kind
+        self.step = step
 
 
-def _check(response: Any) -> Any:
+def _check(response: Any, step: str = "") -> Any:
     status = int(getattr(response, "status_code", 0) or 0)
     kind = classify(status, getattr(response, "error", None))
     if kind is not None:
-        raise StepFailed(kind)
+        raise StepFailed(kind, step)
     return response
 
 
@@ -75,33 +76,43 @@ def profile(packages: int) -> list[dict[str, Any]]:
 def registration(client: Any, opts: Options, rec: Recorder) -> None:
     """One global registration of a new host named foretune-load-<run>-<n>; the flow fails at its first failed call."""
     name = plan.host_name(opts.run, next(_numbers))
-    started = time.perf_counter()
+    started, wall = time.perf_counter(), time.time()
     kind: str | None = None
+    step: str | None = None
+    message = ""
     try:
-        _registration(_Gated(client, rec), opts, name)
+        _registration(_Gated(client, rec), opts, name, rec)
     except StepFailed as exc:
-        kind = exc.kind
-    rec.record("registration", (time.perf_counter() - started) * 1000, kind, flow=True)
+        kind, step = exc.kind, exc.step or None
+    except identity.IdentityError as exc:  # the host could not present its identity: its later calls cannot succeed
+        kind, step, message = "identity", "consumer_create", str(exc)
+    rec.record("registration", (time.perf_counter() - started) * 1000, kind, message=message, flow=True)
+    rec.trace(name, wall, time.time(), kind, step)
 
 
-def _registration(client: Any, opts: Options, name: str) -> None:
+def _registration(client: Any, opts: Options, name: str, rec: Recorder) -> None:
     jwt = {"Authorization": f"Bearer {opts.credentials.get('FORETUNE_LOAD_JWT', '')}"}
     org, key = opts.organization, opts.activation_key
-    _check(client.get(f"/register?organization_id={org}&activation_keys={key}", name="register_script", headers=jwt))
-    _check(client.get("/rhsm/", name="rhsm_resources"))
+    scope = f"&organization_id={opts.organization_id}" if opts.organization_id is not None else ""
+    _check(client.get(f"/register?activation_keys={key}{scope}", name="register_script", headers=jwt), "register_script")
+    _check(client.get("/rhsm/", name="rhsm_resources"), "rhsm_resources")
     body = {"type": {"label": "system"}, "name": name, "facts": facts(name), "installedProducts": [],
             "contentTags": [], "role": "", "usage": "", "addOns": [], "serviceLevel": ""}
-    created = _check(client.post(f"/rhsm/consumers?owner={org}&activation_keys={key}", name="consumer_create", json=body))
-    uuid = json.loads(created.content)["uuid"]
-    polls = [c for c in plan.registration(opts.rhel) if (c.method == "GET" and c.count > 1) or c.step == "certificates"]
-    for round_number in range(max(c.count for c in polls)):
-        for call in polls:
-            if round_number < call.count:
-                _check(client.get(call.path.format(uuid=uuid), name=call.step))
-    _check(client.post("/register", name="register_host", data=f"uuid={uuid}", headers={
-        **jwt, "Content-Type": "application/x-www-form-urlencoded"}))
-    _check(client.request("PUT", f"/rhsm/consumers/{uuid}/profiles", name="upload_profiles",
-                          json=profile(opts.profile_packages)))
+    created = _check(client.post(f"/rhsm/consumers?owner={org}&activation_keys={key}", name="consumer_create", json=body),
+                     "consumer_create")
+    consumer = json.loads(created.content)
+    uuid = consumer["uuid"]
+    with identity.session(client.client, opts, consumer.get("idCert")) as session:
+        host = _Gated(session, rec) if session is not None else client  # subscription-manager's calls: its identity
+        polls = plan.polls(opts.rhel)
+        for round_number in range(max(c.count for c in polls)):
+            for call in polls:
+                if round_number < call.count:
+                    _check(host.get(call.path.format(uuid=uuid), name=call.step), call.step)
+        _check(client.post("/register", name="register_host", data=f"uuid={uuid}", headers={  # curl, with the JWT
+            **jwt, "Content-Type": "application/x-www-form-urlencoded"}), "register_host")
+        _check(host.request("PUT", f"/rhsm/consumers/{uuid}/profiles", name="upload_profiles",
+                            json=profile(opts.profile_packages)), "upload_profiles")
 
 
 def content(client: Any, opts: Options, rec: Recorder) -> None:
@@ -133,9 +144,10 @@ class ApiState:
 def api(client: Any, opts: Options, rec: Recorder, state: ApiState) -> None:
     """One call of the read-mostly mix, picked by weight."""
     auth = (opts.credentials.get("FORETUNE_LOAD_USER", "admin"), opts.credentials.get("FORETUNE_LOAD_TOKEN", ""))
-    call = random.choices([c for c, _ in plan.API_MIX], weights=[w for _, w in plan.API_MIX])[0]
+    mix = plan.api_mix()
+    call = random.choices([c for c, _ in mix], weights=[w for _, w in mix])[0]
     if call.step == "host_show" and not state.ids:
-        call = plan.API_MIX[0][0]
+        call = mix[0][0]
     path = call.path.format(page=random.randint(1, 3), id=random.choice(state.ids) if state.ids else 0)
     response = _Gated(client, rec).get(path, name=call.step, auth=auth)
     if call.step == "hosts_index" and int(getattr(response, "status_code", 0) or 0) == 200 and len(state.ids) < 1000:

@@ -14,7 +14,7 @@ CHARTED = 4  # steps drawn: the most requested
 
 def charts(doc: dict[str, Any]) -> list[str]:
     """p95 per step and the share of successful requests, against the users of each level."""
-    from foretune.report.charts import lines
+    from foretune.report.charts import lines  # start-up: only when charts runs
 
     levels = doc["levels"]
     if not levels:
@@ -32,7 +32,7 @@ def charts(doc: dict[str, Any]) -> list[str]:
 
 
 def render(doc: dict[str, Any]) -> str:
-    from foretune.load.report import markdown
+    from foretune.load.report import markdown  # start-up: only when render runs
 
     body: list[str] = []
     rows: list[list[str]] = []

@@ -83,9 +83,9 @@ def _raise_nofile(needed: int) -> None:
 
 
 def run(opts: Options, rec: Recorder) -> None:
-    import signal
+    import signal  # start-up: only when run runs
 
-    import paho.mqtt.client as mqtt
+    import paho.mqtt.client as mqtt  # start-up: paho-mqtt loads only when run runs
 
     assert opts.mqtt is not None
     _raise_nofile(opts.users * 2 + 64)

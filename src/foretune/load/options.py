@@ -20,7 +20,8 @@ class Options:
     max_requests: int = 100_000
     timeout: float = 180.0  # subscription-manager's server_timeout
     stop_on_failure: bool = True
-    organization: str = "Default_Organization"
+    organization: str = "Default_Organization"  # the label: Candlepin's owner
+    organization_id: int | None = None  # Foreman's numeric id, for GET /register
     activation_key: str = ""
     repo: str = ""
     packages: int = 5
@@ -32,6 +33,9 @@ class Options:
     client_cert: str | None = None
     client_key: str | None = None
     credentials: dict[str, str] = field(default_factory=dict, repr=False)
+    master: tuple[str, int] | None = None  # distributed: bind here and direct the workers
+    expect_workers: int = 1
+    worker: tuple[str, int] | None = None  # distributed: the master to connect to
 
     def level_users(self) -> list[int]:
         """Users per level of a closed ramp: users, users+step, ... (``levels`` of them, none above ``max_users``)."""

@@ -1,14 +1,17 @@
 """What each scenario requests, in order and in number: the request plan ``--dry-run`` prints and the users follow.
 
-Registration counts follow one traced global registration of a RHEL 9 host (ehelms/foreman-ai-harness
-``foreman/global-registration-api-analysis.md``, summarised in knowledge/load-and-model.md §2.1): about 12
-``/rhsm/status``, 6 serials, 6 accessible_content, 13 compliance (none on RHEL 10) and 5 consumer polls.
-Insights calls are left out, as satperf leaves them out (``--setup-insights false``).
+The registration polls and their counts, and the API mix and its weights, are cited data (knowledge/data/load.yaml):
+the counts follow one traced global registration of a RHEL 9 host (knowledge/load-and-model.md 2.1). Insights
+calls are left out, as satperf leaves them out (``--setup-insights false``).
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from typing import Any
+
+from foretune.knowledge import load_data
 
 SCENARIOS = ("registration", "content", "api", "rex-pull")
 HOST_PREFIX = "foretune-load"
@@ -25,27 +28,34 @@ class Call:
     note: str = ""
 
 
+def _data() -> Any:
+    return load_data("load.yaml")
+
+
+def polls(rhel: int = 9) -> list[Call]:
+    """The GET polls of one registration after its consumer is created, in subscription-manager's counts for ``rhel``."""
+    calls = []
+    for entry in _data()["registration_polls"]:
+        count = int(entry["count"])
+        later = entry.get("from_rhel")
+        if later and rhel >= int(later["value"]):
+            count = int(later["count"])
+        if count:
+            calls.append(Call(entry["step"], entry["method"], entry["path"], count))
+    return calls
+
+
 def registration(rhel: int = 9) -> list[Call]:
     """The global registration sequence; ``rhel`` 10 drops the compliance polls."""
-    uuid = "/rhsm/consumers/{uuid}"
-    calls = [
-        Call("register_script", "GET", "/register?organization_id={org}&activation_keys={key}", 1, "Bearer JWT"),
+    return [
+        Call("register_script", "GET", "/register?activation_keys={key}&organization_id={org_id}", 1, "Bearer JWT"),
         Call("rhsm_resources", "GET", "/rhsm/", 1),
         Call("consumer_create", "POST", "/rhsm/consumers?owner={org}&activation_keys={key}", 1,
              "facts JSON; returns the identity certificate"),
-        Call("status", "GET", "/rhsm/status", 12),
-        Call("serials", "GET", uuid + "/certificates/serials", 6),
-        Call("certificates", "GET", uuid + "/certificates", 1),
-        Call("accessible_content", "GET", uuid + "/accessible_content", 6),
-        Call("consumer_show", "GET", uuid, 5),
-    ]
-    if rhel < 10:
-        calls.append(Call("compliance", "GET", uuid + "/compliance", 13))
-    calls += [
+        *polls(rhel),
         Call("register_host", "POST", "/register", 1, "uuid and host parameters"),
-        Call("upload_profiles", "PUT", uuid + "/profiles", 1, "{packages} packages"),
+        Call("upload_profiles", "PUT", "/rhsm/consumers/{uuid}/profiles", 1, "{packages} packages"),
     ]
-    return calls
 
 
 def content(packages: int) -> list[Call]:
@@ -58,19 +68,15 @@ def content(packages: int) -> list[Call]:
     ]
 
 
-# the read-mostly mix hammer and the web UI make (weights out of 100); a foretune estimate
-API_MIX: tuple[tuple[Call, int], ...] = (
-    (Call("hosts_index", "GET", "/api/v2/hosts?per_page=20&page={page}"), 40),
-    (Call("host_show", "GET", "/api/v2/hosts/{id}"), 30),
-    (Call("organizations", "GET", "/api/v2/organizations"), 10),
-    (Call("dashboard", "GET", "/api/v2/dashboard"), 10),
-    (Call("status", "GET", "/api/v2/status"), 10),
-)
+@functools.lru_cache(maxsize=1)
+def api_mix() -> tuple[tuple[Call, int], ...]:
+    """The read-mostly mix hammer and the web UI make: each call with its weight out of 100."""
+    return tuple((Call(e["step"], e["method"], e["path"]), int(e["weight"])) for e in _data()["api_mix"])
 
 
 def api() -> list[Call]:
     """The API mix, each call with its weight as ``count`` (per 100 requests)."""
-    return [Call(c.step, c.method, c.path, weight, "personal access token") for c, weight in API_MIX]
+    return [Call(c.step, c.method, c.path, weight, "personal access token") for c, weight in api_mix()]
 
 
 def rex_pull() -> list[Call]:

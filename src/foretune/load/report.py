@@ -35,6 +35,10 @@ def _head(doc: dict[str, Any]) -> list[str]:
              + (" (interrupted: partial report)" if doc["interrupted"] else "")]
     if doc["saturation_users"] is not None:
         lines.append(f"first level with failures: {doc['saturation_users']} users")
+    regs = doc.get("registrations")
+    if regs and regs["total"]:
+        lines.append(f"registrations: {regs['first_try_ok']} of {regs['total']} succeeded at the first try "
+                     f"({regs['first_try_rate'] * 100:.1f} %)")
     return lines
 
 

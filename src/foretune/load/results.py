@@ -114,12 +114,13 @@ class Recorder:
         self.stopped_by = "duration"
         self.interrupted = False
         self.notes: list[str] = []
+        self.traces: list[dict[str, Any]] = []  # registration: one per host, as satperf records them
         self._lock = threading.Lock()
         self._secrets = tuple(sorted((x for x in secrets if x), key=len, reverse=True))
 
     def _clean(self, text: str) -> str:
         """``text`` with the run's own credentials and anything that looks like a secret masked."""
-        from foretune.host.redact import redact_text
+        from foretune.host.redact import redact_text  # start-up: only when _clean runs
 
         for secret in self._secrets:
             text = text.replace(secret, "[redacted]")
@@ -144,6 +145,12 @@ class Recorder:
             if not flow:
                 self.requests += 1
 
+    def trace(self, host: str, start: float, end: float, failure: str | None, step: str | None) -> None:
+        """One registration: its host, wall-clock start and end, and whether it succeeded at the first try."""
+        with self._lock:
+            self.traces.append({"host": host, "start": start, "end": end, "first_try_ok": failure is None,
+                                "failure": failure, "failed_step": step})
+
     def exhausted(self) -> bool:
         """The request cap is reached: no user may send another request."""
         return self.max_requests is not None and self.requests >= self.max_requests
@@ -152,7 +159,7 @@ class Recorder:
         return bool(self.levels) and any(s.failures for s in self.levels[-1].steps.values())
 
     def document(self) -> dict[str, Any]:
-        from foretune import __version__
+        from foretune import __version__  # start-up: only when document runs
 
         redact_text = self._clean
         self.end()
@@ -182,6 +189,7 @@ class Recorder:
             "saturation_users": saturation,
             "steps": [_step(name, stats, elapsed, redact_text) for name, stats in overall.items()],
             "levels": levels, "notes": [redact_text(n) for n in self.notes],
+            **({"registrations": _registrations(self.traces, self.started_wall)} if self.scenario == "registration" else {}),
         }
 
 
@@ -200,3 +208,14 @@ def _step(name: str, stats: StepStats, seconds: float, redact: Any) -> dict[str,
         "rps": round(count / seconds, 3), "ok_rps": round((count - failed) / seconds, 3),
         "mb_per_s": round(stats.bytes / seconds / 1e6, 3), "examples": [redact(t) for t in stats.examples],
     }
+
+
+def _registrations(traces: list[dict[str, Any]], started: float) -> dict[str, Any]:
+    """First-try success over the run and the per-host trace (start and end in seconds from the run's start)."""
+    ordered = sorted(traces, key=lambda t: t["start"])
+    ok = sum(1 for t in ordered if t["first_try_ok"])
+    return {"total": len(ordered), "first_try_ok": ok,
+            "first_try_rate": round(ok / len(ordered), 4) if ordered else None,
+            "hosts": [{"host": t["host"], "start_s": round(t["start"] - started, 3), "end_s": round(t["end"] - started, 3),
+                       "first_try_ok": t["first_try_ok"], "failure": t["failure"], "failed_step": t["failed_step"]}
+                      for t in ordered]}

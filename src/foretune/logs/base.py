@@ -16,7 +16,7 @@ def quote(line: bytes | str) -> str:
     """One log line for evidence: decoded, stripped, shortened, with secrets redacted and control characters
     (terminal escape sequences) made visible."""
     from foretune.host.redact import redact_text  # start-up: its patterns compile only when a line is quoted
-    from foretune.term import clean_line
+    from foretune.term import clean_line  # start-up: only when quote runs
 
     text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
     text = clean_line(redact_text(text.strip().replace("\x00", "")))

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from foretune.knowledge import threshold
+
 SCHEMA = "foretune-logs-compare/1"
 
 
@@ -56,8 +58,6 @@ def _rate(section: dict[str, Any]) -> float | None:
 
 
 def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
-    from foretune.knowledge import threshold
-
     min_requests = int(threshold("logs_compare_min_requests"))
     fraction = float(threshold("logs_compare_noise_fraction"))
     metrics: list[dict[str, Any]] = []

@@ -73,10 +73,10 @@ class Filter:
 
 
 def _filters() -> dict[str, Filter]:
-    from foretune.logs.apache import ERROR_EVENTS
-    from foretune.logs.postgres import EXHAUSTED
-    from foretune.logs.production import PG_EXHAUSTED, POOL_TIMEOUT
-    from foretune.logs.system import SOCKETS
+    from foretune.logs.apache import ERROR_EVENTS  # start-up: analyzers load only for a prefilter
+    from foretune.logs.postgres import EXHAUSTED  # start-up: analyzers load only for a prefilter
+    from foretune.logs.production import PG_EXHAUSTED, POOL_TIMEOUT  # start-up: analyzers load only for a prefilter
+    from foretune.logs.system import SOCKETS  # start-up: analyzers load only for a prefilter
 
     incident_events = ("max_request_workers", "passenger_queue_full", "too_many_open_files")
     month = rb"(?:" + b"|".join(MONTHS_B) + rb") "
@@ -90,7 +90,7 @@ def _filters() -> dict[str, Filter]:
         "postgresql": Filter(rb"[ \t]|[^\n]{0,21}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", EXHAUSTED),
         "candlepin": Filter(rb"[ \t]|.{4}-.{5} .{8}[,.]|Caused by|java\.|org\.|com\.|javax\.", (b"OutOfMemoryError",),
                             head=_candlepin_head, continued=lambda line: not _candlepin_head(line)),
-        "system": Filter(month + rb"|-- |\[", (b"Killed process", *SOCKETS)),
+        "system": Filter(month + rb"|-- |\d{4}-\d\d-\d\dT|\[", (b"Killed process", *SOCKETS)),
     }
 
 

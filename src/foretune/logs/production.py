@@ -24,6 +24,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from foretune.knowledge import threshold
 from foretune.logs import flows
 from foretune.logs.base import Analyzer
 from foretune.logs.flows import step_of
@@ -90,7 +91,6 @@ class ProductionLog(Analyzer):
         self.level = 0
         self.low = 0
         self.peaks: dict[int, int] = {}
-        from foretune.knowledge import threshold
 
         self.stale = int(threshold("logs_request_stale_seconds"))
         self._prune_at = 0

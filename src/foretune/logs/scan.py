@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import IO
@@ -19,7 +18,7 @@ from foretune.host.sources.sosreport import is_sosreport_root
 from foretune.logs.base import Analyzer
 from foretune.logs.kinds import PATTERNS, family, kind_of, kind_of_name, rotation_rank
 from foretune.logs.reader import READ_ERRORS, byte_range, open_log
-from foretune.logs.timeutil import Window
+from foretune.logs.timeutil import Window, log_ended
 
 CHUNK_BYTES = 64 * 1024 * 1024  # plain files larger than this are split into ranges of this size
 PARALLEL_BYTES = 48 * 1024 * 1024  # below this much input one process is faster than starting workers
@@ -28,7 +27,9 @@ PARALLEL_BYTES = 48 * 1024 * 1024  # below this much input one process is faster
 @dataclass(frozen=True)
 class Options:
     window: Window = field(default_factory=Window)
-    ended: tuple[int, int] | None = None  # (year, month) the data was taken, for syslog lines (no year)
+    # (year, month) the source was collected (a sosreport's date): with each file's place in rotation it dates
+    # syslog lines, which carry no year (timeutil.log_ended)
+    ended: tuple[int, int] | None = None
     candlepin_slow_ms: float = 5000.0
 
 
@@ -41,10 +42,17 @@ class LogFile:
 
 
 def new_analyzer(kind: str, location: str, options: Options, ended: tuple[int, int] | None = None) -> Analyzer:
-    from foretune.logs import apache, candlepin, postgres, production, system, tasks
+    from foretune.logs import (  # start-up: each analyzer loads only when a scan needs one
+        apache,
+        candlepin,
+        postgres,
+        production,
+        system,
+        tasks,
+    )
 
     if kind == "production":
-        return production.ProductionLog(location, options.window, ended=options.ended or ended)
+        return production.ProductionLog(location, options.window, ended=ended)
     if kind == "apache_access":
         return apache.AccessLog(location, options.window)
     if kind == "apache_error":
@@ -54,7 +62,7 @@ def new_analyzer(kind: str, location: str, options: Options, ended: tuple[int, i
     if kind == "candlepin":
         return candlepin.CandlepinLog(location, options.window, slow_ms=options.candlepin_slow_ms)
     if kind == "system":
-        return system.SystemLog(location, options.window, ended=options.ended or ended)
+        return system.SystemLog(location, options.window, ended=ended)
     if kind == "tasks":
         return tasks.TasksCsv(location, options.window)
     raise ValueError(f"unknown log kind {kind!r}")
@@ -89,7 +97,7 @@ class Scan:
         """Analyze one (already decompressed) stream."""
         analyzer = new_analyzer(kind, location, self.options, ended)
         if self.incidents_only:
-            from foretune.logs.prefilter import consume_incidents, filter_for
+            from foretune.logs.prefilter import consume_incidents, filter_for  # start-up: only when read_stream runs
 
             if filter_for(kind) is not None:
                 consume_incidents(analyzer, stream)
@@ -212,7 +220,7 @@ def _run_task(task: Task, options: Options) -> tuple[LogFile, int, Analyzer]:
 
 
 def _plain(disk: str) -> bool:
-    from foretune.logs.reader import compression
+    from foretune.logs.reader import compression  # start-up: only when _plain runs
 
     try:
         with open(disk, "rb") as handle:
@@ -221,14 +229,14 @@ def _plain(disk: str) -> bool:
         return False
 
 
-def _tasks(files: list[LogFile], split: bool) -> list[Task]:
+def _tasks(files: list[LogFile], split: bool, collected: tuple[int, int] | None = None) -> list[Task]:
     tasks: list[Task] = []
     for f in files:
         try:
-            when = time.localtime(os.path.getmtime(f.disk))
-            ended: tuple[int, int] | None = (when.tm_year, when.tm_mon)
+            mtime: float | None = os.path.getmtime(f.disk)
         except OSError:
-            ended = None
+            mtime = None
+        ended = log_ended(f.location, collected, mtime)
         if split and f.size > 2 * CHUNK_BYTES and f.kind != "tasks" and _plain(f.disk):
             starts = list(range(0, f.size, CHUNK_BYTES))
             tasks += [Task(f, i, s, min(s + CHUNK_BYTES, f.size), ended) for i, s in enumerate(starts)]
@@ -244,7 +252,7 @@ def read_files(files: list[LogFile], options: Options, *, jobs: int | None = Non
     total = sum(f.size for f in files)
     jobs = jobs or os.cpu_count() or 1
     parallel = jobs > 1 and total > PARALLEL_BYTES
-    tasks = sorted(_tasks(files, split=parallel), key=lambda t: -(t.end - t.start if t.start is not None and t.end is not None else t.file.size))
+    tasks = sorted(_tasks(files, split=parallel, collected=options.ended), key=lambda t: -(t.end - t.start if t.start is not None and t.end is not None else t.file.size))
     done = 0
     if progress:
         progress(0, total)
@@ -256,7 +264,7 @@ def read_files(files: list[LogFile], options: Options, *, jobs: int | None = Non
             if progress:
                 progress(done, total)
     else:
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures import ProcessPoolExecutor, as_completed  # start-up: only when read_files runs
 
         # results are merged in file order as soon as the ones before them are in, so the analyzers of a large
         # file's byte ranges never all wait in memory at once

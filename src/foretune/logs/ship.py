@@ -14,6 +14,7 @@ import time
 from datetime import datetime, timedelta
 from typing import Any
 
+from foretune import knowledge
 from foretune.host.redact import redact_text
 from foretune.host.text import decode
 from foretune.logs.reader import READ_ERRORS, open_log
@@ -40,10 +41,9 @@ def since_epoch(since: str) -> int:
 
 def ship(root: str, *, now: float | None = None) -> tuple[dict[str, Any], list[str]]:
     """The ``logs`` section of a snapshot (``since``, ``days``, ``files``: path -> redacted text) and read problems."""
-    from foretune.knowledge import threshold
 
     now = time.time() if now is None else now
-    days, budget = int(threshold("logs_live_facts_days")), int(threshold("logs_snapshot_max_bytes"))
+    days, budget = int(knowledge.threshold("logs_live_facts_days")), int(knowledge.threshold("logs_snapshot_max_bytes"))
     candidates = []
     for f in discover(root):
         try:

@@ -6,6 +6,7 @@ import io
 import os
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -13,7 +14,10 @@ from foretune.knowledge import threshold
 from foretune.logs.kinds import kind_of
 from foretune.logs.reader import wrap
 from foretune.logs.scan import LogFile, Options, Scan, discover, read_files
-from foretune.logs.timeutil import Window, epoch
+from foretune.logs.timeutil import MONTHS, Window, epoch, log_ended
+
+# where sos writes `date` (sos 4.x, 3.x, and the top-level copy), relative to the sosreport's root
+SOS_DATE_FILES = ("sos_commands/date/date", "sos_commands/general/date", "date")
 
 if TYPE_CHECKING:
     from foretune.host.sources.base import Source
@@ -27,17 +31,23 @@ class TarballLogs:
     def __init__(self, options: Options | None = None) -> None:
         # facts alone (no log options) need the incidents only; `foretune logs` passes its options
         self.scan = Scan(options or Options(), incidents_only=options is None)
+        # the sosreport's date, once its member has gone past: it dates the syslog lines of the logs after it
+        # (sos archives list sos_commands/ and the top-level date before var/log/)
+        self.collected: tuple[int, int] | None = options.ended if options else None
 
     def wants(self, rel: str) -> bool:
-        return kind_of(rel) is not None
+        return kind_of(rel) is not None or rel in SOS_DATE_FILES
 
     def read(self, rel: str, stream: IO[bytes], mtime: float) -> None:
-        """Stream one log member through the analyzers (decompressing .gz/.xz/.bz2 members)."""
+        """Stream one log member through the analyzers (decompressing .gz/.xz/.bz2 members); the date member
+        gives the collection date."""
+        if rel in SOS_DATE_FILES:
+            self.collected = self.collected or sos_date(stream.read(256).decode("utf-8", "replace"))
+            return
         kind = kind_of(rel)
         assert kind is not None
-        when = time.localtime(mtime)
         buffered: Any = stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(stream)
-        self.scan.read_stream(rel, kind, wrap(buffered, buffered.peek(6)[:6]), ended=(when.tm_year, when.tm_mon))
+        self.scan.read_stream(rel, kind, wrap(buffered, buffered.peek(6)[:6]), ended=log_ended(rel, self.collected, mtime))
 
 
 def open_tarball(path: Path, options: Options | None = None,
@@ -56,10 +66,9 @@ def open_tarball(path: Path, options: Options | None = None,
 def scan_source(src: Source, options: Options | None = None, *, jobs: int | None = None,
                 progress: Callable[[int, int], None] | None = None) -> Scan | None:
     """The source's log scan (computed on first use); None for a source without files (a snapshot)."""
-    # start-up: each reader loads only when a source may be one (as facts.read_source picks them)
-    from foretune.host.sources.live import LiveHost
-    from foretune.host.sources.replay import Replay
-    from foretune.host.sources.sosreport import SosreportDirectory
+    from foretune.host.sources.live import LiveHost  # start-up: the source types load only when logs are scanned
+    from foretune.host.sources.replay import Replay  # start-up: the source types load only when logs are scanned
+    from foretune.host.sources.sosreport import SosreportDirectory  # start-up: as above
 
     if src.log_scan is not None and (options is None or not src.log_scan.incidents_only):
         return src.log_scan  # type: ignore[no-any-return]
@@ -72,6 +81,9 @@ def scan_source(src: Source, options: Options | None = None, *, jobs: int | None
         root = src.root
     elif isinstance(src, SosreportDirectory):
         root = str(src.root)
+        taken = src.now()  # the sosreport's date file: it dates syslog lines, never the checkout's mtimes
+        if taken is not None:
+            options = replace(options or Options(), ended=(taken.year, taken.month))
     else:
         return None
     files = discover(root)
@@ -98,6 +110,18 @@ def scan_shipped(logs: Mapping[str, Any], options: Options | None = None) -> Sca
             scan.read_stream(path.lstrip("/"), kind, io.BytesIO(data), ended=(int(when[0]), int(when[1])) if when else None)
             scan.bytes += len(data)
     return scan
+
+
+def sos_date(text: str) -> tuple[int, int] | None:
+    """(year, month) of a sosreport's ``date`` output.
+
+    >>> sos_date("Thu Nov  9 16:30:02 EST 2017\\n"), sos_date("garbage")
+    ((2017, 11), None)
+    """
+    words = text.split()
+    if len(words) >= 6 and words[1] in MONTHS and words[5].isdigit():
+        return (int(words[5]), MONTHS[words[1]])
+    return None
 
 
 def recent(files: list[LogFile], days: int) -> tuple[Options, list[LogFile]]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from foretune import __version__
+from foretune.knowledge import citation, threshold
 from foretune.logs.apache import AccessLog, ErrorLog
 from foretune.logs.incidents import bursts, collect
 from foretune.logs.kinds import KINDS
@@ -23,8 +25,6 @@ def build(scan: Scan, *, source: str, capacity: int | None, capacity_from: str |
           problems: list[str] | None = None, capacity_unknown: str | None = None) -> dict[str, Any]:
     """The report of ``scan``; ``capacity`` is the Puma workers x threads in force (None when unknown, and
     ``capacity_unknown`` then says why when the source knows: a Passenger-era server has no Puma)."""
-    from foretune import __version__
-    from foretune.knowledge import threshold
 
     burst_min = int(threshold("logs_503_burst_per_minute"))
     merged = scan.merged()
@@ -65,8 +65,7 @@ def build(scan: Scan, *, source: str, capacity: int | None, capacity_from: str |
 
 def suggestions(merged: dict[tuple[str, str], Any]) -> list[dict[str, Any]]:
     """Logging changes that would let this analysis say more; each fix as data (kind, target, value), as ``plan``'s."""
-    from foretune.knowledge import citation
-    from foretune.knowledge.profiles import PG
+    from foretune.knowledge.profiles import PG  # start-up: only when suggestions runs
 
     out: list[dict[str, Any]] = []
 

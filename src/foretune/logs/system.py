@@ -5,8 +5,10 @@ count with no time.
 ``Nov 23 10:00:00 host kernel: Out of memory: Killed process 1234 (java) ...`` (older kernels:
 ``Killed process 1234 (java)`` after ``Out of memory: Kill process``), counted once per kill by
 process name; ``Too many open files``, ``socket count exceeded`` and qpid's ``connection denied by
-configured limit`` by the service that logged them. Syslog lines have no year: it comes from the
-source's date or the file's modification time (a month later than that one is of the year before).
+configured limit`` by the service that logged them. Classic syslog lines have no year: it comes from when
+the file was last written (``timeutil.log_ended``: a dated rotation's name, else the sosreport's date, else on
+a live host the file's modification time), a month later than that one being of the year before. Lines in
+rsyslog's RFC 3339 format (``2021-06-14T03:12:09.123+00:00 host ...``) carry their own date, which is used.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 from foretune.logs.base import Analyzer
 from foretune.logs.timeutil import MONTHS_B, epoch, year_of
 
+_ISO = re.compile(rb"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)\S* ")
 _KILLED = re.compile(rb"Killed process \d+ \(([^)]+)\)")
 # mosquitto: "Unable to accept new connection, system socket count has been exceeded"
 SOCKETS = (b"Too many open files", b"socket count exceeded", b"socket count has been exceeded", b"denied by configured limit")
@@ -55,12 +58,20 @@ class SystemLog(Analyzer):
             if month is None and _DMESG.match(line):  # the kernel ring buffer (sos_commands/kernel/dmesg): no wall clock
                 self._killed(line, None)
                 continue
-            if month is None or line[3:4] != b" ":
+            stamped = _ISO.match(line) if month is None else None
+            if (month is None or line[3:4] != b" ") and stamped is None:
                 if line.strip() and not line.startswith(b"-- "):  # journalctl's "-- Logs begin ..." headers
                     self._bad(line)
                 continue
             try:
-                t = epoch(year_of(month, self.ended), month, int(line[4:6]), int(line[7:9]), int(line[10:12]), int(line[13:15]))
+                if stamped is not None:  # the line's own date (rsyslog's RFC 3339 format) is the date
+                    year, mon, day, hour, minute, second = (int(g) for g in stamped.groups())
+                    t = epoch(year, mon, day, hour, minute, second)
+                    host_at = stamped.end()
+                else:
+                    assert month is not None
+                    t = epoch(year_of(month, self.ended), month, int(line[4:6]), int(line[7:9]), int(line[10:12]), int(line[13:15]))
+                    host_at = 16
             except ValueError:
                 self._bad(line)
                 continue
@@ -71,7 +82,7 @@ class SystemLog(Analyzer):
                 continue
             for needle in SOCKETS:
                 if needle in line:
-                    host_end = line.find(b" ", 16)
+                    host_end = line.find(b" ", host_at)
                     colon = line.find(b": ", host_end)
                     service = service_of(line[host_end + 1:colon].decode("utf-8", "replace")) if colon > 0 else "unknown"
                     self.exhaustion[service] = self.exhaustion.get(service, 0) + 1

@@ -8,6 +8,8 @@ differs from the first one seen is converted to it (and counted as a time-zone c
 from __future__ import annotations
 
 import calendar
+import re
+import time
 from datetime import datetime, timezone
 
 MONTHS = {m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)}
@@ -30,6 +32,36 @@ def year_of(month: int, ended: tuple[int, int]) -> int:
     (2024, 2025)
     """
     return ended[0] - 1 if month > ended[1] else ended[0]
+
+
+# logrotate's dateext names a rotated file by the day it was rotated: messages-20240211, production.log-20240211.gz
+_DATEEXT = re.compile(r"-(\d{4})(\d\d)(\d\d)(?:\d{2,6})?(?:\.(?:gz|xz|bz2))?$")
+
+
+def log_ended(name: str, collected: tuple[int, int] | None, mtime: float | None) -> tuple[int, int] | None:
+    """(year, month) a log was last written, which dates its lines that carry no year.
+
+    A date-named rotation ends on the day in its name; any other file of a collected source (the live file,
+    ``messages.1``) ends no later than the collection (``collected``: the sosreport's date). Only a source
+    without a date (a live host) falls back to the file's modification time: a sosreport checked out or
+    unpacked today has today's mtimes, which say nothing of when its lines were logged.
+
+    >>> log_ended("var/log/messages-20231231", (2024, 2), 1.8e9), log_ended("var/log/messages.1", (2024, 2), 1.8e9)
+    ((2023, 12), (2024, 2))
+    >>> log_ended("var/log/messages-20251231", (2024, 2), None)  # a name after the collection is no date
+    (2024, 2)
+    """
+    named = _DATEEXT.search(name)
+    if named and int(named.group(1)) >= 1990 and 1 <= int(named.group(2)) <= 12:
+        when = (int(named.group(1)), int(named.group(2)))
+        if collected is None or when <= collected:
+            return when
+    if collected is not None:
+        return collected
+    if mtime is None:
+        return None
+    local = time.localtime(mtime)
+    return (local.tm_year, local.tm_mon)
 
 
 def iso(seconds: int | float | None) -> str | None:

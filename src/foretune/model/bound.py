@@ -68,7 +68,7 @@ def api_bound(net: Network, dem: Demands, rate: float) -> Bound:
 
 
 def bound(net: Network, dem: Demands, wl: Workload) -> Bound:
-    from foretune import knowledge
+    from foretune import knowledge  # start-up: only when bound runs
 
     if wl.kind == "downloads":
         streams = int(knowledge.load_data("model.yaml")["content"]["parallel_downloads"]["value"])

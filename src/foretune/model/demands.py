@@ -53,7 +53,7 @@ class Demands(NamedTuple):
 
 
 def calibration() -> Calibration:
-    from foretune import knowledge
+    from foretune import knowledge  # start-up: only when calibration runs
 
     data = knowledge.load_data("model.yaml")["calibration"]
     return Calibration(*(float(data[k]["value"]) for k in Calibration._fields))
@@ -61,7 +61,7 @@ def calibration() -> Calibration:
 
 def build(cal: Calibration | None = None, measured_ms: dict[str, float] | None = None, source: str = "") -> Demands:
     """Demands from the cited step table, with ``measured_ms`` (step -> p50 ms) replacing idle latencies."""
-    from foretune import knowledge
+    from foretune import knowledge  # start-up: only when build runs
 
     data = knowledge.load_data("model.yaml")
     cal = cal or calibration()
@@ -86,7 +86,7 @@ def build(cal: Calibration | None = None, measured_ms: dict[str, float] | None =
 
 def step_aliases() -> dict[str, str]:
     """Names a ``foretune load`` result may give a step (its name or its request line) -> the model's step."""
-    from foretune import knowledge
+    from foretune import knowledge  # start-up: only when step_aliases runs
 
     found: dict[str, str] = {}
     for raw in knowledge.load_data("model.yaml")["registration"]["steps"]:

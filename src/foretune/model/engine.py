@@ -155,7 +155,7 @@ def percentile(values: list[float], q: float) -> float:
 
 class _Sim:
     def __init__(self, net: Network, dem: Demands, seed: int) -> None:
-        import simpy
+        import simpy  # start-up: SimPy loads only when __init__ runs
 
         self.env = simpy.Environment()
         self.net, self.dem = net, dem
@@ -361,7 +361,7 @@ def simulate(net: Network, dem: Demands, wl: Workload, seed: int = 1) -> Result:
     elif wl.kind == "registrations":
         clients += [env.process(sim.registration(host_latencies)) for _ in range(hosts)]
     elif wl.kind == "downloads":
-        from foretune import knowledge
+        from foretune import knowledge  # start-up: only when simulate runs
 
         streams = int(knowledge.load_data("model.yaml")["content"]["parallel_downloads"]["value"])
         clients += [env.process(sim.downloader(wl.packages, streams)) for _ in range(hosts)]

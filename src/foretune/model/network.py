@@ -100,7 +100,7 @@ def _value(plan: Any, tid: str, column: str, default: Any) -> Any:
 
 def from_plan(plan: Any, column: str = "installer") -> Network:
     """The box as ``plan`` describes it: ``column`` "installer" (what runs) or "foretune" (what plan recommends)."""
-    from foretune import knowledge
+    from foretune import knowledge  # start-up: only when from_plan runs
 
     data = knowledge.load_data("model.yaml")["network"]
     features = plan.release.features

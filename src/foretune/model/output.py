@@ -53,7 +53,7 @@ def _scenario(s: Scenario) -> dict[str, Any]:
 
 def to_json(report: Report) -> str:
     """Top-level keys describe the configuration asked about (the last scenario: with --set applied)."""
-    from foretune import __version__
+    from foretune import __version__  # start-up: only when to_json runs
 
     asked = _scenario(report.scenarios[-1])
     doc: dict[str, Any] = {

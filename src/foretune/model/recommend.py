@@ -51,7 +51,7 @@ def _distance(net: Network, sets: dict[str, float]) -> tuple[int, float]:
 
 
 def recommend(net: Network, dem: Demands, wl: Workload, seed: int = 1) -> Recommendation:
-    from foretune.model import engine
+    from foretune.model import engine  # start-up: only when recommend runs
 
     opts = options(net)
     combos = [dict(zip(opts, values)) for values in itertools.product(*opts.values())]
@@ -72,7 +72,7 @@ def recommend(net: Network, dem: Demands, wl: Workload, seed: int = 1) -> Recomm
 
 def knee(net: Network, dem: Demands, seed: int = 1, limit: int = 10000) -> int:
     """The most concurrent registrations at >= 99 % first-try success (to within about 5 %), up to ``limit``."""
-    from foretune.model import engine
+    from foretune.model import engine  # start-up: only when knee runs
 
     def holds(n: int) -> bool:
         return engine.simulate(net, dem, Workload("registrations", n), seed).success_ratio >= HOLDS

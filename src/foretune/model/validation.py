@@ -75,8 +75,8 @@ class Outcome(NamedTuple):
 
 
 def _network(case: Case, role: str = "server") -> Any:
-    from foretune.model import network
-    from foretune.plan import PlanInput, make_plan
+    from foretune.model import network  # start-up: only when _network runs
+    from foretune.plan import PlanInput, make_plan  # start-up: only when _network runs
 
     plan = make_plan(PlanInput(product="foreman", version="3.12", hosts=5000, cpus=case.cpus,
                                ram_bytes=case.ram_gib * 2**30, role=role))
@@ -89,8 +89,8 @@ def _network(case: Case, role: str = "server") -> Any:
 
 def measure(row: Row, case: Case, demands: Any, seed: int) -> float:
     """The row's metric for one configuration: registrations/s, or mean seconds per package."""
-    from foretune.model import engine
-    from foretune.model.workload import Workload
+    from foretune.model import engine  # start-up: only when measure runs
+    from foretune.model.workload import Workload  # start-up: only when measure runs
 
     if row.metric == "package_time":
         result = engine.simulate(_network(case, "capsule"), demands,
@@ -108,7 +108,7 @@ def change_pct(row: Row, base: float, value: float) -> float:
 
 
 def evaluate(row: Row, demands: Any = None, seed: int = 1) -> Outcome:
-    from foretune.model import demands as demands_mod
+    from foretune.model import demands as demands_mod  # start-up: only when evaluate runs
 
     dem = demands or demands_mod.build()
     base = measure(row, row.base, dem, seed)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from foretune.knowledge import load_data
+from foretune.knowledge.versions import version_key
 
 
 def const(key: str) -> Any:
@@ -36,7 +37,6 @@ def entry(key: str) -> dict[str, Any]:
 
 def versioned(key: str, foreman_version: str) -> tuple[Any, str]:
     """(value, citation) of a module default that changed between releases."""
-    from foretune.knowledge.releases import version_key
 
     found: tuple[Any, str] | None = None
     for step in load_data("module-defaults.yaml")["versioned"][key]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from foretune.knowledge import load_data
 from foretune.knowledge.profiles import PG
 from foretune.plan.model import Fix
 
@@ -12,7 +13,6 @@ def direct_edit(fix: Fix, *, capsule: bool = False) -> Fix:
     """On releases without custom-hiera (Satellite 6.2) a hiera fix becomes an edit of the file it ends up in."""
     if fix.kind != "hiera":
         return fix
-    from foretune.knowledge import load_data
 
     edits: dict[str, Any] = load_data("direct-edits.yaml")
     key = fix.target.split("/", 1)[1] if fix.target.startswith(PG + "/") else fix.target

@@ -49,9 +49,9 @@ def configured_values(facts: FactSet) -> dict[str, tuple[Any, str]]:
     Only tuning keys are kept: passwords and certificates never reach the plan. A key that counts something
     keeps only a whole number (``knowledge.hiera_values``): the facts carry the problem on any other value.
     """
-    from foretune.facts.extract.installer import TUNING_PREFIXES
-    from foretune.knowledge.hiera_values import checked
-    from foretune.knowledge.profiles import flatten
+    from foretune.facts.extract.installer import TUNING_PREFIXES  # start-up: only when configured_values runs
+    from foretune.knowledge.hiera_values import checked  # start-up: only when configured_values runs
+    from foretune.knowledge.profiles import flatten  # start-up: only when configured_values runs
 
     prefixes = (*TUNING_PREFIXES, "foreman::passenger", "puppet::")
 

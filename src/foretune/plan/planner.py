@@ -167,8 +167,25 @@ class Planner:
             if mrw > cap:  # pragma: no cover - guarded by construction; kept as a tripwire
                 raise AssertionError(f"planner produced MaxRequestWorkers {mrw} > {cap}")
 
+    def _beyond_scale(self) -> None:
+        """A note when the box or the fleet is far beyond anything the guides size (the values still follow the formulas)."""
+        from foretune.plan.constants import cite, const  # start-up: only when _beyond_scale runs
+
+        inp = self.s.inp
+        far = [(f"{inp.hosts} hosts", inp.hosts > const("beyond_scale_hosts"), "beyond_scale_hosts"),
+               (f"{format_gib(inp.ram_bytes)} RAM", inp.ram_bytes > const("beyond_scale_ram_gib") * GIB, "beyond_scale_ram_gib"),
+               (f"{inp.cpus} CPUs", inp.cpus > const("beyond_scale_cpus"), "beyond_scale_cpus")]
+        over = [(what, name) for what, beyond, name in far if beyond]
+        if over:
+            self.problems.append(Problem(
+                "info", "beyond-tested-scale",
+                f"{' and '.join(what for what, _ in over)}: far beyond the guides' largest profile (extra-extra-large: "
+                "60000+ hosts, 48+ cores, 256 GiB+): the values follow the formulas, but no guide or load test covers this scale",
+                ("gf-quickstart", *dict.fromkeys(cite(name) for _, name in over))))
+
     def plan(self) -> Plan:
         s = self.s
+        self._beyond_scale()
         hw = self._hardware()
         for step in STEPS:
             step(s)

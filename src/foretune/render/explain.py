@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from foretune.errors import UsageError
+from foretune.knowledge import citation, load_data
 from foretune.plan.model import Input, Plan, Setting, Tunable
 from foretune.units import format_setting
 
 
 def constant_entry(name: str) -> dict[str, Any] | None:
     """The planner constant or memory item called ``name`` (value, citation, quote, note), if ``name`` is one."""
-    from foretune.knowledge import load_data
 
     data = load_data("planner.yaml")
     if name.startswith("memory/"):
@@ -22,8 +22,6 @@ def constant_entry(name: str) -> dict[str, Any] | None:
 
 
 def _source(cid: str) -> list[str]:
-    from foretune.knowledge import citation
-
     if cid == "box":
         return ["      source: this box and workload (given on the command line or read with --from)"]
     cit = citation(cid)
@@ -68,7 +66,7 @@ def render(plan: Plan, tid: str) -> str:
     if not (t.foretune.formula or t.foretune.inputs):
         lines += ["", "no arithmetic: the value is a choice stated by the cited source"]
     if t.fixes:
-        from foretune.render.snippets import render_fix
+        from foretune.render.snippets import render_fix  # start-up: only when render runs
 
         lines += ["", "apply:", *("  " + line for fix in t.fixes for line in render_fix(fix).splitlines())]
     return "\n".join(lines) + "\n"

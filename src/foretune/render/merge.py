@@ -14,7 +14,8 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from foretune.errors import InputError
+from foretune.errors import InputError, ParseError
+from foretune.term import clean, render_to_text
 
 if TYPE_CHECKING:
     from ruamel.yaml import YAML
@@ -26,8 +27,7 @@ PG = "postgresql::server::config_entries"
 
 
 def load_mapping(text: str, label: str) -> dict[str, Any]:
-    from foretune.facts.parsers import ParseError
-    from foretune.facts.parsers.yamlfile import load_yaml
+    from foretune.facts.parsers.yamlfile import load_yaml  # start-up: only when load_mapping runs
 
     try:
         data = load_yaml(text) if text.strip() else {}
@@ -86,7 +86,7 @@ _END = re.compile(r"^\.\.\.[ \t]*$", re.MULTILINE)
 
 
 def _yaml(text: str) -> YAML:
-    from ruamel.yaml import YAML
+    from ruamel.yaml import YAML  # start-up: only when hiera is merged
 
     rt = YAML(typ="rt", pure=True)
     rt.preserve_quotes = True
@@ -103,8 +103,8 @@ def _remove(data: CommentedMap, key: str, marker: str | None = None) -> None:
 
     ``marker``: a comment line left where the key was.
     """
-    from ruamel.yaml.error import CommentMark
-    from ruamel.yaml.tokens import CommentToken
+    from ruamel.yaml.error import CommentMark  # start-up: only when hiera is merged
+    from ruamel.yaml.tokens import CommentToken  # start-up: only when hiera is merged
 
     keys = list(data)
     index = keys.index(key)
@@ -144,7 +144,7 @@ def _append(data: CommentedMap, key: str, value: Any, comment: str | None, inden
     if tail is not None and "\n" in tail.value:
         own, rest = tail.value.split("\n", 1)
         if rest:
-            from ruamel.yaml.tokens import CommentToken
+            from ruamel.yaml.tokens import CommentToken  # start-up: only when hiera is merged
 
             tail.value = own + "\n"
             data.ca.items.setdefault(key, [None, None, None, None])[2] = CommentToken("\n" + rest, tail.start_mark, None)
@@ -158,16 +158,19 @@ def remove_keys(text: str, keys: list[str]) -> str:
 
 
 def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | None = None,
-               label: str = "custom-hiera.yaml", remove: Iterable[str] = (), *, mark_removed: bool = False) -> str:
+               label: str = "custom-hiera.yaml", remove: Iterable[str] = (), *, mark_removed: bool = False,
+               notes: dict[str, str] | None = None) -> str:
     """``text`` with ``values`` set, nested dicts (the PostgreSQL hash) merged key by key, ``remove`` deleted.
 
     ``comments`` maps a key (or a PostgreSQL entry name) to a comment written above a new entry.
+    ``notes`` maps a flattened key to a comment line written above it once set (a replaced site value).
     ``remove`` holds top-level keys or ``<key>/<entry>`` paths (as :func:`foretune.knowledge.profiles.flatten` names them).
     """
-    from ruamel.yaml.comments import CommentedMap
-    from ruamel.yaml.error import YAMLError
+    from ruamel.yaml.comments import CommentedMap  # start-up: only when hiera is merged
+    from ruamel.yaml.error import YAMLError  # start-up: only when hiera is merged
 
     comments = comments or {}
+    notes = notes or {}
     remove = list(remove)
     current = load_mapping(text, label)
     rt = _yaml(text)
@@ -216,13 +219,18 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
             if existing.fa.flow_style():
                 existing.fa.set_block_style()
             for name, entry in value.items():
+                note = notes.get(f"{key}/{name}")
                 if name not in existing:
-                    _append(existing, name, entry, comments.get(name), mapping_indent)
+                    _append(existing, name, entry, note or comments.get(name), mapping_indent)
                 elif existing[name] != entry or type(existing[name]) is not type(entry):
                     existing[name] = _node(entry)
+                    if note:
+                        existing.yaml_set_comment_before_after_key(name, before=note, indent=mapping_indent)
         elif key in data:
             if data[key] != value or type(data[key]) is not type(value):
                 data[key] = _node(value)
+                if notes.get(key):
+                    data.yaml_set_comment_before_after_key(key, before=notes[key], indent=0)
         else:
             note = comments.get(key)
             _append(data, key, value, ("\n" + note if note else "\n") if len(data) else note, 0)
@@ -246,14 +254,14 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
 def _node(value: Any) -> Any:
     """A new value in block style; strings YAML 1.1 would read as something else (``on``, ``0755``) quoted."""
     if isinstance(value, dict):
-        from ruamel.yaml.comments import CommentedMap
+        from ruamel.yaml.comments import CommentedMap  # start-up: only when hiera is merged
 
         node = CommentedMap()
         node.update({k: _node(v) for k, v in value.items()})
         return node
     if isinstance(value, str):
-        import yaml
-        from ruamel.yaml.scalarstring import SingleQuotedScalarString
+        import yaml  # start-up: PyYAML loads only when YAML is read or written
+        from ruamel.yaml.scalarstring import SingleQuotedScalarString  # start-up: only when hiera is merged
 
         try:
             plain = yaml.safe_load(value) == value  # PyYAML reads YAML 1.1 as Ruby's Psych does
@@ -265,7 +273,7 @@ def _node(value: Any) -> Any:
 
 
 def unified_diff(old: str, new: str, path: str) -> str:
-    import difflib
+    import difflib  # start-up: difflib loads only when a diff is shown
 
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                         fromfile=f"{path} (current)", tofile=f"{path} (foretune)"))
@@ -279,9 +287,8 @@ def show_diff(diff: str, env: Environment) -> None:
     if not (env.color or env.stdout_isatty):
         env.stdout.write(diff)
         return
-    from rich.text import Text
+    from rich.text import Text  # start-up: rich loads only when a diff is drawn
 
-    from foretune.term import clean, render_to_text
 
     text = Text(overflow="fold")
     for line in diff.splitlines(keepends=True):
@@ -290,3 +297,177 @@ def show_diff(diff: str, env: Environment) -> None:
         text.append(clean(line.rstrip("\r\n")) + "\n", style=style)
     text.rstrip()
     env.stdout.write(render_to_text(text, color=env.color, width=env.width))
+
+
+# --- site values against the recommendation -------------------------------------------------------------------
+
+SITE, FORETUNE = "site", "foretune"
+
+
+class Conflict:
+    """A value the site's file gives (after anchors and merge keys) that differs from foretune's recommendation."""
+
+    def __init__(self, key: str, site: Any, foretune: Any, reason: str, taken: str, comments: list[str]) -> None:
+        self.key, self.site, self.foretune, self.reason, self.taken, self.comments = key, site, foretune, reason, taken, comments
+
+    def line(self) -> str:
+        from foretune.render.snippets import yaml_scalar  # start-up: only when line runs
+
+        kept = (f"kept the site's {yaml_scalar(self.site)}; foretune recommends {yaml_scalar(self.foretune)}"
+                if self.taken == SITE else f"replaced the site's {yaml_scalar(self.site)} with foretune's {yaml_scalar(self.foretune)}")
+        said = f" (the site's comment: {' / '.join(self.comments)})" if self.comments else ""
+        return f"{self.key}: {kept} — {self.reason}{said}"
+
+
+def same_value(site: Any, ours: Any) -> bool:
+    """Equal, or the same size written differently (``16MB`` and ``16384kB``), or the same words spaced differently."""
+    if site == ours and type(site) is type(ours):
+        return True
+    if isinstance(site, str) and isinstance(ours, str):
+        if " ".join(site.split()) == " ".join(ours.split()):
+            return True
+        from foretune.errors import UsageError  # start-up: only when same_value runs
+        from foretune.units import parse_size  # start-up: only when same_value runs
+
+        try:
+            return parse_size(site) == parse_size(ours)
+        except UsageError:
+            return False
+    return isinstance(site, int) and isinstance(ours, int) and not isinstance(site, bool) and not isinstance(ours, bool) and site == ours
+
+
+def parse_preferences(prefer: str, per_key: Iterable[str], known: Iterable[str]) -> dict[str, str]:
+    """``--prefer-key KEY=site|foretune`` options as flattened key -> side; ``*`` holds ``--prefer``.
+
+    KEY is a hiera key, or a PostgreSQL entry either by name (``work_mem``) or flattened
+    (``postgresql::server::config_entries/work_mem``). A KEY foretune does not recommend is a usage error.
+    """
+    from foretune.errors import UsageError  # start-up: only when parse_preferences runs
+
+    known = list(known)
+    chosen = {"*": prefer}
+    for option in per_key:
+        key, sep, side = option.rpartition("=")
+        if not sep or side not in (SITE, FORETUNE) or not key:
+            raise UsageError(f"--prefer-key {option}: expected KEY=site or KEY=foretune")
+        matches = [k for k in known if k == key or k == f"{PG}/{key}"]
+        if not matches:
+            raise UsageError(f"--prefer-key {option}: foretune recommends no value for {key} on this plan")
+        chosen[matches[0]] = side
+    return chosen
+
+
+def reconcile(current: dict[str, Any], values: dict[str, Any], reasons: dict[str, str],
+              preferences: dict[str, str] | None = None, text: str = "") -> tuple[dict[str, Any], list[Conflict]]:
+    """Which of ``values`` to write into a file whose effective values are ``current``, and the conflicts.
+
+    ``current`` is the file as PyYAML reads it (anchors, aliases and ``<<`` merge keys resolved, as the
+    installer's Ruby YAML does). A value the site already gives is written only when the preference for its
+    flattened key (or ``*``) is ``foretune``; every differing site value is a conflict either way.
+    ``reasons``: flattened key -> foretune's reason with its citations. ``text``: the file, for the comments
+    next to each site value.
+    """
+    from foretune.knowledge.profiles import flatten  # start-up: only when reconcile runs
+
+    preferences = preferences or {}
+    site = flatten(current) if isinstance(current.get(PG, {}), dict) else dict(current)
+    where = value_comments(text) if text else {}
+    write: dict[str, Any] = {}
+    conflicts: list[Conflict] = []
+    for key, value in flatten(values).items():
+        taken = FORETUNE
+        if key in site and not same_value(site[key], value):
+            taken = preferences.get(key, preferences.get("*", SITE))
+            conflicts.append(Conflict(key, site[key], value, reasons.get(key, "foretune's recommendation"), taken, where.get(key, [])))
+        elif key in site and site[key] == value and type(site[key]) is type(value):
+            continue  # nothing to change
+        elif key in site:
+            taken = SITE  # the same value written differently: leave the site's spelling
+        if taken == FORETUNE:
+            if "/" in key and key.startswith(PG + "/"):
+                write.setdefault(PG, {})[key.split("/", 1)[1]] = value
+            else:
+                write[key] = value
+    return write, conflicts
+
+
+def merge_values(text: str, values: dict[str, Any], reasons: dict[str, str], preferences: dict[str, str] | None = None,
+                 comments: dict[str, str] | None = None, label: str = "custom-hiera.yaml",
+                 remove: Iterable[str] = ()) -> tuple[str, list[Conflict]]:
+    """``text`` with the recommended ``values`` merged in the way :func:`reconcile` decides, and the conflicts.
+
+    A replaced site value gets a comment line above it naming the value it replaced and, when the site had
+    a comment there, that the comment was written for the old value.
+    """
+    remove = list(remove)
+    current = {key: value for key, value in load_mapping(text, label).items() if key not in remove}
+    write, conflicts = reconcile(current, values, reasons, preferences, text)
+    from foretune.render.snippets import yaml_scalar  # start-up: only when merge_values runs
+
+    notes = {}
+    for conflict in conflicts:
+        if conflict.taken == FORETUNE:
+            said = (f"; the site's comment here ({' / '.join(conflict.comments)}) was written for {yaml_scalar(conflict.site)}"
+                    if conflict.comments else "")
+            notes[conflict.key] = f"foretune: replaced the site's {yaml_scalar(conflict.site)} as asked (--prefer){said}"
+    return merge_text(text, write, comments, label, remove=remove, notes=notes), conflicts
+
+
+def value_comments(text: str) -> dict[str, list[str]]:
+    """Flattened key -> the comments around where the file gives its effective value.
+
+    The comment lines directly above the key and the one ending its line; a value that comes from a ``<<``
+    merge key is looked up where the anchored mapping gives it. Keys whose place cannot be told are left out.
+    """
+    import yaml  # start-up: PyYAML loads only when value_comments runs
+
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return {}
+    if not isinstance(root, yaml.MappingNode):
+        return {}
+    lines = text.splitlines()
+    found: dict[str, list[str]] = {}
+    for key, (key_node, value_node) in _entries(root).items():
+        if key == PG and isinstance(value_node, yaml.MappingNode):
+            for name, (entry_key, _) in _entries(value_node).items():
+                found[f"{PG}/{name}"] = _comments_at(lines, entry_key.start_mark.line)
+        else:
+            found[key] = _comments_at(lines, key_node.start_mark.line)
+    return {key: comments for key, comments in found.items() if comments}
+
+
+def _entries(node: Any, depth: int = 0) -> dict[str, tuple[Any, Any]]:
+    """Key -> (key node, value node) of a mapping node with merge keys resolved: explicit keys win, then the
+    sources of ``<<`` in order (YAML's merge key type)."""
+    import yaml  # start-up: PyYAML loads only when _entries runs
+
+    explicit: dict[str, tuple[Any, Any]] = {}
+    merged: dict[str, tuple[Any, Any]] = {}
+    for key_node, value_node in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge" and depth < 20:
+            sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+            for source in sources:
+                if isinstance(source, yaml.MappingNode):
+                    for name, entry in _entries(source, depth + 1).items():
+                        merged.setdefault(name, entry)
+        elif isinstance(key_node, yaml.ScalarNode):
+            explicit[str(key_node.value)] = (key_node, value_node)
+    return {**merged, **explicit}
+
+
+_EOL_COMMENT = re.compile(r"""^[^#'"]*?\s#\s?(.*)$""")
+
+
+def _comments_at(lines: list[str], line: int) -> list[str]:
+    """The comment ending line ``line`` (0-based) and the comment lines directly above it."""
+    found: list[str] = []
+    above = line - 1
+    while above >= 0 and lines[above].lstrip().startswith("#"):
+        found.insert(0, lines[above].strip().lstrip("#").strip())
+        above -= 1
+    match = _EOL_COMMENT.match(lines[line]) if line < len(lines) else None
+    if match and match.group(1).strip():
+        found.append(match.group(1).strip())
+    return [comment for comment in found if comment]

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
+from foretune.knowledge import load_data
 from foretune.knowledge.profiles import PG
 from foretune.plan.model import Fix, Plan, Tunable
 from foretune.render.snippets import SYSCTL_FILE, dropin_path, installer_option, yaml_scalar
 from foretune.units import format_setting
+
+if TYPE_CHECKING:
+    from foretune.render.merge import Conflict
 
 
 def changed(plan: Plan) -> list[Tunable]:
@@ -45,7 +50,7 @@ def _comment(t: Tunable) -> str:
 def hiera_fragment(plan: Plan) -> str:
     """custom-hiera.yaml fragment with only the keys that differ from the installer baseline, each explained."""
     lines = [f"# foretune plan for {plan.release.label}, {plan.input.role}, {plan.input.hosts} hosts, profile {plan.profile}",
-             "# Values here win over --tuning: remove them before changing profiles.", "---"]
+             *(["# Values here win over --tuning: remove them before changing profiles."] if tuning_applies(plan) else []), "---"]
     pg: list[str] = []
     for t, fix in fixes_of(plan, "hiera"):
         if fix.target.startswith(PG + "/"):
@@ -64,10 +69,17 @@ def hiera_fragment(plan: Plan) -> str:
     return "\n".join(lines) + "\n"
 
 
+def tuning_applies(plan: Plan) -> bool:
+    """The installer takes --tuning here: a Katello server of a release with size profiles (Capsules have none)."""
+    return plan.input.role == "server" and plan.release.features.size_profiles and plan.input.katello
+
+
 def installer_program(plan: Plan) -> str:
+    """The installer and, for a Capsule, its scenario (satellite-installer's capsule, foreman-installer's foreman-proxy-content)."""
+    capsule = plan.input.role == "capsule"
     if plan.release.product == "satellite":
-        return "satellite-installer" + (" --scenario capsule" if plan.input.role == "capsule" else "")
-    return "foreman-installer"
+        return "satellite-installer" + (" --scenario capsule" if capsule else "")
+    return "foreman-installer" + (" --scenario foreman-proxy-content" if capsule and plan.input.katello else "")
 
 
 def installer_command(plan: Plan) -> str:
@@ -79,7 +91,7 @@ def installer_command(plan: Plan) -> str:
         return (f"# {plan.release.label}: no installer options to change; apply the file edits in APPLY.md "
                 "(a later installer run overwrites them)")
     parts = [installer_program(plan)]
-    if plan.input.role == "server" and plan.release.features.size_profiles and plan.input.katello:
+    if tuning_applies(plan):
         parts.append(f"--tuning {plan.profile}")
     for _, fix in fixes_of(plan, "hiera"):
         option = installer_option(fix.target)
@@ -152,7 +164,6 @@ def apply_md(plan: Plan) -> str:
 
 def _restarts() -> dict[str, str]:
     """The service to restart after a hand edit of each file ("" when a client reads the file)."""
-    from foretune.knowledge import load_data
 
     data = load_data("direct-edits.yaml")
     restarts: dict[str, str] = {str(e[key]): str(e["restart"]) for name, e in data.items() if not name.startswith("_")
@@ -192,20 +203,42 @@ def _direct_edits(plan: Plan) -> list[str]:
     return steps
 
 
+def merge_plan(plan: Plan, existing: str, remove: Iterable[str] = (), preferences: dict[str, str] | None = None,
+               label: str = "custom-hiera.yaml") -> tuple[str, list[Conflict]]:
+    """``existing`` with the plan's values merged in, and every site value that differs from the plan.
+
+    A value the site already sets (directly, through an alias or a ``<<`` merge key) is kept unless
+    ``preferences`` (flattened key or ``*`` -> ``site``/``foretune``) takes foretune's; a replaced value gets a
+    comment line saying what it replaced, and that any comment next to it was written for the old value.
+    """
+    from foretune.knowledge.profiles import flatten  # start-up: only when merge_plan runs
+    from foretune.render.merge import load_mapping, merge_values  # start-up: only when merge_plan runs
+
+    remove = list(remove)
+    current = load_mapping(existing, label)
+    values = hiera_values(plan, also=set(flatten(current)) - set(remove))
+    values = {key: ({k: v for k, v in value.items() if f"{key}/{k}" not in remove} if isinstance(value, dict) else value)
+              for key, value in values.items() if key not in remove}
+    reasons = {fix.target: f"{t.foretune.reason} [{', '.join(t.foretune.citations)}]" for t, fix in fixes_of(plan, "hiera", every=True)}
+    comments = {fix.target.split("/", 1)[-1]: f"foretune: {t.foretune.reason} [{', '.join(t.foretune.citations)}]"
+                for t, fix in fixes_of(plan, "hiera", every=True)}
+    return merge_values(existing, values, reasons, preferences, comments, label, remove)
+
+
 def merged_hiera(plan: Plan, existing: str) -> str:
-    """``existing`` custom-hiera.yaml with the plan's values merged in: every key once, the PostgreSQL hash key by key."""
-    from foretune.knowledge.hiera_keys import stale_keys
-    from foretune.knowledge.profiles import flatten
-    from foretune.render.merge import load_mapping, merge_text, remove_keys
+    """``existing`` custom-hiera.yaml with the plan's values merged in: every key once, the PostgreSQL hash key by key.
+
+    Site values are kept; each one that differs from the plan is listed in a comment at the top.
+    """
+    from foretune.knowledge.hiera_keys import stale_keys  # start-up: only when merged_hiera runs
+    from foretune.render.merge import load_mapping, remove_keys  # start-up: only when merged_hiera runs
 
     current = load_mapping(existing, "custom-hiera.yaml")
     stale = [note.key for note in stale_keys(plan.release, current) if "/" not in note.key]
     existing = remove_keys(existing, stale)
-    current = load_mapping(existing, "custom-hiera.yaml")
-    values = hiera_values(plan, also=set(flatten(current)))
-    comments = {fix.target.split("/", 1)[-1]: f"foretune: {t.foretune.reason} [{', '.join(t.foretune.citations)}]"
-                for t, fix in fixes_of(plan, "hiera", every=True)}
-    text = merge_text(existing, values, comments, "custom-hiera.yaml")
+    text, conflicts = merge_plan(plan, existing)
+    if conflicts:
+        text = "".join(f"# foretune: {conflict.line()}\n" for conflict in conflicts) + text
     if "[redacted]" in text:
         text = "# Values shown as [redacted] were removed from the source: restore them before applying.\n" + text
     return text

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from foretune import __version__
+from foretune.knowledge import citation
 from foretune.plan.model import Plan, Setting
 
 SCHEMA = "foretune-plan/1"
@@ -22,8 +23,6 @@ def _setting(setting: Setting) -> dict[str, Any]:
 
 
 def as_dict(plan: Plan) -> dict[str, Any]:
-    from foretune.knowledge import citation
-
     used = sorted({c for t in plan.tunables.values() for c in (*t.installer.citations, *t.foretune.citations)}
                   | {i.citation for t in plan.tunables.values() for i in t.foretune.inputs if i.citation != "box"}
                   | {c for m in plan.memory for c in m.citations}

@@ -156,9 +156,9 @@ def _plain(blocks: list[Block]) -> str | None:
 # --- rich ---------------------------------------------------------------------------------------------
 
 def _rich(plan: Plan, blocks: list[Block], *, color: bool, width: int | None) -> str:
-    from rich.console import Group
-    from rich.padding import Padding
-    from rich.table import Table
+    from rich.console import Group  # start-up: rich, only when this is drawn
+    from rich.padding import Padding  # start-up: rich, only when this is drawn
+    from rich.table import Table  # start-up: rich, only when this is drawn
 
     parts: list[RenderableType] = []
     for block in blocks:
@@ -189,7 +189,7 @@ def _rich(plan: Plan, blocks: list[Block], *, color: bool, width: int | None) ->
 
 
 def _rich_text(text: str, style: str) -> Text:
-    from rich.text import Text
+    from rich.text import Text  # start-up: rich, only when this is drawn
 
     return Text(text, style=style)
 
@@ -197,15 +197,15 @@ def _rich_text(text: str, style: str) -> Text:
 def _rich_cell(cell: Cell) -> str | Text:
     if isinstance(cell, str):
         return cell
-    from rich.text import Text
+    from rich.text import Text  # start-up: rich, only when this is drawn
 
     return Text.assemble(*cell)
 
 
 def _tunables_stacked(plan: Plan) -> RenderableType:
-    from rich.console import Group
-    from rich.padding import Padding
-    from rich.text import Text
+    from rich.console import Group  # start-up: rich, only when this is drawn
+    from rich.padding import Padding  # start-up: rich, only when this is drawn
+    from rich.text import Text  # start-up: rich, only when this is drawn
 
     blocks: list[RenderableType] = []
     for t in plan.tunables.values():

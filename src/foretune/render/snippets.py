@@ -17,7 +17,7 @@ def yaml_scalar(value: Any) -> str:
     >>> yaml_scalar("%t "), yaml_scalar(8), yaml_scalar(True), yaml_scalar("4GB")
     ("'%t '", '8', 'true', '4GB')
     """
-    import yaml
+    import yaml  # start-up: PyYAML loads only when YAML is read or written
 
     text: str = yaml.safe_dump(value, default_flow_style=True, width=1000).strip()
     return text[:-4].rstrip() if text.endswith("\n...") else text.removesuffix("...").strip()

@@ -7,6 +7,8 @@ from typing import Any
 from foretune import __version__
 from foretune.audit.model import Finding, Report
 from foretune.rules.base import Severity, Status
+from foretune.term import human_bytes
+from foretune.units import format_gib
 
 SCHEMA = "foretune-audit/1"
 
@@ -55,13 +57,11 @@ def value_text(value: Any, unit: str = "") -> str:
     if value is None:
         return "-"
     if unit == "bytes" and isinstance(value, (int, float)) and not isinstance(value, bool):
-        from foretune.term import human_bytes
 
         return human_bytes(value)
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
     if isinstance(value, int) and not isinstance(value, bool) and value >= 1024**3 and value % (1024**2) == 0:
-        from foretune.units import format_gib
 
         return format_gib(value)
     return str(value)

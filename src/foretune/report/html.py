@@ -12,6 +12,7 @@ from typing import Any
 
 from foretune import __version__
 from foretune.audit.model import Finding, Report
+from foretune.knowledge import citations
 from foretune.report import charts
 from foretune.report.data import ordered, value_text
 from foretune.rules.base import Severity, Status
@@ -23,7 +24,7 @@ def _template(name: str) -> str:
 
 
 def _badge(markup: Callable[[str], Any]) -> Callable[[Finding], Any]:
-    from markupsafe import escape
+    from markupsafe import escape  # start-up: jinja2 loads only for the HTML report
 
     def badge(f: Finding) -> Any:
         key = ("error" if f.status == Status.ERROR else f.status.value if f.status in (Status.PASS, Status.SKIP)
@@ -58,12 +59,11 @@ def _charts(report: Report, markup: Callable[[str], Any]) -> list[dict[str, Any]
 
 def render(report: Report, *, generated: str | None = None, version: str = __version__) -> str:
     """The report as one HTML page; ``generated`` is the time shown in the header (default: now, UTC)."""
-    import datetime
+    import datetime  # start-up: datetime loads only when a report is dated
 
-    import jinja2
-    from markupsafe import Markup
+    import jinja2  # start-up: jinja2 loads only for the HTML report
+    from markupsafe import Markup  # start-up: jinja2 loads only for the HTML report
 
-    from foretune.knowledge import citations
 
     if generated is None:
         generated = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

@@ -64,7 +64,7 @@ def render(report: dict[str, Any]) -> str:
 def _markdown_to_html(md: str, pictures: dict[str, list[str]]) -> str:
     """text.render's markdown as HTML through markdown-it-py (CommonMark and tables, raw HTML off), charts under their heading."""
     from markdown_it import MarkdownIt  # only the HTML report needs it (start-up)
-    from markdown_it.token import Token
+    from markdown_it.token import Token  # start-up: markdown-it loads only for the HTML report
 
     parser = MarkdownIt("commonmark", {"html": False}).enable("table")
     tokens = parser.parse(md)

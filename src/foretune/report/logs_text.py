@@ -83,7 +83,7 @@ def render(report: dict[str, Any], *, markdown: bool = False, color: bool = Fals
         _compare(out, report)
     else:
         _report(out, report)
-    from foretune.term import clean
+    from foretune.term import clean  # start-up: only when render runs
 
     return clean("\n".join(out.lines).strip("\n")) + "\n"  # no log text drives the terminal
 

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
 def render(report: Report, *, color: bool = False, verbose: bool = False, width: int | None = None) -> str:
     """The report as terminal text; ``width`` wraps every line (``None``: no wrapping)."""
-    from rich.console import Group
-    from rich.text import Text
+    from rich.console import Group  # start-up: rich, only when this is drawn
+    from rich.text import Text  # start-up: rich, only when this is drawn
 
     head: list[RenderableType] = [
         Text(f"foretune audit of {clean_line(report.source)} ({report.source_kind})", style="heading"),
@@ -50,9 +50,9 @@ def _key(f: Finding) -> tuple[str, str]:
 
 
 def _component(findings: list[Finding]) -> RenderableType:
-    from rich.padding import Padding
-    from rich.table import Table
-    from rich.text import Text
+    from rich.padding import Padding  # start-up: rich, only when this is drawn
+    from rich.table import Table  # start-up: rich, only when this is drawn
+    from rich.text import Text  # start-up: rich, only when this is drawn
 
     grid = Table.grid(padding=(0, 2, 0, 0))
     grid.add_column(no_wrap=True)
@@ -64,9 +64,9 @@ def _component(findings: list[Finding]) -> RenderableType:
 
 
 def _body(f: Finding) -> RenderableType:
-    from rich.console import Group
-    from rich.padding import Padding
-    from rich.text import Text
+    from rich.console import Group  # start-up: rich, only when this is drawn
+    from rich.padding import Padding  # start-up: rich, only when this is drawn
+    from rich.text import Text  # start-up: rich, only when this is drawn
 
     tag = f" (waived: {clean_line(f.waived)})" if f.waived else ""
     lines: list[RenderableType] = [Text.assemble((f.rule_id, "heading"), f": {clean(f.message)}{tag}")]
@@ -86,6 +86,6 @@ def _body(f: Finding) -> RenderableType:
 
 
 def _code(text: str) -> Text:
-    from rich.text import Text
+    from rich.text import Text  # start-up: rich, only when this is drawn
 
     return Text(clean(text), style="changed")

@@ -99,12 +99,12 @@ class Context:
 
     def hiera_fix(self, target: str, value: Any) -> Fix:
         """A custom-hiera fix; on releases without custom-hiera (Satellite 6.2) the edit of the file it ends up in."""
-        from foretune.plan.model import Fix
+        from foretune.plan.model import Fix  # start-up: plan code loads only for a fix
 
         fix = Fix("hiera", target, value)
         if self.release is None or self.release.features.custom_hiera:
             return fix
-        from foretune.plan.direct_edits import direct_edit
+        from foretune.plan.direct_edits import direct_edit  # start-up: plan code loads only for a fix
 
         return direct_edit(fix, capsule=self.role == "capsule")
 
@@ -116,7 +116,7 @@ class Context:
             return ()
         if isinstance(t.foretune.value, int) and t.foretune.value > current:
             return t.fixes
-        from foretune.plan.model import Fix
+        from foretune.plan.model import Fix  # start-up: plan code loads only for a fix
 
         return (Fix("advice", setting, f"{setting} {current} already reaches what the guide sizes for this hardware "
                                        f"({t.foretune.value}): more would oversubscribe the CPUs or RAM; add hardware "
@@ -140,6 +140,9 @@ class Context:
             return {t.strip(":,;()[]\"'").lower() for t in re.split(r"[\s=]+", text) if t}
 
         narrowed = [e for e in out if words & (tokens(e.excerpt) | set(e.location.lower().split("/")))]
+        # a process's limits belong to the unit whose block names it as MainPID
+        pids = {f"proc/{p}/limits" for e in narrowed for p in re.findall(r"^MainPID=(\d+)$", e.excerpt, re.M)}
+        narrowed = [e for e in out if e in narrowed or e.location in pids]
 
         def lines_about(e: Evidence) -> Evidence:
             """Keep only the excerpt's lines about the words (an excerpt may join several lines with ' | ')."""

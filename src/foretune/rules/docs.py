@@ -6,6 +6,7 @@ import re
 from importlib import resources
 
 from foretune import __version__
+from foretune.knowledge import citations
 from foretune.rules.base import Rule
 
 SECTIONS = ("What it checks", "Why it matters", "Evidence", "Example", "Fix", "Fix safety", "References")
@@ -13,7 +14,7 @@ SECTIONS = ("What it checks", "Why it matters", "Evidence", "Example", "Fix", "F
 
 def doc_text(rule: Rule) -> str:
     """The rule's markdown doc (``<module>.md`` beside the rule module)."""
-    from foretune.rules.registry import rule_module_path
+    from foretune.rules.registry import rule_module_path  # start-up: the registry loads only when a rule's doc is read
 
     component, name = rule_module_path(rule).split("/")
     return resources.files(f"foretune.rules.{component}").joinpath(f"{name}.md").read_text(encoding="utf-8")
@@ -21,7 +22,6 @@ def doc_text(rule: Rule) -> str:
 
 def doc_problems(rule: Rule) -> list[str]:
     """What is wrong with a rule's doc; empty when it is complete."""
-    from foretune.knowledge import citations
 
     try:
         text = doc_text(rule)
@@ -80,7 +80,7 @@ def rendered(rule: Rule) -> str:
 
 def render_all() -> dict[str, str]:
     """File name -> markdown for docs/rules/: one page per rule plus index.md."""
-    from foretune.rules.registry import all_rules
+    from foretune.rules.registry import all_rules  # start-up: the registry loads only when every rule's doc is rendered
 
     pages = {}
     index = ["# Audit rules", "", "Generated from the rule docs by `python3 dev.py docs`; a test fails when it drifts.",

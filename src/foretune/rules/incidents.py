@@ -28,6 +28,6 @@ def quote(incident: dict[str, Any]) -> str:
 
 
 def evidence(found: list[dict[str, Any]]) -> tuple[Evidence, ...]:
-    """One evidence line per incident: the log file and the quoted line with its count and time span."""
-    return tuple(Evidence("log_incidents", str(i.get("path", "log")), f"{str(i.get('line', '')).strip()} [{span(i)}]")
-                 for i in found)
+    """One evidence line per incident: the log file and its line, verbatim (the count and time span are in the
+    finding's message: an excerpt holds only text that is in the file it names)."""
+    return tuple(Evidence("log_incidents", str(i.get("path", "log")), str(i.get("line", "")).strip()) for i in found)

@@ -6,7 +6,8 @@ import functools
 import importlib
 import pkgutil
 
-from foretune.errors import DataError
+import foretune.rules as package
+from foretune.errors import DataError, UsageError
 from foretune.rules.base import Rule
 
 NOT_RULES = {"base", "registry", "docs", "values"}
@@ -15,7 +16,6 @@ NOT_RULES = {"base", "registry", "docs", "values"}
 @functools.lru_cache(maxsize=1)
 def all_rules() -> tuple[Rule, ...]:
     """All rules, sorted by component then id (zipapp-safe discovery via pkgutil)."""
-    import foretune.rules as package
 
     found: dict[str, Rule] = {}
     for component in pkgutil.iter_modules(package.__path__):
@@ -41,8 +41,6 @@ def rule_module_path(rule: Rule) -> str:
 
 
 def get_rule(rule_id: str) -> Rule:
-    from foretune.errors import UsageError
-
     for rule in all_rules():
         if rule.id == rule_id:
             return rule

@@ -63,3 +63,34 @@ def test_event_wording_follows_the_profiles_data(monkeypatch: pytest.MonkeyPatch
     t = plan("satellite", "6.15", hosts=4500, cpus=16, ram_gib=64).tunables["apache.server_limit"]
     assert t.foretune.reason == "64 processes x 16 threads = 1024 workers above 4000 hosts"
     assert t.foretune.formula == "max(64, 64) = 64"  # the medium profile's own ServerLimit
+
+
+# Installer MaxRequestWorkers of the default --tuning profile per Foreman (installer) version, by hand: the default
+# profile sets no apache::mod::event key beyond tuning/common.yaml (ThreadsPerChild 16; ServerLimit stays the
+# module's 25). puppetlabs-apache pinned in foreman-installer's Puppetfile.lock: 7.0.0 at 3.3.0 and 3.4.0, 8.3.0 at
+# 3.5.0, 8.6.0 at 3.6.0 and 3.7.0: mod/event.pp "$maxclients = 150", rendered as MaxClients 150. 10.1.1 at 3.8.0,
+# 11.1.0 at 3.9.0 and 3.10.0, 12.1.0 at 3.12.0: no $maxclients (gone in 9.0.0), so Apache's ServerLimit x
+# ThreadsPerChild = 25 x 16 = 400 (later installers pin later puppetlabs-apache releases).
+DEFAULT_PROFILE_MAX_REQUEST_WORKERS = {"3.3": 150, "3.4": 150, "3.5": 150, "3.6": 150, "3.7": 150,
+                                       "3.8": 400, "3.9": 400, "3.10": 400, "3.11": 400, "3.12": 400, "3.13": 400,
+                                       "3.14": 400, "3.15": 400, "3.16": 400}
+
+
+@pytest.mark.parametrize("product", ["satellite", "orcharhino", "foreman"])
+def test_installer_max_request_workers_over_the_release_table(product: str) -> None:
+    from foretune.knowledge.releases import known_versions, resolve_release
+
+    checked = 0
+    for version in known_versions(product):
+        release = resolve_release(product, version)
+        if release.features.mpm != "event":
+            continue
+        expected = DEFAULT_PROFILE_MAX_REQUEST_WORKERS[release.foreman_version]  # a new release needs its value here
+        t = plan(product, version, hosts=3000).tunables["apache.max_request_workers"]
+        assert t.installer.value == expected, (product, version)
+        assert t.foretune.value == 400, (product, version)  # ServerLimit 25 x ThreadsPerChild 16: what can run
+        assert t.differs == (expected != 400), (product, version)
+        # medium and larger profiles set maxrequestworkers: 1024 (tuning/sizes/medium.yaml at 3.3.0 and 3.7.0)
+        assert plan(product, version, hosts=8000, cpus=16, ram_gib=64).tunables["apache.max_request_workers"].installer.value == 1024
+        checked += 1
+    assert checked >= 3

@@ -50,3 +50,27 @@ def test_qpid_options_only_where_puppet_qpid_has_them() -> None:
                                  ("file", "/etc/qpid/qpidd.conf", "mgmt-pub-interval=5")}
     assert qpid_fixes("6.4") == {("hiera", "qpid::open_file_limit", 65536), ("hiera", "qpid::router::open_file_limit", 150100),
                                  ("hiera", "qpid::mgmt_pub_interval", 5)}
+
+
+def test_capsules_run_no_qpidd_once_their_module_declares_no_broker() -> None:
+    # puppet-foreman_proxy_content has manifests/broker.pp (class { 'qpid': }) up to 14.2.0 and none from 15.0.0;
+    # foreman-installer's Puppetfile.lock pins 14.0.0 at tag 2.3.0 and 17.0.0 at 2.4.0 (18.2.0 at 2.5.0, 24.2.0 at 3.7.0)
+    for product, version in (("foreman", "2.4"), ("satellite", "6.10"), ("satellite", "6.12"), ("satellite", "6.14")):
+        p = plan(product, version, role="capsule", hosts=3000, katello_agent_hosts=2000)
+        ids = {tid for tid in p.tunables if tid.startswith(("qpid", "qdrouterd", "sysctl.fs_aio"))}
+        assert ids == {"qdrouterd.limit_nofile"}, (product, version)
+        assert p.tunables["qdrouterd.limit_nofile"].fixes[0].target == "qpid::router::open_file_limit"
+        keys = {fix.target for t in p.tunables.values() for fix in t.fixes}
+        assert not any(key.startswith("qpid::") and not key.startswith("qpid::router::") for key in keys), (product, version)
+        names = [item.component for item in p.memory]
+        assert "qdrouterd" in names and "qpidd + qdrouterd" not in names, (product, version)
+    p = plan("foreman", "2.3", role="capsule", hosts=3000, katello_agent_hosts=2000)  # 14.0.0: the Capsule's own qpidd
+    assert {"qpidd.limit_nofile", "qpid.mgmt_pub_interval", "sysctl.fs_aio_max_nr"} <= set(p.tunables)
+    assert "qpidd + qdrouterd" in [item.component for item in p.memory]
+
+
+def test_no_mgmt_pub_interval_without_katello_agent_hosts() -> None:
+    # the guides give mgmt-pub-interval for katello-agent's 'not-attached' channel errors: no agents, no advice
+    assert "qpid.mgmt_pub_interval" not in plan("satellite", "6.9", katello_agent_hosts=0).tunables
+    assert "qpid.mgmt_pub_interval" not in plan("satellite", "6.2", role="capsule", katello_agent_hosts=0, physical_cores=4).tunables
+    assert plan("satellite", "6.9", katello_agent_hosts=10).tunables["qpid.mgmt_pub_interval"].foretune.value == 5

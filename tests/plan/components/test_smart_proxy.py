@@ -12,6 +12,8 @@ def test_satellite_62_follows_the_brief_for_remote_execution() -> None:
     assert t["smart_proxy_dynflow.limit_nofile"].foretune.value == 1000000
     assert t["smart_proxy_dynflow.database"].foretune.value == "in-memory"
     assert [(f.kind, f.value) for f in t["smart_proxy_dynflow.database"].fixes] == [("file", ':database: ""')]
+    # puppet-foreman_proxy 2.5.0 (pinned by foreman-installer 1.11.0) dynflow/params.pp: an absolute path
+    assert t["smart_proxy_dynflow.database"].installer.value == "/var/lib/foreman-proxy/dynflow/dynflow.sqlite"
 
 
 def test_later_releases_keep_the_installer_s_limit() -> None:

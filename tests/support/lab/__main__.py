@@ -19,7 +19,7 @@ def main() -> int:
         exports = " ".join(f"{k}={v}" for k, v in lab.credentials.items())
         print(f"""the lab is up (Ctrl-C stops it and removes {lab.root}):
   export {exports}
-  foretune load registration --target {lab.url} --organization Lab --activation-key lab-key --users 5 --duration 20 --yes
+  foretune load registration --target {lab.url} --organization Lab --organization-id 1 --activation-key lab-key --users 5 --duration 20 --yes
   foretune load content --target {lab.url} --repo {lab.content_path} --users 5 --duration 20 --yes
   foretune load api --target {lab.url} --users 5 --duration 20 --yes
   foretune load rex-pull --target {lab.url} --mqtt {host}:{port} --users 100 --duration 20 --yes

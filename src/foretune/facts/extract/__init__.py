@@ -67,22 +67,22 @@ def _live(src: Source) -> LiveHost | None:
 
 def _postgresql_and_live(x: Extractor) -> None:
     services.postgresql_files(x)
-    from foretune.host.sources.replay import Replay
+    from foretune.host.sources.replay import Replay  # start-up: only when _postgresql_and_live runs
 
     live = _live(x.src)
     if live is not None:
-        from foretune.facts.extract.live_sql import live_sql
+        from foretune.facts.extract.live_sql import live_sql  # start-up: only when _postgresql_and_live runs
 
         live_sql(x, live)
     elif isinstance(x.src, Replay):  # a collector snapshot: the query outputs it recorded
-        from foretune.facts.extract.live_sql import recorded_sql
+        from foretune.facts.extract.live_sql import recorded_sql  # start-up: only when _postgresql_and_live runs
 
         recorded_sql(x, x.src, x.src.raw)
 
 
 def _redis(x: Extractor) -> None:
     """Live: a Redis named by FORETUNE_REDIS_URL (redis://host:port or unix:///path) replaces the default."""
-    from foretune.host.specs import BY_NAME
+    from foretune.host.specs import BY_NAME  # start-up: only when _redis runs
 
     live = _live(x.src)
     if live is None:

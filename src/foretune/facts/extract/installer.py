@@ -113,7 +113,7 @@ def installer(x: Extractor) -> None:
 
 def _check_counts(x: Extractor, data: dict[str, Any] | None, where: str, *, flat: bool = False) -> None:
     """A problem for each tuning key that counts something but holds no whole number (the plan leaves it out)."""
-    from foretune.knowledge.hiera_values import checked
+    from foretune.knowledge.hiera_values import checked  # start-up: only when _check_counts runs
 
     if not isinstance(data, dict):
         return
@@ -161,8 +161,8 @@ def effective(x: Extractor, answers: dict[str, Any] | None, hiera: dict[str, Any
     product_name, version = x.value("product"), x.value("product_version")
     if product_name and version:
         try:
-            from foretune.knowledge.profiles import installer_hiera, tuning_files
-            from foretune.knowledge.releases import resolve_release
+            from foretune.knowledge.profiles import installer_hiera, tuning_files  # start-up: only when effective runs
+            from foretune.knowledge.releases import resolve_release  # start-up: only when effective runs
 
             release = resolve_release(product_name, version, foreman_version=x.value("foreman_version"))
             profile = x.value("tuning_profile") or "default"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from foretune.facts.extract.core import Extractor
+from foretune.facts.model import Provenance
 from foretune.facts.parsers.clients import mqtt_client_ids, mqtt_peers, task_host_names
 from foretune.facts.parsers.foreman import parse_tasks_csv
 from foretune.facts.parsers.process import (
@@ -18,6 +19,7 @@ from foretune.facts.parsers.process import (
     parse_vmstat,
 )
 from foretune.facts.parsers.system import parse_meminfo
+from foretune.host.sources.base import Raw
 
 MQTT_PORT = 1883  # mosquitto's default listener, which the Foreman installer keeps
 
@@ -78,8 +80,14 @@ def cpu_steal(x: Extractor) -> None:
     value = {"mean_percent": round(sum(samples) / len(samples), 2), "max_percent": max(samples), "samples": len(samples),
              "reports": len(per_report)}
     ordered = sorted(per_report, key=lambda rv: -max(rv[1]))
-    x.known("cpu_steal", value, *[x.note(raw.location, f"%steal up to {max(values):.2f} in {len(values)} samples")
-                                  for raw, values in ordered[:4]])
+    x.known("cpu_steal", value, *[_steal_line(x, raw, max(values)) for raw, values in ordered[:4]])
+
+
+def _steal_line(x: Extractor, raw: Raw, worst: float) -> Provenance:
+    """The report's sample with the most %steal, as sar printed it."""
+    shown = f"{worst:.2f}"
+    line = next((line for line in raw.text.splitlines() if shown in line.split()), None)
+    return x.prov(raw, text=line.strip()) if line else x.note(raw.location, f"%steal up to {shown}")
 
 
 def table_sizes(x: Extractor) -> None:
@@ -99,7 +107,7 @@ def history_table_rows(x: Extractor) -> None:
         count = x.parse(raw, parse_psql_count)
         if raw is not None and count is not None:
             rows[table] = count
-            provs.append(x.note(raw.location, f"select count(*) from {table}: {count}"))
+            provs.append(x.prov(raw, r"^\s*\d+\s*$"))  # the count psql printed for "select count(*) from <table>"
     if not rows:
         x.unknown("history_table_rows", x.why("audits_count"))
         return

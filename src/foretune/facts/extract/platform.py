@@ -196,10 +196,12 @@ def service_limits(x: Extractor) -> None:
             if proc is not None and "Max open files" in parsed:
                 entry["process_nofile"] = _limit(parsed["Max open files"]["soft"])
                 entry["process_nofile_hard"] = _limit(parsed["Max open files"]["hard"])
-                provenance.append(x.note(proc.location, f"{unit}: " + excerpt(proc.text, r"^Max open files")))
+                # the unit is named by MainPID in its systemctl block; the excerpt is the line as the file has it
+                provenance.append(x.note(proc.location, excerpt(proc.text, r"^Max open files")))
         limits[unit] = entry
         if show_raw is not None:
             provenance.append(x.note(show_raw.location, "\n".join(lines)))
+    raws = {r.location: r for r in x.raws("unit_files")}
     for unit, entries in sorted(files.items()):
         for location, unit_file in entries:
             value = unit_file.get("Service", {}).get("LimitNOFILE")
@@ -212,7 +214,8 @@ def service_limits(x: Extractor) -> None:
                     entry["LimitNOFILE"] = _limit(hard_text)
                     if soft_text and _limit(soft_text) != entry["LimitNOFILE"]:
                         entry["soft_nofile"] = _limit(soft_text)
-                provenance.append(x.note(location, f"LimitNOFILE={value[-1]} ({unit})"))
+                raw = raws.get(location)  # the line as the file has it; the unit is in the path
+                provenance.append(x.prov(raw, r"^\s*LimitNOFILE\s*=") if raw is not None else x.note(location, f"LimitNOFILE={value[-1]}"))
     if limits:
         x.known("service_limits", limits, *provenance)
     else:
@@ -266,7 +269,7 @@ def storage(x: Extractor) -> None:
         lsblk = parse_lsblk_tree_and_topology(tree.text, topology.text)
     rota = {row.get("MOUNTPOINT"): row.get("ROTA") for row in lsblk if row.get("MOUNTPOINT")}
     result: dict[str, dict[str, Any]] = {}
-    from foretune.facts.extract.installer import packages
+    from foretune.facts.extract.installer import packages  # start-up: only when storage runs
 
     installed = packages(x)
     for path, needs in KEY_DIRS.items():

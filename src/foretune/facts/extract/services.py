@@ -20,6 +20,7 @@ from foretune.facts.parsers.redis import parse_redis_conf, parse_redis_info, red
 from foretune.facts.parsers.yamlfile import parse_yaml
 from foretune.host.sources.base import Raw
 from foretune.host.specs import BY_NAME, Spec
+from foretune.knowledge.versions import version_key
 from foretune.units import jvm_option_text, jvm_size
 
 PUMA_DEFAULTS = {"workers": 2, "threads_min": 0, "threads_max": 16}  # foreman config/puma/production.rb
@@ -37,7 +38,7 @@ def puma(x: Extractor) -> None:
     found = {k: _int(env.get(v)) for k, v in keys.items() if env.get(v) is not None}
     if where and found:
         value = {**PUMA_DEFAULTS, **found}
-        x.known("puma", value, x.note(where, " ".join(f"{keys[k]}={v}" for k, v in found.items())))
+        x.known("puma", value, *puma_provenance(x, where, {keys[k]: v for k, v in found.items()}))
     elif "foreman" in packages(x) and not any(n.startswith(("passenger", "mod_passenger")) for n in packages(x)):
         x.known("puma", dict(PUMA_DEFAULTS), x.note("foreman.service", "no FOREMAN_PUMA_* environment: Foreman's built-in defaults"))
     elif "foreman" in packages(x):
@@ -61,7 +62,17 @@ def puma(x: Extractor) -> None:
     if pool is not None:
         x.known("foreman_db_pool", pool, x.prov(db, r"^\s*pool:"))
     else:
-        x.known("foreman_db_pool", RAILS_DEFAULT_POOL, x.note(db.location, "no pool: key: Rails default 5"))
+        x.known("foreman_db_pool", RAILS_DEFAULT_POOL, x.note(db.location, "no pool: (the Rails default, 5)"))
+
+
+def puma_provenance(x: Extractor, where: str, names: dict[str, int | None]) -> list[Provenance]:
+    """The lines that set ``names``, verbatim, from each foreman.service file that sets one (drop-ins in the order
+    systemd reads them: a later file's value wins); ``systemctl show`` when no file does."""
+    pattern = r"^\s*Environment\s*=.*(" + "|".join(re.escape(n) for n in names) + ")="
+    raws = [r for r in x.raws("unit_files") if "/foreman.service" in r.location and re.search(pattern, r.text, re.M)]
+    if not raws:
+        return [x.note(where, " ".join(f"{k}={v}" for k, v in names.items()))]
+    return [x.prov(r, pattern) for r in raws]
 
 
 def excerpt_json(text: str) -> str:
@@ -130,7 +141,7 @@ def pulp(x: Extractor) -> None:
         gunicorn[key] = _gunicorn_workers(exec_start)
     if workers or any(v is not None for v in gunicorn.values()):
         value = {"workers": len(workers), **gunicorn}
-        x.known("pulpcore", value, x.note(source, ", ".join(workers[:3]) + (" ..." if len(workers) > 3 else "")), *provs)
+        x.known("pulpcore", value, x.note(source, " | ".join(workers[:3])), *provs)
     else:
         x.unknown("pulpcore", "no pulpcore-worker units or pulpcore unit files")
     raw = x.raw("pulp_workers")
@@ -294,7 +305,6 @@ def postgresql_version(x: Extractor) -> None:
 
 def _pg_server_in_use(x: Extractor, servers: dict[str, str]) -> str:
     """The server package whose data directory holds the postgresql.conf read; else the newest installed."""
-    from foretune.knowledge.releases import version_key
 
     provs = x.facts["postgresql"].provenance
     location = provs[0].location if provs else ""

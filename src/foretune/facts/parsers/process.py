@@ -98,7 +98,8 @@ def parse_vmstat(text: str) -> dict[str, int]:
 
 
 def parse_passenger_pool(text: str) -> dict[str, int]:
-    """``passenger-status --show pool``: max_pool_size, processes, top_queue and app_queue (summed over groups)."""
+    """``passenger-status --show pool``: max_pool_size, processes, top_queue, app_queue (summed over the application
+    groups) and app_queue_max (the fullest group's: PassengerMaxRequestQueueSize is a limit per application)."""
     # [ \t]* rather than \s*: with re.M, \s* would run across lines and make the search quadratic
     patterns = {"max_pool_size": r"^[ \t]*Max pool size[ \t]*:[ \t]*(\d{1,12})", "processes": r"^[ \t]*Processes[ \t]*:[ \t]*(\d{1,12})",
                 "top_queue": r"^[ \t]*Requests in top-level queue[ \t]*:[ \t]*(\d{1,12})"}
@@ -110,6 +111,7 @@ def parse_passenger_pool(text: str) -> dict[str, int]:
     queues = [int(m) for m in re.findall(r"^[ \t]*Requests in queue[ \t]*:[ \t]*(\d{1,12})", text, flags=re.M | re.ASCII)]
     if queues:
         out["app_queue"] = sum(queues)
+        out["app_queue_max"] = max(queues)
     if "max_pool_size" not in out:
         if text.strip():
             raise ParseError("passenger-status output has no 'Max pool size' line")

@@ -31,6 +31,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from foretune.errors import ParseError
+
 MAX_YAML_BYTES = 256 * 1024  # installer answers files are ~50 KiB; the pure-Python loader reads ~100 KiB/s worst case
 MAX_DEPTH = 64
 MAX_ALIASES = 100
@@ -52,7 +54,7 @@ def _strip_symbols(value: Any) -> Any:
 
 def _constructor_class() -> type:
     """SafeConstructor that builds plain data only (timestamps, binary, sets and pairs stay plain)."""
-    import yaml
+    import yaml  # start-up: PyYAML loads only when YAML is read or written
 
     class Constructor(yaml.constructor.SafeConstructor):
         def get_single_data(self) -> Any:
@@ -98,7 +100,7 @@ def _loader_class() -> type:
     global _LOADER
     if _LOADER is not None:
         return _LOADER
-    import yaml
+    import yaml  # start-up: PyYAML loads only when YAML is read or written
 
     constructor: Any = _constructor_class()
     if getattr(yaml, "__with_libyaml__", False):
@@ -145,7 +147,7 @@ def _loader_class() -> type:
 
 def _count_events(text: str) -> None:
     """Check nesting and aliases on libyaml's event stream (flat: no recursion whatever the input)."""
-    import yaml
+    import yaml  # start-up: PyYAML loads only when YAML is read or written
 
     parser = importlib.import_module("yaml.cyaml").CParser(text)
     depth = aliases = 0
@@ -189,9 +191,8 @@ def _check_expansion(node: Any, memo: dict[int, int]) -> int:
 
 def load_yaml(text: str) -> Any:
     """Plain data from untrusted YAML text; raises ParseError (one line) when malformed or over a cap."""
-    import yaml
+    import yaml  # start-up: PyYAML loads only when YAML is read or written
 
-    from foretune.facts.parsers import ParseError
 
     size = len(text.encode("utf-8", "surrogatepass")) if len(text) * 4 > MAX_YAML_BYTES else len(text)
     if size > MAX_YAML_BYTES:
@@ -216,7 +217,6 @@ def load_yaml(text: str) -> Any:
 
 def parse_yaml(text: str) -> dict[str, Any] | None:
     """A YAML mapping (Ruby symbol keys de-coloned), or None for empty/comment-only input."""
-    from foretune.facts.parsers import ParseError
 
     data = load_yaml(text)
     if data is None:

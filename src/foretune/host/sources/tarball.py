@@ -200,13 +200,13 @@ class SosreportTarball(TreeSource):
                 inner = name.split("/", 1)[1] if "/" in name else ""
                 wanted = any(rel in exact or _matches(rel, patterns) for rel in (name, inner) if rel)
                 log_rel = next((rel for rel in (inner, name) if rel and logs.wants(rel)), None) if logs else None
-                if log_rel is not None and logs is not None and not wanted:
+                small_cmd = any(rel.startswith(("sos_commands/", "sos_strings/")) for rel in (name, inner) if rel) \
+                    and member.size <= SIDE_CACHE_BYTES
+                if log_rel is not None and logs is not None and not wanted and not small_cmd:
                     extracted = archive.extractfile(member)
                     if extracted is not None:
                         logs.read(log_rel, extracted, member.mtime)
                     continue
-                small_cmd = any(rel.startswith(("sos_commands/", "sos_strings/")) for rel in (name, inner) if rel) \
-                    and member.size <= SIDE_CACHE_BYTES
                 if not wanted and not small_cmd:
                     continue
                 if member.size > MAX_MEMBER_BYTES:

@@ -43,9 +43,14 @@ def _event(s: Sizing) -> None:
     key = "apache::mod::event::"
     threads = s.base_setting(key + "threadsperchild", mod["threadsperchild"], "puppetlabs-apache default", mod["citation"])
     limit = s.base_setting(key + "serverlimit", mod["serverlimit"], "puppetlabs-apache default", mod["citation"])
-    inst_mrw_value = s.base.get(key + "maxrequestworkers") or limit.value * threads.value
-    inst_mrw = Setting(inst_mrw_value, "profile value" if key + "maxrequestworkers" in s.base
-                       else "not set: Apache uses ServerLimit x ThreadsPerChild", ("apache-module-defaults",))
+    if key + "maxrequestworkers" in s.base:
+        inst_mrw = Setting(s.base[key + "maxrequestworkers"], "profile value", ("apache-module-defaults",))
+    elif s.f.apache_event_maxclients:  # puppetlabs-apache 7-8 render MaxClients (MaxRequestWorkers' old name)
+        inst_mrw = Setting(s.f.apache_event_maxclients, "not set: puppetlabs-apache renders its MaxClients default",
+                           ("apache-event-maxclients",))
+    else:
+        inst_mrw = Setting(limit.value * threads.value, "not set: Apache uses ServerLimit x ThreadsPerChild", ("apache-module-defaults",))
+    inst_mrw_value = inst_mrw.value
     want_limit, want_threads = limit.value, threads.value
     larger, default_hosts = _larger_profiles_limit(s, key + "serverlimit"), default_profile_hosts()
     big = s.inp.hosts > default_hosts or s.profile != "default"

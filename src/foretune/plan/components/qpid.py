@@ -16,6 +16,8 @@ def plan(s: Sizing) -> None:
     n = s.inp.katello_agent_hosts
     cites = ("g62-qpid",) if s.era62 else ("g69-qpid",)
     _nofile(s, n, cites)
+    if not broker(s):
+        return  # the Capsule's module declares only qdrouterd: qpid::* broker keys would do nothing (fpc-broker-removed)
     _aio(s, n, cites)
     per_host = const("qpidd_storage_per_host_mib")
     storage = n * per_host * MIB
@@ -26,11 +28,12 @@ def plan(s: Sizing) -> None:
               Fix("advice", "/var/lib/qpidd", f"keep at least {format_gib(storage)} free"))
     interval = const("qpid_mgmt_pub_interval")
     fix = Fix("hiera", "qpid::mgmt_pub_interval", interval)
-    s.add("qpid.mgmt_pub_interval", "qpidd mgmt-pub-interval", "seconds",
-          Setting(module_default("qpid_mgmt_pub_interval"), "qpidd default", (module_default_citation("qpid_mgmt_pub_interval"),)),
-          Setting(interval, "recycles management objects faster; avoids 'not-attached' channel errors", ("g62-qpid",), "",
-                  (C("qpid_mgmt_pub_interval"),)),
-          fix if s.f.qpid_mgmt_pub_interval_option else direct_edit(fix))  # puppet-qpid before 4.1: edit qpidd.conf
+    if n:  # the guides' cure for katello-agent's 'not-attached' channel errors: nothing to cure without agents
+        s.add("qpid.mgmt_pub_interval", "qpidd mgmt-pub-interval", "seconds",
+              Setting(module_default("qpid_mgmt_pub_interval"), "qpidd default", (module_default_citation("qpid_mgmt_pub_interval"),)),
+              Setting(interval, "recycles management objects faster; avoids 'not-attached' channel errors", ("g62-qpid",), "",
+                      (C("qpid_mgmt_pub_interval"),)),
+              fix if s.f.qpid_mgmt_pub_interval_option else direct_edit(fix))  # puppet-qpid before 4.1: edit qpidd.conf
     if s.server and n:
         accept = const("accept_timeout_at_scale")
         s.add("katello.content_action_accept_timeout", "content_action_accept_timeout", "seconds",
@@ -40,11 +43,18 @@ def plan(s: Sizing) -> None:
               Fix("command", f"hammer settings set --name content_action_accept_timeout --value {accept}"))
 
 
+def broker(s: Sizing) -> bool:
+    """qpidd runs here: always on a server; on a Capsule only while its module declares the broker."""
+    return s.server or s.f.capsule_qpidd
+
+
 def _nofile(s: Sizing, n: int, cites: tuple[str, ...]) -> None:
     for tid, title, hkey, unit, per, base, floor in (
             ("qpidd.limit_nofile", "qpidd LimitNOFILE", "qpid::open_file_limit", "qpidd", "qpidd_fds_per_host", "qpidd_fds_base", 65536),
             ("qdrouterd.limit_nofile", "qdrouterd LimitNOFILE", "qpid::router::open_file_limit", "qdrouterd",
              "qdrouterd_fds_per_host", "qdrouterd_fds_base", 150100)):
+        if unit == "qpidd" and not broker(s):
+            continue
         inst = s.base_setting(hkey, None, "not set: systemd default", cites[0])
         if s.era62 and not n:
             s.add(tid, title, "count", inst, s.same(inst, "no katello-agent hosts: the brief's limit is for katello-agent at scale", *cites))
@@ -86,7 +96,9 @@ def _aio(s: Sizing, n: int, cites: tuple[str, ...]) -> None:
 
 
 def memory(s: Sizing) -> list[MemoryItem]:
-    return [memory_item("qpidd + qdrouterd", 1, "qpid", "brokers")] if s.f.qpid and s.katello else []
+    if not (s.f.qpid and s.katello):
+        return []
+    return [memory_item("qpidd + qdrouterd", 1, "qpid", "brokers") if broker(s) else memory_item("qdrouterd", 1, "qdrouterd", "router")]
 
 
 COMPONENT = Component("qpid", memory=memory)

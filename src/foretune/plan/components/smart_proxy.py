@@ -23,7 +23,7 @@ def plan(s: Sizing) -> None:
     s.add("smart_proxy_dynflow.limit_nofile", "smart_proxy_dynflow_core LimitNOFILE", "count", inst, want,
           Fix("limit", "smart_proxy_dynflow_core", const("g62_nofile")))
     s.add("smart_proxy_dynflow.database", "smart_proxy_dynflow_core database", "text",
-          Setting("var/lib/foreman-proxy/dynflow/dynflow.sqlite", "on-disk sqlite", ("g62-remote-execution",)),
+          Setting("/var/lib/foreman-proxy/dynflow/dynflow.sqlite", "on-disk sqlite", ("pfp-dynflow-database", "g62-remote-execution")),
           Setting("in-memory", "in-memory sqlite answers faster under remote execution load", ("g62-remote-execution",)),
           Fix("file", "/etc/smart_proxy_dynflow_core/settings.yml", ':database: ""'))
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.knowledge import module_default
-from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.base import Context, Evidence, Outcome, Rule, Severity
 
 
 class TomcatThreadsLow(Rule):
@@ -30,7 +30,10 @@ class TomcatThreadsLow(Rule):
         return self.failed(f"Tomcat maxThreads {shown} < Puma's {workers} workers x {per} threads = {concurrency}: "
                            "during registration bursts Candlepin calls queue in Tomcat and time out",
                            current=threads, recommended=concurrency,
-                           evidence=(*ctx.evidence("candlepin", about=("maxThreads", "tomcat_max_threads")), *ctx.evidence("puma")))
+                           evidence=(*(ctx.evidence("candlepin", about="maxThreads") if read else
+                                       (Evidence("candlepin", "module default", f"maxThreads {threads}: no maxThreads in the source, "
+                                                                                 "puppet-candlepin's default"),)),
+                                     *ctx.evidence("puma")))
 
 
 RULE = TomcatThreadsLow()

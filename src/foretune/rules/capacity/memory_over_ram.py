@@ -17,8 +17,8 @@ MEASURED = {"Candlepin": ("Candlepin",), "Dynflow Sidekiq": ("Dynflow Sidekiq", 
 
 def running_memory(ctx: Context) -> list[MemoryItem]:
     """The plan's memory items, with the sizes in force and the RSS ``ps`` measured substituted where known."""
-    from foretune.plan.components.candlepin import candlepin_memory
-    from foretune.plan.constants import memory_range
+    from foretune.plan.components.candlepin import candlepin_memory  # start-up: plan code, only when the check runs
+    from foretune.plan.constants import memory_range  # start-up: plan code, only when the check runs
 
     assert ctx.plan is not None
     items = {m.component: m for m in ctx.plan.memory}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from foretune.rules.base import Context, Outcome, PlanRule
+from foretune.rules.base import Context, Evidence, Outcome, PlanRule
 
 
 def compare(rule: PlanRule, ctx: Context, key: str, ok: Callable[[int, int], bool], why: str) -> Outcome:
@@ -14,8 +14,12 @@ def compare(rule: PlanRule, ctx: Context, key: str, ok: Callable[[int, int], boo
     if value is not None and ok(value, want):
         return rule.passed(f"{key} {value}")
     shown = value if value is not None else "unset (Passenger default)"
+    evidence = ctx.evidence("passenger", about=key)  # that directive's lines, not the pool's or the queue's
+    if value is None:  # the files are quoted for what they lack
+        evidence = tuple(Evidence(e.fact, e.location, f"no {key} (Passenger's default applies)")
+                         for e in dict.fromkeys(Evidence(e.fact, e.location) for e in evidence))
     return rule.failed(f"{key} {shown}; recommended {want}: {why}", current=value, recommended=want,
-                       evidence=ctx.evidence("passenger"), fixes=t.fixes)
+                       evidence=evidence, fixes=t.fixes)
 
 
 def passenger_era(ctx: Context) -> str | None:

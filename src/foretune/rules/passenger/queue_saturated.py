@@ -24,6 +24,8 @@ class PassengerQueueSaturated(Rule):
     def check(self, ctx: Context) -> Outcome:
         status = ctx.facts.value("passenger_status")
         queued = (status.get("top_queue") or 0) + (status.get("app_queue") or 0)
+        # PassengerMaxRequestQueueSize bounds each application's queue: the fullest one meets it, never a sum
+        fullest = status.get("app_queue_max", status.get("app_queue")) or 0
         pool, running = status.get("max_pool_size") or 0, status.get("processes") or 0
         limit = ((ctx.facts.value("passenger") or {}).get("PassengerMaxRequestQueueSize")
                  or module_default("passenger", "max_request_queue_size"))
@@ -31,9 +33,9 @@ class PassengerQueueSaturated(Rule):
         if queued == 0:
             return self.passed(f"{running} of {pool} processes, nothing queued")
         fixes = ctx.growth_fixes("passenger.max_pool_size", pool, "PassengerMaxPoolSize")
-        if queued >= limit:
-            return self.failed(f"{queued} requests queued, at PassengerMaxRequestQueueSize {limit}: further requests get "
-                               "HTTP 503 now", current=queued, recommended=f"< {limit}", evidence=evidence,
+        if fullest >= limit:
+            return self.failed(f"{fullest} requests queued for one application, at its PassengerMaxRequestQueueSize {limit}: "
+                               "further requests get HTTP 503 now", current=fullest, recommended=f"< {limit}", evidence=evidence,
                                fixes=fixes, severity=Severity.CRITICAL, observed=True)
         if running >= pool:
             return self.failed(f"{queued} requests queued with all {pool} Passenger processes busy", current=queued,

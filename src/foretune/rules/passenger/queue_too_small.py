@@ -26,12 +26,12 @@ class QueueTooSmall(PlanRule):
         outcome = compare(self, ctx, "PassengerMaxRequestQueueSize", lambda v, w: v >= w,
                           "a registration burst beyond the queue gets HTTP 503")
         status = ctx.facts.value("passenger_status") or {}
-        queued = (status.get("top_queue") or 0) + (status.get("app_queue") or 0)
+        queued = status.get("app_queue_max", status.get("app_queue")) or 0  # the limit is per application
         size = (ctx.facts.value("passenger").get("PassengerMaxRequestQueueSize")
                 or module_default("passenger", "max_request_queue_size"))
         if outcome.status == Status.FAIL and queued >= size:
             return dataclasses.replace(outcome, severity=Severity.CRITICAL, observed=True,
-                                       message=f"{outcome.message}; already full: passenger-status shows {queued} requests queued",
+                                       message=f"{outcome.message}; already full: passenger-status shows {queued} requests queued for one application",
                                        evidence=(*ctx.evidence("passenger_status", about="queue"), *outcome.evidence))
         return outcome
 

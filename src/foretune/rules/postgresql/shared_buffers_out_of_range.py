@@ -21,7 +21,9 @@ class SharedBuffersOutOfRange(PlanRule):
     tunable = "postgresql.shared_buffers"
 
     def check(self, ctx: Context) -> Outcome:
-        from foretune.plan.components.postgresql import shared_buffers_range
+        from foretune.plan.components.postgresql import (
+            shared_buffers_range,  # start-up: plan code, only when the check runs
+        )
 
         assert ctx.plan is not None
         current = pg_size(ctx.facts.value("postgresql").get("shared_buffers"))

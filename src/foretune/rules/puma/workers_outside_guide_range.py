@@ -47,7 +47,7 @@ class PumaWorkersOutsideRange(PlanRule):
 def _needed_profile(ctx: Context) -> str | None:
     """The size a counted host figure needs, as far as the hardware carries it, when that is larger than the
     profile the box is judged at; else None."""
-    from foretune.knowledge.model import SIZES
+    from foretune.knowledge.model import SIZES  # start-up: only when _needed_profile runs
 
     if ctx.plan is None or ctx.hosts is None or ctx.hosts_assumed or ctx.plan.profile not in SIZES:
         return None

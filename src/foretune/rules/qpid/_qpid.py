@@ -7,6 +7,7 @@ qdrouterd 3N+100. Each release is judged by its own source, and the message name
 
 from __future__ import annotations
 
+from foretune.knowledge import citation
 from foretune.rules.base import Basis, Context, Outcome, PlanRule, Severity
 
 HOLDS = {"qpidd": "queue", "qdrouterd": "connection"}
@@ -27,8 +28,7 @@ def qpidd_absent(rule: PlanRule, ctx: Context) -> str | None:
 
 
 def nofile_check(rule: PlanRule, ctx: Context, key: str, daemon: str) -> Outcome:
-    from foretune.knowledge import citation
-    from foretune.plan.constants import const
+    from foretune.plan.constants import const  # start-up: plan code, only when the check runs
 
     assert ctx.plan is not None
     current = ctx.facts.value("qpid").get(key)

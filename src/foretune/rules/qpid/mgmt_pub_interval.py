@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.knowledge import module_default
-from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.base import Context, Evidence, Outcome, PlanRule, Severity
 from foretune.rules.qpid._qpid import qpidd_absent
 
 
@@ -21,12 +21,16 @@ class MgmtPubInterval(PlanRule):
         return qpidd_absent(self, ctx)
 
     def check(self, ctx: Context) -> Outcome:
-        interval = ctx.facts.value("qpid").get("mgmt_pub_interval") or module_default("qpid_mgmt_pub_interval")
+        configured = ctx.facts.value("qpid").get("mgmt_pub_interval")
+        interval = configured or module_default("qpid_mgmt_pub_interval")
         t = self.recommendation(ctx)
         if interval <= t.foretune.value:
             return self.passed(f"mgmt-pub-interval {interval}")
+        evidence = ctx.evidence("qpid")
+        if not configured:  # the file is quoted for what it lacks, not for a line it does not have
+            evidence = tuple(Evidence(e.fact, e.location, f"no mgmt-pub-interval (qpidd's default {interval})") for e in evidence)
         return self.failed(f"mgmt-pub-interval {interval} s: journal fills with 'Channel ... is not attached' errors",
-                           current=interval, recommended=t.foretune.value, evidence=ctx.evidence("qpid"), fixes=t.fixes)
+                           current=interval, recommended=t.foretune.value, evidence=evidence, fixes=t.fixes)
 
 
 RULE = MgmtPubInterval()

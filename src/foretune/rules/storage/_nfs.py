@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from foretune.knowledge import threshold
 from foretune.rules.base import Context, Outcome, Rule, Severity
 
 NFS = ("nfs", "nfs4", "nfs3")
@@ -45,7 +46,6 @@ def option_problems(options: list[str], min_io: int) -> list[tuple[str, Severity
 def nfs_check(rule: Rule, ctx: Context, paths: tuple[str, ...], what: str, severity: Severity | None = None) -> Outcome:
     """Fail when one of ``paths`` is on NFS; risky options (soft, small rsize/wsize, nolock) are named and can raise
     the severity (a soft mount is always high)."""
-    from foretune.knowledge import threshold
 
     dirs = ctx.facts.value("key_dirs")
     present = {p: dirs[p] for p in paths if p in dirs}

@@ -1,0 +1,87 @@
+"""Fixes that take effect: a fix that lands below a place of higher precedence for the same key (the table in
+``foretune.knowledge.precedence``) also removes what shadows it, and the finding names that place as the cause.
+
+- PostgreSQL: a custom-hiera setting that postgresql.auto.conf (ALTER SYSTEM) also sets;
+- Puma: the installer writes FOREMAN_PUMA_* to foreman.service.d/installer.conf, so a hand-made drop-in read
+  after it (override.conf, from ``systemctl edit foreman``) keeps its threads whatever the installer is told,
+  and leaves the Rails pool the installer sizes for its own threads behind.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from foretune.knowledge.precedence import Shadow, postgresql_shadow, systemd_shadow
+from foretune.knowledge.profiles import PG
+from foretune.plan.model import Fix
+from foretune.rules.base import Context, Evidence, Outcome, Rule, Status
+
+
+def take_effect(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
+    """``outcome`` with every PostgreSQL custom-hiera fix preceded by what removes a postgresql.auto.conf line
+    (ALTER SYSTEM) that sets the same setting: that line wins over every postgresql.conf the installer writes."""
+    if outcome.status != Status.FAIL or not outcome.fixes:
+        return outcome
+    fact = ctx.facts["postgresql"]
+    files = [(p.location, p.excerpt) for p in fact.provenance] if fact.known else []
+    undo: list[Fix] = []
+    evidence: list[Evidence] = []
+    causes: list[str] = []
+    cites = list(outcome.citations or rule.citations)
+    for fix in outcome.fixes:
+        if fix.kind != "hiera" or not fix.target.startswith(PG + "/"):
+            continue
+        shadow = postgresql_shadow(fix.target.split("/", 1)[1], files)
+        if shadow is None or any(f.target == shadow.undo for f in (*outcome.fixes, *undo)):
+            continue
+        undo.append(Fix("command", shadow.undo))
+        if not any(e.location == shadow.location and shadow.line in e.excerpt for e in outcome.evidence):
+            evidence.append(Evidence("postgresql", shadow.location, shadow.line))
+        causes.append(f"{shadow.location} sets {shadow.line} (ALTER SYSTEM), which wins over postgresql.conf: "
+                      f"{shadow.reset} first, or the installer's value never takes effect")
+        cites += [c for c in shadow.citations if c not in cites]
+    puma = _puma_shadow(ctx, outcome)
+    if puma is not None:
+        undo.append(Fix("command", puma.undo))
+        if not any(e.location == puma.location for e in outcome.evidence):
+            evidence.append(Evidence("puma", puma.location, puma.line))
+        undo += [fix for fix in _installer_takes_over(ctx, puma) if fix not in outcome.fixes]
+        causes.append(f"the cause is {puma.location}, a hand-made drop-in read after the installer's {INSTALLER_DROPIN}: "
+                      f"it sets {puma.line} whatever the installer is told, and the Rails pool the installer sizes "
+                      f"for its own threads stays behind; {puma.reset} (then run the installer)")
+        cites += [c for c in puma.citations if c not in cites]
+    if not undo:
+        return outcome
+    return dataclasses.replace(outcome, message=f"{outcome.message}; {'; '.join(causes)}",
+                               fixes=(*undo, *outcome.fixes), evidence=(*outcome.evidence, *evidence), citations=tuple(cites))
+
+
+INSTALLER_DROPIN = "installer.conf"  # puppet-foreman's foreman.service drop-in (manifests/service.pp)
+# fixes that set what that drop-in carries (Puma workers and threads) or what is sized from it (the Rails pool)
+PUMA_TARGETS = ("foreman::foreman_service_puma_", "foreman::db_pool", "--foreman-foreman-service-puma-", "--foreman-db-pool")
+
+
+def _puma_shadow(ctx: Context, outcome: Outcome) -> Shadow | None:
+    """The hand-made foreman.service drop-in that sets Puma's environment after the installer's, when a fix is
+    about Puma or the pool."""
+    if not any(f.kind in ("hiera", "installer") and f.target.startswith(PUMA_TARGETS) for f in outcome.fixes):
+        return None
+    fact = ctx.facts["puma"]
+    if not fact.known:
+        return None
+    files = [(p.location, p.excerpt.replace(" | ", "\n")) for p in fact.provenance]
+    return systemd_shadow("foreman.service", "Environment", files, owned=INSTALLER_DROPIN)
+
+
+# the FOREMAN_PUMA_* variables and the plan's tunables the installer writes them from
+PUMA_ENV = {"FOREMAN_PUMA_WORKERS": "puma.workers", "FOREMAN_PUMA_THREADS_MIN": "puma.threads_min",
+            "FOREMAN_PUMA_THREADS_MAX": "puma.threads_max"}
+
+
+def _installer_takes_over(ctx: Context, puma: Shadow) -> list[Fix]:
+    """The plan's installer fixes for what the removed drop-in set, so the installer writes those values (and
+    sizes the pool from them) instead."""
+    if ctx.plan is None:
+        return []
+    names = [PUMA_ENV[v] for v in PUMA_ENV if f"{v}=" in puma.line and PUMA_ENV[v] in ctx.plan.tunables]
+    return [fix for name in names for fix in ctx.plan.tunables[name].fixes]

@@ -1,0 +1,131 @@
+"""A fix must take effect: a value set where something of higher precedence sets the same key also removes it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from foretune.knowledge import citation
+from foretune.knowledge.precedence import installer_order, postgresql_shadow, systemd_shadow
+from tests.conftest import REPO, run_cli
+
+SOS = REPO / "tests" / "fixtures" / "sosreports"
+
+
+def finding(name: str, rule: str, *extra: str) -> dict[str, Any]:
+    data = json.loads(run_cli("audit", str(SOS / name), *extra, "--format", "json", "--fail-on", "critical").stdout)
+    return next(f for f in data["findings"] if f["rule"] == rule)
+
+
+def test_a_limit_set_by_alter_system_is_reset_before_the_hiera_value() -> None:
+    """satellite-6.15: postgresql.conf says max_connections = 1000 (the installer's), postgresql.auto.conf says
+    max_connections = '200' (ALTER SYSTEM). PostgreSQL 12 docs: "Settings in postgresql.auto.conf override those in
+    postgresql.conf", so custom-hiera alone changes nothing; ALTER SYSTEM RESET removes the entry."""
+    f = finding("satellite-6.15", "pg-max-connections-below-budget")
+    assert (f["status"], f["severity"], f["current"]) == ("fail", "medium", 200)  # a setting with nothing measured: at most medium
+    assert f["fixes"][0] == "sudo -u postgres psql -c 'ALTER SYSTEM RESET max_connections;'"
+    assert "ALTER SYSTEM RESET max_connections;" in f["message"]
+    assert {"fact": "postgresql", "location": "var/lib/pgsql/data/postgresql.auto.conf",
+            "excerpt": "max_connections = '200'"} in f["evidence"]
+    assert {"pg-auto-conf-wins", "pg-alter-system-reset"} <= {c["id"] for c in f["citations"]}
+
+
+def test_a_setting_only_postgresql_conf_sets_gets_no_reset() -> None:
+    f = finding("satellite-6.15", "pg-work-mem-low")
+    assert f["status"] == "fail" and not any("ALTER SYSTEM" in fix for fix in f["fixes"])
+
+
+def test_a_hand_made_override_that_sets_puma_threads_is_named_and_removed() -> None:
+    """satellite-6.15: installer.conf (puppet-foreman's drop-in) has FOREMAN_PUMA_THREADS_MIN/MAX=5 and 24 workers,
+    database.yml pool 9; a hand-made override.conf sets threads 16/16. systemd.unit(5) reads drop-ins in
+    alphanumeric order, so override.conf wins and the pool stays at the installer's 9 for 5 threads. The fix removes
+    override.conf and gives the installer the threads and the pool together."""
+    f = finding("satellite-6.15", "foreman-db-pool-too-small")
+    assert (f["status"], f["severity"], f["current"]) == ("fail", "medium", 9)  # a setting with nothing measured: at most medium
+    assert "the cause is etc/systemd/system/foreman.service.d/override.conf" in f["message"]
+    assert f["fixes"][0] == "rm /etc/systemd/system/foreman.service.d/override.conf && systemctl daemon-reload"
+    assert "foreman::foreman_service_puma_threads_max: 16" in f["fixes"] and "foreman::db_pool: 20" in f["fixes"]
+    assert {"fact": "puma", "location": "etc/systemd/system/foreman.service.d/override.conf",
+            "excerpt": "Environment=FOREMAN_PUMA_THREADS_MIN=16 | Environment=FOREMAN_PUMA_THREADS_MAX=16"} in f["evidence"]
+    assert "systemd-dropin-order" in {c["id"] for c in f["citations"]}
+
+
+def test_the_installer_drop_in_alone_is_no_cause() -> None:
+    f = finding("satellite-6.9", "foreman-db-pool-too-small", "--hosts", "7000")  # installer.conf only
+    assert f["status"] == "fail" and "the cause is" not in f["message"] and not f["fixes"][0].startswith("rm ")
+
+
+def test_the_precedence_table_is_cited_data() -> None:
+    shadow = postgresql_shadow("shared_buffers", [("data/postgresql.conf", "shared_buffers = 4GB"),
+                                                  ("data/postgresql.auto.conf", "shared_buffers = '1GB'")])
+    assert shadow is not None and shadow.reset == "ALTER SYSTEM RESET shared_buffers;"
+    assert all(citation(c).quote for c in shadow.citations)
+    later = systemd_shadow("foreman.service", "Environment", [
+        ("etc/systemd/system/foreman.service.d/override.conf", "[Service]\nEnvironment=FOREMAN_PUMA_THREADS_MAX=16")],
+        owned="installer.conf")
+    assert later is not None and later.reset == "remove /etc/systemd/system/foreman.service.d/override.conf"
+    assert systemd_shadow("foreman.service", "Environment", [
+        ("etc/systemd/system/foreman.service.d/10-mine.conf", "Environment=FOREMAN_PUMA_THREADS_MAX=16")],
+        owned="installer.conf") is None  # sorts before installer.conf: the installer's value wins
+    assert installer_order() == ["profile", "answers", "custom-hiera"]
+
+
+def test_an_extra_large_profile_the_installer_refuses_asks_for_hardware_first() -> None:
+    """satellite-6.15: 16 CPUs, MemTotal 66924544 kB (63.8 GiB), Foreman 3.9. 30,000 hosts are extra-large's
+    (gf-quickstart: large up to 20,000), whose installer check (hooks/pre_commit/13-tuning.rb) needs 32 CPUs and
+    128 GiB; large's 16 CPUs and 64 GiB x 0.9 = 57.6 GiB pass here."""
+    f = finding("satellite-6.15", "profile-too-small-for-hosts", "--hosts", "30000")
+    assert (f["current"], f["recommended"]) == ("medium", "extra-large")
+    assert "add hardware first" in f["message"] and "large is the largest profile it accepts here" in f["message"]
+    assert f["fixes"] == ["add hardware to 32 CPUs and 128 GiB, then satellite-installer --tuning extra-large",
+                          "satellite-installer --tuning large"]
+
+
+OOM = ("Feb 12 08:14:31 satellite kernel: Out of memory: Killed process 2890 (java) total-vm:9876544kB, "
+       "anon-rss:4123456kB, file-rss:0kB, shmem-rss:0kB, UID:91 pgtables:9120kB oom_score_adj:0\n")
+
+
+def test_no_heap_increase_while_the_kernel_kills_that_java(tmp_path: Path) -> None:
+    """The example (Candlepin -Xmx2048m; the medium profile gives 4 GiB) with the kernel OOM-killing java on
+    12 February 2024 (the sosreport's date): more heap would only be killed sooner."""
+    tree = tmp_path / "sos"
+    shutil.copytree(REPO / "examples" / "sosreport-satellite-6.15-mistuned", tree, symlinks=True)
+    (tree / "var" / "log").mkdir(parents=True, exist_ok=True)
+    (tree / "var" / "log" / "messages").write_text("Feb 12 08:14:30 satellite systemd: Started Session 4 of user root.\n"
+                                                   + OOM, encoding="utf-8")
+    data = json.loads(run_cli("audit", str(tree), "--format", "json", "--fail-on", "critical").stdout)
+    f = next(f for f in data["findings"] if f["rule"] == "candlepin-heap-low")
+    assert f["current"] == 2 * 1024**3 and f["recommended"] == "free or add memory first"
+    assert "no heap increase" in f["message"] and "2024-02-12T08:14:31" in f["message"]
+    assert all("candlepin::" not in fix for fix in f["fixes"])
+    assert {"fact": "log_incidents", "location": "var/log/messages", "excerpt": OOM.strip()} in f["evidence"]
+
+
+def _flat(data: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict) and key == "postgresql::server::config_entries":
+            out.update({f"{key}/{k}": v for k, v in value.items()})
+        else:
+            out[key] = value
+    return out
+
+
+def test_when_the_profile_change_is_the_fix_the_outputs_change_the_profile(tmp_path: Path) -> None:
+    """orcharhino-6.9 (Foreman 3.9, declared default, 8 CPUs / 31.8 GiB) with 8000 hosts: the fix is --tuning
+    medium (gf-quickstart: default up to 5000; medium's installer check, 8 CPUs and 32 GiB x 0.9, passes). The
+    custom-hiera written must not pin what medium gives (tests/profiles_expected/3.9/medium.yaml, read by hand from
+    the installer's files): pinned, those keys would win over --tuning medium and every later profile."""
+    import yaml
+
+    medium = _flat(yaml.safe_load((REPO / "tests" / "profiles_expected" / "3.9" / "medium.yaml").read_text()))
+    result = run_cli("audit", str(SOS / "orcharhino-6.9"), "--hosts", "8000", "--format", "hiera")
+    written = _flat(yaml.safe_load(result.stdout) or {})
+    assert not {k: v for k, v in written.items() if medium.get(k) == v}
+    assert "foreman::foreman_service_puma_workers" not in written
+    assert "postgresql::server::config_entries/shared_buffers" not in written
+    out = tmp_path / "out"
+    run_cli("audit", str(SOS / "orcharhino-6.9"), "--hosts", "8000", "--output-dir", str(out), "--format", "json")
+    assert "--tuning medium" in (out / "installer.sh").read_text()

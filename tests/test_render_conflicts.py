@@ -1,0 +1,167 @@
+"""`render --merge-into` never lowers (or otherwise changes) a site value without being asked, and says so.
+
+The site's values are read as the installer's YAML reads them: anchors, aliases and ``<<`` merge keys resolved.
+Expected values are the site file's own, written here by hand.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from foretune.render.merge import PG, merge_values
+from tests.conftest import run_cli
+
+PLAN = ["--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G"]
+SITE = """\
+# platform team tuning
+---
+pg_common: &pg_common
+  max_connections: 1500
+  shared_buffers: 16GB
+
+postgresql::server::config_entries:
+  <<: *pg_common
+  work_mem: 16MB
+  autovacuum_vacuum_cost_limit: 3000
+
+candlepin::java_opts: "-Xms1024m -Xmx6g"
+# keep at 10
+foreman::foreman_service_puma_workers: 10
+"""
+
+
+def render(tmp_path: Path, *extra: str) -> tuple[Path, Any]:
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text(SITE, encoding="utf-8")
+    return target, run_cli("render", *PLAN, "--merge-into", str(target), *extra)
+
+
+def test_site_values_are_kept_and_each_difference_is_a_conflict_with_both_values(tmp_path: Path) -> None:
+    target, result = render(tmp_path, "--write")
+    assert result.status == 0, result.stderr
+    data = yaml.safe_load(target.read_text(encoding="utf-8"))
+    assert data[PG]["max_connections"] == 1500  # from the << merge key: no explicit 1000 beating it
+    assert data[PG]["shared_buffers"] == "16GB"
+    assert data[PG]["work_mem"] == "16MB"
+    assert data[PG]["autovacuum_vacuum_cost_limit"] == 3000
+    assert data["candlepin::java_opts"] == "-Xms1024m -Xmx6g"
+    assert data["foreman::foreman_service_puma_workers"] == 10
+    assert data["foreman::db_pool"] == 20  # a key the site does not set is added: 16 threads + 4 listeners
+    err = result.stderr
+    assert f"{PG}/max_connections: kept the site's 1500; foretune recommends 1000 — connection budget" in err
+    assert f"{PG}/work_mem: kept the site's 16MB; foretune recommends 8MB — the guide's 8 MB" in err
+    assert f"{PG}/autovacuum_vacuum_cost_limit: kept the site's 3000; foretune recommends 2000" in err
+    assert "candlepin::java_opts: kept the site's -Xms1024m -Xmx6g; foretune recommends -Xms1024m -Xmx4096m" in err
+    assert ("foreman::foreman_service_puma_workers: kept the site's 10; foretune recommends 18 — guide range 12-18 "
+            "for large [gf-puma-recommendations, gf-puma-autotuning] (the site's comment: keep at 10)") in err
+    assert "add --prefer foretune" in err
+
+
+def test_prefer_foretune_replaces_and_says_so_beside_a_contradicting_comment(tmp_path: Path) -> None:
+    target, result = render(tmp_path, "--write", "--prefer", "foretune", "--prefer-key", "work_mem=site")
+    assert result.status == 0, result.stderr
+    text = target.read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    assert data[PG]["max_connections"] == 1000  # an explicit key now beats the << merge key, as asked
+    assert data[PG]["work_mem"] == "16MB"  # --prefer-key keeps this one
+    assert data[PG]["autovacuum_vacuum_cost_limit"] == 2000
+    assert data["foreman::foreman_service_puma_workers"] == 18
+    assert data["pg_common"] == {"max_connections": 1500, "shared_buffers": "16GB"}  # the anchor itself is untouched
+    lines = text.splitlines()
+    at = lines.index("foreman::foreman_service_puma_workers: 18")
+    assert lines[at - 2] == "# keep at 10"
+    assert lines[at - 1] == ("# foretune: replaced the site's 10 as asked (--prefer); the site's comment here (keep at 10) "
+                             "was written for 10")
+    assert "foreman::foreman_service_puma_workers: replaced the site's 10 with foretune's 18" in result.stderr
+
+
+def test_prefer_key_for_a_key_foretune_does_not_recommend_is_one_line(tmp_path: Path) -> None:
+    _, result = render(tmp_path, "--prefer-key", "no_such_key=foretune")
+    assert result.status == 2 and "no_such_key" in result.stderr and "Traceback" not in result.stderr
+    _, result = render(tmp_path, "--prefer-key", "work_mem")
+    assert result.status == 2 and "KEY=site or KEY=foretune" in result.stderr
+
+
+def test_help_documents_the_preference() -> None:
+    result = run_cli("render", "--help")
+    assert "--prefer {site,foretune}" in result.stdout and "--prefer-key KEY=WHO" in result.stdout
+
+
+# --- property: generated files with anchors, aliases, merge keys and comments ----------------------------------
+
+TOP = ["foreman::a", "foreman::b", "candlepin::c", "apache::d"]
+NAMES = ["max_connections", "work_mem", "shared_buffers", "autovacuum_vacuum_cost_limit"]
+VALUES = st.one_of(st.integers(1, 5000), st.sampled_from(["8MB", "16MB", "2GB", "16GB", "-Xmx4g", "-Xmx6g"]))
+
+
+def dump(value: object) -> str:
+    return str(yaml.safe_dump(value, default_flow_style=True).splitlines()[0])
+
+
+@st.composite
+def site_files(draw: st.DrawFn) -> str:
+    lines = ["# site tuning"]
+    anchored = draw(st.dictionaries(st.sampled_from(NAMES), VALUES, max_size=3))
+    if anchored:
+        lines += ["pg_base: &pg_base", *(f"  {k}: {dump(v)}" for k, v in anchored.items())]
+    scalar_anchor = None
+    for key in draw(st.lists(st.sampled_from(TOP), unique=True)):
+        if draw(st.booleans()):
+            lines.append(f"# keep {key} as it is")
+        if scalar_anchor and draw(st.booleans()):
+            lines.append(f"{key}: *{scalar_anchor}")
+            continue
+        anchor = "" if scalar_anchor or not draw(st.booleans()) else " &" + (scalar_anchor := "v1")
+        eol = "  # tuned by hand" if draw(st.booleans()) else ""
+        lines.append(f"{key}:{anchor} {dump(draw(VALUES))}{eol}")
+    if draw(st.booleans()):
+        lines.append(f"{PG}:")
+        if bool(anchored) and draw(st.booleans()):
+            lines.append("  <<: *pg_base")
+        for name, value in draw(st.dictionaries(st.sampled_from(NAMES), VALUES, max_size=3)).items():
+            lines.append(f"  {name}: {dump(value)}" + ("  # measured" if draw(st.booleans()) else ""))
+        if lines[-1] == f"{PG}:":
+            lines[-1] += " {}"
+    return "\n".join(lines) + "\n"
+
+
+recommendations = st.fixed_dictionaries({}, optional={
+    **dict.fromkeys(TOP, VALUES),
+    PG: st.dictionaries(st.sampled_from(NAMES), VALUES, min_size=1, max_size=4)})
+
+
+def flat(data: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in data.items() if k != PG}
+    out.update({f"{PG}/{k}": v for k, v in (data.get(PG) or {}).items()})
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(site_files(), recommendations, st.sampled_from(["site", "foretune"]))
+def test_merge_keeps_every_site_value_unless_asked(text: str, values: dict[str, Any], prefer: str) -> None:
+    before = flat(yaml.safe_load(text) or {})  # PyYAML resolves anchors, aliases and << as the installer does
+    merged_text, conflicts = merge_values(text, values, {}, {"*": prefer})
+    after = flat(yaml.safe_load(merged_text) or {})
+    wanted = flat(values)
+    for key, value in before.items():
+        if key in wanted and prefer == "foretune":
+            assert after[key] == wanted[key], key
+        else:
+            assert after[key] == value, key  # the site's value, whatever foretune recommends
+    for key, value in wanted.items():
+        if key not in before:
+            assert after[key] == value, key
+    differing = {key for key in wanted if key in before and (before[key] != wanted[key] or type(before[key]) is not type(wanted[key]))}
+    assert {c.key for c in conflicts} == differing
+    for line in text.splitlines():
+        if line.lstrip().startswith("#"):
+            assert line in merged_text.splitlines()
+    if prefer == "foretune":  # a replaced value that had a comment beside it says the comment was for the old value
+        for conflict in conflicts:
+            if conflict.comments:
+                assert f"was written for {dump(conflict.site)}" in merged_text
