@@ -9,9 +9,14 @@ The tuned trees follow each guide's primary recommendation for their release (va
   mgmt-pub-interval 5; no host count in the source.
 - satellite-6.9-tuned (sos 3.x, foreman-debug): medium profile, Puma 8 workers with threads 16/16
   ("t_min=16"), Rails pool 20 for 16 threads + 4, httpd LimitNOFILE=640000, cacheSizeGB 6
-  ("approximately 6GB for a 32GB server"); host count from foreman-maintain.
+  ("approximately 6GB for a 32GB server") in mongod.conf as puppet-mongodb writes it (flat dotted keys:
+  storage.wiredTiger.engineConfig.cacheSizeGB: 6); host count from foreman-maintain.
 - satellite-6.15-tuned (sos 4.x): medium profile, 12 Puma workers (guide 8-12), httpd LimitNOFILE=640000,
   foreman-proxy LimitNOFILE=1000000, THP never, no stale custom-hiera key; no host count in the source.
+- satellite-6.14-tuned (sos 4.x): the 6.15 tree on Satellite 6.14.2 (foreman-installer 3.7): Puma threads 16/16
+  ("we recommend 16 threads with all the tuning profiles") and pool 16, the installer's own value before
+  puppet-foreman 25.0.0 (max(db_pool 5, threads_max)); no qpidd installed (katello-agent off), kernel default
+  fs.aio-max-nr 65536; no pumactl stats; no host count in the source.
 - orcharhino-6.9-tuned (sos 4.x): default profile at the profile's own values, 6 Puma workers (guide 4-6),
   httpd LimitNOFILE=640000 (orcharhino guide 5.3.1).
 - capsule-6.15-pull-rex-tuned (sos 4.x): httpd 640000, foreman-proxy 1000000, mosquitto 65536.
@@ -28,7 +33,8 @@ from tests.conftest import REPO, run_cli
 SOS = REPO / "tests" / "fixtures" / "sosreports"
 MEDIUM_UP = {"medium", "high", "critical"}
 # hosts inside each box's profile range, as a support engineer would pass them
-TUNED = {"satellite-6.2-tuned": "4000", "satellite-6.9-tuned": "4000", "satellite-6.15-tuned": "9000",
+TUNED = {"satellite-6.2-tuned": "4000", "satellite-6.9-tuned": "4000", "satellite-6.14-tuned": "9000",
+         "satellite-6.15-tuned": "9000",
          "orcharhino-6.9-tuned": "3000", "capsule-6.15-pull-rex-tuned": "3000"}
 
 
@@ -52,3 +58,15 @@ def test_tuned_fixtures_cover_both_sos_layouts() -> None:
     layouts = {name: (SOS / name / "sos_commands" / "foreman" / "foreman-debug").is_dir() for name in TUNED}
     assert layouts["satellite-6.2-tuned"] and layouts["satellite-6.9-tuned"]
     assert not layouts["satellite-6.15-tuned"] and not layouts["orcharhino-6.9-tuned"]
+
+
+def test_release_gates_on_a_correct_6_14_install() -> None:
+    # pool = threads is puppet-foreman's own value before 25.0.0: a low recommendation, not a fault; with no qpidd
+    # installed the qpid-only rules do not run
+    result = run_cli("audit", str(SOS / "satellite-6.14-tuned"), "--format", "json", "--fail-on", "critical")
+    by_rule = {f["rule"]: f for f in json.loads(result.stdout)["findings"]}
+    pool = by_rule["foreman-db-pool-too-small"]
+    assert (pool["status"], pool["severity"], pool["current"]) == ("fail", "low", 16)
+    assert "installer value" in pool["message"]
+    for rule in ("fs-aio-max-nr-low", "qpid-mgmt-pub-interval"):
+        assert by_rule[rule]["status"] == "skip" and "qpidd is not installed" in by_rule[rule]["message"]

@@ -65,6 +65,13 @@ def test_fixtures_cover_every_era() -> None:
     assert facts["capsule-6.15-pull-rex"].value("mqtt")["pull_rex"] is True
 
 
+def test_mongod_conf_in_the_installers_flat_dotted_form() -> None:
+    # puppet-mongodb writes "storage.wiredTiger.engineConfig.cacheSizeGB: 6" (one dotted key a line), which
+    # mongod reads as the nested storage: wiredTiger: engineConfig: cacheSizeGB
+    facts = read_source(str(FIXTURES / "satellite-6.9-tuned"))
+    assert facts.value("mongodb") == {"cache_size_gb": 6.0, "engine": "wiredTiger"}
+
+
 def test_example_is_mistuned_everywhere() -> None:
     facts = read_source(str(FIXTURES.parent.parent.parent / "examples" / "sosreport-satellite-6.15-mistuned"))
     assert facts.problems == []

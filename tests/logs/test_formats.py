@@ -421,3 +421,22 @@ def test_the_pid_suggestion_does_not_put_the_installer_prefix_on_another_one(tmp
     assert pg["prefix_has_pid"] is False and pg["connection_exhaustion"]["count"] == 1 and pg["slow_statements"]["count"] == 1
     (pid,) = [s for s in r["suggestions"] if s["citation"]["id"] == "postgresql-log-line-prefix"]
     assert pid["reason"].startswith("the log lines carry no process id") and "prefix '%t ' has no %p" not in pid["reason"]
+
+
+def test_dmesg_oom_kills_count_without_a_time() -> None:
+    # the kernel ring buffer (sos_commands/kernel/dmesg) holds kills the rotated messages may have lost; its
+    # lines carry seconds since boot, no date, so the incident has no time
+    s = report("dmesg")["system"][0]
+    assert s["oom_kills"] == {"java": 1, "ruby": 1}  # "Kill process ... or sacrifice child" is not a second kill
+    assert s["not_understood"] == 0
+    kills = [i for i in report("dmesg")["incidents"] if i["kind"] == "oom_kill"]
+    assert sorted(i["service"] for i in kills) == ["java", "ruby"]
+    assert all(i["first"] is None for i in kills)
+
+
+def test_mosquitto_system_socket_count_exceeded() -> None:
+    # mosquitto's own wording when it runs out of descriptors (its LimitNOFILE): measured exhaustion
+    s = report("messages-mosquitto", year=2025)["system"][0]
+    assert s["file_or_socket_exhaustion"] == {"mosquitto": 2}
+    inc = [i for i in report("messages-mosquitto", year=2025)["incidents"] if i["kind"] == "socket_exhaustion"]
+    assert inc[0]["service"] == "mosquitto" and "system socket count has been exceeded" in inc[0]["line"]

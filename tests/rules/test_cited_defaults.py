@@ -130,7 +130,7 @@ def run(rule_id: str, fixture: str, facts: dict[str, Any], patch: Callable[[], N
 def test_queue_saturated_reads_passengers_default_queue(patch_data: Patch) -> None:
     facts = {"passenger": {"PassengerMaxPoolSize": 20}}
     real = run("passenger-queue-saturated", "fail-pool-busy", facts, lambda: None)
-    assert real.severity is None and "with all 20 Passenger processes busy" in real.message  # 40 queued < 100
+    assert real.severity == Severity.HIGH and "with all 20 Passenger processes busy" in real.message  # 40 queued < 100
     out = run("passenger-queue-saturated", "fail-pool-busy", facts,
               lambda: patch_data(defaults=lambda d: d["passenger"].update(max_request_queue_size=40)))
     assert out.severity == Severity.CRITICAL and "at its PassengerMaxRequestQueueSize 40" in out.message

@@ -25,6 +25,7 @@ class Finding:
     citations: tuple[tuple[str, str, str], ...] = ()  # (id, title, where)
     waived: str | None = None  # waiver reason
     unit: str = ""  # "bytes": current and recommended are byte counts
+    basis: str = ""  # a failure's evidence basis: measured | config | assumed (rules.base.Basis), which capped its severity
 
     @property
     def counts(self) -> bool:

@@ -9,7 +9,7 @@ from foretune.audit.effect import take_effect
 from foretune.audit.model import Finding
 from foretune.errors import UsageError
 from foretune.knowledge import citation
-from foretune.rules.base import Context, Outcome, Rule, Severity, Status
+from foretune.rules.base import Basis, Context, Outcome, Rule, Severity, Status
 
 
 def run_rule(rule: Rule, ctx: Context) -> Outcome:
@@ -30,23 +30,35 @@ def run_rule(rule: Rule, ctx: Context) -> Outcome:
 
 
 def qualify(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
-    """Calibrate a failure to what the source supports.
+    """Calibrate a failure to what the source supports: severity from evidence.
 
-    A value that is exactly what the declared profile's installer run gives is hygiene (low): the box is
-    judged against the admin's choice, and a profile that does not fit is its own finding. A failure
-    judged on an assumed host count says so and stays at medium unless the source itself shows it.
+    A limit the logs show failing is measured failure: critical, with the line quoted. A value that is exactly
+    what the declared profile's installer run gives is hygiene (low). Then the severity is capped by the
+    failure's basis (``Basis.cap``): measured state may be critical, a setting with nothing measured is at most
+    medium, and a verdict resting on an assumed host count is at most low and says so.
     """
     if outcome.status != Status.FAIL:
         return outcome
     outcome = _failing_now(rule, ctx, outcome)
     outcome = _at_profile_value(rule, ctx, outcome)
-    if not rule.uses_hosts or not ctx.hosts_assumed or ctx.host_figure is None:
-        return outcome
+    basis = evidence_basis(rule, ctx, outcome)
     severity = outcome.severity if outcome.severity is not None else rule.severity
-    if not outcome.observed:
-        severity = min(severity, Severity.MEDIUM)
-    message = f"{outcome.message} [{ctx.host_figure.reason.replace('assumed: ', f'assumed {ctx.host_figure.count} hosts, ')}; give --hosts]"
-    return dataclasses.replace(outcome, message=message, severity=severity)
+    message = outcome.message
+    if basis == Basis.ASSUMED and ctx.host_figure is not None:
+        message = f"{message} [{ctx.host_figure.reason.replace('assumed: ', f'assumed {ctx.host_figure.count} hosts, ')}; give --hosts]"
+    return dataclasses.replace(outcome, message=message, severity=min(severity, basis.cap), basis=basis)
+
+
+def evidence_basis(rule: Rule, ctx: Context, outcome: Outcome) -> Basis:
+    """What the failure rests on: measured when the source shows it, else the outcome's own basis, else assumed
+    when the verdict weighs an assumed host count, else the rule's."""
+    if outcome.observed:  # the logs show it failing (also when the rule itself judged an assumed figure)
+        return Basis.MEASURED
+    if outcome.basis is not None:
+        return outcome.basis
+    if rule.uses_hosts and ctx.hosts_assumed and ctx.host_figure is not None:
+        return Basis.ASSUMED
+    return rule.basis
 
 
 def _failing_now(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
@@ -85,6 +97,7 @@ def finding(rule: Rule, outcome: Outcome) -> Finding:
                    severity=outcome.severity if outcome.severity is not None else rule.severity,
                    status=outcome.status, message=outcome.message, current=outcome.current,
                    recommended=outcome.recommended, evidence=outcome.evidence,
+                   basis=(outcome.basis or rule.basis).value if outcome.status == Status.FAIL else "",
                    fixes=tuple(render_fix(fix) for fix in outcome.fixes), citations=cites, unit=rule.unit)
 
 

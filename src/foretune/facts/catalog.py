@@ -105,6 +105,8 @@ CATALOG: tuple[FactSpec, ...] = (
              "Measured memory state: what is available now and how much the box has swapped since boot."),
     FactSpec("process_rss", "dict: service -> {processes: int, rss_bytes: int}",
              "Resident memory per Foreman-stack service, summed from `ps`."),
+    FactSpec("other_processes", "list of {command (str, the executable's base name), user (str), pid (int), rss_bytes (int)}, largest first",
+             "The five largest processes in `ps` outside the Foreman stack (a co-located logstash or agent), by RSS."),
     FactSpec("passenger_status", "dict: max_pool_size, processes, top_queue, app_queue (ints; queues summed over groups), app_queue_max (the fullest group\'s queue)",
              "`passenger-status --show pool` (Passenger era).", needs_root=True),
     FactSpec("cpu_steal", "dict: mean_percent, max_percent (float), samples, reports (int)",

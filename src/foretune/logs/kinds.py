@@ -27,6 +27,8 @@ PATTERNS: tuple[tuple[str, str], ...] = (
     ("var/log/messages*", "system"),
     ("var/log/syslog*", "system"),
     ("sos_commands/logs/journalctl_--no-pager*", "system"),
+    ("sos_commands/kernel/dmesg*", "system"),
+    ("var/log/dmesg*", "system"),
     ("sos_commands/foreman/foreman_tasks_tasks*", "tasks"),
     ("sos_commands/foreman/dynflow_steps*", "tasks"),
     ("sos_commands/foreman/foreman-debug/foreman_tasks_tasks.csv", "tasks"),
@@ -35,7 +37,7 @@ PATTERNS: tuple[tuple[str, str], ...] = (
 NAMES: tuple[tuple[str, str], ...] = (
     ("production*.log*", "production"), ("*access*log*", "apache_access"), ("*error_log*", "apache_error"),
     ("*ssl_error*", "apache_error"), ("postgresql*", "postgresql"), ("candlepin*.log*", "candlepin"),
-    ("messages*", "system"), ("syslog*", "system"), ("journalctl*", "system"), ("*tasks*", "tasks"),
+    ("messages*", "system"), ("syslog*", "system"), ("journalctl*", "system"), ("dmesg*", "system"), ("*tasks*", "tasks"),
     ("dynflow_steps*", "tasks"),
 )
 KINDS = ("production", "apache_access", "apache_error", "postgresql", "candlepin", "system", "tasks")

@@ -1,4 +1,6 @@
-"""System logs (``/var/log/messages``, ``journalctl`` short output): OOM kills, file and socket exhaustion.
+"""System logs (``/var/log/messages``, ``journalctl`` short output, the kernel's ``dmesg``): OOM kills, file and
+socket exhaustion. dmesg lines carry seconds since boot (or ``dmesg -T``'s local time), no date: their OOM kills
+count with no time.
 
 ``Nov 23 10:00:00 host kernel: Out of memory: Killed process 1234 (java) ...`` (older kernels:
 ``Killed process 1234 (java)`` after ``Out of memory: Kill process``), counted once per kill by
@@ -20,7 +22,9 @@ from foretune.logs.timeutil import MONTHS_B, epoch, year_of
 
 _ISO = re.compile(rb"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)\S* ")
 _KILLED = re.compile(rb"Killed process \d+ \(([^)]+)\)")
-SOCKETS = (b"Too many open files", b"socket count exceeded", b"denied by configured limit")
+# mosquitto: "Unable to accept new connection, system socket count has been exceeded"
+SOCKETS = (b"Too many open files", b"socket count exceeded", b"socket count has been exceeded", b"denied by configured limit")
+_DMESG = re.compile(rb"^\[\s*\d+\.\d+\] |^\[\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}\] ")
 SERVICES = ("mosquitto", "qdrouterd", "qpidd", "httpd", "puma", "foreman", "postgres", "java", "tomcat", "pulpcore",
             "redis", "dynflow", "sidekiq", "smart-proxy", "puppetserver", "candlepin", "gunicorn")
 
@@ -51,6 +55,9 @@ class SystemLog(Analyzer):
         for line in lines:
             self.lines += 1
             month = MONTHS_B.get(line[:3])
+            if month is None and _DMESG.match(line):  # the kernel ring buffer (sos_commands/kernel/dmesg): no wall clock
+                self._killed(line, None)
+                continue
             stamped = _ISO.match(line) if month is None else None
             if (month is None or line[3:4] != b" ") and stamped is None:
                 if line.strip() and not line.startswith(b"-- "):  # journalctl's "-- Logs begin ..." headers
@@ -71,11 +78,7 @@ class SystemLog(Analyzer):
             if not self._kept(t):
                 continue
             if b"Killed process" in line:
-                match = _KILLED.search(line)
-                if match:
-                    name = match.group(1).decode("utf-8", "replace")
-                    self.oom_kills[name] = self.oom_kills.get(name, 0) + 1
-                    self.incident("oom_kill", service_of(name), line, t)
+                self._killed(line, t)
                 continue
             for needle in SOCKETS:
                 if needle in line:
@@ -85,6 +88,13 @@ class SystemLog(Analyzer):
                     self.exhaustion[service] = self.exhaustion.get(service, 0) + 1
                     self.incident("socket_exhaustion", service, line, t)
                     break
+
+    def _killed(self, line: bytes, t: int | None) -> None:
+        match = _KILLED.search(line) if b"Killed process" in line else None
+        if match:
+            name = match.group(1).decode("utf-8", "replace")
+            self.oom_kills[name] = self.oom_kills.get(name, 0) + 1
+            self.incident("oom_kill", service_of(name), line, t)
 
     def merge_more(self, other: SystemLog) -> None:
         for mine, theirs in ((self.oom_kills, other.oom_kills), (self.exhaustion, other.exhaustion)):

@@ -31,6 +31,24 @@ class Severity(enum.IntEnum):
         return self.name.lower()
 
 
+class Basis(str, enum.Enum):
+    """What a finding rests on; the runner caps its severity by it (see ``Basis.cap``).
+
+    measured: the source shows the failure or the state (a log line, a kernel counter, a saturated pool, a
+    benchmark, MemAvailable); config: a setting judged against the guide, nothing measured; assumed: the verdict
+    rests on a context foretune assumed (a host count neither given with --hosts nor counted in the source).
+    """
+
+    MEASURED = "measured"
+    CONFIG = "config"
+    ASSUMED = "assumed"
+
+    @property
+    def cap(self) -> Severity:
+        """The highest severity this basis supports: measured failure critical, config medium, assumed low."""
+        return {Basis.MEASURED: Severity.CRITICAL, Basis.CONFIG: Severity.MEDIUM, Basis.ASSUMED: Severity.LOW}[self]
+
+
 class Status(str, enum.Enum):
     PASS = "pass"
     FAIL = "fail"
@@ -56,7 +74,8 @@ class Outcome:
     evidence: tuple[Evidence, ...] = ()
     fixes: tuple[Fix, ...] = ()
     severity: Severity | None = None  # overrides the rule's default (e.g. worse at scale)
-    observed: bool = False  # the source itself shows the failure (a log line, a saturated pool)
+    observed: bool = False  # the source itself shows the failure (a log line, a saturated pool): basis measured
+    basis: Basis | None = None  # overrides the rule's basis (e.g. a config rule that quotes a measurement)
     citations: tuple[str, ...] = ()  # overrides the rule's citations (the section for this release)
 
 
@@ -157,6 +176,9 @@ class Rule:
     uses_hosts: ClassVar[bool] = False  # the verdict depends on the managed-host count
     # the profile's own value is hygiene (low) unless the rule weighs demand in force against it
     demand_based: ClassVar[bool] = False
+    # what a failure rests on: measured state, a setting (config) or an assumed context; the runner caps the
+    # severity by it (Basis.cap), so no rule reaches high on configuration alone
+    basis: ClassVar[Basis] = Basis.CONFIG
     # log incidents (kind, services; empty = any service) that show this limit already failing: the finding
     # then quotes the line and is critical
     failing_when: ClassVar[tuple[tuple[str, tuple[str, ...]], ...]] = ()

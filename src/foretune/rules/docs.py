@@ -84,13 +84,25 @@ def render_all() -> dict[str, str]:
 
     pages = {}
     index = ["# Audit rules", "", "Generated from the rule docs by `python3 dev.py docs`; a test fails when it drifts.",
-             "See also [not-checkable.md](not-checkable.md) for guide recommendations no rule can verify.", ""]
+             "See also [not-checkable.md](not-checkable.md) for guide recommendations no rule can verify.", "",
+             "## How severity is decided", "",
+             "A failure's severity is the rule's (or the outcome's), then capped by what it rests on, its basis, in one "
+             "place (`audit/runner.py`, `Basis.cap`):", "",
+             "- **measured**: the source shows it (a log line such as \"Request queue is full\", \"too many clients\", "
+             "`ConnectionTimeoutError`, an OOM kill in messages or dmesg; a kernel counter, MemAvailable, a saturated pool, "
+             "a benchmark). Up to critical; a limit the logs show failing is critical and quotes the line.",
+             "- **config**: a setting judged against the guide with nothing measured. At most medium.",
+             "- **assumed**: the verdict weighs a host count neither given with `--hosts` nor counted in the source (the top "
+             "of the profile's range). At most low, and the message says so.", "",
+             "A value that is exactly the declared profile's own installer value is hygiene (low). The basis column below is "
+             "the rule's default; an outcome may be measured when it quotes a measurement (JSON: `basis` per finding).", ""]
     component = None
     for rule in all_rules():
         if rule.component != component:
             component = rule.component
-            index += ["", f"## {component}", "", "| rule | severity | checks | added in | fix |", "|---|---|---|---|---|"]
-        index.append(f"| [{rule.id}]({rule.id}.md) | {rule.severity.label} | {rule.title} | {rule.version_added} | "
+            index += ["", f"## {component}", "", "| rule | severity | basis | checks | added in | fix |",
+                      "|---|---|---|---|---|---|"]
+        index.append(f"| [{rule.id}]({rule.id}.md) | {rule.severity.label} | {rule.basis.value} | {rule.title} | {rule.version_added} | "
                      f"{'unsafe' if rule.unsafe_fix else 'safe'} |")
         pages[f"{rule.id}.md"] = rendered(rule)
     pages["index.md"] = "\n".join(index) + "\n"

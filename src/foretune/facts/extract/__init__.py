@@ -121,6 +121,7 @@ STEPS: tuple[Callable[[Extractor], None], ...] = (
     workload.hosts_and_tasks,
     measured.memory_pressure,
     measured.process_rss,
+    measured.other_processes,
     measured.passenger_status,
     measured.cpu_steal,
     measured.table_sizes,

@@ -11,6 +11,7 @@ from foretune.facts.parsers.foreman import parse_tasks_csv
 from foretune.facts.parsers.process import (
     count_agent_queues,
     parse_passenger_pool,
+    parse_ps_others,
     parse_ps_rss,
     parse_psql_count,
     parse_sar_steal,
@@ -49,6 +50,16 @@ def process_rss(x: Extractor) -> None:
     summary = ", ".join(f"{name}: {v['processes']} processes, {format_gib(v['rss_bytes'])} RSS"
                         for name, v in sorted(rss.items(), key=lambda kv: -kv[1]["rss_bytes"]))
     x.known("process_rss", rss, x.note(raw.location, summary))
+
+
+def other_processes(x: Extractor) -> None:
+    raw = x.raw("ps")
+    others = x.parse(raw, parse_ps_others)
+    if raw is None or others is None:
+        x.unknown("other_processes", x.why("ps") if raw is None else f"{raw.location} is not ps output")
+        return
+    x.known("other_processes", others, *[x.prov(raw, rf"^\S+\s+{p['pid']}\s") for p in others[:1]]
+            or [x.note(raw.location, "no process outside the Foreman stack")])
 
 
 def passenger_status(x: Extractor) -> None:

@@ -375,8 +375,9 @@ def _connector(xml: str, attribute: str) -> str | None:
 def qpid(x: Extractor) -> None:
     raw = x.raw("qpidd_conf")
     limits = x.value("service_limits") or {}
-    if raw is None and "qpidd.service" not in limits:
-        x.unknown("qpid", "qpidd is not installed (no /etc/qpid/qpidd.conf)")
+    pkgs = packages(x)
+    if raw is None and ("qpidd.service" not in limits or (pkgs and "qpid-cpp-server" not in pkgs)):
+        x.unknown("qpid", "qpidd is not installed (no /etc/qpid/qpidd.conf" + (", no qpid-cpp-server package)" if pkgs else ")"))
         return
     conf = x.parse(raw, lambda t: parse_env(t, strict=False)) or {}
     value = {"mgmt_pub_interval": _int(conf.get("mgmt-pub-interval")),
@@ -412,8 +413,8 @@ def mongodb(x: Extractor) -> None:
         return
     cache = None
     engine_name = None
-    if re.search(r"^[ \t]*storage:", raw.text, re.MULTILINE):
-        data = x.parse(raw, parse_yaml) or {}
+    if re.search(r"^[ \t]*storage[.:]", raw.text, re.MULTILINE):
+        data = _undotted(x.parse(raw, parse_yaml) or {})
         storage = data.get("storage") if isinstance(data, dict) else None
         engine: Any = storage
         for key in ("wiredTiger", "engineConfig"):
@@ -432,6 +433,28 @@ def mongodb(x: Extractor) -> None:
         engine_name = _mongodb_default_engine(x)
     x.known("mongodb", {"cache_size_gb": cache, "engine": engine_name},
             x.prov(raw, r"cacheSizeGB|storageEngine|engine:|dbpath"))
+
+
+def _undotted(data: Any) -> Any:
+    """mongod.conf's YAML with puppet-mongodb's flat dotted keys (``storage.wiredTiger.engineConfig.cacheSizeGB: 25.1``,
+    the form the installer writes) nested as mongod reads them; nested keys stay as they are."""
+    if not isinstance(data, dict):
+        return data
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        parts = str(key).split(".")
+        node = out
+        for part in parts[:-1]:
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = node[part] = {}
+            node = child
+        last = parts[-1]
+        if isinstance(value, dict) and isinstance(node.get(last), dict):
+            node[last].update(value)
+        else:
+            node[last] = value
+    return out
 
 
 def _mongodb_default_engine(x: Extractor) -> str | None:

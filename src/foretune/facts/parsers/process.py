@@ -57,6 +57,30 @@ def parse_ps_rss(text: str) -> dict[str, dict[str, int]]:
     return out
 
 
+def parse_ps_others(text: str, top: int = 5) -> list[dict[str, object]]:
+    """The ``top`` largest processes by RSS that belong to no Foreman-stack service (a co-located logstash, an
+    agent): ``{command, user, pid, rss_bytes}``, largest first; the command is its first word's base name."""
+    lines = text.splitlines()
+    header = next((i for i, line in enumerate(lines) if re.match(r"^\s*USER\s+PID\s+", line)), None)
+    if header is None:
+        return []
+    columns = lines[header].split()
+    if "RSS" not in columns or "COMMAND" not in columns:
+        return []
+    rss_at, cmd_at = columns.index("RSS"), columns.index("COMMAND")
+    found: list[dict[str, object]] = []
+    for line in lines[header + 1:]:
+        words = line.split(None, cmd_at)
+        if len(words) <= cmd_at or not _digits(words[1]) or not _digits(words[rss_at]):
+            continue
+        command = words[cmd_at]
+        if any(n in command for _, needles in SERVICES for n in needles) or command.startswith("["):
+            continue  # a Foreman-stack service, or a kernel thread
+        found.append({"command": command.split()[0].rsplit("/", 1)[-1][:60], "user": words[0][:32], "pid": int(words[1]),
+                      "rss_bytes": int(words[rss_at]) * 1024})
+    return sorted(found, key=lambda p: -int(str(p["rss_bytes"])))[:top]
+
+
 def _digits(text: str) -> bool:
     """ASCII digits of a plausible count (``int()`` would also take ``'٣'`` or thousands of digits)."""
     return 0 < len(text) <= 18 and text.isascii() and text.isdigit()

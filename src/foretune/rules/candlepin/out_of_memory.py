@@ -5,7 +5,7 @@ from __future__ import annotations
 from foretune.knowledge.profiles import newest_size_value
 from foretune.plan.model import Fix
 from foretune.rules import incidents
-from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
 from foretune.units import format_gib, jvm_option_text, jvm_size_option
 
 
@@ -15,6 +15,7 @@ class CandlepinOutOfMemory(Rule):
     component = "candlepin"
     severity = Severity.CRITICAL
     version_added = "0.1.0"
+    basis = Basis.MEASURED
     roles = frozenset({"server"})
     needs = ("log_incidents",)
     citations = ("candlepin-defaults", "fi-tuning-profiles")

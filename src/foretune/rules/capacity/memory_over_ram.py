@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from foretune.knowledge import threshold
 from foretune.plan.model import MemoryItem
-from foretune.rules.base import Context, Evidence, Outcome, Rule, Severity
+from foretune.rules.base import Basis, Context, Evidence, Outcome, Rule, Severity
 from foretune.units import format_gib, jvm_size_option, pg_size
 
 GIB = 1024**3
@@ -63,6 +63,34 @@ def running_memory(ctx: Context) -> list[MemoryItem]:
     return list(items.values())
 
 
+def largest_outside(ctx: Context) -> str:
+    """``; the largest process outside the Satellite services in ps: java run by logstash (PID 2211, 9.0 GiB RSS)``,
+    or ""."""
+    others = ctx.facts.value("other_processes") or []
+    if not others:
+        return ""
+    top = others[0]
+    return (f"; the largest process outside the Satellite services in ps: {top['command']} run by {top.get('user')} "
+            f"(PID {top['pid']}, {format_gib(int(top['rss_bytes']))} RSS)")
+
+
+def measured_shortage(ctx: Context) -> str | None:
+    """What the box measures when it is short of memory now (MemAvailable under the critical fraction with swap
+    mostly used, or OOM kills since boot), else None."""
+    ram = ctx.facts.value("ram_bytes")
+    pressure = ctx.facts.value("memory_pressure") or {}
+    swap = ctx.facts.value("swap") or {}
+    available, ooms = pressure.get("available_bytes"), pressure.get("oom_kills")
+    used, total = swap.get("used_bytes") or 0, swap.get("total_bytes") or 0
+    low = available is not None and ram and available < threshold("memory_available_critical_fraction") * ram
+    swapped = total and used / total >= threshold("swap_used_high_fraction")
+    if not ooms and not (low and swapped):
+        return None
+    parts = ([f"only {format_gib(available)} of {format_gib(ram)} available"] if available is not None else []) + (
+        [f"{format_gib(used)} of {format_gib(total)} swap in use"] if total else []) + ([f"{ooms} OOM kills since boot"] if ooms else [])
+    return ", ".join(parts)
+
+
 class MemoryOverRam(Rule):
     id = "memory-budget-over-ram"
     title = "Services fit the RAM (memory budget)"
@@ -84,7 +112,15 @@ class MemoryOverRam(Rule):
         biggest = ", ".join(f"{m.component} {format_gib(m.bytes)}" for m in sorted(items, key=lambda m: -m.bytes)[:4])
         budget = f"about {format_gib(total)} (at least {format_gib(low)})"
         if total <= ram:
-            return self.passed(f"{budget} of {format_gib(ram)} budgeted ({biggest}, ...)")
+            short = measured_shortage(ctx)
+            if short is None:
+                return self.passed(f"{budget} of {format_gib(ram)} budgeted ({biggest}, ...)")
+            # the budget fits, the box does not: the measured state wins, and the memory goes somewhere else
+            return self.failed(f"the Satellite services budget {budget} of {format_gib(ram)}, but the box measures {short}: "
+                               f"memory goes outside the budget{largest_outside(ctx)}; move what does not belong on a "
+                               "Satellite server off it, or add RAM", current=int(total), recommended=int(ram),
+                               evidence=(*ctx.evidence("memory_pressure", "swap", "ram_bytes"), *ctx.evidence("other_processes")),
+                               severity=Severity.HIGH, basis=Basis.MEASURED)
         pressure = ctx.facts.value("memory_pressure") or {}
         available, ooms = pressure.get("available_bytes"), pressure.get("oom_kills")
         healthy = available is not None and available >= threshold("memory_available_min_fraction") * ram and not ooms
@@ -97,19 +133,19 @@ class MemoryOverRam(Rule):
                                f"{format_gib(m.bytes)} ({format_gib(m.low_bytes)}-{format_gib(m.high_bytes)}): {m.reason}") for m in items))
         if available is not None:
             state = f"measured: only {format_gib(available)} available" + (f", {ooms} OOM kills" if ooms else "")
-            severity = Severity.HIGH
+            severity, basis = Severity.HIGH, Basis.MEASURED
         elif low > ram:
-            state, severity = "no measurement of available memory in the source", Severity.MEDIUM
+            state, severity, basis = "no measurement of available memory in the source", Severity.MEDIUM, Basis.CONFIG
         else:
-            state, severity = ("no measurement of available memory in the source; even the low end fits, so watch for "
-                               "swapping under load"), Severity.LOW
+            state, severity, basis = ("no measurement of available memory in the source; even the low end fits, so watch for "
+                                      "swapping under load"), Severity.LOW, Basis.CONFIG
         assert ctx.plan is not None
         planned = sum(m.bytes for m in ctx.plan.memory)
         advice = (f"even the plan's settings need about {format_gib(planned)}: add RAM or move load to Capsules" if planned > ram
                   else f"the plan's settings need about {format_gib(planned)}: apply them")
         return self.failed(f"the services in force need {budget} but the box has {format_gib(ram)} "
                            f"({biggest}, ...; {state}); {advice}", current=int(total), recommended=int(ram), evidence=evidence,
-                           severity=severity)
+                           severity=severity, basis=basis)
 
 
 RULE = MemoryOverRam()

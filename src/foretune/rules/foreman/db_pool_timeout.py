@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.rules import incidents
-from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
 
 
 class ForemanDbPoolTimeout(Rule):
@@ -12,6 +12,7 @@ class ForemanDbPoolTimeout(Rule):
     component = "foreman"
     severity = Severity.CRITICAL
     version_added = "0.1.0"
+    basis = Basis.MEASURED
     roles = frozenset({"server"})
     needs = ("log_incidents",)
     citations = ("gf-db-pool", "pf-db-pool")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from foretune.knowledge import module_default
+from foretune.rules import incidents
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 
 
@@ -37,6 +38,17 @@ class DbPoolTooSmall(PlanRule):
             advice = (f"set the pool to {need} for the {threads} threads in force, or apply the plan's "
                       f"{plan_threads.foretune.value} threads with pool {t.foretune.value}")
             fixes = (*plan_threads.fixes, *t.fixes)
+        installer = ctx.plan.release.features.db_pool_formula != "threads+4" and pool >= threads
+        if installer and not incidents.incidents(ctx, "db_pool_timeout"):
+            # before puppet-foreman 25.0.0 (foreman-installer 3.11) the installer itself sets pool = threads_max
+            # (max(db_pool 5, threads)): the release's own value is a recommendation, not a fault, until the
+            # logs show the pool running out (failing_when then makes it critical)
+            return self.failed(f"pool {pool} for {threads} Puma threads is this release's installer value (max(db_pool 5, "
+                               f"threads_max), before puppet-foreman 25.0.0 / foreman-installer 3.11 added + 4); no "
+                               f"'could not obtain a connection from the pool' in the logs; recommended {need} "
+                               f"({threads} threads + {margin} for the Katello listeners): {advice}", current=pool,
+                               recommended=t.foretune.value, evidence=ctx.evidence("foreman_db_pool", "puma"),
+                               fixes=fixes, severity=Severity.LOW)
         return self.failed(f"pool {pool} for {threads} Puma threads + {margin} = {need} connections each worker needs: "
                            f"expect 'could not obtain a connection from the pool' errors; {advice}", current=pool,
                            recommended=t.foretune.value, evidence=ctx.evidence("foreman_db_pool", "puma"), fixes=fixes)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.knowledge import threshold
-from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
 
 
 class CpuStealHigh(Rule):
@@ -12,6 +12,7 @@ class CpuStealHigh(Rule):
     component = "os"
     severity = Severity.MEDIUM
     version_added = "0.1.0"
+    basis = Basis.MEASURED
     needs = ("cpu_steal",)
     citations = ("g62-tuned", "foretune-estimate")
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from foretune.rules import incidents
-from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.base import Basis, Context, Outcome, Rule, Severity, Status
+from foretune.rules.capacity.memory_over_ram import RULE as budget
+from foretune.rules.capacity.memory_over_ram import largest_outside
 
 
 class OomKills(Rule):
@@ -12,6 +14,7 @@ class OomKills(Rule):
     component = "os"
     severity = Severity.CRITICAL
     version_added = "0.1.0"
+    basis = Basis.MEASURED
     citations = ("g62-memory",)
 
     def check(self, ctx: Context) -> Outcome:
@@ -26,9 +29,14 @@ class OomKills(Rule):
         victims = sorted({str(i.get("service")) for i in found if i.get("service")})
         what = (f"killed {', '.join(victims)} {incidents.span(found[0])}: {incidents.quote(found[0])}" if found
                 else f"killed {counter} processes since boot (/proc/vmstat oom_kill)")
-        return self.failed(f"the OOM killer {what}; the services do not fit the RAM (see memory-budget-over-ram)",
+        # point to the memory budget only when that rule fails on this source
+        over = (budget.applies(ctx) is None and ctx.facts["ram_bytes"].known
+                and budget.check(ctx).status == Status.FAIL)
+        where = "; see memory-budget-over-ram" if over else ""
+        return self.failed(f"the OOM killer {what}{where}{largest_outside(ctx)}",
                            current=sum(int(i.get("count") or 0) for i in found) or counter, recommended=0,
-                           evidence=(*incidents.evidence(found), *ctx.evidence("memory_pressure", about="oom_kill")),
+                           evidence=(*incidents.evidence(found), *ctx.evidence("memory_pressure", about="oom_kill"),
+                                     *(ctx.evidence("other_processes") if largest_outside(ctx) else ())),
                            observed=True)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.rules import incidents
-from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
 from foretune.rules.values import nofile_text, service_nofile
 
 # service in the incident -> (systemd unit, plan tunable of its limit)
@@ -18,6 +18,7 @@ class OpenFilesExhausted(Rule):
     component = "os"
     severity = Severity.CRITICAL
     version_added = "0.1.0"
+    basis = Basis.MEASURED
     needs = ("log_incidents",)
     citations = ("gf-httpd-nofile", "g69-qpid", "gf-pull-rex")
 

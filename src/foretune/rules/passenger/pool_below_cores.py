@@ -12,7 +12,7 @@ class PoolBelowCores(PlanRule):
     component = "passenger"
     severity = Severity.MEDIUM
     version_added = "0.1.0"
-    roles = frozenset({"server"})
+    roles = frozenset({"server", "capsule"})  # 6.2 brief 5.9: Passenger advice "also apply directly to the capsule"
     needs = ("passenger",)
     citations = ("g62-passenger",)
     tunable = "passenger.max_pool_size"

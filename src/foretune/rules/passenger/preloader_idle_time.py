@@ -12,7 +12,7 @@ class PreloaderIdleTime(PlanRule):
     component = "passenger"
     severity = Severity.LOW
     version_added = "0.1.0"
-    roles = frozenset({"server"})
+    roles = frozenset({"server", "capsule"})  # 6.2 brief 5.9: Passenger advice "also apply directly to the capsule"
     needs = ("passenger",)
     citations = ("g62-passenger",)
     tunable = "passenger.max_preloader_idle_time"

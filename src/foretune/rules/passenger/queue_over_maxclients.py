@@ -14,7 +14,7 @@ class PassengerQueueOverMaxclients(Rule):
     component = "passenger"
     severity = Severity.MEDIUM
     version_added = "0.1.0"
-    roles = frozenset({"server"})
+    roles = frozenset({"server", "capsule"})  # 6.2 brief 5.9: Passenger advice "also apply directly to the capsule"
     needs = ("passenger", "apache")
     citations = ("g62-passenger", "passenger-queue-default", "apache-prefork-defaults")
 

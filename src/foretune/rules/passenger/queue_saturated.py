@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.knowledge import module_default
-from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
 from foretune.rules.passenger._passenger import passenger_era
 
 
@@ -13,7 +13,8 @@ class PassengerQueueSaturated(Rule):
     component = "passenger"
     severity = Severity.HIGH
     version_added = "0.1.0"
-    roles = frozenset({"server"})
+    basis = Basis.MEASURED
+    roles = frozenset({"server", "capsule"})  # 6.2 brief 5.9: Passenger advice "also apply directly to the capsule"
     needs = ("passenger_status",)
     citations = ("g62-passenger", "passenger-queue-default")
 

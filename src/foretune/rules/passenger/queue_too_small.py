@@ -17,7 +17,7 @@ class QueueTooSmall(PlanRule):
     version_added = "0.1.0"
     failing_when = (("http_503_burst", ()),)
     uses_hosts = True
-    roles = frozenset({"server"})
+    roles = frozenset({"server", "capsule"})  # 6.2 brief 5.9: Passenger advice "also apply directly to the capsule"
     needs = ("passenger",)
     citations = ("g62-passenger", "passenger-queue-default")
     tunable = "passenger.max_request_queue_size"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.knowledge import threshold
-from foretune.rules.base import Context, Evidence, Outcome, Rule, Severity
+from foretune.rules.base import Basis, Context, Evidence, Outcome, Rule, Severity
 
 
 class PgCommitLatencyHigh(Rule):
@@ -12,6 +12,7 @@ class PgCommitLatencyHigh(Rule):
     component = "postgresql"
     severity = Severity.MEDIUM
     version_added = "0.1.0"
+    basis = Basis.MEASURED
     unsafe_fix = True
     citations = ("bench-sat69-pgbench", "bench-estimate")
 

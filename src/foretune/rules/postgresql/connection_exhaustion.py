@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.rules import incidents
-from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
 from foretune.rules.postgresql._defaults import cited, pg_default
 from foretune.rules.postgresql.max_connections_below_budget import running_budget
 from foretune.rules.values import pg_int
@@ -15,6 +15,7 @@ class PgConnectionExhaustion(Rule):
     component = "postgresql"
     severity = Severity.CRITICAL
     version_added = "0.1.0"
+    basis = Basis.MEASURED
     needs = ("log_incidents",)
     citations = ("gf-postgresql", "pf-db-pool", "pg-conf-sample-90", "pg-conf-defaults")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
 
 
 class PumaPoolSaturated(Rule):
@@ -11,6 +11,7 @@ class PumaPoolSaturated(Rule):
     component = "puma"
     severity = Severity.HIGH
     version_added = "0.1.0"
+    basis = Basis.MEASURED
     roles = frozenset({"server"})
     needs = ("puma_stats",)
     citations = ("gf-puma-recommendations", "gf-puma-threads")

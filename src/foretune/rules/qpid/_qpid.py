@@ -8,10 +8,23 @@ qdrouterd 3N+100. Each release is judged by its own source, and the message name
 from __future__ import annotations
 
 from foretune.knowledge import citation
-from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.base import Basis, Context, Outcome, PlanRule, Severity
 
 HOLDS = {"qpidd": "queue", "qdrouterd": "connection"}
 FORMULA = {"qpidd": ("qpidd_fds_per_host", "qpidd_fds_base"), "qdrouterd": ("qdrouterd_fds_per_host", "qdrouterd_fds_base")}
+
+
+def qpidd_absent(rule: PlanRule, ctx: Context) -> str | None:
+    """A skip reason when qpidd is not installed (Satellite 6.13 and 6.14 without katello-agent, Capsules without
+    it, 6.15+): the qpid-only tunables (fs.aio-max-nr for its journal, mgmt-pub-interval) then mean nothing."""
+    reason = PlanRule.applies(rule, ctx)
+    if reason:
+        return reason
+    fact = ctx.facts["qpid"]
+    if fact.known:
+        return None
+    reason = fact.unknown_reason or ""
+    return reason if reason.startswith("qpidd is not installed") else f"qpidd is not installed: {reason}"
 
 
 def nofile_check(rule: PlanRule, ctx: Context, key: str, daemon: str) -> Outcome:
@@ -28,6 +41,14 @@ def nofile_check(rule: PlanRule, ctx: Context, key: str, daemon: str) -> Outcome
     if t.foretune.value is None or current >= t.foretune.value:
         return rule.passed(f"{daemon} LimitNOFILE={current}", citations=cites)
     hosts = ctx.plan.input.katello_agent_hosts
+    if ctx.hosts_assumed:  # the verdict rests on an assumed figure: say what the limit in force holds instead
+        holds = current if era62 else max(0, (current - const(FORMULA[daemon][1])) // const(FORMULA[daemon][0]))
+        why = ("one descriptor per host, a foretune estimate" if era62 else
+               f"{const(FORMULA[daemon][0])} per host + {const(FORMULA[daemon][1])}, the guide's formula")
+        return rule.failed(f"{daemon}'s {current} descriptors hold up to {holds} katello-agent hosts ({why}); the "
+                           f"{'6.2 brief sets' if era62 else 'plan recommends'} LimitNOFILE={t.foretune.value}; below "
+                           f"{holds} hosts the limit in force is enough", current=current, recommended=t.foretune.value,
+                           evidence=evidence, fixes=t.fixes, citations=cites, basis=Basis.ASSUMED)
     if era62 and current < hosts:
         return rule.failed(f"{daemon} LimitNOFILE={current} is below the {hosts} katello-agent hosts, each with its own "
                            f"{HOLDS[daemon]} in {daemon} (foretune estimate: at least one descriptor per host): clients beyond it "

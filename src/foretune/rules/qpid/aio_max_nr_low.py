@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.qpid._qpid import qpidd_absent
 
 
 class AioMaxNrLow(PlanRule):
@@ -15,6 +16,9 @@ class AioMaxNrLow(PlanRule):
     needs = ("sysctl",)
     citations = ("g62-qpid", "g69-qpid")
     tunable = "sysctl.fs_aio_max_nr"
+
+    def applies(self, ctx: Context) -> str | None:
+        return qpidd_absent(self, ctx)
 
     def check(self, ctx: Context) -> Outcome:
         raw = ctx.facts.value("sysctl").get("fs.aio-max-nr")

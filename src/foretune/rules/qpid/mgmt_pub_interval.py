@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from foretune.knowledge import module_default
 from foretune.rules.base import Context, Evidence, Outcome, PlanRule, Severity
+from foretune.rules.qpid._qpid import qpidd_absent
 
 
 class MgmtPubInterval(PlanRule):
@@ -15,6 +16,9 @@ class MgmtPubInterval(PlanRule):
     needs = ("qpid",)
     citations = ("g62-qpid",)
     tunable = "qpid.mgmt_pub_interval"
+
+    def applies(self, ctx: Context) -> str | None:
+        return qpidd_absent(self, ctx)
 
     def check(self, ctx: Context) -> Outcome:
         configured = ctx.facts.value("qpid").get("mgmt_pub_interval")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.knowledge import threshold
-from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
 from foretune.units import format_gib
 
 
@@ -13,6 +13,7 @@ class LowFreeSpace(Rule):
     component = "storage"
     severity = Severity.MEDIUM
     version_added = "0.1.0"
+    basis = Basis.MEASURED
     needs = ("key_dirs",)
     citations = ("gf-hardware",)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.knowledge import threshold
-from foretune.rules.base import Context, Evidence, Outcome, Rule, Severity
+from foretune.rules.base import Basis, Context, Evidence, Outcome, Rule, Severity
 
 # bench job -> (threshold key, what the figure is)
 JOBS = {"fsync-write": ("bench-fsync-p99-warn", "8 KiB writes each followed by fdatasync"),
@@ -16,6 +16,7 @@ class StorageLatencyHigh(Rule):
     component = "storage"
     severity = Severity.MEDIUM
     version_added = "0.1.0"
+    basis = Basis.MEASURED
     unsafe_fix = True
     citations = ("bench-estimate", "bench-pg-wal-block", "gf-hardware")
 

@@ -1,0 +1,70 @@
+"""Measured failure comes first: a failure the source shows is critical and quoted, whatever the host figure.
+
+capsule-6.15-measured-failure (sos 4.x) is capsule-6.15-pull-rex-tuned (httpd 640000, foreman-proxy 1000000,
+mosquitto LimitNOFILE=65536, the installer's values) with two things it measured, written by hand in the
+formats those programs write:
+- var/log/messages: mosquitto's "Unable to accept new connection, system socket count has been exceeded.
+  Try increasing "ulimit -n" or equivalent." three times;
+- sos_commands/kernel/dmesg: the kernel's "Out of memory: Killed process 3310 (pulpcore-worker)", which only
+  the ring buffer holds (the messages file kept no kill).
+Expected, with and without --hosts: oom-kills and open-files-exhausted critical, each quoting its line, basis
+measured; MUST NOT: any other finding at medium or above (every setting is the tuned tree's).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import REPO, run_cli
+
+SOS = REPO / "tests" / "fixtures" / "sosreports"
+
+
+@pytest.mark.parametrize("extra", [(), ("--hosts", "3000"), ("--hosts", "200")], ids=["no-context", "3000", "200"])
+def test_measured_failures_are_critical_and_quoted(extra: tuple[str, ...]) -> None:
+    result = run_cli("audit", str(SOS / "capsule-6.15-measured-failure"), *extra, "--format", "json", "--fail-on", "critical")
+    assert result.status == 1, result.stderr  # --fail-on critical
+    failing = {f["rule"]: f for f in json.loads(result.stdout)["findings"] if f["status"] == "fail"}
+    oom, sockets = failing["oom-kills"], failing["open-files-exhausted"]
+    assert (oom["severity"], oom["basis"]) == ("critical", "measured")
+    assert "Out of memory: Killed process 3310 (pulpcore-worker)" in oom["message"]
+    assert any(e["location"] == "sos_commands/kernel/dmesg" for e in oom["evidence"])
+    assert (sockets["severity"], sockets["basis"]) == ("critical", "measured")
+    assert "system socket count has been exceeded" in sockets["message"] and sockets["message"].startswith("mosquitto")
+    loud = {rule for rule, f in failing.items() if f["severity"] in ("medium", "high", "critical")}
+    assert loud == {"oom-kills", "open-files-exhausted"}
+
+
+# satellite-6.15-logstash (sos 4.x) is satellite-6.15-tuned (medium profile at the guide's values on 64 GiB) with
+# a co-located logstash, written by hand: ps_auxwwwm shows its JVM (user logstash, PID 2211) at 9437184 KiB =
+# 9.0 GiB RSS; proc/meminfo MemAvailable 1048576 kB (1.0 GiB) with SwapFree 4096 of 8388604 kB; var/log/messages
+# has the kernel's "Out of memory: Killed process 3300 (java)" (Candlepin's tomcat, the OOM killer's victim).
+@pytest.mark.parametrize("extra", [(), ("--hosts", "9000")], ids=["no-context", "with-hosts"])
+def test_memory_taken_outside_satellite_is_named(extra: tuple[str, ...]) -> None:
+    result = run_cli("audit", str(SOS / "satellite-6.15-logstash"), *extra, "--format", "json", "--fail-on", "critical")
+    assert result.status == 1, result.stderr
+    findings = {f["rule"]: f for f in json.loads(result.stdout)["findings"]}
+    oom, budget, swap = findings["oom-kills"], findings["memory-budget-over-ram"], findings["swap-in-use"]
+    assert (oom["status"], oom["severity"], oom["basis"]) == ("fail", "critical", "measured")
+    assert "Out of memory: Killed process 3300 (java)" in oom["message"]
+    assert "java run by logstash (PID 2211, 9.0 GiB RSS)" in oom["message"]
+    # MUST NOT: the budget passing while 1 GiB is available and swap is full; the OOM finding pointing to a rule
+    # that passed
+    assert budget["status"] == "fail" and budget["basis"] == "measured", budget["message"]
+    assert "only 1.0 GiB of 63.8 GiB available" in budget["message"] and "logstash" in budget["message"]
+    if "memory-budget-over-ram" in oom["message"]:
+        assert budget["status"] == "fail"
+    assert (swap["status"], swap["severity"]) == ("fail", "high")
+    loud = {r for r, f in findings.items() if f["status"] == "fail" and f["severity"] in ("medium", "high", "critical")}
+    assert loud == {"oom-kills", "memory-budget-over-ram", "swap-in-use"}
+
+
+def test_oom_finding_does_not_point_to_a_passing_budget() -> None:
+    # capsule-6.15-measured-failure: a pulpcore-worker OOM kill in dmesg, the memory budget fits and nothing
+    # measured says otherwise (no MemAvailable shortage): the OOM finding must not send the reader there
+    result = run_cli("audit", str(SOS / "capsule-6.15-measured-failure"), "--format", "json", "--fail-on", "critical")
+    findings = {f["rule"]: f for f in json.loads(result.stdout)["findings"]}
+    assert findings["memory-budget-over-ram"]["status"] == "pass"
+    assert "memory-budget-over-ram" not in findings["oom-kills"]["message"]
