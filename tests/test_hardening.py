@@ -144,6 +144,28 @@ def test_render_write_into_dev_null_is_refused_in_one_line() -> None:
     assert "wrote" not in result.stdout + result.stderr
 
 
+@pytest.mark.parametrize("target", ["link", "/dev/stdout"])
+def test_render_write_into_a_device_behind_a_link_is_refused_in_one_line(target: str, tmp_path: Path) -> None:
+    """A link to /dev/null, and /dev/stdout (a link to the pipe it writes to): refused like /dev/null itself."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "h.yaml"
+    if target == "link":
+        path.symlink_to("/dev/null")
+    else:
+        path = Path(target)
+    log = tmp_path / "stdout.txt"  # fd 1 a regular file, as in `foretune ... > file`
+    with log.open("w") as stdout:
+        done = subprocess.run([sys.executable, "-m", "foretune", "render", *PLAN, "--write", "--merge-into", str(path)],
+                              stdout=stdout, stderr=subprocess.PIPE, text=True, check=False)
+    done.stdout = log.read_text()
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "not a custom-hiera.yaml file: refusing to merge into it" in done.stderr
+    assert "wrote" not in done.stdout + done.stderr
+
+
 # --- crashes ------------------------------------------------------------------------------------
 
 BLOCK = "foreman::db_pool: |\n  twenty\n  connections\n"

@@ -64,6 +64,40 @@ from foretune.host.redact import REDACTED, is_secret_name, redact_data, redact_l
     ("user w on #5e884898da28 !abc ~* -@all\n", "user w on #[redacted] ![redacted] ~* -@all\n"),
     ('1) "user default on #5e88 ~* &* +@all"', '1) "user default on #[redacted] ~* &* +@all"'),
     ("ACL SETUSER alice on >p4ss ~cached:*", "ACL SETUSER alice on >[redacted] ~cached:*"),
+    # command lines: options named secret, known commands' password options, shell prefix assignments
+    ("satellite-installer --foreman-initial-admin-password=hunter2x --tuning large",
+     "satellite-installer --foreman-initial-admin-password=[redacted] --tuning large"),
+    ("hammer --password ZQ79hammerlong host list", "hammer --password [redacted] host list"),
+    ("--foreman-proxy-oauth-consumer-secret ZQ70oauth --foreman-proxy-port 9090",
+     "--foreman-proxy-oauth-consumer-secret [redacted] --foreman-proxy-port 9090"),
+    ("--password-file /etc/x --keep-going --key-file /etc/k", "--password-file /etc/x --keep-going --key-file /etc/k"),
+    ("curl -s -u admin:ZQ12curl https://sat/api", "curl -s -u admin:[redacted] https://sat/api"),
+    ("curl --user admin:ZQ12curl2 https://sat/api", "curl --user admin:[redacted] https://sat/api"),
+    ("hammer -u admin -p ZQ71hammer host list", "hammer -u admin -p [redacted] host list"),
+    ("redis-cli -a ZQ73redis info", "redis-cli -a [redacted] info"),
+    ("mysql -pZQ74my db; mysql -p db2", "mysql -p[redacted] db; mysql -p db2"),
+    ("SSHPASS=ZQ13sshenv sshpass -e ssh root@client", "SSHPASS=[redacted] sshpass -e ssh root@client"),
+    ("cron[1]: PGPASSWORD=x1 psql -U foreman", "cron[1]: PGPASSWORD=[redacted] psql -U foreman"),
+    ("PGPASSWORD=x1 psql -U foreman", "PGPASSWORD=[redacted] psql -U foreman"),
+    ("sudo: root : TTY=pts/0 ; PWD=/root ; USER=root ; COMMAND=/bin/ls",
+     "sudo: root : TTY=pts/0 ; PWD=/root ; USER=root ; COMMAND=/bin/ls"),
+    # SQL escape strings and dollar quoting
+    ("ALTER ROLE candlepin ENCRYPTED PASSWORD E'ZQ25estr';", "ALTER ROLE candlepin ENCRYPTED PASSWORD [redacted];"),
+    ("CREATE USER pulp PASSWORD $$ZQ26dollar$$;", "CREATE USER pulp PASSWORD [redacted];"),
+    ("CREATE USER pulp PASSWORD $q$ZQ27tag$q$;", "CREATE USER pulp PASSWORD [redacted];"),
+    # headers named secret, tokens as a URL's whole userinfo, OAuth signatures
+    ("RequestHeader set X-Api-Key ZQ80xapikey", "RequestHeader set X-Api-Key [redacted]"),
+    ('Header always set X-Auth-Token "ZQ81tok"', 'Header always set X-Auth-Token "[redacted]"'),
+    ('Started GET "https://ZQ10ghptokenuser@git.example.com/x.git" for 10.0.0.1',
+     'Started GET "https://[redacted]@git.example.com/x.git" for 10.0.0.1'),
+    ("ssh://git@github.com/x postgres://foreman@localhost/foreman", "ssh://git@github.com/x postgres://foreman@localhost/foreman"),
+    ('oauth_consumer_key="katello", oauth_signature="ZQ68oauthsig"', 'oauth_consumer_key="[redacted]", oauth_signature="[redacted]"'),
+    # PEM private keys, on their lines or in one escaped string
+    ("a::ssl_key_content: |\n  -----BEGIN RSA PRIVATE KEY-----\n  MIIEZQ1\n  MIIEZQ2\n  -----END RSA PRIVATE KEY-----\nb: 1\n",
+     "a::ssl_key_content: |\n  -----BEGIN RSA PRIVATE KEY-----\n  [redacted]\n  [redacted]\n  -----END RSA PRIVATE KEY-----\nb: 1\n"),
+    ('"k": "-----BEGIN PRIVATE KEY-----\\nMIIEZQ3\\n-----END PRIVATE KEY-----\\n"',
+     '"k": "-----BEGIN PRIVATE KEY-----[redacted]-----END PRIVATE KEY-----\\n"'),
+    ("-----BEGIN CERTIFICATE-----\nMIIcert\n-----END CERTIFICATE-----\n", "-----BEGIN CERTIFICATE-----\nMIIcert\n-----END CERTIFICATE-----\n"),
     # not secrets
     ("Basic authentication configured; user admin logged in", "Basic authentication configured; user admin logged in"),
 ])
@@ -134,6 +168,14 @@ HOSTILE = {
     "acl": lambda n: "user " + " " * n + "x",
     "acl rules": lambda n: "user default on " + ">x " * (n // 3),
     "ruby hash": lambda n: '"password"=>' * (n // 12),
+    "options": lambda n: "--password " * (n // 11),
+    "option names": lambda n: "--" + "a" * n,
+    "commands": lambda n: "curl " * (n // 5),
+    "short options": lambda n: "hammer " + "-p " * (n // 3),
+    "dollar quotes": lambda n: "password $" + "a" * n,
+    "headers": lambda n: "RequestHeader set " * (n // 18),
+    "url tokens": lambda n: "https://" * (n // 8),
+    "pem": lambda n: "-----BEGIN " * (n // 11) + "PRIVATE KEY-----",
 }
 
 

@@ -34,6 +34,20 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     return parser
 
 
+def _through_streams(path: Path) -> bool:
+    """``path`` or a link on its way names /dev or /proc (``/dev/stdout`` -> ``/proc/self/fd/1`` -> a file)."""
+    import os
+
+    here = os.path.abspath(path)
+    for _ in range(40):
+        if here.startswith(("/dev/", "/proc/")):
+            return True
+        if not os.path.islink(here):
+            return False
+        here = os.path.normpath(os.path.join(os.path.dirname(here), os.readlink(here)))
+    return True
+
+
 def run(args: argparse.Namespace, env: Environment) -> int:
     from pathlib import Path
 
@@ -57,16 +71,19 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     path = Path(args.merge_into)
     if path.is_dir():
         raise InputError(f"{path}: is a directory, expected custom-hiera.yaml")
+    if args.write and path.exists():  # /dev/null (or a link to it) reads as empty; /dev/stdout is whatever fd 1 is
+        from foretune.safeio import kind
+
+        if not path.is_file():
+            raise InputError(f"{path}: is {kind(path.stat().st_mode)}, not a custom-hiera.yaml file: refusing to merge into it")
+        if _through_streams(path):
+            raise InputError(f"{path}: is a stream, not a custom-hiera.yaml file: refusing to merge into it")
     try:
         old = read_text(path) if path.exists() or path.is_symlink() else ""
     except UnicodeDecodeError:
         raise InputError(f"{path}: not UTF-8 text") from None
     except OSError as exc:
         raise InputError(f"{path}: {exc.strerror}") from None
-    if args.write and path.exists() and not path.is_symlink() and not path.is_file():  # /dev/null reads as empty
-        from foretune.safeio import kind
-
-        raise InputError(f"{path}: is {kind(path.stat().st_mode)}, not a custom-hiera.yaml file: refusing to merge into it")
     current = load_mapping(old, str(path))
     stale = stale_keys(plan.release, current)
     for note in stale:
