@@ -400,6 +400,25 @@ def test_collect_command_output_holds_no_canary(planted: Planted, tmp_path: Path
     assert leaks(result.stdout + result.stderr + out.read_text(encoding="utf-8"), planted.canaries) == []
 
 
+def test_live_collect_redacts_processes_password_arguments(tmp_path: Path) -> None:
+    """`ps auxwww` as a live collect stores it: a running process's password options are masked like any text."""
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", "--password=Wq7PsLong",
+                              "-u", "admin:Wq7PsUser", "--foreman-proxy-oauth-consumer-secret", "Wq7PsSecret"])
+    try:
+        out = tmp_path / "host.json"
+        result = run_cli("collect", "--out", str(out), environ={"PATH": os.environ.get("PATH", "")})
+    finally:
+        child.kill()
+        child.wait()
+    assert result.status == 0, result.stderr
+    text = out.read_text(encoding="utf-8")
+    assert "time.sleep(120)" in text  # ps was stored, with this process in it
+    assert "Wq7Ps" not in text + result.stdout + result.stderr
+
+
 def test_render_diff_context_never_shows_the_files_secrets(tmp_path: Path) -> None:
     target = tmp_path / "custom-hiera.yaml"
     original = ("foreman::initial_admin_password: Wq7RenderKv\n"

@@ -56,7 +56,7 @@ _ENV_WORDS = ("PASS", "SECRET", "TOKEN", "KEY")
 _TRIVIAL = frozenset({"", "true", "false", "yes", "no", "on", "off", "null", "none", "~", '""', "''", "[]", "{}"})
 
 _HINT_WORDS = ("pass", "secret", "token", "key", "pw", "auth", "credential", "psk", "://", "bearer", "cookie", "session", "user",
-               "hammer", "redis-cli", "curl", "mysql")
+               "hammer", "redis-cli", "curl", "mysql", "-u")
 _HINT = re.compile("|".join(re.escape(w) for w in _HINT_WORDS), re.IGNORECASE)
 _PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _SPLIT = re.compile(r"::|/")
@@ -101,6 +101,8 @@ _OPTION = re.compile(r"""(?<![\w\-])--(?P<name>[A-Za-z][\w\-]{0,200})(?P<sep>=|[
 _COMMAND = re.compile(r"""(?<![\w\-])(?P<cmd>hammer|redis-cli|curl|mysql|mysqladmin|mysqldump)(?![\w\-])(?P<args>[^\n|;&]*)""")
 _SHORT = re.compile(r"""(?<!\S)-(?P<opt>-user|[A-Za-z])[ \t=]*(?!-)(?P<value>'[^'\n]*'?|"[^"\n]*"?|[^\s'"]+)""")
 _SHORT_SECRET = {"hammer": "p", "redis-cli": "a", "curl": "u", "mysql": "p", "mysqladmin": "p", "mysqldump": "p"}
+# ``-u user:X`` / ``--user user:X`` (curl, wget, httpie, ...; ``-u 1000:1000``, a uid:gid, aside)
+_USER_PW = re.compile(r"""(?<!\S)(?:-u|--user)(?:[ \t]+|=)?[^\s:'"-][^\s:'"]{0,200}:(?P<value>[^\s'"]+)""")
 # ``RequestHeader set X-Api-Key X`` (Apache ``Header``/``RequestHeader`` with a secret-named header)
 _HEADER_SET = re.compile(r"""(?<![\w\-])(?:request)?header[ \t]+(?:always[ \t]+)?(?:set|add|append|merge|setifempty)[ \t]+"""
                          r"""["']?(?P<name>[\w\-]{1,200})["']?[ \t]+(?P<value>"[^"\n]*"?|'[^'\n]*'?|[^\s"']+)""", re.IGNORECASE)
@@ -475,6 +477,15 @@ def _mask_group(pattern: re.Pattern[str], body: str, secrets: set[str]) -> str:
     return pattern.sub(mask, body)
 
 
+def _mask_value(m: re.Match[str], secrets: set[str]) -> str:
+    value = m.group("value")
+    if not _needs_masking(value):
+        return m.group(0)
+    secrets.add(value)
+    whole = m.group(0)
+    return whole[: m.start("value") - m.start()] + REDACTED + whole[m.end("value") - m.start():]
+
+
 def _cookies(m: re.Match[str], secrets: set[str]) -> str:
     whole = m.group(0)
     start = m.start("value") - m.start()
@@ -519,6 +530,8 @@ def _positional(body: str, secrets: set[str]) -> str:
         body = _ACL.sub(lambda m: _acl(m, secrets), body)
     if "--" in body:
         body = _OPTION.sub(lambda m: _option(m, secrets), body)
+    if "-u" in body:
+        body = _USER_PW.sub(lambda m: m.group(0) if m.group("value").isdigit() else _mask_value(m, secrets), body)
     if "hammer" in low or "redis-cli" in low or "curl" in low or "mysql" in low:
         body = _COMMAND.sub(lambda m: _command(m, secrets), body)
     if "header" in low:
