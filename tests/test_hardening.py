@@ -243,6 +243,24 @@ def test_escape_sequences_in_a_tasks_export_never_reach_the_terminal(tmp_path: P
         assert "\\x1b[2J" in result.stdout or fmt == "markdown"
 
 
+def test_escape_sequences_in_request_paths_and_controllers_never_reach_html_charts(tmp_path: Path) -> None:
+    tree = _tree(tmp_path)
+    log = tree / "var/log/foreman/production.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for i in range(30):
+        rid = f"{i:08x}"
+        stamp = f"2024-02-12T10:{i:02d}:00"
+        lines += [f'{stamp} [I|app|{rid}] Started GET "/api/\x1b[31mhosts\x1b]0;owned\x07/{i % 3}" for 10.0.0.1\n',
+                  f"{stamp} [I|app|{rid}] Processing by Api::V2::\x1b[2JHosts\x9b31mController#index as JSON\n",
+                  f"{stamp} [I|app|{rid}] Completed 200 OK in {10 + i}ms (ActiveRecord: 1.0ms)\n"]
+    log.write_text("".join(lines))
+    result = run_cli("logs", str(tree), "--format", "html")
+    assert result.status == 0, result.stderr
+    assert "<svg" in result.stdout and "Hosts" in result.stdout
+    assert not any(ch in result.stdout for ch in "\x1b\x07\x9b")
+
+
 # --- secrets in logs reports --------------------------------------------------------------------
 
 @pytest.mark.parametrize("fmt", ["text", "json", "html", "markdown"])

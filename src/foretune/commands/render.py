@@ -9,6 +9,8 @@ from foretune.cli import new_parser
 from foretune.commands.plan import add_plan_arguments
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from foretune.env import Environment
 
 
