@@ -12,6 +12,7 @@ import io
 import json
 import lzma
 import os
+import re
 import shutil
 import stat
 import tarfile
@@ -205,6 +206,22 @@ def test_non_integer_count_is_a_problem_quoting_where_it_came_from(where: str, h
     plan = run_cli("plan", "--from", str(tree), "--hosts", "500")
     if "db_pool" in hiera + answers:
         assert 'foreman::db_pool: "twenty\\n' in plan.stderr  # the value quoted on one line
+
+
+def test_out_of_range_counts_are_problems_and_left_out(tmp_path: Path) -> None:
+    hiera = ("foreman::foreman_service_puma_workers: -5\nforeman::foreman_service_puma_threads_max: 0\n"
+             "foreman::db_pool: 99999999999999999999999999\nforeman::foreman_service_puma_threads_min: 0\n"
+             "foreman_proxy::plugin::dynflow::file_limit: 1000000\n")
+    tree = _tree(tmp_path, hiera=hiera)
+    result = run_cli("plan", "--from", str(tree), "--hosts", "500")
+    assert result.status == 0, result.stderr
+    problems = [line for line in result.stderr.splitlines() if "is out of range" in line]
+    assert [p.split(": ")[3] for p in problems] == ["foreman::foreman_service_puma_workers",
+                                                    "foreman::foreman_service_puma_threads_max", "foreman::db_pool"], problems
+    assert "foreman::foreman_service_puma_threads_max: 0 is out of range (a count from 1 to 100000)" in result.stderr
+    assert all("left out, the plan uses the installer's value" in p for p in problems)
+    budget = result.stdout.split("PostgreSQL connection budget:")[1].split("\n\n")[0]
+    assert not re.search(r"(?<![\w-])-[0-9]", budget) and "99999999" not in result.stdout, budget  # no negative figure
 
 
 def test_huge_duration_in_production_log_is_no_crash(tmp_path: Path) -> None:
