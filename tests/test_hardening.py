@@ -236,6 +236,28 @@ def test_huge_duration_in_production_log_is_no_crash(tmp_path: Path) -> None:
         assert result.status == 0, (fmt, result.stderr)
 
 
+def test_absurd_durations_in_production_log_are_not_counted(tmp_path: Path) -> None:
+    import json as json_module
+
+    log = tmp_path / "production.log"
+    lines = []
+    for i, took in enumerate(("1e400", "-5", "nan", "1e300", "95", "105")):
+        rid = f"{i:08x}"
+        lines += [f"2025-01-10T08:00:0{i} [I|app|{rid}] Processing by HostsController#index as JSON\n",
+                  f"2025-01-10T08:00:0{i} [I|app|{rid}] Completed 200 OK in {took}ms (Views: 1.0ms | ActiveRecord: 5.0ms)\n"]
+    log.write_text("".join(lines))
+    result = run_cli("logs", str(log), "--format", "json")
+    assert result.status == 0, result.stderr
+    text = result.stdout
+    assert "e+300" not in text and "Infinity" not in text and "NaN" not in text and "1" + "0" * 300 not in text
+    production = json_module.loads(text)["production"][0]
+    assert production["requests"] == 2 and production["not_understood"] == 4
+    assert (production["latency"]["p50"], production["latency"]["max"]) == (95.0, 105.0)
+    shown = run_cli("logs", str(log)).stdout
+    assert "4 lines not understood" in shown and "p50 95.0 ms, p95 105 ms, p99 105 ms, max 105 ms" in shown, shown
+    assert "peak 1 request" in shown, shown  # the dropped lines still ended their requests
+
+
 def test_invalid_timestamp_in_custom_hiera_is_one_line_for_render(tmp_path: Path) -> None:
     target = tmp_path / "custom-hiera.yaml"
     target.write_text("foreman::foreman_service_puma_workers: 4\nforeman::x: !!timestamp 2024-13-45\n")
