@@ -341,6 +341,26 @@ def test_truncated_bz2_says_truncated_and_where(fraction: float, fixture_tar: by
     assert "empty file" not in result.stderr
 
 
+@pytest.mark.parametrize("keep", [520, 612])
+def test_archive_cut_after_its_first_member_says_truncated(keep: int, tmp_path: Path) -> None:
+    """A GNU tar (as `tar czf` writes it) whose gzip stream is flushed after ``keep`` tar bytes (the top directory's
+    header and a little of the next) and cut there: truncated, and where, not "not a sosreport"."""
+    import zlib
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.GNU_FORMAT) as archive:
+        archive.add(FIXTURE, arcname="satellite-6.15")
+    compressor = zlib.compressobj(wbits=31)  # gzip
+    head = compressor.compress(buffer.getvalue()[:keep]) + compressor.flush(zlib.Z_FULL_FLUSH)
+    cut = tmp_path / "cut.tar.gz"
+    cut.write_bytes(head)
+    result = run_cli("facts", str(cut), "--format", "json")
+    assert result.status == 2, result.stderr
+    assert one_line(result.stderr)
+    assert f"is truncated after 1 member: compressed data ends at byte {len(head)}" in result.stderr, result.stderr
+    assert "not a sosreport" not in result.stderr
+
+
 def test_byte_flipped_xz_says_corrupt_and_where(fixture_tar: bytes, tmp_path: Path) -> None:
     data = bytearray(lzma.compress(fixture_tar, preset=0))
     data[len(data) // 3] ^= 0x10
