@@ -361,6 +361,16 @@ def test_archive_cut_after_its_first_member_says_truncated(keep: int, tmp_path: 
     assert "not a sosreport" not in result.stderr
 
 
+def test_byte_flipped_bz2_near_its_start_says_where_the_damaged_block_is(fixture_tar: bytes, tmp_path: Path) -> None:
+    data = bytearray(bz2.compress(fixture_tar))
+    data[12] ^= 0x10
+    flipped = tmp_path / "flip.tar.bz2"
+    flipped.write_bytes(bytes(data))
+    result = run_cli("facts", str(flipped), "--format", "json")
+    assert result.status == 2 and one_line(result.stderr), result.stderr  # one block: nothing before the damage
+    assert f"bz2 data is corrupt in bytes 0-{len(data):,} of the bz2 file (the block it checks whole)" in result.stderr
+
+
 def test_byte_flipped_xz_says_corrupt_and_where(fixture_tar: bytes, tmp_path: Path) -> None:
     data = bytearray(lzma.compress(fixture_tar, preset=0))
     data[len(data) // 3] ^= 0x10

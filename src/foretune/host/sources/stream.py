@@ -53,6 +53,7 @@ class Decompressed:
         self.total = 0
         self.error: Exception | None = None  # raised on the next read, once the data before it is delivered
         self.span = (0, 0)  # the compressed bytes (offsets in the file) last given to the decompressor
+        self.verified = 0  # bz2: where the input that gave the last output began (a damaged block starts after it)
 
     def _new(self) -> Any:
         if self.kind == "gz":
@@ -89,6 +90,10 @@ class Decompressed:
     def where(self) -> str:
         """Where the damage is, in the compressed file and in the tar data it held."""
         start, end = self.span
+        if self.kind == "bz2":  # bzip2 checks a whole block (up to 900 kB of input) when it ends: the damage is in it
+            start = min(start, self.verified)
+            return (f"in bytes {start:,}-{end:,} of the bz2 file (the block it checks whole), after {self.total:,} "
+                    "bytes of tar data")
         at = f"at byte {end:,}" if end - start <= 1 else f"in bytes {start:,}-{end:,}"
         return f"{at} of the {self.kind} file, after {self.total:,} bytes of tar data"
 
@@ -124,6 +129,8 @@ class Decompressed:
                 raise Corrupt(f"{self.kind} data is corrupt {self.where()} ({str(exc) or type(exc).__name__})") from None
             if out:
                 self.total += len(out)
+                if self.kind == "bz2":
+                    self.verified = self.span[0]
                 return cast("bytes", out)
 
     def _next(self) -> bytes:
