@@ -73,6 +73,12 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     path = Path(args.merge_into)
     if path.is_dir():
         raise InputError(f"{path}: is a directory, expected custom-hiera.yaml")
+    try:
+        old = read_text(path) if path.exists() or path.is_symlink() else ""
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror}") from None
     if args.write and path.exists():  # /dev/null (or a link to it) reads as empty; /dev/stdout is whatever fd 1 is
         from foretune.safeio import kind
 
@@ -80,12 +86,6 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             raise InputError(f"{path}: is {kind(path.stat().st_mode)}, not a custom-hiera.yaml file: refusing to merge into it")
         if _through_streams(path):
             raise InputError(f"{path}: is a stream, not a custom-hiera.yaml file: refusing to merge into it")
-    try:
-        old = read_text(path) if path.exists() or path.is_symlink() else ""
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
-    except OSError as exc:
-        raise InputError(f"{path}: {exc.strerror}") from None
     current = load_mapping(old, str(path))
     stale = stale_keys(plan.release, current)
     for note in stale:
