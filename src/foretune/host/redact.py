@@ -4,7 +4,10 @@ A value is secret when its key names one (``db_password``, ``keyStorePassword``,
 ``masterauth``, ``oauth_consumer_secret``, ``SECRET_KEY``), and wherever its position says so:
 the password of a URL's userinfo, ``password=`` inside a connection string, the lines of a YAML
 block scalar, list or mapping under a secret key, a value continued on the next line, the
-assignments of a systemd ``Environment=`` whose names contain PASS, SECRET, TOKEN or KEY.
+assignments of a systemd ``Environment=`` whose names contain PASS, SECRET, TOKEN or KEY,
+command-line options named secret (``--db-password=X``, ``--oauth-consumer-secret X``), the password
+options of hammer, redis-cli, curl and mysql (``-p X``, ``-a X``, ``-u user:X``), a token as a URL's
+whole userinfo, and the body of a PEM private key.
 A value found secret once is also masked wherever else it appears in the same text or document.
 
 >>> redact_data({"foreman": {"db_password": "x", "db_pool": 5}, "oauth_consumer_secret": "y"})
