@@ -371,6 +371,19 @@ def test_byte_flipped_bz2_near_its_start_says_where_the_damaged_block_is(fixture
     assert f"bz2 data is corrupt in bytes 0-{len(data):,} of the bz2 file (the block it checks whole)" in result.stderr
 
 
+def test_byte_flipped_gz_near_its_end_says_corrupt_not_truncated(tmp_path: Path) -> None:
+    import gzip
+
+    data = bytearray(gzip.compress(_tar(FIXTURE), mtime=0))
+    data[len(data) - 30] ^= 0x10
+    flipped = tmp_path / "flip.tar.gz"
+    flipped.write_bytes(bytes(data))
+    result = run_cli("facts", str(flipped), "--format", "json")
+    assert result.status == 0, result.stderr
+    assert f"flip.tar.gz is corrupt: gz data is corrupt near the end of the gz file (byte {len(data):,})" in result.stderr
+    assert "truncated" not in result.stderr.splitlines()[0]
+
+
 def test_byte_flipped_xz_says_corrupt_and_where(fixture_tar: bytes, tmp_path: Path) -> None:
     data = bytearray(lzma.compress(fixture_tar, preset=0))
     data[len(data) // 3] ^= 0x10

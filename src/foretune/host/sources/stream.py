@@ -97,6 +97,22 @@ class Decompressed:
         at = f"at byte {end:,}" if end - start <= 1 else f"in bytes {start:,}-{end:,}"
         return f"{at} of the {self.kind} file, after {self.total:,} bytes of tar data"
 
+    def _gzip_trailer(self) -> None:
+        """A gzip stream that never ended, yet the file ends with what reads as its trailer (a size that is a whole
+        number of tar blocks, within a MiB of the data decoded; cut data ends in such bytes about once in a million):
+        damaged near its end, not cut short."""
+        import os
+
+        end = self.span[1]
+        try:
+            last = os.pread(self.handle.fileno(), 4, end - 4) if end >= 4 else b""
+        except (OSError, AttributeError, ValueError):
+            return
+        declared = int.from_bytes(last, "little") if len(last) == 4 else 0
+        if declared and declared % 512 == 0 and abs(declared - self.total) <= 1048576:
+            raise Corrupt(f"gz data is corrupt near the end of the gz file (byte {end:,}): it ends with a gzip trailer "
+                          f"declaring {declared:,} bytes of tar data, but {self.total:,} decode and the stream never ends")
+
     def _chunk(self) -> bytes:
         """The next piece of output; b"" once every stream in the file has ended properly."""
         while True:
@@ -114,6 +130,7 @@ class Decompressed:
                 if self.kind == "gz":
                     data = dec.unconsumed_tail or self._input()
                     if not data:
+                        self._gzip_trailer()
                         raise Truncated(f"compressed data ends at byte {self.span[1]:,} before its end marker "
                                         f"({self.total:,} bytes of tar data before it)")
                     out = dec.decompress(data, OUT_CHUNK)
