@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import TYPE_CHECKING
 
 from foretune.cli import new_parser
@@ -38,8 +39,6 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 def _through_streams(path: Path) -> bool:
     """``path`` or a link on its way names /dev or /proc (``/dev/stdout`` -> ``/proc/self/fd/1`` -> a file)."""
-    import os
-
     here = os.path.abspath(path)
     for _ in range(40):
         if here.startswith(("/dev/", "/proc/")):

@@ -21,6 +21,8 @@ import json
 import re
 from typing import Any
 
+from foretune import knowledge
+
 # the last word of a key that counts something (the planner adds and multiplies these)
 _COUNT = re.compile(r"(?:workers|worker_count|threads_min|threads_max|threadsperchild|threadlimit|db_pool|pool_size|"
                     r"concurrency|instances|serverlimit|maxclients|maxrequestworkers|max_connections|cost_limit|"
@@ -69,8 +71,6 @@ def checked(key: str, value: Any) -> tuple[Any, str | None]:
 
 def _in_range(key: str, number: int) -> tuple[int | None, str | None]:
     """``number`` within the plausible range of a count (thresholds-audit.yaml: hiera_count_*), else a problem."""
-    from foretune import knowledge
-
     last = re.split(r"::|/", key)[-1].lower()
     low = 1 if any(last.endswith(suffix) for suffix in knowledge.threshold("hiera_count_positive")) else 0
     large = any(last.endswith(suffix) for suffix in knowledge.threshold("hiera_count_large"))

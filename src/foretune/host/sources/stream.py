@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bz2
 import lzma
+import os
 import zlib
 from typing import Any, BinaryIO, cast
 
@@ -101,8 +102,6 @@ class Decompressed:
         """A gzip stream that never ended, yet the file ends with what reads as its trailer (a size that is a whole
         number of tar blocks, within a MiB of the data decoded; cut data ends in such bytes about once in a million):
         damaged near its end, not cut short."""
-        import os
-
         end = self.span[1]
         try:
             last = os.pread(self.handle.fileno(), 4, end - 4) if end >= 4 else b""
