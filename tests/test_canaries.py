@@ -200,7 +200,29 @@ def plant_logs(p: Planted) -> None:
         f"{syslog} sat app[45]: connect redis://:{s(messages, 'MsgRedisUrl')}@localhost:6379/0 failed\n",
         f"{syslog} sat redis[46]: ACL SETUSER alice on >{s(messages, 'MsgAcl')} ~cached:*\n",
         f"{syslog} sat cron[47]: PGPASSWORD={s(messages, 'MsgPgpass')} pg_dump foreman\n",
-        f"{syslog} sat kernel: Out of memory: Killed process 4242 (java) total-vm:8000000kB\n"]))
+        f"{syslog} sat kernel: Out of memory: Killed process 4242 (java) total-vm:8000000kB\n",
+        f"{syslog} sat sudo[48]: root : TTY=pts/0 ; PWD=/root ; USER=root ; COMMAND=/usr/sbin/satellite-installer "
+        f"--foreman-initial-admin-password={s(messages, 'OptEquals')} --foreman-proxy-oauth-consumer-secret "
+        f"{s(messages, 'OptSpace')}\n",
+        f"{syslog} sat cron[49]: hammer --password {s(messages, 'HammerLong')} host list\n",
+        f"{syslog} sat cron[50]: hammer -u admin -p {s(messages, 'HammerShort')} host list\n",
+        f"{syslog} sat cron[51]: curl -s -u admin:{s(messages, 'CurlUser')} https://sat/api/status\n",
+        f"{syslog} sat cron[52]: redis-cli -a {s(messages, 'RedisCliA')} info\n",
+        f"{syslog} sat cron[53]: SSHPASS={s(messages, 'SshpassEnv')} sshpass -e ssh root@client\n"]))
+    p.append(pglog, "".join([
+        f"{pgtime} LOG:  statement: ALTER ROLE candlepin ENCRYPTED PASSWORD E'{s(pglog, 'PgEscape')}';\n",
+        f"{pgtime} LOG:  statement: CREATE USER pulp PASSWORD $${s(pglog, 'PgDollar')}$$;\n"]))
+    p.append(prod, "".join([
+        f'{iso} [I|app|c1d2e3f4] Started GET "https://{s(prod, "ProdUrlToken")}@git.example.com/x.git" for 10.0.0.3\n',
+        f'{iso} [D|app|c1d2e3f4]   Authorization: OAuth oauth_consumer_key="katello", oauth_signature="{s(prod, "ProdOauthSig")}"\n',
+        f"{iso} [I|app|c1d2e3f4] Completed 200 OK in 3ms (ActiveRecord: 1.0ms)\n"]))
+    p.append(access, f'10.0.0.8 - - [{apache}] "GET https://{s(access, "AccessUrlToken")}@sat.example.com/pub/t HTTP/1.1" '
+                     '200 10 "-" "git/2.0"\n')
+    httpd = "etc/httpd/conf.d/05-foreman-ssl.conf"
+    p.append(httpd, f"RequestHeader set X-Api-Key {s(httpd, 'HttpdApiKey')}\n")
+    hiera = "etc/foreman-installer/custom-hiera.yaml"
+    p.append(hiera, "foreman::server_ssl_key_content: |\n  -----BEGIN RSA PRIVATE KEY-----\n"
+                    f"  MIIEow{s(hiera, 'HieraPem1')}\n  {s(hiera, 'HieraPem2')}AAAB\n  -----END RSA PRIVATE KEY-----\n")
 
 
 def leaks(text: str, canaries: dict[str, str]) -> list[str]:
@@ -387,6 +409,25 @@ def test_collect_command_output_holds_no_canary(planted: Planted, tmp_path: Path
     result = run_cli("collect", "--out", str(out), environ={"PATH": os.environ.get("PATH", "")})
     assert result.status == 0, result.stderr
     assert leaks(result.stdout + result.stderr + out.read_text(encoding="utf-8"), planted.canaries) == []
+
+
+def test_live_collect_redacts_processes_password_arguments(tmp_path: Path) -> None:
+    """`ps auxwww` as a live collect stores it: a running process's password options are masked like any text."""
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", "--password=Wq7PsLong",
+                              "-u", "admin:Wq7PsUser", "--foreman-proxy-oauth-consumer-secret", "Wq7PsSecret"])
+    try:
+        out = tmp_path / "host.json"
+        result = run_cli("collect", "--out", str(out), environ={"PATH": os.environ.get("PATH", "")})
+    finally:
+        child.kill()
+        child.wait()
+    assert result.status == 0, result.stderr
+    text = out.read_text(encoding="utf-8")
+    assert "time.sleep(120)" in text  # ps was stored, with this process in it
+    assert "Wq7Ps" not in text + result.stdout + result.stderr
 
 
 def test_render_diff_context_never_shows_the_files_secrets(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import io
 import json
 import lzma
 import os
+import re
 import shutil
 import stat
 import tarfile
@@ -145,6 +146,28 @@ def test_render_write_into_dev_null_is_refused_in_one_line() -> None:
     assert "wrote" not in result.stdout + result.stderr
 
 
+@pytest.mark.parametrize("target", ["link", "/dev/stdout"])
+def test_render_write_into_a_device_behind_a_link_is_refused_in_one_line(target: str, tmp_path: Path) -> None:
+    """A link to /dev/null, and /dev/stdout (a link to the pipe it writes to): refused like /dev/null itself."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "h.yaml"
+    if target == "link":
+        path.symlink_to("/dev/null")
+    else:
+        path = Path(target)
+    log = tmp_path / "stdout.txt"  # fd 1 a regular file, as in `foretune ... > file`
+    with log.open("w") as stdout:
+        done = subprocess.run([sys.executable, "-m", "foretune", "render", *PLAN, "--write", "--merge-into", str(path)],
+                              stdout=stdout, stderr=subprocess.PIPE, text=True, check=False)
+    done.stdout = log.read_text()
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "not a custom-hiera.yaml file: refusing to merge into it" in done.stderr
+    assert "wrote" not in done.stdout + done.stderr
+
+
 # --- crashes ------------------------------------------------------------------------------------
 
 BLOCK = "foreman::db_pool: |\n  twenty\n  connections\n"
@@ -187,6 +210,22 @@ def test_non_integer_count_is_a_problem_quoting_where_it_came_from(where: str, h
         assert 'foreman::db_pool: "twenty\\n' in plan.stderr  # the value quoted on one line
 
 
+def test_out_of_range_counts_are_problems_and_left_out(tmp_path: Path) -> None:
+    hiera = ("foreman::foreman_service_puma_workers: -5\nforeman::foreman_service_puma_threads_max: 0\n"
+             "foreman::db_pool: 99999999999999999999999999\nforeman::foreman_service_puma_threads_min: 0\n"
+             "foreman_proxy::plugin::dynflow::file_limit: 1000000\n")
+    tree = _tree(tmp_path, hiera=hiera)
+    result = run_cli("plan", "--from", str(tree), "--hosts", "500")
+    assert result.status == 0, result.stderr
+    problems = [line for line in result.stderr.splitlines() if "is out of range" in line]
+    assert [p.split(": ")[3] for p in problems] == ["foreman::foreman_service_puma_workers",
+                                                    "foreman::foreman_service_puma_threads_max", "foreman::db_pool"], problems
+    assert "foreman::foreman_service_puma_threads_max: 0 is out of range (a count from 1 to 100000)" in result.stderr
+    assert all("left out, the plan uses the installer's value" in p for p in problems)
+    budget = result.stdout.split("PostgreSQL connection budget:")[1].split("\n\n")[0]
+    assert not re.search(r"(?<![\w-])-[0-9]", budget) and "99999999" not in result.stdout, budget  # no negative figure
+
+
 def test_huge_duration_in_production_log_is_no_crash(tmp_path: Path) -> None:
     log = tmp_path / "production.log"
     huge = "9" * 400
@@ -197,6 +236,28 @@ def test_huge_duration_in_production_log_is_no_crash(tmp_path: Path) -> None:
     for fmt in ("text", "json", "html", "markdown"):
         result = run_cli("logs", str(log), "--format", fmt)
         assert result.status == 0, (fmt, result.stderr)
+
+
+def test_absurd_durations_in_production_log_are_not_counted(tmp_path: Path) -> None:
+    import json as json_module
+
+    log = tmp_path / "production.log"
+    lines = []
+    for i, took in enumerate(("1e400", "-5", "nan", "1e300", "95", "105")):
+        rid = f"{i:08x}"
+        lines += [f"2025-01-10T08:00:0{i} [I|app|{rid}] Processing by HostsController#index as JSON\n",
+                  f"2025-01-10T08:00:0{i} [I|app|{rid}] Completed 200 OK in {took}ms (Views: 1.0ms | ActiveRecord: 5.0ms)\n"]
+    log.write_text("".join(lines))
+    result = run_cli("logs", str(log), "--format", "json")
+    assert result.status == 0, result.stderr
+    text = result.stdout
+    assert "e+300" not in text and "Infinity" not in text and "NaN" not in text and "1" + "0" * 300 not in text
+    production = json_module.loads(text)["production"][0]
+    assert production["requests"] == 2 and production["not_understood"] == 4
+    assert (production["latency"]["p50"], production["latency"]["max"]) == (95.0, 105.0)
+    shown = run_cli("logs", str(log)).stdout
+    assert "4 lines not understood" in shown and "p50 95.0 ms, p95 105 ms, p99 105 ms, max 105 ms" in shown, shown
+    assert "peak 1 request" in shown, shown  # the dropped lines still ended their requests
 
 
 def test_invalid_timestamp_in_custom_hiera_is_one_line_for_render(tmp_path: Path) -> None:
@@ -221,6 +282,24 @@ def test_escape_sequences_in_a_tasks_export_never_reach_the_terminal(tmp_path: P
         assert "not understood" in result.stdout
         assert not any(ch in result.stdout for ch in "\x1b\x07\x9b"), fmt
         assert "\\x1b[2J" in result.stdout or fmt == "markdown"
+
+
+def test_escape_sequences_in_request_paths_and_controllers_never_reach_html_charts(tmp_path: Path) -> None:
+    tree = _tree(tmp_path)
+    log = tree / "var/log/foreman/production.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for i in range(30):
+        rid = f"{i:08x}"
+        stamp = f"2024-02-12T10:{i:02d}:00"
+        lines += [f'{stamp} [I|app|{rid}] Started GET "/api/\x1b[31mhosts\x1b]0;owned\x07/{i % 3}" for 10.0.0.1\n',
+                  f"{stamp} [I|app|{rid}] Processing by Api::V2::\x1b[2JHosts\x9b31mController#index as JSON\n",
+                  f"{stamp} [I|app|{rid}] Completed 200 OK in {10 + i}ms (ActiveRecord: 1.0ms)\n"]
+    log.write_text("".join(lines))
+    result = run_cli("logs", str(tree), "--format", "html")
+    assert result.status == 0, result.stderr
+    assert "<svg" in result.stdout and "Hosts" in result.stdout
+    assert not any(ch in result.stdout for ch in "\x1b\x07\x9b")
 
 
 # --- secrets in logs reports --------------------------------------------------------------------
@@ -262,6 +341,49 @@ def test_truncated_bz2_says_truncated_and_where(fraction: float, fixture_tar: by
     assert one_line(result.stderr)
     assert f"is truncated before its first tar member: compressed data ends at byte {int(len(data) * fraction):,}" in result.stderr
     assert "empty file" not in result.stderr
+
+
+@pytest.mark.parametrize("keep", [520, 612])
+def test_archive_cut_after_its_first_member_says_truncated(keep: int, tmp_path: Path) -> None:
+    """A GNU tar (as `tar czf` writes it) whose gzip stream is flushed after ``keep`` tar bytes (the top directory's
+    header and a little of the next) and cut there: truncated, and where, not "not a sosreport"."""
+    import zlib
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.GNU_FORMAT) as archive:
+        archive.add(FIXTURE, arcname="satellite-6.15")
+    compressor = zlib.compressobj(wbits=31)  # gzip
+    head = compressor.compress(buffer.getvalue()[:keep]) + compressor.flush(zlib.Z_FULL_FLUSH)
+    cut = tmp_path / "cut.tar.gz"
+    cut.write_bytes(head)
+    result = run_cli("facts", str(cut), "--format", "json")
+    assert result.status == 2, result.stderr
+    assert one_line(result.stderr)
+    assert f"is truncated after 1 member: compressed data ends at byte {len(head)}" in result.stderr, result.stderr
+    assert "not a sosreport" not in result.stderr
+
+
+def test_byte_flipped_bz2_near_its_start_says_where_the_damaged_block_is(fixture_tar: bytes, tmp_path: Path) -> None:
+    data = bytearray(bz2.compress(fixture_tar))
+    data[12] ^= 0x10
+    flipped = tmp_path / "flip.tar.bz2"
+    flipped.write_bytes(bytes(data))
+    result = run_cli("facts", str(flipped), "--format", "json")
+    assert result.status == 2 and one_line(result.stderr), result.stderr  # one block: nothing before the damage
+    assert f"bz2 data is corrupt in bytes 0-{len(data):,} of the bz2 file (the block it checks whole)" in result.stderr
+
+
+def test_byte_flipped_gz_near_its_end_says_corrupt_not_truncated(tmp_path: Path) -> None:
+    import gzip
+
+    data = bytearray(gzip.compress(_tar(FIXTURE), mtime=0))
+    data[len(data) - 30] ^= 0x10
+    flipped = tmp_path / "flip.tar.gz"
+    flipped.write_bytes(bytes(data))
+    result = run_cli("facts", str(flipped), "--format", "json")
+    assert result.status == 0, result.stderr
+    assert f"flip.tar.gz is corrupt: gz data is corrupt near the end of the gz file (byte {len(data):,})" in result.stderr
+    assert "truncated" not in result.stderr.splitlines()[0]
 
 
 def test_byte_flipped_xz_says_corrupt_and_where(fixture_tar: bytes, tmp_path: Path) -> None:

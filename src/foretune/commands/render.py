@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import TYPE_CHECKING
 
 from foretune.cli import new_parser
@@ -10,6 +11,8 @@ from foretune.commands.plan import add_plan_arguments
 from foretune.errors import InputError, UsageError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from foretune.env import Environment
 
 
@@ -33,6 +36,18 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         "(repeatable)")
     add_plan_arguments(parser)
     return parser
+
+
+def _through_streams(path: Path) -> bool:
+    """``path`` or a link on its way names /dev or /proc (``/dev/stdout`` -> ``/proc/self/fd/1`` -> a file)."""
+    here = os.path.abspath(path)
+    for _ in range(40):
+        if here.startswith(("/dev/", "/proc/")):
+            return True
+        if not os.path.islink(here):
+            return False
+        here = os.path.normpath(os.path.join(os.path.dirname(here), os.readlink(here)))
+    return True
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
@@ -66,10 +81,13 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         raise InputError(f"{path}: not UTF-8 text") from None
     except OSError as exc:
         raise InputError(f"{path}: {exc.strerror}") from None
-    if args.write and path.exists() and not path.is_symlink() and not path.is_file():  # /dev/null reads as empty
-        from foretune.safeio import kind  # start-up: only for a `render` run, not --help
+    if args.write and path.exists():  # /dev/null (or a link to it) reads as empty; /dev/stdout is whatever fd 1 is
+        from foretune.safeio import kind  # start-up: only for a `render --write` run
 
-        raise InputError(f"{path}: is {kind(path.stat().st_mode)}, not a custom-hiera.yaml file: refusing to merge into it")
+        if not path.is_file():
+            raise InputError(f"{path}: is {kind(path.stat().st_mode)}, not a custom-hiera.yaml file: refusing to merge into it")
+        if _through_streams(path):
+            raise InputError(f"{path}: is a stream, not a custom-hiera.yaml file: refusing to merge into it")
     current = load_mapping(old, str(path))
     stale = stale_keys(plan.release, current)
     for note in stale:

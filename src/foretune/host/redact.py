@@ -4,7 +4,10 @@ A value is secret when its key names one (``db_password``, ``keyStorePassword``,
 ``masterauth``, ``oauth_consumer_secret``, ``SECRET_KEY``), and wherever its position says so:
 the password of a URL's userinfo, ``password=`` inside a connection string, the lines of a YAML
 block scalar, list or mapping under a secret key, a value continued on the next line, the
-assignments of a systemd ``Environment=`` whose names contain PASS, SECRET, TOKEN or KEY.
+assignments of a systemd ``Environment=`` whose names contain PASS, SECRET, TOKEN or KEY,
+command-line options named secret (``--db-password=X``, ``--oauth-consumer-secret X``), the password
+options of hammer, redis-cli, curl and mysql (``-p X``, ``-a X``, ``-u user:X``), a token as a URL's
+whole userinfo, and the body of a PEM private key.
 A value found secret once is also masked wherever else it appears in the same text or document.
 
 >>> redact_data({"foreman": {"db_password": "x", "db_pool": 5}, "oauth_consumer_secret": "y"})
@@ -46,7 +49,8 @@ MAX_SCRUB = 64  # ... for at most this many distinct values per text (bounded wo
 
 _WORDS = ("password", "passwd", "passphrase", "secret", "token", "credential", "apikey", "privatekey", "masterauth",
           "requirepass", "sessionid")
-_LAST = frozenset({"pass", "pw", "pwd", "key", "auth", "psk"})
+_LAST = frozenset({"pass", "pw", "pwd", "key", "auth", "psk", "signature"})
+_DIRECTORY = frozenset({"pwd", "oldpwd"})  # the shell's working directories (sudo logs ``PWD=/root``), when a path
 _NOT_SECRET = ("proxypass",)  # Apache ProxyPass, ProxyPassReverse, ProxyPassMatch
 # settings *about* a secret, not the secret: password_encryption, password_file, token_timeout, ...
 _ABOUT = frozenset({"encryption", "file", "path", "dir", "length", "timeout", "duration", "expiry", "lifetime", "policy",
@@ -54,7 +58,8 @@ _ABOUT = frozenset({"encryption", "file", "path", "dir", "length", "timeout", "d
 _ENV_WORDS = ("PASS", "SECRET", "TOKEN", "KEY")
 _TRIVIAL = frozenset({"", "true", "false", "yes", "no", "on", "off", "null", "none", "~", '""', "''", "[]", "{}"})
 
-_HINT_WORDS = ("pass", "secret", "token", "key", "pw", "auth", "credential", "psk", "://", "bearer", "cookie", "session", "user")
+_HINT_WORDS = ("pass", "secret", "token", "key", "pw", "auth", "credential", "psk", "://", "bearer", "cookie", "session", "user",
+               "hammer", "redis-cli", "curl", "mysql", "-u")
 _HINT = re.compile("|".join(re.escape(w) for w in _HINT_WORDS), re.IGNORECASE)
 _PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _SPLIT = re.compile(r"::|/")
@@ -84,13 +89,31 @@ _BEARER = re.compile(r"""(?<![A-Za-z0-9])bearer[ \t]+(?P<value>[A-Za-z0-9\-._~+/
 _COOKIE = re.compile(r"""(?<![A-Za-z0-9])(?:set-)?cookie["']?(?:[ \t]*(?:=>|[:=])[ \t]*|[ \t]+)["']?(?P<value>[^"'\n]*)""", re.IGNORECASE)
 _COOKIE_PAIR = re.compile(r"(?<![^;,\s])(?P<name>[^=;,\s]{1,200})=(?P<value>[^;,\s]+)")
 # SQL ``ALTER USER x WITH PASSWORD 'X'``, ``CREATE ROLE x ENCRYPTED PASSWORD 'X'``
-_SQL_PASSWORD = re.compile(r"""(?<![A-Za-z0-9_])password[ \t]+(?P<value>'(?:[^'\n]|'')*'?)""", re.IGNORECASE)
+# (also ``E'X'`` escape strings and ``$$X$$`` / ``$tag$X$tag$`` dollar quoting)
+_SQL_PASSWORD = re.compile(r"""(?<![A-Za-z0-9_])password[ \t]+(?P<value>[Ee]?'(?:[^'\n]|'')*'?|\$\w{0,50}\$[^$\n]*(?:\$\w{0,50}\$)?)""",
+                           re.IGNORECASE)
 # ``sshpass -p X`` (and ``-pX``)
 _SSHPASS = re.compile(r"""(?<![\w\-])sshpass[ \t]+(?:-[A-Za-oq-z][^\s]*[ \t]+){0,10}-p[ \t]*(?P<value>'[^'\n]*'?|"[^"\n]*"?|[^\s'"]+)""")
 # Redis ACL rules (``user default on >X #hash``, ``ACL SETUSER x on >X``): passwords and their hashes
 _ACL = re.compile(r"""(?:(?<![^\s"'])user|(?<![A-Za-z0-9])acl[ \t]+setuser)[ \t]+[^\s"']{1,200}"""
                   r"""(?=[ \t]+(?:on|off|reset|nopass|allkeys|allcommands|allchannels|[~&+\-%<>#!]))(?P<value>[^\n"']*)""",
                   re.IGNORECASE)
+# Command-line options whose name says secret: ``--db-password=X``, ``--oauth-consumer-secret X``
+_OPTION = re.compile(r"""(?<![\w\-])--(?P<name>[A-Za-z][\w\-]{0,200})(?P<sep>=|[ \t]+)(?P<value>'[^'\n]*'?|"[^"\n]*"?|[^\s'"]+)""")
+# Short options that carry a password for a known command: ``hammer -p X``, ``redis-cli -a X``, ``curl -u user:X``, ``mysql -pX``
+_COMMAND = re.compile(r"""(?<![\w\-])(?P<cmd>hammer|redis-cli|curl|mysql|mysqladmin|mysqldump)(?![\w\-])(?P<args>[^\n|;&]*)""")
+_SHORT = re.compile(r"""(?<!\S)-(?P<opt>-user|[A-Za-z])[ \t=]*(?!-)(?P<value>'[^'\n]*'?|"[^"\n]*"?|[^\s'"]+)""")
+_SHORT_SECRET = {"hammer": "p", "redis-cli": "a", "curl": "u", "mysql": "p", "mysqladmin": "p", "mysqldump": "p"}
+# ``-u user:X`` / ``--user user:X`` (curl, wget, httpie, ...; ``-u 1000:1000``, a uid:gid, aside)
+_USER_PW = re.compile(r"""(?<!\S)(?:-u|--user)(?:[ \t]+|=)?[^\s:'"-][^\s:'"]{0,200}:(?P<value>[^\s'"]+)""")
+# ``RequestHeader set X-Api-Key X`` (Apache ``Header``/``RequestHeader`` with a secret-named header)
+_HEADER_SET = re.compile(r"""(?<![\w\-])(?:request)?header[ \t]+(?:always[ \t]+)?(?:set|add|append|merge|setifempty)[ \t]+"""
+                         r"""["']?(?P<name>[\w\-]{1,200})["']?[ \t]+(?P<value>"[^"\n]*"?|'[^'\n]*'?|[^\s"']+)""", re.IGNORECASE)
+# A URL whose whole userinfo is a token: ``https://TOKEN@host/``
+_URL_TOKEN = re.compile(r"""(?<![A-Za-z0-9+.\-])https?://(?P<pw>[^\s/@:'"]{1,1000})@""", re.IGNORECASE)
+# A PEM private key: every line between its BEGIN and END lines
+_PEM = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----")
+_PEM_END = "-----END"
 _ACL_RULE = re.compile(r"(?<![^ \t])(?P<op>[<>#!])(?P<value>[^ \t]+)")
 
 
@@ -112,6 +135,8 @@ def is_secret_name(name: str) -> bool:
     if len(parts) > 1 and parts[-1] in _ABOUT:
         return False
     if any(word in squashed for word in _WORDS):
+        return True
+    if last.isupper() and "PASS" in last.replace("PASSENGER", ""):  # SSHPASS, PGPASS, DB_PASS_FILE aside: shell variables
         return True
     return bool(parts) and parts[-1] in _LAST
 
@@ -246,6 +271,22 @@ class _Quote:
         return indent + REDACTED + body[at:]
 
 
+class _Pem:
+    """The lines of a PEM private key, up to its END line (kept)."""
+
+    def __init__(self) -> None:
+        self.done = False
+
+    def feed(self, body: str) -> str | None:
+        if self.done:
+            return None
+        if _PEM_END in body:
+            self.done = True
+            return body
+        indent = body[: len(body) - len(body.lstrip(" \t"))]
+        return indent + REDACTED if body.strip() else body
+
+
 class _Backslash:
     """Lines continued with a trailing backslash (Java properties, shell)."""
 
@@ -260,7 +301,7 @@ class _Backslash:
         return indent + REDACTED + ("\\" if self.more else "")
 
 
-def _head(body: str, secrets: set[str]) -> tuple[str, _Block | _Quote | _Backslash | None]:
+def _head(body: str, secrets: set[str]) -> tuple[str, _Block | _Quote | _Backslash | _Pem | None]:
     """Redact the value of a secret key at the start of ``body``; may open a multi-line state."""
     m = _HEAD.match(body)
     if not m or not is_secret_name(m.group("name")):
@@ -276,7 +317,7 @@ def _head(body: str, secrets: set[str]) -> tuple[str, _Block | _Quote | _Backsla
     core = value[cut:]
     if yaml_like and (not core.strip() or _INDICATOR.fullmatch(core.strip())):
         return body, _Block(column, scalar=bool(core.strip()))
-    if not _needs_masking(core):
+    if not _needs_masking(core) or _is_directory(m.group("name"), core):
         return body, None
     keep = body[: m.end() + cut]
     quote = core[:1]
@@ -287,6 +328,10 @@ def _head(body: str, secrets: set[str]) -> tuple[str, _Block | _Quote | _Backsla
             return keep + quote + REDACTED + quote + core[closed.end():], None
         return keep + quote + REDACTED, _Quote(quote)
     text = core.rstrip()
+    if sep == "=" and m.group("name").isupper() and (" " in text or "\t" in text):  # ``PGPASSWORD=x psql ...``: a prefix
+        word = text.split(None, 1)[0]                                                # assignment ends at the first blank
+        secrets.add(word)
+        return keep + REDACTED + core[len(word):], None
     trail = core[len(text):]
     comma = ""
     if text.endswith(","):
@@ -311,7 +356,8 @@ def _pairs(body: str, secrets: set[str]) -> tuple[str, _Quote | _Backslash | Non
         if not m:
             break
         value = _VALUE.match(body, m.end())
-        if not value or not is_secret_name(m.group("name")) or not _needs_masking(value.group(0)):
+        if (not value or not is_secret_name(m.group("name")) or not _needs_masking(value.group(0))
+                or _is_directory(m.group("name"), value.group(0))):
             out.append(body[pos:m.end()])
             pos = m.end()
             continue
@@ -325,6 +371,67 @@ def _pairs(body: str, secrets: set[str]) -> tuple[str, _Quote | _Backslash | Non
             state = _Quote(quote[:1]) if quote and not closing else _Backslash() if raw.endswith("\\") else None
     out.append(body[pos:])
     return "".join(out), state
+
+
+def _is_directory(name: str, value: str) -> bool:
+    """``PWD=/root``: the working directory, not a password."""
+    return name.lower() in _DIRECTORY and _unquoted(value).startswith("/")
+
+
+def _option(m: re.Match[str], secrets: set[str]) -> str:
+    value = m.group("value")
+    if (not is_secret_name(m.group("name")) or not _needs_masking(value)
+            or (m.group("sep") != "=" and value.startswith("-"))):
+        return m.group(0)
+    secrets.add(_unquoted(value))
+    quote = value[:1] if value[:1] in "'\"" else ""
+    closing = quote if len(value) > 1 and value.endswith(quote) else ""
+    return m.group(0)[: m.start("value") - m.start()] + quote + REDACTED + closing
+
+
+def _command(m: re.Match[str], secrets: set[str]) -> str:
+    secret = _SHORT_SECRET[m.group("cmd")]
+    joined = m.group("cmd").startswith("mysql")  # mysql takes ``-pX`` only: ``-p X`` prompts, X is the database
+
+    def mask(short: re.Match[str]) -> str:
+        whole = short.group(0)
+        value = short.group("value")
+        opt = "u" if short.group("opt") == "-user" and m.group("cmd") == "curl" else short.group("opt")
+        if opt != secret or not _needs_masking(value) or (joined and whole[2:3] in " \t"):
+            return whole
+        start = short.start("value") - short.start()
+        if secret == "u":  # curl -u user:password
+            colon = value.find(":")
+            if colon < 0 or colon == len(value) - 1:
+                return whole
+            secrets.add(_unquoted(value[colon + 1:]))
+            quote = value[:1] if value[:1] in "'\"" else ""
+            closing = quote if len(value) > 1 and value.endswith(quote) else ""
+            return whole[:start] + value[: colon + 1] + REDACTED + closing
+        secrets.add(_unquoted(value))
+        quote = value[:1] if value[:1] in "'\"" else ""
+        closing = quote if len(value) > 1 and value.endswith(quote) else ""
+        return whole[:start] + quote + REDACTED + closing
+
+    return m.group("cmd") + _SHORT.sub(mask, m.group("args"))
+
+
+def _header_set(m: re.Match[str], secrets: set[str]) -> str:
+    value = m.group("value")
+    if not is_secret_name(m.group("name")) or not _needs_masking(value):
+        return m.group(0)
+    secrets.add(_unquoted(value))
+    quote = value[:1] if value[:1] in "'\"" else ""
+    closing = quote if len(value) > 1 and value.endswith(quote) else ""
+    return m.group(0)[: m.start("value") - m.start()] + quote + REDACTED + closing
+
+
+def _url_token(m: re.Match[str], secrets: set[str]) -> str:
+    token = m.group("pw")
+    if not _needs_masking(token):
+        return m.group(0)
+    secrets.add(token)
+    return m.group(0)[: m.start("pw") - m.start()] + REDACTED + "@"
 
 
 def _url(m: re.Match[str], secrets: set[str]) -> str:
@@ -373,6 +480,15 @@ def _mask_group(pattern: re.Pattern[str], body: str, secrets: set[str]) -> str:
     return pattern.sub(mask, body)
 
 
+def _mask_value(m: re.Match[str], secrets: set[str]) -> str:
+    value = m.group("value")
+    if not _needs_masking(value):
+        return m.group(0)
+    secrets.add(value)
+    whole = m.group(0)
+    return whole[: m.start("value") - m.start()] + REDACTED + whole[m.end("value") - m.start():]
+
+
 def _cookies(m: re.Match[str], secrets: set[str]) -> str:
     whole = m.group(0)
     start = m.start("value") - m.start()
@@ -400,7 +516,8 @@ def _acl(m: re.Match[str], secrets: set[str]) -> str:
 
 
 def _positional(body: str, secrets: set[str]) -> str:
-    """Secrets a line's words place, not a key name: HTTP credentials, cookies, SQL, sshpass, Redis ACLs."""
+    """Secrets a line's words place, not a key name: HTTP credentials, cookies, SQL, sshpass, Redis ACLs,
+    command-line options."""
     low = body.lower()
     if "authorization" in low:
         body = _mask_group(_AUTHZ, body, secrets)
@@ -414,14 +531,28 @@ def _positional(body: str, secrets: set[str]) -> str:
         body = _mask_group(_SSHPASS, body, secrets)
     if "user" in low:
         body = _ACL.sub(lambda m: _acl(m, secrets), body)
+    if "--" in body:
+        body = _OPTION.sub(lambda m: _option(m, secrets), body)
+    if "-u" in body:
+        body = _USER_PW.sub(lambda m: m.group(0) if m.group("value").isdigit() else _mask_value(m, secrets), body)
+    if "hammer" in low or "redis-cli" in low or "curl" in low or "mysql" in low:
+        body = _COMMAND.sub(lambda m: _command(m, secrets), body)
+    if "header" in low:
+        body = _HEADER_SET.sub(lambda m: _header_set(m, secrets), body)
     return body
 
 
-def redact_line(body: str, secrets: set[str] | None = None) -> tuple[str, _Block | _Quote | _Backslash | None]:
+def redact_line(body: str, secrets: set[str] | None = None) -> tuple[str, _Block | _Quote | _Backslash | _Pem | None]:
     """One line (no newline) redacted, and the multi-line state it opens, if any."""
     found: set[str] = set() if secrets is None else secrets
     if len(body) > LONG_LINE:
         return f"[redacted: line of {len(body)} characters]", None
+    pem = _PEM.search(body) if "PRIVATE KEY-----" in body else None
+    if pem:  # a private key: its body masked here (``\n`` escapes) or on the lines up to its END line
+        end = body.find(_PEM_END, pem.end())
+        if end >= 0:
+            return body[:pem.end()] + REDACTED + body[end:], None
+        return body[:pem.end()] + (REDACTED if body[pem.end():].strip() else ""), _Pem()
     new, state = _head(body, found)
     if isinstance(state, _Block) and new == body:  # ``key:``, ``key: |``, ``key: &anchor``: the value follows
         return body, state
@@ -432,6 +563,7 @@ def redact_line(body: str, secrets: set[str] | None = None) -> tuple[str, _Block
         body = _environment(body, found)
     if "://" in body:
         body = _URL.sub(lambda m: _url(m, found), body)
+        body = _URL_TOKEN.sub(lambda m: _url_token(m, found), body)
     if "</" in body:
         body = _ELEMENT.sub(lambda m: _element(m, found), body)
     body = _positional(body, found)
@@ -479,7 +611,7 @@ def redact_text(text: str) -> str:
         start = max(start, pos)
         out.append(text[pos:start])
         pos = start
-        state: _Block | _Quote | _Backslash | None = None
+        state: _Block | _Quote | _Backslash | _Pem | None = None
         while pos < size:
             end = text.find("\n", pos)
             end = size if end < 0 else end + 1

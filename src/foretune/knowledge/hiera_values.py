@@ -1,13 +1,16 @@
 """Values an admin sets for tuning keys (custom-hiera.yaml, the answers file), checked before anything computes with them.
 
 A key that holds a count (workers, threads, pool sizes, limits, intervals) takes a whole number; YAML
-block text, a word, a list or a map there is a problem on that value, and the value is left out, so
-the plan goes on with the installer's own.
+block text, a word, a list or a map there is a problem on that value, and so is a count out of its
+plausible range (negative, 0 where it cannot be, past a hundred thousand, or 2^30 for limits and times); the value is left out, so the plan
+goes on with the installer's own.
 
 >>> checked("foreman::db_pool", "some text\\n")
 (None, 'foreman::db_pool: "some text\\\\n" is not a whole number')
 >>> checked("foreman::foreman_service_puma_workers", "12")
 (12, None)
+>>> checked("foreman::foreman_service_puma_threads_max", 0)
+(None, 'foreman::foreman_service_puma_threads_max: 0 is out of range (a count from 1 to 100000)')
 >>> checked("postgresql::server::config_entries/shared_buffers", "8GB")
 ('8GB', None)
 """
@@ -17,6 +20,8 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+
+from foretune import knowledge
 
 # the last word of a key that counts something (the planner adds and multiplies these)
 _COUNT = re.compile(r"(?:workers|worker_count|threads_min|threads_max|threadsperchild|threadlimit|db_pool|pool_size|"
@@ -58,7 +63,18 @@ def checked(key: str, value: Any) -> tuple[Any, str | None]:
     if not expects_count(key) or value is None:
         return value, None
     if isinstance(value, int) and not isinstance(value, bool):
-        return value, None
+        return _in_range(key, value)
     if isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
-        return int(value.strip()), None
+        return _in_range(key, int(value.strip()))
     return None, f"{key}: {shown(value)} is not a whole number"
+
+
+def _in_range(key: str, number: int) -> tuple[int | None, str | None]:
+    """``number`` within the plausible range of a count (thresholds-audit.yaml: hiera_count_*), else a problem."""
+    last = re.split(r"::|/", key)[-1].lower()
+    low = 1 if any(last.endswith(suffix) for suffix in knowledge.threshold("hiera_count_positive")) else 0
+    large = any(last.endswith(suffix) for suffix in knowledge.threshold("hiera_count_large"))
+    high = int(knowledge.threshold("hiera_count_large_max" if large else "hiera_count_max"))
+    if low <= number <= high:
+        return number, None
+    return None, f"{key}: {shown(number)} is out of range (a count from {low} to {high})"

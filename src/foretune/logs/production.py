@@ -93,6 +93,7 @@ class ProductionLog(Analyzer):
         self.peaks: dict[int, int] = {}
 
         self.stale = int(threshold("logs_request_stale_seconds"))
+        self.longest = float(threshold("logs_request_duration_max_ms"))
         self._prune_at = 0
         self.open: dict[bytes, tuple[str, int]] = {}
         self.orphans: list[tuple[bytes, float, str, float, int]] = []
@@ -281,9 +282,15 @@ class ProductionLog(Analyzer):
                 db = float(msg[a + 14:b])
             except ValueError:
                 db = 0.0
+            if not 0.0 <= db <= self.longest:
+                db = 0.0
         opened = self.open.pop(rid, None)
         reg = self.reg_started
         started = reg.pop(rid, None) if reg else None
+        if not 0.0 <= duration <= self.longest:  # 1e400ms, -5ms, nan: the request ended, its duration is no figure
+            self.reg_early.discard(rid)
+            self._bad(line)
+            return
         early = self.reg_early
         if early and rid in early:  # Processing early in this input: its Started line may be in the one before
             early.discard(rid)

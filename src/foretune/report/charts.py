@@ -16,8 +16,16 @@ True
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Mapping, Sequence
-from html import escape
+
+from foretune.term import clean_line
+
+
+def escape(text: str) -> str:
+    """Label text for SVG: control characters and escape sequences made visible (as the tables do), then HTML-escaped."""
+    return html.escape(clean_line(text))
+
 
 PARTS = 8  # colour classes part-0 .. part-7, reused in turn
 WIDTH = 400  # viewBox units; the SVG scales to its container (about 1:1 on a phone)

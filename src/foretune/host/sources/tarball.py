@@ -126,6 +126,7 @@ class SosreportTarball(TreeSource):
         self.dirs: set[str] = set()
         self.names: set[str] = set()
         self.incomplete: str | None = None  # "truncated after N members" when the archive ends early
+        self._damage: str | None = None  # how and where, for the error when too little is left to recognise
         self._children: dict[str, set[str]] | None = None
         self._scan(path)
 
@@ -264,6 +265,7 @@ class SosreportTarball(TreeSource):
                 raise InputError(f"{path} is {how} before its first tar member: {reason}")
             raise InputError(f"{path} is not a readable tar archive: {reason}")
         self.incomplete = f"{how} after {self._count} members"
+        self._damage = f"{how} after {self._count} member{'s' if self._count != 1 else ''}: {reason}"
         self.problem(f"{path.name} is {how} after {self._count} members ({reason}): facts after that point are missing")
 
     # --- choosing the sosreport inside the archive -----------------------------------------
@@ -316,6 +318,9 @@ class SosreportTarball(TreeSource):
             looks = sorted(d for d, names in children.items() if names & TOP_LEVEL)
             if looks or top & TOP_LEVEL:
                 return looks[0] if looks and not top & TOP_LEVEL else ""
+        if self._damage is not None:  # cut before sos wrote its markers: say what happened, not "not a sosreport"
+            raise InputError(f"{path} is {self._damage}; no sos_commands/ or version.txt came before that point, "
+                             "so too little is left to read it as a sosreport")
         raise InputError(f"{path} is not a sosreport: no sos_commands/ or version.txt inside")
 
     def _index(self, rel: str) -> None:
