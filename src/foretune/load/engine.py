@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from foretune.load import flows
+from foretune.load.identity import server_context
 from foretune.load.options import Options
 from foretune.load.results import Recorder, classify
 
@@ -28,12 +29,7 @@ TICK = 0.1
 
 def _ssl_factory(opts: Options) -> Callable[..., ssl.SSLContext]:
     def factory(**_ignored: Any) -> ssl.SSLContext:  # geventhttpclient passes its own cafile=None
-        if opts.insecure:
-            context = ssl.create_default_context()
-            context.check_hostname = False
-            context.verify_mode = ssl.CERT_NONE
-        else:
-            context = ssl.create_default_context(cafile=opts.ca)
+        context = server_context(opts)
         if opts.client_cert:
             context.load_cert_chain(opts.client_cert, opts.client_key)
         return context

@@ -25,14 +25,19 @@ class IdentityError(Exception):
     """The answer of POST /rhsm/consumers carries no usable identity certificate."""
 
 
+def server_context(opts: Options) -> ssl.SSLContext:
+    """An SSLContext that verifies the server as the run asks: against ``--ca``, or not at all with ``--insecure``."""
+    if not opts.insecure:
+        return ssl.create_default_context(cafile=opts.ca)
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    return ctx
+
+
 def context(opts: Options, cert_pem: str, key_pem: str) -> ssl.SSLContext:
     """An SSLContext that verifies the server as the run does and presents ``cert_pem``/``key_pem``."""
-    if opts.insecure:
-        ctx = ssl.create_default_context()
-        ctx.check_hostname = False
-        ctx.verify_mode = ssl.CERT_NONE
-    else:
-        ctx = ssl.create_default_context(cafile=opts.ca)
+    ctx = server_context(opts)
     fd, path = tempfile.mkstemp(prefix="foretune-identity-", suffix=".pem")  # mode 0600
     try:
         with os.fdopen(fd, "w") as handle:
