@@ -54,7 +54,7 @@ def test_site_values_are_kept_and_each_difference_is_a_conflict_with_both_values
     assert data["foreman::db_pool"] == 20  # a key the site does not set is added: 16 threads + 4 listeners
     err = result.stderr
     assert f"{PG}/max_connections: kept the site's 1500; foretune recommends 1000 — connection budget" in err
-    assert f"{PG}/work_mem: kept the site's 16MB; foretune recommends 8MB — the guide's 8 MB" in err
+    assert f"{PG}/work_mem: kept the site's 16MB; foretune recommends 8MB — the guide's 8MB" in err
     assert f"{PG}/autovacuum_vacuum_cost_limit: kept the site's 3000; foretune recommends 2000" in err
     assert "candlepin::java_opts: kept the site's -Xms1024m -Xmx6g; foretune recommends -Xms1024m -Xmx4096m" in err
     assert ("foreman::foreman_service_puma_workers: kept the site's 10; foretune recommends 18 — guide range 12-18 "

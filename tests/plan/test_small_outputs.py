@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from foretune.knowledge import load_data
 from foretune.plan import PlanInput, make_plan
 from foretune.render.outputs import hiera_fragment, installer_command
 
@@ -32,3 +35,15 @@ def test_far_beyond_the_guides_largest_profile_is_a_note() -> None:
     assert len(far) == 1 and far[0].startswith("10000000 hosts and 20480.0 GiB RAM: far beyond the guides' largest profile")
     assert notes(hosts=60_000, cpus=48, ram_bytes=256 * GIB) == []
     assert notes(hosts=100_000, cpus=64, ram_bytes=512 * GIB) == []  # above the last boundary, still within reach of it
+
+
+def test_beyond_scale_note_words_the_largest_profile_from_the_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    far = notes(hosts=10_000_000, cpus=64, ram_bytes=512 * GIB)
+    assert far == ["10000000 hosts: far beyond the guides' largest profile (extra-extra-large: over 60000 hosts, 48+ cores, "
+                   "256 GiB+): the values follow the formulas, but no guide or load test covers this scale"]
+    sizes = load_data("hardware.yaml")["profiles"]["sizes"]
+    monkeypatch.setitem(sizes["extra-extra-large"], "cores", 96)
+    monkeypatch.setitem(sizes["extra-extra-large"], "ram_gib", 1536)
+    monkeypatch.setitem(sizes["extra-large"], "max_hosts", 90000)
+    assert notes(hosts=10_000_000, cpus=64, ram_bytes=512 * GIB)[0].startswith(
+        "10000000 hosts: far beyond the guides' largest profile (extra-extra-large: over 90000 hosts, 96+ cores, 1.5 TiB+)")

@@ -17,7 +17,7 @@ from foretune.knowledge.releases import resolve_release, version_key
 from foretune.plan.components import COMPONENTS, STEPS
 from foretune.plan.model import HardwareCheck, MemoryItem, Plan, PlanInput, Problem
 from foretune.plan.sizing import GIB, Sizing, percent
-from foretune.units import format_gib
+from foretune.units import format_bytes, format_gib
 
 
 def make_plan(inp: PlanInput) -> Plan:
@@ -177,10 +177,12 @@ class Planner:
                (f"{inp.cpus} CPUs", inp.cpus > const("beyond_scale_cpus"), "beyond_scale_cpus")]
         over = [(what, name) for what, beyond, name in far if beyond]
         if over:
+            largest = hardware.recommended(SIZES[-1])
             self.problems.append(Problem(
                 "info", "beyond-tested-scale",
-                f"{' and '.join(what for what, _ in over)}: far beyond the guides' largest profile (extra-extra-large: "
-                "60000+ hosts, 48+ cores, 256 GiB+): the values follow the formulas, but no guide or load test covers this scale",
+                f"{' and '.join(what for what, _ in over)}: far beyond the guides' largest profile ({SIZES[-1]}: over "
+                f"{hardware.host_range(SIZES[-2])[1]} hosts, {largest.cores}+ cores, {format_bytes(largest.ram_gib * GIB)}+): "
+                "the values follow the formulas, but no guide or load test covers this scale",
                 ("gf-quickstart", *dict.fromkeys(cite(name) for _, name in over))))
 
     def plan(self) -> Plan:

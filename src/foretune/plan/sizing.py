@@ -17,6 +17,7 @@ from foretune.knowledge.profiles import PG
 from foretune.plan.constants import cite, const, memory_range
 from foretune.plan.direct_edits import direct_edit
 from foretune.plan.model import Fix, Input, MemoryItem, PlanInput, Problem, Setting, Tunable
+from foretune.units import format_bytes
 
 GIB = 1024**3
 MIB = 1024**2
@@ -53,6 +54,15 @@ def num(value: float) -> str:
 def percent(fraction: float) -> str:
     """A fraction from the data as a percentage: 0.25 -> ``25 %``."""
     return f"{round(fraction * 100, 6):g} %"
+
+
+def memory_size(item: str) -> str:
+    """The resident size of one memory item as the data gives it: ``2.7-3.1 MiB``, ``37.4 MiB``, ``1 GiB``."""
+    low, high, _ = memory_range(item)
+    high_text = format_bytes(high * GIB)
+    if low == high:
+        return high_text
+    return f"{format_bytes(low * GIB, high_text.split()[-1], show_unit=False)}-{high_text}"
 
 
 def default_profile_hosts() -> int:

@@ -94,3 +94,14 @@ def test_installer_max_request_workers_over_the_release_table(product: str) -> N
         assert plan(product, version, hosts=8000, cpus=16, ram_gib=64).tunables["apache.max_request_workers"].installer.value == 1024
         checked += 1
     assert checked >= 3
+
+
+def test_prefork_child_memory_is_worded_from_the_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the 6.2 brief's passenger-memory-stats: httpd children of 2.7-3.1 MB (planner.yaml memory/httpd_prefork_child)
+    def reason() -> str:
+        p = plan("satellite", "6.2", hosts=5000, cpus=16, physical_cores=8, ram_gib=32)
+        return next(m.reason for m in p.memory if m.component == "Apache httpd")
+
+    assert reason().endswith(" prefork children x 2.7-3.1 MiB (6.2 brief's passenger-memory-stats)")
+    monkeypatch.setitem(load_data("planner.yaml")["memory"]["httpd_prefork_child"], "high", 4.5)
+    assert reason().endswith(" prefork children x 2.7-4.5 MiB (6.2 brief's passenger-memory-stats)")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from foretune.knowledge import load_data
 from foretune.plan.components import candlepin
 from tests.plan.components.helpers import GIB, plan, run
 
@@ -40,3 +43,23 @@ def test_candlepin_heap_starts_with_the_puppet_candlepin_5_pin() -> None:
     assert heap.value == 4096 * 1024**2
     assert heap.citations == ("candlepin-heap-history", "candlepin-defaults")
     assert "candlepin.heap_max" not in plan("satellite", "6.3").tunables  # Foreman 1.15
+
+
+def test_candlepin_wording_and_fix_follow_the_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the -Xms of the installer's java_opts goes into the fix and the memory range, not a fixed 1024m
+    steps = load_data("module-defaults.yaml")["versioned"]["candlepin_java_opts"]
+    monkeypatch.setitem(steps[-1], "value", "-Xms2048m -Xmx4096m")
+    p = plan("satellite", "6.15")
+    assert [(f.target, f.value) for f in p.tunables["candlepin.heap_max"].fixes] == [("candlepin::java_opts", "-Xms2048m -Xmx4096m")]
+    item = next(m for m in p.memory if m.component == "Candlepin")
+    assert item.reason == "heap -Xms 2 GiB .. -Xmx 4.0 GiB + JVM overhead"
+    assert item.low_bytes == int((2 + 0.3) * GIB)  # -Xms + the low JVM overhead
+
+
+def test_tomcat_heap_without_a_planned_heap_is_worded_from_the_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Satellite 6.2 (Katello 3.0): the installer sets no Candlepin heap; 2.5 x the JVM overhead estimate's middle
+    item = next(m for m in plan("satellite", "6.2", physical_cores=4).memory if m.component == "Candlepin")
+    assert item.reason == "Tomcat's own heap: about 1 GiB"  # 2.5 x (0.3 + 0.5) / 2
+    monkeypatch.setitem(load_data("planner.yaml")["memory"]["jvm_overhead"], "high", 0.9)
+    item = next(m for m in plan("satellite", "6.2", physical_cores=4).memory if m.component == "Candlepin")
+    assert item.reason == "Tomcat's own heap: about 1.5 GiB"  # 2.5 x (0.3 + 0.9) / 2

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from foretune.knowledge import load_data
 from foretune.plan.components import dynflow
 from tests.plan.components.helpers import hiera_and_installer, plan, run
 
@@ -45,3 +48,14 @@ def test_dynflow_worker_options_only_where_puppet_foreman_has_them() -> None:
     hiera, command = hiera_and_installer("foreman", "2.5")
     assert hiera["foreman::dynflow_worker_instances"] == 3  # gf-dynflow: 3 workers above 10000 hosts
     assert "--foreman-dynflow-worker-instances 3" in command
+
+
+def test_executor_wording_and_connections_follow_the_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    t = plan(product="satellite", version="6.6", hosts=8000, cpus=16, ram_gib=48).tunables["dynflow.executors"]
+    assert t.foretune.reason == "executors by RAM: 1 below 28.8 GiB, 2 below 65 GiB, 3 at 65 GiB or more"
+    monkeypatch.setitem(load_data("planner.yaml")["dynflowd_executors_by_ram_gib"], "value", [[20, 1], [40, 2], [None, 4]])
+    monkeypatch.setitem(load_data("module-defaults.yaml")["foreman_db_pool"], "base", 7)
+    p = plan(product="satellite", version="6.6", hosts=8000, cpus=16, ram_gib=48)
+    t = p.tunables["dynflow.executors"]
+    assert (t.foretune.value, t.foretune.reason) == (4, "executors by RAM: 1 below 20 GiB, 2 below 40 GiB, 4 at 40 GiB or more")
+    assert dict(p.connection_budget)["dynflowd 4 executors x 7"] == 28  # each executor's Rails pool

@@ -40,7 +40,7 @@ def test_work_mem_is_the_guides_8_mb_when_it_fits() -> None:
     # Foreman guide: "Setting this value to 8 MB should be more than enough for most of the intensive operations"
     t = plan("satellite", "6.15", hosts=3000, cpus=16, ram_gib=64).tunables["postgresql.work_mem"]
     assert (t.installer.value, t.foretune.value) == ("4MB", "8MB")
-    assert t.foretune.reason.startswith("the guide's 8 MB: 500 connections x 4 MB more")
+    assert t.foretune.reason.startswith("the guide's 8MB: 500 connections x 4MB more")
 
 
 def test_explain_words_the_budget_and_range_from_the_data(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -53,7 +53,7 @@ def test_explain_words_the_budget_and_range_from_the_data(monkeypatch: pytest.Mo
     assert "connection budget 203 + 50 % headroom" in text and "ceil(203 x 1.5 / 100) x 100" in text
     assert "at most 30 % of RAM" in explain(p, "postgresql.shared_buffers")
     assert "floor(64.0 GiB x 30 %)" in explain(p, "postgresql.shared_buffers")
-    assert "the guide's 16 MB: 500 connections x 12 MB more" in explain(p, "postgresql.work_mem")
+    assert "the guide's 16MB: 500 connections x 12MB more" in explain(p, "postgresql.work_mem")
 
 
 def test_satellite_62_postgresql_defaults_are_92s() -> None:
@@ -69,3 +69,17 @@ def test_satellite_62_postgresql_defaults_are_92s() -> None:
     later = plan(product="satellite", version="6.16", hosts=3000, cpus=4, ram_bytes=20 * GIB).tunables
     assert later["postgresql.effective_cache_size"].installer.value == "4GB"  # 9.4 release notes: "to 4GB"
     assert later["postgresql.effective_cache_size"].installer.citations == ("pg-release-94-defaults",)
+
+
+def test_62_shared_buffers_step_and_kernel_defaults_follow_the_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = load_data("planner.yaml")
+    monkeypatch.setitem(data["pg62_shared_buffers_step_mib"], "value", 1024)
+    monkeypatch.setitem(data["rhel7_shmmax"], "value", 16 * GIB)
+    p = plan("satellite", "6.2", hosts=8000, cpus=16, physical_cores=8, ram_gib=48)
+    sb = p.tunables["postgresql.shared_buffers"].foretune
+    # 15 % of 48 GiB = 7.2 GiB, rounded up to whole 1 GiB steps
+    assert (sb.value, sb.formula) == ("8GB", "ceil(48.0 GiB x 0.15 / 1GB) x 1GB = 8GB")
+    assert sb.reason.endswith("rounded up to 1GB")
+    shmmax = p.tunables["sysctl.kernel_shmmax"]
+    assert shmmax.installer.value == shmmax.foretune.value == 16 * GIB  # ceil(8 GiB x 1.1) = 9 GiB is below it
+    assert shmmax.foretune.formula == "max(17179869184, ceil(8GB x 1.1) in GiB) = 17179869184"

@@ -118,3 +118,19 @@ def test_capsules_tune_no_passenger_once_puppet_left_it() -> None:
                                                 puppet_hosts=1000)))
     assert capsule("6.4")["apache::mod::passenger::passenger_max_pool_size"] == 12  # ceil(8 x 1.5), the 6.2 brief's rule
     assert not [key for key in capsule("6.6") if "passenger" in key]
+
+
+def test_passenger_memory_and_pool_wording_follow_the_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    def passenger() -> tuple[str, dict[str, int]]:
+        p = plan("satellite", "6.2", hosts=8000, cpus=16, physical_cores=8, ram_gib=48)
+        return next(m.reason for m in p.memory if m.component == "Foreman (Passenger)"), dict(p.connection_budget)
+
+    reason, budget = passenger()
+    assert reason == "12 processes x 243.6-280.4 MiB (6.2 brief)"  # passenger-memory-stats in the 6.2 brief
+    assert budget["Passenger 12 processes x 5 pool"] == 60  # the Rails default pool of 5
+    monkeypatch.setitem(load_data("planner.yaml")["memory"]["passenger_process"], "low", 300)
+    monkeypatch.setitem(load_data("planner.yaml")["memory"]["passenger_process"], "high", 512)
+    monkeypatch.setitem(load_data("module-defaults.yaml")["foreman_db_pool"], "base", 8)
+    reason, budget = passenger()
+    assert reason == "12 processes x 300-512 MiB (6.2 brief)"
+    assert budget["Passenger 12 processes x 8 pool"] == 96

@@ -38,3 +38,20 @@ def test_puppet_server_memory_and_wording_follow_the_data(monkeypatch: pytest.Mo
     t = run(puppet.plan, "satellite", "6.15", role="capsule", hosts=6000, puppet_hosts=1500)["puppet.hosts_per_capsule"]
     assert (t.foretune.value, t.foretune.formula) == (3200, "floor(1600 x 8 / 4) = 3200")
     assert t.foretune.reason.startswith("about 1600 agents per 4 CPUs")
+
+
+def test_62_puppet_wording_follows_the_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    def capsule() -> tuple[str, str]:
+        p = plan("satellite", "6.2", role="capsule", hosts=600, physical_cores=4, ram_gib=16, puppet_hosts=600)
+        return (p.tunables["puppet.hosts_per_capsule"].foretune.reason,
+                next(m.reason for m in p.memory if m.component == "Puppet (Passenger)"))
+
+    reason, memory = capsule()
+    assert reason.startswith("the 6.2 brief measured 600 Puppet hosts on 8 vCPUs / 16 GiB and about 320")  # "16GB RAM, 8 vCPUs"
+    assert memory.endswith("Puppet 3 rack processes x 37.4 MiB (6.2 brief)")
+    monkeypatch.setitem(load_data("planner.yaml")["g62_puppet_hosts"], "box", {"cpus": 12, "ram_gib": 24})
+    monkeypatch.setitem(load_data("planner.yaml")["memory"]["passenger_puppet_process"], "high", 64)
+    monkeypatch.setitem(load_data("planner.yaml")["memory"]["passenger_puppet_process"], "low", 32)
+    reason, memory = capsule()
+    assert reason.startswith("the 6.2 brief measured 600 Puppet hosts on 12 vCPUs / 24 GiB and about 320")
+    assert memory.endswith("Puppet 3 rack processes x 32-64 MiB (6.2 brief)")

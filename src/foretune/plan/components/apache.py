@@ -7,7 +7,7 @@ from foretune.knowledge import module_default, module_default_citation
 from foretune.knowledge.profiles import installer_hiera
 from foretune.plan.constants import cite, const, versioned
 from foretune.plan.model import Fix, Input, MemoryItem, Problem, Setting
-from foretune.plan.sizing import C, Component, Sizing, default_profile_hosts, given, memory_item
+from foretune.plan.sizing import C, Component, Sizing, default_profile_hosts, given, memory_item, memory_size
 
 
 def plan(s: Sizing) -> None:
@@ -145,7 +145,7 @@ def memory(s: Sizing) -> list[MemoryItem]:
         return [memory_item("Apache httpd", limit, "httpd_event_child", f"{limit} event children (ServerLimit)")]
     children = t["apache.server_limit"].foretune.value if "apache.server_limit" in t else module_default("apache", "prefork")["serverlimit"]
     return [memory_item("Apache httpd", children, "httpd_prefork_child",
-                        f"{children} prefork children x 3 MB (6.2 brief's passenger-memory-stats)")]
+                        f"{children} prefork children x {memory_size('httpd_prefork_child')} (6.2 brief's passenger-memory-stats)")]
 
 
 COMPONENT = Component("apache", memory=memory)

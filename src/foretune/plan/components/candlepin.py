@@ -5,7 +5,7 @@ from __future__ import annotations
 from foretune.plan.constants import const, memory_range, versioned
 from foretune.plan.model import Fix, MemoryItem, Setting
 from foretune.plan.sizing import GIB, MIB, Component, Sizing, memory_item
-from foretune.units import format_gib, jvm_size_option
+from foretune.units import format_bytes, format_gib, jvm_size_option
 
 
 def _configured_heap(value: object) -> int | None:
@@ -19,32 +19,38 @@ def candlepin_memory(heap: int, xms: int = GIB) -> MemoryItem:
     growth = memory_range("heap_growth")[1]
     xms = min(xms, heap)
     plan = int(xms + (heap - xms) * growth + ohigh * GIB)
-    xms_text = "1 GiB" if xms == GIB else format_gib(xms)
-    return MemoryItem("Candlepin", plan, f"heap -Xms {xms_text} .. -Xmx {format_gib(heap)} + JVM overhead",
+    return MemoryItem("Candlepin", plan, f"heap -Xms {format_bytes(xms)} .. -Xmx {format_gib(heap)} + JVM overhead",
                       int(xms + olow * GIB), int(heap + ohigh * GIB), (osrc, "candlepin-defaults"))
+
+
+def _java_opts(s: Sizing) -> tuple[str | None, str | None, str]:
+    """(options, the profile's options, the module default's citation) the installer gives Candlepin's JVM."""
+    module_opts, module_cite = versioned("candlepin_java_opts", s.fv)
+    profile_opts = s.base.get("candlepin::java_opts")
+    return profile_opts or module_opts, profile_opts, module_cite
 
 
 def plan(s: Sizing) -> None:
     if not (s.server and s.katello):
         return
-    module_opts, module_cite = versioned("candlepin_java_opts", s.fv)
-    profile_opts = s.base.get("candlepin::java_opts")
-    opts = profile_opts or module_opts
+    opts, profile_opts, module_cite = _java_opts(s)
     if opts is None:
         return  # the installer sets no Candlepin heap on this release and the brief gives none: nothing to plan
     inst = Setting(jvm_size_option(opts), f"{'profile' if profile_opts else 'puppet-candlepin default'} {opts}",
                    ("fi-tuning-profiles",) if profile_opts else tuple(dict.fromkeys((module_cite, "candlepin-defaults"))))
     s.add("candlepin.heap_max", "Candlepin JVM heap (-Xmx)", "bytes", inst,
           s.same(inst, f"the {s.profile} profile's heap", "fi-tuning-profiles", "candlepin-defaults"),
-          Fix("hiera", "candlepin::java_opts", f"-Xms1024m -Xmx{(inst.value or 0) // MIB}m"), configured=_configured_heap)
+          Fix("hiera", "candlepin::java_opts", f"-Xms{(jvm_size_option(opts, '-Xms') or GIB) // MIB}m -Xmx{(inst.value or 0) // MIB}m"),
+          configured=_configured_heap)
 
 
 def memory(s: Sizing) -> list[MemoryItem]:
     t = s.tunables
     if "candlepin.heap_max" in t and t["candlepin.heap_max"].foretune.value:
-        return [candlepin_memory(t["candlepin.heap_max"].foretune.value)]
+        return [candlepin_memory(t["candlepin.heap_max"].foretune.value, jvm_size_option(_java_opts(s)[0], "-Xms") or GIB)]
     if s.server and s.katello:
-        return [memory_item("Candlepin", 2.5, "jvm_overhead", "Tomcat's own heap: about 1 GiB")]
+        item = memory_item("Candlepin", 2.5, "jvm_overhead", "")
+        return [item._replace(reason=f"Tomcat's own heap: about {format_bytes(item.bytes)}")]
     return []
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from foretune.knowledge import module_default, module_default_citation
 from foretune.plan.constants import cite, const, stepped
 from foretune.plan.model import Fix, MemoryItem, Setting
-from foretune.plan.sizing import C, Component, Sizing, box, memory_item
+from foretune.plan.sizing import C, Component, Sizing, box, memory_item, num
 from foretune.term import plural
 
 
@@ -19,10 +19,17 @@ def plan(s: Sizing) -> None:
     want = stepped("dynflowd_executors_by_ram_gib", s.ram_gib, inclusive=False)
     s.add("dynflow.executors", "dynflowd EXECUTORS_COUNT", "count",
           Setting(module_default("dynflowd", "executors"), "dynflowd default", (module_default_citation("dynflowd"),)),
-          Setting(want, "2 executors for 32-64 GB RAM, 3 above", (cite("dynflowd_executors_by_ram_gib"),),
+          Setting(want, _executor_steps(table), (cite("dynflowd_executors_by_ram_gib"),),
                   f"step table {table} at {s.ram_gib:.1f} GiB",
                   (C("dynflowd_executors_by_ram_gib"), box("RAM GiB", round(s.ram_gib, 1)))),
           Fix("file", s.f.tasks_sysconfig, f"EXECUTORS_COUNT={want}"))
+
+
+def _executor_steps(table: list[list[float | None]]) -> str:
+    """The executors-by-RAM step table in words: ``executors by RAM: 1 below 28.8 GiB, 2 below 65 GiB, 3 at 65 GiB or more``."""
+    steps = [f"{count} below {num(bound)} GiB" for bound, count in table if bound is not None]
+    last_bound = table[-2][0] if len(table) > 1 and table[-2][0] is not None else 0
+    return f"executors by RAM: {', '.join(steps)}, {table[-1][1]} at {num(last_bound)} GiB or more"
 
 
 def _sidekiq(s: Sizing) -> None:
@@ -72,7 +79,8 @@ def connections(s: Sizing, installer: bool) -> list[tuple[str, int]]:
             budget.append((f"Katello hosts-queue worker (1 + {extra})", 1 + extra))
     if "dynflow.executors" in t:
         n = s.value("dynflow.executors", installer)
-        budget.append((f"dynflowd {plural(n, 'executor')} x 5", n * 5))
+        rails_pool = module_default("foreman_db_pool", "base")  # each executor's ActiveRecord pool
+        budget.append((f"dynflowd {plural(n, 'executor')} x {rails_pool}", n * rails_pool))
     return budget
 
 

@@ -10,17 +10,9 @@ from foretune.knowledge.profiles import PG, installer_hiera
 from foretune.plan.constants import cite, const, memory_range
 from foretune.plan.model import Fix, Input, MemoryItem, Problem, Setting
 from foretune.plan.sizing import GIB, MIB, C, Component, Sizing, box, given, memory_item, num, percent
-from foretune.units import format_gib, format_size, pg_size
+from foretune.units import format_bytes, format_gib, format_size, pg_size
 
 KEY = PG + "/"
-SHARED_BUFFERS_STEP = 128 * MIB  # the 6.2 era's shared_buffers is rounded up to whole 128 MB
-RHEL7_SHMMAX = 4294967295  # kernel.shmmax on RHEL 7 (pg92-shm)
-RHEL7_SHMALL = 268435456  # kernel.shmall on RHEL 7, in pages (pg92-shm)
-
-
-def _mb(size: int) -> str:
-    """A PostgreSQL size in words: 8 MB, 1536 kB."""
-    return f"{size // MIB} MB" if size % MIB == 0 else f"{size // 1024} kB"
 
 
 def shared_buffers_range(release: Release, ram_bytes: int) -> tuple[int, int, str, str]:
@@ -41,12 +33,13 @@ def plan_memory(s: Sizing) -> None:
     sb_inst = s.pg_setting("shared_buffers")
     if s.era62:
         frac = const("pg62_shared_buffers_fraction")
-        sb = math.ceil(s.inp.ram_bytes * frac / SHARED_BUFFERS_STEP) * SHARED_BUFFERS_STEP
-        step = _mb(SHARED_BUFFERS_STEP)
+        step_bytes = const("pg62_shared_buffers_step_mib") * MIB
+        sb = math.ceil(s.inp.ram_bytes * frac / step_bytes) * step_bytes
+        step = format_size(step_bytes)
         setting = Setting(format_size(sb), f"{percent(frac)} of RAM (the brief: {percent(frac)} - "
                                            f"{percent(const('pg62_shared_buffers_max_fraction'))}), rounded up to {step}", ("g62-postgresql",),
                           f"ceil({s.ram_gib:.1f} GiB x {frac} / {step}) x {step} = {format_size(sb)}",
-                          (C("pg62_shared_buffers_fraction"), box("RAM GiB", round(s.ram_gib, 1))))
+                          (C("pg62_shared_buffers_fraction"), C("pg62_shared_buffers_step_mib"), box("RAM GiB", round(s.ram_gib, 1))))
     else:
         low_gib, high_f = const("pg_shared_buffers_min_gib"), const("pg_shared_buffers_max_fraction")
         cap_b = max(int(s.inp.ram_bytes * high_f) // GIB * GIB, GIB)
@@ -76,18 +69,19 @@ def _shm(s: Sizing, shared_buffers: int) -> None:
     over = const("pg92_shm_overhead")
     shmmax = math.ceil(shared_buffers * (1 + over) / GIB) * GIB
     page = const("page_size")
-    want_max = max(shmmax, RHEL7_SHMMAX)
-    s.add("sysctl.kernel_shmmax", "kernel.shmmax", "bytes", Setting(RHEL7_SHMMAX, "RHEL 7 default", ("pg92-shm",)),
+    rhel7_shmmax, rhel7_shmall = const("rhel7_shmmax"), const("rhel7_shmall")
+    want_max = max(shmmax, rhel7_shmmax)
+    s.add("sysctl.kernel_shmmax", "kernel.shmmax", "bytes", Setting(rhel7_shmmax, "RHEL 7 default", (cite("rhel7_shmmax"),)),
           Setting(want_max, f"PostgreSQL 9.2 needs shared_buffers plus about {percent(over)} in one System V segment",
-                  ("pg92-shm", "g62-postgresql"), f"max(4 GiB - 1, ceil({format_size(shared_buffers)} x {1 + over}) in GiB) = {want_max}",
+                  ("pg92-shm", "g62-postgresql"), f"max({rhel7_shmmax}, ceil({format_size(shared_buffers)} x {1 + over}) in GiB) = {want_max}",
                   (Input("shared_buffers", format_size(shared_buffers), "g62-postgresql"), C("pg92_shm_overhead"),
-                   Input("RHEL 7 kernel.shmmax", RHEL7_SHMMAX, "pg92-shm"))),
+                   C("rhel7_shmmax"))),
           Fix("sysctl", "kernel.shmmax", want_max))
-    want_all = max(RHEL7_SHMALL, shmmax // page)
-    s.add("sysctl.kernel_shmall", "kernel.shmall (pages)", "count", Setting(RHEL7_SHMALL, "RHEL 7 default", ("pg92-shm",)),
-          Setting(want_all, f"at least kernel.shmmax in {page // 1024} KiB pages", ("pg92-shm",),
-                  f"max({RHEL7_SHMALL}, {shmmax} / {page}) = {want_all}",
-                  (Input("kernel.shmmax", shmmax, "pg92-shm"), C("page_size"), Input("RHEL 7 kernel.shmall", RHEL7_SHMALL, "pg92-shm"))),
+    want_all = max(rhel7_shmall, shmmax // page)
+    s.add("sysctl.kernel_shmall", "kernel.shmall (pages)", "count", Setting(rhel7_shmall, "RHEL 7 default", (cite("rhel7_shmall"),)),
+          Setting(want_all, f"at least kernel.shmmax in {format_bytes(page)} pages", ("pg92-shm",),
+                  f"max({rhel7_shmall}, {shmmax} / {page}) = {want_all}",
+                  (Input("kernel.shmmax", shmmax, "pg92-shm"), C("page_size"), C("rhel7_shmall"))),
           Fix("sysctl", "kernel.shmall", want_all))
 
 
@@ -158,16 +152,16 @@ def _work_mem(s: Sizing, free: int) -> None:
     extra = max(0, guide_bytes - inst_bytes) * conns * const("pg_work_mem_ops_per_connection")
     profile_wm, _ = _profile_value_for_ram(s, "work_mem")
     if inst_bytes == guide_bytes:
-        s.add("postgresql.work_mem", "work_mem", "bytes", wm_inst, s.same(wm_inst, f"already the guide's {_mb(guide_bytes)}", "gf-postgresql"),
+        s.add("postgresql.work_mem", "work_mem", "bytes", wm_inst, s.same(wm_inst, f"already the guide's {format_size(guide_bytes)}", "gf-postgresql"),
               Fix("hiera", KEY + "work_mem", wm_inst.value))
         return
     fits = extra <= free
     want = guide if fits else wm_inst.value
-    more = f"{conns} connections x {_mb(max(0, guide_bytes - inst_bytes))} more = {format_gib(extra)}"
-    why = (f"the guide's {_mb(guide_bytes)}: {more} fits in the {format_gib(free)} the memory budget leaves" if fits
+    more = f"{conns} connections x {format_size(max(0, guide_bytes - inst_bytes))} more = {format_gib(extra)}"
+    why = (f"the guide's {format_size(guide_bytes)}: {more} fits in the {format_gib(free)} the memory budget leaves" if fits
            else f"keep {wm_inst.value}: {more} does not fit in the {format_gib(free)} the memory budget leaves")
     if fits and profile_wm and pg_size(profile_wm, unit_bytes=1024) == guide_bytes:
-        why = f"the guide's {_mb(guide_bytes)}, as the profiles use for this much RAM"
+        why = f"the guide's {format_size(guide_bytes)}, as the profiles use for this much RAM"
     s.add("postgresql.work_mem", "work_mem", "bytes", wm_inst,
           Setting(want, why, (cite("pg_work_mem"),), f"{guide} if {conns} x ({guide} - {wm_inst.value}) <= {format_gib(free)} free",
                   (C("pg_work_mem"), given(wm_inst), Input("max_connections", conns, "gf-postgresql"),

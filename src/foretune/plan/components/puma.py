@@ -7,7 +7,19 @@ import math
 from foretune.knowledge import hardware, module_default, module_default_citation
 from foretune.plan.constants import cite, const, memory_gib, memory_range
 from foretune.plan.model import Fix, Input, MemoryItem, Problem, Setting
-from foretune.plan.sizing import GIB, C, Component, Sizing, box, default_profile_hosts, given, memory_item, num, percent
+from foretune.plan.sizing import (
+    GIB,
+    C,
+    Component,
+    Sizing,
+    box,
+    default_profile_hosts,
+    given,
+    memory_item,
+    memory_size,
+    num,
+    percent,
+)
 from foretune.term import plural
 
 PUMA_MEMORY = "Foreman (Puma)"  # the memory item Puma's workers are sized against (rules read it by this name)
@@ -213,11 +225,11 @@ def memory(s: Sizing) -> list[MemoryItem]:
     t, items = s.tunables, []
     if "puma.workers" in t:
         w = t["puma.workers"].foretune.value
-        items.append(memory_item(PUMA_MEMORY, w, "puma_worker", f"{plural(w, 'worker')} x ~{num(memory_gib('puma_worker'))} GiB (guide)"))
+        items.append(memory_item(PUMA_MEMORY, w, "puma_worker", f"{plural(w, 'worker')} x ~{memory_size('puma_worker')} (guide)"))
     if "passenger.max_pool_size" in t and s.server:
         pool = t["passenger.max_pool_size"].foretune.value
         items.append(memory_item("Foreman (Passenger)", pool, "passenger_process",
-                                 f"{plural(pool, 'process', 'processes')} x 240-280 MB (6.2 brief)"))
+                                 f"{plural(pool, 'process', 'processes')} x {memory_size('passenger_process')} (6.2 brief)"))
         items.append(memory_item("Passenger preloader", 1, "passenger_preloader", "one preloader kept alive (6.2 brief)"))
     return items
 
@@ -230,7 +242,8 @@ def connections(s: Sizing, installer: bool) -> list[tuple[str, int]]:
         budget.append((f"Puma {plural(w, 'worker')} x {pool} pool (threads {th})", w * pool))
     if "passenger.max_pool_size" in t and s.server:
         pool = s.value("passenger.max_pool_size", installer)
-        budget.append((f"Passenger {plural(pool, 'process', 'processes')} x 5 pool", pool * 5))
+        rails_pool = module_default("foreman_db_pool", "base")  # the Rails default pool of each application process
+        budget.append((f"Passenger {plural(pool, 'process', 'processes')} x {rails_pool} pool", pool * rails_pool))
     return budget
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 
 from foretune.knowledge import module_default
-from foretune.plan.constants import const
+from foretune.plan.constants import const, entry
 from foretune.plan.model import Fix, MemoryItem, Problem, Setting
-from foretune.plan.sizing import C, Component, Sizing, box, given, memory_item
+from foretune.plan.sizing import GIB, C, Component, Sizing, box, given, memory_item, memory_size
+from foretune.units import format_bytes
 
 
 def plan(s: Sizing) -> None:
@@ -44,12 +45,14 @@ def _capacity(s: Sizing) -> None:
 
 def _capacity_62(s: Sizing) -> None:
     hosts, concurrent = const("g62_puppet_hosts"), const("g62_puppet_concurrent")
+    measured = entry("g62_puppet_hosts")["box"]
+    on = f"{measured['cpus']} vCPUs / {format_bytes(measured['ram_gib'] * GIB)}"
     s.add("puppet.hosts_per_capsule", "Puppet agents per Capsule", "count",
           Setting(None, "not limited by the installer"),
-          Setting(hosts, f"the 6.2 brief measured {hosts} Puppet hosts on 8 vCPUs / 16 GB and about {concurrent} "
+          Setting(hosts, f"the 6.2 brief measured {hosts} Puppet hosts on {on} and about {concurrent} "
                          "concurrent agent runs on a default capsule; benchmark your own manifests before going further",
                   ("g62-puppet",), "", (C("g62_puppet_hosts"), C("g62_puppet_concurrent"))),
-          Fix("advice", "Puppet", f"the 6.2 brief measured {hosts} Puppet hosts on 8 vCPUs / 16 GB; keep concurrent runs "
+          Fix("advice", "Puppet", f"the 6.2 brief measured {hosts} Puppet hosts on {on}; keep concurrent runs "
                                   f"below about {concurrent} (splay)"))
     if not s.server and s.inp.puppet_hosts > hosts:
         s.problems.append(Problem("medium", "puppet-hosts-per-capsule",
@@ -64,7 +67,7 @@ def memory(s: Sizing) -> list[MemoryItem]:
     if s.f.passenger and s.era62:
         pool = s.tunables.get("passenger.max_pool_size")
         n = max(1, pool.foretune.value // 2) if pool else 1
-        return [memory_item("Puppet (Passenger)", n, "passenger_puppet_process", f"up to {n} Puppet 3 rack processes x 37 MB (6.2 brief)")]
+        return [memory_item("Puppet (Passenger)", n, "passenger_puppet_process", f"up to {n} Puppet 3 rack processes x {memory_size('passenger_puppet_process')} (6.2 brief)")]
     return [memory_item("Puppet server", 1, "puppetserver", "JVM")]
 
 
