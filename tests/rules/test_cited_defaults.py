@@ -122,7 +122,8 @@ def run(rule_id: str, fixture: str, facts: dict[str, Any], patch: Callable[[], N
     path = FIXTURES / rule_id / f"{fixture}.yaml"
     data = load_fixture(Path(path))
     data["facts"].update(facts)
-    ctx, _ = build_context(fact_set(path, data["facts"]), hosts=(data.get("options") or {}).get("hosts"))
+    options = data.get("options") or {}
+    ctx, _ = build_context(fact_set(path, data["facts"]), hosts=options.get("hosts"), bench=options.get("bench"))
     patch()
     return run_rule(RULES[rule_id], ctx)
 

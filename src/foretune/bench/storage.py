@@ -202,6 +202,7 @@ def plan(mode: str, *, size: int | None, runtime: int | None, async_engine: str 
     seq_bs = "1m" if direct else None  # buffered: fio's default 4 KiB like storage-benchmark
     wal_size = min(size, int(threshold("bench-fsync-size")))
     depth = int(threshold("bench-lat-depth"))
+    lat_bs = str(int(threshold("bench-lat-block")))
     data = DATA_FILE
     jobs = (
         FioJob("seq-read", "seq-read", "read", size, bs=seq_bs, direct=direct, runtime=runtime, filename=data),
@@ -210,9 +211,9 @@ def plan(mode: str, *, size: int | None, runtime: int | None, async_engine: str 
         FioJob("rand-rw", "rand-rw", "randrw", size, direct=direct, runtime=runtime, rwmixread=80, filename=data),
         FioJob("fsync-write", "fsync-write", "write", wal_size, bs=str(int(threshold("bench-fsync-block"))),
                ioengine="sync", fdatasync=1, runtime=runtime, filename=WAL_FILE),
-        FioJob("lat-qd1", "lat-qd1", "randread", size, bs="4k", direct=True, ioengine="psync", iodepth=1,
+        FioJob("lat-qd1", "lat-qd1", "randread", size, bs=lat_bs, direct=True, ioengine="psync", iodepth=1,
                runtime=runtime, filename=data),
-        FioJob("lat-qd16", "lat-qd16", "randread", size, bs="4k", direct=True, ioengine=async_engine,
+        FioJob("lat-qd16", "lat-qd16", "randread", size, bs=lat_bs, direct=True, ioengine=async_engine,
                iodepth=depth, runtime=runtime, filename=data),
     )
     return StoragePlan(mode, size, runtime, jobs)

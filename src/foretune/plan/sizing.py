@@ -56,11 +56,11 @@ def percent(fraction: float) -> str:
     return f"{round(fraction * 100, 6):g} %"
 
 
-def memory_size(item: str) -> str:
-    """The resident size of one memory item as the data gives it: ``2.7-3.1 MiB``, ``37.4 MiB``, ``1 GiB``."""
-    low, high, _ = memory_range(item)
-    high_text = format_bytes(high * GIB)
-    if low == high:
+def memory_size(item: str, *, high: bool = False) -> str:
+    """The resident size of one memory item as the data gives it: ``2.7-3.1 MiB``, ``37.4 MiB``; ``high``: its high end."""
+    low, top, _ = memory_range(item)
+    high_text = format_bytes(top * GIB)
+    if low == top or high:
         return high_text
     return f"{format_bytes(low * GIB, high_text.split()[-1], show_unit=False)}-{high_text}"
 

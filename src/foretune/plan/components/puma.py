@@ -225,7 +225,7 @@ def memory(s: Sizing) -> list[MemoryItem]:
     t, items = s.tunables, []
     if "puma.workers" in t:
         w = t["puma.workers"].foretune.value
-        items.append(memory_item(PUMA_MEMORY, w, "puma_worker", f"{plural(w, 'worker')} x ~{memory_size('puma_worker')} (guide)"))
+        items.append(memory_item(PUMA_MEMORY, w, "puma_worker", f"{plural(w, 'worker')} x ~{memory_size('puma_worker', high=True)} (guide)"))
     if "passenger.max_pool_size" in t and s.server:
         pool = t["passenger.max_pool_size"].foretune.value
         items.append(memory_item("Foreman (Passenger)", pool, "passenger_process",

@@ -19,6 +19,7 @@ def running_memory(ctx: Context) -> list[MemoryItem]:
     """The plan's memory items, with the sizes in force and the RSS ``ps`` measured substituted where known."""
     from foretune.plan.components.candlepin import candlepin_memory  # start-up: plan code, only when the check runs
     from foretune.plan.constants import memory_range  # start-up: plan code, only when the check runs
+    from foretune.plan.sizing import memory_size  # start-up: plan code, only when the check runs
 
     assert ctx.plan is not None
     items = {m.component: m for m in ctx.plan.memory}
@@ -26,7 +27,7 @@ def running_memory(ctx: Context) -> list[MemoryItem]:
     if puma.get("workers") and "Foreman (Puma)" in items:
         low, high, source = memory_range("puma_worker")
         w = puma["workers"]
-        items["Foreman (Puma)"] = MemoryItem("Foreman (Puma)", int(w * high * GIB), f"{w} workers in force x ~1 GiB (guide)",
+        items["Foreman (Puma)"] = MemoryItem("Foreman (Puma)", int(w * high * GIB), f"{w} workers in force x ~{memory_size('puma_worker', high=True)} (guide)",
                                              int(w * low * GIB), int(w * high * GIB), (source,))
     shared = pg_size((ctx.facts.value("postgresql") or {}).get("shared_buffers"))
     if shared and "PostgreSQL" in items and ctx.plan.tunables.get("postgresql.shared_buffers"):

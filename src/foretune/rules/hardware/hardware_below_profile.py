@@ -27,7 +27,7 @@ class HardwareBelowProfile(Rule):
         cpus, ram = ctx.facts.value("cpu_logical"), ctx.facts.value("ram_bytes")
         evidence = ctx.evidence("tuning_profile", "cpu_logical", "ram_bytes")
         have = f"{cpus} CPUs, {format_gib(ram)}"
-        want = f"{need.cores} CPUs, {need.ram_gib:g} GiB (90 % = {need.ram_gib * hardware.ram_allowance():.1f} GiB)"
+        want = f"{need.cores} CPUs, {need.ram_gib:g} GiB ({hardware.ram_allowance() * 100:g} % = {need.ram_gib * hardware.ram_allowance():.1f} GiB)"
         if need.met_by(cpus, ram):
             return self.passed(f"{have} meets the {profile} profile ({want})")
         fits = hardware.largest_supported(cpus, ram) or "none"

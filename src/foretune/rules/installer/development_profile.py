@@ -6,6 +6,8 @@ from foretune.knowledge import hardware
 from foretune.plan.model import Fix
 from foretune.rules.base import Context, Outcome, Rule, Severity
 from foretune.rules.values import installer_command
+from foretune.term import plural
+from foretune.units import GIB, format_bytes
 
 
 class DevelopmentProfile(Rule):
@@ -27,7 +29,9 @@ class DevelopmentProfile(Rule):
         if want is None:  # the declared profile is the one to leave: the largest the hardware carries
             cpus, ram = ctx.facts.value("cpu_logical"), ctx.facts.value("ram_bytes")
             want = (hardware.largest_supported(int(cpus), int(ram)) if cpus and ram else None) or "default"
-        return self.failed("the development profile is for test boxes (1 CPU, 6 GiB); it is not sized for hosts",
+        dev = hardware.recommended("development")
+        return self.failed(f"the development profile is for test boxes ({plural(dev.cores, 'CPU')}, {format_bytes(dev.ram_gib * GIB)}); "
+                           "it is not sized for hosts",
                            current=profile, recommended=want, evidence=ctx.evidence("tuning_profile"),
                            fixes=(Fix("command", f"{installer_command(ctx.facts.value('product'))} --tuning {want}"),))
 

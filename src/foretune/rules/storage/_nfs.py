@@ -6,6 +6,7 @@ import re
 
 from foretune.knowledge import threshold
 from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.units import format_bytes
 
 NFS = ("nfs", "nfs4", "nfs3")
 
@@ -34,7 +35,7 @@ def option_problems(options: list[str], min_io: int) -> list[tuple[str, Severity
     for name in ("rsize", "wsize"):
         sizes = [int(m.group(1)) for o in options for m in [re.fullmatch(name + r"=(\d{1,10})", o, re.ASCII)] if m]
         if sizes and sizes[0] < min_io:
-            found.append((f"{name}={sizes[0]}: every transfer moves at most {sizes[0] // 1024} KiB, large reads and "
+            found.append((f"{name}={sizes[0]}: every transfer moves at most {format_bytes(sizes[0])}, large reads and "
                           f"writes take many round trips", Severity.MEDIUM, f"{name}={min_io} or more (the kernel "
                           "negotiates up to 1048576 when the option is left out)"))
     if "nolock" in options or "local_lock=all" in options or "local_lock=posix" in options:

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from foretune.knowledge import threshold
 from foretune.rules.base import Basis, Context, Evidence, Outcome, Rule, Severity
+from foretune.units import format_bytes
 
-# bench job -> (threshold key, what the figure is)
-JOBS = {"fsync-write": ("bench-fsync-p99-warn", "8 KiB writes each followed by fdatasync"),
-        "lat-qd1": ("bench-lat-qd1-p99-warn", "random 4 KiB reads, one at a time")}
+# bench job -> (threshold key of its limit, threshold key of its block size, what the figure is)
+JOBS = {"fsync-write": ("bench-fsync-p99-warn", "bench-fsync-block", "{} writes each followed by fdatasync"),
+        "lat-qd1": ("bench-lat-qd1-p99-warn", "bench-lat-block", "random {} reads, one at a time")}
+
+
+def _what(job: str) -> str:
+    """What a job's figure measures, with the block size bench uses for it."""
+    _, block, words = JOBS[job]
+    return words.format(format_bytes(threshold(block)))
 
 
 class StorageLatencyHigh(Rule):
@@ -31,7 +38,7 @@ class StorageLatencyHigh(Rule):
             worst = max(measured, key=lambda r: r["lat_p99_ms"])
             return self.passed(f"highest 99th percentile {worst['lat_p99_ms']} ms ({worst['directory']} {worst['job']})")
         result, limit = max(slow, key=lambda pair: pair[0]["lat_p99_ms"] / pair[1])
-        return self.failed(f"{result['directory']}: 99 % of {JOBS[result['job']][1]} take up to {result['lat_p99_ms']} ms "
+        return self.failed(f"{result['directory']}: 99 % of {_what(result['job'])} take up to {result['lat_p99_ms']} ms "
                            f"(limit {limit} ms): PostgreSQL commits and queries wait on the disk",
                            current=result["lat_p99_ms"], recommended=limit, evidence=evidence)
 
