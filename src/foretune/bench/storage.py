@@ -25,9 +25,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from foretune.bench.fio import FioJob, FioRun
+from foretune.env import ExitStatus
 from foretune.errors import InputError
 from foretune.knowledge import threshold, threshold_entries
-from foretune.units import GIB, format_gib
+from foretune.units import GIB, format_bytes, format_gib
 
 VERDICT_NAMES = ("pass", "warn", "fail", "info")
 JOB_ORDER = ("quick-seq-read", "seq-read", "seq-write", "rand-rw", "fsync-write", "lat-qd1", "lat-qd16")
@@ -374,14 +375,15 @@ def judge(job: str, run: FioRun | None, device: Device, mode: str) -> tuple[str,
         return _p99_verdict(run.sync_p99_ms, "bench-fsync-p99-warn", "this fio does not report flush latency (fio >= 3.5 does)",
                             "99 % of WAL-like flushes take up to {p99} ms (above {limit} ms): slow commits",
                             "99 % of WAL-like flushes finish within {p99} ms (limit {limit} ms)")
+    block = format_bytes(threshold("bench-lat-block"))
     if job == "lat-qd1":
         return _p99_verdict(run.read.lat_p99_ms, "bench-lat-qd1-p99-warn", "no read latency reported",
-                            "random 4 KiB reads: 99th percentile {p99} ms (above {limit} ms)",
-                            "random 4 KiB reads: 99th percentile {p99} ms (limit {limit} ms)")
+                            f"random {block} reads: 99th percentile {{p99}} ms (above {{limit}} ms)",
+                            f"random {block} reads: 99th percentile {{p99}} ms (limit {{limit}} ms)")
     notes = {
         "seq-write": "sequential write; the guides set no threshold for writes",
         "rand-rw": "random 80/20 read/write; expected to be much slower than sequential reads",
-        "lat-qd16": f"random 4 KiB reads with {threshold('bench-lat-depth')} in flight; for comparison with queue depth 1",
+        "lat-qd16": f"random {block} reads with {threshold('bench-lat-depth')} in flight; for comparison with queue depth 1",
     }
     return "info", None, notes.get(job, "")
 
@@ -495,6 +497,13 @@ def async_engine(fio: str) -> str:
         if engine in engines:
             return engine
     return "psync"
+
+
+def exit_status(results: Sequence[dict[str, Any]]) -> ExitStatus:
+    """1 when a verdict failed, 2 when no job measured anything, else 0."""
+    if all(r["message"].startswith("not measured") for r in results):
+        return ExitStatus.USAGE
+    return ExitStatus.FINDINGS if any(r["verdict"] == "fail" for r in results) else ExitStatus.OK
 
 
 def verdict_counts(results: Sequence[dict[str, Any]]) -> dict[str, int]:

@@ -203,10 +203,7 @@ def run_storage(args: argparse.Namespace, env: Environment) -> int:
         progress.clear()
     doc = results.document("storage", all_results, tool_version=fio.version(fio_bin), mode=mode)
     _emit(doc, text.storage_summary(doc, color=env.color), args, env)
-    measured = [r for r in all_results if not r["message"].startswith("not measured")]
-    if not measured:
-        return ExitStatus.USAGE
-    return ExitStatus.FINDINGS if any(r["verdict"] == "fail" for r in all_results) else ExitStatus.OK
+    return storage.exit_status(all_results)
 
 
 def _storage_directory(fio_bin: str, directory: str, plan: StoragePlan, progress: Any, d_index: int, d_count: int,
