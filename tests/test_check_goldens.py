@@ -52,7 +52,7 @@ def test_a_golden_changed_alone_is_refused_and_one_with_its_test_passes(tmp_path
 
 def test_on_the_upstream_branch_the_recent_commits_are_checked(tmp_path: Path) -> None:
     _git(tmp_path, "init", "-q", "-b", "main")
-    _commit(tmp_path, "start", {"tests/audit/golden/a.json": "{}\n", "tests/audit/test_a.py": "x = 1\n"})
-    _commit(tmp_path, "golden alone", {"tests/audit/golden/a.json": "[]\n"})
+    _commit(tmp_path, "start", {"tests/audit/golden/case/fail.txt": "a\n", "tests/audit/test_a.py": "x = 1\n"})
+    _commit(tmp_path, "golden alone", {"tests/audit/golden/case/fail.txt": "b\n"})
     assert _check(tmp_path, "--last", "1").returncode == 1
     assert _check(tmp_path, "--range", "HEAD~1..HEAD~1").returncode == 0  # an empty range checks nothing
