@@ -90,6 +90,11 @@ _BINARY = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
 # (kilobytes), MB (megabytes), GB (gigabytes), and TB (terabytes). The multiplier for memory units is
 # 1024, not 1000." - PostgreSQL documentation, 20.1.1 Parameter Names and Values)
 PG_MEMORY_UNITS = {"B": 1, "kB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
+# fio's size suffixes as foreman-maintain writes them (``--size=1g``): fio reads k, m, g as powers of 1024 by
+# default (kb_base=1024); a bare number is bytes
+FIO_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
+# styles that write a size in the largest unit that divides it exactly, as a program reads it back
+_EXACT = {"postgresql": PG_MEMORY_UNITS, "fio": FIO_UNITS}
 
 
 def format_bytes(size: float, unit: str = "auto", *, places: int | None = 1, trim: bool = True, show_unit: bool = True) -> str:
@@ -97,7 +102,8 @@ def format_bytes(size: float, unit: str = "auto", *, places: int | None = 1, tri
 
     ``unit`` picks the style: ``"auto"`` the largest binary unit (B .. PiB) that keeps the rounded figure
     below 1024; ``"KiB"`` .. ``"PiB"`` (or ``"B"``) that unit always; ``"postgresql"`` a PostgreSQL setting
-    value (the largest of TB, GB, MB, kB that divides exactly, no blank: ``1536MB``). ``places`` is the
+    value (the largest of TB, GB, MB, kB that divides exactly, no blank: ``1536MB``); ``"fio"`` fio's size
+    argument the same way (``1g``, ``64m``, ``12k``, bytes without a letter). ``places`` is the
     number of decimals (None: as many as needed, up to six significant digits); ``trim`` drops a ``.0``;
     ``show_unit`` False leaves the unit name off (for the low end of a range).
 
@@ -105,12 +111,15 @@ def format_bytes(size: float, unit: str = "auto", *, places: int | None = 1, tri
     ('1.5 KiB', '5 B', '1 GiB', '3 PiB')
     >>> format_bytes(GIB, "GiB", trim=False), format_bytes(1.25 * GIB, "GiB", places=None), format_bytes(1536 * MIB, "postgresql")
     ('1.0 GiB', '1.25 GiB', '1536MB')
+    >>> format_bytes(3 * GIB, "fio"), format_bytes(64 * MIB, "fio"), format_bytes(12 * 1024, "fio"), format_bytes(1000, "fio")
+    ('3g', '64m', '12k', '1000')
     """
-    if unit == "postgresql":
-        for name, factor in sorted(PG_MEMORY_UNITS.items(), key=lambda item: -item[1]):
+    if unit in _EXACT:
+        units = _EXACT[unit]
+        for name, factor in sorted(units.items(), key=lambda item: -item[1]):
             if factor > 1 and size >= factor and size % factor == 0:
                 return f"{int(size // factor)}{name}"
-        return f"{int(size)}B"
+        return f"{int(size)}{next(name for name, factor in units.items() if factor == 1)}"
     if unit == "auto":
         value, unit = float(size), "B"
         for name in _BINARY[1:]:

@@ -88,6 +88,8 @@ def test_distributed_options_are_checked_before_anything_runs() -> None:
         ("api", "--worker", "--master-host", "192.0.2.1"): "--master-host: 192.0.2.1 is not a loopback address",
         ("api", "--master", "--master-bind-host", "0.0.0.0"): "--master-bind-host: 0.0.0.0 is not a loopback address",
         ("api", "--worker", "--master-host", "127.0.0.1", "--master-port", "70000"): "not a TCP port",
+        # str.isdigit() takes Arabic-Indic digits and int() reads them as 12: the one whole-number type refuses them
+        ("api", "--worker", "--master-host", "127.0.0.1", "--master-port", "\u0661\u0662"): "not a TCP port",
     }
     for argv, message in cases.items():
         run = load(*argv, *target, env={"FORETUNE_LOAD_TOKEN": "t0ken-value"})

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from foretune.bench.pgclient import Target, psql
+from foretune.units import format_bytes
 
 DATABASES = ("foreman", "candlepin", "pulpcore")
 
@@ -94,18 +95,12 @@ def report(target: Target, databases: Sequence[str], limit: int) -> dict[str, An
 
 
 def human(size: int | None) -> str:
-    """``pg_size_pretty``-like figure with binary units.
+    """A size in binary units (the one byte formatter).
 
-    >>> human(0), human(8192), human(3 * 1024**3 // 2)
-    ('0 bytes', '8 kB', '1.5 GB')
+    >>> human(0), human(8192), human(3 * 1024**3 // 2), human(None)
+    ('0 B', '8 KiB', '1.5 GiB', '-')
     """
-    if size is None:
-        return "-"
-    for unit, factor in (("TB", 1024**4), ("GB", 1024**3), ("MB", 1024**2), ("kB", 1024)):
-        if size >= factor:
-            value = size / factor
-            return f"{value:.0f} {unit}" if value >= 100 or value == int(value) else f"{value:.1f} {unit}"
-    return f"{size} bytes"
+    return "-" if size is None else format_bytes(size)
 
 
 def summary(doc: dict[str, Any], limit: int) -> str:

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from foretune.errors import InputError
+from foretune.units import MIB, format_bytes
 
-MIB = 1024 * 1024
 INSTALL_HINT = "install it (RHEL: dnf install fio; Debian/Ubuntu: apt-get install fio)"
 
 
@@ -63,10 +63,7 @@ def fio_path(environ: Mapping[str, str] | None = None) -> str:
 
 def size_arg(size: int) -> str:
     """fio's size syntax: ``1g`` for whole GiB (as foreman-maintain writes it), else ``Nm``/``Nk``/bytes."""
-    for suffix, factor in (("g", 1024**3), ("m", MIB), ("k", 1024)):
-        if size % factor == 0:
-            return f"{size // factor}{suffix}"
-    return str(size)
+    return format_bytes(size, "fio")
 
 
 def job_args(job: FioJob, directory: str) -> list[str]:

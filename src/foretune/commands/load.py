@@ -21,9 +21,14 @@ _rate = number("a rate", 100_000, "at most 100000 per second")
 
 
 def _port(text: str) -> int:
-    if not text.isdigit() or not 0 < int(text) < 65536:
+    """A TCP port: the one whole-number type (ASCII digits, at least 1), at most 65535."""
+    try:
+        value = positive(text)
+    except argparse.ArgumentTypeError:
+        value = 0
+    if not 0 < value < 65536:
         raise argparse.ArgumentTypeError(f"not a TCP port: {text[:40]!r}")
-    return int(text)
+    return value
 
 
 def _percent(text: str) -> float:

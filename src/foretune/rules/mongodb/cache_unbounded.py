@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from foretune.knowledge import module_default, threshold
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.units import GIB, format_gib
 
 
 class MongodbCacheUnbounded(PlanRule):
@@ -22,12 +23,13 @@ class MongodbCacheUnbounded(PlanRule):
             return self.skipped("MongoDB runs MMAPv1: there is no WiredTiger cache to bound (its memory is the page cache)")
         cache = ctx.facts.value("mongodb").get("cache_size_gb")
         t = self.recommendation(ctx)
-        ram_gib = ctx.facts.value("ram_bytes") / 1024**3
+        ram = ctx.facts.value("ram_bytes")
+        ram_gib = ram / GIB
         limit = threshold("mongodb_cache_max_fraction")
         if cache is not None and cache <= ram_gib * limit:
             return self.passed(f"cacheSizeGB {cache}")
         why = ("cache unbounded: mongod takes about half the RAM" if cache is None
-               else f"cacheSizeGB {cache} is more than {limit * 100:.0f} % of the {ram_gib:.1f} GiB RAM ({cache / ram_gib:.1%})")
+               else f"cacheSizeGB {cache} is more than {limit * 100:.0f} % of the {format_gib(ram)} RAM ({cache / ram_gib:.1%})")
         app = "Passenger" if ctx.release is not None and ctx.release.features.passenger else "Puma"
         return self.failed(f"MongoDB {why}; PostgreSQL and {app} lose memory; the guide's {module_default('mongodb_cache_fraction') * 100:.0f} % of RAM is "
                            f"cacheSizeGB {t.foretune.value}", current=cache,

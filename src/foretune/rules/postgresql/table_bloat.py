@@ -5,7 +5,7 @@ from __future__ import annotations
 from foretune.knowledge import threshold
 from foretune.plan.model import Fix
 from foretune.rules.base import Context, Outcome, Rule, Severity
-from foretune.units import format_gib
+from foretune.units import format_bytes, format_gib
 
 
 class TableBloat(Rule):
@@ -28,7 +28,7 @@ class TableBloat(Rule):
                 continue
             size, count = int(sizes[table]), int(rows[table])
             used = size / count if count else float("inf")
-            shown = f"{table}: {format_gib(size)} for {count:,} rows" + (f" ({used / 1024:.0f} KiB per row)" if count else "")
+            shown = f"{table}: {format_gib(size)} for {count:,} rows" + (f" ({format_bytes(used, 'KiB', places=0)} per row)" if count else "")
             checked.append(shown)
             if size >= floor and used > per_row:
                 bloated.append((table, shown))
@@ -38,14 +38,14 @@ class TableBloat(Rule):
             return self.passed("; ".join(checked))
         autovacuum = str((ctx.facts.value("postgresql") or {}).get("autovacuum", "on")).strip("'\" ").lower()
         off = autovacuum in ("off", "false", "no", "0")
-        why = (f"more than {per_row // 1024} KiB per live row (foretune estimate: a row needs a few KiB): the space "
+        why = (f"more than {format_bytes(per_row)} per live row (foretune estimate: a row needs a few KiB): the space "
                "is dead rows and free pages, which every sequential scan, backup and upgrade still reads")
         if off:
             why += "; autovacuum is off, so nothing reclaims it"
         tables = [t for t, _ in bloated]
         return self.failed(f"{'; '.join(s for _, s in bloated)}: {why}",
                            current="; ".join(s for _, s in bloated),
-                           recommended=f"<= {per_row // 1024} KiB per row",
+                           recommended=f"<= {format_bytes(per_row)} per row",
                            evidence=ctx.evidence("foreman_table_sizes", about=tuple(tables))
                            + ctx.evidence("history_table_rows", about=tuple(tables)),
                            fixes=tuple(Fix("command", f"su - postgres -c 'vacuumdb --full --table={t} foreman'")
