@@ -40,7 +40,12 @@ def test_demands_file_from_foretune_load(tmp_path: Path) -> None:
     path.write_text(json.dumps({"steps": [{"name": "POST /rhsm/consumers", "p50_ms": 500}]}), encoding="utf-8")
     result = run_cli(*BASE, *REG, "--demands", str(path), "--format", "json")
     assert result.status == 0, result.stderr
-    assert json.loads(result.stdout)["demands"]["source"].startswith(str(path))
+    fast = json.loads(result.stdout)
+    assert fast["demands"]["source"] == f"{path} (foretune load), cited defaults for the other steps"
+    # the measured step reaches the model: a consumer create 40 times slower makes registrations slower
+    path.write_text(json.dumps({"steps": [{"name": "POST /rhsm/consumers", "p50_ms": 20000}]}), encoding="utf-8")
+    slow = json.loads(run_cli(*BASE, *REG, "--demands", str(path), "--format", "json").stdout)
+    assert slow["p95_s"] > fast["p95_s"] + 19
 
 
 @pytest.mark.parametrize(("argv", "message"), [
