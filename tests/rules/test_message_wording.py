@@ -9,11 +9,12 @@ from __future__ import annotations
 import pytest
 
 from foretune.audit.context import build_context
-from foretune.knowledge import load_data
+from foretune.knowledge import load_data, module_default, threshold
 from foretune.rules.base import Status
 from foretune.rules.capacity.memory_over_ram import running_memory
 from foretune.rules.storage._nfs import option_problems
-from tests.rules.test_cited_defaults import FIXTURES, Patch, fact_set, load_fixture, patch_data, run  # noqa: F401 (fixture)
+from foretune.units import MIB, format_bytes
+from tests.rules.test_cited_defaults import FIXTURES, RULES, Patch, fact_set, load_fixture, patch_data, run  # noqa: F401 (fixture)
 
 
 def test_development_profile_names_the_profiles_hardware(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -63,3 +64,28 @@ def test_nfs_transfer_size_is_the_mounts_own() -> None:
     assert out.status == Status.FAIL and "rsize=32768: every transfer moves at most 32 KiB" in out.message
     # an odd size is shown as it is, not cut to whole KiB
     assert option_problems(["hard", "rsize=1536"], 65536)[0][0].startswith("rsize=1536: every transfer moves at most 1.5 KiB,")
+
+
+def _planner(key: str) -> object:
+    return load_data("planner.yaml")[key]["value"]
+
+
+# rule id -> the title's figure, formatted from the data the rule's check reads (titles are static: the generated
+# docs and the rules table show them); a data change that leaves a title behind fails here, naming the title
+TITLE_FIGURES = {
+    "swap-not-configured": lambda: format_bytes(threshold("swap_min_bytes")),  # "At least 4 GiB of swap configured"
+    "qpidd-storage-low": lambda: f"{format_bytes(float(_planner('qpidd_storage_per_host_mib')) * MIB)} per katello-agent host",
+    "mongodb-cache-unbounded": lambda: f"about {float(module_default('mongodb_cache_fraction')) * 100:g} % of RAM",
+    "passenger-pool-below-cores": lambda: f"at least {_planner('passenger_pool_per_core')} x physical cores",
+    "apache-keepalive-timeout": lambda: f"between {threshold('keepalive_timeout_min')} and {threshold('keepalive_timeout_max')} seconds",
+    "pulpcore-workers-high": lambda: f"at most min({module_default('pulpcore', 'workers_cap')}, CPUs)",
+    "pulp2-concurrency-high": lambda: f"at most min(CPUs, {module_default('pulp2', 'workers_cap')})",
+    "sidekiq-concurrency-high": lambda: f"at most {_planner('sidekiq_concurrency')}",
+    "fs-aio-max-nr-low": lambda: f"above {_planner('aio_per_host')} x hosts",
+    "puma-threads-min-below-max": lambda: f"({_planner('puma_threads')} with every profile)",
+}
+
+
+@pytest.mark.parametrize("rule_id", sorted(TITLE_FIGURES))
+def test_rule_titles_agree_with_the_data(rule_id: str) -> None:
+    assert TITLE_FIGURES[rule_id]() in RULES[rule_id].title, (rule_id, RULES[rule_id].title)
