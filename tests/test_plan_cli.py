@@ -144,3 +144,9 @@ def test_render_write_into_a_missing_directory_is_one_line(tmp_path: Path) -> No
     assert result.status == 2
     assert result.stderr.strip().splitlines()[-1] == f"foretune: error: {target}: directory {target.parent} does not exist"
     assert not target.parent.exists()
+
+
+def test_ram_below_the_smallest_plannable_box_is_one_line() -> None:
+    result = run_cli(*BASE[:-1], "512M")
+    assert result.status == 2 and result.stdout == ""
+    assert result.stderr == "foretune: error: --ram 0.5 GiB is below 1 GiB; give a size such as 64G\n"

@@ -26,13 +26,16 @@ def make_plan(inp: PlanInput) -> Plan:
     return Planner(inp).plan()
 
 
+MIN_RAM = GIB  # the smallest box a plan is made for (no Foreman profile starts in less)
+
+
 def validate(inp: PlanInput) -> None:
     if inp.hosts < 0:
         raise UsageError(f"--hosts must be 0 or more, not {inp.hosts}")
     if inp.cpus <= 0:
         raise UsageError(f"--cpus must be at least 1, not {inp.cpus}")
-    if inp.ram_bytes < GIB:
-        raise UsageError(f"--ram {format_gib(inp.ram_bytes)} is below 1 GiB; give a size such as 64G")
+    if inp.ram_bytes < MIN_RAM:
+        raise UsageError(f"--ram {format_gib(inp.ram_bytes)} is below {format_bytes(MIN_RAM)}; give a size such as 64G")
     if inp.role not in ("server", "capsule"):
         raise UsageError(f"--role must be server or capsule, not {inp.role!r}")
     if inp.rex not in ("ssh", "pull-mqtt"):
