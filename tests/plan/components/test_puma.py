@@ -134,3 +134,11 @@ def test_passenger_memory_and_pool_wording_follow_the_data(monkeypatch: pytest.M
     reason, budget = passenger()
     assert reason == "12 processes x 300-512 MiB (6.2 brief)"
     assert budget["Passenger 12 processes x 8 pool"] == 96
+
+
+def test_ram_limit_wording_follows_the_worker_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    reason = plan("satellite", "6.15", hosts=3000, cpus=16, ram_gib=20).tunables["puma.workers"].foretune.reason
+    assert reason.endswith("limited to 5 by RAM (~1 GiB per worker after the other services)")  # memory/puma_worker 1.0
+    monkeypatch.setitem(load_data("planner.yaml")["memory"]["puma_worker"], "high", 1.5)
+    reason = plan("satellite", "6.15", hosts=3000, cpus=16, ram_gib=20).tunables["puma.workers"].foretune.reason
+    assert "by RAM (~1.5 GiB per worker after the other services)" in reason

@@ -68,7 +68,7 @@ def plan_puma(s: Sizing) -> None:
     workers = max(2, min(target, ram_cap, cpu_cap))
     why = f"guide range {low}-{high} for {s.profile}"
     if workers < target:
-        by = (f"RAM (~{num(memory_gib('puma_worker'))} GiB per worker after the other services)" if ram_cap < cpu_cap
+        by = (f"RAM (~{memory_size('puma_worker', high=True)} per worker after the other services)" if ram_cap < cpu_cap
               else f"CPUs x {num(cpu_factor)}")
         why += f"; limited to {workers} by {by}"
     if workers < low:
