@@ -31,6 +31,7 @@ from foretune.knowledge import threshold, threshold_entries
 from foretune.units import GIB, format_bytes, format_gib
 
 VERDICT_NAMES = ("pass", "warn", "fail", "info")
+DIRECT_SEQ_BLOCK = 1024**2  # direct mode's sequential block: O_DIRECT bypasses readahead, so large blocks keep the disk busy
 JOB_ORDER = ("quick-seq-read", "seq-read", "seq-write", "rand-rw", "fsync-write", "lat-qd1", "lat-qd16")
 DATA_FILE = "foretune-bench.data"
 WAL_FILE = "foretune-bench.wal"
@@ -200,7 +201,7 @@ def plan(mode: str, *, size: int | None, runtime: int | None, async_engine: str 
     if size is None:
         size = int(threshold("bench-direct-size")) if direct else guide_file_size(ram if ram is not None else ram_bytes())
     runtime = runtime or int(threshold("bench-runtime"))
-    seq_bs = "1m" if direct else None  # buffered: fio's default 4 KiB like storage-benchmark
+    seq_bs = format_bytes(DIRECT_SEQ_BLOCK, "fio") if direct else None  # buffered: fio's default 4 KiB like storage-benchmark
     wal_size = min(size, int(threshold("bench-fsync-size")))
     depth = int(threshold("bench-lat-depth"))
     lat_bs = str(int(threshold("bench-lat-block")))
@@ -401,7 +402,7 @@ def _judge_read(job: str, read: float, device: Device, mode: str) -> tuple[str, 
     expected = float(threshold("bench-seq-read-expected"))
     ssd = float(threshold("bench-seq-read-ssd"))
     hdd_high = float(threshold("bench-seq-read-hdd-high"))
-    how = "direct 1 MiB reads" if mode == "direct" else "buffered reads"
+    how = f"direct {format_bytes(DIRECT_SEQ_BLOCK)} reads" if mode == "direct" else "buffered reads"
     if read < minimum:
         return "fail", _threshold_ref("bench-seq-read-min"), (
             f"{read:.1f} MB/s sequential {how}: below the {minimum:g} MB/s the guides require")
