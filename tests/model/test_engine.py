@@ -100,6 +100,11 @@ def test_api_rate_beside_registrations_is_counted_as_its_own_class() -> None:
     result = engine.simulate(box(), demands.build(), Workload("registrations", 100, api_rate_per_s=5, duration_s=60), 1)
     names = {c.name for c in result.classes}
     assert "api" in names and "consumer_create" in names
+    api = next(c for c in result.classes if c.name == "api")
+    assert api.calls > 0 and api.ok == api.calls  # 5 calls/s beside 100 registrations: light load, none fails
+    assert 3 < api.throughput_per_s < 6  # about the 5/s asked for (Poisson arrivals, seeded)
+    plain = engine.simulate(box(), demands.build(), Workload("registrations", 100, duration_s=60), 1)
+    assert "api" not in {c.name for c in plain.classes}  # the control: no API rate, no API class
 
 
 def test_percentile_is_nearest_rank() -> None:
