@@ -25,7 +25,8 @@ from foretune.changes.model import Blocked, Change, ChangeSet
 from foretune.knowledge import load_data
 from foretune.knowledge.hiera_keys import stale_keys
 from foretune.knowledge.precedence import postgresql_shadow, systemd_shadow, table
-from foretune.knowledge.profiles import PG, flatten
+from foretune.knowledge.model import SIZES
+from foretune.knowledge.profiles import PG, flatten, installer_hiera
 from foretune.plan.model import Fix, Plan
 from foretune.units import parse_size
 
@@ -141,6 +142,8 @@ class _Builder:
         self.memory_problem = next((p for p in plan.problems if p.code == "memory-over-ram"), None)
         self.profile_refused = next((p for p in plan.problems if p.code == "installer-will-refuse"), None)
         self.restarts = _restarts()
+        self.profile_keys = {key for size in SIZES for key in flatten(installer_hiera(self.release, size))} \
+            if self.release.features.size_profiles else set()
 
     # -- adding -------------------------------------------------------------------------------
     def add(self, change: Change) -> None:
@@ -256,6 +259,9 @@ class _Builder:
 
     def _reset(self, setting: str, source: str, line: str = "", citations: Sequence[str] = ()) -> None:
         entry = table("postgresql", self.host.postgresql_version)
+        if not line:
+            shadow = postgresql_shadow(setting, self.host.postgresql_files, self.host.postgresql_version)
+            line = shadow.line if shadow is not None else ""
         cites = tuple(citations) or (str(entry["citation"]), str(entry.get("undo_citation", "")))
         self.add(Change(f"reset:postgresql:{setting}", "alter-system", setting, None, op="reset", effect="restart",
                         units=("postgresql",), file="/var/lib/pgsql/data/postgresql.auto.conf",
@@ -326,10 +332,11 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
             tunable_id = b.by_target.get(fix.target)
             t = plan.tunables.get(tunable_id) if tunable_id else None
             if t is not None and t.foretune.value is not None:
-                if t.differs:  # the plan's value for the tunable: the same number in every output
+                # the plan's value for the tunable: the same number in every output; a value the tuning profile
+                # already gives is left to the profile (pinning it would lock out later --tuning changes)
+                if t.differs or not any(own.target in b.profile_keys for own in t.fixes):
                     for own in t.fixes:
                         b.fix(t.id, own, t.foretune.reason, t.foretune.citations, rule)
-                # else the installer gives it at the plan's profile: pinning it would lock out later --tuning changes
             else:
                 b.fix(tunable_id or f"{fix.kind}:{fix.target}", fix, "", (), rule)
     b.stale()

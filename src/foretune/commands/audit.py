@@ -99,16 +99,17 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                     profile_basis=ctx.profile_reason or None)
     report = redacted(report)
     fmt = output_format(args)
+    if (args.output_dir or fmt == "hiera") and ctx.plan is None:
+        raise UsageError(f"no fixes to write: {ctx.no_plan_reason}")
+    if ctx.plan is not None:  # one change set: the fix lines, --format hiera and --output-dir all read it
+        fixed = _plan_after_profile_change(report, facts, args.hosts) or ctx.plan
+        changes = change_set(report, fixed, facts)
+        report = dataclasses.replace(report, findings=_fix_lines(report.findings, changes))
     if args.output_dir or fmt == "hiera":
         from foretune.commands.plan import existing_hiera  # start-up: only for an `audit` run, not --help
         from foretune.render import outputs  # start-up: only for an `audit` run, not --help
 
-        if ctx.plan is None:
-            raise UsageError(f"no fixes to write: {ctx.no_plan_reason}")
         existing = existing_hiera(facts)
-        fixed = _plan_after_profile_change(report, facts, args.hosts) or ctx.plan
-        changes = change_set(report, fixed, facts)
-        report = dataclasses.replace(report, findings=_fix_lines(report.findings, changes))
         if args.output_dir:
             from foretune.render.files import write_bundle  # start-up: only for an `audit` run, not --help
 
@@ -143,6 +144,7 @@ def _fix_lines(findings: list[Any], changes: Any) -> list[Any]:
     from foretune.render.snippets import render_change  # start-up: loaded with the outputs only
 
     by_target = {key: c for c in changes.changes if c.op == "set" for key in (c.target, c.tunable)}
+    by_removal = {c.target: c for c in changes.changes if c.tunable.startswith("unshadow:")}
     out = []
     for f in findings:
         if not f.fix_records:
@@ -156,8 +158,10 @@ def _fix_lines(findings: list[Any], changes: Any) -> list[Any]:
 
                 change = by_target.get(installer_option(fix.target) or "")
             text = render_change(change) if change is not None and change.op == "set" else line
-            if text not in lines:
-                lines.append(text)
+            unshadow = by_removal.get(fix.target) if change is not None and change.channel == "installer" else None
+            for each in ([f"remove {unshadow.target} from {unshadow.file} ({unshadow.reason})"] if unshadow else []) + [text]:
+                if each not in lines:
+                    lines.append(each)
         out.append(dataclasses.replace(f, fixes=tuple(lines)))
     return out
 

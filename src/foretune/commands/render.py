@@ -104,6 +104,13 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.warn(redact_text(f"{path}: {conflict.line()}"))
     if any(conflict.taken == "site" for conflict in conflicts):
         env.note("site values are kept where they differ; add --prefer foretune to take foretune's, or --prefer-key NAME=foretune for one key")
+    from foretune.changes import build  # start-up: only for a `render` run, not --help
+
+    changes = build.from_plan(plan, build.Host(custom_hiera=flatten(current)))
+    options = build.installer_options(changes)
+    if options or build.profile_change(changes):
+        env.note("values with an installer option are not merged (custom-hiera would win over every later installer "
+                 "flag for them); run: " + outputs.installer_command(plan, changes).replace(" \\\n  ", " "))
     for note in locking_keys(plan.release, load_mapping(new, str(path))):
         env.warn(f"{note.key}: {note.reason}")
     diff = unified_diff(old, new, str(path))
