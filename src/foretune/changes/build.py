@@ -188,6 +188,12 @@ class _Builder:
             self._command(tunable, str(fix.target), reason, cites, source)
         elif fix.kind == "advice" and (fix.target, str(fix.value)) not in self.advice:
             self.advice.append((fix.target, str(fix.value)))
+            refused = re.match(r"add hardware .*--tuning (\S+)$", str(fix.value))
+            if refused:  # the profile the hosts need, which the installer's hardware check refuses on this box
+                self.block(Change("profile", "profile", "--tuning", refused.group(1), source=source,
+                                  site_value=self.host.tuning_profile),
+                           f"the installer's hardware check refuses --tuning {refused.group(1)} here: {fix.value}",
+                           ("fi-tuning-hook",))
 
     def _command(self, tunable: str, command: str, reason: str, cites: tuple[str, ...], source: str) -> None:
         reset = re.search(r"ALTER SYSTEM RESET (\w+);", command)
