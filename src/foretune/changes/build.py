@@ -24,8 +24,8 @@ from typing import Any, NamedTuple
 from foretune.changes.model import Blocked, Change, ChangeSet
 from foretune.knowledge import load_data
 from foretune.knowledge.hiera_keys import stale_keys
-from foretune.knowledge.precedence import postgresql_shadow, systemd_shadow, table
 from foretune.knowledge.model import SIZES
+from foretune.knowledge.precedence import postgresql_shadow, systemd_shadow, table
 from foretune.knowledge.profiles import PG, flatten, installer_hiera
 from foretune.plan.model import Fix, Plan
 from foretune.units import parse_size
@@ -329,10 +329,10 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
     tunable is the plan's (one value per tunable, the same in every output); the profile change comes first."""
     b = _Builder(plan, host_of(facts))
     fixes = list(fixes)
-    asks_profile = any(f.kind == "command" and re.search(r"--tuning \S+$", str(f.target)) and not str(f.target).startswith("add hardware")
-                       for _, rule_fixes in fixes for f in rule_fixes)
-    if tuning_applies(plan) and (asks_profile or (b.host.tuning_profile and b.host.tuning_profile != plan.profile)):
-        b.profile(plan.profile, "plan")
+    asks = [rule for rule, rule_fixes in fixes for f in rule_fixes
+            if f.kind == "command" and re.search(r"--tuning \S+$", str(f.target)) and not str(f.target).startswith("add hardware")]
+    if tuning_applies(plan) and (asks or (b.host.tuning_profile and b.host.tuning_profile != plan.profile)):
+        b.profile(plan.profile, asks[0] if asks else "plan")
     for rule, rule_fixes in fixes:
         for fix in rule_fixes:
             tunable_id = b.by_target.get(fix.target)
