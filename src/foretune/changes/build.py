@@ -23,7 +23,6 @@ from typing import Any, NamedTuple
 
 from foretune.changes.model import Blocked, Change, ChangeSet
 from foretune.knowledge import load_data
-from foretune.knowledge.hiera_keys import stale_keys
 from foretune.knowledge.model import SIZES
 from foretune.knowledge.precedence import postgresql_shadow, systemd_shadow, table
 from foretune.knowledge.profiles import PG, flatten, installer_hiera
@@ -227,6 +226,10 @@ class _Builder:
             value = value in (True, "On", "on", "true") if key.rsplit("::", 1)[1] == "keepalive" else value
             overrides = ("apache:: (server-wide, below the Foreman vhost)",)
             cites = (*cites, str(self.apache_table["citation"]), "pf-keepalive")
+        from foretune.knowledge.hiera_keys import (
+            stale_keys,  # start-up: its dataclasses load only when a change is built
+        )
+
         stale = stale_keys(self.release, _nest({key: value}))
         option = installer_option(key) if not key.startswith(PG + "/") else None
         channel = "installer" if option and "answers" in self.installer_table["order"] else "custom-hiera"
@@ -286,6 +289,10 @@ class _Builder:
         """Every custom-hiera.yaml key the release refuses or ignores becomes a ``remove`` change."""
         if not self.release.features.custom_hiera:
             return
+        from foretune.knowledge.hiera_keys import (
+            stale_keys,  # start-up: its dataclasses load only when a change is built
+        )
+
         for note in stale_keys(self.release, _nest(dict(self.host.custom_hiera))):
             self.add(Change(f"stale:{note.key}", "custom-hiera", note.key, None, op="remove", file=HIERA_FILE,
                             reason=note.reason, citations=(note.citation,), source="stale",

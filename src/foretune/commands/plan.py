@@ -113,9 +113,12 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
     plan, facts = plan_and_facts(args, env)
     assert isinstance(plan, Plan)
-    from foretune.changes.build import from_plan  # start-up: only for a `plan` run, not --help
+    fmt = output_format(args)
+    changes = None
+    if args.output_dir or fmt in ("hiera", "installer"):  # the table and JSON show the plan itself
+        from foretune.changes.build import from_plan  # start-up: only for what applies changes, not the table
 
-    changes = from_plan(plan, facts)  # one change set for every output
+        changes = from_plan(plan, facts)  # one change set for every output that applies it
     if args.explain:
         from foretune.render import explain  # start-up: only for a `plan` run, not --help
 
@@ -126,7 +129,6 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
         for path in write_bundle(outputs.bundle(plan, existing_hiera(facts), changes), args.output_dir):
             env.note(f"wrote {path}")
-    fmt = output_format(args)
     if fmt == "json":
         from foretune.render import plan_json  # start-up: only for a `plan` run, not --help
 
