@@ -158,3 +158,28 @@ def test_postgresql_precedence_is_per_release(version: str, expected: str | None
     assert table("postgresql", version)["highest_file"] == expected
     files = [("var/lib/pgsql/data/postgresql.auto.conf", "max_connections = '200'")]
     assert (postgresql_shadow("max_connections", files, version) is not None) == (expected is not None)
+
+
+def test_a_key_the_release_has_no_module_for_is_blocked() -> None:
+    # Satellite 6.15 runs Foreman on Puma: apache::mod::passenger::* is inert since Foreman 2.3 (fi-passenger-keys-removed)
+    plan = make_plan(PlanInput("satellite", "6.15", hosts=3000, cpus=8, ram_bytes=32 * 1024**3))
+    cs = build.from_audit([("x", (Fix("hiera", "apache::mod::passenger::passengermaxpoolsize", 12),))], plan)
+    assert not any("passenger" in c.target for c in cs.changes)
+    assert [b.change.target for b in cs.blocked] == ["apache::mod::passenger::passengermaxpoolsize"]
+    assert "Passenger settings are inert" in cs.blocked[0].why
+
+
+def test_raises_that_would_not_fit_in_memory_are_blocked_and_cuts_are_not() -> None:
+    # a plan whose services, even at the low ends of their ranges, exceed the RAM (the planner's memory-over-ram):
+    # a change that raises Puma workers (about 1 GiB each, gf-puma-autotuning) is refused, one that lowers them is not
+    from foretune.plan.model import Problem
+
+    plan = make_plan(PlanInput("satellite", "6.15", hosts=15000, cpus=16, ram_bytes=64 * 1024**3))
+    tight = plan._replace(problems=(Problem("high", "memory-over-ram", "13.0 GiB at the low ends, 12.0 GiB RAM"),))
+    t = plan.tunables["puma.workers"]
+    up = tight._replace(tunables={**plan.tunables, "puma.workers": t._replace(installer=t.installer._replace(value=6))})
+    cs = build.from_audit([("puma-workers-outside-range", (Fix("hiera", "foreman::foreman_service_puma_workers", 18),))], up)
+    assert [b.change.tunable for b in cs.blocked] == ["puma.workers"] and "memory budget" in cs.blocked[0].why
+    down = tight._replace(tunables={**plan.tunables, "puma.workers": t._replace(installer=t.installer._replace(value=40))})
+    cs = build.from_audit([("puma-workers-outside-range", (Fix("hiera", "foreman::foreman_service_puma_workers", 18),))], down)
+    assert ("installer", "--foreman-foreman-service-puma-workers", 18) in [(c.channel, c.target, c.value) for c in cs.changes]

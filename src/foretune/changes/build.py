@@ -251,7 +251,7 @@ class _Builder:
                                 reason=f"custom-hiera.yaml sets {key}: {site}, which wins over {option}",
                                 citations=(str(self.installer_table["citation"]),), source=source, site_value=site))
             change = change._replace(site_value=site)
-        if tunable in MEMORY_TUNABLES and self.memory_problem is not None and isinstance(value, (int, float)):
+        if tunable in MEMORY_TUNABLES and self.memory_problem is not None and self._raises(tunable, value):
             self.block(change, f"the memory budget after the changes does not fit: {self.memory_problem.message}",
                        self.memory_problem.citations)
             return
@@ -265,6 +265,15 @@ class _Builder:
             shadow = systemd_shadow("foreman.service", "Environment", self.host.puma_files, owned=INSTALLER_DROPIN)
             if shadow is not None:
                 self._remove_dropin("foreman.service", "/" + shadow.location.lstrip("/"), shadow.line, source)
+
+    def _raises(self, tunable: str, value: Any) -> bool:
+        """``value`` is above what the installer gives for ``tunable`` (a change that needs more memory)."""
+        t = self.plan.tunables.get(tunable)
+        ours = _number(value) if not isinstance(value, str) or not value.startswith("-X") else None
+        before = _number(t.installer.value) if t is not None else None
+        if t is not None and t.unit == "bytes" and isinstance(t.foretune.value, int):
+            ours = float(t.foretune.value)
+        return ours is not None and (before is None or ours > before)
 
     def _reset(self, setting: str, source: str, line: str = "", citations: Sequence[str] = ()) -> None:
         entry = table("postgresql", self.host.postgresql_version)
