@@ -90,10 +90,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             raise InputError(f"{path}: is a stream, not a custom-hiera.yaml file: refusing to merge into it")
     current = load_mapping(old, str(path))
     stale = stale_keys(plan.release, current)
-    for note in stale:
-        action = "removed" if args.remove_stale else "remove it (or add --remove-stale)"
+    for note in stale:  # a key the release refuses goes in any case; an inert one when asked
+        action = "removed" if args.remove_stale or note.refused else "remove it (or add --remove-stale)"
         env.warn(f"{path}: stale key {note.key}: {note.reason} [{note.citation}] — {action}")
-    remove = [note.key for note in stale] if args.remove_stale else []
+    remove = [note.key for note in stale if args.remove_stale or note.refused]
     from foretune.knowledge.profiles import flatten  # start-up: only for a `render` run, not --help
     from foretune.render.merge import parse_preferences  # start-up: only for a `render` run, not --help
 
