@@ -19,13 +19,16 @@ if TYPE_CHECKING:
 def build_parser(prog: str) -> argparse.ArgumentParser:
     parser = new_parser(prog, "Merge foretune's recommendation into an existing custom-hiera.yaml, keeping its comments, "
                         "order and unrelated keys. Prints a diff; writes only with --write, after a timestamped backup. "
-                        "Warns about stale keys and keys that lock out later --tuning changes.",
+                        "Values with an installer option are not merged: they are printed as the installer command "
+                        "(custom-hiera would win over them). Warns about stale keys and keys that lock out later "
+                        "--tuning changes.",
                         "foretune render --from live --merge-into /etc/foreman-installer/custom-hiera.yaml")
     target = parser.add_argument_group("target")
     target.add_argument("--merge-into", metavar="FILE", required=True, help="the custom-hiera.yaml to update")
     target.add_argument("--write", action="store_true", help="write the merged file (a backup is kept next to it)")
     target.add_argument("--remove-stale", action="store_true",
-                        help="also remove the keys that are stale on this release (the ones audit reports)")
+                        help="also remove the keys that are inert on this release (the ones audit reports as stale); keys "
+                        "the release refuses (checkpoint_segments on PostgreSQL 12) are removed in any case")
     target.add_argument("--prefer", choices=["site", "foretune"], default="site",
                         help="whose value wins where the file already sets a key to another value (after anchors and "
                         "<< merge keys): 'site' (the default) keeps the file's value, 'foretune' writes the recommendation "
