@@ -140,4 +140,7 @@ def test_the_example_bundle_is_the_large_profile_with_no_double_channel(tmp_path
     assert yaml.safe_load(hiera) == {"postgresql::server::config_entries": {"work_mem": "8MB"}}
     assert "# foretune: removed postgresql::server::config_entries/checkpoint_segments" in hiera
     assert "# foretune: removed foreman::db_pool" in hiera
-    assert files["APPLY.md"].split("\n\n")[1].startswith("First, the tuning profile: `satellite-installer --tuning large` (now default")
+    steps = files["APPLY.md"]
+    assert steps.split("\n\n")[1].startswith("First, the tuning profile: `satellite-installer --tuning large` (now default")
+    # the answers file's 40 workers (README of the example) are lowered, and APPLY.md says so, never silently
+    assert "`--foreman-foreman-service-puma-workers 18` lowers the site's 40" in steps

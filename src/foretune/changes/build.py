@@ -251,6 +251,10 @@ class _Builder:
                                 reason=f"custom-hiera.yaml sets {key}: {site}, which wins over {option}",
                                 citations=(str(self.installer_table["citation"]),), source=source, site_value=site))
             change = change._replace(site_value=site)
+        else:
+            t = self.plan.tunables.get(tunable)
+            if t is not None and t.installer.origin:  # the site set it in the answers file: say what it replaces
+                change = change._replace(site_value=t.installer.value)
         if tunable in MEMORY_TUNABLES and self.memory_problem is not None and self._raises(tunable, value):
             self.block(change, f"the memory budget after the changes does not fit: {self.memory_problem.message}",
                        self.memory_problem.citations)

@@ -181,6 +181,8 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None) -> str:
     steps.append(f"{n}. Run the installer (`installer.sh`{': ' + given if given else ''}); it restarts the services it "
                  "reconfigures. Undo: run it again with the previous values.")
     n += 1
+    lowered = [c for c in cs.changes if c.channel == "installer" and _below(c.value, c.site_value)]
+    steps += [f"   - `{c.target} {yaml_scalar(c.value)}` lowers the site's {yaml_scalar(c.site_value)}: {c.reason}" for c in lowered]
     drop = dropins(plan, cs)
     if drop:
         units = sorted({u for c in cs.changes if c.channel == "dropin" and c.op == "set" for u in c.units})
@@ -205,6 +207,13 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None) -> str:
         steps += ["", "Keep in mind:", "", *(f"- {what}: {advice}" for what, advice in cs.advice)]
     steps += ["", "Every value, its reason and citation: `foretune plan ... --format json`; one value: `foretune plan ... --explain TUNABLE`."]
     return "\n".join(steps) + "\n"
+
+
+def _below(value: Any, site: Any) -> bool:
+    """``value`` is a number below the number ``site`` (a site value a change lowers)."""
+    numbers = (int, float)
+    return (isinstance(value, numbers) and isinstance(site, numbers) and not isinstance(value, bool)
+            and not isinstance(site, bool) and value < site)
 
 
 def _restarts() -> dict[str, str]:
