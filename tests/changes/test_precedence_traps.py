@@ -92,7 +92,7 @@ def test_a_hand_made_override_is_removed_and_the_installer_takes_its_values(tmp_
     # all three through the installer (puppet-foreman options), after the drop-in is gone.
     cs = audit_changes(tree(tmp_path, "override-conf"))
     assert rows(cs) == SHARED | {
-        ("dropin", "remove", "foreman.service:Environment", None),
+        ("dropin", "remove", "foreman.service:override.conf", None),
         ("installer", "set", "--foreman-foreman-service-puma-threads-min", 16),
         ("installer", "set", "--foreman-foreman-service-puma-threads-max", 16),
         ("installer", "set", "--foreman-db-pool", 20),
@@ -183,3 +183,19 @@ def test_raises_that_would_not_fit_in_memory_are_blocked_and_cuts_are_not() -> N
     down = tight._replace(tunables={**plan.tunables, "puma.workers": t._replace(installer=t.installer._replace(value=40))})
     cs = build.from_audit([("puma-workers-outside-range", (Fix("hiera", "foreman::foreman_service_puma_workers", 18),))], down)
     assert ("installer", "--foreman-foreman-service-puma-workers", 18) in [(c.channel, c.target, c.value) for c in cs.changes]
+
+
+def test_a_drop_in_read_after_ours_that_lowers_the_limit_is_moved_away(tmp_path: Path) -> None:
+    # httpd.service.d/override.conf: LimitNOFILE=4096 sorts after limits.conf, so it would win (systemd-dropin-order)
+    # over the guide's 640000 (gf-httpd-nofile); the set moves it away first, then writes limits.conf
+    cs = plan_changes(tree(tmp_path, "limit-override"))
+    dropins = [(c.op, c.target, c.value, c.file) for c in cs.changes if c.channel == "dropin"]
+    assert dropins == [("remove", "httpd.service:override.conf", None, "/etc/systemd/system/httpd.service.d/override.conf"),
+                       ("set", "httpd.service:LimitNOFILE", 640000, "/etc/systemd/system/httpd.service.d/limits.conf")]
+
+
+def test_a_drop_in_read_after_ours_with_a_higher_limit_is_the_sites_and_kept(tmp_path: Path) -> None:
+    cs = plan_changes(tree(tmp_path, "limit-higher"))  # override.conf: LimitNOFILE=1048576, above 640000
+    assert not [c for c in cs.changes if c.channel == "dropin"]
+    kept = [b for b in cs.blocked if b.change.channel == "dropin"]
+    assert len(kept) == 1 and kept[0].change.site_value == "LimitNOFILE=1048576" and "never lowered" in kept[0].why

@@ -33,6 +33,7 @@ HIERA_FILE = "/etc/foreman-installer/custom-hiera.yaml"
 SYSCTL_FILE = "/etc/sysctl.d/90-foretune.conf"
 INSTALLER_MODULES = ("foreman_proxy_content", "foreman_proxy", "foreman", "puppet", "katello")
 INSTALLER_DROPIN = "installer.conf"  # puppet-foreman's foreman.service drop-in (manifests/service.pp)
+LIMITS_DROPIN = "limits.conf"  # the drop-in a LimitNOFILE change writes
 # changes that set what that drop-in carries (Puma workers and threads) or what is sized from it (the Rails pool)
 PUMA_TARGETS = ("foreman::foreman_service_puma_", "foreman::db_pool", "--foreman-foreman-service-puma-", "--foreman-db-pool")
 # the apply order of channels and operations: the profile first, then what is removed, then the values
@@ -51,6 +52,7 @@ class Host(NamedTuple):
     postgresql_files: tuple[tuple[str, str], ...] = ()  # (location, text) in the order PostgreSQL reads them
     postgresql_version: str | None = None  # major ("12", "9.2")
     puma_files: tuple[tuple[str, str], ...] = ()  # (location, text) of foreman.service and its drop-ins
+    limit_files: tuple[tuple[str, str], ...] = ()  # (location, LimitNOFILE line) of every unit drop-in that sets one
     tuning_profile: str | None = None  # the profile the installer last ran with
 
 
@@ -63,6 +65,7 @@ def host_of(facts: Any) -> Host:
     hiera = facts.value("custom_hiera")
     pg = facts.get("postgresql")
     puma = facts.get("puma")
+    limits = facts.get("service_limits")
     version = str(facts.value("postgresql_version") or "")
     major = version.split(".")[0] if version and not version.startswith("9.") else ".".join(version.split(".")[:2])
     return Host(custom_hiera=flatten(hiera) if isinstance(hiera, dict) else {},
@@ -70,6 +73,8 @@ def host_of(facts: Any) -> Host:
                 postgresql_version=major or None,
                 puma_files=tuple((p.location, p.excerpt.replace(" | ", "\n")) for p in puma.provenance)
                 if puma is not None and puma.known else (),
+                limit_files=tuple((p.location, p.excerpt) for p in limits.provenance if ".service.d/" in p.location)
+                if limits is not None and limits.known else (),
                 tuning_profile=facts.value("tuning_profile"))
 
 
@@ -172,9 +177,7 @@ class _Builder:
         elif fix.kind == "installer":
             self.add(Change(tunable, "installer", fix.target, fix.value, reason=reason, citations=cites, source=source))
         elif fix.kind == "limit":
-            unit = f"{fix.target}.service"
-            self.add(Change(tunable, "dropin", f"{unit}:LimitNOFILE", fix.value, effect="daemon-reload", units=(fix.target,),
-                            file=f"/etc/systemd/system/{unit}.d/limits.conf", reason=reason, citations=cites, source=source))
+            self._limit(tunable, fix, reason, cites, source)
         elif fix.kind == "sysctl":
             self.add(Change(tunable, "sysctl", fix.target, fix.value, effect="sysctl-reload", file=SYSCTL_FILE,
                             reason=reason, citations=cites, source=source))
@@ -193,6 +196,23 @@ class _Builder:
                                   site_value=self.host.tuning_profile),
                            f"the installer's hardware check refuses --tuning {refused.group(1)} here: {fix.value}",
                            ("fi-tuning-hook",))
+
+    def _limit(self, tunable: str, fix: Fix, reason: str, cites: tuple[str, ...], source: str) -> None:
+        """A LimitNOFILE drop-in (``limits.conf``); a drop-in of the unit read after it that sets a lower limit is
+        moved away first, one that sets a higher limit is the site's and is kept."""
+        unit = f"{fix.target}.service"
+        change = Change(tunable, "dropin", f"{unit}:LimitNOFILE", fix.value, effect="daemon-reload", units=(fix.target,),
+                        file=f"/etc/systemd/system/{unit}.d/{LIMITS_DROPIN}", reason=reason, citations=cites, source=source)
+        shadow = systemd_shadow(unit, "LimitNOFILE", self.host.limit_files, owned=LIMITS_DROPIN)
+        if shadow is not None:
+            text = shadow.line.rsplit("=", 1)[-1].rsplit(":", 1)[-1].strip()  # "soft:hard" -> the hard limit
+            theirs, ours = (int(text) if text.isdigit() else None), _number(fix.value)
+            if text == "infinity" or (theirs is not None and ours is not None and theirs >= ours):
+                self.block(change._replace(site_value=shadow.line), f"{shadow.location} sets {shadow.line}, read after "
+                           f"{LIMITS_DROPIN}: the site's limit is kept (never lowered silently)", shadow.citations)
+                return
+            self._remove_dropin(unit, "/" + shadow.location.lstrip("/"), shadow.line, source, "LimitNOFILE")
+        self.add(change)
 
     def _command(self, tunable: str, command: str, reason: str, cites: tuple[str, ...], source: str) -> None:
         reset = re.search(r"ALTER SYSTEM RESET (\w+);", command)
@@ -291,10 +311,12 @@ class _Builder:
                                 else f"postgresql.auto.conf (ALTER SYSTEM) sets {setting}, which wins over postgresql.conf"),
                         citations=tuple(c for c in cites if c), source=source))
 
-    def _remove_dropin(self, unit: str, path: str, line: str, source: str) -> None:
-        self.add(Change(f"remove:dropin:{path}", "dropin", f"{unit}:Environment", None, op="remove", effect="daemon-reload",
+    def _remove_dropin(self, unit: str, path: str, line: str, source: str, directive: str = "Environment") -> None:
+        after = INSTALLER_DROPIN if directive == "Environment" else LIMITS_DROPIN
+        self.add(Change(f"remove:dropin:{path}", "dropin", f"{unit}:{posixpath.basename(path)}", None, op="remove",
+                        effect="daemon-reload",
                         units=(unit.removesuffix(".service"),), file=path,
-                        reason=(f"{posixpath.basename(path)} is read after the installer's {INSTALLER_DROPIN} and sets "
+                        reason=(f"{posixpath.basename(path)} is read after {after} and sets "
                                 f"{line or 'what the installer sets'}, whatever the installer is told"),
                         citations=(str(self.systemd_table["citation"]),), source=source))
 
