@@ -199,3 +199,13 @@ def test_a_drop_in_read_after_ours_with_a_higher_limit_is_the_sites_and_kept(tmp
     assert not [c for c in cs.changes if c.channel == "dropin"]
     kept = [b for b in cs.blocked if b.change.channel == "dropin"]
     assert len(kept) == 1 and kept[0].change.site_value == "LimitNOFILE=1048576" and "never lowered" in kept[0].why
+
+
+def test_satellite_62_has_no_custom_hiera_a_value_without_option_is_blocked_not_dropped() -> None:
+    # Satellite 6.2 (foreman-installer 1.11) reads no custom-hiera.yaml (custom-hiera from 1.14, fi-tuning-yaml)
+    plan = make_plan(PlanInput("satellite", "6.2", hosts=3000, cpus=8, ram_bytes=32 * 1024**3))
+    cs = build.from_audit([("x", (Fix("hiera", "apache::mod::prefork::serverlimit", 512),
+                                  Fix("hiera", "foreman::passenger_min_instances", 6)))], plan)
+    assert [(c.channel, c.target) for c in cs.changes] == [("installer", "--foreman-passenger-min-instances")]
+    assert [b.change.target for b in cs.blocked] == ["apache::mod::prefork::serverlimit"]
+    assert "reads no custom-hiera.yaml" in cs.blocked[0].why

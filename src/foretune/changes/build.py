@@ -237,6 +237,10 @@ class _Builder:
             option = installer_option(key)
             if option:
                 self.add(Change(tunable, "installer", option, value, reason=reason, citations=cites, source=source))
+            else:
+                self.block(Change(tunable, "custom-hiera", key, value, reason=reason, citations=cites, source=source),
+                           f"{self.release.label} reads no custom-hiera.yaml and has no installer option for {key}",
+                           (str(self.installer_table["citation"]),))
             return
         overrides: tuple[str, ...] = ()
         if (key.startswith(("apache::keepalive", "apache::max_keepalive")) and self.release.features.foreman_vhost_keepalive
