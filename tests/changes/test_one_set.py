@@ -142,5 +142,8 @@ def test_the_example_bundle_is_the_large_profile_with_no_double_channel(tmp_path
     assert "# foretune: removed foreman::db_pool" in hiera
     steps = files["APPLY.md"]
     assert steps.split("\n\n")[1].startswith("First, the tuning profile: `satellite-installer --tuning large` (now default")
+    # every step says how to undo it
+    numbered = [line for line in steps.splitlines() if re.match(r"\d+\. ", line)]
+    assert len(numbered) == 5 and all("Undo:" in line for line in numbered), numbered
     # the answers file's 40 workers (README of the example) are lowered, and APPLY.md says so, never silently
     assert "`--foreman-foreman-service-puma-workers 18` lowers the site's 40" in steps

@@ -201,7 +201,8 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None) -> str:
         n += 1
     if commands(plan, cs):
         steps.append(f"{n}. Run `os-commands.sh` (tuned profile, transparent huge pages, settings; the THP kernel argument "
-                     "needs a reboot).")
+                     "needs a reboot). Undo: `tuned-adm profile` with the previous profile, "
+                     "`grubby --update-kernel=ALL --remove-args=transparent_hugepage` and a reboot.")
         n += 1
     if cs.advice:
         steps += ["", "Keep in mind:", "", *(f"- {what}: {advice}" for what, advice in cs.advice)]
