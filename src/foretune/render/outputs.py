@@ -279,6 +279,9 @@ def merge_plan(plan: Plan, existing: str, remove: Iterable[str] = (), preference
     reasons = {fix.target: f"{t.foretune.reason} [{', '.join(t.foretune.citations)}]" for t, fix in fixes_of(plan, "hiera", every=True)}
     comments = {fix.target.split("/", 1)[-1]: f"foretune: {t.foretune.reason} [{', '.join(t.foretune.citations)}]"
                 for t, fix in fixes_of(plan, "hiera", every=True)}
+    entries = [f"{key.split('/', 1)[1]}: {reasons[key]}" for key in values if key.startswith(PG + "/") and key in reasons]
+    if entries:  # a new PostgreSQL hash gets its entries' reasons above it
+        comments.setdefault(PG, "foretune: " + "; ".join(entries))
     return merge_values(existing, build._nest(values), reasons, preferences, comments, label, remove)
 
 
@@ -305,6 +308,9 @@ def merged_hiera(plan: Plan, existing: str, changes: ChangeSet | None = None) ->
     preferences = {c.target: "foretune" for c in sets}
     reasons = {c.target: f"{c.reason} [{', '.join(c.citations)}]" for c in sets}
     comments = {c.target.split("/", 1)[-1]: f"foretune: {c.reason} [{', '.join(c.citations)}]" for c in sets}
+    entries = [f"{c.target.split('/', 1)[1]}: {reasons[c.target]}" for c in sets if c.target.startswith(PG + "/")]
+    if entries:  # a new PostgreSQL hash gets its entries' reasons above it
+        comments.setdefault(PG, "foretune: " + "; ".join(entries))
     text, _ = merge_values(existing, build.hiera_values(cs), reasons, preferences, comments, "custom-hiera.yaml",
                            build.hiera_removals(cs))
     notes = [f"# foretune: removed {c.target} ({c.reason})\n" for c in cs.changes if c.channel == "custom-hiera" and c.op == "remove"]
