@@ -147,3 +147,17 @@ def test_the_example_bundle_is_the_large_profile_with_no_double_channel(tmp_path
     assert len(numbered) == 5 and all("Undo:" in line for line in numbered), numbered
     # the answers file's 40 workers (README of the example) are lowered, and APPLY.md says so, never silently
     assert "`--foreman-foreman-service-puma-workers 18` lowers the site's 40" in steps
+
+
+def test_the_examples_fix_lines_are_the_change_sets() -> None:
+    """The fix lines show what the bundle does: the db pool through its installer option after the custom-hiera key
+    that would win over it is removed; the Candlepin heap left to the large profile (-Xmx4096m, fi-tuning-profiles),
+    which the installer run writes, instead of a pin that would lock out later --tuning changes."""
+    result = run_cli("audit", str(EXAMPLE), "--format", "json", "--fail-on", "critical")
+    fixes = {f["rule"]: f["fixes"] for f in json.loads(result.stdout)["findings"] if f["status"] == "fail"}
+    assert fixes["foreman-db-pool-too-small"] == [
+        "remove foreman::db_pool from /etc/foreman-installer/custom-hiera.yaml (custom-hiera.yaml sets foreman::db_pool: 5, "
+        "which wins over --foreman-db-pool)", "--foreman-db-pool 20"]
+    assert fixes["candlepin-heap-low"] == [
+        "# the installer run writes the large profile's value:\ncandlepin::java_opts: -Xms1024m -Xmx4096m"]
+    assert fixes["profile-too-small-for-hosts"] == ["satellite-installer --tuning large"]

@@ -138,6 +138,7 @@ class _Builder:
         self.blocked: list[Blocked] = []
         self.commands: list[str] = []
         self.advice: list[tuple[str, str]] = []
+        self.given: list[tuple[str, Any, str]] = []
         self.by_target = {fix.target: t.id for t in plan.tunables.values() for fix in t.fixes}
         fv = self.release.foreman_version
         self.installer_table = table("installer", fv)
@@ -340,7 +341,7 @@ class _Builder:
     def result(self) -> ChangeSet:
         ordered = sorted(self.changes.values(), key=lambda c: _ORDER.get((c.channel, c.op), 99))
         return ChangeSet(self.release.label, tuple(ordered), tuple(self.blocked), commands=tuple(self.commands),
-                         advice=tuple(self.advice))
+                         advice=tuple(self.advice), given=tuple(self.given))
 
 
 def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
@@ -389,6 +390,8 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
                 if t.differs or not any(own.target in b.profile_keys for own in t.fixes):
                     for own in t.fixes:
                         b.fix(t.id, own, t.foretune.reason, t.foretune.citations, rule)
+                else:
+                    b.given += [(own.target, own.value, plan.profile) for own in t.fixes if (own.target, own.value, plan.profile) not in b.given]
             else:
                 b.fix(tunable_id or f"{fix.kind}:{fix.target}", fix, "", (), rule)
     b.stale()

@@ -141,7 +141,8 @@ def _fix_lines(findings: list[Any], changes: Any) -> list[Any]:
     """The findings with each hiera fix line showing the change set's value and channel (the same number everywhere)."""
     import dataclasses  # start-up: loaded with the outputs only
 
-    from foretune.render.snippets import render_change  # start-up: loaded with the outputs only
+    from foretune.plan.model import Fix  # start-up: loaded with the outputs only
+    from foretune.render.snippets import render_change, render_fix  # start-up: loaded with the outputs only
 
     by_target = {key: c for c in changes.changes if c.op == "set" for key in (c.target, c.tunable)}
     by_removal = {c.target: c for c in changes.changes if c.tunable.startswith("unshadow:")}
@@ -157,7 +158,10 @@ def _fix_lines(findings: list[Any], changes: Any) -> list[Any]:
                 from foretune.changes.build import installer_option  # start-up: loaded with the outputs only
 
                 change = by_target.get(installer_option(fix.target) or "")
-            text = render_change(change) if change is not None and change.op == "set" else line
+            given = next((g for g in changes.given if g[0] == fix.target), None) if change is None else None
+            text = (render_change(change) if change is not None and change.op == "set"
+                    else f"# the installer run writes the {given[2]} profile's value:\n"
+                         + render_fix(Fix("hiera", given[0], given[1])) if given else line)
             unshadow = by_removal.get(fix.target) if change is not None and change.channel == "installer" else None
             for each in ([f"remove {unshadow.target} from {unshadow.file} ({unshadow.reason})"] if unshadow else []) + [text]:
                 if each not in lines:
