@@ -138,7 +138,7 @@ def test_findings_carry_evidence_fix_and_citations() -> None:
             assert f["citations"], f["rule"]
     pool = next(f for f in data["findings"] if f["rule"] == "foreman-db-pool-too-small")  # type: ignore[union-attr]
     # the box runs the guides' 16 threads: 16 + 4 Katello listeners
-    assert any("foreman::db_pool: 20" in fix for fix in pool["fixes"])
+    assert "--foreman-db-pool 20" in pool["fixes"]  # the installer option: one channel per value
 
 
 def test_storage_evidence_quotes_the_directory_it_is_about() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -25,34 +26,52 @@ def tree(root: Path) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_audit_out_equals_plan_from_out(name: str, tmp_path: Path) -> None:
+def test_audit_out_writes_the_plans_values_for_what_the_findings_fix(name: str, tmp_path: Path) -> None:
+    """audit --out writes the fixes of its findings (not every difference the plan has), at the values
+    `plan --from SOURCE --out` writes for the same tunables: one change set, one value per tunable."""
     source = str(SOS / name)
     audited = run_cli("audit", source, *CASES[name], "--out", str(tmp_path / "audit"), "--fail-on", "critical")
     assert audited.status == (1 if name in CRITICAL else 0), audited.stderr
     planned = run_cli("plan", "--from", source, *CASES[name], "--out", str(tmp_path / "plan"))
     assert planned.status == 0, planned.stderr
-    assert tree(tmp_path / "audit") == tree(tmp_path / "plan")
-    assert {"custom-hiera.yaml", "installer.sh", "APPLY.md"} <= set(tree(tmp_path / "audit"))
+    audit, plan = tree(tmp_path / "audit"), tree(tmp_path / "plan")
+    assert {"custom-hiera.yaml", "installer.sh", "APPLY.md"} <= set(audit)
+    data = json.loads(run_cli("plan", "--from", source, *CASES[name], "--format", "json").stdout)
+    values = {fix["target"]: fix["value"] for t in data["tunables"] for fix in t["fixes"]}
+    options = {"--" + key.replace("::", "-").replace("_", "-"): value for key, value in values.items()}
+    for option, value in re.findall(r"^  (--[a-z-]+) (\S+?)(?: \\)?$", audit["installer.sh"], flags=re.M):
+        if option != "--tuning":
+            assert str(options[option]).lower() == value.lower(), (option, value)
+    audited = yaml.safe_load(audit["custom-hiera.yaml"]) or {}
+    for key, value in audited.items():
+        if key == "postgresql::server::config_entries":
+            for entry, inner in value.items():
+                assert values.get(f"{key}/{entry}", inner) == inner, entry  # the site's own entries stay as they are
+        elif key in values:
+            assert values[key] == value, key
+    for rel, text in audit.items():  # drop-ins and sysctl lines: the plan's, line for line
+        if rel.startswith(("systemd/", "sysctl.d/")):
+            assert set(text.splitlines()) - {"[Service]"} <= set(plan[rel].splitlines()), rel
 
 
 def test_audit_out_content_is_the_guides_medium_puma_tuning(tmp_path: Path) -> None:
-    # satellite-6.15: 16 CPUs, 64 GiB, --tuning medium, Puma 24 workers x 5 threads, an admin's random_page_cost and a
-    # stale maxrequestsperchild in custom-hiera.yaml. Written by hand from the Tuning Foreman guide: medium's Puma
-    # workers 8-12 (the top, 16 CPUs allow more), 16 threads min = max, db_pool threads + 4, work_mem 8 MB.
+    # satellite-6.15: 16 CPUs, 64 GiB, --tuning medium, Puma 24 workers x 5 threads, a hand-made override.conf with
+    # 16/16 threads, ALTER SYSTEM max_connections 200, an admin's random_page_cost and a stale maxrequestsperchild in
+    # custom-hiera.yaml. Written by hand from the Tuning Foreman guide: medium's Puma workers 8-12 (the top, 16 CPUs
+    # allow more), 16 threads min = max, db_pool threads + 4, work_mem 8 MB; foreman-proxy's dynflow LimitNOFILE
+    # 1000000. Values with an installer option go to the installer only (custom-hiera would win over them); the
+    # profile stays medium, so no --tuning and no profile value is pinned.
     assert run_cli("audit", str(SOS / "satellite-6.15"), "--out", str(tmp_path), "--fail-on", "critical").status == 0
     hiera = (tmp_path / "custom-hiera.yaml").read_text(encoding="utf-8")
-    assert yaml.safe_load(hiera) == {
-        "postgresql::server::config_entries": {"random_page_cost": 1.1, "work_mem": "8MB"},
-        "foreman::foreman_service_puma_workers": 12,
-        "foreman::foreman_service_puma_threads_min": 16,
-        "foreman::foreman_service_puma_threads_max": 16,
-        "foreman::db_pool": 20,
-    }
-    assert "# foretune: removed apache::mod::event::maxrequestsperchild (stale on this release)" in hiera
+    assert yaml.safe_load(hiera) == {"postgresql::server::config_entries": {"random_page_cost": 1.1, "work_mem": "8MB"}}
+    assert "# foretune: removed apache::mod::event::maxrequestsperchild" in hiera
     assert (tmp_path / "installer.sh").read_text(encoding="utf-8").splitlines()[2:] == [
-        "satellite-installer \\", "  --tuning medium \\", "  --foreman-foreman-service-puma-workers 12 \\",
-        "  --foreman-foreman-service-puma-threads-min 16 \\", "  --foreman-foreman-service-puma-threads-max 16 \\",
-        "  --foreman-db-pool 20"]
+        "satellite-installer \\", "  --foreman-foreman-service-puma-threads-min 16 \\",
+        "  --foreman-foreman-service-puma-threads-max 16 \\", "  --foreman-db-pool 20 \\",
+        "  --foreman-proxy-plugin-dynflow-open-file-limit 1000000 \\", "  --foreman-foreman-service-puma-workers 12"]
+    steps = (tmp_path / "APPLY.md").read_text(encoding="utf-8")
+    # what shadows the installer's values goes first: ALTER SYSTEM's max_connections, then the hand-made override.conf
+    assert steps.index("ALTER SYSTEM RESET max_connections;") < steps.index("override.conf") < steps.index("Run the installer")
 
 
 def test_format_hiera_prints_the_bundles_custom_hiera(tmp_path: Path) -> None:

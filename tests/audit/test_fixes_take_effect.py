@@ -46,7 +46,7 @@ def test_a_hand_made_override_that_sets_puma_threads_is_named_and_removed() -> N
     assert (f["status"], f["severity"], f["current"]) == ("fail", "medium", 9)  # a setting with nothing measured: at most medium
     assert "the cause is etc/systemd/system/foreman.service.d/override.conf" in f["message"]
     assert f["fixes"][0] == "rm /etc/systemd/system/foreman.service.d/override.conf && systemctl daemon-reload"
-    assert "foreman::foreman_service_puma_threads_max: 16" in f["fixes"] and "foreman::db_pool: 20" in f["fixes"]
+    assert "--foreman-foreman-service-puma-threads-max 16" in f["fixes"] and "--foreman-db-pool 20" in f["fixes"]
     assert {"fact": "puma", "location": "etc/systemd/system/foreman.service.d/override.conf",
             "excerpt": "Environment=FOREMAN_PUMA_THREADS_MIN=16 | Environment=FOREMAN_PUMA_THREADS_MAX=16"} in f["evidence"]
     assert "systemd-dropin-order" in {c["id"] for c in f["citations"]}

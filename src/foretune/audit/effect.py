@@ -1,5 +1,5 @@
-"""Fixes that take effect: a fix that lands below a place of higher precedence for the same key (the table in
-``foretune.knowledge.precedence``) also removes what shadows it, and the finding names that place as the cause.
+"""Fixes that take effect: a fix that lands below a place of higher precedence for the same key (the release's
+table in ``foretune.knowledge.precedence``) also removes what shadows it, and the finding names that place as the cause.
 
 - PostgreSQL: a custom-hiera setting that postgresql.auto.conf (ALTER SYSTEM) also sets;
 - Puma: the installer writes FOREMAN_PUMA_* to foreman.service.d/installer.conf, so a hand-made drop-in read
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from foretune.changes.build import host_of
 from foretune.knowledge.precedence import Shadow, postgresql_shadow, systemd_shadow
 from foretune.knowledge.profiles import PG
 from foretune.plan.model import Fix
@@ -31,7 +32,7 @@ def take_effect(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
     for fix in outcome.fixes:
         if fix.kind != "hiera" or not fix.target.startswith(PG + "/"):
             continue
-        shadow = postgresql_shadow(fix.target.split("/", 1)[1], files)
+        shadow = postgresql_shadow(fix.target.split("/", 1)[1], files, host_of(ctx.facts).postgresql_version)
         if shadow is None or any(f.target == shadow.undo for f in (*outcome.fixes, *undo)):
             continue
         undo.append(Fix("command", shadow.undo))

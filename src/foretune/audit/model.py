@@ -6,6 +6,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from foretune.plan.model import Fix
 from foretune.rules.base import Evidence, Severity, Status
 from foretune.term import plural
 
@@ -22,6 +23,7 @@ class Finding:
     recommended: Any = None
     evidence: tuple[Evidence, ...] = ()
     fixes: tuple[str, ...] = ()  # rendered snippets
+    fix_records: tuple[Fix, ...] = field(default=(), compare=False, repr=False)  # the rule's fixes, for the change set
     citations: tuple[tuple[str, str, str], ...] = ()  # (id, title, where)
     waived: str | None = None  # waiver reason
     unit: str = ""  # "bytes": current and recommended are byte counts

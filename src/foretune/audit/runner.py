@@ -98,7 +98,8 @@ def finding(rule: Rule, outcome: Outcome) -> Finding:
                    status=outcome.status, message=outcome.message, current=outcome.current,
                    recommended=outcome.recommended, evidence=outcome.evidence,
                    basis=(outcome.basis or rule.basis).value if outcome.status == Status.FAIL else "",
-                   fixes=tuple(render_fix(fix) for fix in outcome.fixes), citations=cites, unit=rule.unit)
+                   fixes=tuple(render_fix(fix) for fix in outcome.fixes), citations=cites, unit=rule.unit,
+                   fix_records=outcome.fixes)
 
 
 def select_rules(rules: Iterable[Rule], select: list[str], ignore: list[str]) -> list[Rule]:

@@ -58,6 +58,10 @@ class ChangeSet(NamedTuple):
     release: str  # the release label the precedence was taken from ("Satellite 6.15")
     changes: tuple[Change, ...] = ()
     blocked: tuple[Blocked, ...] = ()  # recommendations that could not be made to take effect
+    commands: tuple[str, ...] = ()  # one-off commands that set no value (transparent huge pages, hammer settings)
+    advice: tuple[tuple[str, str], ...] = ()  # (what, advice): things to keep in mind, nothing to apply
+    # (hiera key, value, profile): what a fix asked for that the installer run gives at the profile, left unpinned
+    given: tuple[tuple[str, Any, str], ...] = ()
 
     def for_tunable(self, tunable: str) -> Change | None:
         """The one change of ``tunable`` (a change set never holds two)."""

@@ -48,6 +48,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
+    import dataclasses  # start-up: only for an `audit` run, not --help
     import datetime  # start-up: only for an `audit` run, not --help
 
     from foretune.audit.context import build_context  # start-up: only for an `audit` run, not --help
@@ -98,21 +99,24 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                     profile_basis=ctx.profile_reason or None)
     report = redacted(report)
     fmt = output_format(args)
+    if (args.output_dir or fmt == "hiera") and ctx.plan is None:
+        raise UsageError(f"no fixes to write: {ctx.no_plan_reason}")
+    if ctx.plan is not None:  # one change set: the fix lines, --format hiera and --output-dir all read it
+        fixed = _plan_after_profile_change(report, facts, args.hosts) or ctx.plan
+        changes = change_set(report, fixed, facts)
+        report = dataclasses.replace(report, findings=_fix_lines(report.findings, changes))
     if args.output_dir or fmt == "hiera":
         from foretune.commands.plan import existing_hiera  # start-up: only for an `audit` run, not --help
         from foretune.render import outputs  # start-up: only for an `audit` run, not --help
 
-        if ctx.plan is None:
-            raise UsageError(f"no fixes to write: {ctx.no_plan_reason}")
         existing = existing_hiera(facts)
-        fixed = _plan_after_profile_change(report, facts, args.hosts) or ctx.plan
         if args.output_dir:
             from foretune.render.files import write_bundle  # start-up: only for an `audit` run, not --help
 
-            for path in write_bundle(outputs.bundle(fixed, existing), args.output_dir):
+            for path in write_bundle(outputs.bundle(fixed, existing, changes), args.output_dir):
                 env.note(f"wrote {path}")
     if fmt == "hiera":
-        text = outputs.bundle(fixed, existing)["custom-hiera.yaml"]
+        text = outputs.bundle(fixed, existing, changes)["custom-hiera.yaml"]
     else:
         text = render(report, fmt, color=env.color and not args.output, verbose=args.verbose,
                       width=None if args.output else env.width, generated=_generated(env))
@@ -124,6 +128,46 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     threshold = Severity[args.fail_on.upper()]
     failing = [f for f in report.failing() if f.severity >= threshold]
     return ExitStatus.FINDINGS if failing else ExitStatus.OK
+
+
+def change_set(report: Any, plan: Any, facts: Any) -> Any:
+    """The one change set that fixes the report's failing, unwaived findings (``foretune.changes.build.from_audit``)."""
+    from foretune.changes.build import from_audit  # start-up: loaded with the outputs only
+
+    return from_audit(((f.rule_id, f.fix_records) for f in report.findings if f.counts), plan, facts)
+
+
+def _fix_lines(findings: list[Any], changes: Any) -> list[Any]:
+    """The findings with each hiera fix line showing the change set's value and channel (the same number everywhere)."""
+    import dataclasses  # start-up: loaded with the outputs only
+
+    from foretune.plan.model import Fix  # start-up: loaded with the outputs only
+    from foretune.render.snippets import render_change, render_fix  # start-up: loaded with the outputs only
+
+    by_target = {key: c for c in changes.changes if c.op == "set" for key in (c.target, c.tunable)}
+    by_removal = {c.target: c for c in changes.changes if c.tunable.startswith("unshadow:")}
+    out = []
+    for f in findings:
+        if not f.fix_records:
+            out.append(f)
+            continue
+        lines = []
+        for fix, line in zip(f.fix_records, f.fixes):
+            change = by_target.get(fix.target) if fix.kind == "hiera" else None
+            if change is None and fix.kind == "hiera":
+                from foretune.changes.build import installer_option  # start-up: loaded with the outputs only
+
+                change = by_target.get(installer_option(fix.target) or "")
+            given = next((g for g in changes.given if g[0] == fix.target), None) if change is None else None
+            text = (render_change(change) if change is not None and change.op == "set"
+                    else f"# the installer run writes the {given[2]} profile's value:\n"
+                         + render_fix(Fix("hiera", given[0], given[1])) if given else line)
+            unshadow = by_removal.get(fix.target) if change is not None and change.channel == "installer" else None
+            for each in ([f"remove {unshadow.target} from {unshadow.file} ({unshadow.reason})"] if unshadow else []) + [text]:
+                if each not in lines:
+                    lines.append(each)
+        out.append(dataclasses.replace(f, fixes=tuple(lines)))
+    return out
 
 
 def _plan_after_profile_change(report: Any, facts: Any, hosts: int | None) -> Any:

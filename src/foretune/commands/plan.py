@@ -113,6 +113,12 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
     plan, facts = plan_and_facts(args, env)
     assert isinstance(plan, Plan)
+    fmt = output_format(args)
+    changes = None
+    if args.output_dir or fmt in ("hiera", "installer"):  # the table and JSON show the plan itself
+        from foretune.changes.build import from_plan  # start-up: only for what applies changes, not the table
+
+        changes = from_plan(plan, facts)  # one change set for every output that applies it
     if args.explain:
         from foretune.render import explain  # start-up: only for a `plan` run, not --help
 
@@ -121,17 +127,16 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if args.output_dir:
         from foretune.render.files import write_bundle  # start-up: only for a `plan` run, not --help
 
-        for path in write_bundle(outputs.bundle(plan, existing_hiera(facts)), args.output_dir):
+        for path in write_bundle(outputs.bundle(plan, existing_hiera(facts), changes), args.output_dir):
             env.note(f"wrote {path}")
-    fmt = output_format(args)
     if fmt == "json":
         from foretune.render import plan_json  # start-up: only for a `plan` run, not --help
 
         text = plan_json.dumps(plan)
     elif fmt == "hiera":
-        text = outputs.hiera_fragment(plan)
+        text = outputs.hiera_fragment(plan, changes)
     elif fmt == "installer":
-        text = outputs.installer_command(plan) + "\n"
+        text = outputs.installer_command(plan, changes) + "\n"
     else:
         from foretune.render import plan_table  # start-up: only for a `plan` run, not --help
 

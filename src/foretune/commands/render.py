@@ -19,13 +19,16 @@ if TYPE_CHECKING:
 def build_parser(prog: str) -> argparse.ArgumentParser:
     parser = new_parser(prog, "Merge foretune's recommendation into an existing custom-hiera.yaml, keeping its comments, "
                         "order and unrelated keys. Prints a diff; writes only with --write, after a timestamped backup. "
-                        "Warns about stale keys and keys that lock out later --tuning changes.",
+                        "Values with an installer option are not merged: they are printed as the installer command "
+                        "(custom-hiera would win over them). Warns about stale keys and keys that lock out later "
+                        "--tuning changes.",
                         "foretune render --from live --merge-into /etc/foreman-installer/custom-hiera.yaml")
     target = parser.add_argument_group("target")
     target.add_argument("--merge-into", metavar="FILE", required=True, help="the custom-hiera.yaml to update")
     target.add_argument("--write", action="store_true", help="write the merged file (a backup is kept next to it)")
     target.add_argument("--remove-stale", action="store_true",
-                        help="also remove the keys that are stale on this release (the ones audit reports)")
+                        help="also remove the keys that are inert on this release (the ones audit reports as stale); keys "
+                        "the release refuses (checkpoint_segments on PostgreSQL 12) are removed in any case")
     target.add_argument("--prefer", choices=["site", "foretune"], default="site",
                         help="whose value wins where the file already sets a key to another value (after anchors and "
                         "<< merge keys): 'site' (the default) keeps the file's value, 'foretune' writes the recommendation "
@@ -90,10 +93,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             raise InputError(f"{path}: is a stream, not a custom-hiera.yaml file: refusing to merge into it")
     current = load_mapping(old, str(path))
     stale = stale_keys(plan.release, current)
-    for note in stale:
-        action = "removed" if args.remove_stale else "remove it (or add --remove-stale)"
+    for note in stale:  # a key the release refuses goes in any case; an inert one when asked
+        action = "removed" if args.remove_stale or note.refused else "remove it (or add --remove-stale)"
         env.warn(f"{path}: stale key {note.key}: {note.reason} [{note.citation}] — {action}")
-    remove = [note.key for note in stale] if args.remove_stale else []
+    remove = [note.key for note in stale if args.remove_stale or note.refused]
     from foretune.knowledge.profiles import flatten  # start-up: only for a `render` run, not --help
     from foretune.render.merge import parse_preferences  # start-up: only for a `render` run, not --help
 
@@ -104,6 +107,13 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.warn(redact_text(f"{path}: {conflict.line()}"))
     if any(conflict.taken == "site" for conflict in conflicts):
         env.note("site values are kept where they differ; add --prefer foretune to take foretune's, or --prefer-key NAME=foretune for one key")
+    from foretune.changes import build  # start-up: only for a `render` run, not --help
+
+    changes = build.from_plan(plan, build.Host(custom_hiera=flatten(current)))
+    options = build.installer_options(changes)
+    if options or build.profile_change(changes):
+        env.note("values with an installer option are not merged (custom-hiera would win over every later installer "
+                 "flag for them); run: " + outputs.installer_command(plan, changes).replace(" \\\n  ", " "))
     for note in locking_keys(plan.release, load_mapping(new, str(path))):
         env.warn(f"{note.key}: {note.reason}")
     diff = unified_diff(old, new, str(path))

@@ -16,6 +16,7 @@ class KeyNote:
     key: str
     reason: str
     citation: str
+    refused: bool = False  # the release refuses it (the service does not start), not merely ignores it
 
 
 def _matches(pattern: str, key: str) -> bool:
@@ -28,7 +29,7 @@ def stale_keys(release: Release, hiera: dict[str, Any]) -> list[KeyNote]:
     for key in flatten(hiera):
         for entry in load_data("stale-hiera.yaml"):
             if version_key(release.foreman_version) >= version_key(entry["since"]) and _matches(entry["match"], key):
-                notes.append(KeyNote(key, entry["reason"], entry["citation"]))
+                notes.append(KeyNote(key, entry["reason"], entry["citation"], bool(entry.get("refused", False))))
                 break
     return notes
 

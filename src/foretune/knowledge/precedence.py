@@ -1,9 +1,9 @@
-"""Which place wins when two set one tunable: PostgreSQL's files, systemd's unit and drop-ins, the installer's
-layers (``knowledge/data/precedence.yaml``, each order with its citation).
+"""Which place wins when two set one tunable, per release: PostgreSQL's files, systemd's unit and drop-ins, the
+installer's layers, Apache's server-wide directives and the Foreman vhost (``knowledge/data/precedence.yaml``: one
+table per mechanism and release, each order with its citation).
 
-The one place this knowledge lives: a fix that lands below a higher place that sets the same key cannot take
-effect, so the audit checks every fix here (``foretune.audit.effect``). The apply/verify change model is to
-replace this module with its per-release tables.
+The one place this knowledge lives: a change that lands below a higher place that sets the same key cannot take
+effect, so the change set (``foretune.changes``) and the audit (``foretune.audit.effect``) check every change here.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from foretune.knowledge import load_data
+from foretune.knowledge.releases import version_key
 
 
 class Shadow(NamedTuple):
@@ -26,16 +27,34 @@ class Shadow(NamedTuple):
     citations: tuple[str, ...]  # where the order (and the reset) is stated
 
 
-def table(mechanism: str) -> dict[str, Any]:
-    """The precedence entry of ``mechanism`` (postgresql, systemd, installer)."""
-    return dict(load_data("precedence.yaml")[mechanism])
+MECHANISMS = ("postgresql", "systemd", "installer", "apache")
+
+
+def table(mechanism: str, version: str | None = None) -> dict[str, Any]:
+    """The precedence table of ``mechanism`` (postgresql, systemd, installer, apache) at ``version``: a PostgreSQL
+    major for postgresql, a Foreman x.y otherwise; the newest table when ``version`` is None (unknown).
+
+    >>> table("postgresql", "9.2")["order"], table("postgresql", "12")["highest_file"]
+    (['postgresql.conf', 'include'], 'postgresql.auto.conf')
+    >>> table("installer", "1.11")["order"], table("installer", "3.9")["order"]
+    (['answers'], ['profile', 'answers', 'custom-hiera'])
+    """
+    steps = list(load_data("precedence.yaml")[mechanism])
+    if version is not None:
+        steps = [s for s in steps if version_key(str(s["since"])) <= version_key(version)] or steps[:1]
+    return dict(steps[-1])
+
+
+def tables(foreman_version: str | None, postgresql_version: str | None = None) -> dict[str, dict[str, Any]]:
+    """Every mechanism's table for one release: what a change set of that release is checked against."""
+    return {m: table(m, postgresql_version if m == "postgresql" else foreman_version) for m in MECHANISMS}
 
 
 def _sets(line: str, key: str) -> bool:
     return re.match(rf"\s*{re.escape(key)}\s*(=|\s)", line, re.IGNORECASE) is not None
 
 
-def postgresql_shadow(setting: str, files: Iterable[tuple[str, str]]) -> Shadow | None:
+def postgresql_shadow(setting: str, files: Iterable[tuple[str, str]], version: str | None = None) -> Shadow | None:
     """The postgresql.auto.conf line that sets ``setting``, when ``files`` (location, text: what was read, in the
     order PostgreSQL reads it) has one: ALTER SYSTEM's value wins over every postgresql.conf the installer writes.
 
@@ -45,7 +64,9 @@ def postgresql_shadow(setting: str, files: Iterable[tuple[str, str]]) -> Shadow 
     >>> postgresql_shadow("work_mem", [("var/lib/pgsql/data/postgresql.auto.conf", "max_connections = '200'")]) is None
     True
     """
-    entry = table("postgresql")
+    entry = table("postgresql", version)
+    if not entry.get("highest_file"):
+        return None
     found: Shadow | None = None
     for location, text in files:
         if posixpath.basename(location) != entry["highest_file"]:
@@ -81,10 +102,10 @@ def systemd_shadow(unit: str, key: str, dropins: Iterable[tuple[str, str]], owne
     return None
 
 
-def installer_order() -> list[str]:
+def installer_order(foreman_version: str | None = None) -> list[str]:
     """The installer's layers from the lowest precedence to the highest.
 
     >>> installer_order()
     ['profile', 'answers', 'custom-hiera']
     """
-    return [str(layer) for layer in table("installer")["order"]]
+    return [str(layer) for layer in table("installer", foreman_version)["order"]]

@@ -1,14 +1,18 @@
-"""Everything an admin applies, rendered from a plan: hiera fragment, installer command, drop-ins, sysctl, APPLY.md."""
+"""Everything an admin applies, rendered from one change set (``foretune.changes``): custom-hiera, the installer
+command, drop-ins, sysctl, os-commands.sh and APPLY.md."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from foretune.changes import build
+from foretune.changes.build import installer_program, tuning_applies
+from foretune.changes.model import Change, ChangeSet
 from foretune.knowledge import load_data
 from foretune.knowledge.profiles import PG
 from foretune.plan.model import Fix, Plan, Tunable
-from foretune.render.snippets import SYSCTL_FILE, dropin_path, installer_option, yaml_scalar
+from foretune.render.snippets import SYSCTL_FILE, yaml_scalar
 from foretune.units import format_setting
 
 if TYPE_CHECKING:
@@ -43,123 +47,174 @@ def hiera_values(plan: Plan, *, also: set[str] | frozenset[str] = frozenset()) -
     return values
 
 
-def _comment(t: Tunable) -> str:
-    return f"# {t.title}: {t.foretune.reason} (installer: {format_setting(t.installer.value, t.unit, missing='not set')}) [{', '.join(t.foretune.citations)}]"
+
+def changes_of(plan: Plan, changes: ChangeSet | None = None, existing_hiera: str | None = None) -> ChangeSet:
+    """``changes`` or, when None, the plan's own change set (against the site's custom-hiera.yaml when given)."""
+    if changes is not None:
+        return changes
+    host = None
+    if existing_hiera and existing_hiera.strip():
+        from foretune.knowledge.profiles import flatten  # start-up: only when a site's custom-hiera is read
+        from foretune.render.merge import load_mapping  # start-up: only when a site's custom-hiera is read
+
+        host = build.Host(custom_hiera=flatten(load_mapping(existing_hiera, "custom-hiera.yaml")))
+    return build.from_plan(plan, host)
 
 
-def hiera_fragment(plan: Plan) -> str:
-    """custom-hiera.yaml fragment with only the keys that differ from the installer baseline, each explained."""
+def _reason(plan: Plan, change: Change) -> str:
+    t = plan.tunables.get(change.tunable)
+    if t is not None and t.foretune.reason == change.reason:
+        return (f"{t.title}: {t.foretune.reason} (installer: {format_setting(t.installer.value, t.unit, missing='not set')}) "
+                f"[{', '.join(change.citations)}]")
+    return f"{change.reason} [{', '.join(change.citations)}]" if change.citations else change.reason
+
+
+def hiera_fragment(plan: Plan, changes: ChangeSet | None = None) -> str:
+    """custom-hiera.yaml fragment: the change set's custom-hiera values (what has no installer option), each explained.
+
+    Values with an installer option go on the installer command instead: custom-hiera wins over the answers file, so
+    a value set in both places would make every later installer flag for it silently ineffective.
+    """
+    cs = changes_of(plan, changes)
     lines = [f"# foretune plan for {plan.release.label}, {plan.input.role}, {plan.input.hosts} hosts, profile {plan.profile}",
-             *(["# Values here win over --tuning: remove them before changing profiles."] if tuning_applies(plan) else []), "---"]
+             *(["# Values here win over --tuning: remove them before changing profiles."] if tuning_applies(plan) else []),
+             *(["# Values with an installer option are on the installer command (installer.sh), not here: custom-hiera "
+                "would win over them."] if build.installer_options(cs) else []), "---"]
+    header = len(lines)
     pg: list[str] = []
-    for t, fix in fixes_of(plan, "hiera"):
-        if fix.target.startswith(PG + "/"):
-            pg += ["  " + _comment(t), f"  {fix.target.split('/', 1)[1]}: {yaml_scalar(fix.value)}"]
-        elif isinstance(fix.value, dict):
-            lines += [_comment(t), f"{fix.target}:", *(f"  {k}: {yaml_scalar(v)}" for k, v in fix.value.items())]
+    for c in cs.changes:
+        if c.channel != "custom-hiera" or c.op != "set":
+            continue
+        if c.target.startswith(PG + "/"):
+            pg += ["  # " + _reason(plan, c), f"  {c.target.split('/', 1)[1]}: {yaml_scalar(c.value)}"]
+        elif isinstance(c.value, dict):
+            lines += ["# " + _reason(plan, c), f"{c.target}:", *(f"  {k}: {yaml_scalar(v)}" for k, v in c.value.items())]
         else:
-            lines += [_comment(t), f"{fix.target}: {yaml_scalar(fix.value)}"]
+            lines += ["# " + _reason(plan, c), f"{c.target}: {yaml_scalar(c.value)}"]
     if pg:
         lines += [f"{PG}:", *pg]
     if not plan.release.features.custom_hiera:
         lines = [lines[0], f"# {plan.release.label} reads no custom-hiera.yaml: every change is a file edit (see APPLY.md)",
                  "---", "{}"]
-    elif len(lines) == 3:
-        lines.append("{}  # nothing differs from the installer baseline")
+    elif len(lines) == header:
+        lines.append("{}  # nothing to set in custom-hiera.yaml")
     return "\n".join(lines) + "\n"
 
 
-def tuning_applies(plan: Plan) -> bool:
-    """The installer takes --tuning here: a Katello server of a release with size profiles (Capsules have none)."""
-    return plan.input.role == "server" and plan.release.features.size_profiles and plan.input.katello
-
-
-def installer_program(plan: Plan) -> str:
-    """The installer and, for a Capsule, its scenario (satellite-installer's capsule, foreman-installer's foreman-proxy-content)."""
-    capsule = plan.input.role == "capsule"
-    if plan.release.product == "satellite":
-        return "satellite-installer" + (" --scenario capsule" if capsule else "")
-    return "foreman-installer" + (" --scenario foreman-proxy-content" if capsule and plan.input.katello else "")
-
-
-def installer_command(plan: Plan) -> str:
-    """The installer command line: --tuning plus options for installer-managed keys.
-
-    Keys of other modules (apache, postgresql, qpid, candlepin, ...) can only go to custom-hiera.
-    """
+def installer_command(plan: Plan, changes: ChangeSet | None = None) -> str:
+    """The installer command line: ``--tuning`` (the profile change) and the change set's installer options."""
     if not plan.release.features.custom_hiera:
         return (f"# {plan.release.label}: no installer options to change; apply the file edits in APPLY.md "
                 "(a later installer run overwrites them)")
+    cs = changes_of(plan, changes)
     parts = [installer_program(plan)]
-    if tuning_applies(plan):
-        parts.append(f"--tuning {plan.profile}")
-    for _, fix in fixes_of(plan, "hiera"):
-        option = installer_option(fix.target)
-        if option:
-            parts.append(f"{option} {yaml_scalar(fix.value)}")
+    profile = build.profile_change(cs)
+    if profile is not None:
+        parts.append(f"--tuning {profile.value}")
+    parts += [f"{option} {yaml_scalar(value)}" for option, value in build.installer_options(cs)]
     return " \\\n  ".join(parts)
 
 
-def dropins(plan: Plan) -> dict[str, str]:
-    """systemd drop-in path -> content for every LimitNOFILE change."""
-    return {dropin_path(fix.target): f"# foretune: {t.foretune.reason}\n[Service]\nLimitNOFILE={fix.value}\n"
-            for t, fix in fixes_of(plan, "limit")}
+def dropins(plan: Plan, changes: ChangeSet | None = None) -> dict[str, str]:
+    """systemd drop-in path -> content for every drop-in the change set writes."""
+    cs = changes_of(plan, changes)
+    return {c.file: f"# foretune: {c.reason}\n[Service]\n{c.target.split(':', 1)[1]}={c.value}\n"
+            for c in cs.changes if c.channel == "dropin" and c.op == "set"}
 
 
-def sysctl_file(plan: Plan) -> str | None:
-    entries = fixes_of(plan, "sysctl")
+def sysctl_file(plan: Plan, changes: ChangeSet | None = None) -> str | None:
+    entries = [c for c in changes_of(plan, changes).changes if c.channel == "sysctl"]
     if not entries:
         return None
-    return "".join(f"# {t.foretune.reason}\n{fix.target} = {fix.value}\n" for t, fix in entries)
+    return "".join(f"# {c.reason}\n{c.target} = {c.value}\n" for c in entries)
 
 
-def commands(plan: Plan) -> list[str]:
-    return [str(fix.target) for _, fix in fixes_of(plan, "command")]
+def commands(plan: Plan, changes: ChangeSet | None = None) -> list[str]:
+    """The shell commands of os-commands.sh: the tuned profile, then the one-off commands."""
+    cs = changes_of(plan, changes)
+    tuned = [line for c in cs.changes if c.channel == "tuned" for line in ("systemctl enable --now tuned", f"tuned-adm profile {c.value}")]
+    return [*tuned, *cs.commands]
 
 
-def file_edits(plan: Plan) -> list[tuple[str, str]]:
-    return [(fix.target, str(fix.value)) for _, fix in fixes_of(plan, "file")]
+def file_edits(plan: Plan, changes: ChangeSet | None = None) -> list[tuple[str, str]]:
+    return [(c.target, str(c.value)) for c in changes_of(plan, changes).changes if c.channel == "file"]
 
 
-def apply_md(plan: Plan) -> str:
-    """Short instructions: what to apply in which order, and what restarts."""
+def apply_md(plan: Plan, changes: ChangeSet | None = None) -> str:
+    """The steps in order: the profile change first, then what changes, the restart each needs, and how to undo it."""
+    cs = changes_of(plan, changes)
     steps = [f"# Applying the foretune plan for {plan.release.label} ({plan.input.role}, {plan.input.hosts} hosts)", ""]
+    profile = build.profile_change(cs)
+    if profile is not None and profile.site_value and profile.site_value != profile.value:
+        steps += [f"First, the tuning profile: `{installer_program(plan)} --tuning {profile.value}` (now {profile.site_value}; "
+                  f"`installer.sh` starts with it). Undo: run the installer with `--tuning {profile.site_value}`.", ""]
     if plan.problems:
         steps += ["Fix these first:", "", *(f"- **{p.severity}** {p.message}" for p in plan.problems), ""]
-    n = 1
-    steps.append("Order:")
-    steps.append("")
+    if cs.blocked:
+        steps += ["Not applied (they could not take effect as they stand):", "",
+                  *(f"- `{b.change.target}` {yaml_scalar(b.change.value)}: {b.why}" for b in cs.blocked), ""]
+    steps += ["Order:", ""]
     if not plan.release.features.custom_hiera:
-        steps += _direct_edits(plan)
+        steps += _direct_edits(plan, cs)
         return "\n".join(steps) + "\n"
-    if hiera_values(plan):
-        steps.append(f"{n}. Back up `/etc/foreman-installer/custom-hiera.yaml`, then merge `custom-hiera.yaml` into it "
-                     "(`foretune render --merge-into /etc/foreman-installer/custom-hiera.yaml --write`).")
+    n = 1
+    for c in cs.changes:
+        if c.channel == "alter-system" and c.op == "reset":
+            steps.append(f"{n}. `sudo -u postgres psql -c 'ALTER SYSTEM RESET {c.target};'`: {c.reason}; the installer run "
+                         f"below restarts PostgreSQL. Undo: `ALTER SYSTEM SET {c.target} = ...` with the value it had.")
+            n += 1
+        elif c.channel == "dropin" and c.op == "remove":
+            steps.append(f"{n}. Move `{c.file}` away (`mv {c.file} /root/`) and run `systemctl daemon-reload`: {c.reason}. "
+                         "Undo: move it back and run `systemctl daemon-reload`.")
+            n += 1
+    sets = [c for c in cs.changes if c.channel == "custom-hiera" and c.op == "set"]
+    removed = [c for c in cs.changes if c.channel == "custom-hiera" and c.op == "remove"]
+    if sets or removed:
+        what = (["sets " + ", ".join(f"`{c.target}`" for c in sets)] if sets else []) + \
+               (["removes " + ", ".join(f"`{c.target}` ({c.reason})" for c in removed)] if removed else [])
+        steps.append(f"{n}. Back up `{build.HIERA_FILE}`, then put `custom-hiera.yaml` from here in its place (it "
+                     f"{'; it '.join(what)}). Undo: restore the backup.")
         n += 1
-    steps.append(f"{n}. Run the installer (`installer.sh`); it restarts the services it reconfigures.")
+    options = build.installer_options(cs)
+    given = ", ".join(x for x in ([f"--tuning {profile.value}"] if profile is not None else []) +
+                      ([f"{len(options)} option(s)"] if options else []))
+    steps.append(f"{n}. Run the installer (`installer.sh`{': ' + given if given else ''}); it restarts the services it "
+                 "reconfigures. Undo: run it again with the previous values.")
     n += 1
-    if dropins(plan):
+    lowered = [c for c in cs.changes if c.channel == "installer" and _below(c.value, c.site_value)]
+    steps += [f"   - `{c.target} {yaml_scalar(c.value)}` lowers the site's {yaml_scalar(c.site_value)}: {c.reason}" for c in lowered]
+    drop = dropins(plan, cs)
+    if drop:
+        units = sorted({u for c in cs.changes if c.channel == "dropin" and c.op == "set" for u in c.units})
         steps.append(f"{n}. Copy the drop-ins under `systemd/` to `/etc/systemd/system/`, run `systemctl daemon-reload` and "
-                     f"restart {', '.join(sorted(p.split('/')[4].removesuffix('.service.d') for p in dropins(plan)))}.")
+                     f"restart {', '.join(units)}. Undo: remove them, `systemctl daemon-reload`, restart the same.")
         n += 1
-    if sysctl_file(plan):
-        steps.append(f"{n}. Copy `sysctl.d/90-foretune.conf` to `{SYSCTL_FILE}` and run `sysctl --system`.")
+    if sysctl_file(plan, cs):
+        steps.append(f"{n}. Copy `sysctl.d/90-foretune.conf` to `{SYSCTL_FILE}` and run `sysctl --system`. "
+                     "Undo: remove the file and run `sysctl --system`.")
         n += 1
     restarts = _restarts()
-    for path, line in file_edits(plan):
+    for path, line in file_edits(plan, cs):
         unit = restarts.get(path)
         after = f", then `systemctl restart {unit}`" if unit else " (read by the next hammer command)" if unit == "" else ""
-        steps.append(f"{n}. In `{path}` set `{line}`{after}.")
+        steps.append(f"{n}. In `{path}` set `{line}`{after}. Undo: put the old line back.")
         n += 1
-    if commands(plan):
+    if commands(plan, cs):
         steps.append(f"{n}. Run `os-commands.sh` (tuned profile, transparent huge pages, settings; the THP kernel argument "
-                     "needs a reboot).")
+                     "needs a reboot). Undo: `tuned-adm profile` with the previous profile, "
+                     "`grubby --update-kernel=ALL --remove-args=transparent_hugepage` and a reboot.")
         n += 1
-    advice = fixes_of(plan, "advice")
-    if advice:
-        steps += ["", "Keep in mind:", "", *(f"- {fix.target}: {fix.value}" for _, fix in advice)]
+    if cs.advice:
+        steps += ["", "Keep in mind:", "", *(f"- {what}: {advice}" for what, advice in cs.advice)]
     steps += ["", "Every value, its reason and citation: `foretune plan ... --format json`; one value: `foretune plan ... --explain TUNABLE`."]
     return "\n".join(steps) + "\n"
+
+
+def _below(value: Any, site: Any) -> bool:
+    """``value`` is a number below the number ``site`` (a site value a change lowers)."""
+    numbers = (int, float)
+    return (isinstance(value, numbers) and isinstance(site, numbers) and not isinstance(value, bool)
+            and not isinstance(site, bool) and value < site)
 
 
 def _restarts() -> dict[str, str]:
@@ -171,43 +226,46 @@ def _restarts() -> dict[str, str]:
     return {**restarts, **{str(path): str(unit) for path, unit in data["_restart_after_edit"].items()}}
 
 
-def _direct_edits(plan: Plan) -> list[str]:
+def _direct_edits(plan: Plan, cs: ChangeSet) -> list[str]:
     """APPLY.md steps for releases whose installer reads no custom-hiera (Satellite 6.2): edit files, then restart."""
     restarts = _restarts()
     steps, n = [], 1
-    edits = file_edits(plan)
+    edits = file_edits(plan, cs)
     agents = " on each agent"  # a file of the managed hosts, not of this server
     for path, line in edits:
         after = f", then restart {restarts[path]}{agents}" if path.endswith(agents) and restarts.get(path) else ""
         steps.append(f"{n}. In `{path}` set `{line}`{after}.")
         n += 1
+    drop = dropins(plan, cs)
     units = sorted({restarts[path] for path, _ in edits if restarts.get(path) and not path.endswith(agents)}
-                   | {p.split("/")[4].removesuffix(".service.d") for p in dropins(plan)})
-    if dropins(plan):
+                   | {p.split("/")[4].removesuffix(".service.d") for p in drop})
+    if drop:
         steps.append(f"{n}. Copy the drop-ins under `systemd/` to `/etc/systemd/system/` and run `systemctl daemon-reload`.")
         n += 1
-    if sysctl_file(plan):
+    if sysctl_file(plan, cs):
         steps.append(f"{n}. Copy `sysctl.d/90-foretune.conf` to `{SYSCTL_FILE}` and run `sysctl --system`.")
         n += 1
     if units:
         steps.append(f"{n}. Restart {', '.join(units)} (`katello-service restart` restarts them all).")
         n += 1
-    if commands(plan):
+    if commands(plan, cs):
         steps.append(f"{n}. Run `os-commands.sh` (tuned profile, transparent huge pages, settings; the THP kernel argument needs a reboot).")
     steps += ["", f"{plan.release.label} reads no custom-hiera.yaml: these are edits of the files the installer writes, "
-              "and the next installer run overwrites them. Repeat them after every installer run."]
-    advice = fixes_of(plan, "advice")
-    if advice:
-        steps += ["", "Keep in mind:", "", *(f"- {fix.target}: {fix.value}" for _, fix in advice)]
+              "and the next installer run overwrites them. Keep a copy of each file before editing it (undo: copy it back), "
+              "and repeat the edits after every installer run."]
+    if cs.advice:
+        steps += ["", "Keep in mind:", "", *(f"- {what}: {advice}" for what, advice in cs.advice)]
     steps += ["", "Every value, its reason and citation: `foretune plan ... --format json`; one value: `foretune plan ... --explain TUNABLE`."]
     return steps
 
 
 def merge_plan(plan: Plan, existing: str, remove: Iterable[str] = (), preferences: dict[str, str] | None = None,
                label: str = "custom-hiera.yaml") -> tuple[str, list[Conflict]]:
-    """``existing`` with the plan's values merged in, and every site value that differs from the plan.
+    """``existing`` with the change set's custom-hiera values merged in, and every site value that differs.
 
-    A value the site already sets (directly, through an alias or a ``<<`` merge key) is kept unless
+    The change set is the plan's against ``existing``: values with an installer option go on the installer command,
+    except where ``existing`` already sets the key (custom-hiera wins there, so the value is merged where it takes
+    effect). A value the site already sets (directly, through an alias or a ``<<`` merge key) is kept unless
     ``preferences`` (flattened key or ``*`` -> ``site``/``foretune``) takes foretune's; a replaced value gets a
     comment line saying what it replaced, and that any comment next to it was written for the old value.
     """
@@ -215,50 +273,70 @@ def merge_plan(plan: Plan, existing: str, remove: Iterable[str] = (), preference
     from foretune.render.merge import load_mapping, merge_values  # start-up: only when merge_plan runs
 
     remove = list(remove)
-    current = load_mapping(existing, label)
-    values = hiera_values(plan, also=set(flatten(current)) - set(remove))
-    values = {key: ({k: v for k, v in value.items() if f"{key}/{k}" not in remove} if isinstance(value, dict) else value)
-              for key, value in values.items() if key not in remove}
+    current = flatten(load_mapping(existing, label))
+    values = flatten(render_values(plan, current))
+    values = {key: value for key, value in values.items() if key not in remove and key.split("/", 1)[0] not in remove}
     reasons = {fix.target: f"{t.foretune.reason} [{', '.join(t.foretune.citations)}]" for t, fix in fixes_of(plan, "hiera", every=True)}
     comments = {fix.target.split("/", 1)[-1]: f"foretune: {t.foretune.reason} [{', '.join(t.foretune.citations)}]"
                 for t, fix in fixes_of(plan, "hiera", every=True)}
-    return merge_values(existing, values, reasons, preferences, comments, label, remove)
+    entries = [f"{key.split('/', 1)[1]}: {reasons[key]}" for key in values if key.startswith(PG + "/") and key in reasons]
+    if entries:  # a new PostgreSQL hash gets its entries' reasons above it
+        comments.setdefault(PG, "foretune: " + "; ".join(entries))
+    return merge_values(existing, build._nest(values), reasons, preferences, comments, label, remove)
 
 
-def merged_hiera(plan: Plan, existing: str) -> str:
-    """``existing`` custom-hiera.yaml with the plan's values merged in: every key once, the PostgreSQL hash key by key.
+def render_values(plan: Plan, current: dict[str, Any]) -> dict[str, Any]:
+    """What ``render --merge-into`` writes into a custom-hiera.yaml whose flattened keys are ``current``: the change
+    set's custom-hiera values, the installer values whose key the file already sets (custom-hiera wins there), and
+    the plan's value of every other key the file sets (so each is compared)."""
+    cs = build.from_plan(plan, build.Host(custom_hiera=current))
+    values = {c.target: c.value for c in cs.changes if c.channel == "custom-hiera" and c.op == "set"}
+    plan_values = {fix.target: fix.value for t, fix in fixes_of(plan, "hiera", every=True)}
+    values.update({key: plan_values[key] for key in current if key in plan_values and key not in values})
+    return build._nest(values)
 
-    Site values are kept; each one that differs from the plan is listed in a comment at the top.
+
+def merged_hiera(plan: Plan, existing: str, changes: ChangeSet | None = None) -> str:
+    """``existing`` custom-hiera.yaml with the change set applied: its custom-hiera values set (a site value is
+    replaced only when the change set raises it; one set higher on purpose is kept), and the keys it removes gone
+    (stale keys, keys that would shadow an installer option), each marked with a comment.
     """
-    from foretune.knowledge.hiera_keys import stale_keys  # start-up: only when merged_hiera runs
-    from foretune.render.merge import load_mapping, remove_keys  # start-up: only when merged_hiera runs
+    from foretune.render.merge import merge_values  # start-up: only when merged_hiera runs
 
-    current = load_mapping(existing, "custom-hiera.yaml")
-    stale = [note.key for note in stale_keys(plan.release, current) if "/" not in note.key]
-    existing = remove_keys(existing, stale)
-    text, conflicts = merge_plan(plan, existing)
-    if conflicts:
-        text = "".join(f"# foretune: {conflict.line()}\n" for conflict in conflicts) + text
+    cs = changes_of(plan, changes, existing)
+    sets = [c for c in cs.changes if c.channel == "custom-hiera" and c.op == "set"]
+    preferences = {c.target: "foretune" for c in sets}
+    reasons = {c.target: f"{c.reason} [{', '.join(c.citations)}]" for c in sets}
+    comments = {c.target.split("/", 1)[-1]: f"foretune: {c.reason} [{', '.join(c.citations)}]" for c in sets}
+    entries = [f"{c.target.split('/', 1)[1]}: {reasons[c.target]}" for c in sets if c.target.startswith(PG + "/")]
+    if entries:  # a new PostgreSQL hash gets its entries' reasons above it
+        comments.setdefault(PG, "foretune: " + "; ".join(entries))
+    text, _ = merge_values(existing, build.hiera_values(cs), reasons, preferences, comments, "custom-hiera.yaml",
+                           build.hiera_removals(cs))
+    notes = [f"# foretune: removed {c.target} ({c.reason})\n" for c in cs.changes if c.channel == "custom-hiera" and c.op == "remove"]
+    notes += [f"# foretune: kept {b.change.target}: {b.why}\n" for b in cs.blocked if b.change.site_value is not None]
+    text = "".join(notes) + text
     if "[redacted]" in text:
         text = "# Values shown as [redacted] were removed from the source: restore them before applying.\n" + text
     return text
 
 
-def bundle(plan: Plan, existing_hiera: str | None = None) -> dict[str, str]:
-    """Relative path -> content of everything `plan --out DIR` writes.
+def bundle(plan: Plan, existing_hiera: str | None = None, changes: ChangeSet | None = None) -> dict[str, str]:
+    """Relative path -> content of everything `plan --out DIR` and `audit --out DIR` write, all from one change set.
 
     ``existing_hiera``: the source's custom-hiera.yaml; the bundle then holds it merged, not a fragment.
     """
+    cs = changes_of(plan, changes, existing_hiera)
     merge = existing_hiera and existing_hiera.strip() and plan.release.features.custom_hiera
-    hiera = merged_hiera(plan, existing_hiera) if merge and existing_hiera else hiera_fragment(plan)
+    hiera = merged_hiera(plan, existing_hiera, cs) if merge and existing_hiera else hiera_fragment(plan, cs)
     files = {"custom-hiera.yaml": hiera,
-             "installer.sh": "#!/bin/sh\nset -e\n" + installer_command(plan) + "\n",
-             "APPLY.md": apply_md(plan)}
-    for path, content in dropins(plan).items():
+             "installer.sh": "#!/bin/sh\nset -e\n" + installer_command(plan, cs) + "\n",
+             "APPLY.md": apply_md(plan, cs)}
+    for path, content in dropins(plan, cs).items():
         files["systemd/" + path.removeprefix("/etc/systemd/system/")] = content
-    sysctl = sysctl_file(plan)
+    sysctl = sysctl_file(plan, cs)
     if sysctl:
         files["sysctl.d/90-foretune.conf"] = sysctl
-    if commands(plan):
-        files["os-commands.sh"] = "#!/bin/sh\nset -e\n" + "\n".join(commands(plan)) + "\n"
+    if commands(plan, cs):
+        files["os-commands.sh"] = "#!/bin/sh\nset -e\n" + "\n".join(commands(plan, cs)) + "\n"
     return files

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from foretune.changes.model import Change
 from foretune.knowledge.profiles import PG
 from foretune.plan.model import Fix
 
@@ -59,3 +60,18 @@ def render_fix(fix: Fix) -> str:
     if fix.kind == "installer":
         return f"{fix.target} {fix.value}"
     return str(fix.target if fix.kind == "command" else fix.value)
+
+
+def render_change(change: Change) -> str:
+    """A change as the snippet an admin applies, in its channel: an installer option, a custom-hiera line, a drop-in."""
+    if change.channel == "installer":
+        return f"{change.target} {yaml_scalar(change.value)}"
+    if change.channel == "profile":
+        return f"--tuning {change.value}"
+    if change.channel == "custom-hiera":
+        return render_fix(Fix("hiera", change.target, change.value))
+    if change.channel == "dropin":
+        return f"# {change.file}\n[Service]\n{change.target.split(':', 1)[1]}={change.value}"
+    if change.channel == "sysctl":
+        return f"# {change.file}\n{change.target} = {change.value}"
+    return f"# {change.target}\n{change.value}"

@@ -1,0 +1,420 @@
+"""Building one change set from a plan (its recommendations) or from an audit (its findings' fixes).
+
+Every fix becomes a :class:`~foretune.changes.model.Change` through one channel, and each is checked against what
+the host has (:class:`Host`, read from the facts) with the release's precedence tables
+(:mod:`foretune.knowledge.precedence`):
+
+- the channel: the installer option where the release's installer has one, custom-hiera.yaml otherwise (custom-hiera
+  wins over the answers file, so a value given both ways would silently ignore every later installer flag);
+- what shadows it: a custom-hiera.yaml key above an installer option, a postgresql.auto.conf line (ALTER SYSTEM) above
+  the postgresql.conf the installer writes, a hand-made drop-in read after the installer's, the Foreman vhost's own
+  KeepAlive above the server-wide one; the change set removes what shadows, or says why it cannot take effect;
+- the key exists in the release's modules (stale keys the release refuses become ``remove`` changes);
+- the installer's hardware check accepts the profile, and the memory budget after the changes fits;
+- a value the site set higher on purpose is kept, never lowered silently.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from foretune.changes.model import Blocked, Change, ChangeSet
+from foretune.knowledge import load_data
+from foretune.knowledge.model import SIZES
+from foretune.knowledge.precedence import postgresql_shadow, systemd_shadow, table
+from foretune.knowledge.profiles import PG, flatten, installer_hiera
+from foretune.plan.model import Fix, Plan
+from foretune.units import parse_size
+
+HIERA_FILE = "/etc/foreman-installer/custom-hiera.yaml"
+SYSCTL_FILE = "/etc/sysctl.d/90-foretune.conf"
+INSTALLER_MODULES = ("foreman_proxy_content", "foreman_proxy", "foreman", "puppet", "katello")
+INSTALLER_DROPIN = "installer.conf"  # puppet-foreman's foreman.service drop-in (manifests/service.pp)
+LIMITS_DROPIN = "limits.conf"  # the drop-in a LimitNOFILE change writes
+# changes that set what that drop-in carries (Puma workers and threads) or what is sized from it (the Rails pool)
+PUMA_TARGETS = ("foreman::foreman_service_puma_", "foreman::db_pool", "--foreman-foreman-service-puma-", "--foreman-db-pool")
+# the apply order of channels and operations: the profile first, then what is removed, then the values
+_ORDER = {("profile", "set"): 0, ("custom-hiera", "remove"): 1, ("alter-system", "reset"): 2, ("dropin", "remove"): 3,
+          ("custom-hiera", "set"): 4, ("installer", "set"): 5, ("file", "set"): 6, ("alter-system", "set"): 7,
+          ("dropin", "set"): 8, ("sysctl", "set"): 9, ("tuned", "set"): 10}
+# tunables that hold memory: a raise of one is blocked when the memory budget after the changes does not fit
+MEMORY_TUNABLES = ("puma.workers", "candlepin.heap_max", "postgresql.shared_buffers", "pulp.workers",
+                   "dynflow.sidekiq_instances", "passenger.max_pool_size", "passenger.min_instances")
+
+
+class Host(NamedTuple):
+    """What the host has that can shadow a change: read from the facts (or given by hand, for ``render``)."""
+
+    custom_hiera: Mapping[str, Any] = {}  # flattened custom-hiera.yaml (``postgresql::server::config_entries/work_mem``)
+    postgresql_files: tuple[tuple[str, str], ...] = ()  # (location, text) in the order PostgreSQL reads them
+    postgresql_version: str | None = None  # major ("12", "9.2")
+    puma_files: tuple[tuple[str, str], ...] = ()  # (location, text) of foreman.service and its drop-ins
+    limit_files: tuple[tuple[str, str], ...] = ()  # (location, LimitNOFILE line) of every unit drop-in that sets one
+    tuning_profile: str | None = None  # the profile the installer last ran with
+
+
+def host_of(facts: Any) -> Host:
+    """The :class:`Host` of a :class:`~foretune.facts.model.FactSet` (a Host is returned as it is; None: empty)."""
+    if facts is None:
+        return Host()
+    if isinstance(facts, Host):
+        return facts
+    hiera = facts.value("custom_hiera")
+    pg = facts.get("postgresql")
+    puma = facts.get("puma")
+    limits = facts.get("service_limits")
+    version = str(facts.value("postgresql_version") or "")
+    major = version.split(".")[0] if version and not version.startswith("9.") else ".".join(version.split(".")[:2])
+    return Host(custom_hiera=flatten(hiera) if isinstance(hiera, dict) else {},
+                postgresql_files=tuple((p.location, p.excerpt) for p in pg.provenance) if pg is not None and pg.known else (),
+                postgresql_version=major or None,
+                puma_files=tuple((p.location, p.excerpt.replace(" | ", "\n")) for p in puma.provenance)
+                if puma is not None and puma.known else (),
+                limit_files=tuple((p.location, p.excerpt) for p in limits.provenance if ".service.d/" in p.location)
+                if limits is not None and limits.known else (),
+                tuning_profile=facts.value("tuning_profile"))
+
+
+def installer_option(key: str) -> str | None:
+    """The installer option for a hiera key of an installer-managed module, else None.
+
+    >>> installer_option("foreman::foreman_service_puma_workers")
+    '--foreman-foreman-service-puma-workers'
+    >>> installer_option("apache::mod::event::serverlimit") is None
+    True
+    """
+    module, _, param = key.rpartition("::")
+    if not module or module.split("::")[0] not in INSTALLER_MODULES:
+        return None
+    return "--" + f"{module}::{param}".replace("::", "-").replace("_", "-")
+
+
+def tuning_applies(plan: Plan) -> bool:
+    """The installer takes --tuning here: a Katello server of a release with size profiles (Capsules have none)."""
+    return plan.input.role == "server" and plan.release.features.size_profiles and plan.input.katello
+
+
+def installer_program(plan: Plan) -> str:
+    """The installer and, for a Capsule, its scenario."""
+    capsule = plan.input.role == "capsule"
+    if plan.release.product == "satellite":
+        return "satellite-installer" + (" --scenario capsule" if capsule else "")
+    return "foreman-installer" + (" --scenario foreman-proxy-content" if capsule and plan.input.katello else "")
+
+
+def _restarts() -> dict[str, str]:
+    """The service to restart after a hand edit of each file ("" when a client reads the file)."""
+    data = load_data("direct-edits.yaml")
+    restarts: dict[str, str] = {str(e[key]): str(e["restart"]) for name, e in data.items() if not name.startswith("_")
+                                for key in ("file", "capsule_file") if key in e}
+    return {**restarts, **{str(path): str(unit) for path, unit in data["_restart_after_edit"].items()}}
+
+
+def _number(value: Any) -> float | None:
+    """A value as a number to compare a site's with foretune's (sizes as bytes), or None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str) and re.fullmatch(r"\d+(\.\d+)?\s*[kKmMgGtT]?B", value.strip()):
+        try:
+            return float(parse_size(value.strip()))
+        except ValueError:
+            return None
+    return None
+
+
+class _Builder:
+    """Collects changes for one plan and host, one per tunable, in the order they arrive (plan or audit)."""
+
+    def __init__(self, plan: Plan, host: Host) -> None:
+        self.plan = plan
+        self.host = host
+        self.release = plan.release
+        self.changes: dict[str, Change] = {}
+        self.blocked: list[Blocked] = []
+        self.commands: list[str] = []
+        self.advice: list[tuple[str, str]] = []
+        self.given: list[tuple[str, Any, str]] = []
+        self.by_target = {fix.target: t.id for t in plan.tunables.values() for fix in t.fixes}
+        fv = self.release.foreman_version
+        self.installer_table = table("installer", fv)
+        self.apache_table = table("apache", fv)
+        self.systemd_table = table("systemd", fv)
+        self.memory_problem = next((p for p in plan.problems if p.code == "memory-over-ram"), None)
+        self.profile_refused = next((p for p in plan.problems if p.code == "installer-will-refuse"), None)
+        self.restarts = _restarts()
+        self.profile_keys = {key for size in SIZES for key in flatten(installer_hiera(self.release, size))} \
+            if self.release.features.size_profiles else set()
+
+    # -- adding -------------------------------------------------------------------------------
+    def add(self, change: Change) -> None:
+        """One value per tunable: the first change of a tunable stands (the plan's, then the audit's)."""
+        if change.tunable not in self.changes:
+            self.changes[change.tunable] = change
+
+    def block(self, change: Change, why: str, citations: Sequence[str] = ()) -> None:
+        if not any(b.change.tunable == change.tunable for b in self.blocked):
+            self.blocked.append(Blocked(change, why, tuple(citations)))
+
+    def profile(self, profile: str, source: str = "plan") -> None:
+        """The profile change (``--tuning``): first in the set; blocked when the installer's hardware check refuses it."""
+        change = Change("profile", "profile", "--tuning", profile, effect="installer-run", source=source,
+                        site_value=self.host.tuning_profile, reason=self.plan.profile_reason,
+                        citations=("fi-tuning-profiles",))
+        if self.profile_refused is not None and profile == self.plan.profile:
+            self.block(change, self.profile_refused.message, self.profile_refused.citations)
+            return
+        self.add(change)
+
+    def fix(self, tunable: str, fix: Fix, reason: str, citations: Sequence[str], source: str = "plan") -> None:
+        """One plan :class:`Fix` as a change (or a command, advice, or a blocked change)."""
+        cites = tuple(citations)
+        if fix.kind == "hiera":
+            self._hiera(tunable, fix.target, fix.value, reason, cites, source)
+        elif fix.kind == "installer":
+            self.add(Change(tunable, "installer", fix.target, fix.value, reason=reason, citations=cites, source=source))
+        elif fix.kind == "limit":
+            self._limit(tunable, fix, reason, cites, source)
+        elif fix.kind == "sysctl":
+            self.add(Change(tunable, "sysctl", fix.target, fix.value, effect="sysctl-reload", file=SYSCTL_FILE,
+                            reason=reason, citations=cites, source=source))
+        elif fix.kind == "file":
+            unit = self.restarts.get(fix.target, "")
+            self.add(Change(tunable, "file", fix.target, str(fix.value), effect="restart" if unit else "immediate",
+                            units=(unit,) if unit else (), file=fix.target.removesuffix(" on each agent"), reason=reason,
+                            citations=cites, source=source))
+        elif fix.kind == "command":
+            self._command(tunable, str(fix.target), reason, cites, source)
+        elif fix.kind == "advice" and (fix.target, str(fix.value)) not in self.advice:
+            self.advice.append((fix.target, str(fix.value)))
+            refused = re.match(r"add hardware .*--tuning (\S+)$", str(fix.value))
+            if refused:  # the profile the hosts need, which the installer's hardware check refuses on this box
+                self.block(Change("profile", "profile", "--tuning", refused.group(1), source=source,
+                                  site_value=self.host.tuning_profile),
+                           f"the installer's hardware check refuses --tuning {refused.group(1)} here: {fix.value}",
+                           ("fi-tuning-hook",))
+
+    def _limit(self, tunable: str, fix: Fix, reason: str, cites: tuple[str, ...], source: str) -> None:
+        """A LimitNOFILE drop-in (``limits.conf``); a drop-in of the unit read after it that sets a lower limit is
+        moved away first, one that sets a higher limit is the site's and is kept."""
+        unit = f"{fix.target}.service"
+        change = Change(tunable, "dropin", f"{unit}:LimitNOFILE", fix.value, effect="daemon-reload", units=(fix.target,),
+                        file=f"/etc/systemd/system/{unit}.d/{LIMITS_DROPIN}", reason=reason, citations=cites, source=source)
+        shadow = systemd_shadow(unit, "LimitNOFILE", self.host.limit_files, owned=LIMITS_DROPIN)
+        if shadow is not None:
+            text = shadow.line.rsplit("=", 1)[-1].rsplit(":", 1)[-1].strip()  # "soft:hard" -> the hard limit
+            theirs, ours = (int(text) if text.isdigit() else None), _number(fix.value)
+            if text == "infinity" or (theirs is not None and ours is not None and theirs >= ours):
+                self.block(change._replace(site_value=shadow.line), f"{shadow.location} sets {shadow.line}, read after "
+                           f"{LIMITS_DROPIN}: the site's limit is kept (never lowered silently)", shadow.citations)
+                return
+            self._remove_dropin(unit, "/" + shadow.location.lstrip("/"), shadow.line, source, "LimitNOFILE")
+        self.add(change)
+
+    def _command(self, tunable: str, command: str, reason: str, cites: tuple[str, ...], source: str) -> None:
+        reset = re.search(r"ALTER SYSTEM RESET (\w+);", command)
+        removed = re.fullmatch(r"rm (/etc/systemd/system/([^/]+)\.d/[^ ]+) && systemctl daemon-reload", command)
+        tuning = re.search(r"--tuning (\S+)$", command)
+        if reset:
+            self._reset(reset.group(1), source)
+        elif removed:
+            self._remove_dropin(removed.group(2), removed.group(1), "", source)
+        elif tuning and not command.startswith("add hardware"):
+            self.profile(tuning.group(1), source)
+        elif tunable == "os.tuned_profile" and command.startswith("tuned-adm profile "):
+            self.add(Change(tunable, "tuned", "profile", command.split()[-1], effect="tuned-adm", file="/etc/tuned/active_profile",
+                            reason=reason, citations=cites, source=source))
+        elif tunable == "os.tuned_profile":
+            pass  # `systemctl enable --now tuned` is part of the tuned step
+        elif command not in self.commands:
+            self.commands.append(command)
+
+    def _hiera(self, tunable: str, key: str, value: Any, reason: str, cites: tuple[str, ...], source: str) -> None:
+        if not self.release.features.custom_hiera:  # Satellite 6.2: the plan gives file edits; an installer option stays one
+            option = installer_option(key)
+            if option:
+                self.add(Change(tunable, "installer", option, value, reason=reason, citations=cites, source=source))
+            else:
+                self.block(Change(tunable, "custom-hiera", key, value, reason=reason, citations=cites, source=source),
+                           f"{self.release.label} reads no custom-hiera.yaml and has no installer option for {key}",
+                           (str(self.installer_table["citation"]),))
+            return
+        overrides: tuple[str, ...] = ()
+        if (key.startswith(("apache::keepalive", "apache::max_keepalive")) and self.release.features.foreman_vhost_keepalive
+                and self.plan.input.role == "server"):
+            # the Foreman vhost sets its own KeepAlive directives, which win over the server-wide ones
+            key = "foreman::" + key.split("::", 1)[1]
+            value = value in (True, "On", "on", "true") if key.rsplit("::", 1)[1] == "keepalive" else value
+            overrides = ("apache:: (server-wide, below the Foreman vhost)",)
+            cites = (*cites, str(self.apache_table["citation"]), "pf-keepalive")
+        from foretune.knowledge.hiera_keys import (
+            stale_keys,  # start-up: its dataclasses load only when a change is built
+        )
+
+        stale = stale_keys(self.release, _nest({key: value}))
+        option = installer_option(key) if not key.startswith(PG + "/") else None
+        channel = "installer" if option and "answers" in self.installer_table["order"] else "custom-hiera"
+        change = Change(tunable, channel, option if option and channel == "installer" else key, value,
+                        file="" if channel == "installer" else HIERA_FILE, reason=reason, citations=cites, source=source,
+                        overrides=overrides or (("answers", "profile") if channel == "custom-hiera" else ("profile",)))
+        if stale:
+            self.block(change, f"{key}: {stale[0].reason}: {self.release.label}'s modules have no such key", (stale[0].citation,))
+            return
+        site = self.host.custom_hiera.get(key)
+        if key in self.host.custom_hiera:
+            here, ours = _number(site), _number(value)
+            if here is not None and ours is not None and here > ours:
+                self.block(change._replace(site_value=site), f"custom-hiera.yaml sets {key}: {site}, above foretune's {value}: "
+                           "the site's value is kept (never lowered silently)")
+                return
+            if channel == "installer":  # custom-hiera wins over the installer option: the key goes, the option stays
+                self.add(Change(f"unshadow:{key}", "custom-hiera", key, None, op="remove", file=HIERA_FILE,
+                                reason=f"custom-hiera.yaml sets {key}: {site}, which wins over {option}",
+                                citations=(str(self.installer_table["citation"]),), source=source, site_value=site))
+            change = change._replace(site_value=site)
+        else:
+            t = self.plan.tunables.get(tunable)
+            if t is not None and t.installer.origin:  # the site set it in the answers file: say what it replaces
+                change = change._replace(site_value=t.installer.value)
+        if tunable in MEMORY_TUNABLES and self.memory_problem is not None and self._raises(tunable, value):
+            self.block(change, f"the memory budget after the changes does not fit: {self.memory_problem.message}",
+                       self.memory_problem.citations)
+            return
+        self.add(change)
+        if key.startswith(PG + "/"):
+            setting = key.split("/", 1)[1]
+            shadow = postgresql_shadow(setting, self.host.postgresql_files, self.host.postgresql_version)
+            if shadow is not None:
+                self._reset(setting, source, shadow.line, shadow.citations)
+        if key.startswith(PUMA_TARGETS) or (option or "").startswith(PUMA_TARGETS):
+            shadow = systemd_shadow("foreman.service", "Environment", self.host.puma_files, owned=INSTALLER_DROPIN)
+            if shadow is not None:
+                self._remove_dropin("foreman.service", "/" + shadow.location.lstrip("/"), shadow.line, source)
+
+    def _raises(self, tunable: str, value: Any) -> bool:
+        """``value`` is above what the installer gives for ``tunable`` (a change that needs more memory)."""
+        t = self.plan.tunables.get(tunable)
+        ours = _number(value) if not isinstance(value, str) or not value.startswith("-X") else None
+        before = _number(t.installer.value) if t is not None else None
+        if t is not None and t.unit == "bytes" and isinstance(t.foretune.value, int):
+            ours = float(t.foretune.value)
+        return ours is not None and (before is None or ours > before)
+
+    def _reset(self, setting: str, source: str, line: str = "", citations: Sequence[str] = ()) -> None:
+        entry = table("postgresql", self.host.postgresql_version)
+        if not line:
+            shadow = postgresql_shadow(setting, self.host.postgresql_files, self.host.postgresql_version)
+            line = shadow.line if shadow is not None else ""
+        cites = tuple(citations) or (str(entry["citation"]), str(entry.get("undo_citation", "")))
+        self.add(Change(f"reset:postgresql:{setting}", "alter-system", setting, None, op="reset", effect="restart",
+                        units=("postgresql",), file="/var/lib/pgsql/data/postgresql.auto.conf",
+                        reason=(f"postgresql.auto.conf sets {line} (ALTER SYSTEM), which wins over postgresql.conf" if line
+                                else f"postgresql.auto.conf (ALTER SYSTEM) sets {setting}, which wins over postgresql.conf"),
+                        citations=tuple(c for c in cites if c), source=source))
+
+    def _remove_dropin(self, unit: str, path: str, line: str, source: str, directive: str = "Environment") -> None:
+        after = INSTALLER_DROPIN if directive == "Environment" else LIMITS_DROPIN
+        self.add(Change(f"remove:dropin:{path}", "dropin", f"{unit}:{posixpath.basename(path)}", None, op="remove",
+                        effect="daemon-reload",
+                        units=(unit.removesuffix(".service"),), file=path,
+                        reason=(f"{posixpath.basename(path)} is read after {after} and sets "
+                                f"{line or 'what the installer sets'}, whatever the installer is told"),
+                        citations=(str(self.systemd_table["citation"]),), source=source))
+
+    def stale(self) -> None:
+        """Every custom-hiera.yaml key the release refuses or ignores becomes a ``remove`` change."""
+        if not self.release.features.custom_hiera:
+            return
+        from foretune.knowledge.hiera_keys import (
+            stale_keys,  # start-up: its dataclasses load only when a change is built
+        )
+
+        for note in stale_keys(self.release, _nest(dict(self.host.custom_hiera))):
+            self.add(Change(f"stale:{note.key}", "custom-hiera", note.key, None, op="remove", file=HIERA_FILE,
+                            reason=note.reason, citations=(note.citation,), source="stale",
+                            site_value=self.host.custom_hiera.get(note.key)))
+
+    def result(self) -> ChangeSet:
+        ordered = sorted(self.changes.values(), key=lambda c: _ORDER.get((c.channel, c.op), 99))
+        return ChangeSet(self.release.label, tuple(ordered), tuple(self.blocked), commands=tuple(self.commands),
+                         advice=tuple(self.advice), given=tuple(self.given))
+
+
+def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
+    """A flattened hiera mapping nested again (PostgreSQL entries under their hash), as stale_keys reads it."""
+    nested: dict[str, Any] = {}
+    for key, value in flat.items():
+        if "/" in key:
+            outer, inner = key.split("/", 1)
+            nested.setdefault(outer, {})[inner] = value
+        else:
+            nested[key] = value
+    return nested
+
+
+def from_plan(plan: Plan, facts: Any = None) -> ChangeSet:
+    """The change set of a plan: every tunable whose recommendation differs from what the installer gives, checked
+    against ``facts`` (a FactSet, a :class:`Host`, or None for a plan made from options alone)."""
+    b = _Builder(plan, host_of(facts))
+    if tuning_applies(plan):
+        b.profile(plan.profile)
+    for t in plan.tunables.values():
+        if t.differs:
+            for fix in t.fixes:
+                b.fix(t.id, fix, t.foretune.reason, t.foretune.citations)
+    b.stale()
+    return b.result()
+
+
+def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: Any = None) -> ChangeSet:
+    """The change set that fixes an audit's findings: ``fixes`` holds (rule id, the finding's Fix records) of the
+    failing findings; ``plan`` is the plan at the profile the audit asks for. A value the plan has for the same
+    tunable is the plan's (one value per tunable, the same in every output); the profile change comes first."""
+    b = _Builder(plan, host_of(facts))
+    fixes = list(fixes)
+    asks = [rule for rule, rule_fixes in fixes for f in rule_fixes
+            if f.kind == "command" and re.search(r"--tuning \S+$", str(f.target)) and not str(f.target).startswith("add hardware")]
+    if tuning_applies(plan) and (asks or (b.host.tuning_profile and b.host.tuning_profile != plan.profile)):
+        b.profile(plan.profile, asks[0] if asks else "plan")
+    for rule, rule_fixes in fixes:
+        for fix in rule_fixes:
+            tunable_id = b.by_target.get(fix.target)
+            t = plan.tunables.get(tunable_id) if tunable_id else None
+            if t is not None and t.foretune.value is not None:
+                # the plan's value for the tunable: the same number in every output; a value the tuning profile
+                # already gives is left to the profile (pinning it would lock out later --tuning changes)
+                if t.differs or not any(own.target in b.profile_keys for own in t.fixes):
+                    for own in t.fixes:
+                        b.fix(t.id, own, t.foretune.reason, t.foretune.citations, rule)
+                else:
+                    b.given += [(own.target, own.value, plan.profile) for own in t.fixes if (own.target, own.value, plan.profile) not in b.given]
+            else:
+                b.fix(tunable_id or f"{fix.kind}:{fix.target}", fix, "", (), rule)
+    b.stale()
+    return b.result()
+
+
+# -- views of a change set (what render and apply read) ---------------------------------------
+
+def hiera_values(changes: ChangeSet) -> dict[str, Any]:
+    """The custom-hiera values to set, nested (PostgreSQL entries under one hash)."""
+    return _nest({c.target: c.value for c in changes.changes if c.channel == "custom-hiera" and c.op == "set"})
+
+
+def hiera_removals(changes: ChangeSet) -> list[str]:
+    """Flattened custom-hiera keys to remove (stale keys, keys that would shadow an installer option)."""
+    return [c.target for c in changes.changes if c.channel == "custom-hiera" and c.op == "remove"]
+
+
+def installer_options(changes: ChangeSet) -> list[tuple[str, Any]]:
+    """The installer options to pass, in order (the profile excluded)."""
+    return [(c.target, c.value) for c in changes.changes if c.channel == "installer" and c.op == "set"]
+
+
+def profile_change(changes: ChangeSet) -> Change | None:
+    """The profile change, when the set has one."""
+    return next((c for c in changes.changes if c.channel == "profile"), None)

@@ -1,0 +1,38 @@
+"""plan's outputs read one change set: each value through one channel, the installer option where one exists."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from foretune.changes import build
+from foretune.plan import PlanInput, make_plan
+from foretune.render import outputs
+from tests.conftest import run_cli
+from tests.plan.cases import CASES
+
+GIB = 1024**3
+
+
+def test_a_large_satellite_gets_installer_options_and_only_work_mem_in_custom_hiera() -> None:
+    # 15000 hosts on 16 CPUs, 64 GiB: the guide's large profile, Puma 18 workers (top of 12-18), 16/16 threads,
+    # db_pool 16 + 4 = 20, 3 Sidekiq instances, all puppet-foreman options; work_mem 8 MB has no installer option.
+    plan = make_plan(PlanInput("satellite", "6.15", hosts=15000, cpus=16, ram_bytes=64 * GIB, virtual=True))
+    cs = build.from_plan(plan)
+    assert build.installer_options(cs) == [
+        ("--foreman-dynflow-worker-instances", 3), ("--foreman-foreman-service-puma-workers", 18),
+        ("--foreman-foreman-service-puma-threads-min", 16), ("--foreman-foreman-service-puma-threads-max", 16),
+        ("--foreman-db-pool", 20)]
+    assert build.hiera_values(cs) == {"postgresql::server::config_entries": {"work_mem": "8MB"}}
+    assert yaml.safe_load(outputs.hiera_fragment(plan, cs)) == build.hiera_values(cs)
+    assert outputs.installer_command(plan, cs).splitlines()[:2] == ["satellite-installer \\", "  --tuning large \\"]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_no_value_is_given_twice(name: str) -> None:
+    hiera = run_cli("plan", *CASES[name], "--format", "hiera")
+    installer = run_cli("plan", *CASES[name], "--format", "installer")
+    assert hiera.status == installer.status == 0, hiera.stderr + installer.stderr
+    for key in (yaml.safe_load(hiera.stdout) or {}):
+        option = build.installer_option(key)
+        assert option is None, key

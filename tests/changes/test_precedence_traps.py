@@ -1,0 +1,211 @@
+"""Precedence traps: each a fixture tree (tests/fixtures/changes/<trap> laid over satellite-6.15-tuned) with the change
+set expected of it, written by hand.
+
+The base box: Satellite 6.15 (Foreman 3.9, PostgreSQL 12), 16 CPUs, 64 GiB, ``--tuning medium``, Puma 12 workers x 5/5
+threads, given ``--hosts 6000`` (medium's range is 5001-10000). What every tree shares, from the guides:
+- work_mem 8 MB (gf-postgresql: "work_mem 8 MB"): a PostgreSQL entry, which has no installer option -> custom-hiera;
+- 2 Sidekiq workers for 5001-10000 hosts (gf-dynflow, stepped by the profiles' host ranges in planner.yaml) ->
+  ``--foreman-dynflow-worker-instances``, an installer option of puppet-foreman;
+- hammer's request_timeout -1 at this scale (a file the installer does not manage).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from foretune.audit.context import build_context
+from foretune.audit.runner import run_all
+from foretune.changes import build
+from foretune.changes.model import ChangeSet
+from foretune.commands.audit import _plan_after_profile_change, change_set
+from foretune.facts import read_source
+from foretune.plan import PlanInput, make_plan
+from foretune.plan.choose import choose_plan
+from foretune.plan.model import Fix
+from foretune.rules.registry import all_rules
+from tests.conftest import REPO
+
+BASE = REPO / "tests" / "fixtures" / "sosreports" / "satellite-6.15-tuned"
+TRAPS = REPO / "tests" / "fixtures" / "changes"
+HOSTS = 6000
+PG = "postgresql::server::config_entries"
+
+SHARED = {
+    ("custom-hiera", "set", f"{PG}/work_mem", "8MB"),
+    ("installer", "set", "--foreman-dynflow-worker-instances", 2),
+    ("file", "set", "/etc/hammer/cli.modules.d/foreman.yml", ":request_timeout: -1"),
+}
+
+
+def tree(tmp_path: Path, *traps: str) -> Path:
+    root = tmp_path / "tree"
+    shutil.copytree(BASE, root)
+    for trap in traps:
+        shutil.copytree(TRAPS / trap, root, dirs_exist_ok=True)
+    return root
+
+
+def audit_changes(root: Path, hosts: int = HOSTS) -> ChangeSet:
+    """The change set `audit --output-dir` writes for ``root`` (the same calls as the command)."""
+    facts = read_source(str(root), hosts=hosts)
+    ctx, _ = build_context(facts, hosts=hosts, bench=[])
+    report = SimpleNamespace(findings=run_all(all_rules(), ctx))
+    plan = _plan_after_profile_change(report, facts, hosts) or ctx.plan
+    result: ChangeSet = change_set(report, plan, facts)
+    return result
+
+
+def plan_changes(root: Path) -> ChangeSet:
+    facts = read_source(str(root), hosts=HOSTS)
+    plan = choose_plan(facts, hosts=HOSTS).plan
+    assert plan is not None
+    return build.from_plan(plan, facts)
+
+
+def rows(cs: ChangeSet) -> set[tuple[Any, ...]]:
+    return {(c.channel, c.op, c.target, c.value) for c in cs.changes}
+
+
+def test_the_base_tree_needs_only_the_shared_changes(tmp_path: Path) -> None:
+    assert rows(audit_changes(tree(tmp_path))) == SHARED
+
+
+def test_alter_system_is_reset_and_the_profile_gives_the_value(tmp_path: Path) -> None:
+    # postgresql.auto.conf: max_connections = '100' wins over postgresql.conf's 1000 (pg-auto-conf-wins). The medium
+    # profile already writes 1000 into postgresql.conf, so the one change is ALTER SYSTEM RESET: no pinned custom-hiera
+    # value, which would lock out later --tuning changes.
+    cs = audit_changes(tree(tmp_path, "auto-conf"))
+    assert rows(cs) == SHARED | {("alter-system", "reset", "max_connections", None)}
+    reset = next(c for c in cs.changes if c.channel == "alter-system")
+    assert "max_connections = '100'" in reset.reason and "pg-auto-conf-wins" in reset.citations
+    assert cs.changes[0] == reset  # what shadows goes before the values
+
+
+def test_a_hand_made_override_is_removed_and_the_installer_takes_its_values(tmp_path: Path) -> None:
+    # override.conf sets FOREMAN_PUMA_THREADS_MIN/MAX=16 after installer.conf (systemd-dropin-order): the pool the
+    # installer sizes for its own 5 threads is short. The guides' 16 threads min = max, db_pool = threads + 4 = 20,
+    # all three through the installer (puppet-foreman options), after the drop-in is gone.
+    cs = audit_changes(tree(tmp_path, "override-conf"))
+    assert rows(cs) == SHARED | {
+        ("dropin", "remove", "foreman.service:override.conf", None),
+        ("installer", "set", "--foreman-foreman-service-puma-threads-min", 16),
+        ("installer", "set", "--foreman-foreman-service-puma-threads-max", 16),
+        ("installer", "set", "--foreman-db-pool", 20),
+    }
+    removed = next(c for c in cs.changes if c.op == "remove")
+    assert removed.file == "/etc/systemd/system/foreman.service.d/override.conf"
+    assert [c.channel for c in cs.changes].index("dropin") < [c.channel for c in cs.changes].index("installer")
+
+
+def test_a_custom_hiera_lock_is_removed_before_the_installer_option(tmp_path: Path) -> None:
+    # custom-hiera.yaml pins foreman::db_pool: 5; custom-hiera wins over the answers file (fi-hiera-precedence), so
+    # --foreman-db-pool 20 alone would be silently ignored. The set removes the key and gives the option.
+    cs = audit_changes(tree(tmp_path, "override-conf", "hiera-lock"))
+    assert ("custom-hiera", "remove", "foreman::db_pool", None) in rows(cs)
+    assert ("installer", "set", "--foreman-db-pool", 20) in rows(cs)
+    assert not any(c.channel == "custom-hiera" and c.op == "set" and c.target == "foreman::db_pool" for c in cs.changes)
+    planned = plan_changes(tree(tmp_path / "plan", "hiera-lock"))  # plan --from takes the same way
+    assert {("custom-hiera", "remove", "foreman::db_pool", None), ("installer", "set", "--foreman-db-pool", 20)} <= rows(planned)
+
+
+def test_a_stale_key_is_removed(tmp_path: Path) -> None:
+    # checkpoint_segments: removed in PostgreSQL 9.5, PostgreSQL 12 refuses to start with it (fi-checkpoint-segments-removed)
+    cs = audit_changes(tree(tmp_path, "stale-key"))
+    assert rows(cs) == SHARED | {("custom-hiera", "remove", f"{PG}/checkpoint_segments", None)}
+    assert ("custom-hiera", "remove", f"{PG}/checkpoint_segments", None) in rows(plan_changes(tree(tmp_path / "p", "stale-key")))
+
+
+def test_a_value_the_site_set_higher_on_purpose_is_kept(tmp_path: Path) -> None:
+    # custom-hiera.yaml: work_mem 16MB ("our reports sort large sets"), above the guide's 8 MB: never lowered silently
+    for cs in (audit_changes(tree(tmp_path, "site-higher")), plan_changes(tree(tmp_path / "p", "site-higher"))):
+        assert not any(c.target == f"{PG}/work_mem" for c in cs.changes)
+        kept = [b for b in cs.blocked if b.change.target == f"{PG}/work_mem"]
+        assert len(kept) == 1 and kept[0].change.site_value == "16MB" and "never lowered silently" in kept[0].why
+    assert rows(audit_changes(tree(tmp_path / "a", "site-higher"))) == SHARED - {("custom-hiera", "set", f"{PG}/work_mem", "8MB")}
+
+
+def test_a_profile_the_hardware_refuses_is_blocked_and_the_largest_accepted_one_taken(tmp_path: Path) -> None:
+    # 40000 hosts need extra-large; foreman-installer's hardware check asks 32 CPUs and 128 GiB of it (fi-tuning-hook),
+    # the box has 16 and 64: --tuning extra-large is refused, large is the largest profile it accepts.
+    cs = audit_changes(tree(tmp_path), hosts=40000)
+    assert cs.changes[0][:4] == ("profile", "profile", "--tuning", "large")
+    refused = [b for b in cs.blocked if b.change.channel == "profile"]
+    assert [b.change.value for b in refused] == ["extra-large"]
+    assert "refuses --tuning extra-large" in refused[0].why
+
+
+def test_the_foreman_vhost_keepalive_wins_over_the_global_one() -> None:
+    # Foreman 1.12-1.24 (Satellite 6.3-6.7): puppet-foreman writes KeepAlive* into the Foreman vhost, which overrides
+    # the server-wide apache::* directives for that vhost (httpd-vhost-overrides, pf-keepalive). A fix given as
+    # apache::keepalive_timeout lands on foreman::keepalive_timeout, an installer option.
+    plan = make_plan(PlanInput("satellite", "6.6", hosts=3000, cpus=8, ram_bytes=32 * 1024**3))
+    cs = build.from_audit([("apache-keepalive", (Fix("hiera", "apache::keepalive_timeout", 3),))], plan)
+    changes = [c for c in cs.changes if c.channel != "profile"]
+    assert [(c.channel, c.target) for c in changes] == [("installer", "--foreman-keepalive-timeout")]
+    assert "httpd-vhost-overrides" in changes[0].citations
+
+
+@pytest.mark.parametrize("version,expected", [("9.2", None), ("12", "postgresql.auto.conf")])
+def test_postgresql_precedence_is_per_release(version: str, expected: str | None) -> None:
+    # ALTER SYSTEM and postgresql.auto.conf first in PostgreSQL 9.4 (pg-alter-system-94): Satellite 6.2's 9.2 has none
+    from foretune.knowledge.precedence import postgresql_shadow, table
+
+    assert table("postgresql", version)["highest_file"] == expected
+    files = [("var/lib/pgsql/data/postgresql.auto.conf", "max_connections = '200'")]
+    assert (postgresql_shadow("max_connections", files, version) is not None) == (expected is not None)
+
+
+def test_a_key_the_release_has_no_module_for_is_blocked() -> None:
+    # Satellite 6.15 runs Foreman on Puma: apache::mod::passenger::* is inert since Foreman 2.3 (fi-passenger-keys-removed)
+    plan = make_plan(PlanInput("satellite", "6.15", hosts=3000, cpus=8, ram_bytes=32 * 1024**3))
+    cs = build.from_audit([("x", (Fix("hiera", "apache::mod::passenger::passengermaxpoolsize", 12),))], plan)
+    assert not any("passenger" in c.target for c in cs.changes)
+    assert [b.change.target for b in cs.blocked] == ["apache::mod::passenger::passengermaxpoolsize"]
+    assert "Passenger settings are inert" in cs.blocked[0].why
+
+
+def test_raises_that_would_not_fit_in_memory_are_blocked_and_cuts_are_not() -> None:
+    # a plan whose services, even at the low ends of their ranges, exceed the RAM (the planner's memory-over-ram):
+    # a change that raises Puma workers (about 1 GiB each, gf-puma-autotuning) is refused, one that lowers them is not
+    from foretune.plan.model import Problem
+
+    plan = make_plan(PlanInput("satellite", "6.15", hosts=15000, cpus=16, ram_bytes=64 * 1024**3))
+    tight = plan._replace(problems=(Problem("high", "memory-over-ram", "13.0 GiB at the low ends, 12.0 GiB RAM"),))
+    t = plan.tunables["puma.workers"]
+    up = tight._replace(tunables={**plan.tunables, "puma.workers": t._replace(installer=t.installer._replace(value=6))})
+    cs = build.from_audit([("puma-workers-outside-range", (Fix("hiera", "foreman::foreman_service_puma_workers", 18),))], up)
+    assert [b.change.tunable for b in cs.blocked] == ["puma.workers"] and "memory budget" in cs.blocked[0].why
+    down = tight._replace(tunables={**plan.tunables, "puma.workers": t._replace(installer=t.installer._replace(value=40))})
+    cs = build.from_audit([("puma-workers-outside-range", (Fix("hiera", "foreman::foreman_service_puma_workers", 18),))], down)
+    assert ("installer", "--foreman-foreman-service-puma-workers", 18) in [(c.channel, c.target, c.value) for c in cs.changes]
+
+
+def test_a_drop_in_read_after_ours_that_lowers_the_limit_is_moved_away(tmp_path: Path) -> None:
+    # httpd.service.d/override.conf: LimitNOFILE=4096 sorts after limits.conf, so it would win (systemd-dropin-order)
+    # over the guide's 640000 (gf-httpd-nofile); the set moves it away first, then writes limits.conf
+    cs = plan_changes(tree(tmp_path, "limit-override"))
+    dropins = [(c.op, c.target, c.value, c.file) for c in cs.changes if c.channel == "dropin"]
+    assert dropins == [("remove", "httpd.service:override.conf", None, "/etc/systemd/system/httpd.service.d/override.conf"),
+                       ("set", "httpd.service:LimitNOFILE", 640000, "/etc/systemd/system/httpd.service.d/limits.conf")]
+
+
+def test_a_drop_in_read_after_ours_with_a_higher_limit_is_the_sites_and_kept(tmp_path: Path) -> None:
+    cs = plan_changes(tree(tmp_path, "limit-higher"))  # override.conf: LimitNOFILE=1048576, above 640000
+    assert not [c for c in cs.changes if c.channel == "dropin"]
+    kept = [b for b in cs.blocked if b.change.channel == "dropin"]
+    assert len(kept) == 1 and kept[0].change.site_value == "LimitNOFILE=1048576" and "never lowered" in kept[0].why
+
+
+def test_satellite_62_has_no_custom_hiera_a_value_without_option_is_blocked_not_dropped() -> None:
+    # Satellite 6.2 (foreman-installer 1.11) reads no custom-hiera.yaml (custom-hiera from 1.14, fi-tuning-yaml)
+    plan = make_plan(PlanInput("satellite", "6.2", hosts=3000, cpus=8, ram_bytes=32 * 1024**3))
+    cs = build.from_audit([("x", (Fix("hiera", "apache::mod::prefork::serverlimit", 512),
+                                  Fix("hiera", "foreman::passenger_min_instances", 6)))], plan)
+    assert [(c.channel, c.target) for c in cs.changes] == [("installer", "--foreman-passenger-min-instances")]
+    assert [b.change.target for b in cs.blocked] == ["apache::mod::prefork::serverlimit"]
+    assert "reads no custom-hiera.yaml" in cs.blocked[0].why
