@@ -1,0 +1,331 @@
+"""What applying a change set does to a host: the file edits, the SQL statements and the installer command.
+
+Nothing here writes: :func:`edits` compares each change with the host and returns only what differs, so a
+change set already in force gives no edits (a repeated apply is a no-op).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from foretune.errors import InputError
+
+if TYPE_CHECKING:
+    from foretune.apply.host import Host
+    from foretune.changes.model import Change, ChangeSet
+
+CUSTOM_HIERA = "/etc/foreman-installer/custom-hiera.yaml"
+SYSCTL_FILE = "/etc/sysctl.d/90-foretune.conf"
+TUNED_ACTIVE = "/etc/tuned/active_profile"
+AUTO_CONF = "postgresql.auto.conf"
+_SETTING = re.compile(r"[a-z_][a-z0-9_.]{0,62}")  # a PostgreSQL setting name (never quoted into SQL otherwise)
+
+
+class FileEdit(NamedTuple):
+    """One file's content before and after; ``new`` None removes it."""
+
+    path: str  # host path
+    old: bytes | None
+    new: bytes | None
+    changes: tuple[Change, ...]
+
+
+class Statement(NamedTuple):
+    """One ALTER SYSTEM statement, with the setting's value in postgresql.auto.conf before it (None: not set there)."""
+
+    change: Change
+    sql: str
+    before: str | None
+    undo: str
+
+
+class Skipped(NamedTuple):
+    change: Change
+    why: str
+
+
+class Edits(NamedTuple):
+    files: tuple[FileEdit, ...]
+    statements: tuple[Statement, ...]
+    installer: str | None  # the installer command that puts installer and custom-hiera changes in force
+    applied: tuple[Change, ...]  # the changes that are in force once the edits are made (and their effect run)
+    skipped: tuple[Skipped, ...]
+
+    @property
+    def empty(self) -> bool:
+        return not self.files and not self.statements
+
+
+def dropin_file(change: Change) -> str:
+    unit = change.target.split(":", 1)[0]
+    unit = unit if "." in unit else unit + ".service"
+    return change.file or f"/etc/systemd/system/{unit}.d/foretune.conf"
+
+
+def file_of(change: Change) -> str:
+    """The host file a change is written to (custom-hiera, drop-in, sysctl.d, tuned, an edited file)."""
+    if change.channel == "custom-hiera":
+        return change.file or CUSTOM_HIERA
+    if change.channel == "dropin":
+        return dropin_file(change)
+    if change.channel == "sysctl":
+        return change.file or SYSCTL_FILE
+    if change.channel == "tuned":
+        return change.file or TUNED_ACTIVE
+    if change.channel == "file":
+        return change.target
+    return change.file
+
+
+def text_value(value: Any) -> str:
+    """A value as a config file or SHOW writes it (``True`` as ``on``)."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
+def same(found: Any, wanted: Any) -> bool:
+    """The same setting value, however written (``16MB`` and ``16384kB``, ``200`` and ``'200'``, ``on`` and ``true``)."""
+    from foretune.render.merge import same_value  # start-up: only when values are compared
+
+    if found is None or wanted is None:
+        return found is wanted
+    a, b = text_value(found).strip(), text_value(wanted).strip()
+    booleans = {"on": "on", "true": "on", "yes": "on", "1": "on", "off": "off", "false": "off", "no": "off", "0": "off"}
+    if isinstance(found, bool) or isinstance(wanted, bool):
+        return booleans.get(a.lower()) == booleans.get(b.lower())
+    return a == b or same_value(a, b)
+
+
+# --- line-oriented files (drop-ins, sysctl.d, hand-edited files) -----------------------------------------------
+
+def _key_of(line: str) -> str:
+    """The key a ``key = value`` / ``Key=value`` / ``Directive value`` line sets ('' for comments and blanks)."""
+    text = line.strip()
+    if not text or text.startswith(("#", ";", "[")):
+        return ""
+    return re.split(r"[\s=:]", text, maxsplit=1)[0]
+
+
+def set_line(text: str, line: str, section: str | None = None) -> str:
+    """``text`` with the line setting ``line``'s key replaced by ``line`` (the last such line), else ``line`` added.
+
+    ``section`` (``[Service]``): the line belongs in that section, which is added when missing.
+    """
+    key = _key_of(line)
+    lines = text.splitlines()
+    start, end = 0, len(lines)
+    if section is not None:
+        heads = [n for n, ln in enumerate(lines) if ln.strip() == section]
+        if not heads:
+            body = text if not text or text.endswith("\n") else text + "\n"
+            return body + f"{section}\n{line}\n"
+        start = heads[-1] + 1
+        end = next((n for n in range(start, len(lines)) if lines[n].strip().startswith("[")), len(lines))
+    found = [n for n in range(start, end) if _key_of(lines[n]) == key]
+    if found:
+        lines[found[-1]] = line
+        for n in reversed(found[:-1]):  # one value per key: earlier lines would only confuse a reader
+            del lines[n]
+    else:
+        lines.insert(end, line)
+    return "\n".join(lines) + "\n"
+
+
+def drop_line(text: str, key: str) -> str:
+    lines = [ln for ln in text.splitlines() if _key_of(ln) != key]
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def line_value(text: str, key: str, section: str | None = None) -> str | None:
+    """The value the last line setting ``key`` gives (in ``section`` when given), else None."""
+    current = None
+    in_section = section is None
+    for raw in text.splitlines():
+        stripped = raw.strip()
+        if section is not None and stripped.startswith("["):
+            in_section = stripped == section
+            continue
+        if in_section and _key_of(raw) == key:
+            rest = stripped[len(key):].strip()
+            current = rest[1:].strip() if rest[:1] in ("=", ":") else rest
+    return current
+
+
+# --- PostgreSQL ---------------------------------------------------------------------------------------------------
+
+def sql_literal(value: Any) -> str:
+    return "'" + text_value(value).replace("'", "''") + "'"
+
+
+def setting_name(change: Change) -> str:
+    name = change.target.split("/")[-1].lower()
+    if not _SETTING.fullmatch(name):
+        raise InputError(f"{change.target}: not a PostgreSQL setting name")
+    return name
+
+
+def auto_conf_values(text: str) -> dict[str, str]:
+    """postgresql.auto.conf's settings (the last line of each wins, as PostgreSQL reads it)."""
+    values: dict[str, str] = {}
+    for raw in text.splitlines():
+        match = re.match(r"\s*([A-Za-z_][\w.]*)\s*=?\s*(.*?)\s*$", raw)
+        if not match or raw.lstrip().startswith("#"):
+            continue
+        value = match.group(2)
+        value = re.sub(r"\s+#.*$", "", value) if not value.startswith("'") else value
+        if value.startswith("'") and value.endswith("'") and len(value) >= 2:
+            value = value[1:-1].replace("''", "'")
+        values[match.group(1).lower()] = value
+    return values
+
+
+def auto_conf_set(text: str, name: str, value: str | None) -> str:
+    """postgresql.auto.conf as ALTER SYSTEM leaves it: ``name = 'value'`` (appended or replaced), or the line gone."""
+    kept = [ln for ln in text.splitlines() if not re.match(rf"\s*{re.escape(name)}\s*=", ln, re.IGNORECASE)]
+    if not kept:
+        kept = ["# Do not edit this file manually!", "# It will be overwritten by the ALTER SYSTEM command."]
+    if value is not None:
+        kept.append(f"{name} = {sql_literal(value)}")
+    return "\n".join(kept) + "\n"
+
+
+def auto_conf_before(host: Host, name: str) -> str | None:
+    """The value postgresql.auto.conf gives ``name`` now (psql's pg_file_settings, or the tree's file)."""
+    if host.has_psql:
+        rows = host.psql(f"SELECT setting FROM pg_file_settings WHERE name = {sql_literal(name)} "
+                         f"AND sourcefile LIKE '%/{AUTO_CONF}' ORDER BY seqno DESC LIMIT 1")
+        return rows[0][0] if rows else None
+    directory = host.pg_data_dir()
+    if directory is None:
+        return None
+    data = host.read(f"{directory}/{AUTO_CONF}")
+    return auto_conf_values(data.decode("utf-8", "replace")).get(name) if data is not None else None
+
+
+# --- the change set against the host ----------------------------------------------------------------------------
+
+def installer_program(release: str) -> str:
+    """satellite-installer for Satellite, foreman-installer for Foreman and orcharhino."""
+    return "satellite-installer" if release.lower().startswith("satellite") else "foreman-installer"
+
+
+def installer_command(changes: Iterable[Change], release: str, program: str | None = None) -> str | None:
+    """The installer command that puts the set's installer options, profile and custom-hiera in force."""
+    from foretune.render.snippets import yaml_scalar  # start-up: only when the command is written
+
+    changes = list(changes)
+    if not any(c.channel in ("installer", "profile", "custom-hiera") for c in changes):
+        return None
+    parts = [program or installer_program(release)]
+    parts += [f"--tuning {c.value}" for c in changes if c.channel == "profile"]
+    parts += [f"{c.target} {yaml_scalar(c.value)}" for c in changes if c.channel == "installer" and c.op == "set"]
+    return " ".join(parts)
+
+
+def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | None = None) -> Edits:
+    """Compare the change set with ``host``: the edits that put it in place, and what is kept as the site has it."""
+    from foretune.render.merge import FORETUNE, load_mapping, merge_values  # start-up: only when a set is applied
+
+    by_file: dict[str, list[Change]] = {}
+    statements: list[Statement] = []
+    applied: list[Change] = []
+    skipped: list[Skipped] = []
+    for change in cs.changes:
+        if change.channel in ("installer", "profile"):
+            applied.append(change)
+        elif change.channel == "alter-system":
+            applied.append(change)
+            name = setting_name(change)
+            if not host.has_psql:
+                directory = host.pg_data_dir()
+                if directory is None:
+                    skipped.append(Skipped(change, f"no PostgreSQL data directory (with PG_VERSION) under {host.label}: "
+                                                   "give --dsn to run ALTER SYSTEM"))
+                    applied.pop()
+                    continue
+                by_file.setdefault(f"{directory}/{AUTO_CONF}", []).append(change)
+                continue
+            before = auto_conf_before(host, name)
+            undo = f"ALTER SYSTEM RESET {name}" if before is None else f"ALTER SYSTEM SET {name} = {sql_literal(before)}"
+            if change.op == "reset":
+                if before is not None:
+                    statements.append(Statement(change, f"ALTER SYSTEM RESET {name}", before, undo))
+            elif not same(before, change.value):
+                statements.append(Statement(change, f"ALTER SYSTEM SET {name} = {sql_literal(change.value)}", before, undo))
+        elif change.channel in ("custom-hiera", "dropin", "sysctl", "tuned", "file"):
+            by_file.setdefault(file_of(change), []).append(change)
+        else:
+            skipped.append(Skipped(change, f"channel {change.channel!r} is not one apply writes"))
+    files: list[FileEdit] = []
+    for path, changes in by_file.items():
+        raw = host.read(path)
+        try:
+            old = raw.decode("utf-8") if raw is not None else None
+        except UnicodeDecodeError:
+            raise InputError(f"{host.path(path)}: not UTF-8 text") from None
+        text = old or ""
+        removed = False
+        kept_changes: list[Change] = []
+        if changes[0].channel == "custom-hiera":
+            values: dict[str, Any] = {}
+            remove = [c.target for c in changes if c.op == "remove"]
+            for c in changes:
+                if c.op == "set":
+                    key, _, entry = c.target.partition("/")
+                    if entry:
+                        values.setdefault(key, {})[entry] = c.value
+                    else:
+                        values[key] = c.value
+            reasons = {c.target: c.reason or "foretune's recommendation" for c in changes}
+            comments = {c.target.split("/", 1)[-1]: f"foretune: {c.reason}" + (f" [{', '.join(c.citations)}]" if c.citations else "")
+                        for c in changes if c.reason}
+            text, conflicts = merge_values(text, values, reasons, {"*": prefer}, comments, str(host.path(path)), remove)
+            lost = {conflict.key: conflict for conflict in conflicts if conflict.taken != FORETUNE}
+            for c in changes:
+                if c.target in lost:
+                    skipped.append(Skipped(c, f"the site sets {lost[c.target].site!r} in {path}: kept (add --prefer foretune "
+                                              "to replace it)"))
+                else:
+                    kept_changes.append(c)
+            load_mapping(text, path)
+        else:
+            for c in changes:
+                kept_changes.append(c)
+                if c.channel == "alter-system":
+                    text = auto_conf_set(text, setting_name(c), None if c.op == "reset" else text_value(c.value))
+                elif c.op == "remove":
+                    if c.channel == "dropin" and c.file:  # a whole drop-in (a hand-made override.conf)
+                        removed = True
+                    elif c.channel == "dropin":
+                        text = drop_line(text, c.target.split(":", 1)[-1])
+                    elif c.channel == "sysctl":
+                        text = drop_line(text, c.target)
+                    elif c.channel == "file" and c.value is not None:
+                        text = drop_line(text, _key_of(str(c.value)))
+                    else:
+                        kept_changes.pop()
+                        skipped.append(Skipped(c, f"nothing to remove through channel {c.channel!r}"))
+                elif c.channel == "dropin":
+                    directive = c.target.split(":", 1)[1]
+                    if not text.strip():
+                        text = f"# foretune: {c.reason}\n" if c.reason else ""
+                    text = set_line(text, f"{directive}={text_value(c.value)}", "[Service]")
+                elif c.channel == "sysctl":
+                    text = set_line(text, f"{c.target} = {text_value(c.value)}")
+                elif c.channel == "tuned":
+                    text = f"{text_value(c.value)}\n"
+                elif c.channel == "file":
+                    text = set_line(text, str(c.value))
+        applied.extend(kept_changes)
+        new = None if removed else text.encode("utf-8")
+        if (raw is None and new is None) or raw == new:
+            continue
+        if kept_changes:
+            files.append(FileEdit(path, raw, new, tuple(kept_changes)))
+    order = {c: n for n, c in enumerate(cs.changes)}
+    applied.sort(key=lambda c: order[c])
+    return Edits(tuple(files), tuple(statements), installer_command(cs.changes, cs.release, program), tuple(applied),
+                 tuple(skipped))
