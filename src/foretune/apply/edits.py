@@ -237,17 +237,16 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
         if change.channel in ("installer", "profile"):
             applied.append(change)
         elif change.channel == "alter-system":
-            applied.append(change)
             name = setting_name(change)
-            if not host.has_psql:
+            if not host.has_psql:  # a tree: its postgresql.auto.conf, as ALTER SYSTEM writes it
                 directory = host.pg_data_dir()
                 if directory is None:
                     skipped.append(Skipped(change, f"no PostgreSQL data directory (with PG_VERSION) under {host.label}: "
                                                    "give --dsn to run ALTER SYSTEM"))
-                    applied.pop()
                     continue
                 by_file.setdefault(f"{directory}/{AUTO_CONF}", []).append(change)
                 continue
+            applied.append(change)
             before = auto_conf_before(host, name)
             undo = f"ALTER SYSTEM RESET {name}" if before is None else f"ALTER SYSTEM SET {name} = {sql_literal(before)}"
             if change.op == "reset":

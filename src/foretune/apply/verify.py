@@ -187,12 +187,13 @@ class Verifier:
     def _pg(self, name: str) -> tuple[str | None, str, bool, str]:
         """(value, where, pending restart, source file) of a PostgreSQL setting where it takes effect."""
         if self.host.has_psql:
-            rows = self.host.psql("SELECT setting, COALESCE(unit, ''), pending_restart, COALESCE(sourcefile, '') "
+            rows = self.host.psql("SELECT setting, source, pending_restart, COALESCE(sourcefile, '') "
                                   f"FROM pg_settings WHERE name = {sql_literal(name)}")
             shown = self.host.psql(f"SHOW {name}")
             if not rows:
                 return None, "SHOW", False, ""
-            return shown[0][0] if shown else rows[0][0], f"SHOW {name}", rows[0][2] == "t", rows[0][3]
+            source = rows[0][3] or rows[0][1]  # the file that sets it, else where from ("command line", "default")
+            return shown[0][0] if shown else rows[0][0], f"SHOW {name}", rows[0][2] == "t", source
         values, why = self.fact("postgresql")
         if not isinstance(values, dict):
             return None, why, False, ""
@@ -280,6 +281,9 @@ class Verifier:
             return Check(c, IN_FORCE, str(value), where, "")
         if same(value, wanted) or (isinstance(wanted, int) and str(value).isdigit() and int(value) == wanted):
             return Check(c, IN_FORCE, str(value), where, "")
+        if extra and c.channel == "alter-system" and not extra.endswith(AUTO_CONF) and extra not in ("default", "configuration file"):
+            return Check(c, DRIFT, str(value), where, f"{where} gives {value!r}: PostgreSQL takes it from {extra}, "
+                                                      "which wins over postgresql.auto.conf")
         if c.tunable in self.seen:
             source = f"; set in {extra}" if extra else ""
             return Check(c, DRIFT, str(value), where, f"{where} gives {value!r} after a verify saw {c.value!r} in force{source}")
