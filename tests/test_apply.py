@@ -352,3 +352,34 @@ def test_alter_system_then_show_on_a_real_postgresql(tmp_path: Path, pg: pgclust
     assert _show(pg, "maintenance_work_mem") == "64MB"
     rows = run_psql(dsn, "SELECT name FROM pg_file_settings WHERE sourcefile LIKE '%postgresql.auto.conf'", environ=dict(os.environ))
     assert rows == []
+
+
+def test_a_yaml_file_edit_goes_under_its_mapping_and_is_read_back(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    hammer = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "hammer.request_timeout", "channel": "file", "target": "/etc/hammer/cli.modules.d/foreman.yml",
+         "value": ":request_timeout: -1", "effect": "immediate"}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, hammer), "--write")
+    assert result.status == 0, result.stderr
+    assert (root / "etc/hammer/cli.modules.d/foreman.yml").read_text(encoding="utf-8") == (
+        ":foreman:\n  # Enable/disable foreman commands\n  :enable_module: true\n  # Your foreman server address\n"
+        "  :host: 'https://sat.example.com'\n"
+        "  # Credentials. You'll be asked for the interactive input if they're missing.\n"
+        "  #:username: 'admin'\n  #:password: 'example'\n  :request_timeout: -1\n  \n")
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 0, result.stdout
+    assert _states(result.stdout) == {"hammer.request_timeout": "in force"}
+
+
+def test_line_edits_keep_everything_else() -> None:
+    from foretune.apply.edits import set_line, set_yaml_line
+
+    shipped = ":foreman:\n  :enable_module: true\n  #:request_timeout: 120 #seconds\n"
+    assert set_yaml_line(shipped, ":request_timeout: -1", "foreman.yml") == ":foreman:\n  :enable_module: true\n  :request_timeout: -1\n"
+    assert set_line("# sizing\nPassengerMaxPoolSize 6\nPassengerMinInstances 1\n", "PassengerMaxPoolSize 30") == (
+        "# sizing\nPassengerMaxPoolSize 30\nPassengerMinInstances 1\n")
+    assert set_line("[Unit]\nAfter=x\n[Service]\nLimitNOFILE=1024\nUser=apache\n", "LimitNOFILE=640000", "[Service]") == (
+        "[Unit]\nAfter=x\n[Service]\nLimitNOFILE=640000\nUser=apache\n")
+    assert set_line("[Unit]\nAfter=x\n", "LimitNOFILE=640000", "[Service]") == "[Unit]\nAfter=x\n[Service]\nLimitNOFILE=640000\n"
+    assert set_line("# comment\n\nfs.file-max = 10\n", "fs.aio-max-nr = 1048576") == (
+        "# comment\n\nfs.file-max = 10\nfs.aio-max-nr = 1048576\n")

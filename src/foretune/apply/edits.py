@@ -101,18 +101,29 @@ def same(found: Any, wanted: Any) -> bool:
 
 # --- line-oriented files (drop-ins, sysctl.d, hand-edited files) -----------------------------------------------
 
+_KEY = re.compile(r":?[A-Za-z0-9_][A-Za-z0-9_.@/-]*")  # LimitNOFILE, fs.aio-max-nr, PassengerMaxPoolSize, :request_timeout
+
+
 def _key_of(line: str) -> str:
-    """The key a ``key = value`` / ``Key=value`` / ``Directive value`` line sets ('' for comments and blanks)."""
+    """The key a ``key = value`` / ``Key=value`` / ``Directive value`` / ``:key: value`` line sets ('' for comments and blanks)."""
     text = line.strip()
     if not text or text.startswith(("#", ";", "[")):
         return ""
-    return re.split(r"[\s=:]", text, maxsplit=1)[0]
+    match = _KEY.match(text)
+    return match.group(0) if match else ""
+
+
+def _commented_key(line: str) -> str:
+    """The key of a commented-out setting (``#:request_timeout: 120``, ``# LimitNOFILE=1024``), else ''."""
+    text = line.strip()
+    return _key_of(text.lstrip("#;").strip()) if text.startswith(("#", ";")) else ""
 
 
 def set_line(text: str, line: str, section: str | None = None) -> str:
     """``text`` with the line setting ``line``'s key replaced by ``line`` (the last such line), else ``line`` added.
 
-    ``section`` (``[Service]``): the line belongs in that section, which is added when missing.
+    ``section`` (``[Service]``): the line belongs in that section, which is added when missing. A replaced line
+    keeps its indentation.
     """
     key = _key_of(line)
     lines = text.splitlines()
@@ -124,9 +135,10 @@ def set_line(text: str, line: str, section: str | None = None) -> str:
             return body + f"{section}\n{line}\n"
         start = heads[-1] + 1
         end = next((n for n in range(start, len(lines)) if lines[n].strip().startswith("[")), len(lines))
-    found = [n for n in range(start, end) if _key_of(lines[n]) == key]
+    found = [n for n in range(start, end) if key and _key_of(lines[n]) == key]
     if found:
-        lines[found[-1]] = line
+        indent = lines[found[-1]][:len(lines[found[-1]]) - len(lines[found[-1]].lstrip())]
+        lines[found[-1]] = indent + line
         for n in reversed(found[:-1]):  # one value per key: earlier lines would only confuse a reader
             del lines[n]
     else:
@@ -134,8 +146,46 @@ def set_line(text: str, line: str, section: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def set_yaml_line(text: str, line: str, path: str) -> str:
+    """A ``:key: value`` line set in a YAML file (hammer's ``foreman.yml``): the key's line replaced, or its
+    commented-out line (the shipped ``#:request_timeout: 120``) taken, or the line added under the file's one
+    top-level mapping; the result must load as YAML and hold the value, or InputError."""
+    import yaml  # start-up: PyYAML loads only when a YAML file is edited
+
+    key = _key_of(line)
+    lines = text.splitlines()
+    found = [n for n, ln in enumerate(lines) if key and _key_of(ln) == key] or \
+            [n for n, ln in enumerate(lines) if key and _commented_key(ln) == key][-1:]
+    if found:
+        n = found[-1]
+        lines[n] = lines[n][:len(lines[n]) - len(lines[n].lstrip())] + line
+    else:
+        tops = [n for n, ln in enumerate(lines) if ln and not ln[0].isspace() and _key_of(ln)]
+        if len(tops) == 1 and lines[tops[0]].rstrip().endswith(":"):
+            children = [n for n in range(tops[0] + 1, len(lines)) if lines[n].strip() and lines[n][0].isspace()]
+            indent = lines[children[0]][:len(lines[children[0]]) - len(lines[children[0]].lstrip())] if children else "  "
+            lines.insert((children[-1] if children else tops[0]) + 1, indent + line)
+        else:
+            lines.append(line)
+    result = "\n".join(lines) + "\n"
+    try:
+        wanted = yaml.safe_load(line)
+        loaded = yaml.safe_load(result)
+    except yaml.YAMLError:
+        raise InputError(f"{path}: cannot set {line!r} safely (not YAML after the edit); edit it by hand") from None
+
+    def holds(node: Any) -> bool:
+        if isinstance(node, dict):
+            return all(node.get(k) == v for k, v in wanted.items()) or any(holds(v) for v in node.values())
+        return False
+
+    if not isinstance(wanted, dict) or not holds(loaded):
+        raise InputError(f"{path}: cannot set {line!r} safely; edit it by hand")
+    return result
+
+
 def drop_line(text: str, key: str) -> str:
-    lines = [ln for ln in text.splitlines() if _key_of(ln) != key]
+    lines = [ln for ln in text.splitlines() if not key or _key_of(ln) != key]
     return "\n".join(lines) + "\n" if lines else ""
 
 
@@ -148,9 +198,10 @@ def line_value(text: str, key: str, section: str | None = None) -> str | None:
         if section is not None and stripped.startswith("["):
             in_section = stripped == section
             continue
-        if in_section and _key_of(raw) == key:
+        if in_section and key and _key_of(raw) == key:
             rest = stripped[len(key):].strip()
-            current = rest[1:].strip() if rest[:1] in ("=", ":") else rest
+            rest = rest[1:].strip() if rest[:1] in ("=", ":") else rest
+            current = re.sub(r"\s+#.*$", "", rest)
     return current
 
 
@@ -316,6 +367,8 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
                     text = set_line(text, f"{c.target} = {text_value(c.value)}")
                 elif c.channel == "tuned":
                     text = f"{text_value(c.value)}\n"
+                elif c.channel == "file" and path.endswith((".yml", ".yaml")):
+                    text = set_yaml_line(text, str(c.value), path)
                 elif c.channel == "file":
                     text = set_line(text, str(c.value))
         applied.extend(kept_changes)

@@ -251,6 +251,11 @@ class Verifier:
                 self.why = why or f"{fact} {field} unknown on {self.host.label}"
                 return None
             return value, f"{fact}{' ' + field if field else ''} (the rendered configuration)", ""
+        if c.channel == "file" and c.effect == "immediate":  # read where it takes effect: the file itself (hammer's)
+            line = str(c.value)
+            data = self.host.read(c.target)
+            found = line_value(data.decode("utf-8", "replace"), _key_of(line)) if data is not None else None
+            return ("" if found is None else f"{_key_of(line)} {found}"), c.target, ""
         if c.channel == "file":
             self.why = f"read back from {c.target} only: whether {', '.join(c.units) or 'its service'} restarted since is not told"
             return None
@@ -279,6 +284,8 @@ class Verifier:
             return Check(c, PENDING, str(value), where, "PostgreSQL reports pending_restart: restart postgresql")
         if c.op == "reset" and c.channel == "alter-system":
             return Check(c, IN_FORCE, str(value), where, "")
+        if c.channel == "file":
+            wanted = f"{_key_of(str(c.value))} {line_value(str(c.value), _key_of(str(c.value)))}"
         if same(value, wanted) or (isinstance(wanted, int) and str(value).isdigit() and int(value) == wanted):
             return Check(c, IN_FORCE, str(value), where, "")
         if extra and c.channel == "alter-system" and not extra.endswith(AUTO_CONF) and extra not in ("default", "configuration file"):
