@@ -383,3 +383,41 @@ def test_line_edits_keep_everything_else() -> None:
     assert set_line("[Unit]\nAfter=x\n", "LimitNOFILE=640000", "[Service]") == "[Unit]\nAfter=x\n[Service]\nLimitNOFILE=640000\n"
     assert set_line("# comment\n\nfs.file-max = 10\n", "fs.aio-max-nr = 1048576") == (
         "# comment\n\nfs.file-max = 10\nfs.aio-max-nr = 1048576\n")
+
+
+def test_a_failure_mid_apply_leaves_a_journal_that_rolls_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from foretune.apply import journal
+
+    root = _tree(tmp_path)
+    before = _files(root)
+    real = journal._write
+    calls: list[str] = []
+
+    def failing(host: object, path: str, data: bytes | None) -> None:
+        calls.append(path)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device", path)
+        real(host, path, data)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(journal, "_write", failing)
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path), "--write")
+    [run] = _runs(root)
+    assert result.status == 2
+    assert result.stderr == (f"foretune: error: {calls[2]}: No space left on device; run {run} is partly applied: "
+                             f"`foretune apply --rollback {run}` restores what it changed\n")
+    monkeypatch.setattr(journal, "_write", real)
+    assert _files(root) != before
+    assert run_cli("apply", "--root", str(root), "--rollback", run).status == 0
+    assert _files(root) == before
+
+
+def test_verify_says_when_the_facts_cannot_be_read(tmp_path: Path) -> None:
+    root = tmp_path / "image"  # a tree without a sosreport's layout: its facts cannot be read
+    (root / "etc").mkdir(parents=True)
+    sysctl = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "kernel.aio_max_nr", "channel": "sysctl", "target": "fs.aio-max-nr", "value": 1048576, "effect": "sysctl-reload"}]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sysctl), "--write").status == 0
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 0
+    assert _states(result.stdout) == {"kernel.aio_max_nr": "not verified"}
+    assert f"facts not readable: {root} is not a sosreport" in result.stderr

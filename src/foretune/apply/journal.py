@@ -129,8 +129,6 @@ def _write(host: Host, host_path: str, data: bytes | None) -> None:
 
 def apply(host: Host, found: Edits, release: str, *, source: str) -> tuple[str, dict[str, Any]]:
     """Make ``found``'s edits on ``host``: backups first, the journal, then the files and statements. Returns the run."""
-    from foretune.apply.edits import Skipped  # start-up: only when a set is applied
-
     run, directory = _new_run(host)
     files = []
     for edit in found.files:
@@ -146,7 +144,7 @@ def apply(host: Host, found: Edits, release: str, *, source: str) -> tuple[str, 
         "format": FORMAT, "run": run, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "epoch": int(time.time()),
         "host": host.label, "release": release, "source": source,
         "changes": [change_to_dict(c) for c in found.applied],
-        "skipped": [{"change": change_to_dict(s.change), "why": s.why} for s in found.skipped if isinstance(s, Skipped)],
+        "skipped": [{"change": change_to_dict(s.change), "why": s.why} for s in found.skipped],
         "files": files,
         "statements": [{"tunable": s.change.tunable, "sql": s.sql, "before": s.before, "undo": s.undo, "done": False}
                        for s in found.statements],
@@ -163,8 +161,12 @@ def apply(host: Host, found: Edits, release: str, *, source: str) -> tuple[str, 
             entry["done"] = True
         if found.statements:
             host.psql("SELECT pg_reload_conf()")
-    finally:
+    except (OSError, InputError) as exc:
         save(directory, journal)
+        what = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and exc.filename else str(exc)
+        raise InputError(f"{what}; run {run} is partly applied: `foretune apply --rollback {run}` restores "
+                         "what it changed") from None
+    save(directory, journal)
     return run, journal
 
 

@@ -54,6 +54,7 @@ READBACK: dict[str, tuple[str, str]] = {
     "apache::mod::event::maxsparethreads": ("apache", "MaxSpareThreads"),
     "apache::mod::event::maxrequestsperchild": ("apache", "MaxConnectionsPerChild"),
     "foreman::db_pool": ("foreman_db_pool", ""),  # /etc/foreman/database.yml's pool
+    "foreman::dynflow_worker_instances": ("dynflow", "workers"),  # the dynflow-sidekiq@worker-N units
 }
 EFFECT_WORDS = {
     "installer-run": "an installer run", "restart": "a restart", "daemon-reload": "systemctl daemon-reload and a restart",
@@ -83,6 +84,25 @@ class Report(NamedTuple):
     @property
     def exit_status(self) -> int:
         return 1 if any(c.state in (PENDING, DRIFT) for c in self.checks) else 0
+
+
+def process_start(unit: str) -> float | None:
+    """When ``unit``'s main process on this host started (epoch seconds), from systemctl and /proc; None if unknown."""
+    import subprocess  # start-up: only when verify asks systemd
+
+    name = unit if "." in unit else unit + ".service"
+    try:
+        pid = subprocess.run(["systemctl", "show", "-p", "MainPID", "--value", name], capture_output=True, text=True,
+                             timeout=10, check=False).stdout.strip()
+        if not pid.isdigit() or pid == "0":
+            return None
+        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+            ticks = int(handle.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime, after the command name
+        with open("/proc/stat", encoding="ascii") as handle:
+            boot = next(int(line.split()[1]) for line in handle if line.startswith("btime "))
+    except (OSError, ValueError, IndexError, StopIteration, subprocess.SubprocessError):
+        return None
+    return boot + ticks / os.sysconf("SC_CLK_TCK")
 
 
 def _option_key(option: str) -> str | None:
@@ -256,11 +276,22 @@ class Verifier:
             data = self.host.read(c.target)
             found = line_value(data.decode("utf-8", "replace"), _key_of(line)) if data is not None else None
             return ("" if found is None else f"{_key_of(line)} {found}"), c.target, ""
+        if c.channel == "file" and self.restarted(c):
+            line = str(c.value)
+            data = self.host.read(c.target)
+            found = line_value(data.decode("utf-8", "replace"), _key_of(line)) if data is not None else None
+            return ("" if found is None else f"{_key_of(line)} {found}"), f"{c.target} (read by {', '.join(c.units)} since)", ""
         if c.channel == "file":
             self.why = f"read back from {c.target} only: whether {', '.join(c.units) or 'its service'} restarted since is not told"
             return None
         self.why = f"foretune does not read {c.target} back where the installer renders it; {file_of(c) or 'the journal'} holds it"
         return None
+
+    def restarted(self, c: Change) -> bool:
+        """On this host: every unit of ``c`` has a main process started after the run (so it reads the change)."""
+        if not self.host.live or not c.units:
+            return False
+        return all(started is not None and started > self.applied for started in map(process_start, c.units))
 
     def check(self, c: Change) -> Check:
         wrote = self.written(c)
@@ -269,12 +300,18 @@ class Verifier:
             said = f"{where} now has {found!r}" if found else f"{where} no longer has it"
             if c.op == "remove" and found:
                 said = f"{where} has it again"
-            return Check(c, DRIFT, str(found), where, f"{said} (applied: {'removed' if c.op != 'set' else repr(str(c.value))})"
-                         + self._changed_after(where) if not where.startswith(AUTO_CONF) else said)
+            if not where.startswith(AUTO_CONF):
+                said += f" (applied: {'removed' if c.op != 'set' else repr(str(c.value))})" + self._changed_after(where)
+            return Check(c, DRIFT, str(found), where, said)
+        if c.op == "remove" and c.channel == "custom-hiera" and c.target.startswith(PG + "/"):
+            values, _ = self.fact("postgresql")
+            name = setting_name(c)
+            if isinstance(values, dict) and name not in values:
+                return Check(c, IN_FORCE, "", "postgresql.conf and postgresql.auto.conf", "")
         if c.op in ("remove", "reset") and c.channel != "alter-system":
-            return Check(c, IN_FORCE if c.effect == "immediate" else PENDING if c.tunable not in self.seen else IN_FORCE,
-                         "", wrote[2] if wrote else "", "" if c.tunable in self.seen or c.effect == "immediate"
-                         else f"removed; in force after {_effect(c)}")
+            if c.effect == "immediate" or c.tunable in self.seen or self.restarted(c):
+                return Check(c, IN_FORCE, "", wrote[2] if wrote else "", "")
+            return Check(c, PENDING, "", wrote[2] if wrote else "", f"removed; in force after {_effect(c)}")
         effect = self.in_effect(c)
         if effect is None:
             return Check(c, UNVERIFIED, "", wrote[2] if wrote else "", self.why)

@@ -185,6 +185,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.stdout.write(f"nothing to change on {host.label}: the change set is in place\n")
     if found.installer:
         env.stdout.write(f"installer command: {redact_text(found.installer)}\n")
+    for command in getattr(cs, "commands", ()):  # what is not a value (THP, hammer settings): run by hand
+        env.stdout.write(f"by hand: {redact_text(str(command))}\n")
     if not args.write:
         if not found.empty:
             env.note("dry run: nothing written (add --write to apply, with backups and a journal)")

@@ -30,15 +30,16 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     return parser
 
 
-def _facts(root: str | None, environ: dict[str, str]) -> Any:
-    """A loader of the host's facts; a failure becomes the one line that says why (the checks it affects say so)."""
+def _facts(root: str | None, env: Environment) -> Any:
+    """A loader of the host's facts; a failure becomes the one line that says why (warned, and in each check it affects)."""
 
     def load() -> Any:
         from foretune.facts import read_source  # start-up: the facts layer loads only when a check needs it
 
         try:
-            return read_source(root, environ=environ)
+            return read_source(root, environ=dict(env.environ))
         except ForetuneError as exc:
+            env.warn(f"facts not readable: {exc}: the changes read back from them are not verified")
             return f"facts not readable: {exc}"
 
     return load
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     try:
         host = Host(args.root, args.dsn, env.environ)
         directory, journal = load(host, args.run)
-        result = verify(host, directory, journal, _facts(args.root, dict(env.environ)))
+        result = verify(host, directory, journal, _facts(args.root, env))
     except ForetuneError:
         if args.prometheus:
             _write_prometheus(args.prometheus, "# HELP foretune_verify_exit_status verify's exit status: 0 in force, "
