@@ -421,3 +421,21 @@ def test_verify_says_when_the_facts_cannot_be_read(tmp_path: Path) -> None:
     assert result.status == 0
     assert _states(result.stdout) == {"kernel.aio_max_nr": "not verified"}
     assert f"facts not readable: {root} is not a sosreport" in result.stderr
+
+
+@pytest.mark.parametrize(("noop_status", "expected"), [(0, (0, 0)), (3, (3, None))])
+def test_the_installer_runs_its_noop_mode_first_and_only_then_for_real(
+        tmp_path: Path, noop_status: int, expected: tuple[int, int | None]) -> None:
+    from foretune.apply.journal import run_installer
+
+    # the real installer cannot run here: a stand-in of the same name records how it was called
+    calls = tmp_path / "calls"
+    stub = tmp_path / "bin/satellite-installer"
+    stub.parent.mkdir()
+    stub.write_text(f'#!/bin/sh\necho "$*" >> {calls}\ncase "$1" in --noop) exit {noop_status};; esac\nexit 0\n', encoding="utf-8")
+    stub.chmod(0o755)
+    environ = {"PATH": f"{stub.parent}:/usr/bin:/bin"}
+    assert run_installer("satellite-installer --tuning large --foreman-foreman-service-puma-workers 18", environ) == expected
+    runs = calls.read_text(encoding="utf-8").splitlines()
+    assert runs[0] == "--noop --tuning large --foreman-foreman-service-puma-workers 18"
+    assert runs[1:] == (["--tuning large --foreman-foreman-service-puma-workers 18"] if noop_status == 0 else [])
