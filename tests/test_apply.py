@@ -439,3 +439,27 @@ def test_the_installer_runs_its_noop_mode_first_and_only_then_for_real(
     runs = calls.read_text(encoding="utf-8").splitlines()
     assert runs[0] == "--noop --tuning large --foreman-foreman-service-puma-workers 18"
     assert runs[1:] == (["--tuning large --foreman-foreman-service-puma-workers 18"] if noop_status == 0 else [])
+
+
+MISTUNED = ["satellite-6.15", "satellite-6.9", "satellite-6.2", "orcharhino-6.9", "capsule-6.15-pull-rex",
+            "capsule-6.15-measured-failure", "satellite-6.15-logstash"]
+
+
+@pytest.mark.parametrize("name", MISTUNED)
+def test_apply_root_then_verify_root_on_every_mistuned_fixture(tmp_path: Path, name: str) -> None:
+    """Planned from the tree itself: every change is in force, or pending / not verified with its reason; none drifts."""
+    root = tmp_path / name
+    shutil.copytree(REPO / "tests/fixtures/sosreports" / name, root, symlinks=True)
+    result = run_cli("apply", "--root", str(root), "--hosts", "5000", "--write")
+    assert result.status == 0, result.stderr
+    assert len(_runs(root)) == 1
+    result = run_cli("verify", "--root", str(root), "--format", "json")
+    assert result.status in (0, 1), result.stderr
+    data = json.loads(result.stdout)
+    assert data["changes"]
+    assert data["counts"]["drift"] == 0
+    assert all(c["why"] for c in data["changes"] if c["state"] != "in force")
+    assert result.status == (1 if data["counts"]["pending"] else 0)
+    again = run_cli("apply", "--root", str(root), "--hosts", "5000", "--write")
+    assert again.status == 0 and "nothing to change" in again.stdout, again.stdout
+    assert len(_runs(root)) == 1

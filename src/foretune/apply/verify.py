@@ -55,6 +55,14 @@ READBACK: dict[str, tuple[str, str]] = {
     "apache::mod::event::maxrequestsperchild": ("apache", "MaxConnectionsPerChild"),
     "foreman::db_pool": ("foreman_db_pool", ""),  # /etc/foreman/database.yml's pool
     "foreman::dynflow_worker_instances": ("dynflow", "workers"),  # the dynflow-sidekiq@worker-N units
+    "foreman_proxy_content::pulpcore_worker_count": ("pulpcore", "workers"),
+    "foreman_proxy_content::pulpcore_api_service_worker_count": ("pulpcore", "api_workers"),
+    "foreman_proxy_content::pulpcore_content_service_worker_count": ("pulpcore", "content_workers"),
+    "qpid::mgmt_pub_interval": ("qpid", "mgmt_pub_interval"),
+    "qpid::open_file_limit": ("qpid", "qpidd_nofile"),
+    "qpid::router::open_file_limit": ("qpid", "qdrouterd_nofile"),
+    # Satellite 6.2's file edits: the running Passenger's pool (passenger-status), not the file edited
+    "PassengerMaxPoolSize": ("passenger_status", "max_pool_size"),
 }
 EFFECT_WORDS = {
     "installer-run": "an installer run", "restart": "a restart", "daemon-reload": "systemctl daemon-reload and a restart",
@@ -240,7 +248,11 @@ class Verifier:
             limits, why = self.fact("service_limits")
             entry = limits.get(unit) if isinstance(limits, dict) else None
             if not isinstance(entry, dict) or entry.get("process_nofile", "absent") == "absent":
-                self.why = why or f"the soft limit in force of {unit}'s main process is not readable (/proc/<MainPID>/limits)"
+                loaded = entry.get("LimitNOFILE", "absent") if isinstance(entry, dict) else "absent"
+                if loaded != "absent" and not same("infinity" if loaded is None else loaded, c.value):
+                    return loaded, f"systemctl show {unit} (LimitNOFILE)", ""  # systemd itself has not read the drop-in
+                self.why = why or (f"the soft limit in force of {unit}'s main process is not readable (/proc/<MainPID>/limits)"
+                                   + ("; systemd has the value (daemon-reload done)" if loaded != "absent" else ""))
                 return None
             value = entry["process_nofile"]
             return ("infinity" if value is None else value), f"/proc/<MainPID of {unit}>/limits (soft)", ""
@@ -276,6 +288,12 @@ class Verifier:
             data = self.host.read(c.target)
             found = line_value(data.decode("utf-8", "replace"), _key_of(line)) if data is not None else None
             return ("" if found is None else f"{_key_of(line)} {found}"), c.target, ""
+        if c.channel == "file" and _key_of(str(c.value)) in READBACK:
+            fact, field = READBACK[_key_of(str(c.value))]
+            values, why = self.fact(fact)
+            value = values.get(field) if isinstance(values, dict) else None
+            if value is not None:
+                return f"{_key_of(str(c.value))} {value}", f"{fact} {field} (the running service)", ""
         if c.channel == "file" and self.restarted(c):
             line = str(c.value)
             data = self.host.read(c.target)
