@@ -463,3 +463,29 @@ def test_apply_root_then_verify_root_on_every_mistuned_fixture(tmp_path: Path, n
     again = run_cli("apply", "--root", str(root), "--hosts", "5000", "--write")
     assert again.status == 0 and "nothing to change" in again.stdout, again.stdout
     assert len(_runs(root)) == 1
+
+
+def test_a_later_drop_in_that_shadows_the_change_is_drift(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    one = {"release": "Satellite 6.15", "changes": [CHANGES["changes"][4]]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write").status == 0
+    (root / "etc/systemd/system/httpd.service.d/zz-local.conf").write_text("[Service]\nLimitNOFILE=4096\n", encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1
+    assert _states(result.stdout) == {"httpd.limit_nofile": "drift"}
+    assert "/etc/systemd/system/httpd.service.d/zz-local.conf now has 'LimitNOFILE=4096' (applied: '640000')" in result.stdout
+    (root / "etc/systemd/system/httpd.service.d/zz-local.conf").unlink()
+    (root / "etc/systemd/system/httpd.service.d/00-early.conf").write_text("[Service]\nLimitNOFILE=4096\n", encoding="utf-8")
+    assert _states(run_cli("verify", "--root", str(root)).stdout) == {"httpd.limit_nofile": "pending"}  # sorts before: ours wins
+
+
+def test_verify_of_a_rolled_back_run_says_so(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    one = {"release": "Satellite 6.15", "changes": [CHANGES["changes"][4]]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write").status == 0
+    assert run_cli("apply", "--root", str(root), "--rollback", "last").status == 0
+    [run] = _runs(root)
+    result = run_cli("verify", "--root", str(root), "--run", run)
+    assert result.status == 2
+    assert result.stderr.startswith(f"foretune: error: run {run} was rolled back at ")
+    assert result.stderr.endswith(": nothing of it is applied\n") and result.stderr.count("\n") == 1

@@ -170,7 +170,7 @@ def apply(host: Host, found: Edits, release: str, *, source: str) -> tuple[str, 
     return run, journal
 
 
-def load(host: Host, run: str | None) -> tuple[Path, dict[str, Any]]:
+def load(host: Host, run: str | None, *, allow_rolled_back: bool = False) -> tuple[Path, dict[str, Any]]:
     """The journal of ``run`` (None: the last run not rolled back); InputError with one line otherwise."""
     parent = runs_dir(host)
     if run is not None and run != "last":
@@ -198,15 +198,18 @@ def load(host: Host, run: str | None) -> tuple[Path, dict[str, Any]]:
             raise InputError(f"{directory / JOURNAL}: not a readable journal ({getattr(exc, 'strerror', None) or exc})") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise InputError(f"{directory / JOURNAL}: not a foretune journal")
-        if run is None and data.get("rolled_back"):
-            continue
+        if data.get("rolled_back"):
+            if run is None or run == "last":
+                continue
+            if not allow_rolled_back:
+                raise InputError(f"run {name} was rolled back at {data['rolled_back']}: nothing of it is applied")
         return directory, data
     raise InputError(f"no applied change set on {host.label}: every run in {parent} was rolled back")
 
 
 def rollback(host: Host, run: str) -> tuple[dict[str, Any], list[str]]:
     """Restore run ``run``'s backups byte for byte and undo its statements; returns the journal and notes."""
-    directory, journal = load(host, run)
+    directory, journal = load(host, run, allow_rolled_back=True)
     if journal.get("rolled_back"):
         raise InputError(f"run {journal['run']} was already rolled back at {journal['rolled_back']}")
     notes: list[str] = []

@@ -208,7 +208,31 @@ class Verifier:
             return found is not None and same(found, wanted), "" if found is None else f"{key} {found}", path
         if c.op == "remove":
             return found is None, "" if found is None else str(found), path
+        if c.channel == "dropin" and found is not None and same(found, c.value):
+            later = self.later_dropin(path, c.target.split(":", 1)[-1])
+            if later is not None:
+                return False, f"{c.target.split(':', 1)[-1]}={later[1]}", later[0]
         return found is not None and same(found, c.value), "" if found is None else str(found), path
+
+    def later_dropin(self, path: str, directive: str) -> tuple[str, str] | None:
+        """A drop-in of the same unit that sorts after ``path`` and sets ``directive`` (systemd reads drop-ins of
+        /etc, /run and /usr/lib in one order by file name; the last one wins), as (its path, its value)."""
+        directory, name = os.path.split(path)
+        unit_dir = os.path.basename(directory)
+        found: tuple[str, str, str] | None = None
+        for base in ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system"):
+            try:
+                names = os.listdir(self.host.path(f"{base}/{unit_dir}"))
+            except (OSError, InputError):
+                continue
+            for other in names:
+                if not other.endswith(".conf") or other <= name:
+                    continue
+                data = self.host.read(f"{base}/{unit_dir}/{other}")
+                value = line_value(data.decode("utf-8", "replace"), directive, "[Service]") if data is not None else None
+                if value is not None and (found is None or other > found[0]):
+                    found = (other, f"{base}/{unit_dir}/{other}", value)
+        return (found[1], found[2]) if found else None
 
     # --- where it takes effect ---------------------------------------------------------------------------------
 

@@ -17,7 +17,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     parser = new_parser(prog, "Read back each change of the last applied change set where it takes effect (SHOW, the "
                         "running process's soft limits, sysctl, tuned, the files the installer renders) and where apply "
                         "wrote it. Lists what is pending (an installer run, a restart) and, on later runs, drift: values "
-                        "that differ from the journal. Exit status: 0 in force, 1 drift or pending, 2 error.",
+                        "that differ from the journal. A change foretune cannot read back where it takes effect is listed as not "
+                        "verified, with why, and leaves the exit status alone. Exit status: 0 in force, 1 drift or pending, "
+                        "2 error.",
                         "foretune verify --prometheus /var/lib/node_exporter/textfile_collector/foretune.prom")
     parser.add_argument("--root", metavar="DIR", help="verify the tree under DIR (a mounted image or a copy) instead of this host")
     parser.add_argument("--dsn", metavar="CONNINFO",
