@@ -208,6 +208,8 @@ def test_rollback_restores_byte_identical_files(tmp_path: Path) -> None:
     assert result.status == 0, result.stderr
     assert result.stdout == f"rolled back run {run} on {root}: 6 file(s) restored\n"
     assert _files(root) == before  # content and mode of each file; the files apply created are gone
+    assert not (root / "etc/systemd/system/httpd.service.d").exists()  # and the directories made for them
+    assert not (root / "etc/tuned").exists()
     assert not (root / "etc/sysctl.d/90-foretune.conf").exists()
     again = run_cli("apply", "--root", str(root), "--rollback", run)
     assert again.status == 2 and again.stderr.count("\n") == 1 and "already rolled back" in again.stderr

@@ -127,6 +127,16 @@ def _write(host: Host, host_path: str, data: bytes | None) -> None:
     write_file(path, data)
 
 
+def _missing_dirs(host: Host, host_path: str) -> list[str]:
+    """The parent directories of ``host_path`` that do not exist yet (outermost first): rollback removes them."""
+    missing: list[str] = []
+    parent = os.path.dirname(host_path)
+    while parent not in ("/", "") and not os.path.lexists(host.path(parent)):
+        missing.insert(0, parent)
+        parent = os.path.dirname(parent)
+    return missing
+
+
 def apply(host: Host, found: Edits, release: str, *, source: str) -> tuple[str, dict[str, Any]]:
     """Make ``found``'s edits on ``host``: backups first, the journal, then the files and statements. Returns the run."""
     run, directory = _new_run(host)
@@ -154,6 +164,7 @@ def apply(host: Host, found: Edits, release: str, *, source: str) -> tuple[str, 
     save(directory, journal)
     try:
         for edit, entry in zip(found.files, files):
+            entry["created_dirs"] = _missing_dirs(host, edit.path)
             _write(host, edit.path, edit.new)
             entry["done"] = True
         for statement, entry in zip(found.statements, journal["statements"]):
@@ -240,6 +251,9 @@ def rollback(host: Host, run: str) -> tuple[dict[str, Any], list[str]]:
                     os.chown(path, int(entry["uid"]), int(entry["gid"]), follow_symlinks=False)
         elif now is not None:
             _write(host, entry["path"], None)
+        for created in reversed(entry.get("created_dirs", [])):  # the directories apply made, when left empty
+            with contextlib.suppress(OSError):
+                os.rmdir(host.path(created))
     undone = [entry for entry in reversed(journal.get("statements", [])) if entry.get("done")]
     for entry in undone:
         host.psql(str(entry["undo"]))
