@@ -491,3 +491,20 @@ def test_verify_of_a_rolled_back_run_says_so(tmp_path: Path) -> None:
     assert result.status == 2
     assert result.stderr.startswith(f"foretune: error: run {run} was rolled back at ")
     assert result.stderr.endswith(": nothing of it is applied\n") and result.stderr.count("\n") == 1
+
+
+def test_a_higher_site_limit_is_kept_unless_asked(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    dropin = root / "etc/systemd/system/httpd.service.d/limits.conf"
+    dropin.parent.mkdir()
+    dropin.write_text("[Service]\nLimitNOFILE=1000000\n", encoding="utf-8")
+    one = {"release": "Satellite 6.15", "changes": [CHANGES["changes"][4]]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write")
+    assert result.status == 0
+    assert ("not applied: httpd.limit_nofile: /etc/systemd/system/httpd.service.d/limits.conf sets 1000000, more than "
+            "foretune's 640000: kept (add --prefer foretune to lower it)") in result.stderr
+    assert dropin.read_text(encoding="utf-8") == "[Service]\nLimitNOFILE=1000000\n"
+    assert _runs(root) == []
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write", "--prefer", "foretune")
+    assert result.status == 0
+    assert dropin.read_text(encoding="utf-8") == "[Service]\nLimitNOFILE=640000\n"

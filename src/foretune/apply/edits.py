@@ -184,6 +184,33 @@ def set_yaml_line(text: str, line: str, path: str) -> str:
     return result
 
 
+def _number(text: Any) -> float | None:
+    try:
+        return float(str(text).strip())
+    except ValueError:
+        return None
+
+
+def _site_higher(text: str, change: Change) -> str | None:
+    """The value the file already gives the change's key when it is a number above the change's (else None):
+    a site value set higher on purpose is never lowered silently."""
+    if change.channel == "dropin":
+        key, line_text, section = change.target.split(":", 1)[-1], None, "[Service]"
+    elif change.channel == "sysctl":
+        key, line_text, section = change.target, None, None
+    elif change.channel == "file":
+        line_text = str(change.value)
+        key, section = _key_of(line_text), None
+    else:
+        return None
+    current = line_value(text, key, section)
+    wanted = _number(line_value(line_text, key) if line_text is not None else change.value)
+    found = _number(current) if current is not None else None
+    if current is not None and current.strip().lower() == "infinity" and change.channel == "dropin":
+        return current
+    return current if found is not None and wanted is not None and found > wanted else None
+
+
 def drop_line(text: str, key: str) -> str:
     lines = [ln for ln in text.splitlines() if not key or _key_of(ln) != key]
     return "\n".join(lines) + "\n" if lines else ""
@@ -358,6 +385,10 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
                     else:
                         kept_changes.pop()
                         skipped.append(Skipped(c, f"nothing to remove through channel {c.channel!r}"))
+                elif c.op == "set" and prefer != FORETUNE and (higher := _site_higher(text, c)) is not None:
+                    kept_changes.pop()
+                    skipped.append(Skipped(c, f"{path} sets {higher}, more than foretune's {text_value(c.value)}: kept "
+                                              "(add --prefer foretune to lower it)"))
                 elif c.channel == "dropin":
                     directive = c.target.split(":", 1)[1]
                     if not text.strip():

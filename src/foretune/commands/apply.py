@@ -36,7 +36,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     what.add_argument("--audit", action="store_true",
                       help="the change set that fixes the audit's findings on the source, instead of plan's recommendations")
     what.add_argument("--prefer", choices=("site", "foretune"), default="site",
-                      help="where custom-hiera.yaml already sets another value: keep the site's (default) or write foretune's")
+                      help="where custom-hiera.yaml already sets another value, or a drop-in, sysctl.d or edited file a "
+                           "higher number: keep the site's (default; each is listed) or write foretune's")
     act = parser.add_argument_group("action")
     act.add_argument("--write", action="store_true", help="apply: back up, write, record the run (default: only show)")
     act.add_argument("--run-installer", action="store_true",
