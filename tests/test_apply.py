@@ -508,3 +508,16 @@ def test_a_higher_site_limit_is_kept_unless_asked(tmp_path: Path) -> None:
     result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write", "--prefer", "foretune")
     assert result.status == 0
     assert dropin.read_text(encoding="utf-8") == "[Service]\nLimitNOFILE=640000\n"
+
+
+def test_a_mapping_value_is_merged_key_by_key_and_repeats_as_a_no_op(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    pg_hash = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "postgresql.entries", "channel": "custom-hiera", "target": "postgresql::server::config_entries",
+         "value": {"work_mem": "8MB", "random_page_cost": 1.1}}]}
+    changes = _changes(tmp_path, pg_hash)
+    assert run_cli("apply", "--root", str(root), "--changes", changes, "--write").status == 0
+    assert (root / HIERA).read_text(encoding="utf-8").endswith(
+        "postgresql::server::config_entries:\n  random_page_cost: 1.1\n  work_mem: 8MB\n")
+    again = run_cli("apply", "--root", str(root), "--changes", changes, "--write")
+    assert "nothing to change" in again.stdout and len(_runs(root)) == 1

@@ -408,7 +408,7 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
             continue
         if kept_changes:
             files.append(FileEdit(path, raw, new, tuple(kept_changes)))
-    order = {c: n for n, c in enumerate(cs.changes)}
-    applied.sort(key=lambda c: order[c])
+    order = {id(c): n for n, c in enumerate(cs.changes)}  # by identity: a value may be a mapping (unhashable)
+    applied.sort(key=lambda c: order[id(c)])
     return Edits(tuple(files), tuple(statements), installer_command(cs.changes, cs.release, program), tuple(applied),
                  tuple(skipped))
