@@ -521,3 +521,10 @@ def test_a_mapping_value_is_merged_key_by_key_and_repeats_as_a_no_op(tmp_path: P
         "postgresql::server::config_entries:\n  random_page_cost: 1.1\n  work_mem: 8MB\n")
     again = run_cli("apply", "--root", str(root), "--changes", changes, "--write")
     assert "nothing to change" in again.stdout and len(_runs(root)) == 1
+    result = run_cli("verify", "--root", str(root))  # postgresql.conf still says work_mem 4MB: the installer has not run
+    assert _states(result.stdout) == {"postgresql.entries": "pending"} and result.status == 1
+    _edit(root, "var/lib/pgsql/data/postgresql.conf", "work_mem = 4MB", "work_mem = 8MB")
+    assert _states(run_cli("verify", "--root", str(root)).stdout) == {"postgresql.entries": "in force"}
+    _edit(root, HIERA, "work_mem: 8MB", "work_mem: 2MB")
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout) == {"postgresql.entries": "drift"} and result.status == 1

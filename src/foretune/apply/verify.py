@@ -191,9 +191,13 @@ class Verifier:
         found: Any
         if c.channel == "custom-hiera":
             try:
-                found = flatten(load_mapping(text, path)).get(c.target)
+                mapping = load_mapping(text, path)
+                found = mapping.get(c.target) if isinstance(c.value, dict) else flatten(mapping).get(c.target)
             except (InputError, AttributeError):
                 found = None
+            if isinstance(c.value, dict):  # a hash (the PostgreSQL entries): each entry as applied
+                ok = isinstance(found, dict) and all(same(found.get(k), v) for k, v in c.value.items())
+                return ok, "" if found is None else str(found), path
         elif c.channel == "dropin":
             found = line_value(text, c.target.split(":", 1)[-1], "[Service]")
         elif c.channel == "sysctl":
@@ -254,6 +258,17 @@ class Verifier:
     def in_effect(self, c: Change) -> tuple[Any, str, str] | None:
         """(value in effect, where read, extra) or None when it cannot be read back (the why in ``self.why``)."""
         self.why = ""
+        if c.channel == "custom-hiera" and c.target == PG and isinstance(c.value, dict):  # the whole hash: each entry
+            found: dict[str, Any] = {}
+            for name in c.value:
+                value, where, pending, _ = self._pg(setting_name(c._replace(target=f"{PG}/{name}")))
+                if value is None:
+                    self.why = where if not where.startswith("SHOW") else f"PostgreSQL has no setting {name}"
+                    return None
+                if pending:
+                    return {**found, name: value}, where, "pending_restart"
+                found[name] = value
+            return found, "PostgreSQL settings" if self.host.has_psql else "postgresql.conf and postgresql.auto.conf", ""
         if c.channel == "alter-system" or (c.channel == "custom-hiera" and c.target.startswith(PG + "/")):
             name = setting_name(c)
             value, where, pending, source = self._pg(name)
@@ -365,7 +380,10 @@ class Verifier:
             return Check(c, IN_FORCE, str(value), where, "")
         if c.channel == "file":
             wanted = f"{_key_of(str(c.value))} {line_value(str(c.value), _key_of(str(c.value)))}"
-        if same(value, wanted) or (isinstance(wanted, int) and str(value).isdigit() and int(value) == wanted):
+        if isinstance(wanted, dict) and isinstance(value, dict):
+            if all(same(value.get(k), v) for k, v in wanted.items()):
+                return Check(c, IN_FORCE, str(value), where, "")
+        elif same(value, wanted) or (isinstance(wanted, int) and str(value).isdigit() and int(value) == wanted):
             return Check(c, IN_FORCE, str(value), where, "")
         if extra and c.channel == "alter-system" and not extra.endswith(AUTO_CONF) and extra not in ("default", "configuration file"):
             return Check(c, DRIFT, str(value), where, f"{where} gives {value!r}: PostgreSQL takes it from {extra}, "
