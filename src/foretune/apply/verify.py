@@ -259,16 +259,16 @@ class Verifier:
         """(value in effect, where read, extra) or None when it cannot be read back (the why in ``self.why``)."""
         self.why = ""
         if c.channel == "custom-hiera" and c.target == PG and isinstance(c.value, dict):  # the whole hash: each entry
-            found: dict[str, Any] = {}
+            entries: dict[str, Any] = {}
             for name in c.value:
-                value, where, pending, _ = self._pg(setting_name(c._replace(target=f"{PG}/{name}")))
-                if value is None:
+                entry, where, pending, _ = self._pg(setting_name(c._replace(target=f"{PG}/{name}")))
+                if entry is None:
                     self.why = where if not where.startswith("SHOW") else f"PostgreSQL has no setting {name}"
                     return None
                 if pending:
-                    return {**found, name: value}, where, "pending_restart"
-                found[name] = value
-            return found, "PostgreSQL settings" if self.host.has_psql else "postgresql.conf and postgresql.auto.conf", ""
+                    return {**entries, name: entry}, where, "pending_restart"
+                entries[name] = entry
+            return entries, "PostgreSQL settings" if self.host.has_psql else "postgresql.conf and postgresql.auto.conf", ""
         if c.channel == "alter-system" or (c.channel == "custom-hiera" and c.target.startswith(PG + "/")):
             name = setting_name(c)
             value, where, pending, source = self._pg(name)
