@@ -126,6 +126,10 @@ def test_write_then_verify_on_a_copied_tree(tmp_path: Path) -> None:
 
     # the installer ran, the services restarted, sysctl --system and tuned-adm ran: the tree now reads as such a host
     _edit(root, "etc/systemd/system/foreman.service.d/installer.conf", "FOREMAN_PUMA_WORKERS=24", "FOREMAN_PUMA_WORKERS=18")
+    result = run_cli("verify", "--root", str(root))  # rendered, but the running Puma (pumactl stats) still has 24 workers
+    assert "pumactl stats (the running Puma) still gives 24: waiting for an installer run" in result.stdout
+    _edit(root, "sos_commands/foreman/pumactl_stats", '"workers": 24, "phase": 0, "booted_workers": 24',
+          '"workers": 18, "phase": 0, "booted_workers": 18')
     _edit(root, "proc/2201/limits", "Max open files            1024                 524288",
           "Max open files            640000               640000")
     _edit(root, "sos_commands/kernel/sysctl_-a", "fs.aio-max-nr = 65536", "fs.aio-max-nr = 1048576")

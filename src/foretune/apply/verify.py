@@ -41,6 +41,11 @@ STATES = (IN_FORCE, PENDING, DRIFT, UNVERIFIED)
 SEEN = "verified.json"  # in the run's directory: the changes a verify has seen in force (a later difference is drift)
 PG = "postgresql::server::config_entries"
 
+# the running service's own report, read before the rendered configuration when the source has it
+RUNNING: dict[str, tuple[str, str]] = {
+    "foreman::foreman_service_puma_workers": ("puma_stats", "workers"),  # pumactl stats
+    "foreman::foreman_service_puma_threads_max": ("puma_stats", "max_threads"),
+}
 # custom-hiera key (or installer option) -> (fact, field) that reads the value back where the installer renders it
 READBACK: dict[str, tuple[str, str]] = {
     "foreman::foreman_service_puma_workers": ("puma", "workers"),
@@ -314,6 +319,11 @@ class Verifier:
                 return None
             return value, "the installer's answers (tuning)", ""
         key = c.target if c.channel == "custom-hiera" else _option_key(c.target) if c.channel == "installer" else None
+        if key in RUNNING:
+            fact, field = RUNNING[key]
+            values, _ = self.fact(fact)
+            if isinstance(values, dict) and values.get(field) is not None:
+                return values[field], "pumactl stats (the running Puma)" if fact == "puma_stats" else f"{fact} {field}", ""
         if key in READBACK:
             fact, field = READBACK[key]
             values, why = self.fact(fact)
