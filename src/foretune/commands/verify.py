@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
     parser = new_parser(prog, "Read back each change of the last applied change set where it takes effect (SHOW, the "
-                        "running process's soft limits, sysctl, tuned, the files the installer renders) and where apply "
+                        "running process's soft limits, pumactl stats, sysctl, tuned, the files the installer renders) and where apply "
                         "wrote it. Lists what is pending (an installer run, a restart) and, on later runs, drift: values "
                         "that differ from the journal. A change foretune cannot read back where it takes effect is listed as not "
                         "verified, with why, and leaves the exit status alone. Exit status: 0 in force, 1 drift or pending, "
