@@ -78,7 +78,6 @@ def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, s
     if args.changes:
         return _from_file(args.changes), None, args.changes
     from foretune.commands.plan import plan_and_facts  # start-up: only for an `apply` run
-    from foretune.render.outputs import installer_program  # start-up: only for an `apply` run
 
     if not args.source:
         args.source = args.root or "live"
@@ -88,13 +87,16 @@ def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, s
         build = importlib.import_module("foretune.changes.build")
     except ImportError:  # the builder is not in this build: the stopgap below stands in
         build = None
+    # installer_program lives beside the builder once it exists, in render.outputs before
+    helpers = build if build is not None else importlib.import_module("foretune.render.outputs")
+    program = str(helpers.installer_program(plan))
     if build is not None:
         if args.audit:
-            return _audit_change_set(build, facts, args.hosts), installer_program(plan), args.source
-        return build.from_plan(plan, facts), installer_program(plan), args.source
+            return _audit_change_set(build, facts, args.hosts), program, args.source
+        return build.from_plan(plan, facts), program, args.source
     if args.audit:
         raise UsageError("--audit needs the audit's change set, which this build of foretune does not have yet")
-    return stopgap_from_plan(plan), installer_program(plan), args.source
+    return stopgap_from_plan(plan, helpers), program, args.source
 
 
 def _audit_change_set(build: Any, facts: Any, hosts: int | None) -> ChangeSet:
@@ -112,15 +114,16 @@ def _audit_change_set(build: Any, facts: Any, hosts: int | None) -> ChangeSet:
     return result
 
 
-def stopgap_from_plan(plan: Any) -> ChangeSet:
-    """STOPGAP, to be replaced by ``foretune.changes.build.from_plan``: the plan's fixes as changes, one per tunable,
-    without the precedence checks the builder makes (what shadows a value, what the release refuses)."""
+def stopgap_from_plan(plan: Any, outputs: Any) -> ChangeSet:
+    """STOPGAP, to be replaced by ``foretune.changes.build.from_plan``: the plan's fixes (``outputs``: the module of
+    render.outputs) as changes, one per tunable, without the precedence checks the builder makes (what shadows a
+    value, what the release refuses)."""
     from foretune.changes.model import Change, ChangeSet  # start-up: only for an `apply` run
-    from foretune.render.outputs import fixes_of, tuning_applies  # start-up: only for an `apply` run
     from foretune.render.snippets import SYSCTL_FILE  # start-up: only for an `apply` run
 
+    fixes_of = outputs.fixes_of
     changes: list[Change] = []
-    if tuning_applies(plan):
+    if outputs.tuning_applies(plan):
         changes.append(Change("profile", "profile", "--tuning", plan.profile))
     for kind, channel in (("hiera", "custom-hiera"), ("limit", "dropin"), ("sysctl", "sysctl"), ("file", "file")):
         for tunable, fix in fixes_of(plan, kind):
