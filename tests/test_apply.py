@@ -148,6 +148,7 @@ def test_write_then_verify_on_a_copied_tree(tmp_path: Path) -> None:
     result = run_cli("verify", "--root", str(root), "--format", "json")
     assert result.status == 1
     data = json.loads(result.stdout)
+    _valid(data)
     workers = next(c for c in data["changes"] if c["change"]["tunable"] == "puma.workers")
     assert workers["state"] == "drift"
     assert workers["found"] == "12"
@@ -155,6 +156,16 @@ def test_write_then_verify_on_a_copied_tree(tmp_path: Path) -> None:
     assert "after run " + journal["run"] in workers["why"]
 
     assert data["counts"] == {"in force": 5, "pending": 1, "drift": 1, "not verified": 0}, data["counts"]
+
+
+def _valid(data: object) -> None:
+    from importlib import resources
+
+    import jsonschema
+
+    schema = json.loads(resources.files("foretune.apply").joinpath("schema/verify-v1.json").read_text(encoding="utf-8"))
+    jsonschema.validate(data, schema)
+    assert data["schema"] == "foretune-verify/1"  # type: ignore[index]
 
 
 def _edit(root: Path, rel: str, old: str, new: str) -> None:
@@ -462,6 +473,7 @@ def test_apply_root_then_verify_root_on_every_mistuned_fixture(tmp_path: Path, n
     result = run_cli("verify", "--root", str(root), "--format", "json")
     assert result.status in (0, 1), result.stderr
     data = json.loads(result.stdout)
+    _valid(data)
     assert data["changes"]
     assert data["counts"]["drift"] == 0
     assert all(c["why"] for c in data["changes"] if c["state"] != "in force")

@@ -6,8 +6,11 @@ import json
 import time
 from typing import Any
 
+from foretune import __version__
 from foretune.apply.verify import STATES, Report
 from foretune.render.snippets import yaml_scalar
+
+SCHEMA = "foretune-verify/1"  # the JSON's version; its schema is apply/schema/verify-v1.json
 
 
 def _value(check_value: Any) -> str:
@@ -40,6 +43,7 @@ def as_json(report: Report) -> str:
     from foretune.host.redact import redact_data  # start-up: only when a report is written
 
     data = {
+        "schema": SCHEMA, "foretune": __version__,
         "run": report.run, "applied_at": report.applied_at, "host": report.host, "release": report.release,
         "exit_status": report.exit_status, "counts": report.counts,
         "changes": [{"change": change_to_dict(c.change), "state": c.state, "found": c.found, "where": c.where, "why": c.why}
