@@ -552,3 +552,30 @@ def stat_mode(path: Path) -> int:
     import stat
 
     return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_apply_and_verify_never_show_or_journal_the_files_secrets(planted: Planted, tmp_path: Path) -> None:
+    root = tmp_path / "host"
+    shutil.copytree(planted.root, root, symlinks=True)
+    hiera = root / "etc/foreman-installer/custom-hiera.yaml"
+    original = hiera.read_bytes()
+    seen = {}
+    for label, extra in (("apply diff", ()), ("apply --write", ("--write",))):
+        result = run_cli("apply", "--root", str(root), "--hosts", "12000", *extra)
+        assert result.status == 0, (label, result.stderr)
+        assert "custom-hiera.yaml (foretune)" in result.stdout  # a diff was shown: the canaries were in its context
+        seen[label] = result.stdout + result.stderr
+    prom = tmp_path / "foretune.prom"
+    for fmt in ("text", "json"):
+        result = run_cli("verify", "--root", str(root), "--format", fmt, "--prometheus", str(prom))
+        assert result.status == 1, result.stderr  # pending: the installer has not run on the copy
+        seen[f"verify {fmt}"] = result.stdout + result.stderr + prom.read_text(encoding="utf-8")
+    [run] = os.listdir(root / "var/lib/foretune/runs")
+    run_dir = root / "var/lib/foretune/runs" / run
+    seen["journal"] = (run_dir / "journal.json").read_text(encoding="utf-8")
+    seen["verified"] = (run_dir / "verified.json").read_text(encoding="utf-8")
+    assert {label: leaks(text, planted.canaries) for label, text in seen.items() if leaks(text, planted.canaries)} == {}
+    assert (run_dir / "backup/etc/foreman-installer/custom-hiera.yaml").read_bytes() == original  # the backup: 0600, as it was
+    assert (run_dir / "backup/etc/foreman-installer/custom-hiera.yaml").stat().st_mode & 0o077 == 0
+    kept = hiera.read_text(encoding="utf-8")
+    assert all(c in kept for c, rel in planted.canaries.items() if rel == "etc/foreman-installer/custom-hiera.yaml")

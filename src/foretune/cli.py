@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 COMMANDS: dict[str, tuple[str, str]] = {
     "plan": ("plan", "compute the tuning profile and every tunable for a box and workload"),
     "render": ("render", "merge a plan into an existing custom-hiera.yaml (diff first, --write to apply)"),
+    "apply": ("apply", "show the change set as a diff against the host; --write applies it with backups and a journal"),
+    "verify": ("verify", "check that the last applied change set is in force: pending, drift (exit 1), for monitoring"),
     "profiles": ("profiles", "list, show and compare the installer's --tuning profiles per version"),
     "facts": ("facts", "print what foretune reads from a live host, sosreport or snapshot"),
     "collect": ("collect", "write a snapshot of this server's facts for later audit or plan"),

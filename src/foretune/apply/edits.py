@@ -1,0 +1,414 @@
+"""What applying a change set does to a host: the file edits, the SQL statements and the installer command.
+
+Nothing here writes: :func:`edits` compares each change with the host and returns only what differs, so a
+change set already in force gives no edits (a repeated apply is a no-op).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from foretune.errors import InputError
+
+if TYPE_CHECKING:
+    from foretune.apply.host import Host
+    from foretune.changes.model import Change, ChangeSet
+
+CUSTOM_HIERA = "/etc/foreman-installer/custom-hiera.yaml"
+SYSCTL_FILE = "/etc/sysctl.d/90-foretune.conf"
+TUNED_ACTIVE = "/etc/tuned/active_profile"
+AUTO_CONF = "postgresql.auto.conf"
+_SETTING = re.compile(r"[a-z_][a-z0-9_.]{0,62}")  # a PostgreSQL setting name (never quoted into SQL otherwise)
+
+
+class FileEdit(NamedTuple):
+    """One file's content before and after; ``new`` None removes it."""
+
+    path: str  # host path
+    old: bytes | None
+    new: bytes | None
+    changes: tuple[Change, ...]
+
+
+class Statement(NamedTuple):
+    """One ALTER SYSTEM statement, with the setting's value in postgresql.auto.conf before it (None: not set there)."""
+
+    change: Change
+    sql: str
+    before: str | None
+    undo: str
+
+
+class Skipped(NamedTuple):
+    change: Change
+    why: str
+
+
+class Edits(NamedTuple):
+    files: tuple[FileEdit, ...]
+    statements: tuple[Statement, ...]
+    installer: str | None  # the installer command that puts installer and custom-hiera changes in force
+    applied: tuple[Change, ...]  # the changes that are in force once the edits are made (and their effect run)
+    skipped: tuple[Skipped, ...]
+
+    @property
+    def empty(self) -> bool:
+        return not self.files and not self.statements
+
+
+def dropin_file(change: Change) -> str:
+    unit = change.target.split(":", 1)[0]
+    unit = unit if "." in unit else unit + ".service"
+    return change.file or f"/etc/systemd/system/{unit}.d/foretune.conf"
+
+
+def file_of(change: Change) -> str:
+    """The host file a change is written to (custom-hiera, drop-in, sysctl.d, tuned, an edited file)."""
+    if change.channel == "custom-hiera":
+        return change.file or CUSTOM_HIERA
+    if change.channel == "dropin":
+        return dropin_file(change)
+    if change.channel == "sysctl":
+        return change.file or SYSCTL_FILE
+    if change.channel == "tuned":
+        return change.file or TUNED_ACTIVE
+    if change.channel == "file":
+        return change.target
+    return change.file
+
+
+def text_value(value: Any) -> str:
+    """A value as a config file or SHOW writes it (``True`` as ``on``)."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
+def same(found: Any, wanted: Any) -> bool:
+    """The same setting value, however written (``16MB`` and ``16384kB``, ``200`` and ``'200'``, ``on`` and ``true``)."""
+    from foretune.render.merge import same_value  # start-up: only when values are compared
+
+    if found is None or wanted is None:
+        return found is wanted
+    a, b = text_value(found).strip(), text_value(wanted).strip()
+    booleans = {"on": "on", "true": "on", "yes": "on", "1": "on", "off": "off", "false": "off", "no": "off", "0": "off"}
+    if isinstance(found, bool) or isinstance(wanted, bool):
+        return booleans.get(a.lower()) == booleans.get(b.lower())
+    return a == b or same_value(a, b)
+
+
+# --- line-oriented files (drop-ins, sysctl.d, hand-edited files) -----------------------------------------------
+
+_KEY = re.compile(r":?[A-Za-z0-9_][A-Za-z0-9_.@/-]*")  # LimitNOFILE, fs.aio-max-nr, PassengerMaxPoolSize, :request_timeout
+
+
+def _key_of(line: str) -> str:
+    """The key a ``key = value`` / ``Key=value`` / ``Directive value`` / ``:key: value`` line sets ('' for comments and blanks)."""
+    text = line.strip()
+    if not text or text.startswith(("#", ";", "[")):
+        return ""
+    match = _KEY.match(text)
+    return match.group(0) if match else ""
+
+
+def _commented_key(line: str) -> str:
+    """The key of a commented-out setting (``#:request_timeout: 120``, ``# LimitNOFILE=1024``), else ''."""
+    text = line.strip()
+    return _key_of(text.lstrip("#;").strip()) if text.startswith(("#", ";")) else ""
+
+
+def set_line(text: str, line: str, section: str | None = None) -> str:
+    """``text`` with the line setting ``line``'s key replaced by ``line`` (the last such line), else ``line`` added.
+
+    ``section`` (``[Service]``): the line belongs in that section, which is added when missing. A replaced line
+    keeps its indentation.
+    """
+    key = _key_of(line)
+    lines = text.splitlines()
+    start, end = 0, len(lines)
+    if section is not None:
+        heads = [n for n, ln in enumerate(lines) if ln.strip() == section]
+        if not heads:
+            body = text if not text or text.endswith("\n") else text + "\n"
+            return body + f"{section}\n{line}\n"
+        start = heads[-1] + 1
+        end = next((n for n in range(start, len(lines)) if lines[n].strip().startswith("[")), len(lines))
+    found = [n for n in range(start, end) if key and _key_of(lines[n]) == key]
+    if found:
+        indent = lines[found[-1]][:len(lines[found[-1]]) - len(lines[found[-1]].lstrip())]
+        lines[found[-1]] = indent + line
+        for n in reversed(found[:-1]):  # one value per key: earlier lines would only confuse a reader
+            del lines[n]
+    else:
+        lines.insert(end, line)
+    return "\n".join(lines) + "\n"
+
+
+def set_yaml_line(text: str, line: str, path: str) -> str:
+    """A ``:key: value`` line set in a YAML file (hammer's ``foreman.yml``): the key's line replaced, or its
+    commented-out line (the shipped ``#:request_timeout: 120``) taken, or the line added under the file's one
+    top-level mapping; the result must load as YAML and hold the value, or InputError."""
+    import yaml  # start-up: PyYAML loads only when a YAML file is edited
+
+    key = _key_of(line)
+    lines = text.splitlines()
+    found = [n for n, ln in enumerate(lines) if key and _key_of(ln) == key] or \
+            [n for n, ln in enumerate(lines) if key and _commented_key(ln) == key][-1:]
+    if found:
+        n = found[-1]
+        lines[n] = lines[n][:len(lines[n]) - len(lines[n].lstrip())] + line
+    else:
+        tops = [n for n, ln in enumerate(lines) if ln and not ln[0].isspace() and _key_of(ln)]
+        if len(tops) == 1 and lines[tops[0]].rstrip().endswith(":"):
+            children = [n for n in range(tops[0] + 1, len(lines)) if lines[n].strip() and lines[n][0].isspace()]
+            indent = lines[children[0]][:len(lines[children[0]]) - len(lines[children[0]].lstrip())] if children else "  "
+            lines.insert((children[-1] if children else tops[0]) + 1, indent + line)
+        else:
+            lines.append(line)
+    result = "\n".join(lines) + "\n"
+    try:
+        wanted = yaml.safe_load(line)
+        loaded = yaml.safe_load(result)
+    except yaml.YAMLError:
+        raise InputError(f"{path}: cannot set {line!r} safely (not YAML after the edit); edit it by hand") from None
+
+    def holds(node: Any) -> bool:
+        if isinstance(node, dict):
+            return all(node.get(k) == v for k, v in wanted.items()) or any(holds(v) for v in node.values())
+        return False
+
+    if not isinstance(wanted, dict) or not holds(loaded):
+        raise InputError(f"{path}: cannot set {line!r} safely; edit it by hand")
+    return result
+
+
+def _number(text: Any) -> float | None:
+    try:
+        return float(str(text).strip())
+    except ValueError:
+        return None
+
+
+def _site_higher(text: str, change: Change) -> str | None:
+    """The value the file already gives the change's key when it is a number above the change's (else None):
+    a site value set higher on purpose is never lowered silently."""
+    if change.channel == "dropin":
+        key, line_text, section = change.target.split(":", 1)[-1], None, "[Service]"
+    elif change.channel == "sysctl":
+        key, line_text, section = change.target, None, None
+    elif change.channel == "file":
+        line_text = str(change.value)
+        key, section = _key_of(line_text), None
+    else:
+        return None
+    current = line_value(text, key, section)
+    wanted = _number(line_value(line_text, key) if line_text is not None else change.value)
+    found = _number(current) if current is not None else None
+    if current is not None and current.strip().lower() == "infinity" and change.channel == "dropin":
+        return current
+    return current if found is not None and wanted is not None and found > wanted else None
+
+
+def drop_line(text: str, key: str) -> str:
+    lines = [ln for ln in text.splitlines() if not key or _key_of(ln) != key]
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def line_value(text: str, key: str, section: str | None = None) -> str | None:
+    """The value the last line setting ``key`` gives (in ``section`` when given), else None."""
+    current = None
+    in_section = section is None
+    for raw in text.splitlines():
+        stripped = raw.strip()
+        if section is not None and stripped.startswith("["):
+            in_section = stripped == section
+            continue
+        if in_section and key and _key_of(raw) == key:
+            rest = stripped[len(key):].strip()
+            rest = rest[1:].strip() if rest[:1] in ("=", ":") else rest
+            current = re.sub(r"\s+#.*$", "", rest)
+    return current
+
+
+# --- PostgreSQL ---------------------------------------------------------------------------------------------------
+
+def sql_literal(value: Any) -> str:
+    return "'" + text_value(value).replace("'", "''") + "'"
+
+
+def setting_name(change: Change) -> str:
+    name = change.target.split("/")[-1].lower()
+    if not _SETTING.fullmatch(name):
+        raise InputError(f"{change.target}: not a PostgreSQL setting name")
+    return name
+
+
+def auto_conf_values(text: str) -> dict[str, str]:
+    """postgresql.auto.conf's settings (the last line of each wins, as PostgreSQL reads it)."""
+    values: dict[str, str] = {}
+    for raw in text.splitlines():
+        match = re.match(r"\s*([A-Za-z_][\w.]*)\s*=?\s*(.*?)\s*$", raw)
+        if not match or raw.lstrip().startswith("#"):
+            continue
+        value = match.group(2)
+        value = re.sub(r"\s+#.*$", "", value) if not value.startswith("'") else value
+        if value.startswith("'") and value.endswith("'") and len(value) >= 2:
+            value = value[1:-1].replace("''", "'")
+        values[match.group(1).lower()] = value
+    return values
+
+
+def auto_conf_set(text: str, name: str, value: str | None) -> str:
+    """postgresql.auto.conf as ALTER SYSTEM leaves it: ``name = 'value'`` (appended or replaced), or the line gone."""
+    kept = [ln for ln in text.splitlines() if not re.match(rf"\s*{re.escape(name)}\s*=", ln, re.IGNORECASE)]
+    if not kept:
+        kept = ["# Do not edit this file manually!", "# It will be overwritten by the ALTER SYSTEM command."]
+    if value is not None:
+        kept.append(f"{name} = {sql_literal(value)}")
+    return "\n".join(kept) + "\n"
+
+
+def auto_conf_before(host: Host, name: str) -> str | None:
+    """The value postgresql.auto.conf gives ``name`` now (psql's pg_file_settings, or the tree's file)."""
+    if host.has_psql:
+        rows = host.psql(f"SELECT setting FROM pg_file_settings WHERE name = {sql_literal(name)} "
+                         f"AND sourcefile LIKE '%/{AUTO_CONF}' ORDER BY seqno DESC LIMIT 1")
+        return rows[0][0] if rows else None
+    directory = host.pg_data_dir()
+    if directory is None:
+        return None
+    data = host.read(f"{directory}/{AUTO_CONF}")
+    return auto_conf_values(data.decode("utf-8", "replace")).get(name) if data is not None else None
+
+
+# --- the change set against the host ----------------------------------------------------------------------------
+
+def installer_program(release: str) -> str:
+    """satellite-installer for Satellite, foreman-installer for Foreman and orcharhino."""
+    return "satellite-installer" if release.lower().startswith("satellite") else "foreman-installer"
+
+
+def installer_command(changes: Iterable[Change], release: str, program: str | None = None) -> str | None:
+    """The installer command that puts the set's installer options, profile and custom-hiera in force."""
+    from foretune.render.snippets import yaml_scalar  # start-up: only when the command is written
+
+    changes = list(changes)
+    if not any(c.channel in ("installer", "profile", "custom-hiera") for c in changes):
+        return None
+    parts = [program or installer_program(release)]
+    parts += [f"--tuning {c.value}" for c in changes if c.channel == "profile"]
+    parts += [f"{c.target} {yaml_scalar(c.value)}" for c in changes if c.channel == "installer" and c.op == "set"]
+    return " ".join(parts)
+
+
+def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | None = None) -> Edits:
+    """Compare the change set with ``host``: the edits that put it in place, and what is kept as the site has it."""
+    from foretune.render.merge import FORETUNE, load_mapping, merge_values  # start-up: only when a set is applied
+
+    by_file: dict[str, list[Change]] = {}
+    statements: list[Statement] = []
+    applied: list[Change] = []
+    skipped: list[Skipped] = []
+    for change in cs.changes:
+        if change.channel in ("installer", "profile"):
+            applied.append(change)
+        elif change.channel == "alter-system":
+            name = setting_name(change)
+            if not host.has_psql:  # a tree: its postgresql.auto.conf, as ALTER SYSTEM writes it
+                directory = host.pg_data_dir()
+                if directory is None:
+                    skipped.append(Skipped(change, f"no PostgreSQL data directory (with PG_VERSION) under {host.label}: "
+                                                   "give --dsn to run ALTER SYSTEM"))
+                    continue
+                by_file.setdefault(f"{directory}/{AUTO_CONF}", []).append(change)
+                continue
+            applied.append(change)
+            before = auto_conf_before(host, name)
+            undo = f"ALTER SYSTEM RESET {name}" if before is None else f"ALTER SYSTEM SET {name} = {sql_literal(before)}"
+            if change.op == "reset":
+                if before is not None:
+                    statements.append(Statement(change, f"ALTER SYSTEM RESET {name}", before, undo))
+            elif not same(before, change.value):
+                statements.append(Statement(change, f"ALTER SYSTEM SET {name} = {sql_literal(change.value)}", before, undo))
+        elif change.channel in ("custom-hiera", "dropin", "sysctl", "tuned", "file"):
+            by_file.setdefault(file_of(change), []).append(change)
+        else:
+            skipped.append(Skipped(change, f"channel {change.channel!r} is not one apply writes"))
+    files: list[FileEdit] = []
+    for path, changes in by_file.items():
+        raw = host.read(path)
+        try:
+            old = raw.decode("utf-8") if raw is not None else None
+        except UnicodeDecodeError:
+            raise InputError(f"{host.path(path)}: not UTF-8 text") from None
+        text = old or ""
+        removed = False
+        kept_changes: list[Change] = []
+        if changes[0].channel == "custom-hiera":
+            values: dict[str, Any] = {}
+            remove = [c.target for c in changes if c.op == "remove"]
+            for c in changes:
+                if c.op == "set":
+                    key, _, entry = c.target.partition("/")
+                    if entry:
+                        values.setdefault(key, {})[entry] = c.value
+                    else:
+                        values[key] = c.value
+            reasons = {c.target: c.reason or "foretune's recommendation" for c in changes}
+            comments = {c.target.split("/", 1)[-1]: f"foretune: {c.reason}" + (f" [{', '.join(c.citations)}]" if c.citations else "")
+                        for c in changes if c.reason}
+            text, conflicts = merge_values(text, values, reasons, {"*": prefer}, comments, str(host.path(path)), remove)
+            lost = {conflict.key: conflict for conflict in conflicts if conflict.taken != FORETUNE}
+            for c in changes:
+                if c.target in lost:
+                    skipped.append(Skipped(c, f"the site sets {lost[c.target].site!r} in {path}: kept (add --prefer foretune "
+                                              "to replace it)"))
+                else:
+                    kept_changes.append(c)
+            load_mapping(text, path)
+        else:
+            for c in changes:
+                kept_changes.append(c)
+                if c.channel == "alter-system":
+                    text = auto_conf_set(text, setting_name(c), None if c.op == "reset" else text_value(c.value))
+                elif c.op == "remove":
+                    if c.channel == "dropin" and c.file:  # a whole drop-in (a hand-made override.conf)
+                        removed = True
+                    elif c.channel == "dropin":
+                        text = drop_line(text, c.target.split(":", 1)[-1])
+                    elif c.channel == "sysctl":
+                        text = drop_line(text, c.target)
+                    elif c.channel == "file" and c.value is not None:
+                        text = drop_line(text, _key_of(str(c.value)))
+                    else:
+                        kept_changes.pop()
+                        skipped.append(Skipped(c, f"nothing to remove through channel {c.channel!r}"))
+                elif c.op == "set" and prefer != FORETUNE and (higher := _site_higher(text, c)) is not None:
+                    kept_changes.pop()
+                    skipped.append(Skipped(c, f"{path} sets {higher}, more than foretune's {text_value(c.value)}: kept "
+                                              "(add --prefer foretune to lower it)"))
+                elif c.channel == "dropin":
+                    directive = c.target.split(":", 1)[1]
+                    if not text.strip():
+                        text = f"# foretune: {c.reason}\n" if c.reason else ""
+                    text = set_line(text, f"{directive}={text_value(c.value)}", "[Service]")
+                elif c.channel == "sysctl":
+                    text = set_line(text, f"{c.target} = {text_value(c.value)}")
+                elif c.channel == "tuned":
+                    text = f"{text_value(c.value)}\n"
+                elif c.channel == "file" and path.endswith((".yml", ".yaml")):
+                    text = set_yaml_line(text, str(c.value), path)
+                elif c.channel == "file":
+                    text = set_line(text, str(c.value))
+        applied.extend(kept_changes)
+        new = None if removed else text.encode("utf-8")
+        if (raw is None and new is None) or raw == new:
+            continue
+        if kept_changes:
+            files.append(FileEdit(path, raw, new, tuple(kept_changes)))
+    order = {id(c): n for n, c in enumerate(cs.changes)}  # by identity: a value may be a mapping (unhashable)
+    applied.sort(key=lambda c: order[id(c)])
+    return Edits(tuple(files), tuple(statements), installer_command(cs.changes, cs.release, program), tuple(applied),
+                 tuple(skipped))

@@ -1,0 +1,275 @@
+"""Writing a change set with backups and a run journal, and rolling a run back byte for byte.
+
+A run lives in ``/var/lib/foretune/runs/<RUN>/`` on the host (under ``--root`` for a tree), mode 0700:
+``journal.json`` (0600) says what was changed, how and where the backup of each file lies; ``backup/`` holds each
+replaced or removed file as it was (0600), under its host path. The journal never holds a file's content, only
+its hash, so secrets stay in the files they were in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import stat
+import subprocess
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from foretune.apply.host import RUNS_DIR
+from foretune.errors import InputError
+from foretune.safeio import make_dirs, read_bytes, write_file
+
+if TYPE_CHECKING:
+    from foretune.apply.edits import Edits
+    from foretune.apply.host import Host
+    from foretune.changes.model import Change
+
+JOURNAL = "journal.json"
+JOURNAL_MODE = 0o600
+RUN_ID = re.compile(r"[0-9]{8}T[0-9]{6}Z(?:-[0-9]{1,3})?")
+FORMAT = 1
+
+
+def sha256(data: bytes | None) -> str | None:
+    return hashlib.sha256(data).hexdigest() if data is not None else None
+
+
+def change_to_dict(change: Change) -> dict[str, Any]:
+    """A change as JSON data (the journal's and ``--changes FILE``'s form); values pass redaction."""
+    from foretune.host.redact import redact_data  # start-up: only when a journal is written
+
+    data = change._asdict()
+    for key in ("units", "overrides", "citations"):
+        data[key] = list(data[key])
+    data["value"] = redact_data(data["value"])
+    data["site_value"] = redact_data(data["site_value"])
+    return {key: value for key, value in data.items() if value not in (None, "", [])}
+
+
+def change_from_dict(data: Any, where: str) -> Change:
+    from foretune.changes.model import CHANNELS, EFFECTS, OPS, Change  # start-up: only when a set is read
+
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: each change must be a mapping")
+    fields = set(Change._fields)
+    unknown = sorted(set(data) - fields)
+    if unknown:
+        raise InputError(f"{where}: unknown field {unknown[0]!r}")
+    for name in ("tunable", "channel", "target"):
+        if not isinstance(data.get(name), str) or not data[name]:
+            raise InputError(f"{where}: {name} must be a non-empty string")
+    values = dict(data)
+    for name in ("units", "overrides", "citations"):
+        values[name] = tuple(str(v) for v in values.get(name) or ())
+    change = Change(**values)
+    if change.channel not in CHANNELS:
+        raise InputError(f"{where}: unknown channel {change.channel!r} (one of {', '.join(CHANNELS)})")
+    if change.op not in OPS:
+        raise InputError(f"{where}: unknown op {change.op!r} (one of {', '.join(OPS)})")
+    if change.effect not in EFFECTS:
+        raise InputError(f"{where}: unknown effect {change.effect!r} (one of {', '.join(EFFECTS)})")
+    return change
+
+
+def runs_dir(host: Host) -> Path:
+    return host.path(RUNS_DIR)
+
+
+def _new_run(host: Host) -> tuple[str, Path]:
+    parent = make_dirs(host.root, RUNS_DIR.lstrip("/"))
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    for n in range(1000):
+        run = stamp if n == 0 else f"{stamp}-{n}"
+        try:
+            os.mkdir(parent / run, 0o700)
+        except FileExistsError:
+            continue
+        os.chmod(parent / run, 0o700)
+        return run, parent / run
+    raise InputError(f"{parent}: no free run name")
+
+
+def save(directory: Path, journal: dict[str, Any]) -> None:
+    write_file(directory / JOURNAL, json.dumps(journal, indent=1, sort_keys=False) + "\n", mode=JOURNAL_MODE)
+
+
+def _backup(directory: Path, host_path: str, data: bytes) -> str:
+    rel = "backup" + host_path
+    parent = make_dirs(directory, os.path.dirname(rel))
+    target = parent / os.path.basename(rel)
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return rel
+
+
+def _write(host: Host, host_path: str, data: bytes | None) -> None:
+    """Put ``data`` at ``host_path`` (atomic, never through a link), or remove the file when ``data`` is None."""
+    path = host.path(host_path)
+    if data is None:
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"{path}: not a regular file: refusing to remove it")
+        os.unlink(path)
+        return
+    rel_parent = os.path.dirname(host_path).lstrip("/")
+    if rel_parent:
+        make_dirs(host.root, rel_parent)
+    write_file(path, data)
+
+
+def _missing_dirs(host: Host, host_path: str) -> list[str]:
+    """The parent directories of ``host_path`` that do not exist yet (outermost first): rollback removes them."""
+    missing: list[str] = []
+    parent = os.path.dirname(host_path)
+    while parent not in ("/", "") and not os.path.lexists(host.path(parent)):
+        missing.insert(0, parent)
+        parent = os.path.dirname(parent)
+    return missing
+
+
+def apply(host: Host, found: Edits, release: str, *, source: str) -> tuple[str, dict[str, Any]]:
+    """Make ``found``'s edits on ``host``: backups first, the journal, then the files and statements. Returns the run."""
+    run, directory = _new_run(host)
+    files = []
+    for edit in found.files:
+        path = host.path(edit.path)
+        entry: dict[str, Any] = {"path": edit.path, "existed": edit.old is not None, "backup": None,
+                                 "sha256_before": sha256(edit.old), "sha256_after": sha256(edit.new),
+                                 "tunables": [c.tunable for c in edit.changes], "done": False}
+        if edit.old is not None:
+            st = os.lstat(path)
+            entry.update(backup=_backup(directory, edit.path, edit.old), mode=stat.S_IMODE(st.st_mode), uid=st.st_uid, gid=st.st_gid)
+        files.append(entry)
+    journal: dict[str, Any] = {
+        "format": FORMAT, "run": run, "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "epoch": int(time.time()),
+        "host": host.label, "release": release, "source": source,
+        "changes": [change_to_dict(c) for c in found.applied],
+        "skipped": [{"change": change_to_dict(s.change), "why": s.why} for s in found.skipped],
+        "files": files,
+        "statements": [{"tunable": s.change.tunable, "sql": s.sql, "before": s.before, "undo": s.undo, "done": False}
+                       for s in found.statements],
+        "installer": {"command": found.installer} if found.installer else None,
+        "rolled_back": None,
+    }
+    save(directory, journal)
+    try:
+        for edit, entry in zip(found.files, files):
+            entry["created_dirs"] = _missing_dirs(host, edit.path)
+            _write(host, edit.path, edit.new)
+            entry["done"] = True
+        for statement, entry in zip(found.statements, journal["statements"]):
+            host.psql(statement.sql)
+            entry["done"] = True
+        if found.statements:
+            host.psql("SELECT pg_reload_conf()")
+    except (OSError, InputError) as exc:
+        save(directory, journal)
+        what = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and exc.filename else str(exc)
+        raise InputError(f"{what}; run {run} is partly applied: `foretune apply --rollback {run}` restores "
+                         "what it changed") from None
+    save(directory, journal)
+    return run, journal
+
+
+def load(host: Host, run: str | None, *, allow_rolled_back: bool = False) -> tuple[Path, dict[str, Any]]:
+    """The journal of ``run`` (None: the last run not rolled back); InputError with one line otherwise."""
+    parent = runs_dir(host)
+    if run is not None and run != "last":
+        if not RUN_ID.fullmatch(run):
+            raise InputError(f"{run}: not a run name (like 20261126T190102Z); `ls {parent}` lists them")
+        candidates = [run]
+    else:
+        try:
+            candidates = sorted((name for name in os.listdir(parent) if RUN_ID.fullmatch(name)), reverse=True)
+        except FileNotFoundError:
+            candidates = []
+        except OSError as exc:
+            raise InputError(f"{parent}: {exc.strerror}") from None
+        if not candidates:
+            raise InputError(f"no applied change set on {host.label}: {parent} holds no run (apply one with `foretune apply --write`)")
+    for name in candidates:
+        directory = parent / name
+        try:
+            data = json.loads(read_bytes(directory / JOURNAL, 16 * 1024 * 1024))
+        except FileNotFoundError:
+            if run is not None and run != "last":
+                raise InputError(f"{name}: no such run in {parent}") from None
+            continue
+        except (OSError, ValueError) as exc:
+            raise InputError(f"{directory / JOURNAL}: not a readable journal ({getattr(exc, 'strerror', None) or exc})") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise InputError(f"{directory / JOURNAL}: not a foretune journal")
+        if data.get("rolled_back"):
+            if run is None or run == "last":
+                continue
+            if not allow_rolled_back:
+                raise InputError(f"run {name} was rolled back at {data['rolled_back']}: nothing of it is applied")
+        return directory, data
+    raise InputError(f"no applied change set on {host.label}: every run in {parent} was rolled back")
+
+
+def rollback(host: Host, run: str) -> tuple[dict[str, Any], list[str]]:
+    """Restore run ``run``'s backups byte for byte and undo its statements; returns the journal and notes."""
+    directory, journal = load(host, run, allow_rolled_back=True)
+    if journal.get("rolled_back"):
+        raise InputError(f"run {journal['run']} was already rolled back at {journal['rolled_back']}")
+    notes: list[str] = []
+    for entry in reversed(journal.get("files", [])):
+        if not entry.get("done"):
+            continue
+        path = host.path(entry["path"])
+        try:
+            now = read_bytes(path)
+        except FileNotFoundError:
+            now = None
+        except OSError as exc:
+            raise InputError(f"{path}: {exc.strerror or exc}") from None
+        if sha256(now) != entry.get("sha256_after"):
+            notes.append(f"{entry['path']} changed after run {journal['run']}: restored anyway")
+        if entry.get("existed"):
+            backup = directory / entry["backup"]
+            try:
+                data = read_bytes(backup)
+            except OSError as exc:
+                raise InputError(f"{backup}: {exc.strerror or exc}: cannot restore {entry['path']}") from None
+            if sha256(data) != entry.get("sha256_before"):
+                raise InputError(f"{backup}: differs from the file it backed up (hash): not restored")
+            make_dirs(host.root, os.path.dirname(entry["path"]).lstrip("/"))
+            write_file(path, data, mode=int(entry.get("mode", 0o644)))
+            with contextlib.suppress(OSError):  # only root may give a file back to its owner
+                if (os.lstat(path).st_uid, os.lstat(path).st_gid) != (entry.get("uid"), entry.get("gid")):
+                    os.chown(path, int(entry["uid"]), int(entry["gid"]), follow_symlinks=False)
+        elif now is not None:
+            _write(host, entry["path"], None)
+        for created in reversed(entry.get("created_dirs", [])):  # the directories apply made, when left empty
+            with contextlib.suppress(OSError):
+                os.rmdir(host.path(created))
+    undone = [entry for entry in reversed(journal.get("statements", [])) if entry.get("done")]
+    for entry in undone:
+        host.psql(str(entry["undo"]))
+    if undone:
+        host.psql("SELECT pg_reload_conf()")
+    journal["rolled_back"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    save(directory, journal)
+    return journal, notes
+
+
+def run_installer(command: str, environ: dict[str, str]) -> tuple[int, int | None]:
+    """Run the installer with ``--noop`` first, then for real when that succeeded; (noop status, real status or None)."""
+    import shlex  # start-up: only when the installer is run
+
+    argv = shlex.split(command)
+    noop = subprocess.run([argv[0], "--noop", *argv[1:]], check=False, env=environ).returncode
+    if noop != 0:
+        return noop, None
+    return noop, subprocess.run(argv, check=False, env=environ).returncode

@@ -1,0 +1,422 @@
+"""Is the last applied change set in force? Each change is read back twice: where apply wrote it (drift when it
+differs from the journal) and where it takes effect (``SHOW``, the running process's soft limits, the kernel's
+sysctl values, tuned's active profile, the files the installer renders), pending when only the first holds.
+
+States: ``in force``; ``pending`` (written, waiting for its effect: an installer run, a restart, a reload);
+``drift`` (the value differs from the journal where it was written, or differs where it takes effect after a
+verify saw it in force); ``not verified`` (foretune cannot read it back where it takes effect: said with why).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from foretune.apply.edits import (
+    AUTO_CONF,
+    _key_of,
+    auto_conf_values,
+    file_of,
+    line_value,
+    same,
+    setting_name,
+    sql_literal,
+)
+from foretune.apply.journal import change_from_dict
+from foretune.errors import InputError
+from foretune.safeio import read_bytes, write_file
+
+if TYPE_CHECKING:
+    from foretune.apply.host import Host
+    from foretune.changes.model import Change
+    from foretune.facts.model import FactSet
+
+IN_FORCE, PENDING, DRIFT, UNVERIFIED = "in force", "pending", "drift", "not verified"
+STATES = (IN_FORCE, PENDING, DRIFT, UNVERIFIED)
+SEEN = "verified.json"  # in the run's directory: the changes a verify has seen in force (a later difference is drift)
+PG = "postgresql::server::config_entries"
+
+# the running service's own report, read before the rendered configuration when the source has it
+RUNNING: dict[str, tuple[str, str]] = {
+    "foreman::foreman_service_puma_workers": ("puma_stats", "workers"),  # pumactl stats
+    "foreman::foreman_service_puma_threads_max": ("puma_stats", "max_threads"),
+}
+# custom-hiera key (or installer option) -> (fact, field) that reads the value back where the installer renders it
+READBACK: dict[str, tuple[str, str]] = {
+    "foreman::foreman_service_puma_workers": ("puma", "workers"),
+    "foreman::foreman_service_puma_threads_min": ("puma", "threads_min"),
+    "foreman::foreman_service_puma_threads_max": ("puma", "threads_max"),
+    "apache::mod::event::serverlimit": ("apache", "ServerLimit"),
+    "apache::mod::event::threadsperchild": ("apache", "ThreadsPerChild"),
+    "apache::mod::event::maxrequestworkers": ("apache", "MaxRequestWorkers"),
+    "apache::mod::event::startservers": ("apache", "StartServers"),
+    "apache::mod::event::minsparethreads": ("apache", "MinSpareThreads"),
+    "apache::mod::event::maxsparethreads": ("apache", "MaxSpareThreads"),
+    "apache::mod::event::maxrequestsperchild": ("apache", "MaxConnectionsPerChild"),
+    "foreman::db_pool": ("foreman_db_pool", ""),  # /etc/foreman/database.yml's pool
+    "foreman::dynflow_worker_instances": ("dynflow", "workers"),  # the dynflow-sidekiq@worker-N units
+    "foreman_proxy_content::pulpcore_worker_count": ("pulpcore", "workers"),
+    "foreman_proxy_content::pulpcore_api_service_worker_count": ("pulpcore", "api_workers"),
+    "foreman_proxy_content::pulpcore_content_service_worker_count": ("pulpcore", "content_workers"),
+    "qpid::mgmt_pub_interval": ("qpid", "mgmt_pub_interval"),
+    "qpid::open_file_limit": ("qpid", "qpidd_nofile"),
+    "qpid::router::open_file_limit": ("qpid", "qdrouterd_nofile"),
+    # Satellite 6.2's file edits: the running Passenger's pool (passenger-status), not the file edited
+    "PassengerMaxPoolSize": ("passenger_status", "max_pool_size"),
+}
+EFFECT_WORDS = {
+    "installer-run": "an installer run", "restart": "a restart", "daemon-reload": "systemctl daemon-reload and a restart",
+    "sysctl-reload": "sysctl --system", "tuned-adm": "tuned-adm profile", "immediate": "a reload",
+}
+
+
+class Check(NamedTuple):
+    change: Change
+    state: str
+    found: str  # the value read back ("" when none could be read)
+    where: str  # where it was read
+    why: str  # one line: what is pending, what changed it, why it cannot be read back
+
+
+class Report(NamedTuple):
+    run: str
+    applied_at: str
+    host: str
+    release: str
+    checks: tuple[Check, ...]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {state: sum(1 for c in self.checks if c.state == state) for state in STATES}
+
+    @property
+    def exit_status(self) -> int:
+        return 1 if any(c.state in (PENDING, DRIFT) for c in self.checks) else 0
+
+
+def process_start(unit: str) -> float | None:
+    """When ``unit``'s main process on this host started (epoch seconds), from systemctl and /proc; None if unknown."""
+    import subprocess  # start-up: only when verify asks systemd
+
+    name = unit if "." in unit else unit + ".service"
+    try:
+        pid = subprocess.run(["systemctl", "show", "-p", "MainPID", "--value", name], capture_output=True, text=True,
+                             timeout=10, check=False).stdout.strip()
+        if not pid.isdigit() or pid == "0":
+            return None
+        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+            ticks = int(handle.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime, after the command name
+        with open("/proc/stat", encoding="ascii") as handle:
+            boot = next(int(line.split()[1]) for line in handle if line.startswith("btime "))
+    except (OSError, ValueError, IndexError, StopIteration, subprocess.SubprocessError):
+        return None
+    return boot + ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _option_key(option: str) -> str | None:
+    from foretune.render.snippets import installer_option  # start-up: only when verify runs
+
+    return next((key for key in READBACK if installer_option(key) == option), None)
+
+
+def _effect(change: Change) -> str:
+    words = EFFECT_WORDS.get(change.effect, change.effect)
+    units = f" of {', '.join(change.units)}" if change.units and change.effect in ("restart", "daemon-reload") else ""
+    return words + units
+
+
+class Verifier:
+    """Reads back the changes of one journal on one host; facts and psql are read once, when first needed."""
+
+    def __init__(self, host: Host, journal: dict[str, Any], seen: set[str], facts: Callable[[], FactSet | str]) -> None:
+        self.host, self.journal, self.seen = host, journal, seen
+        self._facts_loader = facts
+        self._facts: FactSet | str | None = None
+        self.applied = float(journal.get("epoch", 0))
+
+    def facts(self) -> FactSet | str:
+        if self._facts is None:
+            self._facts = self._facts_loader()
+        return self._facts
+
+    def fact(self, name: str) -> tuple[Any, str]:
+        facts = self.facts()
+        if isinstance(facts, str):
+            return None, facts
+        value = facts.value(name)
+        return value, "" if value is not None else f"{name} unknown on {self.host.label}"
+
+    # --- where apply wrote it ----------------------------------------------------------------------------------
+
+    def _changed_after(self, host_path: str) -> str:
+        try:
+            mtime = os.stat(self.host.path(host_path)).st_mtime
+        except (OSError, InputError):
+            return ""
+        if mtime > self.applied + 1:
+            return f"; {host_path} was modified at {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(mtime))}, after run {self.journal['run']}"
+        return ""
+
+    def written(self, c: Change) -> tuple[bool, str, str] | None:
+        """(as applied?, value found, where) where apply wrote the change; None for what only the installer writes."""
+        from foretune.knowledge.profiles import flatten  # start-up: only when verify runs
+        from foretune.render.merge import load_mapping  # start-up: only when verify runs
+
+        if c.channel in ("installer", "profile"):
+            return None
+        if c.channel == "alter-system":
+            name = setting_name(c)
+            if self.host.has_psql:
+                rows = self.host.psql(f"SELECT setting FROM pg_file_settings WHERE name = {sql_literal(name)} "
+                                      f"AND sourcefile LIKE '%/{AUTO_CONF}' ORDER BY seqno DESC LIMIT 1")
+                setting = rows[0][0] if rows else None
+                where = AUTO_CONF
+            else:
+                directory = self.host.pg_data_dir() or "/var/lib/pgsql/data"
+                data = self.host.read(f"{directory}/{AUTO_CONF}")
+                setting = auto_conf_values(data.decode("utf-8", "replace")).get(name) if data is not None else None
+                where = f"{directory}/{AUTO_CONF}"
+            ok = setting is None if c.op == "reset" else same(setting, c.value)
+            return ok, "" if setting is None else setting, where
+        path = file_of(c)
+        data = self.host.read(path)
+        text = data.decode("utf-8", "replace") if data is not None else None
+        if c.op == "remove" and (c.channel == "custom-hiera" or (c.channel == "dropin" and c.file)):
+            if c.channel == "dropin":
+                return text is None, "present" if text is not None else "", path
+            flat = flatten(load_mapping(text or "", path))
+            return c.target not in flat, "present" if c.target in flat else "", path
+        if text is None:
+            return False, "", path
+        found: Any
+        if c.channel == "custom-hiera":
+            try:
+                mapping = load_mapping(text, path)
+                found = mapping.get(c.target) if isinstance(c.value, dict) else flatten(mapping).get(c.target)
+            except (InputError, AttributeError):
+                found = None
+            if isinstance(c.value, dict):  # a hash (the PostgreSQL entries): each entry as applied
+                ok = isinstance(found, dict) and all(same(found.get(k), v) for k, v in c.value.items())
+                return ok, "" if found is None else str(found), path
+        elif c.channel == "dropin":
+            found = line_value(text, c.target.split(":", 1)[-1], "[Service]")
+        elif c.channel == "sysctl":
+            found = line_value(text, c.target)
+        elif c.channel == "tuned":
+            found = text.strip() or None
+        else:  # file: the line's key and value
+            line = str(c.value)
+            key = _key_of(line)
+            found = line_value(text, key)
+            wanted = line_value(line, key)
+            return found is not None and same(found, wanted), "" if found is None else f"{key} {found}", path
+        if c.op == "remove":
+            return found is None, "" if found is None else str(found), path
+        if c.channel == "dropin" and found is not None and same(found, c.value):
+            later = self.later_dropin(path, c.target.split(":", 1)[-1])
+            if later is not None:
+                return False, f"{c.target.split(':', 1)[-1]}={later[1]}", later[0]
+        return found is not None and same(found, c.value), "" if found is None else str(found), path
+
+    def later_dropin(self, path: str, directive: str) -> tuple[str, str] | None:
+        """A drop-in of the same unit that sorts after ``path`` and sets ``directive`` (systemd reads drop-ins of
+        /etc, /run and /usr/lib in one order by file name; the last one wins), as (its path, its value)."""
+        directory, name = os.path.split(path)
+        unit_dir = os.path.basename(directory)
+        found: tuple[str, str, str] | None = None
+        for base in ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system"):
+            try:
+                names = os.listdir(self.host.path(f"{base}/{unit_dir}"))
+            except (OSError, InputError):
+                continue
+            for other in names:
+                if not other.endswith(".conf") or other <= name:
+                    continue
+                data = self.host.read(f"{base}/{unit_dir}/{other}")
+                value = line_value(data.decode("utf-8", "replace"), directive, "[Service]") if data is not None else None
+                if value is not None and (found is None or other > found[0]):
+                    found = (other, f"{base}/{unit_dir}/{other}", value)
+        return (found[1], found[2]) if found else None
+
+    # --- where it takes effect ---------------------------------------------------------------------------------
+
+    def _pg(self, name: str) -> tuple[str | None, str, bool, str]:
+        """(value, where, pending restart, source file) of a PostgreSQL setting where it takes effect."""
+        if self.host.has_psql:
+            rows = self.host.psql("SELECT setting, source, pending_restart, COALESCE(sourcefile, '') "
+                                  f"FROM pg_settings WHERE name = {sql_literal(name)}")
+            shown = self.host.psql(f"SHOW {name}")
+            if not rows:
+                return None, "SHOW", False, ""
+            source = rows[0][3] or rows[0][1]  # the file that sets it, else where from ("command line", "default")
+            return shown[0][0] if shown else rows[0][0], f"SHOW {name}", rows[0][2] == "t", source
+        values, why = self.fact("postgresql")
+        if not isinstance(values, dict):
+            return None, why, False, ""
+        return (str(values[name]) if name in values else None), "postgresql.conf and postgresql.auto.conf", False, ""
+
+    def in_effect(self, c: Change) -> tuple[Any, str, str] | None:
+        """(value in effect, where read, extra) or None when it cannot be read back (the why in ``self.why``)."""
+        self.why = ""
+        if c.channel == "custom-hiera" and c.target == PG and isinstance(c.value, dict):  # the whole hash: each entry
+            entries: dict[str, Any] = {}
+            for name in c.value:
+                entry, where, pending, _ = self._pg(setting_name(c._replace(target=f"{PG}/{name}")))
+                if entry is None:
+                    self.why = where if not where.startswith("SHOW") else f"PostgreSQL has no setting {name}"
+                    return None
+                if pending:
+                    return {**entries, name: entry}, where, "pending_restart"
+                entries[name] = entry
+            return entries, "PostgreSQL settings" if self.host.has_psql else "postgresql.conf and postgresql.auto.conf", ""
+        if c.channel == "alter-system" or (c.channel == "custom-hiera" and c.target.startswith(PG + "/")):
+            name = setting_name(c)
+            value, where, pending, source = self._pg(name)
+            if pending:
+                return value, where, "pending_restart"
+            if value is None:
+                self.why = where if not where.startswith("SHOW") else f"PostgreSQL has no setting {name}"
+                return None
+            return value, where, source
+        if c.channel == "dropin":
+            unit, _, directive = c.target.partition(":")
+            unit = unit if "." in unit else unit + ".service"
+            if directive != "LimitNOFILE":
+                self.why = f"{directive} is read back from the drop-in only"
+                return None
+            limits, why = self.fact("service_limits")
+            entry = limits.get(unit) if isinstance(limits, dict) else None
+            if not isinstance(entry, dict) or entry.get("process_nofile", "absent") == "absent":
+                loaded = entry.get("LimitNOFILE", "absent") if isinstance(entry, dict) else "absent"
+                if loaded != "absent" and not same("infinity" if loaded is None else loaded, c.value):
+                    return loaded, f"systemctl show {unit} (LimitNOFILE)", ""  # systemd itself has not read the drop-in
+                self.why = why or (f"the soft limit in force of {unit}'s main process is not readable (/proc/<MainPID>/limits)"
+                                   + ("; systemd has the value (daemon-reload done)" if loaded != "absent" else ""))
+                return None
+            value = entry["process_nofile"]
+            return ("infinity" if value is None else value), f"/proc/<MainPID of {unit}>/limits (soft)", ""
+        if c.channel == "sysctl":
+            values, why = self.fact("sysctl")
+            if not isinstance(values, dict) or c.target not in values:
+                self.why = why or f"{c.target} not read on {self.host.label}"
+                return None
+            return values[c.target], "sysctl", ""
+        if c.channel == "tuned":
+            tuned, why = self.fact("tuned")
+            if not isinstance(tuned, dict) or not tuned.get("active"):
+                self.why = why or "tuned's active profile is unknown"
+                return None
+            return tuned["active"], "tuned-adm active", ""
+        if c.channel == "profile":
+            value, why = self.fact("tuning_profile")
+            if value is None:
+                self.why = why
+                return None
+            return value, "the installer's answers (tuning)", ""
+        key = c.target if c.channel == "custom-hiera" else _option_key(c.target) if c.channel == "installer" else None
+        if key in RUNNING:
+            fact, field = RUNNING[key]
+            values, _ = self.fact(fact)
+            if isinstance(values, dict) and values.get(field) is not None:
+                return values[field], "pumactl stats (the running Puma)" if fact == "puma_stats" else f"{fact} {field}", ""
+        if key in READBACK:
+            fact, field = READBACK[key]
+            values, why = self.fact(fact)
+            value = values.get(field) if isinstance(values, dict) and field else values if not field else None
+            if value is None:
+                self.why = why or f"{fact} {field} unknown on {self.host.label}"
+                return None
+            return value, f"{fact}{' ' + field if field else ''} (the rendered configuration)", ""
+        if c.channel == "file" and c.effect == "immediate":  # read where it takes effect: the file itself (hammer's)
+            line = str(c.value)
+            data = self.host.read(c.target)
+            found = line_value(data.decode("utf-8", "replace"), _key_of(line)) if data is not None else None
+            return ("" if found is None else f"{_key_of(line)} {found}"), c.target, ""
+        if c.channel == "file" and _key_of(str(c.value)) in READBACK:
+            fact, field = READBACK[_key_of(str(c.value))]
+            values, why = self.fact(fact)
+            value = values.get(field) if isinstance(values, dict) else None
+            if value is not None:
+                return f"{_key_of(str(c.value))} {value}", f"{fact} {field} (the running service)", ""
+        if c.channel == "file" and self.restarted(c):
+            line = str(c.value)
+            data = self.host.read(c.target)
+            found = line_value(data.decode("utf-8", "replace"), _key_of(line)) if data is not None else None
+            return ("" if found is None else f"{_key_of(line)} {found}"), f"{c.target} (read by {', '.join(c.units)} since)", ""
+        if c.channel == "file":
+            self.why = f"read back from {c.target} only: whether {', '.join(c.units) or 'its service'} restarted since is not told"
+            return None
+        self.why = f"foretune does not read {c.target} back where the installer renders it; {file_of(c) or 'the journal'} holds it"
+        return None
+
+    def restarted(self, c: Change) -> bool:
+        """On this host: every unit of ``c`` has a main process started after the run (so it reads the change)."""
+        if not self.host.live or not c.units:
+            return False
+        return all(started is not None and started > self.applied for started in map(process_start, c.units))
+
+    def check(self, c: Change) -> Check:
+        wrote = self.written(c)
+        if wrote is not None and not wrote[0]:
+            found, where = wrote[1], wrote[2]
+            said = f"{where} now has {found!r}" if found else f"{where} no longer has it"
+            if c.op == "remove" and found:
+                said = f"{where} has it again"
+            if not where.startswith(AUTO_CONF):
+                said += f" (applied: {'removed' if c.op != 'set' else repr(str(c.value))})" + self._changed_after(where)
+            return Check(c, DRIFT, str(found), where, said)
+        if c.op == "remove" and c.channel == "custom-hiera" and c.target.startswith(PG + "/"):
+            values, _ = self.fact("postgresql")
+            name = setting_name(c)
+            if isinstance(values, dict) and name not in values:
+                return Check(c, IN_FORCE, "", "postgresql.conf and postgresql.auto.conf", "")
+        if c.op in ("remove", "reset") and c.channel != "alter-system":
+            if c.effect == "immediate" or c.tunable in self.seen or self.restarted(c):
+                return Check(c, IN_FORCE, "", wrote[2] if wrote else "", "")
+            return Check(c, PENDING, "", wrote[2] if wrote else "", f"removed; in force after {_effect(c)}")
+        effect = self.in_effect(c)
+        if effect is None:
+            return Check(c, UNVERIFIED, "", wrote[2] if wrote else "", self.why)
+        value, where, extra = effect
+        wanted = None if c.op == "reset" else c.value
+        if extra == "pending_restart":
+            return Check(c, PENDING, str(value), where, "PostgreSQL reports pending_restart: restart postgresql")
+        if c.op == "reset" and c.channel == "alter-system":
+            return Check(c, IN_FORCE, str(value), where, "")
+        if c.channel == "file":
+            wanted = f"{_key_of(str(c.value))} {line_value(str(c.value), _key_of(str(c.value)))}"
+        if isinstance(wanted, dict) and isinstance(value, dict):
+            if all(same(value.get(k), v) for k, v in wanted.items()):
+                return Check(c, IN_FORCE, str(value), where, "")
+        elif same(value, wanted) or (isinstance(wanted, int) and str(value).isdigit() and int(value) == wanted):
+            return Check(c, IN_FORCE, str(value), where, "")
+        if extra and c.channel == "alter-system" and not extra.endswith(AUTO_CONF) and extra not in ("default", "configuration file"):
+            return Check(c, DRIFT, str(value), where, f"{where} gives {value!r}: PostgreSQL takes it from {extra}, "
+                                                      "which wins over postgresql.auto.conf")
+        if c.tunable in self.seen:
+            source = f"; set in {extra}" if extra else ""
+            return Check(c, DRIFT, str(value), where, f"{where} gives {value!r} after a verify saw {c.value!r} in force{source}")
+        return Check(c, PENDING, str(value), where, f"{where} still gives {value!r}: waiting for {_effect(c)}")
+
+
+def verify(host: Host, directory: Path, journal: dict[str, Any], facts: Callable[[], FactSet | str], *,
+           remember: bool = True) -> Report:
+    """Check every change of ``journal``; remember the ones in force (in ``verified.json``) to tell drift later."""
+    seen_path = directory / SEEN
+    try:
+        seen = set(json.loads(read_bytes(seen_path, 1 << 20)).get("in_force", []))
+    except (OSError, ValueError, AttributeError):
+        seen = set()
+    changes = [change_from_dict(data, f"{directory}/journal.json") for data in journal.get("changes", [])]
+    verifier = Verifier(host, journal, seen, facts)
+    checks = tuple(verifier.check(c) for c in changes)
+    now_in_force = seen | {c.change.tunable for c in checks if c.state == IN_FORCE}
+    if remember and now_in_force != seen:
+        with contextlib.suppress(OSError):  # a read-only image: drift is then told by the journal's values only
+            write_file(seen_path, json.dumps({"in_force": sorted(now_in_force)}) + "\n", mode=0o600)
+    return Report(str(journal.get("run")), str(journal.get("time")), host.label, str(journal.get("release", "")), checks)

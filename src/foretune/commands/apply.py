@@ -1,0 +1,220 @@
+"""``foretune apply``: show the change set as a diff against the host; --write applies it with backups and a journal."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+from typing import TYPE_CHECKING, Any
+
+from foretune.cli import new_parser
+from foretune.commands.plan import add_plan_arguments
+from foretune.errors import InputError, UsageError
+
+if TYPE_CHECKING:
+    from foretune.changes.model import ChangeSet
+    from foretune.env import Environment
+
+
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    parser = new_parser(prog, "Show the change set (plan's recommendations, or the audit's fixes with --audit) as a diff "
+                        "against this host or a tree (--root). Writes nothing unless --write: then each file is backed up "
+                        "and the run recorded in a journal under /var/lib/foretune/runs, which --rollback RUN restores. "
+                        "The installer runs only with --run-installer, after its own --noop run.",
+                        "foretune apply --from live --write")
+    where = parser.add_argument_group("where")
+    where.add_argument("--root", metavar="DIR",
+                       help="apply to the tree under DIR (a mounted image or a copy of a host) instead of this host; "
+                            "without --from or --changes the change set is planned from that tree")
+    where.add_argument("--dsn", metavar="CONNINFO",
+                       help="the PostgreSQL server ALTER SYSTEM statements go to (libpq conninfo, password from PGPASSWORD); "
+                            "default: this host's as the postgres account, or, with --root, the tree's postgresql.auto.conf")
+    what = parser.add_argument_group("what")
+    what.add_argument("--changes", metavar="FILE",
+                      help="apply the change set in FILE (JSON: {\"release\": ..., \"changes\": [...]}, "
+                           "as a run journal records it) instead of planning one")
+    what.add_argument("--audit", action="store_true",
+                      help="the change set that fixes the audit's findings on the source, instead of plan's recommendations")
+    what.add_argument("--prefer", choices=("site", "foretune"), default="site",
+                      help="where custom-hiera.yaml already sets another value, or a drop-in, sysctl.d or edited file a "
+                           "higher number: keep the site's (default; each is listed) or write foretune's")
+    act = parser.add_argument_group("action")
+    act.add_argument("--write", action="store_true", help="apply: back up, write, record the run (default: only show)")
+    act.add_argument("--run-installer", action="store_true",
+                     help="with --write: also run the installer command, first with --noop, then for real if that succeeded")
+    act.add_argument("--rollback", metavar="RUN",
+                     help="restore the files RUN changed from its backups, byte for byte, and undo its ALTER SYSTEM "
+                          "statements ('last' for the last run)")
+    add_plan_arguments(parser)
+    return parser
+
+
+def _from_file(path: str) -> ChangeSet:
+    import json  # start-up: only when a change set file is read
+
+    from foretune.apply.journal import change_from_dict  # start-up: only for an `apply` run
+    from foretune.changes.model import ChangeSet  # start-up: only for an `apply` run
+    from foretune.safeio import read_bytes  # start-up: only for an `apply` run
+
+    try:
+        data = json.loads(read_bytes(path, 16 * 1024 * 1024))
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise InputError(f"{path}: not JSON ({str(exc).splitlines()[0][:80]})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("changes"), list):
+        raise InputError(f"{path}: expected a mapping with a list of changes")
+    changes = tuple(change_from_dict(c, f"{path}: change {n + 1}") for n, c in enumerate(data["changes"]))
+    tunables = [c.tunable for c in changes]
+    twice = sorted({t for t in tunables if tunables.count(t) > 1})
+    if twice:
+        raise InputError(f"{path}: two changes for {twice[0]} (a change set holds one value per tunable)")
+    return ChangeSet(str(data.get("release", "")), changes)
+
+
+def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, str | None, str]:
+    """The change set to apply, the installer program, and where it came from: the one seam between apply and
+    the change-set builder (``foretune.changes.build``)."""
+    if args.changes:
+        return _from_file(args.changes), None, args.changes
+    from foretune.commands.plan import plan_and_facts  # start-up: only for an `apply` run
+
+    if not args.source:
+        args.source = args.root or "live"
+    plan: Any
+    plan, facts = plan_and_facts(args, env)
+    try:
+        build = importlib.import_module("foretune.changes.build")
+    except ImportError:  # the builder is not in this build: the stopgap below stands in
+        build = None
+    # installer_program lives beside the builder once it exists, in render.outputs before
+    helpers = build if build is not None else importlib.import_module("foretune.render.outputs")
+    program = str(helpers.installer_program(plan))
+    if build is not None:
+        if args.audit:
+            return _audit_change_set(build, facts, args.hosts), program, args.source
+        return build.from_plan(plan, facts), program, args.source
+    if args.audit:
+        raise UsageError("--audit needs the audit's change set, which this build of foretune does not have yet")
+    return stopgap_from_plan(plan, helpers), program, args.source
+
+
+def _audit_change_set(build: Any, facts: Any, hosts: int | None) -> ChangeSet:
+    """The change set that fixes the failing, unwaived findings of the audit of ``facts``."""
+    from foretune.audit.context import build_context  # start-up: only for `apply --audit`
+    from foretune.audit.runner import run_all  # start-up: only for `apply --audit`
+    from foretune.rules.registry import all_rules  # start-up: only for `apply --audit`
+
+    ctx, _ = build_context(facts, hosts=hosts, bench=[])
+    if ctx.plan is None:
+        raise UsageError(f"no fixes to apply: {ctx.no_plan_reason}")
+    findings = run_all(all_rules(), ctx)
+    result: ChangeSet = build.from_audit(((f.rule_id, getattr(f, "fix_records", ())) for f in findings if f.counts),
+                                         ctx.plan, facts)
+    return result
+
+
+def stopgap_from_plan(plan: Any, outputs: Any) -> ChangeSet:
+    """STOPGAP, to be replaced by ``foretune.changes.build.from_plan``: the plan's fixes (``outputs``: the module of
+    render.outputs) as changes, one per tunable, without the precedence checks the builder makes (what shadows a
+    value, what the release refuses)."""
+    from foretune.changes.model import Change, ChangeSet  # start-up: only for an `apply` run
+    from foretune.render.snippets import SYSCTL_FILE  # start-up: only for an `apply` run
+
+    fixes_of = outputs.fixes_of
+    changes: list[Change] = []
+    if outputs.tuning_applies(plan):
+        changes.append(Change("profile", "profile", "--tuning", plan.profile))
+    for kind, channel in (("hiera", "custom-hiera"), ("limit", "dropin"), ("sysctl", "sysctl"), ("file", "file")):
+        for tunable, fix in fixes_of(plan, kind):
+            if any(c.tunable == tunable.id for c in changes):
+                continue
+            common: dict[str, Any] = {"reason": tunable.foretune.reason, "citations": tuple(tunable.foretune.citations)}
+            if channel == "custom-hiera":
+                changes.append(Change(tunable.id, channel, fix.target, fix.value, **common))
+            elif channel == "dropin":
+                unit = fix.target if "." in fix.target else fix.target + ".service"
+                changes.append(Change(tunable.id, channel, f"{unit}:LimitNOFILE", fix.value, effect="daemon-reload",
+                                      units=(unit,), file=f"/etc/systemd/system/{unit}.d/limits.conf", **common))
+            elif channel == "sysctl":
+                changes.append(Change(tunable.id, channel, fix.target, fix.value, effect="sysctl-reload", file=SYSCTL_FILE, **common))
+            else:
+                changes.append(Change(tunable.id, channel, fix.target, fix.value, effect="restart", **common))
+    return ChangeSet(plan.release.label, tuple(changes))
+
+
+def run(args: argparse.Namespace, env: Environment) -> int:
+    from foretune.apply.edits import edits  # start-up: only for an `apply` run
+    from foretune.apply.host import Host  # start-up: only for an `apply` run
+    from foretune.apply.journal import apply, rollback, run_installer  # start-up: only for an `apply` run
+    from foretune.host.redact import redact_text  # start-up: only for an `apply` run
+    from foretune.render.merge import show_diff, unified_diff  # start-up: only for an `apply` run
+
+    if args.run_installer and not args.write:
+        raise UsageError("--run-installer needs --write")
+    if args.run_installer and args.root:
+        raise UsageError("--run-installer runs the installer on this host: not with --root")
+    if args.rollback and (args.write or args.changes or args.audit):
+        raise UsageError("--rollback restores a run: give it alone (with --root/--dsn)")
+    host = Host(args.root, args.dsn, env.environ)
+    if args.rollback:
+        journal, notes = rollback(host, args.rollback)
+        for note in notes:
+            env.warn(note)
+        restored = sum(1 for f in journal.get("files", []) if f.get("done"))
+        undone = sum(1 for s in journal.get("statements", []) if s.get("done"))
+        env.stdout.write(f"rolled back run {journal['run']} on {host.label}: {restored} file(s) restored"
+                         + (f", {undone} ALTER SYSTEM statement(s) undone" if undone else "") + "\n")
+        return 0
+    cs, program, source = change_set(args, env)
+    for blocked in cs.blocked:
+        env.warn(redact_text(f"not applied: {blocked.change.tunable}: {blocked.why}"))
+    found = edits(cs, host, prefer=args.prefer, program=program)
+    if args.changes:
+        _refuse_input(args.changes, host, [e.path for e in found.files])
+    for skip in found.skipped:
+        env.warn(redact_text(f"not applied: {skip.change.tunable}: {skip.why}"))
+    for edit in found.files:
+        old = (edit.old or b"").decode("utf-8", "replace")
+        label = str(host.path(edit.path))
+        if edit.new is None:
+            env.stdout.write(f"remove {label}\n")
+            continue
+        diff = unified_diff(redact_text(old), redact_text(edit.new.decode("utf-8")), label)
+        if diff:
+            show_diff(diff, env)
+    for statement in found.statements:
+        env.stdout.write(f"{statement.sql};\n")
+    if found.empty:
+        env.stdout.write(f"nothing to change on {host.label}: the change set is in place\n")
+    if found.installer:
+        env.stdout.write(f"installer command: {redact_text(found.installer)}\n")
+    for command in getattr(cs, "commands", ()):  # what is not a value (THP, hammer settings): run by hand
+        env.stdout.write(f"by hand: {redact_text(str(command))}\n")
+    if not args.write:
+        if not found.empty:
+            env.note("dry run: nothing written (add --write to apply, with backups and a journal)")
+        return 0
+    if not found.empty:
+        run_id, journal = apply(host, found, cs.release, source=source)
+        env.note(f"applied run {run_id}: journal {host.path('/var/lib/foretune/runs')}/{run_id}/journal.json "
+                 f"(undo: foretune apply --rollback {run_id}{' --root ' + args.root if args.root else ''})")
+    if args.run_installer and found.installer:
+        noop, real = run_installer(found.installer, dict(env.environ))
+        if noop != 0:
+            raise InputError(f"the installer's --noop run failed (exit status {noop}): the installer was not run")
+        if real != 0:
+            raise InputError(f"the installer failed (exit status {real}): see /var/log/foreman-installer/")
+        env.note("the installer ran (its --noop run first)")
+    return 0
+
+
+def _refuse_input(changes_file: str, host: Any, paths: list[str]) -> None:
+    """Never write over an input: the change set file must not be one of the files apply writes."""
+    for path in paths:
+        target = host.path(path)
+        try:
+            if os.path.samefile(target, changes_file):
+                raise InputError(f"{target}: is the --changes input: refusing to write over it")
+        except FileNotFoundError:
+            continue

@@ -1,0 +1,546 @@
+"""`foretune apply` and `verify` on copied fixture trees, and ALTER SYSTEM / SHOW on a real PostgreSQL.
+
+Change sets are written here by hand (the records of foretune.changes.model); every expected file content,
+state and exit status below is written by hand from the fixture's files, never computed by the code under test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, run_cli
+from tests.support import pgcluster
+
+FIXTURE = REPO / "tests/fixtures/sosreports/satellite-6.15"
+HIERA = "etc/foreman-installer/custom-hiera.yaml"
+OVERRIDE = "etc/systemd/system/foreman.service.d/override.conf"
+AUTO = "var/lib/pgsql/data/postgresql.auto.conf"
+RUNS = "var/lib/foretune/runs"
+
+CHANGES = {
+    "release": "Satellite 6.15",
+    "changes": [
+        {"tunable": "unshadow:foreman.service:override.conf", "channel": "dropin", "target": "foreman.service:override.conf",
+         "op": "remove", "effect": "daemon-reload", "units": ["foreman.service"],
+         "file": "/etc/systemd/system/foreman.service.d/override.conf"},
+        {"tunable": "unshadow:max_connections", "channel": "alter-system", "target": "max_connections", "op": "reset",
+         "effect": "restart", "units": ["postgresql.service"]},
+        {"tunable": "puma.workers", "channel": "custom-hiera", "target": "foreman::foreman_service_puma_workers", "value": 18,
+         "reason": "guide range for large"},
+        {"tunable": "postgresql.max_connections", "channel": "custom-hiera",
+         "target": "postgresql::server::config_entries/max_connections", "value": 1000},
+        {"tunable": "httpd.limit_nofile", "channel": "dropin", "target": "httpd.service:LimitNOFILE", "value": 640000,
+         "effect": "daemon-reload", "units": ["httpd.service"], "file": "/etc/systemd/system/httpd.service.d/limits.conf"},
+        {"tunable": "kernel.aio_max_nr", "channel": "sysctl", "target": "fs.aio-max-nr", "value": 1048576,
+         "effect": "sysctl-reload", "file": "/etc/sysctl.d/90-foretune.conf"},
+        {"tunable": "tuned.profile", "channel": "tuned", "target": "profile", "value": "throughput-performance",
+         "effect": "tuned-adm"},
+    ],
+}
+
+
+def _tree(tmp_path: Path) -> Path:
+    root = tmp_path / "host"
+    shutil.copytree(FIXTURE, root, symlinks=True)
+    return root
+
+
+def _changes(tmp_path: Path, data: dict | None = None) -> str:  # type: ignore[type-arg]
+    path = tmp_path / "changes.json"
+    path.write_text(json.dumps(data or CHANGES), encoding="utf-8")
+    return str(path)
+
+
+def _files(root: Path) -> dict[str, tuple[bytes, int]]:
+    return {str(p.relative_to(root)): (p.read_bytes(), stat.S_IMODE(p.lstat().st_mode)) for p in sorted(root.rglob("*"))
+            if p.is_file() and not str(p.relative_to(root)).startswith("var/lib/foretune")}
+
+
+def _runs(root: Path) -> list[str]:
+    return sorted(os.listdir(root / RUNS)) if (root / RUNS).exists() else []
+
+
+def _states(stdout: str) -> dict[str, str]:
+    return {m.group(2): m.group(1) for m in re.finditer(r"^  (in force|pending|drift|not verified) +(\S+)", stdout, re.MULTILINE)}
+
+
+def test_dry_run_shows_the_diff_and_writes_nothing(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    before = _files(root)
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path))
+    assert result.status == 0, result.stderr
+    assert f"remove {root}/{OVERRIDE}" in result.stdout
+    assert "+foreman::foreman_service_puma_workers: 18\n" in result.stdout
+    assert "+LimitNOFILE=640000\n" in result.stdout
+    assert "-max_connections = '200'\n" in result.stdout  # the tree's postgresql.auto.conf, as ALTER SYSTEM RESET leaves it
+    assert "installer command: satellite-installer\n" in result.stdout
+    assert "dry run: nothing written" in result.stderr
+    assert _files(root) == before and _runs(root) == []
+
+
+def test_write_then_verify_on_a_copied_tree(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path), "--write")
+    assert result.status == 0, result.stderr
+    assert not (root / OVERRIDE).exists()
+    assert (root / HIERA).read_text(encoding="utf-8") == (
+        "---\n# This file is for custom hiera overrides, see\n# https://docs.theforeman.org/ for details.\n"
+        "apache::mod::event::maxrequestsperchild: 0\npostgresql::server::config_entries:\n  random_page_cost: 1.1\n"
+        "  max_connections: 1000\n\n# foretune: guide range for large\nforeman::foreman_service_puma_workers: 18\n")
+    assert (root / "etc/systemd/system/httpd.service.d/limits.conf").read_text(encoding="utf-8") == "[Service]\nLimitNOFILE=640000\n"
+    assert (root / "etc/sysctl.d/90-foretune.conf").read_text(encoding="utf-8") == "fs.aio-max-nr = 1048576\n"
+    assert (root / "etc/tuned/active_profile").read_text(encoding="utf-8") == "throughput-performance\n"
+    assert (root / AUTO).read_text(encoding="utf-8") == ("# Do not edit this file manually!\n"
+                                                       "# It will be overwritten by the ALTER SYSTEM command.\nrandom_page_cost = '1.1'\n")
+    [run] = _runs(root)
+    run_dir = root / RUNS / run
+    assert stat.S_IMODE(run_dir.stat().st_mode) == 0o700
+    assert stat.S_IMODE((run_dir / "journal.json").stat().st_mode) == 0o600
+    journal = json.loads((run_dir / "journal.json").read_text(encoding="utf-8"))
+    backups = {f["path"]: f["backup"] for f in journal["files"]}
+    assert backups["/etc/systemd/system/foreman.service.d/override.conf"] == "backup/etc/systemd/system/foreman.service.d/override.conf"
+    assert backups["/etc/sysctl.d/90-foretune.conf"] is None  # a new file: nothing to back up, rollback removes it
+    assert (run_dir / backups["/etc/foreman-installer/custom-hiera.yaml"]).read_bytes() == (FIXTURE / HIERA).read_bytes()
+
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1, result.stderr  # written, waiting for the installer, restarts and reloads
+    assert _states(result.stdout) == {
+        "unshadow:foreman.service:override.conf": "pending",
+        "unshadow:max_connections": "in force",  # the tree's configuration files no longer set it in auto.conf
+        "puma.workers": "pending",  # foreman.service.d/installer.conf still renders 24 workers
+        # postgresql.conf already says 1000 (the profile's); auto.conf's 200, which shadowed it, is gone
+        "postgresql.max_connections": "in force",
+        "httpd.limit_nofile": "pending",  # the running httpd's soft limit is still 1024
+        "kernel.aio_max_nr": "pending",  # sysctl -a still says 65536
+        "tuned.profile": "pending",  # tuned-adm active still says virtual-guest
+    }
+    assert "/proc/<MainPID of httpd.service>/limits (soft) still gives 1024" in result.stdout
+
+    # the installer ran, the services restarted, sysctl --system and tuned-adm ran: the tree now reads as such a host
+    _edit(root, "etc/systemd/system/foreman.service.d/installer.conf", "FOREMAN_PUMA_WORKERS=24", "FOREMAN_PUMA_WORKERS=18")
+    result = run_cli("verify", "--root", str(root))  # rendered, but the running Puma (pumactl stats) still has 24 workers
+    assert "pumactl stats (the running Puma) still gives 24: waiting for an installer run" in result.stdout
+    _edit(root, "sos_commands/foreman/pumactl_stats", '"workers": 24, "phase": 0, "booted_workers": 24',
+          '"workers": 18, "phase": 0, "booted_workers": 18')
+    _edit(root, "proc/2201/limits", "Max open files            1024                 524288",
+          "Max open files            640000               640000")
+    _edit(root, "sos_commands/kernel/sysctl_-a", "fs.aio-max-nr = 65536", "fs.aio-max-nr = 1048576")
+    _edit(root, "sos_commands/tuned/tuned-adm_active", "virtual-guest", "throughput-performance")
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout) == {
+        "unshadow:foreman.service:override.conf": "pending", "unshadow:max_connections": "in force",
+        "puma.workers": "in force", "postgresql.max_connections": "in force", "httpd.limit_nofile": "in force",
+        "kernel.aio_max_nr": "in force", "tuned.profile": "in force"}, result.stdout
+    assert result.status == 1  # the removal's daemon-reload is never read back: it stays pending with its reason
+    assert "removed; in force after systemctl daemon-reload and a restart of foreman.service" in result.stdout
+
+    # a colleague lowers the workers in custom-hiera and the installer renders it: drift, with where it was changed
+    _edit(root, HIERA, "foreman::foreman_service_puma_workers: 18", "foreman::foreman_service_puma_workers: 12")
+    os.utime(root / HIERA, (journal["epoch"] + 100, journal["epoch"] + 100))
+    result = run_cli("verify", "--root", str(root), "--format", "json")
+    assert result.status == 1
+    data = json.loads(result.stdout)
+    _valid(data)
+    workers = next(c for c in data["changes"] if c["change"]["tunable"] == "puma.workers")
+    assert workers["state"] == "drift"
+    assert workers["found"] == "12"
+    assert "/etc/foreman-installer/custom-hiera.yaml now has '12' (applied: '18')" in workers["why"]
+    assert "after run " + journal["run"] in workers["why"]
+
+    assert data["counts"] == {"in force": 5, "pending": 1, "drift": 1, "not verified": 0}, data["counts"]
+
+
+def _valid(data: object) -> None:
+    from importlib import resources
+
+    import jsonschema
+
+    schema = json.loads(resources.files("foretune.apply").joinpath("schema/verify-v1.json").read_text(encoding="utf-8"))
+    jsonschema.validate(data, schema)
+    assert data["schema"] == "foretune-verify/1"  # type: ignore[index]
+
+
+def _edit(root: Path, rel: str, old: str, new: str) -> None:
+    path = root / rel
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (rel, old)
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_verify_exits_0_when_every_change_is_in_force(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    sysctl = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "kernel.aio_max_nr", "channel": "sysctl", "target": "fs.aio-max-nr", "value": 1048576, "effect": "sysctl-reload"}]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sysctl), "--write").status == 0
+    _edit(root, "sos_commands/kernel/sysctl_-a", "fs.aio-max-nr = 65536", "fs.aio-max-nr = 1048576")
+    prom = tmp_path / "foretune.prom"
+    result = run_cli("verify", "--root", str(root), "--prometheus", str(prom))
+    assert result.status == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines()[-1] == "1 in force, 0 pending, 0 drift, 0 not verified"
+    text = prom.read_text(encoding="utf-8")
+    assert ('foretune_change_state{tunable="kernel.aio_max_nr",channel="sysctl",target="fs.aio-max-nr",state="in_force"} 1'
+            in text.splitlines())
+    assert 'foretune_change_state{tunable="kernel.aio_max_nr",channel="sysctl",target="fs.aio-max-nr",state="pending"} 0' in text
+    assert "foretune_verify_exit_status 0" in text.splitlines()
+    _check_exposition(text)
+    assert sorted(os.listdir(tmp_path)) == ["changes.json", "foretune.prom", "host"]  # no temporary file left behind
+
+
+def _check_exposition(text: str) -> None:
+    """Every line is a HELP, a TYPE or a sample of the text exposition format; each metric has HELP and TYPE first."""
+    sample = re.compile(r'([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*",?)*\})? -?[0-9.e+]+')
+    typed = set()
+    assert text.endswith("\n")
+    for line in text.splitlines():
+        if line.startswith("# HELP "):
+            continue
+        if line.startswith("# TYPE "):
+            name, kind = line.split()[2:4]
+            assert kind in ("gauge", "counter")
+            typed.add(name)
+            continue
+        match = sample.fullmatch(line)
+        assert match, line
+        assert match.group(1) in typed, line
+
+
+def test_rollback_restores_byte_identical_files(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    os.chmod(root / OVERRIDE, 0o640)
+    before = _files(root)
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path), "--write").status == 0
+    assert _files(root) != before
+    [run] = _runs(root)
+    result = run_cli("apply", "--root", str(root), "--rollback", run)
+    assert result.status == 0, result.stderr
+    assert result.stdout == f"rolled back run {run} on {root}: 6 file(s) restored\n"
+    assert _files(root) == before  # content and mode of each file; the files apply created are gone
+    assert not (root / "etc/systemd/system/httpd.service.d").exists()  # and the directories made for them
+    assert not (root / "etc/tuned").exists()
+    assert not (root / "etc/sysctl.d/90-foretune.conf").exists()
+    again = run_cli("apply", "--root", str(root), "--rollback", run)
+    assert again.status == 2 and again.stderr.count("\n") == 1 and "already rolled back" in again.stderr
+    missing = run_cli("verify", "--root", str(root))
+    assert missing.status == 2 and "every run" in missing.stderr and missing.stderr.count("\n") == 1
+
+
+def test_a_repeated_apply_is_a_no_op(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    changes = _changes(tmp_path)
+    assert run_cli("apply", "--root", str(root), "--changes", changes, "--write").status == 0
+    after = _files(root)
+    mtimes = {p: p.stat().st_mtime_ns for p in root.rglob("*") if p.is_file()}
+    result = run_cli("apply", "--root", str(root), "--changes", changes, "--write")
+    assert result.status == 0, result.stderr
+    assert f"nothing to change on {root}: the change set is in place\n" in result.stdout
+    assert "---" not in result.stdout
+    assert len(_runs(root)) == 1  # no second run, no second backup
+    assert _files(root) == after
+    assert {p: p.stat().st_mtime_ns for p in root.rglob("*") if p.is_file()} == mtimes
+
+
+def test_a_site_value_is_kept_unless_asked(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    (root / HIERA).write_text("foreman::foreman_service_puma_workers: 30  # sized for our burst\n", encoding="utf-8")
+    one = {"release": "Satellite 6.15", "changes": [CHANGES["changes"][2]]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write")
+    assert result.status == 0
+    assert "not applied: puma.workers: the site sets 30" in result.stderr
+    assert (root / HIERA).read_text(encoding="utf-8") == "foreman::foreman_service_puma_workers: 30  # sized for our burst\n"
+    assert _runs(root) == []
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write", "--prefer", "foretune")
+    assert result.status == 0
+    assert "foreman::foreman_service_puma_workers: 18" in (root / HIERA).read_text(encoding="utf-8")
+
+
+def test_writes_never_go_through_a_symbolic_link(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.rmtree(root / "etc/systemd/system/foreman.service.d")
+    (root / "etc/systemd/system/httpd.service.d").symlink_to(outside)
+    one = {"release": "Satellite 6.15", "changes": [CHANGES["changes"][4]]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write")
+    assert result.status == 2
+    assert "is a symbolic link" in result.stderr and result.stderr.count("\n") == 1
+    assert os.listdir(outside) == []
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (("verify", "--root", "{root}"), "no applied change set on {root}"),
+    (("verify", "--root", "{root}", "--run", "20990101T000000Z"), "20990101T000000Z: no such run"),
+    (("verify", "--root", "{root}", "--run", "../../etc"), "not a run name"),
+    (("apply", "--root", "{root}", "--rollback", "20990101T000000Z"), "20990101T000000Z: no such run"),
+    (("verify", "--root", "{missing}"), "No such file or directory"),
+    (("verify", "--root", "{file}"), "is a regular file, not a directory"),
+    (("apply", "--root", "{root}", "--changes", "{missing}"), "No such file or directory"),
+    (("apply", "--root", "{root}", "--changes", "{file}"), "not JSON"),
+    (("apply", "--root", "{root}", "--changes", "{badchannel}"), "unknown channel 'carrier-pigeon'"),
+    (("apply", "--root", "{root}", "--changes", "{twice}"), "two changes for puma.workers"),
+    (("apply", "--root", "{root}", "--write", "--run-installer", "--changes", "{twice}"), "not with --root"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, argv: tuple[str, ...], message: str) -> None:
+    root = tmp_path / "host"
+    root.mkdir()
+    (tmp_path / "file").write_text("not json\n", encoding="utf-8")
+    bad = {"release": "x", "changes": [{"tunable": "t", "channel": "carrier-pigeon", "target": "x"}]}
+    (tmp_path / "bad.json").write_text(json.dumps(bad), encoding="utf-8")
+    twice = {"release": "x", "changes": [CHANGES["changes"][2], CHANGES["changes"][2]]}
+    (tmp_path / "twice.json").write_text(json.dumps(twice), encoding="utf-8")
+    names = {"root": str(root), "missing": str(tmp_path / "nope"), "file": str(tmp_path / "file"),
+             "badchannel": str(tmp_path / "bad.json"), "twice": str(tmp_path / "twice.json")}
+    result = run_cli(*(a.format(**names) for a in argv))
+    assert result.status == 2, result.stdout + result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert message.format(**names) in result.stderr
+
+
+def test_an_error_is_written_to_the_prometheus_file_too(tmp_path: Path) -> None:
+    prom = tmp_path / "foretune.prom"
+    (tmp_path / "host").mkdir()
+    result = run_cli("verify", "--root", str(tmp_path / "host"), "--prometheus", str(prom))
+    assert result.status == 2
+    assert "foretune_verify_exit_status 2\n" in prom.read_text(encoding="utf-8")
+    _check_exposition(prom.read_text(encoding="utf-8"))
+
+
+# --- ALTER SYSTEM and SHOW on a real PostgreSQL -----------------------------------------------------------------
+
+@pytest.fixture()
+def pg() -> Iterator[pgcluster.Cluster]:
+    """A cluster of its own (ALTER SYSTEM changes survive in its data directory), with work_mem on its command line."""
+    cluster = pgcluster.start({"work_mem": "4MB"})
+    try:
+        yield cluster
+    finally:
+        pgcluster.stop(cluster)
+
+
+def _show(cluster: pgcluster.Cluster, setting: str) -> str:
+    from foretune.pg import run_psql
+
+    return run_psql(cluster.conninfo + " dbname=postgres", f"SHOW {setting}", environ=dict(os.environ))[0][0]
+
+
+def test_alter_system_then_show_on_a_real_postgresql(tmp_path: Path, pg: pgcluster.Cluster) -> None:
+    from foretune.pg import run_psql
+
+    root = tmp_path / "host"
+    root.mkdir()
+    dsn = pg.conninfo + " dbname=postgres"
+    sets = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "postgresql.maintenance_work_mem", "channel": "alter-system", "target": "maintenance_work_mem",
+         "value": "256MB", "effect": "immediate"},
+        {"tunable": "postgresql.max_connections", "channel": "alter-system", "target": "max_connections", "value": 150,
+         "effect": "restart", "units": ["postgresql.service"]},
+        {"tunable": "postgresql.work_mem", "channel": "alter-system", "target": "work_mem", "value": "8MB", "effect": "immediate"},
+    ]}
+    original_max = _show(pg, "max_connections")
+    assert original_max != "150" and _show(pg, "maintenance_work_mem") == "64MB"  # PostgreSQL's default
+    result = run_cli("apply", "--root", str(root), "--dsn", dsn, "--changes", _changes(tmp_path, sets))
+    assert result.stdout.splitlines() == ["ALTER SYSTEM SET maintenance_work_mem = '256MB';",
+                                          "ALTER SYSTEM SET max_connections = '150';", "ALTER SYSTEM SET work_mem = '8MB';"]
+    assert _show(pg, "maintenance_work_mem") == "64MB"  # a dry run changes nothing
+    result = run_cli("apply", "--root", str(root), "--dsn", dsn, "--changes", _changes(tmp_path, sets), "--write")
+    assert result.status == 0, result.stderr
+    assert _show(pg, "maintenance_work_mem") == "256MB"  # reloaded: in force at once
+    assert _show(pg, "max_connections") == original_max  # needs a restart
+    assert _show(pg, "work_mem") == "4MB"  # the server's command line wins over postgresql.auto.conf
+    result = run_cli("verify", "--root", str(root), "--dsn", dsn)
+    assert result.status == 1
+    assert _states(result.stdout) == {"postgresql.maintenance_work_mem": "in force", "postgresql.max_connections": "pending",
+                                      "postgresql.work_mem": "drift"}
+    assert "PostgreSQL reports pending_restart: restart postgresql" in result.stdout
+    assert "SHOW work_mem gives '4MB': PostgreSQL takes it from command line, which wins over postgresql.auto.conf" in result.stdout
+    again = run_cli("apply", "--root", str(root), "--dsn", dsn, "--changes", _changes(tmp_path, sets), "--write")
+    assert "nothing to change" in again.stdout and "ALTER SYSTEM" not in again.stdout
+    [run] = _runs(root)
+    result = run_cli("apply", "--root", str(root), "--dsn", dsn, "--rollback", run)
+    assert result.status == 0, result.stderr
+    assert result.stdout == f"rolled back run {run} on {root}: 0 file(s) restored, 3 ALTER SYSTEM statement(s) undone\n"
+    assert _show(pg, "maintenance_work_mem") == "64MB"
+    rows = run_psql(dsn, "SELECT name FROM pg_file_settings WHERE sourcefile LIKE '%postgresql.auto.conf'", environ=dict(os.environ))
+    assert rows == []
+
+
+def test_a_yaml_file_edit_goes_under_its_mapping_and_is_read_back(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    hammer = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "hammer.request_timeout", "channel": "file", "target": "/etc/hammer/cli.modules.d/foreman.yml",
+         "value": ":request_timeout: -1", "effect": "immediate"}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, hammer), "--write")
+    assert result.status == 0, result.stderr
+    assert (root / "etc/hammer/cli.modules.d/foreman.yml").read_text(encoding="utf-8") == (
+        ":foreman:\n  # Enable/disable foreman commands\n  :enable_module: true\n  # Your foreman server address\n"
+        "  :host: 'https://sat.example.com'\n"
+        "  # Credentials. You'll be asked for the interactive input if they're missing.\n"
+        "  #:username: 'admin'\n  #:password: 'example'\n  :request_timeout: -1\n  \n")
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 0, result.stdout
+    assert _states(result.stdout) == {"hammer.request_timeout": "in force"}
+
+
+def test_line_edits_keep_everything_else() -> None:
+    from foretune.apply.edits import set_line, set_yaml_line
+
+    shipped = ":foreman:\n  :enable_module: true\n  #:request_timeout: 120 #seconds\n"
+    assert set_yaml_line(shipped, ":request_timeout: -1", "foreman.yml") == ":foreman:\n  :enable_module: true\n  :request_timeout: -1\n"
+    assert set_line("# sizing\nPassengerMaxPoolSize 6\nPassengerMinInstances 1\n", "PassengerMaxPoolSize 30") == (
+        "# sizing\nPassengerMaxPoolSize 30\nPassengerMinInstances 1\n")
+    assert set_line("[Unit]\nAfter=x\n[Service]\nLimitNOFILE=1024\nUser=apache\n", "LimitNOFILE=640000", "[Service]") == (
+        "[Unit]\nAfter=x\n[Service]\nLimitNOFILE=640000\nUser=apache\n")
+    assert set_line("[Unit]\nAfter=x\n", "LimitNOFILE=640000", "[Service]") == "[Unit]\nAfter=x\n[Service]\nLimitNOFILE=640000\n"
+    assert set_line("# comment\n\nfs.file-max = 10\n", "fs.aio-max-nr = 1048576") == (
+        "# comment\n\nfs.file-max = 10\nfs.aio-max-nr = 1048576\n")
+
+
+def test_a_failure_mid_apply_leaves_a_journal_that_rolls_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from foretune.apply import journal
+
+    root = _tree(tmp_path)
+    before = _files(root)
+    real = journal._write
+    calls: list[str] = []
+
+    def failing(host: object, path: str, data: bytes | None) -> None:
+        calls.append(path)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device", path)
+        real(host, path, data)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(journal, "_write", failing)
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path), "--write")
+    [run] = _runs(root)
+    assert result.status == 2
+    assert result.stderr == (f"foretune: error: {calls[2]}: No space left on device; run {run} is partly applied: "
+                             f"`foretune apply --rollback {run}` restores what it changed\n")
+    monkeypatch.setattr(journal, "_write", real)
+    assert _files(root) != before
+    assert run_cli("apply", "--root", str(root), "--rollback", run).status == 0
+    assert _files(root) == before
+
+
+def test_verify_says_when_the_facts_cannot_be_read(tmp_path: Path) -> None:
+    root = tmp_path / "image"  # a tree without a sosreport's layout: its facts cannot be read
+    (root / "etc").mkdir(parents=True)
+    sysctl = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "kernel.aio_max_nr", "channel": "sysctl", "target": "fs.aio-max-nr", "value": 1048576, "effect": "sysctl-reload"}]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sysctl), "--write").status == 0
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 0
+    assert _states(result.stdout) == {"kernel.aio_max_nr": "not verified"}
+    assert f"facts not readable: {root} is not a sosreport" in result.stderr
+
+
+@pytest.mark.parametrize(("noop_status", "expected"), [(0, (0, 0)), (3, (3, None))])
+def test_the_installer_runs_its_noop_mode_first_and_only_then_for_real(
+        tmp_path: Path, noop_status: int, expected: tuple[int, int | None]) -> None:
+    from foretune.apply.journal import run_installer
+
+    # the real installer cannot run here: a stand-in of the same name records how it was called
+    calls = tmp_path / "calls"
+    stub = tmp_path / "bin/satellite-installer"
+    stub.parent.mkdir()
+    stub.write_text(f'#!/bin/sh\necho "$*" >> {calls}\ncase "$1" in --noop) exit {noop_status};; esac\nexit 0\n', encoding="utf-8")
+    stub.chmod(0o755)
+    environ = {"PATH": f"{stub.parent}:/usr/bin:/bin"}
+    assert run_installer("satellite-installer --tuning large --foreman-foreman-service-puma-workers 18", environ) == expected
+    runs = calls.read_text(encoding="utf-8").splitlines()
+    assert runs[0] == "--noop --tuning large --foreman-foreman-service-puma-workers 18"
+    assert runs[1:] == (["--tuning large --foreman-foreman-service-puma-workers 18"] if noop_status == 0 else [])
+
+
+MISTUNED = ["satellite-6.15", "satellite-6.9", "satellite-6.2", "orcharhino-6.9", "capsule-6.15-pull-rex",
+            "capsule-6.15-measured-failure", "satellite-6.15-logstash"]
+
+
+@pytest.mark.parametrize("name", MISTUNED)
+def test_apply_root_then_verify_root_on_every_mistuned_fixture(tmp_path: Path, name: str) -> None:
+    """Planned from the tree itself: every change is in force, or pending / not verified with its reason; none drifts."""
+    root = tmp_path / name
+    shutil.copytree(REPO / "tests/fixtures/sosreports" / name, root, symlinks=True)
+    result = run_cli("apply", "--root", str(root), "--hosts", "5000", "--write")
+    assert result.status == 0, result.stderr
+    assert len(_runs(root)) == 1
+    result = run_cli("verify", "--root", str(root), "--format", "json")
+    assert result.status in (0, 1), result.stderr
+    data = json.loads(result.stdout)
+    _valid(data)
+    assert data["changes"]
+    assert data["counts"]["drift"] == 0
+    assert all(c["why"] for c in data["changes"] if c["state"] != "in force")
+    assert result.status == (1 if data["counts"]["pending"] else 0)
+    again = run_cli("apply", "--root", str(root), "--hosts", "5000", "--write")
+    assert again.status == 0 and "nothing to change" in again.stdout, again.stdout
+    assert len(_runs(root)) == 1
+
+
+def test_a_later_drop_in_that_shadows_the_change_is_drift(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    one = {"release": "Satellite 6.15", "changes": [CHANGES["changes"][4]]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write").status == 0
+    (root / "etc/systemd/system/httpd.service.d/zz-local.conf").write_text("[Service]\nLimitNOFILE=4096\n", encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1
+    assert _states(result.stdout) == {"httpd.limit_nofile": "drift"}
+    assert "/etc/systemd/system/httpd.service.d/zz-local.conf now has 'LimitNOFILE=4096' (applied: '640000')" in result.stdout
+    (root / "etc/systemd/system/httpd.service.d/zz-local.conf").unlink()
+    (root / "etc/systemd/system/httpd.service.d/00-early.conf").write_text("[Service]\nLimitNOFILE=4096\n", encoding="utf-8")
+    assert _states(run_cli("verify", "--root", str(root)).stdout) == {"httpd.limit_nofile": "pending"}  # sorts before: ours wins
+
+
+def test_verify_of_a_rolled_back_run_says_so(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    one = {"release": "Satellite 6.15", "changes": [CHANGES["changes"][4]]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write").status == 0
+    assert run_cli("apply", "--root", str(root), "--rollback", "last").status == 0
+    [run] = _runs(root)
+    result = run_cli("verify", "--root", str(root), "--run", run)
+    assert result.status == 2
+    assert result.stderr.startswith(f"foretune: error: run {run} was rolled back at ")
+    assert result.stderr.endswith(": nothing of it is applied\n") and result.stderr.count("\n") == 1
+
+
+def test_a_higher_site_limit_is_kept_unless_asked(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    dropin = root / "etc/systemd/system/httpd.service.d/limits.conf"
+    dropin.parent.mkdir()
+    dropin.write_text("[Service]\nLimitNOFILE=1000000\n", encoding="utf-8")
+    one = {"release": "Satellite 6.15", "changes": [CHANGES["changes"][4]]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write")
+    assert result.status == 0
+    assert ("not applied: httpd.limit_nofile: /etc/systemd/system/httpd.service.d/limits.conf sets 1000000, more than "
+            "foretune's 640000: kept (add --prefer foretune to lower it)") in result.stderr
+    assert dropin.read_text(encoding="utf-8") == "[Service]\nLimitNOFILE=1000000\n"
+    assert _runs(root) == []
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write", "--prefer", "foretune")
+    assert result.status == 0
+    assert dropin.read_text(encoding="utf-8") == "[Service]\nLimitNOFILE=640000\n"
+
+
+def test_a_mapping_value_is_merged_key_by_key_and_repeats_as_a_no_op(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    pg_hash = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "postgresql.entries", "channel": "custom-hiera", "target": "postgresql::server::config_entries",
+         "value": {"work_mem": "8MB", "random_page_cost": 1.1}}]}
+    changes = _changes(tmp_path, pg_hash)
+    assert run_cli("apply", "--root", str(root), "--changes", changes, "--write").status == 0
+    assert (root / HIERA).read_text(encoding="utf-8").endswith(
+        "postgresql::server::config_entries:\n  random_page_cost: 1.1\n  work_mem: 8MB\n")
+    again = run_cli("apply", "--root", str(root), "--changes", changes, "--write")
+    assert "nothing to change" in again.stdout and len(_runs(root)) == 1
+    result = run_cli("verify", "--root", str(root))  # postgresql.conf still says work_mem 4MB: the installer has not run
+    assert _states(result.stdout) == {"postgresql.entries": "pending"} and result.status == 1
+    _edit(root, "var/lib/pgsql/data/postgresql.conf", "work_mem = 4MB", "work_mem = 8MB")
+    assert _states(run_cli("verify", "--root", str(root)).stdout) == {"postgresql.entries": "in force"}
+    _edit(root, HIERA, "work_mem: 8MB", "work_mem: 2MB")
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout) == {"postgresql.entries": "drift"} and result.status == 1
