@@ -32,7 +32,7 @@ from foretune.logs.reader import READ_ERRORS
 from foretune.logs.timeutil import MONTHS_B
 
 CHUNK_BYTES = 1024 * 1024
-SAMPLE_BYTES = 32 * 1024 * 1024  # per input: production.log's requests counted for Puma concurrency
+SAMPLE_BYTES = 16 * 1024 * 1024  # per input: production.log's requests counted for Puma concurrency
 
 
 def _production_head(line: bytes) -> bool:
@@ -211,6 +211,7 @@ def consume_incidents(analyzer: Analyzer, stream: IO[bytes], chunk_bytes: int = 
     """Feed ``analyzer`` the lines of ``stream`` an incident needs; its line count is that of the whole input."""
     flt = filter_for(analyzer.kind)
     assert flt is not None
+    analyzer.incidents_only = True
     state = _State()
     carry = b""
     try:
