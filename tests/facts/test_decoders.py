@@ -11,6 +11,7 @@ import pytest
 from foretune.errors import InputError
 from foretune.facts import read_source
 from foretune.host.sources import stream
+from foretune.logs.source import open_tarball
 from tests.facts.archive import FIXTURES, pack
 
 HAVE_XZ = shutil.which("xz") is not None
@@ -109,3 +110,14 @@ def test_a_failing_tool_hands_over_to_the_python_decoder(tmp_path: Path, monkeyp
     failing = _read(whole, "system", monkeypatch)
     assert failing == mine
     assert mine[0]["log_incidents"]  # the logs were read once, not twice, by the second pass
+
+
+@needs_xz
+def test_progress_follows_the_tool_through_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = pack(FIXTURES / "satellite-6.15", tmp_path / "w.tar.xz")
+    monkeypatch.delenv(stream.ENV_DECODER, raising=False)
+    seen: list[tuple[int, int]] = []
+    open_tarball(path, progress=lambda done, size: seen.append((done, size)))
+    size = path.stat().st_size
+    assert seen and all(0 <= done <= size and total == size for done, total in seen)
+    assert seen[-1][0] > 0  # the tool's reads move the shared offset, which progress reports

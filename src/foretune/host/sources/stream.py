@@ -238,7 +238,8 @@ class SystemDecompressed:
         self.total = 0
         self.error: Exception | None = None  # never set: damage raises ToolFailed
         fd = handle.fileno()
-        os.lseek(fd, 0, os.SEEK_SET)  # the tool reads from the file's start, whatever the buffer holds
+        handle.seek(0, os.SEEK_END)  # drops the read buffer, so tell() follows the tool through the shared offset
+        os.lseek(fd, 0, os.SEEK_SET)  # the tool reads from the file's start
         self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
             command, stdin=fd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True)
 
