@@ -1,123 +1,203 @@
-"""Time ``foretune audit`` of a ~100 MB sosreport .tar.xz against plain decompression.
+"""Every ratio of the sosreport performance targets, measured side by side in one run, in one table.
 
-Builds the archive from the Satellite 6.15 fixture plus large, poorly compressible filler
-logs (as production.log, journal and sar files are in real sosreports), then prints the time
-of ``xz -dc FILE > /dev/null``, of ``read_source(FILE)`` in-process and of the whole
-``foretune audit FILE`` command (an installed copy with bytecode, as a process), with their
-ratios to xz (target <= 1.3). Wall and CPU times are shown: CPU time is what a machine busy
-with other work does not inflate.
+Builds a sosreport from the Satellite 6.15 fixture plus a production.log and an Apache access log
+written by ``bench/gen_logs.py`` (the logs' real formats, not filler), packs it three ways (a
+single-block ``.tar.xz``, a multi-block ``.tar.xz`` as ``xz -T2`` writes, a ``.tar.gz``) and runs,
+interleaved round by round so that the load of a shared machine falls on every command alike:
 
-    python3 bench/facts_tarball.py [--size-mb 100] [--keep DIR] [--runs 3] [--line-bytes 4130]
+- ``xz -dc``, ``xz -T0 -dc``, ``gzip -dc``, ``pigz -dc`` (the floors) and ``foretune audit FILE
+  --format json`` on each archive (an installed copy with bytecode, as a process), with the system's
+  decompressor and with ``FORETUNE_DECODER=python``, and the audit of a ``--before`` revision;
+- ``wc -l`` and ``foretune logs`` on production.log, GoAccess and ``foretune logs`` on the access log;
+- the zipapp's ``plan`` beside the installed ``plan``.
 
-The filler lines are ~4 KiB long by default; ``--line-bytes 200`` gives lines as long as those of
-real production.log and access logs, so line-by-line work in the logs shows in the figures.
+CPU time is user + system of each process and everything it waited for (``os.wait4``), which other
+people's work on the machine does not inflate; wall time is shown too. Medians over the rounds.
+
+    python3 bench/facts_tarball.py [--logs-mb 256] [--rounds 3] [--keep DIR] [--before REV]
 """
 
 from __future__ import annotations
 
 import argparse
-import base64
 import os
-import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tarfile
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT))
 FIXTURE = ROOT / "tests" / "fixtures" / "sosreports" / "satellite-6.15"
-FILLERS = ("var/log/foreman/production.log", "var/log/messages", "sos_commands/logs/journalctl_--no-pager",
-           "var/log/httpd/foreman-ssl_access_ssl.log", "var/log/candlepin/candlepin.log", "sos_commands/sar/sar12")
+TOP = "sosreport-satellite-2024-02-12-bench"
+PRODUCTION = "var/log/foreman/production.log"
+ACCESS = "var/log/httpd/foreman-ssl_access_ssl.log"
 
 
-def build(out: Path, size_mb: int, line_bytes: int = 4130) -> None:
-    work = Path(tempfile.mkdtemp(prefix="foretune-bench-"))
-    try:
-        tree = work / "sosreport-satellite-2024-02-12-bench"
-        shutil.copytree(FIXTURE, tree, symlinks=True)
-        per_file = size_mb * 1024 * 1024 // len(FILLERS)
-        random_bytes = max(3, (line_bytes - 34) // 4 * 3)
-        for rel in FILLERS:
-            path = tree / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("wb") as handle:
-                written = 0
-                while written < per_file:
-                    # base64 of random bytes: text-like, compresses only ~25 %, like busy logs full of UUIDs
-                    line = b"2024-02-12T10:00:00 [I|app|a1b2c3] " + base64.b64encode(os.urandom(random_bytes)) + b"\n"
-                    handle.write(line)
-                    written += len(line)
-        with tarfile.open(out, "w:xz", preset=0) as archive:
-            archive.add(tree, arcname=tree.name)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+def run(argv: list[str], env: dict[str, str] | None = None, stdin: Path | None = None) -> tuple[float, float, float]:
+    """(wall s, CPU s of the process and what it waited for, peak RSS MiB) of one command, output discarded."""
+    with tempfile.TemporaryFile() as errors, (stdin.open("rb") if stdin else open(os.devnull, "rb")) as source:
+        started = time.perf_counter()
+        proc = subprocess.Popen(argv, stdin=source, stdout=subprocess.DEVNULL, stderr=errors, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - started
+        code = os.waitstatus_to_exitcode(status)
+        if code not in (0, 1):  # audit exits 1 when it has findings
+            errors.seek(0)
+            sys.stderr.write(f"{argv[:4]}: exit {code}: " + errors.read().decode("utf-8", "replace")[-400:] + "\n")
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def best_of(runs: int, func: object) -> tuple[float, float]:
-    """(best wall seconds, best CPU seconds of this process and its children) of ``func()``."""
-    walls, cpus = [], []
-    for _ in range(runs):
-        before = (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
-        start = time.perf_counter()
-        func()  # type: ignore[operator]
-        walls.append(time.perf_counter() - start)
-        after = (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
-        cpus.append(sum(a.ru_utime - b.ru_utime + a.ru_stime - b.ru_stime for a, b in zip(after, before)))
-    return min(walls), min(cpus)
+def build(folder: Path, logs_mb: int) -> dict[str, Path]:
+    """The tree, its logs and the three archives (kept in ``folder`` and reused when present)."""
+    tree = folder / TOP
+    paths = {"production": tree / PRODUCTION, "access": tree / ACCESS, "xz": folder / "single.tar.xz",
+             "xz-blocks": folder / "blocks.tar.xz", "gz": folder / "sosreport.tar.gz"}
+    if all(p.exists() for p in paths.values()):
+        return paths
+    if tree.exists():
+        shutil.rmtree(tree)
+    shutil.copytree(FIXTURE, tree, symlinks=True)
+    for kind, share in (("production", 0.6), ("access", 0.4)):
+        target = paths[kind]
+        target.unlink(missing_ok=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, str(ROOT / "bench" / "gen_logs.py"), "--kind", kind, "--size-mb",
+                        str(max(1, int(logs_mb * share))), str(target)], check=True)
+    plain = folder / "sosreport.tar"
+    with tarfile.open(plain, "w") as archive:
+        archive.add(tree, arcname=TOP)
+    with paths["xz"].open("wb") as out:  # one thread writes one block
+        subprocess.run(["xz", "-T1", "-0", "-c", str(plain)], stdout=out, check=True)
+    with paths["xz-blocks"].open("wb") as out:
+        subprocess.run(["xz", "-T2", "-0", "-c", str(plain)], stdout=out, check=True)
+    with paths["gz"].open("wb") as out:
+        subprocess.run(["gzip", "-c", str(plain)], stdout=out, check=True)
+    plain.unlink()
+    return paths
+
+
+def installed(folder: Path, name: str, rev: str | None) -> Path:
+    """An installed-like copy (sources with bytecode and compiled knowledge) of this tree or of ``rev``."""
+    site = folder / name
+    if site.exists():
+        return site
+    (site / "foretune").parent.mkdir(parents=True)
+    if rev is None:
+        shutil.copytree(ROOT / "src" / "foretune", site / "foretune", ignore=shutil.ignore_patterns("__pycache__"))
+    else:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src/foretune"], check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(site), "--strip-components=1"], input=archive, check=True)
+    compiled = ROOT / "src" / "foretune" / "knowledge" / "data" / "compiled.json"
+    if compiled.exists() and not (site / "foretune" / "knowledge" / "data" / "compiled.json").exists():
+        shutil.copy(compiled, site / "foretune" / "knowledge" / "data" / "compiled.json")
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(site)], check=True)
+    return site
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--size-mb", type=int, default=100, help="compressed size to aim for (default 100)")
-    parser.add_argument("--keep", type=Path, help="keep the archive in this directory")
-    parser.add_argument("--runs", type=int, default=3, help="best of N runs (default 3)")
-    parser.add_argument("--line-bytes", type=int, default=4130, help="length of a filler log line (default 4130)")
+    parser.add_argument("--logs-mb", type=int, default=256, help="MiB of generated logs in the sosreport (default 256)")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians are shown (default 3)")
+    parser.add_argument("--keep", type=Path, help="keep the archives and copies in this directory (reused)")
+    parser.add_argument("--before", help="also audit with the package at this git revision (peak memory, CPU)")
     args = parser.parse_args()
-    from foretune.facts import read_source
+    import dev  # start-up: the zipapp builder, for the bench only
+    from logs_speed import ensure_goaccess  # start-up: bench helper
 
     folder = args.keep or Path(tempfile.mkdtemp(prefix="foretune-bench-"))
-    archive = folder / "sosreport-bench.tar.xz"
+    folder.mkdir(parents=True, exist_ok=True)
     try:
-        if not archive.exists():
-            print(f"building {archive} ...", flush=True)
-            build(archive, int(args.size_mb * 1.3), args.line_bytes)
-        size = archive.stat().st_size
-        print(f"archive: {size / 1048576:.1f} MiB compressed")
+        print(f"building in {folder} ...", flush=True)
+        paths = build(folder, args.logs_mb)
+        now = installed(folder, "site-now", None)
+        before = installed(folder, f"site-{args.before}", args.before) if args.before else None
+        pyz = folder / "foretune.pyz"
+        if not pyz.exists():
+            dev.build_zipapp(pyz, sys.executable)
+        base_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TZ": "UTC"}
+        env_now = {**base_env, "PYTHONPATH": str(now)}
+        env_python = {**env_now, "FORETUNE_DECODER": "python"}
+        py = sys.executable
+        goaccess = ensure_goaccess()
+        plan = ["plan", "--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G"]
 
-        def decompress() -> None:
-            with archive.open("rb") as src:
-                subprocess.run(["xz", "-dc"], stdin=src, stdout=subprocess.DEVNULL, check=True)
+        def audit(kind: str, env: dict[str, str]) -> Callable[[], tuple[float, float, float]]:
+            return lambda: run([py, "-m", "foretune", "audit", str(paths[kind]), "--format", "json"], env)
 
-        facts_holder: list[object] = []
+        commands: dict[str, Callable[[], tuple[float, float, float]]] = {
+            "xz -dc single.tar.xz": lambda: run(["xz", "-dc"], stdin=paths["xz"]),
+            "audit single.tar.xz": audit("xz", env_now),
+            "audit single.tar.xz (python decoder)": audit("xz", env_python),
+            "xz -T0 -dc blocks.tar.xz": lambda: run(["xz", "-T0", "-dc"], stdin=paths["xz-blocks"]),
+            "xz -dc blocks.tar.xz": lambda: run(["xz", "-dc"], stdin=paths["xz-blocks"]),
+            "audit blocks.tar.xz": audit("xz-blocks", env_now),
+            "gzip -dc sosreport.tar.gz": lambda: run(["gzip", "-dc"], stdin=paths["gz"]),
+            "audit sosreport.tar.gz": audit("gz", env_now),
+            "audit sosreport.tar.gz (python decoder)": audit("gz", env_python),
+            "wc -l production.log": lambda: run(["wc", "-l", str(paths["production"])]),
+            "logs production.log": lambda: run([py, "-m", "foretune", "logs", str(paths["production"]), "--format", "json", "--jobs", "1"], env_now),
+            "logs production.log --jobs 2": lambda: run([py, "-m", "foretune", "logs", str(paths["production"]), "--format", "json", "--jobs", "2"], env_now),
+            "logs access.log": lambda: run([py, "-m", "foretune", "logs", str(paths["access"]), "--format", "json", "--jobs", "1"], env_now),
+            "wc -l access.log": lambda: run(["wc", "-l", str(paths["access"])]),
+            "plan (installed)": lambda: run([py, "-m", "foretune", *plan], env_now),
+            "plan (zipapp)": lambda: run([py, "-I", str(pyz), *plan], base_env),
+        }
+        if shutil.which("pigz"):
+            commands["pigz -dc sosreport.tar.gz"] = lambda: run(["pigz", "-dc"], stdin=paths["gz"])
+        if goaccess:
+            out = folder / "goaccess.json"
+            commands["goaccess access.log"] = lambda: run([goaccess, str(paths["access"]), "--log-format=COMBINED",
+                                                          "--no-progress", "-o", str(out)])
+        if before is not None:
+            env_before = {**base_env, "PYTHONPATH": str(before)}
+            commands[f"audit single.tar.xz ({args.before})"] = audit("xz", env_before)
+            commands[f"audit sosreport.tar.gz ({args.before})"] = audit("gz", env_before)
+        results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in commands}
+        loads = [os.getloadavg()]
+        for r in range(args.rounds):
+            for name, command in commands.items():
+                results[name].append(command())
+            loads.append(os.getloadavg())
+            print(f"round {r + 1} of {args.rounds} done, load {loads[-1][0]:.1f}", flush=True)
 
-        def read() -> None:
-            facts_holder.append(read_source(str(archive)))
+        med = {name: tuple(statistics.median(x[i] for x in rows) for i in range(3)) for name, rows in results.items()}
+        print()
+        print(f"Python {sys.version.split()[0]}, {subprocess.run(['xz', '--version'], capture_output=True, text=True).stdout.splitlines()[0]}, "
+              f"logs {args.logs_mb} MiB, {args.rounds} interleaved rounds, medians")
+        print("load average (1 min) at each round's end: " + ", ".join(f"{la[0]:.1f}" for la in loads))
+        print("uptime: " + subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+        sizes = {k: paths[k].stat().st_size / 1048576 for k in ("xz", "xz-blocks", "gz", "production", "access")}
+        print("sizes MiB: " + ", ".join(f"{k} {v:.1f}" for k, v in sizes.items()))
+        print()
+        print(f"{'command':<44} {'wall s':>8} {'CPU s':>8} {'peak MiB':>9}")
+        for name, (wall, cpu, rss) in med.items():
+            print(f"{name:<44} {wall:8.2f} {cpu:8.2f} {rss:9.0f}")
 
-        site = folder / "site"
-        if not site.exists():
-            shutil.copytree(ROOT / "src" / "foretune", site / "foretune", ignore=shutil.ignore_patterns("__pycache__"))
-            subprocess.run([sys.executable, "-m", "compileall", "-q", str(site)], check=True)
+        def ratio(a: str, b: str) -> float:
+            return med[a][1] / med[b][1]
 
-        def audit() -> None:
-            subprocess.run([sys.executable, "-m", "foretune", "audit", str(archive), "--format", "json"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
-                           env={"PYTHONPATH": str(site), "PATH": os.environ.get("PATH", "/usr/bin:/bin")})
-
-        floor, floor_cpu = best_of(args.runs, decompress)
-        ours, ours_cpu = best_of(args.runs, read)
-        whole, whole_cpu = best_of(args.runs, audit)
-        facts = facts_holder[-1]
-        known = sum(1 for f in facts.facts.values() if f.known)  # type: ignore[attr-defined]
-        print(f"best of {args.runs}           :   wall    CPU")
-        print(f"xz -dc FILE > /dev/null : {floor:6.2f} s {floor_cpu:6.2f} s")
-        print(f"read_source(FILE)       : {ours:6.2f} s {ours_cpu:6.2f} s  ({known} facts known)")
-        print(f"foretune audit FILE     : {whole:6.2f} s {whole_cpu:6.2f} s")
-        print(f"ratio audit / xz        : {whole / floor:6.2f}x {whole_cpu / floor_cpu:6.2f}x  (target <= 1.30)")
-        return 0 if min(whole / floor, whole_cpu / floor_cpu) <= 1.3 else 1
+        rows = [
+            ("audit / xz -dc, single-block .tar.xz", ratio("audit single.tar.xz", "xz -dc single.tar.xz"), "<= 2"),
+            ("audit / xz -T0 -dc, multi-block .tar.xz", ratio("audit blocks.tar.xz", "xz -T0 -dc blocks.tar.xz"), "<= 1.5"),
+            ("audit / gzip -dc, .tar.gz", ratio("audit sosreport.tar.gz", "gzip -dc sosreport.tar.gz"), "<= 2.5"),
+            ("zipapp plan / installed plan", ratio("plan (zipapp)", "plan (installed)"), "<= 1.3"),
+            ("logs / wc -l, production.log", ratio("logs production.log", "wc -l production.log"), "<= 50"),
+            ("logs --jobs 2 / wc -l, production.log", ratio("logs production.log --jobs 2", "wc -l production.log"), "<= 50"),
+        ]
+        if goaccess:
+            rows.append(("goaccess / logs, access log", ratio("goaccess access.log", "logs access.log"), ">= 2.5"))
+        print()
+        print(f"{'ratio of CPU time':<44} {'measured':>9} {'target':>8}")
+        for label, value, target in rows:
+            print(f"{label:<44} {value:8.2f}x {target:>8}")
+        return 0
     finally:
         if not args.keep:
             shutil.rmtree(folder, ignore_errors=True)

@@ -56,7 +56,10 @@ environment:
   FORETUNE_REDIS_URL    live facts: redis://HOST:PORT or unix:///PATH of Redis
   PGHOST, PGPORT, PGUSER, PGDATABASE, PGSERVICE, PGPASSWORD
                         bench db, db-size: the server when --dsn is not given
-  PATH                  where fio, pgbench, psql and the facts' commands are
+  PATH                  where fio, pgbench, psql and the facts' commands are, and xz
+                        and pigz (or gzip), which decode .tar.xz/.tar.gz sosreports
+  FORETUNE_DECODER=python
+                        decode archives in foretune itself, never with xz/pigz/gzip
   FORETUNE_LOAD_JWT, FORETUNE_LOAD_USER, FORETUNE_LOAD_TOKEN
                         load: registration token, API user and personal access token (never printed)
   FORETUNE_LOAD_LOOPBACK_ONLY=1

@@ -96,3 +96,49 @@ def test_unreadable_logs_and_the_first_time_zone_stay_as_in_a_full_read(chunk: i
               b'1.2.3.4 - - [01/Jan/2024:09:30:10 -0500] "GET / HTTP/1.1" 200 5 "503 " "curl"\n')  # no 503: only looks like one
     rows = same("apache_access", access, chunk)
     assert [(r["kind"], r["count"], r["first"]) for r in rows] == [("http_503_burst", 1, "2024-01-01T10:30:00")]
+
+
+def _requests(start_minute: int, at_once: int, filler: int) -> bytes:
+    """``at_once`` requests open together in one minute, then ``filler`` requests one after another."""
+    lines = []
+    stamp = f"2026-11-20T10:{start_minute:02d}:00"
+    for i in range(at_once):
+        lines.append(f"{stamp} [I|app|s{i:07d}] Processing by HostsController#index as JSON\n")
+    for i in range(at_once):
+        lines.append(f"{stamp} [I|app|s{i:07d}] Completed 200 OK in 5ms (Views: 1.0ms | ActiveRecord: 1.0ms)\n")
+    for i in range(filler):
+        stamp = f"2026-11-20T10:{start_minute + 1:02d}:{i % 60:02d}"
+        lines.append(f"{stamp} [I|app|f{i:07d}] Processing by HostsController#index as JSON\n")
+        lines.append(f"{stamp} [I|app|f{i:07d}] Completed 200 OK in 5ms (Views: 1.0ms | ActiveRecord: 1.0ms)\n")
+    return "".join(lines).encode()
+
+
+def _saturation(analyzer: Analyzer, capacity: int) -> list[dict[str, Any]]:
+    found = collect({(analyzer.kind, "log"): analyzer}, capacity=capacity, burst_per_minute=1000)
+    return [i for i in found if i["kind"] == "queue_at_capacity"]
+
+
+def test_puma_concurrency_is_counted_over_a_bounded_sample_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    early = _requests(0, 8, 2000)  # 8 at once in the first minute, then one at a time
+    late = _requests(40, 8, 10)  # 8 at once again, far past the sample
+    monkeypatch.setattr("foretune.logs.prefilter.SAMPLE_BYTES", len(early) // 2)
+    full = read("production", early + late, None)
+    quick = read("production", early + late, 4096)
+    assert len(_saturation(full, 8)) == 1 and _saturation(full, 8)[0]["last"] > _saturation(full, 8)[0]["first"]
+    # the sample sees the first saturation only: the same first minute, no later one
+    sampled = _saturation(quick, 8)
+    assert len(sampled) == 1 and sampled[0]["first"] == _saturation(full, 8)[0]["first"]
+    assert sampled[0]["count"] < _saturation(full, 8)[0]["count"]
+    # the sample never invents a level the full read did not see
+    assert all(level <= full.concurrency()[m] for m, level in quick.concurrency().items())
+    assert quick.lines == full.lines
+    noted = [p for p in quick.problems if "counted over the first" in p]
+    assert len(noted) == 1 and f"of {full.lines:,} lines" in noted[0]
+    assert not [p for p in full.problems if "counted over the first" in p]
+
+
+def test_a_log_within_the_sample_gets_no_note(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = _requests(0, 8, 50)
+    quick = read("production", data, 4096)
+    assert _saturation(quick, 8) == _saturation(read("production", data, None), 8) != []
+    assert not [p for p in quick.problems if "counted over the first" in p]

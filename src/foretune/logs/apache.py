@@ -131,6 +131,7 @@ class AccessLog(Analyzer):
         norm = self._norm
         endpoints, clients, agents = self._endpoints_b, self._clients_b, self._agents_b
         first_5xx = self.first_5xx
+        quick = self.incidents_only
         n = 0
         try:
             for line in lines:
@@ -176,6 +177,8 @@ class AccessLog(Analyzer):
                         code = str(status)
                         if code not in first_5xx or t < first_5xx[code][0]:
                             first_5xx[code] = (t, quote(line))
+                if quick:
+                    continue
                 request = parts[1]
                 endpoint = norm.get(request)
                 if endpoint is None:

@@ -58,6 +58,9 @@ class Analyzer:
     """Base class: subclasses implement :meth:`consume` (a tight loop over raw lines) and :meth:`merge_more`."""
 
     kind = "log"
+    # set by the incidents-only read (prefilter.py): what only `foretune logs` reports (latencies, endpoints,
+    # clients, actions, flows) is not computed
+    incidents_only = False
 
     def __init__(self, path: str, window: Window | None = None) -> None:
         self.path = path

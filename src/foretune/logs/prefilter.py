@@ -9,7 +9,11 @@ them as in a full read. What else an incident depends on is kept:
   log still counts as unreadable, and an access log's first time-zone offset is the same); until
   then, lines that cannot be understood (they fail a necessary test of the analyzer's format, one
   compiled pattern per kind) are counted, not parsed;
-- every ``Processing by``/``Completed`` line of production.log (Puma saturation needs them all);
+- the ``Processing by``/``Completed`` lines of production.log (Puma saturation counts requests open at
+  once) of a bounded sample: the first :data:`SAMPLE_BYTES` of each input. Past it only the incident
+  needles are searched, and a problem line says how many lines the concurrency was counted over: a
+  saturation later in that log is not seen by the audit (``foretune logs`` reads every line). The
+  sample can miss saturation, never invent it: levels are counted from the sample's own lines;
 - before a continuation line (a stack trace or multi-line message, timed by the line before it),
   the nearest earlier timestamped line;
 - the number of lines, counted over the whole input.
@@ -28,6 +32,7 @@ from foretune.logs.reader import READ_ERRORS
 from foretune.logs.timeutil import MONTHS_B
 
 CHUNK_BYTES = 1024 * 1024
+SAMPLE_BYTES = 16 * 1024 * 1024  # per input: production.log's requests counted for Puma concurrency
 
 
 def _production_head(line: bytes) -> bool:
@@ -48,20 +53,21 @@ class Filter:
 
     def __init__(self, maybe: bytes, needles: tuple[bytes, ...] = (), pattern: bytes | None = None,
                  head: Callable[[bytes], bool] | None = None, continued: Callable[[bytes], bool] | None = None,
-                 inside: bytes | None = None) -> None:
+                 inside: bytes | None = None, sampled: tuple[bytes, ...] = ()) -> None:
         # a line the analyzer might not count as "not understood" (a superset): its start after a
         # newline matches ``maybe``, it is blank, or it holds ``inside``
         self.maybe = re.compile(rb"\n(?:" + maybe + rb"|[ \t\r\f\v]*(?:\n|\Z))")
         self.inside = re.compile(inside) if inside is not None else None
         self.needles = needles
+        self.sampled = sampled  # needles searched within the sample only
         self.pattern = re.compile(pattern) if pattern is not None else None
         self.head = head
         self.continued = continued
 
-    def hits(self, data: bytes, pos: int) -> list[int]:
-        """Offsets of every needle in ``data[pos:]``, ascending."""
+    def hits(self, data: bytes, pos: int, sample: bool = True) -> list[int]:
+        """Offsets of every needle in ``data[pos:]`` (the sampled ones only if ``sample``), ascending."""
         found: list[int] = []
-        for needle in self.needles:
+        for needle in (*self.needles, *self.sampled) if sample else self.needles:
             i = data.find(needle, pos)
             while i >= 0:
                 found.append(i)
@@ -82,7 +88,7 @@ def _filters() -> dict[str, Filter]:
     month = rb"(?:" + b"|".join(MONTHS_B) + rb") "
     return {
         "production": Filter(rb"[ \t|{-]|.{4}-.{5}[T ]|" + month,
-                             (b"Processing by ", b"Completed ", *POOL_TIMEOUT, *PG_EXHAUSTED),
+                             (*POOL_TIMEOUT, *PG_EXHAUSTED), sampled=(b"Processing by ", b"Completed "),
                              head=_production_head, continued=_production_continued),
         # the status after the request's closing quote (the analyzer splits on quotes and whitespace)
         "apache_access": Filter(rb"(?!)", pattern=rb'"[ \t\r\f\v]*50[23](?!\S)', inside=rb" \[[^\n]{26}\] "),
@@ -131,6 +137,8 @@ class _State:
         self.lines = 0
         self.primed = False
         self.last_head: bytes | None = None  # the latest timestamped line of earlier chunks not fed yet
+        self.read = 0  # bytes of the input before this chunk
+        self.sample_lines: int | None = None  # lines in the sample, once it ended before the input
 
 
 def _prime(analyzer: Analyzer, flt: Filter, data: bytes) -> tuple[int, bool]:
@@ -174,7 +182,10 @@ def _chunk(analyzer: Analyzer, flt: Filter, data: bytes, state: _State) -> None:
         state.last_head = None
     picked: list[bytes] = []
     fed = pos
-    for hit in flt.hits(data, pos):
+    sample = state.read < SAMPLE_BYTES
+    if not sample and flt.sampled and state.sample_lines is None:
+        state.sample_lines = state.lines - (data.count(b"\n") + (0 if data.endswith(b"\n") else 1))
+    for hit in flt.hits(data, pos, sample):
         if hit < fed:
             continue
         start, end = _line_at(data, hit)
@@ -200,6 +211,7 @@ def consume_incidents(analyzer: Analyzer, stream: IO[bytes], chunk_bytes: int = 
     """Feed ``analyzer`` the lines of ``stream`` an incident needs; its line count is that of the whole input."""
     flt = filter_for(analyzer.kind)
     assert flt is not None
+    analyzer.incidents_only = True
     state = _State()
     carry = b""
     try:
@@ -218,9 +230,15 @@ def consume_incidents(analyzer: Analyzer, stream: IO[bytes], chunk_bytes: int = 
                 break
             state.lines += data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
             _chunk(analyzer, flt, data, state)
+            state.read += len(data)
     except READ_ERRORS as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         analyzer.problems.append(f"{analyzer.path}: truncated or corrupt after {state.lines:,} lines ({reason}); "
                                  "the lines before count")
     finally:
         analyzer.lines = state.lines
+        if state.sample_lines is not None:
+            analyzer.problems.append(
+                f"{analyzer.path}: requests open at once (Puma concurrency) counted over the first {state.sample_lines:,} "
+                f"of {state.lines:,} lines ({SAMPLE_BYTES // 1048576} MiB) only: a saturation later in this log is not "
+                "seen here; `foretune logs` reads every line")

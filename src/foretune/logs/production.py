@@ -274,6 +274,14 @@ class ProductionLog(Analyzer):
         if self.level > self.peaks.get(minute, -MAX_OPEN):
             self.peaks[minute] = self.level
         self._gone(1)
+        if self.incidents_only:  # the concurrency and its evidence; durations, actions and flows are `logs`' job
+            opened = self.open.pop(rid, None)
+            self.reg_early.discard(rid)
+            if not 0.0 <= duration <= self.longest:
+                self._bad(line)
+            elif opened is not None and minute not in self.minute_lines:
+                self.minute_lines[minute] = line
+            return
         db = 0.0
         a = msg.find(b"ActiveRecord: ", end)
         if a > 0:

@@ -35,6 +35,10 @@ class TarballLogs:
         # (sos archives list sos_commands/ and the top-level date before var/log/)
         self.collected: tuple[int, int] | None = options.ended if options else None
 
+    def restart(self) -> None:
+        """Forget what was read: the archive is read again from its start."""
+        self.scan = Scan(self.scan.options, incidents_only=self.scan.incidents_only)
+
     def wants(self, rel: str) -> bool:
         return kind_of(rel) is not None or rel in SOS_DATE_FILES
 

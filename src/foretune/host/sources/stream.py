@@ -10,6 +10,8 @@ from __future__ import annotations
 import bz2
 import lzma
 import os
+import shutil
+import subprocess
 import zlib
 from typing import Any, BinaryIO, cast
 
@@ -198,3 +200,88 @@ class Decompressed:
 
     def close(self) -> None:
         self.buf = b""
+
+
+# --- the system's decompressor, in its own process -------------------------------------------------
+# xz decodes the blocks of a multi-block file on several cores (-T0, xz 5.4+); pigz reads, decodes and
+# checks on separate threads. Either way the decoding runs on another core while this process parses.
+TOOLS = {"xz": (("xz", "-T0", "-dc"),), "gz": (("pigz", "-dc"), ("gzip", "-dc"))}
+ENV_DECODER = "FORETUNE_DECODER"  # "python": never use the system's decompressor
+
+
+def system_command(kind: str, environ: Any = None) -> list[str] | None:
+    """The system decompressor for ``kind`` (absolute path and options), or None to decode here."""
+    env = os.environ if environ is None else environ
+    if env.get(ENV_DECODER, "") == "python":
+        return None
+    for command in TOOLS.get(kind, ()):
+        found = shutil.which(command[0])
+        if found:
+            return [found, *command[1:]]
+    return None
+
+
+class ToolFailed(Exception):
+    """The system's decompressor exited with an error: the caller reads the file again with :class:`Decompressed`,
+    which finds and words the damage itself (where, after how much data)."""
+
+
+class SystemDecompressed:
+    """Like :class:`Decompressed`, with the decoding done by ``command`` in its own process.
+
+    The tool reads the file through the same descriptor. Its output is trusted only as far as it says it is whole:
+    if it exits non-zero (damage, a cut, trailing data, anything), reading raises :class:`ToolFailed`.
+    """
+
+    def __init__(self, handle: BinaryIO, kind: str, command: list[str]) -> None:
+        self.kind = kind
+        self.total = 0
+        self.error: Exception | None = None  # never set: damage raises ToolFailed
+        fd = handle.fileno()
+        handle.seek(0, os.SEEK_END)  # drops the read buffer, so tell() follows the tool through the shared offset
+        os.lseek(fd, 0, os.SEEK_SET)  # the tool reads from the file's start
+        self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+            command, stdin=fd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True)
+
+    def read(self, size: int = -1) -> bytes:
+        proc = self._proc
+        if proc is None:
+            return b""
+        assert proc.stdout is not None
+        data = proc.stdout.read(size)  # a buffered pipe returns short only at its end
+        self.total += len(data)
+        if not data or (size is not None and 0 <= len(data) < size):
+            self._proc = None
+            proc.stdout.close()
+            if proc.wait() != 0:
+                raise ToolFailed(f"{self.kind} decoder exited with status {proc.returncode}")
+        return data
+
+    def drain(self, limit: int) -> bool:
+        """Read to the end (the tool checks integrity); False if more than ``limit`` bytes remained."""
+        seen = 0
+        while seen <= limit:
+            chunk = self.read(OUT_CHUNK)
+            if not chunk:
+                return True
+            seen += len(chunk)
+        return False
+
+    def close(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            assert proc.stdout is not None
+            proc.stdout.close()
+            proc.kill()
+            proc.wait()
+
+
+def open_decompressed(handle: BinaryIO, kind: str, environ: Any = None) -> Decompressed | SystemDecompressed:
+    """A decompressing stream of ``handle``: the system's tool when there is one, else this module's decoder."""
+    command = system_command(kind, environ)
+    if command is not None:
+        try:
+            return SystemDecompressed(handle, kind, command)
+        except OSError:
+            handle.seek(0)
+    return Decompressed(handle, kind)

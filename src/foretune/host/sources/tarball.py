@@ -23,7 +23,15 @@ from typing import Any
 from foretune.errors import InputError
 from foretune.host.sources.base import MemberReader
 from foretune.host.sources.sosreport import is_sosreport_root
-from foretune.host.sources.stream import Corrupt, Decompressed, Truncated, compression
+from foretune.host.sources.stream import (
+    Corrupt,
+    Decompressed,
+    SystemDecompressed,
+    ToolFailed,
+    Truncated,
+    compression,
+    open_decompressed,
+)
 from foretune.host.sources.tree import TreeSource
 from foretune.host.specs import SPECS, sos_candidates, sos_patterns
 from foretune.safeio import open_input
@@ -147,18 +155,44 @@ class SosreportTarball(TreeSource):
                 handle.seek(0)
             except OSError as exc:
                 raise InputError(f"cannot read {path}: {exc.strerror}") from None
-            stream = Decompressed(handle, kind) if kind else handle
-            full = self._members(path, stream)
-            if self.incomplete is None and isinstance(stream, Decompressed):
-                try:
-                    if not stream.drain(TRAILER_BYTES):
-                        self.problem(f"{path.name}: more than {format_bytes(TRAILER_BYTES)} of data after the end of the tar archive: ignored")
-                except Truncated:
-                    self.incomplete = f"truncated after {self._count} members"
-                    self.problem(f"{path.name} is truncated: its compressed data ends early (the tar part looked complete)")
-                except Corrupt as exc:
-                    self.problem(f"{path.name} is corrupt: {_reason(exc)}: facts read from it may be wrong")
+            stream = open_decompressed(handle, kind) if kind else handle
+            tool = stream if isinstance(stream, SystemDecompressed) else None
+            problems = len(self.problems)
+            try:
+                full = self._members(path, stream)
+                self._trailer(path, stream)
+                if self.incomplete is not None and isinstance(stream, SystemDecompressed):
+                    raise ToolFailed("damaged")  # the same damage, found and worded by foretune's decoder
+            except ToolFailed:
+                # the system's decompressor found damage: read again with foretune's decoder, which says where
+                assert tool is not None
+                tool.close()
+                del self.problems[problems:]
+                self.incomplete = self._damage = None
+                restart = getattr(self._logs, "restart", None)
+                if restart is not None:
+                    restart()
+                handle.seek(0, os.SEEK_END)  # drops the read buffer: the tool moved the shared file offset
+                handle.seek(0)
+                stream = Decompressed(handle, kind)
+                full = self._members(path, stream)
+                self._trailer(path, stream)
+            finally:
+                if tool is not None:
+                    tool.close()
         self._reroot(path, full)
+
+    def _trailer(self, path: Path, stream: Any) -> None:
+        """After the tar archive: the rest of the compressed data, checked, and at most a little of it."""
+        if self.incomplete is None and isinstance(stream, (Decompressed, SystemDecompressed)):
+            try:
+                if not stream.drain(TRAILER_BYTES):
+                    self.problem(f"{path.name}: more than {format_bytes(TRAILER_BYTES)} of data after the end of the tar archive: ignored")
+            except Truncated:
+                self.incomplete = f"truncated after {self._count} members"
+                self.problem(f"{path.name} is truncated: its compressed data ends early (the tar part looked complete)")
+            except Corrupt as exc:
+                self.problem(f"{path.name} is corrupt: {_reason(exc)}: facts read from it may be wrong")
 
     def _members(self, path: Path, stream: Any) -> dict[str, tuple[str, Any]]:
         """Read every member once; returns full name -> (kind, payload) of the entries kept."""

@@ -1,0 +1,123 @@
+"""The system's decompressor (xz -T0, pigz, gzip) and foretune's own decoder give the same facts and problems."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from foretune.errors import InputError
+from foretune.facts import read_source
+from foretune.host.sources import stream
+from foretune.logs.source import open_tarball
+from tests.facts.archive import FIXTURES, pack
+
+HAVE_XZ = shutil.which("xz") is not None
+HAVE_GZ = shutil.which("pigz") is not None or shutil.which("gzip") is not None
+needs_xz = pytest.mark.skipif(not HAVE_XZ, reason="no xz command on this machine: only the Python decoder exists")
+needs_gz = pytest.mark.skipif(not HAVE_GZ, reason="no pigz or gzip command on this machine")
+
+
+def _read(path: Path, decoder: str, monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, object], list[str]]:
+    if decoder == "python":
+        monkeypatch.setenv(stream.ENV_DECODER, "python")
+    else:
+        monkeypatch.delenv(stream.ENV_DECODER, raising=False)
+    try:
+        facts = read_source(str(path))
+    except InputError as exc:  # too damaged to be read at all: the same one line either way
+        return {}, [str(exc)]
+    known = {name: facts.value(name) for name in ("product", "product_version", "ram_bytes", "puma", "log_incidents")}
+    return known, list(facts.problems)
+
+
+def test_python_decoder_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert stream.system_command("xz", {stream.ENV_DECODER: "python"}) is None
+    assert stream.system_command("gz", {stream.ENV_DECODER: "python"}) is None
+    assert stream.system_command("bz2", {}) is None  # bzip2 is always decoded here
+
+
+@needs_xz
+def test_system_xz_is_used_with_all_threads() -> None:
+    command = stream.system_command("xz", {})
+    assert command is not None
+    assert Path(command[0]).name == "xz" and command[1:] == ["-T0", "-dc"]
+
+
+@needs_gz
+def test_system_gzip_prefers_pigz() -> None:
+    command = stream.system_command("gz", {})
+    assert command is not None
+    assert Path(command[0]).name == ("pigz" if shutil.which("pigz") else "gzip")
+
+
+def _cut(whole: bytes, at: int) -> bytes:
+    return whole[:at]
+
+
+def _flip_crc(whole: bytes) -> bytes:  # gzip: the CRC-32 in the trailer; xz: a byte of the index
+    return whole[:-8] + bytes([whole[-8] ^ 0xFF]) + whole[-7:]
+
+
+def _flip_middle(whole: bytes) -> bytes:
+    mid = len(whole) // 2
+    return whole[:mid] + bytes([whole[mid] ^ 0x55]) + whole[mid + 1:]
+
+
+@pytest.mark.parametrize("suffix", [pytest.param(".xz", marks=needs_xz), pytest.param(".gz", marks=needs_gz)])
+@pytest.mark.parametrize("damage", ["none", "cut-half", "cut-tail", "crc", "middle"])
+def test_both_decoders_read_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suffix: str, damage: str) -> None:
+    whole = pack(FIXTURES / "satellite-6.15", tmp_path / f"w.tar{suffix}").read_bytes()
+    data = {"none": whole, "cut-half": _cut(whole, len(whole) // 2), "cut-tail": _cut(whole, len(whole) - 3),
+            "crc": _flip_crc(whole), "middle": _flip_middle(whole)}[damage]
+    path = tmp_path / f"d.tar{suffix}"
+    path.write_bytes(data)
+    mine = _read(path, "python", monkeypatch)
+    system = _read(path, "system", monkeypatch)
+    assert system == mine
+    if damage == "none":
+        assert mine[0]["product"] == "satellite" and not mine[1]
+    else:  # the damage is reported, in the same words, whichever decoded it
+        assert any(" is corrupt" in p or " is truncated" in p for p in mine[1]), mine[1]
+
+
+@needs_xz
+def test_multi_block_xz(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = pack(FIXTURES / "satellite-6.15", tmp_path / "w.tar")
+    subprocess.run(["xz", "-T2", "--block-size=16KiB", "-k", str(plain)], check=True)
+    path = tmp_path / "w.tar.xz"
+    listing = subprocess.run(["xz", "--robot", "-l", str(path)], check=True, capture_output=True, text=True).stdout
+    blocks = int(next(line for line in listing.splitlines() if line.startswith("totals")).split("\t")[2])
+    assert blocks > 2  # several blocks, which xz -T0 decodes on several cores
+    mine = _read(path, "python", monkeypatch)
+    system = _read(path, "system", monkeypatch)
+    assert system == mine
+    assert mine[0]["product"] == "satellite" and not mine[1]
+
+
+@needs_gz
+def test_a_failing_tool_hands_over_to_the_python_decoder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tool that stops early with an error: the archive is read again by the Python decoder, logs included."""
+    whole = pack(FIXTURES / "capsule-6.15-measured-failure", tmp_path / "w.tar.gz")
+    fake = tmp_path / "fails"
+    fake.write_text("#!/bin/sh\nhead -c 5000 | gzip -dc 2>/dev/null; exit 1\n")
+    fake.chmod(0o755)
+    mine = _read(whole, "python", monkeypatch)
+    monkeypatch.setattr(stream, "TOOLS", {"gz": ((str(fake),),)})
+    assert stream.system_command("gz", {}) == [str(fake)]
+    failing = _read(whole, "system", monkeypatch)
+    assert failing == mine
+    assert mine[0]["log_incidents"]  # the logs were read once, not twice, by the second pass
+
+
+@needs_xz
+def test_progress_follows_the_tool_through_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = pack(FIXTURES / "satellite-6.15", tmp_path / "w.tar.xz")
+    monkeypatch.delenv(stream.ENV_DECODER, raising=False)
+    seen: list[tuple[int, int]] = []
+    open_tarball(path, progress=lambda done, size: seen.append((done, size)))
+    size = path.stat().st_size
+    assert seen and all(0 <= done <= size and total == size for done, total in seen)
+    assert seen[-1][0] > 0  # the tool's reads move the shared offset, which progress reports
