@@ -22,6 +22,7 @@ import ctypes
 import grp
 import gzip
 import hashlib
+import json
 import os
 import pwd
 import resource
@@ -225,6 +226,7 @@ class Lab:
             try:
                 self._certificates()
                 self._content()
+                self._stub()
                 backend_port = self._start_backend()
             finally:
                 self._cluster = cluster.result()
@@ -280,6 +282,19 @@ class Lab:
         for path in (self.root / "content").rglob("*"):
             os.chmod(path, 0o755 if path.is_dir() else 0o644)
         os.chmod(self.root / "content", 0o755)
+
+    def _stub(self) -> None:
+        """Fixed JSON answers for the API mix under ``/stub`` (Apache alone): a target that costs next to nothing,
+        to measure a load generator apart from the server it loads."""
+        stub = self.root / "stub"
+        stub.mkdir()
+        hosts = {"total": 20, "page": 1, "per_page": 20, "results": [{"id": i, "name": f"stub-{i}"} for i in range(1, 21)]}
+        answers = {"hosts": hosts, "host": {"id": 1, "name": "stub-1"}, "organizations": {"results": [{"id": 1}]},
+                   "dashboard": {"total_hosts": 20}, "status": {"result": "ok"}}
+        for name, body in answers.items():
+            (stub / f"{name}.json").write_text(json.dumps(body))
+            os.chmod(stub / f"{name}.json", 0o644)
+        os.chmod(stub, 0o755)
 
     def _start_backend(self) -> int:
         port = free_port()
@@ -370,9 +385,16 @@ Alias /pulp/content {self.root / 'content'}
 <Directory {self.root / 'content'}>
     Require all granted
 </Directory>
+AliasMatch "^/stub/api/v2/hosts$" "{self.root / 'stub'}/hosts.json"
+AliasMatch "^/stub/api/v2/hosts/[0-9]+$" "{self.root / 'stub'}/host.json"
+AliasMatch "^/stub/api/v2/(organizations|dashboard|status)$" "{self.root / 'stub'}/$1.json"
+<Directory {self.root / 'stub'}>
+    Require all granted
+</Directory>
 ProxyRequests Off
 ProxyPreserveHost On
 ProxyPass /pulp/content !
+ProxyPass /stub !
 ProxyPass / unix:{sock}|http://foreman/ retry=0 timeout=900
 ProxyPassReverse / unix:{sock}|http://foreman/
 <Location />
