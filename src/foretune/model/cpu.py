@@ -5,7 +5,8 @@ by ``penalty`` for every runnable burst of the Foreman serving path (Puma's Ruby
 PostgreSQL) beyond the cores: the cost the guide's "8 workers on 4 CPUs" row shows (context switches
 between large processes, cache misses). It is calibrated on registrations only; pulpcore-content's bursts
 (one asyncio loop a process, nothing the worker tables measured) share the cores without adding to it. Processor sharing is exact: a virtual-work clock advances at
-the per-burst rate and every burst finishes when the clock passes its own finish mark.
+the per-burst rate and every burst finishes when the clock passes its own finish mark. ``background`` runnable
+jobs of other work (a shared box) take their equal shares of the cores too.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from typing import Any
 class SharedCpu:
     """``run(demand)`` returns an event that fires when ``demand`` CPU seconds have been served."""
 
-    def __init__(self, env: Any, cores: float, penalty: float) -> None:
+    def __init__(self, env: Any, cores: float, penalty: float, background: float = 0.0) -> None:
         self.env = env
         self.cores = float(cores)
         self.penalty = penalty
+        self.background = background  # runnable jobs of other work sharing the cores (never done, never penalised)
         self._jobs: list[tuple[float, int, Any, bool]] = []
         self._counted = 0  # runnable bursts that count towards the penalty
         self._virtual = 0.0
@@ -35,7 +37,7 @@ class SharedCpu:
         if runnable <= 0:
             return 1.0
         over = max(0.0, counted - self.cores) / self.cores
-        return min(1.0, self.cores / runnable) / (1.0 + self.penalty * over)
+        return min(1.0, self.cores / (runnable + self.background)) / (1.0 + self.penalty * over)
 
     def _advance(self) -> None:
         now = self.env.now

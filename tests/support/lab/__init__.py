@@ -415,6 +415,34 @@ ProxyPassReverse / unix:{sock}|http://foreman/
         proc = self._spawn("mosquitto", ["mosquitto", "-c", str(conf)], log, nofile=self.mosquitto_nofile)
         _wait_port(self.mqtt_port, proc, "mosquitto", log)
 
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU seconds (user + system) each component has used so far: its process and every descendant, with the
+        children they have reaped (/proc/PID/stat), so a run's demand per request is the difference over the run."""
+        parents: dict[int, int] = {}
+        spent: dict[int, float] = {}
+        tick = os.sysconf("SC_CLK_TCK")
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # ended meanwhile
+            parents[int(entry.name)] = int(fields[1])
+            spent[int(entry.name)] = sum(int(x) for x in fields[11:15]) / tick
+        roots = dict(self.processes())
+        if self._cluster is not None:
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                roots["postgresql"] = int((self._cluster.datadir / "postmaster.pid").read_text().split()[0])
+        totals: dict[str, float] = {}
+        for name, root in roots.items():
+            tree, frontier = {root}, [root]
+            while frontier:
+                frontier = [pid for pid, ppid in parents.items() if ppid in frontier and pid not in tree]
+                tree.update(frontier)
+            totals[name] = sum(spent.get(pid, 0.0) for pid in tree)
+        return totals
+
     def processes(self) -> Iterator[tuple[str, int]]:
         """(component, pid) of every process the lab started."""
         for name, proc in self._procs:
