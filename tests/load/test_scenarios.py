@@ -63,6 +63,20 @@ def test_api_mix_is_read_mostly_and_authenticated(lab: Lab) -> None:
     assert unauthorized.step("hosts_index")["failures"].get("401", 0) > 0
 
 
+def test_the_stub_answers_the_api_mix_without_the_serving_path(lab: Lab) -> None:
+    """The benchmark's cheap target: every call of the mix answered by Apache from a file, nothing reaching Puma."""
+    log = lab.production_log
+    before = log.read_text() if log.exists() else ""
+    run = load("api", "--target", f"{lab.url}/stub", "--users", "2", "--duration", "2", "--yes", "--format", "json",
+               env=lab.credentials)
+    assert run.status == 0, run.stderr
+    steps = {s["name"]: s for s in run.json()["steps"]}
+    assert steps["hosts_index"]["count"] > steps["organizations"]["count"] > 0
+    assert all(s["failures"] == {} for s in steps.values()), steps
+    after = log.read_text() if log.exists() else ""
+    assert "/stub" not in after[len(before):]
+
+
 def test_rex_pull_connects_every_client_and_fans_out(lab: Lab) -> None:
     run = load("rex-pull", "--target", lab.url, "--mqtt", f"{lab.mqtt[0]}:{lab.mqtt[1]}", "--users", "65",
                "--duration", "2", "--yes", "--format", "json")
