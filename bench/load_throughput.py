@@ -8,13 +8,14 @@ Starts the lab (tests/support/lab), then runs in turn, each in its own process, 
 - ``locust``: a FastHttpUser whose one task GETs a URL of the same mix, with the same weights and the same
   authentication, reported by Locust's own statistics.
 
-Two targets: ``api`` (the API mix, through Apache -> Puma -> PostgreSQL: the server is the limit) and
-``static`` (the content scenario's files served by Apache alone, 1 KiB packages: the generator is the
-limit). Prints per run the requests/s, p50 and p99 of every request, the generator's CPU seconds per 1,000
+Three targets: ``api`` (the API mix, through Apache -> Puma -> PostgreSQL: the server is the limit),
+``stub`` (the same API mix answered by Apache alone from fixed JSON files under the lab's ``/stub``: a
+target that costs next to nothing, so the generator is the limit) and ``static`` (the content scenario's
+files served by Apache alone, 1 KiB packages). Prints per run the requests/s, p50 and p99 of every request, the generator's CPU seconds per 1,000
 requests, and per target foretune's added p99 and its requests/s against Locust's. Also prints the load
 average before and after, since the machine it runs on may be shared.
 
-    python3 bench/load_throughput.py [--users 32] [--duration 20] [--targets api,static] [--rounds 1]
+    python3 bench/load_throughput.py [--users 32] [--duration 20] [--targets api,stub,static] [--rounds 1]
 """
 
 from __future__ import annotations
@@ -135,7 +136,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, default=32)
     parser.add_argument("--duration", type=float, default=20.0)
-    parser.add_argument("--targets", default="api,static")
+    parser.add_argument("--targets", default="api,stub,static")
     parser.add_argument("--rounds", type=int, default=1, help="alternate foretune and locust this many times per target")
     args = parser.parse_args()
 
@@ -151,8 +152,9 @@ def main() -> int:
                         "PYTHONPATH": str(ROOT / "src")}, capture_output=True, check=False, timeout=120)
         user, token = lab.credentials["FORETUNE_LOAD_USER"], lab.credentials["FORETUNE_LOAD_TOKEN"]
         for target in args.targets.split(","):
-            if target == "api":
-                common = {"target": lab.url, "users": args.users, "duration": args.duration}
+            if target in ("api", "stub"):
+                url = lab.url + ("/stub" if target == "stub" else "")
+                common = {"target": url, "users": args.users, "duration": args.duration}
                 ours = {**common, "scenario": "api", "credentials": lab.credentials}
                 bare = {**common, "mix": api_mix(lab), "auth": [user, token]}
             else:

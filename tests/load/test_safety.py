@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from foretune.load import plan
 from tests.conftest import run_cli
 from tests.load.conftest import LOOPBACK_ONLY, load, registration_args
 from tests.support.lab import Lab
@@ -190,3 +191,23 @@ def test_compare_of_results_not_of_this_command_is_one_line(tmp_path: Path) -> N
     result = run_cli("load", "--compare", str(other), str(other))
     assert result.status == 2
     assert "is not a foretune load result (foretune-load/1)" in result.stderr
+
+
+def test_dry_run_prints_the_cited_content_and_rex_pull_calls(listener: tuple[str, socket.socket]) -> None:
+    """The content metadata (the traced registration's dnf: repomd, primary, filelists once each) and the pull client's
+    calls (the smart proxy's pull_script.rb: its topic at QoS 1 and /ssh/jobs/<job>) come from load.yaml."""
+    url, sock = listener
+    content = run_cli("load", "content", "--target", url, "--repo", "/pulp/content/Org/Library/r", "--packages", "7",
+                      "--dry-run", environ=LOOPBACK_ONLY)
+    assert content.status == 0, content.stderr
+    for line in ("  1 x GET       /pulp/content/Org/Library/r/repodata/repomd.xml",
+                 "  1 x GET       /pulp/content/Org/Library/r/repodata/primary.xml.gz",
+                 "  1 x GET       /pulp/content/Org/Library/r/repodata/filelists.xml.gz", "  7 x GET       "):
+        assert line in content.stdout, (line, content.stdout)
+    rex = run_cli("load", "rex-pull", "--target", url, "--mqtt", "127.0.0.1:1", "--dry-run", environ=LOOPBACK_ONLY)
+    assert rex.status == 0, rex.stderr
+    assert "SUBSCRIBE yggdrasil/{uuid}/data/in  (QoS 1)" in rex.stdout, rex.stdout
+    assert "/ssh/jobs/{job}" in rex.stdout
+    assert not _connected(sock)
+    assert [(c.step, c.count) for c in plan.metadata()] == [("repomd", 1), ("primary", 1), ("filelists", 1)]
+    assert plan.rex_call("notification").qos == 1 and plan.rex_call("mqtt_subscribe").qos == 1

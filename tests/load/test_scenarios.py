@@ -7,11 +7,13 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from importlib import resources
 from pathlib import Path
 
 import jsonschema
 
+from foretune.load import plan
 from tests.load.conftest import child_env, load, registration_args
 from tests.support.lab import Lab
 
@@ -61,6 +63,21 @@ def test_api_mix_is_read_mostly_and_authenticated(lab: Lab) -> None:
                         env={**lab.credentials, "FORETUNE_LOAD_TOKEN": "wrong"})
     assert unauthorized.status == 1
     assert unauthorized.step("hosts_index")["failures"].get("401", 0) > 0
+
+
+def test_the_stub_answers_the_api_mix_without_the_serving_path(lab: Lab) -> None:
+    """The benchmark's cheap target (bench/load_throughput.py runs the engine with the path kept; the CLI's --target
+    keeps only scheme://host:port): every call of the mix answered by Apache from a file, nothing reaching Puma."""
+    log = lab.production_log
+    before = log.stat().st_size if log.exists() else 0
+    for call, _ in plan.api_mix():
+        path = call.path.format(page=2, id=7)
+        with urllib.request.urlopen(f"{lab.url}/stub{path}", timeout=10) as response:
+            assert response.status == 200, path
+            body = json.loads(response.read())
+        if call.step == "hosts_index":
+            assert [row["id"] for row in body["results"]][:3] == [1, 2, 3]  # ids for the host show calls
+    assert (log.stat().st_size if log.exists() else 0) == before
 
 
 def test_rex_pull_connects_every_client_and_fans_out(lab: Lab) -> None:

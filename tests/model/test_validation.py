@@ -41,12 +41,29 @@ def outcomes() -> list[validation.Outcome]:
     return [validation.evaluate(row) for row in validation.ROWS]
 
 
-@pytest.mark.xfail(strict=True, reason="not met yet: the calibrated model misses the validation rows "
+MISSING = ("4x8-vs-2x16", "workers-16cpu")  # docs/model.md, "What the validation shows": why they miss
+
+
+@pytest.mark.parametrize("rid", [r.id for r in validation.ROWS if r.use == "validation" and r.id not in MISSING])
+def test_validation_rows_within_ten_points_of_the_guide(outcomes: list[validation.Outcome], rid: str) -> None:
+    out = next(o for o in outcomes if o.row.id == rid)
+    assert out.ok, f"{rid}: predicted {out.predicted}, published {out.row.published}"
+
+
+@pytest.mark.xfail(strict=True, reason="not met yet: 4 x 8 against 2 x 16 and the 16 CPU worker steps miss "
                    "(docs/model.md, 'What the validation shows'); strict, so meeting it fails this marker")
 def test_validation_rows_are_within_ten_points_of_the_guide(outcomes: list[validation.Outcome]) -> None:
     for out in outcomes:
         if out.row.use == "validation":
             assert out.ok, f"{out.row.id}: predicted {out.predicted}, published {out.row.published}"
+
+
+def test_the_capsule_download_rows_are_the_content_path_not_the_serving_path() -> None:
+    """pulpcore-content's event loops neither stretch like a Ruby GVL nor pay the penalty fitted on Puma workers:
+    with the CPUs the only limit, time per package halves with twice the CPUs (9 -> 4.4 s in the guide)."""
+    row = next(r for r in validation.ROWS if r.id == "capsule-downloads")
+    out = validation.evaluate(row)
+    assert 45 <= out.predicted[0] <= 55, out.predicted  # 4 -> 8 CPUs: about half the time per package
 
 
 def test_the_docs_say_which_validation_rows_miss(outcomes: list[validation.Outcome]) -> None:

@@ -122,10 +122,11 @@ def content(client: Any, opts: Options, rec: Recorder) -> None:
     repo = opts.repo.rstrip("/")
     client = _Gated(client, rec)
     try:
-        _check(client.get(f"{repo}/repodata/repomd.xml", name="repomd"))
-        primary = _check(client.get(f"{repo}/repodata/primary.xml.gz", name="primary"))
-        _check(client.get(f"{repo}/repodata/filelists.xml.gz", name="filelists"))
-        data = primary.content
+        fetched = {}
+        for call in plan.metadata():
+            for _ in range(call.count):
+                fetched[call.step] = _check(client.get(call.path.format(repo=repo), name=call.step))
+        data = fetched["primary"].content
         locations = _LOCATION.findall(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)
         if not locations:
             raise StepFailed("empty-repository")

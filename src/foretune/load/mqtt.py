@@ -24,8 +24,6 @@ from foretune.load import plan
 from foretune.load.options import Options
 from foretune.load.results import Recorder, classify
 
-TOPIC = "yggdrasil/{uuid}/data/in"
-
 
 class _Host:
     __slots__ = ("client", "connected", "done", "name", "started", "subscribed", "uuid")
@@ -154,7 +152,8 @@ def _connect(mqtt: Any, loop: _Loop, host: _Host, opts: Options, rec: Recorder) 
         host.connected = True
         rec.record("mqtt_connect", ms, None)
         host.started = time.monotonic()
-        client.subscribe(TOPIC.format(uuid=host.uuid), qos=1)
+        subscribe = plan.rex_call("mqtt_subscribe")
+        client.subscribe(subscribe.path.format(uuid=host.uuid), qos=subscribe.qos)
 
     def on_subscribe(_c: Any, _u: Any, _mid: Any, _codes: Any, _props: Any) -> None:
         host.subscribed = True
@@ -201,6 +200,7 @@ def _round(loop: _Loop, publisher: Any, ready: list[_Host], opts: Options, rec: 
            stopped: list[str], until: float) -> None:
     """Notify every subscribed host once, wait for each receipt (then its job fetch) or the per-request timeout."""
     waiting: dict[str, float] = {}
+    notify = plan.rex_call("notification")
     for host in ready:
         job = str(uuidlib.uuid4())
         waiting[host.uuid] = time.monotonic()
@@ -214,7 +214,7 @@ def _round(loop: _Loop, publisher: Any, ready: list[_Host], opts: Options, rec: 
             fetches.submit(_fetch, opts, rec, job_id)
 
         host.client.on_message = on_message
-        publisher.publish(TOPIC.format(uuid=host.uuid), json.dumps({"job": job, "type": "data"}), qos=1)
+        publisher.publish(notify.path.format(uuid=host.uuid), json.dumps({"job": job, "type": "data"}), qos=notify.qos)
     round_end = min(until, time.monotonic() + opts.timeout)
     _until(loop, [], lambda: not waiting, round_end, stopped)
     for uuid in list(waiting):
@@ -232,7 +232,8 @@ def _fetch(opts: Options, rec: Recorder, job: str) -> None:
                 context.verify_mode = ssl.CERT_NONE
             if opts.client_cert:
                 context.load_cert_chain(opts.client_cert, opts.client_key)
-        with urllib.request.urlopen(f"{opts.target}/ssh/jobs/{job}", timeout=opts.timeout, context=context) as response:
+        path = plan.rex_call("job_fetch").path.format(job=job)
+        with urllib.request.urlopen(f"{opts.target}{path}", timeout=opts.timeout, context=context) as response:
             size = len(response.read())
         rec.record("job_fetch", (time.monotonic() - started) * 1000, None, size)
     except urllib.error.HTTPError as exc:

@@ -1,7 +1,8 @@
 """What each scenario requests, in order and in number: the request plan ``--dry-run`` prints and the users follow.
 
-The registration polls and their counts, and the API mix and its weights, are cited data (knowledge/data/load.yaml):
-the counts follow one traced global registration of a RHEL 9 host (knowledge/load-and-model.md 2.1). Insights
+The registration polls and their counts, the content scenario's metadata requests, the pull-REX client's calls, and
+the API mix and its weights, are cited data (knowledge/data/load.yaml): the counts follow one traced global
+registration of a RHEL 9 host (knowledge/load-and-model.md 2.1) and the smart proxy's pull-mode code. Insights
 calls are left out, as satperf leaves them out (``--setup-insights false``).
 """
 
@@ -26,6 +27,7 @@ class Call:
     path: str
     count: int = 1
     note: str = ""
+    qos: int = 0  # MQTT calls: the QoS they use
 
 
 def _data() -> Any:
@@ -58,14 +60,19 @@ def registration(rhel: int = 9) -> list[Call]:
     ]
 
 
+def _calls(section: str) -> list[Call]:
+    return [Call(e["step"], e["method"], e["path"], int(e["count"]), str(e.get("note", "")), int(e.get("qos", 0)))
+            for e in _data()[section]]
+
+
+def metadata() -> list[Call]:
+    """dnf's metadata requests of one content iteration, in order."""
+    return _calls("content_requests")
+
+
 def content(packages: int) -> list[Call]:
     """dnf's metadata, then ``packages`` downloads."""
-    return [
-        Call("repomd", "GET", "{repo}/repodata/repomd.xml"),
-        Call("primary", "GET", "{repo}/repodata/primary.xml.gz"),
-        Call("filelists", "GET", "{repo}/repodata/filelists.xml.gz"),
-        Call("package", "GET", "{repo}/<location from primary>", packages),
-    ]
+    return [*metadata(), Call("package", "GET", "{repo}/<location from primary>", packages)]
 
 
 @functools.lru_cache(maxsize=1)
@@ -80,12 +87,13 @@ def api() -> list[Call]:
 
 
 def rex_pull() -> list[Call]:
-    return [
-        Call("mqtt_connect", "CONNECT", "mqtt://{mqtt}", 1, "one client per host, client id = host uuid"),
-        Call("mqtt_subscribe", "SUBSCRIBE", "yggdrasil/{uuid}/data/in", 1, "QoS 1"),
-        Call("notification", "PUBLISH", "yggdrasil/{uuid}/data/in", 1, "fan-out, measured publish to receipt"),
-        Call("job_fetch", "GET", "/ssh/jobs/{job}", 1, "the job the notification names"),
-    ]
+    """The pull-REX client's calls per host: connect, subscribe, one notification, one job fetch."""
+    return _calls("rex_pull")
+
+
+def rex_call(step: str) -> Call:
+    """One step of :func:`rex_pull` by name."""
+    return next(c for c in rex_pull() if c.step == step)
 
 
 def calls(scenario: str, *, packages: int = 5, rhel: int = 9) -> list[Call]:

@@ -1,9 +1,12 @@
 """The CPUs as one processor-sharing server: every runnable burst progresses at the same rate.
 
 With ``n`` runnable bursts on ``cores`` cores each runs at ``min(1, cores / n)`` of a core, further slowed
-by ``penalty`` for every runnable burst beyond the cores (context switches and cache misses: the cost the
-guide's "8 workers on 4 CPUs" row shows). Processor sharing is exact: a virtual-work clock advances at
-the per-burst rate and every burst finishes when the clock passes its own finish mark.
+by ``penalty`` for every runnable burst of the Foreman serving path (Puma's Ruby, Candlepin's Java,
+PostgreSQL) beyond the cores: the cost the guide's "8 workers on 4 CPUs" row shows (context switches
+between large processes, cache misses). It is calibrated on registrations only; pulpcore-content's bursts
+(one asyncio loop a process, nothing the worker tables measured) share the cores without adding to it. Processor sharing is exact: a virtual-work clock advances at
+the per-burst rate and every burst finishes when the clock passes its own finish mark. ``background`` runnable
+jobs of other work (a shared box) take their equal shares of the cores too.
 """
 
 from __future__ import annotations
@@ -15,11 +18,13 @@ from typing import Any
 class SharedCpu:
     """``run(demand)`` returns an event that fires when ``demand`` CPU seconds have been served."""
 
-    def __init__(self, env: Any, cores: float, penalty: float) -> None:
+    def __init__(self, env: Any, cores: float, penalty: float, background: float = 0.0) -> None:
         self.env = env
         self.cores = float(cores)
         self.penalty = penalty
-        self._jobs: list[tuple[float, int, Any]] = []
+        self.background = background  # runnable jobs of other work sharing the cores (never done, never penalised)
+        self._jobs: list[tuple[float, int, Any, bool]] = []
+        self._counted = 0  # runnable bursts that count towards the penalty
         self._virtual = 0.0
         self._last = 0.0
         self._seq = 0
@@ -27,28 +32,30 @@ class SharedCpu:
         self.busy_area = 0.0  # integral of cores in use over time
         self.runnable_area = 0.0  # integral of runnable bursts over time
 
-    def rate(self, runnable: int) -> float:
-        """Service rate of one burst (CPU seconds per second) with ``runnable`` bursts."""
+    def rate(self, runnable: int, counted: int) -> float:
+        """Service rate of one burst (CPU seconds per second): ``runnable`` bursts, ``counted`` of them penalised."""
         if runnable <= 0:
             return 1.0
-        over = max(0.0, runnable - self.cores) / self.cores
-        return min(1.0, self.cores / runnable) / (1.0 + self.penalty * over)
+        over = max(0.0, counted - self.cores) / self.cores
+        return min(1.0, self.cores / (runnable + self.background)) / (1.0 + self.penalty * over)
 
     def _advance(self) -> None:
         now = self.env.now
         elapsed = now - self._last
         if elapsed > 0:
             n = len(self._jobs)
-            self._virtual += elapsed * self.rate(n)
+            self._virtual += elapsed * self.rate(n, self._counted)
             self.busy_area += elapsed * min(n, self.cores)
             self.runnable_area += elapsed * n
             self._last = now
 
-    def run(self, demand: float) -> Any:
+    def run(self, demand: float, counted: bool = True) -> Any:
+        """An event fired when ``demand`` CPU seconds are served; ``counted``: the burst adds to the penalty."""
         self._advance()
         done = self.env.event()
         self._seq += 1
-        heapq.heappush(self._jobs, (self._virtual + max(demand, 0.0), self._seq, done))
+        self._counted += counted
+        heapq.heappush(self._jobs, (self._virtual + max(demand, 0.0), self._seq, done, counted))
         self._schedule()
         return done
 
@@ -56,7 +63,7 @@ class SharedCpu:
         self._version += 1
         if not self._jobs:
             return
-        delay = max(0.0, (self._jobs[0][0] - self._virtual) / self.rate(len(self._jobs)))
+        delay = max(0.0, (self._jobs[0][0] - self._virtual) / self.rate(len(self._jobs), self._counted))
         timer = self.env.timeout(delay)
         version = self._version
         timer.callbacks.append(lambda _event: self._fire(version))
@@ -66,7 +73,9 @@ class SharedCpu:
             return
         self._advance()
         while self._jobs and self._jobs[0][0] <= self._virtual + 1e-9:
-            heapq.heappop(self._jobs)[2].succeed()
+            _, _, done, counted = heapq.heappop(self._jobs)
+            self._counted -= counted
+            done.succeed()
         self._schedule()
 
     def utilisation(self, elapsed: float) -> float:

@@ -29,6 +29,7 @@ class Network(NamedTuple):
     proxy_timeout_s: float  # Apache ProxyTimeout towards Puma
     network_mbps: float  # the box's network link
     generation: str = "puma-event"
+    cpu_background: float = 0.0  # runnable jobs of other work sharing the cores (a shared box); 0 for a server
 
     def describe(self) -> dict[str, Any]:
         return dict(self._asdict())

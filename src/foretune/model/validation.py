@@ -1,8 +1,8 @@
 """The guide's measurements as model runs: calibration rows (fitted) and validation rows (never fitted).
 
 Each row names a box and two or more configurations; the model's figure is the relative change the guide
-reports (registration throughput, or average time per package for downloads). Rows with ``source: lab``
-(the lab of ``foretune load``) are added beside the guide rows once the lab results exist.
+reports (registration throughput, or average time per package for downloads). The lab rows (``LAB_CASES``)
+predict the lab of ``foretune load`` from its own low-load demands; tests/model/test_lab_validation.py measures them.
 """
 
 from __future__ import annotations
@@ -64,7 +64,6 @@ ROWS: tuple[Row, ...] = (
 )
 
 TOLERANCE_PP = 10.0  # validation: within this many percentage points of the published figure
-LAB_ROWS: tuple[Row, ...] = ()  # filled from the lab of `foretune load` (issue 25); see docs/model.md
 
 
 class Outcome(NamedTuple):
@@ -154,3 +153,75 @@ def table(outcomes: list[Outcome]) -> str:
             lines.append(f"| {row.use} | {row.source} ({row.citation}) | {_case(case, row.metric)} "
                          f"({_case(row.base, row.metric)}) | {_pct(pred)} | {measured} | {error} | {verdict} |")
     return "\n".join(lines) + "\n"
+
+
+# --- the lab of `foretune load` (tests/support/lab) ------------------------------------------------------------
+# The lab's Rack app calls its Candlepin-like backend on these registration steps (tests/support/lab/app/foreman_app.rb)
+LAB_BACKEND_STEPS = ("status", "consumer_create", "serials", "certificates", "accessible_content", "compliance")
+LAB_TOLERANCE = 0.15  # lab rows: predicted throughput within this share of the measured one
+
+
+class LabCase(NamedTuple):
+    """A lab configuration (the keyword arguments of tests.support.lab.Lab) and the closed levels it is loaded at."""
+
+    name: str
+    lab: dict[str, Any]
+    levels: tuple[int, ...]  # users per closed level
+
+
+LAB_CASES: tuple[LabCase, ...] = (
+    LabCase("1 x 4, pool 4", {"puma_workers": 1, "puma_threads": 4, "pool": 4, "backend_ms": 10,
+                              "consumer_create_ms": 50}, (2, 4, 6)),
+    LabCase("1 x 8, pool 8", {"puma_workers": 1, "puma_threads": 8, "pool": 8, "backend_ms": 10,
+                              "consumer_create_ms": 50}, (4, 8, 12)),
+    LabCase("2 x 2, pool 2", {"puma_workers": 2, "puma_threads": 2, "pool": 2, "backend_ms": 10,
+                              "consumer_create_ms": 50}, (2, 4, 6)),
+)
+
+
+def lab_network(lab: dict[str, Any], cpus: int = 2, background: float = 0.0) -> Any:
+    """The lab's serving path as the model's network: its knobs, on ``cpus`` cores shared with ``background``
+    runnable jobs of the box's other work."""
+    from foretune.model.network import Network  # start-up: only when lab_network runs
+
+    threads = int(lab.get("puma_threads", 5))
+    slots = int(lab.get("max_request_workers") or lab.get("server_limit", 4) * lab.get("threads_per_child", 16))
+    return Network(cpus=cpus, ram_gib=4, apache_slots=slots, apache_backlog=int(lab.get("listen_backlog", 511)),
+                   puma_workers=max(int(lab.get("puma_workers", 2)), 1), puma_threads=threads, puma_backlog=4096,
+                   db_pool=int(lab.get("pool", threads)), pg_max_connections=int(lab.get("max_connections", 100)),
+                   pg_other_connections=0, candlepin_threads=int(lab.get("backend_threads", 16)), candlepin_accept=100,
+                   sidekiq_hosts_queue=5, content_workers=1, mosquitto_nofile=int(lab.get("mosquitto_nofile", 1024)),
+                   client_timeout_s=180.0, proxy_timeout_s=900.0, network_mbps=10000.0, generation="lab",
+                   cpu_background=background)
+
+
+def lab_demands(calls: list[tuple[str, int]], p50_ms: dict[str, float], puma_cpu_s: float, other_cpu_s: float) -> Any:
+    """A registration of the lab's flow: ``calls``, the (step, count) ``foretune load`` makes, each with the
+    latency measured at low load; ``puma_cpu_s`` (Puma's Ruby, on its worker's GVL) and ``other_cpu_s`` (Apache,
+    PostgreSQL, the backend) are the CPU seconds one registration cost in that run, shared out over the steps in
+    proportion to their time. The rest of each step is waiting (the backend's service time, the network)."""
+    from foretune.model import demands  # start-up: only when lab_demands runs
+
+    missing = [step for step, _ in calls if step not in p50_ms]
+    if missing:
+        raise ValueError(f"the low-load run has no {', '.join(missing)} step")
+    totals = {step: p50_ms[step] / 1000.0 * count for step, count in calls}
+    whole = sum(totals.values()) or 1.0
+    steps = []
+    for step, count in calls:
+        total = totals[step]
+        ruby, backend = puma_cpu_s * total / whole, other_cpu_s * total / whole
+        steps.append(demands.Step(step, count, count, ruby / count, backend / count,
+                                  max(total - ruby - backend, 0.0) / count, step in LAB_BACKEND_STEPS))
+    return demands.build()._replace(steps=tuple(steps), think_s=0.0, source="the lab's low-load run")
+
+
+def lab_predict(case: LabCase, calls: list[tuple[str, int]], p50_ms: dict[str, float], puma_cpu_s: float,
+                other_cpu_s: float, users: int, background: float = 0.0, seconds: float = 60.0, seed: int = 1) -> float:
+    """Registrations per second the model predicts for ``users`` closed users on the lab configuration."""
+    from foretune.model import engine  # start-up: only when lab_predict runs
+    from foretune.model.workload import Workload  # start-up: only when lab_predict runs
+
+    result = engine.simulate(lab_network(case.lab, background=background), lab_demands(calls, p50_ms, puma_cpu_s, other_cpu_s),
+                             Workload("registrations", users, closed_s=seconds), seed)
+    return float(result.succeeded) / result.window_s if result.window_s else 0.0

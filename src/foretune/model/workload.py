@@ -16,10 +16,13 @@ class Workload(NamedTuple):
     duration_s: float = 1800.0  # how long arrivals last with rate_per_min
     packages: int = 10  # packages each downloading host fetches
     api_rate_per_s: float = 0.0  # background API calls per second (any workload)
+    closed_s: float = 0.0  # registrations: each of ``concurrency`` hosts registers again and again for this long
 
     def label(self) -> str:
         if self.kind == "registrations" and self.rate_per_min:
             return f"{self.rate_per_min:g} registrations/min for {self.duration_s:g} s"
+        if self.kind == "registrations" and self.closed_s:
+            return f"{self.concurrency} hosts registering one after another for {self.closed_s:g} s"
         if self.kind == "registrations":
             return f"{self.concurrency} concurrent registrations"
         if self.kind == "downloads":

@@ -22,6 +22,7 @@ import ctypes
 import grp
 import gzip
 import hashlib
+import json
 import os
 import pwd
 import resource
@@ -225,6 +226,7 @@ class Lab:
             try:
                 self._certificates()
                 self._content()
+                self._stub()
                 backend_port = self._start_backend()
             finally:
                 self._cluster = cluster.result()
@@ -280,6 +282,19 @@ class Lab:
         for path in (self.root / "content").rglob("*"):
             os.chmod(path, 0o755 if path.is_dir() else 0o644)
         os.chmod(self.root / "content", 0o755)
+
+    def _stub(self) -> None:
+        """Fixed JSON answers for the API mix under ``/stub`` (Apache alone): a target that costs next to nothing,
+        to measure a load generator apart from the server it loads."""
+        stub = self.root / "stub"
+        stub.mkdir()
+        hosts = {"total": 20, "page": 1, "per_page": 20, "results": [{"id": i, "name": f"stub-{i}"} for i in range(1, 21)]}
+        answers = {"hosts": hosts, "host": {"id": 1, "name": "stub-1"}, "organizations": {"results": [{"id": 1}]},
+                   "dashboard": {"total_hosts": 20}, "status": {"result": "ok"}}
+        for name, body in answers.items():
+            (stub / f"{name}.json").write_text(json.dumps(body))
+            os.chmod(stub / f"{name}.json", 0o644)
+        os.chmod(stub, 0o755)
 
     def _start_backend(self) -> int:
         port = free_port()
@@ -370,9 +385,16 @@ Alias /pulp/content {self.root / 'content'}
 <Directory {self.root / 'content'}>
     Require all granted
 </Directory>
+AliasMatch "^/stub/api/v2/hosts$" "{self.root / 'stub'}/hosts.json"
+AliasMatch "^/stub/api/v2/hosts/[0-9]+$" "{self.root / 'stub'}/host.json"
+AliasMatch "^/stub/api/v2/(organizations|dashboard|status)$" "{self.root / 'stub'}/$1.json"
+<Directory {self.root / 'stub'}>
+    Require all granted
+</Directory>
 ProxyRequests Off
 ProxyPreserveHost On
 ProxyPass /pulp/content !
+ProxyPass /stub !
 ProxyPass / unix:{sock}|http://foreman/ retry=0 timeout=900
 ProxyPassReverse / unix:{sock}|http://foreman/
 <Location />
@@ -392,6 +414,34 @@ ProxyPassReverse / unix:{sock}|http://foreman/
         log = self.logs / "var/log/mosquitto/mosquitto.log"
         proc = self._spawn("mosquitto", ["mosquitto", "-c", str(conf)], log, nofile=self.mosquitto_nofile)
         _wait_port(self.mqtt_port, proc, "mosquitto", log)
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """CPU seconds (user + system) each component has used so far: its process and every descendant, with the
+        children they have reaped (/proc/PID/stat), so a run's demand per request is the difference over the run."""
+        parents: dict[int, int] = {}
+        spent: dict[int, float] = {}
+        tick = os.sysconf("SC_CLK_TCK")
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # ended meanwhile
+            parents[int(entry.name)] = int(fields[1])
+            spent[int(entry.name)] = sum(int(x) for x in fields[11:15]) / tick
+        roots = dict(self.processes())
+        if self._cluster is not None:
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                roots["postgresql"] = int((self._cluster.datadir / "postmaster.pid").read_text().split()[0])
+        totals: dict[str, float] = {}
+        for name, root in roots.items():
+            tree, frontier = {root}, [root]
+            while frontier:
+                frontier = [pid for pid, ppid in parents.items() if ppid in frontier and pid not in tree]
+                tree.update(frontier)
+            totals[name] = sum(spent.get(pid, 0.0) for pid in tree)
+        return totals
 
     def processes(self) -> Iterator[tuple[str, int]]:
         """(component, pid) of every process the lab started."""
