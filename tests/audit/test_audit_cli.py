@@ -161,19 +161,29 @@ def test_keepalive_evidence_is_the_line_that_wins() -> None:
         ("etc/httpd/conf.d/05-foreman-ssl.conf", "MaxKeepAliveRequests 100")]
 
 
-def test_text_report_groups_by_component_without_colour_off_a_tty() -> None:
+def test_text_report_gives_the_verdict_first_and_what_next_last_without_colour_off_a_tty() -> None:
     out = run_cli("audit", EXAMPLE).stdout
-    headers = re.findall(r"^== (\S+)$", out, flags=re.M)
-    assert headers == sorted(headers) and len(headers) == len(set(headers)) >= 8
+    headers = re.findall(r"^== (.+)$", out, flags=re.M)
+    # the example's 27 findings: 2 high, 15 medium, 10 low, each severity once, worst first, then what next
+    assert headers == ["high (2)", "medium (15)", "low (10)", "What next"]
     assert "\033[" not in out
+    lines = out.splitlines()
+    verdict = next(i for i, line in enumerate(lines) if line.startswith("Verdict: "))
+    assert lines[verdict] == "Verdict: 27 problems to fix, the worst high (2 high, 15 medium, 10 low)"
+    assert lines[verdict + 1].split() == ["HIGH", "memory-budget-over-ram,", "swap-in-use"]
+    assert verdict < lines.index("== high (2)") < lines.index("== What next")
     assert out.rstrip().splitlines()[-1].startswith("summary: 27 findings")
 
 
 def test_markdown_report_is_a_table_for_tickets() -> None:
     out = run_cli("audit", EXAMPLE, "--format", "markdown").stdout
-    assert out.startswith("# foretune audit")
-    assert "| severity | rule | finding | current | recommended |" in out
+    assert out.startswith("# foretune audit: satellite.example.com\n")
+    assert "## Verdict: 27 problems to fix, the worst high (2 high, 15 medium, 10 low)" in out
+    assert "- **high**: `memory-budget-over-ram`, `swap-in-use`" in out
+    assert "| severity | rule | component | finding | current | recommended |" in out
     assert "`pg-max-connections-below-budget`" in out
+    assert out.index("## Verdict") < out.index("| severity |") < out.index("## What next")
+    assert "\n1. Write every fix as one set: `foretune audit " in out
 
 
 def test_output_file_is_written_and_stdout_stays_empty(tmp_path: Path) -> None:
@@ -199,7 +209,8 @@ def test_html_report_renders_in_a_real_browser(tmp_path: Path) -> None:
     dom = subprocess.run([chromium(), *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert "Uncaught" not in dom.stderr
-    assert re.search(r'<p id="summary"><strong>27 findings \(2 high, 15 medium, 10 low\)', dom.stdout)
+    assert '<h2 id="verdict">Verdict: 27 problems to fix, the worst high (2 high, 15 medium, 10 low)</h2>' in dom.stdout
+    assert '<p id="summary">27 findings (2 high, 15 medium, 10 low), 18 passed, 38 skipped' in dom.stdout
     for rule in failing_ids(audit_json()):
         assert f'id="{rule}"' in dom.stdout
     shot = tmp_path / "audit.png"

@@ -14,6 +14,7 @@ from foretune import __version__
 from foretune.audit.model import Finding, Report
 from foretune.knowledge import citations
 from foretune.report import charts
+from foretune.report.actions import by_severity, combined_fixes, identity, verdict, what_next
 from foretune.report.data import ordered, value_text
 from foretune.rules.base import Severity, Status
 from foretune.term import clean, plural
@@ -75,13 +76,15 @@ def render(report: Report, *, generated: str | None = None, version: str = __ver
              for s in sorted(Severity, reverse=True)]
     cards += [{"key": "pass", "label": "passed", "count": report.count(Status.PASS)},
               {"key": "skip", "label": "skipped", "count": report.count(Status.SKIP)}]
+    groups = by_severity(report)
     known = citations()
     urls = {cid: known[cid].url if cid in known else None for f in report.findings for cid, _, _ in f.citations}
     return env.from_string(_template("audit.html.j2")).render(
         r=report, version=version, generated=generated, cards=cards,
         hosts=plural(report.hosts, "managed host") if report.hosts is not None else "managed hosts unknown",
         ram=format_bytes(report.ram_bytes) if report.ram_bytes else None,
-        charts=_charts(report, Markup), failing=[f for f in ordered(report) if f.status in (Status.FAIL, Status.ERROR)],
-        findings=ordered(report), badge=_badge(Markup), value_text=value_text, urls=urls,
+        charts=_charts(report, Markup), failing=[f for _, found in groups for f in found],
+        rest=[f for f in ordered(report) if f.status not in (Status.FAIL, Status.ERROR)], who=identity(report),
+        verdict=verdict(report), groups=groups, next_steps=what_next(report), combined=combined_fixes, badge=_badge(Markup), value_text=value_text, urls=urls,
         css=Markup(_template("report.css")), js=Markup(_template("report.js").replace("</", "<\\/")),
     ) + "\n"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.knowledge import threshold
-from foretune.plan.model import MemoryItem
+from foretune.plan.model import Fix, MemoryItem
 from foretune.rules.base import Basis, Context, Evidence, Outcome, Rule, Severity
 from foretune.units import format_gib, jvm_size_option, pg_size
 
@@ -74,6 +74,15 @@ def largest_outside(ctx: Context) -> str:
             f"(PID {top['pid']}, {format_gib(int(top['rss_bytes']))} RSS)")
 
 
+def memory_fix(ctx: Context) -> Fix:
+    """The advice when the box is short of memory: move the largest process outside the services off it, or add RAM."""
+    outside = largest_outside(ctx).removeprefix("; ")
+    return Fix("advice", "memory", "free memory for the services: " + (
+        f"{outside}: move it off this server, " if outside else "move what does not belong on this server off it, ")
+        + "or add RAM; swap empties by itself once memory is free (or run `swapoff -a && swapon -a` when MemAvailable "
+        "is well above the swap in use)")
+
+
 def measured_shortage(ctx: Context) -> str | None:
     """What the box measures when it is short of memory now (MemAvailable under the critical fraction with swap
     mostly used, or OOM kills since boot), else None."""
@@ -120,6 +129,7 @@ class MemoryOverRam(Rule):
                                f"memory goes outside the budget{largest_outside(ctx)}; move what does not belong on a "
                                "Satellite server off it, or add RAM", current=int(total), recommended=int(ram),
                                evidence=(*ctx.evidence("memory_pressure", "swap", "ram_bytes"), *ctx.evidence("other_processes")),
+                               fixes=(memory_fix(ctx),),
                                severity=Severity.HIGH, basis=Basis.MEASURED)
         pressure = ctx.facts.value("memory_pressure") or {}
         available, ooms = pressure.get("available_bytes"), pressure.get("oom_kills")
@@ -145,6 +155,7 @@ class MemoryOverRam(Rule):
                   else f"the plan's settings need about {format_gib(planned)}: apply them")
         return self.failed(f"the services in force need {budget} but the box has {format_gib(ram)} "
                            f"({biggest}, ...; {state}); {advice}", current=int(total), recommended=int(ram), evidence=evidence,
+                           fixes=(Fix("advice", "memory", advice),),
                            severity=severity, basis=basis)
 
 
