@@ -13,6 +13,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from foretune.audit.context import build_context
+from foretune.audit.model import Report
+from foretune.audit.runner import run_all
+from foretune.facts import read_source
+from foretune.report.data import report_dict
+from foretune.rules.registry import all_rules
 from tests.conftest import REPO, run_cli
 
 EXAMPLE = str(REPO / "examples" / "sosreport-satellite-6.15-mistuned")
@@ -260,12 +266,14 @@ def test_plan_from_the_example_uses_its_hardware_and_version() -> None:
 
 @pytest.mark.live
 def test_live_audit_of_this_machine_completes_with_reasoned_skips() -> None:
-    """The test machine is not a Foreman server: product rules skip and say why; OS rules still run."""
-    result = run_cli("audit", "--format", "json", "--fail-on", "critical")
-    assert result.status == 0, result.stderr
-    data = json.loads(result.stdout)
+    """The test machine is not a Foreman server: `audit` refuses it in one line (test below), but the rules still run on
+    its live facts: product rules skip and say why; OS rules reach this box's own verdict."""
+    facts = read_source(None)
+    ctx, notes = build_context(facts)
+    report = Report(facts.source_label, facts.source_kind, None, ctx.role, ctx.hosts, None, run_all(all_rules(), ctx), notes)
+    data = report_dict(report)
     jsonschema.validate(data, json.loads(SCHEMA.read_text(encoding="utf-8")))
-    assert data["source"]["kind"] == "live" and data["release"] is None
+    assert data["source"]["kind"] == "live" and ctx.release is None
     by_rule = {f["rule"]: f for f in data["findings"]}
     assert by_rule["puma-workers-outside-range"]["status"] == "skip"
     assert "no Foreman, Satellite, orcharhino or Capsule packages" in by_rule["puma-workers-outside-range"]["message"]
@@ -295,10 +303,28 @@ def test_live_audit_of_this_machine_completes_with_reasoned_skips() -> None:
 
 @pytest.mark.live
 def test_live_source_word_reads_this_host_as_facts_and_plan_do() -> None:
+    product = json.loads(run_cli("facts", "live", "--format", "json").stdout)["facts"].get("product", {}).get("value")
     result = run_cli("audit", "live", "--format", "json", "--fail-on", "critical", "--select", "swap-in-use")
+    if not product:  # a machine without Foreman (a CI runner): one line that says so and points to a sosreport
+        assert (result.status, result.stdout) == (2, "")
+        assert result.stderr == ("foretune: error: no Foreman, Satellite, orcharhino or Capsule on this host (none of their "
+                                 "packages is installed): nothing to audit; run `sos report` on the server or Capsule and "
+                                 "audit that: foretune audit sosreport-HOST.tar.xz\n")
+        return
     assert result.status == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["source"] == {"kind": "live", "label": "this host"}
+
+
+def test_a_sosreport_without_foreman_is_refused_in_one_line(tmp_path: Path) -> None:
+    sos = tmp_path / "sosreport-web01"
+    (sos / "sos_commands").mkdir(parents=True)
+    (sos / "version.txt").write_text("sosreport: 4.6\n", encoding="utf-8")
+    (sos / "installed-rpms").write_text("bash-5.1.8-6.el9.x86_64\n", encoding="utf-8")
+    result = run_cli("audit", str(sos))
+    assert (result.status, result.stdout) == (2, "")
+    assert result.stderr == (f"foretune: error: no Foreman, Satellite, orcharhino or Capsule packages in {sos}: nothing to "
+                             "audit; is it a sosreport of the server or Capsule (`sos report` run there)?\n")
 
 
 # --- benchmark results as audit input ----------------------------------------------------------------

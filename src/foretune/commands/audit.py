@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from foretune.cli import new_parser
 from foretune.commands._options import add_output, emit, output_format, positive
 from foretune.env import ExitStatus
-from foretune.errors import UsageError
+from foretune.errors import InputError, UsageError
 
 if TYPE_CHECKING:
     from foretune.audit.waivers import Waiver
@@ -74,6 +74,16 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     source = None if args.source in (None, "live") else args.source
     with env.read_progress(source) as progress:
         facts = read_source(source, hosts=args.hosts, progress=progress)
+    if not facts.value("product"):
+        if source is not None:  # a damaged archive says so first; on this host the warnings would only bury the line
+            for problem in facts.problems:
+                env.warn(problem)
+        raise InputError(
+            "no Foreman, Satellite, orcharhino or Capsule on this host (none of their packages is installed): nothing "
+            "to audit; run `sos report` on the server or Capsule and audit that: foretune audit sosreport-HOST.tar.xz"
+            if source is None else
+            f"no Foreman, Satellite, orcharhino or Capsule packages in {facts.source_label}: nothing to audit; is it a "
+            "sosreport of the server or Capsule (`sos report` run there)?")
     for problem in facts.problems:
         env.warn(problem)
     ctx, notes = build_context(facts, hosts=args.hosts, bench=bench)
