@@ -100,7 +100,7 @@ def test_output_extension_picks_the_format(tmp_path: Path) -> None:
 
 
 def test_an_extension_without_a_format_is_refused(tmp_path: Path) -> None:
-    for argv, name in ((PLAN, "plan.html"), (("audit", EXAMPLE), "audit.pdf"), (("rules", "list"), "rules.yaml")):
+    for argv, name in ((PLAN, "plan.pdf"), (("audit", EXAMPLE), "audit.pdf"), (("rules", "list"), "rules.yaml")):
         target = tmp_path / name
         result = run_cli(*argv, "--output", str(target))
         assert result.status == 2 and result.stdout == "" and not target.exists(), result.stderr

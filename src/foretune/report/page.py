@@ -1,0 +1,26 @@
+"""One self-contained HTML page around a Markdown report's HTML (plan, logs): the audit report's stylesheet, so
+every report has the same light and dark colours and print styles, and tables that scroll sideways on a narrow
+screen instead of widening the page."""
+
+from __future__ import annotations
+
+from html import escape
+from importlib import resources
+
+# tables of a Markdown report scroll inside themselves on a narrow screen; figures keep their own width
+EXTRA_CSS = ("main table{display:block;overflow-x:auto;max-width:100%}main td,main th{overflow-wrap:normal}"
+             "main td code{overflow-wrap:normal;white-space:nowrap}main td:nth-child(n+4){overflow-wrap:anywhere;min-width:12rem}td.n{text-align:right;white-space:nowrap}"
+             ".chart{margin:1rem 0;max-width:100%;overflow-x:auto}@media print{main table{display:table}}")
+
+
+def stylesheet() -> str:
+    return resources.files("foretune.report").joinpath("templates").joinpath("report.css").read_text(encoding="utf-8")
+
+
+def page(title: str, body: str, *, paper: str | None = None) -> str:
+    """``body`` (trusted HTML) in a page titled ``title``; ``paper`` ("A4", "letter") sets the print page size."""
+    size = f"@page{{size:{paper}}}" if paper else ""
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark">'
+            f"<title>{escape(title)}</title><style>{stylesheet()}{EXTRA_CSS}{size}</style></head>\n"
+            f"<body><main>\n{body}</main></body></html>\n")
