@@ -83,7 +83,10 @@ def test_citations_link_where_a_public_address_exists(report: Path) -> None:
 
 def test_charts_show_the_budgets_and_the_findings(report: Path) -> None:
     html = report.read_text(encoding="utf-8")
-    assert html.count('<svg class="chart"') == 3
+    assert html.count('<svg class="chart"') == 4
+    # measured (the example's meminfo): MemTotal 66924544 kB = 63.8 GiB, MemAvailable 2621440 kB, so 64303104 kB =
+    # 61.3 GiB in use; SwapTotal 4194300 - SwapFree 2621436 = 1572864 kB = 1.5 GiB of swap in use
+    assert "62.8 GiB of 63.8 GiB RAM; in use (RAM less MemAvailable) 61.3 GiB; swap in use 1.5 GiB" in html
     # memory: the plan's items against MemTotal (63.8 GiB in the example's meminfo). The plan keeps the declared
     # default profile: OS floor 1.5 + httpd 64 event children 0.7 + Puma 6 workers x 1 GiB + Sidekiq 4 workers 2.8 +
     # orchestrator 0.4 + PostgreSQL 2 GiB shared_buffers and 217 backends 3.06 + Candlepin -Xms 1 GiB .. -Xmx 4 GiB 3.0 +

@@ -104,6 +104,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                     memory_budget=tuple((m.component, m.bytes) for m in ctx.plan.memory) if ctx.plan else (),
                     connection_budget=tuple(running_budget_parts(ctx)) if ctx.plan and ctx.role == "server" else (),
                     max_connections=int(pg_max) if pg_max.isdigit() else None,
+                    available_bytes=(facts.value("memory_pressure") or {}).get("available_bytes"),
+                    swap_used_bytes=(facts.value("swap") or {}).get("used_bytes"),
                     hosts_basis=ctx.host_figure.reason if ctx.host_figure else None,
                     profile_basis=ctx.profile_reason or None)
     report = redacted(report)

@@ -95,7 +95,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.host.redact import redact_data  # start-up: only for a `logs` run, not --help
 
     report = redact_data(report)  # every text the logs hold (request lines, messages) may carry a secret
-    text = render(report, output_format(args), color=env.color and not args.output, top=args.top)
+    from foretune.commands.audit import _generated  # start-up: only for a `logs` run, not --help
+
+    text = render(report, output_format(args), color=env.color and not args.output, top=args.top,
+                  width=None if args.output else env.width, generated=_generated(env))
     emit(args, env, text)
     return ExitStatus.OK
 
@@ -230,7 +233,7 @@ def _done(progress: _Bar | None) -> None:
         progress.bar.clear()
 
 
-def render(report: dict[str, Any], fmt: str, *, color: bool, top: int) -> str:
+def render(report: dict[str, Any], fmt: str, *, color: bool, top: int, width: int | None = None, generated: str = "") -> str:
     import json  # start-up: json loads only for JSON input or output
 
     if fmt == "json":
@@ -238,7 +241,7 @@ def render(report: dict[str, Any], fmt: str, *, color: bool, top: int) -> str:
     if fmt == "html":
         from foretune.report import logs_html  # start-up: each report format loads only when chosen
 
-        return logs_html.render(report)
+        return logs_html.render(report, generated=generated)
     from foretune.report import logs_text  # start-up: each report format loads only when chosen
 
-    return logs_text.render(report, markdown=fmt == "markdown", color=color, top=top)
+    return logs_text.render(report, markdown=fmt == "markdown", color=color, top=top, width=width)

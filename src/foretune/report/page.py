@@ -10,7 +10,7 @@ from importlib import resources
 # tables of a Markdown report scroll inside themselves on a narrow screen; figures keep their own width
 EXTRA_CSS = ("main table{display:block;overflow-x:auto;max-width:100%}main td,main th{overflow-wrap:normal}"
              "main td code{overflow-wrap:normal;white-space:nowrap}main td:nth-child(n+4){overflow-wrap:anywhere;min-width:12rem}td.n{text-align:right;white-space:nowrap}"
-             ".chart{margin:1rem 0;max-width:100%;overflow-x:auto}@media print{main table{display:table}}")
+             ".chart{margin:1rem 0;max-width:100%;overflow-x:auto}@media print{main table{display:table;table-layout:fixed;width:100%}main td code{white-space:normal;overflow-wrap:anywhere}}")
 
 
 def stylesheet() -> str:
