@@ -101,3 +101,9 @@ def test_an_odd_source_name_never_reaches_a_command_line() -> None:
     report = Report("x; rm -rf /", "sosreport", "Satellite 6.15 (Foreman 3.9)", "server", 100, "default", findings=[finding])
     assert what_next(report)[0] == ("Write every fix as one set: `foretune audit SOURCE --output-dir fixes/`, then follow "
                                     "fixes/APPLY.md (it orders the steps below).")
+
+
+def test_counts_of_one_read_as_one() -> None:
+    findings = {f["rule"]: f for f in _audit(EXAMPLE)["findings"]}  # type: ignore[attr-defined]
+    # the example runs one Sidekiq worker (etc/foreman/dynflow/worker.yml alone)
+    assert findings["sidekiq-too-few-instances"]["message"].startswith("1 Sidekiq worker for 15120 hosts: ")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from foretune.knowledge import threshold
 from foretune.plan.model import Fix, MemoryItem
 from foretune.rules.base import Basis, Context, Evidence, Outcome, Rule, Severity
+from foretune.term import plural
 from foretune.units import format_gib, jvm_size_option, pg_size
 
 GIB = 1024**3
@@ -26,7 +27,7 @@ def running_memory(ctx: Context) -> list[MemoryItem]:
     if puma.get("workers") and "Foreman (Puma)" in items:
         low, high, source = memory_range("puma_worker")
         w = puma["workers"]
-        items["Foreman (Puma)"] = MemoryItem("Foreman (Puma)", int(w * high * GIB), f"{w} workers in force x ~1 GiB (guide)",
+        items["Foreman (Puma)"] = MemoryItem("Foreman (Puma)", int(w * high * GIB), f"{plural(w, 'worker')} in force x ~1 GiB (guide)",
                                              int(w * low * GIB), int(w * high * GIB), (source,))
     shared = pg_size((ctx.facts.value("postgresql") or {}).get("shared_buffers"))
     if shared and "PostgreSQL" in items and ctx.plan.tunables.get("postgresql.shared_buffers"):
