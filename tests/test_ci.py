@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -21,10 +22,12 @@ def test_ci_runs_the_readme_command_on_a_clone_without_shared_then_only_the_guid
     assert steps[-1] == "exec python3 dev.py guides"
 
 
-def test_guide_checks_are_selected_by_their_marker_including_the_guides_fixture() -> None:
+def test_guide_checks_are_selected_by_their_marker_including_the_guides_fixture(tmp_path: Path) -> None:
+    # FORETUNE_SEEDS set keeps them in the run wherever the texts are (collecting does not read them)
+    env = {**os.environ, "FORETUNE_SEEDS": str(tmp_path)}
     done = subprocess.run([sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider", "-m", "needs_guides",
                            "tests/test_citations.py", "tests/plan/test_provenance.py"],
-                          cwd=REPO, capture_output=True, text=True, check=False)
+                          cwd=REPO, capture_output=True, text=True, check=False, env=env)
     ids = [line for line in done.stdout.splitlines() if "::" in line]
     names = {line.split("::")[1].split("[")[0] for line in ids}
     # the four tests of test_citations.py that take the `guides` fixture, and the two marked in test_provenance.py
