@@ -65,3 +65,15 @@ def test_plan_page_screenshots_match_the_reviewed_references(plan_page: Path, wi
     assert page.values["background"] == ("rgb(21, 25, 29)" if (scheme, media) == ("dark", "screen") else "rgb(255, 255, 255)")
     assert page.values["width"] <= width  # wide tables scroll inside themselves
     _compare(f"plan-{scheme}-{media}-{width}", page.screenshot)
+
+
+def test_changed_only_keeps_the_changes_and_fits_80_columns() -> None:
+    out = run_cli(*BOX, "--changed-only", environ={"COLUMNS": "80"}).stdout
+    lines = out.splitlines()
+    assert [line for line in lines if len(line) > 80] == []
+    assert "puma.workers" in lines and "foreman.db_pool" in lines  # 24 -> 18, 5 -> 20
+    assert "apache.mpm" not in out  # event in both columns
+    full = run_cli(*BOX, environ={"COLUMNS": "80"}).stdout
+    assert "apache.mpm" in full
+    # 24 tunables for this box, 10 changed (the Markdown report's two tables): 14 left out
+    assert "14 tunables the installer already sets as recommended left out (--changed-only)" in lines

@@ -27,6 +27,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     add_output(out, FORMATS, "table", help="table (default), json (schema foretune-plan/1), hiera (custom-hiera fragment), "
                                            "installer (command line), markdown (for a ticket), html (one self-contained page); --output's "
                                            "extension (.json, .yaml, .sh, .txt, .md, .html) picks one")
+    out.add_argument("--changed-only", action="store_true",
+                     help="table: only the tunables foretune changes (fits 80 columns better)")
     out.add_argument("--explain", metavar="TUNABLE",
                      help="print the quote, the source and the arithmetic behind one tunable's value (e.g. puma.threads_max)")
     out.add_argument("--output-dir", metavar="DIR", help="write everything to apply into DIR (custom-hiera.yaml, installer.sh, "
@@ -141,7 +143,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     else:
         from foretune.render import plan_table  # start-up: only for a `plan` run, not --help
 
-        text = plan_table.render(plan, color=env.color and not args.output, width=None if args.output else env.width)
+        text = plan_table.render(plan, color=env.color and not args.output, width=None if args.output else env.width,
+                                 changed_only=args.changed_only)
     emit(args, env, text)
     return _status(plan, args.fail_on)
 

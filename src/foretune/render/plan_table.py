@@ -54,9 +54,15 @@ def _epoch(epoch: str) -> str:
     return f"installer tuning epoch {epoch}"
 
 
-def render(plan: Plan, *, color: bool = False, width: int | None = None) -> str:
-    """The plan as terminal text; ``width`` wraps every line (``None``: no wrapping)."""
-    blocks = layout(plan)
+def render(plan: Plan, *, color: bool = False, width: int | None = None, changed_only: bool = False) -> str:
+    """The plan as terminal text; ``width`` wraps every line (``None``: no wrapping); ``changed_only`` shows only the
+    tunables foretune changes (a line says how many are left out)."""
+    left_out = 0
+    if changed_only:
+        changed = {name: t for name, t in plan.tunables.items() if t.differs}
+        left_out = len(plan.tunables) - len(changed)
+        plan = plan._replace(tunables=MappingProxyType(changed))
+    blocks = layout(plan, left_out)
     if not color and width is None:
         text = _plain(blocks)
         if text is not None:
@@ -64,7 +70,7 @@ def render(plan: Plan, *, color: bool = False, width: int | None = None) -> str:
     return _rich(plan, blocks, color=color, width=width)
 
 
-def layout(plan: Plan) -> list[Block]:
+def layout(plan: Plan, left_out: int = 0) -> list[Block]:
     """What the table shows, in order, independent of how it is drawn."""
     inp = plan.input
     blocks: list[Block] = [(line, "") for line in (
@@ -76,6 +82,8 @@ def layout(plan: Plan) -> list[Block]:
         "",
     )]
     blocks += [_tunables(plan), ("", ""), ("* = foretune recommends a change", "")]
+    if left_out:
+        blocks.append((f"{plural(left_out, 'tunable')} the installer already sets as recommended left out (--changed-only)", ""))
     if any(t.installer.origin for t in plan.tunables.values()):
         blocks.append(("(a) = set in the answers file, (h) = set in custom-hiera.yaml: in force on the box, above the tuning profile", ""))
     blocks.append(("", ""))
