@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -77,3 +78,12 @@ def test_changed_only_keeps_the_changes_and_fits_80_columns() -> None:
     assert "apache.mpm" in full
     # 24 tunables for this box, 10 changed (the Markdown report's two tables): 14 left out
     assert "14 tunables the installer already sets as recommended left out (--changed-only)" in lines
+
+
+def test_every_citation_id_in_the_table_resolves_to_its_title() -> None:
+    out = run_cli(*BOX).stdout
+    table, _, sources = out.partition("\nSources:\n")
+    ids = {cid.strip() for group in re.findall(r"\[([a-z0-9, -]+)\]", table) for cid in group.split(",")} - {"citations"}  # the header
+    listed = {line.split()[0]: line.split(None, 1)[1] for line in sources.splitlines() if line.strip()}
+    assert ids and ids <= set(listed)
+    assert listed["gf-db-pool"] == "Foreman tuning guide: 5.2.7 Configuring Puma DB pool"

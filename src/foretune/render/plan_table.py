@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple, Union
 
+from foretune.knowledge import citation
 from foretune.plan.model import Plan, Tunable
 from foretune.term import NO_WRAP_WIDTH, guard_text, plural, render_to_text
 from foretune.units import format_gib, format_gib_range, format_setting
@@ -95,6 +96,10 @@ def layout(plan: Plan, left_out: int = 0) -> list[Block]:
                             for p in plan.problems], (True, False)))
     else:
         blocks.append(("Problems: none", ""))
+    cited = dict.fromkeys(cid for t in plan.tunables.values() for cid in t.foretune.citations)
+    cited.update(dict.fromkeys(cid for p in plan.problems for cid in p.citations))
+    if cited:  # the ids in brackets above, each with its title
+        blocks += [("", ""), ("Sources:", "heading"), Grid([[cid, citation(cid).title] for cid in cited], (False, False))]
     return blocks
 
 
