@@ -204,3 +204,27 @@ def test_logs_report_needs_no_sideways_scrolling(tmp_path: Path) -> None:
     for width in (400, 1000):
         shown = open_page(page, width=width, evaluate={"width": "document.documentElement.scrollWidth"})
         assert shown.values["width"] <= width
+
+
+@pytest.mark.parametrize(("lang", "size"), [("de_DE.UTF-8", "A4"), ("en_GB.UTF-8", "A4"), ("en_US.UTF-8", "letter")])
+def test_print_page_size_follows_the_locale(lang: str, size: str) -> None:
+    html = run_cli("audit", EXAMPLE, "--format", "html", environ={"LANG": lang}).stdout
+    assert f"@page{{size:{size}}}" in html
+    plan = run_cli("plan", "--product", "satellite", "--version", "6.15", "--hosts", "12000", "--cpus", "16", "--ram", "64G",
+                   "--format", "html", environ={"LC_PAPER": lang}).stdout
+    assert f"@page{{size:{size}}}" in plan
+
+
+def test_no_locale_leaves_the_page_size_to_the_browser(report: Path) -> None:
+    assert "@page{size:" not in report.read_text(encoding="utf-8")
+
+
+def test_findings_only_print_leaves_out_the_passed_rules_and_charts(report: Path) -> None:
+    shown = "getComputedStyle(document.querySelector('.rest')).display + ' ' + getComputedStyle(document.querySelector('.charts')).display"
+    tick = "document.getElementById('findings-only').checked = true; " + shown
+    assert open_page(report, media="print", evaluate={"all": shown}).values["all"] == "block grid"
+    only = open_page(report, media="print", evaluate={"only": tick}).values["only"]
+    assert only == "none none"
+    problems = "getComputedStyle(document.getElementById('what-next')).display"
+    assert open_page(report, media="print", evaluate={"next": "document.getElementById('findings-only').checked = true; "
+                                                              + problems}).values["next"] == "block"

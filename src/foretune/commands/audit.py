@@ -127,7 +127,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         text = outputs.bundle(fixed, existing)["custom-hiera.yaml"]
     else:
         text = render(report, fmt, color=env.color and not args.output, verbose=args.verbose,
-                      width=None if args.output else env.width, generated=_generated(env))
+                      width=None if args.output else env.width, generated=_generated(env), paper=_paper(env))
     emit(args, env, text, report.summary())
     errors = [f for f in report.findings if f.status == Status.ERROR]
     if errors:  # a rule crashed: the report stands, but the exit status must not read as "findings"
@@ -157,6 +157,13 @@ def _plan_after_profile_change(report: Any, facts: Any, hosts: int | None) -> An
     return None
 
 
+def _paper(env: Environment) -> str | None:
+    """The print page size the locale names (A4 or letter), for the HTML reports."""
+    from foretune.report.page import paper_size  # start-up: only for a report
+
+    return paper_size(env.environ)
+
+
 def _generated(env: Environment) -> str:
     """Generation time for report headers; SOURCE_DATE_EPOCH fixes it for reproducible reports."""
     import datetime  # start-up: loads only when a report is dated
@@ -168,7 +175,7 @@ def _generated(env: Environment) -> str:
 
 
 def render(report: object, fmt: str, *, color: bool, verbose: bool, width: int | None = None,
-           generated: str | None = None) -> str:
+           generated: str | None = None, paper: str | None = None) -> str:
     from foretune.audit.model import Report  # start-up: only for an `audit` run, not --help
 
     assert isinstance(report, Report)
@@ -179,7 +186,7 @@ def render(report: object, fmt: str, *, color: bool, verbose: bool, width: int |
     if fmt == "html":
         from foretune.report import html  # start-up: jinja2 and the HTML report load only for --format html
 
-        return html.render(report, generated=generated)
+        return html.render(report, generated=generated, paper=paper)
     if fmt == "markdown":
         from foretune.report import markdown  # start-up: each report format loads only when chosen
 

@@ -95,10 +95,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.host.redact import redact_data  # start-up: only for a `logs` run, not --help
 
     report = redact_data(report)  # every text the logs hold (request lines, messages) may carry a secret
-    from foretune.commands.audit import _generated  # start-up: only for a `logs` run, not --help
+    from foretune.commands.audit import _generated, _paper  # start-up: only for a `logs` run, not --help
 
     text = render(report, output_format(args), color=env.color and not args.output, top=args.top,
-                  width=None if args.output else env.width, generated=_generated(env))
+                  width=None if args.output else env.width, generated=_generated(env),
+                  paper=_paper(env))
     emit(args, env, text)
     return ExitStatus.OK
 
@@ -233,7 +234,8 @@ def _done(progress: _Bar | None) -> None:
         progress.bar.clear()
 
 
-def render(report: dict[str, Any], fmt: str, *, color: bool, top: int, width: int | None = None, generated: str = "") -> str:
+def render(report: dict[str, Any], fmt: str, *, color: bool, top: int, width: int | None = None, generated: str = "",
+           paper: str | None = None) -> str:
     import json  # start-up: json loads only for JSON input or output
 
     if fmt == "json":
@@ -241,7 +243,7 @@ def render(report: dict[str, Any], fmt: str, *, color: bool, top: int, width: in
     if fmt == "html":
         from foretune.report import logs_html  # start-up: each report format loads only when chosen
 
-        return logs_html.render(report, generated=generated)
+        return logs_html.render(report, generated=generated, paper=paper)
     from foretune.report import logs_text  # start-up: each report format loads only when chosen
 
     return logs_text.render(report, markdown=fmt == "markdown", color=color, top=top, width=width)

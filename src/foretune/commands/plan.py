@@ -136,10 +136,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     elif fmt == "installer":
         text = outputs.installer_command(plan) + "\n"
     elif fmt in ("markdown", "html"):
-        from foretune.commands.audit import _generated  # start-up: only for a plan report, not --help
+        from foretune.commands.audit import _generated, _paper  # start-up: only for a plan report, not --help
         from foretune.report import plan_report  # start-up: each report format loads only when chosen
 
-        text = (plan_report.markdown if fmt == "markdown" else plan_report.html)(plan, generated=_generated(env))
+        text = (plan_report.markdown(plan, generated=_generated(env)) if fmt == "markdown"
+                else plan_report.html(plan, generated=_generated(env), paper=_paper(env)))
     else:
         from foretune.render import plan_table  # start-up: only for a `plan` run, not --help
 

@@ -67,8 +67,9 @@ def _charts(report: Report, markup: Callable[[str], Any]) -> list[dict[str, Any]
     return out
 
 
-def render(report: Report, *, generated: str | None = None, version: str = __version__) -> str:
-    """The report as one HTML page; ``generated`` is the time shown in the header (default: now, UTC)."""
+def render(report: Report, *, generated: str | None = None, version: str = __version__, paper: str | None = None) -> str:
+    """The report as one HTML page; ``generated`` is the time shown in the header (default: now, UTC); ``paper``
+    ("A4", "letter") the print page size (default: the browser's)."""
     import datetime  # start-up: datetime loads only when a report is dated
 
     import jinja2  # start-up: jinja2 loads only for the HTML report
@@ -88,7 +89,7 @@ def render(report: Report, *, generated: str | None = None, version: str = __ver
     known = citations()
     urls = {cid: known[cid].url if cid in known else None for f in report.findings for cid, _, _ in f.citations}
     return env.from_string(_template("audit.html.j2")).render(
-        r=report, version=version, generated=generated, cards=cards,
+        r=report, version=version, generated=generated, cards=cards, paper=paper,
         hosts=plural(report.hosts, "managed host") if report.hosts is not None else "managed hosts unknown",
         ram=format_bytes(report.ram_bytes) if report.ram_bytes else None,
         charts=_charts(report, Markup), failing=[f for _, found in groups for f in found],

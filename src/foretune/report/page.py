@@ -13,6 +13,26 @@ EXTRA_CSS = ("main table{display:block;overflow-x:auto;max-width:100%}main td,ma
              ".chart{margin:1rem 0;max-width:100%;overflow-x:auto}@media print{main table{display:table;table-layout:fixed;width:100%}main td code{white-space:normal;overflow-wrap:anywhere}}")
 
 
+# territories whose paper is US letter (CLDR's paper-size data: the rest of the world prints on A4)
+LETTER = frozenset({"US", "CA", "MX", "PH", "CL", "CO", "VE", "CR", "GT", "PA", "PR", "SV", "NI", "BZ", "DO"})
+
+
+def paper_size(environ: dict[str, str]) -> str | None:
+    """"A4" or "letter" from the locale POSIX picks for paper (LC_ALL, LC_PAPER, LANG); None when it names no territory.
+
+    >>> paper_size({"LANG": "de_DE.UTF-8"}), paper_size({"LC_PAPER": "en_US.UTF-8", "LANG": "de_DE"}), paper_size({"LANG": "C"})
+    ('A4', 'letter', None)
+    """
+    for name in ("LC_ALL", "LC_PAPER", "LANG"):
+        value = environ.get(name, "")
+        if value:
+            territory = value.split(".", 1)[0].split("@", 1)[0].partition("_")[2]
+            if len(territory) != 2:
+                return None
+            return "letter" if territory.upper() in LETTER else "A4"
+    return None
+
+
 def stylesheet() -> str:
     return resources.files("foretune.report").joinpath("templates").joinpath("report.css").read_text(encoding="utf-8")
 

@@ -90,6 +90,6 @@ def markdown(plan: Plan, *, generated: str = "", version: str = __version__) -> 
     return "\n".join(lines) + "\n"
 
 
-def html(plan: Plan, *, generated: str = "", version: str = __version__) -> str:
+def html(plan: Plan, *, generated: str = "", version: str = __version__, paper: str | None = None) -> str:
     title = f"foretune plan: {plan.release.label} {plan.input.role}, {plural(plan.input.hosts, 'host')}"
-    return page(title, to_html(markdown(plan, generated=generated, version=version), {}))
+    return page(title, to_html(markdown(plan, generated=generated, version=version), {}), paper=paper)
