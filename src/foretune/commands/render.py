@@ -106,8 +106,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.note("site values are kept where they differ; add --prefer foretune to take foretune's, or --prefer-key NAME=foretune for one key")
     locking = [note.key for note in locking_keys(plan.release, load_mapping(new, str(path)))]
     if locking:  # one line for all of them: the reason is the same
-        env.warn(f"{path}: {len(locking)} {'key is' if len(locking) == 1 else 'keys are'} also set by the tuning profiles "
-                 f"and lock out later --tuning changes: {', '.join(locking)}")
+        one = len(locking) == 1
+        env.warn(f"{path}: {len(locking)} {'key is' if one else 'keys are'} also set by the tuning profiles and "
+                 f"{'locks' if one else 'lock'} out later --tuning changes: {', '.join(locking)}")
     diff = unified_diff(old, new, str(path))
     shown = unified_diff(redact_text(old), redact_text(new), str(path))  # the file keeps its secrets, the screen never sees them
     if diff and shown:
