@@ -87,3 +87,11 @@ def test_logs_page_screenshots_match_the_reviewed_references(logs_page: Path, wi
     assert page.values["background"] == ("rgb(21, 25, 29)" if (scheme, media) == ("dark", "screen") else "rgb(255, 255, 255)")
     assert page.values["width"] <= width  # tables and charts scroll inside themselves
     _compare(f"logs-{scheme}-{media}-{width}", page.screenshot)
+
+
+def test_a_suggestion_names_its_source_by_title() -> None:
+    out = run_cli("logs", str(FIXTURES / "postgresql-Mon.log"), environ={"COLUMNS": "400"}).stdout
+    # the log lines have no %p: the suggestion cites the PostgreSQL documentation by its title, not its id
+    assert ("(source: PostgreSQL documentation, Error Reporting and Logging: log_line_prefix escapes and "
+            "log_min_duration_statement)") in out
+    assert "[postgresql-log-line-prefix]" not in out

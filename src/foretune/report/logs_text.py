@@ -163,7 +163,7 @@ def _report(out: Out, r: dict[str, Any], title: bool = True) -> None:
     if r["suggestions"]:
         out.head("Logging changes that would show more")
         for s in r["suggestions"]:
-            out.say(f"{s['title']}: {s['reason']} [{s['citation']['id']}]")
+            out.say(f"{s['title']}: {s['reason']} (source: {s['citation'].get('title') or s['citation']['id']})")
             block = s["fix"].splitlines()
             out.lines += (["", "```", *block, "```", ""] if out.md else [f"      {ln}" for ln in block])
     if r["problems"]:
