@@ -107,3 +107,10 @@ def test_counts_of_one_read_as_one() -> None:
     findings = {f["rule"]: f for f in _audit(EXAMPLE)["findings"]}  # type: ignore[attr-defined]
     # the example runs one Sidekiq worker (etc/foreman/dynflow/worker.yml alone)
     assert findings["sidekiq-too-few-instances"]["message"].startswith("1 Sidekiq worker for 15120 hosts: ")
+
+
+def test_a_live_audit_is_told_to_write_its_fixes_from_live() -> None:
+    finding = Finding("thp-enabled", "THP", "os", Severity.MEDIUM, Status.FAIL, "THP on",
+                      fixes=("echo never > /sys/kernel/mm/transparent_hugepage/enabled",))
+    report = Report("this host", "live", "Satellite 6.15 (Foreman 3.9)", "server", 100, "default", findings=[finding])
+    assert what_next(report)[0].startswith("Write every fix as one set: `foretune audit live --output-dir fixes/`")

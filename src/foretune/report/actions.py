@@ -150,7 +150,7 @@ def what_next(report: Report, source_arg: str | None = None) -> list[str]:
     failing = [f for f in report.failing() if f.status == Status.FAIL]
     if not failing:
         return ["Nothing to apply. Audit again after upgrades, a change of profile or a large change in host count."]
-    source = source_arg or report.source
+    source = source_arg or ("live" if report.source_kind == "live" else report.source)
     if not _PLAIN_ARG.fullmatch(source):  # never paste an odd name into a command line: name it instead
         source = "SOURCE"
     snippets = [fix for f in failing for fix in combined_fixes(f.fixes)]
