@@ -95,3 +95,12 @@ def test_a_suggestion_names_its_source_by_title() -> None:
     assert ("(source: PostgreSQL documentation, Error Reporting and Logging: log_line_prefix escapes and "
             "log_min_duration_statement)") in out
     assert "[postgresql-log-line-prefix]" not in out
+
+
+def test_a_sosreport_names_its_host_in_every_format() -> None:
+    example = str(REPO / "examples" / "sosreport-satellite-6.15-mistuned")
+    text = run_cli("logs", example).stdout.splitlines()
+    assert text[1] == "  host: satellite.example.com"  # the example's hostname file
+    assert "host: satellite.example.com" in run_cli("logs", example, "--format", "markdown").stdout
+    assert "<p>host: satellite.example.com</p>" in run_cli("logs", example, "--format", "html").stdout
+    assert '"host": "satellite.example.com"' in run_cli("logs", example, "--format", "json").stdout

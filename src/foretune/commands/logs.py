@@ -159,8 +159,8 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
                          + (f" (the archive is {damage}; the logs may be in the missing part)" if damage else ""))
     # the archive's own damage matters here; unreadable configuration files do not
     problems = [p for p in facts.problems if ("truncated" in p or "corrupt" in p) and p not in found.problems]
-    return rendered(build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems,
-                          capacity_unknown=None if capacity else _no_puma(facts)))
+    return _with_host(rendered(build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems,
+                                     capacity_unknown=None if capacity else _no_puma(facts))), facts)
 
 
 def _snapshot(path: Path, window: Window, args: argparse.Namespace) -> dict[str, Any]:
@@ -180,8 +180,16 @@ def _snapshot(path: Path, window: Window, args: argparse.Namespace) -> dict[str,
     facts = read_source(str(path))
     capacity = args.puma_capacity or puma_capacity(facts.value("puma"))
     where = "--puma-capacity" if args.puma_capacity else ("puma fact (workers x threads_max)" if capacity else None)
-    return rendered(build(scan, source=label, capacity=capacity, capacity_from=where, problems=[],
-                          capacity_unknown=None if capacity else _no_puma(facts)))
+    return _with_host(rendered(build(scan, source=label, capacity=capacity, capacity_from=where, problems=[],
+                                     capacity_unknown=None if capacity else _no_puma(facts))), facts)
+
+
+def _with_host(report: dict[str, Any], facts: FactSet) -> dict[str, Any]:
+    """The report with the host name the source names (a sosreport's or snapshot's), for the report's header."""
+    host = facts.value("hostname")
+    if isinstance(host, str) and host:
+        report["host"] = host
+    return report
 
 
 def _no_puma(facts: FactSet) -> str | None:

@@ -140,6 +140,8 @@ def _report(out: Out, r: dict[str, Any], title: bool = True) -> None:
     if title:
         source = r["source"] if len(r["files"]) < 2 else f"{plural(len(r['files']), 'file')} in {_common(r['files'])}"
         out.lines.append(f"# foretune logs — {md_text(source)}" if out.md else f"foretune logs — {source}")
+        if r.get("host"):
+            out.say(f"host: {r['host']}")
     window = r["window"]
     if window["since"] or window["until"]:
         out.say(f"window: {window['since'] or 'start'} .. {window['until'] or 'end'} ({num(r['outside_window'])} lines outside)")
