@@ -87,3 +87,14 @@ def test_every_citation_id_in_the_table_resolves_to_its_title() -> None:
     listed = {line.split()[0]: line.split(None, 1)[1] for line in sources.splitlines() if line.strip()}
     assert ids and ids <= set(listed)
     assert listed["gf-db-pool"] == "Foreman tuning guide: 5.2.7 Configuring Puma DB pool"
+
+
+def test_the_table_carries_the_verdict_first_and_what_next_last() -> None:
+    lines = run_cli(*BOX).stdout.splitlines()
+    header_end = lines.index("")  # the box, generation, profile, hardware lines
+    assert lines[header_end + 1].startswith("verdict: ") and lines[header_end + 1].endswith(
+        " to change from the installer's, no problems")
+    steps = lines.index("What next:")
+    assert lines.index("Problems: none") < steps < lines.index("Sources:")
+    assert lines[steps + 1].startswith("  1.  Write everything to apply: the same foretune plan options with --output-dir plan/")
+    assert "  3.  After the systemd drop-ins: systemctl daemon-reload, then restart httpd." in lines

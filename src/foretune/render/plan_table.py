@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple, Union
 
 from foretune.knowledge import citation
 from foretune.plan.model import Plan, Tunable
+from foretune.render.plan_summary import verdict, what_next
 from foretune.term import NO_WRAP_WIDTH, guard_text, plural, render_to_text
 from foretune.units import format_gib, format_gib_range, format_setting
 
@@ -82,6 +83,7 @@ def layout(plan: Plan, left_out: int = 0) -> list[Block]:
         f"largest profile this hardware supports: {plan.largest_supported_profile or 'none (below default)'}",
         "",
     )]
+    blocks += [(f"verdict: {verdict(plan)}", "heading"), ("", "")]
     blocks += [_tunables(plan), ("", ""), ("* = foretune recommends a change", "")]
     if left_out:
         blocks.append((f"{plural(left_out, 'tunable')} the installer already sets as recommended left out (--changed-only)", ""))
@@ -96,6 +98,8 @@ def layout(plan: Plan, left_out: int = 0) -> list[Block]:
                             for p in plan.problems], (True, False)))
     else:
         blocks.append(("Problems: none", ""))
+    blocks += [("", ""), ("What next:", "heading"),
+               Grid([[f"{n}.", step.replace("`", "")] for n, step in enumerate(what_next(plan), 1)], (True, False))]
     cited = dict.fromkeys(cid for t in plan.tunables.values() for cid in t.foretune.citations)
     cited.update(dict.fromkeys(cid for p in plan.problems for cid in p.citations))
     if cited:  # the ids in brackets above, each with its title
