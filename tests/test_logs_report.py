@@ -104,3 +104,15 @@ def test_a_sosreport_names_its_host_in_every_format() -> None:
     assert "host: satellite.example.com" in run_cli("logs", example, "--format", "markdown").stdout
     assert "<p>host: satellite.example.com</p>" in run_cli("logs", example, "--format", "html").stdout
     assert '"host": "satellite.example.com"' in run_cli("logs", example, "--format", "json").stdout
+
+
+def test_every_format_ends_with_what_next() -> None:
+    text = run_cli("logs", *LOGS).stdout.splitlines()
+    at = text.index("WHAT NEXT")
+    assert text[at + 2].startswith("  1. Run `foretune audit` on the box or its sosreport")
+    assert text[-1] == "  3. After a change, compare a day before with a day after: `foretune logs --compare --window BEFORE --window AFTER`."
+    md = run_cli("logs", *LOGS, "--format", "markdown").stdout
+    assert md.rstrip().endswith("3. After a change, compare a day before with a day after: "
+                                "`foretune logs --compare --window BEFORE --window AFTER`.")
+    quiet = run_cli("logs", str(FIXTURES / "production-rails7.log")).stdout.splitlines()
+    assert quiet[quiet.index("WHAT NEXT") + 2].startswith("  1. After a change, compare")  # no incident to audit

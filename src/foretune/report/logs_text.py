@@ -175,6 +175,27 @@ def _report(out: Out, r: dict[str, Any], title: bool = True) -> None:
                 out.lines += [f"- {md_text(p)}", ""]
             else:
                 out.say(p)
+    out.head("What next")
+    for n, step in enumerate(what_next(r), 1):
+        if out.md:
+            from foretune.report.markdown import with_code  # start-up: loads for markdown only
+
+            out.lines.append(f"{n}. {with_code(step)}")
+        else:
+            out.say(f"{n}. {step}")
+
+
+def what_next(r: dict[str, Any]) -> list[str]:
+    """The closing steps: audit what the incidents point to, log more, compare after a change."""
+    steps = []
+    if r["incidents"]:
+        steps.append("Run `foretune audit` on the box or its sosreport: the rules the verdict names judge the settings "
+                     "behind these incidents and give their fixes.")
+    if r["suggestions"]:
+        steps.append("Make the logging changes above, so the next report sees more.")
+    steps.append("After a change, compare a day before with a day after: `foretune logs --compare --window "
+                 "BEFORE --window AFTER`.")
+    return steps
 
 
 # what an incident kind asks of the admin: the audit rules that judge it (they read the same logs) and the setting
