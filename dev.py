@@ -4,6 +4,8 @@
     python3 dev.py demo     set up and audit the bundled example sosreport
     python3 dev.py test     set up (incl. fio, PostgreSQL, Chromium) and run lint, types, the golden-commit check and
                             tests (pytest arguments pass through, e.g. -m "not slow" for a quick run)
+    python3 dev.py guides   run only the guide-quote checks (pytest -m needs_guides); needs the guide texts
+                            (../shared/seeds or FORETUNE_SEEDS); CI's second step after `test` on a plain clone
     python3 dev.py zipapp   build dist/foretune.pyz (runs with a bare python3)
     python3 dev.py docs     regenerate docs/cli-reference.md, the man page docs/foretune.1 and docs/rules/
     python3 dev.py lab      start the lab (Apache, Puma, PostgreSQL, mosquitto on 127.0.0.1) for `foretune load`
@@ -179,6 +181,17 @@ def cmd_test() -> int:
 GUIDES_ABSENT = "guide-quote checks not run: guide texts absent; see docs/development.md"
 
 
+def cmd_guides() -> int:
+    """The tests that need the guide texts, alone; refused in one line where the texts are absent."""
+    if not guide_texts_present():
+        print("dev.py guides: the guide texts are absent (../shared/seeds, or set FORETUNE_SEEDS); see docs/development.md",
+              file=sys.stderr)
+        return 2
+    ensure_venv("[dev]")
+    return sh(BIN / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "needs_guides", *sys.argv[2:],
+              check=False)
+
+
 def guide_texts_present() -> bool:
     """Whether the vendor guide texts the citation tests compare quotes with are beside the repository."""
     sys.path.insert(0, str(ROOT))
@@ -223,7 +236,7 @@ def cmd_fuzz() -> int:
 
 
 def main() -> int:
-    commands = {"demo": cmd_demo, "test": cmd_test, "zipapp": cmd_zipapp, "docs": cmd_docs, "lab": cmd_lab,
+    commands = {"demo": cmd_demo, "test": cmd_test, "zipapp": cmd_zipapp, "docs": cmd_docs, "lab": cmd_lab, "guides": cmd_guides,
                 "fuzz": cmd_fuzz}
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         print(__doc__)

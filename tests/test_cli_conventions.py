@@ -100,7 +100,7 @@ def test_output_extension_picks_the_format(tmp_path: Path) -> None:
 
 
 def test_an_extension_without_a_format_is_refused(tmp_path: Path) -> None:
-    for argv, name in ((PLAN, "plan.html"), (("audit", EXAMPLE), "audit.pdf"), (("rules", "list"), "rules.yaml")):
+    for argv, name in ((PLAN, "plan.pdf"), (("audit", EXAMPLE), "audit.pdf"), (("rules", "list"), "rules.yaml")):
         target = tmp_path / name
         result = run_cli(*argv, "--output", str(target))
         assert result.status == 2 and result.stdout == "" and not target.exists(), result.stderr
@@ -215,7 +215,19 @@ def test_zsh_completion_is_a_compdef_for_every_command() -> None:
     assert result.stdout.startswith("#compdef foretune")
     for name in COMMANDS:
         assert f"_shtab_foretune_{name.replace('-', '_')}" in result.stdout, name
-    assert run_cli("completion", "fish").status == 2
+    assert run_cli("completion", "tcsh").status == 2
+
+
+def test_fish_completion_completes_every_command_and_the_product_choices() -> None:
+    from foretune.cli import COMMANDS
+
+    result = run_cli("completion", "fish")
+    assert result.status == 0
+    lines = result.stdout.splitlines()
+    for name in COMMANDS:
+        assert any(line.startswith("complete -c foretune ") and f" -a {name} " in line for line in lines), name
+    assert ("complete -c foretune -n '_shtab_foretune_using plan' -l product -xka \"foreman satellite orcharhino\" "
+            "-d product") in lines
 
 
 def test_completion_without_shtab_is_one_line() -> None:

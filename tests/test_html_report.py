@@ -1,7 +1,7 @@
 """The HTML audit report in headless Chromium: no console errors, no network, light/dark/print screenshots
 against reviewed references, readable at 400 px, copy buttons that degrade, and a PDF with every fix.
 
-References live in tests/fixtures/html/. After a deliberate change of the report's look, rewrite them with
+References live in docs/screenshots/ (they double as the reports' pictures in the docs). After a deliberate change of the report's look, rewrite them with
 ``FORETUNE_UPDATE_SCREENSHOTS=1 .venv/bin/python -m pytest tests/test_html_report.py`` and look at each one
 before committing it.
 """
@@ -23,7 +23,7 @@ from tests.conftest import REPO, run_cli
 from tests.support.chromium import chromium, click_copy_buttons, open_page
 
 EXAMPLE = "examples/sosreport-satellite-6.15-mistuned"
-REFERENCES = REPO / "tests" / "fixtures" / "html"
+REFERENCES = REPO / "docs" / "screenshots"
 FIXED_TIME = "1700000000"  # 2023-11-14 22:13 UTC
 TEST_VERSION = "0.0.0-test"
 
@@ -52,10 +52,14 @@ def audit_json() -> dict[str, object]:
 def test_header_names_host_date_product_profile_version_and_time(report: Path) -> None:
     html = report.read_text(encoding="utf-8")
     assert "<dt>Host</dt><dd>satellite.example.com</dd>" in html
-    assert "<dt>Data taken</dt><dd>2024-02-12 10:14 (sosreport examples/sosreport-satellite-6.15-mistuned)</dd>" in html
+    assert "<dt>Collected</dt><dd>2024-02-12 10:14 (sosreport examples/sosreport-satellite-6.15-mistuned)</dd>" in html
     assert "<dt>Product</dt><dd>Satellite 6.15 (Foreman 3.9), server</dd>" in html
-    assert ("<dt>Sized for</dt><dd>default profile (declared: the installer&#39;s tuning fact), 15120 managed hosts "
-            "(counted in var/lib/foreman-maintain/satellite_metrics.yml), 63.8 GiB RAM</dd>") in html
+    assert ("<dt>Managed hosts</dt><dd>15120 managed hosts (counted in var/lib/foreman-maintain/satellite_metrics.yml); "
+            "63.8 GiB RAM</dd>") in html
+    # the declared profile, and the one 15120 hosts need (large: 10001-20000 hosts in the guide's table)
+    assert ("<dt>Profile</dt><dd>default (declared: the installer&#39;s tuning fact); 15120 hosts need the large "
+            "profile</dd>") in html
+    assert "plan profile" not in html.lower() and "epoch" not in html.lower()
     assert f"<dt>Generated</dt><dd>2023-11-14 22:13 UTC by foretune {TEST_VERSION}</dd>" in html
 
 
@@ -79,7 +83,10 @@ def test_citations_link_where_a_public_address_exists(report: Path) -> None:
 
 def test_charts_show_the_budgets_and_the_findings(report: Path) -> None:
     html = report.read_text(encoding="utf-8")
-    assert html.count('<svg class="chart"') == 3
+    assert html.count('<svg class="chart"') == 4
+    # measured (the example's meminfo): MemTotal 66924544 kB = 63.8 GiB, MemAvailable 2621440 kB, so 64303104 kB =
+    # 61.3 GiB in use; SwapTotal 4194300 - SwapFree 2621436 = 1572864 kB = 1.5 GiB of swap in use
+    assert "62.8 GiB of 63.8 GiB RAM; in use (RAM less MemAvailable) 61.3 GiB; swap in use 1.5 GiB" in html
     # memory: the plan's items against MemTotal (63.8 GiB in the example's meminfo). The plan keeps the declared
     # default profile: OS floor 1.5 + httpd 64 event children 0.7 + Puma 6 workers x 1 GiB + Sidekiq 4 workers 2.8 +
     # orchestrator 0.4 + PostgreSQL 2 GiB shared_buffers and 217 backends 3.06 + Candlepin -Xms 1 GiB .. -Xmx 4 GiB 3.0 +
@@ -109,20 +116,16 @@ def _compare(name: str, png: bytes) -> None:
     assert changed < 0.01, f"{name}: {changed:.2%} of pixels differ from {reference.name}"
 
 
-@pytest.mark.parametrize(("scheme", "media"), [("light", "screen"), ("dark", "screen"), ("light", "print")])
-def test_screenshots_match_the_reviewed_references(report: Path, scheme: str, media: str) -> None:
-    page = open_page(report, width=1000, height=1400, scheme=scheme, media=media, screenshot=True,
-                     evaluate={"background": "getComputedStyle(document.body).backgroundColor"})
+@pytest.mark.parametrize(("width", "scheme", "media"), [(1400, "light", "screen"), (1400, "dark", "screen"),
+                                                      (400, "light", "screen"), (400, "dark", "screen"), (1400, "light", "print")])
+def test_screenshots_match_the_reviewed_references(report: Path, width: int, scheme: str, media: str) -> None:
+    page = open_page(report, width=width, height=1400, scheme=scheme, media=media, screenshot=True,
+                     evaluate={"background": "getComputedStyle(document.body).backgroundColor",
+                               "width": "document.documentElement.scrollWidth"})
     assert page.console_errors == []
     assert page.values["background"] == ("rgb(21, 25, 29)" if (scheme, media) == ("dark", "screen") else "rgb(255, 255, 255)")
-    _compare(f"audit-{scheme}-{media}", page.screenshot)
-
-
-def test_narrow_screen_needs_no_sideways_scrolling(report: Path) -> None:
-    page = open_page(report, width=400, screenshot=True, height=1200,
-                     evaluate={"width": "document.documentElement.scrollWidth"})
-    assert page.values["width"] <= 400
-    _compare("audit-light-400px", page.screenshot)
+    assert page.values["width"] <= width  # no sideways scrolling, 400 px included
+    _compare(f"audit-{scheme}-{media}-{width}", page.screenshot)
 
 
 def test_print_opens_every_rule_without_javascript(report: Path) -> None:
@@ -136,20 +139,21 @@ def test_print_opens_every_rule_without_javascript(report: Path) -> None:
 
 
 def test_copy_buttons_appear_only_with_javascript(report: Path) -> None:
-    fixes = sum(len(f["fixes"]) for f in audit_json()["findings"])  # type: ignore[union-attr,arg-type]
     visible = "[...document.querySelectorAll('button.copy')].filter(b => !b.hidden).length"
     count = "document.querySelectorAll('button.copy').length"
-    with_js = open_page(report, evaluate={"visible": visible, "count": count})
-    assert with_js.values["count"] == fixes > 0 and with_js.values["visible"] == fixes
+    apache = "document.querySelectorAll('#apache-workers-over-limit button.copy').length"
+    with_js = open_page(report, evaluate={"visible": visible, "count": count, "apache": apache})
+    assert with_js.values["count"] > 0 and with_js.values["visible"] == with_js.values["count"]
+    assert with_js.values["apache"] == 1  # two hiera keys, one snippet, one button
     without = open_page(report, javascript=False, evaluate={"visible": visible, "pre": "document.querySelectorAll('pre').length"})
-    assert without.values["visible"] == 0 and without.values["pre"] == fixes
+    assert without.values["visible"] == 0 and without.values["pre"] == with_js.values["count"]
     assert with_js.console_errors == [] and without.console_errors == []
 
 
-COPIED = [  # the fixes as the example's report writes them
+COPIED = [  # the fixes as the example's report writes them: one snippet per file, the file named first
     ("#thp-enabled div.fix:nth-of-type(2) button.copy", "echo never > /sys/kernel/mm/transparent_hugepage/enabled"),
-    ("#apache-workers-over-limit div.fix:nth-of-type(1) button.copy", "apache::mod::event::serverlimit: 64"),
-    ("#apache-workers-over-limit div.fix:nth-of-type(2) button.copy", "apache::mod::event::maxrequestworkers: 1024"),
+    ("#apache-workers-over-limit div.fix:nth-of-type(1) button.copy",
+     "# /etc/foreman-installer/custom-hiera.yaml\napache::mod::event::serverlimit: 64\napache::mod::event::maxrequestworkers: 1024"),
 ]
 
 
@@ -200,3 +204,27 @@ def test_logs_report_needs_no_sideways_scrolling(tmp_path: Path) -> None:
     for width in (400, 1000):
         shown = open_page(page, width=width, evaluate={"width": "document.documentElement.scrollWidth"})
         assert shown.values["width"] <= width
+
+
+@pytest.mark.parametrize(("lang", "size"), [("de_DE.UTF-8", "A4"), ("en_GB.UTF-8", "A4"), ("en_US.UTF-8", "letter")])
+def test_print_page_size_follows_the_locale(lang: str, size: str) -> None:
+    html = run_cli("audit", EXAMPLE, "--format", "html", environ={"LANG": lang}).stdout
+    assert f"@page{{size:{size}}}" in html
+    plan = run_cli("plan", "--product", "satellite", "--version", "6.15", "--hosts", "12000", "--cpus", "16", "--ram", "64G",
+                   "--format", "html", environ={"LC_PAPER": lang}).stdout
+    assert f"@page{{size:{size}}}" in plan
+
+
+def test_no_locale_leaves_the_page_size_to_the_browser(report: Path) -> None:
+    assert "@page{size:" not in report.read_text(encoding="utf-8")
+
+
+def test_findings_only_print_leaves_out_the_passed_rules_and_charts(report: Path) -> None:
+    shown = "getComputedStyle(document.querySelector('.rest')).display + ' ' + getComputedStyle(document.querySelector('.charts')).display"
+    tick = "document.getElementById('findings-only').checked = true; " + shown
+    assert open_page(report, media="print", evaluate={"all": shown}).values["all"] == "block grid"
+    only = open_page(report, media="print", evaluate={"only": tick}).values["only"]
+    assert only == "none none"
+    problems = "getComputedStyle(document.getElementById('what-next')).display"
+    assert open_page(report, media="print", evaluate={"next": "document.getElementById('findings-only').checked = true; "
+                                                              + problems}).values["next"] == "block"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -77,7 +78,11 @@ def test_warns_about_stale_and_locking_keys(tmp_path: Path) -> None:
     _, result = render(tmp_path)
     err = result.stderr  # type: ignore[attr-defined]
     assert "stale key postgresql::server::config_entries/checkpoint_segments" in err
-    assert "locks out later --tuning changes" in err
+    locking = [line for line in err.splitlines() if "lock out later --tuning changes" in line]
+    assert len(locking) == 1  # one line, every key listed
+    # the file's max_connections and the plan's work_mem: both keys of the installer's tuning profiles (puma workers are not)
+    assert locking[0].endswith(": 2 keys are also set by the tuning profiles and lock out later --tuning changes: "
+                               "postgresql::server::config_entries/max_connections, postgresql::server::config_entries/work_mem")
 
 
 def test_passenger_keys_are_stale_on_puma_versions(tmp_path: Path) -> None:
@@ -139,3 +144,20 @@ def test_merge_round_trip(existing: tuple[str, dict[str, object]], updates: dict
     comments = [line for line in text.splitlines() if line.startswith("#")]
     assert all(c in merged.splitlines() for c in comments)
     assert merge_text(merged, values) == merged  # idempotent
+
+
+@pytest.mark.parametrize("prefer", ["site", "foretune"])
+def test_an_alias_equal_to_the_recommendation_stays_an_alias(tmp_path: Path, prefer: str) -> None:
+    text = ("---\nthreads: &threads 16\nforeman::foreman_service_puma_threads_max: *threads\n"
+            "foreman::foreman_service_puma_threads_min: *threads\n")
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text(text, encoding="utf-8")
+    # 16/16 threads is the plan's value for this box (the guides' 16 threads with every profile)
+    result = run_cli("render", *PLAN, "--merge-into", str(target), "--prefer", prefer, "--write")
+    assert result.status == 0, result.stderr
+    merged = target.read_text(encoding="utf-8")
+    assert merged.startswith(text)  # the anchor and both aliases as they were, the new keys after them
+    assert "foreman_service_puma_threads_max: 16" not in merged
+    one = [line for line in result.stderr.splitlines() if "out later --tuning changes" in line]
+    assert one and one[0].endswith(": 1 key is also set by the tuning profiles and locks out later --tuning changes: "
+                                   "postgresql::server::config_entries/work_mem")

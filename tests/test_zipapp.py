@@ -31,7 +31,7 @@ def test_zipapp_plans_from_bundled_data(tmp_path: Path) -> None:
     example = str(REPO / "examples" / "sosreport-satellite-6.15-mistuned")
     html = subprocess.run([*run, "audit", example, "--format", "html"], capture_output=True, text=True)
     assert html.returncode == 1, html.stderr
-    assert html.stdout.startswith("<!DOCTYPE html>") and html.stdout.count('<svg class="chart"') == 3
+    assert html.stdout.startswith("<!DOCTYPE html>") and html.stdout.count('<svg class="chart"') == 4  # the plan's memory, the measured memory, connections, findings
     table = subprocess.run([*run, "plan", "--product", "satellite", "--version", "6.15", "--hosts", "8000", "--cpus", "8",
                             "--ram", "32G", "--color", "always"], capture_output=True, text=True, check=True)
     assert "\x1b[" in table.stdout and "PostgreSQL connection budget" in table.stdout
@@ -95,6 +95,9 @@ def test_zipapp_refuses_an_old_python_in_one_line(tmp_path: Path, version: tuple
     lines = done.stderr.splitlines()
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith(f"foretune: error: needs Python 3.9 or newer, this is Python {version[0]}.{version[1]} (")
+    # it cannot run `foretune collector` itself: it says where to make the collector and what to do with it
+    assert lines[0].endswith("make the collector on a machine that has one (`python3 foretune.pyz collector > "
+                             "foretune-collect.py`), run it here with this Python and audit its snapshot there")
 
 
 def _build(tmp_path: Path) -> Path:

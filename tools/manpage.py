@@ -88,6 +88,11 @@ def render(root: argparse.ArgumentParser, version: str) -> str:
     out += [".SH OPTIONS", *options(root), ".SH \"COMMAND OPTIONS\""]
     for name, sub, _ in commands:
         out += section(sub, f"foretune {name}")
+    examples = [line.strip() for line in epilog.split("examples:", 1)[1].split("\n\n", 1)[0].splitlines() if line.strip()] \
+        if "examples:" in epilog else []
+    examples += [sub.epilog.split("example:", 1)[1].strip() for _, sub, _ in commands if sub.epilog and "example:" in sub.epilog]
+    if examples:  # the root's, then one per command, in the order of COMMANDS
+        out += [".SH EXAMPLES", ".nf", *(escape(" ".join(line.split())) for line in dict.fromkeys(examples)), ".fi"]
     if environment:
         out += [".SH ENVIRONMENT", ".nf", *(escape(line.rstrip()) for line in textwrap.dedent(environment).strip("\n").splitlines()), ".fi"]
     if status:

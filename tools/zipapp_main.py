@@ -11,7 +11,8 @@ MINIMUM = (3, 9)
 if sys.version_info[:2] < MINIMUM:
     sys.stderr.write(
         "foretune: error: needs Python %d.%d or newer, this is Python %d.%d (%s); on RHEL 7 or 8 without "
-        "a newer python3, collect with the collector instead (see `foretune collector --help`)\n"
+        "a newer python3, make the collector on a machine that has one (`python3 foretune.pyz collector > "
+        "foretune-collect.py`), run it here with this Python and audit its snapshot there\n"
         % (MINIMUM[0], MINIMUM[1], sys.version_info[0], sys.version_info[1], sys.executable or "python"))
     sys.exit(2)
 

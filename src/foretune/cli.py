@@ -40,7 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "load": ("load", "put registration, content, API or pull-REX load on a server and measure it per step"),
     "db-size": ("db_size", "report the largest tables of the foreman, candlepin and pulpcore databases"),
     "collector": ("collector", "print a one-file collector for servers with only Python 2.7 or 3.6 (RHEL 7/8)"),
-    "completion": ("completion", "print a bash or zsh completion script"),
+    "completion": ("completion", "print a bash, zsh or fish completion script"),
 }
 
 EPILOG = """\

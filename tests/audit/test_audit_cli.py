@@ -13,6 +13,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from foretune.audit.context import build_context
+from foretune.audit.model import Report
+from foretune.audit.runner import run_all
+from foretune.facts import read_source
+from foretune.report.data import report_dict
+from foretune.rules.registry import all_rules
 from tests.conftest import REPO, run_cli
 
 EXAMPLE = str(REPO / "examples" / "sosreport-satellite-6.15-mistuned")
@@ -161,19 +167,29 @@ def test_keepalive_evidence_is_the_line_that_wins() -> None:
         ("etc/httpd/conf.d/05-foreman-ssl.conf", "MaxKeepAliveRequests 100")]
 
 
-def test_text_report_groups_by_component_without_colour_off_a_tty() -> None:
+def test_text_report_gives_the_verdict_first_and_what_next_last_without_colour_off_a_tty() -> None:
     out = run_cli("audit", EXAMPLE).stdout
-    headers = re.findall(r"^== (\S+)$", out, flags=re.M)
-    assert headers == sorted(headers) and len(headers) == len(set(headers)) >= 8
+    headers = re.findall(r"^== (.+)$", out, flags=re.M)
+    # the example's 27 findings: 2 high, 15 medium, 10 low, each severity once, worst first, then what next
+    assert headers == ["high (2)", "medium (15)", "low (10)", "What next"]
     assert "\033[" not in out
+    lines = out.splitlines()
+    verdict = next(i for i, line in enumerate(lines) if line.startswith("Verdict: "))
+    assert lines[verdict] == "Verdict: 27 problems to fix, the worst high (2 high, 15 medium, 10 low)"
+    assert lines[verdict + 1].split() == ["HIGH", "memory-budget-over-ram,", "swap-in-use"]
+    assert verdict < lines.index("== high (2)") < lines.index("== What next")
     assert out.rstrip().splitlines()[-1].startswith("summary: 27 findings")
 
 
 def test_markdown_report_is_a_table_for_tickets() -> None:
     out = run_cli("audit", EXAMPLE, "--format", "markdown").stdout
-    assert out.startswith("# foretune audit")
-    assert "| severity | rule | finding | current | recommended |" in out
+    assert out.startswith("# foretune audit: satellite.example.com\n")
+    assert "## Verdict: 27 problems to fix, the worst high (2 high, 15 medium, 10 low)" in out
+    assert "- **high**: `memory-budget-over-ram`, `swap-in-use`" in out
+    assert "| severity | rule | component | finding | current | recommended |" in out
     assert "`pg-max-connections-below-budget`" in out
+    assert out.index("## Verdict") < out.index("| severity |") < out.index("## What next")
+    assert "\n1. Write every fix as one set: `foretune audit " in out
 
 
 def test_output_file_is_written_and_stdout_stays_empty(tmp_path: Path) -> None:
@@ -199,7 +215,8 @@ def test_html_report_renders_in_a_real_browser(tmp_path: Path) -> None:
     dom = subprocess.run([chromium(), *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert "Uncaught" not in dom.stderr
-    assert re.search(r'<p id="summary"><strong>27 findings \(2 high, 15 medium, 10 low\)', dom.stdout)
+    assert '<h2 id="verdict">Verdict: 27 problems to fix, the worst high (2 high, 15 medium, 10 low)</h2>' in dom.stdout
+    assert '<p id="summary">27 findings (2 high, 15 medium, 10 low), 18 passed, 38 skipped' in dom.stdout
     for rule in failing_ids(audit_json()):
         assert f'id="{rule}"' in dom.stdout
     shot = tmp_path / "audit.png"
@@ -249,12 +266,14 @@ def test_plan_from_the_example_uses_its_hardware_and_version() -> None:
 
 @pytest.mark.live
 def test_live_audit_of_this_machine_completes_with_reasoned_skips() -> None:
-    """The test machine is not a Foreman server: product rules skip and say why; OS rules still run."""
-    result = run_cli("audit", "--format", "json", "--fail-on", "critical")
-    assert result.status == 0, result.stderr
-    data = json.loads(result.stdout)
+    """The test machine is not a Foreman server: `audit` refuses it in one line (test below), but the rules still run on
+    its live facts: product rules skip and say why; OS rules reach this box's own verdict."""
+    facts = read_source(None)
+    ctx, notes = build_context(facts)
+    report = Report(facts.source_label, facts.source_kind, None, ctx.role, ctx.hosts, None, run_all(all_rules(), ctx), notes)
+    data = report_dict(report)
     jsonschema.validate(data, json.loads(SCHEMA.read_text(encoding="utf-8")))
-    assert data["source"]["kind"] == "live" and data["release"] is None
+    assert data["source"]["kind"] == "live" and ctx.release is None
     by_rule = {f["rule"]: f for f in data["findings"]}
     assert by_rule["puma-workers-outside-range"]["status"] == "skip"
     assert "no Foreman, Satellite, orcharhino or Capsule packages" in by_rule["puma-workers-outside-range"]["message"]
@@ -284,10 +303,28 @@ def test_live_audit_of_this_machine_completes_with_reasoned_skips() -> None:
 
 @pytest.mark.live
 def test_live_source_word_reads_this_host_as_facts_and_plan_do() -> None:
+    product = json.loads(run_cli("facts", "live", "--format", "json").stdout)["facts"].get("product", {}).get("value")
     result = run_cli("audit", "live", "--format", "json", "--fail-on", "critical", "--select", "swap-in-use")
+    if not product:  # a machine without Foreman (a CI runner): one line that says so and points to a sosreport
+        assert (result.status, result.stdout) == (2, "")
+        assert result.stderr == ("foretune: error: no Foreman, Satellite, orcharhino or Capsule on this host (none of their "
+                                 "packages is installed): nothing to audit; run `sos report` on the server or Capsule and "
+                                 "audit that: foretune audit sosreport-HOST.tar.xz\n")
+        return
     assert result.status == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["source"] == {"kind": "live", "label": "this host"}
+
+
+def test_a_sosreport_without_foreman_is_refused_in_one_line(tmp_path: Path) -> None:
+    sos = tmp_path / "sosreport-web01"
+    (sos / "sos_commands").mkdir(parents=True)
+    (sos / "version.txt").write_text("sosreport: 4.6\n", encoding="utf-8")
+    (sos / "installed-rpms").write_text("bash-5.1.8-6.el9.x86_64\n", encoding="utf-8")
+    result = run_cli("audit", str(sos))
+    assert (result.status, result.stdout) == (2, "")
+    assert result.stderr == (f"foretune: error: no Foreman, Satellite, orcharhino or Capsule packages in {sos}: nothing to "
+                             "audit; is it a sosreport of the server or Capsule (`sos report` run there)?\n")
 
 
 # --- benchmark results as audit input ----------------------------------------------------------------

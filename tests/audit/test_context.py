@@ -73,13 +73,14 @@ def test_a_finding_on_an_assumed_host_count_says_so_and_stays_at_medium() -> Non
 
 def test_report_header_names_host_figure_and_profile_with_reasons() -> None:
     out = run_cli("audit", str(SOS / "satellite-6.2"), "--fail-on", "critical").stdout
-    head = out.splitlines()[:4]
-    assert "host figure: 10000 (assumed: upper end of the medium profile's range (5001-10000 hosts)" in head[2]
-    assert head[3].startswith("profile: medium (hardware:") and "no --tuning profiles" in head[3]
-    capsule = run_cli("audit", str(SOS / "capsule-6.15-pull-rex"), "--fail-on", "critical").stdout.splitlines()[:4]
-    assert capsule[2] == ("host figure: 10000 (assumed: upper end of the medium profile's range (5001-10000 hosts) "
+    head = out.splitlines()[:6]
+    assert head[4] == ("Hosts     10000 managed hosts (assumed: upper end of the medium profile's range (5001-10000 hosts); "
+                       "the source has no host count)")
+    assert head[5].startswith("Profile   medium (hardware:") and "no --tuning profiles" in head[5]
+    capsule = run_cli("audit", str(SOS / "capsule-6.15-pull-rex"), "--fail-on", "critical").stdout.splitlines()[:6]
+    assert capsule[4] == ("Hosts     10000 managed hosts (assumed: upper end of the medium profile's range (5001-10000 hosts) "
                           "(the largest size whose recommended hardware this Capsule meets); the source has no host count)")
-    assert capsule[3].startswith("profile: default (Capsules have no tuning profiles")
+    assert capsule[5].startswith("Profile   default (Capsules have no tuning profiles")
     data = json.loads(run_cli("audit", str(SOS / "satellite-6.9"), "--format", "json", "--fail-on", "critical").stdout)
     assert (data["hosts"], data["profile"]) == (2150, "medium")
     assert data["hosts_basis"] == "counted in var/lib/foreman-maintain/satellite_metrics.yml"

@@ -302,7 +302,8 @@ def test_log_text_is_shown_literally_in_markdown_and_html(tmp_path: Path) -> Non
 def test_html_is_the_markdown_rendered_with_charts_under_their_heading() -> None:
     code, html, err = run("logs", str(FIX / "common_duration_access_ssl.log"), "--format", "html")
     assert code == 0, err
-    assert "<h1>foretune logs — " in html and "common_duration_access_ssl.log</h1>\n<p>1 file, 3 lines read; every line understood</p>" in html
+    assert "<h1>foretune logs — " in html and "common_duration_access_ssl.log</h1>\n<p class=\"meta-line\">Generated " in html
+    assert "</p>\n<p>1 file, 3 lines read; every line understood</p>" in html
     heading = "<h2>Apache access log: common_duration_access_ssl.log</h2>\n"
     assert html.count(heading + '<div class="chart"><svg') == 1
     assert html.count('<div class="chart">') == 2  # status per minute and top endpoints, both under that heading

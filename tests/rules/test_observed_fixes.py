@@ -27,4 +27,7 @@ def test_open_files_exhausted_never_lowers_the_limit() -> None:
     outcome = _outcome("open-files-exhausted", "fail-limit-above-plan")
     assert outcome.current == 1000000
     assert outcome.recommended == "a higher LimitNOFILE for httpd than 1000000"
-    assert outcome.fixes == ()
+    # no limit to set (the plan's is lower): advice to find the holder first, naming the drop-in directory
+    assert [(f.kind, f.target) for f in outcome.fixes] == [("advice", "httpd")]
+    assert str(outcome.fixes[0].value).endswith("before raising LimitNOFILE further in a drop-in under "
+                                               "/etc/systemd/system/httpd.service.d/")

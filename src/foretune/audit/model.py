@@ -53,6 +53,8 @@ class Report:
     memory_budget: tuple[tuple[str, int], ...] = ()  # (component, bytes) from the plan
     connection_budget: tuple[tuple[str, int], ...] = ()  # (consumer, connections) from the plan
     max_connections: int | None = None  # PostgreSQL max_connections in force
+    available_bytes: int | None = None  # measured MemAvailable
+    swap_used_bytes: int | None = None  # measured swap in use (SwapTotal - SwapFree)
 
     def context_lines(self) -> list[str]:
         """The header's account of the host figure and the profile used, and why."""

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from foretune.cli import new_parser
 from foretune.commands._options import add_output, emit, output_format, positive
 from foretune.env import ExitStatus
-from foretune.errors import UsageError
+from foretune.errors import InputError, UsageError
 
 if TYPE_CHECKING:
     from foretune.audit.waivers import Waiver
@@ -75,6 +75,16 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     source = None if args.source in (None, "live") else args.source
     with env.read_progress(source) as progress:
         facts = read_source(source, hosts=args.hosts, progress=progress)
+    if not facts.value("product"):
+        if source is not None:  # a damaged archive says so first; on this host the warnings would only bury the line
+            for problem in facts.problems:
+                env.warn(problem)
+        raise InputError(
+            "no Foreman, Satellite, orcharhino or Capsule on this host (none of their packages is installed): nothing "
+            "to audit; run `sos report` on the server or Capsule and audit that: foretune audit sosreport-HOST.tar.xz"
+            if source is None else
+            f"no Foreman, Satellite, orcharhino or Capsule packages in {facts.source_label}: nothing to audit; is it a "
+            "sosreport of the server or Capsule (`sos report` run there)?")
     for problem in facts.problems:
         env.warn(problem)
     ctx, notes = build_context(facts, hosts=args.hosts, bench=bench)
@@ -95,6 +105,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                     memory_budget=tuple((m.component, m.bytes) for m in ctx.plan.memory) if ctx.plan else (),
                     connection_budget=tuple(running_budget_parts(ctx)) if ctx.plan and ctx.role == "server" else (),
                     max_connections=int(pg_max) if pg_max.isdigit() else None,
+                    available_bytes=(facts.value("memory_pressure") or {}).get("available_bytes"),
+                    swap_used_bytes=(facts.value("swap") or {}).get("used_bytes"),
                     hosts_basis=ctx.host_figure.reason if ctx.host_figure else None,
                     profile_basis=ctx.profile_reason or None)
     report = redacted(report)
@@ -119,7 +131,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         text = outputs.bundle(fixed, existing, changes)["custom-hiera.yaml"]
     else:
         text = render(report, fmt, color=env.color and not args.output, verbose=args.verbose,
-                      width=None if args.output else env.width, generated=_generated(env))
+                      width=None if args.output else env.width, generated=_generated(env), paper=_paper(env))
     emit(args, env, text, report.summary())
     errors = [f for f in report.findings if f.status == Status.ERROR]
     if errors:  # a rule crashed: the report stands, but the exit status must not read as "findings"
@@ -189,6 +201,13 @@ def _plan_after_profile_change(report: Any, facts: Any, hosts: int | None) -> An
     return None
 
 
+def _paper(env: Environment) -> str | None:
+    """The print page size the locale names (A4 or letter), for the HTML reports."""
+    from foretune.report.page import paper_size  # start-up: only for a report
+
+    return paper_size(env.environ)
+
+
 def _generated(env: Environment) -> str:
     """Generation time for report headers; SOURCE_DATE_EPOCH fixes it for reproducible reports."""
     import datetime  # start-up: loads only when a report is dated
@@ -200,7 +219,7 @@ def _generated(env: Environment) -> str:
 
 
 def render(report: object, fmt: str, *, color: bool, verbose: bool, width: int | None = None,
-           generated: str | None = None) -> str:
+           generated: str | None = None, paper: str | None = None) -> str:
     from foretune.audit.model import Report  # start-up: only for an `audit` run, not --help
 
     assert isinstance(report, Report)
@@ -211,7 +230,7 @@ def render(report: object, fmt: str, *, color: bool, verbose: bool, width: int |
     if fmt == "html":
         from foretune.report import html  # start-up: jinja2 and the HTML report load only for --format html
 
-        return html.render(report, generated=generated)
+        return html.render(report, generated=generated, paper=paper)
     if fmt == "markdown":
         from foretune.report import markdown  # start-up: each report format loads only when chosen
 

@@ -1,4 +1,4 @@
-"""``foretune completion bash|zsh``: a shell completion script generated from the real parsers (via shtab)."""
+"""``foretune completion bash|zsh|fish``: a shell completion script generated from the real parsers (via shtab)."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from foretune.errors import UsageError
 if TYPE_CHECKING:
     from foretune.env import Environment
 
-SHELLS = ("bash", "zsh")
+SHELLS = ("bash", "zsh", "fish")
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
     parser = new_parser(prog, "Print a completion script for every command, option and choice. bash: save it as "
                         "~/.local/share/bash-completion/completions/foretune (or source it from ~/.bashrc); zsh: save "
-                        "it as _foretune in a directory on $fpath.",
+                        "it as _foretune in a directory on $fpath; fish: save it as ~/.config/fish/completions/foretune.fish.",
                         "foretune completion bash > ~/.local/share/bash-completion/completions/foretune")
     parser.add_argument("shell", choices=SHELLS, help="the shell to complete in")
     return parser

@@ -95,7 +95,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.host.redact import redact_data  # start-up: only for a `logs` run, not --help
 
     report = redact_data(report)  # every text the logs hold (request lines, messages) may carry a secret
-    text = render(report, output_format(args), color=env.color and not args.output, top=args.top)
+    from foretune.commands.audit import _generated, _paper  # start-up: only for a `logs` run, not --help
+
+    text = render(report, output_format(args), color=env.color and not args.output, top=args.top,
+                  width=None if args.output else env.width, generated=_generated(env),
+                  paper=_paper(env))
     emit(args, env, text)
     return ExitStatus.OK
 
@@ -155,8 +159,8 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
                          + (f" (the archive is {damage}; the logs may be in the missing part)" if damage else ""))
     # the archive's own damage matters here; unreadable configuration files do not
     problems = [p for p in facts.problems if ("truncated" in p or "corrupt" in p) and p not in found.problems]
-    return rendered(build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems,
-                          capacity_unknown=None if capacity else _no_puma(facts)))
+    return _with_host(rendered(build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems,
+                                     capacity_unknown=None if capacity else _no_puma(facts))), facts)
 
 
 def _snapshot(path: Path, window: Window, args: argparse.Namespace) -> dict[str, Any]:
@@ -176,8 +180,16 @@ def _snapshot(path: Path, window: Window, args: argparse.Namespace) -> dict[str,
     facts = read_source(str(path))
     capacity = args.puma_capacity or puma_capacity(facts.value("puma"))
     where = "--puma-capacity" if args.puma_capacity else ("puma fact (workers x threads_max)" if capacity else None)
-    return rendered(build(scan, source=label, capacity=capacity, capacity_from=where, problems=[],
-                          capacity_unknown=None if capacity else _no_puma(facts)))
+    return _with_host(rendered(build(scan, source=label, capacity=capacity, capacity_from=where, problems=[],
+                                     capacity_unknown=None if capacity else _no_puma(facts))), facts)
+
+
+def _with_host(report: dict[str, Any], facts: FactSet) -> dict[str, Any]:
+    """The report with the host name the source names (a sosreport's or snapshot's), for the report's header."""
+    host = facts.value("hostname")
+    if isinstance(host, str) and host:
+        report["host"] = host
+    return report
 
 
 def _no_puma(facts: FactSet) -> str | None:
@@ -230,7 +242,8 @@ def _done(progress: _Bar | None) -> None:
         progress.bar.clear()
 
 
-def render(report: dict[str, Any], fmt: str, *, color: bool, top: int) -> str:
+def render(report: dict[str, Any], fmt: str, *, color: bool, top: int, width: int | None = None, generated: str = "",
+           paper: str | None = None) -> str:
     import json  # start-up: json loads only for JSON input or output
 
     if fmt == "json":
@@ -238,7 +251,7 @@ def render(report: dict[str, Any], fmt: str, *, color: bool, top: int) -> str:
     if fmt == "html":
         from foretune.report import logs_html  # start-up: each report format loads only when chosen
 
-        return logs_html.render(report)
+        return logs_html.render(report, generated=generated, paper=paper)
     from foretune.report import logs_text  # start-up: each report format loads only when chosen
 
-    return logs_text.render(report, markdown=fmt == "markdown", color=color, top=top)
+    return logs_text.render(report, markdown=fmt == "markdown", color=color, top=top, width=width)

@@ -13,7 +13,7 @@ from foretune.errors import UsageError
 if TYPE_CHECKING:
     from foretune.env import Environment
 
-FORMATS = ("table", "json", "hiera", "installer")
+FORMATS = ("table", "json", "hiera", "installer", "markdown", "html")
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 
 
@@ -25,7 +25,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     add_plan_arguments(parser)
     out = parser.add_argument_group("output")
     add_output(out, FORMATS, "table", help="table (default), json (schema foretune-plan/1), hiera (custom-hiera fragment), "
-                                           "installer (command line); --output's extension (.json, .yaml, .sh, .txt) picks one")
+                                           "installer (command line), markdown (for a ticket), html (one self-contained page); --output's "
+                                           "extension (.json, .yaml, .sh, .txt, .md, .html) picks one")
+    out.add_argument("--changed-only", action="store_true",
+                     help="table: only the tunables foretune changes (fits 80 columns better)")
     out.add_argument("--explain", metavar="TUNABLE",
                      help="print the quote, the source and the arithmetic behind one tunable's value (e.g. puma.threads_max)")
     out.add_argument("--output-dir", metavar="DIR", help="write everything to apply into DIR (custom-hiera.yaml, installer.sh, "
@@ -137,10 +140,17 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         text = outputs.hiera_fragment(plan, changes)
     elif fmt == "installer":
         text = outputs.installer_command(plan, changes) + "\n"
+    elif fmt in ("markdown", "html"):
+        from foretune.commands.audit import _generated, _paper  # start-up: only for a plan report, not --help
+        from foretune.report import plan_report  # start-up: each report format loads only when chosen
+
+        text = (plan_report.markdown(plan, generated=_generated(env)) if fmt == "markdown"
+                else plan_report.html(plan, generated=_generated(env), paper=_paper(env)))
     else:
         from foretune.render import plan_table  # start-up: only for a `plan` run, not --help
 
-        text = plan_table.render(plan, color=env.color and not args.output, width=None if args.output else env.width)
+        text = plan_table.render(plan, color=env.color and not args.output, width=None if args.output else env.width,
+                                 changed_only=args.changed_only)
     emit(args, env, text)
     return _status(plan, args.fail_on)
 

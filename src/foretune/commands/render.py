@@ -114,8 +114,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if options or build.profile_change(changes):
         env.note("values with an installer option are not merged (custom-hiera would win over every later installer "
                  "flag for them); run: " + outputs.installer_command(plan, changes).replace(" \\\n  ", " "))
-    for note in locking_keys(plan.release, load_mapping(new, str(path))):
-        env.warn(f"{note.key}: {note.reason}")
+    locking = [note.key for note in locking_keys(plan.release, load_mapping(new, str(path)))]
+    if locking:  # one line for all of them: the reason is the same
+        one = len(locking) == 1
+        env.warn(f"{path}: {len(locking)} {'key is' if one else 'keys are'} also set by the tuning profiles and "
+                 f"{'locks' if one else 'lock'} out later --tuning changes: {', '.join(locking)}")
     diff = unified_diff(old, new, str(path))
     shown = unified_diff(redact_text(old), redact_text(new), str(path))  # the file keeps its secrets, the screen never sees them
     if diff and shown:

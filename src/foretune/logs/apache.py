@@ -20,6 +20,10 @@ TOP = 15
 MAX_KEYS = 100_000  # distinct clients/agents/endpoints kept before the rarest are pruned
 _ID = re.compile(r"/(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32,}|\d+)(?=/|$)")
 _NAMED = re.compile(r"/(pulp/(?:content|repos|isos)|pulp/api/v3/content/[^/]+/[^/]+|rhsm/consumers/[^/]+/certificates)/.+$")
+# a host's name in a path is an id too: Puppet's certname routes and Foreman's /hosts/<fqdn>
+_HOST = re.compile(r"/(puppet/v3/(?:node|catalog|facts|report|file_metadatas?)|puppet-ca/v1/certificate(?:_request|_status)?)/[^/]+"
+                   r"|/(hosts)/[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?=/|$)")
+_HOST_B = re.compile(_HOST.pattern.encode())
 _ID_B = re.compile(_ID.pattern.encode())
 _NAMED_B = re.compile(_NAMED.pattern.encode())
 # columns of a per-minute row
@@ -38,9 +42,12 @@ def normalise(path: str) -> str:
     '/api/v2/hosts/:id'
     >>> normalise("/pulp/content/Org/Library/rhel/Packages/b/bash.rpm")
     '/pulp/content/…'
+    >>> normalise("/puppet/v3/node/web01.example.com?environment=production"), normalise("/api/v2/hosts/web01.example.com/facts")
+    ('/puppet/v3/node/:host', '/api/v2/hosts/:host/facts')
     """
     path = path.split("?", 1)[0]
     path = _NAMED.sub(lambda m: f"/{m.group(1)}/…", path)
+    path = _HOST.sub(lambda m: f"/{m.group(1) or m.group(2)}/:host", path)
     return _ID.sub("/:id", path)
 
 
@@ -51,6 +58,8 @@ def _endpoint(request: bytes) -> bytes:
     b'GET /api/v2/hosts/:id'
     >>> _endpoint(b"GET https://admin:pw@sat.example.com/api/v2/hosts/7 HTTP/1.1")
     b'GET https://sat.example.com/api/v2/hosts/:id'
+    >>> _endpoint(b"POST /puppet/v3/catalog/web01.example.com?environment=production HTTP/1.1")
+    b'POST /puppet/v3/catalog/:host'
     """
     words = request.split(b" ")
     if len(words) < 2:
@@ -58,6 +67,7 @@ def _endpoint(request: bytes) -> bytes:
     path = _USERINFO_B.sub(rb"\1", words[1].split(b"?", 1)[0])
     if b"/pulp/" in path:
         path = _NAMED_B.sub(lambda m: b"/" + m.group(1) + "/…".encode(), path)
+    path = _HOST_B.sub(lambda m: b"/" + (m.group(1) or m.group(2)) + b"/:host", path)
     return words[0] + b" " + _ID_B.sub(b"/:id", path)
 
 

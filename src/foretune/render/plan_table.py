@@ -11,7 +11,9 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple, Union
 
+from foretune.knowledge import citation
 from foretune.plan.model import Plan, Tunable
+from foretune.render.plan_summary import verdict, what_next
 from foretune.term import NO_WRAP_WIDTH, guard_text, plural, render_to_text
 from foretune.units import format_gib, format_gib_range, format_setting
 
@@ -54,9 +56,15 @@ def _epoch(epoch: str) -> str:
     return f"installer tuning epoch {epoch}"
 
 
-def render(plan: Plan, *, color: bool = False, width: int | None = None) -> str:
-    """The plan as terminal text; ``width`` wraps every line (``None``: no wrapping)."""
-    blocks = layout(plan)
+def render(plan: Plan, *, color: bool = False, width: int | None = None, changed_only: bool = False) -> str:
+    """The plan as terminal text; ``width`` wraps every line (``None``: no wrapping); ``changed_only`` shows only the
+    tunables foretune changes (a line says how many are left out)."""
+    left_out = 0
+    if changed_only:
+        changed = {name: t for name, t in plan.tunables.items() if t.differs}
+        left_out = len(plan.tunables) - len(changed)
+        plan = plan._replace(tunables=MappingProxyType(changed))
+    blocks = layout(plan, left_out)
     if not color and width is None:
         text = _plain(blocks)
         if text is not None:
@@ -64,7 +72,7 @@ def render(plan: Plan, *, color: bool = False, width: int | None = None) -> str:
     return _rich(plan, blocks, color=color, width=width)
 
 
-def layout(plan: Plan) -> list[Block]:
+def layout(plan: Plan, left_out: int = 0) -> list[Block]:
     """What the table shows, in order, independent of how it is drawn."""
     inp = plan.input
     blocks: list[Block] = [(line, "") for line in (
@@ -75,7 +83,10 @@ def layout(plan: Plan) -> list[Block]:
         f"largest profile this hardware supports: {plan.largest_supported_profile or 'none (below default)'}",
         "",
     )]
+    blocks += [(f"verdict: {verdict(plan)}", "heading"), ("", "")]
     blocks += [_tunables(plan), ("", ""), ("* = foretune recommends a change", "")]
+    if left_out:
+        blocks.append((f"{plural(left_out, 'tunable')} the installer already sets as recommended left out (--changed-only)", ""))
     if any(t.installer.origin for t in plan.tunables.values()):
         blocks.append(("(a) = set in the answers file, (h) = set in custom-hiera.yaml: in force on the box, above the tuning profile", ""))
     blocks.append(("", ""))
@@ -87,6 +98,12 @@ def layout(plan: Plan) -> list[Block]:
                             for p in plan.problems], (True, False)))
     else:
         blocks.append(("Problems: none", ""))
+    blocks += [("", ""), ("What next:", "heading"),
+               Grid([[f"{n}.", step.replace("`", "")] for n, step in enumerate(what_next(plan), 1)], (True, False))]
+    cited = dict.fromkeys(cid for t in plan.tunables.values() for cid in t.foretune.citations)
+    cited.update(dict.fromkeys(cid for p in plan.problems for cid in p.citations))
+    if cited:  # the ids in brackets above, each with its title
+        blocks += [("", ""), ("Sources:", "heading"), Grid([[cid, citation(cid).title] for cid in cited], (False, False))]
     return blocks
 
 

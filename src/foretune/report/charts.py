@@ -1,7 +1,7 @@
 """Inline SVG charts for reports: no scripts, no fonts or files from elsewhere, readable at 400 px.
 
 Charts size to their container (``viewBox`` with ``width="100%"``) and take their colours from CSS
-classes (``part-0`` .. ``part-7``, ``sev-<severity>``, ``limit``, ``over``), so the page's stylesheet
+classes (``part-0`` .. ``part-11``, ``sev-<severity>``, ``limit``, ``over``), so the page's stylesheet
 decides light, dark and print colours. Every chart has a ``<title>`` and a text description for
 screen readers, and labels are plain text so they stay searchable and copyable.
 
@@ -17,6 +17,7 @@ True
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable, Mapping, Sequence
 
 from foretune.term import clean_line
@@ -27,7 +28,7 @@ def escape(text: str) -> str:
     return html.escape(clean_line(text))
 
 
-PARTS = 8  # colour classes part-0 .. part-7, reused in turn
+PARTS = 12  # colour classes part-0 .. part-11: a bar with more parts folds its smallest into "the rest"
 WIDTH = 400  # viewBox units; the SVG scales to its container (about 1:1 on a phone)
 BAR = 28
 ROW = 22
@@ -49,6 +50,9 @@ def stacked_bar(parts: Sequence[tuple[str, float]], *, capacity: float, title: s
 
     The scale covers the larger of the total and the capacity, so an overrun shows past the marker.
     """
+    if len(parts) > PARTS:  # every legend colour once
+        kept = sorted(parts, key=lambda p: -p[1])[:PARTS - 1]
+        parts = [p for p in parts if p in kept] + [(f"{len(parts) - len(kept)} more", sum(v for p, v in parts if (p, v) not in kept))]
     total = sum(value for _, value in parts)
     scale = max(total, capacity, 1e-9)
     usable = WIDTH - 2
@@ -124,8 +128,9 @@ def lines(series: Sequence[tuple[str, Sequence[float]]], *, labels: Sequence[str
     def y(v: float) -> float:
         return pad_t + plot_h - plot_h * v / top
 
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" role="img" '
-             f'aria-label="{escape(title)}" style="max-width:{width}px;font:11px sans-serif">',
+    parts = [f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" role="img" '
+             f'aria-label="{escape(title)}" style="max-width:{width}px;min-width:{width * 2 // 3}px;font:13px sans-serif">',
+             f"<title>{escape(title)}</title>",
              f'<text x="{pad_l}" y="14" font-weight="bold">{escape(title)}</text>',
              f'<line x1="{pad_l}" y1="{pad_t + plot_h}" x2="{width - pad_r}" y2="{pad_t + plot_h}" stroke="#999"/>',
              f'<text x="{pad_l - 4}" y="{pad_t + 4}" text-anchor="end">{top:g}</text>',
@@ -148,6 +153,26 @@ def lines(series: Sequence[tuple[str, Sequence[float]]], *, labels: Sequence[str
     return "".join(parts)
 
 
+def shorten(name: str, width: int) -> str:
+    """``name`` in ``width`` columns, cut in the middle: the start and the last part (a controller and its action,
+    the end of a path) stay, so names that differ there stay distinct.
+
+    >>> shorten("Katello::Api::Rhsm::CandlepinProxiesController#facts", 40)
+    'Katello…CandlepinProxiesController#facts'
+    >>> shorten("Katello::Api::Rhsm::CandlepinProxiesController#facts", 20)
+    'Katello…roller#facts'
+    >>> shorten("short", 30)
+    'short'
+    """
+    if len(name) <= width:
+        return name
+    last = re.split(r"::|/", name)[-1]
+    if len(last) + 3 <= width:
+        return name[:width - 1 - len(last)] + "…" + last
+    tail = (width - 1) * 2 // 3
+    return name[:width - 1 - tail] + "…" + name[-tail:]
+
+
 def bars(items: Sequence[tuple[str, float]], *, width: int = 860, title: str = "", unit: str = "") -> str:
     """Horizontal bars, largest first as given.
 
@@ -157,13 +182,14 @@ def bars(items: Sequence[tuple[str, float]], *, width: int = 860, title: str = "
     row, label_w = 18, 330
     height = 24 + row * len(items)
     top = max([v for _, v in items] + [1])
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" role="img" '
-             f'aria-label="{escape(title)}" style="max-width:{width}px;font:11px sans-serif">',
+    parts = [f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" role="img" '
+             f'aria-label="{escape(title)}" style="max-width:{width}px;min-width:{width * 2 // 3}px;font:13px sans-serif">',
+             f"<title>{escape(title)}</title>",
              f'<text x="0" y="14" font-weight="bold">{escape(title)}</text>']
     for i, (label, value) in enumerate(items):
         yy = 22 + i * row
         w = (width - label_w - 80) * value / top
-        short = label if len(label) <= 52 else label[:51] + "…"
+        short = shorten(label, 46)
         parts.append(f'<text x="{label_w - 6}" y="{yy + 12}" text-anchor="end">{escape(short)}</text>')
         parts.append(f'<rect x="{label_w}" y="{yy + 2}" width="{w:.1f}" height="{row - 5}" fill="{PALETTE[0]}"/>')
         parts.append(f'<text x="{label_w + w + 4:.1f}" y="{yy + 12}">{value:,.0f}{escape(unit)}</text>')

@@ -14,6 +14,7 @@ from foretune import __version__
 from foretune.audit.model import Finding, Report
 from foretune.knowledge import citations
 from foretune.report import charts
+from foretune.report.actions import by_severity, combined_fixes, identity, verdict, what_next
 from foretune.report.data import ordered, value_text
 from foretune.rules.base import Severity, Status
 from foretune.term import clean, plural
@@ -37,9 +38,17 @@ def _badge(markup: Callable[[str], Any]) -> Callable[[Finding], Any]:
 def _charts(report: Report, markup: Callable[[str], Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if report.memory_budget and report.ram_bytes:
-        out.append({"caption": "Memory budget of foretune's plan against RAM", "svg": markup(charts.stacked_bar(
+        out.append({"caption": f"Memory budget of foretune's plan ({report.profile or 'no'} profile) against RAM",
+                    "svg": markup(charts.stacked_bar(
             [(clean(name), float(size)) for name, size in report.memory_budget], capacity=float(report.ram_bytes),
             title="Memory budget of foretune's plan against RAM", fmt=format_bytes, capacity_label="RAM"))})
+    if report.ram_bytes and report.available_bytes is not None:
+        title = "Memory the box measures: in use (RAM less MemAvailable) and swap in use, against RAM"
+        measured = [("in use (RAM less MemAvailable)", float(max(report.ram_bytes - report.available_bytes, 0)))]
+        if report.swap_used_bytes:
+            measured.append(("swap in use", float(report.swap_used_bytes)))
+        out.append({"caption": title, "svg": markup(charts.stacked_bar(measured, capacity=float(report.ram_bytes),
+                                                                        title=title, fmt=format_bytes, capacity_label="RAM"))})
     if report.connection_budget and report.max_connections:
         title = "PostgreSQL connections the running services may open against max_connections"
         out.append({"caption": title, "svg": markup(charts.stacked_bar(
@@ -58,8 +67,9 @@ def _charts(report: Report, markup: Callable[[str], Any]) -> list[dict[str, Any]
     return out
 
 
-def render(report: Report, *, generated: str | None = None, version: str = __version__) -> str:
-    """The report as one HTML page; ``generated`` is the time shown in the header (default: now, UTC)."""
+def render(report: Report, *, generated: str | None = None, version: str = __version__, paper: str | None = None) -> str:
+    """The report as one HTML page; ``generated`` is the time shown in the header (default: now, UTC); ``paper``
+    ("A4", "letter") the print page size (default: the browser's)."""
     import datetime  # start-up: datetime loads only when a report is dated
 
     import jinja2  # start-up: jinja2 loads only for the HTML report
@@ -75,13 +85,15 @@ def render(report: Report, *, generated: str | None = None, version: str = __ver
              for s in sorted(Severity, reverse=True)]
     cards += [{"key": "pass", "label": "passed", "count": report.count(Status.PASS)},
               {"key": "skip", "label": "skipped", "count": report.count(Status.SKIP)}]
+    groups = by_severity(report)
     known = citations()
     urls = {cid: known[cid].url if cid in known else None for f in report.findings for cid, _, _ in f.citations}
     return env.from_string(_template("audit.html.j2")).render(
-        r=report, version=version, generated=generated, cards=cards,
+        r=report, version=version, generated=generated, cards=cards, paper=paper,
         hosts=plural(report.hosts, "managed host") if report.hosts is not None else "managed hosts unknown",
         ram=format_bytes(report.ram_bytes) if report.ram_bytes else None,
-        charts=_charts(report, Markup), failing=[f for f in ordered(report) if f.status in (Status.FAIL, Status.ERROR)],
-        findings=ordered(report), badge=_badge(Markup), value_text=value_text, urls=urls,
+        charts=_charts(report, Markup), failing=[f for _, found in groups for f in found],
+        rest=[f for f in ordered(report) if f.status not in (Status.FAIL, Status.ERROR)], who=identity(report),
+        verdict=verdict(report), groups=groups, next_steps=what_next(report), combined=combined_fixes, badge=_badge(Markup), value_text=value_text, urls=urls,
         css=Markup(_template("report.css")), js=Markup(_template("report.js").replace("</", "<\\/")),
     ) + "\n"

@@ -1,19 +1,18 @@
-"""The logs report as one self-contained HTML file: the markdown text as tables, plus inline SVG charts."""
+"""The logs report as one self-contained HTML file: the markdown text as tables, plus inline SVG charts, on the
+same page style as the other reports (report/page.py)."""
 
 from __future__ import annotations
 
 from html import escape
 from typing import Any
 
+from foretune import __version__
 from foretune.report.charts import bars, lines
 from foretune.report.logs_text import TITLES
 from foretune.report.logs_text import render as text_render
 from foretune.report.markdown_html import to_html
+from foretune.report.page import page
 
-CSS = """body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:70rem;color:#1d2329;padding:0 1rem}
-h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #e1e4e8}
-table{border-collapse:collapse;margin:.6rem 0;display:block;max-width:100%;overflow-x:auto}p,h1,h2{overflow-wrap:anywhere}th,td{text-align:left;padding:.25rem .5rem;border-bottom:1px solid #e1e4e8}
-td.n{text-align:right}pre{background:#f6f8fa;padding:.6rem;overflow-x:auto}.chart{margin:1rem 0}"""
 MAX_POINTS = 720
 
 
@@ -52,10 +51,11 @@ def charts(report: dict[str, Any]) -> dict[str, list[str]]:
     return found
 
 
-def render(report: dict[str, Any]) -> str:
+def render(report: dict[str, Any], *, generated: str = "", paper: str | None = None) -> str:
+    """One page with the audit report's styles (light, dark, print), the tables scrolling on a narrow screen."""
     pictures = {} if "metrics" in report else charts(report)
     body = to_html(text_render(report, markdown=True, top=25), pictures)
     title = "foretune logs — before/after" if "metrics" in report else f"foretune logs — {report['source']}"
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{escape(title)}</title>'
-            f"<style>{CSS}</style></head><body>{body}</body></html>\n")
+    stamp = f"<p class=\"meta-line\">Generated {escape(generated + ' ' if generated else '')}by foretune {escape(__version__)}</p>\n"
+    head, _, rest = body.partition("</h1>\n")
+    return page(title, f"{head}</h1>\n{stamp}{rest}" if rest else stamp + body, paper=paper)

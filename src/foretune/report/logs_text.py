@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import textwrap
 from typing import Any
+
+from foretune.report.charts import shorten
+
+WIDE = 70  # the widest first column of a table
 
 TITLES = {"production": "Foreman production.log", "apache_access": "Apache access log", "apache_error": "Apache error log",
           "postgresql": "PostgreSQL log", "candlepin": "Candlepin log", "system": "System log", "tasks": "Tasks export"}
@@ -40,9 +46,10 @@ def plural(n: int, word: str) -> str:
 
 
 class Out:
-    def __init__(self, markdown: bool, top: int) -> None:
+    def __init__(self, markdown: bool, top: int, width: int | None = None) -> None:
         self.md = markdown
         self.top = top
+        self.width = width  # wrap text to this many columns (a terminal); None: no wrapping
         self.lines: list[str] = []
 
     def head(self, text: str, level: int = 2) -> None:
@@ -54,9 +61,16 @@ class Out:
                 self.lines.pop()
 
     def say(self, text: str) -> None:
-        """One statement: indented in text; in markdown a paragraph of its own (adjacent lines would run into one),
-        every Markdown or HTML meaning of the log text escaped."""
-        self.lines += [md_text(text), ""] if self.md else ["  " + text]
+        """One statement: indented in text (wrapped to the terminal); in markdown a paragraph of its own (adjacent
+        lines would run into one), every Markdown or HTML meaning of the log text escaped."""
+        if self.md:
+            self.lines += [md_text(text), ""]
+            return
+        if self.width is None:
+            self.lines.append("  " + text)
+            return
+        self.lines += textwrap.wrap(text, max(self.width, 40), initial_indent="  ", subsequent_indent="      ",
+                                    break_on_hyphens=False) or [""]
 
     def table(self, headers: list[str], rows: list[list[Any]]) -> None:
         rows = [[num(c) for c in r] for r in rows[: self.top]]
@@ -68,17 +82,28 @@ class Out:
             self.lines.append("")
             return
         widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-        widths[0] = min(widths[0], 70)
+        rest = sum(widths[1:]) + 2 * (len(widths) - 1)
+        width = max(self.width or 0, 40) if self.width else 4 + WIDE + rest
+        if width - 4 - rest < 16:  # too wide for the terminal: one short block per row instead of columns
+            for r in rows:
+                self.lines.append("    " + shorten(r[0], width - 4))
+                pairs = " · ".join(f"{h} {c}" for h, c in zip(headers[1:], r[1:]) if c)
+                self.lines += textwrap.wrap(pairs, width, initial_indent="      ", subsequent_indent="      ",
+                                            break_on_hyphens=False)
+            return
+        widths[0] = min(widths[0], WIDE, width - 4 - rest)
+
         def fmt(cells: list[str]) -> str:
-            first = cells[0] if len(cells[0]) <= widths[0] else cells[0][: widths[0] - 1] + "…"
             rest = [c.rjust(w) for c, w in zip(cells[1:], widths[1:])]
-            return "    " + "  ".join([first.ljust(widths[0]), *rest]).rstrip()
+            return "    " + "  ".join([shorten(cells[0], widths[0]).ljust(widths[0]), *rest]).rstrip()
         self.lines.append(fmt(headers))
         self.lines += [fmt(r) for r in rows]
 
 
-def render(report: dict[str, Any], *, markdown: bool = False, color: bool = False, top: int = 15) -> str:
-    out = Out(markdown, top)
+def render(report: dict[str, Any], *, markdown: bool = False, color: bool = False, top: int = 15,
+           width: int | None = None) -> str:
+    """The report as text (``width``: the terminal's columns, every line fits; None: no wrapping) or Markdown."""
+    out = Out(markdown, top, None if markdown else width)
     if "metrics" in report:
         _compare(out, report)
     else:
@@ -88,13 +113,35 @@ def render(report: dict[str, Any], *, markdown: bool = False, color: bool = Fals
     return clean("\n".join(out.lines).strip("\n")) + "\n"  # no log text drives the terminal
 
 
+def _common(files: list[Any]) -> str:
+    """The directory the logs share (``.`` when none)."""
+    paths = [str(f["path"] if isinstance(f, dict) else f) for f in files]
+    try:
+        return os.path.commonpath([os.path.dirname(p) or "." for p in paths]) or "."
+    except ValueError:  # absolute and relative paths mixed
+        return "."
+
+
+def _when(i: dict[str, Any]) -> str:
+    """``first`` alone, or ``first .. last`` with the date once when both fall on one day."""
+    first, last = i.get("first"), i.get("last")
+    if not first:
+        return "–"
+    if not last or last == first:
+        return str(first)
+    return f"{first} .. {last[11:] if last[:10] == first[:10] else last}"
+
+
 def _span(entry: dict[str, Any]) -> str:
     return f"{entry.get('first') or '?'} .. {entry.get('last') or '?'}"
 
 
 def _report(out: Out, r: dict[str, Any], title: bool = True) -> None:
     if title:
-        out.lines.append(f"# foretune logs — {md_text(r['source'])}" if out.md else f"foretune logs — {r['source']}")
+        source = r["source"] if len(r["files"]) < 2 else f"{plural(len(r['files']), 'file')} in {_common(r['files'])}"
+        out.lines.append(f"# foretune logs — {md_text(source)}" if out.md else f"foretune logs — {source}")
+        if r.get("host"):
+            out.say(f"host: {r['host']}")
     window = r["window"]
     if window["since"] or window["until"]:
         out.say(f"window: {window['since'] or 'start'} .. {window['until'] or 'end'} ({num(r['outside_window'])} lines outside)")
@@ -118,7 +165,7 @@ def _report(out: Out, r: dict[str, Any], title: bool = True) -> None:
     if r["suggestions"]:
         out.head("Logging changes that would show more")
         for s in r["suggestions"]:
-            out.say(f"{s['title']}: {s['reason']} [{s['citation']['id']}]")
+            out.say(f"{s['title']}: {s['reason']} (source: {s['citation'].get('title') or s['citation']['id']})")
             block = s["fix"].splitlines()
             out.lines += (["", "```", *block, "```", ""] if out.md else [f"      {ln}" for ln in block])
     if r["problems"]:
@@ -128,15 +175,78 @@ def _report(out: Out, r: dict[str, Any], title: bool = True) -> None:
                 out.lines += [f"- {md_text(p)}", ""]
             else:
                 out.say(p)
+    out.head("What next")
+    for n, step in enumerate(what_next(r), 1):
+        if out.md:
+            from foretune.report.markdown import with_code  # start-up: loads for markdown only
+
+            out.lines.append(f"{n}. {with_code(step)}")
+        else:
+            out.say(f"{n}. {step}")
+
+
+def what_next(r: dict[str, Any]) -> list[str]:
+    """The closing steps: audit what the incidents point to, log more, compare after a change."""
+    steps = []
+    if r["incidents"]:
+        steps.append("Run `foretune audit` on the box or its sosreport: the rules the verdict names judge the settings "
+                     "behind these incidents and give their fixes.")
+    if r["suggestions"]:
+        steps.append("Make the logging changes above, so the next report sees more.")
+    steps.append("After a change, compare a day before with a day after: `foretune logs --compare --window "
+                 "BEFORE --window AFTER`.")
+    return steps
+
+
+# what an incident kind asks of the admin: the audit rules that judge it (they read the same logs) and the setting
+ACTIONS = {  # worst first
+    "oom_kill": ("OOM kills", "oom-kills, memory-budget-over-ram"),
+    "candlepin_oom": ("Candlepin out of heap", "candlepin-heap-low"),
+    "socket_exhaustion": ("descriptors exhausted", "open-files-exhausted (LimitNOFILE)"),
+    "pg_connection_exhaustion": ("PostgreSQL out of connections", "pg-max-connections-below-budget"),
+    "db_pool_timeout": ("Foreman DB pool timeouts", "foreman-db-pool-too-small"),
+    "http_503_burst": ("503 bursts", "puma-pool-saturated, apache-workers-over-limit (Puma capacity)"),
+    "queue_at_capacity": ("Apache at MaxRequestWorkers", "apache-workers-over-limit, puma-pool-saturated"),
+}
+
+
+def verdict(r: dict[str, Any]) -> list[str]:
+    """What the logs show, worst first, each with the action it leads to."""
+    order = list(ACTIONS)
+    kinds = sorted(dict.fromkeys(i["kind"] for i in r["incidents"]), key=lambda k: order.index(k) if k in order else len(order))
+    if not kinds:
+        return ["no incidents: nothing in these logs asks for a change"]
+    at_capacity = [s["log"] for s in r["production"] if s["concurrency"]["minutes_at_capacity"]]
+    lines = []
+    for kind in kinds:
+        seen, rules = ACTIONS.get(kind, (kind.replace("_", " "), ""))
+        found = [i for i in r["incidents"] if i["kind"] == kind]
+        services = ", ".join(dict.fromkeys(str(i["service"]) for i in found))
+        extra = " with Puma at capacity" if kind in ("http_503_burst", "queue_at_capacity") and at_capacity else ""
+        lines.append(f"{seen} ({services}: {sum(int(i['count'] or 0) for i in found)}){extra} -> run `foretune audit` "
+                     + (f"(rules {rules})" if rules else "on the box or its sosreport"))
+    return lines
 
 
 def _incidents(out: Out, r: dict[str, Any]) -> None:
+    out.head("Verdict")
+    for line in verdict(r):
+        if out.md:
+            from foretune.report.markdown import with_code  # start-up: loads for markdown only
+
+            out.lines += [f"- {with_code(line)}"]
+        else:
+            out.say(line)
     out.head("Incidents")
     if not r["incidents"]:
         out.say("none found")
         return
-    out.table(["kind", "service", "count", "first", "last", "log"],
-              [[i["kind"], i["service"], i["count"], i["first"], i["last"], i["path"]] for i in r["incidents"]])
+    if out.width:  # a terminal: the file name and one time span keep a row short
+        out.table(["kind", "service", "count", "when", "log"],
+                  [[i["kind"], i["service"], i["count"], _when(i), os.path.basename(str(i["path"]))] for i in r["incidents"]])
+    else:
+        out.table(["kind", "service", "count", "first", "last", "log"],
+                  [[i["kind"], i["service"], i["count"], i["first"], i["last"], i["path"]] for i in r["incidents"]])
     for i in r["incidents"]:
         out.say(f"{i['kind']}: {i['line']}")
 

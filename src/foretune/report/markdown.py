@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 
+from foretune import __version__
 from foretune.audit.model import Report
-from foretune.report.data import ordered, value_text
-from foretune.rules.base import Status
+from foretune.report.actions import by_severity, combined_fixes, identity, verdict, what_next
+from foretune.report.data import value_text
 from foretune.term import clean, clean_line
 
 _PUNCTUATION = re.compile(r"([\\`*_\[\]<>#|~&])")
@@ -47,30 +48,43 @@ def block(value: str) -> list[str]:
     return [fence, value, fence]
 
 
+def with_code(value: str) -> str:
+    """Plain text whose backtick-quoted parts stay code spans.
+
+    >>> with_code("run `sysctl --system` *now*")
+    'run `sysctl --system` \\\\*now\\\\*'
+    """
+    parts = re.split(r"`([^`]+)`", value)
+    return "".join(code(part) if i % 2 else text(part) for i, part in enumerate(parts))
+
+
 def render(report: Report) -> str:
-    lines = [f"# foretune audit: {text(report.source)}", "",
-             f"- Host: {text(report.hostname or 'unknown')}", f"- Data taken: {text(report.collected_at or 'unknown')}",
-             f"- Release: {text(report.release or 'unknown')}", f"- Role: {text(report.role or 'unknown')}",
-             f"- Managed hosts: {report.hosts if report.hosts is not None else 'unknown'}",
-             f"- Plan profile: {text(report.profile or '-')}",
-             *(f"- {text(line[0].upper() + line[1:])}" for line in report.context_lines()),
-             f"- Summary: {text(report.summary())}", ""]
+    """Who and what, the verdict by severity, the findings worst first with one snippet per file, what next."""
+    who = identity(report)
+    lines = [f"# foretune audit: {text(report.hostname or report.source)}", "",
+             f"- Host: {text(who.host)}", f"- Collected: {text(who.collected)} ({text(report.source_kind)} {text(report.source)})",
+             f"- Product: {text(who.product)}", f"- Managed hosts: {text(who.sizing)}", f"- Profile: {text(who.profile)}",
+             f"- foretune: {text(__version__)}", ""]
     lines += [f"> {text(n)}" for n in report.notes]
-    failing = [f for f in ordered(report) if f.status in (Status.FAIL, Status.ERROR)]
-    if failing:
-        lines += ["", "| severity | rule | finding | current | recommended |", "|---|---|---|---|---|"]
-        for f in failing:
-            sev = "error" if f.status == Status.ERROR else f.severity.label
-            lines.append(f"| {sev}{' (waived)' if f.waived else ''} | `{f.rule_id}` | {text(f.message)} | "
-                         f"{text(value_text(f.current, f.unit))} | {text(value_text(f.recommended, f.unit))} |")
-        for f in failing:
-            lines += ["", f"## {f.rule_id} — {text(f.title)}", "", text(f.message), ""]
-            lines += [f"- evidence: {code(e.location)}" + (f" — {code(e.excerpt.splitlines()[0][:120])}" if e.excerpt else "")
-                      for e in f.evidence[:6]]
-            for fix in f.fixes:
-                lines += ["", *block(fix)]
-            if f.citations:
-                lines += ["", "References: " + "; ".join(f"{text(t)} ({text(w)})" for _, t, w in f.citations)]
-    else:
-        lines += ["", "No findings."]
+    groups = by_severity(report)
+    lines += ["", f"## Verdict: {text(verdict(report))}", ""]
+    lines += [f"- **{label}**: " + ", ".join(code(f.rule_id) for f in found) for label, found in groups]
+    if groups:
+        lines += ["", "| severity | rule | component | finding | current | recommended |", "|---|---|---|---|---|---|"]
+        for label, found in groups:
+            for f in found:
+                lines.append(f"| {label} | `{f.rule_id}` | {text(f.component)} | {text(f.message)} | "
+                             f"{text(value_text(f.current, f.unit))} | {text(value_text(f.recommended, f.unit))} |")
+        for label, found in groups:
+            for f in found:
+                lines += ["", f"### {f.rule_id} — {text(f.title)} ({label})", "", text(f.message), ""]
+                lines += [f"- evidence: {code(e.location)}" + (f" — {code(e.excerpt.splitlines()[0][:120])}" if e.excerpt else "")
+                          for e in f.evidence[:6]]
+                for fix in combined_fixes(f.fixes):
+                    lines += ["", *block(fix)]
+                if f.citations:
+                    lines += ["", "References: " + "; ".join(f"{text(t)} ({text(w)})" for _, t, w in f.citations)]
+    lines += ["", "## What next", ""]
+    lines += [f"{n}. {with_code(step)}" for n, step in enumerate(what_next(report), 1)]
+    lines += ["", f"Summary: {text(report.summary())}"]
     return "\n".join(lines) + "\n"

@@ -1,43 +1,70 @@
-"""Terminal report: findings grouped by component, wrapped to the terminal, one-line summary.
+"""Terminal report: who and what, the verdict by severity, the findings worst first, what next, a one-line summary.
 
 Every text that came from the audited files goes through :func:`foretune.term.clean` first.
 """
 
 from __future__ import annotations
 
-from itertools import groupby
 from typing import TYPE_CHECKING
 
+from foretune import __version__
 from foretune.audit.model import Finding, Report
+from foretune.report.actions import by_severity, combined_fixes, identity, verdict, what_next
 from foretune.report.data import ordered, value_text
 from foretune.rules.base import Status
-from foretune.term import clean, clean_line, plural, render_to_text
+from foretune.term import clean, clean_line, render_to_text
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
     from rich.text import Text
 
 def render(report: Report, *, color: bool = False, verbose: bool = False, width: int | None = None) -> str:
-    """The report as terminal text; ``width`` wraps every line (``None``: no wrapping)."""
+    """The report as terminal text, verdict first and what next last; ``width`` wraps every line (``None``: no wrapping)."""
     from rich.console import Group  # start-up: rich, only when this is drawn
+    from rich.table import Table  # start-up: rich, only when this is drawn
     from rich.text import Text  # start-up: rich, only when this is drawn
 
-    head: list[RenderableType] = [
-        Text(f"foretune audit of {clean_line(report.source)} ({report.source_kind})", style="heading"),
-        Text(f"{clean_line(report.release or 'release unknown')}, {clean_line(report.role or 'role unknown')}, "
-             + (plural(report.hosts, "host") if report.hosts is not None else "unknown hosts")
-             + (f", plan profile {clean_line(report.profile)}" if report.profile else "")),
-        *(Text(clean_line(line)) for line in report.context_lines()),
+    who = identity(report)
+    fields = Table.grid(padding=(0, 1, 0, 0))
+    fields.add_column(no_wrap=True, style="muted")
+    fields.add_column(ratio=1, overflow="fold")
+    for name, value in (("Host", who.host), ("Collected", who.collected), ("Product", who.product),
+                        ("Hosts", who.sizing), ("Profile", who.profile), ("foretune", __version__)):
+        fields.add_row(name, Text(clean_line(value)))
+    parts: list[RenderableType] = [
+        Text(f"foretune audit of {clean_line(report.source)} ({report.source_kind})", style="heading"), fields,
         *(Text(f"note: {clean(n)}", style="muted") for n in report.notes), Text(""),
+        Text("Verdict: " + clean_line(verdict(report)), style="heading"),
     ]
-    shown = [f for f in ordered(report) if verbose or f.status in (Status.FAIL, Status.ERROR)]
-    parts = list(head)
-    for component, group in groupby(sorted(shown, key=lambda f: f.component), key=lambda f: f.component):
-        parts.append(Text(f"== {clean_line(component)}", style="heading"))
-        parts.append(_component(sorted(group, key=lambda f: (-int(f.severity), f.rule_id))))
-        parts.append(Text(""))
-    parts.append(Text("summary: " + report.summary()))
+    groups = by_severity(report)
+    if groups:
+        top = Table.grid(padding=(0, 2, 0, 0))
+        top.add_column(no_wrap=True)
+        top.add_column(ratio=1, overflow="fold")
+        for label, found in groups:
+            top.add_row(Text(label.upper(), style=f"sev.{label}" if label != "waived" else "muted"),
+                        Text(", ".join(f.rule_id for f in found)))
+        parts += [_indent(top), Text("")]
+    for label, found in groups:
+        parts += [Text(f"== {label} ({len(found)})", style="heading"), _component(found), Text("")]
+    if verbose:
+        rest = [f for f in ordered(report) if f.status in (Status.PASS, Status.SKIP)]
+        if rest:
+            parts += [Text("== passed and skipped", style="heading"), _component(rest), Text("")]
+    parts.append(Text("== What next", style="heading"))
+    steps = Table.grid(padding=(0, 1, 0, 0))
+    steps.add_column(no_wrap=True)
+    steps.add_column(ratio=1, overflow="fold")
+    for n, step in enumerate(what_next(report), 1):
+        steps.add_row(f"{n}.", Text(clean_line(step)))
+    parts += [_indent(steps), Text(""), Text("summary: " + report.summary())]
     return render_to_text(Group(*parts), color=color, width=width)
+
+
+def _indent(renderable: RenderableType) -> RenderableType:
+    from rich.padding import Padding  # start-up: rich, only when this is drawn
+
+    return Padding(renderable, (0, 0, 0, 2))
 
 
 def _key(f: Finding) -> tuple[str, str]:
@@ -69,7 +96,7 @@ def _body(f: Finding) -> RenderableType:
     from rich.text import Text  # start-up: rich, only when this is drawn
 
     tag = f" (waived: {clean_line(f.waived)})" if f.waived else ""
-    lines: list[RenderableType] = [Text.assemble((f.rule_id, "heading"), f": {clean(f.message)}{tag}")]
+    lines: list[RenderableType] = [Text.assemble((f.rule_id, "heading"), f" ({clean_line(f.component)}): {clean(f.message)}{tag}")]
     if f.status in (Status.PASS, Status.SKIP):
         return lines[0]
     if f.current is not None or f.recommended is not None:
@@ -78,7 +105,7 @@ def _body(f: Finding) -> RenderableType:
     for e in f.evidence[:4]:
         excerpt = f": {clean_line(e.excerpt.splitlines()[0][:100])}" if e.excerpt else ""
         lines.append(Text(f"evidence: {clean_line(e.location)}{excerpt}", style="muted"))
-    for fix in f.fixes:
+    for fix in combined_fixes(f.fixes):
         lines += [Text("fix:"), Padding(_code(fix), (0, 0, 0, 2))]
     if f.citations:
         lines.append(Text("see: " + "; ".join(clean_line(title) for _, title, _ in f.citations), style="muted"))

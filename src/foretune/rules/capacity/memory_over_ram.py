@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from foretune.knowledge import threshold
-from foretune.plan.model import MemoryItem
+from foretune.plan.model import Fix, MemoryItem
 from foretune.rules.base import Basis, Context, Evidence, Outcome, Rule, Severity
+from foretune.term import plural
 from foretune.units import format_gib, jvm_size_option, pg_size
 
 GIB = 1024**3
@@ -27,7 +28,7 @@ def running_memory(ctx: Context) -> list[MemoryItem]:
     if puma.get("workers") and "Foreman (Puma)" in items:
         low, high, source = memory_range("puma_worker")
         w = puma["workers"]
-        items["Foreman (Puma)"] = MemoryItem("Foreman (Puma)", int(w * high * GIB), f"{w} workers in force x ~{memory_size('puma_worker', high=True)} (guide)",
+        items["Foreman (Puma)"] = MemoryItem("Foreman (Puma)", int(w * high * GIB), f"{plural(w, 'worker')} in force x ~{memory_size('puma_worker', high=True)} (guide)",
                                              int(w * low * GIB), int(w * high * GIB), (source,))
     shared = pg_size((ctx.facts.value("postgresql") or {}).get("shared_buffers"))
     if shared and "PostgreSQL" in items and ctx.plan.tunables.get("postgresql.shared_buffers"):
@@ -73,6 +74,15 @@ def largest_outside(ctx: Context) -> str:
     top = others[0]
     return (f"; the largest process outside the Satellite services in ps: {top['command']} run by {top.get('user')} "
             f"(PID {top['pid']}, {format_gib(int(top['rss_bytes']))} RSS)")
+
+
+def memory_fix(ctx: Context) -> Fix:
+    """The advice when the box is short of memory: move the largest process outside the services off it, or add RAM."""
+    outside = largest_outside(ctx).removeprefix("; ")
+    return Fix("advice", "memory", "free memory for the services: " + (
+        f"{outside}: move it off this server, " if outside else "move what does not belong on this server off it, ")
+        + "or add RAM; swap empties by itself once memory is free (or run `swapoff -a && swapon -a` when MemAvailable "
+        "is well above the swap in use)")
 
 
 def measured_shortage(ctx: Context) -> str | None:
@@ -121,6 +131,7 @@ class MemoryOverRam(Rule):
                                f"memory goes outside the budget{largest_outside(ctx)}; move what does not belong on a "
                                "Satellite server off it, or add RAM", current=int(total), recommended=int(ram),
                                evidence=(*ctx.evidence("memory_pressure", "swap", "ram_bytes"), *ctx.evidence("other_processes")),
+                               fixes=(memory_fix(ctx),),
                                severity=Severity.HIGH, basis=Basis.MEASURED)
         pressure = ctx.facts.value("memory_pressure") or {}
         available, ooms = pressure.get("available_bytes"), pressure.get("oom_kills")
@@ -146,6 +157,7 @@ class MemoryOverRam(Rule):
                   else f"the plan's settings need about {format_gib(planned)}: apply them")
         return self.failed(f"the services in force need {budget} but the box has {format_gib(ram)} "
                            f"({biggest}, ...; {state}); {advice}", current=int(total), recommended=int(ram), evidence=evidence,
+                           fixes=(Fix("advice", "memory", advice),),
                            severity=severity, basis=basis)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.term import plural
 
 
 class SidekiqTooFewInstances(PlanRule):
@@ -24,7 +25,7 @@ class SidekiqTooFewInstances(PlanRule):
         t = self.recommendation(ctx)
         if workers >= t.foretune.value:
             return self.passed(f"{workers} Sidekiq workers")
-        return self.failed(f"{workers} Sidekiq worker(s) for {ctx.hosts} hosts: remote execution and content tasks queue",
+        return self.failed(f"{plural(workers, 'Sidekiq worker')} for {ctx.hosts} hosts: remote execution and content tasks queue",
                            current=workers, recommended=t.foretune.value, evidence=ctx.evidence("dynflow"), fixes=t.fixes)
 
 

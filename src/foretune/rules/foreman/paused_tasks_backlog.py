@@ -5,6 +5,7 @@ from __future__ import annotations
 from foretune.knowledge import threshold
 from foretune.plan.model import Fix
 from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.term import plural
 
 
 class PausedTasksBacklog(Rule):
@@ -24,8 +25,8 @@ class PausedTasksBacklog(Rule):
         if old is None:
             return self.skipped("paused task age unknown")
         if old <= limit:
-            return self.passed(f"{old} paused tasks older than 30 days")
-        return self.failed(f"{old} paused tasks older than 30 days slow the task tables and Dynflow",
+            return self.passed(f"{plural(old, 'paused task')} older than 30 days")
+        return self.failed(f"{plural(old, 'paused task')} older than 30 days slow the task tables and Dynflow",
                            current=old, recommended=f"<= {limit}", evidence=ctx.evidence("tasks"),
                            fixes=(Fix("command", "foreman-rake foreman_tasks:cleanup TASK_SEARCH='state = paused' AFTER=30d VERBOSE=true"),))
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from foretune.knowledge.hiera_keys import stale_keys
+from foretune.plan.model import Fix
 from foretune.rules.base import Context, Outcome, Rule, Severity
+
+HIERA_FILE = "/etc/foreman-installer/custom-hiera.yaml"
 
 
 class CustomHieraStaleKeys(Rule):
@@ -22,8 +25,12 @@ class CustomHieraStaleKeys(Rule):
         if not notes:
             return self.passed("no stale keys")
         harmful = any("checkpoint_segments" in n.key for n in notes)
+        installer = "satellite-installer" if ctx.release.product == "satellite" else "foreman-installer"
+        keys = ", ".join(dict.fromkeys(n.key for n in notes))
+        fix = Fix("advice", HIERA_FILE, f"# {HIERA_FILE}\n# delete the stale keys ({keys}), then run {installer};\n"
+                  f"# or let foretune remove them: foretune render --from live --merge-into {HIERA_FILE} --remove-stale --write")
         return self.failed("; ".join(f"{n.key}: {n.reason}" for n in notes), current=[n.key for n in notes],
-                           recommended="remove them", evidence=ctx.evidence("custom_hiera"),
+                           recommended="remove them", evidence=ctx.evidence("custom_hiera"), fixes=(fix,),
                            severity=Severity.HIGH if harmful else None,
                            citations=tuple(dict.fromkeys(n.citation for n in notes)))  # the sources for the keys found
 

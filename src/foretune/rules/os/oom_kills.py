@@ -5,7 +5,7 @@ from __future__ import annotations
 from foretune.rules import incidents
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity, Status
 from foretune.rules.capacity.memory_over_ram import RULE as budget
-from foretune.rules.capacity.memory_over_ram import largest_outside
+from foretune.rules.capacity.memory_over_ram import largest_outside, memory_fix
 
 
 class OomKills(Rule):
@@ -37,7 +37,7 @@ class OomKills(Rule):
                            current=sum(int(i.get("count") or 0) for i in found) or counter, recommended=0,
                            evidence=(*incidents.evidence(found), *ctx.evidence("memory_pressure", about="oom_kill"),
                                      *(ctx.evidence("other_processes") if largest_outside(ctx) else ())),
-                           observed=True)
+                           fixes=(memory_fix(ctx),), observed=True)
 
 
 RULE = OomKills()

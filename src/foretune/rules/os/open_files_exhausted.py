@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.plan.model import Fix
 from foretune.rules import incidents
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
 from foretune.rules.values import nofile_text, service_nofile
@@ -37,7 +38,10 @@ class OpenFilesExhausted(Rule):
             recommended: object = plan
             fixes = t.fixes if t is not None else ()
         else:  # the plan's limit is already in force (or there is none): it ran out anyway, so no fix repeats it
-            recommended, fixes = f"a higher LimitNOFILE for {unit}" + (f" than {current}" if current is not None else ""), ()
+            recommended = f"a higher LimitNOFILE for {unit}" + (f" than {current}" if current is not None else "")
+            fixes = (Fix("advice", unit, f"find what holds {unit}'s descriptors (`ls /proc/$(systemctl show -p MainPID --value "
+                         f"{unit})/fd | wc -l`, `ss -s`) before raising LimitNOFILE further in a drop-in under "
+                         f"/etc/systemd/system/{unit}.service.d/"),)
         have = f"open files {nofile_text(limits, unit)}" if current is not None else "limit not in the source"
         return self.failed(f"{service} ran out of descriptors {incidents.span(worst)}: {incidents.quote(worst)}; {have}",
                            current=current, recommended=recommended,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from foretune.knowledge import threshold
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
+from foretune.rules.capacity.memory_over_ram import largest_outside, memory_fix
 from foretune.units import format_gib
 
 
@@ -40,7 +41,8 @@ class SwapInUse(Rule):
             severity = Severity.HIGH if total and used / total >= threshold("swap_used_high_fraction") else Severity.MEDIUM
             why = "available memory not in the source"
         return self.failed(f"{format_gib(used)} of {format_gib(total)} swap in use, {why}: the box is short of memory for its services",
-                           current=used, recommended=0, evidence=evidence, severity=severity)
+                           current=used, recommended=0, evidence=(*evidence, *(ctx.evidence("other_processes") if largest_outside(ctx) else ())),
+                           severity=severity, fixes=(memory_fix(ctx),))
 
 
 RULE = SwapInUse()

@@ -1,0 +1,188 @@
+"""What every audit format shows around the findings: the identity header, the verdict by severity, each
+finding's fixes combined per file, and the closing "what next" list.
+
+Presentation only: everything is worded from the report's own fields and the findings' rendered fixes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from foretune.audit.model import Finding, Report
+from foretune.knowledge import hardware
+from foretune.knowledge.model import SIZES
+from foretune.report.data import ordered
+from foretune.rules.base import Severity, Status
+from foretune.term import plural
+
+HIERA_FILE = "/etc/foreman-installer/custom-hiera.yaml"
+_HIERA_LINE = re.compile(r"^[a-z0-9_]+(?:::[a-z0-9_]+)+:(?: |$)")
+_FILE_HEADER = re.compile(r"^# (/\S+)$")
+_PLAIN_ARG = re.compile(r"[A-Za-z0-9._/:@+=,-]+")
+_DROPIN = re.compile(r"^/etc/systemd/system/([^/]+?)(?:\.service)?\.d/")
+
+
+@dataclass(frozen=True)
+class Identity:
+    """The header: which box, when, by which foretune, which product, and the profile it needs."""
+
+    host: str
+    collected: str
+    product: str
+    sizing: str  # "15120 hosts (counted in ...)"
+    profile: str  # "default (declared: ...); 15120 hosts need large"
+
+
+def needed_profile(report: Report) -> str | None:
+    """The size profile the host count needs, when the count is known (not assumed) and the box has size profiles."""
+    if report.hosts is None or (report.hosts_basis or "").startswith("assumed") or report.profile not in SIZES \
+            or report.role != "server":
+        return None
+    return hardware.profile_for_hosts(report.hosts)
+
+
+def identity(report: Report) -> Identity:
+    """The header's fields, worded for people (no planner terms).
+
+    >>> r = Report("sosreport-x", "sosreport", "Satellite 6.15 (Foreman 3.9)", "server", 15120, "default",
+    ...            hosts_basis="counted in satellite_metrics.yml", profile_basis="declared: the installer's tuning fact")
+    >>> identity(r).profile
+    "default (declared: the installer's tuning fact); 15120 hosts need the large profile"
+    """
+    hosts = (plural(report.hosts, "managed host") if report.hosts is not None else "managed hosts unknown") + (
+        f" ({report.hosts_basis})" if report.hosts_basis else "")
+    profile = "none" if not report.profile else report.profile + (f" ({report.profile_basis})" if report.profile_basis else "")
+    needed = needed_profile(report)
+    if needed and needed != report.profile:
+        profile += f"; {report.hosts} hosts need the {needed} profile"
+    elif needed:
+        profile += f", which fits {plural(report.hosts or 0, 'host')}"
+    collected = report.collected_at or ("when the report was made" if report.source_kind == "live" else "unknown")
+    return Identity(host=report.hostname or "unknown", collected=collected,
+                    product=f"{report.release or 'product unknown'}, {report.role or 'role unknown'}",
+                    sizing=hosts, profile=profile)
+
+
+def severity_label(f: Finding) -> str:
+    return "error" if f.status == Status.ERROR else f.severity.label
+
+
+def by_severity(report: Report) -> list[tuple[str, list[Finding]]]:
+    """The failing findings (waived ones last, as their own group), worst severity first, in report order."""
+    failing = [f for f in ordered(report) if f.status in (Status.FAIL, Status.ERROR)]
+    groups: list[tuple[str, list[Finding]]] = []
+    labels = ["error", *(s.label for s in sorted(Severity, reverse=True))]
+    for label in labels:
+        found = [f for f in failing if not f.waived and severity_label(f) == label]
+        if found:
+            groups.append((label, found))
+    waived = [f for f in failing if f.waived]
+    if waived:
+        groups.append(("waived", waived))
+    return groups
+
+
+def verdict(report: Report) -> str:
+    """One line: how many problems, the worst severity, the count of each.
+
+    >>> verdict(Report("x", "live", None, None, None, None))
+    'no problems found'
+    """
+    failing = report.failing()
+    if not failing:
+        return "no problems found"
+    counts = [f"{sum(1 for f in failing if f.severity == s)} {s.label}" for s in sorted(Severity, reverse=True)
+              if any(f.severity == s for f in failing)]
+    worst = report.worst()
+    return f"{plural(len(failing), 'problem')} to fix, the worst {worst.label if worst else 'unknown'} ({', '.join(counts)})"
+
+
+def combined_fixes(fixes: tuple[str, ...] | list[str]) -> list[str]:
+    """A finding's fixes as one snippet per file: custom-hiera lines together under the file's name, the same
+    PostgreSQL hash once, other snippets naming the same file merged; commands and advice as they are.
+
+    >>> combined_fixes(["a::b: 1", "postgresql::server::config_entries:\\n  x: 1", "c::d: 2",
+    ...                 "postgresql::server::config_entries:\\n  y: 2", "tuned-adm profile x"])[0].splitlines()
+    ['# /etc/foreman-installer/custom-hiera.yaml', 'a::b: 1', 'postgresql::server::config_entries:', '  x: 1', '  y: 2', 'c::d: 2']
+    """
+    hiera: dict[str, list[str]] = {}
+    files: dict[str, list[str]] = {}
+    out: list[str] = []
+    slots: list[str] = []  # the order of first appearance: "hiera", a file path, or an index into ``out``
+    for fix in dict.fromkeys(fixes):
+        lines = fix.splitlines() or [""]
+        if _HIERA_LINE.match(lines[0]):
+            if "hiera" not in slots:
+                slots.append("hiera")
+            key = lines[0].rstrip().removesuffix(":").split(": ", 1)[0]
+            entry = hiera.setdefault(key, [])
+            entry += [line for line in lines if line not in entry]
+            continue
+        header = _FILE_HEADER.match(lines[0])
+        if header and len(lines) > 1:
+            path = header.group(1)
+            if path not in files:
+                slots.append(path)
+                files[path] = [lines[0]]
+            files[path] += [line for line in lines[1:] if line not in files[path] or not line.strip()]
+            continue
+        slots.append(str(len(out)))
+        out.append(fix)
+    result = []
+    for slot in slots:
+        if slot == "hiera":
+            body = [line for lines in hiera.values() for line in lines]
+            result.append("\n".join([f"# {HIERA_FILE}", *body]))
+        elif slot in files:
+            result.append("\n".join(files[slot]))
+        else:
+            result.append(out[int(slot)])
+    return result
+
+
+def _installer(report: Report) -> str:
+    return "satellite-installer" if (report.release or "").startswith("Satellite") else "foreman-installer"
+
+
+def what_next(report: Report, source_arg: str | None = None) -> list[str]:
+    """The closing list: how to apply the fixes, what restarts, what to check again afterwards."""
+    failing = [f for f in report.failing() if f.status == Status.FAIL]
+    if not failing:
+        return ["Nothing to apply. Audit again after upgrades, a change of profile or a large change in host count."]
+    source = source_arg or ("live" if report.source_kind == "live" else report.source)
+    if not _PLAIN_ARG.fullmatch(source):  # never paste an odd name into a command line: name it instead
+        source = "SOURCE"
+    snippets = [fix for f in failing for fix in combined_fixes(f.fixes)]
+    steps: list[str] = []
+    hiera = [s for s in snippets if s.startswith(f"# {HIERA_FILE}")]
+    units = sorted({m.group(1) for s in snippets for m in [_DROPIN.match(s[2:].split("\n", 1)[0])] if m})
+    sysctl = any(s.startswith("# /etc/sysctl.d/") for s in snippets)
+    installer = _installer(report)
+    steps.append(f"Write every fix as one set: `foretune audit {source} --output-dir fixes/`, then follow fixes/APPLY.md "
+                 "(it orders the steps below).")
+    if hiera:
+        steps.append(f"Put the custom-hiera lines into {HIERA_FILE} (the set's custom-hiera.yaml is that file with them "
+                     f"merged), then run `{installer}`: it restarts the services it reconfigures.")
+    if units:
+        steps.append(f"After the systemd drop-ins: `systemctl daemon-reload`, then restart {', '.join(units)}.")
+    if sysctl:
+        steps.append("After the sysctl file: `sysctl --system` (no restart needed).")
+    by_hand = [f.rule_id for f in failing if f.fixes and not all(_applies_by_file(s) for s in combined_fixes(f.fixes))]
+    if by_hand:
+        steps.append(f"Run the commands or follow the advice in the fixes of {', '.join(by_hand)}: no file carries them.")
+    unfixed = [f.rule_id for f in failing if not f.fixes]
+    if unfixed:
+        steps.append(f"Look into {', '.join(unfixed)}: foretune has no fix to apply for them.")
+    steps.append("Audit again once the changes are in (`foretune audit live` on the box, or a new sosreport): "
+                 f"the {plural(len(failing), 'problem')} above should be gone.")
+    measured = [f.rule_id for f in failing if f.basis == "measured"]
+    if measured:
+        steps.append(f"{', '.join(measured)} came from what the box measured (logs, memory, pools): check them again after "
+                     "a day of normal load, not right after the restart.")
+    return steps
+
+
+def _applies_by_file(snippet: str) -> bool:
+    first = snippet.split("\n", 1)[0]
+    return bool(_FILE_HEADER.match(first) or _HIERA_LINE.match(first))

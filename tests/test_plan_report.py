@@ -1,0 +1,100 @@
+"""`plan` as Markdown and HTML, like `audit`: who and what, the verdict, the changes first, what next."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from foretune import __version__
+from tests.conftest import run_cli
+from tests.support.chromium import open_page
+from tests.test_html_report import FIXED_TIME, TEST_VERSION, _compare
+
+BOX = ("plan", "--product", "satellite", "--version", "6.15", "--hosts", "12000", "--cpus", "16", "--ram", "64G")
+
+
+def test_markdown_plan_leads_with_identity_and_verdict_and_ends_with_what_next() -> None:
+    out = run_cli(*BOX, "--format", "markdown", environ={"SOURCE_DATE_EPOCH": FIXED_TIME}).stdout
+    lines = out.splitlines()
+    assert lines[0] == "# foretune plan: Satellite 6.15 (Foreman 3.9) server, 12000 hosts"
+    assert "- Box: 16 CPUs, 64.0 GiB RAM" in lines
+    # 12000 hosts: the large profile (10001-20000 hosts in the guide's table)
+    assert "- Profile: large (12000 managed hosts fall in the large range (10001-20000 hosts))" in lines
+    assert f"- Generated: 2023-11-14 22:13 UTC by foretune {__version__}" in lines
+    verdict = next(line for line in lines if line.startswith("## Verdict: "))
+    assert verdict.endswith(" to change from the installer's, no problems")
+    changes = lines.index(next(line for line in lines if line.startswith("## What foretune changes")))
+    kept = lines.index(next(line for line in lines if line.startswith("## Kept as the installer sets them")))
+    # the guide for large: Puma workers 12-18 (the installer's auto formula gives min(16 x 1.5, 64 - 1.5) = 24), threads
+    # 16, the DB pool threads_max + 4 = 20: changed rows come before the kept ones
+    for row in ("| `puma.workers` | 24 | 18 |", "| `puma.threads_max` | 5 | 16 |", "| `foreman.db_pool` | 5 | 20 |"):
+        at = next(i for i, line in enumerate(lines) if line.startswith(row))
+        assert changes < at < kept
+    assert "Foreman tuning guide: 5.2.7 Configuring Puma DB pool" in out  # citation ids resolved to titles
+    assert lines.index("## What next") > kept
+    assert "1. Write everything to apply: the same `foretune plan` options with `--output-dir plan/`" in out
+    assert "Run `satellite-installer` after merging custom-hiera.yaml" in out
+    assert "then restart httpd." in out  # the LimitNOFILE drop-in
+
+
+@pytest.mark.parametrize(("name", "start"), [("plan.md", "# foretune plan: "), ("plan.html", "<!DOCTYPE html>")])
+def test_output_extension_picks_the_plan_format(tmp_path: Path, name: str, start: str) -> None:
+    target = tmp_path / name
+    result = run_cli(*BOX, "--output", str(target))
+    assert (result.status, result.stdout) == (0, "")
+    assert target.read_text(encoding="utf-8").startswith(start)
+
+
+@pytest.fixture(scope="module")
+def plan_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    page = tmp_path_factory.mktemp("plan") / "plan.html"
+    assert run_cli(*BOX, "--output", str(page), environ={"SOURCE_DATE_EPOCH": FIXED_TIME}).status == 0
+    page.write_text(page.read_text(encoding="utf-8").replace(f"foretune {__version__}", f"foretune {TEST_VERSION}"),
+                    encoding="utf-8")
+    return page
+
+
+@pytest.mark.parametrize(("width", "scheme", "media"), [(1400, "light", "screen"), (1400, "dark", "screen"),
+                                                      (400, "light", "screen"), (400, "dark", "screen"), (1400, "light", "print")])
+def test_plan_page_screenshots_match_the_reviewed_references(plan_page: Path, width: int, scheme: str, media: str) -> None:
+    page = open_page(plan_page, width=width, height=1400, scheme=scheme, media=media, screenshot=True,
+                     evaluate={"background": "getComputedStyle(document.body).backgroundColor",
+                               "width": "document.documentElement.scrollWidth"})
+    assert page.console_errors == [] and page.requests == [plan_page.resolve().as_uri()]
+    assert page.values["background"] == ("rgb(21, 25, 29)" if (scheme, media) == ("dark", "screen") else "rgb(255, 255, 255)")
+    assert page.values["width"] <= width  # wide tables scroll inside themselves
+    _compare(f"plan-{scheme}-{media}-{width}", page.screenshot)
+
+
+def test_changed_only_keeps_the_changes_and_fits_80_columns() -> None:
+    out = run_cli(*BOX, "--changed-only", environ={"COLUMNS": "80"}).stdout
+    lines = out.splitlines()
+    assert [line for line in lines if len(line) > 80] == []
+    assert "puma.workers" in lines and "foreman.db_pool" in lines  # 24 -> 18, 5 -> 20
+    assert "apache.mpm" not in out  # event in both columns
+    full = run_cli(*BOX, environ={"COLUMNS": "80"}).stdout
+    assert "apache.mpm" in full
+    # 24 tunables for this box, 10 changed (the Markdown report's two tables): 14 left out
+    assert "14 tunables the installer already sets as recommended left out (--changed-only)" in lines
+
+
+def test_every_citation_id_in_the_table_resolves_to_its_title() -> None:
+    out = run_cli(*BOX).stdout
+    table, _, sources = out.partition("\nSources:\n")
+    ids = {cid.strip() for group in re.findall(r"\[([a-z0-9, -]+)\]", table) for cid in group.split(",")} - {"citations"}  # the header
+    listed = {line.split()[0]: line.split(None, 1)[1] for line in sources.splitlines() if line.strip()}
+    assert ids and ids <= set(listed)
+    assert listed["gf-db-pool"] == "Foreman tuning guide: 5.2.7 Configuring Puma DB pool"
+
+
+def test_the_table_carries_the_verdict_first_and_what_next_last() -> None:
+    lines = run_cli(*BOX).stdout.splitlines()
+    header_end = lines.index("")  # the box, generation, profile, hardware lines
+    assert lines[header_end + 1].startswith("verdict: ") and lines[header_end + 1].endswith(
+        " to change from the installer's, no problems")
+    steps = lines.index("What next:")
+    assert lines.index("Problems: none") < steps < lines.index("Sources:")
+    assert lines[steps + 1].startswith("  1.  Write everything to apply: the same foretune plan options with --output-dir plan/")
+    assert "  3.  After the systemd drop-ins: systemctl daemon-reload, then restart httpd." in lines

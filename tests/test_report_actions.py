@@ -1,0 +1,116 @@
+"""The audit report around its findings: who and what, the verdict, one snippet per file, and what next."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from foretune.audit.model import Finding, Report
+from foretune.report.actions import combined_fixes, identity, what_next
+from foretune.rules.base import Severity, Status
+from tests.conftest import REPO, run_cli
+
+EXAMPLE = REPO / "examples" / "sosreport-satellite-6.15-mistuned"
+SOSREPORTS = REPO / "tests" / "fixtures" / "sosreports"
+SOURCES = [*sorted(p for p in SOSREPORTS.iterdir() if p.is_dir()), EXAMPLE]
+
+
+def _audit(source: Path, *extra: str) -> dict[str, object]:
+    return dict(json.loads(run_cli("audit", str(source), "--format", "json", *extra).stdout))
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name)
+def test_every_high_or_critical_finding_has_a_fix(source: Path) -> None:
+    data = _audit(source, "--hosts", "6000")
+    bare = [f["rule"] for f in data["findings"]  # type: ignore[attr-defined]
+            if f["status"] == "fail" and f["severity"] in ("high", "critical") and not f["fixes"]]
+    assert bare == []
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name)
+def test_every_hiera_snippet_names_its_file(source: Path) -> None:
+    data = _audit(source, "--hosts", "6000")
+    for f in data["findings"]:  # type: ignore[attr-defined]
+        for snippet in combined_fixes(f["fixes"]):
+            if "::" in snippet.splitlines()[0] or any(line.startswith("foreman::") for line in snippet.splitlines()):
+                assert snippet.splitlines()[0].startswith("# /"), (f["rule"], snippet)
+
+
+def test_stale_keys_and_swap_have_fixes_in_the_example() -> None:
+    findings = {f["rule"]: f for f in _audit(EXAMPLE)["findings"]}  # type: ignore[attr-defined]
+    assert findings["custom-hiera-stale-keys"]["fixes"] == [
+        "# /etc/foreman-installer/custom-hiera.yaml\n"
+        "# delete the stale keys (postgresql::server::config_entries/checkpoint_segments), then run satellite-installer;\n"
+        "# or let foretune remove them: foretune render --from live --merge-into /etc/foreman-installer/custom-hiera.yaml "
+        "--remove-stale --write"]
+    assert findings["swap-in-use"]["fixes"][0].startswith("free memory for the services: move what does not belong")
+
+
+def test_logstash_box_is_told_to_move_logstash() -> None:
+    findings = {f["rule"]: f for f in _audit(SOSREPORTS / "satellite-6.15-logstash")["findings"]}  # type: ignore[attr-defined]
+    assert findings["swap-in-use"]["fixes"] == [
+        "free memory for the services: the largest process outside the Satellite services in ps: java run by logstash "
+        "(PID 2211, 9.0 GiB RSS): move it off this server, or add RAM; swap empties by itself once memory is free (or run "
+        "`swapoff -a && swapon -a` when MemAvailable is well above the swap in use)"]
+
+
+def test_several_keys_make_one_snippet_per_file() -> None:
+    fixes = ["apache::mod::event::serverlimit: 64", "# /etc/systemd/system/httpd.service.d/limits.conf\n[Service]\nLimitNOFILE=640000",
+             "postgresql::server::config_entries:\n  work_mem: 8MB", "apache::mod::event::maxrequestworkers: 1024",
+             "postgresql::server::config_entries:\n  shared_buffers: 8GB", "tuned-adm profile throughput-performance",
+             "apache::mod::event::serverlimit: 64"]
+    assert combined_fixes(fixes) == [
+        "# /etc/foreman-installer/custom-hiera.yaml\n"
+        "apache::mod::event::serverlimit: 64\n"
+        "postgresql::server::config_entries:\n  work_mem: 8MB\n  shared_buffers: 8GB\n"
+        "apache::mod::event::maxrequestworkers: 1024",
+        "# /etc/systemd/system/httpd.service.d/limits.conf\n[Service]\nLimitNOFILE=640000",
+        "tuned-adm profile throughput-performance",
+    ]
+
+
+def test_header_names_the_profile_the_host_count_needs() -> None:
+    report = Report("s", "sosreport", "Satellite 6.15 (Foreman 3.9)", "server", 7000, "medium",
+                    hosts_basis="given with --hosts", profile_basis="declared: the installer's tuning fact")
+    assert identity(report).profile == "medium (declared: the installer's tuning fact), which fits 7000 hosts"
+    report.hosts = 45000  # extra-large: 40001-60000 hosts
+    assert identity(report).profile.endswith("; 45000 hosts need the extra-large profile")
+    report.hosts_basis = "assumed: the upper edge of the medium profile's range"
+    assert identity(report).profile == "medium (declared: the installer's tuning fact)"  # an assumed count proves nothing
+
+
+def test_what_next_names_the_restart_and_the_recheck() -> None:
+    out = run_cli("audit", str(SOSREPORTS / "satellite-6.9"), "--hosts", "7000").stdout
+    steps = out[out.index("== What next"):].splitlines()
+    assert steps[1].startswith("  1. Write every fix as one set: `foretune audit ")
+    assert any("`systemctl daemon-reload`, then restart httpd." in line for line in steps)  # httpd LimitNOFILE drop-in
+    assert any("then run `satellite-installer`: it restarts the services it reconfigures." in line for line in steps)
+    assert any("the 12 problems above should be gone." in line for line in steps)
+
+
+def test_nothing_to_apply_on_a_clean_report() -> None:
+    assert what_next(Report("s", "live", "Satellite 6.15 (Foreman 3.9)", "server", 100, "default")) == [
+        "Nothing to apply. Audit again after upgrades, a change of profile or a large change in host count."]
+
+
+def test_an_odd_source_name_never_reaches_a_command_line() -> None:
+    finding = Finding("thp-enabled", "THP", "os", Severity.MEDIUM, Status.FAIL, "THP on",
+                      fixes=("echo never > /sys/kernel/mm/transparent_hugepage/enabled",))
+    report = Report("x; rm -rf /", "sosreport", "Satellite 6.15 (Foreman 3.9)", "server", 100, "default", findings=[finding])
+    assert what_next(report)[0] == ("Write every fix as one set: `foretune audit SOURCE --output-dir fixes/`, then follow "
+                                    "fixes/APPLY.md (it orders the steps below).")
+
+
+def test_counts_of_one_read_as_one() -> None:
+    findings = {f["rule"]: f for f in _audit(EXAMPLE)["findings"]}  # type: ignore[attr-defined]
+    # the example runs one Sidekiq worker (etc/foreman/dynflow/worker.yml alone)
+    assert findings["sidekiq-too-few-instances"]["message"].startswith("1 Sidekiq worker for 15120 hosts: ")
+
+
+def test_a_live_audit_is_told_to_write_its_fixes_from_live() -> None:
+    finding = Finding("thp-enabled", "THP", "os", Severity.MEDIUM, Status.FAIL, "THP on",
+                      fixes=("echo never > /sys/kernel/mm/transparent_hugepage/enabled",))
+    report = Report("this host", "live", "Satellite 6.15 (Foreman 3.9)", "server", 100, "default", findings=[finding])
+    assert what_next(report)[0].startswith("Write every fix as one set: `foretune audit live --output-dir fixes/`")
