@@ -4,7 +4,8 @@ HTML reports, so every format says the same."""
 from __future__ import annotations
 
 from foretune.plan.model import Plan
-from foretune.render.outputs import dropins, installer_program, sysctl_file
+from foretune.changes.build import installer_program
+from foretune.render.outputs import dropins, sysctl_file
 from foretune.term import plural
 
 SEVERITIES = ("critical", "high", "medium", "low", "info")
