@@ -65,11 +65,13 @@ def test_table_names_profile_budget_and_problems() -> None:
 def test_hiera_format_holds_only_changed_keys_with_reasons() -> None:
     text = run_cli(*BASE, "--format", "hiera").stdout
     data = yaml.safe_load(text)
-    assert data["foreman::foreman_service_puma_workers"] == 18
+    # one channel per value: Puma workers have an installer option, so they go to the installer command, not here
+    assert "foreman::foreman_service_puma_workers" not in data
+    assert "--foreman-foreman-service-puma-workers 18" in run_cli(*BASE, "--format", "installer").stdout
     assert data["postgresql::server::config_entries"]["work_mem"] == "8MB"
     assert "max_connections" not in data["postgresql::server::config_entries"]  # profile already gives 1000
     assert "apache::mod::event::serverlimit" not in data
-    assert "# Puma workers: guide range 12-18" in text
+    assert "# work_mem: the guide's 8MB" in text
 
 
 def test_installer_format_uses_options_only_for_installer_modules() -> None:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from foretune.knowledge import load_data
 from foretune.knowledge.model import SIZES, Release
@@ -11,8 +10,9 @@ from foretune.knowledge.profiles import flatten, installer_hiera
 from foretune.knowledge.releases import version_key
 
 
-@dataclass(frozen=True)
-class KeyNote:
+class KeyNote(NamedTuple):
+    """A custom-hiera key judged against a release (a named tuple: `plan` loads no dataclasses)."""
+
     key: str
     reason: str
     citation: str
