@@ -1,6 +1,7 @@
 """End-to-end audits of every fixture sosreport, as a directory and as a tarball, against reviewed golden JSON.
 
-The golden files keep what a reviewer judges (rule, status, severity, current, recommended); messages,
+The golden files keep what a reviewer judges (rule, status, severity, current, recommended, the symptoms joined
+under a root cause); messages,
 evidence and citations are covered by the rule fixtures and the schema test.
 """
 
@@ -34,7 +35,8 @@ def judged(stdout: str) -> dict[str, object]:
     data = json.loads(stdout)
     return {
         "release": data["release"], "role": data["role"], "hosts": data["hosts"], "profile": data["profile"],
-        "findings": {f["rule"]: {k: f[k] for k in ("status", "severity", "current", "recommended")}
+        "findings": {f["rule"]: {**{k: f[k] for k in ("status", "severity", "current", "recommended")},
+                                 **({"symptoms": [s["rule"] for s in f["symptoms"]]} if f["symptoms"] else {})}
                      for f in data["findings"]},
     }
 
