@@ -36,9 +36,30 @@ def combine(findings: list[Finding], rules: Iterable[Rule]) -> list[Finding]:
         if f.rule_id in moved:
             continue
         if f.rule_id in joined:
-            symptoms = tuple(joined[f.rule_id])
+            # a symptom's fix that the root cause already gives is not repeated under it
+            symptoms = tuple(dataclasses.replace(x, fixes=tuple(fix for fix in x.fixes if fix not in f.fixes))
+                             for x in joined[f.rule_id])
             worst = max((f, *symptoms), key=lambda x: x.severity)
             f = dataclasses.replace(f, symptoms=symptoms, severity=worst.severity,
                                     basis="measured" if any(s.basis == "measured" for s in symptoms) else f.basis)
         out.append(f)
-    return out
+    return _fix_once(out)
+
+
+def _fix_once(findings: list[Finding]) -> list[Finding]:
+    """Each fix once per report: a fix a worse (or earlier) finding already gives is left out of the later one, whose
+    message names where it is (both findings stay: each judges its own setting)."""
+    seen: dict[str, str] = {}
+    changed: dict[int, Finding] = {}
+    for i in sorted(range(len(findings)), key=lambda i: -int(findings[i].severity)):
+        f = findings[i]
+        if not f.counts:
+            continue
+        repeated = [fix for fix in f.fixes if fix in seen]
+        for fix in f.fixes:
+            seen.setdefault(fix, f.rule_id)
+        if repeated:
+            where = sorted({seen[fix] for fix in repeated})
+            changed[i] = dataclasses.replace(f, fixes=tuple(x for x in f.fixes if x not in repeated),
+                                             message=f"{f.message}; the fix is part of {', '.join(where)}'s")
+    return [changed.get(i, f) for i, f in enumerate(findings)]

@@ -78,7 +78,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     for problem in facts.problems:
         env.warn(problem)
     ctx, notes = build_context(facts, hosts=args.hosts, bench=bench)
-    findings = run_all(rules, ctx)
+    findings = combine(run_all(rules, ctx), all_rules())  # before waivers: a waived root cause takes its symptoms
     warnings: list[str] = []
     if waivers:
         from foretune.audit.waivers import apply_waivers  # start-up: only for an `audit` run, not --help
@@ -86,7 +86,6 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         findings, warnings = apply_waivers(findings, waivers, datetime.date.today())
     for warning in warnings:
         env.warn(warning)
-    findings = combine(findings, all_rules())
     pg_max = str((facts.value("postgresql") or {}).get("max_connections", ""))
     report = Report(source=facts.source_label, source_kind=facts.source_kind,
                     release=ctx.release.label if ctx.release else None, role=ctx.role, hosts=ctx.hosts,

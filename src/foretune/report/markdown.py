@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from foretune.audit.model import Report
-from foretune.report.data import ordered, value_text
+from foretune.report.data import excerpt_line, ordered, value_text
 from foretune.rules.base import Status
 from foretune.term import clean, clean_line
 
@@ -65,11 +65,11 @@ def render(report: Report) -> str:
                          f"{text(value_text(f.current, f.unit))} | {text(value_text(f.recommended, f.unit))} |")
         for f in failing:
             lines += ["", f"## {f.rule_id} — {text(f.title)}", "", text(f.message), ""]
-            lines += [f"- evidence: {code(e.location)}" + (f" — {code(e.excerpt.splitlines()[0][:120])}" if e.excerpt else "")
+            lines += [f"- evidence: {code(e.location)}" + (f" — {code(excerpt_line(e.excerpt, 120))}" if e.excerpt else "")
                       for e in f.evidence[:6]]
             for symptom in f.symptoms:  # the same root cause, seen by another rule
                 lines += [f"- symptom: `{symptom.rule_id}` ({symptom.severity.label}): {text(symptom.message)}"]
-                lines += [f"  - evidence: {code(e.location)}" + (f" — {code(e.excerpt.splitlines()[0][:120])}" if e.excerpt else "")
+                lines += [f"  - evidence: {code(e.location)}" + (f" — {code(excerpt_line(e.excerpt, 120))}" if e.excerpt else "")
                           for e in symptom.evidence[:3] if e not in f.evidence]
             for fix in f.fixes:
                 lines += ["", *block(fix)]
