@@ -88,8 +88,13 @@ def installer_command(plan: Plan) -> str:
     Keys of other modules (apache, postgresql, qpid, candlepin, ...) can only go to custom-hiera.
     """
     if not plan.release.features.custom_hiera:
-        return (f"# {plan.release.label}: no installer options to change; apply the file edits in APPLY.md "
-                "(a later installer run overwrites them)")
+        options = [f"{fix.target} {fix.value}" for _, fix in fixes_of(plan, "installer")]
+        note = (f"# {plan.release.label} reads no custom-hiera.yaml: apply the file edits in APPLY.md after this run "
+                "(a later installer run overwrites them; these options stay in the answers file)")
+        if not options:
+            return (f"# {plan.release.label}: no installer options to change; apply the file edits in APPLY.md "
+                    "(a later installer run overwrites them)")
+        return note + "\n" + " \\\n  ".join([installer_program(plan), *options])
     parts = [installer_program(plan)]
     if tuning_applies(plan):
         parts.append(f"--tuning {plan.profile}")
@@ -175,6 +180,10 @@ def _direct_edits(plan: Plan) -> list[str]:
     """APPLY.md steps for releases whose installer reads no custom-hiera (Satellite 6.2): edit files, then restart."""
     restarts = _restarts()
     steps, n = [], 1
+    if fixes_of(plan, "installer"):
+        steps.append(f"{n}. Run the installer with the options in `installer.sh` (its answers file keeps them, so later "
+                     "installer runs keep them too); it rewrites the files below, so edit them after it.")
+        n += 1
     edits = file_edits(plan)
     agents = " on each agent"  # a file of the managed hosts, not of this server
     for path, line in edits:
