@@ -94,3 +94,12 @@ def test_installer_max_request_workers_over_the_release_table(product: str) -> N
         assert plan(product, version, hosts=8000, cpus=16, ram_gib=64).tunables["apache.max_request_workers"].installer.value == 1024
         checked += 1
     assert checked >= 3
+
+
+def test_satellite_62_prefork_in_force_is_kept_while_the_pool_and_queue_fit() -> None:
+    # the 6.2 brief: the Passenger queue must stay "below Apache's MaxClients and ServerLimit configuration"; a site's
+    # ServerLimit 1024 with MaxClients 256 already holds pool 12 + queue 200 = 212, so neither is changed
+    site = {"apache::mod::prefork::serverlimit": (1024, "answers file"), "apache::mod::prefork::maxclients": (256, "answers file")}
+    t = plan("satellite", "6.2", hosts=8000, cpus=16, physical_cores=8, ram_gib=48, configured=site).tunables
+    assert t["apache.server_limit"].foretune.value == 1024
+    assert t["apache.max_clients"].foretune.value == 256
