@@ -119,7 +119,7 @@ def process_start(unit: str) -> float | None:
 
 
 def _option_key(option: str) -> str | None:
-    from foretune.render.snippets import installer_option  # start-up: only when verify runs
+    from foretune.changes.build import installer_option  # start-up: only when verify runs
 
     return next((key for key in READBACK if installer_option(key) == option), None)
 

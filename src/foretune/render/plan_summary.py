@@ -3,8 +3,8 @@ HTML reports, so every format says the same."""
 
 from __future__ import annotations
 
-from foretune.plan.model import Plan
 from foretune.changes.build import installer_program
+from foretune.plan.model import Plan
 from foretune.render.outputs import dropins, sysctl_file
 from foretune.term import plural
 

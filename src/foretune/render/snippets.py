@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from foretune.changes.build import installer_option  # noqa: F401  (one home: the change set's channel rule)
 from foretune.changes.model import Change
 from foretune.knowledge.profiles import PG
 from foretune.plan.model import Fix
 
 SYSCTL_FILE = "/etc/sysctl.d/90-foretune.conf"
-INSTALLER_MODULES = ("foreman_proxy_content", "foreman_proxy", "foreman", "puppet", "katello")
 
 
 def yaml_scalar(value: Any) -> str:
@@ -26,20 +26,6 @@ def yaml_scalar(value: Any) -> str:
 
 def dropin_path(unit: str) -> str:
     return f"/etc/systemd/system/{unit}.service.d/limits.conf"
-
-
-def installer_option(key: str) -> str | None:
-    """The installer option for a hiera key of an installer-managed module, else None.
-
-    >>> installer_option("foreman::foreman_service_puma_workers")
-    '--foreman-foreman-service-puma-workers'
-    >>> installer_option("apache::mod::event::serverlimit") is None
-    True
-    """
-    module, _, param = key.rpartition("::")
-    if not module or module.split("::")[0] not in INSTALLER_MODULES:
-        return None
-    return "--" + f"{module}::{param}".replace("::", "-").replace("_", "-")
 
 
 def render_fix(fix: Fix) -> str:
