@@ -64,6 +64,7 @@ PG_EXHAUSTED = (b"remaining connection slots are reserved", b"too many clients a
 
 ISO_STAMP = re.compile(rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d")
 STATUSES = {f"{code:03d}".encode(): f"{code:03d}" for code in range(1000)}
+EVENT_HEADS = frozenset((b"Comp", b"Proc", b"Star"))
 MAX_STAMPS = 100_000  # cached line stamps (seconds); the cache starts over beyond this
 MAX_NAMES = 10_000  # cached action names
 MAX_PENDING = 50_000  # completed requests held before they are added up
@@ -194,17 +195,19 @@ class ProductionLog(Analyzer):
                     if t is None:
                         t = self._stamp(line[:19])
                     i = line.find(b"] ", 21)
-                    bar = line.rfind(b"|", 21, i) if i > 0 else -1
-                    if t is not None and bar >= 0 and (not check_window or t in window):
-                        rid = line[bar + 1:i]
-                        m = i + 2  # the message starts here
+                    m = i + 2  # the message starts here
+                    head = line[m:m + 4]
+                    # the request id (after the tag's last bar) only for requests; a message of another line
+                    # starting with "[" may be the old "[app] [I] " layout: the general branch takes it
+                    bar = line.rfind(b"|", 21, i) if head in EVENT_HEADS or head[:1] == b"[" else 21
+                    if t is not None and i > 0 and bar >= 0 and (not check_window or t in window):
                         if t != prev_t:
                             self._time(t)
                             prev_t = t
                             if early_until < 0:
                                 early_until = self._early_until = t + REG_EARLY_SECONDS
-                        head = line[m:m + 4]
                         if head == b"Comp":
+                            rid = line[bar + 1:i]
                             if not line.startswith(b"Completed ", m):
                                 continue
                             status = statuses.get(line[m + 10:m + 13])
@@ -270,6 +273,7 @@ class ProductionLog(Analyzer):
                         elif head == b"Proc":
                             if not line.startswith(b"Processing by ", m):
                                 continue
+                            rid = line[bar + 1:i]
                             end = line.find(b" ", m + 14)
                             raw = line[m + 14:end] if end > 0 else line[m + 14:]
                             action = names.get(raw)
@@ -291,6 +295,7 @@ class ProductionLog(Analyzer):
                                 self._prune(t)
                                 self._prune_at = t + 60
                         elif head == b"Star":
+                            rid = line[bar + 1:i]
                             if rid and line.startswith(REG_STARTED, m):
                                 if line[m + 12] == 34 and line[m + 28:m + 29] == b"/":
                                     seen = consumers.get(line[m + 29:m + 65])
