@@ -62,12 +62,12 @@ POOL_TIMEOUT = (b"ConnectionTimeoutError", b"could not obtain a connection from 
 PG_EXHAUSTED = (b"remaining connection slots are reserved", b"too many clients already")
 
 
-ISO_STAMP = re.compile(rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d")
+ISO_MINUTE = re.compile(rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:")
 STATUSES = {f"{code:03d}".encode(): f"{code:03d}" for code in range(1000)}
 EVENT_HEADS = frozenset((b"Comp", b"Proc", b"Star"))
-MAX_STAMPS = 100_000  # cached line stamps (seconds); the cache starts over beyond this
+MAX_STAMPS = 4096  # cached line stamps (seconds); the cache starts over beyond this (lines come nearly in time order)
 MAX_NAMES = 10_000  # cached action names
-MAX_PENDING = 50_000  # completed requests held before they are added up
+MAX_PENDING = 8192  # completed requests held before they are added up
 
 
 class ActionStats:
@@ -130,6 +130,7 @@ class ProductionLog(Analyzer):
         self._pending_minutes: list[int] = []
         self._pending_errors: list[int] = []  # minutes of 5xx completions
         self._stamps: dict[bytes, int] = {}  # b"YYYY-MM-DDTHH:MM:SS" -> time
+        self._bases: dict[bytes, int] = {}  # b"YYYY-MM-DDTHH:MM:" -> time of its minute
         self._names: dict[bytes, str] = {}  # Processing line's raw action -> its name
 
     # --- parsing ----------------------------------------------------------------------------
@@ -141,15 +142,25 @@ class ProductionLog(Analyzer):
 
     def _stamp(self, stamp: bytes) -> int | None:
         """The time of a line's first 19 bytes if they are an ISO stamp (``YYYY-MM-DDTHH:MM:SS``), cached; else None."""
-        if ISO_STAMP.fullmatch(stamp) is None:
+        prefix = stamp[:17]
+        bases = self._bases
+        base = bases.get(prefix)
+        if base is None:
+            if ISO_MINUTE.fullmatch(prefix) is None:
+                return None
+            try:
+                base = self._minutes.get(stamp[:16])
+                if base is None:
+                    base = self._minute(stamp[:16])
+            except ValueError:
+                return None
+            if len(bases) >= MAX_STAMPS:
+                bases.clear()
+            bases[prefix] = base
+        seconds = stamp[17:19]
+        if not seconds.isdigit():
             return None
-        try:
-            base = self._minutes.get(stamp[:16])
-            if base is None:
-                base = self._minute(stamp[:16])
-            t = base + int(stamp[17:19])
-        except ValueError:
-            return None
+        t = base + int(seconds)
         stamps = self._stamps
         if len(stamps) >= MAX_STAMPS:
             stamps.clear()
