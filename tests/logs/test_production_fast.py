@@ -34,6 +34,8 @@ ODD = (  # lines the fast branch must hand over, or treat exactly as the general
     b"2024-01-01T10:00:01 [I|app|abc] Processing by\n",
     b"2024-01-01T10:00:01 [I|app|abc] Processing by Foo#bar\n",
     b"2024-01-01T10:00:01 [I|app|abc] Started GET \"/rhsm/consumers/\" for 10.0.0.1 at x\n",
+    b"2024-01-01T10:00:01 [I|app|] Started GET \"/register\" for 10.0.0.1 at x\n",  # no request id: no flow step
+    b"2024-01-01T10:00:01 [app] Started POST \"/rhsm/consumers?owner=A\" for 10.0.0.1 at x\n",
     b"2024-01-01T10:00:01 [E|app|abc] ActiveRecord::ConnectionTimeoutError: could not obtain a connection from the pool\n",
     b"2024-01-01T10:00:01 [E|app|abc] PG::ConnectionBad: FATAL: sorry, too many clients already\n",
     b" abc | ActiveRecord::ConnectionTimeoutError (could not obtain a connection from the pool)\n",

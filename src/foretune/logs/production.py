@@ -64,7 +64,7 @@ PG_EXHAUSTED = (b"remaining connection slots are reserved", b"too many clients a
 
 ISO_MINUTE = re.compile(rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:")
 STATUSES = {f"{code:03d}".encode(): f"{code:03d}" for code in range(1000)}
-EVENT_HEADS = frozenset((b"Comp", b"Proc", b"Star"))
+EVENT_HEADS = frozenset((b"Comp", b"Proc"))  # Started lines look for the id only when they are registration steps
 MAX_STAMPS = 4096  # cached line stamps (seconds); the cache starts over beyond this (lines come nearly in time order)
 MAX_NAMES = 10_000  # cached action names
 MAX_PENDING = 8192  # completed requests held before they are added up
@@ -306,8 +306,11 @@ class ProductionLog(Analyzer):
                                 self._prune(t)
                                 self._prune_at = t + 60
                         elif head == b"Star":
-                            rid = line[bar + 1:i]
-                            if rid and line.startswith(REG_STARTED, m):
+                            if not line.startswith(REG_STARTED, m):
+                                continue
+                            bar = line.rfind(b"|", 21, i)
+                            rid = line[bar + 1:i] if bar >= 0 else b""
+                            if rid:
                                 if line[m + 12] == 34 and line[m + 28:m + 29] == b"/":
                                     seen = consumers.get(line[m + 29:m + 65])
                                     if seen is not None and t - seen > flow_window:
