@@ -14,7 +14,10 @@ interleaved round by round so that the load of a shared machine falls on every c
 CPU time is user + system of each process and everything it waited for (``os.wait4``), which other
 people's work on the machine does not inflate; wall time is shown too. Medians over the rounds.
 
-    python3 bench/facts_tarball.py [--logs-mb 256] [--rounds 3] [--keep DIR] [--before REV]
+    python3 bench/facts_tarball.py [--logs-mb 256] [--rounds 3] [--keep DIR] [--before REV] [--only-logs]
+
+``--only-logs`` writes only the two logs and times only ``wc -l``, ``foretune logs`` (and the
+``--before`` revision's) and GoAccess.
 """
 
 from __future__ import annotations
@@ -54,22 +57,26 @@ def run(argv: list[str], env: dict[str, str] | None = None, stdin: Path | None =
     return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def build(folder: Path, logs_mb: int) -> dict[str, Path]:
+def build(folder: Path, logs_mb: int, only_logs: bool = False) -> dict[str, Path]:
     """The tree, its logs and the three archives (kept in ``folder`` and reused when present)."""
     tree = folder / TOP
     paths = {"production": tree / PRODUCTION, "access": tree / ACCESS, "xz": folder / "single.tar.xz",
              "xz-blocks": folder / "blocks.tar.xz", "gz": folder / "sosreport.tar.gz"}
-    if all(p.exists() for p in paths.values()):
+    if all(p.exists() for p in paths.values()) or (only_logs and paths["production"].exists() and paths["access"].exists()):
         return paths
     if tree.exists():
         shutil.rmtree(tree)
     shutil.copytree(FIXTURE, tree, symlinks=True)
     for kind, share in (("production", 0.6), ("access", 0.4)):
         target = paths[kind]
+        if only_logs and target.exists():
+            continue
         target.unlink(missing_ok=True)
         target.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run([sys.executable, str(ROOT / "bench" / "gen_logs.py"), "--kind", kind, "--size-mb",
                         str(max(1, int(logs_mb * share))), str(target)], check=True)
+    if only_logs:
+        return paths
     plain = folder / "sosreport.tar"
     with tarfile.open(plain, "w") as archive:
         archive.add(tree, arcname=TOP)
@@ -107,6 +114,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians are shown (default 3)")
     parser.add_argument("--keep", type=Path, help="keep the archives and copies in this directory (reused)")
     parser.add_argument("--before", help="also audit with the package at this git revision (peak memory, CPU)")
+    parser.add_argument("--only-logs", action="store_true", help="time only wc -l, foretune logs and GoAccess on the logs")
     args = parser.parse_args()
     import dev  # start-up: the zipapp builder, for the bench only
     from logs_speed import ensure_goaccess  # start-up: bench helper
@@ -115,11 +123,11 @@ def main() -> int:
     folder.mkdir(parents=True, exist_ok=True)
     try:
         print(f"building in {folder} ...", flush=True)
-        paths = build(folder, args.logs_mb)
+        paths = build(folder, args.logs_mb, args.only_logs)
         now = installed(folder, "site-now", None)
         before = installed(folder, f"site-{args.before}", args.before) if args.before else None
         pyz = folder / "foretune.pyz"
-        if not pyz.exists():
+        if not pyz.exists() and not args.only_logs:
             dev.build_zipapp(pyz, sys.executable)
         base_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TZ": "UTC"}
         env_now = {**base_env, "PYTHONPATH": str(now)}
@@ -159,6 +167,10 @@ def main() -> int:
             env_before = {**base_env, "PYTHONPATH": str(before)}
             commands[f"audit single.tar.xz ({args.before})"] = audit("xz", env_before)
             commands[f"audit sosreport.tar.gz ({args.before})"] = audit("gz", env_before)
+            commands[f"logs production.log ({args.before})"] = lambda: run(
+                [py, "-m", "foretune", "logs", str(paths["production"]), "--format", "json", "--jobs", "1"], env_before)
+        if args.only_logs:
+            commands = {k: v for k, v in commands.items() if k.startswith(("wc -l", "logs ", "goaccess"))}
         results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in commands}
         loads = [os.getloadavg()]
         for r in range(args.rounds):
@@ -173,7 +185,7 @@ def main() -> int:
               f"logs {args.logs_mb} MiB, {args.rounds} interleaved rounds, medians")
         print("load average (1 min) at each round's end: " + ", ".join(f"{la[0]:.1f}" for la in loads))
         print("uptime: " + subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
-        sizes = {k: paths[k].stat().st_size / 1048576 for k in ("xz", "xz-blocks", "gz", "production", "access")}
+        sizes = {k: paths[k].stat().st_size / 1048576 for k in ("xz", "xz-blocks", "gz", "production", "access") if paths[k].exists()}
         print("sizes MiB: " + ", ".join(f"{k} {v:.1f}" for k, v in sizes.items()))
         print()
         print(f"{'command':<44} {'wall s':>8} {'CPU s':>8} {'peak MiB':>9}")
@@ -183,14 +195,18 @@ def main() -> int:
         def ratio(a: str, b: str) -> float:
             return med[a][1] / med[b][1]
 
-        rows = [
+        rows = [] if args.only_logs else [
             ("audit / xz -dc, single-block .tar.xz", ratio("audit single.tar.xz", "xz -dc single.tar.xz"), "<= 2"),
             ("audit / xz -T0 -dc, multi-block .tar.xz", ratio("audit blocks.tar.xz", "xz -T0 -dc blocks.tar.xz"), "<= 1.5"),
             ("audit / gzip -dc, .tar.gz", ratio("audit sosreport.tar.gz", "gzip -dc sosreport.tar.gz"), "<= 2.5"),
             ("zipapp plan / installed plan", ratio("plan (zipapp)", "plan (installed)"), "<= 1.3"),
+        ]
+        rows += [
             ("logs / wc -l, production.log", ratio("logs production.log", "wc -l production.log"), "<= 50"),
             ("logs --jobs 2 / wc -l, production.log", ratio("logs production.log --jobs 2", "wc -l production.log"), "<= 50"),
         ]
+        if args.before:
+            rows.append((f"logs {args.before} / wc -l, production.log", ratio(f"logs production.log ({args.before})", "wc -l production.log"), "<= 50"))
         if goaccess:
             rows.append(("goaccess / logs, access log", ratio("goaccess access.log", "logs access.log"), ">= 2.5"))
         print()

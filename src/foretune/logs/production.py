@@ -21,7 +21,11 @@ argument as an integer and raises (and clears) a TypeError for a bytes argument,
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from collections.abc import Iterable
+from functools import reduce
+from operator import add
 from typing import Any
 
 from foretune.knowledge import threshold
@@ -58,6 +62,14 @@ POOL_TIMEOUT = (b"ConnectionTimeoutError", b"could not obtain a connection from 
 PG_EXHAUSTED = (b"remaining connection slots are reserved", b"too many clients already")
 
 
+ISO_MINUTE = re.compile(rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:")
+STATUSES = {f"{code:03d}".encode(): f"{code:03d}" for code in range(1000)}
+EVENT_HEADS = frozenset((b"Comp", b"Proc"))  # Started lines look for the id only when they are registration steps
+MAX_STAMPS = 4096  # cached line stamps (seconds); the cache starts over beyond this (lines come nearly in time order)
+MAX_NAMES = 10_000  # cached action names
+MAX_PENDING = 8192  # completed requests held before they are added up
+
+
 class ActionStats:
     __slots__ = ("db_ms", "latency", "status")
 
@@ -80,6 +92,7 @@ def _ms(text: bytes) -> float:
 
 class ProductionLog(Analyzer):
     kind = "production"
+    fast = True  # the fast branch for lines of the common shape (tests turn it off to compare)
 
     def __init__(self, path: str, window: Any = None, ended: tuple[int, int] | None = None) -> None:
         super().__init__(path, window)
@@ -112,6 +125,13 @@ class ProductionLog(Analyzer):
         self.reg_unmatched: list[tuple[bytes, float, str]] = []
         self._early_until = -1  # Processing lines up to this time may follow a Started line of the input before
         self.reg_early: set[bytes] = set()  # their request ids, until Completed
+        # completed requests not yet added up (see _flush): action -> (durations, ActiveRecord ms, statuses)
+        self._pending: dict[str, tuple[list[float], list[float], list[str]]] = {}
+        self._pending_minutes: list[int] = []
+        self._pending_errors: list[int] = []  # minutes of 5xx completions
+        self._stamps: dict[bytes, int] = {}  # b"YYYY-MM-DDTHH:MM:SS" -> time
+        self._bases: dict[bytes, int] = {}  # b"YYYY-MM-DDTHH:MM:" -> time of its minute
+        self._names: dict[bytes, str] = {}  # Processing line's raw action -> its name
 
     # --- parsing ----------------------------------------------------------------------------
     def _minute(self, key: bytes) -> int:
@@ -120,8 +140,43 @@ class ProductionLog(Analyzer):
         self._minutes[key] = base
         return base
 
+    def _stamp(self, stamp: bytes) -> int | None:
+        """The time of a line's first 19 bytes if they are an ISO stamp (``YYYY-MM-DDTHH:MM:SS``), cached; else None."""
+        prefix = stamp[:17]
+        bases = self._bases
+        base = bases.get(prefix)
+        if base is None:
+            if ISO_MINUTE.fullmatch(prefix) is None:
+                return None
+            try:
+                base = self._minutes.get(stamp[:16])
+                if base is None:
+                    base = self._minute(stamp[:16])
+            except ValueError:
+                return None
+            if len(bases) >= MAX_STAMPS:
+                bases.clear()
+            bases[prefix] = base
+        seconds = stamp[17:19]
+        if not seconds.isdigit():
+            return None
+        t = base + int(seconds)
+        stamps = self._stamps
+        if len(stamps) >= MAX_STAMPS:
+            stamps.clear()
+        stamps[stamp] = t
+        return t
+
     def consume(self, lines: Iterable[bytes]) -> None:
+        """Analyze ``lines`` (raw, with their line ends) in order.
+
+        Lines of the common shape (an ISO stamp, a ``[level|logger|id]`` tag) take a fast branch that
+        handles their requests inline; every other line, and whatever the fast branch does not expect,
+        goes through the general branch below it. Both give the same result for a line
+        (``tests/logs/test_production_fast.py`` compares them on awkward input).
+        """
         minutes = self._minutes
+        stamps = self._stamps
         window = self.window
         check_window = not window.open
         prev_t = -1
@@ -132,10 +187,139 @@ class ProductionLog(Analyzer):
         flow_window = self.flow_window
         early = self.reg_early
         early_until = self._early_until
+        fast = self.fast and not self.incidents_only
+        peaks = self.peaks
+        pending = self._pending
+        longest = self.longest
+        names = self._names
+        statuses = STATUSES
+        reg = self.reg_started
+        orphans = self.orphans
+        minute_lines = self.minute_lines
+        pending_minutes = self._pending_minutes
+        pending_errors = self._pending_errors
         n = 0
         try:
-            for line in lines:
-                n += 1
+            for n, line in enumerate(lines, 1):
+                if fast and line[19:21] == b" [":
+                    t = stamps.get(line[:19])
+                    if t is None:
+                        t = self._stamp(line[:19])
+                    i = line.find(b"] ", 21)
+                    m = i + 2  # the message starts here
+                    head = line[m:m + 4]
+                    # the request id (after the tag's last bar) only for requests; a message of another line
+                    # starting with "[" may be the old "[app] [I] " layout: the general branch takes it
+                    bar = line.rfind(b"|", 21, i) if head in EVENT_HEADS or head[:1] == b"[" else 21
+                    if t is not None and i > 0 and bar >= 0 and (not check_window or t in window):
+                        if t != prev_t:
+                            self._time(t)
+                            prev_t = t
+                            if early_until < 0:
+                                early_until = self._early_until = t + REG_EARLY_SECONDS
+                        if head == b"Comp":
+                            rid = line[bar + 1:i]
+                            if not line.startswith(b"Completed ", m):
+                                continue
+                            status = statuses.get(line[m + 10:m + 13])
+                            k = line.find(b" in ", m + 13)
+                            end = line.find(b"ms", k + 4) if k > 0 else -1
+                            if status is None or end < 0:
+                                self._completed(rid, t, line[m:], line)
+                                continue
+                            try:
+                                duration = float(line[k + 4:end])
+                            except ValueError:
+                                self._bad(line)
+                                continue
+                            minute = t - t % 60
+                            level = self.level
+                            if level > peaks.get(minute, -MAX_OPEN):
+                                peaks[minute] = level
+                            self.level = level = level - 1
+                            if level < self.low:
+                                self.low = level
+                            db = 0.0
+                            a = line.find(b"ActiveRecord: ", end)
+                            if a > 0:
+                                b = line.find(b"ms", a + 14)
+                                try:
+                                    db = float(line[a + 14:b])
+                                except ValueError:
+                                    db = 0.0
+                                if not 0.0 <= db <= longest:
+                                    db = 0.0
+                            opened = open_requests.pop(rid, None)
+                            started = reg.pop(rid, None) if reg else None
+                            if not 0.0 <= duration <= longest:
+                                early.discard(rid)
+                                self._bad(line)
+                                continue
+                            if early and rid in early:
+                                early.discard(rid)
+                                if started is None and opened is not None and len(self.reg_unmatched) < MAX_ORPHANS:
+                                    self.reg_unmatched.append((rid, duration, status))
+                            if started is not None:
+                                self._reg_event(started, duration, status)
+                            if opened is None:
+                                if len(orphans) < MAX_ORPHANS:
+                                    orphans.append((rid, duration, status, db, t))
+                                else:
+                                    self._record(UNKNOWN_ACTION, duration, status, db, t)
+                                continue
+                            # self._record(opened[0], duration, status, db, t), inline
+                            row = pending.get(opened[0])
+                            if row is None:
+                                row = pending[opened[0]] = ([], [], [])
+                            row[0].append(duration)
+                            row[1].append(db)
+                            row[2].append(status)
+                            pending_minutes.append(minute)
+                            if status[0] == "5":
+                                pending_errors.append(minute)
+                            if minute not in minute_lines:
+                                minute_lines[minute] = line
+                            if len(pending_minutes) >= MAX_PENDING:
+                                self._flush()
+                        elif head == b"Proc":
+                            if not line.startswith(b"Processing by ", m):
+                                continue
+                            rid = line[bar + 1:i]
+                            end = line.find(b" ", m + 14)
+                            raw = line[m + 14:end] if end > 0 else line[m + 14:]
+                            action = names.get(raw)
+                            if action is None:
+                                action = raw.strip().decode("utf-8", "replace")
+                                if len(names) < MAX_NAMES:
+                                    names[raw] = action
+                            open_requests[rid] = (action, t)
+                            if t <= early_until and rid:
+                                early.add(rid)
+                            level = self.level = self.level + 1
+                            minute = t - t % 60
+                            if level > peaks.get(minute, -MAX_OPEN):
+                                peaks[minute] = level
+                            if len(open_requests) > MAX_OPEN:
+                                open_requests.pop(next(iter(open_requests)))
+                                self._gone(1)
+                            if t > self._prune_at:
+                                self._prune(t)
+                                self._prune_at = t + 60
+                        elif head == b"Star":
+                            if not line.startswith(REG_STARTED, m):
+                                continue
+                            bar = line.rfind(b"|", 21, i)
+                            rid = line[bar + 1:i] if bar >= 0 else b""
+                            if rid:
+                                if line[m + 12] == 34 and line[m + 28:m + 29] == b"/":
+                                    seen = consumers.get(line[m + 29:m + 65])
+                                    if seen is not None and t - seen > flow_window:
+                                        continue
+                                self._reg_start(rid, t, line[m:], offset + n)
+                        elif line.find(b"onnection", m) >= 0:
+                            self._connection(line[m:], line, t)
+                        continue
+                # the general branch: every shape foretune reads
                 first = line[:1]
                 if first in (b" ", b"\t", b"|", b"-"):
                     if line.find(b"onnection") >= 0 and first != b"-":  # continuation of a multi-line message: exceptions live here
@@ -223,6 +407,7 @@ class ProductionLog(Analyzer):
                     self._connection(msg, line, t)
         finally:
             self.lines += n
+            self._flush()
 
     def _reg_start(self, rid: bytes, t: int, msg: bytes, number: int) -> None:
         """Remember the Started line of a registration step (``number``: its line number)."""
@@ -317,17 +502,41 @@ class ProductionLog(Analyzer):
             self.minute_lines[minute] = line
 
     def _record(self, action: str, duration: float, status: str, db: float, t: int) -> None:
-        stats = self.actions.get(action)
-        if stats is None:
-            stats = self.actions[action] = ActionStats()
-        stats.latency.add(duration)
-        stats.db_ms += db
-        cls = status[0] + "xx"
-        stats.status[cls] = stats.status.get(cls, 0) + 1
+        """Count a completed request of ``action`` (kept in pending lists, added up by :meth:`_flush`)."""
+        row = self._pending.get(action)
+        if row is None:
+            row = self._pending[action] = ([], [], [])
+        row[0].append(duration)
+        row[1].append(db)
+        row[2].append(status)
         minute = t - t % 60
-        self.per_minute[minute] = self.per_minute.get(minute, 0) + 1
-        if cls == "5xx":
-            self.errors_per_minute[minute] = self.errors_per_minute.get(minute, 0) + 1
+        self._pending_minutes.append(minute)
+        if status[0] == "5":
+            self._pending_errors.append(minute)
+        if len(self._pending_minutes) >= MAX_PENDING:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Add the pending requests to the per-action statistics and the per-minute counts, in log order.
+
+        The same figures as adding each request when it completes: sums are added in the same order,
+        sketch buckets and counts do not depend on it.
+        """
+        for action, (durations, dbs, codes) in self._pending.items():
+            stats = self.actions.get(action)
+            if stats is None:
+                stats = self.actions[action] = ActionStats()
+            stats.latency.add_many(durations)
+            stats.db_ms = reduce(add, dbs, stats.db_ms)
+            status = stats.status
+            for code, count in Counter(codes).items():
+                cls = code[0] + "xx"
+                status[cls] = status.get(cls, 0) + count
+        self._pending.clear()
+        for src, dst in ((self._pending_minutes, self.per_minute), (self._pending_errors, self.errors_per_minute)):
+            for minute, count in Counter(src).items():
+                dst[minute] = dst.get(minute, 0) + count
+            src.clear()
 
     def _gone(self, count: int) -> None:
         self.level -= count
@@ -402,6 +611,7 @@ class ProductionLog(Analyzer):
                 self._record(UNKNOWN_ACTION, duration, status, db, t)
         self.open.update(other.open)
         self._carry_flows(other)
+        self._flush()
         for m, text in other.minute_lines.items():
             self.minute_lines.setdefault(m, text)
         self.dropped += other.dropped
@@ -442,6 +652,7 @@ class ProductionLog(Analyzer):
         for _rid, duration, status, db, t in self.orphans:
             self._record(UNKNOWN_ACTION, duration, status, db, t)
         self.orphans = []
+        self._flush()
         self.reg_unmatched = []
         self.reg_early = set()
 

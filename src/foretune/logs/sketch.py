@@ -10,6 +10,10 @@ days), whatever the number of values; two sketches merge by adding counters.
 from __future__ import annotations
 
 import math
+from collections import Counter
+from functools import reduce
+from itertools import repeat
+from operator import add, truediv
 from typing import Any
 
 GAMMA = 1.02
@@ -47,6 +51,35 @@ class Sketch:
             return
         key = math.ceil(math.log(value) / _LOG_GAMMA)
         self.buckets[key] = self.buckets.get(key, 0) + 1
+
+    def add_many(self, values: list[float]) -> None:
+        """:meth:`add` each of ``values`` in order, the loops in C where every value is an ordinary one.
+
+        >>> a, b = Sketch(), Sketch()
+        >>> for v in (0.0, 3.5, 120.0, 3.5): a.add(v)
+        >>> b.add_many([0.0, 3.5, 120.0, 3.5])
+        >>> (a.count, a.sum, a.min, a.max, a.zeros, a.buckets) == (b.count, b.sum, b.min, b.max, b.zeros, b.buckets)
+        True
+        """
+        if not values:
+            return
+        low, high = min(values), max(values)
+        total = reduce(add, values, self.sum)
+        if not (low >= 0.0 and high <= MAX_VALUE and math.isfinite(total)):  # NaN, infinite, negative: one at a time
+            for value in values:
+                self.add(value)
+            return
+        self.count += len(values)
+        self.sum = total
+        if low < self.min:
+            self.min = low
+        if high > self.max:
+            self.max = high
+        positive = list(filter(None, values))
+        self.zeros += len(values) - len(positive)
+        buckets = self.buckets
+        for key, n in Counter(map(math.ceil, map(truediv, map(math.log, positive), repeat(_LOG_GAMMA)))).items():
+            buckets[key] = buckets.get(key, 0) + n
 
     def merge(self, other: Sketch) -> None:
         self.count += other.count
