@@ -36,3 +36,23 @@ def test_no_value_is_given_twice(name: str) -> None:
     for key in (yaml.safe_load(hiera.stdout) or {}):
         option = build.installer_option(key)
         assert option is None, key
+
+
+def test_a_declared_profile_the_installer_refuses_gives_the_accepted_profile_and_its_sizing(tmp_path) -> None:
+    # --profile extra-large on 16 CPUs, 64 GiB: foreman-installer 3.9's hardware check asks 32 CPUs and 128 GiB for
+    # extra-large, 16 and 64 for large (fi-tuning-hook), so --tuning extra-large is refused and large is the largest
+    # profile it accepts. installer.sh must carry --tuning large and large's sizing: Puma 18 workers (top of the
+    # guide's 12-18 for large), not extra-large's 24 without any --tuning.
+    args = ("plan", "--product", "satellite", "--version", "6.15", "--cpus", "16", "--ram", "64G", "--hosts", "40000",
+            "--profile", "extra-large")
+    result = run_cli(*args, "--output-dir", str(tmp_path / "out"))
+    assert result.status == 0, result.stderr
+    script = (tmp_path / "out" / "installer.sh").read_text()
+    assert "  --tuning large \\\n" in script
+    assert "--foreman-foreman-service-puma-workers 18" in script
+    assert "extra-large" not in script and "puma-workers 24" not in script
+    apply_md = (tmp_path / "out" / "APPLY.md").read_text()
+    assert "`--tuning` extra-large: foreman-installer 3.9 refuses --tuning extra-large here" in apply_md
+    assert "the set is sized for large" in apply_md
+    installer = run_cli(*args, "--format", "installer")
+    assert installer.stdout.rstrip("\n") == script.removeprefix("#!/bin/sh\nset -e\n").rstrip("\n")

@@ -356,12 +356,43 @@ def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
     return nested
 
 
+def accepted_profile(plan: Plan) -> str | None:
+    """The largest size profile the installer's hardware check accepts on the plan's box, when it refuses the plan's
+    own (None when it accepts the plan's profile, or none at all)."""
+    if not tuning_applies(plan) or not any(p.code == "installer-will-refuse" for p in plan.problems):
+        return None
+    from foretune.knowledge import hardware  # start-up: only when a refused profile is replaced
+
+    inp, fv = plan.input, plan.release.foreman_version
+    below = SIZES[:SIZES.index(plan.profile)] if plan.profile in SIZES else ()
+    accepted = [name for name in below if (need := hardware.enforced(name, fv)) is None or need.met_by(inp.cpus, inp.ram_bytes)]
+    return accepted[-1] if accepted else None
+
+
 def from_plan(plan: Plan, facts: Any = None) -> ChangeSet:
     """The change set of a plan: every tunable whose recommendation differs from what the installer gives, checked
-    against ``facts`` (a FactSet, a :class:`Host`, or None for a plan made from options alone)."""
-    b = _Builder(plan, host_of(facts))
+    against ``facts`` (a FactSet, a :class:`Host`, or None for a plan made from options alone).
+
+    When the installer's hardware check refuses the plan's profile, nothing sized for it could take effect: the set
+    is that of the plan at the largest profile the check accepts, and the refused profile is listed as blocked."""
+    accepted = accepted_profile(plan)
+    if accepted is not None:
+        from foretune.plan.planner import make_plan  # start-up: only when a refused profile is replaced
+
+        refused = next(p for p in plan.problems if p.code == "installer-will-refuse")
+        b = _Builder(make_plan(plan.input._replace(profile=accepted)), host_of(facts))
+        b.block(Change("profile", "profile", "--tuning", plan.profile, site_value=b.host.tuning_profile,
+                       reason=plan.profile_reason, citations=("fi-tuning-profiles",)),
+                f"{refused.message}; the set is sized for {accepted}, the largest profile it accepts", refused.citations)
+        plan = b.plan
+    else:
+        b = _Builder(plan, host_of(facts))
     if tuning_applies(plan):
         b.profile(plan.profile)
+        if accepted is not None and "profile" in b.changes:
+            b.changes["profile"] = b.changes["profile"]._replace(
+                reason=f"the largest profile the installer's hardware check accepts here (it refuses the declared "
+                       f"{b.blocked[0].change.value})", citations=("fi-tuning-hook", "fi-tuning-profiles"))
     for t in plan.tunables.values():
         if t.differs:
             for fix in t.fixes:
