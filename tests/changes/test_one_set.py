@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -123,7 +124,8 @@ def _site_hiera(source: Path) -> str:
 def test_the_example_bundle_is_the_large_profile_with_no_double_channel(tmp_path: Path) -> None:
     """The bundled example: tuning default for 15,120 hosts (satellite_metrics.yml); the guide's large profile is for
     10001-20000 hosts ("2. Performance tuning quickstart"), Puma 18 workers (the top of large's 12-18: 16 CPUs allow it),
-    16 threads min = max ("we recommend 16 threads with all the tuning profiles"), db_pool 16 + 4 = 20, Sidekiq 3
+    16 threads min = max ("we recommend 16 threads with all the tuning profiles"; the answers file already holds
+    threads_max 16, so only threads_min is passed, as plan's set has it), db_pool 16 + 4 = 20, Sidekiq 3
     instances x concurrency 5, pulpcore workers min(8, CPUs) = 8, foreman-proxy's dynflow open files 1000000 (the
     installer's own value, not in force: the host shows 1024).
     custom-hiera.yaml loses the stale checkpoint_segments and the foreman::db_pool: 5 that would win over
@@ -134,8 +136,7 @@ def test_the_example_bundle_is_the_large_profile_with_no_double_channel(tmp_path
         "  --foreman-dynflow-worker-concurrency 5 \\", "  --foreman-dynflow-worker-instances 3 \\",
         "  --foreman-db-pool 20 \\", "  --foreman-proxy-plugin-dynflow-open-file-limit 1000000 \\",
         "  --foreman-proxy-content-pulpcore-worker-count 8 \\",
-        "  --foreman-foreman-service-puma-threads-min 16 \\", "  --foreman-foreman-service-puma-threads-max 16 \\",
-        "  --foreman-foreman-service-puma-workers 18"]
+        "  --foreman-foreman-service-puma-threads-min 16 \\", "  --foreman-foreman-service-puma-workers 18"]
     hiera = files["custom-hiera.yaml"]
     assert yaml.safe_load(hiera) == {"postgresql::server::config_entries": {"work_mem": "8MB"}}
     assert "# foretune: removed postgresql::server::config_entries/checkpoint_segments" in hiera
@@ -161,3 +162,33 @@ def test_the_examples_fix_lines_are_the_change_sets() -> None:
     assert fixes["candlepin-heap-low"] == [
         "# the installer run writes the large profile's value:\ncandlepin::java_opts: -Xms1024m -Xmx4096m"]
     assert fixes["profile-too-small-for-hosts"] == ["satellite-installer --tuning large"]
+
+
+def _journal_rows(root: Path, *args: str) -> set[tuple[str, str, str, str]]:
+    result = run_cli("apply", "--root", str(root), "--write", *args)
+    assert result.status == 0, result.stderr
+    (journal,) = (root / "var/lib/foretune/runs").glob("*/journal.json")
+    return {(c["channel"], c.get("op", "set"), c["target"], str(c.get("value"))) for c in json.loads(journal.read_text())["changes"]}
+
+
+def test_audit_plan_apply_and_apply_audit_take_one_profile_and_one_value_per_tunable(tmp_path: Path) -> None:
+    # The example declares --tuning default (6 Puma workers) but manages 15,120 hosts: the guide's large profile
+    # (10001-20000 hosts, gf-quickstart), which 16 CPUs and 63.8 GiB meet (foreman-installer 3.9 asks 16 and 64 less
+    # its allowance, fi-tuning-hook), with Puma 18 workers (top of large's 12-18, gf-puma-recommendations). Every path
+    # that writes a change set for this box moves to large with 18 workers; none stays at default with 6.
+    shutil.copytree(EXAMPLE, tmp_path / "a")
+    shutil.copytree(EXAMPLE, tmp_path / "b")
+    audited = run_cli("audit", str(EXAMPLE), "--output-dir", str(tmp_path / "out"))
+    assert audited.status in (0, 1), audited.stderr
+    planned = run_cli("plan", "--from", str(EXAMPLE), "--format", "installer")
+    assert planned.status == 0, planned.stderr
+    applied, applied_audit = _journal_rows(tmp_path / "a"), _journal_rows(tmp_path / "b", "--audit")
+    for script in ((tmp_path / "out" / "installer.sh").read_text(), planned.stdout):
+        assert "  --tuning large \\\n" in script and "--foreman-foreman-service-puma-workers 18" in script
+    for rows in (applied, applied_audit):
+        assert ("profile", "set", "--tuning", "large") in rows
+        assert ("installer", "set", "--foreman-foreman-service-puma-workers", "18") in rows
+    # one value per tunable across the paths: what the plan's set holds, the audit's holds with the same value
+    assert applied <= applied_audit, applied - applied_audit
+    values = {(channel, target): value for channel, op, target, value in applied_audit if op == "set"}
+    assert len(values) == len([r for r in applied_audit if r[1] == "set"])

@@ -415,6 +415,8 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
         for fix in rule_fixes:
             tunable_id = b.by_target.get(fix.target)
             t = plan.tunables.get(tunable_id) if tunable_id else None
+            if t is not None and not t.differs and t.installer.origin and t.installer.value == t.foretune.value:
+                continue  # the site's answers already give the plan's value: nothing to change, as plan's set has it
             if t is not None and t.foretune.value is not None:
                 # the plan's value for the tunable: the same number in every output; a value the tuning profile
                 # already gives is left to the profile (pinning it would lock out later --tuning changes)
