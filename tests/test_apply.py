@@ -544,3 +544,18 @@ def test_a_mapping_value_is_merged_key_by_key_and_repeats_as_a_no_op(tmp_path: P
     _edit(root, HIERA, "work_mem: 8MB", "work_mem: 2MB")
     result = run_cli("verify", "--root", str(root))
     assert _states(result.stdout) == {"postgresql.entries": "drift"} and result.status == 1
+
+
+def test_apply_root_resets_an_alter_system_max_connections_the_plan_does_not_change(tmp_path: Path) -> None:
+    # satellite-6.15: postgresql.conf max_connections = 1000 (the medium profile's), postgresql.auto.conf
+    # max_connections = '200' (ALTER SYSTEM wins over postgresql.conf, pg-auto-conf-wins). The plan keeps 1000, so it
+    # has no max_connections change of its own; the 200 must still go, or the profile's 1000 never takes effect.
+    # random_page_cost = '1.1' is a setting foretune does not plan: it stays.
+    root = _tree(tmp_path)
+    result = run_cli("apply", "--root", str(root), "--write")
+    assert result.status == 0, result.stderr
+    assert (root / AUTO).read_text(encoding="utf-8").splitlines()[-1] == "random_page_cost = '1.1'"
+    assert "max_connections" not in (root / AUTO).read_text(encoding="utf-8")
+    journal = json.loads(next((root / RUNS).glob("*/journal.json")).read_text(encoding="utf-8"))
+    assert [(c["channel"], c["op"], c["target"]) for c in journal["changes"] if c["channel"] == "alter-system"] == [
+        ("alter-system", "reset", "max_connections")]

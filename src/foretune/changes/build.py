@@ -127,6 +127,19 @@ def _number(value: Any) -> float | None:
     return None
 
 
+def _pg_number(text: str) -> float | None:
+    """A PostgreSQL setting's value as a number ("'200'" -> 200, "8MB" -> bytes), or None.
+
+    >>> _pg_number(" '200'"), _pg_number("8MB") == 8 * 1024**2, _pg_number("on")
+    (200.0, True, None)
+    """
+    value = text.strip().strip("'\"").strip()
+    try:
+        return float(value)
+    except ValueError:
+        return _number(value)
+
+
 class _Builder:
     """Collects changes for one plan and host, one per tunable, in the order they arrive (plan or audit)."""
 
@@ -325,6 +338,25 @@ class _Builder:
                                 f"{line or 'what the installer sets'}, whatever the installer is told"),
                         citations=(str(self.systemd_table["citation"]),), source=source))
 
+    def unshadow_postgresql(self) -> None:
+        """A postgresql.auto.conf line (ALTER SYSTEM) below the value the plan puts in postgresql.conf is reset,
+        whether or not the set changes that value: the profile's (or the installer's) value never takes effect
+        while ALTER SYSTEM's stands. A line above it is the site's, kept (never lowered silently)."""
+        for t in self.plan.tunables.values():
+            if not t.id.startswith("postgresql.") or t.foretune.value is None:
+                continue
+            setting = t.id.split(".", 1)[1]
+            if f"reset:postgresql:{setting}" in self.changes:
+                continue
+            shadow = postgresql_shadow(setting, self.host.postgresql_files, self.host.postgresql_version)
+            if shadow is None:
+                continue
+            theirs = _pg_number(shadow.line.split("=", 1)[-1])
+            ours = _pg_number(str(t.foretune.value))
+            if theirs is not None and ours is not None and theirs >= ours:
+                continue
+            self._reset(setting, "plan", shadow.line, shadow.citations)
+
     def stale(self) -> None:
         """Every custom-hiera.yaml key the release refuses or ignores becomes a ``remove`` change."""
         if not self.release.features.custom_hiera:
@@ -397,6 +429,7 @@ def from_plan(plan: Plan, facts: Any = None) -> ChangeSet:
         if t.differs:
             for fix in t.fixes:
                 b.fix(t.id, fix, t.foretune.reason, t.foretune.citations)
+    b.unshadow_postgresql()
     b.stale()
     return b.result()
 
@@ -427,6 +460,7 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
                     b.given += [(own.target, own.value, plan.profile) for own in t.fixes if (own.target, own.value, plan.profile) not in b.given]
             else:
                 b.fix(tunable_id or f"{fix.kind}:{fix.target}", fix, "", (), rule)
+    b.unshadow_postgresql()
     b.stale()
     return b.result()
 
