@@ -559,3 +559,41 @@ def test_apply_root_resets_an_alter_system_max_connections_the_plan_does_not_cha
     journal = json.loads(next((root / RUNS).glob("*/journal.json")).read_text(encoding="utf-8"))
     assert [(c["channel"], c["op"], c["target"]) for c in journal["changes"] if c["channel"] == "alter-system"] == [
         ("alter-system", "reset", "max_connections")]
+
+
+def test_a_colleagues_alter_system_after_the_run_is_drift_not_pending(tmp_path: Path) -> None:
+    # applied: custom-hiera max_connections 1200 (postgresql.conf still says 1000 until the installer runs: pending).
+    # Then someone runs ALTER SYSTEM SET max_connections = 300: postgresql.auto.conf wins over postgresql.conf
+    # (pg-auto-conf-wins), so no installer run can bring 1200; that is drift, and verify says where it comes from.
+    root = _tree(tmp_path)
+    _edit(root, AUTO, "max_connections = '200'\n", "")
+    one = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "postgresql.max_connections", "channel": "custom-hiera",
+         "target": "postgresql::server::config_entries/max_connections", "value": 1200}]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write").status == 0
+    assert _states(run_cli("verify", "--root", str(root)).stdout) == {"postgresql.max_connections": "pending"}
+    with (root / AUTO).open("a", encoding="utf-8") as handle:
+        handle.write("max_connections = '300'\n")
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1
+    assert _states(result.stdout) == {"postgresql.max_connections": "drift"}
+    assert "/var/lib/pgsql/data/postgresql.auto.conf sets max_connections = '300' (ALTER SYSTEM)" in result.stdout
+
+
+def test_a_later_foreman_drop_in_over_an_installer_option_is_drift_not_pending(tmp_path: Path) -> None:
+    # applied: --foreman-foreman-service-puma-workers 18 (the installer writes FOREMAN_PUMA_WORKERS into
+    # foreman.service.d/installer.conf). A later zz-local.conf that sets FOREMAN_PUMA_WORKERS=4 is read after
+    # installer.conf (systemd-dropin-order): the installer run cannot bring 18, so it is drift, not a pending run.
+    root = _tree(tmp_path)
+    one = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "puma.workers", "channel": "installer", "target": "--foreman-foreman-service-puma-workers", "value": 18},
+        CHANGES["changes"][5]]}  # a sysctl file too: a set of installer options alone writes no journal
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write").status == 0
+    assert _states(run_cli("verify", "--root", str(root)).stdout)["puma.workers"] == "pending"
+    (root / "etc/systemd/system/foreman.service.d/zz-local.conf").write_text(
+        "[Service]\nEnvironment=FOREMAN_PUMA_WORKERS=4\n", encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1
+    assert _states(result.stdout)["puma.workers"] == "drift"
+    assert ("/etc/systemd/system/foreman.service.d/zz-local.conf sets FOREMAN_PUMA_WORKERS=4, read after installer.conf"
+            in result.stdout)
