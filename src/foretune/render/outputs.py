@@ -292,7 +292,11 @@ def render_values(plan: Plan, current: dict[str, Any]) -> dict[str, Any]:
     cs = build.from_plan(plan, build.Host(custom_hiera=current))
     values = {c.target: c.value for c in cs.changes if c.channel == "custom-hiera" and c.op == "set"}
     plan_values = {fix.target: fix.value for t, fix in fixes_of(plan, "hiera", every=True)}
-    values.update({key: plan_values[key] for key in current if key in plan_values and key not in values})
+    # a site key that shadows an installer option is never given foretune's value here: one channel per value
+    # (the option, once the key is gone; render decides with --prefer whether the key goes or the option is left off)
+    installer_keys = {c.target for c in cs.changes if c.tunable.startswith("unshadow:")}
+    values.update({key: plan_values[key] for key in current
+                   if key in plan_values and key not in values and key not in installer_keys})
     return build._nest(values)
 
 
