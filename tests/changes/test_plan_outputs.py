@@ -56,3 +56,36 @@ def test_a_declared_profile_the_installer_refuses_gives_the_accepted_profile_and
     assert "the set is sized for large" in apply_md
     installer = run_cli(*args, "--format", "installer")
     assert installer.stdout.rstrip("\n") == script.removeprefix("#!/bin/sh\nset -e\n").rstrip("\n")
+
+
+def test_plan_output_dir_without_a_source_says_merge_never_replace(tmp_path) -> None:
+    # no source: the bundle's custom-hiera.yaml holds only foretune's keys (work_mem 8MB for this box); put in the
+    # place of the host's file it would drop every site key, so APPLY.md says to merge it
+    result = run_cli("plan", "--product", "satellite", "--version", "6.15", "--cpus", "16", "--ram", "64G",
+                     "--hosts", "15000", "--output-dir", str(tmp_path))
+    assert result.status == 0, result.stderr
+    steps = (tmp_path / "APPLY.md").read_text()
+    assert "in its place" not in steps
+    assert ("1. Merge `custom-hiera.yaml` from here into `/etc/foreman-installer/custom-hiera.yaml`, keeping every key "
+            "the file already has: it sets `postgresql::server::config_entries/work_mem`. Never put it in the file's place") in steps
+
+
+def test_a_masked_secret_in_the_sources_custom_hiera_is_never_written_into_the_bundle(tmp_path) -> None:
+    import shutil
+
+    from tests.conftest import REPO
+
+    root = tmp_path / "sos"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.15-tuned", root)
+    hiera = root / "etc/foreman-installer/custom-hiera.yaml"
+    hiera.write_text(hiera.read_text() + "foreman::db_password: Sup3rS3cret\n")
+    for command in ("audit", "plan"):
+        out = tmp_path / command
+        args = (command, str(root)) if command == "audit" else (command, "--from", str(root))
+        result = run_cli(*args, "--hosts", "6000", "--output-dir", str(out))
+        assert result.status in (0, 1), result.stderr
+        written = (out / "custom-hiera.yaml").read_text()
+        assert "[redacted]" not in written and "Sup3rS3cret" not in written and "db_password" not in written
+        steps = (out / "APPLY.md").read_text()
+        assert "the source's copy has masked secrets, so it is not copied here" in steps
+        assert "in its place" not in steps

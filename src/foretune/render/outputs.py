@@ -140,8 +140,20 @@ def file_edits(plan: Plan, changes: ChangeSet | None = None) -> list[tuple[str, 
     return [(c.target, str(c.value)) for c in changes_of(plan, changes).changes if c.channel == "file"]
 
 
-def apply_md(plan: Plan, changes: ChangeSet | None = None) -> str:
-    """The steps in order: the profile change first, then what changes, the restart each needs, and how to undo it."""
+MASKS = ("[redacted]", "********")  # what foretune's and sos's redaction leave in place of a secret
+
+
+def masked(text: str | None) -> bool:
+    """``text`` (a source's custom-hiera.yaml) holds a secret masked by redaction: it must not be copied to a file
+    an admin applies."""
+    return bool(text) and any(mask in str(text) for mask in MASKS)
+
+
+def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False, secrets: bool = False) -> str:
+    """The steps in order: the profile change first, then what changes, the restart each needs, and how to undo it.
+
+    ``merged``: the bundle's custom-hiera.yaml is the host's file with the changes merged in (else it holds only
+    foretune's keys, to be merged into the host's); ``secrets``: the host's file was left out for its masked secrets."""
     cs = changes_of(plan, changes)
     steps = [f"# Applying the foretune plan for {plan.release.label} ({plan.input.role}, {plan.input.hosts} hosts)", ""]
     profile = build.profile_change(cs)
@@ -172,8 +184,15 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None) -> str:
     if sets or removed:
         what = (["sets " + ", ".join(f"`{c.target}`" for c in sets)] if sets else []) + \
                (["removes " + ", ".join(f"`{c.target}` ({c.reason})" for c in removed)] if removed else [])
-        steps.append(f"{n}. Back up `{build.HIERA_FILE}`, then put `custom-hiera.yaml` from here in its place (it "
-                     f"{'; it '.join(what)}). Undo: restore the backup.")
+        if merged:
+            steps.append(f"{n}. Back up `{build.HIERA_FILE}`, then put `custom-hiera.yaml` from here in its place (it is "
+                         f"that file with the changes merged in: it {'; it '.join(what)}). Undo: restore the backup.")
+        else:
+            why = (" (the source's copy has masked secrets, so it is not copied here)" if secrets else "")
+            steps.append(f"{n}. Merge `custom-hiera.yaml` from here into `{build.HIERA_FILE}`{why}, keeping every key "
+                         f"the file already has: it {'; it '.join(what)}. Never put it in the file's place: it holds only "
+                         f"foretune's keys. On the host, `foretune render --from live --merge-into {build.HIERA_FILE} "
+                         "--write` merges with a backup. Undo: restore the backup.")
         n += 1
     options = build.installer_options(cs)
     given = ", ".join(x for x in ([f"--tuning {profile.value}"] if profile is not None else []) +
@@ -331,11 +350,12 @@ def bundle(plan: Plan, existing_hiera: str | None = None, changes: ChangeSet | N
     ``existing_hiera``: the source's custom-hiera.yaml; the bundle then holds it merged, not a fragment.
     """
     cs = changes_of(plan, changes, existing_hiera)
-    merge = existing_hiera and existing_hiera.strip() and plan.release.features.custom_hiera
+    secrets = masked(existing_hiera)  # a masked secret is never written into a file an admin applies
+    merge = bool(existing_hiera and existing_hiera.strip() and plan.release.features.custom_hiera and not secrets)
     hiera = merged_hiera(plan, existing_hiera, cs) if merge and existing_hiera else hiera_fragment(plan, cs)
     files = {"custom-hiera.yaml": hiera,
              "installer.sh": "#!/bin/sh\nset -e\n" + installer_command(plan, cs) + "\n",
-             "APPLY.md": apply_md(plan, cs)}
+             "APPLY.md": apply_md(plan, cs, merged=merge, secrets=secrets)}
     for path, content in dropins(plan, cs).items():
         files["systemd/" + path.removeprefix("/etc/systemd/system/")] = content
     sysctl = sysctl_file(plan, cs)
