@@ -597,3 +597,34 @@ def test_a_later_foreman_drop_in_over_an_installer_option_is_drift_not_pending(t
     assert _states(result.stdout)["puma.workers"] == "drift"
     assert ("/etc/systemd/system/foreman.service.d/zz-local.conf sets FOREMAN_PUMA_WORKERS=4, read after installer.conf"
             in result.stdout)
+
+
+@pytest.mark.parametrize("site,written", [
+    ("120", "-1"),  # 120 s is a limit; -1 is none (g62-hammer): foretune's -1 is the larger and is written
+    ("-1", "-1"),  # already none: nothing lower than it, nothing to do
+])
+def test_hammer_request_timeout_minus_one_means_no_timeout(tmp_path: Path, site: str, written: str) -> None:
+    root = _tree(tmp_path)
+    hammer = root / "etc/hammer/cli.modules.d/foreman.yml"
+    hammer.write_text(f":foreman:\n  :host: 'https://sat.example.com'\n  :request_timeout: {site}\n", encoding="utf-8")
+    one = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "hammer.request_timeout", "channel": "file", "target": "/etc/hammer/cli.modules.d/foreman.yml",
+         "value": ":request_timeout: -1", "effect": "immediate"}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write")
+    assert result.status == 0, result.stderr
+    assert "more than foretune's" not in result.stderr
+    assert hammer.read_text(encoding="utf-8") == f":foreman:\n  :host: 'https://sat.example.com'\n  :request_timeout: {written}\n"
+
+
+def test_a_site_hammer_timeout_of_none_is_kept_over_a_limit(tmp_path: Path) -> None:
+    # the site's -1 (no timeout) is above any number of seconds: a change to 300 would lower it, so it is kept
+    root = _tree(tmp_path)
+    hammer = root / "etc/hammer/cli.modules.d/foreman.yml"
+    hammer.write_text(":foreman:\n  :request_timeout: -1\n", encoding="utf-8")
+    one = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "hammer.request_timeout", "channel": "file", "target": "/etc/hammer/cli.modules.d/foreman.yml",
+         "value": ":request_timeout: 300", "effect": "immediate"}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write")
+    assert result.status == 0, result.stderr
+    assert "sets -1, more than foretune's 300" in result.stderr
+    assert hammer.read_text(encoding="utf-8") == ":foreman:\n  :request_timeout: -1\n"
