@@ -628,3 +628,19 @@ def test_a_site_hammer_timeout_of_none_is_kept_over_a_limit(tmp_path: Path) -> N
     assert result.status == 0, result.stderr
     assert "sets -1, more than foretune's 300" in result.stderr
     assert hammer.read_text(encoding="utf-8") == ":foreman:\n  :request_timeout: -1\n"
+
+
+def test_rollback_keeps_a_copy_of_an_edit_made_after_the_run(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    before = (root / HIERA).read_bytes()
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path), "--write").status == 0
+    [run] = _runs(root)
+    later = (root / HIERA).read_text(encoding="utf-8") + "foreman::logging_level: debug  # a colleague, after the run\n"
+    (root / HIERA).write_text(later, encoding="utf-8")
+    result = run_cli("apply", "--root", str(root), "--rollback", run)
+    assert result.status == 0, result.stderr
+    assert (root / HIERA).read_bytes() == before
+    copy = root / RUNS / run / "later-etc_foreman-installer_custom-hiera.yaml"
+    assert copy.read_text(encoding="utf-8") == later
+    assert stat.S_IMODE(copy.stat().st_mode) == 0o600
+    assert f"/etc/foreman-installer/custom-hiera.yaml changed after run {run}: restored; its later content is kept in" in result.stderr + result.stdout
