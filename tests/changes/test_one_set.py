@@ -192,3 +192,21 @@ def test_audit_plan_apply_and_apply_audit_take_one_profile_and_one_value_per_tun
     assert applied <= applied_audit, applied - applied_audit
     values = {(channel, target): value for channel, op, target, value in applied_audit if op == "set"}
     assert len(values) == len([r for r in applied_audit if r[1] == "set"])
+
+
+def test_apply_md_removes_stale_keys_and_resets_alter_system_before_the_installer_run_then_restarts(tmp_path: Path) -> None:
+    # satellite-6.15: custom-hiera.yaml keeps apache::mod::event::maxrequestsperchild (inert since puppetlabs-apache 9),
+    # postgresql.auto.conf sets max_connections = '200' over postgresql.conf's 1000 (pg-auto-conf-wins). The stale key
+    # goes in the custom-hiera step before the installer run, and no later "delete the stale keys, then run the
+    # installer" advice follows it. max_connections needs a server restart, which the installer does not do when
+    # postgresql.conf is unchanged: the reset step says to restart and check with SHOW.
+    files, _ = audit_out(SOS / "satellite-6.15", tmp_path)
+    steps = files["APPLY.md"]
+    assert "delete the stale keys" not in steps
+    lines = steps.splitlines()
+    stale = next(i for i, line in enumerate(lines) if "removes `apache::mod::event::maxrequestsperchild`" in line)
+    installer = next(i for i, line in enumerate(lines) if "Run the installer" in line)
+    assert stale < installer
+    reset = next(line for line in lines if "ALTER SYSTEM RESET max_connections" in line)
+    assert "installer run below restarts PostgreSQL" not in reset
+    assert "run `systemctl restart postgresql`" in reset and "'SHOW max_connections;'" in reset

@@ -172,8 +172,11 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
     n = 1
     for c in cs.changes:
         if c.channel == "alter-system" and c.op == "reset":
-            steps.append(f"{n}. `sudo -u postgres psql -c 'ALTER SYSTEM RESET {c.target};'`: {c.reason}; the installer run "
-                         f"below restarts PostgreSQL. Undo: `ALTER SYSTEM SET {c.target} = ...` with the value it had.")
+            steps.append(f"{n}. `sudo -u postgres psql -c 'ALTER SYSTEM RESET {c.target};'`: {c.reason}. It takes effect "
+                         "when PostgreSQL restarts, which the installer does not do when postgresql.conf is unchanged: after "
+                         "the installer run below, run `systemctl restart postgresql` (or `foreman-maintain service restart`) "
+                         f"and check with `sudo -u postgres psql -c 'SHOW {c.target};'`. "
+                         f"Undo: `ALTER SYSTEM SET {c.target} = ...` with the value it had.")
             n += 1
         elif c.channel == "dropin" and c.op == "remove":
             steps.append(f"{n}. Move `{c.file}` away (`mv {c.file} /root/`) and run `systemctl daemon-reload`: {c.reason}. "
