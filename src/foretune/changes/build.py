@@ -127,6 +127,18 @@ def _number(value: Any) -> float | None:
     return None
 
 
+def fix_key(fix: Fix) -> Any:
+    """What identifies a fix's tunable: its target, and for a file edit also the setting it edits (Satellite 6.2
+    edits several settings of one file).
+
+    >>> fix_key(Fix("file", "/var/lib/pgsql/data/postgresql.conf", "max_connections = 200"))
+    ('/var/lib/pgsql/data/postgresql.conf', 'max_connections')
+    """
+    if fix.kind != "file":
+        return fix.target
+    return fix.target, re.split(r"[\s=:]+", str(fix.value).strip().lstrip(":"), maxsplit=1)[0]
+
+
 def _pg_number(text: str) -> float | None:
     """A PostgreSQL setting's value as a number ("'200'" -> 200, "8MB" -> bytes), or None.
 
@@ -152,7 +164,7 @@ class _Builder:
         self.commands: list[str] = []
         self.advice: list[tuple[str, str]] = []
         self.given: list[tuple[str, Any, str]] = []
-        self.by_target = {fix.target: t.id for t in plan.tunables.values() for fix in t.fixes}
+        self.by_target = {fix_key(fix): t.id for t in plan.tunables.values() for fix in t.fixes}
         fv = self.release.foreman_version
         self.installer_table = table("installer", fv)
         self.apache_table = table("apache", fv)
@@ -196,7 +208,14 @@ class _Builder:
             self.add(Change(tunable, "sysctl", fix.target, fix.value, effect="sysctl-reload", file=SYSCTL_FILE,
                             reason=reason, citations=cites, source=source))
         elif fix.kind == "file":
+            site = self._site_file_value(fix)
             unit = self.restarts.get(fix.target, "")
+            if site is not None:
+                self.block(Change(tunable, "file", fix.target, str(fix.value), file=fix.target, reason=reason,
+                                  citations=cites, source=source, site_value=site),
+                           f"{fix.target} sets {site}, above foretune's {fix.value}: the site's value is kept "
+                           "(never lowered silently)")
+                return
             self.add(Change(tunable, "file", fix.target, str(fix.value), effect="restart" if unit else "immediate",
                             units=(unit,) if unit else (), file=fix.target.removesuffix(" on each agent"), reason=reason,
                             citations=cites, source=source))
@@ -213,6 +232,24 @@ class _Builder:
                                   site_value=self.host.tuning_profile),
                            f"the installer's hardware check refuses --tuning {refused.group(1)} here: {fix.value}",
                            ("fi-tuning-hook",))
+
+    def _site_file_value(self, fix: Fix) -> str | None:
+        """The line of a file edit's setting the host already has, when its number is above the edit's (read from
+        the PostgreSQL files the facts hold: Satellite 6.2 edits postgresql.conf by hand), else None."""
+        if not fix.target.endswith("/postgresql.conf"):
+            return None
+        name, _, ours = str(fix.value).partition("=")
+        found = None
+        for location, text in self.host.postgresql_files:
+            if location.endswith("postgresql.conf"):
+                for line in re.split(r"\n| \| ", text):  # the facts' excerpts join lines with " | "
+                    key, sep, value = line.split("#", 1)[0].partition("=")
+                    if sep and key.strip() == name.strip():
+                        found = (line.strip(), value)
+        if found is None:
+            return None
+        theirs, wanted = _pg_number(found[1]), _pg_number(ours)
+        return found[0] if theirs is not None and wanted is not None and theirs > wanted else None
 
     def _limit(self, tunable: str, fix: Fix, reason: str, cites: tuple[str, ...], source: str) -> None:
         """A LimitNOFILE drop-in (``limits.conf``); a drop-in of the unit read after it that sets a lower limit is
@@ -449,7 +486,7 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
         b.profile(plan.profile, asks[0] if asks else "plan")
     for rule, rule_fixes in fixes:
         for fix in rule_fixes:
-            tunable_id = b.by_target.get(fix.target)
+            tunable_id = b.by_target.get(fix_key(fix))
             t = plan.tunables.get(tunable_id) if tunable_id else None
             if t is not None and not t.differs and t.installer.origin and t.installer.value == t.foretune.value:
                 continue  # the site's answers already give the plan's value: nothing to change, as plan's set has it
