@@ -230,3 +230,37 @@ def test_satellite_62_apply_md_carries_the_reports_file_fixes_and_never_lowers_a
     assert not any("max_connections" in str(c.value) for c in planned.changes)
     kept = [b for b in planned.blocked if "max_connections" in str(b.change.value)]
     assert len(kept) == 1 and kept[0].change.site_value == "max_connections = 500" and "never lowered" in kept[0].why
+
+
+def test_a_critical_measured_failure_lowers_a_pinned_site_value_and_says_so(tmp_path: Path) -> None:
+    # 31 GiB box, custom-hiera.yaml pins Puma 24 workers ("bumped during registration storm"), an OOM kill of a Puma
+    # worker: the CRITICAL puma-workers-over-ram-budget fix is 12 (the guide's medium range 8-12,
+    # gf-puma-recommendations). Keeping the pin keeps the OOM: the key goes (custom-hiera wins over the option,
+    # fi-hiera-precedence), --foreman-foreman-service-puma-workers 12 is passed, and APPLY.md says it lowers the 24.
+    box = REPO / "tests/fixtures/audit-boxes/satellite-6.15-overcommitted"
+    files, report = audit_out(box, tmp_path)
+    failing = {f["rule"]: f for f in report["findings"] if f["status"] == "fail"}  # type: ignore[index, union-attr]
+    assert failing["puma-workers-over-ram-budget"]["severity"] == "critical"
+    assert "  --foreman-foreman-service-puma-workers 12" in files["installer.sh"].splitlines()
+    assert "foreman_service_puma_workers" not in (yaml.safe_load(files["custom-hiera.yaml"]) or {})
+    assert ("`--foreman-foreman-service-puma-workers 12` lowers the site's 24: the critical finding "
+            "puma-workers-over-ram-budget asks for it") in files["APPLY.md"]
+    assert "Not applied" not in files["APPLY.md"]
+
+
+def test_a_site_value_above_a_non_critical_fix_is_still_kept() -> None:
+    # the same pin, asked down by a medium finding only: kept, never lowered silently
+    from foretune.plan import PlanInput, make_plan
+    from foretune.plan.model import Fix
+
+    plan = make_plan(PlanInput("satellite", "6.15", hosts=8000, cpus=8, ram_bytes=32 * 1024**3))
+    host = build.Host(custom_hiera={"foreman::foreman_service_puma_workers": 24})
+    fixes = [("puma-workers-outside-range", (Fix("hiera", "foreman::foreman_service_puma_workers", 12),))]
+    kept = build.from_audit(fixes, plan, host)
+    assert not any("puma-workers" in c.target for c in kept.changes)
+    assert [b.change.site_value for b in kept.blocked] == [24]
+    lowered = build.from_audit(fixes, plan, host, lower={"puma-workers-outside-range"})
+    assert ("installer", "set", "--foreman-foreman-service-puma-workers", 12) in {
+        (c.channel, c.op, c.target, c.value) for c in lowered.changes}
+    assert ("custom-hiera", "remove", "foreman::foreman_service_puma_workers") in {
+        (c.channel, c.op, c.target) for c in lowered.changes}

@@ -172,6 +172,7 @@ class _Builder:
         self.memory_problem = next((p for p in plan.problems if p.code == "memory-over-ram"), None)
         self.profile_refused = next((p for p in plan.problems if p.code == "installer-will-refuse"), None)
         self.restarts = _restarts()
+        self.lower: set[str] = set()  # audit rules whose measured failure may lower a site value (said in the change)
         self.profile_keys = {key for size in SIZES for key in flatten(installer_hiera(self.release, size))} \
             if self.release.features.size_profiles else set()
 
@@ -320,10 +321,13 @@ class _Builder:
         site = self.host.custom_hiera.get(key)
         if key in self.host.custom_hiera:
             here, ours = _number(site), _number(value)
-            if here is not None and ours is not None and here > ours:
+            lowered = here is not None and ours is not None and here > ours
+            if lowered and source not in self.lower:
                 self.block(change._replace(site_value=site), f"custom-hiera.yaml sets {key}: {site}, above foretune's {value}: "
                            "the site's value is kept (never lowered silently)")
                 return
+            if lowered:  # a measured critical failure asks for it: lowered, and said so
+                change = change._replace(reason=f"the critical finding {source} asks for it{': ' + reason if reason else ''}")
             if channel == "installer":  # custom-hiera wins over the installer option: the key goes, the option stays
                 self.add(Change(f"unshadow:{key}", "custom-hiera", key, None, op="remove", file=HIERA_FILE,
                                 reason=f"custom-hiera.yaml sets {key}: {site}, which wins over {option}",
@@ -412,7 +416,10 @@ class _Builder:
 
     def result(self) -> ChangeSet:
         ordered = sorted(self.changes.values(), key=lambda c: _ORDER.get((c.channel, c.op), 99))
-        return ChangeSet(self.release.label, tuple(ordered), tuple(self.blocked), commands=tuple(self.commands),
+        # a change blocked for one finding that a later (critical) finding's fix made take effect is no longer blocked
+        made = [(c.tunable, c.target, c.value) for c in self.changes.values()]
+        blocked = tuple(b for b in self.blocked if (b.change.tunable, b.change.target, b.change.value) not in made)
+        return ChangeSet(self.release.label, tuple(ordered), blocked, commands=tuple(self.commands),
                          advice=tuple(self.advice), given=tuple(self.given))
 
 
@@ -474,11 +481,14 @@ def from_plan(plan: Plan, facts: Any = None) -> ChangeSet:
     return b.result()
 
 
-def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: Any = None) -> ChangeSet:
+def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: Any = None,
+               lower: Iterable[str] = ()) -> ChangeSet:
     """The change set that fixes an audit's findings: ``fixes`` holds (rule id, the finding's Fix records) of the
     failing findings; ``plan`` is the plan at the profile the audit asks for. A value the plan has for the same
-    tunable is the plan's (one value per tunable, the same in every output); the profile change comes first."""
+    tunable is the plan's (one value per tunable, the same in every output); the profile change comes first.
+    ``lower``: the rules of critical findings (a measured failure), whose fixes lower a site value, saying so."""
     b = _Builder(plan, host_of(facts))
+    b.lower = set(lower)
     fixes = list(fixes)
     asks = [rule for rule, rule_fixes in fixes for f in rule_fixes
             if f.kind == "command" and re.search(r"--tuning \S+$", str(f.target)) and not str(f.target).startswith("add hardware")]

@@ -145,8 +145,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 def change_set(report: Any, plan: Any, facts: Any) -> Any:
     """The one change set that fixes the report's failing, unwaived findings (``foretune.changes.build.from_audit``)."""
     from foretune.changes.build import from_audit  # start-up: loaded with the outputs only
+    from foretune.rules.base import Severity  # start-up: loaded with the outputs only
 
-    return from_audit(((f.rule_id, f.fix_records) for f in report.findings if f.counts), plan, facts)
+    critical = {f.rule_id for f in report.findings if f.counts and f.severity >= Severity.CRITICAL}
+    return from_audit(((f.rule_id, f.fix_records) for f in report.findings if f.counts), plan, facts, lower=critical)
 
 
 def _fix_lines(findings: list[Any], changes: Any) -> list[Any]:
