@@ -89,3 +89,16 @@ def test_a_masked_secret_in_the_sources_custom_hiera_is_never_written_into_the_b
         steps = (out / "APPLY.md").read_text()
         assert "the source's copy has masked secrets, so it is not copied here" in steps
         assert "in its place" not in steps
+
+
+def test_a_merged_bundle_says_it_raised_a_site_value_never_that_it_was_asked() -> None:
+    # 15000 hosts kept at --tuning default: ServerLimit 64 above 5000 hosts (gf-httpd-children), which the default
+    # profile does not give; the site's 25 is below it, so the change set raises it. No --prefer was given: the
+    # comment must not say "as asked (--prefer)".
+    plan = make_plan(PlanInput("satellite", "6.15", hosts=15000, cpus=16, ram_bytes=64 * GIB, profile="default"))
+    existing = "---\napache::mod::event::serverlimit: 25  # from 2020\n"
+    cs = build.from_plan(plan, build.Host(custom_hiera={"apache::mod::event::serverlimit": 25}))
+    merged = outputs.merged_hiera(plan, existing, cs)
+    assert "--prefer" not in merged
+    assert "# foretune: replaced the site's 25 to raise it (the change set raises a site value; one set higher is kept)" in merged
+    assert yaml.safe_load(merged)["apache::mod::event::serverlimit"] == 64

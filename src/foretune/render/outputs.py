@@ -338,7 +338,7 @@ def merged_hiera(plan: Plan, existing: str, changes: ChangeSet | None = None) ->
     if entries:  # a new PostgreSQL hash gets its entries' reasons above it
         comments.setdefault(PG, "foretune: " + "; ".join(entries))
     text, _ = merge_values(existing, build.hiera_values(cs), reasons, preferences, comments, "custom-hiera.yaml",
-                           build.hiera_removals(cs))
+                           build.hiera_removals(cs), asked="")
     notes = [f"# foretune: removed {c.target} ({c.reason})\n" for c in cs.changes if c.channel == "custom-hiera" and c.op == "remove"]
     notes += [f"# foretune: kept {b.change.target}: {b.why}\n" for b in cs.blocked if b.change.site_value is not None]
     text = "".join(notes) + text
