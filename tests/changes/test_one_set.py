@@ -188,8 +188,18 @@ def test_audit_plan_apply_and_apply_audit_take_one_profile_and_one_value_per_tun
     for rows in (applied, applied_audit):
         assert ("profile", "set", "--tuning", "large") in rows
         assert ("installer", "set", "--foreman-foreman-service-puma-workers", "18") in rows
-    # one value per tunable across the paths: what the plan's set holds, the audit's holds with the same value
-    assert applied <= applied_audit, applied - applied_audit
+    # one change set: the plan's and the audit's are the same, including what the installer gives but the box does
+    # not have in force: foreman-proxy runs with 1024 open files (the installer's 1000000, proxy-dynflow-nofile) and
+    # THP defrag is 'always' (gf-hardware)
+    assert applied == applied_audit, (applied ^ applied_audit)
+    assert ("installer", "set", "--foreman-proxy-plugin-dynflow-open-file-limit", "1000000") in applied
+    assert "--foreman-proxy-plugin-dynflow-open-file-limit 1000000" in planned.stdout
+    facts = read_source(str(EXAMPLE))
+    plan = choose_plan(facts).plan
+    assert plan is not None
+    from foretune.plan.choose import change_plan
+
+    assert "echo never > /sys/kernel/mm/transparent_hugepage/defrag" in build.from_plan(change_plan(facts) or plan, facts).commands
     values = {(channel, target): value for channel, op, target, value in applied_audit if op == "set"}
     assert len(values) == len([r for r in applied_audit if r[1] == "set"])
 

@@ -448,6 +448,33 @@ def accepted_profile(plan: Plan) -> str | None:
     return accepted[-1] if accepted else None
 
 
+# tunables whose installer value may not be in force: the units whose measured open-files limit tells
+MEASURED_LIMITS = {"smart_proxy_dynflow.limit_nofile": ("foreman-proxy.service", "smart_proxy_dynflow_core.service")}
+THP_DEFRAG = "echo never > /sys/kernel/mm/transparent_hugepage/defrag"
+
+
+def _measured(b: _Builder, facts: Any) -> None:
+    """What the facts measure below the plan's value though the plan does not change it (the installer's value is
+    not in force): the plan's fixes for it, as the audit's findings ask; THP defrag 'always' while THP is changed."""
+    if facts is None or isinstance(facts, Host) or not hasattr(facts, "value"):
+        return
+    limits = facts.value("service_limits")
+    for tunable_id, units in MEASURED_LIMITS.items():
+        t = b.plan.tunables.get(tunable_id)
+        if t is None or t.differs or not isinstance(limits, dict):
+            continue
+        entry = next((limits[u] for u in units if isinstance(limits.get(u), dict)), None)
+        found = entry.get("process_nofile", entry.get("LimitNOFILE")) if entry is not None else None
+        ours = _number(t.foretune.value)
+        if isinstance(found, int) and ours is not None and found < ours:
+            for fix in t.fixes:
+                b.fix(t.id, fix, f"{t.foretune.reason} (in force: {found})", t.foretune.citations)
+    thp = facts.value("thp")
+    if isinstance(thp, dict) and thp.get("defrag") == "always" and thp.get("enabled") != "never" \
+            and THP_DEFRAG not in b.commands:  # gf-hardware; thp-defrag-always asks the same
+        b.commands.append(THP_DEFRAG)
+
+
 def from_plan(plan: Plan, facts: Any = None) -> ChangeSet:
     """The change set of a plan: every tunable whose recommendation differs from what the installer gives, checked
     against ``facts`` (a FactSet, a :class:`Host`, or None for a plan made from options alone).
@@ -476,6 +503,7 @@ def from_plan(plan: Plan, facts: Any = None) -> ChangeSet:
         if t.differs:
             for fix in t.fixes:
                 b.fix(t.id, fix, t.foretune.reason, t.foretune.citations)
+    _measured(b, facts)
     b.unshadow_postgresql()
     b.stale()
     return b.result()
