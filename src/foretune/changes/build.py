@@ -40,6 +40,10 @@ PUMA_TARGETS = ("foreman::foreman_service_puma_", "foreman::db_pool", "--foreman
 _ORDER = {("profile", "set"): 0, ("custom-hiera", "remove"): 1, ("alter-system", "reset"): 2, ("dropin", "remove"): 3,
           ("custom-hiera", "set"): 4, ("installer", "set"): 5, ("file", "set"): 6, ("alter-system", "set"): 7,
           ("dropin", "set"): 8, ("sysctl", "set"): 9, ("tuned", "set"): 10}
+# Puma values the installer writes into foreman.service.d/installer.conf, by the environment variable that carries them
+PUMA_ENV = {"foreman::foreman_service_puma_workers": "FOREMAN_PUMA_WORKERS",
+            "foreman::foreman_service_puma_threads_min": "FOREMAN_PUMA_THREADS_MIN",
+            "foreman::foreman_service_puma_threads_max": "FOREMAN_PUMA_THREADS_MAX"}
 # tunables that hold memory: a raise of one is blocked when the memory budget after the changes does not fit
 MEMORY_TUNABLES = ("puma.workers", "candlepin.heap_max", "postgresql.shared_buffers", "pulp.workers",
                    "dynflow.sidekiq_instances", "passenger.max_pool_size", "passenger.min_instances")
@@ -337,6 +341,15 @@ class _Builder:
             t = self.plan.tunables.get(tunable)
             if t is not None and t.installer.origin:  # the site set it in the answers file: say what it replaces
                 change = change._replace(site_value=t.installer.value)
+        shadow_env = systemd_shadow("foreman.service", "Environment", self.host.puma_files, owned=INSTALLER_DROPIN) \
+            if key in PUMA_ENV or (option or "") in {installer_option(k) for k in PUMA_ENV} else None
+        variable = PUMA_ENV.get(key) or next((v for k, v in PUMA_ENV.items() if installer_option(k) == option), None)
+        in_force = re.search(rf"\b{variable}=(\d+)", shadow_env.line) if shadow_env is not None and variable else None
+        if in_force and shadow_env is not None:  # the drop-in the set removes gives the value in force, not the answers
+            before = change.site_value
+            change = change._replace(site_value=int(in_force.group(1)), reason=change.reason + (
+                f" ({posixpath.basename(shadow_env.location)} keeps {in_force.group(1)} in force; the {before} set "
+                "for the installer never took effect)" if before is not None and str(before) != in_force.group(1) else ""))
         if tunable in MEMORY_TUNABLES and self.memory_problem is not None and self._raises(tunable, value):
             self.block(change, f"the memory budget after the changes does not fit: {self.memory_problem.message}",
                        self.memory_problem.citations)
