@@ -644,3 +644,21 @@ def test_rollback_keeps_a_copy_of_an_edit_made_after_the_run(tmp_path: Path) -> 
     assert copy.read_text(encoding="utf-8") == later
     assert stat.S_IMODE(copy.stat().st_mode) == 0o600
     assert f"/etc/foreman-installer/custom-hiera.yaml changed after run {run}: restored; its later content is kept in" in result.stderr + result.stdout
+
+
+def test_a_drop_in_in_a_linked_foreman_service_d_is_read_as_systemd_reads_it(tmp_path: Path) -> None:
+    # etc/systemd/system/foreman.service.d -> /etc/foreman-dropins (an absolute link, taken from the root): systemd
+    # reads the drop-ins through it, so a zz-local.conf there that sets FOREMAN_PUMA_WORKERS=4 after installer.conf
+    # is drift of the applied --foreman-foreman-service-puma-workers 18, as in a plain directory
+    root = _tree(tmp_path)
+    system = root / "etc/systemd/system"
+    (system / "foreman.service.d").rename(root / "etc/foreman-dropins")
+    (system / "foreman.service.d").symlink_to("/etc/foreman-dropins")
+    one = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "puma.workers", "channel": "installer", "target": "--foreman-foreman-service-puma-workers", "value": 18},
+        CHANGES["changes"][5]]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write").status == 0
+    (root / "etc/foreman-dropins/zz-local.conf").write_text("[Service]\nEnvironment=FOREMAN_PUMA_WORKERS=4\n", encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout)["puma.workers"] == "drift"
+    assert "/etc/systemd/system/foreman.service.d/zz-local.conf sets FOREMAN_PUMA_WORKERS=4" in result.stdout

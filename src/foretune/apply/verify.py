@@ -236,14 +236,17 @@ class Verifier:
         unit_dir = os.path.basename(directory)
         found: tuple[str, str, str] | None = None
         for base in ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system"):
-            try:
-                names = os.listdir(self.host.path(f"{base}/{unit_dir}"))
+            try:  # read as systemd reads it: a linked drop-in directory too
+                names = os.listdir(self.host.resolve(f"{base}/{unit_dir}"))
             except (OSError, InputError):
                 continue
             for other in names:
                 if not other.endswith(".conf") or other <= name:
                     continue
-                data = self.host.read(f"{base}/{unit_dir}/{other}")
+                try:
+                    data = read_bytes(self.host.resolve(f"{base}/{unit_dir}/{other}"))
+                except (OSError, InputError):
+                    data = None
                 value = line_value(data.decode("utf-8", "replace"), directive, "[Service]") if data is not None else None
                 if value is not None and (found is None or other > found[0]):
                     found = (other, f"{base}/{unit_dir}/{other}", value)
@@ -393,16 +396,17 @@ class Verifier:
         Environment= line (systemd reads the drop-ins of every directory in one order by file name)."""
         found: tuple[str, str, str] | None = None
         for base in ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system"):
-            try:
-                names = os.listdir(self.host.path(f"{base}/{unit}.d"))
+            try:  # read as systemd reads it: a linked foreman.service.d too
+                directory = self.host.resolve(f"{base}/{unit}.d")
+                names = os.listdir(directory)
             except (OSError, InputError):
                 continue
             for name in names:
                 if not name.endswith(".conf") or name <= after:
                     continue
                 try:
-                    data = self.host.read(f"{base}/{unit}.d/{name}")
-                except InputError:
+                    data = read_bytes(self.host.resolve(f"{base}/{unit}.d/{name}"))
+                except (OSError, InputError):
                     continue
                 for line in (data or b"").decode("utf-8", "replace").splitlines():
                     line = line.strip()
