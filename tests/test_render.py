@@ -187,3 +187,16 @@ def test_a_site_key_over_an_installer_option_is_one_channel_either_way(tmp_path:
     assert taken.status == 0, taken.stderr  # type: ignore[attr-defined]
     assert taken.stderr.split("run: ", 1)[1].split("\n", 1)[0].endswith(" --foreman-db-pool 20")  # type: ignore[attr-defined]
     assert yaml.safe_load(target.read_text(encoding="utf-8")) == {"postgresql::server::config_entries": {"work_mem": "8MB"}}
+
+
+@pytest.mark.parametrize("text", [
+    "---\npg: &pg\n  checkpoint_segments: 32\n  work_mem: 8MB\npostgresql::server::config_entries: *pg\n",
+    "---\ndefaults: &d\n  checkpoint_segments: 32\npostgresql::server::config_entries:\n  <<: *d\n  work_mem: 8MB\n",
+])
+def test_a_stale_key_inside_an_anchor_or_a_merge_key_is_removed(tmp_path: Path, text: str) -> None:
+    # checkpoint_segments: PostgreSQL 12 refuses to start with it (fi-checkpoint-segments-removed); given through an
+    # alias or a << merge key it must still go from the PostgreSQL entries, the rest as the file had it
+    target, result = render(tmp_path, "--write", text=text)
+    assert result.status == 0, result.stderr  # type: ignore[attr-defined]
+    merged = yaml.safe_load(target.read_text(encoding="utf-8"))
+    assert merged["postgresql::server::config_entries"] == {"work_mem": "8MB"}

@@ -198,6 +198,12 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
         key, _, entry = path.partition("/")
         if entry and isinstance(data.get(key), dict) and entry in data[key]:
             nested = data[key]
+            if nested.anchor.value is not None or entry not in getattr(nested, "_ok", nested):
+                # shared through an anchor, or given by a << merge key: the key gets its own copy without the entry,
+                # the anchor and what else uses it stay as they are (as the installer's Ruby YAML resolves them)
+                own = CommentedMap()
+                own.update({name: copy.deepcopy(value) for name, value in nested.items()})
+                data[key] = nested = own
             _remove(nested, entry)
             if not nested and nested.ca.comment and nested.ca.comment[1]:  # now {}: its comments follow the key
                 tokens, nested.ca.comment = nested.ca.comment[1], None
