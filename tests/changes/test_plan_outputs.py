@@ -102,3 +102,19 @@ def test_a_merged_bundle_says_it_raised_a_site_value_never_that_it_was_asked() -
     assert "--prefer" not in merged
     assert "# foretune: replaced the site's 25 to raise it (the change set raises a site value; one set higher is kept)" in merged
     assert yaml.safe_load(merged)["apache::mod::event::serverlimit"] == 64
+
+
+def test_an_empty_change_set_writes_no_installer_step_and_a_change_without_reason_names_its_finding() -> None:
+    from foretune.changes.model import Change, ChangeSet
+
+    plan = make_plan(PlanInput("satellite", "6.15", hosts=8000, cpus=8, ram_bytes=32 * GIB))
+    existing = "---\n# This file is for custom hiera overrides.\n"
+    files = outputs.bundle(plan, existing, ChangeSet("Satellite 6.15"))
+    assert "installer.sh" not in files  # an installer run for no change is an outage for nothing
+    assert "Nothing to change: no step to take, no installer run." in files["APPLY.md"]
+    assert "Run the installer" not in files["APPLY.md"]
+    one = ChangeSet("Satellite 6.15", (Change("capsule.proxy_timeout", "custom-hiera", "apache::mod::proxy::proxy_timeout", 600,
+                                              file=build.HIERA_FILE, source="capsule-proxy-timeout"),))
+    merged = outputs.bundle(plan, existing, one)["custom-hiera.yaml"]
+    assert "# foretune: fixes capsule-proxy-timeout\napache::mod::proxy::proxy_timeout: 600\n" in merged
+    assert "[]" not in merged

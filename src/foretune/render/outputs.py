@@ -200,9 +200,10 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
     options = build.installer_options(cs)
     given = ", ".join(x for x in ([f"--tuning {profile.value}"] if profile is not None else []) +
                       ([f"{len(options)} option(s)"] if options else []))
-    steps.append(f"{n}. Run the installer (`installer.sh`{': ' + given if given else ''}); it restarts the services it "
-                 "reconfigures. Undo: run it again with the previous values.")
-    n += 1
+    if installer_needed(cs):  # nothing for the installer: no run (an outage for no change)
+        steps.append(f"{n}. Run the installer (`installer.sh`{': ' + given if given else ''}); it restarts the services it "
+                     "reconfigures. Undo: run it again with the previous values.")
+        n += 1
     lowered = [c for c in cs.changes if c.channel == "installer" and _below(c.value, c.site_value)]
     steps += [f"   - `{c.target} {yaml_scalar(c.value)}` lowers the site's {yaml_scalar(c.site_value)}: {c.reason}" for c in lowered]
     drop = dropins(plan, cs)
@@ -226,10 +227,23 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
                      "needs a reboot). Undo: `tuned-adm profile` with the previous profile, "
                      "`grubby --update-kernel=ALL --remove-args=transparent_hugepage` and a reboot.")
         n += 1
+    if n == 1:  # no step at all
+        steps[steps.index("Order:"):] = ["Nothing to change: no step to take, no installer run."]
     if cs.advice:
         steps += ["", "Keep in mind:", "", *(f"- {what}: {advice}" for what, advice in cs.advice)]
     steps += ["", "Every value, its reason and citation: `foretune plan ... --format json`; one value: `foretune plan ... --explain TUNABLE`."]
     return "\n".join(steps) + "\n"
+
+
+def _why(change: Change) -> str:
+    """A change's reason with its citations, for a comment; the finding that asked for it when it has no reason."""
+    reason = change.reason or (f"fixes {change.source}" if change.source not in ("plan", "stale") else "foretune's value")
+    return reason + (f" [{', '.join(change.citations)}]" if change.citations else "")
+
+
+def installer_needed(cs: ChangeSet) -> bool:
+    """The change set has something an installer run puts in force (a profile, an option, a custom-hiera change)."""
+    return any(c.channel in ("profile", "installer", "custom-hiera") for c in cs.changes)
 
 
 def _below(value: Any, site: Any) -> bool:
@@ -275,6 +289,8 @@ def _direct_edits(plan: Plan, cs: ChangeSet) -> list[str]:
     steps += ["", f"{plan.release.label} reads no custom-hiera.yaml: these are edits of the files the installer writes, "
               "and the next installer run overwrites them. Keep a copy of each file before editing it (undo: copy it back), "
               "and repeat the edits after every installer run."]
+    if n == 1:  # no step at all
+        steps[steps.index("Order:"):] = ["Nothing to change: no step to take, no installer run."]
     if cs.advice:
         steps += ["", "Keep in mind:", "", *(f"- {what}: {advice}" for what, advice in cs.advice)]
     steps += ["", "Every value, its reason and citation: `foretune plan ... --format json`; one value: `foretune plan ... --explain TUNABLE`."]
@@ -332,8 +348,8 @@ def merged_hiera(plan: Plan, existing: str, changes: ChangeSet | None = None) ->
     cs = changes_of(plan, changes, existing)
     sets = [c for c in cs.changes if c.channel == "custom-hiera" and c.op == "set"]
     preferences = {c.target: "foretune" for c in sets}
-    reasons = {c.target: f"{c.reason} [{', '.join(c.citations)}]" for c in sets}
-    comments = {c.target.split("/", 1)[-1]: f"foretune: {c.reason} [{', '.join(c.citations)}]" for c in sets}
+    reasons = {c.target: _why(c) for c in sets}
+    comments = {c.target.split("/", 1)[-1]: f"foretune: {_why(c)}" for c in sets}
     entries = [f"{c.target.split('/', 1)[1]}: {reasons[c.target]}" for c in sets if c.target.startswith(PG + "/")]
     if entries:  # a new PostgreSQL hash gets its entries' reasons above it
         comments.setdefault(PG, "foretune: " + "; ".join(entries))
@@ -356,9 +372,9 @@ def bundle(plan: Plan, existing_hiera: str | None = None, changes: ChangeSet | N
     secrets = masked(existing_hiera)  # a masked secret is never written into a file an admin applies
     merge = bool(existing_hiera and existing_hiera.strip() and plan.release.features.custom_hiera and not secrets)
     hiera = merged_hiera(plan, existing_hiera, cs) if merge and existing_hiera else hiera_fragment(plan, cs)
-    files = {"custom-hiera.yaml": hiera,
-             "installer.sh": "#!/bin/sh\nset -e\n" + installer_command(plan, cs) + "\n",
-             "APPLY.md": apply_md(plan, cs, merged=merge, secrets=secrets)}
+    files = {"custom-hiera.yaml": hiera, "APPLY.md": apply_md(plan, cs, merged=merge, secrets=secrets)}
+    if installer_needed(cs) or not plan.release.features.custom_hiera:
+        files["installer.sh"] = "#!/bin/sh\nset -e\n" + installer_command(plan, cs) + "\n"
     for path, content in dropins(plan, cs).items():
         files["systemd/" + path.removeprefix("/etc/systemd/system/")] = content
     sysctl = sysctl_file(plan, cs)
