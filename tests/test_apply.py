@@ -662,3 +662,15 @@ def test_a_drop_in_in_a_linked_foreman_service_d_is_read_as_systemd_reads_it(tmp
     result = run_cli("verify", "--root", str(root))
     assert _states(result.stdout)["puma.workers"] == "drift"
     assert "/etc/systemd/system/foreman.service.d/zz-local.conf sets FOREMAN_PUMA_WORKERS=4" in result.stdout
+
+
+def test_not_verified_always_says_why(tmp_path: Path) -> None:
+    # facts that tell nothing (an empty reason from the reader): the profile cannot be read back, and the check says so
+    from foretune.apply.host import Host
+    from foretune.apply.verify import UNVERIFIED, Verifier
+    from foretune.changes.model import Change
+
+    verifier = Verifier(Host(str(_tree(tmp_path))), {"run": "r", "epoch": 0}, set(), lambda: "")
+    check = verifier.check(Change("profile", "profile", "--tuning", "large"))
+    assert check.state == UNVERIFIED
+    assert check.why == f"--tuning cannot be read back where it takes effect on {tmp_path / 'host'}"

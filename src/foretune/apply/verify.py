@@ -443,8 +443,9 @@ class Verifier:
                 return Check(c, IN_FORCE, "", wrote[2] if wrote else "", "")
             return Check(c, PENDING, "", wrote[2] if wrote else "", f"removed; in force after {_effect(c)}")
         effect = self.in_effect(c)
-        if effect is None:
-            return Check(c, UNVERIFIED, "", wrote[2] if wrote else "", self.why)
+        if effect is None:  # never without a reason
+            why = self.why or f"{c.target} cannot be read back where it takes effect on {self.host.label}"
+            return Check(c, UNVERIFIED, "", wrote[2] if wrote else "", why)
         value, where, extra = effect
         wanted = None if c.op == "reset" else c.value
         if extra == "pending_restart":
