@@ -544,3 +544,133 @@ def test_a_mapping_value_is_merged_key_by_key_and_repeats_as_a_no_op(tmp_path: P
     _edit(root, HIERA, "work_mem: 8MB", "work_mem: 2MB")
     result = run_cli("verify", "--root", str(root))
     assert _states(result.stdout) == {"postgresql.entries": "drift"} and result.status == 1
+
+
+def test_apply_root_resets_an_alter_system_max_connections_the_plan_does_not_change(tmp_path: Path) -> None:
+    # satellite-6.15: postgresql.conf max_connections = 1000 (the medium profile's), postgresql.auto.conf
+    # max_connections = '200' (ALTER SYSTEM wins over postgresql.conf, pg-auto-conf-wins). The plan keeps 1000, so it
+    # has no max_connections change of its own; the 200 must still go, or the profile's 1000 never takes effect.
+    # random_page_cost = '1.1' is a setting foretune does not plan: it stays.
+    root = _tree(tmp_path)
+    result = run_cli("apply", "--root", str(root), "--write")
+    assert result.status == 0, result.stderr
+    assert (root / AUTO).read_text(encoding="utf-8").splitlines()[-1] == "random_page_cost = '1.1'"
+    assert "max_connections" not in (root / AUTO).read_text(encoding="utf-8")
+    journal = json.loads(next((root / RUNS).glob("*/journal.json")).read_text(encoding="utf-8"))
+    assert [(c["channel"], c["op"], c["target"]) for c in journal["changes"] if c["channel"] == "alter-system"] == [
+        ("alter-system", "reset", "max_connections")]
+
+
+def test_a_colleagues_alter_system_after_the_run_is_drift_not_pending(tmp_path: Path) -> None:
+    # applied: custom-hiera max_connections 1200 (postgresql.conf still says 1000 until the installer runs: pending).
+    # Then someone runs ALTER SYSTEM SET max_connections = 300: postgresql.auto.conf wins over postgresql.conf
+    # (pg-auto-conf-wins), so no installer run can bring 1200; that is drift, and verify says where it comes from.
+    root = _tree(tmp_path)
+    _edit(root, AUTO, "max_connections = '200'\n", "")
+    one = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "postgresql.max_connections", "channel": "custom-hiera",
+         "target": "postgresql::server::config_entries/max_connections", "value": 1200}]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write").status == 0
+    assert _states(run_cli("verify", "--root", str(root)).stdout) == {"postgresql.max_connections": "pending"}
+    with (root / AUTO).open("a", encoding="utf-8") as handle:
+        handle.write("max_connections = '300'\n")
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1
+    assert _states(result.stdout) == {"postgresql.max_connections": "drift"}
+    assert "/var/lib/pgsql/data/postgresql.auto.conf sets max_connections = '300' (ALTER SYSTEM)" in result.stdout
+
+
+def test_a_later_foreman_drop_in_over_an_installer_option_is_drift_not_pending(tmp_path: Path) -> None:
+    # applied: --foreman-foreman-service-puma-workers 18 (the installer writes FOREMAN_PUMA_WORKERS into
+    # foreman.service.d/installer.conf). A later zz-local.conf that sets FOREMAN_PUMA_WORKERS=4 is read after
+    # installer.conf (systemd-dropin-order): the installer run cannot bring 18, so it is drift, not a pending run.
+    root = _tree(tmp_path)
+    one = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "puma.workers", "channel": "installer", "target": "--foreman-foreman-service-puma-workers", "value": 18},
+        CHANGES["changes"][5]]}  # a sysctl file too: a set of installer options alone writes no journal
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write").status == 0
+    assert _states(run_cli("verify", "--root", str(root)).stdout)["puma.workers"] == "pending"
+    (root / "etc/systemd/system/foreman.service.d/zz-local.conf").write_text(
+        "[Service]\nEnvironment=FOREMAN_PUMA_WORKERS=4\n", encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1
+    assert _states(result.stdout)["puma.workers"] == "drift"
+    assert ("/etc/systemd/system/foreman.service.d/zz-local.conf sets FOREMAN_PUMA_WORKERS=4, read after installer.conf"
+            in result.stdout)
+
+
+@pytest.mark.parametrize("site,written", [
+    ("120", "-1"),  # 120 s is a limit; -1 is none (g62-hammer): foretune's -1 is the larger and is written
+    ("-1", "-1"),  # already none: nothing lower than it, nothing to do
+])
+def test_hammer_request_timeout_minus_one_means_no_timeout(tmp_path: Path, site: str, written: str) -> None:
+    root = _tree(tmp_path)
+    hammer = root / "etc/hammer/cli.modules.d/foreman.yml"
+    hammer.write_text(f":foreman:\n  :host: 'https://sat.example.com'\n  :request_timeout: {site}\n", encoding="utf-8")
+    one = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "hammer.request_timeout", "channel": "file", "target": "/etc/hammer/cli.modules.d/foreman.yml",
+         "value": ":request_timeout: -1", "effect": "immediate"}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write")
+    assert result.status == 0, result.stderr
+    assert "more than foretune's" not in result.stderr
+    assert hammer.read_text(encoding="utf-8") == f":foreman:\n  :host: 'https://sat.example.com'\n  :request_timeout: {written}\n"
+
+
+def test_a_site_hammer_timeout_of_none_is_kept_over_a_limit(tmp_path: Path) -> None:
+    # the site's -1 (no timeout) is above any number of seconds: a change to 300 would lower it, so it is kept
+    root = _tree(tmp_path)
+    hammer = root / "etc/hammer/cli.modules.d/foreman.yml"
+    hammer.write_text(":foreman:\n  :request_timeout: -1\n", encoding="utf-8")
+    one = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "hammer.request_timeout", "channel": "file", "target": "/etc/hammer/cli.modules.d/foreman.yml",
+         "value": ":request_timeout: 300", "effect": "immediate"}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write")
+    assert result.status == 0, result.stderr
+    assert "sets -1, more than foretune's 300" in result.stderr
+    assert hammer.read_text(encoding="utf-8") == ":foreman:\n  :request_timeout: -1\n"
+
+
+def test_rollback_keeps_a_copy_of_an_edit_made_after_the_run(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    before = (root / HIERA).read_bytes()
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path), "--write").status == 0
+    [run] = _runs(root)
+    later = (root / HIERA).read_text(encoding="utf-8") + "foreman::logging_level: debug  # a colleague, after the run\n"
+    (root / HIERA).write_text(later, encoding="utf-8")
+    result = run_cli("apply", "--root", str(root), "--rollback", run)
+    assert result.status == 0, result.stderr
+    assert (root / HIERA).read_bytes() == before
+    copy = root / RUNS / run / "later-etc_foreman-installer_custom-hiera.yaml"
+    assert copy.read_text(encoding="utf-8") == later
+    assert stat.S_IMODE(copy.stat().st_mode) == 0o600
+    assert f"/etc/foreman-installer/custom-hiera.yaml changed after run {run}: restored; its later content is kept in" in result.stderr + result.stdout
+
+
+def test_a_drop_in_in_a_linked_foreman_service_d_is_read_as_systemd_reads_it(tmp_path: Path) -> None:
+    # etc/systemd/system/foreman.service.d -> /etc/foreman-dropins (an absolute link, taken from the root): systemd
+    # reads the drop-ins through it, so a zz-local.conf there that sets FOREMAN_PUMA_WORKERS=4 after installer.conf
+    # is drift of the applied --foreman-foreman-service-puma-workers 18, as in a plain directory
+    root = _tree(tmp_path)
+    system = root / "etc/systemd/system"
+    (system / "foreman.service.d").rename(root / "etc/foreman-dropins")
+    (system / "foreman.service.d").symlink_to("/etc/foreman-dropins")
+    one = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "puma.workers", "channel": "installer", "target": "--foreman-foreman-service-puma-workers", "value": 18},
+        CHANGES["changes"][5]]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write").status == 0
+    (root / "etc/foreman-dropins/zz-local.conf").write_text("[Service]\nEnvironment=FOREMAN_PUMA_WORKERS=4\n", encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout)["puma.workers"] == "drift"
+    assert "/etc/systemd/system/foreman.service.d/zz-local.conf sets FOREMAN_PUMA_WORKERS=4" in result.stdout
+
+
+def test_not_verified_always_says_why(tmp_path: Path) -> None:
+    # facts that tell nothing (an empty reason from the reader): the profile cannot be read back, and the check says so
+    from foretune.apply.host import Host
+    from foretune.apply.verify import UNVERIFIED, Verifier
+    from foretune.changes.model import Change
+
+    verifier = Verifier(Host(str(_tree(tmp_path))), {"run": "r", "epoch": 0}, set(), lambda: "")
+    check = verifier.check(Change("profile", "profile", "--tuning", "large"))
+    assert check.state == UNVERIFIED
+    assert check.why == f"--tuning cannot be read back where it takes effect on {tmp_path / 'host'}"

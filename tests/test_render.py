@@ -161,3 +161,42 @@ def test_an_alias_equal_to_the_recommendation_stays_an_alias(tmp_path: Path, pre
     one = [line for line in result.stderr.splitlines() if "out later --tuning changes" in line]
     assert one and one[0].endswith(": 1 key is also set by the tuning profiles and locks out later --tuning changes: "
                                    "postgresql::server::config_entries/work_mem")
+
+
+DB_POOL_LOCK = """\
+---
+postgresql::server::config_entries:
+  work_mem: 8MB
+foreman::db_pool: 5  # set by hand in 2021
+"""
+
+
+def test_a_site_key_over_an_installer_option_is_one_channel_either_way(tmp_path: Path) -> None:
+    # foreman::db_pool has an installer option, --foreman-db-pool; custom-hiera wins over it (fi-hiera-precedence).
+    # The plan's pool is threads_max 16 + 4 = 20 (pf-db-pool). Kept (the default): the file keeps 5 and the installer
+    # command leaves --foreman-db-pool off, since it could not take effect.
+    target, result = render(tmp_path, text=DB_POOL_LOCK)
+    assert result.status == 0, result.stderr  # type: ignore[attr-defined]
+    assert "--foreman-db-pool" not in result.stderr.split("run: ", 1)[1]  # type: ignore[attr-defined]
+    assert "foreman::db_pool: kept the site's 5; --foreman-db-pool 20 is left off the installer command" in result.stderr  # type: ignore[attr-defined]
+    assert "or --prefer-key NAME=foretune for one key" in result.stderr  # type: ignore[attr-defined]
+    assert "[redacted]" not in result.stderr  # type: ignore[attr-defined]
+    assert "foreman::db_pool" not in result.stdout  # type: ignore[attr-defined]  # the file's line stays as it is
+    # Asked for foretune's: the key goes and the option is on the command; 20 is never written into custom-hiera.
+    _, taken = render(tmp_path, "--prefer-key", "foreman::db_pool=foretune", "--write", text=DB_POOL_LOCK)
+    assert taken.status == 0, taken.stderr  # type: ignore[attr-defined]
+    assert taken.stderr.split("run: ", 1)[1].split("\n", 1)[0].endswith(" --foreman-db-pool 20")  # type: ignore[attr-defined]
+    assert yaml.safe_load(target.read_text(encoding="utf-8")) == {"postgresql::server::config_entries": {"work_mem": "8MB"}}
+
+
+@pytest.mark.parametrize("text", [
+    "---\npg: &pg\n  checkpoint_segments: 32\n  work_mem: 8MB\npostgresql::server::config_entries: *pg\n",
+    "---\ndefaults: &d\n  checkpoint_segments: 32\npostgresql::server::config_entries:\n  <<: *d\n  work_mem: 8MB\n",
+])
+def test_a_stale_key_inside_an_anchor_or_a_merge_key_is_removed(tmp_path: Path, text: str) -> None:
+    # checkpoint_segments: PostgreSQL 12 refuses to start with it (fi-checkpoint-segments-removed); given through an
+    # alias or a << merge key it must still go from the PostgreSQL entries, the rest as the file had it
+    target, result = render(tmp_path, "--write", text=text)
+    assert result.status == 0, result.stderr  # type: ignore[attr-defined]
+    merged = yaml.safe_load(target.read_text(encoding="utf-8"))
+    assert merged["postgresql::server::config_entries"] == {"work_mem": "8MB"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -123,7 +124,8 @@ def _site_hiera(source: Path) -> str:
 def test_the_example_bundle_is_the_large_profile_with_no_double_channel(tmp_path: Path) -> None:
     """The bundled example: tuning default for 15,120 hosts (satellite_metrics.yml); the guide's large profile is for
     10001-20000 hosts ("2. Performance tuning quickstart"), Puma 18 workers (the top of large's 12-18: 16 CPUs allow it),
-    16 threads min = max ("we recommend 16 threads with all the tuning profiles"), db_pool 16 + 4 = 20, Sidekiq 3
+    16 threads min = max ("we recommend 16 threads with all the tuning profiles"; the answers file already holds
+    threads_max 16, so only threads_min is passed, as plan's set has it), db_pool 16 + 4 = 20, Sidekiq 3
     instances x concurrency 5, pulpcore workers min(8, CPUs) = 8, foreman-proxy's dynflow open files 1000000 (the
     installer's own value, not in force: the host shows 1024).
     custom-hiera.yaml loses the stale checkpoint_segments and the foreman::db_pool: 5 that would win over
@@ -134,8 +136,7 @@ def test_the_example_bundle_is_the_large_profile_with_no_double_channel(tmp_path
         "  --foreman-dynflow-worker-concurrency 5 \\", "  --foreman-dynflow-worker-instances 3 \\",
         "  --foreman-db-pool 20 \\", "  --foreman-proxy-plugin-dynflow-open-file-limit 1000000 \\",
         "  --foreman-proxy-content-pulpcore-worker-count 8 \\",
-        "  --foreman-foreman-service-puma-threads-min 16 \\", "  --foreman-foreman-service-puma-threads-max 16 \\",
-        "  --foreman-foreman-service-puma-workers 18"]
+        "  --foreman-foreman-service-puma-threads-min 16 \\", "  --foreman-foreman-service-puma-workers 18"]
     hiera = files["custom-hiera.yaml"]
     assert yaml.safe_load(hiera) == {"postgresql::server::config_entries": {"work_mem": "8MB"}}
     assert "# foretune: removed postgresql::server::config_entries/checkpoint_segments" in hiera
@@ -161,3 +162,115 @@ def test_the_examples_fix_lines_are_the_change_sets() -> None:
     assert fixes["candlepin-heap-low"] == [
         "# the installer run writes the large profile's value:\ncandlepin::java_opts: -Xms1024m -Xmx4096m"]
     assert fixes["profile-too-small-for-hosts"] == ["satellite-installer --tuning large"]
+
+
+def _journal_rows(root: Path, *args: str) -> set[tuple[str, str, str, str]]:
+    result = run_cli("apply", "--root", str(root), "--write", *args)
+    assert result.status == 0, result.stderr
+    (journal,) = (root / "var/lib/foretune/runs").glob("*/journal.json")
+    return {(c["channel"], c.get("op", "set"), c["target"], str(c.get("value"))) for c in json.loads(journal.read_text())["changes"]}
+
+
+def test_audit_plan_apply_and_apply_audit_take_one_profile_and_one_value_per_tunable(tmp_path: Path) -> None:
+    # The example declares --tuning default (6 Puma workers) but manages 15,120 hosts: the guide's large profile
+    # (10001-20000 hosts, gf-quickstart), which 16 CPUs and 63.8 GiB meet (foreman-installer 3.9 asks 16 and 64 less
+    # its allowance, fi-tuning-hook), with Puma 18 workers (top of large's 12-18, gf-puma-recommendations). Every path
+    # that writes a change set for this box moves to large with 18 workers; none stays at default with 6.
+    shutil.copytree(EXAMPLE, tmp_path / "a")
+    shutil.copytree(EXAMPLE, tmp_path / "b")
+    audited = run_cli("audit", str(EXAMPLE), "--output-dir", str(tmp_path / "out"))
+    assert audited.status in (0, 1), audited.stderr
+    planned = run_cli("plan", "--from", str(EXAMPLE), "--format", "installer")
+    assert planned.status == 0, planned.stderr
+    applied, applied_audit = _journal_rows(tmp_path / "a"), _journal_rows(tmp_path / "b", "--audit")
+    for script in ((tmp_path / "out" / "installer.sh").read_text(), planned.stdout):
+        assert "  --tuning large \\\n" in script and "--foreman-foreman-service-puma-workers 18" in script
+    for rows in (applied, applied_audit):
+        assert ("profile", "set", "--tuning", "large") in rows
+        assert ("installer", "set", "--foreman-foreman-service-puma-workers", "18") in rows
+    # one change set: the plan's and the audit's are the same, including what the installer gives but the box does
+    # not have in force: foreman-proxy runs with 1024 open files (the installer's 1000000, proxy-dynflow-nofile) and
+    # THP defrag is 'always' (gf-hardware)
+    assert applied == applied_audit, (applied ^ applied_audit)
+    assert ("installer", "set", "--foreman-proxy-plugin-dynflow-open-file-limit", "1000000") in applied
+    assert "--foreman-proxy-plugin-dynflow-open-file-limit 1000000" in planned.stdout
+    facts = read_source(str(EXAMPLE))
+    plan = choose_plan(facts).plan
+    assert plan is not None
+    from foretune.plan.choose import change_plan
+
+    assert "echo never > /sys/kernel/mm/transparent_hugepage/defrag" in build.from_plan(change_plan(facts) or plan, facts).commands
+    values = {(channel, target): value for channel, op, target, value in applied_audit if op == "set"}
+    assert len(values) == len([r for r in applied_audit if r[1] == "set"])
+
+
+def test_apply_md_removes_stale_keys_and_resets_alter_system_before_the_installer_run_then_restarts(tmp_path: Path) -> None:
+    # satellite-6.15: custom-hiera.yaml keeps apache::mod::event::maxrequestsperchild (inert since puppetlabs-apache 9),
+    # postgresql.auto.conf sets max_connections = '200' over postgresql.conf's 1000 (pg-auto-conf-wins). The stale key
+    # goes in the custom-hiera step before the installer run, and no later "delete the stale keys, then run the
+    # installer" advice follows it. max_connections needs a server restart, which the installer does not do when
+    # postgresql.conf is unchanged: the reset step says to restart and check with SHOW.
+    files, _ = audit_out(SOS / "satellite-6.15", tmp_path)
+    steps = files["APPLY.md"]
+    assert "delete the stale keys" not in steps
+    lines = steps.splitlines()
+    stale = next(i for i, line in enumerate(lines) if "removes `apache::mod::event::maxrequestsperchild`" in line)
+    installer = next(i for i, line in enumerate(lines) if "Run the installer" in line)
+    assert stale < installer
+    reset = next(line for line in lines if "ALTER SYSTEM RESET max_connections" in line)
+    assert "installer run below restarts PostgreSQL" not in reset
+    assert "run `systemctl restart postgresql`" in reset and "'SHOW max_connections;'" in reset
+
+
+def test_satellite_62_apply_md_carries_the_reports_file_fixes_and_never_lowers_a_site_value(tmp_path: Path) -> None:
+    # Satellite 6.2 edits several settings of one file by hand: each fix is its own tunable. The report's file fixes
+    # (written from its fix lines): MaxKeepAliveRequests 0 (katello.conf), PassengerMinInstances 6 and
+    # PassengerMaxPreloaderIdleTime 0 (05-foreman-ssl.conf), shared_buffers = 4992MB (postgresql.conf),
+    # mgmt-pub-interval=5 (qpidd.conf). postgresql.conf sets max_connections = 500: the plan's 200 would lower it.
+    files, _ = audit_out(SOS / "satellite-6.2", tmp_path)
+    edits = re.findall(r"^\d+\. In `([^`]+)` set `([^`]+)`\.$", files["APPLY.md"], re.MULTILINE)
+    assert sorted(edits) == sorted([
+        ("/etc/httpd/conf.d/05-foreman-ssl.d/katello.conf", "MaxKeepAliveRequests 0"),
+        ("/etc/httpd/conf.d/05-foreman-ssl.conf", "PassengerMinInstances 6"),
+        ("/etc/httpd/conf.d/05-foreman-ssl.conf", "PassengerMaxPreloaderIdleTime 0"),
+        ("/var/lib/pgsql/data/postgresql.conf", "shared_buffers = 4992MB"),
+        ("/etc/qpid/qpidd.conf", "mgmt-pub-interval=5")])
+    facts = read_source(str(SOS / "satellite-6.2"))
+    planned = build.from_plan(choose_plan(facts).plan, facts)
+    assert not any("max_connections" in str(c.value) for c in planned.changes)
+    kept = [b for b in planned.blocked if "max_connections" in str(b.change.value)]
+    assert len(kept) == 1 and kept[0].change.site_value == "max_connections = 500" and "never lowered" in kept[0].why
+
+
+def test_a_critical_measured_failure_lowers_a_pinned_site_value_and_says_so(tmp_path: Path) -> None:
+    # 31 GiB box, custom-hiera.yaml pins Puma 24 workers ("bumped during registration storm"), an OOM kill of a Puma
+    # worker: the CRITICAL puma-workers-over-ram-budget fix is 12 (the guide's medium range 8-12,
+    # gf-puma-recommendations). Keeping the pin keeps the OOM: the key goes (custom-hiera wins over the option,
+    # fi-hiera-precedence), --foreman-foreman-service-puma-workers 12 is passed, and APPLY.md says it lowers the 24.
+    box = REPO / "tests/fixtures/audit-boxes/satellite-6.15-overcommitted"
+    files, report = audit_out(box, tmp_path)
+    failing = {f["rule"]: f for f in report["findings"] if f["status"] == "fail"}  # type: ignore[index, union-attr]
+    assert failing["puma-workers-over-ram-budget"]["severity"] == "critical"
+    assert "  --foreman-foreman-service-puma-workers 12" in files["installer.sh"].splitlines()
+    assert "foreman_service_puma_workers" not in (yaml.safe_load(files["custom-hiera.yaml"]) or {})
+    assert ("`--foreman-foreman-service-puma-workers 12` lowers the site's 24: the critical finding "
+            "puma-workers-over-ram-budget asks for it") in files["APPLY.md"]
+    assert "Not applied" not in files["APPLY.md"]
+
+
+def test_a_site_value_above_a_non_critical_fix_is_still_kept() -> None:
+    # the same pin, asked down by a medium finding only: kept, never lowered silently
+    from foretune.plan import PlanInput, make_plan
+    from foretune.plan.model import Fix
+
+    plan = make_plan(PlanInput("satellite", "6.15", hosts=8000, cpus=8, ram_bytes=32 * 1024**3))
+    host = build.Host(custom_hiera={"foreman::foreman_service_puma_workers": 24})
+    fixes = [("puma-workers-outside-range", (Fix("hiera", "foreman::foreman_service_puma_workers", 12),))]
+    kept = build.from_audit(fixes, plan, host)
+    assert not any("puma-workers" in c.target for c in kept.changes)
+    assert [b.change.site_value for b in kept.blocked] == [24]
+    lowered = build.from_audit(fixes, plan, host, lower={"puma-workers-outside-range"})
+    assert ("installer", "set", "--foreman-foreman-service-puma-workers", 12) in {
+        (c.channel, c.op, c.target, c.value) for c in lowered.changes}
+    assert ("custom-hiera", "remove", "foreman::foreman_service_puma_workers") in {
+        (c.channel, c.op, c.target) for c in lowered.changes}

@@ -36,3 +36,85 @@ def test_no_value_is_given_twice(name: str) -> None:
     for key in (yaml.safe_load(hiera.stdout) or {}):
         option = build.installer_option(key)
         assert option is None, key
+
+
+def test_a_declared_profile_the_installer_refuses_gives_the_accepted_profile_and_its_sizing(tmp_path) -> None:
+    # --profile extra-large on 16 CPUs, 64 GiB: foreman-installer 3.9's hardware check asks 32 CPUs and 128 GiB for
+    # extra-large, 16 and 64 for large (fi-tuning-hook), so --tuning extra-large is refused and large is the largest
+    # profile it accepts. installer.sh must carry --tuning large and large's sizing: Puma 18 workers (top of the
+    # guide's 12-18 for large), not extra-large's 24 without any --tuning.
+    args = ("plan", "--product", "satellite", "--version", "6.15", "--cpus", "16", "--ram", "64G", "--hosts", "40000",
+            "--profile", "extra-large")
+    result = run_cli(*args, "--output-dir", str(tmp_path / "out"))
+    assert result.status == 0, result.stderr
+    script = (tmp_path / "out" / "installer.sh").read_text()
+    assert "  --tuning large \\\n" in script
+    assert "--foreman-foreman-service-puma-workers 18" in script
+    assert "extra-large" not in script and "puma-workers 24" not in script
+    apply_md = (tmp_path / "out" / "APPLY.md").read_text()
+    assert "`--tuning` extra-large: foreman-installer 3.9 refuses --tuning extra-large here" in apply_md
+    assert "the set is sized for large" in apply_md
+    installer = run_cli(*args, "--format", "installer")
+    assert installer.stdout.rstrip("\n") == script.removeprefix("#!/bin/sh\nset -e\n").rstrip("\n")
+
+
+def test_plan_output_dir_without_a_source_says_merge_never_replace(tmp_path) -> None:
+    # no source: the bundle's custom-hiera.yaml holds only foretune's keys (work_mem 8MB for this box); put in the
+    # place of the host's file it would drop every site key, so APPLY.md says to merge it
+    result = run_cli("plan", "--product", "satellite", "--version", "6.15", "--cpus", "16", "--ram", "64G",
+                     "--hosts", "15000", "--output-dir", str(tmp_path))
+    assert result.status == 0, result.stderr
+    steps = (tmp_path / "APPLY.md").read_text()
+    assert "in its place" not in steps
+    assert ("1. Merge `custom-hiera.yaml` from here into `/etc/foreman-installer/custom-hiera.yaml`, keeping every key "
+            "the file already has: it sets `postgresql::server::config_entries/work_mem`. Never put it in the file's place") in steps
+
+
+def test_a_masked_secret_in_the_sources_custom_hiera_is_never_written_into_the_bundle(tmp_path) -> None:
+    import shutil
+
+    from tests.conftest import REPO
+
+    root = tmp_path / "sos"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.15-tuned", root)
+    hiera = root / "etc/foreman-installer/custom-hiera.yaml"
+    hiera.write_text(hiera.read_text() + "foreman::db_password: Sup3rS3cret\n")
+    for command in ("audit", "plan"):
+        out = tmp_path / command
+        args = (command, str(root)) if command == "audit" else (command, "--from", str(root))
+        result = run_cli(*args, "--hosts", "6000", "--output-dir", str(out))
+        assert result.status in (0, 1), result.stderr
+        written = (out / "custom-hiera.yaml").read_text()
+        assert "[redacted]" not in written and "Sup3rS3cret" not in written and "db_password" not in written
+        steps = (out / "APPLY.md").read_text()
+        assert "the source's copy has masked secrets, so it is not copied here" in steps
+        assert "in its place" not in steps
+
+
+def test_a_merged_bundle_says_it_raised_a_site_value_never_that_it_was_asked() -> None:
+    # 15000 hosts kept at --tuning default: ServerLimit 64 above 5000 hosts (gf-httpd-children), which the default
+    # profile does not give; the site's 25 is below it, so the change set raises it. No --prefer was given: the
+    # comment must not say "as asked (--prefer)".
+    plan = make_plan(PlanInput("satellite", "6.15", hosts=15000, cpus=16, ram_bytes=64 * GIB, profile="default"))
+    existing = "---\napache::mod::event::serverlimit: 25  # from 2020\n"
+    cs = build.from_plan(plan, build.Host(custom_hiera={"apache::mod::event::serverlimit": 25}))
+    merged = outputs.merged_hiera(plan, existing, cs)
+    assert "--prefer" not in merged
+    assert "# foretune: replaced the site's 25 to raise it (the change set raises a site value; one set higher is kept)" in merged
+    assert yaml.safe_load(merged)["apache::mod::event::serverlimit"] == 64
+
+
+def test_an_empty_change_set_writes_no_installer_step_and_a_change_without_reason_names_its_finding() -> None:
+    from foretune.changes.model import Change, ChangeSet
+
+    plan = make_plan(PlanInput("satellite", "6.15", hosts=8000, cpus=8, ram_bytes=32 * GIB))
+    existing = "---\n# This file is for custom hiera overrides.\n"
+    files = outputs.bundle(plan, existing, ChangeSet("Satellite 6.15"))
+    assert "installer.sh" not in files  # an installer run for no change is an outage for nothing
+    assert "Nothing to change: no step to take, no installer run." in files["APPLY.md"]
+    assert "Run the installer" not in files["APPLY.md"]
+    one = ChangeSet("Satellite 6.15", (Change("capsule.proxy_timeout", "custom-hiera", "apache::mod::proxy::proxy_timeout", 600,
+                                              file=build.HIERA_FILE, source="capsule-proxy-timeout"),))
+    merged = outputs.bundle(plan, existing, one)["custom-hiera.yaml"]
+    assert "# foretune: fixes capsule-proxy-timeout\napache::mod::proxy::proxy_timeout: 600\n" in merged
+    assert "[]" not in merged

@@ -209,3 +209,25 @@ def test_satellite_62_has_no_custom_hiera_a_value_without_option_is_blocked_not_
     assert [(c.channel, c.target) for c in cs.changes] == [("installer", "--foreman-passenger-min-instances")]
     assert [b.change.target for b in cs.blocked] == ["apache::mod::prefork::serverlimit"]
     assert "reads no custom-hiera.yaml" in cs.blocked[0].why
+
+
+def test_a_value_in_force_from_an_override_is_the_one_a_change_is_told_against() -> None:
+    # the answers file says 40 Puma workers, a hand-made override.conf (read after installer.conf,
+    # systemd-dropin-order) keeps 10 in force. The set removes override.conf and passes the guide's 18 for large
+    # (gf-puma-recommendations): that raises the 10 in force; APPLY.md must not say it "lowers the site's 40".
+    from foretune.render import outputs
+
+    plan = make_plan(PlanInput("satellite", "6.15", hosts=15000, cpus=16, ram_bytes=64 * 1024**3))
+    t = plan.tunables["puma.workers"]
+    plan = plan._replace(tunables={**plan.tunables, "puma.workers": t._replace(
+        installer=t.installer._replace(value=40, origin="answers file"))})
+    host = build.Host(puma_files=(
+        ("etc/systemd/system/foreman.service.d/installer.conf", "Environment=FOREMAN_PUMA_WORKERS=40"),
+        ("etc/systemd/system/foreman.service.d/override.conf", "Environment=FOREMAN_PUMA_WORKERS=10")))
+    cs = build.from_plan(plan, host)
+    workers = cs.for_tunable("puma.workers")
+    assert workers is not None and (workers.target, workers.value, workers.site_value) == (
+        "--foreman-foreman-service-puma-workers", 18, 10)
+    assert "override.conf keeps 10 in force; the 40 set for the installer never took effect" in workers.reason
+    assert ("dropin", "remove", "foreman.service:override.conf") in {(c.channel, c.op, c.target) for c in cs.changes}
+    assert "lowers the site's" not in outputs.apply_md(plan, cs)

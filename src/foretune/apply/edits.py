@@ -191,6 +191,10 @@ def _number(text: Any) -> float | None:
         return None
 
 
+# keys whose negative value means "no limit" (hammer's request_timeout -1: no timeout, g62-hammer)
+NO_LIMIT_BELOW_ZERO = frozenset({":request_timeout"})
+
+
 def _site_higher(text: str, change: Change) -> str | None:
     """The value the file already gives the change's key when it is a number above the change's (else None):
     a site value set higher on purpose is never lowered silently."""
@@ -206,6 +210,8 @@ def _site_higher(text: str, change: Change) -> str | None:
     current = line_value(text, key, section)
     wanted = _number(line_value(line_text, key) if line_text is not None else change.value)
     found = _number(current) if current is not None else None
+    if key in NO_LIMIT_BELOW_ZERO:  # -1: no timeout, above any number of seconds
+        wanted, found = (float("inf") if v is not None and v < 0 else v for v in (wanted, found))
     if current is not None and current.strip().lower() == "infinity" and change.channel == "dropin":
         return current
     return current if found is not None and wanted is not None and found > wanted else None
@@ -387,7 +393,8 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
                         skipped.append(Skipped(c, f"nothing to remove through channel {c.channel!r}"))
                 elif c.op == "set" and prefer != FORETUNE and (higher := _site_higher(text, c)) is not None:
                     kept_changes.pop()
-                    skipped.append(Skipped(c, f"{path} sets {higher}, more than foretune's {text_value(c.value)}: kept "
+                    ours = line_value(str(c.value), _key_of(str(c.value))) if c.channel == "file" else text_value(c.value)
+                    skipped.append(Skipped(c, f"{path} sets {higher}, more than foretune's {ours}: kept "
                                               "(add --prefer foretune to lower it)"))
                 elif c.channel == "dropin":
                     directive = c.target.split(":", 1)[1]

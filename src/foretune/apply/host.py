@@ -10,6 +10,7 @@ foreman-maintain does), and not at all on a tree without ``--dsn`` (its ``postgr
 from __future__ import annotations
 
 import os
+import posixpath
 import stat
 from collections.abc import Mapping
 from pathlib import Path
@@ -62,6 +63,31 @@ class Host:
                 # on this host a linked directory (/var -> /srv/var) is the host's own layout; the file itself never
                 raise InputError(f"{here}: is a symbolic link (to {os.readlink(here)}): refusing to follow it")
         return self.root.joinpath(*parts)
+
+    def resolve(self, host_path: str) -> Path:
+        """``host_path`` under the root with its symbolic links followed as the host would (an absolute link from
+        the root), for reading only: systemd reads a linked foreman.service.d. InputError when a link leads out of
+        the root or loops."""
+        if not host_path.startswith("/") or "\x00" in host_path:
+            raise InputError(f"{host_path}: not an absolute path on the host")
+        parts = list(Path(posixpath.normpath(host_path)).parts[1:])
+        done: list[str] = []
+        links = 0
+        while parts:
+            part = parts.pop(0)
+            here = self.root.joinpath(*done, part)
+            if not here.is_symlink():
+                done = [*done[:-1]] if part == ".." else [*done, part]
+                continue
+            links += 1
+            target = os.readlink(here)
+            if links > 40:
+                raise InputError(f"{here}: too many levels of symbolic links")
+            joined = target if target.startswith("/") else posixpath.join("/", *done, target)
+            normal = posixpath.normpath(joined)
+            parts = [*Path(normal).parts[1:], *parts]
+            done = []
+        return self.root.joinpath(*done)
 
     def read(self, host_path: str) -> bytes | None:
         """The file's bytes, None when it does not exist; InputError when it cannot be read."""

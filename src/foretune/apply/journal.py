@@ -235,7 +235,13 @@ def rollback(host: Host, run: str) -> tuple[dict[str, Any], list[str]]:
         except OSError as exc:
             raise InputError(f"{path}: {exc.strerror or exc}") from None
         if sha256(now) != entry.get("sha256_after"):
-            notes.append(f"{entry['path']} changed after run {journal['run']}: restored anyway")
+            if now is None:
+                notes.append(f"{entry['path']} was removed after run {journal['run']}: restored anyway")
+            else:  # a later edit is kept, never overwritten without a copy
+                later = directory / ("later-" + entry["path"].strip("/").replace("/", "_"))
+                write_file(later, now, mode=0o600)
+                notes.append(f"{entry['path']} changed after run {journal['run']}: restored; its later content is kept "
+                             f"in {later}")
         if entry.get("existed"):
             backup = directory / entry["backup"]
             try:

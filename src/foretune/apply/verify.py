@@ -69,6 +69,12 @@ READBACK: dict[str, tuple[str, str]] = {
     # Satellite 6.2's file edits: the running Passenger's pool (passenger-status), not the file edited
     "PassengerMaxPoolSize": ("passenger_status", "max_pool_size"),
 }
+# Puma values the installer writes into foreman.service.d/installer.conf, by the environment variable that carries them
+PUMA_ENV = {
+    "foreman::foreman_service_puma_workers": "FOREMAN_PUMA_WORKERS",
+    "foreman::foreman_service_puma_threads_min": "FOREMAN_PUMA_THREADS_MIN",
+    "foreman::foreman_service_puma_threads_max": "FOREMAN_PUMA_THREADS_MAX",
+}
 EFFECT_WORDS = {
     "installer-run": "an installer run", "restart": "a restart", "daemon-reload": "systemctl daemon-reload and a restart",
     "sysctl-reload": "sysctl --system", "tuned-adm": "tuned-adm profile", "immediate": "a reload",
@@ -230,14 +236,17 @@ class Verifier:
         unit_dir = os.path.basename(directory)
         found: tuple[str, str, str] | None = None
         for base in ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system"):
-            try:
-                names = os.listdir(self.host.path(f"{base}/{unit_dir}"))
+            try:  # read as systemd reads it: a linked drop-in directory too
+                names = os.listdir(self.host.resolve(f"{base}/{unit_dir}"))
             except (OSError, InputError):
                 continue
             for other in names:
                 if not other.endswith(".conf") or other <= name:
                     continue
-                data = self.host.read(f"{base}/{unit_dir}/{other}")
+                try:
+                    data = read_bytes(self.host.resolve(f"{base}/{unit_dir}/{other}"))
+                except (OSError, InputError):
+                    data = None
                 value = line_value(data.decode("utf-8", "replace"), directive, "[Service]") if data is not None else None
                 if value is not None and (found is None or other > found[0]):
                     found = (other, f"{base}/{unit_dir}/{other}", value)
@@ -354,6 +363,60 @@ class Verifier:
         self.why = f"foretune does not read {c.target} back where the installer renders it; {file_of(c) or 'the journal'} holds it"
         return None
 
+    def overridden(self, c: Change) -> str:
+        """What now wins over ``c`` where it takes effect, in one line ("" when nothing does): a postgresql.auto.conf
+        line (ALTER SYSTEM) over a value given to postgresql.conf, a foreman.service drop-in read after the
+        installer's ``installer.conf`` over a Puma value the installer writes there."""
+        if c.op != "set":
+            return ""
+        if c.channel == "custom-hiera" and c.target.startswith(PG + "/"):
+            name = setting_name(c)
+            path = f"{self.host.pg_data_dir() or '/var/lib/pgsql/data'}/{AUTO_CONF}"
+            try:
+                data = self.host.read(path)
+            except InputError:
+                return ""
+            found = auto_conf_values(data.decode("utf-8", "replace")).get(name) if data is not None else None
+            if found is None or same(found, c.value):
+                return ""
+            return (f"{path} sets {name} = '{found}' (ALTER SYSTEM), which wins over postgresql.conf"
+                    f"{self._changed_after(path)}: ALTER SYSTEM RESET {name}; and a restart, or keep it on purpose")
+        key = c.target if c.channel == "custom-hiera" else _option_key(c.target) if c.channel == "installer" else None
+        variable = PUMA_ENV.get(key or "")
+        if variable is None:
+            return ""
+        later = self.later_environment("foreman.service", variable, after="installer.conf")
+        if later is None or same(later[1], c.value):
+            return ""
+        return (f"{later[0]} sets {variable}={later[1]}, read after installer.conf: it wins over the installer's value"
+                f"{self._changed_after(later[0])}")
+
+    def later_environment(self, unit: str, variable: str, after: str) -> tuple[str, str] | None:
+        """(path, value) of the last drop-in of ``unit`` sorting after ``after`` that sets ``variable`` in an
+        Environment= line (systemd reads the drop-ins of every directory in one order by file name)."""
+        found: tuple[str, str, str] | None = None
+        for base in ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system"):
+            try:  # read as systemd reads it: a linked foreman.service.d too
+                directory = self.host.resolve(f"{base}/{unit}.d")
+                names = os.listdir(directory)
+            except (OSError, InputError):
+                continue
+            for name in names:
+                if not name.endswith(".conf") or name <= after:
+                    continue
+                try:
+                    data = read_bytes(self.host.resolve(f"{base}/{unit}.d/{name}"))
+                except (OSError, InputError):
+                    continue
+                for line in (data or b"").decode("utf-8", "replace").splitlines():
+                    line = line.strip()
+                    if not line.startswith("Environment="):
+                        continue
+                    for word in line.removeprefix("Environment=").replace('"', " ").split():
+                        if word.startswith(variable + "=") and (found is None or name >= found[0]):
+                            found = (name, f"{base}/{unit}.d/{name}", word.split("=", 1)[1])
+        return (found[1], found[2]) if found else None
+
     def restarted(self, c: Change) -> bool:
         """On this host: every unit of ``c`` has a main process started after the run (so it reads the change)."""
         if not self.host.live or not c.units:
@@ -380,8 +443,9 @@ class Verifier:
                 return Check(c, IN_FORCE, "", wrote[2] if wrote else "", "")
             return Check(c, PENDING, "", wrote[2] if wrote else "", f"removed; in force after {_effect(c)}")
         effect = self.in_effect(c)
-        if effect is None:
-            return Check(c, UNVERIFIED, "", wrote[2] if wrote else "", self.why)
+        if effect is None:  # never without a reason
+            why = self.why or f"{c.target} cannot be read back where it takes effect on {self.host.label}"
+            return Check(c, UNVERIFIED, "", wrote[2] if wrote else "", why)
         value, where, extra = effect
         wanted = None if c.op == "reset" else c.value
         if extra == "pending_restart":
@@ -398,6 +462,9 @@ class Verifier:
         if extra and c.channel == "alter-system" and not extra.endswith(AUTO_CONF) and extra not in ("default", "configuration file"):
             return Check(c, DRIFT, str(value), where, f"{where} gives {value!r}: PostgreSQL takes it from {extra}, "
                                                       "which wins over postgresql.auto.conf")
+        overridden = self.overridden(c)
+        if overridden:  # something set after the run wins over the change: no installer run or restart brings it
+            return Check(c, DRIFT, str(value), where, overridden)
         if c.tunable in self.seen:
             source = f"; set in {extra}" if extra else ""
             return Check(c, DRIFT, str(value), where, f"{where} gives {value!r} after a verify saw {c.value!r} in force{source}")

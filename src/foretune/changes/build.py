@@ -40,6 +40,10 @@ PUMA_TARGETS = ("foreman::foreman_service_puma_", "foreman::db_pool", "--foreman
 _ORDER = {("profile", "set"): 0, ("custom-hiera", "remove"): 1, ("alter-system", "reset"): 2, ("dropin", "remove"): 3,
           ("custom-hiera", "set"): 4, ("installer", "set"): 5, ("file", "set"): 6, ("alter-system", "set"): 7,
           ("dropin", "set"): 8, ("sysctl", "set"): 9, ("tuned", "set"): 10}
+# Puma values the installer writes into foreman.service.d/installer.conf, by the environment variable that carries them
+PUMA_ENV = {"foreman::foreman_service_puma_workers": "FOREMAN_PUMA_WORKERS",
+            "foreman::foreman_service_puma_threads_min": "FOREMAN_PUMA_THREADS_MIN",
+            "foreman::foreman_service_puma_threads_max": "FOREMAN_PUMA_THREADS_MAX"}
 # tunables that hold memory: a raise of one is blocked when the memory budget after the changes does not fit
 MEMORY_TUNABLES = ("puma.workers", "candlepin.heap_max", "postgresql.shared_buffers", "pulp.workers",
                    "dynflow.sidekiq_instances", "passenger.max_pool_size", "passenger.min_instances")
@@ -127,6 +131,31 @@ def _number(value: Any) -> float | None:
     return None
 
 
+def fix_key(fix: Fix) -> Any:
+    """What identifies a fix's tunable: its target, and for a file edit also the setting it edits (Satellite 6.2
+    edits several settings of one file).
+
+    >>> fix_key(Fix("file", "/var/lib/pgsql/data/postgresql.conf", "max_connections = 200"))
+    ('/var/lib/pgsql/data/postgresql.conf', 'max_connections')
+    """
+    if fix.kind != "file":
+        return fix.target
+    return fix.target, re.split(r"[\s=:]+", str(fix.value).strip().lstrip(":"), maxsplit=1)[0]
+
+
+def _pg_number(text: str) -> float | None:
+    """A PostgreSQL setting's value as a number ("'200'" -> 200, "8MB" -> bytes), or None.
+
+    >>> _pg_number(" '200'"), _pg_number("8MB") == 8 * 1024**2, _pg_number("on")
+    (200.0, True, None)
+    """
+    value = text.strip().strip("'\"").strip()
+    try:
+        return float(value)
+    except ValueError:
+        return _number(value)
+
+
 class _Builder:
     """Collects changes for one plan and host, one per tunable, in the order they arrive (plan or audit)."""
 
@@ -139,7 +168,7 @@ class _Builder:
         self.commands: list[str] = []
         self.advice: list[tuple[str, str]] = []
         self.given: list[tuple[str, Any, str]] = []
-        self.by_target = {fix.target: t.id for t in plan.tunables.values() for fix in t.fixes}
+        self.by_target = {fix_key(fix): t.id for t in plan.tunables.values() for fix in t.fixes}
         fv = self.release.foreman_version
         self.installer_table = table("installer", fv)
         self.apache_table = table("apache", fv)
@@ -147,6 +176,7 @@ class _Builder:
         self.memory_problem = next((p for p in plan.problems if p.code == "memory-over-ram"), None)
         self.profile_refused = next((p for p in plan.problems if p.code == "installer-will-refuse"), None)
         self.restarts = _restarts()
+        self.lower: set[str] = set()  # audit rules whose measured failure may lower a site value (said in the change)
         self.profile_keys = {key for size in SIZES for key in flatten(installer_hiera(self.release, size))} \
             if self.release.features.size_profiles else set()
 
@@ -183,12 +213,22 @@ class _Builder:
             self.add(Change(tunable, "sysctl", fix.target, fix.value, effect="sysctl-reload", file=SYSCTL_FILE,
                             reason=reason, citations=cites, source=source))
         elif fix.kind == "file":
+            site = self._site_file_value(fix)
             unit = self.restarts.get(fix.target, "")
+            if site is not None:
+                self.block(Change(tunable, "file", fix.target, str(fix.value), file=fix.target, reason=reason,
+                                  citations=cites, source=source, site_value=site),
+                           f"{fix.target} sets {site}, above foretune's {fix.value}: the site's value is kept "
+                           "(never lowered silently)")
+                return
             self.add(Change(tunable, "file", fix.target, str(fix.value), effect="restart" if unit else "immediate",
                             units=(unit,) if unit else (), file=fix.target.removesuffix(" on each agent"), reason=reason,
                             citations=cites, source=source))
         elif fix.kind == "command":
             self._command(tunable, str(fix.target), reason, cites, source)
+        elif fix.kind == "advice" and fix.target == HIERA_FILE and "stale keys" in str(fix.value) \
+                and self.release.features.custom_hiera:
+            pass  # the set removes every stale key itself (``stale``), before the installer run
         elif fix.kind == "advice" and (fix.target, str(fix.value)) not in self.advice:
             self.advice.append((fix.target, str(fix.value)))
             refused = re.match(r"add hardware .*--tuning (\S+)$", str(fix.value))
@@ -197,6 +237,24 @@ class _Builder:
                                   site_value=self.host.tuning_profile),
                            f"the installer's hardware check refuses --tuning {refused.group(1)} here: {fix.value}",
                            ("fi-tuning-hook",))
+
+    def _site_file_value(self, fix: Fix) -> str | None:
+        """The line of a file edit's setting the host already has, when its number is above the edit's (read from
+        the PostgreSQL files the facts hold: Satellite 6.2 edits postgresql.conf by hand), else None."""
+        if not fix.target.endswith("/postgresql.conf"):
+            return None
+        name, _, ours = str(fix.value).partition("=")
+        found = None
+        for location, text in self.host.postgresql_files:
+            if location.endswith("postgresql.conf"):
+                for line in re.split(r"\n| \| ", text):  # the facts' excerpts join lines with " | "
+                    key, sep, value = line.split("#", 1)[0].partition("=")
+                    if sep and key.strip() == name.strip():
+                        found = (line.strip(), value)
+        if found is None:
+            return None
+        theirs, wanted = _pg_number(found[1]), _pg_number(ours)
+        return found[0] if theirs is not None and wanted is not None and theirs > wanted else None
 
     def _limit(self, tunable: str, fix: Fix, reason: str, cites: tuple[str, ...], source: str) -> None:
         """A LimitNOFILE drop-in (``limits.conf``); a drop-in of the unit read after it that sets a lower limit is
@@ -267,10 +325,13 @@ class _Builder:
         site = self.host.custom_hiera.get(key)
         if key in self.host.custom_hiera:
             here, ours = _number(site), _number(value)
-            if here is not None and ours is not None and here > ours:
+            lowered = here is not None and ours is not None and here > ours
+            if lowered and source not in self.lower:
                 self.block(change._replace(site_value=site), f"custom-hiera.yaml sets {key}: {site}, above foretune's {value}: "
                            "the site's value is kept (never lowered silently)")
                 return
+            if lowered:  # a measured critical failure asks for it: lowered, and said so
+                change = change._replace(reason=f"the critical finding {source} asks for it{': ' + reason if reason else ''}")
             if channel == "installer":  # custom-hiera wins over the installer option: the key goes, the option stays
                 self.add(Change(f"unshadow:{key}", "custom-hiera", key, None, op="remove", file=HIERA_FILE,
                                 reason=f"custom-hiera.yaml sets {key}: {site}, which wins over {option}",
@@ -280,6 +341,15 @@ class _Builder:
             t = self.plan.tunables.get(tunable)
             if t is not None and t.installer.origin:  # the site set it in the answers file: say what it replaces
                 change = change._replace(site_value=t.installer.value)
+        shadow_env = systemd_shadow("foreman.service", "Environment", self.host.puma_files, owned=INSTALLER_DROPIN) \
+            if key in PUMA_ENV or (option or "") in {installer_option(k) for k in PUMA_ENV} else None
+        variable = PUMA_ENV.get(key) or next((v for k, v in PUMA_ENV.items() if installer_option(k) == option), None)
+        in_force = re.search(rf"\b{variable}=(\d+)", shadow_env.line) if shadow_env is not None and variable else None
+        if in_force and shadow_env is not None:  # the drop-in the set removes gives the value in force, not the answers
+            before = change.site_value
+            change = change._replace(site_value=int(in_force.group(1)), reason=change.reason + (
+                f" ({posixpath.basename(shadow_env.location)} keeps {in_force.group(1)} in force; the {before} set "
+                "for the installer never took effect)" if before is not None and str(before) != in_force.group(1) else ""))
         if tunable in MEMORY_TUNABLES and self.memory_problem is not None and self._raises(tunable, value):
             self.block(change, f"the memory budget after the changes does not fit: {self.memory_problem.message}",
                        self.memory_problem.citations)
@@ -325,6 +395,25 @@ class _Builder:
                                 f"{line or 'what the installer sets'}, whatever the installer is told"),
                         citations=(str(self.systemd_table["citation"]),), source=source))
 
+    def unshadow_postgresql(self) -> None:
+        """A postgresql.auto.conf line (ALTER SYSTEM) below the value the plan puts in postgresql.conf is reset,
+        whether or not the set changes that value: the profile's (or the installer's) value never takes effect
+        while ALTER SYSTEM's stands. A line above it is the site's, kept (never lowered silently)."""
+        for t in self.plan.tunables.values():
+            if not t.id.startswith("postgresql.") or t.foretune.value is None:
+                continue
+            setting = t.id.split(".", 1)[1]
+            if f"reset:postgresql:{setting}" in self.changes:
+                continue
+            shadow = postgresql_shadow(setting, self.host.postgresql_files, self.host.postgresql_version)
+            if shadow is None:
+                continue
+            theirs = _pg_number(shadow.line.split("=", 1)[-1])
+            ours = _pg_number(str(t.foretune.value))
+            if theirs is not None and ours is not None and theirs >= ours:
+                continue
+            self._reset(setting, "plan", shadow.line, shadow.citations)
+
     def stale(self) -> None:
         """Every custom-hiera.yaml key the release refuses or ignores becomes a ``remove`` change."""
         if not self.release.features.custom_hiera:
@@ -340,7 +429,10 @@ class _Builder:
 
     def result(self) -> ChangeSet:
         ordered = sorted(self.changes.values(), key=lambda c: _ORDER.get((c.channel, c.op), 99))
-        return ChangeSet(self.release.label, tuple(ordered), tuple(self.blocked), commands=tuple(self.commands),
+        # a change blocked for one finding that a later (critical) finding's fix made take effect is no longer blocked
+        made = [(c.tunable, c.target, c.value) for c in self.changes.values()]
+        blocked = tuple(b for b in self.blocked if (b.change.tunable, b.change.target, b.change.value) not in made)
+        return ChangeSet(self.release.label, tuple(ordered), blocked, commands=tuple(self.commands),
                          advice=tuple(self.advice), given=tuple(self.given))
 
 
@@ -356,25 +448,88 @@ def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
     return nested
 
 
+def accepted_profile(plan: Plan) -> str | None:
+    """The largest size profile the installer's hardware check accepts on the plan's box, when it refuses the plan's
+    own (None when it accepts the plan's profile, or none at all)."""
+    if not tuning_applies(plan) or not any(p.code == "installer-will-refuse" for p in plan.problems):
+        return None
+    from foretune.knowledge import hardware  # start-up: only when a refused profile is replaced
+
+    inp, fv = plan.input, plan.release.foreman_version
+    below = SIZES[:SIZES.index(plan.profile)] if plan.profile in SIZES else ()
+    accepted = [name for name in below if (need := hardware.enforced(name, fv)) is None or need.met_by(inp.cpus, inp.ram_bytes)]
+    return accepted[-1] if accepted else None
+
+
+# tunables whose installer value may not be in force: the units whose measured open-files limit tells
+MEASURED_LIMITS = {"smart_proxy_dynflow.limit_nofile": ("foreman-proxy.service", "smart_proxy_dynflow_core.service")}
+THP_DEFRAG = "echo never > /sys/kernel/mm/transparent_hugepage/defrag"
+
+
+def _measured(b: _Builder, facts: Any) -> None:
+    """What the facts measure below the plan's value though the plan does not change it (the installer's value is
+    not in force): the plan's fixes for it, as the audit's findings ask; THP defrag 'always' while THP is changed."""
+    if facts is None or isinstance(facts, Host) or not hasattr(facts, "value"):
+        return
+    limits = facts.value("service_limits")
+    for tunable_id, units in MEASURED_LIMITS.items():
+        t = b.plan.tunables.get(tunable_id)
+        if t is None or t.differs or not isinstance(limits, dict):
+            continue
+        entry = next((limits[u] for u in units if isinstance(limits.get(u), dict)), None)
+        found = entry.get("process_nofile", entry.get("LimitNOFILE")) if entry is not None else None
+        ours = _number(t.foretune.value)
+        if isinstance(found, int) and ours is not None and found < ours:
+            for fix in t.fixes:
+                b.fix(t.id, fix, f"{t.foretune.reason} (in force: {found})", t.foretune.citations)
+    thp = facts.value("thp")
+    if isinstance(thp, dict) and thp.get("defrag") == "always" and thp.get("enabled") != "never" \
+            and THP_DEFRAG not in b.commands:  # gf-hardware; thp-defrag-always asks the same
+        b.commands.append(THP_DEFRAG)
+
+
 def from_plan(plan: Plan, facts: Any = None) -> ChangeSet:
     """The change set of a plan: every tunable whose recommendation differs from what the installer gives, checked
-    against ``facts`` (a FactSet, a :class:`Host`, or None for a plan made from options alone)."""
-    b = _Builder(plan, host_of(facts))
+    against ``facts`` (a FactSet, a :class:`Host`, or None for a plan made from options alone).
+
+    When the installer's hardware check refuses the plan's profile, nothing sized for it could take effect: the set
+    is that of the plan at the largest profile the check accepts, and the refused profile is listed as blocked."""
+    accepted = accepted_profile(plan)
+    if accepted is not None:
+        from foretune.plan.planner import make_plan  # start-up: only when a refused profile is replaced
+
+        refused = next(p for p in plan.problems if p.code == "installer-will-refuse")
+        b = _Builder(make_plan(plan.input._replace(profile=accepted)), host_of(facts))
+        b.block(Change("profile", "profile", "--tuning", plan.profile, site_value=b.host.tuning_profile,
+                       reason=plan.profile_reason, citations=("fi-tuning-profiles",)),
+                f"{refused.message}; the set is sized for {accepted}, the largest profile it accepts", refused.citations)
+        plan = b.plan
+    else:
+        b = _Builder(plan, host_of(facts))
     if tuning_applies(plan):
         b.profile(plan.profile)
+        if accepted is not None and "profile" in b.changes:
+            b.changes["profile"] = b.changes["profile"]._replace(
+                reason=f"the largest profile the installer's hardware check accepts here (it refuses the declared "
+                       f"{b.blocked[0].change.value})", citations=("fi-tuning-hook", "fi-tuning-profiles"))
     for t in plan.tunables.values():
         if t.differs:
             for fix in t.fixes:
                 b.fix(t.id, fix, t.foretune.reason, t.foretune.citations)
+    _measured(b, facts)
+    b.unshadow_postgresql()
     b.stale()
     return b.result()
 
 
-def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: Any = None) -> ChangeSet:
+def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: Any = None,
+               lower: Iterable[str] = ()) -> ChangeSet:
     """The change set that fixes an audit's findings: ``fixes`` holds (rule id, the finding's Fix records) of the
     failing findings; ``plan`` is the plan at the profile the audit asks for. A value the plan has for the same
-    tunable is the plan's (one value per tunable, the same in every output); the profile change comes first."""
+    tunable is the plan's (one value per tunable, the same in every output); the profile change comes first.
+    ``lower``: the rules of critical findings (a measured failure), whose fixes lower a site value, saying so."""
     b = _Builder(plan, host_of(facts))
+    b.lower = set(lower)
     fixes = list(fixes)
     asks = [rule for rule, rule_fixes in fixes for f in rule_fixes
             if f.kind == "command" and re.search(r"--tuning \S+$", str(f.target)) and not str(f.target).startswith("add hardware")]
@@ -382,8 +537,10 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
         b.profile(plan.profile, asks[0] if asks else "plan")
     for rule, rule_fixes in fixes:
         for fix in rule_fixes:
-            tunable_id = b.by_target.get(fix.target)
+            tunable_id = b.by_target.get(fix_key(fix))
             t = plan.tunables.get(tunable_id) if tunable_id else None
+            if t is not None and not t.differs and t.installer.origin and t.installer.value == t.foretune.value:
+                continue  # the site's answers already give the plan's value: nothing to change, as plan's set has it
             if t is not None and t.foretune.value is not None:
                 # the plan's value for the tunable: the same number in every output; a value the tuning profile
                 # already gives is left to the profile (pinning it would lock out later --tuning changes)
@@ -394,6 +551,7 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
                     b.given += [(own.target, own.value, plan.profile) for own in t.fixes if (own.target, own.value, plan.profile) not in b.given]
             else:
                 b.fix(tunable_id or f"{fix.kind}:{fix.target}", fix, "", (), rule)
+    b.unshadow_postgresql()
     b.stale()
     return b.result()
 

@@ -82,7 +82,7 @@ def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, s
     if not args.source:
         args.source = args.root or "live"
     plan: Any
-    plan, facts = plan_and_facts(args, env)
+    plan, facts = plan_and_facts(args, env, for_changes=True)
     try:
         build = importlib.import_module("foretune.changes.build")
     except ImportError:  # the builder is not in this build: the stopgap below stands in
@@ -101,16 +101,21 @@ def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, s
 
 def _audit_change_set(build: Any, facts: Any, hosts: int | None) -> ChangeSet:
     """The change set that fixes the failing, unwaived findings of the audit of ``facts``."""
+    from types import SimpleNamespace  # start-up: only for `apply --audit`
+
     from foretune.audit.context import build_context  # start-up: only for `apply --audit`
     from foretune.audit.runner import run_all  # start-up: only for `apply --audit`
+    from foretune.commands.audit import (
+        _plan_after_profile_change,  # start-up: only for `apply --audit`
+        change_set,  # start-up: only for `apply --audit`
+    )
     from foretune.rules.registry import all_rules  # start-up: only for `apply --audit`
 
     ctx, _ = build_context(facts, hosts=hosts, bench=[])
     if ctx.plan is None:
         raise UsageError(f"no fixes to apply: {ctx.no_plan_reason}")
-    findings = run_all(all_rules(), ctx)
-    result: ChangeSet = build.from_audit(((f.rule_id, getattr(f, "fix_records", ())) for f in findings if f.counts),
-                                         ctx.plan, facts)
+    report = SimpleNamespace(findings=run_all(all_rules(), ctx))  # as `audit --output-dir` builds its set
+    result: ChangeSet = change_set(report, _plan_after_profile_change(report, facts, hosts) or ctx.plan, facts)
     return result
 
 

@@ -145,8 +145,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 def change_set(report: Any, plan: Any, facts: Any) -> Any:
     """The one change set that fixes the report's failing, unwaived findings (``foretune.changes.build.from_audit``)."""
     from foretune.changes.build import from_audit  # start-up: loaded with the outputs only
+    from foretune.rules.base import Severity  # start-up: loaded with the outputs only
 
-    return from_audit(((f.rule_id, f.fix_records) for f in report.findings if f.counts), plan, facts)
+    critical = {f.rule_id for f in report.findings if f.counts and f.severity >= Severity.CRITICAL}
+    return from_audit(((f.rule_id, f.fix_records) for f in report.findings if f.counts), plan, facts, lower=critical)
 
 
 def _fix_lines(findings: list[Any], changes: Any) -> list[Any]:
@@ -186,18 +188,11 @@ def _plan_after_profile_change(report: Any, facts: Any, hosts: int | None) -> An
     """The plan at the profile the audit asks for (the ``--tuning`` command of a failing profile-too-small-for-hosts
     finding), so the outputs change the profile instead of pinning its values in custom-hiera, which would win
     over any later --tuning; None when no profile change is asked for."""
-    import re  # start-up: loaded with the outputs only
-
-    from foretune.plan.choose import choose_plan  # start-up: the planner loads with the outputs only
+    from foretune.plan.choose import change_plan  # start-up: the planner loads with the outputs only
     from foretune.rules.base import Status  # start-up: as run() imports it
 
-    for f in report.findings:
-        if f.rule_id != "profile-too-small-for-hosts" or f.status != Status.FAIL:
-            continue
-        for fix in f.fixes:  # "add hardware ..., then ... --tuning X" is advice: the command that follows it is the step
-            found = re.search(r"--tuning (\S+)$", fix)
-            if found and not fix.startswith("add hardware"):
-                return choose_plan(facts, hosts=hosts, profile=found.group(1)).plan
+    if any(f.rule_id == "profile-too-small-for-hosts" and f.status == Status.FAIL for f in report.findings):
+        return change_plan(facts, hosts=hosts)  # the profile the finding's --tuning command names, as plan --from takes
     return None
 
 

@@ -72,10 +72,11 @@ def plan_from_args(args: argparse.Namespace, env: Environment) -> object:
     return plan_and_facts(args, env)[0]
 
 
-def plan_and_facts(args: argparse.Namespace, env: Environment) -> tuple[object, object]:
+def plan_and_facts(args: argparse.Namespace, env: Environment, for_changes: bool = False) -> tuple[object, object]:
     """The Plan and, with --from, the facts it was built from (else None).
 
-    With --from the plan is chosen exactly as ``audit`` chooses it (declared profile, host figure).
+    With --from the plan is chosen exactly as ``audit`` chooses it (declared profile, host figure); ``for_changes``:
+    the plan a change set is built from, the same as `audit --output-dir` (``foretune.plan.choose.change_plan``).
     """
     from foretune.plan import PlanInput, make_plan  # start-up: the planner, only when a plan is made
 
@@ -102,6 +103,10 @@ def plan_and_facts(args: argparse.Namespace, env: Environment) -> tuple[object, 
             raise UsageError(f"cannot plan from {facts.source_label}: " + "; ".join(choice.notes))
         if choice.figure.assumed:
             env.note(f"host figure {choice.figure.count}: {choice.figure.reason} (give --hosts)")
+        if for_changes:
+            from foretune.plan.choose import change_plan  # start-up: the planner, only when a plan is made
+
+            return change_plan(facts, hosts=args.hosts, **given) or choice.plan, facts
         return choice.plan, facts
     missing = [f"--{name}" for name, value in (("product", args.product), ("version", args.version), ("hosts", args.hosts),
                                                 ("cpus", args.cpus), ("ram", args.ram)) if value is None]
@@ -114,9 +119,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.plan.model import Plan  # start-up: only for a `plan` run, not --help
     from foretune.render import outputs  # start-up: only for a `plan` run, not --help
 
-    plan, facts = plan_and_facts(args, env)
-    assert isinstance(plan, Plan)
     fmt = output_format(args)
+    plan, facts = plan_and_facts(args, env, for_changes=bool(args.output_dir) or fmt in ("hiera", "installer"))
+    assert isinstance(plan, Plan)
     changes = None
     if args.output_dir or fmt in ("hiera", "installer"):  # the table and JSON show the plan itself
         from foretune.changes.build import from_plan  # start-up: only for what applies changes, not the table

@@ -97,19 +97,43 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         action = "removed" if args.remove_stale or note.refused else "remove it (or add --remove-stale)"
         env.warn(f"{path}: stale key {note.key}: {note.reason} [{note.citation}] — {action}")
     remove = [note.key for note in stale if args.remove_stale or note.refused]
+    from foretune.changes import build  # start-up: only for a `render` run, not --help
     from foretune.knowledge.profiles import flatten  # start-up: only for a `render` run, not --help
     from foretune.render.merge import parse_preferences  # start-up: only for a `render` run, not --help
 
     recommended = flatten(outputs.hiera_values(plan, also=set(flatten(current))))
-    preferences = parse_preferences(args.prefer, args.prefer_key, recommended)
+    changes = build.from_plan(plan, build.Host(custom_hiera=flatten(current)))
+    # site keys that would win over an installer option: either the key goes (the option then takes effect) or the
+    # site's value stays and the option is left off the command (it could not take effect); never both channels
+    shadowing = {c.target: c for c in changes.changes if c.tunable.startswith("unshadow:")}
+    preferences = parse_preferences(args.prefer, args.prefer_key, [*recommended, *shadowing])
+    dropped: list[str] = []  # keys whose installer option is left off the command
+    kept: list[str] = []  # of them, those whose site value differs from foretune's
+    for key, removal in shadowing.items():
+        option = build.installer_option(key)
+        given = next((c for c in changes.changes if c.channel == "installer" and c.target == option), None)
+        shown = f"{option} {given.value}" if given is not None else str(option)
+        if given is not None and str(given.value) == str(removal.site_value):
+            dropped.append(key)  # the site already gives foretune's value: nothing to move, no option to pass
+        elif preferences.get(key, preferences["*"]) == "foretune":
+            remove.append(key)
+            env.warn(redact_text(f"{path}: {key}: removed the site's {removal.site_value}, which would win over {shown}"))
+        else:
+            dropped.append(key)
+            kept.append(key)
+            env.warn(redact_text(f"{path}: {key}: kept the site's {removal.site_value}; {shown} is left off the "
+                                 f"installer command: custom-hiera's value wins over it"))
+    if dropped:
+        options_of = {build.installer_option(key) for key in dropped}
+        changes = changes._replace(changes=tuple(c for c in changes.changes if not (
+            c.target in dropped or (c.channel == "installer" and c.target in options_of))))
     new, conflicts = outputs.merge_plan(plan, old, remove, preferences, str(path))
     for conflict in conflicts:  # on stderr, so the diff on stdout still applies with patch
         env.warn(redact_text(f"{path}: {conflict.line()}"))
-    if any(conflict.taken == "site" for conflict in conflicts):
-        env.note("site values are kept where they differ; add --prefer foretune to take foretune's, or --prefer-key NAME=foretune for one key")
-    from foretune.changes import build  # start-up: only for a `render` run, not --help
-
-    changes = build.from_plan(plan, build.Host(custom_hiera=flatten(current)))
+    if any(conflict.taken == "site" for conflict in conflicts) or kept:
+        # fixed text, no input in it: printed as it is (the secret masking would take "--prefer-key NAME=..." for a key)
+        print("foretune: site values are kept where they differ; add --prefer foretune to take foretune's, or "
+              "--prefer-key NAME=foretune for one key", file=env.stderr)
     options = build.installer_options(changes)
     if options or build.profile_change(changes):
         env.note("values with an installer option are not merged (custom-hiera would win over every later installer "

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from foretune.errors import UsageError
 from foretune.knowledge import hardware
+from foretune.knowledge.model import SIZES
 from foretune.knowledge.profiles import profiles_for
 from foretune.knowledge.releases import resolve_release
 from foretune.plan.facts_input import input_from_facts
@@ -154,3 +155,32 @@ def choose_plan(facts: FactSet, *, hosts: int | None = None, **given: Any) -> Pl
             and role == "server":
         profile_why = plan.profile_reason
     return PlanChoice(plan, release, figure, profile_why, tuple(notes))
+
+
+def change_plan(facts: FactSet, *, hosts: int | None = None, **given: Any) -> Plan | None:
+    """The plan a change set for ``facts`` is built from, the same for `audit --output-dir`, `plan --from` and `apply`.
+
+    Without ``--profile``, a declared profile meant for fewer hosts than the box manages is not the basis: the set
+    moves to the profile the hosts need (profile-too-small-for-hosts asks for that ``--tuning``), or, when the
+    installer's hardware check refuses it, to the largest profile the check accepts if that is larger.
+    """
+    choice = choose_plan(facts, hosts=hosts, **given)
+    plan = choice.plan
+    if plan is None or given.get("profile") or choice.figure.assumed or not choice.figure.count:
+        return plan
+    declared = facts.value("tuning_profile")
+    if plan.input.role != "server" or declared not in SIZES or plan.profile != declared:
+        return plan
+    wanted = hardware.profile_for_hosts(choice.figure.count)
+    if SIZES.index(wanted) <= SIZES.index(declared):
+        return plan
+    fv, inp = plan.release.foreman_version, plan.input
+    need = hardware.enforced(wanted, fv)
+    if need is not None and not need.met_by(inp.cpus, inp.ram_bytes):
+        accepted = [n for n in SIZES if (req := hardware.enforced(n, fv)) is not None and req.met_by(inp.cpus, inp.ram_bytes)]
+        if not accepted or SIZES.index(accepted[-1]) <= SIZES.index(declared):
+            return plan
+        wanted = accepted[-1]
+    moved = choose_plan(facts, hosts=hosts, **{**given, "profile": wanted}).plan
+    return moved._replace(profile_reason=f"{wanted}, the profile the change set moves to: {choice.figure.count} hosts "
+                          f"need it, the installer's tuning fact declares {declared}") if moved is not None else None

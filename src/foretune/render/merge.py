@@ -198,6 +198,12 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
         key, _, entry = path.partition("/")
         if entry and isinstance(data.get(key), dict) and entry in data[key]:
             nested = data[key]
+            if nested.anchor.value is not None or entry not in getattr(nested, "_ok", nested):
+                # shared through an anchor, or given by a << merge key: the key gets its own copy without the entry,
+                # the anchor and what else uses it stay as they are (as the installer's Ruby YAML resolves them)
+                own = CommentedMap()
+                own.update({name: copy.deepcopy(value) for name, value in nested.items()})
+                data[key] = nested = own
             _remove(nested, entry)
             if not nested and nested.ca.comment and nested.ca.comment[1]:  # now {}: its comments follow the key
                 tokens, nested.ca.comment = nested.ca.comment[1], None
@@ -393,8 +399,11 @@ def reconcile(current: dict[str, Any], values: dict[str, Any], reasons: dict[str
 
 def merge_values(text: str, values: dict[str, Any], reasons: dict[str, str], preferences: dict[str, str] | None = None,
                  comments: dict[str, str] | None = None, label: str = "custom-hiera.yaml",
-                 remove: Iterable[str] = ()) -> tuple[str, list[Conflict]]:
+                 remove: Iterable[str] = (), asked: str = "as asked (--prefer)") -> tuple[str, list[Conflict]]:
     """``text`` with the recommended ``values`` merged in the way :func:`reconcile` decides, and the conflicts.
+
+    ``asked``: why a site value is replaced, for its comment ("" when the change set decides it: raised, or
+    replaced as the change set asks).
 
     A replaced site value gets a comment line above it naming the value it replaced and, when the site had
     a comment there, that the comment was written for the old value.
@@ -409,8 +418,23 @@ def merge_values(text: str, values: dict[str, Any], reasons: dict[str, str], pre
         if conflict.taken == FORETUNE:
             said = (f"; the site's comment here ({' / '.join(conflict.comments)}) was written for {yaml_scalar(conflict.site)}"
                     if conflict.comments else "")
-            notes[conflict.key] = f"foretune: replaced the site's {yaml_scalar(conflict.site)} as asked (--prefer){said}"
+            why = asked
+            if not why:
+                theirs, ours = (_as_number(v) for v in (conflict.site, conflict.foretune))
+                why = ("to raise it (the change set raises a site value; one set higher is kept)"
+                       if theirs is not None and ours is not None and ours > theirs else "as the change set asks")
+            notes[conflict.key] = f"foretune: replaced the site's {yaml_scalar(conflict.site)} {why}{said}"
     return merge_text(text, write, comments, label, remove=remove, notes=notes), conflicts
+
+
+def _as_number(value: Any) -> float | None:
+    """A hiera value as a number to tell a raise from a cut, else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return None
 
 
 def value_comments(text: str) -> dict[str, list[str]]:

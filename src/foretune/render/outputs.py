@@ -140,8 +140,20 @@ def file_edits(plan: Plan, changes: ChangeSet | None = None) -> list[tuple[str, 
     return [(c.target, str(c.value)) for c in changes_of(plan, changes).changes if c.channel == "file"]
 
 
-def apply_md(plan: Plan, changes: ChangeSet | None = None) -> str:
-    """The steps in order: the profile change first, then what changes, the restart each needs, and how to undo it."""
+MASKS = ("[redacted]", "********")  # what foretune's and sos's redaction leave in place of a secret
+
+
+def masked(text: str | None) -> bool:
+    """``text`` (a source's custom-hiera.yaml) holds a secret masked by redaction: it must not be copied to a file
+    an admin applies."""
+    return bool(text) and any(mask in str(text) for mask in MASKS)
+
+
+def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False, secrets: bool = False) -> str:
+    """The steps in order: the profile change first, then what changes, the restart each needs, and how to undo it.
+
+    ``merged``: the bundle's custom-hiera.yaml is the host's file with the changes merged in (else it holds only
+    foretune's keys, to be merged into the host's); ``secrets``: the host's file was left out for its masked secrets."""
     cs = changes_of(plan, changes)
     steps = [f"# Applying the foretune plan for {plan.release.label} ({plan.input.role}, {plan.input.hosts} hosts)", ""]
     profile = build.profile_change(cs)
@@ -160,8 +172,11 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None) -> str:
     n = 1
     for c in cs.changes:
         if c.channel == "alter-system" and c.op == "reset":
-            steps.append(f"{n}. `sudo -u postgres psql -c 'ALTER SYSTEM RESET {c.target};'`: {c.reason}; the installer run "
-                         f"below restarts PostgreSQL. Undo: `ALTER SYSTEM SET {c.target} = ...` with the value it had.")
+            steps.append(f"{n}. `sudo -u postgres psql -c 'ALTER SYSTEM RESET {c.target};'`: {c.reason}. It takes effect "
+                         "when PostgreSQL restarts, which the installer does not do when postgresql.conf is unchanged: after "
+                         "the installer run below, run `systemctl restart postgresql` (or `foreman-maintain service restart`) "
+                         f"and check with `sudo -u postgres psql -c 'SHOW {c.target};'`. "
+                         f"Undo: `ALTER SYSTEM SET {c.target} = ...` with the value it had.")
             n += 1
         elif c.channel == "dropin" and c.op == "remove":
             steps.append(f"{n}. Move `{c.file}` away (`mv {c.file} /root/`) and run `systemctl daemon-reload`: {c.reason}. "
@@ -172,15 +187,23 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None) -> str:
     if sets or removed:
         what = (["sets " + ", ".join(f"`{c.target}`" for c in sets)] if sets else []) + \
                (["removes " + ", ".join(f"`{c.target}` ({c.reason})" for c in removed)] if removed else [])
-        steps.append(f"{n}. Back up `{build.HIERA_FILE}`, then put `custom-hiera.yaml` from here in its place (it "
-                     f"{'; it '.join(what)}). Undo: restore the backup.")
+        if merged:
+            steps.append(f"{n}. Back up `{build.HIERA_FILE}`, then put `custom-hiera.yaml` from here in its place (it is "
+                         f"that file with the changes merged in: it {'; it '.join(what)}). Undo: restore the backup.")
+        else:
+            why = (" (the source's copy has masked secrets, so it is not copied here)" if secrets else "")
+            steps.append(f"{n}. Merge `custom-hiera.yaml` from here into `{build.HIERA_FILE}`{why}, keeping every key "
+                         f"the file already has: it {'; it '.join(what)}. Never put it in the file's place: it holds only "
+                         f"foretune's keys. On the host, `foretune render --from live --merge-into {build.HIERA_FILE} "
+                         "--write` merges with a backup. Undo: restore the backup.")
         n += 1
     options = build.installer_options(cs)
     given = ", ".join(x for x in ([f"--tuning {profile.value}"] if profile is not None else []) +
                       ([f"{len(options)} option(s)"] if options else []))
-    steps.append(f"{n}. Run the installer (`installer.sh`{': ' + given if given else ''}); it restarts the services it "
-                 "reconfigures. Undo: run it again with the previous values.")
-    n += 1
+    if installer_needed(cs):  # nothing for the installer: no run (an outage for no change)
+        steps.append(f"{n}. Run the installer (`installer.sh`{': ' + given if given else ''}); it restarts the services it "
+                     "reconfigures. Undo: run it again with the previous values.")
+        n += 1
     lowered = [c for c in cs.changes if c.channel == "installer" and _below(c.value, c.site_value)]
     steps += [f"   - `{c.target} {yaml_scalar(c.value)}` lowers the site's {yaml_scalar(c.site_value)}: {c.reason}" for c in lowered]
     drop = dropins(plan, cs)
@@ -204,10 +227,23 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None) -> str:
                      "needs a reboot). Undo: `tuned-adm profile` with the previous profile, "
                      "`grubby --update-kernel=ALL --remove-args=transparent_hugepage` and a reboot.")
         n += 1
+    if n == 1:  # no step at all
+        steps[steps.index("Order:"):] = ["Nothing to change: no step to take, no installer run."]
     if cs.advice:
         steps += ["", "Keep in mind:", "", *(f"- {what}: {advice}" for what, advice in cs.advice)]
     steps += ["", "Every value, its reason and citation: `foretune plan ... --format json`; one value: `foretune plan ... --explain TUNABLE`."]
     return "\n".join(steps) + "\n"
+
+
+def _why(change: Change) -> str:
+    """A change's reason with its citations, for a comment; the finding that asked for it when it has no reason."""
+    reason = change.reason or (f"fixes {change.source}" if change.source not in ("plan", "stale") else "foretune's value")
+    return reason + (f" [{', '.join(change.citations)}]" if change.citations else "")
+
+
+def installer_needed(cs: ChangeSet) -> bool:
+    """The change set has something an installer run puts in force (a profile, an option, a custom-hiera change)."""
+    return any(c.channel in ("profile", "installer", "custom-hiera") for c in cs.changes)
 
 
 def _below(value: Any, site: Any) -> bool:
@@ -253,6 +289,8 @@ def _direct_edits(plan: Plan, cs: ChangeSet) -> list[str]:
     steps += ["", f"{plan.release.label} reads no custom-hiera.yaml: these are edits of the files the installer writes, "
               "and the next installer run overwrites them. Keep a copy of each file before editing it (undo: copy it back), "
               "and repeat the edits after every installer run."]
+    if n == 1:  # no step at all
+        steps[steps.index("Order:"):] = ["Nothing to change: no step to take, no installer run."]
     if cs.advice:
         steps += ["", "Keep in mind:", "", *(f"- {what}: {advice}" for what, advice in cs.advice)]
     steps += ["", "Every value, its reason and citation: `foretune plan ... --format json`; one value: `foretune plan ... --explain TUNABLE`."]
@@ -292,7 +330,11 @@ def render_values(plan: Plan, current: dict[str, Any]) -> dict[str, Any]:
     cs = build.from_plan(plan, build.Host(custom_hiera=current))
     values = {c.target: c.value for c in cs.changes if c.channel == "custom-hiera" and c.op == "set"}
     plan_values = {fix.target: fix.value for t, fix in fixes_of(plan, "hiera", every=True)}
-    values.update({key: plan_values[key] for key in current if key in plan_values and key not in values})
+    # a site key that shadows an installer option is never given foretune's value here: one channel per value
+    # (the option, once the key is gone; render decides with --prefer whether the key goes or the option is left off)
+    installer_keys = {c.target for c in cs.changes if c.tunable.startswith("unshadow:")}
+    values.update({key: plan_values[key] for key in current
+                   if key in plan_values and key not in values and key not in installer_keys})
     return build._nest(values)
 
 
@@ -306,13 +348,13 @@ def merged_hiera(plan: Plan, existing: str, changes: ChangeSet | None = None) ->
     cs = changes_of(plan, changes, existing)
     sets = [c for c in cs.changes if c.channel == "custom-hiera" and c.op == "set"]
     preferences = {c.target: "foretune" for c in sets}
-    reasons = {c.target: f"{c.reason} [{', '.join(c.citations)}]" for c in sets}
-    comments = {c.target.split("/", 1)[-1]: f"foretune: {c.reason} [{', '.join(c.citations)}]" for c in sets}
+    reasons = {c.target: _why(c) for c in sets}
+    comments = {c.target.split("/", 1)[-1]: f"foretune: {_why(c)}" for c in sets}
     entries = [f"{c.target.split('/', 1)[1]}: {reasons[c.target]}" for c in sets if c.target.startswith(PG + "/")]
     if entries:  # a new PostgreSQL hash gets its entries' reasons above it
         comments.setdefault(PG, "foretune: " + "; ".join(entries))
     text, _ = merge_values(existing, build.hiera_values(cs), reasons, preferences, comments, "custom-hiera.yaml",
-                           build.hiera_removals(cs))
+                           build.hiera_removals(cs), asked="")
     notes = [f"# foretune: removed {c.target} ({c.reason})\n" for c in cs.changes if c.channel == "custom-hiera" and c.op == "remove"]
     notes += [f"# foretune: kept {b.change.target}: {b.why}\n" for b in cs.blocked if b.change.site_value is not None]
     text = "".join(notes) + text
@@ -327,11 +369,12 @@ def bundle(plan: Plan, existing_hiera: str | None = None, changes: ChangeSet | N
     ``existing_hiera``: the source's custom-hiera.yaml; the bundle then holds it merged, not a fragment.
     """
     cs = changes_of(plan, changes, existing_hiera)
-    merge = existing_hiera and existing_hiera.strip() and plan.release.features.custom_hiera
+    secrets = masked(existing_hiera)  # a masked secret is never written into a file an admin applies
+    merge = bool(existing_hiera and existing_hiera.strip() and plan.release.features.custom_hiera and not secrets)
     hiera = merged_hiera(plan, existing_hiera, cs) if merge and existing_hiera else hiera_fragment(plan, cs)
-    files = {"custom-hiera.yaml": hiera,
-             "installer.sh": "#!/bin/sh\nset -e\n" + installer_command(plan, cs) + "\n",
-             "APPLY.md": apply_md(plan, cs)}
+    files = {"custom-hiera.yaml": hiera, "APPLY.md": apply_md(plan, cs, merged=merge, secrets=secrets)}
+    if installer_needed(cs) or not plan.release.features.custom_hiera:
+        files["installer.sh"] = "#!/bin/sh\nset -e\n" + installer_command(plan, cs) + "\n"
     for path, content in dropins(plan, cs).items():
         files["systemd/" + path.removeprefix("/etc/systemd/system/")] = content
     sysctl = sysctl_file(plan, cs)
