@@ -14,6 +14,8 @@ measured; MUST NOT: any other finding at medium or above (every setting is the t
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -68,3 +70,31 @@ def test_oom_finding_does_not_point_to_a_passing_budget() -> None:
     findings = {f["rule"]: f for f in json.loads(result.stdout)["findings"]}
     assert findings["memory-budget-over-ram"]["status"] == "pass"
     assert "memory-budget-over-ram" not in findings["oom-kills"]["message"]
+
+
+# the kernel writes each kill to its ring buffer (sos_commands/kernel/dmesg, seconds since boot) and rsyslog copies
+# it to var/log/messages: satellite-6.15-logstash's one messages line, written again as dmesg shows it
+DMESG = ("[ 1523.886214] java invoked oom-killer: gfp_mask=0x6200ca(GFP_HIGHUSER_MOVABLE), order=0, oom_score_adj=0\n"
+         "[ 1523.886950] Out of memory: Killed process 3300 (java) total-vm:8123456kB, anon-rss:2768896kB, file-rss:0kB, "
+         "shmem-rss:0kB, UID:91 pgtables:6012kB oom_score_adj:0\n")
+
+
+def test_an_oom_kill_in_dmesg_and_messages_is_counted_once(tmp_path: Path) -> None:
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-logstash", tree, symlinks=True)
+    oom = audit_json(tree)["oom-kills"]
+    assert (oom["current"], oom["severity"]) == (1, "critical")
+    (tree / "sos_commands/kernel/dmesg").write_text(DMESG, encoding="utf-8")
+    oom = audit_json(tree)["oom-kills"]
+    assert oom["current"] == 1 and "1 time" in oom["message"]  # the same kill, PID 3300 (java), seen twice
+    assert {e["location"] for e in oom["evidence"]} >= {"var/log/messages", "sos_commands/kernel/dmesg"}
+    # a second kill (another PID) is a second kill
+    (tree / "sos_commands/kernel/dmesg").write_text(
+        DMESG + "[ 1602.101010] Out of memory: Killed process 3412 (java) total-vm:8123456kB, anon-rss:2768896kB\n",
+        encoding="utf-8")
+    assert audit_json(tree)["oom-kills"]["current"] == 2
+
+
+def audit_json(tree: Path) -> dict[str, dict[str, object]]:
+    result = run_cli("audit", str(tree), "--format", "json", "--fail-on", "critical")
+    return {f["rule"]: f for f in json.loads(result.stdout)["findings"]}
