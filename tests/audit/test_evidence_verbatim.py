@@ -37,7 +37,8 @@ def squash(text: str) -> str:
 def failing(root: Path) -> tuple[dict[str, Any], ...]:
     hosts = HOSTS.get(root.name)
     result = run_cli("audit", str(root), "--format", "json", "--fail-on", "critical", *(("--hosts", hosts) if hosts else ()))
-    return tuple(f for f in json.loads(result.stdout)["findings"] if f["status"] == "fail")
+    top = [f for f in json.loads(result.stdout)["findings"] if f["status"] == "fail"]
+    return (*top, *(s for f in top for s in f["symptoms"]))  # a symptom joined under its cause keeps its evidence
 
 
 def in_file(root: Path, location: str, excerpt: str) -> bool:

@@ -51,6 +51,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     import dataclasses  # start-up: only for an `audit` run, not --help
     import datetime  # start-up: only for an `audit` run, not --help
 
+    from foretune.audit.combine import combine  # start-up: only for an `audit` run, not --help
     from foretune.audit.context import build_context  # start-up: only for an `audit` run, not --help
     from foretune.audit.model import Report, redacted  # start-up: only for an `audit` run, not --help
     from foretune.audit.runner import run_all, select_rules  # start-up: only for an `audit` run, not --help
@@ -96,6 +97,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         findings, warnings = apply_waivers(findings, waivers, datetime.date.today())
     for warning in warnings:
         env.warn(warning)
+    findings = combine(findings, all_rules())
     pg_max = str((facts.value("postgresql") or {}).get("max_connections", ""))
     report = Report(source=facts.source_label, source_kind=facts.source_kind,
                     release=ctx.release.label if ctx.release else None, role=ctx.role, hosts=ctx.hosts,

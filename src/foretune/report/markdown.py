@@ -80,6 +80,10 @@ def render(report: Report) -> str:
                 lines += ["", f"### {f.rule_id} — {text(f.title)} ({label})", "", text(f.message), ""]
                 lines += [f"- evidence: {code(e.location)}" + (f" — {code(e.excerpt.splitlines()[0][:120])}" if e.excerpt else "")
                           for e in f.evidence[:6]]
+                for symptom in f.symptoms:  # the same root cause, seen by another rule
+                    lines += [f"- symptom: `{symptom.rule_id}` ({symptom.severity.label}): {text(symptom.message)}"]
+                    lines += [f"  - evidence: {code(e.location)}" + (f" — {code(e.excerpt.splitlines()[0][:120])}" if e.excerpt else "")
+                              for e in symptom.evidence[:3] if e not in f.evidence]
                 for fix in combined_fixes(f.fixes):
                     lines += ["", *block(fix)]
                 if f.citations:

@@ -105,6 +105,12 @@ def _body(f: Finding) -> RenderableType:
     for e in f.evidence[:4]:
         excerpt = f": {clean_line(e.excerpt.splitlines()[0][:100])}" if e.excerpt else ""
         lines.append(Text(f"evidence: {clean_line(e.location)}{excerpt}", style="muted"))
+    for symptom in f.symptoms:  # the same root cause, seen by another rule
+        lines.append(Text.assemble("symptom: ", (symptom.rule_id, "heading"), f" ({symptom.severity.label}): {clean(symptom.message)}"))
+        own = {(e.location, e.excerpt) for e in f.evidence}
+        for e in [e for e in symptom.evidence if (e.location, e.excerpt) not in own][:2]:
+            excerpt = f": {clean_line(e.excerpt.splitlines()[0][:100])}" if e.excerpt else ""
+            lines.append(Padding(Text(f"evidence: {clean_line(e.location)}{excerpt}", style="muted"), (0, 0, 0, 2)))
     for fix in combined_fixes(f.fixes):
         lines += [Text("fix:"), Padding(_code(fix), (0, 0, 0, 2))]
     if f.citations:

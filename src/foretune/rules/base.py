@@ -182,6 +182,9 @@ class Rule:
     # log incidents (kind, services; empty = any service) that show this limit already failing: the finding
     # then quotes the line and is critical
     failing_when: ClassVar[tuple[tuple[str, tuple[str, ...]], ...]] = ()
+    # rules whose failure is the root cause of this one's: when one of them fails quoting the same evidence (the log
+    # lines its failing_when found), this finding is listed under it as a symptom instead of standing alone
+    symptom_of: ClassVar[tuple[str, ...]] = ()
 
     def applies(self, ctx: Context) -> str | None:
         """Return a skip reason when the rule does not apply (generation, role), else None."""

@@ -15,6 +15,7 @@ class Http503Burst(Rule):
     basis = Basis.MEASURED
     needs = ("log_incidents",)
     citations = ("g62-passenger", "gf-httpd-children")
+    symptom_of = ("passenger-queue-too-small", "apache-event-limits-low", "apache-prefork-limits-low")
 
     def check(self, ctx: Context) -> Outcome:
         full = incidents.incidents(ctx, "queue_at_capacity", services=("passenger",))

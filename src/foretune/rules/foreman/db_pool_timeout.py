@@ -16,6 +16,7 @@ class ForemanDbPoolTimeout(Rule):
     roles = frozenset({"server"})
     needs = ("log_incidents",)
     citations = ("gf-db-pool", "pf-db-pool")
+    symptom_of = ("foreman-db-pool-too-small",)
 
     def check(self, ctx: Context) -> Outcome:
         found = incidents.incidents(ctx, "db_pool_timeout")

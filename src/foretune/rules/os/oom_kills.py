@@ -18,6 +18,7 @@ class OomKills(Rule):
     version_added = "0.1.0"
     basis = Basis.MEASURED
     citations = ("g62-memory",)
+    symptom_of = ("memory-budget-over-ram", "puma-workers-over-ram-budget")
 
     def check(self, ctx: Context) -> Outcome:
         log_known = ctx.facts["log_incidents"].known

@@ -22,6 +22,8 @@ class OpenFilesExhausted(Rule):
     basis = Basis.MEASURED
     needs = ("log_incidents",)
     citations = ("gf-httpd-nofile", "g69-qpid", "gf-pull-rex")
+    symptom_of = ("httpd-nofile-low", "mosquitto-nofile-low", "qpidd-nofile-low", "qdrouterd-nofile-low",
+                  "proxy-dynflow-nofile-low")
 
     def check(self, ctx: Context) -> Outcome:
         found = incidents.incidents(ctx, "socket_exhaustion")

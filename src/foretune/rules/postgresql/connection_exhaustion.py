@@ -18,6 +18,7 @@ class PgConnectionExhaustion(Rule):
     basis = Basis.MEASURED
     needs = ("log_incidents",)
     citations = ("gf-postgresql", "pf-db-pool", "pg-conf-sample-90", "pg-conf-defaults")
+    symptom_of = ("pg-max-connections-below-budget",)
 
     def check(self, ctx: Context) -> Outcome:
         found = incidents.incidents(ctx, "pg_connection_exhaustion")
