@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable
+from typing import Any
 
 from foretune.audit.effect import take_effect
 from foretune.audit.model import Finding
 from foretune.errors import UsageError
 from foretune.knowledge import citation
+from foretune.plan.model import Fix
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity, Status
 
 
@@ -99,7 +102,24 @@ def finding(rule: Rule, outcome: Outcome) -> Finding:
                    recommended=outcome.recommended, evidence=outcome.evidence,
                    basis=(outcome.basis or rule.basis).value if outcome.status == Status.FAIL else "",
                    fixes=tuple(render_fix(fix) for fix in outcome.fixes), citations=cites, unit=rule.unit,
-                   fix_records=outcome.fixes)
+                   fix_records=outcome.fixes,
+                   recommends=tuple(pair for fix in outcome.fixes for pair in _recommends(fix)))
+
+
+def _recommends(fix: Fix) -> list[tuple[str, Any]]:
+    """(tunable, value) pairs a fix puts in force, named by where they are set; none for advice and removals."""
+    if fix.kind == "hiera" and isinstance(fix.value, dict):
+        return [(f"{fix.target}/{k}", v) for k, v in fix.value.items()]
+    if fix.kind in ("hiera", "sysctl", "installer"):
+        return [(fix.target, fix.value)]
+    if fix.kind == "limit":
+        return [(f"{fix.target}:LimitNOFILE", fix.value)]
+    if fix.kind == "file":  # "PassengerMinInstances 6", "shared_buffers = 4992MB", "mgmt-pub-interval=5"
+        found = re.match(r"\s*([\w.:-]+?)\s*(?:=|\s)\s*(.+)", str(fix.value))
+        return [(f"{fix.target}:{found.group(1)}", found.group(2).strip())] if found else []
+    if fix.kind == "command" and (found := re.search(r" --tuning (\S+)$", fix.target)):
+        return [("profile", found.group(1))]
+    return []
 
 
 def select_rules(rules: Iterable[Rule], select: list[str], ignore: list[str]) -> list[Rule]:

@@ -19,6 +19,7 @@ def finding_dict(f: Finding) -> dict[str, Any]:
         "evidence": [{"fact": e.fact, "location": e.location, "excerpt": e.excerpt} for e in f.evidence],
         "fixes": list(f.fixes), "citations": [{"id": i, "title": t, "where": w} for i, t, w in f.citations],
         "waived": f.waived, "basis": f.basis or None,
+        "recommends": [{"tunable": name, "value": value} for name, value in f.recommends],
         "symptoms": [finding_dict(s) for s in f.symptoms],
     }
 

@@ -108,20 +108,6 @@ class Context:
 
         return direct_edit(fix, capsule=self.role == "capsule")
 
-    def growth_fixes(self, tunable: str, current: int, setting: str) -> tuple[Fix, ...]:
-        """The plan's fixes for ``tunable`` when it recommends more than ``current`` (a saturated pool);
-        when it does not, advice: the pool already has what the guide sizes for this hardware."""
-        t = self.plan.tunables.get(tunable) if self.plan else None
-        if t is None:
-            return ()
-        if isinstance(t.foretune.value, int) and t.foretune.value > current:
-            return t.fixes
-        from foretune.plan.model import Fix  # start-up: plan code loads only for a fix
-
-        return (Fix("advice", setting, f"{setting} {current} already reaches what the guide sizes for this hardware "
-                                       f"({t.foretune.value}): more would oversubscribe the CPUs or RAM; add hardware "
-                                       "(then raise it) or spread the burst"),)
-
     def bench_results(self, kind: str) -> list[dict[str, Any]]:
         """Every result of the given bench documents ("storage" or "db") passed with --bench."""
         return [r for doc in self.bench if doc.get("kind") == kind for r in doc.get("results", [])]
