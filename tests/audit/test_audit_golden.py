@@ -24,6 +24,7 @@ CASES = {
     "satellite-6.15": [],
     "orcharhino-6.9": ["--hosts", "2000"],
     "capsule-6.15-pull-rex": ["--hosts", "6000"],
+    "capsule-6.2-passenger": ["--hosts", "600"],
     "example-mistuned": [],
 }
 GOLDEN = Path(__file__).parent / "golden"

@@ -102,7 +102,7 @@ DERIVED = {"cpu-steal-high", "history-tables-large", "pg-table-bloat", "puma-poo
            "sidekiq-too-few-instances", "swap-in-use",  # a count of files; SwapTotal - SwapFree
            "pulpcore-workers-high", "low-free-space",  # a count of worker units; 100 % less df's Use%
            "tuned-not-running",  # a state, in tuned-adm's own words in the excerpt
-           "oom-kills"}  # a count of kill lines (each quoted)
+           "oom-kills", "http-503-burst"}  # a count of kill lines, of 503 and queue-full lines (each quoted)
 
 
 @pytest.mark.parametrize("root", FIXTURES, ids=lambda p: p.name)

@@ -20,6 +20,10 @@ The tuned trees follow each guide's primary recommendation for their release (va
 - orcharhino-6.9-tuned (sos 4.x): default profile at the profile's own values, 6 Puma workers (guide 4-6),
   httpd LimitNOFILE=640000 (orcharhino guide 5.3.1).
 - capsule-6.15-pull-rex-tuned (sos 4.x): httpd 640000, foreman-proxy 1000000, mosquitto 65536.
+- capsule-6.2-passenger-tuned (sos 3.x): a Satellite 6.2 Capsule at the brief's Capsule example (5.9): passenger.conf
+  PassengerMaxPoolSize 12 (1.5 x 8 cores) and PassengerMaxRequestQueueSize 200, 25-puppet.conf PassengerMinInstances 2
+  and PassengerMaxPreloaderIdleTime 0, KeepAlive On / MaxKeepAliveRequests 0 / KeepAliveTimeout 5, httpd, qpidd and
+  qdrouterd LimitNOFILE=1000000; Puppet's access log with no 503 (see test_passenger_capsule.py).
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ MEDIUM_UP = {"medium", "high", "critical"}
 # hosts inside each box's profile range, as a support engineer would pass them
 TUNED = {"satellite-6.2-tuned": "4000", "satellite-6.9-tuned": "4000", "satellite-6.14-tuned": "9000",
          "satellite-6.15-tuned": "9000",
-         "orcharhino-6.9-tuned": "3000", "capsule-6.15-pull-rex-tuned": "3000"}
+         "orcharhino-6.9-tuned": "3000", "capsule-6.15-pull-rex-tuned": "3000", "capsule-6.2-passenger-tuned": "600"}
 
 
 def findings(name: str, *extra: str) -> list[dict[str, object]]:
@@ -57,6 +61,7 @@ def test_tuned_server_has_no_medium_or_higher_finding(name: str, with_hosts: boo
 def test_tuned_fixtures_cover_both_sos_layouts() -> None:
     layouts = {name: (SOS / name / "sos_commands" / "foreman" / "foreman-debug").is_dir() for name in TUNED}
     assert layouts["satellite-6.2-tuned"] and layouts["satellite-6.9-tuned"]
+    assert (SOS / "capsule-6.2-passenger-tuned" / "version.txt").read_text(encoding="utf-8").startswith("sosreport: 3.")
     assert not layouts["satellite-6.15-tuned"] and not layouts["orcharhino-6.9-tuned"]
 
 

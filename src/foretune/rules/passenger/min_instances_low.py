@@ -35,7 +35,7 @@ class MinInstancesLow(PlanRule):
         return None
 
     def check(self, ctx: Context) -> Outcome:
-        return compare(self, ctx, "PassengerMinInstances", lambda v, w: v >= w, "a burst waits while Passenger spawns Foreman processes")
+        return compare(self, ctx, "PassengerMinInstances", lambda v, w: v >= w, f"a burst waits while Passenger spawns {'Puppet' if ctx.role == 'capsule' else 'Foreman'} processes")
 
 
 RULE = MinInstancesLow()
