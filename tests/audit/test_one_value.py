@@ -68,3 +68,32 @@ def test_refused_connections_and_the_budget_ask_for_one_max_connections(tmp_path
     assert budget["recommended"] == 1100
     assert [s["rule"] for s in budget["symptoms"]] == ["pg-connection-exhaustion"]
     assert budget["symptoms"][0]["recommended"] == 1100
+
+
+@pytest.mark.parametrize("source", FIXTURES, ids=lambda p: p.name)
+def test_no_report_gives_one_fix_twice(source: Path) -> None:
+    fixes = [fix for f in report(source, "--hosts", "30000") for fix in f["fixes"]]
+    assert sorted({fix for fix in fixes if fixes.count(fix) > 1}) == []
+
+
+EXAMPLE = REPO / "examples" / "sosreport-satellite-6.15-mistuned"
+
+
+def test_the_example_reads_as_one_problem_per_finding() -> None:
+    # examples/sosreport-satellite-6.15-mistuned (by hand): MemAvailable 2621440 kB of 66924544, 1.5 GiB of 4 GiB swap
+    # used; worker.yml concurrency 15 and 1 Sidekiq worker; 40 Puma workers (guide 12-18 for the large profile its
+    # 15120 hosts need); max_connections 500; httpd LimitNOFILE=1024 in systemctl show
+    top = json.loads(run_cli("audit", str(EXAMPLE), "--format", "json", "--fail-on", "critical").stdout)["findings"]
+    found = {f["rule"]: f for f in top if f["status"] == "fail"}
+    budget = found["memory-budget-over-ram"]
+    assert "swap-in-use" not in found and [s["rule"] for s in budget["symptoms"]] == ["swap-in-use"]
+    excerpts = [(e["location"], e["excerpt"]) for e in budget["evidence"]]
+    assert ("proc/meminfo", "MemTotal:       66924544 kB") not in excerpts  # held by the MemTotal | MemAvailable line
+    assert len(excerpts) == len(set(excerpts))
+    few, high = found["sidekiq-too-few-instances"], found["sidekiq-concurrency-high"]
+    assert "--foreman-dynflow-worker-instances 3" in high["fixes"] and few["fixes"] == []
+    assert "the fix is part of sidekiq-concurrency-high's" in few["message"]
+    assert "sized for the 40 Puma workers running now (the 18 recommended for this box need fewer)" in \
+        found["pg-max-connections-below-budget"]["message"]
+    text = run_cli("audit", str(EXAMPLE), "--fail-on", "critical").stdout
+    assert "systemctl_show_service_--all: Id=httpd.service | LimitNOFILE=1024 | LimitNOFILESoft=1024" in text

@@ -5,6 +5,9 @@ a root cause only when both count (failing, not waived) and the root cause quote
 evidence lines: the log lines that made the root cause critical (its ``failing_when``) are the ones the symptom's
 rule found, so an ``open-files-exhausted`` about mosquitto never joins ``httpd-nofile-low``. The joined finding
 keeps the root cause's message and fix, takes the worst severity of the two, and lists the symptom under it.
+
+:func:`fix_once` runs on the fix lines as the report prints them (after the change set has worded them): each fix
+once per report.
 """
 
 from __future__ import annotations
@@ -42,3 +45,25 @@ def combine(findings: list[Finding], rules: Iterable[Rule]) -> list[Finding]:
                                     basis="measured" if any(s.basis == "measured" for s in symptoms) else f.basis)
         out.append(f)
     return out
+
+
+def fix_once(findings: list[Finding]) -> list[Finding]:
+    """Each fix once per report: a symptom's fix its root cause already gives is not repeated under it, and a fix a
+    worse (or earlier) finding already gives is left out of the later one, whose message names where it is (both
+    findings stay: each judges its own setting)."""
+    findings = [dataclasses.replace(f, symptoms=tuple(dataclasses.replace(s, fixes=tuple(x for x in s.fixes if x not in f.fixes))
+                                                      for s in f.symptoms)) if f.symptoms else f for f in findings]
+    seen: dict[str, str] = {}
+    changed: dict[int, Finding] = {}
+    for i in sorted(range(len(findings)), key=lambda i: -int(findings[i].severity)):
+        f = findings[i]
+        if not f.counts:
+            continue
+        repeated = [fix for fix in f.fixes if fix in seen]
+        for fix in f.fixes:
+            seen.setdefault(fix, f.rule_id)
+        if repeated:
+            where = sorted({seen[fix] for fix in repeated})
+            changed[i] = dataclasses.replace(f, fixes=tuple(x for x in f.fixes if x not in repeated),
+                                             message=f"{f.message}; the fix is part of {', '.join(where)}'s")
+    return [changed.get(i, f) for i, f in enumerate(findings)]

@@ -12,7 +12,7 @@ from foretune.audit.model import Finding
 from foretune.errors import UsageError
 from foretune.knowledge import citation
 from foretune.plan.model import Fix
-from foretune.rules.base import Basis, Context, Outcome, Rule, Severity, Status
+from foretune.rules.base import Basis, Context, Evidence, Outcome, Rule, Severity, Status
 
 
 def run_rule(rule: Rule, ctx: Context) -> Outcome:
@@ -99,11 +99,27 @@ def finding(rule: Rule, outcome: Outcome) -> Finding:
     return Finding(rule_id=rule.id, title=rule.title, component=rule.component,
                    severity=outcome.severity if outcome.severity is not None else rule.severity,
                    status=outcome.status, message=outcome.message, current=outcome.current,
-                   recommended=outcome.recommended, evidence=outcome.evidence,
+                   recommended=outcome.recommended, evidence=distinct_evidence(outcome.evidence),
                    basis=(outcome.basis or rule.basis).value if outcome.status == Status.FAIL else "",
                    fixes=tuple(render_fix(fix) for fix in outcome.fixes), citations=cites, unit=rule.unit,
                    fix_records=outcome.fixes,
                    recommends=tuple(pair for fix in outcome.fixes for pair in _recommends(fix)))
+
+
+def distinct_evidence(evidence: tuple[Evidence, ...]) -> tuple[Evidence, ...]:
+    """Each evidence line once: an excerpt another one from the same file already holds (``MemTotal`` beside
+    ``MemTotal | MemAvailable``) is left out."""
+    def parts(e: Evidence) -> set[str]:
+        return {p.strip() for p in re.split(r"\n| \| ", e.excerpt) if p.strip()}
+
+    out: list[Evidence] = []
+    for i, e in enumerate(evidence):
+        mine = parts(e)
+        held = any(j != i and o.location == e.location and mine and mine <= parts(o) and (mine < parts(o) or j < i)
+                   for j, o in enumerate(evidence))
+        if not held:
+            out.append(e)
+    return tuple(out)
 
 
 def _recommends(fix: Fix) -> list[tuple[str, Any]]:

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     import dataclasses  # start-up: only for an `audit` run, not --help
     import datetime  # start-up: only for an `audit` run, not --help
 
-    from foretune.audit.combine import combine  # start-up: only for an `audit` run, not --help
+    from foretune.audit.combine import combine, fix_once  # start-up: only for an `audit` run, not --help
     from foretune.audit.context import build_context  # start-up: only for an `audit` run, not --help
     from foretune.audit.model import Report, redacted  # start-up: only for an `audit` run, not --help
     from foretune.audit.runner import run_all, select_rules  # start-up: only for an `audit` run, not --help
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     for problem in facts.problems:
         env.warn(problem)
     ctx, notes = build_context(facts, hosts=args.hosts, bench=bench)
-    findings = run_all(rules, ctx)
+    findings = combine(run_all(rules, ctx), all_rules())  # before waivers: a waived root cause takes its symptoms
     warnings: list[str] = []
     if waivers:
         from foretune.audit.waivers import apply_waivers  # start-up: only for an `audit` run, not --help
@@ -97,7 +97,6 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         findings, warnings = apply_waivers(findings, waivers, datetime.date.today())
     for warning in warnings:
         env.warn(warning)
-    findings = combine(findings, all_rules())
     pg_max = str((facts.value("postgresql") or {}).get("max_connections", ""))
     report = Report(source=facts.source_label, source_kind=facts.source_kind,
                     release=ctx.release.label if ctx.release else None, role=ctx.role, hosts=ctx.hosts,
@@ -119,6 +118,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         fixed = _plan_after_profile_change(report, facts, args.hosts) or ctx.plan
         changes = change_set(report, fixed, facts)
         report = dataclasses.replace(report, findings=_fix_lines(report.findings, changes))
+    report = dataclasses.replace(report, findings=fix_once(report.findings))  # the fix lines as printed, each once
     if args.output_dir or fmt == "hiera":
         from foretune.commands.plan import existing_hiera  # start-up: only for an `audit` run, not --help
         from foretune.render import outputs  # start-up: only for an `audit` run, not --help
@@ -148,7 +148,7 @@ def change_set(report: Any, plan: Any, facts: Any) -> Any:
     """The one change set that fixes the report's failing, unwaived findings (``foretune.changes.build.from_audit``)."""
     from foretune.changes.build import from_audit  # start-up: loaded with the outputs only
 
-    return from_audit(((f.rule_id, f.fix_records) for f in report.findings if f.counts), plan, facts)
+    return from_audit(((s.rule_id, s.fix_records) for f in report.findings if f.counts for s in (f, *f.symptoms)), plan, facts)
 
 
 def _fix_lines(findings: list[Any], changes: Any) -> list[Any]:
@@ -162,6 +162,8 @@ def _fix_lines(findings: list[Any], changes: Any) -> list[Any]:
     by_removal = {c.target: c for c in changes.changes if c.tunable.startswith("unshadow:")}
     out = []
     for f in findings:
+        if f.symptoms:  # a symptom's fix lines read the same change set
+            f = dataclasses.replace(f, symptoms=tuple(_fix_lines(list(f.symptoms), changes)))
         if not f.fix_records:
             out.append(f)
             continue

@@ -49,6 +49,16 @@ def ordered(report: Report) -> list[Finding]:
     return sorted(report.findings, key=lambda f: (not f.counts, f.status != Status.FAIL, -int(f.severity), f.component, f.rule_id))
 
 
+def excerpt_line(excerpt: str, width: int) -> str:
+    """An evidence excerpt on one line: its lines joined with `` | `` (a unit's block shows its ``LimitNOFILE=`` lines,
+    not only ``Id=``), cut at ``width``.
+
+    >>> excerpt_line("Id=httpd.service\\nLimitNOFILE=1024", 100)
+    'Id=httpd.service | LimitNOFILE=1024'
+    """
+    return " | ".join(line.strip() for line in excerpt.splitlines() if line.strip())[:width]
+
+
 def value_text(value: Any, unit: str = "") -> str:
     """A finding's current or recommended value for people: byte counts in binary units, lists joined.
 

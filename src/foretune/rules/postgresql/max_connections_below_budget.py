@@ -33,9 +33,15 @@ class MaxConnectionsBelowBudget(PlanRule):
         rec = recommended(ctx, self.tunable)
         assert rec is not None
         want, fixes = rec.value, rec.fixes
+        # the budget is what runs now; say so when this audit asks for a different Puma worker count
+        workers = (ctx.facts.value("puma") or {}).get("workers")
+        other = recommended(ctx, "puma.workers")
+        sized = (f"; sized for the {workers} Puma workers running now (the {other.value} recommended for this box need "
+                 f"{'fewer' if other.value < workers else 'more'})" if workers and other is not None and isinstance(other.value, int)
+                 and other.value != workers else "")
         return self.failed(f"max_connections {current} but the services may open {need} ({'; '.join(parts)}): "
                            f"expect 'remaining connection slots are reserved' errors; {want} covers them with "
-                           f"{const('pg_connection_headroom') * 100:.0f} % headroom", current=current, recommended=want,
+                           f"{const('pg_connection_headroom') * 100:.0f} % headroom{sized}", current=current, recommended=want,
                            evidence=(*ctx.evidence("postgresql", about="max_connections"), *ctx.evidence("puma", "foreman_db_pool", "dynflow"),
                                      *(ctx.evidence("passenger", about="PassengerMaxPoolSize") if ctx.facts.value("passenger") else ())),
                            fixes=fixes)
