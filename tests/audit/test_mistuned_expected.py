@@ -63,13 +63,33 @@ CAPSULE = {  # sos 4.x Capsule with pull-based REX; no host count
 }
 CAPSULE_HOSTS = {**CAPSULE, "capsule-hosts-beyond-tested": "medium"}  # 6000 hosts on 8 CPUs (guide: 4 CPUs failed 4000)
 
+# satellite-6.15-profile-too-small (sos 4.x): satellite-6.15-tuned (16 CPUs, 63.8 GiB, declared medium at the guide's
+# values) whose foreman-maintain metrics count 28000 managed hosts: extra-large's range (20001-60000), two sizes up.
+# The installer's check refuses extra-large below 32 CPUs and 128 GiB less 10 %: add hardware, until then --tuning large
+# (the largest it accepts on 16 CPUs / 64 GiB). A setting with nothing measured: medium, whatever the gap.
+TOO_SMALL = {"profile-too-small-for-hosts": "medium"}
 CASES = [
     ("satellite-6.2", (), SAT62), ("satellite-6.2", ("--hosts", "8000"), SAT62_HOSTS),
     ("satellite-6.9", (), SAT69), ("satellite-6.9", ("--hosts", "7000"), SAT69),
     ("satellite-6.15", (), SAT615), ("satellite-6.15", ("--hosts", "12000"), SAT615_HOSTS),
     ("orcharhino-6.9", (), ORCHARHINO), ("orcharhino-6.9", ("--hosts", "2000"), ORCHARHINO),
     ("capsule-6.15-pull-rex", (), CAPSULE), ("capsule-6.15-pull-rex", ("--hosts", "6000"), CAPSULE_HOSTS),
+    ("satellite-6.15-profile-too-small", (), TOO_SMALL), ("satellite-6.15-profile-too-small", ("--hosts", "28000"), TOO_SMALL),
 ]
+
+
+def test_a_profile_far_too_small_asks_for_hardware_then_the_largest_profile_accepted() -> None:
+    data = json.loads(run_cli("audit", str(SOS / "satellite-6.15-profile-too-small"), "--format", "json").stdout)
+    assert (data["hosts"], data["hosts_basis"]) == (28000, "counted in var/lib/foreman-maintain/satellite_metrics.yml")
+    found = {f["rule"]: f for f in data["findings"]}
+    profile = found["profile-too-small-for-hosts"]
+    assert (profile["current"], profile["recommended"]) == ("medium", "extra-large")
+    assert profile["fixes"] == ["add hardware to 32 CPUs and 128 GiB, then satellite-installer --tuning extra-large",
+                                "satellite-installer --tuning large"]
+    assert profile["recommends"] == [{"tunable": "profile", "value": "large"}]
+    assert "until then large is the largest profile it accepts here" in profile["message"]
+    # MUST NOT: the 12 workers (the top of medium's 8-12) judged against a profile the installer refuses here
+    assert found["puma-workers-outside-range"]["status"] == "pass"
 
 
 @pytest.mark.parametrize(("name", "extra", "expected"), CASES, ids=[f"{n}{'-hosts' if e else ''}" for n, e, _ in CASES])
