@@ -75,3 +75,7 @@ def test_release_gates_on_a_correct_6_14_install() -> None:
     assert "installer value" in pool["message"]
     for rule in ("fs-aio-max-nr-low", "qpid-mgmt-pub-interval"):
         assert by_rule[rule]["status"] == "skip" and "qpidd is not installed" in by_rule[rule]["message"]
+
+
+def test_every_tuned_fixture_is_a_negative_control() -> None:
+    assert sorted(p.name for p in SOS.iterdir() if p.is_dir() and p.name.endswith("-tuned")) == sorted(TUNED)
