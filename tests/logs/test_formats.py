@@ -447,8 +447,6 @@ def test_passenger_lines_in_the_apache_error_log_are_read() -> None:
     """Passenger 4.0.18 writes to Apache's error_log in its own format (ext/common/Logging.cpp, _prepareLogEntry:
     "[ %F %H:%M:%S.<1/10 ms> pid/thread file:line ]: "), and Group.h:331 logs "Request queue is full. Returning an
     error" when PassengerMaxRequestQueueSize is reached."""
-    from foretune.logs.apache import ErrorLog  # noqa: PLC0415 - the analyzer under test
-
     log = ErrorLog("var/log/httpd/error_log")
     log.consume([b"[Thu Nov 09 03:12:01.431021 2017] [mpm_prefork:notice] [pid 1187] AH00163: Apache/2.4.6 configured",
                  b"[ 2017-11-09 09:00:02.1203 2518/7f3c0b7fe700 Pool2/Group.h:331 ]: Request queue is full. Returning an error",
