@@ -78,6 +78,17 @@ def recommended(ctx: Context, tunable: str) -> Recommendation | None:
     return Recommendation(t.foretune.value, t.fixes, t.foretune.reason)
 
 
+def sized_for_running_workers(ctx: Context) -> str:
+    """``; sized for the 40 Puma workers running now (the 18 recommended for this box need fewer)`` when a figure
+    derived from the running Puma workers sits beside a different recommended worker count; else ``""``."""
+    workers = (ctx.facts.value("puma") or {}).get("workers") if ctx.facts["puma"].known else None
+    other = recommended(ctx, "puma.workers")
+    if not isinstance(workers, int) or other is None or not isinstance(other.value, int) or other.value == workers:
+        return ""
+    return (f"; sized for the {workers} Puma workers running now (the {other.value} recommended for this box need "
+            f"{'fewer' if other.value < workers else 'more'})")
+
+
 def growth_fixes(ctx: Context, tunable: str, current: int, setting: str) -> tuple[Fix, ...]:
     """The fixes for ``tunable`` when the audit recommends more than ``current`` (a saturated pool); when it does
     not, advice naming the value every other finding recommends: the pool already has what the guide sizes here."""

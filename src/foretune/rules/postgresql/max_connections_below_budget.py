@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from foretune.plan.constants import const
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
-from foretune.rules.recommend import recommended, running_budget, running_budget_parts
+from foretune.rules.recommend import recommended, running_budget, running_budget_parts, sized_for_running_workers
 from foretune.rules.values import pg_int
 
 __all__ = ["RULE", "running_budget", "running_budget_parts"]  # the budget lives in rules.recommend
@@ -33,12 +33,7 @@ class MaxConnectionsBelowBudget(PlanRule):
         rec = recommended(ctx, self.tunable)
         assert rec is not None
         want, fixes = rec.value, rec.fixes
-        # the budget is what runs now; say so when this audit asks for a different Puma worker count
-        workers = (ctx.facts.value("puma") or {}).get("workers")
-        other = recommended(ctx, "puma.workers")
-        sized = (f"; sized for the {workers} Puma workers running now (the {other.value} recommended for this box need "
-                 f"{'fewer' if other.value < workers else 'more'})" if workers and other is not None and isinstance(other.value, int)
-                 and other.value != workers else "")
+        sized = sized_for_running_workers(ctx)  # the budget is what runs now; say so beside another worker count
         return self.failed(f"max_connections {current} but the services may open {need} ({'; '.join(parts)}): "
                            f"expect 'remaining connection slots are reserved' errors; {want} covers them with "
                            f"{const('pg_connection_headroom') * 100:.0f} % headroom{sized}", current=current, recommended=want,
