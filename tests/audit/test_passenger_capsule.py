@@ -56,7 +56,7 @@ def test_the_passenger_capsule_gets_the_expected_findings(extra: tuple[str, ...]
     failing = {r: (f["severity"], f["recommended"]) for r, f in found.items() if f["status"] == "fail"}
     assert failing == EXPECTED
     queue = found["passenger-queue-too-small"]
-    assert queue["basis"] == "measured"
+    assert queue["basis"] == "measured" and "a Puppet burst beyond the queue gets HTTP 503" in queue["message"]
     # the 503s and Passenger's own line are the symptom of the queue, one finding
     assert [s["rule"] for s in queue["symptoms"]] == ["http-503-burst"]
     burst = queue["symptoms"][0]

@@ -24,7 +24,7 @@ class QueueTooSmall(PlanRule):
 
     def check(self, ctx: Context) -> Outcome:
         outcome = compare(self, ctx, "PassengerMaxRequestQueueSize", lambda v, w: v >= w,
-                          "a registration burst beyond the queue gets HTTP 503")
+                          f"a {'Puppet' if ctx.role == 'capsule' else 'registration'} burst beyond the queue gets HTTP 503")
         status = ctx.facts.value("passenger_status") or {}
         queued = status.get("app_queue_max", status.get("app_queue")) or 0  # the limit is per application
         size = (ctx.facts.value("passenger").get("PassengerMaxRequestQueueSize")
