@@ -380,3 +380,15 @@ def test_unreadable_bench_file_is_an_input_error(tmp_path: Path) -> None:
     junk.write_text("{not json", encoding="utf-8")
     result = run_cli("audit", EXAMPLE, "--bench", str(junk))
     assert result.status == 2 and "Traceback" not in result.stderr
+
+
+def test_a_waiver_for_a_symptom_names_its_root_cause(tmp_path: Path) -> None:
+    # the example's swap in use is listed under memory-budget-over-ram: waiving it alone accepts nothing
+    waivers = write_waivers(tmp_path / "w.yaml", [{"rule": "swap-in-use", "reason": "known"}])
+    result = run_cli("audit", EXAMPLE, "--waivers", waivers, "--fail-on", "critical")
+    assert ("waiver for swap-in-use: it is a symptom listed under memory-budget-over-ram; waive memory-budget-over-ram "
+            "to accept it") in result.stderr
+    waivers = write_waivers(tmp_path / "w.yaml", [{"rule": "memory-budget-over-ram", "reason": "known"}])
+    data = json.loads(run_cli("audit", EXAMPLE, "--waivers", waivers, "--format", "json").stdout)
+    budget = next(f for f in data["findings"] if f["rule"] == "memory-budget-over-ram")
+    assert budget["waived"] == "known" and [s["rule"] for s in budget["symptoms"]] == ["swap-in-use"]
