@@ -190,18 +190,16 @@ def _plan_after_profile_change(report: Any, facts: Any, hosts: int | None) -> An
     """The plan at the profile the audit asks for (the ``--tuning`` command of a failing profile-too-small-for-hosts
     finding), so the outputs change the profile instead of pinning its values in custom-hiera, which would win
     over any later --tuning; None when no profile change is asked for."""
-    import re  # start-up: loaded with the outputs only
-
     from foretune.plan.choose import choose_plan  # start-up: the planner loads with the outputs only
     from foretune.rules.base import Status  # start-up: as run() imports it
 
     for f in report.findings:
         if f.rule_id != "profile-too-small-for-hosts" or f.status != Status.FAIL:
             continue
-        for fix in f.fixes:  # "add hardware ..., then ... --tuning X" is advice: the command that follows it is the step
-            found = re.search(r"--tuning (\S+)$", fix)
-            if found and not fix.startswith("add hardware"):
-                return choose_plan(facts, hosts=hosts, profile=found.group(1)).plan
+        # the profile its fixes put in force now ("add hardware ..., then --tuning X" is advice, not a step)
+        for name, value in f.recommends:
+            if name == "profile":
+                return choose_plan(facts, hosts=hosts, profile=str(value)).plan
     return None
 
 
