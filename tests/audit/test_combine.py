@@ -94,5 +94,8 @@ def test_root_cause_relations_are_rule_metadata() -> None:
         for root in rule.symptom_of:
             assert root in rules and root != rule.id, (rule.id, root)
             assert rules[root].failing_when, f"{root} quotes no log lines a symptom could share"
+    # one level: a root cause is never itself a symptom (audit.combine moves each symptom once, under a root that stays)
+    roots = {root for rule in rules.values() for root in rule.symptom_of}
+    assert not roots & {rule.id for rule in rules.values() if rule.symptom_of}
     assert "httpd-nofile-low" in rules["open-files-exhausted"].symptom_of
     assert rules["pg-connection-exhaustion"].symptom_of == ("pg-max-connections-below-budget",)

@@ -4,7 +4,8 @@ Which rules' failures are symptoms of which is rule metadata (``Rule.symptom_of`
 a root cause only when both count (failing, not waived) and the root cause quotes at least one of the symptom's
 evidence lines: the log lines that made the root cause critical (its ``failing_when``) are the ones the symptom's
 rule found, so an ``open-files-exhausted`` about mosquitto never joins ``httpd-nofile-low``. The joined finding
-keeps the root cause's message and fix, takes the worst severity of the two, and lists the symptom under it.
+keeps the root cause's message and fix, takes the worst severity of the two, and lists the symptom under it. The
+relation has one level: no root cause is itself a symptom (tests/audit/test_combine.py checks the metadata).
 
 :func:`fix_once` runs on the fix lines as the report prints them (after the change set has worded them): each fix
 once per report.
