@@ -2,7 +2,8 @@
 
 Each finding lists what its fixes put in force (``recommends``: hiera key, unit:LimitNOFILE, sysctl, file:directive,
 profile); over every fixture, with no host figure, one inside its range and one far beyond it, no tunable may get
-two values, symptoms joined under a cause included.
+two values, symptoms joined under a cause included, and every such value is the one the change set (the
+--output-dir files, --format hiera, APPLY.md and the fix lines) gives for that key.
 """
 
 from __future__ import annotations
@@ -12,10 +13,20 @@ import re
 import shutil
 from collections import defaultdict
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
+import yaml
 
+from foretune.audit.combine import combine
+from foretune.audit.context import build_context
+from foretune.audit.runner import run_all
+from foretune.changes.build import fix_key, installer_option
+from foretune.commands.audit import change_set
+from foretune.facts import read_source
+from foretune.plan.model import Fix
+from foretune.rules.registry import all_rules
 from tests.conftest import REPO, run_cli
 
 SOS = REPO / "tests" / "fixtures" / "sosreports"
@@ -97,3 +108,73 @@ def test_the_example_reads_as_one_problem_per_finding() -> None:
         assert "sized for the 40 Puma workers running now (the 18 recommended for this box need fewer)" in found[rule]["message"]
     text = run_cli("audit", str(EXAMPLE), "--fail-on", "critical").stdout
     assert "systemctl_show_service_--all: Id=httpd.service | LimitNOFILE=1024 | LimitNOFILESoft=1024" in text
+
+
+def findings_and_changes(source: Path, hosts: int | None) -> tuple[list[Any], Any]:
+    """The audit's findings (symptoms under their root causes) and the change set its outputs are written from, built
+    as `foretune audit` builds them."""
+    facts = read_source(str(source), hosts=hosts)
+    ctx, _ = build_context(facts, hosts=hosts, bench=[])
+    findings = combine(run_all(all_rules(), ctx), all_rules())
+    if ctx.plan is None:
+        return findings, None
+    return findings, change_set(SimpleNamespace(findings=findings), ctx.fix_plan or ctx.plan, facts)
+
+
+def values_in(changes: Any, key: str) -> set[str]:
+    """Every value the change set's outputs give for ``key`` (a finding's ``recommends`` name): what they set, else
+    what they leave to the profile (``given``), else what they refuse (``blocked``, with the reason)."""
+    option = installer_option(key.split("/", 1)[0]) if "/" not in key else None
+    outer, _, inner = key.partition("/")
+
+    def found(entries: list[tuple[str, str, Any]]) -> set[str]:
+        out = set()
+        for channel, target, value in entries:
+            here = fix_key(Fix("file", target, value)) if channel == "file" else target
+            line = re.match(r"\s*[\w.:-]+?\s*(?:=|\s)\s*(.+)", str(value)) if channel == "file" else None
+            if channel == "profile" if key == "profile" else channel != "tuned" and here in (key, option):
+                out.add(line.group(1).strip() if line else str(value))  # a file edit: the value after its directive
+            elif inner and here == outer and isinstance(value, dict) and inner in value:
+                out.add(str(value[inner]))
+        return out
+
+    return (found([(c.channel, c.target, c.value) for c in changes.changes if c.op == "set"])
+            or found([("custom-hiera", target, value) for target, value, _ in changes.given])
+            or found([(b.change.channel, b.change.target, b.change.value) for b in changes.blocked]))
+
+
+@pytest.mark.parametrize("hosts", [None, 4000, 30000], ids=["no-context", "4000", "30000"])
+@pytest.mark.parametrize("source", FIXTURES, ids=lambda p: p.name)
+def test_every_recommended_value_is_the_change_sets(source: Path, hosts: int | None) -> None:
+    # what a finding (or a symptom under it) recommends is what the change set writes, leaves to the profile, or
+    # refuses: never another number for the same key, and never missing from it
+    findings, changes = findings_and_changes(source, hosts)
+    if changes is None:
+        return
+    for f in findings:
+        if not f.counts:
+            continue
+        for x in (f, *f.symptoms):
+            for key, value in x.recommends:
+                assert values_in(changes, key) == {str(value)}, (x.rule_id, key, value)
+
+
+def test_the_example_writes_the_values_its_findings_recommend(tmp_path: Path) -> None:
+    # examples/sosreport-satellite-6.15-mistuned, by hand: the services in force may open 909 connections (40 Puma
+    # workers x 20 + the rest, see test_refused_connections_and_the_budget_ask_for_one_max_connections), so
+    # max_connections 1100 (909 + 20 %, rounded up to 100) in the finding, in custom-hiera.yaml and nowhere 1000;
+    # shared_buffers 8GB is what --tuning large writes (the large profile, hand-read from foreman-installer's
+    # config/foreman.hiera/tuning/sizes/large.yaml), so the finding recommends 8GB and custom-hiera pins nothing
+    out = tmp_path / "out"
+    result = run_cli("audit", str(EXAMPLE), "--output-dir", str(out), "--format", "json")
+    found = {f["rule"]: f for f in json.loads(result.stdout)["findings"] if f["status"] == "fail"}
+    assert found["pg-max-connections-below-budget"]["recommended"] == 1100
+    assert found["pg-shared-buffers-out-of-range"]["recommended"] == "8GB"
+    hiera = (out / "custom-hiera.yaml").read_text(encoding="utf-8")
+    entries = yaml.safe_load(hiera)["postgresql::server::config_entries"]
+    assert entries["max_connections"] == 1100 and "shared_buffers" not in entries
+    assert re.findall(r"max_connections: (\d+)", hiera) == ["1100"]
+    assert "connection budget 457" not in hiera  # the reason is the finding's, not the plan's for its own 1000
+    installer = (out / "installer.sh").read_text(encoding="utf-8")
+    assert "--tuning large" in installer and "--foreman-foreman-service-puma-workers 18" in installer
+    assert "  max_connections: 1100" in found["pg-max-connections-below-budget"]["fixes"][0]

@@ -9,6 +9,7 @@ from typing import Any
 
 from foretune.audit.effect import take_effect
 from foretune.audit.model import Finding
+from foretune.changes.build import fix_key
 from foretune.errors import UsageError
 from foretune.knowledge import citation
 from foretune.plan.model import Fix
@@ -123,17 +124,18 @@ def distinct_evidence(evidence: tuple[Evidence, ...]) -> tuple[Evidence, ...]:
 
 
 def _recommends(fix: Fix) -> list[tuple[str, Any]]:
-    """(tunable, value) pairs a fix puts in force, named by where they are set; none for advice and removals."""
+    """(tunable, value) pairs a fix puts in force, named as the change set names where they are set (a hiera key,
+    ``httpd.service:LimitNOFILE``, a sysctl, ``file:directive``, ``profile``); none for advice and removals."""
     if fix.kind == "hiera" and isinstance(fix.value, dict):
         return [(f"{fix.target}/{k}", v) for k, v in fix.value.items()]
     if fix.kind in ("hiera", "sysctl", "installer"):
         return [(fix.target, fix.value)]
     if fix.kind == "limit":
-        return [(f"{fix.target}:LimitNOFILE", fix.value)]
+        return [(f"{fix.target}.service:LimitNOFILE", fix.value)]
     if fix.kind == "file":  # "PassengerMinInstances 6", "shared_buffers = 4992MB", "mgmt-pub-interval=5"
         found = re.match(r"\s*([\w.:-]+?)\s*(?:=|\s)\s*(.+)", str(fix.value))
-        return [(f"{fix.target}:{found.group(1)}", found.group(2).strip())] if found else []
-    if fix.kind == "command" and (found := re.search(r" --tuning (\S+)$", fix.target)):
+        return [(fix_key(fix), found.group(2).strip())] if found else []
+    if fix.kind == "command" and (found := re.search(r" --tuning (\S+)$", fix.target)) and not fix.target.startswith("add hardware"):
         return [("profile", found.group(1))]
     return []
 

@@ -92,6 +92,21 @@ def installer_option(key: str) -> str | None:
     return "--" + f"{module}::{param}".replace("::", "-").replace("_", "-")
 
 
+def fix_key(fix: Fix) -> str:
+    """Where a fix puts its value: its target, and for a file edit the directive it sets, since one file carries
+    several (Satellite 6.2's edits).
+
+    >>> fix_key(Fix("file", "/etc/qpid/qpidd.conf", "mgmt-pub-interval=5"))
+    '/etc/qpid/qpidd.conf:mgmt-pub-interval'
+    >>> fix_key(Fix("file", "/var/lib/pgsql/data/postgresql.conf", "shared_buffers = 4992MB"))
+    '/var/lib/pgsql/data/postgresql.conf:shared_buffers'
+    >>> fix_key(Fix("hiera", "foreman::db_pool", 20))
+    'foreman::db_pool'
+    """
+    found = re.match(r"\s*([\w.:-]+?)\s*(?:=|\s)", str(fix.value)) if fix.kind == "file" else None
+    return f"{fix.target}:{found.group(1)}" if found else fix.target
+
+
 def tuning_applies(plan: Plan) -> bool:
     """The installer takes --tuning here: a Katello server of a release with size profiles (Capsules have none)."""
     return plan.input.role == "server" and plan.release.features.size_profiles and plan.input.katello
@@ -139,7 +154,7 @@ class _Builder:
         self.commands: list[str] = []
         self.advice: list[tuple[str, str]] = []
         self.given: list[tuple[str, Any, str]] = []
-        self.by_target = {fix.target: t.id for t in plan.tunables.values() for fix in t.fixes}
+        self.by_target = {fix_key(fix): t.id for t in plan.tunables.values() for fix in t.fixes}
         fv = self.release.foreman_version
         self.installer_table = table("installer", fv)
         self.apache_table = table("apache", fv)
@@ -372,8 +387,9 @@ def from_plan(plan: Plan, facts: Any = None) -> ChangeSet:
 
 def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: Any = None) -> ChangeSet:
     """The change set that fixes an audit's findings: ``fixes`` holds (rule id, the finding's Fix records) of the
-    failing findings; ``plan`` is the plan at the profile the audit asks for. A value the plan has for the same
-    tunable is the plan's (one value per tunable, the same in every output); the profile change comes first."""
+    failing findings; ``plan`` is the plan at the profile the audit asks for (``Context.fix_plan``), the plan the
+    findings took their values from. A value the plan has for the same tunable is the plan's, unless the finding asks
+    for another (one value per tunable, the same in every output); the profile change comes first."""
     b = _Builder(plan, host_of(facts))
     fixes = list(fixes)
     asks = [rule for rule, rule_fixes in fixes for f in rule_fixes
@@ -382,9 +398,15 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
         b.profile(plan.profile, asks[0] if asks else "plan")
     for rule, rule_fixes in fixes:
         for fix in rule_fixes:
-            tunable_id = b.by_target.get(fix.target)
+            tunable_id = b.by_target.get(fix_key(fix))
             t = plan.tunables.get(tunable_id) if tunable_id else None
-            if t is not None and t.foretune.value is not None:
+            own_value = next((own.value for own in t.fixes if fix_key(own) == fix_key(fix)), None) if t is not None else None
+            if t is not None and own_value is not None and fix.kind in ("hiera", "installer") and fix.value != own_value:
+                # the audit asks for a value the plan does not give (max_connections over what the services in force
+                # may open, rules.recommend): the finding's value, so the report and the outputs give one number
+                b.fix(t.id, fix, f"{rule} asks for {fix.value} for what runs now (the plan gives {own_value})",
+                      t.foretune.citations, rule)
+            elif t is not None and t.foretune.value is not None:
                 # the plan's value for the tunable: the same number in every output; a value the tuning profile
                 # already gives is left to the profile (pinning it would lock out later --tuning changes)
                 if t.differs or not any(own.target in b.profile_keys for own in t.fixes):
@@ -393,7 +415,7 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
                 else:
                     b.given += [(own.target, own.value, plan.profile) for own in t.fixes if (own.target, own.value, plan.profile) not in b.given]
             else:
-                b.fix(tunable_id or f"{fix.kind}:{fix.target}", fix, "", (), rule)
+                b.fix(tunable_id or f"{fix.kind}:{fix_key(fix)}", fix, "", (), rule)
     b.stale()
     return b.result()
 

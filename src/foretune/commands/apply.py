@@ -110,7 +110,7 @@ def _audit_change_set(build: Any, facts: Any, hosts: int | None) -> ChangeSet:
         raise UsageError(f"no fixes to apply: {ctx.no_plan_reason}")
     findings = run_all(all_rules(), ctx)
     result: ChangeSet = build.from_audit(((f.rule_id, getattr(f, "fix_records", ())) for f in findings if f.counts),
-                                         ctx.plan, facts)
+                                         ctx.fix_plan or ctx.plan, facts)
     return result
 
 

@@ -115,7 +115,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if (args.output_dir or fmt == "hiera") and ctx.plan is None:
         raise UsageError(f"no fixes to write: {ctx.no_plan_reason}")
     if ctx.plan is not None:  # one change set: the fix lines, --format hiera and --output-dir all read it
-        fixed = _plan_after_profile_change(report, facts, args.hosts) or ctx.plan
+        fixed = ctx.fix_plan or ctx.plan  # the plan at the profile the audit asks for: the findings' values are its
         changes = change_set(report, fixed, facts)
         report = dataclasses.replace(report, findings=_fix_lines(report.findings, changes))
     report = dataclasses.replace(report, findings=fix_once(report.findings))  # the fix lines as printed, each once
@@ -184,23 +184,6 @@ def _fix_lines(findings: list[Any], changes: Any) -> list[Any]:
                     lines.append(each)
         out.append(dataclasses.replace(f, fixes=tuple(lines)))
     return out
-
-
-def _plan_after_profile_change(report: Any, facts: Any, hosts: int | None) -> Any:
-    """The plan at the profile the audit asks for (the ``--tuning`` command of a failing profile-too-small-for-hosts
-    finding), so the outputs change the profile instead of pinning its values in custom-hiera, which would win
-    over any later --tuning; None when no profile change is asked for."""
-    from foretune.plan.choose import choose_plan  # start-up: the planner loads with the outputs only
-    from foretune.rules.base import Status  # start-up: as run() imports it
-
-    for f in report.findings:
-        if f.rule_id != "profile-too-small-for-hosts" or f.status != Status.FAIL:
-            continue
-        # the profile its fixes put in force now ("add hardware ..., then --tuning X" is advice, not a step)
-        for name, value in f.recommends:
-            if name == "profile":
-                return choose_plan(facts, hosts=hosts, profile=str(value)).plan
-    return None
 
 
 def _paper(env: Environment) -> str | None:

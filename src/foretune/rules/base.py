@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -92,10 +93,27 @@ class Context:
     no_plan_reason: str = "plan unavailable: product version, CPUs or RAM unknown"
     host_figure: HostFigure | None = None
     profile_reason: str = ""
+    # the plan at the profile this audit asks for (a counted host figure beyond the declared profile's range, as far
+    # as the installer's hardware check accepts it); None: no profile change, ``plan`` stands
+    fix_plan: Plan | None = None
 
     @property
     def hosts_assumed(self) -> bool:
         return self.host_figure is not None and self.host_figure.assumed
+
+    @property
+    def fix_profile(self) -> str | None:
+        """The profile the recommended values are those of (:attr:`tunables`)."""
+        plan = self.fix_plan or self.plan
+        return plan.profile if plan is not None else None
+
+    @property
+    def tunables(self) -> Mapping[str, Any]:
+        """The tunables every recommended value and fix of this audit comes from: those of the plan at the profile
+        the audit asks for (``fix_plan``), else the plan's; the change set is built from the same plan, so a
+        finding and the outputs give one value per tunable."""
+        plan = self.fix_plan or self.plan
+        return plan.tunables if plan is not None else {}
 
     def hiera_fix(self, target: str, value: Any) -> Fix:
         """A custom-hiera fix; on releases without custom-hiera (Satellite 6.2) the edit of the file it ends up in."""
@@ -203,5 +221,6 @@ class PlanRule(Rule):
         return None
 
     def recommendation(self, ctx: Context) -> Any:
+        """The tunable as the audit recommends it (:attr:`Context.tunables`)."""
         assert ctx.plan is not None
-        return ctx.plan.tunables[self.tunable]
+        return ctx.tunables.get(self.tunable) or ctx.plan.tunables[self.tunable]

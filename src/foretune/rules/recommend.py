@@ -3,7 +3,9 @@
 A report must never hold two values for one tunable (a limit in one finding and another in the next, "workers 12
 already reaches what the guide sizes" beside a finding that asks for 18). Every rule that recommends a value for a
 tunable, in its ``recommended``, its fixes or its advice, takes it from :func:`recommended`; the profile the box
-should run now comes from :func:`profile_now`. The change set (``foretune.changes``) is to replace this module.
+should run now comes from :func:`profile_now`. Values come from the plan at that profile (``Context.fix_plan``),
+the plan the change set (``foretune.changes.build.from_audit``) is built from; where the audit asks for a value the
+plan does not give (max_connections over the running budget), the change set takes the finding's.
 """
 
 from __future__ import annotations
@@ -57,17 +59,12 @@ def profile_now(ctx: Context) -> ProfileNow | None:
 
 
 def recommended(ctx: Context, tunable: str) -> Recommendation | None:
-    """The value (and its fixes) this audit recommends for ``tunable``: the plan's, except where what runs asks
-    for more (PostgreSQL's connection budget) or the hosts ask for a larger profile (Puma workers)."""
-    t = ctx.plan.tunables.get(tunable) if ctx.plan else None
+    """The value (and its fixes) this audit recommends for ``tunable``: the plan's at the profile the audit asks for
+    (:attr:`Context.tunables`, the plan the change set is built from), except where what runs asks for more
+    (PostgreSQL's connection budget: the services in force, measured state, beat the plan's figure)."""
+    t = ctx.tunables.get(tunable)
     if t is None:
         return None
-    if tunable == "puma.workers":
-        change = profile_now(ctx)
-        if change is not None and change.now is not None:
-            high = hardware.puma_worker_range(change.now)[1]
-            return Recommendation(high, (ctx.hiera_fix("foreman::foreman_service_puma_workers", high),),
-                                  f"the top of the guide's range for {change.now}")
     if tunable == "postgresql.max_connections" and ctx.plan is not None and ctx.plan.input.role == "server":
         need = running_budget(ctx)[0]
         # the plan's rule for max_connections, applied to what runs: budget + headroom, rounded up to 100

@@ -31,7 +31,7 @@ class CandlepinHeapBelowProfile(PlanRule):
             return self.passed(f"Candlepin -Xmx {format_gib(heap)}")
         killed = incidents.incidents(ctx, "oom_kill", services=("java",))
         if killed:  # the kernel already kills that java for want of memory: a larger heap would make it worse
-            return self.failed(f"Candlepin -Xmx {format_gib(heap)} is below the {ctx.plan.profile} profile's "  # type: ignore[union-attr]
+            return self.failed(f"Candlepin -Xmx {format_gib(heap)} is below the {ctx.fix_profile} profile's "
                                f"{format_gib(t.foretune.value)}, but the kernel killed java for want of memory "
                                f"{incidents.span(killed[0])}: {incidents.quote(killed[0])}; no heap increase until "
                                "memory is freed or added", current=heap, recommended="free or add memory first",
@@ -39,7 +39,7 @@ class CandlepinHeapBelowProfile(PlanRule):
                                fixes=(Fix("advice", "memory", "free or add memory until the OOM kills stop (see the "
                                                               "oom-kills finding), then raise the heap to "
                                                               f"{format_gib(t.foretune.value)}"),))
-        return self.failed(f"Candlepin -Xmx {format_gib(heap)}; the {ctx.plan.profile} profile gives {format_gib(t.foretune.value)}: "  # type: ignore[union-attr]
+        return self.failed(f"Candlepin -Xmx {format_gib(heap)}; the {ctx.fix_profile} profile gives {format_gib(t.foretune.value)}: "
                            "subscription checks and registrations stall in garbage collection",
                            current=heap, recommended=t.foretune.value, evidence=ctx.evidence("candlepin"), fixes=t.fixes)
 

@@ -34,7 +34,7 @@ class OpenFilesExhausted(Rule):
         unit, tunable = LIMITS.get(service, (service, ""))
         limits = ctx.facts.value("service_limits")
         current = service_nofile(limits, unit)
-        t = ctx.plan.tunables.get(tunable) if ctx.plan else None
+        t = ctx.tunables.get(tunable)
         plan = t.foretune.value if t is not None else None
         if isinstance(plan, int) and (current is None or plan > current):
             recommended: object = plan

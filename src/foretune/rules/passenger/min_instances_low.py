@@ -22,7 +22,7 @@ class MinInstancesLow(PlanRule):
     def recommendation(self, ctx: Context) -> Any:
         """Foreman's application on a server; a Capsule's Passenger serves only Puppet (the brief's capsule example)."""
         assert ctx.plan is not None
-        return ctx.plan.tunables[self.app_tunable(ctx)]
+        return ctx.tunables.get(self.app_tunable(ctx)) or ctx.plan.tunables[self.app_tunable(ctx)]
 
     def app_tunable(self, ctx: Context) -> str:
         return "passenger.puppet_min_instances" if ctx.role == "capsule" else self.tunable
