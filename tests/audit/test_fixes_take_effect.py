@@ -7,6 +7,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from foretune.knowledge import citation
 from foretune.knowledge.precedence import installer_order, postgresql_shadow, systemd_shadow
 from tests.conftest import REPO, run_cli
@@ -99,8 +101,15 @@ def test_no_heap_increase_while_the_kernel_kills_that_java(tmp_path: Path) -> No
     f = next(f for f in data["findings"] if f["rule"] == "candlepin-heap-low")
     assert f["current"] == 2 * 1024**3 and f["recommended"] == "free or add memory first"
     assert "no heap increase" in f["message"] and "2024-02-12T08:14:31" in f["message"]
-    assert all("candlepin::" not in fix for fix in f["fixes"])
     assert {"fact": "log_incidents", "location": "var/log/messages", "excerpt": OOM.strip()} in f["evidence"]
+    # every other fix needs an installer run, which writes the profile's -Xmx4096m into tomcat.conf: the outputs hold
+    # the heap in force (tomcat.conf's -Xmx2048m, -Xms1024m as the profiles give it) in custom-hiera, said in the finding
+    assert f["fixes"][0] == "candlepin::java_opts: -Xms1024m -Xmx2048m"
+    assert "custom-hiera holds -Xmx 2.0 GiB until then" in f["message"]
+    out = tmp_path / "out"
+    run_cli("audit", str(tree), "--output-dir", str(out), "--format", "json")
+    assert yaml.safe_load((out / "custom-hiera.yaml").read_text(encoding="utf-8"))["candlepin::java_opts"] == "-Xms1024m -Xmx2048m"
+    assert "Xmx4096m" not in (out / "installer.sh").read_text(encoding="utf-8")
 
 
 def _flat(data: dict[str, Any]) -> dict[str, Any]:
