@@ -163,3 +163,19 @@ def test_the_examples_fix_lines_are_the_change_sets() -> None:
     assert fixes["candlepin-heap-low"] == [
         "# the installer run writes the large profile's value:\ncandlepin::java_opts: -Xms1024m -Xmx4096m"]
     assert fixes["profile-too-small-for-hosts"] == ["satellite-installer --tuning large"]
+
+
+def test_several_edits_of_one_file_all_reach_the_6_2_outputs(tmp_path: Path) -> None:
+    """satellite-6.2 (no custom-hiera: the fixes are edits of the files the installer writes). Its findings, by hand
+    from the fixture: 05-foreman-ssl.conf has PassengerMinInstances 1 and no PassengerMaxPreloaderIdleTime (the brief:
+    6 and 0), postgresql.conf shared_buffers = 256MB (the brief's 4992MB here), max_connections = 500 (already above
+    what the brief asks). Two edits of one file are two changes; no edit stands in for another, and max_connections,
+    which no finding asks to change, is never written (it would lower the site's 500)."""
+    out = tmp_path / "out"
+    run_cli("audit", str(SOS / "satellite-6.2"), "--hosts", "8000", "--output-dir", str(out))
+    steps = (out / "APPLY.md").read_text(encoding="utf-8")
+    sets = re.findall(r"In `(\S+)` set `([^`]+)`", steps)
+    assert ("/etc/httpd/conf.d/05-foreman-ssl.conf", "PassengerMinInstances 6") in sets
+    assert ("/etc/httpd/conf.d/05-foreman-ssl.conf", "PassengerMaxPreloaderIdleTime 0") in sets
+    assert ("/var/lib/pgsql/data/postgresql.conf", "shared_buffers = 4992MB") in sets
+    assert not [s for s in sets if "max_connections" in s[1] or "PassengerStartTimeout" in s[1]]
