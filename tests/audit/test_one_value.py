@@ -22,7 +22,9 @@ import yaml
 from foretune.audit.combine import combine
 from foretune.audit.context import build_context
 from foretune.audit.runner import run_all
+from foretune.changes import build
 from foretune.changes.build import fix_key, installer_option
+from foretune.commands.apply import _audit_change_set
 from foretune.commands.audit import change_set
 from foretune.facts import read_source
 from foretune.plan.model import Fix
@@ -178,3 +180,19 @@ def test_the_example_writes_the_values_its_findings_recommend(tmp_path: Path) ->
     installer = (out / "installer.sh").read_text(encoding="utf-8")
     assert "--tuning large" in installer and "--foreman-foreman-service-puma-workers 18" in installer
     assert "  max_connections: 1100" in found["pg-max-connections-below-budget"]["fixes"][0]
+
+
+@pytest.mark.parametrize("hosts", [None, 30000], ids=["no-context", "30000"])
+@pytest.mark.parametrize("source", FIXTURES, ids=lambda p: p.name)
+def test_apply_audit_applies_the_change_set_the_audit_writes(source: Path, hosts: int | None) -> None:
+    # `apply --audit` and `audit --output-dir` fix one box with one change set: the same values through the same
+    # channels (the audit's report combines symptoms under their causes; the changes must not depend on it)
+    _, written = findings_and_changes(source, hosts)
+    if written is None:
+        return
+    applied = _audit_change_set(build, read_source(str(source), hosts=hosts), hosts)
+
+    def rows(cs: Any) -> list[tuple[str, str, str, str, str]]:
+        return sorted((c.tunable, c.channel, c.target, str(c.value), c.op) for c in cs.changes)
+
+    assert rows(applied) == rows(written)
