@@ -94,8 +94,33 @@ def test_root_cause_relations_are_rule_metadata() -> None:
         for root in rule.symptom_of:
             assert root in rules and root != rule.id, (rule.id, root)
             assert rules[root].failing_when, f"{root} quotes no log lines a symptom could share"
-    # one level: a root cause is never itself a symptom (audit.combine moves each symptom once, under a root that stays)
-    roots = {root for rule in rules.values() for root in rule.symptom_of}
-    assert not roots & {rule.id for rule in rules.values() if rule.symptom_of}
+    # no cycle: following symptom_of from any rule ends at a root that is no symptom (audit.combine lists every
+    # symptom under that root, one level in the report)
+    for rule in rules.values():
+        seen, todo = {rule.id}, list(rule.symptom_of)
+        while todo:
+            root = todo.pop()
+            assert root not in seen, (rule.id, root)
+            seen.add(root)
+            todo += [r for r in rules[root].symptom_of if r not in seen]
     assert "httpd-nofile-low" in rules["open-files-exhausted"].symptom_of
     assert rules["pg-connection-exhaustion"].symptom_of == ("pg-max-connections-below-budget",)
+
+
+OOM_RUBY = ("May 13 08:40:01 sat615b kernel: Out of memory: Killed process 5117 (ruby) total-vm:3321448kB, "
+            "anon-rss:1612432kB, file-rss:0kB, shmem-rss:0kB, UID:989 pgtables:4312kB oom_score_adj:0")
+
+
+def test_puma_workers_over_the_ram_are_one_problem_with_their_symptoms() -> None:
+    # satellite-6.15-overcommitted, by hand: custom-hiera pins 24 Puma workers (medium's guide range is 8-12) on
+    # MemTotal 32652268 kB with MemAvailable 1183120 kB, 6.0 GiB of 8.0 GiB swap in use (SwapFree 2120316 kB), and the
+    # kernel killed one ruby (var/log/messages). One cause: the Puma workers the RAM cannot hold. The memory budget,
+    # the OOM kill, swap and the worker count outside the guide's range are listed under it, never beside it.
+    found = failing(SOS / "satellite-6.15-overcommitted")
+    root = found["puma-workers-over-ram-budget"]
+    assert (root["severity"], root["current"], root["recommended"]) == ("critical", 24, 12)
+    assert sorted(s["rule"] for s in root["symptoms"]) == [
+        "memory-budget-over-ram", "oom-kills", "puma-workers-outside-range", "swap-in-use"]
+    assert not {"memory-budget-over-ram", "oom-kills", "puma-workers-outside-range", "swap-in-use"} & set(found)
+    quoting = [rule for rule, f in found.items() if any(e["excerpt"] == OOM_RUBY for e in f["evidence"])]
+    assert quoting == ["puma-workers-over-ram-budget"]  # the OOM line is quoted by one finding of the report

@@ -5,7 +5,8 @@ a root cause only when both count (failing, not waived) and the root cause quote
 evidence lines: the log lines that made the root cause critical (its ``failing_when``) are the ones the symptom's
 rule found, so an ``open-files-exhausted`` about mosquitto never joins ``httpd-nofile-low``. The joined finding
 keeps the root cause's message and fix, takes the worst severity of the two, and lists the symptom under it. The
-relation has one level: no root cause is itself a symptom (tests/audit/test_combine.py checks the metadata).
+relation may chain (swap in use under the memory budget, the budget under Puma workers over the RAM); the report has
+one level: every symptom is listed under the root that is no symptom itself (the metadata has no cycle).
 
 :func:`fix_once` runs on the fix lines as the report prints them (after the change set has worded them): each fix
 once per report.
@@ -25,15 +26,29 @@ def combine(findings: list[Finding], rules: Iterable[Rule]) -> list[Finding]:
     names that quotes the symptom's evidence), in the original order otherwise."""
     symptom_of = {rule.id: rule.symptom_of for rule in rules}
     by_rule = {f.rule_id: f for f in findings}
-    joined: dict[str, list[Finding]] = {}
+    parent: dict[str, str] = {}  # symptom -> the root cause it joins directly
     for f in findings:
-        if not f.counts or f.rule_id in joined:  # a root cause is never itself moved under another
+        if not f.counts:
             continue
         lines = {(e.location, e.excerpt) for e in f.evidence}
         roots = [by_rule[r] for r in symptom_of.get(f.rule_id, ()) if r in by_rule and r != f.rule_id]
         roots = [r for r in roots if r.counts and lines & {(e.location, e.excerpt) for e in r.evidence}]
         if roots:
-            joined.setdefault(max(roots, key=lambda r: r.severity).rule_id, []).append(f)
+            parent[f.rule_id] = max(roots, key=lambda r: r.severity).rule_id
+
+    def top(rule_id: str) -> str:
+        """The root cause a symptom ends under: a root that is itself a symptom (the memory budget of Puma workers
+        over the RAM) passes its symptoms up, so the report has one level."""
+        seen = {rule_id}
+        while rule_id in parent and parent[rule_id] not in seen:
+            rule_id = parent[rule_id]
+            seen.add(rule_id)
+        return rule_id
+
+    joined: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.rule_id in parent and top(f.rule_id) != f.rule_id:
+            joined.setdefault(top(f.rule_id), []).append(f)
     moved = {s.rule_id for group in joined.values() for s in group}
     out = []
     for f in findings:
@@ -49,11 +64,10 @@ def combine(findings: list[Finding], rules: Iterable[Rule]) -> list[Finding]:
 
 
 def fix_once(findings: list[Finding]) -> list[Finding]:
-    """Each fix once per report: a symptom's fix its root cause already gives is not repeated under it, and a fix a
-    worse (or earlier) finding already gives is left out of the later one, whose message names where it is (both
-    findings stay: each judges its own setting)."""
-    findings = [dataclasses.replace(f, symptoms=tuple(dataclasses.replace(s, fixes=tuple(x for x in s.fixes if x not in f.fixes))
-                                                      for s in f.symptoms)) if f.symptoms else f for f in findings]
+    """Each fix once per report: a symptom's fix its root cause (or an earlier symptom) already gives is not repeated
+    under it, and a fix a worse (or earlier) finding already gives is left out of the later one, whose message names
+    where it is (both findings stay: each judges its own setting)."""
+    findings = [dataclasses.replace(f, symptoms=_symptom_fixes_once(f)) if f.symptoms else f for f in findings]
     seen: dict[str, str] = {}
     changed: dict[int, Finding] = {}
     for i in sorted(range(len(findings)), key=lambda i: -int(findings[i].severity)):
@@ -68,3 +82,13 @@ def fix_once(findings: list[Finding]) -> list[Finding]:
             changed[i] = dataclasses.replace(f, fixes=tuple(x for x in f.fixes if x not in repeated),
                                              message=f"{f.message}; the fix is part of {', '.join(where)}'s")
     return [changed.get(i, f) for i, f in enumerate(findings)]
+
+
+def _symptom_fixes_once(root: Finding) -> tuple[Finding, ...]:
+    """The root's symptoms, each without the fixes the root or an earlier symptom already gives."""
+    seen = set(root.fixes)
+    out = []
+    for s in root.symptoms:
+        out.append(dataclasses.replace(s, fixes=tuple(x for x in s.fixes if x not in seen)))
+        seen.update(s.fixes)
+    return tuple(out)

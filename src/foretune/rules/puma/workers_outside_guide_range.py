@@ -13,6 +13,8 @@ class PumaWorkersOutsideRange(PlanRule):
     component = "puma"
     severity = Severity.MEDIUM
     version_added = "0.1.0"
+    # more workers than the guide's range and more than the RAM holds: one setting, one fix, under the RAM finding
+    symptom_of = ("puma-workers-over-ram-budget",)
     roles = frozenset({"server"})
     needs = ("puma",)
     citations = ("gf-puma-recommendations",)
