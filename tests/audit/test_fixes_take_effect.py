@@ -138,3 +138,24 @@ def test_when_the_profile_change_is_the_fix_the_outputs_change_the_profile(tmp_p
     out = tmp_path / "out"
     run_cli("audit", str(SOS / "orcharhino-6.9"), "--hosts", "8000", "--output-dir", str(out), "--format", "json")
     assert "--tuning medium" in (out / "installer.sh").read_text()
+
+
+AH00161 = ("[Mon Jun 14 09:01:12.118202 2021] [mpm_prefork:error] [pid 1342] AH00161: server reached MaxRequestWorkers "
+           "setting, consider raising the MaxRequestWorkers setting")
+
+
+def test_a_prefork_pin_below_the_profile_is_removed_and_its_measured_limit_is_critical(tmp_path: Path) -> None:
+    """satellite-6.9-prefork (by hand): custom-hiera pins apache::mod::prefork::serverlimit and maxclients at 256
+    ("# set by previous admin"); the medium profile of 6.9 gives 1024 for both; httpd's error_log says AH00161 (the
+    limit reached). The limit is measured failing: critical, the line quoted. The fix removes the pins, so the
+    installer run writes the profile's 1024, instead of pinning 1024 (which would lock out every later --tuning)."""
+    source = REPO / "tests" / "fixtures" / "sosreports" / "satellite-6.9-prefork"
+    out = tmp_path / "out"
+    data = json.loads(run_cli("audit", str(source), "--format", "json", "--output-dir", str(out)).stdout)
+    f = next(f for f in data["findings"] if f["rule"] == "apache-prefork-limits-low")
+    assert (f["status"], f["severity"], f["basis"], f["current"], f["recommended"]) == ("fail", "critical", "measured", 256, 1024)
+    assert {"fact": "log_incidents", "location": "var/log/httpd/error_log", "excerpt": AH00161} in f["evidence"]
+    assert f["fixes"][0].startswith("# /etc/foreman-installer/custom-hiera.yaml\n# delete apache::mod::prefork::serverlimit: 256 (")
+    assert not [x for x in f["fixes"] if x.startswith("apache::mod::prefork::")]  # never pinned again
+    written = yaml.safe_load((out / "custom-hiera.yaml").read_text(encoding="utf-8")) or {}
+    assert not [k for k in written if k.startswith("apache::mod::prefork::")]

@@ -29,6 +29,8 @@ The tuned trees follow each guide's primary recommendation for their release (va
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -79,3 +81,21 @@ def test_release_gates_on_a_correct_6_14_install() -> None:
 
 def test_every_tuned_fixture_is_a_negative_control() -> None:
     assert sorted(p.name for p in SOS.iterdir() if p.is_dir() and p.name.endswith("-tuned")) == sorted(TUNED)
+
+
+def _findings(source: Path) -> dict[str, dict[str, object]]:
+    return {f["rule"]: f for f in json.loads(run_cli("audit", str(source), "--format", "json").stdout)["findings"]}
+
+
+def test_work_mem_appended_as_the_guide_says_is_no_lock(tmp_path: Path) -> None:
+    # the guide's PostgreSQL procedure: "Append /etc/foreman-installer/custom-hiera.yaml" with work_mem: 8MB ("Setting
+    # this value to 8 MB should be more than enough"): a box that did so must go quiet, while a pin of a limit the
+    # profiles set to another value (Apache prefork 256, the profiles' 1024 on 6.9 medium) still locks them out
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-tuned", tree, symlinks=True)
+    hiera = tree / "etc/foreman-installer/custom-hiera.yaml"
+    hiera.write_text("---\npostgresql::server::config_entries:\n  random_page_cost: 1.1\n  work_mem: 8MB\n", encoding="utf-8")
+    assert _findings(tree)["custom-hiera-locks-profile"]["status"] == "pass"
+    hiera.write_text("---\npostgresql::server::config_entries:\n  work_mem: 8MB\n  max_connections: 300\n", encoding="utf-8")
+    locked = _findings(tree)["custom-hiera-locks-profile"]
+    assert (locked["status"], locked["current"]) == ("fail", ["postgresql::server::config_entries/max_connections"])

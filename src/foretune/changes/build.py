@@ -164,6 +164,9 @@ class _Builder:
         self.restarts = _restarts()
         self.profile_keys = {key for size in SIZES for key in flatten(installer_hiera(self.release, size))} \
             if self.release.features.size_profiles else set()
+        # what --tuning at the plan's profile writes (empty for a release or role without size profiles)
+        self.profile_values = flatten(installer_hiera(self.release, plan.profile)) \
+            if self.release.features.size_profiles and plan.profile in SIZES and plan.input.role == "server" else {}
 
     # -- adding -------------------------------------------------------------------------------
     def add(self, change: Change) -> None:
@@ -280,6 +283,16 @@ class _Builder:
             self.block(change, f"{key}: {stale[0].reason}: {self.release.label}'s modules have no such key", (stale[0].citation,))
             return
         site = self.host.custom_hiera.get(key)
+        if key in self.host.custom_hiera and key in self.profile_values and str(self.profile_values[key]) == str(value):
+            # the site pins a key the profile sets, and the profile's value is the one wanted: the fix is removing the
+            # pin (pinned again, the key would lock out every later --tuning change)
+            self.add(Change(tunable, "custom-hiera", key, None, op="remove", file=HIERA_FILE, source=source, site_value=site,
+                            reason=f"custom-hiera.yaml pins {key}: {site}; the {self.plan.profile} profile gives {value}, "
+                                   "which the installer run writes once the pin is gone",
+                            citations=(*cites, str(self.installer_table["citation"]))))
+            if (key, value, self.plan.profile) not in self.given:
+                self.given.append((key, value, self.plan.profile))
+            return
         if key in self.host.custom_hiera:
             here, ours = _number(site), _number(value)
             if here is not None and ours is not None and here > ours:

@@ -160,6 +160,9 @@ def _fix_lines(findings: list[Any], changes: Any) -> list[Any]:
 
     by_target = {key: c for c in changes.changes if c.op == "set" for key in (c.target, c.tunable)}
     by_removal = {c.target: c for c in changes.changes if c.tunable.startswith("unshadow:")}
+    # custom-hiera pins removed so the profile's own value applies (the change set's "given" values)
+    unpinned = {c.target: c for c in changes.changes if c.channel == "custom-hiera" and c.op == "remove"
+                and not c.tunable.startswith(("unshadow:", "stale:"))}
     out = []
     for f in findings:
         if f.symptoms:  # a symptom's fix lines read the same change set
@@ -179,7 +182,11 @@ def _fix_lines(findings: list[Any], changes: Any) -> list[Any]:
                     else f"# the installer run writes the {given[2]} profile's value:\n"
                          + render_fix(Fix("hiera", given[0], given[1])) if given else line)
             unshadow = by_removal.get(fix.target) if change is not None and change.channel == "installer" else None
-            for each in ([f"remove {unshadow.target} from {unshadow.file} ({unshadow.reason})"] if unshadow else []) + [text]:
+            removals = [f"remove {unshadow.target} from {unshadow.file} ({unshadow.reason})"] if unshadow else []
+            unpin = unpinned.get(fix.target) if change is None and fix.kind == "hiera" else None
+            if unpin is not None:  # the file's name first, as every snippet of a file starts
+                removals = [f"# {unpin.file}\n# delete {unpin.target}: {unpin.site_value} ({unpin.reason})"]
+            for each in [*removals, text]:
                 if each not in lines:
                     lines.append(each)
         out.append(dataclasses.replace(f, fixes=tuple(lines)))
