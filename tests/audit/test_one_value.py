@@ -196,3 +196,17 @@ def test_apply_audit_applies_the_change_set_the_audit_writes(source: Path, hosts
         return sorted((c.tunable, c.channel, c.target, str(c.value), c.op) for c in cs.changes)
 
     assert rows(applied) == rows(written)
+
+
+def test_a_figure_sized_from_running_workers_names_no_count_the_report_does_not_recommend(tmp_path: Path) -> None:
+    # satellite-6.15-tuned with 10 Puma workers of 16 threads (medium; the guide's 8-12 workers for medium, hand-read
+    # from 5.2.4): the worker count stands, so Tomcat's threads (10 x 16 = 160 > 150) speak of no other worker count
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-tuned", tree, symlinks=True)
+    dropin = tree / "etc/systemd/system/foreman.service.d/installer.conf"
+    text = re.sub(r"FOREMAN_PUMA_WORKERS=\d+", "FOREMAN_PUMA_WORKERS=10", dropin.read_text(encoding="utf-8"))
+    dropin.write_text(re.sub(r"(FOREMAN_PUMA_THREADS_M(?:IN|AX))=\d+", r"\1=16", text), encoding="utf-8")  # the guide's 16
+    found = {f["rule"]: f for f in report(tree)}
+    assert "puma-workers-outside-range" not in found
+    threads = found["candlepin-tomcat-threads"]
+    assert "10 workers x 16 threads = 160" in threads["message"] and "recommended for this box" not in threads["message"]

@@ -82,8 +82,24 @@ def sized_for_running_workers(ctx: Context) -> str:
     other = recommended(ctx, "puma.workers")
     if not isinstance(workers, int) or other is None or not isinstance(other.value, int) or other.value == workers:
         return ""
+    # speak only of a count the report recommends: the Puma worker finding must fail (a count inside the guide's
+    # range stands, whatever the plan would pick)
+    if ctx.plan is None or ctx.plan.profile not in SIZES or _puma_workers_stand(ctx, workers):
+        return ""
     return (f"; sized for the {workers} Puma workers running now (the {other.value} recommended for this box need "
             f"{'fewer' if other.value < workers else 'more'})")
+
+
+def _puma_workers_stand(ctx: Context, workers: int) -> bool:
+    """The Puma worker count in force stands, and the report recommends no other: inside the guide's range for the
+    profile the audit judges by (the test puma-workers-outside-range passes on)."""
+    assert ctx.plan is not None
+    low, high = hardware.puma_worker_range(ctx.plan.profile)
+    change = profile_now(ctx)
+    if change is not None and change.now is not None and workers > high:
+        return workers <= hardware.puma_worker_range(change.now)[1]
+    t = ctx.tunables.get("puma.workers")
+    return low <= workers <= high or (t is not None and workers == t.foretune.value)
 
 
 def growth_fixes(ctx: Context, tunable: str, current: int, setting: str) -> tuple[Fix, ...]:
