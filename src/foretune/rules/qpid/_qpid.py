@@ -37,7 +37,7 @@ def nofile_check(rule: PlanRule, ctx: Context, key: str, daemon: str) -> Outcome
         return rule.skipped(f"{daemon} LimitNOFILE unknown")
     t = rule.recommendation(ctx)
     era62 = not ctx.plan.release.features.custom_hiera
-    cites = ("g62-qpid",) if era62 else ("g69-qpid",)
+    cites: tuple[str, ...] = ("g62-qpid",) if era62 else ("g69-qpid",)
     evidence = ctx.evidence("qpid", "service_limits", about=f"{daemon}.service")
     if t.foretune.value is None or current >= t.foretune.value:
         return rule.passed(f"{daemon} LimitNOFILE={current}", citations=cites)
