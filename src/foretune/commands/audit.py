@@ -118,6 +118,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         fixed = ctx.fix_plan or ctx.plan  # the plan at the profile the audit asks for: the findings' values are its
         changes = change_set(report, fixed, facts)
         report = dataclasses.replace(report, findings=_fix_lines(report.findings, changes))
+        fixed = _problems_as_judged(fixed, report.findings)
     report = dataclasses.replace(report, findings=fix_once(report.findings))  # the fix lines as printed, each once
     if args.output_dir or fmt == "hiera":
         from foretune.commands.plan import existing_hiera  # start-up: only for an `audit` run, not --help
@@ -149,6 +150,22 @@ def change_set(report: Any, plan: Any, facts: Any) -> Any:
     from foretune.changes.build import from_audit  # start-up: loaded with the outputs only
 
     return from_audit(((s.rule_id, s.fix_records) for f in report.findings if f.counts for s in (f, *f.symptoms)), plan, facts)
+
+
+# the plan's problem codes and the audit rule that judges the same problem on the box
+_PROBLEM_RULES = {"puma-below-guide-range": "puma-workers-outside-range", "memory-over-ram": "memory-budget-over-ram",
+                  "profile-too-small": "profile-too-small-for-hosts", "installer-will-refuse": "profile-too-small-for-hosts",
+                  "hardware-below-profile": "hardware-below-profile", "development-profile": "development-profile-in-use",
+                  "apache-workers-over-limit": "apache-workers-over-limit",
+                  "connections-over-max": "pg-max-connections-below-budget"}
+
+
+def _problems_as_judged(plan: Any, findings: list[Any]) -> Any:
+    """The plan with each problem an audit finding also reports at that finding's severity (APPLY.md's "Fix these
+    first" and the report give one severity per problem); a finding listed as a symptom counts under its root's."""
+    severity = {x.rule_id: f.severity.label for f in findings if f.counts for x in (f, *f.symptoms)}
+    problems = tuple(p._replace(severity=severity.get(_PROBLEM_RULES.get(p.code, ""), p.severity)) for p in plan.problems)
+    return plan._replace(problems=problems) if problems != plan.problems else plan
 
 
 def _fix_lines(findings: list[Any], changes: Any) -> list[Any]:
