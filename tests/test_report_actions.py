@@ -38,19 +38,29 @@ def test_every_hiera_snippet_names_its_file(source: Path) -> None:
                 assert snippet.splitlines()[0].startswith("# /"), (f["rule"], snippet)
 
 
+def _by_rule(data: dict[str, object]) -> dict[str, dict[str, object]]:
+    """Every finding by rule, a symptom listed under its root cause included."""
+    return {x["rule"]: x for f in data["findings"] for x in (f, *f["symptoms"])}  # type: ignore[attr-defined]
+
+
 def test_stale_keys_and_swap_have_fixes_in_the_example() -> None:
-    findings = {f["rule"]: f for f in _audit(EXAMPLE)["findings"]}  # type: ignore[attr-defined]
+    findings = _by_rule(_audit(EXAMPLE))
     assert findings["custom-hiera-stale-keys"]["fixes"] == [
         "# /etc/foreman-installer/custom-hiera.yaml\n"
         "# delete the stale keys (postgresql::server::config_entries/checkpoint_segments), then run satellite-installer;\n"
         "# or let foretune remove them: foretune render --from live --merge-into /etc/foreman-installer/custom-hiera.yaml "
         "--remove-stale --write"]
-    assert findings["swap-in-use"]["fixes"][0].startswith("free memory for the services: move what does not belong")
+    # swap in use is a symptom of the memory budget over RAM: the fix is given once, under the root cause
+    assert [s["rule"] for s in findings["memory-budget-over-ram"]["symptoms"]] == ["swap-in-use"]  # type: ignore[union-attr]
+    assert findings["swap-in-use"]["fixes"] == []
+    assert findings["memory-budget-over-ram"]["fixes"][0].startswith(  # type: ignore[index]
+        "free memory for the services: move what does not belong")
 
 
 def test_logstash_box_is_told_to_move_logstash() -> None:
-    findings = {f["rule"]: f for f in _audit(SOSREPORTS / "satellite-6.15-logstash")["findings"]}  # type: ignore[attr-defined]
-    assert findings["swap-in-use"]["fixes"] == [
+    findings = _by_rule(_audit(SOSREPORTS / "satellite-6.15-logstash"))
+    assert findings["swap-in-use"]["fixes"] == []  # listed under memory-budget-over-ram, which gives the fix once
+    assert findings["memory-budget-over-ram"]["fixes"] == [
         "free memory for the services: the largest process outside the Satellite services in ps: java run by logstash "
         "(PID 2211, 9.0 GiB RSS): move it off this server, or add RAM; swap empties by itself once memory is free (or run "
         "`swapoff -a && swapon -a` when MemAvailable is well above the swap in use)"]

@@ -170,22 +170,23 @@ def test_keepalive_evidence_is_the_line_that_wins() -> None:
 def test_text_report_gives_the_verdict_first_and_what_next_last_without_colour_off_a_tty() -> None:
     out = run_cli("audit", EXAMPLE).stdout
     headers = re.findall(r"^== (.+)$", out, flags=re.M)
-    # the example's 27 findings: 2 high, 15 medium, 10 low, each severity once, worst first, then what next
-    assert headers == ["high (2)", "medium (15)", "low (10)", "What next"]
+    # the example's 26 findings: 1 high, 15 medium, 10 low (swap-in-use is listed under memory-budget-over-ram), each
+    # severity once, worst first, then what next
+    assert headers == ["high (1)", "medium (15)", "low (10)", "What next"]
     assert "\033[" not in out
     lines = out.splitlines()
     verdict = next(i for i, line in enumerate(lines) if line.startswith("Verdict: "))
-    assert lines[verdict] == "Verdict: 27 problems to fix, the worst high (2 high, 15 medium, 10 low)"
-    assert lines[verdict + 1].split() == ["HIGH", "memory-budget-over-ram,", "swap-in-use"]
-    assert verdict < lines.index("== high (2)") < lines.index("== What next")
-    assert out.rstrip().splitlines()[-1].startswith("summary: 27 findings")
+    assert lines[verdict] == "Verdict: 26 problems to fix, the worst high (1 high, 15 medium, 10 low)"
+    assert lines[verdict + 1].split() == ["HIGH", "memory-budget-over-ram"]  # swap-in-use is listed under it
+    assert verdict < lines.index("== high (1)") < lines.index("== What next")
+    assert out.rstrip().splitlines()[-1].startswith("summary: 26 findings")
 
 
 def test_markdown_report_is_a_table_for_tickets() -> None:
     out = run_cli("audit", EXAMPLE, "--format", "markdown").stdout
     assert out.startswith("# foretune audit: satellite.example.com\n")
-    assert "## Verdict: 27 problems to fix, the worst high (2 high, 15 medium, 10 low)" in out
-    assert "- **high**: `memory-budget-over-ram`, `swap-in-use`" in out
+    assert "## Verdict: 26 problems to fix, the worst high (1 high, 15 medium, 10 low)" in out
+    assert "- **high**: `memory-budget-over-ram`\n" in out  # swap-in-use is listed under it
     assert "| severity | rule | component | finding | current | recommended |" in out
     assert "`pg-max-connections-below-budget`" in out
     assert out.index("## Verdict") < out.index("| severity |") < out.index("## What next")
@@ -215,8 +216,8 @@ def test_html_report_renders_in_a_real_browser(tmp_path: Path) -> None:
     dom = subprocess.run([chromium(), *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert "Uncaught" not in dom.stderr
-    assert '<h2 id="verdict">Verdict: 27 problems to fix, the worst high (2 high, 15 medium, 10 low)</h2>' in dom.stdout
-    assert '<p id="summary">27 findings (2 high, 15 medium, 10 low), 18 passed, 38 skipped' in dom.stdout
+    assert '<h2 id="verdict">Verdict: 26 problems to fix, the worst high (1 high, 15 medium, 10 low)</h2>' in dom.stdout
+    assert '<p id="summary">26 findings (1 high, 15 medium, 10 low), 18 passed, 38 skipped' in dom.stdout
     for rule in failing_ids(audit_json()):
         assert f'id="{rule}"' in dom.stdout
     shot = tmp_path / "audit.png"
@@ -379,3 +380,15 @@ def test_unreadable_bench_file_is_an_input_error(tmp_path: Path) -> None:
     junk.write_text("{not json", encoding="utf-8")
     result = run_cli("audit", EXAMPLE, "--bench", str(junk))
     assert result.status == 2 and "Traceback" not in result.stderr
+
+
+def test_a_waiver_for_a_symptom_names_its_root_cause(tmp_path: Path) -> None:
+    # the example's swap in use is listed under memory-budget-over-ram: waiving it alone accepts nothing
+    waivers = write_waivers(tmp_path / "w.yaml", [{"rule": "swap-in-use", "reason": "known"}])
+    result = run_cli("audit", EXAMPLE, "--waivers", waivers, "--fail-on", "critical")
+    assert ("waiver for swap-in-use: it is a symptom listed under memory-budget-over-ram; waive memory-budget-over-ram "
+            "to accept it") in result.stderr
+    waivers = write_waivers(tmp_path / "w.yaml", [{"rule": "memory-budget-over-ram", "reason": "known"}])
+    data = json.loads(run_cli("audit", EXAMPLE, "--waivers", waivers, "--format", "json").stdout)
+    budget = next(f for f in data["findings"] if f["rule"] == "memory-budget-over-ram")
+    assert budget["waived"] == "known" and [s["rule"] for s in budget["symptoms"]] == ["swap-in-use"]

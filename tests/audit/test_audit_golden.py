@@ -2,9 +2,9 @@
 
 Each scenario has its own directory, ``golden/<case>/``, of small text files a reviewer reads line by line:
 ``summary.txt`` (release, role, host figure, profile), ``fail.txt`` (one failing rule a line with its severity,
-current and recommended value) and ``pass.txt`` / ``skip.txt`` (the rule ids only). A rule that moves from skip
-to pass moves a line between two files, which a diff cannot hide. Messages, evidence and citations are covered
-by the rule fixtures and the schema test.
+current and recommended value, and the symptoms listed under it as their root cause) and ``pass.txt`` /
+``skip.txt`` (the rule ids only). A rule that moves from skip to pass moves a line between two files, which a diff
+cannot hide. Messages, evidence and citations are covered by the rule fixtures and the schema test.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ CASES = {
     "satellite-6.15": [],
     "orcharhino-6.9": ["--hosts", "2000"],
     "capsule-6.15-pull-rex": ["--hosts", "6000"],
+    "capsule-6.2-passenger": ["--hosts", "600"],
     "example-mistuned": [],
 }
 GOLDEN = Path(__file__).parent / "golden"
@@ -42,6 +43,8 @@ def judged(stdout: str) -> dict[str, str]:
         line = f["rule"]
         if f["status"] not in ("pass", "skip"):  # what a failure (or an error) says: how bad, what is there, what to set
             line += f"  {f['severity']}  current {json.dumps(f['current'])}  recommended {json.dumps(f['recommended'])}"
+            if f["symptoms"]:
+                line += "  symptoms " + ",".join(s["rule"] for s in f["symptoms"])
         by_status.setdefault(f["status"], []).append(line)
     files.update({f"{status}.txt": "".join(line + "\n" for line in lines) for status, lines in by_status.items()})
     return files

@@ -7,6 +7,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from foretune.knowledge import citation
 from foretune.knowledge.precedence import installer_order, postgresql_shadow, systemd_shadow
 from tests.conftest import REPO, run_cli
@@ -99,8 +101,15 @@ def test_no_heap_increase_while_the_kernel_kills_that_java(tmp_path: Path) -> No
     f = next(f for f in data["findings"] if f["rule"] == "candlepin-heap-low")
     assert f["current"] == 2 * 1024**3 and f["recommended"] == "free or add memory first"
     assert "no heap increase" in f["message"] and "2024-02-12T08:14:31" in f["message"]
-    assert all("candlepin::" not in fix for fix in f["fixes"])
     assert {"fact": "log_incidents", "location": "var/log/messages", "excerpt": OOM.strip()} in f["evidence"]
+    # every other fix needs an installer run, which writes the profile's -Xmx4096m into tomcat.conf: the outputs hold
+    # the heap in force (tomcat.conf's -Xmx2048m, -Xms1024m as the profiles give it) in custom-hiera, said in the finding
+    assert f["fixes"][0] == "candlepin::java_opts: -Xms1024m -Xmx2048m"
+    assert "custom-hiera holds -Xmx 2.0 GiB until then" in f["message"]
+    out = tmp_path / "out"
+    run_cli("audit", str(tree), "--output-dir", str(out), "--format", "json")
+    assert yaml.safe_load((out / "custom-hiera.yaml").read_text(encoding="utf-8"))["candlepin::java_opts"] == "-Xms1024m -Xmx2048m"
+    assert "Xmx4096m" not in (out / "installer.sh").read_text(encoding="utf-8")
 
 
 def _flat(data: dict[str, Any]) -> dict[str, Any]:
@@ -129,3 +138,24 @@ def test_when_the_profile_change_is_the_fix_the_outputs_change_the_profile(tmp_p
     out = tmp_path / "out"
     run_cli("audit", str(SOS / "orcharhino-6.9"), "--hosts", "8000", "--output-dir", str(out), "--format", "json")
     assert "--tuning medium" in (out / "installer.sh").read_text()
+
+
+AH00161 = ("[Mon Jun 14 09:01:12.118202 2021] [mpm_prefork:error] [pid 1342] AH00161: server reached MaxRequestWorkers "
+           "setting, consider raising the MaxRequestWorkers setting")
+
+
+def test_a_prefork_pin_below_the_profile_is_removed_and_its_measured_limit_is_critical(tmp_path: Path) -> None:
+    """satellite-6.9-prefork (by hand): custom-hiera pins apache::mod::prefork::serverlimit and maxclients at 256
+    ("# set by previous admin"); the medium profile of 6.9 gives 1024 for both; httpd's error_log says AH00161 (the
+    limit reached). The limit is measured failing: critical, the line quoted. The fix removes the pins, so the
+    installer run writes the profile's 1024, instead of pinning 1024 (which would lock out every later --tuning)."""
+    source = REPO / "tests" / "fixtures" / "sosreports" / "satellite-6.9-prefork"
+    out = tmp_path / "out"
+    data = json.loads(run_cli("audit", str(source), "--format", "json", "--output-dir", str(out)).stdout)
+    f = next(f for f in data["findings"] if f["rule"] == "apache-prefork-limits-low")
+    assert (f["status"], f["severity"], f["basis"], f["current"], f["recommended"]) == ("fail", "critical", "measured", 256, 1024)
+    assert {"fact": "log_incidents", "location": "var/log/httpd/error_log", "excerpt": AH00161} in f["evidence"]
+    assert f["fixes"][0].startswith("# /etc/foreman-installer/custom-hiera.yaml\n# delete apache::mod::prefork::serverlimit: 256 (")
+    assert not [x for x in f["fixes"] if x.startswith("apache::mod::prefork::")]  # never pinned again
+    written = yaml.safe_load((out / "custom-hiera.yaml").read_text(encoding="utf-8")) or {}
+    assert not [k for k in written if k.startswith("apache::mod::prefork::")]

@@ -20,11 +20,17 @@ The tuned trees follow each guide's primary recommendation for their release (va
 - orcharhino-6.9-tuned (sos 4.x): default profile at the profile's own values, 6 Puma workers (guide 4-6),
   httpd LimitNOFILE=640000 (orcharhino guide 5.3.1).
 - capsule-6.15-pull-rex-tuned (sos 4.x): httpd 640000, foreman-proxy 1000000, mosquitto 65536.
+- capsule-6.2-passenger-tuned (sos 3.x): a Satellite 6.2 Capsule at the brief's Capsule example (5.9): passenger.conf
+  PassengerMaxPoolSize 12 (1.5 x 8 cores) and PassengerMaxRequestQueueSize 200, 25-puppet.conf PassengerMinInstances 2
+  and PassengerMaxPreloaderIdleTime 0, KeepAlive On / MaxKeepAliveRequests 0 / KeepAliveTimeout 5, httpd, qpidd and
+  qdrouterd LimitNOFILE=1000000; Puppet's access log with no 503 (see test_passenger_capsule.py).
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -35,7 +41,7 @@ MEDIUM_UP = {"medium", "high", "critical"}
 # hosts inside each box's profile range, as a support engineer would pass them
 TUNED = {"satellite-6.2-tuned": "4000", "satellite-6.9-tuned": "4000", "satellite-6.14-tuned": "9000",
          "satellite-6.15-tuned": "9000",
-         "orcharhino-6.9-tuned": "3000", "capsule-6.15-pull-rex-tuned": "3000"}
+         "orcharhino-6.9-tuned": "3000", "capsule-6.15-pull-rex-tuned": "3000", "capsule-6.2-passenger-tuned": "600"}
 
 
 def findings(name: str, *extra: str) -> list[dict[str, object]]:
@@ -57,6 +63,7 @@ def test_tuned_server_has_no_medium_or_higher_finding(name: str, with_hosts: boo
 def test_tuned_fixtures_cover_both_sos_layouts() -> None:
     layouts = {name: (SOS / name / "sos_commands" / "foreman" / "foreman-debug").is_dir() for name in TUNED}
     assert layouts["satellite-6.2-tuned"] and layouts["satellite-6.9-tuned"]
+    assert (SOS / "capsule-6.2-passenger-tuned" / "version.txt").read_text(encoding="utf-8").startswith("sosreport: 3.")
     assert not layouts["satellite-6.15-tuned"] and not layouts["orcharhino-6.9-tuned"]
 
 
@@ -70,3 +77,25 @@ def test_release_gates_on_a_correct_6_14_install() -> None:
     assert "installer value" in pool["message"]
     for rule in ("fs-aio-max-nr-low", "qpid-mgmt-pub-interval"):
         assert by_rule[rule]["status"] == "skip" and "qpidd is not installed" in by_rule[rule]["message"]
+
+
+def test_every_tuned_fixture_is_a_negative_control() -> None:
+    assert sorted(p.name for p in SOS.iterdir() if p.is_dir() and p.name.endswith("-tuned")) == sorted(TUNED)
+
+
+def _findings(source: Path) -> dict[str, dict[str, object]]:
+    return {f["rule"]: f for f in json.loads(run_cli("audit", str(source), "--format", "json").stdout)["findings"]}
+
+
+def test_work_mem_appended_as_the_guide_says_is_no_lock(tmp_path: Path) -> None:
+    # the guide's PostgreSQL procedure: "Append /etc/foreman-installer/custom-hiera.yaml" with work_mem: 8MB ("Setting
+    # this value to 8 MB should be more than enough"): a box that did so must go quiet, while a pin of a limit the
+    # profiles set to another value (Apache prefork 256, the profiles' 1024 on 6.9 medium) still locks them out
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-tuned", tree, symlinks=True)
+    hiera = tree / "etc/foreman-installer/custom-hiera.yaml"
+    hiera.write_text("---\npostgresql::server::config_entries:\n  random_page_cost: 1.1\n  work_mem: 8MB\n", encoding="utf-8")
+    assert _findings(tree)["custom-hiera-locks-profile"]["status"] == "pass"
+    hiera.write_text("---\npostgresql::server::config_entries:\n  work_mem: 8MB\n  max_connections: 300\n", encoding="utf-8")
+    locked = _findings(tree)["custom-hiera-locks-profile"]
+    assert (locked["status"], locked["current"]) == ("fail", ["postgresql::server::config_entries/max_connections"])

@@ -16,7 +16,7 @@ from foretune.audit.context import build_context
 from foretune.audit.runner import run_all
 from foretune.changes import build
 from foretune.changes.model import CHANNELS, EFFECTS, OPS, ChangeSet
-from foretune.commands.audit import _plan_after_profile_change, change_set
+from foretune.commands.audit import change_set
 from foretune.facts import read_source
 from foretune.plan.choose import choose_plan
 from foretune.rules.registry import all_rules
@@ -36,7 +36,7 @@ def change_sets(source: Path) -> list[ChangeSet]:
     sets = []
     if ctx.plan is not None:
         report = SimpleNamespace(findings=run_all(all_rules(), ctx))
-        sets.append(change_set(report, _plan_after_profile_change(report, facts, hosts) or ctx.plan, facts))
+        sets.append(change_set(report, ctx.fix_plan or ctx.plan, facts))
     plan = choose_plan(facts, hosts=hosts).plan
     if plan is not None:
         sets.append(build.from_plan(plan, facts))
@@ -129,7 +129,9 @@ def test_the_example_bundle_is_the_large_profile_with_no_double_channel(tmp_path
     instances x concurrency 5, pulpcore workers min(8, CPUs) = 8, foreman-proxy's dynflow open files 1000000 (the
     installer's own value, not in force: the host shows 1024).
     custom-hiera.yaml loses the stale checkpoint_segments and the foreman::db_pool: 5 that would win over
-    --foreman-db-pool; only work_mem (the guide's 8 MB, no installer option) is set there."""
+    --foreman-db-pool; work_mem (the guide's 8 MB, no installer option) is set there, and max_connections 1100: the
+    services in force (40 Puma workers x pool 20 + the rest) may open 909, 909 x 1.2 rounded up to 100 = 1100 above
+    the large profile's 1000, the value the audit's finding recommends (one value per tunable)."""
     files, _ = audit_out(EXAMPLE, tmp_path)
     assert files["installer.sh"].splitlines()[2:] == [
         "satellite-installer \\", "  --tuning large \\",
@@ -138,7 +140,7 @@ def test_the_example_bundle_is_the_large_profile_with_no_double_channel(tmp_path
         "  --foreman-proxy-content-pulpcore-worker-count 8 \\",
         "  --foreman-foreman-service-puma-threads-min 16 \\", "  --foreman-foreman-service-puma-workers 18"]
     hiera = files["custom-hiera.yaml"]
-    assert yaml.safe_load(hiera) == {"postgresql::server::config_entries": {"work_mem": "8MB"}}
+    assert yaml.safe_load(hiera) == {"postgresql::server::config_entries": {"max_connections": 1100, "work_mem": "8MB"}}
     assert "# foretune: removed postgresql::server::config_entries/checkpoint_segments" in hiera
     assert "# foretune: removed foreman::db_pool" in hiera
     steps = files["APPLY.md"]

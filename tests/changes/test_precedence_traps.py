@@ -22,7 +22,7 @@ from foretune.audit.context import build_context
 from foretune.audit.runner import run_all
 from foretune.changes import build
 from foretune.changes.model import ChangeSet
-from foretune.commands.audit import _plan_after_profile_change, change_set
+from foretune.commands.audit import change_set
 from foretune.facts import read_source
 from foretune.plan import PlanInput, make_plan
 from foretune.plan.choose import choose_plan
@@ -55,7 +55,7 @@ def audit_changes(root: Path, hosts: int = HOSTS) -> ChangeSet:
     facts = read_source(str(root), hosts=hosts)
     ctx, _ = build_context(facts, hosts=hosts, bench=[])
     report = SimpleNamespace(findings=run_all(all_rules(), ctx))
-    plan = _plan_after_profile_change(report, facts, hosts) or ctx.plan
+    plan = ctx.fix_plan or ctx.plan
     result: ChangeSet = change_set(report, plan, facts)
     return result
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from foretune.logs.apache import ErrorLog
 from foretune.logs.production import ProductionLog
 from foretune.logs.scan import LogFile, Options, from_paths, read_files
 from foretune.logs.sketch import RELATIVE_ERROR
@@ -440,3 +441,17 @@ def test_mosquitto_system_socket_count_exceeded() -> None:
     assert s["file_or_socket_exhaustion"] == {"mosquitto": 2}
     inc = [i for i in report("messages-mosquitto", year=2025)["incidents"] if i["kind"] == "socket_exhaustion"]
     assert inc[0]["service"] == "mosquitto" and "system socket count has been exceeded" in inc[0]["line"]
+
+
+def test_passenger_lines_in_the_apache_error_log_are_read() -> None:
+    """Passenger 4.0.18 writes to Apache's error_log in its own format (ext/common/Logging.cpp, _prepareLogEntry:
+    "[ %F %H:%M:%S.<1/10 ms> pid/thread file:line ]: "), and Group.h:331 logs "Request queue is full. Returning an
+    error" when PassengerMaxRequestQueueSize is reached."""
+    log = ErrorLog("var/log/httpd/error_log")
+    log.consume([b"[Thu Nov 09 03:12:01.431021 2017] [mpm_prefork:notice] [pid 1187] AH00163: Apache/2.4.6 configured",
+                 b"[ 2017-11-09 09:00:02.1203 2518/7f3c0b7fe700 Pool2/Group.h:331 ]: Request queue is full. Returning an error",
+                 b"[ 2017-11-09 09:01:10.0400 2518/7f3c0b7fe700 Pool2/Group.h:331 ]: Request queue is full. Returning an error"])
+    assert log.bad == 0
+    (incident,) = [i.as_dict() for i in log.incidents.values()]
+    assert (incident["kind"], incident["service"], incident["count"]) == ("queue_at_capacity", "passenger", 2)
+    assert (incident["first"], incident["last"]) == ("2017-11-09T09:00:02", "2017-11-09T09:01:10")

@@ -12,6 +12,7 @@ from typing import Any
 from foretune.facts.model import FactSet
 from foretune.plan.choose import choose_plan
 from foretune.rules.base import Context
+from foretune.rules.recommend import profile_now
 
 
 def build_context(facts: FactSet, *, hosts: int | None = None, bench: list[dict[str, Any]] | None = None) -> tuple[Context, list[str]]:
@@ -24,4 +25,8 @@ def build_context(facts: FactSet, *, hosts: int | None = None, bench: list[dict[
                   bench=list(bench or []), host_figure=choice.figure, profile_reason=choice.profile_reason)
     if plan is None and notes:  # the specific reason beats the generic default
         ctx = dataclasses.replace(ctx, no_plan_reason=notes[-1])
+    change = profile_now(ctx) if plan is not None else None
+    if plan is not None and change is not None and change.now is not None and change.now != plan.profile:
+        # the profile the audit asks for: every recommended value and the change set come from its plan
+        ctx = dataclasses.replace(ctx, fix_plan=choose_plan(facts, hosts=hosts, profile=change.now).plan)
     return ctx, notes

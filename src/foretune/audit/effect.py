@@ -84,5 +84,5 @@ def _installer_takes_over(ctx: Context, puma: Shadow) -> list[Fix]:
     sizes the pool from them) instead."""
     if ctx.plan is None:
         return []
-    names = [PUMA_ENV[v] for v in PUMA_ENV if f"{v}=" in puma.line and PUMA_ENV[v] in ctx.plan.tunables]
-    return [fix for name in names for fix in ctx.plan.tunables[name].fixes]
+    names = [PUMA_ENV[v] for v in PUMA_ENV if f"{v}=" in puma.line and PUMA_ENV[v] in ctx.tunables]
+    return [fix for name in names for fix in ctx.tunables[name].fixes]

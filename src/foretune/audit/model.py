@@ -28,6 +28,9 @@ class Finding:
     waived: str | None = None  # waiver reason
     unit: str = ""  # "bytes": current and recommended are byte counts
     basis: str = ""  # a failure's evidence basis: measured | config | assumed (rules.base.Basis), which capped its severity
+    # (tunable, value) each fix puts in force: "foreman::db_pool" 20, "httpd.service:LimitNOFILE" 640000, "profile" large
+    recommends: tuple[tuple[str, Any], ...] = ()
+    symptoms: tuple[Finding, ...] = ()  # failing findings of the same root cause, joined under this one (audit.combine)
 
     @property
     def counts(self) -> bool:
@@ -94,7 +97,8 @@ def redacted(report: Report) -> Report:
         return dataclasses.replace(
             f, message=redact_text(f.message), current=redact_data(f.current), recommended=redact_data(f.recommended),
             evidence=tuple(Evidence(e.fact, redact_text(e.location), redact_text(e.excerpt)) for e in f.evidence),
-            fixes=tuple(redact_text(x) for x in f.fixes), waived=redact_text(f.waived) if f.waived else f.waived)
+            fixes=tuple(redact_text(x) for x in f.fixes), recommends=redact_data(f.recommends), waived=redact_text(f.waived) if f.waived else f.waived,
+            symptoms=tuple(clean(s) for s in f.symptoms))
 
     return dataclasses.replace(report, source=redact_text(report.source), findings=[clean(f) for f in report.findings],
                                notes=[redact_text(n) for n in report.notes],

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable
+from typing import Any
 
 from foretune.audit.effect import take_effect
 from foretune.audit.model import Finding
+from foretune.changes.build import fix_key
 from foretune.errors import UsageError
 from foretune.knowledge import citation
-from foretune.rules.base import Basis, Context, Outcome, Rule, Severity, Status
+from foretune.plan.model import Fix
+from foretune.rules.base import Basis, Context, Evidence, Outcome, Rule, Severity, Status
 
 
 def run_rule(rule: Rule, ctx: Context) -> Outcome:
@@ -96,10 +100,44 @@ def finding(rule: Rule, outcome: Outcome) -> Finding:
     return Finding(rule_id=rule.id, title=rule.title, component=rule.component,
                    severity=outcome.severity if outcome.severity is not None else rule.severity,
                    status=outcome.status, message=outcome.message, current=outcome.current,
-                   recommended=outcome.recommended, evidence=outcome.evidence,
+                   recommended=outcome.recommended, evidence=distinct_evidence(outcome.evidence),
                    basis=(outcome.basis or rule.basis).value if outcome.status == Status.FAIL else "",
                    fixes=tuple(render_fix(fix) for fix in outcome.fixes), citations=cites, unit=rule.unit,
-                   fix_records=outcome.fixes)
+                   fix_records=outcome.fixes,
+                   recommends=tuple(pair for fix in outcome.fixes for pair in _recommends(fix)))
+
+
+def distinct_evidence(evidence: tuple[Evidence, ...]) -> tuple[Evidence, ...]:
+    """Each evidence line once: an excerpt another one from the same file already holds (``MemTotal`` beside
+    ``MemTotal | MemAvailable``) is left out."""
+    def parts(e: Evidence) -> set[str]:
+        return {p.strip() for p in re.split(r"\n| \| ", e.excerpt) if p.strip()}
+
+    out: list[Evidence] = []
+    for i, e in enumerate(evidence):
+        mine = parts(e)
+        held = any(j != i and o.location == e.location and mine and mine <= parts(o) and (mine < parts(o) or j < i)
+                   for j, o in enumerate(evidence))
+        if not held:
+            out.append(e)
+    return tuple(out)
+
+
+def _recommends(fix: Fix) -> list[tuple[str, Any]]:
+    """(tunable, value) pairs a fix puts in force, named as the change set names where they are set (a hiera key,
+    ``httpd.service:LimitNOFILE``, a sysctl, ``file:directive``, ``profile``); none for advice and removals."""
+    if fix.kind == "hiera" and isinstance(fix.value, dict):
+        return [(f"{fix.target}/{k}", v) for k, v in fix.value.items()]
+    if fix.kind in ("hiera", "sysctl", "installer"):
+        return [(fix.target, fix.value)]
+    if fix.kind == "limit":
+        return [(f"{fix.target}.service:LimitNOFILE", fix.value)]
+    if fix.kind == "file":  # "PassengerMinInstances 6", "shared_buffers = 4992MB", "mgmt-pub-interval=5"
+        found = re.match(r"\s*([\w.:-]+?)\s*(?:=|\s)\s*(.+)", str(fix.value))
+        return [(fix_key(fix), found.group(2).strip())] if found else []
+    if fix.kind == "command" and (found := re.search(r" --tuning (\S+)$", fix.target)) and not fix.target.startswith("add hardware"):
+        return [("profile", found.group(1))]
+    return []
 
 
 def select_rules(rules: Iterable[Rule], select: list[str], ignore: list[str]) -> list[Rule]:

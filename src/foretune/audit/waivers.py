@@ -60,7 +60,9 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: datetim
         else:
             active[w.rule] = w
     ids = {f.rule_id for f in findings}
-    warnings += [f"waiver for unknown or unselected rule {rule}" for rule in active if rule not in ids]
+    under = {s.rule_id: f.rule_id for f in findings for s in f.symptoms}  # a symptom is judged with its root cause
+    warnings += [f"waiver for {rule}: it is a symptom listed under {under[rule]}; waive {under[rule]} to accept it"
+                 if rule in under else f"waiver for unknown or unselected rule {rule}" for rule in active if rule not in ids]
     out = [dataclasses.replace(f, waived=active[f.rule_id].reason) if f.rule_id in active and f.status.value in ("fail", "error")
            else f for f in findings]
     return out, warnings

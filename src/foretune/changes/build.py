@@ -96,6 +96,21 @@ def installer_option(key: str) -> str | None:
     return "--" + f"{module}::{param}".replace("::", "-").replace("_", "-")
 
 
+def fix_key(fix: Fix) -> str:
+    """Where a fix puts its value: its target, and for a file edit the directive it sets, since one file carries
+    several (Satellite 6.2's edits).
+
+    >>> fix_key(Fix("file", "/etc/qpid/qpidd.conf", "mgmt-pub-interval=5"))
+    '/etc/qpid/qpidd.conf:mgmt-pub-interval'
+    >>> fix_key(Fix("file", "/var/lib/pgsql/data/postgresql.conf", "shared_buffers = 4992MB"))
+    '/var/lib/pgsql/data/postgresql.conf:shared_buffers'
+    >>> fix_key(Fix("hiera", "foreman::db_pool", 20))
+    'foreman::db_pool'
+    """
+    found = re.match(r"\s*([\w.:-]+?)\s*(?:=|\s)", str(fix.value)) if fix.kind == "file" else None
+    return f"{fix.target}:{found.group(1)}" if found else fix.target
+
+
 def tuning_applies(plan: Plan) -> bool:
     """The installer takes --tuning here: a Katello server of a release with size profiles (Capsules have none)."""
     return plan.input.role == "server" and plan.release.features.size_profiles and plan.input.katello
@@ -129,18 +144,6 @@ def _number(value: Any) -> float | None:
         except ValueError:
             return None
     return None
-
-
-def fix_key(fix: Fix) -> Any:
-    """What identifies a fix's tunable: its target, and for a file edit also the setting it edits (Satellite 6.2
-    edits several settings of one file).
-
-    >>> fix_key(Fix("file", "/var/lib/pgsql/data/postgresql.conf", "max_connections = 200"))
-    ('/var/lib/pgsql/data/postgresql.conf', 'max_connections')
-    """
-    if fix.kind != "file":
-        return fix.target
-    return fix.target, re.split(r"[\s=:]+", str(fix.value).strip().lstrip(":"), maxsplit=1)[0]
 
 
 def _pg_number(text: str) -> float | None:
@@ -179,6 +182,9 @@ class _Builder:
         self.lower: set[str] = set()  # audit rules whose measured failure may lower a site value (said in the change)
         self.profile_keys = {key for size in SIZES for key in flatten(installer_hiera(self.release, size))} \
             if self.release.features.size_profiles else set()
+        # what --tuning at the plan's profile writes (empty for a release or role without size profiles)
+        self.profile_values = flatten(installer_hiera(self.release, plan.profile)) \
+            if self.release.features.size_profiles and plan.profile in SIZES and plan.input.role == "server" else {}
 
     # -- adding -------------------------------------------------------------------------------
     def add(self, change: Change) -> None:
@@ -323,6 +329,16 @@ class _Builder:
             self.block(change, f"{key}: {stale[0].reason}: {self.release.label}'s modules have no such key", (stale[0].citation,))
             return
         site = self.host.custom_hiera.get(key)
+        if key in self.host.custom_hiera and key in self.profile_values and str(self.profile_values[key]) == str(value):
+            # the site pins a key the profile sets, and the profile's value is the one wanted: the fix is removing the
+            # pin (pinned again, the key would lock out every later --tuning change)
+            self.add(Change(tunable, "custom-hiera", key, None, op="remove", file=HIERA_FILE, source=source, site_value=site,
+                            reason=f"custom-hiera.yaml pins {key}: {site}; the {self.plan.profile} profile gives {value}, "
+                                   "which the installer run writes once the pin is gone",
+                            citations=(*cites, str(self.installer_table["citation"]))))
+            if (key, value, self.plan.profile) not in self.given:
+                self.given.append((key, value, self.plan.profile))
+            return
         if key in self.host.custom_hiera:
             here, ours = _number(site), _number(value)
             lowered = here is not None and ours is not None and here > ours
@@ -525,8 +541,9 @@ def from_plan(plan: Plan, facts: Any = None) -> ChangeSet:
 def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: Any = None,
                lower: Iterable[str] = ()) -> ChangeSet:
     """The change set that fixes an audit's findings: ``fixes`` holds (rule id, the finding's Fix records) of the
-    failing findings; ``plan`` is the plan at the profile the audit asks for. A value the plan has for the same
-    tunable is the plan's (one value per tunable, the same in every output); the profile change comes first.
+    failing findings; ``plan`` is the plan at the profile the audit asks for (``Context.fix_plan``), the plan the
+    findings took their values from. A value the plan has for the same tunable is the plan's, unless the finding asks
+    for another (one value per tunable, the same in every output); the profile change comes first.
     ``lower``: the rules of critical findings (a measured failure), whose fixes lower a site value, saying so."""
     b = _Builder(plan, host_of(facts))
     b.lower = set(lower)
@@ -541,7 +558,13 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
             t = plan.tunables.get(tunable_id) if tunable_id else None
             if t is not None and not t.differs and t.installer.origin and t.installer.value == t.foretune.value:
                 continue  # the site's answers already give the plan's value: nothing to change, as plan's set has it
-            if t is not None and t.foretune.value is not None:
+            own_value = next((own.value for own in t.fixes if fix_key(own) == fix_key(fix)), None) if t is not None else None
+            if t is not None and own_value is not None and fix.kind in ("hiera", "installer") and fix.value != own_value:
+                # the audit asks for a value the plan does not give (max_connections over what the services in force
+                # may open, rules.recommend): the finding's value, so the report and the outputs give one number
+                b.fix(t.id, fix, f"{rule} asks for {fix.value} for what runs now (the plan gives {own_value})",
+                      t.foretune.citations, rule)
+            elif t is not None and t.foretune.value is not None:
                 # the plan's value for the tunable: the same number in every output; a value the tuning profile
                 # already gives is left to the profile (pinning it would lock out later --tuning changes)
                 if t.differs or not any(own.target in b.profile_keys for own in t.fixes):
@@ -550,7 +573,7 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
                 else:
                     b.given += [(own.target, own.value, plan.profile) for own in t.fixes if (own.target, own.value, plan.profile) not in b.given]
             else:
-                b.fix(tunable_id or f"{fix.kind}:{fix.target}", fix, "", (), rule)
+                b.fix(tunable_id or f"{fix.kind}:{fix_key(fix)}", fix, "", (), rule)
     b.unshadow_postgresql()
     b.stale()
     return b.result()

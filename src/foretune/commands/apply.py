@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -83,69 +82,29 @@ def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, s
         args.source = args.root or "live"
     plan: Any
     plan, facts = plan_and_facts(args, env, for_changes=True)
-    try:
-        build = importlib.import_module("foretune.changes.build")
-    except ImportError:  # the builder is not in this build: the stopgap below stands in
-        build = None
-    # installer_program lives beside the builder once it exists, in render.outputs before
-    helpers = build if build is not None else importlib.import_module("foretune.render.outputs")
-    program = str(helpers.installer_program(plan))
-    if build is not None:
-        if args.audit:
-            return _audit_change_set(build, facts, args.hosts), program, args.source
-        return build.from_plan(plan, facts), program, args.source
+    from foretune.changes import build  # start-up: only for an `apply` run
+
+    program = build.installer_program(plan)
     if args.audit:
-        raise UsageError("--audit needs the audit's change set, which this build of foretune does not have yet")
-    return stopgap_from_plan(plan, helpers), program, args.source
+        return _audit_change_set(facts, args.hosts), program, args.source
+    return build.from_plan(plan, facts), program, args.source
 
 
-def _audit_change_set(build: Any, facts: Any, hosts: int | None) -> ChangeSet:
+def _audit_change_set(facts: Any, hosts: int | None) -> ChangeSet:
     """The change set that fixes the failing, unwaived findings of the audit of ``facts``."""
     from types import SimpleNamespace  # start-up: only for `apply --audit`
 
     from foretune.audit.context import build_context  # start-up: only for `apply --audit`
     from foretune.audit.runner import run_all  # start-up: only for `apply --audit`
-    from foretune.commands.audit import (
-        _plan_after_profile_change,  # start-up: only for `apply --audit`
-        change_set,  # start-up: only for `apply --audit`
-    )
+    from foretune.commands.audit import change_set  # start-up: only for `apply --audit`
     from foretune.rules.registry import all_rules  # start-up: only for `apply --audit`
 
     ctx, _ = build_context(facts, hosts=hosts, bench=[])
     if ctx.plan is None:
         raise UsageError(f"no fixes to apply: {ctx.no_plan_reason}")
     report = SimpleNamespace(findings=run_all(all_rules(), ctx))  # as `audit --output-dir` builds its set
-    result: ChangeSet = change_set(report, _plan_after_profile_change(report, facts, hosts) or ctx.plan, facts)
+    result: ChangeSet = change_set(report, ctx.fix_plan or ctx.plan, facts)
     return result
-
-
-def stopgap_from_plan(plan: Any, outputs: Any) -> ChangeSet:
-    """STOPGAP, to be replaced by ``foretune.changes.build.from_plan``: the plan's fixes (``outputs``: the module of
-    render.outputs) as changes, one per tunable, without the precedence checks the builder makes (what shadows a
-    value, what the release refuses)."""
-    from foretune.changes.model import Change, ChangeSet  # start-up: only for an `apply` run
-    from foretune.render.snippets import SYSCTL_FILE  # start-up: only for an `apply` run
-
-    fixes_of = outputs.fixes_of
-    changes: list[Change] = []
-    if outputs.tuning_applies(plan):
-        changes.append(Change("profile", "profile", "--tuning", plan.profile))
-    for kind, channel in (("hiera", "custom-hiera"), ("limit", "dropin"), ("sysctl", "sysctl"), ("file", "file")):
-        for tunable, fix in fixes_of(plan, kind):
-            if any(c.tunable == tunable.id for c in changes):
-                continue
-            common: dict[str, Any] = {"reason": tunable.foretune.reason, "citations": tuple(tunable.foretune.citations)}
-            if channel == "custom-hiera":
-                changes.append(Change(tunable.id, channel, fix.target, fix.value, **common))
-            elif channel == "dropin":
-                unit = fix.target if "." in fix.target else fix.target + ".service"
-                changes.append(Change(tunable.id, channel, f"{unit}:LimitNOFILE", fix.value, effect="daemon-reload",
-                                      units=(unit,), file=f"/etc/systemd/system/{unit}.d/limits.conf", **common))
-            elif channel == "sysctl":
-                changes.append(Change(tunable.id, channel, fix.target, fix.value, effect="sysctl-reload", file=SYSCTL_FILE, **common))
-            else:
-                changes.append(Change(tunable.id, channel, fix.target, fix.value, effect="restart", **common))
-    return ChangeSet(plan.release.label, tuple(changes))
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:

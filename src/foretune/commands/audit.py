@@ -51,6 +51,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     import dataclasses  # start-up: only for an `audit` run, not --help
     import datetime  # start-up: only for an `audit` run, not --help
 
+    from foretune.audit.combine import combine, fix_once  # start-up: only for an `audit` run, not --help
     from foretune.audit.context import build_context  # start-up: only for an `audit` run, not --help
     from foretune.audit.model import Report, redacted  # start-up: only for an `audit` run, not --help
     from foretune.audit.runner import run_all, select_rules  # start-up: only for an `audit` run, not --help
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     for problem in facts.problems:
         env.warn(problem)
     ctx, notes = build_context(facts, hosts=args.hosts, bench=bench)
-    findings = run_all(rules, ctx)
+    findings = combine(run_all(rules, ctx), all_rules())  # before waivers: a waived root cause takes its symptoms
     warnings: list[str] = []
     if waivers:
         from foretune.audit.waivers import apply_waivers  # start-up: only for an `audit` run, not --help
@@ -114,9 +115,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if (args.output_dir or fmt == "hiera") and ctx.plan is None:
         raise UsageError(f"no fixes to write: {ctx.no_plan_reason}")
     if ctx.plan is not None:  # one change set: the fix lines, --format hiera and --output-dir all read it
-        fixed = _plan_after_profile_change(report, facts, args.hosts) or ctx.plan
+        fixed = ctx.fix_plan or ctx.plan  # the plan at the profile the audit asks for: the findings' values are its
         changes = change_set(report, fixed, facts)
         report = dataclasses.replace(report, findings=_fix_lines(report.findings, changes))
+        fixed = _problems_as_judged(fixed, report.findings)
+    report = dataclasses.replace(report, findings=fix_once(report.findings))  # the fix lines as printed, each once
     if args.output_dir or fmt == "hiera":
         from foretune.commands.plan import existing_hiera  # start-up: only for an `audit` run, not --help
         from foretune.render import outputs  # start-up: only for an `audit` run, not --help
@@ -148,7 +151,24 @@ def change_set(report: Any, plan: Any, facts: Any) -> Any:
     from foretune.rules.base import Severity  # start-up: loaded with the outputs only
 
     critical = {f.rule_id for f in report.findings if f.counts and f.severity >= Severity.CRITICAL}
-    return from_audit(((f.rule_id, f.fix_records) for f in report.findings if f.counts), plan, facts, lower=critical)
+    return from_audit(((s.rule_id, s.fix_records) for f in report.findings if f.counts for s in (f, *f.symptoms)), plan, facts,
+                      lower=critical)
+
+
+# the plan's problem codes and the audit rule that judges the same problem on the box
+_PROBLEM_RULES = {"puma-below-guide-range": "puma-workers-outside-range", "memory-over-ram": "memory-budget-over-ram",
+                  "profile-too-small": "profile-too-small-for-hosts", "installer-will-refuse": "profile-too-small-for-hosts",
+                  "hardware-below-profile": "hardware-below-profile", "development-profile": "development-profile-in-use",
+                  "apache-workers-over-limit": "apache-workers-over-limit",
+                  "connections-over-max": "pg-max-connections-below-budget"}
+
+
+def _problems_as_judged(plan: Any, findings: list[Any]) -> Any:
+    """The plan with each problem an audit finding also reports at that finding's severity (APPLY.md's "Fix these
+    first" and the report give one severity per problem); a finding listed as a symptom counts under its root's."""
+    severity = {x.rule_id: f.severity.label for f in findings if f.counts for x in (f, *f.symptoms)}
+    problems = tuple(p._replace(severity=severity.get(_PROBLEM_RULES.get(p.code, ""), p.severity)) for p in plan.problems)
+    return plan._replace(problems=problems) if problems != plan.problems else plan
 
 
 def _fix_lines(findings: list[Any], changes: Any) -> list[Any]:
@@ -160,8 +180,13 @@ def _fix_lines(findings: list[Any], changes: Any) -> list[Any]:
 
     by_target = {key: c for c in changes.changes if c.op == "set" for key in (c.target, c.tunable)}
     by_removal = {c.target: c for c in changes.changes if c.tunable.startswith("unshadow:")}
+    # custom-hiera pins removed so the profile's own value applies (the change set's "given" values)
+    unpinned = {c.target: c for c in changes.changes if c.channel == "custom-hiera" and c.op == "remove"
+                and not c.tunable.startswith(("unshadow:", "stale:"))}
     out = []
     for f in findings:
+        if f.symptoms:  # a symptom's fix lines read the same change set
+            f = dataclasses.replace(f, symptoms=tuple(_fix_lines(list(f.symptoms), changes)))
         if not f.fix_records:
             out.append(f)
             continue
@@ -177,23 +202,15 @@ def _fix_lines(findings: list[Any], changes: Any) -> list[Any]:
                     else f"# the installer run writes the {given[2]} profile's value:\n"
                          + render_fix(Fix("hiera", given[0], given[1])) if given else line)
             unshadow = by_removal.get(fix.target) if change is not None and change.channel == "installer" else None
-            for each in ([f"remove {unshadow.target} from {unshadow.file} ({unshadow.reason})"] if unshadow else []) + [text]:
+            removals = [f"remove {unshadow.target} from {unshadow.file} ({unshadow.reason})"] if unshadow else []
+            unpin = unpinned.get(fix.target) if change is None and fix.kind == "hiera" else None
+            if unpin is not None:  # the file's name first, as every snippet of a file starts
+                removals = [f"# {unpin.file}\n# delete {unpin.target}: {unpin.site_value} ({unpin.reason})"]
+            for each in [*removals, text]:
                 if each not in lines:
                     lines.append(each)
         out.append(dataclasses.replace(f, fixes=tuple(lines)))
     return out
-
-
-def _plan_after_profile_change(report: Any, facts: Any, hosts: int | None) -> Any:
-    """The plan at the profile the audit asks for (the ``--tuning`` command of a failing profile-too-small-for-hosts
-    finding), so the outputs change the profile instead of pinning its values in custom-hiera, which would win
-    over any later --tuning; None when no profile change is asked for."""
-    from foretune.plan.choose import change_plan  # start-up: the planner loads with the outputs only
-    from foretune.rules.base import Status  # start-up: as run() imports it
-
-    if any(f.rule_id == "profile-too-small-for-hosts" and f.status == Status.FAIL for f in report.findings):
-        return change_plan(facts, hosts=hosts)  # the profile the finding's --tuning command names, as plan --from takes
-    return None
 
 
 def _paper(env: Environment) -> str | None:

@@ -297,7 +297,9 @@ ERROR_EVENTS = (
 
 
 class ErrorLog(Analyzer):
-    """``[Mon Aug 09 11:02:23.229609 2021] [module:level] [pid N] ... message``."""
+    """``[Mon Aug 09 11:02:23.229609 2021] [module:level] [pid N] ... message``, and the lines Passenger writes to the same
+    log (``[ 2017-11-09 09:00:02.1203 2518/7f3c0b7fe700 Pool2/Group.h:331 ]: Request queue is full. Returning an error``:
+    its ``_prepareLogEntry`` format, local time like Apache's)."""
 
     kind = "apache_error"
 
@@ -316,8 +318,12 @@ class ErrorLog(Analyzer):
             j = line.find(b"]")
             stamp = line[1:j].split()
             try:
-                clock = stamp[3]
-                t = epoch(int(stamp[4]), MONTHS_B[stamp[1]], int(stamp[2]), int(clock[0:2]), int(clock[3:5]), int(clock[6:8]))
+                if line[:2] == b"[ ":  # Passenger's own lines: "[ 2017-11-09 09:00:02.1203 2518/7f3c0b7fe700 Pool2/Group.h:331 ]: ..."
+                    day, clock = stamp[0], stamp[1]
+                    t = epoch(int(day[0:4]), int(day[5:7]), int(day[8:10]), int(clock[0:2]), int(clock[3:5]), int(clock[6:8]))
+                else:
+                    clock = stamp[3]
+                    t = epoch(int(stamp[4]), MONTHS_B[stamp[1]], int(stamp[2]), int(clock[0:2]), int(clock[3:5]), int(clock[6:8]))
             except (IndexError, ValueError, KeyError):
                 self._bad(line)
                 continue

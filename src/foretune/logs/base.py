@@ -24,15 +24,18 @@ def quote(line: bytes | str) -> str:
 
 
 class Incident:
-    """Occurrences of one kind of incident in one log: count, first/last time, the first line."""
+    """Occurrences of one kind of incident in one log: count, first/last time, the first line, and the identities
+    of what happened when the log names them (an OOM kill's ``3300 (java)``: the same kill in dmesg and in
+    messages is one kill)."""
 
-    __slots__ = ("count", "first", "kind", "last", "line", "path", "service")
+    __slots__ = ("count", "first", "keys", "kind", "last", "line", "path", "service")
 
     def __init__(self, kind: str, service: str, path: str, line: str) -> None:
         self.kind, self.service, self.path, self.line = kind, service, path, line
         self.count = 0
         self.first: int | None = None
         self.last: int | None = None
+        self.keys: set[str] = set()
 
     def see(self, t: int | None, n: int = 1) -> None:
         self.count += n
@@ -44,14 +47,16 @@ class Incident:
         if other.first is not None and (self.first is None or other.first < self.first):
             self.line = other.line
         self.count += other.count
+        self.keys |= other.keys
         for t in (other.first, other.last):
             if t is not None:
                 self.first = t if self.first is None else min(self.first, t)
                 self.last = t if self.last is None else max(self.last, t)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "service": self.service, "path": self.path, "line": self.line,
-                "count": self.count, "first": iso(self.first), "last": iso(self.last)}
+        out = {"kind": self.kind, "service": self.service, "path": self.path, "line": self.line,
+               "count": self.count, "first": iso(self.first), "last": iso(self.last)}
+        return {**out, "keys": sorted(self.keys)} if self.keys else out
 
 
 class Analyzer:
@@ -101,12 +106,15 @@ class Analyzer:
         if t < (self.first or t):
             self.first = t
 
-    def incident(self, kind: str, service: str, line: bytes | str, t: int | None, n: int = 1) -> None:
+    def incident(self, kind: str, service: str, line: bytes | str, t: int | None, n: int = 1, ident: str | None = None) -> None:
+        """Count one occurrence; ``ident`` names what happened (``3300 (java)``) when the line says."""
         key = (kind, service)
         found = self.incidents.get(key)
         if found is None:
             found = self.incidents[key] = Incident(kind, service, self.path, quote(line))
         found.see(t, n)
+        if ident is not None:
+            found.keys.add(ident)
 
     # --- API --------------------------------------------------------------------------------
     def consume(self, lines: Iterable[bytes]) -> None:

@@ -21,7 +21,7 @@ from foretune.logs.base import Analyzer
 from foretune.logs.timeutil import MONTHS_B, epoch, year_of
 
 _ISO = re.compile(rb"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)\S* ")
-_KILLED = re.compile(rb"Killed process \d+ \(([^)]+)\)")
+_KILLED = re.compile(rb"Killed process (\d+) \(([^)]+)\)")
 # mosquitto: "Unable to accept new connection, system socket count has been exceeded"
 SOCKETS = (b"Too many open files", b"socket count exceeded", b"socket count has been exceeded", b"denied by configured limit")
 _DMESG = re.compile(rb"^\[\s*\d+\.\d+\] |^\[\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}\] ")
@@ -92,9 +92,9 @@ class SystemLog(Analyzer):
     def _killed(self, line: bytes, t: int | None) -> None:
         match = _KILLED.search(line) if b"Killed process" in line else None
         if match:
-            name = match.group(1).decode("utf-8", "replace")
+            pid, name = match.group(1).decode("ascii"), match.group(2).decode("utf-8", "replace")
             self.oom_kills[name] = self.oom_kills.get(name, 0) + 1
-            self.incident("oom_kill", service_of(name), line, t)
+            self.incident("oom_kill", service_of(name), line, t, ident=f"{pid} ({name})")
 
     def merge_more(self, other: SystemLog) -> None:
         for mine, theirs in ((self.oom_kills, other.oom_kills), (self.exhaustion, other.exhaustion)):

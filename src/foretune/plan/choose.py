@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from foretune.errors import UsageError
-from foretune.knowledge import hardware
+from foretune.knowledge import hardware, threshold
 from foretune.knowledge.model import SIZES
 from foretune.knowledge.profiles import profiles_for
 from foretune.knowledge.releases import resolve_release
@@ -78,6 +78,12 @@ def host_figure(facts: FactSet, hosts: int | None, profile: str, role: str = "se
     if bounds:
         count, reason = max(bounds, key=lambda b: b[0])
         return HostFigure(count, "lower bound", reason, assumed=False)
+    cpus = facts.value("cpu_logical")
+    if role == "capsule" and isinstance(cpus, int) and cpus > 0:
+        # Capsules have no tuning profiles: assume what foretune estimates a Capsule of this size serves
+        count = int(threshold("capsule_hosts_per_cpu")) * cpus
+        return HostFigure(count, "estimate", f"assumed: foretune's estimate for a {cpus}-CPU Capsule (about {count} "
+                          "hosts, from the guide's Smart Proxy tests); the source has no host count", assumed=True)
     size = "default" if profile == "development" else profile
     low, high = hardware.host_range(size)
     count = high if high is not None else low

@@ -19,6 +19,8 @@ def finding_dict(f: Finding) -> dict[str, Any]:
         "evidence": [{"fact": e.fact, "location": e.location, "excerpt": e.excerpt} for e in f.evidence],
         "fixes": list(f.fixes), "citations": [{"id": i, "title": t, "where": w} for i, t, w in f.citations],
         "waived": f.waived, "basis": f.basis or None,
+        "recommends": [{"tunable": name, "value": value} for name, value in f.recommends],
+        "symptoms": [finding_dict(s) for s in f.symptoms],
     }
 
 
@@ -45,6 +47,16 @@ def report_dict(report: Report) -> dict[str, Any]:
 def ordered(report: Report) -> list[Finding]:
     """Failing first (worst severity first), then the rest, each by component and rule id."""
     return sorted(report.findings, key=lambda f: (not f.counts, f.status != Status.FAIL, -int(f.severity), f.component, f.rule_id))
+
+
+def excerpt_line(excerpt: str, width: int) -> str:
+    """An evidence excerpt on one line: its lines joined with `` | `` (a unit's block shows its ``LimitNOFILE=`` lines,
+    not only ``Id=``), cut at ``width``.
+
+    >>> excerpt_line("Id=httpd.service\\nLimitNOFILE=1024", 100)
+    'Id=httpd.service | LimitNOFILE=1024'
+    """
+    return " | ".join(line.strip() for line in excerpt.splitlines() if line.strip())[:width]
 
 
 def value_text(value: Any, unit: str = "") -> str:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from foretune import __version__
 from foretune.audit.model import Finding, Report
 from foretune.report.actions import by_severity, combined_fixes, identity, verdict, what_next
-from foretune.report.data import ordered, value_text
+from foretune.report.data import excerpt_line, ordered, value_text
 from foretune.rules.base import Status
 from foretune.term import clean, clean_line, render_to_text
 
@@ -103,8 +103,14 @@ def _body(f: Finding) -> RenderableType:
         lines.append(Text(f"current: {clean_line(value_text(f.current, f.unit))}   recommended: "
                           f"{clean_line(value_text(f.recommended, f.unit))}"))
     for e in f.evidence[:4]:
-        excerpt = f": {clean_line(e.excerpt.splitlines()[0][:100])}" if e.excerpt else ""
+        excerpt = f": {clean_line(excerpt_line(e.excerpt, 100))}" if e.excerpt else ""
         lines.append(Text(f"evidence: {clean_line(e.location)}{excerpt}", style="muted"))
+    for symptom in f.symptoms:  # the same root cause, seen by another rule
+        lines.append(Text.assemble("symptom: ", (symptom.rule_id, "heading"), f" ({symptom.severity.label}): {clean(symptom.message)}"))
+        own = {(e.location, e.excerpt) for e in f.evidence}
+        for e in [e for e in symptom.evidence if (e.location, e.excerpt) not in own][:2]:
+            excerpt = f": {clean_line(excerpt_line(e.excerpt, 100))}" if e.excerpt else ""
+            lines.append(Padding(Text(f"evidence: {clean_line(e.location)}{excerpt}", style="muted"), (0, 0, 0, 2)))
     for fix in combined_fixes(f.fixes):
         lines += [Text("fix:"), Padding(_code(fix), (0, 0, 0, 2))]
     if f.citations:

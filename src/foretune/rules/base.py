@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -92,10 +93,27 @@ class Context:
     no_plan_reason: str = "plan unavailable: product version, CPUs or RAM unknown"
     host_figure: HostFigure | None = None
     profile_reason: str = ""
+    # the plan at the profile this audit asks for (a counted host figure beyond the declared profile's range, as far
+    # as the installer's hardware check accepts it); None: no profile change, ``plan`` stands
+    fix_plan: Plan | None = None
 
     @property
     def hosts_assumed(self) -> bool:
         return self.host_figure is not None and self.host_figure.assumed
+
+    @property
+    def fix_profile(self) -> str | None:
+        """The profile the recommended values are those of (:attr:`tunables`)."""
+        plan = self.fix_plan or self.plan
+        return plan.profile if plan is not None else None
+
+    @property
+    def tunables(self) -> Mapping[str, Any]:
+        """The tunables every recommended value and fix of this audit comes from: those of the plan at the profile
+        the audit asks for (``fix_plan``), else the plan's; the change set is built from the same plan, so a
+        finding and the outputs give one value per tunable."""
+        plan = self.fix_plan or self.plan
+        return plan.tunables if plan is not None else {}
 
     def hiera_fix(self, target: str, value: Any) -> Fix:
         """A custom-hiera fix; on releases without custom-hiera (Satellite 6.2) the edit of the file it ends up in."""
@@ -107,20 +125,6 @@ class Context:
         from foretune.plan.direct_edits import direct_edit  # start-up: plan code loads only for a fix
 
         return direct_edit(fix, capsule=self.role == "capsule")
-
-    def growth_fixes(self, tunable: str, current: int, setting: str) -> tuple[Fix, ...]:
-        """The plan's fixes for ``tunable`` when it recommends more than ``current`` (a saturated pool);
-        when it does not, advice: the pool already has what the guide sizes for this hardware."""
-        t = self.plan.tunables.get(tunable) if self.plan else None
-        if t is None:
-            return ()
-        if isinstance(t.foretune.value, int) and t.foretune.value > current:
-            return t.fixes
-        from foretune.plan.model import Fix  # start-up: plan code loads only for a fix
-
-        return (Fix("advice", setting, f"{setting} {current} already reaches what the guide sizes for this hardware "
-                                       f"({t.foretune.value}): more would oversubscribe the CPUs or RAM; add hardware "
-                                       "(then raise it) or spread the burst"),)
 
     def bench_results(self, kind: str) -> list[dict[str, Any]]:
         """Every result of the given bench documents ("storage" or "db") passed with --bench."""
@@ -182,6 +186,9 @@ class Rule:
     # log incidents (kind, services; empty = any service) that show this limit already failing: the finding
     # then quotes the line and is critical
     failing_when: ClassVar[tuple[tuple[str, tuple[str, ...]], ...]] = ()
+    # rules whose failure is the root cause of this one's: when one of them fails quoting the same evidence (the log
+    # lines its failing_when found), this finding is listed under it as a symptom instead of standing alone
+    symptom_of: ClassVar[tuple[str, ...]] = ()
 
     def applies(self, ctx: Context) -> str | None:
         """Return a skip reason when the rule does not apply (generation, role), else None."""
@@ -214,5 +221,6 @@ class PlanRule(Rule):
         return None
 
     def recommendation(self, ctx: Context) -> Any:
+        """The tunable as the audit recommends it (:attr:`Context.tunables`)."""
         assert ctx.plan is not None
-        return ctx.plan.tunables[self.tunable]
+        return ctx.tunables.get(self.tunable) or ctx.plan.tunables[self.tunable]

@@ -74,7 +74,9 @@ def rendered(rule: Rule) -> str:
     text = doc_text(rule)
     header_end = text.index("\n\n## ")
     fix = "unsafe (see Fix safety)" if rule.unsafe_fix else "safe"
-    text = text[:header_end] + f"\n- Added in: foretune {rule.version_added}\n- Fix: {fix}" + text[header_end:]
+    symptom = (f"\n- Symptom of: {', '.join(f'[{r}]({r}.md)' for r in rule.symptom_of)} (listed under that finding when it "
+               "fails quoting the same lines)") if rule.symptom_of else ""
+    text = text[:header_end] + f"\n- Added in: foretune {rule.version_added}\n- Fix: {fix}{symptom}" + text[header_end:]
     return text.replace("## Fix safety\n\n", f"## Fix safety\n\n{fix_safety_line(rule)}\n\n", 1)
 
 

@@ -205,15 +205,21 @@ def apache(x: Extractor) -> None:
                 "KeepAliveTimeout", "MaxKeepAliveRequests"):
         value.setdefault(key, None)
     x.known("apache", value, *provs or [x.note(raws[0].location, f"mpm {mpm}")])
-    # Foreman's values: its vhost (05-foreman-ssl.conf and its includes) overrides the global context;
-    # other vhosts (Puppet's 25-puppet.conf) configure other applications.
+    # The application's values: its vhost overrides the global context; other vhosts configure other applications.
+    # On a server that is Foreman's (05-foreman-ssl.conf and its includes); a Capsule has no Foreman, and Passenger
+    # serves Puppet there (25-puppet.conf: the 6.2 brief's Passenger advice "also apply directly to the capsule but in
+    # the context of Puppet").
+    app = "05-foreman-ssl" if any("05-foreman-ssl" in loc for loc, _d in parsed) else "25-puppet"
     foreman = [(loc, d) for loc, d in parsed if d.name in PASSENGER
-               and ("05-foreman-ssl" in loc or not any(s.startswith("VirtualHost") for s in d.sections))]
-    foreman.sort(key=lambda item: "05-foreman-ssl" in item[0])
+               and (app in loc or not any(s.startswith("VirtualHost") for s in d.sections))]
+    foreman.sort(key=lambda item: app in item[0])
     chosen_passenger = {d.name: (loc, d) for loc, d in foreman}
     passenger = {name: _int(d.args) for name, (_loc, d) in chosen_passenger.items()}
+    module = next(((loc, d) for loc, d in parsed if d.name == "LoadModule" and d.args.startswith("passenger_module")), None)
     if passenger:
         x.known("passenger", passenger, *[x.note(loc, f"{d.name} {d.args}") for loc, d in chosen_passenger.values()][:4])
+    elif module is not None:  # Passenger runs with its built-in values for every directive
+        x.known("passenger", passenger, x.note(module[0], f"LoadModule {module[1].args}"))
     else:
         x.unknown("passenger", "no Passenger directives (Puma era or Passenger not installed)")
 

@@ -12,7 +12,7 @@ class EventLimitsBelowPlan(PlanRule):
     component = "apache"
     severity = Severity.MEDIUM
     version_added = "0.1.0"
-    failing_when = (("http_503_burst", ()),)
+    failing_when = (("http_503_burst", ()), ("queue_at_capacity", ("httpd",)))  # 503s; "server reached MaxRequestWorkers"
     uses_hosts = True
     roles = frozenset({"server"})
     needs = ("apache",)
@@ -28,7 +28,7 @@ class EventLimitsBelowPlan(PlanRule):
         t = self.recommendation(ctx)
         if effective >= t.foretune.value:
             return self.passed(f"{effective} request workers for {ctx.hosts} hosts")
-        fixes = (*ctx.plan.tunables["apache.server_limit"].fixes, *t.fixes)  # type: ignore[union-attr]
+        fixes = (*ctx.tunables["apache.server_limit"].fixes, *t.fixes)
         return self.failed(f"{effective} request workers; {ctx.hosts} hosts call for {t.foretune.value} ({t.foretune.reason})",
                            current=effective, recommended=t.foretune.value, evidence=ctx.evidence("apache", about=("ServerLimit", "ThreadsPerChild", "MaxRequestWorkers")), fixes=fixes)
 

@@ -24,7 +24,7 @@ class EventWorkersOverLimit(PlanRule):
         limit, threads, workers = event_limits(apache)
         if workers <= limit * threads:
             return self.passed(f"MaxRequestWorkers {workers} <= {limit} x {threads}")
-        t = ctx.plan.tunables  # type: ignore[union-attr]
+        t = ctx.tunables
         fixes = (*t["apache.server_limit"].fixes, *t["apache.max_request_workers"].fixes)
         return self.failed(f"MaxRequestWorkers {workers} but only {limit} x {threads} = {limit * threads} threads can run: "
                            "httpd silently caps it and requests queue (HTTP 503 under load)",

@@ -15,6 +15,7 @@ class Http503Burst(Rule):
     basis = Basis.MEASURED
     needs = ("log_incidents",)
     citations = ("g62-passenger", "gf-httpd-children")
+    symptom_of = ("passenger-queue-too-small", "apache-event-limits-low", "apache-prefork-limits-low")
 
     def check(self, ctx: Context) -> Outcome:
         full = incidents.incidents(ctx, "queue_at_capacity", services=("passenger",))
@@ -25,7 +26,7 @@ class Http503Burst(Rule):
             worst = full[0]
             return self.failed(f"Passenger's request queue was full {incidents.span(worst)}: {incidents.quote(worst)}; "
                                f"those requests were answered 503" + (f", and clients got HTTP 503 {incidents.span(found[0])}" if found else ""),
-                               current=sum(int(i.get("count") or 0) for i in (*full, *found)), recommended=0,
+                               current=max(sum(int(i.get("count") or 0) for i in full), sum(int(i.get("count") or 0) for i in found)), recommended=0,
                                evidence=incidents.evidence([*full, *found]), severity=Severity.CRITICAL, observed=True)
         if not found:
             return self.passed("no bursts of HTTP 503 and no full request queue in the logs")

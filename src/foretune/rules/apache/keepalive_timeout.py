@@ -13,7 +13,7 @@ class KeepAliveTimeout(KeepAliveRule):
     component = "apache"
     severity = Severity.LOW
     version_added = "0.1.0"
-    roles = frozenset({"server"})
+    roles = frozenset({"server", "capsule"})  # 6.2 brief 5.9: "Example capsule Apache configuration tuning: KeepAlive On"
     needs = ("apache",)
     citations = ("g62-apache", "httpd-defaults")
     tunable = "apache.keepalive_timeout"

@@ -19,6 +19,7 @@ class CandlepinOutOfMemory(Rule):
     roles = frozenset({"server"})
     needs = ("log_incidents",)
     citations = ("candlepin-defaults", "fi-tuning-profiles")
+    symptom_of = ("candlepin-heap-low",)
 
     def check(self, ctx: Context) -> Outcome:
         found = incidents.incidents(ctx, "candlepin_oom")

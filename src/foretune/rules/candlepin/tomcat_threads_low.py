@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from foretune.knowledge import module_default
 from foretune.rules.base import Context, Evidence, Outcome, Rule, Severity
+from foretune.rules.recommend import sized_for_running_workers
 
 
 class TomcatThreadsLow(Rule):
@@ -28,7 +29,7 @@ class TomcatThreadsLow(Rule):
         if threads >= concurrency:
             return self.passed(f"Tomcat maxThreads {shown} >= Puma's {workers} x {per} = {concurrency} threads")
         return self.failed(f"Tomcat maxThreads {shown} < Puma's {workers} workers x {per} threads = {concurrency}: "
-                           "during registration bursts Candlepin calls queue in Tomcat and time out",
+                           f"during registration bursts Candlepin calls queue in Tomcat and time out{sized_for_running_workers(ctx)}",
                            current=threads, recommended=concurrency,
                            evidence=(*(ctx.evidence("candlepin", about="maxThreads") if read else
                                        (Evidence("candlepin", "module default", f"maxThreads {threads}: no maxThreads in the source, "

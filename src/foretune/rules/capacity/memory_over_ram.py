@@ -109,6 +109,8 @@ class MemoryOverRam(Rule):
     severity = Severity.HIGH
     version_added = "0.1.0"
     failing_when = (("oom_kill", ()),)
+    # Puma workers over what the RAM leaves them are the cause when that rule fails on the same OOM kill or meminfo
+    symptom_of = ("puma-workers-over-ram-budget",)
     needs = ("ram_bytes",)
     citations = ("g62-memory", "gf-puma-autotuning", "foretune-estimate")
     unit = "bytes"

@@ -23,7 +23,7 @@ class SidekiqConcurrencyHigh(PlanRule):
         t = self.recommendation(ctx)
         if conc <= t.foretune.value:
             return self.passed(f"concurrency {conc}")
-        inst = ctx.plan.tunables["dynflow.sidekiq_instances"]  # type: ignore[union-attr]
+        inst = ctx.tunables["dynflow.sidekiq_instances"]
         if ctx.release is not None and not ctx.release.features.dynflow_worker_options:  # one worker: no instances to add
             return self.failed(f"concurrency {conc}: Ruby threads gain little above 5; this installer runs one Sidekiq worker",
                                current=conc, recommended=t.foretune.value, evidence=ctx.evidence("dynflow"), fixes=t.fixes)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.plan.constants import const
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 from foretune.term import plural
 
@@ -25,6 +26,11 @@ class SidekiqTooFewInstances(PlanRule):
         t = self.recommendation(ctx)
         if workers >= t.foretune.value:
             return self.passed(f"{workers} Sidekiq workers")
+        if ctx.hosts_assumed:  # the verdict would rest on an assumed figure: say how many hosts the workers in force cover
+            covered = max((int(bound) for bound, n in const("sidekiq_instances_by_hosts") if bound is not None and n <= workers), default=0)
+            return self.failed(f"{plural(workers, 'Sidekiq worker')} {'covers' if workers == 1 else 'cover'} up to {covered} hosts (the guide's Dynflow tuning, "
+                               f"stepped by the profiles' host ranges); beyond {covered} hosts the plan gives {t.foretune.value}",
+                               current=workers, recommended=t.foretune.value, evidence=ctx.evidence("dynflow"), fixes=t.fixes)
         return self.failed(f"{plural(workers, 'Sidekiq worker')} for {ctx.hosts} hosts: remote execution and content tasks queue",
                            current=workers, recommended=t.foretune.value, evidence=ctx.evidence("dynflow"), fixes=t.fixes)
 

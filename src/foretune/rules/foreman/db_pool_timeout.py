@@ -16,15 +16,16 @@ class ForemanDbPoolTimeout(Rule):
     roles = frozenset({"server"})
     needs = ("log_incidents",)
     citations = ("gf-db-pool", "pf-db-pool")
+    symptom_of = ("foreman-db-pool-too-small",)
 
     def check(self, ctx: Context) -> Outcome:
         found = incidents.incidents(ctx, "db_pool_timeout")
         if not found:
             return self.passed("no 'could not obtain a connection from the pool' errors in production.log")
         current = ctx.facts.value("foreman_db_pool")
-        t = ctx.plan.tunables.get("foreman.db_pool") if ctx.plan else None
+        t = ctx.tunables.get("foreman.db_pool")
         threads = (ctx.facts.value("puma") or {}).get("threads_max")
-        plan_threads = ctx.plan.tunables.get("puma.threads_max") if ctx.plan else None
+        plan_threads = ctx.tunables.get("puma.threads_max")
         plan_pool = int(t.foretune.value) if t is not None and t.foretune.value is not None else 0
         # the plan's margin over its threads (the release's listeners), applied to the threads in force
         margin = max(0, plan_pool - int(plan_threads.foretune.value)) if plan_threads is not None and plan_pool else 0

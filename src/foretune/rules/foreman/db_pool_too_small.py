@@ -26,7 +26,7 @@ class DbPoolTooSmall(PlanRule):
         threads = puma.get("threads_max") or module_default("puma", "auto")["threads_max"]
         t = self.recommendation(ctx)
         assert ctx.plan is not None
-        plan_threads = ctx.plan.tunables["puma.threads_max"]
+        plan_threads = ctx.tunables["puma.threads_max"]
         # the margin over the threads is the plan's (it knows the release's listeners), applied to the threads in force
         margin = max(0, int(t.foretune.value) - int(plan_threads.foretune.value))
         need = threads + margin

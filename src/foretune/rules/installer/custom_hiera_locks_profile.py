@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from foretune.knowledge.hiera_keys import locking_keys
+from foretune.knowledge.profiles import PG, flatten
+from foretune.plan.constants import const
 from foretune.rules.base import Context, Outcome, Rule, Severity
 from foretune.term import plural
 
@@ -21,7 +23,15 @@ class CustomHieraLocksProfile(Rule):
     def check(self, ctx: Context) -> Outcome:
         if ctx.release is None:
             return self.skipped("product version unknown")
-        notes = locking_keys(ctx.release, ctx.facts.value("custom_hiera") or {})
+        hiera = ctx.facts.value("custom_hiera") or {}
+        # a key pinned at the value this audit itself recommends there (the guide's own custom-hiera procedure, as
+        # for work_mem: 8MB) is a documented deliberate override, not a lock to undo
+        wanted = {key: value for t in ctx.tunables.values() for fix in t.fixes if fix.kind == "hiera"
+                  for key, value in (flatten({fix.target: fix.value}).items())}
+        documented = {f"{PG}/work_mem": const("pg_work_mem")}  # the guide's "Append ... custom-hiera.yaml" work_mem
+        pinned = flatten(hiera)
+        notes = [n for n in locking_keys(ctx.release, hiera)
+                 if not any(n.key in values and str(values[n.key]) == str(pinned.get(n.key)) for values in (wanted, documented))]
         if not notes:
             return self.passed("no profile-managed keys pinned")
         keys = [n.key for n in notes]

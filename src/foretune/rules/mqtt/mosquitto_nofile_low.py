@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.plan.constants import const
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 from foretune.rules.values import nofile_text, service_nofile
 
@@ -26,6 +27,12 @@ class MosquittoNofileLow(PlanRule):
         t = self.recommendation(ctx)
         if current >= t.foretune.value:
             return self.passed(f"mosquitto open files {nofile_text(limits, 'mosquitto')} for {ctx.hosts} hosts")
+        if ctx.hosts_assumed:  # the verdict would rest on an assumed figure: say how many hosts the limit in force holds
+            holds = int(current / (1 + const("mosquitto_headroom")))
+            return self.failed(f"mosquitto's {current} descriptors hold up to {holds} pull-REX hosts (one per host plus "
+                               f"{const('mosquitto_headroom') * 100:.0f} % for reconnects, a foretune estimate); below {holds} "
+                               "hosts the limit in force is enough", current=current, recommended=t.foretune.value,
+                               evidence=ctx.evidence("service_limits", "mqtt", about=("mosquitto.service", "mosquitto")), fixes=t.fixes)
         return self.failed(f"mosquitto open files {nofile_text(limits, 'mosquitto')}: only about that many pull-REX hosts can stay connected "
                            f"({ctx.hosts} managed)", current=current, recommended=t.foretune.value,
                            evidence=ctx.evidence("service_limits", "mqtt", about=("mosquitto.service", "mosquitto")), fixes=t.fixes)

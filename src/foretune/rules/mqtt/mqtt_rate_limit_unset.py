@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.plan.constants import const
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 
 
@@ -23,6 +24,10 @@ class MqttRateLimitUnset(PlanRule):
         t = self.recommendation(ctx)
         if t.foretune.value is None or mqtt.get("rate_limit"):
             return self.passed(f"rate limit {mqtt.get('rate_limit') or 'unlimited'} for {ctx.hosts} hosts")
+        if ctx.hosts_assumed:  # the verdict would rest on an assumed figure: say from where a limit is asked for
+            return self.failed(f"no MQTT rate limit: none is needed up to {const('mqtt_rate_limit_from_hosts')} pull-REX hosts "
+                               "(a foretune estimate); beyond, a large job notifies them all at once and exhausts the Smart Proxy",
+                               current=None, recommended=t.foretune.value, evidence=ctx.evidence("mqtt"), fixes=t.fixes)
         return self.failed(f"no MQTT rate limit with {ctx.hosts} pull-REX hosts: a large job notifies them all at once "
                            "and exhausts the Smart Proxy", current=None, recommended=t.foretune.value,
                            evidence=ctx.evidence("mqtt"), fixes=t.fixes)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from foretune.rules import incidents
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity, Status
 from foretune.rules.capacity.memory_over_ram import RULE as budget
@@ -16,6 +18,7 @@ class OomKills(Rule):
     version_added = "0.1.0"
     basis = Basis.MEASURED
     citations = ("g62-memory",)
+    symptom_of = ("memory-budget-over-ram", "puma-workers-over-ram-budget")
 
     def check(self, ctx: Context) -> Outcome:
         log_known = ctx.facts["log_incidents"].known
@@ -27,17 +30,25 @@ class OomKills(Rule):
         if not found and not counter:
             return self.passed("no OOM kill in the logs" + (", oom_kill 0 in /proc/vmstat" if counter == 0 else ""))
         victims = sorted({str(i.get("service")) for i in found if i.get("service")})
-        what = (f"killed {', '.join(victims)} {incidents.span(found[0])}: {incidents.quote(found[0])}" if found
-                else f"killed {counter} processes since boot (/proc/vmstat oom_kill)")
+        kills = distinct_kills(found)
+        what = (f"killed {', '.join(victims)} {incidents.span({**found[0], 'count': kills})}: {incidents.quote(found[0])}"
+                if found else f"killed {counter} processes since boot (/proc/vmstat oom_kill)")
         # point to the memory budget only when that rule fails on this source
         over = (budget.applies(ctx) is None and ctx.facts["ram_bytes"].known
                 and budget.check(ctx).status == Status.FAIL)
         where = "; see memory-budget-over-ram" if over else ""
         return self.failed(f"the OOM killer {what}{where}{largest_outside(ctx)}",
-                           current=sum(int(i.get("count") or 0) for i in found) or counter, recommended=0,
+                           current=kills or counter, recommended=0,
                            evidence=(*incidents.evidence(found), *ctx.evidence("memory_pressure", about="oom_kill"),
                                      *(ctx.evidence("other_processes") if largest_outside(ctx) else ())),
                            fixes=(memory_fix(ctx),), observed=True)
+
+
+def distinct_kills(found: list[dict[str, Any]]) -> int:
+    """Kills in the logs, each once: the kernel's ring buffer (dmesg) and the syslog copy of it (messages) quote
+    the same ``Killed process PID (name)``, so kills the logs name are counted by PID and name; the others by count."""
+    named = {k for i in found for k in i.get("keys") or ()}
+    return len(named) + sum(int(i.get("count") or 0) for i in found if not i.get("keys"))
 
 
 RULE = OomKills()

@@ -22,6 +22,8 @@ class OpenFilesExhausted(Rule):
     basis = Basis.MEASURED
     needs = ("log_incidents",)
     citations = ("gf-httpd-nofile", "g69-qpid", "gf-pull-rex")
+    symptom_of = ("httpd-nofile-low", "mosquitto-nofile-low", "qpidd-nofile-low", "qdrouterd-nofile-low",
+                  "proxy-dynflow-nofile-low")
 
     def check(self, ctx: Context) -> Outcome:
         found = incidents.incidents(ctx, "socket_exhaustion")
@@ -32,7 +34,7 @@ class OpenFilesExhausted(Rule):
         unit, tunable = LIMITS.get(service, (service, ""))
         limits = ctx.facts.value("service_limits")
         current = service_nofile(limits, unit)
-        t = ctx.plan.tunables.get(tunable) if ctx.plan else None
+        t = ctx.tunables.get(tunable)
         plan = t.foretune.value if t is not None else None
         if isinstance(plan, int) and (current is None or plan > current):
             recommended: object = plan

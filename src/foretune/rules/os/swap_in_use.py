@@ -17,6 +17,7 @@ class SwapInUse(Rule):
     basis = Basis.MEASURED
     needs = ("swap",)
     citations = ("g62-memory", "foretune-estimate")
+    symptom_of = ("memory-budget-over-ram",)  # swap fills when the box is short of memory: one problem
     unit = "bytes"
 
     def check(self, ctx: Context) -> Outcome:

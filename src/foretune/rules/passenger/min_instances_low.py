@@ -22,7 +22,7 @@ class MinInstancesLow(PlanRule):
     def recommendation(self, ctx: Context) -> Any:
         """Foreman's application on a server; a Capsule's Passenger serves only Puppet (the brief's capsule example)."""
         assert ctx.plan is not None
-        return ctx.plan.tunables[self.app_tunable(ctx)]
+        return ctx.tunables.get(self.app_tunable(ctx)) or ctx.plan.tunables[self.app_tunable(ctx)]
 
     def app_tunable(self, ctx: Context) -> str:
         return "passenger.puppet_min_instances" if ctx.role == "capsule" else self.tunable
@@ -35,7 +35,7 @@ class MinInstancesLow(PlanRule):
         return None
 
     def check(self, ctx: Context) -> Outcome:
-        return compare(self, ctx, "PassengerMinInstances", lambda v, w: v >= w, "a burst waits while Passenger spawns Foreman processes")
+        return compare(self, ctx, "PassengerMinInstances", lambda v, w: v >= w, f"a burst waits while Passenger spawns {'Puppet' if ctx.role == 'capsule' else 'Foreman'} processes")
 
 
 RULE = MinInstancesLow()

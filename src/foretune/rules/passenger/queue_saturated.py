@@ -5,6 +5,7 @@ from __future__ import annotations
 from foretune.knowledge import module_default
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
 from foretune.rules.passenger._passenger import passenger_era
+from foretune.rules.recommend import growth_fixes
 
 
 class PassengerQueueSaturated(Rule):
@@ -32,7 +33,7 @@ class PassengerQueueSaturated(Rule):
         evidence = ctx.evidence("passenger_status", "passenger")
         if queued == 0:
             return self.passed(f"{running} of {pool} processes, nothing queued")
-        fixes = ctx.growth_fixes("passenger.max_pool_size", pool, "PassengerMaxPoolSize")
+        fixes = growth_fixes(ctx, "passenger.max_pool_size", pool, "PassengerMaxPoolSize")
         if fullest >= limit:
             return self.failed(f"{fullest} requests queued for one application, at its PassengerMaxRequestQueueSize {limit}: "
                                "further requests get HTTP 503 now", current=fullest, recommended=f"< {limit}", evidence=evidence,

@@ -15,7 +15,7 @@ class QueueTooSmall(PlanRule):
     component = "passenger"
     severity = Severity.MEDIUM
     version_added = "0.1.0"
-    failing_when = (("http_503_burst", ()),)
+    failing_when = (("http_503_burst", ()), ("queue_at_capacity", ("passenger",)))
     uses_hosts = True
     roles = frozenset({"server", "capsule"})  # 6.2 brief 5.9: Passenger advice "also apply directly to the capsule"
     needs = ("passenger",)
@@ -24,7 +24,7 @@ class QueueTooSmall(PlanRule):
 
     def check(self, ctx: Context) -> Outcome:
         outcome = compare(self, ctx, "PassengerMaxRequestQueueSize", lambda v, w: v >= w,
-                          "a registration burst beyond the queue gets HTTP 503")
+                          f"a {'Puppet' if ctx.role == 'capsule' else 'registration'} burst beyond the queue gets HTTP 503")
         status = ctx.facts.value("passenger_status") or {}
         queued = status.get("app_queue_max", status.get("app_queue")) or 0  # the limit is per application
         size = (ctx.facts.value("passenger").get("PassengerMaxRequestQueueSize")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from foretune.rules import incidents
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
 from foretune.rules.postgresql._defaults import cited, pg_default
-from foretune.rules.postgresql.max_connections_below_budget import running_budget
+from foretune.rules.recommend import recommended, running_budget
 from foretune.rules.values import pg_int
 
 
@@ -18,6 +18,7 @@ class PgConnectionExhaustion(Rule):
     basis = Basis.MEASURED
     needs = ("log_incidents",)
     citations = ("gf-postgresql", "pf-db-pool", "pg-conf-sample-90", "pg-conf-defaults")
+    symptom_of = ("pg-max-connections-below-budget",)
 
     def check(self, ctx: Context) -> Outcome:
         found = incidents.incidents(ctx, "pg_connection_exhaustion")
@@ -29,22 +30,23 @@ class PgConnectionExhaustion(Rule):
             default = pg_default(ctx, "max_connections")
             current = int(default.value)
         unset = "" if default is None else f" (unset: {default.origin})"
-        t = ctx.plan.tunables.get("postgresql.max_connections") if ctx.plan else None
+        rec = recommended(ctx, "postgresql.max_connections")
         need = running_budget(ctx)[0] if ctx.plan is not None and ctx.plan.input.role == "server" else 0
-        want = max(need, int(t.foretune.value) if t is not None and t.foretune.value else 0)
+        want = int(rec.value) if rec is not None and rec.value else 0
         if want > current:
-            recommended: object = want
+            advice: object = want
             why = (f"max_connections {current}{unset} is below what the services in force may open ({need}, "
-                   "see pg-max-connections-below-budget)")
+                   "see pg-max-connections-below-budget)" if need > current else
+                   f"max_connections {current}{unset} is below the {want} recommended for this box ({rec.why if rec else ''})")
         else:
-            recommended = "find who holds the connections (pg_stat_activity): the budget fits"
+            advice = "find who holds the connections (pg_stat_activity): the budget fits"
             why = (f"max_connections {current}{unset} covers the budget of the services in force ({need}): connections are "
                    "held beyond it (idle sessions, leaks, external clients)")
         return self.failed(f"PostgreSQL refused connections {incidents.span(found[0])}: {incidents.quote(found[0])}; {why}",
-                           current=current, recommended=recommended,
+                           current=current, recommended=advice,
                            evidence=(*incidents.evidence(found), *ctx.evidence("postgresql", about="max_connections"),
                                      *(default.evidence(ctx) if default else ())),
-                           fixes=t.fixes if t is not None and want > current else (), observed=True,
+                           fixes=rec.fixes if rec is not None and want > current else (), observed=True,
                            **cited(self, default))
 
 

@@ -22,6 +22,10 @@ class ProxyDynflowNofileLow(PlanRule):
     def check(self, ctx: Context) -> Outcome:
         limits = ctx.facts.value("service_limits")
         found = [(u, service_nofile(limits, u)) for u in UNITS if service_nofile(limits, u) is not None]
+        if ctx.release is not None and not ctx.release.features.custom_hiera and found and found[0][0] != UNITS[0]:
+            # Satellite 6.2 runs remote execution's dynflow in its own smart_proxy_dynflow_core service; foreman-proxy's
+            # limit is not the one its SSH connections use
+            return self.skipped("smart_proxy_dynflow_core (remote execution) is not running on this host")
         if not found:
             return self.skipped("Smart Proxy dynflow service limits not in the source")
         unit, current = found[0]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
+from foretune.rules.recommend import growth_fixes
 
 
 class PumaPoolSaturated(Rule):
@@ -24,7 +25,7 @@ class PumaPoolSaturated(Rule):
         if backlog > 0 and (saturated or stats.get("pool_capacity") == 0):
             return self.failed(f"{backlog} requests waited in Puma's backlog while {saturated} of {workers} workers had no "
                                "free thread: the application server is saturated now", current=backlog, recommended=0,
-                               evidence=evidence, fixes=ctx.growth_fixes("puma.workers", workers, "Puma workers"), observed=True)
+                               evidence=evidence, fixes=growth_fixes(ctx, "puma.workers", workers, "Puma workers"), observed=True)
         if booted < workers:
             return self.failed(f"only {booted} of {workers} Puma workers booted: the others crashed or are restarting",
                                current=booted, recommended=workers, evidence=evidence, severity=Severity.MEDIUM,

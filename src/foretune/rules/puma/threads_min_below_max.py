@@ -23,7 +23,7 @@ class PumaThreadsMinBelowMax(PlanRule):
         tmin, tmax = puma.get("threads_min"), puma.get("threads_max")
         if tmin is None or tmax is None:
             return self.skipped("Puma thread counts unknown")
-        tmax_plan = ctx.plan.tunables["puma.threads_max"]
+        tmax_plan = ctx.tunables["puma.threads_max"]
         want = tmax_plan.foretune.value
         alternative = threshold("puma_threads_alternative")  # the installer default the guide accepts
         fixes = (*self.recommendation(ctx).fixes, *tmax_plan.fixes)

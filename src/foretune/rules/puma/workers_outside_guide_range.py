@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from foretune.knowledge import hardware
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.recommend import profile_now, recommended
 
 
 class PumaWorkersOutsideRange(PlanRule):
@@ -12,6 +13,8 @@ class PumaWorkersOutsideRange(PlanRule):
     component = "puma"
     severity = Severity.MEDIUM
     version_added = "0.1.0"
+    # more workers than the guide's range and more than the RAM holds: one setting, one fix, under the RAM finding
+    symptom_of = ("puma-workers-over-ram-budget",)
     roles = frozenset({"server"})
     needs = ("puma",)
     citations = ("gf-puma-recommendations",)
@@ -23,17 +26,21 @@ class PumaWorkersOutsideRange(PlanRule):
             return self.skipped("Puma worker count unknown")
         assert ctx.plan is not None
         low, high = hardware.puma_worker_range(ctx.plan.profile)
-        needed = _needed_profile(ctx)
-        if needed is not None and workers > high:
+        change = profile_now(ctx)
+        if change is not None and change.now is not None and workers > high:
             # more workers than the declared profile's range, on a box whose hosts need a larger profile
-            # (profile-too-small-for-hosts): judged by that profile's range, never cut back to the declared one's
-            nlow, nhigh = hardware.puma_worker_range(needed)
-            why = f"the profile {ctx.hosts} hosts need ({ctx.plan.profile} is declared: see profile-too-small-for-hosts)"
+            # (profile-too-small-for-hosts): judged by the profile the audit asks for, never cut back to the declared one's
+            nlow, nhigh = hardware.puma_worker_range(change.now)
+            why = (f"the profile {ctx.hosts} hosts need" if change.now == change.needed else
+                   f"the largest profile the installer accepts here ({ctx.hosts} hosts need {change.needed})")
+            why += f" ({ctx.plan.profile} is declared: see profile-too-small-for-hosts)"
             if workers <= nhigh:
-                return self.passed(f"{workers} workers, guide {nlow}-{nhigh} for {needed}, {why}")
-            return self.failed(f"{workers} workers; the guide measured {nlow}-{nhigh} best for {needed}, {why} "
-                               "(more was slower or unstable under registration load)", current=workers, recommended=nhigh,
-                               evidence=ctx.evidence("puma"), fixes=(ctx.hiera_fix("foreman::foreman_service_puma_workers", nhigh),))
+                return self.passed(f"{workers} workers, guide {nlow}-{nhigh} for {change.now}, {why}")
+            rec = recommended(ctx, self.tunable)
+            assert rec is not None
+            return self.failed(f"{workers} workers; the guide measured {nlow}-{nhigh} best for {change.now}, {why} "
+                               "(more was slower or unstable under registration load)", current=workers, recommended=rec.value,
+                               evidence=ctx.evidence("puma"), fixes=rec.fixes)
         t = self.recommendation(ctx)
         if low <= workers <= high or workers == t.foretune.value:
             return self.passed(f"{workers} workers, guide {low}-{high} for {ctx.plan.profile}")
@@ -42,18 +49,6 @@ class PumaWorkersOutsideRange(PlanRule):
         return self.failed(f"{workers} workers; the guide measured {low}-{high} best for {ctx.plan.profile} "
                            f"({side} was slower or unstable under registration load){plan_note}",
                            current=workers, recommended=t.foretune.value, evidence=ctx.evidence("puma"), fixes=t.fixes)
-
-
-def _needed_profile(ctx: Context) -> str | None:
-    """The size a counted host figure needs, as far as the hardware carries it, when that is larger than the
-    profile the box is judged at; else None."""
-    from foretune.knowledge.model import SIZES  # start-up: only when _needed_profile runs
-
-    if ctx.plan is None or ctx.hosts is None or ctx.hosts_assumed or ctx.plan.profile not in SIZES:
-        return None
-    carried = hardware.largest_supported(ctx.plan.input.cpus, ctx.plan.input.ram_bytes) or "default"
-    needed = min(hardware.profile_for_hosts(ctx.hosts), carried, key=SIZES.index)
-    return needed if SIZES.index(needed) > SIZES.index(ctx.plan.profile) else None
 
 
 RULE = PumaWorkersOutsideRange()

@@ -2,7 +2,8 @@
 
 Satellite 6.2's brief gives one flat value (LimitNOFILE=1000000) "when you plan to have a big amount
 of clients with katello-agent" and no per-host formula; later guides give qpidd 4N+500 and
-qdrouterd 3N+100. Each release is judged by its own source, and the message names that source's inputs.
+qdrouterd 3N+100. Each release's recommendation is its own source's; what a limit holds is sized by the later
+guides' formula on 6.2 too (descriptors per client are the daemon's, not the release's), and the message says so.
 """
 
 from __future__ import annotations
@@ -36,23 +37,28 @@ def nofile_check(rule: PlanRule, ctx: Context, key: str, daemon: str) -> Outcome
         return rule.skipped(f"{daemon} LimitNOFILE unknown")
     t = rule.recommendation(ctx)
     era62 = not ctx.plan.release.features.custom_hiera
-    cites = ("g62-qpid",) if era62 else ("g69-qpid",)
+    cites: tuple[str, ...] = ("g62-qpid",) if era62 else ("g69-qpid",)
     evidence = ctx.evidence("qpid", "service_limits", about=f"{daemon}.service")
     if t.foretune.value is None or current >= t.foretune.value:
         return rule.passed(f"{daemon} LimitNOFILE={current}", citations=cites)
     hosts = ctx.plan.input.katello_agent_hosts
+    per, base = (const(k) for k in FORMULA[daemon])
+    # the 6.2 brief gives no per-host figure; the later guides' formula measures what each katello-agent client holds
+    # in the same daemon, so it sizes what a limit holds on 6.2 too (the recommendation stays the brief's)
+    source = "the later guides' formula: the 6.2 brief gives none" if era62 else "the guide's formula"
+    if era62:
+        cites = (*cites, "g69-qpid")
     if ctx.hosts_assumed:  # the verdict rests on an assumed figure: say what the limit in force holds instead
-        holds = current if era62 else max(0, (current - const(FORMULA[daemon][1])) // const(FORMULA[daemon][0]))
-        why = ("one descriptor per host, a foretune estimate" if era62 else
-               f"{const(FORMULA[daemon][0])} per host + {const(FORMULA[daemon][1])}, the guide's formula")
-        return rule.failed(f"{daemon}'s {current} descriptors hold up to {holds} katello-agent hosts ({why}); the "
-                           f"{'6.2 brief sets' if era62 else 'plan recommends'} LimitNOFILE={t.foretune.value}; below "
-                           f"{holds} hosts the limit in force is enough", current=current, recommended=t.foretune.value,
-                           evidence=evidence, fixes=t.fixes, citations=cites, basis=Basis.ASSUMED)
-    if era62 and current < hosts:
-        return rule.failed(f"{daemon} LimitNOFILE={current} is below the {hosts} katello-agent hosts, each with its own "
-                           f"{HOLDS[daemon]} in {daemon} (foretune estimate: at least one descriptor per host): clients beyond it "
-                           f"cannot connect; the 6.2 brief sets LimitNOFILE={t.foretune.value}", current=current,
+        holds = max(0, (current - base) // per)
+        return rule.failed(f"{daemon}'s {current} descriptors hold up to {holds} katello-agent hosts ({per} per host + "
+                           f"{base}, {source}); the {'6.2 brief sets' if era62 else 'plan recommends'} "
+                           f"LimitNOFILE={t.foretune.value}; below {holds} hosts the limit in force is enough",
+                           current=current, recommended=t.foretune.value, evidence=evidence, fixes=t.fixes,
+                           citations=cites, basis=Basis.ASSUMED)
+    if era62 and current < per * hosts + base:
+        return rule.failed(f"{daemon} LimitNOFILE={current} is below {per} x {hosts} katello-agent hosts + {base} = "
+                           f"{per * hosts + base} ({source}): clients beyond it cannot connect; the 6.2 brief sets "
+                           f"LimitNOFILE={t.foretune.value}", current=current,
                            recommended=t.foretune.value, evidence=evidence, fixes=t.fixes, citations=cites)
     if era62:
         quote = citation("g62-qpid").quotes[0].text
@@ -60,7 +66,6 @@ def nofile_check(rule: PlanRule, ctx: Context, key: str, daemon: str) -> Outcome
                            f"(\"{quote}\"); the brief gives no host count at which a lower limit runs out",
                            current=current, recommended=t.foretune.value, evidence=evidence, fixes=t.fixes,
                            severity=Severity.MEDIUM, citations=cites)
-    per, base = (const(k) for k in FORMULA[daemon])
     need = per * hosts + base
     if current >= need:
         return rule.failed(f"{daemon} LimitNOFILE={current} covers {per} x {hosts} katello-agent hosts + {base} = {need}, "

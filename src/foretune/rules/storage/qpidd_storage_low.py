@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.plan.constants import const
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 from foretune.units import format_gib
 
@@ -29,6 +30,12 @@ class QpiddStorageLow(PlanRule):
         agents = ctx.plan.input.katello_agent_hosts
         if entry["free_bytes"] >= need:
             return self.passed(f"{format_gib(entry['free_bytes'])} free in /var/lib/qpidd for {agents} katello-agent hosts")
+        if ctx.hosts_assumed:  # an assumed figure: how many hosts the free space holds
+            per = const("qpidd_storage_per_host_mib")
+            holds = entry["free_bytes"] // (per * 1024**2)
+            return self.failed(f"/var/lib/qpidd's {format_gib(entry['free_bytes'])} free hold up to {holds} katello-agent hosts "
+                               f"({per} MiB per host, the guide); below {holds} hosts it is enough", current=entry["free_bytes"],
+                               recommended=need, evidence=ctx.evidence("key_dirs", about=entry["mountpoint"]))
         return self.failed(f"/var/lib/qpidd has {format_gib(entry['free_bytes'])} free; {agents} katello-agent hosts need {format_gib(need)}",
                            current=entry["free_bytes"], recommended=need, evidence=ctx.evidence("key_dirs", about=entry["mountpoint"]))
 

@@ -1,0 +1,94 @@
+"""One problem, one finding: a failing finding that is a symptom of another failing finding joins it.
+
+Which rules' failures are symptoms of which is rule metadata (``Rule.symptom_of``), not code here. A symptom joins
+a root cause only when both count (failing, not waived) and the root cause quotes at least one of the symptom's
+evidence lines: the log lines that made the root cause critical (its ``failing_when``) are the ones the symptom's
+rule found, so an ``open-files-exhausted`` about mosquitto never joins ``httpd-nofile-low``. The joined finding
+keeps the root cause's message and fix, takes the worst severity of the two, and lists the symptom under it. The
+relation may chain (swap in use under the memory budget, the budget under Puma workers over the RAM); the report has
+one level: every symptom is listed under the root that is no symptom itself (the metadata has no cycle).
+
+:func:`fix_once` runs on the fix lines as the report prints them (after the change set has worded them): each fix
+once per report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+
+from foretune.audit.model import Finding
+from foretune.rules.base import Rule
+
+
+def combine(findings: list[Finding], rules: Iterable[Rule]) -> list[Finding]:
+    """``findings`` with each symptom moved under its root cause (the worst failing one its rule's ``symptom_of``
+    names that quotes the symptom's evidence), in the original order otherwise."""
+    symptom_of = {rule.id: rule.symptom_of for rule in rules}
+    by_rule = {f.rule_id: f for f in findings}
+    parent: dict[str, str] = {}  # symptom -> the root cause it joins directly
+    for f in findings:
+        if not f.counts:
+            continue
+        lines = {(e.location, e.excerpt) for e in f.evidence}
+        roots = [by_rule[r] for r in symptom_of.get(f.rule_id, ()) if r in by_rule and r != f.rule_id]
+        roots = [r for r in roots if r.counts and lines & {(e.location, e.excerpt) for e in r.evidence}]
+        if roots:
+            parent[f.rule_id] = max(roots, key=lambda r: r.severity).rule_id
+
+    def top(rule_id: str) -> str:
+        """The root cause a symptom ends under: a root that is itself a symptom (the memory budget of Puma workers
+        over the RAM) passes its symptoms up, so the report has one level."""
+        seen = {rule_id}
+        while rule_id in parent and parent[rule_id] not in seen:
+            rule_id = parent[rule_id]
+            seen.add(rule_id)
+        return rule_id
+
+    joined: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.rule_id in parent and top(f.rule_id) != f.rule_id:
+            joined.setdefault(top(f.rule_id), []).append(f)
+    moved = {s.rule_id for group in joined.values() for s in group}
+    out = []
+    for f in findings:
+        if f.rule_id in moved:
+            continue
+        if f.rule_id in joined:
+            symptoms = tuple(joined[f.rule_id])
+            worst = max((f, *symptoms), key=lambda x: x.severity)
+            f = dataclasses.replace(f, symptoms=symptoms, severity=worst.severity,
+                                    basis="measured" if any(s.basis == "measured" for s in symptoms) else f.basis)
+        out.append(f)
+    return out
+
+
+def fix_once(findings: list[Finding]) -> list[Finding]:
+    """Each fix once per report: a symptom's fix its root cause (or an earlier symptom) already gives is not repeated
+    under it, and a fix a worse (or earlier) finding already gives is left out of the later one, whose message names
+    where it is (both findings stay: each judges its own setting)."""
+    findings = [dataclasses.replace(f, symptoms=_symptom_fixes_once(f)) if f.symptoms else f for f in findings]
+    seen: dict[str, str] = {}
+    changed: dict[int, Finding] = {}
+    for i in sorted(range(len(findings)), key=lambda i: -int(findings[i].severity)):
+        f = findings[i]
+        if not f.counts:
+            continue
+        repeated = [fix for fix in f.fixes if fix in seen]
+        for fix in f.fixes:
+            seen.setdefault(fix, f.rule_id)
+        if repeated:
+            where = sorted({seen[fix] for fix in repeated})
+            changed[i] = dataclasses.replace(f, fixes=tuple(x for x in f.fixes if x not in repeated),
+                                             message=f"{f.message}; the fix is part of {', '.join(where)}'s")
+    return [changed.get(i, f) for i, f in enumerate(findings)]
+
+
+def _symptom_fixes_once(root: Finding) -> tuple[Finding, ...]:
+    """The root's symptoms, each without the fixes the root or an earlier symptom already gives."""
+    seen = set(root.fixes)
+    out = []
+    for s in root.symptoms:
+        out.append(dataclasses.replace(s, fixes=tuple(x for x in s.fixes if x not in seen)))
+        seen.update(s.fixes)
+    return tuple(out)

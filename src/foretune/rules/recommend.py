@@ -1,0 +1,154 @@
+"""The one value an audit recommends for each tunable, asked for by every rule that names one.
+
+A report must never hold two values for one tunable (a limit in one finding and another in the next, "workers 12
+already reaches what the guide sizes" beside a finding that asks for 18). Every rule that recommends a value for a
+tunable, in its ``recommended``, its fixes or its advice, takes it from :func:`recommended`; the profile the box
+should run now comes from :func:`profile_now`. Values come from the plan at that profile (``Context.fix_plan``),
+the plan the change set (``foretune.changes.build.from_audit``) is built from; where the audit asks for a value the
+plan does not give (max_connections over the running budget), the change set takes the finding's.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+from foretune.knowledge import hardware, module_default
+from foretune.knowledge.model import SIZES
+from foretune.knowledge.profiles import PG
+from foretune.plan.constants import const
+from foretune.plan.model import Fix
+from foretune.rules.base import Context
+from foretune.term import plural
+from foretune.units import format_gib
+
+
+class Recommendation(NamedTuple):
+    value: Any
+    fixes: tuple[Fix, ...]
+    why: str = ""  # where the value comes from, for messages
+
+
+class ProfileNow(NamedTuple):
+    declared: str  # the profile the box runs
+    needed: str  # the profile its hosts need
+    now: str | None  # the profile to apply now (None: none larger than declared until hardware is added)
+    refused: hardware.Requirement | None  # the installer's hardware check that refuses ``needed`` here
+    box: str  # "16 CPUs and 63.8 GiB"
+
+
+def profile_now(ctx: Context) -> ProfileNow | None:
+    """The profile change a counted (or given) host figure asks for, as far as the installer accepts it here;
+    None when the declared profile covers the hosts or nothing is known to judge by."""
+    profile = ctx.facts.value("tuning_profile") if ctx.facts["tuning_profile"].known else None
+    if ctx.hosts is None or ctx.hosts_assumed or profile not in SIZES:
+        return None
+    needed = hardware.profile_for_hosts(ctx.hosts)
+    if SIZES.index(profile) >= SIZES.index(needed):
+        return None
+    cpus, ram, version = (ctx.facts.value(n) for n in ("cpu_logical", "ram_bytes", "foreman_version"))
+    if not isinstance(cpus, int) or not isinstance(ram, int) or not version:
+        return ProfileNow(profile, needed, needed, None, "")
+    box = f"{cpus} CPUs and {format_gib(ram)}"
+    need = hardware.enforced(needed, str(version))
+    if need is None or need.met_by(cpus, ram):
+        return ProfileNow(profile, needed, needed, None, box)
+    accepted = [name for name in SIZES if (req := hardware.enforced(name, str(version))) is not None and req.met_by(cpus, ram)]
+    now = accepted[-1] if accepted and SIZES.index(accepted[-1]) > SIZES.index(profile) else None
+    return ProfileNow(profile, needed, now, need, box)
+
+
+def recommended(ctx: Context, tunable: str) -> Recommendation | None:
+    """The value (and its fixes) this audit recommends for ``tunable``: the plan's at the profile the audit asks for
+    (:attr:`Context.tunables`, the plan the change set is built from), except where what runs asks for more
+    (PostgreSQL's connection budget: the services in force, measured state, beat the plan's figure)."""
+    t = ctx.tunables.get(tunable)
+    if t is None:
+        return None
+    if tunable == "postgresql.max_connections" and ctx.plan is not None and ctx.plan.input.role == "server":
+        need = running_budget(ctx)[0]
+        # the plan's rule for max_connections, applied to what runs: budget + headroom, rounded up to 100
+        covered = math.ceil(need * (1 + const("pg_connection_headroom")) / 100) * 100
+        if covered > int(t.foretune.value):
+            return Recommendation(covered, (ctx.hiera_fix(f"{PG}/max_connections", covered),),
+                                  f"the {need} the services in force may open, with {const('pg_connection_headroom') * 100:.0f} % headroom")
+    return Recommendation(t.foretune.value, t.fixes, t.foretune.reason)
+
+
+def sized_for_running_workers(ctx: Context) -> str:
+    """``; sized for the 40 Puma workers running now (the 18 recommended for this box need fewer)`` when a figure
+    derived from the running Puma workers sits beside a different recommended worker count; else ``""``."""
+    workers = (ctx.facts.value("puma") or {}).get("workers") if ctx.facts["puma"].known else None
+    other = recommended(ctx, "puma.workers")
+    if not isinstance(workers, int) or other is None or not isinstance(other.value, int) or other.value == workers:
+        return ""
+    # speak only of a count the report recommends: the Puma worker finding must fail (a count inside the guide's
+    # range stands, whatever the plan would pick)
+    if ctx.plan is None or ctx.plan.profile not in SIZES or _puma_workers_stand(ctx, workers):
+        return ""
+    return (f"; sized for the {workers} Puma workers running now (the {other.value} recommended for this box need "
+            f"{'fewer' if other.value < workers else 'more'})")
+
+
+def _puma_workers_stand(ctx: Context, workers: int) -> bool:
+    """The Puma worker count in force stands, and the report recommends no other: inside the guide's range for the
+    profile the audit judges by (the test puma-workers-outside-range passes on)."""
+    assert ctx.plan is not None
+    low, high = hardware.puma_worker_range(ctx.plan.profile)
+    change = profile_now(ctx)
+    if change is not None and change.now is not None and workers > high:
+        return workers <= hardware.puma_worker_range(change.now)[1]
+    t = ctx.tunables.get("puma.workers")
+    return low <= workers <= high or (t is not None and workers == t.foretune.value)
+
+
+def growth_fixes(ctx: Context, tunable: str, current: int, setting: str) -> tuple[Fix, ...]:
+    """The fixes for ``tunable`` when the audit recommends more than ``current`` (a saturated pool); when it does
+    not, advice naming the value every other finding recommends: the pool already has what the guide sizes here."""
+    rec = recommended(ctx, tunable)
+    if rec is None:
+        return ()
+    if isinstance(rec.value, int) and rec.value > current:
+        return rec.fixes
+    reach = "reaches" if rec.value == current else "exceeds"
+    return (Fix("advice", setting, f"{setting} {current} already {reach} what the guide sizes for this hardware "
+                                   f"({rec.value}): more would oversubscribe the CPUs or RAM; add hardware "
+                                   "(then raise it) or spread the burst"),)
+
+
+def running_budget(ctx: Context) -> tuple[int, list[str]]:
+    """Connections the configured services may open: what is in force (Puma, Passenger, Sidekiq, pulpcore) where
+    the facts say, the plan otherwise."""
+    budget = running_budget_parts(ctx)
+    return sum(n for _, n in budget), [f"{name}: {n}" for name, n in budget]
+
+
+def running_budget_parts(ctx: Context) -> list[tuple[str, int]]:
+    """(consumer, connections) of the configured services: facts where known, the plan otherwise."""
+    assert ctx.plan is not None
+    budget = dict(ctx.plan.connection_budget)
+    puma = ctx.facts.value("puma") or {}
+    if puma.get("workers") and puma.get("threads_max"):
+        pool = ctx.facts.value("foreman_db_pool") or puma["threads_max"] + const("db_pool_extra")
+        per = max(pool, puma["threads_max"] + const("db_pool_extra"))
+        budget = {k: v for k, v in budget.items() if not k.startswith("Puma")}
+        budget[f"Puma {plural(puma['workers'], 'worker')} x {per}"] = puma["workers"] * per
+    passenger = ctx.facts.value("passenger") or {}
+    if passenger.get("PassengerMaxPoolSize"):
+        # Passenger era: every Foreman process holds its own Rails pool
+        pool = ctx.facts.value("foreman_db_pool") or module_default("foreman_db_pool", "base")
+        budget = {k: v for k, v in budget.items() if not k.startswith("Passenger")}
+        budget[f"Passenger {plural(passenger['PassengerMaxPoolSize'], 'process', 'processes')} x {pool} pool"] = passenger["PassengerMaxPoolSize"] * pool
+    dynflow = ctx.facts.value("dynflow") or {}
+    if dynflow.get("workers") and dynflow.get("concurrency"):
+        extra = const("sidekiq_connections_extra")  # each process's Dynflow connections beside its threads'
+        budget = {k: v for k, v in budget.items() if not k.startswith("Sidekiq")}
+        budget[f"Sidekiq {plural(dynflow['workers'], 'worker')} x ({dynflow['concurrency']} + {extra}) + orchestrator"] = (
+            dynflow["workers"] * (dynflow["concurrency"] + extra) + 1 + extra)
+    pulp = ctx.facts.value("pulpcore") or {}
+    if pulp.get("workers"):
+        gunicorn = (pulp.get("api_workers") or 0) + (pulp.get("content_workers") or 0)
+        budget = {k: v for k, v in budget.items() if not k.startswith("pulpcore")}
+        budget[f"pulpcore {plural(pulp['workers'], 'worker')} x {const('pulp_connections_per_worker')} + {gunicorn} gunicorn"] = (
+            pulp["workers"] * const("pulp_connections_per_worker") + gunicorn * const("pulp_connections_per_gunicorn"))
+    return list(budget.items())

@@ -1,0 +1,212 @@
+"""One value per tunable: every number a report recommends for a tunable is the same everywhere in that report.
+
+Each finding lists what its fixes put in force (``recommends``: hiera key, unit:LimitNOFILE, sysctl, file:directive,
+profile); over every fixture, with no host figure, one inside its range and one far beyond it, no tunable may get
+two values, symptoms joined under a cause included, and every such value is the one the change set (the
+--output-dir files, --format hiera, APPLY.md and the fix lines) gives for that key.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections import defaultdict
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import yaml
+
+from foretune.audit.combine import combine
+from foretune.audit.context import build_context
+from foretune.audit.runner import run_all
+from foretune.changes import build
+from foretune.changes.build import fix_key, installer_option
+from foretune.commands.apply import _audit_change_set
+from foretune.commands.audit import change_set
+from foretune.facts import read_source
+from foretune.plan.model import Fix
+from foretune.rules.registry import all_rules
+from tests.conftest import REPO, run_cli
+
+SOS = REPO / "tests" / "fixtures" / "sosreports"
+FIXTURES = [*sorted(p for p in SOS.iterdir() if p.is_dir()), REPO / "examples" / "sosreport-satellite-6.15-mistuned"]
+
+
+def report(source: Path, *extra: str) -> list[dict[str, Any]]:
+    result = run_cli("audit", str(source), *extra, "--format", "json", "--fail-on", "critical")
+    assert result.status in (0, 1), result.stderr
+    top = [f for f in json.loads(result.stdout)["findings"] if f["status"] == "fail"]
+    return [*top, *(s for f in top for s in f["symptoms"])]
+
+
+@pytest.mark.parametrize("hosts", [None, "4000", "30000"], ids=["no-context", "4000", "30000"])
+@pytest.mark.parametrize("source", FIXTURES, ids=lambda p: p.name)
+def test_no_report_holds_two_values_for_one_tunable(source: Path, hosts: str | None) -> None:
+    values: dict[str, set[str]] = defaultdict(set)
+    for f in report(source, *(("--hosts", hosts) if hosts else ())):
+        for pair in f["recommends"]:
+            values[pair["tunable"]].add(json.dumps(pair["value"]))
+    assert {k: v for k, v in values.items() if len(v) > 1} == {}
+
+
+def test_a_saturated_pool_names_the_worker_count_the_report_recommends() -> None:
+    # satellite-6.15 with 30000 hosts: extra-large is refused on 16 CPUs / 63.8 GiB, large is the largest profile the
+    # installer accepts, whose guide range for Puma workers is 12-18 (guide 5.2.4, hand-read): 18 everywhere
+    found = {f["rule"]: f for f in report(SOS / "satellite-6.15", "--hosts", "30000")}
+    workers = found["puma-workers-outside-range"]
+    assert workers["recommended"] == 18
+    assert {"tunable": "foreman::foreman_service_puma_workers", "value": 18} in workers["recommends"]
+    assert "best for large, the largest profile the installer accepts here (30000 hosts need extra-large)" in workers["message"]
+    advice = found["puma-pool-saturated"]["fixes"][0]
+    assert re.search(r"what the guide sizes for this hardware \((\d+)\)", advice).group(1) == "18"  # type: ignore[union-attr]
+    assert {"tunable": "profile", "value": "large"} in found["profile-too-small-for-hosts"]["recommends"]
+
+
+PG_LOG = "2024-02-12 08:01:02 UTC FATAL:  sorry, too many clients already\n"
+
+
+def test_refused_connections_and_the_budget_ask_for_one_max_connections(tmp_path: Path) -> None:
+    # example-mistuned: max_connections 500 under the 909 the services in force may open; PostgreSQL refusing
+    # clients must ask for the same 1100 (909 + 20 % headroom, rounded up to 100) the budget finding asks for
+    tree = tmp_path / "sos"
+    shutil.copytree(REPO / "examples" / "sosreport-satellite-6.15-mistuned", tree, symlinks=True)
+    log = tree / "var/lib/pgsql/data/log/postgresql-Mon.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(PG_LOG, encoding="utf-8")
+    found = {f["rule"]: f for f in report(tree)}
+    budget = found["pg-max-connections-below-budget"]
+    assert budget["recommended"] == 1100
+    assert [s["rule"] for s in budget["symptoms"]] == ["pg-connection-exhaustion"]
+    assert budget["symptoms"][0]["recommended"] == 1100
+
+
+@pytest.mark.parametrize("source", FIXTURES, ids=lambda p: p.name)
+def test_no_report_gives_one_fix_twice(source: Path) -> None:
+    fixes = [fix for f in report(source, "--hosts", "30000") for fix in f["fixes"]]
+    assert sorted({fix for fix in fixes if fixes.count(fix) > 1}) == []
+
+
+EXAMPLE = REPO / "examples" / "sosreport-satellite-6.15-mistuned"
+
+
+def test_the_example_reads_as_one_problem_per_finding() -> None:
+    # examples/sosreport-satellite-6.15-mistuned (by hand): MemAvailable 2621440 kB of 66924544, 1.5 GiB of 4 GiB swap
+    # used; worker.yml concurrency 15 and 1 Sidekiq worker; 40 Puma workers (guide 12-18 for the large profile its
+    # 15120 hosts need); max_connections 500; httpd LimitNOFILE=1024 in systemctl show
+    top = json.loads(run_cli("audit", str(EXAMPLE), "--format", "json", "--fail-on", "critical").stdout)["findings"]
+    found = {f["rule"]: f for f in top if f["status"] == "fail"}
+    budget = found["memory-budget-over-ram"]
+    assert "swap-in-use" not in found and [s["rule"] for s in budget["symptoms"]] == ["swap-in-use"]
+    excerpts = [(e["location"], e["excerpt"]) for e in budget["evidence"]]
+    assert ("proc/meminfo", "MemTotal:       66924544 kB") not in excerpts  # held by the MemTotal | MemAvailable line
+    assert len(excerpts) == len(set(excerpts))
+    few, high = found["sidekiq-too-few-instances"], found["sidekiq-concurrency-high"]
+    assert "--foreman-dynflow-worker-instances 3" in high["fixes"] and few["fixes"] == []
+    assert "the fix is part of sidekiq-concurrency-high's" in few["message"]
+    for rule in ("pg-max-connections-below-budget", "candlepin-tomcat-threads"):  # sized from the workers running now
+        assert "sized for the 40 Puma workers running now (the 18 recommended for this box need fewer)" in found[rule]["message"]
+    text = run_cli("audit", str(EXAMPLE), "--fail-on", "critical").stdout
+    assert "systemctl_show_service_--all: Id=httpd.service | LimitNOFILE=1024 | LimitNOFILESoft=1024" in text
+
+
+def findings_and_changes(source: Path, hosts: int | None) -> tuple[list[Any], Any]:
+    """The audit's findings (symptoms under their root causes) and the change set its outputs are written from, built
+    as `foretune audit` builds them."""
+    facts = read_source(str(source), hosts=hosts)
+    ctx, _ = build_context(facts, hosts=hosts, bench=[])
+    findings = combine(run_all(all_rules(), ctx), all_rules())
+    if ctx.plan is None:
+        return findings, None
+    return findings, change_set(SimpleNamespace(findings=findings), ctx.fix_plan or ctx.plan, facts)
+
+
+def values_in(changes: Any, key: str) -> set[str]:
+    """Every value the change set's outputs give for ``key`` (a finding's ``recommends`` name): what they set, else
+    what they leave to the profile (``given``), else what they refuse (``blocked``, with the reason)."""
+    option = installer_option(key.split("/", 1)[0]) if "/" not in key else None
+    outer, _, inner = key.partition("/")
+
+    def found(entries: list[tuple[str, str, Any]]) -> set[str]:
+        out = set()
+        for channel, target, value in entries:
+            here = fix_key(Fix("file", target, value)) if channel == "file" else target
+            line = re.match(r"\s*[\w.:-]+?\s*(?:=|\s)\s*(.+)", str(value)) if channel == "file" else None
+            if channel == "profile" if key == "profile" else channel != "tuned" and here in (key, option):
+                out.add(line.group(1).strip() if line else str(value))  # a file edit: the value after its directive
+            elif inner and here == outer and isinstance(value, dict) and inner in value:
+                out.add(str(value[inner]))
+        return out
+
+    return (found([(c.channel, c.target, c.value) for c in changes.changes if c.op == "set"])
+            or found([("custom-hiera", target, value) for target, value, _ in changes.given])
+            or found([(b.change.channel, b.change.target, b.change.value) for b in changes.blocked]))
+
+
+@pytest.mark.parametrize("hosts", [None, 4000, 30000], ids=["no-context", "4000", "30000"])
+@pytest.mark.parametrize("source", FIXTURES, ids=lambda p: p.name)
+def test_every_recommended_value_is_the_change_sets(source: Path, hosts: int | None) -> None:
+    # what a finding (or a symptom under it) recommends is what the change set writes, leaves to the profile, or
+    # refuses: never another number for the same key, and never missing from it
+    findings, changes = findings_and_changes(source, hosts)
+    if changes is None:
+        return
+    for f in findings:
+        if not f.counts:
+            continue
+        for x in (f, *f.symptoms):
+            for key, value in x.recommends:
+                assert values_in(changes, key) == {str(value)}, (x.rule_id, key, value)
+
+
+def test_the_example_writes_the_values_its_findings_recommend(tmp_path: Path) -> None:
+    # examples/sosreport-satellite-6.15-mistuned, by hand: the services in force may open 909 connections (40 Puma
+    # workers x 20 + the rest, see test_refused_connections_and_the_budget_ask_for_one_max_connections), so
+    # max_connections 1100 (909 + 20 %, rounded up to 100) in the finding, in custom-hiera.yaml and nowhere 1000;
+    # shared_buffers 8GB is what --tuning large writes (the large profile, hand-read from foreman-installer's
+    # config/foreman.hiera/tuning/sizes/large.yaml), so the finding recommends 8GB and custom-hiera pins nothing
+    out = tmp_path / "out"
+    result = run_cli("audit", str(EXAMPLE), "--output-dir", str(out), "--format", "json")
+    found = {f["rule"]: f for f in json.loads(result.stdout)["findings"] if f["status"] == "fail"}
+    assert found["pg-max-connections-below-budget"]["recommended"] == 1100
+    assert found["pg-shared-buffers-out-of-range"]["recommended"] == "8GB"
+    hiera = (out / "custom-hiera.yaml").read_text(encoding="utf-8")
+    entries = yaml.safe_load(hiera)["postgresql::server::config_entries"]
+    assert entries["max_connections"] == 1100 and "shared_buffers" not in entries
+    assert re.findall(r"max_connections: (\d+)", hiera) == ["1100"]
+    assert "connection budget 457" not in hiera  # the reason is the finding's, not the plan's for its own 1000
+    installer = (out / "installer.sh").read_text(encoding="utf-8")
+    assert "--tuning large" in installer and "--foreman-foreman-service-puma-workers 18" in installer
+    assert "  max_connections: 1100" in found["pg-max-connections-below-budget"]["fixes"][0]
+
+
+@pytest.mark.parametrize("hosts", [None, 30000], ids=["no-context", "30000"])
+@pytest.mark.parametrize("source", FIXTURES, ids=lambda p: p.name)
+def test_apply_audit_applies_the_change_set_the_audit_writes(source: Path, hosts: int | None) -> None:
+    # `apply --audit` and `audit --output-dir` fix one box with one change set: the same values through the same
+    # channels (the audit's report combines symptoms under their causes; the changes must not depend on it)
+    _, written = findings_and_changes(source, hosts)
+    if written is None:
+        return
+    applied = _audit_change_set(build, read_source(str(source), hosts=hosts), hosts)
+
+    def rows(cs: Any) -> list[tuple[str, str, str, str, str]]:
+        return sorted((c.tunable, c.channel, c.target, str(c.value), c.op) for c in cs.changes)
+
+    assert rows(applied) == rows(written)
+
+
+def test_a_figure_sized_from_running_workers_names_no_count_the_report_does_not_recommend(tmp_path: Path) -> None:
+    # satellite-6.15-tuned with 10 Puma workers of 16 threads (medium; the guide's 8-12 workers for medium, hand-read
+    # from 5.2.4): the worker count stands, so Tomcat's threads (10 x 16 = 160 > 150) speak of no other worker count
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-tuned", tree, symlinks=True)
+    dropin = tree / "etc/systemd/system/foreman.service.d/installer.conf"
+    text = re.sub(r"FOREMAN_PUMA_WORKERS=\d+", "FOREMAN_PUMA_WORKERS=10", dropin.read_text(encoding="utf-8"))
+    dropin.write_text(re.sub(r"(FOREMAN_PUMA_THREADS_M(?:IN|AX))=\d+", r"\1=16", text), encoding="utf-8")  # the guide's 16
+    found = {f["rule"]: f for f in report(tree)}
+    assert "puma-workers-outside-range" not in found
+    threads = found["candlepin-tomcat-threads"]
+    assert "10 workers x 16 threads = 160" in threads["message"] and "recommended for this box" not in threads["message"]

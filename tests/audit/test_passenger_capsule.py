@@ -1,0 +1,82 @@
+"""A Satellite 6.2 Capsule (sos 3.x): Passenger serves Puppet there, and the Passenger rules apply to it.
+
+capsule-6.2-passenger, written by hand from the 6.2 brief's Capsule section (5.9) and the upstream modules of that
+release: satellite-capsule 6.2.12 with foreman-proxy 1.11 (last_scenario.yaml -> capsule.yaml), 8 vCPUs (lscpu:
+4 cores x 2 sockets, one thread each), 15.5 GiB; puppetlabs-apache's passenger.conf with no tuning directive and
+puppet-puppet 4.x's 25-puppet.conf vhost (no Passenger lines: passenger_min_instances and passenger_pre_start came
+in puppet-puppet 5.0.0), its logs in puppet_access_ssl.log; httpd.conf's puppetlabs-apache defaults (KeepAlive Off,
+MaxKeepAliveRequests 100, KeepAliveTimeout 15); httpd at systemd's 1024 open files; qpidd and qdrouterd already at
+the brief's 1000000. At 09:00 every Puppet agent ran at once: puppet_access_ssl.log has 14 then 11 HTTP 503s, and
+the httpd error_log has Passenger 4.0.18's own "Request queue is full. Returning an error" 15 times
+(ext/common/ApplicationPool2/Group.h:331, written as its _prepareLogEntry does: "[ 2017-11-09 09:00:02.1203
+2518/7f3c0b7fe700 Pool2/Group.h:331 ]: ...").
+
+Expected, from the brief (hand-read): "PassengerMaxPoolSize ... 1.5 * Physical CPU Cores" = 12 for 8 cores; the
+Capsule example's "PassengerMaxRequestQueueSize 200", "PassengerMinInstances 2" and "PassengerMaxPreloaderIdleTime 0"
+in 25-puppet.conf; "KeepAlive On / MaxKeepAliveRequests 0 / KeepAliveTimeout 5"; httpd LimitNOFILE=1000000 (5.3).
+The queue that filled is measured failure: critical, the 503s listed under it as a symptom.
+capsule-6.2-passenger-tuned is the same Capsule at those values with no 503: the negative control.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.conftest import REPO, run_cli
+
+SOS = REPO / "tests" / "fixtures" / "sosreports"
+QUEUE_FULL = "[ 2017-11-09 09:00:02.1203 2518/7f3c0b7fe700 Pool2/Group.h:331 ]: Request queue is full. Returning an error"
+EXPECTED = {  # rule -> (severity, recommended)
+    "passenger-queue-too-small": ("critical", 200),
+    "passenger-pool-below-cores": ("medium", 12),
+    "httpd-nofile-low": ("medium", 1000000),
+    "passenger-min-instances-low": ("low", 2),
+    "passenger-preloader-idle": ("low", 0),
+    "apache-keepalive-off": ("low", "On"),
+    "apache-keepalive-timeout": ("low", 5),
+    "apache-max-keepalive-requests": ("low", 0),
+}
+
+
+def audit(name: str, *extra: str) -> dict[str, Any]:
+    result = run_cli("audit", str(SOS / name), *extra, "--format", "json", "--fail-on", "critical")
+    assert result.status in (0, 1), result.stderr
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+@pytest.mark.parametrize("extra", [(), ("--hosts", "600")], ids=["no-context", "600-hosts"])
+def test_the_passenger_capsule_gets_the_expected_findings(extra: tuple[str, ...]) -> None:
+    data = audit("capsule-6.2-passenger", *extra)
+    assert (data["release"], data["role"]) == ("Satellite 6.2 (Foreman 1.11)", "capsule")
+    found = {f["rule"]: f for f in data["findings"]}
+    failing = {r: (f["severity"], f["recommended"]) for r, f in found.items() if f["status"] == "fail"}
+    assert failing == EXPECTED
+    queue = found["passenger-queue-too-small"]
+    assert queue["basis"] == "measured" and "a Puppet burst beyond the queue gets HTTP 503" in queue["message"]
+    # the 503s and Passenger's own line are the symptom of the queue, one finding
+    assert [s["rule"] for s in queue["symptoms"]] == ["http-503-burst"]
+    burst = queue["symptoms"][0]
+    assert QUEUE_FULL in burst["message"] and "clients got HTTP 503 25 times" in burst["message"]
+    assert {"fact": "log_incidents", "location": "var/log/httpd/error_log", "excerpt": QUEUE_FULL} in burst["evidence"]
+    assert any(e["location"] == "var/log/httpd/puppet_access_ssl.log" for e in queue["evidence"])
+    # the Puppet application's directives go in its vhost
+    assert found["passenger-min-instances-low"]["fixes"] == ["# /etc/httpd/conf.d/25-puppet.conf\nPassengerMinInstances 2"]
+    assert "spawns Puppet processes" in found["passenger-min-instances-low"]["message"]
+    assert found["passenger-pool-below-cores"]["fixes"] == ["# /etc/httpd/conf.d/passenger.conf\nPassengerMaxPoolSize 12"]
+    # MUST NOT: a Passenger rule "not applicable to a capsule"; advice the 6.2 brief does not give (the Foreman guide's
+    # proxy timeout, foreman-proxy's limit for a remote execution service 6.2 runs elsewhere); the 503s twice
+    for rule, f in found.items():
+        if rule.startswith("passenger-"):
+            assert "not applicable" not in f["message"], (rule, f["message"])
+    assert found["capsule-proxy-timeout"]["status"] == "skip"
+    assert found["proxy-dynflow-nofile-low"]["status"] == "skip"
+    assert "http-503-burst" not in found
+
+
+def test_the_passenger_capsule_text_report_puts_the_503s_under_the_queue() -> None:
+    text = run_cli("audit", str(SOS / "capsule-6.2-passenger"), "--fail-on", "critical").stdout
+    assert text.index("passenger-queue-too-small (passenger):") < text.index("symptom: http-503-burst (critical)")
