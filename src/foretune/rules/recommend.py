@@ -65,7 +65,8 @@ def recommended(ctx: Context, tunable: str) -> Recommendation | None:
     t = ctx.tunables.get(tunable)
     if t is None:
         return None
-    if tunable == "postgresql.max_connections" and ctx.plan is not None and ctx.plan.input.role == "server":
+    if tunable == "postgresql.max_connections" and ctx.plan is not None and ctx.plan.input.role == "server" \
+            and _running_puma_stays(ctx):
         need = running_budget(ctx)[0]
         # the plan's rule for max_connections, applied to what runs: budget + headroom, rounded up to 100
         covered = math.ceil(need * (1 + const("pg_connection_headroom")) / 100) * 100
@@ -73,6 +74,18 @@ def recommended(ctx: Context, tunable: str) -> Recommendation | None:
             return Recommendation(covered, (ctx.hiera_fix(f"{PG}/max_connections", covered),),
                                   f"the {need} the services in force may open, with {const('pg_connection_headroom') * 100:.0f} % headroom")
     return Recommendation(t.foretune.value, t.fixes, t.foretune.reason)
+
+
+def _running_puma_stays(ctx: Context) -> bool:
+    """Whether the Puma workers running now still run after the change set: not when the plan gives fewer through
+    the installer (its run restarts Puma with them, and max_connections is sized for those), yes when custom-hiera
+    pins the count (the site's value is kept) or the plan gives as many or more."""
+    running = (ctx.facts.value("puma") or {}).get("workers")
+    planned = ctx.tunables.get("puma.workers")
+    if not running or planned is None or not isinstance(planned.foretune.value, int) or running <= planned.foretune.value:
+        return True
+    pins = ctx.facts.value("custom_hiera") or {}
+    return any(fix.target in pins for fix in planned.fixes)
 
 
 def sized_for_running_workers(ctx: Context) -> str:

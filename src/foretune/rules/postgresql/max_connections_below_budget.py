@@ -33,10 +33,17 @@ class MaxConnectionsBelowBudget(PlanRule):
         rec = recommended(ctx, self.tunable)
         assert rec is not None
         want, fixes = rec.value, rec.fixes
-        sized = sized_for_running_workers(ctx)  # the budget is what runs now; say so beside another worker count
+        headroom = const("pg_connection_headroom")
+        if want >= need * (1 + headroom):
+            # the budget is what runs now; say so beside another worker count
+            covers = f"{want} covers them with {headroom * 100:.0f} % headroom{sized_for_running_workers(ctx)}"
+        else:  # the change set runs fewer Puma workers: the plan's figure is sized for those
+            plan = ctx.fix_plan or ctx.plan
+            assert plan is not None
+            covers = (f"{want} covers the {sum(n for _, n in plan.connection_budget)} the recommended configuration "
+                      f"opens (its Puma workers replace the ones running now), with {headroom * 100:.0f} % headroom")
         return self.failed(f"max_connections {current} but the services may open {need} ({'; '.join(parts)}): "
-                           f"expect 'remaining connection slots are reserved' errors; {want} covers them with "
-                           f"{const('pg_connection_headroom') * 100:.0f} % headroom{sized}", current=current, recommended=want,
+                           f"expect 'remaining connection slots are reserved' errors; {covers}", current=current, recommended=want,
                            evidence=(*ctx.evidence("postgresql", about="max_connections"), *ctx.evidence("puma", "foreman_db_pool", "dynflow"),
                                      *(ctx.evidence("passenger", about="PassengerMaxPoolSize") if ctx.facts.value("passenger") else ())),
                            fixes=fixes)
