@@ -111,8 +111,9 @@ def test_apply_md_restarts_what_reads_each_hand_edited_file(tmp_path: Path) -> N
     assert "In `/etc/sysconfig/foreman-tasks` set `EXECUTORS_COUNT=" in text
     restart = next(line for line in text.splitlines() if ". Restart " in line)
     assert "foreman-tasks" in restart and "httpd" in restart and "postgresql" in restart
-    # the agents' puppet.conf is restarted on the agents, not by katello-service on this server
-    assert "`splay = true`, then restart puppet on each agent." in text and "puppet" not in restart
+    # the agents' puppet.conf is advice for the managed hosts, restarted there, not by katello-service on this server
+    assert "splay = true in the [agent] section of /etc/puppet/puppet.conf on each managed host and restart its agent" in text
+    assert "puppet" not in restart
 
 
 def test_out_keeps_a_backup_of_changed_files(tmp_path: Path) -> None:

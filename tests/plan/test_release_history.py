@@ -94,14 +94,18 @@ def test_no_katello_is_for_plain_foreman_only() -> None:
 
 
 def test_every_62_change_is_a_file_edit_or_drop_in() -> None:
-    """No custom-hiera before foreman-installer 1.14: every fix names a file, a systemd drop-in, a sysctl or a command."""
+    """No custom-hiera before foreman-installer 1.14: every fix names a file, a systemd drop-in, a sysctl, a command, or an
+    option of a class parameter puppet-foreman 5.1.0 has (manifests/init.pp: $passenger_min_instances,
+    $passenger_start_timeout, $passenger_prestart)."""
     for role in ("server", "capsule"):
         p = make_plan(PlanInput(product="satellite", version="6.2", role=role, hosts=8000, cpus=16, physical_cores=8,
                                 ram_bytes=48 * GIB, katello_agent_hosts=6000, puppet_hosts=2000))
         kinds = {f.kind for t in p.tunables.values() for f in t.fixes}
-        assert kinds <= {"file", "limit", "sysctl", "command", "advice"}, kinds
+        assert kinds <= {"file", "limit", "sysctl", "command", "advice", "installer"}, kinds
+        options = {f.target for t in p.tunables.values() for f in t.fixes if f.kind == "installer"}
+        assert options <= {"--foreman-passenger-min-instances", "--foreman-passenger-start-timeout", "--foreman-passenger-prestart"}
         advice = [f.target for t in p.tunables.values() for f in t.fixes if f.kind == "advice"]
-        assert set(advice) <= {"/var/lib/qpidd", "Puppet"}, advice  # only true advice, never an unmapped hiera key
+        assert set(advice) <= {"/var/lib/qpidd", "Puppet", "Puppet agents"}, advice  # only true advice, never an unmapped hiera key
 
 
 def test_render_refuses_custom_hiera_on_62() -> None:

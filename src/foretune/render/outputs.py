@@ -103,10 +103,15 @@ def hiera_fragment(plan: Plan, changes: ChangeSet | None = None) -> str:
 
 def installer_command(plan: Plan, changes: ChangeSet | None = None) -> str:
     """The installer command line: ``--tuning`` (the profile change) and the change set's installer options."""
-    if not plan.release.features.custom_hiera:
-        return (f"# {plan.release.label}: no installer options to change; apply the file edits in APPLY.md "
-                "(a later installer run overwrites them)")
     cs = changes_of(plan, changes)
+    if not plan.release.features.custom_hiera:
+        options = [f"{option} {yaml_scalar(value)}" for option, value in build.installer_options(cs)]
+        if not options:
+            return (f"# {plan.release.label}: no installer options to change; apply the file edits in APPLY.md "
+                    "(a later installer run overwrites them)")
+        note = (f"# {plan.release.label} reads no custom-hiera.yaml: apply the file edits in APPLY.md after this run "
+                "(a later installer run overwrites them; these options stay in the answers file)")
+        return note + "\n" + " \\\n  ".join([installer_program(plan), *options])
     parts = [installer_program(plan)]
     profile = build.profile_change(cs)
     if profile is not None:
@@ -230,6 +235,10 @@ def _direct_edits(plan: Plan, cs: ChangeSet) -> list[str]:
     """APPLY.md steps for releases whose installer reads no custom-hiera (Satellite 6.2): edit files, then restart."""
     restarts = _restarts()
     steps, n = [], 1
+    if build.installer_options(cs):
+        steps.append(f"{n}. Run the installer with the options in `installer.sh` (its answers file keeps them, so later "
+                     "installer runs keep them too); it rewrites the files below, so edit them after it.")
+        n += 1
     edits = file_edits(plan, cs)
     agents = " on each agent"  # a file of the managed hosts, not of this server
     for path, line in edits:

@@ -6,6 +6,7 @@ import pytest
 
 from foretune.knowledge import load_data
 from foretune.plan import PlanInput, make_plan
+from foretune.render.outputs import apply_md, installer_command
 from tests.plan.components.helpers import GIB, explain, hiera_and_installer, plan
 
 
@@ -142,3 +143,37 @@ def test_ram_limit_wording_follows_the_worker_size(monkeypatch: pytest.MonkeyPat
     monkeypatch.setitem(load_data("planner.yaml")["memory"]["puma_worker"], "high", 1.5)
     reason = plan("satellite", "6.15", hosts=3000, cpus=16, ram_gib=20).tunables["puma.workers"].foretune.reason
     assert "by RAM (~1.5 GiB per worker after the other services)" in reason
+
+
+def test_satellite_62_passenger_minimums_leave_room_in_the_pool() -> None:
+    # 6.2 brief 5.7: "PassengerMinInstances 6" for Foreman and for Puppet in a pool of 24, "Passenger will spawn
+    # additional application processes up to PassengerMaxPoolSize". 8 physical cores: pool 1.5 x 8 = 12, and 6 + 6
+    # would fill it: Foreman keeps puppet-foreman 5.1.0's $passenger_min_instances = 1, Puppet gets its 6.
+    p = make_plan(PlanInput("satellite", "6.2", hosts=8000, cpus=16, physical_cores=8, ram_bytes=48 * GIB, puppet_hosts=500))
+    t = p.tunables
+    assert t["passenger.max_pool_size"].foretune.value == 12
+    assert t["passenger.min_instances"].foretune.value == 1
+    assert t["passenger.puppet_min_instances"].foretune.value == 6
+    # PassengerStartTimeout: puppet-foreman 5.1.0 params.pp sets 600; the brief's 500 is not a reason to lower it
+    assert t["passenger.start_timeout"].foretune.value == 600
+    # the Puppet vhost has no PassengerStartTimeout in puppet-puppet 4.3.0: Passenger 4.0.18's 90 s applies
+    assert t["passenger.puppet_start_timeout"].installer.value == 90
+    # 24 physical cores: pool 36, 6 + 6 leave room
+    big = make_plan(PlanInput("satellite", "6.2", hosts=8000, cpus=48, physical_cores=24, ram_bytes=96 * GIB, puppet_hosts=500))
+    assert big.tunables["passenger.min_instances"].foretune.value == 6
+    assert big.tunables["passenger.puppet_min_instances"].foretune.value == 6
+
+
+def test_satellite_62_uses_puppet_foreman_51_installer_options() -> None:
+    # puppet-foreman 5.1.0 manifests/init.pp has $passenger_min_instances, $passenger_start_timeout and
+    # $passenger_prestart: kafo options --foreman-passenger-*, which the answers file keeps across installer runs
+    p = make_plan(PlanInput("satellite", "6.2", hosts=8000, cpus=48, physical_cores=24, ram_bytes=96 * GIB))
+    fixes = p.tunables["passenger.min_instances"].fixes
+    assert [(f.kind, f.target, f.value) for f in fixes] == [("installer", "--foreman-passenger-min-instances", 6)]
+    command = installer_command(p)
+    assert command.splitlines()[-2:] == ["satellite-installer \\", "  --foreman-passenger-min-instances 6"]
+    assert "05-foreman-ssl.conf` set `PassengerMinInstances" not in apply_md(p)
+    # the Puppet vhost's lines stay file edits: puppet-puppet 4.3.0 has no such parameters
+    p2 = make_plan(PlanInput("satellite", "6.2", hosts=8000, cpus=48, physical_cores=24, ram_bytes=96 * GIB, puppet_hosts=500))
+    assert [(f.kind, f.target, f.value) for f in p2.tunables["passenger.puppet_min_instances"].fixes] == [
+        ("file", "/etc/httpd/conf.d/25-puppet.conf", "PassengerMinInstances 6")]

@@ -194,30 +194,51 @@ def _queue(s: Sizing, key: str, cites62: tuple[str, ...]) -> None:
 
 
 def _applications(s: Sizing, pool: int, cites62: tuple[str, ...]) -> None:
-    """PassengerMinInstances and PassengerStartTimeout of each application Passenger serves (Foreman, Puppet)."""
+    """PassengerMinInstances and PassengerStartTimeout of each application Passenger serves (Foreman, Puppet).
+
+    The brief's minimums (6 per application on a server, 2 for a capsule's Puppet) must leave room in the pool for
+    the processes a burst spawns ("Passenger will spawn additional application processes up to PassengerMaxPoolSize"):
+    when they together would fill it, Foreman stays at its installer value and Puppet gets what is left but one.
+    """
     puppet = (s.era62 and not s.server) or (s.f.puppet_passenger and bool(s.inp.puppet_hosts))
     apps = (["foreman"] if s.server else []) + (["puppet"] if puppet else [])
+    ckey = "passenger_min_instances" if s.server else "capsule_passenger_min_instances"
+    brief = const(ckey)
+    fills = brief * len(apps) >= pool
     for app in apps:
-        ckey = "passenger_min_instances" if s.server else "capsule_passenger_min_instances"
-        want = min(const(ckey), max(1, pool // len(apps)))
         inst_min = Setting(1, "puppet-foreman default" if app == "foreman" else "puppet module default",
                            ("pf-passenger-51",) if app == "foreman" else ("g62-passenger",))
         prefix = "passenger." if app == "foreman" else "passenger.puppet_"  # passenger.min_instances is Foreman's (audit rules read it)
-        s.add(f"{prefix}min_instances", f"PassengerMinInstances ({app.capitalize()})", "count", inst_min,
-              Setting(want, f"the brief's {'tuned example' if s.server else 'capsule example'} per application"
-                            + ("; at most an equal share of the pool" if want < const(ckey) else ""), cites62,
-                      f"min({const(ckey)}, max(1, {pool} // {len(apps)} applications)) = {want}",
-                      (C(ckey), Input("PassengerMaxPoolSize", pool, "g62-passenger"))),
-              Fix("hiera", f"{app}::passenger_min_instances" if app == "foreman" else "puppet::server::passenger_min_instances", want))
+        example = "tuned example" if s.server else "capsule example"
+        inputs = (C(ckey), Input("PassengerMaxPoolSize", pool, "g62-passenger"))
+        if not fills:
+            want = Setting(brief, f"the brief's {example} per application", cites62,
+                           f"{len(apps)} x {brief} < pool {pool}: {brief}", inputs)
+        elif app == "foreman":
+            want = Setting(inst_min.value, f"kept: the brief's {' + '.join([str(brief)] * len(apps))} would fill the pool of {pool}, "
+                                           "leaving no process for a burst", cites62 + inst_min.citations,
+                           f"{len(apps)} x {brief} >= pool {pool}: keep {inst_min.value}", (*inputs, given(inst_min)))
+        else:
+            held = 1 if "foreman" in apps else 0
+            value = max(1, min(brief, pool - held - 1))
+            want = Setting(value, f"the brief's {example}, leaving room in the pool of {pool} for a burst", cites62,
+                           f"max(1, min({brief}, {pool} - {held} - 1)) = {value}", inputs)
+        s.add(f"{prefix}min_instances", f"PassengerMinInstances ({app.capitalize()})", "count", inst_min, want,
+              Fix("hiera", f"{app}::passenger_min_instances" if app == "foreman" else "puppet::server::passenger_min_instances",
+                  want.value))
         if app == "puppet" and not s.era62:
             continue  # puppet-puppet has no PassengerStartTimeout parameter (pp-passenger-removed)
-        ckey = "passenger_start_timeout" if s.server else "capsule_passenger_start_timeout"
+        tkey = "passenger_start_timeout" if s.server else "capsule_passenger_start_timeout"
         inst_timeout = (Setting(600, "puppet-foreman default on EL", ("pf-passenger-51",)) if app == "foreman"
-                        else Setting(90, "the Puppet application's configured value in the brief's capsule example", ("g62-capsule",)))
-        s.add(f"{prefix}start_timeout", f"PassengerStartTimeout ({app.capitalize()})", "seconds", inst_timeout,
-              Setting(const(ckey), "the brief's example for this role", cites62, "", (C(ckey),)),
+                        else Setting(90, "Passenger's built-in default (puppet-puppet sets none)", ("passenger-start-timeout",)))
+        if const(tkey) < inst_timeout.value:
+            timeout = s.same(inst_timeout, f"kept: the brief's {const(tkey)} is an example, and a shorter timeout only kills a slow start sooner",
+                             *inst_timeout.citations, *cites62)
+        else:
+            timeout = Setting(const(tkey), "the brief's example for this role", cites62, "", (C(tkey),))
+        s.add(f"{prefix}start_timeout", f"PassengerStartTimeout ({app.capitalize()})", "seconds", inst_timeout, timeout,
               Fix("hiera", f"{app}::passenger_start_timeout" if app == "foreman" else "puppet::server::passenger_start_timeout",
-                  const(ckey)))
+                  timeout.value))
 
 
 # -- budgets -----------------------------------------------------------------------------------
