@@ -7,6 +7,7 @@ import math
 from foretune.knowledge import hardware, postgresql_default
 from foretune.knowledge.model import SIZES, Release
 from foretune.knowledge.profiles import PG, installer_hiera
+from foretune.plan.components import puma
 from foretune.plan.constants import cite, const, memory_range
 from foretune.plan.model import Fix, Input, MemoryItem, Problem, Setting
 from foretune.plan.sizing import GIB, MIB, C, Component, Sizing, box, given, memory_item, num, percent
@@ -50,18 +51,44 @@ def plan_memory(s: Sizing) -> None:
                           (given(sb_inst), C("pg_shared_buffers_min_gib"), C("pg_shared_buffers_max_fraction"),
                            box("RAM GiB", round(s.ram_gib, 1))))
     s.add("postgresql.shared_buffers", "shared_buffers", "bytes", sb_inst, setting, Fix("hiera", KEY + "shared_buffers", format_size(sb)))
+    if not s.era62:
+        sb = _hold_for_puma(s, sb_inst, sb)
     if s.era62:
         _shm(s, sb)
     av_inst = s.pg_setting("autovacuum_vacuum_cost_limit", "vacuum_cost_limit")
     if not s.era62:
         av = const("pg_autovacuum_cost_limit")
-        s.add("postgresql.autovacuum_vacuum_cost_limit", "autovacuum_vacuum_cost_limit", "count", av_inst,
-              Setting(av, "lets autovacuum keep up with Foreman's churn", ("gf-postgresql",), "", (C("pg_autovacuum_cost_limit"),)),
-              Fix("hiera", KEY + "autovacuum_vacuum_cost_limit", av))
+        if av_inst.origin and int(av_inst.value) > av:  # a site that lets autovacuum do more keeps it
+            want = s.same(av_inst, f"kept: the {av_inst.origin} lets autovacuum do more than the guide's {av}", "gf-postgresql")
+        else:
+            want = Setting(av, "lets autovacuum keep up with Foreman's churn", ("gf-postgresql",), "", (C("pg_autovacuum_cost_limit"),))
+        s.add("postgresql.autovacuum_vacuum_cost_limit", "autovacuum_vacuum_cost_limit", "count", av_inst, want,
+              Fix("hiera", KEY + "autovacuum_vacuum_cost_limit", want.value))
     if "checkpoint_segments" in s.base_pg:
         s.add("postgresql.checkpoint_segments", "checkpoint_segments (removed)", "count",
               s.base_setting(KEY + "checkpoint_segments", None, "not set", "fi-checkpoint-segments-removed"),
               Setting(None, "removed in PostgreSQL 9.5; PostgreSQL 12 refuses to start with it", ("fi-checkpoint-segments-removed",)))
+
+
+def _hold_for_puma(s: Sizing, sb_inst: Setting, sb: int) -> int:
+    """Raise shared_buffers only when Puma keeps the guide's worker range: "between 2 GiB to a maximum of 25%" is a range.
+
+    On a box too small for both, the raise would only take Puma workers away; the value in force stays.
+    """
+    inst = pg_size(sb_inst.value) or 0
+    if not s.f.puma or sb <= inst:
+        return sb
+    low = hardware.puma_worker_range(s.profile)[0]
+    fit = puma.workers_that_fit(s)
+    if fit >= low:
+        return sb
+    s.add("postgresql.shared_buffers", "shared_buffers", "bytes", sb_inst,
+          s.same(sb_inst, f"kept: {format_size(sb)} would leave RAM for {fit} Puma workers, below the guide's {low} for "
+                          f"{s.profile}; the guide's {num(const('pg_shared_buffers_min_gib'))} GiB - "
+                          f"{percent(const('pg_shared_buffers_max_fraction'))} of RAM is a range, not a minimum to reach at Puma's cost",
+                 "gf-postgresql", "gf-puma-recommendations"),
+          Fix("hiera", KEY + "shared_buffers", sb_inst.value))
+    return inst
 
 
 def _shm(s: Sizing, shared_buffers: int) -> None:
@@ -151,8 +178,11 @@ def _work_mem(s: Sizing, free: int) -> None:
     conns = s.value("postgresql.max_connections") if "postgresql.max_connections" in s.tunables else 0
     extra = max(0, guide_bytes - inst_bytes) * conns * const("pg_work_mem_ops_per_connection")
     profile_wm, _ = _profile_value_for_ram(s, "work_mem")
-    if inst_bytes == guide_bytes:
-        s.add("postgresql.work_mem", "work_mem", "bytes", wm_inst, s.same(wm_inst, f"already the guide's {format_size(guide_bytes)}", "gf-postgresql"),
+    if inst_bytes >= guide_bytes:
+        why = (f"already the guide's {format_size(guide_bytes)}" if inst_bytes == guide_bytes else
+               f"kept: the {wm_inst.origin or 'installer'} sets more than the guide's {format_size(guide_bytes)}, which it calls "
+               "\"more than enough\", not a ceiling")
+        s.add("postgresql.work_mem", "work_mem", "bytes", wm_inst, s.same(wm_inst, why, "gf-postgresql"),
               Fix("hiera", KEY + "work_mem", wm_inst.value))
         return
     fits = extra <= free

@@ -51,14 +51,24 @@ def ram_for_puma_gib(s: Sizing) -> float:
     return s.ram_gib - others
 
 
+def per_worker_gib() -> float:
+    """One Puma worker with its database connections (threads + the pool's extra) at their planning sizes."""
+    backend_gib = (const("puma_threads") + const("db_pool_extra")) * memory_gib("pg_backend_mib") / 1024
+    return float(memory_gib("puma_worker") + backend_gib)
+
+
+def workers_that_fit(s: Sizing) -> int:
+    """How many Puma workers the RAM left after every other service holds."""
+    return math.floor(ram_for_puma_gib(s) / per_worker_gib())
+
+
 def plan_puma(s: Sizing) -> None:
     if not (s.f.puma and s.server):
         return
     inst_workers, inst_tmin, inst_tmax = installer_puma(s)
     low, high = hardware.puma_worker_range(s.profile)
     threads = const("puma_threads")
-    backend_gib = (threads + const("db_pool_extra")) * memory_gib("pg_backend_mib") / 1024
-    per_worker = memory_gib("puma_worker") + backend_gib
+    per_worker = per_worker_gib()
     room = ram_for_puma_gib(s)
     ram_cap = math.floor(room / per_worker)
     cpu_factor = const("puma_cpu_factor")
