@@ -128,3 +128,30 @@ def test_a_memory_range_past_ram_is_never_no_problem() -> None:
     found = [q for q in p.problems if q.code == "memory-range-over-ram"]
     assert [q.severity for q in found] == ["low"]
     assert "or take Puma to 9 workers (the guide's range starts at 8)" in found[0].message
+
+
+def test_effective_cache_size_is_a_hint_not_lowered_without_cause() -> None:
+    # PostgreSQL's manual: effective_cache_size "has no effect on the size of shared memory allocated by PostgreSQL, nor
+    # does it reserve kernel disk cache". foreman-installer 3.9.0 config/foreman.hiera/tuning/sizes/medium.yaml:
+    # effective_cache_size: 16GB -- on the guide's medium box (32 GiB) it stays.
+    t = plan("satellite", "6.15", hosts=8000, cpus=8, ram_gib=32).tunables["postgresql.effective_cache_size"]
+    assert (t.installer.value, t.foretune.value) == ("16GB", "16GB")
+    assert t.foretune.reason == "kept: a planner hint that reserves no memory, and 16GB is within the 32.0 GiB RAM"
+    # the default profile sets none: 4GB is PostgreSQL's own default (9.4 release notes), and named so
+    small = plan("satellite", "6.15", hosts=3000, cpus=4, ram_gib=20).tunables["postgresql.effective_cache_size"]
+    assert small.foretune.value == "4GB"
+    assert "at most PostgreSQL's default 4GB" in small.foretune.reason and "profile's 4GB" not in small.foretune.reason
+    assert small.foretune.citations[0] == "pg-release-94-defaults"
+
+
+def test_explain_quotes_the_sentence_with_the_number_and_links_the_release() -> None:
+    # gf-postgresql has four quotes; work_mem's explanation shows only those that name work_mem
+    text = explain(plan("satellite", "6.15", hosts=8000, cpus=8, ram_gib=32), "postgresql.work_mem")
+    foretune_part = text.split("\nforetune: ", 1)[1].split("\narithmetic:", 1)[0]
+    assert '"Setting this value to 8 MB should be more than enough for most of the intensive operations on Foreman."' in foretune_part
+    assert "autovacuum_vacuum_cost_limit to 2000" not in foretune_part and "between 2 GiB to a maximum" not in foretune_part
+    # the installer's value comes from Satellite 6.15's foreman-installer, tag 3.9.0, medium profile
+    assert "https://github.com/theforeman/foreman-installer/blob/3.9.0/config/foreman.hiera/tuning/sizes/medium.yaml" in text
+    assert "/blob/1.24.0/" not in text
+    large = explain(plan("foreman", "3.12", hosts=15000, cpus=16, ram_gib=64), "postgresql.shared_buffers")
+    assert "https://github.com/theforeman/foreman-installer/blob/3.12.0/config/foreman.hiera/tuning/sizes/large.yaml" in large

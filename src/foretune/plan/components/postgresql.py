@@ -158,16 +158,27 @@ def plan_cache(s: Sizing) -> None:
     profile_ecs, profile_name = _profile_value_for_ram(s, "effective_cache_size")
     budget = (sb + cache_room) // GIB * GIB
     ceiling = (pg_size(profile_ecs) if profile_ecs else pg_size(ecs_inst.value)) or 0
+    ceiling_cite = "fi-tuning-profiles" if profile_name and profile_name.endswith("profile") else str(postgresql_default("effective_cache_size")["citation"])
+    named = profile_name or "installer"
+    whose = "PostgreSQL's default" if named == "PostgreSQL default" else f"the {named}'s"
     ecs = max(GIB, min(budget, ceiling))
-    s.add("postgresql.effective_cache_size", "effective_cache_size", "bytes", ecs_inst,
-          Setting(format_size(ecs), f"shared_buffers plus the page cache left with the services at the low end of "
-                                    f"their memory ranges, at most the {profile_name or 'installer'}'s {format_size(ceiling)}",
-                  ("fi-tuning-profiles", "g62-memory"),
-                  f"min({format_size(sb)} + {format_gib(cache_room)} page cache, {format_size(ceiling)}) = {format_size(ecs)}",
-                  (Input("shared_buffers", format_size(sb), "gf-postgresql"),
-                   Input("RAM left at the low end of the memory budget", format_gib(cache_room), "foretune-estimate"),
-                   Input(f"{profile_name or 'installer'} effective_cache_size", format_size(ceiling), "fi-tuning-profiles"))),
-          Fix("hiera", KEY + "effective_cache_size", format_size(ecs)))
+    in_force = pg_size(ecs_inst.value) or 0
+    inputs = (Input("shared_buffers", format_size(sb), "gf-postgresql"),
+              Input("RAM left at the low end of the memory budget", format_gib(cache_room), "foretune-estimate"),
+              Input(f"{named} effective_cache_size", format_size(ceiling), ceiling_cite))
+    if ecs < in_force <= s.inp.ram_bytes:
+        # a planner hint: it reserves no memory, so a value in force the RAM can hold is no cause for a change
+        setting = s.same(ecs_inst, f"kept: a planner hint that reserves no memory, and {ecs_inst.value} is within the "
+                                   f"{format_gib(s.inp.ram_bytes)} RAM", *ecs_inst.citations, "pg-docs-effective-cache-size")
+        setting = setting._replace(inputs=(given(ecs_inst), box("RAM", format_gib(s.inp.ram_bytes))))
+    else:
+        setting = Setting(format_size(ecs), f"shared_buffers plus the page cache left with the services at the low end of "
+                                            f"their memory ranges, at most {whose} {format_size(ceiling)}",
+                          (ceiling_cite, "g62-memory"),
+                          f"min({format_size(sb)} + {format_gib(cache_room)} page cache, {format_size(ceiling)}) = {format_size(ecs)}",
+                          inputs)
+    s.add("postgresql.effective_cache_size", "effective_cache_size", "bytes", ecs_inst, setting,
+          Fix("hiera", KEY + "effective_cache_size", setting.value))
     _work_mem(s, free)
 
 
@@ -209,8 +220,10 @@ def _profile_value_for_ram(s: Sizing, name: str) -> tuple[str | None, str | None
         return None, None
     fits = [p for p in SIZES if s.inp.ram_bytes >= hardware.recommended(p).ram_bytes * hardware.ram_allowance()]
     best = fits[-1] if fits else "default"
-    value = installer_hiera(s.release, best).get(PG, {}).get(name) or postgresql_default(name)["value"]
-    return (str(value), f"{best} profile") if value is not None else (None, None)
+    value = installer_hiera(s.release, best).get(PG, {}).get(name)
+    if value is None:  # the profile leaves it out: PostgreSQL's own default applies, and is named as such
+        return str(postgresql_default(name)["value"]), "PostgreSQL default"
+    return str(value), f"{best} profile"
 
 
 # -- budgets -----------------------------------------------------------------------------------
