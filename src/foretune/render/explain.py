@@ -33,11 +33,14 @@ def _url(cid: str, plan: Plan | None) -> str:
     foreman-installer tags each Foreman release x.y as x.y.0; the size file is the profile's (common.yaml for default).
     """
     cit = citation(cid)
-    if plan is None or cit.repo != "theforeman/foreman-installer" or not cit.path.startswith(TUNING_DIR + "sizes/"):
+    tuning_file = cit.path.startswith(TUNING_DIR + "sizes/") or cit.path == TUNING_DIR.rstrip("/") + ".yaml"
+    if plan is None or cit.repo != "theforeman/foreman-installer" or not tuning_file:
         return cit.url
     fv = plan.release.foreman_version
     if version_key(fv) < version_key(".".join(cit.ref.split(".")[:2])):
         return cit.url
+    if not cit.path.startswith(TUNING_DIR):  # 1.14 to 1.23: the single tuning.yaml of that tag
+        return f"https://github.com/{cit.repo}/blob/{fv}.0/{cit.path}"
     size = plan.profile if plan.profile in SIZES and plan.profile not in ("default", "development") else ""
     path = f"{TUNING_DIR}sizes/{size}.yaml" if size else f"{TUNING_DIR}common.yaml"
     return f"https://github.com/{cit.repo}/blob/{fv}.0/{path}"

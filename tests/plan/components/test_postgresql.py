@@ -155,3 +155,6 @@ def test_explain_quotes_the_sentence_with_the_number_and_links_the_release() -> 
     assert "/blob/1.24.0/" not in text
     large = explain(plan("foreman", "3.12", hosts=15000, cpus=16, ram_gib=64), "postgresql.shared_buffers")
     assert "https://github.com/theforeman/foreman-installer/blob/3.12.0/config/foreman.hiera/tuning/sizes/large.yaml" in large
+    # Satellite 6.4 is foreman-installer 1.18: its single tuning.yaml, at that tag
+    old = explain(plan("satellite", "6.4", hosts=3000, cpus=8, ram_gib=32), "postgresql.max_connections")
+    assert "https://github.com/theforeman/foreman-installer/blob/1.18.0/config/foreman.hiera/tuning.yaml" in old
