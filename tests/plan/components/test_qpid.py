@@ -85,3 +85,11 @@ def test_each_formula_row_says_which_hosts_its_n_counts() -> None:
     assert t["sysctl.fs_aio_max_nr"].foretune.value == 99001  # 33 x 3000 + 1
     for tid in ("qpidd.limit_nofile", "qdrouterd.limit_nofile", "sysctl.fs_aio_max_nr", "qpidd.storage_bytes"):
         assert "N = katello-agent hosts: the guide's N is 'content hosts'" in t[tid].foretune.reason, tid
+
+
+def test_no_katello_agent_hosts_leave_aio_at_the_kernel_default() -> None:
+    # 6.2 brief 5.12: fs.aio-max-nr 1000000 is for katello-agent at scale; the 6.9 guide sizes it by "33 multiplied by
+    # the maximum number of the content hosts" using katello-agent: with none, the kernel's 65536 stays, said plainly
+    t = run(qpid.plan, "satellite", "6.2", role="capsule", hosts=600, physical_cores=4, ram_gib=16)
+    assert t["sysctl.fs_aio_max_nr"].foretune.value == 65536
+    assert t["sysctl.fs_aio_max_nr"].foretune.reason == "no katello-agent hosts: nothing for qpidd's linear store to size"

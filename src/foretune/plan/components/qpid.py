@@ -91,6 +91,9 @@ def _aio(s: Sizing, n: int, cites: tuple[str, ...]) -> None:
         setting = Setting(aio, f"the 6.2 brief's {brief} is not more than {per_host} x {n} katello-agent hosts ({N_IS})",
                           ("g62-qpid", "g69-qpid"), f"max({brief}, {per_host} x {n} + 1) = {aio}",
                           (C("g62_aio_max_nr"), C("aio_per_host"), box("katello-agent hosts", n)))
+    elif not n:
+        aio = default
+        setting = Setting(aio, "no katello-agent hosts: nothing for qpidd's linear store to size", cites, "", (C("aio_default"),))
     else:
         aio = max(default, n * per_host + 1)
         setting = Setting(aio, f"more than {per_host} x {n} katello-agent hosts ({N_IS})", cites, f"max({default}, {per_host} x {n} + 1) = {aio}",
