@@ -179,7 +179,10 @@ class Sizing:
     def connection_budget(self, *, installer: bool = False) -> list[tuple[str, int]]:
         """PostgreSQL connections per consumer with the plan's values (or, ``installer``, the installer's).
 
-        Every budget ends with the connections PostgreSQL keeps for superusers.
+        Every budget ends with the connections PostgreSQL keeps for superusers; a box whose services use no PostgreSQL
+        has none.
         """
         budget = [entry for c in self.components if c.connections for entry in c.connections(self, installer)]
+        if not budget:
+            return []  # nothing here uses PostgreSQL (a Pulp 2 Capsule): no budget, not 3 reserved slots of no server
         return [*budget, ("superuser reserved", const("pg_reserved_connections"))]

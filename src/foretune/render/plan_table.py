@@ -90,7 +90,10 @@ def layout(plan: Plan, left_out: int = 0) -> list[Block]:
     if any(t.installer.origin for t in plan.tunables.values()):
         blocks.append(("(a) = set in the answers file, (h) = set in custom-hiera.yaml: in force on the box, above the tuning profile", ""))
     blocks.append(("", ""))
-    blocks += [("PostgreSQL connection budget:", "heading"), _connections(plan), ("", "")]
+    if plan.connection_budget:
+        blocks += [("PostgreSQL connection budget:", "heading"), _connections(plan), ("", "")]
+    else:
+        blocks += [("PostgreSQL connection budget: none (no service on this box uses PostgreSQL)", "heading"), ("", "")]
     blocks += [("Memory budget (never swap): planning figure, range the sources give", "heading"), _memory(plan), ("", "")]
     if plan.problems:
         blocks.append(("Problems:", "heading"))

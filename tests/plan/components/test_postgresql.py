@@ -158,3 +158,12 @@ def test_explain_quotes_the_sentence_with_the_number_and_links_the_release() -> 
     # Satellite 6.4 is foreman-installer 1.18: its single tuning.yaml, at that tag
     old = explain(plan("satellite", "6.4", hosts=3000, cpus=8, ram_gib=32), "postgresql.max_connections")
     assert "https://github.com/theforeman/foreman-installer/blob/1.18.0/config/foreman.hiera/tuning.yaml" in old
+
+
+def test_a_pulp_2_capsule_has_no_postgresql_budget() -> None:
+    # the 6.2 brief's capsule runs Pulp 2 on MongoDB, Puppet under Passenger and qpid: no service there uses PostgreSQL,
+    # so there is no connection budget (not a lone "3 superuser reserved" of a server that does not run)
+    p = plan("satellite", "6.2", role="capsule", hosts=600, cpus=8, physical_cores=4, ram_gib=16, puppet_hosts=600)
+    assert p.connection_budget == () and p.installer_connection_budget == ()
+    # a pulpcore Capsule (6.15) keeps its budget, closed by the reserved slots
+    assert plan("satellite", "6.15", role="capsule", hosts=600, cpus=8, ram_gib=16).connection_budget[-1] == ("superuser reserved", 3)

@@ -93,3 +93,4 @@ def test_no_katello_agent_hosts_leave_aio_at_the_kernel_default() -> None:
     t = run(qpid.plan, "satellite", "6.2", role="capsule", hosts=600, physical_cores=4, ram_gib=16)
     assert t["sysctl.fs_aio_max_nr"].foretune.value == 65536
     assert t["sysctl.fs_aio_max_nr"].foretune.reason == "no katello-agent hosts: nothing for qpidd's linear store to size"
+
