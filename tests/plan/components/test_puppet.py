@@ -100,3 +100,14 @@ def test_puppetserver_sizing_follows_puppet_puppet_params() -> None:
     assert small["puppet.server_max_active_instances"].installer.value == 2  # min(2, 4)
     # puppetserver on a Passenger release does not exist: 6.2 runs Puppet 3 under Passenger (puppet-puppet 4.3.0)
     assert "puppet.server_max_active_instances" not in plan("satellite", "6.2", puppet_hosts=500).tunables
+
+
+def test_puppetserver_memory_follows_its_heap(monkeypatch: pytest.MonkeyPatch) -> None:
+    # with 1024 MiB per JRuby instead of Puppet's 512, 4 instances need max(2048, 4 x 1024) = 4096 MiB of heap,
+    # and the memory item (1.5-2.5 GiB for puppet-puppet's 2 GiB heap) doubles: 3-5 GiB
+    monkeypatch.setitem(load_data("planner.yaml")["puppetserver_jruby_mib"], "value", 1024)
+    p = plan("satellite", "6.15", role="capsule", hosts=6000, cpus=8, ram_gib=24, puppet_hosts=1500)
+    assert p.tunables["puppet.server_jvm_max_heap"].foretune.value == 4 * GIB
+    item = next(m for m in p.memory if m.component == "Puppet server")
+    assert (item.low_bytes, item.high_bytes) == (3 * GIB, 5 * GIB)
+    assert item.reason == "JVM, -Xmx 4096 MiB"

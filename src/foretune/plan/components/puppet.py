@@ -117,7 +117,12 @@ def memory(s: Sizing) -> list[MemoryItem]:
         pool = s.tunables.get("passenger.max_pool_size")
         n = max(1, pool.foretune.value // 2) if pool else 1
         return [memory_item("Puppet (Passenger)", n, "passenger_puppet_process", f"up to {n} Puppet 3 rack processes x {memory_size('passenger_puppet_process')} (6.2 brief)")]
-    return [memory_item("Puppet server", 1, "puppetserver", "JVM")]
+    heap = s.tunables.get("puppet.server_jvm_max_heap")
+    if heap is None:
+        return [memory_item("Puppet server", 1, "puppetserver", "JVM")]
+    # the memory item is sized for puppet-puppet's 2 GiB heap; a larger heap scales it
+    share = heap.foretune.value / (module_default("puppetserver", "jvm_heap_mib") * MIB)
+    return [memory_item("Puppet server", share, "puppetserver", f"JVM, -Xmx {heap.foretune.value // MIB} MiB")]
 
 
 COMPONENT = Component("puppet", memory=memory)
