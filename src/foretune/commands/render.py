@@ -92,6 +92,12 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if _through_streams(path):
             raise InputError(f"{path}: is a stream, not a custom-hiera.yaml file: refusing to merge into it")
     current = load_mapping(old, str(path))
+    from foretune.plan import make_plan  # start-up: only for a `render` run, not --help
+    from foretune.plan.facts_input import hiera_configured  # start-up: only for a `render` run, not --help
+
+    site = hiera_configured(current)
+    if site:  # the plan starts from the file's values, as `plan --from` starts from the box's custom-hiera
+        plan = make_plan(plan.input._replace(configured={**plan.input.configured, **site}))
     stale = stale_keys(plan.release, current)
     for note in stale:  # a key the release refuses goes in any case; an inert one when asked
         action = "removed" if args.remove_stale or note.refused else "remove it (or add --remove-stale)"
@@ -106,10 +112,16 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     for conflict in conflicts:  # on stderr, so the diff on stdout still applies with patch
         env.warn(redact_text(f"{path}: {conflict.line()}"))
     if any(conflict.taken == "site" for conflict in conflicts):
-        env.note("site values are kept where they differ; add --prefer foretune to take foretune's, or --prefer-key NAME=foretune for one key")
+        # a fixed text, printed as is: the redactor would take "--prefer-key NAME=..." for a secret-named option
+        print("foretune: site values are kept where they differ; add --prefer foretune to take foretune's, "
+              "or --prefer-key NAME=foretune for one key", file=env.stderr)
     from foretune.changes import build  # start-up: only for a `render` run, not --help
 
     changes = build.from_plan(plan, build.Host(custom_hiera=flatten(current)))
+    # a key the file sets is compared and merged in the file, where it wins: its installer option would be ignored
+    in_file = {build.installer_option(key) for key in flatten(current)} - {None}
+    changes = changes._replace(changes=tuple(c for c in changes.changes if not (c.channel == "installer" and c.target in in_file)
+                                             and not c.tunable.startswith("unshadow:")))
     options = build.installer_options(changes)
     if options or build.profile_change(changes):
         env.note("values with an installer option are not merged (custom-hiera would win over every later installer "

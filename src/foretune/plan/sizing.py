@@ -124,7 +124,8 @@ class Sizing:
         same_kind = isinstance(in_force.value, str) == isinstance(foretune.value, str)  # "16MB" and 16384 (kB) do not compare
         if in_force.origin and same_kind and site is not None and ours is not None and ours < site:
             # never lower a site value silently: the reason says first that foretune's value is below the site's
-            foretune = foretune._replace(reason=f"below the {in_force.value} the {in_force.origin} sets: {foretune.reason}")
+            shown = format_bytes(in_force.value) if unit == "bytes" and isinstance(in_force.value, int) else in_force.value
+            foretune = foretune._replace(reason=f"below the {shown} the {in_force.origin} sets: {foretune.reason}")
         self.tunables[tid] = Tunable(tid, component, title, unit, in_force, foretune, tuple(fixes))
 
     def in_force(self, fixes: tuple[Fix, ...], installer: Setting, configured: Callable[[Any], Any] | None = None) -> Setting:

@@ -167,3 +167,12 @@ def test_a_pulp_2_capsule_has_no_postgresql_budget() -> None:
     assert p.connection_budget == () and p.installer_connection_budget == ()
     # a pulpcore Capsule (6.15) keeps its budget, closed by the reserved slots
     assert plan("satellite", "6.15", role="capsule", hosts=600, cpus=8, ram_gib=16).connection_budget[-1] == ("superuser reserved", 3)
+
+
+def test_a_sites_lower_max_connections_is_raised_to_at_least_the_profiles() -> None:
+    # foreman-installer's large profile sets max_connections 1000 (the guide's example config: "max_connections: 1000");
+    # a site's 500 is in force, but the recommendation never goes below the profile's value
+    site = {"postgresql::server::config_entries/max_connections": (500, "custom-hiera.yaml")}
+    t = plan("satellite", "6.15", hosts=15000, cpus=16, ram_gib=64, configured=site).tunables["postgresql.max_connections"]
+    assert (t.installer.value, t.foretune.value) == (500, 1000)
+    assert t.foretune.reason.endswith("never below the profile's 1000")

@@ -122,10 +122,12 @@ def plan_connections(s: Sizing) -> None:
     headroom = const("pg_connection_headroom")
     with_headroom = math.ceil(need * (1 + headroom) / 100) * 100
     mc_inst = s.pg_setting("max_connections")
-    floor = max(int(mc_inst.value), const("g62_max_connections") if s.era62 else 0)
+    profile_mc = s.base_pg.get("max_connections")  # a site's lower value is in force, but the profile's stays the floor
+    floor = max(int(mc_inst.value), const("g62_max_connections") if s.era62 else 0, int(profile_mc or 0))
     mc = max(floor, with_headroom)
     never_below = (f"the brief's {const('g62_max_connections')} for {const('g62_max_connections')} parallel registrations" if s.era62
-                   else "the profile")
+                   else "the profile" if not mc_inst.origin or not profile_mc or int(mc_inst.value) >= int(profile_mc)
+                   else f"the profile's {profile_mc}")
     s.add("postgresql.max_connections", "max_connections", "count", mc_inst,
           Setting(mc, f"connection budget {need} + {percent(headroom)} headroom, rounded up to 100; never below {never_below}",
                   (*cites, "pf-db-pool", cite("pg_connection_headroom")),
