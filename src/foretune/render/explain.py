@@ -71,12 +71,22 @@ def _keys(name: str, value: Any = None) -> tuple[str, ...]:
     return tuple(sorted(w for w in words if len(w) > 2))
 
 
+# words of an input's name that say where it comes from, not what it is ("guide workers low": "workers")
+_GENERIC = frozenset({"guide", "guides", "low", "high", "installer", "foretune", "value", "the", "per", "brief"})
+
+
+def _input_keys(name: str, value: Any) -> tuple[str, ...]:
+    """Words that mark the quote carrying an input: the words of its name that say what it is, else its first word."""
+    words = {w.rstrip("s") for w in re.split(r"[\s._/]+", name.lower()) if len(w) > 2 and w not in _GENERIC}
+    return tuple(sorted(words)) if words else _keys(name, value)
+
+
 def _input(inp: Input, plan: Plan | None = None) -> list[str]:
     lines = [f"    {inp.name} = {inp.value}"]
     const = constant_entry(inp.name)
     if const and const.get("note"):
         lines.append(f"      note: {const['note']}")
-    return lines + _source(inp.citation, _keys(inp.name, inp.value), plan)
+    return lines + _source(inp.citation, _input_keys(inp.name, inp.value), plan)
 
 
 def _setting(label: str, setting: Setting, unit: str, keys: tuple[str, ...] = (), plan: Plan | None = None) -> list[str]:
