@@ -94,7 +94,8 @@ def hiera_fragment(plan: Plan, changes: ChangeSet | None = None) -> str:
     if pg:
         lines += [f"{PG}:", *pg]
     if not plan.release.features.custom_hiera:
-        lines = [lines[0], f"# {plan.release.label} reads no custom-hiera.yaml: every change is a file edit (see APPLY.md)",
+        lines = [lines[0], f"# {plan.release.label} reads no custom-hiera.yaml: every change is an installer option (installer.sh) "
+                 "or a file edit (see APPLY.md)",
                  "---", "{}"]
     elif len(lines) == header:
         lines.append("{}  # nothing to set in custom-hiera.yaml")

@@ -6,7 +6,7 @@ import pytest
 
 from foretune.knowledge import load_data
 from foretune.plan import PlanInput, make_plan
-from foretune.render.outputs import apply_md, installer_command
+from foretune.render.outputs import apply_md, hiera_fragment, installer_command
 from tests.plan.components.helpers import GIB, explain, hiera_and_installer, plan
 
 
@@ -173,6 +173,7 @@ def test_satellite_62_uses_puppet_foreman_51_installer_options() -> None:
     command = installer_command(p)
     assert command.splitlines()[-2:] == ["satellite-installer \\", "  --foreman-passenger-min-instances 6"]
     assert "05-foreman-ssl.conf` set `PassengerMinInstances" not in apply_md(p)
+    assert "every change is an installer option (installer.sh) or a file edit" in hiera_fragment(p)
     # the Puppet vhost's lines stay file edits: puppet-puppet 4.3.0 has no such parameters
     p2 = make_plan(PlanInput("satellite", "6.2", hosts=8000, cpus=48, physical_cores=24, ram_bytes=96 * GIB, puppet_hosts=500))
     assert [(f.kind, f.target, f.value) for f in p2.tunables["passenger.puppet_min_instances"].fixes] == [
