@@ -94,3 +94,11 @@ def test_no_katello_agent_hosts_leave_aio_at_the_kernel_default() -> None:
     assert t["sysctl.fs_aio_max_nr"].foretune.value == 65536
     assert t["sysctl.fs_aio_max_nr"].foretune.reason == "no katello-agent hosts: nothing for qpidd's linear store to size"
 
+
+
+def test_open_file_limits_with_no_katello_agent_hosts_keep_the_installers() -> None:
+    # Satellite 6.9 guide: qpidd "4N+500", qdrouterd "3N+100"; with N = 0 both are below what the installer sets
+    # (qpidd 65536, qdrouterd 150100), which stay, said plainly
+    t = plan("satellite", "6.9", hosts=3000, cpus=8, ram_gib=32).tunables
+    assert (t["qpidd.limit_nofile"].foretune.value, t["qdrouterd.limit_nofile"].foretune.value) == (65536, 150100)
+    assert t["qpidd.limit_nofile"].foretune.reason == "no katello-agent hosts: 4 x 0 + 500 is below the installer's 65536, kept"

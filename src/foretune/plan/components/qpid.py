@@ -70,7 +70,9 @@ def _nofile(s: Sizing, n: int, cites: tuple[str, ...]) -> None:
         else:
             lowest = inst.value or floor
             want = max(lowest, n * const(per) + const(base))
-            setting = Setting(want, f"{const(per)} x {n} katello-agent hosts + {const(base)}, at least {lowest} ({N_IS})", cites,
+            said = (f"{const(per)} x {n} katello-agent hosts + {const(base)}, at least {lowest} ({N_IS})" if n else
+                    f"no katello-agent hosts: {const(per)} x 0 + {const(base)} is below the installer's {lowest}, kept")
+            setting = Setting(want, said, cites,
                               f"max({lowest}, {const(per)} x {n} + {const(base)}) = {want}",
                               (C(per), C(base), box("katello-agent hosts", n),
                                given(inst) if inst.value else Input("profiles' limit", floor, "fi-tuning-profiles")))
