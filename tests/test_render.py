@@ -161,3 +161,19 @@ def test_an_alias_equal_to_the_recommendation_stays_an_alias(tmp_path: Path, pre
     one = [line for line in result.stderr.splitlines() if "out later --tuning changes" in line]
     assert one and one[0].endswith(": 1 key is also set by the tuning profiles and locks out later --tuning changes: "
                                    "postgresql::server::config_entries/work_mem")
+
+
+def test_a_key_the_file_sets_is_not_also_given_as_an_installer_option(tmp_path: Path) -> None:
+    # custom-hiera.yaml wins over the answers file (the installer's hiera: custom-hiera above answers), so with
+    # foreman::db_pool: 5 in the file a --foreman-db-pool 20 would be silently ignored. The key is decided in the file:
+    # kept (listed with both values) by default, replaced with --prefer foretune; never also printed as an option.
+    text = "---\nforeman::db_pool: 5\n"
+    target, result = render(tmp_path, text=text)
+    assert result.status == 0  # type: ignore[attr-defined]
+    err = result.stderr  # type: ignore[attr-defined]
+    assert "foreman::db_pool: kept the site's 5; foretune recommends 20" in err  # 16 threads + 4 Katello listeners
+    assert "--foreman-db-pool" not in err
+    assert "--foreman-foreman-service-puma-threads-max 16" in err  # a key the file does not set stays an option
+    target, result = render(tmp_path, "--write", "--prefer", "foretune", text=text)
+    assert yaml.safe_load(target.read_text(encoding="utf-8"))["foreman::db_pool"] == 20
+    assert "--foreman-db-pool" not in result.stderr  # type: ignore[attr-defined]
