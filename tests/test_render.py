@@ -177,3 +177,21 @@ def test_a_key_the_file_sets_is_not_also_given_as_an_installer_option(tmp_path: 
     target, result = render(tmp_path, "--write", "--prefer", "foretune", text=text)
     assert yaml.safe_load(target.read_text(encoding="utf-8"))["foreman::db_pool"] == 20
     assert "--foreman-db-pool" not in result.stderr  # type: ignore[attr-defined]
+
+
+def test_config_entries_that_are_not_a_mapping_are_one_line_exit_2(tmp_path: Path) -> None:
+    # puppetlabs-postgresql's postgresql::server::config_entries is a Hash: a number or a list is the file's error
+    for text, found in (("---\npostgresql::server::config_entries: 5\n", "int"),
+                        ("---\npostgresql::server::config_entries: [1]\n", "list")):
+        _, result = render(tmp_path, text=text)
+        assert result.status == 2  # type: ignore[attr-defined]
+        err = result.stderr  # type: ignore[attr-defined]
+        assert err.strip().endswith(f"postgresql::server::config_entries must be a mapping of PostgreSQL settings, found {found}")
+        assert "internal error" not in err and "Traceback" not in err
+
+
+def test_62_render_names_the_output_dir_option() -> None:
+    result = run_cli("render", "--product", "satellite", "--version", "6.2", "--hosts", "3000", "--cpus", "8", "--ram", "32G",
+                     "--merge-into", "/dev/null")
+    assert result.status == 2
+    assert "`foretune plan ... --output-dir DIR` lists in APPLY.md" in result.stderr

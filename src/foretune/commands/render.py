@@ -74,7 +74,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if not plan.release.features.custom_hiera:
 
         raise UsageError(f"{plan.release.label} reads no custom-hiera.yaml: apply the file edits that "
-                         "`foretune plan ... --out DIR` lists in APPLY.md")
+                         "`foretune plan ... --output-dir DIR` lists in APPLY.md")
     path = Path(args.merge_into)
     if path.is_dir():
         raise InputError(f"{path}: is a directory, expected custom-hiera.yaml")

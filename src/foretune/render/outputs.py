@@ -332,7 +332,7 @@ def merged_hiera(plan: Plan, existing: str, changes: ChangeSet | None = None) ->
 
 
 def bundle(plan: Plan, existing_hiera: str | None = None, changes: ChangeSet | None = None) -> dict[str, str]:
-    """Relative path -> content of everything `plan --out DIR` and `audit --out DIR` write, all from one change set.
+    """Relative path -> content of everything `plan --output-dir DIR` and `audit --output-dir DIR` write, all from one change set.
 
     ``existing_hiera``: the source's custom-hiera.yaml; the bundle then holds it merged, not a fragment.
     """
