@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from foretune.plan import PlanInput, make_plan
 from foretune.plan.model import Plan
+from tests.conftest import run_cli
 
 GIB = 1024**3
 SEVERE = ("medium", "high", "critical")
@@ -148,6 +149,15 @@ def test_satellite_62_minimum_is_the_briefs() -> None:
     assert p.hardware.ok and p.hardware.required_cores == 2 and p.hardware.required_ram_bytes == 12 * GIB
     assert value(p, "postgresql.shared_buffers") == "1920MB"  # 15 % of 12 GiB = 1843.2 MB -> 1920 MB
     assert severe(p) == []
+    # 6.2 had no size profiles: 8000 hosts on 8 CPUs / 16 GiB is checked against the same 2 CPUs / 12 GB, not against
+    # a later release's medium table (8 cores, 32 GiB); the memory budget speaks for the workload
+    big = plan(product="satellite", version="6.2", hosts=8000, cpus=8, ram_bytes=16 * GIB)
+    assert big.hardware.ok and (big.hardware.required_cores, big.hardware.required_ram_bytes) == (2, 12 * GIB)
+    assert not [q for q in big.problems if q.code == "hardware-below-profile"]
+    assert plan(product="satellite", version="6.2", hosts=500, cpus=1, ram_bytes=12 * GIB).hardware.ok is False
+    table = run_cli("plan", "--product", "satellite", "--version", "6.2", "--hosts", "8000", "--cpus", "8", "--ram", "16G").stdout
+    assert "meets the Satellite 6.2 (Foreman 1.11) minimum: 2 cores and 12 GiB RAM" in table
+    assert "largest profile this hardware supports" not in table  # no --tuning on 6.2
 
 
 def test_satellite_62_capsule_with_puppet_gets_the_same_apache_and_passenger_advice() -> None:

@@ -111,7 +111,7 @@ class Planner:
         elif not s.katello:
             entry = load_data("hardware.yaml")["foreman_min"]
             need = hardware.Requirement("plain Foreman", int(entry["cores"]), float(entry["ram_gib"]), str(entry["citation"]))
-        elif floor is not None and self.profile == "default":
+        elif floor is not None:  # no size profiles on this release: its own minimum, not a later release's table
             need = floor
         else:
             need = hardware.recommended(self.profile)
