@@ -117,7 +117,7 @@ def test_satellite_62_server_follows_the_brief() -> None:
     assert value(p, "passenger.max_request_queue_size") == 200  # the tuned passenger.conf
     assert value(p, "passenger.max_requests") == 10000 and value(p, "passenger.stat_throttle_rate") == 120
     assert value(p, "passenger.start_timeout") == 600  # puppet-foreman 5.1.0 params.pp 600; the brief's 500 is an example
-    assert value(p, "passenger.min_instances") == 1  # the brief's 6 would fill the pool of 6: puppet-foreman 5.1.0's 1 stays
+    assert value(p, "passenger.min_instances") == 3  # the brief's 6 would fill the pool of 6: half of it, floor(6 / 2) = 3
     assert value(p, "apache.keepalive") is True and value(p, "apache.keepalive_timeout") == 5
     assert value(p, "apache.max_keepalive_requests") == 0
     assert installer(p, "apache.keepalive") is False and installer(p, "apache.keepalive_timeout") == 15  # puppet-foreman 5.1

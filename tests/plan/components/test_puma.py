@@ -147,13 +147,18 @@ def test_ram_limit_wording_follows_the_worker_size(monkeypatch: pytest.MonkeyPat
 
 def test_satellite_62_passenger_minimums_leave_room_in_the_pool() -> None:
     # 6.2 brief 5.7: "PassengerMinInstances 6" for Foreman and for Puppet in a pool of 24, "Passenger will spawn
-    # additional application processes up to PassengerMaxPoolSize". 8 physical cores: pool 1.5 x 8 = 12, and 6 + 6
-    # would fill it: Foreman keeps puppet-foreman 5.1.0's $passenger_min_instances = 1, Puppet gets its 6.
+    # additional application processes up to PassengerMaxPoolSize". Its example: 6 + 6 in "PassengerMaxPoolSize 24",
+    # half the pool. 8 physical cores: pool 1.5 x 8 = 12, where 6 + 6 would fill it: half of 12 shared, 3 each.
     p = make_plan(PlanInput("satellite", "6.2", hosts=8000, cpus=16, physical_cores=8, ram_bytes=48 * GIB, puppet_hosts=500))
     t = p.tunables
     assert t["passenger.max_pool_size"].foretune.value == 12
-    assert t["passenger.min_instances"].foretune.value == 1
-    assert t["passenger.puppet_min_instances"].foretune.value == 6
+    assert t["passenger.min_instances"].foretune.value == 3
+    assert t["passenger.puppet_min_instances"].foretune.value == 3
+    # the Puppet vhost's installer value is Passenger's own default (puppet-puppet 4.3.0 sets none)
+    assert t["passenger.puppet_min_instances"].installer.citations == ("passenger-min-instances", "pp-62-options")
+    # 12 physical cores: pool 18, 6 + 6 is more than half of it: floor(18 / 4) = 4 each
+    mid = make_plan(PlanInput("satellite", "6.2", hosts=8000, cpus=24, physical_cores=12, ram_bytes=64 * GIB, puppet_hosts=500))
+    assert (mid.tunables["passenger.min_instances"].foretune.value, mid.tunables["passenger.puppet_min_instances"].foretune.value) == (4, 4)
     # PassengerStartTimeout: puppet-foreman 5.1.0 params.pp sets 600; the brief's 500 is not a reason to lower it
     assert t["passenger.start_timeout"].foretune.value == 600
     # the Puppet vhost has no PassengerStartTimeout in puppet-puppet 4.3.0: Passenger 4.0.18's 90 s applies

@@ -208,31 +208,28 @@ def _applications(s: Sizing, pool: int, cites62: tuple[str, ...]) -> None:
 
     The brief's minimums (6 per application on a server, 2 for a capsule's Puppet) must leave room in the pool for
     the processes a burst spawns ("Passenger will spawn additional application processes up to PassengerMaxPoolSize"):
-    when they together would fill it, Foreman stays at its installer value and Puppet gets what is left but one.
+    the brief's 6 + 6 are half of its pool of 24, so where they would be more than half of this pool, each
+    application gets an even share of half of it.
     """
     puppet = (s.era62 and not s.server) or (s.f.puppet_passenger and bool(s.inp.puppet_hosts))
     apps = (["foreman"] if s.server else []) + (["puppet"] if puppet else [])
     ckey = "passenger_min_instances" if s.server else "capsule_passenger_min_instances"
     brief = const(ckey)
-    fills = brief * len(apps) >= pool
+    fills = brief * len(apps) > pool / 2  # the brief's 6 + 6 are half of its PassengerMaxPoolSize 24
     for app in apps:
-        inst_min = Setting(1, "puppet-foreman default" if app == "foreman" else "puppet module default",
-                           ("pf-passenger-51",) if app == "foreman" else ("g62-passenger",))
+        inst_min = Setting(1, "puppet-foreman default" if app == "foreman" else "Passenger's default (puppet-puppet sets none)",
+                           ("pf-passenger-51",) if app == "foreman" else ("passenger-min-instances", "pp-62-options"))
         prefix = "passenger." if app == "foreman" else "passenger.puppet_"  # passenger.min_instances is Foreman's (audit rules read it)
         example = "tuned example" if s.server else "capsule example"
         inputs = (C(ckey), Input("PassengerMaxPoolSize", pool, "g62-passenger"))
         if not fills:
             want = Setting(brief, f"the brief's {example} per application", cites62,
-                           f"{len(apps)} x {brief} < pool {pool}: {brief}", inputs)
-        elif app == "foreman":
-            want = Setting(inst_min.value, f"kept: the brief's {' + '.join([str(brief)] * len(apps))} would fill the pool of {pool}, "
-                                           "leaving no process for a burst", cites62 + inst_min.citations,
-                           f"{len(apps)} x {brief} >= pool {pool}: keep {inst_min.value}", (*inputs, given(inst_min)))
-        else:
-            held = 1 if "foreman" in apps else 0
-            value = max(1, min(brief, pool - held - 1))
-            want = Setting(value, f"the brief's {example}, leaving room in the pool of {pool} for a burst", cites62,
-                           f"max(1, min({brief}, {pool} - {held} - 1)) = {value}", inputs)
+                           f"{len(apps)} x {brief} <= pool {pool} / 2: {brief}", inputs)
+        else:  # the brief's 6 + 6 hold half its pool of 24: each application gets its even share of half this pool
+            share = max(1, pool // (2 * len(apps)))
+            want = Setting(share, f"the brief's {' + '.join([str(brief)] * len(apps))} are half of its example pool, more than half of "
+                                  f"this pool of {pool}: {share} each keeps the other half for a burst",
+                           cites62, f"max(1, floor({pool} / (2 x {len(apps)}))) = {share}", inputs)
         s.add(f"{prefix}min_instances", f"PassengerMinInstances ({app.capitalize()})", "count", inst_min, want,
               Fix("hiera", f"{app}::passenger_min_instances" if app == "foreman" else "puppet::server::passenger_min_instances",
                   want.value))
