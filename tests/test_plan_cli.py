@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,16 @@ def test_ram_below_the_smallest_plannable_box_is_one_line() -> None:
     result = run_cli(*BASE[:-1], "512M")
     assert result.status == 2 and result.stdout == ""
     assert result.stderr == "foretune: error: --ram 0.5 GiB is below 1 GiB; give a size such as 64G\n"
+
+
+def test_json_fixes_name_the_channel_the_outputs_use() -> None:
+    # foreman-installer 3.9 (Satellite 6.15) has kafo options for puppet-foreman's class parameters; custom-hiera.yaml
+    # would win over them, so the value goes on the installer command, and the JSON says so. The guide's large profile:
+    # Puma 12-18 workers (18 with 16 CPUs), 16 threads, db_pool threads + 4 = 20.
+    argv = ["--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G"]
+    data = json.loads(run_cli("plan", *argv, "--format", "json").stdout)
+    fixes = {t["id"]: t["fixes"] for t in data["tunables"]}
+    assert fixes["puma.workers"] == [{"kind": "installer", "target": "--foreman-foreman-service-puma-workers", "value": 18}]
+    assert fixes["foreman.db_pool"] == [{"kind": "installer", "target": "--foreman-db-pool", "value": 20}]
+    command = run_cli("plan", *argv, "--format", "installer").stdout
+    assert "--foreman-foreman-service-puma-workers 18" in command and "--foreman-db-pool 20" in command
