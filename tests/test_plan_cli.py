@@ -167,3 +167,12 @@ def test_json_fixes_name_the_channel_the_outputs_use() -> None:
     assert fixes["foreman.db_pool"] == [{"kind": "installer", "target": "--foreman-db-pool", "value": 20}]
     command = run_cli("plan", *argv, "--format", "installer").stdout
     assert "--foreman-foreman-service-puma-workers 18" in command and "--foreman-db-pool 20" in command
+
+
+def test_a_cpu_count_no_rhel_kernel_runs_is_one_line_exit_2() -> None:
+    # RHEL 8 and 9 x86_64 kernels: CONFIG_NR_CPUS=8192; 100000 CPUs is an input error, not an INFO note
+    result = run_cli("plan", "--product", "satellite", "--version", "6.15", "--cpus", "100000", "--ram", "1P", "--hosts", "1000")
+    assert result.status == 2 and "Traceback" not in result.stderr
+    assert "100000 is not a plausible CPU count: at most 8192" in result.stderr
+    ok = run_cli("plan", "--product", "satellite", "--version", "6.15", "--cpus", "8192", "--ram", "20T", "--hosts", "1000")
+    assert ok.status == 0, ok.stderr
