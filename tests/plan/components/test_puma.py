@@ -183,3 +183,12 @@ def test_satellite_62_uses_puppet_foreman_51_installer_options() -> None:
     p2 = make_plan(PlanInput("satellite", "6.2", hosts=8000, cpus=48, physical_cores=24, ram_bytes=96 * GIB, puppet_hosts=500))
     assert [(f.kind, f.target, f.value) for f in p2.tunables["passenger.puppet_min_instances"].fixes] == [
         ("file", "/etc/httpd/conf.d/25-puppet.conf", "PassengerMinInstances 6")]
+
+
+def test_db_pool_says_when_the_releases_installer_used_the_older_formula() -> None:
+    # the Tuning guide for Foreman 3.9 (Satellite 6.15), 5.2.7: "It is the maximum of $foreman::db_pool and
+    # $foreman::foreman_service_puma_threads_max"; threads_max + 4 came with puppet-foreman 25 (Foreman 3.11)
+    t = plan("satellite", "6.15", hosts=15000, cpus=16, ram_gib=64).tunables["foreman.db_pool"]
+    assert (t.installer.value, t.foretune.value) == (5, 20)
+    assert t.foretune.reason.endswith("this release's installer gives max(db_pool, threads_max)")
+    assert "max(db_pool" not in plan("foreman", "3.12", hosts=15000, cpus=16, ram_gib=64).tunables["foreman.db_pool"].foretune.reason

@@ -129,6 +129,8 @@ def plan_db_pool(s: Sizing) -> None:
     why = (f"threads_max + {extra}: one per Puma thread plus the Katello event daemon, event monitor, Stomp and Puma listeners"
            if s.katello else
            f"threads_max + {extra}: one per Puma thread plus the Puma listener (no Katello listeners on plain Foreman)")
+    if s.f.db_pool_formula != "threads+4":  # the formula puppet-foreman 25 (Foreman 3.11) adopted; older installers lack it
+        why += "; later puppet-foreman (25, Foreman 3.11) sizes it so, this release's installer gives max(db_pool, threads_max)"
     s.add("foreman.db_pool", "Foreman database pool per process", "count", inst,
           Setting(want, why, ("pf-db-pool", "gf-db-pool"), f"threads_max {threads_max} + {extra} = {want}",
                   (Input("threads_max", threads_max, cite("puma_threads")), C(key))),
