@@ -192,3 +192,14 @@ def test_db_pool_says_when_the_releases_installer_used_the_older_formula() -> No
     assert (t.installer.value, t.foretune.value) == (5, 20)
     assert t.foretune.reason.endswith("this release's installer gives max(db_pool, threads_max)")
     assert "max(db_pool" not in plan("foreman", "3.12", hosts=15000, cpus=16, ram_gib=64).tunables["foreman.db_pool"].foretune.reason
+
+
+def test_69_puma_workers_say_the_range_is_the_later_guides() -> None:
+    # Satellite 6.9 Performance Tuning Guide: "tuning Profiles are not covering puma tuning as of now"; its Puma
+    # section: "If you have enough CPUs, adding more workers adds more performance." The range 8-12 for medium comes
+    # from the later Tuning guide (5.2.4), and the row says so, citing the 6.9 guide too.
+    t = plan("satellite", "6.9", hosts=8000, cpus=8, ram_gib=32).tunables["puma.workers"]
+    assert t.foretune.reason.startswith("the later Tuning guide's range 8-12 for medium (this release's guide gives none")
+    assert "g69-puma" in t.foretune.citations
+    assert plan("satellite", "6.15", hosts=8000, cpus=8, ram_gib=32).tunables["puma.workers"].foretune.reason.startswith(
+        "guide range 8-12 for medium")

@@ -77,14 +77,17 @@ def plan_puma(s: Sizing) -> None:
     target = min(high, max(low, inst_workers.value if auto else low))
     workers = max(2, min(target, ram_cap, cpu_cap))
     why = f"guide range {low}-{high} for {s.profile}"
+    if not auto:  # Foreman 2.3-2.5 (Satellite 6.9): its guide gives no range, only "adding more workers adds more performance"
+        why = (f"the later Tuning guide's range {low}-{high} for {s.profile} (this release's guide gives none: more workers "
+               "where CPUs allow)")
     if workers < target:
         by = (f"RAM (~{memory_size('puma_worker', high=True)} per worker after the other services)" if ram_cap < cpu_cap
               else f"CPUs x {num(cpu_factor)}")
         why += f"; limited to {workers} by {by}"
     if workers < low:
         s.problems.append(Problem("low", "puma-below-guide-range",
-                                  f"only {workers} Puma workers fit this box beside the other services; the guide's "
-                                  f"registration tests favour {low}-{high} for {s.profile}",
+                                  f"only {workers} Puma workers fit this box beside the other services; the "
+                                  f"{'' if auto else 'later '}guide's registration tests favour {low}-{high} for {s.profile}",
                                   ("gf-puma-recommendations", "gf-puma-autotuning")))
     formula = (f"max(2, min(min({high}, max({low}, {inst_workers.value if auto else low})), "
                f"floor({room:.1f} GiB free / {per_worker:.2f} GiB per worker) = {ram_cap}, "
@@ -95,7 +98,7 @@ def plan_puma(s: Sizing) -> None:
               Input("memory/pg_backend_mib", memory_gib("pg_backend_mib"), memory_range("pg_backend_mib")[2]),
               Input("RAM left after the other services GiB", round(room, 1), "foretune-estimate"),
               C("puma_cpu_factor"), box("CPUs", s.inp.cpus))
-    cites = ("gf-puma-recommendations", "gf-puma-autotuning")
+    cites = ("gf-puma-recommendations", "gf-puma-autotuning", *(() if auto else ("g69-puma",)))
     s.add("puma.workers", "Puma workers", "count", inst_workers, Setting(workers, why, cites, formula, inputs),
           Fix("hiera", "foreman::foreman_service_puma_workers", workers))
     alt = const("puma_threads_alternative")
