@@ -111,3 +111,16 @@ def test_puppetserver_memory_follows_its_heap(monkeypatch: pytest.MonkeyPatch) -
     item = next(m for m in p.memory if m.component == "Puppet server")
     assert (item.low_bytes, item.high_bytes) == (3 * GIB, 5 * GIB)
     assert item.reason == "JVM, -Xmx 4096 MiB"
+
+
+def test_advice_from_the_62_brief_says_so_on_later_releases() -> None:
+    # splay and runinterval: only the 6.2 brief speaks of them ("Turn on splay for each Puppet client"); the Tuning
+    # guides of 6.9 and later do not, so a later plan's row names the brief as its source
+    late = plan("satellite", "6.15", puppet_hosts=500).tunables
+    assert late["puppet.splay"].foretune.reason.endswith("(the 6.2 brief's; later guides do not cover splay)")
+    assert late["puppet.runinterval"].foretune.reason.endswith("(the 6.2 brief's; later guides do not cover runinterval)")
+    early = plan("satellite", "6.2", puppet_hosts=500).tunables
+    assert early["puppet.splay"].foretune.reason == 'randomise agent start times: "Turn on splay for each Puppet client"'
+    # hammer: the 6.9 guide lists "Configure hammer to reduce API timeouts" with no value; -1 is the 6.2 brief's
+    hammer = plan("satellite", "6.15", hosts=20000, cpus=16, ram_gib=64).tunables["hammer.request_timeout"].foretune
+    assert hammer.value == -1 and "(the 6.2 brief's; the 6.9 guide's" in hammer.reason

@@ -16,6 +16,11 @@ def _agents_file(s: Sizing) -> str:
     return "/etc/puppet/puppet.conf" if s.era62 else "/etc/puppetlabs/puppet/puppet.conf"
 
 
+def _brief(s: Sizing, name: str) -> str:
+    """Where the advice comes from, on a release whose own guide does not cover the agents' ``name``."""
+    return "" if s.era62 else f" (the 6.2 brief's; later guides do not cover {name})"
+
+
 def plan(s: Sizing) -> None:
     """runinterval and splay of the MANAGED agents (their puppet.conf, or the puppet class that manages them).
 
@@ -32,14 +37,14 @@ def plan(s: Sizing) -> None:
     own = "the installer's --puppet-{name} sets only this box's own agent"
     inst = Setting(default_interval, "Puppet default", ("g62-puppet",))
     s.add("puppet.runinterval", "runinterval of the managed Puppet agents", "seconds", inst,
-          Setting(interval, "spread agent runs evenly over the interval", ("g62-puppet",), "",
+          Setting(interval, "spread agent runs evenly over the interval" + _brief(s, "runinterval"), ("g62-puppet",), "",
                   (box("--puppet-runinterval", interval),) if s.inp.puppet_runinterval else (given(inst),)),
           Fix("advice", "Puppet agents", f"set runinterval = {interval} in the [agent] section of {conf} on each managed host and restart its agent, "
                                          + via_class.format(name="runinterval", value=interval) + "; "
                                          + own.format(name="runinterval")))
     s.add("puppet.splay", "splay on the managed Puppet agents", "bool",
           Setting(module_default("puppet", "splay"), "Puppet default", ("g62-puppet", "pp-62-options")),
-          Setting(True, "randomise agent start times: \"Turn on splay for each Puppet client\"", ("g62-puppet",)),
+          Setting(True, "randomise agent start times: \"Turn on splay for each Puppet client\"" + _brief(s, "splay"), ("g62-puppet",)),
           Fix("advice", "Puppet agents", f"set splay = true in the [agent] section of {conf} on each managed host and restart its agent, "
                                          + via_class.format(name="splay", value="true") + "; " + own.format(name="splay")))
     if not (s.era62 or s.f.puppet_passenger):
