@@ -237,3 +237,12 @@ def test_keys_absent_where_the_release_has_no_such_thing() -> None:
     for gone in ("qpidd.limit_nofile", "sysctl.fs_aio_max_nr", "pulp2.concurrency", "mongodb.cache_size_gb",
                  "katello.content_action_accept_timeout", "sysctl.kernel_shmmax"):
         assert gone not in p615.tunables, gone
+
+
+def test_62_rows_from_later_sources_say_so() -> None:
+    # The 6.2 brief covers neither transparent huge pages nor a dynflowd executor count: THP "never" is the 6.9
+    # guide's, EXECUTORS_COUNT by RAM satellite-support's custom-hiera profiles for 6.4-6.6 (2 for 32-64G RAM)
+    p = plan(product="satellite", version="6.2", hosts=3000, cpus=8, ram_bytes=32 * GIB)
+    assert p.tunables["os.thp"].foretune.reason.endswith("(the 6.9 guide's advice; the 6.2 brief does not cover THP)")
+    executors = p.tunables["dynflow.executors"].foretune
+    assert executors.value == 2 and executors.reason.endswith("(satellite-support's profiles for 6.4-6.6; the 6.2 brief gives no count)")
