@@ -246,3 +246,14 @@ def test_62_rows_from_later_sources_say_so() -> None:
     assert p.tunables["os.thp"].foretune.reason.endswith("(the 6.9 guide's advice; the 6.2 brief does not cover THP)")
     executors = p.tunables["dynflow.executors"].foretune
     assert executors.value == 2 and executors.reason.endswith("(satellite-support's profiles for 6.4-6.6; the 6.2 brief gives no count)")
+
+
+def test_orcharhino_rows_cite_the_orcharhino_guide_where_it_says_it() -> None:
+    # Tuning orcharhino 5.2.4 has the same table as Foreman's ("medium 5000 – 10000 32 GiB 8 16 8 – 12") and "we
+    # recommend 16 threads with all the tuning profiles": an orcharhino plan cites its own guide for them
+    p = plan(product="orcharhino", version="6.11", hosts=8000, cpus=8, ram_bytes=32 * GIB)
+    assert "go-puma-recommendations" in p.tunables["puma.workers"].foretune.citations
+    assert p.tunables["puma.threads_max"].foretune.citations == ("go-puma-recommendations",)
+    assert not [t.id for t in p.tunables.values() if "gf-puma-recommendations" in t.foretune.citations]
+    sat = plan(product="satellite", version="6.15", hosts=8000, cpus=8, ram_bytes=32 * GIB)
+    assert sat.tunables["puma.threads_max"].foretune.citations == ("gf-puma-recommendations",)

@@ -20,6 +20,8 @@ from foretune.plan.model import Fix, Input, MemoryItem, PlanInput, Problem, Sett
 from foretune.units import format_bytes, pg_size
 
 GIB = 1024**3
+# Foreman guide sections the orcharhino tuning guide repeats for orcharhino (its 2. quick start, 5.2.4 Puma table)
+ORCHARHINO_GUIDE = {"gf-quickstart": "go-quickstart", "gf-puma-recommendations": "go-puma-recommendations"}
 MIB = 1024**2
 
 
@@ -126,6 +128,8 @@ class Sizing:
             # never lower a site value silently: the reason says first that foretune's value is below the site's
             shown = format_bytes(in_force.value) if unit == "bytes" and isinstance(in_force.value, int) else in_force.value
             foretune = foretune._replace(reason=f"below the {shown} the {in_force.origin} sets: {foretune.reason}")
+        if self.inp.product == "orcharhino":  # the orcharhino guide's own sections where it has them
+            foretune = foretune._replace(citations=tuple(ORCHARHINO_GUIDE.get(c, c) for c in foretune.citations))
         self.tunables[tid] = Tunable(tid, component, title, unit, in_force, foretune, tuple(fixes))
 
     def in_force(self, fixes: tuple[Fix, ...], installer: Setting, configured: Callable[[Any], Any] | None = None) -> Setting:
