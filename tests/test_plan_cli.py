@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -111,8 +112,9 @@ def test_apply_md_restarts_what_reads_each_hand_edited_file(tmp_path: Path) -> N
     assert "In `/etc/sysconfig/foreman-tasks` set `EXECUTORS_COUNT=" in text
     restart = next(line for line in text.splitlines() if ". Restart " in line)
     assert "foreman-tasks" in restart and "httpd" in restart and "postgresql" in restart
-    # the agents' puppet.conf is restarted on the agents, not by katello-service on this server
-    assert "`splay = true`, then restart puppet on each agent." in text and "puppet" not in restart
+    # the agents' puppet.conf is advice for the managed hosts, restarted there, not by katello-service on this server
+    assert "splay = true in the [agent] section of /etc/puppet/puppet.conf on each managed host and restart its agent" in text
+    assert "puppet" not in restart
 
 
 def test_out_keeps_a_backup_of_changed_files(tmp_path: Path) -> None:
@@ -152,3 +154,25 @@ def test_ram_below_the_smallest_plannable_box_is_one_line() -> None:
     result = run_cli(*BASE[:-1], "512M")
     assert result.status == 2 and result.stdout == ""
     assert result.stderr == "foretune: error: --ram 0.5 GiB is below 1 GiB; give a size such as 64G\n"
+
+
+def test_json_fixes_name_the_channel_the_outputs_use() -> None:
+    # foreman-installer 3.9 (Satellite 6.15) has kafo options for puppet-foreman's class parameters; custom-hiera.yaml
+    # would win over them, so the value goes on the installer command, and the JSON says so. The guide's large profile:
+    # Puma 12-18 workers (18 with 16 CPUs), 16 threads, db_pool threads + 4 = 20.
+    argv = ["--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G"]
+    data = json.loads(run_cli("plan", *argv, "--format", "json").stdout)
+    fixes = {t["id"]: t["fixes"] for t in data["tunables"]}
+    assert fixes["puma.workers"] == [{"kind": "installer", "target": "--foreman-foreman-service-puma-workers", "value": 18}]
+    assert fixes["foreman.db_pool"] == [{"kind": "installer", "target": "--foreman-db-pool", "value": 20}]
+    command = run_cli("plan", *argv, "--format", "installer").stdout
+    assert "--foreman-foreman-service-puma-workers 18" in command and "--foreman-db-pool 20" in command
+
+
+def test_a_cpu_count_no_rhel_kernel_runs_is_one_line_exit_2() -> None:
+    # RHEL 8 and 9 x86_64 kernels: CONFIG_NR_CPUS=8192; 100000 CPUs is an input error, not an INFO note
+    result = run_cli("plan", "--product", "satellite", "--version", "6.15", "--cpus", "100000", "--ram", "1P", "--hosts", "1000")
+    assert result.status == 2 and "Traceback" not in result.stderr
+    assert "100000 is not a plausible CPU count: at most 8192" in result.stderr
+    ok = run_cli("plan", "--product", "satellite", "--version", "6.15", "--cpus", "8192", "--ram", "20T", "--hosts", "1000")
+    assert ok.status == 0, ok.stderr

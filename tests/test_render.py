@@ -200,3 +200,21 @@ def test_a_stale_key_inside_an_anchor_or_a_merge_key_is_removed(tmp_path: Path, 
     assert result.status == 0, result.stderr  # type: ignore[attr-defined]
     merged = yaml.safe_load(target.read_text(encoding="utf-8"))
     assert merged["postgresql::server::config_entries"] == {"work_mem": "8MB"}
+
+
+def test_config_entries_that_are_not_a_mapping_are_one_line_exit_2(tmp_path: Path) -> None:
+    # puppetlabs-postgresql's postgresql::server::config_entries is a Hash: a number or a list is the file's error
+    for text, found in (("---\npostgresql::server::config_entries: 5\n", "int"),
+                        ("---\npostgresql::server::config_entries: [1]\n", "list")):
+        _, result = render(tmp_path, text=text)
+        assert result.status == 2  # type: ignore[attr-defined]
+        err = result.stderr  # type: ignore[attr-defined]
+        assert err.strip().endswith(f"postgresql::server::config_entries must be a mapping of PostgreSQL settings, found {found}")
+        assert "internal error" not in err and "Traceback" not in err
+
+
+def test_62_render_names_the_output_dir_option() -> None:
+    result = run_cli("render", "--product", "satellite", "--version", "6.2", "--hosts", "3000", "--cpus", "8", "--ram", "32G",
+                     "--merge-into", "/dev/null")
+    assert result.status == 2
+    assert "`foretune plan ... --output-dir DIR` lists in APPLY.md" in result.stderr

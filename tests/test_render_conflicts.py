@@ -56,13 +56,19 @@ def test_site_values_are_kept_and_each_difference_is_a_conflict_with_both_values
     assert "foreman::db_pool" not in data
     err = result.stderr
     assert "--foreman-db-pool 20" in err
-    assert f"{PG}/max_connections: kept the site's 1500; foretune recommends 1000 — connection budget" in err
-    assert f"{PG}/work_mem: kept the site's 16MB; foretune recommends 8MB — the guide's 8MB" in err
-    assert f"{PG}/autovacuum_vacuum_cost_limit: kept the site's 3000; foretune recommends 2000" in err
-    assert "candlepin::java_opts: kept the site's -Xms1024m -Xmx6g; foretune recommends -Xms1024m -Xmx4096m" in err
+    # The plan starts from the file's values: none of these is lower than the guide asks, so none is a conflict.
+    # The guide: max_connections 1000 in its example ("never below the profile": large's 1000), "Setting [work_mem]
+    # to 8 MB should be more than enough", autovacuum_vacuum_cost_limit 2000, shared_buffers "between 2 GiB to a
+    # maximum of 25%" (16GB is 25 % of 64 GiB); no guide sizes Candlepin's heap, so the site's 6 GiB is no excess.
+    for key in (f"{PG}/max_connections", f"{PG}/work_mem", f"{PG}/autovacuum_vacuum_cost_limit", f"{PG}/shared_buffers",
+                "candlepin::java_opts"):
+        assert f"{key}: kept the site's" not in err, key
+    # foreman-installer 3.9 large profile: Puma 12-18 workers in the guide's table; the file's 10 is below it
     assert ("foreman::foreman_service_puma_workers: kept the site's 10; foretune recommends 18 — guide range 12-18 "
             "for large [gf-puma-recommendations, gf-puma-autotuning] (the site's comment: keep at 10)") in err
-    assert "add --prefer foretune" in err
+    assert "add --prefer foretune" in err and "--prefer-key NAME=foretune" in err
+    # the kept key is not also on the installer command: custom-hiera would win over it
+    assert "--foreman-foreman-service-puma-workers" not in err
 
 
 def test_prefer_foretune_replaces_and_says_so_beside_a_contradicting_comment(tmp_path: Path) -> None:
@@ -70,9 +76,10 @@ def test_prefer_foretune_replaces_and_says_so_beside_a_contradicting_comment(tmp
     assert result.status == 0, result.stderr
     text = target.read_text(encoding="utf-8")
     data = yaml.safe_load(text)
-    assert data[PG]["max_connections"] == 1000  # an explicit key now beats the << merge key, as asked
-    assert data[PG]["work_mem"] == "16MB"  # --prefer-key keeps this one
-    assert data[PG]["autovacuum_vacuum_cost_limit"] == 2000
+    assert data[PG]["max_connections"] == 1500  # foretune's own value is the site's: nothing beats the << merge key
+    assert "max_connections" not in text.split("<<: *pg_common", 1)[1]
+    assert data[PG]["work_mem"] == "16MB"
+    assert data[PG]["autovacuum_vacuum_cost_limit"] == 3000
     assert data["foreman::foreman_service_puma_workers"] == 18
     assert data["pg_common"] == {"max_connections": 1500, "shared_buffers": "16GB"}  # the anchor itself is untouched
     lines = text.splitlines()
@@ -81,6 +88,23 @@ def test_prefer_foretune_replaces_and_says_so_beside_a_contradicting_comment(tmp
     assert lines[at - 1] == ("# foretune: replaced the site's 10 as asked (--prefer); the site's comment here (keep at 10) "
                              "was written for 10")
     assert "foreman::foreman_service_puma_workers: replaced the site's 10 with foretune's 18" in result.stderr
+
+
+def test_a_site_value_above_the_guides_range_is_a_conflict_kept_unless_asked(tmp_path: Path) -> None:
+    # The guide: shared_buffers "between 2 GiB to a maximum of 25% of your total system memory": 25 % of 64 GiB = 16GB.
+    # The file's 40GB (through the << merge key) is above it: kept, listed with both values and the reason.
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text(SITE.replace("shared_buffers: 16GB", "shared_buffers: 40GB"), encoding="utf-8")
+    result = run_cli("render", *PLAN, "--merge-into", str(target), "--write")
+    assert result.status == 0, result.stderr
+    assert yaml.safe_load(target.read_text(encoding="utf-8"))[PG]["shared_buffers"] == "40GB"
+    assert (f"{PG}/shared_buffers: kept the site's 40GB; foretune recommends 16GB — below the 40GB the custom-hiera.yaml "
+            "sets: at least 2 GiB, at most 25 % of RAM") in result.stderr
+    asked = run_cli("render", *PLAN, "--merge-into", str(target), "--write", "--prefer-key", "shared_buffers=foretune")
+    text = target.read_text(encoding="utf-8")
+    assert yaml.safe_load(text)[PG]["shared_buffers"] == "16GB"  # an explicit key now beats the << merge key, as asked
+    assert yaml.safe_load(text)["pg_common"]["shared_buffers"] == "40GB"  # the anchor itself is untouched
+    assert f"{PG}/shared_buffers: replaced the site's 40GB with foretune's 16GB" in asked.stderr
 
 
 def test_prefer_key_for_a_key_foretune_does_not_recommend_is_one_line(tmp_path: Path) -> None:

@@ -226,17 +226,18 @@ def test_apply_md_removes_stale_keys_and_resets_alter_system_before_the_installe
 
 def test_satellite_62_apply_md_carries_the_reports_file_fixes_and_never_lowers_a_site_value(tmp_path: Path) -> None:
     # Satellite 6.2 edits several settings of one file by hand: each fix is its own tunable. The report's file fixes
-    # (written from its fix lines): MaxKeepAliveRequests 0 (katello.conf), PassengerMinInstances 6 and
-    # PassengerMaxPreloaderIdleTime 0 (05-foreman-ssl.conf), shared_buffers = 4992MB (postgresql.conf),
+    # (written from its fix lines): MaxKeepAliveRequests 0 (katello.conf), PassengerMaxPreloaderIdleTime 0
+    # (05-foreman-ssl.conf), shared_buffers = 4992MB (postgresql.conf),
     # mgmt-pub-interval=5 (qpidd.conf). postgresql.conf sets max_connections = 500: the plan's 200 would lower it.
     files, _ = audit_out(SOS / "satellite-6.2", tmp_path)
     edits = re.findall(r"^\d+\. In `([^`]+)` set `([^`]+)`\.$", files["APPLY.md"], re.MULTILINE)
     assert sorted(edits) == sorted([
         ("/etc/httpd/conf.d/05-foreman-ssl.d/katello.conf", "MaxKeepAliveRequests 0"),
-        ("/etc/httpd/conf.d/05-foreman-ssl.conf", "PassengerMinInstances 6"),
         ("/etc/httpd/conf.d/05-foreman-ssl.conf", "PassengerMaxPreloaderIdleTime 0"),
         ("/var/lib/pgsql/data/postgresql.conf", "shared_buffers = 4992MB"),
         ("/etc/qpid/qpidd.conf", "mgmt-pub-interval=5")])
+    # PassengerMinInstances 6 is puppet-foreman's passenger_min_instances, an installer option on 6.2
+    assert files["installer.sh"].splitlines()[-1] == "  --foreman-passenger-min-instances 6"
     facts = read_source(str(SOS / "satellite-6.2"))
     planned = build.from_plan(choose_plan(facts).plan, facts)
     assert not any("max_connections" in str(c.value) for c in planned.changes)

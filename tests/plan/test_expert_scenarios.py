@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from foretune.plan import PlanInput, make_plan
 from foretune.plan.model import Plan
+from tests.conftest import run_cli
 
 GIB = 1024**3
 SEVERE = ("medium", "high", "critical")
@@ -115,8 +116,8 @@ def test_satellite_62_server_follows_the_brief() -> None:
     assert value(p, "passenger.max_pool_size") == 6  # 1.5 x 4 physical cores = 6 (5.4)
     assert value(p, "passenger.max_request_queue_size") == 200  # the tuned passenger.conf
     assert value(p, "passenger.max_requests") == 10000 and value(p, "passenger.stat_throttle_rate") == 120
-    assert value(p, "passenger.start_timeout") == 500
-    assert value(p, "passenger.min_instances") == 6  # PassengerMinInstances 6, at most the pool
+    assert value(p, "passenger.start_timeout") == 600  # puppet-foreman 5.1.0 params.pp 600; the brief's 500 is an example
+    assert value(p, "passenger.min_instances") == 3  # the brief's 6 would fill the pool of 6: half of it, floor(6 / 2) = 3
     assert value(p, "apache.keepalive") is True and value(p, "apache.keepalive_timeout") == 5
     assert value(p, "apache.max_keepalive_requests") == 0
     assert installer(p, "apache.keepalive") is False and installer(p, "apache.keepalive_timeout") == 15  # puppet-foreman 5.1
@@ -148,6 +149,15 @@ def test_satellite_62_minimum_is_the_briefs() -> None:
     assert p.hardware.ok and p.hardware.required_cores == 2 and p.hardware.required_ram_bytes == 12 * GIB
     assert value(p, "postgresql.shared_buffers") == "1920MB"  # 15 % of 12 GiB = 1843.2 MB -> 1920 MB
     assert severe(p) == []
+    # 6.2 had no size profiles: 8000 hosts on 8 CPUs / 16 GiB is checked against the same 2 CPUs / 12 GB, not against
+    # a later release's medium table (8 cores, 32 GiB); the memory budget speaks for the workload
+    big = plan(product="satellite", version="6.2", hosts=8000, cpus=8, ram_bytes=16 * GIB)
+    assert big.hardware.ok and (big.hardware.required_cores, big.hardware.required_ram_bytes) == (2, 12 * GIB)
+    assert not [q for q in big.problems if q.code == "hardware-below-profile"]
+    assert plan(product="satellite", version="6.2", hosts=500, cpus=1, ram_bytes=12 * GIB).hardware.ok is False
+    table = run_cli("plan", "--product", "satellite", "--version", "6.2", "--hosts", "8000", "--cpus", "8", "--ram", "16G").stdout
+    assert "meets the Satellite 6.2 (Foreman 1.11) minimum: 2 cores and 12 GiB RAM" in table
+    assert "largest profile this hardware supports" not in table  # no --tuning on 6.2
 
 
 def test_satellite_62_capsule_with_puppet_gets_the_same_apache_and_passenger_advice() -> None:
@@ -181,7 +191,7 @@ def test_capsule_with_puppet() -> None:
     p = plan(product="satellite", version="6.15", role="capsule", hosts=1200, cpus=4, ram_bytes=12 * GIB, virtual=True,
              puppet_hosts=1200)
     assert value(p, "puppet.hosts_per_capsule") == 1250
-    assert value(p, "puppet.splay") is True
+    assert value(p, "puppet.splay") is True  # for the managed agents (advice), not this box's puppet::splay
     assert severe(p) == []
     busy = plan(product="satellite", version="6.15", role="capsule", hosts=1500, cpus=4, ram_bytes=12 * GIB, virtual=True,
                 puppet_hosts=1500)
@@ -227,3 +237,23 @@ def test_keys_absent_where_the_release_has_no_such_thing() -> None:
     for gone in ("qpidd.limit_nofile", "sysctl.fs_aio_max_nr", "pulp2.concurrency", "mongodb.cache_size_gb",
                  "katello.content_action_accept_timeout", "sysctl.kernel_shmmax"):
         assert gone not in p615.tunables, gone
+
+
+def test_62_rows_from_later_sources_say_so() -> None:
+    # The 6.2 brief covers neither transparent huge pages nor a dynflowd executor count: THP "never" is the 6.9
+    # guide's, EXECUTORS_COUNT by RAM satellite-support's custom-hiera profiles for 6.4-6.6 (2 for 32-64G RAM)
+    p = plan(product="satellite", version="6.2", hosts=3000, cpus=8, ram_bytes=32 * GIB)
+    assert p.tunables["os.thp"].foretune.reason.endswith("(the 6.9 guide's advice; the 6.2 brief does not cover THP)")
+    executors = p.tunables["dynflow.executors"].foretune
+    assert executors.value == 2 and executors.reason.endswith("(satellite-support's profiles for 6.4-6.6; the 6.2 brief gives no count)")
+
+
+def test_orcharhino_rows_cite_the_orcharhino_guide_where_it_says_it() -> None:
+    # Tuning orcharhino 5.2.4 has the same table as Foreman's ("medium 5000 – 10000 32 GiB 8 16 8 – 12") and "we
+    # recommend 16 threads with all the tuning profiles": an orcharhino plan cites its own guide for them
+    p = plan(product="orcharhino", version="6.11", hosts=8000, cpus=8, ram_bytes=32 * GIB)
+    assert "go-puma-recommendations" in p.tunables["puma.workers"].foretune.citations
+    assert p.tunables["puma.threads_max"].foretune.citations == ("go-puma-recommendations",)
+    assert not [t.id for t in p.tunables.values() if "gf-puma-recommendations" in t.foretune.citations]
+    sat = plan(product="satellite", version="6.15", hosts=8000, cpus=8, ram_bytes=32 * GIB)
+    assert sat.tunables["puma.threads_max"].foretune.citations == ("gf-puma-recommendations",)

@@ -151,3 +151,15 @@ def test_readme_choices_quote_the_guides_verbatim() -> None:
     _, quotes = _readme_choices()
     guides = seeds.all_guides_text()
     assert [q for q in quotes if seeds.normalise(q) not in guides] == []
+
+
+def test_explain_inputs_quote_only_the_sentence_carrying_their_number() -> None:
+    # Tuning Foreman guide 5.2.4: the workers table ("medium 5000 – 10000 32 GiB 8 16 8 – 12") carries the range 8-12;
+    # its sentences on threads ("we recommend 16 threads", "Keeping default 5 min/max threads") do not.
+    result = run_cli("plan", "--product", "satellite", "--version", "6.15", "--cpus", "8", "--ram", "32G", "--hosts", "8000",
+                     "--explain", "puma.workers")
+    assert result.status == 0, result.stderr
+    inputs = result.stdout.split("\ninputs:\n", 1)[1]
+    low = inputs.split("    guide workers low = 8\n", 1)[1].split("\n    guide workers high", 1)[0]
+    assert "medium 5000 – 10000 32 GiB 8 16 8 – 12" in low
+    assert "we recommend 16 threads" not in low and "Keeping default 5 min/max threads" not in low

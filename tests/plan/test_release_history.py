@@ -94,14 +94,18 @@ def test_no_katello_is_for_plain_foreman_only() -> None:
 
 
 def test_every_62_change_is_a_file_edit_or_drop_in() -> None:
-    """No custom-hiera before foreman-installer 1.14: every fix names a file, a systemd drop-in, a sysctl or a command."""
+    """No custom-hiera before foreman-installer 1.14: every fix names a file, a systemd drop-in, a sysctl, a command, or an
+    option of a class parameter puppet-foreman 5.1.0 has (manifests/init.pp: $passenger_min_instances,
+    $passenger_start_timeout, $passenger_prestart)."""
     for role in ("server", "capsule"):
         p = make_plan(PlanInput(product="satellite", version="6.2", role=role, hosts=8000, cpus=16, physical_cores=8,
                                 ram_bytes=48 * GIB, katello_agent_hosts=6000, puppet_hosts=2000))
         kinds = {f.kind for t in p.tunables.values() for f in t.fixes}
-        assert kinds <= {"file", "limit", "sysctl", "command", "advice"}, kinds
+        assert kinds <= {"file", "limit", "sysctl", "command", "advice", "installer"}, kinds
+        options = {f.target for t in p.tunables.values() for f in t.fixes if f.kind == "installer"}
+        assert options <= {"--foreman-passenger-min-instances", "--foreman-passenger-start-timeout", "--foreman-passenger-prestart"}
         advice = [f.target for t in p.tunables.values() for f in t.fixes if f.kind == "advice"]
-        assert set(advice) <= {"/var/lib/qpidd", "Puppet"}, advice  # only true advice, never an unmapped hiera key
+        assert set(advice) <= {"/var/lib/qpidd", "Puppet", "Puppet agents"}, advice  # only true advice, never an unmapped hiera key
 
 
 def test_render_refuses_custom_hiera_on_62() -> None:
@@ -109,3 +113,18 @@ def test_render_refuses_custom_hiera_on_62() -> None:
                      "--merge-into", "/nonexistent/custom-hiera.yaml")
     assert result.status == 2 and len(result.stderr.strip().splitlines()) == 1
     assert "reads no custom-hiera.yaml" in result.stderr
+
+
+def test_orcharhino_releases_map_to_the_foreman_their_makers_name() -> None:
+    # theforeman/foreman-documentation PRs by ATIX: #3970 "Foreman 3.11/Katello 4.13 (orcharhino 6.11 on EL8 only;
+    # orcharhino 7.0 on EL8+EL9; orcharhino 7.1 with Leapp)", "Foreman 3.9/Katello 4.11 (Satellite 6.15; orcharhino
+    # 6.8/6.9/6.10)", "orcharhino 7.3 is based on Foreman 3.12", "Foreman 3.12/Katello 4.14 (Satellite 6.16; orcharhino 7.2
+    # on EL9 only)"; #4182 "orcharhino 7.4 is based on Foreman 3.14"; #3385 "Foreman 3.5/Katello 4.7 (Satellite 6.13;
+    # orcharhino 6.6/6.7)"; #2224 "Foreman 3.3/Katello 4.5 ... planned orcharhino 6.4"; #2144 "Foreman 3.1/Katello 4.3
+    # ... orcharhino 6.2 on EL7/8"
+    expected = {"6.2": "3.1", "6.4": "3.3", "6.6": "3.5", "6.7": "3.5", "6.8": "3.9", "6.9": "3.9", "6.10": "3.9",
+                "6.11": "3.11", "7.0": "3.11", "7.1": "3.11", "7.2": "3.12", "7.3": "3.12", "7.4": "3.14"}
+    for version, foreman in expected.items():
+        assert resolve_release("orcharhino", version).foreman_version == foreman, version
+    with pytest.raises(UsageError):  # no source names orcharhino 6.0's base: refused, with the known releases named
+        resolve_release("orcharhino", "6.0")

@@ -79,6 +79,17 @@ def number(what: str, most: float, bound: str, *, below: bool = False) -> Callab
     return parse
 
 
+MAX_CPUS = 8192  # foretune estimate: RHEL 8 and 9 x86_64 kernels are built for at most 8192 CPUs (CONFIG_NR_CPUS)
+
+
+def cpus(text: str) -> int:
+    """argparse type for a CPU count: a whole number from 1 to MAX_CPUS."""
+    value = _whole_from(text, 1, "at least 1")
+    if value > MAX_CPUS:
+        raise argparse.ArgumentTypeError(f"{text} is not a plausible CPU count: at most {MAX_CPUS}")
+    return value
+
+
 def positive(text: str) -> int:
     """argparse type for a whole number >= 1 (ASCII digits, at most MAX_COUNT)."""
     return _whole_from(text, 1, "at least 1")

@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from foretune.cli import new_parser
-from foretune.commands._options import add_output, add_product_version, count, emit, output_format, positive, size
+from foretune.commands._options import add_output, add_product_version, count, cpus, emit, output_format, positive, size
 from foretune.env import ExitStatus
 from foretune.errors import UsageError
 
@@ -50,8 +50,8 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
     box.add_argument("--role", choices=("server", "capsule"))
     box.add_argument("--no-katello", dest="katello", action="store_false", default=None,
                      help="plain Foreman without Katello: no --tuning profiles, Candlepin or Pulp")
-    box.add_argument("--cpus", type=positive, help="logical CPUs")
-    box.add_argument("--physical-cores", type=positive, help="physical cores (Passenger sizing); default: --cpus")
+    box.add_argument("--cpus", type=cpus, help="logical CPUs")
+    box.add_argument("--physical-cores", type=cpus, help="physical cores (Passenger sizing); default: --cpus")
     box.add_argument("--ram", type=size, metavar="SIZE", help="RAM, e.g. 64G, 64GiB, 65536M")
     virt = box.add_mutually_exclusive_group()
     virt.add_argument("--virtual", dest="virtual", action="store_true", default=None, help="the box is a VM")

@@ -74,7 +74,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if not plan.release.features.custom_hiera:
 
         raise UsageError(f"{plan.release.label} reads no custom-hiera.yaml: apply the file edits that "
-                         "`foretune plan ... --out DIR` lists in APPLY.md")
+                         "`foretune plan ... --output-dir DIR` lists in APPLY.md")
     path = Path(args.merge_into)
     if path.is_dir():
         raise InputError(f"{path}: is a directory, expected custom-hiera.yaml")
@@ -92,6 +92,12 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if _through_streams(path):
             raise InputError(f"{path}: is a stream, not a custom-hiera.yaml file: refusing to merge into it")
     current = load_mapping(old, str(path))
+    from foretune.plan import make_plan  # start-up: only for a `render` run, not --help
+    from foretune.plan.facts_input import hiera_configured  # start-up: only for a `render` run, not --help
+
+    site = hiera_configured(current)
+    if site:  # the plan starts from the file's values, as `plan --from` starts from the box's custom-hiera
+        plan = make_plan(plan.input._replace(configured={**plan.input.configured, **site}))
     stale = stale_keys(plan.release, current)
     for note in stale:  # a key the release refuses goes in any case; an inert one when asked
         action = "removed" if args.remove_stale or note.refused else "remove it (or add --remove-stale)"

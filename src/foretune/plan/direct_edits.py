@@ -22,5 +22,7 @@ def direct_edit(fix: Fix, *, capsule: bool = False) -> Fix:
     if entry.get("kind") == "limit":
         return Fix("limit", entry["unit"], fix.value)
     value = {True: "true", False: "false"}.get(fix.value, fix.value) if isinstance(fix.value, bool) else fix.value
+    if entry.get("kind") == "installer":  # a class parameter of this release's module: the answers file keeps it
+        return Fix("installer", str(entry["option"]), value)
     path = entry.get("capsule_file", entry["file"]) if capsule else entry["file"]
     return Fix("file", str(path), str(entry["line"]).format(name=key, value=value))

@@ -51,7 +51,6 @@ def configured_values(facts: FactSet) -> dict[str, tuple[Any, str]]:
     """
     from foretune.facts.extract.installer import TUNING_PREFIXES  # start-up: only when configured_values runs
     from foretune.knowledge.hiera_values import checked  # start-up: only when configured_values runs
-    from foretune.knowledge.profiles import flatten  # start-up: only when configured_values runs
 
     prefixes = (*TUNING_PREFIXES, "foreman::passenger", "puppet::")
 
@@ -65,15 +64,27 @@ def configured_values(facts: FactSet) -> dict[str, tuple[Any, str]]:
                     value, problem = checked(key, value)
                     if problem is None:
                         found[key] = (value, "answers file")
-    hiera = facts.value("custom_hiera") or {}
-    if isinstance(hiera, dict):
-        try:
-            flat = flatten(hiera)
-        except AttributeError:  # the PostgreSQL entries are not a map
-            flat = {k: v for k, v in hiera.items() if k != "postgresql::server::config_entries"}
-        for key, value in flat.items():
-            if value is not None and not isinstance(value, list) and str(key).startswith(prefixes):
-                value, problem = checked(str(key), value)
-                if problem is None:
-                    found[str(key)] = (value, "custom-hiera.yaml")
+    found.update(hiera_configured(facts.value("custom_hiera") or {}))
+    return found
+
+
+def hiera_configured(hiera: object) -> dict[str, tuple[Any, str]]:
+    """The tuning keys a custom-hiera.yaml mapping sets, flattened, each with "custom-hiera.yaml" as where it is set."""
+    from foretune.facts.extract.installer import TUNING_PREFIXES  # start-up: only when a custom-hiera is read
+    from foretune.knowledge.hiera_values import checked  # start-up: only when a custom-hiera is read
+    from foretune.knowledge.profiles import flatten  # start-up: only when a custom-hiera is read
+
+    prefixes = (*TUNING_PREFIXES, "foreman::passenger", "puppet::")
+    found: dict[str, tuple[Any, str]] = {}
+    if not isinstance(hiera, dict):
+        return found
+    try:
+        flat = flatten(hiera)
+    except AttributeError:  # the PostgreSQL entries are not a map
+        flat = {k: v for k, v in hiera.items() if k != "postgresql::server::config_entries"}
+    for key, value in flat.items():
+        if value is not None and not isinstance(value, list) and str(key).startswith(prefixes):
+            value, problem = checked(str(key), value)
+            if problem is None:
+                found[str(key)] = (value, "custom-hiera.yaml")
     return found

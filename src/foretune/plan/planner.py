@@ -14,7 +14,7 @@ from foretune.knowledge import hardware, load_data
 from foretune.knowledge.model import SIZES
 from foretune.knowledge.profiles import installer_hiera
 from foretune.knowledge.releases import resolve_release, version_key
-from foretune.plan.components import COMPONENTS, STEPS
+from foretune.plan.components import COMPONENTS, STEPS, puma
 from foretune.plan.model import HardwareCheck, MemoryItem, Plan, PlanInput, Problem
 from foretune.plan.sizing import GIB, Sizing, percent
 from foretune.units import format_bytes, format_gib
@@ -111,7 +111,7 @@ class Planner:
         elif not s.katello:
             entry = load_data("hardware.yaml")["foreman_min"]
             need = hardware.Requirement("plain Foreman", int(entry["cores"]), float(entry["ram_gib"]), str(entry["citation"]))
-        elif floor is not None and self.profile == "default":
+        elif floor is not None:  # no size profiles on this release: its own minimum, not a later release's table
             need = floor
         else:
             need = hardware.recommended(self.profile)
@@ -160,7 +160,26 @@ class Planner:
                                          f"at their planning sizes the services need about {format_gib(total)} of "
                                          f"{format_gib(ram)} (at least {format_gib(low)}): watch for swapping under load",
                                          ("g62-memory", "gf-puma-autotuning")))
+        else:
+            high = sum(item.high_bytes for item in items)
+            if high > ram:
+                self.problems.append(Problem("low", "memory-range-over-ram", self._range_over_ram(total, high),
+                                             ("g62-memory", "gf-puma-autotuning")))
         return tuple(items)
+
+    def _range_over_ram(self, total: int, high: int) -> str:
+        """The memory range reaches past RAM while the planning figure fits: say so, and what keeps even the high ends in."""
+        ram = self.s.inp.ram_bytes
+        text = (f"the plan fits at its planning sizes ({format_gib(total)} of {format_gib(ram)}), but at the high ends of "
+                f"their ranges the services reach {format_gib(high)}: watch for swapping under load")
+        t = self.s.tunables
+        if "puma.workers" in t:
+            workers, per = t["puma.workers"].foretune.value, puma.per_worker_gib() * GIB
+            fewer = -(-(high - ram) // int(per))
+            low = hardware.puma_worker_range(self.profile)[0]
+            if workers - fewer >= max(2, low):
+                text += f", or take Puma to {workers - fewer} workers (the guide's range starts at {low}), which keeps even them within RAM"
+        return text
 
     def _check_consistency(self) -> None:
         t = self.s.tunables

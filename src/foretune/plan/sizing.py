@@ -17,9 +17,11 @@ from foretune.knowledge.profiles import PG
 from foretune.plan.constants import cite, const, memory_range
 from foretune.plan.direct_edits import direct_edit
 from foretune.plan.model import Fix, Input, MemoryItem, PlanInput, Problem, Setting, Tunable
-from foretune.units import format_bytes
+from foretune.units import format_bytes, pg_size
 
 GIB = 1024**3
+# Foreman guide sections the orcharhino tuning guide repeats for orcharhino (its 2. quick start, 5.2.4 Puma table)
+ORCHARHINO_GUIDE = {"gf-quickstart": "go-quickstart", "gf-puma-recommendations": "go-puma-recommendations"}
 MIB = 1024**2
 
 
@@ -80,6 +82,16 @@ def memory_item(component: str, count: float, item: str, reason: str) -> MemoryI
     return MemoryItem(component, int(count * plan * GIB), reason, int(count * low * GIB), int(count * high * GIB), (source,))
 
 
+def _magnitude(value: Any) -> float | None:
+    """A value as a number to compare (a count, seconds, or a size such as ``16MB``), else None."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    size = pg_size(str(value), unit_bytes=1)
+    return float(size) if size is not None else None
+
+
 class Sizing:
     """The box, its release and installer values, and the plan being built (tunables and problems)."""
 
@@ -109,11 +121,21 @@ class Sizing:
         component = tid.split(".", 1)[0]
         if self.era62:
             fixes = tuple(direct_edit(fix, capsule=not self.server) for fix in fixes)
-        self.tunables[tid] = Tunable(tid, component, title, unit, self.in_force(fixes, installer, configured), foretune,
-                                     tuple(fixes))
+        in_force = self.in_force(fixes, installer, configured)
+        site, ours = _magnitude(in_force.value), _magnitude(foretune.value)
+        same_kind = isinstance(in_force.value, str) == isinstance(foretune.value, str)  # "16MB" and 16384 (kB) do not compare
+        if in_force.origin and same_kind and site is not None and ours is not None and ours < site:
+            # never lower a site value silently: the reason says first that foretune's value is below the site's
+            shown = format_bytes(in_force.value) if unit == "bytes" and isinstance(in_force.value, int) else in_force.value
+            foretune = foretune._replace(reason=f"below the {shown} the {in_force.origin} sets: {foretune.reason}")
+        if self.inp.product == "orcharhino":  # the orcharhino guide's own sections where it has them
+            foretune = foretune._replace(citations=tuple(ORCHARHINO_GUIDE.get(c, c) for c in foretune.citations))
+        self.tunables[tid] = Tunable(tid, component, title, unit, in_force, foretune, tuple(fixes))
 
     def in_force(self, fixes: tuple[Fix, ...], installer: Setting, configured: Callable[[Any], Any] | None = None) -> Setting:
         """The installer column: a value the answers file or custom-hiera sets wins over the profile or module default."""
+        if installer.origin:
+            return installer  # already the site's value (base_setting read it)
         for fix in fixes:
             if fix.kind == "hiera" and fix.target in self.inp.configured:
                 value, where = self.inp.configured[fix.target]
@@ -128,7 +150,11 @@ class Sizing:
         return tunable.installer.value if installer else tunable.foretune.value
 
     def base_setting(self, key: str, fallback: Any, fallback_reason: str, fallback_cite: str) -> Setting:
-        """What the installer gives for hiera ``key``: the profile's value, else the module default."""
+        """What the box runs for hiera ``key``: the site's value (answers file, custom-hiera), else the profile's, else the
+        module default; a component computes its recommendation from it, so a site's deliberate value is its start."""
+        if key in self.inp.configured:
+            value, where = self.inp.configured[key]
+            return Setting(value, f"set in the {where}", ("fi-hiera-precedence",), origin=where)
         value = self.base_pg.get(key.split("/", 1)[1]) if key.startswith(PG + "/") else self.base.get(key)
         if value is not None:
             source = f"--tuning {self.profile}" if self.f.size_profiles and self.katello else "the installer's tuning file"
@@ -158,7 +184,10 @@ class Sizing:
     def connection_budget(self, *, installer: bool = False) -> list[tuple[str, int]]:
         """PostgreSQL connections per consumer with the plan's values (or, ``installer``, the installer's).
 
-        Every budget ends with the connections PostgreSQL keeps for superusers.
+        Every budget ends with the connections PostgreSQL keeps for superusers; a box whose services use no PostgreSQL
+        has none.
         """
         budget = [entry for c in self.components if c.connections for entry in c.connections(self, installer)]
+        if not budget:
+            return []  # nothing here uses PostgreSQL (a Pulp 2 Capsule): no budget, not 3 reserved slots of no server
         return [*budget, ("superuser reserved", const("pg_reserved_connections"))]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from foretune.errors import UsageError
 from foretune.knowledge import citation, load_data
+from foretune.knowledge.model import SIZES
+from foretune.knowledge.releases import version_key
 from foretune.plan.model import Input, Plan, Setting, Tunable
 from foretune.units import format_setting
 
@@ -21,29 +24,75 @@ def constant_entry(name: str) -> dict[str, Any] | None:
     return dict(entry) if isinstance(entry, dict) and "value" in entry else None
 
 
-def _source(cid: str) -> list[str]:
+TUNING_DIR = "config/foreman.hiera/tuning/"  # where foreman-installer keeps its --tuning profiles
+
+
+def _url(cid: str, plan: Plan | None) -> str:
+    """The citation's address; a foreman-installer tuning file is linked at the tag of the release planned.
+
+    foreman-installer tags each Foreman release x.y as x.y.0; the size file is the profile's (common.yaml for default).
+    """
+    cit = citation(cid)
+    tuning_file = cit.path.startswith(TUNING_DIR + "sizes/") or cit.path == TUNING_DIR.rstrip("/") + ".yaml"
+    if plan is None or cit.repo != "theforeman/foreman-installer" or not tuning_file:
+        return cit.url
+    fv = plan.release.foreman_version
+    if version_key(fv) < version_key(".".join(cit.ref.split(".")[:2])):
+        return cit.url
+    if not cit.path.startswith(TUNING_DIR):  # 1.14 to 1.23: the single tuning.yaml of that tag
+        return f"https://github.com/{cit.repo}/blob/{fv}.0/{cit.path}"
+    size = plan.profile if plan.profile in SIZES and plan.profile not in ("default", "development") else ""
+    path = f"{TUNING_DIR}sizes/{size}.yaml" if size else f"{TUNING_DIR}common.yaml"
+    return f"https://github.com/{cit.repo}/blob/{fv}.0/{path}"
+
+
+def _source(cid: str, keys: tuple[str, ...] = (), plan: Plan | None = None) -> list[str]:
+    """Where ``cid`` says it; of its quotes only those that carry ``keys`` (a setting's name or value), when any do."""
     if cid == "box":
         return ["      source: this box and workload (given on the command line or read with --from)"]
     cit = citation(cid)
     lines = [f"      source: {cit.title} — {cit.where} [{cid}]"]
-    lines += [f'      quote: "{q.text}" ({q.figure})' for q in cit.quotes]
-    if cit.url:
-        lines.append(f"      url: {cit.url}")
+    wanted = [k.lower() for k in keys if k]
+    quotes = [q for q in cit.quotes if any(k in f"{q.text} {q.figure}".lower() for k in wanted)] or list(cit.quotes)
+    lines += [f'      quote: "{q.text}" ({q.figure})' for q in quotes]
+    url = _url(cid, plan)
+    if url:
+        lines.append(f"      url: {url}")
     return lines
 
 
-def _input(inp: Input) -> list[str]:
+def _keys(name: str, value: Any = None) -> tuple[str, ...]:
+    """Words that mark the quote carrying a setting: its name (with spaces for underscores, singular) and its value."""
+    base = name.rsplit(".", 1)[-1].split(" ", 1)[0].split("/")[-1]
+    bases = {base, base.removeprefix("pg_")}
+    words = {w for b in bases for w in (b, b.replace("_", " "), b.rstrip("s"), b.replace("_", " ").rstrip("s"))}
+    if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value) not in ("0", "1"):
+        words |= {str(value), re.sub(r"(\d)([A-Za-z])", r"\1 \2", str(value))}  # 8MB as the guides write it too: 8 MB
+    return tuple(sorted(w for w in words if len(w) > 2))
+
+
+# words of an input's name that say where it comes from, not what it is ("guide workers low": "workers")
+_GENERIC = frozenset({"guide", "guides", "low", "high", "installer", "foretune", "value", "the", "per", "brief"})
+
+
+def _input_keys(name: str, value: Any) -> tuple[str, ...]:
+    """Words that mark the quote carrying an input: the words of its name that say what it is, else its first word."""
+    words = {w.rstrip("s") for w in re.split(r"[\s._/]+", name.lower()) if len(w) > 2 and w not in _GENERIC}
+    return tuple(sorted(words)) if words else _keys(name, value)
+
+
+def _input(inp: Input, plan: Plan | None = None) -> list[str]:
     lines = [f"    {inp.name} = {inp.value}"]
     const = constant_entry(inp.name)
     if const and const.get("note"):
         lines.append(f"      note: {const['note']}")
-    return lines + _source(inp.citation)
+    return lines + _source(inp.citation, _input_keys(inp.name, inp.value), plan)
 
 
-def _setting(label: str, setting: Setting, unit: str) -> list[str]:
+def _setting(label: str, setting: Setting, unit: str, keys: tuple[str, ...] = (), plan: Plan | None = None) -> list[str]:
     lines = [f"{label}: {format_setting(setting.value, unit, missing='not set')} — {setting.reason}"]
     for cid in setting.citations:
-        lines += [line.replace("      ", "  ", 1) for line in _source(cid)]
+        lines += [line.replace("      ", "  ", 1) for line in _source(cid, keys, plan)]
     return lines
 
 
@@ -54,15 +103,15 @@ def render(plan: Plan, tid: str) -> str:
         raise UsageError(f"no tunable {tid!r} in this plan (choose from {', '.join(plan.tunables)})")
     t = tunable
     lines = [f"{t.id} ({t.title}) for {plan.release.label} {plan.input.role}, profile {plan.profile}", ""]
-    lines += _setting("installer", t.installer, t.unit)
+    lines += _setting("installer", t.installer, t.unit, _keys(t.id, t.installer.value), plan)
     lines.append("")
-    lines += _setting("foretune", t.foretune, t.unit)
+    lines += _setting("foretune", t.foretune, t.unit, _keys(t.id, t.foretune.value), plan)
     if t.foretune.formula:
         lines += ["", f"arithmetic: {t.foretune.formula}"]
     if t.foretune.inputs:
         lines += ["", "inputs:"]
         for inp in t.foretune.inputs:
-            lines += _input(inp)
+            lines += _input(inp, plan)
     if not (t.foretune.formula or t.foretune.inputs):
         lines += ["", "no arithmetic: the value is a choice stated by the cited source"]
     if t.fixes:

@@ -37,6 +37,9 @@ def load_mapping(text: str, label: str) -> dict[str, Any]:
         return {}
     if not isinstance(data, dict):
         raise InputError(f"{label}: expected a mapping of hiera keys, found {type(data).__name__}")
+    entries = data.get(PG)
+    if entries is not None and not isinstance(entries, dict):  # puppetlabs-postgresql's config_entries is a Hash
+        raise InputError(f"{label}: {PG} must be a mapping of PostgreSQL settings, found {type(entries).__name__}")
     return data
 
 

@@ -94,7 +94,8 @@ def hiera_fragment(plan: Plan, changes: ChangeSet | None = None) -> str:
     if pg:
         lines += [f"{PG}:", *pg]
     if not plan.release.features.custom_hiera:
-        lines = [lines[0], f"# {plan.release.label} reads no custom-hiera.yaml: every change is a file edit (see APPLY.md)",
+        lines = [lines[0], f"# {plan.release.label} reads no custom-hiera.yaml: every change is an installer option (installer.sh) "
+                 "or a file edit (see APPLY.md)",
                  "---", "{}"]
     elif len(lines) == header:
         lines.append("{}  # nothing to set in custom-hiera.yaml")
@@ -103,10 +104,15 @@ def hiera_fragment(plan: Plan, changes: ChangeSet | None = None) -> str:
 
 def installer_command(plan: Plan, changes: ChangeSet | None = None) -> str:
     """The installer command line: ``--tuning`` (the profile change) and the change set's installer options."""
-    if not plan.release.features.custom_hiera:
-        return (f"# {plan.release.label}: no installer options to change; apply the file edits in APPLY.md "
-                "(a later installer run overwrites them)")
     cs = changes_of(plan, changes)
+    if not plan.release.features.custom_hiera:
+        options = [f"{option} {yaml_scalar(value)}" for option, value in build.installer_options(cs)]
+        if not options:
+            return (f"# {plan.release.label}: no installer options to change; apply the file edits in APPLY.md "
+                    "(a later installer run overwrites them)")
+        note = (f"# {plan.release.label} reads no custom-hiera.yaml: apply the file edits in APPLY.md after this run "
+                "(a later installer run overwrites them; these options stay in the answers file)")
+        return note + "\n" + " \\\n  ".join([installer_program(plan), *options])
     parts = [installer_program(plan)]
     profile = build.profile_change(cs)
     if profile is not None:
@@ -266,6 +272,10 @@ def _direct_edits(plan: Plan, cs: ChangeSet) -> list[str]:
     """APPLY.md steps for releases whose installer reads no custom-hiera (Satellite 6.2): edit files, then restart."""
     restarts = _restarts()
     steps, n = [], 1
+    if build.installer_options(cs):
+        steps.append(f"{n}. Run the installer with the options in `installer.sh` (its answers file keeps them, so later "
+                     "installer runs keep them too); it rewrites the files below, so edit them after it.")
+        n += 1
     edits = file_edits(plan, cs)
     agents = " on each agent"  # a file of the managed hosts, not of this server
     for path, line in edits:
@@ -364,7 +374,7 @@ def merged_hiera(plan: Plan, existing: str, changes: ChangeSet | None = None) ->
 
 
 def bundle(plan: Plan, existing_hiera: str | None = None, changes: ChangeSet | None = None) -> dict[str, str]:
-    """Relative path -> content of everything `plan --out DIR` and `audit --out DIR` write, all from one change set.
+    """Relative path -> content of everything `plan --output-dir DIR` and `audit --output-dir DIR` write, all from one change set.
 
     ``existing_hiera``: the source's custom-hiera.yaml; the bundle then holds it merged, not a fragment.
     """

@@ -6,8 +6,10 @@ import json
 from typing import Any
 
 from foretune import __version__
+from foretune.changes import build
+from foretune.changes.model import Change
 from foretune.knowledge import citation
-from foretune.plan.model import Plan, Setting
+from foretune.plan.model import Fix, Plan, Setting
 
 SCHEMA = "foretune-plan/1"
 
@@ -22,7 +24,15 @@ def _setting(setting: Setting) -> dict[str, Any]:
     return data
 
 
+def _fix(fix: Fix, change: Change | None) -> dict[str, Any]:
+    """A fix as the outputs apply it: a hiera value the change set gives the installer option for is that option."""
+    if fix.kind == "hiera" and change is not None and change.channel == "installer" and change.op == "set":
+        return {"kind": "installer", "target": change.target, "value": change.value}
+    return dict(fix._asdict())
+
+
 def as_dict(plan: Plan) -> dict[str, Any]:
+    changes = build.from_plan(plan)
     used = sorted({c for t in plan.tunables.values() for c in (*t.installer.citations, *t.foretune.citations)}
                   | {i.citation for t in plan.tunables.values() for i in t.foretune.inputs if i.citation != "box"}
                   | {c for m in plan.memory for c in m.citations}
@@ -39,7 +49,7 @@ def as_dict(plan: Plan) -> dict[str, Any]:
         "hardware": plan.hardware._asdict(),
         "tunables": [{"id": t.id, "component": t.component, "title": t.title, "unit": t.unit,
                       "installer": _setting(t.installer), "foretune": _setting(t.foretune), "differs": t.differs,
-                      "fixes": [f._asdict() for f in t.fixes]} for t in plan.tunables.values()],
+                      "fixes": [_fix(f, changes.for_tunable(t.id)) for f in t.fixes]} for t in plan.tunables.values()],
         "connection_budget": [{"consumer": c, "connections": n} for c, n in plan.connection_budget],
         "installer_connection_budget": [{"consumer": c, "connections": n} for c, n in plan.installer_connection_budget],
         "memory_budget": {"items": [m._asdict() for m in plan.memory],

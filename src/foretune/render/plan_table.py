@@ -72,6 +72,11 @@ def render(plan: Plan, *, color: bool = False, width: int | None = None, changed
     return _rich(plan, blocks, color=color, width=width)
 
 
+def _has_profiles(plan: Plan) -> bool:
+    """The installer takes --tuning here: a Katello server of a release with size profiles (Capsules have none)."""
+    return plan.input.role == "server" and plan.input.katello and plan.release.features.size_profiles
+
+
 def layout(plan: Plan, left_out: int = 0) -> list[Block]:
     """What the table shows, in order, independent of how it is drawn."""
     inp = plan.input
@@ -80,7 +85,8 @@ def layout(plan: Plan, left_out: int = 0) -> list[Block]:
         f"generation: {plan.release.generation} ({_epoch(plan.release.epoch)})",
         f"profile: {plan.profile} — {plan.profile_reason}",
         f"hardware: {plan.hardware.message}",
-        f"largest profile this hardware supports: {plan.largest_supported_profile or 'none (below default)'}",
+        *([f"largest profile this hardware supports: {plan.largest_supported_profile or 'none (below default)'}"]
+          if _has_profiles(plan) else []),
         "",
     )]
     blocks += [(f"verdict: {verdict(plan)}", "heading"), ("", "")]
@@ -90,7 +96,10 @@ def layout(plan: Plan, left_out: int = 0) -> list[Block]:
     if any(t.installer.origin for t in plan.tunables.values()):
         blocks.append(("(a) = set in the answers file, (h) = set in custom-hiera.yaml: in force on the box, above the tuning profile", ""))
     blocks.append(("", ""))
-    blocks += [("PostgreSQL connection budget:", "heading"), _connections(plan), ("", "")]
+    if plan.connection_budget:
+        blocks += [("PostgreSQL connection budget:", "heading"), _connections(plan), ("", "")]
+    else:
+        blocks += [("PostgreSQL connection budget: none (no service on this box uses PostgreSQL)", "heading"), ("", "")]
     blocks += [("Memory budget (never swap): planning figure, range the sources give", "heading"), _memory(plan), ("", "")]
     if plan.problems:
         blocks.append(("Problems:", "heading"))

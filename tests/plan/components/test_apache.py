@@ -105,3 +105,12 @@ def test_prefork_child_memory_is_worded_from_the_data(monkeypatch: pytest.Monkey
     assert reason().endswith(" prefork children x 2.7-3.1 MiB (6.2 brief's passenger-memory-stats)")
     monkeypatch.setitem(load_data("planner.yaml")["memory"]["httpd_prefork_child"], "high", 4.5)
     assert reason().endswith(" prefork children x 2.7-4.5 MiB (6.2 brief's passenger-memory-stats)")
+
+
+def test_satellite_62_prefork_in_force_is_kept_while_the_pool_and_queue_fit() -> None:
+    # the 6.2 brief: the Passenger queue must stay "below Apache's MaxClients and ServerLimit configuration"; a site's
+    # ServerLimit 1024 with MaxClients 256 already holds pool 12 + queue 200 = 212, so neither is changed
+    site = {"apache::mod::prefork::serverlimit": (1024, "answers file"), "apache::mod::prefork::maxclients": (256, "answers file")}
+    t = plan("satellite", "6.2", hosts=8000, cpus=16, physical_cores=8, ram_gib=48, configured=site).tunables
+    assert t["apache.server_limit"].foretune.value == 1024
+    assert t["apache.max_clients"].foretune.value == 256

@@ -13,7 +13,9 @@ from tests.plan.components.helpers import GIB, explain, plan, run
 def test_shared_buffers_between_2_gib_and_a_quarter_of_ram() -> None:
     # Foreman guide: "An optimal value for this will vary between 2 GiB to a maximum of 25% of your total system memory"
     assert run(postgresql.plan_memory, "satellite", "6.15", cpus=16, ram_gib=64)["postgresql.shared_buffers"].foretune.value == "2GB"
-    assert run(postgresql.plan_memory, "satellite", "6.15", cpus=4, ram_gib=6)["postgresql.shared_buffers"].foretune.value == "1GB"
+    # plain Foreman 3.12 (no Katello: no Candlepin or Pulp) on 12 GiB: 25 % = 3 GiB, and 2GB leaves Puma its 4-6 workers
+    assert plan("foreman", "3.12", katello=False, hosts=3000, cpus=4, ram_gib=12).tunables[
+        "postgresql.shared_buffers"].foretune.value == "2GB"
     assert postgresql.shared_buffers_range(resolve_release("satellite", "6.15"), 64 * GIB) == (
         2 * GIB, 16 * GIB, "gf-postgresql", "2 GiB - 25 % of RAM (the guide)")
 
@@ -83,3 +85,94 @@ def test_62_shared_buffers_step_and_kernel_defaults_follow_the_data(monkeypatch:
     shmmax = p.tunables["sysctl.kernel_shmmax"]
     assert shmmax.installer.value == shmmax.foretune.value == 16 * GIB  # ceil(8 GiB x 1.1) = 9 GiB is below it
     assert shmmax.foretune.formula == "max(17179869184, ceil(8GB x 1.1) in GiB) = 17179869184"
+
+
+def test_site_values_are_the_start_and_never_lowered_silently() -> None:
+    # 002 (Foreman guide) PostgreSQL: "Setting this value to 8 MB should be more than enough" (work_mem) -- a site's
+    # 16MB is more, on purpose: kept. The guide's autovacuum_vacuum_cost_limit is 2000; a site's 3000 is kept.
+    site = {"postgresql::server::config_entries/work_mem": ("16MB", "custom-hiera.yaml"),
+            "postgresql::server::config_entries/autovacuum_vacuum_cost_limit": (3000, "custom-hiera.yaml"),
+            "postgresql::server::config_entries/max_connections": (1500, "custom-hiera.yaml"),
+            "postgresql::server::config_entries/shared_buffers": ("16GB", "custom-hiera.yaml")}
+    t = plan("satellite", "6.15", hosts=8000, cpus=8, ram_gib=32, configured=site).tunables
+    assert t["postgresql.work_mem"].installer.value == "16MB" and t["postgresql.work_mem"].foretune.value == "16MB"
+    assert t["postgresql.work_mem"].foretune.reason.startswith("kept: the custom-hiera.yaml sets more than the guide's 8MB")
+    assert t["postgresql.autovacuum_vacuum_cost_limit"].foretune.value == 3000
+    assert t["postgresql.max_connections"].foretune.value == 1500  # never below the value in force
+    # "between 2 GiB to a maximum of 25% of your total system memory": 25 % of 32 GiB = 8GB, below the site's 16GB -- said first
+    sb = t["postgresql.shared_buffers"]
+    assert sb.foretune.value == "8GB"
+    assert sb.foretune.reason.startswith("below the 16GB the custom-hiera.yaml sets: ")
+    # without site values the guide's figures apply (the medium profile's work_mem is PostgreSQL's 4MB)
+    plain = plan("satellite", "6.15", hosts=8000, cpus=8, ram_gib=32).tunables
+    assert plain["postgresql.autovacuum_vacuum_cost_limit"].foretune.value == 2000
+
+
+def test_shared_buffers_is_not_raised_at_pumas_cost() -> None:
+    # the guide: "An optimal value for this will vary between 2 GiB to a maximum of 25% of your total system memory" is a
+    # range; its Puma table: default profile 4 - 6 workers, "Each Puma worker consumes around 1 GiB of RAM". On a plain
+    # Foreman box of 8 GiB, 2GB for PostgreSQL would leave room for only 2 workers: the value in force, 512MB, stays.
+    t = plan("foreman", "3.12", katello=False, hosts=3000, cpus=4, ram_gib=8).tunables
+    sb = t["postgresql.shared_buffers"]
+    assert (sb.installer.value, sb.foretune.value) == ("512MB", "512MB")
+    assert sb.foretune.reason.startswith("kept: 2GB would leave RAM for 2 Puma workers, below the guide's 4 for default")
+    assert t["puma.workers"].foretune.value == 3  # one more than with 2GB of shared_buffers
+
+
+def test_a_memory_range_past_ram_is_never_no_problem() -> None:
+    # The guide's medium box (8 CPUs, 32 GiB): 12 Puma workers (range 8 - 12) fit at the planning sizes, but the high
+    # ends of the services' ranges pass 32 GiB: a low problem that names the Puma count keeping even them in RAM.
+    p = plan("satellite", "6.15", hosts=8000, cpus=8, ram_gib=32)
+    high = sum(m.high_bytes for m in p.memory)
+    assert high > 32 * GIB >= sum(m.bytes for m in p.memory)
+    found = [q for q in p.problems if q.code == "memory-range-over-ram"]
+    assert [q.severity for q in found] == ["low"]
+    assert "or take Puma to 9 workers (the guide's range starts at 8)" in found[0].message
+
+
+def test_effective_cache_size_is_a_hint_not_lowered_without_cause() -> None:
+    # PostgreSQL's manual: effective_cache_size "has no effect on the size of shared memory allocated by PostgreSQL, nor
+    # does it reserve kernel disk cache". foreman-installer 3.9.0 config/foreman.hiera/tuning/sizes/medium.yaml:
+    # effective_cache_size: 16GB -- on the guide's medium box (32 GiB) it stays.
+    t = plan("satellite", "6.15", hosts=8000, cpus=8, ram_gib=32).tunables["postgresql.effective_cache_size"]
+    assert (t.installer.value, t.foretune.value) == ("16GB", "16GB")
+    assert t.foretune.reason == "kept: a planner hint that reserves no memory, and 16GB is within the 32.0 GiB RAM"
+    # the default profile sets none: 4GB is PostgreSQL's own default (9.4 release notes), and named so
+    small = plan("satellite", "6.15", hosts=3000, cpus=4, ram_gib=20).tunables["postgresql.effective_cache_size"]
+    assert small.foretune.value == "4GB"
+    assert "at most PostgreSQL's default 4GB" in small.foretune.reason and "profile's 4GB" not in small.foretune.reason
+    assert small.foretune.citations[0] == "pg-release-94-defaults"
+
+
+def test_explain_quotes_the_sentence_with_the_number_and_links_the_release() -> None:
+    # gf-postgresql has four quotes; work_mem's explanation shows only those that name work_mem
+    text = explain(plan("satellite", "6.15", hosts=8000, cpus=8, ram_gib=32), "postgresql.work_mem")
+    foretune_part = text.split("\nforetune: ", 1)[1].split("\narithmetic:", 1)[0]
+    assert '"Setting this value to 8 MB should be more than enough for most of the intensive operations on Foreman."' in foretune_part
+    assert "autovacuum_vacuum_cost_limit to 2000" not in foretune_part and "between 2 GiB to a maximum" not in foretune_part
+    # the installer's value comes from Satellite 6.15's foreman-installer, tag 3.9.0, medium profile
+    assert "https://github.com/theforeman/foreman-installer/blob/3.9.0/config/foreman.hiera/tuning/sizes/medium.yaml" in text
+    assert "/blob/1.24.0/" not in text
+    large = explain(plan("foreman", "3.12", hosts=15000, cpus=16, ram_gib=64), "postgresql.shared_buffers")
+    assert "https://github.com/theforeman/foreman-installer/blob/3.12.0/config/foreman.hiera/tuning/sizes/large.yaml" in large
+    # Satellite 6.4 is foreman-installer 1.18: its single tuning.yaml, at that tag
+    old = explain(plan("satellite", "6.4", hosts=3000, cpus=8, ram_gib=32), "postgresql.max_connections")
+    assert "https://github.com/theforeman/foreman-installer/blob/1.18.0/config/foreman.hiera/tuning.yaml" in old
+
+
+def test_a_pulp_2_capsule_has_no_postgresql_budget() -> None:
+    # the 6.2 brief's capsule runs Pulp 2 on MongoDB, Puppet under Passenger and qpid: no service there uses PostgreSQL,
+    # so there is no connection budget (not a lone "3 superuser reserved" of a server that does not run)
+    p = plan("satellite", "6.2", role="capsule", hosts=600, cpus=8, physical_cores=4, ram_gib=16, puppet_hosts=600)
+    assert p.connection_budget == () and p.installer_connection_budget == ()
+    # a pulpcore Capsule (6.15) keeps its budget, closed by the reserved slots
+    assert plan("satellite", "6.15", role="capsule", hosts=600, cpus=8, ram_gib=16).connection_budget[-1] == ("superuser reserved", 3)
+
+
+def test_a_sites_lower_max_connections_is_raised_to_at_least_the_profiles() -> None:
+    # foreman-installer's large profile sets max_connections 1000 (the guide's example config: "max_connections: 1000");
+    # a site's 500 is in force, but the recommendation never goes below the profile's value
+    site = {"postgresql::server::config_entries/max_connections": (500, "custom-hiera.yaml")}
+    t = plan("satellite", "6.15", hosts=15000, cpus=16, ram_gib=64, configured=site).tunables["postgresql.max_connections"]
+    assert (t.installer.value, t.foretune.value) == (500, 1000)
+    assert t.foretune.reason.endswith("never below the profile's 1000")

@@ -6,6 +6,7 @@ import pytest
 
 from foretune.knowledge import load_data
 from foretune.plan import PlanInput, make_plan
+from foretune.render.outputs import apply_md, hiera_fragment, installer_command
 from tests.plan.components.helpers import GIB, explain, hiera_and_installer, plan
 
 
@@ -142,3 +143,63 @@ def test_ram_limit_wording_follows_the_worker_size(monkeypatch: pytest.MonkeyPat
     monkeypatch.setitem(load_data("planner.yaml")["memory"]["puma_worker"], "high", 1.5)
     reason = plan("satellite", "6.15", hosts=3000, cpus=16, ram_gib=20).tunables["puma.workers"].foretune.reason
     assert "by RAM (~1.5 GiB per worker after the other services)" in reason
+
+
+def test_satellite_62_passenger_minimums_leave_room_in_the_pool() -> None:
+    # 6.2 brief 5.7: "PassengerMinInstances 6" for Foreman and for Puppet in a pool of 24, "Passenger will spawn
+    # additional application processes up to PassengerMaxPoolSize". Its example: 6 + 6 in "PassengerMaxPoolSize 24",
+    # half the pool. 8 physical cores: pool 1.5 x 8 = 12, where 6 + 6 would fill it: half of 12 shared, 3 each.
+    p = make_plan(PlanInput("satellite", "6.2", hosts=8000, cpus=16, physical_cores=8, ram_bytes=48 * GIB, puppet_hosts=500))
+    t = p.tunables
+    assert t["passenger.max_pool_size"].foretune.value == 12
+    assert t["passenger.min_instances"].foretune.value == 3
+    assert t["passenger.puppet_min_instances"].foretune.value == 3
+    # the Puppet vhost's installer value is Passenger's own default (puppet-puppet 4.3.0 sets none)
+    assert t["passenger.puppet_min_instances"].installer.citations == ("passenger-min-instances", "pp-62-options")
+    # 12 physical cores: pool 18, 6 + 6 is more than half of it: floor(18 / 4) = 4 each
+    mid = make_plan(PlanInput("satellite", "6.2", hosts=8000, cpus=24, physical_cores=12, ram_bytes=64 * GIB, puppet_hosts=500))
+    assert (mid.tunables["passenger.min_instances"].foretune.value, mid.tunables["passenger.puppet_min_instances"].foretune.value) == (4, 4)
+    # PassengerStartTimeout: puppet-foreman 5.1.0 params.pp sets 600; the brief's 500 is not a reason to lower it
+    assert t["passenger.start_timeout"].foretune.value == 600
+    # the Puppet vhost has no PassengerStartTimeout in puppet-puppet 4.3.0: Passenger 4.0.18's 90 s applies
+    assert t["passenger.puppet_start_timeout"].installer.value == 90
+    # 24 physical cores: pool 36, 6 + 6 leave room
+    big = make_plan(PlanInput("satellite", "6.2", hosts=8000, cpus=48, physical_cores=24, ram_bytes=96 * GIB, puppet_hosts=500))
+    assert big.tunables["passenger.min_instances"].foretune.value == 6
+    assert big.tunables["passenger.puppet_min_instances"].foretune.value == 6
+
+
+def test_satellite_62_uses_puppet_foreman_51_installer_options() -> None:
+    # puppet-foreman 5.1.0 manifests/init.pp has $passenger_min_instances, $passenger_start_timeout and
+    # $passenger_prestart: kafo options --foreman-passenger-*, which the answers file keeps across installer runs
+    p = make_plan(PlanInput("satellite", "6.2", hosts=8000, cpus=48, physical_cores=24, ram_bytes=96 * GIB))
+    fixes = p.tunables["passenger.min_instances"].fixes
+    assert [(f.kind, f.target, f.value) for f in fixes] == [("installer", "--foreman-passenger-min-instances", 6)]
+    command = installer_command(p)
+    assert command.splitlines()[-2:] == ["satellite-installer \\", "  --foreman-passenger-min-instances 6"]
+    assert "05-foreman-ssl.conf` set `PassengerMinInstances" not in apply_md(p)
+    assert "every change is an installer option (installer.sh) or a file edit" in hiera_fragment(p)
+    # the Puppet vhost's lines stay file edits: puppet-puppet 4.3.0 has no such parameters
+    p2 = make_plan(PlanInput("satellite", "6.2", hosts=8000, cpus=48, physical_cores=24, ram_bytes=96 * GIB, puppet_hosts=500))
+    assert [(f.kind, f.target, f.value) for f in p2.tunables["passenger.puppet_min_instances"].fixes] == [
+        ("file", "/etc/httpd/conf.d/25-puppet.conf", "PassengerMinInstances 6")]
+
+
+def test_db_pool_says_when_the_releases_installer_used_the_older_formula() -> None:
+    # the Tuning guide for Foreman 3.9 (Satellite 6.15), 5.2.7: "It is the maximum of $foreman::db_pool and
+    # $foreman::foreman_service_puma_threads_max"; threads_max + 4 came with puppet-foreman 25 (Foreman 3.11)
+    t = plan("satellite", "6.15", hosts=15000, cpus=16, ram_gib=64).tunables["foreman.db_pool"]
+    assert (t.installer.value, t.foretune.value) == (5, 20)
+    assert t.foretune.reason.endswith("this release's installer gives max(db_pool, threads_max)")
+    assert "max(db_pool" not in plan("foreman", "3.12", hosts=15000, cpus=16, ram_gib=64).tunables["foreman.db_pool"].foretune.reason
+
+
+def test_69_puma_workers_say_the_range_is_the_later_guides() -> None:
+    # Satellite 6.9 Performance Tuning Guide: "tuning Profiles are not covering puma tuning as of now"; its Puma
+    # section: "If you have enough CPUs, adding more workers adds more performance." The range 8-12 for medium comes
+    # from the later Tuning guide (5.2.4), and the row says so, citing the 6.9 guide too.
+    t = plan("satellite", "6.9", hosts=8000, cpus=8, ram_gib=32).tunables["puma.workers"]
+    assert t.foretune.reason.startswith("the later Tuning guide's range 8-12 for medium (this release's guide gives none")
+    assert "g69-puma" in t.foretune.citations
+    assert plan("satellite", "6.15", hosts=8000, cpus=8, ram_gib=32).tunables["puma.workers"].foretune.reason.startswith(
+        "guide range 8-12 for medium")

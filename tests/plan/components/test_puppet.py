@@ -6,7 +6,7 @@ import pytest
 
 from foretune.knowledge import load_data
 from foretune.plan.components import puppet
-from tests.plan.components.helpers import GIB, plan, run
+from tests.plan.components.helpers import GIB, hiera_and_installer, plan, run
 
 
 def test_agents_per_capsule_follow_the_capsule_guide() -> None:
@@ -55,3 +55,72 @@ def test_62_puppet_wording_follows_the_data(monkeypatch: pytest.MonkeyPatch) -> 
     reason, memory = capsule()
     assert reason.startswith("the 6.2 brief measured 600 Puppet hosts on 12 vCPUs / 24 GiB and about 320")
     assert memory.endswith("Puppet 3 rack processes x 32-64 MiB (6.2 brief)")
+
+
+def test_splay_is_advice_for_the_managed_agents_never_the_servers_own_key() -> None:
+    # 6.2 brief 5.8: "Turn on splay for each Puppet client". puppet-puppet's $splay (4.3.0 manifests/init.pp:
+    # "Switch to enable a random amount of time to sleep before each run") configures the agent of the host the
+    # class is applied to: on the server that is the server's own agent, so no puppet::splay / --puppet-splay.
+    for version, conf in (("6.2", "/etc/puppet/puppet.conf"), ("6.9", "/etc/puppetlabs/puppet/puppet.conf"),
+                          ("6.15", "/etc/puppetlabs/puppet/puppet.conf")):
+        p = plan("satellite", version, puppet_hosts=500)
+        fixes = [f for t in p.tunables.values() for f in t.fixes]
+        assert not [f for f in fixes if "splay" in f.target or (f.kind == "installer" and "splay" in str(f.value))], version
+        splay = p.tunables["puppet.splay"].fixes
+        assert [f.kind for f in splay] == ["advice"], version
+        assert f"splay = true in the [agent] section of {conf} on each managed host and restart its agent" in splay[0].value
+        assert "puppet class parameter splay = true" in splay[0].value
+        hiera, command = hiera_and_installer("satellite", version, puppet_hosts=500)
+        assert "puppet::splay" not in hiera and "--puppet-splay" not in command, version
+
+
+def test_agent_capacity_is_checked_on_servers_too() -> None:
+    # capsule-puppet: "a Capsule Server with 4 CPUs has a maximum of 1250-1600 Puppet clients" (lower end, 10 classes);
+    # the server's own Puppet server serves its agents the same way
+    p = plan("satellite", "6.15", hosts=3000, cpus=4, ram_gib=20, puppet_hosts=1500)
+    assert p.tunables["puppet.hosts_per_capsule"].foretune.value == 1250
+    assert [q.code for q in p.problems if q.code == "puppet-hosts-per-capsule"] == ["puppet-hosts-per-capsule"]
+    # the 6.2 brief: "For puppet workloads we can go up to 600 hosts with 16GB RAM, 8 vCPUs."
+    p62 = plan("satellite", "6.2", hosts=3000, cpus=8, physical_cores=8, ram_gib=32, puppet_hosts=700)
+    assert [q.code for q in p62.problems if q.code == "puppet-hosts-per-capsule"] == ["puppet-hosts-per-capsule"]
+    ok = plan("satellite", "6.15", hosts=3000, cpus=4, ram_gib=20, puppet_hosts=1200)
+    assert not [q for q in ok.problems if q.code == "puppet-hosts-per-capsule"]
+
+
+def test_puppetserver_sizing_follows_puppet_puppet_params() -> None:
+    # puppet-puppet 16.2.0 manifests/params.pp (foreman-installer 3.3.0): with $mem_in_mb >= 3072,
+    # $server_jvm_max_heap_size = '2G' and $server_max_active_instances = min(abs($facts['processors']['count']), 4);
+    # Puppet's docs: "one JRuby process uses approximately 512 MB of RAM": 4 x 512 MB = 2 GiB, the heap holds them
+    t = plan("satellite", "6.15", role="capsule", hosts=6000, cpus=8, ram_gib=24, puppet_hosts=1500).tunables
+    assert t["puppet.server_max_active_instances"].installer.value == 4  # min(8, 4)
+    assert t["puppet.server_max_active_instances"].foretune.value == 4
+    assert t["puppet.server_jvm_max_heap"].installer.value == 2 * GIB
+    assert t["puppet.server_jvm_max_heap"].foretune.value == 2 * GIB
+    small = plan("satellite", "6.15", role="capsule", hosts=600, cpus=2, ram_gib=12, puppet_hosts=300).tunables
+    assert small["puppet.server_max_active_instances"].installer.value == 2  # min(2, 4)
+    # puppetserver on a Passenger release does not exist: 6.2 runs Puppet 3 under Passenger (puppet-puppet 4.3.0)
+    assert "puppet.server_max_active_instances" not in plan("satellite", "6.2", puppet_hosts=500).tunables
+
+
+def test_puppetserver_memory_follows_its_heap(monkeypatch: pytest.MonkeyPatch) -> None:
+    # with 1024 MiB per JRuby instead of Puppet's 512, 4 instances need max(2048, 4 x 1024) = 4096 MiB of heap,
+    # and the memory item (1.5-2.5 GiB for puppet-puppet's 2 GiB heap) doubles: 3-5 GiB
+    monkeypatch.setitem(load_data("planner.yaml")["puppetserver_jruby_mib"], "value", 1024)
+    p = plan("satellite", "6.15", role="capsule", hosts=6000, cpus=8, ram_gib=24, puppet_hosts=1500)
+    assert p.tunables["puppet.server_jvm_max_heap"].foretune.value == 4 * GIB
+    item = next(m for m in p.memory if m.component == "Puppet server")
+    assert (item.low_bytes, item.high_bytes) == (3 * GIB, 5 * GIB)
+    assert item.reason == "JVM, -Xmx 4096 MiB"
+
+
+def test_advice_from_the_62_brief_says_so_on_later_releases() -> None:
+    # splay and runinterval: only the 6.2 brief speaks of them ("Turn on splay for each Puppet client"); the Tuning
+    # guides of 6.9 and later do not, so a later plan's row names the brief as its source
+    late = plan("satellite", "6.15", puppet_hosts=500).tunables
+    assert late["puppet.splay"].foretune.reason.endswith("(the 6.2 brief's; later guides do not cover splay)")
+    assert late["puppet.runinterval"].foretune.reason.endswith("(the 6.2 brief's; later guides do not cover runinterval)")
+    early = plan("satellite", "6.2", puppet_hosts=500).tunables
+    assert early["puppet.splay"].foretune.reason == 'randomise agent start times: "Turn on splay for each Puppet client"'
+    # hammer: the 6.9 guide lists "Configure hammer to reduce API timeouts" with no value; -1 is the 6.2 brief's
+    hammer = plan("satellite", "6.15", hosts=20000, cpus=16, ram_gib=64).tunables["hammer.request_timeout"].foretune
+    assert hammer.value == -1 and "(the 6.2 brief's; the 6.9 guide's" in hammer.reason

@@ -36,7 +36,7 @@ def test_qpid_wording_follows_the_data(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "arithmetic: max(65536, 40 x 20000 + 1) = 800001" in explain(p, "sysctl.fs_aio_max_nr")
     assert "more than 40 x 20000 katello-agent hosts" in explain(p, "sysctl.fs_aio_max_nr")
     storage = p.tunables["qpidd.storage_bytes"].foretune
-    assert (storage.reason, storage.formula) == ("3 MiB per katello-agent host x 20000", "20000 x 3 MiB")
+    assert (storage.reason.split(' (N = ')[0], storage.formula) == ("3 MiB per katello-agent host x 20000", "20000 x 3 MiB")
 
 
 def test_qpid_options_only_where_puppet_qpid_has_them() -> None:
@@ -74,3 +74,31 @@ def test_no_mgmt_pub_interval_without_katello_agent_hosts() -> None:
     assert "qpid.mgmt_pub_interval" not in plan("satellite", "6.9", katello_agent_hosts=0).tunables
     assert "qpid.mgmt_pub_interval" not in plan("satellite", "6.2", role="capsule", katello_agent_hosts=0, physical_cores=4).tunables
     assert plan("satellite", "6.9", katello_agent_hosts=10).tunables["qpid.mgmt_pub_interval"].foretune.value == 5
+
+
+def test_each_formula_row_says_which_hosts_its_n_counts() -> None:
+    # Satellite 6.9 guide: "(N x 3) + 100, where N is the number of content hosts", "(N x 4) + 500, where N is the number
+    # of content hosts", "bigger than 33 multiplied by the maximum number of the content hosts", "2MB disk space per
+    # content host". foretune's N is the katello-agent hosts (3000 of 7000 here), and every such row states it.
+    t = run(qpid.plan, "satellite", "6.9", hosts=7000, katello_agent_hosts=3000)
+    assert t["qpidd.limit_nofile"].foretune.value == 65536  # 4 x 3000 + 500 = 12500, below the profiles' 65536
+    assert t["sysctl.fs_aio_max_nr"].foretune.value == 99001  # 33 x 3000 + 1
+    for tid in ("qpidd.limit_nofile", "qdrouterd.limit_nofile", "sysctl.fs_aio_max_nr", "qpidd.storage_bytes"):
+        assert "N = katello-agent hosts: the guide's N is 'content hosts'" in t[tid].foretune.reason, tid
+
+
+def test_no_katello_agent_hosts_leave_aio_at_the_kernel_default() -> None:
+    # 6.2 brief 5.12: fs.aio-max-nr 1000000 is for katello-agent at scale; the 6.9 guide sizes it by "33 multiplied by
+    # the maximum number of the content hosts" using katello-agent: with none, the kernel's 65536 stays, said plainly
+    t = run(qpid.plan, "satellite", "6.2", role="capsule", hosts=600, physical_cores=4, ram_gib=16)
+    assert t["sysctl.fs_aio_max_nr"].foretune.value == 65536
+    assert t["sysctl.fs_aio_max_nr"].foretune.reason == "no katello-agent hosts: nothing for qpidd's linear store to size"
+
+
+
+def test_open_file_limits_with_no_katello_agent_hosts_keep_the_installers() -> None:
+    # Satellite 6.9 guide: qpidd "4N+500", qdrouterd "3N+100"; with N = 0 both are below what the installer sets
+    # (qpidd 65536, qdrouterd 150100), which stay, said plainly
+    t = plan("satellite", "6.9", hosts=3000, cpus=8, ram_gib=32).tunables
+    assert (t["qpidd.limit_nofile"].foretune.value, t["qdrouterd.limit_nofile"].foretune.value) == (65536, 150100)
+    assert t["qpidd.limit_nofile"].foretune.reason == "no katello-agent hosts: 4 x 0 + 500 is below the installer's 65536, kept"

@@ -112,6 +112,12 @@ def _prefork(s: Sizing) -> None:
           Setting("prefork", "event MPM arrived with Foreman 3.3; keep what the installer manages", ("fi-event-mpm",)))
     s.add("apache.server_limit", "ServerLimit (prefork)", "count", limit, Setting(want, why, cites, formula, inputs),
           Fix("hiera", key + "serverlimit", want))
+    if s.era62 and s.f.passenger and want == limit.value and pool + queue < clients.value:
+        # the brief asks no change while the pool and queue stay below MaxClients: the MaxClients in force stays too
+        s.add("apache.max_clients", "MaxClients / MaxRequestWorkers (prefork)", "count", clients,
+              s.same(clients, f"the brief: no change while PassengerMaxPoolSize {pool} + queue {queue} stay below it", *cites),
+              Fix("hiera", key + "maxclients", clients.value))
+        return
     s.add("apache.max_clients", "MaxClients / MaxRequestWorkers (prefork)", "count", clients,
           Setting(want, "equal to ServerLimit", cites, "MaxClients = ServerLimit", (Input("ServerLimit", want, cites[0]),)),
           Fix("hiera", key + "maxclients", want))

@@ -38,10 +38,19 @@ def plan(s: Sizing) -> None:
         return  # the installer sets no Candlepin heap on this release and the brief gives none: nothing to plan
     inst = Setting(jvm_size_option(opts), f"{'profile' if profile_opts else 'puppet-candlepin default'} {opts}",
                    ("fi-tuning-profiles",) if profile_opts else tuple(dict.fromkeys((module_cite, "candlepin-defaults"))))
+    fix = Fix("hiera", "candlepin::java_opts", f"-Xms{(jvm_size_option(opts, '-Xms') or GIB) // MIB}m -Xmx{(inst.value or 0) // MIB}m")
+    site = s.in_force((fix,), inst, _configured_heap)
+    if site.origin and isinstance(site.value, int) and site.value > (inst.value or 0):
+        # no guide sizes Candlepin's heap: the profile's is a default, not a ceiling, so a site's larger heap stays
+        s.add("candlepin.heap_max", "Candlepin JVM heap (-Xmx)", "bytes", inst,
+              s.same(site, f"kept: the {site.origin} gives Candlepin more heap than the {s.profile} profile's "
+                           f"{format_bytes(inst.value or 0)}; no guide sizes it, so that is no ceiling", "fi-tuning-profiles",
+                     "candlepin-defaults"),
+              fix._replace(value=str(s.inp.configured["candlepin::java_opts"][0])), configured=_configured_heap)
+        return
     s.add("candlepin.heap_max", "Candlepin JVM heap (-Xmx)", "bytes", inst,
           s.same(inst, f"the {s.profile} profile's heap", "fi-tuning-profiles", "candlepin-defaults"),
-          Fix("hiera", "candlepin::java_opts", f"-Xms{(jvm_size_option(opts, '-Xms') or GIB) // MIB}m -Xmx{(inst.value or 0) // MIB}m"),
-          configured=_configured_heap)
+          fix, configured=_configured_heap)
 
 
 def memory(s: Sizing) -> list[MemoryItem]:

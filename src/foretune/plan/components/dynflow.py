@@ -19,7 +19,8 @@ def plan(s: Sizing) -> None:
     want = stepped("dynflowd_executors_by_ram_gib", s.ram_gib, inclusive=False)
     s.add("dynflow.executors", "dynflowd EXECUTORS_COUNT", "count",
           Setting(module_default("dynflowd", "executors"), "dynflowd default", (module_default_citation("dynflowd"),)),
-          Setting(want, _executor_steps(table), (cite("dynflowd_executors_by_ram_gib"),),
+          Setting(want, _executor_steps(table) + (" (satellite-support's profiles for 6.4-6.6; the 6.2 brief gives no count)"
+                                                  if s.era62 else ""), (cite("dynflowd_executors_by_ram_gib"),),
                   f"step table {table} at {s.ram_gib:.1f} GiB",
                   (C("dynflowd_executors_by_ram_gib"), box("RAM GiB", round(s.ram_gib, 1)))),
           Fix("file", s.f.tasks_sysconfig, f"EXECUTORS_COUNT={want}"))

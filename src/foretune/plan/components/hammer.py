@@ -13,7 +13,8 @@ def plan(s: Sizing) -> None:
         return
     at_scale = s.inp.hosts > const("hammer_timeout_from_hosts")
     inst = Setting(module_default("hammer_request_timeout"), "hammer default", (module_default_citation("hammer_request_timeout"),))
-    want = (Setting(const("hammer_timeout_at_scale"), "no timeout for API calls on large collections",
+    brief = "" if s.era62 else " (the 6.2 brief's; the 6.9 guide's \"Configure hammer to reduce API timeouts\" gives no value)"
+    want = (Setting(const("hammer_timeout_at_scale"), "no timeout for API calls on large collections" + brief,
                     ("g62-hammer", cite("hammer_timeout_from_hosts")), "", (C("hammer_timeout_at_scale"), C("hammer_timeout_from_hosts")))
             if at_scale else s.same(inst, "default is fine at this scale"))
     s.add("hammer.request_timeout", "hammer request_timeout", "seconds", inst, want,

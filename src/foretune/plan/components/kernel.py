@@ -16,7 +16,8 @@ def plan(s: Sizing) -> None:
           Setting(want, why, ("g62-tuned", "gf-hardware")),
           Fix("command", "systemctl enable --now tuned"), Fix("command", f"tuned-adm profile {want}"))
     s.add("os.thp", "transparent huge pages", "text", Setting("always", "RHEL default", ("gf-hardware",)),
-          Setting("never", "THP hurts PostgreSQL and Redis" if s.f.redis else "THP hurts PostgreSQL and MongoDB",
+          Setting("never", "THP hurts PostgreSQL and Redis" if s.f.redis else
+                  "THP hurts PostgreSQL and MongoDB" + (" (the 6.9 guide's advice; the 6.2 brief does not cover THP)" if s.era62 else ""),
                   ("gf-hardware", "gf-redis") if s.f.redis else ("gf-hardware", "g69-thp")),
           Fix("command", "grubby --update-kernel=ALL --args=transparent_hugepage=never"),
           Fix("command", "echo never > /sys/kernel/mm/transparent_hugepage/enabled"))

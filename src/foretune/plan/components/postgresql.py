@@ -7,6 +7,7 @@ import math
 from foretune.knowledge import hardware, postgresql_default
 from foretune.knowledge.model import SIZES, Release
 from foretune.knowledge.profiles import PG, installer_hiera
+from foretune.plan.components import puma
 from foretune.plan.constants import cite, const, memory_range
 from foretune.plan.model import Fix, Input, MemoryItem, Problem, Setting
 from foretune.plan.sizing import GIB, MIB, C, Component, Sizing, box, given, memory_item, num, percent
@@ -50,18 +51,44 @@ def plan_memory(s: Sizing) -> None:
                           (given(sb_inst), C("pg_shared_buffers_min_gib"), C("pg_shared_buffers_max_fraction"),
                            box("RAM GiB", round(s.ram_gib, 1))))
     s.add("postgresql.shared_buffers", "shared_buffers", "bytes", sb_inst, setting, Fix("hiera", KEY + "shared_buffers", format_size(sb)))
+    if not s.era62:
+        sb = _hold_for_puma(s, sb_inst, sb)
     if s.era62:
         _shm(s, sb)
     av_inst = s.pg_setting("autovacuum_vacuum_cost_limit", "vacuum_cost_limit")
     if not s.era62:
         av = const("pg_autovacuum_cost_limit")
-        s.add("postgresql.autovacuum_vacuum_cost_limit", "autovacuum_vacuum_cost_limit", "count", av_inst,
-              Setting(av, "lets autovacuum keep up with Foreman's churn", ("gf-postgresql",), "", (C("pg_autovacuum_cost_limit"),)),
-              Fix("hiera", KEY + "autovacuum_vacuum_cost_limit", av))
+        if av_inst.origin and int(av_inst.value) > av:  # a site that lets autovacuum do more keeps it
+            want = s.same(av_inst, f"kept: the {av_inst.origin} lets autovacuum do more than the guide's {av}", "gf-postgresql")
+        else:
+            want = Setting(av, "lets autovacuum keep up with Foreman's churn", ("gf-postgresql",), "", (C("pg_autovacuum_cost_limit"),))
+        s.add("postgresql.autovacuum_vacuum_cost_limit", "autovacuum_vacuum_cost_limit", "count", av_inst, want,
+              Fix("hiera", KEY + "autovacuum_vacuum_cost_limit", want.value))
     if "checkpoint_segments" in s.base_pg:
         s.add("postgresql.checkpoint_segments", "checkpoint_segments (removed)", "count",
               s.base_setting(KEY + "checkpoint_segments", None, "not set", "fi-checkpoint-segments-removed"),
               Setting(None, "removed in PostgreSQL 9.5; PostgreSQL 12 refuses to start with it", ("fi-checkpoint-segments-removed",)))
+
+
+def _hold_for_puma(s: Sizing, sb_inst: Setting, sb: int) -> int:
+    """Raise shared_buffers only when Puma keeps the guide's worker range: "between 2 GiB to a maximum of 25%" is a range.
+
+    On a box too small for both, the raise would only take Puma workers away; the value in force stays.
+    """
+    inst = pg_size(sb_inst.value) or 0
+    if not s.f.puma or sb <= inst:
+        return sb
+    low = hardware.puma_worker_range(s.profile)[0]
+    fit = puma.workers_that_fit(s)
+    if fit >= low:
+        return sb
+    s.add("postgresql.shared_buffers", "shared_buffers", "bytes", sb_inst,
+          s.same(sb_inst, f"kept: {format_size(sb)} would leave RAM for {fit} Puma workers, below the guide's {low} for "
+                          f"{s.profile}; the guide's {num(const('pg_shared_buffers_min_gib'))} GiB - "
+                          f"{percent(const('pg_shared_buffers_max_fraction'))} of RAM is a range, not a minimum to reach at Puma's cost",
+                 "gf-postgresql", "gf-puma-recommendations"),
+          Fix("hiera", KEY + "shared_buffers", sb_inst.value))
+    return inst
 
 
 def _shm(s: Sizing, shared_buffers: int) -> None:
@@ -95,10 +122,12 @@ def plan_connections(s: Sizing) -> None:
     headroom = const("pg_connection_headroom")
     with_headroom = math.ceil(need * (1 + headroom) / 100) * 100
     mc_inst = s.pg_setting("max_connections")
-    floor = max(int(mc_inst.value), const("g62_max_connections") if s.era62 else 0)
+    profile_mc = s.base_pg.get("max_connections")  # a site's lower value is in force, but the profile's stays the floor
+    floor = max(int(mc_inst.value), const("g62_max_connections") if s.era62 else 0, int(profile_mc or 0))
     mc = max(floor, with_headroom)
     never_below = (f"the brief's {const('g62_max_connections')} for {const('g62_max_connections')} parallel registrations" if s.era62
-                   else "the profile")
+                   else "the profile" if not mc_inst.origin or not profile_mc or int(mc_inst.value) >= int(profile_mc)
+                   else f"the profile's {profile_mc}")
     s.add("postgresql.max_connections", "max_connections", "count", mc_inst,
           Setting(mc, f"connection budget {need} + {percent(headroom)} headroom, rounded up to 100; never below {never_below}",
                   (*cites, "pf-db-pool", cite("pg_connection_headroom")),
@@ -131,16 +160,27 @@ def plan_cache(s: Sizing) -> None:
     profile_ecs, profile_name = _profile_value_for_ram(s, "effective_cache_size")
     budget = (sb + cache_room) // GIB * GIB
     ceiling = (pg_size(profile_ecs) if profile_ecs else pg_size(ecs_inst.value)) or 0
+    ceiling_cite = "fi-tuning-profiles" if profile_name and profile_name.endswith("profile") else str(postgresql_default("effective_cache_size")["citation"])
+    named = profile_name or "installer"
+    whose = "PostgreSQL's default" if named == "PostgreSQL default" else f"the {named}'s"
     ecs = max(GIB, min(budget, ceiling))
-    s.add("postgresql.effective_cache_size", "effective_cache_size", "bytes", ecs_inst,
-          Setting(format_size(ecs), f"shared_buffers plus the page cache left with the services at the low end of "
-                                    f"their memory ranges, at most the {profile_name or 'installer'}'s {format_size(ceiling)}",
-                  ("fi-tuning-profiles", "g62-memory"),
-                  f"min({format_size(sb)} + {format_gib(cache_room)} page cache, {format_size(ceiling)}) = {format_size(ecs)}",
-                  (Input("shared_buffers", format_size(sb), "gf-postgresql"),
-                   Input("RAM left at the low end of the memory budget", format_gib(cache_room), "foretune-estimate"),
-                   Input(f"{profile_name or 'installer'} effective_cache_size", format_size(ceiling), "fi-tuning-profiles"))),
-          Fix("hiera", KEY + "effective_cache_size", format_size(ecs)))
+    in_force = pg_size(ecs_inst.value) or 0
+    inputs = (Input("shared_buffers", format_size(sb), "gf-postgresql"),
+              Input("RAM left at the low end of the memory budget", format_gib(cache_room), "foretune-estimate"),
+              Input(f"{named} effective_cache_size", format_size(ceiling), ceiling_cite))
+    if ecs < in_force <= s.inp.ram_bytes:
+        # a planner hint: it reserves no memory, so a value in force the RAM can hold is no cause for a change
+        setting = s.same(ecs_inst, f"kept: a planner hint that reserves no memory, and {ecs_inst.value} is within the "
+                                   f"{format_gib(s.inp.ram_bytes)} RAM", *ecs_inst.citations, "pg-docs-effective-cache-size")
+        setting = setting._replace(inputs=(given(ecs_inst), box("RAM", format_gib(s.inp.ram_bytes))))
+    else:
+        setting = Setting(format_size(ecs), f"shared_buffers plus the page cache left with the services at the low end of "
+                                            f"their memory ranges, at most {whose} {format_size(ceiling)}",
+                          (ceiling_cite, "g62-memory"),
+                          f"min({format_size(sb)} + {format_gib(cache_room)} page cache, {format_size(ceiling)}) = {format_size(ecs)}",
+                          inputs)
+    s.add("postgresql.effective_cache_size", "effective_cache_size", "bytes", ecs_inst, setting,
+          Fix("hiera", KEY + "effective_cache_size", setting.value))
     _work_mem(s, free)
 
 
@@ -151,8 +191,11 @@ def _work_mem(s: Sizing, free: int) -> None:
     conns = s.value("postgresql.max_connections") if "postgresql.max_connections" in s.tunables else 0
     extra = max(0, guide_bytes - inst_bytes) * conns * const("pg_work_mem_ops_per_connection")
     profile_wm, _ = _profile_value_for_ram(s, "work_mem")
-    if inst_bytes == guide_bytes:
-        s.add("postgresql.work_mem", "work_mem", "bytes", wm_inst, s.same(wm_inst, f"already the guide's {format_size(guide_bytes)}", "gf-postgresql"),
+    if inst_bytes >= guide_bytes:
+        why = (f"already the guide's {format_size(guide_bytes)}" if inst_bytes == guide_bytes else
+               f"kept: the {wm_inst.origin or 'installer'} sets more than the guide's {format_size(guide_bytes)}, which it calls "
+               "\"more than enough\", not a ceiling")
+        s.add("postgresql.work_mem", "work_mem", "bytes", wm_inst, s.same(wm_inst, why, "gf-postgresql"),
               Fix("hiera", KEY + "work_mem", wm_inst.value))
         return
     fits = extra <= free
@@ -179,8 +222,10 @@ def _profile_value_for_ram(s: Sizing, name: str) -> tuple[str | None, str | None
         return None, None
     fits = [p for p in SIZES if s.inp.ram_bytes >= hardware.recommended(p).ram_bytes * hardware.ram_allowance()]
     best = fits[-1] if fits else "default"
-    value = installer_hiera(s.release, best).get(PG, {}).get(name) or postgresql_default(name)["value"]
-    return (str(value), f"{best} profile") if value is not None else (None, None)
+    value = installer_hiera(s.release, best).get(PG, {}).get(name)
+    if value is None:  # the profile leaves it out: PostgreSQL's own default applies, and is named as such
+        return str(postgresql_default(name)["value"]), "PostgreSQL default"
+    return str(value), f"{best} profile"
 
 
 # -- budgets -----------------------------------------------------------------------------------

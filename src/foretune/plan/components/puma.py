@@ -51,14 +51,24 @@ def ram_for_puma_gib(s: Sizing) -> float:
     return s.ram_gib - others
 
 
+def per_worker_gib() -> float:
+    """One Puma worker with its database connections (threads + the pool's extra) at their planning sizes."""
+    backend_gib = (const("puma_threads") + const("db_pool_extra")) * memory_gib("pg_backend_mib") / 1024
+    return float(memory_gib("puma_worker") + backend_gib)
+
+
+def workers_that_fit(s: Sizing) -> int:
+    """How many Puma workers the RAM left after every other service holds."""
+    return math.floor(ram_for_puma_gib(s) / per_worker_gib())
+
+
 def plan_puma(s: Sizing) -> None:
     if not (s.f.puma and s.server):
         return
     inst_workers, inst_tmin, inst_tmax = installer_puma(s)
     low, high = hardware.puma_worker_range(s.profile)
     threads = const("puma_threads")
-    backend_gib = (threads + const("db_pool_extra")) * memory_gib("pg_backend_mib") / 1024
-    per_worker = memory_gib("puma_worker") + backend_gib
+    per_worker = per_worker_gib()
     room = ram_for_puma_gib(s)
     ram_cap = math.floor(room / per_worker)
     cpu_factor = const("puma_cpu_factor")
@@ -67,14 +77,17 @@ def plan_puma(s: Sizing) -> None:
     target = min(high, max(low, inst_workers.value if auto else low))
     workers = max(2, min(target, ram_cap, cpu_cap))
     why = f"guide range {low}-{high} for {s.profile}"
+    if not auto:  # Foreman 2.3-2.5 (Satellite 6.9): its guide gives no range, only "adding more workers adds more performance"
+        why = (f"the later Tuning guide's range {low}-{high} for {s.profile} (this release's guide gives none: more workers "
+               "where CPUs allow)")
     if workers < target:
         by = (f"RAM (~{memory_size('puma_worker', high=True)} per worker after the other services)" if ram_cap < cpu_cap
               else f"CPUs x {num(cpu_factor)}")
         why += f"; limited to {workers} by {by}"
     if workers < low:
         s.problems.append(Problem("low", "puma-below-guide-range",
-                                  f"only {workers} Puma workers fit this box beside the other services; the guide's "
-                                  f"registration tests favour {low}-{high} for {s.profile}",
+                                  f"only {workers} Puma workers fit this box beside the other services; the "
+                                  f"{'' if auto else 'later '}guide's registration tests favour {low}-{high} for {s.profile}",
                                   ("gf-puma-recommendations", "gf-puma-autotuning")))
     formula = (f"max(2, min(min({high}, max({low}, {inst_workers.value if auto else low})), "
                f"floor({room:.1f} GiB free / {per_worker:.2f} GiB per worker) = {ram_cap}, "
@@ -85,7 +98,7 @@ def plan_puma(s: Sizing) -> None:
               Input("memory/pg_backend_mib", memory_gib("pg_backend_mib"), memory_range("pg_backend_mib")[2]),
               Input("RAM left after the other services GiB", round(room, 1), "foretune-estimate"),
               C("puma_cpu_factor"), box("CPUs", s.inp.cpus))
-    cites = ("gf-puma-recommendations", "gf-puma-autotuning")
+    cites = ("gf-puma-recommendations", "gf-puma-autotuning", *(() if auto else ("g69-puma",)))
     s.add("puma.workers", "Puma workers", "count", inst_workers, Setting(workers, why, cites, formula, inputs),
           Fix("hiera", "foreman::foreman_service_puma_workers", workers))
     alt = const("puma_threads_alternative")
@@ -119,6 +132,8 @@ def plan_db_pool(s: Sizing) -> None:
     why = (f"threads_max + {extra}: one per Puma thread plus the Katello event daemon, event monitor, Stomp and Puma listeners"
            if s.katello else
            f"threads_max + {extra}: one per Puma thread plus the Puma listener (no Katello listeners on plain Foreman)")
+    if s.f.db_pool_formula != "threads+4":  # the formula puppet-foreman 25 (Foreman 3.11) adopted; older installers lack it
+        why += "; later puppet-foreman (25, Foreman 3.11) sizes it so, this release's installer gives max(db_pool, threads_max)"
     s.add("foreman.db_pool", "Foreman database pool per process", "count", inst,
           Setting(want, why, ("pf-db-pool", "gf-db-pool"), f"threads_max {threads_max} + {extra} = {want}",
                   (Input("threads_max", threads_max, cite("puma_threads")), C(key))),
@@ -194,30 +209,48 @@ def _queue(s: Sizing, key: str, cites62: tuple[str, ...]) -> None:
 
 
 def _applications(s: Sizing, pool: int, cites62: tuple[str, ...]) -> None:
-    """PassengerMinInstances and PassengerStartTimeout of each application Passenger serves (Foreman, Puppet)."""
+    """PassengerMinInstances and PassengerStartTimeout of each application Passenger serves (Foreman, Puppet).
+
+    The brief's minimums (6 per application on a server, 2 for a capsule's Puppet) must leave room in the pool for
+    the processes a burst spawns ("Passenger will spawn additional application processes up to PassengerMaxPoolSize"):
+    the brief's 6 + 6 are half of its pool of 24, so where they would be more than half of this pool, each
+    application gets an even share of half of it.
+    """
     puppet = (s.era62 and not s.server) or (s.f.puppet_passenger and bool(s.inp.puppet_hosts))
     apps = (["foreman"] if s.server else []) + (["puppet"] if puppet else [])
+    ckey = "passenger_min_instances" if s.server else "capsule_passenger_min_instances"
+    brief = const(ckey)
+    fills = brief * len(apps) > pool / 2  # the brief's 6 + 6 are half of its PassengerMaxPoolSize 24
     for app in apps:
-        ckey = "passenger_min_instances" if s.server else "capsule_passenger_min_instances"
-        want = min(const(ckey), max(1, pool // len(apps)))
-        inst_min = Setting(1, "puppet-foreman default" if app == "foreman" else "puppet module default",
-                           ("pf-passenger-51",) if app == "foreman" else ("g62-passenger",))
+        inst_min = Setting(1, "puppet-foreman default" if app == "foreman" else "Passenger's default (puppet-puppet sets none)",
+                           ("pf-passenger-51",) if app == "foreman" else ("passenger-min-instances", "pp-62-options"))
         prefix = "passenger." if app == "foreman" else "passenger.puppet_"  # passenger.min_instances is Foreman's (audit rules read it)
-        s.add(f"{prefix}min_instances", f"PassengerMinInstances ({app.capitalize()})", "count", inst_min,
-              Setting(want, f"the brief's {'tuned example' if s.server else 'capsule example'} per application"
-                            + ("; at most an equal share of the pool" if want < const(ckey) else ""), cites62,
-                      f"min({const(ckey)}, max(1, {pool} // {len(apps)} applications)) = {want}",
-                      (C(ckey), Input("PassengerMaxPoolSize", pool, "g62-passenger"))),
-              Fix("hiera", f"{app}::passenger_min_instances" if app == "foreman" else "puppet::server::passenger_min_instances", want))
+        example = "tuned example" if s.server else "capsule example"
+        inputs = (C(ckey), Input("PassengerMaxPoolSize", pool, "g62-passenger"))
+        if not fills:
+            want = Setting(brief, f"the brief's {example} per application", cites62,
+                           f"{len(apps)} x {brief} <= pool {pool} / 2: {brief}", inputs)
+        else:  # the brief's 6 + 6 hold half its pool of 24: each application gets its even share of half this pool
+            share = max(1, pool // (2 * len(apps)))
+            want = Setting(share, f"the brief's {' + '.join([str(brief)] * len(apps))} are half of its example pool, more than half of "
+                                  f"this pool of {pool}: {share} each keeps the other half for a burst",
+                           cites62, f"max(1, floor({pool} / (2 x {len(apps)}))) = {share}", inputs)
+        s.add(f"{prefix}min_instances", f"PassengerMinInstances ({app.capitalize()})", "count", inst_min, want,
+              Fix("hiera", f"{app}::passenger_min_instances" if app == "foreman" else "puppet::server::passenger_min_instances",
+                  want.value))
         if app == "puppet" and not s.era62:
             continue  # puppet-puppet has no PassengerStartTimeout parameter (pp-passenger-removed)
-        ckey = "passenger_start_timeout" if s.server else "capsule_passenger_start_timeout"
+        tkey = "passenger_start_timeout" if s.server else "capsule_passenger_start_timeout"
         inst_timeout = (Setting(600, "puppet-foreman default on EL", ("pf-passenger-51",)) if app == "foreman"
-                        else Setting(90, "the Puppet application's configured value in the brief's capsule example", ("g62-capsule",)))
-        s.add(f"{prefix}start_timeout", f"PassengerStartTimeout ({app.capitalize()})", "seconds", inst_timeout,
-              Setting(const(ckey), "the brief's example for this role", cites62, "", (C(ckey),)),
+                        else Setting(90, "Passenger's built-in default (puppet-puppet sets none)", ("passenger-start-timeout",)))
+        if const(tkey) < inst_timeout.value:
+            timeout = s.same(inst_timeout, f"kept: the brief's {const(tkey)} is an example, and a shorter timeout only kills a slow start sooner",
+                             *inst_timeout.citations, *cites62)
+        else:
+            timeout = Setting(const(tkey), "the brief's example for this role", cites62, "", (C(tkey),))
+        s.add(f"{prefix}start_timeout", f"PassengerStartTimeout ({app.capitalize()})", "seconds", inst_timeout, timeout,
               Fix("hiera", f"{app}::passenger_start_timeout" if app == "foreman" else "puppet::server::passenger_start_timeout",
-                  const(ckey)))
+                  timeout.value))
 
 
 # -- budgets -----------------------------------------------------------------------------------

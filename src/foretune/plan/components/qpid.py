@@ -9,6 +9,10 @@ from foretune.plan.model import Fix, Input, MemoryItem, Setting
 from foretune.plan.sizing import MIB, C, Component, Sizing, box, given, memory_item
 from foretune.units import format_gib
 
+# The guides' formulas count "N content hosts"; only a content host running katello-agent (goferd) opens the
+# connections, queues and journal files they size, so N is the katello-agent hosts, and each row says so.
+N_IS = "N = katello-agent hosts: the guide's N is 'content hosts', and only those running katello-agent connect to qpid"
+
 
 def plan(s: Sizing) -> None:
     if not (s.f.qpid and s.katello):
@@ -23,7 +27,7 @@ def plan(s: Sizing) -> None:
     storage = n * per_host * MIB
     if n:
         s.add("qpidd.storage_bytes", "free space in /var/lib/qpidd", "bytes", Setting(None, "not managed by the installer"),
-              Setting(storage, f"{per_host} MiB per katello-agent host x {n}", cites, f"{n} x {per_host} MiB",
+              Setting(storage, f"{per_host} MiB per katello-agent host x {n} ({N_IS})", cites, f"{n} x {per_host} MiB",
                       (C("qpidd_storage_per_host_mib"), box("katello-agent hosts", n))),
               Fix("advice", "/var/lib/qpidd", f"keep at least {format_gib(storage)} free"))
     interval = const("qpid_mgmt_pub_interval")
@@ -66,7 +70,9 @@ def _nofile(s: Sizing, n: int, cites: tuple[str, ...]) -> None:
         else:
             lowest = inst.value or floor
             want = max(lowest, n * const(per) + const(base))
-            setting = Setting(want, f"{const(per)} x {n} katello-agent hosts + {const(base)}, at least {lowest}", cites,
+            said = (f"{const(per)} x {n} katello-agent hosts + {const(base)}, at least {lowest} ({N_IS})" if n else
+                    f"no katello-agent hosts: {const(per)} x 0 + {const(base)} is below the installer's {lowest}, kept")
+            setting = Setting(want, said, cites,
                               f"max({lowest}, {const(per)} x {n} + {const(base)}) = {want}",
                               (C(per), C(base), box("katello-agent hosts", n),
                                given(inst) if inst.value else Input("profiles' limit", floor, "fi-tuning-profiles")))
@@ -84,12 +90,15 @@ def _aio(s: Sizing, n: int, cites: tuple[str, ...]) -> None:
         setting = Setting(aio, "the 6.2 brief's value", ("g62-qpid",), "", (C("g62_aio_max_nr"),))
     elif s.era62 and n:  # more agents than the brief's flat value covers: the later guides' per-host rule
         aio = n * per_host + 1
-        setting = Setting(aio, f"the 6.2 brief's {brief} is not more than {per_host} x {n} katello-agent hosts",
+        setting = Setting(aio, f"the 6.2 brief's {brief} is not more than {per_host} x {n} katello-agent hosts ({N_IS})",
                           ("g62-qpid", "g69-qpid"), f"max({brief}, {per_host} x {n} + 1) = {aio}",
                           (C("g62_aio_max_nr"), C("aio_per_host"), box("katello-agent hosts", n)))
+    elif not n:
+        aio = default
+        setting = Setting(aio, "no katello-agent hosts: nothing for qpidd's linear store to size", cites, "", (C("aio_default"),))
     else:
         aio = max(default, n * per_host + 1)
-        setting = Setting(aio, f"more than {per_host} x {n} katello-agent hosts", cites, f"max({default}, {per_host} x {n} + 1) = {aio}",
+        setting = Setting(aio, f"more than {per_host} x {n} katello-agent hosts ({N_IS})", cites, f"max({default}, {per_host} x {n} + 1) = {aio}",
                           (C("aio_default"), C("aio_per_host"), box("katello-agent hosts", n)))
     s.add("sysctl.fs_aio_max_nr", "fs.aio-max-nr", "count", Setting(default, "kernel default", (cite("aio_default"),)), setting,
           Fix("sysctl", "fs.aio-max-nr", aio))

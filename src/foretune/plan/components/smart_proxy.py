@@ -15,7 +15,9 @@ def plan(s: Sizing) -> None:
                     (nofile_cite,)))
     if not s.era62:
         s.add("smart_proxy_dynflow.limit_nofile", "Smart Proxy dynflow LimitNOFILE", "count", inst,
-              s.same(inst, "SSH remote execution holds one descriptor per connection", "proxy-dynflow-nofile"),
+              s.same(inst, "SSH remote execution holds one descriptor per connection" if s.inp.rex != "pull-mqtt" else
+                     "the installer's limit; with pull-based remote execution the hosts connect to mosquitto, not over SSH",
+                     "proxy-dynflow-nofile"),
               Fix("hiera", "foreman_proxy::plugin::dynflow::open_file_limit", inst.value))
         return
     want = Setting(const("g62_nofile"), "the 6.2 brief's limit for remote execution at scale", ("g62-remote-execution",),

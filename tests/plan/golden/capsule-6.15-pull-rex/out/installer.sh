@@ -1,5 +1,4 @@
 #!/bin/sh
 set -e
 satellite-installer --scenario capsule \
-  --foreman-proxy-plugin-remote-execution-script-mqtt-rate-limit 200 \
-  --puppet-splay true
+  --foreman-proxy-plugin-remote-execution-script-mqtt-rate-limit 200
