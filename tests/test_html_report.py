@@ -150,10 +150,13 @@ def test_copy_buttons_appear_only_with_javascript(report: Path) -> None:
     assert with_js.console_errors == [] and without.console_errors == []
 
 
-COPIED = [  # the fixes as the example's report writes them: one snippet per file, the file named first
+COPIED = [  # the fixes as the example's report writes them: one snippet per finding and file, applicable as copied
     ("#thp-enabled div.fix:nth-of-type(2) button.copy", "echo never > /sys/kernel/mm/transparent_hugepage/enabled"),
+    # the box needs the large profile, which writes both Apache values (foreman-installer sizes/large.yaml): the
+    # fix is the profile change, not custom-hiera lines that would pin the values against any later --tuning
     ("#apache-workers-over-limit div.fix:nth-of-type(1) button.copy",
-     "# /etc/foreman-installer/custom-hiera.yaml\napache::mod::event::serverlimit: 64\napache::mod::event::maxrequestworkers: 1024"),
+     "# the large profile writes apache::mod::event::serverlimit: 64 and apache::mod::event::maxrequestworkers: 1024:\n"
+     "satellite-installer --tuning large"),
 ]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -34,8 +35,12 @@ def test_every_hiera_snippet_names_its_file(source: Path) -> None:
     data = _audit(source, "--hosts", "6000")
     for f in data["findings"]:  # type: ignore[attr-defined]
         for snippet in combined_fixes(f["fixes"]):
-            if "::" in snippet.splitlines()[0] or any(line.startswith("foreman::") for line in snippet.splitlines()):
-                assert snippet.splitlines()[0].startswith("# /"), (f["rule"], snippet)
+            lines = snippet.splitlines()
+            # hiera lines to write, or a hiera key to delete; a comment naming what a profile writes is neither
+            writes = any(re.match(r"[a-z0-9_]+(::[a-z0-9_]+)+:", line) for line in lines if not line.startswith("#"))
+            deletes = any(re.search(r"\b(delete|remove)\b.*::", line) for line in lines)
+            if writes or deletes:
+                assert lines[0].startswith("# /"), (f["rule"], snippet)
 
 
 def test_stale_keys_and_swap_have_fixes_in_the_example() -> None:
@@ -86,7 +91,10 @@ def test_what_next_names_the_restart_and_the_recheck() -> None:
     steps = out[out.index("== What next"):].splitlines()
     assert steps[1].startswith("  1. Write every fix as one set: `foretune audit ")
     assert any("`systemctl daemon-reload`, then restart httpd." in line for line in steps)  # httpd LimitNOFILE drop-in
-    assert any("then run `satellite-installer`: it restarts the services it reconfigures." in line for line in steps)
+    # the installer options of the fixes (db pool, Puma threads and workers), as one command to run
+    assert ("  2. Run `satellite-installer --foreman-db-pool 20 --foreman-foreman-service-puma-threads-min 16 "
+            "--foreman-foreman-service-puma-threads-max 16 --foreman-foreman-service-puma-workers 4`: it restarts the "
+            "services it reconfigures.") in steps
     assert any("the 12 problems above should be gone." in line for line in steps)
 
 

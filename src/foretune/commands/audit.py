@@ -116,7 +116,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if ctx.plan is not None:  # one change set: the fix lines, --format hiera and --output-dir all read it
         fixed = _plan_after_profile_change(report, facts, args.hosts) or ctx.plan
         changes = change_set(report, fixed, facts)
-        report = dataclasses.replace(report, findings=_fix_lines(report.findings, changes))
+        report = dataclasses.replace(report, findings=_fix_lines(report.findings, changes, fixed))
     if args.output_dir or fmt == "hiera":
         from foretune.commands.plan import existing_hiera  # start-up: only for an `audit` run, not --help
         from foretune.render import outputs  # start-up: only for an `audit` run, not --help
@@ -149,35 +149,47 @@ def change_set(report: Any, plan: Any, facts: Any) -> Any:
     return from_audit(((f.rule_id, f.fix_records) for f in report.findings if f.counts), plan, facts)
 
 
-def _fix_lines(findings: list[Any], changes: Any) -> list[Any]:
-    """The findings with each hiera fix line showing the change set's value and channel (the same number everywhere)."""
+def _fix_lines(findings: list[Any], changes: Any, plan: Any) -> list[Any]:
+    """The findings with each hiera fix line showing the change set's value and channel (the same number everywhere).
+
+    A value the installer run already writes at the profile is not pinned in custom-hiera: its fix is the installer
+    command, with the values it writes named in a comment (one snippet for all of a finding's keys). A custom-hiera
+    key that would shadow an installer option gets its own snippet, naming the file it is deleted from."""
     import dataclasses  # start-up: loaded with the outputs only
 
-    from foretune.plan.model import Fix  # start-up: loaded with the outputs only
-    from foretune.render.snippets import render_change, render_fix  # start-up: loaded with the outputs only
+    from foretune.changes import build  # start-up: loaded with the outputs only
+    from foretune.render.snippets import render_change, yaml_scalar  # start-up: loaded with the outputs only
 
     by_target = {key: c for c in changes.changes if c.op == "set" for key in (c.target, c.tunable)}
     by_removal = {c.target: c for c in changes.changes if c.tunable.startswith("unshadow:")}
+    profile = build.profile_change(changes)
     out = []
     for f in findings:
         if not f.fix_records:
             out.append(f)
             continue
-        lines = []
+        lines: list[str] = []
+        given_here: list[tuple[str, Any, str]] = []
         for fix, line in zip(f.fix_records, f.fixes):
             change = by_target.get(fix.target) if fix.kind == "hiera" else None
             if change is None and fix.kind == "hiera":
-                from foretune.changes.build import installer_option  # start-up: loaded with the outputs only
-
-                change = by_target.get(installer_option(fix.target) or "")
+                change = by_target.get(build.installer_option(fix.target) or "")
             given = next((g for g in changes.given if g[0] == fix.target), None) if change is None else None
-            text = (render_change(change) if change is not None and change.op == "set"
-                    else f"# the installer run writes the {given[2]} profile's value:\n"
-                         + render_fix(Fix("hiera", given[0], given[1])) if given else line)
+            if given is not None:
+                if given not in given_here:
+                    given_here.append(given)
+                continue
+            text = render_change(change) if change is not None and change.op == "set" else line
             unshadow = by_removal.get(fix.target) if change is not None and change.channel == "installer" else None
-            for each in ([f"remove {unshadow.target} from {unshadow.file} ({unshadow.reason})"] if unshadow else []) + [text]:
+            removal = [f"# {unshadow.file}\n# delete {unshadow.target}: {unshadow.reason}"] if unshadow else []
+            for each in [*removal, text]:
                 if each not in lines:
                     lines.append(each)
+        if given_here:
+            values = " and ".join(f"{key}/{inner}: {yaml_scalar(v)}" if isinstance(value, dict) else f"{key}: {yaml_scalar(value)}"
+                                  for key, value, _ in given_here for inner, v in (value.items() if isinstance(value, dict) else [("", value)]))
+            command = build.installer_program(plan) + (f" --tuning {profile.value}" if profile is not None else "")
+            lines.append(f"# the {given_here[0][2]} profile writes {values}:\n{command}")
         out.append(dataclasses.replace(f, fixes=tuple(lines)))
     return out
 
