@@ -98,3 +98,15 @@ def test_the_table_carries_the_verdict_first_and_what_next_last() -> None:
     assert lines.index("Problems: none") < steps < lines.index("Sources:")
     assert lines[steps + 1].startswith("  1.  Write everything to apply: the same foretune plan options with --output-dir plan/")
     assert "  3.  After the systemd drop-ins: systemctl daemon-reload, then restart httpd." in lines
+
+
+@pytest.mark.parametrize(("box", "line"), [
+    (BOX, "services: Puma, Apache event MPM, pulpcore; installer --tuning size profiles"),
+    # Satellite 6.2: Passenger and Pulp 2, tuned by hand (no installer tuning profiles before foreman-installer 1.24)
+    (("plan", "--product", "satellite", "--version", "6.2", "--hosts", "500", "--cpus", "8", "--ram", "32G"),
+     "services: Passenger, Apache prefork MPM, Pulp 2; no installer tuning profiles"),
+])
+def test_plan_table_names_services_in_words_an_admin_knows(box: tuple[str, ...], line: str) -> None:
+    out = run_cli(*box).stdout
+    assert line in out.splitlines()
+    assert "epoch" not in out and "generation" not in out
