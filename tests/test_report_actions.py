@@ -122,3 +122,16 @@ def test_a_live_audit_is_told_to_write_its_fixes_from_live() -> None:
                       fixes=("echo never > /sys/kernel/mm/transparent_hugepage/enabled",))
     report = Report("this host", "live", "Satellite 6.15 (Foreman 3.9)", "server", 100, "default", findings=[finding])
     assert what_next(report)[0].startswith("Write every fix as one set: `foretune audit live --output-dir fixes/`")
+
+
+def test_long_evidence_is_shortened_around_the_value_it_proves() -> None:
+    """installer.conf sets 40 Puma workers in its third Environment line: the shortened excerpt keeps that line
+    whole in every format (dropping whole parts, marked with …), never cutting it to 'Environment=FOREM'."""
+    text = run_cli("audit", str(EXAMPLE)).stdout
+    markdown = run_cli("audit", str(EXAMPLE), "--format", "markdown").stdout
+    workers = "Environment=FOREMAN_PUMA_WORKERS=40"
+    for out in (text, markdown):
+        lines = [line for line in out.splitlines() if "installer.conf" in line]
+        assert lines and not any(re.search(r"=FOREM(?!AN_)", line) for line in lines)
+    block = text[text.index("puma-workers-outside-range (puma)"):]
+    assert workers in block[:block.index("fix:")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from foretune import __version__
@@ -64,3 +65,52 @@ def value_text(value: Any, unit: str = "") -> str:
 
         return format_gib(value)
     return str(value)
+
+
+def short_excerpt(excerpt: str, limit: int, proves: str = "") -> str:
+    """The excerpt's first line within ``limit`` characters, never without the value it proves: whole " | "-separated
+    parts are dropped ("…" marks where) before a part holding one of the numbers in ``proves`` (the finding's message
+    and current value); a single long part is cut around that number.
+
+    >>> line = "Environment=FOREMAN_PUMA_THREADS_MIN=0 | Environment=FOREMAN_PUMA_THREADS_MAX=16 | Environment=FOREMAN_PUMA_WORKERS=40"
+    >>> short_excerpt(line, 80, "40 workers; the guide measured 12-18 best")
+    'Environment=FOREMAN_PUMA_THREADS_MIN=0 | … | Environment=FOREMAN_PUMA_WORKERS=40'
+    >>> short_excerpt("a" * 50 + " x=40 " + "b" * 50, 40, "40")
+    '…aaaaaaaaaaaaaaaaaaaaaa x=40 bbbbbbbbbb…'
+    """
+    line = excerpt.splitlines()[0] if excerpt else ""
+    if len(line) <= limit:
+        return line
+    numbers = [re.compile(rf"(?<![\d.]){re.escape(n)}(?![\d.])") for n in dict.fromkeys(re.findall(r"\d+(?:\.\d+)?", proves))]
+    parts = line.split(" | ")
+    wanted = [i for i, part in enumerate(parts) if any(n.search(part) for n in numbers)]
+    if len(parts) > 1:
+        kept = set(wanted)
+        for i in range(len(parts)):  # the others in order, while they fit
+            trial = sorted(kept | {i})
+            if len(_joined(parts, trial)) <= limit:
+                kept.add(i)
+        if not kept:
+            kept = {0}
+        return _joined(parts, sorted(kept))
+    found = next((m for n in numbers for m in [n.search(line)] if m), None)
+    if found is None:
+        return line[:limit - 1] + "…"
+    start = max(0, min(found.start() - (limit - 2) * 2 // 3, len(line) - (limit - 2)))
+    return ("…" if start else "") + line[start:start + limit - 2] + ("…" if start + limit - 2 < len(line) else "")
+
+
+def _joined(parts: list[str], kept: list[int]) -> str:
+    out: list[str] = []
+    for n, i in enumerate(kept):
+        if (n == 0 and i > 0) or (n > 0 and i != kept[n - 1] + 1):
+            out.append("…")
+        out.append(parts[i])
+    if kept and kept[-1] != len(parts) - 1:
+        out.append("…")
+    return " | ".join(out)
+
+
+def proves(f: Finding) -> str:
+    """The text whose numbers an evidence excerpt must keep: the finding's current value and message."""
+    return f"{f.current if f.current is not None else ''} {f.message}"

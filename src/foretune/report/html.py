@@ -15,7 +15,7 @@ from foretune.audit.model import Finding, Report
 from foretune.knowledge import citations
 from foretune.report import charts
 from foretune.report.actions import by_severity, combined_fixes, identity, verdict, what_next
-from foretune.report.data import ordered, value_text
+from foretune.report.data import ordered, proves, short_excerpt, value_text
 from foretune.rules.base import Severity, Status
 from foretune.term import clean, plural
 from foretune.units import format_bytes
@@ -95,5 +95,6 @@ def render(report: Report, *, generated: str | None = None, version: str = __ver
         charts=_charts(report, Markup), failing=[f for _, found in groups for f in found],
         rest=[f for f in ordered(report) if f.status not in (Status.FAIL, Status.ERROR)], who=identity(report),
         verdict=verdict(report), groups=groups, next_steps=what_next(report), combined=combined_fixes, badge=_badge(Markup), value_text=value_text, urls=urls,
+        excerpt=lambda f, e: short_excerpt(" | ".join(e.excerpt.splitlines()), 300, proves(f)),
         css=Markup(_template("report.css")), js=Markup(_template("report.js").replace("</", "<\\/")),
     ) + "\n"

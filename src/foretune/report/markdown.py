@@ -19,7 +19,7 @@ import re
 from foretune import __version__
 from foretune.audit.model import Report
 from foretune.report.actions import by_severity, combined_fixes, identity, verdict, what_next
-from foretune.report.data import value_text
+from foretune.report.data import proves, short_excerpt, value_text
 from foretune.term import clean, clean_line
 
 _PUNCTUATION = re.compile(r"([\\`*_\[\]<>#|~&])")
@@ -78,7 +78,7 @@ def render(report: Report) -> str:
         for label, found in groups:
             for f in found:
                 lines += ["", f"### {f.rule_id} — {text(f.title)} ({label})", "", text(f.message), ""]
-                lines += [f"- evidence: {code(e.location)}" + (f" — {code(e.excerpt.splitlines()[0][:120])}" if e.excerpt else "")
+                lines += [f"- evidence: {code(e.location)}" + (f" — {code(short_excerpt(e.excerpt, 120, proves(f)))}" if e.excerpt else "")
                           for e in f.evidence[:6]]
                 for fix in combined_fixes(f.fixes):
                     lines += ["", *block(fix)]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from foretune import __version__
 from foretune.audit.model import Finding, Report
 from foretune.report.actions import by_severity, combined_fixes, identity, verdict, what_next
-from foretune.report.data import ordered, value_text
+from foretune.report.data import ordered, proves, short_excerpt, value_text
 from foretune.rules.base import Status
 from foretune.term import clean, clean_line, render_to_text
 
@@ -103,7 +103,7 @@ def _body(f: Finding) -> RenderableType:
         lines.append(Text(f"current: {clean_line(value_text(f.current, f.unit))}   recommended: "
                           f"{clean_line(value_text(f.recommended, f.unit))}"))
     for e in f.evidence[:4]:
-        excerpt = f": {clean_line(e.excerpt.splitlines()[0][:100])}" if e.excerpt else ""
+        excerpt = f": {clean_line(short_excerpt(e.excerpt, 100, proves(f)))}" if e.excerpt else ""
         lines.append(Text(f"evidence: {clean_line(e.location)}{excerpt}", style="muted"))
     for fix in combined_fixes(f.fixes):
         lines += [Text("fix:"), Padding(_code(fix), (0, 0, 0, 2))]
