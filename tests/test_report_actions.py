@@ -135,3 +135,22 @@ def test_long_evidence_is_shortened_around_the_value_it_proves() -> None:
         assert lines and not any(re.search(r"=FOREM(?!AN_)", line) for line in lines)
     block = text[text.index("puma-workers-outside-range (puma)"):]
     assert workers in block[:block.index("fix:")]
+
+
+def test_a_wrapped_comment_in_a_fix_stays_a_comment() -> None:
+    """At 80 columns the stale-key fix's long comment lines wrap; every wrapped piece keeps its '#', so the snippet
+    still pastes into custom-hiera.yaml as comments."""
+    from foretune.report import text
+
+    fix = ("# /etc/foreman-installer/custom-hiera.yaml\n"
+           "# delete the stale keys (postgresql::server::config_entries/checkpoint_segments), then run satellite-installer;\n"
+           "# or let foretune remove them: foretune render --from live --merge-into "
+           "/etc/foreman-installer/custom-hiera.yaml --remove-stale --write")
+    finding = Finding("custom-hiera-stale-keys", "stale", "installer", Severity.MEDIUM, Status.FAIL, "stale keys", fixes=(fix,))
+    out = text.render(Report("s", "sosreport", "Satellite 6.15 (Foreman 3.9)", "server", 100, "default",
+                             findings=[finding]), width=80)
+    block = out[out.index("fix:") + 4:out.index("== What next")].strip().splitlines()
+    assert len(block) > 3 and all(line.strip().startswith("#") for line in block), block
+    assert all(len(line) <= 80 for line in block)
+    words = " ".join(line.strip().removeprefix("# ").removeprefix("#") for line in block).split()
+    assert words == fix.replace("#", " ").split()  # nothing lost or reordered

@@ -15,8 +15,9 @@ from foretune.rules.base import Status
 from foretune.term import clean, clean_line, render_to_text
 
 if TYPE_CHECKING:
-    from rich.console import RenderableType
-    from rich.text import Text
+    from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+
+
 
 def render(report: Report, *, color: bool = False, verbose: bool = False, width: int | None = None) -> str:
     """The report as terminal text, verdict first and what next last; ``width`` wraps every line (``None``: no wrapping)."""
@@ -112,7 +113,29 @@ def _body(f: Finding) -> RenderableType:
     return Group(*lines)
 
 
-def _code(text: str) -> Text:
-    from rich.text import Text  # start-up: rich, only when this is drawn
+def _code(text: str) -> RenderableType:
+    return _Code(clean(text))
 
-    return Text(clean(text), style="changed")
+
+class _Code:
+    """A fix snippet that wraps to the width it is given like a person would: a long comment line continues as a
+    comment (its own "# "), so the wrapped snippet still pastes as the same YAML or shell."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        import textwrap  # start-up: only when a fix is drawn
+
+        from rich.text import Text  # start-up: rich, only when this is drawn
+
+        width = max(20, options.max_width)
+        for line in self.text.splitlines() or [""]:
+            indent = line[:len(line) - len(line.lstrip())]
+            comment = line.lstrip().startswith("#")
+            if len(line) <= width or not comment:
+                yield Text(line, style="changed")
+                continue
+            for part in textwrap.wrap(line, width, subsequent_indent=indent + "# ", break_long_words=False,
+                                      break_on_hyphens=False):
+                yield Text(part, style="changed")
