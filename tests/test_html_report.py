@@ -83,15 +83,18 @@ def test_citations_link_where_a_public_address_exists(report: Path) -> None:
 
 def test_charts_show_the_budgets_and_the_findings(report: Path) -> None:
     html = report.read_text(encoding="utf-8")
-    assert html.count('<svg class="chart"') == 4
+    assert html.count('<svg class="chart"') == 3  # one memory figure, connections, findings
     # measured (the example's meminfo): MemTotal 66924544 kB = 63.8 GiB, MemAvailable 2621440 kB, so 64303104 kB =
     # 61.3 GiB in use; SwapTotal 4194300 - SwapFree 2621436 = 1572864 kB = 1.5 GiB of swap in use
-    assert "62.8 GiB of 63.8 GiB RAM; in use (RAM less MemAvailable) 61.3 GiB; swap in use 1.5 GiB" in html
-    # memory: the plan's items against MemTotal (63.8 GiB in the example's meminfo). The plan keeps the declared
-    # default profile: OS floor 1.5 + httpd 64 event children 0.7 + Puma 6 workers x 1 GiB + Sidekiq 4 workers 2.8 +
-    # orchestrator 0.4 + PostgreSQL 2 GiB shared_buffers and 217 backends 3.06 + Candlepin -Xms 1 GiB .. -Xmx 4 GiB 3.0 +
-    # pulpcore 8 workers 1.8 and 22 gunicorn 2.53 + Redis 0.3 + Smart Proxy 0.25 = 22.3 GiB
-    assert "22.3 GiB of 63.8 GiB RAM" in html
+    assert "Memory of the services in force against RAM; measured 61.3 GiB in use, 1.5 GiB swap" in html
+    # memory: the budget of the services in force, the figure memory-budget-over-ram gives ("about 53.8 GiB"), not the
+    # declared default profile's plan (22.3 GiB): OS floor 1.5 + httpd 0.7 + Puma 40 workers in force x 1 GiB (the
+    # guide's high end) 40 + Sidekiq 2.8 + orchestrator 0.4 + PostgreSQL with 512MB shared_buffers in force 1.6 +
+    # Candlepin -Xms 1 GiB .. -Xmx 2 GiB in force 2 + pulpcore 1.8 and gunicorn 2.5 + Redis 0.3 + Smart Proxy 0.25
+    assert "53.8 GiB of 63.8 GiB RAM" in html and "22.3 GiB" not in html
+    assert "Foreman (Puma) 40 GiB" in html
+    finding = next(f for f in audit_json()["findings"] if f["rule"] == "memory-budget-over-ram")  # type: ignore[union-attr]
+    assert "budget about 53.8 GiB" in finding["message"]
     # connections in force (pg-max-connections-below-budget): Puma 40 workers x db_pool 20 = 800, Sidekiq 1 x (15 + 2)
     # + orchestrator (1 + 2) = 20, hosts queue 3, Candlepin 25, pulpcore 16 workers x 2 + 22 gunicorn = 54, container
     # gateway 4, superuser_reserved_connections 3: 909, against the 500 in force

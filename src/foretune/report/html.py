@@ -37,17 +37,22 @@ def _badge(markup: Callable[[str], Any]) -> Callable[[Finding], Any]:
 
 def _charts(report: Report, markup: Callable[[str], Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    if report.memory_budget and report.ram_bytes:
-        out.append({"caption": f"Memory budget of foretune's plan ({report.profile or 'no'} profile) against RAM",
+    measured = ""
+    if report.ram_bytes and report.available_bytes is not None:
+        measured = f"measured {format_bytes(max(report.ram_bytes - report.available_bytes, 0))} in use" + (
+            f", {format_bytes(report.swap_used_bytes)} swap" if report.swap_used_bytes else "")
+    if report.memory_budget and report.ram_bytes:  # one memory figure: the budget the memory finding counts
+        title = "Memory of the services in force against RAM" + (f"; {measured}" if measured else "")
+        out.append({"caption": title,
                     "svg": markup(charts.stacked_bar(
             [(clean(name), float(size)) for name, size in report.memory_budget], capacity=float(report.ram_bytes),
-            title="Memory budget of foretune's plan against RAM", fmt=format_bytes, capacity_label="RAM"))})
-    if report.ram_bytes and report.available_bytes is not None:
+            title=title, fmt=format_bytes, capacity_label="RAM"))})
+    elif measured and report.ram_bytes and report.available_bytes is not None:
         title = "Memory the box measures: in use (RAM less MemAvailable) and swap in use, against RAM"
-        measured = [("in use (RAM less MemAvailable)", float(max(report.ram_bytes - report.available_bytes, 0)))]
+        parts = [("in use (RAM less MemAvailable)", float(max(report.ram_bytes - report.available_bytes, 0)))]
         if report.swap_used_bytes:
-            measured.append(("swap in use", float(report.swap_used_bytes)))
-        out.append({"caption": title, "svg": markup(charts.stacked_bar(measured, capacity=float(report.ram_bytes),
+            parts.append(("swap in use", float(report.swap_used_bytes)))
+        out.append({"caption": title, "svg": markup(charts.stacked_bar(parts, capacity=float(report.ram_bytes),
                                                                         title=title, fmt=format_bytes, capacity_label="RAM"))})
     if report.connection_budget and report.max_connections:
         title = "PostgreSQL connections the running services may open against max_connections"
