@@ -154,3 +154,25 @@ def test_a_wrapped_comment_in_a_fix_stays_a_comment() -> None:
     assert all(len(line) <= 80 for line in block)
     words = " ".join(line.strip().removeprefix("# ").removeprefix("#") for line in block).split()
     assert words == fix.replace("#", " ").split()  # nothing lost or reordered
+
+
+def test_every_json_report_names_host_and_dates() -> None:
+    """audit, plan --from and logs JSON say which host and when: the example's sosreport is of satellite.example.com,
+    collected 2024-02-12 10:14; SOURCE_DATE_EPOCH 1700000000 is 2023-11-14 22:13 UTC."""
+    from importlib import resources
+
+    import jsonschema
+
+    epoch = {"SOURCE_DATE_EPOCH": "1700000000"}
+    audit = json.loads(run_cli("audit", str(EXAMPLE), "--format", "json", environ=epoch).stdout)
+    plan = json.loads(run_cli("plan", "--from", str(EXAMPLE), "--format", "json", environ=epoch).stdout)
+    logs = json.loads(run_cli("logs", str(EXAMPLE), "--format", "json", environ=epoch).stdout)
+    for data in (audit, plan):
+        assert (data["host"], data["collected_at"], data["generated_at"]) == (
+            "satellite.example.com", "2024-02-12 10:14", "2023-11-14 22:13 UTC")
+    assert (logs["host"], logs["generated_at"]) == ("satellite.example.com", "2023-11-14 22:13 UTC")
+    for data, package, name in ((audit, "foretune.report", "audit-v1.json"), (plan, "foretune.render", "plan-v1.json")):
+        jsonschema.validate(data, json.loads(resources.files(package).joinpath("schema", name).read_text(encoding="utf-8")))
+    options = json.loads(run_cli("plan", "--product", "satellite", "--version", "6.15", "--hosts", "100", "--cpus", "8", "--ram", "32G", "--format",
+                                 "json", environ=epoch).stdout)
+    assert (options["host"], options["collected_at"]) == (None, None)

@@ -239,7 +239,7 @@ def render(report: object, fmt: str, *, color: bool, verbose: bool, width: int |
     if fmt == "json":
         from foretune.report import json_report  # start-up: each report format loads only when chosen
 
-        return json_report.render(report)
+        return json_report.render(report, generated)
     if fmt == "html":
         from foretune.report import html  # start-up: jinja2 and the HTML report load only for --format html
 

@@ -266,8 +266,9 @@ def render(report: dict[str, Any], fmt: str, *, color: bool, top: int, width: in
            paper: str | None = None) -> str:
     import json  # start-up: json loads only for JSON input or output
 
-    if fmt == "json":
-        return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "json":  # who and when, beside what: the host (when the source names it) and the generation time
+        about = {"host": report.get("host"), "generated_at": generated or None}
+        return json.dumps({**report, **about}, indent=2, ensure_ascii=False) + "\n"
     if fmt == "html":
         from foretune.report import logs_html  # start-up: each report format loads only when chosen
 

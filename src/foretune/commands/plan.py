@@ -133,9 +133,14 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         for path in write_bundle(outputs.bundle(plan, existing_hiera(facts), changes), args.output_dir):
             env.note(f"wrote {path}")
     if fmt == "json":
+        from foretune.commands.audit import _generated  # start-up: only for a `plan` run, not --help
+        from foretune.facts.model import FactSet  # start-up: only for a `plan` run, not --help
         from foretune.render import plan_json  # start-up: only for a `plan` run, not --help
 
-        text = plan_json.dumps(plan)
+        given = facts if isinstance(facts, FactSet) else None
+        text = plan_json.dumps(plan, {"host": given.value("hostname") if given else None,
+                                      "collected_at": given.value("collected_at") if given else None,
+                                      "generated_at": _generated(env)})
     elif fmt == "hiera":
         text = outputs.hiera_fragment(plan, changes)
     elif fmt == "installer":

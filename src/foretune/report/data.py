@@ -23,12 +23,14 @@ def finding_dict(f: Finding) -> dict[str, Any]:
     }
 
 
-def report_dict(report: Report) -> dict[str, Any]:
+def report_dict(report: Report, generated: str | None = None) -> dict[str, Any]:
+    """The report's data; ``generated`` is the generation time ("2023-11-14 22:13 UTC")."""
     failing = report.failing()
     return {
         "schema": SCHEMA,
         "foretune_version": __version__,
         "source": {"label": report.source, "kind": report.source_kind},
+        "host": report.hostname, "collected_at": report.collected_at, "generated_at": generated,
         "release": report.release, "role": report.role, "hosts": report.hosts, "profile": report.profile,
         "hosts_basis": report.hosts_basis, "profile_basis": report.profile_basis,
         "summary": {
