@@ -4,6 +4,7 @@ host names folded like ids, distinct short names, and an HTML page with dark, pr
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,32 @@ def test_every_format_ends_with_what_next() -> None:
                                 "`foretune logs --compare --window BEFORE --window AFTER`.")
     quiet = run_cli("logs", str(FIXTURES / "production-rails7.log")).stdout.splitlines()
     assert quiet[quiet.index("WHAT NEXT") + 2].startswith("  1. After a change, compare")  # no incident to audit
+
+
+_OVERFLOWING_TABLES = ("[...document.querySelectorAll('table')].filter(t => t.scrollWidth > t.clientWidth + 1)"
+                       ".map(t => t.scrollWidth).length")
+
+
+def test_logs_tables_fit_a_1400_px_page_without_sideways_scrolling(logs_page: Path) -> None:
+    page = open_page(logs_page, width=1400, evaluate={"over": _OVERFLOWING_TABLES})
+    assert page.values["over"] == 0  # long action names wrap inside their cell
+
+
+def test_plan_tables_show_every_column_at_400_px(tmp_path: Path) -> None:
+    """At 400 px each plan row is a card: every cell visible under its column's name, no table wider than the page."""
+    page_file = tmp_path / "plan.html"
+    assert run_cli("plan", "--product", "satellite", "--version", "6.15", "--hosts", "12000", "--cpus", "16", "--ram", "64G",
+                   "--output", str(page_file)).status == 0
+    html = page_file.read_text(encoding="utf-8")
+    assert '<td data-label="tunable"><code>puma.workers</code></td>' in html
+    hidden = ("[...document.querySelectorAll('td')].filter(td => { const r = td.getBoundingClientRect(); "
+              "return r.width > 0 && (r.right > document.documentElement.clientWidth + 1 || r.left < 0); }).length")
+    page = open_page(page_file, width=400, evaluate={"over": _OVERFLOWING_TABLES, "hidden": hidden})
+    assert (page.values["over"], page.values["hidden"]) == (0, 0)
+
+
+def test_a_line_charts_legend_sits_under_its_title() -> None:
+
+    svg = lines([("requests/min", [1, 2]), ("5xx/min", [0, 1])], title="production-registration.log: requests per minute")
+    ys = [int(y) for y in re.findall(r'<text x="48" y="(\d+)"', svg)[:3]]
+    assert ys == [14, 30, 44]  # title, then one legend line a series, each below the one before

@@ -98,3 +98,26 @@ def test_the_table_carries_the_verdict_first_and_what_next_last() -> None:
     assert lines.index("Problems: none") < steps < lines.index("Sources:")
     assert lines[steps + 1].startswith("  1.  Write everything to apply: the same foretune plan options with --output-dir plan/")
     assert "  3.  After the systemd drop-ins: systemctl daemon-reload, then restart httpd." in lines
+
+
+@pytest.mark.parametrize(("box", "line"), [
+    (BOX, "services: Puma, Apache event MPM, pulpcore; installer --tuning size profiles"),
+    # Satellite 6.2: Passenger and Pulp 2, tuned by hand (no installer tuning profiles before foreman-installer 1.24)
+    (("plan", "--product", "satellite", "--version", "6.2", "--hosts", "500", "--cpus", "8", "--ram", "32G"),
+     "services: Passenger, Apache prefork MPM, Pulp 2; no installer tuning profiles"),
+])
+def test_plan_table_names_services_in_words_an_admin_knows(box: tuple[str, ...], line: str) -> None:
+    out = run_cli(*box).stdout
+    assert line in out.splitlines()
+    assert "epoch" not in out and "generation" not in out
+
+
+def test_db_pool_reason_agrees_with_the_guides_quote_for_the_release() -> None:
+    """Satellite 6.15 (foreman-installer 3.9): the guide quotes pool = max(db_pool, threads_max), so with 16 threads
+    the installer's pool is 16; foretune's 20 is that plus the 4 Katello listeners, said as such (not as the formula
+    of foreman-installer 3.11, which computes threads_max + 4 itself)."""
+    out = run_cli("plan", "--product", "satellite", "--version", "6.15", "--hosts", "6000", "--cpus", "16", "--ram", "64G",
+                  "--explain", "foreman.db_pool").stdout
+    reason = next(line for line in out.splitlines() if line.startswith("foretune: 20"))
+    assert "max(db_pool, threads_max) = 16" in reason and "Katello event daemon" in reason
+    assert "one per Puma thread plus" not in reason

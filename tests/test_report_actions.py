@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -34,8 +35,12 @@ def test_every_hiera_snippet_names_its_file(source: Path) -> None:
     data = _audit(source, "--hosts", "6000")
     for f in data["findings"]:  # type: ignore[attr-defined]
         for snippet in combined_fixes(f["fixes"]):
-            if "::" in snippet.splitlines()[0] or any(line.startswith("foreman::") for line in snippet.splitlines()):
-                assert snippet.splitlines()[0].startswith("# /"), (f["rule"], snippet)
+            lines = snippet.splitlines()
+            # hiera lines to write, or a hiera key to delete; a comment naming what a profile writes is neither
+            writes = any(re.match(r"[a-z0-9_]+(::[a-z0-9_]+)+:", line) for line in lines if not line.startswith("#"))
+            deletes = any(re.search(r"\b(delete|remove)\b.*::", line) for line in lines)
+            if writes or deletes:
+                assert lines[0].startswith("# /"), (f["rule"], snippet)
 
 
 def _by_rule(data: dict[str, object]) -> dict[str, dict[str, object]]:
@@ -96,8 +101,11 @@ def test_what_next_names_the_restart_and_the_recheck() -> None:
     steps = out[out.index("== What next"):].splitlines()
     assert steps[1].startswith("  1. Write every fix as one set: `foretune audit ")
     assert any("`systemctl daemon-reload`, then restart httpd." in line for line in steps)  # httpd LimitNOFILE drop-in
-    assert any("then run `satellite-installer`: it restarts the services it reconfigures." in line for line in steps)
-    assert any("the 12 problems above should be gone." in line for line in steps)
+    # the installer options of the fixes (db pool, Puma threads and workers), as one command to run
+    assert ("  2. Run `satellite-installer --foreman-db-pool 20 --foreman-foreman-service-puma-threads-min 16 "
+            "--foreman-foreman-service-puma-threads-max 16 --foreman-foreman-service-puma-workers 4`: it restarts the "
+            "services it reconfigures.") in steps
+    assert any("the 10 problems above should be gone." in line for line in steps)  # symptoms counted under their cause
 
 
 def test_nothing_to_apply_on_a_clean_report() -> None:
@@ -124,3 +132,67 @@ def test_a_live_audit_is_told_to_write_its_fixes_from_live() -> None:
                       fixes=("echo never > /sys/kernel/mm/transparent_hugepage/enabled",))
     report = Report("this host", "live", "Satellite 6.15 (Foreman 3.9)", "server", 100, "default", findings=[finding])
     assert what_next(report)[0].startswith("Write every fix as one set: `foretune audit live --output-dir fixes/`")
+
+
+def test_long_evidence_is_shortened_around_the_value_it_proves() -> None:
+    """installer.conf sets 40 Puma workers in its third Environment line: the shortened excerpt keeps that line
+    whole in every format (dropping whole parts, marked with …), never cutting it to 'Environment=FOREM'."""
+    text = run_cli("audit", str(EXAMPLE)).stdout
+    markdown = run_cli("audit", str(EXAMPLE), "--format", "markdown").stdout
+    workers = "Environment=FOREMAN_PUMA_WORKERS=40"
+    for out in (text, markdown):
+        lines = [line for line in out.splitlines() if "installer.conf" in line]
+        assert lines and not any(re.search(r"=FOREM(?!AN_)", line) for line in lines)
+    block = text[text.index("puma-workers-outside-range (puma)"):]
+    assert workers in block[:block.index("fix:")]
+
+
+def test_a_wrapped_comment_in_a_fix_stays_a_comment() -> None:
+    """At 80 columns the stale-key fix's long comment lines wrap; every wrapped piece keeps its '#', so the snippet
+    still pastes into custom-hiera.yaml as comments."""
+    from foretune.report import text
+
+    fix = ("# /etc/foreman-installer/custom-hiera.yaml\n"
+           "# delete the stale keys (postgresql::server::config_entries/checkpoint_segments), then run satellite-installer;\n"
+           "# or let foretune remove them: foretune render --from live --merge-into "
+           "/etc/foreman-installer/custom-hiera.yaml --remove-stale --write")
+    finding = Finding("custom-hiera-stale-keys", "stale", "installer", Severity.MEDIUM, Status.FAIL, "stale keys", fixes=(fix,))
+    out = text.render(Report("s", "sosreport", "Satellite 6.15 (Foreman 3.9)", "server", 100, "default",
+                             findings=[finding]), width=80)
+    block = out[out.index("fix:") + 4:out.index("== What next")].strip().splitlines()
+    assert len(block) > 3 and all(line.strip().startswith("#") for line in block), block
+    assert all(len(line) <= 80 for line in block)
+    words = " ".join(line.strip().removeprefix("# ").removeprefix("#") for line in block).split()
+    assert words == fix.replace("#", " ").split()  # nothing lost or reordered
+
+
+def test_every_json_report_names_host_and_dates() -> None:
+    """audit, plan --from and logs JSON say which host and when: the example's sosreport is of satellite.example.com,
+    collected 2024-02-12 10:14; SOURCE_DATE_EPOCH 1700000000 is 2023-11-14 22:13 UTC."""
+    from importlib import resources
+
+    import jsonschema
+
+    epoch = {"SOURCE_DATE_EPOCH": "1700000000"}
+    audit = json.loads(run_cli("audit", str(EXAMPLE), "--format", "json", environ=epoch).stdout)
+    plan = json.loads(run_cli("plan", "--from", str(EXAMPLE), "--format", "json", environ=epoch).stdout)
+    logs = json.loads(run_cli("logs", str(EXAMPLE), "--format", "json", environ=epoch).stdout)
+    for data in (audit, plan):
+        assert (data["host"], data["collected_at"], data["generated_at"]) == (
+            "satellite.example.com", "2024-02-12 10:14", "2023-11-14 22:13 UTC")
+    assert (logs["host"], logs["generated_at"]) == ("satellite.example.com", "2023-11-14 22:13 UTC")
+    for data, package, name in ((audit, "foretune.report", "audit-v1.json"), (plan, "foretune.render", "plan-v1.json")):
+        jsonschema.validate(data, json.loads(resources.files(package).joinpath("schema", name).read_text(encoding="utf-8")))
+    options = json.loads(run_cli("plan", "--product", "satellite", "--version", "6.15", "--hosts", "100", "--cpus", "8", "--ram", "32G", "--format",
+                                 "json", environ=epoch).stdout)
+    assert (options["host"], options["collected_at"]) == (None, None)
+
+
+def test_the_examples_readme_agrees_with_its_audit_on_paused_tasks() -> None:
+    """The example's 10 old paused tasks are under foretune's 100 (the guides set no limit): the audit passes them,
+    and the README lists them as fine, not as wrong on purpose."""
+    findings = {f["rule"]: f for f in _audit(EXAMPLE)["findings"]}  # type: ignore[attr-defined]
+    assert findings["paused-tasks-backlog"]["status"] == "pass"
+    readme = (EXAMPLE / "README.md").read_text(encoding="utf-8")
+    wrong, fine = readme.split("## Fine on purpose")
+    assert "paused" not in wrong and "`paused-tasks-backlog` passes" in fine

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import tarfile
 from importlib import resources
@@ -296,7 +297,7 @@ def test_log_text_is_shown_literally_in_markdown_and_html(tmp_path: Path) -> Non
     assert "<script>" not in html and "\\" not in html
     assert ("<p>db_pool_timeout: 2024-06-09T20:50:01 [E|app|cccc0003] ActiveRecord::ConnectionTimeoutError: could not obtain "
             "a connection &lt;script&gt;alert(1)&lt;/script&gt; *now* from the pool within 5.000 seconds</p>") in html
-    assert "<td>db_pool_timeout</td>" in html or '<td class="">db_pool_timeout</td>' in html
+    assert '<td data-label="kind">db_pool_timeout</td>' in html
 
 
 def test_html_is_the_markdown_rendered_with_charts_under_their_heading() -> None:
@@ -309,5 +310,33 @@ def test_html_is_the_markdown_rendered_with_charts_under_their_heading() -> None
     assert html.count('<div class="chart">') == 2  # status per minute and top endpoints, both under that heading
     assert html.index('<div class="chart">') > html.index(heading) > html.index("<h2>Incidents</h2>")
     # counts align right, an address is text
-    assert '<td>GET /api/v2/ping</td>\n<td class="n">3</td>' in html and '<td>10.0.0.1</td>\n<td class="n">3</td>' in html
+    assert re.search(r'<td data-label="[^"]*">GET /api/v2/ping</td>\n<td class="n" data-label="[^"]*">3</td>', html)
+    assert re.search(r'<td data-label="[^"]*">10.0.0.1</td>\n<td class="n" data-label="[^"]*">3</td>', html)
     assert "<p>latency: p50 2.5 ms, p95 300 ms, p99 300 ms, max 300 ms</p>" in html
+
+
+def _plain_host(root: Path) -> Path:
+    """A sosreport of a host that runs no Foreman: only its system log."""
+    (root / "sos_commands").mkdir(parents=True)
+    (root / "var" / "log").mkdir(parents=True)
+    (root / "var" / "log" / "messages").write_text("Jan 15 10:00:01 box systemd[1]: Started Session 1 of user root.\n",
+                                                   encoding="utf-8")
+    return root
+
+
+def test_a_host_without_foreman_logs_is_refused_in_one_line(tmp_path: Path) -> None:
+    """No clean verdict from logs that hold nothing of Foreman's: one line and exit 2, as `audit` on such a host."""
+    sos = _plain_host(tmp_path / "sosreport-box")
+    for source in (sos, sos / "var" / "log", sos / "var" / "log" / "messages"):
+        code, out, err = run("logs", str(source))
+        assert (code, out) == (2, ""), (source, err)
+        assert len(err.strip().splitlines()) == 1
+        assert f"{source}: no Foreman logs found" in err and "read only: system log" in err
+    code, out, err = run("logs", str(sos), "--format", "json")
+    assert (code, out) == (2, "") and "no Foreman logs found" in err
+
+
+def test_postgresql_logs_named_alone_are_still_read() -> None:
+    code, out, err = run("logs", str(FIX / "postgresql-Mon.log"))
+    assert code == 0, err
+    assert "POSTGRESQL" in out  # a log named on its own is read for what it is

@@ -12,12 +12,13 @@ GOLDEN = Path(__file__).parent / "golden"
 
 
 def plan_json(argv: list[str], *, stable: bool = True) -> dict[str, object]:
-    """The plan's JSON; ``stable`` drops the foretune version so goldens survive releases."""
+    """The plan's JSON; ``stable`` drops the foretune version and the generation time so goldens survive releases."""
     result = run_cli("plan", *argv, "--format", "json")
     assert result.status == 0, result.stderr
     data: dict[str, object] = json.loads(result.stdout)
     if stable:
         data.pop("foretune_version")
+        data.pop("generated_at")
     return data
 
 

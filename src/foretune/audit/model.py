@@ -53,7 +53,7 @@ class Report:
     hostname: str | None = None
     collected_at: str | None = None  # when the data was taken (sosreport date)
     ram_bytes: int | None = None
-    memory_budget: tuple[tuple[str, int], ...] = ()  # (component, bytes) from the plan
+    memory_budget: tuple[tuple[str, int], ...] = ()  # (component, bytes) in force, as memory-budget-over-ram counts them
     connection_budget: tuple[tuple[str, int], ...] = ()  # (consumer, connections) from the plan
     max_connections: int | None = None  # PostgreSQL max_connections in force
     available_bytes: int | None = None  # measured MemAvailable

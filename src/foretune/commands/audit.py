@@ -57,6 +57,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.audit.runner import run_all, select_rules  # start-up: only for an `audit` run, not --help
     from foretune.facts import read_source  # start-up: only for an `audit` run, not --help
     from foretune.rules.base import Severity, Status  # start-up: only for an `audit` run, not --help
+    from foretune.rules.capacity.memory_over_ram import running_memory  # start-up: only for an `audit` run, not --help
     from foretune.rules.postgresql.max_connections_below_budget import (
         running_budget_parts,  # start-up: only for an `audit` run, not --help
     )
@@ -103,7 +104,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                     profile=ctx.plan.profile if ctx.plan else None, findings=findings, notes=notes,
                     hostname=facts.value("hostname"), collected_at=facts.value("collected_at"),
                     ram_bytes=facts.value("ram_bytes"),
-                    memory_budget=tuple((m.component, m.bytes) for m in ctx.plan.memory) if ctx.plan else (),
+                    memory_budget=tuple((m.component, m.bytes) for m in running_memory(ctx)) if ctx.plan else (),
                     connection_budget=tuple(running_budget_parts(ctx)) if ctx.plan and ctx.role == "server" else (),
                     max_connections=int(pg_max) if pg_max.isdigit() else None,
                     available_bytes=(facts.value("memory_pressure") or {}).get("available_bytes"),
@@ -117,7 +118,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if ctx.plan is not None:  # one change set: the fix lines, --format hiera and --output-dir all read it
         fixed = ctx.fix_plan or ctx.plan  # the plan at the profile the audit asks for: the findings' values are its
         changes = change_set(report, fixed, facts)
-        report = dataclasses.replace(report, findings=_fix_lines(report.findings, changes))
+        report = dataclasses.replace(report, findings=_fix_lines(report.findings, changes, fixed))
         fixed = _problems_as_judged(fixed, report.findings)
     report = dataclasses.replace(report, findings=fix_once(report.findings))  # the fix lines as printed, each once
     if args.output_dir or fmt == "hiera":
@@ -171,44 +172,57 @@ def _problems_as_judged(plan: Any, findings: list[Any]) -> Any:
     return plan._replace(problems=problems) if problems != plan.problems else plan
 
 
-def _fix_lines(findings: list[Any], changes: Any) -> list[Any]:
-    """The findings with each hiera fix line showing the change set's value and channel (the same number everywhere)."""
+def _fix_lines(findings: list[Any], changes: Any, plan: Any) -> list[Any]:
+    """The findings with each hiera fix line showing the change set's value and channel (the same number everywhere).
+
+    A value the installer run already writes at the profile is not pinned in custom-hiera: its fix is the installer
+    command, with the values it writes named in a comment (one snippet for all of a finding's keys). A custom-hiera
+    key that would shadow an installer option gets its own snippet, naming the file it is deleted from."""
     import dataclasses  # start-up: loaded with the outputs only
 
-    from foretune.plan.model import Fix  # start-up: loaded with the outputs only
-    from foretune.render.snippets import render_change, render_fix  # start-up: loaded with the outputs only
+    from foretune.changes import build  # start-up: loaded with the outputs only
+    from foretune.render.snippets import render_change, yaml_scalar  # start-up: loaded with the outputs only
 
     by_target = {key: c for c in changes.changes if c.op == "set" for key in (c.target, c.tunable)}
     by_removal = {c.target: c for c in changes.changes if c.tunable.startswith("unshadow:")}
     # custom-hiera pins removed so the profile's own value applies (the change set's "given" values)
     unpinned = {c.target: c for c in changes.changes if c.channel == "custom-hiera" and c.op == "remove"
                 and not c.tunable.startswith(("unshadow:", "stale:"))}
+    profile = build.profile_change(changes)
     out = []
     for f in findings:
         if f.symptoms:  # a symptom's fix lines read the same change set
-            f = dataclasses.replace(f, symptoms=tuple(_fix_lines(list(f.symptoms), changes)))
+            f = dataclasses.replace(f, symptoms=tuple(_fix_lines(list(f.symptoms), changes, plan)))
         if not f.fix_records:
             out.append(f)
             continue
-        lines = []
+        lines: list[str] = []
+        given_here: list[tuple[str, Any, str]] = []
         for fix, line in zip(f.fix_records, f.fixes):
             change = by_target.get(fix.target) if fix.kind == "hiera" else None
             if change is None and fix.kind == "hiera":
-                from foretune.changes.build import installer_option  # start-up: loaded with the outputs only
-
-                change = by_target.get(installer_option(fix.target) or "")
+                change = by_target.get(build.installer_option(fix.target) or "")
             given = next((g for g in changes.given if g[0] == fix.target), None) if change is None else None
-            text = (render_change(change) if change is not None and change.op == "set"
-                    else f"# the installer run writes the {given[2]} profile's value:\n"
-                         + render_fix(Fix("hiera", given[0], given[1])) if given else line)
-            unshadow = by_removal.get(fix.target) if change is not None and change.channel == "installer" else None
-            removals = [f"remove {unshadow.target} from {unshadow.file} ({unshadow.reason})"] if unshadow else []
             unpin = unpinned.get(fix.target) if change is None and fix.kind == "hiera" else None
             if unpin is not None:  # the file's name first, as every snippet of a file starts
-                removals = [f"# {unpin.file}\n# delete {unpin.target}: {unpin.site_value} ({unpin.reason})"]
-            for each in [*removals, text]:
+                pin = f"# {unpin.file}\n# delete {unpin.target}: {unpin.site_value} ({unpin.reason})"
+                if pin not in lines:
+                    lines.append(pin)
+            if given is not None:
+                if given not in given_here:
+                    given_here.append(given)
+                continue
+            text = render_change(change) if change is not None and change.op == "set" else line
+            unshadow = by_removal.get(fix.target) if change is not None and change.channel == "installer" else None
+            removal = [f"# {unshadow.file}\n# delete {unshadow.target}: {unshadow.reason}"] if unshadow else []
+            for each in [*removal, text]:
                 if each not in lines:
                     lines.append(each)
+        if given_here:
+            values = " and ".join(f"{key}/{inner}: {yaml_scalar(v)}" if isinstance(value, dict) else f"{key}: {yaml_scalar(value)}"
+                                  for key, value, _ in given_here for inner, v in (value.items() if isinstance(value, dict) else [("", value)]))
+            command = build.installer_program(plan) + (f" --tuning {profile.value}" if profile is not None else "")
+            lines.append(f"# the {given_here[0][2]} profile writes {values}:\n{command}")
         out.append(dataclasses.replace(f, fixes=tuple(lines)))
     return out
 
@@ -238,7 +252,7 @@ def render(report: object, fmt: str, *, color: bool, verbose: bool, width: int |
     if fmt == "json":
         from foretune.report import json_report  # start-up: each report format loads only when chosen
 
-        return json_report.render(report)
+        return json_report.render(report, generated)
     if fmt == "html":
         from foretune.report import html  # start-up: jinja2 and the HTML report load only for --format html
 

@@ -145,6 +145,7 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
             raise InputError("no log foretune reads in " + ", ".join(sources) + (f" ({problems[0]})" if problems else ""))
         scan = read_files(files, Options(window=window), jobs=args.jobs, progress=progress)
         _done(progress)
+        _require_foreman(scan, ", ".join(sources), named=True)
         capacity = args.puma_capacity
         return rendered(build(scan, source=", ".join(sources), capacity=capacity,
                               capacity_from="--puma-capacity" if capacity else None, problems=problems))
@@ -157,10 +158,28 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
         damage = getattr(src, "incomplete", None)  # a cut archive: the logs may be in the part that is missing
         raise InputError(f"{src.label}: no production.log, Apache, PostgreSQL, Candlepin, system log or task export found"
                          + (f" (the archive is {damage}; the logs may be in the missing part)" if damage else ""))
+    _require_foreman(found, src.label)
     # the archive's own damage matters here; unreadable configuration files do not
     problems = [p for p in facts.problems if ("truncated" in p or "corrupt" in p) and p not in found.problems]
     return _with_host(rendered(build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems,
                                      capacity_unknown=None if capacity else _no_puma(facts))), facts)
+
+
+FOREMAN_KINDS = {"production": "production.log", "apache_access": "Apache access log", "apache_error": "Apache error log",
+                 "candlepin": "Candlepin log", "tasks": "task export"}
+OTHER_KINDS = {"postgresql": "PostgreSQL log", "system": "system log"}
+
+
+def _require_foreman(scan: Any, label: str, *, named: bool = False) -> None:
+    """Refuse, in one line, a host, sosreport or snapshot with no Foreman logs: a clean verdict on them would say
+    nothing about a server. Logs ``named`` one by one (or their directories) may be PostgreSQL's alone; system logs
+    alone are refused there too."""
+    kinds = {kind for kind, _ in scan.parts}
+    if kinds & FOREMAN_KINDS.keys() or (named and kinds - {"system"}):
+        return
+    read = ", ".join(OTHER_KINDS.get(k, k) for k in sorted(kinds)) or "nothing"
+    raise InputError(f"{label}: no Foreman logs found (no {', '.join(FOREMAN_KINDS.values())}; read only: {read}): "
+                     "nothing to report on; is it a Foreman, Satellite, orcharhino or Capsule server, or a sosreport of one?")
 
 
 def _snapshot(path: Path, window: Window, args: argparse.Namespace) -> dict[str, Any]:
@@ -177,6 +196,7 @@ def _snapshot(path: Path, window: Window, args: argparse.Namespace) -> dict[str,
         raise InputError(f"{path}: this snapshot carries no logs, only the incidents found when it was collected "
                          f"(foretune facts {path} --only log_incidents)")
     scan = scan_shipped(logs, Options(window=window))
+    _require_foreman(scan, label)
     facts = read_source(str(path))
     capacity = args.puma_capacity or puma_capacity(facts.value("puma"))
     where = "--puma-capacity" if args.puma_capacity else ("puma fact (workers x threads_max)" if capacity else None)
@@ -246,8 +266,9 @@ def render(report: dict[str, Any], fmt: str, *, color: bool, top: int, width: in
            paper: str | None = None) -> str:
     import json  # start-up: json loads only for JSON input or output
 
-    if fmt == "json":
-        return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "json":  # who and when, beside what: the host (when the source names it) and the generation time
+        about = {"host": report.get("host"), "generated_at": generated or None}
+        return json.dumps({**report, **about}, indent=2, ensure_ascii=False) + "\n"
     if fmt == "html":
         from foretune.report import logs_html  # start-up: each report format loads only when chosen
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from foretune.cli import new_parser
 from foretune.commands._options import add_output, add_product_version, count, cpus, emit, output_format, positive, size
@@ -138,9 +138,13 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         for path in write_bundle(outputs.bundle(plan, existing_hiera(facts), changes), args.output_dir):
             env.note(f"wrote {path}")
     if fmt == "json":
+        from foretune.commands.audit import _generated  # start-up: only for a `plan` run, not --help
         from foretune.render import plan_json  # start-up: only for a `plan` run, not --help
 
-        text = plan_json.dumps(plan)
+        given: Any = facts  # the FactSet of --from, or None (facts.model would load dataclasses)
+        text = plan_json.dumps(plan, {"host": given.value("hostname") if given else None,
+                                      "collected_at": given.value("collected_at") if given else None,
+                                      "generated_at": _generated(env)})
     elif fmt == "hiera":
         text = outputs.hiera_fragment(plan, changes)
     elif fmt == "installer":

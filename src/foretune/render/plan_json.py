@@ -61,5 +61,9 @@ def as_dict(plan: Plan) -> dict[str, Any]:
     }
 
 
-def dumps(plan: Plan) -> str:
-    return json.dumps(as_dict(plan), indent=2, default=list) + "\n"
+def dumps(plan: Plan, about: dict[str, Any] | None = None) -> str:
+    """The plan as JSON; ``about`` adds who and when (host, collected_at, generated_at) at the top."""
+    data = as_dict(plan)
+    if about is not None:
+        data = {**{k: v for k, v in data.items() if k in ("schema", "foretune_version")}, **about, **data}
+    return json.dumps(data, indent=2, default=list) + "\n"

@@ -48,12 +48,22 @@ def _installer(t: Tunable) -> str:
     return format_setting(t.installer.value, t.unit) + ORIGIN_MARKS.get(t.installer.origin or "", "")
 
 
-def _epoch(epoch: str) -> str:
-    if epoch == "none":
-        return "no installer --tuning profiles"
-    if epoch == "tuning.yaml":
-        return "installer tuning: single tuning.yaml"
-    return f"installer tuning epoch {epoch}"
+def _services(plan: Plan) -> str:
+    """What runs on the box and how the installer tunes it, in words an admin knows (no planner terms)."""
+    f, inp = plan.release.features, plan.input
+    parts = [] if inp.role == "capsule" else ["Passenger" if f.passenger else "Puma"]
+    parts.append(f"Apache {f.mpm} MPM")
+    if inp.katello:
+        parts.append(("Pulp 2 and pulpcore" if f.pulpcore else "Pulp 2") if f.pulp2 else "pulpcore")
+    if inp.role == "capsule" and plan.release.features.size_profiles:
+        tuning = "installer --tuning size profiles are for servers, none on a Capsule"
+    elif plan.release.epoch == "none":
+        tuning = "no installer tuning profiles"
+    elif plan.release.epoch == "tuning.yaml":
+        tuning = "installer tuning from tuning.yaml, no size profiles"
+    else:
+        tuning = "installer --tuning size profiles"
+    return f"services: {', '.join(parts)}; {tuning}"
 
 
 def render(plan: Plan, *, color: bool = False, width: int | None = None, changed_only: bool = False) -> str:
@@ -82,7 +92,7 @@ def layout(plan: Plan, left_out: int = 0) -> list[Block]:
     inp = plan.input
     blocks: list[Block] = [(line, "") for line in (
         f"{plan.release.label} {inp.role}: {plural(inp.hosts, 'host')}, {plural(inp.cpus, 'CPU')}, {format_gib(inp.ram_bytes)} RAM",
-        f"generation: {plan.release.generation} ({_epoch(plan.release.epoch)})",
+        _services(plan),
         f"profile: {plan.profile} — {plan.profile_reason}",
         f"hardware: {plan.hardware.message}",
         *([f"largest profile this hardware supports: {plan.largest_supported_profile or 'none (below default)'}"]

@@ -161,14 +161,19 @@ def what_next(report: Report, source_arg: str | None = None) -> list[str]:
     installer = _installer(report)
     steps.append(f"Write every fix as one set: `foretune audit {source} --output-dir fixes/`, then follow fixes/APPLY.md "
                  "(it orders the steps below).")
+    options = list(dict.fromkeys(o for s in snippets for o in _installer_options(s, installer) or ()))
+    command = " ".join([installer, *options])
     if hiera:
-        steps.append(f"Put the custom-hiera lines into {HIERA_FILE} (the set's custom-hiera.yaml is that file with them "
-                     f"merged), then run `{installer}`: it restarts the services it reconfigures.")
+        steps.append(f"Make the custom-hiera changes in {HIERA_FILE} (the set's custom-hiera.yaml is that file with them "
+                     f"made), then run `{command}`: it restarts the services it reconfigures.")
+    elif options:
+        steps.append(f"Run `{command}`: it restarts the services it reconfigures.")
     if units:
         steps.append(f"After the systemd drop-ins: `systemctl daemon-reload`, then restart {', '.join(units)}.")
     if sysctl:
         steps.append("After the sysctl file: `sysctl --system` (no restart needed).")
-    by_hand = [f.rule_id for f in failing if f.fixes and not all(_applies_by_file(s) for s in combined_fixes(f.fixes))]
+    by_hand = [f.rule_id for f in failing if f.fixes and not all(
+        _applies_by_file(s) or _installer_options(s, installer) is not None for s in combined_fixes(f.fixes))]
     if by_hand:
         steps.append(f"Run the commands or follow the advice in the fixes of {', '.join(by_hand)}: no file carries them.")
     unfixed = [f.rule_id for f in failing if not f.fixes]
@@ -181,6 +186,27 @@ def what_next(report: Report, source_arg: str | None = None) -> list[str]:
         steps.append(f"{', '.join(measured)} came from what the box measured (logs, memory, pools): check them again after "
                      "a day of normal load, not right after the restart.")
     return steps
+
+
+def _installer_options(snippet: str, installer: str) -> list[str] | None:
+    """The installer options a fix snippet passes (an option line, or the installer command under comments); None
+    when the snippet is something else.
+
+    >>> _installer_options("# the large profile writes a::b: 1:\\nsatellite-installer --tuning large", "satellite-installer")
+    ['--tuning large']
+    >>> _installer_options("--foreman-db-pool 20", "satellite-installer"), _installer_options("echo x", "satellite-installer")
+    (['--foreman-db-pool 20'], None)
+    """
+    body = [line for line in snippet.splitlines() if line.strip() and not line.startswith("#")]
+    if len(body) != 1:
+        return None
+    line = body[0].strip()
+    if line == installer or line.startswith(installer + " "):
+        line = line[len(installer):].strip()
+        return [f"--{o.strip()}" for o in (" " + line).split(" --") if o.strip()] if line.startswith("--") or not line else None
+    if re.fullmatch(r"--[a-z0-9-]+(?: \S+)?", line):
+        return [line]
+    return None
 
 
 def _applies_by_file(snippet: str) -> bool:

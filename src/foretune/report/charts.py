@@ -117,7 +117,9 @@ def lines(series: Sequence[tuple[str, Sequence[float]]], *, labels: Sequence[str
     >>> "<polyline" in lines([("a", [1, 3, 2])], labels=["t0", "t2"])
     True
     """
-    pad_l, pad_r, pad_t, pad_b = 48, 12, 22, 26
+    legend = 14 * len(series)  # the legend, one line a series, under the title: never over it, however long the title
+    pad_l, pad_r, pad_t, pad_b = 48, 12, 22 + legend, 26
+    height += legend
     n = max((len(v) for _, v in series), default=0)
     top = max([max(v, default=0) for _, v in series] + [limit[1] if limit else 0, 1])
     plot_w, plot_h = width - pad_l - pad_r, height - pad_t - pad_b
@@ -144,7 +146,7 @@ def lines(series: Sequence[tuple[str, Sequence[float]]], *, labels: Sequence[str
         parts.append(f'<polyline fill="none" stroke="{color}" stroke-width="1.4" points="{points}"/>')
         if len(values) <= 30:  # few points: mark each, a single one has no line
             parts += [f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="2.5" fill="{color}"/>' for i, v in enumerate(values)]
-        parts.append(f'<text x="{width - pad_r - 160 + 0}" y="{14 + 12 * k}" fill="{color}">— {escape(name)}</text>')
+        parts.append(f'<text x="{pad_l}" y="{30 + 14 * k}" fill="{color}">— {escape(name)}</text>')
     if limit:
         parts.append(f'<line x1="{pad_l}" y1="{y(limit[1]):.1f}" x2="{width - pad_r}" y2="{y(limit[1]):.1f}" '
                      f'stroke="#7d1b1b" stroke-dasharray="5,4"/>')

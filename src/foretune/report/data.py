@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from foretune import __version__
@@ -24,12 +25,14 @@ def finding_dict(f: Finding) -> dict[str, Any]:
     }
 
 
-def report_dict(report: Report) -> dict[str, Any]:
+def report_dict(report: Report, generated: str | None = None) -> dict[str, Any]:
+    """The report's data; ``generated`` is the generation time ("2023-11-14 22:13 UTC")."""
     failing = report.failing()
     return {
         "schema": SCHEMA,
         "foretune_version": __version__,
         "source": {"label": report.source, "kind": report.source_kind},
+        "host": report.hostname, "collected_at": report.collected_at, "generated_at": generated,
         "release": report.release, "role": report.role, "hosts": report.hosts, "profile": report.profile,
         "hosts_basis": report.hosts_basis, "profile_basis": report.profile_basis,
         "summary": {
@@ -49,16 +52,6 @@ def ordered(report: Report) -> list[Finding]:
     return sorted(report.findings, key=lambda f: (not f.counts, f.status != Status.FAIL, -int(f.severity), f.component, f.rule_id))
 
 
-def excerpt_line(excerpt: str, width: int) -> str:
-    """An evidence excerpt on one line: its lines joined with `` | `` (a unit's block shows its ``LimitNOFILE=`` lines,
-    not only ``Id=``), cut at ``width``.
-
-    >>> excerpt_line("Id=httpd.service\\nLimitNOFILE=1024", 100)
-    'Id=httpd.service | LimitNOFILE=1024'
-    """
-    return " | ".join(line.strip() for line in excerpt.splitlines() if line.strip())[:width]
-
-
 def value_text(value: Any, unit: str = "") -> str:
     """A finding's current or recommended value for people: byte counts in binary units, lists joined.
 
@@ -76,3 +69,54 @@ def value_text(value: Any, unit: str = "") -> str:
 
         return format_gib(value)
     return str(value)
+
+
+def short_excerpt(excerpt: str, limit: int, proves: str = "") -> str:
+    """The excerpt on one line (its lines joined with " | ": a unit's block shows its ``LimitNOFILE=`` lines, not only
+    ``Id=``) within ``limit`` characters, never without the value it proves: whole " | "-separated parts are dropped ("…" marks where) before a part holding one of the numbers in ``proves`` (the finding's message
+    and current value); a single long part is cut around that number.
+
+    >>> line = "Environment=FOREMAN_PUMA_THREADS_MIN=0 | Environment=FOREMAN_PUMA_THREADS_MAX=16 | Environment=FOREMAN_PUMA_WORKERS=40"
+    >>> short_excerpt(line, 80, "40 workers; the guide measured 12-18 best")
+    'Environment=FOREMAN_PUMA_THREADS_MIN=0 | … | Environment=FOREMAN_PUMA_WORKERS=40'
+    >>> short_excerpt("Id=httpd.service\\nLimitNOFILE=1024", 100)
+    'Id=httpd.service | LimitNOFILE=1024'
+    >>> short_excerpt("a" * 50 + " x=40 " + "b" * 50, 40, "40")
+    '…aaaaaaaaaaaaaaaaaaaaaa x=40 bbbbbbbbbb…'
+    """
+    line = " | ".join(part.strip() for part in excerpt.splitlines() if part.strip())
+    if len(line) <= limit:
+        return line
+    numbers = [re.compile(rf"(?<![\d.]){re.escape(n)}(?![\d.])") for n in dict.fromkeys(re.findall(r"\d+(?:\.\d+)?", proves))]
+    parts = line.split(" | ")
+    wanted = [i for i, part in enumerate(parts) if any(n.search(part) for n in numbers)]
+    if len(parts) > 1:
+        kept = set(wanted)
+        for i in range(len(parts)):  # the others in order, while they fit
+            trial = sorted(kept | {i})
+            if len(_joined(parts, trial)) <= limit:
+                kept.add(i)
+        if not kept:
+            kept = {0}
+        return _joined(parts, sorted(kept))
+    found = next((m for n in numbers for m in [n.search(line)] if m), None)
+    if found is None:
+        return line[:limit - 1] + "…"
+    start = max(0, min(found.start() - (limit - 2) * 2 // 3, len(line) - (limit - 2)))
+    return ("…" if start else "") + line[start:start + limit - 2] + ("…" if start + limit - 2 < len(line) else "")
+
+
+def _joined(parts: list[str], kept: list[int]) -> str:
+    out: list[str] = []
+    for n, i in enumerate(kept):
+        if (n == 0 and i > 0) or (n > 0 and i != kept[n - 1] + 1):
+            out.append("…")
+        out.append(parts[i])
+    if kept and kept[-1] != len(parts) - 1:
+        out.append("…")
+    return " | ".join(out)
+
+
+def proves(f: Finding) -> str:
+    """The text whose numbers an evidence excerpt must keep: the finding's current value and message."""
+    return f"{f.current if f.current is not None else ''} {f.message}"

@@ -15,7 +15,7 @@ from foretune.audit.model import Finding, Report
 from foretune.knowledge import citations
 from foretune.report import charts
 from foretune.report.actions import by_severity, combined_fixes, identity, verdict, what_next
-from foretune.report.data import ordered, value_text
+from foretune.report.data import ordered, proves, short_excerpt, value_text
 from foretune.rules.base import Severity, Status
 from foretune.term import clean, plural
 from foretune.units import format_bytes
@@ -37,17 +37,22 @@ def _badge(markup: Callable[[str], Any]) -> Callable[[Finding], Any]:
 
 def _charts(report: Report, markup: Callable[[str], Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    if report.memory_budget and report.ram_bytes:
-        out.append({"caption": f"Memory budget of foretune's plan ({report.profile or 'no'} profile) against RAM",
+    measured = ""
+    if report.ram_bytes and report.available_bytes is not None:
+        measured = f"measured {format_bytes(max(report.ram_bytes - report.available_bytes, 0))} in use" + (
+            f", {format_bytes(report.swap_used_bytes)} swap" if report.swap_used_bytes else "")
+    if report.memory_budget and report.ram_bytes:  # one memory figure: the budget the memory finding counts
+        title = "Memory of the services in force against RAM" + (f"; {measured}" if measured else "")
+        out.append({"caption": title,
                     "svg": markup(charts.stacked_bar(
             [(clean(name), float(size)) for name, size in report.memory_budget], capacity=float(report.ram_bytes),
-            title="Memory budget of foretune's plan against RAM", fmt=format_bytes, capacity_label="RAM"))})
-    if report.ram_bytes and report.available_bytes is not None:
+            title=title, fmt=format_bytes, capacity_label="RAM"))})
+    elif measured and report.ram_bytes and report.available_bytes is not None:
         title = "Memory the box measures: in use (RAM less MemAvailable) and swap in use, against RAM"
-        measured = [("in use (RAM less MemAvailable)", float(max(report.ram_bytes - report.available_bytes, 0)))]
+        parts = [("in use (RAM less MemAvailable)", float(max(report.ram_bytes - report.available_bytes, 0)))]
         if report.swap_used_bytes:
-            measured.append(("swap in use", float(report.swap_used_bytes)))
-        out.append({"caption": title, "svg": markup(charts.stacked_bar(measured, capacity=float(report.ram_bytes),
+            parts.append(("swap in use", float(report.swap_used_bytes)))
+        out.append({"caption": title, "svg": markup(charts.stacked_bar(parts, capacity=float(report.ram_bytes),
                                                                         title=title, fmt=format_bytes, capacity_label="RAM"))})
     if report.connection_budget and report.max_connections:
         title = "PostgreSQL connections the running services may open against max_connections"
@@ -95,5 +100,6 @@ def render(report: Report, *, generated: str | None = None, version: str = __ver
         charts=_charts(report, Markup), failing=[f for _, found in groups for f in found],
         rest=[f for f in ordered(report) if f.status not in (Status.FAIL, Status.ERROR)], who=identity(report),
         verdict=verdict(report), groups=groups, next_steps=what_next(report), combined=combined_fixes, badge=_badge(Markup), value_text=value_text, urls=urls,
+        excerpt=lambda f, e: short_excerpt(e.excerpt, 300, proves(f)),
         css=Markup(_template("report.css")), js=Markup(_template("report.js").replace("</", "<\\/")),
     ) + "\n"

@@ -8,5 +8,5 @@ from foretune.audit.model import Report
 from foretune.report.data import report_dict
 
 
-def render(report: Report) -> str:
-    return json.dumps(report_dict(report), indent=2, default=str) + "\n"
+def render(report: Report, generated: str | None = None) -> str:
+    return json.dumps(report_dict(report, generated), indent=2, default=str) + "\n"

@@ -4,13 +4,41 @@ screen instead of widening the page."""
 
 from __future__ import annotations
 
+import re
 from html import escape
 from importlib import resources
 
-# tables of a Markdown report scroll inside themselves on a narrow screen; figures keep their own width
+# tables of a Markdown report fit the page: long code (endpoints, paths) wraps instead of widening the table; on a
+# narrow screen each row becomes a card, every cell under its column's name, so no column is hidden off to the side
 EXTRA_CSS = ("main table{display:block;overflow-x:auto;max-width:100%}main td,main th{overflow-wrap:normal}"
-             "main td code{overflow-wrap:normal;white-space:nowrap}main td:nth-child(n+4){overflow-wrap:anywhere;min-width:12rem}td.n{text-align:right;white-space:nowrap}"
-             ".chart{margin:1rem 0;max-width:100%;overflow-x:auto}@media print{main table{display:table;table-layout:fixed;width:100%}main td code{white-space:normal;overflow-wrap:anywhere}}")
+             "main td code{white-space:normal;overflow-wrap:anywhere}"
+             "main td:nth-child(n+4):not(.n){overflow-wrap:anywhere;min-width:12rem}td.n{text-align:right;white-space:nowrap}"
+             ".chart{margin:1rem 0;max-width:100%;overflow-x:auto}"
+             "@media screen and (max-width:640px){main table,main tbody,main tr,main td{display:block;width:auto}"
+             "main thead{display:none}main tr{border-top:1px solid var(--line);padding:.4rem 0}"
+             "main td,main td.n{text-align:left;padding:.1rem 0;min-width:0;white-space:normal;border:0}"
+             "main td[data-label]::before{content:attr(data-label) \": \";font-weight:600}}"
+             "@media print{main table{display:table;table-layout:fixed;width:100%}main td code{white-space:normal;overflow-wrap:anywhere}}")
+
+_TABLE = re.compile(r"<table>(.*?)</table>", re.S)
+_CELL = re.compile(r"<(td|th)([^>]*)>(.*?)</\1>", re.S)
+
+
+def _labelled(body: str) -> str:
+    """``body`` with each table cell carrying its column's name (``data-label``), for the narrow-screen cards."""
+    def table(match: re.Match[str]) -> str:
+        inner = match.group(1)
+        head, sep, rest = inner.partition("</thead>")
+        if not sep:
+            return match.group(0)
+        names = [re.sub(r"<[^>]+>", "", cell.group(3)).strip() for cell in _CELL.finditer(head)]
+
+        def row(tr: re.Match[str]) -> str:
+            cells = iter(names)
+            return _CELL.sub(lambda c: f'<td{c.group(2)} data-label="{escape(next(cells, ""))}">{c.group(3)}</td>'
+                             if c.group(1) == "td" else c.group(0), tr.group(0))
+        return "<table>" + head + sep + re.sub(r"<tr>.*?</tr>", row, rest, flags=re.S) + "</table>"
+    return _TABLE.sub(table, body)
 
 
 # territories whose paper is US letter (CLDR's paper-size data: the rest of the world prints on A4)
@@ -43,4 +71,4 @@ def page(title: str, body: str, *, paper: str | None = None) -> str:
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark">'
             f"<title>{escape(title)}</title><style>{stylesheet()}{EXTRA_CSS}{size}</style></head>\n"
-            f"<body><main>\n{body}</main></body></html>\n")
+            f"<body><main>\n{_labelled(body)}</main></body></html>\n")

@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING
 from foretune import __version__
 from foretune.audit.model import Finding, Report
 from foretune.report.actions import by_severity, combined_fixes, identity, verdict, what_next
-from foretune.report.data import excerpt_line, ordered, value_text
+from foretune.report.data import ordered, proves, short_excerpt, value_text
 from foretune.rules.base import Status
 from foretune.term import clean, clean_line, render_to_text
 
 if TYPE_CHECKING:
-    from rich.console import RenderableType
-    from rich.text import Text
+    from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+
+
 
 def render(report: Report, *, color: bool = False, verbose: bool = False, width: int | None = None) -> str:
     """The report as terminal text, verdict first and what next last; ``width`` wraps every line (``None``: no wrapping)."""
@@ -103,13 +104,13 @@ def _body(f: Finding) -> RenderableType:
         lines.append(Text(f"current: {clean_line(value_text(f.current, f.unit))}   recommended: "
                           f"{clean_line(value_text(f.recommended, f.unit))}"))
     for e in f.evidence[:4]:
-        excerpt = f": {clean_line(excerpt_line(e.excerpt, 100))}" if e.excerpt else ""
+        excerpt = f": {clean_line(short_excerpt(e.excerpt, 100, proves(f)))}" if e.excerpt else ""
         lines.append(Text(f"evidence: {clean_line(e.location)}{excerpt}", style="muted"))
     for symptom in f.symptoms:  # the same root cause, seen by another rule
         lines.append(Text.assemble("symptom: ", (symptom.rule_id, "heading"), f" ({symptom.severity.label}): {clean(symptom.message)}"))
         own = {(e.location, e.excerpt) for e in f.evidence}
         for e in [e for e in symptom.evidence if (e.location, e.excerpt) not in own][:2]:
-            excerpt = f": {clean_line(excerpt_line(e.excerpt, 100))}" if e.excerpt else ""
+            excerpt = f": {clean_line(short_excerpt(e.excerpt, 100, proves(symptom)))}" if e.excerpt else ""
             lines.append(Padding(Text(f"evidence: {clean_line(e.location)}{excerpt}", style="muted"), (0, 0, 0, 2)))
     for fix in combined_fixes(f.fixes):
         lines += [Text("fix:"), Padding(_code(fix), (0, 0, 0, 2))]
@@ -118,7 +119,29 @@ def _body(f: Finding) -> RenderableType:
     return Group(*lines)
 
 
-def _code(text: str) -> Text:
-    from rich.text import Text  # start-up: rich, only when this is drawn
+def _code(text: str) -> RenderableType:
+    return _Code(clean(text))
 
-    return Text(clean(text), style="changed")
+
+class _Code:
+    """A fix snippet that wraps to the width it is given like a person would: a long comment line continues as a
+    comment (its own "# "), so the wrapped snippet still pastes as the same YAML or shell."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        import textwrap  # start-up: only when a fix is drawn
+
+        from rich.text import Text  # start-up: rich, only when this is drawn
+
+        width = max(20, options.max_width)
+        for line in self.text.splitlines() or [""]:
+            indent = line[:len(line) - len(line.lstrip())]
+            comment = line.lstrip().startswith("#")
+            if len(line) <= width or not comment:
+                yield Text(line, style="changed")
+                continue
+            for part in textwrap.wrap(line, width, subsequent_indent=indent + "# ", break_long_words=False,
+                                      break_on_hyphens=False):
+                yield Text(part, style="changed")

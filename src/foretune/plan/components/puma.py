@@ -129,10 +129,13 @@ def plan_db_pool(s: Sizing) -> None:
     key = "db_pool_extra" if s.katello else "db_pool_extra_without_katello"
     extra = const(key)
     want = threads_max + extra
-    why = (f"threads_max + {extra}: one per Puma thread plus the Katello event daemon, event monitor, Stomp and Puma listeners"
+    listeners = "the Katello event daemon, event monitor, Stomp and Puma listeners"
+    why = (f"threads_max + {extra}: one per Puma thread plus {listeners}" if s.katello and s.f.db_pool_formula == "threads+4"
+           else f"threads_max + {extra}: the guide's pool for this release, max(db_pool, threads_max) = {threads_max}, leaves "
+                f"no connection for {listeners}; foreman-installer 3.11 adds {extra}, here through foreman::db_pool"
            if s.katello else
            f"threads_max + {extra}: one per Puma thread plus the Puma listener (no Katello listeners on plain Foreman)")
-    if s.f.db_pool_formula != "threads+4":  # the formula puppet-foreman 25 (Foreman 3.11) adopted; older installers lack it
+    if s.f.db_pool_formula != "threads+4" and not s.katello:  # puppet-foreman 25 (Foreman 3.11) adopted it
         why += "; later puppet-foreman (25, Foreman 3.11) sizes it so, this release's installer gives max(db_pool, threads_max)"
     s.add("foreman.db_pool", "Foreman database pool per process", "count", inst,
           Setting(want, why, ("pf-db-pool", "gf-db-pool"), f"threads_max {threads_max} + {extra} = {want}",
