@@ -211,3 +211,18 @@ def test_dry_run_prints_the_cited_content_and_rex_pull_calls(listener: tuple[str
     assert not _connected(sock)
     assert [(c.step, c.count) for c in plan.metadata()] == [("repomd", 1), ("primary", 1), ("filelists", 1)]
     assert plan.rex_call("notification").qos == 1 and plan.rex_call("mqtt_subscribe").qos == 1
+
+
+@pytest.mark.parametrize(("output", "message"), [
+    ("/nonexistent/dir/x.json", "--output /nonexistent/dir/x.json: directory /nonexistent/dir does not exist"),
+    ("/", "--output /: is a directory"),
+    ("x.pdf", "--output x.pdf"),
+])
+def test_a_bad_output_is_refused_before_anything_is_sent(listener: tuple[str, socket.socket], output: str,
+                                                          message: str) -> None:
+    url, sock = listener
+    result = run_cli("load", "api", "--target", url, "--users", "1", "--duration", "5", "--yes", "-o", output,
+                     environ={**CREDS, **LOOPBACK_ONLY})
+    assert result.status == 2
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert not _connected(sock)

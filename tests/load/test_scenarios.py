@@ -128,6 +128,28 @@ def test_ctrl_c_stops_the_users_and_still_writes_the_report(lab: Lab, tmp_path: 
     assert doc["interrupted"] is True and doc["stopped_by"] == "interrupt"
     assert doc["requests"] > 0 and doc["duration_s"] < 30
     assert "interrupted" in err
+    assert proc.returncode == 130  # as --help's exit status says
+
+
+def test_ctrl_c_again_while_stopping_still_writes_the_report(lab: Lab, tmp_path: Path) -> None:
+    out = tmp_path / "partial.json"
+    proc = subprocess.Popen([sys.executable, "-m", "foretune", "load", "api", "--target", lab.url, "--users", "2",
+                             "--duration", "60", "--yes", "--output", str(out)], env=child_env(lab.credentials),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log = lab.production_log
+    before = log.stat().st_size if log.exists() else 0
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (not log.exists() or log.stat().st_size == before) and proc.poll() is None:
+        time.sleep(0.2)
+    time.sleep(0.5)
+    deadline = time.monotonic() + 20
+    while proc.poll() is None and time.monotonic() < deadline:  # Ctrl-C held down: through the stop and the writing
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.005)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    doc = json.loads(out.read_text())
+    assert doc["interrupted"] is True and doc["requests"] > 0
 
 
 def test_text_and_markdown_show_each_step(lab: Lab) -> None:

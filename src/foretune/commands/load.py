@@ -51,7 +51,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
         "sent without --target and a confirmation (--yes); --dry-run prints the request plan. Credentials come from "
         "FORETUNE_LOAD_JWT (registration token), FORETUNE_LOAD_USER and FORETUNE_LOAD_TOKEN (personal access token) "
         "or --credentials FILE, and are never printed. Hosts it creates are named foretune-load-RUN-N; --cleanup RUN "
-        "removes exactly those. Exit 0, 1 when requests failed, 2 for usage or input errors.",
+        "removes exactly those. Exit 0, 1 when requests failed, 2 for usage or input errors (also when a pre-flight "
+        "request finds the target unreachable or the credentials refused), 130 when interrupted (Ctrl-C; the partial "
+        "report is still written, also on a second Ctrl-C).",
         "foretune load registration --target https://satellite.example.com --ca /etc/rhsm/ca/katello-server-ca.pem "
         "--activation-key load-test --organization Default_Organization --users 20 --step 20 --levels 5 --duration 60 --yes")
     parser.add_argument("scenario", nargs="?", choices=SCENARIOS, metavar="SCENARIO",
@@ -215,6 +217,8 @@ def _options(args: argparse.Namespace, env: Environment) -> Options:
         raise UsageError("content needs --repo PATH (the repository's URL path)")
     if args.server_logs and not os.path.exists(args.server_logs):
         raise UsageError(f"--server-logs: {args.server_logs}: no such file or directory")
+    if not args.dry_run:
+        _check_output(args)
     run_id = args.run or secrets.token_hex(4)
     if not re.fullmatch(r"[A-Za-z0-9-]{1,32}", run_id):
         raise UsageError(f"--run: letters, digits and dashes only, at most 32: {run_id[:40]!r}")
@@ -237,6 +241,33 @@ def _options(args: argparse.Namespace, env: Environment) -> Options:
     levels = 1 if args.arrival_rate else len(opts.level_users())
     opts.time_limit = args.time_limit or (WORKER_TIME_LIMIT_S if worker else levels * args.duration + 60)
     return opts
+
+
+def _check_output(args: argparse.Namespace) -> None:
+    """Refuse an ``--output`` the report could not be written to, before anything is sent (not after the run)."""
+    import os  # start-up: only when _check_output runs
+    import stat  # start-up: only when _check_output runs
+
+    from foretune.errors import UsageError  # start-up: only when _check_output runs
+
+    output_format(args)  # an extension that names no format of this command
+    if not args.output:
+        return
+    directory = os.path.dirname(os.path.abspath(args.output))
+    if not os.path.isdir(directory):
+        raise UsageError(f"--output {args.output}: directory {directory} does not exist")
+    try:
+        mode = os.stat(args.output).st_mode
+    except FileNotFoundError:
+        if not os.access(directory, os.W_OK | os.X_OK):
+            raise UsageError(f"--output {args.output}: directory {directory} is not writable") from None
+        return
+    except OSError as exc:
+        raise UsageError(f"--output {args.output}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        raise UsageError(f"--output {args.output}: is a directory")
+    if stat.S_ISREG(mode) and not os.access(args.output, os.W_OK):
+        raise UsageError(f"--output {args.output}: not writable")
 
 
 WORKER_TIME_LIMIT_S = 7 * 86400  # a worker without --time-limit runs until its master ends (or is gone 60 s)
@@ -330,6 +361,8 @@ def _load(args: argparse.Namespace, env: Environment, opts: Options) -> int:
     if opts.worker:
         return _work(env, opts)
     rec = Recorder(opts.scenario, opts.target, opts.run, shape, _secret_forms(opts.credentials))
+    guard = _InterruptGuard(env, rec)
+    guard.install()  # the run's own handlers replace it while it runs
     if opts.scenario == "rex-pull":
         from foretune.load import mqtt  # start-up: only when _load runs
 
@@ -341,6 +374,7 @@ def _load(args: argparse.Namespace, env: Environment, opts: Options) -> int:
             engine.run(opts, rec)
         except WorkersMissing as exc:
             raise UsageError(f"--master: {exc}") from None
+    guard.install()  # gevent's signal watchers leave SIGINT at its default (kill) when they stop
     doc = rec.document()
     if args.server_logs:
         ended = rec.started_wall + doc["duration_s"]
@@ -349,9 +383,37 @@ def _load(args: argparse.Namespace, env: Environment, opts: Options) -> int:
         except (UsageError, InputError) as exc:  # the client's figures are still worth having
             doc["notes"].append(f"--server-logs: {exc}")
     _emit(args, env, doc)
-    if doc["interrupted"]:
+    guard.ignore()  # written: a Ctrl-C from here on must not turn the exit status into a kill by signal
+    if doc["interrupted"] or guard.fired:
         env.warn("interrupted: the report covers what ran until then")
+        return 130
     return 1 if any(step["failures_total"] for step in doc["steps"]) else 0
+
+
+class _InterruptGuard:
+    """SIGINT/SIGTERM outside the run's own handlers: the run is marked interrupted and the report still written."""
+
+    def __init__(self, env: Environment, rec: Any) -> None:
+        self.env, self.rec, self.fired = env, rec, False
+
+    def install(self) -> None:
+        import signal  # start-up: only when a run starts
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, self._handle)
+
+    def ignore(self) -> None:
+        import signal  # start-up: only when a run ends
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_IGN)
+
+    def _handle(self, _signum: int, _frame: object) -> None:
+        self.rec.interrupted = True  # a run not yet started stops at once
+        if not self.fired:
+            self.fired = True
+            self.env.stderr.write("foretune: interrupted: writing the partial report first\n")
+            self.env.stderr.flush()
 
 
 def _work(env: Environment, opts: Options) -> int:

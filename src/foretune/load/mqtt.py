@@ -95,6 +95,8 @@ def run(opts: Options, rec: Recorder) -> None:
         stopped.append("interrupt")
 
     saved = {sig: signal.signal(sig, interrupted) for sig in (signal.SIGINT, signal.SIGTERM)}
+    if rec.interrupted:  # Ctrl-C before the handlers were in place
+        stopped.append("interrupt")
     started = time.monotonic()
     deadline = started + opts.time_limit
     end = min(started + opts.duration, deadline)
