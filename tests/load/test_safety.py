@@ -9,6 +9,7 @@ import socket
 import ssl
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -149,9 +150,10 @@ def test_tls_is_verified_against_the_given_ca_unless_insecure(tmp_path: Path) ->
     try:
         url = f"https://127.0.0.1:{server.server_address[1]}"
         common = ["api", "--target", url, "--users", "1", "--duration", "1", "--yes", "--format", "json"]
-        unverified = load(*common, env=CREDS)
-        assert unverified.status == 1
-        assert set(unverified.step("hosts_index")["failures"]) == {"tls"}
+        unverified = load(*common, env=CREDS)  # the pre-flight request fails: one line, no run
+        assert unverified.status == 2 and unverified.stdout == ""
+        assert f"cannot connect to {url}: TLS: certificate verify failed" in unverified.stderr
+        assert "--ca, or --insecure" in unverified.stderr and len(unverified.stderr.strip().splitlines()) == 1
         for extra in (["--ca", str(cert)], ["--insecure"]):
             verified = load(*common, *extra, env=CREDS)
             assert verified.status == 0, verified.stderr
@@ -226,3 +228,54 @@ def test_a_bad_output_is_refused_before_anything_is_sent(listener: tuple[str, so
     assert result.status == 2
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert not _connected(sock)
+
+
+def test_a_dead_target_is_one_line_and_no_run() -> None:
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    started = time.monotonic()
+    result = load("api", "--target", url, "--users", "1", "--duration", "5", "--yes", env=CREDS)
+    assert result.status == 2 and result.stdout == ""
+    assert f"cannot connect to {url}: connection refused; nothing else was sent" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert time.monotonic() - started < 5
+
+
+def test_refused_credentials_are_one_line_and_no_run(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.path)
+            self.send_response(401, "Unauthorized")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        result = load("registration", "--target", url, "--activation-key", "ak", "--users", "2", "--duration", "5",
+                      "--yes", env={"FORETUNE_LOAD_JWT": "bad-jwt-value"})
+        assert result.status == 2 and result.stdout == ""
+        assert "401 Unauthorized from GET /register: check FORETUNE_LOAD_JWT; nothing else was sent" in result.stderr
+        assert len(seen) == 1 and "bad-jwt-value" not in result.stderr
+        api = load("api", "--target", url, "--yes", env=CREDS)
+        assert api.status == 2
+        assert "401 Unauthorized from GET /api/v2/hosts: check FORETUNE_LOAD_USER and FORETUNE_LOAD_TOKEN" in api.stderr
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_ca_file_without_a_certificate_is_refused(tmp_path: Path) -> None:
+    garbage = tmp_path / "ca.pem"
+    garbage.write_text("not a certificate\n")
+    result = run_cli("load", "api", "--target", "https://127.0.0.1:9", "--ca", str(garbage), "--yes",
+                     environ={**CREDS, **LOOPBACK_ONLY})
+    assert result.status == 2
+    assert f"--ca: no certificate in {garbage}" in result.stderr and len(result.stderr.strip().splitlines()) == 1

@@ -208,6 +208,7 @@ def _options(args: argparse.Namespace, env: Environment) -> Options:
                 read_bytes(path, limit=1)
             except OSError as exc:
                 raise UsageError(f"{flag}: cannot read {path}: {exc.strerror or exc}") from None
+    _check_tls_files(args)
     needed = {"registration": "FORETUNE_LOAD_JWT", "api": "FORETUNE_LOAD_TOKEN"}.get(args.scenario)
     if needed and needed not in creds and not args.dry_run:
         raise UsageError(f"{args.scenario} needs {needed} (environment variable or --credentials FILE)")
@@ -241,6 +242,28 @@ def _options(args: argparse.Namespace, env: Environment) -> Options:
     levels = 1 if args.arrival_rate else len(opts.level_users())
     opts.time_limit = args.time_limit or (WORKER_TIME_LIMIT_S if worker else levels * args.duration + 60)
     return opts
+
+
+def _check_tls_files(args: argparse.Namespace) -> None:
+    """``--ca`` must hold a certificate and ``--cert``/``--key`` must be a matching pair, before anything is sent."""
+    import ssl  # start-up: only when _check_tls_files runs
+
+    from foretune.errors import UsageError  # start-up: only when _check_tls_files runs
+
+    if args.ca:
+        try:
+            ssl.create_default_context(cafile=args.ca)
+        except (ssl.SSLError, ValueError):
+            raise UsageError(f"--ca: no certificate in {args.ca}") from None
+        except OSError as exc:
+            raise UsageError(f"--ca: cannot read {args.ca}: {exc.strerror or exc}") from None
+    if args.cert and args.key:
+        try:
+            ssl.create_default_context().load_cert_chain(args.cert, args.key)
+        except (ssl.SSLError, ValueError):
+            raise UsageError(f"--cert/--key: {args.cert} and {args.key} are not a PEM certificate and its private key") from None
+        except OSError as exc:
+            raise UsageError(f"--cert/--key: cannot read them: {exc.strerror or exc}") from None
 
 
 def _check_output(args: argparse.Namespace) -> None:
@@ -345,6 +368,14 @@ def _confirm(env: Environment, what: str) -> None:
 def _load(args: argparse.Namespace, env: Environment, opts: Options) -> int:
     from foretune.errors import InputError, UsageError  # start-up: only when _load runs
 
+    preflight_note = ""
+    if not opts.master:  # a master sends nothing itself; each worker checks its own target
+        from foretune.load import preflight  # start-up: only when _load runs
+
+        try:
+            preflight_note = preflight.check(opts)
+        except preflight.Unfit as exc:
+            raise UsageError(f"{exc}; nothing else was sent") from None
     try:
         if opts.scenario != "rex-pull":
             from foretune.load import engine  # imports Locust, which patches the standard library for gevent
@@ -375,6 +406,8 @@ def _load(args: argparse.Namespace, env: Environment, opts: Options) -> int:
         except WorkersMissing as exc:
             raise UsageError(f"--master: {exc}") from None
     guard.install()  # gevent's signal watchers leave SIGINT at its default (kill) when they stop
+    if preflight_note:
+        rec.notes.append(preflight_note)
     doc = rec.document()
     if args.server_logs:
         ended = rec.started_wall + doc["duration_s"]
