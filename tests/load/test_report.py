@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import run_cli
 
 
@@ -83,3 +85,56 @@ def test_server_answers_are_shown_literally_in_markdown_and_html() -> None:
     page = html.render(doc)
     assert "<li><code>registration</code>: 503: &lt;b&gt;busy&lt;/b&gt; [retry](http://elsewhere) *now*</li>" in page
     assert "<a " not in page and "<b>" not in page
+
+
+def _write(path: Path, doc: Any) -> str:
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def _broken(change: str) -> dict[str, Any]:
+    doc = _result("b", 100.0, 1.0, 0)
+    if change == "p95":
+        doc["steps"][0]["p95_ms"] = "fast"
+    elif change == "steps":
+        doc["steps"] = None
+    else:
+        del doc["scenario"]
+    return doc
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ("p95", "steps[0].p95_ms is a string, expected number or null"),
+    ("steps", "steps is null, expected array"),
+    ("scenario", "has no 'scenario'"),
+])
+def test_compare_of_a_result_of_the_wrong_shape_is_one_input_error(tmp_path: Path, change: str, message: str) -> None:
+    good = _write(tmp_path / "good.json", _result("a", 100.0, 1.0, 0))
+    bad = _write(tmp_path / "bad.json", _broken(change))
+    result = run_cli("load", "--compare", good, bad)
+    assert result.status == 2, result.stderr
+    assert f"--compare: {bad} is not a valid foretune-load/1 result: " in result.stderr and message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_compare_shows_steps_in_one_result_only_and_warns_of_different_shapes(tmp_path: Path) -> None:
+    before_doc, after_doc = _result("a", 100.0, 10.0, 0), _result("b", 100.0, 10.0, 0)
+    gone = dict(before_doc["steps"][0], name="register_script", p95_ms=40.0)
+    before_doc["steps"].append(gone)
+    new = dict(after_doc["steps"][0], name="upload_profiles", p95_ms=70.0)
+    after_doc["steps"].append(new)
+    after_doc["shape"]["arrival_rate"] = 5.0
+    before, after = _write(tmp_path / "before.json", before_doc), _write(tmp_path / "after.json", after_doc)
+    result = run_cli("load", "--compare", before, after, "--format", "json")
+    assert result.status == 0, result.stderr
+    diff = json.loads(result.stdout)
+    rows = {r["name"]: r for r in diff["steps"]}
+    assert rows["register_script"]["presence"] == "gone" and rows["register_script"]["p95_ms"]["before"] == 40.0
+    assert rows["upload_profiles"]["presence"] == "new" and rows["upload_profiles"]["p95_ms"]["after"] == 70.0
+    assert diff["warnings"] == ["the results have different shapes: a closed ramp of 10 users, 60 s each before, "
+                                "open arrivals at 5.0/s, at most 10 in flight after"]
+    text = run_cli("load", "--compare", before, after).stdout
+    lines = {line.split("  ")[0]: line.split() for line in text.splitlines()}
+    assert lines["register_script (gone)"][2:] == ["40", "->", "gone", "10.00", "->", "gone", "0", "->", "gone"]
+    assert lines["upload_profiles (new)"][2:] == ["new:", "70", "new:", "10.00", "new:", "0"]
+    assert "warning: the results have different shapes" in text

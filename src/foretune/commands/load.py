@@ -532,6 +532,11 @@ def _read_result(path: str) -> dict[str, Any]:
         raise InputError(f"--compare: {path} is not JSON (write results with --format json)") from None
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise InputError(f"--compare: {path} is not a foretune load result ({SCHEMA})")
+    from foretune.load.validate import problem  # start-up: only when _read_result runs
+
+    found = problem(doc)
+    if found:
+        raise InputError(f"--compare: {path} is not a valid {SCHEMA} result: {found}")
     return doc
 
 

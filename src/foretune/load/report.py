@@ -68,26 +68,44 @@ def markdown(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _shape(doc: dict[str, Any]) -> str:
+    shape = doc["shape"]
+    if shape.get("arrival_rate"):
+        return f"open arrivals at {shape['arrival_rate']}/s, at most {shape['users']} in flight"
+    return f"a closed ramp of {', '.join(str(u) for u in shape['levels'])} users, {shape['duration_s']:g} s each"
+
+
 def compare(before: dict[str, Any], after: dict[str, Any], noise: float) -> dict[str, Any]:
-    """Per step of the whole run: p95 and rate before and after, the change, and whether it is within ``noise``."""
+    """Per step of the whole run: p95 and rate before and after, the change, and whether it is within ``noise``.
+
+    A step in only one of the results is a row of its own, ``gone`` or ``new``; results of different shapes
+    (a closed ramp and open arrivals, other levels or durations) are compared with a warning.
+    """
     steps_before = {s["name"]: s for s in before["steps"]}
+    names_after = {s["name"] for s in after["steps"]}
     rows = []
     for step in after["steps"]:
         old = steps_before.get(step["name"])
-        if old is None:
-            continue
-        row: dict[str, Any] = {"name": step["name"]}
+        row: dict[str, Any] = {"name": step["name"], "presence": "both" if old is not None else "new"}
         for metric in ("p95_ms", "ok_rps", "failures_total"):
-            a, b = old.get(metric), step.get(metric)
+            a, b = (old or {}).get(metric), step.get(metric)
             change = None if not a or b is None else (b - a) / a
             # from zero there is no ratio: any change is real
             within = a == b if change is None else abs(change) < noise
             row[metric] = {"before": a, "after": b, "change": None if change is None else round(change, 3),
                            "noise": within}
         rows.append(row)
+    for step in before["steps"]:
+        if step["name"] not in names_after:
+            rows.append({"name": step["name"], "presence": "gone",
+                         **{m: {"before": step.get(m), "after": None, "change": None, "noise": False}
+                            for m in ("p95_ms", "ok_rps", "failures_total")}})
+    warnings = []
+    if _shape(before) != _shape(after):
+        warnings.append(f"the results have different shapes: {_shape(before)} before, {_shape(after)} after")
     return {"schema": "foretune-load-compare/1", "scenario": after["scenario"], "noise_fraction": noise,
             "before": {"run": before["run"], "started": before["started"]},
-            "after": {"run": after["run"], "started": after["started"]}, "steps": rows}
+            "after": {"run": after["run"], "started": after["started"]}, "steps": rows, "warnings": warnings}
 
 
 def compare_text(diff: dict[str, Any]) -> str:
@@ -98,9 +116,18 @@ def compare_text(diff: dict[str, Any]) -> str:
                   else "" if m["noise"] else " (new)")
         return f"{format(m['before'], fmt)} -> {format(m['after'], fmt)}{change}"
 
+    def alone(r: dict[str, Any], metric: str, fmt: str) -> str:
+        m = r[metric]
+        return (f"{format(m['before'], fmt)} -> gone" if r["presence"] == "gone"
+                else f"new: {format(m['after'], fmt)}") if (m["before"] if r["presence"] == "gone" else m["after"]) is not None else "-"
+
     header = ("step", "p95 ms", "successful req/s", "failures")
-    rows: list[tuple[str, ...]] = [(r["name"], cell(r["p95_ms"], ".0f"), cell(r["ok_rps"], ".2f"), cell(r["failures_total"], "d"))
-            for r in diff["steps"]]
+    rows: list[tuple[str, ...]] = [
+        (r["name"], cell(r["p95_ms"], ".0f"), cell(r["ok_rps"], ".2f"), cell(r["failures_total"], "d"))
+        if r.get("presence", "both") == "both" else
+        (f"{r['name']} ({r['presence']})", alone(r, "p95_ms", ".0f"), alone(r, "ok_rps", ".2f"), alone(r, "failures_total", "d"))
+        for r in diff["steps"]]
     title = [f"foretune load --compare: {diff['scenario']}, run {diff['before']['run']} -> {diff['after']['run']} "
             f"(changes under {diff['noise_fraction']:.0%} are noise)"]
+    title += [f"warning: {w}" for w in diff.get("warnings", [])]
     return "\n".join(title + _table(rows, header)) + "\n"
