@@ -279,3 +279,28 @@ def test_a_ca_file_without_a_certificate_is_refused(tmp_path: Path) -> None:
                      environ={**CREDS, **LOOPBACK_ONLY})
     assert result.status == 2
     assert f"--ca: no certificate in {garbage}" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["api", "--levels", "100000", "--duration", "600"],
+     "--levels x --duration: 100000 levels of 600 s is 694 days; at most a week"),
+    (["api", "--max", "2", "--users", "5"], "--max 2 is below --users 5: the first level would not run"),
+    (["rex-pull", "--mqtt", "127.0.0.1:99999"], "--mqtt: port out of range (1-65535): 99999"),
+    (["--compare", "a.json", "b.json", "--noise", "-5"], "must be more than 0 and below 100 (percent): -5"),
+])
+def test_out_of_range_settings_are_one_line(listener: tuple[str, socket.socket], argv: list[str], message: str) -> None:
+    url, sock = listener
+    result = run_cli("load", *argv, "--target", url, "--yes", environ={**CREDS, **LOOPBACK_ONLY})
+    assert result.status == 2
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "per second" not in result.stderr
+    assert not _connected(sock)
+
+
+def test_a_time_limit_shorter_than_the_ramp_is_said(listener: tuple[str, socket.socket]) -> None:
+    url, sock = listener
+    result = run_cli("load", "api", "--target", url, "--time-limit", "1", "--duration", "30", "--dry-run",
+                     environ={**CREDS, **LOOPBACK_ONLY})
+    assert result.status == 0
+    assert "note: --time-limit 1 s ends the run before its 1 level(s) of 30 s (30 s)" in result.stdout
+    assert not _connected(sock)

@@ -31,11 +31,11 @@ def _port(text: str) -> int:
     return value
 
 
+_noise_percent = number("a percentage", 100, "below 100 (percent)", below=True)
+
+
 def _percent(text: str) -> float:
-    value = _rate(text)
-    if value >= 100:
-        raise argparse.ArgumentTypeError(f"must be below 100: {text}")
-    return value / 100
+    return _noise_percent(text) / 100
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
@@ -228,6 +228,8 @@ def _options(args: argparse.Namespace, env: Environment) -> Options:
         host, _, port = (args.mqtt or f"{urlsplit(target).hostname}:1883").rpartition(":")
         if not host or not port.isdigit():
             raise UsageError(f"--mqtt: expected HOST:PORT, got {args.mqtt!r}")
+        if not 0 < int(port) < 65536:
+            raise UsageError(f"--mqtt: port out of range (1-65535): {port[:20]}")
         _target(f"http://{host}", env)  # the same loopback rule
         mqtt = (host.strip("[]"), int(port))
     master, worker = _distributed(args, env)
@@ -239,9 +241,20 @@ def _options(args: argparse.Namespace, env: Environment) -> Options:
                    packages=args.packages, profile_packages=args.profile_packages, rhel=args.rhel, mqtt=mqtt,
                    ca=args.ca, insecure=args.insecure, client_cert=args.cert, client_key=args.key, credentials=creds,
                    master=master, expect_workers=args.expect_workers, worker=worker)
+    if args.max_users is not None and args.max_users < args.users and not args.arrival_rate:
+        raise UsageError(f"--max {args.max_users} is below --users {args.users}: the first level would not run")
     levels = 1 if args.arrival_rate else len(opts.level_users())
+    if levels * args.duration > WEEK_S:
+        raise UsageError(f"--levels x --duration: {levels} levels of {args.duration:g} s is "
+                         f"{levels * args.duration / 86400:.0f} days; at most a week")
     opts.time_limit = args.time_limit or (WORKER_TIME_LIMIT_S if worker else levels * args.duration + 60)
+    if args.time_limit and not worker and args.time_limit < levels * args.duration:
+        opts.notes.append(f"--time-limit {args.time_limit:g} s ends the run before its {levels} level(s) of "
+                          f"{args.duration:g} s ({levels * args.duration:g} s)")
     return opts
+
+
+WEEK_S = 7 * 86400  # the most --duration, and the ramp as a whole, may take
 
 
 def _check_tls_files(args: argparse.Namespace) -> None:
@@ -336,6 +349,7 @@ def _plan_text(opts: Options) -> str:
              f"shape: {shape}", f"limits: {opts.time_limit:.0f} s, {opts.max_requests} requests, {opts.timeout:.0f} s per request",
              f"TLS: {'not verified (--insecure)' if opts.insecure else 'verified against ' + (opts.ca or 'the system CA store')}"
              if opts.target.startswith("https") else "TLS: none (http)"]
+    lines += [f"note: {note}" for note in opts.notes]
     if opts.master:
         lines.append(f"distributed: master on {opts.master[0]}:{opts.master[1]}, waiting for {opts.expect_workers} workers; "
                      "each sends to its own --target")
@@ -368,6 +382,8 @@ def _confirm(env: Environment, what: str) -> None:
 def _load(args: argparse.Namespace, env: Environment, opts: Options) -> int:
     from foretune.errors import InputError, UsageError  # start-up: only when _load runs
 
+    for note in opts.notes:
+        env.warn(note)
     preflight_note = ""
     if not opts.master:  # a master sends nothing itself; each worker checks its own target
         from foretune.load import preflight  # start-up: only when _load runs
@@ -392,6 +408,7 @@ def _load(args: argparse.Namespace, env: Environment, opts: Options) -> int:
     if opts.worker:
         return _work(env, opts)
     rec = Recorder(opts.scenario, opts.target, opts.run, shape, _secret_forms(opts.credentials))
+    rec.notes.extend(opts.notes)
     guard = _InterruptGuard(env, rec)
     guard.install()  # the run's own handlers replace it while it runs
     if opts.scenario == "rex-pull":
