@@ -304,3 +304,30 @@ def test_a_time_limit_shorter_than_the_ramp_is_said(listener: tuple[str, socket.
     assert result.status == 0
     assert "note: --time-limit 1 s ends the run before its 1 level(s) of 30 s (30 s)" in result.stdout
     assert not _connected(sock)
+
+
+def test_an_api_mix_without_hosts_says_host_show_was_left_out() -> None:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b'{"results": []}'
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        run = load("api", "--target", f"http://127.0.0.1:{server.server_address[1]}", "--users", "1", "--duration", "1",
+                   "--max-requests", "200", "--yes", "--format", "json", env=CREDS)
+        assert run.status == 0, run.stderr
+        doc = run.json()
+        assert "host_show" not in {s["name"] for s in doc["steps"]}
+        assert ("api: the server listed no hosts, so host_show (30 % of the mix) was sent as hosts_index: the mix had no "
+                "host_show calls while there were none") in doc["notes"]
+    finally:
+        server.shutdown()
+        server.server_close()
