@@ -138,3 +138,11 @@ def test_compare_shows_steps_in_one_result_only_and_warns_of_different_shapes(tm
     assert lines["register_script (gone)"][2:] == ["40", "->", "gone", "10.00", "->", "gone", "0", "->", "gone"]
     assert lines["upload_profiles (new)"][2:] == ["new:", "70", "new:", "10.00", "new:", "0"]
     assert "warning: the results have different shapes" in text
+
+
+@pytest.mark.parametrize("fmt", ["html", "markdown"])
+def test_compare_refuses_formats_it_does_not_write(tmp_path: Path, fmt: str) -> None:
+    good = _write(tmp_path / "good.json", _result("a", 100.0, 1.0, 0))
+    result = run_cli("load", "--compare", good, good, "--format", fmt)
+    assert result.status == 2 and result.stdout == ""
+    assert f"--compare writes text or json, not {fmt}" in result.stderr

@@ -560,16 +560,18 @@ def _read_result(path: str) -> dict[str, Any]:
 def _compare(args: argparse.Namespace, env: Environment) -> int:
     import json  # start-up: only when _compare runs
 
-    from foretune.errors import InputError  # start-up: only when _compare runs
+    from foretune.errors import InputError, UsageError  # start-up: only when _compare runs
     from foretune.knowledge import threshold  # start-up: only when _compare runs
     from foretune.load import report  # start-up: only when _compare runs
 
+    fmt = output_format(args)
+    if fmt not in ("text", "json"):
+        raise UsageError(f"--compare writes text or json, not {fmt}")
     before, after = (_read_result(p) for p in args.compare)
     if before["scenario"] != after["scenario"]:
         raise InputError(f"--compare: {before['scenario']} and {after['scenario']} results are not comparable")
     noise = args.noise if args.noise is not None else float(threshold("logs_compare_noise_fraction"))
     diff = report.compare(before, after, noise)
-    fmt = output_format(args)
     emit(args, env, json.dumps(diff, indent=2) + "\n" if fmt == "json" else report.compare_text(diff))
     return 0
 
