@@ -146,3 +146,17 @@ def test_compare_refuses_formats_it_does_not_write(tmp_path: Path, fmt: str) -> 
     result = run_cli("load", "--compare", good, good, "--format", fmt)
     assert result.status == 2 and result.stdout == ""
     assert f"--compare writes text or json, not {fmt}" in result.stderr
+
+
+def test_server_logs_window_is_the_run_to_the_second(tmp_path: Path) -> None:
+    import time
+
+    from foretune.commands.load import _server_logs
+    from foretune.env import Environment
+
+    log = tmp_path / "var/log/foreman/production.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("")
+    started = time.mktime((2026, 11, 26, 10, 0, 7, 0, 0, -1)) + 0.4  # local time, as the server's logs
+    window = _server_logs(str(tmp_path), started, started + 12.3, Environment())
+    assert (window["since"], window["until"]) == ("2026-11-26 10:00:07", "2026-11-26 10:00:20")

@@ -480,23 +480,21 @@ def _work(env: Environment, opts: Options) -> int:
     return 0
 
 
-SERVER_LOGS_MARGIN_S = 60  # the run's window on this machine's clock, widened on each side
-
-
 def _server_logs(source: str, started: float, ended: float, env: Environment) -> dict[str, Any]:
     """The logs report's incidents, 503 bursts and busiest ``Controller#action`` rows for ``source`` over the run.
 
-    The window is the run's start and end in this machine's local time zone (the server's logs carry local time
-    without a zone), widened by ``SERVER_LOGS_MARGIN_S`` on each side.
+    The window is the run's start and end to the second, in this machine's local time zone (the server's logs
+    carry local time without a zone): from the second the run started up to and including the second it ended.
     """
+    import math  # start-up: only when _server_logs runs
     import time  # start-up: only when _server_logs runs
 
     from foretune.commands.logs import _range, analyze  # start-up: only when _server_logs runs
 
     def when(epoch: float) -> str:
-        return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch))
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
 
-    since, until = when(started - SERVER_LOGS_MARGIN_S), when(ended + SERVER_LOGS_MARGIN_S + 60)  # minutes: round the end up
+    since, until = when(math.floor(started)), when(math.floor(ended) + 1)  # [since, until): the end's second is in
     args = argparse.Namespace(jobs=1, puma_capacity=None)
     report = analyze([source], _range(since, until, ("--server-logs", "--server-logs")), args, env)
     actions = [{k: a.get(k) for k in ("action", "count", "p50", "p95", "p99", "status")}
