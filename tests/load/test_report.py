@@ -160,3 +160,20 @@ def test_server_logs_window_is_the_run_to_the_second(tmp_path: Path) -> None:
     started = time.mktime((2026, 11, 26, 10, 0, 7, 0, 0, -1)) + 0.4  # local time, as the server's logs
     window = _server_logs(str(tmp_path), started, started + 12.3, Environment())
     assert (window["since"], window["until"]) == ("2026-11-26 10:00:07", "2026-11-26 10:00:20")
+
+
+def test_one_user_is_singular_and_content_shows_mb_per_second() -> None:
+    from foretune.load import report
+
+    doc = _result("r", p95=250.0, ok_rps=2.0, failures=4)
+    doc["levels"][0]["users"] = 1
+    doc["saturation_users"] = 1
+    text = report.text(doc)
+    assert "level 1 user, 60.0 s" in text and "first level with failures: 1 user\n" in text
+    assert "1 users" not in text and "1 users" not in report.markdown(doc)
+    assert "MB/s" not in text
+    doc["scenario"] = "content"
+    doc["levels"][0]["steps"][0]["mb_per_s"] = 12.5
+    assert report.text(doc).splitlines()[-2].split()[-2:] == ["rps", "MB/s"] and "2.07  12.50" in report.text(doc)
+    assert "| step | count | failures | p50 ms | p95 ms | p99 ms | rps | MB/s |" in report.markdown(doc)
+    assert "| 2.07 | 12.50 |" in report.markdown(doc)

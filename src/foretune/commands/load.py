@@ -343,7 +343,8 @@ def _plan_text(opts: Options) -> str:
 
     shape = (f"open arrivals at {opts.arrival_rate}/s for {opts.duration:.0f} s, at most {opts.users} in flight"
              if opts.arrival_rate else
-             f"closed levels of {', '.join(str(u) for u in opts.level_users())} users, {opts.duration:.0f} s each"
+             f"closed levels of {', '.join(str(u) for u in opts.level_users())} "
+             f"user{'' if opts.level_users() == [1] else 's'}, {opts.duration:.0f} s each"
              + (", stopping after the first level with failures" if opts.stop_on_failure else ""))
     lines = [f"foretune load {opts.scenario}: request plan (dry run, nothing sent)", f"target: {opts.target}",
              f"shape: {shape}", f"limits: {opts.time_limit:.0f} s, {opts.max_requests} requests, {opts.timeout:.0f} s per request",

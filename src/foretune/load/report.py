@@ -18,9 +18,18 @@ def _num(value: float | None) -> str:
     return "-" if value is None else (f"{value:.0f}" if value >= 100 else f"{value:.1f}")
 
 
-def _rows(steps: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+def _users(n: int) -> str:
+    return f"{n} user" if n == 1 else f"{n} users"
+
+
+def _columns(doc: dict[str, Any]) -> tuple[str, ...]:
+    """The table's columns: content downloads add MB/s."""
+    return (*COLUMNS, "MB/s") if doc.get("scenario") == "content" else COLUMNS
+
+
+def _rows(steps: list[dict[str, Any]], mb: bool = False) -> list[tuple[str, ...]]:
     return [(s["name"], str(s["count"]), _failures(s), _num(s["p50_ms"]), _num(s["p95_ms"]), _num(s["p99_ms"]),
-             f"{s['rps']:.2f}") for s in steps]
+             f"{s['rps']:.2f}", *((f"{s.get('mb_per_s') or 0:.2f}",) if mb else ())) for s in steps]
 
 
 def _table(rows: list[tuple[str, ...]], header: tuple[str, ...] = COLUMNS) -> list[str]:
@@ -37,7 +46,7 @@ def head(doc: dict[str, Any]) -> list[str]:
              f"{doc['requests']} requests in {doc['duration_s']:.1f} s; stopped by {doc['stopped_by']}"
              + (" (interrupted: partial report)" if doc["interrupted"] else "")]
     if doc["saturation_users"] is not None:
-        lines.append(f"first level with failures: {doc['saturation_users']} users")
+        lines.append(f"first level with failures: {_users(doc['saturation_users'])}")
     regs = doc.get("registrations")
     if regs and regs["total"]:
         lines.append(f"registrations: {regs['first_try_ok']} of {regs['total']} succeeded at the first try "
@@ -47,8 +56,10 @@ def head(doc: dict[str, Any]) -> list[str]:
 
 def text(doc: dict[str, Any]) -> str:
     lines = head(doc)
+    mb = doc.get("scenario") == "content"
     for level in doc["levels"]:
-        lines += ["", f"level {level['users']} users, {level['duration_s']:.1f} s", *_table(_rows(level["steps"]))]
+        lines += ["", f"level {_users(level['users'])}, {level['duration_s']:.1f} s",
+                  *_table(_rows(level["steps"], mb), _columns(doc))]
         lines += [f"  {s['name']}: {example}" for s in level["steps"] for example in s["examples"]]
     lines += [f"note: {n}" for n in doc["notes"]]
     return "\n".join(lines) + "\n"
@@ -59,9 +70,11 @@ def markdown(doc: dict[str, Any]) -> str:
     first, *more = head(doc)
     lines = [f"# {md_text(first)}", *(part for line in more for part in ("", md_text(line)))]
     for level in doc["levels"]:
-        lines += ["", f"## {level['users']} users ({level['duration_s']:.1f} s)", "",
-                  "| " + " | ".join(COLUMNS) + " |", "|" + "|".join("---" for _ in COLUMNS) + "|"]
-        lines += ["| " + " | ".join(md_text(cell) for cell in row) + " |" for row in _rows(level["steps"])]
+        columns = _columns(doc)
+        lines += ["", f"## {_users(level['users'])} ({level['duration_s']:.1f} s)", "",
+                  "| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+        lines += ["| " + " | ".join(md_text(cell) for cell in row) + " |"
+                  for row in _rows(level["steps"], len(columns) > len(COLUMNS))]
         examples = [f"- {md_code(s['name'])}: {md_text(e)}" for s in level["steps"] for e in s["examples"]]
         if examples:
             lines += ["", "Errors seen:", *examples]
@@ -72,7 +85,8 @@ def _shape(doc: dict[str, Any]) -> str:
     shape = doc["shape"]
     if shape.get("arrival_rate"):
         return f"open arrivals at {shape['arrival_rate']}/s, at most {shape['users']} in flight"
-    return f"a closed ramp of {', '.join(str(u) for u in shape['levels'])} users, {shape['duration_s']:g} s each"
+    levels = shape["levels"]
+    return f"a closed ramp of {', '.join(str(u) for u in levels)} user{'' if levels == [1] else 's'}, {shape['duration_s']:g} s each"
 
 
 def compare(before: dict[str, Any], after: dict[str, Any], noise: float) -> dict[str, Any]:
