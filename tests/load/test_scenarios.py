@@ -89,6 +89,13 @@ def test_rex_pull_connects_every_client_and_fans_out(lab: Lab) -> None:
     assert run.step("mqtt_subscribe")["count"] == 65
     assert run.step("notification")["count"] >= 65
     assert run.step("job_fetch")["count"] > 0 and run.step("job_fetch")["failures"] == {}
+    # each delivered notification has its job fetch (a pull client fetches its job before it takes the next),
+    # apart from those still in flight when the run stopped, which the notes give and no failure counts
+    doc = run.json()
+    delivered = run.step("notification")["count"] - run.step("notification")["failures_total"]
+    left = next((n for n in doc["notes"] if "job fetches not yet done" in n), "")
+    fetches_left = int(left.split(" and ")[1].split()[0]) if left else 0
+    assert run.step("job_fetch")["count"] + fetches_left == delivered, (doc["notes"], delivered)
 
 
 def test_open_arrivals_start_hosts_at_the_rate(lab: Lab) -> None:
@@ -165,3 +172,23 @@ def test_text_and_markdown_show_each_step(lab: Lab) -> None:
     run = load("api", "--target", lab.url, "--users", "1", "--duration", "1", "--yes", "--format", "markdown", env=lab.credentials)
     assert "| step | count | failures | p50 ms | p95 ms | p99 ms | rps |" in run.stdout
     assert "| hosts\\_index |" in run.stdout  # Markdown-escaped: rendered, it reads hosts_index
+
+
+def test_rex_pull_ctrl_c_exits_130_and_counts_no_leftovers_as_failures(lab: Lab, tmp_path: Path) -> None:
+    out = tmp_path / "partial.json"
+    proc = subprocess.Popen([sys.executable, "-m", "foretune", "load", "rex-pull", "--target", lab.url, "--mqtt",
+                             f"{lab.mqtt[0]}:{lab.mqtt[1]}", "--users", "40", "--duration", "60", "--yes", "--output",
+                             str(out)], env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    log = lab.production_log
+    before = log.stat().st_size if log.exists() else 0
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and _requests_since(log, before) < 50 and proc.poll() is None:
+        time.sleep(0.1)  # until job fetches are under way
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    doc = json.loads(out.read_text())
+    assert doc["interrupted"] is True and doc["stopped_by"] == "interrupt"
+    steps = {s["name"]: s for s in doc["steps"]}
+    assert steps["notification"]["count"] > 0 and steps["job_fetch"]["count"] > 0
+    assert all(s["failures_total"] == 0 for s in doc["steps"]), doc["steps"]
