@@ -331,3 +331,14 @@ def test_an_api_mix_without_hosts_says_host_show_was_left_out() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_an_unreachable_broker_is_one_line_and_no_run(listener: tuple[str, socket.socket]) -> None:
+    url, sock = listener
+    with socket.socket() as closed:  # a port nobody listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    result = load("rex-pull", "--target", url, "--mqtt", f"127.0.0.1:{port}", "--users", "2", "--duration", "5", "--yes")
+    assert result.status == 2 and result.stdout == ""
+    assert f"cannot connect to the MQTT broker 127.0.0.1:{port}: connection refused; nothing else was sent" in result.stderr
+    assert not _connected(sock)
