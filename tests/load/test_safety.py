@@ -9,6 +9,7 @@ import socket
 import ssl
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -149,9 +150,10 @@ def test_tls_is_verified_against_the_given_ca_unless_insecure(tmp_path: Path) ->
     try:
         url = f"https://127.0.0.1:{server.server_address[1]}"
         common = ["api", "--target", url, "--users", "1", "--duration", "1", "--yes", "--format", "json"]
-        unverified = load(*common, env=CREDS)
-        assert unverified.status == 1
-        assert set(unverified.step("hosts_index")["failures"]) == {"tls"}
+        unverified = load(*common, env=CREDS)  # the pre-flight request fails: one line, no run
+        assert unverified.status == 2 and unverified.stdout == ""
+        assert f"cannot connect to {url}: TLS: certificate verify failed" in unverified.stderr
+        assert "--ca, or --insecure" in unverified.stderr and len(unverified.stderr.strip().splitlines()) == 1
         for extra in (["--ca", str(cert)], ["--insecure"]):
             verified = load(*common, *extra, env=CREDS)
             assert verified.status == 0, verified.stderr
@@ -211,3 +213,132 @@ def test_dry_run_prints_the_cited_content_and_rex_pull_calls(listener: tuple[str
     assert not _connected(sock)
     assert [(c.step, c.count) for c in plan.metadata()] == [("repomd", 1), ("primary", 1), ("filelists", 1)]
     assert plan.rex_call("notification").qos == 1 and plan.rex_call("mqtt_subscribe").qos == 1
+
+
+@pytest.mark.parametrize(("output", "message"), [
+    ("/nonexistent/dir/x.json", "--output /nonexistent/dir/x.json: directory /nonexistent/dir does not exist"),
+    ("/", "--output /: is a directory"),
+    ("x.pdf", "--output x.pdf"),
+])
+def test_a_bad_output_is_refused_before_anything_is_sent(listener: tuple[str, socket.socket], output: str,
+                                                          message: str) -> None:
+    url, sock = listener
+    result = run_cli("load", "api", "--target", url, "--users", "1", "--duration", "5", "--yes", "-o", output,
+                     environ={**CREDS, **LOOPBACK_ONLY})
+    assert result.status == 2
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert not _connected(sock)
+
+
+def test_a_dead_target_is_one_line_and_no_run() -> None:
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    started = time.monotonic()
+    result = load("api", "--target", url, "--users", "1", "--duration", "5", "--yes", env=CREDS)
+    assert result.status == 2 and result.stdout == ""
+    assert f"cannot connect to {url}: connection refused; nothing else was sent" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert time.monotonic() - started < 5
+
+
+def test_refused_credentials_are_one_line_and_no_run(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.path)
+            self.send_response(401, "Unauthorized")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        result = load("registration", "--target", url, "--activation-key", "ak", "--users", "2", "--duration", "5",
+                      "--yes", env={"FORETUNE_LOAD_JWT": "bad-jwt-value"})
+        assert result.status == 2 and result.stdout == ""
+        assert "401 Unauthorized from GET /register: check FORETUNE_LOAD_JWT; nothing else was sent" in result.stderr
+        assert len(seen) == 1 and "bad-jwt-value" not in result.stderr
+        api = load("api", "--target", url, "--yes", env=CREDS)
+        assert api.status == 2
+        assert "401 Unauthorized from GET /api/v2/hosts: check FORETUNE_LOAD_USER and FORETUNE_LOAD_TOKEN" in api.stderr
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_ca_file_without_a_certificate_is_refused(tmp_path: Path) -> None:
+    garbage = tmp_path / "ca.pem"
+    garbage.write_text("not a certificate\n")
+    result = run_cli("load", "api", "--target", "https://127.0.0.1:9", "--ca", str(garbage), "--yes",
+                     environ={**CREDS, **LOOPBACK_ONLY})
+    assert result.status == 2
+    assert f"--ca: no certificate in {garbage}" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["api", "--levels", "100000", "--duration", "600"],
+     "--levels x --duration: 100000 levels of 600 s is 694 days; at most a week"),
+    (["api", "--max", "2", "--users", "5"], "--max 2 is below --users 5: the first level would not run"),
+    (["rex-pull", "--mqtt", "127.0.0.1:99999"], "--mqtt: port out of range (1-65535): 99999"),
+    (["--compare", "a.json", "b.json", "--noise", "-5"], "must be more than 0 and below 100 (percent): -5"),
+])
+def test_out_of_range_settings_are_one_line(listener: tuple[str, socket.socket], argv: list[str], message: str) -> None:
+    url, sock = listener
+    result = run_cli("load", *argv, "--target", url, "--yes", environ={**CREDS, **LOOPBACK_ONLY})
+    assert result.status == 2
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "per second" not in result.stderr
+    assert not _connected(sock)
+
+
+def test_a_time_limit_shorter_than_the_ramp_is_said(listener: tuple[str, socket.socket]) -> None:
+    url, sock = listener
+    result = run_cli("load", "api", "--target", url, "--time-limit", "1", "--duration", "30", "--dry-run",
+                     environ={**CREDS, **LOOPBACK_ONLY})
+    assert result.status == 0
+    assert "note: --time-limit 1 s ends the run before its 1 level(s) of 30 s (30 s)" in result.stdout
+    assert not _connected(sock)
+
+
+def test_an_api_mix_without_hosts_says_host_show_was_left_out() -> None:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b'{"results": []}'
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        run = load("api", "--target", f"http://127.0.0.1:{server.server_address[1]}", "--users", "1", "--duration", "1",
+                   "--max-requests", "200", "--yes", "--format", "json", env=CREDS)
+        assert run.status == 0, run.stderr
+        doc = run.json()
+        assert "host_show" not in {s["name"] for s in doc["steps"]}
+        assert ("api: the server listed no hosts, so host_show (30 % of the mix) was sent as hosts_index: the mix had no "
+                "host_show calls while there were none") in doc["notes"]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_an_unreachable_broker_is_one_line_and_no_run(listener: tuple[str, socket.socket]) -> None:
+    url, sock = listener
+    with socket.socket() as closed:  # a port nobody listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    result = load("rex-pull", "--target", url, "--mqtt", f"127.0.0.1:{port}", "--users", "2", "--duration", "5", "--yes")
+    assert result.status == 2 and result.stdout == ""
+    assert f"cannot connect to the MQTT broker 127.0.0.1:{port}: connection refused; nothing else was sent" in result.stderr
+    assert not _connected(sock)

@@ -31,11 +31,11 @@ def _port(text: str) -> int:
     return value
 
 
+_noise_percent = number("a percentage", 100, "below 100 (percent)", below=True)
+
+
 def _percent(text: str) -> float:
-    value = _rate(text)
-    if value >= 100:
-        raise argparse.ArgumentTypeError(f"must be below 100: {text}")
-    return value / 100
+    return _noise_percent(text) / 100
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
@@ -51,7 +51,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
         "sent without --target and a confirmation (--yes); --dry-run prints the request plan. Credentials come from "
         "FORETUNE_LOAD_JWT (registration token), FORETUNE_LOAD_USER and FORETUNE_LOAD_TOKEN (personal access token) "
         "or --credentials FILE, and are never printed. Hosts it creates are named foretune-load-RUN-N; --cleanup RUN "
-        "removes exactly those. Exit 0, 1 when requests failed, 2 for usage or input errors.",
+        "removes exactly those. Exit 0, 1 when requests failed, 2 for usage or input errors (also when a pre-flight "
+        "request finds the target unreachable or the credentials refused), 130 when interrupted (Ctrl-C; the partial "
+        "report is still written, also on a second Ctrl-C).",
         "foretune load registration --target https://satellite.example.com --ca /etc/rhsm/ca/katello-server-ca.pem "
         "--activation-key load-test --organization Default_Organization --users 20 --step 20 --levels 5 --duration 60 --yes")
     parser.add_argument("scenario", nargs="?", choices=SCENARIOS, metavar="SCENARIO",
@@ -206,6 +208,7 @@ def _options(args: argparse.Namespace, env: Environment) -> Options:
                 read_bytes(path, limit=1)
             except OSError as exc:
                 raise UsageError(f"{flag}: cannot read {path}: {exc.strerror or exc}") from None
+    _check_tls_files(args)
     needed = {"registration": "FORETUNE_LOAD_JWT", "api": "FORETUNE_LOAD_TOKEN"}.get(args.scenario)
     if needed and needed not in creds and not args.dry_run:
         raise UsageError(f"{args.scenario} needs {needed} (environment variable or --credentials FILE)")
@@ -215,6 +218,8 @@ def _options(args: argparse.Namespace, env: Environment) -> Options:
         raise UsageError("content needs --repo PATH (the repository's URL path)")
     if args.server_logs and not os.path.exists(args.server_logs):
         raise UsageError(f"--server-logs: {args.server_logs}: no such file or directory")
+    if not args.dry_run:
+        _check_output(args)
     run_id = args.run or secrets.token_hex(4)
     if not re.fullmatch(r"[A-Za-z0-9-]{1,32}", run_id):
         raise UsageError(f"--run: letters, digits and dashes only, at most 32: {run_id[:40]!r}")
@@ -223,6 +228,8 @@ def _options(args: argparse.Namespace, env: Environment) -> Options:
         host, _, port = (args.mqtt or f"{urlsplit(target).hostname}:1883").rpartition(":")
         if not host or not port.isdigit():
             raise UsageError(f"--mqtt: expected HOST:PORT, got {args.mqtt!r}")
+        if not 0 < int(port) < 65536:
+            raise UsageError(f"--mqtt: port out of range (1-65535): {port[:20]}")
         _target(f"http://{host}", env)  # the same loopback rule
         mqtt = (host.strip("[]"), int(port))
     master, worker = _distributed(args, env)
@@ -234,9 +241,69 @@ def _options(args: argparse.Namespace, env: Environment) -> Options:
                    packages=args.packages, profile_packages=args.profile_packages, rhel=args.rhel, mqtt=mqtt,
                    ca=args.ca, insecure=args.insecure, client_cert=args.cert, client_key=args.key, credentials=creds,
                    master=master, expect_workers=args.expect_workers, worker=worker)
+    if args.max_users is not None and args.max_users < args.users and not args.arrival_rate:
+        raise UsageError(f"--max {args.max_users} is below --users {args.users}: the first level would not run")
     levels = 1 if args.arrival_rate else len(opts.level_users())
+    if levels * args.duration > WEEK_S:
+        raise UsageError(f"--levels x --duration: {levels} levels of {args.duration:g} s is "
+                         f"{levels * args.duration / 86400:.0f} days; at most a week")
     opts.time_limit = args.time_limit or (WORKER_TIME_LIMIT_S if worker else levels * args.duration + 60)
+    if args.time_limit and not worker and args.time_limit < levels * args.duration:
+        opts.notes.append(f"--time-limit {args.time_limit:g} s ends the run before its {levels} level(s) of "
+                          f"{args.duration:g} s ({levels * args.duration:g} s)")
     return opts
+
+
+WEEK_S = 7 * 86400  # the most --duration, and the ramp as a whole, may take
+
+
+def _check_tls_files(args: argparse.Namespace) -> None:
+    """``--ca`` must hold a certificate and ``--cert``/``--key`` must be a matching pair, before anything is sent."""
+    import ssl  # start-up: only when _check_tls_files runs
+
+    from foretune.errors import UsageError  # start-up: only when _check_tls_files runs
+
+    if args.ca:
+        try:
+            ssl.create_default_context(cafile=args.ca)
+        except (ssl.SSLError, ValueError):
+            raise UsageError(f"--ca: no certificate in {args.ca}") from None
+        except OSError as exc:
+            raise UsageError(f"--ca: cannot read {args.ca}: {exc.strerror or exc}") from None
+    if args.cert and args.key:
+        try:
+            ssl.create_default_context().load_cert_chain(args.cert, args.key)
+        except (ssl.SSLError, ValueError):
+            raise UsageError(f"--cert/--key: {args.cert} and {args.key} are not a PEM certificate and its private key") from None
+        except OSError as exc:
+            raise UsageError(f"--cert/--key: cannot read them: {exc.strerror or exc}") from None
+
+
+def _check_output(args: argparse.Namespace) -> None:
+    """Refuse an ``--output`` the report could not be written to, before anything is sent (not after the run)."""
+    import os  # start-up: only when _check_output runs
+    import stat  # start-up: only when _check_output runs
+
+    from foretune.errors import UsageError  # start-up: only when _check_output runs
+
+    output_format(args)  # an extension that names no format of this command
+    if not args.output:
+        return
+    directory = os.path.dirname(os.path.abspath(args.output))
+    if not os.path.isdir(directory):
+        raise UsageError(f"--output {args.output}: directory {directory} does not exist")
+    try:
+        mode = os.stat(args.output).st_mode
+    except FileNotFoundError:
+        if not os.access(directory, os.W_OK | os.X_OK):
+            raise UsageError(f"--output {args.output}: directory {directory} is not writable") from None
+        return
+    except OSError as exc:
+        raise UsageError(f"--output {args.output}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        raise UsageError(f"--output {args.output}: is a directory")
+    if stat.S_ISREG(mode) and not os.access(args.output, os.W_OK):
+        raise UsageError(f"--output {args.output}: not writable")
 
 
 WORKER_TIME_LIMIT_S = 7 * 86400  # a worker without --time-limit runs until its master ends (or is gone 60 s)
@@ -276,12 +343,14 @@ def _plan_text(opts: Options) -> str:
 
     shape = (f"open arrivals at {opts.arrival_rate}/s for {opts.duration:.0f} s, at most {opts.users} in flight"
              if opts.arrival_rate else
-             f"closed levels of {', '.join(str(u) for u in opts.level_users())} users, {opts.duration:.0f} s each"
+             f"closed levels of {', '.join(str(u) for u in opts.level_users())} "
+             f"user{'' if opts.level_users() == [1] else 's'}, {opts.duration:.0f} s each"
              + (", stopping after the first level with failures" if opts.stop_on_failure else ""))
     lines = [f"foretune load {opts.scenario}: request plan (dry run, nothing sent)", f"target: {opts.target}",
              f"shape: {shape}", f"limits: {opts.time_limit:.0f} s, {opts.max_requests} requests, {opts.timeout:.0f} s per request",
              f"TLS: {'not verified (--insecure)' if opts.insecure else 'verified against ' + (opts.ca or 'the system CA store')}"
              if opts.target.startswith("https") else "TLS: none (http)"]
+    lines += [f"note: {note}" for note in opts.notes]
     if opts.master:
         lines.append(f"distributed: master on {opts.master[0]}:{opts.master[1]}, waiting for {opts.expect_workers} workers; "
                      "each sends to its own --target")
@@ -314,6 +383,16 @@ def _confirm(env: Environment, what: str) -> None:
 def _load(args: argparse.Namespace, env: Environment, opts: Options) -> int:
     from foretune.errors import InputError, UsageError  # start-up: only when _load runs
 
+    for note in opts.notes:
+        env.warn(note)
+    preflight_note = ""
+    if not opts.master:  # a master sends nothing itself; each worker checks its own target
+        from foretune.load import preflight  # start-up: only when _load runs
+
+        try:
+            preflight_note = preflight.check(opts)
+        except preflight.Unfit as exc:
+            raise UsageError(f"{exc}; nothing else was sent") from None
     try:
         if opts.scenario != "rex-pull":
             from foretune.load import engine  # imports Locust, which patches the standard library for gevent
@@ -330,6 +409,9 @@ def _load(args: argparse.Namespace, env: Environment, opts: Options) -> int:
     if opts.worker:
         return _work(env, opts)
     rec = Recorder(opts.scenario, opts.target, opts.run, shape, _secret_forms(opts.credentials))
+    rec.notes.extend(opts.notes)
+    guard = _InterruptGuard(env, rec)
+    guard.install()  # the run's own handlers replace it while it runs
     if opts.scenario == "rex-pull":
         from foretune.load import mqtt  # start-up: only when _load runs
 
@@ -341,6 +423,9 @@ def _load(args: argparse.Namespace, env: Environment, opts: Options) -> int:
             engine.run(opts, rec)
         except WorkersMissing as exc:
             raise UsageError(f"--master: {exc}") from None
+    guard.install()  # gevent's signal watchers leave SIGINT at its default (kill) when they stop
+    if preflight_note:
+        rec.notes.append(preflight_note)
     doc = rec.document()
     if args.server_logs:
         ended = rec.started_wall + doc["duration_s"]
@@ -349,9 +434,37 @@ def _load(args: argparse.Namespace, env: Environment, opts: Options) -> int:
         except (UsageError, InputError) as exc:  # the client's figures are still worth having
             doc["notes"].append(f"--server-logs: {exc}")
     _emit(args, env, doc)
-    if doc["interrupted"]:
+    guard.ignore()  # written: a Ctrl-C from here on must not turn the exit status into a kill by signal
+    if doc["interrupted"] or guard.fired:
         env.warn("interrupted: the report covers what ran until then")
+        return 130
     return 1 if any(step["failures_total"] for step in doc["steps"]) else 0
+
+
+class _InterruptGuard:
+    """SIGINT/SIGTERM outside the run's own handlers: the run is marked interrupted and the report still written."""
+
+    def __init__(self, env: Environment, rec: Any) -> None:
+        self.env, self.rec, self.fired = env, rec, False
+
+    def install(self) -> None:
+        import signal  # start-up: only when a run starts
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, self._handle)
+
+    def ignore(self) -> None:
+        import signal  # start-up: only when a run ends
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_IGN)
+
+    def _handle(self, _signum: int, _frame: object) -> None:
+        self.rec.interrupted = True  # a run not yet started stops at once
+        if not self.fired:
+            self.fired = True
+            self.env.stderr.write("foretune: interrupted: writing the partial report first\n")
+            self.env.stderr.flush()
 
 
 def _work(env: Environment, opts: Options) -> int:
@@ -368,23 +481,21 @@ def _work(env: Environment, opts: Options) -> int:
     return 0
 
 
-SERVER_LOGS_MARGIN_S = 60  # the run's window on this machine's clock, widened on each side
-
-
 def _server_logs(source: str, started: float, ended: float, env: Environment) -> dict[str, Any]:
     """The logs report's incidents, 503 bursts and busiest ``Controller#action`` rows for ``source`` over the run.
 
-    The window is the run's start and end in this machine's local time zone (the server's logs carry local time
-    without a zone), widened by ``SERVER_LOGS_MARGIN_S`` on each side.
+    The window is the run's start and end to the second, in this machine's local time zone (the server's logs
+    carry local time without a zone): from the second the run started up to and including the second it ended.
     """
+    import math  # start-up: only when _server_logs runs
     import time  # start-up: only when _server_logs runs
 
     from foretune.commands.logs import _range, analyze  # start-up: only when _server_logs runs
 
     def when(epoch: float) -> str:
-        return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch))
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(epoch))
 
-    since, until = when(started - SERVER_LOGS_MARGIN_S), when(ended + SERVER_LOGS_MARGIN_S + 60)  # minutes: round the end up
+    since, until = when(math.floor(started)), when(math.floor(ended) + 1)  # [since, until): the end's second is in
     args = argparse.Namespace(jobs=1, puma_capacity=None)
     report = analyze([source], _range(since, until, ("--server-logs", "--server-logs")), args, env)
     actions = [{k: a.get(k) for k in ("action", "count", "p50", "p95", "p99", "status")}
@@ -437,22 +548,29 @@ def _read_result(path: str) -> dict[str, Any]:
         raise InputError(f"--compare: {path} is not JSON (write results with --format json)") from None
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise InputError(f"--compare: {path} is not a foretune load result ({SCHEMA})")
+    from foretune.load.validate import problem  # start-up: only when _read_result runs
+
+    found = problem(doc)
+    if found:
+        raise InputError(f"--compare: {path} is not a valid {SCHEMA} result: {found}")
     return doc
 
 
 def _compare(args: argparse.Namespace, env: Environment) -> int:
     import json  # start-up: only when _compare runs
 
-    from foretune.errors import InputError  # start-up: only when _compare runs
+    from foretune.errors import InputError, UsageError  # start-up: only when _compare runs
     from foretune.knowledge import threshold  # start-up: only when _compare runs
     from foretune.load import report  # start-up: only when _compare runs
 
+    fmt = output_format(args)
+    if fmt not in ("text", "json"):
+        raise UsageError(f"--compare writes text or json, not {fmt}")
     before, after = (_read_result(p) for p in args.compare)
     if before["scenario"] != after["scenario"]:
         raise InputError(f"--compare: {before['scenario']} and {after['scenario']} results are not comparable")
     noise = args.noise if args.noise is not None else float(threshold("logs_compare_noise_fraction"))
     diff = report.compare(before, after, noise)
-    fmt = output_format(args)
     emit(args, env, json.dumps(diff, indent=2) + "\n" if fmt == "json" else report.compare_text(diff))
     return 0
 

@@ -119,6 +119,8 @@ def run(opts: Options, rec: Recorder) -> None:
     rec.max_requests = opts.max_requests
     env.events.request.add_listener(_listener(rec, stop, opts.max_requests))  # type: ignore[no-untyped-call]
     handlers = [gevent.signal_handler(sig, interrupted) for sig in (signal.SIGINT, signal.SIGTERM)]
+    if rec.interrupted:  # Ctrl-C before the handlers were in place
+        interrupted()
     deadline = time.monotonic() + opts.time_limit
     try:
         if opts.arrival_rate:

@@ -153,4 +153,9 @@ def api(client: Any, opts: Options, rec: Recorder, state: ApiState) -> None:
     response = _Gated(client, rec).get(path, name=call.step, auth=auth)
     if call.step == "hosts_index" and int(getattr(response, "status_code", 0) or 0) == 200 and len(state.ids) < 1000:
         with contextlib.suppress(ValueError, KeyError, TypeError, AttributeError):
-            state.ids.extend(int(row["id"]) for row in json.loads(response.content).get("results", []))
+            rows = json.loads(response.content).get("results", [])
+            state.ids.extend(int(row["id"]) for row in rows)
+            if not rows and not state.ids:
+                show = next((w for c, w in mix if c.step == "host_show"), 0)
+                rec.note_once(f"api: the server listed no hosts, so host_show ({show} % of the mix) was sent as "
+                              "hosts_index: the mix had no host_show calls while there were none")

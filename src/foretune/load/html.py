@@ -21,7 +21,7 @@ def charts(doc: dict[str, Any]) -> list[str]:
     levels = doc["levels"]
     if not levels:
         return []
-    labels = [f"{levels[0]['users']} users", f"{levels[-1]['users']} users"]
+    labels = [f"{n} user" if n == 1 else f"{n} users" for n in (levels[0]["users"], levels[-1]["users"])]
     busiest = [s["name"] for s in sorted(doc["steps"], key=lambda s: -s["count"])[:CHARTED]]
     latency, success = [], []
     for name in busiest:

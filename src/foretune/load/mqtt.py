@@ -17,7 +17,7 @@ import ssl
 import time
 import urllib.request
 import uuid as uuidlib
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from foretune.load import plan
@@ -95,12 +95,15 @@ def run(opts: Options, rec: Recorder) -> None:
         stopped.append("interrupt")
 
     saved = {sig: signal.signal(sig, interrupted) for sig in (signal.SIGINT, signal.SIGTERM)}
+    if rec.interrupted:  # Ctrl-C before the handlers were in place
+        stopped.append("interrupt")
     started = time.monotonic()
     deadline = started + opts.time_limit
     end = min(started + opts.duration, deadline)
     rec.begin_level(opts.users)
     hosts = [_Host(plan.host_name(opts.run, n)) for n in range(1, opts.users + 1)]
     fetches = ThreadPoolExecutor(max_workers=min(32, opts.users))
+    left: dict[str, int] = {"notification": 0, "job_fetch": 0}  # in flight when the run was stopped: not failures
     try:
         for host in hosts:
             _connect(mqtt, loop, host, opts, rec)
@@ -113,19 +116,22 @@ def run(opts: Options, rec: Recorder) -> None:
         ready = [h for h in hosts if h.subscribed]
         publisher = _publisher(mqtt, loop, opts, rec, stopped, deadline)
         while publisher is not None and ready and not stopped and time.monotonic() < end and rec.requests < opts.max_requests:
-            _round(loop, publisher, ready, opts, rec, fetches, stopped, min(end + opts.timeout, deadline))
+            _round(loop, publisher, ready, opts, rec, fetches, stopped, min(end + opts.timeout, deadline), left)
         if time.monotonic() >= deadline and not stopped:
             stopped.append("time-limit")
         if rec.requests >= opts.max_requests and not stopped:
             stopped.append("request-cap")
     finally:
-        fetches.shutdown(wait=True, cancel_futures=True)
+        fetches.shutdown(wait=True, cancel_futures=True)  # only fetches queued past their round's timeout are left
         for host in hosts:
             if host.client is not None:
                 host.client.disconnect()
         loop.pump(0)
         for sig, previous in saved.items():
             signal.signal(sig, previous)
+    if left["notification"] or left["job_fetch"]:
+        rec.notes.append(f"stopped ({stopped[0] if stopped else 'duration'}) with {left['notification']} notifications "
+                         f"not yet delivered and {left['job_fetch']} job fetches not yet done: left out, not counted as failures")
     rec.stopped_by = stopped[0] if stopped else "duration"
     rec.end()
 
@@ -197,9 +203,13 @@ def _publisher(mqtt: Any, loop: _Loop, opts: Options, rec: Recorder, stopped: li
 
 
 def _round(loop: _Loop, publisher: Any, ready: list[_Host], opts: Options, rec: Recorder, fetches: ThreadPoolExecutor,
-           stopped: list[str], until: float) -> None:
-    """Notify every subscribed host once, wait for each receipt (then its job fetch) or the per-request timeout."""
+           stopped: list[str], until: float, left: dict[str, int]) -> None:
+    """Notify every subscribed host once, wait for each receipt and then for each job fetch (a pull client fetches
+    its job before it takes the next one), each within the per-request timeout; so every delivered notification
+    has its job fetch. What is still in flight when the run is stopped (Ctrl-C, the time limit) is counted in
+    ``left``, not as a failure."""
     waiting: dict[str, float] = {}
+    jobs: list[Future[None]] = []
     notify = plan.rex_call("notification")
     for host in ready:
         job = str(uuidlib.uuid4())
@@ -211,14 +221,23 @@ def _round(loop: _Loop, publisher: Any, ready: list[_Host], opts: Options, rec: 
                 return
             rec.record("notification", (time.monotonic() - sent) * 1000, None, len(message.payload))
             job_id = json.loads(message.payload).get("job", "")
-            fetches.submit(_fetch, opts, rec, job_id)
+            jobs.append(fetches.submit(_fetch, opts, rec, job_id))
 
         host.client.on_message = on_message
         publisher.publish(notify.path.format(uuid=host.uuid), json.dumps({"job": job, "type": "data"}), qos=notify.qos)
     round_end = min(until, time.monotonic() + opts.timeout)
     _until(loop, [], lambda: not waiting, round_end, stopped)
+    if stopped or time.monotonic() >= until:
+        left["notification"] += len(waiting)
+        waiting.clear()
     for uuid in list(waiting):
         rec.record("notification", (time.monotonic() - waiting.pop(uuid)) * 1000, "timeout", message="not delivered")
+    pending = set(jobs)
+    fetch_end = min(until, time.monotonic() + opts.timeout)
+    while pending and not stopped and time.monotonic() < fetch_end:
+        _done, pending = wait(pending, timeout=0.1)
+    if stopped or time.monotonic() >= until:  # not started: left out; a running fetch is recorded when it ends
+        left["job_fetch"] += sum(1 for job in pending if job.cancel())
 
 
 def _fetch(opts: Options, rec: Recorder, job: str) -> None:

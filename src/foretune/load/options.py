@@ -36,6 +36,7 @@ class Options:
     master: tuple[str, int] | None = None  # distributed: bind here and direct the workers
     expect_workers: int = 1
     worker: tuple[str, int] | None = None  # distributed: the master to connect to
+    notes: list[str] = field(default_factory=list)  # what the user should know about these settings
 
     def level_users(self) -> list[int]:
         """Users per level of a closed ramp: users, users+step, ... (``levels`` of them, none above ``max_users``)."""

@@ -118,6 +118,12 @@ class Recorder:
         self._lock = threading.Lock()
         self._secrets = tuple(sorted((x for x in secrets if x), key=len, reverse=True))
 
+    def note_once(self, text: str) -> None:
+        """Add ``text`` to the report's notes unless it is there already."""
+        with self._lock:
+            if text not in self.notes:
+                self.notes.append(text)
+
     def _clean(self, text: str) -> str:
         """``text`` with the run's own credentials and anything that looks like a secret masked."""
         from foretune.host.redact import redact_text  # start-up: only when _clean runs
