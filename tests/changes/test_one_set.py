@@ -277,3 +277,22 @@ def test_a_site_value_above_a_non_critical_fix_is_still_kept() -> None:
         (c.channel, c.op, c.target, c.value) for c in lowered.changes}
     assert ("custom-hiera", "remove", "foreman::foreman_service_puma_workers") in {
         (c.channel, c.op, c.target) for c in lowered.changes}
+
+
+@pytest.mark.parametrize("name", ["satellite-6.2-tuned", "capsule-6.2-passenger-tuned"])
+def test_a_tuned_62_box_writes_a_bundle_that_says_there_is_nothing_to_change(tmp_path: Path, name: str) -> None:
+    # Satellite 6.2 edits files by hand; a tuned box has no edit to make: APPLY.md says so in one line, no "Order:"
+    files, _ = audit_out(SOS / name, tmp_path)
+    steps = files["APPLY.md"]
+    assert "Nothing to change: no step to take, no installer run." in steps
+    assert "Order:" not in steps
+
+
+def test_a_plan_problem_the_box_passes_is_not_in_the_bundles_fix_first_list(tmp_path: Path) -> None:
+    # satellite-6.2: postgresql.conf sets max_connections = 500, and pg-max-connections-below-budget passes. The plan's
+    # problems compare its budget (138) with the installer's default of 100; on this box they do not hold, so APPLY.md
+    # must not ask to "apply the plan's max_connections" (200, which would lower the site's 500).
+    files, report = audit_out(SOS / "satellite-6.2", tmp_path)
+    status = {f["rule"]: f["status"] for f in report["findings"]}  # type: ignore[index, union-attr]
+    assert status["pg-max-connections-below-budget"] == "pass"
+    assert "max_connections" not in files["APPLY.md"]

@@ -161,14 +161,20 @@ _PROBLEM_RULES = {"puma-below-guide-range": "puma-workers-outside-range", "memor
                   "profile-too-small": "profile-too-small-for-hosts", "installer-will-refuse": "profile-too-small-for-hosts",
                   "hardware-below-profile": "hardware-below-profile", "development-profile": "development-profile-in-use",
                   "apache-workers-over-limit": "apache-workers-over-limit",
-                  "connections-over-max": "pg-max-connections-below-budget"}
+                  "connections-over-max": "pg-max-connections-below-budget",
+                  "installer-connections-over-max": "pg-max-connections-below-budget"}
 
 
 def _problems_as_judged(plan: Any, findings: list[Any]) -> Any:
     """The plan with each problem an audit finding also reports at that finding's severity (APPLY.md's "Fix these
-    first" and the report give one severity per problem); a finding listed as a symptom counts under its root's."""
+    first" and the report give one severity per problem); a finding listed as a symptom counts under its root's. A
+    problem whose rule the box passes is left out: what is in force there beats the plan's figure."""
+    from foretune.rules.base import Status  # start-up: loaded with the outputs only
+
     severity = {x.rule_id: f.severity.label for f in findings if f.counts for x in (f, *f.symptoms)}
-    problems = tuple(p._replace(severity=severity.get(_PROBLEM_RULES.get(p.code, ""), p.severity)) for p in plan.problems)
+    passed = {f.rule_id for f in findings if f.status == Status.PASS}
+    problems = tuple(p._replace(severity=severity.get(_PROBLEM_RULES.get(p.code, ""), p.severity)) for p in plan.problems
+                     if _PROBLEM_RULES.get(p.code) not in passed)
     return plan._replace(problems=problems) if problems != plan.problems else plan
 
 

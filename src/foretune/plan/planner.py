@@ -177,8 +177,9 @@ class Planner:
             workers, per = t["puma.workers"].foretune.value, puma.per_worker_gib() * GIB
             fewer = -(-(high - ram) // int(per))
             low = hardware.puma_worker_range(self.profile)[0]
-            if workers - fewer >= max(2, low):
-                text += f", or take Puma to {workers - fewer} workers (the guide's range starts at {low}), which keeps even them within RAM"
+            if workers - fewer >= max(2, low):  # a count of its own would be a second value for puma.workers
+                text += (f", or run {fewer} Puma {'worker' if fewer == 1 else 'workers'} fewer (the guide's range starts at "
+                         f"{low}), which keeps even them within RAM")
         return text
 
     def _check_consistency(self) -> None:

@@ -171,10 +171,11 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
     if cs.blocked:
         steps += ["Not applied (they could not take effect as they stand):", "",
                   *(f"- `{b.change.target}` {yaml_scalar(b.change.value)}: {b.why}" for b in cs.blocked), ""]
-    steps += ["Order:", ""]
     if not plan.release.features.custom_hiera:
-        steps += _direct_edits(plan, cs)
+        edits = _direct_edits(plan, cs)
+        steps += (["Order:", ""] if edits[0][:1].isdigit() else []) + edits
         return "\n".join(steps) + "\n"
+    steps += ["Order:", ""]
     n = 1
     for c in cs.changes:
         if c.channel == "alter-system" and c.op == "reset":
@@ -234,7 +235,7 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
                      "`grubby --update-kernel=ALL --remove-args=transparent_hugepage` and a reboot.")
         n += 1
     if n == 1:  # no step at all
-        steps[steps.index("Order:"):] = ["Nothing to change: no step to take, no installer run."]
+        steps = ["Nothing to change: no step to take, no installer run."]
     if cs.advice:
         steps += ["", "Keep in mind:", "", *(f"- {what}: {advice}" for what, advice in cs.advice)]
     steps += ["", "Every value, its reason and citation: `foretune plan ... --format json`; one value: `foretune plan ... --explain TUNABLE`."]
@@ -300,7 +301,7 @@ def _direct_edits(plan: Plan, cs: ChangeSet) -> list[str]:
               "and the next installer run overwrites them. Keep a copy of each file before editing it (undo: copy it back), "
               "and repeat the edits after every installer run."]
     if n == 1:  # no step at all
-        steps[steps.index("Order:"):] = ["Nothing to change: no step to take, no installer run."]
+        steps = ["Nothing to change: no step to take, no installer run."]
     if cs.advice:
         steps += ["", "Keep in mind:", "", *(f"- {what}: {advice}" for what, advice in cs.advice)]
     steps += ["", "Every value, its reason and citation: `foretune plan ... --format json`; one value: `foretune plan ... --explain TUNABLE`."]

@@ -121,13 +121,14 @@ def test_shared_buffers_is_not_raised_at_pumas_cost() -> None:
 
 def test_a_memory_range_past_ram_is_never_no_problem() -> None:
     # The guide's medium box (8 CPUs, 32 GiB): 12 Puma workers (range 8 - 12) fit at the planning sizes, but the high
-    # ends of the services' ranges pass 32 GiB: a low problem that names the Puma count keeping even them in RAM.
+    # ends of the services' ranges pass 32 GiB: a low problem that says how many Puma workers fewer keep even them in
+    # RAM (never a second worker count beside the plan's 12).
     p = plan("satellite", "6.15", hosts=8000, cpus=8, ram_gib=32)
     high = sum(m.high_bytes for m in p.memory)
     assert high > 32 * GIB >= sum(m.bytes for m in p.memory)
     found = [q for q in p.problems if q.code == "memory-range-over-ram"]
     assert [q.severity for q in found] == ["low"]
-    assert "or take Puma to 9 workers (the guide's range starts at 8)" in found[0].message
+    assert "or run 3 Puma workers fewer (the guide's range starts at 8)" in found[0].message
 
 
 def test_effective_cache_size_is_a_hint_not_lowered_without_cause() -> None:
