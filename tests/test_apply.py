@@ -674,3 +674,16 @@ def test_not_verified_always_says_why(tmp_path: Path) -> None:
     check = verifier.check(Change("profile", "profile", "--tuning", "large"))
     assert check.state == UNVERIFIED
     assert check.why == f"--tuning cannot be read back where it takes effect on {tmp_path / 'host'}"
+
+
+@pytest.mark.parametrize("target, value", [("--x; rm -rf /", 1), ("--foreman-db-pool", "20; rm -rf /")])
+def test_a_change_set_file_with_a_shell_word_for_an_installer_option_is_refused(tmp_path: Path, target: str, value: object) -> None:
+    # an installer option and its value end up on the installer's command line (and in what apply prints): a change
+    # set file may only name an option and a plain value there, never shell words
+    root = _tree(tmp_path)
+    data = {"release": "Satellite 6.15", "changes": [{"tunable": "foreman.db_pool", "channel": "installer", "target": target,
+                                                      "value": value, "effect": "installer-run"}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, data))
+    assert result.status == 2, result.stderr
+    assert "not an installer option and value" in result.stderr and "Traceback" not in result.stderr
+    assert "rm -rf" not in result.stdout

@@ -50,6 +50,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 def _from_file(path: str) -> ChangeSet:
     import json  # start-up: only when a change set file is read
+    import re  # start-up: only when a change set file is read
 
     from foretune.apply.journal import change_from_dict  # start-up: only for an `apply` run
     from foretune.changes.model import ChangeSet  # start-up: only for an `apply` run
@@ -64,6 +65,10 @@ def _from_file(path: str) -> ChangeSet:
     if not isinstance(data, dict) or not isinstance(data.get("changes"), list):
         raise InputError(f"{path}: expected a mapping with a list of changes")
     changes = tuple(change_from_dict(c, f"{path}: change {n + 1}") for n, c in enumerate(data["changes"]))
+    for n, c in enumerate(changes):  # an installer option or profile goes on a command line: only its own shape
+        if (c.channel == "installer" and not re.fullmatch(r"--[a-z0-9][a-z0-9-]*", c.target)) or \
+                (c.channel in ("installer", "profile") and not re.fullmatch(r"[\w.:/-]*", str(c.value if c.value is not None else ""))):
+            raise InputError(f"{path}: change {n + 1}: not an installer option and value: {c.target!r} {c.value!r}")
     tunables = [c.tunable for c in changes]
     twice = sorted({t for t in tunables if tunables.count(t) > 1})
     if twice:
