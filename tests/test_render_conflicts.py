@@ -63,12 +63,13 @@ def test_site_values_are_kept_and_each_difference_is_a_conflict_with_both_values
     for key in (f"{PG}/max_connections", f"{PG}/work_mem", f"{PG}/autovacuum_vacuum_cost_limit", f"{PG}/shared_buffers",
                 "candlepin::java_opts"):
         assert f"{key}: kept the site's" not in err, key
-    # foreman-installer 3.9 large profile: Puma 12-18 workers in the guide's table; the file's 10 is below it
-    assert ("foreman::foreman_service_puma_workers: kept the site's 10; foretune recommends 18 — guide range 12-18 "
-            "for large [gf-puma-recommendations, gf-puma-autotuning] (the site's comment: keep at 10)") in err
+    # foreman-installer 3.9 large profile: Puma 12-18 workers in the guide's table; the file's 10 is below it. The
+    # key has an installer option the file's value wins over: kept, and the option left off the command
+    assert ("foreman::foreman_service_puma_workers: kept the site's 10; --foreman-foreman-service-puma-workers 18 is "
+            "left off the installer command: custom-hiera's value wins over it") in err
     assert "add --prefer foretune" in err and "--prefer-key NAME=foretune" in err
     # the kept key is not also on the installer command: custom-hiera would win over it
-    assert "--foreman-foreman-service-puma-workers" not in err
+    assert "--foreman-foreman-service-puma-workers" not in err.split("run: ", 1)[1].split("\n", 1)[0]
 
 
 def test_prefer_foretune_replaces_and_says_so_beside_a_contradicting_comment(tmp_path: Path) -> None:
@@ -80,14 +81,13 @@ def test_prefer_foretune_replaces_and_says_so_beside_a_contradicting_comment(tmp
     assert "max_connections" not in text.split("<<: *pg_common", 1)[1]
     assert data[PG]["work_mem"] == "16MB"
     assert data[PG]["autovacuum_vacuum_cost_limit"] == 3000
-    assert data["foreman::foreman_service_puma_workers"] == 18
+    # Puma workers has an installer option: foretune's 18 goes on the installer command and the site's key is
+    # removed (in custom-hiera it would win over every later --tuning or option), never written as 18 into the file
+    assert "foreman::foreman_service_puma_workers" not in data
     assert data["pg_common"] == {"max_connections": 1500, "shared_buffers": "16GB"}  # the anchor itself is untouched
-    lines = text.splitlines()
-    at = lines.index("foreman::foreman_service_puma_workers: 18")
-    assert lines[at - 2] == "# keep at 10"
-    assert lines[at - 1] == ("# foretune: replaced the site's 10 as asked (--prefer); the site's comment here (keep at 10) "
-                             "was written for 10")
-    assert "foreman::foreman_service_puma_workers: replaced the site's 10 with foretune's 18" in result.stderr
+    assert ("foreman::foreman_service_puma_workers: removed the site's 10, which would win over "
+            "--foreman-foreman-service-puma-workers 18") in result.stderr
+    assert "--foreman-foreman-service-puma-workers 18" in result.stderr.split("run: ", 1)[1]
 
 
 def test_a_site_value_above_the_guides_range_is_a_conflict_kept_unless_asked(tmp_path: Path) -> None:

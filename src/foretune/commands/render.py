@@ -64,6 +64,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.render.files import write_text  # start-up: only for a `render` run, not --help
     from foretune.render.merge import (  # start-up: only for a `render` run, not --help
         load_mapping,
+        round_trip,
         show_diff,
         unified_diff,
     )
@@ -92,6 +93,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if _through_streams(path):
             raise InputError(f"{path}: is a stream, not a custom-hiera.yaml file: refusing to merge into it")
     current = load_mapping(old, str(path))
+    round_trip(old, str(path))  # a file the merge cannot load is refused before any other word on it
     from foretune.plan import make_plan  # start-up: only for a `render` run, not --help
     from foretune.plan.facts_input import hiera_configured  # start-up: only for a `render` run, not --help
 

@@ -170,28 +170,12 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
     ``remove`` holds top-level keys or ``<key>/<entry>`` paths (as :func:`foretune.knowledge.profiles.flatten` names them).
     """
     from ruamel.yaml.comments import CommentedMap  # start-up: only when hiera is merged
-    from ruamel.yaml.error import YAMLError  # start-up: only when hiera is merged
 
     comments = comments or {}
     notes = notes or {}
     remove = list(remove)
     current = load_mapping(text, label)
-    rt = _yaml(text)
-    start = _START.match(text)
-    prefix = ""
-    if start:
-        marker = text.rfind("---", 0, start.end())
-        prefix, body = text[:marker], text[marker:]
-    else:
-        body = text
-    try:
-        data = rt.load(body) if body.strip() else None
-    except YAMLError:
-        raise InputError(f"{label}: cannot merge safely (unusual layout); edit it by hand using `foretune plan --format hiera`") from None
-    except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # e.g. !!timestamp 2024-13-45
-        reason = str(exc).splitlines()[0][:100] if str(exc) else type(exc).__name__
-        raise InputError(f"{label}: not usable YAML ({reason}); fix that value, or edit the file by hand using "
-                         "`foretune plan --format hiera`") from None
+    rt, prefix, data = round_trip(text, label)
     if data is None:  # nothing but comments (or nothing): keep them all, add below
         prefix, data = text if not text or text.endswith("\n") else text + "\n", CommentedMap()
         rt.explicit_start = rt.explicit_end = False
@@ -250,7 +234,7 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
         start = data.ca.comment[1] if data.ca.comment and len(data.ca.comment) > 1 else None
         result = "".join(token.value for token in start or [])
     result += trailing
-    if not body.startswith("\n"):
+    if not text[len(prefix):].startswith("\n"):
         result = result.lstrip("\n")  # comment lines moved up from removed keys never open the file with blanks
     if prefix.strip() and result and not prefix.endswith("\n\n") and not rt.explicit_start:
         prefix += "\n"
@@ -398,6 +382,27 @@ def reconcile(current: dict[str, Any], values: dict[str, Any], reasons: dict[str
             else:
                 write[key] = value
     return write, conflicts
+
+
+def round_trip(text: str, label: str) -> tuple[Any, str, Any]:
+    """The file as the merge edits it: the round-trip loader, the text before its ``---`` and the loaded document
+    (None when empty); a file it cannot load is one input error, raised before anything else is said of it."""
+    from ruamel.yaml.error import YAMLError  # start-up: only when hiera is merged
+
+    rt = _yaml(text)
+    start = _START.match(text)
+    prefix, body = "", text
+    if start:
+        marker = text.rfind("---", 0, start.end())
+        prefix, body = text[:marker], text[marker:]
+    try:
+        return rt, prefix, (rt.load(body) if body.strip() else None)
+    except YAMLError:
+        raise InputError(f"{label}: cannot merge safely (unusual layout); edit it by hand using `foretune plan --format hiera`") from None
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # e.g. !!timestamp 2024-13-45
+        reason = str(exc).splitlines()[0][:100] if str(exc) else type(exc).__name__
+        raise InputError(f"{label}: not usable YAML ({reason}); fix that value, or edit the file by hand using "
+                         "`foretune plan --format hiera`") from None
 
 
 def merge_values(text: str, values: dict[str, Any], reasons: dict[str, str], preferences: dict[str, str] | None = None,
