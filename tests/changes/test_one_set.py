@@ -296,3 +296,17 @@ def test_a_plan_problem_the_box_passes_is_not_in_the_bundles_fix_first_list(tmp_
     status = {f["rule"]: f["status"] for f in report["findings"]}  # type: ignore[index, union-attr]
     assert status["pg-max-connections-below-budget"] == "pass"
     assert "max_connections" not in files["APPLY.md"]
+
+
+def test_a_declared_profile_the_hardware_refuses_gives_the_audit_the_accepted_profiles_sizing(tmp_path: Path) -> None:
+    # The example's box (16 CPUs, 63.8 GiB) declared extra-extra-large, which foreman-installer 3.9's hardware check
+    # refuses (48 CPUs, 256 GiB less its 10 % allowance: fi-tuning-hook); the largest profile it accepts is large.
+    # Nothing sized for the refused profile could take effect: the audit's bundle moves to --tuning large with large's
+    # Puma 18 workers (top of 12-18, gf-puma-recommendations), as plan --from and apply do, never 24 without --tuning.
+    tree = tmp_path / "sos"
+    shutil.copytree(EXAMPLE, tree, symlinks=True)
+    scenario = tree / "etc/foreman-installer/scenarios.d/satellite.yaml"
+    scenario.write_text(scenario.read_text(encoding="utf-8").replace("tuning: default", "tuning: extra-extra-large"), encoding="utf-8")
+    files, _ = audit_out(tree, tmp_path)
+    script = files["installer.sh"]
+    assert "  --tuning large \\\n" in script and script.rstrip().endswith("--foreman-foreman-service-puma-workers 18")

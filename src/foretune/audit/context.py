@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from foretune.changes.build import accepted_profile
 from foretune.facts.model import FactSet
 from foretune.plan.choose import choose_plan
 from foretune.rules.base import Context
@@ -29,4 +30,8 @@ def build_context(facts: FactSet, *, hosts: int | None = None, bench: list[dict[
     if plan is not None and change is not None and change.now is not None and change.now != plan.profile:
         # the profile the audit asks for: every recommended value and the change set come from its plan
         ctx = dataclasses.replace(ctx, fix_plan=choose_plan(facts, hosts=hosts, profile=change.now).plan)
+    elif plan is not None and (accepted := accepted_profile(plan)) is not None:
+        # a declared profile the installer's hardware check refuses: nothing sized for it takes effect, so the values
+        # and the change set are those of the largest profile it accepts (as plan --from and apply build them)
+        ctx = dataclasses.replace(ctx, fix_plan=choose_plan(facts, hosts=hosts, profile=accepted).plan)
     return ctx, notes
