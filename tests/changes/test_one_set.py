@@ -310,3 +310,21 @@ def test_a_declared_profile_the_hardware_refuses_gives_the_audit_the_accepted_pr
     files, _ = audit_out(tree, tmp_path)
     script = files["installer.sh"]
     assert "  --tuning large \\\n" in script and script.rstrip().endswith("--foreman-foreman-service-puma-workers 18")
+
+
+def test_apply_prefer_foretune_lowers_a_pinned_site_value_and_says_so(tmp_path: Path) -> None:
+    # satellite-6.15-overcommitted pins Puma 24 workers in custom-hiera.yaml. apply keeps it by default (never lowered
+    # silently); with --prefer foretune (its --help: "write foretune's") the pin goes and the installer option is
+    # passed, and the change says it lowers the site's 24 as asked.
+    box = REPO / "tests/fixtures/audit-boxes/satellite-6.15-overcommitted"
+    kept, asked = tmp_path / "kept", tmp_path / "asked"
+    shutil.copytree(box, kept, symlinks=True)
+    shutil.copytree(box, asked, symlinks=True)
+    default = run_cli("apply", "--root", str(kept))
+    assert default.status == 0, default.stderr
+    assert "the site's value is kept (never lowered silently)" in default.stderr
+    lowered = run_cli("apply", "--root", str(asked), "--prefer", "foretune")
+    assert lowered.status == 0, lowered.stderr
+    assert "never lowered silently" not in lowered.stderr
+    assert "-foreman::foreman_service_puma_workers: 24" in lowered.stdout
+    assert "--foreman-foreman-service-puma-workers" in lowered.stdout + lowered.stderr

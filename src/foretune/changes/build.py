@@ -180,6 +180,7 @@ class _Builder:
         self.profile_refused = next((p for p in plan.problems if p.code == "installer-will-refuse"), None)
         self.restarts = _restarts()
         self.lower: set[str] = set()  # audit rules whose measured failure may lower a site value (said in the change)
+        self.lower_site = False  # --prefer foretune: every site value may be lowered (said in the change)
         self.profile_keys = {key for size in SIZES for key in flatten(installer_hiera(self.release, size))} \
             if self.release.features.size_profiles else set()
         # what --tuning at the plan's profile writes (empty for a release or role without size profiles)
@@ -342,12 +343,14 @@ class _Builder:
         if key in self.host.custom_hiera:
             here, ours = _number(site), _number(value)
             lowered = here is not None and ours is not None and here > ours
-            if lowered and source not in self.lower:
+            if lowered and not self.lower_site and source not in self.lower:
                 self.block(change._replace(site_value=site), f"custom-hiera.yaml sets {key}: {site}, above foretune's {value}: "
                            "the site's value is kept (never lowered silently)")
                 return
-            if lowered:  # a measured critical failure asks for it: lowered, and said so
+            if lowered and source in self.lower:  # a measured critical failure asks for it: lowered, and said so
                 change = change._replace(reason=f"the critical finding {source} asks for it{': ' + reason if reason else ''}")
+            elif lowered:
+                change = change._replace(reason=f"lowers the site's {site} as asked (--prefer foretune){': ' + reason if reason else ''}")
             if channel == "installer":  # custom-hiera wins over the installer option: the key goes, the option stays
                 self.add(Change(f"unshadow:{key}", "custom-hiera", key, None, op="remove", file=HIERA_FILE,
                                 reason=f"custom-hiera.yaml sets {key}: {site}, which wins over {option}",
@@ -504,9 +507,10 @@ def _measured(b: _Builder, facts: Any) -> None:
         b.commands.append(THP_DEFRAG)
 
 
-def from_plan(plan: Plan, facts: Any = None) -> ChangeSet:
+def from_plan(plan: Plan, facts: Any = None, lower_site: bool = False) -> ChangeSet:
     """The change set of a plan: every tunable whose recommendation differs from what the installer gives, checked
-    against ``facts`` (a FactSet, a :class:`Host`, or None for a plan made from options alone).
+    against ``facts`` (a FactSet, a :class:`Host`, or None for a plan made from options alone); ``lower_site``: a
+    site value above foretune's is lowered, saying so (``--prefer foretune``), instead of kept.
 
     When the installer's hardware check refuses the plan's profile, nothing sized for it could take effect: the set
     is that of the plan at the largest profile the check accepts, and the refused profile is listed as blocked."""
@@ -516,12 +520,14 @@ def from_plan(plan: Plan, facts: Any = None) -> ChangeSet:
 
         refused = next(p for p in plan.problems if p.code == "installer-will-refuse")
         b = _Builder(make_plan(plan.input._replace(profile=accepted)), host_of(facts))
+        b.lower_site = lower_site
         b.block(Change("profile", "profile", "--tuning", plan.profile, site_value=b.host.tuning_profile,
                        reason=plan.profile_reason, citations=("fi-tuning-profiles",)),
                 f"{refused.message}; the set is sized for {accepted}, the largest profile it accepts", refused.citations)
         plan = b.plan
     else:
         b = _Builder(plan, host_of(facts))
+        b.lower_site = lower_site
     if tuning_applies(plan):
         b.profile(plan.profile)
         if accepted is not None and "profile" in b.changes:
@@ -539,14 +545,16 @@ def from_plan(plan: Plan, facts: Any = None) -> ChangeSet:
 
 
 def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: Any = None,
-               lower: Iterable[str] = ()) -> ChangeSet:
+               lower: Iterable[str] = (), lower_site: bool = False) -> ChangeSet:
     """The change set that fixes an audit's findings: ``fixes`` holds (rule id, the finding's Fix records) of the
     failing findings; ``plan`` is the plan at the profile the audit asks for (``Context.fix_plan``), the plan the
     findings took their values from. A value the plan has for the same tunable is the plan's, unless the finding asks
     for another (one value per tunable, the same in every output); the profile change comes first.
-    ``lower``: the rules of critical findings (a measured failure), whose fixes lower a site value, saying so."""
+    ``lower``: the rules of critical findings (a measured failure), whose fixes lower a site value, saying so;
+    ``lower_site``: every fix may lower a site value (``--prefer foretune``), saying so."""
     b = _Builder(plan, host_of(facts))
     b.lower = set(lower)
+    b.lower_site = lower_site
     fixes = list(fixes)
     asks = [rule for rule, rule_fixes in fixes for f in rule_fixes
             if f.kind == "command" and re.search(r"--tuning \S+$", str(f.target)) and not str(f.target).startswith("add hardware")]

@@ -91,11 +91,11 @@ def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, s
 
     program = build.installer_program(plan)
     if args.audit:
-        return _audit_change_set(facts, args.hosts), program, args.source
-    return build.from_plan(plan, facts), program, args.source
+        return _audit_change_set(facts, args.hosts, args.prefer == "foretune"), program, args.source
+    return build.from_plan(plan, facts, lower_site=args.prefer == "foretune"), program, args.source
 
 
-def _audit_change_set(facts: Any, hosts: int | None) -> ChangeSet:
+def _audit_change_set(facts: Any, hosts: int | None, lower_site: bool = False) -> ChangeSet:
     """The change set that fixes the failing, unwaived findings of the audit of ``facts``."""
     from types import SimpleNamespace  # start-up: only for `apply --audit`
 
@@ -108,7 +108,7 @@ def _audit_change_set(facts: Any, hosts: int | None) -> ChangeSet:
     if ctx.plan is None:
         raise UsageError(f"no fixes to apply: {ctx.no_plan_reason}")
     report = SimpleNamespace(findings=run_all(all_rules(), ctx))  # as `audit --output-dir` builds its set
-    result: ChangeSet = change_set(report, ctx.fix_plan or ctx.plan, facts)
+    result: ChangeSet = change_set(report, ctx.fix_plan or ctx.plan, facts, lower_site)
     return result
 
 

@@ -146,14 +146,14 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     return ExitStatus.FINDINGS if failing else ExitStatus.OK
 
 
-def change_set(report: Any, plan: Any, facts: Any) -> Any:
+def change_set(report: Any, plan: Any, facts: Any, lower_site: bool = False) -> Any:
     """The one change set that fixes the report's failing, unwaived findings (``foretune.changes.build.from_audit``)."""
     from foretune.changes.build import from_audit  # start-up: loaded with the outputs only
     from foretune.rules.base import Severity  # start-up: loaded with the outputs only
 
     critical = {f.rule_id for f in report.findings if f.counts and f.severity >= Severity.CRITICAL}
     return from_audit(((s.rule_id, s.fix_records) for f in report.findings if f.counts for s in (f, *f.symptoms)), plan, facts,
-                      lower=critical)
+                      lower=critical, lower_site=lower_site)
 
 
 # the plan's problem codes and the audit rule that judges the same problem on the box
