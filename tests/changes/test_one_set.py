@@ -328,3 +328,17 @@ def test_apply_prefer_foretune_lowers_a_pinned_site_value_and_says_so(tmp_path: 
     assert "never lowered silently" not in lowered.stderr
     assert "-foreman::foreman_service_puma_workers: 24" in lowered.stdout
     assert "--foreman-foreman-service-puma-workers" in lowered.stdout + lowered.stderr
+    assert "lowers the site's 24: --foreman-foreman-service-puma-workers " in lowered.stdout
+
+
+def test_apply_says_which_site_values_it_lowers_and_which_restart_it_needs(tmp_path: Path) -> None:
+    # satellite-6.15-overcommitted: the critical OOM finding lowers the pinned 24 Puma workers to 12 (gf-puma-recommendations,
+    # medium 8-12), and postgresql.auto.conf's max_connections = '300' is reset, which takes effect on a PostgreSQL
+    # restart only (pg-alter-system-reset); the installer does not restart it when postgresql.conf is unchanged
+    box = tmp_path / "box"
+    shutil.copytree(REPO / "tests/fixtures/audit-boxes/satellite-6.15-overcommitted", box, symlinks=True)
+    result = run_cli("apply", "--root", str(box), "--audit")
+    assert result.status == 0, result.stderr
+    assert "lowers the site's 24: --foreman-foreman-service-puma-workers 12 (the critical finding puma-workers-over-ram-budget" in result.stdout
+    assert "needs a restart: max_connections takes effect when postgresql restarts" in result.stdout
+    assert "`systemctl restart postgresql`" in result.stdout

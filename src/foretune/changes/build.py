@@ -132,6 +132,12 @@ def _restarts() -> dict[str, str]:
     return {**restarts, **{str(path): str(unit) for path, unit in data["_restart_after_edit"].items()}}
 
 
+def lowers_site_value(change: Change) -> bool:
+    """Whether ``change`` sets a value below the one the site set (only ever said, never silent)."""
+    here, ours = _number(change.site_value), _number(change.value)
+    return change.op == "set" and here is not None and ours is not None and ours < here
+
+
 def _number(value: Any) -> float | None:
     """A value as a number to compare a site's with foretune's (sizes as bytes), or None."""
     if isinstance(value, bool):

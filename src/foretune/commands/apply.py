@@ -158,6 +158,14 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.stdout.write(f"nothing to change on {host.label}: the change set is in place\n")
     if found.installer:
         env.stdout.write(f"installer command: {redact_text(found.installer)}\n")
+    from foretune.changes.build import lowers_site_value  # start-up: only for an `apply` run
+
+    for c in cs.changes:  # what an admin must know before writing: a site value lowered, a restart the run needs
+        if lowers_site_value(c):
+            env.stdout.write(redact_text(f"lowers the site's {c.site_value}: {c.target} {c.value} ({c.reason})") + "\n")
+        if c.effect == "restart" and c.units:
+            env.stdout.write(f"needs a restart: {c.target} takes effect when {', '.join(c.units)} restarts, which the "
+                             f"installer does not do when it changes nothing there: `systemctl restart {' '.join(c.units)}`\n")
     for command in getattr(cs, "commands", ()):  # what is not a value (THP, hammer settings): run by hand
         env.stdout.write(f"by hand: {redact_text(str(command))}\n")
     if not args.write:
