@@ -347,7 +347,10 @@ def test_alter_system_then_show_on_a_real_postgresql(tmp_path: Path, pg: pgclust
     assert original_max != "150" and _show(pg, "maintenance_work_mem") == "64MB"  # PostgreSQL's default
     result = run_cli("apply", "--root", str(root), "--dsn", dsn, "--changes", _changes(tmp_path, sets))
     assert result.stdout.splitlines() == ["ALTER SYSTEM SET maintenance_work_mem = '256MB';",
-                                          "ALTER SYSTEM SET max_connections = '150';", "ALTER SYSTEM SET work_mem = '8MB';"]
+                                          "ALTER SYSTEM SET max_connections = '150';", "ALTER SYSTEM SET work_mem = '8MB';",
+                                          "needs a restart: max_connections takes effect when postgresql.service restarts, "
+                                          "which the installer does not do when it changes nothing there: "
+                                          "`systemctl restart postgresql.service`"]
     assert _show(pg, "maintenance_work_mem") == "64MB"  # a dry run changes nothing
     result = run_cli("apply", "--root", str(root), "--dsn", dsn, "--changes", _changes(tmp_path, sets), "--write")
     assert result.status == 0, result.stderr
