@@ -342,3 +342,13 @@ def test_apply_says_which_site_values_it_lowers_and_which_restart_it_needs(tmp_p
     assert "lowers the site's 24: --foreman-foreman-service-puma-workers 12 (the critical finding puma-workers-over-ram-budget" in result.stdout
     assert "needs a restart: max_connections takes effect when postgresql restarts" in result.stdout
     assert "`systemctl restart postgresql`" in result.stdout
+
+
+def test_apply_md_copies_the_merged_file_only_while_the_hosts_file_is_unchanged(tmp_path: Path) -> None:
+    # the example's custom-hiera.yaml holds no secret, so the bundle's copy is that file with the changes merged in;
+    # the host's file may have changed since the sosreport: APPLY.md says to diff first, and to merge on the host if so
+    files, _ = audit_out(EXAMPLE, tmp_path)
+    step = next(line for line in files["APPLY.md"].splitlines() if "`custom-hiera.yaml` here is the source's" in line)
+    assert "If the host's file is still the one the source holds (`diff` them)" in step
+    assert "foretune render --from live --merge-into /etc/foreman-installer/custom-hiera.yaml --write" in step
+    assert "in its place" not in files["APPLY.md"]

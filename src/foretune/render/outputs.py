@@ -195,8 +195,11 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
         what = (["sets " + ", ".join(f"`{c.target}`" for c in sets)] if sets else []) + \
                (["removes " + ", ".join(f"`{c.target}` ({c.reason})" for c in removed)] if removed else [])
         if merged:
-            steps.append(f"{n}. Back up `{build.HIERA_FILE}`, then put `custom-hiera.yaml` from here in its place (it is "
-                         f"that file with the changes merged in: it {'; it '.join(what)}). Undo: restore the backup.")
+            steps.append(f"{n}. `custom-hiera.yaml` here is the source's `{build.HIERA_FILE}` with the changes merged in: "
+                         f"it {'; it '.join(what)}. If the host's file is still the one the source holds (`diff` them), "
+                         "back it up and copy this one over it; if it has changed since, merge on the host instead: "
+                         f"`foretune render --from live --merge-into {build.HIERA_FILE} --write` (with a backup). "
+                         "Undo: restore the backup.")
         else:
             why = (" (the source's copy has masked secrets, so it is not copied here)" if secrets else "")
             steps.append(f"{n}. Merge `custom-hiera.yaml` from here into `{build.HIERA_FILE}`{why}, keeping every key "
