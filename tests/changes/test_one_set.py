@@ -250,7 +250,7 @@ def test_a_critical_measured_failure_lowers_a_pinned_site_value_and_says_so(tmp_
     # worker: the CRITICAL puma-workers-over-ram-budget fix is 12 (the guide's medium range 8-12,
     # gf-puma-recommendations). Keeping the pin keeps the OOM: the key goes (custom-hiera wins over the option,
     # fi-hiera-precedence), --foreman-foreman-service-puma-workers 12 is passed, and APPLY.md says it lowers the 24.
-    box = REPO / "tests/fixtures/audit-boxes/satellite-6.15-overcommitted"
+    box = SOS / "satellite-6.15-overcommitted"
     files, report = audit_out(box, tmp_path)
     failing = {f["rule"]: f for f in report["findings"] if f["status"] == "fail"}  # type: ignore[index, union-attr]
     assert failing["puma-workers-over-ram-budget"]["severity"] == "critical"
@@ -316,7 +316,7 @@ def test_apply_prefer_foretune_lowers_a_pinned_site_value_and_says_so(tmp_path: 
     # satellite-6.15-overcommitted pins Puma 24 workers in custom-hiera.yaml. apply keeps it by default (never lowered
     # silently); with --prefer foretune (its --help: "write foretune's") the pin goes and the installer option is
     # passed, and the change says it lowers the site's 24 as asked.
-    box = REPO / "tests/fixtures/audit-boxes/satellite-6.15-overcommitted"
+    box = SOS / "satellite-6.15-overcommitted"
     kept, asked = tmp_path / "kept", tmp_path / "asked"
     shutil.copytree(box, kept, symlinks=True)
     shutil.copytree(box, asked, symlinks=True)
@@ -336,7 +336,7 @@ def test_apply_says_which_site_values_it_lowers_and_which_restart_it_needs(tmp_p
     # medium 8-12), and postgresql.auto.conf's max_connections = '300' is reset, which takes effect on a PostgreSQL
     # restart only (pg-alter-system-reset); the installer does not restart it when postgresql.conf is unchanged
     box = tmp_path / "box"
-    shutil.copytree(REPO / "tests/fixtures/audit-boxes/satellite-6.15-overcommitted", box, symlinks=True)
+    shutil.copytree(SOS / "satellite-6.15-overcommitted", box, symlinks=True)
     result = run_cli("apply", "--root", str(box), "--audit")
     assert result.status == 0, result.stderr
     assert "lowers the site's 24: --foreman-foreman-service-puma-workers 12 (the critical finding puma-workers-over-ram-budget" in result.stdout
