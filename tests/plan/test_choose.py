@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from foretune.audit.context import build_context
 from foretune.facts.model import Fact, FactSet, Provenance
-from foretune.plan.choose import choose_plan, declared_profile, hardware_profile, host_figure
+from foretune.knowledge import hardware
+from foretune.plan.choose import choose_plan, declared_profile, hardware_profile, host_figure, profile_move
 
 GIB = 1024**3
 
@@ -37,3 +38,29 @@ def test_profile_and_host_figure_parts() -> None:
     figure = host_figure(fs, None, "large")
     assert (figure.count, figure.source, figure.assumed) == (12000, "source", False)
     assert host_figure(fs, 500, "large").source == "--hosts"
+
+
+def test_profile_move_follows_the_installer_hardware_check() -> None:
+    """Figures by hand from hardware.yaml: medium ends at 10,000 hosts, large at 20,000; from foreman-installer 1.24 the
+    check refuses large below 16 cores / 64 GiB (90 % of it: 57.6 GiB) and extra-large below 32 cores / 128 GiB."""
+    gib = 1024 ** 3
+    assert profile_move("large", 15000, 16, 64 * gib, "3.9") is None  # large covers 15,000 hosts
+    move = profile_move("medium", 15000, 16, 64 * gib, "3.9")
+    assert move is not None and (move.needed, move.now, move.refused) == ("large", "large", None)
+    # 30,000 hosts need extra-large; 16 CPUs are refused it, and large is the largest accepted
+    move = profile_move("medium", 30000, 16, 64 * gib, "3.9")
+    assert move is not None and (move.needed, move.now) == ("extra-large", "large")
+    assert move.refused is not None and (move.refused.cores, move.refused.profile) == (32, "extra-large")
+    # a box the check accepts nothing above medium for: no move now, hardware first
+    move = profile_move("medium", 30000, 12, 48 * gib, "3.9")
+    assert move is not None and move.now is None
+    # nothing known about the box: the needed profile, unchecked
+    move = profile_move("medium", 30000, None, None, None)
+    assert move is not None and (move.now, move.refused) == ("extra-large", None)
+
+
+def test_largest_accepted_counts_only_profiles_below() -> None:
+    gib = 1024 ** 3
+    assert hardware.largest_accepted(16, 64 * gib, "3.9", below="extra-large") == "large"
+    assert hardware.largest_accepted(16, 57 * gib, "3.9", below="extra-large") == "medium"  # 57 < 57.6 GiB
+    assert hardware.largest_accepted(2, 4 * gib, "3.9", below="medium") is None

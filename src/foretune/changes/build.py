@@ -480,10 +480,9 @@ def accepted_profile(plan: Plan) -> str | None:
         return None
     from foretune.knowledge import hardware  # start-up: only when a refused profile is replaced
 
-    inp, fv = plan.input, plan.release.foreman_version
-    below = SIZES[:SIZES.index(plan.profile)] if plan.profile in SIZES else ()
-    accepted = [name for name in below if (need := hardware.enforced(name, fv)) is None or need.met_by(inp.cpus, inp.ram_bytes)]
-    return accepted[-1] if accepted else None
+    inp = plan.input
+    return hardware.largest_accepted(inp.cpus, inp.ram_bytes, plan.release.foreman_version, below=plan.profile) \
+        if plan.profile in SIZES else None
 
 
 # tunables whose installer value may not be in force: the units whose measured open-files limit tells

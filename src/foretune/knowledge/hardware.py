@@ -79,6 +79,14 @@ def enforced(profile: str, foreman_version: str) -> Requirement | None:
     return Requirement(profile, int(entry["cores"]), float(entry["ram_gib"]), citation) if entry else None
 
 
+def largest_accepted(cpus: int, ram_bytes: int, foreman_version: str, below: str) -> str | None:
+    """The largest size profile under ``below`` that the installer of ``foreman_version`` accepts on this box (a
+    profile it did not check counts as accepted); None when it accepts none."""
+    accepted = [name for name in SIZES[:SIZES.index(below)]
+                if (need := enforced(name, foreman_version)) is None or need.met_by(cpus, ram_bytes)]
+    return accepted[-1] if accepted else None
+
+
 def largest_supported(cpus: int, ram_bytes: int) -> str | None:
     """The largest size profile whose recommended hardware this box meets (90 % RAM rule)."""
     best = None

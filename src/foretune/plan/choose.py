@@ -10,7 +10,7 @@ largest one the hardware meets.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from foretune.errors import UsageError
 from foretune.knowledge import hardware, threshold
@@ -163,12 +163,39 @@ def choose_plan(facts: FactSet, *, hosts: int | None = None, **given: Any) -> Pl
     return PlanChoice(plan, release, figure, profile_why, tuple(notes))
 
 
+class ProfileMove(NamedTuple):
+    """The profile change a host count asks for, as far as the installer's hardware check accepts it."""
+
+    declared: str  # the profile the box runs
+    needed: str  # the profile its hosts need
+    now: str | None  # the profile to apply now (None: none larger than declared until hardware is added)
+    refused: hardware.Requirement | None  # the installer's hardware check that refuses ``needed`` on this box
+
+
+def profile_move(declared: str, hosts: int, cpus: Any, ram_bytes: Any, foreman_version: Any) -> ProfileMove | None:
+    """The move from the ``declared`` size profile that ``hosts`` managed hosts ask for; None when it covers them.
+
+    When the installer's hardware check refuses the needed profile, the move goes to the largest profile the check
+    accepts, if that is larger than the declared one. The one rule for the audit's findings, its values and every
+    change set (:func:`change_plan`)."""
+    needed = hardware.profile_for_hosts(hosts)
+    if declared not in SIZES or SIZES.index(declared) >= SIZES.index(needed):
+        return None
+    if not isinstance(cpus, int) or not isinstance(ram_bytes, int) or not foreman_version:
+        return ProfileMove(declared, needed, needed, None)
+    need = hardware.enforced(needed, str(foreman_version))
+    if need is None or need.met_by(cpus, ram_bytes):
+        return ProfileMove(declared, needed, needed, None)
+    accepted = hardware.largest_accepted(cpus, ram_bytes, str(foreman_version), below=needed)
+    now = accepted if accepted is not None and SIZES.index(accepted) > SIZES.index(declared) else None
+    return ProfileMove(declared, needed, now, need)
+
+
 def change_plan(facts: FactSet, *, hosts: int | None = None, **given: Any) -> Plan | None:
     """The plan a change set for ``facts`` is built from, the same for `audit --output-dir`, `plan --from` and `apply`.
 
     Without ``--profile``, a declared profile meant for fewer hosts than the box manages is not the basis: the set
-    moves to the profile the hosts need (profile-too-small-for-hosts asks for that ``--tuning``), or, when the
-    installer's hardware check refuses it, to the largest profile the check accepts if that is larger.
+    moves to the profile :func:`profile_move` gives (profile-too-small-for-hosts asks for that ``--tuning``).
     """
     choice = choose_plan(facts, hosts=hosts, **given)
     plan = choice.plan
@@ -177,16 +204,10 @@ def change_plan(facts: FactSet, *, hosts: int | None = None, **given: Any) -> Pl
     declared = facts.value("tuning_profile")
     if plan.input.role != "server" or declared not in SIZES or plan.profile != declared:
         return plan
-    wanted = hardware.profile_for_hosts(choice.figure.count)
-    if SIZES.index(wanted) <= SIZES.index(declared):
+    inp = plan.input
+    move = profile_move(declared, choice.figure.count, inp.cpus, inp.ram_bytes, plan.release.foreman_version)
+    if move is None or move.now is None:
         return plan
-    fv, inp = plan.release.foreman_version, plan.input
-    need = hardware.enforced(wanted, fv)
-    if need is not None and not need.met_by(inp.cpus, inp.ram_bytes):
-        accepted = [n for n in SIZES if (req := hardware.enforced(n, fv)) is not None and req.met_by(inp.cpus, inp.ram_bytes)]
-        if not accepted or SIZES.index(accepted[-1]) <= SIZES.index(declared):
-            return plan
-        wanted = accepted[-1]
-    moved = choose_plan(facts, hosts=hosts, **{**given, "profile": wanted}).plan
-    return moved._replace(profile_reason=f"{wanted}, the profile the change set moves to: {choice.figure.count} hosts "
+    moved = choose_plan(facts, hosts=hosts, **{**given, "profile": move.now}).plan
+    return moved._replace(profile_reason=f"{move.now}, the profile the change set moves to: {choice.figure.count} hosts "
                           f"need it, the installer's tuning fact declares {declared}") if moved is not None else None

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from foretune.knowledge import hardware, module_default
 from foretune.knowledge.model import SIZES
 from foretune.knowledge.profiles import PG
+from foretune.plan.choose import profile_move
 from foretune.plan.constants import const
 from foretune.plan.model import Fix
 from foretune.rules.base import Context
@@ -38,24 +39,17 @@ class ProfileNow(NamedTuple):
 
 
 def profile_now(ctx: Context) -> ProfileNow | None:
-    """The profile change a counted (or given) host figure asks for, as far as the installer accepts it here;
+    """The profile change a counted (or given) host figure asks for (:func:`foretune.plan.choose.profile_move`);
     None when the declared profile covers the hosts or nothing is known to judge by."""
     profile = ctx.facts.value("tuning_profile") if ctx.facts["tuning_profile"].known else None
     if ctx.hosts is None or ctx.hosts_assumed or profile not in SIZES:
         return None
-    needed = hardware.profile_for_hosts(ctx.hosts)
-    if SIZES.index(profile) >= SIZES.index(needed):
-        return None
     cpus, ram, version = (ctx.facts.value(n) for n in ("cpu_logical", "ram_bytes", "foreman_version"))
-    if not isinstance(cpus, int) or not isinstance(ram, int) or not version:
-        return ProfileNow(profile, needed, needed, None, "")
-    box = f"{cpus} CPUs and {format_gib(ram)}"
-    need = hardware.enforced(needed, str(version))
-    if need is None or need.met_by(cpus, ram):
-        return ProfileNow(profile, needed, needed, None, box)
-    accepted = [name for name in SIZES if (req := hardware.enforced(name, str(version))) is not None and req.met_by(cpus, ram)]
-    now = accepted[-1] if accepted and SIZES.index(accepted[-1]) > SIZES.index(profile) else None
-    return ProfileNow(profile, needed, now, need, box)
+    move = profile_move(profile, ctx.hosts, cpus, ram, version)
+    if move is None:
+        return None
+    box = f"{cpus} CPUs and {format_gib(ram)}" if isinstance(cpus, int) and isinstance(ram, int) and version else ""
+    return ProfileNow(*move, box)
 
 
 def recommended(ctx: Context, tunable: str) -> Recommendation | None:
