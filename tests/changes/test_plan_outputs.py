@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 import yaml
 
@@ -12,6 +15,7 @@ from tests.conftest import run_cli
 from tests.plan.cases import CASES
 
 GIB = 1024**3
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sosreport-satellite-6.15-mistuned"
 
 
 def test_a_large_satellite_gets_installer_options_and_only_work_mem_in_custom_hiera() -> None:
@@ -56,6 +60,12 @@ def test_a_declared_profile_the_installer_refuses_gives_the_accepted_profile_and
     assert "the set is sized for large" in apply_md
     installer = run_cli(*args, "--format", "installer")
     assert installer.stdout.rstrip("\n") == script.removeprefix("#!/bin/sh\nset -e\n").rstrip("\n")
+    # the table and JSON show that same plan: large's Puma workers, with the refusal kept as a critical problem
+    shown = json.loads(run_cli(*args, "--format", "json").stdout)
+    assert shown["profile"]["name"] == "large"
+    assert next(t for t in shown["tunables"] if t["id"] == "puma.workers")["foretune"]["value"] == 18
+    assert [p["code"] for p in shown["problems"] if p["severity"] == "critical"] == ["hardware-below-profile",
+                                                                                "installer-will-refuse"]
 
 
 def test_plan_output_dir_without_a_source_says_merge_never_replace(tmp_path) -> None:
@@ -118,3 +128,19 @@ def test_an_empty_change_set_writes_no_installer_step_and_a_change_without_reaso
     merged = outputs.bundle(plan, existing, one)["custom-hiera.yaml"]
     assert "# foretune: fixes capsule-proxy-timeout\napache::mod::proxy::proxy_timeout: 600\n" in merged
     assert "[]" not in merged
+
+
+def test_plan_from_a_source_shows_the_plan_its_change_set_applies() -> None:
+    # the example sosreport: 15,120 hosts counted, 16 CPUs, 63.8 GiB, the installer's tuning fact says default
+    # (meant for up to 5,000 hosts). Every format plans large, the profile the hosts need (10,001-20,000 hosts) and
+    # the hardware meets: Puma 18 workers (top of the guide's 12-18 for large), never default's 6 in one format
+    # and large's 18 in another.
+    source = ("plan", "--from", str(EXAMPLE))
+    table = run_cli(*source).stdout
+    assert "profile: large — the profile the change set moves to: 15120 hosts need it, the installer's tuning fact " \
+        "declares default" in table
+    shown = json.loads(run_cli(*source, "--format", "json").stdout)
+    assert shown["profile"]["name"] == "large"
+    assert next(t for t in shown["tunables"] if t["id"] == "puma.workers")["foretune"]["value"] == 18
+    installer = run_cli(*source, "--format", "installer").stdout
+    assert "  --tuning large \\\n" in installer and "--foreman-foreman-service-puma-workers 18" in installer

@@ -9,9 +9,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from foretune.changes.build import accepted_profile
 from foretune.facts.model import FactSet
 from foretune.plan.choose import choose_plan
+from foretune.plan.refused import accepted_profile
 from foretune.rules.base import Context
 from foretune.rules.recommend import profile_now
 

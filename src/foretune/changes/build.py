@@ -27,6 +27,8 @@ from foretune.knowledge.model import SIZES
 from foretune.knowledge.precedence import postgresql_shadow, systemd_shadow, table
 from foretune.knowledge.profiles import PG, flatten, installer_hiera
 from foretune.plan.model import Fix, Plan
+from foretune.plan.planner import make_plan
+from foretune.plan.refused import accepted_profile, tuning_applies
 from foretune.units import parse_size
 
 HIERA_FILE = "/etc/foreman-installer/custom-hiera.yaml"
@@ -109,11 +111,6 @@ def fix_key(fix: Fix) -> str:
     """
     found = re.match(r"\s*([\w.:-]+?)\s*(?:=|\s)", str(fix.value)) if fix.kind == "file" else None
     return f"{fix.target}:{found.group(1)}" if found else fix.target
-
-
-def tuning_applies(plan: Plan) -> bool:
-    """The installer takes --tuning here: a Katello server of a release with size profiles (Capsules have none)."""
-    return plan.input.role == "server" and plan.release.features.size_profiles and plan.input.katello
 
 
 def installer_program(plan: Plan) -> str:
@@ -473,18 +470,6 @@ def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
     return nested
 
 
-def accepted_profile(plan: Plan) -> str | None:
-    """The largest size profile the installer's hardware check accepts on the plan's box, when it refuses the plan's
-    own (None when it accepts the plan's profile, or none at all)."""
-    if not tuning_applies(plan) or not any(p.code == "installer-will-refuse" for p in plan.problems):
-        return None
-    from foretune.knowledge import hardware  # start-up: only when a refused profile is replaced
-
-    inp = plan.input
-    return hardware.largest_accepted(inp.cpus, inp.ram_bytes, plan.release.foreman_version, below=plan.profile) \
-        if plan.profile in SIZES else None
-
-
 # tunables whose installer value may not be in force: the units whose measured open-files limit tells
 MEASURED_LIMITS = {"smart_proxy_dynflow.limit_nofile": ("foreman-proxy.service", "smart_proxy_dynflow_core.service")}
 THP_DEFRAG = "echo never > /sys/kernel/mm/transparent_hugepage/defrag"
@@ -521,8 +506,6 @@ def from_plan(plan: Plan, facts: Any = None, lower_site: bool = False) -> Change
     is that of the plan at the largest profile the check accepts, and the refused profile is listed as blocked."""
     accepted = accepted_profile(plan)
     if accepted is not None:
-        from foretune.plan.planner import make_plan  # start-up: only when a refused profile is replaced
-
         refused = next(p for p in plan.problems if p.code == "installer-will-refuse")
         b = _Builder(make_plan(plan.input._replace(profile=accepted)), host_of(facts))
         b.lower_site = lower_site

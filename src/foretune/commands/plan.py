@@ -68,8 +68,8 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def plan_from_args(args: argparse.Namespace, env: Environment) -> object:
-    """Build the Plan from options, and from --from facts when given."""
-    return plan_and_facts(args, env)[0]
+    """Build the Plan a change set is built from: from options, and from --from facts when given."""
+    return plan_and_facts(args, env, for_changes=True)[0]
 
 
 def plan_and_facts(args: argparse.Namespace, env: Environment, for_changes: bool = False) -> tuple[object, object]:
@@ -120,13 +120,17 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.render import outputs  # start-up: only for a `plan` run, not --help
 
     fmt = output_format(args)
-    plan, facts = plan_and_facts(args, env, for_changes=bool(args.output_dir) or fmt in ("hiera", "installer"))
+    # every format shows the plan the change set is built from: with --from, the profile the hosts move to
+    plan, facts = plan_and_facts(args, env, for_changes=True)
     assert isinstance(plan, Plan)
     changes = None
-    if args.output_dir or fmt in ("hiera", "installer"):  # the table and JSON show the plan itself
+    if args.output_dir or fmt in ("hiera", "installer"):
         from foretune.changes.build import from_plan  # start-up: only for what applies changes, not the table
 
         changes = from_plan(plan, facts)  # one change set for every output that applies it
+    from foretune.plan.refused import applicable_plan  # start-up: only for a `plan` run, not --help
+
+    plan = applicable_plan(plan)  # a profile the installer refuses: the values of the one it accepts, as the set has
     if args.explain:
         from foretune.render import explain  # start-up: only for a `plan` run, not --help
 

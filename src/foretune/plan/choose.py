@@ -209,5 +209,5 @@ def change_plan(facts: FactSet, *, hosts: int | None = None, **given: Any) -> Pl
     if move is None or move.now is None:
         return plan
     moved = choose_plan(facts, hosts=hosts, **{**given, "profile": move.now}).plan
-    return moved._replace(profile_reason=f"{move.now}, the profile the change set moves to: {choice.figure.count} hosts "
+    return moved._replace(profile_reason=f"the profile the change set moves to: {choice.figure.count} hosts "
                           f"need it, the installer's tuning fact declares {declared}") if moved is not None else None

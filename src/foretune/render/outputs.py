@@ -7,11 +7,12 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from foretune.changes import build
-from foretune.changes.build import installer_program, tuning_applies
+from foretune.changes.build import installer_program
 from foretune.changes.model import Change, ChangeSet
 from foretune.knowledge import load_data
 from foretune.knowledge.profiles import PG
 from foretune.plan.model import Fix, Plan, Tunable
+from foretune.plan.refused import tuning_applies
 from foretune.render.snippets import SYSCTL_FILE, yaml_scalar
 from foretune.units import format_setting
 
