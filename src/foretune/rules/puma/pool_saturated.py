@@ -23,8 +23,9 @@ class PumaPoolSaturated(Rule):
         backlog, saturated = stats.get("backlog") or 0, stats.get("saturated_workers")
         evidence = ctx.evidence("puma_stats", "puma")
         if backlog > 0 and (saturated or stats.get("pool_capacity") == 0):
-            return self.failed(f"{backlog} requests waited in Puma's backlog while {saturated} of {workers} workers had no "
-                               "free thread: the application server is saturated now", current=backlog, recommended=0,
+            return self.failed(f"{backlog} requests waited in Puma's backlog (pumactl stats: the workers' backlog summed) "
+                               f"while {saturated} of {workers} workers had no free thread (pool_capacity 0): the "
+                               "application server is saturated now", current=backlog, recommended=0,
                                evidence=evidence, fixes=growth_fixes(ctx, "puma.workers", workers, "Puma workers"), observed=True)
         if booted < workers:
             return self.failed(f"only {booted} of {workers} Puma workers booted: the others crashed or are restarting",
