@@ -159,3 +159,14 @@ def test_a_prefork_pin_below_the_profile_is_removed_and_its_measured_limit_is_cr
     assert not [x for x in f["fixes"] if x.startswith("apache::mod::prefork::")]  # never pinned again
     written = yaml.safe_load((out / "custom-hiera.yaml").read_text(encoding="utf-8")) or {}
     assert not [k for k in written if k.startswith("apache::mod::prefork::")]
+
+
+def test_candlepin_tomcat_threads_gives_the_server_xml_edit_with_its_caveat() -> None:
+    """satellite-6.15: 24 Puma workers x 16 threads = 384 against puppet-candlepin's literal maxThreads="150"
+    (templates/tomcat/server.xml.erb/.epp at every tag, 0.1.0 to 18.1.0, with no parameter for it): no installer option
+    can set it, so the fix is the hand edit of /etc/tomcat/server.xml and says that an installer run puts 150 back."""
+    f = finding("satellite-6.15", "candlepin-tomcat-threads")
+    (fix,) = f["fixes"]
+    assert 'set maxThreads="384" on the Candlepin HTTPS <Connector> in /etc/tomcat/server.xml' in fix
+    assert "systemctl restart tomcat" in fix and "every installer run puts 150 back" in fix
+    assert "--" not in fix and "custom-hiera" not in fix  # no installer option or hiera key the module does not have
