@@ -99,6 +99,23 @@ def test_an_oom_kill_in_dmesg_and_messages_is_counted_once(tmp_path: Path) -> No
     assert audit_json(tree)["oom-kills"]["current"] == 2
 
 
+def test_the_same_pid_and_name_killed_again_after_a_reboot_is_a_second_kill(tmp_path: Path) -> None:
+    """A service started at boot often gets its PID back: satellite-6.15-logstash's kill of 3300 (java) on 12 Feb,
+    and another of 3300 (java) on 14 Feb with other memory figures (anon-rss), are two kills; the dmesg copy of the
+    second (same PID, name and anon-rss) is not a third."""
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-logstash", tree, symlinks=True)
+    messages = tree / "var/log/messages"
+    messages.write_text(messages.read_text(encoding="utf-8") + (
+        "Feb 14 06:30:02 sat615 kernel: Out of memory: Killed process 3300 (java) total-vm:8123456kB, anon-rss:3016704kB, "
+        "file-rss:0kB, shmem-rss:0kB, UID:91 pgtables:6100kB oom_score_adj:0\n"), encoding="utf-8")
+    (tree / "sos_commands/kernel/dmesg").write_text(
+        "[  912.331020] Out of memory: Killed process 3300 (java) total-vm:8123456kB, anon-rss:3016704kB, file-rss:0kB, "
+        "shmem-rss:0kB, UID:91 pgtables:6100kB oom_score_adj:0\n", encoding="utf-8")
+    oom = audit_json(tree)["oom-kills"]
+    assert oom["current"] == 2 and "2 times" in oom["message"]
+
+
 def audit_json(tree: Path) -> dict[str, dict[str, Any]]:
     """Every finding by rule, symptoms (joined under their cause) included."""
     result = run_cli("audit", str(tree), "--format", "json", "--fail-on", "critical")
