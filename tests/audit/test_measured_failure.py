@@ -121,3 +121,28 @@ def audit_json(tree: Path) -> dict[str, dict[str, Any]]:
     result = run_cli("audit", str(tree), "--format", "json", "--fail-on", "critical")
     top = json.loads(result.stdout)["findings"]
     return {f["rule"]: f for f in [*top, *(s for t in top for s in t.get("symptoms", []))]}
+
+
+def test_a_log_sos_tailed_is_read_from_a_tarball_as_from_the_directory(tmp_path: Path) -> None:
+    """sos 4.x stores a log over --log-size as sos_strings/<plugin>/<path with dots>.tailed and makes the log's own
+    path a symlink to it (the .tailed member comes first in the archive). capsule-6.15-measured-failure laid out so:
+    the tarball still quotes mosquitto's "system socket count has been exceeded" from var/log/messages, as the
+    directory does."""
+    from tests.facts.archive import pack
+
+    tree = tmp_path / "capsule"
+    shutil.copytree(SOS / "capsule-6.15-measured-failure", tree, symlinks=True)
+    tailed = tree / "sos_strings" / "logs" / "var.log.messages.tailed"
+    tailed.parent.mkdir(parents=True)
+    (tree / "var/log/messages").rename(tailed)
+    (tree / "var/log/messages").symlink_to("../../sos_strings/logs/var.log.messages.tailed")
+    archive = pack(tree, tmp_path / "sosreport-capsule01-2024-03-20-abcdef.tar.xz")
+
+    def measured(source: Path) -> dict[str, tuple[str, str]]:
+        found = audit_json(source)
+        return {rule: (f["severity"], f["message"]) for rule, f in found.items() if f["status"] == "fail"}
+
+    from_dir, from_tar = measured(tree), measured(archive)
+    assert from_tar == from_dir
+    exhausted = next(m for rule, (sev, m) in from_tar.items() if sev == "critical" and "socket count has been exceeded" in m)
+    assert "(var/log/messages)" in exhausted
