@@ -170,3 +170,30 @@ def test_candlepin_tomcat_threads_gives_the_server_xml_edit_with_its_caveat() ->
     assert 'set maxThreads="384" on the Candlepin HTTPS <Connector> in /etc/tomcat/server.xml' in fix
     assert "systemctl restart tomcat" in fix and "every installer run puts 150 back" in fix
     assert "--" not in fix and "custom-hiera" not in fix  # no installer option or hiera key the module does not have
+
+
+def test_a_6_2_shared_buffers_raise_raises_kernel_shmmax_first(tmp_path: Path) -> None:
+    """satellite-6.2 (PostgreSQL 9.2, 31.8 GiB): shared_buffers 256MB -> 4992MB. PostgreSQL 9.2 asks for shared_buffers
+    in one System V segment (mmap came with 9.3), so under kernel.shmmax 4294967295 it would not start: the finding
+    raises kernel.shmmax to 6 GiB (4992MB x 1.1 = 5491 MiB, ceil to whole GiB) before the postgresql.conf edit, and
+    --output-dir applies the sysctl before the restart. A box whose kernel.shmmax already holds it gets no sysctl."""
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.2", tree, symlinks=True)
+    sysctl = tree / "sos_commands/kernel/sysctl_-a"
+    sysctl.write_text(sysctl.read_text(encoding="utf-8") + "kernel.shmmax = 4294967295\n", encoding="utf-8")
+    data = json.loads(run_cli("audit", str(tree), "--hosts", "8000", "--format", "json", "--fail-on", "critical").stdout)
+    f = next(x for x in data["findings"] if x["rule"] == "pg-shared-buffers-out-of-range")
+    assert f["fixes"][0] == "# /etc/sysctl.d/90-foretune.conf\nkernel.shmmax = 6442450944"
+    assert "shared_buffers = 4992MB" in f["fixes"][1]
+    assert "raise kernel.shmmax 4294967295 -> 6442450944 before restarting it" in f["message"]
+    assert {"fact": "sysctl", "location": "sos_commands/kernel/sysctl_-a", "excerpt": "kernel.shmmax = 4294967295"} in f["evidence"]
+    out = tmp_path / "fixes"
+    run_cli("audit", str(tree), "--hosts", "8000", "--output-dir", str(out), "--fail-on", "critical")
+    assert "kernel.shmmax = 6442450944" in (out / "sysctl.d" / "90-foretune.conf").read_text(encoding="utf-8")
+    steps = (out / "APPLY.md").read_text(encoding="utf-8")
+    assert steps.index("sysctl --system") < steps.index("Restart httpd, postgresql")
+    sysctl.write_text(sysctl.read_text(encoding="utf-8").replace("kernel.shmmax = 4294967295", "kernel.shmmax = 8589934592"),
+                      encoding="utf-8")
+    data = json.loads(run_cli("audit", str(tree), "--hosts", "8000", "--format", "json", "--fail-on", "critical").stdout)
+    f = next(x for x in data["findings"] if x["rule"] == "pg-shared-buffers-out-of-range")
+    assert not any("shmmax" in fix for fix in f["fixes"]) and "shmmax" not in f["message"]

@@ -145,7 +145,7 @@ def sysctls(x: Extractor) -> None:
         x.unknown("sysctl", x.why("sysctl") if raw is None else f"{raw.location} is empty")
         return
     picked = {k: v for k, v in sorted(values.items()) if k.startswith(SYSCTL_PREFIXES)}
-    x.known("sysctl", picked, x.prov(raw, r"^(fs\.aio-max-nr|vm\.swappiness|vm\.overcommit_memory)"))
+    x.known("sysctl", picked, x.prov(raw, r"^(fs\.aio-max-nr|vm\.swappiness|vm\.overcommit_memory|kernel\.shmmax|kernel\.shmall)\b"))
 
 
 def service_units(x: Extractor) -> dict[str, dict[str, str]]:
