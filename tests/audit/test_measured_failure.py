@@ -146,3 +146,18 @@ def test_a_log_sos_tailed_is_read_from_a_tarball_as_from_the_directory(tmp_path:
     assert from_tar == from_dir
     exhausted = next(m for rule, (sev, m) in from_tar.items() if sev == "critical" and "socket count has been exceeded" in m)
     assert "(var/log/messages)" in exhausted
+
+
+def test_a_small_process_outside_the_services_is_not_named_as_the_memory_to_free(tmp_path: Path) -> None:
+    """satellite-6.15-logstash with logstash at 20 MiB RSS instead of 9 GiB: MemAvailable 1 GiB and full swap stay
+    measured, but moving a 20 MiB process frees nothing: the findings name no process and the fix says to look for
+    memory ps does not show."""
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-logstash", tree, symlinks=True)
+    ps = tree / "sos_commands/process/ps_auxwwwm"
+    ps.write_text(ps.read_text(encoding="utf-8").replace("14512332 9437184", "14512332 20480"), encoding="utf-8")
+    found = audit_json(tree)
+    for rule in ("memory-budget-over-ram", "oom-kills"):
+        assert "logstash" not in found[rule]["message"], found[rule]["message"]
+    fixes = " ".join(str(x) for f in found.values() for x in f["fixes"])
+    assert "logstash" not in fixes and "look for memory ps does not show" in fixes
