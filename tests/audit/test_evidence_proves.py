@@ -115,3 +115,10 @@ def test_the_rotational_flag_from_lsblk_t_is_quoted_from_its_line(tmp_path: Path
     header, row = str(first["excerpt"]).split("\n")
     assert squash(header).split()[6] == "ROTA" and squash(row) == "rhel-root 0 512 0 512 512 1 128 4096 32M"
 
+
+
+def test_custom_hiera_stale_keys_quotes_the_stale_line_under_its_key() -> None:
+    """examples' etc/foreman-installer/custom-hiera.yaml sets checkpoint_segments: 32 under
+    postgresql::server::config_entries (PostgreSQL 9.5 removed it): the evidence is that line, not the file's first."""
+    f = finding(EXAMPLE, "custom-hiera-stale-keys")
+    assert quoted(f) == ["etc/foreman-installer/custom-hiera.yaml: postgresql::server::config_entries: | checkpoint_segments: 32"]
