@@ -161,3 +161,17 @@ def test_a_small_process_outside_the_services_is_not_named_as_the_memory_to_free
         assert "logstash" not in found[rule]["message"], found[rule]["message"]
     fixes = " ".join(str(x) for f in found.values() for x in f["fixes"])
     assert "logstash" not in fixes and "look for memory ps does not show" in fixes
+
+
+def test_the_oom_finding_quotes_a_dated_copy_and_explains_a_zero_counter(tmp_path: Path) -> None:
+    """satellite-6.15-logstash's kill of 3300 (java) on 12 Feb 10:02:13 in var/log/messages, and its ring-buffer copy
+    (seconds since boot) in dmesg: the finding quotes the dated messages line. /proc/vmstat's oom_kill 0 (a counter
+    since the last boot) beside it is explained, not left as a contradiction."""
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-logstash", tree, symlinks=True)
+    (tree / "sos_commands/kernel/dmesg").write_text(DMESG, encoding="utf-8")
+    (tree / "proc/vmstat").write_text("pswpin 0\npswpout 0\noom_kill 0\n", encoding="utf-8")
+    oom = audit_json(tree)["oom-kills"]
+    assert "1 time, 2024-02-12T10:02:13: \"Feb 12 10:02:13 sat615 kernel: Out of memory: Killed process 3300 (java)" in oom["message"]
+    assert oom["evidence"][0]["location"] == "var/log/messages"
+    assert "/proc/vmstat's oom_kill 0 counts since the last boot, so the kill came before it" in oom["message"]
