@@ -122,3 +122,18 @@ def test_custom_hiera_stale_keys_quotes_the_stale_line_under_its_key() -> None:
     postgresql::server::config_entries (PostgreSQL 9.5 removed it): the evidence is that line, not the file's first."""
     f = finding(EXAMPLE, "custom-hiera-stale-keys")
     assert quoted(f) == ["etc/foreman-installer/custom-hiera.yaml: postgresql::server::config_entries: | checkpoint_segments: 32"]
+
+
+def test_a_host_count_given_with_hosts_is_quoted_from_the_command_line() -> None:
+    """satellite-6.15-profile-too-small counts 28000 managed hosts (satellite_metrics.yml); with --hosts 19000 the
+    finding's 19000 comes from the command line: that is its evidence, and the message says the source counts 28000."""
+    import json
+
+    from tests.conftest import run_cli
+
+    data = json.loads(run_cli("audit", str(SOS / "satellite-6.15-profile-too-small"), "--hosts", "19000",
+                              "--format", "json", "--fail-on", "critical").stdout)
+    f = next(x for x in data["findings"] if x["rule"] == "profile-too-small-for-hosts")
+    assert "19000 hosts (given with --hosts; the source counts 28000) need large" in f["message"]
+    assert quoted(f)[1:] == ["command line: --hosts 19000",
+                             "var/lib/foreman-maintain/satellite_metrics.yml: hosts_by_type_count: | Managed: 28000"]

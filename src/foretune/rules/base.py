@@ -126,6 +126,15 @@ class Context:
 
         return direct_edit(fix, capsule=self.role == "capsule")
 
+    def hosts_evidence(self) -> tuple[Evidence, ...]:
+        """Where the host figure the rules use comes from: ``--hosts`` on the command line (then the source's own count
+        after it, which it overrides), else the source's count."""
+        counted = self.evidence("managed_hosts") if self.facts["managed_hosts"].known else ()
+        if self.host_figure is not None and self.host_figure.source == "--hosts":
+            given = Evidence("managed_hosts", "command line", f"--hosts {self.hosts}")
+            return (given, *(e for e in counted if e != given))
+        return counted
+
     def bench_results(self, kind: str) -> list[dict[str, Any]]:
         """Every result of the given bench documents ("storage" or "db") passed with --bench."""
         return [r for doc in self.bench if doc.get("kind") == kind for r in doc.get("results", [])]
