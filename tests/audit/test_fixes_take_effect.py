@@ -197,3 +197,21 @@ def test_a_6_2_shared_buffers_raise_raises_kernel_shmmax_first(tmp_path: Path) -
     data = json.loads(run_cli("audit", str(tree), "--hosts", "8000", "--format", "json", "--fail-on", "critical").stdout)
     f = next(x for x in data["findings"] if x["rule"] == "pg-shared-buffers-out-of-range")
     assert not any("shmmax" in fix for fix in f["fixes"]) and "shmmax" not in f["message"]
+
+
+def test_a_backlog_of_threads_waiting_for_the_pool_points_to_the_pool_not_to_hardware(tmp_path: Path) -> None:
+    """satellite-6.15's pumactl stats show 5 threads running per worker on database.yml's pool 9: the backlog is not
+    the pool's doing, and the fix is about workers and hardware. With 16 threads running on that pool of 9, up to 7
+    per worker wait for a connection: the finding says the pool comes first and does not ask for hardware."""
+    assert "pool comes first" not in finding("satellite-6.15", "puma-pool-saturated")["message"]
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15", tree, symlinks=True)
+    stats = tree / "sos_commands/foreman/pumactl_stats"
+    stats.write_text(stats.read_text(encoding="utf-8").replace('"running": 5', '"running": 16')
+                     .replace('"max_threads": 5', '"max_threads": 16'), encoding="utf-8")
+    data = json.loads(run_cli("audit", str(tree), "--format", "json", "--fail-on", "critical").stdout)
+    f = next(x for x in data["findings"] + [s for x in data["findings"] for s in x["symptoms"]] if x["rule"] == "puma-pool-saturated")
+    assert "each worker runs 16 threads on a database pool of 9, so up to 7 of them wait for a connection" in f["message"]
+    assert f["fixes"] == ["fix the database pool first (9 for 16 threads, see foreman-db-pool-too-small); more workers or "
+                          "hardware only if the backlog stays after it"]
+    assert {"fact": "foreman_db_pool", "location": "etc/foreman/database.yml", "excerpt": "pool: 9"} in f["evidence"]
