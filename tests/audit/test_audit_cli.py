@@ -393,3 +393,18 @@ def test_a_waiver_for_a_symptom_names_its_root_cause(tmp_path: Path) -> None:
     data = json.loads(run_cli("audit", EXAMPLE, "--waivers", waivers, "--format", "json").stdout)
     budget = next(f for f in data["findings"] if f["rule"] == "memory-budget-over-ram")
     assert budget["waived"] == "known" and [s["rule"] for s in budget["symptoms"]] == ["swap-in-use"]
+
+
+def test_a_damaged_archive_says_so_in_the_report_itself(tmp_path: Path) -> None:
+    """A cut tarball is audited for what its intact members hold; the report (every format reads ``notes``) says the
+    verdict is incomplete, not only a warning on stderr that an attached report would lose."""
+    from tests.facts.archive import pack
+
+    whole = pack(REPO / "tests" / "fixtures" / "sosreports" / "satellite-6.15", tmp_path / "sosreport-sat-2024-02-12.tar")
+    cut = tmp_path / "cut.tar"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size * 8 // 10])  # after installed-rpms: still a Satellite
+    result = run_cli("audit", str(cut), "--format", "json", "--fail-on", "critical")
+    notes = json.loads(result.stdout)["notes"]
+    assert notes[0].startswith("cut.tar: truncated after ") and "the archive is damaged, so this audit is incomplete" in notes[0]
+    full = json.loads(run_cli("audit", str(whole), "--format", "json", "--fail-on", "critical").stdout)["notes"]
+    assert not any("damaged" in n for n in full)

@@ -100,7 +100,7 @@ DERIVED = {"cpu-steal-high", "history-tables-large", "pg-table-bloat", "puma-poo
            "databases-share-device", "commit-latency-high", "memory-budget-over-ram", "passenger-queue-saturated",
            "puma-workers-over-ram", "facts-per-host", "paused-tasks-backlog", "capsule-hosts-beyond-tested",
            "sidekiq-too-few-instances", "swap-in-use",  # a count of files; SwapTotal - SwapFree
-           "pulpcore-workers-high", "low-free-space",  # a count of worker units; 100 % less df's Use%
+           "low-free-space",  # 100 % less df's Use%
            "tuned-not-running",  # a state, in tuned-adm's own words in the excerpt
            "oom-kills", "http-503-burst"}  # a count of kill lines, of 503 and queue-full lines (each quoted)
 

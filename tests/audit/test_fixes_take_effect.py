@@ -159,3 +159,59 @@ def test_a_prefork_pin_below_the_profile_is_removed_and_its_measured_limit_is_cr
     assert not [x for x in f["fixes"] if x.startswith("apache::mod::prefork::")]  # never pinned again
     written = yaml.safe_load((out / "custom-hiera.yaml").read_text(encoding="utf-8")) or {}
     assert not [k for k in written if k.startswith("apache::mod::prefork::")]
+
+
+def test_candlepin_tomcat_threads_gives_the_server_xml_edit_with_its_caveat() -> None:
+    """satellite-6.15: 24 Puma workers x 16 threads = 384 against puppet-candlepin's literal maxThreads="150"
+    (templates/tomcat/server.xml.erb/.epp at every tag, 0.1.0 to 18.1.0, with no parameter for it): no installer option
+    can set it, so the fix is the hand edit of /etc/tomcat/server.xml and says that an installer run puts 150 back."""
+    f = finding("satellite-6.15", "candlepin-tomcat-threads")
+    (fix,) = f["fixes"]
+    assert 'set maxThreads="384" on the Candlepin HTTPS <Connector> in /etc/tomcat/server.xml' in fix
+    assert "systemctl restart tomcat" in fix and "every installer run puts 150 back" in fix
+    assert "--" not in fix and "custom-hiera" not in fix  # no installer option or hiera key the module does not have
+
+
+def test_a_6_2_shared_buffers_raise_raises_kernel_shmmax_first(tmp_path: Path) -> None:
+    """satellite-6.2 (PostgreSQL 9.2, 31.8 GiB): shared_buffers 256MB -> 4992MB. PostgreSQL 9.2 asks for shared_buffers
+    in one System V segment (mmap came with 9.3), so under kernel.shmmax 4294967295 it would not start: the finding
+    raises kernel.shmmax to 6 GiB (4992MB x 1.1 = 5491 MiB, ceil to whole GiB) before the postgresql.conf edit, and
+    --output-dir applies the sysctl before the restart. A box whose kernel.shmmax already holds it gets no sysctl."""
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.2", tree, symlinks=True)
+    sysctl = tree / "sos_commands/kernel/sysctl_-a"
+    sysctl.write_text(sysctl.read_text(encoding="utf-8") + "kernel.shmmax = 4294967295\n", encoding="utf-8")
+    data = json.loads(run_cli("audit", str(tree), "--hosts", "8000", "--format", "json", "--fail-on", "critical").stdout)
+    f = next(x for x in data["findings"] if x["rule"] == "pg-shared-buffers-out-of-range")
+    assert f["fixes"][0] == "# /etc/sysctl.d/90-foretune.conf\nkernel.shmmax = 6442450944"
+    assert "shared_buffers = 4992MB" in f["fixes"][1]
+    assert "raise kernel.shmmax 4294967295 -> 6442450944 before restarting it" in f["message"]
+    assert {"fact": "sysctl", "location": "sos_commands/kernel/sysctl_-a", "excerpt": "kernel.shmmax = 4294967295"} in f["evidence"]
+    out = tmp_path / "fixes"
+    run_cli("audit", str(tree), "--hosts", "8000", "--output-dir", str(out), "--fail-on", "critical")
+    assert "kernel.shmmax = 6442450944" in (out / "sysctl.d" / "90-foretune.conf").read_text(encoding="utf-8")
+    steps = (out / "APPLY.md").read_text(encoding="utf-8")
+    assert steps.index("sysctl --system") < steps.index("Restart httpd, postgresql")
+    sysctl.write_text(sysctl.read_text(encoding="utf-8").replace("kernel.shmmax = 4294967295", "kernel.shmmax = 8589934592"),
+                      encoding="utf-8")
+    data = json.loads(run_cli("audit", str(tree), "--hosts", "8000", "--format", "json", "--fail-on", "critical").stdout)
+    f = next(x for x in data["findings"] if x["rule"] == "pg-shared-buffers-out-of-range")
+    assert not any("shmmax" in fix for fix in f["fixes"]) and "shmmax" not in f["message"]
+
+
+def test_a_backlog_of_threads_waiting_for_the_pool_points_to_the_pool_not_to_hardware(tmp_path: Path) -> None:
+    """satellite-6.15's pumactl stats show 5 threads running per worker on database.yml's pool 9: the backlog is not
+    the pool's doing, and the fix is about workers and hardware. With 16 threads running on that pool of 9, up to 7
+    per worker wait for a connection: the finding says the pool comes first and does not ask for hardware."""
+    assert "pool comes first" not in finding("satellite-6.15", "puma-pool-saturated")["message"]
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15", tree, symlinks=True)
+    stats = tree / "sos_commands/foreman/pumactl_stats"
+    stats.write_text(stats.read_text(encoding="utf-8").replace('"running": 5', '"running": 16')
+                     .replace('"max_threads": 5', '"max_threads": 16'), encoding="utf-8")
+    data = json.loads(run_cli("audit", str(tree), "--format", "json", "--fail-on", "critical").stdout)
+    f = next(x for x in data["findings"] + [s for x in data["findings"] for s in x["symptoms"]] if x["rule"] == "puma-pool-saturated")
+    assert "each worker runs 16 threads on a database pool of 9, so up to 7 of them wait for a connection" in f["message"]
+    assert f["fixes"] == ["fix the database pool first (9 for 16 threads, see foreman-db-pool-too-small); more workers or "
+                          "hardware only if the backlog stays after it"]
+    assert {"fact": "foreman_db_pool", "location": "etc/foreman/database.yml", "excerpt": "pool: 9"} in f["evidence"]

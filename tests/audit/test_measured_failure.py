@@ -99,8 +99,79 @@ def test_an_oom_kill_in_dmesg_and_messages_is_counted_once(tmp_path: Path) -> No
     assert audit_json(tree)["oom-kills"]["current"] == 2
 
 
+def test_the_same_pid_and_name_killed_again_after_a_reboot_is_a_second_kill(tmp_path: Path) -> None:
+    """A service started at boot often gets its PID back: satellite-6.15-logstash's kill of 3300 (java) on 12 Feb,
+    and another of 3300 (java) on 14 Feb with other memory figures (anon-rss), are two kills; the dmesg copy of the
+    second (same PID, name and anon-rss) is not a third."""
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-logstash", tree, symlinks=True)
+    messages = tree / "var/log/messages"
+    messages.write_text(messages.read_text(encoding="utf-8") + (
+        "Feb 14 06:30:02 sat615 kernel: Out of memory: Killed process 3300 (java) total-vm:8123456kB, anon-rss:3016704kB, "
+        "file-rss:0kB, shmem-rss:0kB, UID:91 pgtables:6100kB oom_score_adj:0\n"), encoding="utf-8")
+    (tree / "sos_commands/kernel/dmesg").write_text(
+        "[  912.331020] Out of memory: Killed process 3300 (java) total-vm:8123456kB, anon-rss:3016704kB, file-rss:0kB, "
+        "shmem-rss:0kB, UID:91 pgtables:6100kB oom_score_adj:0\n", encoding="utf-8")
+    oom = audit_json(tree)["oom-kills"]
+    assert oom["current"] == 2 and "2 times" in oom["message"]
+
+
 def audit_json(tree: Path) -> dict[str, dict[str, Any]]:
     """Every finding by rule, symptoms (joined under their cause) included."""
     result = run_cli("audit", str(tree), "--format", "json", "--fail-on", "critical")
     top = json.loads(result.stdout)["findings"]
     return {f["rule"]: f for f in [*top, *(s for t in top for s in t.get("symptoms", []))]}
+
+
+def test_a_log_sos_tailed_is_read_from_a_tarball_as_from_the_directory(tmp_path: Path) -> None:
+    """sos 4.x stores a log over --log-size as sos_strings/<plugin>/<path with dots>.tailed and makes the log's own
+    path a symlink to it (the .tailed member comes first in the archive). capsule-6.15-measured-failure laid out so:
+    the tarball still quotes mosquitto's "system socket count has been exceeded" from var/log/messages, as the
+    directory does."""
+    from tests.facts.archive import pack
+
+    tree = tmp_path / "capsule"
+    shutil.copytree(SOS / "capsule-6.15-measured-failure", tree, symlinks=True)
+    tailed = tree / "sos_strings" / "logs" / "var.log.messages.tailed"
+    tailed.parent.mkdir(parents=True)
+    (tree / "var/log/messages").rename(tailed)
+    (tree / "var/log/messages").symlink_to("../../sos_strings/logs/var.log.messages.tailed")
+    archive = pack(tree, tmp_path / "sosreport-capsule01-2024-03-20-abcdef.tar.xz")
+
+    def measured(source: Path) -> dict[str, tuple[str, str]]:
+        found = audit_json(source)
+        return {rule: (f["severity"], f["message"]) for rule, f in found.items() if f["status"] == "fail"}
+
+    from_dir, from_tar = measured(tree), measured(archive)
+    assert from_tar == from_dir
+    exhausted = next(m for rule, (sev, m) in from_tar.items() if sev == "critical" and "socket count has been exceeded" in m)
+    assert "(var/log/messages)" in exhausted
+
+
+def test_a_small_process_outside_the_services_is_not_named_as_the_memory_to_free(tmp_path: Path) -> None:
+    """satellite-6.15-logstash with logstash at 20 MiB RSS instead of 9 GiB: MemAvailable 1 GiB and full swap stay
+    measured, but moving a 20 MiB process frees nothing: the findings name no process and the fix says to look for
+    memory ps does not show."""
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-logstash", tree, symlinks=True)
+    ps = tree / "sos_commands/process/ps_auxwwwm"
+    ps.write_text(ps.read_text(encoding="utf-8").replace("14512332 9437184", "14512332 20480"), encoding="utf-8")
+    found = audit_json(tree)
+    for rule in ("memory-budget-over-ram", "oom-kills"):
+        assert "logstash" not in found[rule]["message"], found[rule]["message"]
+    fixes = " ".join(str(x) for f in found.values() for x in f["fixes"])
+    assert "logstash" not in fixes and "look for memory ps does not show" in fixes
+
+
+def test_the_oom_finding_quotes_a_dated_copy_and_explains_a_zero_counter(tmp_path: Path) -> None:
+    """satellite-6.15-logstash's kill of 3300 (java) on 12 Feb 10:02:13 in var/log/messages, and its ring-buffer copy
+    (seconds since boot) in dmesg: the finding quotes the dated messages line. /proc/vmstat's oom_kill 0 (a counter
+    since the last boot) beside it is explained, not left as a contradiction."""
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-logstash", tree, symlinks=True)
+    (tree / "sos_commands/kernel/dmesg").write_text(DMESG, encoding="utf-8")
+    (tree / "proc/vmstat").write_text("pswpin 0\npswpout 0\noom_kill 0\n", encoding="utf-8")
+    oom = audit_json(tree)["oom-kills"]
+    assert "1 time, 2024-02-12T10:02:13: \"Feb 12 10:02:13 sat615 kernel: Out of memory: Killed process 3300 (java)" in oom["message"]
+    assert oom["evidence"][0]["location"] == "var/log/messages"
+    assert "/proc/vmstat's oom_kill 0 counts since the last boot, so the kill came before it" in oom["message"]

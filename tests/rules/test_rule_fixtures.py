@@ -3,7 +3,9 @@
 A fixture is tests/rules/fixtures/<rule-id>/<expect>-<slug>.yaml with ``facts`` (optionally on top
 of ``base: <name>`` from fixtures/_base/), ``options`` (hosts, bench) and ``expect``. A ``fail`` fixture
 also pins ``recommended`` (the value) and ``fixes`` (each "kind target value", ``[]`` when the finding
-gives none).
+gives none). ``provenance`` gives a fact the lines a source would quote for it (``fact: [[location, excerpt], ...]``,
+copied from a fixture sosreport's files), and ``evidence_has`` the text the finding's evidence must quote from them: the
+fact it proves, not only where it is.
 """
 
 from __future__ import annotations
@@ -38,10 +40,11 @@ def load_fixture(path: Path) -> dict[str, Any]:
     return data
 
 
-def fact_set(path: Path, facts: dict[str, Any]) -> FactSet:
+def fact_set(path: Path, facts: dict[str, Any], provenance: dict[str, list[list[str]]] | None = None) -> FactSet:
     fs = FactSet("fixture", path.name)
     for name, value in facts.items():
-        fs.add(Fact(name, value, (Provenance("fixture", path.name, ""),)))
+        quoted = tuple(Provenance("fixture", location, excerpt) for location, excerpt in (provenance or {}).get(name, []))
+        fs.add(Fact(name, value, quoted or (Provenance("fixture", path.name, ""),)))
     return fs
 
 
@@ -56,7 +59,8 @@ def test_rule_fixture(path: Path) -> None:
     expect = Status(data["expect"])
     assert path.stem.startswith(expect.value + "-"), "file name must start with the expected status"
     options = data.get("options") or {}
-    ctx, _ = build_context(fact_set(path, data["facts"]), hosts=options.get("hosts"), bench=options.get("bench"))
+    ctx, _ = build_context(fact_set(path, data["facts"], data.get("provenance")), hosts=options.get("hosts"),
+                           bench=options.get("bench"))
     outcome = run_rule(rule, ctx)
     assert outcome.status == expect, outcome.message
     if expect == Status.FAIL:
@@ -67,6 +71,11 @@ def test_rule_fixture(path: Path) -> None:
         assert severity.label == data["severity"], outcome.message
     for text in data.get("message_has", []):
         assert text in outcome.message, outcome.message
+    quoted = [f"{e.location}: {e.excerpt}" for e in outcome.evidence]
+    for text in data.get("evidence_has", []):  # written by hand: an evidence line shows the fact the finding proves
+        assert any(text in line for line in quoted), quoted
+    for text in data.get("evidence_lacks", []):
+        assert not any(text in line for line in quoted), quoted
     fixes = [f"{fix.kind} {fix.target}" + ("" if fix.value is None else f" {fix.value}") for fix in outcome.fixes]
     for text in data.get("fixes_have", []):  # written by hand: a fix rendered as "kind target value" contains it
         assert any(text in fix for fix in fixes), fixes

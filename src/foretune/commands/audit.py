@@ -90,6 +90,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     for problem in facts.problems:
         env.warn(problem)
     ctx, notes = build_context(facts, hosts=args.hosts, bench=bench)
+    # a damaged archive: the report itself says the verdict may miss problems, not only a warning on stderr
+    notes = [f"{cut.split(': these facts may be missing', 1)[0]}: the archive is damaged, so this audit is incomplete: "
+             "rules that need what came after the damage were not judged and the verdict may miss problems"
+             for cut in facts.problems if ": these facts may be missing: " in cut] + notes
     findings = combine(run_all(rules, ctx), all_rules())  # before waivers: a waived root cause takes its symptoms
     warnings: list[str] = []
     if waivers:

@@ -3,9 +3,9 @@ socket exhaustion. dmesg lines carry seconds since boot (or ``dmesg -T``'s local
 count with no time.
 
 ``Nov 23 10:00:00 host kernel: Out of memory: Killed process 1234 (java) ...`` (older kernels:
-``Killed process 1234 (java)`` after ``Out of memory: Kill process``), counted once per kill by
-process name; ``Too many open files``, ``socket count exceeded`` and qpid's ``connection denied by
-configured limit`` by the service that logged them. Classic syslog lines have no year: it comes from when
+``Killed process 1234 (java)`` after ``Out of memory: Kill process``), counted once per kill (its PID, name
+and anon-rss: dmesg and messages both show a kill) by process name; ``Too many open files``, ``socket count
+exceeded`` and qpid's ``connection denied by configured limit`` by the service that logged them. Classic syslog lines have no year: it comes from when
 the file was last written (``timeutil.log_ended``: a dated rotation's name, else the sosreport's date, else on
 a live host the file's modification time), a month later than that one being of the year before. Lines in
 rsyslog's RFC 3339 format (``2021-06-14T03:12:09.123+00:00 host ...``) carry their own date, which is used.
@@ -22,6 +22,7 @@ from foretune.logs.timeutil import MONTHS_B, epoch, year_of
 
 _ISO = re.compile(rb"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)\S* ")
 _KILLED = re.compile(rb"Killed process (\d+) \(([^)]+)\)")
+_ANON_RSS = re.compile(rb"anon-rss:(\d+)kB")
 # mosquitto: "Unable to accept new connection, system socket count has been exceeded"
 SOCKETS = (b"Too many open files", b"socket count exceeded", b"socket count has been exceeded", b"denied by configured limit")
 _DMESG = re.compile(rb"^\[\s*\d+\.\d+\] |^\[\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}\] ")
@@ -94,7 +95,11 @@ class SystemLog(Analyzer):
         if match:
             pid, name = match.group(1).decode("ascii"), match.group(2).decode("utf-8", "replace")
             self.oom_kills[name] = self.oom_kills.get(name, 0) + 1
-            self.incident("oom_kill", service_of(name), line, t, ident=f"{pid} ({name})")
+            # one kill: its PID and name, and the resident memory the kernel printed with them; the ring buffer's copy
+            # of a syslog line has no date to compare, and a service restarted after a reboot often gets its PID back
+            rss = _ANON_RSS.search(line, match.end(), match.end() + 200)
+            self.incident("oom_kill", service_of(name), line, t,
+                          ident=f"{pid} ({name})" + (f" anon-rss:{rss.group(1).decode('ascii')}kB" if rss else ""))
 
     def merge_more(self, other: SystemLog) -> None:
         for mine, theirs in ((self.oom_kills, other.oom_kills), (self.exhaustion, other.exhaustion)):

@@ -126,14 +126,25 @@ class Context:
 
         return direct_edit(fix, capsule=self.role == "capsule")
 
+    def hosts_evidence(self) -> tuple[Evidence, ...]:
+        """Where the host figure the rules use comes from: ``--hosts`` on the command line (then the source's own count
+        after it, which it overrides), else the source's count."""
+        counted = self.evidence("managed_hosts") if self.facts["managed_hosts"].known else ()
+        if self.host_figure is not None and self.host_figure.source == "--hosts":
+            given = Evidence("managed_hosts", "command line", f"--hosts {self.hosts}")
+            return (given, *(e for e in counted if e != given))
+        return counted
+
     def bench_results(self, kind: str) -> list[dict[str, Any]]:
         """Every result of the given bench documents ("storage" or "db") passed with --bench."""
         return [r for doc in self.bench if doc.get("kind") == kind for r in doc.get("results", [])]
 
-    def evidence(self, *names: str, about: str | tuple[str, ...] = ()) -> tuple[Evidence, ...]:
+    def evidence(self, *names: str, about: str | tuple[str, ...] = (), whole: bool = False) -> tuple[Evidence, ...]:
         """Provenance of the named facts, as evidence lines.
 
         ``about``: keep only excerpts containing one of these words (a mount point, a directive), when any does.
+        ``whole``: keep each such excerpt whole, not only its ``' | '``-joined lines about the words (a psql row
+        separates its columns with ``' | '`` too: the table's name without its sizes proves nothing).
         """
         out = [Evidence(name, prov.location, prov.excerpt) for name in names for prov in self.facts[name].provenance]
         words = {w.lower() for w in ((about,) if isinstance(about, str) else about)}
@@ -152,7 +163,7 @@ class Context:
             """Keep only the excerpt's lines about the words (an excerpt may join several lines with ' | ')."""
             sep = " | " if " | " in e.excerpt else "\n"
             parts = e.excerpt.split(sep)
-            if len(parts) < 2 or "Id=" in e.excerpt:  # a unit's block stays whole
+            if whole or len(parts) < 2 or "Id=" in e.excerpt:  # a unit's block stays whole
                 return e
             kept = [p for p in parts if words & tokens(p)]
             return Evidence(e.fact, e.location, sep.join(kept)) if kept else e

@@ -97,7 +97,10 @@ def table_sizes(x: Extractor) -> None:
     if raw is None or not sizes:
         x.unknown("foreman_table_sizes", x.why("foreman_table_sizes") if raw is None else f"{raw.location} lists no tables")
         return
-    x.known("foreman_table_sizes", sizes, x.prov(raw, r"^\s*(dynflow_|foreman_tasks_|audits|fact_values|logs)"))
+    history = [t for t in sizes if t.startswith(("dynflow_", "foreman_tasks_")) or t in ("audits", "fact_values", "logs")]
+    # one provenance per psql row, so a rule quotes the rows it judges, each with its sizes
+    rows = [x.prov(raw, rf"^\s*{re.escape(t)}\s*\|") for t in history]
+    x.known("foreman_table_sizes", sizes, *rows or [x.prov(raw)])
 
 
 def history_table_rows(x: Extractor) -> None:

@@ -145,7 +145,7 @@ def sysctls(x: Extractor) -> None:
         x.unknown("sysctl", x.why("sysctl") if raw is None else f"{raw.location} is empty")
         return
     picked = {k: v for k, v in sorted(values.items()) if k.startswith(SYSCTL_PREFIXES)}
-    x.known("sysctl", picked, x.prov(raw, r"^(fs\.aio-max-nr|vm\.swappiness|vm\.overcommit_memory)"))
+    x.known("sysctl", picked, x.prov(raw, r"^(fs\.aio-max-nr|vm\.swappiness|vm\.overcommit_memory|kernel\.shmmax|kernel\.shmall)\b"))
 
 
 def service_units(x: Extractor) -> dict[str, dict[str, str]]:
@@ -263,11 +263,14 @@ def storage(x: Extractor) -> None:
     x.known("mounts", real, x.prov(raw, r" (xfs|ext4|nfs|nfs4|btrfs|cifs|gfs2) "))
     df_raw = x.raw("df")
     df = x.parse(df_raw, parse_df) or {}
-    lsblk = x.parse(x.raw("lsblk"), parse_lsblk_pairs) or []
+    pairs = x.raw("lsblk")
+    lsblk = x.parse(pairs, parse_lsblk_pairs) or []
+    from_pairs = bool(lsblk)
     tree, topology = (x.raw("lsblk_tree"), x.raw("lsblk_topology")) if not lsblk else (None, None)
     if tree is not None and topology is not None:
         lsblk = parse_lsblk_tree_and_topology(tree.text, topology.text)
     rota = {row.get("MOUNTPOINT"): row.get("ROTA") for row in lsblk if row.get("MOUNTPOINT")}
+    names = {row.get("MOUNTPOINT"): row.get("NAME", "") for row in lsblk if row.get("MOUNTPOINT")}
     result: dict[str, dict[str, Any]] = {}
     from foretune.facts.extract.installer import packages  # start-up: only when storage runs
 
@@ -290,4 +293,27 @@ def storage(x: Extractor) -> None:
         provenance.append(x.prov(raw, rf"^\S+ {re.escape(mountpoint)} "))
         if df_raw is not None:
             provenance.append(x.prov(df_raw, rf" {re.escape(mountpoint)}$"))
+        if rota.get(mountpoint) in ("0", "1"):  # the line that says whether the device under it is rotational
+            if from_pairs and pairs is not None:
+                provenance.append(x.prov(pairs, text=lsblk_pairs_line(pairs.text, mountpoint)))
+            elif topology is not None:
+                provenance.append(x.prov(topology, text=rotational_line(topology.text, names[mountpoint])))
     x.known("key_dirs", result, *provenance)
+
+
+def lsblk_pairs_line(text: str, mountpoint: str) -> str:
+    """``lsblk -P``'s line of the device mounted at ``mountpoint``; a long ``lsblk -O -P`` line as its NAME,
+    MOUNTPOINT and ROTA pairs (each verbatim)."""
+    wanted = f'MOUNTPOINT="{mountpoint}"'
+    line = next((ln.strip() for ln in text.splitlines() if wanted in ln), "")
+    if len(line) <= 200:
+        return line
+    return " | ".join(m.group(0) for m in re.finditer(r'\b(?:NAME|MOUNTPOINT|ROTA)="[^"]*"', line))
+
+
+def rotational_line(topology: str, name: str) -> str:
+    """``lsblk -t``'s header and the line of device ``name`` (tree marks left off: the line reads as it ends)."""
+    lines = topology.splitlines()
+    row = next((ln.strip().lstrip("|`-\u251c\u2514\u2500\u2502 ") for ln in lines[1:]
+                if ln.strip().lstrip("|`-\u251c\u2514\u2500\u2502 ").split()[:1] == [name]), name)
+    return f"{lines[0].strip() if lines else ''}\n{row}"

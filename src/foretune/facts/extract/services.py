@@ -48,7 +48,8 @@ def puma(x: Extractor) -> None:
     raw = x.raw("pumactl_stats")
     stats = x.parse(raw, parse_pumactl_stats)
     if raw is not None and stats:
-        x.known("puma_stats", stats, x.prov(raw, text=excerpt_json(raw.text)))
+        backlog = excerpt_backlog(raw.text)
+        x.known("puma_stats", stats, x.prov(raw, text=excerpt_json(raw.text)), *([x.prov(raw, text=backlog)] if backlog else []))
     else:
         x.unknown("puma_stats", x.why("pumactl_stats") if raw is None else f"{raw.location} has no stats")
     db = x.raw("database_yml")
@@ -85,6 +86,45 @@ def excerpt_json(text: str) -> str:
     return text[start:end] + match.group(0) if match else text.strip()[:120]
 
 
+def excerpt_backlog(text: str) -> str | None:
+    """The first worker status with requests in its backlog, verbatim, to its pool_capacity (the free threads):
+    ``"last_status": {"backlog": 2, "running": 5, "pool_capacity": 0``; None when no backlog is above 0. Found with
+    bounded searches."""
+    match = re.search(r'"backlog":\s{0,8}[1-9]\d{0,11}', text, re.ASCII)
+    if match is None:
+        return None
+    start = text.rfind('"last_status"', max(0, match.start() - 40), match.start())
+    start = text.rfind("{", max(0, match.start() - 8), match.start()) if start == -1 else start
+    start = match.start() if start == -1 else start
+    capacity = re.compile(r'"pool_capacity":\s{0,8}\d{1,12}', re.ASCII).search(text, match.end(), match.end() + 120)
+    if capacity is not None:  # the backlog and the free threads beside it: enough to read the worker's state
+        return text[start:capacity.end()]
+    end = text.find("}", match.end(), match.end() + 160)
+    return text[start:end + 1 if end != -1 else match.end()]
+
+
+def worker_units_provenance(x: Extractor, workers: list[str], source: str) -> Provenance:
+    """The lines of the first and the last pulpcore-worker@N unit as systemd lists them (the count is the highest N
+    when they run 1..N), else their names."""
+    ordered = sorted(workers, key=lambda u: int(re.sub(r"\D", "", u) or 0))
+    ends = list(dict.fromkeys([ordered[0], ordered[-1]])) if ordered else []
+    raw = next((r for r in (x.raw("systemctl_units"), x.raw("systemctl_show")) if r is not None and r.location == source), None)
+    if raw is None or not ends:
+        return x.note(source, " | ".join(ends))
+    return x.prov(raw, r"^[\s\u25cf*]*(Id=)?(" + "|".join(re.escape(u) for u in ends) + r")(\s|$)")
+
+
+def sidekiq_units_provenance(x: Extractor) -> list[Provenance]:
+    """The dynflow-sidekiq@worker units (one per Sidekiq worker instance; not the hosts queue) as systemd lists them,
+    a line each."""
+    units = [u for u in list_units(x) if u.startswith("dynflow-sidekiq@worker") and "hosts-queue" not in u]
+    source = units_location(x)
+    raw = next((r for r in (x.raw("systemctl_units"), x.raw("systemctl_show")) if r is not None and r.location == source), None)
+    if raw is None:
+        return []
+    return [x.prov(raw, r"^[\s\u25cf*]*(Id=)?" + re.escape(u) + r"(\s|$)") for u in units[:8]]
+
+
 def dynflow(x: Extractor) -> None:
     files = {posixpath.basename(r.location)[:-4]: r for r in x.raws("dynflow_yml")}
     sysconfig = x.raw("foreman_tasks_sysconfig")
@@ -96,7 +136,8 @@ def dynflow(x: Extractor) -> None:
             concurrency = _int(data.get("concurrency"))
         value = {"workers": len(workers), "concurrency": concurrency, "orchestrator": "orchestrator" in files, "executors": None}
         provs = [x.prov(files[n], r"concurrency") for n in workers[:2]]
-        x.known("dynflow", value, *provs or [x.note("/etc/foreman/dynflow", ", ".join(sorted(files)))])
+        x.known("dynflow", value, *provs or [x.note("/etc/foreman/dynflow", ", ".join(sorted(files)))],
+                *sidekiq_units_provenance(x))
         return
     if sysconfig is not None:
         env = x.parse(sysconfig, lambda t: parse_env(t, strict=False)) or {}
@@ -141,7 +182,7 @@ def pulp(x: Extractor) -> None:
         gunicorn[key] = _gunicorn_workers(exec_start)
     if workers or any(v is not None for v in gunicorn.values()):
         value = {"workers": len(workers), **gunicorn}
-        x.known("pulpcore", value, x.note(source, " | ".join(workers[:3])), *provs)
+        x.known("pulpcore", value, worker_units_provenance(x, workers, source), *provs)
     else:
         x.unknown("pulpcore", "no pulpcore-worker units or pulpcore unit files")
     raw = x.raw("pulp_workers")

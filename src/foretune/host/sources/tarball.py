@@ -115,6 +115,11 @@ def _matches(rel: str, pattern: re.Pattern[str]) -> bool:
     return pattern.fullmatch(rel) is not None
 
 
+def _tailed(name: str, inner: str) -> bool:
+    """Whether a member is a log sos tailed: ``sos_strings/<plugin>/<path with dots>.tailed``."""
+    return any(rel.startswith("sos_strings/") and rel.endswith(".tailed") for rel in (name, inner) if rel)
+
+
 def _reason(exc: BaseException) -> str:
     text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return text[:200]
@@ -234,6 +239,14 @@ class SosreportTarball(TreeSource):
                 if not member.isfile():
                     continue
                 inner = name.split("/", 1)[1] if "/" in name else ""
+                if logs is not None and _tailed(name, inner) and member.size <= MAX_MEMBER_BYTES \
+                        and kept_total + member.size <= MAX_KEPT_BYTES:
+                    # a log sos cut to its --log-size: the log's own path is a symlink to it, which may come later
+                    extracted = archive.extractfile(member)
+                    data = extracted.read() if extracted else b""
+                    kept_total += len(data)
+                    kept[name] = ("tailed", (data, member.mtime))
+                    continue
                 wanted = any(rel in exact or _matches(rel, patterns) for rel in (name, inner) if rel)
                 log_rel = next((rel for rel in (inner, name) if rel and logs.wants(rel)), None) if logs else None
                 small_cmd = any(rel.startswith(("sos_commands/", "sos_strings/")) for rel in (name, inner) if rel) \
@@ -314,6 +327,7 @@ class SosreportTarball(TreeSource):
             if (not prefix or name.startswith(prefix + "/")) and name[strip:]:
                 self._index(name[strip:])
         side: dict[str, bytes] = {}
+        tailed: dict[str, tuple[bytes, float]] = {}
         for name, (kind, payload) in kept.items():
             if prefix and not name.startswith(prefix + "/"):
                 continue
@@ -327,11 +341,29 @@ class SosreportTarball(TreeSource):
                 self.dirs.add(rel)
             elif kind == "file":
                 self.files[rel] = payload
+            elif kind == "tailed":
+                tailed[rel] = payload
+                self.files[rel] = payload[0]
             else:
                 side[rel] = payload
         # keep the side-cached members that a symlink or the manifest names
         for rel, data in side.items():
             self.files.setdefault(rel, data)
+        self._read_tailed(tailed)
+
+    def _read_tailed(self, tailed: dict[str, tuple[bytes, float]]) -> None:
+        """Each log whose path is a symlink to a tailed copy under sos_strings/ is read from that copy, under its own
+        path, as the directory form reads it through the link."""
+        if self._logs is None or not tailed:
+            return
+        for rel, target in sorted(self.links.items()):
+            if not self._logs.wants(rel):
+                continue
+            resolved = posixpath.normpath(target.lstrip("/") if target.startswith("/")
+                                          else posixpath.join(posixpath.dirname(rel), target))
+            if resolved in tailed:
+                data, mtime = tailed[resolved]
+                self._logs.read(rel, io.BytesIO(data), mtime)
 
     def _prefix(self, path: Path) -> str:
         """The directory holding the sosreport: '' (members at the top) or one top-level folder."""

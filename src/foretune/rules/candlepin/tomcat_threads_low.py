@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from foretune.knowledge import module_default
+from foretune.plan.model import Fix
 from foretune.rules.base import Context, Evidence, Outcome, Rule, Severity
 from foretune.rules.recommend import sized_for_running_workers
+
+SERVER_XML = "/etc/tomcat/server.xml"
 
 
 class TomcatThreadsLow(Rule):
@@ -34,7 +37,17 @@ class TomcatThreadsLow(Rule):
                            evidence=(*(ctx.evidence("candlepin", about="maxThreads") if read else
                                        (Evidence("candlepin", "module default", f"maxThreads {threads}: no maxThreads in the source, "
                                                                                  "puppet-candlepin's default"),)),
-                                     *ctx.evidence("puma")))
+                                     *ctx.evidence("puma")),
+                           fixes=(server_xml_edit(concurrency),))
+
+
+def server_xml_edit(threads: int) -> Fix:
+    """The hand edit of server.xml, with its caveat: puppet-candlepin writes the file from its template, where
+    maxThreads is the literal 150 at every release, and no installer option sets it."""
+    return Fix("advice", SERVER_XML,
+               f'set maxThreads="{threads}" on the Candlepin HTTPS <Connector> in {SERVER_XML}, then `systemctl restart '
+               'tomcat`; no installer option sets it (puppet-candlepin writes the file with maxThreads="150" at every '
+               "release), so every installer run puts 150 back: repeat the edit after each run")
 
 
 RULE = TomcatThreadsLow()

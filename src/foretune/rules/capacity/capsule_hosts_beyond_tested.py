@@ -27,7 +27,7 @@ class CapsuleHostsBeyondTested(Rule):
             return self.passed(f"{ctx.hosts} hosts on {cpus} CPUs (foretune estimate for this size: about {limit})")
         return self.failed(f"{ctx.hosts} hosts on a {cpus}-CPU Capsule; foretune estimates about {limit} for this size "
                            "(the guide's 4-CPU Smart Proxy finished remote execution on 2000 hosts, not on 4000)",
-                           current=ctx.hosts, recommended=limit, evidence=ctx.evidence("cpu_logical", "managed_hosts"))
+                           current=ctx.hosts, recommended=limit, evidence=ctx.evidence("cpu_logical") + ctx.hosts_evidence())
 
 
 RULE = CapsuleHostsBeyondTested()

@@ -67,10 +67,10 @@ def running_memory(ctx: Context) -> list[MemoryItem]:
 
 def largest_outside(ctx: Context) -> str:
     """``; the largest process outside the Satellite services in ps: java run by logstash (PID 2211, 9.0 GiB RSS)``,
-    or ""."""
+    or "" when none holds as much as the notable size (outside_process_notable_bytes)."""
     others = ctx.facts.value("other_processes") or []
-    if not others:
-        return ""
+    if not others or int(others[0]["rss_bytes"]) < threshold("outside_process_notable_bytes"):
+        return ""  # nothing outside the services worth moving: naming a small process would be wrong advice
     top = others[0]
     return (f"; the largest process outside the Satellite services in ps: {top['command']} run by {top.get('user')} "
             f"(PID {top['pid']}, {format_gib(int(top['rss_bytes']))} RSS)")
@@ -79,8 +79,11 @@ def largest_outside(ctx: Context) -> str:
 def memory_fix(ctx: Context) -> Fix:
     """The advice when the box is short of memory: move the largest process outside the services off it, or add RAM."""
     outside = largest_outside(ctx).removeprefix("; ")
+    listed = bool(ctx.facts.value("other_processes"))  # ps was read, and nothing outside the services is large
     return Fix("advice", "memory", "free memory for the services: " + (
-        f"{outside}: move it off this server, " if outside else "move what does not belong on this server off it, ")
+        f"{outside}: move it off this server, " if outside else
+        f"no process outside the Satellite services holds {format_gib(threshold('outside_process_notable_bytes'))} or "
+        "more in ps, so look for memory ps does not show (tmpfs and /dev/shm, slab, huge pages), " if listed else "move what does not belong on this server off it, ")
         + "or add RAM; swap empties by itself once memory is free (or run `swapoff -a && swapon -a` when MemAvailable "
         "is well above the swap in use)")
 

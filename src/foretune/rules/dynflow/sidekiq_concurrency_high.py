@@ -26,9 +26,9 @@ class SidekiqConcurrencyHigh(PlanRule):
         inst = ctx.tunables["dynflow.sidekiq_instances"]
         if ctx.release is not None and not ctx.release.features.dynflow_worker_options:  # one worker: no instances to add
             return self.failed(f"concurrency {conc}: Ruby threads gain little above 5; this installer runs one Sidekiq worker",
-                               current=conc, recommended=t.foretune.value, evidence=ctx.evidence("dynflow"), fixes=t.fixes)
+                               current=conc, recommended=t.foretune.value, evidence=ctx.evidence("dynflow", about="concurrency"), fixes=t.fixes)
         return self.failed(f"concurrency {conc}: Ruby threads gain little above 5; add worker instances instead",
-                           current=conc, recommended=t.foretune.value, evidence=ctx.evidence("dynflow"),
+                           current=conc, recommended=t.foretune.value, evidence=ctx.evidence("dynflow", about="concurrency"),
                            fixes=(*t.fixes, *inst.fixes))
 
 

@@ -21,24 +21,26 @@ class HistoryTablesLarge(Rule):
 
     def check(self, ctx: Context) -> Outcome:
         sizes = ctx.facts.value("foreman_table_sizes")
-        tasks = sum(v for k, v in sizes.items() if k.startswith(("dynflow_", "foreman_tasks_")))
+        task_tables = sorted((k for k in sizes if k.startswith(("dynflow_", "foreman_tasks_"))), key=lambda k: -sizes[k])
+        tasks = sum(sizes[k] for k in task_tables)
         audits = sum(v for k, v in sizes.items() if k == "audits")
-        found, fixes, flagged = [], [], 0
+        found, fixes, flagged, quoted = [], [], 0, []
         if tasks >= threshold("task_tables_large_bytes"):
             flagged += tasks
-            found.append(f"dynflow and foreman_tasks tables {format_gib(tasks)}")
+            found.append(f"dynflow and foreman_tasks tables {format_gib(tasks)} "
+                         f"({', '.join(f'{k} {format_gib(sizes[k])}' for k in task_tables)})")
             fixes.append(Fix("command", "foreman-rake foreman_tasks:cleanup AFTER=30d STATES=stopped VERBOSE=true"))
+            quoted += task_tables
         if audits >= threshold("audit_tables_large_bytes"):
             flagged += audits
             found.append(f"audits {format_gib(audits)}")
             fixes.append(Fix("command", "foreman-rake audits:expire days=90"))
+            quoted.append("audits")
         if not found:
             return self.passed(f"task tables {format_gib(tasks)}, audits {format_gib(audits)}")
         return self.failed(f"{' and '.join(found)}: history slows the task UI, cleanup jobs, backups and upgrades",
                            current=int(flagged), recommended=f"< {format_gib(threshold('task_tables_large_bytes'))} each",
-                           evidence=ctx.evidence("foreman_table_sizes", about=("audits", "dynflow_steps", "dynflow_actions",
-                                                                               "dynflow_execution_plans", "foreman_tasks_tasks")),
+                           evidence=ctx.evidence("foreman_table_sizes", about=tuple(quoted), whole=True),
                            fixes=tuple(fixes))
-
 
 RULE = HistoryTablesLarge()

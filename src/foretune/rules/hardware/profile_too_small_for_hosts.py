@@ -32,9 +32,12 @@ class ProfileTooSmallForHosts(Rule):
         wanted = change.needed
         low, high = hardware.host_range(profile)
         command = installer_command(ctx.facts.value("product"))
-        message = f"{profile} is meant for {low}-{high} hosts; {ctx.hosts} hosts need {wanted}"
+        counted = ctx.facts.value("managed_hosts")
+        given = ctx.host_figure is not None and ctx.host_figure.source == "--hosts" and counted not in (None, ctx.hosts)
+        message = (f"{profile} is meant for {low}-{high} hosts; {ctx.hosts} hosts"
+                   + (f" (given with --hosts; the source counts {counted})" if given else "") + f" need {wanted}")
         fixes: tuple[Fix, ...] = (Fix("command", f"{command} --tuning {wanted}"),)
-        evidence = ctx.evidence("tuning_profile", "managed_hosts")
+        evidence = ctx.evidence("tuning_profile") + ctx.hosts_evidence()
         need = change.refused
         if need is not None:  # the installer's hardware check would refuse the profile: hardware first
             message += (f", but the installer refuses --tuning {wanted} on {change.box} (its hardware check needs {need.cores} "

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from foretune.knowledge.hiera_keys import stale_keys
 from foretune.plan.model import Fix
-from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.rules.base import Context, Evidence, Outcome, Rule, Severity
 
 HIERA_FILE = "/etc/foreman-installer/custom-hiera.yaml"
 
@@ -30,9 +32,30 @@ class CustomHieraStaleKeys(Rule):
         fix = Fix("advice", HIERA_FILE, f"# {HIERA_FILE}\n# delete the stale keys ({keys}), then run {installer};\n"
                   f"# or let foretune remove them: foretune render --from live --merge-into {HIERA_FILE} --remove-stale --write")
         return self.failed("; ".join(f"{n.key}: {n.reason}" for n in notes), current=[n.key for n in notes],
-                           recommended="remove them", evidence=ctx.evidence("custom_hiera"), fixes=(fix,),
+                           recommended="remove them", evidence=stale_lines(ctx, [n.key for n in notes]) or ctx.evidence("custom_hiera"),
+                           fixes=(fix,),
                            severity=Severity.HIGH if harmful else None,
                            citations=tuple(dict.fromkeys(n.citation for n in notes)))  # the sources for the keys found
+
+
+def stale_lines(ctx: Context, keys: list[str]) -> tuple[Evidence, ...]:
+    """The lines of custom-hiera.yaml that set the stale keys, verbatim, each after the line of the key it sits under
+    (``postgresql::server::config_entries: | checkpoint_segments: 32``); () when the file's text is not in the source."""
+    if not ctx.facts["custom_hiera_text"].known:
+        return ()
+    text = str(ctx.facts.value("custom_hiera_text"))
+    location = ctx.facts["custom_hiera_text"].provenance[0].location
+    lines = text.splitlines()
+    out: list[Evidence] = []
+    for key in dict.fromkeys(keys):
+        parent, _, leaf = key.rpartition("/")
+        under = next((j for j, line in enumerate(lines) if parent and re.match(rf"['\"]?{re.escape(parent)}['\"]?\s*:", line)), -1)
+        at = next((i for i in range(under + 1, len(lines))
+                   if re.match(rf"\s*['\"]?{re.escape(leaf)}['\"]?\s*:", lines[i])), None)
+        if at is not None:
+            shown = [lines[under].strip()] if under >= 0 else []
+            out.append(Evidence("custom_hiera", location, " | ".join([*shown, lines[at].strip()])))
+    return tuple(out)
 
 
 RULE = CustomHieraStaleKeys()

@@ -31,8 +31,12 @@ class OomKills(Rule):
             return self.passed("no OOM kill in the logs" + (", oom_kill 0 in /proc/vmstat" if counter == 0 else ""))
         victims = sorted({str(i.get("service")) for i in found if i.get("service")})
         kills = distinct_kills(found)
+        # the quote a reader can date: a syslog or dmesg -T copy of a kill before the ring buffer's seconds since boot
+        found = sorted(found, key=lambda i: not (i.get("first") or i.get("last")))
         what = (f"killed {', '.join(victims)} {incidents.span({**found[0], 'count': kills})}: {incidents.quote(found[0])}"
                 if found else f"killed {counter} processes since boot (/proc/vmstat oom_kill)")
+        if found and counter == 0:  # the counter and the logs disagree only in time: say so, not leave two figures
+            what += "; /proc/vmstat's oom_kill 0 counts since the last boot, so the kill came before it"
         # point to the memory budget only when that rule fails on this source
         over = (budget.applies(ctx) is None and ctx.facts["ram_bytes"].known
                 and budget.check(ctx).status == Status.FAIL)

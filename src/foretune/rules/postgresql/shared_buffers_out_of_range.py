@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from foretune.facts.numbers import whole
 from foretune.knowledge import threshold
+from foretune.plan.model import Fix
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 from foretune.rules.postgresql._defaults import pg_default
 from foretune.units import format_gib, pg_size
@@ -37,10 +39,35 @@ class SharedBuffersOutOfRange(PlanRule):
         if low * (1 - slack) <= current <= high * (1 + slack):
             return self.passed(f"shared_buffers {format_gib(current)} within {format_gib(low)}-{format_gib(high)}: {wording}", citations=(cite,))
         why = "too small to cache the hot tables" if current < low else "more than a quarter of RAM starves the other services"
-        return self.failed(f"shared_buffers {format_gib(current)} is outside {format_gib(low)}-{format_gib(high)}, {wording} of {format_gib(ram)}: {why}",
+        shm, said = shm_fixes(ctx)
+        shown = current_text if (current_text := str(ctx.facts.value("postgresql")["shared_buffers"]).strip("'\" ")) else format_gib(current)
+        return self.failed(f"shared_buffers {shown} is outside {format_gib(low)}-{format_gib(high)}, {wording} of {format_gib(ram)}: {why}{said}",
                            current=ctx.facts.value("postgresql")["shared_buffers"], recommended=t.foretune.value,
-                           evidence=ctx.evidence("postgresql", "ram_bytes", about=("shared_buffers", "MemTotal")), fixes=t.fixes,
-                           citations=(cite,))
+                           evidence=ctx.evidence("postgresql", "ram_bytes", about=("shared_buffers", "MemTotal"))
+                           + (tuple(e for e in ctx.evidence("sysctl", about=("kernel.shmmax", "kernel.shmall")) if "kernel.shm" in e.excerpt)
+                              if shm and ctx.facts["sysctl"].known else ()),
+                           fixes=(*shm, *t.fixes), citations=(cite,))
+
+
+def shm_fixes(ctx: Context) -> tuple[tuple[Fix, ...], str]:
+    """PostgreSQL 9.2 takes shared_buffers as one System V segment: the kernel limits the plan's value needs, where the
+    source's (RHEL 7's defaults when it does not list them) are lower, and the words saying so; none on later releases
+    (the plan has no such tunables)."""
+    sysctl = ctx.facts.value("sysctl") or {}
+    fixes: list[Fix] = []
+    low: list[str] = []
+    for tunable, key in (("sysctl.kernel_shmmax", "kernel.shmmax"), ("sysctl.kernel_shmall", "kernel.shmall")):
+        t = ctx.tunables.get(tunable)
+        if t is None:
+            continue
+        have = whole(sysctl.get(key))
+        have = t.installer.value if have is None else have
+        if have < t.foretune.value:
+            fixes += t.fixes
+            low.append(f"{key} {have} -> {t.foretune.value}")
+    said = (f"; PostgreSQL 9.2 takes shared_buffers as one System V shared memory segment, so raise {', '.join(low)} "
+            "before restarting it, or it will not start") if low else ""
+    return tuple(fixes), said
 
 
 RULE = SharedBuffersOutOfRange()

@@ -46,7 +46,7 @@ class TableBloat(Rule):
         return self.failed(f"{'; '.join(s for _, s in bloated)}: {why}",
                            current="; ".join(s for _, s in bloated),
                            recommended=f"<= {format_bytes(per_row)} per row",
-                           evidence=ctx.evidence("foreman_table_sizes", about=tuple(tables))
+                           evidence=ctx.evidence("foreman_table_sizes", about=tuple(tables), whole=True)
                            + ctx.evidence("history_table_rows", about=tuple(tables)),
                            fixes=tuple(Fix("command", f"su - postgres -c 'vacuumdb --full --table={t} foreman'")
                                        for t in tables),

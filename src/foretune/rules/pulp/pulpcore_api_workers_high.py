@@ -24,7 +24,7 @@ class PulpcoreApiWorkersHigh(PlanRule):
             return self.passed(f"{api} API workers")
         return self.failed(f"{api} pulpcore API workers, more than the installer's formula: each one costs memory and "
                            "database connections",
-                           current=api, recommended=t.foretune.value, evidence=ctx.evidence("pulpcore"), fixes=t.fixes)
+                           current=api, recommended=t.foretune.value, evidence=ctx.evidence("pulpcore", about="--workers"), fixes=t.fixes)
 
 
 RULE = PulpcoreApiWorkersHigh()

@@ -23,9 +23,9 @@ class PulpcoreWorkersHigh(PlanRule):
         t = self.recommendation(ctx)
         if workers <= t.foretune.value:
             return self.passed(f"{workers} pulpcore workers")
-        return self.failed(f"{workers} pulpcore workers: more than {module_default('pulpcore', 'workers_cap')} (or than CPUs) degrade through I/O blocking and "
+        return self.failed(f"{workers} pulpcore workers (pulpcore-worker@ units): more than {module_default('pulpcore', 'workers_cap')} (or than CPUs) degrade through I/O blocking and "
                            "load PostgreSQL", current=workers, recommended=t.foretune.value,
-                           evidence=ctx.evidence("pulpcore"), fixes=t.fixes)
+                           evidence=ctx.evidence("pulpcore")[:1], fixes=t.fixes)
 
 
 RULE = PulpcoreWorkersHigh()

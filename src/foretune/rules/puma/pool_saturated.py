@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.plan.model import Fix
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
 from foretune.rules.recommend import growth_fixes
 
@@ -23,9 +24,19 @@ class PumaPoolSaturated(Rule):
         backlog, saturated = stats.get("backlog") or 0, stats.get("saturated_workers")
         evidence = ctx.evidence("puma_stats", "puma")
         if backlog > 0 and (saturated or stats.get("pool_capacity") == 0):
-            return self.failed(f"{backlog} requests waited in Puma's backlog while {saturated} of {workers} workers had no "
-                               "free thread: the application server is saturated now", current=backlog, recommended=0,
-                               evidence=evidence, fixes=growth_fixes(ctx, "puma.workers", workers, "Puma workers"), observed=True)
+            message = (f"{backlog} requests waited in Puma's backlog (pumactl stats: the workers' backlog summed) while "
+                       f"{saturated} of {workers} workers had no free thread (pool_capacity 0): the application server is "
+                       "saturated now")
+            fixes = growth_fixes(ctx, "puma.workers", workers, "Puma workers")
+            running, pool = stats.get("max_threads"), ctx.facts.value("foreman_db_pool")
+            if running and pool and running > pool:  # threads that wait for a connection hold the request: pool first
+                message += (f"; each worker runs {running} threads on a database pool of {pool}, so up to {running - pool} "
+                            "of them wait for a connection: the pool comes first (foreman-db-pool-too-small)")
+                fixes = (Fix("advice", "puma.workers", f"fix the database pool first ({pool} for {running} threads, see "
+                                                      "foreman-db-pool-too-small); more workers or hardware only if the "
+                                                      "backlog stays after it"),)
+                evidence += ctx.evidence("foreman_db_pool")
+            return self.failed(message, current=backlog, recommended=0, evidence=evidence, fixes=fixes, observed=True)
         if booted < workers:
             return self.failed(f"only {booted} of {workers} Puma workers booted: the others crashed or are restarting",
                                current=booted, recommended=workers, evidence=evidence, severity=Severity.MEDIUM,

@@ -29,9 +29,14 @@ class DatabaseOnRotationalDisk(Rule):
         virtual = ctx.facts.value("virtualization") not in (None, "none")
         hedge = (" (as the virtual disk reports it: virtual disks often say rotational on SSD-backed datastores; "
                  "confirm with the storage team)") if virtual else ""
-        return self.failed(f"{', '.join(spinning)} on rotational storage: random database I/O is slow{hedge}",
-                           current="rotational", recommended="SSD",
-                           evidence=ctx.evidence("key_dirs", about=present[spinning[0]]["mountpoint"]))
+        mounts = tuple(dict.fromkeys(present[p]["mountpoint"] for p in spinning))
+        devices = tuple(str(present[p].get("device") or "").rsplit("/", 1)[-1] for p in spinning)
+        quoted = ctx.evidence("key_dirs", about=mounts + devices, whole=True)
+        # lsblk's ROTA=1 first: the fact the finding claims; then the mount that puts the directory on that device
+        evidence = (*(e for e in quoted if "lsblk" in e.location), *(e for e in quoted if "lsblk" not in e.location))
+        on = f"lsblk ROTA=1 for the mount{'s' if len(mounts) > 1 else ''} {', '.join(mounts)}"
+        return self.failed(f"{', '.join(spinning)} on rotational storage ({on}): random database I/O is slow{hedge}",
+                           current="rotational", recommended="SSD", evidence=evidence)
 
 
 RULE = DatabaseOnRotationalDisk()

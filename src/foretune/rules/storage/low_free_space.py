@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from foretune.knowledge import threshold
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
+from foretune.rules.storage._evidence import space_evidence
 from foretune.units import format_gib
 
 
@@ -35,7 +36,7 @@ class LowFreeSpace(Rule):
         if share >= low:
             return self.passed(f"fullest key directory {path}: {share:.0%} free")
         return self.failed(f"{path} has {share:.0%} free ({format_gib(entry['free_bytes'])} of {format_gib(entry['size_bytes'])})",
-                           current=f"{share:.0%} free", recommended=f">= {low:.0%} free", evidence=ctx.evidence("key_dirs", about=entry["mountpoint"]),
+                           current=f"{share:.0%} free", recommended=f">= {low:.0%} free", evidence=space_evidence(ctx, entry["mountpoint"]),
                            severity=Severity.HIGH if share < critical else None)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from foretune.plan.constants import const
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.storage._evidence import space_evidence
 from foretune.units import format_gib
 
 
@@ -35,9 +36,9 @@ class QpiddStorageLow(PlanRule):
             holds = entry["free_bytes"] // (per * 1024**2)
             return self.failed(f"/var/lib/qpidd's {format_gib(entry['free_bytes'])} free hold up to {holds} katello-agent hosts "
                                f"({per} MiB per host, the guide); below {holds} hosts it is enough", current=entry["free_bytes"],
-                               recommended=need, evidence=ctx.evidence("key_dirs", about=entry["mountpoint"]))
+                               recommended=need, evidence=space_evidence(ctx, entry["mountpoint"]))
         return self.failed(f"/var/lib/qpidd has {format_gib(entry['free_bytes'])} free; {agents} katello-agent hosts need {format_gib(need)}",
-                           current=entry["free_bytes"], recommended=need, evidence=ctx.evidence("key_dirs", about=entry["mountpoint"]))
+                           current=entry["free_bytes"], recommended=need, evidence=space_evidence(ctx, entry["mountpoint"]))
 
 
 RULE = QpiddStorageLow()
