@@ -235,12 +235,13 @@ class ReadProgress:
             self._bar = None
 
 
-def render_to_text(renderable: Any, *, color: bool, width: int | None) -> str:
-    """``renderable`` as the text a console of ``width`` prints, without trailing spaces."""
+def render_to_text(renderable: Any, *, color: bool, width: int | None, crop: bool = True) -> str:
+    """``renderable`` as the text a console of ``width`` prints, without trailing spaces; ``crop=False`` keeps a line
+    the renderable drew past the width whole (the terminal folds it) instead of cutting it."""
 
     buffer = io.StringIO()
     out = console(buffer, color=color, width=width)
-    out.print(renderable)
+    out.print(renderable, crop=crop)
     return "\n".join(line.rstrip(" ") for line in buffer.getvalue().split("\n"))
 
 

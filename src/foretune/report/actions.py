@@ -98,13 +98,18 @@ def verdict(report: Report) -> str:
     return f"{plural(len(failing), 'problem')} to fix, the worst {worst.label if worst else 'unknown'} ({', '.join(counts)})"
 
 
+MERGE_NOTE = ("# merge, do not append: a key the file has already takes these lines under it\n"
+              f"# (on the box: foretune render --from live --merge-into {HIERA_FILE})")
+
+
 def combined_fixes(fixes: tuple[str, ...] | list[str]) -> list[str]:
-    """A finding's fixes as one snippet per file: custom-hiera lines together under the file's name, the same
-    PostgreSQL hash once, other snippets naming the same file merged; commands and advice as they are.
+    """A finding's fixes as one snippet per file: custom-hiera lines together under the file's name and the line that
+    says to merge them (appended, a key the file has already would be a second one), the same PostgreSQL hash once,
+    other snippets naming the same file merged; commands and advice as they are.
 
     >>> combined_fixes(["a::b: 1", "postgresql::server::config_entries:\\n  x: 1", "c::d: 2",
-    ...                 "postgresql::server::config_entries:\\n  y: 2", "tuned-adm profile x"])[0].splitlines()
-    ['# /etc/foreman-installer/custom-hiera.yaml', 'a::b: 1', 'postgresql::server::config_entries:', '  x: 1', '  y: 2', 'c::d: 2']
+    ...                 "postgresql::server::config_entries:\\n  y: 2", "tuned-adm profile x"])[0].splitlines()[3:]
+    ['a::b: 1', 'postgresql::server::config_entries:', '  x: 1', '  y: 2', 'c::d: 2']
     """
     hiera: dict[str, list[str]] = {}
     files: dict[str, list[str]] = {}
@@ -123,17 +128,18 @@ def combined_fixes(fixes: tuple[str, ...] | list[str]) -> list[str]:
         if header and len(lines) > 1:
             path = header.group(1)
             if path not in files:
-                slots.append(path)
+                slots.append("hiera" if path == HIERA_FILE else path)
                 files[path] = [lines[0]]
             files[path] += [line for line in lines[1:] if line not in files[path] or not line.strip()]
             continue
         slots.append(str(len(out)))
         out.append(fix)
     result = []
-    for slot in slots:
+    for slot in dict.fromkeys(slots):
         if slot == "hiera":
             body = [line for lines in hiera.values() for line in lines]
-            result.append("\n".join([f"# {HIERA_FILE}", *body]))
+            notes = files.get(HIERA_FILE, [])[1:]  # what to delete from the file, as comments
+            result.append("\n".join([f"# {HIERA_FILE}", *([MERGE_NOTE] if body else []), *notes, *body]))
         elif slot in files:
             result.append("\n".join(files[slot]))
         else:
@@ -141,8 +147,50 @@ def combined_fixes(fixes: tuple[str, ...] | list[str]) -> list[str]:
     return result
 
 
+@dataclass(frozen=True)
+class FixBlock:
+    """One fix as every format shows it: a snippet to paste (``code``), or advice to read (prose, no copy button)."""
+
+    text: str
+    code: bool = True
+
+
+def fix_blocks(report: Report, f: Finding) -> list[FixBlock]:
+    """``f``'s fixes as the reports show them: one snippet per file (:func:`combined_fixes`), the installer options of
+    all its fixes as one runnable command for the report's product (the command What next runs), advice as text.
+
+    >>> r = Report("s", "sosreport", "Satellite 6.15 (Foreman 3.9)", "server", 100, "default")
+    >>> f = Finding("x", "x", "dynflow", Severity.MEDIUM, Status.FAIL, "m", fixes=("--a-b 5", "--c-d 3"))
+    >>> fix_blocks(r, f)
+    [FixBlock(text='satellite-installer --a-b 5 --c-d 3', code=True)]
+    """
+    advice = {str(fix.value) for fix in f.fix_records if fix.kind == "advice"}
+    installer = _installer(report)
+    blocks: list[FixBlock] = []
+    at: int | None = None  # where the installer command goes: the place of the finding's first installer option
+    comments: list[str] = []
+    options: list[str] = []
+    for snippet in combined_fixes(f.fixes):
+        found = _installer_options(snippet, installer)
+        if found:
+            if at is None:
+                at = len(blocks)
+            comments += [line for line in snippet.splitlines() if line.startswith("#") and line not in comments]
+            options += [o for o in found if o not in options]
+            continue
+        blocks.append(FixBlock(snippet, code=not (snippet in advice and not snippet.startswith("#"))))
+    if at is not None:
+        blocks.insert(at, FixBlock("\n".join([*comments, installer_command(report, options)])))
+    return blocks
+
+
 def _installer(report: Report) -> str:
     return "satellite-installer" if (report.release or "").startswith("Satellite") else "foreman-installer"
+
+
+def installer_command(report: Report, options: list[str]) -> str:
+    """The installer command of the report's product with ``options`` (the fix blocks' and What next's)."""
+    return " ".join([_installer(report), *options])
 
 
 def what_next(report: Report, source_arg: str | None = None) -> list[str]:
@@ -162,7 +210,7 @@ def what_next(report: Report, source_arg: str | None = None) -> list[str]:
     steps.append(f"Write every fix as one set: `foretune audit {source} --output-dir fixes/`, then follow fixes/APPLY.md "
                  "(it orders the steps below).")
     options = list(dict.fromkeys(o for s in snippets for o in _installer_options(s, installer) or ()))
-    command = " ".join([installer, *options])
+    command = installer_command(report, options)
     if hiera:
         steps.append(f"Make the custom-hiera changes in {HIERA_FILE} (the set's custom-hiera.yaml is that file with them "
                      f"made), then run `{command}`: it restarts the services it reconfigures.")
