@@ -3,6 +3,7 @@ host names folded like ids, distinct short names, and an HTML page with dark, pr
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -41,7 +42,8 @@ def test_verdict_links_what_the_logs_show_to_an_action() -> None:
 
 def test_quiet_logs_say_nothing_asks_for_a_change() -> None:
     out = run_cli("logs", str(FIXTURES / "production-rails7.log")).stdout
-    assert "  no incidents: nothing in these logs asks for a change" in out
+    assert "  no incidents in the logs read (production.log): nothing in them asks for a change\n" in out
+    assert "  not among the logs given, so not judged: Apache access log, Apache error log, PostgreSQL log, " in out
 
 
 def test_short_names_stay_distinct() -> None:
@@ -146,3 +148,57 @@ def test_a_line_charts_legend_sits_under_its_title() -> None:
     svg = lines([("requests/min", [1, 2]), ("5xx/min", [0, 1])], title="production-registration.log: requests per minute")
     ys = [int(y) for y in re.findall(r'<text x="48" y="(\d+)"', svg)[:3]]
     assert ys == [14, 30, 44]  # title, then one legend line a series, each below the one before
+
+
+EXAMPLE = REPO / "examples" / "sosreport-satellite-6.15-mistuned"
+SOSREPORTS = REPO / "tests" / "fixtures" / "sosreports"
+
+
+def test_a_task_export_alone_gets_no_verdict_of_no_incidents() -> None:
+    """The example sosreport holds a task export and no production.log, Apache, PostgreSQL, Candlepin or system log:
+    the report says which logs it did not find and claims nothing about them; exit 0, a log of Foreman's was read."""
+    result = run_cli("logs", str(EXAMPLE), environ={"COLUMNS": "400"})
+    assert result.status == 0, result.stderr
+    lines_ = result.stdout.splitlines()
+    verdict = lines_[lines_.index("VERDICT") + 2:lines_.index("INCIDENTS") - 1]
+    assert verdict == ["  no incidents can be seen: no production.log, Apache access log, Apache error log, PostgreSQL log, "
+                       "Candlepin log or system log in this source; only the task export was read"]
+    assert lines_[lines_.index("INCIDENTS") + 2] == "  none can be found in a task export alone"
+    assert "no incidents:" not in result.stdout and "none found" not in result.stdout
+    assert lines_[lines_.index("WHAT NEXT") + 2] == (
+        "  1. Read the request logs this source lacks: `foretune logs` on the box reads them in place, or name them: "
+        "`foretune logs /var/log/foreman/production.log* /var/log/httpd/`.")
+    markdown = run_cli("logs", str(EXAMPLE), "--format", "markdown").stdout
+    assert "- no incidents can be seen: no production.log, Apache access log" in markdown
+    assert "only the task export was read</li>" in run_cli("logs", str(EXAMPLE), "--format", "html").stdout
+    data = json.loads(run_cli("logs", str(EXAMPLE), "--format", "json").stdout)
+    assert data["not_found"] == ["production", "apache_access", "apache_error", "postgresql", "candlepin", "system"]
+
+
+def test_logs_not_in_a_source_are_named_beside_what_was_found() -> None:
+    """The overcommitted 6.15 box's sosreport has production.log, PostgreSQL's log and messages, no Apache or
+    Candlepin log; a 6.2 Capsule's has Apache logs only, and a Capsule writes no production.log, Candlepin or task log."""
+    out = run_cli("logs", str(SOSREPORTS / "satellite-6.15-overcommitted"), environ={"COLUMNS": "400"}).stdout
+    lines_ = out.splitlines()
+    verdict = lines_[lines_.index("VERDICT") + 2:lines_.index("INCIDENTS") - 1]
+    assert verdict[0].startswith("  OOM kills (ruby: 1) -> ")
+    assert verdict[-1] == "  not in this source, so not judged: Apache access log, Apache error log, Candlepin log"
+    capsule = run_cli("logs", str(SOSREPORTS / "capsule-6.2-passenger"), environ={"COLUMNS": "400"}).stdout
+    assert "  not in this source, so not judged: PostgreSQL log, system log\n" in capsule
+
+
+@pytest.mark.parametrize(("source", "product"), [
+    (EXAMPLE, "Satellite 6.15 (Foreman 3.9), server"),
+    (SOSREPORTS / "capsule-6.2-passenger", "Satellite 6.2 (Foreman 1.11), capsule"),
+])
+def test_the_logs_header_names_product_release_and_role_as_the_audit_does(source: Path, product: str) -> None:
+    text = run_cli("logs", str(source)).stdout.splitlines()
+    assert text[2] == f"  product: {product}"
+    audit = run_cli("audit", str(source), "--hosts", "500").stdout
+    assert f"\nProduct   {product}\n" in audit  # the same words as the audit's header
+    assert f"\nproduct: {product}\n" in run_cli("logs", str(source), "--format", "markdown").stdout
+    assert f"<p>product: {product}</p>" in run_cli("logs", str(source), "--format", "html").stdout
+    data = json.loads(run_cli("logs", str(source), "--format", "json").stdout)
+    assert ", ".join((data["release"], data["role"])) == product
+    named = json.loads(run_cli("logs", str(FIXTURES / "production-rails7.log"), "--format", "json").stdout)
+    assert "release" not in named  # log files alone name no product

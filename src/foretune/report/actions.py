@@ -42,6 +42,15 @@ def needed_profile(report: Report) -> str | None:
     return hardware.profile_for_hosts(report.hosts)
 
 
+def product_line(release: str | None, role: str | None) -> str:
+    """Product, release and role as every report's header names them.
+
+    >>> product_line("Satellite 6.15 (Foreman 3.9)", "server"), product_line(None, None)
+    ('Satellite 6.15 (Foreman 3.9), server', 'product unknown, role unknown')
+    """
+    return f"{release or 'product unknown'}, {role or 'role unknown'}"
+
+
 def identity(report: Report) -> Identity:
     """The header's fields, worded for people (no planner terms).
 
@@ -60,7 +69,7 @@ def identity(report: Report) -> Identity:
         profile += f", which fits {plural(report.hosts or 0, 'host')}"
     collected = report.collected_at or ("when the report was made" if report.source_kind == "live" else "unknown")
     return Identity(host=report.hostname or "unknown", collected=collected,
-                    product=f"{report.release or 'product unknown'}, {report.role or 'role unknown'}",
+                    product=product_line(report.release, report.role),
                     sizing=hosts, profile=profile)
 
 

@@ -142,6 +142,10 @@ def _report(out: Out, r: dict[str, Any], title: bool = True) -> None:
         out.lines.append(f"# foretune logs — {md_text(source)}" if out.md else f"foretune logs — {source}")
         if r.get("host"):
             out.say(f"host: {r['host']}")
+        if "release" in r:  # a sosreport, snapshot or this host: what the audit calls it
+            from foretune.report.actions import product_line  # start-up: the audit's header code, for this line only
+
+            out.say(f"product: {product_line(r['release'], r.get('role'))}")
     window = r["window"]
     if window["since"] or window["until"]:
         out.say(f"window: {window['since'] or 'start'} .. {window['until'] or 'end'} ({num(r['outside_window'])} lines outside)")
@@ -191,6 +195,9 @@ def what_next(r: dict[str, Any]) -> list[str]:
     if r["incidents"]:
         steps.append("Run `foretune audit` on the box or its sosreport: the rules the verdict names judge the settings "
                      "behind these incidents and give their fixes.")
+    if {"production", "apache_access"} <= set(r.get("not_found", [])):  # no request log: nothing of the load is known
+        steps.append("Read the request logs this source lacks: `foretune logs` on the box reads them in place, or name "
+                     "them: `foretune logs /var/log/foreman/production.log* /var/log/httpd/`.")
     if r["suggestions"]:
         steps.append("Make the logging changes above, so the next report sees more.")
     steps.append("After a change, compare a day before with a day after: `foretune logs --compare --window "
@@ -210,12 +217,34 @@ ACTIONS = {  # worst first
 }
 
 
+# the logs an incident is found in, named as the verdict names the ones it did not find
+LOG_NAMES = {"production": "production.log", "apache_access": "Apache access log", "apache_error": "Apache error log",
+             "postgresql": "PostgreSQL log", "candlepin": "Candlepin log", "system": "system log", "tasks": "task export"}
+
+
+def _names(kinds: list[str]) -> str:
+    return ", ".join(LOG_NAMES.get(k, k) for k in kinds)
+
+
 def verdict(r: dict[str, Any]) -> list[str]:
-    """What the logs show, worst first, each with the action it leads to."""
+    """What the logs show, worst first, each with the action it leads to; then the logs looked for and not found.
+    No line claims "no incidents" over logs that were not read.
+
+    >>> verdict({"incidents": [], "production": [], "not_found": ["production", "apache_access", "apache_error",
+    ...          "postgresql", "candlepin", "system"]})[0]
+    'no incidents can be seen: no production.log, Apache access log, Apache error log, PostgreSQL log, Candlepin log or system log in this source; only the task export was read'
+    """
     order = list(ACTIONS)
     kinds = sorted(dict.fromkeys(i["kind"] for i in r["incidents"]), key=lambda k: order.index(k) if k in order else len(order))
+    missing = [k for k in r.get("not_found", []) if k in LOG_NAMES]
+    seen = [k for k in LOG_NAMES if k not in missing]
+    if seen == ["tasks"]:  # incidents are found in request, database and system logs: none was read
+        first, _, last = _names(missing).rpartition(", ")
+        return [f"no incidents can be seen: no {first} or {last} in this source; only the task export was read"]
+    where = "in this source" if "release" in r else "among the logs given"  # a host, sosreport or snapshot; or files
     if not kinds:
-        return ["no incidents: nothing in these logs asks for a change"]
+        return [f"no incidents in the logs read ({_names(seen)}): nothing in them asks for a change"] + (
+            [f"not {where}, so not judged: {_names(missing)}"] if missing else [])
     at_capacity = [s["log"] for s in r["production"] if s["concurrency"]["minutes_at_capacity"]]
     lines = []
     for kind in kinds:
@@ -225,6 +254,8 @@ def verdict(r: dict[str, Any]) -> list[str]:
         extra = " with Puma at capacity" if kind in ("http_503_burst", "queue_at_capacity") and at_capacity else ""
         lines.append(f"{seen} ({services}: {sum(int(i['count'] or 0) for i in found)}){extra} -> run `foretune audit` "
                      + (f"(rules {rules})" if rules else "on the box or its sosreport"))
+    if missing:
+        lines.append(f"not {where}, so not judged: {_names(missing)}")
     return lines
 
 
@@ -239,7 +270,8 @@ def _incidents(out: Out, r: dict[str, Any]) -> None:
             out.say(line)
     out.head("Incidents")
     if not r["incidents"]:
-        out.say("none found")
+        read = [k for k in LOG_NAMES if k not in r.get("not_found", [])]
+        out.say("none found in the logs read" if read != ["tasks"] else "none can be found in a task export alone")
         return
     if out.width:  # a terminal: the file name and one time span keep a row short
         out.table(["kind", "service", "count", "when", "log"],
