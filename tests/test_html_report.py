@@ -24,8 +24,11 @@ from tests.support.chromium import chromium, click_copy_buttons, open_page
 
 EXAMPLE = "examples/sosreport-satellite-6.15-mistuned"
 REFERENCES = REPO / "docs" / "screenshots"
-FIXED_TIME = "1700000000"  # 2023-11-14 22:13 UTC
-TEST_VERSION = "0.0.0-test"
+# The screenshots (docs pictures too) show one fixed generation time and version, so they stay the same from build to
+# build and read as a real report: a time after every fixture's data (the example was collected 2024-02-12, the log
+# fixtures end 2025-06-23) and the release the references were reviewed at, not the version of the build under test.
+FIXED_TIME = "1751360400"  # 2025-07-01 09:00 UTC
+TEST_VERSION = "0.1.0"
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +63,7 @@ def test_header_names_host_date_product_profile_version_and_time(report: Path) -
     assert ("<dt>Profile</dt><dd>default (declared: the installer&#39;s tuning fact); 15120 hosts need the large "
             "profile</dd>") in html
     assert "plan profile" not in html.lower() and "epoch" not in html.lower()
-    assert f"<dt>Generated</dt><dd>2023-11-14 22:13 UTC by foretune {TEST_VERSION}</dd>" in html
+    assert f"<dt>Generated</dt><dd>2025-07-01 09:00 UTC by foretune {TEST_VERSION}</dd>" in html
 
 
 def test_one_file_that_loads_nothing(report: Path) -> None:

@@ -76,7 +76,7 @@ def logs_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_logs_page_names_its_source_version_and_time(logs_page: Path) -> None:
     html = logs_page.read_text(encoding="utf-8")
     assert "<h1>foretune logs — 17 files in tests/logs/fixtures</h1>" in html
-    assert f'<p class="meta-line">Generated 2023-11-14 22:13 UTC by foretune {TEST_VERSION}</p>' in html
+    assert f'<p class="meta-line">Generated 2025-07-01 09:00 UTC by foretune {TEST_VERSION}</p>' in html
     assert "prefers-color-scheme:dark" in html and "@media print" in html
 
 
@@ -136,7 +136,7 @@ def test_plan_tables_show_every_column_at_400_px(tmp_path: Path) -> None:
     assert run_cli("plan", "--product", "satellite", "--version", "6.15", "--hosts", "12000", "--cpus", "16", "--ram", "64G",
                    "--output", str(page_file)).status == 0
     html = page_file.read_text(encoding="utf-8")
-    assert '<td data-label="tunable"><code>puma.workers</code></td>' in html
+    assert '<td data-label="tunable"><code>puma.<wbr>workers</code></td>' in html
     hidden = ("[...document.querySelectorAll('td')].filter(td => { const r = td.getBoundingClientRect(); "
               "return r.width > 0 && (r.right > document.documentElement.clientWidth + 1 || r.left < 0); }).length")
     page = open_page(page_file, width=400, evaluate={"over": _OVERFLOWING_TABLES, "hidden": hidden})
