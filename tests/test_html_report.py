@@ -167,7 +167,11 @@ def test_copy_buttons_appear_only_with_javascript(report: Path) -> None:
 
 
 COPIED = [  # the fixes as the example's report writes them: one snippet per finding and file, applicable as copied
-    ("#thp-enabled div.fix:nth-of-type(2) button.copy", "echo never > /sys/kernel/mm/transparent_hugepage/enabled"),
+    # the finding's two commands in one block: one button copies both, in order
+    ("#thp-enabled div.fix:nth-of-type(1) button.copy",
+     "grubby --update-kernel=ALL --args=transparent_hugepage=never\necho never > /sys/kernel/mm/transparent_hugepage/enabled"),
+    # a bare installer option is the installer command
+    ("#foreman-db-pool-too-small div.fix:nth-of-type(2) button.copy", "satellite-installer --foreman-db-pool 20"),
     # the box needs the large profile, which writes both Apache values (foreman-installer sizes/large.yaml): the
     # fix is the profile change, not custom-hiera lines that would pin the values against any later --tuning
     ("#apache-workers-over-limit div.fix:nth-of-type(1) button.copy",

@@ -222,3 +222,10 @@ def test_byte_counts_are_shown_in_binary_units() -> None:
                 assert not re.search(r"\d{7,}", lines[index + 1]), (case.name, lines[index + 1])
         facts = run_cli("facts", str(case)).stdout
         assert not re.search(r"(_bytes|used_memory|maxmemory)=\d{4,}", facts), case.name
+
+
+def test_no_line_ends_in_spaces_in_colour_either() -> None:
+    """A line copied from the terminal (a fix, a drop-in line) brings no trailing spaces, coloured or not."""
+    for colour in ("never", "always"):
+        out = run_cli("audit", EXAMPLE, "--color", colour, environ={"COLUMNS": "80"}).stdout
+        assert [line for line in SGR.sub("", out).splitlines() if line.endswith(" ")] == [], colour

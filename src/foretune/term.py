@@ -235,6 +235,10 @@ class ReadProgress:
             self._bar = None
 
 
+# spaces at the end of a line, before the colour codes that close it: a copied line must not bring them along
+_TRAILING = re.compile(r" +((?:\x1b\[[0-9;]*m)*)$")
+
+
 def render_to_text(renderable: Any, *, color: bool, width: int | None, crop: bool = True) -> str:
     """``renderable`` as the text a console of ``width`` prints, without trailing spaces; ``crop=False`` keeps a line
     the renderable drew past the width whole (the terminal folds it) instead of cutting it."""
@@ -242,7 +246,7 @@ def render_to_text(renderable: Any, *, color: bool, width: int | None, crop: boo
     buffer = io.StringIO()
     out = console(buffer, color=color, width=width)
     out.print(renderable, crop=crop)
-    return "\n".join(line.rstrip(" ") for line in buffer.getvalue().split("\n"))
+    return "\n".join(_TRAILING.sub(r"\1", line) for line in buffer.getvalue().split("\n"))
 
 
 def plural(count: int, singular: str, plural_form: str | None = None) -> str:

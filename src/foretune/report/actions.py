@@ -108,7 +108,7 @@ def verdict(report: Report) -> str:
 
 
 MERGE_NOTE = ("# merge, do not append: a key the file has already takes these lines under it\n"
-              f"# (on the box: foretune render --from live --merge-into {HIERA_FILE})")
+              "# (foretune audit live --output-dir fixes/ on the box writes fixes/custom-hiera.yaml: the file with them merged)")
 
 
 def combined_fixes(fixes: tuple[str, ...] | list[str]) -> list[str]:
@@ -166,7 +166,8 @@ class FixBlock:
 
 def fix_blocks(report: Report, f: Finding) -> list[FixBlock]:
     """``f``'s fixes as the reports show them: one snippet per file (:func:`combined_fixes`), the installer options of
-    all its fixes as one runnable command for the report's product (the command What next runs), advice as text.
+    all its fixes as one runnable command for the report's product (the command What next runs), every command in one
+    block (one copy button), advice as text.
 
     >>> r = Report("s", "sosreport", "Satellite 6.15 (Foreman 3.9)", "server", 100, "default")
     >>> f = Finding("x", "x", "dynflow", Severity.MEDIUM, Status.FAIL, "m", fixes=("--a-b 5", "--c-d 3"))
@@ -190,6 +191,11 @@ def fix_blocks(report: Report, f: Finding) -> list[FixBlock]:
         blocks.append(FixBlock(snippet, code=not (snippet in advice and not snippet.startswith("#"))))
     if at is not None:
         blocks.insert(at, FixBlock("\n".join([*comments, installer_command(report, options)])))
+    commands = [b for b in blocks if b.code and not b.text.startswith("# /")]  # shell: one block, run in order
+    if len(commands) > 1:
+        first = blocks.index(commands[0])
+        blocks = [b for b in blocks if b not in commands]
+        blocks.insert(first, FixBlock("\n".join(b.text for b in commands)))
     return blocks
 
 
@@ -229,19 +235,26 @@ def what_next(report: Report, source_arg: str | None = None) -> list[str]:
         steps.append(f"After the systemd drop-ins: `systemctl daemon-reload`, then restart {', '.join(units)}.")
     if sysctl:
         steps.append("After the sysctl file: `sysctl --system` (no restart needed).")
-    by_hand = [f.rule_id for f in failing if f.fixes and not all(
+    by_hand = [f for f in failing if f.fixes and not all(
         _applies_by_file(s) or _installer_options(s, installer) is not None for s in combined_fixes(f.fixes))]
-    if by_hand:
-        steps.append(f"Run the commands or follow the advice in the fixes of {', '.join(by_hand)}: no file carries them.")
-    unfixed = [f.rule_id for f in failing if not f.fixes]
+    run = [f.rule_id for f in by_hand if any(fix.kind == "command" for fix in f.fix_records)]
+    if run:
+        steps.append(f"Run the commands in the fixes of {', '.join(run)} (the set's os-commands.sh holds them).")
+    advice = [f.rule_id for f in by_hand if f.rule_id not in run]
+    if advice:
+        steps.append(f"Follow the advice in the fixes of {', '.join(advice)}: no file carries it.")
+    unfixed = [f.rule_id for f in failing if not f.fixes and not f.fix_records]  # not those whose fix another gives
     if unfixed:
-        steps.append(f"Look into {', '.join(unfixed)}: foretune has no fix to apply for them.")
+        steps.append(f"Look into {', '.join(unfixed)}: foretune has no fix to apply for {'it' if len(unfixed) == 1 else 'them'}.")
+    fixed = len(failing) - len(unfixed)
     steps.append("Audit again once the changes are in (`foretune audit live` on the box, or a new sosreport): "
-                 f"the {plural(len(failing), 'problem')} above should be gone.")
+                 + (f"the {plural(fixed, 'problem')} with a fix above should be gone; "
+                    + ("the one to look into stays until you act on it." if len(unfixed) == 1 else
+                       f"the {len(unfixed)} to look into stay until you act on them.") if unfixed else f"the {plural(fixed, 'problem')} above should be gone."))
     measured = [f.rule_id for f in failing if f.basis == "measured"]
     if measured:
-        steps.append(f"{', '.join(measured)} came from what the box measured (logs, memory, pools): check them again after "
-                     "a day of normal load, not right after the restart.")
+        steps.append(f"{', '.join(measured)} came from what the box measured (logs, memory, pools): check "
+                     f"{'it' if len(measured) == 1 else 'them'} again after a day of normal load, not right after the restart.")
     return steps
 
 

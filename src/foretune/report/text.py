@@ -5,6 +5,7 @@ Every text that came from the audited files goes through :func:`foretune.term.cl
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from foretune import __version__
@@ -56,10 +57,37 @@ def render(report: Report, *, color: bool = False, verbose: bool = False, width:
     steps = Table.grid(padding=(0, 1, 0, 0))
     steps.add_column(no_wrap=True)
     steps.add_column(ratio=1, overflow="fold")
+    room = None if width is None else min(width - 5, 30)  # a longer command is drawn under its step, whole
     for n, step in enumerate(what_next(report), 1):
-        steps.add_row(f"{n}.", Text(clean_line(step)))
+        prose, commands = _out_of_line(step, room)
+        steps.add_row(f"{n}.", Text(clean_line(prose)))
+        if commands:
+            parts += [_indent(steps), *(_Code(clean(c), 7, shell=True) for c in commands)]
+            steps = Table.grid(padding=(0, 1, 0, 0))
+            steps.add_column(no_wrap=True)
+            steps.add_column(ratio=1, overflow="fold")
     parts += [_indent(steps), Text(""), Text("summary: " + report.summary())]
     return render_to_text(Group(*parts), color=color, width=width, crop=False)  # a fix line may pass the width
+
+
+def _out_of_line(step: str, room: int | None) -> tuple[str, list[str]]:
+    """``step`` with each `command` longer than ``room`` taken out of the sentence, to be drawn below it unbroken.
+
+    >>> _out_of_line("Run `a b c`: it restarts.", 4)
+    ('Run the command below: it restarts.', ['a b c'])
+    >>> _out_of_line("Run `a b c`: it restarts.", None)
+    ('Run `a b c`: it restarts.', [])
+    """
+    if room is None:
+        return step, []
+    commands: list[str] = []
+
+    def take(match: re.Match[str]) -> str:
+        if len(match.group(1)) <= room:
+            return match.group(0)
+        commands.append(match.group(1))
+        return "the command below"
+    return re.sub(r"`([^`]+)`", take, step), commands
 
 
 def _indent(renderable: RenderableType) -> RenderableType:
@@ -185,6 +213,8 @@ def _fold_command(line: str, width: int, indent: str) -> list[str]:
             words[-1] += " " + word
         else:
             words.append(word)
+    fits = width - len(indent) - 4  # a pair longer than a line of its own is two words again
+    words = [part for word in words for part in (word.split(" ") if len(word) > fits else [word])]
     out = [indent + words[0]]
     for word in words[1:]:
         if len(out[-1]) + 1 + len(word) + 2 <= width:
