@@ -202,3 +202,30 @@ def test_the_logs_header_names_product_release_and_role_as_the_audit_does(source
     assert ", ".join((data["release"], data["role"])) == product
     named = json.loads(run_cli("logs", str(FIXTURES / "production-rails7.log"), "--format", "json").stdout)
     assert "release" not in named  # log files alone name no product
+
+
+def test_logging_suggestions_give_one_custom_hiera_snippet_under_its_file() -> None:
+    """Two PostgreSQL suggestions (the overcommitted box's log has no %p and no duration lines) are one snippet: pasted
+    as two, the second postgresql::server::config_entries would replace the first."""
+    import yaml
+
+    out = run_cli("logs", str(SOSREPORTS / "satellite-6.15-overcommitted"), environ={"COLUMNS": "80"}).stdout
+    part = out[out.index("LOGGING CHANGES"):out.index("WHAT NEXT")]
+    block = [line[6:] for line in part[part.index("      # /etc/foreman-installer"):].rstrip().splitlines()]
+    assert block[:2] == ["# /etc/foreman-installer/custom-hiera.yaml",
+                         "# merge, do not append: a key the file has takes these lines under it"]
+    assert part.count("postgresql::server::config_entries:") == 1
+    assert yaml.safe_load("\n".join(block)) == {"postgresql::server::config_entries": {
+        "log_line_prefix": "%t [%p] ", "log_min_duration_statement": 1000}}
+    assert "then run `satellite-installer`: it applies custom-hiera.yaml" in " ".join(out.split())
+
+
+def test_a_sosreport_is_named_with_its_collection_date_and_the_version() -> None:
+    source = SOSREPORTS / "satellite-6.15-overcommitted"
+    text = run_cli("logs", str(source)).stdout.splitlines()
+    assert text[0] == f"foretune logs — {source}"  # the sosreport, not "4 files in ."
+    assert text[1:5] == ["  host: sat615b.example.com", "  product: Satellite 6.15 (Foreman 3.9), server",
+                         "  collected: 2024-05-13 09:30", f"  foretune: {__version__}"]
+    markdown = run_cli("logs", str(source), "--format", "markdown").stdout
+    assert f"# foretune logs — {source}\n" in markdown and "\ncollected: 2024-05-13 09:30\n" in markdown
+    assert json.loads(run_cli("logs", str(source), "--format", "json").stdout)["collected_at"] == "2024-05-13 09:30"

@@ -79,7 +79,7 @@ def test_several_keys_make_one_snippet_per_file() -> None:
              "apache::mod::event::serverlimit: 64"]
     assert combined_fixes(fixes) == [
         "# /etc/foreman-installer/custom-hiera.yaml\n"
-        "# merge, do not append: a key the file has already takes these lines under it\n"
+        "# merge, do not append: a key the file has takes these lines under it\n"
         "# (foretune audit live --output-dir fixes/ on the box writes fixes/custom-hiera.yaml: the file with them merged)\n"
         "apache::mod::event::serverlimit: 64\n"
         "postgresql::server::config_entries:\n  work_mem: 8MB\n  shared_buffers: 8GB\n"
@@ -101,14 +101,14 @@ def test_a_custom_hiera_snippet_says_to_merge_and_keeps_one_postgresql_hash() ->
     block = block[block.index("fix:") + 4:block.index("see:")]
     assert [line.strip() for line in block.strip().splitlines()] == [
         "# /etc/foreman-installer/custom-hiera.yaml",
-        "# merge, do not append: a key the file has already takes these lines under it",
+        "# merge, do not append: a key the file has takes these lines under it",
         "# (foretune audit live --output-dir fixes/ on the box writes fixes/custom-hiera.yaml: the file with them merged)",
         "postgresql::server::config_entries:", "work_mem: 8MB"]
     assert yaml.safe_load(textwrap.dedent(block).strip()) == {"postgresql::server::config_entries": {"work_mem": "8MB"}}
     deletes = "# /etc/foreman-installer/custom-hiera.yaml\n# delete foreman::db_pool: custom-hiera.yaml sets it"
     assert combined_fixes([deletes, "foreman::db_pool: 20"]) == [
         "# /etc/foreman-installer/custom-hiera.yaml\n"
-        "# merge, do not append: a key the file has already takes these lines under it\n"
+        "# merge, do not append: a key the file has takes these lines under it\n"
         "# (foretune audit live --output-dir fixes/ on the box writes fixes/custom-hiera.yaml: the file with them merged)\n"
         "# delete foreman::db_pool: custom-hiera.yaml sets it\nforeman::db_pool: 20"]
     assert combined_fixes([deletes]) == [deletes]  # nothing to merge: no merge line

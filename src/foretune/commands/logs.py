@@ -214,6 +214,9 @@ def _with_host(report: dict[str, Any], facts: FactSet) -> dict[str, Any]:
     host = facts.value("hostname")
     if isinstance(host, str) and host:
         report["host"] = host
+    collected = facts.value("collected_at")
+    if isinstance(collected, str) and collected:
+        report["collected_at"] = collected
     choice = choose_plan(facts)
     report["release"] = choice.release.label if choice.release else None
     report["role"] = facts.value("role") or (choice.plan.input.role if choice.plan else None)

@@ -107,14 +107,15 @@ def verdict(report: Report) -> str:
     return f"{plural(len(failing), 'problem')} to fix, the worst {worst.label if worst else 'unknown'} ({', '.join(counts)})"
 
 
-MERGE_NOTE = ("# merge, do not append: a key the file has already takes these lines under it\n"
-              "# (foretune audit live --output-dir fixes/ on the box writes fixes/custom-hiera.yaml: the file with them merged)")
+MERGE_NOTE = "# merge, do not append: a key the file has takes these lines under it"
+AUDIT_MERGE = "# (foretune audit live --output-dir fixes/ on the box writes fixes/custom-hiera.yaml: the file with them merged)"
 
 
-def combined_fixes(fixes: tuple[str, ...] | list[str]) -> list[str]:
+def combined_fixes(fixes: tuple[str, ...] | list[str], merged_by: str | None = AUDIT_MERGE) -> list[str]:
     """A finding's fixes as one snippet per file: custom-hiera lines together under the file's name and the line that
     says to merge them (appended, a key the file has already would be a second one), the same PostgreSQL hash once,
-    other snippets naming the same file merged; commands and advice as they are.
+    other snippets naming the same file merged; commands and advice as they are. ``merged_by``: the comment line that
+    names what writes the merged file (None: no such line).
 
     >>> combined_fixes(["a::b: 1", "postgresql::server::config_entries:\\n  x: 1", "c::d: 2",
     ...                 "postgresql::server::config_entries:\\n  y: 2", "tuned-adm profile x"])[0].splitlines()[3:]
@@ -148,7 +149,8 @@ def combined_fixes(fixes: tuple[str, ...] | list[str]) -> list[str]:
         if slot == "hiera":
             body = [line for lines in hiera.values() for line in lines]
             notes = files.get(HIERA_FILE, [])[1:]  # what to delete from the file, as comments
-            result.append("\n".join([f"# {HIERA_FILE}", *([MERGE_NOTE] if body else []), *notes, *body]))
+            merge = [MERGE_NOTE, *([merged_by] if merged_by else [])] if body else []
+            result.append("\n".join([f"# {HIERA_FILE}", *merge, *notes, *body]))
         elif slot in files:
             result.append("\n".join(files[slot]))
         else:

@@ -54,7 +54,7 @@ def charts(report: dict[str, Any]) -> dict[str, list[str]]:
 def render(report: dict[str, Any], *, generated: str = "", paper: str | None = None) -> str:
     """One page with the audit report's styles (light, dark, print), the tables scrolling on a narrow screen."""
     pictures = {} if "metrics" in report else charts(report)
-    body = to_html(text_render(report, markdown=True, top=25), pictures)
+    body = to_html(text_render(report, markdown=True, top=25, version=False), pictures)
     title = "foretune logs — before/after" if "metrics" in report else f"foretune logs — {report['source']}"
     stamp = f"<p class=\"meta-line\">Generated {escape(generated + ' ' if generated else '')}by foretune {escape(__version__)}</p>\n"
     head, _, rest = body.partition("</h1>\n")

@@ -101,13 +101,13 @@ class Out:
 
 
 def render(report: dict[str, Any], *, markdown: bool = False, color: bool = False, top: int = 15,
-           width: int | None = None) -> str:
+           width: int | None = None, version: bool = True) -> str:
     """The report as text (``width``: the terminal's columns, every line fits; None: no wrapping) or Markdown."""
     out = Out(markdown, top, None if markdown else width)
     if "metrics" in report:
         _compare(out, report)
     else:
-        _report(out, report)
+        _report(out, report, version=version)
     from foretune.term import clean  # start-up: only when render runs
 
     return clean("\n".join(out.lines).strip("\n")) + "\n"  # no log text drives the terminal
@@ -136,9 +136,9 @@ def _span(entry: dict[str, Any]) -> str:
     return f"{entry.get('first') or '?'} .. {entry.get('last') or '?'}"
 
 
-def _report(out: Out, r: dict[str, Any], title: bool = True) -> None:
+def _report(out: Out, r: dict[str, Any], title: bool = True, version: bool = True) -> None:
     if title:
-        source = r["source"] if len(r["files"]) < 2 else f"{plural(len(r['files']), 'file')} in {_common(r['files'])}"
+        source = r["source"] if len(r["files"]) < 2 or "release" in r else f"{plural(len(r['files']), 'file')} in {_common(r['files'])}"
         out.lines.append(f"# foretune logs — {md_text(source)}" if out.md else f"foretune logs — {source}")
         if r.get("host"):
             out.say(f"host: {r['host']}")
@@ -146,6 +146,10 @@ def _report(out: Out, r: dict[str, Any], title: bool = True) -> None:
             from foretune.report.actions import product_line  # start-up: the audit's header code, for this line only
 
             out.say(f"product: {product_line(r['release'], r.get('role'))}")
+        if r.get("collected_at"):
+            out.say(f"collected: {r['collected_at']}")
+        if version:  # the HTML page says it in its own line, with the generation time
+            out.say(f"foretune: {r['foretune']}")
     window = r["window"]
     if window["since"] or window["until"]:
         out.say(f"window: {window['since'] or 'start'} .. {window['until'] or 'end'} ({num(r['outside_window'])} lines outside)")
@@ -167,11 +171,15 @@ def _report(out: Out, r: dict[str, Any], title: bool = True) -> None:
     for section in r["tasks"]:
         _tasks(out, section)
     if r["suggestions"]:
+        from foretune.report.actions import combined_fixes  # start-up: the audit's snippet code, for suggestions only
+
         out.head("Logging changes that would show more")
         for s in r["suggestions"]:
             out.say(f"{s['title']}: {s['reason']} (source: {s['citation'].get('title') or s['citation']['id']})")
-            block = s["fix"].splitlines()
-            out.lines += (["", "```", *block, "```", ""] if out.md else [f"      {ln}" for ln in block])
+        # one snippet per file: the custom-hiera keys of every suggestion together, under the file's name
+        for fix in combined_fixes([s["fix"] for s in r["suggestions"]], merged_by=None):
+            block = fix.splitlines()
+            out.lines += (["", "```", *block, "```", ""] if out.md else ["", *(f"      {ln}" for ln in block)])
     if r["problems"]:
         out.head("Problems")
         for p in r["problems"]:
@@ -199,10 +207,23 @@ def what_next(r: dict[str, Any]) -> list[str]:
         steps.append("Read the request logs this source lacks: `foretune logs` on the box reads them in place, or name "
                      "them: `foretune logs /var/log/foreman/production.log* /var/log/httpd/`.")
     if r["suggestions"]:
-        steps.append("Make the logging changes above, so the next report sees more.")
+        hiera = any(fix.startswith("# /etc/foreman-installer/") for fix in _suggested(r))
+        steps.append("Make the logging changes above, so the next report sees more"
+                     + (f" (then run `{_installer(r)}`: it applies custom-hiera.yaml)." if hiera else "."))
     steps.append("After a change, compare a day before with a day after: `foretune logs --compare --window "
                  "BEFORE --window AFTER`.")
     return steps
+
+
+def _suggested(r: dict[str, Any]) -> list[str]:
+    from foretune.report.actions import combined_fixes  # start-up: the audit's snippet code, for suggestions only
+
+    return combined_fixes([s["fix"] for s in r["suggestions"]], merged_by=None)
+
+
+def _installer(r: dict[str, Any]) -> str:
+    """The installer of the report's product (satellite-installer for Satellite, else foreman-installer)."""
+    return "satellite-installer" if str(r.get("release") or "").startswith("Satellite") else "foreman-installer"
 
 
 # what an incident kind asks of the admin: the audit rules that judge it (they read the same logs) and the setting
