@@ -317,3 +317,14 @@ def test_what_next_commands_paste_whole_in_a_terminal(columns: int) -> None:
     assert "sidekiq-too-few-instances" not in steps  # its fix is part of sidekiq-concurrency-high's
     html = run_cli("audit", str(EXAMPLE), "--format", "html").stdout
     assert '<pre id="next-2-2"><code>satellite-installer --tuning large --foreman-dynflow-worker-concurrency 5 ' in html
+
+
+def test_what_next_closes_every_format() -> None:
+    """What next is the last section in every format: in HTML after the passed and skipped rules, too."""
+    html = run_cli("audit", str(EXAMPLE), "--format", "html").stdout
+    assert html.index("<h2>Passed and skipped</h2>") < html.index('<h2 id="what-next">What next</h2>')
+    assert "<h2" not in html[html.index('<h2 id="what-next">'):][5:]
+    markdown = run_cli("audit", str(EXAMPLE), "--format", "markdown").stdout
+    assert "\n## " not in markdown[markdown.index("## What next"):][3:]
+    text = run_cli("audit", str(EXAMPLE), "--verbose").stdout
+    assert text.index("== passed and skipped") < text.index("== What next")
