@@ -252,3 +252,13 @@ def render_to_text(renderable: Any, *, color: bool, width: int | None, crop: boo
 def plural(count: int, singular: str, plural_form: str | None = None) -> str:
     """``count`` with the noun in the right number: ``1 host``, ``2 hosts``, ``3 entries``."""
     return f"{count} {singular if count == 1 else (plural_form or singular + 's')}"
+
+
+def article(count: object) -> str:
+    """"a" or "an" before a number read aloud: an 8-CPU box, an 11-CPU one, a 16-CPU one.
+
+    >>> [article(n) for n in (4, 8, 11, 16, 18, 80, 800)]
+    ['a', 'an', 'an', 'a', 'an', 'an', 'an']
+    """
+    text = str(count)
+    return "an" if text.startswith("8") or text in ("11", "18") or (len(text) in (5, 6) and text[:2] in ("11", "18")) else "a"
