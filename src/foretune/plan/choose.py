@@ -134,7 +134,7 @@ def choose_plan(facts: FactSet, *, hosts: int | None = None, **given: Any) -> Pl
         if release is not None and not release.features.size_profiles:
             profile_why += f"; {release.label} has no --tuning profiles"
     if role == "capsule":
-        profile_why = "Capsules have no tuning profiles: the installer applies its common layer"
+        profile_why = "Capsules have no tuning profiles"
     figure = host_figure(facts, hosts, profile, role)
     plan = None
     if release is not None:

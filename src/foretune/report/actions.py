@@ -62,6 +62,8 @@ def identity(report: Report) -> Identity:
     hosts = (plural(report.hosts, "managed host") if report.hosts is not None else "managed hosts unknown") + (
         f" ({report.hosts_basis})" if report.hosts_basis else "")
     profile = "none" if not report.profile else report.profile + (f" ({report.profile_basis})" if report.profile_basis else "")
+    if report.role == "capsule":  # the planner's "default" is the settings every box gets, no profile of the Capsule's
+        profile = f"none ({report.profile_basis})" if report.profile_basis else "none (Capsules have no tuning profiles)"
     needed = needed_profile(report)
     if needed and needed != report.profile:
         profile += f"; {report.hosts} hosts need the {needed} profile"
