@@ -181,7 +181,9 @@ def test_logs_not_in_a_source_are_named_beside_what_was_found() -> None:
     out = run_cli("logs", str(SOSREPORTS / "satellite-6.15-overcommitted"), environ={"COLUMNS": "400"}).stdout
     lines_ = out.splitlines()
     verdict = lines_[lines_.index("VERDICT") + 2:lines_.index("INCIDENTS") - 1]
-    assert verdict[0].startswith("  OOM kills (ruby: 1) -> ")
+    source = SOSREPORTS / "satellite-6.15-overcommitted"
+    assert verdict[0] == f"  OOM kills (ruby: 1) -> run `foretune audit {source}` (rules oom-kills, memory-budget-over-ram)"
+    assert f"  1. Run `foretune audit {source}`: the rules the verdict names judge" in out
     assert verdict[-1] == "  not in this source, so not judged: Apache access log, Apache error log, Candlepin log"
     capsule = run_cli("logs", str(SOSREPORTS / "capsule-6.2-passenger"), environ={"COLUMNS": "400"}).stdout
     assert "  not in this source, so not judged: PostgreSQL log, system log\n" in capsule

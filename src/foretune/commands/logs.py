@@ -214,6 +214,7 @@ def _with_host(report: dict[str, Any], facts: FactSet) -> dict[str, Any]:
     host = facts.value("hostname")
     if isinstance(host, str) and host:
         report["host"] = host
+    report["source_kind"] = facts.source_kind  # live, sosreport or snapshot: the audit command of What next
     collected = facts.value("collected_at")
     if isinstance(collected, str) and collected:
         report["collected_at"] = collected

@@ -201,9 +201,10 @@ def what_next(r: dict[str, Any]) -> list[str]:
     """The closing steps: audit what the incidents point to, log more, compare after a change."""
     steps = []
     if r["incidents"]:
-        steps.append("Run `foretune audit` on the box or its sosreport: the rules the verdict names judge the settings "
+        steps.append(f"Run `{_audit(r)}`{'' if _audit(r) != 'foretune audit' else ' on the box or its sosreport'}: "
+                     "the rules the verdict names judge the settings "
                      "behind these incidents and give their fixes.")
-    if {"production", "apache_access"} <= set(r.get("not_found", [])):  # no request log: nothing of the load is known
+    if {"production", "apache_access"} <= set(r.get("not_found", [])) and r.get("source_kind") != "live":
         steps.append("Read the request logs this source lacks: `foretune logs` on the box reads them in place, or name "
                      "them: `foretune logs /var/log/foreman/production.log* /var/log/httpd/`.")
     if r["suggestions"]:
@@ -219,6 +220,17 @@ def _suggested(r: dict[str, Any]) -> list[str]:
     from foretune.report.actions import combined_fixes  # start-up: the audit's snippet code, for suggestions only
 
     return combined_fixes([s["fix"] for s in r["suggestions"]], merged_by=None)
+
+
+def _audit(r: dict[str, Any]) -> str:
+    """The audit command for the report's source: the sosreport or snapshot itself, "live" for this host; a name with
+    shell characters, or log files given alone, leave it to the reader."""
+    import re  # start-up: only when an audit command is written
+
+    source = "live" if r.get("source_kind") == "live" else str(r.get("source") or "")
+    if "release" not in r or not re.fullmatch(r"[A-Za-z0-9._/:@+=,-]+", source):
+        return "foretune audit"
+    return f"foretune audit {source}"
 
 
 def _installer(r: dict[str, Any]) -> str:
@@ -273,7 +285,7 @@ def verdict(r: dict[str, Any]) -> list[str]:
         found = [i for i in r["incidents"] if i["kind"] == kind]
         services = ", ".join(dict.fromkeys(str(i["service"]) for i in found))
         extra = " with Puma at capacity" if kind in ("http_503_burst", "queue_at_capacity") and at_capacity else ""
-        lines.append(f"{seen} ({services}: {sum(int(i['count'] or 0) for i in found)}){extra} -> run `foretune audit` "
+        lines.append(f"{seen} ({services}: {sum(int(i['count'] or 0) for i in found)}){extra} -> run `{_audit(r)}` "
                      + (f"(rules {rules})" if rules else "on the box or its sosreport"))
     if missing:
         lines.append(f"not {where}, so not judged: {_names(missing)}")
