@@ -277,6 +277,7 @@ def test_every_json_report_names_host_and_dates() -> None:
     audit = json.loads(run_cli("audit", str(EXAMPLE), "--format", "json", environ=epoch).stdout)
     plan = json.loads(run_cli("plan", "--from", str(EXAMPLE), "--format", "json", environ=epoch).stdout)
     logs = json.loads(run_cli("logs", str(EXAMPLE), "--format", "json", environ=epoch).stdout)
+    assert audit["profile_needed"] == "large"  # 15120 counted hosts: the large profile's 10001-20000 range
     for data in (audit, plan):
         assert (data["host"], data["collected_at"], data["generated_at"]) == (
             "satellite.example.com", "2024-02-12 10:14", "2023-11-14 22:13 UTC")

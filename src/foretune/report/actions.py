@@ -10,9 +10,7 @@ import re
 from dataclasses import dataclass
 
 from foretune.audit.model import Finding, Report
-from foretune.knowledge import hardware
-from foretune.knowledge.model import SIZES
-from foretune.report.data import ordered
+from foretune.report.data import needed_profile, ordered
 from foretune.rules.base import Severity, Status
 from foretune.term import plural
 
@@ -32,14 +30,6 @@ class Identity:
     product: str
     sizing: str  # "15120 hosts (counted in ...)"
     profile: str  # "default (declared: ...); 15120 hosts need large"
-
-
-def needed_profile(report: Report) -> str | None:
-    """The size profile the host count needs, when the count is known (not assumed) and the box has size profiles."""
-    if report.hosts is None or (report.hosts_basis or "").startswith("assumed") or report.profile not in SIZES \
-            or report.role != "server":
-        return None
-    return hardware.profile_for_hosts(report.hosts)
 
 
 def product_line(release: str | None, role: str | None) -> str:
