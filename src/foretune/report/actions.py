@@ -233,7 +233,7 @@ def what_next(report: Report, source_arg: str | None = None) -> list[str]:
         _applies_by_file(s) or _installer_options(s, installer) is not None for s in combined_fixes(f.fixes))]
     run = [f.rule_id for f in by_hand if any(fix.kind == "command" for fix in f.fix_records)]
     if run:
-        steps.append(f"Run the commands in the fixes of {', '.join(run)} (the set's os-commands.sh holds them).")
+        steps.append(f"Run the commands in the fixes of {', '.join(run)} (fixes/APPLY.md puts them in order).")
     advice = [f.rule_id for f in by_hand if f.rule_id not in run]
     if advice:
         steps.append(f"Follow the advice in the fixes of {', '.join(advice)}: no file carries it.")
