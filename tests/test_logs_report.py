@@ -231,3 +231,20 @@ def test_a_sosreport_is_named_with_its_collection_date_and_the_version() -> None
     markdown = run_cli("logs", str(source), "--format", "markdown").stdout
     assert f"# foretune logs — {source}\n" in markdown and "\ncollected: 2024-05-13 09:30\n" in markdown
     assert json.loads(run_cli("logs", str(source), "--format", "json").stdout)["collected_at"] == "2024-05-13 09:30"
+
+
+def test_a_passenger_box_is_sent_to_the_passenger_rules() -> None:
+    """The 6.2 Capsule runs Passenger, not Puma: its queue-full and 503 incidents lead to the rules that judge the
+    Passenger queue (its audit fails passenger-queue-too-small), never to the Puma ones the audit skips there."""
+    source = SOSREPORTS / "capsule-6.2-passenger"
+    out = run_cli("logs", str(source), environ={"COLUMNS": "400"}).stdout
+    lines_ = out.splitlines()
+    verdict = lines_[lines_.index("VERDICT") + 2:lines_.index("INCIDENTS") - 1]
+    assert verdict[:2] == [
+        f"  503 bursts (httpd: 25) -> run `foretune audit {source}` (rules passenger-queue-too-small, "
+        "passenger-queue-saturated (Passenger queue))",
+        f"  Passenger queue full (passenger: 15) -> run `foretune audit {source}` (rules passenger-queue-too-small, "
+        "passenger-queue-saturated)"]
+    assert "puma" not in "\n".join(verdict)
+    audit = json.loads(run_cli("audit", str(source), "--format", "json").stdout)
+    assert {f["rule"]: f["status"] for f in audit["findings"]}["passenger-queue-too-small"] == "fail"

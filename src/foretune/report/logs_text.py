@@ -259,6 +259,13 @@ def _names(kinds: list[str]) -> str:
     return ", ".join(LOG_NAMES.get(k, k) for k in kinds)
 
 
+# the same incidents on a box whose Rails runs under Passenger (Satellite 6.8 and older): the Passenger rules judge them
+PASSENGER_ACTIONS = {
+    "http_503_burst": ("503 bursts", "passenger-queue-too-small, passenger-queue-saturated (Passenger queue)"),
+    "queue_at_capacity": ("Passenger queue full", "passenger-queue-too-small, passenger-queue-saturated"),
+}
+
+
 def verdict(r: dict[str, Any]) -> list[str]:
     """What the logs show, worst first, each with the action it leads to; then the logs looked for and not found.
     No line claims "no incidents" over logs that were not read.
@@ -279,13 +286,14 @@ def verdict(r: dict[str, Any]) -> list[str]:
         return [f"no incidents in the logs read ({_names(seen)}): nothing in them asks for a change"] + (
             [f"not {where}, so not judged: {_names(missing)}"] if missing else [])
     at_capacity = [s["log"] for s in r["production"] if s["concurrency"]["minutes_at_capacity"]]
+    passenger = any(i["service"] == "passenger" for i in r["incidents"])  # a Passenger-era box: no Puma to judge
     lines = []
     for kind in kinds:
-        seen, rules = ACTIONS.get(kind, (kind.replace("_", " "), ""))
+        label, rules = (PASSENGER_ACTIONS if passenger else ACTIONS).get(kind, ACTIONS.get(kind, (kind.replace("_", " "), "")))
         found = [i for i in r["incidents"] if i["kind"] == kind]
         services = ", ".join(dict.fromkeys(str(i["service"]) for i in found))
         extra = " with Puma at capacity" if kind in ("http_503_burst", "queue_at_capacity") and at_capacity else ""
-        lines.append(f"{seen} ({services}: {sum(int(i['count'] or 0) for i in found)}){extra} -> run `{_audit(r)}` "
+        lines.append(f"{label} ({services}: {sum(int(i['count'] or 0) for i in found)}){extra} -> run `{_audit(r)}` "
                      + (f"(rules {rules})" if rules else "on the box or its sosreport"))
     if missing:
         lines.append(f"not {where}, so not judged: {_names(missing)}")
