@@ -14,6 +14,15 @@ TITLES = {"production": "Foreman production.log", "apache_access": "Apache acces
           "postgresql": "PostgreSQL log", "candlepin": "Candlepin log", "system": "System log", "tasks": "Tasks export"}
 
 
+def section_title(kind: str, log: str) -> str:
+    """A log section's heading: the kind of log and its name, once when the name says it already.
+
+    >>> section_title("production", "production.log"), section_title("apache_access", "foreman-ssl_access_ssl.log")
+    ('Foreman production.log', 'Apache access log: foreman-ssl_access_ssl.log')
+    """
+    return TITLES[kind] if TITLES[kind].endswith(log) else f"{TITLES[kind]}: {log}"
+
+
 def md_text(value: str) -> str:
     """Log text for markdown: shown literally, never as HTML, links or emphasis."""
     from foretune.report.markdown import text  # start-up: the audit's markdown module loads for markdown only
@@ -325,7 +334,7 @@ def _incidents(out: Out, r: dict[str, Any]) -> None:
 
 
 def _section(out: Out, kind: str, s: dict[str, Any]) -> None:
-    out.head(f"{TITLES[kind]}: {s['log']}")
+    out.head(section_title(kind, s["log"]))
     bad = f", {plural(s['not_understood'], 'line')} not understood" if s["not_understood"] else ""
     jumps = f", {plural(s['clock_jumps'], 'clock jump')}" if s.get("clock_jumps") else ""
     out.say(f"{plural(s['lines'], 'line')}, {_span(s)}{bad}{jumps}")
