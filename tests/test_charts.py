@@ -51,3 +51,23 @@ def test_labels_are_escaped_and_nothing_is_loaded() -> None:
     assert "<script>" not in svg and "&lt;script&gt;" in svg
     assert not re.search(r"href|src=|url\(", svg)
     assert 'role="img"' in svg and "<title>a &quot;title&quot;</title>" in svg
+
+
+def test_severity_and_part_colours_are_told_apart_in_both_schemes() -> None:
+    """Critical and high, and every two chart parts, differ in hue (20 degrees or more), or clearly in lightness or in
+    greyness, in the light and the dark palette (the legends name them by colour alone)."""
+    import colorsys
+    import itertools
+    import re
+    from importlib import resources
+
+    css = resources.files("foretune.report").joinpath("templates", "report.css").read_text(encoding="utf-8")
+    dark_at = css.index("@media (prefers-color-scheme:dark)")
+    for scheme in (css[:dark_at], css[dark_at:css.index("}}", dark_at)]):
+        colours = dict(re.findall(r"--([a-z0-9]+):#([0-9a-f]{6})", scheme))
+        for group in (["critical", "high", "medium", "low", "info"], [f"p{i}" for i in range(12)]):
+            for a, b in itertools.combinations(group, 2):
+                (ha, sa, va), (hb, sb, vb) = (colorsys.rgb_to_hsv(*(int(colours[n][i:i + 2], 16) / 255 for i in (0, 2, 4)))
+                                            for n in (a, b))
+                hue = min(abs(ha - hb), 1 - abs(ha - hb)) * 360
+                assert hue >= 20 or abs(va - vb) >= 0.25 or abs(sa - sb) >= 0.4, (a, b, colours[a], colours[b])

@@ -3,6 +3,7 @@ host names folded like ids, distinct short names, and an HTML page with dark, pr
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -41,7 +42,8 @@ def test_verdict_links_what_the_logs_show_to_an_action() -> None:
 
 def test_quiet_logs_say_nothing_asks_for_a_change() -> None:
     out = run_cli("logs", str(FIXTURES / "production-rails7.log")).stdout
-    assert "  no incidents: nothing in these logs asks for a change" in out
+    assert "  no incidents in the logs read (production.log): nothing in them asks for a change\n" in out
+    assert "  not among the logs given, so not judged: Apache access log, Apache error log, PostgreSQL log, " in out
 
 
 def test_short_names_stay_distinct() -> None:
@@ -74,7 +76,7 @@ def logs_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_logs_page_names_its_source_version_and_time(logs_page: Path) -> None:
     html = logs_page.read_text(encoding="utf-8")
     assert "<h1>foretune logs — 17 files in tests/logs/fixtures</h1>" in html
-    assert f'<p class="meta-line">Generated 2023-11-14 22:13 UTC by foretune {TEST_VERSION}</p>' in html
+    assert f'<p class="meta-line">Generated 2025-07-01 09:00 UTC by foretune {TEST_VERSION}</p>' in html
     assert "prefers-color-scheme:dark" in html and "@media print" in html
 
 
@@ -134,7 +136,7 @@ def test_plan_tables_show_every_column_at_400_px(tmp_path: Path) -> None:
     assert run_cli("plan", "--product", "satellite", "--version", "6.15", "--hosts", "12000", "--cpus", "16", "--ram", "64G",
                    "--output", str(page_file)).status == 0
     html = page_file.read_text(encoding="utf-8")
-    assert '<td data-label="tunable"><code>puma.workers</code></td>' in html
+    assert '<td data-label="tunable"><code>puma.<wbr>workers</code></td>' in html
     hidden = ("[...document.querySelectorAll('td')].filter(td => { const r = td.getBoundingClientRect(); "
               "return r.width > 0 && (r.right > document.documentElement.clientWidth + 1 || r.left < 0); }).length")
     page = open_page(page_file, width=400, evaluate={"over": _OVERFLOWING_TABLES, "hidden": hidden})
@@ -146,3 +148,103 @@ def test_a_line_charts_legend_sits_under_its_title() -> None:
     svg = lines([("requests/min", [1, 2]), ("5xx/min", [0, 1])], title="production-registration.log: requests per minute")
     ys = [int(y) for y in re.findall(r'<text x="48" y="(\d+)"', svg)[:3]]
     assert ys == [14, 30, 44]  # title, then one legend line a series, each below the one before
+
+
+EXAMPLE = REPO / "examples" / "sosreport-satellite-6.15-mistuned"
+SOSREPORTS = REPO / "tests" / "fixtures" / "sosreports"
+
+
+def test_a_task_export_alone_gets_no_verdict_of_no_incidents() -> None:
+    """The example sosreport holds a task export and no production.log, Apache, PostgreSQL, Candlepin or system log:
+    the report says which logs it did not find and claims nothing about them; exit 0, a log of Foreman's was read."""
+    result = run_cli("logs", str(EXAMPLE), environ={"COLUMNS": "400"})
+    assert result.status == 0, result.stderr
+    lines_ = result.stdout.splitlines()
+    verdict = lines_[lines_.index("VERDICT") + 2:lines_.index("INCIDENTS") - 1]
+    assert verdict == ["  no incidents can be seen: no production.log, Apache access log, Apache error log, PostgreSQL log, "
+                       "Candlepin log or system log in this source; only the task export was read"]
+    assert lines_[lines_.index("INCIDENTS") + 2] == "  none can be found in a task export alone"
+    assert "no incidents:" not in result.stdout and "none found" not in result.stdout
+    assert lines_[lines_.index("WHAT NEXT") + 2] == (
+        "  1. Read the request logs this source lacks: `foretune logs` on the box reads them in place, or name them: "
+        "`foretune logs /var/log/foreman/production.log* /var/log/httpd/`.")
+    markdown = run_cli("logs", str(EXAMPLE), "--format", "markdown").stdout
+    assert "- no incidents can be seen: no production.log, Apache access log" in markdown
+    assert "only the task export was read</li>" in run_cli("logs", str(EXAMPLE), "--format", "html").stdout
+    data = json.loads(run_cli("logs", str(EXAMPLE), "--format", "json").stdout)
+    assert data["not_found"] == ["production", "apache_access", "apache_error", "postgresql", "candlepin", "system"]
+
+
+def test_logs_not_in_a_source_are_named_beside_what_was_found() -> None:
+    """The overcommitted 6.15 box's sosreport has production.log, PostgreSQL's log and messages, no Apache or
+    Candlepin log; a 6.2 Capsule's has Apache logs only, and a Capsule writes no production.log, Candlepin or task log."""
+    out = run_cli("logs", str(SOSREPORTS / "satellite-6.15-overcommitted"), environ={"COLUMNS": "400"}).stdout
+    lines_ = out.splitlines()
+    verdict = lines_[lines_.index("VERDICT") + 2:lines_.index("INCIDENTS") - 1]
+    source = SOSREPORTS / "satellite-6.15-overcommitted"
+    assert verdict[0] == f"  OOM kills (ruby: 1) -> run `foretune audit {source}` (rules oom-kills, memory-budget-over-ram)"
+    assert f"  1. Run `foretune audit {source}`: the rules the verdict names judge" in out
+    assert verdict[-1] == "  not in this source, so not judged: Apache access log, Apache error log, Candlepin log"
+    capsule = run_cli("logs", str(SOSREPORTS / "capsule-6.2-passenger"), environ={"COLUMNS": "400"}).stdout
+    assert "  not in this source, so not judged: PostgreSQL log, system log\n" in capsule
+
+
+@pytest.mark.parametrize(("source", "product"), [
+    (EXAMPLE, "Satellite 6.15 (Foreman 3.9), server"),
+    (SOSREPORTS / "capsule-6.2-passenger", "Satellite 6.2 (Foreman 1.11), capsule"),
+])
+def test_the_logs_header_names_product_release_and_role_as_the_audit_does(source: Path, product: str) -> None:
+    text = run_cli("logs", str(source)).stdout.splitlines()
+    assert text[2] == f"  product: {product}"
+    audit = run_cli("audit", str(source), "--hosts", "500").stdout
+    assert f"\nProduct   {product}\n" in audit  # the same words as the audit's header
+    assert f"\nproduct: {product}\n" in run_cli("logs", str(source), "--format", "markdown").stdout
+    assert f"<p>product: {product}</p>" in run_cli("logs", str(source), "--format", "html").stdout
+    data = json.loads(run_cli("logs", str(source), "--format", "json").stdout)
+    assert ", ".join((data["release"], data["role"])) == product
+    named = json.loads(run_cli("logs", str(FIXTURES / "production-rails7.log"), "--format", "json").stdout)
+    assert "release" not in named  # log files alone name no product
+
+
+def test_logging_suggestions_give_one_custom_hiera_snippet_under_its_file() -> None:
+    """Two PostgreSQL suggestions (the overcommitted box's log has no %p and no duration lines) are one snippet: pasted
+    as two, the second postgresql::server::config_entries would replace the first."""
+    import yaml
+
+    out = run_cli("logs", str(SOSREPORTS / "satellite-6.15-overcommitted"), environ={"COLUMNS": "80"}).stdout
+    part = out[out.index("LOGGING CHANGES"):out.index("WHAT NEXT")]
+    block = [line[6:] for line in part[part.index("      # /etc/foreman-installer"):].rstrip().splitlines()]
+    assert block[:2] == ["# /etc/foreman-installer/custom-hiera.yaml",
+                         "# merge, do not append: a key the file has takes these lines under it"]
+    assert part.count("postgresql::server::config_entries:") == 1
+    assert yaml.safe_load("\n".join(block)) == {"postgresql::server::config_entries": {
+        "log_line_prefix": "%t [%p] ", "log_min_duration_statement": 1000}}
+    assert "then run `satellite-installer`: it applies custom-hiera.yaml" in " ".join(out.split())
+
+
+def test_a_sosreport_is_named_with_its_collection_date_and_the_version() -> None:
+    source = SOSREPORTS / "satellite-6.15-overcommitted"
+    text = run_cli("logs", str(source)).stdout.splitlines()
+    assert text[0] == f"foretune logs — {source}"  # the sosreport, not "4 files in ."
+    assert text[1:5] == ["  host: sat615b.example.com", "  product: Satellite 6.15 (Foreman 3.9), server",
+                         "  collected: 2024-05-13 09:30", f"  foretune: {__version__}"]
+    markdown = run_cli("logs", str(source), "--format", "markdown").stdout
+    assert f"# foretune logs — {source}\n" in markdown and "\ncollected: 2024-05-13 09:30\n" in markdown
+    assert json.loads(run_cli("logs", str(source), "--format", "json").stdout)["collected_at"] == "2024-05-13 09:30"
+
+
+def test_a_passenger_box_is_sent_to_the_passenger_rules() -> None:
+    """The 6.2 Capsule runs Passenger, not Puma: its queue-full and 503 incidents lead to the rules that judge the
+    Passenger queue (its audit fails passenger-queue-too-small), never to the Puma ones the audit skips there."""
+    source = SOSREPORTS / "capsule-6.2-passenger"
+    out = run_cli("logs", str(source), environ={"COLUMNS": "400"}).stdout
+    lines_ = out.splitlines()
+    verdict = lines_[lines_.index("VERDICT") + 2:lines_.index("INCIDENTS") - 1]
+    assert verdict[:2] == [
+        f"  503 bursts (httpd: 25) -> run `foretune audit {source}` (rules passenger-queue-too-small, "
+        "passenger-queue-saturated (Passenger queue))",
+        f"  Passenger queue full (passenger: 15) -> run `foretune audit {source}` (rules passenger-queue-too-small, "
+        "passenger-queue-saturated)"]
+    assert "puma" not in "\n".join(verdict)
+    audit = json.loads(run_cli("audit", str(source), "--format", "json").stdout)
+    assert {f["rule"]: f["status"] for f in audit["findings"]}["passenger-queue-too-small"] == "fail"

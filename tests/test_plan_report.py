@@ -22,7 +22,7 @@ def test_markdown_plan_leads_with_identity_and_verdict_and_ends_with_what_next()
     assert "- Box: 16 CPUs, 64.0 GiB RAM" in lines
     # 12000 hosts: the large profile (10001-20000 hosts in the guide's table)
     assert "- Profile: large (12000 managed hosts fall in the large range (10001-20000 hosts))" in lines
-    assert f"- Generated: 2023-11-14 22:13 UTC by foretune {__version__}" in lines
+    assert f"- Generated: 2025-07-01 09:00 UTC by foretune {__version__}" in lines
     verdict = next(line for line in lines if line.startswith("## Verdict: "))
     assert verdict.endswith(" to change from the installer's, no problems")
     changes = lines.index(next(line for line in lines if line.startswith("## What foretune changes")))
@@ -121,3 +121,21 @@ def test_db_pool_reason_agrees_with_the_guides_quote_for_the_release() -> None:
     reason = next(line for line in out.splitlines() if line.startswith("foretune: 20"))
     assert "max(db_pool, threads_max) = 16" in reason and "Katello event daemon" in reason
     assert "one per Puma thread plus" not in reason
+
+
+# each piece of a table cell's code between two break points (<wbr> after a dot, underscore, colon or slash) that the
+# browser laid out on more than one line: a name cut inside a word
+_CUT_NAMES = ("[...document.querySelectorAll('main td code')].flatMap(c => [...c.childNodes].filter(n => n.nodeType === 3)"
+              ".map(n => { const r = document.createRange(); r.selectNodeContents(n); return [n.textContent, r.getClientRects().length]; }))"
+              ".filter(x => x[1] > 1).map(x => x[0])")
+
+
+@pytest.mark.parametrize(("width", "media"), [(1400, "screen"), (400, "screen"), (1400, "print")])
+def test_tunable_names_wrap_only_after_a_dot_or_underscore(plan_page: Path, width: int, media: str) -> None:
+    """os.tuned_profile may wrap as os.tuned_ / profile, never as os.tuned_p / rofile."""
+    html = plan_page.read_text(encoding="utf-8")
+    assert "<code>os.<wbr>tuned_<wbr>profile</code>" in html and "<code>puma.<wbr>workers</code>" in html
+    page = open_page(plan_page, width=width, height=1400, media=media, evaluate={"cut": _CUT_NAMES, "names": (
+        "document.querySelectorAll('main td code').length")})
+    assert page.values["names"] > 20
+    assert page.values["cut"] == []

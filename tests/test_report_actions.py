@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -78,12 +79,107 @@ def test_several_keys_make_one_snippet_per_file() -> None:
              "apache::mod::event::serverlimit: 64"]
     assert combined_fixes(fixes) == [
         "# /etc/foreman-installer/custom-hiera.yaml\n"
+        "# merge, do not append: a key the file has takes these lines under it\n"
+        "# (foretune audit live --output-dir fixes/ on the box writes fixes/custom-hiera.yaml: the file with them merged)\n"
         "apache::mod::event::serverlimit: 64\n"
         "postgresql::server::config_entries:\n  work_mem: 8MB\n  shared_buffers: 8GB\n"
         "apache::mod::event::maxrequestworkers: 1024",
         "# /etc/systemd/system/httpd.service.d/limits.conf\n[Service]\nLimitNOFILE=640000",
         "tuned-adm profile throughput-performance",
     ]
+
+
+def test_a_custom_hiera_snippet_says_to_merge_and_keeps_one_postgresql_hash() -> None:
+    """Appended to a custom-hiera.yaml that has postgresql::server::config_entries already, pg-work-mem-low's snippet
+    would open a second one (a duplicate key): the snippet says to merge, names the command that writes the merged file
+    on the box (the audit's own change set: render --from plans the declared profile, not the audit's), and a file's
+    deletions join its keys in one snippet."""
+    import yaml
+
+    text = run_cli("audit", str(EXAMPLE), environ={"COLUMNS": "200"}).stdout
+    block = text[text.index("pg-work-mem-low (postgresql)"):]
+    block = block[block.index("fix:") + 4:block.index("see:")]
+    assert [line.strip() for line in block.strip().splitlines()] == [
+        "# /etc/foreman-installer/custom-hiera.yaml",
+        "# merge, do not append: a key the file has takes these lines under it",
+        "# (foretune audit live --output-dir fixes/ on the box writes fixes/custom-hiera.yaml: the file with them merged)",
+        "postgresql::server::config_entries:", "work_mem: 8MB"]
+    assert yaml.safe_load(textwrap.dedent(block).strip()) == {"postgresql::server::config_entries": {"work_mem": "8MB"}}
+    deletes = "# /etc/foreman-installer/custom-hiera.yaml\n# delete foreman::db_pool: custom-hiera.yaml sets it"
+    assert combined_fixes([deletes, "foreman::db_pool: 20"]) == [
+        "# /etc/foreman-installer/custom-hiera.yaml\n"
+        "# merge, do not append: a key the file has takes these lines under it\n"
+        "# (foretune audit live --output-dir fixes/ on the box writes fixes/custom-hiera.yaml: the file with them merged)\n"
+        "# delete foreman::db_pool: custom-hiera.yaml sets it\nforeman::db_pool: 20"]
+    assert combined_fixes([deletes]) == [deletes]  # nothing to merge: no merge line
+
+
+def _fix_blocks_of(text: str, rule: str) -> list[str]:
+    """The code blocks under ``rule`` in a wide terminal report, each dedented."""
+    part = text[text.index(f"{rule} ("):]
+    part = part[:part.index("see:")]
+    return [textwrap.dedent(chunk).strip() for chunk in part.split("fix:\n")[1:]]
+
+
+def test_an_installer_option_fix_is_the_installer_command_of_the_product() -> None:
+    """A bare option (--foreman-db-pool 20) pastes as nothing: each fix block is the installer command of the box's
+    product, a finding's options together in one (the command What next builds from them all)."""
+    wide = {"COLUMNS": "200"}
+    text = run_cli("audit", str(EXAMPLE), environ=wide).stdout
+    assert _fix_blocks_of(text, "foreman-db-pool-too-small")[1] == "satellite-installer --foreman-db-pool 20"
+    assert _fix_blocks_of(text, "sidekiq-concurrency-high") == [
+        "satellite-installer --foreman-dynflow-worker-concurrency 5 --foreman-dynflow-worker-instances 3"]
+    # a finding's commands in one block, in order: one copy button
+    assert _fix_blocks_of(text, "tuned-not-running") == ["systemctl enable --now tuned\ntuned-adm profile virtual-guest"]
+    blocks = [b for rule in re.findall(r"^  (?:HIGH|MEDIUM|LOW)\s+([a-z0-9-]+) \(", text, re.M) for b in _fix_blocks_of(text, rule)]
+    assert len(blocks) > 20 and not [b for b in blocks if re.search(r"^--", b, re.M)]  # no option alone
+    orcharhino = run_cli("audit", str(SOSREPORTS / "orcharhino-6.9"), "--hosts", "2000", environ=wide).stdout
+    assert _fix_blocks_of(orcharhino, "puma-workers-outside-range") == ["foreman-installer --foreman-foreman-service-puma-workers 6"]
+    markdown = run_cli("audit", str(EXAMPLE), "--format", "markdown").stdout
+    assert "```\nsatellite-installer --foreman-db-pool 20\n```" in markdown
+    assert not re.search(r"^--", markdown, re.M)
+    html = run_cli("audit", str(EXAMPLE), "--format", "html").stdout
+    assert "<code>satellite-installer --foreman-db-pool 20</code></pre>" in html
+    assert not re.search(r"<code>--[a-z-]+ [^<]*</code></pre>", html)
+
+
+def test_advice_is_text_not_a_snippet_to_copy() -> None:
+    """memory-budget-over-ram's fix is advice: a sentence after "fix:", never a code block or a copy button."""
+    advice = "free memory for the services: move what does not belong on this server off it, or add RAM"
+    text = run_cli("audit", str(EXAMPLE), environ={"COLUMNS": "200"}).stdout
+    assert f"        fix: {advice}; swap empties" in text
+    assert _fix_blocks_of(text, "memory-budget-over-ram") == []
+    markdown = run_cli("audit", str(EXAMPLE), "--format", "markdown").stdout
+    assert f"\nFix: {advice}; swap empties by itself once memory is free (or run `swapoff -a && swapon -a` when" in markdown
+    fences = re.findall(r"^```\n(.*?)^```", markdown, re.S | re.M)
+    assert fences and not any("free memory" in fence for fence in fences)
+    html = run_cli("audit", str(EXAMPLE), "--format", "html").stdout
+    assert (f'<p class="advice">Fix: {advice}; swap empties by itself once memory is free (or run '
+            "<code>swapoff -a &amp;&amp; swapon -a</code> when") in html
+    assert not any("free memory" in pre for pre in re.findall(r"<pre.*?</pre>", html, re.S))
+
+
+@pytest.mark.parametrize("columns", [60, 70, 80])
+def test_fix_snippets_paste_the_same_at_every_width(columns: int) -> None:
+    """At 60, 70 and 80 columns a fix block pastes as the wide one: a comment line continues as a comment (its "#"
+    kept), a long command continues after " \\", any other line is never broken."""
+    wide = run_cli("audit", str(EXAMPLE), environ={"COLUMNS": "400"}).stdout
+    narrow = run_cli("audit", str(EXAMPLE), environ={"COLUMNS": str(columns)}).stdout
+    rules = re.findall(r"^  (?:HIGH|MEDIUM|LOW)\s+([a-z0-9-]+) \(", wide, re.M)
+    assert len(rules) == 26
+    for rule in rules:
+        for before, after in zip(_fix_blocks_of(wide, rule), _fix_blocks_of(narrow, rule), strict=True):
+            lines = after.splitlines()
+            comments = [line for line in before.splitlines() if line.startswith("#")]
+            assert [w for line in lines if line.lstrip().startswith("#") for w in line.lstrip()[1:].split()] == [
+                w for line in comments for w in line[1:].split()], rule  # every comment word, each behind a "#"
+            code = [line for line in lines if not line.lstrip().startswith("#")]
+            whole = [line for line in before.splitlines() if not line.startswith("#")]
+            if not before.startswith("# /"):  # commands: a broken line ends in the shell's continuation
+                joined = re.sub(r" \\\n\s*", " ", "\n".join(code)).splitlines()
+                assert joined == whole, rule
+            else:  # a file's lines stay whole
+                assert code == whole, rule
 
 
 def test_header_names_the_profile_the_host_count_needs() -> None:
@@ -105,7 +201,11 @@ def test_what_next_names_the_restart_and_the_recheck() -> None:
     assert ("  2. Run `satellite-installer --foreman-db-pool 20 --foreman-foreman-service-puma-threads-min 16 "
             "--foreman-foreman-service-puma-threads-max 16 --foreman-foreman-service-puma-workers 4`: it restarts the "
             "services it reconfigures.") in steps
-    assert any("the 10 problems above should be gone." in line for line in steps)  # symptoms counted under their cause
+    # symptoms counted under their cause; the three with no fix (CPU steal, rotational disk, shared device) stay
+    assert any("the 7 problems with a fix above should be gone; the 3 to look into stay until you act on them." in line
+               for line in steps)
+    assert any("  5. Look into cpu-steal-high, database-on-rotational-disk, databases-share-device: foretune has no fix "
+               "to apply for them." in line for line in steps)
 
 
 def test_nothing_to_apply_on_a_clean_report() -> None:
@@ -177,6 +277,7 @@ def test_every_json_report_names_host_and_dates() -> None:
     audit = json.loads(run_cli("audit", str(EXAMPLE), "--format", "json", environ=epoch).stdout)
     plan = json.loads(run_cli("plan", "--from", str(EXAMPLE), "--format", "json", environ=epoch).stdout)
     logs = json.loads(run_cli("logs", str(EXAMPLE), "--format", "json", environ=epoch).stdout)
+    assert audit["profile_needed"] == "large"  # 15120 counted hosts: the large profile's 10001-20000 range
     for data in (audit, plan):
         assert (data["host"], data["collected_at"], data["generated_at"]) == (
             "satellite.example.com", "2024-02-12 10:14", "2023-11-14 22:13 UTC")
@@ -196,3 +297,38 @@ def test_the_examples_readme_agrees_with_its_audit_on_paused_tasks() -> None:
     readme = (EXAMPLE / "README.md").read_text(encoding="utf-8")
     wrong, fine = readme.split("## Fine on purpose")
     assert "paused" not in wrong and "`paused-tasks-backlog` passes" in fine
+
+
+@pytest.mark.parametrize("columns", [60, 80])
+def test_what_next_commands_paste_whole_in_a_terminal(columns: int) -> None:
+    """The installer command of What next is drawn under its step, each broken line ending in " \\", so pasted it
+    runs with every option; a finding whose fix another one gives is not listed as one without a fix."""
+    out = run_cli("audit", str(EXAMPLE), environ={"COLUMNS": str(columns)}).stdout
+    steps = out[out.index("== What next"):out.index("summary:")]
+    assert "then run the command below: it restarts the services it reconfigures." in " ".join(steps.split())
+    block = steps[steps.index("satellite-installer"):steps.index("  3. ")].rstrip().splitlines()
+    assert all(line.endswith(" \\") for line in block[:-1]) and not block[-1].endswith("\\")
+    assert re.sub(r" \\\n\s*", " ", "\n".join(block)) == (
+        "satellite-installer --tuning large --foreman-dynflow-worker-concurrency 5 --foreman-dynflow-worker-instances 3 "
+        "--foreman-db-pool 20 --foreman-proxy-plugin-dynflow-open-file-limit 1000000 "
+        "--foreman-proxy-content-pulpcore-worker-count 8 --foreman-foreman-service-puma-threads-min 16 "
+        "--foreman-foreman-service-puma-workers 18")
+    # every line fits but one word longer than a line (the source's absolute path)
+    assert all(len(line) <= columns or " " not in line.strip().removesuffix(" \\") for line in steps.splitlines())
+    assert "sidekiq-too-few-instances" not in steps  # its fix is part of sidekiq-concurrency-high's
+    assert ("Run the commands in the fixes of thp-defrag-always, thp-enabled, tuned-not-running (fixes/APPLY.md puts "
+            "them in order).") in " ".join(steps.split())
+    assert "Follow the advice in the fixes of memory-budget-over-ram: no file carries it." in " ".join(steps.split())
+    html = run_cli("audit", str(EXAMPLE), "--format", "html").stdout
+    assert '<pre id="next-2-2"><code>satellite-installer --tuning large --foreman-dynflow-worker-concurrency 5 ' in html
+
+
+def test_what_next_closes_every_format() -> None:
+    """What next is the last section in every format: in HTML after the passed and skipped rules, too."""
+    html = run_cli("audit", str(EXAMPLE), "--format", "html").stdout
+    assert html.index("<h2>Passed and skipped</h2>") < html.index('<h2 id="what-next">What next</h2>')
+    assert "<h2" not in html[html.index('<h2 id="what-next">'):][5:]
+    markdown = run_cli("audit", str(EXAMPLE), "--format", "markdown").stdout
+    assert "\n## " not in markdown[markdown.index("## What next"):][3:]
+    text = run_cli("audit", str(EXAMPLE), "--verbose").stdout
+    assert text.index("== passed and skipped") < text.index("== What next")

@@ -62,8 +62,9 @@ def test_theme_uses_only_colours_both_backgrounds_keep_readable() -> None:
 
 
 def _too_long(text: str, width: int) -> list[str]:
-    """Lines longer than ``width`` that could have been broken (have a space)."""
-    return [line for line in SGR.sub("", text).splitlines() if len(line) > width and " " in line.strip()]
+    """Lines longer than ``width`` that could have been broken (have a space; a comment's "# " is not one: the word
+    after it is longer than the width, and a comment line must keep its "#")."""
+    return [line for line in SGR.sub("", text).splitlines() if len(line) > width and " " in line.strip().removeprefix("# ")]
 
 
 @pytest.mark.parametrize("argv", [
@@ -221,3 +222,10 @@ def test_byte_counts_are_shown_in_binary_units() -> None:
                 assert not re.search(r"\d{7,}", lines[index + 1]), (case.name, lines[index + 1])
         facts = run_cli("facts", str(case)).stdout
         assert not re.search(r"(_bytes|used_memory|maxmemory)=\d{4,}", facts), case.name
+
+
+def test_no_line_ends_in_spaces_in_colour_either() -> None:
+    """A line copied from the terminal (a fix, a drop-in line) brings no trailing spaces, coloured or not."""
+    for colour in ("never", "always"):
+        out = run_cli("audit", EXAMPLE, "--color", colour, environ={"COLUMNS": "80"}).stdout
+        assert [line for line in SGR.sub("", out).splitlines() if line.endswith(" ")] == [], colour

@@ -235,15 +235,30 @@ class ReadProgress:
             self._bar = None
 
 
-def render_to_text(renderable: Any, *, color: bool, width: int | None) -> str:
-    """``renderable`` as the text a console of ``width`` prints, without trailing spaces."""
+# spaces at the end of a line, before the colour codes that close it: a copied line must not bring them along
+_TRAILING = re.compile(r" +((?:\x1b\[[0-9;]*m)*)$")
+
+
+def render_to_text(renderable: Any, *, color: bool, width: int | None, crop: bool = True) -> str:
+    """``renderable`` as the text a console of ``width`` prints, without trailing spaces; ``crop=False`` keeps a line
+    the renderable drew past the width whole (the terminal folds it) instead of cutting it."""
 
     buffer = io.StringIO()
     out = console(buffer, color=color, width=width)
-    out.print(renderable)
-    return "\n".join(line.rstrip(" ") for line in buffer.getvalue().split("\n"))
+    out.print(renderable, crop=crop)
+    return "\n".join(_TRAILING.sub(r"\1", line) for line in buffer.getvalue().split("\n"))
 
 
 def plural(count: int, singular: str, plural_form: str | None = None) -> str:
     """``count`` with the noun in the right number: ``1 host``, ``2 hosts``, ``3 entries``."""
     return f"{count} {singular if count == 1 else (plural_form or singular + 's')}"
+
+
+def article(count: object) -> str:
+    """"a" or "an" before a number read aloud: an 8-CPU box, an 11-CPU one, a 16-CPU one.
+
+    >>> [article(n) for n in (4, 8, 11, 16, 18, 80, 800)]
+    ['a', 'an', 'an', 'a', 'an', 'an', 'an']
+    """
+    text = str(count)
+    return "an" if text.startswith("8") or text in ("11", "18") or (len(text) in (5, 6) and text[:2] in ("11", "18")) else "a"

@@ -80,9 +80,9 @@ def test_report_header_names_host_figure_and_profile_with_reasons() -> None:
     capsule = run_cli("audit", str(SOS / "capsule-6.15-pull-rex"), "--fail-on", "critical").stdout.splitlines()[:6]
     # a Capsule has no profiles: its assumed figure is foretune's own estimate for its 8 CPUs (500 hosts a CPU, the
     # capsule_hosts_per_cpu threshold that capsule-hosts-beyond-tested judges by), not a server profile's range
-    assert capsule[4] == ("Hosts     4000 managed hosts (assumed: foretune's estimate for a 8-CPU Capsule (about 4000 hosts, "
+    assert capsule[4] == ("Hosts     4000 managed hosts (assumed: foretune's estimate for an 8-CPU Capsule (about 4000 hosts, "
                           "from the guide's Smart Proxy tests); the source has no host count)")
-    assert capsule[5].startswith("Profile   default (Capsules have no tuning profiles")
+    assert capsule[5] == "Profile   none (Capsules have no tuning profiles)"
     data = json.loads(run_cli("audit", str(SOS / "satellite-6.9"), "--format", "json", "--fail-on", "critical").stdout)
     assert (data["hosts"], data["profile"]) == (2150, "medium")
     assert data["hosts_basis"] == "counted in var/lib/foreman-maintain/satellite_metrics.yml"

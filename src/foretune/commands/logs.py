@@ -32,7 +32,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         "Candlepin, system logs and the task exports of a sosreport — and report latency per endpoint, "
                         "HTTP 503 bursts, connection and memory exhaustion, concurrency against the Puma capacity, "
                         "registration flows per host and task durations. Rotated .gz/.xz/-YYYYMMDD files are joined in time order. --compare sets two "
-                        "sources (or two --window ranges of one) side by side. Exit 0, or 2 for usage or input errors.",
+                        "sources (or two --window ranges of one) side by side. The report names the logs it looked for and did not find, and "
+                        "its verdict covers only the logs it read. Exit 0 when it read a log of Foreman's (a task export "
+                        "alone is one), or 2 for usage or input errors (a source with no Foreman log is one).",
                         "foretune logs sosreport-sat.example.com-2026-11-20.tar.xz --since 2026-11-19 --format html --output logs.html")
     parser.add_argument("sources", nargs="*", metavar="SOURCE",
                         help="sosreport directory or tarball, snapshot (the last week's logs it carries), log files or "
@@ -205,10 +207,22 @@ def _snapshot(path: Path, window: Window, args: argparse.Namespace) -> dict[str,
 
 
 def _with_host(report: dict[str, Any], facts: FactSet) -> dict[str, Any]:
-    """The report with the host name the source names (a sosreport's or snapshot's), for the report's header."""
+    """The report with the host name, release and role the source names (a sosreport's, snapshot's or this host's),
+    found as the audit finds them, for the report's header."""
+    from foretune.plan.choose import choose_plan  # start-up: only for a `logs` run, not --help
+
     host = facts.value("hostname")
     if isinstance(host, str) and host:
         report["host"] = host
+    report["source_kind"] = facts.source_kind  # live, sosreport or snapshot: the audit command of What next
+    collected = facts.value("collected_at")
+    if isinstance(collected, str) and collected:
+        report["collected_at"] = collected
+    choice = choose_plan(facts)
+    report["release"] = choice.release.label if choice.release else None
+    report["role"] = facts.value("role") or (choice.plan.input.role if choice.plan else None)
+    if report["role"] == "capsule":  # a Capsule runs no Foreman, Candlepin or tasks: their logs are not missing there
+        report["not_found"] = [k for k in report.get("not_found", []) if k not in ("production", "candlepin", "tasks")]
     return report
 
 

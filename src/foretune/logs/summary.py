@@ -57,6 +57,7 @@ def build(scan: Scan, *, source: str, capacity: int | None, capacity_from: str |
         "burst_threshold_per_minute": burst_min,
         **sections,
         "bursts": all_bursts,
+        "not_found": [kind for kind in KINDS if not sections[kind]],  # the logs looked for that the source lacks
         "incidents": collect(merged, capacity=capacity, burst_per_minute=burst_min),
         "suggestions": suggestions(merged),
     }

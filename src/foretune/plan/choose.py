@@ -19,6 +19,7 @@ from foretune.knowledge.profiles import profiles_for
 from foretune.knowledge.releases import resolve_release
 from foretune.plan.facts_input import input_from_facts
 from foretune.plan.planner import make_plan
+from foretune.term import article
 
 if TYPE_CHECKING:
     from foretune.facts.model import FactSet
@@ -82,7 +83,7 @@ def host_figure(facts: FactSet, hosts: int | None, profile: str, role: str = "se
     if role == "capsule" and isinstance(cpus, int) and cpus > 0:
         # Capsules have no tuning profiles: assume what foretune estimates a Capsule of this size serves
         count = int(threshold("capsule_hosts_per_cpu")) * cpus
-        return HostFigure(count, "estimate", f"assumed: foretune's estimate for a {cpus}-CPU Capsule (about {count} "
+        return HostFigure(count, "estimate", f"assumed: foretune's estimate for {article(cpus)} {cpus}-CPU Capsule (about {count} "
                           "hosts, from the guide's Smart Proxy tests); the source has no host count", assumed=True)
     size = "default" if profile == "development" else profile
     low, high = hardware.host_range(size)
@@ -133,7 +134,7 @@ def choose_plan(facts: FactSet, *, hosts: int | None = None, **given: Any) -> Pl
         if release is not None and not release.features.size_profiles:
             profile_why += f"; {release.label} has no --tuning profiles"
     if role == "capsule":
-        profile_why = "Capsules have no tuning profiles: the installer applies its common layer"
+        profile_why = "Capsules have no tuning profiles"
     figure = host_figure(facts, hosts, profile, role)
     plan = None
     if release is not None:

@@ -14,6 +14,7 @@ from foretune.knowledge.profiles import PG
 from foretune.plan.model import Fix, Plan, Tunable
 from foretune.plan.refused import tuning_applies
 from foretune.render.snippets import SYSCTL_FILE, yaml_scalar
+from foretune.term import plural
 from foretune.units import format_setting
 
 if TYPE_CHECKING:
@@ -210,7 +211,7 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
         n += 1
     options = build.installer_options(cs)
     given = ", ".join(x for x in ([f"--tuning {profile.value}"] if profile is not None else []) +
-                      ([f"{len(options)} option(s)"] if options else []))
+                      ([plural(len(options), "option")] if options else []))
     if installer_needed(cs):  # nothing for the installer: no run (an outage for no change)
         steps.append(f"{n}. Run the installer (`installer.sh`{': ' + given if given else ''}); it restarts the services it "
                      "reconfigures. Undo: run it again with the previous values.")

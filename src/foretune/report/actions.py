@@ -10,9 +10,7 @@ import re
 from dataclasses import dataclass
 
 from foretune.audit.model import Finding, Report
-from foretune.knowledge import hardware
-from foretune.knowledge.model import SIZES
-from foretune.report.data import ordered
+from foretune.report.data import needed_profile, ordered
 from foretune.rules.base import Severity, Status
 from foretune.term import plural
 
@@ -34,12 +32,13 @@ class Identity:
     profile: str  # "default (declared: ...); 15120 hosts need large"
 
 
-def needed_profile(report: Report) -> str | None:
-    """The size profile the host count needs, when the count is known (not assumed) and the box has size profiles."""
-    if report.hosts is None or (report.hosts_basis or "").startswith("assumed") or report.profile not in SIZES \
-            or report.role != "server":
-        return None
-    return hardware.profile_for_hosts(report.hosts)
+def product_line(release: str | None, role: str | None) -> str:
+    """Product, release and role as every report's header names them.
+
+    >>> product_line("Satellite 6.15 (Foreman 3.9)", "server"), product_line(None, None)
+    ('Satellite 6.15 (Foreman 3.9), server', 'product unknown, role unknown')
+    """
+    return f"{release or 'product unknown'}, {role or 'role unknown'}"
 
 
 def identity(report: Report) -> Identity:
@@ -53,6 +52,8 @@ def identity(report: Report) -> Identity:
     hosts = (plural(report.hosts, "managed host") if report.hosts is not None else "managed hosts unknown") + (
         f" ({report.hosts_basis})" if report.hosts_basis else "")
     profile = "none" if not report.profile else report.profile + (f" ({report.profile_basis})" if report.profile_basis else "")
+    if report.role == "capsule":  # the planner's "default" is the settings every box gets, no profile of the Capsule's
+        profile = f"none ({report.profile_basis})" if report.profile_basis else "none (Capsules have no tuning profiles)"
     needed = needed_profile(report)
     if needed and needed != report.profile:
         profile += f"; {report.hosts} hosts need the {needed} profile"
@@ -60,7 +61,7 @@ def identity(report: Report) -> Identity:
         profile += f", which fits {plural(report.hosts or 0, 'host')}"
     collected = report.collected_at or ("when the report was made" if report.source_kind == "live" else "unknown")
     return Identity(host=report.hostname or "unknown", collected=collected,
-                    product=f"{report.release or 'product unknown'}, {report.role or 'role unknown'}",
+                    product=product_line(report.release, report.role),
                     sizing=hosts, profile=profile)
 
 
@@ -98,13 +99,19 @@ def verdict(report: Report) -> str:
     return f"{plural(len(failing), 'problem')} to fix, the worst {worst.label if worst else 'unknown'} ({', '.join(counts)})"
 
 
-def combined_fixes(fixes: tuple[str, ...] | list[str]) -> list[str]:
-    """A finding's fixes as one snippet per file: custom-hiera lines together under the file's name, the same
-    PostgreSQL hash once, other snippets naming the same file merged; commands and advice as they are.
+MERGE_NOTE = "# merge, do not append: a key the file has takes these lines under it"
+AUDIT_MERGE = "# (foretune audit live --output-dir fixes/ on the box writes fixes/custom-hiera.yaml: the file with them merged)"
+
+
+def combined_fixes(fixes: tuple[str, ...] | list[str], merged_by: str | None = AUDIT_MERGE) -> list[str]:
+    """A finding's fixes as one snippet per file: custom-hiera lines together under the file's name and the line that
+    says to merge them (appended, a key the file has already would be a second one), the same PostgreSQL hash once,
+    other snippets naming the same file merged; commands and advice as they are. ``merged_by``: the comment line that
+    names what writes the merged file (None: no such line).
 
     >>> combined_fixes(["a::b: 1", "postgresql::server::config_entries:\\n  x: 1", "c::d: 2",
-    ...                 "postgresql::server::config_entries:\\n  y: 2", "tuned-adm profile x"])[0].splitlines()
-    ['# /etc/foreman-installer/custom-hiera.yaml', 'a::b: 1', 'postgresql::server::config_entries:', '  x: 1', '  y: 2', 'c::d: 2']
+    ...                 "postgresql::server::config_entries:\\n  y: 2", "tuned-adm profile x"])[0].splitlines()[3:]
+    ['a::b: 1', 'postgresql::server::config_entries:', '  x: 1', '  y: 2', 'c::d: 2']
     """
     hiera: dict[str, list[str]] = {}
     files: dict[str, list[str]] = {}
@@ -123,17 +130,19 @@ def combined_fixes(fixes: tuple[str, ...] | list[str]) -> list[str]:
         if header and len(lines) > 1:
             path = header.group(1)
             if path not in files:
-                slots.append(path)
+                slots.append("hiera" if path == HIERA_FILE else path)
                 files[path] = [lines[0]]
             files[path] += [line for line in lines[1:] if line not in files[path] or not line.strip()]
             continue
         slots.append(str(len(out)))
         out.append(fix)
     result = []
-    for slot in slots:
+    for slot in dict.fromkeys(slots):
         if slot == "hiera":
             body = [line for lines in hiera.values() for line in lines]
-            result.append("\n".join([f"# {HIERA_FILE}", *body]))
+            notes = files.get(HIERA_FILE, [])[1:]  # what to delete from the file, as comments
+            merge = [MERGE_NOTE, *([merged_by] if merged_by else [])] if body else []
+            result.append("\n".join([f"# {HIERA_FILE}", *merge, *notes, *body]))
         elif slot in files:
             result.append("\n".join(files[slot]))
         else:
@@ -141,8 +150,56 @@ def combined_fixes(fixes: tuple[str, ...] | list[str]) -> list[str]:
     return result
 
 
+@dataclass(frozen=True)
+class FixBlock:
+    """One fix as every format shows it: a snippet to paste (``code``), or advice to read (prose, no copy button)."""
+
+    text: str
+    code: bool = True
+
+
+def fix_blocks(report: Report, f: Finding) -> list[FixBlock]:
+    """``f``'s fixes as the reports show them: one snippet per file (:func:`combined_fixes`), the installer options of
+    all its fixes as one runnable command for the report's product (the command What next runs), every command in one
+    block (one copy button), advice as text.
+
+    >>> r = Report("s", "sosreport", "Satellite 6.15 (Foreman 3.9)", "server", 100, "default")
+    >>> f = Finding("x", "x", "dynflow", Severity.MEDIUM, Status.FAIL, "m", fixes=("--a-b 5", "--c-d 3"))
+    >>> fix_blocks(r, f)
+    [FixBlock(text='satellite-installer --a-b 5 --c-d 3', code=True)]
+    """
+    advice = {str(fix.value) for fix in f.fix_records if fix.kind == "advice"}
+    installer = _installer(report)
+    blocks: list[FixBlock] = []
+    at: int | None = None  # where the installer command goes: the place of the finding's first installer option
+    comments: list[str] = []
+    options: list[str] = []
+    for snippet in combined_fixes(f.fixes):
+        found = _installer_options(snippet, installer)
+        if found:
+            if at is None:
+                at = len(blocks)
+            comments += [line for line in snippet.splitlines() if line.startswith("#") and line not in comments]
+            options += [o for o in found if o not in options]
+            continue
+        blocks.append(FixBlock(snippet, code=not (snippet in advice and not snippet.startswith("#"))))
+    if at is not None:
+        blocks.insert(at, FixBlock("\n".join([*comments, installer_command(report, options)])))
+    commands = [b for b in blocks if b.code and not b.text.startswith("# /")]  # shell: one block, run in order
+    if len(commands) > 1:
+        first = blocks.index(commands[0])
+        blocks = [b for b in blocks if b not in commands]
+        blocks.insert(first, FixBlock("\n".join(b.text for b in commands)))
+    return blocks
+
+
 def _installer(report: Report) -> str:
     return "satellite-installer" if (report.release or "").startswith("Satellite") else "foreman-installer"
+
+
+def installer_command(report: Report, options: list[str]) -> str:
+    """The installer command of the report's product with ``options`` (the fix blocks' and What next's)."""
+    return " ".join([_installer(report), *options])
 
 
 def what_next(report: Report, source_arg: str | None = None) -> list[str]:
@@ -162,7 +219,7 @@ def what_next(report: Report, source_arg: str | None = None) -> list[str]:
     steps.append(f"Write every fix as one set: `foretune audit {source} --output-dir fixes/`, then follow fixes/APPLY.md "
                  "(it orders the steps below).")
     options = list(dict.fromkeys(o for s in snippets for o in _installer_options(s, installer) or ()))
-    command = " ".join([installer, *options])
+    command = installer_command(report, options)
     if hiera:
         steps.append(f"Make the custom-hiera changes in {HIERA_FILE} (the set's custom-hiera.yaml is that file with them "
                      f"made), then run `{command}`: it restarts the services it reconfigures.")
@@ -172,19 +229,26 @@ def what_next(report: Report, source_arg: str | None = None) -> list[str]:
         steps.append(f"After the systemd drop-ins: `systemctl daemon-reload`, then restart {', '.join(units)}.")
     if sysctl:
         steps.append("After the sysctl file: `sysctl --system` (no restart needed).")
-    by_hand = [f.rule_id for f in failing if f.fixes and not all(
+    by_hand = [f for f in failing if f.fixes and not all(
         _applies_by_file(s) or _installer_options(s, installer) is not None for s in combined_fixes(f.fixes))]
-    if by_hand:
-        steps.append(f"Run the commands or follow the advice in the fixes of {', '.join(by_hand)}: no file carries them.")
-    unfixed = [f.rule_id for f in failing if not f.fixes]
+    run = [f.rule_id for f in by_hand if any(fix.kind == "command" for fix in f.fix_records)]
+    if run:
+        steps.append(f"Run the commands in the fixes of {', '.join(run)} (fixes/APPLY.md puts them in order).")
+    advice = [f.rule_id for f in by_hand if f.rule_id not in run]
+    if advice:
+        steps.append(f"Follow the advice in the fixes of {', '.join(advice)}: no file carries it.")
+    unfixed = [f.rule_id for f in failing if not f.fixes and not f.fix_records]  # not those whose fix another gives
     if unfixed:
-        steps.append(f"Look into {', '.join(unfixed)}: foretune has no fix to apply for them.")
+        steps.append(f"Look into {', '.join(unfixed)}: foretune has no fix to apply for {'it' if len(unfixed) == 1 else 'them'}.")
+    fixed = len(failing) - len(unfixed)
     steps.append("Audit again once the changes are in (`foretune audit live` on the box, or a new sosreport): "
-                 f"the {plural(len(failing), 'problem')} above should be gone.")
+                 + (f"the {plural(fixed, 'problem')} with a fix above should be gone; "
+                    + ("the one to look into stays until you act on it." if len(unfixed) == 1 else
+                       f"the {len(unfixed)} to look into stay until you act on them.") if unfixed else f"the {plural(fixed, 'problem')} above should be gone."))
     measured = [f.rule_id for f in failing if f.basis == "measured"]
     if measured:
-        steps.append(f"{', '.join(measured)} came from what the box measured (logs, memory, pools): check them again after "
-                     "a day of normal load, not right after the restart.")
+        steps.append(f"{', '.join(measured)} came from what the box measured (logs, memory, pools): check "
+                     f"{'it' if len(measured) == 1 else 'them'} again after a day of normal load, not right after the restart.")
     return steps
 
 

@@ -7,6 +7,8 @@ from typing import Any
 
 from foretune import __version__
 from foretune.audit.model import Finding, Report
+from foretune.knowledge import hardware
+from foretune.knowledge.model import SIZES
 from foretune.rules.base import Severity, Status
 from foretune.units import format_bytes, format_gib
 
@@ -25,6 +27,14 @@ def finding_dict(f: Finding) -> dict[str, Any]:
     }
 
 
+def needed_profile(report: Report) -> str | None:
+    """The size profile the host count needs, when the count is known (not assumed) and the box has size profiles."""
+    if report.hosts is None or (report.hosts_basis or "").startswith("assumed") or report.profile not in SIZES \
+            or report.role != "server":
+        return None
+    return hardware.profile_for_hosts(report.hosts)
+
+
 def report_dict(report: Report, generated: str | None = None) -> dict[str, Any]:
     """The report's data; ``generated`` is the generation time ("2023-11-14 22:13 UTC")."""
     failing = report.failing()
@@ -34,7 +44,7 @@ def report_dict(report: Report, generated: str | None = None) -> dict[str, Any]:
         "source": {"label": report.source, "kind": report.source_kind},
         "host": report.hostname, "collected_at": report.collected_at, "generated_at": generated,
         "release": report.release, "role": report.role, "hosts": report.hosts, "profile": report.profile,
-        "hosts_basis": report.hosts_basis, "profile_basis": report.profile_basis,
+        "hosts_basis": report.hosts_basis, "profile_basis": report.profile_basis, "profile_needed": needed_profile(report),
         "summary": {
             "text": report.summary(),
             "failing": len(failing),

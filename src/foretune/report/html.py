@@ -14,7 +14,7 @@ from foretune import __version__
 from foretune.audit.model import Finding, Report
 from foretune.knowledge import citations
 from foretune.report import charts
-from foretune.report.actions import by_severity, combined_fixes, identity, verdict, what_next
+from foretune.report.actions import by_severity, fix_blocks, identity, verdict, what_next
 from foretune.report.data import ordered, proves, short_excerpt, value_text
 from foretune.rules.base import Severity, Status
 from foretune.term import clean, plural
@@ -99,7 +99,7 @@ def render(report: Report, *, generated: str | None = None, version: str = __ver
         ram=format_bytes(report.ram_bytes) if report.ram_bytes else None,
         charts=_charts(report, Markup), failing=[f for _, found in groups for f in found],
         rest=[f for f in ordered(report) if f.status not in (Status.FAIL, Status.ERROR)], who=identity(report),
-        verdict=verdict(report), groups=groups, next_steps=what_next(report), combined=combined_fixes, badge=_badge(Markup), value_text=value_text, urls=urls,
+        verdict=verdict(report), groups=groups, next_steps=what_next(report), fixes=lambda f: fix_blocks(report, f), badge=_badge(Markup), value_text=value_text, urls=urls,
         excerpt=lambda f, e: short_excerpt(e.excerpt, 300, proves(f)),
         css=Markup(_template("report.css")), js=Markup(_template("report.js").replace("</", "<\\/")),
     ) + "\n"

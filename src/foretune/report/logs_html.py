@@ -8,8 +8,8 @@ from typing import Any
 
 from foretune import __version__
 from foretune.report.charts import bars, lines
-from foretune.report.logs_text import TITLES
 from foretune.report.logs_text import render as text_render
+from foretune.report.logs_text import section_title
 from foretune.report.markdown_html import to_html
 from foretune.report.page import page
 
@@ -29,7 +29,7 @@ def charts(report: dict[str, Any]) -> dict[str, list[str]]:
     """SVG charts by the heading of the section they belong to."""
     found: dict[str, list[str]] = {}
     for s in report.get("production", []):
-        out = found.setdefault(f"{TITLES['production']}: {s['log']}", [])
+        out = found.setdefault(section_title("production", s["log"]), [])
         rows = s["per_minute"]
         if rows:
             labels = [rows[0][0], rows[-1][0]]
@@ -41,7 +41,7 @@ def charts(report: dict[str, Any]) -> dict[str, list[str]]:
         if s["actions"]:
             out.append(bars([(a["action"], a["p95"] or 0) for a in s["actions"][:12]], title=f"{s['log']}: p95 by action (top by total time)", unit=" ms"))
     for s in report.get("apache_access", []):
-        out = found.setdefault(f"{TITLES['apache_access']}: {s['log']}", [])
+        out = found.setdefault(section_title("apache_access", s["log"]), [])
         rows = s["per_minute"]
         if rows:
             out.append(lines([("requests/min", _thin(rows, 1)), ("503/min", _thin(rows, 7)), ("502/min", _thin(rows, 6))],
@@ -54,7 +54,7 @@ def charts(report: dict[str, Any]) -> dict[str, list[str]]:
 def render(report: dict[str, Any], *, generated: str = "", paper: str | None = None) -> str:
     """One page with the audit report's styles (light, dark, print), the tables scrolling on a narrow screen."""
     pictures = {} if "metrics" in report else charts(report)
-    body = to_html(text_render(report, markdown=True, top=25), pictures)
+    body = to_html(text_render(report, markdown=True, top=25, version=False), pictures)
     title = "foretune logs — before/after" if "metrics" in report else f"foretune logs — {report['source']}"
     stamp = f"<p class=\"meta-line\">Generated {escape(generated + ' ' if generated else '')}by foretune {escape(__version__)}</p>\n"
     head, _, rest = body.partition("</h1>\n")

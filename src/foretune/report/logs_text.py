@@ -14,6 +14,15 @@ TITLES = {"production": "Foreman production.log", "apache_access": "Apache acces
           "postgresql": "PostgreSQL log", "candlepin": "Candlepin log", "system": "System log", "tasks": "Tasks export"}
 
 
+def section_title(kind: str, log: str) -> str:
+    """A log section's heading: the kind of log and its name, once when the name says it already.
+
+    >>> section_title("production", "production.log"), section_title("apache_access", "foreman-ssl_access_ssl.log")
+    ('Foreman production.log', 'Apache access log: foreman-ssl_access_ssl.log')
+    """
+    return TITLES[kind] if TITLES[kind].endswith(log) else f"{TITLES[kind]}: {log}"
+
+
 def md_text(value: str) -> str:
     """Log text for markdown: shown literally, never as HTML, links or emphasis."""
     from foretune.report.markdown import text  # start-up: the audit's markdown module loads for markdown only
@@ -101,13 +110,13 @@ class Out:
 
 
 def render(report: dict[str, Any], *, markdown: bool = False, color: bool = False, top: int = 15,
-           width: int | None = None) -> str:
+           width: int | None = None, version: bool = True) -> str:
     """The report as text (``width``: the terminal's columns, every line fits; None: no wrapping) or Markdown."""
     out = Out(markdown, top, None if markdown else width)
     if "metrics" in report:
         _compare(out, report)
     else:
-        _report(out, report)
+        _report(out, report, version=version)
     from foretune.term import clean  # start-up: only when render runs
 
     return clean("\n".join(out.lines).strip("\n")) + "\n"  # no log text drives the terminal
@@ -136,12 +145,20 @@ def _span(entry: dict[str, Any]) -> str:
     return f"{entry.get('first') or '?'} .. {entry.get('last') or '?'}"
 
 
-def _report(out: Out, r: dict[str, Any], title: bool = True) -> None:
+def _report(out: Out, r: dict[str, Any], title: bool = True, version: bool = True) -> None:
     if title:
-        source = r["source"] if len(r["files"]) < 2 else f"{plural(len(r['files']), 'file')} in {_common(r['files'])}"
+        source = r["source"] if len(r["files"]) < 2 or "release" in r else f"{plural(len(r['files']), 'file')} in {_common(r['files'])}"
         out.lines.append(f"# foretune logs — {md_text(source)}" if out.md else f"foretune logs — {source}")
         if r.get("host"):
             out.say(f"host: {r['host']}")
+        if "release" in r:  # a sosreport, snapshot or this host: what the audit calls it
+            from foretune.report.actions import product_line  # start-up: the audit's header code, for this line only
+
+            out.say(f"product: {product_line(r['release'], r.get('role'))}")
+        if r.get("collected_at"):
+            out.say(f"collected: {r['collected_at']}")
+        if version:  # the HTML page says it in its own line, with the generation time
+            out.say(f"foretune: {r['foretune']}")
     window = r["window"]
     if window["since"] or window["until"]:
         out.say(f"window: {window['since'] or 'start'} .. {window['until'] or 'end'} ({num(r['outside_window'])} lines outside)")
@@ -163,11 +180,15 @@ def _report(out: Out, r: dict[str, Any], title: bool = True) -> None:
     for section in r["tasks"]:
         _tasks(out, section)
     if r["suggestions"]:
+        from foretune.report.actions import combined_fixes  # start-up: the audit's snippet code, for suggestions only
+
         out.head("Logging changes that would show more")
         for s in r["suggestions"]:
             out.say(f"{s['title']}: {s['reason']} (source: {s['citation'].get('title') or s['citation']['id']})")
-            block = s["fix"].splitlines()
-            out.lines += (["", "```", *block, "```", ""] if out.md else [f"      {ln}" for ln in block])
+        # one snippet per file: the custom-hiera keys of every suggestion together, under the file's name
+        for fix in combined_fixes([s["fix"] for s in r["suggestions"]], merged_by=None):
+            block = fix.splitlines()
+            out.lines += (["", "```", *block, "```", ""] if out.md else ["", *(f"      {ln}" for ln in block)])
     if r["problems"]:
         out.head("Problems")
         for p in r["problems"]:
@@ -189,13 +210,41 @@ def what_next(r: dict[str, Any]) -> list[str]:
     """The closing steps: audit what the incidents point to, log more, compare after a change."""
     steps = []
     if r["incidents"]:
-        steps.append("Run `foretune audit` on the box or its sosreport: the rules the verdict names judge the settings "
+        steps.append(f"Run `{_audit(r)}`{'' if _audit(r) != 'foretune audit' else ' on the box or its sosreport'}: "
+                     "the rules the verdict names judge the settings "
                      "behind these incidents and give their fixes.")
+    if {"production", "apache_access"} <= set(r.get("not_found", [])) and r.get("source_kind") != "live":
+        steps.append("Read the request logs this source lacks: `foretune logs` on the box reads them in place, or name "
+                     "them: `foretune logs /var/log/foreman/production.log* /var/log/httpd/`.")
     if r["suggestions"]:
-        steps.append("Make the logging changes above, so the next report sees more.")
+        hiera = any(fix.startswith("# /etc/foreman-installer/") for fix in _suggested(r))
+        steps.append("Make the logging changes above, so the next report sees more"
+                     + (f" (then run `{_installer(r)}`: it applies custom-hiera.yaml)." if hiera else "."))
     steps.append("After a change, compare a day before with a day after: `foretune logs --compare --window "
                  "BEFORE --window AFTER`.")
     return steps
+
+
+def _suggested(r: dict[str, Any]) -> list[str]:
+    from foretune.report.actions import combined_fixes  # start-up: the audit's snippet code, for suggestions only
+
+    return combined_fixes([s["fix"] for s in r["suggestions"]], merged_by=None)
+
+
+def _audit(r: dict[str, Any]) -> str:
+    """The audit command for the report's source: the sosreport or snapshot itself, "live" for this host; a name with
+    shell characters, or log files given alone, leave it to the reader."""
+    import re  # start-up: only when an audit command is written
+
+    source = "live" if r.get("source_kind") == "live" else str(r.get("source") or "")
+    if "release" not in r or not re.fullmatch(r"[A-Za-z0-9._/:@+=,-]+", source):
+        return "foretune audit"
+    return f"foretune audit {source}"
+
+
+def _installer(r: dict[str, Any]) -> str:
+    """The installer of the report's product (satellite-installer for Satellite, else foreman-installer)."""
+    return "satellite-installer" if str(r.get("release") or "").startswith("Satellite") else "foreman-installer"
 
 
 # what an incident kind asks of the admin: the audit rules that judge it (they read the same logs) and the setting
@@ -210,21 +259,53 @@ ACTIONS = {  # worst first
 }
 
 
+# the logs an incident is found in, named as the verdict names the ones it did not find
+LOG_NAMES = {"production": "production.log", "apache_access": "Apache access log", "apache_error": "Apache error log",
+             "postgresql": "PostgreSQL log", "candlepin": "Candlepin log", "system": "system log", "tasks": "task export"}
+
+
+def _names(kinds: list[str]) -> str:
+    return ", ".join(LOG_NAMES.get(k, k) for k in kinds)
+
+
+# the same incidents on a box whose Rails runs under Passenger (Satellite 6.8 and older): the Passenger rules judge them
+PASSENGER_ACTIONS = {
+    "http_503_burst": ("503 bursts", "passenger-queue-too-small, passenger-queue-saturated (Passenger queue)"),
+    "queue_at_capacity": ("Passenger queue full", "passenger-queue-too-small, passenger-queue-saturated"),
+}
+
+
 def verdict(r: dict[str, Any]) -> list[str]:
-    """What the logs show, worst first, each with the action it leads to."""
+    """What the logs show, worst first, each with the action it leads to; then the logs looked for and not found.
+    No line claims "no incidents" over logs that were not read.
+
+    >>> verdict({"incidents": [], "production": [], "not_found": ["production", "apache_access", "apache_error",
+    ...          "postgresql", "candlepin", "system"]})[0]
+    'no incidents can be seen: no production.log, Apache access log, Apache error log, PostgreSQL log, Candlepin log or system log in this source; only the task export was read'
+    """
     order = list(ACTIONS)
     kinds = sorted(dict.fromkeys(i["kind"] for i in r["incidents"]), key=lambda k: order.index(k) if k in order else len(order))
+    missing = [k for k in r.get("not_found", []) if k in LOG_NAMES]
+    seen = [k for k in LOG_NAMES if k not in missing]
+    if seen == ["tasks"]:  # incidents are found in request, database and system logs: none was read
+        first, _, last = _names(missing).rpartition(", ")
+        return [f"no incidents can be seen: no {first} or {last} in this source; only the task export was read"]
+    where = "in this source" if "release" in r else "among the logs given"  # a host, sosreport or snapshot; or files
     if not kinds:
-        return ["no incidents: nothing in these logs asks for a change"]
+        return [f"no incidents in the logs read ({_names(seen)}): nothing in them asks for a change"] + (
+            [f"not {where}, so not judged: {_names(missing)}"] if missing else [])
     at_capacity = [s["log"] for s in r["production"] if s["concurrency"]["minutes_at_capacity"]]
+    passenger = any(i["service"] == "passenger" for i in r["incidents"])  # a Passenger-era box: no Puma to judge
     lines = []
     for kind in kinds:
-        seen, rules = ACTIONS.get(kind, (kind.replace("_", " "), ""))
+        label, rules = (PASSENGER_ACTIONS if passenger else ACTIONS).get(kind, ACTIONS.get(kind, (kind.replace("_", " "), "")))
         found = [i for i in r["incidents"] if i["kind"] == kind]
         services = ", ".join(dict.fromkeys(str(i["service"]) for i in found))
         extra = " with Puma at capacity" if kind in ("http_503_burst", "queue_at_capacity") and at_capacity else ""
-        lines.append(f"{seen} ({services}: {sum(int(i['count'] or 0) for i in found)}){extra} -> run `foretune audit` "
+        lines.append(f"{label} ({services}: {sum(int(i['count'] or 0) for i in found)}){extra} -> run `{_audit(r)}` "
                      + (f"(rules {rules})" if rules else "on the box or its sosreport"))
+    if missing:
+        lines.append(f"not {where}, so not judged: {_names(missing)}")
     return lines
 
 
@@ -239,7 +320,8 @@ def _incidents(out: Out, r: dict[str, Any]) -> None:
             out.say(line)
     out.head("Incidents")
     if not r["incidents"]:
-        out.say("none found")
+        read = [k for k in LOG_NAMES if k not in r.get("not_found", [])]
+        out.say("none found in the logs read" if read != ["tasks"] else "none can be found in a task export alone")
         return
     if out.width:  # a terminal: the file name and one time span keep a row short
         out.table(["kind", "service", "count", "when", "log"],
@@ -252,7 +334,7 @@ def _incidents(out: Out, r: dict[str, Any]) -> None:
 
 
 def _section(out: Out, kind: str, s: dict[str, Any]) -> None:
-    out.head(f"{TITLES[kind]}: {s['log']}")
+    out.head(section_title(kind, s["log"]))
     bad = f", {plural(s['not_understood'], 'line')} not understood" if s["not_understood"] else ""
     jumps = f", {plural(s['clock_jumps'], 'clock jump')}" if s.get("clock_jumps") else ""
     out.say(f"{plural(s['lines'], 'line')}, {_span(s)}{bad}{jumps}")

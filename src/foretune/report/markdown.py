@@ -18,7 +18,7 @@ import re
 
 from foretune import __version__
 from foretune.audit.model import Report
-from foretune.report.actions import by_severity, combined_fixes, identity, verdict, what_next
+from foretune.report.actions import by_severity, fix_blocks, identity, verdict, what_next
 from foretune.report.data import proves, short_excerpt, value_text
 from foretune.term import clean, clean_line
 
@@ -84,8 +84,8 @@ def render(report: Report) -> str:
                     lines += [f"- symptom: `{symptom.rule_id}` ({symptom.severity.label}): {text(symptom.message)}"]
                     lines += [f"  - evidence: {code(e.location)}" + (f" — {code(short_excerpt(e.excerpt, 120, proves(symptom)))}" if e.excerpt else "")
                               for e in symptom.evidence[:3] if e not in f.evidence]
-                for fix in combined_fixes(f.fixes):
-                    lines += ["", *block(fix)]
+                for fix in fix_blocks(report, f):  # a snippet to paste in a fence, advice as text
+                    lines += ["", *block(fix.text)] if fix.code else ["", f"Fix: {with_code(fix.text)}"]
                 if f.citations:
                     lines += ["", "References: " + "; ".join(f"{text(t)} ({text(w)})" for _, t, w in f.citations)]
     lines += ["", "## What next", ""]

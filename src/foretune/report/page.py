@@ -8,20 +8,35 @@ import re
 from html import escape
 from importlib import resources
 
-# tables of a Markdown report fit the page: long code (endpoints, paths) wraps instead of widening the table; on a
-# narrow screen each row becomes a card, every cell under its column's name, so no column is hidden off to the side
+# tables of a Markdown report fit the page: long code (tunable names, endpoints, paths) wraps after a dot, underscore,
+# colon or slash (a <wbr> there), never inside a word while the column can hold the word (break-word, unlike anywhere,
+# leaves the column's minimum width at the longest part); on a narrow screen each row becomes a card, every cell
+# under its column's name, so no column is hidden off to the side; on a wide screen a name in the first column
+# (a tunable) stays on one line
 EXTRA_CSS = ("main table{display:block;overflow-x:auto;max-width:100%}main td,main th{overflow-wrap:normal}"
-             "main td code{white-space:normal;overflow-wrap:anywhere}"
+             "main td code{white-space:normal;overflow-wrap:break-word;word-break:normal}"
+             "@media screen and (min-width:641px){main td:first-child code{white-space:nowrap}main td:first-child wbr{display:none}}"
              "main td:nth-child(n+4):not(.n){overflow-wrap:anywhere;min-width:12rem}td.n{text-align:right;white-space:nowrap}"
              ".chart{margin:1rem 0;max-width:100%;overflow-x:auto}"
              "@media screen and (max-width:640px){main table,main tbody,main tr,main td{display:block;width:auto}"
              "main thead{display:none}main tr{border-top:1px solid var(--line);padding:.4rem 0}"
              "main td,main td.n{text-align:left;padding:.1rem 0;min-width:0;white-space:normal;border:0}"
              "main td[data-label]::before{content:attr(data-label) \": \";font-weight:600}}"
-             "@media print{main table{display:table;table-layout:fixed;width:100%}main td code{white-space:normal;overflow-wrap:anywhere}}")
+             "@media print{main table{display:table;table-layout:fixed;width:100%}main td code{white-space:normal;overflow-wrap:break-word}}")
 
 _TABLE = re.compile(r"<table>(.*?)</table>", re.S)
 _CELL = re.compile(r"<(td|th)([^>]*)>(.*?)</\1>", re.S)
+_CODE = re.compile(r"<code>(.*?)</code>", re.S)
+_BREAK = re.compile(r"(?<=[._:/])(?=[^<>._:/;])")  # after a run of separators, never inside an entity (&amp;)
+
+
+def breakable(cell: str) -> str:
+    """``cell`` with a <wbr> after each dot, underscore, colon and slash of its code, where a long name may wrap.
+
+    >>> breakable("<code>dynflow.sidekiq_instances</code> 3")
+    '<code>dynflow.<wbr>sidekiq_<wbr>instances</code> 3'
+    """
+    return _CODE.sub(lambda m: f"<code>{_BREAK.sub('<wbr>', m.group(1))}</code>", cell)
 
 
 def _labelled(body: str) -> str:
@@ -35,7 +50,7 @@ def _labelled(body: str) -> str:
 
         def row(tr: re.Match[str]) -> str:
             cells = iter(names)
-            return _CELL.sub(lambda c: f'<td{c.group(2)} data-label="{escape(next(cells, ""))}">{c.group(3)}</td>'
+            return _CELL.sub(lambda c: f'<td{c.group(2)} data-label="{escape(next(cells, ""))}">{breakable(c.group(3))}</td>'
                              if c.group(1) == "td" else c.group(0), tr.group(0))
         return "<table>" + head + sep + re.sub(r"<tr>.*?</tr>", row, rest, flags=re.S) + "</table>"
     return _TABLE.sub(table, body)

@@ -5,11 +5,12 @@ Every text that came from the audited files goes through :func:`foretune.term.cl
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from foretune import __version__
 from foretune.audit.model import Finding, Report
-from foretune.report.actions import by_severity, combined_fixes, identity, verdict, what_next
+from foretune.report.actions import FixBlock, by_severity, fix_blocks, identity, verdict, what_next
 from foretune.report.data import ordered, proves, short_excerpt, value_text
 from foretune.rules.base import Status
 from foretune.term import clean, clean_line, render_to_text
@@ -47,19 +48,46 @@ def render(report: Report, *, color: bool = False, verbose: bool = False, width:
                         Text(", ".join(f.rule_id for f in found)))
         parts += [_indent(top), Text("")]
     for label, found in groups:
-        parts += [Text(f"== {label} ({len(found)})", style="heading"), _component(found), Text("")]
+        parts += [Text(f"== {label} ({len(found)})", style="heading"), _component(report, found), Text("")]
     if verbose:
         rest = [f for f in ordered(report) if f.status in (Status.PASS, Status.SKIP)]
         if rest:
-            parts += [Text("== passed and skipped", style="heading"), _component(rest), Text("")]
+            parts += [Text("== passed and skipped", style="heading"), _component(report, rest), Text("")]
     parts.append(Text("== What next", style="heading"))
     steps = Table.grid(padding=(0, 1, 0, 0))
     steps.add_column(no_wrap=True)
     steps.add_column(ratio=1, overflow="fold")
+    room = None if width is None else min(width - 5, 30)  # a longer command is drawn under its step, whole
     for n, step in enumerate(what_next(report), 1):
-        steps.add_row(f"{n}.", Text(clean_line(step)))
+        prose, commands = _out_of_line(step, room)
+        steps.add_row(f"{n}.", Text(clean_line(prose)))
+        if commands:
+            parts += [_indent(steps), *(_Code(clean(c), 7, shell=True) for c in commands)]
+            steps = Table.grid(padding=(0, 1, 0, 0))
+            steps.add_column(no_wrap=True)
+            steps.add_column(ratio=1, overflow="fold")
     parts += [_indent(steps), Text(""), Text("summary: " + report.summary())]
-    return render_to_text(Group(*parts), color=color, width=width)
+    return render_to_text(Group(*parts), color=color, width=width, crop=False)  # a fix line may pass the width
+
+
+def _out_of_line(step: str, room: int | None) -> tuple[str, list[str]]:
+    """``step`` with each `command` longer than ``room`` taken out of the sentence, to be drawn below it unbroken.
+
+    >>> _out_of_line("Run `a b c`: it restarts.", 4)
+    ('Run the command below: it restarts.', ['a b c'])
+    >>> _out_of_line("Run `a b c`: it restarts.", None)
+    ('Run `a b c`: it restarts.', [])
+    """
+    if room is None:
+        return step, []
+    commands: list[str] = []
+
+    def take(match: re.Match[str]) -> str:
+        if len(match.group(1)) <= room:
+            return match.group(0)
+        commands.append(match.group(1))
+        return "the command below"
+    return re.sub(r"`([^`]+)`", take, step), commands
 
 
 def _indent(renderable: RenderableType) -> RenderableType:
@@ -77,21 +105,33 @@ def _key(f: Finding) -> tuple[str, str]:
     return f.severity.label.upper(), f"sev.{f.severity.label}"
 
 
-def _component(findings: list[Finding]) -> RenderableType:
+def _component(report: Report, findings: list[Finding]) -> RenderableType:
+    """The findings, each its label and text in two columns; a fix snippet is drawn below the text at the text's indent,
+    never wrapped (a wrapped command or YAML line would paste as another one), only its comments folded."""
+    from rich.console import Group  # start-up: rich, only when this is drawn
     from rich.padding import Padding  # start-up: rich, only when this is drawn
     from rich.table import Table  # start-up: rich, only when this is drawn
     from rich.text import Text  # start-up: rich, only when this is drawn
 
-    grid = Table.grid(padding=(0, 2, 0, 0))
-    grid.add_column(no_wrap=True)
-    grid.add_column(ratio=1, overflow="fold")
+    label_width = max(len(_key(f)[0]) for f in findings)
+    parts: list[RenderableType] = []
     for f in findings:
         label, style = _key(f)
-        grid.add_row(Text(label, style=style), _body(f))
-    return Padding(grid, (0, 0, 0, 2))
+        for n, chunk in enumerate(_body(report, f)):
+            if isinstance(chunk, _Code):
+                chunk.indent = 2 + label_width + 2 + 2
+                parts.append(chunk)
+                continue
+            grid = Table.grid(padding=(0, 2, 0, 0))
+            grid.add_column(no_wrap=True, width=label_width)
+            grid.add_column(ratio=1, overflow="fold")
+            grid.add_row(Text(label, style=style) if n == 0 else Text(""), chunk)
+            parts.append(Padding(grid, (0, 0, 0, 2)))
+    return Group(*parts)
 
 
-def _body(f: Finding) -> RenderableType:
+def _body(report: Report, f: Finding) -> list[RenderableType]:
+    """The finding's text in pieces: text for the second column, and each fix snippet (a :class:`_Code`) apart."""
     from rich.console import Group  # start-up: rich, only when this is drawn
     from rich.padding import Padding  # start-up: rich, only when this is drawn
     from rich.text import Text  # start-up: rich, only when this is drawn
@@ -99,7 +139,7 @@ def _body(f: Finding) -> RenderableType:
     tag = f" (waived: {clean_line(f.waived)})" if f.waived else ""
     lines: list[RenderableType] = [Text.assemble((f.rule_id, "heading"), f" ({clean_line(f.component)}): {clean(f.message)}{tag}")]
     if f.status in (Status.PASS, Status.SKIP):
-        return lines[0]
+        return [lines[0]]
     if f.current is not None or f.recommended is not None:
         lines.append(Text(f"current: {clean_line(value_text(f.current, f.unit))}   recommended: "
                           f"{clean_line(value_text(f.recommended, f.unit))}"))
@@ -112,36 +152,73 @@ def _body(f: Finding) -> RenderableType:
         for e in [e for e in symptom.evidence if (e.location, e.excerpt) not in own][:2]:
             excerpt = f": {clean_line(short_excerpt(e.excerpt, 100, proves(symptom)))}" if e.excerpt else ""
             lines.append(Padding(Text(f"evidence: {clean_line(e.location)}{excerpt}", style="muted"), (0, 0, 0, 2)))
-    for fix in combined_fixes(f.fixes):
-        lines += [Text("fix:"), Padding(_code(fix), (0, 0, 0, 2))]
+    pieces: list[RenderableType] = []
+    for block in fix_blocks(report, f):
+        if not block.code:  # advice: text that wraps like the message
+            lines.append(Text(f"fix: {clean(block.text)}"))
+            continue
+        lines.append(Text("fix:"))
+        pieces += [Group(*lines), _code(block)]
+        lines = []
     if f.citations:
         lines.append(Text("see: " + "; ".join(clean_line(title) for _, title, _ in f.citations), style="muted"))
-    return Group(*lines)
+    return [*pieces, Group(*lines)] if lines else pieces
 
 
-def _code(text: str) -> RenderableType:
-    return _Code(clean(text))
+def _code(block: FixBlock) -> _Code:
+    return _Code(clean(block.text), shell=not block.text.startswith("# /"))  # a snippet that names no file is commands
 
 
 class _Code:
-    """A fix snippet that wraps to the width it is given like a person would: a long comment line continues as a
-    comment (its own "# "), so the wrapped snippet still pastes as the same YAML or shell."""
+    """A fix snippet, drawn at ``indent`` columns, that pastes as it was written at any width. A long comment line
+    continues as a comment (its own "# "), a word longer than the width whole behind its "#". A long shell command
+    (``shell``) continues on the next line after " \\", where no quote is open; any other line is never broken (a YAML
+    or unit-file line broken in two is another one): it runs past the terminal's width."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, indent: int = 0, *, shell: bool = False) -> None:
         self.text = text
+        self.indent = indent
+        self.shell = shell
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         import textwrap  # start-up: only when a fix is drawn
 
         from rich.text import Text  # start-up: rich, only when this is drawn
 
-        width = max(20, options.max_width)
+        pad = " " * self.indent
+        width = max(20, options.max_width - self.indent)
         for line in self.text.splitlines() or [""]:
             indent = line[:len(line) - len(line.lstrip())]
             comment = line.lstrip().startswith("#")
-            if len(line) <= width or not comment:
-                yield Text(line, style="changed")
-                continue
-            for part in textwrap.wrap(line, width, subsequent_indent=indent + "# ", break_long_words=False,
-                                      break_on_hyphens=False):
-                yield Text(part, style="changed")
+            parts = [line]
+            if len(line) > width and comment:  # the "#" stays with the first word, every line keeps one
+                body = textwrap.wrap(line.lstrip()[1:].strip(), width - len(indent) - 2, break_long_words=False,
+                                     break_on_hyphens=False)
+                parts = [f"{indent}# {part}" for part in body] or [line]
+            elif len(line) > width and self.shell and not set("'\"\\`") & set(line):
+                parts = _fold_command(line, width, indent)
+            for part in parts:
+                yield Text.assemble(pad, (part, "changed"), no_wrap=True, overflow="ignore")
+
+
+def _fold_command(line: str, width: int, indent: str) -> list[str]:
+    """A shell command over several lines joined by " \\", an option and its value kept together.
+
+    >>> _fold_command("installer --a-b 5 --c-d 3", 20, "")
+    ['installer --a-b 5 \\\\', '  --c-d 3']
+    """
+    words: list[str] = []
+    for word in line.split():
+        if words and words[-1].startswith("--") and " " not in words[-1] and not word.startswith("-"):
+            words[-1] += " " + word
+        else:
+            words.append(word)
+    fits = width - len(indent) - 4  # a pair longer than a line of its own is two words again
+    words = [part for word in words for part in (word.split(" ") if len(word) > fits else [word])]
+    out = [indent + words[0]]
+    for word in words[1:]:
+        if len(out[-1]) + 1 + len(word) + 2 <= width:
+            out[-1] += " " + word
+        else:
+            out.append(indent + "  " + word)
+    return [part + " \\" for part in out[:-1]] + out[-1:]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from foretune.knowledge import threshold
 from foretune.rules.base import Context, Outcome, Rule, Severity
+from foretune.term import article
 
 
 class CapsuleHostsBeyondTested(Rule):
@@ -25,7 +26,7 @@ class CapsuleHostsBeyondTested(Rule):
         limit = threshold("capsule_hosts_per_cpu") * cpus
         if ctx.hosts <= limit:
             return self.passed(f"{ctx.hosts} hosts on {cpus} CPUs (foretune estimate for this size: about {limit})")
-        return self.failed(f"{ctx.hosts} hosts on a {cpus}-CPU Capsule; foretune estimates about {limit} for this size "
+        return self.failed(f"{ctx.hosts} hosts on {article(cpus)} {cpus}-CPU Capsule; foretune estimates about {limit} for this size "
                            "(the guide's 4-CPU Smart Proxy finished remote execution on 2000 hosts, not on 4000)",
                            current=ctx.hosts, recommended=limit, evidence=ctx.evidence("cpu_logical") + ctx.hosts_evidence())
 
