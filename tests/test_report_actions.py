@@ -318,7 +318,8 @@ def test_what_next_commands_paste_whole_in_a_terminal(columns: int) -> None:
     assert "sidekiq-too-few-instances" not in steps  # its fix is part of sidekiq-concurrency-high's
     assert ("Run the commands in the fixes of thp-defrag-always, thp-enabled, tuned-not-running (fixes/APPLY.md puts "
             "them in order).") in " ".join(steps.split())
-    assert "Follow the advice in the fixes of memory-budget-over-ram: no file carries it." in " ".join(steps.split())
+    assert ("Follow the advice in the fixes of candlepin-tomcat-threads, memory-budget-over-ram: no file carries "
+            "it.") in " ".join(steps.split())
     html = run_cli("audit", str(EXAMPLE), "--format", "html").stdout
     assert '<pre id="next-2-2"><code>satellite-installer --tuning large --foreman-dynflow-worker-concurrency 5 ' in html
 
