@@ -331,6 +331,48 @@ def test_apply_prefer_foretune_lowers_a_pinned_site_value_and_says_so(tmp_path: 
     assert "lowers the site's 24: --foreman-foreman-service-puma-workers " in lowered.stdout
 
 
+def test_plan_and_apply_keep_a_pinned_site_value_but_say_the_audit_lowers_it_and_how(tmp_path: Path) -> None:
+    # satellite-6.15-overcommitted: custom-hiera.yaml pins 24 Puma workers, and the box measures an OOM kill of a Puma
+    # worker (var/log/messages) and 6.0 GiB of 8.0 GiB swap in use (proc/meminfo). plan --from and apply keep the pin
+    # (no measured failure gives a plan the right to lower a site value); the audit's critical
+    # puma-workers-over-ram-budget lowers it to 12 (the guide's medium range 8-12, gf-puma-recommendations). The two
+    # sets differ on purpose: plan's APPLY.md, its custom-hiera.yaml and apply's output say so, with the audit's value
+    # and the command that writes or applies the audit's set.
+    box = SOS / "satellite-6.15-overcommitted"
+    said = ("custom-hiera.yaml sets foreman::foreman_service_puma_workers: 24, above foretune's 12: the site's value is "
+            "kept (never lowered silently). The audit lowers it to 12: its critical finding puma-workers-over-ram-budget "
+            "rests on what the box measures (memory-budget-over-ram, oom-kills, swap-in-use); ")
+    result = run_cli("plan", "--from", str(box), "--output-dir", str(tmp_path / "plan"))
+    assert result.status == 0, result.stderr
+    steps = (tmp_path / "plan/APPLY.md").read_text(encoding="utf-8")
+    assert (f"- `--foreman-foreman-service-puma-workers` 12: {said}`foretune audit {box} --output-dir fixes/` writes the "
+            "set that does it\n") in steps
+    hiera = (tmp_path / "plan/custom-hiera.yaml").read_text(encoding="utf-8")
+    assert hiera.splitlines()[0] == (f"# foretune: kept --foreman-foreman-service-puma-workers: {said}"
+                                     f"`foretune audit {box} --output-dir fixes/` writes the set that does it")
+    assert "foreman::foreman_service_puma_workers: 24" in hiera  # kept
+    copy = tmp_path / "box"
+    shutil.copytree(box, copy, symlinks=True)
+    result = run_cli("apply", "--root", str(copy), "--hosts", "9000")
+    assert result.status == 0, result.stderr
+    assert (f"not applied: puma.workers: {said}`foretune apply --root {copy} --hosts 9000 --audit` applies that set\n"
+            in result.stderr)
+    result = run_cli("apply", "--root", str(copy), "--hosts", "9000", "--audit")  # the command it names does it
+    assert "lowers the site's 24: --foreman-foreman-service-puma-workers 12 (the critical finding" in result.stdout
+
+
+def test_a_kept_site_value_no_measured_failure_asks_down_says_nothing_of_the_audit(tmp_path: Path) -> None:
+    # satellite-6.15 (no OOM kill, no swap): a custom-hiera pin of 30 Puma workers above the plan's value is kept, and
+    # the audit, which measures no failure there, lowers nothing: no word of the audit in the line
+    box = tmp_path / "box"
+    shutil.copytree(SOS / "satellite-6.15", box, symlinks=True)
+    (box / "etc/foreman-installer/custom-hiera.yaml").write_text("foreman::foreman_service_puma_workers: 30\n", encoding="utf-8")
+    result = run_cli("apply", "--root", str(box))
+    assert result.status == 0, result.stderr
+    [line] = [line for line in result.stderr.splitlines() if "not applied: puma.workers" in line]
+    assert line.endswith("the site's value is kept (never lowered silently)")
+
+
 def test_apply_says_which_site_values_it_lowers_and_which_restart_it_needs(tmp_path: Path) -> None:
     # satellite-6.15-overcommitted: the critical OOM finding lowers the pinned 24 Puma workers to 12 (gf-puma-recommendations,
     # medium 8-12), and postgresql.auto.conf's max_connections = '300' is reset, which takes effect on a PostgreSQL

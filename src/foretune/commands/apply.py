@@ -92,13 +92,27 @@ def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, s
     program = build.installer_program(plan)
     if args.audit:
         return _audit_change_set(facts, args.hosts, args.prefer == "foretune"), program, args.source
-    return build.from_plan(plan, facts, lower_site=args.prefer == "foretune"), program, args.source
+    from foretune.commands._measured import audit_lowers  # start-up: only for an `apply` run
+
+    changes = build.from_plan(plan, facts, lower_site=args.prefer == "foretune")
+    return audit_lowers(changes, facts, args.hosts, _audit_command(args)), program, args.source
+
+
+def _audit_command(args: argparse.Namespace) -> str:
+    """The same apply with --audit: the audit's change set, which may lower a site value a measured failure asks for."""
+    from shlex import quote  # start-up: only when a site value is kept
+
+    words = ["foretune apply", *(["--root", quote(args.root)] if args.root else []),
+             *(["--from", quote(args.source)] if args.source not in (args.root, "live") else []),
+             *(["--hosts", str(args.hosts)] if args.hosts else []), "--audit"]
+    return f"`{' '.join(words)}` applies that set"
 
 
 def _audit_change_set(facts: Any, hosts: int | None, lower_site: bool = False) -> ChangeSet:
     """The change set that fixes the failing, unwaived findings of the audit of ``facts``."""
     from types import SimpleNamespace  # start-up: only for `apply --audit`
 
+    from foretune.audit.combine import combine  # start-up: only for `apply --audit`
     from foretune.audit.context import build_context  # start-up: only for `apply --audit`
     from foretune.audit.runner import run_all  # start-up: only for `apply --audit`
     from foretune.commands.audit import change_set  # start-up: only for `apply --audit`
@@ -107,7 +121,7 @@ def _audit_change_set(facts: Any, hosts: int | None, lower_site: bool = False) -
     ctx, _ = build_context(facts, hosts=hosts, bench=[])
     if ctx.plan is None:
         raise UsageError(f"no fixes to apply: {ctx.no_plan_reason}")
-    report = SimpleNamespace(findings=run_all(all_rules(), ctx))  # as `audit --output-dir` builds its set
+    report = SimpleNamespace(findings=combine(run_all(all_rules(), ctx), all_rules()))  # as `audit --output-dir` builds its set
     result: ChangeSet = change_set(report, ctx.fix_plan or ctx.plan, facts, lower_site)
     return result
 

@@ -125,8 +125,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     changes = None
     if args.output_dir or fmt in ("hiera", "installer"):  # the table and JSON show the plan itself
         from foretune.changes.build import from_plan  # start-up: only for what applies changes, not the table
+        from foretune.commands._measured import audit_lowers  # start-up: only for what applies changes, not the table
 
         changes = from_plan(plan, facts)  # one change set for every output that applies it
+        changes = audit_lowers(changes, facts, args.hosts, _audit_command(args))
     if args.explain:
         from foretune.render import explain  # start-up: only for a `plan` run, not --help
 
@@ -162,6 +164,14 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                                  changed_only=args.changed_only)
     emit(args, env, text)
     return _status(plan, args.fail_on)
+
+
+def _audit_command(args: argparse.Namespace) -> str:
+    """The command that writes the audit's change set of the same source (what a kept site value points to)."""
+    from shlex import quote  # start-up: only when a site value is kept
+
+    hosts = f" --hosts {args.hosts}" if args.hosts else ""
+    return f"`foretune audit {quote(args.source or 'live')}{hosts} --output-dir fixes/` writes the set that does it"
 
 
 def _status(plan: object, fail_on: str | None) -> int:
