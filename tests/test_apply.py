@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -114,15 +115,20 @@ def test_write_then_verify_on_a_copied_tree(tmp_path: Path) -> None:
     assert result.status == 1, result.stderr  # written, waiting for the installer, restarts and reloads
     assert _states(result.stdout) == {
         "unshadow:foreman.service:override.conf": "pending",
-        "unshadow:max_connections": "in force",  # the tree's configuration files no longer set it in auto.conf
+        # auto.conf no longer sets it, but PostgreSQL reads max_connections only when it starts (pg-conf-restart), and
+        # the tree has no postmaster.pid started after the run: the files cannot show the running value
+        "unshadow:max_connections": "pending",
         "puma.workers": "pending",  # foreman.service.d/installer.conf still renders 24 workers
-        # postgresql.conf already says 1000 (the profile's); auto.conf's 200, which shadowed it, is gone
-        "postgresql.max_connections": "in force",
+        # postgresql.conf already says 1000 (the profile's); auto.conf's 200, which shadowed it, is gone: same restart
+        "postgresql.max_connections": "pending",
         "httpd.limit_nofile": "pending",  # the running httpd's soft limit is still 1024
         "kernel.aio_max_nr": "pending",  # sysctl -a still says 65536
         "tuned.profile": "pending",  # tuned-adm active still says virtual-guest
     }
     assert "/proc/<MainPID of httpd.service>/limits (soft) still gives 1024" in result.stdout
+    assert ("needs a PostgreSQL restart: PostgreSQL reads max_connections only when it starts, and the files under "
+            f"{root} cannot show the running value (no /var/lib/pgsql/data/postmaster.pid tells when it started): "
+            "restart postgresql, or verify with --dsn to SHOW it") in result.stdout
 
     # the installer ran, the services restarted, sysctl --system and tuned-adm ran: the tree now reads as such a host
     _edit(root, "etc/systemd/system/foreman.service.d/installer.conf", "FOREMAN_PUMA_WORKERS=24", "FOREMAN_PUMA_WORKERS=18")
@@ -134,6 +140,7 @@ def test_write_then_verify_on_a_copied_tree(tmp_path: Path) -> None:
           "Max open files            640000               640000")
     _edit(root, "sos_commands/kernel/sysctl_-a", "fs.aio-max-nr = 65536", "fs.aio-max-nr = 1048576")
     _edit(root, "sos_commands/tuned/tuned-adm_active", "virtual-guest", "throughput-performance")
+    _postmaster_pid(root, journal["epoch"] + 60)  # PostgreSQL restarted a minute after the run
     result = run_cli("verify", "--root", str(root))
     assert _states(result.stdout) == {
         "unshadow:foreman.service:override.conf": "pending", "unshadow:max_connections": "in force",
@@ -156,6 +163,13 @@ def test_write_then_verify_on_a_copied_tree(tmp_path: Path) -> None:
     assert "after run " + journal["run"] in workers["why"]
 
     assert data["counts"] == {"in force": 5, "pending": 1, "drift": 1, "not verified": 0}, data["counts"]
+
+
+def _postmaster_pid(root: Path, started: float) -> None:
+    """PostgreSQL's postmaster.pid as a running server writes it: the third line is its start time (epoch seconds)."""
+    (root / "var/lib/pgsql/data/postmaster.pid").write_text(
+        f"2301\n/var/lib/pgsql/data\n{int(started)}\n5432\n/var/run/postgresql\nlocalhost\n  5432001    131072\nready   \n",
+        encoding="utf-8")
 
 
 def _valid(data: object) -> None:
@@ -372,6 +386,114 @@ def test_alter_system_then_show_on_a_real_postgresql(tmp_path: Path, pg: pgclust
     assert _show(pg, "maintenance_work_mem") == "64MB"
     rows = run_psql(dsn, "SELECT name FROM pg_file_settings WHERE sourcefile LIKE '%postgresql.auto.conf'", environ=dict(os.environ))
     assert rows == []
+
+
+RESET = {"release": "Satellite 6.15", "changes": [
+    {"tunable": "unshadow:max_connections", "channel": "alter-system", "target": "max_connections", "op": "reset",
+     "effect": "restart", "units": ["postgresql.service"]}]}
+
+
+def test_an_alter_system_reset_under_root_is_pending_until_postgresql_has_started_since(tmp_path: Path) -> None:
+    # satellite-6.15: postgresql.auto.conf max_connections = '200'. ALTER SYSTEM RESET removes the line
+    # (pg-alter-system-reset), but PostgreSQL reads max_connections only when it starts (pg-conf-restart): the running
+    # server keeps 200 until a restart, so the files alone never make it "in force". postmaster.pid's third line is the
+    # running server's start time: started before the run, still pending; after it, in force.
+    root = _tree(tmp_path)
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, RESET), "--write").status == 0
+    assert "max_connections" not in (root / AUTO).read_text(encoding="utf-8")
+    journal = json.loads(next((root / RUNS).glob("*/journal.json")).read_text(encoding="utf-8"))
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1
+    assert _states(result.stdout) == {"unshadow:max_connections": "pending"}
+    assert "(no /var/lib/pgsql/data/postmaster.pid tells when it started)" in result.stdout
+    _postmaster_pid(root, journal["epoch"] - 3600)  # the server running since an hour before the run
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1 and _states(result.stdout) == {"unshadow:max_connections": "pending"}
+    started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(int(journal["epoch"] - 3600)))
+    assert f"/var/lib/pgsql/data/postmaster.pid says it started at {started}, before run {journal['run']}" in result.stdout
+    _postmaster_pid(root, journal["epoch"] + 60)  # restarted after the run
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 0, result.stdout
+    assert _states(result.stdout) == {"unshadow:max_connections": "in force"}
+
+
+def test_a_restart_setting_in_postgresql_conf_is_pending_until_a_restart_and_a_reload_setting_is_not(tmp_path: Path) -> None:
+    # custom-hiera entries the installer renders into postgresql.conf: shared_buffers is read only at start
+    # (pg-conf-restart), work_mem on a reload. With postgresql.conf rendered, work_mem is in force; shared_buffers waits
+    # for a PostgreSQL restart, which postmaster.pid then shows.
+    root = _tree(tmp_path)
+    _edit(root, AUTO, "max_connections = '200'\n", "")
+    entries = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "postgresql.shared_buffers", "channel": "custom-hiera",
+         "target": "postgresql::server::config_entries/shared_buffers", "value": "8GB"},
+        {"tunable": "postgresql.work_mem", "channel": "custom-hiera",
+         "target": "postgresql::server::config_entries/work_mem", "value": "8MB"}]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, entries), "--write").status == 0
+    journal = json.loads(next((root / RUNS).glob("*/journal.json")).read_text(encoding="utf-8"))
+    assert _states(run_cli("verify", "--root", str(root)).stdout) == {  # the installer has not rendered them yet
+        "postgresql.shared_buffers": "pending", "postgresql.work_mem": "pending"}
+    _edit(root, "var/lib/pgsql/data/postgresql.conf", "shared_buffers = 4GB", "shared_buffers = 8GB")
+    _edit(root, "var/lib/pgsql/data/postgresql.conf", "work_mem = 4MB", "work_mem = 8MB")
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout) == {"postgresql.shared_buffers": "pending", "postgresql.work_mem": "in force"}
+    assert "needs a PostgreSQL restart: PostgreSQL reads shared_buffers only when it starts" in result.stdout
+    _postmaster_pid(root, journal["epoch"] + 60)
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 0, result.stdout
+    assert _states(result.stdout) == {"postgresql.shared_buffers": "in force", "postgresql.work_mem": "in force"}
+
+
+def test_the_restart_settings_are_those_postgresql_itself_reads_only_at_start(pg: pgcluster.Cluster) -> None:
+    # the data's list, checked against the real server: pg_settings' context "postmaster" (set at server start only)
+    from foretune.knowledge.precedence import table
+    from foretune.pg import run_psql
+
+    listed = table("postgresql", _show(pg, "server_version").split(".")[0])["restart_settings"]
+    rows = run_psql(pg.conninfo + " dbname=postgres", "SELECT name, context FROM pg_settings WHERE name IN ("
+                    + ", ".join(f"'{name}'" for name in listed) + ") ORDER BY name", environ=dict(os.environ))
+    assert rows == [[name, "postmaster"] for name in sorted(listed)]
+
+
+def test_an_alter_system_reset_is_pending_until_a_real_postgresql_restarts(tmp_path: Path, pg: pgcluster.Cluster) -> None:
+    # ALTER SYSTEM SET max_connections = 150 and a restart: SHOW gives 150. apply resets it: SHOW still gives 150
+    # (PostgreSQL reports pending_restart) until the server restarts. The same holds under --root from the files:
+    # the tree's copy of the server's data files, with its real postmaster.pid, says pending until the restart.
+    from foretune.pg import run_psql
+
+    dsn = pg.conninfo + " dbname=postgres"
+    run_psql(dsn, "ALTER SYSTEM SET max_connections = 150", environ=dict(os.environ))
+    pgcluster.restart(pg)
+    assert _show(pg, "max_connections") == "150"
+    live, files = tmp_path / "live", tmp_path / "files"
+    live.mkdir()
+    files.mkdir()
+    assert run_cli("apply", "--root", str(live), "--dsn", dsn, "--changes", _changes(tmp_path, RESET), "--write").status == 0
+    assert _show(pg, "max_connections") == "150"
+    result = run_cli("verify", "--root", str(live), "--dsn", dsn)
+    assert result.status == 1 and _states(result.stdout) == {"unshadow:max_connections": "pending"}
+    assert "PostgreSQL reports pending_restart: restart postgresql" in result.stdout
+
+    def copy_data_files() -> None:  # what a copy of the host holds: the server's files as they are now
+        data = files / "var/lib/pgsql/data"
+        data.mkdir(parents=True, exist_ok=True)
+        for name in ("PG_VERSION", "postgresql.conf", "postgresql.auto.conf", "postmaster.pid"):
+            shutil.copyfile(pg.datadir / name, data / name)
+
+    journal = next((live / RUNS).glob("*/journal.json"))
+    (files / RUNS / journal.parent.name).mkdir(parents=True)
+    shutil.copyfile(journal, files / RUNS / journal.parent.name / "journal.json")
+    copy_data_files()
+    result = run_cli("verify", "--root", str(files))
+    assert result.status == 1 and _states(result.stdout) == {"unshadow:max_connections": "pending"}, result.stdout
+    assert "/var/lib/pgsql/data/postmaster.pid says it started at " in result.stdout
+    time.sleep(1.1)  # postmaster.pid keeps the start time in whole seconds
+    pgcluster.restart(pg)
+    assert _show(pg, "max_connections") == "100"  # PostgreSQL's built-in default (pg-conf-defaults)
+    result = run_cli("verify", "--root", str(live), "--dsn", dsn)
+    assert result.status == 0 and _states(result.stdout) == {"unshadow:max_connections": "in force"}, result.stdout
+    copy_data_files()
+    result = run_cli("verify", "--root", str(files))
+    assert result.status == 0 and _states(result.stdout) == {"unshadow:max_connections": "in force"}, result.stdout
 
 
 def test_a_yaml_file_edit_goes_under_its_mapping_and_is_read_back(tmp_path: Path) -> None:

@@ -144,6 +144,7 @@ class Verifier:
         self._facts_loader = facts
         self._facts: FactSet | str | None = None
         self.applied = float(journal.get("epoch", 0))
+        self._restart: frozenset[str] | None = None
 
     def facts(self) -> FactSet | str:
         if self._facts is None:
@@ -417,6 +418,46 @@ class Verifier:
                             found = (name, f"{base}/{unit}.d/{name}", word.split("=", 1)[1])
         return (found[1], found[2]) if found else None
 
+    def restart_settings(self) -> frozenset[str]:
+        """The settings PostgreSQL reads only when it starts, at the tree's PostgreSQL major (PG_VERSION)."""
+        from foretune.knowledge.precedence import table  # start-up: only when verify reads PostgreSQL's files
+
+        if self._restart is None:
+            directory = self.host.pg_data_dir()
+            try:
+                data = self.host.read(f"{directory}/PG_VERSION") if directory else None
+            except InputError:
+                data = None
+            version = data.decode("ascii", "replace").strip() or None if data else None
+            self._restart = frozenset(table("postgresql", version).get("restart_settings") or ())
+        return self._restart
+
+    def postgresql_started(self) -> tuple[float | None, str]:
+        """(when PostgreSQL started, the postmaster.pid it was read from): the file's third line is the start time in
+        seconds since the epoch; None when there is no such file (PostgreSQL not running, or not in the tree)."""
+        path = f"{self.host.pg_data_dir() or '/var/lib/pgsql/data'}/postmaster.pid"
+        try:
+            data = self.host.read(path)
+            return (float(data.decode("ascii", "replace").splitlines()[2]) if data is not None else None), path
+        except (InputError, IndexError, ValueError):
+            return None, path
+
+    def restart_pending(self, names: list[str]) -> str:
+        """Why the files' value of a setting in ``names`` that PostgreSQL reads only at start is not proved to run:
+        "" when it is (SHOW read it through psql, or postmaster.pid says PostgreSQL started after the run)."""
+        if self.host.has_psql:
+            return ""
+        restart = sorted(name for name in names if name in self.restart_settings())
+        if not restart:
+            return ""
+        started, path = self.postgresql_started()
+        if started is not None and started > self.applied:
+            return ""
+        when = (f"no {path} tells when it started" if started is None else
+                f"{path} says it started at {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(started))}, before run {self.journal['run']}")
+        return (f"needs a PostgreSQL restart: PostgreSQL reads {', '.join(restart)} only when it starts, and the files under "
+                f"{self.host.label} cannot show the running value ({when}): restart postgresql, or verify with --dsn to SHOW it")
+
     def restarted(self, c: Change) -> bool:
         """On this host: every unit of ``c`` has a main process started after the run (so it reads the change)."""
         if not self.host.live or not c.units:
@@ -437,11 +478,17 @@ class Verifier:
             values, _ = self.fact("postgresql")
             name = setting_name(c)
             if isinstance(values, dict) and name not in values:
-                return Check(c, IN_FORCE, "", "postgresql.conf and postgresql.auto.conf", "")
+                pending = self.restart_pending([name])
+                return Check(c, PENDING if pending else IN_FORCE, "", "postgresql.conf and postgresql.auto.conf", pending)
         if c.op in ("remove", "reset") and c.channel != "alter-system":
             if c.effect == "immediate" or c.tunable in self.seen or self.restarted(c):
                 return Check(c, IN_FORCE, "", wrote[2] if wrote else "", "")
             return Check(c, PENDING, "", wrote[2] if wrote else "", f"removed; in force after {_effect(c)}")
+        if c.op == "reset" and c.channel == "alter-system" and not self.host.has_psql:
+            # gone from postgresql.auto.conf under --root: a setting PostgreSQL reads at start is in force once it
+            # started after the run (postmaster.pid), pending until then; another, once the configuration is reloaded
+            pending = self.restart_pending(_pg_names(c))
+            return Check(c, PENDING if pending else IN_FORCE, "", wrote[2] if wrote else AUTO_CONF, pending)
         effect = self.in_effect(c)
         if effect is None:  # never without a reason
             why = self.why or f"{c.target} cannot be read back where it takes effect on {self.host.label}"
@@ -450,15 +497,18 @@ class Verifier:
         wanted = None if c.op == "reset" else c.value
         if extra == "pending_restart":
             return Check(c, PENDING, str(value), where, "PostgreSQL reports pending_restart: restart postgresql")
-        if c.op == "reset" and c.channel == "alter-system":
+        # a PostgreSQL setting read from the files (--root without --dsn): in force only once PostgreSQL has started
+        # since the run, for what it reads at start (a reset, max_connections, shared_buffers); else pending
+        pending = self.restart_pending(_pg_names(c))
+        if c.op == "reset" and c.channel == "alter-system":  # SHOW read it, and PostgreSQL reports no pending restart
             return Check(c, IN_FORCE, str(value), where, "")
         if c.channel == "file":
             wanted = f"{_key_of(str(c.value))} {line_value(str(c.value), _key_of(str(c.value)))}"
         if isinstance(wanted, dict) and isinstance(value, dict):
             if all(same(value.get(k), v) for k, v in wanted.items()):
-                return Check(c, IN_FORCE, str(value), where, "")
+                return Check(c, PENDING if pending else IN_FORCE, str(value), where, pending)
         elif same(value, wanted) or (isinstance(wanted, int) and str(value).isdigit() and int(value) == wanted):
-            return Check(c, IN_FORCE, str(value), where, "")
+            return Check(c, PENDING if pending else IN_FORCE, str(value), where, pending)
         if extra and c.channel == "alter-system" and not extra.endswith(AUTO_CONF) and extra not in ("default", "configuration file"):
             return Check(c, DRIFT, str(value), where, f"{where} gives {value!r}: PostgreSQL takes it from {extra}, "
                                                       "which wins over postgresql.auto.conf")
@@ -469,6 +519,15 @@ class Verifier:
             source = f"; set in {extra}" if extra else ""
             return Check(c, DRIFT, str(value), where, f"{where} gives {value!r} after a verify saw {c.value!r} in force{source}")
         return Check(c, PENDING, str(value), where, f"{where} still gives {value!r}: waiting for {_effect(c)}")
+
+
+def _pg_names(c: Change) -> list[str]:
+    """The PostgreSQL settings ``c`` changes (none when it is not a PostgreSQL setting)."""
+    if c.channel == "alter-system" or (c.channel == "custom-hiera" and c.target.startswith(PG + "/")):
+        return [setting_name(c)]
+    if c.channel == "custom-hiera" and c.target == PG and isinstance(c.value, dict):
+        return [str(name) for name in c.value]
+    return []
 
 
 def verify(host: Host, directory: Path, journal: dict[str, Any], facts: Callable[[], FactSet | str], *,

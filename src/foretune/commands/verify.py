@@ -24,7 +24,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--root", metavar="DIR", help="verify the tree under DIR (a mounted image or a copy) instead of this host")
     parser.add_argument("--dsn", metavar="CONNINFO",
                         help="the PostgreSQL server to SHOW settings on (libpq conninfo, password from PGPASSWORD); "
-                             "default: this host's as the postgres account, or, with --root, the tree's configuration files")
+                             "default: this host's as the postgres account, or, with --root, the tree's configuration files (a "
+                             "setting PostgreSQL reads only at start stays pending until the tree's postmaster.pid "
+                             "shows a start after the run)")
     parser.add_argument("--run", metavar="RUN", help="verify this run instead of the last one not rolled back")
     parser.add_argument("--prometheus", metavar="FILE",
                         help="also write the result for node_exporter's textfile collector to FILE (atomically; name it *.prom)")
