@@ -351,6 +351,9 @@ def test_plan_and_apply_keep_a_pinned_site_value_but_say_the_audit_lowers_it_and
     assert hiera.splitlines()[0] == (f"# foretune: kept --foreman-foreman-service-puma-workers: {said}"
                                      f"`foretune audit {box} --output-dir fixes/` writes the set that does it")
     assert "foreman::foreman_service_puma_workers: 24" in hiera  # kept
+    fragment = run_cli("plan", "--from", str(box), "--format", "hiera").stdout
+    assert (f"# foretune: kept --foreman-foreman-service-puma-workers: {said}`foretune audit {box} --output-dir fixes/` "
+            "writes the set that does it\n---\n") in fragment
     copy = tmp_path / "box"
     shutil.copytree(box, copy, symlinks=True)
     result = run_cli("apply", "--root", str(copy), "--hosts", "9000")

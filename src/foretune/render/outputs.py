@@ -79,7 +79,8 @@ def hiera_fragment(plan: Plan, changes: ChangeSet | None = None) -> str:
     lines = [f"# foretune plan for {plan.release.label}, {plan.input.role}, {plan.input.hosts} hosts, profile {plan.profile}",
              *(["# Values here win over --tuning: remove them before changing profiles."] if tuning_applies(plan) else []),
              *(["# Values with an installer option are on the installer command (installer.sh), not here: custom-hiera "
-                "would win over them."] if build.installer_options(cs) else []), "---"]
+                "would win over them."] if build.installer_options(cs) else []),
+             *(f"# foretune: kept {b.change.target}: {b.why}" for b in cs.blocked if b.change.site_value is not None), "---"]
     header = len(lines)
     pg: list[str] = []
     for c in cs.changes:
