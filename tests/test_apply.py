@@ -496,6 +496,77 @@ def test_an_alter_system_reset_is_pending_until_a_real_postgresql_restarts(tmp_p
     assert result.status == 0 and _states(result.stdout) == {"unshadow:max_connections": "in force"}, result.stdout
 
 
+def test_a_reset_of_a_reload_setting_asks_for_a_reload_not_a_restart(tmp_path: Path) -> None:
+    # satellite-6.15 with postgresql.auto.conf work_mem = '1MB' below the plan's 4MB: the reset is planned. work_mem is
+    # not among the settings PostgreSQL reads only at start (pg-conf-restart): a reload puts it in force, so neither
+    # apply nor APPLY.md asks for a restart of the database behind the Satellite for it; max_connections still needs one.
+    root = _tree(tmp_path)
+    with (root / AUTO).open("a", encoding="utf-8") as handle:
+        handle.write("work_mem = '1MB'\n")
+    result = run_cli("apply", "--root", str(root))
+    assert result.status == 0, result.stderr
+    assert "-work_mem = '1MB'\n" in result.stdout
+    restarts = [line for line in result.stdout.splitlines() if line.startswith("needs a restart")]
+    assert restarts == ["needs a restart: max_connections takes effect when postgresql restarts, which the installer "
+                        "does not do when it changes nothing there: `systemctl restart postgresql`"]
+    bundle = tmp_path / "fixes"
+    assert run_cli("audit", str(root), "--output-dir", str(bundle)).status in (0, 1)
+    steps = (bundle / "APPLY.md").read_text(encoding="utf-8")
+    assert ("`sudo -u postgres psql -c 'ALTER SYSTEM RESET work_mem;' -c 'SELECT pg_reload_conf();'`: postgresql.auto.conf "
+            "sets work_mem = '1MB' (ALTER SYSTEM), which wins over postgresql.conf. It takes effect on that reload (no "
+            "restart)") in steps
+
+
+def test_a_reset_still_read_from_postgresql_auto_conf_is_pending_a_reload(tmp_path: Path, pg: pgcluster.Cluster) -> None:
+    # ALTER SYSTEM SET maintenance_work_mem = '128MB' and a reload: SHOW gives 128MB from postgresql.auto.conf (the
+    # fixture's server has work_mem on its command line, which wins, hence this setting). apply resets it and reloads:
+    # SHOW gives the default 64MB again, in force. A reset made without the reload leaves the running value taken
+    # from postgresql.auto.conf (pg_settings.sourcefile): pending, with the reload to run.
+    from foretune.pg import run_psql
+
+    dsn = pg.conninfo + " dbname=postgres"
+    env = dict(os.environ)
+
+    def sql(statement: str) -> None:
+        run_psql(dsn, statement, environ=env)
+
+    root = tmp_path / "host"
+    root.mkdir()
+    reset = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "reset:postgresql:maintenance_work_mem", "channel": "alter-system", "target": "maintenance_work_mem", "op": "reset",
+         "effect": "immediate"}]}
+    sql("ALTER SYSTEM SET maintenance_work_mem = '128MB'")
+    sql("SELECT pg_reload_conf()")
+    time.sleep(0.5)  # the reload is a signal: the server takes it up in a moment
+    assert run_cli("apply", "--root", str(root), "--dsn", dsn, "--changes", _changes(tmp_path, reset), "--write").status == 0
+    time.sleep(0.5)
+    assert _show(pg, "maintenance_work_mem") == "64MB"
+    result = run_cli("verify", "--root", str(root), "--dsn", dsn)
+    assert result.status == 0 and _states(result.stdout) == {"reset:postgresql:maintenance_work_mem": "in force"}, result.stdout
+    sql("ALTER SYSTEM SET maintenance_work_mem = '128MB'")
+    sql("SELECT pg_reload_conf()")
+    time.sleep(0.5)
+    sql("ALTER SYSTEM RESET maintenance_work_mem")  # reset again, this time without the reload
+    result = run_cli("verify", "--root", str(root), "--dsn", dsn)
+    assert result.status == 1 and _states(result.stdout) == {"reset:postgresql:maintenance_work_mem": "pending"}, result.stdout
+    assert "PostgreSQL has not reloaded its configuration: SELECT pg_reload_conf()" in result.stdout
+
+
+def test_one_restart_line_per_service(tmp_path: Path) -> None:
+    # three edits of files httpd reads: one line that names them, not one line each
+    root = _tree(tmp_path)
+    edits = {"release": "Satellite 6.2", "changes": [
+        {"tunable": f"apache.{n}", "channel": "file", "target": path, "value": line, "effect": "restart", "units": ["httpd"]}
+        for n, (path, line) in enumerate([("/etc/httpd/conf.d/passenger.conf", "PassengerMaxPoolSize 30"),
+                                          ("/etc/httpd/conf.d/passenger.conf", "PassengerMinInstances 6"),
+                                          ("/etc/httpd/conf.d/05-foreman-ssl.conf", "KeepAlive On")])]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, edits))
+    assert result.status == 0, result.stderr
+    assert [line for line in result.stdout.splitlines() if line.startswith("needs a restart")] == [
+        "needs a restart: /etc/httpd/conf.d/passenger.conf, /etc/httpd/conf.d/05-foreman-ssl.conf take effect when httpd "
+        "restarts, which the installer does not do when it changes nothing there: `systemctl restart httpd`"]
+
+
 def test_a_yaml_file_edit_goes_under_its_mapping_and_is_read_back(tmp_path: Path) -> None:
     root = _tree(tmp_path)
     hammer = {"release": "Satellite 6.15", "changes": [

@@ -381,7 +381,8 @@ class Verifier:
             if found is None or same(found, c.value):
                 return ""
             return (f"{path} sets {name} = '{found}' (ALTER SYSTEM), which wins over postgresql.conf"
-                    f"{self._changed_after(path)}: ALTER SYSTEM RESET {name}; and a restart, or keep it on purpose")
+                    f"{self._changed_after(path)}: ALTER SYSTEM RESET {name}; and "
+                    f"{'a restart' if name in self.restart_settings() else 'a reload (SELECT pg_reload_conf())'}, or keep it on purpose")
         key = c.target if c.channel == "custom-hiera" else _option_key(c.target) if c.channel == "installer" else None
         variable = PUMA_ENV.get(key or "")
         if variable is None:
@@ -501,6 +502,9 @@ class Verifier:
         # since the run, for what it reads at start (a reset, max_connections, shared_buffers); else pending
         pending = self.restart_pending(_pg_names(c))
         if c.op == "reset" and c.channel == "alter-system":  # SHOW read it, and PostgreSQL reports no pending restart
+            if extra.endswith(AUTO_CONF):  # the running value still comes from the line the reset removed
+                return Check(c, PENDING, str(value), where, f"{where} gives {value!r} from {extra} still: PostgreSQL has "
+                                                            "not reloaded its configuration: SELECT pg_reload_conf()")
             return Check(c, IN_FORCE, str(value), where, "")
         if c.channel == "file":
             wanted = f"{_key_of(str(c.value))} {line_value(str(c.value), _key_of(str(c.value)))}"

@@ -174,12 +174,16 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.stdout.write(f"installer command: {redact_text(found.installer)}\n")
     from foretune.changes.build import lowers_site_value  # start-up: only for an `apply` run
 
+    restarts: dict[tuple[str, ...], list[str]] = {}  # one line per service to restart, naming what waits for it
     for c in cs.changes:  # what an admin must know before writing: a site value lowered, a restart the run needs
         if lowers_site_value(c):
             env.stdout.write(redact_text(f"lowers the site's {c.site_value}: {c.target} {c.value} ({c.reason})") + "\n")
-        if c.effect == "restart" and c.units:
-            env.stdout.write(f"needs a restart: {c.target} takes effect when {', '.join(c.units)} restarts, which the "
-                             f"installer does not do when it changes nothing there: `systemctl restart {' '.join(c.units)}`\n")
+        if c.effect == "restart" and c.units and c.target not in restarts.setdefault(c.units, []):
+            restarts[c.units].append(c.target)
+    for units, targets in restarts.items():
+        env.stdout.write(f"needs a restart: {', '.join(targets)} take{'s' if len(targets) == 1 else ''} effect when "
+                         f"{', '.join(units)} restarts, which the installer does not do when it changes nothing there: "
+                         f"`systemctl restart {' '.join(units)}`\n")
     for command in getattr(cs, "commands", ()):  # what is not a value (THP, hammer settings): run by hand
         env.stdout.write(f"by hand: {redact_text(str(command))}\n")
     if not args.write:

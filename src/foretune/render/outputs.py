@@ -179,7 +179,13 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
     steps += ["Order:", ""]
     n = 1
     for c in cs.changes:
-        if c.channel == "alter-system" and c.op == "reset":
+        if c.channel == "alter-system" and c.op == "reset" and c.effect != "restart":  # a reload is enough
+            steps.append(f"{n}. `sudo -u postgres psql -c 'ALTER SYSTEM RESET {c.target};' -c 'SELECT pg_reload_conf();'`: "
+                         f"{c.reason}. It takes effect on that reload (no restart); check with "
+                         f"`sudo -u postgres psql -c 'SHOW {c.target};'`. Undo: `ALTER SYSTEM SET {c.target} = ...` with the "
+                         "value it had, and a reload.")
+            n += 1
+        elif c.channel == "alter-system" and c.op == "reset":
             steps.append(f"{n}. `sudo -u postgres psql -c 'ALTER SYSTEM RESET {c.target};'`: {c.reason}. It takes effect "
                          "when PostgreSQL restarts, which the installer does not do when postgresql.conf is unchanged: after "
                          "the installer run below, run `systemctl restart postgresql` (or `foreman-maintain service restart`) "
