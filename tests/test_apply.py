@@ -567,6 +567,17 @@ def test_one_restart_line_per_service(tmp_path: Path) -> None:
         "restarts, which the installer does not do when it changes nothing there: `systemctl restart httpd`"]
 
 
+def test_apply_from_another_hosts_source_without_root_is_refused(tmp_path: Path) -> None:
+    # without --root apply writes to this host: a change set planned from another host's sosreport (its diff, its site
+    # values) must not land here. One line, exit 2, nothing written; with --root the tree is the target, as asked.
+    result = run_cli("apply", "--from", str(FIXTURE))  # a dry run: refused before any diff is shown
+    assert result.status == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert f"--from {FIXTURE} describes satellite.example.com, but without --root apply writes to this host" in result.stderr
+    assert result.stdout == ""
+    root = _tree(tmp_path)
+    assert run_cli("apply", "--from", str(FIXTURE), "--root", str(root)).status == 0
+
+
 def test_a_yaml_file_edit_goes_under_its_mapping_and_is_read_back(tmp_path: Path) -> None:
     root = _tree(tmp_path)
     hammer = {"release": "Satellite 6.15", "changes": [

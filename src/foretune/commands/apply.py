@@ -87,6 +87,8 @@ def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, s
         args.source = args.root or "live"
     plan: Any
     plan, facts = plan_and_facts(args, env, for_changes=True)
+    if not args.root and args.source != "live":
+        _refuse_other_host(args.source, facts)
     from foretune.changes import build  # start-up: only for an `apply` run
 
     program = build.installer_program(plan)
@@ -96,6 +98,18 @@ def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, s
 
     changes = build.from_plan(plan, facts, lower_site=args.prefer == "foretune")
     return audit_lowers(changes, facts, args.hosts, _audit_command(args)), program, args.source
+
+
+def _refuse_other_host(source: str, facts: Any) -> None:
+    """Without --root, apply writes to this host: a change set planned from another host's source is refused (its
+    diff and site values are that host's), unless the source names this host."""
+    import socket  # start-up: only for `apply --from SOURCE` on this host
+
+    theirs = str(facts.value("hostname") or "") if facts is not None else ""
+    ours = socket.getfqdn() or socket.gethostname()
+    if not theirs or theirs.split(".")[0].lower() != ours.split(".")[0].lower():
+        raise UsageError(f"--from {source} describes {theirs or 'an unknown host'}, but without --root apply writes to this "
+                         f"host ({ours}): plan from this host (--from live), or give --root DIR for a tree of that host")
 
 
 def _audit_command(args: argparse.Namespace) -> str:
