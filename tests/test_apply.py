@@ -894,3 +894,32 @@ def test_a_change_set_file_with_a_shell_word_for_an_installer_option_is_refused(
     assert result.status == 2, result.stderr
     assert "not an installer option and value" in result.stderr and "Traceback" not in result.stderr
     assert "rm -rf" not in result.stdout
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"tunable": "tuned.profile", "channel": "tuned", "target": "profile", "value": "virtual-guest", "file": "/root/.bashrc"},
+     "a tuned profile is a name written to /etc/tuned/active_profile"),
+    ({"tunable": "tuned.profile", "channel": "tuned", "target": "profile", "value": "virtual-guest\nmalicious"},
+     "tuned.profile: a value of more than one line"),
+    ({"tunable": "httpd.limit_nofile", "channel": "dropin", "target": "httpd.service:LimitNOFILE",
+      "value": "640000\nExecStartPre=/bin/touch /tmp/owned", "file": "/etc/systemd/system/httpd.service.d/limits.conf"},
+     "httpd.limit_nofile: a value of more than one line"),
+    ({"tunable": "httpd.limit_nofile", "channel": "dropin", "target": "httpd.service:LimitNOFILE", "value": 640000,
+      "file": "/etc/systemd/system/sshd.service.d/limits.conf"},
+     "a drop-in is a [Service] setting in /etc/systemd/system/UNIT.d/NAME.conf"),
+    ({"tunable": "kernel.aio_max_nr", "channel": "sysctl", "target": "fs.aio-max-nr", "value": 1048576, "file": "/etc/profile"},
+     "a kernel setting goes to /etc/sysctl.d/NAME.conf"),
+    ({"tunable": "puma.workers", "channel": "custom-hiera", "target": "foreman::foreman_service_puma_workers", "value": 18,
+      "file": "/etc/cron.d/x"}, "custom-hiera values go to /etc/foreman-installer/custom-hiera.yaml"),
+])
+def test_a_change_set_file_writes_only_where_its_channel_writes_and_one_line_values(
+        tmp_path: Path, change: dict, message: str) -> None:  # type: ignore[type-arg]
+    # a change set file is reviewed, then applied as root: a typo or a tampered file must not write another file or
+    # slip a second directive into a unit's drop-in. One line, exit 2, nothing shown or written.
+    root = _tree(tmp_path)
+    before = _files(root)
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, {"release": "Satellite 6.15", "changes": [change]}),
+                     "--write")
+    assert result.status == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert message in result.stderr and result.stdout == ""
+    assert _files(root) == before and _runs(root) == []

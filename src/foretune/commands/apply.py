@@ -69,11 +69,45 @@ def _from_file(path: str) -> ChangeSet:
         if (c.channel == "installer" and not re.fullmatch(r"--[a-z0-9][a-z0-9-]*", c.target)) or \
                 (c.channel in ("installer", "profile") and not re.fullmatch(r"[\w.:/-]*", str(c.value if c.value is not None else ""))):
             raise InputError(f"{path}: change {n + 1}: not an installer option and value: {c.target!r} {c.value!r}")
+    for n, c in enumerate(changes):
+        why = _unsafe(c)
+        if why:
+            raise InputError(f"{path}: change {n + 1}: {why}")
     tunables = [c.tunable for c in changes]
     twice = sorted({t for t in tunables if tunables.count(t) > 1})
     if twice:
         raise InputError(f"{path}: two changes for {twice[0]} (a change set holds one value per tunable)")
     return ChangeSet(str(data.get("release", "")), changes)
+
+
+def _unsafe(c: Any) -> str:
+    """Why a change read from a file may not be written as it stands ("" when it may): every value one line, each
+    channel's file where that channel writes (a tuned profile to /etc/tuned/active_profile, a drop-in in its unit's
+    directory, a sysctl setting in /etc/sysctl.d), and names of their own shape."""
+    import re  # start-up: only when a change set file is read
+
+    from foretune.apply.edits import file_of  # start-up: only for an `apply` run
+
+    values = list(c.value.values()) if isinstance(c.value, dict) else [c.value]
+    if any(isinstance(v, str) and re.search(r"[\r\n\x00]", v) for v in values):
+        return f"{c.tunable}: a value of more than one line: {str(c.value)[:60]!r}"
+    where = file_of(c)
+    if c.channel == "tuned" and (where != "/etc/tuned/active_profile" or not re.fullmatch(r"[\w.-]+", str(c.value or ""))):
+        return f"{c.tunable}: a tuned profile is a name written to /etc/tuned/active_profile, not {c.value!r} in {where}"
+    if c.channel == "dropin":
+        unit, _, directive = c.target.partition(":")
+        unit = unit if "." in unit else unit + ".service"
+        if not re.fullmatch(r"[\w@.-]+\.service", unit) or not re.fullmatch(r"[\w.@-]+", directive) \
+                or not re.fullmatch(rf"/etc/systemd/system/{re.escape(unit)}\.d/[\w.@-]+\.conf", where):
+            return f"{c.tunable}: a drop-in is a [Service] setting in /etc/systemd/system/UNIT.d/NAME.conf, not {c.target} in {where}"
+        if c.op == "set" and not re.fullmatch(r"[\w.:/=@ -]*", str(c.value)):
+            return f"{c.tunable}: not a value for {directive}: {c.value!r}"
+    if c.channel == "sysctl" and (not re.fullmatch(r"[a-z0-9_.-]+(/[a-z0-9_.-]+)*", c.target)
+                                  or not re.fullmatch(r"/etc/sysctl\.d/[\w.-]+\.conf", where)):
+        return f"{c.tunable}: a kernel setting goes to /etc/sysctl.d/NAME.conf, not {c.target} in {where}"
+    if c.channel == "custom-hiera" and where != "/etc/foreman-installer/custom-hiera.yaml":
+        return f"{c.tunable}: custom-hiera values go to /etc/foreman-installer/custom-hiera.yaml, not {where}"
+    return ""
 
 
 def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, str | None, str]:
