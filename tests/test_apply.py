@@ -923,3 +923,27 @@ def test_a_change_set_file_writes_only_where_its_channel_writes_and_one_line_val
     assert result.status == 2 and result.stderr.count("\n") == 1, result.stderr
     assert message in result.stderr and result.stdout == ""
     assert _files(root) == before and _runs(root) == []
+
+
+def test_a_higher_kernel_limit_in_another_sysctl_file_or_in_force_is_kept_unless_asked(tmp_path: Path) -> None:
+    # foretune's 90-foretune.conf is read after a site's 50-dba.conf: writing 1048576 there would cut the site's
+    # 2097152 (and a kernel that already runs with more). Kept and listed, as a higher drop-in limit is; --prefer
+    # foretune writes it.
+    sysctl = {"release": "Satellite 6.15", "changes": [CHANGES["changes"][5]]}
+    root = _tree(tmp_path)
+    (root / "etc/sysctl.d").mkdir(exist_ok=True)
+    (root / "etc/sysctl.d/50-dba.conf").write_text("fs.aio-max-nr = 2097152\n", encoding="utf-8")
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sysctl), "--write")
+    assert result.status == 0, result.stderr
+    assert ("not applied: kernel.aio_max_nr: /etc/sysctl.d/50-dba.conf gives fs.aio-max-nr = 2097152, more than "
+            "foretune's 1048576: kept (add --prefer foretune to lower it)") in result.stderr
+    assert not (root / "etc/sysctl.d/90-foretune.conf").exists() and _runs(root) == []
+    (root / "etc/sysctl.d/50-dba.conf").unlink()
+    _edit(root, "sos_commands/kernel/sysctl_-a", "fs.aio-max-nr = 65536", "fs.aio-max-nr = 4194304")
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sysctl), "--write")
+    assert ("not applied: kernel.aio_max_nr: the kernel in force (sos_commands/kernel/sysctl_-a) gives fs.aio-max-nr = "
+            "4194304, more than foretune's 1048576: kept") in result.stderr
+    assert not (root / "etc/sysctl.d/90-foretune.conf").exists()
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sysctl), "--write", "--prefer", "foretune")
+    assert result.status == 0, result.stderr
+    assert (root / "etc/sysctl.d/90-foretune.conf").read_text(encoding="utf-8") == "fs.aio-max-nr = 1048576\n"

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from foretune.errors import InputError
+from foretune.safeio import read_bytes
 
 if TYPE_CHECKING:
     from foretune.apply.host import Host
@@ -217,6 +218,48 @@ def _site_higher(text: str, change: Change) -> str | None:
     return current if found is not None and wanted is not None and found > wanted else None
 
 
+SYSCTL_DIRS = ("/etc/sysctl.d", "/run/sysctl.d", "/usr/local/lib/sysctl.d", "/usr/lib/sysctl.d", "/lib/sysctl.d")
+SYSCTL_IN_FORCE = ("/proc/sys/{path}", "/sos_commands/kernel/sysctl_-a")  # this host's kernel; a sosreport's record
+
+
+def sysctl_site_higher(host: Host, change: Change, own: str) -> tuple[str, str] | None:
+    """(value, where) of a kernel setting that the kernel in force or another sysctl file gives above the change's
+    (a higher limit the site or the kernel already has is never lowered silently); None when none does."""
+    import os  # start-up: only when a sysctl change is applied
+
+    wanted = _number(change.value)
+    if wanted is None:
+        return None
+    found: list[tuple[str, str]] = []
+    paths = ["/etc/sysctl.conf"]
+    for directory in SYSCTL_DIRS:
+        try:
+            paths += [f"{directory}/{name}" for name in sorted(os.listdir(host.resolve(directory))) if name.endswith(".conf")]
+        except (OSError, InputError):
+            continue
+    for path in [p for p in paths if p != own]:
+        try:
+            data = read_bytes(host.resolve(path))
+        except (OSError, InputError):
+            continue
+        value = line_value(data.decode("utf-8", "replace"), change.target)
+        if value is not None:
+            found.append((value, path))
+    for pattern in SYSCTL_IN_FORCE:
+        path = pattern.format(path=change.target.replace(".", "/"))
+        try:
+            data = read_bytes(host.resolve(path))
+        except (OSError, InputError):
+            continue
+        text = data.decode("utf-8", "replace")
+        value = text.strip() if "{path}" in pattern else line_value(text, change.target)
+        if value is not None:
+            found.append((value, "the kernel in force" + ("" if host.live else f" ({path.lstrip('/')})")))
+            break
+    higher = [(v, where) for v, where in found if (n := _number(v.split()[0] if v.split() else v)) is not None and n > wanted]
+    return max(higher, key=lambda f: _number(f[0].split()[0]) or 0) if higher else None
+
+
 def drop_line(text: str, key: str) -> str:
     lines = [ln for ln in text.splitlines() if not key or _key_of(ln) != key]
     return "\n".join(lines) + "\n" if lines else ""
@@ -391,6 +434,11 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
                     else:
                         kept_changes.pop()
                         skipped.append(Skipped(c, f"nothing to remove through channel {c.channel!r}"))
+                elif c.op == "set" and prefer != FORETUNE and c.channel == "sysctl" and \
+                        (elsewhere := sysctl_site_higher(host, c, path)) is not None:
+                    kept_changes.pop()
+                    skipped.append(Skipped(c, f"{elsewhere[1]} gives {c.target} = {elsewhere[0]}, more than foretune's "
+                                              f"{text_value(c.value)}: kept (add --prefer foretune to lower it)"))
                 elif c.op == "set" and prefer != FORETUNE and (higher := _site_higher(text, c)) is not None:
                     kept_changes.pop()
                     ours = line_value(str(c.value), _key_of(str(c.value))) if c.channel == "file" else text_value(c.value)
