@@ -947,3 +947,24 @@ def test_a_higher_kernel_limit_in_another_sysctl_file_or_in_force_is_kept_unless
     result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sysctl), "--write", "--prefer", "foretune")
     assert result.status == 0, result.stderr
     assert (root / "etc/sysctl.d/90-foretune.conf").read_text(encoding="utf-8") == "fs.aio-max-nr = 1048576\n"
+
+
+def test_a_shadowing_drop_in_loses_only_the_shadowing_line_and_the_dry_run_shows_what_goes(tmp_path: Path) -> None:
+    # a site drop-in read after limits.conf (systemd-dropin-order) sets LimitNOFILE=4096 below foretune's 640000, next to
+    # settings of its own: only the LimitNOFILE line goes, the rest stays. A drop-in holding nothing else (the
+    # fixture's override.conf, Puma environment only) goes whole, and the dry run shows its content as a diff.
+    root = _tree(tmp_path)
+    local = root / "etc/systemd/system/httpd.service.d/zz-local.conf"
+    local.parent.mkdir()
+    local.write_text("# site: keep httpd from being killed during long syncs (RHBZ#1234)\n[Service]\nTimeoutStartSec=600\n"
+                     "LimitNOFILE=4096\nRestart=on-failure\n", encoding="utf-8")
+    result = run_cli("apply", "--root", str(root), "--write")
+    assert result.status == 0, result.stderr
+    assert "-LimitNOFILE=4096\n" in result.stdout
+    assert local.read_text(encoding="utf-8") == ("# site: keep httpd from being killed during long syncs (RHBZ#1234)\n"
+                                                 "[Service]\nTimeoutStartSec=600\nRestart=on-failure\n")
+    assert not (root / OVERRIDE).exists()
+    assert f"remove {root}/{OVERRIDE}\n" in result.stdout
+    assert "-Environment=FOREMAN_PUMA_THREADS_MIN=16\n" in result.stdout  # what the removed file held
+    states = _states(run_cli("verify", "--root", str(root)).stdout)
+    assert not [t for t, state in states.items() if state == "drift"], states

@@ -260,6 +260,35 @@ def sysctl_site_higher(host: Host, change: Change, own: str) -> tuple[str, str] 
     return max(higher, key=lambda f: _number(f[0].split()[0]) or 0) if higher else None
 
 
+# what makes a hand-made drop-in shadow a change: its open-files limit, the installer's Puma environment variables
+_SHADOWING = re.compile(r"^\s*LimitNOFILE\s*=|^\s*Environment\s*=")
+_PUMA_WORD = re.compile(r"^\"?FOREMAN_PUMA_\w+=")
+
+
+def without_shadowing(text: str, unit: str) -> str:
+    """A drop-in's text without the lines that shadow a change: the FOREMAN_PUMA_* words of an Environment= line
+    (foreman.service, over the installer's installer.conf), LimitNOFILE= (another unit, over limits.conf); the
+    site's other settings stay as they are."""
+    puma = unit.split(":", 1)[0].removesuffix(".service") == "foreman"
+    lines = []
+    for line in text.splitlines():
+        if not _SHADOWING.match(line) or line.strip().startswith("Environment") != puma:
+            lines.append(line)
+        elif puma:
+            words = line.split("=", 1)[1].split()
+            kept = [w for w in words if not _PUMA_WORD.match(w)]
+            if len(kept) == len(words):
+                lines.append(line)
+            elif kept:
+                lines.append("Environment=" + " ".join(kept))
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def holds_more(text: str) -> bool:
+    """The drop-in sets something besides its section headers and comments."""
+    return any(line.strip() and not line.strip().startswith(("#", ";", "[")) for line in text.splitlines())
+
+
 def drop_line(text: str, key: str) -> str:
     lines = [ln for ln in text.splitlines() if not key or _key_of(ln) != key]
     return "\n".join(lines) + "\n" if lines else ""
@@ -423,8 +452,12 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
                 if c.channel == "alter-system":
                     text = auto_conf_set(text, setting_name(c), None if c.op == "reset" else text_value(c.value))
                 elif c.op == "remove":
-                    if c.channel == "dropin" and c.file:  # a whole drop-in (a hand-made override.conf)
-                        removed = True
+                    if c.channel == "dropin" and c.file:  # a hand-made drop-in (override.conf) that shadows the change
+                        rest = without_shadowing(text, c.target)
+                        if holds_more(rest):  # the site's other settings in it stay: only the shadowing lines go
+                            text = rest
+                        else:
+                            removed = True
                     elif c.channel == "dropin":
                         text = drop_line(text, c.target.split(":", 1)[-1])
                     elif c.channel == "sysctl":

@@ -26,6 +26,7 @@ from foretune.apply.edits import (
     same,
     setting_name,
     sql_literal,
+    without_shadowing,
 )
 from foretune.apply.journal import change_from_dict
 from foretune.errors import InputError
@@ -194,8 +195,9 @@ class Verifier:
         data = self.host.read(path)
         text = data.decode("utf-8", "replace") if data is not None else None
         if c.op == "remove" and (c.channel == "custom-hiera" or (c.channel == "dropin" and c.file)):
-            if c.channel == "dropin":
-                return text is None, "present" if text is not None else "", path
+            if c.channel == "dropin":  # gone, or the shadowing lines gone from it (the site's other settings stay)
+                ok = text is None or without_shadowing(text, c.target) == text
+                return ok, "" if ok else "present", path
             flat = flatten(load_mapping(text or "", path))
             return c.target not in flat, "present" if c.target in flat else "", path
         if text is None:

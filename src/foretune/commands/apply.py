@@ -208,8 +208,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     for edit in found.files:
         old = (edit.old or b"").decode("utf-8", "replace")
         label = str(host.path(edit.path))
-        if edit.new is None:
+        if edit.new is None:  # the whole file goes: what it held is shown too
             env.stdout.write(f"remove {label}\n")
+            diff = unified_diff(redact_text(old), "", label)
+            if diff:
+                show_diff(diff, env)
             continue
         diff = unified_diff(redact_text(old), redact_text(edit.new.decode("utf-8")), label)
         if diff:
