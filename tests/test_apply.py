@@ -968,3 +968,21 @@ def test_a_shadowing_drop_in_loses_only_the_shadowing_line_and_the_dry_run_shows
     assert "-Environment=FOREMAN_PUMA_THREADS_MIN=16\n" in result.stdout  # what the removed file held
     states = _states(run_cli("verify", "--root", str(root)).stdout)
     assert not [t for t, state in states.items() if state == "drift"], states
+
+
+def test_a_site_value_below_foretunes_that_apply_replaces_is_listed(tmp_path: Path) -> None:
+    # custom-hiera.yaml pins 6 Puma workers and 5 threads: custom-hiera wins over the installer options
+    # (fi-hiera-precedence), so the set removes the keys and passes the options. Never silently: each replaced site
+    # value is listed with the value that takes its place: 12 workers, the top of the guide's medium range 8-12, and
+    # 16 threads (gf-puma-recommendations).
+    root = _tree(tmp_path)
+    (root / HIERA).write_text("# puma: tested in CHG0040001, keep 6 workers\nforeman::foreman_service_puma_workers: 6\n"
+                              "foreman::foreman_service_puma_threads_max: 5\n", encoding="utf-8")
+    result = run_cli("apply", "--root", str(root))
+    assert result.status == 0, result.stderr
+    lines = [line for line in result.stdout.splitlines() if "the site's" in line]
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("replaces the site's 6: --foreman-foreman-service-puma-workers 12 (")
+    assert lines[0].endswith("; foreman::foreman_service_puma_workers goes from custom-hiera.yaml")
+    assert lines[1].startswith("replaces the site's 5: --foreman-foreman-service-puma-threads-max 16 (")
+    assert lines[1].endswith("; foreman::foreman_service_puma_threads_max goes from custom-hiera.yaml")

@@ -35,8 +35,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     what.add_argument("--audit", action="store_true",
                       help="the change set that fixes the audit's findings on the source, instead of plan's recommendations")
     what.add_argument("--prefer", choices=("site", "foretune"), default="site",
-                      help="where custom-hiera.yaml already sets another value, or a drop-in, sysctl.d or edited file a "
-                           "higher number: keep the site's (default; each is listed) or write foretune's")
+                      help="where the site already sets a value above foretune's (custom-hiera.yaml, a drop-in, "
+                           "sysctl.d, an edited file): keep the site's (default; each is listed as not applied) or write "
+                           "foretune's. A site value below foretune's is replaced, and each is listed (\"replaces the "
+                           "site's ...\")")
     act = parser.add_argument_group("action")
     act.add_argument("--write", action="store_true", help="apply: back up, write, record the run (default: only show)")
     act.add_argument("--run-installer", action="store_true",
@@ -225,10 +227,21 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.stdout.write(f"installer command: {redact_text(found.installer)}\n")
     from foretune.changes.build import lowers_site_value  # start-up: only for an `apply` run
 
+    from foretune.changes.build import installer_option  # start-up: only for an `apply` run
+
+    pins = {installer_option(c.target): c for c in cs.changes  # custom-hiera keys removed for the option that replaces them
+            if c.tunable.startswith("unshadow:") and c.channel == "custom-hiera" and c.site_value is not None}
     restarts: dict[tuple[str, ...], list[str]] = {}  # one line per service to restart, naming what waits for it
     for c in cs.changes:  # what an admin must know before writing: a site value lowered, a restart the run needs
-        if lowers_site_value(c):
+        pin = pins.get(c.target) if c.channel == "installer" else None
+        if pin is not None:  # custom-hiera.yaml's value goes, the option takes its place: said with the site's value
+            said = "lowers" if lowers_site_value(c._replace(site_value=pin.site_value)) else "replaces"
+            env.stdout.write(redact_text(f"{said} the site's {pin.site_value}: {c.target} {c.value} ({c.reason}); "
+                                         f"{pin.target} goes from custom-hiera.yaml") + "\n")
+        elif lowers_site_value(c):
             env.stdout.write(redact_text(f"lowers the site's {c.site_value}: {c.target} {c.value} ({c.reason})") + "\n")
+        elif c.op == "set" and c.site_value is not None and str(c.site_value) != str(c.value):  # raised: said too
+            env.stdout.write(redact_text(f"replaces the site's {c.site_value}: {c.target} {c.value} ({c.reason})") + "\n")
         if c.effect == "restart" and c.units and c.target not in restarts.setdefault(c.units, []):
             restarts[c.units].append(c.target)
     for units, targets in restarts.items():
