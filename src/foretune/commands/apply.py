@@ -225,9 +225,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.stdout.write(f"nothing to change on {host.label}: the change set is in place\n")
     if found.installer:
         env.stdout.write(f"installer command: {redact_text(found.installer)}\n")
-    from foretune.changes.build import lowers_site_value  # start-up: only for an `apply` run
-
-    from foretune.changes.build import installer_option  # start-up: only for an `apply` run
+    from foretune.changes.build import (
+        installer_option,  # start-up: only for an `apply` run
+        lowers_site_value,  # start-up: only for an `apply` run
+    )
 
     pins = {installer_option(c.target): c for c in cs.changes  # custom-hiera keys removed for the option that replaces them
             if c.tunable.startswith("unshadow:") and c.channel == "custom-hiera" and c.site_value is not None}
