@@ -397,3 +397,18 @@ def test_apply_md_copies_the_merged_file_only_while_the_hosts_file_is_unchanged(
     assert "If the host's file is still the one the source holds (`diff` them)" in step
     assert "foretune render --from live --merge-into /etc/foreman-installer/custom-hiera.yaml --write" in step
     assert "in its place" not in files["APPLY.md"]
+
+
+def test_plan_from_shows_in_every_format_the_plan_its_change_set_is_built_from(tmp_path: Path) -> None:
+    # the example declares --tuning default for 15,120 hosts, which call for large (10001-20000 hosts,
+    # fi-tuning-profiles): the change set moves to large with 18 Puma workers (the top of large's 12-18,
+    # gf-puma-recommendations). The table an admin reviews shows that same plan, not the declared default's 6 workers.
+    table = run_cli("plan", "--from", str(EXAMPLE))
+    assert table.status == 0, table.stderr
+    assert "profile: large — large, the profile the change set moves to: 15120 hosts need it" in table.stdout
+    workers = next(line for line in table.stdout.splitlines() if line.startswith("puma.workers "))
+    assert workers.split()[4] == "18", workers  # tunable, installer value, its origin, the change mark, foretune
+    command = run_cli("plan", "--from", str(EXAMPLE), "--format", "installer").stdout
+    assert "--tuning large" in command and "--foreman-foreman-service-puma-workers 18" in command
+    data = json.loads(run_cli("plan", "--from", str(EXAMPLE), "--format", "json").stdout)
+    assert data["profile"]["name"] == "large"

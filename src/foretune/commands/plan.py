@@ -120,7 +120,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.render import outputs  # start-up: only for a `plan` run, not --help
 
     fmt = output_format(args)
-    plan, facts = plan_and_facts(args, env, for_changes=bool(args.output_dir) or fmt in ("hiera", "installer"))
+    plan, facts = plan_and_facts(args, env, for_changes=True)  # every format shows the plan the change set is built from
     assert isinstance(plan, Plan)
     changes = None
     if args.output_dir or fmt in ("hiera", "installer"):  # the table and JSON show the plan itself
