@@ -395,7 +395,11 @@ def test_apply_md_copies_the_merged_file_only_while_the_hosts_file_is_unchanged(
     files, _ = audit_out(EXAMPLE, tmp_path)
     step = next(line for line in files["APPLY.md"].splitlines() if "`custom-hiera.yaml` here is the source's" in line)
     assert "If the host's file is still the one the source holds (`diff` them)" in step
-    assert "foretune render --from live --merge-into /etc/foreman-installer/custom-hiera.yaml --write" in step
+    # merged on the host with the audit's own set (render would plan its own), with a backup, a journal and verify
+    assert ("`foretune apply --from live --audit` shows it as a diff, `foretune apply --from live --audit --write` writes it "
+            "with a backup and a journal (undo: `foretune apply --rollback last`), `foretune verify` then tells what is in "
+            "force") in step
+    assert "render --from live --merge-into" not in files["APPLY.md"]
     assert "in its place" not in files["APPLY.md"]
 
 

@@ -137,7 +137,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if args.output_dir:
         from foretune.render.files import write_bundle  # start-up: only for a `plan` run, not --help
 
-        for path in write_bundle(outputs.bundle(plan, existing_hiera(facts), changes), args.output_dir):
+        hosts = f" --hosts {args.hosts}" if args.hosts else ""
+        for path in write_bundle(outputs.bundle(plan, existing_hiera(facts), changes, f"foretune apply --from live{hosts}"),
+                                 args.output_dir):
             env.note(f"wrote {path}")
     if fmt == "json":
         from foretune.commands.audit import _generated  # start-up: only for a `plan` run, not --help

@@ -156,7 +156,8 @@ def masked(text: str | None) -> bool:
     return bool(text) and any(mask in str(text) for mask in MASKS)
 
 
-def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False, secrets: bool = False) -> str:
+def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False, secrets: bool = False,
+             apply_command: str = "foretune apply --from live") -> str:
     """The steps in order: the profile change first, then what changes, the restart each needs, and how to undo it.
 
     ``merged``: the bundle's custom-hiera.yaml is the host's file with the changes merged in (else it holds only
@@ -204,15 +205,17 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
         if merged:
             steps.append(f"{n}. `custom-hiera.yaml` here is the source's `{build.HIERA_FILE}` with the changes merged in: "
                          f"it {'; it '.join(what)}. If the host's file is still the one the source holds (`diff` them), "
-                         "back it up and copy this one over it; if it has changed since, merge on the host instead: "
-                         f"`foretune render --from live --merge-into {build.HIERA_FILE} --write` (with a backup). "
-                         "Undo: restore the backup.")
+                         "back it up and copy this one over it; if it has changed since, apply the set on the host (this "
+                         f"file and the other files of these steps) instead: `{apply_command}` shows it as a diff, `{apply_command} --write` writes it with a "
+                         "backup and a journal (undo: `foretune apply --rollback last`), `foretune verify` then tells what "
+                         "is in force. Undo: restore the backup.")
         else:
             why = (" (the source's copy has masked secrets, so it is not copied here)" if secrets else "")
             steps.append(f"{n}. Merge `custom-hiera.yaml` from here into `{build.HIERA_FILE}`{why}, keeping every key "
                          f"the file already has: it {'; it '.join(what)}. Never put it in the file's place: it holds only "
-                         f"foretune's keys. On the host, `foretune render --from live --merge-into {build.HIERA_FILE} "
-                         "--write` merges with a backup. Undo: restore the backup.")
+                         f"foretune's keys. On the host, `{apply_command}` shows the same set as a diff and "
+                         f"`{apply_command} --write` merges it with a backup and a journal (undo: `foretune apply "
+                         "--rollback last`); `foretune verify` then tells what is in force. Undo: restore the backup.")
         n += 1
     options = build.installer_options(cs)
     given = ", ".join(x for x in ([f"--tuning {profile.value}"] if profile is not None else []) +
@@ -384,7 +387,8 @@ def merged_hiera(plan: Plan, existing: str, changes: ChangeSet | None = None) ->
     return text
 
 
-def bundle(plan: Plan, existing_hiera: str | None = None, changes: ChangeSet | None = None) -> dict[str, str]:
+def bundle(plan: Plan, existing_hiera: str | None = None, changes: ChangeSet | None = None,
+           apply_command: str = "foretune apply --from live") -> dict[str, str]:
     """Relative path -> content of everything `plan --output-dir DIR` and `audit --output-dir DIR` write, all from one change set.
 
     ``existing_hiera``: the source's custom-hiera.yaml; the bundle then holds it merged, not a fragment.
@@ -393,7 +397,7 @@ def bundle(plan: Plan, existing_hiera: str | None = None, changes: ChangeSet | N
     secrets = masked(existing_hiera)  # a masked secret is never written into a file an admin applies
     merge = bool(existing_hiera and existing_hiera.strip() and plan.release.features.custom_hiera and not secrets)
     hiera = merged_hiera(plan, existing_hiera, cs) if merge and existing_hiera else hiera_fragment(plan, cs)
-    files = {"custom-hiera.yaml": hiera, "APPLY.md": apply_md(plan, cs, merged=merge, secrets=secrets)}
+    files = {"custom-hiera.yaml": hiera, "APPLY.md": apply_md(plan, cs, merged=merge, secrets=secrets, apply_command=apply_command)}
     if installer_needed(cs) or not plan.release.features.custom_hiera:
         files["installer.sh"] = "#!/bin/sh\nset -e\n" + installer_command(plan, cs) + "\n"
     for path, content in dropins(plan, cs).items():
