@@ -416,3 +416,15 @@ def test_plan_from_shows_in_every_format_the_plan_its_change_set_is_built_from(t
     assert "--tuning large" in command and "--foreman-foreman-service-puma-workers 18" in command
     data = json.loads(run_cli("plan", "--from", str(EXAMPLE), "--format", "json").stdout)
     assert data["profile"]["name"] == "large"
+
+
+def test_a_plan_bundle_merges_on_the_host_with_apply_and_the_same_plan_options(tmp_path: Path) -> None:
+    # plan --output-dir from options: APPLY.md's merge step applies the set on the host with the same host figure,
+    # with a backup and a journal, then verify; never render, which would plan on its own
+    result = run_cli("plan", "--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G",
+                     "--output-dir", str(tmp_path / "p"))
+    assert result.status == 0, result.stderr
+    steps = (tmp_path / "p/APPLY.md").read_text(encoding="utf-8")
+    assert ("`foretune apply --from live --hosts 15000` shows the same set as a diff and `foretune apply --from live "
+            "--hosts 15000 --write` merges it with a backup and a journal") in steps
+    assert "foretune render" not in steps
