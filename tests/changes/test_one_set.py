@@ -428,3 +428,16 @@ def test_a_plan_bundle_merges_on_the_host_with_apply_and_the_same_plan_options(t
     assert ("`foretune apply --from live --hosts 15000` shows the same set as a diff and `foretune apply --from live "
             "--hosts 15000 --write` merges it with a backup and a journal") in steps
     assert "foretune render" not in steps
+
+
+def test_render_from_a_source_takes_the_profile_its_change_set_moves_to(tmp_path: Path) -> None:
+    # the example declares default for 15,120 hosts (large: 10001-20000, fi-tuning-profiles): render --from plans as
+    # plan --from and the bundles do, so its installer line moves to --tuning large with large's 18 Puma workers
+    # (gf-puma-recommendations), never default's values pinned under the profile the bundle asks for
+    target = tmp_path / "custom-hiera.yaml"
+    shutil.copyfile(EXAMPLE / "etc/foreman-installer/custom-hiera.yaml", target)
+    result = run_cli("render", "--from", str(EXAMPLE), "--merge-into", str(target))
+    assert result.status == 0, result.stderr
+    run_line = next(line for line in result.stderr.splitlines() if "; run: " in line)
+    assert "--tuning large " in run_line and "--foreman-foreman-service-puma-workers 18" in run_line
+    assert "--tuning default" not in result.stderr + result.stdout

@@ -68,8 +68,8 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def plan_from_args(args: argparse.Namespace, env: Environment) -> object:
-    """Build the Plan from options, and from --from facts when given."""
-    return plan_and_facts(args, env)[0]
+    """Build the Plan from options, and from --from facts when given (the plan a change set of them is built from)."""
+    return plan_and_facts(args, env, for_changes=True)[0]
 
 
 def plan_and_facts(args: argparse.Namespace, env: Environment, for_changes: bool = False) -> tuple[object, object]:
