@@ -986,3 +986,19 @@ def test_a_site_value_below_foretunes_that_apply_replaces_is_listed(tmp_path: Pa
     assert lines[0].endswith("; foreman::foreman_service_puma_workers goes from custom-hiera.yaml")
     assert lines[1].startswith("replaces the site's 5: --foreman-foreman-service-puma-threads-max 16 (")
     assert lines[1].endswith("; foreman::foreman_service_puma_threads_max goes from custom-hiera.yaml")
+
+
+def test_a_tuned_profile_on_a_box_where_tuned_is_not_running_says_how_to_start_it_and_stays_pending(tmp_path: Path) -> None:
+    # the example's sosreport: tuned-adm active says it cannot talk to the TuneD daemon. Writing active_profile alone
+    # changes nothing until tuned starts: apply says to start it and run tuned-adm; verify says pending, with that step.
+    root = tmp_path / "box"
+    shutil.copytree(REPO / "examples/sosreport-satellite-6.15-mistuned", root, symlinks=True)
+    one = {"release": "Satellite 6.15", "changes": [CHANGES["changes"][6]]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write")
+    assert result.status == 0, result.stderr
+    assert ("then: `systemctl enable --now tuned && tuned-adm profile throughput-performance` (tuned reads "
+            "/etc/tuned/active_profile only when it starts; tuned-adm puts the profile in force now)") in result.stdout
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1 and _states(result.stdout) == {"tuned.profile": "pending"}
+    assert ("tuned is not running: `systemctl enable --now tuned && tuned-adm profile throughput-performance` puts the "
+            "profile in force") in result.stdout

@@ -320,6 +320,8 @@ class Verifier:
             return values[c.target], "sysctl", ""
         if c.channel == "tuned":
             tuned, why = self.fact("tuned")
+            if isinstance(tuned, dict) and tuned.get("running") is False:  # the profile is written, nothing applies it
+                return "", "tuned-adm active", "tuned_not_running"
             if not isinstance(tuned, dict) or not tuned.get("active"):
                 self.why = why or "tuned's active profile is unknown"
                 return None
@@ -498,6 +500,9 @@ class Verifier:
             return Check(c, UNVERIFIED, "", wrote[2] if wrote else "", why)
         value, where, extra = effect
         wanted = None if c.op == "reset" else c.value
+        if extra == "tuned_not_running":
+            return Check(c, PENDING, "", where, f"tuned is not running: `systemctl enable --now tuned && tuned-adm profile "
+                                                f"{c.value}` puts the profile in force")
         if extra == "pending_restart":
             return Check(c, PENDING, str(value), where, "PostgreSQL reports pending_restart: restart postgresql")
         # a PostgreSQL setting read from the files (--root without --dsn): in force only once PostgreSQL has started

@@ -245,6 +245,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             env.stdout.write(redact_text(f"replaces the site's {c.site_value}: {c.target} {c.value} ({c.reason})") + "\n")
         if c.effect == "restart" and c.units and c.target not in restarts.setdefault(c.units, []):
             restarts[c.units].append(c.target)
+    for c in cs.changes:  # active_profile is read when tuned starts: tuned-adm puts the profile in force now
+        if c.channel == "tuned" and c.op == "set":
+            env.stdout.write(f"then: `systemctl enable --now tuned && tuned-adm profile {c.value}` (tuned reads "
+                             "/etc/tuned/active_profile only when it starts; tuned-adm puts the profile in force now)\n")
     for units, targets in restarts.items():
         env.stdout.write(f"needs a restart: {', '.join(targets)} take{'s' if len(targets) == 1 else ''} effect when "
                          f"{', '.join(units)} restarts, which the installer does not do when it changes nothing there: "
