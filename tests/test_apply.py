@@ -1002,3 +1002,16 @@ def test_a_tuned_profile_on_a_box_where_tuned_is_not_running_says_how_to_start_i
     assert result.status == 1 and _states(result.stdout) == {"tuned.profile": "pending"}
     assert ("tuned is not running: `systemctl enable --now tuned && tuned-adm profile throughput-performance` puts the "
             "profile in force") in result.stdout
+
+
+def test_an_unreadable_answers_file_is_refused_in_one_line(tmp_path: Path) -> None:
+    # the answers file holds site values apply must not lower silently, and the installer cannot run with it either
+    root = tmp_path / "box"
+    shutil.copytree(REPO / "examples/sosreport-satellite-6.15-mistuned", root, symlinks=True)
+    (root / "etc/foreman-installer/scenarios.d/satellite-answers.yaml").write_text("{{{ not yaml\n", encoding="utf-8")
+    result = run_cli("apply", "--root", str(root))
+    assert result.status == 2, result.stderr
+    assert result.stderr.splitlines()[-1].startswith(
+        "foretune: error: etc/foreman-installer/scenarios.d/satellite-answers.yaml: not valid YAML")
+    assert result.stderr.endswith(": the installer cannot read it either; fix it before applying\n")
+    assert "Traceback" not in result.stderr and result.stdout == ""

@@ -123,6 +123,9 @@ def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, s
         args.source = args.root or "live"
     plan: Any
     plan, facts = plan_and_facts(args, env, for_changes=True)
+    broken = [p for p in getattr(facts, "problems", ()) if "answers.yaml: not valid YAML" in str(p)]
+    if broken:  # the site values there are unknown, and the installer cannot run with that file either
+        raise InputError(f"{broken[0]}: the installer cannot read it either; fix it before applying")
     if not args.root and args.source != "live":
         _refuse_other_host(args.source, facts)
     from foretune.changes import build  # start-up: only for an `apply` run
