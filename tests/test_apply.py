@@ -1015,3 +1015,31 @@ def test_an_unreadable_answers_file_is_refused_in_one_line(tmp_path: Path) -> No
         "foretune: error: etc/foreman-installer/scenarios.d/satellite-answers.yaml: not valid YAML")
     assert result.stderr.endswith(": the installer cannot read it either; fix it before applying\n")
     assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_a_vhost_include_file_is_edited_only_where_httpd_reads_it(tmp_path: Path) -> None:
+    # Satellite 6.2's KeepAlive edits go to 05-foreman-ssl.d/katello.conf, which httpd reads only through the vhost's
+    # IncludeOptional of that directory, and where the vhost does not set the directive again after it (the last
+    # one in the vhost wins). The satellite-6.2 fixture's vhost includes no 05-foreman-ssl.d/: listed, not written.
+    root = tmp_path / "s62"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.2", root, symlinks=True)
+    vhost = root / "etc/httpd/conf.d/05-foreman-ssl.conf"
+    katello = root / "etc/httpd/conf.d/05-foreman-ssl.d/katello.conf"
+    keep = {"release": "Satellite 6.2", "changes": [
+        {"tunable": "apache.keepalive", "channel": "file", "target": "/etc/httpd/conf.d/05-foreman-ssl.d/katello.conf",
+         "value": "KeepAlive On", "effect": "restart", "units": ["httpd"]}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, keep), "--write")
+    assert ("not applied: apache.keepalive: cannot take effect: /etc/httpd/conf.d/05-foreman-ssl.conf includes no "
+            "/etc/httpd/conf.d/05-foreman-ssl.d/, so httpd never reads /etc/httpd/conf.d/05-foreman-ssl.d/katello.conf") in result.stderr
+    assert not katello.exists()
+    _edit(root, "etc/httpd/conf.d/05-foreman-ssl.conf", "</VirtualHost>",
+          '  IncludeOptional "/etc/httpd/conf.d/05-foreman-ssl.d/*.conf"\n  KeepAlive Off\n</VirtualHost>')
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, keep), "--write")
+    assert ("cannot take effect: /etc/httpd/conf.d/05-foreman-ssl.conf sets 'KeepAlive Off' after its include of "
+            "/etc/httpd/conf.d/05-foreman-ssl.d/, which wins") in result.stderr
+    assert not katello.exists()
+    _edit(root, "etc/httpd/conf.d/05-foreman-ssl.conf", "  KeepAlive Off\n", "")
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, keep), "--write")
+    assert result.status == 0, result.stderr
+    assert katello.read_text(encoding="utf-8") == "KeepAlive On\n"
+    assert "IncludeOptional" in vhost.read_text(encoding="utf-8")

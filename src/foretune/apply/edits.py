@@ -289,6 +289,32 @@ def holds_more(text: str) -> bool:
     return any(line.strip() and not line.strip().startswith(("#", ";", "[")) for line in text.splitlines())
 
 
+def unread_include(host: Host, change: Change) -> str:
+    """Why httpd would not take an edit of a file in a vhost's include directory (``conf.d/NAME.d/FILE.conf``) from
+    there ("" when it would, or when the vhost is not in the tree): the vhost ``conf.d/NAME.conf`` includes no such
+    directory, or sets the directive itself after the include (the last one in the vhost wins)."""
+    match = re.fullmatch(r"(/etc/httpd/conf\.d/[^/]+)\.d/[^/]+\.conf", change.target)
+    if change.channel != "file" or match is None:
+        return ""
+    vhost = match.group(1) + ".conf"
+    try:
+        data = host.read(vhost)
+    except InputError:
+        return ""
+    if data is None:
+        return ""
+    lines = data.decode("utf-8", "replace").splitlines()
+    include = next((n for n, line in enumerate(lines) if re.match(rf"\s*Include(Optional)?\s+\"?{re.escape(match.group(1))}\.d/",
+                                                                 line)), None)
+    if include is None:
+        return f"cannot take effect: {vhost} includes no {match.group(1)}.d/, so httpd never reads {change.target}"
+    key = _key_of(str(change.value))
+    later = next((line.strip() for line in lines[include + 1:] if _key_of(line.strip()).lower() == key.lower()), None)
+    if later is not None:
+        return f"cannot take effect: {vhost} sets {later!r} after its include of {match.group(1)}.d/, which wins"
+    return ""
+
+
 def drop_line(text: str, key: str) -> str:
     lines = [ln for ln in text.splitlines() if not key or _key_of(ln) != key]
     return "\n".join(lines) + "\n" if lines else ""
@@ -410,6 +436,8 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
                     statements.append(Statement(change, f"ALTER SYSTEM RESET {name}", before, undo))
             elif not same(before, change.value):
                 statements.append(Statement(change, f"ALTER SYSTEM SET {name} = {sql_literal(change.value)}", before, undo))
+        elif change.channel == "file" and change.op == "set" and (unread := unread_include(host, change)):
+            skipped.append(Skipped(change, unread))
         elif change.channel in ("custom-hiera", "dropin", "sysctl", "tuned", "file"):
             by_file.setdefault(file_of(change), []).append(change)
         else:
