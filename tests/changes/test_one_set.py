@@ -441,3 +441,22 @@ def test_render_from_a_source_takes_the_profile_its_change_set_moves_to(tmp_path
     run_line = next(line for line in result.stderr.splitlines() if "; run: " in line)
     assert "--tuning large " in run_line and "--foreman-foreman-service-puma-workers 18" in run_line
     assert "--tuning default" not in result.stderr + result.stdout
+
+
+def test_the_bundles_changes_json_applies_as_reviewed(tmp_path: Path) -> None:
+    # the example's audit bundle: changes.json is the set its files hold; apply --changes on a copy of the box gives
+    # the installer command of installer.sh (--tuning large, 18 Puma workers: gf-puma-recommendations) and the
+    # custom-hiera.yaml of the bundle, and APPLY.md offers that path with verify
+    files, _ = audit_out(EXAMPLE, tmp_path)
+    assert "`foretune apply --changes changes.json` shows it as a diff against the host" in files["APPLY.md"]
+    data = json.loads(files["changes.json"])
+    assert data["changes"][0]["channel"] == "profile" and data["changes"][0]["value"] == "large"
+    box = tmp_path / "box"
+    shutil.copytree(EXAMPLE, box, symlinks=True)
+    result = run_cli("apply", "--root", str(box), "--changes", str(tmp_path / "out/changes.json"), "--write")
+    assert result.status == 0, result.stderr
+    command = next(line for line in result.stdout.splitlines() if line.startswith("installer command: "))
+    script = " ".join(word for line in files["installer.sh"].splitlines()[2:] for word in line.split() if word != "\\")
+    assert command == "installer command: " + script
+    written = (box / "etc/foreman-installer/custom-hiera.yaml").read_text(encoding="utf-8")
+    assert yaml.safe_load(written) == yaml.safe_load(files["custom-hiera.yaml"])  # the bundle's adds only comment lines

@@ -251,6 +251,11 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
         steps = ["Nothing to change: no step to take, no installer run."]
     if cs.advice:
         steps += ["", "Keep in mind:", "", *(f"- {what}: {advice}" for what, advice in cs.advice)]
+    if n > 1:
+        steps += ["", "Or apply this set as reviewed: `foretune apply --changes changes.json` shows it as a diff against the "
+                  "host, `foretune apply --changes changes.json --write` writes its files and ALTER SYSTEM statements with "
+                  "backups and a journal (undo: `foretune apply --rollback last`) and prints the installer command; "
+                  "`foretune verify` then tells what is in force and what is pending."]
     steps += ["", "Every value, its reason and citation: `foretune plan ... --format json`; one value: `foretune plan ... --explain TUNABLE`."]
     return "\n".join(steps) + "\n"
 
@@ -407,4 +412,21 @@ def bundle(plan: Plan, existing_hiera: str | None = None, changes: ChangeSet | N
         files["sysctl.d/90-foretune.conf"] = sysctl
     if commands(plan, cs):
         files["os-commands.sh"] = "#!/bin/sh\nset -e\n" + "\n".join(commands(plan, cs)) + "\n"
+    files["changes.json"] = change_set_json(cs)
     return files
+
+
+def change_set_json(cs: ChangeSet) -> str:
+    """The change set as `foretune apply --changes FILE` reads it (the run journal's form of each change)."""
+    import json  # start-up: only when a bundle is written
+
+    from foretune.host.redact import redact_data  # start-up: only when a bundle is written
+
+    def entry(change: Any) -> dict[str, Any]:
+        data = change._asdict()
+        for key in ("units", "overrides", "citations"):
+            data[key] = list(data[key])
+        data["value"], data["site_value"] = redact_data(data["value"]), redact_data(data["site_value"])
+        return {key: value for key, value in data.items() if value not in (None, "", [])}
+
+    return json.dumps({"release": cs.release, "changes": [entry(c) for c in cs.changes]}, indent=1) + "\n"
