@@ -1043,3 +1043,18 @@ def test_a_vhost_include_file_is_edited_only_where_httpd_reads_it(tmp_path: Path
     assert result.status == 0, result.stderr
     assert katello.read_text(encoding="utf-8") == "KeepAlive On\n"
     assert "IncludeOptional" in vhost.read_text(encoding="utf-8")
+
+
+def test_a_password_in_dsn_goes_to_psql_in_its_environment_not_on_its_command_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # psql's command line is readable by every local user (ps, /proc/PID/cmdline): the conninfo psql gets has no
+    # password; PGPASSWORD carries it
+    from foretune import pg
+    from foretune.apply.host import Host
+
+    calls: list[tuple[str, dict[str, str]]] = []
+    monkeypatch.setattr(pg, "run_psql", lambda conninfo, sql, *, environ, **_: calls.append((conninfo, dict(environ))) or [])
+    Host(str(tmp_path), "host=/tmp user=postgres password=Secr3tDsnPw dbname=postgres", {"PATH": "/usr/bin"}).psql("SELECT 1")
+    [(conninfo, environ)] = calls
+    assert conninfo == "host=/tmp user=postgres dbname=postgres"
+    assert environ["PGPASSWORD"] == "Secr3tDsnPw"
