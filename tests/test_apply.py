@@ -1058,3 +1058,24 @@ def test_a_password_in_dsn_goes_to_psql_in_its_environment_not_on_its_command_li
     [(conninfo, environ)] = calls
     assert conninfo == "host=/tmp user=postgres dbname=postgres"
     assert environ["PGPASSWORD"] == "Secr3tDsnPw"
+
+
+def test_the_prometheus_file_is_readable_by_node_exporter_whatever_the_umask(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    sysctl = {"release": "Satellite 6.15", "changes": [CHANGES["changes"][5]]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sysctl), "--write").status == 0
+    prom = tmp_path / "foretune.prom"
+    old = os.umask(0o077)
+    try:
+        run_cli("verify", "--root", str(root), "--prometheus", str(prom))
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(prom.stat().st_mode) & 0o444 == 0o444
+
+
+def test_apply_says_to_reload_systemd_and_restart_for_the_drop_ins_it_writes(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    one = {"release": "Satellite 6.15", "changes": [CHANGES["changes"][4]]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one))
+    assert ("then: `systemctl daemon-reload && systemctl restart httpd.service` (systemd reads the drop-ins only after "
+            "daemon-reload, the service on its restart)") in result.stdout.splitlines()

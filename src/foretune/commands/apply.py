@@ -252,6 +252,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if c.channel == "tuned" and c.op == "set":
             env.stdout.write(f"then: `systemctl enable --now tuned && tuned-adm profile {c.value}` (tuned reads "
                              "/etc/tuned/active_profile only when it starts; tuned-adm puts the profile in force now)\n")
+    reloads = sorted({u for c in cs.changes if c.effect == "daemon-reload" for u in c.units})
+    if reloads:  # a drop-in written or removed is read by systemd only after daemon-reload, by the unit on its restart
+        env.stdout.write(f"then: `systemctl daemon-reload && systemctl restart {' '.join(reloads)}` (systemd reads the "
+                         "drop-ins only after daemon-reload, the service on its restart)\n")
     for units, targets in restarts.items():
         env.stdout.write(f"needs a restart: {', '.join(targets)} take{'s' if len(targets) == 1 else ''} effect when "
                          f"{', '.join(units)} restarts, which the installer does not do when it changes nothing there: "

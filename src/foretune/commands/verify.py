@@ -77,3 +77,11 @@ def _write_prometheus(path: str, text: str) -> None:
     from foretune.render.files import write_text  # start-up: only for `verify --prometheus`
 
     write_text(Path(path), text)
+    import contextlib  # start-up: only for `verify --prometheus`
+    import os  # start-up: only for `verify --prometheus`
+    import stat  # start-up: only for `verify --prometheus`
+
+    with contextlib.suppress(OSError):  # node_exporter runs as its own user: readable whatever root's umask (no secret)
+        mode = os.lstat(path).st_mode
+        if stat.S_ISREG(mode):  # a stream (a pipe, /dev/stdout) keeps its mode
+            os.chmod(path, stat.S_IMODE(mode) | 0o444)
