@@ -133,7 +133,10 @@ def test_write_then_verify_on_a_copied_tree(tmp_path: Path) -> None:
     # the installer ran, the services restarted, sysctl --system and tuned-adm ran: the tree now reads as such a host
     _edit(root, "etc/systemd/system/foreman.service.d/installer.conf", "FOREMAN_PUMA_WORKERS=24", "FOREMAN_PUMA_WORKERS=18")
     result = run_cli("verify", "--root", str(root))  # rendered, but the running Puma (pumactl stats) still has 24 workers
-    assert "pumactl stats (the running Puma) still gives 24: waiting for an installer run" in result.stdout
+    # installer.conf renders 18 already: what the running Puma's 24 waits for is its restart, not an installer run
+    assert ("pumactl stats (the running Puma) still gives 24: the running Puma (pumactl stats: 24 workers) started "
+            "before the configuration the installer rendered (18 workers): systemctl daemon-reload && systemctl restart "
+            "foreman") in result.stdout
     _edit(root, "sos_commands/foreman/pumactl_stats", '"workers": 24, "phase": 0, "booted_workers": 24',
           '"workers": 18, "phase": 0, "booted_workers": 18')
     _edit(root, "proc/2201/limits", "Max open files            1024                 524288",
@@ -1079,3 +1082,24 @@ def test_apply_says_to_reload_systemd_and_restart_for_the_drop_ins_it_writes(tmp
     result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one))
     assert ("then: `systemctl daemon-reload && systemctl restart httpd.service` (systemd reads the drop-ins only after "
             "daemon-reload, the service on its restart)") in result.stdout.splitlines()
+
+
+def test_values_puma_reads_at_start_are_pending_while_the_running_puma_predates_the_rendered_configuration(
+        tmp_path: Path) -> None:
+    # applied: 16 threads and a pool of 20. The installer rendered them (installer.conf, database.yml) with 18 workers,
+    # but pumactl stats still shows the 24 workers of the Puma that ran before: it has not restarted, so its threads
+    # and its pool (read when it starts) are the old ones. Pending until pumactl stats shows the rendered workers.
+    root = _tree(tmp_path)
+    one = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "foreman.db_pool", "channel": "installer", "target": "--foreman-db-pool", "value": 20},
+        CHANGES["changes"][5]]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write").status == 0
+    _edit(root, "etc/systemd/system/foreman.service.d/installer.conf", "FOREMAN_PUMA_WORKERS=24", "FOREMAN_PUMA_WORKERS=18")
+    database = (root / "etc/foreman/database.yml").read_text(encoding="utf-8")
+    (root / "etc/foreman/database.yml").write_text(re.sub(r"pool: *\d+", "pool: 20", database), encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout)["foreman.db_pool"] == "pending", result.stdout
+    assert "started before the configuration the installer rendered (18 workers)" in result.stdout
+    _edit(root, "sos_commands/foreman/pumactl_stats", '"workers": 24, "phase": 0, "booted_workers": 24',
+          '"workers": 18, "phase": 0, "booted_workers": 18')
+    assert _states(run_cli("verify", "--root", str(root)).stdout)["foreman.db_pool"] == "in force"

@@ -70,6 +70,8 @@ READBACK: dict[str, tuple[str, str]] = {
     # Satellite 6.2's file edits: the running Passenger's pool (passenger-status), not the file edited
     "PassengerMaxPoolSize": ("passenger_status", "max_pool_size"),
 }
+# values Puma reads when it starts, read back from the rendered configuration: in force once the running Puma is
+PUMA_BOOT = {"foreman::foreman_service_puma_threads_min", "foreman::foreman_service_puma_threads_max", "foreman::db_pool"}
 # Puma values the installer writes into foreman.service.d/installer.conf, by the environment variable that carries them
 PUMA_ENV = {
     "foreman::foreman_service_puma_workers": "FOREMAN_PUMA_WORKERS",
@@ -463,6 +465,18 @@ class Verifier:
         return (f"needs a PostgreSQL restart: PostgreSQL reads {', '.join(restart)} only when it starts, and the files under "
                 f"{self.host.label} cannot show the running value ({when}): restart postgresql, or verify with --dsn to SHOW it")
 
+    def puma_behind(self) -> str:
+        """Why the running Puma does not run the rendered configuration ("" when it does or cannot be told): pumactl
+        stats gives another worker count than foreman.service.d/installer.conf renders, so it started before."""
+        running, _ = self.fact("puma_stats")
+        rendered, _ = self.fact("puma")
+        ran = running.get("workers") if isinstance(running, dict) else None
+        wants = rendered.get("workers") if isinstance(rendered, dict) else None
+        if ran is None or wants is None or str(ran) == str(wants):
+            return ""
+        return (f"the running Puma (pumactl stats: {ran} workers) started before the configuration the installer rendered "
+                f"({wants} workers): systemctl daemon-reload && systemctl restart foreman")
+
     def restarted(self, c: Change) -> bool:
         """On this host: every unit of ``c`` has a main process started after the run (so it reads the change)."""
         if not self.host.live or not c.units:
@@ -519,6 +533,9 @@ class Verifier:
             if all(same(value.get(k), v) for k, v in wanted.items()):
                 return Check(c, PENDING if pending else IN_FORCE, str(value), where, pending)
         elif same(value, wanted) or (isinstance(wanted, int) and str(value).isdigit() and int(value) == wanted):
+            key = c.target if c.channel == "custom-hiera" else _option_key(c.target) if c.channel == "installer" else None
+            if not pending and key in PUMA_BOOT and "rendered" in where:  # read by Puma when it starts
+                pending = self.puma_behind()
             return Check(c, PENDING if pending else IN_FORCE, str(value), where, pending)
         if extra and c.channel == "alter-system" and not extra.endswith(AUTO_CONF) and extra not in ("default", "configuration file"):
             return Check(c, DRIFT, str(value), where, f"{where} gives {value!r}: PostgreSQL takes it from {extra}, "
@@ -529,6 +546,9 @@ class Verifier:
         if c.tunable in self.seen:
             source = f"; set in {extra}" if extra else ""
             return Check(c, DRIFT, str(value), where, f"{where} gives {value!r} after a verify saw {c.value!r} in force{source}")
+        key = c.target if c.channel == "custom-hiera" else _option_key(c.target) if c.channel == "installer" else None
+        if key in RUNNING and self.puma_behind():  # rendered already: the restart is what it waits for
+            return Check(c, PENDING, str(value), where, f"{where} still gives {value!r}: {self.puma_behind()}")
         return Check(c, PENDING, str(value), where, f"{where} still gives {value!r}: waiting for {_effect(c)}")
 
 
