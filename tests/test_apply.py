@@ -1103,3 +1103,13 @@ def test_values_puma_reads_at_start_are_pending_while_the_running_puma_predates_
     _edit(root, "sos_commands/foreman/pumactl_stats", '"workers": 24, "phase": 0, "booted_workers": 24',
           '"workers": 18, "phase": 0, "booted_workers": 18')
     assert _states(run_cli("verify", "--root", str(root)).stdout)["foreman.db_pool"] == "in force"
+
+
+def test_the_undo_hint_is_a_command_a_shell_takes_as_it_stands(tmp_path: Path) -> None:
+    root = tmp_path / "sp ace" / "host"
+    shutil.copytree(FIXTURE, root, symlinks=True)
+    one = {"release": "Satellite 6.15", "changes": [CHANGES["changes"][5]]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write")
+    assert result.status == 0, result.stderr
+    [run] = _runs(root)
+    assert f"(undo: foretune apply --rollback {run} --root '{root}')" in result.stderr

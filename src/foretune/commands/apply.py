@@ -267,9 +267,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             env.note("dry run: nothing written (add --write to apply, with backups and a journal)")
         return 0
     if not found.empty:
+        from shlex import quote  # start-up: only for `apply --write`
+
         run_id, journal = apply(host, found, cs.release, source=source)
         env.note(f"applied run {run_id}: journal {host.path('/var/lib/foretune/runs')}/{run_id}/journal.json "
-                 f"(undo: foretune apply --rollback {run_id}{' --root ' + args.root if args.root else ''})")
+                 f"(undo: foretune apply --rollback {run_id}{' --root ' + quote(args.root) if args.root else ''})")
     if args.run_installer and found.installer:
         noop, real = run_installer(found.installer, dict(env.environ))
         if noop != 0:
