@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -114,26 +115,35 @@ def test_write_then_verify_on_a_copied_tree(tmp_path: Path) -> None:
     assert result.status == 1, result.stderr  # written, waiting for the installer, restarts and reloads
     assert _states(result.stdout) == {
         "unshadow:foreman.service:override.conf": "pending",
-        "unshadow:max_connections": "in force",  # the tree's configuration files no longer set it in auto.conf
+        # auto.conf no longer sets it, but PostgreSQL reads max_connections only when it starts (pg-conf-restart), and
+        # the tree has no postmaster.pid started after the run: the files cannot show the running value
+        "unshadow:max_connections": "pending",
         "puma.workers": "pending",  # foreman.service.d/installer.conf still renders 24 workers
-        # postgresql.conf already says 1000 (the profile's); auto.conf's 200, which shadowed it, is gone
-        "postgresql.max_connections": "in force",
+        # postgresql.conf already says 1000 (the profile's); auto.conf's 200, which shadowed it, is gone: same restart
+        "postgresql.max_connections": "pending",
         "httpd.limit_nofile": "pending",  # the running httpd's soft limit is still 1024
         "kernel.aio_max_nr": "pending",  # sysctl -a still says 65536
         "tuned.profile": "pending",  # tuned-adm active still says virtual-guest
     }
     assert "/proc/<MainPID of httpd.service>/limits (soft) still gives 1024" in result.stdout
+    assert ("needs a PostgreSQL restart: PostgreSQL reads max_connections only when it starts, and the files under "
+            f"{root} cannot show the running value (no /var/lib/pgsql/data/postmaster.pid tells when it started): "
+            "restart postgresql, or verify with --dsn to SHOW it") in result.stdout
 
     # the installer ran, the services restarted, sysctl --system and tuned-adm ran: the tree now reads as such a host
     _edit(root, "etc/systemd/system/foreman.service.d/installer.conf", "FOREMAN_PUMA_WORKERS=24", "FOREMAN_PUMA_WORKERS=18")
     result = run_cli("verify", "--root", str(root))  # rendered, but the running Puma (pumactl stats) still has 24 workers
-    assert "pumactl stats (the running Puma) still gives 24: waiting for an installer run" in result.stdout
+    # installer.conf renders 18 already: what the running Puma's 24 waits for is its restart, not an installer run
+    assert ("pumactl stats (the running Puma) still gives 24: the running Puma (pumactl stats: 24 workers) started "
+            "before the configuration the installer rendered (18 workers): systemctl daemon-reload && systemctl restart "
+            "foreman") in result.stdout
     _edit(root, "sos_commands/foreman/pumactl_stats", '"workers": 24, "phase": 0, "booted_workers": 24',
           '"workers": 18, "phase": 0, "booted_workers": 18')
     _edit(root, "proc/2201/limits", "Max open files            1024                 524288",
           "Max open files            640000               640000")
     _edit(root, "sos_commands/kernel/sysctl_-a", "fs.aio-max-nr = 65536", "fs.aio-max-nr = 1048576")
     _edit(root, "sos_commands/tuned/tuned-adm_active", "virtual-guest", "throughput-performance")
+    _postmaster_pid(root, journal["epoch"] + 60)  # PostgreSQL restarted a minute after the run
     result = run_cli("verify", "--root", str(root))
     assert _states(result.stdout) == {
         "unshadow:foreman.service:override.conf": "pending", "unshadow:max_connections": "in force",
@@ -156,6 +166,13 @@ def test_write_then_verify_on_a_copied_tree(tmp_path: Path) -> None:
     assert "after run " + journal["run"] in workers["why"]
 
     assert data["counts"] == {"in force": 5, "pending": 1, "drift": 1, "not verified": 0}, data["counts"]
+
+
+def _postmaster_pid(root: Path, started: float) -> None:
+    """PostgreSQL's postmaster.pid as a running server writes it: the third line is its start time (epoch seconds)."""
+    (root / "var/lib/pgsql/data/postmaster.pid").write_text(
+        f"2301\n/var/lib/pgsql/data\n{int(started)}\n5432\n/var/run/postgresql\nlocalhost\n  5432001    131072\nready   \n",
+        encoding="utf-8")
 
 
 def _valid(data: object) -> None:
@@ -372,6 +389,196 @@ def test_alter_system_then_show_on_a_real_postgresql(tmp_path: Path, pg: pgclust
     assert _show(pg, "maintenance_work_mem") == "64MB"
     rows = run_psql(dsn, "SELECT name FROM pg_file_settings WHERE sourcefile LIKE '%postgresql.auto.conf'", environ=dict(os.environ))
     assert rows == []
+
+
+RESET = {"release": "Satellite 6.15", "changes": [
+    {"tunable": "unshadow:max_connections", "channel": "alter-system", "target": "max_connections", "op": "reset",
+     "effect": "restart", "units": ["postgresql.service"]}]}
+
+
+def test_an_alter_system_reset_under_root_is_pending_until_postgresql_has_started_since(tmp_path: Path) -> None:
+    # satellite-6.15: postgresql.auto.conf max_connections = '200'. ALTER SYSTEM RESET removes the line
+    # (pg-alter-system-reset), but PostgreSQL reads max_connections only when it starts (pg-conf-restart): the running
+    # server keeps 200 until a restart, so the files alone never make it "in force". postmaster.pid's third line is the
+    # running server's start time: started before the run, still pending; after it, in force.
+    root = _tree(tmp_path)
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, RESET), "--write").status == 0
+    assert "max_connections" not in (root / AUTO).read_text(encoding="utf-8")
+    journal = json.loads(next((root / RUNS).glob("*/journal.json")).read_text(encoding="utf-8"))
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1
+    assert _states(result.stdout) == {"unshadow:max_connections": "pending"}
+    assert "(no /var/lib/pgsql/data/postmaster.pid tells when it started)" in result.stdout
+    _postmaster_pid(root, journal["epoch"] - 3600)  # the server running since an hour before the run
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1 and _states(result.stdout) == {"unshadow:max_connections": "pending"}
+    started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(int(journal["epoch"] - 3600)))
+    assert f"/var/lib/pgsql/data/postmaster.pid says it started at {started}, before run {journal['run']}" in result.stdout
+    _postmaster_pid(root, journal["epoch"] + 60)  # restarted after the run
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 0, result.stdout
+    assert _states(result.stdout) == {"unshadow:max_connections": "in force"}
+
+
+def test_a_restart_setting_in_postgresql_conf_is_pending_until_a_restart_and_a_reload_setting_is_not(tmp_path: Path) -> None:
+    # custom-hiera entries the installer renders into postgresql.conf: shared_buffers is read only at start
+    # (pg-conf-restart), work_mem on a reload. With postgresql.conf rendered, work_mem is in force; shared_buffers waits
+    # for a PostgreSQL restart, which postmaster.pid then shows.
+    root = _tree(tmp_path)
+    _edit(root, AUTO, "max_connections = '200'\n", "")
+    entries = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "postgresql.shared_buffers", "channel": "custom-hiera",
+         "target": "postgresql::server::config_entries/shared_buffers", "value": "8GB"},
+        {"tunable": "postgresql.work_mem", "channel": "custom-hiera",
+         "target": "postgresql::server::config_entries/work_mem", "value": "8MB"}]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, entries), "--write").status == 0
+    journal = json.loads(next((root / RUNS).glob("*/journal.json")).read_text(encoding="utf-8"))
+    assert _states(run_cli("verify", "--root", str(root)).stdout) == {  # the installer has not rendered them yet
+        "postgresql.shared_buffers": "pending", "postgresql.work_mem": "pending"}
+    _edit(root, "var/lib/pgsql/data/postgresql.conf", "shared_buffers = 4GB", "shared_buffers = 8GB")
+    _edit(root, "var/lib/pgsql/data/postgresql.conf", "work_mem = 4MB", "work_mem = 8MB")
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout) == {"postgresql.shared_buffers": "pending", "postgresql.work_mem": "in force"}
+    assert "needs a PostgreSQL restart: PostgreSQL reads shared_buffers only when it starts" in result.stdout
+    _postmaster_pid(root, journal["epoch"] + 60)
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 0, result.stdout
+    assert _states(result.stdout) == {"postgresql.shared_buffers": "in force", "postgresql.work_mem": "in force"}
+
+
+def test_the_restart_settings_are_those_postgresql_itself_reads_only_at_start(pg: pgcluster.Cluster) -> None:
+    # the data's list, checked against the real server: pg_settings' context "postmaster" (set at server start only)
+    from foretune.knowledge.precedence import table
+    from foretune.pg import run_psql
+
+    listed = table("postgresql", _show(pg, "server_version").split(".")[0])["restart_settings"]
+    rows = run_psql(pg.conninfo + " dbname=postgres", "SELECT name, context FROM pg_settings WHERE name IN ("
+                    + ", ".join(f"'{name}'" for name in listed) + ") ORDER BY name", environ=dict(os.environ))
+    assert rows == [[name, "postmaster"] for name in sorted(listed)]
+
+
+def test_an_alter_system_reset_is_pending_until_a_real_postgresql_restarts(tmp_path: Path, pg: pgcluster.Cluster) -> None:
+    # ALTER SYSTEM SET max_connections = 150 and a restart: SHOW gives 150. apply resets it: SHOW still gives 150
+    # (PostgreSQL reports pending_restart) until the server restarts. The same holds under --root from the files:
+    # the tree's copy of the server's data files, with its real postmaster.pid, says pending until the restart.
+    from foretune.pg import run_psql
+
+    dsn = pg.conninfo + " dbname=postgres"
+    run_psql(dsn, "ALTER SYSTEM SET max_connections = 150", environ=dict(os.environ))
+    pgcluster.restart(pg)
+    assert _show(pg, "max_connections") == "150"
+    live, files = tmp_path / "live", tmp_path / "files"
+    live.mkdir()
+    files.mkdir()
+    assert run_cli("apply", "--root", str(live), "--dsn", dsn, "--changes", _changes(tmp_path, RESET), "--write").status == 0
+    assert _show(pg, "max_connections") == "150"
+    result = run_cli("verify", "--root", str(live), "--dsn", dsn)
+    assert result.status == 1 and _states(result.stdout) == {"unshadow:max_connections": "pending"}
+    assert "PostgreSQL reports pending_restart: restart postgresql" in result.stdout
+
+    def copy_data_files() -> None:  # what a copy of the host holds: the server's files as they are now
+        data = files / "var/lib/pgsql/data"
+        data.mkdir(parents=True, exist_ok=True)
+        for name in ("PG_VERSION", "postgresql.conf", "postgresql.auto.conf", "postmaster.pid"):
+            shutil.copyfile(pg.datadir / name, data / name)
+
+    journal = next((live / RUNS).glob("*/journal.json"))
+    (files / RUNS / journal.parent.name).mkdir(parents=True)
+    shutil.copyfile(journal, files / RUNS / journal.parent.name / "journal.json")
+    copy_data_files()
+    result = run_cli("verify", "--root", str(files))
+    assert result.status == 1 and _states(result.stdout) == {"unshadow:max_connections": "pending"}, result.stdout
+    assert "/var/lib/pgsql/data/postmaster.pid says it started at " in result.stdout
+    time.sleep(1.1)  # postmaster.pid keeps the start time in whole seconds
+    pgcluster.restart(pg)
+    assert _show(pg, "max_connections") == "100"  # PostgreSQL's built-in default (pg-conf-defaults)
+    result = run_cli("verify", "--root", str(live), "--dsn", dsn)
+    assert result.status == 0 and _states(result.stdout) == {"unshadow:max_connections": "in force"}, result.stdout
+    copy_data_files()
+    result = run_cli("verify", "--root", str(files))
+    assert result.status == 0 and _states(result.stdout) == {"unshadow:max_connections": "in force"}, result.stdout
+
+
+def test_a_reset_of_a_reload_setting_asks_for_a_reload_not_a_restart(tmp_path: Path) -> None:
+    # satellite-6.15 with postgresql.auto.conf work_mem = '1MB' below the plan's 4MB: the reset is planned. work_mem is
+    # not among the settings PostgreSQL reads only at start (pg-conf-restart): a reload puts it in force, so neither
+    # apply nor APPLY.md asks for a restart of the database behind the Satellite for it; max_connections still needs one.
+    root = _tree(tmp_path)
+    with (root / AUTO).open("a", encoding="utf-8") as handle:
+        handle.write("work_mem = '1MB'\n")
+    result = run_cli("apply", "--root", str(root))
+    assert result.status == 0, result.stderr
+    assert "-work_mem = '1MB'\n" in result.stdout
+    restarts = [line for line in result.stdout.splitlines() if line.startswith("needs a restart")]
+    assert restarts == ["needs a restart: max_connections takes effect when postgresql restarts, which the installer "
+                        "does not do when it changes nothing there: `systemctl restart postgresql`"]
+    bundle = tmp_path / "fixes"
+    assert run_cli("audit", str(root), "--output-dir", str(bundle)).status in (0, 1)
+    steps = (bundle / "APPLY.md").read_text(encoding="utf-8")
+    assert ("`sudo -u postgres psql -c 'ALTER SYSTEM RESET work_mem;' -c 'SELECT pg_reload_conf();'`: postgresql.auto.conf "
+            "sets work_mem = '1MB' (ALTER SYSTEM), which wins over postgresql.conf. It takes effect on that reload (no "
+            "restart)") in steps
+
+
+def test_a_reset_still_read_from_postgresql_auto_conf_is_pending_a_reload(tmp_path: Path, pg: pgcluster.Cluster) -> None:
+    # ALTER SYSTEM SET maintenance_work_mem = '128MB' and a reload: SHOW gives 128MB from postgresql.auto.conf (the
+    # fixture's server has work_mem on its command line, which wins, hence this setting). apply resets it and reloads:
+    # SHOW gives the default 64MB again, in force. A reset made without the reload leaves the running value taken
+    # from postgresql.auto.conf (pg_settings.sourcefile): pending, with the reload to run.
+    from foretune.pg import run_psql
+
+    dsn = pg.conninfo + " dbname=postgres"
+    env = dict(os.environ)
+
+    def sql(statement: str) -> None:
+        run_psql(dsn, statement, environ=env)
+
+    root = tmp_path / "host"
+    root.mkdir()
+    reset = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "reset:postgresql:maintenance_work_mem", "channel": "alter-system", "target": "maintenance_work_mem", "op": "reset",
+         "effect": "immediate"}]}
+    sql("ALTER SYSTEM SET maintenance_work_mem = '128MB'")
+    sql("SELECT pg_reload_conf()")
+    time.sleep(0.5)  # the reload is a signal: the server takes it up in a moment
+    assert run_cli("apply", "--root", str(root), "--dsn", dsn, "--changes", _changes(tmp_path, reset), "--write").status == 0
+    time.sleep(0.5)
+    assert _show(pg, "maintenance_work_mem") == "64MB"
+    result = run_cli("verify", "--root", str(root), "--dsn", dsn)
+    assert result.status == 0 and _states(result.stdout) == {"reset:postgresql:maintenance_work_mem": "in force"}, result.stdout
+    sql("ALTER SYSTEM SET maintenance_work_mem = '128MB'")
+    sql("SELECT pg_reload_conf()")
+    time.sleep(0.5)
+    sql("ALTER SYSTEM RESET maintenance_work_mem")  # reset again, this time without the reload
+    result = run_cli("verify", "--root", str(root), "--dsn", dsn)
+    assert result.status == 1 and _states(result.stdout) == {"reset:postgresql:maintenance_work_mem": "pending"}, result.stdout
+    assert "PostgreSQL has not reloaded its configuration: SELECT pg_reload_conf()" in result.stdout
+
+
+def test_one_restart_line_per_service(tmp_path: Path) -> None:
+    # three edits of files httpd reads: one line that names them, not one line each
+    root = _tree(tmp_path)
+    edits = {"release": "Satellite 6.2", "changes": [
+        {"tunable": f"apache.{n}", "channel": "file", "target": path, "value": line, "effect": "restart", "units": ["httpd"]}
+        for n, (path, line) in enumerate([("/etc/httpd/conf.d/passenger.conf", "PassengerMaxPoolSize 30"),
+                                          ("/etc/httpd/conf.d/passenger.conf", "PassengerMinInstances 6"),
+                                          ("/etc/httpd/conf.d/05-foreman-ssl.conf", "KeepAlive On")])]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, edits))
+    assert result.status == 0, result.stderr
+    assert [line for line in result.stdout.splitlines() if line.startswith("needs a restart")] == [
+        "needs a restart: /etc/httpd/conf.d/passenger.conf, /etc/httpd/conf.d/05-foreman-ssl.conf take effect when httpd "
+        "restarts, which the installer does not do when it changes nothing there: `systemctl restart httpd`"]
+
+
+def test_apply_from_another_hosts_source_without_root_is_refused(tmp_path: Path) -> None:
+    # without --root apply writes to this host: a change set planned from another host's sosreport (its diff, its site
+    # values) must not land here. One line, exit 2, nothing written; with --root the tree is the target, as asked.
+    result = run_cli("apply", "--from", str(FIXTURE))  # a dry run: refused before any diff is shown
+    assert result.status == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert f"--from {FIXTURE} describes satellite.example.com, but without --root apply writes to this host" in result.stderr
+    assert result.stdout == ""
+    root = _tree(tmp_path)
+    assert run_cli("apply", "--from", str(FIXTURE), "--root", str(root)).status == 0
 
 
 def test_a_yaml_file_edit_goes_under_its_mapping_and_is_read_back(tmp_path: Path) -> None:
@@ -690,3 +897,219 @@ def test_a_change_set_file_with_a_shell_word_for_an_installer_option_is_refused(
     assert result.status == 2, result.stderr
     assert "not an installer option and value" in result.stderr and "Traceback" not in result.stderr
     assert "rm -rf" not in result.stdout
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"tunable": "tuned.profile", "channel": "tuned", "target": "profile", "value": "virtual-guest", "file": "/root/.bashrc"},
+     "a tuned profile is a name written to /etc/tuned/active_profile"),
+    ({"tunable": "tuned.profile", "channel": "tuned", "target": "profile", "value": "virtual-guest\nmalicious"},
+     "tuned.profile: a value of more than one line"),
+    ({"tunable": "httpd.limit_nofile", "channel": "dropin", "target": "httpd.service:LimitNOFILE",
+      "value": "640000\nExecStartPre=/bin/touch /tmp/owned", "file": "/etc/systemd/system/httpd.service.d/limits.conf"},
+     "httpd.limit_nofile: a value of more than one line"),
+    ({"tunable": "httpd.limit_nofile", "channel": "dropin", "target": "httpd.service:LimitNOFILE", "value": 640000,
+      "file": "/etc/systemd/system/sshd.service.d/limits.conf"},
+     "a drop-in is a [Service] setting in /etc/systemd/system/UNIT.d/NAME.conf"),
+    ({"tunable": "kernel.aio_max_nr", "channel": "sysctl", "target": "fs.aio-max-nr", "value": 1048576, "file": "/etc/profile"},
+     "a kernel setting goes to /etc/sysctl.d/NAME.conf"),
+    ({"tunable": "puma.workers", "channel": "custom-hiera", "target": "foreman::foreman_service_puma_workers", "value": 18,
+      "file": "/etc/cron.d/x"}, "custom-hiera values go to /etc/foreman-installer/custom-hiera.yaml"),
+])
+def test_a_change_set_file_writes_only_where_its_channel_writes_and_one_line_values(
+        tmp_path: Path, change: dict, message: str) -> None:  # type: ignore[type-arg]
+    # a change set file is reviewed, then applied as root: a typo or a tampered file must not write another file or
+    # slip a second directive into a unit's drop-in. One line, exit 2, nothing shown or written.
+    root = _tree(tmp_path)
+    before = _files(root)
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, {"release": "Satellite 6.15", "changes": [change]}),
+                     "--write")
+    assert result.status == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert message in result.stderr and result.stdout == ""
+    assert _files(root) == before and _runs(root) == []
+
+
+def test_a_higher_kernel_limit_in_another_sysctl_file_or_in_force_is_kept_unless_asked(tmp_path: Path) -> None:
+    # foretune's 90-foretune.conf is read after a site's 50-dba.conf: writing 1048576 there would cut the site's
+    # 2097152 (and a kernel that already runs with more). Kept and listed, as a higher drop-in limit is; --prefer
+    # foretune writes it.
+    sysctl = {"release": "Satellite 6.15", "changes": [CHANGES["changes"][5]]}
+    root = _tree(tmp_path)
+    (root / "etc/sysctl.d").mkdir(exist_ok=True)
+    (root / "etc/sysctl.d/50-dba.conf").write_text("fs.aio-max-nr = 2097152\n", encoding="utf-8")
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sysctl), "--write")
+    assert result.status == 0, result.stderr
+    assert ("not applied: kernel.aio_max_nr: /etc/sysctl.d/50-dba.conf gives fs.aio-max-nr = 2097152, more than "
+            "foretune's 1048576: kept (add --prefer foretune to lower it)") in result.stderr
+    assert not (root / "etc/sysctl.d/90-foretune.conf").exists() and _runs(root) == []
+    (root / "etc/sysctl.d/50-dba.conf").unlink()
+    _edit(root, "sos_commands/kernel/sysctl_-a", "fs.aio-max-nr = 65536", "fs.aio-max-nr = 4194304")
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sysctl), "--write")
+    assert ("not applied: kernel.aio_max_nr: the kernel in force (sos_commands/kernel/sysctl_-a) gives fs.aio-max-nr = "
+            "4194304, more than foretune's 1048576: kept") in result.stderr
+    assert not (root / "etc/sysctl.d/90-foretune.conf").exists()
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sysctl), "--write", "--prefer", "foretune")
+    assert result.status == 0, result.stderr
+    assert (root / "etc/sysctl.d/90-foretune.conf").read_text(encoding="utf-8") == "fs.aio-max-nr = 1048576\n"
+
+
+def test_a_shadowing_drop_in_loses_only_the_shadowing_line_and_the_dry_run_shows_what_goes(tmp_path: Path) -> None:
+    # a site drop-in read after limits.conf (systemd-dropin-order) sets LimitNOFILE=4096 below foretune's 640000, next to
+    # settings of its own: only the LimitNOFILE line goes, the rest stays. A drop-in holding nothing else (the
+    # fixture's override.conf, Puma environment only) goes whole, and the dry run shows its content as a diff.
+    root = _tree(tmp_path)
+    local = root / "etc/systemd/system/httpd.service.d/zz-local.conf"
+    local.parent.mkdir()
+    local.write_text("# site: keep httpd from being killed during long syncs (RHBZ#1234)\n[Service]\nTimeoutStartSec=600\n"
+                     "LimitNOFILE=4096\nRestart=on-failure\n", encoding="utf-8")
+    result = run_cli("apply", "--root", str(root), "--write")
+    assert result.status == 0, result.stderr
+    assert "-LimitNOFILE=4096\n" in result.stdout
+    assert local.read_text(encoding="utf-8") == ("# site: keep httpd from being killed during long syncs (RHBZ#1234)\n"
+                                                 "[Service]\nTimeoutStartSec=600\nRestart=on-failure\n")
+    assert not (root / OVERRIDE).exists()
+    assert f"remove {root}/{OVERRIDE}\n" in result.stdout
+    assert "-Environment=FOREMAN_PUMA_THREADS_MIN=16\n" in result.stdout  # what the removed file held
+    states = _states(run_cli("verify", "--root", str(root)).stdout)
+    assert not [t for t, state in states.items() if state == "drift"], states
+
+
+def test_a_site_value_below_foretunes_that_apply_replaces_is_listed(tmp_path: Path) -> None:
+    # custom-hiera.yaml pins 6 Puma workers and 5 threads: custom-hiera wins over the installer options
+    # (fi-hiera-precedence), so the set removes the keys and passes the options. Never silently: each replaced site
+    # value is listed with the value that takes its place: 12 workers, the top of the guide's medium range 8-12, and
+    # 16 threads (gf-puma-recommendations).
+    root = _tree(tmp_path)
+    (root / HIERA).write_text("# puma: tested in CHG0040001, keep 6 workers\nforeman::foreman_service_puma_workers: 6\n"
+                              "foreman::foreman_service_puma_threads_max: 5\n", encoding="utf-8")
+    result = run_cli("apply", "--root", str(root))
+    assert result.status == 0, result.stderr
+    lines = [line for line in result.stdout.splitlines() if "the site's" in line]
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("replaces the site's 6: --foreman-foreman-service-puma-workers 12 (")
+    assert lines[0].endswith("; foreman::foreman_service_puma_workers goes from custom-hiera.yaml")
+    assert lines[1].startswith("replaces the site's 5: --foreman-foreman-service-puma-threads-max 16 (")
+    assert lines[1].endswith("; foreman::foreman_service_puma_threads_max goes from custom-hiera.yaml")
+
+
+def test_a_tuned_profile_on_a_box_where_tuned_is_not_running_says_how_to_start_it_and_stays_pending(tmp_path: Path) -> None:
+    # the example's sosreport: tuned-adm active says it cannot talk to the TuneD daemon. Writing active_profile alone
+    # changes nothing until tuned starts: apply says to start it and run tuned-adm; verify says pending, with that step.
+    root = tmp_path / "box"
+    shutil.copytree(REPO / "examples/sosreport-satellite-6.15-mistuned", root, symlinks=True)
+    one = {"release": "Satellite 6.15", "changes": [CHANGES["changes"][6]]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write")
+    assert result.status == 0, result.stderr
+    assert ("then: `systemctl enable --now tuned && tuned-adm profile throughput-performance` (tuned reads "
+            "/etc/tuned/active_profile only when it starts; tuned-adm puts the profile in force now)") in result.stdout
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1 and _states(result.stdout) == {"tuned.profile": "pending"}
+    assert ("tuned is not running: `systemctl enable --now tuned && tuned-adm profile throughput-performance` puts the "
+            "profile in force") in result.stdout
+
+
+def test_an_unreadable_answers_file_is_refused_in_one_line(tmp_path: Path) -> None:
+    # the answers file holds site values apply must not lower silently, and the installer cannot run with it either
+    root = tmp_path / "box"
+    shutil.copytree(REPO / "examples/sosreport-satellite-6.15-mistuned", root, symlinks=True)
+    (root / "etc/foreman-installer/scenarios.d/satellite-answers.yaml").write_text("{{{ not yaml\n", encoding="utf-8")
+    result = run_cli("apply", "--root", str(root))
+    assert result.status == 2, result.stderr
+    assert result.stderr.splitlines()[-1].startswith(
+        "foretune: error: etc/foreman-installer/scenarios.d/satellite-answers.yaml: not valid YAML")
+    assert result.stderr.endswith(": the installer cannot read it either; fix it before applying\n")
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_a_vhost_include_file_is_edited_only_where_httpd_reads_it(tmp_path: Path) -> None:
+    # Satellite 6.2's KeepAlive edits go to 05-foreman-ssl.d/katello.conf, which httpd reads only through the vhost's
+    # IncludeOptional of that directory, and where the vhost does not set the directive again after it (the last
+    # one in the vhost wins). The satellite-6.2 fixture's vhost includes no 05-foreman-ssl.d/: listed, not written.
+    root = tmp_path / "s62"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.2", root, symlinks=True)
+    vhost = root / "etc/httpd/conf.d/05-foreman-ssl.conf"
+    katello = root / "etc/httpd/conf.d/05-foreman-ssl.d/katello.conf"
+    keep = {"release": "Satellite 6.2", "changes": [
+        {"tunable": "apache.keepalive", "channel": "file", "target": "/etc/httpd/conf.d/05-foreman-ssl.d/katello.conf",
+         "value": "KeepAlive On", "effect": "restart", "units": ["httpd"]}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, keep), "--write")
+    assert ("not applied: apache.keepalive: cannot take effect: /etc/httpd/conf.d/05-foreman-ssl.conf includes no "
+            "/etc/httpd/conf.d/05-foreman-ssl.d/, so httpd never reads /etc/httpd/conf.d/05-foreman-ssl.d/katello.conf") in result.stderr
+    assert not katello.exists()
+    _edit(root, "etc/httpd/conf.d/05-foreman-ssl.conf", "</VirtualHost>",
+          '  IncludeOptional "/etc/httpd/conf.d/05-foreman-ssl.d/*.conf"\n  KeepAlive Off\n</VirtualHost>')
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, keep), "--write")
+    assert ("cannot take effect: /etc/httpd/conf.d/05-foreman-ssl.conf sets 'KeepAlive Off' after its include of "
+            "/etc/httpd/conf.d/05-foreman-ssl.d/, which wins") in result.stderr
+    assert not katello.exists()
+    _edit(root, "etc/httpd/conf.d/05-foreman-ssl.conf", "  KeepAlive Off\n", "")
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, keep), "--write")
+    assert result.status == 0, result.stderr
+    assert katello.read_text(encoding="utf-8") == "KeepAlive On\n"
+    assert "IncludeOptional" in vhost.read_text(encoding="utf-8")
+
+
+def test_a_password_in_dsn_goes_to_psql_in_its_environment_not_on_its_command_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # psql's command line is readable by every local user (ps, /proc/PID/cmdline): the conninfo psql gets has no
+    # password; PGPASSWORD carries it
+    from foretune import pg
+    from foretune.apply.host import Host
+
+    calls: list[tuple[str, dict[str, str]]] = []
+    monkeypatch.setattr(pg, "run_psql", lambda conninfo, sql, *, environ, **_: calls.append((conninfo, dict(environ))) or [])
+    Host(str(tmp_path), "host=/tmp user=postgres password=Secr3tDsnPw dbname=postgres", {"PATH": "/usr/bin"}).psql("SELECT 1")
+    [(conninfo, environ)] = calls
+    assert conninfo == "host=/tmp user=postgres dbname=postgres"
+    assert environ["PGPASSWORD"] == "Secr3tDsnPw"
+
+
+def test_the_prometheus_file_is_readable_by_node_exporter_whatever_the_umask(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    sysctl = {"release": "Satellite 6.15", "changes": [CHANGES["changes"][5]]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sysctl), "--write").status == 0
+    prom = tmp_path / "foretune.prom"
+    old = os.umask(0o077)
+    try:
+        run_cli("verify", "--root", str(root), "--prometheus", str(prom))
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(prom.stat().st_mode) & 0o444 == 0o444
+
+
+def test_apply_says_to_reload_systemd_and_restart_for_the_drop_ins_it_writes(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    one = {"release": "Satellite 6.15", "changes": [CHANGES["changes"][4]]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one))
+    assert ("then: `systemctl daemon-reload && systemctl restart httpd.service` (systemd reads the drop-ins only after "
+            "daemon-reload, the service on its restart)") in result.stdout.splitlines()
+
+
+def test_values_puma_reads_at_start_are_pending_while_the_running_puma_predates_the_rendered_configuration(
+        tmp_path: Path) -> None:
+    # applied: 16 threads and a pool of 20. The installer rendered them (installer.conf, database.yml) with 18 workers,
+    # but pumactl stats still shows the 24 workers of the Puma that ran before: it has not restarted, so its threads
+    # and its pool (read when it starts) are the old ones. Pending until pumactl stats shows the rendered workers.
+    root = _tree(tmp_path)
+    one = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "foreman.db_pool", "channel": "installer", "target": "--foreman-db-pool", "value": 20},
+        CHANGES["changes"][5]]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write").status == 0
+    _edit(root, "etc/systemd/system/foreman.service.d/installer.conf", "FOREMAN_PUMA_WORKERS=24", "FOREMAN_PUMA_WORKERS=18")
+    database = (root / "etc/foreman/database.yml").read_text(encoding="utf-8")
+    (root / "etc/foreman/database.yml").write_text(re.sub(r"pool: *\d+", "pool: 20", database), encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout)["foreman.db_pool"] == "pending", result.stdout
+    assert "started before the configuration the installer rendered (18 workers)" in result.stdout
+    _edit(root, "sos_commands/foreman/pumactl_stats", '"workers": 24, "phase": 0, "booted_workers": 24',
+          '"workers": 18, "phase": 0, "booted_workers": 18')
+    assert _states(run_cli("verify", "--root", str(root)).stdout)["foreman.db_pool"] == "in force"
+
+
+def test_the_undo_hint_is_a_command_a_shell_takes_as_it_stands(tmp_path: Path) -> None:
+    root = tmp_path / "sp ace" / "host"
+    shutil.copytree(FIXTURE, root, symlinks=True)
+    one = {"release": "Satellite 6.15", "changes": [CHANGES["changes"][5]]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write")
+    assert result.status == 0, result.stderr
+    [run] = _runs(root)
+    assert f"(undo: foretune apply --rollback {run} --root '{root}')" in result.stderr

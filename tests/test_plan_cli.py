@@ -94,7 +94,8 @@ def test_out_writes_everything_to_apply(tmp_path: Path) -> None:
     result = run_cli(*BASE, "--out", str(out))
     assert result.status == 0
     names = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
-    assert names == ["APPLY.md", "custom-hiera.yaml", "installer.sh", "os-commands.sh", "systemd/httpd.service.d/limits.conf"]
+    assert names == ["APPLY.md", "changes.json", "custom-hiera.yaml", "installer.sh", "os-commands.sh",
+                     "systemd/httpd.service.d/limits.conf"]
     assert "LimitNOFILE=640000" in (out / "systemd/httpd.service.d/limits.conf").read_text()
     assert "tuned-adm profile throughput-performance" in (out / "os-commands.sh").read_text()
     assert (out / "installer.sh").stat().st_mode & 0o100

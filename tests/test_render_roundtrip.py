@@ -146,3 +146,15 @@ def test_the_merge_oracle_catches_a_wrong_merge() -> None:
             check_merge(before, wrong, values)
     with pytest.raises(AssertionError):  # set as a string but written so YAML 1.2 reads a number
         check_merge("a: 1\n", "a: 1e3\n", {"a": "1e3"})
+
+
+def test_removing_a_stale_entry_beside_a_merge_key_keeps_the_comment_of_the_next_key() -> None:
+    # a comment line above a top-level key documents that key: removing the stale entry above it (in a hash that
+    # takes other entries through a << merge key) must leave it where it is
+    from foretune.render.merge import merge_text
+
+    text = ("---\npg_defaults: &pg\n  work_mem: 8MB\npostgresql::server::config_entries:\n  <<: *pg\n  max_connections: 500\n"
+            "  checkpoint_segments: 32\n# locked puma settings from 2021 review\nforeman::foreman_service_puma_workers: 24\n")
+    assert merge_text(text, {}, remove=["postgresql::server::config_entries/checkpoint_segments"]) == (
+        "---\npg_defaults: &pg\n  work_mem: 8MB\npostgresql::server::config_entries:\n  <<: *pg\n  max_connections: 500\n"
+        "# locked puma settings from 2021 review\nforeman::foreman_service_puma_workers: 24\n")

@@ -331,6 +331,51 @@ def test_apply_prefer_foretune_lowers_a_pinned_site_value_and_says_so(tmp_path: 
     assert "lowers the site's 24: --foreman-foreman-service-puma-workers " in lowered.stdout
 
 
+def test_plan_and_apply_keep_a_pinned_site_value_but_say_the_audit_lowers_it_and_how(tmp_path: Path) -> None:
+    # satellite-6.15-overcommitted: custom-hiera.yaml pins 24 Puma workers, and the box measures an OOM kill of a Puma
+    # worker (var/log/messages) and 6.0 GiB of 8.0 GiB swap in use (proc/meminfo). plan --from and apply keep the pin
+    # (no measured failure gives a plan the right to lower a site value); the audit's critical
+    # puma-workers-over-ram-budget lowers it to 12 (the guide's medium range 8-12, gf-puma-recommendations). The two
+    # sets differ on purpose: plan's APPLY.md, its custom-hiera.yaml and apply's output say so, with the audit's value
+    # and the command that writes or applies the audit's set.
+    box = SOS / "satellite-6.15-overcommitted"
+    said = ("custom-hiera.yaml sets foreman::foreman_service_puma_workers: 24, above foretune's 12: the site's value is "
+            "kept (never lowered silently). The audit lowers it to 12: its critical finding puma-workers-over-ram-budget "
+            "rests on what the box measures (memory-budget-over-ram, oom-kills, swap-in-use); ")
+    result = run_cli("plan", "--from", str(box), "--output-dir", str(tmp_path / "plan"))
+    assert result.status == 0, result.stderr
+    steps = (tmp_path / "plan/APPLY.md").read_text(encoding="utf-8")
+    assert (f"- `--foreman-foreman-service-puma-workers` 12: {said}`foretune audit {box} --output-dir fixes/` writes the "
+            "set that does it\n") in steps
+    hiera = (tmp_path / "plan/custom-hiera.yaml").read_text(encoding="utf-8")
+    assert hiera.splitlines()[0] == (f"# foretune: kept --foreman-foreman-service-puma-workers: {said}"
+                                     f"`foretune audit {box} --output-dir fixes/` writes the set that does it")
+    assert "foreman::foreman_service_puma_workers: 24" in hiera  # kept
+    fragment = run_cli("plan", "--from", str(box), "--format", "hiera").stdout
+    assert (f"# foretune: kept --foreman-foreman-service-puma-workers: {said}`foretune audit {box} --output-dir fixes/` "
+            "writes the set that does it\n---\n") in fragment
+    copy = tmp_path / "box"
+    shutil.copytree(box, copy, symlinks=True)
+    result = run_cli("apply", "--root", str(copy), "--hosts", "9000")
+    assert result.status == 0, result.stderr
+    assert (f"not applied: puma.workers: {said}`foretune apply --root {copy} --hosts 9000 --audit` applies that set\n"
+            in result.stderr)
+    result = run_cli("apply", "--root", str(copy), "--hosts", "9000", "--audit")  # the command it names does it
+    assert "lowers the site's 24: --foreman-foreman-service-puma-workers 12 (the critical finding" in result.stdout
+
+
+def test_a_kept_site_value_no_measured_failure_asks_down_says_nothing_of_the_audit(tmp_path: Path) -> None:
+    # satellite-6.15 (no OOM kill, no swap): a custom-hiera pin of 30 Puma workers above the plan's value is kept, and
+    # the audit, which measures no failure there, lowers nothing: no word of the audit in the line
+    box = tmp_path / "box"
+    shutil.copytree(SOS / "satellite-6.15", box, symlinks=True)
+    (box / "etc/foreman-installer/custom-hiera.yaml").write_text("foreman::foreman_service_puma_workers: 30\n", encoding="utf-8")
+    result = run_cli("apply", "--root", str(box))
+    assert result.status == 0, result.stderr
+    [line] = [line for line in result.stderr.splitlines() if "not applied: puma.workers" in line]
+    assert line.endswith("the site's value is kept (never lowered silently)")
+
+
 def test_apply_says_which_site_values_it_lowers_and_which_restart_it_needs(tmp_path: Path) -> None:
     # satellite-6.15-overcommitted: the critical OOM finding lowers the pinned 24 Puma workers to 12 (gf-puma-recommendations,
     # medium 8-12), and postgresql.auto.conf's max_connections = '300' is reset, which takes effect on a PostgreSQL
@@ -350,5 +395,68 @@ def test_apply_md_copies_the_merged_file_only_while_the_hosts_file_is_unchanged(
     files, _ = audit_out(EXAMPLE, tmp_path)
     step = next(line for line in files["APPLY.md"].splitlines() if "`custom-hiera.yaml` here is the source's" in line)
     assert "If the host's file is still the one the source holds (`diff` them)" in step
-    assert "foretune render --from live --merge-into /etc/foreman-installer/custom-hiera.yaml --write" in step
+    # merged on the host with the audit's own set (render would plan its own), with a backup, a journal and verify
+    assert ("`foretune apply --from live --audit` shows it as a diff, `foretune apply --from live --audit --write` writes it "
+            "with a backup and a journal (undo: `foretune apply --rollback last`), `foretune verify` then tells what is in "
+            "force") in step
+    assert "render --from live --merge-into" not in files["APPLY.md"]
     assert "in its place" not in files["APPLY.md"]
+
+
+def test_plan_from_shows_in_every_format_the_plan_its_change_set_is_built_from(tmp_path: Path) -> None:
+    # the example declares --tuning default for 15,120 hosts, which call for large (10001-20000 hosts,
+    # fi-tuning-profiles): the change set moves to large with 18 Puma workers (the top of large's 12-18,
+    # gf-puma-recommendations). The table an admin reviews shows that same plan, not the declared default's 6 workers.
+    table = run_cli("plan", "--from", str(EXAMPLE))
+    assert table.status == 0, table.stderr
+    assert "profile: large — large, the profile the change set moves to: 15120 hosts need it" in table.stdout
+    workers = next(line for line in table.stdout.splitlines() if line.startswith("puma.workers "))
+    assert workers.split()[4] == "18", workers  # tunable, installer value, its origin, the change mark, foretune
+    command = run_cli("plan", "--from", str(EXAMPLE), "--format", "installer").stdout
+    assert "--tuning large" in command and "--foreman-foreman-service-puma-workers 18" in command
+    data = json.loads(run_cli("plan", "--from", str(EXAMPLE), "--format", "json").stdout)
+    assert data["profile"]["name"] == "large"
+
+
+def test_a_plan_bundle_merges_on_the_host_with_apply_and_the_same_plan_options(tmp_path: Path) -> None:
+    # plan --output-dir from options: APPLY.md's merge step applies the set on the host with the same host figure,
+    # with a backup and a journal, then verify; never render, which would plan on its own
+    result = run_cli("plan", "--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G",
+                     "--output-dir", str(tmp_path / "p"))
+    assert result.status == 0, result.stderr
+    steps = (tmp_path / "p/APPLY.md").read_text(encoding="utf-8")
+    assert ("`foretune apply --from live --hosts 15000` shows the same set as a diff and `foretune apply --from live "
+            "--hosts 15000 --write` merges it with a backup and a journal") in steps
+    assert "foretune render" not in steps
+
+
+def test_render_from_a_source_takes_the_profile_its_change_set_moves_to(tmp_path: Path) -> None:
+    # the example declares default for 15,120 hosts (large: 10001-20000, fi-tuning-profiles): render --from plans as
+    # plan --from and the bundles do, so its installer line moves to --tuning large with large's 18 Puma workers
+    # (gf-puma-recommendations), never default's values pinned under the profile the bundle asks for
+    target = tmp_path / "custom-hiera.yaml"
+    shutil.copyfile(EXAMPLE / "etc/foreman-installer/custom-hiera.yaml", target)
+    result = run_cli("render", "--from", str(EXAMPLE), "--merge-into", str(target))
+    assert result.status == 0, result.stderr
+    run_line = next(line for line in result.stderr.splitlines() if "; run: " in line)
+    assert "--tuning large " in run_line and "--foreman-foreman-service-puma-workers 18" in run_line
+    assert "--tuning default" not in result.stderr + result.stdout
+
+
+def test_the_bundles_changes_json_applies_as_reviewed(tmp_path: Path) -> None:
+    # the example's audit bundle: changes.json is the set its files hold; apply --changes on a copy of the box gives
+    # the installer command of installer.sh (--tuning large, 18 Puma workers: gf-puma-recommendations) and the
+    # custom-hiera.yaml of the bundle, and APPLY.md offers that path with verify
+    files, _ = audit_out(EXAMPLE, tmp_path)
+    assert "`foretune apply --changes changes.json` shows it as a diff against the host" in files["APPLY.md"]
+    data = json.loads(files["changes.json"])
+    assert data["changes"][0]["channel"] == "profile" and data["changes"][0]["value"] == "large"
+    box = tmp_path / "box"
+    shutil.copytree(EXAMPLE, box, symlinks=True)
+    result = run_cli("apply", "--root", str(box), "--changes", str(tmp_path / "out/changes.json"), "--write")
+    assert result.status == 0, result.stderr
+    command = next(line for line in result.stdout.splitlines() if line.startswith("installer command: "))
+    script = " ".join(word for line in files["installer.sh"].splitlines()[2:] for word in line.split() if word != "\\")
+    assert command == "installer command: " + script
+    written = (box / "etc/foreman-installer/custom-hiera.yaml").read_text(encoding="utf-8")
+    assert yaml.safe_load(written) == yaml.safe_load(files["custom-hiera.yaml"])  # the bundle's adds only comment lines

@@ -100,6 +100,15 @@ def start(settings: dict[str, str] | None = None) -> Cluster:
     return Cluster(datadir, sockdir, port, run_as)
 
 
+def restart(cluster: Cluster) -> None:
+    """Restart the server with the options it was started with (pg_ctl keeps them in postmaster.opts)."""
+    pg_ctl = find_pg_bin("pg_ctl")
+    assert pg_ctl
+    subprocess.run(_as_user([pg_ctl, "-D", str(cluster.datadir), "-l", str(cluster.datadir.parent / "log"), "-m", "fast", "-w",
+                             "restart"], cluster.run_as),
+                   check=True, capture_output=True, cwd="/")
+
+
 def stop(cluster: Cluster) -> None:
     pg_ctl = find_pg_bin("pg_ctl")
     if pg_ctl:

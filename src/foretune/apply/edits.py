@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from foretune.errors import InputError
+from foretune.safeio import read_bytes
 
 if TYPE_CHECKING:
     from foretune.apply.host import Host
@@ -217,6 +218,103 @@ def _site_higher(text: str, change: Change) -> str | None:
     return current if found is not None and wanted is not None and found > wanted else None
 
 
+SYSCTL_DIRS = ("/etc/sysctl.d", "/run/sysctl.d", "/usr/local/lib/sysctl.d", "/usr/lib/sysctl.d", "/lib/sysctl.d")
+SYSCTL_IN_FORCE = ("/proc/sys/{path}", "/sos_commands/kernel/sysctl_-a")  # this host's kernel; a sosreport's record
+
+
+def sysctl_site_higher(host: Host, change: Change, own: str) -> tuple[str, str] | None:
+    """(value, where) of a kernel setting that the kernel in force or another sysctl file gives above the change's
+    (a higher limit the site or the kernel already has is never lowered silently); None when none does."""
+    import os  # start-up: only when a sysctl change is applied
+
+    wanted = _number(change.value)
+    if wanted is None:
+        return None
+    found: list[tuple[str, str]] = []
+    paths = ["/etc/sysctl.conf"]
+    for directory in SYSCTL_DIRS:
+        try:
+            paths += [f"{directory}/{name}" for name in sorted(os.listdir(host.resolve(directory))) if name.endswith(".conf")]
+        except (OSError, InputError):
+            continue
+    for path in [p for p in paths if p != own]:
+        try:
+            data = read_bytes(host.resolve(path))
+        except (OSError, InputError):
+            continue
+        value = line_value(data.decode("utf-8", "replace"), change.target)
+        if value is not None:
+            found.append((value, path))
+    for pattern in SYSCTL_IN_FORCE:
+        path = pattern.format(path=change.target.replace(".", "/"))
+        try:
+            data = read_bytes(host.resolve(path))
+        except (OSError, InputError):
+            continue
+        text = data.decode("utf-8", "replace")
+        value = text.strip() if "{path}" in pattern else line_value(text, change.target)
+        if value is not None:
+            found.append((value, "the kernel in force" + ("" if host.live else f" ({path.lstrip('/')})")))
+            break
+    higher = [(v, where) for v, where in found if (n := _number(v.split()[0] if v.split() else v)) is not None and n > wanted]
+    return max(higher, key=lambda f: _number(f[0].split()[0]) or 0) if higher else None
+
+
+# what makes a hand-made drop-in shadow a change: its open-files limit, the installer's Puma environment variables
+_SHADOWING = re.compile(r"^\s*LimitNOFILE\s*=|^\s*Environment\s*=")
+_PUMA_WORD = re.compile(r"^\"?FOREMAN_PUMA_\w+=")
+
+
+def without_shadowing(text: str, unit: str) -> str:
+    """A drop-in's text without the lines that shadow a change: the FOREMAN_PUMA_* words of an Environment= line
+    (foreman.service, over the installer's installer.conf), LimitNOFILE= (another unit, over limits.conf); the
+    site's other settings stay as they are."""
+    puma = unit.split(":", 1)[0].removesuffix(".service") == "foreman"
+    lines = []
+    for line in text.splitlines():
+        if not _SHADOWING.match(line) or line.strip().startswith("Environment") != puma:
+            lines.append(line)
+        elif puma:
+            words = line.split("=", 1)[1].split()
+            kept = [w for w in words if not _PUMA_WORD.match(w)]
+            if len(kept) == len(words):
+                lines.append(line)
+            elif kept:
+                lines.append("Environment=" + " ".join(kept))
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def holds_more(text: str) -> bool:
+    """The drop-in sets something besides its section headers and comments."""
+    return any(line.strip() and not line.strip().startswith(("#", ";", "[")) for line in text.splitlines())
+
+
+def unread_include(host: Host, change: Change) -> str:
+    """Why httpd would not take an edit of a file in a vhost's include directory (``conf.d/NAME.d/FILE.conf``) from
+    there ("" when it would, or when the vhost is not in the tree): the vhost ``conf.d/NAME.conf`` includes no such
+    directory, or sets the directive itself after the include (the last one in the vhost wins)."""
+    match = re.fullmatch(r"(/etc/httpd/conf\.d/[^/]+)\.d/[^/]+\.conf", change.target)
+    if change.channel != "file" or match is None:
+        return ""
+    vhost = match.group(1) + ".conf"
+    try:
+        data = host.read(vhost)
+    except InputError:
+        return ""
+    if data is None:
+        return ""
+    lines = data.decode("utf-8", "replace").splitlines()
+    include = next((n for n, line in enumerate(lines) if re.match(rf"\s*Include(Optional)?\s+\"?{re.escape(match.group(1))}\.d/",
+                                                                 line)), None)
+    if include is None:
+        return f"cannot take effect: {vhost} includes no {match.group(1)}.d/, so httpd never reads {change.target}"
+    key = _key_of(str(change.value))
+    later = next((line.strip() for line in lines[include + 1:] if _key_of(line.strip()).lower() == key.lower()), None)
+    if later is not None:
+        return f"cannot take effect: {vhost} sets {later!r} after its include of {match.group(1)}.d/, which wins"
+    return ""
+
+
 def drop_line(text: str, key: str) -> str:
     lines = [ln for ln in text.splitlines() if not key or _key_of(ln) != key]
     return "\n".join(lines) + "\n" if lines else ""
@@ -338,6 +436,8 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
                     statements.append(Statement(change, f"ALTER SYSTEM RESET {name}", before, undo))
             elif not same(before, change.value):
                 statements.append(Statement(change, f"ALTER SYSTEM SET {name} = {sql_literal(change.value)}", before, undo))
+        elif change.channel == "file" and change.op == "set" and (unread := unread_include(host, change)):
+            skipped.append(Skipped(change, unread))
         elif change.channel in ("custom-hiera", "dropin", "sysctl", "tuned", "file"):
             by_file.setdefault(file_of(change), []).append(change)
         else:
@@ -380,8 +480,12 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
                 if c.channel == "alter-system":
                     text = auto_conf_set(text, setting_name(c), None if c.op == "reset" else text_value(c.value))
                 elif c.op == "remove":
-                    if c.channel == "dropin" and c.file:  # a whole drop-in (a hand-made override.conf)
-                        removed = True
+                    if c.channel == "dropin" and c.file:  # a hand-made drop-in (override.conf) that shadows the change
+                        rest = without_shadowing(text, c.target)
+                        if holds_more(rest):  # the site's other settings in it stay: only the shadowing lines go
+                            text = rest
+                        else:
+                            removed = True
                     elif c.channel == "dropin":
                         text = drop_line(text, c.target.split(":", 1)[-1])
                     elif c.channel == "sysctl":
@@ -391,6 +495,11 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
                     else:
                         kept_changes.pop()
                         skipped.append(Skipped(c, f"nothing to remove through channel {c.channel!r}"))
+                elif c.op == "set" and prefer != FORETUNE and c.channel == "sysctl" and \
+                        (elsewhere := sysctl_site_higher(host, c, path)) is not None:
+                    kept_changes.pop()
+                    skipped.append(Skipped(c, f"{elsewhere[1]} gives {c.target} = {elsewhere[0]}, more than foretune's "
+                                              f"{text_value(c.value)}: kept (add --prefer foretune to lower it)"))
                 elif c.op == "set" and prefer != FORETUNE and (higher := _site_higher(text, c)) is not None:
                     kept_changes.pop()
                     ours = line_value(str(c.value), _key_of(str(c.value))) if c.channel == "file" else text_value(c.value)

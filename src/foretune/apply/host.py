@@ -117,7 +117,32 @@ class Host:
         from foretune.pg import run_psql  # start-up: psql only when PostgreSQL is asked
 
         if self.dsn is not None:
-            return run_psql(self.dsn, sql, environ=self.environ)
+            conninfo, password = split_password(self.dsn)  # never on psql's command line (ps shows it to every user)
+            return run_psql(conninfo, sql, environ={**self.environ, **({"PGPASSWORD": password} if password else {})})
         # this host: as the postgres account over the local socket, as foreman-maintain runs its queries
         launcher = ("runuser", "-u", "postgres", "--") if os.geteuid() == 0 else ()
         return run_psql("dbname=postgres", sql, environ=self.environ, launcher=launcher, cwd="/")
+
+
+def split_password(conninfo: str) -> tuple[str, str | None]:
+    """``conninfo`` without its password (key=value ``password=...`` or a URI's ``user:password@``), and the password.
+
+    >>> split_password("host=/tmp port=5432 password='a b' user=postgres")
+    ('host=/tmp port=5432 user=postgres', 'a b')
+    >>> split_password("postgresql://postgres:s3cret@db/postgres")
+    ('postgresql://postgres@db/postgres', 's3cret')
+    >>> split_password("host=/tmp")
+    ('host=/tmp', None)
+    """
+    import re  # start-up: only when a --dsn is used
+
+    uri = re.match(r"(postgres(?:ql)?://[^:/@]*):([^@]*)@(.*)", conninfo)
+    if uri:
+        return f"{uri.group(1)}@{uri.group(3)}", uri.group(2)
+    found = re.search(r"(?:^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)", conninfo)
+    if not found:
+        return conninfo, None
+    value = found.group(1)
+    if value.startswith("'"):
+        value = re.sub(r"\\(.)", r"\1", value[1:-1])
+    return " ".join((conninfo[:found.start()] + " " + conninfo[found.end():]).split()), value

@@ -26,6 +26,7 @@ from foretune.apply.edits import (
     same,
     setting_name,
     sql_literal,
+    without_shadowing,
 )
 from foretune.apply.journal import change_from_dict
 from foretune.errors import InputError
@@ -69,6 +70,8 @@ READBACK: dict[str, tuple[str, str]] = {
     # Satellite 6.2's file edits: the running Passenger's pool (passenger-status), not the file edited
     "PassengerMaxPoolSize": ("passenger_status", "max_pool_size"),
 }
+# values Puma reads when it starts, read back from the rendered configuration: in force once the running Puma is
+PUMA_BOOT = {"foreman::foreman_service_puma_threads_min", "foreman::foreman_service_puma_threads_max", "foreman::db_pool"}
 # Puma values the installer writes into foreman.service.d/installer.conf, by the environment variable that carries them
 PUMA_ENV = {
     "foreman::foreman_service_puma_workers": "FOREMAN_PUMA_WORKERS",
@@ -144,6 +147,7 @@ class Verifier:
         self._facts_loader = facts
         self._facts: FactSet | str | None = None
         self.applied = float(journal.get("epoch", 0))
+        self._restart: frozenset[str] | None = None
 
     def facts(self) -> FactSet | str:
         if self._facts is None:
@@ -193,8 +197,9 @@ class Verifier:
         data = self.host.read(path)
         text = data.decode("utf-8", "replace") if data is not None else None
         if c.op == "remove" and (c.channel == "custom-hiera" or (c.channel == "dropin" and c.file)):
-            if c.channel == "dropin":
-                return text is None, "present" if text is not None else "", path
+            if c.channel == "dropin":  # gone, or the shadowing lines gone from it (the site's other settings stay)
+                ok = text is None or without_shadowing(text, c.target) == text
+                return ok, "" if ok else "present", path
             flat = flatten(load_mapping(text or "", path))
             return c.target not in flat, "present" if c.target in flat else "", path
         if text is None:
@@ -317,6 +322,8 @@ class Verifier:
             return values[c.target], "sysctl", ""
         if c.channel == "tuned":
             tuned, why = self.fact("tuned")
+            if isinstance(tuned, dict) and tuned.get("running") is False:  # the profile is written, nothing applies it
+                return "", "tuned-adm active", "tuned_not_running"
             if not isinstance(tuned, dict) or not tuned.get("active"):
                 self.why = why or "tuned's active profile is unknown"
                 return None
@@ -380,7 +387,8 @@ class Verifier:
             if found is None or same(found, c.value):
                 return ""
             return (f"{path} sets {name} = '{found}' (ALTER SYSTEM), which wins over postgresql.conf"
-                    f"{self._changed_after(path)}: ALTER SYSTEM RESET {name}; and a restart, or keep it on purpose")
+                    f"{self._changed_after(path)}: ALTER SYSTEM RESET {name}; and "
+                    f"{'a restart' if name in self.restart_settings() else 'a reload (SELECT pg_reload_conf())'}, or keep it on purpose")
         key = c.target if c.channel == "custom-hiera" else _option_key(c.target) if c.channel == "installer" else None
         variable = PUMA_ENV.get(key or "")
         if variable is None:
@@ -417,6 +425,58 @@ class Verifier:
                             found = (name, f"{base}/{unit}.d/{name}", word.split("=", 1)[1])
         return (found[1], found[2]) if found else None
 
+    def restart_settings(self) -> frozenset[str]:
+        """The settings PostgreSQL reads only when it starts, at the tree's PostgreSQL major (PG_VERSION)."""
+        from foretune.knowledge.precedence import table  # start-up: only when verify reads PostgreSQL's files
+
+        if self._restart is None:
+            directory = self.host.pg_data_dir()
+            try:
+                data = self.host.read(f"{directory}/PG_VERSION") if directory else None
+            except InputError:
+                data = None
+            version = data.decode("ascii", "replace").strip() or None if data else None
+            self._restart = frozenset(table("postgresql", version).get("restart_settings") or ())
+        return self._restart
+
+    def postgresql_started(self) -> tuple[float | None, str]:
+        """(when PostgreSQL started, the postmaster.pid it was read from): the file's third line is the start time in
+        seconds since the epoch; None when there is no such file (PostgreSQL not running, or not in the tree)."""
+        path = f"{self.host.pg_data_dir() or '/var/lib/pgsql/data'}/postmaster.pid"
+        try:
+            data = self.host.read(path)
+            return (float(data.decode("ascii", "replace").splitlines()[2]) if data is not None else None), path
+        except (InputError, IndexError, ValueError):
+            return None, path
+
+    def restart_pending(self, names: list[str]) -> str:
+        """Why the files' value of a setting in ``names`` that PostgreSQL reads only at start is not proved to run:
+        "" when it is (SHOW read it through psql, or postmaster.pid says PostgreSQL started after the run)."""
+        if self.host.has_psql:
+            return ""
+        restart = sorted(name for name in names if name in self.restart_settings())
+        if not restart:
+            return ""
+        started, path = self.postgresql_started()
+        if started is not None and started > self.applied:
+            return ""
+        when = (f"no {path} tells when it started" if started is None else
+                f"{path} says it started at {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(started))}, before run {self.journal['run']}")
+        return (f"needs a PostgreSQL restart: PostgreSQL reads {', '.join(restart)} only when it starts, and the files under "
+                f"{self.host.label} cannot show the running value ({when}): restart postgresql, or verify with --dsn to SHOW it")
+
+    def puma_behind(self) -> str:
+        """Why the running Puma does not run the rendered configuration ("" when it does or cannot be told): pumactl
+        stats gives another worker count than foreman.service.d/installer.conf renders, so it started before."""
+        running, _ = self.fact("puma_stats")
+        rendered, _ = self.fact("puma")
+        ran = running.get("workers") if isinstance(running, dict) else None
+        wants = rendered.get("workers") if isinstance(rendered, dict) else None
+        if ran is None or wants is None or str(ran) == str(wants):
+            return ""
+        return (f"the running Puma (pumactl stats: {ran} workers) started before the configuration the installer rendered "
+                f"({wants} workers): systemctl daemon-reload && systemctl restart foreman")
+
     def restarted(self, c: Change) -> bool:
         """On this host: every unit of ``c`` has a main process started after the run (so it reads the change)."""
         if not self.host.live or not c.units:
@@ -437,28 +497,46 @@ class Verifier:
             values, _ = self.fact("postgresql")
             name = setting_name(c)
             if isinstance(values, dict) and name not in values:
-                return Check(c, IN_FORCE, "", "postgresql.conf and postgresql.auto.conf", "")
+                pending = self.restart_pending([name])
+                return Check(c, PENDING if pending else IN_FORCE, "", "postgresql.conf and postgresql.auto.conf", pending)
         if c.op in ("remove", "reset") and c.channel != "alter-system":
             if c.effect == "immediate" or c.tunable in self.seen or self.restarted(c):
                 return Check(c, IN_FORCE, "", wrote[2] if wrote else "", "")
             return Check(c, PENDING, "", wrote[2] if wrote else "", f"removed; in force after {_effect(c)}")
+        if c.op == "reset" and c.channel == "alter-system" and not self.host.has_psql:
+            # gone from postgresql.auto.conf under --root: a setting PostgreSQL reads at start is in force once it
+            # started after the run (postmaster.pid), pending until then; another, once the configuration is reloaded
+            pending = self.restart_pending(_pg_names(c))
+            return Check(c, PENDING if pending else IN_FORCE, "", wrote[2] if wrote else AUTO_CONF, pending)
         effect = self.in_effect(c)
         if effect is None:  # never without a reason
             why = self.why or f"{c.target} cannot be read back where it takes effect on {self.host.label}"
             return Check(c, UNVERIFIED, "", wrote[2] if wrote else "", why)
         value, where, extra = effect
         wanted = None if c.op == "reset" else c.value
+        if extra == "tuned_not_running":
+            return Check(c, PENDING, "", where, f"tuned is not running: `systemctl enable --now tuned && tuned-adm profile "
+                                                f"{c.value}` puts the profile in force")
         if extra == "pending_restart":
             return Check(c, PENDING, str(value), where, "PostgreSQL reports pending_restart: restart postgresql")
-        if c.op == "reset" and c.channel == "alter-system":
+        # a PostgreSQL setting read from the files (--root without --dsn): in force only once PostgreSQL has started
+        # since the run, for what it reads at start (a reset, max_connections, shared_buffers); else pending
+        pending = self.restart_pending(_pg_names(c))
+        if c.op == "reset" and c.channel == "alter-system":  # SHOW read it, and PostgreSQL reports no pending restart
+            if extra.endswith(AUTO_CONF):  # the running value still comes from the line the reset removed
+                return Check(c, PENDING, str(value), where, f"{where} gives {value!r} from {extra} still: PostgreSQL has "
+                                                            "not reloaded its configuration: SELECT pg_reload_conf()")
             return Check(c, IN_FORCE, str(value), where, "")
         if c.channel == "file":
             wanted = f"{_key_of(str(c.value))} {line_value(str(c.value), _key_of(str(c.value)))}"
         if isinstance(wanted, dict) and isinstance(value, dict):
             if all(same(value.get(k), v) for k, v in wanted.items()):
-                return Check(c, IN_FORCE, str(value), where, "")
+                return Check(c, PENDING if pending else IN_FORCE, str(value), where, pending)
         elif same(value, wanted) or (isinstance(wanted, int) and str(value).isdigit() and int(value) == wanted):
-            return Check(c, IN_FORCE, str(value), where, "")
+            key = c.target if c.channel == "custom-hiera" else _option_key(c.target) if c.channel == "installer" else None
+            if not pending and key in PUMA_BOOT and "rendered" in where:  # read by Puma when it starts
+                pending = self.puma_behind()
+            return Check(c, PENDING if pending else IN_FORCE, str(value), where, pending)
         if extra and c.channel == "alter-system" and not extra.endswith(AUTO_CONF) and extra not in ("default", "configuration file"):
             return Check(c, DRIFT, str(value), where, f"{where} gives {value!r}: PostgreSQL takes it from {extra}, "
                                                       "which wins over postgresql.auto.conf")
@@ -468,7 +546,19 @@ class Verifier:
         if c.tunable in self.seen:
             source = f"; set in {extra}" if extra else ""
             return Check(c, DRIFT, str(value), where, f"{where} gives {value!r} after a verify saw {c.value!r} in force{source}")
+        key = c.target if c.channel == "custom-hiera" else _option_key(c.target) if c.channel == "installer" else None
+        if key in RUNNING and self.puma_behind():  # rendered already: the restart is what it waits for
+            return Check(c, PENDING, str(value), where, f"{where} still gives {value!r}: {self.puma_behind()}")
         return Check(c, PENDING, str(value), where, f"{where} still gives {value!r}: waiting for {_effect(c)}")
+
+
+def _pg_names(c: Change) -> list[str]:
+    """The PostgreSQL settings ``c`` changes (none when it is not a PostgreSQL setting)."""
+    if c.channel == "alter-system" or (c.channel == "custom-hiera" and c.target.startswith(PG + "/")):
+        return [setting_name(c)]
+    if c.channel == "custom-hiera" and c.target == PG and isinstance(c.value, dict):
+        return [str(name) for name in c.value]
+    return []
 
 
 def verify(host: Host, directory: Path, journal: dict[str, Any], facts: Callable[[], FactSet | str], *,

@@ -402,8 +402,10 @@ class _Builder:
             shadow = postgresql_shadow(setting, self.host.postgresql_files, self.host.postgresql_version)
             line = shadow.line if shadow is not None else ""
         cites = tuple(citations) or (str(entry["citation"]), str(entry.get("undo_citation", "")))
-        self.add(Change(f"reset:postgresql:{setting}", "alter-system", setting, None, op="reset", effect="restart",
-                        units=("postgresql",), file="/var/lib/pgsql/data/postgresql.auto.conf",
+        restart = setting in (entry.get("restart_settings") or ())  # read only at start (pg-conf-restart); else a reload
+        self.add(Change(f"reset:postgresql:{setting}", "alter-system", setting, None, op="reset",
+                        effect="restart" if restart else "immediate", units=("postgresql",) if restart else (),
+                        file="/var/lib/pgsql/data/postgresql.auto.conf",
                         reason=(f"postgresql.auto.conf sets {line} (ALTER SYSTEM), which wins over postgresql.conf" if line
                                 else f"postgresql.auto.conf (ALTER SYSTEM) sets {setting}, which wins over postgresql.conf"),
                         citations=tuple(c for c in cites if c), source=source))

@@ -35,8 +35,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     what.add_argument("--audit", action="store_true",
                       help="the change set that fixes the audit's findings on the source, instead of plan's recommendations")
     what.add_argument("--prefer", choices=("site", "foretune"), default="site",
-                      help="where custom-hiera.yaml already sets another value, or a drop-in, sysctl.d or edited file a "
-                           "higher number: keep the site's (default; each is listed) or write foretune's")
+                      help="where the site already sets a value above foretune's (custom-hiera.yaml, a drop-in, "
+                           "sysctl.d, an edited file): keep the site's (default; each is listed as not applied) or write "
+                           "foretune's. A site value below foretune's is replaced, and each is listed (\"replaces the "
+                           "site's ...\")")
     act = parser.add_argument_group("action")
     act.add_argument("--write", action="store_true", help="apply: back up, write, record the run (default: only show)")
     act.add_argument("--run-installer", action="store_true",
@@ -69,11 +71,45 @@ def _from_file(path: str) -> ChangeSet:
         if (c.channel == "installer" and not re.fullmatch(r"--[a-z0-9][a-z0-9-]*", c.target)) or \
                 (c.channel in ("installer", "profile") and not re.fullmatch(r"[\w.:/-]*", str(c.value if c.value is not None else ""))):
             raise InputError(f"{path}: change {n + 1}: not an installer option and value: {c.target!r} {c.value!r}")
+    for n, c in enumerate(changes):
+        why = _unsafe(c)
+        if why:
+            raise InputError(f"{path}: change {n + 1}: {why}")
     tunables = [c.tunable for c in changes]
     twice = sorted({t for t in tunables if tunables.count(t) > 1})
     if twice:
         raise InputError(f"{path}: two changes for {twice[0]} (a change set holds one value per tunable)")
     return ChangeSet(str(data.get("release", "")), changes)
+
+
+def _unsafe(c: Any) -> str:
+    """Why a change read from a file may not be written as it stands ("" when it may): every value one line, each
+    channel's file where that channel writes (a tuned profile to /etc/tuned/active_profile, a drop-in in its unit's
+    directory, a sysctl setting in /etc/sysctl.d), and names of their own shape."""
+    import re  # start-up: only when a change set file is read
+
+    from foretune.apply.edits import file_of  # start-up: only for an `apply` run
+
+    values = list(c.value.values()) if isinstance(c.value, dict) else [c.value]
+    if any(isinstance(v, str) and re.search(r"[\r\n\x00]", v) for v in values):
+        return f"{c.tunable}: a value of more than one line: {str(c.value)[:60]!r}"
+    where = file_of(c)
+    if c.channel == "tuned" and (where != "/etc/tuned/active_profile" or not re.fullmatch(r"[\w.-]+", str(c.value or ""))):
+        return f"{c.tunable}: a tuned profile is a name written to /etc/tuned/active_profile, not {c.value!r} in {where}"
+    if c.channel == "dropin":
+        unit, _, directive = c.target.partition(":")
+        unit = unit if "." in unit else unit + ".service"
+        if not re.fullmatch(r"[\w@.-]+\.service", unit) or not re.fullmatch(r"[\w.@-]+", directive) \
+                or not re.fullmatch(rf"/etc/systemd/system/{re.escape(unit)}\.d/[\w.@-]+\.conf", where):
+            return f"{c.tunable}: a drop-in is a [Service] setting in /etc/systemd/system/UNIT.d/NAME.conf, not {c.target} in {where}"
+        if c.op == "set" and not re.fullmatch(r"[\w.:/=@ -]*", str(c.value)):
+            return f"{c.tunable}: not a value for {directive}: {c.value!r}"
+    if c.channel == "sysctl" and (not re.fullmatch(r"[a-z0-9_.-]+(/[a-z0-9_.-]+)*", c.target)
+                                  or not re.fullmatch(r"/etc/sysctl\.d/[\w.-]+\.conf", where)):
+        return f"{c.tunable}: a kernel setting goes to /etc/sysctl.d/NAME.conf, not {c.target} in {where}"
+    if c.channel == "custom-hiera" and where != "/etc/foreman-installer/custom-hiera.yaml":
+        return f"{c.tunable}: custom-hiera values go to /etc/foreman-installer/custom-hiera.yaml, not {where}"
+    return ""
 
 
 def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, str | None, str]:
@@ -87,18 +123,49 @@ def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, s
         args.source = args.root or "live"
     plan: Any
     plan, facts = plan_and_facts(args, env, for_changes=True)
+    broken = [p for p in getattr(facts, "problems", ()) if "answers.yaml: not valid YAML" in str(p)]
+    if broken:  # the site values there are unknown, and the installer cannot run with that file either
+        raise InputError(f"{broken[0]}: the installer cannot read it either; fix it before applying")
+    if not args.root and args.source != "live":
+        _refuse_other_host(args.source, facts)
     from foretune.changes import build  # start-up: only for an `apply` run
 
     program = build.installer_program(plan)
     if args.audit:
         return _audit_change_set(facts, args.hosts, args.prefer == "foretune"), program, args.source
-    return build.from_plan(plan, facts, lower_site=args.prefer == "foretune"), program, args.source
+    from foretune.commands._measured import audit_lowers  # start-up: only for an `apply` run
+
+    changes = build.from_plan(plan, facts, lower_site=args.prefer == "foretune")
+    return audit_lowers(changes, facts, args.hosts, _audit_command(args)), program, args.source
+
+
+def _refuse_other_host(source: str, facts: Any) -> None:
+    """Without --root, apply writes to this host: a change set planned from another host's source is refused (its
+    diff and site values are that host's), unless the source names this host."""
+    import socket  # start-up: only for `apply --from SOURCE` on this host
+
+    theirs = str(facts.value("hostname") or "") if facts is not None else ""
+    ours = socket.getfqdn() or socket.gethostname()
+    if not theirs or theirs.split(".")[0].lower() != ours.split(".")[0].lower():
+        raise UsageError(f"--from {source} describes {theirs or 'an unknown host'}, but without --root apply writes to this "
+                         f"host ({ours}): plan from this host (--from live), or give --root DIR for a tree of that host")
+
+
+def _audit_command(args: argparse.Namespace) -> str:
+    """The same apply with --audit: the audit's change set, which may lower a site value a measured failure asks for."""
+    from shlex import quote  # start-up: only when a site value is kept
+
+    words = ["foretune apply", *(["--root", quote(args.root)] if args.root else []),
+             *(["--from", quote(args.source)] if args.source not in (args.root, "live") else []),
+             *(["--hosts", str(args.hosts)] if args.hosts else []), "--audit"]
+    return f"`{' '.join(words)}` applies that set"
 
 
 def _audit_change_set(facts: Any, hosts: int | None, lower_site: bool = False) -> ChangeSet:
     """The change set that fixes the failing, unwaived findings of the audit of ``facts``."""
     from types import SimpleNamespace  # start-up: only for `apply --audit`
 
+    from foretune.audit.combine import combine  # start-up: only for `apply --audit`
     from foretune.audit.context import build_context  # start-up: only for `apply --audit`
     from foretune.audit.runner import run_all  # start-up: only for `apply --audit`
     from foretune.commands.audit import change_set  # start-up: only for `apply --audit`
@@ -107,7 +174,7 @@ def _audit_change_set(facts: Any, hosts: int | None, lower_site: bool = False) -
     ctx, _ = build_context(facts, hosts=hosts, bench=[])
     if ctx.plan is None:
         raise UsageError(f"no fixes to apply: {ctx.no_plan_reason}")
-    report = SimpleNamespace(findings=run_all(all_rules(), ctx))  # as `audit --output-dir` builds its set
+    report = SimpleNamespace(findings=combine(run_all(all_rules(), ctx), all_rules()))  # as `audit --output-dir` builds its set
     result: ChangeSet = change_set(report, ctx.fix_plan or ctx.plan, facts, lower_site)
     return result
 
@@ -146,8 +213,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     for edit in found.files:
         old = (edit.old or b"").decode("utf-8", "replace")
         label = str(host.path(edit.path))
-        if edit.new is None:
+        if edit.new is None:  # the whole file goes: what it held is shown too
             env.stdout.write(f"remove {label}\n")
+            diff = unified_diff(redact_text(old), "", label)
+            if diff:
+                show_diff(diff, env)
             continue
         diff = unified_diff(redact_text(old), redact_text(edit.new.decode("utf-8")), label)
         if diff:
@@ -158,14 +228,38 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.stdout.write(f"nothing to change on {host.label}: the change set is in place\n")
     if found.installer:
         env.stdout.write(f"installer command: {redact_text(found.installer)}\n")
-    from foretune.changes.build import lowers_site_value  # start-up: only for an `apply` run
+    from foretune.changes.build import (
+        installer_option,  # start-up: only for an `apply` run
+        lowers_site_value,  # start-up: only for an `apply` run
+    )
 
+    pins = {installer_option(c.target): c for c in cs.changes  # custom-hiera keys removed for the option that replaces them
+            if c.tunable.startswith("unshadow:") and c.channel == "custom-hiera" and c.site_value is not None}
+    restarts: dict[tuple[str, ...], list[str]] = {}  # one line per service to restart, naming what waits for it
     for c in cs.changes:  # what an admin must know before writing: a site value lowered, a restart the run needs
-        if lowers_site_value(c):
+        pin = pins.get(c.target) if c.channel == "installer" else None
+        if pin is not None:  # custom-hiera.yaml's value goes, the option takes its place: said with the site's value
+            said = "lowers" if lowers_site_value(c._replace(site_value=pin.site_value)) else "replaces"
+            env.stdout.write(redact_text(f"{said} the site's {pin.site_value}: {c.target} {c.value} ({c.reason}); "
+                                         f"{pin.target} goes from custom-hiera.yaml") + "\n")
+        elif lowers_site_value(c):
             env.stdout.write(redact_text(f"lowers the site's {c.site_value}: {c.target} {c.value} ({c.reason})") + "\n")
-        if c.effect == "restart" and c.units:
-            env.stdout.write(f"needs a restart: {c.target} takes effect when {', '.join(c.units)} restarts, which the "
-                             f"installer does not do when it changes nothing there: `systemctl restart {' '.join(c.units)}`\n")
+        elif c.op == "set" and c.site_value is not None and str(c.site_value) != str(c.value):  # raised: said too
+            env.stdout.write(redact_text(f"replaces the site's {c.site_value}: {c.target} {c.value} ({c.reason})") + "\n")
+        if c.effect == "restart" and c.units and c.target not in restarts.setdefault(c.units, []):
+            restarts[c.units].append(c.target)
+    for c in cs.changes:  # active_profile is read when tuned starts: tuned-adm puts the profile in force now
+        if c.channel == "tuned" and c.op == "set":
+            env.stdout.write(f"then: `systemctl enable --now tuned && tuned-adm profile {c.value}` (tuned reads "
+                             "/etc/tuned/active_profile only when it starts; tuned-adm puts the profile in force now)\n")
+    reloads = sorted({u for c in cs.changes if c.effect == "daemon-reload" for u in c.units})
+    if reloads:  # a drop-in written or removed is read by systemd only after daemon-reload, by the unit on its restart
+        env.stdout.write(f"then: `systemctl daemon-reload && systemctl restart {' '.join(reloads)}` (systemd reads the "
+                         "drop-ins only after daemon-reload, the service on its restart)\n")
+    for units, targets in restarts.items():
+        env.stdout.write(f"needs a restart: {', '.join(targets)} take{'s' if len(targets) == 1 else ''} effect when "
+                         f"{', '.join(units)} restarts, which the installer does not do when it changes nothing there: "
+                         f"`systemctl restart {' '.join(units)}`\n")
     for command in getattr(cs, "commands", ()):  # what is not a value (THP, hammer settings): run by hand
         env.stdout.write(f"by hand: {redact_text(str(command))}\n")
     if not args.write:
@@ -173,9 +267,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             env.note("dry run: nothing written (add --write to apply, with backups and a journal)")
         return 0
     if not found.empty:
+        from shlex import quote  # start-up: only for `apply --write`
+
         run_id, journal = apply(host, found, cs.release, source=source)
         env.note(f"applied run {run_id}: journal {host.path('/var/lib/foretune/runs')}/{run_id}/journal.json "
-                 f"(undo: foretune apply --rollback {run_id}{' --root ' + args.root if args.root else ''})")
+                 f"(undo: foretune apply --rollback {run_id}{' --root ' + quote(args.root) if args.root else ''})")
     if args.run_installer and found.installer:
         noop, real = run_installer(found.installer, dict(env.environ))
         if noop != 0:

@@ -133,7 +133,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if args.output_dir:
             from foretune.render.files import write_bundle  # start-up: only for an `audit` run, not --help
 
-            for path in write_bundle(outputs.bundle(fixed, existing, changes), args.output_dir):
+            hosts = f" --hosts {args.hosts}" if args.hosts else ""
+            for path in write_bundle(outputs.bundle(fixed, existing, changes, f"foretune apply --from live{hosts} --audit"),
+                                     args.output_dir):
                 env.note(f"wrote {path}")
     if fmt == "hiera":
         text = outputs.bundle(fixed, existing, changes)["custom-hiera.yaml"]

@@ -126,8 +126,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     changes = None
     if args.output_dir or fmt in ("hiera", "installer"):
         from foretune.changes.build import from_plan  # start-up: only for what applies changes, not the table
+        from foretune.commands._measured import audit_lowers  # start-up: only for what applies changes, not the table
 
         changes = from_plan(plan, facts)  # one change set for every output that applies it
+        changes = audit_lowers(changes, facts, args.hosts, _audit_command(args))
     from foretune.plan.refused import applicable_plan  # start-up: only for a `plan` run, not --help
 
     plan = applicable_plan(plan)  # a profile the installer refuses: the values of the one it accepts, as the set has
@@ -139,7 +141,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if args.output_dir:
         from foretune.render.files import write_bundle  # start-up: only for a `plan` run, not --help
 
-        for path in write_bundle(outputs.bundle(plan, existing_hiera(facts), changes), args.output_dir):
+        hosts = f" --hosts {args.hosts}" if args.hosts else ""
+        for path in write_bundle(outputs.bundle(plan, existing_hiera(facts), changes, f"foretune apply --from live{hosts}"),
+                                 args.output_dir):
             env.note(f"wrote {path}")
     if fmt == "json":
         from foretune.commands.audit import _generated  # start-up: only for a `plan` run, not --help
@@ -166,6 +170,14 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                                  changed_only=args.changed_only)
     emit(args, env, text)
     return _status(plan, args.fail_on)
+
+
+def _audit_command(args: argparse.Namespace) -> str:
+    """The command that writes the audit's change set of the same source (what a kept site value points to)."""
+    from shlex import quote  # start-up: only when a site value is kept
+
+    hosts = f" --hosts {args.hosts}" if args.hosts else ""
+    return f"`foretune audit {quote(args.source or 'live')}{hosts} --output-dir fixes/` writes the set that does it"
 
 
 def _status(plan: object, fail_on: str | None) -> int:

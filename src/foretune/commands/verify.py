@@ -24,7 +24,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--root", metavar="DIR", help="verify the tree under DIR (a mounted image or a copy) instead of this host")
     parser.add_argument("--dsn", metavar="CONNINFO",
                         help="the PostgreSQL server to SHOW settings on (libpq conninfo, password from PGPASSWORD); "
-                             "default: this host's as the postgres account, or, with --root, the tree's configuration files")
+                             "default: this host's as the postgres account, or, with --root, the tree's configuration files (a "
+                             "setting PostgreSQL reads only at start stays pending until the tree's postmaster.pid "
+                             "shows a start after the run)")
     parser.add_argument("--run", metavar="RUN", help="verify this run instead of the last one not rolled back")
     parser.add_argument("--prometheus", metavar="FILE",
                         help="also write the result for node_exporter's textfile collector to FILE (atomically; name it *.prom)")
@@ -75,3 +77,11 @@ def _write_prometheus(path: str, text: str) -> None:
     from foretune.render.files import write_text  # start-up: only for `verify --prometheus`
 
     write_text(Path(path), text)
+    import contextlib  # start-up: only for `verify --prometheus`
+    import os  # start-up: only for `verify --prometheus`
+    import stat  # start-up: only for `verify --prometheus`
+
+    with contextlib.suppress(OSError):  # node_exporter runs as its own user: readable whatever root's umask (no secret)
+        mode = os.lstat(path).st_mode
+        if stat.S_ISREG(mode):  # a stream (a pipe, /dev/stdout) keeps its mode
+            os.chmod(path, stat.S_IMODE(mode) | 0o444)

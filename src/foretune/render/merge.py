@@ -109,7 +109,8 @@ def _remove(data: CommentedMap, key: str, marker: str | None = None) -> None:
     from ruamel.yaml.error import CommentMark  # start-up: only when hiera is merged
     from ruamel.yaml.tokens import CommentToken  # start-up: only when hiera is merged
 
-    keys = list(data)
+    own = getattr(data, "_ok", None)  # keys a << merge key brings in are printed with their anchor, not here
+    keys = [k for k in data if own is None or k in own]
     index = keys.index(key)
     entry = data.ca.items.get(key)
     del data[key]

@@ -81,7 +81,8 @@ def hiera_fragment(plan: Plan, changes: ChangeSet | None = None) -> str:
     lines = [f"# foretune plan for {plan.release.label}, {plan.input.role}, {plan.input.hosts} hosts, profile {plan.profile}",
              *(["# Values here win over --tuning: remove them before changing profiles."] if tuning_applies(plan) else []),
              *(["# Values with an installer option are on the installer command (installer.sh), not here: custom-hiera "
-                "would win over them."] if build.installer_options(cs) else []), "---"]
+                "would win over them."] if build.installer_options(cs) else []),
+             *(f"# foretune: kept {b.change.target}: {b.why}" for b in cs.blocked if b.change.site_value is not None), "---"]
     header = len(lines)
     pg: list[str] = []
     for c in cs.changes:
@@ -157,7 +158,8 @@ def masked(text: str | None) -> bool:
     return bool(text) and any(mask in str(text) for mask in MASKS)
 
 
-def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False, secrets: bool = False) -> str:
+def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False, secrets: bool = False,
+             apply_command: str = "foretune apply --from live") -> str:
     """The steps in order: the profile change first, then what changes, the restart each needs, and how to undo it.
 
     ``merged``: the bundle's custom-hiera.yaml is the host's file with the changes merged in (else it holds only
@@ -180,7 +182,13 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
     steps += ["Order:", ""]
     n = 1
     for c in cs.changes:
-        if c.channel == "alter-system" and c.op == "reset":
+        if c.channel == "alter-system" and c.op == "reset" and c.effect != "restart":  # a reload is enough
+            steps.append(f"{n}. `sudo -u postgres psql -c 'ALTER SYSTEM RESET {c.target};' -c 'SELECT pg_reload_conf();'`: "
+                         f"{c.reason}. It takes effect on that reload (no restart); check with "
+                         f"`sudo -u postgres psql -c 'SHOW {c.target};'`. Undo: `ALTER SYSTEM SET {c.target} = ...` with the "
+                         "value it had, and a reload.")
+            n += 1
+        elif c.channel == "alter-system" and c.op == "reset":
             steps.append(f"{n}. `sudo -u postgres psql -c 'ALTER SYSTEM RESET {c.target};'`: {c.reason}. It takes effect "
                          "when PostgreSQL restarts, which the installer does not do when postgresql.conf is unchanged: after "
                          "the installer run below, run `systemctl restart postgresql` (or `foreman-maintain service restart`) "
@@ -199,15 +207,17 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
         if merged:
             steps.append(f"{n}. `custom-hiera.yaml` here is the source's `{build.HIERA_FILE}` with the changes merged in: "
                          f"it {'; it '.join(what)}. If the host's file is still the one the source holds (`diff` them), "
-                         "back it up and copy this one over it; if it has changed since, merge on the host instead: "
-                         f"`foretune render --from live --merge-into {build.HIERA_FILE} --write` (with a backup). "
-                         "Undo: restore the backup.")
+                         "back it up and copy this one over it; if it has changed since, apply the set on the host (this "
+                         f"file and the other files of these steps) instead: `{apply_command}` shows it as a diff, `{apply_command} --write` writes it with a "
+                         "backup and a journal (undo: `foretune apply --rollback last`), `foretune verify` then tells what "
+                         "is in force. Undo: restore the backup.")
         else:
             why = (" (the source's copy has masked secrets, so it is not copied here)" if secrets else "")
             steps.append(f"{n}. Merge `custom-hiera.yaml` from here into `{build.HIERA_FILE}`{why}, keeping every key "
                          f"the file already has: it {'; it '.join(what)}. Never put it in the file's place: it holds only "
-                         f"foretune's keys. On the host, `foretune render --from live --merge-into {build.HIERA_FILE} "
-                         "--write` merges with a backup. Undo: restore the backup.")
+                         f"foretune's keys. On the host, `{apply_command}` shows the same set as a diff and "
+                         f"`{apply_command} --write` merges it with a backup and a journal (undo: `foretune apply "
+                         "--rollback last`); `foretune verify` then tells what is in force. Undo: restore the backup.")
         n += 1
     options = build.installer_options(cs)
     given = ", ".join(x for x in ([f"--tuning {profile.value}"] if profile is not None else []) +
@@ -243,6 +253,11 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
         steps = ["Nothing to change: no step to take, no installer run."]
     if cs.advice:
         steps += ["", "Keep in mind:", "", *(f"- {what}: {advice}" for what, advice in cs.advice)]
+    if n > 1:
+        steps += ["", "Or apply this set as reviewed: `foretune apply --changes changes.json` shows it as a diff against the "
+                  "host, `foretune apply --changes changes.json --write` writes its files and ALTER SYSTEM statements with "
+                  "backups and a journal (undo: `foretune apply --rollback last`) and prints the installer command; "
+                  "`foretune verify` then tells what is in force and what is pending."]
     steps += ["", "Every value, its reason and citation: `foretune plan ... --format json`; one value: `foretune plan ... --explain TUNABLE`."]
     return "\n".join(steps) + "\n"
 
@@ -379,7 +394,8 @@ def merged_hiera(plan: Plan, existing: str, changes: ChangeSet | None = None) ->
     return text
 
 
-def bundle(plan: Plan, existing_hiera: str | None = None, changes: ChangeSet | None = None) -> dict[str, str]:
+def bundle(plan: Plan, existing_hiera: str | None = None, changes: ChangeSet | None = None,
+           apply_command: str = "foretune apply --from live") -> dict[str, str]:
     """Relative path -> content of everything `plan --output-dir DIR` and `audit --output-dir DIR` write, all from one change set.
 
     ``existing_hiera``: the source's custom-hiera.yaml; the bundle then holds it merged, not a fragment.
@@ -388,7 +404,7 @@ def bundle(plan: Plan, existing_hiera: str | None = None, changes: ChangeSet | N
     secrets = masked(existing_hiera)  # a masked secret is never written into a file an admin applies
     merge = bool(existing_hiera and existing_hiera.strip() and plan.release.features.custom_hiera and not secrets)
     hiera = merged_hiera(plan, existing_hiera, cs) if merge and existing_hiera else hiera_fragment(plan, cs)
-    files = {"custom-hiera.yaml": hiera, "APPLY.md": apply_md(plan, cs, merged=merge, secrets=secrets)}
+    files = {"custom-hiera.yaml": hiera, "APPLY.md": apply_md(plan, cs, merged=merge, secrets=secrets, apply_command=apply_command)}
     if installer_needed(cs) or not plan.release.features.custom_hiera:
         files["installer.sh"] = "#!/bin/sh\nset -e\n" + installer_command(plan, cs) + "\n"
     for path, content in dropins(plan, cs).items():
@@ -398,4 +414,21 @@ def bundle(plan: Plan, existing_hiera: str | None = None, changes: ChangeSet | N
         files["sysctl.d/90-foretune.conf"] = sysctl
     if commands(plan, cs):
         files["os-commands.sh"] = "#!/bin/sh\nset -e\n" + "\n".join(commands(plan, cs)) + "\n"
+    files["changes.json"] = change_set_json(cs)
     return files
+
+
+def change_set_json(cs: ChangeSet) -> str:
+    """The change set as `foretune apply --changes FILE` reads it (the run journal's form of each change)."""
+    import json  # start-up: only when a bundle is written
+
+    from foretune.host.redact import redact_data  # start-up: only when a bundle is written
+
+    def entry(change: Any) -> dict[str, Any]:
+        data = change._asdict()
+        for key in ("units", "overrides", "citations"):
+            data[key] = list(data[key])
+        data["value"], data["site_value"] = redact_data(data["value"]), redact_data(data["site_value"])
+        return {key: value for key, value in data.items() if value not in (None, "", [])}
+
+    return json.dumps({"release": cs.release, "changes": [entry(c) for c in cs.changes]}, indent=1) + "\n"
