@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from foretune.render.merge import PG, merge_values
 from tests.conftest import run_cli
+from tests.support.hiera_oracle import owned_by_removed
 
 PLAN = ["--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G"]
 SITE = """\
@@ -90,6 +91,71 @@ def test_prefer_foretune_replaces_and_says_so_beside_a_contradicting_comment(tmp
     assert "--foreman-foreman-service-puma-workers 18" in result.stderr.split("run: ", 1)[1]
 
 
+def test_the_comment_of_a_removed_key_goes_with_it_and_is_named(tmp_path: Path) -> None:
+    target, result = render(tmp_path, "--write", "--prefer", "foretune")
+    assert result.status == 0, result.stderr
+    text = target.read_text(encoding="utf-8")
+    assert "keep at 10" not in text  # not left alone at the end of the file, speaking for nothing
+    assert text.endswith('\ncandlepin::java_opts: "-Xms1024m -Xmx6g"\n')
+    assert "foreman::foreman_service_puma_workers: the site's comment \"keep at 10\" went with it" in result.stderr
+
+
+ANCHORED = """\
+pg_common: &pg_common
+  max_connections: 1500
+  shared_buffers: 16GB
+postgresql::server::config_entries:
+  <<: *pg_common
+  work_mem: 16MB
+# keep at 10
+foreman::foreman_service_puma_workers: 10
+# candlepin heap: measured
+candlepin::java_opts: "-Xmx6g"
+"""
+
+
+def test_comments_stay_above_the_key_they_were_written_above_with_merge_keys() -> None:
+    # foretune's max_connections is written as an explicit key after the << merge key; the site's comments above
+    # the next top-level keys stay above them, never inside config_entries
+    merged, _ = merge_values(ANCHORED, {PG: {"max_connections": 1000}}, {}, {"*": "foretune"})
+    assert merged == """\
+pg_common: &pg_common
+  max_connections: 1500
+  shared_buffers: 16GB
+postgresql::server::config_entries:
+  <<: *pg_common
+  work_mem: 16MB
+  # foretune: replaced the site's 1500 as asked (--prefer)
+  max_connections: 1000
+# keep at 10
+foreman::foreman_service_puma_workers: 10
+# candlepin heap: measured
+candlepin::java_opts: "-Xmx6g"
+"""
+    removed, _ = merge_values(ANCHORED, {PG: {"max_connections": 1000}}, {}, {"*": "foretune"},
+                              remove=["foreman::foreman_service_puma_workers"])
+    assert removed == merged.replace("# keep at 10\nforeman::foreman_service_puma_workers: 10\n", "")
+    only = ANCHORED.replace("  work_mem: 16MB\n", "")  # config_entries holds nothing but the << merge key
+    merged, _ = merge_values(only, {PG: {"work_mem": "8MB"}}, {}, {"*": "site"}, remove=["foreman::foreman_service_puma_workers"])
+    assert merged == """\
+pg_common: &pg_common
+  max_connections: 1500
+  shared_buffers: 16GB
+postgresql::server::config_entries:
+  <<: *pg_common
+  work_mem: 8MB
+# candlepin heap: measured
+candlepin::java_opts: "-Xmx6g"
+"""
+
+
+def test_a_shared_mapping_copied_for_a_change_does_not_copy_the_next_keys_comment() -> None:
+    text = "postgresql::server::config_entries: &pg\n  work_mem: 16MB\n# keep at 10\nforeman::a: 10\nother: *pg\n"
+    merged, _ = merge_values(text, {PG: {"work_mem": "8MB"}}, {}, {"*": "foretune"})
+    assert merged.count("# keep at 10") == 1
+    assert merged.splitlines()[merged.splitlines().index("# keep at 10") + 1] == "foreman::a: 10"
+
+
 def test_a_site_value_above_the_guides_range_is_a_conflict_kept_unless_asked(tmp_path: Path) -> None:
     # The guide: shared_buffers "between 2 GiB to a maximum of 25% of your total system memory": 25 % of 64 GiB = 16GB.
     # The file's 40GB (through the << merge key) is above it: kept, listed with both values and the reason.
@@ -139,6 +205,8 @@ def site_files(draw: st.DrawFn) -> str:
     scalar_anchor = None
     for key in draw(st.lists(st.sampled_from(TOP), unique=True)):
         if draw(st.booleans()):
+            lines.append("")  # a paragraph of its own
+        if draw(st.booleans()):
             lines.append(f"# keep {key} as it is")
         if scalar_anchor and draw(st.booleans()):
             lines.append(f"{key}: *{scalar_anchor}")
@@ -169,12 +237,22 @@ def flat(data: dict[str, Any]) -> dict[str, Any]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(site_files(), recommendations, st.sampled_from(["site", "foretune"]))
-def test_merge_keeps_every_site_value_unless_asked(text: str, values: dict[str, Any], prefer: str) -> None:
+@given(site_files(), recommendations, st.sampled_from(["site", "foretune"]), st.data())
+def test_merge_keeps_every_site_value_unless_asked(text: str, values: dict[str, Any], prefer: str, data: st.DataObject) -> None:
     before = flat(yaml.safe_load(text) or {})  # PyYAML resolves anchors, aliases and << as the installer does
-    merged_text, conflicts = merge_values(text, values, {}, {"*": prefer})
+    # keys whose value goes to the installer instead (one channel per value) are removed
+    removable = sorted(key for key in before if key in TOP and key not in values and f"{key}: &" not in text)
+    remove = data.draw(st.lists(st.sampled_from(removable), unique=True)) if removable else []
+    merged_text, conflicts = merge_values(text, values, {}, {"*": prefer}, remove=remove)
     after = flat(yaml.safe_load(merged_text) or {})
     wanted = flat(values)
+    gone = owned_by_removed(text, remove)
+    lines = text.splitlines()
+    for i in gone:  # no comment of a removed key is left behind, under another key or at the end of the file
+        assert lines[i] not in merged_text.splitlines(), lines[i]
+    for key in remove:
+        assert key not in after
+    before = {key: value for key, value in before.items() if key not in remove}
     for key, value in before.items():
         if key in wanted and prefer == "foretune":
             assert after[key] == wanted[key], key
@@ -185,8 +263,8 @@ def test_merge_keeps_every_site_value_unless_asked(text: str, values: dict[str, 
             assert after[key] == value, key
     differing = {key for key in wanted if key in before and (before[key] != wanted[key] or type(before[key]) is not type(wanted[key]))}
     assert {c.key for c in conflicts} == differing
-    for line in text.splitlines():
-        if line.lstrip().startswith("#"):
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("#") and i not in gone:
             assert line in merged_text.splitlines()
     if prefer == "foretune":  # a replaced value that had a comment beside it says the comment was for the old value
         for conflict in conflicts:

@@ -136,6 +136,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         changes = changes._replace(changes=tuple(c for c in changes.changes if not (
             c.target in dropped or (c.channel == "installer" and c.target in options_of))))
     new, conflicts = outputs.merge_plan(plan, old, remove, preferences, str(path))
+    from foretune.render.merge import owned_comments  # start-up: only for a `render` run, not --help
+
+    for key, said in owned_comments(old, remove)[2].items():  # nothing leaves the file unsaid
+        quoted = " / ".join(f'"{line.lstrip("#").strip()}"' for line in said)
+        env.warn(redact_text(f"{path}: {key}: the site's comment {quoted} went with it"))
     for conflict in conflicts:  # on stderr, so the diff on stdout still applies with patch
         env.warn(redact_text(f"{path}: {conflict.line()}"))
     if any(conflict.taken == "site" for conflict in conflicts) or kept:

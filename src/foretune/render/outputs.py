@@ -357,7 +357,7 @@ def merged_hiera(plan: Plan, existing: str, changes: ChangeSet | None = None) ->
     replaced only when the change set raises it; one set higher on purpose is kept), and the keys it removes gone
     (stale keys, keys that would shadow an installer option), each marked with a comment.
     """
-    from foretune.render.merge import merge_values  # start-up: only when merged_hiera runs
+    from foretune.render.merge import merge_values, owned_comments  # start-up: only when merged_hiera runs
 
     cs = changes_of(plan, changes, existing)
     sets = [c for c in cs.changes if c.channel == "custom-hiera" and c.op == "set"]
@@ -369,7 +369,9 @@ def merged_hiera(plan: Plan, existing: str, changes: ChangeSet | None = None) ->
         comments.setdefault(PG, "foretune: " + "; ".join(entries))
     text, _ = merge_values(existing, build.hiera_values(cs), reasons, preferences, comments, "custom-hiera.yaml",
                            build.hiera_removals(cs), asked="")
-    notes = [f"# foretune: removed {c.target} ({c.reason})\n" for c in cs.changes if c.channel == "custom-hiera" and c.op == "remove"]
+    said = owned_comments(existing, build.hiera_removals(cs))[2]
+    notes = [f"# foretune: removed {c.target} ({c.reason})" + (f"; the site's comment went with it: {' / '.join(line.lstrip('#').strip() for line in said[c.target])}"
+             if c.target in said else "") + "\n" for c in cs.changes if c.channel == "custom-hiera" and c.op == "remove"]
     notes += [f"# foretune: kept {b.change.target}: {b.why}\n" for b in cs.blocked if b.change.site_value is not None]
     text = "".join(notes) + text
     if "[redacted]" in text:
