@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from importlib import resources
 from pathlib import Path
 
+import jsonschema
 import pytest
 import yaml
 
@@ -167,6 +169,26 @@ def test_json_fixes_name_the_channel_the_outputs_use() -> None:
     assert fixes["foreman.db_pool"] == [{"kind": "installer", "target": "--foreman-db-pool", "value": 20}]
     command = run_cli("plan", *argv, "--format", "installer").stdout
     assert "--foreman-foreman-service-puma-workers 18" in command and "--foreman-db-pool 20" in command
+
+
+def test_json_gives_no_fix_for_a_value_that_does_not_differ() -> None:
+    # Satellite 6.15 (foreman-installer 3.9), large profile on 16 CPUs: the installer already gives ServerLimit 64 (the
+    # large tuning profile) and 8 pulpcore workers (its default, min(CPUs, 8)); the guide's 18 Puma workers differ
+    # from the installer's 24 (puppet-foreman's formula)
+    argv = ["--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G"]
+    data = json.loads(run_cli("plan", *argv, "--format", "json").stdout)
+    tunables = {t["id"]: t for t in data["tunables"]}
+    for same in ("apache.server_limit", "pulp.workers"):
+        assert tunables[same]["installer"]["value"] == tunables[same]["foretune"]["value"]
+        assert tunables[same]["differs"] is False and tunables[same]["fixes"] == [], same
+    assert tunables["puma.workers"]["differs"] is True and tunables["puma.workers"]["fixes"] != []
+    assert not [t["id"] for t in data["tunables"] if not t["differs"] and t["fixes"]]
+    # the schema says so too: a fix on a tunable that does not differ is invalid
+    schema = json.loads(resources.files("foretune.render").joinpath("schema/plan-v1.json").read_text(encoding="utf-8"))
+    jsonschema.validate(data, schema)
+    tunables["apache.server_limit"]["fixes"] = [{"kind": "hiera", "target": "apache::mod::event::serverlimit", "value": 64}]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(data, schema)
 
 
 def test_a_cpu_count_no_rhel_kernel_runs_is_one_line_exit_2() -> None:
