@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from foretune.plan import PlanInput, make_plan
 from tests.conftest import REPO, run_cli
 
 SOS = REPO / "tests" / "fixtures" / "sosreports"
@@ -37,7 +38,10 @@ def test_audit_out_writes_the_plans_values_for_what_the_findings_fix(name: str, 
     audit, plan = tree(tmp_path / "audit"), tree(tmp_path / "plan")
     assert {"custom-hiera.yaml", "installer.sh", "APPLY.md"} <= set(audit)
     data = json.loads(run_cli("plan", "--from", source, *CASES[name], "--format", "json").stdout)
-    values = {fix["target"]: fix["value"] for t in data["tunables"] for fix in t["fixes"]}
+    # the plan of the same input: where each tunable's value goes, also for the tunables that do not differ (the
+    # JSON gives those no fix), since a finding may set one of them
+    again = make_plan(PlanInput(**data["input"]))
+    values = {fix.target: fix.value for t in again.tunables.values() for fix in t.fixes}
     options = {"--" + key.replace("::", "-").replace("_", "-"): value for key, value in values.items()}
     options.update({key: value for key, value in values.items() if key.startswith("--")})  # 6.2: installer fixes name the option
     for option, value in re.findall(r"^  (--[a-z-]+) (\S+?)(?: \\)?$", audit["installer.sh"], flags=re.M):
