@@ -6,6 +6,7 @@ Sources: 000 = Satellite 6.2 performance brief, 001 = Satellite 6.9 tuning guide
 
 from __future__ import annotations
 
+from foretune.knowledge import citation
 from foretune.plan import PlanInput, make_plan
 from foretune.plan.model import Plan
 from tests.conftest import run_cli
@@ -257,3 +258,27 @@ def test_orcharhino_rows_cite_the_orcharhino_guide_where_it_says_it() -> None:
     assert not [t.id for t in p.tunables.values() if "gf-puma-recommendations" in t.foretune.citations]
     sat = plan(product="satellite", version="6.15", hosts=8000, cpus=8, ram_bytes=32 * GIB)
     assert sat.tunables["puma.threads_max"].foretune.citations == ("gf-puma-recommendations",)
+
+
+def test_orcharhino_rows_cite_every_section_of_the_orcharhino_guide_that_gives_their_figure() -> None:
+    # Tuning orcharhino states the same figures as the Foreman guide in its own words: 4.2/4.3 tuned and THP ("ATIX AG
+    # recommends to run the virtual-guest profile", "disable Transparent Hugepage"), 5.2.1 threads_min = threads_max,
+    # 5.2.2 "Each Puma worker consumes around 1 GiB of RAM", 5.2.7 the db pool, 5.3.1 "LimitNOFILE=640000", 5.3.2
+    # "apache::mod::event::serverlimit: 64", 5.4 "five threads/concurrency", 5.5.1 mosquitto "LimitNOFILE=5000", 5.6
+    # "work_mem: 8MB" and "autovacuum_vacuum_cost_limit: 2000", 5.7 Redis and THP
+    p = plan(product="orcharhino", version="6.9", hosts=8000, cpus=8, ram_bytes=32 * GIB, rex="pull-mqtt", rex_hosts=3000)
+    expected = {"os.tuned_profile": "go-hardware", "os.thp": "go-redis", "puma.threads_min": "go-puma-threads",
+                "foreman.db_pool": "go-db-pool", "httpd.limit_nofile": "go-httpd-nofile",
+                "apache.server_limit": "go-httpd-children", "dynflow.sidekiq_concurrency": "go-dynflow",
+                "mosquitto.limit_nofile": "go-pull-rex", "postgresql.work_mem": "go-postgresql",
+                "postgresql.autovacuum_vacuum_cost_limit": "go-postgresql"}
+    for tid, cid in expected.items():
+        assert cid in p.tunables[tid].foretune.citations, (tid, p.tunables[tid].foretune.citations)
+    cited = {c for t in p.tunables.values() for c in (*t.installer.citations, *t.foretune.citations,
+                                                        *(i.citation for i in t.foretune.inputs))}
+    cited |= {c for m in p.memory for c in m.citations} | {c for q in p.problems for c in q.citations}
+    assert not sorted(c for c in cited if c.startswith("gf-"))  # no Foreman guide section where its own guide speaks
+    assert citation("go-postgresql").guide == "orcharhino-guide"
+    sat = plan(product="satellite", version="6.15", hosts=8000, cpus=8, ram_bytes=32 * GIB, rex="pull-mqtt", rex_hosts=3000)
+    for tid, cid in expected.items():  # a Satellite plan keeps the Foreman guide's section
+        assert cid not in sat.tunables[tid].foretune.citations and cid.replace("go-", "gf-") in sat.tunables[tid].foretune.citations, tid
