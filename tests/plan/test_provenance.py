@@ -163,3 +163,15 @@ def test_explain_inputs_quote_only_the_sentence_carrying_their_number() -> None:
     low = inputs.split("    guide workers low = 8\n", 1)[1].split("\n    guide workers high", 1)[0]
     assert "medium 5000 – 10000 32 GiB 8 16 8 – 12" in low
     assert "we recommend 16 threads" not in low and "Keeping default 5 min/max threads" not in low
+
+
+def test_explain_a_setting_input_quotes_the_sentence_naming_it_not_one_about_a_maximum() -> None:
+    # Tuning Foreman guide 5.6: max_connections is in the block "max_connections: 1000 shared_buffers: 2GB ..."; the
+    # shared_buffers sentence ("a maximum of 25% of your total system memory") says nothing of connections
+    result = run_cli("plan", "--product", "satellite", "--version", "6.15", "--cpus", "8", "--ram", "32G", "--hosts", "2000",
+                     "--explain", "postgresql.work_mem")
+    assert result.status == 0, result.stderr
+    inputs = result.stdout.split("\ninputs:\n", 1)[1]
+    connections = inputs.split("\n    max_connections = ", 1)[1].split("\n    ", 1)[1].split("\n    RAM left", 1)[0]
+    assert "max_connections: 1000 shared_buffers: 2GB work_mem: 8MB" in connections
+    assert "a maximum of 25%" not in connections

@@ -76,7 +76,10 @@ _GENERIC = frozenset({"guide", "guides", "low", "high", "installer", "foretune",
 
 
 def _input_keys(name: str, value: Any) -> tuple[str, ...]:
-    """Words that mark the quote carrying an input: the words of its name that say what it is, else its first word."""
+    """Words that mark the quote carrying an input: a setting's own name (``max_connections``) as it is, else the
+    words of its name that say what it is ("max" alone would take a quote about "a maximum of 25%")."""
+    if re.fullmatch(r"[a-z]+(?:_[a-z]+)+", name):
+        return _keys(name, value)
     words = {w.rstrip("s") for w in re.split(r"[\s._/]+", name.lower()) if len(w) > 2 and w not in _GENERIC}
     return tuple(sorted(words)) if words else _keys(name, value)
 
