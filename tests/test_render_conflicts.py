@@ -156,6 +156,40 @@ def test_a_shared_mapping_copied_for_a_change_does_not_copy_the_next_keys_commen
     assert merged.splitlines()[merged.splitlines().index("# keep at 10") + 1] == "foreman::a: 10"
 
 
+STALE = """\
+---
+# OLD 6.9 prefork tuning, for 150 concurrent registrations
+apache::mod::prefork::serverlimit: 582
+apache::mod::prefork::maxclients: 582
+postgresql::server::config_entries:
+  max_connections: 1000
+  # checkpoint tuning from 6.3 -- keep
+  checkpoint_segments: 32
+  # work_mem raised for reports (keep)
+  work_mem: 16MB
+"""
+
+
+def test_stale_keys_take_their_comments_and_the_next_entrys_comment_keeps_its_column(tmp_path: Path) -> None:
+    # PostgreSQL 12 refuses checkpoint_segments (removed in 9.5), the event MPM ignores prefork keys: with
+    # --remove-stale all three go, each with the comment written above it; the heading of the two prefork keys was
+    # not written for the PostgreSQL hash that follows them
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text(STALE, encoding="utf-8")
+    result = run_cli("render", *PLAN, "--merge-into", str(target), "--remove-stale", "--write")
+    assert result.status == 0, result.stderr
+    assert target.read_text(encoding="utf-8") == """\
+---
+postgresql::server::config_entries:
+  max_connections: 1000
+  # work_mem raised for reports (keep)
+  work_mem: 16MB
+"""
+    assert ("apache::mod::prefork::serverlimit: the site's comment \"OLD 6.9 prefork tuning, for 150 concurrent "
+            "registrations\" went with it") in result.stderr
+    assert f"{PG}/checkpoint_segments: the site's comment \"checkpoint tuning from 6.3 -- keep\" went with it" in result.stderr
+
+
 def test_a_site_value_above_the_guides_range_is_a_conflict_kept_unless_asked(tmp_path: Path) -> None:
     # The guide: shared_buffers "between 2 GiB to a maximum of 25% of your total system memory": 25 % of 64 GiB = 16GB.
     # The file's 40GB (through the << merge key) is above it: kept, listed with both values and the reason.

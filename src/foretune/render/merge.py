@@ -122,7 +122,16 @@ def _remove(data: CommentedMap, key: str, marker: str | None = None) -> None:
         moved.append(CommentToken(tail.value.split("\n", 1)[1], tail.start_mark, None))
     if not moved:
         return
-    if index + 1 < len(keys):
+    previous_scalar = index > 0 and not isinstance(data[keys[index - 1]], (dict, list))
+    if previous_scalar and index + 1 < len(keys) and not marker:
+        # after the entry before, as the text they are: moved above the next entry they would be indented again
+        previous = data.ca.items.setdefault(keys[index - 1], [None, None, None, None])
+        text = "".join(token.value for token in moved)
+        if previous[2] is None:
+            previous[2] = CommentToken("\n" + text, CommentMark(0), None)
+        else:
+            previous[2].value += text
+    elif index + 1 < len(keys):
         following = data.ca.items.setdefault(keys[index + 1], [None, None, None, None])
         following[1] = moved + list(following[1] or [])
     elif index > 0:
@@ -558,7 +567,8 @@ def _blocks(lines: list[str], entries: list[tuple[str, int]], top: bool) -> list
     """The comment blocks directly above the ``entries`` (name, 0-based key line) of one mapping, in file order.
 
     A block between the line of an earlier entry and a key belongs to that key alone; one after a blank line
-    (or opening the mapping) heads the keys that follow it up to the next blank line or comment line.
+    (or opening the mapping) heads the keys that follow it up to the next blank line or comment line, while they
+    belong to the same module (``apache::mod::prefork::*``, not the ``postgresql::*`` key right after them).
     ``top``: the mapping is the document's, whose comments start in column 0.
     """
     found: list[_Block] = []
@@ -575,7 +585,7 @@ def _blocks(lines: list[str], entries: list[tuple[str, int]], top: bool) -> list
         if not sandwiched:
             for later, later_line in entries[index + 1:]:
                 between = lines[entries[index + len(owners) - 1][1] + 1:later_line]
-                if any(not text.strip() or (text.startswith("#") if top else text.lstrip().startswith("#")) for text in between):
+                if later.split("::", 1)[0] != name.split("::", 1)[0] or any(not text.strip() or (text.startswith("#") if top else text.lstrip().startswith("#")) for text in between):
                     break
                 owners.append(later)
         found.append(_Block(block, owners))
