@@ -13,9 +13,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from foretune.render.merge import PG, merge_values
+from foretune.render.merge import PG, load_mapping, merge_values
 from tests.conftest import run_cli
-from tests.support.hiera_oracle import owned_by_removed
+from tests.support.hiera_oracle import owned_by_removed, yaml12
 
 PLAN = ["--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G"]
 SITE = """\
@@ -190,6 +190,30 @@ postgresql::server::config_entries:
     assert f"{PG}/checkpoint_segments: the site's comment \"checkpoint tuning from 6.3 -- keep\" went with it" in result.stderr
 
 
+def test_merge_keys_read_as_the_installers_yaml_reads_them(tmp_path: Path) -> None:
+    # Ruby's Psych (hiera's YAML): of a << list the first mapping wins; a << overwrites the keys written before it
+    listed = ("_site: &site\n  work_mem: 16MB   # reports need big sorts: keep\n  max_connections: 1500\n"
+              "_vendor: &vendor\n  work_mem: 4MB\n  max_connections: 500\n"
+              f"{PG}:\n  <<: [*site, *vendor]\n")
+    assert load_mapping(listed, "x")[PG] == {"work_mem": "16MB", "max_connections": 1500}
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text(listed, encoding="utf-8")
+    result = run_cli("render", *PLAN, "--merge-into", str(target), "--prefer", "foretune", "--write")
+    # 16MB and 1500 are above the guide's 8MB and the large profile's 1000: kept, nothing written, nothing "replaced"
+    assert result.status == 0 and "replaced" not in result.stderr, result.stderr
+    assert target.read_text(encoding="utf-8") == listed
+    before = (f"_a: &a\n  max_connections: 300\n  work_mem: 16MB\n{PG}:\n  max_connections: 400\n  <<: *a\n"
+              "  shared_buffers: 8GB\n")
+    assert load_mapping(before, "x")[PG] == {"max_connections": 300, "work_mem": "16MB", "shared_buffers": "8GB"}
+    target.write_text(before, encoding="utf-8")
+    result = run_cli("render", *PLAN, "--merge-into", str(target), "--prefer-key", "max_connections=foretune", "--write")
+    assert result.status == 0, result.stderr
+    assert f"{PG}/max_connections: replaced the site's 300 with foretune's 1000" in result.stderr
+    text = target.read_text(encoding="utf-8")
+    assert text.index("<<: *a") < text.index("max_connections: 1000")  # after the << it takes effect
+    assert load_mapping(text, "x")[PG]["max_connections"] == 1000
+
+
 def test_a_site_value_above_the_guides_range_is_a_conflict_kept_unless_asked(tmp_path: Path) -> None:
     # The guide: shared_buffers "between 2 GiB to a maximum of 25% of your total system memory": 25 % of 64 GiB = 16GB.
     # The file's 40GB (through the << merge key) is above it: kept, listed with both values and the reason.
@@ -236,6 +260,9 @@ def site_files(draw: st.DrawFn) -> str:
     anchored = draw(st.dictionaries(st.sampled_from(NAMES), VALUES, max_size=3))
     if anchored:
         lines += ["pg_base: &pg_base", *(f"  {k}: {dump(v)}" for k, v in anchored.items())]
+    vendor = draw(st.dictionaries(st.sampled_from(NAMES), VALUES, max_size=3)) if anchored else {}
+    if vendor:  # a << list: the first mapping wins (YAML's merge key type, and Ruby's Psych)
+        lines += ["pg_vendor: &pg_vendor", *(f"  {k}: {dump(v)}" for k, v in vendor.items())]
     scalar_anchor = None
     for key in draw(st.lists(st.sampled_from(TOP), unique=True)):
         if draw(st.booleans()):
@@ -251,7 +278,7 @@ def site_files(draw: st.DrawFn) -> str:
     if draw(st.booleans()):
         lines.append(f"{PG}:")
         if bool(anchored) and draw(st.booleans()):
-            lines.append("  <<: *pg_base")
+            lines.append("  <<: [*pg_base, *pg_vendor]" if vendor and draw(st.booleans()) else "  <<: *pg_base")
         for name, value in draw(st.dictionaries(st.sampled_from(NAMES), VALUES, max_size=3)).items():
             lines.append(f"  {name}: {dump(value)}" + ("  # measured" if draw(st.booleans()) else ""))
         if lines[-1] == f"{PG}:":
@@ -273,12 +300,12 @@ def flat(data: dict[str, Any]) -> dict[str, Any]:
 @settings(max_examples=150, deadline=None)
 @given(site_files(), recommendations, st.sampled_from(["site", "foretune"]), st.data())
 def test_merge_keeps_every_site_value_unless_asked(text: str, values: dict[str, Any], prefer: str, data: st.DataObject) -> None:
-    before = flat(yaml.safe_load(text) or {})  # PyYAML resolves anchors, aliases and << as the installer does
+    before = flat(yaml12(text) or {})  # ruamel's safe loader resolves anchors, aliases and << lists first-wins, as Psych
     # keys whose value goes to the installer instead (one channel per value) are removed
     removable = sorted(key for key in before if key in TOP and key not in values and f"{key}: &" not in text)
     remove = data.draw(st.lists(st.sampled_from(removable), unique=True)) if removable else []
     merged_text, conflicts = merge_values(text, values, {}, {"*": prefer}, remove=remove)
-    after = flat(yaml.safe_load(merged_text) or {})
+    after = flat(yaml12(merged_text) or {})
     wanted = flat(values)
     gone = owned_by_removed(text, remove)
     lines = text.splitlines()

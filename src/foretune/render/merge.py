@@ -231,6 +231,9 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
                 if name not in existing:
                     _append(existing, name, entry, note or comments.get(name), mapping_indent)
                 elif existing[name] != entry or type(existing[name]) is not type(entry):
+                    if any(name in source for source in getattr(existing, "merge", ())):
+                        # Psych merges << over the keys written before it: the key goes after it to take effect
+                        del existing[name]
                     existing[name] = _node(entry)
                     if note:
                         existing.yaml_set_comment_before_after_key(name, before=note, indent=mapping_indent)
@@ -520,22 +523,20 @@ def value_comments(text: str) -> dict[str, list[str]]:
 
 
 def _entries(node: Any, depth: int = 0) -> dict[str, tuple[Any, Any]]:
-    """Key -> (key node, value node) of a mapping node with merge keys resolved: explicit keys win, then the
-    sources of ``<<`` in order (YAML's merge key type)."""
+    """Key -> (key node, value node) of a mapping node with merge keys resolved as Ruby's Psych does: in document
+    order, a ``<<`` overwriting the keys before it, the first mapping of a ``<<`` list winning."""
     import yaml  # start-up: PyYAML loads only when _entries runs
 
-    explicit: dict[str, tuple[Any, Any]] = {}
-    merged: dict[str, tuple[Any, Any]] = {}
+    found: dict[str, tuple[Any, Any]] = {}
     for key_node, value_node in node.value:
         if key_node.tag == "tag:yaml.org,2002:merge" and depth < 20:
             sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
-            for source in sources:
+            for source in reversed(sources):
                 if isinstance(source, yaml.MappingNode):
-                    for name, entry in _entries(source, depth + 1).items():
-                        merged.setdefault(name, entry)
+                    found.update(_entries(source, depth + 1))
         elif isinstance(key_node, yaml.ScalarNode):
-            explicit[str(key_node.value)] = (key_node, value_node)
-    return {**merged, **explicit}
+            found[str(key_node.value)] = (key_node, value_node)
+    return found
 
 
 _EOL_COMMENT = re.compile(r"""^[^#'"]*?\s#\s?(.*)$""")
