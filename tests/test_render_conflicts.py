@@ -214,6 +214,19 @@ def test_merge_keys_read_as_the_installers_yaml_reads_them(tmp_path: Path) -> No
     assert load_mapping(text, "x")[PG]["max_connections"] == 1000
 
 
+def test_a_kept_max_connections_below_what_the_plan_opens_is_said_plainly(tmp_path: Path) -> None:
+    # the large profile on 16 CPUs: 18 Puma workers x pool 20 = 360 connections alone, above the site's 300
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text(f"---\n{PG}:\n  max_connections: 300   # DBA: pgbouncer limit\n", encoding="utf-8")
+    result = run_cli("render", *PLAN, "--merge-into", str(target))
+    assert result.status == 0, result.stderr
+    assert "with the site's max_connections 300 kept, the services as planned" in result.stderr
+    assert "Puma 18 workers x 20 pool (threads 16) 360" in result.stderr
+    assert "--prefer-key max_connections=foretune" in result.stderr
+    enough = run_cli("render", *PLAN, "--merge-into", str(target), "--prefer-key", "max_connections=foretune")
+    assert "with the site's max_connections" not in enough.stderr
+
+
 def test_a_site_value_above_the_guides_range_is_a_conflict_kept_unless_asked(tmp_path: Path) -> None:
     # The guide: shared_buffers "between 2 GiB to a maximum of 25% of your total system memory": 25 % of 64 GiB = 16GB.
     # The file's 40GB (through the << merge key) is above it: kept, listed with both values and the reason.

@@ -63,6 +63,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.render import outputs  # start-up: only for a `render` run, not --help
     from foretune.render.files import write_text  # start-up: only for a `render` run, not --help
     from foretune.render.merge import (  # start-up: only for a `render` run, not --help
+        PG,
         load_mapping,
         round_trip,
         show_diff,
@@ -143,6 +144,15 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.warn(redact_text(f"{path}: {key}: the site's comment {quoted} went with it"))
     for conflict in conflicts:  # on stderr, so the diff on stdout still applies with patch
         env.warn(redact_text(f"{path}: {conflict.line()}"))
+    budget = sum(n for _, n in plan.connection_budget)
+    for conflict in conflicts:  # a kept max_connections below what the services of this plan open
+        if conflict.key == f"{PG}/max_connections" and conflict.taken == "site" and isinstance(conflict.site, int) \
+                and conflict.site < budget:
+            # plan figures and fixed words only (masking would take "--prefer-key max_connections=..." for a secret)
+            print(f"foretune: warning: {redact_text(str(path))}: with the site's max_connections {conflict.site} kept, the services as planned (and the "
+                     f"installer command below) open up to {budget} connections ({', '.join(f'{what} {n}' for what, n in plan.connection_budget)}): "
+                     "PostgreSQL refuses the rest (\"too many clients\"); take foretune's with --prefer-key "
+                     "max_connections=foretune, or run fewer Puma workers or a smaller pool", file=env.stderr)
     if any(conflict.taken == "site" for conflict in conflicts) or kept:
         # fixed text, no input in it: printed as it is (the secret masking would take "--prefer-key NAME=..." for a key)
         print("foretune: site values are kept where they differ; add --prefer foretune to take foretune's, or "
