@@ -227,6 +227,35 @@ def test_a_kept_max_connections_below_what_the_plan_opens_is_said_plainly(tmp_pa
     assert "with the site's max_connections" not in enough.stderr
 
 
+HIGHER = """\
+---
+# 24 workers: load-tested 2025-06, keep
+foreman::foreman_service_puma_workers: 24
+postgresql::server::config_entries:
+  work_mem: 32MB   # keep
+"""
+
+
+def test_a_higher_site_value_over_an_installer_option_is_never_written_as_foretunes_into_the_file(tmp_path: Path) -> None:
+    # one channel per value: the guide's large range is 12-18 Puma workers; the site's 24 is kept (the option left
+    # off the command), or with --prefer foretune the key goes and --foreman-foreman-service-puma-workers 18 is passed,
+    # saying it lowers 24. Either way the reason and the site's comment come with it.
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text(HIGHER, encoding="utf-8")
+    kept = run_cli("render", *PLAN, "--merge-into", str(target))
+    assert kept.status == 0, kept.stderr
+    assert ("foreman::foreman_service_puma_workers: kept the site's 24; --foreman-foreman-service-puma-workers 18 is "
+            "left off the installer command") in kept.stderr
+    assert "guide range 12-18 for large [gf-puma-recommendations" in kept.stderr
+    assert "(the site's comment: 24 workers: load-tested 2025-06, keep)" in kept.stderr
+    assert "nothing to change" in kept.stdout
+    result = run_cli("render", *PLAN, "--merge-into", str(target), "--prefer", "foretune", "--write")
+    assert result.status == 0, result.stderr
+    assert "foreman::foreman_service_puma_workers" not in yaml.safe_load(target.read_text(encoding="utf-8"))
+    assert "(this lowers the site's 24, as asked)" in result.stderr
+    assert "--foreman-foreman-service-puma-workers 18" in result.stderr.split("run: ", 1)[1]
+
+
 def test_a_site_value_above_the_guides_range_is_a_conflict_kept_unless_asked(tmp_path: Path) -> None:
     # The guide: shared_buffers "between 2 GiB to a maximum of 25% of your total system memory": 25 % of 64 GiB = 16GB.
     # The file's 40GB (through the << merge key) is above it: kept, listed with both values and the reason.

@@ -53,6 +53,14 @@ def _through_streams(path: Path) -> bool:
     return True
 
 
+def _below(ours: object, site: object) -> bool:
+    """foretune's value is a lower number than the site's."""
+    try:
+        return float(str(ours)) < float(str(site))
+    except ValueError:
+        return False
+
+
 def run(args: argparse.Namespace, env: Environment) -> int:
     from pathlib import Path  # start-up: only for a `render` run, not --help
 
@@ -68,6 +76,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         round_trip,
         show_diff,
         unified_diff,
+        value_comments,
     )
     from foretune.safeio import read_text  # start-up: only for a `render` run, not --help
 
@@ -111,27 +120,35 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.render.merge import parse_preferences  # start-up: only for a `render` run, not --help
 
     recommended = flatten(outputs.hiera_values(plan, also=set(flatten(current))))
-    changes = build.from_plan(plan, build.Host(custom_hiera=flatten(current)))
+    # lower_site: a site key over an installer option is found whether its value is below or above foretune's; the
+    # preference below decides whether it goes (the option passed, saying what it lowers) or stays (the option left off)
+    changes = build.from_plan(plan, build.Host(custom_hiera=flatten(current)), lower_site=True)
     # site keys that would win over an installer option: either the key goes (the option then takes effect) or the
     # site's value stays and the option is left off the command (it could not take effect); never both channels
     shadowing = {c.target: c for c in changes.changes if c.tunable.startswith("unshadow:")}
     preferences = parse_preferences(args.prefer, args.prefer_key, [*recommended, *shadowing])
     dropped: list[str] = []  # keys whose installer option is left off the command
     kept: list[str] = []  # of them, those whose site value differs from foretune's
+    why = {fix.target: f" — {t.foretune.reason} [{', '.join(t.foretune.citations)}]"
+           for t, fix in outputs.fixes_of(plan, "hiera", every=True)}
+    said = value_comments(old)
     for key, removal in shadowing.items():
         option = build.installer_option(key)
         given = next((c for c in changes.changes if c.channel == "installer" and c.target == option), None)
         shown = f"{option} {given.value}" if given is not None else str(option)
+        tail = why.get(key, "") + (f" (the site's comment: {' / '.join(said[key])})" if said.get(key) else "")
+        lowers = given is not None and _below(given.value, removal.site_value)
         if given is not None and str(given.value) == str(removal.site_value):
             dropped.append(key)  # the site already gives foretune's value: nothing to move, no option to pass
         elif preferences.get(key, preferences["*"]) == "foretune":
             remove.append(key)
-            env.warn(redact_text(f"{path}: {key}: removed the site's {removal.site_value}, which would win over {shown}"))
+            env.warn(redact_text(f"{path}: {key}: removed the site's {removal.site_value}, which would win over {shown}"
+                                 + (f" (this lowers the site's {removal.site_value}, as asked)" if lowers else "") + tail))
         else:
             dropped.append(key)
             kept.append(key)
             env.warn(redact_text(f"{path}: {key}: kept the site's {removal.site_value}; {shown} is left off the "
-                                 f"installer command: custom-hiera's value wins over it"))
+                                 f"installer command: custom-hiera's value wins over it" + tail))
     if dropped:
         options_of = {build.installer_option(key) for key in dropped}
         changes = changes._replace(changes=tuple(c for c in changes.changes if not (
@@ -171,7 +188,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if diff and shown:
         show_diff(shown, env)
     else:
-        env.stdout.write("(only secret values differ)\n" if diff else (f"{path}: nothing to change\n" if conflicts else f"{path}: already matches the recommendation\n"))
+        env.stdout.write("(only secret values differ)\n" if diff else (f"{path}: nothing to change\n" if conflicts or kept else f"{path}: already matches the recommendation\n"))
     if diff and args.write:
         saved = write_text(path, new, backup=True)
         env.note(f"wrote {path}" + (f" (backup: {saved})" if saved else ""))

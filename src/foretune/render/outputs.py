@@ -346,7 +346,9 @@ def render_values(plan: Plan, current: dict[str, Any]) -> dict[str, Any]:
     plan_values = {fix.target: fix.value for t, fix in fixes_of(plan, "hiera", every=True)}
     # a site key that shadows an installer option is never given foretune's value here: one channel per value
     # (the option, once the key is gone; render decides with --prefer whether the key goes or the option is left off)
-    installer_keys = {c.target for c in cs.changes if c.tunable.startswith("unshadow:")}
+    # (higher site values too: lowering one goes the same way, the key removed and the option passed)
+    shadowing = build.from_plan(plan, build.Host(custom_hiera=current), lower_site=True)
+    installer_keys = {c.target for c in shadowing.changes if c.tunable.startswith("unshadow:")}
     values.update({key: plan_values[key] for key in current
                    if key in plan_values and key not in values and key not in installer_keys})
     return build._nest(values)
