@@ -156,7 +156,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     new, conflicts = outputs.merge_plan(plan, old, remove, preferences, str(path))
     from foretune.render.merge import owned_comments  # start-up: only for a `render` run, not --help
 
-    for key, gone_with in owned_comments(old, remove)[2].items():  # nothing leaves the file ungone_with
+    for key, gone_with in owned_comments(old, remove)[2].items():  # nothing leaves the file unsaid
         quoted = " / ".join(f'"{line.lstrip("#").strip()}"' for line in gone_with)
         env.warn(redact_text(f"{path}: {key}: the site's comment {quoted} went with it"))
     for conflict in conflicts:  # on stderr, so the diff on stdout still applies with patch
