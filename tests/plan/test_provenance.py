@@ -175,3 +175,14 @@ def test_explain_a_setting_input_quotes_the_sentence_naming_it_not_one_about_a_m
     connections = inputs.split("\n    max_connections = ", 1)[1].split("\n    ", 1)[1].split("\n    RAM left", 1)[0]
     assert "max_connections: 1000 shared_buffers: 2GB work_mem: 8MB" in connections
     assert "a maximum of 25%" not in connections
+
+
+def test_explain_applies_a_value_through_the_channel_every_other_output_uses() -> None:
+    # foreman-installer 3.9 has --foreman-foreman-service-puma-workers; custom-hiera.yaml would win over it, so the
+    # one-value view gives the option (as installer.sh does), never the hiera key
+    argv = ["plan", "--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G"]
+    workers = run_cli(*argv, "--explain", "puma.workers").stdout
+    assert "  --foreman-foreman-service-puma-workers 18\n" in workers
+    assert "foreman::foreman_service_puma_workers: 18" not in workers
+    # the large profile already gives ServerLimit 64: nothing to apply
+    assert "apply: nothing to change" in run_cli(*argv, "--explain", "apache.server_limit").stdout

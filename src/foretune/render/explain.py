@@ -117,8 +117,17 @@ def render(plan: Plan, tid: str) -> str:
             lines += _input(inp, plan)
     if not (t.foretune.formula or t.foretune.inputs):
         lines += ["", "no arithmetic: the value is a choice stated by the cited source"]
-    if t.fixes:
-        from foretune.render.snippets import render_fix  # start-up: only when render runs
+    if t.fixes and not t.differs:
+        lines += ["", "apply: nothing to change (the installer already gives this value)"]
+    elif t.fixes:
+        from foretune.changes.build import from_plan  # start-up: only when render runs
+        from foretune.render.snippets import render_change, render_fix  # start-up: only when render runs
 
-        lines += ["", "apply:", *("  " + line for fix in t.fixes for line in render_fix(fix).splitlines())]
+        change = from_plan(plan).for_tunable(t.id)
+        if change is not None and change.channel == "installer" and change.op == "set":
+            # the channel every other output uses: custom-hiera.yaml would win over every later installer flag
+            lines += ["", "apply (on the installer command; not in custom-hiera.yaml, which would win over it):",
+                      "  " + render_change(change)]
+        else:
+            lines += ["", "apply:", *("  " + line for fix in t.fixes for line in render_fix(fix).splitlines())]
     return "\n".join(lines) + "\n"
