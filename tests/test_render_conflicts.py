@@ -373,3 +373,14 @@ def test_merge_keeps_every_site_value_unless_asked(text: str, values: dict[str, 
         for conflict in conflicts:
             if conflict.comments:
                 assert f"was written for {dump(conflict.site)}" in merged_text
+
+
+def test_a_duplicate_key_is_refused_naming_the_key_and_both_lines(tmp_path: Path) -> None:
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text(f"apache::mod::event::serverlimit: 64\n{PG}:\n  work_mem: 4MB\n  work_mem: 8MB\n"
+                      "apache::mod::event::serverlimit: 32\n", encoding="utf-8")
+    result = run_cli("render", *PLAN, "--merge-into", str(target))
+    assert result.status == 2 and "Traceback" not in result.stderr
+    assert "duplicate key apache::mod::event::serverlimit (lines 1 and 5)" in result.stderr
+    target.write_text(f"{PG}:\n  work_mem: 4MB\n  work_mem: 8MB\n", encoding="utf-8")
+    assert "duplicate key work_mem (lines 2 and 3)" in run_cli("render", *PLAN, "--merge-into", str(target)).stderr

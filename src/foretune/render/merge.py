@@ -450,11 +450,36 @@ def round_trip(text: str, label: str) -> tuple[Any, str, Any]:
     try:
         return rt, prefix, (rt.load(body) if body.strip() else None)
     except YAMLError:
+        twice = _duplicate(text)
+        if twice:
+            key, first, second = twice
+            raise InputError(f"{label}: duplicate key {key} (lines {first} and {second}); the installer's YAML loader "
+                             "keeps the last one: remove the other, then merge again") from None
         raise InputError(f"{label}: cannot merge safely (unusual layout); edit it by hand using `foretune plan --format hiera`") from None
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # e.g. !!timestamp 2024-13-45
         reason = str(exc).splitlines()[0][:100] if str(exc) else type(exc).__name__
         raise InputError(f"{label}: not usable YAML ({reason}); fix that value, or edit the file by hand using "
                          "`foretune plan --format hiera`") from None
+
+
+def _duplicate(text: str) -> tuple[str, int, int] | None:
+    """The first key given twice in one mapping of ``text`` (top level or one below), with both 1-based lines."""
+    import yaml  # start-up: PyYAML loads only when a merge is refused
+
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    mappings = [root] if isinstance(root, yaml.MappingNode) else []
+    mappings += [value for mapping in list(mappings) for _, value in mapping.value if isinstance(value, yaml.MappingNode)]
+    for mapping in mappings:
+        seen: dict[str, int] = {}
+        for key, _ in mapping.value:
+            if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+                if key.value in seen:
+                    return str(key.value), seen[key.value], key.start_mark.line + 1
+                seen[key.value] = key.start_mark.line + 1
+    return None
 
 
 def merge_values(text: str, values: dict[str, Any], reasons: dict[str, str], preferences: dict[str, str] | None = None,
