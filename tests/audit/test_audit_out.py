@@ -106,7 +106,8 @@ def test_plan_from_a_source_without_host_count_uses_the_audit_host_figure() -> N
 
 
 def test_apply_md_gives_a_problem_the_severity_the_report_gives_it(tmp_path: Path) -> None:
-    # satellite-6.9-prefork: 2 Puma workers on a medium box where only 4 fit beside the other services (the guide's
+    # satellite-6.9-prefork: 2 Puma workers on a medium box where only 5 fit beside the other services (one Sidekiq
+    # worker: 6.9's installer has no worker-instances option, so no second one is budgeted) (the guide's
     # 8-12 for medium): the report's puma-workers-outside-range is medium (a setting, nothing measured), and APPLY.md's
     # "Fix these first" names the same problem at medium, never at the planner's own low
     out = tmp_path / "out"
@@ -115,4 +116,4 @@ def test_apply_md_gives_a_problem_the_severity_the_report_gives_it(tmp_path: Pat
     found = {f["rule"]: f for f in data["findings"] if f["status"] == "fail"}
     assert found["puma-workers-outside-range"]["severity"] == "medium"
     steps = (out / "APPLY.md").read_text(encoding="utf-8")
-    assert "- **medium** only 4 Puma workers fit this box" in steps and "- **low** only 4 Puma workers" not in steps
+    assert "- **medium** only 5 Puma workers fit this box" in steps and "- **low** only 5 Puma workers" not in steps

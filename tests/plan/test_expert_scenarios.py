@@ -241,12 +241,12 @@ def test_keys_absent_where_the_release_has_no_such_thing() -> None:
 
 
 def test_62_rows_from_later_sources_say_so() -> None:
-    # The 6.2 brief covers neither transparent huge pages nor a dynflowd executor count: THP "never" is the 6.9
-    # guide's, EXECUTORS_COUNT by RAM satellite-support's custom-hiera profiles for 6.4-6.6 (2 for 32-64G RAM)
+    # The 6.2 brief covers neither transparent huge pages nor an executor count: THP "never" is the 6.9 guide's;
+    # satellite-support's EXECUTORS_COUNT by RAM (6.4-6.6) does not apply, since foreman-tasks 0.7 has no such setting
     p = plan(product="satellite", version="6.2", hosts=3000, cpus=8, ram_bytes=32 * GIB)
     assert p.tunables["os.thp"].foretune.reason.endswith("(the 6.9 guide's advice; the 6.2 brief does not cover THP)")
     executors = p.tunables["dynflow.executors"].foretune
-    assert executors.value == 2 and executors.reason.endswith("(satellite-support's profiles for 6.4-6.6; the 6.2 brief gives no count)")
+    assert executors.value == 1 and "has no EXECUTORS_COUNT setting, and the 6.2 brief gives no count" in executors.reason
 
 
 def test_orcharhino_rows_cite_the_orcharhino_guide_where_it_says_it() -> None:
@@ -282,3 +282,19 @@ def test_orcharhino_rows_cite_every_section_of_the_orcharhino_guide_that_gives_t
     sat = plan(product="satellite", version="6.15", hosts=8000, cpus=8, ram_bytes=32 * GIB, rex="pull-mqtt", rex_hosts=3000)
     for tid, cid in expected.items():  # a Satellite plan keeps the Foreman guide's section
         assert cid not in sat.tunables[tid].foretune.citations and cid.replace("go-", "gf-") in sat.tunables[tid].foretune.citations, tid
+
+
+def test_a_worker_count_the_release_cannot_set_is_neither_a_change_nor_budgeted() -> None:
+    # puppet-foreman 16.0.0 (foreman-installer 2.3, Satellite 6.9) declares one Sidekiq worker and no
+    # dynflow_worker_instances (17.0.0 added it); foreman-tasks 0.7 (Satellite 6.2) has no EXECUTORS_COUNT: one
+    # executor. Neither is a change, and the budgets count the one that runs.
+    p69 = plan(product="satellite", version="6.9", hosts=7000, cpus=8, ram_bytes=32 * GIB, katello_agent_hosts=3000)
+    t = p69.tunables["dynflow.sidekiq_instances"]
+    assert (t.installer.value, t.foretune.value, t.differs, t.fixes) == (1, 1, False, ())
+    assert ("Sidekiq 1 worker x (5 + 2) + orchestrator (1 + 2)", 10) in p69.connection_budget
+    p62 = plan(product="satellite", version="6.2", hosts=8000, cpus=16, ram_bytes=48 * GIB)
+    e = p62.tunables["dynflow.executors"]
+    assert (e.installer.value, e.foretune.value, e.differs, e.fixes) == (1, 1, False, ())
+    assert ("dynflowd 1 executor x 5", 5) in p62.connection_budget
+    p610 = plan(product="satellite", version="6.10", hosts=7000, cpus=8, ram_bytes=32 * GIB)  # foreman-installer 2.5
+    assert p610.tunables["dynflow.sidekiq_instances"].foretune.value == 2
