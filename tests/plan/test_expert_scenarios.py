@@ -298,3 +298,15 @@ def test_a_worker_count_the_release_cannot_set_is_neither_a_change_nor_budgeted(
     assert ("dynflowd 1 executor x 5", 5) in p62.connection_budget
     p610 = plan(product="satellite", version="6.10", hosts=7000, cpus=8, ram_bytes=32 * GIB)  # foreman-installer 2.5
     assert p610.tunables["dynflow.sidekiq_instances"].foretune.value == 2
+
+
+def test_an_mqtt_rate_limit_the_installer_cannot_set_is_no_change() -> None:
+    # puppet-foreman_proxy got mqtt_rate_limit in 24.1.0; foreman-installer 3.5.0 (Satellite 6.13) pins 24.0.1: the
+    # plugin's unlimited default stays, and the row says why instead of counting a change no output makes
+    argv: dict[str, object] = {"role": "capsule", "hosts": 4000, "cpus": 8, "ram_bytes": 24 * GIB, "rex": "pull-mqtt",
+                               "puppet_hosts": 1500}
+    t = plan(product="satellite", version="6.13", **argv).tunables["mqtt.rate_limit"]
+    assert t.foretune.value is None and not t.differs and t.fixes == ()
+    assert "this installer has no rate-limit option" in t.foretune.reason
+    later = plan(product="satellite", version="6.14", **argv).tunables["mqtt.rate_limit"]
+    assert later.foretune.value == 200 and later.differs
