@@ -310,3 +310,14 @@ def test_an_mqtt_rate_limit_the_installer_cannot_set_is_no_change() -> None:
     assert "this installer has no rate-limit option" in t.foretune.reason
     later = plan(product="satellite", version="6.14", **argv).tunables["mqtt.rate_limit"]
     assert later.foretune.value == 200 and later.differs
+
+
+def test_candlepins_heap_is_named_after_who_sets_it() -> None:
+    # foreman-installer's size files set candlepin::java_opts only for extra-large and extra-extra-large
+    # ("-Xms1024m -Xmx8192m"); below that the 4 GiB is puppet-candlepin's own default, not the profile's
+    medium = plan(product="satellite", version="6.15", hosts=8000, cpus=8, ram_bytes=32 * GIB).tunables["candlepin.heap_max"]
+    assert medium.foretune.value == 4 * GIB
+    assert medium.foretune.reason == "puppet-candlepin's default (the medium profile sets none)"
+    assert "fi-tuning-profiles" not in medium.foretune.citations
+    xxl = plan(product="satellite", version="6.15", hosts=70000, cpus=48, ram_bytes=256 * GIB).tunables["candlepin.heap_max"]
+    assert xxl.foretune.value == 8 * GIB and xxl.foretune.reason == "the extra-extra-large profile's heap"
