@@ -186,3 +186,16 @@ def test_explain_applies_a_value_through_the_channel_every_other_output_uses() -
     assert "foreman::foreman_service_puma_workers: 18" not in workers
     # the large profile already gives ServerLimit 64: nothing to apply
     assert "apply: nothing to change" in run_cli(*argv, "--explain", "apache.server_limit").stdout
+
+
+def test_explain_quotes_the_sentence_with_the_setting_written_with_hyphens_and_says_5_is_an_estimate() -> None:
+    # the 6.2 brief, 5.12: "lower mgmt-pub-interval parameter from the default 10s to something lower (needs
+    # tuning)"; "10" is no match for "echo 1000000", and the brief gives no value, so 5 is foretune's estimate
+    result = run_cli("plan", "--product", "satellite", "--version", "6.2", "--hosts", "8000", "--cpus", "16",
+                     "--physical-cores", "8", "--ram", "48G", "--katello-agent-hosts", "6000",
+                     "--explain", "qpid.mgmt_pub_interval")
+    assert result.status == 0, result.stderr
+    top = result.stdout.split("\ninputs:\n", 1)[0]
+    assert top.count("quote:") == 2 and top.count("to something lower (needs tuning)") == 2
+    assert "aio-max-nr" not in top
+    assert "[foretune-estimate]" in top

@@ -53,7 +53,11 @@ def _source(cid: str, keys: tuple[str, ...] = (), plan: Plan | None = None) -> l
     cit = citation(cid)
     lines = [f"      source: {cit.title} — {cit.where} [{cid}]"]
     wanted = [k.lower() for k in keys if k]
-    quotes = [q for q in cit.quotes if any(k in f"{q.text} {q.figure}".lower() for k in wanted)] or list(cit.quotes)
+
+    def carries(text: str) -> bool:  # a number only as a whole number: 10 is not in "1000000"
+        return any(re.search(rf"(?<![\d.]){re.escape(k)}(?![\d.])", text) if k[0].isdigit() else k in text for k in wanted)
+
+    quotes = [q for q in cit.quotes if carries(f"{q.text} {q.figure}".lower())] or list(cit.quotes)
     lines += [f'      quote: "{q.text}" ({q.figure})' for q in quotes]
     url = _url(cid, plan)
     if url:
@@ -65,7 +69,7 @@ def _keys(name: str, value: Any = None) -> tuple[str, ...]:
     """Words that mark the quote carrying a setting: its name (with spaces for underscores, singular) and its value."""
     base = name.rsplit(".", 1)[-1].split(" ", 1)[0].split("/")[-1]
     bases = {base, base.removeprefix("pg_")}
-    words = {w for b in bases for w in (b, b.replace("_", " "), b.rstrip("s"), b.replace("_", " ").rstrip("s"))}
+    words = {w for b in bases for w in (b, b.replace("_", " "), b.replace("_", "-"), b.rstrip("s"), b.replace("_", " ").rstrip("s"))}
     if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value) not in ("0", "1"):
         words |= {str(value), re.sub(r"(\d)([A-Za-z])", r"\1 \2", str(value))}  # 8MB as the guides write it too: 8 MB
     return tuple(sorted(w for w in words if len(w) > 2))
