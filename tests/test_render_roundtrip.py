@@ -164,3 +164,10 @@ def test_the_merge_oracle_catches_a_wrong_merge() -> None:
             check_merge(before, wrong, values)
     with pytest.raises(AssertionError):  # set as a string but written so YAML 1.2 reads a number
         check_merge("a: 1\n", "a: 1e3\n", {"a": "1e3"})
+
+
+def test_a_crlf_file_keeps_its_document_marker_and_line_endings() -> None:
+    text = "---\r\n# heap\r\ncandlepin::java_opts: '-Xms1024m -Xmx2048m'\r\npostgresql::server::config_entries:\r\n  work_mem: 2MB # small\r\n"
+    merged = merge_text(text, {PG: {"work_mem": "8MB"}})
+    assert merged == text.replace("work_mem: 2MB", "work_mem: 8MB")
+    assert merge_text(text, {}) == text

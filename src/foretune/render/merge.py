@@ -180,6 +180,9 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
     """
     from ruamel.yaml.comments import CommentedMap  # start-up: only when hiera is merged
 
+    if "\r\n" in text:  # a file written on Windows keeps its line endings: merged as LF, written back as CRLF
+        merged = merge_text(text.replace("\r\n", "\n"), values, comments, label, remove, mark_removed=mark_removed, notes=notes)
+        return merged.replace("\r\n", "\n").replace("\n", "\r\n")
     comments = comments or {}
     notes = notes or {}
     remove = list(remove)
