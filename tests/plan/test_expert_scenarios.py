@@ -321,3 +321,20 @@ def test_candlepins_heap_is_named_after_who_sets_it() -> None:
     assert "fi-tuning-profiles" not in medium.foretune.citations
     xxl = plan(product="satellite", version="6.15", hosts=70000, cpus=48, ram_bytes=256 * GIB).tunables["candlepin.heap_max"]
     assert xxl.foretune.value == 8 * GIB and xxl.foretune.reason == "the extra-extra-large profile's heap"
+
+
+def test_the_agents_runinterval_is_kept_and_sizes_the_capacity() -> None:
+    # Satellite 6.3 guide: about 1250 agents per 4 CPUs (2500 on 8) at Puppet's default 1800 s; the 6.2 brief:
+    # "Raising the run-interval will directly increase the capacity"; "Reducing the run-interval consequently
+    # reduces the capacity". At 900 s: about 1250 (foretune scales in proportion); 6000 agents need about
+    # 6000 x 4 / (1250 x 8) x 1800 = 4320 s on this box
+    p = plan(product="satellite", version="6.15", hosts=8000, cpus=8, ram_bytes=32 * GIB, puppet_hosts=6000,
+             puppet_runinterval=900)
+    t = p.tunables["puppet.runinterval"]
+    assert (t.installer.value, t.foretune.value, t.differs) == (900, 900, False)  # never pushed to the agents
+    assert p.tunables["puppet.hosts_per_capsule"].foretune.value == 1250
+    problem = next(q for q in p.problems if q.code == "puppet-hosts-per-capsule")
+    assert "at a 900 s runinterval" in problem.message and "a runinterval of about 4320 s" in problem.message
+    default = plan(product="satellite", version="6.15", hosts=8000, cpus=8, ram_bytes=32 * GIB, puppet_hosts=2000)
+    assert default.tunables["puppet.hosts_per_capsule"].foretune.value == 2500
+    assert not [q for q in default.problems if q.code == "puppet-hosts-per-capsule"]
