@@ -384,3 +384,15 @@ def test_a_duplicate_key_is_refused_naming_the_key_and_both_lines(tmp_path: Path
     assert "duplicate key apache::mod::event::serverlimit (lines 1 and 5)" in result.stderr
     target.write_text(f"{PG}:\n  work_mem: 4MB\n  work_mem: 8MB\n", encoding="utf-8")
     assert "duplicate key work_mem (lines 2 and 3)" in run_cli("render", *PLAN, "--merge-into", str(target)).stderr
+
+
+def test_a_capsule_is_not_warned_about_locking_out_tuning_profiles_it_has_none_of(tmp_path: Path) -> None:
+    # installer --tuning size profiles are for servers; a Capsule reads only tuning/common.yaml
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text("apache::mod::event::serverlimit: 32\n", encoding="utf-8")
+    capsule = ["--product", "satellite", "--version", "6.15", "--role", "capsule", "--hosts", "6000", "--cpus", "8", "--ram", "24G"]
+    result = run_cli("render", *capsule, "--merge-into", str(target))
+    assert result.status == 0, result.stderr
+    assert "lock out later --tuning" not in result.stderr and "locks out later --tuning" not in result.stderr
+    server = run_cli("render", *PLAN, "--merge-into", str(target))
+    assert "lock out later --tuning changes: apache::mod::event::serverlimit" in server.stderr

@@ -179,7 +179,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.note("values with an installer option are not merged (custom-hiera would win over every later installer "
                  "flag for them); run: " + outputs.installer_command(plan, changes).replace(" \\\n  ", " "))
     locking = [note.key for note in locking_keys(plan.release, load_mapping(new, str(path)))]
-    if locking:  # one line for all of them: the reason is the same
+    if locking and build.tuning_applies(plan):  # one line for all of them (a Capsule takes no --tuning)
         one = len(locking) == 1
         env.warn(f"{path}: {len(locking)} {'key is' if one else 'keys are'} also set by the tuning profiles and "
                  f"{'locks' if one else 'lock'} out later --tuning changes: {', '.join(locking)}")
