@@ -338,3 +338,11 @@ def test_the_agents_runinterval_is_kept_and_sizes_the_capacity() -> None:
     default = plan(product="satellite", version="6.15", hosts=8000, cpus=8, ram_bytes=32 * GIB, puppet_hosts=2000)
     assert default.tunables["puppet.hosts_per_capsule"].foretune.value == 2500
     assert not [q for q in default.problems if q.code == "puppet-hosts-per-capsule"]
+
+
+def test_gunicorn_worker_counts_go_to_puppet_pulpcores_own_parameters() -> None:
+    # puppet-foreman_proxy_content has pulpcore_worker_count but no *_service_worker_count; the gunicorn counts are
+    # puppet-pulpcore's class parameters (pulpcore::api_service_worker_count, pulpcore::content_service_worker_count)
+    p = plan(product="satellite", version="6.15", hosts=15000, cpus=16, ram_bytes=64 * GIB)
+    assert [f.target for f in p.tunables["pulp.api_workers"].fixes] == ["pulpcore::api_service_worker_count"]
+    assert [f.target for f in p.tunables["pulp.content_workers"].fixes] == ["pulpcore::content_service_worker_count"]
