@@ -173,7 +173,6 @@ def test_the_claim_check_catches_the_old_wording() -> None:
 # its quotes: fixing the value or its citation makes test_known_contradictions_still_hold fail as a
 # reminder to remove the entry.
 KNOWN_CONTRADICTIONS = {
-    "planner.yaml/qpid_mgmt_pub_interval": "the brief only says lower than the default 10 s (needs tuning)",
     "module-defaults.yaml/mosquitto_nofile": "the guide states no default; 1024 is systemd's soft open-files limit",
     "module-defaults.yaml/puppet/runinterval": "the brief states no Puppet runinterval default",
 }

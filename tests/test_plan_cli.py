@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from importlib import resources
 from pathlib import Path
 
+import jsonschema
 import pytest
 import yaml
 
@@ -111,13 +113,14 @@ def test_apply_md_restarts_what_reads_each_hand_edited_file(tmp_path: Path) -> N
     # 64 GB: satellite-support custom-hiera-large-64G.yaml "# 32-64G RAM: 2"
     assert "In `/etc/sysconfig/dynflowd` set `EXECUTORS_COUNT=2`, then `systemctl restart dynflowd`." in text
     assert "In `/etc/hammer/cli.modules.d/foreman.yml` set `:request_timeout: -1` (read by the next hammer command)." in text
-    # Satellite 6.2: foreman-tasks reads /etc/sysconfig/foreman-tasks, so it is among the services restarted at the end
+    # Satellite 6.2: foreman-tasks 0.7 reads no EXECUTORS_COUNT (it came with foreman-tasks 0.9): no edit of
+    # /etc/sysconfig/foreman-tasks, so foreman-tasks is not among the services restarted at the end
     assert run_cli("plan", "--product", "satellite", "--version", "6.2", *box, "--puppet-hosts", "5000",
                    "--out", str(tmp_path / "62")).status == 0
     text = (tmp_path / "62" / "APPLY.md").read_text()
-    assert "In `/etc/sysconfig/foreman-tasks` set `EXECUTORS_COUNT=" in text
+    assert "EXECUTORS_COUNT" not in text
     restart = next(line for line in text.splitlines() if ". Restart " in line)
-    assert "foreman-tasks" in restart and "httpd" in restart and "postgresql" in restart
+    assert "foreman-tasks" not in restart and "httpd" in restart and "postgresql" in restart
     # the agents' puppet.conf is advice for the managed hosts, restarted there, not by katello-service on this server
     assert "splay = true in the [agent] section of /etc/puppet/puppet.conf on each managed host and restart its agent" in text
     assert "puppet" not in restart
@@ -173,6 +176,26 @@ def test_json_fixes_name_the_channel_the_outputs_use() -> None:
     assert fixes["foreman.db_pool"] == [{"kind": "installer", "target": "--foreman-db-pool", "value": 20}]
     command = run_cli("plan", *argv, "--format", "installer").stdout
     assert "--foreman-foreman-service-puma-workers 18" in command and "--foreman-db-pool 20" in command
+
+
+def test_json_gives_no_fix_for_a_value_that_does_not_differ() -> None:
+    # Satellite 6.15 (foreman-installer 3.9), large profile on 16 CPUs: the installer already gives ServerLimit 64 (the
+    # large tuning profile) and 8 pulpcore workers (its default, min(CPUs, 8)); the guide's 18 Puma workers differ
+    # from the installer's 24 (puppet-foreman's formula)
+    argv = ["--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G"]
+    data = json.loads(run_cli("plan", *argv, "--format", "json").stdout)
+    tunables = {t["id"]: t for t in data["tunables"]}
+    for same in ("apache.server_limit", "pulp.workers"):
+        assert tunables[same]["installer"]["value"] == tunables[same]["foretune"]["value"]
+        assert tunables[same]["differs"] is False and tunables[same]["fixes"] == [], same
+    assert tunables["puma.workers"]["differs"] is True and tunables["puma.workers"]["fixes"] != []
+    assert not [t["id"] for t in data["tunables"] if not t["differs"] and t["fixes"]]
+    # the schema says so too: a fix on a tunable that does not differ is invalid
+    schema = json.loads(resources.files("foretune.render").joinpath("schema/plan-v1.json").read_text(encoding="utf-8"))
+    jsonschema.validate(data, schema)
+    tunables["apache.server_limit"]["fixes"] = [{"kind": "hiera", "target": "apache::mod::event::serverlimit", "value": 64}]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(data, schema)
 
 
 def test_a_cpu_count_no_rhel_kernel_runs_is_one_line_exit_2() -> None:

@@ -38,8 +38,9 @@ def test_dry_run_prints_diff_and_writes_nothing(tmp_path: Path) -> None:
     target, result = render(tmp_path)
     assert result.status == 0  # type: ignore[attr-defined]
     assert "-foreman::foreman_service_puma_workers: 40" not in result.stdout  # type: ignore[attr-defined]  # kept
-    assert ("foreman::foreman_service_puma_workers: kept the site's 40; foretune recommends 18"
-            in result.stderr)  # type: ignore[attr-defined]
+    # one channel per value: the site's key over an installer option stays, and the option is left off the command
+    assert ("foreman::foreman_service_puma_workers: kept the site's 40; --foreman-foreman-service-puma-workers 18 is "
+            "left off the installer command" in result.stderr)  # type: ignore[attr-defined]
     # a key the site does not set that has an installer option goes on the installer command, not into custom-hiera
     # (custom-hiera would win over every later --foreman-db-pool): 16 threads + 4 Katello listeners
     assert "foreman::db_pool" not in result.stdout  # type: ignore[attr-defined]
@@ -56,10 +57,13 @@ def test_write_keeps_comments_order_unrelated_keys_and_a_backup(tmp_path: Path) 
     assert all(line in new.splitlines() for line in old_lines)
     data = yaml.safe_load(new)
     assert data["foreman::logging_level"] == "debug"
-    assert data["foreman::foreman_service_puma_workers"] == 18
+    # the key goes and --foreman-foreman-service-puma-workers 18 is passed instead: 18 in custom-hiera would win
+    # over every later installer flag
+    assert "foreman::foreman_service_puma_workers" not in data
+    assert "--foreman-foreman-service-puma-workers 18" in result.stderr.split("run: ", 1)[1]  # type: ignore[attr-defined]
     assert data["postgresql::server::config_entries"]["max_connections"] == 1000  # the file's 500, replaced as asked
     assert data["postgresql::server::config_entries"]["work_mem"] == "8MB"
-    assert new.index("postgresql::server") < new.index("foreman::foreman_service_puma_workers") < new.index("logging_level")
+    assert new.index("postgresql::server") < new.index("# unrelated") < new.index("logging_level")
     backups = list(tmp_path.glob("custom-hiera.yaml.foretune-*.bak"))
     assert len(backups) == 1 and backups[0].read_text(encoding="utf-8") == EXISTING
 

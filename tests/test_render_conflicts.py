@@ -13,8 +13,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from foretune.render.merge import PG, merge_values
+from foretune.render.merge import PG, load_mapping, merge_values
 from tests.conftest import run_cli
+from tests.support.hiera_oracle import owned_by_removed, yaml12
 
 PLAN = ["--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G"]
 SITE = """\
@@ -90,6 +91,171 @@ def test_prefer_foretune_replaces_and_says_so_beside_a_contradicting_comment(tmp
     assert "--foreman-foreman-service-puma-workers 18" in result.stderr.split("run: ", 1)[1]
 
 
+def test_the_comment_of_a_removed_key_goes_with_it_and_is_named(tmp_path: Path) -> None:
+    target, result = render(tmp_path, "--write", "--prefer", "foretune")
+    assert result.status == 0, result.stderr
+    text = target.read_text(encoding="utf-8")
+    assert "keep at 10" not in text  # not left alone at the end of the file, speaking for nothing
+    assert text.endswith('\ncandlepin::java_opts: "-Xms1024m -Xmx6g"\n')
+    assert "foreman::foreman_service_puma_workers: the site's comment \"keep at 10\" went with it" in result.stderr
+
+
+ANCHORED = """\
+pg_common: &pg_common
+  max_connections: 1500
+  shared_buffers: 16GB
+postgresql::server::config_entries:
+  <<: *pg_common
+  work_mem: 16MB
+# keep at 10
+foreman::foreman_service_puma_workers: 10
+# candlepin heap: measured
+candlepin::java_opts: "-Xmx6g"
+"""
+
+
+def test_comments_stay_above_the_key_they_were_written_above_with_merge_keys() -> None:
+    # foretune's max_connections is written as an explicit key after the << merge key; the site's comments above
+    # the next top-level keys stay above them, never inside config_entries
+    merged, _ = merge_values(ANCHORED, {PG: {"max_connections": 1000}}, {}, {"*": "foretune"})
+    assert merged == """\
+pg_common: &pg_common
+  max_connections: 1500
+  shared_buffers: 16GB
+postgresql::server::config_entries:
+  <<: *pg_common
+  work_mem: 16MB
+  # foretune: replaced the site's 1500 as asked (--prefer)
+  max_connections: 1000
+# keep at 10
+foreman::foreman_service_puma_workers: 10
+# candlepin heap: measured
+candlepin::java_opts: "-Xmx6g"
+"""
+    removed, _ = merge_values(ANCHORED, {PG: {"max_connections": 1000}}, {}, {"*": "foretune"},
+                              remove=["foreman::foreman_service_puma_workers"])
+    assert removed == merged.replace("# keep at 10\nforeman::foreman_service_puma_workers: 10\n", "")
+    only = ANCHORED.replace("  work_mem: 16MB\n", "")  # config_entries holds nothing but the << merge key
+    merged, _ = merge_values(only, {PG: {"work_mem": "8MB"}}, {}, {"*": "site"}, remove=["foreman::foreman_service_puma_workers"])
+    assert merged == """\
+pg_common: &pg_common
+  max_connections: 1500
+  shared_buffers: 16GB
+postgresql::server::config_entries:
+  <<: *pg_common
+  work_mem: 8MB
+# candlepin heap: measured
+candlepin::java_opts: "-Xmx6g"
+"""
+
+
+def test_a_shared_mapping_copied_for_a_change_does_not_copy_the_next_keys_comment() -> None:
+    text = "postgresql::server::config_entries: &pg\n  work_mem: 16MB\n# keep at 10\nforeman::a: 10\nother: *pg\n"
+    merged, _ = merge_values(text, {PG: {"work_mem": "8MB"}}, {}, {"*": "foretune"})
+    assert merged.count("# keep at 10") == 1
+    assert merged.splitlines()[merged.splitlines().index("# keep at 10") + 1] == "foreman::a: 10"
+
+
+STALE = """\
+---
+# OLD 6.9 prefork tuning, for 150 concurrent registrations
+apache::mod::prefork::serverlimit: 582
+apache::mod::prefork::maxclients: 582
+postgresql::server::config_entries:
+  max_connections: 1000
+  # checkpoint tuning from 6.3 -- keep
+  checkpoint_segments: 32
+  # work_mem raised for reports (keep)
+  work_mem: 16MB
+"""
+
+
+def test_stale_keys_take_their_comments_and_the_next_entrys_comment_keeps_its_column(tmp_path: Path) -> None:
+    # PostgreSQL 12 refuses checkpoint_segments (removed in 9.5), the event MPM ignores prefork keys: with
+    # --remove-stale all three go, each with the comment written above it; the heading of the two prefork keys was
+    # not written for the PostgreSQL hash that follows them
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text(STALE, encoding="utf-8")
+    result = run_cli("render", *PLAN, "--merge-into", str(target), "--remove-stale", "--write")
+    assert result.status == 0, result.stderr
+    assert target.read_text(encoding="utf-8") == """\
+---
+postgresql::server::config_entries:
+  max_connections: 1000
+  # work_mem raised for reports (keep)
+  work_mem: 16MB
+"""
+    assert ("apache::mod::prefork::serverlimit: the site's comment \"OLD 6.9 prefork tuning, for 150 concurrent "
+            "registrations\" went with it") in result.stderr
+    assert f"{PG}/checkpoint_segments: the site's comment \"checkpoint tuning from 6.3 -- keep\" went with it" in result.stderr
+
+
+def test_merge_keys_read_as_the_installers_yaml_reads_them(tmp_path: Path) -> None:
+    # Ruby's Psych (hiera's YAML): of a << list the first mapping wins; a << overwrites the keys written before it
+    listed = ("_site: &site\n  work_mem: 16MB   # reports need big sorts: keep\n  max_connections: 1500\n"
+              "_vendor: &vendor\n  work_mem: 4MB\n  max_connections: 500\n"
+              f"{PG}:\n  <<: [*site, *vendor]\n")
+    assert load_mapping(listed, "x")[PG] == {"work_mem": "16MB", "max_connections": 1500}
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text(listed, encoding="utf-8")
+    result = run_cli("render", *PLAN, "--merge-into", str(target), "--prefer", "foretune", "--write")
+    # 16MB and 1500 are above the guide's 8MB and the large profile's 1000: kept, nothing written, nothing "replaced"
+    assert result.status == 0 and "replaced" not in result.stderr, result.stderr
+    assert target.read_text(encoding="utf-8") == listed
+    before = (f"_a: &a\n  max_connections: 300\n  work_mem: 16MB\n{PG}:\n  max_connections: 400\n  <<: *a\n"
+              "  shared_buffers: 8GB\n")
+    assert load_mapping(before, "x")[PG] == {"max_connections": 300, "work_mem": "16MB", "shared_buffers": "8GB"}
+    target.write_text(before, encoding="utf-8")
+    result = run_cli("render", *PLAN, "--merge-into", str(target), "--prefer-key", "max_connections=foretune", "--write")
+    assert result.status == 0, result.stderr
+    assert f"{PG}/max_connections: replaced the site's 300 with foretune's 1000" in result.stderr
+    text = target.read_text(encoding="utf-8")
+    assert text.index("<<: *a") < text.index("max_connections: 1000")  # after the << it takes effect
+    assert load_mapping(text, "x")[PG]["max_connections"] == 1000
+
+
+def test_a_kept_max_connections_below_what_the_plan_opens_is_said_plainly(tmp_path: Path) -> None:
+    # the large profile on 16 CPUs: 18 Puma workers x pool 20 = 360 connections alone, above the site's 300
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text(f"---\n{PG}:\n  max_connections: 300   # DBA: pgbouncer limit\n", encoding="utf-8")
+    result = run_cli("render", *PLAN, "--merge-into", str(target))
+    assert result.status == 0, result.stderr
+    assert "with the site's max_connections 300 kept, the services as planned" in result.stderr
+    assert "Puma 18 workers x 20 pool (threads 16) 360" in result.stderr
+    assert "--prefer-key max_connections=foretune" in result.stderr
+    enough = run_cli("render", *PLAN, "--merge-into", str(target), "--prefer-key", "max_connections=foretune")
+    assert "with the site's max_connections" not in enough.stderr
+
+
+HIGHER = """\
+---
+# 24 workers: load-tested 2025-06, keep
+foreman::foreman_service_puma_workers: 24
+postgresql::server::config_entries:
+  work_mem: 32MB   # keep
+"""
+
+
+def test_a_higher_site_value_over_an_installer_option_is_never_written_as_foretunes_into_the_file(tmp_path: Path) -> None:
+    # one channel per value: the guide's large range is 12-18 Puma workers; the site's 24 is kept (the option left
+    # off the command), or with --prefer foretune the key goes and --foreman-foreman-service-puma-workers 18 is passed,
+    # saying it lowers 24. Either way the reason and the site's comment come with it.
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text(HIGHER, encoding="utf-8")
+    kept = run_cli("render", *PLAN, "--merge-into", str(target))
+    assert kept.status == 0, kept.stderr
+    assert ("foreman::foreman_service_puma_workers: kept the site's 24; --foreman-foreman-service-puma-workers 18 is "
+            "left off the installer command") in kept.stderr
+    assert "guide range 12-18 for large [gf-puma-recommendations" in kept.stderr
+    assert "(the site's comment: 24 workers: load-tested 2025-06, keep)" in kept.stderr
+    assert "nothing to change" in kept.stdout
+    result = run_cli("render", *PLAN, "--merge-into", str(target), "--prefer", "foretune", "--write")
+    assert result.status == 0, result.stderr
+    assert "foreman::foreman_service_puma_workers" not in yaml.safe_load(target.read_text(encoding="utf-8"))
+    assert "(this lowers the site's 24, as asked)" in result.stderr
+    assert "--foreman-foreman-service-puma-workers 18" in result.stderr.split("run: ", 1)[1]
+
+
 def test_a_site_value_above_the_guides_range_is_a_conflict_kept_unless_asked(tmp_path: Path) -> None:
     # The guide: shared_buffers "between 2 GiB to a maximum of 25% of your total system memory": 25 % of 64 GiB = 16GB.
     # The file's 40GB (through the << merge key) is above it: kept, listed with both values and the reason.
@@ -136,8 +302,13 @@ def site_files(draw: st.DrawFn) -> str:
     anchored = draw(st.dictionaries(st.sampled_from(NAMES), VALUES, max_size=3))
     if anchored:
         lines += ["pg_base: &pg_base", *(f"  {k}: {dump(v)}" for k, v in anchored.items())]
+    vendor = draw(st.dictionaries(st.sampled_from(NAMES), VALUES, max_size=3)) if anchored else {}
+    if vendor:  # a << list: the first mapping wins (YAML's merge key type, and Ruby's Psych)
+        lines += ["pg_vendor: &pg_vendor", *(f"  {k}: {dump(v)}" for k, v in vendor.items())]
     scalar_anchor = None
     for key in draw(st.lists(st.sampled_from(TOP), unique=True)):
+        if draw(st.booleans()):
+            lines.append("")  # a paragraph of its own
         if draw(st.booleans()):
             lines.append(f"# keep {key} as it is")
         if scalar_anchor and draw(st.booleans()):
@@ -149,7 +320,7 @@ def site_files(draw: st.DrawFn) -> str:
     if draw(st.booleans()):
         lines.append(f"{PG}:")
         if bool(anchored) and draw(st.booleans()):
-            lines.append("  <<: *pg_base")
+            lines.append("  <<: [*pg_base, *pg_vendor]" if vendor and draw(st.booleans()) else "  <<: *pg_base")
         for name, value in draw(st.dictionaries(st.sampled_from(NAMES), VALUES, max_size=3)).items():
             lines.append(f"  {name}: {dump(value)}" + ("  # measured" if draw(st.booleans()) else ""))
         if lines[-1] == f"{PG}:":
@@ -169,12 +340,22 @@ def flat(data: dict[str, Any]) -> dict[str, Any]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(site_files(), recommendations, st.sampled_from(["site", "foretune"]))
-def test_merge_keeps_every_site_value_unless_asked(text: str, values: dict[str, Any], prefer: str) -> None:
-    before = flat(yaml.safe_load(text) or {})  # PyYAML resolves anchors, aliases and << as the installer does
-    merged_text, conflicts = merge_values(text, values, {}, {"*": prefer})
-    after = flat(yaml.safe_load(merged_text) or {})
+@given(site_files(), recommendations, st.sampled_from(["site", "foretune"]), st.data())
+def test_merge_keeps_every_site_value_unless_asked(text: str, values: dict[str, Any], prefer: str, data: st.DataObject) -> None:
+    before = flat(yaml12(text) or {})  # ruamel's safe loader resolves anchors, aliases and << lists first-wins, as Psych
+    # keys whose value goes to the installer instead (one channel per value) are removed
+    removable = sorted(key for key in before if key in TOP and key not in values and f"{key}: &" not in text)
+    remove = data.draw(st.lists(st.sampled_from(removable), unique=True)) if removable else []
+    merged_text, conflicts = merge_values(text, values, {}, {"*": prefer}, remove=remove)
+    after = flat(yaml12(merged_text) or {})
     wanted = flat(values)
+    gone = owned_by_removed(text, remove)
+    lines = text.splitlines()
+    for i in gone:  # no comment of a removed key is left behind, under another key or at the end of the file
+        assert lines[i] not in merged_text.splitlines(), lines[i]
+    for key in remove:
+        assert key not in after
+    before = {key: value for key, value in before.items() if key not in remove}
     for key, value in before.items():
         if key in wanted and prefer == "foretune":
             assert after[key] == wanted[key], key
@@ -185,10 +366,33 @@ def test_merge_keeps_every_site_value_unless_asked(text: str, values: dict[str, 
             assert after[key] == value, key
     differing = {key for key in wanted if key in before and (before[key] != wanted[key] or type(before[key]) is not type(wanted[key]))}
     assert {c.key for c in conflicts} == differing
-    for line in text.splitlines():
-        if line.lstrip().startswith("#"):
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("#") and i not in gone:
             assert line in merged_text.splitlines()
     if prefer == "foretune":  # a replaced value that had a comment beside it says the comment was for the old value
         for conflict in conflicts:
             if conflict.comments:
                 assert f"was written for {dump(conflict.site)}" in merged_text
+
+
+def test_a_duplicate_key_is_refused_naming_the_key_and_both_lines(tmp_path: Path) -> None:
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text(f"apache::mod::event::serverlimit: 64\n{PG}:\n  work_mem: 4MB\n  work_mem: 8MB\n"
+                      "apache::mod::event::serverlimit: 32\n", encoding="utf-8")
+    result = run_cli("render", *PLAN, "--merge-into", str(target))
+    assert result.status == 2 and "Traceback" not in result.stderr
+    assert "duplicate key apache::mod::event::serverlimit (lines 1 and 5)" in result.stderr
+    target.write_text(f"{PG}:\n  work_mem: 4MB\n  work_mem: 8MB\n", encoding="utf-8")
+    assert "duplicate key work_mem (lines 2 and 3)" in run_cli("render", *PLAN, "--merge-into", str(target)).stderr
+
+
+def test_a_capsule_is_not_warned_about_locking_out_tuning_profiles_it_has_none_of(tmp_path: Path) -> None:
+    # installer --tuning size profiles are for servers; a Capsule reads only tuning/common.yaml
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text("apache::mod::event::serverlimit: 32\n", encoding="utf-8")
+    capsule = ["--product", "satellite", "--version", "6.15", "--role", "capsule", "--hosts", "6000", "--cpus", "8", "--ram", "24G"]
+    result = run_cli("render", *capsule, "--merge-into", str(target))
+    assert result.status == 0, result.stderr
+    assert "lock out later --tuning" not in result.stderr and "locks out later --tuning" not in result.stderr
+    server = run_cli("render", *PLAN, "--merge-into", str(target))
+    assert "lock out later --tuning changes: apache::mod::event::serverlimit" in server.stderr

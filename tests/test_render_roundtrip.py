@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from foretune.render.merge import PG, merge_text
 from tests.conftest import run_cli
-from tests.support.hiera_oracle import check_merge
+from tests.support.hiera_oracle import check_merge, owned_by_removed
 
 CORPUS = Path(__file__).parent / "fixtures" / "custom-hiera"
 FILES = {path.name: path.read_text(encoding="utf-8") for path in sorted(CORPUS.glob("*.yaml"))}
@@ -63,10 +63,18 @@ def test_merge_parses_as_merged_dicts_and_keeps_every_comment_line(case: tuple[s
     check_merge(text, merged, values, remove)  # an oracle of its own, not merge.py's expected_after
     removed_lines = {line.strip() for line in text.splitlines()
                      if any(line.strip().startswith((p.split("/")[-1] + ":", f"'{p}'", f'"{p}"')) for p in remove)}
-    kept = [c for c in comment_lines(text) if not any(line.endswith(c) for line in removed_lines)]
+    gone = owned_by_removed(text, remove)
+    lines = text.splitlines()
+    nested = {p.split("/", 1)[1] for p in remove if "/" in p}
+    kept = [line.strip() for i, line in enumerate(lines) if line.strip().startswith("#") and i not in gone
+            and not (line.startswith(" ") and i + 1 < len(lines) and lines[i + 1].strip().split(":")[0] in nested)]
+    kept = [c for c in kept if not any(line.endswith(c) for line in removed_lines)]
     merged_lines = [line.strip() for line in merged.splitlines()]
     for comment in kept:
         assert any(line.endswith(comment) for line in merged_lines), comment
+    for i in gone:  # a comment written above a removed key goes with it: none is left orphaned under another key
+        if lines[i].strip() not in kept:
+            assert lines[i].strip() not in merged_lines, lines[i]
     assert merge_text(merged, values, remove=remove) == merged  # idempotent
 
 
@@ -126,9 +134,19 @@ def test_remove_stale_drops_what_audit_reports_and_keeps_the_rest(tmp_path: Path
     assert data[PG]["checkpoint_completion_target"] == 0.9  # unrelated entries stay
     assert "stale key qpid::mgmt_pub_interval" in result.stderr and "— removed" in result.stderr
     new = target.read_text(encoding="utf-8")
-    for comment in ["# /etc/foreman-installer/custom-hiera.yaml", "# Passenger: 1.5 x physical cores",
-                    "# qpid: bigger journal for katello-agent", "# MongoDB for Pulp 2"]:
-        assert comment in new.splitlines()
+    assert "# /etc/foreman-installer/custom-hiera.yaml" in new.splitlines()  # the file's own header stays
+    # each section heading goes with its section (every key under it was removed), and render names it: nothing is
+    # left to speak for a key that is gone, nothing leaves unsaid
+    for key, comment in [("apache::mod::passenger::passenger_max_pool_size", "Passenger: 1.5 x physical cores"),
+                         ("qpid::router::open_file_limit", "qpid: bigger journal for katello-agent"),
+                         ("mongodb::server::config_data", "MongoDB for Pulp 2"),
+                         ("apache::mod::passenger::passenger_max_request_queue_size",
+                          "default 100 overflowed during registration storms"),
+                         (f"{PG}/checkpoint_segments", "removed in PostgreSQL 9.5")]:
+        assert comment not in new
+        assert f"{key}: the site's comment \"{comment}\" went with it" in result.stderr
+    assert new.startswith('# /etc/foreman-installer/custom-hiera.yaml\n# Tuned 2017-03 after the "Satellite 6.2 '
+                          'performance" brief (ticket INFRA-4411).\n---\npostgresql::server::config_entries:\n')
     again = run_cli("render", *PLAN_62_ON_615, "--merge-into", str(target), "--remove-stale")
     assert "nothing to change" in again.stdout and "stale key" not in again.stderr  # the site's own values are kept
 
@@ -158,3 +176,10 @@ def test_removing_a_stale_entry_beside_a_merge_key_keeps_the_comment_of_the_next
     assert merge_text(text, {}, remove=["postgresql::server::config_entries/checkpoint_segments"]) == (
         "---\npg_defaults: &pg\n  work_mem: 8MB\npostgresql::server::config_entries:\n  <<: *pg\n  max_connections: 500\n"
         "# locked puma settings from 2021 review\nforeman::foreman_service_puma_workers: 24\n")
+
+
+def test_a_crlf_file_keeps_its_document_marker_and_line_endings() -> None:
+    text = "---\r\n# heap\r\ncandlepin::java_opts: '-Xms1024m -Xmx2048m'\r\npostgresql::server::config_entries:\r\n  work_mem: 2MB # small\r\n"
+    merged = merge_text(text, {PG: {"work_mem": "8MB"}})
+    assert merged == text.replace("work_mem: 2MB", "work_mem: 8MB")
+    assert merge_text(text, {}) == text

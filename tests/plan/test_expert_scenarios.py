@@ -6,6 +6,7 @@ Sources: 000 = Satellite 6.2 performance brief, 001 = Satellite 6.9 tuning guide
 
 from __future__ import annotations
 
+from foretune.knowledge import citation
 from foretune.plan import PlanInput, make_plan
 from foretune.plan.model import Plan
 from tests.conftest import run_cli
@@ -240,12 +241,12 @@ def test_keys_absent_where_the_release_has_no_such_thing() -> None:
 
 
 def test_62_rows_from_later_sources_say_so() -> None:
-    # The 6.2 brief covers neither transparent huge pages nor a dynflowd executor count: THP "never" is the 6.9
-    # guide's, EXECUTORS_COUNT by RAM satellite-support's custom-hiera profiles for 6.4-6.6 (2 for 32-64G RAM)
+    # The 6.2 brief covers neither transparent huge pages nor an executor count: THP "never" is the 6.9 guide's;
+    # satellite-support's EXECUTORS_COUNT by RAM (6.4-6.6) does not apply, since foreman-tasks 0.7 has no such setting
     p = plan(product="satellite", version="6.2", hosts=3000, cpus=8, ram_bytes=32 * GIB)
     assert p.tunables["os.thp"].foretune.reason.endswith("(the 6.9 guide's advice; the 6.2 brief does not cover THP)")
     executors = p.tunables["dynflow.executors"].foretune
-    assert executors.value == 2 and executors.reason.endswith("(satellite-support's profiles for 6.4-6.6; the 6.2 brief gives no count)")
+    assert executors.value == 1 and "has no EXECUTORS_COUNT setting, and the 6.2 brief gives no count" in executors.reason
 
 
 def test_orcharhino_rows_cite_the_orcharhino_guide_where_it_says_it() -> None:
@@ -257,3 +258,91 @@ def test_orcharhino_rows_cite_the_orcharhino_guide_where_it_says_it() -> None:
     assert not [t.id for t in p.tunables.values() if "gf-puma-recommendations" in t.foretune.citations]
     sat = plan(product="satellite", version="6.15", hosts=8000, cpus=8, ram_bytes=32 * GIB)
     assert sat.tunables["puma.threads_max"].foretune.citations == ("gf-puma-recommendations",)
+
+
+def test_orcharhino_rows_cite_every_section_of_the_orcharhino_guide_that_gives_their_figure() -> None:
+    # Tuning orcharhino states the same figures as the Foreman guide in its own words: 4.2/4.3 tuned and THP ("ATIX AG
+    # recommends to run the virtual-guest profile", "disable Transparent Hugepage"), 5.2.1 threads_min = threads_max,
+    # 5.2.2 "Each Puma worker consumes around 1 GiB of RAM", 5.2.7 the db pool, 5.3.1 "LimitNOFILE=640000", 5.3.2
+    # "apache::mod::event::serverlimit: 64", 5.4 "five threads/concurrency", 5.5.1 mosquitto "LimitNOFILE=5000", 5.6
+    # "work_mem: 8MB" and "autovacuum_vacuum_cost_limit: 2000", 5.7 Redis and THP
+    p = plan(product="orcharhino", version="6.9", hosts=8000, cpus=8, ram_bytes=32 * GIB, rex="pull-mqtt", rex_hosts=3000)
+    expected = {"os.tuned_profile": "go-hardware", "os.thp": "go-redis", "puma.threads_min": "go-puma-threads",
+                "foreman.db_pool": "go-db-pool", "httpd.limit_nofile": "go-httpd-nofile",
+                "apache.server_limit": "go-httpd-children", "dynflow.sidekiq_concurrency": "go-dynflow",
+                "mosquitto.limit_nofile": "go-pull-rex", "postgresql.work_mem": "go-postgresql",
+                "postgresql.autovacuum_vacuum_cost_limit": "go-postgresql"}
+    for tid, cid in expected.items():
+        assert cid in p.tunables[tid].foretune.citations, (tid, p.tunables[tid].foretune.citations)
+    cited = {c for t in p.tunables.values() for c in (*t.installer.citations, *t.foretune.citations,
+                                                        *(i.citation for i in t.foretune.inputs))}
+    cited |= {c for m in p.memory for c in m.citations} | {c for q in p.problems for c in q.citations}
+    assert not sorted(c for c in cited if c.startswith("gf-"))  # no Foreman guide section where its own guide speaks
+    assert citation("go-postgresql").guide == "orcharhino-guide"
+    sat = plan(product="satellite", version="6.15", hosts=8000, cpus=8, ram_bytes=32 * GIB, rex="pull-mqtt", rex_hosts=3000)
+    for tid, cid in expected.items():  # a Satellite plan keeps the Foreman guide's section
+        assert cid not in sat.tunables[tid].foretune.citations and cid.replace("go-", "gf-") in sat.tunables[tid].foretune.citations, tid
+
+
+def test_a_worker_count_the_release_cannot_set_is_neither_a_change_nor_budgeted() -> None:
+    # puppet-foreman 16.0.0 (foreman-installer 2.3, Satellite 6.9) declares one Sidekiq worker and no
+    # dynflow_worker_instances (17.0.0 added it); foreman-tasks 0.7 (Satellite 6.2) has no EXECUTORS_COUNT: one
+    # executor. Neither is a change, and the budgets count the one that runs.
+    p69 = plan(product="satellite", version="6.9", hosts=7000, cpus=8, ram_bytes=32 * GIB, katello_agent_hosts=3000)
+    t = p69.tunables["dynflow.sidekiq_instances"]
+    assert (t.installer.value, t.foretune.value, t.differs, t.fixes) == (1, 1, False, ())
+    assert ("Sidekiq 1 worker x (5 + 2) + orchestrator (1 + 2)", 10) in p69.connection_budget
+    p62 = plan(product="satellite", version="6.2", hosts=8000, cpus=16, ram_bytes=48 * GIB)
+    e = p62.tunables["dynflow.executors"]
+    assert (e.installer.value, e.foretune.value, e.differs, e.fixes) == (1, 1, False, ())
+    assert ("dynflowd 1 executor x 5", 5) in p62.connection_budget
+    p610 = plan(product="satellite", version="6.10", hosts=7000, cpus=8, ram_bytes=32 * GIB)  # foreman-installer 2.5
+    assert p610.tunables["dynflow.sidekiq_instances"].foretune.value == 2
+
+
+def test_an_mqtt_rate_limit_the_installer_cannot_set_is_no_change() -> None:
+    # puppet-foreman_proxy got mqtt_rate_limit in 24.1.0; foreman-installer 3.5.0 (Satellite 6.13) pins 24.0.1: the
+    # plugin's unlimited default stays, and the row says why instead of counting a change no output makes
+    argv: dict[str, object] = {"role": "capsule", "hosts": 4000, "cpus": 8, "ram_bytes": 24 * GIB, "rex": "pull-mqtt",
+                               "puppet_hosts": 1500}
+    t = plan(product="satellite", version="6.13", **argv).tunables["mqtt.rate_limit"]
+    assert t.foretune.value is None and not t.differs and t.fixes == ()
+    assert "this installer has no rate-limit option" in t.foretune.reason
+    later = plan(product="satellite", version="6.14", **argv).tunables["mqtt.rate_limit"]
+    assert later.foretune.value == 200 and later.differs
+
+
+def test_candlepins_heap_is_named_after_who_sets_it() -> None:
+    # foreman-installer's size files set candlepin::java_opts only for extra-large and extra-extra-large
+    # ("-Xms1024m -Xmx8192m"); below that the 4 GiB is puppet-candlepin's own default, not the profile's
+    medium = plan(product="satellite", version="6.15", hosts=8000, cpus=8, ram_bytes=32 * GIB).tunables["candlepin.heap_max"]
+    assert medium.foretune.value == 4 * GIB
+    assert medium.foretune.reason == "puppet-candlepin's default (the medium profile sets none)"
+    assert "fi-tuning-profiles" not in medium.foretune.citations
+    xxl = plan(product="satellite", version="6.15", hosts=70000, cpus=48, ram_bytes=256 * GIB).tunables["candlepin.heap_max"]
+    assert xxl.foretune.value == 8 * GIB and xxl.foretune.reason == "the extra-extra-large profile's heap"
+
+
+def test_the_agents_runinterval_is_kept_and_sizes_the_capacity() -> None:
+    # Satellite 6.3 guide: about 1250 agents per 4 CPUs (2500 on 8) at Puppet's default 1800 s; the 6.2 brief:
+    # "Raising the run-interval will directly increase the capacity"; "Reducing the run-interval consequently
+    # reduces the capacity". At 900 s: about 1250 (foretune scales in proportion); 6000 agents need about
+    # 6000 x 4 / (1250 x 8) x 1800 = 4320 s on this box
+    p = plan(product="satellite", version="6.15", hosts=8000, cpus=8, ram_bytes=32 * GIB, puppet_hosts=6000,
+             puppet_runinterval=900)
+    t = p.tunables["puppet.runinterval"]
+    assert (t.installer.value, t.foretune.value, t.differs) == (900, 900, False)  # never pushed to the agents
+    assert p.tunables["puppet.hosts_per_capsule"].foretune.value == 1250
+    problem = next(q for q in p.problems if q.code == "puppet-hosts-per-capsule")
+    assert "at a 900 s runinterval" in problem.message and "a runinterval of about 4320 s" in problem.message
+    default = plan(product="satellite", version="6.15", hosts=8000, cpus=8, ram_bytes=32 * GIB, puppet_hosts=2000)
+    assert default.tunables["puppet.hosts_per_capsule"].foretune.value == 2500
+    assert not [q for q in default.problems if q.code == "puppet-hosts-per-capsule"]
+
+
+def test_gunicorn_worker_counts_go_to_puppet_pulpcores_own_parameters() -> None:
+    # puppet-foreman_proxy_content has pulpcore_worker_count but no *_service_worker_count; the gunicorn counts are
+    # puppet-pulpcore's class parameters (pulpcore::api_service_worker_count, pulpcore::content_service_worker_count)
+    p = plan(product="satellite", version="6.15", hosts=15000, cpus=16, ram_bytes=64 * GIB)
+    assert [f.target for f in p.tunables["pulp.api_workers"].fixes] == ["pulpcore::api_service_worker_count"]
+    assert [f.target for f in p.tunables["pulp.content_workers"].fixes] == ["pulpcore::content_service_worker_count"]

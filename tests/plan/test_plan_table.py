@@ -66,3 +66,11 @@ def test_piped_plan_table_does_not_import_rich() -> None:
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True, env=environ)
     assert "foretune.plan.planner" in done.stdout.split()
     assert not [m for m in done.stdout.split() if m.split(".")[0] == "rich"]
+
+
+def test_plain_foreman_says_it_has_no_tuning_profiles() -> None:
+    from tests.conftest import run_cli as cli
+
+    out = cli("plan", "--product", "foreman", "--version", "3.9", "--no-katello", "--hosts", "2000", "--cpus", "4",
+              "--ram", "8G", "--virtual").stdout
+    assert "services: Puma, Apache event MPM; no --tuning size profiles without Katello" in out

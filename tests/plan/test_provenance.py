@@ -163,3 +163,39 @@ def test_explain_inputs_quote_only_the_sentence_carrying_their_number() -> None:
     low = inputs.split("    guide workers low = 8\n", 1)[1].split("\n    guide workers high", 1)[0]
     assert "medium 5000 – 10000 32 GiB 8 16 8 – 12" in low
     assert "we recommend 16 threads" not in low and "Keeping default 5 min/max threads" not in low
+
+
+def test_explain_a_setting_input_quotes_the_sentence_naming_it_not_one_about_a_maximum() -> None:
+    # Tuning Foreman guide 5.6: max_connections is in the block "max_connections: 1000 shared_buffers: 2GB ..."; the
+    # shared_buffers sentence ("a maximum of 25% of your total system memory") says nothing of connections
+    result = run_cli("plan", "--product", "satellite", "--version", "6.15", "--cpus", "8", "--ram", "32G", "--hosts", "2000",
+                     "--explain", "postgresql.work_mem")
+    assert result.status == 0, result.stderr
+    inputs = result.stdout.split("\ninputs:\n", 1)[1]
+    connections = inputs.split("\n    max_connections = ", 1)[1].split("\n    ", 1)[1].split("\n    RAM left", 1)[0]
+    assert "max_connections: 1000 shared_buffers: 2GB work_mem: 8MB" in connections
+    assert "a maximum of 25%" not in connections
+
+
+def test_explain_applies_a_value_through_the_channel_every_other_output_uses() -> None:
+    # foreman-installer 3.9 has --foreman-foreman-service-puma-workers; custom-hiera.yaml would win over it, so the
+    # one-value view gives the option (as installer.sh does), never the hiera key
+    argv = ["plan", "--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G"]
+    workers = run_cli(*argv, "--explain", "puma.workers").stdout
+    assert "  --foreman-foreman-service-puma-workers 18\n" in workers
+    assert "foreman::foreman_service_puma_workers: 18" not in workers
+    # the large profile already gives ServerLimit 64: nothing to apply
+    assert "apply: nothing to change" in run_cli(*argv, "--explain", "apache.server_limit").stdout
+
+
+def test_explain_quotes_the_sentence_with_the_setting_written_with_hyphens_and_says_5_is_an_estimate() -> None:
+    # the 6.2 brief, 5.12: "lower mgmt-pub-interval parameter from the default 10s to something lower (needs
+    # tuning)"; "10" is no match for "echo 1000000", and the brief gives no value, so 5 is foretune's estimate
+    result = run_cli("plan", "--product", "satellite", "--version", "6.2", "--hosts", "8000", "--cpus", "16",
+                     "--physical-cores", "8", "--ram", "48G", "--katello-agent-hosts", "6000",
+                     "--explain", "qpid.mgmt_pub_interval")
+    assert result.status == 0, result.stderr
+    top = result.stdout.split("\ninputs:\n", 1)[0]
+    assert top.count("quote:") == 2 and top.count("to something lower (needs tuning)") == 2
+    assert "aio-max-nr" not in top
+    assert "[foretune-estimate]" in top

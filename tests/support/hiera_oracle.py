@@ -3,6 +3,7 @@ two YAML loaders; what was not touched reads back as before; what was removed is
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -40,3 +41,33 @@ def check_merge(before_text: str, merged_text: str, values: dict[str, Any], remo
             assert after[key] == {e: v for e, v in value.items() if (key, e) not in removed_entries}, key
         else:
             assert after[key] == value, key
+
+
+TOP_KEY = re.compile(r"""^(?:'([^']+)'|"([^"]+)"|([^\s#'"-].*?)):(?:\s|$)""")
+
+
+def owned_by_removed(text: str, remove: list[str]) -> set[int]:
+    """0-based lines of the column-0 comments that belong to removed top-level keys, found by scanning lines: the
+    comment block directly above a key goes when it sits right under another entry's line, or when it heads a
+    paragraph (after a blank line or ``---``) whose every key of the same module is removed."""
+    lines = text.splitlines()
+    top = {i: next(g for g in m.groups() if g) for i, line in enumerate(lines) if (m := TOP_KEY.match(line))}
+    gone: set[int] = set()
+    for i, key in top.items():
+        j, block = i - 1, []
+        while j >= 0 and lines[j].startswith("#"):
+            block.append(j)
+            j -= 1
+        if not block:
+            continue
+        paragraph = [key]
+        if j < 0 or lines[j].strip() in ("", "---"):
+            k = i + 1
+            while k < len(lines) and lines[k].strip() and not lines[k].startswith("#"):
+                if k in top and top[k].split("::", 1)[0] != key.split("::", 1)[0]:
+                    break  # another module's key: the heading was not written for it
+                paragraph += [top[k]] if k in top else []
+                k += 1
+        if all(name in remove for name in paragraph):
+            gone.update(block)
+    return gone

@@ -62,8 +62,8 @@ READBACK: dict[str, tuple[str, str]] = {
     "foreman::db_pool": ("foreman_db_pool", ""),  # /etc/foreman/database.yml's pool
     "foreman::dynflow_worker_instances": ("dynflow", "workers"),  # the dynflow-sidekiq@worker-N units
     "foreman_proxy_content::pulpcore_worker_count": ("pulpcore", "workers"),
-    "foreman_proxy_content::pulpcore_api_service_worker_count": ("pulpcore", "api_workers"),
-    "foreman_proxy_content::pulpcore_content_service_worker_count": ("pulpcore", "content_workers"),
+    "pulpcore::api_service_worker_count": ("pulpcore", "api_workers"),
+    "pulpcore::content_service_worker_count": ("pulpcore", "content_workers"),
     "qpid::mgmt_pub_interval": ("qpid", "mgmt_pub_interval"),
     "qpid::open_file_limit": ("qpid", "qpidd_nofile"),
     "qpid::router::open_file_limit": ("qpid", "qdrouterd_nofile"),

@@ -53,6 +53,14 @@ def _through_streams(path: Path) -> bool:
     return True
 
 
+def _below(ours: object, site: object) -> bool:
+    """foretune's value is a lower number than the site's."""
+    try:
+        return float(str(ours)) < float(str(site))
+    except ValueError:
+        return False
+
+
 def run(args: argparse.Namespace, env: Environment) -> int:
     from pathlib import Path  # start-up: only for a `render` run, not --help
 
@@ -63,10 +71,12 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.render import outputs  # start-up: only for a `render` run, not --help
     from foretune.render.files import write_text  # start-up: only for a `render` run, not --help
     from foretune.render.merge import (  # start-up: only for a `render` run, not --help
+        PG,
         load_mapping,
         round_trip,
         show_diff,
         unified_diff,
+        value_comments,
     )
     from foretune.safeio import read_text  # start-up: only for a `render` run, not --help
 
@@ -110,34 +120,56 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.render.merge import parse_preferences  # start-up: only for a `render` run, not --help
 
     recommended = flatten(outputs.hiera_values(plan, also=set(flatten(current))))
-    changes = build.from_plan(plan, build.Host(custom_hiera=flatten(current)))
+    # lower_site: a site key over an installer option is found whether its value is below or above foretune's; the
+    # preference below decides whether it goes (the option passed, saying what it lowers) or stays (the option left off)
+    changes = build.from_plan(plan, build.Host(custom_hiera=flatten(current)), lower_site=True)
     # site keys that would win over an installer option: either the key goes (the option then takes effect) or the
     # site's value stays and the option is left off the command (it could not take effect); never both channels
     shadowing = {c.target: c for c in changes.changes if c.tunable.startswith("unshadow:")}
     preferences = parse_preferences(args.prefer, args.prefer_key, [*recommended, *shadowing])
     dropped: list[str] = []  # keys whose installer option is left off the command
     kept: list[str] = []  # of them, those whose site value differs from foretune's
+    why = {fix.target: f" — {t.foretune.reason} [{', '.join(t.foretune.citations)}]"
+           for t, fix in outputs.fixes_of(plan, "hiera", every=True)}
+    said = value_comments(old)
     for key, removal in shadowing.items():
         option = build.installer_option(key)
         given = next((c for c in changes.changes if c.channel == "installer" and c.target == option), None)
         shown = f"{option} {given.value}" if given is not None else str(option)
+        tail = why.get(key, "") + (f" (the site's comment: {' / '.join(said[key])})" if said.get(key) else "")
+        lowers = given is not None and _below(given.value, removal.site_value)
         if given is not None and str(given.value) == str(removal.site_value):
             dropped.append(key)  # the site already gives foretune's value: nothing to move, no option to pass
         elif preferences.get(key, preferences["*"]) == "foretune":
             remove.append(key)
-            env.warn(redact_text(f"{path}: {key}: removed the site's {removal.site_value}, which would win over {shown}"))
+            env.warn(redact_text(f"{path}: {key}: removed the site's {removal.site_value}, which would win over {shown}"
+                                 + (f" (this lowers the site's {removal.site_value}, as asked)" if lowers else "") + tail))
         else:
             dropped.append(key)
             kept.append(key)
             env.warn(redact_text(f"{path}: {key}: kept the site's {removal.site_value}; {shown} is left off the "
-                                 f"installer command: custom-hiera's value wins over it"))
+                                 f"installer command: custom-hiera's value wins over it" + tail))
     if dropped:
         options_of = {build.installer_option(key) for key in dropped}
         changes = changes._replace(changes=tuple(c for c in changes.changes if not (
             c.target in dropped or (c.channel == "installer" and c.target in options_of))))
     new, conflicts = outputs.merge_plan(plan, old, remove, preferences, str(path))
+    from foretune.render.merge import owned_comments  # start-up: only for a `render` run, not --help
+
+    for key, gone_with in owned_comments(old, remove)[2].items():  # nothing leaves the file unsaid
+        quoted = " / ".join(f'"{line.lstrip("#").strip()}"' for line in gone_with)
+        env.warn(redact_text(f"{path}: {key}: the site's comment {quoted} went with it"))
     for conflict in conflicts:  # on stderr, so the diff on stdout still applies with patch
         env.warn(redact_text(f"{path}: {conflict.line()}"))
+    budget = sum(n for _, n in plan.connection_budget)
+    for conflict in conflicts:  # a kept max_connections below what the services of this plan open
+        if conflict.key == f"{PG}/max_connections" and conflict.taken == "site" and isinstance(conflict.site, int) \
+                and conflict.site < budget:
+            # plan figures and fixed words only (masking would take "--prefer-key max_connections=..." for a secret)
+            print(f"foretune: warning: {redact_text(str(path))}: with the site's max_connections {conflict.site} kept, the services as planned (and the "
+                     f"installer command below) open up to {budget} connections ({', '.join(f'{what} {n}' for what, n in plan.connection_budget)}): "
+                     "PostgreSQL refuses the rest (\"too many clients\"); take foretune's with --prefer-key "
+                     "max_connections=foretune, or run fewer Puma workers or a smaller pool", file=env.stderr)
     if any(conflict.taken == "site" for conflict in conflicts) or kept:
         # fixed text, no input in it: printed as it is (the secret masking would take "--prefer-key NAME=..." for a key)
         print("foretune: site values are kept where they differ; add --prefer foretune to take foretune's, or "
@@ -147,7 +179,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.note("values with an installer option are not merged (custom-hiera would win over every later installer "
                  "flag for them); run: " + outputs.installer_command(plan, changes).replace(" \\\n  ", " "))
     locking = [note.key for note in locking_keys(plan.release, load_mapping(new, str(path)))]
-    if locking:  # one line for all of them: the reason is the same
+    if locking and build.tuning_applies(plan):  # one line for all of them (a Capsule takes no --tuning)
         one = len(locking) == 1
         env.warn(f"{path}: {len(locking)} {'key is' if one else 'keys are'} also set by the tuning profiles and "
                  f"{'locks' if one else 'lock'} out later --tuning changes: {', '.join(locking)}")
@@ -156,7 +188,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if diff and shown:
         show_diff(shown, env)
     else:
-        env.stdout.write("(only secret values differ)\n" if diff else (f"{path}: nothing to change\n" if conflicts else f"{path}: already matches the recommendation\n"))
+        env.stdout.write("(only secret values differ)\n" if diff else (f"{path}: nothing to change\n" if conflicts or kept else f"{path}: already matches the recommendation\n"))
     if diff and args.write:
         saved = write_text(path, new, backup=True)
         env.note(f"wrote {path}" + (f" (backup: {saved})" if saved else ""))

@@ -16,7 +16,7 @@ from foretune.knowledge.profiles import installer_hiera
 from foretune.knowledge.releases import resolve_release, version_key
 from foretune.plan.components import COMPONENTS, STEPS, puma
 from foretune.plan.model import HardwareCheck, MemoryItem, Plan, PlanInput, Problem
-from foretune.plan.sizing import GIB, Sizing, percent
+from foretune.plan.sizing import GIB, Sizing, orcharhino_cites, percent
 from foretune.units import format_bytes, format_gib
 
 
@@ -216,6 +216,9 @@ class Planner:
             step(s)
         memory = self.memory()
         self._check_consistency()
+        if s.inp.product == "orcharhino":  # the orcharhino guide's own sections where it has them
+            memory = tuple(m._replace(citations=orcharhino_cites(m.citations)) for m in memory)
+            self.problems[:] = [p._replace(citations=orcharhino_cites(p.citations)) for p in self.problems]
         return Plan(input=s.inp, release=s.release, profile=self.profile, profile_reason=self.profile_reason,
                     hardware=hw, largest_supported_profile=hardware.largest_supported(s.inp.cpus, s.inp.ram_bytes),
                     tunables=s.tunables, connection_budget=tuple(s.connection_budget()), memory=memory,

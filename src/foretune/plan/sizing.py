@@ -20,8 +20,22 @@ from foretune.plan.model import Fix, Input, MemoryItem, PlanInput, Problem, Sett
 from foretune.units import format_bytes, pg_size
 
 GIB = 1024**3
-# Foreman guide sections the orcharhino tuning guide repeats for orcharhino (its 2. quick start, 5.2.4 Puma table)
-ORCHARHINO_GUIDE = {"gf-quickstart": "go-quickstart", "gf-puma-recommendations": "go-puma-recommendations"}
+# Foreman guide sections the orcharhino tuning guide repeats for orcharhino with the same figures (its 2 quick start,
+# 4 hardware, 5.2 Puma, 5.3 httpd, 5.4 Dynflow, 5.5 pull REX, 5.6 PostgreSQL, 5.7 Redis, 5.8 proxy timeout)
+ORCHARHINO_GUIDE = {f"gf-{section}": f"go-{section}" for section in (
+    "quickstart", "hardware", "puma-autotuning", "puma-recommendations", "puma-threads", "db-pool", "httpd-nofile",
+    "httpd-children", "dynflow", "pull-rex", "postgresql", "redis", "proxy-timeout")}
+
+
+def orcharhino_cites(citations: tuple[str, ...]) -> tuple[str, ...]:
+    """``citations`` with each Foreman guide section the orcharhino guide repeats replaced by the orcharhino guide's."""
+    return tuple(dict.fromkeys(ORCHARHINO_GUIDE.get(c, c) for c in citations))
+
+
+def orcharhino_setting(setting: Setting) -> Setting:
+    """``setting`` citing the orcharhino guide where it says the same (its inputs too)."""
+    return setting._replace(citations=orcharhino_cites(setting.citations),
+                            inputs=tuple(i._replace(citation=ORCHARHINO_GUIDE.get(i.citation, i.citation)) for i in setting.inputs))
 MIB = 1024**2
 
 
@@ -129,7 +143,7 @@ class Sizing:
             shown = format_bytes(in_force.value) if unit == "bytes" and isinstance(in_force.value, int) else in_force.value
             foretune = foretune._replace(reason=f"below the {shown} the {in_force.origin} sets: {foretune.reason}")
         if self.inp.product == "orcharhino":  # the orcharhino guide's own sections where it has them
-            foretune = foretune._replace(citations=tuple(ORCHARHINO_GUIDE.get(c, c) for c in foretune.citations))
+            in_force, foretune = orcharhino_setting(in_force), orcharhino_setting(foretune)
         self.tunables[tid] = Tunable(tid, component, title, unit, in_force, foretune, tuple(fixes))
 
     def in_force(self, fixes: tuple[Fix, ...], installer: Setting, configured: Callable[[Any], Any] | None = None) -> Setting:

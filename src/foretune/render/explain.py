@@ -53,7 +53,11 @@ def _source(cid: str, keys: tuple[str, ...] = (), plan: Plan | None = None) -> l
     cit = citation(cid)
     lines = [f"      source: {cit.title} — {cit.where} [{cid}]"]
     wanted = [k.lower() for k in keys if k]
-    quotes = [q for q in cit.quotes if any(k in f"{q.text} {q.figure}".lower() for k in wanted)] or list(cit.quotes)
+
+    def carries(text: str) -> bool:  # a number only as a whole number: 10 is not in "1000000"
+        return any(re.search(rf"(?<![\d.]){re.escape(k)}(?![\d.])", text) if k[0].isdigit() else k in text for k in wanted)
+
+    quotes = [q for q in cit.quotes if carries(f"{q.text} {q.figure}".lower())] or list(cit.quotes)
     lines += [f'      quote: "{q.text}" ({q.figure})' for q in quotes]
     url = _url(cid, plan)
     if url:
@@ -65,7 +69,7 @@ def _keys(name: str, value: Any = None) -> tuple[str, ...]:
     """Words that mark the quote carrying a setting: its name (with spaces for underscores, singular) and its value."""
     base = name.rsplit(".", 1)[-1].split(" ", 1)[0].split("/")[-1]
     bases = {base, base.removeprefix("pg_")}
-    words = {w for b in bases for w in (b, b.replace("_", " "), b.rstrip("s"), b.replace("_", " ").rstrip("s"))}
+    words = {w for b in bases for w in (b, b.replace("_", " "), b.replace("_", "-"), b.rstrip("s"), b.replace("_", " ").rstrip("s"))}
     if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value) not in ("0", "1"):
         words |= {str(value), re.sub(r"(\d)([A-Za-z])", r"\1 \2", str(value))}  # 8MB as the guides write it too: 8 MB
     return tuple(sorted(w for w in words if len(w) > 2))
@@ -76,7 +80,10 @@ _GENERIC = frozenset({"guide", "guides", "low", "high", "installer", "foretune",
 
 
 def _input_keys(name: str, value: Any) -> tuple[str, ...]:
-    """Words that mark the quote carrying an input: the words of its name that say what it is, else its first word."""
+    """Words that mark the quote carrying an input: a setting's own name (``max_connections``) as it is, else the
+    words of its name that say what it is ("max" alone would take a quote about "a maximum of 25%")."""
+    if re.fullmatch(r"[a-z]+(?:_[a-z]+)+", name):
+        return _keys(name, value)
     words = {w.rstrip("s") for w in re.split(r"[\s._/]+", name.lower()) if len(w) > 2 and w not in _GENERIC}
     return tuple(sorted(words)) if words else _keys(name, value)
 
@@ -114,8 +121,17 @@ def render(plan: Plan, tid: str) -> str:
             lines += _input(inp, plan)
     if not (t.foretune.formula or t.foretune.inputs):
         lines += ["", "no arithmetic: the value is a choice stated by the cited source"]
-    if t.fixes:
-        from foretune.render.snippets import render_fix  # start-up: only when render runs
+    if t.fixes and not t.differs:
+        lines += ["", "apply: nothing to change (the installer already gives this value)"]
+    elif t.fixes:
+        from foretune.changes.build import from_plan  # start-up: only when render runs
+        from foretune.render.snippets import render_change, render_fix  # start-up: only when render runs
 
-        lines += ["", "apply:", *("  " + line for fix in t.fixes for line in render_fix(fix).splitlines())]
+        change = from_plan(plan).for_tunable(t.id)
+        if change is not None and change.channel == "installer" and change.op == "set":
+            # the channel every other output uses: custom-hiera.yaml would win over every later installer flag
+            lines += ["", "apply (on the installer command; not in custom-hiera.yaml, which would win over it):",
+                      "  " + render_change(change)]
+        else:
+            lines += ["", "apply:", *("  " + line for fix in t.fixes for line in render_fix(fix).splitlines())]
     return "\n".join(lines) + "\n"

@@ -123,7 +123,16 @@ def _remove(data: CommentedMap, key: str, marker: str | None = None) -> None:
         moved.append(CommentToken(tail.value.split("\n", 1)[1], tail.start_mark, None))
     if not moved:
         return
-    if index + 1 < len(keys):
+    previous_scalar = index > 0 and not isinstance(data[keys[index - 1]], (dict, list))
+    if previous_scalar and index + 1 < len(keys) and not marker:
+        # after the entry before, as the text they are: moved above the next entry they would be indented again
+        previous = data.ca.items.setdefault(keys[index - 1], [None, None, None, None])
+        text = "".join(token.value for token in moved)
+        if previous[2] is None:
+            previous[2] = CommentToken("\n" + text, CommentMark(0), None)
+        else:
+            previous[2].value += text
+    elif index + 1 < len(keys):
         following = data.ca.items.setdefault(keys[index + 1], [None, None, None, None])
         following[1] = moved + list(following[1] or [])
     elif index > 0:
@@ -172,10 +181,19 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
     """
     from ruamel.yaml.comments import CommentedMap  # start-up: only when hiera is merged
 
+    if "\r\n" in text:  # a file written on Windows keeps its line endings: merged as LF, written back as CRLF
+        merged = merge_text(text.replace("\r\n", "\n"), values, comments, label, remove, mark_removed=mark_removed, notes=notes)
+        return merged.replace("\r\n", "\n").replace("\n", "\r\n")
     comments = comments or {}
     notes = notes or {}
     remove = list(remove)
     current = load_mapping(text, label)
+    # the comment lines above each top-level key are set aside and put back above the same key (the round trip
+    # would hang them under the entry before them, inside a nested mapping); those of removed keys go with them
+    blocks, nested_lines, _ = owned_comments(text, remove)
+    original = text.splitlines(keepends=True)
+    kept_back = {i for block in blocks for i in block.lines} | nested_lines
+    text = "".join(line for i, line in enumerate(original) if i not in kept_back)
     rt, prefix, data = round_trip(text, label)
     if data is None:  # nothing but comments (or nothing): keep them all, add below
         prefix, data = text if not text or text.endswith("\n") else text + "\n", CommentedMap()
@@ -217,6 +235,9 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
                 if name not in existing:
                     _append(existing, name, entry, note or comments.get(name), mapping_indent)
                 elif existing[name] != entry or type(existing[name]) is not type(entry):
+                    if any(name in source for source in getattr(existing, "merge", ())):
+                        # Psych merges << over the keys written before it: the key goes after it to take effect
+                        del existing[name]
                     existing[name] = _node(entry)
                     if note:
                         existing.yaml_set_comment_before_after_key(name, before=note, indent=mapping_indent)
@@ -239,10 +260,44 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
         result = result.lstrip("\n")  # comment lines moved up from removed keys never open the file with blanks
     if prefix.strip() and result and not prefix.endswith("\n\n") and not rt.explicit_start:
         prefix += "\n"
-    result = prefix + result
+    result = _put_back(prefix + result, [("".join(original[i] for i in block.lines), block.owners) for block in blocks])
+    before = "".join(original)
+    tidy = result if "\n\n\n" in before else re.sub(r"\n\n\n+", "\n\n", result)  # a removed key's blank lines
+    if not re.search(r"^---[ \t]*\n\n", before, re.MULTILINE):
+        tidy = re.sub(r"^(---[ \t]*\n)\n+", r"\1", tidy, count=1, flags=re.MULTILINE)
+    if not before.endswith("\n\n"):
+        tidy = tidy.rstrip("\n") + "\n" if tidy.strip() else tidy
+    if load_mapping(tidy, label) == load_mapping(result, label):  # never at the cost of a value (a block scalar)
+        result = tidy
     if load_mapping(result, label) != expected_after(current, values, remove):
         raise InputError(f"{label}: cannot merge safely (unusual layout); edit it by hand using `foretune plan --format hiera`")
     return result
+
+
+def _put_back(text: str, blocks: list[tuple[str, list[str]]]) -> str:
+    """``text`` with each comment block directly above the first of its keys still there (above foretune's own
+    note lines on that key); a block none of whose keys is left stays out."""
+    import yaml  # start-up: PyYAML loads only when hiera is merged
+
+    if not blocks:
+        return text
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    where = ({str(k.value): k.start_mark.line for k, _ in root.value if isinstance(k, yaml.ScalarNode)}
+             if isinstance(root, yaml.MappingNode) else {})
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    inserts: dict[int, str] = {}
+    for block, owners in blocks:
+        line = next((where[owner] for owner in owners if owner in where), None)
+        if line is None:
+            continue
+        while line > 0 and lines[line - 1].startswith("# foretune: "):
+            line -= 1
+        inserts[line] = inserts.get(line, "") + block
+    for line in sorted(inserts, reverse=True):
+        lines.insert(line, inserts[line])
+    return "".join(lines)
 
 
 def _node(value: Any) -> Any:
@@ -399,11 +454,36 @@ def round_trip(text: str, label: str) -> tuple[Any, str, Any]:
     try:
         return rt, prefix, (rt.load(body) if body.strip() else None)
     except YAMLError:
+        twice = _duplicate(text)
+        if twice:
+            key, first, second = twice
+            raise InputError(f"{label}: duplicate key {key} (lines {first} and {second}); the installer's YAML loader "
+                             "keeps the last one: remove the other, then merge again") from None
         raise InputError(f"{label}: cannot merge safely (unusual layout); edit it by hand using `foretune plan --format hiera`") from None
     except (ValueError, TypeError, OverflowError, RecursionError) as exc:  # e.g. !!timestamp 2024-13-45
         reason = str(exc).splitlines()[0][:100] if str(exc) else type(exc).__name__
         raise InputError(f"{label}: not usable YAML ({reason}); fix that value, or edit the file by hand using "
                          "`foretune plan --format hiera`") from None
+
+
+def _duplicate(text: str) -> tuple[str, int, int] | None:
+    """The first key given twice in one mapping of ``text`` (top level or one below), with both 1-based lines."""
+    import yaml  # start-up: PyYAML loads only when a merge is refused
+
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    mappings = [root] if isinstance(root, yaml.MappingNode) else []
+    mappings += [value for mapping in list(mappings) for _, value in mapping.value if isinstance(value, yaml.MappingNode)]
+    for mapping in mappings:
+        seen: dict[str, int] = {}
+        for key, _ in mapping.value:
+            if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+                if key.value in seen:
+                    return str(key.value), seen[key.value], key.start_mark.line + 1
+                seen[key.value] = key.start_mark.line + 1
+    return None
 
 
 def merge_values(text: str, values: dict[str, Any], reasons: dict[str, str], preferences: dict[str, str] | None = None,
@@ -472,22 +552,20 @@ def value_comments(text: str) -> dict[str, list[str]]:
 
 
 def _entries(node: Any, depth: int = 0) -> dict[str, tuple[Any, Any]]:
-    """Key -> (key node, value node) of a mapping node with merge keys resolved: explicit keys win, then the
-    sources of ``<<`` in order (YAML's merge key type)."""
+    """Key -> (key node, value node) of a mapping node with merge keys resolved as Ruby's Psych does: in document
+    order, a ``<<`` overwriting the keys before it, the first mapping of a ``<<`` list winning."""
     import yaml  # start-up: PyYAML loads only when _entries runs
 
-    explicit: dict[str, tuple[Any, Any]] = {}
-    merged: dict[str, tuple[Any, Any]] = {}
+    found: dict[str, tuple[Any, Any]] = {}
     for key_node, value_node in node.value:
         if key_node.tag == "tag:yaml.org,2002:merge" and depth < 20:
             sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
-            for source in sources:
+            for source in reversed(sources):
                 if isinstance(source, yaml.MappingNode):
-                    for name, entry in _entries(source, depth + 1).items():
-                        merged.setdefault(name, entry)
+                    found.update(_entries(source, depth + 1))
         elif isinstance(key_node, yaml.ScalarNode):
-            explicit[str(key_node.value)] = (key_node, value_node)
-    return {**merged, **explicit}
+            found[str(key_node.value)] = (key_node, value_node)
+    return found
 
 
 _EOL_COMMENT = re.compile(r"""^[^#'"]*?\s#\s?(.*)$""")
@@ -504,3 +582,107 @@ def _comments_at(lines: list[str], line: int) -> list[str]:
     if match and match.group(1).strip():
         found.append(match.group(1).strip())
     return [comment for comment in found if comment]
+
+
+# --- comments that belong to keys -------------------------------------------------------------------------------
+
+class _Block:
+    """Comment lines (0-based ``lines``) directly above a key, and the keys they speak for (``owners``, in order)."""
+
+    def __init__(self, lines: list[int], owners: list[str]) -> None:
+        self.lines, self.owners = lines, owners
+
+
+def _blocks(lines: list[str], entries: list[tuple[str, int]], top: bool) -> list[_Block]:
+    """The comment blocks directly above the ``entries`` (name, 0-based key line) of one mapping, in file order.
+
+    A block between the line of an earlier entry and a key belongs to that key alone; one after a blank line
+    (or opening the mapping) heads the keys that follow it up to the next blank line or comment line, while they
+    belong to the same module (``apache::mod::prefork::*``, not the ``postgresql::*`` key right after them).
+    ``top``: the mapping is the document's, whose comments start in column 0.
+    """
+    found: list[_Block] = []
+    for index, (name, line) in enumerate(entries):
+        above = line - 1
+        while above >= 0 and lines[above].lstrip().startswith("#") and (not top or lines[above].startswith("#")):
+            above -= 1
+        if above == line - 1:
+            continue
+        block = list(range(above + 1, line))
+        previous = lines[above].strip() if above >= 0 else ""
+        sandwiched = index > 0 and previous not in ("", "---") and not previous.startswith("#")
+        owners = [name]
+        if not sandwiched:
+            for later, later_line in entries[index + 1:]:
+                between = lines[entries[index + len(owners) - 1][1] + 1:later_line]
+                if later.split("::", 1)[0] != name.split("::", 1)[0] or any(not text.strip() or (text.startswith("#") if top else text.lstrip().startswith("#")) for text in between):
+                    break
+                owners.append(later)
+        found.append(_Block(block, owners))
+    return found
+
+
+def _shared(root: Any, target: Any) -> bool:
+    """``target`` (a node) appears more than once under ``root``: an anchor that an alias or ``<<`` repeats."""
+    seen, stack, count = set(), [root], 0
+    while stack:
+        node = stack.pop()
+        if node is target:
+            count += 1
+        if id(node) in seen or not isinstance(node.value, list):
+            continue
+        seen.add(id(node))
+        for item in node.value:
+            stack.extend(item if isinstance(item, tuple) else (item,))
+    return count > 1
+
+
+def owned_comments(text: str, remove: Iterable[str] = ()) -> tuple[list[_Block], set[int], dict[str, list[str]]]:
+    """What the comments of ``text`` belong to, for a merge that removes the paths of ``remove``.
+
+    The comment blocks directly above its top-level keys; the 0-based lines of the blocks of removed nested
+    entries; and, for each removed path, the comments that go with it: the block above it once every key the
+    block speaks for is removed, and the comment ending its line. A nested entry of a mapping an anchor shares
+    keeps its comments (the anchor keeps the entry).
+    """
+    import yaml  # start-up: PyYAML loads only when hiera is merged
+
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return [], set(), {}
+    if not isinstance(root, yaml.MappingNode):
+        return [], set(), {}
+    lines = text.splitlines()
+    removed = set(remove)
+    top = [(str(k.value), k.start_mark.line) for k, _ in root.value
+           if isinstance(k, yaml.ScalarNode) and k.tag != "tag:yaml.org,2002:merge"]
+    blocks = _blocks(lines, top, top=True)
+    nested_lines: set[int] = set()
+    gone: dict[str, list[str]] = {}
+    for block in blocks:
+        if all(owner in removed for owner in block.owners):
+            gone.setdefault(block.owners[0], []).extend(lines[i].strip() for i in block.lines)
+    for key_node, value_node in root.value:
+        if not isinstance(key_node, yaml.ScalarNode):
+            continue
+        key = str(key_node.value)
+        if key in removed:
+            gone.setdefault(key, []).extend(_own_eol(lines, key_node.start_mark.line))
+        wanted = {path.split("/", 1)[1] for path in removed if path.startswith(key + "/")}
+        if wanted and isinstance(value_node, yaml.MappingNode) and not _shared(root, value_node):
+            nested = [(str(k.value), k.start_mark.line) for k, _ in value_node.value
+                      if isinstance(k, yaml.ScalarNode) and k.tag != "tag:yaml.org,2002:merge"]
+            for block in _blocks(lines, nested, top=False):
+                if all(owner in wanted for owner in block.owners):
+                    nested_lines.update(block.lines)
+                    gone.setdefault(f"{key}/{block.owners[0]}", []).extend(lines[i].strip() for i in block.lines)
+            for name, line in nested:
+                if name in wanted:
+                    gone.setdefault(f"{key}/{name}", []).extend(_own_eol(lines, line))
+    return blocks, nested_lines, {path: comments for path, comments in gone.items() if comments}
+
+
+def _own_eol(lines: list[str], line: int) -> list[str]:
+    match = _EOL_COMMENT.match(lines[line]) if line < len(lines) else None
+    return ["# " + match.group(1).strip()] if match and match.group(1).strip() else []

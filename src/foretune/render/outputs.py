@@ -363,7 +363,9 @@ def render_values(plan: Plan, current: dict[str, Any]) -> dict[str, Any]:
     plan_values = {fix.target: fix.value for t, fix in fixes_of(plan, "hiera", every=True)}
     # a site key that shadows an installer option is never given foretune's value here: one channel per value
     # (the option, once the key is gone; render decides with --prefer whether the key goes or the option is left off)
-    installer_keys = {c.target for c in cs.changes if c.tunable.startswith("unshadow:")}
+    # (higher site values too: lowering one goes the same way, the key removed and the option passed)
+    shadowing = build.from_plan(plan, build.Host(custom_hiera=current), lower_site=True)
+    installer_keys = {c.target for c in shadowing.changes if c.tunable.startswith("unshadow:")}
     values.update({key: plan_values[key] for key in current
                    if key in plan_values and key not in values and key not in installer_keys})
     return build._nest(values)
@@ -374,7 +376,7 @@ def merged_hiera(plan: Plan, existing: str, changes: ChangeSet | None = None) ->
     replaced only when the change set raises it; one set higher on purpose is kept), and the keys it removes gone
     (stale keys, keys that would shadow an installer option), each marked with a comment.
     """
-    from foretune.render.merge import merge_values  # start-up: only when merged_hiera runs
+    from foretune.render.merge import merge_values, owned_comments  # start-up: only when merged_hiera runs
 
     cs = changes_of(plan, changes, existing)
     sets = [c for c in cs.changes if c.channel == "custom-hiera" and c.op == "set"]
@@ -386,7 +388,9 @@ def merged_hiera(plan: Plan, existing: str, changes: ChangeSet | None = None) ->
         comments.setdefault(PG, "foretune: " + "; ".join(entries))
     text, _ = merge_values(existing, build.hiera_values(cs), reasons, preferences, comments, "custom-hiera.yaml",
                            build.hiera_removals(cs), asked="")
-    notes = [f"# foretune: removed {c.target} ({c.reason})\n" for c in cs.changes if c.channel == "custom-hiera" and c.op == "remove"]
+    said = owned_comments(existing, build.hiera_removals(cs))[2]
+    notes = [f"# foretune: removed {c.target} ({c.reason})" + (f"; the site's comment went with it: {' / '.join(line.lstrip('#').strip() for line in said[c.target])}"
+             if c.target in said else "") + "\n" for c in cs.changes if c.channel == "custom-hiera" and c.op == "remove"]
     notes += [f"# foretune: kept {b.change.target}: {b.why}\n" for b in cs.blocked if b.change.site_value is not None]
     text = "".join(notes) + text
     if "[redacted]" in text:

@@ -49,7 +49,9 @@ def as_dict(plan: Plan) -> dict[str, Any]:
         "hardware": plan.hardware._asdict(),
         "tunables": [{"id": t.id, "component": t.component, "title": t.title, "unit": t.unit,
                       "installer": _setting(t.installer), "foretune": _setting(t.foretune), "differs": t.differs,
-                      "fixes": [_fix(f, changes.for_tunable(t.id)) for f in t.fixes]} for t in plan.tunables.values()],
+                      # a value that does not differ has nothing to change: no fix, whatever key would hold it
+                      "fixes": [_fix(f, changes.for_tunable(t.id)) for f in t.fixes] if t.differs else []}
+                     for t in plan.tunables.values()],
         "connection_budget": [{"consumer": c, "connections": n} for c, n in plan.connection_budget],
         "installer_connection_budget": [{"consumer": c, "connections": n} for c, n in plan.installer_connection_budget],
         "memory_budget": {"items": [m._asdict() for m in plan.memory],

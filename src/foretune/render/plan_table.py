@@ -61,6 +61,8 @@ def _services(plan: Plan) -> str:
         tuning = "no installer tuning profiles"
     elif plan.release.epoch == "tuning.yaml":
         tuning = "installer tuning from tuning.yaml, no size profiles"
+    elif not inp.katello and plan.release.features.size_profiles:
+        tuning = "no --tuning size profiles without Katello (the installer's tuning/common.yaml only)"
     else:
         tuning = "installer --tuning size profiles"
     return f"services: {', '.join(parts)}; {tuning}"

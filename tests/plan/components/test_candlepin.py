@@ -66,16 +66,16 @@ def test_tomcat_heap_without_a_planned_heap_is_worded_from_the_data(monkeypatch:
 
 
 def test_a_sites_larger_heap_is_kept_no_guide_sizes_candlepin() -> None:
-    # The Foreman and Satellite tuning guides give no Candlepin heap; the large profile's -Xmx4096m is the installer's
-    # default, not a ceiling. A site's -Xmx6g in custom-hiera.yaml stays, and the memory budget counts 6 GiB.
+    # The Foreman and Satellite tuning guides give no Candlepin heap; the -Xmx4096m under the large profile is
+    # puppet-candlepin's default (the size file sets none), not a ceiling. A site's -Xmx6g in custom-hiera.yaml stays, and the memory budget counts 6 GiB.
     site = {"candlepin::java_opts": ("-Xms1024m -Xmx6g", "custom-hiera.yaml")}
     p = plan("satellite", "6.15", hosts=15000, cpus=16, ram_gib=64, configured=site)
     heap = p.tunables["candlepin.heap_max"]
     assert (heap.installer.value, heap.foretune.value) == (6 * GIB, 6 * GIB)
-    assert heap.foretune.reason.startswith("kept: the custom-hiera.yaml gives Candlepin more heap than the large profile's 4 GiB")
+    assert heap.foretune.reason.startswith("kept: the custom-hiera.yaml gives Candlepin more heap than the installer's 4 GiB")
     assert [f.value for f in heap.fixes] == ["-Xms1024m -Xmx6g"]
     assert next(m for m in p.memory if m.component == "Candlepin").high_bytes > 6 * GIB
-    # a smaller site heap is not kept: the profile's 4 GiB is what the installer would give
+    # a smaller site heap is not kept: 4 GiB is what the installer would give
     small = plan("satellite", "6.15", hosts=15000, cpus=16, ram_gib=64,
                  configured={"candlepin::java_opts": ("-Xms1024m -Xmx2g", "custom-hiera.yaml")}).tunables["candlepin.heap_max"]
     assert small.foretune.value == 4 * GIB

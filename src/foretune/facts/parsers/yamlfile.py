@@ -71,6 +71,28 @@ def _constructor_class() -> type:
                 raise YamlLimit(f"ignored: integer with more than {MAX_INT_DIGITS} digits")
             return self.construct_yaml_int(node)
 
+        def flatten_mapping(self, node: Any) -> None:
+            """``<<`` merge keys as Ruby's Psych reads them (the installer's and hiera's YAML): in document order, so
+            a merged mapping overwrites the keys written before ``<<`` and the keys after it win; of a ``<<`` list,
+            the first mapping wins."""
+            pairs: list[Any] = []
+            for key_node, value_node in node.value:
+                if key_node.tag != "tag:yaml.org,2002:merge":
+                    if key_node.tag == "tag:yaml.org,2002:value":
+                        key_node.tag = "tag:yaml.org,2002:str"
+                    pairs.append((key_node, value_node))
+                    continue
+                sources = (list(reversed(value_node.value)) if isinstance(value_node, yaml.SequenceNode)
+                           else [value_node])
+                for source in sources:
+                    if not isinstance(source, yaml.MappingNode):
+                        raise yaml.constructor.ConstructorError(
+                            "while constructing a mapping", node.start_mark,
+                            f"expected a mapping or list of mappings for merging, but found {source.id}", source.start_mark)
+                    self.flatten_mapping(source)
+                    pairs.extend(source.value)
+            node.value = pairs
+
         def construct_as_text(self, node: Any) -> Any:
             return str(self.construct_scalar(node))
 

@@ -68,11 +68,18 @@ def _event(s: Sizing) -> None:
                   if want_limit == larger else "the default profile's limit", cites,
                   f"max({limit.value}, {larger}) = {want_limit}" if big else "", limit_inputs),
           Fix("hiera", key + "serverlimit", want_limit))
-    s.add("apache.max_request_workers", "MaxRequestWorkers (event)", "count", inst_mrw,
-          Setting(want_mrw, "must equal ServerLimit x ThreadsPerChild (no more can run)", cites,
-                  f"{want_limit} x {want_threads} = {want_mrw}",
-                  (Input("ServerLimit", want_limit, "fi-tuning-profiles"), given(threads, "ThreadsPerChild"))),
-          Fix("hiera", key + "maxrequestworkers", want_mrw))
+    mrw_inputs = (Input("ServerLimit", want_limit, "fi-tuning-profiles"), given(threads, "ThreadsPerChild"))
+    if not big and isinstance(inst_mrw_value, int) and inst_mrw_value <= want_mrw:
+        # the default profile at its host range: the installer's value is valid (at most ServerLimit x ThreadsPerChild)
+        # and the guide raises these only from the medium profile on; pinned in custom-hiera it would lock out --tuning
+        mrw = Setting(inst_mrw_value, f"kept: within ServerLimit x ThreadsPerChild ({want_mrw}); the guide's 1024 comes with "
+                      "the medium profile, and a custom-hiera value would lock out later --tuning changes", cites,
+                      f"{inst_mrw_value} <= {want_limit} x {want_threads} = {want_mrw}", (given(inst_mrw), *mrw_inputs))
+    else:
+        mrw = Setting(want_mrw, "ServerLimit x ThreadsPerChild: every thread the children can run (it may not be more)",
+                      cites, f"{want_limit} x {want_threads} = {want_mrw}", mrw_inputs)
+    s.add("apache.max_request_workers", "MaxRequestWorkers (event)", "count", inst_mrw, mrw,
+          Fix("hiera", key + "maxrequestworkers", mrw.value))
     if inst_mrw_value > limit.value * threads.value:
         s.problems.append(Problem("high", "apache-workers-over-limit",
                                   f"installer MaxRequestWorkers {inst_mrw_value} exceeds ServerLimit {limit.value} x "

@@ -43,14 +43,14 @@ def plan(s: Sizing) -> None:
     if site.origin and isinstance(site.value, int) and site.value > (inst.value or 0):
         # no guide sizes Candlepin's heap: the profile's is a default, not a ceiling, so a site's larger heap stays
         s.add("candlepin.heap_max", "Candlepin JVM heap (-Xmx)", "bytes", inst,
-              s.same(site, f"kept: the {site.origin} gives Candlepin more heap than the {s.profile} profile's "
-                           f"{format_bytes(inst.value or 0)}; no guide sizes it, so that is no ceiling", "fi-tuning-profiles",
-                     "candlepin-defaults"),
+              s.same(site, f"kept: the {site.origin} gives Candlepin more heap than the installer's "
+                           f"{format_bytes(inst.value or 0)}; no guide sizes it, so that is no ceiling", *inst.citations),
               fix._replace(value=str(s.inp.configured["candlepin::java_opts"][0])), configured=_configured_heap)
         return
+    whose = (f"the {s.profile} profile's heap" if profile_opts
+             else f"puppet-candlepin's default (the {s.profile} profile sets none)")
     s.add("candlepin.heap_max", "Candlepin JVM heap (-Xmx)", "bytes", inst,
-          s.same(inst, f"the {s.profile} profile's heap", "fi-tuning-profiles", "candlepin-defaults"),
-          fix, configured=_configured_heap)
+          s.same(inst, whose, *inst.citations), fix, configured=_configured_heap)
 
 
 def memory(s: Sizing) -> list[MemoryItem]:

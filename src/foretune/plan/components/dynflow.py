@@ -5,7 +5,7 @@ from __future__ import annotations
 from foretune.knowledge import module_default, module_default_citation
 from foretune.plan.constants import cite, const, stepped
 from foretune.plan.model import Fix, MemoryItem, Setting
-from foretune.plan.sizing import C, Component, Sizing, box, memory_item, num
+from foretune.plan.sizing import C, Component, Sizing, box, given, memory_item, num
 from foretune.term import plural
 
 
@@ -17,10 +17,16 @@ def plan(s: Sizing) -> None:
         return
     table = const("dynflowd_executors_by_ram_gib")
     want = stepped("dynflowd_executors_by_ram_gib", s.ram_gib, inclusive=False)
+    default = module_default("dynflowd", "executors")
+    if s.era62:  # foreman-tasks 0.7 reads no EXECUTORS_COUNT: one executor runs, nothing to change
+        runs = Setting(default, "foreman-tasks default: one executor", ("ft-sysconfig-62",))
+        s.add("dynflow.executors", "foreman-tasks executors", "count", runs,
+              Setting(default, "one executor: foreman-tasks 0.7 (Satellite 6.2) has no EXECUTORS_COUNT setting, and the "
+                      "6.2 brief gives no count", ("ft-sysconfig-62",), "", (given(runs, "executors that run"),)))
+        return
     s.add("dynflow.executors", "dynflowd EXECUTORS_COUNT", "count",
-          Setting(module_default("dynflowd", "executors"), "dynflowd default", (module_default_citation("dynflowd"),)),
-          Setting(want, _executor_steps(table) + (" (satellite-support's profiles for 6.4-6.6; the 6.2 brief gives no count)"
-                                                  if s.era62 else ""), (cite("dynflowd_executors_by_ram_gib"),),
+          Setting(default, "dynflowd default", (module_default_citation("dynflowd"),)),
+          Setting(want, _executor_steps(table), (cite("dynflowd_executors_by_ram_gib"),),
                   f"step table {table} at {s.ram_gib:.1f} GiB",
                   (C("dynflowd_executors_by_ram_gib"), box("RAM GiB", round(s.ram_gib, 1)))),
           Fix("file", s.f.tasks_sysconfig, f"EXECUTORS_COUNT={want}"))
@@ -37,14 +43,20 @@ def _sidekiq(s: Sizing) -> None:
     default_instances, default_concurrency = module_default("dynflow_sidekiq", "instances"), module_default("dynflow_sidekiq", "concurrency")
     inst = stepped("sidekiq_instances_by_hosts", s.inp.hosts)
     conc = const("sidekiq_concurrency")
-    s.add("dynflow.sidekiq_instances", "Dynflow Sidekiq worker instances", "count",
-          Setting(default_instances, "puppet-foreman default", ("pf-dynflow",)),
-          Setting(inst, f"more instances rather than more threads; {inst} for {s.inp.hosts} hosts",
-                  (cite("sidekiq_instances_by_hosts"),), f"step table {const('sidekiq_instances_by_hosts')} at {s.inp.hosts} hosts",
-                  (C("sidekiq_instances_by_hosts"), box("hosts", s.inp.hosts))),
-          Fix("hiera", "foreman::dynflow_worker_instances", inst) if s.f.dynflow_worker_options else
-          Fix("advice", "Dynflow", f"{inst} Sidekiq worker instances need foreman-installer 2.5 or later: this installer "
-                                   "has no worker-instances option and runs one worker"))
+    if s.f.dynflow_worker_options:
+        s.add("dynflow.sidekiq_instances", "Dynflow Sidekiq worker instances", "count",
+              Setting(default_instances, "puppet-foreman default", ("pf-dynflow",)),
+              Setting(inst, f"more instances rather than more threads; {inst} for {s.inp.hosts} hosts",
+                      (cite("sidekiq_instances_by_hosts"),), f"step table {const('sidekiq_instances_by_hosts')} at {s.inp.hosts} hosts",
+                      (C("sidekiq_instances_by_hosts"), box("hosts", s.inp.hosts))),
+              Fix("hiera", "foreman::dynflow_worker_instances", inst))
+    else:  # one worker runs: the plan neither changes nor budgets a second one (pf-dynflow-pool)
+        one = Setting(default_instances, "puppet-foreman default: one worker", ("pf-dynflow-pool",))
+        s.add("dynflow.sidekiq_instances", "Dynflow Sidekiq worker instances", "count", one,
+              Setting(default_instances, f"one worker: this installer has no worker-instances option (puppet-foreman 17, "
+                      f"foreman-installer 2.5, added it); the guide's more instances ({inst} for {s.inp.hosts} hosts) "
+                      "come with a later release", ("pf-dynflow-pool", cite("sidekiq_instances_by_hosts")), "",
+                      (given(one, "workers that run"), C("sidekiq_instances_by_hosts"), box("hosts", s.inp.hosts))))
     s.add("dynflow.sidekiq_concurrency", "Dynflow Sidekiq concurrency per instance", "count",
           Setting(default_concurrency, "puppet-foreman default", ("pf-dynflow",)),
           Setting(conc, f"limited benefit above {conc} threads (Ruby)", ("gf-dynflow",), "", (C("sidekiq_concurrency"),)),

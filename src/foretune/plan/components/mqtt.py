@@ -28,14 +28,20 @@ def plan(s: Sizing) -> None:
     from_hosts = const("mqtt_rate_limit_from_hosts")
     rate = const("mqtt_rate_limit") if s.rex_hosts > from_hosts else None
     prefix = "foreman_proxy::plugin::remote_execution::script::"
-    s.add("mqtt.rate_limit", "MQTT rate limit (concurrent jobs)", "count",
-          Setting(rate_default, "plugin default: unlimited", ("rex-mqtt-defaults",)),
-          Setting(rate, f"a foretune estimate to protect the Smart Proxy above {from_hosts} pull hosts; "
-                        "raise it while the Smart Proxy keeps up" if rate else "unlimited is fine at this scale",
-                  ("gf-pull-rex", cite("mqtt_rate_limit")), "", (C("mqtt_rate_limit"), C("mqtt_rate_limit_from_hosts")) if rate else ()),
-          *((Fix("hiera", prefix + "mqtt_rate_limit", rate) if s.f.mqtt_rate_limit_option else
-             Fix("advice", "MQTT rate limit", f"a limit of {rate} needs foreman-installer 3.6 or later: "
-                                              "this installer has no rate-limit option"),) if rate else ()))
+    if rate and not s.f.mqtt_rate_limit_option:  # no option to set it with: unlimited stays, and the row says why
+        s.add("mqtt.rate_limit", "MQTT rate limit (concurrent jobs)", "count",
+              Setting(rate_default, "plugin default: unlimited", ("rex-mqtt-defaults",)),
+              Setting(rate_default, f"unlimited: this installer has no rate-limit option (puppet-foreman_proxy 24.1.0 added it: foreman-installer 3.5.2, 3.6); "
+                      f"foretune's estimate, {rate} above {from_hosts} pull hosts, needs a later release",
+                      ("rex-mqtt-defaults", "pfp-mqtt-rate-limit", cite("mqtt_rate_limit")), "",
+                      (C("mqtt_rate_limit"), C("mqtt_rate_limit_from_hosts"))))
+    else:
+        s.add("mqtt.rate_limit", "MQTT rate limit (concurrent jobs)", "count",
+              Setting(rate_default, "plugin default: unlimited", ("rex-mqtt-defaults",)),
+              Setting(rate, f"a foretune estimate to protect the Smart Proxy above {from_hosts} pull hosts; "
+                            "raise it while the Smart Proxy keeps up" if rate else "unlimited is fine at this scale",
+                      ("gf-pull-rex", cite("mqtt_rate_limit")), "", (C("mqtt_rate_limit"), C("mqtt_rate_limit_from_hosts")) if rate else ()),
+              *((Fix("hiera", prefix + "mqtt_rate_limit", rate),) if rate else ()))
     for tid, title, value in (("mqtt.ttl", "MQTT ttl (seconds to pick up a job)", ttl), ("mqtt.resend_interval", "MQTT resend interval", resend)):
         inst = Setting(value, "plugin default", ("rex-mqtt-defaults",))
         s.add(tid, title, "seconds", inst, s.same(inst, "plugin default; raise only when hosts miss notifications", "gf-pull-rex"))

@@ -44,10 +44,10 @@ def _pulpcore(s: Sizing) -> None:
     inst_api = Setting(api, api_why, ("pp-gunicorn-history",) if s.f.pulp_api_formula == "one" else cites)
     s.add("pulp.api_workers", "pulpcore API gunicorn workers", "count", inst_api,
           s.same(inst_api, f"{api_why}; no guide asks for more"),
-          Fix("hiera", "foreman_proxy_content::pulpcore_api_service_worker_count", api))
+          Fix("hiera", "pulpcore::api_service_worker_count", api))
     inst_c = Setting(content, content_why, ("pp-gunicorn-history",) if s.f.pulp_content_formula == "two" else cites)
     s.add("pulp.content_workers", "pulpcore content gunicorn workers", "count", inst_c, s.same(inst_c, "installer default"),
-          Fix("hiera", "foreman_proxy_content::pulpcore_content_service_worker_count", content))
+          Fix("hiera", "pulpcore::content_service_worker_count", content))
 
 
 def memory(s: Sizing) -> list[MemoryItem]:

@@ -35,9 +35,12 @@ def plan(s: Sizing) -> None:
     conf = _agents_file(s)
     via_class = "or the puppet class parameter {name} = {value} where Foreman's puppet class (theforeman/puppet) manages their agents"
     own = "the installer's --puppet-{name} sets only this box's own agent"
-    inst = Setting(default_interval, "Puppet default", ("g62-puppet",))
+    # --puppet-runinterval is the agents' interval now: kept (the capacity check sizes against it), never pushed to them
+    inst = (Setting(interval, "the managed agents' interval (--puppet-runinterval)", ("g62-puppet",))
+            if s.inp.puppet_runinterval else Setting(default_interval, "Puppet default", ("g62-puppet",)))
     s.add("puppet.runinterval", "runinterval of the managed Puppet agents", "seconds", inst,
-          Setting(interval, "spread agent runs evenly over the interval" + _brief(s, "runinterval"), ("g62-puppet",), "",
+          Setting(interval, "kept: runs spread evenly over it; a longer interval serves more agents, a shorter one fewer"
+                  + _brief(s, "runinterval"), ("g62-puppet",), "",
                   (box("--puppet-runinterval", interval),) if s.inp.puppet_runinterval else (given(inst),)),
           Fix("advice", "Puppet agents", f"set runinterval = {interval} in the [agent] section of {conf} on each managed host and restart its agent, "
                                          + via_class.format(name="runinterval", value=interval) + "; "
@@ -84,16 +87,27 @@ def _puppetserver(s: Sizing) -> None:
 
 def _capacity(s: Sizing) -> None:
     per_4 = const("puppet_hosts_per_4_cpus")
-    per_capsule = math.floor(per_4 * s.inp.cpus / 4)
+    default_interval = module_default("puppet", "runinterval")
+    interval = s.inp.puppet_runinterval or default_interval
+    # the guide's figure is at Puppet's default interval; "Raising the run-interval will directly increase the
+    # capacity" (g62-puppet): foretune scales it in proportion (an estimate)
+    per_capsule = math.floor(per_4 * s.inp.cpus / 4 * interval / default_interval)
+    scaled = interval != default_interval
     s.add("puppet.hosts_per_capsule", "Puppet agents this box serves", "count",
           Setting(None, "not limited by the installer"),
-          Setting(per_capsule, f"about {per_4} agents per 4 CPUs (10 classes each)", ("capsule-puppet",),
-                  f"floor({per_4} x {s.inp.cpus} / 4) = {per_capsule}", (C("puppet_hosts_per_4_cpus"), box("CPUs", s.inp.cpus))),
+          Setting(per_capsule, f"about {per_4} agents per 4 CPUs (10 classes each)"
+                  + (f" at a {default_interval} s interval, scaled to {interval} s (an estimate)" if scaled else ""),
+                  ("capsule-puppet", *(("g62-puppet", "foretune-estimate") if scaled else ())),
+                  f"floor({per_4} x {s.inp.cpus} / 4" + (f" x {interval} / {default_interval}" if scaled else "") + f") = {per_capsule}",
+                  (C("puppet_hosts_per_4_cpus"), box("CPUs", s.inp.cpus), *((box("--puppet-runinterval", interval),) if scaled else ()))),
           Fix("advice", "Puppet", f"serve at most {per_capsule} agents from a box of this size"))
     if s.inp.puppet_hosts > per_capsule:  # a server's Puppet server (its integrated Capsule) serves agents the same way
+        fits = math.ceil(s.inp.puppet_hosts * 4 / (per_4 * s.inp.cpus) * default_interval)
         s.problems.append(Problem("medium", "puppet-hosts-per-capsule",
-                                  f"{s.inp.puppet_hosts} Puppet agents exceed the guide's about {per_capsule} for {s.inp.cpus} CPUs",
-                                  ("capsule-puppet",)))
+                                  f"{s.inp.puppet_hosts} Puppet agents exceed the about {per_capsule} a box of {s.inp.cpus} CPUs serves (the guide)"
+                                  + (f" at a {interval} s runinterval" if scaled else "")
+                                  + f": add a Capsule, more CPUs, or a runinterval of about {fits} s",
+                                  ("capsule-puppet", "g62-puppet")))
 
 
 def _capacity_62(s: Sizing) -> None:

@@ -35,7 +35,8 @@ def plan(s: Sizing) -> None:
     if n:  # the guides' cure for katello-agent's 'not-attached' channel errors: nothing to cure without agents
         s.add("qpid.mgmt_pub_interval", "qpidd mgmt-pub-interval", "seconds",
               Setting(module_default("qpid_mgmt_pub_interval"), "qpidd default", (module_default_citation("qpid_mgmt_pub_interval"),)),
-              Setting(interval, "recycles management objects faster; avoids 'not-attached' channel errors", ("g62-qpid",), "",
+              Setting(interval, "recycles management objects faster; avoids 'not-attached' channel errors (the brief: lower "
+                      "than 10 s, no value; 5 s is foretune's start)", ("g62-qpid", cite("qpid_mgmt_pub_interval")), "",
                       (C("qpid_mgmt_pub_interval"),)),
               fix if s.f.qpid_mgmt_pub_interval_option else direct_edit(fix))  # puppet-qpid before 4.1: edit qpidd.conf
     if s.server and n:
