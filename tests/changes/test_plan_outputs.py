@@ -144,3 +144,17 @@ def test_plan_from_a_source_shows_the_plan_its_change_set_applies() -> None:
     assert next(t for t in shown["tunables"] if t["id"] == "puma.workers")["foretune"]["value"] == 18
     installer = run_cli(*source, "--format", "installer").stdout
     assert "  --tuning large \\\n" in installer and "--foreman-foreman-service-puma-workers 18" in installer
+
+
+def test_the_bundles_change_set_file_follows_the_release(tmp_path: Path) -> None:
+    # 6.2's foreman-tasks sysconfig has no EXECUTORS_COUNT (foreman-tasks added it in 0.9), so no change sets it;
+    # an orcharhino bundle cites the orcharhino guide where it states the figure, never the Foreman guide's copy
+    for name in ("satellite-6.2-passenger", "orcharhino-6.9-default"):
+        out = tmp_path / name
+        assert run_cli("plan", *CASES[name], "--output-dir", str(out)).status == 0
+        changes = json.loads((out / "changes.json").read_text())
+        text = json.dumps(changes)
+        if name.startswith("satellite-6.2"):
+            assert "EXECUTORS_COUNT" not in text
+        else:
+            assert '"go-postgresql"' in text and '"gf-postgresql"' not in text

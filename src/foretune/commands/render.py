@@ -68,6 +68,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.host.redact import redact_text  # start-up: only for a `render` run, not --help
     from foretune.knowledge.hiera_keys import locking_keys, stale_keys  # start-up: only for a `render` run, not --help
     from foretune.plan.model import Plan  # start-up: only for a `render` run, not --help
+    from foretune.plan.refused import tuning_applies  # start-up: only for a `render` run, not --help
     from foretune.render import outputs  # start-up: only for a `render` run, not --help
     from foretune.render.files import write_text  # start-up: only for a `render` run, not --help
     from foretune.render.merge import (  # start-up: only for a `render` run, not --help
@@ -179,7 +180,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.note("values with an installer option are not merged (custom-hiera would win over every later installer "
                  "flag for them); run: " + outputs.installer_command(plan, changes).replace(" \\\n  ", " "))
     locking = [note.key for note in locking_keys(plan.release, load_mapping(new, str(path)))]
-    if locking and build.tuning_applies(plan):  # one line for all of them (a Capsule takes no --tuning)
+    if locking and tuning_applies(plan):  # one line for all of them (a Capsule takes no --tuning)
         one = len(locking) == 1
         env.warn(f"{path}: {len(locking)} {'key is' if one else 'keys are'} also set by the tuning profiles and "
                  f"{'locks' if one else 'lock'} out later --tuning changes: {', '.join(locking)}")
