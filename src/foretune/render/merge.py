@@ -124,7 +124,8 @@ def _remove(data: CommentedMap, key: str, marker: str | None = None) -> None:
     if not moved:
         return
     previous_scalar = index > 0 and not isinstance(data[keys[index - 1]], (dict, list))
-    if previous_scalar and index + 1 < len(keys) and not marker:
+    last = index + 1 >= len(keys)
+    if index > 0 and (last or (previous_scalar and not marker)):
         # after the entry before, as the text they are: moved above the next entry they would be indented again
         previous = data.ca.items.setdefault(keys[index - 1], [None, None, None, None])
         text = "".join(token.value for token in moved)
@@ -132,16 +133,9 @@ def _remove(data: CommentedMap, key: str, marker: str | None = None) -> None:
             previous[2] = CommentToken("\n" + text, CommentMark(0), None)
         else:
             previous[2].value += text
-    elif index + 1 < len(keys):
+    elif not last:
         following = data.ca.items.setdefault(keys[index + 1], [None, None, None, None])
         following[1] = moved + list(following[1] or [])
-    elif index > 0:
-        previous = data.ca.items.setdefault(keys[index - 1], [None, None, None, None])
-        text = "".join(token.value for token in moved)
-        if previous[2] is None:
-            previous[2] = CommentToken("\n" + text, CommentMark(0), None)
-        else:
-            previous[2].value += text
     else:  # the mapping is now empty: the comments stay as the document's own
         if not data.ca.comment:
             data.ca.comment = [None, []]
