@@ -158,3 +158,13 @@ def test_the_bundles_change_set_file_follows_the_release(tmp_path: Path) -> None
             assert "EXECUTORS_COUNT" not in text
         else:
             assert '"go-postgresql"' in text and '"gf-postgresql"' not in text
+
+
+def test_apply_md_puts_only_what_blocks_the_plan_under_fix_these_first(tmp_path: Path) -> None:
+    # orcharhino 6.9, 2,000 hosts on 4 CPUs / 20 GiB: the only problem is low (the memory ranges' high ends pass RAM),
+    # worth knowing but no step before the others
+    out = tmp_path / "out"
+    assert run_cli("plan", *CASES["orcharhino-6.9-default"], "--output-dir", str(out)).status == 0
+    steps = (out / "APPLY.md").read_text(encoding="utf-8")
+    assert "Fix these first:" not in steps
+    assert "Worth knowing:\n\n- **low** the plan fits at its planning sizes" in steps

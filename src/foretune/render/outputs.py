@@ -170,8 +170,10 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
     if profile is not None and profile.site_value and profile.site_value != profile.value:
         steps += [f"First, the tuning profile: `{installer_program(plan)} --tuning {profile.value}` (now {profile.site_value}; "
                   f"`installer.sh` starts with it). Undo: run the installer with `--tuning {profile.site_value}`.", ""]
-    if plan.problems:
-        steps += ["Fix these first:", "", *(f"- **{p.severity}** {p.message}" for p in plan.problems), ""]
+    first = [p for p in plan.problems if p.severity != "low"]  # a low problem is worth knowing, not a step before
+    for title, problems in (("Fix these first:", first), ("Worth knowing:", [p for p in plan.problems if p not in first])):
+        if problems:
+            steps += [title, "", *(f"- **{p.severity}** {p.message}" for p in problems), ""]
     if cs.blocked:
         steps += ["Not applied (they could not take effect as they stand):", "",
                   *(f"- `{b.change.target}` {yaml_scalar(b.change.value)}: {b.why}" for b in cs.blocked), ""]
