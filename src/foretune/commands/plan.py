@@ -145,14 +145,14 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         for path in write_bundle(outputs.bundle(plan, existing_hiera(facts), changes, f"foretune apply --from live{hosts}"),
                                  args.output_dir):
             env.note(f"wrote {path}")
+    given: Any = facts  # the FactSet of --from, or None (facts.model would load dataclasses)
+    host, collected = (given.value("hostname"), given.value("collected_at")) if given is not None else (None, None)
+    source = ", ".join(str(part) for part in (host, collected and f"collected {collected}") if part)
     if fmt == "json":
         from foretune.commands.audit import _generated  # start-up: only for a `plan` run, not --help
         from foretune.render import plan_json  # start-up: only for a `plan` run, not --help
 
-        given: Any = facts  # the FactSet of --from, or None (facts.model would load dataclasses)
-        text = plan_json.dumps(plan, {"host": given.value("hostname") if given else None,
-                                      "collected_at": given.value("collected_at") if given else None,
-                                      "generated_at": _generated(env)})
+        text = plan_json.dumps(plan, {"host": host, "collected_at": collected, "generated_at": _generated(env)})
     elif fmt == "hiera":
         text = outputs.hiera_fragment(plan, changes)
     elif fmt == "installer":
@@ -161,13 +161,13 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         from foretune.commands.audit import _generated, _paper  # start-up: only for a plan report, not --help
         from foretune.report import plan_report  # start-up: each report format loads only when chosen
 
-        text = (plan_report.markdown(plan, generated=_generated(env)) if fmt == "markdown"
-                else plan_report.html(plan, generated=_generated(env), paper=_paper(env)))
+        text = (plan_report.markdown(plan, generated=_generated(env), source=source) if fmt == "markdown"
+                else plan_report.html(plan, generated=_generated(env), paper=_paper(env), source=source))
     else:
         from foretune.render import plan_table  # start-up: only for a `plan` run, not --help
 
         text = plan_table.render(plan, color=env.color and not args.output, width=None if args.output else env.width,
-                                 changed_only=args.changed_only)
+                                 changed_only=args.changed_only, source=source)
     emit(args, env, text)
     return _status(plan, args.fail_on)
 

@@ -68,7 +68,8 @@ def _services(plan: Plan) -> str:
     return f"services: {', '.join(parts)}; {tuning}"
 
 
-def render(plan: Plan, *, color: bool = False, width: int | None = None, changed_only: bool = False) -> str:
+def render(plan: Plan, *, color: bool = False, width: int | None = None, changed_only: bool = False,
+           source: str = "") -> str:
     """The plan as terminal text; ``width`` wraps every line (``None``: no wrapping); ``changed_only`` shows only the
     tunables foretune changes (a line says how many are left out)."""
     left_out = 0
@@ -76,7 +77,7 @@ def render(plan: Plan, *, color: bool = False, width: int | None = None, changed
         changed = {name: t for name, t in plan.tunables.items() if t.differs}
         left_out = len(plan.tunables) - len(changed)
         plan = plan._replace(tunables=MappingProxyType(changed))
-    blocks = layout(plan, left_out)
+    blocks = layout(plan, left_out, source)
     if not color and width is None:
         text = _plain(blocks)
         if text is not None:
@@ -89,10 +90,12 @@ def _has_profiles(plan: Plan) -> bool:
     return plan.input.role == "server" and plan.input.katello and plan.release.features.size_profiles
 
 
-def layout(plan: Plan, left_out: int = 0) -> list[Block]:
-    """What the table shows, in order, independent of how it is drawn."""
+def layout(plan: Plan, left_out: int = 0, source: str = "") -> list[Block]:
+    """What the table shows, in order, independent of how it is drawn (``source``: the host and collection date of
+    --from)."""
     inp = plan.input
     blocks: list[Block] = [(line, "") for line in (
+        *([f"source: {source}"] if source else []),
         f"{plan.release.label} {inp.role}: {plural(inp.hosts, 'host')}, {plural(inp.cpus, 'CPU')}, {format_gib(inp.ram_bytes)} RAM",
         _services(plan),
         f"profile: {plan.profile} — {plan.profile_reason}",

@@ -24,9 +24,11 @@ def _row(t: Tunable) -> str:
             f"{text(t.foretune.reason)} | {_cites(t.foretune.citations)} |")
 
 
-def markdown(plan: Plan, *, generated: str = "", version: str = __version__) -> str:
+def markdown(plan: Plan, *, generated: str = "", version: str = __version__, source: str = "") -> str:
+    """``source``: the host and collection date of --from."""
     inp = plan.input
     lines = [f"# foretune plan: {text(plan.release.label)} {text(inp.role)}, {plural(inp.hosts, 'host')}", "",
+             *([f"- Source: {text(source)}"] if source else []),
              f"- Box: {plural(inp.cpus, 'CPU')}, {format_gib(inp.ram_bytes)} RAM",
              f"- Product: {text(plan.release.label)}, {text(inp.role)}",
              f"- Profile: {text(plan.profile)} ({text(plan.profile_reason)})",
@@ -55,6 +57,6 @@ def markdown(plan: Plan, *, generated: str = "", version: str = __version__) -> 
     return "\n".join(lines) + "\n"
 
 
-def html(plan: Plan, *, generated: str = "", version: str = __version__, paper: str | None = None) -> str:
+def html(plan: Plan, *, generated: str = "", version: str = __version__, paper: str | None = None, source: str = "") -> str:
     title = f"foretune plan: {plan.release.label} {plan.input.role}, {plural(plan.input.hosts, 'host')}"
-    return page(title, to_html(markdown(plan, generated=generated, version=version), {}), paper=paper)
+    return page(title, to_html(markdown(plan, generated=generated, version=version, source=source), {}), paper=paper)
