@@ -195,7 +195,9 @@ def test_header_names_the_profile_the_host_count_needs() -> None:
 def test_what_next_names_the_restart_and_the_recheck() -> None:
     out = run_cli("audit", str(SOSREPORTS / "satellite-6.9"), "--hosts", "7000").stdout
     steps = out[out.index("== What next"):].splitlines()
+    # the set it names is this report's: the --hosts the report was judged with goes with it
     assert steps[1].startswith("  1. Write every fix as one set: `foretune audit ")
+    assert " --hosts 7000 --output-dir fixes/`" in steps[1]
     assert any("`systemctl daemon-reload`, then restart httpd." in line for line in steps)  # httpd LimitNOFILE drop-in
     # the installer options of the fixes (db pool, Puma threads and workers), as one command to run; 5 workers fit
     # beside the one Sidekiq worker 6.9's installer runs (it has no worker-instances option, so no

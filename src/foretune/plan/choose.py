@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from foretune.plan.model import Plan
 
 
+HOSTS_GIVEN = "given with --hosts"  # the reason of a host figure from the command line
+
+
 @dataclass(frozen=True)
 class HostFigure:
     """The managed-host count rules use, where it came from, and whether it is an assumption."""
@@ -65,7 +68,7 @@ def host_figure(facts: FactSet, hosts: int | None, profile: str, role: str = "se
     """The best host count available and where it came from (``profile``: the size the box is judged at or,
     on a Capsule, the size whose recommended hardware it meets)."""
     if hosts is not None:
-        return HostFigure(hosts, "--hosts", "given with --hosts", assumed=False)
+        return HostFigure(hosts, "--hosts", HOSTS_GIVEN, assumed=False)
     fact = facts["managed_hosts"]
     if fact.known and fact.value is not None:
         where = fact.provenance[0].location if fact.provenance else "the source"

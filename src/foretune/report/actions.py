@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from foretune.audit.model import Finding, Report
+from foretune.plan.choose import HOSTS_GIVEN
 from foretune.report.data import needed_profile, ordered
 from foretune.rules.base import Severity, Status
 from foretune.term import plural
@@ -216,6 +217,8 @@ def what_next(report: Report, source_arg: str | None = None) -> list[str]:
     units = sorted({m.group(1) for s in snippets for m in [_DROPIN.match(s[2:].split("\n", 1)[0])] if m})
     sysctl = any(s.startswith("# /etc/sysctl.d/") for s in snippets)
     installer = _installer(report)
+    if report.hosts is not None and report.hosts_basis == HOSTS_GIVEN:  # the same set as this report's
+        source += f" --hosts {report.hosts}"
     steps.append(f"Write every fix as one set: `foretune audit {source} --output-dir fixes/`, then follow fixes/APPLY.md "
                  "(it orders the steps below).")
     options = list(dict.fromkeys(o for s in snippets for o in _installer_options(s, installer) or ()))
