@@ -409,7 +409,7 @@ def test_plan_from_shows_in_every_format_the_plan_its_change_set_is_built_from(t
     # gf-puma-recommendations). The table an admin reviews shows that same plan, not the declared default's 6 workers.
     table = run_cli("plan", "--from", str(EXAMPLE))
     assert table.status == 0, table.stderr
-    assert "profile: large — large, the profile the change set moves to: 15120 hosts need it" in table.stdout
+    assert "profile: large — the profile the change set moves to: 15120 hosts need it" in table.stdout
     workers = next(line for line in table.stdout.splitlines() if line.startswith("puma.workers "))
     assert workers.split()[4] == "18", workers  # tunable, installer value, its origin, the change mark, foretune
     command = run_cli("plan", "--from", str(EXAMPLE), "--format", "installer").stdout

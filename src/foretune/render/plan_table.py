@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple, Union
 from foretune.knowledge import citation
 from foretune.plan.model import Plan, Tunable
 from foretune.render.plan_summary import verdict, what_next
-from foretune.term import NO_WRAP_WIDTH, guard_text, plural, render_to_text
+from foretune.term import NO_WRAP_WIDTH, clean_line, guard_text, plural, render_to_text
 from foretune.units import format_gib, format_gib_range, format_setting
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def layout(plan: Plan, left_out: int = 0, source: str = "") -> list[Block]:
     --from)."""
     inp = plan.input
     blocks: list[Block] = [(line, "") for line in (
-        *([f"source: {source}"] if source else []),
+        *([f"source: {clean_line(source)}"] if source else []),
         f"{plan.release.label} {inp.role}: {plural(inp.hosts, 'host')}, {plural(inp.cpus, 'CPU')}, {format_gib(inp.ram_bytes)} RAM",
         _services(plan),
         f"profile: {plan.profile} — {plan.profile_reason}",
