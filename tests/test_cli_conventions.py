@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from foretune import __version__
 from tests.conftest import REPO, run_cli
 
@@ -237,3 +239,15 @@ def test_completion_without_shtab_is_one_line() -> None:
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines() == ["foretune: error: completion needs the shtab module, which this installation "
                                         "lacks (pip install shtab)"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["plan", "--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G"],
+    ["collector"],
+])
+def test_output_dash_is_standard_output(argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = run_cli(*argv, "--output", "-")
+    assert result.status == 0, result.stderr
+    assert result.stdout == run_cli(*argv).stdout and result.stdout
+    assert list(tmp_path.iterdir()) == []  # no file named "-"

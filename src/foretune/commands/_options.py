@@ -103,10 +103,15 @@ def add_output(parser: argparse._ActionsContainer, formats: tuple[str, ...], def
     """The one output convention: ``--format`` (one of ``formats``) and ``--output FILE`` (format from its extension)."""
     parser.add_argument("--format", choices=formats, metavar="{" + ",".join(formats) + "}",
                         help=help or f"output format (default: {default}, or what --output's extension says)")
-    parser.add_argument("--output", "-o", metavar="FILE",
-                        help="write to FILE instead of standard output; without --format, the extension "
-                             f"({', '.join(_suffixes(formats))}) picks the format")
+    parser.add_argument("--output", "-o", metavar="FILE", type=output_file,
+                        help="write to FILE instead of standard output ('-' is standard output); without --format, the "
+                             f"extension ({', '.join(_suffixes(formats))}) picks the format")
     parser.set_defaults(default_format=default, formats=formats)
+
+
+def output_file(value: str) -> str | None:
+    """``--output``'s value; ``-`` is standard output, as for every Unix tool (None: no file)."""
+    return None if value == "-" else value
 
 
 def _suffixes(formats: tuple[str, ...]) -> list[str]:

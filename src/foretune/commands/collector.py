@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from foretune.cli import new_parser
-from foretune.commands._options import emit
+from foretune.commands._options import emit, output_file
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -20,7 +20,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         "(through psql), limits and protected files.",
                         "foretune collector > foretune-collect.py && scp foretune-collect.py sat:  "
                         "# then on sat: python foretune-collect.py")
-    parser.add_argument("--output", "-o", metavar="FILE", help="write the script to FILE instead of standard output")
+    parser.add_argument("--output", "-o", metavar="FILE", type=output_file,
+                        help="write the script to FILE instead of standard output ('-' is standard output)")
     return parser
 
 
