@@ -249,6 +249,24 @@ def test_rollback_restores_byte_identical_files(tmp_path: Path) -> None:
     assert missing.status == 2 and "every run" in missing.stderr and missing.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize("damage", [
+    {"run": "x"},  # not the run of its directory
+    {"files": "custom-hiera.yaml"},  # no list of files
+    {"changes": [{"tunable": 5}]},  # a change that is not one
+])
+def test_a_damaged_journal_is_refused_and_nothing_is_restored(tmp_path: Path, damage: dict[str, object]) -> None:
+    root = _tree(tmp_path)
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path), "--write").status == 0
+    after = _files(root)
+    [run] = _runs(root)
+    journal = root / RUNS / run / "journal.json"
+    journal.write_text(json.dumps({**json.loads(journal.read_text()), **damage}))
+    result = run_cli("apply", "--root", str(root), "--rollback", run)
+    assert result.status == 2 and result.stdout == "" and result.stderr.count("\n") == 1, result.stderr
+    assert f"{run}/journal.json: " in result.stderr
+    assert _files(root) == after  # nothing restored from it
+
+
 def test_a_repeated_apply_is_a_no_op(tmp_path: Path) -> None:
     root = _tree(tmp_path)
     changes = _changes(tmp_path)

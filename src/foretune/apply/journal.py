@@ -209,6 +209,7 @@ def load(host: Host, run: str | None, *, allow_rolled_back: bool = False) -> tup
             raise InputError(f"{directory / JOURNAL}: not a readable journal ({getattr(exc, 'strerror', None) or exc})") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise InputError(f"{directory / JOURNAL}: not a foretune journal")
+        _check(directory / JOURNAL, name, data)
         if data.get("rolled_back"):
             if run is None or run == "last":
                 continue
@@ -216,6 +217,25 @@ def load(host: Host, run: str | None, *, allow_rolled_back: bool = False) -> tup
                 raise InputError(f"run {name} was rolled back at {data['rolled_back']}: nothing of it is applied")
         return directory, data
     raise InputError(f"no applied change set on {host.label}: every run in {parent} was rolled back")
+
+
+def _check(path: Path, name: str, data: dict[str, Any]) -> None:
+    """A journal as apply writes it: its run is its directory's name, its files and statements name what they changed
+    and how to undo it, its changes read as changes; InputError with one line otherwise (nothing is restored from a
+    damaged journal)."""
+    if data.get("run") != name:
+        raise InputError(f"{path}: damaged journal: its run {data.get('run')!r} is not its directory's name {name}")
+    files, statements = data.get("files"), data.get("statements")
+    if not isinstance(files, list) or not all(
+            isinstance(f, dict) and isinstance(f.get("path"), str) and f["path"].startswith("/")
+            and (not f.get("existed") or isinstance(f.get("backup"), str)) for f in files):
+        raise InputError(f"{path}: damaged journal: its list of files changed, with their backups, is not readable")
+    if not isinstance(statements, list) or not all(isinstance(s, dict) and isinstance(s.get("undo"), str) for s in statements):
+        raise InputError(f"{path}: damaged journal: its list of statements, with their undo, is not readable")
+    if not isinstance(data.get("changes"), list):
+        raise InputError(f"{path}: damaged journal: no list of changes")
+    for n, change in enumerate(data["changes"]):
+        change_from_dict(change, f"{path}: change {n + 1}")
 
 
 def rollback(host: Host, run: str) -> tuple[dict[str, Any], list[str]]:
