@@ -1123,6 +1123,28 @@ def test_values_puma_reads_at_start_are_pending_while_the_running_puma_predates_
     assert _states(run_cli("verify", "--root", str(root)).stdout)["foreman.db_pool"] == "in force"
 
 
+def test_a_custom_hiera_key_removed_for_an_installer_option_is_in_force_once_the_option_is(tmp_path: Path) -> None:
+    # custom-hiera's foreman::db_pool 5 would win over --foreman-db-pool 20: the set removes it. Both wait for the
+    # installer run; once database.yml renders pool 20 (the running Puma agrees with installer.conf), both are in force
+    # and verify can exit 0 (a removal must not stay pending for ever)
+    root = _tree(tmp_path)
+    hiera = root / "etc/foreman-installer/custom-hiera.yaml"
+    hiera.write_text(hiera.read_text(encoding="utf-8") + "foreman::db_pool: 5\n", encoding="utf-8")
+    one = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "unshadow:foreman::db_pool", "channel": "custom-hiera", "target": "foreman::db_pool", "op": "remove",
+         "file": "/etc/foreman-installer/custom-hiera.yaml", "effect": "installer-run"},
+        {"tunable": "foreman.db_pool", "channel": "installer", "target": "--foreman-db-pool", "value": 20}]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write").status == 0
+    pending = run_cli("verify", "--root", str(root))
+    assert pending.status == 1 and _states(pending.stdout) == {"unshadow:foreman::db_pool": "pending",
+                                                                "foreman.db_pool": "pending"}, pending.stdout
+    database = (root / "etc/foreman/database.yml").read_text(encoding="utf-8")
+    (root / "etc/foreman/database.yml").write_text(re.sub(r"pool: *\d+", "pool: 20", database), encoding="utf-8")
+    done = run_cli("verify", "--root", str(root))
+    assert _states(done.stdout) == {"unshadow:foreman::db_pool": "in force", "foreman.db_pool": "in force"}, done.stdout
+    assert done.status == 0
+
+
 def test_the_undo_hint_is_a_command_a_shell_takes_as_it_stands(tmp_path: Path) -> None:
     root = tmp_path / "sp ace" / "host"
     shutil.copytree(FIXTURE, root, symlinks=True)

@@ -561,6 +561,16 @@ def _pg_names(c: Change) -> list[str]:
     return []
 
 
+def _unshadowed(checks: tuple[Check, ...]) -> tuple[Check, ...]:
+    """A custom-hiera key removed so that an installer option takes effect is in force once that option's value is:
+    the installer has run without it (else the removal would stay pending for ever)."""
+    from foretune.changes.build import installer_option  # start-up: only when a set is verified
+
+    options = {c.change.target for c in checks if c.state == IN_FORCE and c.change.channel == "installer"}
+    return tuple(c._replace(state=IN_FORCE, why="") if c.state == PENDING and c.change.tunable.startswith("unshadow:")
+                 and installer_option(c.change.target) in options else c for c in checks)
+
+
 def verify(host: Host, directory: Path, journal: dict[str, Any], facts: Callable[[], FactSet | str], *,
            remember: bool = True) -> Report:
     """Check every change of ``journal``; remember the ones in force (in ``verified.json``) to tell drift later."""
@@ -571,7 +581,7 @@ def verify(host: Host, directory: Path, journal: dict[str, Any], facts: Callable
         seen = set()
     changes = [change_from_dict(data, f"{directory}/journal.json") for data in journal.get("changes", [])]
     verifier = Verifier(host, journal, seen, facts)
-    checks = tuple(verifier.check(c) for c in changes)
+    checks = _unshadowed(tuple(verifier.check(c) for c in changes))
     now_in_force = seen | {c.change.tunable for c in checks if c.state == IN_FORCE}
     if remember and now_in_force != seen:
         with contextlib.suppress(OSError):  # a read-only image: drift is then told by the journal's values only
