@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple, Union
 
 from foretune.knowledge import citation
 from foretune.plan.model import Plan, Tunable
+from foretune.plan.refused import tuning_applies
 from foretune.render.plan_summary import verdict, what_next
 from foretune.term import NO_WRAP_WIDTH, clean_line, guard_text, plural, render_to_text
 from foretune.units import format_gib, format_gib_range, format_setting
@@ -85,11 +86,6 @@ def render(plan: Plan, *, color: bool = False, width: int | None = None, changed
     return _rich(plan, blocks, color=color, width=width)
 
 
-def _has_profiles(plan: Plan) -> bool:
-    """The installer takes --tuning here: a Katello server of a release with size profiles (Capsules have none)."""
-    return plan.input.role == "server" and plan.input.katello and plan.release.features.size_profiles
-
-
 def layout(plan: Plan, left_out: int = 0, source: str = "") -> list[Block]:
     """What the table shows, in order, independent of how it is drawn (``source``: the host and collection date of
     --from)."""
@@ -101,7 +97,7 @@ def layout(plan: Plan, left_out: int = 0, source: str = "") -> list[Block]:
         f"profile: {plan.profile} — {plan.profile_reason}",
         f"hardware: {plan.hardware.message}",
         *([f"largest profile this hardware supports: {plan.largest_supported_profile or 'none (below default)'}"]
-          if _has_profiles(plan) else []),
+          if tuning_applies(plan) else []),
         "",
     )]
     blocks += [(f"verdict: {verdict(plan)}", "heading"), ("", "")]
