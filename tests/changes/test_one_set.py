@@ -419,15 +419,37 @@ def test_plan_from_shows_in_every_format_the_plan_its_change_set_is_built_from(t
 
 
 def test_a_plan_bundle_merges_on_the_host_with_apply_and_the_same_plan_options(tmp_path: Path) -> None:
-    # plan --output-dir from options: APPLY.md's merge step applies the set on the host with the same host figure,
+    # plan --output-dir from options: APPLY.md's merge step applies the set on the host with the same plan inputs,
     # with a backup and a journal, then verify; never render, which would plan on its own
     result = run_cli("plan", "--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G",
                      "--output-dir", str(tmp_path / "p"))
     assert result.status == 0, result.stderr
     steps = (tmp_path / "p/APPLY.md").read_text(encoding="utf-8")
-    assert ("`foretune apply --from live --hosts 15000` shows the same set as a diff and `foretune apply --from live "
-            "--hosts 15000 --write` merges it with a backup and a journal") in steps
+    same = "foretune apply --from live --product satellite --version 6.15 --cpus 16 --ram 64G --hosts 15000"
+    assert f"`{same}` shows the same set as a diff and `{same} --write` merges it with a backup and a journal" in steps
     assert "foretune render" not in steps
+
+
+def test_the_host_side_command_carries_every_plan_input_the_bundle_was_built_with(tmp_path: Path) -> None:
+    # every input that changes the plan goes on the host-side command, or `apply --from live` plans on its own from the
+    # host's facts: the profile (--tuning), the box, the workload and the switches; a RAM size in MiB stays in MiB
+    argv = ["--product", "satellite", "--version", "6.15", "--role", "server", "--cpus", "16", "--physical-cores", "8",
+            "--ram", "49152M", "--bare-metal", "--hosts", "15000", "--rex", "pull-mqtt", "--rex-hosts", "4000",
+            "--katello-agent-hosts", "0", "--puppet-hosts", "300", "--puppet-runinterval", "3600", "--profile", "large"]
+    result = run_cli("plan", *argv, "--output-dir", str(tmp_path / "p"))
+    assert result.status == 0, result.stderr
+    steps = (tmp_path / "p/APPLY.md").read_text(encoding="utf-8")
+    same = ("foretune apply --from live --product satellite --version 6.15 --role server --cpus 16 --physical-cores 8 "
+            "--ram 48G --bare-metal --hosts 15000 --rex pull-mqtt --rex-hosts 4000 --katello-agent-hosts 0 "
+            "--puppet-hosts 300 --puppet-runinterval 3600 --profile large")
+    assert f"`{same}` shows the same set as a diff" in steps, steps
+    # plain Foreman and a VM: the switches that say so
+    result = run_cli("plan", "--product", "foreman", "--version", "3.9", "--no-katello", "--virtual", "--cpus", "4",
+                     "--ram", "1536M", "--hosts", "50", "--output-dir", str(tmp_path / "f"))
+    assert result.status == 0, result.stderr
+    steps = (tmp_path / "f/APPLY.md").read_text(encoding="utf-8")
+    assert ("`foretune apply --from live --product foreman --version 3.9 --no-katello --cpus 4 --ram 1536M --virtual "
+            "--hosts 50` shows") in steps, steps
 
 
 def test_render_from_a_source_takes_the_profile_its_change_set_moves_to(tmp_path: Path) -> None:

@@ -67,6 +67,32 @@ def add_plan_arguments(parser: argparse.ArgumentParser) -> None:
                       help="use this tuning profile instead of the one for the host count")
 
 
+def plan_options(args: argparse.Namespace) -> str:
+    """The plan inputs given on the command line, as options that give the same plan again on the host (every option
+    of ``add_plan_arguments`` but ``--from``: each changes the plan, and ``apply --from live`` reads the rest from the
+    host), e.g. `` --product satellite --version 6.15 --cpus 16 --ram 64G --hosts 15000``; "" when none was given."""
+    from shlex import quote  # start-up: only when a bundle names its host-side command
+
+    from foretune.units import GIB, MIB  # start-up: only when a bundle names its host-side command
+
+    parser = argparse.ArgumentParser(add_help=False)
+    add_plan_arguments(parser)
+    words: list[str] = []
+    for action in parser._actions:
+        value = getattr(args, action.dest, None)
+        if action.dest == "source" or value is None or not action.option_strings:
+            continue
+        if action.nargs == 0:  # a switch (--virtual/--bare-metal, --no-katello): the one whose constant is the value
+            if action.const == value and action.default != value:
+                words.append(action.option_strings[0])
+            continue
+        if action.dest == "ram":  # bytes again as the --ram the admin wrote (a bare number is bytes with B)
+            value = next((f"{value // unit}{suffix}" for unit, suffix in ((GIB, "G"), (MIB, "M")) if value % unit == 0),
+                         f"{value}B")
+        words += [action.option_strings[0], quote(str(value))]
+    return "".join(" " + word for word in words)
+
+
 def plan_from_args(args: argparse.Namespace, env: Environment) -> object:
     """Build the Plan a change set is built from: from options, and from --from facts when given."""
     return plan_and_facts(args, env, for_changes=True)[0]
@@ -141,9 +167,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if args.output_dir:
         from foretune.render.files import write_bundle  # start-up: only for a `plan` run, not --help
 
-        hosts = f" --hosts {args.hosts}" if args.hosts else ""
-        for path in write_bundle(outputs.bundle(plan, existing_hiera(facts), changes, f"foretune apply --from live{hosts}"),
-                                 args.output_dir):
+        for path in write_bundle(outputs.bundle(plan, existing_hiera(facts), changes, "foretune apply --from live" +
+                                                plan_options(args)), args.output_dir):
             env.note(f"wrote {path}")
     given: Any = facts  # the FactSet of --from, or None (facts.model would load dataclasses)
     host, collected = (given.value("hostname"), given.value("collected_at")) if given is not None else (None, None)
