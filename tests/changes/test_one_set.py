@@ -127,7 +127,8 @@ def test_the_example_bundle_is_the_large_profile_with_no_double_channel(tmp_path
     16 threads min = max ("we recommend 16 threads with all the tuning profiles"; the answers file already holds
     threads_max 16, so only threads_min is passed, as plan's set has it), db_pool 16 + 4 = 20, Sidekiq 3
     instances x concurrency 5, pulpcore workers min(8, CPUs) = 8, foreman-proxy's dynflow open files 1000000 (the
-    installer's own value, not in force: the host shows 1024).
+    installer's own value, not in force: the host shows 1024), hammer's request_timeout -1 (the 6.2 brief's "Set time out
+    to -1"; puppet-foreman 16.1.0+ writes foreman::cli::request_timeout into /etc/hammer, so an installer option).
     custom-hiera.yaml loses the stale checkpoint_segments and the foreman::db_pool: 5 that would win over
     --foreman-db-pool; work_mem (the guide's 8 MB, no installer option) is set there. max_connections is not pinned:
     the large profile's 1000 covers the 18 workers the set runs (the 909 the 40 running workers may open go with
@@ -136,7 +137,8 @@ def test_the_example_bundle_is_the_large_profile_with_no_double_channel(tmp_path
     assert files["installer.sh"].splitlines()[2:] == [
         "satellite-installer \\", "  --tuning large \\",
         "  --foreman-dynflow-worker-concurrency 5 \\", "  --foreman-dynflow-worker-instances 3 \\",
-        "  --foreman-db-pool 20 \\", "  --foreman-proxy-plugin-dynflow-open-file-limit 1000000 \\",
+        "  --foreman-db-pool 20 \\", "  --foreman-cli-request-timeout -1 \\",
+        "  --foreman-proxy-plugin-dynflow-open-file-limit 1000000 \\",
         "  --foreman-proxy-content-pulpcore-worker-count 8 \\",
         "  --foreman-foreman-service-puma-threads-min 16 \\", "  --foreman-foreman-service-puma-workers 18"]
     hiera = files["custom-hiera.yaml"]
@@ -145,9 +147,11 @@ def test_the_example_bundle_is_the_large_profile_with_no_double_channel(tmp_path
     assert "# foretune: removed foreman::db_pool" in hiera
     steps = files["APPLY.md"]
     assert steps.split("\n\n")[1].startswith("First, the tuning profile: `satellite-installer --tuning large` (now default")
-    # every step says how to undo it
+    # every step says how to undo it: custom-hiera, the installer run (hammer's timeout is one of its options, no file
+    # edit), the drop-in, os-commands.sh
     numbered = [line for line in steps.splitlines() if re.match(r"\d+\. ", line)]
-    assert len(numbered) == 5 and all("Undo:" in line for line in numbered), numbered
+    assert not any("/etc/hammer" in line for line in numbered)
+    assert len(numbered) == 4 and all("Undo:" in line for line in numbered), numbered
     # the answers file's 40 workers (README of the example) are lowered, and APPLY.md says so, never silently
     assert "`--foreman-foreman-service-puma-workers 18` lowers the site's 40" in steps
 

@@ -20,13 +20,14 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "sosreport-satellit
 
 def test_a_large_satellite_gets_installer_options_and_only_work_mem_in_custom_hiera() -> None:
     # 15000 hosts on 16 CPUs, 64 GiB: the guide's large profile, Puma 18 workers (top of 12-18), 16/16 threads,
-    # db_pool 16 + 4 = 20, 3 Sidekiq instances, all puppet-foreman options; work_mem 8 MB has no installer option.
+    # db_pool 16 + 4 = 20, 3 Sidekiq instances, hammer's request_timeout -1 (g62-hammer; foreman::cli's option since
+    # puppet-foreman 16.1.0), all puppet-foreman options; work_mem 8 MB has no installer option.
     plan = make_plan(PlanInput("satellite", "6.15", hosts=15000, cpus=16, ram_bytes=64 * GIB, virtual=True))
     cs = build.from_plan(plan)
     assert build.installer_options(cs) == [
         ("--foreman-dynflow-worker-instances", 3), ("--foreman-foreman-service-puma-workers", 18),
         ("--foreman-foreman-service-puma-threads-min", 16), ("--foreman-foreman-service-puma-threads-max", 16),
-        ("--foreman-db-pool", 20)]
+        ("--foreman-db-pool", 20), ("--foreman-cli-request-timeout", -1)]
     assert build.hiera_values(cs) == {"postgresql::server::config_entries": {"work_mem": "8MB"}}
     assert yaml.safe_load(outputs.hiera_fragment(plan, cs)) == build.hiera_values(cs)
     assert outputs.installer_command(plan, cs).splitlines()[:2] == ["satellite-installer \\", "  --tuning large \\"]

@@ -6,7 +6,9 @@ threads, given ``--hosts 6000`` (medium's range is 5001-10000). What every tree 
 - work_mem 8 MB (gf-postgresql: "work_mem 8 MB"): a PostgreSQL entry, which has no installer option -> custom-hiera;
 - 2 Sidekiq workers for 5001-10000 hosts (gf-dynflow, stepped by the profiles' host ranges in planner.yaml) ->
   ``--foreman-dynflow-worker-instances``, an installer option of puppet-foreman;
-- hammer's request_timeout -1 at this scale (a file the installer does not manage).
+- hammer's request_timeout -1 at this scale (g62-hammer) -> ``--foreman-cli-request-timeout``: puppet-foreman 16.1.0
+  and later write foreman::cli::request_timeout into /etc/hammer/cli.modules.d/foreman.yml, so a hand edit there would
+  be reverted by the next installer run.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ PG = "postgresql::server::config_entries"
 SHARED = {
     ("custom-hiera", "set", f"{PG}/work_mem", "8MB"),
     ("installer", "set", "--foreman-dynflow-worker-instances", 2),
-    ("file", "set", "/etc/hammer/cli.modules.d/foreman.yml", ":request_timeout: -1"),
+    ("installer", "set", "--foreman-cli-request-timeout", -1),
 }
 
 

@@ -6,4 +6,5 @@ satellite-installer \
   --foreman-foreman-service-puma-workers 18 \
   --foreman-foreman-service-puma-threads-min 16 \
   --foreman-foreman-service-puma-threads-max 16 \
-  --foreman-db-pool 20
+  --foreman-db-pool 20 \
+  --foreman-cli-request-timeout -1
