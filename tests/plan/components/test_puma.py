@@ -204,3 +204,28 @@ def test_69_puma_workers_say_the_range_is_the_later_guides() -> None:
     assert "g69-puma" in t.foretune.citations
     assert plan("satellite", "6.15", hosts=8000, cpus=8, ram_gib=32).tunables["puma.workers"].foretune.reason.startswith(
         "guide range 8-12 for medium")
+
+
+def test_passenger_per_app_cap_moves_with_the_raised_pool_on_6_3_to_6_8() -> None:
+    # foreman-installer 1.14-2.4 sets apache::mod::passenger::passenger_max_instances_per_app: 6 (tuning hiera), which
+    # holds an application at 6 processes whatever PassengerMaxPoolSize says ("up to PassengerMaxPoolSize or
+    # PassengerMaxInstancesPerApp if set", 6.2 brief 5.4)
+    key = "apache::mod::passenger::passenger_max_instances_per_app"
+    # 6.7 (installer 1.24), 16 cores, 12000 hosts: --tuning large's pool 60 (> 1.5 x 16 = 24); Foreman is Passenger's only
+    # application (Puppet runs on puppetserver from installer 1.21), so the cap is the whole pool: 60
+    p = plan("satellite", "6.7", hosts=12000, cpus=16, ram_gib=64, puppet_hosts=2000)
+    t = p.tunables["passenger.max_instances_per_app"]
+    assert (t.installer.value, t.foretune.value) == (6, 60)
+    assert "foretune-estimate" in t.foretune.citations and "g62-passenger-per-app" in t.foretune.citations
+    hiera, _ = hiera_and_installer("satellite", "6.7")  # 12000 hosts, 16 CPUs: the same pool of 60
+    assert hiera[key] == 60
+    # 6.4 (installer 1.18): Foreman and Puppet both under Passenger, pool 1.5 x 16 = 24, PassengerMinInstances 6 each
+    # (the brief's example; 6 + 6 <= 24 / 2): each application may take 24 - 6 = 18, never the other's minimum
+    p = plan("satellite", "6.4", hosts=12000, cpus=16, ram_gib=64, puppet_hosts=2000)
+    assert p.tunables["passenger.max_pool_size"].foretune.value == 24
+    t = p.tunables["passenger.max_instances_per_app"]
+    assert (t.installer.value, t.foretune.value) == (6, 18)
+    # 6.2 (installer 1.11, no tuning hiera): Passenger has no per-application cap, nothing to move
+    assert "passenger.max_instances_per_app" not in plan("satellite", "6.2", hosts=12000, cpus=16).tunables
+    # 6.9 runs Puma: no Passenger
+    assert "passenger.max_instances_per_app" not in plan("satellite", "6.9", hosts=12000, cpus=16).tunables

@@ -186,6 +186,34 @@ def plan_passenger(s: Sizing) -> None:
               Setting(True, "start the application with Apache instead of on the first request", ("g62-passenger",)),
               Fix("hiera", "foreman::passenger_prestart", True))
     _applications(s, pool, cites62)
+    _per_app(s, key, pool)
+
+
+def _per_app(s: Sizing, key: str, pool: int) -> None:
+    """PassengerMaxInstancesPerApp where the installer sets it (its tuning hiera's 6, installer 1.14-2.4): a cap below
+    the raised pool holds an application at 6 processes whatever PassengerMaxPoolSize says, so it moves with the pool."""
+    hkey = key + "passenger_max_instances_per_app"
+    if hkey not in s.base and hkey not in s.inp.configured:
+        return
+    inst = s.base_setting(hkey, 0, "Passenger's built-in default (0: no per-application cap)", "fi-passenger-per-app")
+    if not inst.origin and "fi-passenger-per-app" not in inst.citations:  # the installer's: where its tuning hiera sets it
+        inst = inst._replace(citations=(*inst.citations, "fi-passenger-per-app"))
+    mins = [t.foretune.value for tid, t in s.tunables.items() if tid.endswith("min_instances") and tid.startswith("passenger.")]
+    cites = ("g62-passenger-per-app", "fi-passenger-per-app", "foretune-estimate")
+    if len(mins) < 2:  # one application: a cap below the pool only idles the rest of it
+        app = "Foreman" if s.server else "the Puppet server"
+        want = Setting(pool, f"{app} is Passenger's only application here, so the cap is the pool: the installer's "
+                              f"{inst.value} would hold it below the {pool} processes PassengerMaxPoolSize allows "
+                              "(a foretune estimate: the guide's cap is for one application taking another's processes)",
+                       cites, f"PassengerMaxPoolSize = {pool}", (Input("PassengerMaxPoolSize", pool, "g62-passenger"),))
+    else:  # Foreman and Puppet: each may grow to the pool less what the other keeps as its minimum
+        keep = max(mins)
+        want = Setting(max(1, pool - keep), f"the pool less the other application's PassengerMinInstances {keep}: either "
+                                            "application grows into the pool, never into the other's minimum (a foretune "
+                                            "estimate of the guide's \"prevent one application from consuming all\")",
+                       cites, f"max(1, {pool} - {keep}) = {max(1, pool - keep)}",
+                       (Input("PassengerMaxPoolSize", pool, "g62-passenger"), Input("PassengerMinInstances", keep, "g62-passenger")))
+    s.add("passenger.max_instances_per_app", "PassengerMaxInstancesPerApp", "count", inst, want, Fix("hiera", hkey, want.value))
 
 
 def _queue(s: Sizing, key: str, cites62: tuple[str, ...]) -> None:
