@@ -50,3 +50,16 @@ def test_an_upgrade_that_kept_mmapv1_gets_no_cache_advice() -> None:
     assert [m.component for m in p.memory if m.component.startswith("MongoDB")] == ["MongoDB"]
     fresh = plan("satellite", "6.4", configured={"mongodb::server::storage_engine": ("wiredTiger", "custom-hiera.yaml")})
     assert fresh.tunables["mongodb.cache_size_gb"].foretune.value == 6.4
+
+
+def test_a_69_capsule_budgets_the_cache_the_installer_gives_its_mongodb() -> None:
+    # foreman-installer 2.3.0 (Satellite 6.9): hooks/pre_commit/14-mongo-cache-size.rb runs when pulp_enabled? (the
+    # Capsule answers set foreman_proxy::plugin::pulp pulpnode_enabled: true) and stores 20 % of RAM; tuning/common.yaml,
+    # read for every scenario, puts it in storage.wiredTiger.engineConfig.cacheSizeGB. 32 GiB x 0.2 = 6.4
+    p = plan("satellite", "6.9", role="capsule", cpus=8, ram_gib=32)
+    t = p.tunables["mongodb.cache_size_gb"]
+    assert (t.installer.value, t.foretune.value) == (6.4, 6.4) and not t.differs
+    cache = next(item for item in p.memory if item.component == "MongoDB cache")
+    assert (cache.low_bytes, cache.high_bytes) == (int(3.2 * GIB), int(6.4 * GIB))  # filled half to all of 6.4 GiB
+    # a 6.2 Capsule's MongoDB 2.6 (MMAPv1) has no cache to size or budget
+    assert "mongodb.cache_size_gb" not in plan("satellite", "6.2", role="capsule").tunables

@@ -23,9 +23,11 @@ def engine(s: Sizing) -> tuple[str, str]:
 
 
 def plan(s: Sizing) -> None:
-    if not (s.f.mongodb and s.server and s.katello):
+    if not (s.f.mongodb and s.katello):
         return
     name, where = engine(s)
+    if not s.server and name != "wiredtiger":  # a Capsule's MMAPv1: nothing to size, as on the server
+        return
     if name != "wiredtiger":
         inst = (Setting("mmapv1", f"set in the {where}: the upgrade from MongoDB 2.6 kept the MMAPv1 data files",
                         ("mongodb-upgrade-mmapv1",), origin=where) if where else
@@ -36,11 +38,12 @@ def plan(s: Sizing) -> None:
         return
     fraction = module_default("mongodb_cache_fraction")
     want = round(s.ram_gib * fraction, 2)
-    auto = s.base.get("mongodb::server::config_data") is not None
+    auto = s.base.get("mongodb::server::config_data") is not None  # tuning/common.yaml: servers and Capsules alike
     inst = Setting(want if auto else None, f"installer computes {percent(fraction)} of RAM" if auto
                    else "not set: mongod takes about 50 % of RAM", ("fi-mongo-cache",))
     s.add("mongodb.cache_size_gb", "MongoDB WiredTiger cacheSizeGB", "count", inst,
-          Setting(want, f"{percent(fraction)} of RAM; unbounded mongod competes with PostgreSQL (WiredTiger only: not on a box whose "
+          Setting(want, f"{percent(fraction)} of RAM; unbounded mongod competes with "
+                        f"{'PostgreSQL' if s.server else 'the Capsule services'} (WiredTiger only: not on a box whose "
                         "upgrade kept MMAPv1)", ("g69-mongodb", "fi-mongo-cache", "mongodb-upgrade-mmapv1"),
                   f"round({s.ram_gib:.2f} GiB x {fraction}, 2) = {want}",
                   (Input("cache fraction", fraction, module_default_citation("mongodb_cache_fraction")), box("RAM GiB", round(s.ram_gib, 2)))),
@@ -50,7 +53,7 @@ def plan(s: Sizing) -> None:
 def memory(s: Sizing) -> list[MemoryItem]:
     if not (s.f.mongodb and s.katello):
         return []
-    if engine(s)[0] == "wiredtiger" and s.server:
+    if engine(s)[0] == "wiredtiger":  # a Capsule's Pulp 2 too: foreman-installer 2.1-2.3 sizes its cache as the server's
         fraction = module_default("mongodb_cache_fraction")
         cache = s.ram_gib * fraction
         fill = memory_range("mongodb_cache_fill")
