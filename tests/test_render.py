@@ -189,7 +189,7 @@ def test_a_site_key_over_an_installer_option_is_one_channel_either_way(tmp_path:
     # Asked for foretune's: the key goes and the option is on the command; 20 is never written into custom-hiera.
     _, taken = render(tmp_path, "--prefer-key", "foreman::db_pool=foretune", "--write", text=DB_POOL_LOCK)
     assert taken.status == 0, taken.stderr  # type: ignore[attr-defined]
-    assert taken.stderr.split("run: ", 1)[1].split("\n", 1)[0].endswith(" --foreman-db-pool 20")  # type: ignore[attr-defined]
+    assert " --foreman-db-pool 20" in taken.stderr.split("run: ", 1)[1].split("\n", 1)[0]  # type: ignore[attr-defined]
     assert yaml.safe_load(target.read_text(encoding="utf-8")) == {"postgresql::server::config_entries": {"work_mem": "8MB"}}
 
 
@@ -222,3 +222,18 @@ def test_62_render_names_the_output_dir_option() -> None:
                      "--merge-into", "/dev/null")
     assert result.status == 2
     assert "`foretune plan ... --output-dir DIR` lists in APPLY.md" in result.stderr
+
+
+def test_a_file_with_a_stale_key_left_in_never_reads_as_matching(tmp_path: Path) -> None:
+    # Satellite 6.13 (Foreman 3.5) pins puppet-foreman_proxy 24.0.x, which has no mqtt_rate_limit (first in 24.1.0):
+    # the key is inert there. Left in (no --remove-stale), the file does not match the recommendation.
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text("---\nforeman_proxy::plugin::remote_execution::script::mqtt_rate_limit: 200\n", encoding="utf-8")
+    argv = ("--product", "satellite", "--version", "6.13", "--hosts", "3000", "--cpus", "8", "--ram", "32G")
+    assert run_cli("render", *argv, "--merge-into", str(target), "--write").status == 0  # the plan's own values go in
+    result = run_cli("render", *argv, "--merge-into", str(target))
+    assert result.status == 0, result.stderr
+    assert "stale key foreman_proxy::plugin::remote_execution::script::mqtt_rate_limit" in result.stderr
+    assert "already matches" not in result.stdout
+    assert ("1 stale key (foreman_proxy::plugin::remote_execution::script::mqtt_rate_limit: add --remove-stale)"
+            in result.stdout), result.stdout

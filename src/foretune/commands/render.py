@@ -61,6 +61,24 @@ def _below(ours: object, site: object) -> bool:
         return False
 
 
+def _unchanged(path: str, differing: int, stale: list[str]) -> str:
+    """The line for a file the merge leaves as it is: "already matches" only when no site value differs from foretune's
+    and no stale key stays in it; else what it keeps, so a kept value never reads as foretune's.
+
+    >>> _unchanged("c.yaml", 0, [])
+    'c.yaml: already matches the recommendation\\n'
+    >>> _unchanged("c.yaml", 2, ["qpid::open_file_limit"])
+    "c.yaml: nothing to change as asked; it keeps 2 site values that differ from foretune's (listed above); 1 stale key (qpid::open_file_limit: add --remove-stale)\\n"
+    """
+    from foretune.term import plural  # start-up: only for a `render` run, not --help
+
+    if not differing and not stale:
+        return f"{path}: already matches the recommendation\n"
+    keeps = ([f"{plural(differing, 'site value')} that differ{'s' if differing == 1 else ''} from foretune's (listed above)"]
+             if differing else []) + ([f"{plural(len(stale), 'stale key')} ({', '.join(stale)}: add --remove-stale)"] if stale else [])
+    return f"{path}: nothing to change as asked; it keeps " + "; ".join(keeps) + "\n"
+
+
 def run(args: argparse.Namespace, env: Environment) -> int:
     from pathlib import Path  # start-up: only for a `render` run, not --help
 
@@ -189,7 +207,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if diff and shown:
         show_diff(shown, env)
     else:
-        env.stdout.write("(only secret values differ)\n" if diff else (f"{path}: nothing to change\n" if conflicts or kept else f"{path}: already matches the recommendation\n"))
+        env.stdout.write("(only secret values differ)\n" if diff else _unchanged(str(path), len(conflicts) + len(kept),
+                                                                                  [n.key for n in stale if n.key not in remove]))
     if diff and args.write:
         saved = write_text(path, new, backup=True)
         env.note(f"wrote {path}" + (f" (backup: {saved})" if saved else ""))

@@ -28,7 +28,9 @@ def stale_keys(release: Release, hiera: dict[str, Any]) -> list[KeyNote]:
     notes = []
     for key in flatten(hiera):
         for entry in load_data("stale-hiera.yaml"):
-            if version_key(release.foreman_version) >= version_key(entry["since"]) and _matches(entry["match"], key):
+            version = version_key(release.foreman_version)
+            if version >= version_key(entry["since"]) and ("before" not in entry or version < version_key(entry["before"])) \
+                    and _matches(entry["match"], key):
                 notes.append(KeyNote(key, entry["reason"], entry["citation"], bool(entry.get("refused", False))))
                 break
     return notes
