@@ -39,6 +39,7 @@ class Features(NamedTuple):
     apache_event_maxclients: int = 0  # MaxClients puppetlabs-apache renders for the event MPM when maxrequestworkers is unset (7.0-8.x: 150); 0: none
     capsule_qpidd: bool = False  # a Capsule runs its own qpidd broker (foreman_proxy_content::broker, before 15.0.0)
     mqtt_rate_limit_option: bool = True  # the installer can set the pull-REX MQTT rate limit (puppet-foreman_proxy >= 24.1)
+    capsule_router_opt_in: bool = True  # a Capsule runs qdrouterd only with enable_katello_agent (puppet-foreman_proxy_content >= 18)
     hammer_timeout_option: bool = True  # foreman::cli::request_timeout reaches /etc/hammer (puppet-foreman >= 16.1, installer 2.4)
 
 

@@ -102,3 +102,18 @@ def test_open_file_limits_with_no_katello_agent_hosts_keep_the_installers() -> N
     t = plan("satellite", "6.9", hosts=3000, cpus=8, ram_gib=32).tunables
     assert (t["qpidd.limit_nofile"].foretune.value, t["qdrouterd.limit_nofile"].foretune.value) == (65536, 150100)
     assert t["qpidd.limit_nofile"].foretune.reason == "no katello-agent hosts: 4 x 0 + 500 is below the installer's 65536, kept"
+
+
+def test_a_capsule_without_katello_agent_hosts_runs_no_qdrouterd_from_installer_2_5() -> None:
+    # puppet-foreman_proxy_content 18.0.0+ (foreman-installer 2.5; 6.12 pins 21.1.0) declares the dispatch router with
+    # ensure => absent unless enable_katello_agent (default false): no qdrouterd row, no qdrouterd memory
+    p = plan("satellite", "6.12", role="capsule", katello_agent_hosts=0)
+    assert "qdrouterd.limit_nofile" not in p.tunables
+    assert not [m for m in p.memory if "qdrouterd" in m.component]
+    # with katello-agent hosts it runs once enabled: 3 x 3000 + 100 = 9100, below the installer's 150100, kept
+    p = plan("satellite", "6.12", role="capsule", katello_agent_hosts=3000)
+    t = p.tunables["qdrouterd.limit_nofile"]
+    assert t.foretune.value == 150100 and "--foreman-proxy-content-enable-katello-agent true" in t.foretune.reason
+    assert [m.component for m in p.memory if "qdrouterd" in m.component] == ["qdrouterd"]
+    # 6.9 (foreman-installer 2.3, puppet-foreman_proxy_content 14.0.0: qpid_router = true) runs it regardless
+    assert "qdrouterd.limit_nofile" in plan("satellite", "6.9", role="capsule", katello_agent_hosts=0).tunables

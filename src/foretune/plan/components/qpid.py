@@ -19,6 +19,8 @@ def plan(s: Sizing) -> None:
         return
     n = s.inp.katello_agent_hosts
     cites = ("g62-qpid",) if s.era62 else ("g69-qpid",)
+    if not router(s):
+        return  # no katello-agent hosts: the Capsule's installer leaves qdrouterd absent, nothing to size
     _nofile(s, n, cites)
     if not broker(s):
         return  # the Capsule's module declares only qdrouterd: qpid::* broker keys would do nothing (fpc-broker-removed)
@@ -48,6 +50,12 @@ def plan(s: Sizing) -> None:
               Fix("command", f"hammer settings set --name content_action_accept_timeout --value {accept}"))
 
 
+def router(s: Sizing) -> bool:
+    """qdrouterd runs here: on a server, on a Capsule before puppet-foreman_proxy_content 18, and after only when
+    katello-agent is enabled on it, which foretune takes from katello-agent hosts to serve (fpc-katello-agent-opt-in)."""
+    return s.server or not s.f.capsule_router_opt_in or bool(s.inp.katello_agent_hosts)
+
+
 def broker(s: Sizing) -> bool:
     """qpidd runs here: always on a server; on a Capsule only while its module declares the broker."""
     return s.server or s.f.capsule_qpidd
@@ -73,7 +81,10 @@ def _nofile(s: Sizing, n: int, cites: tuple[str, ...]) -> None:
             want = max(lowest, n * const(per) + const(base))
             said = (f"{const(per)} x {n} katello-agent hosts + {const(base)}, at least {lowest} ({N_IS})" if n else
                     f"no katello-agent hosts: {const(per)} x 0 + {const(base)} is below the installer's {lowest}, kept")
-            setting = Setting(want, said, cites,
+            opt_in = unit == "qdrouterd" and not s.server and s.f.capsule_router_opt_in
+            if opt_in:  # the installer declares qdrouterd absent unless asked (fpc-katello-agent-opt-in)
+                said += "; it runs only with --foreman-proxy-content-enable-katello-agent true (the default is false)"
+            setting = Setting(want, said, (*cites, "fpc-katello-agent-opt-in") if opt_in else cites,
                               f"max({lowest}, {const(per)} x {n} + {const(base)}) = {want}",
                               (C(per), C(base), box("katello-agent hosts", n),
                                given(inst) if inst.value else Input("profiles' limit", floor, "fi-tuning-profiles")))
@@ -106,7 +117,7 @@ def _aio(s: Sizing, n: int, cites: tuple[str, ...]) -> None:
 
 
 def memory(s: Sizing) -> list[MemoryItem]:
-    if not (s.f.qpid and s.katello):
+    if not (s.f.qpid and s.katello and router(s)):
         return []
     return [memory_item("qpidd + qdrouterd", 1, "qpid", "brokers") if broker(s) else memory_item("qdrouterd", 1, "qdrouterd", "router")]
 
