@@ -59,3 +59,11 @@ def test_executor_wording_and_connections_follow_the_data(monkeypatch: pytest.Mo
     t = p.tunables["dynflow.executors"]
     assert (t.foretune.value, t.foretune.reason) == (4, "executors by RAM: 1 below 20 GiB, 2 below 40 GiB, 4 at 40 GiB or more")
     assert dict(p.connection_budget)["dynflowd 4 executors x 7"] == 28  # each executor's Rails pool
+
+
+def test_the_instances_step_is_labelled_foretunes_estimate() -> None:
+    # the guide only says "from one worker to three" (gf-dynflow): 2 for 5001-10000 hosts is foretune's step by the
+    # profiles' host ranges, so the row says so and cites foretune-estimate beside the guide
+    t = plan("satellite", "6.15", hosts=7000, cpus=16, ram_gib=64).tunables["dynflow.sidekiq_instances"]
+    assert t.foretune.value == 2
+    assert t.foretune.citations == ("gf-dynflow", "foretune-estimate") and "foretune estimate" in t.foretune.reason

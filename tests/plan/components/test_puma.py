@@ -229,3 +229,14 @@ def test_passenger_per_app_cap_moves_with_the_raised_pool_on_6_3_to_6_8() -> Non
     assert "passenger.max_instances_per_app" not in plan("satellite", "6.2", hosts=12000, cpus=16).tunables
     # 6.9 runs Puma: no Passenger
     assert "passenger.max_instances_per_app" not in plan("satellite", "6.9", hosts=12000, cpus=16).tunables
+
+
+def test_foretunes_own_passenger_numbers_are_labelled_estimates() -> None:
+    # the queue's step at the default profile's 5000 hosts and the even share of half the pool are foretune's, not the
+    # brief's: 6.4 at 12000 hosts gets the profiles' 1000 queue; a 4-core 6.2 pool of max(6, ceil(4 x 1.5)) = 6 holds
+    # less than the brief's 6 + 6, so each application gets floor(6 / (2 x 2)) = 1
+    q = plan("satellite", "6.4", hosts=12000, cpus=16, ram_gib=64).tunables["passenger.max_request_queue_size"]
+    assert q.foretune.value == 1000 and "foretune-estimate" in q.foretune.citations and "foretune estimate" in q.foretune.reason
+    p = plan("satellite", "6.2", hosts=3000, cpus=4, ram_gib=16, puppet_hosts=500)
+    m = p.tunables["passenger.min_instances"]
+    assert m.foretune.value == 1 and "foretune-estimate" in m.foretune.citations

@@ -46,8 +46,9 @@ def _sidekiq(s: Sizing) -> None:
     if s.f.dynflow_worker_options:
         s.add("dynflow.sidekiq_instances", "Dynflow Sidekiq worker instances", "count",
               Setting(default_instances, "puppet-foreman default", ("pf-dynflow",)),
-              Setting(inst, f"more instances rather than more threads; {inst} for {s.inp.hosts} hosts",
-                      (cite("sidekiq_instances_by_hosts"),), f"step table {const('sidekiq_instances_by_hosts')} at {s.inp.hosts} hosts",
+              Setting(inst, f"more instances rather than more threads; {inst} for {s.inp.hosts} hosts (the guide goes from "
+                            "one to three; the step by the profiles' host ranges is a foretune estimate)",
+                      (cite("sidekiq_instances_by_hosts"), "foretune-estimate"), f"step table {const('sidekiq_instances_by_hosts')} at {s.inp.hosts} hosts",
                       (C("sidekiq_instances_by_hosts"), box("hosts", s.inp.hosts))),
               Fix("hiera", "foreman::dynflow_worker_instances", inst))
     else:  # one worker runs: the plan neither changes nor budgets a second one (pf-dynflow-pool)

@@ -229,8 +229,9 @@ def _queue(s: Sizing, key: str, cites62: tuple[str, ...]) -> None:
         burst = const("passenger_queue_large") if big else const("passenger_queue_small")
         queue = max(inst_queue.value, burst)
         want = Setting(queue, f"sized for the registration burst: {const('passenger_queue_small')} up to {default_hosts} hosts, "
-                              f"{const('passenger_queue_large')} above",
-                       ("g62-passenger", "fi-tuning-profiles"), f"max({inst_queue.value}, {burst}) = {queue}",
+                              f"{const('passenger_queue_large')} above (the installer's queues; the step at the default "
+                              "profile's host range is a foretune estimate)",
+                       ("g62-passenger", "fi-tuning-profiles", "foretune-estimate"), f"max({inst_queue.value}, {burst}) = {queue}",
                        (given(inst_queue), C("passenger_queue_large" if big else "passenger_queue_small")))
     else:
         queue = const("capsule_passenger_queue")
@@ -264,8 +265,9 @@ def _applications(s: Sizing, pool: int, cites62: tuple[str, ...]) -> None:
         else:  # the brief's 6 + 6 hold half its pool of 24: each application gets its even share of half this pool
             share = max(1, pool // (2 * len(apps)))
             want = Setting(share, f"the brief's {' + '.join([str(brief)] * len(apps))} are half of its example pool, more than half of "
-                                  f"this pool of {pool}: {share} each keeps the other half for a burst",
-                           cites62, f"max(1, floor({pool} / (2 x {len(apps)}))) = {share}", inputs)
+                                  f"this pool of {pool}: {share} each keeps the other half for a burst (the even share "
+                                  "of half the pool is a foretune estimate)",
+                           (*cites62, "foretune-estimate"), f"max(1, floor({pool} / (2 x {len(apps)}))) = {share}", inputs)
         s.add(f"{prefix}min_instances", f"PassengerMinInstances ({app.capitalize()})", "count", inst_min, want,
               Fix("hiera", f"{app}::passenger_min_instances" if app == "foreman" else "puppet::server::passenger_min_instances",
                   want.value))
