@@ -67,3 +67,11 @@ def test_the_instances_step_is_labelled_foretunes_estimate() -> None:
     t = plan("satellite", "6.15", hosts=7000, cpus=16, ram_gib=64).tunables["dynflow.sidekiq_instances"]
     assert t.foretune.value == 2
     assert t.foretune.citations == ("gf-dynflow", "foretune-estimate") and "foretune estimate" in t.foretune.reason
+
+
+def test_62_runs_one_executor_and_the_citation_names_the_foreman_tasks_tag_that_added_the_count() -> None:
+    # foreman-tasks 462e9e7d (EXECUTORS_COUNT) is first tagged v0.8.6, then v0.9.0; Satellite 6.2 ships 0.7.x
+    t = plan("satellite", "6.2", cpus=16, ram_gib=64).tunables["dynflow.executors"]
+    assert (t.installer.value, t.foretune.value, t.fixes) == (1, 1, ())
+    where = load_data("citations-knowledge.yaml")["ft-sysconfig-62"]["where"]
+    assert "first tagged v0.8.6" in where and "v0.7.20" in where

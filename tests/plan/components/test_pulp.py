@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from foretune.changes.build import installer_option
 from foretune.knowledge import load_data
 from foretune.plan.components import pulp
+from foretune.plan.model import Fix
 from tests.plan.components.helpers import plan, run
 
 
@@ -41,3 +43,22 @@ def test_pulpcore_gunicorn_defaults_per_release() -> None:
     t611 = plan("satellite", "6.11").tunables
     assert (t69["pulp.api_workers"].installer.value, t69["pulp.content_workers"].installer.value) == (1, 2)
     assert (t611["pulp.api_workers"].installer.value, t611["pulp.content_workers"].installer.value) == (5, 17)
+
+
+def test_worker_count_options_only_where_the_releases_modules_have_them() -> None:
+    # foreman-installer 2.1.0 (Satellite 6.8) pins puppet-pulpcore 1.1.0, whose service.pp starts pulpcore-worker@1 and
+    # @2, and puppet-foreman_proxy_content 11.1.0, which has no pulpcore_worker_count: 2 workers, nothing to set
+    p = plan("satellite", "6.8", cpus=16, ram_gib=64)
+    t = p.tunables["pulp.workers"]
+    assert (t.installer.value, t.foretune.value, t.fixes) == (2, 2, ())
+    assert next(m for m in p.memory if m.component == "pulpcore workers").reason == "2 workers"
+    # 6.9 (installer 2.3: puppet-pulpcore 2.1.0): worker_count, min(8, 16) = 8, through foreman_proxy_content; no
+    # *_service_worker_count yet (first in puppet-pulpcore 3.1.0), so the gunicorn rows carry no key
+    p = plan("satellite", "6.9", cpus=16, ram_gib=64)
+    assert p.tunables["pulp.workers"].fixes == (Fix("hiera", "foreman_proxy_content::pulpcore_worker_count", 8),)
+    assert p.tunables["pulp.api_workers"].fixes == () and p.tunables["pulp.content_workers"].fixes == ()
+    # 6.10 (installer 3.0: puppet-pulpcore 5.0.0): the gunicorn counts are pulpcore::* keys (custom-hiera: the installer
+    # has no pulpcore module); content 2 x min(8, 16) + 1 = 17
+    c = plan("satellite", "6.10", cpus=16, ram_gib=64).tunables["pulp.content_workers"]
+    assert c.fixes == (Fix("hiera", "pulpcore::content_service_worker_count", 17),)
+    assert installer_option("pulpcore::content_service_worker_count") is None

@@ -36,24 +36,32 @@ def _pulpcore(s: Sizing) -> None:
         content, content_why = 2, "installer default: gunicorn -w 2 on this release"
     else:
         content, content_why = 2 * min(cap, cpus) + 1, f"installer default 2 x min({cap}, CPUs) + 1"
-    inst_w = Setting(workers, f"installer default min({cap}, CPUs)", cites)
-    s.add("pulp.workers", "pulpcore workers", "count", inst_w,
-          Setting(workers, f"min({cap}, CPUs): more degrade through I/O blocking and load PostgreSQL", cites,
-                  f"min({cap}, {cpus}) = {workers}", (Input("pulpcore worker cap", cap, "pulpcore-worker-defaults"), box("CPUs", cpus))),
-          Fix("hiera", "foreman_proxy_content::pulpcore_worker_count", workers))
+    if s.f.pulpcore_worker_count_option:
+        inst_w = Setting(workers, f"installer default min({cap}, CPUs)", cites)
+        s.add("pulp.workers", "pulpcore workers", "count", inst_w,
+              Setting(workers, f"min({cap}, CPUs): more degrade through I/O blocking and load PostgreSQL", cites,
+                      f"min({cap}, {cpus}) = {workers}", (Input("pulpcore worker cap", cap, "pulpcore-worker-defaults"), box("CPUs", cpus))),
+              Fix("hiera", "foreman_proxy_content::pulpcore_worker_count", workers))
+    else:  # puppet-pulpcore 1.1.0 starts pulpcore-worker@1 and @2, and no module of this installer sets another count
+        fixed = module_default("pulpcore", "workers_before_option")
+        inst_w = Setting(fixed, "puppet-pulpcore runs pulpcore-worker@1 and @2 on this release", ("pulpcore-options-history",))
+        s.add("pulp.workers", "pulpcore workers", "count", inst_w,
+              s.same(inst_w, "this installer has no worker-count option (foreman-installer 2.2 adds it)"))
+    # the gunicorn counts: pulpcore::*_service_worker_count from puppet-pulpcore 3.1.0 (foreman-installer 2.4); before, no key
+    gunicorn = s.f.pulpcore_gunicorn_options
     inst_api = Setting(api, api_why, ("pp-gunicorn-history",) if s.f.pulp_api_formula == "one" else cites)
     s.add("pulp.api_workers", "pulpcore API gunicorn workers", "count", inst_api,
           s.same(inst_api, f"{api_why}; no guide asks for more"),
-          Fix("hiera", "pulpcore::api_service_worker_count", api))
+          *((Fix("hiera", "pulpcore::api_service_worker_count", api),) if gunicorn else ()))
     inst_c = Setting(content, content_why, ("pp-gunicorn-history",) if s.f.pulp_content_formula == "two" else cites)
     s.add("pulp.content_workers", "pulpcore content gunicorn workers", "count", inst_c, s.same(inst_c, "installer default"),
-          Fix("hiera", "pulpcore::content_service_worker_count", content))
+          *((Fix("hiera", "pulpcore::content_service_worker_count", content),) if gunicorn else ()))
 
 
 def memory(s: Sizing) -> list[MemoryItem]:
     t, items = s.tunables, []
     if s.f.pulpcore and s.katello:
-        workers = min(module_default("pulpcore", "workers_cap"), s.inp.cpus)
+        workers = t["pulp.workers"].foretune.value if "pulp.workers" in t else min(module_default("pulpcore", "workers_cap"), s.inp.cpus)
         gunicorn = sum(t[k].foretune.value for k in ("pulp.api_workers", "pulp.content_workers") if k in t)
         items.append(memory_item("pulpcore workers", workers, "pulp_worker", plural(workers, "worker")))
         items.append(memory_item("pulpcore gunicorn", gunicorn, "pulp_gunicorn", plural(gunicorn, "gunicorn process", "gunicorn processes")))
