@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from foretune.knowledge import load_data
+from foretune.knowledge.hiera_keys import stale_keys
 from foretune.knowledge.releases import resolve_release
 from foretune.plan.components import postgresql
 from tests.plan.components.helpers import GIB, explain, plan, run
@@ -177,3 +178,14 @@ def test_a_sites_lower_max_connections_is_raised_to_at_least_the_profiles() -> N
     t = plan("satellite", "6.15", hosts=15000, cpus=16, ram_gib=64, configured=site).tunables["postgresql.max_connections"]
     assert (t.installer.value, t.foretune.value) == (500, 1000)
     assert t.foretune.reason.endswith("never below the profile's 1000")
+
+
+def test_checkpoint_segments_stays_on_postgresql_92_and_goes_with_postgresql_12() -> None:
+    # foreman-installer 1.24.0's sizes/large.yaml sets checkpoint_segments: 32 for PostgreSQL 9.2 (Satellite 6.7);
+    # e077f41 drops it at 2.0.0 because PostgreSQL 12 refuses it. 6.7 keeps 32; the hiera output leaves it alone too.
+    t = plan("satellite", "6.7", hosts=12000, cpus=16, ram_gib=64).tunables["postgresql.checkpoint_segments"]
+    assert (t.installer.value, t.foretune.value, t.differs) == (32, 32, False)
+    assert "PostgreSQL 12" not in t.foretune.reason.split(";")[0]
+    # from 2.0 on the key is refused wherever it is still written (stale-hiera.yaml, refused: true)
+    note = stale_keys(resolve_release("satellite", "6.9"), {"postgresql::server::config_entries": {"checkpoint_segments": 32}})
+    assert [(n.key, n.refused) for n in note] == [("postgresql::server::config_entries/checkpoint_segments", True)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from foretune.knowledge import hardware, postgresql_default
+from foretune.knowledge.hiera_keys import stale_keys
 from foretune.knowledge.model import SIZES, Release
 from foretune.knowledge.profiles import PG, installer_hiera
 from foretune.plan.components import puma
@@ -65,9 +66,14 @@ def plan_memory(s: Sizing) -> None:
         s.add("postgresql.autovacuum_vacuum_cost_limit", "autovacuum_vacuum_cost_limit", "count", av_inst, want,
               Fix("hiera", KEY + "autovacuum_vacuum_cost_limit", want.value))
     if "checkpoint_segments" in s.base_pg:
-        s.add("postgresql.checkpoint_segments", "checkpoint_segments (removed)", "count",
-              s.base_setting(KEY + "checkpoint_segments", None, "not set", "fi-checkpoint-segments-removed"),
-              Setting(None, "removed in PostgreSQL 9.5; PostgreSQL 12 refuses to start with it", ("fi-checkpoint-segments-removed",)))
+        inst = s.base_setting(KEY + "checkpoint_segments", None, "not set", "fi-checkpoint-segments-removed")
+        if stale_keys(s.release, {KEY: {"checkpoint_segments": inst.value}}):  # the release's PostgreSQL refuses it
+            s.add("postgresql.checkpoint_segments", "checkpoint_segments (removed)", "count", inst,
+                  Setting(None, "removed in PostgreSQL 9.5; PostgreSQL 12 refuses to start with it", ("fi-checkpoint-segments-removed",)))
+        else:  # PostgreSQL 9.2 (foreman-installer before 2.0) reads it: the profile's value stays until that upgrade
+            s.add("postgresql.checkpoint_segments", "checkpoint_segments", "count", inst,
+                  s.same(inst, "kept: this release's PostgreSQL 9.2 reads it; it goes with the PostgreSQL 12 upgrade "
+                               "(foreman-installer 2.0 drops it from the profiles)", *inst.citations, "fi-checkpoint-segments-removed"))
 
 
 def _hold_for_puma(s: Sizing, sb_inst: Setting, sb: int) -> int:
