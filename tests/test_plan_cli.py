@@ -205,3 +205,19 @@ def test_a_cpu_count_no_rhel_kernel_runs_is_one_line_exit_2() -> None:
     assert "100000 is not a plausible CPU count: at most 8192" in result.stderr
     ok = run_cli("plan", "--product", "satellite", "--version", "6.15", "--cpus", "8192", "--ram", "20T", "--hosts", "1000")
     assert ok.status == 0, ok.stderr
+
+
+def test_a_qpid_release_without_a_katello_agent_count_assumes_every_content_host() -> None:
+    # the 6.9 guide: fs.aio-max-nr "should be bigger than 33 multiplied by the maximum number of the content hosts";
+    # without --katello-agent-hosts all 12000 count, as with --from: 33 x 12000 + 1 = 396001, and the note says so
+    result = run_cli("plan", "--product", "satellite", "--version", "6.7", "--hosts", "12000", "--cpus", "16", "--ram", "64G",
+                     "--format", "json")
+    assert result.status == 0, result.stderr
+    tunables = {t["id"]: t for t in json.loads(result.stdout)["tunables"]}
+    assert tunables["sysctl.fs_aio_max_nr"]["foretune"]["value"] == 396001
+    assert "every one of the 12000 content hosts is assumed to run katello-agent" in result.stderr
+    # a count given is used as given, with no note
+    given = run_cli("plan", "--product", "satellite", "--version", "6.7", "--hosts", "12000", "--cpus", "16", "--ram", "64G",
+                    "--katello-agent-hosts", "0", "--format", "json")
+    assert {t["id"]: t for t in json.loads(given.stdout)["tunables"]}["sysctl.fs_aio_max_nr"]["foretune"]["value"] == 65536
+    assert "assumed to run katello-agent" not in given.stderr

@@ -138,7 +138,30 @@ def plan_and_facts(args: argparse.Namespace, env: Environment, for_changes: bool
                                                 ("cpus", args.cpus), ("ram", args.ram)) if value is None]
     if missing:
         raise UsageError(f"missing {', '.join(missing)} (or read them from a source with --from)")
+    if "katello_agent_hosts" not in given and given.get("katello") is not False and _qpid(args.product, args.version):
+        # as with --from: without a count every content host is taken to run katello-agent, the guides' "N content
+        # hosts", so the qpid limits cover the worst case rather than sizing for none
+        given["katello_agent_hosts"] = args.hosts
+        args.agents_assumed = args.hosts  # said by the command once its own checks passed (note_assumed)
     return make_plan(PlanInput(hosts=args.hosts, **given)), None
+
+
+def note_assumed(args: argparse.Namespace, env: Environment) -> None:
+    """Say the katello-agent host count the plan assumed (plan_and_facts), if it assumed one."""
+    hosts = getattr(args, "agents_assumed", None)
+    if hosts:
+        env.note(f"katello-agent hosts: every one of the {hosts} content hosts is assumed to run katello-agent on this "
+                 "qpid release (the guides size qpid for N content hosts); give --katello-agent-hosts for the real count")
+
+
+def _qpid(product: str, version: str) -> bool:
+    """The release runs qpid (katello-agent); False when the release is unknown (make_plan then says why)."""
+    from foretune.knowledge.releases import resolve_release  # start-up: the release table, only when a plan is made
+
+    try:
+        return bool(resolve_release(product, version).features.qpid)
+    except UsageError:
+        return False
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
@@ -149,6 +172,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     # every format shows the plan the change set is built from: with --from, the profile the hosts move to
     plan, facts = plan_and_facts(args, env, for_changes=True)
     assert isinstance(plan, Plan)
+    note_assumed(args, env)
     changes = None
     if args.output_dir or fmt in ("hiera", "installer"):
         from foretune.changes.build import from_plan  # start-up: only for what applies changes, not the table

@@ -82,7 +82,7 @@ def _unchanged(path: str, differing: int, stale: list[str]) -> str:
 def run(args: argparse.Namespace, env: Environment) -> int:
     from pathlib import Path  # start-up: only for a `render` run, not --help
 
-    from foretune.commands.plan import plan_from_args  # start-up: only for a `render` run, not --help
+    from foretune.commands.plan import note_assumed, plan_from_args  # start-up: only for a `render` run, not --help
     from foretune.host.redact import redact_text  # start-up: only for a `render` run, not --help
     from foretune.knowledge.hiera_keys import locking_keys, stale_keys  # start-up: only for a `render` run, not --help
     from foretune.plan.model import Plan  # start-up: only for a `render` run, not --help
@@ -105,6 +105,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
         raise UsageError(f"{plan.release.label} reads no custom-hiera.yaml: apply the file edits that "
                          "`foretune plan ... --output-dir DIR` lists in APPLY.md")
+    note_assumed(args, env)
     path = Path(args.merge_into)
     if path.is_dir():
         raise InputError(f"{path}: is a directory, expected custom-hiera.yaml")
