@@ -6,6 +6,7 @@ import pytest
 
 from foretune.knowledge import load_data
 from foretune.plan import PlanInput, make_plan
+from foretune.plan.model import Fix
 from foretune.render.outputs import apply_md, hiera_fragment, installer_command
 from tests.plan.components.helpers import GIB, explain, hiera_and_installer, plan
 
@@ -240,3 +241,20 @@ def test_foretunes_own_passenger_numbers_are_labelled_estimates() -> None:
     p = plan("satellite", "6.2", hosts=3000, cpus=4, ram_gib=16, puppet_hosts=500)
     m = p.tunables["passenger.min_instances"]
     assert m.foretune.value == 1 and "foretune-estimate" in m.foretune.citations
+
+
+def test_the_pool_is_not_pinned_where_the_installer_derives_it_from_the_threads() -> None:
+    # puppet-foreman 25+ (foreman-installer 3.11; Satellite 6.16 pins 3.12): "'db_pool' => pick($foreman::db_pool,
+    # $foreman::foreman_service_puma_threads_max + 4)": with threads_max 16 passed, the pool becomes 20 by itself, and a
+    # pinned 20 would stay behind a later threads change. Before 3.11 (6.15, max(db_pool 5, threads)) the pool is set.
+    hiera, command = hiera_and_installer("satellite", "6.16")
+    t = plan("satellite", "6.16", hosts=12000, cpus=16, ram_gib=64).tunables["foreman.db_pool"]
+    assert (t.foretune.value, t.fixes) == (20, ())
+    assert "--foreman-db-pool" not in command and "foreman::db_pool" not in hiera
+    assert "--foreman-foreman-service-puma-threads-max 16" in command
+    _, command = hiera_and_installer("satellite", "6.15")
+    assert "--foreman-db-pool 20" in command
+    # a site that pinned the pool keeps getting it set: the installer's formula does not apply to a pinned value
+    site = {"foreman::db_pool": (5, "answers file")}
+    assert plan("satellite", "6.16", hosts=12000, cpus=16, ram_gib=64, configured=site).tunables["foreman.db_pool"].fixes == (
+        Fix("hiera", "foreman::db_pool", 20),)

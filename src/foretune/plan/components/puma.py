@@ -137,10 +137,15 @@ def plan_db_pool(s: Sizing) -> None:
            f"threads_max + {extra}: one per Puma thread plus the Puma listener (no Katello listeners on plain Foreman)")
     if s.f.db_pool_formula != "threads+4" and not s.katello:  # puppet-foreman 25 (Foreman 3.11) adopted it
         why += "; later puppet-foreman (25, Foreman 3.11) sizes it so, this release's installer gives max(db_pool, threads_max)"
+    # puppet-foreman 25+ (foreman-installer 3.11) derives the pool from threads_max when foreman::db_pool is unset: the
+    # threads change brings it, and a pinned pool would stay behind a later threads change
+    derived = installer_db_pool(s, threads_max).value == want and "foreman::db_pool" not in s.inp.configured
+    if derived:
+        why += f"; the installer derives it from threads_max {threads_max} itself, so no pool value is pinned"
     s.add("foreman.db_pool", "Foreman database pool per process", "count", inst,
           Setting(want, why, ("pf-db-pool", "gf-db-pool"), f"threads_max {threads_max} + {extra} = {want}",
                   (Input("threads_max", threads_max, cite("puma_threads")), C(key))),
-          Fix("hiera", "foreman::db_pool", want))
+          *(() if derived else (Fix("hiera", "foreman::db_pool", want),)))
 
 
 # -- Passenger ---------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from foretune.knowledge import module_default
+from foretune.plan.model import Fix
 from foretune.rules import incidents
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 
@@ -25,6 +26,8 @@ class DbPoolTooSmall(PlanRule):
         puma = ctx.facts.value("puma") or {}
         threads = puma.get("threads_max") or module_default("puma", "auto")["threads_max"]
         t = self.recommendation(ctx)
+        if not t.fixes:  # the plan leaves the pool to the installer's threads_max + 4: below it, the site pinned one
+            t = t._replace(fixes=(Fix("hiera", "foreman::db_pool", t.foretune.value),))
         assert ctx.plan is not None
         plan_threads = ctx.tunables["puma.threads_max"]
         # the margin over the threads is the plan's (it knows the release's listeners), applied to the threads in force

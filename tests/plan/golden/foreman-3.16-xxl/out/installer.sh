@@ -6,5 +6,4 @@ foreman-installer \
   --foreman-foreman-service-puma-workers 26 \
   --foreman-foreman-service-puma-threads-min 16 \
   --foreman-foreman-service-puma-threads-max 16 \
-  --foreman-db-pool 20 \
   --foreman-cli-request-timeout -1
