@@ -258,3 +258,11 @@ def test_the_pool_is_not_pinned_where_the_installer_derives_it_from_the_threads(
     site = {"foreman::db_pool": (5, "answers file")}
     assert plan("satellite", "6.16", hosts=12000, cpus=16, ram_gib=64, configured=site).tunables["foreman.db_pool"].fixes == (
         Fix("hiera", "foreman::db_pool", 20),)
+
+
+def test_explain_derives_the_per_worker_figure_from_its_listed_inputs() -> None:
+    # the guide's "around 1 GiB of RAM" per worker plus its database backends: (16 threads + 4 pool extra) x 5 MiB
+    # (memory/pg_backend_mib, planned at the top of its range) = 100 MiB, so 1 + 100 / 1024 = 1.10 GiB per worker
+    text = explain(plan("satellite", "6.9", hosts=7000, cpus=8, ram_gib=32), "puma.workers")
+    assert "(1 GiB + (16 threads + 4) x 5 MiB backends = 1.10 GiB per worker)" in text
+    assert "puma_threads = 16" in text and "db_pool_extra = 4" in text

@@ -90,12 +90,14 @@ def plan_puma(s: Sizing) -> None:
                                   f"{'' if auto else 'later '}guide's registration tests favour {low}-{high} for {s.profile}",
                                   ("gf-puma-recommendations", "gf-puma-autotuning")))
     formula = (f"max(2, min(min({high}, max({low}, {inst_workers.value if auto else low})), "
-               f"floor({room:.1f} GiB free / {per_worker:.2f} GiB per worker) = {ram_cap}, "
+               f"floor({room:.1f} GiB free / ({num(memory_gib('puma_worker'))} GiB + ({threads} threads + "
+               f"{const('db_pool_extra')}) x {num(memory_gib('pg_backend_mib'))} MiB backends = {per_worker:.2f} GiB per worker)) = {ram_cap}, "
                f"floor({s.inp.cpus} x {cpu_factor}) = {cpu_cap})) = {workers}")
     inputs = (Input("guide workers low", low, "gf-puma-recommendations"), Input("guide workers high", high, "gf-puma-recommendations"),
               *((given(inst_workers, "installer formula"),) if auto else ()),
               Input("memory/puma_worker (GiB)", memory_gib("puma_worker"), memory_range("puma_worker")[2]),
               Input("memory/pg_backend_mib", memory_gib("pg_backend_mib"), memory_range("pg_backend_mib")[2]),
+              C("puma_threads"), C("db_pool_extra"),
               Input("RAM left after the other services GiB", round(room, 1), "foretune-estimate"),
               C("puma_cpu_factor"), box("CPUs", s.inp.cpus))
     cites = ("gf-puma-recommendations", "gf-puma-autotuning", *(() if auto else ("g69-puma",)))
