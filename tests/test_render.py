@@ -102,8 +102,11 @@ def test_broken_yaml_is_one_line(tmp_path: Path) -> None:
 
 def test_missing_file_starts_empty(tmp_path: Path) -> None:
     target = tmp_path / "new.yaml"
+    dry = run_cli("render", *PLAN, "--merge-into", str(target))
+    assert dry.status == 0 and f"{target}: does not exist: the merge starts from an empty file (--write would create it)" in dry.stderr
     result = run_cli("render", *PLAN, "--merge-into", str(target), "--write")
     assert result.status == 0
+    assert "does not exist: the merge starts from an empty file and creates it" in result.stderr
     # the guides' 16 threads + 4 Katello listeners, as the installer option: custom-hiera would win over it
     assert "foreman::db_pool" not in yaml.safe_load(target.read_text())
     assert "--foreman-db-pool 20" in result.stderr

@@ -109,6 +109,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     path = Path(args.merge_into)
     if path.is_dir():
         raise InputError(f"{path}: is a directory, expected custom-hiera.yaml")
+    if not path.exists() and not path.is_symlink():  # the installer ships the file: a missing one may be a mistyped path
+        env.warn(f"{path}: does not exist: the merge starts from an empty file"
+                 + (" and creates it" if args.write else " (--write would create it)"))
     try:
         old = read_text(path) if path.exists() or path.is_symlink() else ""
     except UnicodeDecodeError:
