@@ -316,7 +316,7 @@ def test_what_next_commands_paste_whole_in_a_terminal(columns: int) -> None:
     assert all(line.endswith(" \\") for line in block[:-1]) and not block[-1].endswith("\\")
     assert re.sub(r" \\\n\s*", " ", "\n".join(block)) == (
         "satellite-installer --tuning large --foreman-dynflow-worker-concurrency 5 --foreman-dynflow-worker-instances 3 "
-        "--foreman-db-pool 20 --foreman-proxy-plugin-dynflow-open-file-limit 1000000 "
+        "--foreman-db-pool 20 --foreman-cli-request-timeout -1 --foreman-proxy-plugin-dynflow-open-file-limit 1000000 "
         "--foreman-proxy-content-pulpcore-worker-count 8 --foreman-foreman-service-puma-threads-min 16 "
         "--foreman-foreman-service-puma-workers 18")
     # every line fits but one word longer than a line (the source's absolute path)
