@@ -111,3 +111,16 @@ def test_percentile_is_nearest_rank() -> None:
     assert engine.percentile([5.0, 1.0, 3.0, 2.0, 4.0], 0.5) == 3.0
     assert engine.percentile([1.0, 2.0], 0.95) == 2.0
     assert engine.percentile([], 0.5) == 0.0
+
+
+def test_candlepin_queues_requests_beyond_its_threads_and_refuses_only_beyond_max_connections() -> None:
+    """Tomcat's NIO connector accepts a connection beyond maxThreads and its request waits for a thread; only
+    beyond maxConnections (8192 by default) do connections wait in the OS backlog (acceptCount 100) or fail."""
+    dem, wl = demands.build(), Workload("registrations", 600)
+    # 16 x 16 = 256 Puma threads against Candlepin's 150 threads: more than threads + acceptCount (250)
+    wide: dict[str, float] = {"puma__workers": 16, "foreman__puma_threads": 16, "apache__max_request_workers": 1024}
+    queued = engine.simulate(box(cpus=16, **wide), dem, wl, 1)
+    assert queued.failures.get("candlepin-refused", 0) == 0
+    # the control: with connections capped at the threads, the 100 accept slots fill and Tomcat refuses
+    capped = engine.simulate(box(cpus=16, candlepin__max_connections=150, **wide), dem, wl, 1)
+    assert capped.failures.get("candlepin-refused", 0) > 0

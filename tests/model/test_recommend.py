@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from foretune.model import demands, engine, network, recommend
 from foretune.model.workload import Workload
 from foretune.plan import PlanInput, make_plan
@@ -42,9 +40,6 @@ def test_knee_is_where_success_falls_below_99_percent() -> None:
     assert engine.simulate(net, dem, Workload("registrations", int(knee * 1.25) + 20), 1).success_ratio < 0.99
 
 
-@pytest.mark.xfail(strict=True, reason="not met yet: on 16 CPUs the search picks 24 workers x 5 threads, since with "
-                   "16 x 16 the queue at the serialised section holds Candlepin threads and hosts are refused "
-                   "(docs/model.md, 'What the validation shows')")
 def test_on_16_cpus_the_best_is_16_threads_and_workers_up_to_the_cpus() -> None:
     """The guide's headline advice holds for every size: 16 threads, and workers up to the CPUs."""
     net = box(16, 64, **{"apache.max_request_workers": 1024})

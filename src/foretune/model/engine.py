@@ -3,8 +3,10 @@
 Each request holds an Apache slot for its whole life. Puma 6's accept rule: a worker accepts only while one
 of its threads is free, so the rest wait in the socket backlog (``puma_backlog``, beyond it Apache answers
 503). A thread holds a connection of its worker's pool (checkout timeout 5 s) and, for Candlepin calls, a
-Tomcat thread (``acceptCount`` waiting beyond ``maxThreads``, then refused). Ruby code holds the worker's GVL
-and a share of the CPUs (:class:`foretune.model.cpu.SharedCpu`); Candlepin and PostgreSQL work only the CPUs.
+Tomcat thread: beyond ``maxThreads`` the connection is accepted and its request waits for a thread, up to
+``maxConnections`` open connections; beyond those, ``acceptCount`` wait in the OS backlog, then are refused.
+Ruby code holds the worker's GVL and a share of the CPUs (:class:`foretune.model.cpu.SharedCpu`); Candlepin
+and PostgreSQL work only the CPUs.
 A client gives up after ``client_timeout_s``; the server finishes the abandoned request all the same.
 Everything random comes from one seeded generator, so a seed gives the same result every time.
 """
@@ -220,8 +222,8 @@ class _Sim:
                     outcome = "pool-timeout"
         if outcome == "ok":
             yield from self.ruby(self.gvl[worker], ruby_s / 2)
-            if candlepin and self.candlepin.in_use >= self.candlepin.capacity \
-                    and len(self.candlepin.waiters) >= net.candlepin_accept:
+            open_limit = max(net.candlepin_max_connections, self.candlepin.capacity) + net.candlepin_accept
+            if candlepin and self.candlepin.in_use + len(self.candlepin.waiters) >= open_limit:
                 outcome = "candlepin-refused"
             else:
                 if candlepin:

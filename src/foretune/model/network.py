@@ -21,7 +21,7 @@ class Network(NamedTuple):
     pg_max_connections: int
     pg_other_connections: int  # Candlepin, Pulp, Sidekiq, smart proxy: what the plan's budget gives besides Puma
     candlepin_threads: int  # Tomcat maxThreads
-    candlepin_accept: int  # Tomcat acceptCount
+    candlepin_accept: int  # Tomcat acceptCount: the OS backlog once maxConnections connections are open
     sidekiq_hosts_queue: int  # concurrency of the hosts_queue worker (profile uploads)
     content_workers: int  # pulpcore-content processes
     mosquitto_nofile: int
@@ -30,6 +30,7 @@ class Network(NamedTuple):
     network_mbps: float  # the box's network link
     generation: str = "puma-event"
     cpu_background: float = 0.0  # runnable jobs of other work sharing the cores (a shared box); 0 for a server
+    candlepin_max_connections: int = 0  # Tomcat maxConnections: connections held waiting for a thread (0: none)
 
     def describe(self) -> dict[str, Any]:
         return dict(self._asdict())
@@ -49,6 +50,7 @@ SET_NAMES: dict[str, tuple[str, ...]] = {
     "apache.listen_backlog": ("apache_backlog",),
     "sysctl.somaxconn": ("puma_backlog",),
     "candlepin.max_threads": ("candlepin_threads",),
+    "candlepin.max_connections": ("candlepin_max_connections",),
     "pulp.content_workers": ("content_workers",),
     "mosquitto.limit_nofile": ("mosquitto_nofile",),
     "dynflow.hosts_queue_concurrency": ("sidekiq_hosts_queue",),
@@ -125,6 +127,7 @@ def from_plan(plan: Any, column: str = "installer") -> Network:
         pg_other_connections=int(others),
         candlepin_threads=int(knowledge.module_default("candlepin_tomcat", "max_threads")),
         candlepin_accept=int(data["candlepin_accept_count"]["value"]),
+        candlepin_max_connections=int(data["candlepin_max_connections"]["value"]),
         sidekiq_hosts_queue=int(data["hosts_queue_concurrency"]["value"]),
         content_workers=int(content),
         mosquitto_nofile=int(knowledge.module_default("mosquitto_nofile")),
