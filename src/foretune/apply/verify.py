@@ -224,6 +224,8 @@ class Verifier:
             line = str(c.value)
             key = _key_of(line)
             found = line_value(text, key)
+            if c.op == "remove":  # the line gone from the file
+                return found is None, "" if found is None else f"{key} {found}", path
             wanted = line_value(line, key)
             return found is not None and same(found, wanted), "" if found is None else f"{key} {found}", path
         if c.op == "remove":
@@ -436,7 +438,8 @@ class Verifier:
             except InputError:
                 data = None
             version = data.decode("ascii", "replace").strip() or None if data else None
-            self._restart = frozenset(table("postgresql", version).get("restart_settings") or ())
+            entry = table("postgresql", version)  # a removed setting: PostgreSQL did not start with it, so it must start
+            self._restart = frozenset((*(entry.get("restart_settings") or ()), *(entry.get("removed_settings") or {})))
         return self._restart
 
     def postgresql_started(self) -> tuple[float | None, str]:
@@ -493,12 +496,15 @@ class Verifier:
             if not where.startswith(AUTO_CONF):
                 said += f" (applied: {'removed' if c.op != 'set' else repr(str(c.value))})" + self._changed_after(where)
             return Check(c, DRIFT, str(found), where, said)
-        if c.op == "remove" and c.channel == "custom-hiera" and c.target.startswith(PG + "/"):
+        if c.op == "remove" and ((c.channel == "custom-hiera" and c.target.startswith(PG + "/")) or _pg_file(c)):
             values, _ = self.fact("postgresql")
-            name = setting_name(c)
+            name = setting_name(c) if c.channel == "custom-hiera" else _key_of(str(c.value))
             if isinstance(values, dict) and name not in values:
                 pending = self.restart_pending([name])
                 return Check(c, PENDING if pending else IN_FORCE, "", "postgresql.conf and postgresql.auto.conf", pending)
+        if c.op == "remove" and c.channel == "custom-hiera" and (c.source == "stale" or c.tunable.startswith("stale:")) and not c.target.startswith(PG + "/"):
+            # a key the release ignores: nothing reads it, so once it is gone from custom-hiera.yaml nothing waits
+            return Check(c, IN_FORCE, "", wrote[2] if wrote else "", "")
         if c.op in ("remove", "reset") and c.channel != "alter-system":
             if c.effect == "immediate" or c.tunable in self.seen or self.restarted(c):
                 return Check(c, IN_FORCE, "", wrote[2] if wrote else "", "")
@@ -550,6 +556,11 @@ class Verifier:
         if key in RUNNING and self.puma_behind():  # rendered already: the restart is what it waits for
             return Check(c, PENDING, str(value), where, f"{where} still gives {value!r}: {self.puma_behind()}")
         return Check(c, PENDING, str(value), where, f"{where} still gives {value!r}: waiting for {_effect(c)}")
+
+
+def _pg_file(c: Change) -> bool:
+    """``c`` edits a PostgreSQL configuration file (postgresql.conf, a file it includes, postgresql.auto.conf)."""
+    return c.channel == "file" and ("/pgsql/" in c.target or "/postgresql/" in c.target) and c.target.endswith(".conf")
 
 
 def _pg_names(c: Change) -> list[str]:

@@ -24,7 +24,13 @@ from typing import Any, NamedTuple
 from foretune.changes.model import Blocked, Change, ChangeSet
 from foretune.knowledge import load_data
 from foretune.knowledge.model import SIZES
-from foretune.knowledge.precedence import postgresql_shadow, systemd_shadow, table
+from foretune.knowledge.precedence import (
+    postgresql_include_shadow,
+    postgresql_shadow,
+    removed_settings,
+    systemd_shadow,
+    table,
+)
 from foretune.knowledge.profiles import PG, flatten, installer_hiera
 from foretune.plan.model import Fix, Plan
 from foretune.plan.planner import make_plan
@@ -40,6 +46,7 @@ LIMITS_DROPIN = "limits.conf"  # the drop-in a LimitNOFILE change writes
 PUMA_TARGETS = ("foreman::foreman_service_puma_", "foreman::db_pool", "--foreman-foreman-service-puma-", "--foreman-db-pool")
 # the apply order of channels and operations: the profile first, then what is removed, then the values
 _ORDER = {("profile", "set"): 0, ("custom-hiera", "remove"): 1, ("alter-system", "reset"): 2, ("dropin", "remove"): 3,
+          ("file", "remove"): 3,
           ("custom-hiera", "set"): 4, ("installer", "set"): 5, ("file", "set"): 6, ("alter-system", "set"): 7,
           ("dropin", "set"): 8, ("sysctl", "set"): 9, ("tuned", "set"): 10}
 # Puma values the installer writes into foreman.service.d/installer.conf, by the environment variable that carries them
@@ -60,6 +67,8 @@ class Host(NamedTuple):
     puma_files: tuple[tuple[str, str], ...] = ()  # (location, text) of foreman.service and its drop-ins
     limit_files: tuple[tuple[str, str], ...] = ()  # (location, LimitNOFILE line) of every unit drop-in that sets one
     tuning_profile: str | None = None  # the profile the installer last ran with
+    postgresql_sources: Mapping[str, tuple[str, ...]] = {}  # setting -> the files that set it, in read order
+    postgresql_values: Mapping[str, str] = {}  # setting -> the value the files give it (the last one read)
 
 
 def host_of(facts: Any) -> Host:
@@ -81,7 +90,10 @@ def host_of(facts: Any) -> Host:
                 if puma is not None and puma.known else (),
                 limit_files=tuple((p.location, p.excerpt) for p in limits.provenance if ".service.d/" in p.location)
                 if limits is not None and limits.known else (),
-                tuning_profile=facts.value("tuning_profile"))
+                tuning_profile=facts.value("tuning_profile"),
+                postgresql_sources={str(k): tuple(str(f) for f in v) for k, v in (facts.value("postgresql_sources") or {}).items()
+                                    if isinstance(v, list)},
+                postgresql_values={str(k): str(v) for k, v in (facts.value("postgresql") or {}).items()})
 
 
 def installer_option(key: str) -> str | None:
@@ -438,8 +450,34 @@ class _Builder:
                 continue
             self._reset(setting, "plan", shadow.line, shadow.citations)
 
+    def pg_version(self) -> str | None:
+        """The PostgreSQL major in force: the facts', else the release's (12 from Foreman 2.0 on, 9.2 before)."""
+        from foretune.knowledge.releases import version_key  # start-up: only when a change set is built
+
+        return self.host.postgresql_version or ("12" if version_key(self.release.foreman_version) >= (2, 0) else None)
+
+    def stale_postgresql(self) -> None:
+        """Every line of a PostgreSQL file (postgresql.conf, an included file, postgresql.auto.conf) that sets a
+        setting the PostgreSQL in force no longer knows goes: the server refuses to start with it. Not through
+        ALTER SYSTEM RESET, which refuses an unknown name too; nor through the installer, which leaves a line it no
+        longer manages in place."""
+        version = self.pg_version()
+        for name, cite in removed_settings(version).items():
+            for location in dict.fromkeys(self.host.postgresql_sources.get(name) or ()):
+                path = "/" + location.lstrip("/")
+                value = self.host.postgresql_values.get(name, "")
+                line = f"{name} = '{value}'" if path.endswith("postgresql.auto.conf") else f"{name} = {value}"
+                how = ("ALTER SYSTEM RESET refuses a name PostgreSQL does not know, so the line is taken out of the file"
+                       if path.endswith("postgresql.auto.conf") else "the installer leaves a line it no longer manages in place")
+                self.add(Change(f"stale:{path}:{name}", "file", path, line, op="remove", effect="restart",
+                                units=("postgresql",), file=path, source="stale", site_value=value,
+                                reason=f"{posixpath.basename(path)} sets {line}: PostgreSQL {version} no longer knows "
+                                       f"{name} and refuses to start with it; {how}",
+                                citations=(cite, "fi-checkpoint-segments-removed")))
+
     def stale(self) -> None:
         """Every custom-hiera.yaml key the release refuses or ignores becomes a ``remove`` change."""
+        self.stale_postgresql()
         if not self.release.features.custom_hiera:
             return
         from foretune.knowledge.hiera_keys import (

@@ -246,8 +246,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             env.stdout.write(redact_text(f"lowers the site's {c.site_value}: {c.target} {c.value} ({c.reason})") + "\n")
         elif c.op == "set" and c.site_value is not None and str(c.site_value) != str(c.value):  # raised: said too
             env.stdout.write(redact_text(f"replaces the site's {c.site_value}: {c.target} {c.value} ({c.reason})") + "\n")
-        if c.effect == "restart" and c.units and c.target not in restarts.setdefault(c.units, []):
-            restarts[c.units].append(c.target)
+        what = str(c.value).split("=")[0].strip() if c.channel == "file" and c.op == "remove" and c.value else c.target
+        if c.effect == "restart" and c.units and what not in restarts.setdefault(c.units, []):
+            restarts[c.units].append(what)
     for c in cs.changes:  # active_profile is read when tuned starts: tuned-adm puts the profile in force now
         if c.channel == "tuned" and c.op == "set":
             env.stdout.write(f"then: `systemctl enable --now tuned && tuned-adm profile {c.value}` (tuned reads "

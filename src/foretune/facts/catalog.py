@@ -78,6 +78,9 @@ CATALOG: tuple[FactSpec, ...] = (
              "Passenger settings (<= Satellite 6.8)."),
     FactSpec("postgresql", "dict: setting -> str (postgresql.conf + postgresql.auto.conf, or SHOW ALL live)",
              "PostgreSQL settings."),
+    FactSpec("postgresql_sources", "dict: setting -> list of files that set it, in the order PostgreSQL reads them "
+             "(postgresql.conf, the files it includes, postgresql.auto.conf; the last one wins)",
+             "Where each PostgreSQL setting of the files comes from (what overrides what)."),
     FactSpec("postgresql_version", "str, e.g. '12.18' or '9.2.23'",
              "PostgreSQL server version: server_version of SHOW ALL live, else the installed server package (the one "
              "whose data directory holds the postgresql.conf read, when several are installed)."),

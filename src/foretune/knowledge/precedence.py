@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from foretune.knowledge import load_data
@@ -77,6 +77,48 @@ def postgresql_shadow(setting: str, files: Iterable[tuple[str, str]], version: s
                 found = Shadow(location, line.strip(), reset, str(entry["undo"]).format(reset=reset),
                                (str(entry["citation"]), str(entry["undo_citation"])))
     return found
+
+
+def postgresql_include_shadow(setting: str, sources: Mapping[str, Sequence[str]], value: str | None = None,
+                              version: str | None = None) -> Shadow | None:
+    """The file ``postgresql.conf`` includes (``include``, ``include_if_exists``, ``include_dir``) that sets ``setting``
+    last, when one does: PostgreSQL reads it where its directive stands and the last entry wins, so it wins over the
+    value the installer writes to postgresql.conf. ``sources``: setting -> the files that set it, in read order.
+
+    >>> postgresql_include_shadow("work_mem", {"work_mem": ["var/lib/pgsql/data/postgresql.conf",
+    ...     "var/lib/pgsql/data/conf.d/90-site.conf"]}, "16MB").line
+    'work_mem = 16MB'
+    >>> postgresql_include_shadow("work_mem", {"work_mem": ["var/lib/pgsql/data/conf.d/10.conf",
+    ...     "var/lib/pgsql/data/postgresql.conf"]}) is None
+    True
+    """
+    files = list(sources.get(setting) or ())
+    if not files:
+        return None
+    last = files[-1]
+    entry = table("postgresql", version)
+    if posixpath.basename(last) in ("postgresql.conf", entry.get("highest_file") or "postgresql.auto.conf"):
+        return None
+    path = "/" + last.lstrip("/")
+    line = f"{setting} = {value}" if value is not None else setting
+    return Shadow(last, line, f"remove the {setting} line from {path}", f"sed -i '/^[[:space:]]*{setting}[[:space:]]*=/d' {path}",
+                  (str(entry.get("include_citation") or "pg-config-includes"),))
+
+
+def removed_settings(version: str | None) -> dict[str, str]:
+    """The settings PostgreSQL ``version`` no longer knows (it refuses to start with them), with the citation.
+
+    >>> removed_settings("12"), removed_settings("9.2")
+    ({'checkpoint_segments': 'pg-release-95-wal-size'}, {})
+    """
+    if version is None:
+        return {}
+    return {str(k): str(v) for k, v in (table("postgresql", version).get("removed_settings") or {}).items()}
+
+
+def systemd_dropin_dirs() -> list[str]:
+    """The directories whose ``<unit>.d/`` drop-ins systemd reads for a system unit (/etc, /run, /usr/lib)."""
+    return [str(d) for d in table("systemd").get("dropin_dirs") or ("/etc/systemd/system",)]
 
 
 def systemd_shadow(unit: str, key: str, dropins: Iterable[tuple[str, str]], owned: str) -> Shadow | None:

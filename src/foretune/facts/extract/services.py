@@ -11,6 +11,7 @@ from foretune.facts.extract.core import Extractor
 from foretune.facts.extract.installer import packages
 from foretune.facts.extract.platform import list_units, service_units, unit_environment, unit_files, units_location
 from foretune.facts.model import Provenance
+from foretune.host.redact import redact_text
 from foretune.facts.numbers import whole
 from foretune.facts.parsers.foreman import parse_pumactl_stats
 from foretune.facts.parsers.httpd import Directive, parse_directives
@@ -270,8 +271,9 @@ PG_EXCERPT = r"^\s*(max_connections|shared_buffers|work_mem|effective_cache_size
 PG_INCLUDE_DEPTH = 10  # PostgreSQL's CONF_FILE_MAX_DEPTH (src/include/utils/guc.h): deeper nesting is an error there
 
 
-def _pg_lines(x: Extractor, raw: Raw, provs: list[Provenance], depth: int = 0) -> list[tuple[str, str]] | None:
-    """Settings of ``raw`` in order, each include directive replaced by the included file's settings (None: unreadable).
+def _pg_lines(x: Extractor, raw: Raw, provs: list[Provenance], depth: int = 0) -> list[tuple[str, str, str]] | None:
+    """Settings of ``raw`` in order as (name, value, file), each include directive replaced by the included file's
+    settings (None: unreadable).
 
     As PostgreSQL reads them: a relative path is relative to the including file's directory and an
     ``include_dir`` contributes its ``*.conf`` files in name order, dot files skipped.
@@ -279,10 +281,10 @@ def _pg_lines(x: Extractor, raw: Raw, provs: list[Provenance], depth: int = 0) -
     lines = x.parse(raw, parse_postgresql_lines)
     if lines is None:
         return None
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, str, str]] = []
     for name, value in lines:
         if name not in PG_INCLUDES:
-            out.append((name, value))
+            out.append((name, value, redact_text(raw.location)))
             continue
         if depth >= PG_INCLUDE_DEPTH:
             x.src.problem(f"{raw.location}: {name} '{value}' nests deeper than {PG_INCLUDE_DEPTH} files: not followed")
@@ -309,6 +311,7 @@ def _pg_lines(x: Extractor, raw: Raw, provs: list[Provenance], depth: int = 0) -
 def postgresql_files(x: Extractor) -> None:
     conf, auto = x.raw("postgresql_conf"), x.raw("postgresql_auto_conf")
     settings: dict[str, str] = {}
+    sources: dict[str, list[str]] = {}  # setting -> every file that sets it, in the order PostgreSQL reads them
     provs: list[Provenance] = []
     for raw in (conf, auto):
         if raw is None:
@@ -317,11 +320,15 @@ def postgresql_files(x: Extractor) -> None:
         lines = _pg_lines(x, raw, provs)
         if lines is not None:
             provs.insert(at, x.prov(raw, PG_EXCERPT))
-            settings.update(lines)
+            for name, value, location in lines:
+                settings[name] = value
+                sources.setdefault(name, []).append(location)
     if conf is None:
         x.unknown("postgresql", x.why("postgresql_conf"))
+        x.unknown("postgresql_sources", x.why("postgresql_conf"))
     else:
         x.known("postgresql", settings, *provs)
+        x.known("postgresql_sources", sources, *provs[:1])
 
 
 # postgresql-server (RHEL), rh-postgresqlNN-postgresql-server (EL7 software collection), postgresqlNN-server
