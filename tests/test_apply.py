@@ -1227,3 +1227,34 @@ def test_a_removed_stale_custom_hiera_key_is_in_force_once_gone_not_pending_for_
     result = run_cli("verify", "--root", str(root), "--format", "json")
     states = {c["change"]["tunable"]: c["state"] for c in json.loads(result.stdout)["changes"]}
     assert states["stale:apache::mod::event::maxrequestsperchild"] == "in force"
+
+
+def test_an_older_run_is_not_rolled_back_under_a_later_one_unless_forced(tmp_path: Path) -> None:
+    # run 1 sets fs.aio-max-nr 1048576, run 2 raises it to 2097152 in the same file. Rolling back run 1 alone would put
+    # the file before run 1 back and silently undo run 2: refused in one line, exit 2, nothing touched. Run 2 first,
+    # then run 1, restores the file byte for byte; --force does it at once, over run 2.
+    sysctl = "etc/sysctl.d/90-foretune.conf"
+
+    def one(value: int) -> dict:  # type: ignore[type-arg]
+        return {"release": "Satellite 6.15", "changes": [
+            {"tunable": "kernel.aio_max_nr", "channel": "sysctl", "target": "fs.aio-max-nr", "value": value, "effect": "sysctl-reload"}]}
+
+    for forced in (False, True):
+        root = _tree(tmp_path / str(forced))
+        before = _files(root)
+        assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one(1048576)), "--write").status == 0
+        assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one(2097152)), "--write").status == 0
+        first, second = _runs(root)
+        assert (root / sysctl).read_text(encoding="utf-8") == "fs.aio-max-nr = 2097152\n"
+        if not forced:
+            refused = run_cli("apply", "--root", str(root), "--rollback", first)
+            assert refused.status == 2 and refused.stderr.count("\n") == 1, refused.stderr
+            assert (f"run {second} was applied after run {first} and is not rolled back: roll back {second} first "
+                    f"(`foretune apply --rollback {second}`), or add --force") in refused.stderr
+            assert (root / sysctl).read_text(encoding="utf-8") == "fs.aio-max-nr = 2097152\n"
+            assert run_cli("apply", "--root", str(root), "--rollback", second).status == 0
+            assert (root / sysctl).read_text(encoding="utf-8") == "fs.aio-max-nr = 1048576\n"
+        result = run_cli("apply", "--root", str(root), "--rollback", first, *(["--force"] if forced else []))
+        assert result.status == 0, result.stderr
+        assert _files(root) == before
+    assert run_cli("apply", "--root", str(root), "--force").status == 2  # --force only goes with --rollback

@@ -46,6 +46,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     act.add_argument("--rollback", metavar="RUN",
                      help="restore the files RUN changed from its backups, byte for byte, and undo its ALTER SYSTEM "
                           "statements ('last' for the last run)")
+    act.add_argument("--force", action="store_true",
+                     help="with --rollback: restore RUN even though later runs are still applied (their changes to the "
+                          "same files are undone too; by default they must be rolled back first, newest first)")
     add_plan_arguments(parser)
     return parser
 
@@ -190,11 +193,13 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         raise UsageError("--run-installer needs --write")
     if args.run_installer and args.root:
         raise UsageError("--run-installer runs the installer on this host: not with --root")
+    if args.force and not args.rollback:
+        raise UsageError("--force goes with --rollback")
     if args.rollback and (args.write or args.changes or args.audit):
         raise UsageError("--rollback restores a run: give it alone (with --root/--dsn)")
     host = Host(args.root, args.dsn, env.environ)
     if args.rollback:
-        journal, notes = rollback(host, args.rollback)
+        journal, notes = rollback(host, args.rollback, force=args.force)
         for note in notes:
             env.warn(note)
         restored = sum(1 for f in journal.get("files", []) if f.get("done"))
