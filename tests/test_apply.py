@@ -1258,3 +1258,118 @@ def test_an_older_run_is_not_rolled_back_under_a_later_one_unless_forced(tmp_pat
         assert result.status == 0, result.stderr
         assert _files(root) == before
     assert run_cli("apply", "--root", str(root), "--force").status == 2  # --force only goes with --rollback
+
+
+def test_included_postgresql_files_and_drop_ins_of_run_and_usr_lib_are_in_the_shadow_check(tmp_path: Path) -> None:
+    # satellite-6.15 plus three places that win over what the installer writes (each by hand, with its citation):
+    # - postgresql.conf ends with include_dir 'conf.d', whose 90-site.conf sets work_mem = 2MB after postgresql.conf's
+    #   own line (pg-config-includes: the last entry wins): its work_mem line goes, its other setting stays;
+    # - /usr/lib/systemd/system/foreman.service.d/zz-vendor.conf sets FOREMAN_PUMA_WORKERS=4 and sorts after
+    #   installer.conf (systemd-dropin-dirs: one lexical order whatever the directory): a drop-in of the same name in
+    #   /etc hides it, keeping its Nice=5; the package's file is left as it is;
+    # - /run/systemd/system/httpd.service.d/zz-run.conf sets LimitNOFILE=4096 after limits.conf: hidden the same way.
+    # The /etc override.conf (Puma threads) still goes too: every drop-in after installer.conf, not only the last.
+    root = _tree(tmp_path)
+    data = root / "var/lib/pgsql/data"
+    with (data / "postgresql.conf").open("a", encoding="utf-8") as handle:
+        handle.write("include_dir = 'conf.d'\n")
+    (data / "conf.d").mkdir()
+    (data / "conf.d/90-site.conf").write_text("log_min_messages = warning\nwork_mem = 2MB\n", encoding="utf-8")
+    vendor = root / "usr/lib/systemd/system/foreman.service.d/zz-vendor.conf"
+    vendor.parent.mkdir(parents=True)
+    vendor.write_text("[Service]\nNice=5\nEnvironment=FOREMAN_PUMA_WORKERS=4\n", encoding="utf-8")
+    run = root / "run/systemd/system/httpd.service.d/zz-run.conf"
+    run.parent.mkdir(parents=True)
+    run.write_text("[Service]\nLimitNOFILE=4096\n", encoding="utf-8")
+    httpd_override = root / "etc/systemd/system/httpd.service.d/override.conf"  # LimitNOFILE=2048, also after limits.conf
+    httpd_override.parent.mkdir(parents=True)
+    httpd_override.write_text("[Service]\nLimitNOFILE=2048\n", encoding="utf-8")
+    assert run_cli("apply", "--root", str(root), "--write").status == 0
+    assert not httpd_override.exists()  # every drop-in after limits.conf with a lower limit, not only the last
+    assert (data / "conf.d/90-site.conf").read_text(encoding="utf-8") == "log_min_messages = warning\n"
+    hides = (root / "etc/systemd/system/foreman.service.d/zz-vendor.conf").read_text(encoding="utf-8")
+    assert hides.startswith("# foretune: hides /usr/lib/systemd/system/foreman.service.d/zz-vendor.conf (")
+    assert hides.endswith("\n[Service]\nNice=5\n") and "FOREMAN_PUMA_WORKERS" not in hides.split("\n", 1)[1]
+    assert vendor.read_text(encoding="utf-8") == "[Service]\nNice=5\nEnvironment=FOREMAN_PUMA_WORKERS=4\n"
+    hides = (root / "etc/systemd/system/httpd.service.d/zz-run.conf").read_text(encoding="utf-8")
+    assert hides.startswith("# foretune: hides /run/systemd/system/httpd.service.d/zz-run.conf (")
+    assert hides.endswith("\n[Service]\n")
+    assert not (root / OVERRIDE).exists()
+    journal = json.loads(next((root / RUNS).glob("*/journal.json")).read_text(encoding="utf-8"))
+    tunables = {c["tunable"] for c in journal["changes"]}
+    assert {"unshadow:/var/lib/pgsql/data/conf.d/90-site.conf:work_mem",
+            "remove:dropin:/usr/lib/systemd/system/foreman.service.d/zz-vendor.conf",
+            "remove:dropin:/run/systemd/system/httpd.service.d/zz-run.conf",
+            "remove:dropin:/etc/systemd/system/foreman.service.d/override.conf"} <= tunables, tunables
+    result = run_cli("verify", "--root", str(root), "--format", "json")
+    checks = {c["change"]["tunable"]: c for c in json.loads(result.stdout)["changes"]}
+    assert checks["remove:dropin:/usr/lib/systemd/system/foreman.service.d/zz-vendor.conf"]["state"] == "pending"
+    assert "zz-vendor.conf" not in checks["puma.workers"]["why"]  # hidden now: not a drift
+    (root / "etc/systemd/system/foreman.service.d/zz-vendor.conf").unlink()  # the hiding file gone: shadowed again
+    result = run_cli("verify", "--root", str(root), "--format", "json")
+    checks = {c["change"]["tunable"]: c for c in json.loads(result.stdout)["changes"]}
+    assert checks["remove:dropin:/usr/lib/systemd/system/foreman.service.d/zz-vendor.conf"]["state"] == "drift"
+
+
+def test_the_rhel7_scl_data_directory_is_the_one_read_and_written_even_beside_the_old_one(tmp_path: Path) -> None:
+    # Satellite 6.9 on RHEL 7 runs the SCL's PostgreSQL 12 from /var/opt/rh/rh-postgresql12/lib/pgsql/data; the upgrade
+    # to it (foreman-installer hooks/pre/30-el7_upgrade_postgresql.rb, postgresql-setup --upgrade) leaves PostgreSQL
+    # 9.2's /var/lib/pgsql/data behind. ALTER SYSTEM's max_connections = '200' in the SCL's postgresql.auto.conf wins
+    # over the 1000 of its postgresql.conf: apply resets it there, the old directory is left alone, and verify reads
+    # the SCL's postmaster.pid.
+    root = tmp_path / "host"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.9", root, symlinks=True)
+    scl = root / "var/opt/rh/rh-postgresql12/lib/pgsql/data"
+    (scl / "postgresql.auto.conf").write_text(AUTO_HEAD + "max_connections = '200'\n", encoding="utf-8")
+    old = root / "var/lib/pgsql/data"
+    old.mkdir(parents=True)
+    (old / "PG_VERSION").write_text("9.2\n", encoding="utf-8")
+    (old / "postgresql.conf").write_text("max_connections = 500\nshared_buffers = 256MB\n", encoding="utf-8")
+    old_files = _files(old)
+    shown = run_cli("apply", "--root", str(root))
+    assert shown.status == 0, shown.stderr
+    assert f"--- {scl}/postgresql.auto.conf (current)\n" in shown.stdout and "-max_connections = '200'\n" in shown.stdout
+    assert "var/lib/pgsql/data/postgresql" not in shown.stdout.replace("rh-postgresql12/lib/pgsql/data", "")
+    assert run_cli("apply", "--root", str(root), "--write").status == 0
+    assert (scl / "postgresql.auto.conf").read_text(encoding="utf-8") == AUTO_HEAD
+    assert _files(old) == old_files
+    journal = json.loads(next((root / RUNS).glob("*/journal.json")).read_text(encoding="utf-8"))
+    [reset] = [c for c in journal["changes"] if c["tunable"] == "reset:postgresql:max_connections"]
+    assert reset["file"] == "/var/opt/rh/rh-postgresql12/lib/pgsql/data/postgresql.auto.conf"
+    result = run_cli("verify", "--root", str(root), "--format", "json")
+    [check] = [c for c in json.loads(result.stdout)["changes"] if c["change"]["tunable"] == "reset:postgresql:max_connections"]
+    assert check["state"] == "pending"
+    assert "no /var/opt/rh/rh-postgresql12/lib/pgsql/data/postmaster.pid tells when it started" in check["why"]
+    (scl / "postmaster.pid").write_text(f"2301\n/var/opt/rh/rh-postgresql12/lib/pgsql/data\n{journal['epoch'] + 60}\n5432\n",
+                                        encoding="utf-8")
+    result = run_cli("verify", "--root", str(root), "--format", "json")
+    [check] = [c for c in json.loads(result.stdout)["changes"] if c["change"]["tunable"] == "reset:postgresql:max_connections"]
+    assert check["state"] == "in force", check
+
+
+def test_an_environment_file_that_sets_pumas_environment_is_detected_as_shadowing(tmp_path: Path) -> None:
+    # satellite-6.15 plus foreman.service.d/10-env.conf `EnvironmentFile=-/etc/sysconfig/foreman-puma`, which sets
+    # FOREMAN_PUMA_WORKERS=30. Though 10-env.conf sorts before installer.conf, variables read from an EnvironmentFile=
+    # win over every Environment= line (systemd-environment-file): the installer's worker count never takes effect.
+    # apply takes the Puma line out of that file (MALLOC_ARENA_MAX stays); verify calls it drift if it comes back.
+    root = _tree(tmp_path)
+    env = root / "etc/sysconfig/foreman-puma"
+    env.parent.mkdir(parents=True, exist_ok=True)
+    env.write_text("# site\nFOREMAN_PUMA_WORKERS=30\nMALLOC_ARENA_MAX=2\n", encoding="utf-8")
+    (root / "etc/systemd/system/foreman.service.d/10-env.conf").write_text(
+        "[Service]\nEnvironmentFile=-/etc/sysconfig/foreman-puma\n", encoding="utf-8")
+    assert run_cli("facts", str(root), "--only", "puma", "--format", "json").stdout.count('"workers": 30') == 1
+    shown = run_cli("apply", "--root", str(root))
+    assert "-FOREMAN_PUMA_WORKERS=30\n" in shown.stdout, shown.stdout
+    assert run_cli("apply", "--root", str(root), "--write").status == 0
+    assert env.read_text(encoding="utf-8") == "# site\nMALLOC_ARENA_MAX=2\n"
+    journal = json.loads(next((root / RUNS).glob("*/journal.json")).read_text(encoding="utf-8"))
+    [change] = [c for c in journal["changes"] if c["tunable"] == "unshadow:/etc/sysconfig/foreman-puma:FOREMAN_PUMA_WORKERS"]
+    assert (change["channel"], change["op"], change["citations"]) == ("file", "remove", ["systemd-environment-file"])
+    env.write_text("FOREMAN_PUMA_WORKERS=30\n", encoding="utf-8")  # a colleague puts it back
+    result = run_cli("verify", "--root", str(root), "--format", "json")
+    checks = {c["change"]["tunable"]: c for c in json.loads(result.stdout)["changes"]}
+    assert checks["unshadow:/etc/sysconfig/foreman-puma:FOREMAN_PUMA_WORKERS"]["state"] == "drift"
+    assert checks["puma.workers"]["state"] == "drift", checks["puma.workers"]
+    assert ("/etc/sysconfig/foreman-puma sets FOREMAN_PUMA_WORKERS=30, read through EnvironmentFile= in "
+            "/etc/systemd/system/foreman.service.d/10-env.conf") in checks["puma.workers"]["why"]

@@ -480,7 +480,12 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
                 if c.channel == "alter-system":
                     text = auto_conf_set(text, setting_name(c), None if c.op == "reset" else text_value(c.value))
                 elif c.op == "remove":
-                    if c.channel == "dropin" and c.file:  # a hand-made drop-in (override.conf) that shadows the change
+                    if c.channel == "dropin" and c.file and c.overrides and not c.overrides[0].startswith("/etc/"):
+                        # a drop-in of /usr/lib or /run: the same name in /etc hides it, with its other settings kept
+                        hidden = host.read(c.overrides[0])
+                        rest = without_shadowing(hidden.decode("utf-8", "replace") if hidden is not None else "", c.target)
+                        text = f"# foretune: hides {c.overrides[0]} ({c.reason})\n" + rest
+                    elif c.channel == "dropin" and c.file:  # a hand-made drop-in (override.conf) that shadows the change
                         rest = without_shadowing(text, c.target)
                         if holds_more(rest):  # the site's other settings in it stay: only the shadowing lines go
                             text = rest

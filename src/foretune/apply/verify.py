@@ -198,7 +198,9 @@ class Verifier:
         text = data.decode("utf-8", "replace") if data is not None else None
         if c.op == "remove" and (c.channel == "custom-hiera" or (c.channel == "dropin" and c.file)):
             if c.channel == "dropin":  # gone, or the shadowing lines gone from it (the site's other settings stay)
-                ok = text is None or without_shadowing(text, c.target) == text
+                hides = bool(c.overrides) and not c.overrides[0].startswith("/etc/")  # the same name in /etc must stay
+                ok = (text is not None if hides else text is None) and without_shadowing(text or "", c.target) == (text or "") \
+                    or (not hides and text is not None and without_shadowing(text, c.target) == text)
                 return ok, "" if ok else "present", path
             flat = flatten(load_mapping(text or "", path))
             return c.target not in flat, "present" if c.target in flat else "", path
@@ -242,11 +244,13 @@ class Verifier:
         directory, name = os.path.split(path)
         unit_dir = os.path.basename(directory)
         found: tuple[str, str, str] | None = None
+        hidden: set[str] = set()  # a drop-in of /etc hides the same name in /run and /usr/lib (systemd-dropin-dirs)
         for base in ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system"):
             try:  # read as systemd reads it: a linked drop-in directory too
                 names = os.listdir(self.host.resolve(f"{base}/{unit_dir}"))
             except (OSError, InputError):
                 continue
+            names, hidden = [n for n in names if n not in hidden], hidden | set(names)
             for other in names:
                 if not other.endswith(".conf") or other <= name:
                     continue
@@ -395,22 +399,63 @@ class Verifier:
         variable = PUMA_ENV.get(key or "")
         if variable is None:
             return ""
+        from_file = self.environment_file("foreman.service", variable)
+        if from_file is not None and not same(from_file[1], c.value):
+            return (f"{from_file[0]} sets {variable}={from_file[1]}, read through EnvironmentFile= in {from_file[2]}: it wins "
+                    f"over the installer's Environment= in installer.conf{self._changed_after(from_file[0])}")
         later = self.later_environment("foreman.service", variable, after="installer.conf")
         if later is None or same(later[1], c.value):
             return ""
         return (f"{later[0]} sets {variable}={later[1]}, read after installer.conf: it wins over the installer's value"
                 f"{self._changed_after(later[0])}")
 
+    def environment_file(self, unit: str, variable: str) -> tuple[str, str, str] | None:
+        """(file, value, the unit file or drop-in naming it) of the last EnvironmentFile= of ``unit`` that sets
+        ``variable``: those files win over every Environment= line (systemd-environment-file)."""
+        places = [f"{base}/{unit}" for base in ("/etc/systemd/system", "/usr/lib/systemd/system")]
+        hidden: set[str] = set()
+        dropins: dict[str, str] = {}
+        for base in ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system"):
+            try:
+                names = os.listdir(self.host.resolve(f"{base}/{unit}.d"))
+            except (OSError, InputError):
+                continue
+            for name in names:
+                if name.endswith(".conf") and name not in hidden:
+                    dropins[name] = f"{base}/{unit}.d/{name}"
+            hidden |= set(names)
+        found: tuple[str, str, str] | None = None
+        unit_file = next((p for p in places if _exists(self.host, p)), None)  # /etc's replaces the package's
+        for place in [*([unit_file] if unit_file else []), *(dropins[n] for n in sorted(dropins, key=lambda n: n.encode()))]:
+            try:
+                data = read_bytes(self.host.resolve(place))
+            except (OSError, InputError):
+                continue
+            for line in data.decode("utf-8", "replace").splitlines():
+                if not line.strip().startswith("EnvironmentFile="):
+                    continue
+                path = line.strip().removeprefix("EnvironmentFile=").strip().lstrip("-").strip()
+                try:
+                    text = read_bytes(self.host.resolve(path)).decode("utf-8", "replace") if path.startswith("/") else ""
+                except (OSError, InputError):
+                    continue
+                value = line_value(text, variable)
+                if value is not None:
+                    found = (path, value.strip().strip('"').strip("'"), place)
+        return found
+
     def later_environment(self, unit: str, variable: str, after: str) -> tuple[str, str] | None:
         """(path, value) of the last drop-in of ``unit`` sorting after ``after`` that sets ``variable`` in an
         Environment= line (systemd reads the drop-ins of every directory in one order by file name)."""
         found: tuple[str, str, str] | None = None
+        hidden: set[str] = set()  # a drop-in of /etc hides the same name in /run and /usr/lib (systemd-dropin-dirs)
         for base in ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system"):
             try:  # read as systemd reads it: a linked foreman.service.d too
                 directory = self.host.resolve(f"{base}/{unit}.d")
                 names = os.listdir(directory)
             except (OSError, InputError):
                 continue
+            names, hidden = [n for n in names if n not in hidden], hidden | set(names)
             for name in names:
                 if not name.endswith(".conf") or name <= after:
                     continue
@@ -556,6 +601,13 @@ class Verifier:
         if key in RUNNING and self.puma_behind():  # rendered already: the restart is what it waits for
             return Check(c, PENDING, str(value), where, f"{where} still gives {value!r}: {self.puma_behind()}")
         return Check(c, PENDING, str(value), where, f"{where} still gives {value!r}: waiting for {_effect(c)}")
+
+
+def _exists(host: Host, path: str) -> bool:
+    try:
+        return os.path.isfile(host.resolve(path))
+    except InputError:
+        return False
 
 
 def _pg_file(c: Change) -> bool:

@@ -29,6 +29,7 @@ from foretune.knowledge.precedence import (
     postgresql_shadow,
     removed_settings,
     systemd_shadow,
+    systemd_shadows,
     table,
 )
 from foretune.knowledge.profiles import PG, flatten, installer_hiera
@@ -284,15 +285,21 @@ class _Builder:
         unit = f"{fix.target}.service"
         change = Change(tunable, "dropin", f"{unit}:LimitNOFILE", fix.value, effect="daemon-reload", units=(fix.target,),
                         file=f"/etc/systemd/system/{unit}.d/{LIMITS_DROPIN}", reason=reason, citations=cites, source=source)
-        shadow = systemd_shadow(unit, "LimitNOFILE", self.host.limit_files, owned=LIMITS_DROPIN)
-        if shadow is not None:
-            text = shadow.line.rsplit("=", 1)[-1].rsplit(":", 1)[-1].strip()  # "soft:hard" -> the hard limit
+        shadows = systemd_shadows(unit, "LimitNOFILE", self.host.limit_files, owned=LIMITS_DROPIN)
+
+        def higher(line: str) -> bool:  # the site's limit at or above foretune's
+            text = line.rsplit("=", 1)[-1].rsplit(":", 1)[-1].strip()  # "soft:hard" -> the hard limit
             theirs, ours = (int(text) if text.isdigit() else None), _number(fix.value)
-            if text == "infinity" or (theirs is not None and ours is not None and theirs >= ours):
-                self.block(change._replace(site_value=shadow.line), f"{shadow.location} sets {shadow.line}, read after "
-                           f"{LIMITS_DROPIN}: the site's limit is kept (never lowered silently)", shadow.citations)
-                return
-            self._remove_dropin(unit, "/" + shadow.location.lstrip("/"), shadow.line, source, "LimitNOFILE")
+            return text == "infinity" or (theirs is not None and ours is not None and theirs >= ours)
+
+        if shadows and higher(shadows[-1].line):  # the limit in force is the site's, above foretune's
+            shadow = shadows[-1]
+            self.block(change._replace(site_value=shadow.line), f"{shadow.location} sets {shadow.line}, read after "
+                       f"{LIMITS_DROPIN}: the site's limit is kept (never lowered silently)", shadow.citations)
+            return
+        for shadow in shadows:  # every drop-in read after limits.conf with a lower limit goes (or is hidden)
+            if not higher(shadow.line):
+                self._remove_dropin(unit, "/" + shadow.location.lstrip("/"), shadow.line, source, "LimitNOFILE")
         self.add(change)
 
     def _command(self, tunable: str, command: str, reason: str, cites: tuple[str, ...], source: str) -> None:
@@ -394,10 +401,29 @@ class _Builder:
             shadow = postgresql_shadow(setting, self.host.postgresql_files, self.host.postgresql_version)
             if shadow is not None:
                 self._reset(setting, source, shadow.line, shadow.citations)
+            self._unshadow_include(setting, source)
         if key.startswith(PUMA_TARGETS) or (option or "").startswith(PUMA_TARGETS):
-            shadow = systemd_shadow("foreman.service", "Environment", self.host.puma_files, owned=INSTALLER_DROPIN)
-            if shadow is not None:
+            for shadow in systemd_shadows("foreman.service", "Environment", self.host.puma_files, owned=INSTALLER_DROPIN):
                 self._remove_dropin("foreman.service", "/" + shadow.location.lstrip("/"), shadow.line, source)
+            self._unshadow_environment_files(source)
+
+    def _unshadow_environment_files(self, source: str) -> None:
+        """A file a foreman.service EnvironmentFile= line names that sets FOREMAN_PUMA_*: its variables win over the
+        installer's Environment= lines wherever each stands (systemd-environment-file), so its Puma lines go (the
+        site's other variables there stay)."""
+        for location, text in self.host.puma_files:
+            if ".service" in location:
+                continue  # a unit file or drop-in: systemd_shadows' part
+            path = "/" + location.lstrip("/")
+            for line in text.replace(" | ", "\n").splitlines():
+                found = re.match(r"\s*(FOREMAN_PUMA_\w+)\s*=\s*(\S*)", line)
+                if found is None:
+                    continue
+                self.add(Change(f"unshadow:{path}:{found.group(1)}", "file", path, line.strip(), op="remove",
+                                effect="restart", units=("foreman",), file=path, source=source, site_value=found.group(2),
+                                reason=f"{path}, which a foreman.service EnvironmentFile= line reads, sets {line.strip()}: "
+                                       "EnvironmentFile= wins over the installer's Environment= in installer.conf",
+                                citations=(str(self.systemd_table.get("environment_file_citation") or "systemd-environment-file"),)))
 
     def _raises(self, tunable: str, value: Any) -> bool:
         """``value`` is above what the installer gives for ``tunable`` (a change that needs more memory)."""
@@ -417,19 +443,41 @@ class _Builder:
         restart = setting in (entry.get("restart_settings") or ())  # read only at start (pg-conf-restart); else a reload
         self.add(Change(f"reset:postgresql:{setting}", "alter-system", setting, None, op="reset",
                         effect="restart" if restart else "immediate", units=("postgresql",) if restart else (),
-                        file="/var/lib/pgsql/data/postgresql.auto.conf",
+                        file=f"{self.pg_data_dir()}/postgresql.auto.conf",
                         reason=(f"postgresql.auto.conf sets {line} (ALTER SYSTEM), which wins over postgresql.conf" if line
                                 else f"postgresql.auto.conf (ALTER SYSTEM) sets {setting}, which wins over postgresql.conf"),
                         citations=tuple(c for c in cites if c), source=source))
 
     def _remove_dropin(self, unit: str, path: str, line: str, source: str, directive: str = "Environment") -> None:
         after = INSTALLER_DROPIN if directive == "Environment" else LIMITS_DROPIN
-        self.add(Change(f"remove:dropin:{path}", "dropin", f"{unit}:{posixpath.basename(path)}", None, op="remove",
-                        effect="daemon-reload",
-                        units=(unit.removesuffix(".service"),), file=path,
-                        reason=(f"{posixpath.basename(path)} is read after {after} and sets "
-                                f"{line or 'what the installer sets'}, whatever the installer is told"),
-                        citations=(str(self.systemd_table["citation"]),), source=source))
+        reason = (f"{posixpath.basename(path)} is read after {after} and sets "
+                  f"{line or 'what the installer sets'}, whatever the installer is told")
+        cites: tuple[str, ...] = (str(self.systemd_table["citation"]),)
+        overrides: tuple[str, ...] = ()
+        if not path.startswith("/etc/"):  # /usr/lib (the package's) or /run (runtime): hidden by the same name in /etc
+            overrides, path = (path,), f"/etc/systemd/system/{unit}.d/{posixpath.basename(path)}"
+            reason += (f"; a drop-in of the same name in /etc/systemd/system/{unit}.d hides it (the package's file "
+                       "stays as it is), with the rest of its settings")
+            cites += (str(self.systemd_table.get("dropin_dirs_citation") or "systemd-dropin-dirs"),)
+        self.add(Change(f"remove:dropin:{overrides[0] if overrides else path}", "dropin", f"{unit}:{posixpath.basename(path)}",
+                        None, op="remove", effect="daemon-reload", units=(unit.removesuffix(".service"),), file=path,
+                        overrides=overrides, reason=reason, citations=cites, source=source))
+
+    def _unshadow_include(self, setting: str, source: str) -> None:
+        """A file postgresql.conf includes that sets ``setting`` after postgresql.conf's own line wins over the value
+        the installer writes: its line goes (the site's other settings there stay)."""
+        shadow = postgresql_include_shadow(setting, self.host.postgresql_sources, self.host.postgresql_values.get(setting),
+                                           self.host.postgresql_version)
+        if shadow is None:
+            return
+        path = "/" + shadow.location.lstrip("/")
+        restart = setting in (table("postgresql", self.host.postgresql_version).get("restart_settings") or ())
+        self.add(Change(f"unshadow:{path}:{setting}", "file", path, shadow.line, op="remove",
+                        effect="restart" if restart else "immediate", units=("postgresql",), file=path, source=source,
+                        site_value=self.host.postgresql_values.get(setting),
+                        reason=f"{posixpath.basename(path)}, which postgresql.conf includes, sets {shadow.line} after "
+                               "postgresql.conf's own line: the last entry wins, so the installer's value never takes effect",
+                        citations=shadow.citations))
 
     def unshadow_postgresql(self) -> None:
         """A postgresql.auto.conf line (ALTER SYSTEM) below the value the plan puts in postgresql.conf is reset,
@@ -439,6 +487,14 @@ class _Builder:
             if not t.id.startswith("postgresql.") or t.foretune.value is None:
                 continue
             setting = t.id.split(".", 1)[1]
+            include = postgresql_include_shadow(setting, self.host.postgresql_sources, self.host.postgresql_values.get(setting),
+                                                self.host.postgresql_version)
+            if include is not None and not any(c.tunable.endswith(f":{setting}") and c.tunable.startswith("unshadow:/")
+                                               for c in self.changes.values()):
+                theirs = _pg_number(str(self.host.postgresql_values.get(setting, "")))
+                ours = _pg_number(str(t.foretune.value))
+                if theirs is None or ours is None or theirs < ours:  # a higher site value is kept (never lowered silently)
+                    self._unshadow_include(setting, "plan")
             if f"reset:postgresql:{setting}" in self.changes:
                 continue
             shadow = postgresql_shadow(setting, self.host.postgresql_files, self.host.postgresql_version)
@@ -449,6 +505,11 @@ class _Builder:
             if theirs is not None and ours is not None and theirs >= ours:
                 continue
             self._reset(setting, "plan", shadow.line, shadow.citations)
+
+    def pg_data_dir(self) -> str:
+        """PostgreSQL's data directory as the facts read it (the SCL's on RHEL 7: /var/opt/rh/rh-postgresql12/lib/pgsql/data)."""
+        first = next((loc for loc, _ in self.host.postgresql_files if posixpath.basename(loc) == "postgresql.conf"), None)
+        return "/" + posixpath.dirname(first).lstrip("/") if first else "/var/lib/pgsql/data"
 
     def pg_version(self) -> str | None:
         """The PostgreSQL major in force: the facts', else the release's (12 from Foreman 2.0 on, 9.2 before)."""

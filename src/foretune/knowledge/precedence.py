@@ -131,17 +131,25 @@ def systemd_shadow(unit: str, key: str, dropins: Iterable[tuple[str, str]], owne
     ...     owned="installer.conf").location
     'etc/systemd/system/foreman.service.d/override.conf'
     """
+    found = systemd_shadows(unit, key, dropins, owned)
+    return found[-1] if found else None
+
+
+def systemd_shadows(unit: str, key: str, dropins: Iterable[tuple[str, str]], owned: str) -> list[Shadow]:
+    """Every drop-in of ``unit`` that sets ``key`` after ``owned``, in the order systemd reads them (the last wins;
+    each must go for ``owned``'s value to take effect). ``dropins`` may come from /etc, /run and /usr/lib."""
     entry = table("systemd")
     later = sorted(((posixpath.basename(loc), loc, text) for loc, text in dropins
                     if posixpath.basename(posixpath.dirname(loc)) == f"{unit}.d" and posixpath.basename(loc) > owned),
                    key=lambda t: t[0].encode())
-    for _, location, text in reversed(later):
+    found = []
+    for _, location, text in later:
         lines = [line.strip() for line in text.splitlines() if line.strip().startswith(f"{key}=")]
         if lines:
             path = "/" + location.lstrip("/")
-            return Shadow(location, " | ".join(lines), f"remove {path}", f"rm {path} && systemctl daemon-reload",
-                          (str(entry["citation"]),))
-    return None
+            found.append(Shadow(location, " | ".join(lines), f"remove {path}", f"rm {path} && systemctl daemon-reload",
+                                (str(entry["citation"]),)))
+    return found
 
 
 def installer_order(foreman_version: str | None = None) -> list[str]:

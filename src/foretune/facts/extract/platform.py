@@ -152,8 +152,31 @@ def service_units(x: Extractor) -> dict[str, dict[str, str]]:
     return x.parse(x.raw("systemctl_show"), parse_show) or {}
 
 
+DROPIN_DIRS = ("etc/systemd/system/", "run/systemd/system/", "usr/lib/systemd/system/")  # a same-named file: the first wins
+
+
+def dropin_order(locations: list[str]) -> list[str]:
+    """Unit files and drop-ins of one unit in the order systemd reads them: the unit file, then the drop-ins of every
+    directory by file name, a drop-in of /etc hiding the same-named one of /run, which hides that of /usr/lib.
+
+    >>> dropin_order(["usr/lib/systemd/system/a.service.d/50-x.conf", "etc/systemd/system/a.service.d/10-y.conf",
+    ...               "run/systemd/system/a.service.d/10-y.conf", "etc/systemd/system/a.service"])
+    ['etc/systemd/system/a.service', 'etc/systemd/system/a.service.d/10-y.conf', 'usr/lib/systemd/system/a.service.d/50-x.conf']
+    """
+    def rank(location: str) -> int:
+        return next((n for n, d in enumerate(DROPIN_DIRS) if d in "/" + location.lstrip("/") or
+                     location.lstrip("/").startswith(d)), len(DROPIN_DIRS))
+
+    units = [loc for loc in locations if not loc.rsplit("/", 2)[-2].endswith(".d")]
+    chosen: dict[str, str] = {}
+    for location in sorted((loc for loc in locations if loc not in units), key=rank):
+        chosen.setdefault(location.rsplit("/", 1)[-1], location)
+    return units + [chosen[name] for name in sorted(chosen, key=lambda n: n.encode())]
+
+
 def unit_files(x: Extractor) -> dict[str, list[tuple[str, dict[str, dict[str, list[str]]]]]]:
-    """Unit files and drop-ins under /etc/systemd/system, by unit name."""
+    """Unit files under /etc/systemd/system and drop-ins of /etc, /run and /usr/lib, by unit name, in the order
+    systemd reads them (:func:`dropin_order`)."""
     out: dict[str, list[tuple[str, dict[str, dict[str, list[str]]]]]] = {}
     for raw in x.raws("unit_files"):
         parts = raw.location.split("/")
@@ -161,6 +184,10 @@ def unit_files(x: Extractor) -> dict[str, list[tuple[str, dict[str, dict[str, li
         parsed = x.parse(raw, parse_unit_file)
         if parsed:
             out.setdefault(unit, []).append((raw.location, parsed))
+    for unit, entries in out.items():
+        order = dropin_order([loc for loc, _ in entries])
+        by_location = dict(entries)
+        out[unit] = [(loc, by_location[loc]) for loc in order]
     return out
 
 
@@ -236,13 +263,38 @@ def units_location(x: Extractor) -> str:
     return "systemctl"
 
 
+def environment_files(x: Extractor, unit: str) -> list[tuple[str, str, dict[str, str]]]:
+    """The files ``unit``'s EnvironmentFile= lines name (a leading ``-``: may be missing), as (location, text,
+    variables), in the order systemd reads them; their variables win over every Environment= line
+    (systemd-environment-file)."""
+    found: list[tuple[str, str, dict[str, str]]] = []
+    for _, parsed in unit_files(x).get(unit, []):
+        for value in parsed.get("Service", {}).get("EnvironmentFile", []):
+            path = value.strip().lstrip("-").strip()
+            raw = x.src.read_path(path) if path.startswith("/") else None
+            if raw is None:
+                continue
+            variables: dict[str, str] = {}
+            for line in raw.text.splitlines():
+                line = line.strip()
+                if line and not line.startswith(("#", ";")) and "=" in line:
+                    variables.update(parse_environment_words(line))
+            found.append((raw.location, raw.text, variables))
+    return found
+
+
 def unit_environment(x: Extractor, unit: str) -> tuple[dict[str, str], str | None]:
-    """Environment of ``unit`` from its drop-ins (later files win), else from ``systemctl show``."""
+    """Environment of ``unit`` from its drop-ins (later files win) and the files its EnvironmentFile= lines name (which
+    win over Environment=), else from ``systemctl show``."""
     env: dict[str, str] = {}
     where = None
     for location, parsed in unit_files(x).get(unit, []):
         for value in parsed.get("Service", {}).get("Environment", []):
             env.update(parse_environment_words(value))
+            where = location
+    for location, _, variables in environment_files(x, unit):
+        if variables:
+            env.update(variables)
             where = location
     if env:
         return env, where

@@ -7,9 +7,16 @@ import posixpath
 import re
 from typing import Any
 
-from foretune.facts.extract.core import Extractor
+from foretune.facts.extract.core import Extractor, excerpt
 from foretune.facts.extract.installer import packages
-from foretune.facts.extract.platform import list_units, service_units, unit_environment, unit_files, units_location
+from foretune.facts.extract.platform import (
+    environment_files,
+    list_units,
+    service_units,
+    unit_environment,
+    unit_files,
+    units_location,
+)
 from foretune.facts.model import Provenance
 from foretune.host.redact import redact_text
 from foretune.facts.numbers import whole
@@ -71,10 +78,15 @@ def puma_provenance(x: Extractor, where: str, names: dict[str, int | None]) -> l
     """The lines that set ``names``, verbatim, from each foreman.service file that sets one (drop-ins in the order
     systemd reads them: a later file's value wins); ``systemctl show`` when no file does."""
     pattern = r"^\s*Environment\s*=.*(" + "|".join(re.escape(n) for n in names) + ")="
-    raws = [r for r in x.raws("unit_files") if "/foreman.service" in r.location and re.search(pattern, r.text, re.M)]
-    if not raws:
+    by_location = {r.location: r for r in x.raws("unit_files")}
+    read = [loc for loc, _ in unit_files(x).get("foreman.service", [])]  # as systemd reads them; a hidden one left out
+    raws = [by_location[loc] for loc in read if loc in by_location and re.search(pattern, by_location[loc].text, re.M)]
+    # EnvironmentFile= files that set one: they win over every Environment= line (systemd-environment-file)
+    files = [x.note(loc, excerpt(text, r"^\s*(" + "|".join(re.escape(n) for n in names) + ")="))
+             for loc, text, variables in environment_files(x, "foreman.service") if any(n in variables for n in names)]
+    if not raws and not files:
         return [x.note(where, " ".join(f"{k}={v}" for k, v in names.items()))]
-    return [x.prov(r, pattern) for r in raws]
+    return [*(x.prov(r, pattern) for r in raws), *files]
 
 
 def excerpt_json(text: str) -> str:
@@ -310,6 +322,9 @@ def _pg_lines(x: Extractor, raw: Raw, provs: list[Provenance], depth: int = 0) -
 
 def postgresql_files(x: Extractor) -> None:
     conf, auto = x.raw("postgresql_conf"), x.raw("postgresql_auto_conf")
+    if conf is not None and (auto is None or posixpath.dirname(auto.location) != posixpath.dirname(conf.location)):
+        # postgresql.auto.conf of the data directory whose postgresql.conf is read, never another one's
+        auto = x.src.read_path("/" + posixpath.dirname(conf.location).lstrip("/") + "/postgresql.auto.conf")
     settings: dict[str, str] = {}
     sources: dict[str, list[str]] = {}  # setting -> every file that sets it, in the order PostgreSQL reads them
     provs: list[Provenance] = []
