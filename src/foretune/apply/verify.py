@@ -199,8 +199,8 @@ class Verifier:
         if c.op == "remove" and (c.channel == "custom-hiera" or (c.channel == "dropin" and c.file)):
             if c.channel == "dropin":  # gone, or the shadowing lines gone from it (the site's other settings stay)
                 hides = bool(c.overrides) and not c.overrides[0].startswith("/etc/")  # the same name in /etc must stay
-                ok = (text is not None if hides else text is None) and without_shadowing(text or "", c.target) == (text or "") \
-                    or (not hides and text is not None and without_shadowing(text, c.target) == text)
+                clean = text is not None and without_shadowing(text, c.target) == text
+                ok = clean if hides else (text is None or clean)
                 return ok, "" if ok else "present", path
             flat = flatten(load_mapping(text or "", path))
             return c.target not in flat, "present" if c.target in flat else "", path

@@ -18,7 +18,6 @@ from foretune.facts.extract.platform import (
     units_location,
 )
 from foretune.facts.model import Provenance
-from foretune.host.redact import redact_text
 from foretune.facts.numbers import whole
 from foretune.facts.parsers.foreman import parse_pumactl_stats
 from foretune.facts.parsers.httpd import Directive, parse_directives
@@ -26,6 +25,7 @@ from foretune.facts.parsers.keyvalue import parse_env
 from foretune.facts.parsers.postgresql import parse_postgresql_lines
 from foretune.facts.parsers.redis import parse_redis_conf, parse_redis_info
 from foretune.facts.parsers.yamlfile import parse_yaml
+from foretune.host.redact import redact_text
 from foretune.host.sources.base import Raw
 from foretune.host.specs import BY_NAME, Spec
 from foretune.knowledge.versions import version_key
