@@ -598,6 +598,37 @@ def _measured(b: _Builder, facts: Any) -> None:
         b.commands.append(THP_DEFRAG)
 
 
+THP_NEVER = "echo never > /sys/kernel/mm/transparent_hugepage/enabled"
+
+
+def _tuned_thp(b: _Builder, facts: Any) -> None:
+    """A THP change while the tuned profile in force after the set turns THP on ([vm] transparent_hugepages, its own
+    or an included profile's): tuned writes that value back whenever it applies the profile (at every start), and
+    ignores it only once the kernel's transparent_hugepage= boot argument is in force. Said, and accounted for: the
+    profile is applied before THP is set, and the set says what keeps THP off."""
+    if facts is None or isinstance(facts, Host) or not hasattr(facts, "value") or THP_NEVER not in b.commands:
+        return
+    from foretune.facts.extract.platform import tuned_thp  # start-up: only when a THP change meets tuned
+
+    profiles = facts.value("tuned_profiles")
+    tuned = b.changes.get("os.tuned_profile")
+    active = facts.value("tuned") or {}
+    name = str(tuned.value) if tuned is not None else (active.get("active") if isinstance(active, dict) else None)
+    if not isinstance(profiles, dict) or not name:
+        return
+    value, where = tuned_thp(profiles, name)
+    if value not in ("always", "madvise"):
+        return
+    b.advice.append((f"transparent huge pages and tuned's {name}",
+                     f"/{where.lstrip('/')} sets transparent_hugepages={value} in [vm], which tuned writes back whenever it applies "
+                     f"{name} (every start), undoing `{THP_NEVER}`; tuned leaves THP alone once the kernel runs with "
+                     "transparent_hugepage=never (the grubby line, after a reboot). Until then, set THP after "
+                     f"`tuned-adm profile {name}`, or use a profile of your own in /etc/tuned that includes {name} with "
+                     "[vm] transparent_hugepages=never"))
+    b.commands.remove(THP_NEVER)  # after the tuned step, which apply and APPLY.md print first
+    b.commands.append(THP_NEVER)
+
+
 def from_plan(plan: Plan, facts: Any = None, lower_site: bool = False) -> ChangeSet:
     """The change set of a plan: every tunable whose recommendation differs from what the installer gives, checked
     against ``facts`` (a FactSet, a :class:`Host`, or None for a plan made from options alone); ``lower_site``: a
@@ -628,6 +659,7 @@ def from_plan(plan: Plan, facts: Any = None, lower_site: bool = False) -> Change
             for fix in t.fixes:
                 b.fix(t.id, fix, t.foretune.reason, t.foretune.citations)
     _measured(b, facts)
+    _tuned_thp(b, facts)
     b.unshadow_postgresql()
     b.stale()
     return b.result()
@@ -671,6 +703,7 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
                     b.given += [(own.target, own.value, plan.profile) for own in t.fixes if (own.target, own.value, plan.profile) not in b.given]
             else:
                 b.fix(tunable_id or f"{fix.kind}:{fix_key(fix)}", fix, "", (), rule)
+    _tuned_thp(b, facts)
     b.unshadow_postgresql()
     b.stale()
     return b.result()

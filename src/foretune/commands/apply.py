@@ -268,6 +268,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                          f"`systemctl restart {' '.join(units)}`\n")
     for command in getattr(cs, "commands", ()):  # what is not a value (THP, hammer settings): run by hand
         env.stdout.write(f"by hand: {redact_text(str(command))}\n")
+    for what, advice in getattr(cs, "advice", ()):  # what to keep in mind (tuned turning THP back on)
+        env.stdout.write(redact_text(f"keep in mind: {what}: {advice}") + "\n")
     if not args.write:
         if not found.empty:
             env.note("dry run: nothing written (add --write to apply, with backups and a journal)")

@@ -42,6 +42,8 @@ CATALOG: tuple[FactSpec, ...] = (
     FactSpec("swap", "dict: total_bytes, used_bytes", "Swap size and use."),
     FactSpec("thp", "dict: enabled, defrag (the selected value, e.g. 'never')", "Transparent huge pages."),
     FactSpec("tuned", "dict: active (str or None), running (bool or None)", "tuned daemon and active profile."),
+    FactSpec("tuned_profiles", "dict: profile -> {include: list of profiles, transparent_hugepages: str or None, file}",
+             "The tuned profiles on the host (/usr/lib/tuned, /etc/tuned): what each includes and sets for THP."),
     FactSpec("sysctl", "dict: name -> str value", "Kernel parameters (fs.aio-max-nr, vm.*, kernel.sem, ...)."),
     FactSpec("cpu_governor", "str or None", "cpufreq scaling governor (known None when a virtual machine has no cpufreq)."),
     FactSpec("service_limits", "dict: unit -> {LimitNOFILE: int or None (infinity), LimitNPROC: int or None, "

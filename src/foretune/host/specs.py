@@ -51,6 +51,8 @@ SPECS: tuple[Spec, ...] = (
     Spec("thp_defrag", paths=("/sys/kernel/mm/transparent_hugepage/defrag",)),
     Spec("tuned_active", commands=(("tuned-adm", "active"),), sos=("sos_commands/tuned/tuned-adm_active",),
          sos_exec=("tuned-adm active",)),
+    # the profiles tuned can apply (/etc/tuned's replaces the package's of the same name): what each sets for THP
+    Spec("tuned_profiles", paths=("/usr/lib/tuned/*/tuned.conf", "/etc/tuned/*/tuned.conf"), glob=True),
     Spec("sysctl", commands=(("sysctl", "-a"),), sos=("sos_commands/kernel/sysctl_-a",), sos_exec=("sysctl -a",)),
     Spec("cpu_governor", paths=("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",)),
     Spec("systemctl_show", commands=(("systemctl", "show", "--all", "-p", SHOW_PROPERTIES, "*.service"),),

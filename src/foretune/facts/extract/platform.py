@@ -138,6 +138,55 @@ def thp_and_tuned(x: Extractor) -> None:
         x.unknown("tuned", x.why("tuned_active"))
 
 
+def tuned_profiles(x: Extractor) -> None:
+    """Each tuned profile's includes and the THP value its [vm] section sets (None: not set there), by name; a profile
+    of /etc/tuned replaces the package's of the same name, as tuned reads them."""
+    profiles: dict[str, dict[str, Any]] = {}
+    provs = []
+    for raw in sorted(x.raws("tuned_profiles"), key=lambda r: "/etc/tuned/" in "/" + r.location.lstrip("/")):
+        name = raw.location.rstrip("/").split("/")[-2]
+        section, includes, thp = "", [], None
+        for line in raw.text.splitlines():
+            line = line.strip()
+            if line.startswith("[") and line.endswith("]"):
+                section = line[1:-1].strip()
+            elif "=" in line and not line.startswith("#"):
+                key, _, value = (part.strip() for part in line.partition("="))
+                if section == "main" and key == "include":
+                    includes = [v.strip() for v in value.split(",") if v.strip()]
+                elif section == "vm" and key in ("transparent_hugepages", "transparent_hugepage"):
+                    thp = value
+        profiles[name] = {"include": includes, "transparent_hugepages": thp, "file": raw.location}
+        if thp is not None:
+            provs.append(x.prov(raw, r"^\s*transparent_hugepages?\s*="))
+    if profiles:
+        x.known("tuned_profiles", profiles, *provs[:4])
+    else:
+        x.unknown("tuned_profiles", x.why("tuned_profiles"))
+
+
+def tuned_thp(profiles: dict[str, Any], name: str, depth: int = 0) -> tuple[str | None, str]:
+    """(THP value, the file that sets it) that tuned profile ``name`` applies: its own [vm] value, else the last of its
+    includes that sets one (tuned merges included profiles first, then the profile's own sections).
+
+    >>> p = {"virtual-guest": {"include": ["throughput-performance"], "transparent_hugepages": None, "file": "v"},
+    ...      "throughput-performance": {"include": [], "transparent_hugepages": "always", "file": "t"}}
+    >>> tuned_thp(p, "virtual-guest")
+    ('always', 't')
+    """
+    entry = profiles.get(name)
+    if not isinstance(entry, dict) or depth > 10:
+        return None, ""
+    if entry.get("transparent_hugepages"):
+        return str(entry["transparent_hugepages"]), str(entry.get("file", ""))
+    found: tuple[str | None, str] = (None, "")
+    for parent in entry.get("include") or ():
+        value = tuned_thp(profiles, str(parent), depth + 1)
+        if value[0] is not None:
+            found = value
+    return found
+
+
 def sysctls(x: Extractor) -> None:
     raw = x.raw("sysctl")
     values = x.parse(raw, parse_sysctl)
