@@ -1402,3 +1402,27 @@ def test_a_thp_change_says_when_the_tuned_profile_turns_thp_back_on(tmp_path: Pa
     result = run_cli("apply", "--root", str(tree("new", "")))
     assert "keep in mind: transparent huge pages" not in result.stdout
     assert "by hand: echo never > /sys/kernel/mm/transparent_hugepage/enabled" in result.stdout
+
+
+def test_no_puma_worker_raise_on_a_box_that_swaps_now(tmp_path: Path) -> None:
+    # satellite-6.15 running 4 Puma workers (installer.conf and pumactl stats), the plan's medium range giving 12, on a
+    # box that swaps now: SwapTotal 8388604 kB, SwapFree 4000000 kB (4.2 GiB in use), MemAvailable 3000000 kB of
+    # MemTotal 66924544 kB (2.9 of 63.8 GiB, under the 10 % the swap-in-use rule calls pressure). Each worker takes
+    # about 1 GiB (gf-puma-autotuning): the raise is not applied and the installer command leaves the workers alone.
+    # With MemAvailable at 22308181 kB (the fixture's, 33 %) the same swap is pages parked earlier: the raise goes on.
+    def tree(name: str, available_kb: int) -> Path:
+        root = _tree(tmp_path / name)
+        _edit(root, "etc/systemd/system/foreman.service.d/installer.conf", "FOREMAN_PUMA_WORKERS=24", "FOREMAN_PUMA_WORKERS=4")
+        _edit(root, "sos_commands/foreman/pumactl_stats", '"workers": 24', '"workers": 4')
+        _edit(root, "proc/meminfo", "MemAvailable:   22308181 kB", f"MemAvailable:   {available_kb} kB")
+        _edit(root, "proc/meminfo", "SwapFree:        8120316 kB", "SwapFree:        4000000 kB")
+        return root
+
+    result = run_cli("apply", "--root", str(tree("swapping", 3000000)))
+    assert result.status == 0, result.stderr
+    assert ("not applied: puma.workers: the box swaps now (4.2 GiB of 8.0 GiB swap in use, only 2.9 GiB of 63.8 GiB "
+            "available): 4 -> 12 Puma workers needs about 8 GiB more (the guide: \"Each Puma worker consumes around 1 GiB "
+            "of RAM.\"); free memory first, then raise the workers") in result.stderr
+    assert "--foreman-foreman-service-puma-workers" not in result.stdout
+    result = run_cli("apply", "--root", str(tree("parked", 22308181)))
+    assert "--foreman-foreman-service-puma-workers 12" in result.stdout and "the box swaps now" not in result.stderr

@@ -70,6 +70,11 @@ class Host(NamedTuple):
     tuning_profile: str | None = None  # the profile the installer last ran with
     postgresql_sources: Mapping[str, tuple[str, ...]] = {}  # setting -> the files that set it, in read order
     postgresql_values: Mapping[str, str] = {}  # setting -> the value the files give it (the last one read)
+    swap_used: int | None = None  # bytes of swap in use
+    swap_total: int | None = None
+    mem_available: int | None = None  # MemAvailable, bytes
+    ram: int | None = None  # MemTotal, bytes
+    puma_workers: int | None = None  # the Puma workers running (pumactl stats), else rendered
 
 
 def host_of(facts: Any) -> Host:
@@ -94,7 +99,10 @@ def host_of(facts: Any) -> Host:
                 tuning_profile=facts.value("tuning_profile"),
                 postgresql_sources={str(k): tuple(str(f) for f in v) for k, v in (facts.value("postgresql_sources") or {}).items()
                                     if isinstance(v, list)},
-                postgresql_values={str(k): str(v) for k, v in (facts.value("postgresql") or {}).items()})
+                postgresql_values={str(k): str(v) for k, v in (facts.value("postgresql") or {}).items()},
+                swap_used=(facts.value("swap") or {}).get("used_bytes"), swap_total=(facts.value("swap") or {}).get("total_bytes"),
+                mem_available=(facts.value("memory_pressure") or {}).get("available_bytes"), ram=facts.value("ram_bytes"),
+                puma_workers=(facts.value("puma_stats") or {}).get("workers") or (facts.value("puma") or {}).get("workers"))
 
 
 def installer_option(key: str) -> str | None:
@@ -391,6 +399,10 @@ class _Builder:
             change = change._replace(site_value=int(in_force.group(1)), reason=change.reason + (
                 f" ({posixpath.basename(shadow_env.location)} keeps {in_force.group(1)} in force; the {before} set "
                 "for the installer never took effect)" if before is not None and str(before) != in_force.group(1) else ""))
+        short = self.short_of_memory(value) if tunable == "puma.workers" else ""
+        if short:
+            self.block(change, short, ("gf-puma-autotuning", "g62-memory"))
+            return
         if tunable in MEMORY_TUNABLES and self.memory_problem is not None and self._raises(tunable, value):
             self.block(change, f"the memory budget after the changes does not fit: {self.memory_problem.message}",
                        self.memory_problem.citations)
@@ -424,6 +436,30 @@ class _Builder:
                                 reason=f"{path}, which a foreman.service EnvironmentFile= line reads, sets {line.strip()}: "
                                        "EnvironmentFile= wins over the installer's Environment= in installer.conf",
                                 citations=(str(self.systemd_table.get("environment_file_citation") or "systemd-environment-file"),)))
+
+    def short_of_memory(self, workers: Any) -> str:
+        """Why more Puma workers than run now must wait ("" when they need not): the box swaps and has less memory
+        available than the swap tolerance allows (the swap-in-use rule's measure), and each worker takes about 1 GiB
+        (gf-puma-autotuning, "Each Puma worker consumes around 1 GiB of RAM.")."""
+        from foretune.knowledge import threshold  # start-up: only when a worker raise is checked
+        from foretune.plan.constants import const  # start-up: only when a worker raise is checked
+        from foretune.units import format_gib  # start-up: only when a worker raise is checked
+
+        h = self.host
+        wanted = _number(workers)
+        if wanted is None or h.puma_workers is None or wanted <= h.puma_workers:
+            return ""
+        if (h.swap_used or 0) <= threshold("swap_used_tolerance_bytes"):
+            return ""
+        if h.mem_available is not None and h.ram and h.mem_available >= threshold("memory_available_min_fraction") * h.ram:
+            return ""  # pages parked by an earlier peak: memory is there now
+        more = int(wanted) - h.puma_workers
+        per = float(const("puma_ram_per_worker_gib"))
+        now = (f"only {format_gib(h.mem_available)} of {format_gib(h.ram)} available" if h.mem_available is not None and h.ram
+               else "available memory not in the source")
+        return (f"the box swaps now ({format_gib(h.swap_used or 0)} of {format_gib(h.swap_total or 0)} swap in use, {now}): "
+                f"{h.puma_workers} -> {int(wanted)} Puma workers needs about {more * per:g} GiB more (the guide: \"Each Puma "
+                f"worker consumes around {per:g} GiB of RAM.\"); free memory first, then raise the workers")
 
     def _raises(self, tunable: str, value: Any) -> bool:
         """``value`` is above what the installer gives for ``tunable`` (a change that needs more memory)."""
