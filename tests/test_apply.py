@@ -1426,3 +1426,22 @@ def test_no_puma_worker_raise_on_a_box_that_swaps_now(tmp_path: Path) -> None:
     assert "--foreman-foreman-service-puma-workers" not in result.stdout
     result = run_cli("apply", "--root", str(tree("parked", 22308181)))
     assert "--foreman-foreman-service-puma-workers 12" in result.stdout and "the box swaps now" not in result.stderr
+
+
+def test_apply_audit_takes_waivers_as_audit_does(tmp_path: Path) -> None:
+    # satellite-6.15's audit asks, among others, for httpd's LimitNOFILE 640000 (httpd-nofile-low) and work_mem 8MB
+    # (pg-work-mem-low). Waived, neither is in the change set; an expired waiver is said and does not apply.
+    root = _tree(tmp_path)
+    waivers = tmp_path / "waivers.yaml"
+    waivers.write_text("- {rule: httpd-nofile-low, reason: the site raised it by other means}\n"
+                       "- {rule: pg-work-mem-low, reason: reporting queries sized by hand, expires: 2099-01-01}\n"
+                       "- {rule: puma-workers-outside-range, reason: old, expires: 2020-01-01}\n", encoding="utf-8")
+    plain = run_cli("apply", "--root", str(root), "--audit")
+    assert "+LimitNOFILE=640000\n" in plain.stdout and "+  work_mem: 8MB\n" in plain.stdout
+    waived = run_cli("apply", "--root", str(root), "--audit", "--waivers", str(waivers))
+    assert waived.status == 0, waived.stderr
+    assert "LimitNOFILE" not in waived.stdout and "work_mem" not in waived.stdout
+    assert "--foreman-foreman-service-puma-workers 12" in waived.stdout  # the expired waiver does not apply
+    assert "waiver for puma-workers-outside-range expired on 2020-01-01" in waived.stderr
+    refused = run_cli("apply", "--root", str(root), "--waivers", str(waivers))
+    assert refused.status == 2 and "--waivers goes with --audit" in refused.stderr and refused.stderr.count("\n") == 1

@@ -34,6 +34,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                            "as a run journal records it) instead of planning one")
     what.add_argument("--audit", action="store_true",
                       help="the change set that fixes the audit's findings on the source, instead of plan's recommendations")
+    what.add_argument("--waivers", metavar="FILE",
+                      help="with --audit: YAML list of {rule, reason, expires: YYYY-MM-DD} accepted findings, as `audit "
+                           "--waivers` reads it; a waived finding's fixes are left out of the change set")
     what.add_argument("--prefer", choices=("site", "foretune"), default="site",
                       help="where the site already sets a value above foretune's (custom-hiera.yaml, a drop-in, "
                            "sysctl.d, an edited file): keep the site's (default; each is listed as not applied) or write "
@@ -135,7 +138,7 @@ def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, s
 
     program = build.installer_program(plan)
     if args.audit:
-        return _audit_change_set(facts, args.hosts, args.prefer == "foretune"), program, args.source
+        return _audit_change_set(facts, args.hosts, args.prefer == "foretune", args.waivers, env), program, args.source
     from foretune.commands._measured import audit_lowers  # start-up: only for an `apply` run
 
     changes = build.from_plan(plan, facts, lower_site=args.prefer == "foretune")
@@ -164,9 +167,14 @@ def _audit_command(args: argparse.Namespace) -> str:
     return f"`{' '.join(words)}` applies that set"
 
 
-def _audit_change_set(facts: Any, hosts: int | None, lower_site: bool = False) -> ChangeSet:
-    """The change set that fixes the failing, unwaived findings of the audit of ``facts``."""
+def _audit_change_set(facts: Any, hosts: int | None, lower_site: bool = False, waivers_file: str | None = None,
+                      env: Environment | None = None) -> ChangeSet:
+    """The change set that fixes the failing, unwaived findings of the audit of ``facts`` (``waivers_file``: the
+    findings accepted, as `audit --waivers` reads them)."""
+    import datetime  # start-up: only for `apply --audit`
     from types import SimpleNamespace  # start-up: only for `apply --audit`
+
+    from foretune.audit.waivers import apply_waivers, load_waivers  # start-up: only for `apply --audit`
 
     from foretune.audit.combine import combine  # start-up: only for `apply --audit`
     from foretune.audit.context import build_context  # start-up: only for `apply --audit`
@@ -177,7 +185,13 @@ def _audit_change_set(facts: Any, hosts: int | None, lower_site: bool = False) -
     ctx, _ = build_context(facts, hosts=hosts, bench=[])
     if ctx.plan is None:
         raise UsageError(f"no fixes to apply: {ctx.no_plan_reason}")
-    report = SimpleNamespace(findings=combine(run_all(all_rules(), ctx), all_rules()))  # as `audit --output-dir` builds its set
+    findings = combine(run_all(all_rules(), ctx), all_rules())
+    if waivers_file:  # before the change set, as `audit --waivers` applies them: a waived finding asks for nothing
+        findings, warnings = apply_waivers(findings, load_waivers(waivers_file), datetime.date.today())
+        for warning in warnings:
+            if env is not None:
+                env.warn(warning)
+    report = SimpleNamespace(findings=findings)  # as `audit --output-dir` builds its set
     result: ChangeSet = change_set(report, ctx.fix_plan or ctx.plan, facts, lower_site)
     return result
 
@@ -193,6 +207,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         raise UsageError("--run-installer needs --write")
     if args.run_installer and args.root:
         raise UsageError("--run-installer runs the installer on this host: not with --root")
+    if args.waivers and not args.audit:
+        raise UsageError("--waivers goes with --audit (plan's recommendations are not findings to waive)")
     if args.force and not args.rollback:
         raise UsageError("--force goes with --rollback")
     if args.rollback and (args.write or args.changes or args.audit):
