@@ -174,11 +174,10 @@ def _audit_change_set(facts: Any, hosts: int | None, lower_site: bool = False, w
     import datetime  # start-up: only for `apply --audit`
     from types import SimpleNamespace  # start-up: only for `apply --audit`
 
-    from foretune.audit.waivers import apply_waivers, load_waivers  # start-up: only for `apply --audit`
-
     from foretune.audit.combine import combine  # start-up: only for `apply --audit`
     from foretune.audit.context import build_context  # start-up: only for `apply --audit`
     from foretune.audit.runner import run_all  # start-up: only for `apply --audit`
+    from foretune.audit.waivers import apply_waivers, load_waivers  # start-up: only for `apply --audit`
     from foretune.commands.audit import change_set  # start-up: only for `apply --audit`
     from foretune.rules.registry import all_rules  # start-up: only for `apply --audit`
 
