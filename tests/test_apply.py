@@ -1445,3 +1445,28 @@ def test_apply_audit_takes_waivers_as_audit_does(tmp_path: Path) -> None:
     assert "waiver for puma-workers-outside-range expired on 2020-01-01" in waived.stderr
     refused = run_cli("apply", "--root", str(root), "--waivers", str(waivers))
     assert refused.status == 2 and "--waivers goes with --audit" in refused.stderr and refused.stderr.count("\n") == 1
+
+
+def test_root_accepts_a_plain_tree_that_is_not_a_sosreport(tmp_path: Path) -> None:
+    # a mounted image or a copy of /etc and /var: the satellite-6.15 fixture without sos_commands/, sos_reports/,
+    # version.txt and installed-rpms. Without a package list the release is unknown: one line says what to give;
+    # with --product/--version and the box's size the change set is planned from the tree's files and verified there.
+    root = _tree(tmp_path)
+    for name in ("sos_commands", "sos_reports"):
+        shutil.rmtree(root / name)
+    for name in ("version.txt", "installed-rpms"):
+        (root / name).unlink()
+    bare = run_cli("apply", "--root", str(root))
+    assert bare.status == 2 and bare.stderr.count("\n") == 1, bare.stderr
+    assert "lists no installed packages (a plain tree, not a sosreport): give --product and --version" in bare.stderr
+    size = ("--product", "satellite", "--version", "6.15", "--cpus", "16", "--ram", "64G", "--hosts", "15000")
+    result = run_cli("apply", "--root", str(root), *size, "--write")
+    assert result.status == 0, result.stderr
+    assert "foreman::foreman_service_puma_workers" not in (root / HIERA).read_text(encoding="utf-8")  # an installer option
+    assert not (root / OVERRIDE).exists()  # the tree's hand-made drop-in, read from its files, goes
+    verified = run_cli("verify", "--root", str(root))
+    assert verified.status == 1 and "pending" in verified.stdout, verified.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    refused = run_cli("apply", "--root", str(empty), *size)
+    assert refused.status == 2 and "is not a host's tree: no etc/, var/ or sos_commands/ inside" in refused.stderr
