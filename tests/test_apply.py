@@ -1470,3 +1470,42 @@ def test_root_accepts_a_plain_tree_that_is_not_a_sosreport(tmp_path: Path) -> No
     empty.mkdir()
     refused = run_cli("apply", "--root", str(empty), *size)
     assert refused.status == 2 and "is not a host's tree: no etc/, var/ or sos_commands/ inside" in refused.stderr
+
+
+def test_the_profile_is_in_force_only_when_the_rendered_values_are_the_profiles(tmp_path: Path) -> None:
+    # satellite-6.15-profile-too-small: the set moves medium -> large. The scenario file saying `tuning: large` is not
+    # enough: foreman-installer 3.9.0's sizes/large.yaml gives shared_buffers 8GB, and postgresql.conf still has the
+    # medium 4GB, so the installer run has not rendered the profile: pending, saying so. Once postgresql.conf has
+    # 8GB (and the rest of large.yaml: max_connections 1000, effective_cache_size 16GB, as the fixture has), in force.
+    root = tmp_path / "host"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.15-profile-too-small", root, symlinks=True)
+    assert run_cli("apply", "--root", str(root), "--write").status == 0
+
+    def profile() -> dict:  # type: ignore[type-arg]
+        result = run_cli("verify", "--root", str(root), "--format", "json")
+        return next(c for c in json.loads(result.stdout)["changes"] if c["change"]["tunable"] == "profile")
+
+    assert profile()["state"] == "pending" and "still gives 'medium'" in profile()["why"]
+    _edit(root, "etc/foreman-installer/scenarios.d/satellite.yaml", "  tuning: medium", "  tuning: large")
+    check = profile()
+    assert check["state"] == "pending", check
+    assert check["why"] == ("the scenario file says tuning large, but the rendered configuration is not the profile's: "
+                            "postgresql.conf gives shared_buffers 4GB, not the profile's 8GB: the installer run with "
+                            "--tuning large has not completed")
+    _edit(root, "var/lib/pgsql/data/postgresql.conf", "shared_buffers = 4GB", "shared_buffers = 8GB")
+    assert profile()["state"] == "in force"
+
+
+@pytest.mark.parametrize("argv", [
+    ("plan", "--product", "satellite", "--version", "6.2", "--hosts", "10000", "--cpus", "8", "--ram", "32G"),
+    ("plan", "--from", str(REPO / "tests/fixtures/sosreports/satellite-6.2")),
+    ("audit", str(REPO / "tests/fixtures/sosreports/satellite-6.2")),
+])
+def test_a_satellite_62_bundle_never_asks_for_tuning(tmp_path: Path, argv: tuple[str, ...]) -> None:
+    # Satellite 6.2 (Foreman 1.11) had no tuning profiles (they came with foreman-installer 1.24 / Satellite 6.7,
+    # fi-tuning-profiles): its APPLY.md opens with the installer's own options and no file of the bundle says --tuning
+    run_cli(*argv, "--output-dir", str(tmp_path / "out"))
+    apply_md = (tmp_path / "out/APPLY.md").read_text(encoding="utf-8")
+    steps = [line for line in apply_md.splitlines() if re.match(r"\d+\. ", line)]
+    assert steps and "--tuning" not in steps[0]
+    assert not [p for p in (tmp_path / "out").rglob("*") if p.is_file() and "--tuning" in p.read_text(encoding="utf-8")]

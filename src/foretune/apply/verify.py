@@ -29,7 +29,7 @@ from foretune.apply.edits import (
     without_shadowing,
 )
 from foretune.apply.journal import change_from_dict
-from foretune.errors import InputError
+from foretune.errors import ForetuneError, InputError
 from foretune.safeio import read_bytes, write_file
 
 if TYPE_CHECKING:
@@ -339,6 +339,10 @@ class Verifier:
             if value is None:
                 self.why = why
                 return None
+            if same(value, c.value):  # the scenario file names it: the values the profile renders must say so too
+                behind = self.profile_behind(str(c.value))
+                if behind:
+                    return value, "the installer's answers (tuning)", "profile_behind:" + behind
             return value, "the installer's answers (tuning)", ""
         key = c.target if c.channel == "custom-hiera" else _option_key(c.target) if c.channel == "installer" else None
         if key in RUNNING:
@@ -375,6 +379,57 @@ class Verifier:
             return None
         self.why = f"foretune does not read {c.target} back where the installer renders it; {file_of(c) or 'the journal'} holds it"
         return None
+
+    def profile_behind(self, profile: str) -> str:
+        """Why the profile the scenario file names is not proved in force by what the installer rendered ("" when it
+        is): a value the profile sets, that nothing else here sets (custom-hiera.yaml, another change of the run,
+        postgresql.auto.conf or an included file), is read back from the rendered configuration with another value.
+        The scenario's tuning fact alone does not prove it: the installer writes it whether or not its run got to
+        render the profile's values."""
+        from foretune.changes.build import installer_option  # start-up: only when verify runs
+        from foretune.knowledge.profiles import flatten, installer_hiera  # start-up: only when verify runs
+        from foretune.knowledge.releases import resolve_release  # start-up: only when verify runs
+
+        facts = self.facts()
+        if isinstance(facts, str):
+            return ""
+        try:
+            release = resolve_release(str(facts.value("product") or ""), str(facts.value("product_version") or ""))
+            wanted = flatten(installer_hiera(release, profile))
+        except (ForetuneError, ValueError, KeyError):  # a release or profile foretune cannot size: not judged here
+            return ""
+        journal_keys = set()
+        for data in self.journal.get("changes", []):
+            target = str(data.get("target", ""))
+            journal_keys |= {target, *(k for k in wanted if installer_option(k) == target)}
+        site = flatten(facts.value("custom_hiera") or {}) if isinstance(facts.value("custom_hiera"), dict) else {}
+        pg = facts.value("postgresql") or {}
+        sources = facts.value("postgresql_sources") or {}
+        differs = []
+        for key, value in wanted.items():
+            if key in journal_keys or key in site or key.split("/")[0] in journal_keys:
+                continue
+            if key.startswith(PG + "/"):
+                name = key.split("/", 1)[1]
+                files = sources.get(name) or []
+                if name not in pg or not files or not str(files[-1]).endswith("/postgresql.conf"):
+                    continue  # set elsewhere (ALTER SYSTEM, an include): not the profile's to prove
+                found, where = pg[name], "postgresql.conf"
+            elif key in READBACK and READBACK[key][1]:
+                fact, field = READBACK[key]
+                values = facts.value(fact)
+                found = values.get(field) if isinstance(values, dict) else None
+                where = f"{fact} {field}"
+                if found is None:
+                    continue
+            else:
+                continue
+            if not same(found, value):
+                differs.append(f"{where} gives {key.rsplit('/', 1)[-1].rsplit('::', 1)[-1]} {found}, not the profile's {value}")
+        if not differs:
+            return ""
+        return (f"the scenario file says tuning {profile}, but the rendered configuration is not the profile's: "
+                f"{'; '.join(differs[:3])}: the installer run with --tuning {profile} has not completed")
 
     def overridden(self, c: Change) -> str:
         """What now wins over ``c`` where it takes effect, in one line ("" when nothing does): a postgresql.auto.conf
@@ -568,6 +623,8 @@ class Verifier:
         if extra == "tuned_not_running":
             return Check(c, PENDING, "", where, f"tuned is not running: `systemctl enable --now tuned && tuned-adm profile "
                                                 f"{c.value}` puts the profile in force")
+        if extra.startswith("profile_behind:"):
+            return Check(c, PENDING, str(value), where, extra.split(":", 1)[1])
         if extra == "pending_restart":
             return Check(c, PENDING, str(value), where, "PostgreSQL reports pending_restart: restart postgresql")
         # a PostgreSQL setting read from the files (--root without --dsn): in force only once PostgreSQL has started
