@@ -656,8 +656,8 @@ def test_a_failure_mid_apply_leaves_a_journal_that_rolls_back(tmp_path: Path, mo
     assert _files(root) == before
 
 
-def test_verify_says_when_the_facts_cannot_be_read(tmp_path: Path) -> None:
-    root = tmp_path / "image"  # a tree without a sosreport's layout: its facts cannot be read
+def test_verify_says_why_a_change_is_not_verified_on_a_plain_tree(tmp_path: Path) -> None:
+    root = tmp_path / "image"  # a plain tree (a mounted image) without the kernel's values: read, but not there
     (root / "etc").mkdir(parents=True)
     sysctl = {"release": "Satellite 6.15", "changes": [
         {"tunable": "kernel.aio_max_nr", "channel": "sysctl", "target": "fs.aio-max-nr", "value": 1048576, "effect": "sysctl-reload"}]}
@@ -665,7 +665,7 @@ def test_verify_says_when_the_facts_cannot_be_read(tmp_path: Path) -> None:
     result = run_cli("verify", "--root", str(root))
     assert result.status == 0
     assert _states(result.stdout) == {"kernel.aio_max_nr": "not verified"}
-    assert f"facts not readable: {root} is not a sosreport" in result.stderr
+    assert f"sysctl unknown on {root}\n" in result.stdout, result.stdout
 
 
 @pytest.mark.parametrize(("noop_status", "expected"), [(0, (0, 0)), (3, (3, None))])
@@ -1509,3 +1509,24 @@ def test_a_satellite_62_bundle_never_asks_for_tuning(tmp_path: Path, argv: tuple
     steps = [line for line in apply_md.splitlines() if re.match(r"\d+\. ", line)]
     assert steps and "--tuning" not in steps[0]
     assert not [p for p in (tmp_path / "out").rglob("*") if p.is_file() and "--tuning" in p.read_text(encoding="utf-8")]
+
+
+def test_a_change_set_file_is_checked_against_what_shadows_it_on_the_tree(tmp_path: Path) -> None:
+    # a set planned without this host's files (`plan --output-dir`'s changes.json) lands on satellite-6.15 plus
+    # /usr/lib/systemd/system/httpd.service.d/vendor.conf LimitNOFILE=2048 (read after limits.conf: it wins) and a
+    # postgresql.auto.conf work_mem = '2MB' (ALTER SYSTEM wins over postgresql.conf): each is said, in one line.
+    root = _tree(tmp_path)
+    vendor = root / "usr/lib/systemd/system/httpd.service.d/vendor.conf"
+    vendor.parent.mkdir(parents=True)
+    vendor.write_text("[Service]\nLimitNOFILE=2048\n", encoding="utf-8")
+    _edit(root, AUTO, "random_page_cost = '1.1'\n", "random_page_cost = '1.1'\nwork_mem = '2MB'\n")
+    sets = {"release": "Satellite 6.15", "changes": [
+        CHANGES["changes"][4],
+        {"tunable": "postgresql.work_mem", "channel": "custom-hiera", "target": "postgresql::server::config_entries/work_mem",
+         "value": "8MB"}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sets))
+    assert result.status == 0, result.stderr
+    assert ("cannot take effect: httpd.limit_nofile: /usr/lib/systemd/system/httpd.service.d/vendor.conf sets "
+            "LimitNOFILE=2048 and is read after limits.conf: it wins") in result.stderr
+    assert ("cannot take effect: postgresql.work_mem: postgresql.auto.conf sets work_mem = '2MB' (ALTER SYSTEM), which "
+            "wins over postgresql.conf: ALTER SYSTEM RESET work_mem first") in result.stderr

@@ -53,6 +53,7 @@ class Edits(NamedTuple):
     installer: str | None  # the installer command that puts installer and custom-hiera changes in force
     applied: tuple[Change, ...]  # the changes that are in force once the edits are made (and their effect run)
     skipped: tuple[Skipped, ...]
+    shadowed: tuple[Skipped, ...] = ()  # written, but something the set does not remove wins over it on this host
 
     @property
     def empty(self) -> bool:
@@ -531,5 +532,56 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
             files.append(FileEdit(path, raw, new, tuple(kept_changes)))
     order = {id(c): n for n, c in enumerate(cs.changes)}  # by identity: a value may be a mapping (unhashable)
     applied.sort(key=lambda c: order[id(c)])
+    removed = {c.file or c.target for c in cs.changes if c.op in ("remove", "reset")} | \
+        {c.overrides[0] for c in cs.changes if c.op == "remove" and c.overrides}
+    resets = {c.target for c in cs.changes if c.channel == "alter-system"}
+    shadowed = tuple(Skipped(c, why) for c in cs.changes if c.op == "set" and (why := shadowed_on_host(host, c, removed, resets)))
     return Edits(tuple(files), tuple(statements), installer_command(cs.changes, cs.release, program), tuple(applied),
-                 tuple(skipped))
+                 tuple(skipped), shadowed)
+
+
+def shadowed_on_host(host: Host, c: Change, removed: set[str], resets: set[str]) -> str:
+    """What on ``host`` wins over ``c`` and the change set leaves in place ("" when nothing does): a drop-in of the
+    unit read after the one ``c`` writes (/etc, /run and /usr/lib, in one order by name) that sets the same directive,
+    a postgresql.auto.conf line (ALTER SYSTEM) over a custom-hiera PostgreSQL value. A change set made elsewhere
+    (``--changes``, planned without this host's files) is checked against the host it lands on."""
+    import os  # start-up: only when a set is applied
+
+    if c.channel == "dropin" and ":" in c.target:
+        unit, directive = c.target.split(":", 1)
+        unit = unit if "." in unit else unit + ".service"
+        own = os.path.basename(dropin_file(c))
+        later: tuple[str, str] | None = None
+        hidden: set[str] = set()
+        for base in ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system"):
+            try:
+                names = sorted(os.listdir(host.resolve(f"{base}/{unit}.d")))
+            except (OSError, InputError):
+                continue
+            for name in names:
+                path = f"{base}/{unit}.d/{name}"
+                if name in hidden or not name.endswith(".conf") or name <= own or path in removed:
+                    continue
+                try:
+                    text = read_bytes(host.resolve(path)).decode("utf-8", "replace")
+                except (OSError, InputError):
+                    continue
+                value = line_value(text, directive, "[Service]")
+                if value is not None and (later is None or name > os.path.basename(later[0])):
+                    later = (path, value)
+            hidden |= set(names)
+        if later is not None and not same(later[1], c.value):
+            return (f"{later[0]} sets {directive}={later[1]} and is read after {own}: it wins, so {c.target} stays "
+                    f"{later[1]} (plan from this host's files, `foretune apply` without --changes, to remove it)")
+    if c.channel == "custom-hiera" and c.target.startswith("postgresql::server::config_entries/"):
+        name = c.target.split("/", 1)[1].lower()
+        if name in resets or not _SETTING.fullmatch(name):
+            return ""
+        try:
+            before = auto_conf_before(host, name) if host.pg_data_dir() is not None or host.has_psql else None
+        except InputError:
+            return ""
+        if before is not None and not same(before, c.value):
+            return (f"postgresql.auto.conf sets {name} = '{before}' (ALTER SYSTEM), which wins over postgresql.conf: "
+                    f"ALTER SYSTEM RESET {name} first, or the installer's value never takes effect")
+    return ""
