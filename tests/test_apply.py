@@ -1530,3 +1530,50 @@ def test_a_change_set_file_is_checked_against_what_shadows_it_on_the_tree(tmp_pa
             "LimitNOFILE=2048 and is read after limits.conf: it wins") in result.stderr
     assert ("cannot take effect: postgresql.work_mem: postgresql.auto.conf sets work_mem = '2MB' (ALTER SYSTEM), which "
             "wins over postgresql.conf: ALTER SYSTEM RESET work_mem first") in result.stderr
+
+
+def test_a_new_drop_in_that_shadows_again_what_a_removal_cleared_is_drift(tmp_path: Path) -> None:
+    # the run removes httpd's override.conf (LimitNOFILE=2048, after limits.conf) and writes LimitNOFILE=640000;
+    # later a colleague adds zz-hand.conf with LimitNOFILE=1024, read after limits.conf: the removal is undone in
+    # effect, which is drift (with the file), not "pending a daemon-reload"
+    root = _tree(tmp_path)
+    override = root / "etc/systemd/system/httpd.service.d/override.conf"
+    override.parent.mkdir(parents=True)
+    override.write_text("[Service]\nLimitNOFILE=2048\n", encoding="utf-8")
+    sets = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "remove:dropin:/etc/systemd/system/httpd.service.d/override.conf", "channel": "dropin",
+         "target": "httpd.service:override.conf", "op": "remove", "effect": "daemon-reload", "units": ["httpd"],
+         "file": "/etc/systemd/system/httpd.service.d/override.conf"},
+        CHANGES["changes"][4]]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sets), "--write").status == 0
+    before = _states(run_cli("verify", "--root", str(root)).stdout)
+    assert before["remove:dropin:/etc/systemd/system/httpd.service.d/override.conf"] == "pending"
+    (root / "etc/systemd/system/httpd.service.d/zz-hand.conf").write_text("[Service]\nLimitNOFILE=1024\n", encoding="utf-8")
+    result = run_cli("verify", "--root", str(root), "--format", "json")
+    check = next(c for c in json.loads(result.stdout)["changes"]
+                 if c["change"]["tunable"] == "remove:dropin:/etc/systemd/system/httpd.service.d/override.conf")
+    assert check["state"] == "drift", check
+    assert check["why"].startswith("/etc/systemd/system/httpd.service.d/zz-hand.conf sets LimitNOFILE=1024, read after "
+                                   "limits.conf: httpd.service's limit is shadowed again")
+
+
+def test_an_installer_option_whose_rendered_value_is_not_in_the_tree_is_pending_from_the_answers_file(tmp_path: Path) -> None:
+    # a plain tree (no package list, no foreman.service.d, no pumactl stats): the Puma workers in force cannot be read,
+    # but the answers file's foreman_service_puma_workers 24 says the installer has not run with 18 yet: pending
+    root = _tree(tmp_path)
+    _edit(root, "etc/foreman-installer/scenarios.d/satellite-answers.yaml", "  db_password: Vq8mXr2LpT6sKn4z\n",
+          "  db_password: Vq8mXr2LpT6sKn4z\n  foreman_service_puma_workers: 24\n")
+    for name in ("sos_commands", "sos_reports"):
+        shutil.rmtree(root / name)
+    for name in ("version.txt", "installed-rpms"):
+        (root / name).unlink()
+    shutil.rmtree(root / "etc/systemd/system/foreman.service.d")
+    one = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "puma.workers", "channel": "installer", "target": "--foreman-foreman-service-puma-workers", "value": 18},
+        CHANGES["changes"][5]]}  # a file written, so the run has a journal
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write").status == 0
+    result = run_cli("verify", "--root", str(root), "--format", "json")
+    [check, _] = json.loads(result.stdout)["changes"]
+    assert (check["state"], check["found"]) == ("pending", "24"), check
+    assert check["why"] == ("the installer's answers file still gives '24': waiting for an installer run (the rendered "
+                            "value is not in the source)")

@@ -238,6 +238,45 @@ class Verifier:
                 return False, f"{c.target.split(':', 1)[-1]}={later[1]}", later[0]
         return found is not None and same(found, c.value), "" if found is None else str(found), path
 
+    def answers_value(self, option: str) -> tuple[str, Any] | None:
+        """(where, value) the installer's answers file gives ``option`` (the value its next run keeps), or None."""
+        from foretune.changes.build import installer_option  # start-up: only when verify runs
+
+        answers, _ = self.fact("installer_answers")
+        if not isinstance(answers, dict):
+            return None
+        for module, params in answers.items():
+            if isinstance(params, dict):
+                for param, value in params.items():
+                    if installer_option(f"{module}::{param}") == option:
+                        return "the installer's answers file", value
+        return None
+
+    def shadowed_again(self, c: Change) -> str:
+        """Why a drop-in the run removed (or hid) for shadowing a change is as good as back ("" when it is not): a
+        drop-in of the unit read after the installer's installer.conf (Puma's environment) or foretune's limits.conf
+        (LimitNOFILE) sets what it set, with another value than the run's."""
+        unit = c.target.split(":", 1)[0]
+        unit = unit if "." in unit else unit + ".service"
+        if unit == "foreman.service":
+            wanted = {str(d.get("target")): d.get("value") for d in self.journal.get("changes", [])}
+            for key, variable in PUMA_ENV.items():
+                later = self.later_environment(unit, variable, after="installer.conf")
+                from foretune.changes.build import installer_option  # start-up: only when verify runs
+
+                ours = wanted.get(key, wanted.get(installer_option(key) or ""))
+                if later is not None and ours is not None and not same(later[1], ours):
+                    return (f"{later[0]} sets {variable}={later[1]}, read after installer.conf: the installer's value is "
+                            f"shadowed again{self._changed_after(later[0])}")
+            return ""
+        ours = next((d.get("value") for d in self.journal.get("changes", []) if d.get("target") == f"{unit}:LimitNOFILE"
+                     and d.get("op", "set") == "set"), None)
+        later = self.later_dropin(f"/etc/systemd/system/{unit}.d/limits.conf", "LimitNOFILE")
+        if later is None or ours is None or same(later[1], ours):
+            return ""
+        return (f"{later[0]} sets LimitNOFILE={later[1]}, read after limits.conf: {unit}'s limit is shadowed again"
+                f"{self._changed_after(later[0])}")
+
     def later_dropin(self, path: str, directive: str) -> tuple[str, str] | None:
         """A drop-in of the same unit that sorts after ``path`` and sets ``directive`` (systemd reads drop-ins of
         /etc, /run and /usr/lib in one order by file name; the last one wins), as (its path, its value)."""
@@ -602,6 +641,9 @@ class Verifier:
             if isinstance(values, dict) and name not in values:
                 pending = self.restart_pending([name])
                 return Check(c, PENDING if pending else IN_FORCE, "", "postgresql.conf and postgresql.auto.conf", pending)
+        again = self.shadowed_again(c) if c.op == "remove" and c.channel == "dropin" and c.file else ""
+        if again:  # the drop-in went, but another one read later sets the same again: the removal is undone
+            return Check(c, DRIFT, "", wrote[2] if wrote else c.file, again)
         if c.op == "remove" and c.channel == "custom-hiera" and (c.source == "stale" or c.tunable.startswith("stale:")) and not c.target.startswith(PG + "/"):
             # a key the release ignores: nothing reads it, so once it is gone from custom-hiera.yaml nothing waits
             return Check(c, IN_FORCE, "", wrote[2] if wrote else "", "")
@@ -615,6 +657,10 @@ class Verifier:
             pending = self.restart_pending(_pg_names(c))
             return Check(c, PENDING if pending else IN_FORCE, "", wrote[2] if wrote else AUTO_CONF, pending)
         effect = self.in_effect(c)
+        answered = self.answers_value(c.target) if effect is None and c.channel == "installer" else None
+        if answered is not None and not same(answered[1], c.value):  # the installer has not run with it yet
+            return Check(c, PENDING, str(answered[1]), answered[0], f"{answered[0]} still gives {str(answered[1])!r}: waiting "
+                                                                     f"for {_effect(c)} (the rendered value is not in the source)")
         if effect is None:  # never without a reason
             why = self.why or f"{c.target} cannot be read back where it takes effect on {self.host.label}"
             return Check(c, UNVERIFIED, "", wrote[2] if wrote else "", why)
