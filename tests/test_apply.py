@@ -752,6 +752,9 @@ def test_a_higher_site_limit_is_kept_unless_asked(tmp_path: Path) -> None:
     result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write", "--prefer", "foretune")
     assert result.status == 0
     assert dropin.read_text(encoding="utf-8") == "[Service]\nLimitNOFILE=640000\n"
+    # lowered as asked, and said outside the diff
+    assert ("lowers the site's 1000000 in /etc/systemd/system/httpd.service.d/limits.conf to LimitNOFILE=640000 (as asked: "
+            "--prefer foretune): httpd.limit_nofile\n") in result.stdout
 
 
 def test_a_mapping_value_is_merged_key_by_key_and_repeats_as_a_no_op(tmp_path: Path) -> None:

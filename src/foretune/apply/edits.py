@@ -54,6 +54,7 @@ class Edits(NamedTuple):
     applied: tuple[Change, ...]  # the changes that are in force once the edits are made (and their effect run)
     skipped: tuple[Skipped, ...]
     shadowed: tuple[Skipped, ...] = ()  # written, but something the set does not remove wins over it on this host
+    lowered: tuple[Skipped, ...] = ()  # a site value lowered as asked (--prefer foretune): said, never silent
 
     @property
     def empty(self) -> bool:
@@ -416,6 +417,7 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
     statements: list[Statement] = []
     applied: list[Change] = []
     skipped: list[Skipped] = []
+    lowered: list[Skipped] = []
     for change in cs.changes:
         if change.channel in ("installer", "profile"):
             applied.append(change)
@@ -511,7 +513,13 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
                     ours = line_value(str(c.value), _key_of(str(c.value))) if c.channel == "file" else text_value(c.value)
                     skipped.append(Skipped(c, f"{path} sets {higher}, more than foretune's {ours}: kept "
                                               "(add --prefer foretune to lower it)"))
-                elif c.channel == "dropin":
+                if c.op == "set" and prefer == FORETUNE and c in kept_changes and c.channel in ("dropin", "sysctl", "file") \
+                        and (higher := _site_higher(text, c)) is not None:  # --prefer foretune lowers it: said
+                    ours = str(c.value) if c.channel == "file" else f"{c.target.split(':', 1)[-1]}={text_value(c.value)}"
+                    lowered.append(Skipped(c, f"lowers the site's {higher} in {path} to {ours} (as asked: --prefer foretune)"))
+                if c not in kept_changes or c.op != "set":
+                    continue
+                if c.channel == "dropin":
                     directive = c.target.split(":", 1)[1]
                     if not text.strip():
                         text = f"# foretune: {c.reason}\n" if c.reason else ""
@@ -537,7 +545,7 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
     resets = {c.target for c in cs.changes if c.channel == "alter-system"}
     shadowed = tuple(Skipped(c, why) for c in cs.changes if c.op == "set" and (why := shadowed_on_host(host, c, removed, resets)))
     return Edits(tuple(files), tuple(statements), installer_command(cs.changes, cs.release, program), tuple(applied),
-                 tuple(skipped), shadowed)
+                 tuple(skipped), shadowed, tuple(lowered))
 
 
 def shadowed_on_host(host: Host, c: Change, removed: set[str], resets: set[str]) -> str:

@@ -230,6 +230,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         _refuse_input(args.changes, host, [e.path for e in found.files])
     for skip in found.skipped:
         env.warn(redact_text(f"not applied: {skip.change.tunable}: {skip.why}"))
+    for low in found.lowered:
+        env.stdout.write(redact_text(f"{low.why}: {low.change.tunable}") + "\n")
     kept = {skip.change.tunable for skip in found.skipped}
     for shadow in found.shadowed:  # the site's kept value is not in force either: said so, not only "kept"
         said = "the value kept is not in force either" if shadow.change.tunable in kept else "cannot take effect"
