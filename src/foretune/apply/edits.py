@@ -540,10 +540,10 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
             files.append(FileEdit(path, raw, new, tuple(kept_changes)))
     order = {id(c): n for n, c in enumerate(cs.changes)}  # by identity: a value may be a mapping (unhashable)
     applied.sort(key=lambda c: order[id(c)])
-    removed = {c.file or c.target for c in cs.changes if c.op in ("remove", "reset")} | \
+    gone = {c.file or c.target for c in cs.changes if c.op in ("remove", "reset")} | \
         {c.overrides[0] for c in cs.changes if c.op == "remove" and c.overrides}
     resets = {c.target for c in cs.changes if c.channel == "alter-system"}
-    shadowed = tuple(Skipped(c, why) for c in cs.changes if c.op == "set" and (why := shadowed_on_host(host, c, removed, resets)))
+    shadowed = tuple(Skipped(c, why) for c in cs.changes if c.op == "set" and (why := shadowed_on_host(host, c, gone, resets)))
     return Edits(tuple(files), tuple(statements), installer_command(cs.changes, cs.release, program), tuple(applied),
                  tuple(skipped), shadowed, tuple(lowered))
 

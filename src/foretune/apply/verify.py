@@ -256,14 +256,14 @@ class Verifier:
         """Why a drop-in the run removed (or hid) for shadowing a change is as good as back ("" when it is not): a
         drop-in of the unit read after the installer's installer.conf (Puma's environment) or foretune's limits.conf
         (LimitNOFILE) sets what it set, with another value than the run's."""
+        from foretune.changes.build import installer_option  # start-up: only when verify runs
+
         unit = c.target.split(":", 1)[0]
         unit = unit if "." in unit else unit + ".service"
         if unit == "foreman.service":
             wanted = {str(d.get("target")): d.get("value") for d in self.journal.get("changes", [])}
             for key, variable in PUMA_ENV.items():
                 later = self.later_environment(unit, variable, after="installer.conf")
-                from foretune.changes.build import installer_option  # start-up: only when verify runs
-
                 ours = wanted.get(key, wanted.get(installer_option(key) or ""))
                 if later is not None and ours is not None and not same(later[1], ours):
                     return (f"{later[0]} sets {variable}={later[1]}, read after installer.conf: the installer's value is "
