@@ -1580,3 +1580,18 @@ def test_an_installer_option_whose_rendered_value_is_not_in_the_tree_is_pending_
     assert (check["state"], check["found"]) == ("pending", "24"), check
     assert check["why"] == ("the installer's answers file still gives '24': waiting for an installer run (the rendered "
                             "value is not in the source)")
+
+
+def test_the_audits_removal_of_an_included_line_is_one_file_edit_in_its_change_set(tmp_path: Path) -> None:
+    # the audit's pg-work-mem-low finding removes conf.d/90-site.conf's work_mem first (a sed line in its fixes);
+    # apply --audit makes it the same file edit as plan's set, not a by-hand command besides it
+    root = _tree(tmp_path)
+    data = root / "var/lib/pgsql/data"
+    with (data / "postgresql.conf").open("a", encoding="utf-8") as handle:
+        handle.write("include_dir = 'conf.d'\n")
+    (data / "conf.d").mkdir()
+    (data / "conf.d/90-site.conf").write_text("log_min_messages = warning\nwork_mem = 2MB\n", encoding="utf-8")
+    result = run_cli("apply", "--root", str(root), "--audit")
+    assert result.status == 0, result.stderr
+    assert f"--- {data}/conf.d/90-site.conf (current)\n" in result.stdout and "-work_mem = 2MB\n" in result.stdout
+    assert "sed -i" not in result.stdout

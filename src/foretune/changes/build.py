@@ -314,7 +314,10 @@ class _Builder:
         reset = re.search(r"ALTER SYSTEM RESET (\w+);", command)
         removed = re.fullmatch(r"rm (/etc/systemd/system/([^/]+)\.d/[^ ]+) && systemctl daemon-reload", command)
         tuning = re.search(r"--tuning (\S+)$", command)
-        if reset:
+        include = re.fullmatch(r"sed -i '/\^\[\[:space:\]\]\*(\w+)\[\[:space:\]\]\*=/d' /\S+", command)
+        if include:  # the audit's removal of a line a file postgresql.conf includes sets (audit.effect): a file edit
+            self._unshadow_include(include.group(1), source)
+        elif reset:
             self._reset(reset.group(1), source)
         elif removed:
             self._remove_dropin(removed.group(2), removed.group(1), "", source)
