@@ -215,3 +215,22 @@ def test_a_backlog_of_threads_waiting_for_the_pool_points_to_the_pool_not_to_har
     assert f["fixes"] == ["fix the database pool first (9 for 16 threads, see foreman-db-pool-too-small); more workers or "
                           "hardware only if the backlog stays after it"]
     assert {"fact": "foreman_db_pool", "location": "etc/foreman/database.yml", "excerpt": "pool: 9"} in f["evidence"]
+
+
+def test_a_setting_an_included_file_sets_last_is_taken_out_of_that_file_first(tmp_path: Path) -> None:
+    """satellite-6.15 plus `include_dir = 'conf.d'` at the end of postgresql.conf and conf.d/90-site.conf with
+    work_mem = 2MB: PostgreSQL 12 docs: "If the file contains multiple entries for the same parameter, all but the last
+    one are ignored", and an included file is read where its directive stands: the installer's work_mem in
+    postgresql.conf never takes effect until that line goes."""
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15", tree, symlinks=True)
+    with (tree / "var/lib/pgsql/data/postgresql.conf").open("a", encoding="utf-8") as handle:
+        handle.write("include_dir = 'conf.d'\n")
+    (tree / "var/lib/pgsql/data/conf.d").mkdir()
+    (tree / "var/lib/pgsql/data/conf.d/90-site.conf").write_text("work_mem = 2MB\n", encoding="utf-8")
+    data = json.loads(run_cli("audit", str(tree), "--format", "json", "--fail-on", "critical").stdout)
+    f = next(f for f in data["findings"] if f["rule"] == "pg-work-mem-low")
+    assert f["fixes"][0] == "sed -i '/^[[:space:]]*work_mem[[:space:]]*=/d' /var/lib/pgsql/data/conf.d/90-site.conf"
+    assert ("var/lib/pgsql/data/conf.d/90-site.conf, which postgresql.conf includes, sets work_mem = 2MB after "
+            "postgresql.conf's own line") in f["message"]
+    assert "pg-config-includes" in {c["id"] for c in f["citations"]}

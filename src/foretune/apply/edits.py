@@ -53,6 +53,8 @@ class Edits(NamedTuple):
     installer: str | None  # the installer command that puts installer and custom-hiera changes in force
     applied: tuple[Change, ...]  # the changes that are in force once the edits are made (and their effect run)
     skipped: tuple[Skipped, ...]
+    shadowed: tuple[Skipped, ...] = ()  # written, but something the set does not remove wins over it on this host
+    lowered: tuple[Skipped, ...] = ()  # a site value lowered as asked (--prefer foretune): said, never silent
 
     @property
     def empty(self) -> bool:
@@ -415,6 +417,7 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
     statements: list[Statement] = []
     applied: list[Change] = []
     skipped: list[Skipped] = []
+    lowered: list[Skipped] = []
     for change in cs.changes:
         if change.channel in ("installer", "profile"):
             applied.append(change)
@@ -480,7 +483,12 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
                 if c.channel == "alter-system":
                     text = auto_conf_set(text, setting_name(c), None if c.op == "reset" else text_value(c.value))
                 elif c.op == "remove":
-                    if c.channel == "dropin" and c.file:  # a hand-made drop-in (override.conf) that shadows the change
+                    if c.channel == "dropin" and c.file and c.overrides and not c.overrides[0].startswith("/etc/"):
+                        # a drop-in of /usr/lib or /run: the same name in /etc hides it, with its other settings kept
+                        hidden = host.read(c.overrides[0])
+                        rest = without_shadowing(hidden.decode("utf-8", "replace") if hidden is not None else "", c.target)
+                        text = f"# foretune: hides {c.overrides[0]} ({c.reason})\n" + rest
+                    elif c.channel == "dropin" and c.file:  # a hand-made drop-in (override.conf) that shadows the change
                         rest = without_shadowing(text, c.target)
                         if holds_more(rest):  # the site's other settings in it stay: only the shadowing lines go
                             text = rest
@@ -505,7 +513,13 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
                     ours = line_value(str(c.value), _key_of(str(c.value))) if c.channel == "file" else text_value(c.value)
                     skipped.append(Skipped(c, f"{path} sets {higher}, more than foretune's {ours}: kept "
                                               "(add --prefer foretune to lower it)"))
-                elif c.channel == "dropin":
+                if c.op == "set" and prefer == FORETUNE and c in kept_changes and c.channel in ("dropin", "sysctl", "file") \
+                        and (higher := _site_higher(text, c)) is not None:  # --prefer foretune lowers it: said
+                    ours = str(c.value) if c.channel == "file" else f"{c.target.split(':', 1)[-1]}={text_value(c.value)}"
+                    lowered.append(Skipped(c, f"lowers the site's {higher} in {path} to {ours} (as asked: --prefer foretune)"))
+                if c not in kept_changes or c.op != "set":
+                    continue
+                if c.channel == "dropin":
                     directive = c.target.split(":", 1)[1]
                     if not text.strip():
                         text = f"# foretune: {c.reason}\n" if c.reason else ""
@@ -526,5 +540,56 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
             files.append(FileEdit(path, raw, new, tuple(kept_changes)))
     order = {id(c): n for n, c in enumerate(cs.changes)}  # by identity: a value may be a mapping (unhashable)
     applied.sort(key=lambda c: order[id(c)])
+    gone = {c.file or c.target for c in cs.changes if c.op in ("remove", "reset")} | \
+        {c.overrides[0] for c in cs.changes if c.op == "remove" and c.overrides}
+    resets = {c.target for c in cs.changes if c.channel == "alter-system"}
+    shadowed = tuple(Skipped(c, why) for c in cs.changes if c.op == "set" and (why := shadowed_on_host(host, c, gone, resets)))
     return Edits(tuple(files), tuple(statements), installer_command(cs.changes, cs.release, program), tuple(applied),
-                 tuple(skipped))
+                 tuple(skipped), shadowed, tuple(lowered))
+
+
+def shadowed_on_host(host: Host, c: Change, removed: set[str], resets: set[str]) -> str:
+    """What on ``host`` wins over ``c`` and the change set leaves in place ("" when nothing does): a drop-in of the
+    unit read after the one ``c`` writes (/etc, /run and /usr/lib, in one order by name) that sets the same directive,
+    a postgresql.auto.conf line (ALTER SYSTEM) over a custom-hiera PostgreSQL value. A change set made elsewhere
+    (``--changes``, planned without this host's files) is checked against the host it lands on."""
+    import os  # start-up: only when a set is applied
+
+    if c.channel == "dropin" and ":" in c.target:
+        unit, directive = c.target.split(":", 1)
+        unit = unit if "." in unit else unit + ".service"
+        own = os.path.basename(dropin_file(c))
+        later: tuple[str, str] | None = None
+        hidden: set[str] = set()
+        for base in ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system"):
+            try:
+                names = sorted(os.listdir(host.resolve(f"{base}/{unit}.d")))
+            except (OSError, InputError):
+                continue
+            for name in names:
+                path = f"{base}/{unit}.d/{name}"
+                if name in hidden or not name.endswith(".conf") or name <= own or path in removed:
+                    continue
+                try:
+                    text = read_bytes(host.resolve(path)).decode("utf-8", "replace")
+                except (OSError, InputError):
+                    continue
+                value = line_value(text, directive, "[Service]")
+                if value is not None and (later is None or name > os.path.basename(later[0])):
+                    later = (path, value)
+            hidden |= set(names)
+        if later is not None and not same(later[1], c.value):
+            return (f"{later[0]} sets {directive}={later[1]} and is read after {own}: it wins, so {c.target} stays "
+                    f"{later[1]} (plan from this host's files, `foretune apply` without --changes, to remove it)")
+    if c.channel == "custom-hiera" and c.target.startswith("postgresql::server::config_entries/"):
+        name = c.target.split("/", 1)[1].lower()
+        if name in resets or not _SETTING.fullmatch(name):
+            return ""
+        try:
+            before = auto_conf_before(host, name) if host.pg_data_dir() is not None or host.has_psql else None
+        except InputError:
+            return ""
+        if before is not None and not same(before, c.value):
+            return (f"postgresql.auto.conf sets {name} = '{before}' (ALTER SYSTEM), which wins over postgresql.conf: "
+                    f"ALTER SYSTEM RESET {name} first, or the installer's value never takes effect")
+    return ""

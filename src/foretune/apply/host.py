@@ -18,8 +18,9 @@ from pathlib import Path
 from foretune.errors import InputError
 from foretune.safeio import kind, read_bytes
 
-# where PostgreSQL keeps its data on the releases foretune knows (RHEL 8/9 packages; RHEL 7's SCL postgresql 12)
-PG_DATA_DIRS = ("/var/lib/pgsql/data", "/var/opt/rh/rh-postgresql12/lib/pgsql/data", "/var/lib/postgresql/data")
+# where PostgreSQL keeps its data on the releases foretune knows: RHEL 7's SCL PostgreSQL 12 first (Satellite 6.8-6.10;
+# the upgrade to it leaves PostgreSQL 9.2's /var/lib/pgsql/data behind), then the RHEL 8/9 packages'
+PG_DATA_DIRS = ("/var/opt/rh/rh-postgresql12/lib/pgsql/data", "/var/lib/pgsql/data", "/var/lib/postgresql/data")
 RUNS_DIR = "/var/lib/foretune/runs"
 
 

@@ -238,11 +238,43 @@ def _check(path: Path, name: str, data: dict[str, Any]) -> None:
         change_from_dict(change, f"{path}: change {n + 1}")
 
 
-def rollback(host: Host, run: str) -> tuple[dict[str, Any], list[str]]:
-    """Restore run ``run``'s backups byte for byte and undo its statements; returns the journal and notes."""
+def later_runs(host: Host, run: str) -> list[str]:
+    """The runs applied after ``run`` and not rolled back (oldest first): rolling ``run`` back under them would undo
+    their changes too, silently (its backups are the files as they were before any of them)."""
+    parent = runs_dir(host)
+    try:
+        names = sorted((name for name in os.listdir(parent) if RUN_ID.fullmatch(name) and _run_order(name) > _run_order(run)),
+                       key=_run_order)
+    except OSError:
+        return []
+    later = []
+    for name in names:
+        try:
+            data = json.loads(read_bytes(parent / name / JOURNAL, 16 * 1024 * 1024))
+        except (OSError, ValueError):
+            continue  # no journal: a run that wrote nothing
+        if isinstance(data, dict) and not data.get("rolled_back"):
+            later.append(name)
+    return later
+
+
+def _run_order(name: str) -> tuple[str, int]:
+    """A run name as its order of application (20261126T190102Z-2 after 20261126T190102Z-1 after 20261126T190102Z)."""
+    stamp, _, n = name.partition("-")
+    return stamp, int(n or 0)
+
+
+def rollback(host: Host, run: str, *, force: bool = False) -> tuple[dict[str, Any], list[str]]:
+    """Restore run ``run``'s backups byte for byte and undo its statements; returns the journal and notes. A run
+    with later runs still applied is refused unless ``force``: those are rolled back first, newest first."""
     directory, journal = load(host, run, allow_rolled_back=True)
     if journal.get("rolled_back"):
         raise InputError(f"run {journal['run']} was already rolled back at {journal['rolled_back']}")
+    later = later_runs(host, str(journal["run"]))
+    if later and not force:
+        raise InputError(f"run {later[-1]} was applied after run {journal['run']} and is not rolled back: roll back "
+                         f"{', then '.join(reversed(later))} first (`foretune apply --rollback {later[-1]}`), or add "
+                         f"--force to restore run {journal['run']}'s backups over {'them' if len(later) > 1 else 'it'}")
     notes: list[str] = []
     for entry in reversed(journal.get("files", [])):
         if not entry.get("done"):

@@ -29,7 +29,7 @@ from foretune.apply.edits import (
     without_shadowing,
 )
 from foretune.apply.journal import change_from_dict
-from foretune.errors import InputError
+from foretune.errors import ForetuneError, InputError
 from foretune.safeio import read_bytes, write_file
 
 if TYPE_CHECKING:
@@ -198,7 +198,9 @@ class Verifier:
         text = data.decode("utf-8", "replace") if data is not None else None
         if c.op == "remove" and (c.channel == "custom-hiera" or (c.channel == "dropin" and c.file)):
             if c.channel == "dropin":  # gone, or the shadowing lines gone from it (the site's other settings stay)
-                ok = text is None or without_shadowing(text, c.target) == text
+                hides = bool(c.overrides) and not c.overrides[0].startswith("/etc/")  # the same name in /etc must stay
+                clean = text is not None and without_shadowing(text, c.target) == text
+                ok = clean if hides else (text is None or clean)
                 return ok, "" if ok else "present", path
             flat = flatten(load_mapping(text or "", path))
             return c.target not in flat, "present" if c.target in flat else "", path
@@ -224,6 +226,8 @@ class Verifier:
             line = str(c.value)
             key = _key_of(line)
             found = line_value(text, key)
+            if c.op == "remove":  # the line gone from the file
+                return found is None, "" if found is None else f"{key} {found}", path
             wanted = line_value(line, key)
             return found is not None and same(found, wanted), "" if found is None else f"{key} {found}", path
         if c.op == "remove":
@@ -234,17 +238,58 @@ class Verifier:
                 return False, f"{c.target.split(':', 1)[-1]}={later[1]}", later[0]
         return found is not None and same(found, c.value), "" if found is None else str(found), path
 
+    def answers_value(self, option: str) -> tuple[str, Any] | None:
+        """(where, value) the installer's answers file gives ``option`` (the value its next run keeps), or None."""
+        from foretune.changes.build import installer_option  # start-up: only when verify runs
+
+        answers, _ = self.fact("installer_answers")
+        if not isinstance(answers, dict):
+            return None
+        for module, params in answers.items():
+            if isinstance(params, dict):
+                for param, value in params.items():
+                    if installer_option(f"{module}::{param}") == option:
+                        return "the installer's answers file", value
+        return None
+
+    def shadowed_again(self, c: Change) -> str:
+        """Why a drop-in the run removed (or hid) for shadowing a change is as good as back ("" when it is not): a
+        drop-in of the unit read after the installer's installer.conf (Puma's environment) or foretune's limits.conf
+        (LimitNOFILE) sets what it set, with another value than the run's."""
+        from foretune.changes.build import installer_option  # start-up: only when verify runs
+
+        unit = c.target.split(":", 1)[0]
+        unit = unit if "." in unit else unit + ".service"
+        if unit == "foreman.service":
+            wanted = {str(d.get("target")): d.get("value") for d in self.journal.get("changes", [])}
+            for key, variable in PUMA_ENV.items():
+                later = self.later_environment(unit, variable, after="installer.conf")
+                ours = wanted.get(key, wanted.get(installer_option(key) or ""))
+                if later is not None and ours is not None and not same(later[1], ours):
+                    return (f"{later[0]} sets {variable}={later[1]}, read after installer.conf: the installer's value is "
+                            f"shadowed again{self._changed_after(later[0])}")
+            return ""
+        ours = next((d.get("value") for d in self.journal.get("changes", []) if d.get("target") == f"{unit}:LimitNOFILE"
+                     and d.get("op", "set") == "set"), None)
+        later = self.later_dropin(f"/etc/systemd/system/{unit}.d/limits.conf", "LimitNOFILE")
+        if later is None or ours is None or same(later[1], ours):
+            return ""
+        return (f"{later[0]} sets LimitNOFILE={later[1]}, read after limits.conf: {unit}'s limit is shadowed again"
+                f"{self._changed_after(later[0])}")
+
     def later_dropin(self, path: str, directive: str) -> tuple[str, str] | None:
         """A drop-in of the same unit that sorts after ``path`` and sets ``directive`` (systemd reads drop-ins of
         /etc, /run and /usr/lib in one order by file name; the last one wins), as (its path, its value)."""
         directory, name = os.path.split(path)
         unit_dir = os.path.basename(directory)
         found: tuple[str, str, str] | None = None
+        hidden: set[str] = set()  # a drop-in of /etc hides the same name in /run and /usr/lib (systemd-dropin-dirs)
         for base in ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system"):
             try:  # read as systemd reads it: a linked drop-in directory too
                 names = os.listdir(self.host.resolve(f"{base}/{unit_dir}"))
             except (OSError, InputError):
                 continue
+            names, hidden = [n for n in names if n not in hidden], hidden | set(names)
             for other in names:
                 if not other.endswith(".conf") or other <= name:
                     continue
@@ -333,6 +378,10 @@ class Verifier:
             if value is None:
                 self.why = why
                 return None
+            if same(value, c.value):  # the scenario file names it: the values the profile renders must say so too
+                behind = self.profile_behind(str(c.value))
+                if behind:
+                    return value, "the installer's answers (tuning)", "profile_behind:" + behind
             return value, "the installer's answers (tuning)", ""
         key = c.target if c.channel == "custom-hiera" else _option_key(c.target) if c.channel == "installer" else None
         if key in RUNNING:
@@ -370,6 +419,57 @@ class Verifier:
         self.why = f"foretune does not read {c.target} back where the installer renders it; {file_of(c) or 'the journal'} holds it"
         return None
 
+    def profile_behind(self, profile: str) -> str:
+        """Why the profile the scenario file names is not proved in force by what the installer rendered ("" when it
+        is): a value the profile sets, that nothing else here sets (custom-hiera.yaml, another change of the run,
+        postgresql.auto.conf or an included file), is read back from the rendered configuration with another value.
+        The scenario's tuning fact alone does not prove it: the installer writes it whether or not its run got to
+        render the profile's values."""
+        from foretune.changes.build import installer_option  # start-up: only when verify runs
+        from foretune.knowledge.profiles import flatten, installer_hiera  # start-up: only when verify runs
+        from foretune.knowledge.releases import resolve_release  # start-up: only when verify runs
+
+        facts = self.facts()
+        if isinstance(facts, str):
+            return ""
+        try:
+            release = resolve_release(str(facts.value("product") or ""), str(facts.value("product_version") or ""))
+            wanted = flatten(installer_hiera(release, profile))
+        except (ForetuneError, ValueError, KeyError):  # a release or profile foretune cannot size: not judged here
+            return ""
+        journal_keys = set()
+        for data in self.journal.get("changes", []):
+            target = str(data.get("target", ""))
+            journal_keys |= {target, *(k for k in wanted if installer_option(k) == target)}
+        site = flatten(facts.value("custom_hiera") or {}) if isinstance(facts.value("custom_hiera"), dict) else {}
+        pg = facts.value("postgresql") or {}
+        sources = facts.value("postgresql_sources") or {}
+        differs = []
+        for key, value in wanted.items():
+            if key in journal_keys or key in site or key.split("/")[0] in journal_keys:
+                continue
+            if key.startswith(PG + "/"):
+                name = key.split("/", 1)[1]
+                files = sources.get(name) or []
+                if name not in pg or not files or not str(files[-1]).endswith("/postgresql.conf"):
+                    continue  # set elsewhere (ALTER SYSTEM, an include): not the profile's to prove
+                found, where = pg[name], "postgresql.conf"
+            elif key in READBACK and READBACK[key][1]:
+                fact, field = READBACK[key]
+                values = facts.value(fact)
+                found = values.get(field) if isinstance(values, dict) else None
+                where = f"{fact} {field}"
+                if found is None:
+                    continue
+            else:
+                continue
+            if not same(found, value):
+                differs.append(f"{where} gives {key.rsplit('/', 1)[-1].rsplit('::', 1)[-1]} {found}, not the profile's {value}")
+        if not differs:
+            return ""
+        return (f"the scenario file says tuning {profile}, but the rendered configuration is not the profile's: "
+                f"{'; '.join(differs[:3])}: the installer run with --tuning {profile} has not completed")
+
     def overridden(self, c: Change) -> str:
         """What now wins over ``c`` where it takes effect, in one line ("" when nothing does): a postgresql.auto.conf
         line (ALTER SYSTEM) over a value given to postgresql.conf, a foreman.service drop-in read after the
@@ -393,22 +493,63 @@ class Verifier:
         variable = PUMA_ENV.get(key or "")
         if variable is None:
             return ""
+        from_file = self.environment_file("foreman.service", variable)
+        if from_file is not None and not same(from_file[1], c.value):
+            return (f"{from_file[0]} sets {variable}={from_file[1]}, read through EnvironmentFile= in {from_file[2]}: it wins "
+                    f"over the installer's Environment= in installer.conf{self._changed_after(from_file[0])}")
         later = self.later_environment("foreman.service", variable, after="installer.conf")
         if later is None or same(later[1], c.value):
             return ""
         return (f"{later[0]} sets {variable}={later[1]}, read after installer.conf: it wins over the installer's value"
                 f"{self._changed_after(later[0])}")
 
+    def environment_file(self, unit: str, variable: str) -> tuple[str, str, str] | None:
+        """(file, value, the unit file or drop-in naming it) of the last EnvironmentFile= of ``unit`` that sets
+        ``variable``: those files win over every Environment= line (systemd-environment-file)."""
+        places = [f"{base}/{unit}" for base in ("/etc/systemd/system", "/usr/lib/systemd/system")]
+        hidden: set[str] = set()
+        dropins: dict[str, str] = {}
+        for base in ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system"):
+            try:
+                names = os.listdir(self.host.resolve(f"{base}/{unit}.d"))
+            except (OSError, InputError):
+                continue
+            for name in names:
+                if name.endswith(".conf") and name not in hidden:
+                    dropins[name] = f"{base}/{unit}.d/{name}"
+            hidden |= set(names)
+        found: tuple[str, str, str] | None = None
+        unit_file = next((p for p in places if _exists(self.host, p)), None)  # /etc's replaces the package's
+        for place in [*([unit_file] if unit_file else []), *(dropins[n] for n in sorted(dropins, key=lambda n: n.encode()))]:
+            try:
+                data = read_bytes(self.host.resolve(place))
+            except (OSError, InputError):
+                continue
+            for line in data.decode("utf-8", "replace").splitlines():
+                if not line.strip().startswith("EnvironmentFile="):
+                    continue
+                path = line.strip().removeprefix("EnvironmentFile=").strip().lstrip("-").strip()
+                try:
+                    text = read_bytes(self.host.resolve(path)).decode("utf-8", "replace") if path.startswith("/") else ""
+                except (OSError, InputError):
+                    continue
+                value = line_value(text, variable)
+                if value is not None:
+                    found = (path, value.strip().strip('"').strip("'"), place)
+        return found
+
     def later_environment(self, unit: str, variable: str, after: str) -> tuple[str, str] | None:
         """(path, value) of the last drop-in of ``unit`` sorting after ``after`` that sets ``variable`` in an
         Environment= line (systemd reads the drop-ins of every directory in one order by file name)."""
         found: tuple[str, str, str] | None = None
+        hidden: set[str] = set()  # a drop-in of /etc hides the same name in /run and /usr/lib (systemd-dropin-dirs)
         for base in ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system"):
             try:  # read as systemd reads it: a linked foreman.service.d too
                 directory = self.host.resolve(f"{base}/{unit}.d")
                 names = os.listdir(directory)
             except (OSError, InputError):
                 continue
+            names, hidden = [n for n in names if n not in hidden], hidden | set(names)
             for name in names:
                 if not name.endswith(".conf") or name <= after:
                     continue
@@ -436,7 +577,8 @@ class Verifier:
             except InputError:
                 data = None
             version = data.decode("ascii", "replace").strip() or None if data else None
-            self._restart = frozenset(table("postgresql", version).get("restart_settings") or ())
+            entry = table("postgresql", version)  # a removed setting: PostgreSQL did not start with it, so it must start
+            self._restart = frozenset((*(entry.get("restart_settings") or ()), *(entry.get("removed_settings") or {})))
         return self._restart
 
     def postgresql_started(self) -> tuple[float | None, str]:
@@ -493,12 +635,18 @@ class Verifier:
             if not where.startswith(AUTO_CONF):
                 said += f" (applied: {'removed' if c.op != 'set' else repr(str(c.value))})" + self._changed_after(where)
             return Check(c, DRIFT, str(found), where, said)
-        if c.op == "remove" and c.channel == "custom-hiera" and c.target.startswith(PG + "/"):
+        if c.op == "remove" and ((c.channel == "custom-hiera" and c.target.startswith(PG + "/")) or _pg_file(c)):
             values, _ = self.fact("postgresql")
-            name = setting_name(c)
+            name = setting_name(c) if c.channel == "custom-hiera" else _key_of(str(c.value))
             if isinstance(values, dict) and name not in values:
                 pending = self.restart_pending([name])
                 return Check(c, PENDING if pending else IN_FORCE, "", "postgresql.conf and postgresql.auto.conf", pending)
+        again = self.shadowed_again(c) if c.op == "remove" and c.channel == "dropin" and c.file else ""
+        if again:  # the drop-in went, but another one read later sets the same again: the removal is undone
+            return Check(c, DRIFT, "", wrote[2] if wrote else c.file, again)
+        if c.op == "remove" and c.channel == "custom-hiera" and (c.source == "stale" or c.tunable.startswith("stale:")) and not c.target.startswith(PG + "/"):
+            # a key the release ignores: nothing reads it, so once it is gone from custom-hiera.yaml nothing waits
+            return Check(c, IN_FORCE, "", wrote[2] if wrote else "", "")
         if c.op in ("remove", "reset") and c.channel != "alter-system":
             if c.effect == "immediate" or c.tunable in self.seen or self.restarted(c):
                 return Check(c, IN_FORCE, "", wrote[2] if wrote else "", "")
@@ -509,6 +657,10 @@ class Verifier:
             pending = self.restart_pending(_pg_names(c))
             return Check(c, PENDING if pending else IN_FORCE, "", wrote[2] if wrote else AUTO_CONF, pending)
         effect = self.in_effect(c)
+        answered = self.answers_value(c.target) if effect is None and c.channel == "installer" else None
+        if answered is not None and not same(answered[1], c.value):  # the installer has not run with it yet
+            return Check(c, PENDING, str(answered[1]), answered[0], f"{answered[0]} still gives {str(answered[1])!r}: waiting "
+                                                                     f"for {_effect(c)} (the rendered value is not in the source)")
         if effect is None:  # never without a reason
             why = self.why or f"{c.target} cannot be read back where it takes effect on {self.host.label}"
             return Check(c, UNVERIFIED, "", wrote[2] if wrote else "", why)
@@ -517,6 +669,8 @@ class Verifier:
         if extra == "tuned_not_running":
             return Check(c, PENDING, "", where, f"tuned is not running: `systemctl enable --now tuned && tuned-adm profile "
                                                 f"{c.value}` puts the profile in force")
+        if extra.startswith("profile_behind:"):
+            return Check(c, PENDING, str(value), where, extra.split(":", 1)[1])
         if extra == "pending_restart":
             return Check(c, PENDING, str(value), where, "PostgreSQL reports pending_restart: restart postgresql")
         # a PostgreSQL setting read from the files (--root without --dsn): in force only once PostgreSQL has started
@@ -550,6 +704,18 @@ class Verifier:
         if key in RUNNING and self.puma_behind():  # rendered already: the restart is what it waits for
             return Check(c, PENDING, str(value), where, f"{where} still gives {value!r}: {self.puma_behind()}")
         return Check(c, PENDING, str(value), where, f"{where} still gives {value!r}: waiting for {_effect(c)}")
+
+
+def _exists(host: Host, path: str) -> bool:
+    try:
+        return os.path.isfile(host.resolve(path))
+    except InputError:
+        return False
+
+
+def _pg_file(c: Change) -> bool:
+    """``c`` edits a PostgreSQL configuration file (postgresql.conf, a file it includes, postgresql.auto.conf)."""
+    return c.channel == "file" and ("/pgsql/" in c.target or "/postgresql/" in c.target) and c.target.endswith(".conf")
 
 
 def _pg_names(c: Change) -> list[str]:

@@ -1,7 +1,8 @@
 """Fixes that take effect: a fix that lands below a place of higher precedence for the same key (the release's
 table in ``foretune.knowledge.precedence``) also removes what shadows it, and the finding names that place as the cause.
 
-- PostgreSQL: a custom-hiera setting that postgresql.auto.conf (ALTER SYSTEM) also sets;
+- PostgreSQL: a custom-hiera setting that postgresql.auto.conf (ALTER SYSTEM), or a file postgresql.conf includes
+  after its own line, also sets;
 - Puma: the installer writes FOREMAN_PUMA_* to foreman.service.d/installer.conf, so a hand-made drop-in read
   after it (override.conf, from ``systemctl edit foreman``) keeps its threads whatever the installer is told,
   and leaves the Rails pool the installer sizes for its own threads behind.
@@ -12,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 
 from foretune.changes.build import host_of
-from foretune.knowledge.precedence import Shadow, postgresql_shadow, systemd_shadow
+from foretune.knowledge.precedence import Shadow, postgresql_include_shadow, postgresql_shadow, systemd_shadow
 from foretune.knowledge.profiles import PG
 from foretune.plan.model import Fix
 from foretune.rules.base import Context, Evidence, Outcome, Rule, Status
@@ -32,7 +33,17 @@ def take_effect(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
     for fix in outcome.fixes:
         if fix.kind != "hiera" or not fix.target.startswith(PG + "/"):
             continue
-        shadow = postgresql_shadow(fix.target.split("/", 1)[1], files, host_of(ctx.facts).postgresql_version)
+        setting = fix.target.split("/", 1)[1]
+        include = postgresql_include_shadow(setting, ctx.facts.value("postgresql_sources") or {},
+                                            (ctx.facts.value("postgresql") or {}).get(setting), host_of(ctx.facts).postgresql_version)
+        if include is not None and not any(f.target == include.undo for f in (*outcome.fixes, *undo)):
+            # a file postgresql.conf includes sets it after postgresql.conf's own line: the last entry wins
+            undo.append(Fix("command", include.undo))
+            evidence.append(Evidence("postgresql", include.location, include.line))
+            causes.append(f"{include.location}, which postgresql.conf includes, sets {include.line} after postgresql.conf's "
+                          f"own line, and the last entry wins: {include.reset} first, or the installer's value never takes effect")
+            cites += [c for c in include.citations if c not in cites]
+        shadow = postgresql_shadow(setting, files, host_of(ctx.facts).postgresql_version)
         if shadow is None or any(f.target == shadow.undo for f in (*outcome.fixes, *undo)):
             continue
         undo.append(Fix("command", shadow.undo))

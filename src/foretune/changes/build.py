@@ -24,7 +24,14 @@ from typing import Any, NamedTuple
 from foretune.changes.model import Blocked, Change, ChangeSet
 from foretune.knowledge import load_data
 from foretune.knowledge.model import SIZES
-from foretune.knowledge.precedence import postgresql_shadow, systemd_shadow, table
+from foretune.knowledge.precedence import (
+    postgresql_include_shadow,
+    postgresql_shadow,
+    removed_settings,
+    systemd_shadow,
+    systemd_shadows,
+    table,
+)
 from foretune.knowledge.profiles import PG, flatten, installer_hiera
 from foretune.plan.model import Fix, Plan
 from foretune.plan.planner import make_plan
@@ -40,6 +47,7 @@ LIMITS_DROPIN = "limits.conf"  # the drop-in a LimitNOFILE change writes
 PUMA_TARGETS = ("foreman::foreman_service_puma_", "foreman::db_pool", "--foreman-foreman-service-puma-", "--foreman-db-pool")
 # the apply order of channels and operations: the profile first, then what is removed, then the values
 _ORDER = {("profile", "set"): 0, ("custom-hiera", "remove"): 1, ("alter-system", "reset"): 2, ("dropin", "remove"): 3,
+          ("file", "remove"): 3,
           ("custom-hiera", "set"): 4, ("installer", "set"): 5, ("file", "set"): 6, ("alter-system", "set"): 7,
           ("dropin", "set"): 8, ("sysctl", "set"): 9, ("tuned", "set"): 10}
 # Puma values the installer writes into foreman.service.d/installer.conf, by the environment variable that carries them
@@ -60,6 +68,13 @@ class Host(NamedTuple):
     puma_files: tuple[tuple[str, str], ...] = ()  # (location, text) of foreman.service and its drop-ins
     limit_files: tuple[tuple[str, str], ...] = ()  # (location, LimitNOFILE line) of every unit drop-in that sets one
     tuning_profile: str | None = None  # the profile the installer last ran with
+    postgresql_sources: Mapping[str, tuple[str, ...]] = {}  # setting -> the files that set it, in read order
+    postgresql_values: Mapping[str, str] = {}  # setting -> the value the files give it (the last one read)
+    swap_used: int | None = None  # bytes of swap in use
+    swap_total: int | None = None
+    mem_available: int | None = None  # MemAvailable, bytes
+    ram: int | None = None  # MemTotal, bytes
+    puma_workers: int | None = None  # the Puma workers running (pumactl stats), else rendered
 
 
 def host_of(facts: Any) -> Host:
@@ -81,7 +96,13 @@ def host_of(facts: Any) -> Host:
                 if puma is not None and puma.known else (),
                 limit_files=tuple((p.location, p.excerpt) for p in limits.provenance if ".service.d/" in p.location)
                 if limits is not None and limits.known else (),
-                tuning_profile=facts.value("tuning_profile"))
+                tuning_profile=facts.value("tuning_profile"),
+                postgresql_sources={str(k): tuple(str(f) for f in v) for k, v in (facts.value("postgresql_sources") or {}).items()
+                                    if isinstance(v, list)},
+                postgresql_values={str(k): str(v) for k, v in (facts.value("postgresql") or {}).items()},
+                swap_used=(facts.value("swap") or {}).get("used_bytes"), swap_total=(facts.value("swap") or {}).get("total_bytes"),
+                mem_available=(facts.value("memory_pressure") or {}).get("available_bytes"), ram=facts.value("ram_bytes"),
+                puma_workers=(facts.value("puma_stats") or {}).get("workers") or (facts.value("puma") or {}).get("workers"))
 
 
 def installer_option(key: str) -> str | None:
@@ -272,22 +293,31 @@ class _Builder:
         unit = f"{fix.target}.service"
         change = Change(tunable, "dropin", f"{unit}:LimitNOFILE", fix.value, effect="daemon-reload", units=(fix.target,),
                         file=f"/etc/systemd/system/{unit}.d/{LIMITS_DROPIN}", reason=reason, citations=cites, source=source)
-        shadow = systemd_shadow(unit, "LimitNOFILE", self.host.limit_files, owned=LIMITS_DROPIN)
-        if shadow is not None:
-            text = shadow.line.rsplit("=", 1)[-1].rsplit(":", 1)[-1].strip()  # "soft:hard" -> the hard limit
+        shadows = systemd_shadows(unit, "LimitNOFILE", self.host.limit_files, owned=LIMITS_DROPIN)
+
+        def higher(line: str) -> bool:  # the site's limit at or above foretune's
+            text = line.rsplit("=", 1)[-1].rsplit(":", 1)[-1].strip()  # "soft:hard" -> the hard limit
             theirs, ours = (int(text) if text.isdigit() else None), _number(fix.value)
-            if text == "infinity" or (theirs is not None and ours is not None and theirs >= ours):
-                self.block(change._replace(site_value=shadow.line), f"{shadow.location} sets {shadow.line}, read after "
-                           f"{LIMITS_DROPIN}: the site's limit is kept (never lowered silently)", shadow.citations)
-                return
-            self._remove_dropin(unit, "/" + shadow.location.lstrip("/"), shadow.line, source, "LimitNOFILE")
+            return text == "infinity" or (theirs is not None and ours is not None and theirs >= ours)
+
+        if shadows and higher(shadows[-1].line):  # the limit in force is the site's, above foretune's
+            shadow = shadows[-1]
+            self.block(change._replace(site_value=shadow.line), f"{shadow.location} sets {shadow.line}, read after "
+                       f"{LIMITS_DROPIN}: the site's limit is kept (never lowered silently)", shadow.citations)
+            return
+        for shadow in shadows:  # every drop-in read after limits.conf with a lower limit goes (or is hidden)
+            if not higher(shadow.line):
+                self._remove_dropin(unit, "/" + shadow.location.lstrip("/"), shadow.line, source, "LimitNOFILE")
         self.add(change)
 
     def _command(self, tunable: str, command: str, reason: str, cites: tuple[str, ...], source: str) -> None:
         reset = re.search(r"ALTER SYSTEM RESET (\w+);", command)
         removed = re.fullmatch(r"rm (/etc/systemd/system/([^/]+)\.d/[^ ]+) && systemctl daemon-reload", command)
         tuning = re.search(r"--tuning (\S+)$", command)
-        if reset:
+        include = re.fullmatch(r"sed -i '/\^\[\[:space:\]\]\*(\w+)\[\[:space:\]\]\*=/d' /\S+", command)
+        if include:  # the audit's removal of a line a file postgresql.conf includes sets (audit.effect): a file edit
+            self._unshadow_include(include.group(1), source)
+        elif reset:
             self._reset(reset.group(1), source)
         elif removed:
             self._remove_dropin(removed.group(2), removed.group(1), "", source)
@@ -372,6 +402,10 @@ class _Builder:
             change = change._replace(site_value=int(in_force.group(1)), reason=change.reason + (
                 f" ({posixpath.basename(shadow_env.location)} keeps {in_force.group(1)} in force; the {before} set "
                 "for the installer never took effect)" if before is not None and str(before) != in_force.group(1) else ""))
+        short = self.short_of_memory(value) if tunable == "puma.workers" else ""
+        if short:
+            self.block(change, short, ("gf-puma-autotuning", "g62-memory"))
+            return
         if tunable in MEMORY_TUNABLES and self.memory_problem is not None and self._raises(tunable, value):
             self.block(change, f"the memory budget after the changes does not fit: {self.memory_problem.message}",
                        self.memory_problem.citations)
@@ -382,10 +416,53 @@ class _Builder:
             shadow = postgresql_shadow(setting, self.host.postgresql_files, self.host.postgresql_version)
             if shadow is not None:
                 self._reset(setting, source, shadow.line, shadow.citations)
+            self._unshadow_include(setting, source)
         if key.startswith(PUMA_TARGETS) or (option or "").startswith(PUMA_TARGETS):
-            shadow = systemd_shadow("foreman.service", "Environment", self.host.puma_files, owned=INSTALLER_DROPIN)
-            if shadow is not None:
+            for shadow in systemd_shadows("foreman.service", "Environment", self.host.puma_files, owned=INSTALLER_DROPIN):
                 self._remove_dropin("foreman.service", "/" + shadow.location.lstrip("/"), shadow.line, source)
+            self._unshadow_environment_files(source)
+
+    def _unshadow_environment_files(self, source: str) -> None:
+        """A file a foreman.service EnvironmentFile= line names that sets FOREMAN_PUMA_*: its variables win over the
+        installer's Environment= lines wherever each stands (systemd-environment-file), so its Puma lines go (the
+        site's other variables there stay)."""
+        for location, text in self.host.puma_files:
+            if ".service" in location:
+                continue  # a unit file or drop-in: systemd_shadows' part
+            path = "/" + location.lstrip("/")
+            for line in text.replace(" | ", "\n").splitlines():
+                found = re.match(r"\s*(FOREMAN_PUMA_\w+)\s*=\s*(\S*)", line)
+                if found is None:
+                    continue
+                self.add(Change(f"unshadow:{path}:{found.group(1)}", "file", path, line.strip(), op="remove",
+                                effect="restart", units=("foreman",), file=path, source=source, site_value=found.group(2),
+                                reason=f"{path}, which a foreman.service EnvironmentFile= line reads, sets {line.strip()}: "
+                                       "EnvironmentFile= wins over the installer's Environment= in installer.conf",
+                                citations=(str(self.systemd_table.get("environment_file_citation") or "systemd-environment-file"),)))
+
+    def short_of_memory(self, workers: Any) -> str:
+        """Why more Puma workers than run now must wait ("" when they need not): the box swaps and has less memory
+        available than the swap tolerance allows (the swap-in-use rule's measure), and each worker takes about 1 GiB
+        (gf-puma-autotuning, "Each Puma worker consumes around 1 GiB of RAM.")."""
+        from foretune.knowledge import threshold  # start-up: only when a worker raise is checked
+        from foretune.plan.constants import const  # start-up: only when a worker raise is checked
+        from foretune.units import format_gib  # start-up: only when a worker raise is checked
+
+        h = self.host
+        wanted = _number(workers)
+        if wanted is None or h.puma_workers is None or wanted <= h.puma_workers:
+            return ""
+        if (h.swap_used or 0) <= threshold("swap_used_tolerance_bytes"):
+            return ""
+        if h.mem_available is not None and h.ram and h.mem_available >= threshold("memory_available_min_fraction") * h.ram:
+            return ""  # pages parked by an earlier peak: memory is there now
+        more = int(wanted) - h.puma_workers
+        per = float(const("puma_ram_per_worker_gib"))
+        now = (f"only {format_gib(h.mem_available)} of {format_gib(h.ram)} available" if h.mem_available is not None and h.ram
+               else "available memory not in the source")
+        return (f"the box swaps now ({format_gib(h.swap_used or 0)} of {format_gib(h.swap_total or 0)} swap in use, {now}): "
+                f"{h.puma_workers} -> {int(wanted)} Puma workers needs about {more * per:g} GiB more (the guide: \"Each Puma "
+                f"worker consumes around {per:g} GiB of RAM.\"); free memory first, then raise the workers")
 
     def _raises(self, tunable: str, value: Any) -> bool:
         """``value`` is above what the installer gives for ``tunable`` (a change that needs more memory)."""
@@ -405,19 +482,41 @@ class _Builder:
         restart = setting in (entry.get("restart_settings") or ())  # read only at start (pg-conf-restart); else a reload
         self.add(Change(f"reset:postgresql:{setting}", "alter-system", setting, None, op="reset",
                         effect="restart" if restart else "immediate", units=("postgresql",) if restart else (),
-                        file="/var/lib/pgsql/data/postgresql.auto.conf",
+                        file=f"{self.pg_data_dir()}/postgresql.auto.conf",
                         reason=(f"postgresql.auto.conf sets {line} (ALTER SYSTEM), which wins over postgresql.conf" if line
                                 else f"postgresql.auto.conf (ALTER SYSTEM) sets {setting}, which wins over postgresql.conf"),
                         citations=tuple(c for c in cites if c), source=source))
 
     def _remove_dropin(self, unit: str, path: str, line: str, source: str, directive: str = "Environment") -> None:
         after = INSTALLER_DROPIN if directive == "Environment" else LIMITS_DROPIN
-        self.add(Change(f"remove:dropin:{path}", "dropin", f"{unit}:{posixpath.basename(path)}", None, op="remove",
-                        effect="daemon-reload",
-                        units=(unit.removesuffix(".service"),), file=path,
-                        reason=(f"{posixpath.basename(path)} is read after {after} and sets "
-                                f"{line or 'what the installer sets'}, whatever the installer is told"),
-                        citations=(str(self.systemd_table["citation"]),), source=source))
+        reason = (f"{posixpath.basename(path)} is read after {after} and sets "
+                  f"{line or 'what the installer sets'}, whatever the installer is told")
+        cites: tuple[str, ...] = (str(self.systemd_table["citation"]),)
+        overrides: tuple[str, ...] = ()
+        if not path.startswith("/etc/"):  # /usr/lib (the package's) or /run (runtime): hidden by the same name in /etc
+            overrides, path = (path,), f"/etc/systemd/system/{unit}.d/{posixpath.basename(path)}"
+            reason += (f"; a drop-in of the same name in /etc/systemd/system/{unit}.d hides it (the package's file "
+                       "stays as it is), with the rest of its settings")
+            cites += (str(self.systemd_table.get("dropin_dirs_citation") or "systemd-dropin-dirs"),)
+        self.add(Change(f"remove:dropin:{overrides[0] if overrides else path}", "dropin", f"{unit}:{posixpath.basename(path)}",
+                        None, op="remove", effect="daemon-reload", units=(unit.removesuffix(".service"),), file=path,
+                        overrides=overrides, reason=reason, citations=cites, source=source))
+
+    def _unshadow_include(self, setting: str, source: str) -> None:
+        """A file postgresql.conf includes that sets ``setting`` after postgresql.conf's own line wins over the value
+        the installer writes: its line goes (the site's other settings there stay)."""
+        shadow = postgresql_include_shadow(setting, self.host.postgresql_sources, self.host.postgresql_values.get(setting),
+                                           self.host.postgresql_version)
+        if shadow is None:
+            return
+        path = "/" + shadow.location.lstrip("/")
+        restart = setting in (table("postgresql", self.host.postgresql_version).get("restart_settings") or ())
+        self.add(Change(f"unshadow:{path}:{setting}", "file", path, shadow.line, op="remove",
+                        effect="restart" if restart else "immediate", units=("postgresql",), file=path, source=source,
+                        site_value=self.host.postgresql_values.get(setting),
+                        reason=f"{posixpath.basename(path)}, which postgresql.conf includes, sets {shadow.line} after "
+                               "postgresql.conf's own line: the last entry wins, so the installer's value never takes effect",
+                        citations=shadow.citations))
 
     def unshadow_postgresql(self) -> None:
         """A postgresql.auto.conf line (ALTER SYSTEM) below the value the plan puts in postgresql.conf is reset,
@@ -427,6 +526,14 @@ class _Builder:
             if not t.id.startswith("postgresql.") or t.foretune.value is None:
                 continue
             setting = t.id.split(".", 1)[1]
+            include = postgresql_include_shadow(setting, self.host.postgresql_sources, self.host.postgresql_values.get(setting),
+                                                self.host.postgresql_version)
+            if include is not None and not any(c.tunable.endswith(f":{setting}") and c.tunable.startswith("unshadow:/")
+                                               for c in self.changes.values()):
+                theirs = _pg_number(str(self.host.postgresql_values.get(setting, "")))
+                ours = _pg_number(str(t.foretune.value))
+                if theirs is None or ours is None or theirs < ours:  # a higher site value is kept (never lowered silently)
+                    self._unshadow_include(setting, "plan")
             if f"reset:postgresql:{setting}" in self.changes:
                 continue
             shadow = postgresql_shadow(setting, self.host.postgresql_files, self.host.postgresql_version)
@@ -438,8 +545,39 @@ class _Builder:
                 continue
             self._reset(setting, "plan", shadow.line, shadow.citations)
 
+    def pg_data_dir(self) -> str:
+        """PostgreSQL's data directory as the facts read it (the SCL's on RHEL 7: /var/opt/rh/rh-postgresql12/lib/pgsql/data)."""
+        first = next((loc for loc, _ in self.host.postgresql_files if posixpath.basename(loc) == "postgresql.conf"), None)
+        return "/" + posixpath.dirname(first).lstrip("/") if first else "/var/lib/pgsql/data"
+
+    def pg_version(self) -> str | None:
+        """The PostgreSQL major in force: the facts', else the release's (12 from Foreman 2.0 on, 9.2 before)."""
+        from foretune.knowledge.releases import version_key  # start-up: only when a change set is built
+
+        return self.host.postgresql_version or ("12" if version_key(self.release.foreman_version) >= (2, 0) else None)
+
+    def stale_postgresql(self) -> None:
+        """Every line of a PostgreSQL file (postgresql.conf, an included file, postgresql.auto.conf) that sets a
+        setting the PostgreSQL in force no longer knows goes: the server refuses to start with it. Not through
+        ALTER SYSTEM RESET, which refuses an unknown name too; nor through the installer, which leaves a line it no
+        longer manages in place."""
+        version = self.pg_version()
+        for name, cite in removed_settings(version).items():
+            for location in dict.fromkeys(self.host.postgresql_sources.get(name) or ()):
+                path = "/" + location.lstrip("/")
+                value = self.host.postgresql_values.get(name, "")
+                line = f"{name} = '{value}'" if path.endswith("postgresql.auto.conf") else f"{name} = {value}"
+                how = ("ALTER SYSTEM RESET refuses a name PostgreSQL does not know, so the line is taken out of the file"
+                       if path.endswith("postgresql.auto.conf") else "the installer leaves a line it no longer manages in place")
+                self.add(Change(f"stale:{path}:{name}", "file", path, line, op="remove", effect="restart",
+                                units=("postgresql",), file=path, source="stale", site_value=value,
+                                reason=f"{posixpath.basename(path)} sets {line}: PostgreSQL {version} no longer knows "
+                                       f"{name} and refuses to start with it; {how}",
+                                citations=(cite, "fi-checkpoint-segments-removed")))
+
     def stale(self) -> None:
         """Every custom-hiera.yaml key the release refuses or ignores becomes a ``remove`` change."""
+        self.stale_postgresql()
         if not self.release.features.custom_hiera:
             return
         from foretune.knowledge.hiera_keys import (
@@ -499,6 +637,37 @@ def _measured(b: _Builder, facts: Any) -> None:
         b.commands.append(THP_DEFRAG)
 
 
+THP_NEVER = "echo never > /sys/kernel/mm/transparent_hugepage/enabled"
+
+
+def _tuned_thp(b: _Builder, facts: Any) -> None:
+    """A THP change while the tuned profile in force after the set turns THP on ([vm] transparent_hugepages, its own
+    or an included profile's): tuned writes that value back whenever it applies the profile (at every start), and
+    ignores it only once the kernel's transparent_hugepage= boot argument is in force. Said, and accounted for: the
+    profile is applied before THP is set, and the set says what keeps THP off."""
+    if facts is None or isinstance(facts, Host) or not hasattr(facts, "value") or THP_NEVER not in b.commands:
+        return
+    from foretune.facts.extract.platform import tuned_thp  # start-up: only when a THP change meets tuned
+
+    profiles = facts.value("tuned_profiles")
+    tuned = b.changes.get("os.tuned_profile")
+    active = facts.value("tuned") or {}
+    name = str(tuned.value) if tuned is not None else (active.get("active") if isinstance(active, dict) else None)
+    if not isinstance(profiles, dict) or not name:
+        return
+    value, where = tuned_thp(profiles, name)
+    if value not in ("always", "madvise"):
+        return
+    b.advice.append((f"transparent huge pages and tuned's {name}",
+                     f"/{where.lstrip('/')} sets transparent_hugepages={value} in [vm], which tuned writes back whenever it applies "
+                     f"{name} (every start), undoing `{THP_NEVER}`; tuned leaves THP alone once the kernel runs with "
+                     "transparent_hugepage=never (the grubby line, after a reboot). Until then, set THP after "
+                     f"`tuned-adm profile {name}`, or use a profile of your own in /etc/tuned that includes {name} with "
+                     "[vm] transparent_hugepages=never"))
+    b.commands.remove(THP_NEVER)  # after the tuned step, which apply and APPLY.md print first
+    b.commands.append(THP_NEVER)
+
+
 def from_plan(plan: Plan, facts: Any = None, lower_site: bool = False) -> ChangeSet:
     """The change set of a plan: every tunable whose recommendation differs from what the installer gives, checked
     against ``facts`` (a FactSet, a :class:`Host`, or None for a plan made from options alone); ``lower_site``: a
@@ -529,6 +698,7 @@ def from_plan(plan: Plan, facts: Any = None, lower_site: bool = False) -> Change
             for fix in t.fixes:
                 b.fix(t.id, fix, t.foretune.reason, t.foretune.citations)
     _measured(b, facts)
+    _tuned_thp(b, facts)
     b.unshadow_postgresql()
     b.stale()
     return b.result()
@@ -572,6 +742,7 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
                     b.given += [(own.target, own.value, plan.profile) for own in t.fixes if (own.target, own.value, plan.profile) not in b.given]
             else:
                 b.fix(tunable_id or f"{fix.kind}:{fix_key(fix)}", fix, "", (), rule)
+    _tuned_thp(b, facts)
     b.unshadow_postgresql()
     b.stale()
     return b.result()

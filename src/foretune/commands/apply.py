@@ -34,6 +34,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                            "as a run journal records it) instead of planning one")
     what.add_argument("--audit", action="store_true",
                       help="the change set that fixes the audit's findings on the source, instead of plan's recommendations")
+    what.add_argument("--waivers", metavar="FILE",
+                      help="with --audit: YAML list of {rule, reason, expires: YYYY-MM-DD} accepted findings, as `audit "
+                           "--waivers` reads it; a waived finding's fixes are left out of the change set")
     what.add_argument("--prefer", choices=("site", "foretune"), default="site",
                       help="where the site already sets a value above foretune's (custom-hiera.yaml, a drop-in, "
                            "sysctl.d, an edited file): keep the site's (default; each is listed as not applied) or write "
@@ -46,6 +49,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     act.add_argument("--rollback", metavar="RUN",
                      help="restore the files RUN changed from its backups, byte for byte, and undo its ALTER SYSTEM "
                           "statements ('last' for the last run)")
+    act.add_argument("--force", action="store_true",
+                     help="with --rollback: restore RUN even though later runs are still applied (their changes to the "
+                          "same files are undone too; by default they must be rolled back first, newest first)")
     add_plan_arguments(parser)
     return parser
 
@@ -132,7 +138,7 @@ def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, s
 
     program = build.installer_program(plan)
     if args.audit:
-        return _audit_change_set(facts, args.hosts, args.prefer == "foretune"), program, args.source
+        return _audit_change_set(facts, args.hosts, args.prefer == "foretune", args.waivers, env), program, args.source
     from foretune.commands._measured import audit_lowers  # start-up: only for an `apply` run
 
     changes = build.from_plan(plan, facts, lower_site=args.prefer == "foretune")
@@ -161,20 +167,30 @@ def _audit_command(args: argparse.Namespace) -> str:
     return f"`{' '.join(words)}` applies that set"
 
 
-def _audit_change_set(facts: Any, hosts: int | None, lower_site: bool = False) -> ChangeSet:
-    """The change set that fixes the failing, unwaived findings of the audit of ``facts``."""
+def _audit_change_set(facts: Any, hosts: int | None, lower_site: bool = False, waivers_file: str | None = None,
+                      env: Environment | None = None) -> ChangeSet:
+    """The change set that fixes the failing, unwaived findings of the audit of ``facts`` (``waivers_file``: the
+    findings accepted, as `audit --waivers` reads them)."""
+    import datetime  # start-up: only for `apply --audit`
     from types import SimpleNamespace  # start-up: only for `apply --audit`
 
     from foretune.audit.combine import combine  # start-up: only for `apply --audit`
     from foretune.audit.context import build_context  # start-up: only for `apply --audit`
     from foretune.audit.runner import run_all  # start-up: only for `apply --audit`
+    from foretune.audit.waivers import apply_waivers, load_waivers  # start-up: only for `apply --audit`
     from foretune.commands.audit import change_set  # start-up: only for `apply --audit`
     from foretune.rules.registry import all_rules  # start-up: only for `apply --audit`
 
     ctx, _ = build_context(facts, hosts=hosts, bench=[])
     if ctx.plan is None:
         raise UsageError(f"no fixes to apply: {ctx.no_plan_reason}")
-    report = SimpleNamespace(findings=combine(run_all(all_rules(), ctx), all_rules()))  # as `audit --output-dir` builds its set
+    findings = combine(run_all(all_rules(), ctx), all_rules())
+    if waivers_file:  # before the change set, as `audit --waivers` applies them: a waived finding asks for nothing
+        findings, warnings = apply_waivers(findings, load_waivers(waivers_file), datetime.date.today())
+        for warning in warnings:
+            if env is not None:
+                env.warn(warning)
+    report = SimpleNamespace(findings=findings)  # as `audit --output-dir` builds its set
     result: ChangeSet = change_set(report, ctx.fix_plan or ctx.plan, facts, lower_site)
     return result
 
@@ -190,11 +206,15 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         raise UsageError("--run-installer needs --write")
     if args.run_installer and args.root:
         raise UsageError("--run-installer runs the installer on this host: not with --root")
+    if args.waivers and not args.audit:
+        raise UsageError("--waivers goes with --audit (plan's recommendations are not findings to waive)")
+    if args.force and not args.rollback:
+        raise UsageError("--force goes with --rollback")
     if args.rollback and (args.write or args.changes or args.audit):
         raise UsageError("--rollback restores a run: give it alone (with --root/--dsn)")
     host = Host(args.root, args.dsn, env.environ)
     if args.rollback:
-        journal, notes = rollback(host, args.rollback)
+        journal, notes = rollback(host, args.rollback, force=args.force)
         for note in notes:
             env.warn(note)
         restored = sum(1 for f in journal.get("files", []) if f.get("done"))
@@ -210,6 +230,12 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         _refuse_input(args.changes, host, [e.path for e in found.files])
     for skip in found.skipped:
         env.warn(redact_text(f"not applied: {skip.change.tunable}: {skip.why}"))
+    for low in found.lowered:
+        env.stdout.write(redact_text(f"{low.why}: {low.change.tunable}") + "\n")
+    kept = {skip.change.tunable for skip in found.skipped}
+    for shadow in found.shadowed:  # the site's kept value is not in force either: said so, not only "kept"
+        said = "the value kept is not in force either" if shadow.change.tunable in kept else "cannot take effect"
+        env.warn(redact_text(f"{said}: {shadow.change.tunable}: {shadow.why}"))
     for edit in found.files:
         old = (edit.old or b"").decode("utf-8", "replace")
         label = str(host.path(edit.path))
@@ -246,8 +272,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             env.stdout.write(redact_text(f"lowers the site's {c.site_value}: {c.target} {c.value} ({c.reason})") + "\n")
         elif c.op == "set" and c.site_value is not None and str(c.site_value) != str(c.value):  # raised: said too
             env.stdout.write(redact_text(f"replaces the site's {c.site_value}: {c.target} {c.value} ({c.reason})") + "\n")
-        if c.effect == "restart" and c.units and c.target not in restarts.setdefault(c.units, []):
-            restarts[c.units].append(c.target)
+        what = str(c.value).split("=")[0].strip() if c.channel == "file" and c.op == "remove" and c.value else c.target
+        if c.effect == "restart" and c.units and what not in restarts.setdefault(c.units, []):
+            restarts[c.units].append(what)
     for c in cs.changes:  # active_profile is read when tuned starts: tuned-adm puts the profile in force now
         if c.channel == "tuned" and c.op == "set":
             env.stdout.write(f"then: `systemctl enable --now tuned && tuned-adm profile {c.value}` (tuned reads "
@@ -262,6 +289,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                          f"`systemctl restart {' '.join(units)}`\n")
     for command in getattr(cs, "commands", ()):  # what is not a value (THP, hammer settings): run by hand
         env.stdout.write(f"by hand: {redact_text(str(command))}\n")
+    for what, advice in getattr(cs, "advice", ()):  # what to keep in mind (tuned turning THP back on)
+        env.stdout.write(redact_text(f"keep in mind: {what}: {advice}") + "\n")
     if not args.write:
         if not found.empty:
             env.note("dry run: nothing written (add --write to apply, with backups and a journal)")

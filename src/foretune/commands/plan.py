@@ -121,10 +121,15 @@ def plan_and_facts(args: argparse.Namespace, env: Environment, for_changes: bool
 
         source = None if args.source == "live" else args.source
         with env.read_progress(source) as progress:
-            facts = read_source(source, hosts=args.hosts, progress=progress)
+            facts = read_source(source, hosts=args.hosts, progress=progress,
+                                tree=bool(getattr(args, "root", None)) and source == getattr(args, "root", None))
         for problem in facts.problems:
             env.warn(problem)
         choice = choose_plan(facts, hosts=args.hosts, **given)
+        tree = bool(getattr(args, "root", None)) and source == getattr(args, "root", None)
+        if choice.plan is None and tree and not facts.value("product") and not (args.product and args.version):  # no package list
+            raise UsageError(f"cannot plan from {facts.source_label}: it lists no installed packages (a plain tree, not a "
+                             "sosreport): give --product and --version (and --cpus, --ram, --hosts), or --changes FILE")
         if choice.plan is None:
             raise UsageError(f"cannot plan from {facts.source_label}: " + "; ".join(choice.notes))
         if choice.figure.assumed:

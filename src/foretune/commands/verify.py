@@ -41,7 +41,7 @@ def _facts(root: str | None, env: Environment) -> Any:
         from foretune.facts import read_source  # start-up: the facts layer loads only when a check needs it
 
         try:
-            return read_source(root, environ=dict(env.environ))
+            return read_source(root, environ=dict(env.environ), tree=root is not None)
         except ForetuneError as exc:
             env.warn(f"facts not readable: {exc}: the changes read back from them are not verified")
             return f"facts not readable: {exc}"

@@ -16,9 +16,10 @@ if TYPE_CHECKING:
 
 
 def read_source(spec: str | None, *, hosts: int | None = None, environ: Mapping[str, str] | None = None,
-                progress: Callable[[int, int], None] | None = None) -> FactSet:
+                progress: Callable[[int, int], None] | None = None, tree: bool = False) -> FactSet:
     """Facts from this host (``spec`` None), a sosreport directory or tarball, or a ``collect`` snapshot.
 
+    ``tree``: a directory may be a plain tree laid out like a host (``apply``/``verify --root``), not only a sosreport.
     ``hosts`` fills ``managed_hosts`` when the source lacks it. ``progress(done, total)`` hears how many
     bytes of a tarball have been read. Unreadable parts become
     ``FactSet.problems``; only a path that is no source at all raises InputError.
@@ -39,7 +40,7 @@ def read_source(spec: str | None, *, hosts: int | None = None, environ: Mapping[
     if path.is_dir():
         from foretune.host.sources.sosreport import SosreportDirectory  # start-up: a source type loads when read
 
-        return extract(SosreportDirectory(path), hosts=hosts)
+        return extract(SosreportDirectory(path, plain=tree), hosts=hosts)
     name = path.name.lower()
     if name.endswith((".json", ".json.gz")):
         from foretune.facts.model import Fact, Provenance  # start-up: loads only when facts are read

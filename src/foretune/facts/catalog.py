@@ -42,6 +42,8 @@ CATALOG: tuple[FactSpec, ...] = (
     FactSpec("swap", "dict: total_bytes, used_bytes", "Swap size and use."),
     FactSpec("thp", "dict: enabled, defrag (the selected value, e.g. 'never')", "Transparent huge pages."),
     FactSpec("tuned", "dict: active (str or None), running (bool or None)", "tuned daemon and active profile."),
+    FactSpec("tuned_profiles", "dict: profile -> {include: list of profiles, transparent_hugepages: str or None, file}",
+             "The tuned profiles on the host (/usr/lib/tuned, /etc/tuned): what each includes and sets for THP."),
     FactSpec("sysctl", "dict: name -> str value", "Kernel parameters (fs.aio-max-nr, vm.*, kernel.sem, ...)."),
     FactSpec("cpu_governor", "str or None", "cpufreq scaling governor (known None when a virtual machine has no cpufreq)."),
     FactSpec("service_limits", "dict: unit -> {LimitNOFILE: int or None (infinity), LimitNPROC: int or None, "
@@ -78,6 +80,9 @@ CATALOG: tuple[FactSpec, ...] = (
              "Passenger settings (<= Satellite 6.8)."),
     FactSpec("postgresql", "dict: setting -> str (postgresql.conf + postgresql.auto.conf, or SHOW ALL live)",
              "PostgreSQL settings."),
+    FactSpec("postgresql_sources", "dict: setting -> list of files that set it, in the order PostgreSQL reads them "
+             "(postgresql.conf, the files it includes, postgresql.auto.conf; the last one wins)",
+             "Where each PostgreSQL setting of the files comes from (what overrides what)."),
     FactSpec("postgresql_version", "str, e.g. '12.18' or '9.2.23'",
              "PostgreSQL server version: server_version of SHOW ALL live, else the installed server package (the one "
              "whose data directory holds the postgresql.conf read, when several are installed)."),

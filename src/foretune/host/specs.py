@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 FOREMAN_DEBUG = "sos_commands/foreman/foreman-debug/"
-PG_DATA_DIRS = ("/var/lib/pgsql/data", "/var/opt/rh/rh-postgresql12/lib/pgsql/data", "/var/lib/pgsql/12/data",
+# the SCL's first: Satellite 6.8-6.10 on RHEL 7 run PostgreSQL 12 there, and the upgrade leaves PostgreSQL 9.2's old
+# /var/lib/pgsql/data behind (foreman-installer hooks/pre/30-el7_upgrade_postgresql.rb: postgresql-setup --upgrade)
+PG_DATA_DIRS = ("/var/opt/rh/rh-postgresql12/lib/pgsql/data", "/var/lib/pgsql/data", "/var/lib/pgsql/12/data",
                 "/var/lib/pgsql/13/data", "/var/opt/rh/rh-postgresql96/lib/pgsql/data", "/var/lib/postgresql/data")
 SHOW_PROPERTIES = "Id,ActiveState,SubState,MainPID,LimitNOFILE,LimitNOFILESoft,LimitNPROC,TasksMax,MemoryMax,Environment,ExecStart"
 
@@ -49,6 +51,8 @@ SPECS: tuple[Spec, ...] = (
     Spec("thp_defrag", paths=("/sys/kernel/mm/transparent_hugepage/defrag",)),
     Spec("tuned_active", commands=(("tuned-adm", "active"),), sos=("sos_commands/tuned/tuned-adm_active",),
          sos_exec=("tuned-adm active",)),
+    # the profiles tuned can apply (/etc/tuned's replaces the package's of the same name): what each sets for THP
+    Spec("tuned_profiles", paths=("/usr/lib/tuned/*/tuned.conf", "/etc/tuned/*/tuned.conf"), glob=True),
     Spec("sysctl", commands=(("sysctl", "-a"),), sos=("sos_commands/kernel/sysctl_-a",), sos_exec=("sysctl -a",)),
     Spec("cpu_governor", paths=("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",)),
     Spec("systemctl_show", commands=(("systemctl", "show", "--all", "-p", SHOW_PROPERTIES, "*.service"),),
@@ -56,7 +60,9 @@ SPECS: tuple[Spec, ...] = (
     Spec("systemctl_units", commands=(("systemctl", "list-units", "--all", "--no-pager", "--plain", "--type=service"),),
          sos=("sos_commands/systemd/systemctl_list-units", "sos_commands/systemd/systemctl_list-units_--all"),
          sos_exec=("systemctl list-units",)),
-    Spec("unit_files", paths=("/etc/systemd/system/*.service", "/etc/systemd/system/*.service.d/*.conf"), glob=True),
+    # drop-ins of /run and /usr/lib too: systemd reads them all, in one lexical order by file name (systemd-dropin-dirs)
+    Spec("unit_files", paths=("/etc/systemd/system/*.service", "/etc/systemd/system/*.service.d/*.conf",
+                              "/run/systemd/system/*.service.d/*.conf", "/usr/lib/systemd/system/*.service.d/*.conf"), glob=True),
     Spec("wanted_units", paths=("/etc/systemd/system/multi-user.target.wants/*",), glob=True),
     Spec("mounts", paths=("/proc/mounts",)),
     Spec("process_limits", paths=("/proc/[0-9]*/limits",), glob=True, collect=False),  # per service, by MainPID

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from foretune.knowledge import load_data
@@ -79,6 +79,48 @@ def postgresql_shadow(setting: str, files: Iterable[tuple[str, str]], version: s
     return found
 
 
+def postgresql_include_shadow(setting: str, sources: Mapping[str, Sequence[str]], value: str | None = None,
+                              version: str | None = None) -> Shadow | None:
+    """The file ``postgresql.conf`` includes (``include``, ``include_if_exists``, ``include_dir``) that sets ``setting``
+    last, when one does: PostgreSQL reads it where its directive stands and the last entry wins, so it wins over the
+    value the installer writes to postgresql.conf. ``sources``: setting -> the files that set it, in read order.
+
+    >>> postgresql_include_shadow("work_mem", {"work_mem": ["var/lib/pgsql/data/postgresql.conf",
+    ...     "var/lib/pgsql/data/conf.d/90-site.conf"]}, "16MB").line
+    'work_mem = 16MB'
+    >>> postgresql_include_shadow("work_mem", {"work_mem": ["var/lib/pgsql/data/conf.d/10.conf",
+    ...     "var/lib/pgsql/data/postgresql.conf"]}) is None
+    True
+    """
+    files = list(sources.get(setting) or ())
+    if not files:
+        return None
+    last = files[-1]
+    entry = table("postgresql", version)
+    if posixpath.basename(last) in ("postgresql.conf", entry.get("highest_file") or "postgresql.auto.conf"):
+        return None
+    path = "/" + last.lstrip("/")
+    line = f"{setting} = {value}" if value is not None else setting
+    return Shadow(last, line, f"remove the {setting} line from {path}", f"sed -i '/^[[:space:]]*{setting}[[:space:]]*=/d' {path}",
+                  (str(entry.get("include_citation") or "pg-config-includes"),))
+
+
+def removed_settings(version: str | None) -> dict[str, str]:
+    """The settings PostgreSQL ``version`` no longer knows (it refuses to start with them), with the citation.
+
+    >>> removed_settings("12"), removed_settings("9.2")
+    ({'checkpoint_segments': 'pg-release-95-wal-size'}, {})
+    """
+    if version is None:
+        return {}
+    return {str(k): str(v) for k, v in (table("postgresql", version).get("removed_settings") or {}).items()}
+
+
+def systemd_dropin_dirs() -> list[str]:
+    """The directories whose ``<unit>.d/`` drop-ins systemd reads for a system unit (/etc, /run, /usr/lib)."""
+    return [str(d) for d in table("systemd").get("dropin_dirs") or ("/etc/systemd/system",)]
+
+
 def systemd_shadow(unit: str, key: str, dropins: Iterable[tuple[str, str]], owned: str) -> Shadow | None:
     """The drop-in of ``unit`` that sets ``key`` after ``owned`` (the drop-in a fix writes), when one does:
     drop-ins are read in lexical order of their names and the last one to set a key wins.
@@ -89,17 +131,25 @@ def systemd_shadow(unit: str, key: str, dropins: Iterable[tuple[str, str]], owne
     ...     owned="installer.conf").location
     'etc/systemd/system/foreman.service.d/override.conf'
     """
+    found = systemd_shadows(unit, key, dropins, owned)
+    return found[-1] if found else None
+
+
+def systemd_shadows(unit: str, key: str, dropins: Iterable[tuple[str, str]], owned: str) -> list[Shadow]:
+    """Every drop-in of ``unit`` that sets ``key`` after ``owned``, in the order systemd reads them (the last wins;
+    each must go for ``owned``'s value to take effect). ``dropins`` may come from /etc, /run and /usr/lib."""
     entry = table("systemd")
     later = sorted(((posixpath.basename(loc), loc, text) for loc, text in dropins
                     if posixpath.basename(posixpath.dirname(loc)) == f"{unit}.d" and posixpath.basename(loc) > owned),
                    key=lambda t: t[0].encode())
-    for _, location, text in reversed(later):
+    found = []
+    for _, location, text in later:
         lines = [line.strip() for line in text.splitlines() if line.strip().startswith(f"{key}=")]
         if lines:
             path = "/" + location.lstrip("/")
-            return Shadow(location, " | ".join(lines), f"remove {path}", f"rm {path} && systemctl daemon-reload",
-                          (str(entry["citation"]),))
-    return None
+            found.append(Shadow(location, " | ".join(lines), f"remove {path}", f"rm {path} && systemctl daemon-reload",
+                                (str(entry["citation"]),)))
+    return found
 
 
 def installer_order(foreman_version: str | None = None) -> list[str]:

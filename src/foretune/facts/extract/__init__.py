@@ -102,6 +102,7 @@ STEPS: tuple[Callable[[Extractor], None], ...] = (
     platform.memory,
     platform.cpus,
     platform.thp_and_tuned,
+    platform.tuned_profiles,
     platform.sysctls,
     platform.service_limits,
     platform.storage,

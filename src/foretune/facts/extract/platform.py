@@ -138,6 +138,55 @@ def thp_and_tuned(x: Extractor) -> None:
         x.unknown("tuned", x.why("tuned_active"))
 
 
+def tuned_profiles(x: Extractor) -> None:
+    """Each tuned profile's includes and the THP value its [vm] section sets (None: not set there), by name; a profile
+    of /etc/tuned replaces the package's of the same name, as tuned reads them."""
+    profiles: dict[str, dict[str, Any]] = {}
+    provs = []
+    for raw in sorted(x.raws("tuned_profiles"), key=lambda r: "/etc/tuned/" in "/" + r.location.lstrip("/")):
+        name = raw.location.rstrip("/").split("/")[-2]
+        section, includes, thp = "", [], None
+        for line in raw.text.splitlines():
+            line = line.strip()
+            if line.startswith("[") and line.endswith("]"):
+                section = line[1:-1].strip()
+            elif "=" in line and not line.startswith("#"):
+                key, _, value = (part.strip() for part in line.partition("="))
+                if section == "main" and key == "include":
+                    includes = [v.strip() for v in value.split(",") if v.strip()]
+                elif section == "vm" and key in ("transparent_hugepages", "transparent_hugepage"):
+                    thp = value
+        profiles[name] = {"include": includes, "transparent_hugepages": thp, "file": raw.location}
+        if thp is not None:
+            provs.append(x.prov(raw, r"^\s*transparent_hugepages?\s*="))
+    if profiles:
+        x.known("tuned_profiles", profiles, *provs[:4])
+    else:
+        x.unknown("tuned_profiles", x.why("tuned_profiles"))
+
+
+def tuned_thp(profiles: dict[str, Any], name: str, depth: int = 0) -> tuple[str | None, str]:
+    """(THP value, the file that sets it) that tuned profile ``name`` applies: its own [vm] value, else the last of its
+    includes that sets one (tuned merges included profiles first, then the profile's own sections).
+
+    >>> p = {"virtual-guest": {"include": ["throughput-performance"], "transparent_hugepages": None, "file": "v"},
+    ...      "throughput-performance": {"include": [], "transparent_hugepages": "always", "file": "t"}}
+    >>> tuned_thp(p, "virtual-guest")
+    ('always', 't')
+    """
+    entry = profiles.get(name)
+    if not isinstance(entry, dict) or depth > 10:
+        return None, ""
+    if entry.get("transparent_hugepages"):
+        return str(entry["transparent_hugepages"]), str(entry.get("file", ""))
+    found: tuple[str | None, str] = (None, "")
+    for parent in entry.get("include") or ():
+        value = tuned_thp(profiles, str(parent), depth + 1)
+        if value[0] is not None:
+            found = value
+    return found
+
+
 def sysctls(x: Extractor) -> None:
     raw = x.raw("sysctl")
     values = x.parse(raw, parse_sysctl)
@@ -152,8 +201,31 @@ def service_units(x: Extractor) -> dict[str, dict[str, str]]:
     return x.parse(x.raw("systemctl_show"), parse_show) or {}
 
 
+DROPIN_DIRS = ("etc/systemd/system/", "run/systemd/system/", "usr/lib/systemd/system/")  # a same-named file: the first wins
+
+
+def dropin_order(locations: list[str]) -> list[str]:
+    """Unit files and drop-ins of one unit in the order systemd reads them: the unit file, then the drop-ins of every
+    directory by file name, a drop-in of /etc hiding the same-named one of /run, which hides that of /usr/lib.
+
+    >>> dropin_order(["usr/lib/systemd/system/a.service.d/50-x.conf", "etc/systemd/system/a.service.d/10-y.conf",
+    ...               "run/systemd/system/a.service.d/10-y.conf", "etc/systemd/system/a.service"])
+    ['etc/systemd/system/a.service', 'etc/systemd/system/a.service.d/10-y.conf', 'usr/lib/systemd/system/a.service.d/50-x.conf']
+    """
+    def rank(location: str) -> int:
+        return next((n for n, d in enumerate(DROPIN_DIRS) if d in "/" + location.lstrip("/") or
+                     location.lstrip("/").startswith(d)), len(DROPIN_DIRS))
+
+    units = [loc for loc in locations if not loc.rsplit("/", 2)[-2].endswith(".d")]
+    chosen: dict[str, str] = {}
+    for location in sorted((loc for loc in locations if loc not in units), key=rank):
+        chosen.setdefault(location.rsplit("/", 1)[-1], location)
+    return units + [chosen[name] for name in sorted(chosen, key=lambda n: n.encode())]
+
+
 def unit_files(x: Extractor) -> dict[str, list[tuple[str, dict[str, dict[str, list[str]]]]]]:
-    """Unit files and drop-ins under /etc/systemd/system, by unit name."""
+    """Unit files under /etc/systemd/system and drop-ins of /etc, /run and /usr/lib, by unit name, in the order
+    systemd reads them (:func:`dropin_order`)."""
     out: dict[str, list[tuple[str, dict[str, dict[str, list[str]]]]]] = {}
     for raw in x.raws("unit_files"):
         parts = raw.location.split("/")
@@ -161,6 +233,10 @@ def unit_files(x: Extractor) -> dict[str, list[tuple[str, dict[str, dict[str, li
         parsed = x.parse(raw, parse_unit_file)
         if parsed:
             out.setdefault(unit, []).append((raw.location, parsed))
+    for unit, entries in out.items():
+        order = dropin_order([loc for loc, _ in entries])
+        by_location = dict(entries)
+        out[unit] = [(loc, by_location[loc]) for loc in order]
     return out
 
 
@@ -236,13 +312,38 @@ def units_location(x: Extractor) -> str:
     return "systemctl"
 
 
+def environment_files(x: Extractor, unit: str) -> list[tuple[str, str, dict[str, str]]]:
+    """The files ``unit``'s EnvironmentFile= lines name (a leading ``-``: may be missing), as (location, text,
+    variables), in the order systemd reads them; their variables win over every Environment= line
+    (systemd-environment-file)."""
+    found: list[tuple[str, str, dict[str, str]]] = []
+    for _, parsed in unit_files(x).get(unit, []):
+        for value in parsed.get("Service", {}).get("EnvironmentFile", []):
+            path = value.strip().lstrip("-").strip()
+            raw = x.src.read_path(path) if path.startswith("/") else None
+            if raw is None:
+                continue
+            variables: dict[str, str] = {}
+            for line in raw.text.splitlines():
+                line = line.strip()
+                if line and not line.startswith(("#", ";")) and "=" in line:
+                    variables.update(parse_environment_words(line))
+            found.append((raw.location, raw.text, variables))
+    return found
+
+
 def unit_environment(x: Extractor, unit: str) -> tuple[dict[str, str], str | None]:
-    """Environment of ``unit`` from its drop-ins (later files win), else from ``systemctl show``."""
+    """Environment of ``unit`` from its drop-ins (later files win) and the files its EnvironmentFile= lines name (which
+    win over Environment=), else from ``systemctl show``."""
     env: dict[str, str] = {}
     where = None
     for location, parsed in unit_files(x).get(unit, []):
         for value in parsed.get("Service", {}).get("Environment", []):
             env.update(parse_environment_words(value))
+            where = location
+    for location, _, variables in environment_files(x, unit):
+        if variables:
+            env.update(variables)
             where = location
     if env:
         return env, where

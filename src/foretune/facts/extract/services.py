@@ -7,9 +7,16 @@ import posixpath
 import re
 from typing import Any
 
-from foretune.facts.extract.core import Extractor
+from foretune.facts.extract.core import Extractor, excerpt
 from foretune.facts.extract.installer import packages
-from foretune.facts.extract.platform import list_units, service_units, unit_environment, unit_files, units_location
+from foretune.facts.extract.platform import (
+    environment_files,
+    list_units,
+    service_units,
+    unit_environment,
+    unit_files,
+    units_location,
+)
 from foretune.facts.model import Provenance
 from foretune.facts.numbers import whole
 from foretune.facts.parsers.foreman import parse_pumactl_stats
@@ -18,6 +25,7 @@ from foretune.facts.parsers.keyvalue import parse_env
 from foretune.facts.parsers.postgresql import parse_postgresql_lines
 from foretune.facts.parsers.redis import parse_redis_conf, parse_redis_info
 from foretune.facts.parsers.yamlfile import parse_yaml
+from foretune.host.redact import redact_text
 from foretune.host.sources.base import Raw
 from foretune.host.specs import BY_NAME, Spec
 from foretune.knowledge.versions import version_key
@@ -70,10 +78,15 @@ def puma_provenance(x: Extractor, where: str, names: dict[str, int | None]) -> l
     """The lines that set ``names``, verbatim, from each foreman.service file that sets one (drop-ins in the order
     systemd reads them: a later file's value wins); ``systemctl show`` when no file does."""
     pattern = r"^\s*Environment\s*=.*(" + "|".join(re.escape(n) for n in names) + ")="
-    raws = [r for r in x.raws("unit_files") if "/foreman.service" in r.location and re.search(pattern, r.text, re.M)]
-    if not raws:
+    by_location = {r.location: r for r in x.raws("unit_files")}
+    read = [loc for loc, _ in unit_files(x).get("foreman.service", [])]  # as systemd reads them; a hidden one left out
+    raws = [by_location[loc] for loc in read if loc in by_location and re.search(pattern, by_location[loc].text, re.M)]
+    # EnvironmentFile= files that set one: they win over every Environment= line (systemd-environment-file)
+    files = [x.note(loc, excerpt(text, r"^\s*(" + "|".join(re.escape(n) for n in names) + ")="))
+             for loc, text, variables in environment_files(x, "foreman.service") if any(n in variables for n in names)]
+    if not raws and not files:
         return [x.note(where, " ".join(f"{k}={v}" for k, v in names.items()))]
-    return [x.prov(r, pattern) for r in raws]
+    return [*(x.prov(r, pattern) for r in raws), *files]
 
 
 def excerpt_json(text: str) -> str:
@@ -270,8 +283,9 @@ PG_EXCERPT = r"^\s*(max_connections|shared_buffers|work_mem|effective_cache_size
 PG_INCLUDE_DEPTH = 10  # PostgreSQL's CONF_FILE_MAX_DEPTH (src/include/utils/guc.h): deeper nesting is an error there
 
 
-def _pg_lines(x: Extractor, raw: Raw, provs: list[Provenance], depth: int = 0) -> list[tuple[str, str]] | None:
-    """Settings of ``raw`` in order, each include directive replaced by the included file's settings (None: unreadable).
+def _pg_lines(x: Extractor, raw: Raw, provs: list[Provenance], depth: int = 0) -> list[tuple[str, str, str]] | None:
+    """Settings of ``raw`` in order as (name, value, file), each include directive replaced by the included file's
+    settings (None: unreadable).
 
     As PostgreSQL reads them: a relative path is relative to the including file's directory and an
     ``include_dir`` contributes its ``*.conf`` files in name order, dot files skipped.
@@ -279,10 +293,10 @@ def _pg_lines(x: Extractor, raw: Raw, provs: list[Provenance], depth: int = 0) -
     lines = x.parse(raw, parse_postgresql_lines)
     if lines is None:
         return None
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, str, str]] = []
     for name, value in lines:
         if name not in PG_INCLUDES:
-            out.append((name, value))
+            out.append((name, value, redact_text(raw.location)))
             continue
         if depth >= PG_INCLUDE_DEPTH:
             x.src.problem(f"{raw.location}: {name} '{value}' nests deeper than {PG_INCLUDE_DEPTH} files: not followed")
@@ -308,7 +322,11 @@ def _pg_lines(x: Extractor, raw: Raw, provs: list[Provenance], depth: int = 0) -
 
 def postgresql_files(x: Extractor) -> None:
     conf, auto = x.raw("postgresql_conf"), x.raw("postgresql_auto_conf")
+    if conf is not None and (auto is None or posixpath.dirname(auto.location) != posixpath.dirname(conf.location)):
+        # postgresql.auto.conf of the data directory whose postgresql.conf is read, never another one's
+        auto = x.src.read_path("/" + posixpath.dirname(conf.location).lstrip("/") + "/postgresql.auto.conf")
     settings: dict[str, str] = {}
+    sources: dict[str, list[str]] = {}  # setting -> every file that sets it, in the order PostgreSQL reads them
     provs: list[Provenance] = []
     for raw in (conf, auto):
         if raw is None:
@@ -317,11 +335,15 @@ def postgresql_files(x: Extractor) -> None:
         lines = _pg_lines(x, raw, provs)
         if lines is not None:
             provs.insert(at, x.prov(raw, PG_EXCERPT))
-            settings.update(lines)
+            for name, value, location in lines:
+                settings[name] = value
+                sources.setdefault(name, []).append(location)
     if conf is None:
         x.unknown("postgresql", x.why("postgresql_conf"))
+        x.unknown("postgresql_sources", x.why("postgresql_conf"))
     else:
         x.known("postgresql", settings, *provs)
+        x.known("postgresql_sources", sources, *provs[:1])
 
 
 # postgresql-server (RHEL), rh-postgresqlNN-postgresql-server (EL7 software collection), postgresqlNN-server

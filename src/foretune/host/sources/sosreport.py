@@ -19,14 +19,19 @@ def is_sosreport_root(names: set[str]) -> bool:
 
 
 class SosreportDirectory(TreeSource):
-    def __init__(self, root: Path) -> None:
+    """A sosreport directory; with ``plain`` any directory tree laid out like a host (a mounted image, a copy of
+    /etc and /var): its files are read where a sosreport keeps them, and command outputs are simply absent."""
+
+    def __init__(self, root: Path, plain: bool = False) -> None:
         super().__init__(kind="sosreport", label=str(root))
         try:
             entries = set(os.listdir(root))
         except OSError as exc:
             raise InputError(f"cannot read {root}: {exc.strerror}") from None
-        if not is_sosreport_root(entries):
+        if not plain and not is_sosreport_root(entries):
             raise InputError(f"{root} is not a sosreport: no sos_commands/ or version.txt inside")
+        if plain and not entries & {"etc", "var", "proc", "usr", "run", *MARKERS}:
+            raise InputError(f"{root} is not a host's tree: no etc/, var/ or sos_commands/ inside")
         self.root = root
 
     def _path(self, rel: str) -> Path:
