@@ -148,7 +148,8 @@ def test_findings_carry_evidence_fix_and_citations() -> None:
 
 
 def test_storage_evidence_quotes_the_directory_it_is_about() -> None:
-    findings = {f["rule"]: f for f in audit_json()["findings"]}  # type: ignore[union-attr]
+    top = audit_json()["findings"]
+    findings = {f["rule"]: f for x in top for f in (x, *x["symptoms"])}  # type: ignore[union-attr]
     nfs, full = findings["nfs-under-pulp"]["evidence"], findings["low-free-space"]["evidence"]
     assert [e["location"] for e in nfs] == ["proc/mounts", "sos_commands/filesys/df_-al_-x_autofs"]
     assert all("/var/lib/pulp" in e["excerpt"].split() for e in nfs)
@@ -170,22 +171,22 @@ def test_keepalive_evidence_is_the_line_that_wins() -> None:
 def test_text_report_gives_the_verdict_first_and_what_next_last_without_colour_off_a_tty() -> None:
     out = run_cli("audit", EXAMPLE).stdout
     headers = re.findall(r"^== (.+)$", out, flags=re.M)
-    # the example's 26 findings: 1 high, 15 medium, 10 low (swap-in-use is listed under memory-budget-over-ram), each
-    # severity once, worst first, then what next
-    assert headers == ["high (1)", "medium (15)", "low (10)", "What next"]
+    # the example's 20 findings: 1 high, 12 medium, 7 low (swap-in-use is listed under memory-budget-over-ram, and the
+    # six values --tuning large writes under profile-too-small-for-hosts), each severity once, worst first, then what next
+    assert headers == ["high (1)", "medium (12)", "low (7)", "What next"]
     assert "\033[" not in out
     lines = out.splitlines()
     verdict = next(i for i, line in enumerate(lines) if line.startswith("Verdict: "))
-    assert lines[verdict] == "Verdict: 26 problems to fix, the worst high (1 high, 15 medium, 10 low)"
+    assert lines[verdict] == "Verdict: 20 problems to fix, the worst high (1 high, 12 medium, 7 low)"
     assert lines[verdict + 1].split() == ["HIGH", "memory-budget-over-ram"]  # swap-in-use is listed under it
     assert verdict < lines.index("== high (1)") < lines.index("== What next")
-    assert out.rstrip().splitlines()[-1].startswith("summary: 26 findings")
+    assert out.rstrip().splitlines()[-1].startswith("summary: 20 findings")
 
 
 def test_markdown_report_is_a_table_for_tickets() -> None:
     out = run_cli("audit", EXAMPLE, "--format", "markdown").stdout
     assert out.startswith("# foretune audit: satellite.example.com\n")
-    assert "## Verdict: 26 problems to fix, the worst high (1 high, 15 medium, 10 low)" in out
+    assert "## Verdict: 20 problems to fix, the worst high (1 high, 12 medium, 7 low)" in out
     assert "- **high**: `memory-budget-over-ram`\n" in out  # swap-in-use is listed under it
     assert "| severity | rule | component | finding | current | recommended |" in out
     assert "`pg-max-connections-below-budget`" in out
@@ -216,8 +217,8 @@ def test_html_report_renders_in_a_real_browser(tmp_path: Path) -> None:
     dom = subprocess.run([chromium(), *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert "Uncaught" not in dom.stderr
-    assert '<h2 id="verdict">Verdict: 26 problems to fix, the worst high (1 high, 15 medium, 10 low)</h2>' in dom.stdout
-    assert '<p id="summary">26 findings (1 high, 15 medium, 10 low), 18 passed, 38 skipped' in dom.stdout
+    assert '<h2 id="verdict">Verdict: 20 problems to fix, the worst high (1 high, 12 medium, 7 low)</h2>' in dom.stdout
+    assert '<p id="summary">20 findings (1 high, 12 medium, 7 low), 18 passed, 38 skipped' in dom.stdout
     for rule in failing_ids(audit_json()):
         assert f'id="{rule}"' in dom.stdout
     shot = tmp_path / "audit.png"

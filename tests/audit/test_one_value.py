@@ -110,7 +110,9 @@ def test_the_example_reads_as_one_problem_per_finding() -> None:
     # Candlepin's threads are sized from the workers running now; max_connections from the 18 the change set runs
     assert ("sized for the 40 Puma workers running now (the 18 recommended for this box need fewer)"
             in found["candlepin-tomcat-threads"]["message"])
-    assert "(its Puma workers replace the ones running now)" in found["pg-max-connections-below-budget"]["message"]
+    # max_connections is a value --tuning large writes: listed under profile-too-small-for-hosts
+    under = {s["rule"]: s for s in found["profile-too-small-for-hosts"]["symptoms"]}
+    assert "(its Puma workers replace the ones running now)" in under["pg-max-connections-below-budget"]["message"]
     text = run_cli("audit", str(EXAMPLE), "--fail-on", "critical").stdout
     assert "systemctl_show_service_--all: Id=httpd.service | LimitNOFILE=1024 | LimitNOFILESoft=1024" in text
 
@@ -180,7 +182,8 @@ def test_the_example_writes_the_values_its_findings_recommend(tmp_path: Path) ->
     # config/foreman.hiera/tuning/sizes/large.yaml), so the finding recommends 8GB and custom-hiera pins nothing
     out = tmp_path / "out"
     result = run_cli("audit", str(EXAMPLE), "--output-dir", str(out), "--format", "json")
-    found = {f["rule"]: f for f in json.loads(result.stdout)["findings"] if f["status"] == "fail"}
+    # both are values --tuning large writes: listed under profile-too-small-for-hosts
+    found = {f["rule"]: f for x in json.loads(result.stdout)["findings"] if x["status"] == "fail" for f in (x, *x["symptoms"])}
     assert found["pg-max-connections-below-budget"]["recommended"] == 1000
     assert found["pg-shared-buffers-out-of-range"]["recommended"] == "8GB"
     hiera = (out / "custom-hiera.yaml").read_text(encoding="utf-8")

@@ -51,7 +51,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     import dataclasses  # start-up: only for an `audit` run, not --help
     import datetime  # start-up: only for an `audit` run, not --help
 
-    from foretune.audit.combine import combine, fix_once  # start-up: only for an `audit` run, not --help
+    from foretune.audit.combine import (  # start-up: only for an `audit` run, not --help
+        combine,
+        fix_once,
+        profile_consequences,
+    )
     from foretune.audit.context import build_context  # start-up: only for an `audit` run, not --help
     from foretune.audit.model import Report, redacted  # start-up: only for an `audit` run, not --help
     from foretune.audit.runner import run_all, select_rules  # start-up: only for an `audit` run, not --help
@@ -123,6 +127,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         fixed = ctx.fix_plan or ctx.plan  # the plan at the profile the audit asks for: the findings' values are its
         changes = change_set(report, fixed, facts)
         report = dataclasses.replace(report, findings=_fix_lines(report.findings, changes, fixed))
+        # a profile too small for the hosts: the values the profile change writes are its consequences, one finding
+        report = dataclasses.replace(report, findings=profile_consequences(report.findings, (g[0] for g in changes.given)))
         fixed = _problems_as_judged(fixed, report.findings)
     report = dataclasses.replace(report, findings=fix_once(report.findings))  # the fix lines as printed, each once
     if args.output_dir or fmt == "hiera":

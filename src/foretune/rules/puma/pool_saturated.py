@@ -17,6 +17,10 @@ class PumaPoolSaturated(Rule):
     roles = frozenset({"server"})
     needs = ("puma_stats",)
     citations = ("gf-puma-recommendations", "gf-puma-threads")
+    # threads that wait for a database connection hold their request: with the pool short of the running threads, the
+    # backlog is that shortage's symptom (the finding then quotes database.yml, as the pool's finding does)
+    symptom_of = ("foreman-db-pool-too-small",)
+    symptom_facts = ("foreman_db_pool",)
 
     def check(self, ctx: Context) -> Outcome:
         stats = ctx.facts.value("puma_stats")
