@@ -215,3 +215,18 @@ def test_a_backlog_of_threads_waiting_for_the_pool_points_to_the_pool_not_to_har
     assert f["fixes"] == ["fix the database pool first (9 for 16 threads, see foreman-db-pool-too-small); more workers or "
                           "hardware only if the backlog stays after it"]
     assert {"fact": "foreman_db_pool", "location": "etc/foreman/database.yml", "excerpt": "pool: 9"} in f["evidence"]
+
+
+def test_puma_threads_go_through_the_installer_option_and_a_value_in_force_is_not_repeated() -> None:
+    """examples/sosreport-satellite-6.15-mistuned, by hand: installer.conf has FOREMAN_PUMA_THREADS_MIN=0 and
+    FOREMAN_PUMA_THREADS_MAX=16; Satellite 6.15's installer has --foreman-foreman-service-puma-threads-min (and -max).
+    The fix raises min through that option; max is already 16, so no line sets it, and none pins
+    foreman::foreman_service_puma_threads_max in custom-hiera (which would lock the option out)."""
+    data = json.loads(run_cli("audit", str(REPO / "examples/sosreport-satellite-6.15-mistuned"), "--format", "json",
+                              "--fail-on", "critical").stdout)
+    f = next(s for x in data["findings"] for s in (x, *x["symptoms"]) if s["rule"] == "puma-threads-min-below-max")
+    assert f["fixes"] == ["--foreman-foreman-service-puma-threads-min 16"]
+    # satellite-6.9 (installer.conf 0/16, no answers for them): the change set writes both, through the installer's
+    # options as on 6.15, never as custom-hiera keys
+    g = finding("satellite-6.9", "puma-threads-min-below-max")
+    assert g["fixes"] == ["--foreman-foreman-service-puma-threads-min 16", "--foreman-foreman-service-puma-threads-max 16"]

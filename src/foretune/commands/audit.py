@@ -230,6 +230,10 @@ def _fix_lines(findings: list[Any], changes: Any, plan: Any) -> list[Any]:
                 if given not in given_here:
                     given_here.append(given)
                 continue
+            if change is None and fix.kind == "hiera" and unpin is None:
+                line = _unchanged_hiera(fix, line, plan)
+                if not line:
+                    continue
             text = render_change(change) if change is not None and change.op == "set" else line
             unshadow = by_removal.get(fix.target) if change is not None and change.channel == "installer" else None
             removal = [f"# {unshadow.file}\n# delete {unshadow.target}: {unshadow.reason}"] if unshadow else []
@@ -243,6 +247,23 @@ def _fix_lines(findings: list[Any], changes: Any, plan: Any) -> list[Any]:
             lines.append(f"# the {given_here[0][2]} profile writes {values}:\n{command}")
         out.append(dataclasses.replace(f, fixes=tuple(lines)))
     return out
+
+
+def _unchanged_hiera(fix: Any, line: str, plan: Any) -> str:
+    """The fix line of a hiera fix the change set has no change for: nothing when the installer already puts that value
+    in force (the site's answers or the profile give it), else the installer option where the release has one (a
+    custom-hiera pin of an installer-managed key would lock out the option), else the custom-hiera line as it stands."""
+    from foretune.changes import build  # start-up: loaded with the outputs only
+    from foretune.knowledge.profiles import PG  # start-up: loaded with the outputs only
+    from foretune.render.snippets import yaml_scalar  # start-up: loaded with the outputs only
+
+    tunable = next((t for t in plan.tunables.values() if any(own.target == fix.target for own in t.fixes)), None)
+    if tunable is not None and tunable.installer.value is not None and str(tunable.installer.value) == str(fix.value):
+        return ""
+    option = build.installer_option(fix.target) if not fix.target.startswith(PG + "/") else None
+    if option and plan.release.features.custom_hiera and "answers" in build.table("installer", plan.release.foreman_version)["order"]:
+        return f"{option} {yaml_scalar(fix.value)}"
+    return line
 
 
 def _paper(env: Environment) -> str | None:
