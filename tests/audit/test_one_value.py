@@ -225,3 +225,20 @@ def test_a_figure_sized_from_running_workers_names_no_count_the_report_does_not_
     assert "puma-workers-outside-range" not in found
     threads = found["candlepin-tomcat-threads"]
     assert "10 workers x 16 threads = 160" in threads["message"] and "recommended for this box" not in threads["message"]
+
+
+def test_apply_md_names_no_puma_worker_count_but_the_findings(tmp_path: Path) -> None:
+    # satellite-6.15-overcommitted, by hand: custom-hiera pins 24 Puma workers on a medium box (guide 8-12); the finding
+    # asks for 12. The plan's memory-range note would say "run 4 Puma workers fewer" (12 - 4 = 8): a second worker
+    # count in the same bundle. APPLY.md keeps the note without it; every worker count it names is the finding's 12.
+    out = tmp_path / "fixes"
+    result = run_cli("audit", str(SOS / "satellite-6.15-overcommitted"), "--output-dir", str(out), "--format", "json",
+                     "--fail-on", "critical")
+    top = json.loads(result.stdout)["findings"]
+    asked = {v["value"] for x in top for f in (x, *x["symptoms"]) for v in f["recommends"]
+             if v["tunable"] == "foreman::foreman_service_puma_workers"}
+    assert asked == {12}
+    steps = (out / "APPLY.md").read_text(encoding="utf-8")
+    assert "Puma workers fewer" not in steps and "Puma worker fewer" not in steps
+    assert "watch for swapping under load" in steps
+    assert set(re.findall(r"puma-workers (\d+)", steps)) == {"12"}

@@ -180,13 +180,21 @@ _PROBLEM_RULES = {"puma-below-guide-range": "puma-workers-outside-range", "memor
 def _problems_as_judged(plan: Any, findings: list[Any]) -> Any:
     """The plan with each problem an audit finding also reports at that finding's severity (APPLY.md's "Fix these
     first" and the report give one severity per problem); a finding listed as a symptom counts under its root's. A
-    problem whose rule the box passes is left out: what is in force there beats the plan's figure."""
+    problem whose rule the box passes is left out: what is in force there beats the plan's figure. When a finding names
+    the Puma worker count, a problem's own "run N workers fewer" is left out (one value per tunable)."""
+    import re  # start-up: loaded with the outputs only
+
     from foretune.rules.base import Status  # start-up: loaded with the outputs only
 
     severity = {x.rule_id: f.severity.label for f in findings if f.counts for x in (f, *f.symptoms)}
     passed = {f.rule_id for f in findings if f.status == Status.PASS}
     problems = tuple(p._replace(severity=severity.get(_PROBLEM_RULES.get(p.code, ""), p.severity)) for p in plan.problems
                      if _PROBLEM_RULES.get(p.code) not in passed)
+    workers = {v for f in findings if f.counts for x in (f, *f.symptoms) for k, v in x.recommends
+               if k in ("foreman::foreman_service_puma_workers", "--foreman-foreman-service-puma-workers")}
+    if workers:  # a finding names the Puma worker count: the plan's "N workers fewer" would be a second one
+        problems = tuple(p._replace(message=re.sub(r", or run \d+ Puma workers? fewer \(.*?\), which keeps even them within RAM",
+                                                   "", p.message)) for p in problems)
     return plan._replace(problems=problems) if problems != plan.problems else plan
 
 
