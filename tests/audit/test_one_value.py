@@ -227,18 +227,22 @@ def test_a_figure_sized_from_running_workers_names_no_count_the_report_does_not_
     assert "10 workers x 16 threads = 160" in threads["message"] and "recommended for this box" not in threads["message"]
 
 
-def test_apply_md_names_no_puma_worker_count_but_the_findings(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("source", "workers"), [(SOS / "satellite-6.15-overcommitted", 12), (EXAMPLE, 18)],
+                         ids=["overcommitted", "example"])
+def test_apply_md_names_no_puma_worker_count_but_the_findings(source: Path, workers: int, tmp_path: Path) -> None:
     # satellite-6.15-overcommitted, by hand: custom-hiera pins 24 Puma workers on a medium box (guide 8-12); the finding
     # asks for 12. The plan's memory-range note would say "run 4 Puma workers fewer" (12 - 4 = 8): a second worker
-    # count in the same bundle. APPLY.md keeps the note without it; every worker count it names is the finding's 12.
+    # count in the same bundle. The example: the answers file keeps 40 workers, the finding asks for large's 18 (guide
+    # 12-18). APPLY.md and installer.sh name the finding's count, and the site's kept count only as what it lowers.
     out = tmp_path / "fixes"
-    result = run_cli("audit", str(SOS / "satellite-6.15-overcommitted"), "--output-dir", str(out), "--format", "json",
-                     "--fail-on", "critical")
+    result = run_cli("audit", str(source), "--output-dir", str(out), "--format", "json", "--fail-on", "critical")
     top = json.loads(result.stdout)["findings"]
     asked = {v["value"] for x in top for f in (x, *x["symptoms"]) for v in f["recommends"]
              if v["tunable"] == "foreman::foreman_service_puma_workers"}
-    assert asked == {12}
+    assert asked == {workers}
     steps = (out / "APPLY.md").read_text(encoding="utf-8")
     assert "Puma workers fewer" not in steps and "Puma worker fewer" not in steps
-    assert "watch for swapping under load" in steps
-    assert set(re.findall(r"puma-workers (\d+)", steps)) == {"12"}
+    assert set(re.findall(r"puma-workers (\d+)", steps)) == {str(workers)}
+    assert re.findall(r"puma-workers (\d+)", (out / "installer.sh").read_text(encoding="utf-8")) == [str(workers)]
+    hiera = (out / "custom-hiera.yaml").read_text(encoding="utf-8")
+    assert not re.search(r"^\s*foreman::foreman_service_puma_workers:", hiera, flags=re.M)  # removed, never kept
