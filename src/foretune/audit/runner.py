@@ -72,7 +72,7 @@ def _failing_now(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
     from foretune.rules import incidents  # start-up: the incident rules load only for a measured-failure check
 
     found = [i for kind, services in rule.failing_when for i in incidents.incidents(ctx, kind, services=services)]
-    if not found:
+    if not found or incidents.times(found) < rule.failing_min:
         return outcome
     worst = max(found, key=lambda i: int(i.get("count") or 0))
     return dataclasses.replace(outcome, severity=Severity.CRITICAL, observed=True,

@@ -14,6 +14,7 @@ class DbPoolTooSmall(PlanRule):
     severity = Severity.HIGH
     version_added = "0.1.0"
     failing_when = (("db_pool_timeout", ()),)
+    failing_min = 2  # one timeout line is evidence to watch (foreman-db-pool-timeout), not a sizing
     demand_based = True
     roles = frozenset({"server"})
     needs = ("foreman_db_pool",)
@@ -39,13 +40,13 @@ class DbPoolTooSmall(PlanRule):
                       f"{plan_threads.foretune.value} threads with pool {t.foretune.value}")
             fixes = (*plan_threads.fixes, *t.fixes)
         installer = ctx.plan.release.features.db_pool_formula != "threads+4" and pool >= threads
-        if installer and not incidents.incidents(ctx, "db_pool_timeout"):
+        if installer and incidents.times(incidents.incidents(ctx, "db_pool_timeout")) < self.failing_min:
             # before puppet-foreman 25.0.0 (foreman-installer 3.11) the installer itself sets pool = threads_max
             # (max(db_pool 5, threads)): the release's own value is a recommendation, not a fault, until the
             # logs show the pool running out (failing_when then makes it critical)
             return self.failed(f"pool {pool} for {threads} Puma threads is this release's installer value (max(db_pool 5, "
                                f"threads_max), before puppet-foreman 25.0.0 / foreman-installer 3.11 added + 4); no "
-                               f"'could not obtain a connection from the pool' in the logs; recommended {need} "
+                               f"repeated 'could not obtain a connection from the pool' in the logs; recommended {need} "
                                f"({threads} threads + {margin} for the Katello listeners): {advice}", current=pool,
                                recommended=t.foretune.value, evidence=ctx.evidence("foreman_db_pool", "puma"),
                                fixes=fixes, severity=Severity.LOW)
