@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import threshold
+from foretune.rules import incidents
 from foretune.rules.apache._event import event_limits
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 
@@ -26,6 +28,23 @@ class EventLimitsBelowPlan(PlanRule):
         limit, threads, workers = event_limits(apache)
         effective = min(workers, limit * threads)
         t = self.recommendation(ctx)
+        reached = incidents.incidents(ctx, "queue_at_capacity", services=("httpd",))
+        if effective >= t.foretune.value and reached:
+            # the plan's figure is met, but httpd logged that it reached the limit: measured failure of this limit,
+            # whatever the host figure; the guide's answer is the medium profile's ServerLimit 64 / MaxRequestWorkers 1024
+            want_limit = max(limit, int(threshold("apache_event_reached_server_limit")))
+            want = max(effective, int(threshold("apache_event_reached_max_request_workers")))
+            if want <= effective:
+                want_limit, want = limit + max(1, limit // 4), effective + max(threads, effective // 4)
+            fixes = (ctx.hiera_fix("apache::mod::event::serverlimit", want_limit),
+                     ctx.hiera_fix("apache::mod::event::maxrequestworkers", want))
+            return self.failed(f"{effective} request workers (ServerLimit {limit} x ThreadsPerChild {threads}), and httpd "
+                               f"reached them: {incidents.quote(reached[0])}, {incidents.span(reached[0])}; the guide raises "
+                               f"ServerLimit to {want_limit} and MaxRequestWorkers to {want}", current=effective,
+                               recommended=want, severity=Severity.CRITICAL, observed=True,
+                               evidence=(*incidents.evidence(reached),
+                                         *ctx.evidence("apache", about=("ServerLimit", "ThreadsPerChild", "MaxRequestWorkers"))),
+                               fixes=fixes)
         if effective >= t.foretune.value:
             return self.passed(f"{effective} request workers for {ctx.hosts} hosts")
         fixes = (*ctx.tunables["apache.server_limit"].fixes, *t.fixes)
