@@ -104,7 +104,14 @@ def render_all() -> dict[str, str]:
              "to set (httpd's or qpidd's LimitNOFILE, THP, Passenger's pool), and a site setting (answers file, "
              "custom-hiera, a drop-in) judged against the guide are configuration risks, up to medium. One place decides "
              "it (`audit/runner.py`, `installer_writes`). The basis column below is "
-             "the rule's default; an outcome may be measured when it quotes a measurement (JSON: `basis` per finding).", ""]
+             "the rule's default; an outcome may be measured when it quotes a measurement (JSON: `basis` per finding).", "",
+             "## Waivers", "",
+             "A waiver (`--waivers`) accepts one rule's finding: it stays in the report, marked, and does not count. A "
+             "waived root cause keeps its configuration-only symptoms under it, accepted with it. Its measured symptoms "
+             "(an OOM kill, swap in use, a log line showing a limit failing) are never hidden by it: each is reported "
+             "again as a finding of its own, at its own severity, naming the waived root cause and the waiver's reason "
+             "(`audit/waivers.py`). A waiver accepts a setting, not a failure the box shows; to accept that failure too, "
+             "waive its own rule.", ""]
     component = None
     for rule in all_rules():
         if rule.component != component:
