@@ -64,7 +64,8 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: datetim
     ids = {f.rule_id for f in findings}
     under = {s.rule_id: f.rule_id for f in findings for s in f.symptoms}  # a symptom is judged with its root cause
     warnings += [f"waiver for {rule}: it is a symptom listed under {under[rule]}; waive {under[rule]} to accept it"
-                 if rule in under else f"waiver for unknown or unselected rule {rule}" for rule in active if rule not in ids]
+                 if rule in under else f"waiver for unknown or unselected rule {rule}" for rule in active
+                 if rule not in ids and not (rule in under and under[rule] in active)]  # with its root: used below
     out: list[Finding] = []
     for f in findings:
         if f.rule_id not in active or f.status.value not in ("fail", "error"):
