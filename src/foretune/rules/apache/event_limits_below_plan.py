@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from foretune.knowledge import threshold
+from foretune.knowledge.hardware import host_range
+from foretune.knowledge.model import SIZES
+from foretune.knowledge.profiles import flatten, installer_hiera
 from foretune.rules import incidents
 from foretune.rules.apache._event import event_limits
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
@@ -48,8 +51,34 @@ class EventLimitsBelowPlan(PlanRule):
         if effective >= t.foretune.value:
             return self.passed(f"{effective} request workers for {ctx.hosts} hosts")
         fixes = (*ctx.tunables["apache.server_limit"].fixes, *t.fixes)
+        holds = self._holds(ctx, effective) if ctx.hosts_assumed else None
+        if holds is not None:  # the verdict would rest on an assumed figure: say how many hosts the limit in force serves
+            size, top = holds
+            return self.failed(f"{effective} request workers are what the {size} profile gives, which the guide sizes for up "
+                               f"to {top} hosts; below {top} hosts the limit in force is enough", current=effective,
+                               recommended=t.foretune.value, fixes=fixes,
+                               evidence=ctx.evidence("apache", about=("ServerLimit", "ThreadsPerChild", "MaxRequestWorkers")))
         return self.failed(f"{effective} request workers; {ctx.hosts} hosts call for {t.foretune.value} ({t.foretune.reason})",
                            current=effective, recommended=t.foretune.value, evidence=ctx.evidence("apache", about=("ServerLimit", "ThreadsPerChild", "MaxRequestWorkers")), fixes=fixes)
+
+
+    @staticmethod
+    def _holds(ctx: Context, effective: int) -> tuple[str, int] | None:
+        """The largest size profile whose request workers (foreman-installer's sizes, fi-tuning-profiles) the limit in
+        force reaches, and the top of that profile's host range (the guide's): the break-even host count."""
+        if ctx.release is None or not ctx.release.features.size_profiles:
+            return None
+        best = None
+        for size in SIZES:
+            hiera = flatten(installer_hiera(ctx.release, size))
+            key = "apache::mod::event::"
+            limit, threads, workers = event_limits({"ServerLimit": hiera.get(key + "serverlimit"),
+                                                    "ThreadsPerChild": hiera.get(key + "threadsperchild"),
+                                                    "MaxRequestWorkers": hiera.get(key + "maxrequestworkers")})
+            top = host_range(size)[1]
+            if top is not None and min(workers, limit * threads) <= effective:
+                best = (size, top)
+        return best
 
 
 RULE = EventLimitsBelowPlan()
