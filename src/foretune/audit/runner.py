@@ -75,8 +75,10 @@ def _failing_now(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
     if not found or incidents.times(found) < rule.failing_min:
         return outcome
     worst = max(found, key=lambda i: int(i.get("count") or 0))
+    said = incidents.quote(worst) in outcome.message  # the rule quoted the line itself: not twice
     return dataclasses.replace(outcome, severity=Severity.CRITICAL, observed=True,
-                               message=f"{outcome.message}; already failing: {incidents.quote(worst)}, {incidents.span(worst)}",
+                               message=outcome.message if said else
+                               f"{outcome.message}; already failing: {incidents.quote(worst)}, {incidents.span(worst)}",
                                evidence=(*incidents.evidence(found), *outcome.evidence))
 
 

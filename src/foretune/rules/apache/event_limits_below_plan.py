@@ -37,14 +37,19 @@ class EventLimitsBelowPlan(PlanRule):
             # whatever the host figure; the guide's answer is the medium profile's ServerLimit 64 / MaxRequestWorkers 1024
             want_limit = max(limit, int(threshold("apache_event_reached_server_limit")))
             want = max(effective, int(threshold("apache_event_reached_max_request_workers")))
-            if want <= effective:
-                want_limit, want = limit + max(1, limit // 4), effective + max(threads, effective // 4)
+            source, cites = "the guide raises", self.citations
+            if want <= effective:  # already at the guide's 64 / 1024: a step beyond it (a foretune estimate)
+                step = float(threshold("apache_event_reached_step"))
+                want_limit = limit + max(1, round(limit * step))
+                want = want_limit * threads
+                source = f"beyond the guide's {want_limit - round(limit * step)} / {effective}, foretune's estimate raises by {step:.0%}:"
+                cites = (*self.citations, "foretune-estimate")
             fixes = (ctx.hiera_fix("apache::mod::event::serverlimit", want_limit),
                      ctx.hiera_fix("apache::mod::event::maxrequestworkers", want))
             return self.failed(f"{effective} request workers (ServerLimit {limit} x ThreadsPerChild {threads}), and httpd "
-                               f"reached them: {incidents.quote(reached[0])}, {incidents.span(reached[0])}; the guide raises "
+                               f"reached them: {incidents.quote(reached[0])}, {incidents.span(reached[0])}; {source} "
                                f"ServerLimit to {want_limit} and MaxRequestWorkers to {want}", current=effective,
-                               recommended=want, severity=Severity.CRITICAL, observed=True,
+                               recommended=want, severity=Severity.CRITICAL, observed=True, citations=cites,
                                evidence=(*incidents.evidence(reached),
                                          *ctx.evidence("apache", about=("ServerLimit", "ThreadsPerChild", "MaxRequestWorkers"))),
                                fixes=fixes)

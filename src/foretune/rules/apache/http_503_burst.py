@@ -29,7 +29,8 @@ class Http503Burst(Rule):
                                current=max(sum(int(i.get("count") or 0) for i in full), sum(int(i.get("count") or 0) for i in found)), recommended=0,
                                evidence=incidents.evidence([*full, *found]), severity=Severity.CRITICAL, observed=True)
         if not found:
-            return self.passed("no bursts of HTTP 503 and no full request queue in the logs")
+            return self.passed("no bursts of HTTP 503 and no full Passenger request queue in the logs (httpd reaching "
+                               "MaxRequestWorkers is judged by apache-event-limits-low / apache-prefork-limits-low)")
         era = ctx.release.features if ctx.release else None
         where = ("PassengerMaxRequestQueueSize and PassengerMaxPoolSize (passenger-queue-saturated)"
                  if era is not None and era.passenger else "Puma workers and backlog (puma-pool-saturated), MaxRequestWorkers")
