@@ -204,3 +204,22 @@ def test_one_full_passenger_queue_is_one_finding(tmp_path: Path) -> None:
     assert (root["current"], root["recommended"]) == (100, 200)
     assert [s["rule"] for s in root["symptoms"]] == ["passenger-queue-saturated"]
     assert "passenger-queue-saturated" not in found
+
+
+def test_oom_kills_counted_only_by_vmstat_join_the_memory_root(tmp_path: Path) -> None:
+    # satellite-6.15-overcommitted with its OOM-kill lines taken out of var/log/messages and proc/vmstat added by hand
+    # ("pswpin 912345", "pswpout 1823456", "oom_kill 1"): the kernel's counter is the same measured failure as the
+    # logged kill, so oom-kills is listed under the Puma workers the RAM cannot hold (whose evidence quotes the
+    # counter among vmstat's lines), and that root is critical, as with the log line
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-overcommitted", tree, symlinks=True)
+    messages = tree / "var/log/messages"
+    kept = [x for x in messages.read_text(encoding="utf-8").splitlines() if "Killed process" not in x and "Out of memory" not in x]
+    messages.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    (tree / "proc/vmstat").write_text("pswpin 912345\npswpout 1823456\noom_kill 1\n", encoding="utf-8")
+    found = failing(tree)
+    assert "oom-kills" not in found
+    root = found["puma-workers-over-ram-budget"]
+    assert root["severity"] == "critical" and "oom-kills" in [s["rule"] for s in root["symptoms"]]
+    assert {"location": "proc/vmstat", "excerpt": "pswpin 912345 | pswpout 1823456 | oom_kill 1", "fact": "memory_pressure"} \
+        in root["evidence"]

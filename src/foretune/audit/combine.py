@@ -22,7 +22,7 @@ import dataclasses
 from collections.abc import Iterable
 
 from foretune.audit.model import Finding
-from foretune.rules.base import Rule
+from foretune.rules.base import Evidence, Rule
 
 
 def combine(findings: list[Finding], rules: Iterable[Rule]) -> list[Finding]:
@@ -37,9 +37,9 @@ def combine(findings: list[Finding], rules: Iterable[Rule]) -> list[Finding]:
         if not f.counts:
             continue
         facts = symptom_facts.get(f.rule_id, ())
-        lines = {(e.location, e.excerpt) for e in f.evidence if not facts or e.fact in facts}
+        lines = [e for e in f.evidence if not facts or e.fact in facts]
         roots = [by_rule[r] for r in symptom_of.get(f.rule_id, ()) if r in by_rule and r != f.rule_id]
-        roots = [r for r in roots if r.counts and lines & {(e.location, e.excerpt) for e in r.evidence}]
+        roots = [r for r in roots if r.counts and any(_quotes(q, e) for q in r.evidence for e in lines)]
         if roots:
             parent[f.rule_id] = max(roots, key=lambda r: r.severity).rule_id
 
@@ -90,6 +90,15 @@ def profile_consequences(findings: list[Finding], given: Iterable[str]) -> list[
     joined = dataclasses.replace(root, symptoms=symptoms, severity=worst.severity,
                                  basis="measured" if any(s.basis == "measured" for s in symptoms) else root.basis)
     return [joined if f is root else f for f in findings if not any(f is m for m in moved)]
+
+
+def _quotes(root: Evidence, line: Evidence) -> bool:
+    """Whether the root's evidence line quotes ``line``: the same file, and every part of it (an excerpt joins a
+    file's lines with ' | ') among the root's (``oom_kill 3`` in ``pswpin 912345 | pswpout 1823456 | oom_kill 3``)."""
+    if root.location != line.location:
+        return False
+    mine = {p.strip() for p in line.excerpt.split(" | ") if p.strip()}
+    return root.excerpt == line.excerpt or bool(mine) and mine <= {p.strip() for p in root.excerpt.split(" | ")}
 
 
 def fix_once(findings: list[Finding]) -> list[Finding]:
