@@ -223,3 +223,18 @@ def test_oom_kills_counted_only_by_vmstat_join_the_memory_root(tmp_path: Path) -
     assert root["severity"] == "critical" and "oom-kills" in [s["rule"] for s in root["symptoms"]]
     assert {"location": "proc/vmstat", "excerpt": "pswpin 912345 | pswpout 1823456 | oom_kill 1", "fact": "memory_pressure"} \
         in root["evidence"]
+
+
+def test_puma_workers_that_did_not_boot_on_a_box_short_of_ram_join_the_memory_root(tmp_path: Path) -> None:
+    # satellite-6.15-overcommitted (24 Puma workers pinned on 31.1 GiB, a ruby OOM-killed) with pumactl_stats saying
+    # "booted_workers": 22 of 24 (by hand): workers that crash on a box whose kernel kills rails are the RAM root
+    # cause's symptom, one finding; the old 24 workers' connection budget is no finding of its own either
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-overcommitted", tree, symlinks=True)
+    stats = tree / "sos_commands/foreman/pumactl_stats"
+    stats.write_text(stats.read_text(encoding="utf-8").replace('"booted_workers": 24', '"booted_workers": 22', 1),
+                     encoding="utf-8")
+    found = failing(tree)
+    assert "puma-pool-saturated" not in found
+    root = found["puma-workers-over-ram-budget"]
+    assert "puma-pool-saturated" in [s["rule"] for s in root["symptoms"]]

@@ -2,7 +2,7 @@
 
 Which rules' failures are symptoms of which is rule metadata (``Rule.symptom_of``), not code here. A symptom joins
 a root cause only when both count (failing, not waived) and the root cause quotes at least one of the symptom's
-evidence lines (of the facts its rule's ``symptom_facts`` names, when it names any): the log lines that made the root
+evidence lines (of the facts its rule's ``symptom_facts`` names for that root, when it names any): the log lines that made the root
 cause critical (its ``failing_when``) are the ones the symptom's rule found, so an ``open-files-exhausted`` about mosquitto never joins ``httpd-nofile-low``. The joined finding
 keeps the root cause's message and fix, takes the worst severity of the two, and lists the symptom under it. The
 relation may chain (swap in use under the memory budget, the budget under Puma workers over the RAM); the report has
@@ -36,10 +36,10 @@ def combine(findings: list[Finding], rules: Iterable[Rule]) -> list[Finding]:
     for f in findings:
         if not f.counts:
             continue
-        facts = symptom_facts.get(f.rule_id, ())
-        lines = [e for e in f.evidence if not facts or e.fact in facts]
+        facts = symptom_facts.get(f.rule_id, {})
         roots = [by_rule[r] for r in symptom_of.get(f.rule_id, ()) if r in by_rule and r != f.rule_id]
-        roots = [r for r in roots if r.counts and any(_quotes(q, e) for q in r.evidence for e in lines)]
+        roots = [r for r in roots if r.counts and any(_quotes(q, e) for q in r.evidence for e in f.evidence
+                                                      if r.rule_id not in facts or e.fact in facts[r.rule_id])]
         if roots:
             parent[f.rule_id] = max(roots, key=lambda r: r.severity).rule_id
 

@@ -203,9 +203,10 @@ class Rule:
     # rules whose failure is the root cause of this one's: when one of them fails quoting the same evidence (the log
     # lines its failing_when found), this finding is listed under it as a symptom instead of standing alone
     symptom_of: ClassVar[tuple[str, ...]] = ()
-    # the facts whose evidence lines a symptom must share with its root to join it (empty: any of its lines); a Puma
-    # backlog joins the pool's finding only when it quotes database.yml, not for the Puma lines both quote anyway
-    symptom_facts: ClassVar[tuple[str, ...]] = ()
+    # per root cause, the facts whose evidence lines a symptom must share with it to join it (a root not named: any of
+    # its lines); a Puma backlog joins the pool's finding only when it quotes database.yml, not for the Puma lines both
+    # quote anyway
+    symptom_facts: ClassVar[dict[str, tuple[str, ...]]] = {}
 
     def applies(self, ctx: Context) -> str | None:
         """Return a skip reason when the rule does not apply (generation, role), else None."""
