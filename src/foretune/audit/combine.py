@@ -30,7 +30,7 @@ def combine(findings: list[Finding], rules: Iterable[Rule]) -> list[Finding]:
     names that quotes the symptom's evidence), in the original order otherwise."""
     rules = list(rules)
     symptom_of = {rule.id: rule.symptom_of for rule in rules}
-    symptom_facts = {rule.id: rule.symptom_facts for rule in rules}
+    symptom_facts = {rule.id: dict(rule.symptom_facts) for rule in rules}
     by_rule = {f.rule_id: f for f in findings}
     parent: dict[str, str] = {}  # symptom -> the root cause it joins directly
     for f in findings:

@@ -206,7 +206,7 @@ class Rule:
     # per root cause, the facts whose evidence lines a symptom must share with it to join it (a root not named: any of
     # its lines); a Puma backlog joins the pool's finding only when it quotes database.yml, not for the Puma lines both
     # quote anyway
-    symptom_facts: ClassVar[dict[str, tuple[str, ...]]] = {}
+    symptom_facts: ClassVar[tuple[tuple[str, tuple[str, ...]], ...]] = ()  # (root rule id, facts) pairs
 
     def applies(self, ctx: Context) -> str | None:
         """Return a skip reason when the rule does not apply (generation, role), else None."""

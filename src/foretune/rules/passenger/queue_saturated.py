@@ -21,7 +21,7 @@ class PassengerQueueSaturated(Rule):
     # a queue at a PassengerMaxRequestQueueSize below the plan's is that limit's measured failure: one problem, listed
     # under passenger-queue-too-small (which then quotes the same passenger-status lines)
     symptom_of = ("passenger-queue-too-small",)
-    symptom_facts = {"passenger-queue-too-small": ("passenger_status",)}
+    symptom_facts = (("passenger-queue-too-small", ("passenger_status",)),)
 
     def applies(self, ctx: Context) -> str | None:
         return passenger_era(ctx)
