@@ -34,11 +34,10 @@ class DbPoolTooSmall(PlanRule):
         if pool >= need:
             return self.passed(f"pool {pool} >= {threads} threads + {margin}")
         if threads == plan_threads.foretune.value:
-            advice, fixes = f"set the pool to {t.foretune.value}", t.fixes
-        else:
-            advice = (f"set the pool to {need} for the {threads} threads in force, or apply the plan's "
-                      f"{plan_threads.foretune.value} threads with pool {t.foretune.value}")
-            fixes = (*plan_threads.fixes, *t.fixes)
+            advice, fixes, want = f"set the pool to {t.foretune.value}", t.fixes, t.foretune.value
+        else:  # the pool for the threads in force; a change of the threads is puma-threads-min-below-max's to ask
+            advice, want = f"set the pool to {need} for the {threads} threads in force", need
+            fixes = (ctx.hiera_fix("foreman::db_pool", need),)
         installer = ctx.plan.release.features.db_pool_formula != "threads+4" and pool >= threads
         if installer and incidents.times(incidents.incidents(ctx, "db_pool_timeout")) < self.failing_min:
             # before puppet-foreman 25.0.0 (foreman-installer 3.11) the installer itself sets pool = threads_max
@@ -48,11 +47,11 @@ class DbPoolTooSmall(PlanRule):
                                f"threads_max), before puppet-foreman 25.0.0 / foreman-installer 3.11 added + 4); no "
                                f"repeated 'could not obtain a connection from the pool' in the logs; recommended {need} "
                                f"({threads} threads + {margin} for the Katello listeners): {advice}", current=pool,
-                               recommended=t.foretune.value, evidence=ctx.evidence("foreman_db_pool", "puma"),
+                               recommended=want, evidence=ctx.evidence("foreman_db_pool", "puma"),
                                fixes=fixes, severity=Severity.LOW)
         return self.failed(f"pool {pool} for {threads} Puma threads + {margin} = {need} connections each worker needs: "
                            f"expect 'could not obtain a connection from the pool' errors; {advice}", current=pool,
-                           recommended=t.foretune.value, evidence=ctx.evidence("foreman_db_pool", "puma"), fixes=fixes)
+                           recommended=want, evidence=ctx.evidence("foreman_db_pool", "puma"), fixes=fixes)
 
 
 RULE = DbPoolTooSmall()
