@@ -133,12 +133,13 @@ def test_the_example_bundle_is_the_large_profile_with_no_double_channel(tmp_path
     the large profile's 1000 covers the 18 workers the set runs (the 909 the 40 running workers may open go with
     them), and the audit's finding recommends the same 1000 (one value per tunable)."""
     files, _ = audit_out(EXAMPLE, tmp_path)
+    # the Puma workers first: memory-budget-over-ram (high, the worst finding) names lowering them as its first fix
     assert files["installer.sh"].splitlines()[2:] == [
-        "satellite-installer \\", "  --tuning large \\",
+        "satellite-installer \\", "  --tuning large \\", "  --foreman-foreman-service-puma-workers 18 \\",
         "  --foreman-dynflow-worker-concurrency 5 \\", "  --foreman-dynflow-worker-instances 3 \\",
         "  --foreman-db-pool 20 \\", "  --foreman-proxy-plugin-dynflow-open-file-limit 1000000 \\",
         "  --foreman-proxy-content-pulpcore-worker-count 8 \\",
-        "  --foreman-foreman-service-puma-threads-min 16 \\", "  --foreman-foreman-service-puma-workers 18"]
+        "  --foreman-foreman-service-puma-threads-min 16"]
     hiera = files["custom-hiera.yaml"]
     assert yaml.safe_load(hiera) == {"postgresql::server::config_entries": {"work_mem": "8MB"}}
     assert "# foretune: removed postgresql::server::config_entries/checkpoint_segments" in hiera
