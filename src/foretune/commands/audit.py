@@ -262,6 +262,7 @@ def _unchanged_hiera(fix: Any, line: str, plan: Any) -> str:
     in force (the site's answers or the profile give it), else the installer option where the release has one (a
     custom-hiera pin of an installer-managed key would lock out the option), else the custom-hiera line as it stands."""
     from foretune.changes import build  # start-up: loaded with the outputs only
+    from foretune.knowledge.precedence import table  # start-up: loaded with the outputs only
     from foretune.knowledge.profiles import PG  # start-up: loaded with the outputs only
     from foretune.render.snippets import yaml_scalar  # start-up: loaded with the outputs only
 
@@ -269,7 +270,7 @@ def _unchanged_hiera(fix: Any, line: str, plan: Any) -> str:
     if tunable is not None and tunable.installer.value is not None and str(tunable.installer.value) == str(fix.value):
         return ""
     option = build.installer_option(fix.target) if not fix.target.startswith(PG + "/") else None
-    if option and plan.release.features.custom_hiera and "answers" in build.table("installer", plan.release.foreman_version)["order"]:
+    if option and plan.release.features.custom_hiera and "answers" in table("installer", plan.release.foreman_version)["order"]:
         return f"{option} {yaml_scalar(fix.value)}"
     return line
 

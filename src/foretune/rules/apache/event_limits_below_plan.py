@@ -37,13 +37,13 @@ class EventLimitsBelowPlan(PlanRule):
             # whatever the host figure; the guide's answer is the medium profile's ServerLimit 64 / MaxRequestWorkers 1024
             want_limit = max(limit, int(threshold("apache_event_reached_server_limit")))
             want = max(effective, int(threshold("apache_event_reached_max_request_workers")))
-            source, cites = "the guide raises", self.citations
+            source, cites = "the guide raises", tuple(self.citations)
             if want <= effective:  # already at the guide's 64 / 1024: a step beyond it (a foretune estimate)
                 step = float(threshold("apache_event_reached_step"))
                 want_limit = limit + max(1, round(limit * step))
                 want = want_limit * threads
                 source = f"beyond the guide's {want_limit - round(limit * step)} / {effective}, foretune's estimate raises by {step:.0%}:"
-                cites = (*self.citations, "foretune-estimate")
+                cites = (*cites, "foretune-estimate")
             fixes = (ctx.hiera_fix("apache::mod::event::serverlimit", want_limit),
                      ctx.hiera_fix("apache::mod::event::maxrequestworkers", want))
             return self.failed(f"{effective} request workers (ServerLimit {limit} x ThreadsPerChild {threads}), and httpd "
