@@ -29,6 +29,10 @@ def test_a_limit_set_by_alter_system_is_reset_before_the_hiera_value() -> None:
     assert (f["status"], f["severity"], f["current"]) == ("fail", "medium", 200)  # a setting with nothing measured: at most medium
     assert f["fixes"][0] == "sudo -u postgres psql -c 'ALTER SYSTEM RESET max_connections;'"
     assert "ALTER SYSTEM RESET max_connections;" in f["message"]
+    # max_connections is read only at start ("(change requires restart)", postgresql.conf.sample), and postgresql.conf
+    # already holds 1000, so the installer run restarts nothing: the finding's own fix says to restart (feedback A5)
+    assert "systemctl restart postgresql" in f["fixes"]
+    assert "then `systemctl restart postgresql`: max_connections is read only at start" in f["message"]
     assert {"fact": "postgresql", "location": "var/lib/pgsql/data/postgresql.auto.conf",
             "excerpt": "max_connections = '200'"} in f["evidence"]
     assert {"pg-auto-conf-wins", "pg-alter-system-reset"} <= {c["id"] for c in f["citations"]}
