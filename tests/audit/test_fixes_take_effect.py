@@ -29,6 +29,10 @@ def test_a_limit_set_by_alter_system_is_reset_before_the_hiera_value() -> None:
     assert (f["status"], f["severity"], f["current"]) == ("fail", "medium", 200)  # a setting with nothing measured: at most medium
     assert f["fixes"][0] == "sudo -u postgres psql -c 'ALTER SYSTEM RESET max_connections;'"
     assert "ALTER SYSTEM RESET max_connections;" in f["message"]
+    # max_connections is read only at start ("(change requires restart)", postgresql.conf.sample), and postgresql.conf
+    # already holds 1000, so the installer run restarts nothing: the finding's own fix says to restart (feedback A5)
+    assert "systemctl restart postgresql" in f["fixes"]
+    assert "then `systemctl restart postgresql`: max_connections is read only at start" in f["message"]
     assert {"fact": "postgresql", "location": "var/lib/pgsql/data/postgresql.auto.conf",
             "excerpt": "max_connections = '200'"} in f["evidence"]
     assert {"pg-auto-conf-wins", "pg-alter-system-reset"} <= {c["id"] for c in f["citations"]}
@@ -234,3 +238,18 @@ def test_a_setting_an_included_file_sets_last_is_taken_out_of_that_file_first(tm
     assert ("var/lib/pgsql/data/conf.d/90-site.conf, which postgresql.conf includes, sets work_mem = 2MB after "
             "postgresql.conf's own line") in f["message"]
     assert "pg-config-includes" in {c["id"] for c in f["citations"]}
+
+
+def test_puma_threads_go_through_the_installer_option_and_a_value_in_force_is_not_repeated() -> None:
+    """examples/sosreport-satellite-6.15-mistuned, by hand: installer.conf has FOREMAN_PUMA_THREADS_MIN=0 and
+    FOREMAN_PUMA_THREADS_MAX=16; Satellite 6.15's installer has --foreman-foreman-service-puma-threads-min (and -max).
+    The fix raises min through that option; max is already 16, so no line sets it, and none pins
+    foreman::foreman_service_puma_threads_max in custom-hiera (which would lock the option out)."""
+    data = json.loads(run_cli("audit", str(REPO / "examples/sosreport-satellite-6.15-mistuned"), "--format", "json",
+                              "--fail-on", "critical").stdout)
+    f = next(s for x in data["findings"] for s in (x, *x["symptoms"]) if s["rule"] == "puma-threads-min-below-max")
+    assert f["fixes"] == ["--foreman-foreman-service-puma-threads-min 16"]
+    # satellite-6.9 (installer.conf 0/16, no answers for them): the change set writes both, through the installer's
+    # options as on 6.15, never as custom-hiera keys
+    g = finding("satellite-6.9", "puma-threads-min-below-max")
+    assert g["fixes"] == ["--foreman-foreman-service-puma-threads-min 16", "--foreman-foreman-service-puma-threads-max 16"]

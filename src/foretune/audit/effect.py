@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from foretune.changes.build import host_of
-from foretune.knowledge.precedence import Shadow, postgresql_include_shadow, postgresql_shadow, systemd_shadow
+from foretune.changes.build import PG_RESTART, host_of
+from foretune.knowledge.precedence import Shadow, postgresql_include_shadow, postgresql_shadow, systemd_shadow, table
 from foretune.knowledge.profiles import PG
 from foretune.plan.model import Fix
 from foretune.rules.base import Context, Evidence, Outcome, Rule, Status
@@ -27,6 +27,7 @@ def take_effect(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
     fact = ctx.facts["postgresql"]
     files = [(p.location, p.excerpt) for p in fact.provenance] if fact.known else []
     undo: list[Fix] = []
+    restarts: list[Fix] = []  # after the installer run: a reset of a setting read only at start needs it
     evidence: list[Evidence] = []
     causes: list[str] = []
     cites = list(outcome.citations or rule.citations)
@@ -49,8 +50,16 @@ def take_effect(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
         undo.append(Fix("command", shadow.undo))
         if not any(e.location == shadow.location and shadow.line in e.excerpt for e in outcome.evidence):
             evidence.append(Evidence("postgresql", shadow.location, shadow.line))
+        setting = fix.target.split("/", 1)[1]
+        entry = table("postgresql", host_of(ctx.facts).postgresql_version)
+        restart = setting in (entry.get("restart_settings") or ())
+        if restart and not any(f.target == PG_RESTART for f in restarts):
+            restarts.append(Fix("command", PG_RESTART))
+            cites += [c for c in (str(entry.get("restart_citation", "")),) if c and c not in cites]
         causes.append(f"{shadow.location} sets {shadow.line} (ALTER SYSTEM), which wins over postgresql.conf: "
-                      f"{shadow.reset} first, or the installer's value never takes effect")
+                      f"{shadow.reset} first, or the installer's value never takes effect"
+                      + (f"; then `{PG_RESTART}`: {setting} is read only at start, and the installer restarts "
+                         "PostgreSQL only when postgresql.conf changes" if restart else ""))
         cites += [c for c in shadow.citations if c not in cites]
     puma = _puma_shadow(ctx, outcome)
     if puma is not None:
@@ -65,7 +74,8 @@ def take_effect(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
     if not undo:
         return outcome
     return dataclasses.replace(outcome, message=f"{outcome.message}; {'; '.join(causes)}",
-                               fixes=(*undo, *outcome.fixes), evidence=(*outcome.evidence, *evidence), citations=tuple(cites))
+                               fixes=(*undo, *outcome.fixes, *restarts), evidence=(*outcome.evidence, *evidence),
+                               citations=tuple(cites))
 
 
 INSTALLER_DROPIN = "installer.conf"  # puppet-foreman's foreman.service drop-in (manifests/service.pp)

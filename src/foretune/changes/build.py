@@ -77,6 +77,10 @@ class Host(NamedTuple):
     puma_workers: int | None = None  # the Puma workers running (pumactl stats), else rendered
 
 
+# the restart a finding's fix ends with when it resets a setting PostgreSQL reads only at start (pg-conf-restart)
+PG_RESTART = "systemctl restart postgresql"
+
+
 def host_of(facts: Any) -> Host:
     """The :class:`Host` of a :class:`~foretune.facts.model.FactSet` (a Host is returned as it is; None: empty)."""
     if facts is None:
@@ -328,6 +332,8 @@ class _Builder:
                             reason=reason, citations=cites, source=source))
         elif tunable == "os.tuned_profile":
             pass  # `systemctl enable --now tuned` is part of the tuned step
+        elif command == PG_RESTART:
+            pass  # a finding's restart after ALTER SYSTEM RESET: the reset's change carries it (effect "restart")
         elif command not in self.commands:
             self.commands.append(command)
 
