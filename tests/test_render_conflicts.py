@@ -13,7 +13,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from foretune.render.merge import PG, load_mapping, merge_values
+from foretune.render.merge import PG, kept_header, load_mapping, merge_values, owned_comments
 from tests.conftest import run_cli
 from tests.support.hiera_oracle import owned_by_removed, yaml12
 
@@ -98,6 +98,50 @@ def test_the_comment_of_a_removed_key_goes_with_it_and_is_named(tmp_path: Path) 
     assert "keep at 10" not in text  # not left alone at the end of the file, speaking for nothing
     assert text.endswith('\ncandlepin::java_opts: "-Xms1024m -Xmx6g"\n')
     assert "foreman::foreman_service_puma_workers: the site's comment \"keep at 10\" went with it" in result.stderr
+
+
+HEADED = """\
+# Site tuning, owned by ops
+# keep at 10
+foreman::foreman_service_puma_workers: 10
+candlepin::java_opts: "-Xmx6g"
+"""
+
+
+def test_the_files_header_stays_when_the_first_key_goes() -> None:
+    # the rule: the comment lines directly above a removed key go with it, unless they are the file's first lines:
+    # those are its header and stay (here the two lines cannot be told apart, so both stay)
+    puma = ["foreman::foreman_service_puma_workers"]
+    merged, _ = merge_values(HEADED, {}, {}, {"*": "foretune"}, remove=puma)
+    assert merged == '# Site tuning, owned by ops\n# keep at 10\ncandlepin::java_opts: "-Xmx6g"\n'
+    assert owned_comments(HEADED, puma)[2] == {}  # nothing is said to have gone with it
+    assert kept_header(HEADED, puma) == {puma[0]: ["# Site tuning, owned by ops", "# keep at 10"]}
+    # after a --- line the comments are the document's, written for the key below them (as in the stale-key test)
+    merged, _ = merge_values("---\n" + HEADED, {}, {}, {"*": "foretune"}, remove=puma)
+    assert merged == '---\ncandlepin::java_opts: "-Xmx6g"\n'
+    # a header of its own (before ---, or set apart by a blank line) stays, and the key's comment goes with the key
+    for text in ("# Site tuning, owned by ops\n---\n# keep at 10\nforeman::foreman_service_puma_workers: 10\nb: 1\n",
+                 "# Site tuning, owned by ops\n\n# keep at 10\nforeman::foreman_service_puma_workers: 10\nb: 1\n"):
+        merged, _ = merge_values(text, {}, {}, {"*": "foretune"}, remove=puma)
+        assert merged == text.replace("# keep at 10\nforeman::foreman_service_puma_workers: 10\n", ""), text
+        assert kept_header(text, puma) == {}
+    # a key that is not the first one takes the comment directly above it, as before
+    second = 'candlepin::java_opts: "-Xmx6g"\n# keep at 10\nforeman::foreman_service_puma_workers: 10\n'
+    merged, _ = merge_values("# Site tuning, owned by ops\n" + second, {}, {}, {"*": "foretune"}, remove=puma)
+    assert merged == '# Site tuning, owned by ops\ncandlepin::java_opts: "-Xmx6g"\n'
+
+
+def test_render_prefer_foretune_keeps_the_header_and_says_so(tmp_path: Path) -> None:
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text(HEADED, encoding="utf-8")
+    result = run_cli("render", *PLAN, "--merge-into", str(target), "--prefer", "foretune", "--write")
+    assert result.status == 0, result.stderr
+    text = target.read_text(encoding="utf-8")
+    assert text.startswith("# Site tuning, owned by ops\n# keep at 10\n")
+    assert "foreman::foreman_service_puma_workers" not in yaml.safe_load(text)
+    assert ('foreman::foreman_service_puma_workers: the comment "Site tuning, owned by ops" / "keep at 10" above it '
+            "opens the file, so it stays as the file's header") in result.stderr
+    assert "went with it" not in result.stderr
 
 
 ANCHORED = """\

@@ -21,7 +21,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         "order and unrelated keys. Prints a diff; writes only with --write, after a timestamped backup. "
                         "Values with an installer option are not merged: they are printed as the installer command "
                         "(custom-hiera would win over them). Warns about stale keys and keys that lock out later "
-                        "--tuning changes.",
+                        "--tuning changes. A removed key takes the comment lines directly above it, except those that open the file "
+                        "(its header, before any ---), which stay.",
                         "foretune render --from live --merge-into /etc/foreman-installer/custom-hiera.yaml")
     target = parser.add_argument_group("target")
     target.add_argument("--merge-into", metavar="FILE", required=True, help="the custom-hiera.yaml to update")
@@ -177,11 +178,14 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         changes = changes._replace(changes=tuple(c for c in changes.changes if not (
             c.target in dropped or (c.channel == "installer" and c.target in options_of))))
     new, conflicts = outputs.merge_plan(plan, old, remove, preferences, str(path))
-    from foretune.render.merge import owned_comments  # start-up: only for a `render` run, not --help
+    from foretune.render.merge import kept_header, owned_comments  # start-up: only for a `render` run, not --help
 
     for key, gone_with in owned_comments(old, remove)[2].items():  # nothing leaves the file unsaid
         quoted = " / ".join(f'"{line.lstrip("#").strip()}"' for line in gone_with)
         env.warn(redact_text(f"{path}: {key}: the site's comment {quoted} went with it"))
+    for key, header in kept_header(old, remove).items():
+        quoted = " / ".join(f'"{line.lstrip("#").strip()}"' for line in header)
+        env.warn(redact_text(f"{path}: {key}: the comment {quoted} above it opens the file, so it stays as the file's header"))
     for conflict in conflicts:  # on stderr, so the diff on stdout still applies with patch
         env.warn(redact_text(f"{path}: {conflict.line()}"))
     budget = sum(n for _, n in plan.connection_budget)
