@@ -280,6 +280,29 @@ postgresql::server::config_entries:
 """
 
 
+def test_a_kept_site_threads_max_sets_what_depends_on_it(tmp_path: Path) -> None:
+    # Satellite 6.15 = foreman-installer 3.9: the site keeps threads_max 5. Puma refuses threads_min above threads_max
+    # ("The minimum (16) number of threads must be less than or equal to the max (5)", puma/dsl.rb), so the command must
+    # not raise threads_min to 16; the installer's own follows threads_max (puppet-foreman 3.x: "Optional[Integer[0]]
+    # $foreman_service_puma_threads_min = undef", "$foreman_service_puma_threads_max = 5"). The pool is threads_max + 4 (pf-db-pool / gf-db-pool): 5 + 4 = 9, not 16 + 4 = 20.
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text("# Site custom-hiera\nforeman::foreman_service_puma_threads_max: 5\n", encoding="utf-8")
+    result = run_cli("render", *PLAN, "--merge-into", str(target))
+    assert result.status == 0, result.stderr
+    command = result.stderr.split("run: ", 1)[1].split("\n", 1)[0]
+    assert "--foreman-db-pool 9 " in command + " "
+    assert "threads-min" not in command and "threads-max" not in command
+    assert ("with the site's foreman::foreman_service_puma_threads_max kept, the values that depend on it follow: "
+            "--foreman-foreman-service-puma-threads-min left off (was 16: the installer's own value is now foretune's), "
+            "--foreman-db-pool 9 (was 20)") in result.stderr
+    # taking foretune's value: the key goes and the command carries 16 threads and a pool of 16 + 4 = 20
+    result = run_cli("render", *PLAN, "--merge-into", str(target), "--prefer", "foretune")
+    command = result.stderr.split("run: ", 1)[1].split("\n", 1)[0]
+    for option in ("--foreman-foreman-service-puma-threads-max 16", "--foreman-foreman-service-puma-threads-min 16",
+                   "--foreman-db-pool 20"):
+        assert option in command, option
+
+
 def test_a_higher_site_value_over_an_installer_option_is_never_written_as_foretunes_into_the_file(tmp_path: Path) -> None:
     # one channel per value: the guide's large range is 12-18 Puma workers; the site's 24 is kept (the option left
     # off the command), or with --prefer foretune the key goes and --foreman-foreman-service-puma-workers 18 is passed,

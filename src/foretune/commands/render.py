@@ -173,6 +173,17 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             kept.append(key)
             env.warn(redact_text(f"{path}: {key}: kept the site's {removal.site_value}; {shown} is left off the "
                                  f"installer command: custom-hiera's value wins over it" + tail))
+    if kept:  # what depends on a kept site value is derived from it (threads_min and the pool from a kept threads_max)
+        before = {c.target: c.value for c in changes.changes if c.channel == "installer"}
+        plan = make_plan(plan.input._replace(kept=frozenset(kept)))
+        changes = build.from_plan(plan, build.Host(custom_hiera=flatten(current)), lower_site=True)
+        after = {c.target: c.value for c in changes.changes if c.channel == "installer"}
+        follow = [f"{option} {after[option]} (was {value})" if option in after else f"{option} left off (was {value}: "
+                  "the installer's own value is now foretune's)" for option, value in before.items()
+                  if str(after.get(option)) != str(value) and option not in map(build.installer_option, kept)]
+        if follow:
+            env.note(redact_text(f"{path}: with the site's {', '.join(kept)} kept, the values that depend on "
+                                 f"{'it' if len(kept) == 1 else 'them'} follow: " + ", ".join(follow)))
     if dropped:
         options_of = {build.installer_option(key) for key in dropped}
         changes = changes._replace(changes=tuple(c for c in changes.changes if not (

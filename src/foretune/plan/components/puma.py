@@ -113,6 +113,12 @@ def plan_puma(s: Sizing) -> None:
                            f"{alt} is the cited alternative for a mixed, not registration-heavy load",
                   (cite("puma_threads"),), "", (C("puma_threads"), C("puma_threads_alternative"))),
           Fix("hiera", "foreman::foreman_service_puma_threads_max", threads))
+    kept_max = s.value("puma.threads_max")
+    if kept_max < s.value("puma.threads_min"):  # the site's lower threads_max stays: Puma refuses a minimum above the maximum
+        s.add("puma.threads_min", "Puma threads (min)", "count", inst_tmin,
+              Setting(kept_max, f"equal to the site's threads_max {kept_max}, which stays (Puma refuses min > max)",
+                      ("gf-puma-threads",), "threads_min = threads_max", (Input("threads_max", kept_max, "fi-hiera-precedence"),)),
+              Fix("hiera", "foreman::foreman_service_puma_threads_min", kept_max))
 
 
 # -- the database pool of each Foreman process -------------------------------------------------
