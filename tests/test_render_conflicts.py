@@ -303,6 +303,32 @@ def test_a_kept_site_threads_max_sets_what_depends_on_it(tmp_path: Path) -> None
         assert option in command, option
 
 
+SMALL_PUMA = """\
+# Puma kept small on purpose: keep at 4 workers
+foreman::foreman_service_puma_workers: 4
+foreman::foreman_service_puma_threads_min: 16
+foreman::foreman_service_puma_threads_max: 16
+postgresql::server::config_entries:
+  max_connections: {}   # do not raise: shared PG cluster
+"""
+
+
+def test_the_connection_budget_counts_the_puma_workers_the_site_keeps(tmp_path: Path) -> None:
+    # 8 CPUs / 32 GiB / 8000 hosts on 6.15: medium. The site's 4 workers stay, so Puma holds 4 x (16 threads + 4) = 80
+    # connections, not the 12 workers foretune would run; with Sidekiq 2 x (5 + 2) + (1 + 2) = 17, the hosts queue 3,
+    # Candlepin 25, pulpcore 8 x 2 + 22 = 38, the container gateway 4 and 3 reserved: 170, which 300 holds
+    medium = ["--product", "satellite", "--version", "6.15", "--hosts", "8000", "--cpus", "8", "--ram", "32G"]
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text(SMALL_PUMA.format(300), encoding="utf-8")
+    result = run_cli("render", *medium, "--merge-into", str(target))
+    assert result.status == 0, result.stderr
+    assert "too many clients" not in result.stderr
+    target.write_text(SMALL_PUMA.format(100), encoding="utf-8")
+    result = run_cli("render", *medium, "--merge-into", str(target))
+    assert ("with the site's max_connections 100 kept, the services as planned (and the installer command below) open up "
+            "to 170 connections (Puma 4 workers x 20 pool (threads 16) 80, ") in result.stderr
+
+
 def test_a_higher_site_value_over_an_installer_option_is_never_written_as_foretunes_into_the_file(tmp_path: Path) -> None:
     # one channel per value: the guide's large range is 12-18 Puma workers; the site's 24 is kept (the option left
     # off the command), or with --prefer foretune the key goes and --foreman-foreman-service-puma-workers 18 is passed,
