@@ -329,6 +329,21 @@ def test_the_connection_budget_counts_the_puma_workers_the_site_keeps(tmp_path: 
             "to 170 connections (Puma 4 workers x 20 pool (threads 16) 80, ") in result.stderr
 
 
+def test_a_site_shared_buffers_below_the_profiles_is_a_conflict(tmp_path: Path) -> None:
+    # 15000 hosts, 16 CPUs, 64 GiB on 6.15: the large profile, whose foreman-installer 3.9.0 tuning/sizes/large.yaml sets
+    # "shared_buffers: 8GB" (inside the guide's "between 2 GiB to a maximum of 25%", 16 GiB here). The site's 2GB and
+    # 4GB are below it: each is kept and listed with both values, never adopted as the recommendation
+    for site in ("2GB", "4GB"):
+        target = tmp_path / "custom-hiera.yaml"
+        target.write_text(f"{PG}:\n  shared_buffers: {site}\n", encoding="utf-8")
+        result = run_cli("render", *PLAN, "--merge-into", str(target))
+        assert result.status == 0, result.stderr
+        assert f"{PG}/shared_buffers: kept the site's {site}; foretune recommends 8GB" in result.stderr
+    # a larger site value is the start instead, and no conflict (the guide's cap is 25 % of 64 GiB = 16 GiB)
+    target.write_text(f"{PG}:\n  shared_buffers: 12GB\n", encoding="utf-8")
+    assert "shared_buffers: kept" not in run_cli("render", *PLAN, "--merge-into", str(target)).stderr
+
+
 def test_a_higher_site_value_over_an_installer_option_is_never_written_as_foretunes_into_the_file(tmp_path: Path) -> None:
     # one channel per value: the guide's large range is 12-18 Puma workers; the site's 24 is kept (the option left
     # off the command), or with --prefer foretune the key goes and --foreman-foreman-service-puma-workers 18 is passed,
