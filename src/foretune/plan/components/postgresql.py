@@ -52,12 +52,14 @@ def plan_memory(s: Sizing) -> None:
             start = profile_sb
             profile_input = (Input(f"the {s.profile} profile's shared_buffers", profile_sb, "fi-tuning-profiles"),)
         sb = min(max(pg_size(start) or 0, low_gib * GIB), cap_b)
+        # Satellite 6.9 (Foreman 2.3-2.5, the fixed Puma defaults) has its own guide saying the same range
+        guide = "g69-postgresql" if s.inp.product == "satellite" and s.f.puma_formula == "fixed" else "gf-postgresql"
         setting = Setting(format_size(sb), f"at least {num(low_gib)} GiB, at most {percent(high_f)} of RAM; "
                                            "the profile's value (or a larger one the site sets) when it is in that range",
-                          ("gf-postgresql", *(("fi-tuning-profiles",) if profile_input else ())),
+                          (guide, *(("fi-tuning-profiles",) if profile_input else ())),
                           f"min(max({start}, {num(low_gib)} GiB), floor({s.ram_gib:.1f} GiB x {percent(high_f)})) = {format_size(sb)}",
-                          (given(sb_inst), *profile_input, C("pg_shared_buffers_min_gib"), C("pg_shared_buffers_max_fraction"),
-                           box("RAM GiB", round(s.ram_gib, 1))))
+                          (given(sb_inst), *profile_input, C("pg_shared_buffers_min_gib")._replace(citation=guide),
+                           C("pg_shared_buffers_max_fraction")._replace(citation=guide), box("RAM GiB", round(s.ram_gib, 1))))
     s.add("postgresql.shared_buffers", "shared_buffers", "bytes", sb_inst, setting, Fix("hiera", KEY + "shared_buffers", format_size(sb)))
     if not s.era62:
         sb = _hold_for_puma(s, sb_inst, sb)
