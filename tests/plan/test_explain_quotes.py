@@ -30,3 +30,15 @@ def test_shared_buffers_on_6_9_quotes_the_6_9_guides_range_sentence_only() -> No
     assert quotes(out) and all(sentence in q for q in quotes(out))
     assert "conducted on Foreman" not in out
     assert "Setting this value to 8 MB" not in out and "2000" not in "".join(quotes(out))
+
+
+def test_puppet_foreman_is_linked_at_the_tag_the_release_pins() -> None:
+    # Satellite 6.13 = foreman-installer 3.5.0, whose Puppetfile.lock pins "theforeman-foreman (22.1.0)"; its
+    # manifests/config.pp has the Puma formula ("$facts['processors']['count'] * 1.5,") as 18.2.0 had it
+    out = run_cli("plan", "--product", "satellite", "--version", "6.13", "--hosts", "7000", "--cpus", "8", "--ram", "32G",
+                  "--katello-agent-hosts", "0", "--explain", "puma.workers").stdout
+    urls = {line.strip() for line in out.splitlines() if "github.com/theforeman/puppet-foreman" in line}
+    assert "url: https://github.com/theforeman/puppet-foreman/blob/22.1.0/manifests/config.pp" in urls
+    assert not any("/blob/18.2.0/" in url for url in urls)
+    # the pool's threads + 4 is puppet-foreman 25.0.0's (foreman-installer 3.11), later than 3.5: linked where it is
+    assert "url: https://github.com/theforeman/puppet-foreman/blob/25.0.0/manifests/config.pp" in urls

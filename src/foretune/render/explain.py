@@ -28,11 +28,18 @@ TUNING_DIR = "config/foreman.hiera/tuning/"  # where foreman-installer keeps its
 
 
 def _url(cid: str, plan: Plan | None) -> str:
-    """The citation's address; a foreman-installer tuning file is linked at the tag of the release planned.
+    """The citation's address; a foreman-installer tuning file is linked at the tag of the release planned, and a
+    puppet-foreman file at the module release that tag pins (when the cited text was already in it).
 
     foreman-installer tags each Foreman release x.y as x.y.0; the size file is the profile's (common.yaml for default).
     """
     cit = citation(cid)
+    if plan is not None and cit.repo == "theforeman/puppet-foreman" and cit.path and re.fullmatch(r"[\d.]+", cit.ref):
+        # the puppet-foreman the release's Puppetfile.lock pins, when the cited file was already so there
+        pinned = load_data("releases.yaml").get("module_pins", {}).get("puppet-foreman", {}).get(plan.release.foreman_version)
+        if pinned and version_key(pinned) >= version_key(cit.ref):
+            return f"https://github.com/{cit.repo}/blob/{pinned}/{cit.path}"
+        return cit.url
     tuning_file = cit.path.startswith(TUNING_DIR + "sizes/") or cit.path == TUNING_DIR.rstrip("/") + ".yaml"
     if plan is None or cit.repo != "theforeman/foreman-installer" or not tuning_file:
         return cit.url
