@@ -323,6 +323,11 @@ def test_the_connection_budget_counts_the_puma_workers_the_site_keeps(tmp_path: 
     result = run_cli("render", *medium, "--merge-into", str(target))
     assert result.status == 0, result.stderr
     assert "too many clients" not in result.stderr
+    # the conflict is against foretune's own value; the budget counts the kept 4 workers: 170 + 20 % = 204, rounded up to
+    # 300, never below the medium profile's 1000
+    assert "max_connections: kept the site's 300; foretune recommends 1000 — connection budget 170 + 20 % headroom" in result.stderr
+    # work_mem, added, is sized for the 300 connections the file keeps: 300 x (8MB - 4MB) = 1200 MB = 1.2 GiB
+    assert "the guide's 8MB: 300 connections x 4MB more = 1.2 GiB fits" in result.stdout
     target.write_text(SMALL_PUMA.format(100), encoding="utf-8")
     result = run_cli("render", *medium, "--merge-into", str(target))
     assert ("with the site's max_connections 100 kept, the services as planned (and the installer command below) open up "

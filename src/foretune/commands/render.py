@@ -173,6 +173,12 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             kept.append(key)
             env.warn(redact_text(f"{path}: {key}: kept the site's {removal.site_value}; {shown} is left off the "
                                  f"installer command: custom-hiera's value wins over it" + tail))
+    from foretune.render.merge import same_value  # start-up: only for a `render` run, not --help
+
+    # the file's PostgreSQL values that stay (the site's side of a conflict): the values derived from them follow them
+    # (work_mem from a kept max_connections); the conflicts themselves are against foretune's own plan
+    kept_hiera = [key for key, value in flatten(current).items() if key.startswith(PG + "/") and key in recommended
+                  and not same_value(value, recommended[key]) and preferences.get(key, preferences["*"]) == "site"]
     if kept:  # what depends on a kept site value is derived from it (threads_min and the pool from a kept threads_max)
         before = {c.target: c.value for c in changes.changes if c.channel == "installer"}
         plan = make_plan(plan.input._replace(kept=frozenset(kept)))
@@ -184,11 +190,16 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if follow:
             env.note(redact_text(f"{path}: with the site's {', '.join(kept)} kept, the values that depend on "
                                  f"{'it' if len(kept) == 1 else 'them'} follow: " + ", ".join(follow)))
+    first = plan  # the conflicts are against this plan: foretune's own values, with the kept installer keys as they are
+    if kept_hiera:
+        plan = make_plan(plan.input._replace(kept=frozenset([*kept, *kept_hiera])))
     if dropped:
         options_of = {build.installer_option(key) for key in dropped}
         changes = changes._replace(changes=tuple(c for c in changes.changes if not (
             c.target in dropped or (c.channel == "installer" and c.target in options_of))))
-    new, conflicts = outputs.merge_plan(plan, old, remove, preferences, str(path))
+    new, conflicts = outputs.merge_plan(first, old, remove, preferences, str(path))
+    if plan is not first:  # the file as written: what it adds is derived from the values it keeps
+        new = outputs.merge_plan(plan, old, remove, preferences, str(path))[0]
     from foretune.render.merge import kept_header, owned_comments  # start-up: only for a `render` run, not --help
 
     for key, gone_with in owned_comments(old, remove)[2].items():  # nothing leaves the file unsaid
