@@ -82,11 +82,15 @@ def test_warns_about_stale_and_locking_keys(tmp_path: Path) -> None:
     _, result = render(tmp_path)
     err = result.stderr  # type: ignore[attr-defined]
     assert "stale key postgresql::server::config_entries/checkpoint_segments" in err
-    locking = [line for line in err.splitlines() if "lock out later --tuning changes" in line]
+    locking = [line for line in err.splitlines() if "out later --tuning changes" in line]
     assert len(locking) == 1  # one line, every key listed
-    # the file's max_connections and the plan's work_mem: both keys of the installer's tuning profiles (puma workers are not)
-    assert locking[0].endswith(": 2 keys are also set by the tuning profiles and lock out later --tuning changes: "
-                               "postgresql::server::config_entries/max_connections, postgresql::server::config_entries/work_mem")
+    # the file's max_connections, a key of the installer's tuning profiles (puma workers are not); the plan derives
+    # from the site's 40 Puma workers, which stay: no RAM is left to raise work_mem, so the merge adds no work_mem
+    assert locking[0].endswith(": 1 key is also set by the tuning profiles and locks out later --tuning changes: "
+                               "postgresql::server::config_entries/max_connections")
+    # with the site's 40 workers kept: 40 x (16 threads + 4) = 800, Sidekiq 3 x (5 + 2) + (1 + 2) = 24, hosts queue 3,
+    # Candlepin 25, pulpcore 38, container gateway 4, superuser reserved 3: 897; + 20 % = 1076.4, rounded up to 1100
+    assert "max_connections: kept the site's 500; foretune recommends 1100 — connection budget 897 + 20 % headroom" in err
 
 
 def test_passenger_keys_are_stale_on_puma_versions(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from foretune.render.merge import PG, load_mapping, merge_values
+from foretune.render.merge import PG, kept_header, load_mapping, merge_values, owned_comments
 from tests.conftest import run_cli
 from tests.support.hiera_oracle import owned_by_removed, yaml12
 
@@ -98,6 +98,50 @@ def test_the_comment_of_a_removed_key_goes_with_it_and_is_named(tmp_path: Path) 
     assert "keep at 10" not in text  # not left alone at the end of the file, speaking for nothing
     assert text.endswith('\ncandlepin::java_opts: "-Xms1024m -Xmx6g"\n')
     assert "foreman::foreman_service_puma_workers: the site's comment \"keep at 10\" went with it" in result.stderr
+
+
+HEADED = """\
+# Site tuning, owned by ops
+# keep at 10
+foreman::foreman_service_puma_workers: 10
+candlepin::java_opts: "-Xmx6g"
+"""
+
+
+def test_the_files_header_stays_when_the_first_key_goes() -> None:
+    # the rule: the comment lines directly above a removed key go with it, unless they are the file's first lines:
+    # those are its header and stay (here the two lines cannot be told apart, so both stay)
+    puma = ["foreman::foreman_service_puma_workers"]
+    merged, _ = merge_values(HEADED, {}, {}, {"*": "foretune"}, remove=puma)
+    assert merged == '# Site tuning, owned by ops\n# keep at 10\ncandlepin::java_opts: "-Xmx6g"\n'
+    assert owned_comments(HEADED, puma)[2] == {}  # nothing is said to have gone with it
+    assert kept_header(HEADED, puma) == {puma[0]: ["# Site tuning, owned by ops", "# keep at 10"]}
+    # after a --- line the comments are the document's, written for the key below them (as in the stale-key test)
+    merged, _ = merge_values("---\n" + HEADED, {}, {}, {"*": "foretune"}, remove=puma)
+    assert merged == '---\ncandlepin::java_opts: "-Xmx6g"\n'
+    # a header of its own (before ---, or set apart by a blank line) stays, and the key's comment goes with the key
+    for text in ("# Site tuning, owned by ops\n---\n# keep at 10\nforeman::foreman_service_puma_workers: 10\nb: 1\n",
+                 "# Site tuning, owned by ops\n\n# keep at 10\nforeman::foreman_service_puma_workers: 10\nb: 1\n"):
+        merged, _ = merge_values(text, {}, {}, {"*": "foretune"}, remove=puma)
+        assert merged == text.replace("# keep at 10\nforeman::foreman_service_puma_workers: 10\n", ""), text
+        assert kept_header(text, puma) == {}
+    # a key that is not the first one takes the comment directly above it, as before
+    second = 'candlepin::java_opts: "-Xmx6g"\n# keep at 10\nforeman::foreman_service_puma_workers: 10\n'
+    merged, _ = merge_values("# Site tuning, owned by ops\n" + second, {}, {}, {"*": "foretune"}, remove=puma)
+    assert merged == '# Site tuning, owned by ops\ncandlepin::java_opts: "-Xmx6g"\n'
+
+
+def test_render_prefer_foretune_keeps_the_header_and_says_so(tmp_path: Path) -> None:
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text(HEADED, encoding="utf-8")
+    result = run_cli("render", *PLAN, "--merge-into", str(target), "--prefer", "foretune", "--write")
+    assert result.status == 0, result.stderr
+    text = target.read_text(encoding="utf-8")
+    assert text.startswith("# Site tuning, owned by ops\n# keep at 10\n")
+    assert "foreman::foreman_service_puma_workers" not in yaml.safe_load(text)
+    assert ('foreman::foreman_service_puma_workers: the comment "Site tuning, owned by ops" / "keep at 10" above it '
+            "opens the file, so it stays as the file's header") in result.stderr
+    assert "went with it" not in result.stderr
 
 
 ANCHORED = """\
@@ -234,6 +278,75 @@ foreman::foreman_service_puma_workers: 24
 postgresql::server::config_entries:
   work_mem: 32MB   # keep
 """
+
+
+def test_a_kept_site_threads_max_sets_what_depends_on_it(tmp_path: Path) -> None:
+    # Satellite 6.15 = foreman-installer 3.9: the site keeps threads_max 5. Puma refuses threads_min above threads_max
+    # ("The minimum (16) number of threads must be less than or equal to the max (5)", puma/dsl.rb), so the command must
+    # not raise threads_min to 16; the installer's own follows threads_max (puppet-foreman 3.x: "Optional[Integer[0]]
+    # $foreman_service_puma_threads_min = undef", "$foreman_service_puma_threads_max = 5"). The pool is threads_max + 4 (pf-db-pool / gf-db-pool): 5 + 4 = 9, not 16 + 4 = 20.
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text("# Site custom-hiera\nforeman::foreman_service_puma_threads_max: 5\n", encoding="utf-8")
+    result = run_cli("render", *PLAN, "--merge-into", str(target))
+    assert result.status == 0, result.stderr
+    command = result.stderr.split("run: ", 1)[1].split("\n", 1)[0]
+    assert "--foreman-db-pool 9 " in command + " "
+    assert "threads-min" not in command and "threads-max" not in command
+    assert ("with the site's foreman::foreman_service_puma_threads_max kept, the values that depend on it follow: "
+            "--foreman-foreman-service-puma-threads-min left off (was 16: the installer's own value is now foretune's), "
+            "--foreman-db-pool 9 (was 20)") in result.stderr
+    # taking foretune's value: the key goes and the command carries 16 threads and a pool of 16 + 4 = 20
+    result = run_cli("render", *PLAN, "--merge-into", str(target), "--prefer", "foretune")
+    command = result.stderr.split("run: ", 1)[1].split("\n", 1)[0]
+    for option in ("--foreman-foreman-service-puma-threads-max 16", "--foreman-foreman-service-puma-threads-min 16",
+                   "--foreman-db-pool 20"):
+        assert option in command, option
+
+
+SMALL_PUMA = """\
+# Puma kept small on purpose: keep at 4 workers
+foreman::foreman_service_puma_workers: 4
+foreman::foreman_service_puma_threads_min: 16
+foreman::foreman_service_puma_threads_max: 16
+postgresql::server::config_entries:
+  max_connections: {}   # do not raise: shared PG cluster
+"""
+
+
+def test_the_connection_budget_counts_the_puma_workers_the_site_keeps(tmp_path: Path) -> None:
+    # 8 CPUs / 32 GiB / 8000 hosts on 6.15: medium. The site's 4 workers stay, so Puma holds 4 x (16 threads + 4) = 80
+    # connections, not the 12 workers foretune would run; with Sidekiq 2 x (5 + 2) + (1 + 2) = 17, the hosts queue 3,
+    # Candlepin 25, pulpcore 8 x 2 + 22 = 38, the container gateway 4 and 3 reserved: 170, which 300 holds
+    medium = ["--product", "satellite", "--version", "6.15", "--hosts", "8000", "--cpus", "8", "--ram", "32G"]
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text(SMALL_PUMA.format(300), encoding="utf-8")
+    result = run_cli("render", *medium, "--merge-into", str(target))
+    assert result.status == 0, result.stderr
+    assert "too many clients" not in result.stderr
+    # the conflict is against foretune's own value; the budget counts the kept 4 workers: 170 + 20 % = 204, rounded up to
+    # 300, never below the medium profile's 1000
+    assert "max_connections: kept the site's 300; foretune recommends 1000 — connection budget 170 + 20 % headroom" in result.stderr
+    # work_mem, added, is sized for the 300 connections the file keeps: 300 x (8MB - 4MB) = 1200 MB = 1.2 GiB
+    assert "the guide's 8MB: 300 connections x 4MB more = 1.2 GiB fits" in result.stdout
+    target.write_text(SMALL_PUMA.format(100), encoding="utf-8")
+    result = run_cli("render", *medium, "--merge-into", str(target))
+    assert ("with the site's max_connections 100 kept, the services as planned (and the installer command below) open up "
+            "to 170 connections (Puma 4 workers x 20 pool (threads 16) 80, ") in result.stderr
+
+
+def test_a_site_shared_buffers_below_the_profiles_is_a_conflict(tmp_path: Path) -> None:
+    # 15000 hosts, 16 CPUs, 64 GiB on 6.15: the large profile, whose foreman-installer 3.9.0 tuning/sizes/large.yaml sets
+    # "shared_buffers: 8GB" (inside the guide's "between 2 GiB to a maximum of 25%", 16 GiB here). The site's 2GB and
+    # 4GB are below it: each is kept and listed with both values, never adopted as the recommendation
+    for site in ("2GB", "4GB"):
+        target = tmp_path / "custom-hiera.yaml"
+        target.write_text(f"{PG}:\n  shared_buffers: {site}\n", encoding="utf-8")
+        result = run_cli("render", *PLAN, "--merge-into", str(target))
+        assert result.status == 0, result.stderr
+        assert f"{PG}/shared_buffers: kept the site's {site}; foretune recommends 8GB" in result.stderr
+    # a larger site value is the start instead, and no conflict (the guide's cap is 25 % of 64 GiB = 16 GiB)
+    target.write_text(f"{PG}:\n  shared_buffers: 12GB\n", encoding="utf-8")
+    assert "shared_buffers: kept" not in run_cli("render", *PLAN, "--merge-into", str(target)).stderr
 
 
 def test_a_higher_site_value_over_an_installer_option_is_never_written_as_foretunes_into_the_file(tmp_path: Path) -> None:

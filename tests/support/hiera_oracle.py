@@ -49,7 +49,8 @@ TOP_KEY = re.compile(r"""^(?:'([^']+)'|"([^"]+)"|([^\s#'"-].*?)):(?:\s|$)""")
 def owned_by_removed(text: str, remove: list[str]) -> set[int]:
     """0-based lines of the column-0 comments that belong to removed top-level keys, found by scanning lines: the
     comment block directly above a key goes when it sits right under another entry's line, or when it heads a
-    paragraph (after a blank line or ``---``) whose every key of the same module is removed."""
+    paragraph (after a blank line or ``---``) whose every key of the same module is removed; a block with only blank
+    lines above it (not even ``---``) opens the file: it is the file's header and never goes."""
     lines = text.splitlines()
     top = {i: next(g for g in m.groups() if g) for i, line in enumerate(lines) if (m := TOP_KEY.match(line))}
     gone: set[int] = set()
@@ -58,8 +59,8 @@ def owned_by_removed(text: str, remove: list[str]) -> set[int]:
         while j >= 0 and lines[j].startswith("#"):
             block.append(j)
             j -= 1
-        if not block:
-            continue
+        if not block or all(not lines[k].strip() for k in range(j + 1)):
+            continue  # no comment, or the file's header
         paragraph = [key]
         if j < 0 or lines[j].strip() in ("", "---"):
             k = i + 1

@@ -143,7 +143,9 @@ def plan_and_facts(args: argparse.Namespace, env: Environment, for_changes: bool
                                                 ("cpus", args.cpus), ("ram", args.ram)) if value is None]
     if missing:
         raise UsageError(f"missing {', '.join(missing)} (or read them from a source with --from)")
-    if "katello_agent_hosts" not in given and given.get("katello") is not False and _qpid(args.product, args.version):
+    if "katello_agent_hosts" not in given and given.get("katello") is not False and _qpid(args.product, args.version) == "opt-in":
+        args.agents_opt_in = True  # katello-agent is off unless enabled: nothing to assume, said by note_assumed
+    elif "katello_agent_hosts" not in given and given.get("katello") is not False and _qpid(args.product, args.version):
         # as with --from: without a count every content host is taken to run katello-agent, the guides' "N content
         # hosts", so the qpid limits cover the worst case rather than sizing for none
         given["katello_agent_hosts"] = args.hosts
@@ -154,19 +156,25 @@ def plan_and_facts(args: argparse.Namespace, env: Environment, for_changes: bool
 def note_assumed(args: argparse.Namespace, env: Environment) -> None:
     """Say the katello-agent host count the plan assumed (plan_and_facts), if it assumed one."""
     hosts = getattr(args, "agents_assumed", None)
+    if getattr(args, "agents_opt_in", False):
+        env.note("katello-agent hosts: none assumed: this release runs qpidd and qdrouterd only with "
+                 "--foreman-proxy-content-enable-katello-agent true (the default is false; an upgrade keeps it on where "
+                 "it was); give --katello-agent-hosts N if it is enabled")
     if hosts:
         env.note(f"katello-agent hosts: every one of the {hosts} content hosts is assumed to run katello-agent on this "
                  "qpid release (the guides size qpid for N content hosts); give --katello-agent-hosts for the real count")
 
 
-def _qpid(product: str, version: str) -> bool:
-    """The release runs qpid (katello-agent); False when the release is unknown (make_plan then says why)."""
+def _qpid(product: str, version: str) -> bool | str:
+    """The release runs qpid (katello-agent): True, "opt-in" where the installer enables it only when asked (from
+    foreman-installer 2.5); False when it has none or the release is unknown (make_plan then says why)."""
     from foretune.knowledge.releases import resolve_release  # start-up: the release table, only when a plan is made
 
     try:
-        return bool(resolve_release(product, version).features.qpid)
+        features = resolve_release(product, version).features
     except UsageError:
         return False
+    return "opt-in" if features.qpid and features.server_qpid_opt_in else bool(features.qpid)
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:

@@ -21,7 +21,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         "order and unrelated keys. Prints a diff; writes only with --write, after a timestamped backup. "
                         "Values with an installer option are not merged: they are printed as the installer command "
                         "(custom-hiera would win over them). Warns about stale keys and keys that lock out later "
-                        "--tuning changes.",
+                        "--tuning changes. A removed key takes the comment lines directly above it, except those that open the file "
+                        "(its header, before any ---), which stay.",
                         "foretune render --from live --merge-into /etc/foreman-installer/custom-hiera.yaml")
     target = parser.add_argument_group("target")
     target.add_argument("--merge-into", metavar="FILE", required=True, help="the custom-hiera.yaml to update")
@@ -172,16 +173,41 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             kept.append(key)
             env.warn(redact_text(f"{path}: {key}: kept the site's {removal.site_value}; {shown} is left off the "
                                  f"installer command: custom-hiera's value wins over it" + tail))
+    from foretune.render.merge import same_value  # start-up: only for a `render` run, not --help
+
+    # the file's PostgreSQL values that stay (the site's side of a conflict): the values derived from them follow them
+    # (work_mem from a kept max_connections); the conflicts themselves are against foretune's own plan
+    kept_hiera = [key for key, value in flatten(current).items() if key.startswith(PG + "/") and key in recommended
+                  and not same_value(value, recommended[key]) and preferences.get(key, preferences["*"]) == "site"]
+    if kept:  # what depends on a kept site value is derived from it (threads_min and the pool from a kept threads_max)
+        before = {c.target: c.value for c in changes.changes if c.channel == "installer"}
+        plan = make_plan(plan.input._replace(kept=frozenset(kept)))
+        changes = build.from_plan(plan, build.Host(custom_hiera=flatten(current)), lower_site=True)
+        after = {c.target: c.value for c in changes.changes if c.channel == "installer"}
+        follow = [f"{option} {after[option]} (was {value})" if option in after else f"{option} left off (was {value}: "
+                  "the installer's own value is now foretune's)" for option, value in before.items()
+                  if str(after.get(option)) != str(value) and option not in map(build.installer_option, kept)]
+        if follow:
+            env.note(redact_text(f"{path}: with the site's {', '.join(kept)} kept, the values that depend on "
+                                 f"{'it' if len(kept) == 1 else 'them'} follow: " + ", ".join(follow)))
+    first = plan  # the conflicts are against this plan: foretune's own values, with the kept installer keys as they are
+    if kept_hiera:
+        plan = make_plan(plan.input._replace(kept=frozenset([*kept, *kept_hiera])))
     if dropped:
         options_of = {build.installer_option(key) for key in dropped}
         changes = changes._replace(changes=tuple(c for c in changes.changes if not (
             c.target in dropped or (c.channel == "installer" and c.target in options_of))))
-    new, conflicts = outputs.merge_plan(plan, old, remove, preferences, str(path))
-    from foretune.render.merge import owned_comments  # start-up: only for a `render` run, not --help
+    new, conflicts = outputs.merge_plan(first, old, remove, preferences, str(path))
+    if plan is not first:  # the file as written: what it adds is derived from the values it keeps
+        new = outputs.merge_plan(plan, old, remove, preferences, str(path))[0]
+    from foretune.render.merge import kept_header, owned_comments  # start-up: only for a `render` run, not --help
 
     for key, gone_with in owned_comments(old, remove)[2].items():  # nothing leaves the file unsaid
         quoted = " / ".join(f'"{line.lstrip("#").strip()}"' for line in gone_with)
         env.warn(redact_text(f"{path}: {key}: the site's comment {quoted} went with it"))
+    for key, header in kept_header(old, remove).items():
+        quoted = " / ".join(f'"{line.lstrip("#").strip()}"' for line in header)
+        env.warn(redact_text(f"{path}: {key}: the comment {quoted} above it opens the file, so it stays as the file's header"))
     for conflict in conflicts:  # on stderr, so the diff on stdout still applies with patch
         env.warn(redact_text(f"{path}: {conflict.line()}"))
     budget = sum(n for _, n in plan.connection_budget)

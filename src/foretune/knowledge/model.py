@@ -40,6 +40,7 @@ class Features(NamedTuple):
     capsule_qpidd: bool = False  # a Capsule runs its own qpidd broker (foreman_proxy_content::broker, before 15.0.0)
     mqtt_rate_limit_option: bool = True  # the installer can set the pull-REX MQTT rate limit (puppet-foreman_proxy >= 24.1)
     capsule_router_opt_in: bool = True  # a Capsule runs qdrouterd only with enable_katello_agent (puppet-foreman_proxy_content >= 18)
+    server_qpid_opt_in: bool = True  # a server runs qpidd and qdrouterd only with enable_katello_agent (puppet-katello >= 20)
     pulpcore_worker_count_option: bool = True  # --foreman-proxy-content-pulpcore-worker-count (fpc >= 12, pulpcore >= 1.2)
     pulpcore_gunicorn_options: bool = True  # pulpcore::{api,content}_service_worker_count (puppet-pulpcore >= 3.1)
     hammer_timeout_option: bool = True  # foreman::cli::request_timeout reaches /etc/hammer (puppet-foreman >= 16.1, installer 2.4)

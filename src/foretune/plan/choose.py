@@ -147,7 +147,9 @@ def choose_plan(facts: FactSet, *, hosts: int | None = None, **given: Any) -> Pl
             # as one on qpid releases: the limits then cover the worst case, as `plan --katello-agent-hosts` would.
             agents = facts.value("katello_agent_clients")
             if release.features.qpid and figure.count and "katello_agent_hosts" not in extra:
-                extra["katello_agent_hosts"] = min(int(agents), figure.count) if agents else figure.count
+                # from foreman-installer 2.5 qpid runs only where katello-agent was enabled: no qpid facts, no agents
+                running = not release.features.server_qpid_opt_in or facts.value("qpid") is not None
+                extra["katello_agent_hosts"] = (min(int(agents), figure.count) if agents else figure.count) if running else 0
             if role == "server" and (declared is not None or given.get("profile")):
                 extra["profile"] = profile  # judged against the admin's choice; a host mismatch is its own finding
             elif role == "server" and figure.source == "lower bound":

@@ -38,6 +38,8 @@ class PlanInput(NamedTuple):
     # Values in force on the box (from --from facts): flattened hiera key -> (value, where it is set).
     # kafo's precedence: custom-hiera.yaml above the answers file above the tuning profile.
     configured: Mapping[str, tuple[Any, str]] = NOT_CONFIGURED
+    # Hiera keys of ``configured`` whose site value stays (render --merge-into keeps it): the plan derives from it.
+    kept: frozenset[str] = frozenset()
 
 
 class Input(NamedTuple):

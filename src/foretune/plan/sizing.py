@@ -136,6 +136,13 @@ class Sizing:
         if self.era62:
             fixes = tuple(direct_edit(fix, capsule=not self.server) for fix in fixes)
         in_force = self.in_force(fixes, installer, configured)
+        kept = next((fix.target for fix in fixes if fix.kind == "hiera" and fix.target in self.inp.kept), None)
+        if in_force.origin and kept is not None and kept in self.inp.configured:
+            # the site's value stays (render keeps it unless asked): what depends on it is derived from it
+            foretune = Setting(in_force.value, f"the site's value, kept (foretune's: {foretune.value}, {foretune.reason})",
+                               foretune.citations)
+            fixes = tuple(fix._replace(value=self.inp.configured[kept][0]) if fix.kind in ("hiera", "installer") else fix
+                          for fix in fixes)
         site, ours = _magnitude(in_force.value), _magnitude(foretune.value)
         same_kind = isinstance(in_force.value, str) == isinstance(foretune.value, str)  # "16MB" and 16384 (kB) do not compare
         if in_force.origin and same_kind and site is not None and ours is not None and ours < site:

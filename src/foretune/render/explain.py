@@ -28,11 +28,18 @@ TUNING_DIR = "config/foreman.hiera/tuning/"  # where foreman-installer keeps its
 
 
 def _url(cid: str, plan: Plan | None) -> str:
-    """The citation's address; a foreman-installer tuning file is linked at the tag of the release planned.
+    """The citation's address; a foreman-installer tuning file is linked at the tag of the release planned, and a
+    puppet-foreman file at the module release that tag pins (when the cited text was already in it).
 
     foreman-installer tags each Foreman release x.y as x.y.0; the size file is the profile's (common.yaml for default).
     """
     cit = citation(cid)
+    if plan is not None and cit.repo == "theforeman/puppet-foreman" and cit.path and re.fullmatch(r"[\d.]+", cit.ref):
+        # the puppet-foreman the release's Puppetfile.lock pins, when the cited file was already so there
+        pinned = load_data("releases.yaml").get("module_pins", {}).get("puppet-foreman", {}).get(plan.release.foreman_version)
+        if pinned and version_key(pinned) >= version_key(cit.ref):
+            return f"https://github.com/{cit.repo}/blob/{pinned}/{cit.path}"
+        return cit.url
     tuning_file = cit.path.startswith(TUNING_DIR + "sizes/") or cit.path == TUNING_DIR.rstrip("/") + ".yaml"
     if plan is None or cit.repo != "theforeman/foreman-installer" or not tuning_file:
         return cit.url
@@ -46,8 +53,9 @@ def _url(cid: str, plan: Plan | None) -> str:
     return f"https://github.com/{cit.repo}/blob/{fv}.0/{path}"
 
 
-def _source(cid: str, keys: tuple[str, ...] = (), plan: Plan | None = None) -> list[str]:
-    """Where ``cid`` says it; of its quotes only those that carry ``keys`` (a setting's name or value), when any do."""
+def _source(cid: str, keys: tuple[str, ...] = (), plan: Plan | None = None, quote: str = "") -> list[str]:
+    """Where ``cid`` says it, and of its quotes only the ones that carry the number: ``quote`` (the constant's own
+    sentence) when given, else those that carry ``keys`` (a setting's name or value); none when none does."""
     if cid == "box":
         return ["      source: this box and workload (given on the command line or read with --from)"]
     cit = citation(cid)
@@ -57,7 +65,8 @@ def _source(cid: str, keys: tuple[str, ...] = (), plan: Plan | None = None) -> l
     def carries(text: str) -> bool:  # a number only as a whole number: 10 is not in "1000000"
         return any(re.search(rf"(?<![\d.]){re.escape(k)}(?![\d.])", text) if k[0].isdigit() else k in text for k in wanted)
 
-    quotes = [q for q in cit.quotes if carries(f"{q.text} {q.figure}".lower())] or list(cit.quotes)
+    quotes = [q for q in cit.quotes if q.text == quote] if quote else []
+    quotes = quotes or [q for q in cit.quotes if carries(f"{q.text} {q.figure}".lower())]
     lines += [f'      quote: "{q.text}" ({q.figure})' for q in quotes]
     url = _url(cid, plan)
     if url:
@@ -69,7 +78,10 @@ def _keys(name: str, value: Any = None) -> tuple[str, ...]:
     """Words that mark the quote carrying a setting: its name (with spaces for underscores, singular) and its value."""
     base = name.rsplit(".", 1)[-1].split(" ", 1)[0].split("/")[-1]
     bases = {base, base.removeprefix("pg_")}
-    words = {w for b in bases for w in (b, b.replace("_", " "), b.replace("_", "-"), b.rstrip("s"), b.replace("_", " ").rstrip("s"))}
+    # a constant's name ends with what it is of the setting: pg_shared_buffers_min_gib is about shared_buffers
+    bases |= {re.sub(r"(?:_(?:min|max|gib|mib|fraction|step|per|host|hosts|factor|default))+$", "", b) for b in set(bases)}
+    words = {w for b in bases for w in (b, b.replace("_", " "), b.replace("_", "-"), b.rstrip("s"), b.replace("_", " ").rstrip("s"),
+                                         b.replace("_", ""))}  # start_timeout as Apache writes it: StartTimeout
     if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value) not in ("0", "1"):
         words |= {str(value), re.sub(r"(\d)([A-Za-z])", r"\1 \2", str(value))}  # 8MB as the guides write it too: 8 MB
     return tuple(sorted(w for w in words if len(w) > 2))
@@ -93,7 +105,7 @@ def _input(inp: Input, plan: Plan | None = None) -> list[str]:
     const = constant_entry(inp.name)
     if const and const.get("note"):
         lines.append(f"      note: {const['note']}")
-    return lines + _source(inp.citation, _input_keys(inp.name, inp.value), plan)
+    return lines + _source(inp.citation, _input_keys(inp.name, inp.value), plan, str((const or {}).get("quote", "")))
 
 
 def _setting(label: str, setting: Setting, unit: str, keys: tuple[str, ...] = (), plan: Plan | None = None) -> list[str]:

@@ -185,6 +185,7 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
     # the comment lines above each top-level key are set aside and put back above the same key (the round trip
     # would hang them under the entry before them, inside a nested mapping); those of removed keys go with them
     blocks, nested_lines, _ = owned_comments(text, remove)
+    blocks = [block for block in blocks if not block.header]  # the file's header stays where it is
     original = text.splitlines(keepends=True)
     kept_back = {i for block in blocks for i in block.lines} | nested_lines
     text = "".join(line for i, line in enumerate(original) if i not in kept_back)
@@ -581,10 +582,13 @@ def _comments_at(lines: list[str], line: int) -> list[str]:
 # --- comments that belong to keys -------------------------------------------------------------------------------
 
 class _Block:
-    """Comment lines (0-based ``lines``) directly above a key, and the keys they speak for (``owners``, in order)."""
+    """Comment lines (0-based ``lines``) directly above a key, and the keys they speak for (``owners``, in order).
 
-    def __init__(self, lines: list[int], owners: list[str]) -> None:
-        self.lines, self.owners = lines, owners
+    ``header``: the block opens the file (nothing but blank lines above it, not even ``---``): the file's header, which stays.
+    """
+
+    def __init__(self, lines: list[int], owners: list[str], header: bool = False) -> None:
+        self.lines, self.owners, self.header = lines, owners, header
 
 
 def _blocks(lines: list[str], entries: list[tuple[str, int]], top: bool) -> list[_Block]:
@@ -593,7 +597,9 @@ def _blocks(lines: list[str], entries: list[tuple[str, int]], top: bool) -> list
     A block between the line of an earlier entry and a key belongs to that key alone; one after a blank line
     (or opening the mapping) heads the keys that follow it up to the next blank line or comment line, while they
     belong to the same module (``apache::mod::prefork::*``, not the ``postgresql::*`` key right after them).
-    ``top``: the mapping is the document's, whose comments start in column 0.
+    ``top``: the mapping is the document's, whose comments start in column 0; there, a block with nothing but
+    blank lines above it opens the file and is its header (kept when its keys are removed); after ``---`` the
+    comments are the document's and belong to its keys.
     """
     found: list[_Block] = []
     for index, (name, line) in enumerate(entries):
@@ -612,7 +618,8 @@ def _blocks(lines: list[str], entries: list[tuple[str, int]], top: bool) -> list
                 if later.split("::", 1)[0] != name.split("::", 1)[0] or any(not text.strip() or (text.startswith("#") if top else text.lstrip().startswith("#")) for text in between):
                     break
                 owners.append(later)
-        found.append(_Block(block, owners))
+        header = top and index == 0 and not any(text.strip() for text in lines[:above + 1])
+        found.append(_Block(block, owners, header))
     return found
 
 
@@ -655,7 +662,7 @@ def owned_comments(text: str, remove: Iterable[str] = ()) -> tuple[list[_Block],
     nested_lines: set[int] = set()
     gone: dict[str, list[str]] = {}
     for block in blocks:
-        if all(owner in removed for owner in block.owners):
+        if not block.header and all(owner in removed for owner in block.owners):
             gone.setdefault(block.owners[0], []).extend(lines[i].strip() for i in block.lines)
     for key_node, value_node in root.value:
         if not isinstance(key_node, yaml.ScalarNode):
@@ -675,6 +682,24 @@ def owned_comments(text: str, remove: Iterable[str] = ()) -> tuple[list[_Block],
                 if name in wanted:
                     gone.setdefault(f"{key}/{name}", []).extend(_own_eol(lines, line))
     return blocks, nested_lines, {path: comments for path, comments in gone.items() if comments}
+
+
+def kept_header(text: str, remove: Iterable[str]) -> dict[str, list[str]]:
+    """Removed top-level key -> the comment lines directly above it that stay because they open the file (its header)."""
+    import yaml  # start-up: PyYAML loads only when hiera is merged
+
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return {}
+    if not isinstance(root, yaml.MappingNode):
+        return {}
+    lines = text.splitlines()
+    top = [(str(k.value), k.start_mark.line) for k, _ in root.value
+           if isinstance(k, yaml.ScalarNode) and k.tag != "tag:yaml.org,2002:merge"]
+    removed = set(remove)
+    return {block.owners[0]: [lines[i].strip() for i in block.lines] for block in _blocks(lines, top, top=True)
+            if block.header and all(owner in removed for owner in block.owners)}
 
 
 def _own_eol(lines: list[str], line: int) -> list[str]:

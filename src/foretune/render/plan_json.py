@@ -40,10 +40,11 @@ def as_dict(plan: Plan) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "foretune_version": __version__,
-        "input": {**plan.input._asdict(), "configured": dict(plan.input.configured)},
+        "input": {**{k: v for k, v in plan.input._asdict().items() if k != "kept"}, "configured": dict(plan.input.configured)},
         "release": {"product": plan.release.product, "version": plan.release.version,
                     "foreman_version": plan.release.foreman_version, "generation": plan.release.generation,
-                    "installer_epoch": plan.release.epoch, "features": plan.release.features._asdict()},
+                    "installer_epoch": plan.release.epoch, "features": plan.release.features._asdict(),
+                    "version_citation": plan.release.citations[0]},  # where the product -> Foreman pair comes from
         "profile": {"name": plan.profile, "reason": plan.profile_reason,
                     "largest_supported": plan.largest_supported_profile},
         "hardware": plan.hardware._asdict(),

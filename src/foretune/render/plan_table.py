@@ -122,6 +122,8 @@ def layout(plan: Plan, left_out: int = 0, source: str = "") -> list[Block]:
                Grid([[f"{n}.", step.replace("`", "")] for n, step in enumerate(what_next(plan), 1)], (True, False))]
     cited = dict.fromkeys(cid for t in plan.tunables.values() for cid in t.foretune.citations)
     cited.update(dict.fromkeys(cid for p in plan.problems for cid in p.citations))
+    if plan.input.product == "orcharhino":  # its Foreman base is read from ATIX's own words, named here
+        cited.update(dict.fromkeys(plan.release.citations[:1]))
     if cited:  # the ids in brackets above, each with its title
         blocks += [("", ""), ("Sources:", "heading"), Grid([[cid, citation(cid).title] for cid in cited], (False, False))]
     return blocks

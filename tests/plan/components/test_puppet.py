@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from foretune.knowledge import load_data
+from foretune.plan import PlanInput, make_plan
 from foretune.plan.components import puppet
 from tests.plan.components.helpers import GIB, hiera_and_installer, plan, run
 
@@ -124,3 +125,12 @@ def test_advice_from_the_62_brief_says_so_on_later_releases() -> None:
     # hammer: the 6.9 guide lists "Configure hammer to reduce API timeouts" with no value; -1 is the 6.2 brief's
     hammer = plan("satellite", "6.15", hosts=20000, cpus=16, ram_gib=64).tunables["hammer.request_timeout"].foretune
     assert hammer.value == -1 and "(the 6.2 brief's; the 6.9 guide's" in hammer.reason
+
+
+def test_the_jruby_cap_is_named_as_puppet_puppets_default_not_an_installer_limit() -> None:
+    # puppet-puppet params.pp: "min(abs($facts['processors']['count']), 4)" is the default of server_max_active_instances,
+    # a parameter the installer passes on (--puppet-server-max-active-instances) with no cap of its own
+    made = make_plan(PlanInput("satellite", "6.15", hosts=8000, cpus=8, ram_bytes=32 * GIB, puppet_hosts=6000))
+    reason = made.tunables["puppet.server_max_active_instances"].foretune.reason
+    assert "puppet-puppet's default is min(CPUs, 4); --puppet-server-max-active-instances can set more" in reason
+    assert "installer caps" not in reason

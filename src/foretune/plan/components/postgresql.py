@@ -45,12 +45,21 @@ def plan_memory(s: Sizing) -> None:
     else:
         low_gib, high_f = const("pg_shared_buffers_min_gib"), const("pg_shared_buffers_max_fraction")
         cap_b = max(int(s.inp.ram_bytes * high_f) // GIB * GIB, GIB)
-        sb = min(max(pg_size(sb_inst.value) or 0, low_gib * GIB), cap_b)
+        start, profile_sb = sb_inst.value, s.base_pg.get("shared_buffers")
+        profile_input: tuple[Input, ...] = ()
+        if sb_inst.origin and profile_sb is not None and (pg_size(profile_sb) or 0) > (pg_size(start) or 0):
+            # a site value below the profile's is no reason to recommend less than the profile gives: it is compared
+            start = profile_sb
+            profile_input = (Input(f"the {s.profile} profile's shared_buffers", profile_sb, "fi-tuning-profiles"),)
+        sb = min(max(pg_size(start) or 0, low_gib * GIB), cap_b)
+        # Satellite 6.9 (Foreman 2.3-2.5, the fixed Puma defaults) has its own guide saying the same range
+        guide = "g69-postgresql" if s.inp.product == "satellite" and s.f.puma_formula == "fixed" else "gf-postgresql"
         setting = Setting(format_size(sb), f"at least {num(low_gib)} GiB, at most {percent(high_f)} of RAM; "
-                                           "the profile's value when it is in that range", ("gf-postgresql",),
-                          f"min(max({sb_inst.value}, {num(low_gib)} GiB), floor({s.ram_gib:.1f} GiB x {percent(high_f)})) = {format_size(sb)}",
-                          (given(sb_inst), C("pg_shared_buffers_min_gib"), C("pg_shared_buffers_max_fraction"),
-                           box("RAM GiB", round(s.ram_gib, 1))))
+                                           "the profile's value (or a larger one the site sets) when it is in that range",
+                          (guide, *(("fi-tuning-profiles",) if profile_input else ())),
+                          f"min(max({start}, {num(low_gib)} GiB), floor({s.ram_gib:.1f} GiB x {percent(high_f)})) = {format_size(sb)}",
+                          (given(sb_inst), *profile_input, C("pg_shared_buffers_min_gib")._replace(citation=guide),
+                           C("pg_shared_buffers_max_fraction")._replace(citation=guide), box("RAM GiB", round(s.ram_gib, 1))))
     s.add("postgresql.shared_buffers", "shared_buffers", "bytes", sb_inst, setting, Fix("hiera", KEY + "shared_buffers", format_size(sb)))
     if not s.era62:
         sb = _hold_for_puma(s, sb_inst, sb)

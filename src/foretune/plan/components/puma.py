@@ -113,6 +113,12 @@ def plan_puma(s: Sizing) -> None:
                            f"{alt} is the cited alternative for a mixed, not registration-heavy load",
                   (cite("puma_threads"),), "", (C("puma_threads"), C("puma_threads_alternative"))),
           Fix("hiera", "foreman::foreman_service_puma_threads_max", threads))
+    kept_max = s.value("puma.threads_max")
+    if kept_max < s.value("puma.threads_min"):  # the site's lower threads_max stays: Puma refuses a minimum above the maximum
+        s.add("puma.threads_min", "Puma threads (min)", "count", inst_tmin,
+              Setting(kept_max, f"equal to the site's threads_max {kept_max}, which stays (Puma refuses min > max)",
+                      ("gf-puma-threads",), "threads_min = threads_max", (Input("threads_max", kept_max, "fi-hiera-precedence"),)),
+              Fix("hiera", "foreman::foreman_service_puma_threads_min", kept_max))
 
 
 # -- the database pool of each Foreman process -------------------------------------------------
@@ -291,6 +297,23 @@ def _applications(s: Sizing, pool: int, cites62: tuple[str, ...]) -> None:
         s.add(f"{prefix}start_timeout", f"PassengerStartTimeout ({app.capitalize()})", "seconds", inst_timeout, timeout,
               Fix("hiera", f"{app}::passenger_start_timeout" if app == "foreman" else "puppet::server::passenger_start_timeout",
                   timeout.value))
+        if app == "puppet" and s.server:  # a Capsule gets them through passenger.max_requests (its only application)
+            _puppet_app_block(s, cites62)
+
+
+def _puppet_app_block(s: Sizing, cites62: tuple[str, ...]) -> None:
+    """The brief's per-application MaxRequests and MaxPreloaderIdleTime for Puppet's vhost (25-puppet.conf) on a 6.2
+    server, where the global keys go to Foreman's vhost (05-foreman-ssl.conf)."""
+    requests = const("passenger_max_requests")
+    s.add("passenger.puppet_max_requests", "PassengerMaxRequests (Puppet)", "count",
+          Setting(0, "Passenger's built-in default", ("g62-passenger",)),
+          Setting(requests, "the brief's tuned Passenger configuration, per application", cites62, "", (C("passenger_max_requests"),)),
+          Fix("hiera", "puppet::server::passenger_max_requests", requests))
+    s.add("passenger.puppet_max_preloader_idle_time", "PassengerMaxPreloaderIdleTime (Puppet)", "seconds",
+          Setting(300, "Passenger's built-in default (5 minutes)", ("g62-passenger",)),
+          Setting(0, "keep the preloader alive so new processes spawn fast", cites62, "",
+                  (Input("PassengerMaxPreloaderIdleTime", 0, "g62-passenger"),)),
+          Fix("hiera", "puppet::server::passenger_max_preloader_idle_time", 0))
 
 
 # -- budgets -----------------------------------------------------------------------------------

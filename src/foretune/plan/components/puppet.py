@@ -72,7 +72,7 @@ def _puppetserver(s: Sizing) -> None:
     inst = Setting(instances, f"puppet-puppet params.pp: {rule}", cites)
     s.add("puppet.server_max_active_instances", "puppetserver JRuby max-active-instances", "count", inst,
           s.same(inst, f"one JRuby per concurrent agent request; Puppet's docs: \"For most installations, four JRuby instances "
-                       f"are adequate.\" (the installer caps at {cap})", *cites, "puppet-jruby-sizing"),
+                       f"are adequate.\" (puppet-puppet's default is min(CPUs, {cap}); --puppet-server-max-active-instances can set more)", *cites, "puppet-jruby-sizing"),
           Fix("hiera", "puppet::server_max_active_instances", instances))
     per = const("puppetserver_jruby_mib")
     want = max(heap_mib, instances * per)

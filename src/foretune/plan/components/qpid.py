@@ -51,14 +51,16 @@ def plan(s: Sizing) -> None:
 
 
 def router(s: Sizing) -> bool:
-    """qdrouterd runs here: on a server, on a Capsule before puppet-foreman_proxy_content 18, and after only when
-    katello-agent is enabled on it, which foretune takes from katello-agent hosts to serve (fpc-katello-agent-opt-in)."""
-    return s.server or not s.f.capsule_router_opt_in or bool(s.inp.katello_agent_hosts)
+    """qdrouterd runs here: before foreman-installer 2.5 always; from it (puppet-katello 20, puppet-foreman_proxy_content
+    18) only when katello-agent is enabled, which foretune takes from katello-agent hosts to serve
+    (pk-katello-agent-opt-in, fpc-katello-agent-opt-in)."""
+    opt_in = s.f.server_qpid_opt_in if s.server else s.f.capsule_router_opt_in
+    return not opt_in or bool(s.inp.katello_agent_hosts)
 
 
 def broker(s: Sizing) -> bool:
-    """qpidd runs here: always on a server; on a Capsule only while its module declares the broker."""
-    return s.server or s.f.capsule_qpidd
+    """qpidd runs here: on a server wherever the router does; on a Capsule only while its module declares the broker."""
+    return router(s) if s.server else s.f.capsule_qpidd
 
 
 def _nofile(s: Sizing, n: int, cites: tuple[str, ...]) -> None:
@@ -81,10 +83,11 @@ def _nofile(s: Sizing, n: int, cites: tuple[str, ...]) -> None:
             want = max(lowest, n * const(per) + const(base))
             said = (f"{const(per)} x {n} katello-agent hosts + {const(base)}, at least {lowest} ({N_IS})" if n else
                     f"no katello-agent hosts: {const(per)} x 0 + {const(base)} is below the installer's {lowest}, kept")
-            opt_in = unit == "qdrouterd" and not s.server and s.f.capsule_router_opt_in
-            if opt_in:  # the installer declares qdrouterd absent unless asked (fpc-katello-agent-opt-in)
+            opt_in = (s.f.server_qpid_opt_in if s.server else unit == "qdrouterd" and s.f.capsule_router_opt_in)
+            if opt_in:  # the installer declares it absent unless asked (pk-katello-agent-opt-in, fpc-katello-agent-opt-in)
                 said += "; it runs only with --foreman-proxy-content-enable-katello-agent true (the default is false)"
-            setting = Setting(want, said, (*cites, "fpc-katello-agent-opt-in") if opt_in else cites,
+            agent_cite = "pk-katello-agent-opt-in" if s.server else "fpc-katello-agent-opt-in"
+            setting = Setting(want, said, (*cites, agent_cite) if opt_in else cites,
                               f"max({lowest}, {const(per)} x {n} + {const(base)}) = {want}",
                               (C(per), C(base), box("katello-agent hosts", n),
                                given(inst) if inst.value else Input("profiles' limit", floor, "fi-tuning-profiles")))

@@ -18,10 +18,11 @@ FORMULA = {"qpidd": ("qpidd_fds_per_host", "qpidd_fds_base"), "qdrouterd": ("qdr
 def qpidd_absent(rule: PlanRule, ctx: Context) -> str | None:
     """A skip reason when qpidd is not installed (Satellite 6.13 and 6.14 without katello-agent, Capsules without
     it, 6.15+): the qpid-only tunables (fs.aio-max-nr for its journal, mgmt-pub-interval) then mean nothing."""
-    reason = PlanRule.applies(rule, ctx)
-    if reason:
-        return reason
     fact = ctx.facts["qpid"]
+    reason = PlanRule.applies(rule, ctx)
+    # on a qpid release the plan has no qpid rows when qpidd is absent (katello-agent opt-in): say that first
+    if reason and not (ctx.plan is not None and ctx.plan.release.features.qpid and not fact.known):
+        return reason
     if fact.known:
         return None
     reason = fact.unknown_reason or ""
