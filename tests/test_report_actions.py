@@ -40,8 +40,13 @@ def test_every_hiera_snippet_names_its_file(source: Path) -> None:
             # hiera lines to write, or a hiera key to delete; a comment naming what a profile writes is neither
             writes = any(re.match(r"[a-z0-9_]+(::[a-z0-9_]+)+:", line) for line in lines if not line.startswith("#"))
             deletes = any(re.search(r"\b(delete|remove)\b.*::", line) for line in lines)
-            if writes or deletes:
+            if writes:
                 assert lines[0].startswith("# /"), (f["rule"], snippet)
+            elif deletes:  # the file first, or the command that edits it, which names it
+                assert lines[0].startswith("# /") or (
+                    lines[0].startswith(("# delete ", "# remove ")) and " from /etc/foreman-installer/custom-hiera.yaml" in lines[0]
+                    and all(line.endswith((" /etc/foreman-installer/custom-hiera.yaml", "--write"))
+                            for line in lines[1:] if line.startswith(("sed ", "foretune render")))), (f["rule"], snippet)
 
 
 def _by_rule(data: dict[str, object]) -> dict[str, dict[str, object]]:
@@ -51,11 +56,14 @@ def _by_rule(data: dict[str, object]) -> dict[str, dict[str, object]]:
 
 def test_stale_keys_and_swap_have_fixes_in_the_example() -> None:
     findings = _by_rule(_audit(EXAMPLE))
+    # checkpoint_segments is the only entry of config_entries in the example: the hash goes with it
     assert findings["custom-hiera-stale-keys"]["fixes"] == [
-        "# /etc/foreman-installer/custom-hiera.yaml\n"
-        "# delete the stale keys (postgresql::server::config_entries/checkpoint_segments), then run satellite-installer;\n"
-        "# or let foretune remove them: foretune render --from live --merge-into /etc/foreman-installer/custom-hiera.yaml "
-        "--remove-stale --write"]
+        "# delete the stale keys (postgresql::server::config_entries/checkpoint_segments) from "
+        "/etc/foreman-installer/custom-hiera.yaml (the file before is kept as /etc/foreman-installer/custom-hiera.yaml"
+        ".foretune-bak), then run satellite-installer:\n"
+        "sed -i.foretune-bak -e '/^postgresql::server::config_entries:/,/^[^[:space:]#]/{/^postgresql::server::"
+        "config_entries:/d;/^[[:space:]]\\+checkpoint_segments:/d}' /etc/foreman-installer/custom-hiera.yaml\n"
+        "satellite-installer"]
     # swap in use is a symptom of the memory budget over RAM: the fix is given once, under the root cause
     assert [s["rule"] for s in findings["memory-budget-over-ram"]["symptoms"]] == ["swap-in-use"]  # type: ignore[union-attr]
     assert findings["swap-in-use"]["fixes"] == []

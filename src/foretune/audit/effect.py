@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from foretune.changes.build import host_of
-from foretune.knowledge.precedence import Shadow, postgresql_shadow, systemd_shadow
+from foretune.knowledge.precedence import PG_RESTART, Shadow, postgresql_shadow, systemd_shadow, table
 from foretune.knowledge.profiles import PG
 from foretune.plan.model import Fix
 from foretune.rules.base import Context, Evidence, Outcome, Rule, Status
@@ -26,6 +26,7 @@ def take_effect(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
     fact = ctx.facts["postgresql"]
     files = [(p.location, p.excerpt) for p in fact.provenance] if fact.known else []
     undo: list[Fix] = []
+    after: list[Fix] = []  # what the fix needs after the installer run: the restart a reset of a start-only setting needs
     evidence: list[Evidence] = []
     causes: list[str] = []
     cites = list(outcome.citations or rule.citations)
@@ -36,10 +37,19 @@ def take_effect(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
         if shadow is None or any(f.target == shadow.undo for f in (*outcome.fixes, *undo)):
             continue
         undo.append(Fix("command", shadow.undo))
+        setting = fix.target.split("/", 1)[1]
+        version = host_of(ctx.facts).postgresql_version
+        entry = table("postgresql", version)
+        restart = setting in (entry.get("restart_settings") or ())
+        if restart and Fix("command", PG_RESTART) not in after:
+            after.append(Fix("command", PG_RESTART))  # the installer restarts PostgreSQL only when postgresql.conf changes
+            cites += [c for c in (str(entry.get("restart_citation", "")),) if c and c not in cites]
         if not any(e.location == shadow.location and shadow.line in e.excerpt for e in outcome.evidence):
             evidence.append(Evidence("postgresql", shadow.location, shadow.line))
         causes.append(f"{shadow.location} sets {shadow.line} (ALTER SYSTEM), which wins over postgresql.conf: "
-                      f"{shadow.reset} first, or the installer's value never takes effect")
+                      f"{shadow.reset} first, or the installer's value never takes effect"
+                      + (f", and restart PostgreSQL after the installer run ({PG_RESTART}): PostgreSQL reads {setting} only "
+                         "when it starts, and the installer restarts it only when postgresql.conf changes" if restart else ""))
         cites += [c for c in shadow.citations if c not in cites]
     puma = _puma_shadow(ctx, outcome)
     if puma is not None:
@@ -54,7 +64,7 @@ def take_effect(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
     if not undo:
         return outcome
     return dataclasses.replace(outcome, message=f"{outcome.message}; {'; '.join(causes)}",
-                               fixes=(*undo, *outcome.fixes), evidence=(*outcome.evidence, *evidence), citations=tuple(cites))
+                               fixes=(*undo, *outcome.fixes, *after), evidence=(*outcome.evidence, *evidence), citations=tuple(cites))
 
 
 INSTALLER_DROPIN = "installer.conf"  # puppet-foreman's foreman.service drop-in (manifests/service.pp)

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 from foretune.changes.model import Blocked, Change, ChangeSet
 from foretune.knowledge import load_data
 from foretune.knowledge.model import SIZES
-from foretune.knowledge.precedence import postgresql_shadow, systemd_shadow, table
+from foretune.knowledge.precedence import PG_RESTART, postgresql_shadow, systemd_shadow, table
 from foretune.knowledge.profiles import PG, flatten, installer_hiera
 from foretune.plan.model import Fix, Plan
 from foretune.plan.planner import make_plan
@@ -289,6 +289,8 @@ class _Builder:
         tuning = re.search(r"--tuning (\S+)$", command)
         if reset:
             self._reset(reset.group(1), source)
+        elif command == PG_RESTART:
+            pass  # the reset's change carries its restart (effect "restart"); APPLY.md orders it after the installer
         elif removed:
             self._remove_dropin(removed.group(2), removed.group(1), "", source)
         elif tuning and not command.startswith("add hardware"):
