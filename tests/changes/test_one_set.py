@@ -236,7 +236,11 @@ def test_satellite_62_apply_md_carries_the_reports_file_fixes_and_never_lowers_a
         ("/etc/httpd/conf.d/05-foreman-ssl.d/katello.conf", "MaxKeepAliveRequests 0"),
         ("/etc/httpd/conf.d/05-foreman-ssl.conf", "PassengerMaxPreloaderIdleTime 0"),
         ("/var/lib/pgsql/data/postgresql.conf", "shared_buffers = 4992MB"),
-        ("/etc/qpid/qpidd.conf", "mgmt-pub-interval=5")])
+        ("/etc/qpid/qpidd.conf", "mgmt-pub-interval=5"),
+        # passenger-queue-saturated (critical): 250 queued at the queue's 250 with the pool at its size; the queue
+        # doubles and MaxClients goes above it: 20 pool + 500 + 150 registrations + 8 Pulp = 678 (ServerLimit 1024 holds it)
+        ("/etc/httpd/conf.d/passenger.conf", "PassengerMaxRequestQueueSize 500"),
+        ("/etc/httpd/conf.d/prefork.conf", "MaxClients 678")])
     # PassengerMinInstances 6 is puppet-foreman's passenger_min_instances, an installer option on 6.2
     assert files["installer.sh"].splitlines()[-1] == "  --foreman-passenger-min-instances 6"
     facts = read_source(str(SOS / "satellite-6.2"))
