@@ -48,3 +48,13 @@ def test_a_service_that_ran_out_at_a_limit_above_the_plan_gets_a_drop_in_that_do
     assert f["fixes"][0] == "# /etc/systemd/system/mosquitto.service.d/limits.conf\n[Service]\nLimitNOFILE=131072"
     assert f["fixes"][1].startswith("then find what holds mosquitto's descriptors")
     assert {"linux-nr-open", "foretune-estimate"} <= {c["id"] for c in f["citations"]}
+
+
+def test_an_oom_kill_on_a_box_whose_budget_fits_ram_gets_the_ram_it_lacked() -> None:
+    """capsule-6.15-measured-failure: dmesg "Killed process 3310 (pulpcore-worker) ... anon-rss:3120440kB", MemTotal
+    33370112 kB, and the Capsule's services fit that RAM: the fix names the RAM that gives the process room,
+    (33370112 + 3120440) kB = 34.8 GiB, so at least 35 GiB."""
+    text = run_cli("audit", str(SOS / "capsule-6.15-measured-failure"), "--format", "json").stdout
+    f = next(f for f in json.loads(text)["findings"] if f["rule"] == "oom-kills")
+    assert f["fixes"][-1] == ("add RAM to at least 35 GiB (31.8 GiB now + the 3.0 GiB the killed pulpcore-worker held, "
+                              "which the box could not give it), then audit again after a day of normal load")
