@@ -211,8 +211,10 @@ def test_read_progress_draws_only_on_a_terminal_and_only_for_large_reads() -> No
 def test_byte_counts_are_shown_in_binary_units() -> None:
     fixtures = REPO / "tests" / "fixtures" / "sosreports"
     out = run_cli("audit", EXAMPLE).stdout
-    # candlepin-heap-low: tomcat.conf -Xmx2048m (2 GiB) against the large profile's -Xmx4096m (4 GiB)
-    assert "current: 2 GiB   recommended: 4 GiB" in out
+    # candlepin-heap-low: tomcat.conf -Xmx2048m (2 GiB) against the large profile's -Xmx4096m (4 GiB), written as
+    # the message writes them ("Candlepin -Xmx 2.0 GiB; the large profile gives 4.0 GiB"): one figure, one spelling
+    assert "Candlepin -Xmx 2.0 GiB; the large profile gives 4.0 GiB" in out
+    assert "current: 2.0 GiB   recommended: 4.0 GiB" in out
     from foretune.rules.registry import all_rules
 
     byte_rules = {r.id for r in all_rules() if r.unit == "bytes"}
@@ -231,3 +233,24 @@ def test_no_line_ends_in_spaces_in_colour_either() -> None:
     for colour in ("never", "always"):
         out = run_cli("audit", EXAMPLE, "--color", colour, environ={"COLUMNS": "80"}).stdout
         assert [line for line in SGR.sub("", out).splitlines() if line.endswith(" ")] == [], colour
+
+
+def test_one_memory_figure_has_one_spelling() -> None:
+    """satellite-6.15-overcommitted: 24 Puma workers at the guide's about 1 GiB each; the root cause and the memory
+    budget under it both write 24.0 GiB (not "24 GiB" in one and "24.0 GiB" in the other), and a byte value shown as
+    current/recommended is written as the messages write it."""
+    out = run_cli("audit", str(REPO / "tests" / "fixtures" / "sosreports" / "satellite-6.15-overcommitted"),
+                  environ={"COLUMNS": "400"}).stdout
+    assert "24 Puma workers need about 24.0 GiB but only 12.9 GiB is left" in out
+    assert "Foreman (Puma) 24.0 GiB" in out
+    shown = [line for line in out.splitlines() if not line.strip().startswith("see:")]  # citation titles are quotes
+    assert not [line for line in shown if re.search(r"(?<![\d.])\d+ GiB", line)]  # every GiB figure with its one decimal
+
+
+def test_a_quoted_command_folds_between_words_outside_its_quotes() -> None:
+    """A sed fix (its script in single quotes) continues after " \\" at a blank outside the quotes, so it pastes as
+    one command; the quoted script is never cut."""
+    out = run_cli("audit", EXAMPLE, environ={"COLUMNS": "80"}).stdout
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith("sed -i.foretune-bak -e '/^foreman::db_pool:/d'"))
+    assert lines[at].endswith(" \\") and lines[at + 1].strip() == "/etc/foreman-installer/custom-hiera.yaml"

@@ -65,14 +65,14 @@ def ordered(report: Report) -> list[Finding]:
 def value_text(value: Any, unit: str = "") -> str:
     """A finding's current or recommended value for people: byte counts in binary units, lists joined.
 
-    >>> value_text(274726912, "bytes"), value_text(4 * 1024**3), value_text([1, 2]), value_text(None)
-    ('262 MiB', '4.0 GiB', '1, 2', '-')
+    >>> value_text(274726912, "bytes"), value_text(2 * 1024**3, "bytes"), value_text(4 * 1024**3), value_text(None)
+    ('262 MiB', '2.0 GiB', '4.0 GiB', '-')
     """
     if value is None:
         return "-"
     if unit == "bytes" and isinstance(value, (int, float)) and not isinstance(value, bool):
-
-        return format_bytes(value)
+        # from 1 GiB on, as every message writes a size (format_gib): one figure, one spelling
+        return format_gib(value) if value >= 1024**3 else format_bytes(value)
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
     if isinstance(value, int) and not isinstance(value, bool) and value >= 1024**3 and value % (1024**2) == 0:

@@ -195,10 +195,43 @@ class _Code:
                 body = textwrap.wrap(line.lstrip()[1:].strip(), width - len(indent) - 2, break_long_words=False,
                                      break_on_hyphens=False)
                 parts = [f"{indent}# {part}" for part in body] or [line]
-            elif len(line) > width and self.shell and not set("'\"\\`") & set(line):
+            elif len(line) > width and self.shell and _shell_words(line) is not None:
                 parts = _fold_command(line, width, indent)
             for part in parts:
                 yield Text.assemble(pad, (part, "changed"), no_wrap=True, overflow="ignore")
+
+
+def _shell_words(line: str) -> list[str] | None:
+    """``line``'s words as the shell splits it, each as written (its quotes kept): blanks inside quotes or after a
+    backslash do not split. None when a quote stays open or the line substitutes a command (a break there would
+    change what runs).
+
+    >>> _shell_words("sed -e '/^a b/d' /f"), _shell_words("echo 'x"), _shell_words("a `b` c")
+    (['sed', '-e', "'/^a b/d'", '/f'], None, None)
+    """
+    if "`" in line or "$(" in line:
+        return None
+    words: list[str] = []
+    word, quote, escaped = "", "", False
+    for char in line.strip():
+        if escaped:
+            word, escaped = word + char, False
+        elif char == "\\" and quote != "'":
+            word, escaped = word + char, True
+        elif quote:
+            word += char
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            word, quote = word + char, char
+        elif char in " \t":
+            if word:
+                words.append(word)
+            word = ""
+        else:
+            word += char
+    if quote or escaped:
+        return None
+    return [*words, word] if word else words
 
 
 def _fold_command(line: str, width: int, indent: str) -> list[str]:
@@ -208,8 +241,8 @@ def _fold_command(line: str, width: int, indent: str) -> list[str]:
     ['installer --a-b 5 \\\\', '  --c-d 3']
     """
     words: list[str] = []
-    for word in line.split():
-        if words and words[-1].startswith("--") and " " not in words[-1] and not word.startswith("-"):
+    for word in _shell_words(line) or line.split():
+        if words and words[-1].startswith("-") and " " not in words[-1] and not word.startswith("-"):
             words[-1] += " " + word
         else:
             words.append(word)
