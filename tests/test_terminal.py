@@ -268,3 +268,15 @@ def test_evidence_never_wraps_between_a_name_and_its_value(columns: str) -> None
         assert all(re.search(rf"{re.escape(name)}\s*\d", line) for line in at), (name, at)  # the figure follows
     ends = [line for line in lines if re.search(r"(MemTotal|MemAvailable|SwapTotal|SwapFree|pool|concurrency):$", line)]
     assert ends == []
+
+
+def test_piped_text_is_not_wrapped_and_columns_wraps_it_on_request() -> None:
+    """The decision (README, `foretune --help`): off a terminal (run_cli's stdout is a pipe) a text report is not
+    wrapped, one line per finding and evidence line, as git leaves piped output; COLUMNS asks for a width."""
+    piped = run_cli("audit", EXAMPLE).stdout
+    assert any(len(line) > 200 for line in piped.splitlines())
+    assert "        evidence: proc/meminfo: MemTotal:       66924544 kB | MemAvailable:    2621440 kB\n" in piped
+    wrapped = run_cli("audit", EXAMPLE, environ={"COLUMNS": "100"}).stdout
+    assert max(len(line) for line in wrapped.splitlines() if " " in line.strip()) <= 100 or _too_long(wrapped, 100) == []
+    assert "output to a pipe or file is\n                        not wrapped" in run_cli("--help").stdout
+    assert "piped or redirected, they are not wrapped" in (REPO / "README.md").read_text(encoding="utf-8")
