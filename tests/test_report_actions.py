@@ -347,3 +347,20 @@ def test_what_next_closes_every_format() -> None:
     assert "\n## " not in markdown[markdown.index("## What next"):][3:]
     text = run_cli("audit", str(EXAMPLE), "--verbose").stdout
     assert text.index("== passed and skipped") < text.index("== What next")
+
+
+def test_every_format_shows_when_a_waiver_expires(tmp_path: Path) -> None:
+    """A waiver with `expires: 2099-01-31` is labelled with that date, one without with "no expiry date", in text,
+    Markdown, HTML and JSON (waived_until)."""
+    waivers = tmp_path / "waivers.yaml"
+    waivers.write_text("- rule: thp-enabled\n  reason: next maintenance window\n  expires: 2099-01-31\n"
+                       "- rule: tuned-not-running\n  reason: the hypervisor team owns it\n", encoding="utf-8")
+    args = ("audit", str(EXAMPLE), "--waivers", str(waivers))
+    text = run_cli(*args).stdout
+    assert "(waived until 2099-01-31: next maintenance window)" in text
+    assert "(waived, no expiry date: the hypervisor team owns it)" in text
+    assert "_waived until 2099-01-31: next maintenance window_" in run_cli(*args, "--format", "markdown").stdout
+    assert "<p>Waived until 2099-01-31: next maintenance window</p>" in run_cli(*args, "--format", "html").stdout
+    found = {f["rule"]: f for f in json.loads(run_cli(*args, "--format", "json").stdout)["findings"]}
+    assert (found["thp-enabled"]["waived_until"], found["tuned-not-running"]["waived_until"]) == ("2099-01-31", None)
+    assert found["tuned-not-running"]["waived"] == "the hypervisor team owns it"

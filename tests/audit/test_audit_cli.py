@@ -97,7 +97,7 @@ def test_waiving_every_high_finding_turns_the_exit_status_green(tmp_path: Path) 
                                                   for r in sorted(high_failures())])
     result = run_cli("audit", EXAMPLE, "--waivers", waivers)
     assert result.status == 0, result.stdout
-    assert "waived: accepted by change 42" in result.stdout
+    assert f"waived until {later}: accepted by change 42" in result.stdout  # the expiry date is shown
 
 
 def test_expired_waiver_no_longer_applies(tmp_path: Path) -> None:

@@ -63,6 +63,10 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: datetim
     under = {s.rule_id: f.rule_id for f in findings for s in f.symptoms}  # a symptom is judged with its root cause
     warnings += [f"waiver for {rule}: it is a symptom listed under {under[rule]}; waive {under[rule]} to accept it"
                  if rule in under else f"waiver for unknown or unselected rule {rule}" for rule in active if rule not in ids]
-    out = [dataclasses.replace(f, waived=active[f.rule_id].reason) if f.rule_id in active and f.status.value in ("fail", "error")
-           else f for f in findings]
+    out = [dataclasses.replace(f, waived=active[f.rule_id].reason, waived_until=_date(active[f.rule_id].expires))
+           if f.rule_id in active and f.status.value in ("fail", "error") else f for f in findings]
     return out, warnings
+
+
+def _date(day: datetime.date | None) -> str | None:
+    return day.isoformat() if day is not None else None

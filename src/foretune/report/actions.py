@@ -66,6 +66,18 @@ def identity(report: Report) -> Identity:
                     sizing=hosts, profile=profile)
 
 
+def waiver_text(f: Finding) -> str:
+    """How a waived finding is labelled in every format: the waiver's reason and when it expires.
+
+    >>> waiver_text(Finding("x", "x", "os", Severity.LOW, Status.FAIL, "m", waived="window", waived_until="2026-12-31"))
+    'waived until 2026-12-31: window'
+    >>> waiver_text(Finding("x", "x", "os", Severity.LOW, Status.FAIL, "m", waived="accepted"))
+    'waived, no expiry date: accepted'
+    """
+    when = f"until {f.waived_until}" if f.waived_until else ", no expiry date"
+    return f"waived{' ' if f.waived_until else ''}{when}: {f.waived}"
+
+
 def severity_label(f: Finding) -> str:
     return "error" if f.status == Status.ERROR else f.severity.label
 

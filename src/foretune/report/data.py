@@ -21,7 +21,7 @@ def finding_dict(f: Finding) -> dict[str, Any]:
         "status": f.status.value, "message": f.message, "current": f.current, "recommended": f.recommended,
         "evidence": [{"fact": e.fact, "location": e.location, "excerpt": e.excerpt} for e in f.evidence],
         "fixes": list(f.fixes), "citations": [{"id": i, "title": t, "where": w} for i, t, w in f.citations],
-        "waived": f.waived, "basis": f.basis or None,
+        "waived": f.waived, "waived_until": f.waived_until if f.waived else None, "basis": f.basis or None,
         "recommends": [{"tunable": name, "value": value} for name, value in f.recommends],
         "symptoms": [finding_dict(s) for s in f.symptoms],
     }

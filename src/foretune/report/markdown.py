@@ -18,7 +18,7 @@ import re
 
 from foretune import __version__
 from foretune.audit.model import Report
-from foretune.report.actions import by_severity, fix_blocks, identity, verdict, what_next
+from foretune.report.actions import by_severity, fix_blocks, identity, verdict, waiver_text, what_next
 from foretune.report.data import proves, short_excerpt, value_text
 from foretune.term import clean, clean_line
 
@@ -78,6 +78,8 @@ def render(report: Report) -> str:
         for label, found in groups:
             for f in found:
                 lines += ["", f"### {f.rule_id} — {text(f.title)} ({label})", "", text(f.message), ""]
+                if f.waived:
+                    lines += [f"_{text(waiver_text(f))}_", ""]
                 lines += [f"- evidence: {code(e.location)}" + (f" — {code(short_excerpt(e.excerpt, 120, proves(f)))}" if e.excerpt else "")
                           for e in f.evidence[:6]]
                 for symptom in f.symptoms:  # the same root cause, seen by another rule

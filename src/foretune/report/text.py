@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from foretune import __version__
 from foretune.audit.model import Finding, Report
-from foretune.report.actions import FixBlock, by_severity, fix_blocks, identity, verdict, what_next
+from foretune.report.actions import FixBlock, by_severity, fix_blocks, identity, verdict, waiver_text, what_next
 from foretune.report.data import ordered, proves, short_excerpt, value_text
 from foretune.rules.base import Status
 from foretune.term import clean, clean_line, render_to_text
@@ -136,7 +136,7 @@ def _body(report: Report, f: Finding) -> list[RenderableType]:
     from rich.padding import Padding  # start-up: rich, only when this is drawn
     from rich.text import Text  # start-up: rich, only when this is drawn
 
-    tag = f" (waived: {clean_line(f.waived)})" if f.waived else ""
+    tag = f" ({waiver_text(f)})" if f.waived else ""
     lines: list[RenderableType] = [Text.assemble((f.rule_id, "heading"), f" ({clean_line(f.component)}): {clean(f.message)}{tag}")]
     if f.status in (Status.PASS, Status.SKIP):
         return [lines[0]]
