@@ -227,10 +227,10 @@ def test_a_sosreport_is_named_with_its_collection_date_and_the_version() -> None
     text = run_cli("logs", str(source)).stdout.splitlines()
     assert text[0] == f"foretune logs — {source}"  # the sosreport, not "4 files in ."
     assert text[1:5] == ["  host: sat615b.example.com", "  product: Satellite 6.15 (Foreman 3.9), server",
-                         "  collected: 2024-05-13 09:30", f"  foretune: {__version__}"]
+                         "  collected: 2024-05-13 09:30 UTC", f"  foretune: {__version__}"]
     markdown = run_cli("logs", str(source), "--format", "markdown").stdout
-    assert f"# foretune logs — {source}\n" in markdown and "\ncollected: 2024-05-13 09:30\n" in markdown
-    assert json.loads(run_cli("logs", str(source), "--format", "json").stdout)["collected_at"] == "2024-05-13 09:30"
+    assert f"# foretune logs — {source}\n" in markdown and "\ncollected: 2024-05-13 09:30 UTC\n" in markdown
+    assert json.loads(run_cli("logs", str(source), "--format", "json").stdout)["collected_at"] == "2024-05-13 09:30 UTC"
 
 
 def test_a_passenger_box_is_sent_to_the_passenger_rules() -> None:

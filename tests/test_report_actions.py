@@ -294,7 +294,7 @@ def test_every_json_report_names_host_and_dates() -> None:
     assert audit["profile_needed"] == "large"  # 15120 counted hosts: the large profile's 10001-20000 range
     for data in (audit, plan):
         assert (data["host"], data["collected_at"], data["generated_at"]) == (
-            "satellite.example.com", "2024-02-12 10:14", "2023-11-14 22:13 UTC")
+            "satellite.example.com", "2024-02-12 10:14 UTC", "2023-11-14 22:13 UTC")
     assert (logs["host"], logs["generated_at"]) == ("satellite.example.com", "2023-11-14 22:13 UTC")
     for data, package, name in ((audit, "foretune.report", "audit-v1.json"), (plan, "foretune.render", "plan-v1.json")):
         jsonschema.validate(data, json.loads(resources.files(package).joinpath("schema", name).read_text(encoding="utf-8")))
@@ -364,3 +364,10 @@ def test_every_format_shows_when_a_waiver_expires(tmp_path: Path) -> None:
     found = {f["rule"]: f for f in json.loads(run_cli(*args, "--format", "json").stdout)["findings"]}
     assert (found["thp-enabled"]["waived_until"], found["tuned-not-running"]["waived_until"]) == ("2099-01-31", None)
     assert found["tuned-not-running"]["waived"] == "the hypervisor team owns it"
+
+
+def test_the_collection_date_names_its_time_zone() -> None:
+    """The 6.2 fixture's date file says "Thu Nov  9 16:30:02 EST 2017": the header says EST, not a bare time."""
+    text = run_cli("audit", str(SOSREPORTS / "satellite-6.2")).stdout
+    assert "\nCollected 2017-11-09 16:30 EST\n" in text
+    assert "- Collected: 2024-02-12 10:14 UTC" in run_cli("audit", str(EXAMPLE), "--format", "markdown").stdout

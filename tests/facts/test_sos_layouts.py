@@ -284,4 +284,4 @@ def test_collected_at_from_the_date_plugin_not_the_timedatectl_root_link(tmp_pat
         "               Local time: Mon 2024-02-12 10:11:12 UTC\n           Universal time: Mon 2024-02-12 10:11:12 UTC\n"
         "                 RTC time: Mon 2024-02-12 10:11:11\n                Time zone: UTC (UTC, +0000)\n")
     (tmp_path / "date").symlink_to("sos_commands/systemd/timedatectl")
-    assert read_source(str(tmp_path)).value("collected_at") == "2024-02-12 10:11"
+    assert read_source(str(tmp_path)).value("collected_at") == "2024-02-12 10:11 UTC"  # with the zone the date file names
