@@ -86,7 +86,7 @@ def test_installer_format_uses_options_only_for_installer_modules() -> None:
     text = run_cli(*BASE, "--format", "installer").stdout
     # the override rule first, as a comment (the output still runs as a script), then the command
     assert text.startswith("# a key set in custom-hiera.yaml overrides the installer option for it (and the tuning profile)")
-    assert [line for line in text.splitlines() if not line.startswith("#")][0] == "satellite-installer \\"
+    assert next(line for line in text.splitlines() if not line.startswith("#")) == "satellite-installer \\"
     assert "--tuning large" in text
     assert "--foreman-foreman-service-puma-workers 18" in text
     assert "--foreman-dynflow-worker-instances 3" in text
