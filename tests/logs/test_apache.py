@@ -16,3 +16,15 @@ def test_a_6_2_capsule_s_puppet_routes_fold_the_host_and_count_as_puppet() -> No
     assert [e[0] for e in access["top_endpoints"]][:1] == ["GET /production/node/:host"]
     assert not any("host0" in str(e[0]) for e in access["top_endpoints"])
     assert {k: n for k, n, *_ in access["client_kinds"]} == {"puppet": 40}
+
+
+def test_compare_of_two_different_hosts_says_so_in_one_line() -> None:
+    sos = REPO / "tests" / "fixtures" / "sosreports"
+    result = run_cli("logs", "--compare", str(sos / "satellite-6.15-overcommitted"), str(sos / "satellite-6.15"))
+    assert result.status == 0
+    warned = [line for line in result.stderr.splitlines() if "two different hosts" in line]
+    assert warned == ["foretune: warning: --compare: before is sat615b.example.com, after is "
+                      f"{json.loads(run_cli('logs', str(sos / 'satellite-6.15'), '--format', 'json').stdout)['host']}: "
+                      "two different hosts, so the changes below are between servers, not a before/after of one"]
+    same = run_cli("logs", "--compare", str(sos / "satellite-6.15"), str(sos / "satellite-6.15"))
+    assert "two different hosts" not in same.stderr

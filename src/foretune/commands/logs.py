@@ -90,6 +90,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         from foretune.logs.compare import compare  # start-up: only for a `logs` run, not --help
 
         report = compare(before, after)
+        hosts = (before.get("host"), after.get("host"))
+        if all(hosts) and hosts[0] != hosts[1]:  # a migration may compare two servers on purpose: said, not refused
+            env.warn(f"--compare: before is {hosts[0]}, after is {hosts[1]}: two different hosts, so the changes "
+                     "below are between servers, not a before/after of one")
     else:
         if args.window:
             raise UsageError("--window is for --compare; use --since/--until for one range")
