@@ -156,23 +156,41 @@ def lines(series: Sequence[tuple[str, Sequence[float]]], *, labels: Sequence[str
 
 
 def shorten(name: str, width: int) -> str:
-    """``name`` in ``width`` columns, cut in the middle: the start and the last part (a controller and its action,
-    the end of a path) stay, so names that differ there stay distinct.
+    """``name`` in ``width`` columns, shortened in the middle at its own boundaries (``::``, ``/``, then the words of
+    a CamelCase name): the start and the end (a controller and its action, the end of a path) stay whole, so names
+    that differ there stay distinct, and no word is cut in two unless one word alone is wider than ``width``.
 
+    >>> shorten("Katello::Api::Rhsm::CandlepinProxiesController#facts", 44)
+    'Katello::…CandlepinProxiesController#facts'
     >>> shorten("Katello::Api::Rhsm::CandlepinProxiesController#facts", 40)
-    'Katello…CandlepinProxiesController#facts'
+    '…CandlepinProxiesController#facts'
     >>> shorten("Katello::Api::Rhsm::CandlepinProxiesController#facts", 20)
-    'Katello…roller#facts'
-    >>> shorten("short", 30)
-    'short'
+    '…Controller#facts'
+    >>> shorten("GET /api/v2/hosts/:id/subscriptions/available", 30), shorten("short", 30)
+    ('GET /…subscriptions/available', 'short')
     """
     if len(name) <= width:
         return name
-    last = re.split(r"::|/", name)[-1]
-    if len(last) + 3 <= width:
-        return name[:width - 1 - len(last)] + "…" + last
-    tail = (width - 1) * 2 // 3
-    return name[:width - 1 - tail] + "…" + name[-tail:]
+    pieces = re.findall(r".+?(?:::|/|$)", name)
+    pieces = [p for p in pieces if p]
+    head, tail = pieces[:1], pieces[-1:]
+    if len(pieces) > 1 and len(head[0]) + 1 + len(tail[0]) <= width:
+        rest = pieces[1:-1]
+        while rest:  # the end first (a path's last parts, the action), then the start
+            if len("".join(head + tail)) + 1 + len(rest[-1]) <= width:
+                tail.insert(0, rest.pop())
+            elif len("".join(head + tail)) + 1 + len(rest[0]) <= width:
+                head.append(rest.pop(0))
+            else:
+                break
+        return "".join(head) + "…" + "".join(tail)
+    last = pieces[-1]
+    # the words of the last part: a capital after a lower-case letter, or a separator, starts one
+    starts = [0, *(m.start() for m in re.finditer(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[#_.:-])(?=\w)", last))]
+    for i in starts:
+        if 1 + len(last) - i <= width:
+            return "…" + last[i:]
+    return "…" + last[-(width - 1):]
 
 
 def bars(items: Sequence[tuple[str, float]], *, width: int = 860, title: str = "", unit: str = "") -> str:
