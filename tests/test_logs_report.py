@@ -148,8 +148,21 @@ def test_plan_tables_show_every_column_at_400_px(tmp_path: Path) -> None:
 def test_a_line_charts_legend_sits_under_its_title() -> None:
 
     svg = lines([("requests/min", [1, 2]), ("5xx/min", [0, 1])], title="production-registration.log: requests per minute")
-    ys = [int(y) for y in re.findall(r'<text x="48" y="(\d+)"', svg)[:3]]
+    ys = [int(y) for y in re.findall(r'<text x="48" y="(\d+)"', svg)[:1]] + [int(y) for y in re.findall(r'<text x="68" y="(\d+)"', svg)]
     assert ys == [14, 30, 44]  # title, then one legend line a series, each below the one before
+    # each legend line: the series' colour as a swatch, then its name
+    assert re.findall(r'<rect x="48" y="\d+" width="14" height="4" fill="(#[0-9a-f]+)"/><text x="68" y="\d+">([^<]+)</text>', svg) == [
+        ("#2e86c1", "requests/min"), ("#c0392b", "5xx/min")]
+
+
+def test_a_line_chart_has_a_time_axis_with_ticks() -> None:
+    """One label per minute: ticks at up to 6 minutes, first and last included, and the axis named."""
+    minutes = [f"2024-05-13T08:{m:02d}" for m in range(21)]
+    svg = lines([("requests/min", [float(m) for m in range(21)])], labels=minutes, title="t")
+    shown = re.findall(r'text-anchor="(?:start|middle|end)">(2024-05-13T08:\d\d)</text>', svg)
+    assert shown == ["2024-05-13T08:00", "2024-05-13T08:04", "2024-05-13T08:08", "2024-05-13T08:12",
+                     "2024-05-13T08:16", "2024-05-13T08:20"]
+    assert "time (one point a minute, as the log writes it)" in svg
 
 
 EXAMPLE = REPO / "examples" / "sosreport-satellite-6.15-mistuned"
