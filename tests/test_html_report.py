@@ -55,7 +55,7 @@ def audit_json() -> dict[str, object]:
 def test_header_names_host_date_product_profile_version_and_time(report: Path) -> None:
     html = report.read_text(encoding="utf-8")
     assert "<dt>Host</dt><dd>satellite.example.com</dd>" in html
-    assert "<dt>Collected</dt><dd>2024-02-12 10:14 (sosreport examples/sosreport-satellite-6.15-mistuned)</dd>" in html
+    assert "<dt>Collected</dt><dd>2024-02-12 10:14 UTC (sosreport examples/sosreport-satellite-6.15-mistuned)</dd>" in html
     assert "<dt>Product</dt><dd>Satellite 6.15 (Foreman 3.9), server</dd>" in html
     assert ("<dt>Managed hosts</dt><dd>15120 managed hosts (counted in var/lib/foreman-maintain/satellite_metrics.yml); "
             "63.8 GiB RAM</dd>") in html
