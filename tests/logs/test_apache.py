@@ -28,3 +28,17 @@ def test_compare_of_two_different_hosts_says_so_in_one_line() -> None:
                       "two different hosts, so the changes below are between servers, not a before/after of one"]
     same = run_cli("logs", "--compare", str(sos / "satellite-6.15"), str(sos / "satellite-6.15"))
     assert "two different hosts" not in same.stderr
+
+
+def test_apache_at_max_request_workers_is_not_pointed_at_rules_that_pass() -> None:
+    """AH00484 (httpd reached MaxRequestWorkers) in an error_log: the audit's rules read the limits, not this line, and
+    pass when ServerLimit x ThreadsPerChild holds MaxRequestWorkers: the verdict names the setting to raise instead
+    of sending the admin to rules that report nothing."""
+    from foretune.report.logs_text import verdict
+
+    report = {"incidents": [{"kind": "queue_at_capacity", "service": "httpd", "count": 25}], "production": [],
+              "not_found": [], "release": "Satellite 6.15 (Foreman 3.9)", "source": "sat615-mrw", "source_kind": "sosreport"}
+    line = verdict(report)[0]
+    assert line.startswith("Apache at MaxRequestWorkers (httpd: 25): httpd refused work at its MaxRequestWorkers -> "
+                           "raise MaxRequestWorkers with ServerLimit")
+    assert "(rules " not in line
