@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tests.conftest import REPO, run_cli
 
@@ -42,3 +43,13 @@ def test_apache_at_max_request_workers_is_not_pointed_at_rules_that_pass() -> No
     assert line.startswith("Apache at MaxRequestWorkers (httpd: 25): httpd refused work at its MaxRequestWorkers -> "
                            "raise MaxRequestWorkers with ServerLimit")
     assert "(rules " not in line
+
+
+def test_a_task_export_with_only_its_header_says_it_holds_no_tasks(tmp_path: Path) -> None:
+    (tmp_path / "sos_commands" / "foreman").mkdir(parents=True)
+    header = (REPO / "examples" / "sosreport-satellite-6.15-mistuned" / "sos_commands" / "foreman" /
+              "foreman_tasks_tasks").read_text(encoding="utf-8").splitlines()[0]
+    (tmp_path / "sos_commands" / "foreman" / "foreman_tasks_tasks").write_text(header + "\n", encoding="utf-8")
+    (tmp_path / "hostname").write_text("sat\n", encoding="utf-8")
+    out = run_cli("logs", str(tmp_path)).stdout
+    assert "  1 line, no tasks in the export\n" in out and "? .. ?" not in out

@@ -142,6 +142,13 @@ def _when(i: dict[str, Any]) -> str:
 
 
 def _span(entry: dict[str, Any]) -> str:
+    """``first .. last`` of a log's dated lines; what the log holds when it has none (a task export's header only).
+
+    >>> _span({"first": None, "last": None, "kind": "tasks"}), _span({"first": "a", "last": None})
+    ('no tasks in the export', 'a .. ?')
+    """
+    if not entry.get("first") and not entry.get("last"):
+        return "no tasks in the export" if entry.get("kind") == "tasks" else "no dated line"
     return f"{entry.get('first') or '?'} .. {entry.get('last') or '?'}"
 
 
@@ -343,7 +350,7 @@ def _section(out: Out, kind: str, s: dict[str, Any]) -> None:
     out.head(section_title(kind, s["log"]))
     bad = f", {plural(s['not_understood'], 'line')} not understood" if s["not_understood"] else ""
     jumps = f", {plural(s['clock_jumps'], 'clock jump')}" if s.get("clock_jumps") else ""
-    out.say(f"{plural(s['lines'], 'line')}, {_span(s)}{bad}{jumps}")
+    out.say(f"{plural(s['lines'], 'line')}, {_span({**s, 'kind': kind})}{bad}{jumps}")
     if s["not_understood_examples"] and not out.md:
         out.say("first not understood: " + " | ".join(s["not_understood_examples"][:2]))
 
