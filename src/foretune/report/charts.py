@@ -183,8 +183,7 @@ def shorten(name: str, width: int) -> str:
     """
     if len(name) <= width:
         return name
-    pieces = re.findall(r".+?(?:::|/|$)", name)
-    pieces = [p for p in pieces if p]
+    pieces: list[str] = [str(p) for p in re.findall(r".+?(?:::|/|$)", name) if p]
     head, tail = pieces[:1], pieces[-1:]
     if len(pieces) > 1 and len(head[0]) + 1 + len(tail[0]) <= width:
         rest = pieces[1:-1]
@@ -196,7 +195,7 @@ def shorten(name: str, width: int) -> str:
             else:
                 break
         return "".join(head) + "…" + "".join(tail)
-    last = pieces[-1]
+    last = str(pieces[-1])
     # the words of the last part: a capital after a lower-case letter, or a separator, starts one
     starts = [0, *(m.start() for m in re.finditer(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[#_.:-])(?=\w)", last))]
     for i in starts:

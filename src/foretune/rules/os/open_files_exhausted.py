@@ -37,7 +37,7 @@ class OpenFilesExhausted(Rule):
         current = service_nofile(limits, unit)
         t = ctx.tunables.get(tunable)
         plan = t.foretune.value if t is not None else None
-        cites = self.citations
+        cites: tuple[str, ...] = self.citations
         if isinstance(plan, int) and (current is None or plan > current):
             recommended: object = plan
             fixes = t.fixes if t is not None else ()

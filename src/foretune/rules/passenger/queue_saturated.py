@@ -39,7 +39,7 @@ class PassengerQueueSaturated(Rule):
             return self.passed(f"{running} of {pool} processes, nothing queued")
         fixes = growth_fixes(ctx, "passenger.max_pool_size", pool, "PassengerMaxPoolSize")
         if fullest >= limit:
-            cites = self.citations
+            cites: tuple[str, ...] = self.citations
             if all(f.kind == "advice" for f in fixes):  # the pool cannot grow here: make the queue hold the burst
                 queue_fixes = self._queue_fixes(ctx, pool, limit)
                 if queue_fixes:
