@@ -53,3 +53,16 @@ def test_a_task_export_with_only_its_header_says_it_holds_no_tasks(tmp_path: Pat
     (tmp_path / "hostname").write_text("sat\n", encoding="utf-8")
     out = run_cli("logs", str(tmp_path)).stdout
     assert "  1 line, no tasks in the export\n" in out and "? .. ?" not in out
+
+
+def test_a_capsule_with_only_its_mosquitto_log_is_refused_naming_that_log(tmp_path: Path) -> None:
+    """A pull-REX Capsule's sosreport holding var/log/mosquitto/mosquitto.log and no log foretune reads: the one-line
+    refusal names the broker log, so the admin knows where the socket exhaustion is written (feedback R6)."""
+    (tmp_path / "sos_commands" / "foreman").mkdir(parents=True)
+    (tmp_path / "var" / "log" / "mosquitto").mkdir(parents=True)
+    (tmp_path / "var" / "log" / "mosquitto" / "mosquitto.log").write_text(
+        "1710942115: Unable to accept new connection, system socket count has been exceeded.\n", encoding="utf-8")
+    (tmp_path / "hostname").write_text("capsule01\n", encoding="utf-8")
+    result = run_cli("logs", str(tmp_path))
+    assert result.status == 2 and len(result.stderr.splitlines()) == 1
+    assert "; var/log/mosquitto/mosquitto.log is there but foretune does not analyse it" in result.stderr

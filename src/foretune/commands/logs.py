@@ -75,6 +75,9 @@ def _range(since: str | None, until: str | None, flags: tuple[str, str]) -> Wind
     return window
 
 
+UNREAD_LOGS = ("var/log/mosquitto/mosquitto.log",)  # logs a Capsule writes that foretune finds but does not analyse
+
+
 def run(args: argparse.Namespace, env: Environment) -> int:
     if args.compare:
         if len(args.sources) == 2 and not args.window:
@@ -162,8 +165,12 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
     where = "--puma-capacity" if args.puma_capacity else ("puma fact (workers x threads_max)" if capacity else None)
     if found is None or not found.files:
         damage = getattr(src, "incomplete", None)  # a cut archive: the logs may be in the part that is missing
+        # a pull-REX Capsule's broker log is there but is no log foretune reads: said, so the admin knows to read it
+        unread = [p for p in UNREAD_LOGS if src.read_path(p) is not None]
         raise InputError(f"{src.label}: no production.log, Apache, PostgreSQL, Candlepin, system log or task export found"
-                         + (f" (the archive is {damage}; the logs may be in the missing part)" if damage else ""))
+                         + (f" (the archive is {damage}; the logs may be in the missing part)" if damage else "")
+                         + (f"; {', '.join(unread)} is there but foretune does not analyse it: read it for \"socket count "
+                            "has been exceeded\" (mosquitto's LimitNOFILE)" if unread else ""))
     _require_foreman(found, src.label)
     # the archive's own damage matters here; unreadable configuration files do not
     problems = [p for p in facts.problems if ("truncated" in p or "corrupt" in p) and p not in found.problems]
