@@ -280,3 +280,14 @@ def test_piped_text_is_not_wrapped_and_columns_wraps_it_on_request() -> None:
     assert max(len(line) for line in wrapped.splitlines() if " " in line.strip()) <= 100 or _too_long(wrapped, 100) == []
     assert "output to a pipe or file is\n                        not wrapped" in run_cli("--help").stdout
     assert "piped or redirected, they are not wrapped" in (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def test_an_evidence_line_without_an_excerpt_says_the_file_sets_nothing() -> None:
+    """The example's postgresql.auto.conf holds comments only: its evidence line says so instead of a bare path that
+    reads like a cut quote (text, Markdown, HTML)."""
+    line = "evidence: var/lib/pgsql/data/postgresql.auto.conf: (read: no line of it sets a value)"
+    assert line in run_cli("audit", EXAMPLE).stdout
+    assert "`var/lib/pgsql/data/postgresql.auto.conf` — (read: no line of it sets a value)" in run_cli(
+        "audit", EXAMPLE, "--format", "markdown").stdout
+    assert "<code>var/lib/pgsql/data/postgresql.auto.conf</code> — (read: no line of it sets a value)</li>" in run_cli(
+        "audit", EXAMPLE, "--format", "html").stdout

@@ -81,6 +81,11 @@ def value_text(value: Any, unit: str = "") -> str:
     return str(value)
 
 
+# what an evidence line with no excerpt says: the file was read and none of its lines sets anything (a
+# postgresql.auto.conf of comments only proves that ALTER SYSTEM sets nothing)
+NOTHING_SET = "(read: no line of it sets a value)"
+
+
 def short_excerpt(excerpt: str, limit: int, proves: str = "") -> str:
     """The excerpt on one line (its lines joined with " | ": a unit's block shows its ``LimitNOFILE=`` lines, not only
     ``Id=``) within ``limit`` characters, never without the value it proves: whole " | "-separated parts are dropped ("…" marks where) before a part holding one of the numbers in ``proves`` (the finding's message
