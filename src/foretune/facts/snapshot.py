@@ -87,7 +87,8 @@ def _taken(facts: FactSet, data: dict[str, Any]) -> FactSet:
 
     if facts["collected_at"].known:
         return facts
-    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    given = data.get("metadata")
+    meta: dict[str, Any] = given if isinstance(given, dict) else {}
     found = re.fullmatch(r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?(?:Z|\+00:00)", str(meta.get("time", "")))
     if found:
         facts.add(Fact("collected_at", f"{found.group(1)} {found.group(2)} UTC",
