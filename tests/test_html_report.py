@@ -103,11 +103,11 @@ def test_charts_show_the_budgets_and_the_findings(report: Path) -> None:
     # gateway 4, superuser_reserved_connections 3: 909, against the 500 in force
     assert "909 of 500 max_connections in force — over" in html
     assert "Puma 40 workers x 20 800" in html  # the example runs 40 Puma workers with a pool of 20
-    # findings by component (the fixture's mistuning): PostgreSQL connections below the budget in force (medium: a
-    # setting with nothing measured), and the
-    # profile-level shared_buffers 512MB, work_mem 4MB, effective_cache_size and autovacuum cost limit (low); Pulp on NFS
-    # and /var/lib/pgsql 7 % free (medium), PostgreSQL on a rotational disk (low)
-    assert "postgresql 1 medium, 4 low; proxy 1 medium; pulp 1 medium; puma 1 medium, 1 low; storage 2 medium, 1 low" in html
+    # findings by component (the fixture's mistuning): PostgreSQL's work_mem 4MB (low); the connections below the
+    # budget in force, shared_buffers 512MB, effective_cache_size and the autovacuum cost limit are values --tuning
+    # large writes, listed under profile-too-small-for-hosts (hardware); Pulp on NFS and /var/lib/pgsql 7 % free
+    # (medium), PostgreSQL on a rotational disk (low)
+    assert "postgresql 1 low; proxy 1 medium; pulp 1 medium; puma 1 medium, 1 low; storage 2 medium, 1 low" in html
 
 def small_png(png: bytes) -> bytes:
     """``png`` as a 256-colour palette PNG: a third of the size, and within the comparison's tolerance of the original
@@ -166,10 +166,10 @@ def test_print_opens_every_rule_without_javascript(report: Path) -> None:
 def test_copy_buttons_appear_only_with_javascript(report: Path) -> None:
     visible = "[...document.querySelectorAll('button.copy')].filter(b => !b.hidden).length"
     count = "document.querySelectorAll('button.copy').length"
-    apache = "document.querySelectorAll('#apache-workers-over-limit button.copy').length"
-    with_js = open_page(report, evaluate={"visible": visible, "count": count, "apache": apache})
+    profile = "document.querySelectorAll('#profile-too-small-for-hosts button.copy').length"
+    with_js = open_page(report, evaluate={"visible": visible, "count": count, "profile": profile})
     assert with_js.values["count"] > 0 and with_js.values["visible"] == with_js.values["count"]
-    assert with_js.values["apache"] == 1  # two hiera keys, one snippet, one button
+    assert with_js.values["profile"] == 1  # its consequences (Apache, Candlepin, PostgreSQL) share the one --tuning fix
     without = open_page(report, javascript=False, evaluate={"visible": visible, "pre": "document.querySelectorAll('pre').length"})
     assert without.values["visible"] == 0 and without.values["pre"] == with_js.values["count"]
     assert with_js.console_errors == [] and without.console_errors == []
@@ -181,11 +181,10 @@ COPIED = [  # the fixes as the example's report writes them: one snippet per fin
      "grubby --update-kernel=ALL --args=transparent_hugepage=never\necho never > /sys/kernel/mm/transparent_hugepage/enabled"),
     # a bare installer option is the installer command
     ("#foreman-db-pool-too-small div.fix:nth-of-type(2) button.copy", "satellite-installer --foreman-db-pool 20"),
-    # the box needs the large profile, which writes both Apache values (foreman-installer sizes/large.yaml): the
-    # fix is the profile change, not custom-hiera lines that would pin the values against any later --tuning
-    ("#apache-workers-over-limit div.fix:nth-of-type(1) button.copy",
-     "# the large profile writes apache::mod::event::serverlimit: 64 and apache::mod::event::maxrequestworkers: 1024:\n"
-     "satellite-installer --tuning large"),
+    # the box needs the large profile, which writes the Apache, Candlepin and PostgreSQL values listed under the
+    # finding (foreman-installer sizes/large.yaml): the fix is the profile change, not custom-hiera lines that would
+    # pin the values against any later --tuning
+    ("#profile-too-small-for-hosts div.fix:nth-of-type(1) button.copy", "satellite-installer --tuning large"),
 ]
 
 

@@ -43,8 +43,8 @@ def judged(stdout: str) -> dict[str, str]:
         line = f["rule"]
         if f["status"] not in ("pass", "skip"):  # what a failure (or an error) says: how bad, what is there, what to set
             line += f"  {f['severity']}  current {json.dumps(f['current'])}  recommended {json.dumps(f['recommended'])}"
-            if f["symptoms"]:
-                line += "  symptoms " + ",".join(s["rule"] for s in f["symptoms"])
+            # each symptom on its own line under its root cause (a profile's consequences make a long list)
+            line += "".join(f"\n    symptom {s['rule']}  {s['severity']}" for s in f["symptoms"])
         by_status.setdefault(f["status"], []).append(line)
     files.update({f"{status}.txt": "".join(line + "\n" for line in lines) for status, lines in by_status.items()})
     return files

@@ -109,12 +109,13 @@ def test_plan_from_a_source_without_host_count_uses_the_audit_host_figure() -> N
 def test_apply_md_gives_a_problem_the_severity_the_report_gives_it(tmp_path: Path) -> None:
     # satellite-6.9-prefork: 2 Puma workers on a medium box where only 5 fit beside the other services (one Sidekiq
     # worker: 6.9's installer has no worker-instances option, so no second one is budgeted) (the guide's
-    # 8-12 for medium): the report's puma-workers-outside-range is medium (a setting, nothing measured), and APPLY.md's
-    # "Fix these first" names the same problem at medium, never at the planner's own low
+    # 8-12 for medium). 2 is puppet-foreman's own default before the auto formula (nobody on the site set it), so the
+    # report's puma-workers-outside-range is low (the installer's own values are low for every component, see
+    # docs/rules/index.md), and APPLY.md names the same problem at low, under "Worth knowing", never at medium
     out = tmp_path / "out"
     data = json.loads(run_cli("audit", str(REPO / "tests/fixtures/sosreports/satellite-6.9-prefork"), "--format", "json",
                               "--output-dir", str(out)).stdout)
     found = {f["rule"]: f for f in data["findings"] if f["status"] == "fail"}
-    assert found["puma-workers-outside-range"]["severity"] == "medium"
+    assert found["puma-workers-outside-range"]["severity"] == "low"
     steps = (out / "APPLY.md").read_text(encoding="utf-8")
-    assert "- **medium** only 5 Puma workers fit this box" in steps and "- **low** only 5 Puma workers" not in steps
+    assert "- **low** only 5 Puma workers fit this box" in steps and "- **medium** only 5 Puma workers" not in steps

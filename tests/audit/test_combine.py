@@ -124,3 +124,117 @@ def test_puma_workers_over_the_ram_are_one_problem_with_their_symptoms() -> None
     assert not {"memory-budget-over-ram", "oom-kills", "puma-workers-outside-range", "swap-in-use"} & set(found)
     quoting = [rule for rule, f in found.items() if any(e["excerpt"] == OOM_RUBY for e in f["evidence"])]
     assert quoting == ["puma-workers-over-ram-budget"]  # the OOM line is quoted by one finding of the report
+
+
+def test_puma_backlog_is_a_symptom_of_the_database_pool(tmp_path: Path) -> None:
+    # satellite-6.15 with pumactl_stats showing 16 threads running per worker (max_threads 16, as override.conf's
+    # FOREMAN_PUMA_THREADS_MAX=16 sets), by hand: etc/foreman/database.yml pool 9, so up to 7 threads per worker wait
+    # for a connection; 24 workers, each backlog 2 and pool_capacity 0 (48 waiting). Threads that wait for a
+    # connection hold their request: the backlog is the pool's symptom, one finding (high: the backlog is measured),
+    # never its own HIGH finding beside it.
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15", tree, symlinks=True)
+    stats = tree / "sos_commands/foreman/pumactl_stats"
+    stats.write_text(stats.read_text(encoding="utf-8").replace('"running": 5', '"running": 16')
+                     .replace('"max_threads": 5', '"max_threads": 16'), encoding="utf-8")
+    for extra in ((), ("--hosts", "4200")):
+        found = failing(tree, *extra)
+        assert "puma-pool-saturated" not in found
+        root = found["foreman-db-pool-too-small"]
+        assert (root["severity"], root["basis"], root["current"], root["recommended"]) == ("high", "measured", 9, 20)
+        backlog = [s for s in root["symptoms"] if s["rule"] == "puma-pool-saturated"]
+        assert len(backlog) == 1 and backlog[0]["current"] == 48
+        assert "the pool comes first (foreman-db-pool-too-small)" in backlog[0]["message"]
+
+
+def test_puma_backlog_the_pool_does_not_cause_stays_its_own_finding() -> None:
+    # plain satellite-6.15: pumactl_stats shows 5 threads running per worker on the pool of 9 (the override's 16 are
+    # not running yet): no thread waits for a connection, so the backlog is not the pool's, though both findings quote
+    # the same foreman.service drop-ins
+    found = failing(SOS / "satellite-6.15")
+    assert (found["puma-pool-saturated"]["severity"], found["puma-pool-saturated"]["current"]) == ("high", 48)
+    assert not found["foreman-db-pool-too-small"]["symptoms"]
+
+
+def test_a_profile_too_small_is_one_finding_with_its_consequences(tmp_path: Path) -> None:
+    # satellite-6.15-profile-too-small on hardware the extra-large profile accepts (by hand: lscpu 32 CPUs, MemTotal
+    # 131808964 kB = 125.7 GiB >= 90 % of 128 GiB), medium declared, 28000 hosts counted (extra-large: 30000+ hosts
+    # is the guide's; 28000 > large's range). The medium profile's Candlepin -Xmx4096m and work_mem 4MB are what
+    # --tuning extra-large replaces (-Xmx8192m, work_mem 8MB): consequences listed under the profile finding, not
+    # findings of their own. sidekiq-too-few-instances (its own installer option) and hammer's timeout stay apart.
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-profile-too-small", tree, symlinks=True)
+    lscpu = tree / "sos_commands/processor/lscpu"
+    lscpu.write_text(lscpu.read_text(encoding="utf-8").replace("CPU(s):              16", "CPU(s):              32")
+                     .replace("Core(s) per socket:  8", "Core(s) per socket:  16"), encoding="utf-8")
+    meminfo = tree / "proc/meminfo"
+    lines = meminfo.read_text(encoding="utf-8").splitlines()
+    lines = ["MemTotal:       131808964 kB" if x.startswith("MemTotal:") else
+             "MemAvailable:   98000000 kB" if x.startswith("MemAvailable:") else x for x in lines]
+    meminfo.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for extra in ((), ("--hosts", "28000")):
+        found = failing(tree, *extra)
+        root = found["profile-too-small-for-hosts"]
+        assert (root["current"], root["recommended"]) == ("medium", "extra-large")
+        assert sorted(s["rule"] for s in root["symptoms"]) == ["candlepin-heap-low", "pg-work-mem-low"]
+        assert not {"candlepin-heap-low", "pg-work-mem-low"} & set(found)
+        # the root's medium (the heap -Xmx4096m is the declared medium profile's own value: low, as every installer value)
+        assert root["severity"] == "medium"
+        assert {"sidekiq-too-few-instances", "hammer-timeout-at-scale"} <= set(found)
+        text = run_cli("audit", str(tree), *extra, "--fail-on", "critical").stdout
+        assert text.count("candlepin-heap-low") == 1 and "symptom: candlepin-heap-low (low)" in text
+
+
+def test_one_full_passenger_queue_is_one_finding(tmp_path: Path) -> None:
+    # satellite-6.2 with PassengerMaxRequestQueueSize 100 (the brief's 6.2 plan gives 200 here) and passenger-status
+    # showing "Requests in queue: 100" for Foreman: the queue is at its limit, so requests get 503 now. One
+    # saturation, one critical: passenger-queue-too-small with passenger-queue-saturated listed under it.
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.2", tree, symlinks=True)
+    conf = tree / "etc/httpd/conf.d/passenger.conf"
+    conf.write_text(conf.read_text(encoding="utf-8").replace("PassengerMaxRequestQueueSize 250",
+                                                             "PassengerMaxRequestQueueSize 100"), encoding="utf-8")
+    pool = tree / "sos_commands/foreman/foreman-debug/passenger_status_pool"
+    pool.write_text(pool.read_text(encoding="utf-8").replace("Requests in queue: 250", "Requests in queue: 100"),
+                    encoding="utf-8")
+    found = failing(tree)
+    criticals = sorted(r for r, f in found.items() if f["severity"] == "critical")
+    assert criticals == ["passenger-queue-too-small"]
+    root = found["passenger-queue-too-small"]
+    assert (root["current"], root["recommended"]) == (100, 200)
+    assert [s["rule"] for s in root["symptoms"]] == ["passenger-queue-saturated"]
+    assert "passenger-queue-saturated" not in found
+
+
+def test_oom_kills_counted_only_by_vmstat_join_the_memory_root(tmp_path: Path) -> None:
+    # satellite-6.15-overcommitted with its OOM-kill lines taken out of var/log/messages and proc/vmstat added by hand
+    # ("pswpin 912345", "pswpout 1823456", "oom_kill 1"): the kernel's counter is the same measured failure as the
+    # logged kill, so oom-kills is listed under the Puma workers the RAM cannot hold (whose evidence quotes the
+    # counter among vmstat's lines), and that root is critical, as with the log line
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-overcommitted", tree, symlinks=True)
+    messages = tree / "var/log/messages"
+    kept = [x for x in messages.read_text(encoding="utf-8").splitlines() if "Killed process" not in x and "Out of memory" not in x]
+    messages.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    (tree / "proc/vmstat").write_text("pswpin 912345\npswpout 1823456\noom_kill 1\n", encoding="utf-8")
+    found = failing(tree)
+    assert "oom-kills" not in found
+    root = found["puma-workers-over-ram-budget"]
+    assert root["severity"] == "critical" and "oom-kills" in [s["rule"] for s in root["symptoms"]]
+    assert {"location": "proc/vmstat", "excerpt": "pswpin 912345 | pswpout 1823456 | oom_kill 1", "fact": "memory_pressure"} \
+        in root["evidence"]
+
+
+def test_puma_workers_that_did_not_boot_on_a_box_short_of_ram_join_the_memory_root(tmp_path: Path) -> None:
+    # satellite-6.15-overcommitted (24 Puma workers pinned on 31.1 GiB, a ruby OOM-killed) with pumactl_stats saying
+    # "booted_workers": 22 of 24 (by hand): workers that crash on a box whose kernel kills rails are the RAM root
+    # cause's symptom, one finding; the old 24 workers' connection budget is no finding of its own either
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-overcommitted", tree, symlinks=True)
+    stats = tree / "sos_commands/foreman/pumactl_stats"
+    stats.write_text(stats.read_text(encoding="utf-8").replace('"booted_workers": 24', '"booted_workers": 22', 1),
+                     encoding="utf-8")
+    found = failing(tree)
+    assert "puma-pool-saturated" not in found
+    root = found["puma-workers-over-ram-budget"]
+    assert "puma-pool-saturated" in [s["rule"] for s in root["symptoms"]]

@@ -33,7 +33,10 @@ def test_a_limit_set_by_alter_system_is_reset_before_the_hiera_value() -> None:
     # installer changes nothing and does not restart it: the finding's own fix ends with the restart
     assert f["fixes"][-1] == "systemctl restart postgresql"
     assert "ALTER SYSTEM RESET max_connections;" in f["message"]
-    assert "restart PostgreSQL after the installer run (systemctl restart postgresql)" in f["message"]
+    # max_connections is read only at start ("(change requires restart)", postgresql.conf.sample), and postgresql.conf
+    # already holds 1000, so the installer run restarts nothing: the finding's own fix says to restart (feedback A5)
+    assert "systemctl restart postgresql" in f["fixes"]
+    assert "then `systemctl restart postgresql`: max_connections is read only at start" in f["message"]
     assert {"fact": "postgresql", "location": "var/lib/pgsql/data/postgresql.auto.conf",
             "excerpt": "max_connections = '200'"} in f["evidence"]
     assert {"pg-auto-conf-wins", "pg-alter-system-reset"} <= {c["id"] for c in f["citations"]}
@@ -262,3 +265,16 @@ def test_a_key_to_delete_is_deleted_by_the_fix_s_command(tmp_path: Path) -> None
     assert after.get("postgresql::server::config_entries") == (entries or None)
     assert {k: v for k, v in after.items() if k != "postgresql::server::config_entries"} == \
         {k: v for k, v in before.items() if k != "postgresql::server::config_entries"}
+def test_puma_threads_go_through_the_installer_option_and_a_value_in_force_is_not_repeated() -> None:
+    """examples/sosreport-satellite-6.15-mistuned, by hand: installer.conf has FOREMAN_PUMA_THREADS_MIN=0 and
+    FOREMAN_PUMA_THREADS_MAX=16; Satellite 6.15's installer has --foreman-foreman-service-puma-threads-min (and -max).
+    The fix raises min through that option; max is already 16, so no line sets it, and none pins
+    foreman::foreman_service_puma_threads_max in custom-hiera (which would lock the option out)."""
+    data = json.loads(run_cli("audit", str(REPO / "examples/sosreport-satellite-6.15-mistuned"), "--format", "json",
+                              "--fail-on", "critical").stdout)
+    f = next(s for x in data["findings"] for s in (x, *x["symptoms"]) if s["rule"] == "puma-threads-min-below-max")
+    assert f["fixes"] == ["--foreman-foreman-service-puma-threads-min 16"]
+    # satellite-6.9 (installer.conf 0/16, no answers for them): the change set writes both, through the installer's
+    # options as on 6.15, never as custom-hiera keys
+    g = finding("satellite-6.9", "puma-threads-min-below-max")
+    assert g["fixes"] == ["--foreman-foreman-service-puma-threads-min 16", "--foreman-foreman-service-puma-threads-max 16"]

@@ -175,3 +175,29 @@ def test_the_oom_finding_quotes_a_dated_copy_and_explains_a_zero_counter(tmp_pat
     assert "1 time, 2024-02-12T10:02:13: \"Feb 12 10:02:13 sat615 kernel: Out of memory: Killed process 3300 (java)" in oom["message"]
     assert oom["evidence"][0]["location"] == "var/log/messages"
     assert "/proc/vmstat's oom_kill 0 counts since the last boot, so the kill came before it" in oom["message"]
+
+
+def test_mosquittos_own_log_makes_its_descriptor_limit_critical(tmp_path: Path) -> None:
+    # capsule-6.15-pull-rex (pull-mqtt Capsule, 4000 hosts) with mosquitto.service's LimitNOFILE lowered to 1024 in
+    # systemctl show, and mosquitto's own log (mosquitto.conf `log_dest file`) holding "system socket count has been
+    # exceeded", no such line in messages: the line is measured failure of mosquitto's limit, critical and quoted, as
+    # from messages
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "capsule-6.15-pull-rex", tree, symlinks=True)
+    show = tree / "sos_commands/systemd/systemctl_show_service_--all"
+    text = show.read_text(encoding="utf-8")
+    block = text.index("Id=mosquitto.service")
+    show.write_text(text[:block] + text[block:].replace("LimitNOFILE=65536\nLimitNOFILESoft=65536",
+                                                        "LimitNOFILE=1024\nLimitNOFILESoft=1024", 1), encoding="utf-8")
+    log = tree / "var/log/mosquitto/mosquitto.log"
+    log.parent.mkdir(parents=True)
+    line = ('1763288900: Unable to accept new connection, system socket count has been exceeded. Try increasing '
+            '"ulimit -n" or equivalent.')
+    log.write_text(line + "\n", encoding="utf-8")  # no "New client connected" lines: they would count the hosts
+    data = json.loads(run_cli("audit", str(tree), "--format", "json", "--fail-on", "critical").stdout)
+    failing = {f["rule"]: f for f in data["findings"] if f["status"] == "fail"}
+    limit = failing["mosquitto-nofile-low"]
+    assert (limit["severity"], limit["basis"]) == ("critical", "measured")
+    assert line in limit["message"]
+    assert any(e["location"] == "var/log/mosquitto/mosquitto.log" and e["excerpt"] == line for e in limit["evidence"])
+    assert "open-files-exhausted" not in failing  # listed under the limit it shows failing

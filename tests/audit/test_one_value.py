@@ -113,7 +113,9 @@ def test_the_example_reads_as_one_problem_per_finding() -> None:
     # Candlepin's threads are sized from the workers running now; max_connections from the 18 the change set runs
     assert ("sized for the 40 Puma workers running now (the 18 recommended for this box need fewer)"
             in found["candlepin-tomcat-threads"]["message"])
-    assert "(its Puma workers replace the ones running now)" in found["pg-max-connections-below-budget"]["message"]
+    # max_connections is a value --tuning large writes: listed under profile-too-small-for-hosts
+    under = {s["rule"]: s for s in found["profile-too-small-for-hosts"]["symptoms"]}
+    assert "(its Puma workers replace the ones running now)" in under["pg-max-connections-below-budget"]["message"]
     text = run_cli("audit", str(EXAMPLE), "--fail-on", "critical").stdout
     assert "systemctl_show_service_--all: Id=httpd.service | LimitNOFILE=1024 | LimitNOFILESoft=1024" in text
 
@@ -183,7 +185,8 @@ def test_the_example_writes_the_values_its_findings_recommend(tmp_path: Path) ->
     # config/foreman.hiera/tuning/sizes/large.yaml), so the finding recommends 8GB and custom-hiera pins nothing
     out = tmp_path / "out"
     result = run_cli("audit", str(EXAMPLE), "--output-dir", str(out), "--format", "json")
-    found = {f["rule"]: f for f in json.loads(result.stdout)["findings"] if f["status"] == "fail"}
+    # both are values --tuning large writes: listed under profile-too-small-for-hosts
+    found = {f["rule"]: f for x in json.loads(result.stdout)["findings"] if x["status"] == "fail" for f in (x, *x["symptoms"])}
     assert found["pg-max-connections-below-budget"]["recommended"] == 1000
     assert found["pg-shared-buffers-out-of-range"]["recommended"] == "8GB"
     hiera = (out / "custom-hiera.yaml").read_text(encoding="utf-8")
@@ -225,3 +228,24 @@ def test_a_figure_sized_from_running_workers_names_no_count_the_report_does_not_
     assert "puma-workers-outside-range" not in found
     threads = found["candlepin-tomcat-threads"]
     assert "10 workers x 16 threads = 160" in threads["message"] and "recommended for this box" not in threads["message"]
+
+
+@pytest.mark.parametrize(("source", "workers"), [(SOS / "satellite-6.15-overcommitted", 12), (EXAMPLE, 18)],
+                         ids=["overcommitted", "example"])
+def test_apply_md_names_no_puma_worker_count_but_the_findings(source: Path, workers: int, tmp_path: Path) -> None:
+    # satellite-6.15-overcommitted, by hand: custom-hiera pins 24 Puma workers on a medium box (guide 8-12); the finding
+    # asks for 12. The plan's memory-range note would say "run 4 Puma workers fewer" (12 - 4 = 8): a second worker
+    # count in the same bundle. The example: the answers file keeps 40 workers, the finding asks for large's 18 (guide
+    # 12-18). APPLY.md and installer.sh name the finding's count, and the site's kept count only as what it lowers.
+    out = tmp_path / "fixes"
+    result = run_cli("audit", str(source), "--output-dir", str(out), "--format", "json", "--fail-on", "critical")
+    top = json.loads(result.stdout)["findings"]
+    asked = {v["value"] for x in top for f in (x, *x["symptoms"]) for v in f["recommends"]
+             if v["tunable"] == "foreman::foreman_service_puma_workers"}
+    assert asked == {workers}
+    steps = (out / "APPLY.md").read_text(encoding="utf-8")
+    assert "Puma workers fewer" not in steps and "Puma worker fewer" not in steps
+    assert set(re.findall(r"puma-workers (\d+)", steps)) == {str(workers)}
+    assert re.findall(r"puma-workers (\d+)", (out / "installer.sh").read_text(encoding="utf-8")) == [str(workers)]
+    hiera = (out / "custom-hiera.yaml").read_text(encoding="utf-8")
+    assert not re.search(r"^\s*foreman::foreman_service_puma_workers:", hiera, flags=re.M)  # removed, never kept

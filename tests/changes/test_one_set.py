@@ -133,12 +133,14 @@ def test_the_example_bundle_is_the_large_profile_with_no_double_channel(tmp_path
     the large profile's 1000 covers the 18 workers the set runs (the 909 the 40 running workers may open go with
     them), and the audit's finding recommends the same 1000 (one value per tunable)."""
     files, _ = audit_out(EXAMPLE, tmp_path)
+    # the Puma workers first: memory-budget-over-ram (high, the worst finding) names lowering them as its first fix
+    # (after the comment that says a custom-hiera key overrides its option)
     assert [line for line in files["installer.sh"].splitlines()[2:] if not line.startswith("#")] == [
-        "satellite-installer \\", "  --tuning large \\",
+        "satellite-installer \\", "  --tuning large \\", "  --foreman-foreman-service-puma-workers 18 \\",
         "  --foreman-dynflow-worker-concurrency 5 \\", "  --foreman-dynflow-worker-instances 3 \\",
         "  --foreman-db-pool 20 \\", "  --foreman-proxy-plugin-dynflow-open-file-limit 1000000 \\",
         "  --foreman-proxy-content-pulpcore-worker-count 8 \\",
-        "  --foreman-foreman-service-puma-threads-min 16 \\", "  --foreman-foreman-service-puma-workers 18"]
+        "  --foreman-foreman-service-puma-threads-min 16"]
     hiera = files["custom-hiera.yaml"]
     assert yaml.safe_load(hiera) == {"postgresql::server::config_entries": {"work_mem": "8MB"}}
     assert "# foretune: removed postgresql::server::config_entries/checkpoint_segments" in hiera
@@ -157,7 +159,9 @@ def test_the_examples_fix_lines_are_the_change_sets() -> None:
     that would win over it is removed; the Candlepin heap left to the large profile (-Xmx4096m, fi-tuning-profiles),
     which the installer run writes, instead of a pin that would lock out later --tuning changes."""
     result = run_cli("audit", str(EXAMPLE), "--format", "json", "--fail-on", "critical")
-    fixes = {f["rule"]: f["fixes"] for f in json.loads(result.stdout)["findings"] if f["status"] == "fail"}
+    # the Candlepin heap is a value --tuning large writes: listed under profile-too-small-for-hosts, its fix line kept
+    fixes = {f["rule"]: f["fixes"] for x in json.loads(result.stdout)["findings"] if x["status"] == "fail"
+             for f in (x, *x["symptoms"])}
     assert fixes["foreman-db-pool-too-small"] == [  # each snippet names its file and applies as copied
         "# delete foreman::db_pool from /etc/foreman-installer/custom-hiera.yaml (custom-hiera.yaml sets foreman::db_pool: 5, "
         "which wins over --foreman-db-pool; the file before is kept as /etc/foreman-installer/custom-hiera.yaml.foretune-bak):\n"

@@ -32,3 +32,19 @@ def test_a_line_with_its_own_date_keeps_it() -> None:
     consume_incidents(log, io.BytesIO(b"2021-06-14T03:12:09.412771+00:00 sat69 " + KILL))
     (incident,) = [i.as_dict() for i in log.incidents.values()]
     assert incident["first"] == "2021-06-14T03:12:09" and incident["service"] == "java"
+
+
+MOSQUITTO = (b'1763288900: Unable to accept new connection, system socket count has been exceeded. Try increasing '
+             b'"ulimit -n" or equivalent.\n')
+
+
+def test_mosquittos_own_log_is_an_incident_source_with_its_epoch_dates() -> None:
+    # mosquitto.conf's `log_dest file /var/log/mosquitto/mosquitto.log` writes seconds since the epoch; 1763288900 is
+    # 2025-11-16T10:28:20 UTC (by hand: date -u -d @1763288900). "New client connected" lines are no incident.
+    log = SystemLog("var/log/mosquitto/mosquitto.log", ended=(2025, 11))
+    consume_incidents(log, io.BytesIO(b"1763287000: New client connected from 10.2.0.0:40000 as host0000 (p2, c1, k60).\n"
+                                      + MOSQUITTO + MOSQUITTO.replace(b"1763288900", b"1763288901")))
+    (incident,) = [i.as_dict() for i in log.incidents.values()]
+    assert (incident["kind"], incident["service"], incident["count"]) == ("socket_exhaustion", "mosquitto", 2)
+    assert (incident["first"], incident["last"]) == ("2025-11-16T10:28:20", "2025-11-16T10:28:21")
+    assert log.bad == 0

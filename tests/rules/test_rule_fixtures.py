@@ -71,6 +71,8 @@ def test_rule_fixture(path: Path) -> None:
         assert severity.label == data["severity"], outcome.message
     for text in data.get("message_has", []):
         assert text in outcome.message, outcome.message
+    for text in data.get("message_lacks", []):  # written by hand: what the message must not say (a line quoted twice)
+        assert text not in outcome.message, outcome.message
     quoted = [f"{e.location}: {e.excerpt}" for e in outcome.evidence]
     for text in data.get("evidence_has", []):  # written by hand: an evidence line shows the fact the finding proves
         assert any(text in line for line in quoted), quoted

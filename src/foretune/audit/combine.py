@@ -2,11 +2,15 @@
 
 Which rules' failures are symptoms of which is rule metadata (``Rule.symptom_of``), not code here. A symptom joins
 a root cause only when both count (failing, not waived) and the root cause quotes at least one of the symptom's
-evidence lines: the log lines that made the root cause critical (its ``failing_when``) are the ones the symptom's
-rule found, so an ``open-files-exhausted`` about mosquitto never joins ``httpd-nofile-low``. The joined finding
+evidence lines (of the facts its rule's ``symptom_facts`` names for that root, when it names any): the log lines that made the root
+cause critical (its ``failing_when``) are the ones the symptom's rule found, so an ``open-files-exhausted`` about mosquitto never joins ``httpd-nofile-low``. The joined finding
 keeps the root cause's message and fix, takes the worst severity of the two, and lists the symptom under it. The
 relation may chain (swap in use under the memory budget, the budget under Puma workers over the RAM); the report has
 one level: every symptom is listed under the root that is no symptom itself (the metadata has no cycle).
+
+:func:`profile_consequences` runs once the change set is known: a declared profile too small for the hosts is one
+problem, and a finding whose every fix is a value the profile the audit moves to writes (Candlepin's heap, work_mem
+at the larger profile) is that problem's consequence, listed under it.
 
 :func:`fix_once` runs on the fix lines as the report prints them (after the change set has worded them): each fix
 once per report.
@@ -18,21 +22,24 @@ import dataclasses
 from collections.abc import Iterable
 
 from foretune.audit.model import Finding
-from foretune.rules.base import Rule
+from foretune.rules.base import Evidence, Rule
 
 
 def combine(findings: list[Finding], rules: Iterable[Rule]) -> list[Finding]:
     """``findings`` with each symptom moved under its root cause (the worst failing one its rule's ``symptom_of``
     names that quotes the symptom's evidence), in the original order otherwise."""
+    rules = list(rules)
     symptom_of = {rule.id: rule.symptom_of for rule in rules}
+    symptom_facts = {rule.id: dict(rule.symptom_facts) for rule in rules}
     by_rule = {f.rule_id: f for f in findings}
     parent: dict[str, str] = {}  # symptom -> the root cause it joins directly
     for f in findings:
         if not f.counts:
             continue
-        lines = {(e.location, e.excerpt) for e in f.evidence}
+        facts = symptom_facts.get(f.rule_id, {})
         roots = [by_rule[r] for r in symptom_of.get(f.rule_id, ()) if r in by_rule and r != f.rule_id]
-        roots = [r for r in roots if r.counts and lines & {(e.location, e.excerpt) for e in r.evidence}]
+        roots = [r for r in roots if r.counts and any(_quotes(q, e) for q in r.evidence for e in f.evidence
+                                                      if r.rule_id not in facts or e.fact in facts[r.rule_id])]
         if roots:
             parent[f.rule_id] = max(roots, key=lambda r: r.severity).rule_id
 
@@ -61,6 +68,37 @@ def combine(findings: list[Finding], rules: Iterable[Rule]) -> list[Finding]:
                                     basis="measured" if any(s.basis == "measured" for s in symptoms) else f.basis)
         out.append(f)
     return out
+
+
+# the findings whose fix is a profile change (``--tuning``): their consequences are the values that profile writes
+PROFILE_ROOTS = ("profile-too-small-for-hosts", "development-profile-in-use")
+
+
+def profile_consequences(findings: list[Finding], given: Iterable[str]) -> list[Finding]:
+    """``findings`` with each failing finding whose every fix sets a key in ``given`` (the keys the profile change of
+    the change set writes) listed under the failing profile finding as a symptom: one problem, one finding."""
+    given = set(given)
+    root = next((f for f in findings if f.rule_id in PROFILE_ROOTS and f.counts), None)
+    if root is None or not given:
+        return findings
+    moved = [f for f in findings if f is not root and f.counts and not f.symptoms and f.fix_records
+             and all(fix.kind == "hiera" and fix.target in given for fix in f.fix_records)]
+    if not moved:
+        return findings
+    symptoms = (*root.symptoms, *moved)
+    worst = max((root, *symptoms), key=lambda x: x.severity)
+    joined = dataclasses.replace(root, symptoms=symptoms, severity=worst.severity,
+                                 basis="measured" if any(s.basis == "measured" for s in symptoms) else root.basis)
+    return [joined if f is root else f for f in findings if not any(f is m for m in moved)]
+
+
+def _quotes(root: Evidence, line: Evidence) -> bool:
+    """Whether the root's evidence line quotes ``line``: the same file, and every part of it (an excerpt joins a
+    file's lines with ' | ') among the root's (``oom_kill 3`` in ``pswpin 912345 | pswpout 1823456 | oom_kill 3``)."""
+    if root.location != line.location:
+        return False
+    mine = {p.strip() for p in line.excerpt.split(" | ") if p.strip()}
+    return root.excerpt == line.excerpt or (bool(mine) and mine <= {p.strip() for p in root.excerpt.split(" | ")})
 
 
 def fix_once(findings: list[Finding]) -> list[Finding]:

@@ -26,7 +26,7 @@ def take_effect(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
     fact = ctx.facts["postgresql"]
     files = [(p.location, p.excerpt) for p in fact.provenance] if fact.known else []
     undo: list[Fix] = []
-    after: list[Fix] = []  # what the fix needs after the installer run: the restart a reset of a start-only setting needs
+    restarts: list[Fix] = []  # after the installer run: a reset of a setting read only at start needs it
     evidence: list[Evidence] = []
     causes: list[str] = []
     cites = list(outcome.citations or rule.citations)
@@ -37,19 +37,18 @@ def take_effect(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
         if shadow is None or any(f.target == shadow.undo for f in (*outcome.fixes, *undo)):
             continue
         undo.append(Fix("command", shadow.undo))
-        setting = fix.target.split("/", 1)[1]
-        version = host_of(ctx.facts).postgresql_version
-        entry = table("postgresql", version)
-        restart = setting in (entry.get("restart_settings") or ())
-        if restart and Fix("command", PG_RESTART) not in after:
-            after.append(Fix("command", PG_RESTART))  # the installer restarts PostgreSQL only when postgresql.conf changes
-            cites += [c for c in (str(entry.get("restart_citation", "")),) if c and c not in cites]
         if not any(e.location == shadow.location and shadow.line in e.excerpt for e in outcome.evidence):
             evidence.append(Evidence("postgresql", shadow.location, shadow.line))
+        setting = fix.target.split("/", 1)[1]
+        entry = table("postgresql", host_of(ctx.facts).postgresql_version)
+        restart = setting in (entry.get("restart_settings") or ())
+        if restart and not any(f.target == PG_RESTART for f in restarts):
+            restarts.append(Fix("command", PG_RESTART))
+            cites += [c for c in (str(entry.get("restart_citation", "")),) if c and c not in cites]
         causes.append(f"{shadow.location} sets {shadow.line} (ALTER SYSTEM), which wins over postgresql.conf: "
                       f"{shadow.reset} first, or the installer's value never takes effect"
-                      + (f", and restart PostgreSQL after the installer run ({PG_RESTART}): PostgreSQL reads {setting} only "
-                         "when it starts, and the installer restarts it only when postgresql.conf changes" if restart else ""))
+                      + (f"; then `{PG_RESTART}`: {setting} is read only at start, and the installer restarts "
+                         "PostgreSQL only when postgresql.conf changes" if restart else ""))
         cites += [c for c in shadow.citations if c not in cites]
     puma = _puma_shadow(ctx, outcome)
     if puma is not None:
@@ -64,7 +63,8 @@ def take_effect(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
     if not undo:
         return outcome
     return dataclasses.replace(outcome, message=f"{outcome.message}; {'; '.join(causes)}",
-                               fixes=(*undo, *outcome.fixes, *after), evidence=(*outcome.evidence, *evidence), citations=tuple(cites))
+                               fixes=(*undo, *outcome.fixes, *restarts), evidence=(*outcome.evidence, *evidence),
+                               citations=tuple(cites))
 
 
 INSTALLER_DROPIN = "installer.conf"  # puppet-foreman's foreman.service drop-in (manifests/service.pp)

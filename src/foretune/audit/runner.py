@@ -36,15 +36,17 @@ def run_rule(rule: Rule, ctx: Context) -> Outcome:
 def qualify(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
     """Calibrate a failure to what the source supports: severity from evidence.
 
-    A limit the logs show failing is measured failure: critical, with the line quoted. A value that is exactly
-    what the declared profile's installer run gives is hygiene (low). Then the severity is capped by the
+    A limit the logs show failing is measured failure: critical, with the line quoted. A value the installer writes
+    by itself (:func:`installer_writes`: the declared profile's value, its formula, a default of its Puppet modules),
+    with no site setting behind it, is hygiene (low) for every component alike, unless the rule weighs demand
+    against it. Then the severity is capped by the
     failure's basis (``Basis.cap``): measured state may be critical, a setting with nothing measured is at most
     medium, and a verdict resting on an assumed host count is at most low and says so.
     """
     if outcome.status != Status.FAIL:
         return outcome
     outcome = _failing_now(rule, ctx, outcome)
-    outcome = _at_profile_value(rule, ctx, outcome)
+    outcome = _at_installer_value(rule, ctx, outcome)
     basis = evidence_basis(rule, ctx, outcome)
     severity = outcome.severity if outcome.severity is not None else rule.severity
     message = outcome.message
@@ -70,27 +72,43 @@ def _failing_now(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
     from foretune.rules import incidents  # start-up: the incident rules load only for a measured-failure check
 
     found = [i for kind, services in rule.failing_when for i in incidents.incidents(ctx, kind, services=services)]
-    if not found:
+    if not found or incidents.times(found) < rule.failing_min:
         return outcome
     worst = max(found, key=lambda i: int(i.get("count") or 0))
+    said = incidents.quote(worst) in outcome.message  # the rule quoted the line itself: not twice
     return dataclasses.replace(outcome, severity=Severity.CRITICAL, observed=True,
-                               message=f"{outcome.message}; already failing: {incidents.quote(worst)}, {incidents.span(worst)}",
+                               message=outcome.message if said else
+                               f"{outcome.message}; already failing: {incidents.quote(worst)}, {incidents.span(worst)}",
                                evidence=(*incidents.evidence(found), *outcome.evidence))
 
 
-def _at_profile_value(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
+def _at_installer_value(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
     tunable = ctx.plan.tunables.get(getattr(rule, "tunable", None) or "") if ctx.plan else None
     if rule.uses_hosts or rule.demand_based or outcome.observed or ctx.plan is None or tunable is None:
         return outcome
     setting = tunable.installer
     installer = setting.value
-    if "fi-tuning-profiles" not in setting.citations or installer is None or outcome.current is None or str(outcome.current).strip() != str(installer).strip():
-        return outcome
+    if (setting.origin or not installer_writes(setting) or installer is None or outcome.current is None
+            or str(outcome.current).strip() != str(installer).strip()):
+        return outcome  # the site set it (answers, custom-hiera), the installer leaves it unset, or it differs
     severity = outcome.severity if outcome.severity is not None else rule.severity
     if severity <= Severity.LOW:
         return outcome
-    return dataclasses.replace(outcome, severity=Severity.LOW,
-                               message=f"{outcome.message} (this is the {ctx.plan.profile} profile's own value: hygiene, not a fault)")
+    note = (f" (this is the {ctx.plan.profile} profile's own value: hygiene, not a fault)" if "fi-tuning-profiles" in setting.citations
+            else f" (this is the installer's own value, {setting.reason}: hygiene, not a fault)")
+    return dataclasses.replace(outcome, severity=Severity.LOW, message=f"{outcome.message}{note}")
+
+
+def installer_writes(setting: Any) -> bool:
+    """Whether the installer's run writes this value by itself: a tuning profile's value, the installer's formula, or a
+    parameter default of its Puppet modules (foreman-installer, puppet-foreman, puppet-foreman_proxy citations). A
+    value it leaves unset (systemd's LimitNOFILE, the kernel's, RHEL's, a program's built-in default) is not: the
+    guide asks the admin to set that one, and a rule judges it as any setting (up to medium)."""
+    reason = setting.reason.lower()
+    if reason.startswith("not "):
+        return False
+    return (any(c.startswith(("fi-", "pf-", "pfp-")) for c in setting.citations)
+            or any(word in reason for word in ("installer", "--tuning", "puppet")))
 
 
 def finding(rule: Rule, outcome: Outcome) -> Finding:

@@ -51,7 +51,9 @@ def load_waivers(path: str) -> list[Waiver]:
 
 
 def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: datetime.date) -> tuple[list[Finding], list[str]]:
-    """Findings with matching, unexpired waivers marked; warnings for expired or unused waivers."""
+    """Findings with matching, unexpired waivers marked; warnings for expired or unused waivers. A waived root cause
+    keeps its configuration-only symptoms under it (accepted with it); its measured symptoms are findings again, each
+    naming the waiver, since a waiver must not hide a failure the box measured."""
     warnings = []
     active = {}
     for w in waivers:
@@ -62,9 +64,25 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: datetim
     ids = {f.rule_id for f in findings}
     under = {s.rule_id: f.rule_id for f in findings for s in f.symptoms}  # a symptom is judged with its root cause
     warnings += [f"waiver for {rule}: it is a symptom listed under {under[rule]}; waive {under[rule]} to accept it"
-                 if rule in under else f"waiver for unknown or unselected rule {rule}" for rule in active if rule not in ids]
-    out = [dataclasses.replace(f, waived=active[f.rule_id].reason, waived_until=_date(active[f.rule_id].expires))
-           if f.rule_id in active and f.status.value in ("fail", "error") else f for f in findings]
+                 if rule in under else f"waiver for unknown or unselected rule {rule}" for rule in active
+                 if rule not in ids and not (rule in under and under[rule] in active)]  # with its root: used below
+    out: list[Finding] = []
+    for f in findings:
+        if f.rule_id not in active or f.status.value not in ("fail", "error"):
+            out.append(f)
+            continue
+        reason = active[f.rule_id].reason
+        # a waiver accepts its rule's finding and the configuration consequences under it, never a measured failure:
+        # a measured symptom stands on its own again, naming the waiver (docs/rules/index.md, "Waivers")
+        measured = [s for s in f.symptoms if s.basis == "measured"]
+        out.append(dataclasses.replace(f, waived=reason, waived_until=_date(active[f.rule_id].expires),
+                                       symptoms=tuple(s for s in f.symptoms if s.basis != "measured")))
+        for s in measured:
+            note = (f" (measured, so reported although its root cause {f.rule_id} is waived: \"{reason}\"; a waiver accepts "
+                    "a setting, not a failure the box shows)")
+            out.append(dataclasses.replace(s, message=s.message + note,
+                                           waived=active[s.rule_id].reason if s.rule_id in active else None,
+                                           waived_until=_date(active[s.rule_id].expires) if s.rule_id in active else None))
     return out, warnings
 
 

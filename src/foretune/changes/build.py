@@ -62,6 +62,7 @@ class Host(NamedTuple):
     tuning_profile: str | None = None  # the profile the installer last ran with
 
 
+
 def host_of(facts: Any) -> Host:
     """The :class:`Host` of a :class:`~foretune.facts.model.FactSet` (a Host is returned as it is; None: empty)."""
     if facts is None:
@@ -289,8 +290,6 @@ class _Builder:
         tuning = re.search(r"--tuning (\S+)$", command)
         if reset:
             self._reset(reset.group(1), source)
-        elif command == PG_RESTART:
-            pass  # the reset's change carries its restart (effect "restart"); APPLY.md orders it after the installer
         elif removed:
             self._remove_dropin(removed.group(2), removed.group(1), "", source)
         elif tuning and not command.startswith("add hardware"):
@@ -300,6 +299,8 @@ class _Builder:
                             reason=reason, citations=cites, source=source))
         elif tunable == "os.tuned_profile":
             pass  # `systemctl enable --now tuned` is part of the tuned step
+        elif command == PG_RESTART:
+            pass  # a finding's restart after ALTER SYSTEM RESET: the reset's change carries it (effect "restart")
         elif command not in self.commands:
             self.commands.append(command)
 

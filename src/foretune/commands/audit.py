@@ -51,7 +51,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     import dataclasses  # start-up: only for an `audit` run, not --help
     import datetime  # start-up: only for an `audit` run, not --help
 
-    from foretune.audit.combine import combine, fix_once  # start-up: only for an `audit` run, not --help
+    from foretune.audit.combine import (  # start-up: only for an `audit` run, not --help
+        combine,
+        fix_once,
+        profile_consequences,
+    )
     from foretune.audit.context import build_context  # start-up: only for an `audit` run, not --help
     from foretune.audit.model import Report, redacted  # start-up: only for an `audit` run, not --help
     from foretune.audit.runner import run_all, select_rules  # start-up: only for an `audit` run, not --help
@@ -124,6 +128,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         changes = change_set(report, fixed, facts)
         report = dataclasses.replace(report, findings=_fix_lines(report.findings, changes, fixed,
                                                                  facts.value("custom_hiera") or {}))
+        # a profile too small for the hosts: the values the profile change writes are its consequences, one finding
+        report = dataclasses.replace(report, findings=profile_consequences(report.findings, (g[0] for g in changes.given)))
         fixed = _problems_as_judged(fixed, report.findings)
     report = dataclasses.replace(report, findings=fix_once(report.findings))  # the fix lines as printed, each once
     if args.output_dir or fmt == "hiera":
@@ -175,13 +181,21 @@ _PROBLEM_RULES = {"puma-below-guide-range": "puma-workers-outside-range", "memor
 def _problems_as_judged(plan: Any, findings: list[Any]) -> Any:
     """The plan with each problem an audit finding also reports at that finding's severity (APPLY.md's "Fix these
     first" and the report give one severity per problem); a finding listed as a symptom counts under its root's. A
-    problem whose rule the box passes is left out: what is in force there beats the plan's figure."""
+    problem whose rule the box passes is left out: what is in force there beats the plan's figure. When a finding names
+    the Puma worker count, a problem's own "run N workers fewer" is left out (one value per tunable)."""
+    import re  # start-up: loaded with the outputs only
+
     from foretune.rules.base import Status  # start-up: loaded with the outputs only
 
     severity = {x.rule_id: f.severity.label for f in findings if f.counts for x in (f, *f.symptoms)}
     passed = {f.rule_id for f in findings if f.status == Status.PASS}
     problems = tuple(p._replace(severity=severity.get(_PROBLEM_RULES.get(p.code, ""), p.severity)) for p in plan.problems
                      if _PROBLEM_RULES.get(p.code) not in passed)
+    workers = {v for f in findings if f.counts for x in (f, *f.symptoms) for k, v in x.recommends
+               if k in ("foreman::foreman_service_puma_workers", "--foreman-foreman-service-puma-workers")}
+    if workers:  # a finding names the Puma worker count: the plan's "N workers fewer" would be a second one
+        problems = tuple(p._replace(message=re.sub(r", or run \d+ Puma workers? fewer \(.*?\), which keeps even them within RAM",
+                                                   "", p.message)) for p in problems)
     return plan._replace(problems=problems) if problems != plan.problems else plan
 
 
@@ -229,6 +243,10 @@ def _fix_lines(findings: list[Any], changes: Any, plan: Any, hiera: dict[str, An
                 if given not in given_here:
                     given_here.append(given)
                 continue
+            if change is None and fix.kind == "hiera" and unpin is None:
+                line = _unchanged_hiera(fix, line, plan)
+                if not line:
+                    continue
             text = render_change(change) if change is not None and change.op == "set" else line
             unshadow = by_removal.get(fix.target) if change is not None and change.channel == "installer" else None
             if unshadow is not None:
@@ -267,6 +285,24 @@ def delete_snippet(path: str, deletes: list[tuple[str, str]], hiera: dict[str, A
 
 
 DELETE_SLOT = "\0delete"  # where a finding's key deletions go among its fix lines, until they are one command
+
+
+def _unchanged_hiera(fix: Any, line: str, plan: Any) -> str:
+    """The fix line of a hiera fix the change set has no change for: nothing when the installer already puts that value
+    in force (the site's answers or the profile give it), else the installer option where the release has one (a
+    custom-hiera pin of an installer-managed key would lock out the option), else the custom-hiera line as it stands."""
+    from foretune.changes import build  # start-up: loaded with the outputs only
+    from foretune.knowledge.precedence import table  # start-up: loaded with the outputs only
+    from foretune.knowledge.profiles import PG  # start-up: loaded with the outputs only
+    from foretune.render.snippets import yaml_scalar  # start-up: loaded with the outputs only
+
+    tunable = next((t for t in plan.tunables.values() if any(own.target == fix.target for own in t.fixes)), None)
+    if tunable is not None and tunable.installer.value is not None and str(tunable.installer.value) == str(fix.value):
+        return ""
+    option = build.installer_option(fix.target) if not fix.target.startswith(PG + "/") else None
+    if option and plan.release.features.custom_hiera and "answers" in table("installer", plan.release.foreman_version)["order"]:
+        return f"{option} {yaml_scalar(fix.value)}"
+    return line
 
 
 def _paper(env: Environment) -> str | None:

@@ -171,7 +171,14 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
                          + (f" (the archive is {damage}; the logs may be in the missing part)" if damage else "")
                          + (f"; {', '.join(unread)} is there but foretune does not analyse it: read it for \"socket count "
                             "has been exceeded\" (mosquitto's LimitNOFILE)" if unread else ""))
-    _require_foreman(found, src.label)
+    try:
+        _require_foreman(found, src.label)
+    except InputError as refused:  # a Capsule's broker log, there but not read, is named in the same line
+        unread = [p for p in UNREAD_LOGS if src.read_path(p) is not None]
+        if not unread:
+            raise
+        raise InputError(f"{refused}; {', '.join(unread)} is there but foretune does not analyse it: read it for "
+                         "\"socket count has been exceeded\" (mosquitto's LimitNOFILE)") from None
     # the archive's own damage matters here; unreadable configuration files do not
     problems = [p for p in facts.problems if ("truncated" in p or "corrupt" in p) and p not in found.problems]
     return _with_host(rendered(build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems,

@@ -26,6 +26,7 @@ PATTERNS: tuple[tuple[str, str], ...] = (
     ("var/log/candlepin/error.log*", "candlepin"),
     ("var/log/messages*", "system"),
     ("var/log/syslog*", "system"),
+    ("var/log/mosquitto/mosquitto.log*", "system"),  # mosquitto's own log (log_dest file): its socket exhaustion
     ("sos_commands/logs/journalctl_--no-pager*", "system"),
     ("sos_commands/kernel/dmesg*", "system"),
     ("var/log/dmesg*", "system"),
@@ -37,7 +38,7 @@ PATTERNS: tuple[tuple[str, str], ...] = (
 NAMES: tuple[tuple[str, str], ...] = (
     ("production*.log*", "production"), ("*access*log*", "apache_access"), ("*error_log*", "apache_error"),
     ("*ssl_error*", "apache_error"), ("postgresql*", "postgresql"), ("candlepin*.log*", "candlepin"),
-    ("messages*", "system"), ("syslog*", "system"), ("journalctl*", "system"), ("dmesg*", "system"), ("*tasks*", "tasks"),
+    ("messages*", "system"), ("syslog*", "system"), ("mosquitto.log*", "system"), ("journalctl*", "system"), ("dmesg*", "system"), ("*tasks*", "tasks"),
     ("dynflow_steps*", "tasks"),
 )
 KINDS = ("production", "apache_access", "apache_error", "postgresql", "candlepin", "system", "tasks")

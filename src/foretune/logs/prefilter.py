@@ -96,7 +96,7 @@ def _filters() -> dict[str, Filter]:
         "postgresql": Filter(rb"[ \t]|[^\n]{0,21}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", EXHAUSTED),
         "candlepin": Filter(rb"[ \t]|.{4}-.{5} .{8}[,.]|Caused by|java\.|org\.|com\.|javax\.", (b"OutOfMemoryError",),
                             head=_candlepin_head, continued=lambda line: not _candlepin_head(line)),
-        "system": Filter(month + rb"|-- |\d{4}-\d\d-\d\dT|\[", (b"Killed process", *SOCKETS)),
+        "system": Filter(month + rb"|-- |\d{4}-\d\d-\d\dT|\[|\d{9,11}: ", (b"Killed process", *SOCKETS)),
     }
 
 

@@ -1,5 +1,5 @@
-"""System logs (``/var/log/messages``, ``journalctl`` short output, the kernel's ``dmesg``): OOM kills, file and
-socket exhaustion. dmesg lines carry seconds since boot (or ``dmesg -T``'s local time), no date: their OOM kills
+"""System logs (``/var/log/messages``, ``journalctl`` short output, the kernel's ``dmesg``, mosquitto's own
+``mosquitto.log``): OOM kills, file and socket exhaustion. dmesg lines carry seconds since boot (or ``dmesg -T``'s local time), no date: their OOM kills
 count with no time.
 
 ``Nov 23 10:00:00 host kernel: Out of memory: Killed process 1234 (java) ...`` (older kernels:
@@ -25,6 +25,8 @@ _KILLED = re.compile(rb"Killed process (\d+) \(([^)]+)\)")
 _ANON_RSS = re.compile(rb"anon-rss:(\d+)kB")
 # mosquitto: "Unable to accept new connection, system socket count has been exceeded"
 SOCKETS = (b"Too many open files", b"socket count exceeded", b"socket count has been exceeded", b"denied by configured limit")
+# mosquitto's own log (``log_dest file``): "1763288900: Unable to accept new connection, system socket count ..."
+_EPOCH = re.compile(rb"^(\d{9,11}): ")
 _DMESG = re.compile(rb"^\[\s*\d+\.\d+\] |^\[\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}\] ")
 SERVICES = ("mosquitto", "qdrouterd", "qpidd", "httpd", "puma", "foreman", "postgres", "java", "tomcat", "pulpcore",
             "redis", "dynflow", "sidekiq", "smart-proxy", "puppetserver", "candlepin", "gunicorn")
@@ -56,6 +58,13 @@ class SystemLog(Analyzer):
         for line in lines:
             self.lines += 1
             month = MONTHS_B.get(line[:3])
+            mosquitto = _EPOCH.match(line) if month is None else None
+            if mosquitto is not None:  # mosquitto's own log: seconds since the epoch, and only mosquitto writes it
+                t = int(mosquitto.group(1))
+                if self._kept(t) and any(needle in line for needle in SOCKETS):
+                    self.exhaustion["mosquitto"] = self.exhaustion.get("mosquitto", 0) + 1
+                    self.incident("socket_exhaustion", "mosquitto", line, t)
+                continue
             if month is None and _DMESG.match(line):  # the kernel ring buffer (sos_commands/kernel/dmesg): no wall clock
                 self._killed(line, None)
                 continue

@@ -237,6 +237,8 @@ def what_next(report: Report, source_arg: str | None = None) -> list[str]:
     steps.append(f"Write every fix as one set: `foretune audit {source} --output-dir fixes/`, then follow fixes/APPLY.md "
                  "(it orders the steps below).")
     options = list(dict.fromkeys(o for s in snippets for o in _installer_options(s, installer) or ()))
+    # the profile change first, as the change set (installer.sh, APPLY.md) runs it: the options after it adjust it
+    options = sorted(options, key=lambda o: not o.startswith("--tuning "))
     command = installer_command(report, options)
     if hiera:
         steps.append(f"Make the custom-hiera changes in {HIERA_FILE} (the set's custom-hiera.yaml is that file with them "

@@ -197,9 +197,16 @@ class Rule:
     # log incidents (kind, services; empty = any service) that show this limit already failing: the finding
     # then quotes the line and is critical
     failing_when: ClassVar[tuple[tuple[str, tuple[str, ...]], ...]] = ()
+    # how many times those incidents must occur to make the finding critical: one line of a transient wait (a single
+    # pool timeout) is evidence to watch, not a sizing
+    failing_min: ClassVar[int] = 1
     # rules whose failure is the root cause of this one's: when one of them fails quoting the same evidence (the log
     # lines its failing_when found), this finding is listed under it as a symptom instead of standing alone
     symptom_of: ClassVar[tuple[str, ...]] = ()
+    # per root cause, the facts whose evidence lines a symptom must share with it to join it (a root not named: any of
+    # its lines); a Puma backlog joins the pool's finding only when it quotes database.yml, not for the Puma lines both
+    # quote anyway
+    symptom_facts: ClassVar[tuple[tuple[str, tuple[str, ...]], ...]] = ()  # (root rule id, facts) pairs
 
     def applies(self, ctx: Context) -> str | None:
         """Return a skip reason when the rule does not apply (generation, role), else None."""

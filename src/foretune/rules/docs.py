@@ -96,8 +96,22 @@ def render_all() -> dict[str, str]:
              "- **config**: a setting judged against the guide with nothing measured. At most medium.",
              "- **assumed**: the verdict weighs a host count neither given with `--hosts` nor counted in the source (the top "
              "of the profile's range). At most low, and the message says so.", "",
-             "A value that is exactly the declared profile's own installer value is hygiene (low). The basis column below is "
-             "the rule's default; an outcome may be measured when it quotes a measurement (JSON: `basis` per finding).", ""]
+             "**The installer's own values are low, for every component alike.** A value the installer's run writes by "
+             "itself, with no site setting behind it (the declared profile's value such as work_mem or shared_buffers, the "
+             "installer's formula such as Puma's workers, a default of its Puppet modules such as Apache's KeepAlive) is "
+             "hygiene (low) when nothing is measured and the rule does not weigh demand against it (a host count, the "
+             "connections the services in force open). A value the installer leaves unset, which the guide asks the admin "
+             "to set (httpd's or qpidd's LimitNOFILE, THP, Passenger's pool), and a site setting (answers file, "
+             "custom-hiera, a drop-in) judged against the guide are configuration risks, up to medium. One place decides "
+             "it (`audit/runner.py`, `installer_writes`). The basis column below is "
+             "the rule's default; an outcome may be measured when it quotes a measurement (JSON: `basis` per finding).", "",
+             "## Waivers", "",
+             "A waiver (`--waivers`) accepts one rule's finding: it stays in the report, marked, and does not count. A "
+             "waived root cause keeps its configuration-only symptoms under it, accepted with it. Its measured symptoms "
+             "(an OOM kill, swap in use, a log line showing a limit failing) are never hidden by it: each is reported "
+             "again as a finding of its own, at its own severity, naming the waived root cause and the waiver's reason "
+             "(`audit/waivers.py`). A waiver accepts a setting, not a failure the box shows; to accept that failure too, "
+             "waive its own rule.", ""]
     component = None
     for rule in all_rules():
         if rule.component != component:

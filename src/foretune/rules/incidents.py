@@ -31,3 +31,8 @@ def evidence(found: list[dict[str, Any]]) -> tuple[Evidence, ...]:
     """One evidence line per incident: the log file and its line, verbatim (the count and time span are in the
     finding's message: an excerpt holds only text that is in the file it names)."""
     return tuple(Evidence("log_incidents", str(i.get("path", "log")), str(i.get("line", "")).strip()) for i in found)
+
+
+def times(found: list[dict[str, Any]]) -> int:
+    """How many times the incidents occurred in all (an incident without a count occurred once)."""
+    return sum(int(i.get("count") or 1) for i in found)

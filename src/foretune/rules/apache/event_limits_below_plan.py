@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import threshold
+from foretune.knowledge.hardware import host_range
+from foretune.knowledge.model import SIZES
+from foretune.knowledge.profiles import flatten, installer_hiera
+from foretune.rules import incidents
 from foretune.rules.apache._event import event_limits
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 
@@ -26,11 +31,59 @@ class EventLimitsBelowPlan(PlanRule):
         limit, threads, workers = event_limits(apache)
         effective = min(workers, limit * threads)
         t = self.recommendation(ctx)
+        reached = incidents.incidents(ctx, "queue_at_capacity", services=("httpd",))
+        if effective >= t.foretune.value and reached:
+            # the plan's figure is met, but httpd logged that it reached the limit: measured failure of this limit,
+            # whatever the host figure; the guide's answer is the medium profile's ServerLimit 64 / MaxRequestWorkers 1024
+            want_limit = max(limit, int(threshold("apache_event_reached_server_limit")))
+            want = max(effective, int(threshold("apache_event_reached_max_request_workers")))
+            source, cites = "the guide raises", tuple(self.citations)
+            if want <= effective:  # already at the guide's 64 / 1024: a step beyond it (a foretune estimate)
+                step = float(threshold("apache_event_reached_step"))
+                want_limit = limit + max(1, round(limit * step))
+                want = want_limit * threads
+                source = f"beyond the guide's {want_limit - round(limit * step)} / {effective}, foretune's estimate raises by {step:.0%}:"
+                cites = (*cites, "foretune-estimate")
+            fixes = (ctx.hiera_fix("apache::mod::event::serverlimit", want_limit),
+                     ctx.hiera_fix("apache::mod::event::maxrequestworkers", want))
+            return self.failed(f"{effective} request workers (ServerLimit {limit} x ThreadsPerChild {threads}), and httpd "
+                               f"reached them: {incidents.quote(reached[0])}, {incidents.span(reached[0])}; {source} "
+                               f"ServerLimit to {want_limit} and MaxRequestWorkers to {want}", current=effective,
+                               recommended=want, severity=Severity.CRITICAL, observed=True, citations=cites,
+                               evidence=(*incidents.evidence(reached),
+                                         *ctx.evidence("apache", about=("ServerLimit", "ThreadsPerChild", "MaxRequestWorkers"))),
+                               fixes=fixes)
         if effective >= t.foretune.value:
             return self.passed(f"{effective} request workers for {ctx.hosts} hosts")
         fixes = (*ctx.tunables["apache.server_limit"].fixes, *t.fixes)
+        holds = self._holds(ctx, effective) if ctx.hosts_assumed else None
+        if holds is not None:  # the verdict would rest on an assumed figure: say how many hosts the limit in force serves
+            size, top = holds
+            return self.failed(f"{effective} request workers are what the {size} profile gives, which the guide sizes for up "
+                               f"to {top} hosts; below {top} hosts the limit in force is enough", current=effective,
+                               recommended=t.foretune.value, fixes=fixes,
+                               evidence=ctx.evidence("apache", about=("ServerLimit", "ThreadsPerChild", "MaxRequestWorkers")))
         return self.failed(f"{effective} request workers; {ctx.hosts} hosts call for {t.foretune.value} ({t.foretune.reason})",
                            current=effective, recommended=t.foretune.value, evidence=ctx.evidence("apache", about=("ServerLimit", "ThreadsPerChild", "MaxRequestWorkers")), fixes=fixes)
+
+
+    @staticmethod
+    def _holds(ctx: Context, effective: int) -> tuple[str, int] | None:
+        """The largest size profile whose request workers (foreman-installer's sizes, fi-tuning-profiles) the limit in
+        force reaches, and the top of that profile's host range (the guide's): the break-even host count."""
+        if ctx.release is None or not ctx.release.features.size_profiles:
+            return None
+        best = None
+        for size in SIZES:
+            hiera = flatten(installer_hiera(ctx.release, size))
+            key = "apache::mod::event::"
+            limit, threads, workers = event_limits({"ServerLimit": hiera.get(key + "serverlimit"),
+                                                    "ThreadsPerChild": hiera.get(key + "threadsperchild"),
+                                                    "MaxRequestWorkers": hiera.get(key + "maxrequestworkers")})
+            top = host_range(size)[1]
+            if top is not None and min(workers, limit * threads) <= effective:
+                best = (size, top)
+        return best
 
 
 RULE = EventLimitsBelowPlan()

@@ -26,16 +26,23 @@ class Http503Burst(Rule):
             worst = full[0]
             return self.failed(f"Passenger's request queue was full {incidents.span(worst)}: {incidents.quote(worst)}; "
                                f"those requests were answered 503" + (f", and clients got HTTP 503 {incidents.span(found[0])}" if found else ""),
-                               current=max(sum(int(i.get("count") or 0) for i in full), sum(int(i.get("count") or 0) for i in found)), recommended=0,
+                               current=f"{max(sum(int(i.get('count') or 0) for i in full), sum(int(i.get('count') or 0) for i in found))} requests refused",
+                               recommended="none",
                                evidence=incidents.evidence([*full, *found]), severity=Severity.CRITICAL, observed=True)
         if not found:
-            return self.passed("no bursts of HTTP 503 and no full request queue in the logs")
+            return self.passed("no bursts of HTTP 503 and no full Passenger request queue in the logs (httpd reaching "
+                               "MaxRequestWorkers is judged by apache-event-limits-low / apache-prefork-limits-low)")
         era = ctx.release.features if ctx.release else None
         where = ("PassengerMaxRequestQueueSize and PassengerMaxPoolSize (passenger-queue-saturated)"
                  if era is not None and era.passenger else "Puma workers and backlog (puma-pool-saturated), MaxRequestWorkers")
+        count = sum(int(i.get("count") or 0) for i in found)
+        # measured failure of the request path: critical, quoted; the section of this release's guide, not the 6.2 brief's
+        # Passenger advice on a Puma box
+        cites = self.citations if era is not None and era.passenger else ("gf-httpd-children",)
         return self.failed(f"clients got HTTP 503 {incidents.span(found[0])}: {incidents.quote(found[0])}; "
-                           f"the request path was full: look at {where}", current=sum(int(i.get("count") or 0) for i in found),
-                           recommended=0, evidence=incidents.evidence(found), observed=True)
+                           f"the request path was full: look at {where}", current=f"{count} HTTP 503 responses",
+                           recommended="none", evidence=incidents.evidence(found), observed=True,
+                           severity=Severity.CRITICAL, citations=cites)
 
 
 RULE = Http503Burst()

@@ -76,6 +76,19 @@ def largest_outside(ctx: Context) -> str:
             f"(PID {top['pid']}, {format_gib(int(top['rss_bytes']))} RSS)")
 
 
+def puma_first(ctx: Context) -> tuple[str, tuple[Fix, ...]]:
+    """When more Puma workers run than this audit recommends, the words and the fixes that lower them first: each
+    worker holds about 1 GiB (gf-puma-autotuning), so they are the memory to free before moving anything else."""
+    from foretune.rules.recommend import recommended  # start-up: the recommendation loads only for a memory shortage
+
+    running = (ctx.facts.value("puma") or {}).get("workers")
+    rec = recommended(ctx, "puma.workers")
+    if not running or rec is None or rec.value is None or int(running) <= int(rec.value):
+        return "", ()
+    return (f"first lower the {running} Puma workers in force to the {rec.value} recommended (about "
+            f"{format_gib((int(running) - int(rec.value)) * 2**30)} at 1 GiB each), then ", tuple(rec.fixes))
+
+
 def memory_fix(ctx: Context) -> Fix:
     """The advice when the box is short of memory: move the largest process outside the services off it, or add RAM."""
     outside = largest_outside(ctx).removeprefix("; ")
@@ -132,11 +145,12 @@ class MemoryOverRam(Rule):
             if short is None:
                 return self.passed(f"{budget} of {format_gib(ram)} budgeted ({biggest}, ...)")
             # the budget fits, the box does not: the measured state wins, and the memory goes somewhere else
+            first, puma_fixes = puma_first(ctx)
             return self.failed(f"the Satellite services budget {budget} of {format_gib(ram)}, but the box measures {short}: "
-                               f"memory goes outside the budget{largest_outside(ctx)}; move what does not belong on a "
+                               f"memory goes outside the budget{largest_outside(ctx)}; {first}move what does not belong on a "
                                "Satellite server off it, or add RAM", current=int(total), recommended=int(ram),
                                evidence=(*ctx.evidence("memory_pressure", "swap", "ram_bytes"), *ctx.evidence("other_processes")),
-                               fixes=(memory_fix(ctx),),
+                               fixes=(*puma_fixes, memory_fix(ctx)),
                                severity=Severity.HIGH, basis=Basis.MEASURED)
         pressure = ctx.facts.value("memory_pressure") or {}
         available, ooms = pressure.get("available_bytes"), pressure.get("oom_kills")
@@ -158,11 +172,12 @@ class MemoryOverRam(Rule):
                                       "swapping under load"), Severity.LOW, Basis.CONFIG
         assert ctx.plan is not None
         planned = sum(m.bytes for m in ctx.plan.memory)
+        first, puma_fixes = puma_first(ctx)
         advice = (f"even the plan's settings need about {format_gib(planned)}: add RAM or move load to Capsules" if planned > ram
-                  else f"the plan's settings need about {format_gib(planned)}: apply them")
+                  else f"the plan's settings need about {format_gib(planned)}: " + (first.rstrip("; ") if first else "apply them"))
         return self.failed(f"the services in force need {budget} but the box has {format_gib(ram)} "
                            f"({biggest}, ...; {state}); {advice}", current=int(total), recommended=int(ram), evidence=evidence,
-                           fixes=(Fix("advice", "memory", advice),),
+                           fixes=puma_fixes if puma_fixes and planned <= ram else (*puma_fixes, Fix("advice", "memory", advice)),
                            severity=severity, basis=basis)
 
 

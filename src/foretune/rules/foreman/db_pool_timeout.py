@@ -29,6 +29,14 @@ class ForemanDbPoolTimeout(Rule):
         plan_pool = int(t.foretune.value) if t is not None and t.foretune.value is not None else 0
         # the plan's margin over its threads (the release's listeners), applied to the threads in force
         margin = max(0, plan_pool - int(plan_threads.foretune.value)) if plan_threads is not None and plan_pool else 0
+        if incidents.times(found) == 1 and (current is None or not threads or current >= threads + margin):
+            # one line, and the pool covers the threads in force: a transient wait to watch, not a sizing
+            covers = f"pool {current} covers the {threads} Puma threads in force + {margin}" if threads and current is not None else f"pool {current}"
+            return self.failed(f"Rails waited in vain for a database connection once, {incidents.span(found[0])}: "
+                               f"{incidents.quote(found[0])}; {covers}: one timeout is evidence to watch, not a reason "
+                               "to size the pool (audit again if it repeats)", current=current, recommended="no change: watch for repeats",
+                               evidence=(*incidents.evidence(found), *ctx.evidence("foreman_db_pool", "puma")),
+                               severity=Severity.LOW, observed=True)
         want = max(plan_pool, threads + margin if threads else 0)
         if want and (current is None or want > current):
             recommended: object = want

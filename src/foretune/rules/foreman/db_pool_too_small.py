@@ -14,6 +14,7 @@ class DbPoolTooSmall(PlanRule):
     severity = Severity.HIGH
     version_added = "0.1.0"
     failing_when = (("db_pool_timeout", ()),)
+    failing_min = 2  # one timeout line is evidence to watch (foreman-db-pool-timeout), not a sizing
     demand_based = True
     roles = frozenset({"server"})
     needs = ("foreman_db_pool",)
@@ -33,25 +34,24 @@ class DbPoolTooSmall(PlanRule):
         if pool >= need:
             return self.passed(f"pool {pool} >= {threads} threads + {margin}")
         if threads == plan_threads.foretune.value:
-            advice, fixes = f"set the pool to {t.foretune.value}", t.fixes
-        else:
-            advice = (f"set the pool to {need} for the {threads} threads in force, or apply the plan's "
-                      f"{plan_threads.foretune.value} threads with pool {t.foretune.value}")
-            fixes = (*plan_threads.fixes, *t.fixes)
+            advice, fixes, want = f"set the pool to {t.foretune.value}", t.fixes, t.foretune.value
+        else:  # the pool for the threads in force; a change of the threads is puma-threads-min-below-max's to ask
+            advice, want = f"set the pool to {need} for the {threads} threads in force", need
+            fixes = (ctx.hiera_fix("foreman::db_pool", need),)
         installer = ctx.plan.release.features.db_pool_formula != "threads+4" and pool >= threads
-        if installer and not incidents.incidents(ctx, "db_pool_timeout"):
+        if installer and incidents.times(incidents.incidents(ctx, "db_pool_timeout")) < self.failing_min:
             # before puppet-foreman 25.0.0 (foreman-installer 3.11) the installer itself sets pool = threads_max
             # (max(db_pool 5, threads)): the release's own value is a recommendation, not a fault, until the
             # logs show the pool running out (failing_when then makes it critical)
             return self.failed(f"pool {pool} for {threads} Puma threads is this release's installer value (max(db_pool 5, "
                                f"threads_max), before puppet-foreman 25.0.0 / foreman-installer 3.11 added + 4); no "
-                               f"'could not obtain a connection from the pool' in the logs; recommended {need} "
+                               f"repeated 'could not obtain a connection from the pool' in the logs; recommended {need} "
                                f"({threads} threads + {margin} for the Katello listeners): {advice}", current=pool,
-                               recommended=t.foretune.value, evidence=ctx.evidence("foreman_db_pool", "puma"),
+                               recommended=want, evidence=ctx.evidence("foreman_db_pool", "puma"),
                                fixes=fixes, severity=Severity.LOW)
         return self.failed(f"pool {pool} for {threads} Puma threads + {margin} = {need} connections each worker needs: "
                            f"expect 'could not obtain a connection from the pool' errors; {advice}", current=pool,
-                           recommended=t.foretune.value, evidence=ctx.evidence("foreman_db_pool", "puma"), fixes=fixes)
+                           recommended=want, evidence=ctx.evidence("foreman_db_pool", "puma"), fixes=fixes)
 
 
 RULE = DbPoolTooSmall()

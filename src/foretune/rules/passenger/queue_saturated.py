@@ -22,6 +22,10 @@ class PassengerQueueSaturated(Rule):
     roles = frozenset({"server", "capsule"})  # 6.2 brief 5.9: Passenger advice "also apply directly to the capsule"
     needs = ("passenger_status",)
     citations = ("g62-passenger", "passenger-queue-default")
+    # a queue at a PassengerMaxRequestQueueSize below the plan's is that limit's measured failure: one problem, listed
+    # under passenger-queue-too-small (which then quotes the same passenger-status lines)
+    symptom_of = ("passenger-queue-too-small",)
+    symptom_facts = (("passenger-queue-too-small", ("passenger_status",)),)
 
     def applies(self, ctx: Context) -> str | None:
         return passenger_era(ctx)

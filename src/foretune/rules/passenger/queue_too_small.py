@@ -32,7 +32,7 @@ class QueueTooSmall(PlanRule):
         if outcome.status == Status.FAIL and queued >= size:
             return dataclasses.replace(outcome, severity=Severity.CRITICAL, observed=True,
                                        message=f"{outcome.message}; already full: passenger-status shows {queued} requests queued for one application",
-                                       evidence=(*ctx.evidence("passenger_status", about="queue"), *outcome.evidence))
+                                       evidence=(*ctx.evidence("passenger_status", about="queue", whole=True), *outcome.evidence))
         return outcome
 
 

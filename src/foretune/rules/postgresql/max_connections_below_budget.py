@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from foretune.plan.constants import const
+from foretune.rules import incidents
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 from foretune.rules.recommend import recommended, running_budget, running_budget_parts, sized_for_running_workers
 from foretune.rules.values import pg_int
@@ -40,6 +41,12 @@ class MaxConnectionsBelowBudget(PlanRule):
         else:  # the change set runs fewer Puma workers: the plan's figure is sized for those
             plan = ctx.fix_plan or ctx.plan
             assert plan is not None
+            opens = sum(n for _, n in plan.connection_budget)
+            if want <= current and opens <= current and not incidents.incidents(ctx, "pg_connection_exhaustion"):
+                # nothing to change here: the excess is the Puma workers running now, which their own finding lowers
+                return self.passed(f"max_connections {current} is under the {need} the services running now may open, "
+                                   f"but covers the {opens} the recommended configuration opens: the Puma workers' "
+                                   "finding is the fix, not this setting")
             covers = (f"{want} covers the {sum(n for _, n in plan.connection_budget)} the recommended configuration "
                       f"opens (its Puma workers replace the ones running now), with {headroom * 100:.0f} % headroom")
         return self.failed(f"max_connections {current} but the services may open {need} ({'; '.join(parts)}): "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.knowledge.precedence import Shadow, postgresql_shadow
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 from foretune.rules.postgresql._defaults import cited, pg_default
 from foretune.units import pg_size
@@ -27,12 +28,31 @@ class WorkMemLow(PlanRule):
         cites = cited(self, default)
         t = self.recommendation(ctx)
         want = pg_size(t.foretune.value) or 0
+        shadow = self._alter_system(ctx) if raw is not None else None
+        if shadow is not None and (current or 0) > want:
+            # ALTER SYSTEM's value wins over the postgresql.conf the installer writes: judged as a postgresql.conf value
+            # would be, and named, since every later --tuning or custom-hiera change of work_mem is silently ineffective
+            return self.failed(f"work_mem {shown}, set by ALTER SYSTEM ({shadow.location}: {shadow.line}), above the "
+                               f"guide's {t.foretune.value} (\"Setting this value to 8 MB should be more than enough for "
+                               "most of the intensive operations\"): each sort or hash of every connection may take that much, and the "
+                               "installer's value never takes effect while the line stays", current=raw,
+                               recommended=t.foretune.value, evidence=ctx.evidence("postgresql", about="work_mem"),
+                               fixes=t.fixes, **cites)
         if (current or 0) >= want:
             return self.passed(f"work_mem {shown}", **cites)
         return self.failed(f"work_mem {shown}: sorts and hashes of large Foreman queries spill to disk",
                            current=raw if default is None else default.value, recommended=t.foretune.value,
                            evidence=(*ctx.evidence("postgresql"), *(default.evidence(ctx) if default else ())),
                            fixes=t.fixes, **cites)
+
+
+    @staticmethod
+    def _alter_system(ctx: Context) -> Shadow | None:
+        """The postgresql.auto.conf line (ALTER SYSTEM) that sets work_mem, when one does."""
+        fact = ctx.facts["postgresql"]
+        version = str(ctx.facts.value("postgresql_version") or "") if ctx.facts["postgresql_version"].known else ""
+        major = version.split(".")[0] if not version.startswith("9.") else ".".join(version.split(".")[:2])
+        return postgresql_shadow("work_mem", [(p.location, p.excerpt) for p in fact.provenance], major or None)
 
 
 RULE = WorkMemLow()

@@ -32,8 +32,17 @@ class ProxyDynflowNofileLow(PlanRule):
         t = self.recommendation(ctx)
         if current is not None and current >= t.foretune.value:
             return self.passed(f"{unit} open files {nofile_text(limits, unit)}")
+        evidence = ctx.evidence("service_limits", about=f"{unit}.service")
+        if (ctx.facts.value("mqtt") or {}).get("pull_rex") and ctx.role == "capsule":
+            # a Smart Proxy uses one transport; in pull-MQTT mode the hosts fetch their jobs over MQTT (mosquitto holds
+            # their connections), so this limit holds no SSH connection per host: below the installer's value, low
+            return self.failed(f"{unit} open files {nofile_text(limits, unit)}, below the installer's {t.foretune.value}; "
+                               "remote execution here is pull-MQTT (mosquitto holds the hosts' connections, see "
+                               "mosquitto-nofile-low), so no SSH connection per host needs it", current=current,
+                               recommended=t.foretune.value, evidence=(*evidence, *ctx.evidence("mqtt")), fixes=t.fixes,
+                               severity=Severity.LOW, citations=("proxy-dynflow-nofile", "gf-pull-rex"))
         return self.failed(f"{unit} open files {nofile_text(limits, unit)}: SSH remote execution to many hosts runs out of descriptors",
-                           current=current, recommended=t.foretune.value, evidence=ctx.evidence("service_limits", about=f"{unit}.service"), fixes=t.fixes)
+                           current=current, recommended=t.foretune.value, evidence=evidence, fixes=t.fixes)
 
 
 RULE = ProxyDynflowNofileLow()

@@ -17,6 +17,11 @@ class PumaPoolSaturated(Rule):
     roles = frozenset({"server"})
     needs = ("puma_stats",)
     citations = ("gf-puma-recommendations", "gf-puma-threads")
+    # threads that wait for a database connection hold their request: with the pool short of the running threads, the
+    # backlog is that shortage's symptom (the finding then quotes database.yml, as the pool's finding does); workers
+    # that did not boot, or a backlog, on a box whose RAM cannot hold the Puma workers are that root's symptom
+    symptom_of = ("foreman-db-pool-too-small", "puma-workers-over-ram-budget")
+    symptom_facts = (("foreman-db-pool-too-small", ("foreman_db_pool",)), ("puma-workers-over-ram-budget", ("puma",)))
 
     def check(self, ctx: Context) -> Outcome:
         stats = ctx.facts.value("puma_stats")
