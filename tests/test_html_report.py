@@ -55,7 +55,7 @@ def audit_json() -> dict[str, object]:
 def test_header_names_host_date_product_profile_version_and_time(report: Path) -> None:
     html = report.read_text(encoding="utf-8")
     assert "<dt>Host</dt><dd>satellite.example.com</dd>" in html
-    assert "<dt>Collected</dt><dd>2024-02-12 10:14 (sosreport examples/sosreport-satellite-6.15-mistuned)</dd>" in html
+    assert "<dt>Collected</dt><dd>2024-02-12 10:14 UTC (sosreport examples/sosreport-satellite-6.15-mistuned)</dd>" in html
     assert "<dt>Product</dt><dd>Satellite 6.15 (Foreman 3.9), server</dd>" in html
     assert ("<dt>Managed hosts</dt><dd>15120 managed hosts (counted in var/lib/foreman-maintain/satellite_metrics.yml); "
             "63.8 GiB RAM</dd>") in html
@@ -95,7 +95,7 @@ def test_charts_show_the_budgets_and_the_findings(report: Path) -> None:
     # guide's high end) 40 + Sidekiq 2.8 + orchestrator 0.4 + PostgreSQL with 512MB shared_buffers in force 1.6 +
     # Candlepin -Xms 1 GiB .. -Xmx 2 GiB in force 2 + pulpcore 1.8 and gunicorn 2.5 + Redis 0.3 + Smart Proxy 0.25
     assert "53.8 GiB of 63.8 GiB RAM" in html and "22.3 GiB" not in html
-    assert "Foreman (Puma) 40 GiB" in html
+    assert "Foreman (Puma) 40.0 GiB" in html
     finding = next(f for f in audit_json()["findings"] if f["rule"] == "memory-budget-over-ram")  # type: ignore[union-attr]
     assert "budget about 53.8 GiB" in finding["message"]
     # connections in force (pg-max-connections-below-budget): Puma 40 workers x db_pool 20 = 800, Sidekiq 1 x (15 + 2)
@@ -150,8 +150,17 @@ def test_print_opens_every_rule_without_javascript(report: Path) -> None:
     closed = "document.querySelectorAll('details:not([open])').length"
     screen = open_page(report, javascript=False, evaluate={"hidden": hidden, "closed": closed})
     assert screen.values["closed"] > 0 and screen.values["hidden"] == screen.values["closed"]  # passed rules fold on screen
-    printed = open_page(report, javascript=False, media="print", evaluate={"hidden": hidden})
-    assert printed.values["hidden"] == 0
+    # on paper every problem is open; a passed or skipped rule prints its summary line only (the print stays short)
+    problems = hidden.replace("document.querySelectorAll('details')", "document.querySelectorAll('details.critical, details.high, details.medium')")
+    low = ("[...document.querySelectorAll('details.low')].flatMap(d => [...d.children].filter(c => c.tagName !== 'SUMMARY' "
+           "&& !c.checkVisibility()).map(c => c.className))")
+    rest = hidden.replace("document.querySelectorAll('details')", "document.querySelectorAll('details.pass, details.skip')")
+    printed = open_page(report, javascript=False, media="print", evaluate={"problems": problems, "rest": rest,
+                                                                            "count": "document.querySelectorAll('details.pass, details.skip').length",
+                                                                            "low": low})
+    assert printed.values["problems"] == 0
+    assert printed.values["low"] and set(printed.values["low"]) == {"evidence", "refs"}  # a low finding prints its fix
+    assert printed.values["rest"] == printed.values["count"] > 0
 
 
 def test_copy_buttons_appear_only_with_javascript(report: Path) -> None:
@@ -205,6 +214,24 @@ def test_pdf_printed_by_chromium_contains_every_fix(report: Path, tmp_path: Path
     # advice prints as text, its `commands` as code (no backticks)
     missing = [fix for fix in fixes if re.sub(r"\s+", "", fix.replace("`", "")) not in flat]
     assert missing == []
+
+
+def test_the_example_prints_on_few_pages_with_every_fix(report: Path, tmp_path: Path) -> None:
+    """The example's A4/letter print was 48 pages: evidence and references of low findings, the findings table (the
+    verdict lists the same rules) and the bodies of passed and skipped rules stay on screen; every fix still prints."""
+    pdf = tmp_path / "audit.pdf"
+    done = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                           "--disable-component-update", "--disable-sync", "--no-first-run",
+                           f"--user-data-dir={tmp_path / 'profile'}", "--no-pdf-header-footer", f"--print-to-pdf={pdf}",
+                           report.as_uri()], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0 and pdf.exists(), done.stderr[-2000:]
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
+    pages = int(re.search(r"^Pages:\s+(\d+)", info, re.MULTILINE).group(1))  # type: ignore[union-attr]
+    assert pages <= 16, pages
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    assert "What next" in text and "Passed and skipped" in text
+    assert "sos_commands/block/lsblk_-O_-P" not in text  # database-on-rotational-disk (low): its evidence stays on screen
+    assert "proc/meminfo" in text  # memory-budget-over-ram (high): its evidence prints
 
 
 def test_a_link_in_the_findings_table_opens_a_folded_rule(tmp_path: Path) -> None:

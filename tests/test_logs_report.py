@@ -50,10 +50,12 @@ def test_short_names_stay_distinct() -> None:
     names = ["Katello::Api::V2::RepositoriesController#sync", "Katello::Api::V2::RepositoriesController#index",
              "Katello::Api::V2::ContentViewVersionsController#promote", "Katello::Api::V2::ContentViewsController#publish"]
     assert len({shorten(n, 40) for n in names}) == 4
-    assert shorten(names[0], 40) == "Katello::Api…RepositoriesController#sync"  # 12 + 1 + 27 columns
+    # cut only at "::" (or between the words of a name): 9 + 1 + 27 columns, "Api::" or "V2::" more would pass 40
+    assert shorten(names[0], 40) == "Katello::…RepositoriesController#sync"
     svg = bars([(n, 1.0) for n in names], title="p95 by action")
     assert "<title>p95 by action</title>" in svg and 'class="chart"' in svg
-    assert "Katello:…ContentViewVersionsController#promote" in svg  # 46 columns: 8 + 1 + 37
+    # 46 columns: "Katello::" + "…" + 37 would be 47, so the name keeps its last part whole
+    assert ">…ContentViewVersionsController#promote<" in svg
     chart = lines([("requests/min", [1, 2])], labels=["10:00", "10:01"], title="requests per minute")
     assert "<title>requests per minute</title>" in chart and "font:13px" in chart
 
@@ -146,8 +148,21 @@ def test_plan_tables_show_every_column_at_400_px(tmp_path: Path) -> None:
 def test_a_line_charts_legend_sits_under_its_title() -> None:
 
     svg = lines([("requests/min", [1, 2]), ("5xx/min", [0, 1])], title="production-registration.log: requests per minute")
-    ys = [int(y) for y in re.findall(r'<text x="48" y="(\d+)"', svg)[:3]]
+    ys = [int(y) for y in re.findall(r'<text x="48" y="(\d+)"', svg)[:1]] + [int(y) for y in re.findall(r'<text x="68" y="(\d+)"', svg)]
     assert ys == [14, 30, 44]  # title, then one legend line a series, each below the one before
+    # each legend line: the series' colour as a swatch, then its name
+    assert re.findall(r'<rect x="48" y="\d+" width="14" height="4" fill="(#[0-9a-f]+)"/><text x="68" y="\d+">([^<]+)</text>', svg) == [
+        ("#2e86c1", "requests/min"), ("#c0392b", "5xx/min")]
+
+
+def test_a_line_chart_has_a_time_axis_with_ticks() -> None:
+    """One label per minute: ticks at up to 6 minutes, first and last included, and the axis named."""
+    minutes = [f"2024-05-13T08:{m:02d}" for m in range(21)]
+    svg = lines([("requests/min", [float(m) for m in range(21)])], labels=minutes, title="t")
+    shown = re.findall(r'text-anchor="(?:start|middle|end)">(2024-05-13T08:\d\d)</text>', svg)
+    assert shown == ["2024-05-13T08:00", "2024-05-13T08:04", "2024-05-13T08:08", "2024-05-13T08:12",
+                     "2024-05-13T08:16", "2024-05-13T08:20"]
+    assert "time (one point a minute, as the log writes it)" in svg
 
 
 EXAMPLE = REPO / "examples" / "sosreport-satellite-6.15-mistuned"
@@ -227,10 +242,10 @@ def test_a_sosreport_is_named_with_its_collection_date_and_the_version() -> None
     text = run_cli("logs", str(source)).stdout.splitlines()
     assert text[0] == f"foretune logs — {source}"  # the sosreport, not "4 files in ."
     assert text[1:5] == ["  host: sat615b.example.com", "  product: Satellite 6.15 (Foreman 3.9), server",
-                         "  collected: 2024-05-13 09:30", f"  foretune: {__version__}"]
+                         "  collected: 2024-05-13 09:30 UTC", f"  foretune: {__version__}"]
     markdown = run_cli("logs", str(source), "--format", "markdown").stdout
-    assert f"# foretune logs — {source}\n" in markdown and "\ncollected: 2024-05-13 09:30\n" in markdown
-    assert json.loads(run_cli("logs", str(source), "--format", "json").stdout)["collected_at"] == "2024-05-13 09:30"
+    assert f"# foretune logs — {source}\n" in markdown and "\ncollected: 2024-05-13 09:30 UTC\n" in markdown
+    assert json.loads(run_cli("logs", str(source), "--format", "json").stdout)["collected_at"] == "2024-05-13 09:30 UTC"
 
 
 def test_a_passenger_box_is_sent_to_the_passenger_rules() -> None:

@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 import yaml
 
-from tests.conftest import run_cli
+from tests.conftest import REPO, run_cli
 
 BASE = ["plan", "--product", "satellite", "--version", "6.15", "--hosts", "15000", "--cpus", "16", "--ram", "64G"]
 
@@ -84,7 +84,9 @@ def test_hiera_format_holds_only_changed_keys_with_reasons() -> None:
 
 def test_installer_format_uses_options_only_for_installer_modules() -> None:
     text = run_cli(*BASE, "--format", "installer").stdout
-    assert text.startswith("satellite-installer")
+    # the override rule first, as a comment (the output still runs as a script), then the command
+    assert text.startswith("# a key set in custom-hiera.yaml overrides the installer option for it (and the tuning profile)")
+    assert next(line for line in text.splitlines() if not line.startswith("#")) == "satellite-installer \\"
     assert "--tuning large" in text
     assert "--foreman-foreman-service-puma-workers 18" in text
     assert "--foreman-dynflow-worker-instances 3" in text
@@ -221,3 +223,21 @@ def test_a_qpid_release_without_a_katello_agent_count_assumes_every_content_host
                     "--katello-agent-hosts", "0", "--format", "json")
     assert {t["id"]: t for t in json.loads(given.stdout)["tunables"]}["sysctl.fs_aio_max_nr"]["foretune"]["value"] == 65536
     assert "assumed to run katello-agent" not in given.stderr
+
+
+def test_the_plan_s_formats_say_that_a_custom_hiera_key_overrides_its_installer_option() -> None:
+    """satellite-6.15-overcommitted's custom-hiera.yaml pins foreman::foreman_service_puma_workers: 24, which wins over
+    --foreman-foreman-service-puma-workers (the installer's hiera is below custom-hiera): the table, installer, hiera,
+    Markdown and HTML formats say so, naming the key and the option."""
+    source = str(REPO / "tests" / "fixtures" / "sosreports" / "satellite-6.15-overcommitted")
+    line = ("custom-hiera.yaml sets foreman::foreman_service_puma_workers: 24, which overrides "
+            "--foreman-foreman-service-puma-workers")
+    for fmt in ("table", "installer", "hiera"):
+        assert line in run_cli("plan", "--from", source, "--format", fmt).stdout, fmt
+    markdown = run_cli("plan", "--from", source, "--format", "markdown").stdout
+    assert line.replace("_", "\\_") in markdown
+    # something to copy: the merge snippet and the installer command, in fenced blocks
+    assert "\n```yaml\n# foretune plan for Satellite 6.15" in markdown
+    assert "\n```sh\nsatellite-installer \\\n  --tuning medium" in markdown
+    html = run_cli("plan", "--from", source, "--format", "html").stdout
+    assert html.count('class="copy"') == 2 and "<script>" in html

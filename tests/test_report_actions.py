@@ -40,8 +40,13 @@ def test_every_hiera_snippet_names_its_file(source: Path) -> None:
             # hiera lines to write, or a hiera key to delete; a comment naming what a profile writes is neither
             writes = any(re.match(r"[a-z0-9_]+(::[a-z0-9_]+)+:", line) for line in lines if not line.startswith("#"))
             deletes = any(re.search(r"\b(delete|remove)\b.*::", line) for line in lines)
-            if writes or deletes:
+            if writes:
                 assert lines[0].startswith("# /"), (f["rule"], snippet)
+            elif deletes:  # the file first, or the command that edits it, which names it
+                assert lines[0].startswith("# /") or (
+                    lines[0].startswith(("# delete ", "# remove ")) and " from /etc/foreman-installer/custom-hiera.yaml" in lines[0]
+                    and all(line.endswith((" /etc/foreman-installer/custom-hiera.yaml", "--write"))
+                            for line in lines[1:] if line.startswith(("sed ", "foretune render")))), (f["rule"], snippet)
 
 
 def _by_rule(data: dict[str, object]) -> dict[str, dict[str, object]]:
@@ -51,11 +56,14 @@ def _by_rule(data: dict[str, object]) -> dict[str, dict[str, object]]:
 
 def test_stale_keys_and_swap_have_fixes_in_the_example() -> None:
     findings = _by_rule(_audit(EXAMPLE))
+    # checkpoint_segments is the only entry of config_entries in the example: the hash goes with it
     assert findings["custom-hiera-stale-keys"]["fixes"] == [
-        "# /etc/foreman-installer/custom-hiera.yaml\n"
-        "# delete the stale keys (postgresql::server::config_entries/checkpoint_segments), then run satellite-installer;\n"
-        "# or let foretune remove them: foretune render --from live --merge-into /etc/foreman-installer/custom-hiera.yaml "
-        "--remove-stale --write"]
+        "# delete the stale keys (postgresql::server::config_entries/checkpoint_segments) from "
+        "/etc/foreman-installer/custom-hiera.yaml (the file before is kept as /etc/foreman-installer/custom-hiera.yaml"
+        ".foretune-bak), then run satellite-installer:\n"
+        "sed -i.foretune-bak -e '/^postgresql::server::config_entries:/,/^[^[:space:]#]/{/^postgresql::server::"
+        "config_entries:/d;/^[[:space:]]\\+checkpoint_segments:/d}' /etc/foreman-installer/custom-hiera.yaml\n"
+        "satellite-installer"]
     # swap in use is a symptom of the memory budget over RAM: the fix is given once, under the root cause
     assert [s["rule"] for s in findings["memory-budget-over-ram"]["symptoms"]] == ["swap-in-use"]  # type: ignore[union-attr]
     assert findings["swap-in-use"]["fixes"] == []
@@ -290,7 +298,7 @@ def test_every_json_report_names_host_and_dates() -> None:
     assert audit["profile_needed"] == "large"  # 15120 counted hosts: the large profile's 10001-20000 range
     for data in (audit, plan):
         assert (data["host"], data["collected_at"], data["generated_at"]) == (
-            "satellite.example.com", "2024-02-12 10:14", "2023-11-14 22:13 UTC")
+            "satellite.example.com", "2024-02-12 10:14 UTC", "2023-11-14 22:13 UTC")
     assert (logs["host"], logs["generated_at"]) == ("satellite.example.com", "2023-11-14 22:13 UTC")
     for data, package, name in ((audit, "foretune.report", "audit-v1.json"), (plan, "foretune.render", "plan-v1.json")):
         jsonschema.validate(data, json.loads(resources.files(package).joinpath("schema", name).read_text(encoding="utf-8")))
@@ -345,3 +353,27 @@ def test_what_next_closes_every_format() -> None:
     assert "\n## " not in markdown[markdown.index("## What next"):][3:]
     text = run_cli("audit", str(EXAMPLE), "--verbose").stdout
     assert text.index("== passed and skipped") < text.index("== What next")
+
+
+def test_every_format_shows_when_a_waiver_expires(tmp_path: Path) -> None:
+    """A waiver with `expires: 2099-01-31` is labelled with that date, one without with "no expiry date", in text,
+    Markdown, HTML and JSON (waived_until)."""
+    waivers = tmp_path / "waivers.yaml"
+    waivers.write_text("- rule: thp-enabled\n  reason: next maintenance window\n  expires: 2099-01-31\n"
+                       "- rule: tuned-not-running\n  reason: the hypervisor team owns it\n", encoding="utf-8")
+    args = ("audit", str(EXAMPLE), "--waivers", str(waivers))
+    text = run_cli(*args).stdout
+    assert "(waived until 2099-01-31: next maintenance window)" in text
+    assert "(waived, no expiry date: the hypervisor team owns it)" in text
+    assert "_waived until 2099-01-31: next maintenance window_" in run_cli(*args, "--format", "markdown").stdout
+    assert "<p>Waived until 2099-01-31: next maintenance window</p>" in run_cli(*args, "--format", "html").stdout
+    found = {f["rule"]: f for f in json.loads(run_cli(*args, "--format", "json").stdout)["findings"]}
+    assert (found["thp-enabled"]["waived_until"], found["tuned-not-running"]["waived_until"]) == ("2099-01-31", None)
+    assert found["tuned-not-running"]["waived"] == "the hypervisor team owns it"
+
+
+def test_the_collection_date_names_its_time_zone() -> None:
+    """The 6.2 fixture's date file says "Thu Nov  9 16:30:02 EST 2017": the header says EST, not a bare time."""
+    text = run_cli("audit", str(SOSREPORTS / "satellite-6.2")).stdout
+    assert "\nCollected 2017-11-09 16:30 EST\n" in text
+    assert "- Collected: 2024-02-12 10:14 UTC" in run_cli("audit", str(EXAMPLE), "--format", "markdown").stdout

@@ -211,6 +211,9 @@ def test_read_progress_draws_only_on_a_terminal_and_only_for_large_reads() -> No
 def test_byte_counts_are_shown_in_binary_units() -> None:
     fixtures = REPO / "tests" / "fixtures" / "sosreports"
     out = run_cli("audit", EXAMPLE).stdout
+    # candlepin-heap-low: tomcat.conf -Xmx2048m (2 GiB) against the large profile's -Xmx4096m (4 GiB), written as
+    # the message writes them ("Candlepin -Xmx 2.0 GiB; the large profile gives 4.0 GiB"): one figure, one spelling
+    assert "Candlepin -Xmx 2.0 GiB; the large profile gives 4.0 GiB" in out
     # memory-budget-over-ram: the services' budget about 53.8 GiB against MemTotal 66924544 kB = 63.8 GiB (candlepin-heap-low,
     # 2 GiB against 4 GiB, is listed under profile-too-small-for-hosts, whose symptoms show no current line)
     assert "current: 53.8 GiB   recommended: 63.8 GiB" in out
@@ -232,3 +235,61 @@ def test_no_line_ends_in_spaces_in_colour_either() -> None:
     for colour in ("never", "always"):
         out = run_cli("audit", EXAMPLE, "--color", colour, environ={"COLUMNS": "80"}).stdout
         assert [line for line in SGR.sub("", out).splitlines() if line.endswith(" ")] == [], colour
+
+
+def test_one_memory_figure_has_one_spelling() -> None:
+    """satellite-6.15-overcommitted: 24 Puma workers at the guide's about 1 GiB each; the root cause and the memory
+    budget under it both write 24.0 GiB (not "24 GiB" in one and "24.0 GiB" in the other), and a byte value shown as
+    current/recommended is written as the messages write it."""
+    out = run_cli("audit", str(REPO / "tests" / "fixtures" / "sosreports" / "satellite-6.15-overcommitted"),
+                  environ={"COLUMNS": "400"}).stdout
+    assert "24 Puma workers need about 24.0 GiB but only 12.9 GiB is left" in out
+    assert "Foreman (Puma) 24.0 GiB" in out
+    shown = [line for line in out.splitlines() if not line.strip().startswith("see:")]  # citation titles are quotes
+    assert not [line for line in shown if re.search(r"(?<![\d.])\d+ GiB", line)]  # every GiB figure with its one decimal
+
+
+def test_a_quoted_command_folds_between_words_outside_its_quotes() -> None:
+    """A sed fix (its script in single quotes) continues after " \\" at a blank outside the quotes, so it pastes as
+    one command; the quoted script is never cut."""
+    out = run_cli("audit", EXAMPLE, environ={"COLUMNS": "80"}).stdout
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith("sed -i.foretune-bak -e '/^foreman::db_pool:/d'"))
+    assert lines[at].endswith(" \\") and lines[at + 1].strip() == "/etc/foreman-installer/custom-hiera.yaml"
+
+
+@pytest.mark.parametrize("columns", ["60", "70", "80"])
+def test_evidence_never_wraps_between_a_name_and_its_value(columns: str) -> None:
+    """The example's evidence (proc/meminfo, /proc/PID/limits, systemctl show, database.yml) folds only between one
+    setting and the next: each name is on the line of its value, a continuation is indented."""
+    out = run_cli("audit", EXAMPLE, environ={"COLUMNS": columns}).stdout
+    lines = out.splitlines()
+    for name in ("MemTotal:", "MemAvailable:", "SwapFree:", "Max open files", "LimitNOFILE=", "pool:"):
+        at = [line for line in lines if name in line and not line.strip().startswith(("#", "sed ", "see:"))]
+        assert at, name
+        assert all(re.search(rf"{re.escape(name)}\s*\d", line) for line in at), (name, at)  # the figure follows
+    ends = [line for line in lines if re.search(r"(MemTotal|MemAvailable|SwapTotal|SwapFree|pool|concurrency):$", line)]
+    assert ends == []
+
+
+def test_piped_text_is_not_wrapped_and_columns_wraps_it_on_request() -> None:
+    """The decision (README, `foretune --help`): off a terminal (run_cli's stdout is a pipe) a text report is not
+    wrapped, one line per finding and evidence line, as git leaves piped output; COLUMNS asks for a width."""
+    piped = run_cli("audit", EXAMPLE).stdout
+    assert any(len(line) > 200 for line in piped.splitlines())
+    assert "        evidence: proc/meminfo: MemTotal:       66924544 kB | MemAvailable:    2621440 kB\n" in piped
+    wrapped = run_cli("audit", EXAMPLE, environ={"COLUMNS": "100"}).stdout
+    assert max(len(line) for line in wrapped.splitlines() if " " in line.strip()) <= 100 or _too_long(wrapped, 100) == []
+    assert "output to a pipe or file is\n                        not wrapped" in run_cli("--help").stdout
+    assert "piped or redirected, they are not wrapped" in (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def test_an_evidence_line_without_an_excerpt_says_the_file_sets_nothing() -> None:
+    """The example's postgresql.auto.conf holds comments only: its evidence line says so instead of a bare path that
+    reads like a cut quote (text, Markdown, HTML)."""
+    line = "evidence: var/lib/pgsql/data/postgresql.auto.conf: (read: no line of it sets a value)"
+    assert line in run_cli("audit", EXAMPLE).stdout
+    assert "`var/lib/pgsql/data/postgresql.auto.conf` — (read: no line of it sets a value)" in run_cli(
+        "audit", EXAMPLE, "--format", "markdown").stdout
+    assert "<code>var/lib/pgsql/data/postgresql.auto.conf</code> — (read: no line of it sets a value)</li>" in run_cli(
+        "audit", EXAMPLE, "--format", "html").stdout

@@ -51,6 +51,8 @@ examples:
 
 environment:
   NO_COLOR, TERM=dumb   no colour in terminal output
+  COLUMNS               wrap text reports to this width; output to a pipe or file is
+                        not wrapped (one line per item, for grep and scripts, as git does)
   FORETUNE_PG_CONNINFO  live facts: libpq conninfo of the database
                         (default: from /etc/foreman/database.yml)
   FORETUNE_REDIS_URL    live facts: redis://HOST:PORT or unix:///PATH of Redis

@@ -103,7 +103,7 @@ def test_waiving_every_high_finding_turns_the_exit_status_green(tmp_path: Path) 
                                                   for r in sorted(high_failures() | measured)])
     result = run_cli("audit", EXAMPLE, "--waivers", waivers)
     assert result.status == 0, result.stdout
-    assert "waived: accepted by change 42" in result.stdout
+    assert f"waived until {later}: accepted by change 42" in result.stdout  # the expiry date is shown
     assert "waiver for swap-in-use" not in result.stderr  # used: its root is waived too
     alone = write_waivers(tmp_path / "w2.yaml", [{"rule": r, "reason": "accepted by change 42", "expires": later}
                                                  for r in sorted(high_failures())])

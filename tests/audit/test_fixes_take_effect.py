@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,9 @@ def test_a_limit_set_by_alter_system_is_reset_before_the_hiera_value() -> None:
     f = finding("satellite-6.15", "pg-max-connections-below-budget")
     assert (f["status"], f["severity"], f["current"]) == ("fail", "medium", 200)  # a setting with nothing measured: at most medium
     assert f["fixes"][0] == "sudo -u postgres psql -c 'ALTER SYSTEM RESET max_connections;'"
+    # PostgreSQL docs: max_connections "can only be set at server start"; postgresql.conf already says 1000, so the
+    # installer changes nothing and does not restart it: the finding's own fix ends with the restart
+    assert f["fixes"][-1] == "systemctl restart postgresql"
     assert "ALTER SYSTEM RESET max_connections;" in f["message"]
     # max_connections is read only at start ("(change requires restart)", postgresql.conf.sample), and postgresql.conf
     # already holds 1000, so the installer run restarts nothing: the finding's own fix says to restart (feedback A5)
@@ -159,7 +163,10 @@ def test_a_prefork_pin_below_the_profile_is_removed_and_its_measured_limit_is_cr
     f = next(f for f in data["findings"] if f["rule"] == "apache-prefork-limits-low")
     assert (f["status"], f["severity"], f["basis"], f["current"], f["recommended"]) == ("fail", "critical", "measured", 256, 1024)
     assert {"fact": "log_incidents", "location": "var/log/httpd/error_log", "excerpt": AH00161} in f["evidence"]
-    assert f["fixes"][0].startswith("# /etc/foreman-installer/custom-hiera.yaml\n# delete apache::mod::prefork::serverlimit: 256 (")
+    assert f["fixes"][0].startswith("# delete apache::mod::prefork::serverlimit, apache::mod::prefork::maxclients from "
+                                    "/etc/foreman-installer/custom-hiera.yaml (custom-hiera.yaml pins apache::mod::prefork::serverlimit: 256;")
+    assert f["fixes"][0].endswith("\nsed -i.foretune-bak -e '/^apache::mod::prefork::serverlimit:/d' "
+                                  "-e '/^apache::mod::prefork::maxclients:/d' /etc/foreman-installer/custom-hiera.yaml")
     assert not [x for x in f["fixes"] if x.startswith("apache::mod::prefork::")]  # never pinned again
     written = yaml.safe_load((out / "custom-hiera.yaml").read_text(encoding="utf-8")) or {}
     assert not [k for k in written if k.startswith("apache::mod::prefork::")]
@@ -240,6 +247,43 @@ def test_a_setting_an_included_file_sets_last_is_taken_out_of_that_file_first(tm
     assert "pg-config-includes" in {c["id"] for c in f["citations"]}
 
 
+def test_the_reset_of_a_start_only_setting_is_followed_by_the_restart_in_every_format() -> None:
+    """The restart comes after the installer run (which restarts PostgreSQL only when it changes postgresql.conf)."""
+    text = run_cli("audit", str(SOS / "satellite-6.15-overcommitted"), "--fail-on", "critical").stdout
+    block = text[text.index("ALTER SYSTEM RESET max_connections;'"):]
+    assert block.index("satellite-installer") < block.index("systemctl restart postgresql") < block.index("see:")
+    md = run_cli("audit", str(SOS / "satellite-6.15-overcommitted"), "--format", "markdown", "--fail-on", "critical").stdout
+    assert "satellite-installer\nsystemctl restart postgresql\n```" in md
+
+
+def _sed(command: str, tmp_path: Path, source: Path) -> dict[str, Any]:
+    """Run ``command`` (a finding's sed line) on a copy of ``source`` and read the result back."""
+    copy = tmp_path / "custom-hiera.yaml"
+    shutil.copy(source, copy)
+    subprocess.run(command.replace("/etc/foreman-installer/custom-hiera.yaml", str(copy)), shell=True, check=True)
+    assert (tmp_path / "custom-hiera.yaml.foretune-bak").read_text() == source.read_text()
+    return yaml.safe_load(copy.read_text()) or {}
+
+
+def test_a_key_to_delete_is_deleted_by_the_fix_s_command(tmp_path: Path) -> None:
+    """The example's custom-hiera.yaml pins foreman::db_pool: 5 (it wins over --foreman-db-pool) and holds the stale
+    checkpoint_segments under postgresql::server::config_entries: each fix is a sed line that, run on a copy of the
+    file, leaves it without that key and with every other key as it was."""
+    source = REPO / "examples" / "sosreport-satellite-6.15-mistuned" / "etc" / "foreman-installer" / "custom-hiera.yaml"
+    before = yaml.safe_load(source.read_text())
+    data = json.loads(run_cli("audit", str(source.parents[2]), "--format", "json").stdout)
+    fixes = {f["rule"]: f["fixes"] for f in data["findings"]}
+    pool = next(x for x in fixes["foreman-db-pool-too-small"] if "sed -i" in x)
+    assert pool.splitlines()[0].startswith("# delete foreman::db_pool from /etc/foreman-installer/custom-hiera.yaml")
+    after = _sed(pool.splitlines()[-1], tmp_path, source)
+    assert after == {k: v for k, v in before.items() if k != "foreman::db_pool"}
+    stale = fixes["custom-hiera-stale-keys"][0].splitlines()
+    assert stale[1].startswith("sed -i.foretune-bak") and stale[2] == "satellite-installer"
+    after = _sed(stale[1], tmp_path, source)
+    entries = {k: v for k, v in before["postgresql::server::config_entries"].items() if k != "checkpoint_segments"}
+    assert after.get("postgresql::server::config_entries") == (entries or None)
+    assert {k: v for k, v in after.items() if k != "postgresql::server::config_entries"} == \
+        {k: v for k, v in before.items() if k != "postgresql::server::config_entries"}
 def test_puma_threads_go_through_the_installer_option_and_a_value_in_force_is_not_repeated() -> None:
     """examples/sosreport-satellite-6.15-mistuned, by hand: installer.conf has FOREMAN_PUMA_THREADS_MIN=0 and
     FOREMAN_PUMA_THREADS_MAX=16; Satellite 6.15's installer has --foreman-foreman-service-puma-threads-min (and -max).

@@ -59,8 +59,11 @@ def test_a_saturated_pool_names_the_worker_count_the_report_recommends() -> None
     assert workers["recommended"] == 18
     assert {"tunable": "foreman::foreman_service_puma_workers", "value": 18} in workers["recommends"]
     assert "best for large, the largest profile the installer accepts here (30000 hosts need extra-large)" in workers["message"]
-    advice = found["puma-pool-saturated"]["fixes"][0]
-    assert re.search(r"what the guide sizes for this hardware \((\d+)\)", advice).group(1) == "18"  # type: ignore[union-attr]
+    # the saturated pool and the range pull the same way: 24 workers down to the guide's 18, then hardware
+    saturated = found["puma-pool-saturated"]
+    assert saturated["fixes"][-1].startswith("24 workers are more than the 18 the guide sizes for this hardware")
+    assert "set 18 (the fix of puma-workers-outside-range), then add hardware if the backlog stays" in saturated["fixes"][-1]
+    assert not any("more would oversubscribe" in fix for fix in saturated["fixes"])
     assert {"tunable": "profile", "value": "large"} in found["profile-too-small-for-hosts"]["recommends"]
 
 

@@ -135,7 +135,8 @@ def test_the_example_bundle_is_the_large_profile_with_no_double_channel(tmp_path
     them), and the audit's finding recommends the same 1000 (one value per tunable)."""
     files, _ = audit_out(EXAMPLE, tmp_path)
     # the Puma workers first: memory-budget-over-ram (high, the worst finding) names lowering them as its first fix
-    assert files["installer.sh"].splitlines()[2:] == [
+    # (after the comment that says a custom-hiera key overrides its option)
+    assert [line for line in files["installer.sh"].splitlines()[2:] if not line.startswith("#")] == [
         "satellite-installer \\", "  --tuning large \\", "  --foreman-foreman-service-puma-workers 18 \\",
         "  --foreman-dynflow-worker-concurrency 5 \\", "  --foreman-dynflow-worker-instances 3 \\",
         "  --foreman-db-pool 20 \\", "  --foreman-cli-request-timeout -1 \\",
@@ -166,8 +167,9 @@ def test_the_examples_fix_lines_are_the_change_sets() -> None:
     fixes = {f["rule"]: f["fixes"] for x in json.loads(result.stdout)["findings"] if x["status"] == "fail"
              for f in (x, *x["symptoms"])}
     assert fixes["foreman-db-pool-too-small"] == [  # each snippet names its file and applies as copied
-        "# /etc/foreman-installer/custom-hiera.yaml\n# delete foreman::db_pool: custom-hiera.yaml sets foreman::db_pool: 5, "
-        "which wins over --foreman-db-pool", "--foreman-db-pool 20"]
+        "# delete foreman::db_pool from /etc/foreman-installer/custom-hiera.yaml (custom-hiera.yaml sets foreman::db_pool: 5, "
+        "which wins over --foreman-db-pool; the file before is kept as /etc/foreman-installer/custom-hiera.yaml.foretune-bak):\n"
+        "sed -i.foretune-bak -e '/^foreman::db_pool:/d' /etc/foreman-installer/custom-hiera.yaml", "--foreman-db-pool 20"]
     assert fixes["candlepin-heap-low"] == [
         "# the large profile writes candlepin::java_opts: -Xms1024m -Xmx4096m:\nsatellite-installer --tuning large"]
     assert fixes["profile-too-small-for-hosts"] == ["satellite-installer --tuning large"]
@@ -242,7 +244,11 @@ def test_satellite_62_apply_md_carries_the_reports_file_fixes_and_never_lowers_a
         ("/etc/httpd/conf.d/05-foreman-ssl.d/katello.conf", "MaxKeepAliveRequests 0"),
         ("/etc/httpd/conf.d/05-foreman-ssl.conf", "PassengerMaxPreloaderIdleTime 0"),
         ("/var/lib/pgsql/data/postgresql.conf", "shared_buffers = 4992MB"),
-        ("/etc/qpid/qpidd.conf", "mgmt-pub-interval=5")])
+        ("/etc/qpid/qpidd.conf", "mgmt-pub-interval=5"),
+        # passenger-queue-saturated (critical): 250 queued at the queue's 250 with the pool at its size; the queue
+        # doubles and MaxClients goes above it: 20 pool + 500 + 150 registrations + 8 Pulp = 678 (ServerLimit 1024 holds it)
+        ("/etc/httpd/conf.d/passenger.conf", "PassengerMaxRequestQueueSize 500"),
+        ("/etc/httpd/conf.d/prefork.conf", "MaxClients 678")])
     # PassengerMinInstances 6 is puppet-foreman's passenger_min_instances, an installer option on 6.2
     assert files["installer.sh"].splitlines()[-1] == "  --foreman-passenger-min-instances 6"
     facts = read_source(str(SOS / "satellite-6.2"))
@@ -485,7 +491,7 @@ def test_the_bundles_changes_json_applies_as_reviewed(tmp_path: Path) -> None:
     result = run_cli("apply", "--root", str(box), "--changes", str(tmp_path / "out/changes.json"), "--write")
     assert result.status == 0, result.stderr
     command = next(line for line in result.stdout.splitlines() if line.startswith("installer command: "))
-    script = " ".join(word for line in files["installer.sh"].splitlines()[2:] for word in line.split() if word != "\\")
+    script = " ".join(word for line in files["installer.sh"].splitlines()[2:] if not line.startswith("#") for word in line.split() if word != "\\")
     assert command == "installer command: " + script
     written = (box / "etc/foreman-installer/custom-hiera.yaml").read_text(encoding="utf-8")
     assert yaml.safe_load(written) == yaml.safe_load(files["custom-hiera.yaml"])  # the bundle's adds only comment lines

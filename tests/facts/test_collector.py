@@ -241,9 +241,11 @@ def test_collector_writes_the_snapshot_collect_writes(tree: str, script: Path, t
     assert not a["metadata"]["host"].startswith("localhost") or socket.gethostname().startswith("localhost")
     # read back: the same facts, values and provenance, whichever wrote the snapshot
     fa, fb = facts_to_dict(read_source(str(ours))), facts_to_dict(read_source(str(theirs)))
-    known_a = {n: e for n, e in fa["facts"].items() if not e.get("unknown")}
-    known_b = {n: e for n, e in fb["facts"].items() if not e.get("unknown")}
+    # (collected_at is each snapshot's own time, seconds apart: compared to the minute)
+    known_a = {n: e for n, e in fa["facts"].items() if not e.get("unknown") and n != "collected_at"}
+    known_b = {n: e for n, e in fb["facts"].items() if not e.get("unknown") and n != "collected_at"}
     assert known_b == known_a
+    assert fa["facts"]["collected_at"]["provenance"][0]["location"] == fb["facts"]["collected_at"]["provenance"][0]["location"] == "metadata.time"
     assert len(known_a) >= 15
     assert set(fb["facts"]) == set(fa["facts"])
     # the last week's logs: the same files and texts, the rotated one from ten days ago left out
@@ -287,8 +289,10 @@ def test_collector_runs_on_the_old_pythons_themselves(version: str, script: Path
         assert b["metadata"]["host"] == a["metadata"]["host"], tree
         assert {k: v for k, v in b["logs"].items() if k != "since"} == {k: v for k, v in a["logs"].items() if k != "since"}
         assert "/var/log/messages-20261122.gz" in b["logs"]["files"], tree
-        known = {n: e for n, e in facts_to_dict(read_source(str(theirs)))["facts"].items() if not e.get("unknown")}
-        assert known == {n: e for n, e in facts_to_dict(read_source(str(ours)))["facts"].items() if not e.get("unknown")}
+        # (collected_at: each snapshot's own time, seconds apart)
+        known = {n: e for n, e in facts_to_dict(read_source(str(theirs)))["facts"].items() if not e.get("unknown") and n != "collected_at"}
+        assert known == {n: e for n, e in facts_to_dict(read_source(str(ours)))["facts"].items()
+                         if not e.get("unknown") and n != "collected_at"}
 
 
 def test_collector_snapshot_feeds_facts_plan_audit_and_logs(script: Path, tmp_path: Path) -> None:

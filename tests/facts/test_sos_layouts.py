@@ -284,4 +284,19 @@ def test_collected_at_from_the_date_plugin_not_the_timedatectl_root_link(tmp_pat
         "               Local time: Mon 2024-02-12 10:11:12 UTC\n           Universal time: Mon 2024-02-12 10:11:12 UTC\n"
         "                 RTC time: Mon 2024-02-12 10:11:11\n                Time zone: UTC (UTC, +0000)\n")
     (tmp_path / "date").symlink_to("sos_commands/systemd/timedatectl")
-    assert read_source(str(tmp_path)).value("collected_at") == "2024-02-12 10:11"
+    assert read_source(str(tmp_path)).value("collected_at") == "2024-02-12 10:11 UTC"  # with the zone the date file names
+
+
+def test_a_snapshot_without_a_date_file_is_dated_by_its_own_time(tmp_path: Path) -> None:
+    """A snapshot whose collected_at is unknown (a live host gives no date file) takes its metadata.time, in UTC
+    (feedback R9: the header said "Collected unknown")."""
+    import gzip
+    import json
+
+    snapshot = tmp_path / "snap.json.gz"
+    with gzip.open(snapshot, "wt", encoding="utf-8") as out:
+        json.dump({"format": "foretune-snapshot", "format_version": 1, "metadata": {"host": "sat", "time": "2026-11-27T04:55:12Z"},
+                   "facts": {"collected_at": {"unknown": True, "reason": "not available on a live host"}}}, out)
+    facts = read_source(str(snapshot))
+    assert facts.value("collected_at") == "2026-11-27 04:55 UTC"
+    assert facts["collected_at"].provenance[0].location == "metadata.time"

@@ -12,8 +12,15 @@ from __future__ import annotations
 
 import dataclasses
 
-from foretune.changes.build import PG_RESTART, host_of
-from foretune.knowledge.precedence import Shadow, postgresql_include_shadow, postgresql_shadow, systemd_shadow, table
+from foretune.changes.build import host_of
+from foretune.knowledge.precedence import (
+    PG_RESTART,
+    Shadow,
+    postgresql_include_shadow,
+    postgresql_shadow,
+    systemd_shadow,
+    table,
+)
 from foretune.knowledge.profiles import PG
 from foretune.plan.model import Fix
 from foretune.rules.base import Context, Evidence, Outcome, Rule, Status

@@ -26,6 +26,7 @@ class Finding:
     fix_records: tuple[Fix, ...] = field(default=(), compare=False, repr=False)  # the rule's fixes, for the change set
     citations: tuple[tuple[str, str, str], ...] = ()  # (id, title, where)
     waived: str | None = None  # waiver reason
+    waived_until: str | None = None  # the waiver's expiry date (YYYY-MM-DD); None: it never expires
     unit: str = ""  # "bytes": current and recommended are byte counts
     basis: str = ""  # a failure's evidence basis: measured | config | assumed (rules.base.Basis), which capped its severity
     # (tunable, value) each fix puts in force: "foreman::db_pool" 20, "httpd.service:LimitNOFILE" 640000, "profile" large

@@ -75,10 +75,16 @@ def apply_waivers(findings: list[Finding], waivers: list[Waiver], today: datetim
         # a waiver accepts its rule's finding and the configuration consequences under it, never a measured failure:
         # a measured symptom stands on its own again, naming the waiver (docs/rules/index.md, "Waivers")
         measured = [s for s in f.symptoms if s.basis == "measured"]
-        out.append(dataclasses.replace(f, waived=reason, symptoms=tuple(s for s in f.symptoms if s.basis != "measured")))
+        out.append(dataclasses.replace(f, waived=reason, waived_until=_date(active[f.rule_id].expires),
+                                       symptoms=tuple(s for s in f.symptoms if s.basis != "measured")))
         for s in measured:
             note = (f" (measured, so reported although its root cause {f.rule_id} is waived: \"{reason}\"; a waiver accepts "
                     "a setting, not a failure the box shows)")
             out.append(dataclasses.replace(s, message=s.message + note,
-                                           waived=active[s.rule_id].reason if s.rule_id in active else None))
+                                           waived=active[s.rule_id].reason if s.rule_id in active else None,
+                                           waived_until=_date(active[s.rule_id].expires) if s.rule_id in active else None))
     return out, warnings
+
+
+def _date(day: datetime.date | None) -> str | None:
+    return day.isoformat() if day is not None else None

@@ -25,6 +25,7 @@ from foretune.changes.model import Blocked, Change, ChangeSet
 from foretune.knowledge import load_data
 from foretune.knowledge.model import SIZES
 from foretune.knowledge.precedence import (
+    PG_RESTART,
     postgresql_include_shadow,
     postgresql_shadow,
     removed_settings,
@@ -76,9 +77,6 @@ class Host(NamedTuple):
     ram: int | None = None  # MemTotal, bytes
     puma_workers: int | None = None  # the Puma workers running (pumactl stats), else rendered
 
-
-# the restart a finding's fix ends with when it resets a setting PostgreSQL reads only at start (pg-conf-restart)
-PG_RESTART = "systemctl restart postgresql"
 
 
 def host_of(facts: Any) -> Host:
@@ -733,7 +731,7 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
             if t is not None and not t.differs and t.installer.origin and t.installer.value == t.foretune.value:
                 continue  # the site's answers already give the plan's value: nothing to change, as plan's set has it
             own_value = next((own.value for own in t.fixes if fix_key(own) == fix_key(fix)), None) if t is not None else None
-            if t is not None and own_value is not None and fix.kind in ("hiera", "installer") and fix.value != own_value:
+            if t is not None and own_value is not None and fix.kind in ("hiera", "installer", "limit", "file") and fix.value != own_value:
                 # the audit asks for a value the plan does not give (max_connections over what the services in force
                 # may open, rules.recommend): the finding's value, so the report and the outputs give one number
                 b.fix(t.id, fix, f"{rule} asks for {fix.value} for what runs now (the plan gives {own_value})",

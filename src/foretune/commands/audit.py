@@ -126,7 +126,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if ctx.plan is not None:  # one change set: the fix lines, --format hiera and --output-dir all read it
         fixed = ctx.fix_plan or ctx.plan  # the plan at the profile the audit asks for: the findings' values are its
         changes = change_set(report, fixed, facts)
-        report = dataclasses.replace(report, findings=_fix_lines(report.findings, changes, fixed))
+        report = dataclasses.replace(report, findings=_fix_lines(report.findings, changes, fixed,
+                                                                 facts.value("custom_hiera") or {}))
         # a profile too small for the hosts: the values the profile change writes are its consequences, one finding
         report = dataclasses.replace(report, findings=profile_consequences(report.findings, (g[0] for g in changes.given)))
         fixed = _problems_as_judged(fixed, report.findings)
@@ -198,15 +199,17 @@ def _problems_as_judged(plan: Any, findings: list[Any]) -> Any:
     return plan._replace(problems=problems) if problems != plan.problems else plan
 
 
-def _fix_lines(findings: list[Any], changes: Any, plan: Any) -> list[Any]:
+def _fix_lines(findings: list[Any], changes: Any, plan: Any, hiera: dict[str, Any] | None = None) -> list[Any]:
     """The findings with each hiera fix line showing the change set's value and channel (the same number everywhere).
 
     A value the installer run already writes at the profile is not pinned in custom-hiera: its fix is the installer
     command, with the values it writes named in a comment (one snippet for all of a finding's keys). A custom-hiera
-    key that would shadow an installer option gets its own snippet, naming the file it is deleted from."""
+    key that would shadow an installer option gets its own snippet: the command that deletes it from the file
+    (``hiera``: the file's keys, which tell a one-line value from a hash)."""
     import dataclasses  # start-up: loaded with the outputs only
 
     from foretune.changes import build  # start-up: loaded with the outputs only
+    from foretune.knowledge.precedence import PG_RESTART  # start-up: loaded with the outputs only
     from foretune.render.snippets import render_change, yaml_scalar  # start-up: loaded with the outputs only
 
     by_target = {key: c for c in changes.changes if c.op == "set" for key in (c.target, c.tunable)}
@@ -218,11 +221,12 @@ def _fix_lines(findings: list[Any], changes: Any, plan: Any) -> list[Any]:
     out = []
     for f in findings:
         if f.symptoms:  # a symptom's fix lines read the same change set
-            f = dataclasses.replace(f, symptoms=tuple(_fix_lines(list(f.symptoms), changes, plan)))
+            f = dataclasses.replace(f, symptoms=tuple(_fix_lines(list(f.symptoms), changes, plan, hiera)))
         if not f.fix_records:
             out.append(f)
             continue
         lines: list[str] = []
+        deletes: list[tuple[str, str]] = []  # the custom-hiera keys to delete, and why: one command for them all
         given_here: list[tuple[str, Any, str]] = []
         for fix, line in zip(f.fix_records, f.fixes):
             change = by_target.get(fix.target) if fix.kind == "hiera" else None
@@ -231,9 +235,10 @@ def _fix_lines(findings: list[Any], changes: Any, plan: Any) -> list[Any]:
             given = next((g for g in changes.given if g[0] == fix.target), None) if change is None else None
             unpin = unpinned.get(fix.target) if change is None and fix.kind == "hiera" else None
             if unpin is not None:  # the file's name first, as every snippet of a file starts
-                pin = f"# {unpin.file}\n# delete {unpin.target}: {unpin.site_value} ({unpin.reason})"
-                if pin not in lines:
-                    lines.append(pin)
+                if DELETE_SLOT not in lines:
+                    lines.append(DELETE_SLOT)
+                if (unpin.target, unpin.reason) not in deletes:
+                    deletes.append((unpin.target, unpin.reason))
             if given is not None:
                 if given not in given_here:
                     given_here.append(given)
@@ -244,8 +249,12 @@ def _fix_lines(findings: list[Any], changes: Any, plan: Any) -> list[Any]:
                     continue
             text = render_change(change) if change is not None and change.op == "set" else line
             unshadow = by_removal.get(fix.target) if change is not None and change.channel == "installer" else None
-            removal = [f"# {unshadow.file}\n# delete {unshadow.target}: {unshadow.reason}"] if unshadow else []
-            for each in [*removal, text]:
+            if unshadow is not None:
+                if DELETE_SLOT not in lines:
+                    lines.append(DELETE_SLOT)
+                if (unshadow.target, unshadow.reason) not in deletes:
+                    deletes.append((unshadow.target, unshadow.reason))
+            for each in [text]:
                 if each not in lines:
                     lines.append(each)
         if given_here:
@@ -253,8 +262,29 @@ def _fix_lines(findings: list[Any], changes: Any, plan: Any) -> list[Any]:
                                   for key, value, _ in given_here for inner, v in (value.items() if isinstance(value, dict) else [("", value)]))
             command = build.installer_program(plan) + (f" --tuning {profile.value}" if profile is not None else "")
             lines.append(f"# the {given_here[0][2]} profile writes {values}:\n{command}")
+        if deletes:
+            lines[lines.index(DELETE_SLOT)] = delete_snippet(build.HIERA_FILE, deletes, hiera or {})
+        # a restart the installer run may not do comes after that run
+        lines = [line for line in lines if line != PG_RESTART] + [line for line in lines if line == PG_RESTART]
         out.append(dataclasses.replace(f, fixes=tuple(lines)))
     return out
+
+
+def delete_snippet(path: str, deletes: list[tuple[str, str]], hiera: dict[str, Any]) -> str:
+    """The fix that deletes keys from the YAML file ``path`` (``deletes``: each key and why): a comment saying why,
+    then the one sed command that does it (the file's name and the keys alone when a value spans lines, since a line
+    edit could leave its lines behind)."""
+    from foretune.knowledge.hiera_keys import delete_command  # start-up: loaded with the outputs only
+
+    keys = [key for key, _ in deletes]
+    why = "; ".join(dict.fromkeys(reason for _, reason in deletes))
+    command = delete_command(path, keys, hiera)
+    if command is None:
+        return f"# {path}\n# delete {', '.join(keys)} and the lines under {'it' if len(keys) == 1 else 'them'}: {why}"
+    return f"# delete {', '.join(keys)} from {path} ({why}; the file before is kept as {path}.foretune-bak):\n{command}"
+
+
+DELETE_SLOT = "\0delete"  # where a finding's key deletions go among its fix lines, until they are one command
 
 
 def _unchanged_hiera(fix: Any, line: str, plan: Any) -> str:

@@ -75,6 +75,9 @@ def _range(since: str | None, until: str | None, flags: tuple[str, str]) -> Wind
     return window
 
 
+UNREAD_LOGS = ("var/log/mosquitto/mosquitto.log",)  # logs a Capsule writes that foretune finds but does not analyse
+
+
 def run(args: argparse.Namespace, env: Environment) -> int:
     if args.compare:
         if len(args.sources) == 2 and not args.window:
@@ -90,6 +93,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         from foretune.logs.compare import compare  # start-up: only for a `logs` run, not --help
 
         report = compare(before, after)
+        hosts = (before.get("host"), after.get("host"))
+        if all(hosts) and hosts[0] != hosts[1]:  # a migration may compare two servers on purpose: said, not refused
+            env.warn(f"--compare: before is {hosts[0]}, after is {hosts[1]}: two different hosts, so the changes "
+                     "below are between servers, not a before/after of one")
     else:
         if args.window:
             raise UsageError("--window is for --compare; use --since/--until for one range")
@@ -158,9 +165,20 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
     where = "--puma-capacity" if args.puma_capacity else ("puma fact (workers x threads_max)" if capacity else None)
     if found is None or not found.files:
         damage = getattr(src, "incomplete", None)  # a cut archive: the logs may be in the part that is missing
+        # a pull-REX Capsule's broker log is there but is no log foretune reads: said, so the admin knows to read it
+        unread = [p for p in UNREAD_LOGS if src.read_path(p) is not None]
         raise InputError(f"{src.label}: no production.log, Apache, PostgreSQL, Candlepin, system log or task export found"
-                         + (f" (the archive is {damage}; the logs may be in the missing part)" if damage else ""))
-    _require_foreman(found, src.label)
+                         + (f" (the archive is {damage}; the logs may be in the missing part)" if damage else "")
+                         + (f"; {', '.join(unread)} is there but foretune does not analyse it: read it for \"socket count "
+                            "has been exceeded\" (mosquitto's LimitNOFILE)" if unread else ""))
+    try:
+        _require_foreman(found, src.label)
+    except InputError as refused:  # a Capsule's broker log, there but not read, is named in the same line
+        unread = [p for p in UNREAD_LOGS if src.read_path(p) is not None]
+        if not unread:
+            raise
+        raise InputError(f"{refused}; {', '.join(unread)} is there but foretune does not analyse it: read it for "
+                         "\"socket count has been exceeded\" (mosquitto's LimitNOFILE)") from None
     # the archive's own damage matters here; unreadable configuration files do not
     problems = [p for p in facts.problems if ("truncated" in p or "corrupt" in p) and p not in found.problems]
     return _with_host(rendered(build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems,

@@ -187,7 +187,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     assert isinstance(plan, Plan)
     note_assumed(args, env)
     changes = None
-    if args.output_dir or fmt in ("hiera", "installer"):
+    if args.output_dir or fmt in ("hiera", "installer", "markdown", "html"):
         from foretune.changes.build import from_plan  # start-up: only for what applies changes, not the table
         from foretune.commands._measured import audit_lowers  # start-up: only for what applies changes, not the table
 
@@ -218,13 +218,13 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     elif fmt == "hiera":
         text = outputs.hiera_fragment(plan, changes)
     elif fmt == "installer":
-        text = outputs.installer_command(plan, changes) + "\n"
+        text = outputs.installer_text(plan, changes) + "\n"
     elif fmt in ("markdown", "html"):
         from foretune.commands.audit import _generated, _paper  # start-up: only for a plan report, not --help
         from foretune.report import plan_report  # start-up: each report format loads only when chosen
 
-        text = (plan_report.markdown(plan, generated=_generated(env), source=source) if fmt == "markdown"
-                else plan_report.html(plan, generated=_generated(env), paper=_paper(env), source=source))
+        text = (plan_report.markdown(plan, generated=_generated(env), source=source, changes=changes) if fmt == "markdown"
+                else plan_report.html(plan, generated=_generated(env), paper=_paper(env), source=source, changes=changes))
     else:
         from foretune.render import plan_table  # start-up: only for a `plan` run, not --help
 

@@ -24,7 +24,7 @@ CATALOG: tuple[FactSpec, ...] = (
     FactSpec("foreman_version", "str, e.g. '3.9.1'", "Foreman (or foreman-proxy on a Capsule) version."),
     FactSpec("role", "str: server | capsule", "Whether this is the main server or a Smart Proxy/Capsule."),
     FactSpec("hostname", "str", "The server's host name (report headers)."),
-    FactSpec("collected_at", "str: YYYY-MM-DD HH:MM", "When the sosreport was taken (its date file); unknown on a live host, read as the report is made."),
+    FactSpec("collected_at", "str: YYYY-MM-DD HH:MM ZONE", "When the sosreport was taken (its date file), with the zone its date file names (UTC, CET); unknown on a live host, read as the report is made."),
     FactSpec("installer_scenario", "str: satellite | capsule | katello | foreman-proxy-content | foreman",
              "Active installer scenario (last_scenario.yaml)."),
     FactSpec("tuning_profile", "str: default | medium | large | extra-large | extra-extra-large | development",

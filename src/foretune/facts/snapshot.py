@@ -78,6 +78,21 @@ def load_snapshot(path: Path) -> FactSet:
             facts.problems.append(f"{path.name}: fact {name}: {problem}")
     problems = data.get("problems")
     facts.problems.extend(str(p) for p in (problems if isinstance(problems, list) else []))
+    return _taken(facts, data)
+
+
+def _taken(facts: FactSet, data: dict[str, Any]) -> FactSet:
+    """``facts`` with the snapshot's own time (metadata.time, UTC) as collected_at when no date file gave one."""
+    from foretune.facts.model import Fact, Provenance  # start-up: only for a snapshot without a collection date
+
+    if facts["collected_at"].known:
+        return facts
+    given = data.get("metadata")
+    meta: dict[str, Any] = given if isinstance(given, dict) else {}
+    found = re.fullmatch(r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?(?:Z|\+00:00)", str(meta.get("time", "")))
+    if found:
+        facts.add(Fact("collected_at", f"{found.group(1)} {found.group(2)} UTC",
+                       (Provenance("snapshot", "metadata.time", str(meta["time"])),)))
     return facts
 
 
@@ -91,8 +106,8 @@ def _replay(data: dict[str, Any], path: Path, label: str) -> FactSet:
         raise InputError(f"{path} is not a foretune snapshot: no facts and no raw texts")
     if not isinstance(unread, dict) or not isinstance(problems, list):
         raise InputError(f"{path} is not a foretune snapshot: malformed \"unread\" or \"problems\"")
-    return extract(Replay({str(k): v for k, v in raw.items()}, {str(k): str(v) for k, v in unread.items()}, label,
-                          [str(p) for p in problems], logs=snapshot_logs(data, path)))
+    return _taken(extract(Replay({str(k): v for k, v in raw.items()}, {str(k): str(v) for k, v in unread.items()}, label,
+                                 [str(p) for p in problems], logs=snapshot_logs(data, path))), data)
 
 
 def snapshot_logs(data: dict[str, Any], path: Path) -> dict[str, Any] | None:

@@ -46,3 +46,40 @@ def locking_keys(release: Release, hiera: dict[str, Any]) -> list[KeyNote]:
     stale = {note.key for note in stale_keys(release, hiera)}
     return [KeyNote(key, "also set by the tuning profiles: this value locks out later --tuning changes", "fi-hiera-precedence")
             for key in flatten(hiera) if key in profile_keys and key not in stale]
+
+
+
+def _pattern(name: str) -> str:
+    """``name`` as a sed basic regular expression (hiera keys hold letters, digits, ``_``, ``:`` and ``.``)."""
+    return name.replace(".", r"\.")
+
+
+def delete_command(path: str, keys: list[str], hiera: dict[str, Any]) -> str | None:
+    r"""One sed command that deletes ``keys`` (``a::b`` at the top, or ``a::b/leaf`` inside a hash) from the YAML file
+    ``path`` in place, keeping the file before as ``path.foretune-bak``; a hash left empty goes with its last leaf.
+    None when a value spans lines (a hash or list): a line edit could leave its lines behind.
+
+    >>> delete_command("/f", ["foreman::db_pool"], {"foreman::db_pool": 5})
+    "sed -i.foretune-bak -e '/^foreman::db_pool:/d' /f"
+    >>> delete_command("/f", ["p::c/checkpoint_segments"], {"p::c": {"checkpoint_segments": 32, "work_mem": "8MB"}})
+    "sed -i.foretune-bak -e '/^p::c:/,/^[^[:space:]#]/{/^[[:space:]]\\+checkpoint_segments:/d}' /f"
+    """
+    scripts: list[str] = []
+    leaves: dict[str, list[str]] = {}
+    for key in keys:
+        top, _, leaf = key.partition("/")
+        value = hiera.get(top)
+        if not leaf:
+            if isinstance(value, (dict, list)):
+                return None
+            scripts.append(f"/^{_pattern(top)}:/d")
+        elif not isinstance(value, dict) or "/" in leaf or isinstance(value.get(leaf), (dict, list)):
+            return None
+        else:
+            leaves.setdefault(top, []).append(leaf)
+    for top, names in leaves.items():
+        # from the hash's line to the next top-level key: its leaves' lines, and its own line when none is left
+        head = [f"/^{_pattern(top)}:/d"] if set(hiera[top]) <= set(names) else []
+        body = ";".join([*head, *(f"/^[[:space:]]\\+{_pattern(leaf)}:/d" for leaf in names)])
+        scripts.append(f"/^{_pattern(top)}:/,/^[^[:space:]#]/{{{body}}}")
+    return "sed -i.foretune-bak " + " ".join(f"-e '{script}'" for script in scripts) + f" {path}" if scripts else None

@@ -29,6 +29,10 @@ class Shadow(NamedTuple):
 
 MECHANISMS = ("postgresql", "systemd", "installer", "apache")
 
+# what makes PostgreSQL read a setting it reads only at start (restart_settings), after an ALTER SYSTEM RESET: the
+# installer restarts it only when it changes postgresql.conf (APPLY.md gives the same command)
+PG_RESTART = "systemctl restart postgresql"
+
 
 def table(mechanism: str, version: str | None = None) -> dict[str, Any]:
     """The precedence table of ``mechanism`` (postgresql, systemd, installer, apache) at ``version``: a PostgreSQL

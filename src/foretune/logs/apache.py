@@ -21,8 +21,12 @@ MAX_KEYS = 100_000  # distinct clients/agents/endpoints kept before the rarest a
 _ID = re.compile(r"/(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32,}|\d+)(?=/|$)")
 _NAMED = re.compile(r"/(pulp/(?:content|repos|isos)|pulp/api/v3/content/[^/]+/[^/]+|rhsm/consumers/[^/]+/certificates)/.+$")
 # a host's name in a path is an id too: Puppet's certname routes and Foreman's /hosts/<fqdn>
+# (Puppet 3's routes, of the 6.2-era Capsules, put the environment first: /production/node/<certname>)
 _HOST = re.compile(r"/(puppet/v3/(?:node|catalog|facts|report|file_metadatas?)|puppet-ca/v1/certificate(?:_request|_status)?)/[^/]+"
-                   r"|/(hosts)/[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?=/|$)")
+                   r"|/(hosts)/[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?=/|$)"
+                   r"|^/([A-Za-z0-9_]+/(?:node|catalog|facts|report|certificate(?:_request|_status)?))/[^/]+")
+# the routes only a Puppet agent calls: its bare "Ruby" User-Agent (Puppet 3 to 5) is a Puppet client there
+_PUPPET_B = re.compile(rb"^\S+ /(?:puppet/v3|puppet-ca/v1|[A-Za-z0-9_]+/(?:node|catalog|facts|report|file_metadatas?|file_content|certificate))/")
 _HOST_B = re.compile(_HOST.pattern.encode())
 _ID_B = re.compile(_ID.pattern.encode())
 _NAMED_B = re.compile(_NAMED.pattern.encode())
@@ -44,10 +48,12 @@ def normalise(path: str) -> str:
     '/pulp/content/…'
     >>> normalise("/puppet/v3/node/web01.example.com?environment=production"), normalise("/api/v2/hosts/web01.example.com/facts")
     ('/puppet/v3/node/:host', '/api/v2/hosts/:host/facts')
+    >>> normalise("/production/node/host0200.example.com?transaction_uuid=0a7e"), normalise("/production/catalog/web01")
+    ('/production/node/:host', '/production/catalog/:host')
     """
     path = path.split("?", 1)[0]
     path = _NAMED.sub(lambda m: f"/{m.group(1)}/…", path)
-    path = _HOST.sub(lambda m: f"/{m.group(1) or m.group(2)}/:host", path)
+    path = _HOST.sub(lambda m: f"/{m.group(1) or m.group(2) or m.group(3)}/:host", path)
     return _ID.sub("/:id", path)
 
 
@@ -67,7 +73,7 @@ def _endpoint(request: bytes) -> bytes:
     path = _USERINFO_B.sub(rb"\1", words[1].split(b"?", 1)[0])
     if b"/pulp/" in path:
         path = _NAMED_B.sub(lambda m: b"/" + m.group(1) + "/…".encode(), path)
-    path = _HOST_B.sub(lambda m: b"/" + (m.group(1) or m.group(2)) + b"/:host", path)
+    path = _HOST_B.sub(lambda m: b"/" + (m.group(1) or m.group(2) or m.group(3)) + b"/:host", path)
     return words[0] + b" " + _ID_B.sub(b"/:id", path)
 
 
@@ -201,6 +207,8 @@ class AccessLog(Analyzer):
                 clients[client] = clients.get(client, 0) + 1
                 if len(parts) >= 6:
                     agent = parts[5]
+                    if agent == b"Ruby" and _PUPPET_B.match(endpoint):
+                        agent = b"Ruby (Puppet agent)"
                     agents[agent] = agents.get(agent, 0) + 1
                     micro = parts[6].split() if len(parts) > 6 else []
                 else:

@@ -71,6 +71,29 @@ def _reason(plan: Plan, change: Change) -> str:
     return f"{change.reason} [{', '.join(change.citations)}]" if change.citations else change.reason
 
 
+OVERRIDE_NOTE = ("a key set in custom-hiera.yaml overrides the installer option for it (and the tuning profile): an "
+                 "option on the installer command does not change it while the key is there")
+
+
+def override_notes(plan: Plan, changes: ChangeSet | None = None) -> list[str]:
+    """The custom-hiera keys of the source (plan --from) that override an installer option, one line each, after the
+    rule itself: what every plan format says before the installer command (the answers file is below custom-hiera).
+    A key the change set deletes is left out: it no longer overrides anything once the set is applied."""
+    if not plan.release.features.custom_hiera:
+        return []
+    removed = {c.target for c in changes_of(plan, changes).changes if c.channel == "custom-hiera" and c.op == "remove"}
+    lines = []
+    for t in plan.tunables.values():
+        if t.installer.origin != "custom-hiera.yaml":
+            continue
+        for fix in t.fixes:
+            option = build.installer_option(fix.target) if fix.kind == "hiera" else None
+            if option and fix.target not in removed:
+                lines.append(f"custom-hiera.yaml sets {fix.target}: {format_setting(t.installer.value, t.unit)}, which "
+                             f"overrides {option}: delete the key to let the installer option (or the profile) set it")
+    return lines
+
+
 def hiera_fragment(plan: Plan, changes: ChangeSet | None = None) -> str:
     """custom-hiera.yaml fragment: the change set's custom-hiera values (what has no installer option), each explained.
 
@@ -82,6 +105,7 @@ def hiera_fragment(plan: Plan, changes: ChangeSet | None = None) -> str:
              *(["# Values here win over --tuning: remove them before changing profiles."] if tuning_applies(plan) else []),
              *(["# Values with an installer option are on the installer command (installer.sh), not here: custom-hiera "
                 "would win over them."] if build.installer_options(cs) else []),
+             *(f"# {note}" for note in override_notes(plan, cs)),
              *(f"# foretune: kept {b.change.target}: {b.why}" for b in cs.blocked if b.change.site_value is not None), "---"]
     header = len(lines)
     pg: list[str] = []
@@ -122,6 +146,12 @@ def installer_command(plan: Plan, changes: ChangeSet | None = None) -> str:
         parts.append(f"--tuning {profile.value}")
     parts += [f"{option} {yaml_scalar(value)}" for option, value in build.installer_options(cs)]
     return " \\\n  ".join(parts)
+
+
+def installer_text(plan: Plan, changes: ChangeSet | None = None) -> str:
+    """``--format installer`` and installer.sh: the command, after what a custom-hiera key does to its options."""
+    notes = [OVERRIDE_NOTE, *override_notes(plan, changes)] if plan.release.features.custom_hiera else []
+    return "".join(f"# {note}\n" for note in notes) + installer_command(plan, changes)
 
 
 def dropins(plan: Plan, changes: ChangeSet | None = None) -> dict[str, str]:
@@ -412,7 +442,7 @@ def bundle(plan: Plan, existing_hiera: str | None = None, changes: ChangeSet | N
     hiera = merged_hiera(plan, existing_hiera, cs) if merge and existing_hiera else hiera_fragment(plan, cs)
     files = {"custom-hiera.yaml": hiera, "APPLY.md": apply_md(plan, cs, merged=merge, secrets=secrets, apply_command=apply_command)}
     if installer_needed(cs) or not plan.release.features.custom_hiera:
-        files["installer.sh"] = "#!/bin/sh\nset -e\n" + installer_command(plan, cs) + "\n"
+        files["installer.sh"] = "#!/bin/sh\nset -e\n" + installer_text(plan, cs) + "\n"
     for path, content in dropins(plan, cs).items():
         files["systemd/" + path.removeprefix("/etc/systemd/system/")] = content
     sysctl = sysctl_file(plan, cs)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple, Union
 from foretune.knowledge import citation
 from foretune.plan.model import Plan, Tunable
 from foretune.plan.refused import tuning_applies
+from foretune.render.outputs import override_notes
 from foretune.render.plan_summary import verdict, what_next
 from foretune.term import NO_WRAP_WIDTH, clean_line, guard_text, plural, render_to_text
 from foretune.units import format_gib, format_gib_range, format_setting
@@ -106,6 +107,7 @@ def layout(plan: Plan, left_out: int = 0, source: str = "") -> list[Block]:
         blocks.append((f"{plural(left_out, 'tunable')} the installer already sets as recommended left out (--changed-only)", ""))
     if any(t.installer.origin for t in plan.tunables.values()):
         blocks.append(("(a) = set in the answers file, (h) = set in custom-hiera.yaml: in force on the box, above the tuning profile", ""))
+        blocks += [(note, "") for note in override_notes(plan)]
     blocks.append(("", ""))
     if plan.connection_budget:
         blocks += [("PostgreSQL connection budget:", "heading"), _connections(plan), ("", "")]

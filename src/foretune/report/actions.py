@@ -66,6 +66,18 @@ def identity(report: Report) -> Identity:
                     sizing=hosts, profile=profile)
 
 
+def waiver_text(f: Finding) -> str:
+    """How a waived finding is labelled in every format: the waiver's reason and when it expires.
+
+    >>> waiver_text(Finding("x", "x", "os", Severity.LOW, Status.FAIL, "m", waived="window", waived_until="2026-12-31"))
+    'waived until 2026-12-31: window'
+    >>> waiver_text(Finding("x", "x", "os", Severity.LOW, Status.FAIL, "m", waived="accepted"))
+    'waived, no expiry date: accepted'
+    """
+    when = f"until {f.waived_until}" if f.waived_until else ", no expiry date"
+    return f"waived{' ' if f.waived_until else ''}{when}: {f.waived}"
+
+
 def severity_label(f: Finding) -> str:
     return "error" if f.status == Status.ERROR else f.severity.label
 
@@ -186,11 +198,14 @@ def fix_blocks(report: Report, f: Finding) -> list[FixBlock]:
         blocks.append(FixBlock(snippet, code=not (snippet in advice and not snippet.startswith("#"))))
     if at is not None:
         blocks.insert(at, FixBlock("\n".join([*comments, installer_command(report, options)])))
-    commands = [b for b in blocks if b.code and not b.text.startswith("# /")]  # shell: one block, run in order
-    if len(commands) > 1:
-        first = blocks.index(commands[0])
-        blocks = [b for b in blocks if b not in commands]
-        blocks.insert(first, FixBlock("\n".join(b.text for b in commands)))
+    # shell: one block, run in order, on each side of the installer command (what must follow its run stays after it)
+    split = at if at is not None else len(blocks)
+    for part in (blocks[split + 1:], blocks[:split]) if at is not None else (blocks,):
+        commands = [b for b in part if b.code and not b.text.startswith("# /")]
+        if len(commands) > 1:
+            first = blocks.index(commands[0])
+            blocks = [b for b in blocks if b not in commands]
+            blocks.insert(first, FixBlock("\n".join(b.text for b in commands)))
     return blocks
 
 
@@ -213,7 +228,7 @@ def what_next(report: Report, source_arg: str | None = None) -> list[str]:
         source = "SOURCE"
     snippets = [fix for f in failing for fix in combined_fixes(f.fixes)]
     steps: list[str] = []
-    hiera = [s for s in snippets if s.startswith(f"# {HIERA_FILE}")]
+    hiera = [s for s in snippets if s.startswith(f"# {HIERA_FILE}") or _deletes_keys(s)]
     units = sorted({m.group(1) for s in snippets for m in [_DROPIN.match(s[2:].split("\n", 1)[0])] if m})
     sysctl = any(s.startswith("# /etc/sysctl.d/") for s in snippets)
     installer = _installer(report)
@@ -278,6 +293,14 @@ def _installer_options(snippet: str, installer: str) -> list[str] | None:
     return None
 
 
+def _deletes_keys(snippet: str) -> bool:
+    """``snippet`` deletes custom-hiera keys (by sed, or by render --remove-stale), then perhaps runs the installer."""
+    body = [line for line in snippet.splitlines() if line.strip() and not line.startswith("#")]
+    return bool(body) and HIERA_FILE in snippet and body[0].startswith(("sed -i.foretune-bak ", "foretune render ")) and all(
+        line.startswith(("sed -i.foretune-bak ", "foretune render ")) or line in ("satellite-installer", "foreman-installer")
+        for line in body)
+
+
 def _applies_by_file(snippet: str) -> bool:
     first = snippet.split("\n", 1)[0]
-    return bool(_FILE_HEADER.match(first) or _HIERA_LINE.match(first))
+    return bool(_FILE_HEADER.match(first) or _HIERA_LINE.match(first)) or _deletes_keys(snippet)

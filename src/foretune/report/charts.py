@@ -112,13 +112,17 @@ PALETTE = ("#2e86c1", "#c0392b", "#1e8449", "#8e44ad", "#e67e22")
 
 def lines(series: Sequence[tuple[str, Sequence[float]]], *, labels: Sequence[str] = (), limit: tuple[str, float] | None = None,
           width: int = 860, height: int = 220, title: str = "") -> str:
-    """A line chart of equally spaced points; ``labels`` name the first and last x positions.
+    """A line chart of equally spaced points, a legend line per series (its colour's swatch and name) and a time
+    axis: ``labels`` name each point (ticks at up to 6 of them, first and last included), or only the first and last.
 
     >>> "<polyline" in lines([("a", [1, 3, 2])], labels=["t0", "t2"])
     True
+    >>> svg = lines([("a", list(range(11)))], labels=[f"10:{m:02d}" for m in range(11)])
+    >>> [t for t in ("10:00", "10:02", "10:04", "10:06", "10:08", "10:10") if f">{t}<" in svg] == ["10:00", "10:02", "10:04", "10:06", "10:08", "10:10"]
+    True
     """
     legend = 14 * len(series)  # the legend, one line a series, under the title: never over it, however long the title
-    pad_l, pad_r, pad_t, pad_b = 48, 12, 22 + legend, 26
+    pad_l, pad_r, pad_t, pad_b = 48, 12, 22 + legend, 40
     height += legend
     n = max((len(v) for _, v in series), default=0)
     top = max([max(v, default=0) for _, v in series] + [limit[1] if limit else 0, 1])
@@ -138,15 +142,23 @@ def lines(series: Sequence[tuple[str, Sequence[float]]], *, labels: Sequence[str
              f'<text x="{pad_l - 4}" y="{pad_t + 4}" text-anchor="end">{top:g}</text>',
              f'<text x="{pad_l - 4}" y="{pad_t + plot_h}" text-anchor="end">0</text>']
     if labels:
-        parts.append(f'<text x="{pad_l}" y="{height - 6}">{escape(labels[0])}</text>')
-        parts.append(f'<text x="{width - pad_r}" y="{height - 6}" text-anchor="end">{escape(labels[-1])}</text>')
+        per_point = len(labels) == n and n > 2
+        ticks = sorted({round(j * (n - 1) / 5) for j in range(6)}) if per_point else [0, n - 1]
+        for j, i in enumerate(ticks):
+            text = labels[i] if per_point else labels[0 if j == 0 else -1]
+            anchor = "start" if j == 0 else "end" if j == len(ticks) - 1 else "middle"
+            parts.append(f'<line x1="{x(i):.1f}" y1="{pad_t + plot_h}" x2="{x(i):.1f}" y2="{pad_t + plot_h + 4}" stroke="#999"/>')
+            parts.append(f'<text x="{x(i):.1f}" y="{pad_t + plot_h + 17}" text-anchor="{anchor}">{escape(text)}</text>')
+        parts.append(f'<text x="{pad_l + plot_w / 2:.1f}" y="{height - 4}" text-anchor="middle" class="axis">'
+                     "time (one point a minute, as the log writes it)</text>")
     for k, (name, values) in enumerate(series):
         color = PALETTE[k % len(PALETTE)]
         points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(values))
         parts.append(f'<polyline fill="none" stroke="{color}" stroke-width="1.4" points="{points}"/>')
         if len(values) <= 30:  # few points: mark each, a single one has no line
             parts += [f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="2.5" fill="{color}"/>' for i, v in enumerate(values)]
-        parts.append(f'<text x="{pad_l}" y="{30 + 14 * k}" fill="{color}">— {escape(name)}</text>')
+        parts.append(f'<rect x="{pad_l}" y="{21 + 14 * k}" width="14" height="4" fill="{color}"/>'
+                     f'<text x="{pad_l + 20}" y="{30 + 14 * k}">{escape(name)}</text>')
     if limit:
         parts.append(f'<line x1="{pad_l}" y1="{y(limit[1]):.1f}" x2="{width - pad_r}" y2="{y(limit[1]):.1f}" '
                      f'stroke="#7d1b1b" stroke-dasharray="5,4"/>')
@@ -156,23 +168,40 @@ def lines(series: Sequence[tuple[str, Sequence[float]]], *, labels: Sequence[str
 
 
 def shorten(name: str, width: int) -> str:
-    """``name`` in ``width`` columns, cut in the middle: the start and the last part (a controller and its action,
-    the end of a path) stay, so names that differ there stay distinct.
+    """``name`` in ``width`` columns, shortened in the middle at its own boundaries (``::``, ``/``, then the words of
+    a CamelCase name): the start and the end (a controller and its action, the end of a path) stay whole, so names
+    that differ there stay distinct, and no word is cut in two unless one word alone is wider than ``width``.
 
+    >>> shorten("Katello::Api::Rhsm::CandlepinProxiesController#facts", 44)
+    'Katello::…CandlepinProxiesController#facts'
     >>> shorten("Katello::Api::Rhsm::CandlepinProxiesController#facts", 40)
-    'Katello…CandlepinProxiesController#facts'
+    '…CandlepinProxiesController#facts'
     >>> shorten("Katello::Api::Rhsm::CandlepinProxiesController#facts", 20)
-    'Katello…roller#facts'
-    >>> shorten("short", 30)
-    'short'
+    '…Controller#facts'
+    >>> shorten("GET /api/v2/hosts/:id/subscriptions/available", 30), shorten("short", 30)
+    ('GET /…subscriptions/available', 'short')
     """
     if len(name) <= width:
         return name
-    last = re.split(r"::|/", name)[-1]
-    if len(last) + 3 <= width:
-        return name[:width - 1 - len(last)] + "…" + last
-    tail = (width - 1) * 2 // 3
-    return name[:width - 1 - tail] + "…" + name[-tail:]
+    pieces: list[str] = [str(p) for p in re.findall(r".+?(?:::|/|$)", name) if p]
+    head, tail = pieces[:1], pieces[-1:]
+    if len(pieces) > 1 and len(head[0]) + 1 + len(tail[0]) <= width:
+        rest = pieces[1:-1]
+        while rest:  # the end first (a path's last parts, the action), then the start
+            if len("".join(head + tail)) + 1 + len(rest[-1]) <= width:
+                tail.insert(0, rest.pop())
+            elif len("".join(head + tail)) + 1 + len(rest[0]) <= width:
+                head.append(rest.pop(0))
+            else:
+                break
+        return "".join(head) + "…" + "".join(tail)
+    last = str(pieces[-1])
+    # the words of the last part: a capital after a lower-case letter, or a separator, starts one
+    starts = [0, *(m.start() for m in re.finditer(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[#_.:-])(?=\w)", last))]
+    for i in starts:
+        if 1 + len(last) - i <= width:
+            return "…" + last[i:]
+    return "…" + last[-(width - 1):]
 
 
 def bars(items: Sequence[tuple[str, float]], *, width: int = 860, title: str = "", unit: str = "") -> str:

@@ -21,7 +21,7 @@ def finding_dict(f: Finding) -> dict[str, Any]:
         "status": f.status.value, "message": f.message, "current": f.current, "recommended": f.recommended,
         "evidence": [{"fact": e.fact, "location": e.location, "excerpt": e.excerpt} for e in f.evidence],
         "fixes": list(f.fixes), "citations": [{"id": i, "title": t, "where": w} for i, t, w in f.citations],
-        "waived": f.waived, "basis": f.basis or None,
+        "waived": f.waived, "waived_until": f.waived_until if f.waived else None, "basis": f.basis or None,
         "recommends": [{"tunable": name, "value": value} for name, value in f.recommends],
         "symptoms": [finding_dict(s) for s in f.symptoms],
     }
@@ -65,20 +65,25 @@ def ordered(report: Report) -> list[Finding]:
 def value_text(value: Any, unit: str = "") -> str:
     """A finding's current or recommended value for people: byte counts in binary units, lists joined.
 
-    >>> value_text(274726912, "bytes"), value_text(4 * 1024**3), value_text([1, 2]), value_text(None)
-    ('262 MiB', '4.0 GiB', '1, 2', '-')
+    >>> value_text(274726912, "bytes"), value_text(2 * 1024**3, "bytes"), value_text(4 * 1024**3), value_text(None)
+    ('262 MiB', '2.0 GiB', '4.0 GiB', '-')
     """
     if value is None:
         return "-"
     if unit == "bytes" and isinstance(value, (int, float)) and not isinstance(value, bool):
-
-        return format_bytes(value)
+        # from 1 GiB on, as every message writes a size (format_gib): one figure, one spelling
+        return format_gib(value) if value >= 1024**3 else format_bytes(value)
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
     if isinstance(value, int) and not isinstance(value, bool) and value >= 1024**3 and value % (1024**2) == 0:
 
         return format_gib(value)
     return str(value)
+
+
+# what an evidence line with no excerpt says: the file was read and none of its lines sets anything (a
+# postgresql.auto.conf of comments only proves that ALTER SYSTEM sets nothing)
+NOTHING_SET = "(read: no line of it sets a value)"
 
 
 def short_excerpt(excerpt: str, limit: int, proves: str = "") -> str:

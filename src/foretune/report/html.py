@@ -14,15 +14,19 @@ from foretune import __version__
 from foretune.audit.model import Finding, Report
 from foretune.knowledge import citations
 from foretune.report import charts
-from foretune.report.actions import by_severity, fix_blocks, identity, verdict, what_next
-from foretune.report.data import ordered, proves, short_excerpt, value_text
+from foretune.report.actions import by_severity, fix_blocks, identity, verdict, waiver_text, what_next
+from foretune.report.data import NOTHING_SET, ordered, proves, short_excerpt, value_text
 from foretune.rules.base import Severity, Status
 from foretune.term import clean, plural
-from foretune.units import format_bytes
 
 
 def _template(name: str) -> str:
     return resources.files("foretune.report").joinpath("templates").joinpath(name).read_text(encoding="utf-8")
+
+
+def _size(size: float) -> str:
+    """A byte count as the text report and the messages write it (one decimal of GiB from 1 GiB on)."""
+    return value_text(size, "bytes")
 
 
 def _badge(markup: Callable[[str], Any]) -> Callable[[Finding], Any]:
@@ -39,21 +43,21 @@ def _charts(report: Report, markup: Callable[[str], Any]) -> list[dict[str, Any]
     out: list[dict[str, Any]] = []
     measured = ""
     if report.ram_bytes and report.available_bytes is not None:
-        measured = f"measured {format_bytes(max(report.ram_bytes - report.available_bytes, 0))} in use" + (
-            f", {format_bytes(report.swap_used_bytes)} swap" if report.swap_used_bytes else "")
+        measured = f"measured {_size(max(report.ram_bytes - report.available_bytes, 0))} in use" + (
+            f", {_size(report.swap_used_bytes)} swap" if report.swap_used_bytes else "")
     if report.memory_budget and report.ram_bytes:  # one memory figure: the budget the memory finding counts
         title = "Memory of the services in force against RAM" + (f"; {measured}" if measured else "")
         out.append({"caption": title,
                     "svg": markup(charts.stacked_bar(
             [(clean(name), float(size)) for name, size in report.memory_budget], capacity=float(report.ram_bytes),
-            title=title, fmt=format_bytes, capacity_label="RAM"))})
+            title=title, fmt=_size, capacity_label="RAM"))})
     elif measured and report.ram_bytes and report.available_bytes is not None:
         title = "Memory the box measures: in use (RAM less MemAvailable) and swap in use, against RAM"
         parts = [("in use (RAM less MemAvailable)", float(max(report.ram_bytes - report.available_bytes, 0)))]
         if report.swap_used_bytes:
             parts.append(("swap in use", float(report.swap_used_bytes)))
         out.append({"caption": title, "svg": markup(charts.stacked_bar(parts, capacity=float(report.ram_bytes),
-                                                                        title=title, fmt=format_bytes, capacity_label="RAM"))})
+                                                                        title=title, fmt=_size, capacity_label="RAM"))})
     if report.connection_budget and report.max_connections:
         title = "PostgreSQL connections the running services may open against max_connections"
         out.append({"caption": title, "svg": markup(charts.stacked_bar(
@@ -96,10 +100,12 @@ def render(report: Report, *, generated: str | None = None, version: str = __ver
     return env.from_string(_template("audit.html.j2")).render(
         r=report, version=version, generated=generated, cards=cards, paper=paper,
         hosts=plural(report.hosts, "managed host") if report.hosts is not None else "managed hosts unknown",
-        ram=format_bytes(report.ram_bytes) if report.ram_bytes else None,
+        ram=_size(report.ram_bytes) if report.ram_bytes else None,
         charts=_charts(report, Markup), failing=[f for _, found in groups for f in found],
         rest=[f for f in ordered(report) if f.status not in (Status.FAIL, Status.ERROR)], who=identity(report),
-        verdict=verdict(report), groups=groups, next_steps=what_next(report), fixes=lambda f: fix_blocks(report, f), badge=_badge(Markup), value_text=value_text, urls=urls,
+        verdict=verdict(report), groups=groups, next_steps=what_next(report), fixes=lambda f: fix_blocks(report, f), badge=_badge(Markup), value_text=value_text, urls=urls, waiver=waiver_text, nothing_set=NOTHING_SET,
+        level=lambda f: ("waived" if f.waived else "error" if f.status == Status.ERROR
+                         else f.status.value if f.status in (Status.PASS, Status.SKIP) else f.severity.label),
         excerpt=lambda f, e: short_excerpt(e.excerpt, 300, proves(f)),
         css=Markup(_template("report.css")), js=Markup(_template("report.js").replace("</", "<\\/")),
     ) + "\n"

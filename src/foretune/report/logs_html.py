@@ -25,6 +25,12 @@ def _thin(rows: list[list[Any]], column: int) -> list[float]:
     return [max(values[i:i + step]) for i in range(0, len(values), step)]
 
 
+def _thin_labels(rows: list[list[Any]]) -> list[str]:
+    """The minute of each point :func:`_thin` gives (the first of each group)."""
+    step = max(1, -(-len(rows) // MAX_POINTS))
+    return [str(rows[i][0]) for i in range(0, len(rows), step)]
+
+
 def charts(report: dict[str, Any]) -> dict[str, list[str]]:
     """SVG charts by the heading of the section they belong to."""
     found: dict[str, list[str]] = {}
@@ -32,7 +38,7 @@ def charts(report: dict[str, Any]) -> dict[str, list[str]]:
         out = found.setdefault(section_title("production", s["log"]), [])
         rows = s["per_minute"]
         if rows:
-            labels = [rows[0][0], rows[-1][0]]
+            labels = _thin_labels(rows)
             out.append(lines([("requests/min", _thin(rows, 1)), ("5xx/min", _thin(rows, 2))], labels=labels,
                              title=f"{s['log']}: requests per minute"))
             cap = s["concurrency"]["capacity"]
@@ -45,7 +51,7 @@ def charts(report: dict[str, Any]) -> dict[str, list[str]]:
         rows = s["per_minute"]
         if rows:
             out.append(lines([("requests/min", _thin(rows, 1)), ("503/min", _thin(rows, 7)), ("502/min", _thin(rows, 6))],
-                             labels=[rows[0][0], rows[-1][0]], title=f"{s['log']}: status per minute"))
+                             labels=_thin_labels(rows), title=f"{s['log']}: status per minute"))
         if s["top_endpoints"]:
             out.append(bars([(e[0], e[1]) for e in s["top_endpoints"][:12]], title=f"{s['log']}: top endpoints"))
     return found

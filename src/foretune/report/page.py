@@ -80,9 +80,34 @@ def stylesheet() -> str:
     return resources.files("foretune.report").joinpath("templates").joinpath("report.css").read_text(encoding="utf-8")
 
 
-def page(title: str, body: str, *, paper: str | None = None) -> str:
-    """``body`` (trusted HTML) in a page titled ``title``; ``paper`` ("A4", "letter") sets the print page size."""
+def copyable(body: str) -> str:
+    """``body`` with a copy button on each code block (shown by the page's script only: without JavaScript the
+    block is still there to select).
+
+    >>> copyable("<pre><code>a</code></pre>")
+    '<div class="fix"><button type="button" class="copy" data-target="code-1" hidden>Copy</button><pre id="code-1"><code>a</code></pre></div>'
+    """
+    count = iter(range(1, 1 << 30))
+
+    def wrap(match: re.Match[str]) -> str:
+        n = next(count)
+        return (f'<div class="fix"><button type="button" class="copy" data-target="code-{n}" hidden>Copy</button>'
+                f'<pre id="code-{n}">{match.group(1)}</pre></div>')
+
+    return re.sub(r"<pre>(.*?)</pre>", wrap, body, flags=re.DOTALL)
+
+
+def page(title: str, body: str, *, paper: str | None = None, copy: bool = False) -> str:
+    """``body`` (trusted HTML) in a page titled ``title``; ``paper`` ("A4", "letter") sets the print page size;
+    ``copy``: each code block gets a copy button."""
     size = f"@page{{size:{paper}}}" if paper else ""
+    if copy:
+        script = resources.files("foretune.report").joinpath("templates").joinpath("report.js").read_text(encoding="utf-8")
+        script = script.replace("</", "<\\/")  # never closes the script element early
+        return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+                f'<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark">'
+                f"<title>{escape(title)}</title><style>{stylesheet()}{EXTRA_CSS}{size}</style></head>\n"
+                f"<body><main>\n{copyable(_labelled(body))}</main><script>{script}</script></body></html>\n")
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark">'
             f"<title>{escape(title)}</title><style>{stylesheet()}{EXTRA_CSS}{size}</style></head>\n"

@@ -4,8 +4,11 @@ changes first, the budgets, the problems, and what next, like the audit report."
 from __future__ import annotations
 
 from foretune import __version__
+from foretune.changes.build import HIERA_FILE
+from foretune.changes.model import ChangeSet
 from foretune.knowledge import citation
 from foretune.plan.model import Plan, Tunable
+from foretune.render.outputs import OVERRIDE_NOTE, hiera_fragment, installer_command, override_notes
 from foretune.render.plan_summary import SEVERITIES, verdict, what_next
 from foretune.report.markdown import text, with_code
 from foretune.report.markdown_html import to_html
@@ -24,8 +27,10 @@ def _row(t: Tunable) -> str:
             f"{text(t.foretune.reason)} | {_cites(t.foretune.citations)} |")
 
 
-def markdown(plan: Plan, *, generated: str = "", version: str = __version__, source: str = "") -> str:
-    """``source``: the host and collection date of --from."""
+def markdown(plan: Plan, *, generated: str = "", version: str = __version__, source: str = "",
+             changes: ChangeSet | None = None) -> str:
+    """``source``: the host and collection date of --from; ``changes``: the change set the other formats write (the
+    plan's own when None)."""
     inp = plan.input
     lines = [f"# foretune plan: {text(plan.release.label)} {text(inp.role)}, {plural(inp.hosts, 'host')}", "",
              *([f"- Source: {text(source)}"] if source else []),
@@ -53,10 +58,20 @@ def markdown(plan: Plan, *, generated: str = "", version: str = __version__, sou
               for m in plan.memory]
     total = sum(m.bytes for m in plan.memory)
     lines.append(f"| {format_gib(total)} | | total, of {format_gib(inp.ram_bytes)} RAM{' (over)' if total > inp.ram_bytes else ''} |")
+    lines += ["", "## To apply", ""]
+    notes = override_notes(plan, changes)
+    lines += [f"> {text(note)}." for note in ([OVERRIDE_NOTE, *notes] if plan.release.features.custom_hiera else [])]
+    if plan.release.features.custom_hiera:
+        lines += ["", f"Merge into `{HIERA_FILE}` (keep every key the file has):", "", "```yaml",
+                  hiera_fragment(plan, changes).rstrip("\n"), "```"]
+    lines += ["", "Then run:" if plan.release.features.custom_hiera else "Run:", "", "```sh",
+              installer_command(plan, changes), "```"]
     lines += ["", "## What next", "", *(f"{n}. {with_code(step)}" for n, step in enumerate(what_next(plan), 1))]
     return "\n".join(lines) + "\n"
 
 
-def html(plan: Plan, *, generated: str = "", version: str = __version__, paper: str | None = None, source: str = "") -> str:
+def html(plan: Plan, *, generated: str = "", version: str = __version__, paper: str | None = None, source: str = "",
+         changes: ChangeSet | None = None) -> str:
     title = f"foretune plan: {plan.release.label} {plan.input.role}, {plural(plan.input.hosts, 'host')}"
-    return page(title, to_html(markdown(plan, generated=generated, version=version, source=source), {}), paper=paper)
+    body = to_html(markdown(plan, generated=generated, version=version, source=source, changes=changes), {})
+    return page(title, body, paper=paper, copy=True)

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from foretune import __version__
 from foretune.audit.model import Finding, Report
-from foretune.report.actions import FixBlock, by_severity, fix_blocks, identity, verdict, what_next
-from foretune.report.data import ordered, proves, short_excerpt, value_text
+from foretune.report.actions import FixBlock, by_severity, fix_blocks, identity, verdict, waiver_text, what_next
+from foretune.report.data import NOTHING_SET, ordered, proves, short_excerpt, value_text
 from foretune.rules.base import Status
 from foretune.term import clean, clean_line, render_to_text
 
@@ -136,7 +136,7 @@ def _body(report: Report, f: Finding) -> list[RenderableType]:
     from rich.padding import Padding  # start-up: rich, only when this is drawn
     from rich.text import Text  # start-up: rich, only when this is drawn
 
-    tag = f" (waived: {clean_line(f.waived)})" if f.waived else ""
+    tag = f" ({waiver_text(f)})" if f.waived else ""
     lines: list[RenderableType] = [Text.assemble((f.rule_id, "heading"), f" ({clean_line(f.component)}): {clean(f.message)}{tag}")]
     if f.status in (Status.PASS, Status.SKIP):
         return [lines[0]]
@@ -144,14 +144,13 @@ def _body(report: Report, f: Finding) -> list[RenderableType]:
         lines.append(Text(f"current: {clean_line(value_text(f.current, f.unit))}   recommended: "
                           f"{clean_line(value_text(f.recommended, f.unit))}"))
     for e in f.evidence[:4]:
-        excerpt = f": {clean_line(short_excerpt(e.excerpt, 100, proves(f)))}" if e.excerpt else ""
-        lines.append(Text(f"evidence: {clean_line(e.location)}{excerpt}", style="muted"))
+        lines.append(_Evidence(clean_line(e.location), clean_line(short_excerpt(e.excerpt, 100, proves(f))) if e.excerpt else NOTHING_SET))
     for symptom in f.symptoms:  # the same root cause, seen by another rule
         lines.append(Text.assemble("symptom: ", (symptom.rule_id, "heading"), f" ({symptom.severity.label}): {clean(symptom.message)}"))
         own = {(e.location, e.excerpt) for e in f.evidence}
         for e in [e for e in symptom.evidence if (e.location, e.excerpt) not in own][:2]:
-            excerpt = f": {clean_line(short_excerpt(e.excerpt, 100, proves(symptom)))}" if e.excerpt else ""
-            lines.append(Padding(Text(f"evidence: {clean_line(e.location)}{excerpt}", style="muted"), (0, 0, 0, 2)))
+            lines.append(Padding(_Evidence(clean_line(e.location), clean_line(short_excerpt(e.excerpt, 100, proves(symptom)))
+                                           if e.excerpt else NOTHING_SET), (0, 0, 0, 2)))
     pieces: list[RenderableType] = []
     for block in fix_blocks(report, f):
         if not block.code:  # advice: text that wraps like the message
@@ -163,6 +162,62 @@ def _body(report: Report, f: Finding) -> list[RenderableType]:
     if f.citations:
         lines.append(Text("see: " + "; ".join(clean_line(title) for _, title, _ in f.citations), style="muted"))
     return [*pieces, Group(*lines)] if lines else pieces
+
+
+class _Evidence:
+    """``evidence: LOCATION: EXCERPT``, folded at the width only between a setting and the next (never between a name
+    and its value: ``MemTotal:       66924544 kB`` and ``LimitNOFILE=1024`` stay on one line); a continuation line
+    is indented two columns."""
+
+    def __init__(self, location: str, excerpt: str) -> None:
+        self.location = location
+        self.excerpt = excerpt
+
+    def units(self) -> list[str]:
+        """The pieces a line may break between: the label with the location, then each name with its value.
+
+        >>> _Evidence("proc/meminfo", "MemTotal:       66924544 kB | MemAvailable:    2621440 kB").units()
+        ['evidence: proc/meminfo:', 'MemTotal:       66924544 kB |', 'MemAvailable:    2621440 kB']
+        """
+        head = f"evidence: {self.location}" + (":" if self.excerpt else "")
+        parts = self.excerpt.split(" | ") if self.excerpt else []
+        out = [head]
+        for n, part in enumerate(parts):
+            tail = " |" if n < len(parts) - 1 else ""
+            # a column-aligned line (/proc/PID/limits, meminfo, df) is one unit: its names hold blanks
+            words = [part.strip()] if "  " in part.strip() else re.split(r"(?<=\S)\s+(?=\S)", part.strip())
+            pieces: list[str] = []
+            for word in words:  # a name ("MemTotal:", "Id", "-Xmx") keeps the value after it
+                if pieces and (pieces[-1].endswith((":", "=")) or _VALUE.fullmatch(word)):
+                    gap = part[part.index(pieces[-1].split()[-1]) + len(pieces[-1].split()[-1]):].split(word, 1)[0]
+                    pieces[-1] += (gap if gap.strip() == "" and gap else " ") + word
+                else:
+                    pieces.append(word)
+            if pieces:
+                pieces[-1] += tail
+            out += pieces
+        return out
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.text import Text  # start-up: rich, only when this is drawn
+
+        width = max(20, options.max_width)
+        lines: list[str] = []
+        for unit in self.units():
+            if lines and len(lines[-1]) + 1 + len(unit) <= width:
+                lines[-1] += " " + unit
+            else:
+                lines.append(("  " if lines else "") + unit)
+        for line in lines:
+            if len(line) > width:  # one unit longer than the line: its columns closer, then cut where the width ends
+                line = re.sub(r"(?<=\S) {3,}(?=\S)", "  ", line)
+            while len(line) > width:
+                yield Text(line[:width], style="muted", no_wrap=True, overflow="ignore")
+                line = "  " + line[width:]
+            yield Text(line, style="muted", no_wrap=True, overflow="ignore")
+
+
+_VALUE = re.compile(r"[\d.,]+(?:[kKMGT]i?B|%|s|ms)?|[kKMGT]i?B|files|…")  # a figure, or the unit after one
 
 
 def _code(block: FixBlock) -> _Code:
@@ -195,10 +250,43 @@ class _Code:
                 body = textwrap.wrap(line.lstrip()[1:].strip(), width - len(indent) - 2, break_long_words=False,
                                      break_on_hyphens=False)
                 parts = [f"{indent}# {part}" for part in body] or [line]
-            elif len(line) > width and self.shell and not set("'\"\\`") & set(line):
+            elif len(line) > width and self.shell and _shell_words(line) is not None:
                 parts = _fold_command(line, width, indent)
             for part in parts:
                 yield Text.assemble(pad, (part, "changed"), no_wrap=True, overflow="ignore")
+
+
+def _shell_words(line: str) -> list[str] | None:
+    """``line``'s words as the shell splits it, each as written (its quotes kept): blanks inside quotes or after a
+    backslash do not split. None when a quote stays open or the line substitutes a command (a break there would
+    change what runs).
+
+    >>> _shell_words("sed -e '/^a b/d' /f"), _shell_words("echo 'x"), _shell_words("a `b` c")
+    (['sed', '-e', "'/^a b/d'", '/f'], None, None)
+    """
+    if "`" in line or "$(" in line:
+        return None
+    words: list[str] = []
+    word, quote, escaped = "", "", False
+    for char in line.strip():
+        if escaped:
+            word, escaped = word + char, False
+        elif char == "\\" and quote != "'":
+            word, escaped = word + char, True
+        elif quote:
+            word += char
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            word, quote = word + char, char
+        elif char in " \t":
+            if word:
+                words.append(word)
+            word = ""
+        else:
+            word += char
+    if quote or escaped:
+        return None
+    return [*words, word] if word else words
 
 
 def _fold_command(line: str, width: int, indent: str) -> list[str]:
@@ -208,8 +296,8 @@ def _fold_command(line: str, width: int, indent: str) -> list[str]:
     ['installer --a-b 5 \\\\', '  --c-d 3']
     """
     words: list[str] = []
-    for word in line.split():
-        if words and words[-1].startswith("--") and " " not in words[-1] and not word.startswith("-"):
+    for word in _shell_words(line) or line.split():
+        if words and words[-1].startswith("-") and " " not in words[-1] and not word.startswith("-"):
             words[-1] += " " + word
         else:
             words.append(word)

@@ -56,7 +56,22 @@ def identity(x: Extractor) -> None:
     if date is None or when is None:
         x.unknown("collected_at", x.why("sos_date") if date is None else f"{date.location}: not a date")
         return
-    x.known("collected_at", when.strftime("%Y-%m-%d %H:%M"), x.prov(date))
+    x.known("collected_at", f"{when.strftime('%Y-%m-%d %H:%M')} {_zone(date.text, x.src.kind)}".rstrip(), x.prov(date))
+
+
+def _zone(text: str, kind: str) -> str:
+    """The time zone the collection time is written in: date(1)'s zone word (``Mon Feb 12 10:14:56 UTC 2024``), the
+    local zone of a live host; "" when the text names none.
+
+    >>> _zone("Mon Feb 12 10:14:56 CET 2024", "sosreport"), _zone("Mon Feb 12 10:14:56 2024", "sosreport")
+    ('CET', '')
+    """
+    if kind == "live":
+        import time  # start-up: only for a live host's header
+
+        return time.strftime("%Z")
+    words = text.split()
+    return words[4] if len(words) >= 6 and re.fullmatch(r"[A-Z]{2,6}|[+-]\d{2}:?\d{2}", words[4]) else ""
 
 
 def memory(x: Extractor) -> None:

@@ -86,7 +86,7 @@ def puma_first(ctx: Context) -> tuple[str, tuple[Fix, ...]]:
     if not running or rec is None or rec.value is None or int(running) <= int(rec.value):
         return "", ()
     return (f"first lower the {running} Puma workers in force to the {rec.value} recommended (about "
-            f"{int(running) - int(rec.value)} GiB at 1 GiB each), then ", tuple(rec.fixes))
+            f"{format_gib((int(running) - int(rec.value)) * 2**30)} at 1 GiB each), then ", tuple(rec.fixes))
 
 
 def memory_fix(ctx: Context) -> Fix:

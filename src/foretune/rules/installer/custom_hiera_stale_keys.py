@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from foretune.knowledge.hiera_keys import stale_keys
+from foretune.knowledge.hiera_keys import delete_command, stale_keys
 from foretune.plan.model import Fix
 from foretune.rules.base import Context, Evidence, Outcome, Rule, Severity
 
@@ -28,9 +28,17 @@ class CustomHieraStaleKeys(Rule):
             return self.passed("no stale keys")
         harmful = any("checkpoint_segments" in n.key for n in notes)
         installer = "satellite-installer" if ctx.release.product == "satellite" else "foreman-installer"
-        keys = ", ".join(dict.fromkeys(n.key for n in notes))
-        fix = Fix("advice", HIERA_FILE, f"# {HIERA_FILE}\n# delete the stale keys ({keys}), then run {installer};\n"
-                  f"# or let foretune remove them: foretune render --from live --merge-into {HIERA_FILE} --remove-stale --write")
+        names = list(dict.fromkeys(n.key for n in notes))
+        hiera = ctx.facts.value("custom_hiera") or {}
+        command = delete_command(HIERA_FILE, names, hiera)
+        render = f"foretune render --from live --merge-into {HIERA_FILE} --remove-stale --write"
+        if command is not None:  # the keys' lines, then the installer run that stops applying them
+            text = (f"# delete the stale keys ({', '.join(names)}) from {HIERA_FILE} (the file before is kept as "
+                    f"{HIERA_FILE}.foretune-bak), then run {installer}:\n{command}\n{installer}")
+        else:  # a key whose value spans lines: foretune's merge removes it with its lines, keeping the file's comments
+            text = (f"# remove the stale keys ({', '.join(names)}) from {HIERA_FILE} with their lines (a backup is kept), "
+                    f"then run {installer}:\n{render}\n{installer}")
+        fix = Fix("advice", HIERA_FILE, text)
         return self.failed("; ".join(f"{n.key}: {n.reason}" for n in notes), current=[n.key for n in notes],
                            recommended="remove them", evidence=stale_lines(ctx, [n.key for n in notes]) or ctx.evidence("custom_hiera"),
                            fixes=(fix,),

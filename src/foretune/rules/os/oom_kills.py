@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Any
 
+from foretune.plan.model import Fix
 from foretune.rules import incidents
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity, Status
 from foretune.rules.capacity.memory_over_ram import RULE as budget
 from foretune.rules.capacity.memory_over_ram import largest_outside, memory_fix
+from foretune.units import format_gib
 
 
 class OomKills(Rule):
@@ -45,7 +49,22 @@ class OomKills(Rule):
                            current=kills or counter, recommended=0,
                            evidence=(*incidents.evidence(found), *ctx.evidence("memory_pressure", about="oom_kill"),
                                      *(ctx.evidence("other_processes") if largest_outside(ctx) else ())),
-                           fixes=(memory_fix(ctx),), observed=True)
+                           fixes=(memory_fix(ctx), *([] if over else _ram_to_add(ctx, found))), observed=True)
+
+
+def _ram_to_add(ctx: Context, found: list[dict[str, Any]]) -> list[Fix]:
+    """The hardware that gives the largest killed process room, when the services' budget fits RAM (so no setting
+    of theirs is the cause): RAM up by what that process held when the kernel killed it (anon-rss), in whole GiB."""
+    ram = ctx.facts.value("ram_bytes")
+    sizes = [(int(m.group(2)) * 1024, m.group(1)) for i in found for key in i.get("keys") or ()
+             for m in [re.search(r"\(([^)]+)\) anon-rss:(\d+)kB", str(key))] if m]
+    if not ram or not sizes:
+        return []
+    held, name = max(sizes)
+    total = math.ceil((int(ram) + held) / 2**30)
+    return [Fix("advice", "hardware", f"add RAM to at least {total} GiB ({format_gib(int(ram))} now + the "
+                                      f"{format_gib(held)} the killed {name} held, which the box could not give it), "
+                                      "then audit again after a day of normal load")]
 
 
 def distinct_kills(found: list[dict[str, Any]]) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import threshold
 from foretune.plan.model import Fix
 from foretune.rules import incidents
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
@@ -36,19 +37,34 @@ class OpenFilesExhausted(Rule):
         current = service_nofile(limits, unit)
         t = ctx.tunables.get(tunable)
         plan = t.foretune.value if t is not None else None
+        cites: tuple[str, ...] = self.citations
         if isinstance(plan, int) and (current is None or plan > current):
             recommended: object = plan
             fixes = t.fixes if t is not None else ()
         else:  # the plan's limit is already in force (or there is none): it ran out anyway, so no fix repeats it
-            recommended = f"a higher LimitNOFILE for {unit}" + (f" than {current}" if current is not None else "")
-            fixes = (Fix("advice", unit, f"find what holds {unit}'s descriptors (`ls /proc/$(systemctl show -p MainPID --value "
-                         f"{unit})/fd | wc -l`, `ss -s`) before raising LimitNOFILE further in a drop-in under "
-                         f"/etc/systemd/system/{unit}.service.d/"),)
+            look = (f"find what holds {unit}'s descriptors (`ls /proc/$(systemctl show -p MainPID --value {unit})/fd | wc -l`, "
+                    "`ss -s`)")
+            raised = current * threshold("nofile_raise_after_exhaustion") if current is not None else None
+            if raised is not None and raised <= threshold("nofile_kernel_ceiling"):
+                # the guide's mechanism (a limits.conf drop-in): room for the next burst while the cause is looked for
+                recommended = int(raised)
+                cites = (*self.citations, "foretune-estimate", "linux-nr-open")
+                raise_it = (tuple(f._replace(value=recommended) for f in t.fixes) if t is not None and t.fixes
+                            else (Fix("limit", unit, recommended),))
+                fixes = (*raise_it, Fix("advice", unit, f"then {look}: if something leaks them, twice the limit only "
+                                                        "delays the next exhaustion"))
+            else:
+                recommended = f"a higher LimitNOFILE for {unit}" + (f" than {current}" if current is not None else "")
+                fixes = (Fix("advice", unit, f"{look} before raising LimitNOFILE further in a drop-in under "
+                             f"/etc/systemd/system/{unit}.service.d/" + (
+                                 f" (twice {current} would pass the kernel's fs.nr_open ceiling of "
+                                 f"{threshold('nofile_kernel_ceiling')}, which LimitNOFILE cannot exceed)"
+                                 if current is not None else "")),)
         have = f"open files {nofile_text(limits, unit)}" if current is not None else "limit not in the source"
         return self.failed(f"{service} ran out of descriptors {incidents.span(worst)}: {incidents.quote(worst)}; {have}",
                            current=current, recommended=recommended,
                            evidence=(*incidents.evidence(found), *ctx.evidence("service_limits", about=f"{unit}.service")),
-                           fixes=fixes, observed=True)
+                           fixes=fixes, observed=True, citations=cites)
 
 
 RULE = OpenFilesExhausted()

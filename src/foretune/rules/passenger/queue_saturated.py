@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from foretune.knowledge import module_default
+import re
+
+from foretune.knowledge import module_default, threshold
+from foretune.plan.constants import const
+from foretune.plan.model import Fix
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
 from foretune.rules.passenger._passenger import passenger_era
 from foretune.rules.recommend import growth_fixes
@@ -39,13 +43,47 @@ class PassengerQueueSaturated(Rule):
             return self.passed(f"{running} of {pool} processes, nothing queued")
         fixes = growth_fixes(ctx, "passenger.max_pool_size", pool, "PassengerMaxPoolSize")
         if fullest >= limit:
+            cites: tuple[str, ...] = self.citations
+            if all(f.kind == "advice" for f in fixes):  # the pool cannot grow here: make the queue hold the burst
+                queue_fixes = self._queue_fixes(ctx, pool, limit)
+                if queue_fixes:
+                    fixes = (*queue_fixes, *fixes)
+                    cites = (*self.citations, "g69-apache", "foretune-estimate")
             return self.failed(f"{fullest} requests queued for one application, at its PassengerMaxRequestQueueSize {limit}: "
                                "further requests get HTTP 503 now", current=fullest, recommended=f"< {limit}", evidence=evidence,
-                               fixes=fixes, severity=Severity.CRITICAL, observed=True)
+                               fixes=fixes, severity=Severity.CRITICAL, observed=True, citations=cites)
         if running >= pool:
             return self.failed(f"{queued} requests queued with all {pool} Passenger processes busy", current=queued,
                                recommended=0, evidence=evidence, fixes=fixes, observed=True)
         return self.passed(f"{queued} queued while processes spawn ({running} of {pool})")
+
+    @staticmethod
+    def _queue_fixes(ctx: Context, pool: int, limit: int) -> tuple[Fix, ...]:
+        """The brief: the queue is "the maximum expected burst ... but below Apache's MaxClients and ServerLimit". The
+        burst filled ``limit``: the queue grows to hold more of it (passenger_queue_raise_when_full, a foretune estimate),
+        and MaxClients and ServerLimit to the plan's prefork sum above it (the pool, that queue, the registrations and
+        the Pulp processes, as the 6.9 guide sizes ServerLimit)."""
+        queue = ctx.tunables.get("passenger.max_request_queue_size")
+        if queue is None or not queue.fixes:
+            return ()
+        want = int(limit * threshold("passenger_queue_raise_when_full"))
+        fixes = [_valued(f, want) for f in queue.fixes]
+        apache = ctx.facts.value("apache") or {}
+        regs, pulp = const("prefork_concurrent_registrations"), min(module_default("pulp2", "workers_cap"), ctx.plan.input.cpus if ctx.plan else 1)
+        clients = pool + want + regs + pulp
+        for name, directive in (("apache.server_limit", "ServerLimit"), ("apache.max_clients", "MaxClients")):
+            t = ctx.tunables.get(name)
+            have = apache.get(directive)
+            if t is not None and t.fixes and (not isinstance(have, int) or have < clients):
+                fixes += [_valued(f, clients) for f in t.fixes]
+        return tuple(fixes)
+
+
+def _valued(fix: Fix, value: int) -> Fix:
+    """``fix`` setting ``value``: a file edit's line (``PassengerMaxRequestQueueSize 200``) ends with it."""
+    if fix.kind == "file" and isinstance(fix.value, str):
+        return fix._replace(value=re.sub(r"\d+$", str(value), fix.value))
+    return fix._replace(value=value)
 
 
 RULE = PassengerQueueSaturated()

@@ -7,7 +7,7 @@ from foretune.knowledge import threshold
 from foretune.plan.model import Fix
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 from foretune.rules.postgresql._defaults import pg_default
-from foretune.units import format_gib, pg_size
+from foretune.units import format_gib, format_gib_range, pg_size
 
 
 class SharedBuffersOutOfRange(PlanRule):
@@ -37,11 +37,11 @@ class SharedBuffersOutOfRange(PlanRule):
         t = self.recommendation(ctx)
         slack = threshold("shared_buffers_range_tolerance")
         if low * (1 - slack) <= current <= high * (1 + slack):
-            return self.passed(f"shared_buffers {format_gib(current)} within {format_gib(low)}-{format_gib(high)}: {wording}", citations=(cite,))
+            return self.passed(f"shared_buffers {format_gib(current)} within {format_gib_range(low, high)}: {wording}", citations=(cite,))
         why = "too small to cache the hot tables" if current < low else "more than a quarter of RAM starves the other services"
         shm, said = shm_fixes(ctx)
         shown = current_text if (current_text := str(ctx.facts.value("postgresql")["shared_buffers"]).strip("'\" ")) else format_gib(current)
-        return self.failed(f"shared_buffers {shown} is outside {format_gib(low)}-{format_gib(high)}, {wording} of {format_gib(ram)}: {why}{said}",
+        return self.failed(f"shared_buffers {shown} is outside {format_gib_range(low, high)}, {wording} of {format_gib(ram)}: {why}{said}",
                            current=ctx.facts.value("postgresql")["shared_buffers"], recommended=t.foretune.value,
                            evidence=ctx.evidence("postgresql", "ram_bytes", about=("shared_buffers", "MemTotal"))
                            + (tuple(e for e in ctx.evidence("sysctl", about=("kernel.shmmax", "kernel.shmall")) if "kernel.shm" in e.excerpt)

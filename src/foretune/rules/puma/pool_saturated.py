@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from foretune.plan.model import Fix
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
-from foretune.rules.recommend import growth_fixes
+from foretune.rules.recommend import growth_fixes, recommended
 
 
 class PumaPoolSaturated(Rule):
@@ -33,6 +33,16 @@ class PumaPoolSaturated(Rule):
                        f"{saturated} of {workers} workers had no free thread (pool_capacity 0): the application server is "
                        "saturated now")
             fixes = growth_fixes(ctx, "puma.workers", workers, "Puma workers")
+            rec = recommended(ctx, "puma.workers")
+            if rec is not None and isinstance(rec.value, int) and rec.value < workers:
+                # the workers already exceed what the guide sizes for this box (puma-workers-outside-range lowers them):
+                # one value, one direction; the backlog then needs hardware, not workers
+                # (its fix stays with that finding: the same command is not given twice)
+                fixes = (Fix("advice", "puma.workers", f"{workers} workers are more than the {rec.value} the guide sizes "
+                                                      "for this hardware, and oversubscribed CPUs and RAM slow every "
+                                                      f"request: set {rec.value} (the fix of puma-workers-outside-range), "
+                                                      "then add hardware if the backlog stays, and raise the workers "
+                                                      "with it"),)
             running, pool = stats.get("max_threads"), ctx.facts.value("foreman_db_pool")
             if running and pool and running > pool:  # threads that wait for a connection hold the request: pool first
                 message += (f"; each worker runs {running} threads on a database pool of {pool}, so up to {running - pool} "

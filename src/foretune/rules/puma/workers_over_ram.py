@@ -41,7 +41,7 @@ class PumaWorkersOverRam(PlanRule):
                                f"{format_gib(available)} available ({available / ram:.0%}) with them running")
         state = (f"measured: only {format_gib(available)} available" if available is not None
                  else "no measurement of available memory in the source")
-        return self.failed(f"{workers} Puma workers need about {workers} GiB but only {format_gib(room)} is left after the other "
+        return self.failed(f"{workers} Puma workers need about {format_gib(workers * 2**30)} but only {format_gib(room)} is left after the other "
                            f"services ({state}): the box swaps or the OOM killer stops workers", current=workers,
                            recommended=t.foretune.value, evidence=ctx.evidence("puma", "ram_bytes", "memory_pressure"),
                            fixes=t.fixes, severity=None if available is not None else Severity.MEDIUM)

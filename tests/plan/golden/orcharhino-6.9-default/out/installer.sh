@@ -1,5 +1,6 @@
 #!/bin/sh
 set -e
+# a key set in custom-hiera.yaml overrides the installer option for it (and the tuning profile): an option on the installer command does not change it while the key is there
 foreman-installer \
   --tuning default \
   --foreman-foreman-service-puma-threads-min 16 \

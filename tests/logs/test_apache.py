@@ -1,0 +1,68 @@
+"""Apache access logs of the Puppet-era Capsules: host names folded, Puppet agents counted as Puppet."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import REPO, run_cli
+
+
+def test_a_6_2_capsule_s_puppet_routes_fold_the_host_and_count_as_puppet() -> None:
+    """capsule-6.2-passenger's puppet_access_ssl.log: Puppet 3.8 agents call /production/node/<certname> with the
+    User-Agent "Ruby". The certname is folded like an id (one endpoint, not one per host) and the client is Puppet."""
+    source = REPO / "tests" / "fixtures" / "sosreports" / "capsule-6.2-passenger"
+    data = json.loads(run_cli("logs", str(source), "--format", "json").stdout)
+    access = next(a for a in data["apache_access"] if a["log"] == "puppet_access_ssl.log")
+    assert [e[0] for e in access["top_endpoints"]][:1] == ["GET /production/node/:host"]
+    assert not any("host0" in str(e[0]) for e in access["top_endpoints"])
+    assert {k: n for k, n, *_ in access["client_kinds"]} == {"puppet": 40}
+
+
+def test_compare_of_two_different_hosts_says_so_in_one_line() -> None:
+    sos = REPO / "tests" / "fixtures" / "sosreports"
+    result = run_cli("logs", "--compare", str(sos / "satellite-6.15-overcommitted"), str(sos / "satellite-6.15"))
+    assert result.status == 0
+    warned = [line for line in result.stderr.splitlines() if "two different hosts" in line]
+    assert warned == ["foretune: warning: --compare: before is sat615b.example.com, after is "
+                      f"{json.loads(run_cli('logs', str(sos / 'satellite-6.15'), '--format', 'json').stdout)['host']}: "
+                      "two different hosts, so the changes below are between servers, not a before/after of one"]
+    same = run_cli("logs", "--compare", str(sos / "satellite-6.15"), str(sos / "satellite-6.15"))
+    assert "two different hosts" not in same.stderr
+
+
+def test_apache_at_max_request_workers_is_not_pointed_at_rules_that_pass() -> None:
+    """AH00484 (httpd reached MaxRequestWorkers) in an error_log: the audit's rules read the limits, not this line, and
+    pass when ServerLimit x ThreadsPerChild holds MaxRequestWorkers: the verdict names the setting to raise instead
+    of sending the admin to rules that report nothing."""
+    from foretune.report.logs_text import verdict
+
+    report = {"incidents": [{"kind": "queue_at_capacity", "service": "httpd", "count": 25}], "production": [],
+              "not_found": [], "release": "Satellite 6.15 (Foreman 3.9)", "source": "sat615-mrw", "source_kind": "sosreport"}
+    line = verdict(report)[0]
+    assert line.startswith("Apache at MaxRequestWorkers (httpd: 25): httpd refused work at its MaxRequestWorkers -> "
+                           "raise MaxRequestWorkers with ServerLimit")
+    assert "(rules " not in line
+
+
+def test_a_task_export_with_only_its_header_says_it_holds_no_tasks(tmp_path: Path) -> None:
+    (tmp_path / "sos_commands" / "foreman").mkdir(parents=True)
+    header = (REPO / "examples" / "sosreport-satellite-6.15-mistuned" / "sos_commands" / "foreman" /
+              "foreman_tasks_tasks").read_text(encoding="utf-8").splitlines()[0]
+    (tmp_path / "sos_commands" / "foreman" / "foreman_tasks_tasks").write_text(header + "\n", encoding="utf-8")
+    (tmp_path / "hostname").write_text("sat\n", encoding="utf-8")
+    out = run_cli("logs", str(tmp_path)).stdout
+    assert "  1 line, no tasks in the export\n" in out and "? .. ?" not in out
+
+
+def test_a_capsule_with_only_its_mosquitto_log_is_refused_naming_that_log(tmp_path: Path) -> None:
+    """A pull-REX Capsule's sosreport holding var/log/mosquitto/mosquitto.log and no log foretune reads: the one-line
+    refusal names the broker log, so the admin knows where the socket exhaustion is written (feedback R6)."""
+    (tmp_path / "sos_commands" / "foreman").mkdir(parents=True)
+    (tmp_path / "var" / "log" / "mosquitto").mkdir(parents=True)
+    (tmp_path / "var" / "log" / "mosquitto" / "mosquitto.log").write_text(
+        "1710942115: Unable to accept new connection, system socket count has been exceeded.\n", encoding="utf-8")
+    (tmp_path / "hostname").write_text("capsule01\n", encoding="utf-8")
+    result = run_cli("logs", str(tmp_path))
+    assert result.status == 2 and len(result.stderr.splitlines()) == 1
+    assert "; var/log/mosquitto/mosquitto.log is there but foretune does not analyse it" in result.stderr
