@@ -1595,3 +1595,32 @@ def test_the_audits_removal_of_an_included_line_is_one_file_edit_in_its_change_s
     assert result.status == 0, result.stderr
     assert f"--- {data}/conf.d/90-site.conf (current)\n" in result.stdout and "-work_mem = 2MB\n" in result.stdout
     assert "sed -i" not in result.stdout
+
+
+MERGE_HIERA = """\
+pgbase: &pgbase
+  work_mem: '24MB'
+  max_connections: 400   # DBA: do not raise, pgbouncer in front
+postgresql::server::config_entries:
+  <<: *pgbase
+  shared_buffers: 1GB
+"""
+
+
+def test_a_pin_a_merge_key_brings_in_is_raised_after_it_and_named(tmp_path: Path) -> None:
+    # the example's plan moves to the large profile, whose postgresql.pp gives max_connections 1000 and
+    # shared_buffers 8GB (satellite-installer config/foreman.hiera/tuning/sizes/large.yaml): both pins go
+    root = tmp_path / "sos"
+    shutil.copytree(REPO / "examples/sosreport-satellite-6.15-mistuned", root, symlinks=True)
+    (root / HIERA).write_text(MERGE_HIERA, encoding="utf-8")
+    result = run_cli("apply", "--from", str(root), "--root", str(root), "--write")
+    assert result.status == 0, result.stderr
+    text = (root / HIERA).read_text(encoding="utf-8")
+    # the anchor and the << stay; the new value is an explicit key after the <<, which Psych lets win
+    assert "pgbase: &pgbase\n" in text and "  <<: *pgbase\n" in text
+    assert text.index("  <<: *pgbase\n") < text.index("  max_connections: 1000\n")
+    assert "was written for 400" in text
+    assert "shared_buffers" not in text
+    assert ("replaces the site's 400 (through <<): postgresql::server::config_entries/max_connections 1000" in result.stdout)
+    assert "DBA: do not raise, pgbouncer in front" in result.stdout
+    assert "replaces the site's 1GB: removes postgresql::server::config_entries/shared_buffers" in result.stdout

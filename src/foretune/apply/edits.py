@@ -55,6 +55,7 @@ class Edits(NamedTuple):
     skipped: tuple[Skipped, ...]
     shadowed: tuple[Skipped, ...] = ()  # written, but something the set does not remove wins over it on this host
     lowered: tuple[Skipped, ...] = ()  # a site value lowered as asked (--prefer foretune): said, never silent
+    raised: tuple[Skipped, ...] = ()  # a site value a << merge key brings in, raised by an explicit key: said
 
     @property
     def empty(self) -> bool:
@@ -418,6 +419,7 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
     applied: list[Change] = []
     skipped: list[Skipped] = []
     lowered: list[Skipped] = []
+    raised: list[Skipped] = []
     for change in cs.changes:
         if change.channel in ("installer", "profile"):
             applied.append(change)
@@ -468,8 +470,16 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
             reasons = {c.target: c.reason or "foretune's recommendation" for c in changes}
             comments = {c.target.split("/", 1)[-1]: f"foretune: {c.reason}" + (f" [{', '.join(c.citations)}]" if c.citations else "")
                         for c in changes if c.reason}
-            text, conflicts = merge_values(text, values, reasons, {"*": prefer}, comments, str(host.path(path)), remove)
+            given = {key: value for key, value, _ in cs.given if key in remove}
+            text, conflicts = merge_values(text, values, reasons, {"*": prefer}, comments, str(host.path(path)), remove,
+                                           given=given)
             lost = {conflict.key: conflict for conflict in conflicts if conflict.taken != FORETUNE}
+            for conflict in conflicts:  # a pin reached through << is raised by an explicit key after it: named
+                if conflict.key in given and conflict.taken == FORETUNE:
+                    change = next(c for c in changes if c.target == conflict.key)
+                    said = f" (the site's comment, written for the old value: {' / '.join(conflict.comments)})" if conflict.comments else ""
+                    raised.append(Skipped(change, f"replaces the site's {text_value(conflict.site)} (through <<): {conflict.key} "
+                                                  f"{text_value(conflict.foretune)} in {path} ({change.reason}){said}"))
             for c in changes:
                 if c.target in lost:
                     skipped.append(Skipped(c, f"the site sets {lost[c.target].site!r} in {path}: kept (add --prefer foretune "
@@ -545,7 +555,7 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
     resets = {c.target for c in cs.changes if c.channel == "alter-system"}
     shadowed = tuple(Skipped(c, why) for c in cs.changes if c.op == "set" and (why := shadowed_on_host(host, c, gone, resets)))
     return Edits(tuple(files), tuple(statements), installer_command(cs.changes, cs.release, program), tuple(applied),
-                 tuple(skipped), shadowed, tuple(lowered))
+                 tuple(skipped), shadowed, tuple(lowered), tuple(raised))
 
 
 def shadowed_on_host(host: Host, c: Change, removed: set[str], resets: set[str]) -> str:

@@ -232,6 +232,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.warn(redact_text(f"not applied: {skip.change.tunable}: {skip.why}"))
     for low in found.lowered:
         env.stdout.write(redact_text(f"{low.why}: {low.change.tunable}") + "\n")
+    for high in found.raised:
+        env.stdout.write(redact_text(high.why) + "\n")
     kept = {skip.change.tunable for skip in found.skipped}
     for shadow in found.shadowed:  # the site's kept value is not in force either: said so, not only "kept"
         said = "the value kept is not in force either" if shadow.change.tunable in kept else "cannot take effect"
@@ -268,6 +270,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             said = "lowers" if lowers_site_value(c._replace(site_value=pin.site_value)) else "replaces"
             env.stdout.write(redact_text(f"{said} the site's {pin.site_value}: {c.target} {c.value} ({c.reason}); "
                                          f"{pin.target} goes from custom-hiera.yaml") + "\n")
+        elif c.channel == "custom-hiera" and c.op == "remove" and c.site_value is not None and \
+                not c.tunable.startswith("unshadow:") and c.target not in {h.change.target for h in found.raised}:
+            env.stdout.write(redact_text(f"replaces the site's {c.site_value}: removes {c.target} from custom-hiera.yaml "
+                                         f"({c.reason})") + "\n")
         elif lowers_site_value(c):
             env.stdout.write(redact_text(f"lowers the site's {c.site_value}: {c.target} {c.value} ({c.reason})") + "\n")
         elif c.op == "set" and c.site_value is not None and str(c.site_value) != str(c.value):  # raised: said too

@@ -483,7 +483,8 @@ def _duplicate(text: str) -> tuple[str, int, int] | None:
 
 def merge_values(text: str, values: dict[str, Any], reasons: dict[str, str], preferences: dict[str, str] | None = None,
                  comments: dict[str, str] | None = None, label: str = "custom-hiera.yaml",
-                 remove: Iterable[str] = (), asked: str = "as asked (--prefer)") -> tuple[str, list[Conflict]]:
+                 remove: Iterable[str] = (), asked: str = "as asked (--prefer)",
+                 given: dict[str, Any] | None = None) -> tuple[str, list[Conflict]]:
     """``text`` with the recommended ``values`` merged in the way :func:`reconcile` decides, and the conflicts.
 
     ``asked``: why a site value is replaced, for its comment ("" when the change set decides it: raised, or
@@ -493,6 +494,16 @@ def merge_values(text: str, values: dict[str, Any], reasons: dict[str, str], pre
     a comment there, that the comment was written for the old value.
     """
     remove = list(remove)
+    decided: set[str] = set()
+    if given:  # a removed entry a << merge key brings in cannot go alone: the value the removal gives is written after it
+        values = copy.deepcopy(values)
+        preferences = dict(preferences or {})
+        for path in [path for path in remove if path in given and through_merge(text, label, path)]:
+            key, _, entry = path.partition("/")
+            remove.remove(path)
+            values.setdefault(key, {})[entry] = given[path]
+            preferences[path] = FORETUNE
+            decided.add(path)
     current = {key: value for key, value in load_mapping(text, label).items() if key not in remove}
     write, conflicts = reconcile(current, values, reasons, preferences, text)
     from foretune.render.snippets import yaml_scalar  # start-up: only when merge_values runs
@@ -502,13 +513,21 @@ def merge_values(text: str, values: dict[str, Any], reasons: dict[str, str], pre
         if conflict.taken == FORETUNE:
             said = (f"; the site's comment here ({' / '.join(conflict.comments)}) was written for {yaml_scalar(conflict.site)}"
                     if conflict.comments else "")
-            why = asked
+            why = "" if conflict.key in decided else asked
             if not why:
                 theirs, ours = (_as_number(v) for v in (conflict.site, conflict.foretune))
                 why = ("to raise it (the change set raises a site value; one set higher is kept)"
                        if theirs is not None and ours is not None and ours > theirs else "as the change set asks")
             notes[conflict.key] = f"foretune: replaced the site's {yaml_scalar(conflict.site)} {why}{said}"
     return merge_text(text, write, comments, label, remove=remove, notes=notes), conflicts
+
+
+def through_merge(text: str, label: str, path: str) -> bool:
+    """``path`` (``<key>/<entry>``) is an entry that a ``<<`` merge key of ``text`` brings in, not one written there."""
+    key, _, entry = path.partition("/")
+    data = round_trip(text, label)[2] if entry and text.strip() else None
+    nested = data.get(key) if isinstance(data, dict) else None
+    return isinstance(nested, dict) and entry in nested and entry not in getattr(nested, "_ok", nested)
 
 
 def _as_number(value: Any) -> float | None:

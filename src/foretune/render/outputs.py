@@ -408,7 +408,7 @@ def merged_hiera(plan: Plan, existing: str, changes: ChangeSet | None = None) ->
     replaced only when the change set raises it; one set higher on purpose is kept), and the keys it removes gone
     (stale keys, keys that would shadow an installer option), each marked with a comment.
     """
-    from foretune.render.merge import merge_values, owned_comments  # start-up: only when merged_hiera runs
+    from foretune.render.merge import merge_values, owned_comments, through_merge  # start-up: only when merged_hiera runs
 
     cs = changes_of(plan, changes, existing)
     sets = [c for c in cs.changes if c.channel == "custom-hiera" and c.op == "set"]
@@ -418,11 +418,20 @@ def merged_hiera(plan: Plan, existing: str, changes: ChangeSet | None = None) ->
     entries = [f"{c.target.split('/', 1)[1]}: {reasons[c.target]}" for c in sets if c.target.startswith(PG + "/")]
     if entries:  # a new PostgreSQL hash gets its entries' reasons above it
         comments.setdefault(PG, "foretune: " + "; ".join(entries))
-    text, _ = merge_values(existing, build.hiera_values(cs), reasons, preferences, comments, "custom-hiera.yaml",
-                           build.hiera_removals(cs), asked="")
-    said = owned_comments(existing, build.hiera_removals(cs))[2]
-    notes = [f"# foretune: removed {c.target} ({c.reason})" + (f"; the site's comment went with it: {' / '.join(line.lstrip('#').strip() for line in said[c.target])}"
-             if c.target in said else "") + "\n" for c in cs.changes if c.channel == "custom-hiera" and c.op == "remove"]
+    # a pin a << merge key brings in is raised by an explicit key after it (the anchor and the << stay)
+    given = {key: value for key, value, _ in cs.given
+             if key in build.hiera_removals(cs) and through_merge(existing, "custom-hiera.yaml", key)}
+    text, conflicts = merge_values(existing, build.hiera_values(cs), reasons, preferences, comments, "custom-hiera.yaml",
+                                   build.hiera_removals(cs), asked="", given=given)
+    said = owned_comments(existing, [key for key in build.hiera_removals(cs) if key not in given])[2]
+    raised = {conflict.key: conflict for conflict in conflicts if conflict.key in given}
+    notes = [(f"# foretune: set {c.target}: {raised[c.target].foretune} after the << that gives the site's {raised[c.target].site} ({c.reason})"
+              + (f"; the site's comment there was written for {raised[c.target].site}: {' / '.join(raised[c.target].comments)}"
+                 if raised[c.target].comments else "")
+              if c.target in raised else
+              f"# foretune: removed {c.target} ({c.reason})" + (f"; the site's comment went with it: {' / '.join(line.lstrip('#').strip() for line in said[c.target])}"
+                                                                  if c.target in said else "")) + "\n"
+             for c in cs.changes if c.channel == "custom-hiera" and c.op == "remove"]
     notes += [f"# foretune: kept {b.change.target}: {b.why}\n" for b in cs.blocked if b.change.site_value is not None]
     text = "".join(notes) + text
     if "[redacted]" in text:
