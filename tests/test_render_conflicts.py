@@ -509,3 +509,23 @@ def test_a_capsule_is_not_warned_about_locking_out_tuning_profiles_it_has_none_o
     assert "lock out later --tuning" not in result.stderr and "locks out later --tuning" not in result.stderr
     server = run_cli("render", *PLAN, "--merge-into", str(target))
     assert "lock out later --tuning changes: apache::mod::event::serverlimit" in server.stderr
+
+
+def test_a_quoted_top_level_value_keeps_its_inline_comment_when_replaced() -> None:
+    site = 'candlepin::java_opts: "-Xms512m -Xmx3g"   # 3g is plenty\n'
+    text, conflicts = merge_values(site, {"candlepin::java_opts": "-Xms1024m -Xmx4096m"},
+                                   {"candlepin::java_opts": "puppet-candlepin's default"}, {"*": "foretune"})
+    assert conflicts[0].comments == ["3g is plenty"]
+    assert "the site's comment here (3g is plenty) was written for -Xms512m -Xmx3g" in text
+    assert load_mapping(text, "t")["candlepin::java_opts"] == "-Xms1024m -Xmx4096m"
+
+
+def test_a_pin_a_merge_key_gives_is_written_after_the_merge_key_when_its_removal_is_given() -> None:
+    site = ("pgbase: &pgbase\n  max_connections: 400   # DBA: do not raise\n"
+            f"{PG}:\n  <<: *pgbase\n  shared_buffers: 1GB\n")
+    text, conflicts = merge_values(site, {}, {}, {"*": "site"}, remove=[f"{PG}/max_connections", f"{PG}/shared_buffers"],
+                                   asked="", given={f"{PG}/max_connections": 1000})
+    assert "pgbase: &pgbase\n" in text and "  <<: *pgbase\n" in text
+    assert load_mapping(text, "t") == {"pgbase": {"max_connections": 400}, PG: {"max_connections": 1000}}
+    assert [(c.key, c.site, c.foretune, c.comments) for c in conflicts] == [(f"{PG}/max_connections", 400, 1000, ["DBA: do not raise"])]
+    assert "the site's comment here (DBA: do not raise) was written for 400" in text

@@ -558,10 +558,10 @@ def value_comments(text: str) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for key, (key_node, value_node) in _entries(root).items():
         if key == PG and isinstance(value_node, yaml.MappingNode):
-            for name, (entry_key, _) in _entries(value_node).items():
-                found[f"{PG}/{name}"] = _comments_at(lines, entry_key.start_mark.line)
+            for name, (entry_key, entry_value) in _entries(value_node).items():
+                found[f"{PG}/{name}"] = _comments_at(lines, entry_key.start_mark.line, _end_column(entry_key, entry_value))
         else:
-            found[key] = _comments_at(lines, key_node.start_mark.line)
+            found[key] = _comments_at(lines, key_node.start_mark.line, _end_column(key_node, value_node))
     return {key: comments for key, comments in found.items() if comments}
 
 
@@ -585,14 +585,26 @@ def _entries(node: Any, depth: int = 0) -> dict[str, tuple[Any, Any]]:
 _EOL_COMMENT = re.compile(r"""^[^#'"]*?\s#\s?(.*)$""")
 
 
-def _comments_at(lines: list[str], line: int) -> list[str]:
-    """The comment ending line ``line`` (0-based) and the comment lines directly above it."""
+def _end_column(key_node: Any, value_node: Any) -> int | None:
+    """Where a value written on its key's line ends (a quoted scalar may hold ``#``), else None."""
+    end = getattr(value_node, "end_mark", None)
+    return end.column if end is not None and end.line == key_node.start_mark.line else None
+
+
+def _comments_at(lines: list[str], line: int, after: int | None = None) -> list[str]:
+    """The comment ending line ``line`` (0-based) and the comment lines directly above it.
+
+    ``after``: the column where the value on that line ends; the comment is looked for after it.
+    """
     found: list[str] = []
     above = line - 1
     while above >= 0 and lines[above].lstrip().startswith("#"):
         found.insert(0, lines[above].strip().lstrip("#").strip())
         above -= 1
-    match = _EOL_COMMENT.match(lines[line]) if line < len(lines) else None
+    if after is not None and line < len(lines):
+        match = re.match(r"^\s+#\s?(.*)$", lines[line][after:])
+    else:
+        match = _EOL_COMMENT.match(lines[line]) if line < len(lines) else None
     if match and match.group(1).strip():
         found.append(match.group(1).strip())
     return [comment for comment in found if comment]
