@@ -529,3 +529,15 @@ def test_a_pin_a_merge_key_gives_is_written_after_the_merge_key_when_its_removal
     assert load_mapping(text, "t") == {"pgbase": {"max_connections": 400}, PG: {"max_connections": 1000}}
     assert [(c.key, c.site, c.foretune, c.comments) for c in conflicts] == [(f"{PG}/max_connections", 400, 1000, ["DBA: do not raise"])]
     assert "the site's comment here (DBA: do not raise) was written for 400" in text
+
+
+def test_the_work_mem_conflict_counts_the_max_connections_the_site_keeps(tmp_path: Path) -> None:
+    # the guide: work_mem 8MB; the site keeps max_connections 250, so 8MB costs 250 x (8MB - 4MB) more, not 1000 x
+    target = tmp_path / "custom-hiera.yaml"
+    target.write_text("foreman::foreman_service_puma_workers: 3\n"
+                      f"{PG}:\n  max_connections: 250\n  work_mem: 4MB\n", encoding="utf-8")
+    result = run_cli("render", "--product", "satellite", "--version", "6.15", "--hosts", "8000", "--cpus", "8",
+                     "--ram", "32G", "--merge-into", str(target))
+    assert result.status == 0, result.stderr
+    assert "work_mem: kept the site's 4MB; foretune recommends 8MB — the guide's 8MB: 250 connections x 4MB more" in result.stderr
+    assert "1000 connections" not in result.stderr

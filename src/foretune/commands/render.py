@@ -198,6 +198,14 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         changes = changes._replace(changes=tuple(c for c in changes.changes if not (
             c.target in dropped or (c.channel == "installer" and c.target in options_of))))
     new, conflicts = outputs.merge_plan(first, old, remove, preferences, str(path))
+    kept_pg = [c.key for c in conflicts if c.key.startswith(PG + "/") and c.taken == "site"]
+    if len(kept_pg) > 1:  # each kept PostgreSQL value is compared with foretune's value given the others kept
+        # (the work_mem conflict's reason counts the max_connections the site keeps)
+        for key in kept_pg:
+            others = make_plan(plan.input._replace(kept=frozenset([*kept, *(k for k in kept_pg if k != key)])))
+            own = {c.key: c for c in outputs.merge_plan(others, old, remove, preferences, str(path))[1]}
+            conflicts = [own[key] if c.key == key and key in own else c for c in conflicts
+                         if c.key != key or key in own]
     if plan is not first:  # the file as written: what it adds is derived from the values it keeps
         new = outputs.merge_plan(plan, old, remove, preferences, str(path))[0]
     from foretune.render.merge import kept_header, owned_comments  # start-up: only for a `render` run, not --help
