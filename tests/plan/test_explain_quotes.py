@@ -42,3 +42,13 @@ def test_puppet_foreman_is_linked_at_the_tag_the_release_pins() -> None:
     assert not any("/blob/18.2.0/" in url for url in urls)
     # the pool's threads + 4 is puppet-foreman 25.0.0's (foreman-installer 3.11), later than 3.5: linked where it is
     assert "url: https://github.com/theforeman/puppet-foreman/blob/25.0.0/manifests/config.pp" in urls
+
+
+def test_the_installer_pool_of_6_14_is_linked_at_the_puppet_foreman_it_pins() -> None:
+    # Satellite 6.14 = foreman-installer 3.7.0, whose Puppetfile.lock pins "theforeman-foreman (23.0.0)"; its
+    # manifests/config.pp has "'db_pool'   => max($foreman::db_pool, $foreman::foreman_service_puma_threads_max),"
+    out = run_cli("plan", "--product", "satellite", "--version", "6.14", "--hosts", "9000", "--cpus", "12", "--ram", "48G",
+                  "--explain", "foreman.db_pool").stdout
+    installer = out.split("installer: ", 1)[1].split("\n\n", 1)[0]
+    assert "max(db_pool 5, threads_max 5)" in installer
+    assert "url: https://github.com/theforeman/puppet-foreman/blob/23.0.0/manifests/config.pp" in installer

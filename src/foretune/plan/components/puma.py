@@ -126,7 +126,7 @@ def installer_db_pool(s: Sizing, threads_max: int) -> Setting:
     if s.f.db_pool_formula == "threads+4":
         return Setting(threads_max + 4, f"installer: threads_max {threads_max} + 4 (with or without Katello)", ("pf-db-pool",))
     base = module_default("foreman_db_pool", "base")
-    return Setting(max(base, threads_max), f"installer: max(db_pool {base}, threads_max {threads_max})", ("pf-db-pool",))
+    return Setting(max(base, threads_max), f"installer: max(db_pool {base}, threads_max {threads_max})", ("pf-db-pool-max",))
 
 
 def plan_db_pool(s: Sizing) -> None:
