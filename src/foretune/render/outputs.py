@@ -408,7 +408,11 @@ def merged_hiera(plan: Plan, existing: str, changes: ChangeSet | None = None) ->
     replaced only when the change set raises it; one set higher on purpose is kept), and the keys it removes gone
     (stale keys, keys that would shadow an installer option), each marked with a comment.
     """
-    from foretune.render.merge import merge_values, owned_comments, through_merge  # start-up: only when merged_hiera runs
+    from foretune.render.merge import (
+        merge_values,  # start-up: only when merged_hiera runs
+        owned_comments,  # start-up: only when merged_hiera runs
+        through_merge,  # start-up: only when merged_hiera runs
+    )
 
     cs = changes_of(plan, changes, existing)
     sets = [c for c in cs.changes if c.channel == "custom-hiera" and c.op == "set"]
