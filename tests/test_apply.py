@@ -1624,3 +1624,16 @@ def test_a_pin_a_merge_key_brings_in_is_raised_after_it_and_named(tmp_path: Path
     assert ("replaces the site's 400 (through <<): postgresql::server::config_entries/max_connections 1000" in result.stdout)
     assert "DBA: do not raise, pgbouncer in front" in result.stdout
     assert "replaces the site's 1GB: removes postgresql::server::config_entries/shared_buffers" in result.stdout
+
+
+def test_plan_output_dir_raises_a_merge_key_pin_after_the_merge_key_and_quotes_its_comment(tmp_path: Path) -> None:
+    root = tmp_path / "sos"
+    shutil.copytree(REPO / "examples/sosreport-satellite-6.15-mistuned", root, symlinks=True)
+    (root / HIERA).write_text(MERGE_HIERA, encoding="utf-8")
+    out = tmp_path / "out"
+    result = run_cli("plan", "--from", str(root), "--output-dir", str(out))
+    assert result.status == 0, result.stderr
+    text = (out / "custom-hiera.yaml").read_text(encoding="utf-8")
+    assert "pgbase: &pgbase\n" in text and "  <<: *pgbase\n" in text
+    assert text.index("  <<: *pgbase\n") < text.index("  max_connections: 1000\n")
+    assert ("the site's comment there was written for 400: DBA: do not raise, pgbouncer in front") in text
