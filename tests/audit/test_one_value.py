@@ -271,3 +271,13 @@ def test_max_connections_that_covers_now_but_not_the_raised_pool_is_low() -> Non
     budget = next(r for r in run_all(all_rules(), ctx) if r.rule_id == "pg-max-connections-below-budget")
     assert budget.severity.name == "LOW"
     assert "Puma 40 workers x 5: 200" in budget.message and "once the Foreman pool is raised" in budget.message
+
+
+def test_no_memory_raising_change_while_the_box_is_short_of_memory() -> None:
+    # example-mistuned measures MemAvailable 2621440 kB of 66924544 kB (3.9 %, under the 5 % critical fraction) with
+    # 1.5 of 4 GiB swap in use (37.5 %, over the 25 % mark):
+    # pg-work-mem-low holds work_mem 4MB (free or add memory first), so the hiera the audit writes raises nothing
+    hiera = run_cli("audit", str(EXAMPLE), "--format", "hiera").stdout
+    assert "work_mem" not in hiera
+    work_mem = next(f for f in report(EXAMPLE) if f["rule"] == "pg-work-mem-low")
+    assert work_mem["recommended"] == "free or add memory first"
