@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from foretune.knowledge.precedence import Shadow, postgresql_shadow
 from foretune.plan.model import Fix
-from foretune.rules.capacity.memory_over_ram import measured_shortage
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.capacity.memory_over_ram import measured_shortage
 from foretune.rules.postgresql._defaults import cited, pg_default
 from foretune.units import pg_size
 
