@@ -162,3 +162,20 @@ def running_budget_parts(ctx: Context, after_change: bool = False) -> list[tuple
         budget[f"pulpcore {plural(pulp['workers'], 'worker')} x {const('pulp_connections_per_worker')} + {gunicorn} gunicorn"] = (
             pulp["workers"] * const("pulp_connections_per_worker") + gunicorn * const("pulp_connections_per_gunicorn"))
     return list(budget.items())
+
+
+def overridden_threads(ctx: Context) -> int | None:
+    """The Puma threads the installer runs once a hand-made foreman.service drop-in read after its installer.conf
+    (override.conf) that sets FOREMAN_PUMA_THREADS_MAX is removed, as the fix does (audit.effect): the plan's
+    threads, which the installer then writes; None when no such drop-in sets the threads."""
+    from foretune.knowledge.precedence import systemd_shadow  # start-up: only when a Puma rule runs
+
+    fact = ctx.facts["puma"]
+    planned = ctx.tunables.get("puma.threads_max")
+    if not fact.known or planned is None or not isinstance(planned.foretune.value, int):
+        return None
+    files = [(p.location, p.excerpt.replace(" | ", "\n")) for p in fact.provenance]
+    shadow = systemd_shadow("foreman.service", "Environment", files, owned="installer.conf")
+    if shadow is None or "FOREMAN_PUMA_THREADS_MAX=" not in shadow.line:
+        return None
+    return planned.foretune.value
