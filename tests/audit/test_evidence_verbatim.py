@@ -188,3 +188,20 @@ def test_a_tab_in_a_quoted_line_reads_as_whitespace(tmp_path: Path) -> None:
     for fmt in ("text", "markdown"):
         out = run_cli("audit", str(tree), "--format", fmt, "--fail-on", "critical").stdout
         assert "\\x09" not in out and "max_connections = '200'" in out, fmt
+
+
+def test_an_unset_keepalive_limit_is_quoted_for_what_the_files_lack(tmp_path: Path) -> None:
+    """capsule-6.2-passenger with its MaxKeepAliveRequests line removed: httpd's built-in default 100 applies, and the
+    evidence says the files lack the directive, never quotes unrelated prefork lines for it (feedback D1)."""
+    import shutil
+
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "capsule-6.2-passenger", tree, symlinks=True)
+    conf = tree / "etc/httpd/conf/httpd.conf"
+    conf.write_text("".join(line for line in conf.read_text().splitlines(keepends=True)
+                            if "MaxKeepAliveRequests" not in line))
+    found = {f["rule"]: f for f in failing(tree)}
+    keepalive = found["apache-max-keepalive-requests"]
+    assert keepalive["current"] == 100
+    assert keepalive["evidence"] and all(e["excerpt"] == "no MaxKeepAliveRequests (Apache's default 100 applies)"
+                                         for e in keepalive["evidence"])
