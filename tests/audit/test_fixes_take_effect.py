@@ -276,3 +276,12 @@ def test_the_pool_and_tomcat_are_sized_for_the_threads_left_once_the_override_is
     assert pool["fixes"][0] == "rm /etc/systemd/system/foreman.service.d/override.conf && systemctl daemon-reload"
     tomcat = found["candlepin-tomcat-threads"]
     assert tomcat["recommended"] == 384 and "24 workers x 16 threads once the hand-made drop-in is removed" in tomcat["message"]
+
+
+def test_the_hiera_output_names_the_profile_the_report_moves_to() -> None:
+    """satellite-6.15-profile-too-small: 28000 hosts would need extra-large (20001-60000), which the installer's
+    hardware check refuses on this box (it asks 32 CPUs and 128 GiB); the report moves to large, the largest it accepts. The hiera output says the
+    same profile (an installer option, not a hiera key), never that the declared profile is "kept" (feedback D3)."""
+    hiera = run_cli("audit", str(SOS / "satellite-6.15-profile-too-small"), "--format", "hiera").stdout
+    assert "# foretune: --tuning large (the installer applies it: installer.sh), not extra-large: " in hiera
+    assert "kept --tuning" not in hiera
