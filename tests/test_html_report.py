@@ -98,11 +98,12 @@ def test_charts_show_the_budgets_and_the_findings(report: Path) -> None:
     assert "Foreman (Puma) 40.0 GiB" in html
     finding = next(f for f in audit_json()["findings"] if f["rule"] == "memory-budget-over-ram")  # type: ignore[union-attr]
     assert "budget about 53.8 GiB" in finding["message"]
-    # connections in force (pg-max-connections-below-budget): Puma 40 workers x db_pool 20 = 800, Sidekiq 1 x (15 + 2)
-    # + orchestrator (1 + 2) = 20, hosts queue 3, Candlepin 25, pulpcore 16 workers x 2 + 22 gunicorn = 54, container
-    # gateway 4, superuser_reserved_connections 3: 909, against the 500 in force
-    assert "909 of 500 max_connections in force — over" in html
-    assert "Puma 40 workers x 20 800" in html  # the example runs 40 Puma workers with a pool of 20
+    # connections in force (pg-max-connections-below-budget): Puma 40 workers x the pool in force (database.yml
+    # pool: 5) = 200, Sidekiq 1 x (15 + 2) + orchestrator (1 + 2) = 20, hosts queue 3, Candlepin 25, pulpcore 16
+    # workers x 2 + 22 gunicorn = 54, container gateway 4, superuser_reserved_connections 3: 309, against the 500 in
+    # force (the 909 of a pool of 16 threads + 4 is the figure after foreman-db-pool-too-small's fix, not now)
+    assert "309 of 500 max_connections in force" in html
+    assert "Puma 40 workers x 5 200" in html  # the example runs 40 Puma workers with a pool of 5
     # findings by component (the fixture's mistuning): PostgreSQL's work_mem 4MB (low); the connections below the
     # budget in force, shared_buffers 512MB, effective_cache_size and the autovacuum cost limit are values --tuning
     # large writes, listed under profile-too-small-for-hosts (hardware); Pulp on NFS and /var/lib/pgsql 7 % free

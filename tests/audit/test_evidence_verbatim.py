@@ -163,7 +163,11 @@ def test_two_application_queues_are_not_summed_against_a_per_application_limit(t
                     .replace("Requests in queue: 0", "Requests in queue: 150"))
     found = {f["rule"]: f for f in failing(tree)}
     saturated = found["passenger-queue-saturated"]
-    assert saturated["severity"] == "high" and saturated["current"] == 300 and "at its" not in saturated["message"]
+    # each application at 150 of its own 250: the fullest queue is the current value (quoted in the evidence), never
+    # the 300 sum; requests wait but none is refused, so medium (feedback D5)
+    assert saturated["severity"] == "medium" and saturated["current"] == 150 and "at its" not in saturated["message"]
+    assert "150 queued for the fullest application, of its PassengerMaxRequestQueueSize 250" in saturated["message"]
+    assert any("Requests in queue: 150" in e["excerpt"] for e in saturated["evidence"])
     assert "already full" not in found["passenger-queue-too-small"]["message"] if "passenger-queue-too-small" in found else True
 
 
@@ -184,3 +188,20 @@ def test_a_tab_in_a_quoted_line_reads_as_whitespace(tmp_path: Path) -> None:
     for fmt in ("text", "markdown"):
         out = run_cli("audit", str(tree), "--format", fmt, "--fail-on", "critical").stdout
         assert "\\x09" not in out and "max_connections = '200'" in out, fmt
+
+
+def test_an_unset_keepalive_limit_is_quoted_for_what_the_files_lack(tmp_path: Path) -> None:
+    """capsule-6.2-passenger with its MaxKeepAliveRequests line removed: httpd's built-in default 100 applies, and the
+    evidence says the files lack the directive, never quotes unrelated prefork lines for it (feedback D1)."""
+    import shutil
+
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "capsule-6.2-passenger", tree, symlinks=True)
+    conf = tree / "etc/httpd/conf/httpd.conf"
+    conf.write_text("".join(line for line in conf.read_text().splitlines(keepends=True)
+                            if "MaxKeepAliveRequests" not in line))
+    found = {f["rule"]: f for f in failing(tree)}
+    keepalive = found["apache-max-keepalive-requests"]
+    assert keepalive["current"] == 100
+    assert keepalive["evidence"] and all(e["excerpt"] == "no MaxKeepAliveRequests (Apache's default 100 applies)"
+                                         for e in keepalive["evidence"])

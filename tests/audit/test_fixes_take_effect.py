@@ -114,6 +114,10 @@ def test_no_heap_increase_while_the_kernel_kills_that_java(tmp_path: Path) -> No
     # the heap in force (tomcat.conf's -Xmx2048m, -Xms1024m as the profiles give it) in custom-hiera, said in the finding
     assert f["fixes"][0] == "candlepin::java_opts: -Xms1024m -Xmx2048m"
     assert "custom-hiera holds -Xmx 2.0 GiB until then" in f["message"]
+    # the advice names the finding the report lists the OOM kills under (memory-budget-over-ram fails on this box's
+    # meminfo and swap, and oom-kills is its symptom), never a finding the report does not show (feedback D9)
+    shown = {g["rule"] for g in data["findings"] if g["status"] == "fail"}
+    assert "(see memory-budget-over-ram)" in f["fixes"][-1] and "memory-budget-over-ram" in shown
     out = tmp_path / "out"
     run_cli("audit", str(tree), "--output-dir", str(out), "--format", "json")
     assert yaml.safe_load((out / "custom-hiera.yaml").read_text(encoding="utf-8"))["candlepin::java_opts"] == "-Xms1024m -Xmx2048m"
@@ -297,3 +301,31 @@ def test_puma_threads_go_through_the_installer_option_and_a_value_in_force_is_no
     # options as on 6.15, never as custom-hiera keys
     g = finding("satellite-6.9", "puma-threads-min-below-max")
     assert g["fixes"] == ["--foreman-foreman-service-puma-threads-min 16", "--foreman-foreman-service-puma-threads-max 16"]
+
+
+def test_the_pool_and_tomcat_are_sized_for_the_threads_left_once_the_override_is_removed(tmp_path: Path) -> None:
+    """satellite-6.15 with the hand-made override.conf at threads 24/24: the fix removes the file and the installer
+    writes the plan's 16 threads (guides: "we recommend 16 threads with all the tuning profiles"), so the pool it
+    asks for is 16 + 4 = 20 (puppet-foreman 25.0.0's threads + 4 is the plan's), not 24 + 4 = 28, and Tomcat is sized
+    for 24 workers x 16 threads = 384, not 24 x 24 = 576 (feedback D2/D7)."""
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15", tree, symlinks=True)
+    override = tree / "etc/systemd/system/foreman.service.d/override.conf"
+    override.write_text(override.read_text().replace("=16", "=24"))
+    data = json.loads(run_cli("audit", str(tree), "--format", "json", "--fail-on", "critical").stdout)
+    found = {f["rule"]: f for f in data["findings"]}
+    pool = found["foreman-db-pool-too-small"]
+    assert pool["recommended"] == 20 and "--foreman-db-pool 20" in pool["fixes"]
+    assert not any("--foreman-db-pool 28" in fix for fix in pool["fixes"])
+    assert pool["fixes"][0] == "rm /etc/systemd/system/foreman.service.d/override.conf && systemctl daemon-reload"
+    tomcat = found["candlepin-tomcat-threads"]
+    assert tomcat["recommended"] == 384 and "24 workers x 16 threads once the hand-made drop-in is removed" in tomcat["message"]
+
+
+def test_the_hiera_output_names_the_profile_the_report_moves_to() -> None:
+    """satellite-6.15-profile-too-small: 28000 hosts would need extra-large (20001-60000), which the installer's
+    hardware check refuses on this box (it asks 32 CPUs and 128 GiB); the report moves to large, the largest it accepts. The hiera output says the
+    same profile (an installer option, not a hiera key), never that the declared profile is "kept" (feedback D3)."""
+    hiera = run_cli("audit", str(SOS / "satellite-6.15-profile-too-small"), "--format", "hiera").stdout
+    assert "# foretune: --tuning large (the installer applies it: installer.sh), not extra-large: " in hiera
+    assert "kept --tuning" not in hiera

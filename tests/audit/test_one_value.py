@@ -71,8 +71,8 @@ PG_LOG = "2024-02-12 08:01:02 UTC FATAL:  sorry, too many clients already\n"
 
 
 def test_refused_connections_and_the_budget_ask_for_one_max_connections(tmp_path: Path) -> None:
-    # example-mistuned: max_connections 500 under the 909 the services in force may open (40 Puma workers x 20 + the
-    # rest); the change set moves Puma to the large profile's 18 workers through the installer, so both findings ask
+    # example-mistuned: max_connections 500 covers the 309 the services open now (40 Puma workers x its pool 5 + the
+    # rest) but not the 909 once the pool is raised to 16 threads + 4 (40 x 20 + the rest); the change set moves Puma to the large profile's 18 workers through the installer, so both findings ask
     # for the large profile's max_connections 1000 (foreman-installer config/foreman.hiera/tuning/sizes/large.yaml),
     # the value sized for the workers that run once the change is in force, not 1100 for the 40 it replaces
     tree = tmp_path / "sos"
@@ -249,3 +249,38 @@ def test_apply_md_names_no_puma_worker_count_but_the_findings(source: Path, work
     assert re.findall(r"puma-workers (\d+)", (out / "installer.sh").read_text(encoding="utf-8")) == [str(workers)]
     hiera = (out / "custom-hiera.yaml").read_text(encoding="utf-8")
     assert not re.search(r"^\s*foreman::foreman_service_puma_workers:", hiera, flags=re.M)  # removed, never kept
+
+
+def test_connection_budget_counts_the_pool_in_force() -> None:
+    # satellite-6.14-tuned: installer.conf runs 12 Puma workers x 16 threads, database.yml pins pool: 16 (Satellite
+    # 6.14 = puppet-foreman before 25.0.0, whose pool is max(db_pool 5, threads_max) = 16). Each worker opens at most
+    # its pool: 12 x 16 = 192 now, not the 12 x 20 = 240 of the pool foreman-db-pool-too-small recommends
+    from foretune.rules.recommend import running_budget_parts  # start-up: test-only
+    source = REPO / "tests/fixtures/sosreports/satellite-6.14-tuned"
+    ctx, _ = build_context(read_source(str(source)), hosts=None, bench=[])
+    now = dict(running_budget_parts(ctx))
+    after = dict(running_budget_parts(ctx, after_change=True))
+    assert now["Puma 12 workers x 16"] == 192
+    assert after["Puma 12 workers x 20"] == 240
+    # the other consumers are the same before and after the pool change
+    assert {k: v for k, v in now.items() if not k.startswith("Puma")} == {k: v for k, v in after.items() if not k.startswith("Puma")}
+
+
+def test_max_connections_that_covers_now_but_not_the_raised_pool_is_low() -> None:
+    # example-mistuned: database.yml pool: 5 with 40 Puma workers x 16 threads; max_connections 500 covers the 40 x 5
+    # they open now but not the 40 x 20 = 800 once the pool is raised: a consequence of the pool fix, not a fault now
+    source = REPO / "examples" / "sosreport-satellite-6.15-mistuned"
+    ctx, _ = build_context(read_source(str(source)), hosts=None, bench=[])
+    budget = next(r for r in run_all(all_rules(), ctx) if r.rule_id == "pg-max-connections-below-budget")
+    assert budget.severity.name == "LOW"
+    assert "Puma 40 workers x 5: 200" in budget.message and "once the Foreman pool is raised" in budget.message
+
+
+def test_no_memory_raising_change_while_the_box_is_short_of_memory() -> None:
+    # example-mistuned measures MemAvailable 2621440 kB of 66924544 kB (3.9 %, under the 5 % critical fraction) with
+    # 1.5 of 4 GiB swap in use (37.5 %, over the 25 % mark):
+    # pg-work-mem-low holds work_mem 4MB (free or add memory first), so the hiera the audit writes raises nothing
+    hiera = run_cli("audit", str(EXAMPLE), "--format", "hiera").stdout
+    assert "work_mem" not in hiera
+    work_mem = next(f for f in report(EXAMPLE) if f["rule"] == "pg-work-mem-low")
+    assert work_mem["recommended"] == "free or add memory first"

@@ -130,7 +130,8 @@ def test_the_example_bundle_is_the_large_profile_with_no_double_channel(tmp_path
     installer's own value, not in force: the host shows 1024), hammer's request_timeout -1 (the 6.2 brief's "Set time out
     to -1"; puppet-foreman 16.1.0+ writes foreman::cli::request_timeout into /etc/hammer, so an installer option).
     custom-hiera.yaml loses the stale checkpoint_segments and the foreman::db_pool: 5 that would win over
-    --foreman-db-pool; work_mem (the guide's 8 MB, no installer option) is set there. max_connections is not pinned:
+    --foreman-db-pool; work_mem stays (the guide's 8 MB is held while the box measures MemAvailable 3.9 % with 37.5 %
+    of swap in use: pg-work-mem-low, feedback D8), so its hash is left empty. max_connections is not pinned:
     the large profile's 1000 covers the 18 workers the set runs (the 909 the 40 running workers may open go with
     them), and the audit's finding recommends the same 1000 (one value per tunable)."""
     files, _ = audit_out(EXAMPLE, tmp_path)
@@ -144,7 +145,7 @@ def test_the_example_bundle_is_the_large_profile_with_no_double_channel(tmp_path
         "  --foreman-proxy-content-pulpcore-worker-count 8 \\",
         "  --foreman-foreman-service-puma-threads-min 16"]
     hiera = files["custom-hiera.yaml"]
-    assert yaml.safe_load(hiera) == {"postgresql::server::config_entries": {"work_mem": "8MB"}}
+    assert yaml.safe_load(hiera) == {"postgresql::server::config_entries": {}}
     assert "# foretune: removed postgresql::server::config_entries/checkpoint_segments" in hiera
     assert "# foretune: removed foreman::db_pool" in hiera
     steps = files["APPLY.md"]
@@ -202,7 +203,11 @@ def test_audit_plan_apply_and_apply_audit_take_one_profile_and_one_value_per_tun
     # one change set: the plan's and the audit's are the same, including what the installer gives but the box does
     # not have in force: foreman-proxy runs with 1024 open files (the installer's 1000000, proxy-dynflow-nofile) and
     # THP defrag is 'always' (gf-hardware)
-    assert applied == applied_audit, (applied ^ applied_audit)
+    # except work_mem: the audit measures this box short of memory (MemAvailable 3.9 %, 37.5 % of swap in use) and
+    # holds the guide's 8MB until memory is freed (pg-work-mem-low, feedback D8); `apply` without --audit follows the
+    # plan, which reads no measured state
+    assert applied ^ applied_audit == {("custom-hiera", "set", "postgresql::server::config_entries/work_mem", "8MB")}
+    assert ("custom-hiera", "set", "postgresql::server::config_entries/work_mem", "8MB") in applied
     assert ("installer", "set", "--foreman-proxy-plugin-dynflow-open-file-limit", "1000000") in applied
     assert "--foreman-proxy-plugin-dynflow-open-file-limit 1000000" in planned.stdout
     facts = read_source(str(EXAMPLE))

@@ -131,7 +131,9 @@ def run(rule_id: str, fixture: str, facts: dict[str, Any], patch: Callable[[], N
 def test_queue_saturated_reads_passengers_default_queue(patch_data: Patch) -> None:
     facts = {"passenger": {"PassengerMaxPoolSize": 20}}
     real = run("passenger-queue-saturated", "fail-pool-busy", facts, lambda: None)
-    assert real.severity == Severity.HIGH and "with all 20 Passenger processes busy" in real.message  # 40 queued < 100
+    # 40 queued < Passenger's default 100: requests wait, none refused (medium)
+    assert real.severity == Severity.MEDIUM and "all 20 Passenger processes busy" in real.message
+    assert "of its PassengerMaxRequestQueueSize 100" in real.message
     out = run("passenger-queue-saturated", "fail-pool-busy", facts,
               lambda: patch_data(defaults=lambda d: d["passenger"].update(max_request_queue_size=40)))
     assert out.severity == Severity.CRITICAL and "at its PassengerMaxRequestQueueSize 40" in out.message

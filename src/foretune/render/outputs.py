@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from foretune.changes import build
 from foretune.changes.build import installer_program
-from foretune.changes.model import Change, ChangeSet
+from foretune.changes.model import Blocked, Change, ChangeSet
 from foretune.knowledge import load_data
 from foretune.knowledge.profiles import PG
 from foretune.plan.model import Fix, Plan, Tunable
@@ -94,6 +94,16 @@ def override_notes(plan: Plan, changes: ChangeSet | None = None) -> list[str]:
     return lines
 
 
+def _kept(cs: ChangeSet, blocked: Blocked) -> str:
+    """The comment line for a change the set refuses: the site's value is kept, or, for a profile the installer's
+    hardware check refuses, the profile the set moves to instead (an installer option, installer.sh, not hiera)."""
+    profile = next((c for c in cs.changes if c.channel == "profile" and c.op == "set"), None)
+    if blocked.change.target == "--tuning" and profile is not None:
+        return (f"# foretune: --tuning {profile.value} (the installer applies it: installer.sh), not "
+                f"{blocked.change.value}: {blocked.why}")
+    return f"# foretune: kept {blocked.change.target}: {blocked.why}"
+
+
 def hiera_fragment(plan: Plan, changes: ChangeSet | None = None) -> str:
     """custom-hiera.yaml fragment: the change set's custom-hiera values (what has no installer option), each explained.
 
@@ -106,7 +116,7 @@ def hiera_fragment(plan: Plan, changes: ChangeSet | None = None) -> str:
              *(["# Values with an installer option are on the installer command (installer.sh), not here: custom-hiera "
                 "would win over them."] if build.installer_options(cs) else []),
              *(f"# {note}" for note in override_notes(plan, cs)),
-             *(f"# foretune: kept {b.change.target}: {b.why}" for b in cs.blocked if b.change.site_value is not None), "---"]
+             *(_kept(cs, b) for b in cs.blocked if b.change.site_value is not None), "---"]
     header = len(lines)
     pg: list[str] = []
     for c in cs.changes:
@@ -436,7 +446,7 @@ def merged_hiera(plan: Plan, existing: str, changes: ChangeSet | None = None) ->
               f"# foretune: removed {c.target} ({c.reason})" + (f"; the site's comment went with it: {' / '.join(line.lstrip('#').strip() for line in said[c.target])}"
                                                                   if c.target in said else "")) + "\n"
              for c in cs.changes if c.channel == "custom-hiera" and c.op == "remove"]
-    notes += [f"# foretune: kept {b.change.target}: {b.why}\n" for b in cs.blocked if b.change.site_value is not None]
+    notes += [_kept(cs, b) + "\n" for b in cs.blocked if b.change.site_value is not None]
     text = "".join(notes) + text
     if "[redacted]" in text:
         text = "# Values shown as [redacted] were removed from the source: restore them before applying.\n" + text

@@ -61,7 +61,7 @@ def recommended(ctx: Context, tunable: str) -> Recommendation | None:
         return None
     if tunable == "postgresql.max_connections" and ctx.plan is not None and ctx.plan.input.role == "server" \
             and _running_puma_stays(ctx):
-        need = running_budget(ctx)[0]
+        need = running_budget(ctx, after_change=True)[0]
         # the plan's rule for max_connections, applied to what runs: budget + headroom, rounded up to 100
         covered = math.ceil(need * (1 + const("pg_connection_headroom")) / 100) * 100
         if covered > int(t.foretune.value):
@@ -123,21 +123,24 @@ def growth_fixes(ctx: Context, tunable: str, current: int, setting: str) -> tupl
                                    "(then raise it) or spread the burst"),)
 
 
-def running_budget(ctx: Context) -> tuple[int, list[str]]:
+def running_budget(ctx: Context, after_change: bool = False) -> tuple[int, list[str]]:
     """Connections the configured services may open: what is in force (Puma, Passenger, Sidekiq, pulpcore) where
-    the facts say, the plan otherwise."""
-    budget = running_budget_parts(ctx)
+    the facts say, the plan otherwise (``after_change``: with the Foreman pool raised to threads + 4)."""
+    budget = running_budget_parts(ctx, after_change)
     return sum(n for _, n in budget), [f"{name}: {n}" for name, n in budget]
 
 
-def running_budget_parts(ctx: Context) -> list[tuple[str, int]]:
-    """(consumer, connections) of the configured services: facts where known, the plan otherwise."""
+def running_budget_parts(ctx: Context, after_change: bool = False) -> list[tuple[str, int]]:
+    """(consumer, connections) of the configured services: facts where known, the plan otherwise. Each Puma worker
+    opens the pool in force when one is pinned (database.yml), threads + 4 otherwise; ``after_change`` sizes for
+    the pool the audit recommends (at least threads + 4, foreman-db-pool-too-small), which max_connections must
+    cover once that fix is applied."""
     assert ctx.plan is not None
     budget = dict(ctx.plan.connection_budget)
     puma = ctx.facts.value("puma") or {}
     if puma.get("workers") and puma.get("threads_max"):
         pool = ctx.facts.value("foreman_db_pool") or puma["threads_max"] + const("db_pool_extra")
-        per = max(pool, puma["threads_max"] + const("db_pool_extra"))
+        per = max(pool, puma["threads_max"] + const("db_pool_extra")) if after_change else pool
         budget = {k: v for k, v in budget.items() if not k.startswith("Puma")}
         budget[f"Puma {plural(puma['workers'], 'worker')} x {per}"] = puma["workers"] * per
     passenger = ctx.facts.value("passenger") or {}
@@ -159,3 +162,20 @@ def running_budget_parts(ctx: Context) -> list[tuple[str, int]]:
         budget[f"pulpcore {plural(pulp['workers'], 'worker')} x {const('pulp_connections_per_worker')} + {gunicorn} gunicorn"] = (
             pulp["workers"] * const("pulp_connections_per_worker") + gunicorn * const("pulp_connections_per_gunicorn"))
     return list(budget.items())
+
+
+def overridden_threads(ctx: Context) -> int | None:
+    """The Puma threads the installer runs once a hand-made foreman.service drop-in read after its installer.conf
+    (override.conf) that sets FOREMAN_PUMA_THREADS_MAX is removed, as the fix does (audit.effect): the plan's
+    threads, which the installer then writes; None when no such drop-in sets the threads."""
+    from foretune.knowledge.precedence import systemd_shadow  # start-up: only when a Puma rule runs
+
+    fact = ctx.facts["puma"]
+    planned = ctx.tunables.get("puma.threads_max")
+    if not fact.known or planned is None or not isinstance(planned.foretune.value, int):
+        return None
+    files = [(p.location, p.excerpt.replace(" | ", "\n")) for p in fact.provenance]
+    shadow = systemd_shadow("foreman.service", "Environment", files, owned="installer.conf")
+    if shadow is None or "FOREMAN_PUMA_THREADS_MAX=" not in shadow.line:
+        return None
+    return planned.foretune.value

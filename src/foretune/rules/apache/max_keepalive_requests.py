@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from foretune.knowledge import module_default
 from foretune.rules.apache._keepalive import KeepAliveRule
-from foretune.rules.base import Context, Outcome, Severity
+from foretune.rules.base import Context, Evidence, Outcome, Severity
 
 
 class MaxKeepAliveRequests(KeepAliveRule):
@@ -26,7 +26,16 @@ class MaxKeepAliveRequests(KeepAliveRule):
         default = module_default("httpd", "max_keepalive_requests")
         return self.failed(f"MaxKeepAliveRequests {value if value is not None else f'{default} (default)'}: clients reconnect "
                            "after that many requests", current=value if value is not None else default, recommended=0,
-                           evidence=ctx.evidence("apache", about="MaxKeepAliveRequests"), fixes=t.fixes)
+                           evidence=self._evidence(ctx, value, default), fixes=t.fixes)
+
+    @staticmethod
+    def _evidence(ctx: Context, value: object, default: object) -> tuple[Evidence, ...]:
+        """The directive's lines; when no file sets it, the Apache files read, quoted for what they lack."""
+        evidence = ctx.evidence("apache", about="MaxKeepAliveRequests")
+        if value is not None:
+            return evidence
+        return tuple(Evidence(e.fact, e.location, f"no MaxKeepAliveRequests (Apache's default {default} applies)")
+                     for e in dict.fromkeys(Evidence(e.fact, e.location) for e in evidence))
 
 
 RULE = MaxKeepAliveRequests()

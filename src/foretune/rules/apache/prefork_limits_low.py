@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from foretune.knowledge.hardware import host_range
+from foretune.knowledge.model import SIZES
+from foretune.knowledge.profiles import flatten, installer_hiera
 from foretune.rules.apache._prefork import prefork_clients
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 
@@ -29,9 +32,35 @@ class PreforkLimitsLow(PlanRule):
         if effective >= t.foretune.value:
             return self.passed(f"prefork serves {effective} concurrent requests")
         fixes = (*ctx.tunables["apache.server_limit"].fixes, *t.fixes)
+        holds = self._holds(ctx, effective) if ctx.hosts_assumed else None
+        if holds is not None:  # the verdict would rest on an assumed figure: say how many hosts the limit in force serves
+            size, top = holds
+            return self.failed(f"prefork serves {effective} concurrent requests (ServerLimit {limit}, MaxClients {clients}), "
+                               f"what the {size} profile gives, which the guide sizes for up to {top} hosts; below {top} "
+                               "hosts the limit in force is enough", current=effective, recommended=t.foretune.value,
+                               evidence=ctx.evidence("apache", about=("ServerLimit", "MaxClients", "MaxRequestWorkers")),
+                               fixes=fixes)
         return self.failed(f"prefork serves {effective} concurrent requests (ServerLimit {limit}, MaxClients {clients}); "
                            f"recommended {t.foretune.value}: {t.foretune.reason}",
                            current=effective, recommended=t.foretune.value, evidence=ctx.evidence("apache", about=("ServerLimit", "MaxClients", "MaxRequestWorkers")), fixes=fixes)
+
+    @staticmethod
+    def _holds(ctx: Context, effective: int) -> tuple[str, int] | None:
+        """The largest size profile whose prefork limits (foreman-installer's sizes, puppetlabs-apache's defaults where
+        a size sets none) the limit in force reaches, and the top of that profile's host range (the guide's): the
+        break-even host count."""
+        if ctx.release is None or not ctx.release.features.size_profiles:
+            return None
+        best = None
+        for size in SIZES:
+            hiera = flatten(installer_hiera(ctx.release, size))
+            key = "apache::mod::prefork::"
+            limit, clients = prefork_clients({"ServerLimit": hiera.get(key + "serverlimit"),
+                                              "MaxClients": hiera.get(key + "maxclients")})
+            top = host_range(size)[1]
+            if top is not None and min(limit, clients) <= effective:
+                best = (size, top)
+        return best
 
 
 RULE = PreforkLimitsLow()

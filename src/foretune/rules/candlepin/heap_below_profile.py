@@ -7,6 +7,7 @@ import re
 from foretune.plan.model import Fix
 from foretune.rules import incidents
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.capacity.memory_over_ram import oom_finding
 from foretune.units import format_gib, jvm_size_option
 
 
@@ -44,8 +45,8 @@ class CandlepinHeapBelowProfile(PlanRule):
                                                              f"custom-hiera holds -Xmx {format_gib(heap)} until then" if held else ""),
                                current=heap, recommended="free or add memory first",
                                evidence=(*ctx.evidence("candlepin"), *incidents.evidence(killed)),
-                               fixes=(*held, Fix("advice", "memory", "free or add memory until the OOM kills stop (see the "
-                                                                     "oom-kills finding), then raise the heap to "
+                               fixes=(*held, Fix("advice", "memory", "free or add memory until the OOM kills stop (see "
+                                                                     f"{oom_finding(ctx)}), then raise the heap to "
                                                                      f"{format_gib(t.foretune.value)}"
                                                                      + (" (remove the held java_opts from custom-hiera)" if held else ""))))
         return self.failed(f"Candlepin -Xmx {format_gib(heap)}; the {ctx.fix_profile} profile gives {format_gib(t.foretune.value)}: "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from foretune.knowledge import module_default
 from foretune.plan.model import Fix
 from foretune.rules.base import Context, Evidence, Outcome, Rule, Severity
-from foretune.rules.recommend import sized_for_running_workers
+from foretune.rules.recommend import overridden_threads, sized_for_running_workers
 
 SERVER_XML = "/etc/tomcat/server.xml"
 
@@ -28,10 +28,12 @@ class TomcatThreadsLow(Rule):
         workers, per = puma.get("workers"), puma.get("threads_max")
         if not workers or not per:
             return self.skipped("Puma workers or threads unknown")
+        after = overridden_threads(ctx)  # the pool's fix removes a hand-made drop-in's threads: size for the installer's
+        per, gone = (after, " once the hand-made drop-in is removed") if after is not None else (per, "")
         concurrency = int(workers) * int(per)
         if threads >= concurrency:
             return self.passed(f"Tomcat maxThreads {shown} >= Puma's {workers} x {per} = {concurrency} threads")
-        return self.failed(f"Tomcat maxThreads {shown} < Puma's {workers} workers x {per} threads = {concurrency}: "
+        return self.failed(f"Tomcat maxThreads {shown} < Puma's {workers} workers x {per} threads{gone} = {concurrency}: "
                            f"during registration bursts Candlepin calls queue in Tomcat and time out{sized_for_running_workers(ctx)}",
                            current=threads, recommended=concurrency,
                            evidence=(*(ctx.evidence("candlepin", about="maxThreads") if read else

@@ -182,3 +182,15 @@ class MemoryOverRam(Rule):
 
 
 RULE = MemoryOverRam()
+
+
+def oom_finding(ctx: Context) -> str:
+    """The finding the report lists the OOM kills under (combine: oom-kills is a symptom of the first of these that
+    fails): puma-workers-over-ram-budget, else memory-budget-over-ram, else oom-kills itself."""
+    from foretune.rules.base import Status  # start-up: only when a rule names the OOM finding
+    from foretune.rules.puma.workers_over_ram import RULE as puma  # start-up: only when a rule names the OOM finding
+
+    for rule in (puma, RULE):
+        if rule.applies(ctx) is None and all(ctx.facts[n].known for n in rule.needs) and rule.check(ctx).status == Status.FAIL:
+            return rule.id
+    return "oom-kills"

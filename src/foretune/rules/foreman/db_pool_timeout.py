@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from foretune.rules import incidents
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
+from foretune.rules.recommend import overridden_threads
 
 
 class ForemanDbPoolTimeout(Rule):
@@ -37,7 +38,8 @@ class ForemanDbPoolTimeout(Rule):
                                "to size the pool (audit again if it repeats)", current=current, recommended="no change: watch for repeats",
                                evidence=(*incidents.evidence(found), *ctx.evidence("foreman_db_pool", "puma")),
                                severity=Severity.LOW, observed=True)
-        want = max(plan_pool, threads + margin if threads else 0)
+        after = overridden_threads(ctx) or threads  # the fix removes a hand-made drop-in's threads (audit.effect)
+        want = max(plan_pool, after + margin if after else 0)
         if want and (current is None or want > current):
             recommended: object = want
             fixes = t.fixes if t is not None and want == plan_pool else (ctx.hiera_fix("foreman::db_pool", want),)

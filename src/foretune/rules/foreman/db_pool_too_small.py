@@ -6,6 +6,7 @@ from foretune.knowledge import module_default
 from foretune.plan.model import Fix
 from foretune.rules import incidents
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.recommend import overridden_threads
 
 
 class DbPoolTooSmall(PlanRule):
@@ -36,7 +37,11 @@ class DbPoolTooSmall(PlanRule):
         need = threads + margin
         if pool >= need:
             return self.passed(f"pool {pool} >= {threads} threads + {margin}")
-        if threads == plan_threads.foretune.value:
+        if overridden_threads(ctx) is not None:
+            # the fix removes the hand-made drop-in (audit.effect) and the installer runs the plan's threads: the pool
+            # is sized for those, not for the threads the removed file sets
+            advice, fixes, want = f"set the pool to {t.foretune.value} for the {plan_threads.foretune.value} threads the installer runs once the drop-in is gone", t.fixes, t.foretune.value
+        elif threads == plan_threads.foretune.value:
             advice, fixes, want = f"set the pool to {t.foretune.value}", t.fixes, t.foretune.value
         else:  # the pool for the threads in force; a change of the threads is puma-threads-min-below-max's to ask
             advice, want = f"set the pool to {need} for the {threads} threads in force", need

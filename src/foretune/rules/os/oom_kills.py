@@ -37,7 +37,10 @@ class OomKills(Rule):
         kills = distinct_kills(found)
         # the quote a reader can date: a syslog or dmesg -T copy of a kill before the ring buffer's seconds since boot
         found = sorted(found, key=lambda i: not (i.get("first") or i.get("last")))
-        what = (f"killed {', '.join(victims)} {incidents.span({**found[0], 'count': kills})}: {incidents.quote(found[0])}"
+        # the time range over every file's kills (each incident is one file's), not the first one's alone
+        firsts = sorted(str(t) for i in found for t in (i.get("first"), i.get("last")) if t)
+        whole = {**(found[0] if found else {}), "count": kills, "first": firsts[0] if firsts else None, "last": firsts[-1] if firsts else None}
+        what = (f"killed {', '.join(victims)} {incidents.span(whole)}: {incidents.quote(found[0])}"
                 if found else f"killed {counter} processes since boot (/proc/vmstat oom_kill)")
         if found and counter == 0:  # the counter and the logs disagree only in time: say so, not leave two figures
             what += "; /proc/vmstat's oom_kill 0 counts since the last boot, so the kill came before it"

@@ -53,8 +53,12 @@ class PassengerQueueSaturated(Rule):
                                "further requests get HTTP 503 now", current=fullest, recommended=f"< {limit}", evidence=evidence,
                                fixes=fixes, severity=Severity.CRITICAL, observed=True, citations=cites)
         if running >= pool:
-            return self.failed(f"{queued} requests queued with all {pool} Passenger processes busy", current=queued,
-                               recommended=0, evidence=evidence, fixes=fixes, observed=True)
+            # each application's queue against its own limit; below it requests wait but none is refused: medium
+            where = f", {queued} across the queues" if queued != fullest else ""
+            return self.failed(f"all {pool} Passenger processes busy and requests waiting: {fullest} queued for the fullest "
+                               f"application, of its PassengerMaxRequestQueueSize {limit} (a limit per application"
+                               f"{where}); requests are delayed, none refused yet", current=fullest,
+                               recommended=0, evidence=evidence, fixes=fixes, observed=True, severity=Severity.MEDIUM)
         return self.passed(f"{queued} queued while processes spawn ({running} of {pool})")
 
     @staticmethod

@@ -28,7 +28,10 @@ class MaxConnectionsBelowBudget(PlanRule):
         current = pg_int(ctx.facts.value("postgresql").get("max_connections"))
         if current is None:
             return self.skipped("max_connections not set in the source")
-        need, parts = running_budget(ctx)
+        now, parts = running_budget(ctx)
+        # the services open the pool in force now; the change set raises it to threads + 4 (foreman-db-pool-too-small),
+        # and max_connections must cover that too
+        need = running_budget(ctx, after_change=True)[0]
         if current >= need:
             return self.passed(f"max_connections {current} >= budget {need}")
         rec = recommended(ctx, self.tunable)
@@ -44,12 +47,21 @@ class MaxConnectionsBelowBudget(PlanRule):
             opens = sum(n for _, n in plan.connection_budget)
             if want <= current and opens <= current and not incidents.incidents(ctx, "pg_connection_exhaustion"):
                 # nothing to change here: the excess is the Puma workers running now, which their own finding lowers
-                return self.passed(f"max_connections {current} is under the {need} the services running now may open, "
+                return self.passed(f"max_connections {current} is under the {now} the services running now may open, "
                                    f"but covers the {opens} the recommended configuration opens: the Puma workers' "
                                    "finding is the fix, not this setting")
             covers = (f"{want} covers the {sum(n for _, n in plan.connection_budget)} the recommended configuration "
                       f"opens (its Puma workers replace the ones running now), with {headroom * 100:.0f} % headroom")
-        return self.failed(f"max_connections {current} but the services may open {need} ({'; '.join(parts)}): "
+        if current >= now and not incidents.incidents(ctx, "pg_connection_exhaustion"):
+            # no fault now: the pool the audit recommends is what outgrows max_connections
+            return self.failed(f"max_connections {current} covers the {now} the services open now ({'; '.join(parts)}), "
+                               f"but not the {need} they may open once the Foreman pool is raised to the Puma threads + "
+                               f"{const('db_pool_extra')} (foreman-db-pool-too-small); {covers}", current=current,
+                               recommended=want, severity=Severity.LOW, fixes=fixes,
+                               evidence=(*ctx.evidence("postgresql", about="max_connections"),
+                                         *ctx.evidence("puma", "foreman_db_pool")))
+        shown = now if current < now else need  # logged refusals with the pool in force covered: the raised pool's figure
+        return self.failed(f"max_connections {current} but the services may open {shown} ({'; '.join(parts)}): "
                            f"expect 'remaining connection slots are reserved' errors; {covers}", current=current, recommended=want,
                            evidence=(*ctx.evidence("postgresql", about="max_connections"), *ctx.evidence("puma", "foreman_db_pool", "dynflow"),
                                      *(ctx.evidence("passenger", about="PassengerMaxPoolSize") if ctx.facts.value("passenger") else ())),

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from foretune.knowledge.precedence import Shadow, postgresql_shadow
+from foretune.plan.model import Fix
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.capacity.memory_over_ram import measured_shortage
 from foretune.rules.postgresql._defaults import cited, pg_default
 from foretune.units import pg_size
 
@@ -40,6 +42,15 @@ class WorkMemLow(PlanRule):
                                fixes=t.fixes, **cites)
         if (current or 0) >= want:
             return self.passed(f"work_mem {shown}", **cites)
+        short = measured_shortage(ctx)
+        if short:  # every connection's sorts may take work_mem each: no raise while the box is short of memory now
+            return self.failed(f"work_mem {shown}: sorts and hashes of large Foreman queries spill to disk, but the box "
+                               f"measures {short}: no work_mem increase until memory is freed or added "
+                               "(see memory-budget-over-ram)", current=raw if default is None else default.value,
+                               recommended="free or add memory first",
+                               evidence=(*ctx.evidence("postgresql"), *(default.evidence(ctx) if default else ())),
+                               fixes=(Fix("advice", "memory", "free or add memory until MemAvailable recovers, then raise "
+                                                              f"work_mem to {t.foretune.value}"),), **cites)
         return self.failed(f"work_mem {shown}: sorts and hashes of large Foreman queries spill to disk",
                            current=raw if default is None else default.value, recommended=t.foretune.value,
                            evidence=(*ctx.evidence("postgresql"), *(default.evidence(ctx) if default else ())),
