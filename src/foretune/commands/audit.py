@@ -211,6 +211,7 @@ def _fix_lines(findings: list[Any], changes: Any, plan: Any, hiera: dict[str, An
     from foretune.changes import build  # start-up: loaded with the outputs only
     from foretune.knowledge.precedence import PG_RESTART  # start-up: loaded with the outputs only
     from foretune.render.snippets import render_change, yaml_scalar  # start-up: loaded with the outputs only
+    from foretune.report.actions import with_activation  # start-up: loaded with the outputs only
 
     by_target = {key: c for c in changes.changes if c.op == "set" for key in (c.target, c.tunable)}
     by_removal = {c.target: c for c in changes.changes if c.tunable.startswith("unshadow:")}
@@ -223,7 +224,8 @@ def _fix_lines(findings: list[Any], changes: Any, plan: Any, hiera: dict[str, An
         if f.symptoms:  # a symptom's fix lines read the same change set
             f = dataclasses.replace(f, symptoms=tuple(_fix_lines(list(f.symptoms), changes, plan, hiera)))
         if not f.fix_records:
-            out.append(f)
+            activated = tuple(with_activation(list(f.fixes)))
+            out.append(dataclasses.replace(f, fixes=activated) if activated != f.fixes else f)
             continue
         lines: list[str] = []
         deletes: list[tuple[str, str]] = []  # the custom-hiera keys to delete, and why: one command for them all
@@ -266,6 +268,7 @@ def _fix_lines(findings: list[Any], changes: Any, plan: Any, hiera: dict[str, An
             lines[lines.index(DELETE_SLOT)] = delete_snippet(build.HIERA_FILE, deletes, hiera or {})
         # a restart the installer run may not do comes after that run
         lines = [line for line in lines if line != PG_RESTART] + [line for line in lines if line == PG_RESTART]
+        lines = with_activation(lines)  # a drop-in or an installer-rewritten file, pasted alone, takes effect
         out.append(dataclasses.replace(f, fixes=tuple(lines)))
     return out
 
