@@ -299,10 +299,10 @@ def with_activation(fixes: list[str]) -> list[str]:
     daemon-reload`` and the unit's restart, a file the installer rewrites marked to be edited after its run and
     followed by its service's restart (one command for all, after the other lines).
 
-    >>> with_activation(["# /etc/systemd/system/mosquitto.service.d/limits.conf\n[Service]\nLimitNOFILE=2000"])[1]
+    >>> with_activation(["# /etc/systemd/system/mosquitto.service.d/limits.conf\\n[Service]\\nLimitNOFILE=2000"])[1]
     'systemctl daemon-reload && systemctl restart mosquitto'
-    >>> with_activation(["# /etc/httpd/conf.d/passenger.conf\nPassengerMaxPoolSize 24"])
-    ['# /etc/httpd/conf.d/passenger.conf\n# edit this after the installer run: the run rewrites this file\nPassengerMaxPoolSize 24', 'systemctl restart httpd']
+    >>> with_activation(["# /etc/httpd/conf.d/passenger.conf\\nPassengerMaxPoolSize 24"])
+    ['# /etc/httpd/conf.d/passenger.conf\\n# edit this after the installer run: the run rewrites this file\\nPassengerMaxPoolSize 24', 'systemctl restart httpd']
     """
     units: list[str] = []
     edited: list[str] = []
