@@ -41,8 +41,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         help="results of `foretune bench ... --json` to judge (repeatable)")
     parser.add_argument("--verbose", action="store_true", help="text format: list passed and skipped rules too")
     parser.add_argument("--output-dir", metavar="DIR", help="also write one coherent set of fixes into DIR (custom-hiera.yaml, "
-                        "installer.sh, systemd drop-ins, sysctl.d, APPLY.md): the same files as "
-                        "`plan --from SOURCE --output-dir DIR`")
+                        "installer.sh, systemd drop-ins, sysctl.d, APPLY.md): the files `plan --from SOURCE --output-dir DIR` "
+                        "writes, neither re-applying what the source has in force; the audit's set holds only the fixes "
+                        "of its findings (and their advice), plan's also moves a value the audit accepts to the plan's "
+                        "(a Puma worker count within the guide's range)")
     parser.add_argument("--out", dest="output_dir", help=argparse.SUPPRESS)  # short name, as in plan
     return parser
 
