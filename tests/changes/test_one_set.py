@@ -230,7 +230,12 @@ def test_apply_md_removes_stale_keys_and_resets_alter_system_before_the_installe
     assert stale < installer
     reset = next(line for line in lines if "ALTER SYSTEM RESET max_connections" in line)
     assert "installer run below restarts PostgreSQL" not in reset
-    assert "run `systemctl restart postgresql`" in reset and "'SHOW max_connections;'" in reset
+    assert "systemctl restart" not in reset and "(the restart step below)" in reset
+    # the restart is its own numbered step, once, right after the installer run, and checks with SHOW
+    restart = [i for i, line in enumerate(lines) if "`systemctl restart postgresql`" in line]
+    assert restart == [installer + 1], restart
+    assert re.match(r"\d+\. Restart PostgreSQL, which the installer does not do", lines[installer + 1])
+    assert "'SHOW max_connections;'" in lines[installer + 1]
 
 
 def test_satellite_62_apply_md_carries_the_reports_file_fixes_and_never_lowers_a_site_value(tmp_path: Path) -> None:
