@@ -87,7 +87,7 @@ def test_audit_out_fixes_the_findings_with_the_profile_first_and_no_stale_key(na
     files, report = audit_out(source, tmp_path)
     failing = [f for f in report["findings"] if f["status"] == "fail" and not f.get("waived")]  # type: ignore[index, union-attr]
     # no stale key survives: each key the stale-keys finding names is gone from the written custom-hiera.yaml
-    written = _flat(yaml.safe_load(files["custom-hiera.yaml"]) or {})
+    written = _flat(yaml.safe_load(files.get("custom-hiera.yaml", "")) or {})  # 6.2 reads none: no file
     stale = [key for f in failing if f["rule"] == "custom-hiera-stale-keys" for key in f["current"]]
     for key in stale:
         assert key not in written, key
@@ -500,3 +500,10 @@ def test_the_bundles_changes_json_applies_as_reviewed(tmp_path: Path) -> None:
     assert command == "installer command: " + script
     written = (box / "etc/foreman-installer/custom-hiera.yaml").read_text(encoding="utf-8")
     assert yaml.safe_load(written) == yaml.safe_load(files["custom-hiera.yaml"])  # the bundle's adds only comment lines
+
+
+def test_a_release_without_custom_hiera_gets_no_custom_hiera_file(tmp_path: Path) -> None:
+    # Satellite 6.2 (Foreman 1.11) reads no custom-hiera.yaml: a file of that name copied to /etc/foreman-installer/
+    # would do nothing; APPLY.md carries the 6.2 channels (installer options, file edits)
+    files, _ = audit_out(SOS / "satellite-6.2", tmp_path)
+    assert "custom-hiera.yaml" not in files and "APPLY.md" in files and "installer.sh" in files

@@ -446,7 +446,9 @@ def bundle(plan: Plan, existing_hiera: str | None = None, changes: ChangeSet | N
     secrets = masked(existing_hiera)  # a masked secret is never written into a file an admin applies
     merge = bool(existing_hiera and existing_hiera.strip() and plan.release.features.custom_hiera and not secrets)
     hiera = merged_hiera(plan, existing_hiera, cs) if merge and existing_hiera else hiera_fragment(plan, cs)
-    files = {"custom-hiera.yaml": hiera, "APPLY.md": apply_md(plan, cs, merged=merge, secrets=secrets, apply_command=apply_command)}
+    files = {"APPLY.md": apply_md(plan, cs, merged=merge, secrets=secrets, apply_command=apply_command)}
+    if plan.release.features.custom_hiera:  # a release that reads no custom-hiera.yaml gets no file of that name
+        files = {"custom-hiera.yaml": hiera, **files}
     if installer_needed(cs) or not plan.release.features.custom_hiera:
         files["installer.sh"] = "#!/bin/sh\nset -e\n" + installer_text(plan, cs) + "\n"
     for path, content in dropins(plan, cs).items():
