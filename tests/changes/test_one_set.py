@@ -507,3 +507,5 @@ def test_a_release_without_custom_hiera_gets_no_custom_hiera_file(tmp_path: Path
     # would do nothing; APPLY.md carries the 6.2 channels (installer options, file edits)
     files, _ = audit_out(SOS / "satellite-6.2", tmp_path)
     assert "custom-hiera.yaml" not in files and "APPLY.md" in files and "installer.sh" in files
+    hiera = run_cli("audit", str(SOS / "satellite-6.2"), "--format", "hiera")
+    assert hiera.status in (0, 1) and "reads no custom-hiera.yaml" in hiera.stdout, hiera.stderr

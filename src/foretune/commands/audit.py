@@ -146,8 +146,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             for path in write_bundle(outputs.bundle(fixed, existing, changes, f"foretune apply --from live{hosts} --audit"),
                                      args.output_dir):
                 env.note(f"wrote {path}")
-    if fmt == "hiera":
-        text = outputs.bundle(fixed, existing, changes)["custom-hiera.yaml"]
+    if fmt == "hiera":  # a release that reads no custom-hiera.yaml: the fragment that says so
+        text = outputs.bundle(fixed, existing, changes).get("custom-hiera.yaml") or outputs.hiera_fragment(fixed, changes)
+        if outputs.masked(existing) and fixed.release.features.custom_hiera:
+            env.warn("the source's custom-hiera.yaml has masked secrets, so this prints only foretune's keys, not the "
+                     "site's file merged: merge them into that file, never put this output in its place")
     else:
         text = render(report, fmt, color=env.color and not args.output, verbose=args.verbose,
                       width=None if args.output else env.width, generated=_generated(env), paper=_paper(env))
