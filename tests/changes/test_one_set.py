@@ -509,3 +509,27 @@ def test_a_release_without_custom_hiera_gets_no_custom_hiera_file(tmp_path: Path
     assert "custom-hiera.yaml" not in files and "APPLY.md" in files and "installer.sh" in files
     hiera = run_cli("audit", str(SOS / "satellite-6.2"), "--format", "hiera")
     assert hiera.status in (0, 1) and "reads no custom-hiera.yaml" in hiera.stdout, hiera.stderr
+
+
+def test_apply_md_sizes_tomcat_for_the_puma_workers_the_set_leaves(tmp_path: Path) -> None:
+    # the example runs 40 Puma workers x 16 threads (640 > Tomcat's 150); its set lowers them to 18, so the server.xml
+    # edit asks for 18 x 16 = 288 threads, not 640
+    files, _ = audit_out(EXAMPLE, tmp_path)
+    assert "--foreman-foreman-service-puma-workers 18" in files["installer.sh"]
+    assert 'set maxThreads="288" on the Candlepin HTTPS <Connector>' in files["APPLY.md"]
+    assert 'maxThreads="640"' not in files["APPLY.md"]
+
+
+def test_apply_md_drops_the_tomcat_edit_when_the_set_s_puma_fits_its_default(tmp_path: Path) -> None:
+    # the eyes-a OOM box: 24 workers x 16 threads asked for maxThreads 384; the set lowers Puma to 6 workers, whose
+    # 6 x 16 = 96 threads fit puppet-candlepin's maxThreads="150": the edit (reverted by every installer run) goes
+    from foretune.changes import build
+    from foretune.changes.model import Change
+    from foretune.plan.model import PlanInput
+    from foretune.plan.planner import make_plan
+
+    plan = make_plan(PlanInput("satellite", "6.15", hosts=3000, cpus=4, ram_bytes=20 * 1024**3, profile="default"))
+    b = build._Builder(plan, build.Host())
+    b.changes["puma.workers"] = Change("puma.workers", "installer", "--foreman-foreman-service-puma-workers", 6)
+    b.advice.append((build.TOMCAT_SERVER_XML, 'set maxThreads="384" on the Candlepin HTTPS <Connector> in x'))
+    assert [a for a in b.result().advice if a[0] == build.TOMCAT_SERVER_XML] == []
