@@ -238,6 +238,7 @@ def test_the_plan_s_formats_say_that_a_custom_hiera_key_overrides_its_installer_
     assert line.replace("_", "\\_") in markdown
     # something to copy: the merge snippet and the installer command, in fenced blocks
     assert "\n```yaml\n# foretune plan for Satellite 6.15" in markdown
-    assert "\n```sh\nsatellite-installer \\\n  --tuning medium" in markdown
+    # (tuning medium is declared in the source: the set does not pass it again)
+    assert "\n```sh\nsatellite-installer \\\n  --foreman-dynflow-worker-instances 2" in markdown
     html = run_cli("plan", "--from", source, "--format", "html").stdout
     assert html.count('class="copy"') == 2 and "<script>" in html

@@ -384,3 +384,28 @@ def test_the_collection_date_names_its_time_zone() -> None:
     text = run_cli("audit", str(SOSREPORTS / "satellite-6.2")).stdout
     assert "\nCollected 2017-11-09 16:30 EST\n" in text
     assert "- Collected: 2024-02-12 10:14 UTC" in run_cli("audit", str(EXAMPLE), "--format", "markdown").stdout
+
+
+def test_passenger_edits_come_after_the_installer_and_restart_httpd() -> None:
+    """6.2: passenger.conf is written by the installer's apache module, so its edit follows the run, then httpd
+    restarts (6.2 brief: "systemctl daemon-reload / katello-service restart"); each finding's fix says so alone."""
+    data = _audit(SOSREPORTS / "satellite-6.2", "--hosts", "6000")
+    passenger = [f for f in data["findings"] if any("passenger.conf" in x for x in f["fixes"])]  # type: ignore[attr-defined]
+    assert passenger
+    for f in passenger:
+        assert "# edit this after the installer run: the run rewrites this file" in f["fixes"][0]
+        assert "systemctl restart httpd" in f["fixes"], f["rule"]
+    out = run_cli("audit", str(SOSREPORTS / "satellite-6.2"), "--hosts", "6000").stdout
+    steps = " ".join(out[out.index("== What next"):].split())
+    after = steps[steps.index("After the installer run (it rewrites"):]
+    assert "/etc/httpd/conf.d/passenger.conf" in after[:after.index("systemctl restart httpd")]
+    assert steps.index("Run `satellite-installer") < steps.index("After the installer run (it rewrites")
+    assert "systemctl restart httpd" in steps
+
+
+def test_a_drop_in_fix_reloads_systemd_and_restarts_its_unit() -> None:
+    """Guide 5.5.1 step 3: "systemctl daemon-reload" then "systemctl restart mosquitto.service"."""
+    data = _audit(SOSREPORTS / "capsule-6.15-measured-failure")
+    mqtt = next(f for f in data["findings"]  # type: ignore[attr-defined]
+                if f["fixes"] and f["fixes"][0].startswith("# /etc/systemd/system/mosquitto.service.d/"))
+    assert mqtt["fixes"][-1] == "systemctl daemon-reload && systemctl restart mosquitto"

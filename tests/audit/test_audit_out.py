@@ -36,7 +36,7 @@ def test_audit_out_writes_the_plans_values_for_what_the_findings_fix(name: str, 
     planned = run_cli("plan", "--from", source, *CASES[name], "--out", str(tmp_path / "plan"))
     assert planned.status == 0, planned.stderr
     audit, plan = tree(tmp_path / "audit"), tree(tmp_path / "plan")
-    assert {"custom-hiera.yaml", "installer.sh", "APPLY.md"} <= set(audit)
+    assert {"installer.sh", "APPLY.md"} <= set(audit) and ("custom-hiera.yaml" in audit) == ("6.2" not in name)
     data = json.loads(run_cli("plan", "--from", source, *CASES[name], "--format", "json").stdout)
     # the plan of the same input: where each tunable's value goes, also for the tunables that do not differ (the
     # JSON gives those no fix), since a finding may set one of them
@@ -47,7 +47,7 @@ def test_audit_out_writes_the_plans_values_for_what_the_findings_fix(name: str, 
     for option, value in re.findall(r"^  (--[a-z-]+) (\S+?)(?: \\)?$", audit["installer.sh"], flags=re.M):
         if option != "--tuning":
             assert str(options[option]).lower() == value.lower(), (option, value)
-    audited = yaml.safe_load(audit["custom-hiera.yaml"]) or {}
+    audited = yaml.safe_load(audit.get("custom-hiera.yaml", "")) or {}  # 6.2 reads none: no file
     for key, value in audited.items():
         if key == "postgresql::server::config_entries":
             for entry, inner in value.items():

@@ -64,9 +64,14 @@ def test_the_passenger_capsule_gets_the_expected_findings(extra: tuple[str, ...]
     assert {"fact": "log_incidents", "location": "var/log/httpd/error_log", "excerpt": QUEUE_FULL} in burst["evidence"]
     assert any(e["location"] == "var/log/httpd/puppet_access_ssl.log" for e in queue["evidence"])
     # the Puppet application's directives go in its vhost
-    assert found["passenger-min-instances-low"]["fixes"] == ["# /etc/httpd/conf.d/25-puppet.conf\nPassengerMinInstances 2"]
+    # (the installer's apache module writes the vhost: edited after its run, then httpd restarted to read it)
+    assert found["passenger-min-instances-low"]["fixes"] == [
+        "# /etc/httpd/conf.d/25-puppet.conf\n# edit this after the installer run: the run rewrites this file\n"
+        "PassengerMinInstances 2", "systemctl restart httpd"]
     assert "spawns Puppet processes" in found["passenger-min-instances-low"]["message"]
-    assert found["passenger-pool-below-cores"]["fixes"] == ["# /etc/httpd/conf.d/passenger.conf\nPassengerMaxPoolSize 12"]
+    assert found["passenger-pool-below-cores"]["fixes"] == [
+        "# /etc/httpd/conf.d/passenger.conf\n# edit this after the installer run: the run rewrites this file\n"
+        "PassengerMaxPoolSize 12", "systemctl restart httpd"]
     # MUST NOT: a Passenger rule "not applicable to a capsule"; advice the 6.2 brief does not give (the Foreman guide's
     # proxy timeout, foreman-proxy's limit for a remote execution service 6.2 runs elsewhere); the 503s twice
     for rule, f in found.items():

@@ -87,7 +87,7 @@ def test_audit_out_fixes_the_findings_with_the_profile_first_and_no_stale_key(na
     files, report = audit_out(source, tmp_path)
     failing = [f for f in report["findings"] if f["status"] == "fail" and not f.get("waived")]  # type: ignore[index, union-attr]
     # no stale key survives: each key the stale-keys finding names is gone from the written custom-hiera.yaml
-    written = _flat(yaml.safe_load(files["custom-hiera.yaml"]) or {})
+    written = _flat(yaml.safe_load(files.get("custom-hiera.yaml", "")) or {})  # 6.2 reads none: no file
     stale = [key for f in failing if f["rule"] == "custom-hiera-stale-keys" for key in f["current"]]
     for key in stale:
         assert key not in written, key
@@ -235,7 +235,12 @@ def test_apply_md_removes_stale_keys_and_resets_alter_system_before_the_installe
     assert stale < installer
     reset = next(line for line in lines if "ALTER SYSTEM RESET max_connections" in line)
     assert "installer run below restarts PostgreSQL" not in reset
-    assert "run `systemctl restart postgresql`" in reset and "'SHOW max_connections;'" in reset
+    assert "systemctl restart" not in reset and "(the restart step below)" in reset
+    # the restart is its own numbered step, once, right after the installer run, and checks with SHOW
+    restart = [i for i, line in enumerate(lines) if "`systemctl restart postgresql`" in line]
+    assert restart == [installer + 1], restart
+    assert re.match(r"\d+\. Restart PostgreSQL, which the installer does not do", lines[installer + 1])
+    assert "'SHOW max_connections;'" in lines[installer + 1]
 
 
 def test_satellite_62_apply_md_carries_the_reports_file_fixes_and_never_lowers_a_site_value(tmp_path: Path) -> None:
@@ -500,3 +505,36 @@ def test_the_bundles_changes_json_applies_as_reviewed(tmp_path: Path) -> None:
     assert command == "installer command: " + script
     written = (box / "etc/foreman-installer/custom-hiera.yaml").read_text(encoding="utf-8")
     assert yaml.safe_load(written) == yaml.safe_load(files["custom-hiera.yaml"])  # the bundle's adds only comment lines
+
+
+def test_a_release_without_custom_hiera_gets_no_custom_hiera_file(tmp_path: Path) -> None:
+    # Satellite 6.2 (Foreman 1.11) reads no custom-hiera.yaml: a file of that name copied to /etc/foreman-installer/
+    # would do nothing; APPLY.md carries the 6.2 channels (installer options, file edits)
+    files, _ = audit_out(SOS / "satellite-6.2", tmp_path)
+    assert "custom-hiera.yaml" not in files and "APPLY.md" in files and "installer.sh" in files
+    hiera = run_cli("audit", str(SOS / "satellite-6.2"), "--format", "hiera")
+    assert hiera.status in (0, 1) and "reads no custom-hiera.yaml" in hiera.stdout, hiera.stderr
+
+
+def test_apply_md_sizes_tomcat_for_the_puma_workers_the_set_leaves(tmp_path: Path) -> None:
+    # the example runs 40 Puma workers x 16 threads (640 > Tomcat's 150); its set lowers them to 18, so the server.xml
+    # edit asks for 18 x 16 = 288 threads, not 640
+    files, _ = audit_out(EXAMPLE, tmp_path)
+    assert "--foreman-foreman-service-puma-workers 18" in files["installer.sh"]
+    assert 'set maxThreads="288" on the Candlepin HTTPS <Connector>' in files["APPLY.md"]
+    assert 'maxThreads="640"' not in files["APPLY.md"]
+
+
+def test_apply_md_drops_the_tomcat_edit_when_the_set_s_puma_fits_its_default(tmp_path: Path) -> None:
+    # the eyes-a OOM box: 24 workers x 16 threads asked for maxThreads 384; the set lowers Puma to 6 workers, whose
+    # 6 x 16 = 96 threads fit puppet-candlepin's maxThreads="150": the edit (reverted by every installer run) goes
+    from foretune.changes import build
+    from foretune.changes.model import Change
+    from foretune.plan.model import PlanInput
+    from foretune.plan.planner import make_plan
+
+    plan = make_plan(PlanInput("satellite", "6.15", hosts=3000, cpus=4, ram_bytes=20 * 1024**3, profile="default"))
+    b = build._Builder(plan, build.Host())
+    b.changes["puma.workers"] = Change("puma.workers", "installer", "--foreman-foreman-service-puma-workers", 6)
+    b.advice.append((build.TOMCAT_SERVER_XML, 'set maxThreads="384" on the Candlepin HTTPS <Connector> in x'))
+    assert [a for a in b.result().advice if a[0] == build.TOMCAT_SERVER_XML] == []

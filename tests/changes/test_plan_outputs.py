@@ -172,3 +172,23 @@ def test_apply_md_puts_only_what_blocks_the_plan_under_fix_these_first(tmp_path:
     steps = (out / "APPLY.md").read_text(encoding="utf-8")
     assert "Fix these first:" not in steps
     assert "Worth knowing:\n\n- **low** the plan fits at its planning sizes" in steps
+
+
+def test_audit_hiera_of_a_source_with_masked_secrets_says_why_the_site_s_file_is_not_in_it(tmp_path) -> None:
+    import shutil
+
+    from tests.conftest import REPO
+
+    root = tmp_path / "sos"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.15-tuned", root)
+    hiera = root / "etc/foreman-installer/custom-hiera.yaml"
+    hiera.write_text(hiera.read_text() + "foreman::db_password: Sup3rS3cret\n")
+    result = run_cli("audit", str(root), "--hosts", "6000", "--format", "hiera")
+    assert "Sup3rS3cret" not in result.stdout + result.stderr and "db_password" not in result.stdout
+    warnings = [line for line in result.stderr.splitlines() if "masked secrets" in line]
+    assert warnings == ["foretune: warning: the source's custom-hiera.yaml has masked secrets, so this prints only "
+                        "foretune's keys, not the site's file merged: merge them into that file, never put this output "
+                        "in its place"]
+    # without secrets: the site's file merged, no warning
+    clean = run_cli("audit", str(REPO / "tests/fixtures/sosreports/satellite-6.15-tuned"), "--hosts", "6000", "--format", "hiera")
+    assert "masked secrets" not in clean.stderr

@@ -36,7 +36,8 @@ def test_every_cited_id_resolves() -> None:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_formats_equal_the_out_tree(name: str) -> None:
     files = golden(name)
-    assert format_output(CASES[name], "hiera") == files["out/custom-hiera.yaml"]
+    if "out/custom-hiera.yaml" in files:  # a release without custom-hiera (6.2) gets no such file
+        assert format_output(CASES[name], "hiera") == files["out/custom-hiera.yaml"]
     assert "#!/bin/sh\nset -e\n" + format_output(CASES[name], "installer") == files["out/installer.sh"]
 
 

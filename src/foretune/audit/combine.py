@@ -113,6 +113,8 @@ def fix_once(findings: list[Finding]) -> list[Finding]:
         if not f.counts:
             continue
         repeated = [fix for fix in f.fixes if fix in seen]
+        if any(fix not in seen and not _restart(fix) for fix in f.fixes):  # its own edit still needs the restart
+            repeated = [fix for fix in repeated if not _restart(fix)]
         for fix in f.fixes:
             seen.setdefault(fix, f.rule_id)
         if repeated:
@@ -120,6 +122,11 @@ def fix_once(findings: list[Finding]) -> list[Finding]:
             changed[i] = dataclasses.replace(f, fixes=tuple(x for x in f.fixes if x not in repeated),
                                              message=f"{f.message}; the fix is part of {', '.join(where)}'s")
     return [changed.get(i, f) for i, f in enumerate(findings)]
+
+
+def _restart(fix: str) -> bool:
+    """``fix`` only makes other fix lines take effect (a restart, after a daemon-reload)."""
+    return fix.startswith(("systemctl restart ", "systemctl daemon-reload && systemctl restart "))
 
 
 def _symptom_fixes_once(root: Finding) -> tuple[Finding, ...]:

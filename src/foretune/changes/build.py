@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from foretune.changes.model import Blocked, Change, ChangeSet
-from foretune.knowledge import load_data
+from foretune.knowledge import load_data, module_default
 from foretune.knowledge.model import SIZES
 from foretune.knowledge.precedence import (
     PG_RESTART,
@@ -183,6 +183,9 @@ def _pg_number(text: str) -> float | None:
         return float(value)
     except ValueError:
         return _number(value)
+
+
+TOMCAT_SERVER_XML = "/etc/tomcat/server.xml"  # Candlepin's Tomcat (candlepin-tomcat-threads): edited by hand
 
 
 class _Builder:
@@ -599,7 +602,29 @@ class _Builder:
         made = [(c.tunable, c.target, c.value) for c in self.changes.values()]
         blocked = tuple(b for b in self.blocked if (b.change.tunable, b.change.target, b.change.value) not in made)
         return ChangeSet(self.release.label, tuple(ordered), blocked, commands=tuple(self.commands),
-                         advice=tuple(self.advice), given=tuple(self.given))
+                         advice=tuple(self._tomcat_for_the_set()), given=tuple(self.given))
+
+    def _tomcat_for_the_set(self) -> list[tuple[str, str]]:
+        """The advice, with Tomcat's maxThreads (sized from the Puma workers running now) sized for the Puma workers
+        x threads this set leaves; left out when those fit puppet-candlepin's maxThreads 150, which needs no edit."""
+        workers = self.changes.get("puma.workers")
+        if workers is None or workers.op != "set" or not any(what == TOMCAT_SERVER_XML for what, _ in self.advice):
+            return self.advice
+        threads = self.changes.get("puma.threads_max")
+        t = self.plan.tunables.get("puma.threads_max")
+        per = threads.value if threads is not None else (t.installer.value if t is not None else None)
+        if not isinstance(workers.value, int) or not isinstance(per, int):
+            return self.advice
+        after = workers.value * per
+        default = module_default("candlepin_tomcat", "max_threads")
+        out = []
+        for what, text in self.advice:
+            if what == TOMCAT_SERVER_XML:
+                if isinstance(default, int) and after <= default:
+                    continue
+                text = re.sub(r'maxThreads="\d+"', f'maxThreads="{after}"', text, count=1)
+            out.append((what, text))
+        return out
 
 
 def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:

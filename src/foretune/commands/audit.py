@@ -41,8 +41,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         help="results of `foretune bench ... --json` to judge (repeatable)")
     parser.add_argument("--verbose", action="store_true", help="text format: list passed and skipped rules too")
     parser.add_argument("--output-dir", metavar="DIR", help="also write one coherent set of fixes into DIR (custom-hiera.yaml, "
-                        "installer.sh, systemd drop-ins, sysctl.d, APPLY.md): the same files as "
-                        "`plan --from SOURCE --output-dir DIR`")
+                        "installer.sh, systemd drop-ins, sysctl.d, APPLY.md): the files `plan --from SOURCE --output-dir DIR` "
+                        "writes, neither re-applying what the source has in force; the audit's set holds only the fixes "
+                        "of its findings (and their advice), plan's also moves a value the audit accepts to the plan's "
+                        "(a Puma worker count within the guide's range)")
     parser.add_argument("--out", dest="output_dir", help=argparse.SUPPRESS)  # short name, as in plan
     return parser
 
@@ -144,8 +146,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             for path in write_bundle(outputs.bundle(fixed, existing, changes, f"foretune apply --from live{hosts} --audit"),
                                      args.output_dir):
                 env.note(f"wrote {path}")
-    if fmt == "hiera":
-        text = outputs.bundle(fixed, existing, changes)["custom-hiera.yaml"]
+    if fmt == "hiera":  # a release that reads no custom-hiera.yaml: the fragment that says so
+        text = outputs.bundle(fixed, existing, changes).get("custom-hiera.yaml") or outputs.hiera_fragment(fixed, changes)
+        if outputs.masked(existing) and fixed.release.features.custom_hiera:
+            env.warn("the source's custom-hiera.yaml has masked secrets, so this prints only foretune's keys, not the "
+                     "site's file merged: merge them into that file, never put this output in its place")
     else:
         text = render(report, fmt, color=env.color and not args.output, verbose=args.verbose,
                       width=None if args.output else env.width, generated=_generated(env), paper=_paper(env))
@@ -211,6 +216,7 @@ def _fix_lines(findings: list[Any], changes: Any, plan: Any, hiera: dict[str, An
     from foretune.changes import build  # start-up: loaded with the outputs only
     from foretune.knowledge.precedence import PG_RESTART  # start-up: loaded with the outputs only
     from foretune.render.snippets import render_change, yaml_scalar  # start-up: loaded with the outputs only
+    from foretune.report.actions import with_activation  # start-up: loaded with the outputs only
 
     by_target = {key: c for c in changes.changes if c.op == "set" for key in (c.target, c.tunable)}
     by_removal = {c.target: c for c in changes.changes if c.tunable.startswith("unshadow:")}
@@ -223,7 +229,8 @@ def _fix_lines(findings: list[Any], changes: Any, plan: Any, hiera: dict[str, An
         if f.symptoms:  # a symptom's fix lines read the same change set
             f = dataclasses.replace(f, symptoms=tuple(_fix_lines(list(f.symptoms), changes, plan, hiera)))
         if not f.fix_records:
-            out.append(f)
+            activated = tuple(with_activation(list(f.fixes)))
+            out.append(dataclasses.replace(f, fixes=activated) if activated != f.fixes else f)
             continue
         lines: list[str] = []
         deletes: list[tuple[str, str]] = []  # the custom-hiera keys to delete, and why: one command for them all
@@ -266,6 +273,7 @@ def _fix_lines(findings: list[Any], changes: Any, plan: Any, hiera: dict[str, An
             lines[lines.index(DELETE_SLOT)] = delete_snippet(build.HIERA_FILE, deletes, hiera or {})
         # a restart the installer run may not do comes after that run
         lines = [line for line in lines if line != PG_RESTART] + [line for line in lines if line == PG_RESTART]
+        lines = with_activation(lines)  # a drop-in or an installer-rewritten file, pasted alone, takes effect
         out.append(dataclasses.replace(f, fixes=tuple(lines)))
     return out
 

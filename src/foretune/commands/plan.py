@@ -193,6 +193,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
 
         changes = from_plan(plan, facts)  # one change set for every output that applies it
         changes = audit_lowers(changes, facts, args.hosts, _audit_command(args))
+        if facts is not None:  # from a source: what it has in force is not applied again, as the audit's set has it
+            from foretune.changes.in_force import without_in_force  # start-up: only for what applies changes
+
+            changes = without_in_force(changes, facts)
     from foretune.plan.refused import applicable_plan  # start-up: only for a `plan` run, not --help
 
     plan = applicable_plan(plan)  # a profile the installer refuses: the values of the one it accepts, as the set has

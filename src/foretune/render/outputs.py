@@ -223,6 +223,7 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
         return "\n".join(steps) + "\n"
     steps += ["Order:", ""]
     n = 1
+    pg_restart: list[str] = []  # the settings reset that wait for PostgreSQL's restart: one step, after the installer
     for c in cs.changes:
         if c.channel == "alter-system" and c.op == "reset" and c.effect != "restart":  # a reload is enough
             steps.append(f"{n}. `sudo -u postgres psql -c 'ALTER SYSTEM RESET {c.target};' -c 'SELECT pg_reload_conf();'`: "
@@ -232,10 +233,9 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
             n += 1
         elif c.channel == "alter-system" and c.op == "reset":
             steps.append(f"{n}. `sudo -u postgres psql -c 'ALTER SYSTEM RESET {c.target};'`: {c.reason}. It takes effect "
-                         "when PostgreSQL restarts, which the installer does not do when postgresql.conf is unchanged: after "
-                         "the installer run below, run `systemctl restart postgresql` (or `foreman-maintain service restart`) "
-                         f"and check with `sudo -u postgres psql -c 'SHOW {c.target};'`. "
+                         "when PostgreSQL restarts (the restart step below). "
                          f"Undo: `ALTER SYSTEM SET {c.target} = ...` with the value it had.")
+            pg_restart.append(c.target)
             n += 1
         elif c.channel == "dropin" and c.op == "remove":
             steps.append(f"{n}. Move `{c.file}` away (`mv {c.file} /root/`) and run `systemctl daemon-reload`: {c.reason}. "
@@ -267,6 +267,12 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
     if installer_needed(cs):  # nothing for the installer: no run (an outage for no change)
         steps.append(f"{n}. Run the installer (`installer.sh`{': ' + given if given else ''}); it restarts the services it "
                      "reconfigures. Undo: run it again with the previous values.")
+        n += 1
+    if pg_restart:
+        shows = " ".join(f"-c 'SHOW {name};'" for name in pg_restart)
+        steps.append(f"{n}. Restart PostgreSQL, which the installer does not do when postgresql.conf is unchanged: "
+                     "`systemctl restart postgresql` (or `foreman-maintain service restart`); then check with "
+                     f"`sudo -u postgres psql {shows}`.")
         n += 1
     lowered = [c for c in cs.changes if c.channel == "installer" and _below(c.value, c.site_value)]
     steps += [f"   - `{c.target} {yaml_scalar(c.value)}` lowers the site's {yaml_scalar(c.site_value)}: {c.reason}" for c in lowered]
@@ -463,7 +469,9 @@ def bundle(plan: Plan, existing_hiera: str | None = None, changes: ChangeSet | N
     secrets = masked(existing_hiera)  # a masked secret is never written into a file an admin applies
     merge = bool(existing_hiera and existing_hiera.strip() and plan.release.features.custom_hiera and not secrets)
     hiera = merged_hiera(plan, existing_hiera, cs) if merge and existing_hiera else hiera_fragment(plan, cs)
-    files = {"custom-hiera.yaml": hiera, "APPLY.md": apply_md(plan, cs, merged=merge, secrets=secrets, apply_command=apply_command)}
+    files = {"APPLY.md": apply_md(plan, cs, merged=merge, secrets=secrets, apply_command=apply_command)}
+    if plan.release.features.custom_hiera:  # a release that reads no custom-hiera.yaml gets no file of that name
+        files = {"custom-hiera.yaml": hiera, **files}
     if installer_needed(cs) or not plan.release.features.custom_hiera:
         files["installer.sh"] = "#!/bin/sh\nset -e\n" + installer_text(plan, cs) + "\n"
     for path, content in dropins(plan, cs).items():

@@ -249,8 +249,15 @@ def what_next(report: Report, source_arg: str | None = None) -> list[str]:
         steps.append(f"After the systemd drop-ins: `systemctl daemon-reload`, then restart {', '.join(units)}.")
     if sysctl:
         steps.append("After the sysctl file: `sysctl --system` (no restart needed).")
+    edits = list(dict.fromkeys(m.group(1) for s in snippets for m in [_FILE_HEADER.match(s.split("\n", 1)[0])]
+                               if m and edited_service(m.group(1))))
+    if edits:
+        services = list(dict.fromkeys(str(edited_service(path)) for path in edits))
+        steps.append(f"After the installer run (it rewrites {'this file' if len(edits) == 1 else 'these files'}, so an edit "
+                     f"made before it is lost): edit {', '.join(edits)}, then `systemctl restart {' '.join(services)}`.")
     by_hand = [f for f in failing if f.fixes and not all(
-        _applies_by_file(s) or _installer_options(s, installer) is not None for s in combined_fixes(f.fixes))]
+        _applies_by_file(s) or _installer_options(s, installer) is not None or activation_command(s)
+        for s in combined_fixes(f.fixes))]
     run = [f.rule_id for f in by_hand if any(fix.kind == "command" for fix in f.fix_records)]
     if run:
         steps.append(f"Run the commands in the fixes of {', '.join(run)} (fixes/APPLY.md puts them in order).")
@@ -270,6 +277,63 @@ def what_next(report: Report, source_arg: str | None = None) -> list[str]:
         steps.append(f"{', '.join(measured)} came from what the box measured (logs, memory, pools): check "
                      f"{'it' if len(measured) == 1 else 'them'} again after a day of normal load, not right after the restart.")
     return steps
+
+
+# files an installer run writes from its own values (puppet-apache's passenger.conf, puppet-qpid's qpidd.conf): an edit
+# made before the run is reverted by it, so it is made after the run, then the service restarted to read it
+_INSTALLER_WRITES = (("/etc/httpd/", "httpd"), ("/etc/qpid/qpidd.conf", "qpidd"), ("/etc/qpid-dispatch/", "qdrouterd"))
+EDIT_AFTER = "# edit this after the installer run: the run rewrites this file"
+
+
+def edited_service(path: str) -> str | None:
+    """The service that reads ``path``, a file an installer run rewrites (None: another file).
+
+    >>> edited_service("/etc/httpd/conf.d/passenger.conf"), edited_service("/etc/sysctl.d/x.conf")
+    ('httpd', None)
+    """
+    return next((service for prefix, service in _INSTALLER_WRITES if path.startswith(prefix)), None)
+
+
+def with_activation(fixes: list[str]) -> list[str]:
+    """A finding's fix lines made to take effect when pasted alone: a systemd drop-in followed by ``systemctl
+    daemon-reload`` and the unit's restart, a file the installer rewrites marked to be edited after its run and
+    followed by its service's restart (one command for all, after the other lines).
+
+    >>> with_activation(["# /etc/systemd/system/mosquitto.service.d/limits.conf\\n[Service]\\nLimitNOFILE=2000"])[1]
+    'systemctl daemon-reload && systemctl restart mosquitto'
+    >>> with_activation(["# /etc/httpd/conf.d/passenger.conf\\nPassengerMaxPoolSize 24"])
+    ['# /etc/httpd/conf.d/passenger.conf\\n# edit this after the installer run: the run rewrites this file\\nPassengerMaxPoolSize 24', 'systemctl restart httpd']
+    """
+    units: list[str] = []
+    edited: list[str] = []
+    out: list[str] = []
+    for fix in fixes:
+        lines = fix.splitlines()
+        header = _FILE_HEADER.match(lines[0]) if lines else None
+        path = header.group(1) if header and len(lines) > 1 else ""
+        dropin = _DROPIN.match(path)
+        service = edited_service(path) if path else None
+        if dropin and dropin.group(1) not in units:
+            units.append(dropin.group(1))
+        elif service:
+            edited += [service] if service not in edited else []
+            if EDIT_AFTER not in lines:
+                fix = "\n".join([lines[0], EDIT_AFTER, *lines[1:]])
+        out.append(fix)
+    if units:
+        command = f"systemctl daemon-reload && systemctl restart {' '.join(units)}"
+        out += [command] if command not in out else []
+    if edited:
+        command = f"systemctl restart {' '.join(edited)}"
+        out += [command] if command not in out else []
+    return out
+
+
+def activation_command(snippet: str) -> bool:
+    """``snippet`` is a restart :func:`with_activation` added (What next says it in its own step)."""
+    text = snippet.strip()
+    return text != "systemctl restart postgresql" and bool(
+        re.fullmatch(r"(?:systemctl daemon-reload && )?systemctl restart [a-z0-9@_. -]+", text))
 
 
 def _installer_options(snippet: str, installer: str) -> list[str] | None:
