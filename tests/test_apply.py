@@ -573,6 +573,93 @@ def test_a_reset_still_read_from_postgresql_auto_conf_is_pending_a_reload(tmp_pa
     assert "PostgreSQL has not reloaded its configuration: SELECT pg_reload_conf()" in result.stdout
 
 
+WORK_MEM_RESET = {"release": "Satellite 6.15", "changes": [
+    {"tunable": "reset:postgresql:work_mem", "channel": "alter-system", "target": "work_mem", "op": "reset",
+     "effect": "immediate"}]}
+
+
+def test_a_reload_setting_written_under_root_is_not_verified_until_postgresql_has_started_since(tmp_path: Path) -> None:
+    # apply --root edits the tree's postgresql.auto.conf and reloads nothing. PostgreSQL takes work_mem on a reload
+    # (not in pg-conf-restart's list), and a reload leaves no trace in the files: from the files alone the reset is
+    # neither "in force" (feedback C7) nor pending for ever (it would hold verify's exit status at 1 though the admin
+    # reloaded): not verified, saying the reload it needs, exit 0. A start after the run (postmaster.pid) reads the file.
+    root = _tree(tmp_path)
+    _edit(root, AUTO, "max_connections = '200'\n", "work_mem = '1MB'\n")
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, WORK_MEM_RESET), "--write")
+    assert result.status == 0, result.stderr
+    assert ("then: `sudo -u postgres psql -c 'SELECT pg_reload_conf()'` on the host (PostgreSQL reads work_mem from its "
+            "files again on a reload; apply edits the files and reloads nothing)\n") in result.stdout
+    assert "needs a restart" not in result.stdout
+    journal = json.loads(next((root / RUNS).glob("*/journal.json")).read_text(encoding="utf-8"))
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 0, result.stdout
+    assert _states(result.stdout) == {"reset:postgresql:work_mem": "not verified"}
+    assert ("in force once PostgreSQL reloads its configuration (`sudo -u postgres psql -c 'SELECT pg_reload_conf()'`), "
+            f"which the files under {root} cannot show (no /var/lib/pgsql/data/postmaster.pid tells when it started): "
+            "verify with --dsn to SHOW it") in result.stdout
+    _postmaster_pid(root, journal["epoch"] - 3600)  # running since before the run: it has the old line unless reloaded
+    result = run_cli("verify", "--root", str(root), "--format", "json")
+    assert result.status == 0
+    [check] = json.loads(result.stdout)["changes"]
+    assert check["state"] == "not verified"
+    started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(int(journal["epoch"] - 3600)))
+    assert f"/var/lib/pgsql/data/postmaster.pid says it started at {started}, before run {journal['run']}" in check["why"]
+    _postmaster_pid(root, journal["epoch"] + 60)  # started after the run: it read postgresql.auto.conf without the line
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 0 and _states(result.stdout) == {"reset:postgresql:work_mem": "in force"}, result.stdout
+
+
+def test_an_alter_system_set_of_a_reload_setting_under_root_is_not_verified_from_the_files(tmp_path: Path) -> None:
+    # the same for a value apply --root writes into the tree's postgresql.auto.conf (as ALTER SYSTEM would)
+    root = _tree(tmp_path)
+    sets = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "postgresql.work_mem", "channel": "alter-system", "target": "work_mem", "value": "8MB", "effect": "immediate"}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sets), "--write")
+    assert result.status == 0, result.stderr
+    assert "work_mem = '8MB'\n" in (root / AUTO).read_text(encoding="utf-8")
+    assert "PostgreSQL reads work_mem from its files again on a reload" in result.stdout
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 0 and _states(result.stdout) == {"postgresql.work_mem": "not verified"}, result.stdout
+    assert "in force once PostgreSQL reloads its configuration" in result.stdout
+
+
+def test_a_reload_setting_reset_in_a_copied_tree_is_in_force_on_the_real_server_once_reloaded(
+        tmp_path: Path, pg: pgcluster.Cluster) -> None:
+    # a real server with ALTER SYSTEM SET maintenance_work_mem = '128MB' (reloaded: SHOW 128MB); a copy of its data
+    # files is the tree. apply --root resets it in the copy: verify --root calls it not verified (the files cannot
+    # show a reload), not in force. The copy's postgresql.auto.conf put back on the server and a reload: SHOW gives the
+    # default 64MB (pg-conf-defaults), which verify --dsn calls in force, as the wording promised.
+    from foretune.pg import run_psql
+
+    dsn = pg.conninfo + " dbname=postgres"
+    env = dict(os.environ)
+    run_psql(dsn, "ALTER SYSTEM SET maintenance_work_mem = '128MB'", environ=env)
+    run_psql(dsn, "SELECT pg_reload_conf()", environ=env)
+    time.sleep(0.5)  # the reload is a signal: the server takes it up in a moment
+    assert _show(pg, "maintenance_work_mem") == "128MB"
+    root = tmp_path / "copy"
+    data = root / "var/lib/pgsql/data"
+    data.mkdir(parents=True)
+    for name in ("PG_VERSION", "postgresql.conf", "postgresql.auto.conf", "postmaster.pid"):
+        shutil.copyfile(pg.datadir / name, data / name)
+    reset = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "reset:postgresql:maintenance_work_mem", "channel": "alter-system", "target": "maintenance_work_mem",
+         "op": "reset", "effect": "immediate"}]}
+    time.sleep(1.1)  # postmaster.pid keeps the start time in whole seconds: the run comes after it
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, reset), "--write").status == 0
+    assert "maintenance_work_mem" not in (data / "postgresql.auto.conf").read_text(encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 0 and _states(result.stdout) == {"reset:postgresql:maintenance_work_mem": "not verified"}, result.stdout
+    assert "/var/lib/pgsql/data/postmaster.pid says it started at " in result.stdout
+    assert _show(pg, "maintenance_work_mem") == "128MB"  # indeed: the running server still has the line's value
+    shutil.copyfile(data / "postgresql.auto.conf", pg.datadir / "postgresql.auto.conf")
+    run_psql(dsn, "SELECT pg_reload_conf()", environ=env)
+    time.sleep(0.5)
+    assert _show(pg, "maintenance_work_mem") == "64MB"
+    result = run_cli("verify", "--root", str(root), "--dsn", dsn)
+    assert result.status == 0 and _states(result.stdout) == {"reset:postgresql:maintenance_work_mem": "in force"}, result.stdout
+
+
 def test_one_restart_line_per_service(tmp_path: Path) -> None:
     # three edits of files httpd reads: one line that names them, not one line each
     root = _tree(tmp_path)

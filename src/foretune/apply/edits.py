@@ -340,6 +340,19 @@ def line_value(text: str, key: str, section: str | None = None) -> str | None:
 
 # --- PostgreSQL ---------------------------------------------------------------------------------------------------
 
+def postgresql_file(change: Change) -> bool:
+    """``change`` edits a PostgreSQL configuration file (postgresql.conf, a file it includes, postgresql.auto.conf)."""
+    return (change.channel == "file" and ("/pgsql/" in change.target or "/postgresql/" in change.target)
+            and change.target.endswith(".conf"))
+
+
+def reload_settings(files: Iterable[FileEdit]) -> list[str]:
+    """The PostgreSQL settings the file edits change that PostgreSQL takes on a reload (not only at start): written
+    into its files (a tree's postgresql.auto.conf, an included file), they are in force after the next reload."""
+    return sorted({setting_name(c) if c.channel == "alter-system" else _key_of(str(c.value)) for edit in files
+                   for c in edit.changes if (c.channel == "alter-system" or postgresql_file(c)) and c.effect == "immediate"})
+
+
 def sql_literal(value: Any) -> str:
     return "'" + text_value(value).replace("'", "''") + "'"
 

@@ -4,7 +4,9 @@ sysctl values, tuned's active profile, the files the installer renders), pending
 
 States: ``in force``; ``pending`` (written, waiting for its effect: an installer run, a restart, a reload);
 ``drift`` (the value differs from the journal where it was written, or differs where it takes effect after a
-verify saw it in force); ``not verified`` (foretune cannot read it back where it takes effect: said with why).
+verify saw it in force); ``not verified`` (foretune cannot read it back where it takes effect: said with why; so is
+a PostgreSQL setting taken on a reload that apply --root wrote into the tree's files, since a reload leaves no trace
+there: it is neither called in force nor kept pending for ever).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from foretune.apply.edits import (
     auto_conf_values,
     file_of,
     line_value,
+    postgresql_file,
     same,
     setting_name,
     sql_literal,
@@ -607,6 +610,34 @@ class Verifier:
         return (f"needs a PostgreSQL restart: PostgreSQL reads {', '.join(restart)} only when it starts, and the files under "
                 f"{self.host.label} cannot show the running value ({when}): restart postgresql, or verify with --dsn to SHOW it")
 
+    def reload_unseen(self) -> str:
+        """Why a setting PostgreSQL takes on a reload, read from the tree's files, is not proved to run ("" when it is:
+        SHOW reads it through psql, or postmaster.pid says PostgreSQL started after the run). apply --root edits the
+        tree's postgresql.auto.conf (or an included file) and reloads nothing, and a reload leaves no trace in the
+        files: foretune cannot tell it happened, so the change is not verified rather than pending for ever."""
+        if self.host.has_psql:
+            return ""
+        started, path = self.postgresql_started()
+        if started is not None and started > self.applied:
+            return ""
+        when = (f"no {path} tells when it started" if started is None else
+                f"{path} says it started at {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(started))}, before run {self.journal['run']}")
+        return (f"in force once PostgreSQL reloads its configuration (`sudo -u postgres psql -c 'SELECT pg_reload_conf()'`), "
+                f"which the files under {self.host.label} cannot show ({when}): verify with --dsn to SHOW it")
+
+    def pg_files_state(self, names: list[str]) -> tuple[str, str]:
+        """(state, why) of a PostgreSQL change apply wrote into the tree's files, as the files give it: pending a
+        restart for what PostgreSQL reads only at start, not verified until a reload for the rest, else in force."""
+        pending = self.restart_pending(names)
+        if pending:
+            return PENDING, pending
+        unseen = self.reload_unseen()
+        return (UNVERIFIED, unseen) if unseen else (IN_FORCE, "")
+
+    def _restart_state(self, names: list[str]) -> tuple[str, str]:
+        pending = self.restart_pending(names)
+        return (PENDING, pending) if pending else (IN_FORCE, "")
+
     def puma_behind(self) -> str:
         """Why the running Puma does not run the rendered configuration ("" when it does or cannot be told): pumactl
         stats gives another worker count than foreman.service.d/installer.conf renders, so it started before."""
@@ -635,12 +666,12 @@ class Verifier:
             if not where.startswith(AUTO_CONF):
                 said += f" (applied: {'removed' if c.op != 'set' else repr(str(c.value))})" + self._changed_after(where)
             return Check(c, DRIFT, str(found), where, said)
-        if c.op == "remove" and ((c.channel == "custom-hiera" and c.target.startswith(PG + "/")) or _pg_file(c)):
+        if c.op == "remove" and ((c.channel == "custom-hiera" and c.target.startswith(PG + "/")) or postgresql_file(c)):
             values, _ = self.fact("postgresql")
             name = setting_name(c) if c.channel == "custom-hiera" else _key_of(str(c.value))
             if isinstance(values, dict) and name not in values:
-                pending = self.restart_pending([name])
-                return Check(c, PENDING if pending else IN_FORCE, "", "postgresql.conf and postgresql.auto.conf", pending)
+                state, why = self.pg_files_state([name]) if postgresql_file(c) else self._restart_state([name])
+                return Check(c, state, "", "postgresql.conf and postgresql.auto.conf", why)
         again = self.shadowed_again(c) if c.op == "remove" and c.channel == "dropin" and c.file else ""
         if again:  # the drop-in went, but another one read later sets the same again: the removal is undone
             return Check(c, DRIFT, "", wrote[2] if wrote else c.file, again)
@@ -653,9 +684,10 @@ class Verifier:
             return Check(c, PENDING, "", wrote[2] if wrote else "", f"removed; in force after {_effect(c)}")
         if c.op == "reset" and c.channel == "alter-system" and not self.host.has_psql:
             # gone from postgresql.auto.conf under --root: a setting PostgreSQL reads at start is in force once it
-            # started after the run (postmaster.pid), pending until then; another, once the configuration is reloaded
-            pending = self.restart_pending(_pg_names(c))
-            return Check(c, PENDING if pending else IN_FORCE, "", wrote[2] if wrote else AUTO_CONF, pending)
+            # started after the run (postmaster.pid), pending until then; another once the configuration is reloaded,
+            # which the files cannot show: not verified (exit status alone) until postmaster.pid shows a start
+            state, why = self.pg_files_state(_pg_names(c))
+            return Check(c, state, "", wrote[2] if wrote else AUTO_CONF, why)
         effect = self.in_effect(c)
         answered = self.answers_value(c.target) if effect is None and c.channel == "installer" else None
         if answered is not None and not same(answered[1], c.value):  # the installer has not run with it yet
@@ -687,6 +719,9 @@ class Verifier:
             if all(same(value.get(k), v) for k, v in wanted.items()):
                 return Check(c, PENDING if pending else IN_FORCE, str(value), where, pending)
         elif same(value, wanted) or (isinstance(wanted, int) and str(value).isdigit() and int(value) == wanted):
+            if c.channel == "alter-system" and not self.host.has_psql:  # written into the tree's postgresql.auto.conf
+                state, why = self.pg_files_state(_pg_names(c))
+                return Check(c, state, str(value), where, why)
             key = c.target if c.channel == "custom-hiera" else _option_key(c.target) if c.channel == "installer" else None
             if not pending and key in PUMA_BOOT and "rendered" in where:  # read by Puma when it starts
                 pending = self.puma_behind()
@@ -711,11 +746,6 @@ def _exists(host: Host, path: str) -> bool:
         return os.path.isfile(host.resolve(path))
     except InputError:
         return False
-
-
-def _pg_file(c: Change) -> bool:
-    """``c`` edits a PostgreSQL configuration file (postgresql.conf, a file it includes, postgresql.auto.conf)."""
-    return c.channel == "file" and ("/pgsql/" in c.target or "/postgresql/" in c.target) and c.target.endswith(".conf")
 
 
 def _pg_names(c: Change) -> list[str]:

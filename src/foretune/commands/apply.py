@@ -196,7 +196,7 @@ def _audit_change_set(facts: Any, hosts: int | None, lower_site: bool = False, w
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    from foretune.apply.edits import edits  # start-up: only for an `apply` run
+    from foretune.apply.edits import edits, reload_settings  # start-up: only for an `apply` run
     from foretune.apply.host import Host  # start-up: only for an `apply` run
     from foretune.apply.journal import apply, rollback, run_installer  # start-up: only for an `apply` run
     from foretune.host.redact import redact_text  # start-up: only for an `apply` run
@@ -283,6 +283,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if reloads:  # a drop-in written or removed is read by systemd only after daemon-reload, by the unit on its restart
         env.stdout.write(f"then: `systemctl daemon-reload && systemctl restart {' '.join(reloads)}` (systemd reads the "
                          "drop-ins only after daemon-reload, the service on its restart)\n")
+    reload_pg = reload_settings(found.files)
+    if reload_pg:  # written into PostgreSQL's files, not through psql: nothing has reloaded it
+        env.stdout.write(f"then: `sudo -u postgres psql -c 'SELECT pg_reload_conf()'` on the host (PostgreSQL reads "
+                         f"{', '.join(reload_pg)} from its files again on a reload; apply edits the files and reloads nothing)\n")
     for units, targets in restarts.items():
         env.stdout.write(f"needs a restart: {', '.join(targets)} take{'s' if len(targets) == 1 else ''} effect when "
                          f"{', '.join(units)} restarts, which the installer does not do when it changes nothing there: "
