@@ -489,3 +489,42 @@ def test_the_bundles_changes_json_applies_as_reviewed(tmp_path: Path) -> None:
     assert command == "installer command: " + script
     written = (box / "etc/foreman-installer/custom-hiera.yaml").read_text(encoding="utf-8")
     assert yaml.safe_load(written) == yaml.safe_load(files["custom-hiera.yaml"])  # the bundle's adds only comment lines
+
+
+def test_an_audit_bundle_names_the_apply_command_with_the_audits_rules_and_waivers(tmp_path: Path) -> None:
+    # audit --ignore httpd-nofile-low --waivers (pg-work-mem-low accepted) on satellite-6.15: the bundle has neither
+    # httpd's LimitNOFILE drop-in nor work_mem 8MB. APPLY.md's host command carries the same options, so it gives the
+    # same set on the host: apply --audit with them leaves out the same fixes (the journal lists the bundle's changes).
+    tree = tmp_path / "host"
+    shutil.copytree(SOS / "satellite-6.15", tree, symlinks=True)
+    waivers = tmp_path / "w.yaml"
+    waivers.write_text("- {rule: pg-work-mem-low, reason: reporting queries sized by hand}\n", encoding="utf-8")
+    bundle = tmp_path / "fixes"
+    result = run_cli("audit", str(tree), "--ignore", "httpd-nofile-low", "--select", "postgresql,apache,os,puma",
+                     "--waivers", str(waivers), "--output-dir", str(bundle))
+    assert result.status in (0, 1), result.stderr
+    steps = (bundle / "APPLY.md").read_text(encoding="utf-8")
+    command = (f"foretune apply --from live --audit --select postgresql,apache,os,puma --ignore httpd-nofile-low "
+               f"--waivers {waivers}")
+    assert f"`{command}` shows it as a diff, `{command} --write` writes it" in steps
+    assert not (bundle / "systemd/httpd.service.d/limits.conf").exists()
+    assert "work_mem" not in (bundle / "custom-hiera.yaml").read_text(encoding="utf-8")
+    on_host = run_cli("apply", "--root", str(tree), *command.split()[4:], "--write")
+    assert on_host.status == 0, on_host.stderr
+    [journal] = (tree / "var/lib/foretune/runs").glob("*/journal.json")
+    written = sorted(c["tunable"] for c in json.loads(journal.read_text(encoding="utf-8"))["changes"])
+    bundled = sorted(c["tunable"] for c in json.loads((bundle / "changes.json").read_text(encoding="utf-8"))["changes"])
+    assert written == bundled
+    assert "LimitNOFILE" not in on_host.stdout and "work_mem" not in on_host.stdout
+
+
+def test_apply_takes_select_and_ignore_only_with_audit(tmp_path: Path) -> None:
+    tree = tmp_path / "host"
+    shutil.copytree(SOS / "satellite-6.15", tree, symlinks=True)
+    for option in ("--select", "--ignore"):
+        refused = run_cli("apply", "--root", str(tree), option, "httpd")
+        assert refused.status == 2 and refused.stderr == (f"foretune: error: {option} goes with --audit (it picks the "
+                                                          "audit's rules whose fixes are applied)\n"), refused.stderr
+    unknown = run_cli("apply", "--root", str(tree), "--audit", "--select", "nosuch")
+    assert unknown.status == 2
+    assert unknown.stderr == "foretune: error: unknown rule or component: nosuch (see: foretune rules list)\n"

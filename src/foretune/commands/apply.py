@@ -7,6 +7,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from foretune.cli import new_parser
+from foretune.commands._options import rule_names
 from foretune.commands.plan import add_plan_arguments
 from foretune.errors import InputError, UsageError
 
@@ -37,6 +38,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     what.add_argument("--waivers", metavar="FILE",
                       help="with --audit: YAML list of {rule, reason, expires: YYYY-MM-DD} accepted findings, as `audit "
                            "--waivers` reads it; a waived finding's fixes are left out of the change set")
+    what.add_argument("--select", type=rule_names, default=[], metavar="RULES",
+                      help="with --audit: only the fixes of these rule ids or components (comma list), as `audit --select`")
+    what.add_argument("--ignore", type=rule_names, default=[], metavar="RULES",
+                      help="with --audit: not the fixes of these rule ids or components (comma list), as `audit --ignore`")
     what.add_argument("--prefer", choices=("site", "foretune"), default="site",
                       help="where the site already sets a value above foretune's (custom-hiera.yaml, a drop-in, "
                            "sysctl.d, an edited file): keep the site's (default; each is listed as not applied) or write "
@@ -138,7 +143,8 @@ def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, s
 
     program = build.installer_program(plan)
     if args.audit:
-        return _audit_change_set(facts, args.hosts, args.prefer == "foretune", args.waivers, env), program, args.source
+        return (_audit_change_set(facts, args.hosts, args.prefer == "foretune", args.waivers, env, args.select, args.ignore),
+                program, args.source)
     from foretune.commands._measured import audit_lowers  # start-up: only for an `apply` run
 
     changes = build.from_plan(plan, facts, lower_site=args.prefer == "foretune")
@@ -168,23 +174,25 @@ def _audit_command(args: argparse.Namespace) -> str:
 
 
 def _audit_change_set(facts: Any, hosts: int | None, lower_site: bool = False, waivers_file: str | None = None,
-                      env: Environment | None = None) -> ChangeSet:
+                      env: Environment | None = None, select: list[str] | None = None,
+                      ignore: list[str] | None = None) -> ChangeSet:
     """The change set that fixes the failing, unwaived findings of the audit of ``facts`` (``waivers_file``: the
-    findings accepted, as `audit --waivers` reads them)."""
+    findings accepted, as `audit --waivers` reads them; ``select``/``ignore``: the rules judged, as `audit` takes them)."""
     import datetime  # start-up: only for `apply --audit`
     from types import SimpleNamespace  # start-up: only for `apply --audit`
 
     from foretune.audit.combine import combine  # start-up: only for `apply --audit`
     from foretune.audit.context import build_context  # start-up: only for `apply --audit`
-    from foretune.audit.runner import run_all  # start-up: only for `apply --audit`
+    from foretune.audit.runner import run_all, select_rules  # start-up: only for `apply --audit`
     from foretune.audit.waivers import apply_waivers, load_waivers  # start-up: only for `apply --audit`
     from foretune.commands.audit import change_set  # start-up: only for `apply --audit`
     from foretune.rules.registry import all_rules  # start-up: only for `apply --audit`
 
+    rules = select_rules(all_rules(), select or [], ignore or [])
     ctx, _ = build_context(facts, hosts=hosts, bench=[])
     if ctx.plan is None:
         raise UsageError(f"no fixes to apply: {ctx.no_plan_reason}")
-    findings = combine(run_all(all_rules(), ctx), all_rules())
+    findings = combine(run_all(rules, ctx), all_rules())  # as `audit` combines them
     if waivers_file:  # before the change set, as `audit --waivers` applies them: a waived finding asks for nothing
         findings, warnings = apply_waivers(findings, load_waivers(waivers_file), datetime.date.today())
         for warning in warnings:
@@ -208,6 +216,14 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         raise UsageError("--run-installer runs the installer on this host: not with --root")
     if args.waivers and not args.audit:
         raise UsageError("--waivers goes with --audit (plan's recommendations are not findings to waive)")
+    if (args.select or args.ignore) and not args.audit:
+        raise UsageError(f"--{'select' if args.select else 'ignore'} goes with --audit (it picks the audit's rules whose "
+                         "fixes are applied)")
+    if args.select or args.ignore:  # an unknown rule or component: one line, before the source is read
+        from foretune.audit.runner import select_rules  # start-up: only for `apply --audit --select/--ignore`
+        from foretune.rules.registry import all_rules  # start-up: only for `apply --audit --select/--ignore`
+
+        select_rules(all_rules(), args.select, args.ignore)
     if args.force and not args.rollback:
         raise UsageError("--force goes with --rollback")
     if args.rollback and (args.write or args.changes or args.audit):
