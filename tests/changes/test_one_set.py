@@ -528,3 +528,34 @@ def test_apply_takes_select_and_ignore_only_with_audit(tmp_path: Path) -> None:
     unknown = run_cli("apply", "--root", str(tree), "--audit", "--select", "nosuch")
     assert unknown.status == 2
     assert unknown.stderr == "foretune: error: unknown rule or component: nosuch (see: foretune rules list)\n"
+
+
+def test_apply_md_deletes_an_included_line_and_hides_a_run_drop_in_as_apply_does(tmp_path: Path) -> None:
+    # the example with postgresql.conf including tuning-local.conf (shared_buffers = 1GB, effective_cache_size = 1GB:
+    # the last entry wins, pg-include) and a /run drop-in of httpd read after limits.conf (LimitNOFILE=4096). The set
+    # takes those lines out (feedback D8: APPLY.md said "set" them) and hides the /run file with a same-named /etc
+    # drop-in (systemd-dropin-dirs; feedback D9: APPLY.md said to mv an /etc path that does not exist).
+    box = tmp_path / "box"
+    shutil.copytree(EXAMPLE, box, symlinks=True)
+    with (box / "var/lib/pgsql/data/postgresql.conf").open("a", encoding="utf-8") as handle:
+        handle.write("include 'tuning-local.conf'\n")
+    (box / "var/lib/pgsql/data/tuning-local.conf").write_text("shared_buffers = 1GB\neffective_cache_size = 1GB\n",
+                                                               encoding="utf-8")
+    run_dir = box / "run/systemd/system/httpd.service.d"
+    run_dir.mkdir(parents=True)
+    (run_dir / "zz-run.conf").write_text("[Service]\nLimitNOFILE=4096\n", encoding="utf-8")
+    bundle = tmp_path / "fixes"
+    assert run_cli("audit", str(box), "--output-dir", str(bundle)).status in (0, 1)
+    steps = (bundle / "APPLY.md").read_text(encoding="utf-8")
+    assert "set `shared_buffers = 1GB`" not in steps and "set `effective_cache_size = 1GB`" not in steps
+    assert ("In `/var/lib/pgsql/data/tuning-local.conf` delete the line `shared_buffers = 1GB`, then `systemctl restart "
+            "postgresql` (PostgreSQL reads it only when it starts)") in steps
+    assert ("In `/var/lib/pgsql/data/tuning-local.conf` delete the line `effective_cache_size = 1GB`, then `sudo -u "
+            "postgres psql -c 'SELECT pg_reload_conf();'` (a reload is enough)") in steps
+    assert "Undo: put the line back and restart again." in steps
+    assert "mv /etc/systemd/system/httpd.service.d/zz-run.conf" not in steps
+    assert ("Create `/etc/systemd/system/httpd.service.d/zz-run.conf` as a copy of `/run/systemd/system/httpd.service.d/"
+            "zz-run.conf` without the lines that shadow the change (`sed '/^LimitNOFILE=/d' /run/systemd/system/"
+            "httpd.service.d/zz-run.conf > /etc/systemd/system/httpd.service.d/zz-run.conf`) and run `systemctl "
+            "daemon-reload`") in steps
+    assert "Undo: remove `/etc/systemd/system/httpd.service.d/zz-run.conf` and run `systemctl daemon-reload`." in steps
