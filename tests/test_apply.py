@@ -1682,3 +1682,24 @@ def test_the_audits_removal_of_an_included_line_is_one_file_edit_in_its_change_s
     assert result.status == 0, result.stderr
     assert f"--- {data}/conf.d/90-site.conf (current)\n" in result.stdout and "-work_mem = 2MB\n" in result.stdout
     assert "sed -i" not in result.stdout
+
+
+@pytest.mark.parametrize("change", [
+    {"tunable": "postgresql.checkpoint_segments", "channel": "custom-hiera",
+     "target": "postgresql::server::config_entries/checkpoint_segments", "value": 64},
+    {"tunable": "postgresql.entries", "channel": "custom-hiera", "target": "postgresql::server::config_entries",
+     "value": {"work_mem": "8MB", "checkpoint_segments": 64}},
+    {"tunable": "postgresql.checkpoint_segments", "channel": "alter-system", "target": "checkpoint_segments", "value": 64,
+     "effect": "restart", "units": ["postgresql.service"]},
+])
+def test_a_change_set_file_setting_what_the_hosts_postgresql_refuses_is_refused(tmp_path: Path, change: dict) -> None:  # type: ignore[type-arg]
+    # satellite-6.15's PG_VERSION is 12; checkpoint_segments went in PostgreSQL 9.5 (pg-release-95-wal-size) and
+    # PostgreSQL refuses to start with it: a reviewed set that writes it is refused in one line, nothing written (D6)
+    root = _tree(tmp_path)
+    before = _files(root)
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, {"release": "Satellite 6.15", "changes": [change]}),
+                     "--write")
+    assert result.status == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert (f"change 1: {change['tunable']}: PostgreSQL 12 (the host's PG_VERSION) no longer has checkpoint_segments "
+            "and refuses to start with it [pg-release-95-wal-size]: not applied") in result.stderr
+    assert _files(root) == before and _runs(root) == []

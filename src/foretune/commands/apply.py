@@ -239,6 +239,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                          + (f", {undone} ALTER SYSTEM statement(s) undone" if undone else "") + "\n")
         return 0
     cs, program, source = change_set(args, env)
+    if args.changes:
+        _refuse_removed(args.changes, cs, host)
     for blocked in cs.blocked:
         env.warn(redact_text(f"not applied: {blocked.change.tunable}: {blocked.why}"))
     found = edits(cs, host, prefer=args.prefer, program=program)
@@ -329,6 +331,36 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             raise InputError(f"the installer failed (exit status {real}): see /var/log/foreman-installer/")
         env.note("the installer ran (its --noop run first)")
     return 0
+
+
+def _refuse_removed(changes_file: str, cs: ChangeSet, host: Any) -> None:
+    """Refuse, in one line, a change set file that sets a PostgreSQL setting the host's PostgreSQL (its data
+    directory's PG_VERSION) no longer knows: it refuses to start with it (checkpoint_segments from 9.5)."""
+    from foretune.apply.edits import _key_of, postgresql_file, setting_name  # start-up: only for `apply --changes`
+    from foretune.knowledge.precedence import removed_settings  # start-up: only for `apply --changes`
+
+    directory = host.pg_data_dir()
+    data = host.read(f"{directory}/PG_VERSION") if directory else None
+    version = data.decode("ascii", "replace").strip() if data else None
+    if not version:  # the host's PostgreSQL is unknown: nothing to judge against
+        return
+    removed = removed_settings(version)
+    for n, c in enumerate(cs.changes):
+        if c.op != "set":
+            continue
+        if c.channel == "custom-hiera" and c.target == "postgresql::server::config_entries" and isinstance(c.value, dict):
+            names = [str(k) for k in c.value]
+        elif c.channel == "alter-system" or (c.channel == "custom-hiera" and c.target.startswith("postgresql::server::config_entries/")):
+            names = [setting_name(c)]
+        elif postgresql_file(c):
+            names = [_key_of(str(c.value))]
+        else:
+            continue
+        for name in names:
+            if name in removed:
+                raise InputError(f"{changes_file}: change {n + 1}: {c.tunable}: PostgreSQL {version} (the host's PG_VERSION) "
+                                 f"no longer has {name} and refuses to start with it [{removed[name]}]: not applied; "
+                                 "`foretune apply --audit` takes a stale one out")
 
 
 def _refuse_input(changes_file: str, host: Any, paths: list[str]) -> None:
