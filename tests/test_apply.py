@@ -1703,3 +1703,28 @@ def test_a_change_set_file_setting_what_the_hosts_postgresql_refuses_is_refused(
     assert (f"change 1: {change['tunable']}: PostgreSQL 12 (the host's PG_VERSION) no longer has checkpoint_segments "
             "and refuses to start with it [pg-release-95-wal-size]: not applied") in result.stderr
     assert _files(root) == before and _runs(root) == []
+
+
+def test_a_sysctl_file_read_after_foretunes_is_said_to_win_by_apply_and_verify(tmp_path: Path) -> None:
+    # satellite-6.15 with /etc/sysctl.d/95-site.conf fs.aio-max-nr = 65536: sysctl --system reads 90-foretune.conf
+    # first and 95-site.conf after it, and the latest name wins (sysctl-d-order), so foretune's 1048576 never takes
+    # effect. apply says so (feedback D2); verify does not call it pending "waiting for sysctl --system" for ever.
+    root = _tree(tmp_path)
+    (root / "etc/sysctl.d").mkdir(exist_ok=True)
+    (root / "etc/sysctl.d/95-site.conf").write_text("fs.aio-max-nr = 65536\n", encoding="utf-8")
+    sysctl = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "kernel.aio_max_nr", "channel": "sysctl", "target": "fs.aio-max-nr", "value": 1048576,
+         "effect": "sysctl-reload", "file": "/etc/sysctl.d/90-foretune.conf"}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sysctl), "--write")
+    assert result.status == 0, result.stderr
+    assert ("cannot take effect: kernel.aio_max_nr: /etc/sysctl.d/95-site.conf sets fs.aio-max-nr = 65536 and is read "
+            "after 90-foretune.conf (sysctl --system reads the sysctl.d files in one order by name, /etc/sysctl.conf "
+            "last; the last wins): fs.aio-max-nr stays 65536") in result.stderr
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1 and _states(result.stdout) == {"kernel.aio_max_nr": "drift"}, result.stdout
+    assert ("/etc/sysctl.d/95-site.conf sets fs.aio-max-nr = 65536 and is read after 90-foretune.conf: sysctl --system "
+            "keeps 65536") in result.stdout
+    assert "waiting for sysctl --system" not in result.stdout
+    (root / "etc/sysctl.d/95-site.conf").write_text("# moved to 90-foretune.conf\n", encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))  # the line gone: pending the reload again, as before
+    assert _states(result.stdout) == {"kernel.aio_max_nr": "pending"} and "waiting for sysctl --system" in result.stdout

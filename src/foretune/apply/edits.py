@@ -262,6 +262,38 @@ def sysctl_site_higher(host: Host, change: Change, own: str) -> tuple[str, str] 
     return max(higher, key=lambda f: _number(f[0].split()[0]) or 0) if higher else None
 
 
+def sysctl_later(host: Host, key: str, own: str) -> tuple[str, str] | None:
+    """(path, value) of the sysctl file read after ``own`` (a host path) that sets ``key`` last, None when none does:
+    sysctl --system and systemd-sysctl read the files of every sysctl.d directory in one order by name (a name in
+    /etc hides the same name further down), the last one wins, and /etc/sysctl.conf comes last (sysctl-d-order)."""
+    import os  # start-up: only when a sysctl change is applied
+
+    name = os.path.basename(own)
+    seen: set[str] = set()
+    later: dict[str, str] = {}
+    for directory in SYSCTL_DIRS:
+        try:
+            names = os.listdir(host.resolve(directory))
+        except (OSError, InputError):
+            continue
+        for other in names:
+            if other.endswith(".conf") and other not in seen and other > name:
+                later[other] = f"{directory}/{other}"
+        seen |= set(names)
+    found: tuple[str, str] | None = None
+    for path in [*(later[n] for n in sorted(later)), "/etc/sysctl.conf"]:
+        if path == own:
+            continue
+        try:
+            data = read_bytes(host.resolve(path))
+        except (OSError, InputError):
+            continue
+        value = line_value(data.decode("utf-8", "replace"), key)
+        if value is not None:
+            found = (path, value)
+    return found
+
+
 # what makes a hand-made drop-in shadow a change: its open-files limit, the installer's Puma environment variables
 _SHADOWING = re.compile(r"^\s*LimitNOFILE\s*=|^\s*Environment\s*=")
 _PUMA_WORD = re.compile(r"^\"?FOREMAN_PUMA_\w+=")
@@ -594,6 +626,13 @@ def shadowed_on_host(host: Host, c: Change, removed: set[str], resets: set[str])
         if later is not None and not same(later[1], c.value):
             return (f"{later[0]} sets {directive}={later[1]} and is read after {own}: it wins, so {c.target} stays "
                     f"{later[1]} (plan from this host's files, `foretune apply` without --changes, to remove it)")
+    if c.channel == "sysctl":
+        own = file_of(c)
+        shadow = sysctl_later(host, c.target, own)
+        if shadow is not None and not same(shadow[1], c.value):
+            return (f"{shadow[0]} sets {c.target} = {shadow[1]} and is read after {os.path.basename(own)} (sysctl --system "
+                    f"reads the sysctl.d files in one order by name, /etc/sysctl.conf last; the last wins): {c.target} "
+                    f"stays {shadow[1]}; take that line out, or keep it on purpose [sysctl-d-order]")
     if c.channel == "custom-hiera" and c.target.startswith("postgresql::server::config_entries/"):
         name = c.target.split("/", 1)[1].lower()
         if name in resets or not _SETTING.fullmatch(name):

@@ -29,6 +29,7 @@ from foretune.apply.edits import (
     same,
     setting_name,
     sql_literal,
+    sysctl_later,
     without_shadowing,
 )
 from foretune.apply.journal import change_from_dict
@@ -492,6 +493,12 @@ class Verifier:
             return (f"{path} sets {name} = '{found}' (ALTER SYSTEM), which wins over postgresql.conf"
                     f"{self._changed_after(path)}: ALTER SYSTEM RESET {name}; and "
                     f"{'a restart' if name in self.restart_settings() else 'a reload (SELECT pg_reload_conf())'}, or keep it on purpose")
+        if c.channel == "sysctl":  # a sysctl file read after the one apply wrote sets it too, otherwise
+            shadow = sysctl_later(self.host, c.target, file_of(c))
+            if shadow is not None and not same(shadow[1], c.value):
+                return (f"{shadow[0]} sets {c.target} = {shadow[1]} and is read after {os.path.basename(file_of(c))}: "
+                        f"sysctl --system keeps {shadow[1]}{self._changed_after(shadow[0])}; take that line out [sysctl-d-order]")
+            return ""
         key = c.target if c.channel == "custom-hiera" else _option_key(c.target) if c.channel == "installer" else None
         variable = PUMA_ENV.get(key or "")
         if variable is None:
