@@ -1728,3 +1728,29 @@ def test_a_sysctl_file_read_after_foretunes_is_said_to_win_by_apply_and_verify(t
     (root / "etc/sysctl.d/95-site.conf").write_text("# moved to 90-foretune.conf\n", encoding="utf-8")
     result = run_cli("verify", "--root", str(root))  # the line gone: pending the reload again, as before
     assert _states(result.stdout) == {"kernel.aio_max_nr": "pending"} and "waiting for sysctl --system" in result.stdout
+
+
+def test_a_change_set_file_the_installer_cannot_run_as_given_is_refused(tmp_path: Path) -> None:
+    # satellite-6.15's box: 16 CPUs, 63.8 GiB (MemTotal 66924544 kB). Foreman 3.9's installer checks extra-large
+    # against 32 CPUs and 128 GiB (fi-tuning-hook, hardware.yaml) and refuses it here; and Satellite 6.15 runs Puma, so
+    # its installer has no --foreman-passenger-* option (fi-passenger-keys-removed): the installer would abort. Each
+    # set is refused in one line, nothing written (feedback D7); large, which the check accepts, goes through.
+    root = _tree(tmp_path)
+    before = _files(root)
+    xl = {"release": "Satellite 6.15 (Foreman 3.9)", "changes": [
+        {"tunable": "profile", "channel": "profile", "target": "--tuning", "value": "extra-large", "effect": "installer-run"}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, xl), "--write")
+    assert result.status == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert (f"change 1: --tuning extra-large: the installer's hardware check refuses it on {root} (16 CPUs, 63.8 GiB RAM; "
+            "it needs 32 CPUs and 128 GiB) [fi-tuning-hook]: not applied; the largest profile it accepts here: large") in result.stderr
+    passenger = {"release": "Satellite 6.15 (Foreman 3.9)", "changes": [
+        {"tunable": "puma.workers", "channel": "installer", "target": "--foreman-passenger-max-pool-size", "value": 18}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, passenger), "--write")
+    assert result.status == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert ("change 1: --foreman-passenger-max-pool-size: the installer of Satellite 6.15 (Foreman 3.9) has no such "
+            "option (Foreman runs on Puma; Passenger settings are inert) [fi-passenger-keys-removed]: not applied") in result.stderr
+    assert _files(root) == before and _runs(root) == []
+    large = {"release": "Satellite 6.15 (Foreman 3.9)", "changes": [
+        {"tunable": "profile", "channel": "profile", "target": "--tuning", "value": "large", "effect": "installer-run"}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, large))
+    assert result.status == 0 and "installer command: satellite-installer --tuning large\n" in result.stdout, result.stderr

@@ -241,6 +241,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     cs, program, source = change_set(args, env)
     if args.changes:
         _refuse_removed(args.changes, cs, host)
+        _refuse_unfit(args.changes, cs, args.root, dict(env.environ))
     for blocked in cs.blocked:
         env.warn(redact_text(f"not applied: {blocked.change.tunable}: {blocked.why}"))
     found = edits(cs, host, prefer=args.prefer, program=program)
@@ -361,6 +362,58 @@ def _refuse_removed(changes_file: str, cs: ChangeSet, host: Any) -> None:
                 raise InputError(f"{changes_file}: change {n + 1}: {c.tunable}: PostgreSQL {version} (the host's PG_VERSION) "
                                  f"no longer has {name} and refuses to start with it [{removed[name]}]: not applied; "
                                  "`foretune apply --audit` takes a stale one out")
+
+
+def _refuse_unfit(changes_file: str, cs: ChangeSet, root: str | None, environ: dict[str, str]) -> None:
+    """Refuse, in one line, a change set file whose installer command cannot run as given on the host: an installer
+    option the release's installer no longer has (stale-hiera.yaml; the installer aborts on an unknown option), or a
+    --tuning profile the installer's hardware check refuses on the host's CPUs and RAM."""
+    from foretune.changes.build import installer_option  # start-up: only for `apply --changes`
+    from foretune.errors import ForetuneError  # start-up: only for `apply --changes`
+    from foretune.knowledge import hardware, load_data  # start-up: only for `apply --changes`
+    from foretune.knowledge.model import SIZES  # start-up: only for `apply --changes`
+    from foretune.knowledge.releases import resolve_release, version_key  # start-up: only for `apply --changes`
+    from foretune.units import format_bytes  # start-up: only for `apply --changes`
+
+    words = str(cs.release or "").split()
+    try:
+        release = resolve_release(words[0], words[1]) if len(words) >= 2 else None
+    except (ForetuneError, ValueError, KeyError):
+        release = None
+    if release is None:  # a release foretune does not know: nothing to judge against
+        return
+    version = version_key(release.foreman_version)
+    for n, c in enumerate(cs.changes):
+        if c.channel != "installer" or c.op != "set":
+            continue
+        for entry in load_data("stale-hiera.yaml"):
+            if version < version_key(entry["since"]) or ("before" in entry and version >= version_key(entry["before"])):
+                continue
+            pattern = str(entry["match"])
+            option = installer_option(pattern.rstrip("*")) if "/" not in pattern else None
+            if option and (c.target.startswith(option) if pattern.endswith("*") else c.target == option):
+                raise InputError(f"{changes_file}: change {n + 1}: {c.target}: the installer of {release.label} has no "
+                                 f"such option ({entry['reason']}) [{entry['citation']}]: not applied")
+    profile = next(((n, c) for n, c in enumerate(cs.changes) if c.channel == "profile" and c.value in SIZES), None)
+    if profile is None:
+        return
+    need = hardware.enforced(str(profile[1].value), release.foreman_version)
+    if need is None:
+        return
+    from foretune.facts import read_source  # start-up: only for `apply --changes` with a profile
+
+    try:
+        facts = read_source(root, environ=environ, tree=root is not None)
+    except ForetuneError:
+        return
+    cpus, ram = facts.value("cpu_logical"), facts.value("ram_bytes")
+    if not isinstance(cpus, int) or not isinstance(ram, int) or need.met_by(cpus, ram):
+        return
+    accepted = hardware.largest_accepted(cpus, ram, release.foreman_version, below=str(profile[1].value))
+    raise InputError(f"{changes_file}: change {profile[0] + 1}: --tuning {profile[1].value}: the installer's hardware "
+                     f"check refuses it on {root or 'this host'} ({cpus} CPUs, {format_bytes(ram)} RAM; it needs "
+                     f"{need.cores} CPUs and {need.ram_gib:g} GiB) [{need.citation}]: not applied"
+                     + (f"; the largest profile it accepts here: {accepted}" if accepted else ""))
 
 
 def _refuse_input(changes_file: str, host: Any, paths: list[str]) -> None:
