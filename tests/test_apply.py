@@ -1340,7 +1340,8 @@ def test_an_older_run_is_not_rolled_back_under_a_later_one_unless_forced(tmp_pat
             refused = run_cli("apply", "--root", str(root), "--rollback", first)
             assert refused.status == 2 and refused.stderr.count("\n") == 1, refused.stderr
             assert (f"run {second} was applied after run {first} and is not rolled back: roll back {second} first "
-                    f"(`foretune apply --rollback {second}`), or add --force") in refused.stderr
+                    f"(`foretune apply --rollback {second} --root {root}`), or add --force to roll it back first, "
+                    "newest first") in refused.stderr
             assert (root / sysctl).read_text(encoding="utf-8") == "fs.aio-max-nr = 2097152\n"
             assert run_cli("apply", "--root", str(root), "--rollback", second).status == 0
             assert (root / sysctl).read_text(encoding="utf-8") == "fs.aio-max-nr = 1048576\n"
@@ -1754,3 +1755,49 @@ def test_a_change_set_file_the_installer_cannot_run_as_given_is_refused(tmp_path
         {"tunable": "profile", "channel": "profile", "target": "--tuning", "value": "large", "effect": "installer-run"}]}
     result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, large))
     assert result.status == 0 and "installer command: satellite-installer --tuning large\n" in result.stdout, result.stderr
+
+
+def test_a_forced_rollback_rolls_the_later_runs_back_first_and_records_them(tmp_path: Path) -> None:
+    # run 1 sets fs.aio-max-nr in 90-foretune.conf; run 2 sets it again and writes tuned's active_profile, a file run 1
+    # never touched. --rollback RUN1 --force rolls run 2 back first (its journal says so), then run 1: the tree is the
+    # original again and verify finds no applied run left (feedback D3: run 2 stayed "applied", half undone).
+    root = _tree(tmp_path)
+    before = _files(root)
+    one = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "kernel.aio_max_nr", "channel": "sysctl", "target": "fs.aio-max-nr", "value": 1048576,
+         "effect": "sysctl-reload", "file": "/etc/sysctl.d/90-foretune.conf"}]}
+    two = {"release": "Satellite 6.15", "changes": [
+        {**one["changes"][0], "value": 2097152},
+        {"tunable": "tuned.profile", "channel": "tuned", "target": "profile", "value": "throughput-performance", "effect": "tuned-adm"}]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write").status == 0
+    time.sleep(1.1)  # run ids are whole seconds
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, two), "--write").status == 0
+    first, second = _runs(root)
+    result = run_cli("apply", "--root", str(root), "--rollback", first, "--force")
+    assert result.status == 0, result.stderr
+    assert f"run {second}, applied after run {first}, rolled back first (--force)" in result.stderr
+    assert _files(root) == before
+    journal = json.loads((root / RUNS / second / "journal.json").read_text(encoding="utf-8"))
+    assert journal["rolled_back"]
+    verify = run_cli("verify", "--root", str(root))
+    assert verify.status == 2 and "no applied change set" in verify.stderr, verify.stderr
+
+
+def test_a_rollback_that_meets_a_symbolic_link_restores_nothing(tmp_path: Path) -> None:
+    # after a run that wrote custom-hiera.yaml, a drop-in and tuned's active_profile, custom-hiera.yaml becomes a
+    # symbolic link: the rollback refuses it in one line before restoring anything, and the run stays applied
+    # (feedback D17: the drop-in and tuned's file were already gone). The error's command carries --root (D4).
+    root = _tree(tmp_path)
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path), "--write").status == 0
+    [run] = _runs(root)
+    written = _files(root)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("victim\n", encoding="utf-8")
+    (root / HIERA).unlink()
+    (root / HIERA).symlink_to(victim)
+    result = run_cli("apply", "--root", str(root), "--rollback", run)
+    assert result.status == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "is a symbolic link" in result.stderr
+    assert victim.read_text(encoding="utf-8") == "victim\n"
+    assert {k: v for k, v in _files(root).items() if k != HIERA} == {k: v for k, v in written.items() if k != HIERA}
+    assert not json.loads((root / RUNS / run / "journal.json").read_text(encoding="utf-8"))["rolled_back"]

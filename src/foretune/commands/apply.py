@@ -55,8 +55,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                      help="restore the files RUN changed from its backups, byte for byte, and undo its ALTER SYSTEM "
                           "statements ('last' for the last run)")
     act.add_argument("--force", action="store_true",
-                     help="with --rollback: restore RUN even though later runs are still applied (their changes to the "
-                          "same files are undone too; by default they must be rolled back first, newest first)")
+                     help="with --rollback: roll back the runs applied after RUN first, newest first, then RUN (by "
+                          "default a run with later runs still applied is refused)")
     add_plan_arguments(parser)
     return parser
 
