@@ -736,7 +736,7 @@ def test_a_failure_mid_apply_leaves_a_journal_that_rolls_back(tmp_path: Path, mo
     [run] = _runs(root)
     assert result.status == 2
     assert result.stderr == (f"foretune: error: {calls[2]}: No space left on device; run {run} is partly applied: "
-                             f"`foretune apply --rollback {run}` restores what it changed\n")
+                             f"`foretune apply --rollback {run} --root {root}` restores what it changed\n")  # as printed (D4)
     monkeypatch.setattr(journal, "_write", real)
     assert _files(root) != before
     assert run_cli("apply", "--root", str(root), "--rollback", run).status == 0
