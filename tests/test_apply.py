@@ -1801,3 +1801,26 @@ def test_a_rollback_that_meets_a_symbolic_link_restores_nothing(tmp_path: Path) 
     assert victim.read_text(encoding="utf-8") == "victim\n"
     assert {k: v for k, v in _files(root).items() if k != HIERA} == {k: v for k, v in written.items() if k != HIERA}
     assert not json.loads((root / RUNS / run / "journal.json").read_text(encoding="utf-8"))["rolled_back"]
+
+
+def test_a_sites_own_tuned_profile_that_includes_the_guides_is_kept_and_said(tmp_path: Path) -> None:
+    # the site's /etc/tuned/sat-custom/tuned.conf: [main] include=virtual-guest, [vm] transparent_hugepages=never, and
+    # active_profile sat-custom. A set asking for virtual-guest keeps it, saying so (feedback D5: replaced silently);
+    # --prefer foretune replaces it, and says what it replaces.
+    root = _tree(tmp_path)
+    (root / "etc/tuned/sat-custom").mkdir(parents=True)
+    (root / "etc/tuned/sat-custom/tuned.conf").write_text(
+        "[main]\nsummary=site profile\ninclude=virtual-guest\n\n[vm]\ntransparent_hugepages=never\n", encoding="utf-8")
+    (root / "etc/tuned/active_profile").write_text("sat-custom\n", encoding="utf-8")
+    tuned = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "os.tuned_profile", "channel": "tuned", "target": "profile", "value": "virtual-guest", "effect": "tuned-adm"}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, tuned), "--write")
+    assert result.status == 0, result.stderr
+    assert ("not applied: os.tuned_profile: the active profile is the site's own sat-custom (/etc/tuned/sat-custom/"
+            "tuned.conf), which includes virtual-guest: kept (add --prefer foretune to replace it)") in result.stderr
+    assert "tuned-adm profile" not in result.stdout
+    assert (root / "etc/tuned/active_profile").read_text(encoding="utf-8") == "sat-custom\n"
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, tuned), "--prefer", "foretune")
+    assert ("replaces the site's own tuned profile sat-custom (/etc/tuned/sat-custom/tuned.conf, which includes "
+            "virtual-guest) with virtual-guest (as asked: --prefer foretune): os.tuned_profile\n") in result.stdout
+    assert "-sat-custom\n+virtual-guest\n" in result.stdout

@@ -294,6 +294,40 @@ def sysctl_later(host: Host, key: str, own: str) -> tuple[str, str] | None:
     return found
 
 
+def tuned_includes(host: Host, profile: str) -> list[str]:
+    """``profile`` and the profiles it includes ([main] include=, followed through /etc/tuned then /usr/lib/tuned,
+    where tuned looks for a profile first in /etc)."""
+    chain: list[str] = []
+    todo = [profile]
+    while todo and len(chain) < 20:
+        name = todo.pop(0)
+        if name in chain or not re.fullmatch(r"[\w.-]+", name):
+            continue
+        chain.append(name)
+        for base in ("/etc/tuned", "/usr/lib/tuned"):
+            try:
+                data = read_bytes(host.resolve(f"{base}/{name}/tuned.conf"))
+            except (OSError, InputError):
+                continue
+            include = line_value(data.decode("utf-8", "replace"), "include", "[main]")
+            todo += [part.strip() for part in (include or "").split(",") if part.strip()]
+            break
+    return chain
+
+
+def tuned_site_profile(host: Host, active: str, wanted: str) -> tuple[str, bool] | None:
+    """(the site's own active profile, whether it includes ``wanted``) when the active profile is one the site made
+    (/etc/tuned/NAME/tuned.conf), not ``wanted`` itself; None otherwise."""
+    name = active.strip()
+    if not name or name == wanted or not re.fullmatch(r"[\w.-]+", name):
+        return None
+    try:
+        own = read_bytes(host.resolve(f"/etc/tuned/{name}/tuned.conf"))
+    except (OSError, InputError):
+        return None
+    return (name, wanted in tuned_includes(host, name)) if own is not None else None
+
+
 # what makes a hand-made drop-in shadow a change: its open-files limit, the installer's Puma environment variables
 _SHADOWING = re.compile(r"^\s*LimitNOFILE\s*=|^\s*Environment\s*=")
 _PUMA_WORD = re.compile(r"^\"?FOREMAN_PUMA_\w+=")
@@ -558,6 +592,16 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
                     ours = line_value(str(c.value), _key_of(str(c.value))) if c.channel == "file" else text_value(c.value)
                     skipped.append(Skipped(c, f"{path} sets {higher}, more than foretune's {ours}: kept "
                                               "(add --prefer foretune to lower it)"))
+                if c.op == "set" and c.channel == "tuned" and (site := tuned_site_profile(host, text, str(c.value))):
+                    where = f"/etc/tuned/{site[0]}/tuned.conf"
+                    if site[1] and prefer != FORETUNE:  # the site's own profile on top of the guide's: a choice
+                        kept_changes.pop()
+                        skipped.append(Skipped(c, f"the active profile is the site's own {site[0]} ({where}), which "
+                                                  f"includes {c.value}: kept (add --prefer foretune to replace it)"))
+                    else:  # replaced: said, with what the site's profile was
+                        lowered.append(Skipped(c, f"replaces the site's own tuned profile {site[0]} ({where}"
+                                                  f"{', which includes ' + str(c.value) if site[1] else ''}) with {c.value}"
+                                                  + (" (as asked: --prefer foretune)" if site[1] else "")))
                 if c.op == "set" and prefer == FORETUNE and c in kept_changes and c.channel in ("dropin", "sysctl", "file") \
                         and (higher := _site_higher(text, c)) is not None:  # --prefer foretune lowers it: said
                     ours = str(c.value) if c.channel == "file" else f"{c.target.split(':', 1)[-1]}={text_value(c.value)}"

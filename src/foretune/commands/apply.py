@@ -295,7 +295,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if c.effect == "restart" and c.units and what not in restarts.setdefault(c.units, []):
             restarts[c.units].append(what)
     for c in cs.changes:  # active_profile is read when tuned starts: tuned-adm puts the profile in force now
-        if c.channel == "tuned" and c.op == "set":
+        if c.channel == "tuned" and c.op == "set" and any(a is c for a in found.applied):
             env.stdout.write(f"then: `systemctl enable --now tuned && tuned-adm profile {c.value}` (tuned reads "
                              "/etc/tuned/active_profile only when it starts; tuned-adm puts the profile in force now)\n")
     reloads = sorted({u for c in cs.changes if c.effect == "daemon-reload" for u in c.units})
