@@ -739,6 +739,14 @@ def test_a_failure_mid_apply_leaves_a_journal_that_rolls_back(tmp_path: Path, mo
                              f"`foretune apply --rollback {run} --root {root}` restores what it changed\n")  # as printed (D4)
     monkeypatch.setattr(journal, "_write", real)
     assert _files(root) != before
+    result = run_cli("verify", "--root", str(root), "--format", "json")  # what was never written is not "drift" (D16)
+    never = [c for c in json.loads(result.stdout)["changes"] if c["why"].startswith("never written")]
+    assert calls[2] in [c["where"] for c in never] and calls[:2] == [c for c in calls[:2] if c not in [n["where"] for n in never]]
+    assert {c["state"] for c in never} == {"pending"}, result.stdout
+    failed = next(c for c in never if c["where"] == calls[2])
+    assert failed["why"] == (f"never written: run {run} stopped before {calls[2]} (`foretune apply --rollback {run}` "
+                             "undoes the rest, or apply again)")
+    assert "drift" not in {c["state"] for c in json.loads(result.stdout)["changes"] if c["where"] == calls[2]}
     assert run_cli("apply", "--root", str(root), "--rollback", run).status == 0
     assert _files(root) == before
 

@@ -664,6 +664,10 @@ class Verifier:
         return all(started is not None and started > self.applied for started in map(process_start, c.units))
 
     def check(self, c: Change) -> Check:
+        unwritten = {str(f.get("path")) for f in self.journal.get("files", []) if not f.get("done")}
+        if c.channel not in ("installer", "profile") and file_of(c) and file_of(c) in unwritten:
+            return Check(c, PENDING, "", file_of(c), f"never written: run {self.journal['run']} stopped before "
+                         f"{file_of(c)} (`foretune apply --rollback {self.journal['run']}` undoes the rest, or apply again)")
         wrote = self.written(c)
         if wrote is not None and not wrote[0]:
             found, where = wrote[1], wrote[2]
