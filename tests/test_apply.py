@@ -1832,3 +1832,28 @@ def test_a_sites_own_tuned_profile_that_includes_the_guides_is_kept_and_said(tmp
     assert ("replaces the site's own tuned profile sat-custom (/etc/tuned/sat-custom/tuned.conf, which includes "
             "virtual-guest) with virtual-guest (as asked: --prefer foretune): os.tuned_profile\n") in result.stdout
     assert "-sat-custom\n+virtual-guest\n" in result.stdout
+
+
+def test_a_site_value_below_foretunes_in_custom_hiera_is_replaced_and_each_removed_pin_is_said(tmp_path: Path) -> None:
+    # custom-hiera.yaml pins shared_buffers 512MB (foretune: 2GB for this set) and max_connections 500 (a pin the
+    # set removes so the profile's value can act). A site value below foretune's is replaced, as --prefer's help says,
+    # and said once, never both "kept" and "replaces" (feedback D15); each pin removed is said with why.
+    root = _tree(tmp_path)
+    (root / HIERA).write_text("---\npostgresql::server::config_entries:\n  shared_buffers: 512MB\n  max_connections: 500\n",
+                              encoding="utf-8")
+    entries = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "postgresql.shared_buffers", "channel": "custom-hiera",
+         "target": "postgresql::server::config_entries/shared_buffers", "value": "2GB", "site_value": "512MB",
+         "reason": "at least 2 GiB"},
+        {"tunable": "unshadow:postgresql::server::config_entries/max_connections", "channel": "custom-hiera",
+         "target": "postgresql::server::config_entries/max_connections", "op": "remove", "site_value": 500,
+         "reason": "the profile gives 1000"}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, entries), "--write")
+    assert result.status == 0, result.stderr
+    assert "not applied" not in result.stderr
+    assert "replaces the site's 512MB: postgresql::server::config_entries/shared_buffers 2GB (at least 2 GiB)\n" in result.stdout
+    assert ("removes the site's postgresql::server::config_entries/max_connections: 500 from custom-hiera.yaml (the "
+            "profile gives 1000)\n") in result.stdout
+    assert (root / HIERA).read_text(encoding="utf-8") == (
+        "---\npostgresql::server::config_entries:\n  # foretune: replaced the site's 512MB as the change set asks\n"
+        "  shared_buffers: 2GB\n")

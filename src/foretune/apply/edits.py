@@ -547,7 +547,14 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
             reasons = {c.target: c.reason or "foretune's recommendation" for c in changes}
             comments = {c.target.split("/", 1)[-1]: f"foretune: {c.reason}" + (f" [{', '.join(c.citations)}]" if c.citations else "")
                         for c in changes if c.reason}
-            text, conflicts = merge_values(text, values, reasons, {"*": prefer}, comments, str(host.path(path)), remove)
+            from foretune.changes.build import lowers_site_value  # start-up: only when a set is applied
+
+            preferences = {"*": prefer}
+            for c in changes:  # a site value below foretune's is replaced, and said ("replaces the site's ...")
+                if c.op == "set" and c.site_value is not None and not isinstance(c.value, dict) and not lowers_site_value(c):
+                    preferences[c.target] = FORETUNE
+            text, conflicts = merge_values(text, values, reasons, preferences, comments, str(host.path(path)), remove,
+                                           **({} if prefer == FORETUNE else {"asked": ""}))
             lost = {conflict.key: conflict for conflict in conflicts if conflict.taken != FORETUNE}
             for c in changes:
                 if c.target in lost:

@@ -281,7 +281,14 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     pins = {installer_option(c.target): c for c in cs.changes  # custom-hiera keys removed for the option that replaces them
             if c.tunable.startswith("unshadow:") and c.channel == "custom-hiera" and c.site_value is not None}
     restarts: dict[tuple[str, ...], list[str]] = {}  # one line per service to restart, naming what waits for it
+    not_applied = {id(skip.change) for skip in found.skipped}
+    options = {c.target for c in cs.changes if c.channel == "installer"}
+    pinned = {pin.target for option, pin in pins.items() if option in options}  # said with the option that replaces it
     for c in cs.changes:  # what an admin must know before writing: a site value lowered, a restart the run needs
+        if id(c) in not_applied:  # kept as the site has it: said once, by the "not applied" line
+            continue
+        if c.channel == "custom-hiera" and c.op == "remove" and c.site_value is not None and c.target not in pinned:
+            env.stdout.write(redact_text(f"removes the site's {c.target}: {c.site_value} from custom-hiera.yaml ({c.reason})") + "\n")
         pin = pins.get(c.target) if c.channel == "installer" else None
         if pin is not None:  # custom-hiera.yaml's value goes, the option takes its place: said with the site's value
             said = "lowers" if lowers_site_value(c._replace(site_value=pin.site_value)) else "replaces"
