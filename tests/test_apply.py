@@ -1857,3 +1857,32 @@ def test_a_site_value_below_foretunes_in_custom_hiera_is_replaced_and_each_remov
     assert (root / HIERA).read_text(encoding="utf-8") == (
         "---\npostgresql::server::config_entries:\n  # foretune: replaced the site's 512MB as the change set asks\n"
         "  shared_buffers: 2GB\n")
+
+
+def test_a_line_taken_out_of_an_included_file_under_root_follows_postmaster_pid(tmp_path: Path) -> None:
+    # postgresql.conf includes tuning-local.conf (shared_buffers = 1GB, work_mem = 2MB after postgresql.conf's own
+    # lines). apply --root takes both lines out. shared_buffers is read only at start (pg-conf-restart): pending a
+    # restart until postmaster.pid shows a start after the run, as the auto.conf reset beside it (feedback D11);
+    # work_mem on a reload, which the files cannot show: not verified, then in force after that start too.
+    root = _tree(tmp_path)
+    data = root / "var/lib/pgsql/data"
+    with (data / "postgresql.conf").open("a", encoding="utf-8") as handle:
+        handle.write("include 'tuning-local.conf'\n")
+    (data / "tuning-local.conf").write_text("shared_buffers = 1GB\nwork_mem = 2MB\n", encoding="utf-8")
+    path = "/var/lib/pgsql/data/tuning-local.conf"
+    removals = {"release": "Satellite 6.15", "changes": [
+        {"tunable": f"unshadow:{path}:shared_buffers", "channel": "file", "target": path, "value": "shared_buffers = 1GB",
+         "op": "remove", "effect": "restart", "units": ["postgresql"], "file": path},
+        {"tunable": f"unshadow:{path}:work_mem", "channel": "file", "target": path, "value": "work_mem = 2MB",
+         "op": "remove", "effect": "immediate", "units": ["postgresql"], "file": path}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, removals), "--write")
+    assert result.status == 0, result.stderr
+    assert (data / "tuning-local.conf").read_text(encoding="utf-8") == ""
+    journal = json.loads(next((root / RUNS).glob("*/journal.json")).read_text(encoding="utf-8"))
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout) == {f"unshadow:{path}:shared_buffers": "pending", f"unshadow:{path}:work_mem": "not verified"}
+    assert "needs a PostgreSQL restart: PostgreSQL reads shared_buffers only when it starts" in result.stdout
+    _postmaster_pid(root, journal["epoch"] + 60)
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 0, result.stdout
+    assert _states(result.stdout) == {f"unshadow:{path}:shared_buffers": "in force", f"unshadow:{path}:work_mem": "in force"}

@@ -689,6 +689,9 @@ class Verifier:
         if c.op == "remove" and c.channel == "custom-hiera" and (c.source == "stale" or c.tunable.startswith("stale:")) and not c.target.startswith(PG + "/"):
             # a key the release ignores: nothing reads it, so once it is gone from custom-hiera.yaml nothing waits
             return Check(c, IN_FORCE, "", wrote[2] if wrote else "", "")
+        if c.op == "remove" and postgresql_file(c) and not self.host.has_psql:  # a line out of an included file, under --root
+            state, why = self.pg_files_state([_key_of(str(c.value))])  # postmaster.pid tells a start after the run
+            return Check(c, state, "", wrote[2] if wrote else c.target, why)
         if c.op in ("remove", "reset") and c.channel != "alter-system":
             if c.effect == "immediate" or c.tunable in self.seen or self.restarted(c):
                 return Check(c, IN_FORCE, "", wrote[2] if wrote else "", "")
