@@ -559,3 +559,22 @@ def test_apply_md_deletes_an_included_line_and_hides_a_run_drop_in_as_apply_does
             "httpd.service.d/zz-run.conf > /etc/systemd/system/httpd.service.d/zz-run.conf`) and run `systemctl "
             "daemon-reload`") in steps
     assert "Undo: remove `/etc/systemd/system/httpd.service.d/zz-run.conf` and run `systemctl daemon-reload`." in steps
+
+
+def test_the_profile_change_says_why_it_moves_never_forced_with_profile(tmp_path: Path) -> None:
+    # the example declares --tuning default for 15,120 hosts (large: 10001-20000 hosts, fi-tuning-profiles). No
+    # --profile is given, so neither apply nor apply --audit may record "forced with --profile" (feedback D1); with
+    # 8 CPUs and 32 GiB the installer refuses large (16 CPUs, 64 GiB, fi-tuning-hook) and the set moves to medium,
+    # saying why.
+    box = tmp_path / "box"
+    shutil.copytree(EXAMPLE, box, symlinks=True)
+    for extra in ((), ("--audit",)):
+        result = run_cli("apply", "--root", str(box), *extra)
+        assert result.status == 0, result.stderr
+        assert ("replaces the site's default: --tuning large (the profile the change set moves to: 15120 hosts need it, "
+                "the installer's tuning fact declares default)\n") in result.stdout
+        assert "forced with --profile" not in result.stdout
+    result = run_cli("apply", "--root", str(box), "--cpus", "8", "--ram", "32G")
+    assert result.status == 0, result.stderr
+    assert ("replaces the site's default: --tuning medium (the largest profile the installer's hardware check accepts "
+            "on this box: 15120 hosts need large, which it refuses; the installer's tuning fact declares default)") in result.stdout
