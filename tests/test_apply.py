@@ -1886,3 +1886,19 @@ def test_a_line_taken_out_of_an_included_file_under_root_follows_postmaster_pid(
     result = run_cli("verify", "--root", str(root))
     assert result.status == 0, result.stdout
     assert _states(result.stdout) == {f"unshadow:{path}:shared_buffers": "in force", f"unshadow:{path}:work_mem": "in force"}
+
+
+def test_overcommit_memory_is_a_mode_not_a_limit_a_site_1_is_not_kept_as_more(tmp_path: Path) -> None:
+    # vm.overcommit_memory 0/1/2 picks a mode (0 heuristic, 1 always overcommit); the installer asks for 0. A site's
+    # 1 in /etc/sysctl.d/10-redis.conf is not "more than foretune's 0" to keep: apply writes 0 as the audit bundle
+    # does (feedback D10: apply kept it, the bundle wrote it). 10-redis.conf sorts first, so 90-foretune.conf wins.
+    root = _tree(tmp_path)
+    (root / "etc/sysctl.d").mkdir(exist_ok=True)
+    (root / "etc/sysctl.d/10-redis.conf").write_text("vm.overcommit_memory = 1\n", encoding="utf-8")
+    overcommit = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "sysctl:vm.overcommit_memory", "channel": "sysctl", "target": "vm.overcommit_memory", "value": 0,
+         "effect": "sysctl-reload", "file": "/etc/sysctl.d/90-foretune.conf"}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, overcommit), "--write")
+    assert result.status == 0, result.stderr
+    assert "not applied" not in result.stderr and "cannot take effect" not in result.stderr
+    assert (root / "etc/sysctl.d/90-foretune.conf").read_text(encoding="utf-8") == "vm.overcommit_memory = 0\n"

@@ -203,6 +203,8 @@ def _site_higher(text: str, change: Change) -> str | None:
     a site value set higher on purpose is never lowered silently."""
     if change.channel == "dropin":
         key, line_text, section = change.target.split(":", 1)[-1], None, "[Service]"
+    elif change.channel == "sysctl" and change.target in SYSCTL_MODES:
+        return None
     elif change.channel == "sysctl":
         key, line_text, section = change.target, None, None
     elif change.channel == "file":
@@ -220,6 +222,9 @@ def _site_higher(text: str, change: Change) -> str | None:
     return current if found is not None and wanted is not None and found > wanted else None
 
 
+# kernel settings whose number picks a mode, not a limit: a higher one is not "more" to keep (overcommit_memory: 0
+# heuristic, 1 always, 2 never; the installer asks for 0)
+SYSCTL_MODES = frozenset({"vm.overcommit_memory"})
 SYSCTL_DIRS = ("/etc/sysctl.d", "/run/sysctl.d", "/usr/local/lib/sysctl.d", "/usr/lib/sysctl.d", "/lib/sysctl.d")
 SYSCTL_IN_FORCE = ("/proc/sys/{path}", "/sos_commands/kernel/sysctl_-a")  # this host's kernel; a sosreport's record
 
@@ -230,7 +235,7 @@ def sysctl_site_higher(host: Host, change: Change, own: str) -> tuple[str, str] 
     import os  # start-up: only when a sysctl change is applied
 
     wanted = _number(change.value)
-    if wanted is None:
+    if wanted is None or change.target in SYSCTL_MODES:  # a mode: the set's value is the one asked for
         return None
     found: list[tuple[str, str]] = []
     paths = ["/etc/sysctl.conf"]
