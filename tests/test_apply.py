@@ -275,7 +275,9 @@ def test_a_repeated_apply_is_a_no_op(tmp_path: Path) -> None:
     mtimes = {p: p.stat().st_mtime_ns for p in root.rglob("*") if p.is_file()}
     result = run_cli("apply", "--root", str(root), "--changes", changes, "--write")
     assert result.status == 0, result.stderr
-    assert f"nothing to change on {root}: the change set is in place\n" in result.stdout
+    # the set has custom-hiera values: its files are in place, the installer run is what puts them in force
+    assert (f"nothing to change on {root}: the files are in place; the installer command below puts the set's "
+            "installer values in force\n") in result.stdout
     assert "---" not in result.stdout
     assert len(_runs(root)) == 1  # no second run, no second backup
     assert _files(root) == after
@@ -1902,3 +1904,37 @@ def test_overcommit_memory_is_a_mode_not_a_limit_a_site_1_is_not_kept_as_more(tm
     assert result.status == 0, result.stderr
     assert "not applied" not in result.stderr and "cannot take effect" not in result.stderr
     assert (root / "etc/sysctl.d/90-foretune.conf").read_text(encoding="utf-8") == "vm.overcommit_memory = 0\n"
+
+
+def test_an_installer_only_set_is_not_called_in_place_and_an_installer_run_is_recorded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a set with one installer option: no file to write, but not "in place" either (the installer has not run with
+    # it). With --write --run-installer the installer changes the host: the run is recorded, with how the installer
+    # ran, so verify has a set to read (feedback D12). "This host" is a tree here: Host is pointed at tmp_path.
+    from foretune.apply import host as host_module
+    from foretune.apply import journal as journal_module
+
+    root = _tree(tmp_path)
+    workers = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "puma.workers", "channel": "installer", "target": "--foreman-foreman-service-puma-workers", "value": 18}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, workers))
+    assert result.status == 0, result.stderr
+    assert (f"nothing to change on {root}: the files are in place; the installer command below puts the set's installer "
+            "values in force\n") in result.stdout
+    assert "the change set is in place" not in result.stdout
+
+    class TreeAsThisHost(host_module.Host):
+        def __init__(self, root_: str | None = None, dsn: str | None = None, environ: object = None) -> None:
+            super().__init__(str(root), dsn, environ)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(host_module, "Host", TreeAsThisHost)
+    monkeypatch.setattr(journal_module, "run_installer", lambda command, environ: (0, 0))
+    result = run_cli("apply", "--changes", _changes(tmp_path, workers), "--write", "--run-installer")
+    assert result.status == 0, result.stderr
+    [run] = _runs(root)
+    journal = json.loads((root / RUNS / run / "journal.json").read_text(encoding="utf-8"))
+    assert journal["installer"] == {"command": "satellite-installer --foreman-foreman-service-puma-workers 18",
+                                    "noop_status": 0, "status": 0}
+    assert [c["tunable"] for c in journal["changes"]] == ["puma.workers"]
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout) == {"puma.workers": "pending"}, result.stdout  # pumactl stats still gives 24

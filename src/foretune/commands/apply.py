@@ -269,7 +269,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             show_diff(diff, env)
     for statement in found.statements:
         env.stdout.write(f"{statement.sql};\n")
-    if found.empty:
+    if found.empty and found.installer:  # the files are in place; what the installer writes is not known to be
+        env.stdout.write(f"nothing to change on {host.label}: the files are in place; the installer command below puts "
+                         "the set's installer values in force\n")
+    elif found.empty:
         env.stdout.write(f"nothing to change on {host.label}: the change set is in place\n")
     if found.installer:
         env.stdout.write(f"installer command: {redact_text(found.installer)}\n")
@@ -325,7 +328,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if not found.empty:
             env.note("dry run: nothing written (add --write to apply, with backups and a journal)")
         return 0
-    if not found.empty:
+    run_id = None
+    if not found.empty or (args.run_installer and found.installer):  # the installer changes the host: a run too
         from shlex import quote  # start-up: only for `apply --write`
 
         run_id, journal = apply(host, found, cs.release, source=source)
@@ -333,6 +337,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                  f"(undo: foretune apply --rollback {run_id}{' --root ' + quote(args.root) if args.root else ''})")
     if args.run_installer and found.installer:
         noop, real = run_installer(found.installer, dict(env.environ))
+        if run_id is not None:  # the journal says whether and how the installer ran
+            from foretune.apply.journal import save  # start-up: only for `apply --run-installer`
+
+            journal["installer"] = {**(journal.get("installer") or {}), "noop_status": noop, "status": real}
+            save(host.path("/var/lib/foretune/runs") / run_id, journal)
         if noop != 0:
             raise InputError(f"the installer's --noop run failed (exit status {noop}): the installer was not run")
         if real != 0:
