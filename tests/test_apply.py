@@ -1938,3 +1938,17 @@ def test_an_installer_only_set_is_not_called_in_place_and_an_installer_run_is_re
     assert [c["tunable"] for c in journal["changes"]] == ["puma.workers"]
     result = run_cli("verify", "--root", str(root))
     assert _states(result.stdout) == {"puma.workers": "pending"}, result.stdout  # pumactl stats still gives 24
+
+
+def test_hammers_request_timeout_is_read_back_from_the_file_the_installer_renders(tmp_path: Path) -> None:
+    # the bundled example's /etc/hammer/cli.modules.d/foreman.yml says :request_timeout: 120; the audit's set gives
+    # --foreman-cli-request-timeout -1 (no timeout). verify reads hammer's file: pending until it says -1, then in
+    # force, since hammer reads it on each command (feedback D18: it was "not verified").
+    root = tmp_path / "host"
+    shutil.copytree(REPO / "examples/sosreport-satellite-6.15-mistuned", root, symlinks=True)
+    assert run_cli("apply", "--root", str(root), "--audit", "--write").status == 0
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout)["hammer.request_timeout"] == "pending"
+    assert "hammer request_timeout (the rendered configuration) still gives 120: waiting for an installer run" in result.stdout
+    _edit(root, "etc/hammer/cli.modules.d/foreman.yml", ":request_timeout: 120", ":request_timeout: -1")
+    assert _states(run_cli("verify", "--root", str(root)).stdout)["hammer.request_timeout"] == "in force"

@@ -64,6 +64,7 @@ READBACK: dict[str, tuple[str, str]] = {
     "apache::mod::event::maxsparethreads": ("apache", "MaxSpareThreads"),
     "apache::mod::event::maxrequestsperchild": ("apache", "MaxConnectionsPerChild"),
     "foreman::db_pool": ("foreman_db_pool", ""),  # /etc/foreman/database.yml's pool
+    "foreman::cli::request_timeout": ("hammer", "request_timeout"),  # hammer's foreman.yml, read by each hammer command
     "foreman::dynflow_worker_instances": ("dynflow", "workers"),  # the dynflow-sidekiq@worker-N units
     "foreman_proxy_content::pulpcore_worker_count": ("pulpcore", "workers"),
     "pulpcore::api_service_worker_count": ("pulpcore", "api_workers"),
