@@ -538,3 +538,92 @@ def test_apply_md_drops_the_tomcat_edit_when_the_set_s_puma_fits_its_default(tmp
     b.changes["puma.workers"] = Change("puma.workers", "installer", "--foreman-foreman-service-puma-workers", 6)
     b.advice.append((build.TOMCAT_SERVER_XML, 'set maxThreads="384" on the Candlepin HTTPS <Connector> in x'))
     assert [a for a in b.result().advice if a[0] == build.TOMCAT_SERVER_XML] == []
+
+
+def test_an_audit_bundle_names_the_apply_command_with_the_audits_rules_and_waivers(tmp_path: Path) -> None:
+    # audit --ignore httpd-nofile-low --waivers (pg-work-mem-low accepted) on satellite-6.15: the bundle has neither
+    # httpd's LimitNOFILE drop-in nor work_mem 8MB. APPLY.md's host command carries the same options, so it gives the
+    # same set on the host: apply --audit with them leaves out the same fixes (the journal lists the bundle's changes).
+    tree = tmp_path / "host"
+    shutil.copytree(SOS / "satellite-6.15", tree, symlinks=True)
+    waivers = tmp_path / "w.yaml"
+    waivers.write_text("- {rule: pg-work-mem-low, reason: reporting queries sized by hand}\n", encoding="utf-8")
+    bundle = tmp_path / "fixes"
+    result = run_cli("audit", str(tree), "--ignore", "httpd-nofile-low", "--select", "postgresql,apache,os,puma",
+                     "--waivers", str(waivers), "--output-dir", str(bundle))
+    assert result.status in (0, 1), result.stderr
+    steps = (bundle / "APPLY.md").read_text(encoding="utf-8")
+    command = (f"foretune apply --from live --audit --select postgresql,apache,os,puma --ignore httpd-nofile-low "
+               f"--waivers {waivers}")
+    assert f"`{command}` shows it as a diff, `{command} --write` writes it" in steps
+    assert not (bundle / "systemd/httpd.service.d/limits.conf").exists()
+    assert "work_mem" not in (bundle / "custom-hiera.yaml").read_text(encoding="utf-8")
+    on_host = run_cli("apply", "--root", str(tree), *command.split()[4:], "--write")
+    assert on_host.status == 0, on_host.stderr
+    [journal] = (tree / "var/lib/foretune/runs").glob("*/journal.json")
+    written = sorted(c["tunable"] for c in json.loads(journal.read_text(encoding="utf-8"))["changes"])
+    bundled = sorted(c["tunable"] for c in json.loads((bundle / "changes.json").read_text(encoding="utf-8"))["changes"])
+    assert written == bundled
+    assert "LimitNOFILE" not in on_host.stdout and "work_mem" not in on_host.stdout
+
+
+def test_apply_takes_select_and_ignore_only_with_audit(tmp_path: Path) -> None:
+    tree = tmp_path / "host"
+    shutil.copytree(SOS / "satellite-6.15", tree, symlinks=True)
+    for option in ("--select", "--ignore"):
+        refused = run_cli("apply", "--root", str(tree), option, "httpd")
+        assert refused.status == 2 and refused.stderr == (f"foretune: error: {option} goes with --audit (it picks the "
+                                                          "audit's rules whose fixes are applied)\n"), refused.stderr
+    unknown = run_cli("apply", "--root", str(tree), "--audit", "--select", "nosuch")
+    assert unknown.status == 2
+    assert unknown.stderr == "foretune: error: unknown rule or component: nosuch (see: foretune rules list)\n"
+
+
+def test_apply_md_deletes_an_included_line_and_hides_a_run_drop_in_as_apply_does(tmp_path: Path) -> None:
+    # the example with postgresql.conf including tuning-local.conf (shared_buffers = 1GB, effective_cache_size = 1GB:
+    # the last entry wins, pg-include) and a /run drop-in of httpd read after limits.conf (LimitNOFILE=4096). The set
+    # takes those lines out (feedback D8: APPLY.md said "set" them) and hides the /run file with a same-named /etc
+    # drop-in (systemd-dropin-dirs; feedback D9: APPLY.md said to mv an /etc path that does not exist).
+    box = tmp_path / "box"
+    shutil.copytree(EXAMPLE, box, symlinks=True)
+    with (box / "var/lib/pgsql/data/postgresql.conf").open("a", encoding="utf-8") as handle:
+        handle.write("include 'tuning-local.conf'\n")
+    (box / "var/lib/pgsql/data/tuning-local.conf").write_text("shared_buffers = 1GB\neffective_cache_size = 1GB\n",
+                                                               encoding="utf-8")
+    run_dir = box / "run/systemd/system/httpd.service.d"
+    run_dir.mkdir(parents=True)
+    (run_dir / "zz-run.conf").write_text("[Service]\nLimitNOFILE=4096\n", encoding="utf-8")
+    bundle = tmp_path / "fixes"
+    assert run_cli("audit", str(box), "--output-dir", str(bundle)).status in (0, 1)
+    steps = (bundle / "APPLY.md").read_text(encoding="utf-8")
+    assert "set `shared_buffers = 1GB`" not in steps and "set `effective_cache_size = 1GB`" not in steps
+    assert ("In `/var/lib/pgsql/data/tuning-local.conf` delete the line `shared_buffers = 1GB`, then `systemctl restart "
+            "postgresql` (PostgreSQL reads it only when it starts)") in steps
+    assert ("In `/var/lib/pgsql/data/tuning-local.conf` delete the line `effective_cache_size = 1GB`, then `sudo -u "
+            "postgres psql -c 'SELECT pg_reload_conf();'` (a reload is enough)") in steps
+    assert "Undo: put the line back and restart again." in steps
+    assert "mv /etc/systemd/system/httpd.service.d/zz-run.conf" not in steps
+    assert ("Create `/etc/systemd/system/httpd.service.d/zz-run.conf` as a copy of `/run/systemd/system/httpd.service.d/"
+            "zz-run.conf` without the lines that shadow the change (`sed '/^LimitNOFILE=/d' /run/systemd/system/"
+            "httpd.service.d/zz-run.conf > /etc/systemd/system/httpd.service.d/zz-run.conf`) and run `systemctl "
+            "daemon-reload`") in steps
+    assert "Undo: remove `/etc/systemd/system/httpd.service.d/zz-run.conf` and run `systemctl daemon-reload`." in steps
+
+
+def test_the_profile_change_says_why_it_moves_never_forced_with_profile(tmp_path: Path) -> None:
+    # the example declares --tuning default for 15,120 hosts (large: 10001-20000 hosts, fi-tuning-profiles). No
+    # --profile is given, so neither apply nor apply --audit may record "forced with --profile" (feedback D1); with
+    # 8 CPUs and 32 GiB the installer refuses large (16 CPUs, 64 GiB, fi-tuning-hook) and the set moves to medium,
+    # saying why.
+    box = tmp_path / "box"
+    shutil.copytree(EXAMPLE, box, symlinks=True)
+    for extra in ((), ("--audit",)):
+        result = run_cli("apply", "--root", str(box), *extra)
+        assert result.status == 0, result.stderr
+        assert ("replaces the site's default: --tuning large (the profile the change set moves to: 15120 hosts need it, "
+                "the installer's tuning fact declares default)\n") in result.stdout
+        assert "forced with --profile" not in result.stdout
+    result = run_cli("apply", "--root", str(box), "--cpus", "8", "--ram", "32G")
+    assert result.status == 0, result.stderr
+    assert ("replaces the site's default: --tuning medium (the largest profile the installer's hardware check accepts "
+            "on this box: 15120 hosts need large, which it refuses; the installer's tuning fact declares default)") in result.stdout

@@ -204,6 +204,8 @@ def _site_higher(text: str, change: Change) -> str | None:
     a site value set higher on purpose is never lowered silently."""
     if change.channel == "dropin":
         key, line_text, section = change.target.split(":", 1)[-1], None, "[Service]"
+    elif change.channel == "sysctl" and change.target in SYSCTL_MODES:
+        return None
     elif change.channel == "sysctl":
         key, line_text, section = change.target, None, None
     elif change.channel == "file":
@@ -221,6 +223,9 @@ def _site_higher(text: str, change: Change) -> str | None:
     return current if found is not None and wanted is not None and found > wanted else None
 
 
+# kernel settings whose number picks a mode, not a limit: a higher one is not "more" to keep (overcommit_memory: 0
+# heuristic, 1 always, 2 never; the installer asks for 0)
+SYSCTL_MODES = frozenset({"vm.overcommit_memory"})
 SYSCTL_DIRS = ("/etc/sysctl.d", "/run/sysctl.d", "/usr/local/lib/sysctl.d", "/usr/lib/sysctl.d", "/lib/sysctl.d")
 SYSCTL_IN_FORCE = ("/proc/sys/{path}", "/sos_commands/kernel/sysctl_-a")  # this host's kernel; a sosreport's record
 
@@ -231,7 +236,7 @@ def sysctl_site_higher(host: Host, change: Change, own: str) -> tuple[str, str] 
     import os  # start-up: only when a sysctl change is applied
 
     wanted = _number(change.value)
-    if wanted is None:
+    if wanted is None or change.target in SYSCTL_MODES:  # a mode: the set's value is the one asked for
         return None
     found: list[tuple[str, str]] = []
     paths = ["/etc/sysctl.conf"]
@@ -261,6 +266,72 @@ def sysctl_site_higher(host: Host, change: Change, own: str) -> tuple[str, str] 
             break
     higher = [(v, where) for v, where in found if (n := _number(v.split()[0] if v.split() else v)) is not None and n > wanted]
     return max(higher, key=lambda f: _number(f[0].split()[0]) or 0) if higher else None
+
+
+def sysctl_later(host: Host, key: str, own: str) -> tuple[str, str] | None:
+    """(path, value) of the sysctl file read after ``own`` (a host path) that sets ``key`` last, None when none does:
+    sysctl --system and systemd-sysctl read the files of every sysctl.d directory in one order by name (a name in
+    /etc hides the same name further down), the last one wins, and /etc/sysctl.conf comes last (sysctl-d-order)."""
+    import os  # start-up: only when a sysctl change is applied
+
+    name = os.path.basename(own)
+    seen: set[str] = set()
+    later: dict[str, str] = {}
+    for directory in SYSCTL_DIRS:
+        try:
+            names = os.listdir(host.resolve(directory))
+        except (OSError, InputError):
+            continue
+        for other in names:
+            if other.endswith(".conf") and other not in seen and other > name:
+                later[other] = f"{directory}/{other}"
+        seen |= set(names)
+    found: tuple[str, str] | None = None
+    for path in [*(later[n] for n in sorted(later)), "/etc/sysctl.conf"]:
+        if path == own:
+            continue
+        try:
+            data = read_bytes(host.resolve(path))
+        except (OSError, InputError):
+            continue
+        value = line_value(data.decode("utf-8", "replace"), key)
+        if value is not None:
+            found = (path, value)
+    return found
+
+
+def tuned_includes(host: Host, profile: str) -> list[str]:
+    """``profile`` and the profiles it includes ([main] include=, followed through /etc/tuned then /usr/lib/tuned,
+    where tuned looks for a profile first in /etc)."""
+    chain: list[str] = []
+    todo = [profile]
+    while todo and len(chain) < 20:
+        name = todo.pop(0)
+        if name in chain or not re.fullmatch(r"[\w.-]+", name):
+            continue
+        chain.append(name)
+        for base in ("/etc/tuned", "/usr/lib/tuned"):
+            try:
+                data = read_bytes(host.resolve(f"{base}/{name}/tuned.conf"))
+            except (OSError, InputError):
+                continue
+            include = line_value(data.decode("utf-8", "replace"), "include", "[main]")
+            todo += [part.strip() for part in (include or "").split(",") if part.strip()]
+            break
+    return chain
+
+
+def tuned_site_profile(host: Host, active: str, wanted: str) -> tuple[str, bool] | None:
+    """(the site's own active profile, whether it includes ``wanted``) when the active profile is one the site made
+    (/etc/tuned/NAME/tuned.conf), not ``wanted`` itself; None otherwise."""
+    name = active.strip()
+    if not name or name == wanted or not re.fullmatch(r"[\w.-]+", name):
+        return None
+    try:
+        own = read_bytes(host.resolve(f"/etc/tuned/{name}/tuned.conf"))
+    except (OSError, InputError):
+        return None
+    return (name, wanted in tuned_includes(host, name)) if own is not None else None
 
 
 # what makes a hand-made drop-in shadow a change: its open-files limit, the installer's Puma environment variables
@@ -340,6 +411,19 @@ def line_value(text: str, key: str, section: str | None = None) -> str | None:
 
 
 # --- PostgreSQL ---------------------------------------------------------------------------------------------------
+
+def postgresql_file(change: Change) -> bool:
+    """``change`` edits a PostgreSQL configuration file (postgresql.conf, a file it includes, postgresql.auto.conf)."""
+    return (change.channel == "file" and ("/pgsql/" in change.target or "/postgresql/" in change.target)
+            and change.target.endswith(".conf"))
+
+
+def reload_settings(files: Iterable[FileEdit]) -> list[str]:
+    """The PostgreSQL settings the file edits change that PostgreSQL takes on a reload (not only at start): written
+    into its files (a tree's postgresql.auto.conf, an included file), they are in force after the next reload."""
+    return sorted({setting_name(c) if c.channel == "alter-system" else _key_of(str(c.value)) for edit in files
+                   for c in edit.changes if (c.channel == "alter-system" or postgresql_file(c)) and c.effect == "immediate"})
+
 
 def sql_literal(value: Any) -> str:
     return "'" + text_value(value).replace("'", "''") + "'"
@@ -470,9 +554,15 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
             reasons = {c.target: c.reason or "foretune's recommendation" for c in changes}
             comments = {c.target.split("/", 1)[-1]: f"foretune: {c.reason}" + (f" [{', '.join(c.citations)}]" if c.citations else "")
                         for c in changes if c.reason}
+            from foretune.changes.build import lowers_site_value  # start-up: only when a set is applied
+
             given = {key: value for key, value, _ in cs.given if key in remove}
-            text, conflicts = merge_values(text, values, reasons, {"*": prefer}, comments, str(host.path(path)), remove,
-                                           given=given)
+            preferences = {"*": prefer}
+            for c in changes:  # a site value below foretune's is replaced, and said ("replaces the site's ...")
+                if c.op == "set" and c.site_value is not None and not isinstance(c.value, dict) and not lowers_site_value(c):
+                    preferences[c.target] = FORETUNE
+            text, conflicts = merge_values(text, values, reasons, preferences, comments, str(host.path(path)), remove,
+                                           given=given, **({} if prefer == FORETUNE else {"asked": ""}))
             lost = {conflict.key: conflict for conflict in conflicts if conflict.taken != FORETUNE}
             for conflict in conflicts:  # a pin reached through << is raised by an explicit key after it: named
                 if conflict.key in given and conflict.taken == FORETUNE:
@@ -523,6 +613,16 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
                     ours = line_value(str(c.value), _key_of(str(c.value))) if c.channel == "file" else text_value(c.value)
                     skipped.append(Skipped(c, f"{path} sets {higher}, more than foretune's {ours}: kept "
                                               "(add --prefer foretune to lower it)"))
+                if c.op == "set" and c.channel == "tuned" and (site := tuned_site_profile(host, text, str(c.value))):
+                    where = f"/etc/tuned/{site[0]}/tuned.conf"
+                    if site[1] and prefer != FORETUNE:  # the site's own profile on top of the guide's: a choice
+                        kept_changes.pop()
+                        skipped.append(Skipped(c, f"the active profile is the site's own {site[0]} ({where}), which "
+                                                  f"includes {c.value}: kept (add --prefer foretune to replace it)"))
+                    else:  # replaced: said, with what the site's profile was
+                        lowered.append(Skipped(c, f"replaces the site's own tuned profile {site[0]} ({where}"
+                                                  f"{', which includes ' + str(c.value) if site[1] else ''}) with {c.value}"
+                                                  + (" (as asked: --prefer foretune)" if site[1] else "")))
                 if c.op == "set" and prefer == FORETUNE and c in kept_changes and c.channel in ("dropin", "sysctl", "file") \
                         and (higher := _site_higher(text, c)) is not None:  # --prefer foretune lowers it: said
                     ours = str(c.value) if c.channel == "file" else f"{c.target.split(':', 1)[-1]}={text_value(c.value)}"
@@ -591,6 +691,13 @@ def shadowed_on_host(host: Host, c: Change, removed: set[str], resets: set[str])
         if later is not None and not same(later[1], c.value):
             return (f"{later[0]} sets {directive}={later[1]} and is read after {own}: it wins, so {c.target} stays "
                     f"{later[1]} (plan from this host's files, `foretune apply` without --changes, to remove it)")
+    if c.channel == "sysctl":
+        own = file_of(c)
+        shadow = sysctl_later(host, c.target, own)
+        if shadow is not None and not same(shadow[1], c.value):
+            return (f"{shadow[0]} sets {c.target} = {shadow[1]} and is read after {os.path.basename(own)} (sysctl --system "
+                    f"reads the sysctl.d files in one order by name, /etc/sysctl.conf last; the last wins): {c.target} "
+                    f"stays {shadow[1]}; take that line out, or keep it on purpose [sysctl-d-order]")
     if c.channel == "custom-hiera" and c.target.startswith("postgresql::server::config_entries/"):
         name = c.target.split("/", 1)[1].lower()
         if name in resets or not _SETTING.fullmatch(name):

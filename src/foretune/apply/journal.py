@@ -175,8 +175,8 @@ def apply(host: Host, found: Edits, release: str, *, source: str) -> tuple[str, 
     except (OSError, InputError) as exc:
         save(directory, journal)
         what = f"{exc.filename}: {exc.strerror}" if isinstance(exc, OSError) and exc.filename else str(exc)
-        raise InputError(f"{what}; run {run} is partly applied: `foretune apply --rollback {run}` restores "
-                         "what it changed") from None
+        raise InputError(f"{what}; run {run} is partly applied: `foretune apply --rollback {run}{root_option(host)}` "
+                         "restores what it changed") from None
     save(directory, journal)
     return run, journal
 
@@ -264,6 +264,13 @@ def _run_order(name: str) -> tuple[str, int]:
     return stamp, int(n or 0)
 
 
+def root_option(host: Host) -> str:
+    """`` --root DIR`` for a command that must work on the same tree as printed ("" on this host)."""
+    from shlex import quote  # start-up: only when a command is printed
+
+    return "" if host.live else f" --root {quote(str(host.root))}"
+
+
 def rollback(host: Host, run: str, *, force: bool = False) -> tuple[dict[str, Any], list[str]]:
     """Restore run ``run``'s backups byte for byte and undo its statements; returns the journal and notes. A run
     with later runs still applied is refused unless ``force``: those are rolled back first, newest first."""
@@ -273,12 +280,24 @@ def rollback(host: Host, run: str, *, force: bool = False) -> tuple[dict[str, An
     later = later_runs(host, str(journal["run"]))
     if later and not force:
         raise InputError(f"run {later[-1]} was applied after run {journal['run']} and is not rolled back: roll back "
-                         f"{', then '.join(reversed(later))} first (`foretune apply --rollback {later[-1]}`), or add "
-                         f"--force to restore run {journal['run']}'s backups over {'them' if len(later) > 1 else 'it'}")
+                         f"{', then '.join(reversed(later))} first (`foretune apply --rollback {later[-1]}{root_option(host)}`), "
+                         f"or add --force to roll {'them' if len(later) > 1 else 'it'} back first, newest first")
     notes: list[str] = []
-    for entry in reversed(journal.get("files", [])):
-        if not entry.get("done"):
-            continue
+    for newer in reversed(later):  # --force: the later runs go first, newest first, each recorded as rolled back
+        _, theirs = rollback(host, newer)
+        notes += [*theirs, f"run {newer}, applied after run {journal['run']}, rolled back first (--force)"]
+    entries = [entry for entry in reversed(journal.get("files", [])) if entry.get("done")]
+    for entry in entries:  # every file and backup checked before any is touched: no half-done rollback
+        host.path(entry["path"])  # a symbolic link on the way: refused here, in one line
+        if entry.get("existed"):
+            backup = directory / entry["backup"]
+            try:
+                data = read_bytes(backup)
+            except OSError as exc:
+                raise InputError(f"{backup}: {exc.strerror or exc}: cannot restore {entry['path']}; nothing restored") from None
+            if sha256(data) != entry.get("sha256_before"):
+                raise InputError(f"{backup}: differs from the file it backed up (hash): nothing restored")
+    for entry in entries:
         path = host.path(entry["path"])
         try:
             now = read_bytes(path)

@@ -4,7 +4,9 @@ sysctl values, tuned's active profile, the files the installer renders), pending
 
 States: ``in force``; ``pending`` (written, waiting for its effect: an installer run, a restart, a reload);
 ``drift`` (the value differs from the journal where it was written, or differs where it takes effect after a
-verify saw it in force); ``not verified`` (foretune cannot read it back where it takes effect: said with why).
+verify saw it in force); ``not verified`` (foretune cannot read it back where it takes effect: said with why; so is
+a PostgreSQL setting taken on a reload that apply --root wrote into the tree's files, since a reload leaves no trace
+there: it is neither called in force nor kept pending for ever).
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ from foretune.apply.edits import (
     auto_conf_values,
     file_of,
     line_value,
+    postgresql_file,
     same,
     setting_name,
     sql_literal,
+    sysctl_later,
     without_shadowing,
 )
 from foretune.apply.journal import change_from_dict
@@ -60,6 +64,7 @@ READBACK: dict[str, tuple[str, str]] = {
     "apache::mod::event::maxsparethreads": ("apache", "MaxSpareThreads"),
     "apache::mod::event::maxrequestsperchild": ("apache", "MaxConnectionsPerChild"),
     "foreman::db_pool": ("foreman_db_pool", ""),  # /etc/foreman/database.yml's pool
+    "foreman::cli::request_timeout": ("hammer", "request_timeout"),  # hammer's foreman.yml, read by each hammer command
     "foreman::dynflow_worker_instances": ("dynflow", "workers"),  # the dynflow-sidekiq@worker-N units
     "foreman_proxy_content::pulpcore_worker_count": ("pulpcore", "workers"),
     "pulpcore::api_service_worker_count": ("pulpcore", "api_workers"),
@@ -489,6 +494,12 @@ class Verifier:
             return (f"{path} sets {name} = '{found}' (ALTER SYSTEM), which wins over postgresql.conf"
                     f"{self._changed_after(path)}: ALTER SYSTEM RESET {name}; and "
                     f"{'a restart' if name in self.restart_settings() else 'a reload (SELECT pg_reload_conf())'}, or keep it on purpose")
+        if c.channel == "sysctl":  # a sysctl file read after the one apply wrote sets it too, otherwise
+            shadow = sysctl_later(self.host, c.target, file_of(c))
+            if shadow is not None and not same(shadow[1], c.value):
+                return (f"{shadow[0]} sets {c.target} = {shadow[1]} and is read after {os.path.basename(file_of(c))}: "
+                        f"sysctl --system keeps {shadow[1]}{self._changed_after(shadow[0])}; take that line out [sysctl-d-order]")
+            return ""
         key = c.target if c.channel == "custom-hiera" else _option_key(c.target) if c.channel == "installer" else None
         variable = PUMA_ENV.get(key or "")
         if variable is None:
@@ -607,6 +618,34 @@ class Verifier:
         return (f"needs a PostgreSQL restart: PostgreSQL reads {', '.join(restart)} only when it starts, and the files under "
                 f"{self.host.label} cannot show the running value ({when}): restart postgresql, or verify with --dsn to SHOW it")
 
+    def reload_unseen(self) -> str:
+        """Why a setting PostgreSQL takes on a reload, read from the tree's files, is not proved to run ("" when it is:
+        SHOW reads it through psql, or postmaster.pid says PostgreSQL started after the run). apply --root edits the
+        tree's postgresql.auto.conf (or an included file) and reloads nothing, and a reload leaves no trace in the
+        files: foretune cannot tell it happened, so the change is not verified rather than pending for ever."""
+        if self.host.has_psql:
+            return ""
+        started, path = self.postgresql_started()
+        if started is not None and started > self.applied:
+            return ""
+        when = (f"no {path} tells when it started" if started is None else
+                f"{path} says it started at {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(started))}, before run {self.journal['run']}")
+        return (f"in force once PostgreSQL reloads its configuration (`sudo -u postgres psql -c 'SELECT pg_reload_conf()'`), "
+                f"which the files under {self.host.label} cannot show ({when}): verify with --dsn to SHOW it")
+
+    def pg_files_state(self, names: list[str]) -> tuple[str, str]:
+        """(state, why) of a PostgreSQL change apply wrote into the tree's files, as the files give it: pending a
+        restart for what PostgreSQL reads only at start, not verified until a reload for the rest, else in force."""
+        pending = self.restart_pending(names)
+        if pending:
+            return PENDING, pending
+        unseen = self.reload_unseen()
+        return (UNVERIFIED, unseen) if unseen else (IN_FORCE, "")
+
+    def _restart_state(self, names: list[str]) -> tuple[str, str]:
+        pending = self.restart_pending(names)
+        return (PENDING, pending) if pending else (IN_FORCE, "")
+
     def puma_behind(self) -> str:
         """Why the running Puma does not run the rendered configuration ("" when it does or cannot be told): pumactl
         stats gives another worker count than foreman.service.d/installer.conf renders, so it started before."""
@@ -626,6 +665,10 @@ class Verifier:
         return all(started is not None and started > self.applied for started in map(process_start, c.units))
 
     def check(self, c: Change) -> Check:
+        unwritten = {str(f.get("path")) for f in self.journal.get("files", []) if not f.get("done")}
+        if c.channel not in ("installer", "profile") and file_of(c) and file_of(c) in unwritten:
+            return Check(c, PENDING, "", file_of(c), f"never written: run {self.journal['run']} stopped before "
+                         f"{file_of(c)} (`foretune apply --rollback {self.journal['run']}` undoes the rest, or apply again)")
         wrote = self.written(c)
         if wrote is not None and not wrote[0]:
             found, where = wrote[1], wrote[2]
@@ -635,27 +678,31 @@ class Verifier:
             if not where.startswith(AUTO_CONF):
                 said += f" (applied: {'removed' if c.op != 'set' else repr(str(c.value))})" + self._changed_after(where)
             return Check(c, DRIFT, str(found), where, said)
-        if c.op == "remove" and ((c.channel == "custom-hiera" and c.target.startswith(PG + "/")) or _pg_file(c)):
+        if c.op == "remove" and ((c.channel == "custom-hiera" and c.target.startswith(PG + "/")) or postgresql_file(c)):
             values, _ = self.fact("postgresql")
             name = setting_name(c) if c.channel == "custom-hiera" else _key_of(str(c.value))
             if isinstance(values, dict) and name not in values:
-                pending = self.restart_pending([name])
-                return Check(c, PENDING if pending else IN_FORCE, "", "postgresql.conf and postgresql.auto.conf", pending)
+                state, why = self.pg_files_state([name]) if postgresql_file(c) else self._restart_state([name])
+                return Check(c, state, "", "postgresql.conf and postgresql.auto.conf", why)
         again = self.shadowed_again(c) if c.op == "remove" and c.channel == "dropin" and c.file else ""
         if again:  # the drop-in went, but another one read later sets the same again: the removal is undone
             return Check(c, DRIFT, "", wrote[2] if wrote else c.file, again)
         if c.op == "remove" and c.channel == "custom-hiera" and (c.source == "stale" or c.tunable.startswith("stale:")) and not c.target.startswith(PG + "/"):
             # a key the release ignores: nothing reads it, so once it is gone from custom-hiera.yaml nothing waits
             return Check(c, IN_FORCE, "", wrote[2] if wrote else "", "")
+        if c.op == "remove" and postgresql_file(c) and not self.host.has_psql:  # a line out of an included file, under --root
+            state, why = self.pg_files_state([_key_of(str(c.value))])  # postmaster.pid tells a start after the run
+            return Check(c, state, "", wrote[2] if wrote else c.target, why)
         if c.op in ("remove", "reset") and c.channel != "alter-system":
             if c.effect == "immediate" or c.tunable in self.seen or self.restarted(c):
                 return Check(c, IN_FORCE, "", wrote[2] if wrote else "", "")
             return Check(c, PENDING, "", wrote[2] if wrote else "", f"removed; in force after {_effect(c)}")
         if c.op == "reset" and c.channel == "alter-system" and not self.host.has_psql:
             # gone from postgresql.auto.conf under --root: a setting PostgreSQL reads at start is in force once it
-            # started after the run (postmaster.pid), pending until then; another, once the configuration is reloaded
-            pending = self.restart_pending(_pg_names(c))
-            return Check(c, PENDING if pending else IN_FORCE, "", wrote[2] if wrote else AUTO_CONF, pending)
+            # started after the run (postmaster.pid), pending until then; another once the configuration is reloaded,
+            # which the files cannot show: not verified (exit status alone) until postmaster.pid shows a start
+            state, why = self.pg_files_state(_pg_names(c))
+            return Check(c, state, "", wrote[2] if wrote else AUTO_CONF, why)
         effect = self.in_effect(c)
         answered = self.answers_value(c.target) if effect is None and c.channel == "installer" else None
         if answered is not None and not same(answered[1], c.value):  # the installer has not run with it yet
@@ -687,6 +734,9 @@ class Verifier:
             if all(same(value.get(k), v) for k, v in wanted.items()):
                 return Check(c, PENDING if pending else IN_FORCE, str(value), where, pending)
         elif same(value, wanted) or (isinstance(wanted, int) and str(value).isdigit() and int(value) == wanted):
+            if c.channel == "alter-system" and not self.host.has_psql:  # written into the tree's postgresql.auto.conf
+                state, why = self.pg_files_state(_pg_names(c))
+                return Check(c, state, str(value), where, why)
             key = c.target if c.channel == "custom-hiera" else _option_key(c.target) if c.channel == "installer" else None
             if not pending and key in PUMA_BOOT and "rendered" in where:  # read by Puma when it starts
                 pending = self.puma_behind()
@@ -711,11 +761,6 @@ def _exists(host: Host, path: str) -> bool:
         return os.path.isfile(host.resolve(path))
     except InputError:
         return False
-
-
-def _pg_file(c: Change) -> bool:
-    """``c`` edits a PostgreSQL configuration file (postgresql.conf, a file it includes, postgresql.auto.conf)."""
-    return c.channel == "file" and ("/pgsql/" in c.target or "/postgresql/" in c.target) and c.target.endswith(".conf")
 
 
 def _pg_names(c: Change) -> list[str]:

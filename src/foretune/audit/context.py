@@ -10,7 +10,7 @@ import dataclasses
 from typing import Any
 
 from foretune.facts.model import FactSet
-from foretune.plan.choose import choose_plan
+from foretune.plan.choose import ProfileMove, choose_plan, move_reason
 from foretune.plan.refused import accepted_profile
 from foretune.rules.base import Context
 from foretune.rules.recommend import profile_now
@@ -29,7 +29,10 @@ def build_context(facts: FactSet, *, hosts: int | None = None, bench: list[dict[
     change = profile_now(ctx) if plan is not None else None
     if plan is not None and change is not None and change.now is not None and change.now != plan.profile:
         # the profile the audit asks for: every recommended value and the change set come from its plan
-        ctx = dataclasses.replace(ctx, fix_plan=choose_plan(facts, hosts=hosts, profile=change.now).plan)
+        fixed = choose_plan(facts, hosts=hosts, profile=change.now).plan
+        if fixed is not None and ctx.hosts:  # why it moves (not "forced with --profile": the audit asks for it)
+            fixed = fixed._replace(profile_reason=move_reason(ProfileMove(*change[:4]), ctx.hosts))
+        ctx = dataclasses.replace(ctx, fix_plan=fixed)
     elif plan is not None and (accepted := accepted_profile(plan)) is not None:
         # a declared profile the installer's hardware check refuses: nothing sized for it takes effect, so the values
         # and the change set are those of the largest profile it accepts (as plan --from and apply build them)

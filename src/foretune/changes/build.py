@@ -502,7 +502,8 @@ class _Builder:
         overrides: tuple[str, ...] = ()
         if not path.startswith("/etc/"):  # /usr/lib (the package's) or /run (runtime): hidden by the same name in /etc
             overrides, path = (path,), f"/etc/systemd/system/{unit}.d/{posixpath.basename(path)}"
-            reason += (f"; a drop-in of the same name in /etc/systemd/system/{unit}.d hides it (the package's file "
+            owner = "the runtime file" if path.startswith("/run/") else "the package's file"
+            reason += (f"; a drop-in of the same name in /etc/systemd/system/{unit}.d hides it ({owner} "
                        "stays as it is), with the rest of its settings")
             cites += (str(self.systemd_table.get("dropin_dirs_citation") or "systemd-dropin-dirs"),)
         self.add(Change(f"remove:dropin:{overrides[0] if overrides else path}", "dropin", f"{unit}:{posixpath.basename(path)}",

@@ -19,6 +19,11 @@ MIN_RAM = 256 * 1024**2  # no Foreman component starts in less
 MAX_RAM = 1024**5  # 1 PiB
 
 
+def rule_names(text: str) -> list[str]:
+    """argparse type for --select/--ignore: a comma list of rule ids or components."""
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
 def size(text: str) -> int:
     """argparse type for RAM: ``64G``, ``64GiB``, ``65536M``; plain numbers are GiB."""
     try:

@@ -7,6 +7,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from foretune.cli import new_parser
+from foretune.commands._options import rule_names
 from foretune.commands.plan import add_plan_arguments
 from foretune.errors import InputError, UsageError
 
@@ -37,6 +38,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     what.add_argument("--waivers", metavar="FILE",
                       help="with --audit: YAML list of {rule, reason, expires: YYYY-MM-DD} accepted findings, as `audit "
                            "--waivers` reads it; a waived finding's fixes are left out of the change set")
+    what.add_argument("--select", type=rule_names, default=[], metavar="RULES",
+                      help="with --audit: only the fixes of these rule ids or components (comma list), as `audit --select`")
+    what.add_argument("--ignore", type=rule_names, default=[], metavar="RULES",
+                      help="with --audit: not the fixes of these rule ids or components (comma list), as `audit --ignore`")
     what.add_argument("--prefer", choices=("site", "foretune"), default="site",
                       help="where the site already sets a value above foretune's (custom-hiera.yaml, a drop-in, "
                            "sysctl.d, an edited file): keep the site's (default; each is listed as not applied) or write "
@@ -50,8 +55,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                      help="restore the files RUN changed from its backups, byte for byte, and undo its ALTER SYSTEM "
                           "statements ('last' for the last run)")
     act.add_argument("--force", action="store_true",
-                     help="with --rollback: restore RUN even though later runs are still applied (their changes to the "
-                          "same files are undone too; by default they must be rolled back first, newest first)")
+                     help="with --rollback: roll back the runs applied after RUN first, newest first, then RUN (by "
+                          "default a run with later runs still applied is refused)")
     add_plan_arguments(parser)
     return parser
 
@@ -138,7 +143,8 @@ def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, s
 
     program = build.installer_program(plan)
     if args.audit:
-        return _audit_change_set(facts, args.hosts, args.prefer == "foretune", args.waivers, env), program, args.source
+        return (_audit_change_set(facts, args.hosts, args.prefer == "foretune", args.waivers, env, args.select, args.ignore),
+                program, args.source)
     from foretune.commands._measured import audit_lowers  # start-up: only for an `apply` run
 
     changes = build.from_plan(plan, facts, lower_site=args.prefer == "foretune")
@@ -168,23 +174,25 @@ def _audit_command(args: argparse.Namespace) -> str:
 
 
 def _audit_change_set(facts: Any, hosts: int | None, lower_site: bool = False, waivers_file: str | None = None,
-                      env: Environment | None = None) -> ChangeSet:
+                      env: Environment | None = None, select: list[str] | None = None,
+                      ignore: list[str] | None = None) -> ChangeSet:
     """The change set that fixes the failing, unwaived findings of the audit of ``facts`` (``waivers_file``: the
-    findings accepted, as `audit --waivers` reads them)."""
+    findings accepted, as `audit --waivers` reads them; ``select``/``ignore``: the rules judged, as `audit` takes them)."""
     import datetime  # start-up: only for `apply --audit`
     from types import SimpleNamespace  # start-up: only for `apply --audit`
 
     from foretune.audit.combine import combine  # start-up: only for `apply --audit`
     from foretune.audit.context import build_context  # start-up: only for `apply --audit`
-    from foretune.audit.runner import run_all  # start-up: only for `apply --audit`
+    from foretune.audit.runner import run_all, select_rules  # start-up: only for `apply --audit`
     from foretune.audit.waivers import apply_waivers, load_waivers  # start-up: only for `apply --audit`
     from foretune.commands.audit import change_set  # start-up: only for `apply --audit`
     from foretune.rules.registry import all_rules  # start-up: only for `apply --audit`
 
+    rules = select_rules(all_rules(), select or [], ignore or [])
     ctx, _ = build_context(facts, hosts=hosts, bench=[])
     if ctx.plan is None:
         raise UsageError(f"no fixes to apply: {ctx.no_plan_reason}")
-    findings = combine(run_all(all_rules(), ctx), all_rules())
+    findings = combine(run_all(rules, ctx), all_rules())  # as `audit` combines them
     if waivers_file:  # before the change set, as `audit --waivers` applies them: a waived finding asks for nothing
         findings, warnings = apply_waivers(findings, load_waivers(waivers_file), datetime.date.today())
         for warning in warnings:
@@ -196,7 +204,7 @@ def _audit_change_set(facts: Any, hosts: int | None, lower_site: bool = False, w
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
-    from foretune.apply.edits import edits  # start-up: only for an `apply` run
+    from foretune.apply.edits import edits, reload_settings  # start-up: only for an `apply` run
     from foretune.apply.host import Host  # start-up: only for an `apply` run
     from foretune.apply.journal import apply, rollback, run_installer  # start-up: only for an `apply` run
     from foretune.host.redact import redact_text  # start-up: only for an `apply` run
@@ -208,6 +216,14 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         raise UsageError("--run-installer runs the installer on this host: not with --root")
     if args.waivers and not args.audit:
         raise UsageError("--waivers goes with --audit (plan's recommendations are not findings to waive)")
+    if (args.select or args.ignore) and not args.audit:
+        raise UsageError(f"--{'select' if args.select else 'ignore'} goes with --audit (it picks the audit's rules whose "
+                         "fixes are applied)")
+    if args.select or args.ignore:  # an unknown rule or component: one line, before the source is read
+        from foretune.audit.runner import select_rules  # start-up: only for `apply --audit --select/--ignore`
+        from foretune.rules.registry import all_rules  # start-up: only for `apply --audit --select/--ignore`
+
+        select_rules(all_rules(), args.select, args.ignore)
     if args.force and not args.rollback:
         raise UsageError("--force goes with --rollback")
     if args.rollback and (args.write or args.changes or args.audit):
@@ -223,6 +239,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                          + (f", {undone} ALTER SYSTEM statement(s) undone" if undone else "") + "\n")
         return 0
     cs, program, source = change_set(args, env)
+    if args.changes:
+        _refuse_removed(args.changes, cs, host)
+        _refuse_unfit(args.changes, cs, args.root, dict(env.environ))
     for blocked in cs.blocked:
         env.warn(redact_text(f"not applied: {blocked.change.tunable}: {blocked.why}"))
     found = edits(cs, host, prefer=args.prefer, program=program)
@@ -252,7 +271,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             show_diff(diff, env)
     for statement in found.statements:
         env.stdout.write(f"{statement.sql};\n")
-    if found.empty:
+    if found.empty and found.installer:  # the files are in place; what the installer writes is not known to be
+        env.stdout.write(f"nothing to change on {host.label}: the files are in place; the installer command below puts "
+                         "the set's installer values in force\n")
+    elif found.empty:
         env.stdout.write(f"nothing to change on {host.label}: the change set is in place\n")
     if found.installer:
         env.stdout.write(f"installer command: {redact_text(found.installer)}\n")
@@ -264,7 +286,14 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     pins = {installer_option(c.target): c for c in cs.changes  # custom-hiera keys removed for the option that replaces them
             if c.tunable.startswith("unshadow:") and c.channel == "custom-hiera" and c.site_value is not None}
     restarts: dict[tuple[str, ...], list[str]] = {}  # one line per service to restart, naming what waits for it
+    not_applied = {id(skip.change) for skip in found.skipped}
+    options = {c.target for c in cs.changes if c.channel == "installer"}
+    pinned = {pin.target for option, pin in pins.items() if option in options}  # said with the option that replaces it
     for c in cs.changes:  # what an admin must know before writing: a site value lowered, a restart the run needs
+        if id(c) in not_applied:  # kept as the site has it: said once, by the "not applied" line
+            continue
+        if c.channel == "custom-hiera" and c.op == "remove" and c.site_value is not None and c.target not in pinned:
+            env.stdout.write(redact_text(f"removes the site's {c.target}: {c.site_value} from custom-hiera.yaml ({c.reason})") + "\n")
         pin = pins.get(c.target) if c.channel == "installer" else None
         if pin is not None:  # custom-hiera.yaml's value goes, the option takes its place: said with the site's value
             said = "lowers" if lowers_site_value(c._replace(site_value=pin.site_value)) else "replaces"
@@ -282,13 +311,17 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if c.effect == "restart" and c.units and what not in restarts.setdefault(c.units, []):
             restarts[c.units].append(what)
     for c in cs.changes:  # active_profile is read when tuned starts: tuned-adm puts the profile in force now
-        if c.channel == "tuned" and c.op == "set":
+        if c.channel == "tuned" and c.op == "set" and any(a is c for a in found.applied):
             env.stdout.write(f"then: `systemctl enable --now tuned && tuned-adm profile {c.value}` (tuned reads "
                              "/etc/tuned/active_profile only when it starts; tuned-adm puts the profile in force now)\n")
     reloads = sorted({u for c in cs.changes if c.effect == "daemon-reload" for u in c.units})
     if reloads:  # a drop-in written or removed is read by systemd only after daemon-reload, by the unit on its restart
         env.stdout.write(f"then: `systemctl daemon-reload && systemctl restart {' '.join(reloads)}` (systemd reads the "
                          "drop-ins only after daemon-reload, the service on its restart)\n")
+    reload_pg = reload_settings(found.files)
+    if reload_pg:  # written into PostgreSQL's files, not through psql: nothing has reloaded it
+        env.stdout.write(f"then: `sudo -u postgres psql -c 'SELECT pg_reload_conf()'` on the host (PostgreSQL reads "
+                         f"{', '.join(reload_pg)} from its files again on a reload; apply edits the files and reloads nothing)\n")
     for units, targets in restarts.items():
         env.stdout.write(f"needs a restart: {', '.join(targets)} take{'s' if len(targets) == 1 else ''} effect when "
                          f"{', '.join(units)} restarts, which the installer does not do when it changes nothing there: "
@@ -301,7 +334,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if not found.empty:
             env.note("dry run: nothing written (add --write to apply, with backups and a journal)")
         return 0
-    if not found.empty:
+    run_id = None
+    if not found.empty or (args.run_installer and found.installer):  # the installer changes the host: a run too
         from shlex import quote  # start-up: only for `apply --write`
 
         run_id, journal = apply(host, found, cs.release, source=source)
@@ -309,12 +343,99 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                  f"(undo: foretune apply --rollback {run_id}{' --root ' + quote(args.root) if args.root else ''})")
     if args.run_installer and found.installer:
         noop, real = run_installer(found.installer, dict(env.environ))
+        if run_id is not None:  # the journal says whether and how the installer ran
+            from foretune.apply.journal import save  # start-up: only for `apply --run-installer`
+
+            journal["installer"] = {**(journal.get("installer") or {}), "noop_status": noop, "status": real}
+            save(host.path("/var/lib/foretune/runs") / run_id, journal)
         if noop != 0:
             raise InputError(f"the installer's --noop run failed (exit status {noop}): the installer was not run")
         if real != 0:
             raise InputError(f"the installer failed (exit status {real}): see /var/log/foreman-installer/")
         env.note("the installer ran (its --noop run first)")
     return 0
+
+
+def _refuse_removed(changes_file: str, cs: ChangeSet, host: Any) -> None:
+    """Refuse, in one line, a change set file that sets a PostgreSQL setting the host's PostgreSQL (its data
+    directory's PG_VERSION) no longer knows: it refuses to start with it (checkpoint_segments from 9.5)."""
+    from foretune.apply.edits import _key_of, postgresql_file, setting_name  # start-up: only for `apply --changes`
+    from foretune.knowledge.precedence import removed_settings  # start-up: only for `apply --changes`
+
+    directory = host.pg_data_dir()
+    data = host.read(f"{directory}/PG_VERSION") if directory else None
+    version = data.decode("ascii", "replace").strip() if data else None
+    if not version:  # the host's PostgreSQL is unknown: nothing to judge against
+        return
+    removed = removed_settings(version)
+    for n, c in enumerate(cs.changes):
+        if c.op != "set":
+            continue
+        if c.channel == "custom-hiera" and c.target == "postgresql::server::config_entries" and isinstance(c.value, dict):
+            names = [str(k) for k in c.value]
+        elif c.channel == "alter-system" or (c.channel == "custom-hiera" and c.target.startswith("postgresql::server::config_entries/")):
+            names = [setting_name(c)]
+        elif postgresql_file(c):
+            names = [_key_of(str(c.value))]
+        else:
+            continue
+        for name in names:
+            if name in removed:
+                raise InputError(f"{changes_file}: change {n + 1}: {c.tunable}: PostgreSQL {version} (the host's PG_VERSION) "
+                                 f"no longer has {name} and refuses to start with it [{removed[name]}]: not applied; "
+                                 "`foretune apply --audit` takes a stale one out")
+
+
+def _refuse_unfit(changes_file: str, cs: ChangeSet, root: str | None, environ: dict[str, str]) -> None:
+    """Refuse, in one line, a change set file whose installer command cannot run as given on the host: an installer
+    option the release's installer no longer has (stale-hiera.yaml; the installer aborts on an unknown option), or a
+    --tuning profile the installer's hardware check refuses on the host's CPUs and RAM."""
+    from foretune.changes.build import installer_option  # start-up: only for `apply --changes`
+    from foretune.errors import ForetuneError  # start-up: only for `apply --changes`
+    from foretune.knowledge import hardware, load_data  # start-up: only for `apply --changes`
+    from foretune.knowledge.model import SIZES  # start-up: only for `apply --changes`
+    from foretune.knowledge.releases import resolve_release, version_key  # start-up: only for `apply --changes`
+    from foretune.units import format_bytes  # start-up: only for `apply --changes`
+
+    words = str(cs.release or "").split()
+    try:
+        release = resolve_release(words[0], words[1]) if len(words) >= 2 else None
+    except (ForetuneError, ValueError, KeyError):
+        release = None
+    if release is None:  # a release foretune does not know: nothing to judge against
+        return
+    version = version_key(release.foreman_version)
+    for n, c in enumerate(cs.changes):
+        if c.channel != "installer" or c.op != "set":
+            continue
+        for entry in load_data("stale-hiera.yaml"):
+            if version < version_key(entry["since"]) or ("before" in entry and version >= version_key(entry["before"])):
+                continue
+            pattern = str(entry["match"])
+            option = installer_option(pattern.rstrip("*")) if "/" not in pattern else None
+            if option and (c.target.startswith(option) if pattern.endswith("*") else c.target == option):
+                raise InputError(f"{changes_file}: change {n + 1}: {c.target}: the installer of {release.label} has no "
+                                 f"such option ({entry['reason']}) [{entry['citation']}]: not applied")
+    profile = next(((n, c) for n, c in enumerate(cs.changes) if c.channel == "profile" and c.value in SIZES), None)
+    if profile is None:
+        return
+    need = hardware.enforced(str(profile[1].value), release.foreman_version)
+    if need is None:
+        return
+    from foretune.facts import read_source  # start-up: only for `apply --changes` with a profile
+
+    try:
+        facts = read_source(root, environ=environ, tree=root is not None)
+    except ForetuneError:
+        return
+    cpus, ram = facts.value("cpu_logical"), facts.value("ram_bytes")
+    if not isinstance(cpus, int) or not isinstance(ram, int) or need.met_by(cpus, ram):
+        return
+    accepted = hardware.largest_accepted(cpus, ram, release.foreman_version, below=str(profile[1].value))
+    raise InputError(f"{changes_file}: change {profile[0] + 1}: --tuning {profile[1].value}: the installer's hardware "
+                     f"check refuses it on {root or 'this host'} ({cpus} CPUs, {format_bytes(ram)} RAM; it needs "
+                     f"{need.cores} CPUs and {need.ram_gib:g} GiB) [{need.citation}]: not applied"
+                     + (f"; the largest profile it accepts here: {accepted}" if accepted else ""))
 
 
 def _refuse_input(changes_file: str, host: Any, paths: list[str]) -> None:

@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from foretune.cli import new_parser
-from foretune.commands._options import add_output, emit, output_format, positive
+from foretune.commands._options import add_output, emit, output_format, positive, rule_names
 from foretune.env import ExitStatus
 from foretune.errors import InputError, UsageError
 
@@ -17,8 +17,16 @@ if TYPE_CHECKING:
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 
 
-def _names(text: str) -> list[str]:
-    return [part.strip() for part in text.split(",") if part.strip()]
+def host_command(args: argparse.Namespace) -> str:
+    """The apply command that gives, on the host, the change set this audit wrote: its --hosts, and the rules it
+    judged (--select, --ignore) and the findings it accepted (--waivers), which decide which fixes are in the set."""
+    from shlex import quote  # start-up: only for `audit --output-dir`
+
+    words = ["foretune apply --from live", *(["--hosts", str(args.hosts)] if args.hosts else []), "--audit",
+             *(["--select", quote(",".join(args.select))] if args.select else []),
+             *(["--ignore", quote(",".join(args.ignore))] if args.ignore else []),
+             *(["--waivers", quote(args.waivers)] if args.waivers else [])]
+    return " ".join(words)
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
@@ -32,8 +40,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     add_output(parser, ("text", "json", "html", "markdown", "hiera"), "text",
                help="report format: text (default), json, html, markdown, or hiera (the custom-hiera.yaml that fixes the "
                     "findings, merged into the source's own when it has one); --output's extension picks one")
-    parser.add_argument("--select", type=_names, default=[], metavar="RULES", help="only these rule ids or components (comma list)")
-    parser.add_argument("--ignore", type=_names, default=[], metavar="RULES", help="skip these rule ids or components (comma list)")
+    parser.add_argument("--select", type=rule_names, default=[], metavar="RULES", help="only these rule ids or components (comma list)")
+    parser.add_argument("--ignore", type=rule_names, default=[], metavar="RULES", help="skip these rule ids or components (comma list)")
     parser.add_argument("--fail-on", choices=SEVERITIES, default="high",
                         help="lowest severity that makes the exit status 1 (default: high)")
     parser.add_argument("--waivers", metavar="FILE", help="YAML list of {rule, reason, expires: YYYY-MM-DD} accepted findings")
@@ -142,9 +150,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if args.output_dir:
             from foretune.render.files import write_bundle  # start-up: only for an `audit` run, not --help
 
-            hosts = f" --hosts {args.hosts}" if args.hosts else ""
-            for path in write_bundle(outputs.bundle(fixed, existing, changes, f"foretune apply --from live{hosts} --audit"),
-                                     args.output_dir):
+            for path in write_bundle(outputs.bundle(fixed, existing, changes, host_command(args)), args.output_dir):
                 env.note(f"wrote {path}")
     if fmt == "hiera":  # a release that reads no custom-hiera.yaml: the fragment that says so
         text = outputs.bundle(fixed, existing, changes).get("custom-hiera.yaml") or outputs.hiera_fragment(fixed, changes)

@@ -26,7 +26,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         help="the PostgreSQL server to SHOW settings on (libpq conninfo, password from PGPASSWORD); "
                              "default: this host's as the postgres account, or, with --root, the tree's configuration files (a "
                              "setting PostgreSQL reads only at start stays pending until the tree's postmaster.pid "
-                             "shows a start after the run)")
+                             "shows a start after the run; one it takes on a reload is not verified until then, since "
+                             "a reload leaves no trace in the files)")
     parser.add_argument("--run", metavar="RUN", help="verify this run instead of the last one not rolled back")
     parser.add_argument("--prometheus", metavar="FILE",
                         help="also write the result for node_exporter's textfile collector to FILE (atomically; name it *.prom)")

@@ -215,5 +215,13 @@ def change_plan(facts: FactSet, *, hosts: int | None = None, **given: Any) -> Pl
     if move is None or move.now is None:
         return plan
     moved = choose_plan(facts, hosts=hosts, **{**given, "profile": move.now}).plan
-    return moved._replace(profile_reason=f"the profile the change set moves to: {choice.figure.count} hosts "
-                          f"need it, the installer's tuning fact declares {declared}") if moved is not None else None
+    return moved._replace(profile_reason=move_reason(move, choice.figure.count)) if moved is not None else None
+
+
+def move_reason(move: ProfileMove, hosts: int) -> str:
+    """Why a change set moves to ``move.now`` (its reason in the journal and the lines apply prints): the profile the
+    hosts need, or the largest one the installer's hardware check accepts when it refuses that one."""
+    if move.now == move.needed:
+        return f"the profile the change set moves to: {hosts} hosts need it, the installer's tuning fact declares {move.declared}"
+    return (f"the largest profile the installer's hardware check accepts on this box: {hosts} hosts need {move.needed}, "
+            f"which it refuses; the installer's tuning fact declares {move.declared}")

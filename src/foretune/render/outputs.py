@@ -186,7 +186,34 @@ def commands(plan: Plan, changes: ChangeSet | None = None) -> list[str]:
 
 
 def file_edits(plan: Plan, changes: ChangeSet | None = None) -> list[tuple[str, str]]:
-    return [(c.target, str(c.value)) for c in changes_of(plan, changes).changes if c.channel == "file"]
+    """(file, line) of each line the set writes into a file (a line it takes out is in ``file_removals``)."""
+    return [(c.target, str(c.value)) for c in changes_of(plan, changes).changes if c.channel == "file" and c.op == "set"]
+
+
+def file_removals(plan: Plan, changes: ChangeSet | None = None) -> list[Change]:
+    """The set's changes that take a line out of a file (one postgresql.conf includes that sets a value last)."""
+    return [c for c in changes_of(plan, changes).changes if c.channel == "file" and c.op == "remove"]
+
+
+def _shadow_filter(c: Change) -> str:
+    """The shell command that writes the /etc drop-in hiding ``c.overrides[0]`` without its shadowing lines."""
+    unit = c.target.split(":", 1)[0]
+    pattern = "^Environment=.*FOREMAN_PUMA_" if unit.removesuffix(".service") == "foreman" else "^LimitNOFILE="
+    return f"sed '/{pattern}/d' {c.overrides[0]} > {c.file}"
+
+
+def _removal_step(c: Change) -> str:
+    """An APPLY.md step that deletes ``c``'s line, with what puts it in force and the undo."""
+    postgresql = "/pgsql/" in c.target or "/postgresql/" in c.target
+    if postgresql and c.effect == "restart":
+        after = ", then `systemctl restart postgresql` (PostgreSQL reads it only when it starts)"
+    elif postgresql:
+        after = ", then `sudo -u postgres psql -c 'SELECT pg_reload_conf();'` (a reload is enough)"
+    else:
+        after = f", then `systemctl restart {' '.join(c.units)}`" if c.units else ""
+    why = f": {c.reason}" if c.reason else ""
+    again = " and restart again" if "restart" in after else " and reload again" if after else ""
+    return f"In `{c.target}` delete the line `{c.value}`{after}{why}. Undo: put the line back{again}."
 
 
 MASKS = ("[redacted]", "********")  # what foretune's and sos's redaction leave in place of a secret
@@ -237,6 +264,12 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
                          f"Undo: `ALTER SYSTEM SET {c.target} = ...` with the value it had.")
             pg_restart.append(c.target)
             n += 1
+        elif c.channel == "dropin" and c.op == "remove" and c.overrides and not c.overrides[0].startswith("/etc/"):
+            hidden = c.overrides[0]  # /run or /usr/lib: hidden by a drop-in of the same name in /etc
+            steps.append(f"{n}. Create `{c.file}` as a copy of `{hidden}` without the lines that shadow the change "
+                         f"(`{_shadow_filter(c)}`) and run `systemctl daemon-reload`: {c.reason}. `{hidden}` stays as it "
+                         f"is. Undo: remove `{c.file}` and run `systemctl daemon-reload`.")
+            n += 1
         elif c.channel == "dropin" and c.op == "remove":
             steps.append(f"{n}. Move `{c.file}` away (`mv {c.file} /root/`) and run `systemctl daemon-reload`: {c.reason}. "
                          "Undo: move it back and run `systemctl daemon-reload`.")
@@ -285,6 +318,9 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
     if sysctl_file(plan, cs):
         steps.append(f"{n}. Copy `sysctl.d/90-foretune.conf` to `{SYSCTL_FILE}` and run `sysctl --system`. "
                      "Undo: remove the file and run `sysctl --system`.")
+        n += 1
+    for c in file_removals(plan, cs):
+        steps.append(f"{n}. {_removal_step(c)}")
         n += 1
     restarts = _restarts()
     for path, line in file_edits(plan, cs):
@@ -346,6 +382,9 @@ def _direct_edits(plan: Plan, cs: ChangeSet) -> list[str]:
                      "installer runs keep them too); it rewrites the files below, so edit them after it.")
         n += 1
     edits = file_edits(plan, cs)
+    for c in file_removals(plan, cs):
+        steps.append(f"{n}. {_removal_step(c)}")
+        n += 1
     agents = " on each agent"  # a file of the managed hosts, not of this server
     for path, line in edits:
         after = f", then restart {restarts[path]}{agents}" if path.endswith(agents) and restarts.get(path) else ""
