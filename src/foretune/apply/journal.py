@@ -287,15 +287,16 @@ def rollback(host: Host, run: str, *, force: bool = False) -> tuple[dict[str, An
         _, theirs = rollback(host, newer)
         notes += [*theirs, f"run {newer}, applied after run {journal['run']}, rolled back first (--force)"]
     entries = [entry for entry in reversed(journal.get("files", [])) if entry.get("done")]
+    backups: dict[str, bytes] = {}
     for entry in entries:  # every file and backup checked before any is touched: no half-done rollback
         host.path(entry["path"])  # a symbolic link on the way: refused here, in one line
         if entry.get("existed"):
             backup = directory / entry["backup"]
             try:
-                data = read_bytes(backup)
+                backups[entry["path"]] = read_bytes(backup)
             except OSError as exc:
                 raise InputError(f"{backup}: {exc.strerror or exc}: cannot restore {entry['path']}; nothing restored") from None
-            if sha256(data) != entry.get("sha256_before"):
+            if sha256(backups[entry["path"]]) != entry.get("sha256_before"):
                 raise InputError(f"{backup}: differs from the file it backed up (hash): nothing restored")
     for entry in entries:
         path = host.path(entry["path"])
@@ -314,13 +315,7 @@ def rollback(host: Host, run: str, *, force: bool = False) -> tuple[dict[str, An
                 notes.append(f"{entry['path']} changed after run {journal['run']}: restored; its later content is kept "
                              f"in {later}")
         if entry.get("existed"):
-            backup = directory / entry["backup"]
-            try:
-                data = read_bytes(backup)
-            except OSError as exc:
-                raise InputError(f"{backup}: {exc.strerror or exc}: cannot restore {entry['path']}") from None
-            if sha256(data) != entry.get("sha256_before"):
-                raise InputError(f"{backup}: differs from the file it backed up (hash): not restored")
+            data = backups[entry["path"]]
             make_dirs(host.root, os.path.dirname(entry["path"]).lstrip("/"))
             write_file(path, data, mode=int(entry.get("mode", 0o644)))
             with contextlib.suppress(OSError):  # only root may give a file back to its owner

@@ -602,6 +602,14 @@ class Verifier:
         except (InputError, IndexError, ValueError):
             return None, path
 
+    def not_started_since(self) -> str | None:
+        """None when postmaster.pid says PostgreSQL started after the run, else what the tree says of its start."""
+        started, path = self.postgresql_started()
+        if started is not None and started > self.applied:
+            return None
+        return (f"no {path} tells when it started" if started is None else
+                f"{path} says it started at {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(started))}, before run {self.journal['run']}")
+
     def restart_pending(self, names: list[str]) -> str:
         """Why the files' value of a setting in ``names`` that PostgreSQL reads only at start is not proved to run:
         "" when it is (SHOW read it through psql, or postmaster.pid says PostgreSQL started after the run)."""
@@ -610,11 +618,9 @@ class Verifier:
         restart = sorted(name for name in names if name in self.restart_settings())
         if not restart:
             return ""
-        started, path = self.postgresql_started()
-        if started is not None and started > self.applied:
+        when = self.not_started_since()
+        if when is None:
             return ""
-        when = (f"no {path} tells when it started" if started is None else
-                f"{path} says it started at {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(started))}, before run {self.journal['run']}")
         return (f"needs a PostgreSQL restart: PostgreSQL reads {', '.join(restart)} only when it starts, and the files under "
                 f"{self.host.label} cannot show the running value ({when}): restart postgresql, or verify with --dsn to SHOW it")
 
@@ -625,11 +631,9 @@ class Verifier:
         files: foretune cannot tell it happened, so the change is not verified rather than pending for ever."""
         if self.host.has_psql:
             return ""
-        started, path = self.postgresql_started()
-        if started is not None and started > self.applied:
+        when = self.not_started_since()
+        if when is None:
             return ""
-        when = (f"no {path} tells when it started" if started is None else
-                f"{path} says it started at {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(started))}, before run {self.journal['run']}")
         return (f"in force once PostgreSQL reloads its configuration (`sudo -u postgres psql -c 'SELECT pg_reload_conf()'`), "
                 f"which the files under {self.host.label} cannot show ({when}): verify with --dsn to SHOW it")
 

@@ -43,6 +43,17 @@ def load_mapping(text: str, label: str) -> dict[str, Any]:
     return data
 
 
+
+def _top_mapping(text: str) -> Any:
+    """The composed top-level mapping node of ``text``; None when it does not load or is not a mapping."""
+    import yaml  # start-up: PyYAML loads only when hiera is merged
+
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    return root if isinstance(root, yaml.MappingNode) else None
+
 def expected_after(current: dict[str, Any], values: dict[str, Any], remove: Iterable[str] = ()) -> dict[str, Any]:
     """The mapping ``current`` becomes: ``values`` set (nested dicts merged key by key), ``remove`` gone.
 
@@ -548,11 +559,8 @@ def value_comments(text: str) -> dict[str, list[str]]:
     """
     import yaml  # start-up: PyYAML loads only when value_comments runs
 
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return {}
-    if not isinstance(root, yaml.MappingNode):
+    root = _top_mapping(text)
+    if root is None:
         return {}
     lines = text.splitlines()
     found: dict[str, list[str]] = {}
@@ -679,11 +687,8 @@ def owned_comments(text: str, remove: Iterable[str] = ()) -> tuple[list[_Block],
     """
     import yaml  # start-up: PyYAML loads only when hiera is merged
 
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return [], set(), {}
-    if not isinstance(root, yaml.MappingNode):
+    root = _top_mapping(text)
+    if root is None:
         return [], set(), {}
     lines = text.splitlines()
     removed = set(remove)
@@ -719,11 +724,8 @@ def kept_header(text: str, remove: Iterable[str]) -> dict[str, list[str]]:
     """Removed top-level key -> the comment lines directly above it that stay because they open the file (its header)."""
     import yaml  # start-up: PyYAML loads only when hiera is merged
 
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return {}
-    if not isinstance(root, yaml.MappingNode):
+    root = _top_mapping(text)
+    if root is None:
         return {}
     lines = text.splitlines()
     top = [(str(k.value), k.start_mark.line) for k, _ in root.value
