@@ -60,8 +60,8 @@ def test_stale_keys_and_swap_have_fixes_in_the_example() -> None:
     assert findings["custom-hiera-stale-keys"]["fixes"] == [
         "# delete the stale keys (postgresql::server::config_entries/checkpoint_segments) from "
         "/etc/foreman-installer/custom-hiera.yaml (the file before is kept as /etc/foreman-installer/custom-hiera.yaml"
-        ".foretune-bak), then run satellite-installer:\n"
-        "sed -i.foretune-bak -e '/^postgresql::server::config_entries:/,/^[^[:space:]#]/{/^postgresql::server::"
+        ".foretune-bak.checkpoint_segments), then run satellite-installer:\n"
+        "sed -i.foretune-bak.checkpoint_segments -e '/^postgresql::server::config_entries:/,/^[^[:space:]#]/{/^postgresql::server::"
         "config_entries:/d;/^[[:space:]]\\+checkpoint_segments:/d}' /etc/foreman-installer/custom-hiera.yaml\n"
         "satellite-installer"]
     # swap in use is a symptom of the memory budget over RAM: the fix is given once, under the root cause

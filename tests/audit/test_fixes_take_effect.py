@@ -169,7 +169,7 @@ def test_a_prefork_pin_below_the_profile_is_removed_and_its_measured_limit_is_cr
     assert {"fact": "log_incidents", "location": "var/log/httpd/error_log", "excerpt": AH00161} in f["evidence"]
     assert f["fixes"][0].startswith("# delete apache::mod::prefork::serverlimit, apache::mod::prefork::maxclients from "
                                     "/etc/foreman-installer/custom-hiera.yaml (custom-hiera.yaml pins apache::mod::prefork::serverlimit: 256;")
-    assert f["fixes"][0].endswith("\nsed -i.foretune-bak -e '/^apache::mod::prefork::serverlimit:/d' "
+    assert f["fixes"][0].endswith("\nsed -i.foretune-bak.serverlimit -e '/^apache::mod::prefork::serverlimit:/d' "
                                   "-e '/^apache::mod::prefork::maxclients:/d' /etc/foreman-installer/custom-hiera.yaml")
     assert not [x for x in f["fixes"] if x.startswith("apache::mod::prefork::")]  # never pinned again
     written = yaml.safe_load((out / "custom-hiera.yaml").read_text(encoding="utf-8")) or {}
@@ -260,12 +260,13 @@ def test_the_reset_of_a_start_only_setting_is_followed_by_the_restart_in_every_f
     assert "satellite-installer\nsystemctl restart postgresql\n```" in md
 
 
-def _sed(command: str, tmp_path: Path, source: Path) -> dict[str, Any]:
-    """Run ``command`` (a finding's sed line) on a copy of ``source`` and read the result back."""
+def _sed(command: str, tmp_path: Path, source: Path, backup: str) -> dict[str, Any]:
+    """Run ``command`` (a finding's sed line) on a copy of ``source`` and read the result back; the copy of the file
+    before is kept as custom-hiera.yaml``backup``."""
     copy = tmp_path / "custom-hiera.yaml"
     shutil.copy(source, copy)
     subprocess.run(command.replace("/etc/foreman-installer/custom-hiera.yaml", str(copy)), shell=True, check=True)
-    assert (tmp_path / "custom-hiera.yaml.foretune-bak").read_text() == source.read_text()
+    assert (tmp_path / f"custom-hiera.yaml{backup}").read_text() == source.read_text()
     return yaml.safe_load(copy.read_text()) or {}
 
 
@@ -279,11 +280,11 @@ def test_a_key_to_delete_is_deleted_by_the_fix_s_command(tmp_path: Path) -> None
     fixes = {f["rule"]: f["fixes"] for f in data["findings"]}
     pool = next(x for x in fixes["foreman-db-pool-too-small"] if "sed -i" in x)
     assert pool.splitlines()[0].startswith("# delete foreman::db_pool from /etc/foreman-installer/custom-hiera.yaml")
-    after = _sed(pool.splitlines()[-1], tmp_path, source)
+    after = _sed(pool.splitlines()[-1], tmp_path, source, ".foretune-bak.db_pool")
     assert after == {k: v for k, v in before.items() if k != "foreman::db_pool"}
     stale = fixes["custom-hiera-stale-keys"][0].splitlines()
-    assert stale[1].startswith("sed -i.foretune-bak") and stale[2] == "satellite-installer"
-    after = _sed(stale[1], tmp_path, source)
+    assert stale[1].startswith("sed -i.foretune-bak.checkpoint_segments ") and stale[2] == "satellite-installer"
+    after = _sed(stale[1], tmp_path, source, ".foretune-bak.checkpoint_segments")
     entries = {k: v for k, v in before["postgresql::server::config_entries"].items() if k != "checkpoint_segments"}
     assert after.get("postgresql::server::config_entries") == (entries or None)
     assert {k: v for k, v in after.items() if k != "postgresql::server::config_entries"} == \
@@ -329,3 +330,20 @@ def test_the_hiera_output_names_the_profile_the_report_moves_to() -> None:
     hiera = run_cli("audit", str(SOS / "satellite-6.15-profile-too-small"), "--format", "hiera").stdout
     assert "# foretune: --tuning large (the installer applies it: installer.sh), not extra-large: " in hiera
     assert "kept --tuning" not in hiera
+
+
+def test_two_key_deletions_pasted_one_after_the_other_keep_the_file_as_it_was(tmp_path: Path) -> None:
+    """The example's two sed fixes (foreman::db_pool, then the stale checkpoint_segments) run on one copy: each keeps
+    its own backup, so the first one's still holds the file as it was before either (one shared name would have been
+    overwritten by the second with the file already edited once)."""
+    source = REPO / "examples" / "sosreport-satellite-6.15-mistuned" / "etc" / "foreman-installer" / "custom-hiera.yaml"
+    data = json.loads(run_cli("audit", str(source.parents[2]), "--format", "json").stdout)
+    fixes = {f["rule"]: f["fixes"] for f in data["findings"]}
+    pool = next(x for x in fixes["foreman-db-pool-too-small"] if "sed -i" in x).splitlines()[-1]
+    stale = fixes["custom-hiera-stale-keys"][0].splitlines()[1]
+    copy = tmp_path / "custom-hiera.yaml"
+    shutil.copy(source, copy)
+    for command in (pool, stale):
+        subprocess.run(command.replace("/etc/foreman-installer/custom-hiera.yaml", str(copy)), shell=True, check=True)
+    assert (tmp_path / "custom-hiera.yaml.foretune-bak.db_pool").read_text() == source.read_text()
+    assert (yaml.safe_load(copy.read_text()) or {}) == {}  # both keys gone, the comments kept

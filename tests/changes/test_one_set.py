@@ -169,8 +169,8 @@ def test_the_examples_fix_lines_are_the_change_sets() -> None:
              for f in (x, *x["symptoms"])}
     assert fixes["foreman-db-pool-too-small"] == [  # each snippet names its file and applies as copied
         "# delete foreman::db_pool from /etc/foreman-installer/custom-hiera.yaml (custom-hiera.yaml sets foreman::db_pool: 5, "
-        "which wins over --foreman-db-pool; the file before is kept as /etc/foreman-installer/custom-hiera.yaml.foretune-bak):\n"
-        "sed -i.foretune-bak -e '/^foreman::db_pool:/d' /etc/foreman-installer/custom-hiera.yaml", "--foreman-db-pool 20"]
+        "which wins over --foreman-db-pool; the file before is kept as /etc/foreman-installer/custom-hiera.yaml.foretune-bak.db_pool):\n"
+        "sed -i.foretune-bak.db_pool -e '/^foreman::db_pool:/d' /etc/foreman-installer/custom-hiera.yaml", "--foreman-db-pool 20"]
     assert fixes["candlepin-heap-low"] == [
         "# the large profile writes candlepin::java_opts: -Xms1024m -Xmx4096m:\nsatellite-installer --tuning large"]
     assert fixes["profile-too-small-for-hosts"] == ["satellite-installer --tuning large"]

@@ -288,14 +288,14 @@ def delete_snippet(path: str, deletes: list[tuple[str, str]], hiera: dict[str, A
     """The fix that deletes keys from the YAML file ``path`` (``deletes``: each key and why): a comment saying why,
     then the one sed command that does it (the file's name and the keys alone when a value spans lines, since a line
     edit could leave its lines behind)."""
-    from foretune.knowledge.hiera_keys import delete_command  # start-up: loaded with the outputs only
+    from foretune.knowledge.hiera_keys import backup_suffix, delete_command  # start-up: loaded with the outputs only
 
     keys = [key for key, _ in deletes]
     why = "; ".join(dict.fromkeys(reason for _, reason in deletes))
     command = delete_command(path, keys, hiera)
     if command is None:
         return f"# {path}\n# delete {', '.join(keys)} and the lines under {'it' if len(keys) == 1 else 'them'}: {why}"
-    return f"# delete {', '.join(keys)} from {path} ({why}; the file before is kept as {path}.foretune-bak):\n{command}"
+    return f"# delete {', '.join(keys)} from {path} ({why}; the file before is kept as {path}{backup_suffix(keys)}):\n{command}"
 
 
 DELETE_SLOT = "\0delete"  # where a finding's key deletions go among its fix lines, until they are one command

@@ -54,15 +54,25 @@ def _pattern(name: str) -> str:
     return name.replace(".", r"\.")
 
 
+def backup_suffix(keys: list[str]) -> str:
+    """The suffix of the copy a key deletion keeps, named after its first key, so that two deletions pasted one after
+    the other never overwrite the copy of the file as it was (``.foretune-bak.db_pool``).
+
+    >>> backup_suffix(["postgresql::server::config_entries/checkpoint_segments", "foreman::db_pool"])
+    '.foretune-bak.checkpoint_segments'
+    """
+    return ".foretune-bak." + keys[0].replace("/", "::").rsplit("::", 1)[-1]
+
+
 def delete_command(path: str, keys: list[str], hiera: dict[str, Any]) -> str | None:
     r"""One sed command that deletes ``keys`` (``a::b`` at the top, or ``a::b/leaf`` inside a hash) from the YAML file
-    ``path`` in place, keeping the file before as ``path.foretune-bak``; a hash left empty goes with its last leaf.
-    None when a value spans lines (a hash or list): a line edit could leave its lines behind.
+    ``path`` in place, keeping the file before as ``path`` + :func:`backup_suffix`; a hash left empty goes with its
+    last leaf. None when a value spans lines (a hash or list): a line edit could leave its lines behind.
 
     >>> delete_command("/f", ["foreman::db_pool"], {"foreman::db_pool": 5})
-    "sed -i.foretune-bak -e '/^foreman::db_pool:/d' /f"
+    "sed -i.foretune-bak.db_pool -e '/^foreman::db_pool:/d' /f"
     >>> delete_command("/f", ["p::c/checkpoint_segments"], {"p::c": {"checkpoint_segments": 32, "work_mem": "8MB"}})
-    "sed -i.foretune-bak -e '/^p::c:/,/^[^[:space:]#]/{/^[[:space:]]\\+checkpoint_segments:/d}' /f"
+    "sed -i.foretune-bak.checkpoint_segments -e '/^p::c:/,/^[^[:space:]#]/{/^[[:space:]]\\+checkpoint_segments:/d}' /f"
     """
     scripts: list[str] = []
     leaves: dict[str, list[str]] = {}
@@ -82,4 +92,4 @@ def delete_command(path: str, keys: list[str], hiera: dict[str, Any]) -> str | N
         head = [f"/^{_pattern(top)}:/d"] if set(hiera[top]) <= set(names) else []
         body = ";".join([*head, *(f"/^[[:space:]]\\+{_pattern(leaf)}:/d" for leaf in names)])
         scripts.append(f"/^{_pattern(top)}:/,/^[^[:space:]#]/{{{body}}}")
-    return "sed -i.foretune-bak " + " ".join(f"-e '{script}'" for script in scripts) + f" {path}" if scripts else None
+    return f"sed -i{backup_suffix(keys)} " + " ".join(f"-e '{script}'" for script in scripts) + f" {path}" if scripts else None

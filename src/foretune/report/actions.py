@@ -360,8 +360,8 @@ def _installer_options(snippet: str, installer: str) -> list[str] | None:
 def _deletes_keys(snippet: str) -> bool:
     """``snippet`` deletes custom-hiera keys (by sed, or by render --remove-stale), then perhaps runs the installer."""
     body = [line for line in snippet.splitlines() if line.strip() and not line.startswith("#")]
-    return bool(body) and HIERA_FILE in snippet and body[0].startswith(("sed -i.foretune-bak ", "foretune render ")) and all(
-        line.startswith(("sed -i.foretune-bak ", "foretune render ")) or line in ("satellite-installer", "foreman-installer")
+    return bool(body) and HIERA_FILE in snippet and body[0].startswith(("sed -i.foretune-bak.", "foretune render ")) and all(
+        line.startswith(("sed -i.foretune-bak.", "foretune render ")) or line in ("satellite-installer", "foreman-installer")
         for line in body)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from foretune.knowledge.hiera_keys import delete_command, stale_keys
+from foretune.knowledge.hiera_keys import backup_suffix, delete_command, stale_keys
 from foretune.plan.model import Fix
 from foretune.rules.base import Context, Evidence, Outcome, Rule, Severity
 
@@ -34,7 +34,7 @@ class CustomHieraStaleKeys(Rule):
         render = f"foretune render --from live --merge-into {HIERA_FILE} --remove-stale --write"
         if command is not None:  # the keys' lines, then the installer run that stops applying them
             text = (f"# delete the stale keys ({', '.join(names)}) from {HIERA_FILE} (the file before is kept as "
-                    f"{HIERA_FILE}.foretune-bak), then run {installer}:\n{command}\n{installer}")
+                    f"{HIERA_FILE}{backup_suffix(names)}), then run {installer}:\n{command}\n{installer}")
         else:  # a key whose value spans lines: foretune's merge removes it with its lines, keeping the file's comments
             text = (f"# remove the stale keys ({', '.join(names)}) from {HIERA_FILE} with their lines (a backup is kept), "
                     f"then run {installer}:\n{render}\n{installer}")
