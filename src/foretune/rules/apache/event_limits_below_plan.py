@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from foretune.knowledge import threshold
-from foretune.knowledge.hardware import host_range
-from foretune.knowledge.model import SIZES
-from foretune.knowledge.profiles import flatten, installer_hiera
 from foretune.rules import incidents
+from foretune.rules.apache._break_even import profile_held
 from foretune.rules.apache._event import event_limits
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 
@@ -69,21 +69,14 @@ class EventLimitsBelowPlan(PlanRule):
 
     @staticmethod
     def _holds(ctx: Context, effective: int) -> tuple[str, int] | None:
-        """The largest size profile whose request workers (foreman-installer's sizes, fi-tuning-profiles) the limit in
-        force reaches, and the top of that profile's host range (the guide's): the break-even host count."""
-        if ctx.release is None or not ctx.release.features.size_profiles:
-            return None
-        best = None
-        for size in SIZES:
-            hiera = flatten(installer_hiera(ctx.release, size))
+        """The largest size profile whose request workers the limit in force reaches, and its break-even host count."""
+        def workers(hiera: dict[str, Any]) -> int:
             key = "apache::mod::event::"
-            limit, threads, workers = event_limits({"ServerLimit": hiera.get(key + "serverlimit"),
-                                                    "ThreadsPerChild": hiera.get(key + "threadsperchild"),
-                                                    "MaxRequestWorkers": hiera.get(key + "maxrequestworkers")})
-            top = host_range(size)[1]
-            if top is not None and min(workers, limit * threads) <= effective:
-                best = (size, top)
-        return best
+            limit, threads, most = event_limits({"ServerLimit": hiera.get(key + "serverlimit"),
+                                                 "ThreadsPerChild": hiera.get(key + "threadsperchild"),
+                                                 "MaxRequestWorkers": hiera.get(key + "maxrequestworkers")})
+            return min(most, limit * threads)
 
+        return profile_held(ctx, effective, workers)
 
 RULE = EventLimitsBelowPlan()

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from foretune.knowledge.hardware import host_range
-from foretune.knowledge.model import SIZES
-from foretune.knowledge.profiles import flatten, installer_hiera
+from typing import Any
+
+from foretune.rules.apache._break_even import profile_held
 from foretune.rules.apache._prefork import prefork_clients
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 
@@ -46,21 +46,13 @@ class PreforkLimitsLow(PlanRule):
 
     @staticmethod
     def _holds(ctx: Context, effective: int) -> tuple[str, int] | None:
-        """The largest size profile whose prefork limits (foreman-installer's sizes, puppetlabs-apache's defaults where
-        a size sets none) the limit in force reaches, and the top of that profile's host range (the guide's): the
-        break-even host count."""
-        if ctx.release is None or not ctx.release.features.size_profiles:
-            return None
-        best = None
-        for size in SIZES:
-            hiera = flatten(installer_hiera(ctx.release, size))
+        """The largest size profile whose prefork limits (puppetlabs-apache's defaults where a size sets none) the
+        limit in force reaches, and its break-even host count."""
+        def workers(hiera: dict[str, Any]) -> int:
             key = "apache::mod::prefork::"
-            limit, clients = prefork_clients({"ServerLimit": hiera.get(key + "serverlimit"),
-                                              "MaxClients": hiera.get(key + "maxclients")})
-            top = host_range(size)[1]
-            if top is not None and min(limit, clients) <= effective:
-                best = (size, top)
-        return best
+            return min(prefork_clients({"ServerLimit": hiera.get(key + "serverlimit"),
+                                        "MaxClients": hiera.get(key + "maxclients")}))
 
+        return profile_held(ctx, effective, workers)
 
 RULE = PreforkLimitsLow()
