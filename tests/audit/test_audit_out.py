@@ -72,9 +72,9 @@ def test_audit_out_content_is_the_guides_medium_puma_tuning(tmp_path: Path) -> N
     assert "# foretune: removed apache::mod::event::maxrequestsperchild" in hiera
     # (after the comment that says a custom-hiera key overrides its option)
     assert [line for line in (tmp_path / "installer.sh").read_text(encoding="utf-8").splitlines()[2:] if not line.startswith("#")] == [
-        "satellite-installer \\", "  --foreman-foreman-service-puma-threads-min 16 \\",
-        "  --foreman-foreman-service-puma-threads-max 16 \\", "  --foreman-db-pool 20 \\",
-        "  --foreman-proxy-plugin-dynflow-open-file-limit 1000000 \\", "  --foreman-foreman-service-puma-workers 12"]
+        "satellite-installer \\", "  --foreman-proxy-plugin-dynflow-open-file-limit 1000000 \\",
+        "  --foreman-foreman-service-puma-threads-min 16 \\", "  --foreman-foreman-service-puma-threads-max 16 \\",
+        "  --foreman-db-pool 20 \\", "  --foreman-foreman-service-puma-workers 12"]
     steps = (tmp_path / "APPLY.md").read_text(encoding="utf-8")
     # what shadows the installer's values goes first: ALTER SYSTEM's max_connections, then the hand-made override.conf
     assert steps.index("ALTER SYSTEM RESET max_connections;") < steps.index("override.conf") < steps.index("Run the installer")

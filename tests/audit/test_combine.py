@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from foretune.rules.base import Basis
 from foretune.rules.registry import all_rules
 from tests.conftest import REPO, run_cli
 
@@ -67,9 +68,11 @@ PRODUCTION_LOG = """2024-02-12T08:01:01 [I|app|cccc0003] Processing by HostsCont
 
 
 def test_postgresql_exhaustion_is_one_finding_per_cause(tmp_path: Path) -> None:
-    # satellite-6.15: postgresql.auto.conf's max_connections '200' under the services' 563, database.yml pool 9
-    # under 16 threads + 4; the logs then show PostgreSQL refusing clients and Rails' pool timing out. Two causes
-    # (the server's limit, the application's pool), each with its symptom, instead of four critical findings.
+    # satellite-6.15: postgresql.auto.conf's max_connections '200' under the services' 299, and override.conf's
+    # FOREMAN_PUMA_THREADS_MAX=16 over database.yml's pool 9 (16 + 4 = 20 needed); the logs then show PostgreSQL
+    # refusing clients and Rails' pool timing out. Two root causes, each with its symptoms, never four criticals:
+    # the server's limit (ALTER SYSTEM) with "too many clients" under it, and the hand-made drop-in with the pool it
+    # leaves behind and the pool's ConnectionTimeoutError under it. Each says why the other is a separate problem.
     tree = tmp_path / "sos"
     shutil.copytree(SOS / "satellite-6.15", tree, symlinks=True)
     (tree / "var/lib/pgsql/data/log").mkdir()
@@ -77,15 +80,44 @@ def test_postgresql_exhaustion_is_one_finding_per_cause(tmp_path: Path) -> None:
     (tree / "var/log/foreman").mkdir(parents=True)
     (tree / "var/log/foreman/production.log").write_text(PRODUCTION_LOG, encoding="utf-8")
     found = failing(tree)
-    assert "pg-connection-exhaustion" not in found and "foreman-db-pool-timeout" not in found
-    limit, pool = found["pg-max-connections-below-budget"], found["foreman-db-pool-too-small"]
+    assert not {"pg-connection-exhaustion", "foreman-db-pool-timeout", "foreman-db-pool-too-small"} & set(found)
+    limit, dropin = found["pg-max-connections-below-budget"], found["puma-dropin-override"]
     assert (limit["severity"], limit["current"]) == ("critical", 200)
     assert [s["rule"] for s in limit["symptoms"]] == ["pg-connection-exhaustion"]
     assert "sorry, too many clients already" in limit["symptoms"][0]["message"]
-    assert (pool["severity"], pool["current"]) == ("critical", 9)
-    assert [s["rule"] for s in pool["symptoms"]] == ["foreman-db-pool-timeout"]
+    assert dropin["severity"] == "critical"
+    assert sorted(s["rule"] for s in dropin["symptoms"]) == ["foreman-db-pool-timeout", "foreman-db-pool-too-small"]
+    pool = next(s for s in dropin["symptoms"] if s["rule"] == "foreman-db-pool-too-small")
+    assert (pool["current"], pool["recommended"]) == (9, 20)
     criticals = sorted(r for r, f in found.items() if f["severity"] == "critical")
-    assert criticals == ["foreman-db-pool-too-small", "pg-max-connections-below-budget"]
+    assert criticals == ["pg-max-connections-below-budget", "puma-dropin-override"]
+    # genuinely separate causes say why, naming each other
+    assert ("a separate problem from puma-dropin-override (foreman-db-pool-too-small under it): PostgreSQL refuses a "
+            "new connection once max_connections are open") in limit["message"]
+    assert "a separate problem from pg-max-connections-below-budget: a Puma thread waits for a slot" in dropin["message"]
+
+
+def test_refused_clients_the_budget_explains_are_one_finding_with_the_limit(tmp_path: Path) -> None:
+    # satellite-6.15-tuned (max_connections 1000 in postgresql.conf, pool 9 for 5 threads) with an ALTER SYSTEM
+    # max_connections '100' (by hand) and PostgreSQL logging "too many clients": one exhaustion, one critical finding
+    # (the limit, with the refusals under it), fixed by the reset; no pool finding, so nothing to say is separate
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-tuned", tree, symlinks=True)
+    auto = tree / "var/lib/pgsql/data/postgresql.auto.conf"
+    auto.write_text(auto.read_text(encoding="utf-8") + "max_connections = '100'\n", encoding="utf-8")
+    (tree / "var/lib/pgsql/data/log").mkdir()
+    (tree / "var/lib/pgsql/data/log/postgresql-Mon.log").write_text(PG_LOG, encoding="utf-8")
+    found = failing(tree)
+    criticals = sorted(r for r, f in found.items() if f["severity"] in ("high", "critical"))
+    assert criticals == ["pg-max-connections-below-budget"]
+    limit = found["pg-max-connections-below-budget"]
+    assert [s["rule"] for s in limit["symptoms"]] == ["pg-connection-exhaustion"]
+    assert "sudo -u postgres psql -c 'ALTER SYSTEM RESET max_connections;'" in limit["fixes"][0]
+    assert "a separate problem" not in limit["message"]
+
+
+# roots whose symptoms join them by quoting the same configuration file's lines (the drop-in that sets them)
+BY_FILE = {"puma-dropin-override"}
 
 
 def test_root_cause_relations_are_rule_metadata() -> None:
@@ -93,16 +125,21 @@ def test_root_cause_relations_are_rule_metadata() -> None:
     for rule in rules.values():
         for root in rule.symptom_of:
             assert root in rules and root != rule.id, (rule.id, root)
-            assert rules[root].failing_when, f"{root} quotes no log lines a symptom could share"
-    # no cycle: following symptom_of from any rule ends at a root that is no symptom (audit.combine lists every
-    # symptom under that root, one level in the report)
+            # a root shares log lines with its symptoms, or (a hand-made drop-in) the lines of the file it names
+            assert rules[root].failing_when or rules[root].basis == Basis.MEASURED or root in BY_FILE, \
+                f"{root} quotes no log lines a symptom could share"
+            assert root not in BY_FILE or dict(rule.symptom_facts).get(root) == ("puma",), (rule.id, root)
+    # no cycle: following symptom_of from any rule never leads back to it (audit.combine lists every symptom under the
+    # root that is no symptom itself, one level in the report)
     for rule in rules.values():
-        seen, todo = {rule.id}, list(rule.symptom_of)
+        seen: set[str] = set()
+        todo = list(rule.symptom_of)
         while todo:
             root = todo.pop()
-            assert root not in seen, (rule.id, root)
-            seen.add(root)
-            todo += [r for r in rules[root].symptom_of if r not in seen]
+            assert root != rule.id, (rule.id, root)
+            if root not in seen:
+                seen.add(root)
+                todo += list(rules[root].symptom_of)
     assert "httpd-nofile-low" in rules["open-files-exhausted"].symptom_of
     assert rules["pg-connection-exhaustion"].symptom_of == ("pg-max-connections-below-budget",)
 
@@ -130,8 +167,8 @@ def test_puma_backlog_is_a_symptom_of_the_database_pool(tmp_path: Path) -> None:
     # satellite-6.15 with pumactl_stats showing 16 threads running per worker (max_threads 16, as override.conf's
     # FOREMAN_PUMA_THREADS_MAX=16 sets), by hand: etc/foreman/database.yml pool 9, so up to 7 threads per worker wait
     # for a connection; 24 workers, each backlog 2 and pool_capacity 0 (48 waiting). Threads that wait for a
-    # connection hold their request: the backlog is the pool's symptom, one finding (high: the backlog is measured),
-    # never its own HIGH finding beside it.
+    # connection hold their request: the backlog is the pool's symptom, and the pool override.conf's (the threads it
+    # sets leave the pool behind): one finding, the drop-in's (high: the backlog is measured), never a HIGH beside it.
     tree = tmp_path / "sos"
     shutil.copytree(SOS / "satellite-6.15", tree, symlinks=True)
     stats = tree / "sos_commands/foreman/pumactl_stats"
@@ -139,9 +176,11 @@ def test_puma_backlog_is_a_symptom_of_the_database_pool(tmp_path: Path) -> None:
                      .replace('"max_threads": 5', '"max_threads": 16'), encoding="utf-8")
     for extra in ((), ("--hosts", "4200")):
         found = failing(tree, *extra)
-        assert "puma-pool-saturated" not in found
-        root = found["foreman-db-pool-too-small"]
-        assert (root["severity"], root["basis"], root["current"], root["recommended"]) == ("high", "measured", 9, 20)
+        assert not {"puma-pool-saturated", "foreman-db-pool-too-small"} & set(found)
+        root = found["puma-dropin-override"]
+        assert (root["severity"], root["basis"]) == ("high", "measured")
+        pool = next(s for s in root["symptoms"] if s["rule"] == "foreman-db-pool-too-small")
+        assert (pool["current"], pool["recommended"]) == (9, 20)
         backlog = [s for s in root["symptoms"] if s["rule"] == "puma-pool-saturated"]
         assert len(backlog) == 1 and backlog[0]["current"] == 48
         assert "the pool comes first (foreman-db-pool-too-small)" in backlog[0]["message"]
@@ -153,7 +192,7 @@ def test_puma_backlog_the_pool_does_not_cause_stays_its_own_finding() -> None:
     # the same foreman.service drop-ins
     found = failing(SOS / "satellite-6.15")
     assert (found["puma-pool-saturated"]["severity"], found["puma-pool-saturated"]["current"]) == ("high", 48)
-    assert not found["foreman-db-pool-too-small"]["symptoms"]
+    assert [s["rule"] for s in found["puma-dropin-override"]["symptoms"]] == ["foreman-db-pool-too-small"]
 
 
 def test_a_profile_too_small_is_one_finding_with_its_consequences(tmp_path: Path) -> None:
@@ -238,3 +277,112 @@ def test_puma_workers_that_did_not_boot_on_a_box_short_of_ram_join_the_memory_ro
     assert "puma-pool-saturated" not in found
     root = found["puma-workers-over-ram-budget"]
     assert "puma-pool-saturated" in [s["rule"] for s in root["symptoms"]]
+
+
+DROPIN = "etc/systemd/system/foreman.service.d/override.conf"
+DROPIN_LINES = "Environment=FOREMAN_PUMA_THREADS_MIN=16 | Environment=FOREMAN_PUMA_THREADS_MAX=16"
+
+
+def test_a_hand_made_dropin_that_leaves_the_pool_behind_is_one_finding() -> None:
+    # satellite-6.15-dropin: satellite-6.15-tuned (installer.conf FOREMAN_PUMA_THREADS_MIN/MAX=5, WORKERS=12;
+    # database.yml pool 9 = 5 + 4) with override.conf, written by hand as `systemctl edit foreman` leaves it:
+    # "Environment=FOREMAN_PUMA_THREADS_MIN=16" and "...MAX=16". systemd reads override.conf after installer.conf, so
+    # 16 threads run on a pool of 9 (16 + 4 = 20 needed). One finding names the file as the root cause, with the
+    # pool shortfall listed under it, and one fix that takes effect: remove the file, daemon-reload, the installer
+    # with the threads and the pool (16, 16, 20), then restart foreman (the installer restarts it only when
+    # installer.conf changes). Medium: configuration, nothing measured.
+    source = SOS / "satellite-6.15-dropin"
+    for extra in ((), ("--hosts", "9000")):
+        found = failing(source, *extra)
+        assert "foreman-db-pool-too-small" not in found
+        root = found["puma-dropin-override"]
+        assert (root["severity"], root["basis"]) == ("medium", "config")
+        assert f"{DROPIN} is a hand-made drop-in read after the installer's installer.conf" in root["message"]
+        assert "This file is the root cause" in root["message"]
+        assert {"location": DROPIN, "excerpt": DROPIN_LINES, "fact": "puma"} in root["evidence"]
+        assert [s["rule"] for s in root["symptoms"]] == ["foreman-db-pool-too-small"]
+        pool = root["symptoms"][0]
+        assert (pool["current"], pool["recommended"]) == (9, 20)
+        assert "the cause is" not in pool["message"]  # the root names the file, once
+        assert not pool["fixes"]  # every fix line is the root's
+        assert root["fixes"] == [
+            "rm /etc/systemd/system/foreman.service.d/override.conf && systemctl daemon-reload",
+            "--foreman-foreman-service-puma-threads-min 16", "--foreman-foreman-service-puma-threads-max 16",
+            "--foreman-db-pool 20", "systemctl restart foreman"]
+        medium_up = sorted(r for r, f in found.items() if f["severity"] in ("medium", "high", "critical"))
+        assert medium_up == ["puma-dropin-override"]
+    text = run_cli("audit", str(source), "--fail-on", "critical").stdout
+    assert text.count("symptom: foreman-db-pool-too-small (medium)") == 1 and "  foreman-db-pool-too-small (" not in text
+    assert ("satellite-installer --foreman-foreman-service-puma-threads-min 16 --foreman-foreman-service-puma-threads-max 16 "
+            "--foreman-db-pool 20") in text
+
+
+def test_a_dropin_whose_pool_times_out_is_critical_with_the_timeouts_under_it(tmp_path: Path) -> None:
+    # satellite-6.15-dropin with production.log showing the pool timing out twice (by hand): measured failure, so the
+    # drop-in's finding is critical, and the timeouts are listed under it with the pool, not beside it
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-dropin", tree, symlinks=True)
+    (tree / "var/log/foreman").mkdir(parents=True)
+    (tree / "var/log/foreman/production.log").write_text(PRODUCTION_LOG + PRODUCTION_LOG.replace("08:01:0", "08:02:0"),
+                                                         encoding="utf-8")
+    found = failing(tree)
+    assert not {"foreman-db-pool-too-small", "foreman-db-pool-timeout"} & set(found)
+    root = found["puma-dropin-override"]
+    assert (root["severity"], root["basis"]) == ("critical", "measured")
+    assert sorted(s["rule"] for s in root["symptoms"]) == ["foreman-db-pool-timeout", "foreman-db-pool-too-small"]
+
+
+def test_a_dropin_that_sets_only_the_threads_is_not_the_cause_of_the_worker_count(tmp_path: Path) -> None:
+    # satellite-6.15: installer.conf FOREMAN_PUMA_WORKERS=24 (outside medium's 8-12) and override.conf setting only
+    # the threads: the worker count is not the drop-in's doing, so puma-workers-outside-range stays its own finding
+    # and neither quotes override.conf nor names it as its cause
+    found = failing(SOS / "satellite-6.15")
+    workers = found["puma-workers-outside-range"]
+    assert "override.conf" not in workers["message"]
+    assert all("override.conf" not in e["location"] for e in workers["evidence"])
+    assert [s["rule"] for s in found["puma-dropin-override"]["symptoms"]] == ["foreman-db-pool-too-small"]
+
+
+def test_a_dropin_that_sets_the_workers_takes_the_worker_finding(tmp_path: Path) -> None:
+    # satellite-6.15-dropin with override.conf also setting FOREMAN_PUMA_WORKERS=24 (by hand; medium's guide range
+    # is 8-12): the worker count outside the range is the file's doing too, listed under it
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-dropin", tree, symlinks=True)
+    dropin = tree / DROPIN
+    dropin.write_text(dropin.read_text(encoding="utf-8") + "Environment=FOREMAN_PUMA_WORKERS=24\n", encoding="utf-8")
+    found = failing(tree)
+    assert "puma-workers-outside-range" not in found
+    root = found["puma-dropin-override"]
+    assert sorted(s["rule"] for s in root["symptoms"]) == ["foreman-db-pool-too-small", "puma-workers-outside-range"]
+    assert "--foreman-foreman-service-puma-workers 12" in " ".join(root["fixes"])
+
+
+def test_pool_timeouts_with_a_pool_that_covers_its_threads_join_postgresql_refusing_clients(tmp_path: Path) -> None:
+    # satellite-6.15-tuned (Puma 5 threads, database.yml pool 9 = 5 + 4, the installer's own value) with, by hand,
+    # ALTER SYSTEM max_connections '200' in postgresql.auto.conf, PostgreSQL logging "sorry, too many clients already"
+    # and production.log two ConnectionTimeoutError lines in the same minutes. The pool covers its threads, so the
+    # timeouts are PostgreSQL's limit running out: one critical finding (the limit, fixed by ALTER SYSTEM RESET) with
+    # the timeouts under it, never a pool raise (20 for 5 threads would open more connections).
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-tuned", tree, symlinks=True)
+    auto = tree / "var/lib/pgsql/data/postgresql.auto.conf"
+    auto.write_text(auto.read_text(encoding="utf-8") + "max_connections = '200'\n", encoding="utf-8")
+    (tree / "var/lib/pgsql/data/log").mkdir()
+    (tree / "var/lib/pgsql/data/log/postgresql-Mon.log").write_text(PG_LOG, encoding="utf-8")
+    (tree / "var/log/foreman").mkdir(parents=True)
+    (tree / "var/log/foreman/production.log").write_text(PRODUCTION_LOG + PRODUCTION_LOG.replace("08:01:0", "08:02:0"),
+                                                         encoding="utf-8")
+    found = failing(tree)
+    # the 12 workers x pool 9 and the other services fit 200 (pg-max-connections-below-budget passes), so the refusals
+    # are the root: max_connections 200 below the 1000 the medium profile writes
+    loud = sorted(r for r, f in found.items() if f["severity"] in ("medium", "high", "critical"))
+    assert loud == ["pg-connection-exhaustion"]
+    assert "foreman-db-pool-timeout" not in found
+    limit = found["pg-connection-exhaustion"]
+    assert (limit["current"], limit["recommended"]) == (200, 1000)
+    assert [s["rule"] for s in limit["symptoms"]] == ["foreman-db-pool-timeout"]
+    timeout = next(s for s in limit["symptoms"] if s["rule"] == "foreman-db-pool-timeout")
+    assert timeout["recommended"] == "no pool change: 9 covers the threads"
+    assert "pool 9 covers the 5 Puma threads in force + 4" in timeout["message"]
+    assert "sudo -u postgres psql -c 'ALTER SYSTEM RESET max_connections;'" in limit["fixes"][0]
+    assert not [pair for f in (limit, *limit["symptoms"]) for pair in f["recommends"] if pair["tunable"] == "foreman::db_pool"]

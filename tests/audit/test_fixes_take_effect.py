@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from foretune.knowledge import citation
@@ -52,14 +53,17 @@ def test_a_hand_made_override_that_sets_puma_threads_is_named_and_removed() -> N
     database.yml pool 9; a hand-made override.conf sets threads 16/16. systemd.unit(5) reads drop-ins in
     alphanumeric order, so override.conf wins and the pool stays at the installer's 9 for 5 threads. The fix removes
     override.conf and gives the installer the threads and the pool together."""
-    f = finding("satellite-6.15", "foreman-db-pool-too-small")
-    assert (f["status"], f["severity"], f["current"]) == ("fail", "medium", 9)  # a setting with nothing measured: at most medium
-    assert "the cause is etc/systemd/system/foreman.service.d/override.conf" in f["message"]
+    f = finding("satellite-6.15", "puma-dropin-override")  # the file is the root cause, the pool its symptom
+    assert (f["status"], f["severity"]) == ("fail", "medium")  # a setting with nothing measured: at most medium
+    assert "etc/systemd/system/foreman.service.d/override.conf is a hand-made drop-in" in f["message"]
     assert f["fixes"][0] == "rm /etc/systemd/system/foreman.service.d/override.conf && systemctl daemon-reload"
     assert "--foreman-foreman-service-puma-threads-max 16" in f["fixes"] and "--foreman-db-pool 20" in f["fixes"]
+    assert f["fixes"][-1] == "systemctl restart foreman"
     assert {"fact": "puma", "location": "etc/systemd/system/foreman.service.d/override.conf",
             "excerpt": "Environment=FOREMAN_PUMA_THREADS_MIN=16 | Environment=FOREMAN_PUMA_THREADS_MAX=16"} in f["evidence"]
     assert "systemd-dropin-order" in {c["id"] for c in f["citations"]}
+    pool = next(s for s in f["symptoms"] if s["rule"] == "foreman-db-pool-too-small")
+    assert (pool["severity"], pool["current"], pool["recommended"]) == ("medium", 9, 20)
 
 
 def test_the_installer_drop_in_alone_is_no_cause() -> None:
@@ -177,12 +181,14 @@ def test_a_prefork_pin_below_the_profile_is_removed_and_its_measured_limit_is_cr
 
 
 def test_candlepin_tomcat_threads_gives_the_server_xml_edit_with_its_caveat() -> None:
-    """satellite-6.15: 24 Puma workers x 16 threads = 384 against puppet-candlepin's literal maxThreads="150"
-    (templates/tomcat/server.xml.erb/.epp at every tag, 0.1.0 to 18.1.0, with no parameter for it): no installer option
-    can set it, so the fix is the hand edit of /etc/tomcat/server.xml and says that an installer run puts 150 back."""
+    """satellite-6.15: the change set leaves 12 Puma workers (medium's top, down from 24) x 16 threads = 192 against
+    puppet-candlepin's literal maxThreads="150" (templates/tomcat/server.xml.erb/.epp at every tag, 0.1.0 to 18.1.0,
+    with no parameter for it): no installer option can set it, so the fix is the hand edit of /etc/tomcat/server.xml
+    and says that an installer run puts 150 back. The report and APPLY.md give the same 192."""
     f = finding("satellite-6.15", "candlepin-tomcat-threads")
     (fix,) = f["fixes"]
-    assert 'set maxThreads="384" on the Candlepin HTTPS <Connector> in /etc/tomcat/server.xml' in fix
+    assert f["recommended"] == 192 and "Puma's 12 workers x 16 threads the change set leaves = 192 (24 run now)" in f["message"]
+    assert 'set maxThreads="192" on the Candlepin HTTPS <Connector> in /etc/tomcat/server.xml' in fix
     assert "systemctl restart tomcat" in fix and "every installer run puts 150 back" in fix
     assert "--" not in fix and "custom-hiera" not in fix  # no installer option or hiera key the module does not have
 
@@ -308,19 +314,20 @@ def test_the_pool_and_tomcat_are_sized_for_the_threads_left_once_the_override_is
     """satellite-6.15 with the hand-made override.conf at threads 24/24: the fix removes the file and the installer
     writes the plan's 16 threads (guides: "we recommend 16 threads with all the tuning profiles"), so the pool it
     asks for is 16 + 4 = 20 (puppet-foreman 25.0.0's threads + 4 is the plan's), not 24 + 4 = 28, and Tomcat is sized
-    for 24 workers x 16 threads = 384, not 24 x 24 = 576 (feedback D2/D7)."""
+    for the 12 workers (medium's top) x 16 threads = 192 the change set leaves, not 24 x 24 = 576 (feedback D2/D7)."""
     tree = tmp_path / "sos"
     shutil.copytree(SOS / "satellite-6.15", tree, symlinks=True)
     override = tree / "etc/systemd/system/foreman.service.d/override.conf"
     override.write_text(override.read_text().replace("=16", "=24"))
     data = json.loads(run_cli("audit", str(tree), "--format", "json", "--fail-on", "critical").stdout)
     found = {f["rule"]: f for f in data["findings"]}
-    pool = found["foreman-db-pool-too-small"]
-    assert pool["recommended"] == 20 and "--foreman-db-pool 20" in pool["fixes"]
-    assert not any("--foreman-db-pool 28" in fix for fix in pool["fixes"])
-    assert pool["fixes"][0] == "rm /etc/systemd/system/foreman.service.d/override.conf && systemctl daemon-reload"
+    root = found["puma-dropin-override"]
+    pool = next(s for s in root["symptoms"] if s["rule"] == "foreman-db-pool-too-small")
+    assert pool["recommended"] == 20 and "--foreman-db-pool 20" in root["fixes"]
+    assert not any("--foreman-db-pool 28" in fix for fix in (*root["fixes"], *pool["fixes"]))
+    assert root["fixes"][0] == "rm /etc/systemd/system/foreman.service.d/override.conf && systemctl daemon-reload"
     tomcat = found["candlepin-tomcat-threads"]
-    assert tomcat["recommended"] == 384 and "24 workers x 16 threads once the hand-made drop-in is removed" in tomcat["message"]
+    assert tomcat["recommended"] == 192 and "12 workers x 16 threads the change set leaves = 192" in tomcat["message"]
 
 
 def test_the_hiera_output_names_the_profile_the_report_moves_to() -> None:
@@ -347,3 +354,36 @@ def test_two_key_deletions_pasted_one_after_the_other_keep_the_file_as_it_was(tm
         subprocess.run(command.replace("/etc/foreman-installer/custom-hiera.yaml", str(copy)), shell=True, check=True)
     assert (tmp_path / "custom-hiera.yaml.foretune-bak.db_pool").read_text() == source.read_text()
     assert (yaml.safe_load(copy.read_text()) or {}) == {}  # both keys gone, the comments kept
+
+
+FIXTURES = [*sorted(p for p in SOS.iterdir() if p.is_dir()), REPO / "examples" / "sosreport-satellite-6.15-mistuned"]
+
+
+@pytest.mark.parametrize("hosts", [None, "2000", "60000"], ids=["no-context", "2000", "60000"])
+@pytest.mark.parametrize("source", FIXTURES, ids=lambda p: p.name)
+def test_every_high_or_critical_finding_carries_a_fix(source: Path, hosts: str | None) -> None:
+    # a finding that says high or critical tells the admin what to do about it: at least one fix line (its own or,
+    # for a symptom, its root cause's), never a verdict alone
+    result = run_cli("audit", str(source), *(("--hosts", hosts) if hosts else ()), "--format", "json", "--fail-on", "critical")
+    assert result.status in (0, 1), result.stderr
+    bare = [(f["rule"], f["severity"]) for f in json.loads(result.stdout)["findings"]
+            if f["status"] == "fail" and f["severity"] in ("high", "critical") and not f["fixes"]]
+    assert bare == []
+
+
+def test_postgresql_refusing_clients_the_budget_explains_not_still_has_a_fix(tmp_path: Path) -> None:
+    # satellite-6.15-tuned with PostgreSQL logging "sorry, too many clients already" (by hand) while its
+    # max_connections 1000 covers what the services may open: critical (measured), and the fix finds who holds the
+    # slots (pg_stat_activity) to end or cap them; no max_connections figure is guessed
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-tuned", tree, symlinks=True)
+    (tree / "var/lib/pgsql/data/log").mkdir()
+    (tree / "var/lib/pgsql/data/log/postgresql-Mon.log").write_text(
+        "2024-02-12 08:01:02 UTC FATAL:  sorry, too many clients already\n"
+        "2024-02-12 08:01:05 UTC FATAL:  sorry, too many clients already\n", encoding="utf-8")
+    result = run_cli("audit", str(tree), "--format", "json", "--fail-on", "critical")
+    found = {f["rule"]: f for f in json.loads(result.stdout)["findings"] if f["status"] == "fail"}
+    refused = found["pg-connection-exhaustion"]
+    assert refused["severity"] == "critical" and refused["current"] == 1000
+    assert len(refused["fixes"]) == 1 and "FROM pg_stat_activity GROUP BY" in refused["fixes"][0]
+    assert not [p for p in refused["recommends"] if p["tunable"].endswith("max_connections")]

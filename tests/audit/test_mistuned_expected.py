@@ -51,8 +51,8 @@ SAT615 = {  # sos 4.x, host count 4200, declared medium
     # alone hold 24 x 9 = 216
     "pg-max-connections-below-budget": "medium",  # nothing measured: at most medium
     # a hand-made foreman.service.d/override.conf sets Puma threads 16/16 after the installer's installer.conf (5/5);
-    # database.yml keeps the installer's pool 9
-    "foreman-db-pool-too-small": "medium",  # nothing measured: at most medium
+    # database.yml keeps the installer's pool 9: the file is the root cause, foreman-db-pool-too-small listed under it
+    "puma-dropin-override": "medium",  # nothing measured: at most medium
 }
 SAT615_HOSTS = {**SAT615, "profile-too-small-for-hosts": "medium"}  # 12000 hosts need large
 ORCHARHINO = {  # sos 4.x, 950 hosts, declared default

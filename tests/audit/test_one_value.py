@@ -112,9 +112,10 @@ def test_the_example_reads_as_one_problem_per_finding() -> None:
     few, high = found["sidekiq-too-few-instances"], found["sidekiq-concurrency-high"]
     assert "--foreman-dynflow-worker-instances 3" in high["fixes"] and few["fixes"] == []
     assert "the fix is part of sidekiq-concurrency-high's" in few["message"]
-    # Candlepin's threads are sized from the workers running now; max_connections from the 18 the change set runs
-    assert ("sized for the 40 Puma workers running now (the 18 recommended for this box need fewer)"
-            in found["candlepin-tomcat-threads"]["message"])
+    # Candlepin's threads and max_connections are sized for the 18 workers the change set runs (18 x 16 = 288)
+    tomcat = found["candlepin-tomcat-threads"]
+    assert tomcat["recommended"] == 288 and "Puma's 18 workers x 16 threads the change set leaves = 288 (40 run now)" in tomcat["message"]
+    assert "sized for the 40 Puma workers running now" not in tomcat["message"]
     # max_connections is a value --tuning large writes: listed under profile-too-small-for-hosts
     under = {s["rule"]: s for s in found["profile-too-small-for-hosts"]["symptoms"]}
     assert "(its Puma workers replace the ones running now)" in under["pg-max-connections-below-budget"]["message"]
@@ -286,3 +287,52 @@ def test_no_memory_raising_change_while_the_box_is_short_of_memory() -> None:
     assert "work_mem" not in hiera
     work_mem = next(f for f in report(EXAMPLE) if f["rule"] == "pg-work-mem-low")
     assert work_mem["recommended"] == "free or add memory first"
+
+
+def written_values(out: Path) -> dict[str, set[str]]:
+    """What the --output-dir files give, by the names a finding's ``recommends`` uses: each installer option of
+    installer.sh, each custom-hiera.yaml key (PostgreSQL entries as ``hash/setting``), the profile, and the Tomcat
+    maxThreads APPLY.md asks for."""
+    values: dict[str, set[str]] = defaultdict(set)
+    script = out / "installer.sh"
+    if script.is_file():
+        for option, value in re.findall(r"^\s+(--[\w-]+) (\S+?)(?: \\)?$", script.read_text(encoding="utf-8"), re.M):
+            values["profile" if option == "--tuning" else option].add(value)
+    hiera = out / "custom-hiera.yaml"
+    if hiera.is_file():
+        data = yaml.safe_load(hiera.read_text(encoding="utf-8")) or {}
+        for key, value in data.items():
+            for inner, each in (value.items() if isinstance(value, dict) else [("", value)]):
+                values[f"{key}/{inner}" if inner else key].add(str(each))
+    apply_md = out / "APPLY.md"
+    if apply_md.is_file():
+        values["maxThreads"].update(re.findall(r'maxThreads="(\d+)"', apply_md.read_text(encoding="utf-8")))
+    return values
+
+
+@pytest.mark.parametrize("hosts", [None, "30000"], ids=["no-context", "30000"])
+@pytest.mark.parametrize("source", FIXTURES, ids=lambda p: p.name)
+def test_the_report_and_its_output_dir_give_one_value_per_tunable(source: Path, hosts: str | None, tmp_path: Path) -> None:
+    # one run writes the report (JSON on stdout) and its --output-dir: every value the report recommends for a key the
+    # files also set is the files' value, Candlepin's Tomcat maxThreads included (the report said 640 where APPLY.md
+    # said 288 before both came from the change set)
+    out = tmp_path / "fixes"
+    result = run_cli("audit", str(source), *(("--hosts", hosts) if hosts else ()), "--output-dir", str(out),
+                     "--format", "json", "--fail-on", "critical")
+    if result.status not in (0, 1):  # no plan (version or hardware unknown): nothing is written
+        assert "no fixes to write" in result.stderr
+        return
+    top = [f for f in json.loads(result.stdout)["findings"] if f["status"] == "fail" and not f.get("waived")]
+    said: dict[str, set[str]] = defaultdict(set)
+    for f in (*top, *(s for t in top for s in t["symptoms"])):
+        for pair in f["recommends"]:
+            key = pair["tunable"]
+            said[installer_option(key) or key if "/" not in key else key].add(str(pair["value"]))
+        said["maxThreads"].update(n for text in (*f["fixes"], f["message"]) for n in re.findall(r'maxThreads="(\d+)"', text))
+        if f["rule"] == "candlepin-tomcat-threads" and isinstance(f["recommended"], int) and f["fixes"]:
+            said["maxThreads"].add(str(f["recommended"]))
+    written = written_values(out)
+    differ = {key: (said[key], written[key]) for key in said if key in written and said[key] != written[key]}
+    assert differ == {}
+    if said.get("maxThreads"):  # a maxThreads edit the report asks for is the one APPLY.md asks for
+        assert said["maxThreads"] == written.get("maxThreads"), (said["maxThreads"], written.get("maxThreads"))

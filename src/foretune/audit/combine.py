@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 
+from foretune.audit.effect import without_dropin_cause
 from foretune.audit.model import Finding
 from foretune.rules.base import Evidence, Rule
 
@@ -62,11 +63,30 @@ def combine(findings: list[Finding], rules: Iterable[Rule]) -> list[Finding]:
         if f.rule_id in moved:
             continue
         if f.rule_id in joined:
-            symptoms = tuple(joined[f.rule_id])
+            # the root names the drop-in it quotes as the cause: its symptoms do not name it again
+            symptoms = tuple(_cause_said(s, f) for s in joined[f.rule_id])
             worst = max((f, *symptoms), key=lambda x: x.severity)
             f = dataclasses.replace(f, symptoms=symptoms, severity=worst.severity,
                                     basis="measured" if any(s.basis == "measured" for s in symptoms) else f.basis)
         out.append(f)
+    return _why_separate(out, {rule.id: rule.distinct_from for rule in rules})
+
+
+def _why_separate(findings: list[Finding], distinct: dict[str, tuple[tuple[str, str], ...]]) -> list[Finding]:
+    """Each failing finding that stays apart from another failing one that looks alike (``Rule.distinct_from``, its
+    own rule's or a symptom's) says why, naming it: two root causes, each with its own fix, never one problem twice."""
+    tops = [f for f in findings if f.counts]
+    members = {id(f): {f.rule_id, *(s.rule_id for s in f.symptoms)} for f in tops}
+    out = []
+    for f in findings:
+        said: list[str] = []
+        for rule_id in sorted(members.get(id(f), ()), key=lambda r: r != f.rule_id):
+            for other, why in distinct.get(rule_id, ()):
+                where = next((o.rule_id for o in tops if o is not f and other in members[id(o)]), None)
+                if where is not None and not any(where in s for s in said) and why not in f.message:
+                    said.append(f"a separate problem from {where}" + (f" ({other} under it)" if other != where else "")
+                                + f": {why}")
+        out.append(dataclasses.replace(f, message=f"{f.message}; {'; '.join(said)}") if said else f)
     return out
 
 
@@ -90,6 +110,14 @@ def profile_consequences(findings: list[Finding], given: Iterable[str]) -> list[
     joined = dataclasses.replace(root, symptoms=symptoms, severity=worst.severity,
                                  basis="measured" if any(s.basis == "measured" for s in symptoms) else root.basis)
     return [joined if f is root else f for f in findings if not any(f is m for m in moved)]
+
+
+def _cause_said(symptom: Finding, root: Finding) -> Finding:
+    """``symptom`` without the clause that names a file its root quotes as the hand-made cause (audit.effect)."""
+    message = symptom.message
+    for e in root.evidence:
+        message = without_dropin_cause(message, e.location)
+    return symptom if message == symptom.message else dataclasses.replace(symptom, message=message)
 
 
 def _quotes(root: Evidence, line: Evidence) -> bool:

@@ -11,6 +11,7 @@ table in ``foretune.knowledge.precedence``) also removes what shadows it, and th
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from foretune.changes.build import host_of
 from foretune.knowledge.precedence import (
@@ -69,14 +70,12 @@ def take_effect(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
                          "PostgreSQL only when postgresql.conf changes" if restart else ""))
         cites += [c for c in shadow.citations if c not in cites]
     puma = _puma_shadow(ctx, outcome)
-    if puma is not None:
+    if puma is not None and not any(f.target == puma.undo for f in outcome.fixes):  # puma-dropin-override names it
         undo.append(Fix("command", puma.undo))
         if not any(e.location == puma.location for e in outcome.evidence):
             evidence.append(Evidence("puma", puma.location, puma.line))
         undo += [fix for fix in _installer_takes_over(ctx, puma) if fix not in outcome.fixes]
-        causes.append(f"the cause is {puma.location}, a hand-made drop-in read after the installer's {INSTALLER_DROPIN}: "
-                      f"it sets {puma.line} whatever the installer is told, and the Rails pool the installer sizes "
-                      f"for its own threads stays behind; {puma.reset} (then run the installer)")
+        causes.append(dropin_cause(puma))
         cites += [c for c in puma.citations if c not in cites]
     if not undo:
         return outcome
@@ -86,20 +85,46 @@ def take_effect(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
 
 
 INSTALLER_DROPIN = "installer.conf"  # puppet-foreman's foreman.service drop-in (manifests/service.pp)
+
+
+def dropin_cause(puma: Shadow) -> str:
+    """What a Puma or pool finding says of the hand-made drop-in that keeps its value in force."""
+    return (f"the cause is {puma.location}, a hand-made drop-in read after the installer's {INSTALLER_DROPIN}: "
+            f"it sets {puma.line} whatever the installer is told, and the Rails pool the installer sizes "
+            f"for its own threads stays behind; {puma.reset} (then run the installer)")
+
+
+def without_dropin_cause(message: str, location: str) -> str:
+    """``message`` without the clause naming ``location`` as the hand-made drop-in behind it (:func:`dropin_cause`):
+    for a finding listed under the drop-in's own finding, which names the file as the root cause once."""
+    return re.sub(rf"; the cause is {re.escape(location)}, a hand-made drop-in read after .*?\(then run the installer\)",
+                  "", message)
 # fixes that set what that drop-in carries (Puma workers and threads) or what is sized from it (the Rails pool)
 PUMA_TARGETS = ("foreman::foreman_service_puma_", "foreman::db_pool", "--foreman-foreman-service-puma-", "--foreman-db-pool")
 
 
 def _puma_shadow(ctx: Context, outcome: Outcome) -> Shadow | None:
     """The hand-made foreman.service drop-in that sets Puma's environment after the installer's, when a fix is
-    about Puma or the pool."""
-    if not any(f.kind in ("hiera", "installer") and f.target.startswith(PUMA_TARGETS) for f in outcome.fixes):
+    about what it sets: the workers for a worker fix, the threads for a thread or pool fix (the pool is sized for
+    the threads), never a file that sets only the other."""
+    wanted = {variable for f in outcome.fixes if f.kind in ("hiera", "installer") and f.target.startswith(PUMA_TARGETS)
+              for variable in _variables(f.target)}
+    if not wanted:
         return None
     fact = ctx.facts["puma"]
     if not fact.known:
         return None
     files = [(p.location, p.excerpt.replace(" | ", "\n")) for p in fact.provenance]
-    return systemd_shadow("foreman.service", "Environment", files, owned=INSTALLER_DROPIN)
+    shadow = systemd_shadow("foreman.service", "Environment", files, owned=INSTALLER_DROPIN)
+    return shadow if shadow is not None and any(f"{v}=" in shadow.line for v in wanted) else None
+
+
+def _variables(target: str) -> tuple[str, ...]:
+    """The FOREMAN_PUMA_* variables a Puma or pool fix's value ends up in or is sized from."""
+    name = target.replace("-", "_")
+    if name.endswith("db_pool"):
+        return ("FOREMAN_PUMA_THREADS_MAX",)
+    return tuple(v for v in PUMA_ENV if name.endswith(v.removeprefix("FOREMAN_").lower()))
 
 
 # the FOREMAN_PUMA_* variables and the plan's tunables the installer writes them from

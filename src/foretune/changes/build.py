@@ -335,6 +335,9 @@ class _Builder:
             pass  # `systemctl enable --now tuned` is part of the tuned step
         elif command == PG_RESTART:
             pass  # a finding's restart after ALTER SYSTEM RESET: the reset's change carries it (effect "restart")
+        elif command == "systemctl restart foreman" and any(c.channel == "dropin" and c.op == "remove"
+                                                            for c in self.changes.values()):
+            pass  # puma-dropin-override's restart after the installer run: the drop-in's removal step carries it
         elif command not in self.commands:
             self.commands.append(command)
 
@@ -608,15 +611,10 @@ class _Builder:
     def _tomcat_for_the_set(self) -> list[tuple[str, str]]:
         """The advice, with Tomcat's maxThreads (sized from the Puma workers running now) sized for the Puma workers
         x threads this set leaves; left out when those fit puppet-candlepin's maxThreads 150, which needs no edit."""
-        workers = self.changes.get("puma.workers")
-        if workers is None or workers.op != "set" or not any(what == TOMCAT_SERVER_XML for what, _ in self.advice):
+        sized = puma_after(self.changes.get("puma.workers"), self.changes.get("puma.threads_max"), self.plan)
+        if sized is None or not any(what == TOMCAT_SERVER_XML for what, _ in self.advice):
             return self.advice
-        threads = self.changes.get("puma.threads_max")
-        t = self.plan.tunables.get("puma.threads_max")
-        per = threads.value if threads is not None else (t.installer.value if t is not None else None)
-        if not isinstance(workers.value, int) or not isinstance(per, int):
-            return self.advice
-        after = workers.value * per
+        after = sized[0] * sized[1]
         default = module_default("candlepin_tomcat", "max_threads")
         out = []
         for what, text in self.advice:
@@ -626,6 +624,18 @@ class _Builder:
                 text = re.sub(r'maxThreads="\d+"', f'maxThreads="{after}"', text, count=1)
             out.append((what, text))
         return out
+
+
+def puma_after(workers: Change | None, threads: Change | None, plan: Plan) -> tuple[int, int] | None:
+    """The Puma workers and threads per worker a change set leaves, when it sets the workers (what Candlepin's Tomcat
+    is sized for); None when it leaves the workers running now as they are."""
+    if workers is None or workers.op != "set":
+        return None
+    t = plan.tunables.get("puma.threads_max")
+    per = threads.value if threads is not None else (t.installer.value if t is not None else None)
+    if not isinstance(workers.value, int) or not isinstance(per, int):
+        return None
+    return workers.value, per
 
 
 def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
@@ -793,6 +803,11 @@ def hiera_removals(changes: ChangeSet) -> list[str]:
 def installer_options(changes: ChangeSet) -> list[tuple[str, Any]]:
     """The installer options to pass, in order (the profile excluded)."""
     return [(c.target, c.value) for c in changes.changes if c.channel == "installer" and c.op == "set"]
+
+
+def tomcat_sizing(changes: ChangeSet, plan: Plan) -> tuple[int, int] | None:
+    """The Puma workers and threads the set leaves, which its Tomcat advice is sized for (None: the running ones)."""
+    return puma_after(changes.for_tunable("puma.workers"), changes.for_tunable("puma.threads_max"), plan)
 
 
 def profile_change(changes: ChangeSet) -> Change | None:

@@ -138,6 +138,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         changes = change_set(report, fixed, facts)
         report = dataclasses.replace(report, findings=_fix_lines(report.findings, changes, fixed,
                                                                  facts.value("custom_hiera") or {}))
+        report = dataclasses.replace(report, findings=_tomcat_as_set(report.findings, changes, fixed))
         # a profile too small for the hosts: the values the profile change writes are its consequences, one finding
         report = dataclasses.replace(report, findings=profile_consequences(report.findings, (g[0] for g in changes.given)))
         fixed = _problems_as_judged(fixed, report.findings)
@@ -282,6 +283,43 @@ def _fix_lines(findings: list[Any], changes: Any, plan: Any, hiera: dict[str, An
         lines = with_activation(lines)  # a drop-in or an installer-rewritten file, pasted alone, takes effect
         out.append(dataclasses.replace(f, fixes=tuple(lines)))
     return out
+
+
+def _tomcat_as_set(findings: list[Any], changes: Any, plan: Any) -> list[Any]:
+    """The findings with Candlepin's Tomcat maxThreads sized as the change set sizes it: for the Puma workers x
+    threads the set leaves, when it changes the workers (APPLY.md's advice and the report give one value). When those
+    fit puppet-candlepin's 150 the set asks for no edit, and neither does the finding."""
+    import dataclasses  # start-up: loaded with the outputs only
+    import re  # start-up: loaded with the outputs only
+
+    from foretune.changes import build  # start-up: loaded with the outputs only
+
+    sized = build.tomcat_sizing(changes, plan)
+    if sized is None:
+        return findings
+    workers, threads = sized
+    advice = dict(changes.advice).get(build.TOMCAT_SERVER_XML)
+
+    def resized(f: Any) -> Any:
+        if f.symptoms:
+            f = dataclasses.replace(f, symptoms=tuple(resized(s) for s in f.symptoms))
+        if not any(r.kind == "advice" and r.target == build.TOMCAT_SERVER_XML for r in f.fix_records):
+            return f
+        found = re.search(r"Puma's (\d+) workers x \d+ threads(?: once the hand-made drop-in is removed)? = \d+", f.message)
+        after = workers * threads
+        now = f" ({found.group(1)} run now)" if found and found.group(1) != str(workers) else ""
+        message = re.sub(r"; sized for the \d+ Puma workers running now \([^)]*\)", "", f.message)
+        if found:
+            message = message.replace(found.group(0), f"Puma's {workers} workers x {threads} threads the change set leaves = "
+                                                       f"{after}{now}")
+        lines = tuple(line for line in f.fixes if "maxThreads=" not in line)
+        if advice is None:  # they fit the 150 puppet-candlepin writes: no edit
+            return dataclasses.replace(f, message=f"{message}; they fit puppet-candlepin's maxThreads {f.current}: no "
+                                                  "server.xml edit once the change set is in", fixes=lines,
+                                       recommended=f.current)
+        return dataclasses.replace(f, message=message, fixes=(*lines, advice), recommended=after)
+
+    return [resized(f) for f in findings]
 
 
 def delete_snippet(path: str, deletes: list[tuple[str, str]], hiera: dict[str, Any]) -> str:

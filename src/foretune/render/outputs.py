@@ -271,7 +271,9 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
                          f"is. Undo: remove `{c.file}` and run `systemctl daemon-reload`.")
             n += 1
         elif c.channel == "dropin" and c.op == "remove":
-            steps.append(f"{n}. Move `{c.file}` away (`mv {c.file} /root/`) and run `systemctl daemon-reload`: {c.reason}. "
+            restart = (f" Restart {', '.join(c.units)} after the installer run (`systemctl restart {' '.join(c.units)}`): the "
+                       "installer restarts it only when its own files change." if c.units else "")
+            steps.append(f"{n}. Move `{c.file}` away (`mv {c.file} /root/`) and run `systemctl daemon-reload`: {c.reason}.{restart} "
                          "Undo: move it back and run `systemctl daemon-reload`.")
             n += 1
     sets = [c for c in cs.changes if c.channel == "custom-hiera" and c.op == "set"]

@@ -207,6 +207,10 @@ class Rule:
     # its lines); a Puma backlog joins the pool's finding only when it quotes database.yml, not for the Puma lines both
     # quote anyway
     symptom_facts: ClassVar[tuple[tuple[str, tuple[str, ...]], ...]] = ()  # (root rule id, facts) pairs
+    # rules whose failure in the same report is a separate problem though it looks like this one (PostgreSQL's server
+    # limit and the Rails pool both end in connection errors): (rule id, why) pairs; audit.combine keeps them apart and
+    # the report says why beside this finding
+    distinct_from: ClassVar[tuple[tuple[str, str], ...]] = ()
 
     def applies(self, ctx: Context) -> str | None:
         """Return a skip reason when the rule does not apply (generation, role), else None."""

@@ -6,7 +6,11 @@ from foretune.knowledge import module_default
 from foretune.plan.model import Fix
 from foretune.rules import incidents
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.distinct import RAILS_POOL
 from foretune.rules.recommend import overridden_threads
+
+# the lines the pool is judged by: database.yml's pool and the threads each worker runs (not the worker count)
+POOL_WORDS = ("pool", "FOREMAN_PUMA_THREADS_MAX", "threads_max")
 
 
 class DbPoolTooSmall(PlanRule):
@@ -17,6 +21,11 @@ class DbPoolTooSmall(PlanRule):
     version_added = "0.1.0"
     failing_when = (("db_pool_timeout", ()),)
     failing_min = 2  # one timeout line is evidence to watch (foreman-db-pool-timeout), not a sizing
+    # a hand-made foreman.service drop-in that sets the threads leaves the pool behind: one problem, listed under the
+    # drop-in's finding when both quote its FOREMAN_PUMA_THREADS_MAX line
+    symptom_of = ("puma-dropin-override",)
+    symptom_facts = (("puma-dropin-override", ("puma",)),)
+    distinct_from = (("pg-max-connections-below-budget", RAILS_POOL), ("pg-connection-exhaustion", RAILS_POOL))
     demand_based = True
     roles = frozenset({"server"})
     needs = ("foreman_db_pool",)
@@ -55,11 +64,11 @@ class DbPoolTooSmall(PlanRule):
                                f"threads_max), before puppet-foreman 25.0.0 / foreman-installer 3.11 added + 4); no "
                                f"repeated 'could not obtain a connection from the pool' in the logs; recommended {need} "
                                f"({threads} threads + {margin} for the Katello listeners): {advice}", current=pool,
-                               recommended=want, evidence=ctx.evidence("foreman_db_pool", "puma"),
+                               recommended=want, evidence=ctx.evidence("foreman_db_pool", "puma", about=POOL_WORDS),
                                fixes=fixes, severity=Severity.LOW)
         return self.failed(f"pool {pool} for {threads} Puma threads + {margin} = {need} connections each worker needs: "
                            f"expect 'could not obtain a connection from the pool' errors; {advice}", current=pool,
-                           recommended=want, evidence=ctx.evidence("foreman_db_pool", "puma"), fixes=fixes)
+                           recommended=want, evidence=ctx.evidence("foreman_db_pool", "puma", about=POOL_WORDS), fixes=fixes)
 
 
 RULE = DbPoolTooSmall()

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from foretune.plan.model import Fix
 from foretune.rules import incidents
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
+from foretune.rules.distinct import SERVER_LIMIT
 from foretune.rules.postgresql._defaults import cited, pg_default
 from foretune.rules.recommend import recommended, running_budget
 from foretune.rules.values import pg_int
+
+# a refusal the budget does not explain: who holds the slots decides the fix (end them, or cap that client), and the
+# query that shows them is the step that takes effect first; no max_connections figure is guessed
+HOLDERS = Fix("advice", "pg_stat_activity",
+              "find who holds the connections, then end the idle ones or cap that client (ALTER ROLE ... CONNECTION "
+              "LIMIT n): sudo -u postgres psql -c 'SELECT usename, application_name, client_addr, state, count(*) FROM "
+              "pg_stat_activity GROUP BY 1, 2, 3, 4 ORDER BY 5 DESC;'")
 
 
 class PgConnectionExhaustion(Rule):
@@ -19,6 +28,7 @@ class PgConnectionExhaustion(Rule):
     needs = ("log_incidents",)
     citations = ("gf-postgresql", "pf-db-pool", "pg-conf-sample-90", "pg-conf-defaults")
     symptom_of = ("pg-max-connections-below-budget",)
+    distinct_from = (("foreman-db-pool-too-small", SERVER_LIMIT), ("foreman-db-pool-timeout", SERVER_LIMIT))
 
     def check(self, ctx: Context) -> Outcome:
         found = incidents.incidents(ctx, "pg_connection_exhaustion")
@@ -41,12 +51,14 @@ class PgConnectionExhaustion(Rule):
         else:
             advice = "find who holds the connections (pg_stat_activity): the budget fits"
             why = (f"max_connections {current}{unset} covers the budget of the services in force ({need}): connections are "
-                   "held beyond it (idle sessions, leaks, external clients)")
+                   "held beyond it (idle sessions, leaks, external clients)" if need else
+                   f"max_connections {current}{unset}: the source gives no budget of the services to weigh it against")
+        fixes = rec.fixes if rec is not None and want > current else (HOLDERS,)
         return self.failed(f"PostgreSQL refused connections {incidents.span(found[0])}: {incidents.quote(found[0])}; {why}",
                            current=current, recommended=advice,
                            evidence=(*incidents.evidence(found), *ctx.evidence("postgresql", about="max_connections"),
                                      *(default.evidence(ctx) if default else ())),
-                           fixes=rec.fixes if rec is not None and want > current else (), observed=True,
+                           fixes=fixes, observed=True,
                            **cited(self, default))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from foretune.plan.constants import const
 from foretune.rules import incidents
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.distinct import SERVER_LIMIT
 from foretune.rules.recommend import recommended, running_budget, running_budget_parts, sized_for_running_workers
 from foretune.rules.values import pg_int
 
@@ -18,6 +19,7 @@ class MaxConnectionsBelowBudget(PlanRule):
     severity = Severity.HIGH
     version_added = "0.1.0"
     failing_when = (("pg_connection_exhaustion", ()),)
+    distinct_from = (("foreman-db-pool-too-small", SERVER_LIMIT), ("foreman-db-pool-timeout", SERVER_LIMIT))
     demand_based = True
     roles = frozenset({"server"})
     needs = ("postgresql",)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from foretune.knowledge import threshold
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 
+THREAD_WORDS = ("FOREMAN_PUMA_THREADS_MIN", "FOREMAN_PUMA_THREADS_MAX", "threads_min", "threads_max")
+
 
 class PumaThreadsMinBelowMax(PlanRule):
     id = "puma-threads-min-below-max"
@@ -16,6 +18,9 @@ class PumaThreadsMinBelowMax(PlanRule):
     needs = ("puma",)
     citations = ("gf-puma-threads", "gf-puma-recommendations")
     tunable = "puma.threads_min"
+    # threads a hand-made foreman.service drop-in sets are that file's problem (puma-dropin-override): listed under it
+    symptom_of = ("puma-dropin-override",)
+    symptom_facts = (("puma-dropin-override", ("puma",)),)
 
     def check(self, ctx: Context) -> Outcome:
         assert ctx.plan is not None
@@ -33,14 +38,14 @@ class PumaThreadsMinBelowMax(PlanRule):
         if tmin < tmax:
             return self.failed(f"threads {tmin}-{tmax}: min below max costs memory (the guide: about 12 % less memory with "
                                f"min = max); {advice}", current=f"{tmin}-{tmax}", recommended=f"{want}-{want}",
-                               evidence=ctx.evidence("puma"), fixes=fixes, severity=Severity.LOW)
+                               evidence=ctx.evidence("puma", about=THREAD_WORDS), fixes=fixes, severity=Severity.LOW)
         if tmax == want:
             return self.passed(f"threads {tmin}/{tmax}, the guides' recommendation")
         if tmax == alternative:
             return self.passed(f"threads {tmin}/{tmax}: the installer default, which the guide calls \"a good choice as well\"; "
                                f"the plan recommends {want} (\"we recommend 16 threads with all the tuning profiles\")")
         return self.failed(f"threads {tmin}/{tmax}: neither the guides' {want} nor the installer default {alternative}; {advice}",
-                           current=f"{tmin}-{tmax}", recommended=f"{want}-{want}", evidence=ctx.evidence("puma"), fixes=fixes,
+                           current=f"{tmin}-{tmax}", recommended=f"{want}-{want}", evidence=ctx.evidence("puma", about=THREAD_WORDS), fixes=fixes,
                            severity=Severity.LOW)
 
 

@@ -6,6 +6,8 @@ from foretune.knowledge import hardware
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 from foretune.rules.recommend import profile_now, recommended
 
+WORKER_WORDS = ("FOREMAN_PUMA_WORKERS", "workers")
+
 
 class PumaWorkersOutsideRange(PlanRule):
     id = "puma-workers-outside-range"
@@ -14,7 +16,9 @@ class PumaWorkersOutsideRange(PlanRule):
     severity = Severity.MEDIUM
     version_added = "0.1.0"
     # more workers than the guide's range and more than the RAM holds: one setting, one fix, under the RAM finding
-    symptom_of = ("puma-workers-over-ram-budget",)
+    # workers a hand-made foreman.service drop-in sets are that file's problem (puma-dropin-override): listed under it
+    symptom_of = ("puma-workers-over-ram-budget", "puma-dropin-override")
+    symptom_facts = (("puma-dropin-override", ("puma",)),)
     roles = frozenset({"server"})
     needs = ("puma",)
     citations = ("gf-puma-recommendations",)
@@ -40,7 +44,7 @@ class PumaWorkersOutsideRange(PlanRule):
             assert rec is not None
             return self.failed(f"{workers} workers; the guide measured {nlow}-{nhigh} best for {change.now}, {why} "
                                "(more was slower or unstable under registration load)", current=workers, recommended=rec.value,
-                               evidence=ctx.evidence("puma"), fixes=rec.fixes)
+                               evidence=ctx.evidence("puma", about=WORKER_WORDS), fixes=rec.fixes)
         t = self.recommendation(ctx)
         if low <= workers <= high or workers == t.foretune.value:
             return self.passed(f"{workers} workers, guide {low}-{high} for {ctx.plan.profile}")
@@ -48,7 +52,7 @@ class PumaWorkersOutsideRange(PlanRule):
         plan_note = "" if low <= t.foretune.value <= high else f"; the plan gives {t.foretune.value} for this box ({t.foretune.reason})"
         return self.failed(f"{workers} workers; the guide measured {low}-{high} best for {ctx.plan.profile} "
                            f"({side} was slower or unstable under registration load){plan_note}",
-                           current=workers, recommended=t.foretune.value, evidence=ctx.evidence("puma"), fixes=t.fixes)
+                           current=workers, recommended=t.foretune.value, evidence=ctx.evidence("puma", about=WORKER_WORDS), fixes=t.fixes)
 
 
 RULE = PumaWorkersOutsideRange()
