@@ -89,3 +89,29 @@ def test_lenient_parsers_ignore_noise() -> None:
     assert parse_packages("# header\nnot-a-package\nfoo-1.2-3.el8.noarch  Mon\n") == {"foo": "1.2"}
     assert parse_redis_conf("# c\n\nmaxmemory 1gb\n") == {"maxmemory": "1gb"}
     assert parse_tuned_active("Cannot talk to TuneD daemon via DBus.\n") is None
+
+
+def test_apache_directives_separated_by_tabs_are_read() -> None:
+    # Apache splits a directive from its arguments on any whitespace: a passenger.conf indented and separated with
+    # tabs by hand ("\tPassengerMaxPoolSize\t12") sets the pool as the same line with spaces does
+    text = "<IfModule mod_passenger.c>\n\tPassengerMaxPoolSize\t12\n\tPassengerMaxRequestQueueSize\t200\n</IfModule>\n"
+    found = [(d.name, d.args, d.sections) for d in parse_directives(text)]
+    assert found == [("PassengerMaxPoolSize", "12", ("IfModule mod_passenger.c",)),
+                     ("PassengerMaxRequestQueueSize", "200", ("IfModule mod_passenger.c",))]
+    assert [(d.name, d.args) for d in parse_directives("ServerLimit\t\t512\nKeepAlive\n")] == [("ServerLimit", "512"),
+                                                                                           ("KeepAlive", "")]
+
+
+def test_candlepins_tomcat_started_by_its_bootstrap_class_is_no_outsider() -> None:
+    # Satellite 6.2's tomcat.service runs "/usr/lib/jvm/jre/bin/java ... org.apache.catalina.startup.Bootstrap start"
+    # as user tomcat, with no /usr/share/tomcat on its command line: that java is Candlepin, never "the largest process
+    # outside the Satellite services" (a co-located logstash is)
+    from foretune.facts.parsers.process import parse_ps_others, parse_ps_rss
+
+    ps = ("USER       PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND\n"
+          "tomcat    1301  2.0  4.4 9000000 1468006 ?    Sl   Dec28  90:00 /usr/lib/jvm/jre/bin/java -Xms1024m -Xmx4096m "
+          "org.apache.catalina.startup.Bootstrap start\n"
+          "logstash  2200  9.0 28.0 12000000 9437184 ?   Sl   Dec28 900:00 /usr/share/logstash/jdk/bin/java -Xmx8g "
+          "org.logstash.Logstash\n")
+    assert [(p["command"], p["user"], p["pid"]) for p in parse_ps_others(ps)] == [("java", "logstash", 2200)]
+    assert parse_ps_rss(ps)["Candlepin"]["rss_bytes"] == 1468006 * 1024

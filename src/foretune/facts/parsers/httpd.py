@@ -44,6 +44,6 @@ def parse_directives(text: str) -> list[Directive]:
         if line.startswith("<") and line.endswith(">"):
             stack.append(" ".join(line[1:-1].split()))
             continue
-        name, _, args = line.partition(" ")
-        out.append(Directive(name, " ".join(args.split()).strip('"'), tuple(stack), number))
+        name, *rest = line.split(None, 1)  # any whitespace separates a directive from its arguments, tabs included
+        out.append(Directive(name, " ".join("".join(rest).split()).strip('"'), tuple(stack), number))
     return out

@@ -14,7 +14,7 @@ SERVICES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Foreman (Puma)", ("puma", "foreman-ruby", "/usr/share/foreman")),
     ("Passenger", ("Passenger", "passenger")),
     ("PostgreSQL", ("postgres", "postmaster")),
-    ("Candlepin", ("tomcat", "candlepin")),
+    ("Candlepin", ("tomcat", "candlepin", "org.apache.catalina")),  # Tomcat started as "java ... catalina.startup.Bootstrap"
     ("pulpcore", ("pulpcore", "gunicorn", "pulp")),
     ("MongoDB", ("mongod",)),
     ("Redis", ("redis-server", "redis")),
