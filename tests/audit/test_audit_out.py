@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,16 @@ def test_apply_md_gives_a_problem_the_severity_the_report_gives_it(tmp_path: Pat
     assert found["puma-workers-outside-range"]["severity"] == "low"
     steps = (out / "APPLY.md").read_text(encoding="utf-8")
     assert "- **low** only 5 Puma workers fit this box" in steps and "- **medium** only 5 Puma workers" not in steps
+
+
+def test_a_capsules_hiera_names_no_tuning_profile_and_no_empty_reason(tmp_path: Path) -> None:
+    # capsule-6.15-pull-rex without its custom-hiera.yaml (so the fragment is printed, not the site's file merged): the
+    # text report says "Profile   none (Capsules have no tuning profiles)", and the hiera output of the same Capsule
+    # says the same; every key it sets carries a reason (never a bare "# " line)
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "capsule-6.15-pull-rex", tree, symlinks=True)
+    (tree / "etc/foreman-installer/custom-hiera.yaml").unlink()
+    text = run_cli("audit", str(tree), "--format", "hiera", "--fail-on", "critical").stdout
+    first = text.splitlines()[0]
+    assert first.endswith(", no tuning profile (Capsules have none)") and "profile default" not in first
+    assert "# \n" not in text and not text.endswith("# ")

@@ -386,3 +386,11 @@ def test_pool_timeouts_with_a_pool_that_covers_its_threads_join_postgresql_refus
     assert "pool 9 covers the 5 Puma threads in force + 4" in timeout["message"]
     assert "sudo -u postgres psql -c 'ALTER SYSTEM RESET max_connections;'" in limit["fixes"][0]
     assert not [pair for f in (limit, *limit["symptoms"]) for pair in f["recommends"] if pair["tunable"] == "foreman::db_pool"]
+
+
+def test_two_connection_findings_with_nothing_measured_say_nothing_of_log_lines() -> None:
+    # plain satellite-6.15: no PostgreSQL or production.log in the source; the ALTER SYSTEM limit and the drop-in's
+    # pool are configuration risks only, so neither explains itself by 'too many clients' or ConnectionTimeoutError
+    found = failing(SOS / "satellite-6.15")
+    for rule in ("pg-max-connections-below-budget", "puma-dropin-override"):
+        assert "a separate problem from" not in found[rule]["message"]

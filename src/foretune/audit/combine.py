@@ -74,8 +74,10 @@ def combine(findings: list[Finding], rules: Iterable[Rule]) -> list[Finding]:
 
 def _why_separate(findings: list[Finding], distinct: dict[str, tuple[tuple[str, str], ...]]) -> list[Finding]:
     """Each failing finding that stays apart from another failing one that looks alike (``Rule.distinct_from``, its
-    own rule's or a symptom's) says why, naming it: two root causes, each with its own fix, never one problem twice."""
-    tops = [f for f in findings if f.counts]
+    own rule's or a symptom's) says why, naming it: two root causes, each with its own fix, never one problem twice.
+    Only when both are measured (the logs show each failing): two configuration risks with no error in the source
+    read as two findings already, and the errors the reason names would not be in the source."""
+    tops = [f for f in findings if f.counts and f.basis == "measured"]
     members = {id(f): {f.rule_id, *(s.rule_id for s in f.symptoms)} for f in tops}
     out = []
     for f in findings:

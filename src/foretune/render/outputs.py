@@ -68,7 +68,8 @@ def _reason(plan: Plan, change: Change) -> str:
     if t is not None and t.foretune.reason == change.reason:
         return (f"{t.title}: {t.foretune.reason} (installer: {format_setting(t.installer.value, t.unit, missing='not set')}) "
                 f"[{', '.join(change.citations)}]")
-    return f"{change.reason} [{', '.join(change.citations)}]" if change.citations else change.reason
+    reason = change.reason or (f"what {change.source} asks for" if change.source not in ("", "plan") else "")
+    return f"{reason} [{', '.join(change.citations)}]" if change.citations else reason or change.tunable
 
 
 OVERRIDE_NOTE = ("a key set in custom-hiera.yaml overrides the installer option for it (and the tuning profile): an "
@@ -111,7 +112,8 @@ def hiera_fragment(plan: Plan, changes: ChangeSet | None = None) -> str:
     a value set in both places would make every later installer flag for it silently ineffective.
     """
     cs = changes_of(plan, changes)
-    lines = [f"# foretune plan for {plan.release.label}, {plan.input.role}, {plan.input.hosts} hosts, profile {plan.profile}",
+    profile = "no tuning profile (Capsules have none)" if plan.input.role == "capsule" else f"profile {plan.profile}"
+    lines = [f"# foretune plan for {plan.release.label}, {plan.input.role}, {plan.input.hosts} hosts, {profile}",
              *(["# Values here win over --tuning: remove them before changing profiles."] if tuning_applies(plan) else []),
              *(["# Values with an installer option are on the installer command (installer.sh), not here: custom-hiera "
                 "would win over them."] if build.installer_options(cs) else []),
