@@ -76,7 +76,9 @@ def rendered(rule: Rule) -> str:
     fix = "unsafe (see Fix safety)" if rule.unsafe_fix else "safe"
     symptom = (f"\n- Symptom of: {', '.join(f'[{r}]({r}.md)' for r in rule.symptom_of)} (listed under that finding when it "
                "fails quoting the same lines)") if rule.symptom_of else ""
-    text = text[:header_end] + f"\n- Added in: foretune {rule.version_added}\n- Fix: {fix}{symptom}" + text[header_end:]
+    separate = (f"\n- Separate from: {', '.join(f'[{r}]({r}.md)' for r, _ in rule.distinct_from)} (two findings when "
+                "both fail, each saying why when the logs show both)") if rule.distinct_from else ""
+    text = text[:header_end] + f"\n- Added in: foretune {rule.version_added}\n- Fix: {fix}{symptom}{separate}" + text[header_end:]
     return text.replace("## Fix safety\n\n", f"## Fix safety\n\n{fix_safety_line(rule)}\n\n", 1)
 
 
