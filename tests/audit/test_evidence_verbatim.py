@@ -205,3 +205,15 @@ def test_an_unset_keepalive_limit_is_quoted_for_what_the_files_lack(tmp_path: Pa
     assert keepalive["current"] == 100
     assert keepalive["evidence"] and all(e["excerpt"] == "no MaxKeepAliveRequests (Apache's default 100 applies)"
                                          for e in keepalive["evidence"])
+
+
+def test_a_saturated_passenger_queue_quotes_its_queue_and_pool_not_min_instances() -> None:
+    # satellite-6.2: passenger_status_pool "Max pool size : 20", "Processes     : 20"; passenger.conf
+    # PassengerMaxPoolSize 20 and PassengerMaxRequestQueueSize 250; 05-foreman-ssl.conf's PassengerMinInstances 1
+    # sizes neither the queue nor the pool, so the finding does not quote it
+    top = failing(SOS / "satellite-6.2")
+    saturated = next(x for f in top for x in (f, *f["symptoms"]) if x["rule"] == "passenger-queue-saturated")
+    quoted = [f"{e['location']}: {e['excerpt']}" for e in saturated["evidence"]]
+    assert "etc/httpd/conf.d/passenger.conf: PassengerMaxRequestQueueSize 250" in quoted
+    assert "etc/httpd/conf.d/passenger.conf: PassengerMaxPoolSize 20" in quoted
+    assert not any("PassengerMinInstances" in line for line in quoted)

@@ -38,7 +38,10 @@ class PassengerQueueSaturated(Rule):
         pool, running = status.get("max_pool_size") or 0, status.get("processes") or 0
         limit = ((ctx.facts.value("passenger") or {}).get("PassengerMaxRequestQueueSize")
                  or module_default("passenger", "max_request_queue_size"))
-        evidence = ctx.evidence("passenger_status", "passenger")
+        # the queue and the pool it judges: passenger-status's counts and the directives that bound them (never the
+        # vhost's PassengerMinInstances, which sizes neither)
+        evidence = ctx.evidence("passenger_status", "passenger", whole=True,
+                                about=("queue", "pool", "processes", "PassengerMaxRequestQueueSize", "PassengerMaxPoolSize"))
         if queued == 0:
             return self.passed(f"{running} of {pool} processes, nothing queued")
         fixes = growth_fixes(ctx, "passenger.max_pool_size", pool, "PassengerMaxPoolSize")
