@@ -217,3 +217,55 @@ def test_a_saturated_passenger_queue_quotes_its_queue_and_pool_not_min_instances
     assert "etc/httpd/conf.d/passenger.conf: PassengerMaxRequestQueueSize 250" in quoted
     assert "etc/httpd/conf.d/passenger.conf: PassengerMaxPoolSize 20" in quoted
     assert not any("PassengerMinInstances" in line for line in quoted)
+
+
+def test_an_unset_postgresql_setting_is_quoted_for_what_the_files_lack(tmp_path: Path) -> None:
+    """satellite-6.15 (PostgreSQL 12, postgresql.auto.conf sets max_connections) with its effective_cache_size and
+    autovacuum_vacuum_cost_limit lines removed: PostgreSQL's defaults apply (4GB, pg-release-94-defaults; -1, so
+    vacuum_cost_limit 200, pg-conf-sample-90). Each file read is quoted for the line it lacks, never for its
+    max_connections, shared_buffers or work_mem lines (feedback D6)."""
+    import shutil
+
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15", tree, symlinks=True)
+    data = tree / "var" / "lib" / "pgsql" / "data"
+    conf = data / "postgresql.conf"
+    conf.write_text("".join(line for line in conf.read_text().splitlines(keepends=True)
+                            if not line.startswith(("effective_cache_size", "autovacuum_vacuum_cost_limit"))))
+    found = {f["rule"]: f for f in failing(tree)}
+    files = {"var/lib/pgsql/data/postgresql.conf", "var/lib/pgsql/data/postgresql.auto.conf"}
+
+    def quoted(rule: str) -> list[str]:
+        return [f"{e['location']}: {e['excerpt']}" for e in found[rule]["evidence"] if e["location"] in files]
+
+    assert quoted("pg-effective-cache-size-low") == [
+        "var/lib/pgsql/data/postgresql.conf: no effective_cache_size (PostgreSQL's default 4GB applies)",
+        "var/lib/pgsql/data/postgresql.auto.conf: no effective_cache_size (PostgreSQL's default 4GB applies)"]
+    assert quoted("pg-autovacuum-cost-limit-low") == [
+        "var/lib/pgsql/data/postgresql.conf: no autovacuum_vacuum_cost_limit (so vacuum_cost_limit applies)",
+        "var/lib/pgsql/data/postgresql.auto.conf: no autovacuum_vacuum_cost_limit (so vacuum_cost_limit applies)",
+        "var/lib/pgsql/data/postgresql.conf: no vacuum_cost_limit (PostgreSQL's default 200 applies)",
+        "var/lib/pgsql/data/postgresql.auto.conf: no vacuum_cost_limit (PostgreSQL's default 200 applies)"]
+    text = run_cli("audit", str(tree), "--fail-on", "critical").stdout
+    assert "evidence: var/lib/pgsql/data/postgresql.conf: no effective_cache_size (PostgreSQL's default 4GB applies)" in text
+
+
+def test_oom_kills_in_dmesg_and_messages_count_once_and_the_text_view_keeps_the_kill(tmp_path: Path) -> None:
+    """satellite-6.15-logstash (messages: "Feb 12 10:02:13 ... Killed process 3300 (java)") with a dmesg holding that
+    kill and a later one of ruby: two kills, said alike by the headline and the oom-kills symptom, and the text view's
+    excerpt of the ruby line starts where the line does, "Out of memory: Killed process" kept (feedback D6)."""
+    import shutil
+
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-logstash", tree, symlinks=True)
+    (tree / "sos_commands" / "kernel" / "dmesg").write_text(
+        "[1702811.220977] Out of memory: Killed process 3300 (java) total-vm:8123456kB, anon-rss:2768896kB, file-rss:0kB, "
+        "shmem-rss:0kB, UID:91 pgtables:6012kB oom_score_adj:0\n"
+        "[1789210.551234] Out of memory: Killed process 2013 (ruby) total-vm:1900000kB, anon-rss:840000kB, file-rss:0kB, "
+        "shmem-rss:0kB, UID:986 pgtables:2312kB oom_score_adj:0\n")
+    found = {f["rule"]: f for f in failing(tree)}
+    budget = found["memory-budget-over-ram"]
+    assert "already failing 2 times" in budget["message"]
+    assert "killed java, ruby 2 times" in found["oom-kills"]["message"]
+    text = run_cli("audit", str(tree), "--fail-on", "critical").stdout
+    assert "evidence: sos_commands/kernel/dmesg: [1789210.551234] Out of memory: Killed process 2013 (ruby)" in text

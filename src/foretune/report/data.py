@@ -98,6 +98,8 @@ def short_excerpt(excerpt: str, limit: int, proves: str = "") -> str:
     'Id=httpd.service | LimitNOFILE=1024'
     >>> short_excerpt("a" * 50 + " x=40 " + "b" * 50, 40, "40")
     '…aaaaaaaaaaaaaaaaaaaaaa x=40 bbbbbbbbbb…'
+    >>> short_excerpt("[9.5] Out of memory: Killed process 2013 (ruby) " + "x" * 30 + " file-rss:0kB", 60, "0 kills")
+    '[9.5] Out of memory: Killed process 2013 (ruby) xxxxxxxxxxx…'
     """
     line = " | ".join(part.strip() for part in excerpt.splitlines() if part.strip())
     if len(line) <= limit:
@@ -114,8 +116,10 @@ def short_excerpt(excerpt: str, limit: int, proves: str = "") -> str:
         if not kept:
             kept = {0}
         return _joined(parts, sorted(kept))
-    found = next((m for n in numbers for m in [n.search(line)] if m), None)
-    if found is None:
+    # a single digit (a log line's "file-rss:0kB") proves nothing by itself: it never moves the cut off the line's head,
+    # which says what the line is ("Out of memory: Killed process ..."); nor does a number the head already holds
+    found = next((m for n in numbers for m in [n.search(line)] if m and len(m.group()) > 1), None)
+    if found is None or found.end() <= limit - 1:
         return line[:limit - 1] + "…"
     start = max(0, min(found.start() - (limit - 2) * 2 // 3, len(line) - (limit - 2)))
     return ("…" if start else "") + line[start:start + limit - 2] + ("…" if start + limit - 2 < len(line) else "")

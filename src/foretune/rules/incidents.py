@@ -36,3 +36,19 @@ def evidence(found: list[dict[str, Any]]) -> tuple[Evidence, ...]:
 def times(found: list[dict[str, Any]]) -> int:
     """How many times the incidents occurred in all (an incident without a count occurred once)."""
     return sum(int(i.get("count") or 1) for i in found)
+
+
+def distinct(found: list[dict[str, Any]]) -> int:
+    """Occurrences in the logs, each once: the kernel's ring buffer (dmesg) and the syslog copy of it (messages) quote
+    the same ``Killed process PID (name)``, so incidents that name their events (``keys``) are counted by those; the
+    others by count."""
+    named = {k for i in found for k in i.get("keys") or ()}
+    return len(named) + sum(int(i.get("count") or 0) for i in found if not i.get("keys"))
+
+
+def overall(found: list[dict[str, Any]]) -> dict[str, Any]:
+    """The incidents as one, for :func:`span`: each occurrence counted once (:func:`distinct`) over the time range of
+    every file's lines (each incident is one file's), not the first one's alone."""
+    stamps = sorted(str(t) for i in found for t in (i.get("first"), i.get("last")) if t)
+    return {**(found[0] if found else {}), "count": distinct(found), "first": stamps[0] if stamps else None,
+            "last": stamps[-1] if stamps else None}

@@ -34,13 +34,10 @@ class OomKills(Rule):
         if not found and not counter:
             return self.passed("no OOM kill in the logs" + (", oom_kill 0 in /proc/vmstat" if counter == 0 else ""))
         victims = sorted({str(i.get("service")) for i in found if i.get("service")})
-        kills = distinct_kills(found)
+        kills = incidents.distinct(found)
         # the quote a reader can date: a syslog or dmesg -T copy of a kill before the ring buffer's seconds since boot
         found = sorted(found, key=lambda i: not (i.get("first") or i.get("last")))
-        # the time range over every file's kills (each incident is one file's), not the first one's alone
-        firsts = sorted(str(t) for i in found for t in (i.get("first"), i.get("last")) if t)
-        whole = {**(found[0] if found else {}), "count": kills, "first": firsts[0] if firsts else None, "last": firsts[-1] if firsts else None}
-        what = (f"killed {', '.join(victims)} {incidents.span(whole)}: {incidents.quote(found[0])}"
+        what = (f"killed {', '.join(victims)} {incidents.span(incidents.overall(found))}: {incidents.quote(found[0])}"
                 if found else f"killed {counter} processes since boot (/proc/vmstat oom_kill)")
         if found and counter == 0:  # the counter and the logs disagree only in time: say so, not leave two figures
             what += "; /proc/vmstat's oom_kill 0 counts since the last boot, so the kill came before it"
@@ -68,13 +65,6 @@ def _ram_to_add(ctx: Context, found: list[dict[str, Any]]) -> list[Fix]:
     return [Fix("advice", "hardware", f"add RAM to at least {total} GiB ({format_gib(int(ram))} now + the "
                                       f"{format_gib(held)} the killed {name} held, which the box could not give it), "
                                       "then audit again after a day of normal load")]
-
-
-def distinct_kills(found: list[dict[str, Any]]) -> int:
-    """Kills in the logs, each once: the kernel's ring buffer (dmesg) and the syslog copy of it (messages) quote
-    the same ``Killed process PID (name)``, so kills the logs name are counted by PID and name; the others by count."""
-    named = {k for i in found for k in i.get("keys") or ()}
-    return len(named) + sum(int(i.get("count") or 0) for i in found if not i.get("keys"))
 
 
 RULE = OomKills()

@@ -55,6 +55,19 @@ class PgDefault:
         return (line, *(ctx.evidence("postgresql_version") if self.version is not None else ()))
 
 
+def setting_evidence(ctx: Context, setting: str, default: PgDefault | None) -> tuple[Evidence, ...]:
+    """What shows the value in force: the lines that set ``setting``; when none does (``default``), each file read
+    saying it has no such line, then the default's citation (never the file's other lines: they prove nothing here)."""
+    if default is None:
+        return ctx.evidence("postgresql", about=setting)
+    return (*absent(ctx, setting, f"PostgreSQL's default {default.value} applies"), *default.evidence(ctx))
+
+
+def absent(ctx: Context, setting: str, then: str) -> tuple[Evidence, ...]:
+    """Each PostgreSQL file read, quoted for the line it lacks: ``no work_mem (PostgreSQL's default 4MB applies)``."""
+    return tuple(Evidence(e.fact, e.location, f"no {setting} ({then})") for e in ctx.evidence("postgresql"))
+
+
 def cited(rule: Rule, default: PgDefault | None) -> dict[str, tuple[str, ...]]:
     """The ``citations`` keyword of an outcome: the rule's citations with, of PostgreSQL's default history, only the
     step that applied, or none of that history when the setting is configured (the default played no part)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
-from foretune.rules.postgresql._defaults import cited, pg_default
+from foretune.rules.postgresql._defaults import absent, cited, pg_default, setting_evidence
 from foretune.rules.values import pg_int
 
 
@@ -36,7 +36,9 @@ class AutovacuumCostLimitLow(PlanRule):
         return self.failed(f"autovacuum_vacuum_cost_limit -1, so vacuum_cost_limit {shown}: bloat grows on the facts, tasks "
                            "and audits tables",
                            current=current, recommended=t.foretune.value,
-                           evidence=(*ctx.evidence("postgresql"), *(default.evidence(ctx) if default else ())), fixes=t.fixes,
+                           evidence=(*(absent(ctx, "autovacuum_vacuum_cost_limit", "so vacuum_cost_limit applies") if raw is None
+                                       else ctx.evidence("postgresql")),
+                                     *setting_evidence(ctx, "vacuum_cost_limit", default)), fixes=t.fixes,
                            **cited(self, default))
 
 

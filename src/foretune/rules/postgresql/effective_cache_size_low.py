@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from foretune.knowledge import threshold
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
-from foretune.rules.postgresql._defaults import cited, pg_default
+from foretune.rules.postgresql._defaults import cited, pg_default, setting_evidence
 from foretune.units import format_gib, pg_size
 
 
@@ -33,7 +33,7 @@ class EffectiveCacheSizeLow(PlanRule):
         return self.failed(f"effective_cache_size {shown} is under {fraction * 100:g} % of the recommended "
                            f"{t.foretune.value}: the planner avoids index scans that would be cached",
                            current=raw if default is None else default.value, recommended=t.foretune.value,
-                           evidence=(*ctx.evidence("postgresql"), *(default.evidence(ctx) if default else ())),
+                           evidence=setting_evidence(ctx, "effective_cache_size", default),
                            fixes=t.fixes, **cites)
 
 

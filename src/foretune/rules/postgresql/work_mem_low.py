@@ -6,7 +6,7 @@ from foretune.knowledge.precedence import Shadow, postgresql_shadow
 from foretune.plan.model import Fix
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 from foretune.rules.capacity.memory_over_ram import measured_shortage
-from foretune.rules.postgresql._defaults import cited, pg_default
+from foretune.rules.postgresql._defaults import cited, pg_default, setting_evidence
 from foretune.units import pg_size
 
 
@@ -48,12 +48,12 @@ class WorkMemLow(PlanRule):
                                f"measures {short}: no work_mem increase until memory is freed or added "
                                "(see memory-budget-over-ram)", current=raw if default is None else default.value,
                                recommended="free or add memory first",
-                               evidence=(*ctx.evidence("postgresql"), *(default.evidence(ctx) if default else ())),
+                               evidence=setting_evidence(ctx, "work_mem", default),
                                fixes=(Fix("advice", "memory", "free or add memory until MemAvailable recovers, then raise "
                                                               f"work_mem to {t.foretune.value}"),), **cites)
         return self.failed(f"work_mem {shown}: sorts and hashes of large Foreman queries spill to disk",
                            current=raw if default is None else default.value, recommended=t.foretune.value,
-                           evidence=(*ctx.evidence("postgresql"), *(default.evidence(ctx) if default else ())),
+                           evidence=setting_evidence(ctx, "work_mem", default),
                            fixes=t.fixes, **cites)
 
 
