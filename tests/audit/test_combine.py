@@ -306,7 +306,7 @@ def test_a_hand_made_dropin_that_leaves_the_pool_behind_is_one_finding() -> None
         assert "the cause is" not in pool["message"]  # the root names the file, once
         assert not pool["fixes"]  # every fix line is the root's
         assert root["fixes"] == [
-            "rm /etc/systemd/system/foreman.service.d/override.conf && systemctl daemon-reload",
+            "mv /etc/systemd/system/foreman.service.d/override.conf /root/foreman.service.d-override.conf && systemctl daemon-reload",
             "--foreman-foreman-service-puma-threads-min 16", "--foreman-foreman-service-puma-threads-max 16",
             "--foreman-db-pool 20", "systemctl restart foreman"]
         medium_up = sorted(r for r, f in found.items() if f["severity"] in ("medium", "high", "critical"))

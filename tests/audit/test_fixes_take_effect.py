@@ -56,7 +56,7 @@ def test_a_hand_made_override_that_sets_puma_threads_is_named_and_removed() -> N
     f = finding("satellite-6.15", "puma-dropin-override")  # the file is the root cause, the pool its symptom
     assert (f["status"], f["severity"]) == ("fail", "medium")  # a setting with nothing measured: at most medium
     assert "etc/systemd/system/foreman.service.d/override.conf is a hand-made drop-in" in f["message"]
-    assert f["fixes"][0] == "rm /etc/systemd/system/foreman.service.d/override.conf && systemctl daemon-reload"
+    assert f["fixes"][0] == "mv /etc/systemd/system/foreman.service.d/override.conf /root/foreman.service.d-override.conf && systemctl daemon-reload"
     assert "--foreman-foreman-service-puma-threads-max 16" in f["fixes"] and "--foreman-db-pool 20" in f["fixes"]
     assert f["fixes"][-1] == "systemctl restart foreman"
     assert {"fact": "puma", "location": "etc/systemd/system/foreman.service.d/override.conf",
@@ -325,7 +325,7 @@ def test_the_pool_and_tomcat_are_sized_for_the_threads_left_once_the_override_is
     pool = next(s for s in root["symptoms"] if s["rule"] == "foreman-db-pool-too-small")
     assert pool["recommended"] == 20 and "--foreman-db-pool 20" in root["fixes"]
     assert not any("--foreman-db-pool 28" in fix for fix in (*root["fixes"], *pool["fixes"]))
-    assert root["fixes"][0] == "rm /etc/systemd/system/foreman.service.d/override.conf && systemctl daemon-reload"
+    assert root["fixes"][0] == "mv /etc/systemd/system/foreman.service.d/override.conf /root/foreman.service.d-override.conf && systemctl daemon-reload"
     tomcat = found["candlepin-tomcat-threads"]
     assert tomcat["recommended"] == 192 and "12 workers x 16 threads the change set leaves = 192" in tomcat["message"]
 

@@ -317,7 +317,7 @@ class _Builder:
 
     def _command(self, tunable: str, command: str, reason: str, cites: tuple[str, ...], source: str) -> None:
         reset = re.search(r"ALTER SYSTEM RESET (\w+);", command)
-        removed = re.fullmatch(r"rm (/etc/systemd/system/([^/]+)\.d/[^ ]+) && systemctl daemon-reload", command)
+        removed = re.fullmatch(r"mv (/etc/systemd/system/([^/]+)\.d/[^ ]+) /root/\S+ && systemctl daemon-reload", command)
         tuning = re.search(r"--tuning (\S+)$", command)
         include = re.fullmatch(r"sed -i '/\^\[\[:space:\]\]\*(\w+)\[\[:space:\]\]\*=/d' /\S+", command)
         if include:  # the audit's removal of a line a file postgresql.conf includes sets (audit.effect): a file edit

@@ -151,9 +151,19 @@ def systemd_shadows(unit: str, key: str, dropins: Iterable[tuple[str, str]], own
         lines = [line.strip() for line in text.splitlines() if line.strip().startswith(f"{key}=")]
         if lines:
             path = "/" + location.lstrip("/")
-            found.append(Shadow(location, " | ".join(lines), f"remove {path}", f"rm {path} && systemctl daemon-reload",
+            found.append(Shadow(location, " | ".join(lines), f"remove {path}", f"{move_aside(path)} && systemctl daemon-reload",
                                 (str(entry["citation"]),)))
     return found
+
+
+def move_aside(path: str) -> str:
+    """The command that takes a drop-in out of systemd's reach and keeps it: moved to /root under its unit's name
+    (two units' ``override.conf`` never overwrite each other there).
+
+    >>> move_aside("/etc/systemd/system/foreman.service.d/override.conf")
+    'mv /etc/systemd/system/foreman.service.d/override.conf /root/foreman.service.d-override.conf'
+    """
+    return f"mv {path} /root/{posixpath.basename(posixpath.dirname(path))}-{posixpath.basename(path)}"
 
 
 def installer_order(foreman_version: str | None = None) -> list[str]:

@@ -10,6 +10,7 @@ from foretune.changes import build
 from foretune.changes.build import installer_program
 from foretune.changes.model import Blocked, Change, ChangeSet
 from foretune.knowledge import load_data
+from foretune.knowledge.precedence import move_aside
 from foretune.knowledge.profiles import PG
 from foretune.plan.model import Fix, Plan, Tunable
 from foretune.plan.refused import tuning_applies
@@ -275,8 +276,9 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
         elif c.channel == "dropin" and c.op == "remove":
             restart = (f" Restart {', '.join(c.units)} after the installer run (`systemctl restart {' '.join(c.units)}`): the "
                        "installer restarts it only when its own files change." if c.units else "")
-            steps.append(f"{n}. Move `{c.file}` away (`mv {c.file} /root/`) and run `systemctl daemon-reload`: {c.reason}.{restart} "
-                         "Undo: move it back and run `systemctl daemon-reload`.")
+            moved = move_aside(c.file)
+            steps.append(f"{n}. Move `{c.file}` away (`{moved}`) and run `systemctl daemon-reload`: {c.reason}.{restart} "
+                         f"Undo: `mv {moved.split()[-1]} {c.file}` and run `systemctl daemon-reload`.")
             n += 1
     sets = [c for c in cs.changes if c.channel == "custom-hiera" and c.op == "set"]
     removed = [c for c in cs.changes if c.channel == "custom-hiera" and c.op == "remove"]
