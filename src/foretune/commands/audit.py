@@ -317,7 +317,10 @@ def _tomcat_as_set(findings: list[Any], changes: Any, plan: Any) -> list[Any]:
             return dataclasses.replace(f, message=f"{message}; they fit puppet-candlepin's maxThreads {f.current}: no "
                                                   "server.xml edit once the change set is in", fixes=lines,
                                        recommended=f.current)
-        return dataclasses.replace(f, message=message, fixes=(*lines, advice), recommended=after)
+        # the rule's record of its advice carries the set's text too: the reports show the line as advice, not code
+        records = tuple(r._replace(value=advice) if r.kind == "advice" and r.target == build.TOMCAT_SERVER_XML
+                        else r for r in f.fix_records)
+        return dataclasses.replace(f, message=message, fixes=(*lines, advice), recommended=after, fix_records=records)
 
     return [resized(f) for f in findings]
 
