@@ -235,19 +235,23 @@ def test_an_unset_postgresql_setting_is_quoted_for_what_the_files_lack(tmp_path:
     found = {f["rule"]: f for f in failing(tree)}
     files = {"var/lib/pgsql/data/postgresql.conf", "var/lib/pgsql/data/postgresql.auto.conf"}
 
-    def quoted(rule: str) -> list[str]:
-        return [f"{e['location']}: {e['excerpt']}" for e in found[rule]["evidence"] if e["location"] in files]
+    def quoted(rule: str) -> list[str]:  # no excerpt (nothing of the file is quoted), a note of what it lacks
+        return [f"{e['location']}: {e['excerpt']}({e.get('note')})" for e in found[rule]["evidence"] if e["location"] in files]
 
     assert quoted("pg-effective-cache-size-low") == [
-        "var/lib/pgsql/data/postgresql.conf: no effective_cache_size (PostgreSQL's default 4GB applies)",
-        "var/lib/pgsql/data/postgresql.auto.conf: no effective_cache_size (PostgreSQL's default 4GB applies)"]
+        "var/lib/pgsql/data/postgresql.conf: (no line sets effective_cache_size; PostgreSQL's default 4GB applies)",
+        "var/lib/pgsql/data/postgresql.auto.conf: (no line sets effective_cache_size; PostgreSQL's default 4GB applies)"]
     assert quoted("pg-autovacuum-cost-limit-low") == [
-        "var/lib/pgsql/data/postgresql.conf: no autovacuum_vacuum_cost_limit (so vacuum_cost_limit applies)",
-        "var/lib/pgsql/data/postgresql.auto.conf: no autovacuum_vacuum_cost_limit (so vacuum_cost_limit applies)",
-        "var/lib/pgsql/data/postgresql.conf: no vacuum_cost_limit (PostgreSQL's default 200 applies)",
-        "var/lib/pgsql/data/postgresql.auto.conf: no vacuum_cost_limit (PostgreSQL's default 200 applies)"]
+        "var/lib/pgsql/data/postgresql.conf: (no line sets autovacuum_vacuum_cost_limit; vacuum_cost_limit applies in its place)",
+        "var/lib/pgsql/data/postgresql.auto.conf: (no line sets autovacuum_vacuum_cost_limit; vacuum_cost_limit applies in its place)",
+        "var/lib/pgsql/data/postgresql.conf: (no line sets vacuum_cost_limit; PostgreSQL's default 200 applies)",
+        "var/lib/pgsql/data/postgresql.auto.conf: (no line sets vacuum_cost_limit; PostgreSQL's default 200 applies)"]
+    for e in (e for f in found.values() for e in f["evidence"] if e.get("note", "").startswith("no line sets ")):
+        setting = e["note"].split()[3].rstrip(";")  # the note is true: the file has no line setting it
+        assert not re.search(rf"^\s*{setting}\b", (tree / e["location"]).read_text(), re.M), e
     text = run_cli("audit", str(tree), "--fail-on", "critical").stdout
-    assert "evidence: var/lib/pgsql/data/postgresql.conf: no effective_cache_size (PostgreSQL's default 4GB applies)" in text
+    assert ("evidence: var/lib/pgsql/data/postgresql.conf: (no line sets effective_cache_size; PostgreSQL's default 4GB "
+            "applies)") in " ".join(text.split())
 
 
 def test_oom_kills_in_dmesg_and_messages_count_once_and_the_text_view_keeps_the_kill(tmp_path: Path) -> None:

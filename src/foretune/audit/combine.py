@@ -128,7 +128,7 @@ def _quotes(root: Evidence, line: Evidence) -> bool:
     if root.location != line.location:
         return False
     mine = {p.strip() for p in line.excerpt.split(" | ") if p.strip()}
-    return root.excerpt == line.excerpt or (bool(mine) and mine <= {p.strip() for p in root.excerpt.split(" | ")})
+    return (root.excerpt, root.note) == (line.excerpt, line.note) or (bool(mine) and mine <= {p.strip() for p in root.excerpt.split(" | ")})
 
 
 def fix_once(findings: list[Finding]) -> list[Finding]:

@@ -97,7 +97,8 @@ def redacted(report: Report) -> Report:
     def clean(f: Finding) -> Finding:
         return dataclasses.replace(
             f, message=redact_text(f.message), current=redact_data(f.current), recommended=redact_data(f.recommended),
-            evidence=tuple(Evidence(e.fact, redact_text(e.location), redact_text(e.excerpt)) for e in f.evidence),
+            evidence=tuple(Evidence(e.fact, redact_text(e.location), redact_text(e.excerpt), redact_text(e.note))
+                           for e in f.evidence),
             fixes=tuple(redact_text(x) for x in f.fixes), recommends=redact_data(f.recommends), waived=redact_text(f.waived) if f.waived else f.waived,
             symptoms=tuple(clean(s) for s in f.symptoms))
 

@@ -9,7 +9,7 @@ from foretune import __version__
 from foretune.audit.model import Finding, Report
 from foretune.knowledge import hardware
 from foretune.knowledge.model import SIZES
-from foretune.rules.base import Severity, Status
+from foretune.rules.base import Evidence, Severity, Status
 from foretune.units import format_bytes, format_gib
 
 SCHEMA = "foretune-audit/1"
@@ -19,7 +19,8 @@ def finding_dict(f: Finding) -> dict[str, Any]:
     return {
         "rule": f.rule_id, "title": f.title, "component": f.component, "severity": f.severity.label,
         "status": f.status.value, "message": f.message, "current": f.current, "recommended": f.recommended,
-        "evidence": [{"fact": e.fact, "location": e.location, "excerpt": e.excerpt} for e in f.evidence],
+        "evidence": [{"fact": e.fact, "location": e.location, "excerpt": e.excerpt, **({"note": e.note} if e.note else {})}
+                     for e in f.evidence],
         "fixes": list(f.fixes), "citations": [{"id": i, "title": t, "where": w} for i, t, w in f.citations],
         "waived": f.waived, "waived_until": f.waived_until if f.waived else None, "basis": f.basis or None,
         "recommends": [{"tunable": name, "value": value} for name, value in f.recommends],
@@ -84,6 +85,15 @@ def value_text(value: Any, unit: str = "") -> str:
 # what an evidence line with no excerpt says: the file was read and none of its lines sets anything (a
 # postgresql.auto.conf of comments only proves that ALTER SYSTEM sets nothing)
 NOTHING_SET = "(read: no line of it sets a value)"
+
+
+def unquoted(e: Evidence) -> str:
+    """What an evidence line with no excerpt shows: its note of what the file lacks, else :data:`NOTHING_SET`.
+
+    >>> unquoted(Evidence("postgresql", "postgresql.conf", note="no line sets work_mem")), unquoted(Evidence("x", "y"))
+    ('(no line sets work_mem)', '(read: no line of it sets a value)')
+    """
+    return f"({e.note})" if e.note else NOTHING_SET
 
 
 def short_excerpt(excerpt: str, limit: int, proves: str = "") -> str:

@@ -15,7 +15,7 @@ from foretune.audit.model import Finding, Report
 from foretune.knowledge import citations
 from foretune.report import charts
 from foretune.report.actions import by_severity, fix_blocks, identity, verdict, waiver_text, what_next
-from foretune.report.data import NOTHING_SET, ordered, proves, short_excerpt, value_text
+from foretune.report.data import ordered, proves, short_excerpt, unquoted, value_text
 from foretune.rules.base import Severity, Status
 from foretune.term import clean, plural
 
@@ -103,7 +103,7 @@ def render(report: Report, *, generated: str | None = None, version: str = __ver
         ram=_size(report.ram_bytes) if report.ram_bytes else None,
         charts=_charts(report, Markup), failing=[f for _, found in groups for f in found],
         rest=[f for f in ordered(report) if f.status not in (Status.FAIL, Status.ERROR)], who=identity(report),
-        verdict=verdict(report), groups=groups, next_steps=what_next(report), fixes=lambda f: fix_blocks(report, f), badge=_badge(Markup), value_text=value_text, urls=urls, waiver=waiver_text, nothing_set=NOTHING_SET,
+        verdict=verdict(report), groups=groups, next_steps=what_next(report), fixes=lambda f: fix_blocks(report, f), badge=_badge(Markup), value_text=value_text, urls=urls, waiver=waiver_text, nothing_set=unquoted,
         level=lambda f: ("waived" if f.waived else "error" if f.status == Status.ERROR
                          else f.status.value if f.status in (Status.PASS, Status.SKIP) else f.severity.label),
         excerpt=lambda f, e: short_excerpt(e.excerpt, 300, proves(f)),

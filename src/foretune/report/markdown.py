@@ -19,7 +19,7 @@ import re
 from foretune import __version__
 from foretune.audit.model import Report
 from foretune.report.actions import by_severity, fix_blocks, identity, verdict, waiver_text, what_next
-from foretune.report.data import NOTHING_SET, proves, short_excerpt, value_text
+from foretune.report.data import proves, short_excerpt, unquoted, value_text
 from foretune.term import clean, clean_line
 
 _PUNCTUATION = re.compile(r"([\\`*_\[\]<>#|~&])")
@@ -80,11 +80,11 @@ def render(report: Report) -> str:
                 lines += ["", f"### {f.rule_id} — {text(f.title)} ({label})", "", text(f.message), ""]
                 if f.waived:
                     lines += [f"_{text(waiver_text(f))}_", ""]
-                lines += [f"- evidence: {code(e.location)}" + (f" — {code(short_excerpt(e.excerpt, 120, proves(f)))}" if e.excerpt else f" — {NOTHING_SET}")
+                lines += [f"- evidence: {code(e.location)}" + (f" — {code(short_excerpt(e.excerpt, 120, proves(f)))}" if e.excerpt else f" — {unquoted(e)}")
                           for e in f.evidence[:6]]
                 for symptom in f.symptoms:  # the same root cause, seen by another rule
                     lines += [f"- symptom: `{symptom.rule_id}` ({symptom.severity.label}): {text(symptom.message)}"]
-                    lines += [f"  - evidence: {code(e.location)}" + (f" — {code(short_excerpt(e.excerpt, 120, proves(symptom)))}" if e.excerpt else f" — {NOTHING_SET}")
+                    lines += [f"  - evidence: {code(e.location)}" + (f" — {code(short_excerpt(e.excerpt, 120, proves(symptom)))}" if e.excerpt else f" — {unquoted(e)}")
                               for e in symptom.evidence[:3] if e not in f.evidence]
                 for fix in fix_blocks(report, f):  # a snippet to paste in a fence, advice as text
                     lines += ["", *block(fix.text)] if fix.code else ["", f"Fix: {with_code(fix.text)}"]

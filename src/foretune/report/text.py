@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from foretune import __version__
 from foretune.audit.model import Finding, Report
 from foretune.report.actions import FixBlock, by_severity, fix_blocks, identity, verdict, waiver_text, what_next
-from foretune.report.data import NOTHING_SET, ordered, proves, short_excerpt, value_text
+from foretune.report.data import ordered, proves, short_excerpt, unquoted, value_text
 from foretune.rules.base import Status
 from foretune.term import clean, clean_line, render_to_text
 
@@ -144,13 +144,13 @@ def _body(report: Report, f: Finding) -> list[RenderableType]:
         lines.append(Text(f"current: {clean_line(value_text(f.current, f.unit))}   recommended: "
                           f"{clean_line(value_text(f.recommended, f.unit))}"))
     for e in f.evidence[:4]:
-        lines.append(_Evidence(clean_line(e.location), clean_line(short_excerpt(e.excerpt, 100, proves(f))) if e.excerpt else NOTHING_SET))
+        lines.append(_Evidence(clean_line(e.location), clean_line(short_excerpt(e.excerpt, 100, proves(f))) if e.excerpt else unquoted(e)))
     for symptom in f.symptoms:  # the same root cause, seen by another rule
         lines.append(Text.assemble("symptom: ", (symptom.rule_id, "heading"), f" ({symptom.severity.label}): {clean(symptom.message)}"))
-        own = {(e.location, e.excerpt) for e in f.evidence}
-        for e in [e for e in symptom.evidence if (e.location, e.excerpt) not in own][:2]:
+        own = {(e.location, e.excerpt, e.note) for e in f.evidence}
+        for e in [e for e in symptom.evidence if (e.location, e.excerpt, e.note) not in own][:2]:
             lines.append(Padding(_Evidence(clean_line(e.location), clean_line(short_excerpt(e.excerpt, 100, proves(symptom)))
-                                           if e.excerpt else NOTHING_SET), (0, 0, 0, 2)))
+                                           if e.excerpt else unquoted(e)), (0, 0, 0, 2)))
     pieces: list[RenderableType] = []
     for block in fix_blocks(report, f):
         if not block.code:  # advice: text that wraps like the message

@@ -61,7 +61,10 @@ class Status(str, enum.Enum):
 class Evidence:
     fact: str
     location: str
-    excerpt: str = ""
+    excerpt: str = ""  # text of the file, verbatim (whitespace aside)
+    # with no excerpt: what the file was read for and lacks ("no line sets effective_cache_size; ..."), said by
+    # foretune, never quoted as the file's text
+    note: str = ""
 
 
 @dataclass(frozen=True)

@@ -64,8 +64,9 @@ def setting_evidence(ctx: Context, setting: str, default: PgDefault | None) -> t
 
 
 def absent(ctx: Context, setting: str, then: str) -> tuple[Evidence, ...]:
-    """Each PostgreSQL file read, quoted for the line it lacks: ``no work_mem (PostgreSQL's default 4MB applies)``."""
-    return tuple(Evidence(e.fact, e.location, f"no {setting} ({then})") for e in ctx.evidence("postgresql"))
+    """Each PostgreSQL file read, with a note of the line it lacks, never a quote of its other lines: ``no line sets
+    work_mem; PostgreSQL's default 4MB applies``."""
+    return tuple(Evidence(e.fact, e.location, note=f"no line sets {setting}; {then}") for e in ctx.evidence("postgresql"))
 
 
 def cited(rule: Rule, default: PgDefault | None) -> dict[str, tuple[str, ...]]:

@@ -36,7 +36,7 @@ class AutovacuumCostLimitLow(PlanRule):
         return self.failed(f"autovacuum_vacuum_cost_limit -1, so vacuum_cost_limit {shown}: bloat grows on the facts, tasks "
                            "and audits tables",
                            current=current, recommended=t.foretune.value,
-                           evidence=(*(absent(ctx, "autovacuum_vacuum_cost_limit", "so vacuum_cost_limit applies") if raw is None
+                           evidence=(*(absent(ctx, "autovacuum_vacuum_cost_limit", "vacuum_cost_limit applies in its place") if raw is None
                                        else ctx.evidence("postgresql")),
                                      *setting_evidence(ctx, "vacuum_cost_limit", default)), fixes=t.fixes,
                            **cited(self, default))
