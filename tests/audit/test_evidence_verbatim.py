@@ -23,7 +23,9 @@ HOSTS = {"satellite-6.2": "8000", "satellite-6.9": "7000", "orcharhino-6.9": "20
          "orcharhino-6.9-tuned": "3000", "capsule-6.15-pull-rex-tuned": "3000"}
 # evidence that names no file of the source: a command foretune ran or a figure it derived
 NOT_A_FILE = re.compile(r"^(?:systemctl |command line|memory budget|module default|plan\b|--|foretune\b)")
-ABSENT = re.compile(r"^no (\S+) \(")  # a note of what a file lacks: "no mgmt-pub-interval (qpidd's default 10)"
+ABSENT = re.compile(r"^no line sets (\S+);")  # a note of what a file lacks: "no line sets work_mem; PostgreSQL's ..."
+# what a fact's provenance says a file lacks, as its excerpt: "no pool: (the Rails default, 5)"
+ABSENT_EXCERPT = re.compile(r"^no (\S+) \(")
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 DMESG = re.compile(r"^\[\s*\d+\.\d+\] ")
 SYSLOG = re.compile(r"^(" + "|".join(MONTHS) + r") +(\d{1,2}) (\d\d:\d\d:\d\d) ")
@@ -60,13 +62,21 @@ def test_every_excerpt_is_in_the_file_it_names(root: Path) -> None:
     for finding in failing(root):
         for ev in finding["evidence"]:
             location, excerpt = str(ev["location"]), str(ev["excerpt"])
-            if not excerpt.strip() or NOT_A_FILE.match(location) or not (root / location).is_file():
+            if NOT_A_FILE.match(location) or not (root / location).is_file():
+                continue
+            absent = ABSENT.match(str(ev.get("note", "")))
+            if absent:  # no excerpt, a note of what the file lacks: the file must lack it
+                assert not excerpt
+                text = (root / location).read_text(encoding="utf-8", errors="replace")
+                assert not re.search(r"^\s*" + re.escape(absent.group(1)) + r"\b", text, re.M), (finding["rule"], location, ev)
+                checked += 1
+            if not excerpt.strip():
                 continue
             assert "\\x09" not in excerpt, (finding["rule"], excerpt)  # a tab is quoted as whitespace, not escaped
-            absent = ABSENT.match(excerpt)
-            if absent:  # "no pool: (the Rails default, 5)": the file is quoted for what it lacks, and must lack it
+            lacks = ABSENT_EXCERPT.match(excerpt)
+            if lacks:  # the file is quoted for what it lacks, and must lack it
                 text = (root / location).read_text(encoding="utf-8", errors="replace")
-                assert not re.search(r"^\s*" + re.escape(absent.group(1)), text, re.M), (finding["rule"], location, excerpt)
+                assert not re.search(r"^\s*" + re.escape(lacks.group(1)), text, re.M), (finding["rule"], location, excerpt)
             else:
                 assert in_file(root, location, excerpt), (finding["rule"], location, excerpt)
             checked += 1
@@ -111,7 +121,8 @@ def test_some_excerpt_shows_the_current_value(root: Path) -> None:
     for finding in failing(root):
         if finding["rule"] in DERIVED or finding.get("current") is None:
             continue
-        excerpts = [str(e["excerpt"]) for e in finding["evidence"]]
+        # a default in force is shown by the note of the line the file lacks ("...; qpidd's default 10 applies")
+        excerpts = [str(e["excerpt"] or e.get("note", "")) for e in finding["evidence"]]
         if not shows(finding["current"], excerpts, str(finding.get("unit") or "")):
             missing.append((finding["rule"], finding["current"], excerpts))
     assert missing == []
@@ -174,8 +185,8 @@ def test_two_application_queues_are_not_summed_against_a_per_application_limit(t
 def test_a_passenger_finding_quotes_its_own_directive() -> None:
     found = {f["rule"]: f for f in failing(SOS / "satellite-6.2")}
     assert [e["excerpt"] for e in found["passenger-min-instances-low"]["evidence"]] == ["PassengerMinInstances 1"]
-    assert {e["excerpt"] for e in found["passenger-preloader-idle"]["evidence"]} == {
-        "no PassengerMaxPreloaderIdleTime (Passenger's default applies)"}
+    assert {(e["excerpt"], e["note"]) for e in found["passenger-preloader-idle"]["evidence"]} == {
+        ("", "no line sets PassengerMaxPreloaderIdleTime; Passenger's default applies")}
 
 
 def test_a_tab_in_a_quoted_line_reads_as_whitespace(tmp_path: Path) -> None:
@@ -203,7 +214,7 @@ def test_an_unset_keepalive_limit_is_quoted_for_what_the_files_lack(tmp_path: Pa
     found = {f["rule"]: f for f in failing(tree)}
     keepalive = found["apache-max-keepalive-requests"]
     assert keepalive["current"] == 100
-    assert keepalive["evidence"] and all(e["excerpt"] == "no MaxKeepAliveRequests (Apache's default 100 applies)"
+    assert keepalive["evidence"] and all((e["excerpt"], e["note"]) == ("", "no line sets MaxKeepAliveRequests; Apache's default 100 applies")
                                          for e in keepalive["evidence"])
 
 

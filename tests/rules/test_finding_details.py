@@ -21,7 +21,7 @@ def test_stale_prefork_key_cites_the_event_mpm_change() -> None:
 
 def test_missing_proxy_timeout_shows_no_unrelated_directive() -> None:
     evidence = _outcome("capsule-proxy-timeout", "fail-unset").evidence
-    assert [e.excerpt for e in evidence] == ["no ProxyTimeout directive in the httpd configuration"]
+    assert [(e.excerpt, e.note) for e in evidence] == [("", "no line of the httpd configuration sets ProxyTimeout")]
 
 
 def test_redis_near_its_limit_asks_for_twice_what_is_used() -> None:

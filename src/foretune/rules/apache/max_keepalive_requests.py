@@ -34,7 +34,7 @@ class MaxKeepAliveRequests(KeepAliveRule):
         evidence = ctx.evidence("apache", about="MaxKeepAliveRequests")
         if value is not None:
             return evidence
-        return tuple(Evidence(e.fact, e.location, f"no MaxKeepAliveRequests (Apache's default {default} applies)")
+        return tuple(Evidence(e.fact, e.location, note=f"no line sets MaxKeepAliveRequests; Apache's default {default} applies")
                      for e in dict.fromkeys(Evidence(e.fact, e.location) for e in evidence))
 
 

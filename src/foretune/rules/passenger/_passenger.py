@@ -16,7 +16,7 @@ def compare(rule: PlanRule, ctx: Context, key: str, ok: Callable[[int, int], boo
     shown = value if value is not None else "unset (Passenger default)"
     evidence = ctx.evidence("passenger", about=key)  # that directive's lines, not the pool's or the queue's
     if value is None:  # the files are quoted for what they lack
-        evidence = tuple(Evidence(e.fact, e.location, f"no {key} (Passenger's default applies)")
+        evidence = tuple(Evidence(e.fact, e.location, note=f"no line sets {key}; Passenger's default applies")
                          for e in dict.fromkeys(Evidence(e.fact, e.location) for e in evidence))
     return rule.failed(f"{key} {shown}; recommended {want}: {why}", current=value, recommended=want,
                        evidence=evidence, fixes=t.fixes)

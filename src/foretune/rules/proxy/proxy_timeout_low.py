@@ -30,7 +30,7 @@ class ProxyTimeoutLow(Rule):
         return self.failed(f"ProxyTimeout {shown}: during registration bursts Capsule-to-server calls time out",
                            current=current, recommended=want,
                            evidence=ctx.evidence("apache", about="ProxyTimeout") if current is not None else
-                           (Evidence("apache", "etc/httpd/", "no ProxyTimeout directive in the httpd configuration"),),
+                           (Evidence("apache", "etc/httpd/", note="no line of the httpd configuration sets ProxyTimeout"),),
                            fixes=(ctx.hiera_fix("apache::mod::proxy::proxy_timeout", want),))
 
 

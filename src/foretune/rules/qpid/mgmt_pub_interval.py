@@ -28,7 +28,7 @@ class MgmtPubInterval(PlanRule):
             return self.passed(f"mgmt-pub-interval {interval}")
         evidence = ctx.evidence("qpid")
         if not configured:  # the file is quoted for what it lacks, not for a line it does not have
-            evidence = tuple(Evidence(e.fact, e.location, f"no mgmt-pub-interval (qpidd's default {interval})") for e in evidence)
+            evidence = tuple(Evidence(e.fact, e.location, note=f"no line sets mgmt-pub-interval; qpidd's default {interval} applies") for e in evidence)
         return self.failed(f"mgmt-pub-interval {interval} s: if the journal shows 'Channel ... is not attached' errors, "
                            "the guide's workaround is a lower interval",
                            current=interval, recommended=t.foretune.value, evidence=evidence, fixes=t.fixes)
