@@ -1994,3 +1994,21 @@ def test_hammers_request_timeout_is_read_back_from_the_file_the_installer_render
     assert "hammer request_timeout (the rendered configuration) still gives 120: waiting for an installer run" in result.stdout
     _edit(root, "etc/hammer/cli.modules.d/foreman.yml", ":request_timeout: 120", ":request_timeout: -1")
     assert _states(run_cli("verify", "--root", str(root)).stdout)["hammer.request_timeout"] == "in force"
+
+
+def test_apply_takes_cpus_and_ram_given_on_the_command_line_over_the_sources_and_says_so(tmp_path: Path) -> None:
+    # satellite-6.15-tuned: 16 CPUs, 63.8 GiB (MemTotal 66924544 kB), --tuning medium. 40000 hosts need extra-large
+    # (20001+ hosts, gf-quickstart), which foreman-installer 3.9's hardware check refuses below 32 CPUs and 128 GiB
+    # (fi-tuning-hook): on the box as the source describes it the set takes large. Given --cpus 32 --ram 128G, the
+    # set is made for that box, with --audit as without it, and apply says which figures it used instead of the source's.
+    root = tmp_path / "host"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.15-tuned", root, symlinks=True)
+    for audit in ([], ["--audit"]):
+        result = run_cli("apply", "--root", str(root), "--hosts", "40000", *audit)
+        assert result.status == 0, result.stderr
+        assert "installer command: satellite-installer --tuning large " in result.stdout
+        result = run_cli("apply", "--root", str(root), "--hosts", "40000", "--cpus", "32", "--ram", "128G", *audit)
+        assert result.status == 0, result.stderr
+        assert "installer command: satellite-installer --tuning extra-large " in result.stdout
+        assert (f"foretune: --cpus: 32 CPUs instead of the 16 CPUs {root} says; --ram: 128.0 GiB RAM instead of the "
+                "63.8 GiB RAM") in result.stderr

@@ -362,9 +362,15 @@ def test_plan_and_apply_keep_a_pinned_site_value_but_say_the_audit_lowers_it_and
     # sets differ on purpose: plan's APPLY.md, its custom-hiera.yaml and apply's output say so, with the audit's value
     # and the command that writes or applies the audit's set.
     box = SOS / "satellite-6.15-overcommitted"
+    # the line says too that the budget with the kept 24 workers does not fit the box's 31.1 GiB (MemTotal 32652268
+    # kB): 24 workers x ~1 GiB (gf-puma-autotuning) alone take 24 GiB of it (feedback D14)
+    over = re.search(r"; with it, even the lowest resident sizes the sources give add up to \d+\.\d GiB but the box has "
+                     r"31\.1 GiB: it will swap, and the guides say a Satellite must never swap\.",
+                     run_cli("apply", "--root", str(box)).stderr)
+    assert over is not None
     said = ("custom-hiera.yaml sets foreman::foreman_service_puma_workers: 24, above foretune's 12: the site's value is "
-            "kept (never lowered silently). The audit lowers it to 12: its critical finding puma-workers-over-ram-budget "
-            "rests on what the box measures (memory-budget-over-ram, oom-kills, swap-in-use); ")
+            f"kept (never lowered silently){over.group(0)[:-1]}. The audit lowers it to 12: its critical finding "
+            "puma-workers-over-ram-budget rests on what the box measures (memory-budget-over-ram, oom-kills, swap-in-use); ")
     result = run_cli("plan", "--from", str(box), "--output-dir", str(tmp_path / "plan"))
     assert result.status == 0, result.stderr
     steps = (tmp_path / "plan/APPLY.md").read_text(encoding="utf-8")

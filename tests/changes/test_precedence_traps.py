@@ -238,3 +238,36 @@ def test_a_value_in_force_from_an_override_is_the_one_a_change_is_told_against()
     assert "override.conf keeps 10 in force; the 40 set for the installer never took effect" in workers.reason
     assert ("dropin", "remove", "foreman.service:override.conf") in {(c.channel, c.op, c.target) for c in cs.changes}
     assert "lowers the site's" not in outputs.apply_md(plan, cs)
+
+
+def test_the_budgets_are_made_again_with_the_site_value_the_set_keeps(tmp_path: Path) -> None:
+    # custom-hiera.yaml: 40 Puma workers on purpose, above the guide's 8-12 for medium (gf-puma-recommendations); the
+    # set keeps them (never lowered silently), so 40 run after it, not 12 (feedback D14). The budgets follow the 40:
+    # - connections: the budget of 330 (Puma 12 x 20 pool = 240, Sidekiq 17, hosts queue 3, Candlepin 25, pulpcore 38,
+    #   container gateway 4, superuser 3) becomes 800 + 90 = 890 with 40 x 20; + 20 % headroom = 1068, rounded up to
+    #   100: max_connections 1100 (above the profile's 1000);
+    # - memory: 28 more workers at about 1 GiB each (gf-puma-autotuning: "Each Puma worker consumes around 1 GiB of
+    #   RAM.") leave no room on the 63.8 GiB box for work_mem 8MB: 1100 connections x 4 MB more = 4.3 GiB. work_mem
+    #   stays 4MB, and the set says so.
+    cs = plan_changes(tree(tmp_path, "site-workers-higher"))
+    assert rows(cs) == SHARED - {("custom-hiera", "set", f"{PG}/work_mem", "8MB")} | {
+        ("profile", "set", "--tuning", "medium"),
+        ("custom-hiera", "set", f"{PG}/max_connections", 1100),
+        ("installer", "set", "--foreman-foreman-service-puma-threads-min", 16),
+        ("installer", "set", "--foreman-foreman-service-puma-threads-max", 16),
+        ("installer", "set", "--foreman-db-pool", 20),
+        ("dropin", "set", "httpd.service:LimitNOFILE", 640000),
+        ("tuned", "set", "profile", "virtual-guest"),
+    }
+    blocked = {b.change.tunable: b.why for b in cs.blocked}
+    assert blocked["puma.workers"] == (
+        "custom-hiera.yaml sets foreman::foreman_service_puma_workers: 40, above foretune's 12: the site's value is kept "
+        "(never lowered silently); the set is sized for it: postgresql.max_connections 1100")
+    assert blocked["postgresql.work_mem"].startswith(
+        "not set to 8MB: with the site's foreman_service_puma_workers 40 kept, keep 4MB: 1100 connections x 4MB more = "
+        "4.3 GiB does not fit in the ")
+    # the audit's set changes only what its findings ask, but holds work_mem for the same reason
+    audited = audit_changes(tree(tmp_path / "a", "site-workers-higher"))
+    assert rows(audited) == SHARED - {("custom-hiera", "set", f"{PG}/work_mem", "8MB")}
+    assert [b.change.tunable for b in audited.blocked] == ["postgresql.work_mem"]
+    assert "does not fit" in audited.blocked[0].why

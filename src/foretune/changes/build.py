@@ -704,7 +704,107 @@ def from_plan(plan: Plan, facts: Any = None, lower_site: bool = False) -> Change
     site value above foretune's is lowered, saying so (``--prefer foretune``), instead of kept.
 
     When the installer's hardware check refuses the plan's profile, nothing sized for it could take effect: the set
-    is that of the plan at the largest profile the check accepts, and the refused profile is listed as blocked."""
+    is that of the plan at the largest profile the check accepts, and the refused profile is listed as blocked.
+
+    A site value the set keeps (above foretune's, never lowered silently) is what runs after the set: the memory and
+    connection budgets are made again with it (:func:`kept_plan`), and the set is that plan's. A raise the first
+    plan made that the budget with the kept values no longer holds is left out, and said (:func:`refit`)."""
+    first = _plan_set(plan, facts, lower_site)
+    again = kept_plan(plan, first)
+    if again is None:
+        return first
+    return refit(first, _plan_set(again, facts, lower_site), plan, again)
+
+
+def kept_keys(plan: Plan, changes: ChangeSet, untouched: bool = False) -> dict[str, Any]:
+    """The hiera keys whose site value the set keeps above foretune's, with that value (what runs after the set);
+    ``untouched`` (an audit's set, which changes only what its findings ask): every site value that differs from
+    foretune's and that the set leaves as it is, too."""
+    tunables = {b.change.tunable for b in changes.blocked if b.change.site_value is not None and "never lowered silently" in b.why}
+    if untouched:
+        changed = {c.tunable for c in changes.changes}
+        tunables |= {t.id for t in plan.tunables.values() if t.differs and t.installer.origin and t.id not in changed}
+    keys: dict[str, Any] = {}
+    for tunable in sorted(tunables):
+        t = plan.tunables.get(tunable)
+        for fix in t.fixes if t is not None else ():
+            if fix.kind == "hiera" and fix.target in plan.input.configured:
+                keys[fix.target] = plan.input.configured[fix.target][0]
+    return keys
+
+
+def kept_plan(plan: Plan, changes: ChangeSet, untouched: bool = False) -> Plan | None:
+    """The plan made again with the site values ``changes`` keeps (their dependants derived from them: the memory
+    budget, the connections, work_mem), or None when the set keeps none."""
+    keys = kept_keys(plan, changes, untouched)
+    if not keys or set(keys) <= plan.input.kept:
+        return None
+    return make_plan(plan.input._replace(kept=frozenset({*plan.input.kept, *keys})))._replace(profile_reason=plan.profile_reason)
+
+
+def _kept_words(plan: Plan, changes: ChangeSet, untouched: bool = False) -> str:
+    return ", ".join(f"{key.rsplit('::', 1)[-1].rsplit('/', 1)[-1]} {value}"
+                     for key, value in kept_keys(plan, changes, untouched).items())
+
+
+def refit(first: ChangeSet, again: ChangeSet, plan: Plan, kept: Plan) -> ChangeSet:
+    """``again`` (the set of the plan ``kept``, made with the site values ``first`` keeps) with what tells it from
+    ``first``: each kept value stays listed as kept, now saying the set is sized for it, and each change of ``first``
+    that ``again`` leaves out or gives another value is said, with the reason the budgets with the kept values give."""
+    words = _kept_words(plan, first)
+    values = {c.tunable: c for c in again.changes}
+    followed: list[str] = []
+    blocked: list[Blocked] = []
+    for c in first.changes:
+        t = kept.tunables.get(c.tunable)
+        if c.op != "set" or t is None or (c.tunable in values and values[c.tunable].value == c.value):
+            continue
+        if c.tunable in values:
+            followed.append(f"{c.tunable} {values[c.tunable].value} (not {c.value})")
+            continue
+        blocked.append(Blocked(c, f"not set to {c.value}: with the site's {words} kept, {t.foretune.reason}",
+                               tuple(t.foretune.citations)))
+    for c in again.changes:
+        if c.op == "set" and first.for_tunable(c.tunable) is None and c.tunable in kept.tunables:
+            followed.append(f"{c.tunable} {c.value}")
+    follow = f"; the set is sized for it: {', '.join(followed)}" if followed else ""
+    tight = next((p for p in kept.problems if p.code in ("memory-over-ram", "memory-tight")), None)
+    if tight is not None:  # the budget with the kept values, as the plan judges it
+        follow += f"; with it, {tight.message}"
+    kept_blocks = [b._replace(why=b.why + follow) for b in first.blocked if b.change.site_value is not None
+                   and "never lowered silently" in b.why]
+    said = {b.change.tunable for b in (*kept_blocks, *blocked)}
+    return again._replace(blocked=(*kept_blocks, *blocked, *(b for b in again.blocked if b.change.tunable not in said)))
+
+
+def refit_audit(changes: ChangeSet, plan: Plan) -> ChangeSet:
+    """An audit's set (values of ``plan``) with each plan value that the budgets made with the site values the set
+    keeps give otherwise: that plan's value, or left out (and said) where it keeps what the installer gives (a work_mem
+    raise that no longer fits beside the site's Puma workers). A value a finding asks for itself stays as asked."""
+    kept = kept_plan(plan, changes, untouched=True)
+    if kept is None:
+        return changes
+    words = _kept_words(plan, changes, untouched=True)
+    out: list[Change] = []
+    blocked: list[Blocked] = []
+    for c in changes.changes:
+        t0, t1 = plan.tunables.get(c.tunable), kept.tunables.get(c.tunable)
+        ours = {fix_key(f): f.value for f in t0.fixes} if t0 is not None else {}
+        theirs = {fix_key(f): f.value for f in t1.fixes} if t1 is not None else {}
+        key = next((k for k, v in ours.items() if installer_option(k) == c.target or k == c.target), None)
+        if c.op != "set" or t1 is None or key is None or str(ours[key]) != str(c.value) or str(theirs.get(key)) == str(c.value):
+            out.append(c)
+        elif not t1.differs:
+            blocked.append(Blocked(c, f"not set to {c.value}: with the site's {words} kept, {t1.foretune.reason}",
+                                   tuple(t1.foretune.citations)))
+        else:
+            out.append(c._replace(value=theirs[key], reason=f"with the site's {words} kept: {t1.foretune.reason}"))
+    if not blocked and out == list(changes.changes):
+        return changes
+    return changes._replace(changes=tuple(out), blocked=(*changes.blocked, *blocked))
+
+
+def _plan_set(plan: Plan, facts: Any = None, lower_site: bool = False) -> ChangeSet:
     accepted = accepted_profile(plan)
     if accepted is not None:
         refused = next(p for p in plan.problems if p.code == "installer-will-refuse")
@@ -775,7 +875,7 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
     _tuned_thp(b, facts)
     b.unshadow_postgresql()
     b.stale()
-    return b.result()
+    return refit_audit(b.result(), plan)
 
 
 # -- views of a change set (what render and apply read) ---------------------------------------

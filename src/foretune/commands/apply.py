@@ -142,6 +142,7 @@ def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, s
     from foretune.changes import build  # start-up: only for an `apply` run
 
     program = build.installer_program(plan)
+    facts = _box_given(facts, args.cpus, args.ram, env)
     if args.audit:
         return (_audit_change_set(facts, args.hosts, args.prefer == "foretune", args.waivers, env, args.select, args.ignore),
                 program, args.source)
@@ -149,6 +150,29 @@ def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, s
 
     changes = build.from_plan(plan, facts, lower_site=args.prefer == "foretune")
     return audit_lowers(changes, facts, args.hosts, _audit_command(args)), program, args.source
+
+
+def _box_given(facts: Any, cpus: int | None, ram: int | None, env: Environment) -> Any:
+    """``facts`` with the CPUs and RAM given on the command line in place of the source's, as `plan --from` takes them:
+    the audit whose fixes are applied (--audit) judges the box they describe. Said in one line, with what the source
+    says."""
+    if (cpus is None and ram is None) or facts is None:
+        return facts
+    from foretune.facts.model import Fact, FactSet, Provenance  # start-up: only for `apply --audit --cpus/--ram`
+    from foretune.units import format_gib  # start-up: only for `apply --audit --cpus/--ram`
+
+    given = FactSet(facts.source_kind, facts.source_label, dict(facts.facts), list(facts.problems))
+    said = []
+    for name, option, value, shown in (("cpu_logical", "--cpus", cpus, lambda v: f"{v} CPUs"),
+                                       ("ram_bytes", "--ram", ram, lambda v: f"{format_gib(v)} RAM")):
+        if value is None:
+            continue
+        before = facts.value(name)
+        given.add(Fact(name, value, (Provenance("option", f"{option} {value}"),)))
+        said.append(f"{option}: {shown(value)} instead of the {shown(before) if isinstance(before, int) else 'unknown'} "
+                    f"{facts.source_label} says")
+    env.note("; ".join(said) + " (the change set is made for the box given)")
+    return given
 
 
 def _refuse_other_host(source: str, facts: Any) -> None:
