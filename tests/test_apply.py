@@ -1758,29 +1758,65 @@ def test_a_change_set_file_setting_what_the_hosts_postgresql_refuses_is_refused(
     assert _files(root) == before and _runs(root) == []
 
 
-def test_a_sysctl_file_read_after_foretunes_is_said_to_win_by_apply_and_verify(tmp_path: Path) -> None:
-    # satellite-6.15 with /etc/sysctl.d/95-site.conf fs.aio-max-nr = 65536: sysctl --system reads 90-foretune.conf
-    # first and 95-site.conf after it, and the latest name wins (sysctl-d-order), so foretune's 1048576 never takes
-    # effect. apply says so (feedback D2); verify does not call it pending "waiting for sysctl --system" for ever.
+def test_a_sysctl_line_read_after_foretunes_is_taken_out_and_verify_names_it_when_it_is_back(tmp_path: Path) -> None:
+    # satellite-6.15 with /etc/sysctl.d/95-site.conf fs.aio-max-nr = 65536 and /usr/lib/sysctl.d/99-vendor.conf
+    # fs.aio-max-nr = 131072: sysctl --system reads 90-foretune.conf first, then 95-site.conf, then 99-vendor.conf (one
+    # order by name whatever the directory; the latest name wins, sysctl-d-order), so foretune's 1048576 would never
+    # take effect. Both are below it: apply takes the /etc line out (the site's other line stays) and hides the
+    # package's file by a file of the same name in /etc/sysctl.d (a name in /etc hides /run's and /usr/lib's) that
+    # carries its other lines, and says both (feedback D2). verify: pending until sysctl --system; the line put back
+    # is drift, naming the file that wins.
     root = _tree(tmp_path)
     (root / "etc/sysctl.d").mkdir(exist_ok=True)
-    (root / "etc/sysctl.d/95-site.conf").write_text("fs.aio-max-nr = 65536\n", encoding="utf-8")
+    (root / "usr/lib/sysctl.d").mkdir(parents=True, exist_ok=True)
+    (root / "etc/sysctl.d/95-site.conf").write_text("fs.aio-max-nr = 65536\nvm.swappiness = 10\n", encoding="utf-8")
+    (root / "usr/lib/sysctl.d/99-vendor.conf").write_text("# vendor\nfs.aio-max-nr = 131072\nkernel.pid_max = 4194304\n",
+                                                          encoding="utf-8")
     sysctl = {"release": "Satellite 6.15", "changes": [
         {"tunable": "kernel.aio_max_nr", "channel": "sysctl", "target": "fs.aio-max-nr", "value": 1048576,
          "effect": "sysctl-reload", "file": "/etc/sysctl.d/90-foretune.conf"}]}
     result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sysctl), "--write")
     assert result.status == 0, result.stderr
-    assert ("cannot take effect: kernel.aio_max_nr: /etc/sysctl.d/95-site.conf sets fs.aio-max-nr = 65536 and is read "
-            "after 90-foretune.conf (sysctl --system reads the sysctl.d files in one order by name, /etc/sysctl.conf "
-            "last; the last wins): fs.aio-max-nr stays 65536") in result.stderr
+    assert "cannot take effect" not in result.stderr
+    assert ("/etc/sysctl.d/95-site.conf sets fs.aio-max-nr = 65536 and is read after 90-foretune.conf (sysctl --system "
+            "reads the sysctl.d files in one order by name, /etc/sysctl.conf last; the last wins): the line goes, so that "
+            "fs.aio-max-nr = 1048576 takes effect\n") in result.stdout
+    assert ("/usr/lib/sysctl.d/99-vendor.conf sets fs.aio-max-nr = 131072 and is read after 90-foretune.conf") in result.stdout
+    assert (root / "etc/sysctl.d/95-site.conf").read_text(encoding="utf-8") == "vm.swappiness = 10\n"
+    hides = (root / "etc/sysctl.d/99-vendor.conf").read_text(encoding="utf-8").splitlines()
+    assert hides[0].startswith("# foretune: hides /usr/lib/sysctl.d/99-vendor.conf (") and hides[1:] == [
+        "# vendor", "kernel.pid_max = 4194304"]
+    assert (root / "usr/lib/sysctl.d/99-vendor.conf").read_text(encoding="utf-8").count("fs.aio-max-nr") == 1  # as it was
     result = run_cli("verify", "--root", str(root))
-    assert result.status == 1 and _states(result.stdout) == {"kernel.aio_max_nr": "drift"}, result.stdout
+    assert _states(result.stdout) == {"kernel.aio_max_nr": "pending", "unshadow:/etc/sysctl.d/95-site.conf:fs.aio-max-nr":
+                                      "pending", "unshadow:/usr/lib/sysctl.d/99-vendor.conf:fs.aio-max-nr": "pending"}, result.stdout
+    assert "waiting for sysctl --system" in result.stdout
+    (root / "etc/sysctl.d/95-site.conf").write_text("vm.swappiness = 10\nfs.aio-max-nr = 65536\n", encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1 and _states(result.stdout)["kernel.aio_max_nr"] == "drift", result.stdout
     assert ("/etc/sysctl.d/95-site.conf sets fs.aio-max-nr = 65536 and is read after 90-foretune.conf: sysctl --system "
             "keeps 65536") in result.stdout
-    assert "waiting for sysctl --system" not in result.stdout
-    (root / "etc/sysctl.d/95-site.conf").write_text("# moved to 90-foretune.conf\n", encoding="utf-8")
-    result = run_cli("verify", "--root", str(root))  # the line gone: pending the reload again, as before
-    assert _states(result.stdout) == {"kernel.aio_max_nr": "pending"} and "waiting for sysctl --system" in result.stdout
+    assert _states(result.stdout)["unshadow:/etc/sysctl.d/95-site.conf:fs.aio-max-nr"] == "drift"
+    assert "/etc/sysctl.d/95-site.conf has it again (applied: removed)" in result.stdout
+
+
+def test_a_later_sysctl_line_above_foretunes_is_kept_unless_asked(tmp_path: Path) -> None:
+    # /etc/sysctl.d/95-site.conf fs.aio-max-nr = 2097152, above foretune's 1048576: the site's, kept (never lowered
+    # silently), nothing written; with --prefer foretune the line goes and apply says it lowers the site's value
+    root = _tree(tmp_path)
+    (root / "etc/sysctl.d").mkdir(exist_ok=True)
+    (root / "etc/sysctl.d/95-site.conf").write_text("fs.aio-max-nr = 2097152\n", encoding="utf-8")
+    sysctl = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "kernel.aio_max_nr", "channel": "sysctl", "target": "fs.aio-max-nr", "value": 1048576,
+         "effect": "sysctl-reload", "file": "/etc/sysctl.d/90-foretune.conf"}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sysctl), "--write")
+    assert result.status == 0, result.stderr
+    assert "not applied: kernel.aio_max_nr: /etc/sysctl.d/95-site.conf gives fs.aio-max-nr = 2097152" in result.stderr
+    assert (root / "etc/sysctl.d/95-site.conf").read_text(encoding="utf-8") == "fs.aio-max-nr = 2097152\n"
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sysctl), "--write", "--prefer", "foretune")
+    assert result.status == 0, result.stderr
+    assert (root / "etc/sysctl.d/95-site.conf").read_text(encoding="utf-8") == ""
+    assert "(this lowers the site's 2097152, as asked: --prefer foretune)" in result.stdout
 
 
 def test_a_change_set_file_the_installer_cannot_run_as_given_is_refused(tmp_path: Path) -> None:

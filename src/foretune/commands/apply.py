@@ -275,7 +275,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.warn(redact_text(f"not applied: {skip.change.tunable}: {skip.why}"))
     for low in found.lowered:
         env.stdout.write(redact_text(f"{low.why}: {low.change.tunable}") + "\n")
-    for high in found.raised:
+    for high in (*found.raised, *found.unshadowed):
         env.stdout.write(redact_text(high.why) + "\n")
     kept = {skip.change.tunable for skip in found.skipped}
     for shadow in found.shadowed:  # the site's kept value is not in force either: said so, not only "kept"
