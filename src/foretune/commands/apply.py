@@ -162,15 +162,17 @@ def _box_given(facts: Any, cpus: int | None, ram: int | None, env: Environment) 
     from foretune.units import format_gib  # start-up: only for `apply --audit --cpus/--ram`
 
     given = FactSet(facts.source_kind, facts.source_label, dict(facts.facts), list(facts.problems))
+    def shown(name: str, value: int) -> str:
+        return f"{value} CPUs" if name == "cpu_logical" else f"{format_gib(value)} RAM"
+
     said = []
-    for name, option, value, shown in (("cpu_logical", "--cpus", cpus, lambda v: f"{v} CPUs"),
-                                       ("ram_bytes", "--ram", ram, lambda v: f"{format_gib(v)} RAM")):
+    for name, option, value in (("cpu_logical", "--cpus", cpus), ("ram_bytes", "--ram", ram)):
         if value is None:
             continue
         before = facts.value(name)
         given.add(Fact(name, value, (Provenance("option", f"{option} {value}"),)))
-        said.append(f"{option}: {shown(value)} instead of the {shown(before) if isinstance(before, int) else 'unknown'} "
-                    f"{facts.source_label} says")
+        said.append(f"{option}: {shown(name, value)} instead of the "
+                    f"{shown(name, before) if isinstance(before, int) else 'unknown'} {facts.source_label} says")
     env.note("; ".join(said) + " (the change set is made for the box given)")
     return given
 
