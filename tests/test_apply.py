@@ -2048,3 +2048,59 @@ def test_apply_takes_cpus_and_ram_given_on_the_command_line_over_the_sources_and
         assert "installer command: satellite-installer --tuning extra-large " in result.stdout
         assert (f"foretune: --cpus: 32 CPUs instead of the 16 CPUs {root} says; --ram: 128.0 GiB RAM instead of the "
                 "63.8 GiB RAM") in result.stderr
+
+
+def _dynflow_show(root: Path, limit: int, pids: dict[str, int] | None = None) -> None:
+    """The tree's systemctl show of the dynflow-sidekiq@ instances with LimitNOFILE ``limit`` (and a MainPID each)."""
+    path = root / "sos_commands/systemd/systemctl_show_service_--all"
+    out, unit = [], ""
+    for line in path.read_text(encoding="utf-8").split("\n"):
+        unit = line[3:] if line.startswith("Id=") else unit
+        if unit.startswith("dynflow-sidekiq@") and line.startswith(("LimitNOFILE=", "LimitNOFILESoft=")):
+            line = f"{line.split('=')[0]}={limit}"
+            if line.startswith("LimitNOFILESoft=") and pids:
+                line += f"\nMainPID={pids[unit]}"
+        out.append(line)
+    path.write_text("\n".join(out), encoding="utf-8")
+
+
+def test_a_drop_in_of_a_template_unit_is_verified_on_each_instance(tmp_path: Path) -> None:
+    # dynflow-sidekiq@.service runs as dynflow-sidekiq@orchestrator, @worker and @worker-hosts-queue (the fixture's
+    # systemctl show: LimitNOFILE=1024 each). A LimitNOFILE drop-in in dynflow-sidekiq@.service.d applies to every
+    # instance (feedback D18): verify reads each instance's limit, pending while one still runs 1024; not verified
+    # while systemd has the value but no process limit is readable; in force once /proc/PID/limits of each shows it; a
+    # drop-in of one instance read after limits.conf that sets another value is drift, naming the file.
+    root = _tree(tmp_path)
+    one = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "dynflow.limit_nofile", "channel": "dropin", "target": "dynflow-sidekiq@.service:LimitNOFILE",
+         "value": 65536, "effect": "daemon-reload", "units": ["dynflow-sidekiq@*"],
+         "file": "/etc/systemd/system/dynflow-sidekiq@.service.d/limits.conf"}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write")
+    assert result.status == 0, result.stderr
+    assert (root / "etc/systemd/system/dynflow-sidekiq@.service.d/limits.conf").read_text(encoding="utf-8") == (
+        "[Service]\nLimitNOFILE=65536\n")
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout) == {"dynflow.limit_nofile": "pending"}, result.stdout
+    assert "systemctl show dynflow-sidekiq@orchestrator.service (LimitNOFILE) still gives 1024" in result.stdout
+    _dynflow_show(root, 65536)
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout) == {"dynflow.limit_nofile": "not verified"}, result.stdout
+    assert "systemd loaded LimitNOFILE=65536 for dynflow-sidekiq@orchestrator.service" in result.stdout
+    pids = {"dynflow-sidekiq@orchestrator.service": 3101, "dynflow-sidekiq@worker.service": 3102,
+            "dynflow-sidekiq@worker-hosts-queue.service": 3103}
+    _dynflow_show(root, 65536, pids)
+    limits = (root / "proc/2201/limits").read_text(encoding="utf-8")
+    for pid in pids.values():
+        (root / f"proc/{pid}").mkdir()
+        (root / f"proc/{pid}/limits").write_text(limits.replace("Max open files            1024                 524288",
+                                                                "Max open files            65536                65536"),
+                                                 encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 0 and _states(result.stdout) == {"dynflow.limit_nofile": "in force"}, result.stdout
+    assert "/proc/<MainPID of dynflow-sidekiq@worker.service>/limits (soft)" in result.stdout
+    site = root / "etc/systemd/system/dynflow-sidekiq@worker.service.d"
+    site.mkdir()
+    (site / "zz-site.conf").write_text("[Service]\nLimitNOFILE=1024\n", encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1 and _states(result.stdout) == {"dynflow.limit_nofile": "drift"}, result.stdout
+    assert "/etc/systemd/system/dynflow-sidekiq@worker.service.d/zz-site.conf now has 'LimitNOFILE=1024'" in result.stdout

@@ -30,7 +30,7 @@ from foretune.plan import PlanInput, make_plan
 from foretune.plan.choose import choose_plan
 from foretune.plan.model import Fix
 from foretune.rules.registry import all_rules
-from tests.conftest import REPO
+from tests.conftest import REPO, run_cli
 
 BASE = REPO / "tests" / "fixtures" / "sosreports" / "satellite-6.15-tuned"
 TRAPS = REPO / "tests" / "fixtures" / "changes"
@@ -271,3 +271,25 @@ def test_the_budgets_are_made_again_with_the_site_value_the_set_keeps(tmp_path: 
     assert rows(audited) == SHARED - {("custom-hiera", "set", f"{PG}/work_mem", "8MB")}
     assert [b.change.tunable for b in audited.blocked] == ["postgresql.work_mem"]
     assert "does not fit" in audited.blocked[0].why
+
+
+def test_a_box_short_of_memory_now_gets_no_work_mem_raise_from_the_plan_and_plan_says_why(tmp_path: Path) -> None:
+    # memory-short: MemAvailable 1572864 kB of MemTotal 66924544 kB (2.4 %, under memory_available_critical_fraction
+    # 0.05) with SwapTotal 8388604 - SwapFree 2097148 = 6291456 kB (6.0 GiB, 75 %, over swap_used_high_fraction 0.25)
+    # in use. The guide's work_mem 8 MB ("each sort or hash ... may take that much") is held, as the audit holds it
+    # (pg-work-mem-low), and plan --from says what the box measures instead of "no problems".
+    root = tree(tmp_path, "memory-short")
+    cs = plan_changes(root)
+    assert not any(c.target == f"{PG}/work_mem" for c in cs.changes)
+    [held] = [b for b in cs.blocked if b.change.tunable == "postgresql.work_mem"]
+    assert held.why.startswith("the box measures only 1.5 GiB of 63.8 GiB available, 6.0 GiB of 8.0 GiB swap in use: "
+                               "no postgresql.work_mem raise while it is short of memory now")
+    assert rows(audit_changes(root)) == SHARED - {("custom-hiera", "set", f"{PG}/work_mem", "8MB")}
+    result = run_cli("plan", "--from", str(root), "--hosts", str(HOSTS))
+    assert result.status == 0, result.stderr
+    assert "no problems" not in result.stdout
+    assert ("HIGH  the box measures only 1.5 GiB of 63.8 GiB available, 6.0 GiB of 8.0 GiB swap in use: it is short "
+            "of memory now, so the change set raises no memory tunable until memory is freed or added") in result.stdout
+    fragment = run_cli("plan", "--from", str(root), "--hosts", str(HOSTS), "--format", "hiera")
+    assert fragment.status == 0 and "work_mem: 8MB" not in fragment.stdout
+    assert "the box measures" not in run_cli("plan", "--from", str(tree(tmp_path / "b")), "--hosts", str(HOSTS)).stdout

@@ -30,6 +30,7 @@ from foretune.apply.edits import (
     setting_name,
     sql_literal,
     sysctl_later,
+    text_value,
     without_shadowing,
 )
 from foretune.apply.journal import change_from_dict
@@ -288,23 +289,31 @@ class Verifier:
         directory, name = os.path.split(path)
         unit_dir = os.path.basename(directory)
         found: tuple[str, str, str] | None = None
-        hidden: set[str] = set()  # a drop-in of /etc hides the same name in /run and /usr/lib (systemd-dropin-dirs)
-        for base in ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system"):
-            try:  # read as systemd reads it: a linked drop-in directory too
-                names = os.listdir(self.host.resolve(f"{base}/{unit_dir}"))
-            except (OSError, InputError):
-                continue
-            names, hidden = [n for n in names if n not in hidden], hidden | set(names)
-            for other in names:
-                if not other.endswith(".conf") or other <= name:
-                    continue
-                try:
-                    data = read_bytes(self.host.resolve(f"{base}/{unit_dir}/{other}"))
+        dirs = [unit_dir]
+        if unit_dir.endswith("@.service.d"):  # a template's: an instance reads its own drop-ins too, in the same order
+            prefix = unit_dir.removesuffix(".service.d")
+            for base in ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system"):
+                with contextlib.suppress(OSError, InputError):
+                    dirs += [d for d in sorted(os.listdir(self.host.resolve(base)))
+                             if d.startswith(prefix) and d.endswith(".service.d") and d not in dirs]
+        for each in dirs:
+            hidden: set[str] = set()  # a drop-in of /etc hides the same name in /run and /usr/lib (systemd-dropin-dirs)
+            for base in ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system"):
+                try:  # read as systemd reads it: a linked drop-in directory too
+                    names = os.listdir(self.host.resolve(f"{base}/{each}"))
                 except (OSError, InputError):
-                    data = None
-                value = line_value(data.decode("utf-8", "replace"), directive, "[Service]") if data is not None else None
-                if value is not None and (found is None or other > found[0]):
-                    found = (other, f"{base}/{unit_dir}/{other}", value)
+                    continue
+                names, hidden = [n for n in names if n not in hidden], hidden | set(names)
+                for other in names:
+                    if not other.endswith(".conf") or other <= name:
+                        continue
+                    try:
+                        data = read_bytes(self.host.resolve(f"{base}/{each}/{other}"))
+                    except (OSError, InputError):
+                        data = None
+                    value = line_value(data.decode("utf-8", "replace"), directive, "[Service]") if data is not None else None
+                    if value is not None and (found is None or other > found[0]):
+                        found = (other, f"{base}/{each}/{other}", value)
         return (found[1], found[2]) if found else None
 
     # --- where it takes effect ---------------------------------------------------------------------------------
@@ -354,6 +363,8 @@ class Verifier:
                 self.why = f"{directive} is read back from the drop-in only"
                 return None
             limits, why = self.fact("service_limits")
+            if unit.endswith("@.service"):  # a template: no process of its own; each instance reads its drop-ins
+                return self.instances_nofile(c, unit, limits, why)
             entry = limits.get(unit) if isinstance(limits, dict) else None
             if not isinstance(entry, dict) or entry.get("process_nofile", "absent") == "absent":
                 loaded = entry.get("LimitNOFILE", "absent") if isinstance(entry, dict) else "absent"
@@ -423,6 +434,47 @@ class Verifier:
             return None
         self.why = f"foretune does not read {c.target} back where the installer renders it; {file_of(c) or 'the journal'} holds it"
         return None
+
+    def instances_nofile(self, c: Change, unit: str, limits: Any, why: str) -> tuple[Any, str, str] | None:
+        """(limit in force, where) of the instances of template ``unit`` (dynflow-sidekiq@.service: its
+        dynflow-sidekiq@worker-1.service, ...), each of which reads the template's drop-ins: the soft limit of each
+        running process (/proc/PID/limits), else the limit systemd loaded (systemctl show). The first instance that
+        differs from the change's value is given (so the change is pending until each runs it), else the value."""
+        prefix = unit.removesuffix(".service")
+        found: list[tuple[str, Any, str]] = []
+        for name, entry in sorted(limits.items()) if isinstance(limits, dict) else ():
+            if not (name.startswith(prefix) and name.endswith(".service")) or name == unit or not isinstance(entry, dict):
+                continue
+            if entry.get("process_nofile", "absent") != "absent":
+                value = entry["process_nofile"]
+                found.append((name, "infinity" if value is None else value, f"/proc/<MainPID of {name}>/limits (soft)"))
+            elif entry.get("active") is not None:  # systemctl show lists it: the limit systemd loaded for it
+                value = entry.get("LimitNOFILE")
+                found.append((name, "infinity" if value is None else value, f"systemctl show {name} (LimitNOFILE)"))
+        dropin = self.dropin_value(c)
+        given = f" (its drop-ins give LimitNOFILE={dropin[1]}, {dropin[0]} read last)" if dropin else ""
+        if not found:
+            self.why = why or f"no instance of {unit} runs on {self.host.label} to read its limit from{given}"
+            return None
+        behind = next((f for f in found if not same(f[1], c.value)), None)
+        if behind is not None:  # one instance runs (or systemd loaded) another limit: waits for the reload and restart
+            return behind[1], behind[2], ""
+        loaded = [f[0] for f in found if f[2].startswith("systemctl show")]
+        if loaded:  # systemd has the value; whether each process was restarted since is not told
+            self.why = (f"systemd loaded LimitNOFILE={text_value(c.value)} for {', '.join(loaded)} (daemon-reload done), but "
+                        f"the soft limit of the running process is not readable (/proc/<MainPID>/limits){given}")
+            return None
+        return c.value, ", ".join(f[2] for f in found), ""
+
+    def dropin_value(self, c: Change) -> tuple[str, str] | None:
+        """(path, value) of the drop-in that gives the change's directive last, in systemd's order (the drop-ins of
+        /etc, /run and /usr/lib in one order by name, /etc's hiding the same name elsewhere), or None."""
+        directive = c.target.split(":", 1)[-1]
+        path = file_of(c)
+        data = self.host.read(path)
+        own = line_value(data.decode("utf-8", "replace"), directive, "[Service]") if data is not None else None
+        later = self.later_dropin(path, directive)
+        return later if later is not None else ((path, own) if own is not None else None)
 
     def profile_behind(self, profile: str) -> str:
         """Why the profile the scenario file names is not proved in force by what the installer rendered ("" when it

@@ -34,6 +34,7 @@ from foretune.knowledge.precedence import (
     table,
 )
 from foretune.knowledge.profiles import PG, flatten, installer_hiera
+from foretune.plan.measured import measured_shortage
 from foretune.plan.model import Fix, Plan
 from foretune.plan.planner import make_plan
 from foretune.plan.refused import accepted_profile, tuning_applies
@@ -58,6 +59,10 @@ PUMA_ENV = {"foreman::foreman_service_puma_workers": "FOREMAN_PUMA_WORKERS",
 # tunables that hold memory: a raise of one is blocked when the memory budget after the changes does not fit
 MEMORY_TUNABLES = ("puma.workers", "candlepin.heap_max", "postgresql.shared_buffers", "pulp.workers",
                    "dynflow.sidekiq_instances", "passenger.max_pool_size", "passenger.min_instances")
+
+# what a box short of memory now gets no raise of, in every set (the audit's pg-work-mem-low holds work_mem; Puma
+# workers are held by _Builder.short_of_memory): each connection's sorts may take work_mem each
+SHORTAGE_HOLDS = ("postgresql.work_mem",)
 
 
 class Host(NamedTuple):
@@ -210,6 +215,7 @@ class _Builder:
         self.restarts = _restarts()
         self.lower: set[str] = set()  # audit rules whose measured failure may lower a site value (said in the change)
         self.lower_site = False  # --prefer foretune: every site value may be lowered (said in the change)
+        self.shortage: str | None = None  # what the source measures when the box is short of memory now (plan's set)
         self.profile_keys = {key for size in SIZES for key in flatten(installer_hiera(self.release, size))} \
             if self.release.features.size_profiles else set()
         # what --tuning at the plan's profile writes (empty for a release or role without size profiles)
@@ -412,6 +418,11 @@ class _Builder:
         short = self.short_of_memory(value) if tunable == "puma.workers" else ""
         if short:
             self.block(change, short, ("gf-puma-autotuning", "g62-memory"))
+            return
+        if self.shortage and tunable in SHORTAGE_HOLDS and self._raises(tunable, value):
+            self.block(change, f"the box measures {self.shortage}: no {tunable} raise while it is short of memory now; "
+                               "free or add memory first (the audit's memory-budget-over-ram names what holds it)",
+                       ("g62-memory", "gf-puma-autotuning"))
             return
         if tunable in MEMORY_TUNABLES and self.memory_problem is not None and self._raises(tunable, value):
             self.block(change, f"the memory budget after the changes does not fit: {self.memory_problem.message}",
@@ -817,6 +828,7 @@ def _plan_set(plan: Plan, facts: Any = None, lower_site: bool = False) -> Change
     else:
         b = _Builder(plan, host_of(facts))
         b.lower_site = lower_site
+    b.shortage = measured_shortage(facts)  # a plan sizes for the budget, not for a box swapping now: no raise then
     if tuning_applies(plan):
         b.profile(plan.profile)
         if accepted is not None and "profile" in b.changes:
