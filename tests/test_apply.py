@@ -2104,3 +2104,22 @@ def test_a_drop_in_of_a_template_unit_is_verified_on_each_instance(tmp_path: Pat
     result = run_cli("verify", "--root", str(root))
     assert result.status == 1 and _states(result.stdout) == {"dynflow.limit_nofile": "drift"}, result.stdout
     assert "/etc/systemd/system/dynflow-sidekiq@worker.service.d/zz-site.conf now has 'LimitNOFILE=1024'" in result.stdout
+
+
+def test_apply_keeps_the_installers_header_and_names_the_comments_that_go_with_a_key(tmp_path: Path) -> None:
+    # satellite-6.15-tuned, 15000 hosts (large: 18 Puma workers, gf-puma-recommendations; db_pool 16 + 4 = 20): the
+    # custom-hiera.yaml foreman-installer ships opens with --- and its two-line header; the site pinned 12 workers right
+    # under it and db_pool 5 under its own comment. Both pins go (the options take their place); the installer's header
+    # stays, and the comment that goes with db_pool is named (feedback D2 of the acceptance pass)
+    root = tmp_path / "host"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.15-tuned", root, symlinks=True)
+    (root / HIERA).write_text("---\n# This file is for custom hiera overrides, see\n# https://docs.theforeman.org/ for details.\n"
+                              "foreman::foreman_service_puma_workers: 12\n# pinned by the previous admin\nforeman::db_pool: 5\n"
+                              "apache::trace_enable: Off\n", encoding="utf-8")
+    result = run_cli("apply", "--root", str(root), "--hosts", "15000", "--write")
+    assert result.status == 0, result.stderr
+    text = (root / HIERA).read_text(encoding="utf-8")
+    assert text.startswith("---\n# This file is for custom hiera overrides, see\n# https://docs.theforeman.org/ for details.\n"
+                           "apache::trace_enable: Off\n")
+    assert "pinned by the previous admin" not in text and "foreman::db_pool" not in text
+    assert f"{root / HIERA}: foreman::db_pool: the site's comment \"pinned by the previous admin\" goes with it" in result.stderr

@@ -134,6 +134,11 @@ def test_a_value_the_site_set_higher_on_purpose_is_kept(tmp_path: Path) -> None:
     assert work_mem.value == "16MB"
     assert work_mem.reason.startswith("kept: the custom-hiera.yaml sets more than the guide's 8MB")
     assert rows(audit_changes(tree(tmp_path / "a", "site-higher"))) == SHARED - {("custom-hiera", "set", f"{PG}/work_mem", "8MB")}
+    # and said: the kept value is listed as not applied, with or without --prefer foretune (feedback D4)
+    facts = read_source(str(tree(tmp_path / "k", "site-higher")), hosts=HOSTS)
+    kept = [b.why for b in build.from_plan(plan, facts, lower_site=True).blocked if b.change.tunable == "postgresql.work_mem"]
+    assert kept == ["kept 16MB (the custom-hiera.yaml sets more than the guide's 8MB, which it calls \"more than enough\", "
+                    "not a ceiling); --prefer foretune lowers no value foretune's plan itself keeps"]
 
 
 def test_a_profile_the_hardware_refuses_is_blocked_and_the_largest_accepted_one_taken(tmp_path: Path) -> None:

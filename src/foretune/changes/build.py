@@ -709,7 +709,7 @@ def _tuned_thp(b: _Builder, facts: Any) -> None:
     b.commands.append(THP_NEVER)
 
 
-def from_plan(plan: Plan, facts: Any = None, lower_site: bool = False) -> ChangeSet:
+def from_plan(plan: Plan, facts: Any = None, lower_site: bool = False, refit_kept: bool = True) -> ChangeSet:
     """The change set of a plan: every tunable whose recommendation differs from what the installer gives, checked
     against ``facts`` (a FactSet, a :class:`Host`, or None for a plan made from options alone); ``lower_site``: a
     site value above foretune's is lowered, saying so (``--prefer foretune``), instead of kept.
@@ -719,9 +719,10 @@ def from_plan(plan: Plan, facts: Any = None, lower_site: bool = False) -> Change
 
     A site value the set keeps (above foretune's, never lowered silently) is what runs after the set: the memory and
     connection budgets are made again with it (:func:`kept_plan`), and the set is that plan's. A raise the first
-    plan made that the budget with the kept values no longer holds is left out, and said (:func:`refit`)."""
+    plan made that the budget with the kept values no longer holds is left out, and said (:func:`refit`).
+    ``refit_kept`` False: the first set only (render, whose --prefer decides what is kept, plans again itself)."""
     first = _plan_set(plan, facts, lower_site)
-    again = kept_plan(plan, first)
+    again = kept_plan(plan, first) if refit_kept else None
     if again is None:
         return first
     return refit(first, _plan_set(again, facts, lower_site), plan, again)
@@ -835,7 +836,17 @@ def _plan_set(plan: Plan, facts: Any = None, lower_site: bool = False) -> Change
             b.changes["profile"] = b.changes["profile"]._replace(
                 reason=f"the largest profile the installer's hardware check accepts here (it refuses the declared "
                        f"{b.blocked[0].change.value})", citations=("fi-tuning-hook", "fi-tuning-profiles"))
+    _refused_need(b, plan)
     for t in plan.tunables.values():
+        if not t.differs and t.installer.origin and t.foretune.reason.startswith("kept") and t.fixes:
+            # the plan keeps a site value above its own (work_mem above the guide's "more than enough"): nothing to
+            # write, but listed, so that no site value is kept unsaid
+            fix = t.fixes[0]
+            b.block(Change(t.id, "custom-hiera" if fix.kind == "hiera" else fix.kind, fix.target, t.installer.value,
+                           source="plan", site_value=t.installer.value, citations=tuple(t.foretune.citations)),
+                    f"kept {t.installer.value} ({t.foretune.reason.removeprefix('kept: ')})"
+                    + ("; --prefer foretune lowers no value foretune's plan itself keeps" if b.lower_site else ""),
+                    t.foretune.citations)
         if t.differs:
             for fix in t.fixes:
                 b.fix(t.id, fix, t.foretune.reason, t.foretune.citations)
@@ -844,6 +855,26 @@ def _plan_set(plan: Plan, facts: Any = None, lower_site: bool = False) -> Change
     b.unshadow_postgresql()
     b.stale()
     return b.result()
+
+
+def _refused_need(b: _Builder, plan: Plan) -> None:
+    """The profile the hosts need, above the set's, when the installer's hardware check refuses it on this box: listed
+    as not applied (add hardware first), never left unsaid because the set stays at the profile it accepts."""
+    from foretune.knowledge import hardware  # start-up: only when a plan's set is built
+    from foretune.units import format_gib  # start-up: only when a plan's set is built
+
+    inp = plan.input
+    needed = hardware.profile_for_hosts(inp.hosts)
+    if not tuning_applies(plan) or needed not in SIZES or plan.profile not in SIZES or \
+            SIZES.index(needed) <= SIZES.index(plan.profile) or any(x.change.channel == "profile" for x in b.blocked):
+        return
+    need = hardware.enforced(needed, plan.release.foreman_version)
+    if need is None or need.met_by(inp.cpus, inp.ram_bytes):
+        return
+    b.block(Change("profile", "profile", "--tuning", needed, site_value=b.host.tuning_profile, citations=(need.citation,)),
+            f"{inp.hosts} hosts need --tuning {needed}, which the installer's hardware check refuses on this box "
+            f"({inp.cpus} CPUs, {format_gib(inp.ram_bytes)} RAM; it requires {need.cores} CPUs and {need.ram_gib:g} GiB): "
+            f"the set is sized for {plan.profile}; add hardware, then --tuning {needed}", (need.citation,))
 
 
 def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: Any = None,

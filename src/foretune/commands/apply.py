@@ -46,7 +46,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                       help="where the site already sets a value above foretune's (custom-hiera.yaml, a drop-in, "
                            "sysctl.d, an edited file): keep the site's (default; each is listed as not applied) or write "
                            "foretune's. A site value below foretune's is replaced, and each is listed (\"replaces the "
-                           "site's ...\")")
+                           "site's ...\"). A value the plan itself keeps (work_mem above the guide's, which it calls more "
+                           "than enough) is listed as kept either way")
     act = parser.add_argument_group("action")
     act.add_argument("--write", action="store_true", help="apply: back up, write, record the run (default: only show)")
     act.add_argument("--run-installer", action="store_true",
@@ -286,6 +287,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     for edit in found.files:
         old = (edit.old or b"").decode("utf-8", "replace")
         label = str(host.path(edit.path))
+        _said_comments(edit, old, label, env)
         if edit.new is None:  # the whole file goes: what it held is shown too
             env.stdout.write(f"remove {label}\n")
             diff = unified_diff(redact_text(old), "", label)
@@ -318,10 +320,13 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     for c in cs.changes:  # what an admin must know before writing: a site value lowered, a restart the run needs
         if id(c) in not_applied:  # kept as the site has it: said once, by the "not applied" line
             continue
-        if c.channel == "custom-hiera" and c.op == "remove" and c.site_value is not None and c.target not in pinned:
+        removal = c.channel == "custom-hiera" and c.op == "remove" and c.site_value is not None and c.target not in pinned
+        if removal:  # said once: the key and the site's value that go
             env.stdout.write(redact_text(f"removes the site's {c.target}: {c.site_value} from custom-hiera.yaml ({c.reason})") + "\n")
         pin = pins.get(c.target) if c.channel == "installer" else None
-        if pin is not None:  # custom-hiera.yaml's value goes, the option takes its place: said with the site's value
+        if removal:
+            pass
+        elif pin is not None:  # custom-hiera.yaml's value goes, the option takes its place: said with the site's value
             said = "lowers" if lowers_site_value(c._replace(site_value=pin.site_value)) else "replaces"
             env.stdout.write(redact_text(f"{said} the site's {pin.site_value}: {c.target} {c.value} ({c.reason}); "
                                          f"{pin.target} goes from custom-hiera.yaml") + "\n")
@@ -340,7 +345,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if c.channel == "tuned" and c.op == "set" and any(a is c for a in found.applied):
             env.stdout.write(f"then: `systemctl enable --now tuned && tuned-adm profile {c.value}` (tuned reads "
                              "/etc/tuned/active_profile only when it starts; tuned-adm puts the profile in force now)\n")
-    reloads = sorted({u for c in cs.changes if c.effect == "daemon-reload" for u in c.units})
+    written = {id(c) for edit in found.files for c in edit.changes}  # a drop-in already in place needs no reload
+    reloads = sorted({u for c in cs.changes if c.effect == "daemon-reload" and id(c) in written for u in c.units})
     if reloads:  # a drop-in written or removed is read by systemd only after daemon-reload, by the unit on its restart
         env.stdout.write(f"then: `systemctl daemon-reload && systemctl restart {' '.join(reloads)}` (systemd reads the "
                          "drop-ins only after daemon-reload, the service on its restart)\n")
@@ -380,6 +386,27 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             raise InputError(f"the installer failed (exit status {real}): see /var/log/foreman-installer/")
         env.note("the installer ran (its --noop run first)")
     return 0
+
+
+def _said_comments(edit: Any, old: str, label: str, env: Environment) -> None:
+    """The site's comments of custom-hiera.yaml that go with the keys the set removes, and the header that stays, named
+    on stderr as render names them: nothing leaves the file unsaid."""
+    removed = [c.target for c in edit.changes if c.channel == "custom-hiera" and c.op == "remove"]
+    if not removed or not old.strip():
+        return
+    from foretune.host.redact import redact_text  # start-up: only when apply removes custom-hiera keys
+    from foretune.render.merge import kept_header, owned_comments  # start-up: only when apply removes custom-hiera keys
+
+    try:
+        gone, header = owned_comments(old, removed)[2], kept_header(old, removed)
+    except InputError:
+        return
+    for key, lines in gone.items():
+        quoted = " / ".join(f'"{line.lstrip("#").strip()}"' for line in lines)
+        env.warn(redact_text(f"{label}: {key}: the site's comment {quoted} goes with it"))
+    for key, lines in header.items():
+        quoted = " / ".join(f'"{line.lstrip("#").strip()}"' for line in lines)
+        env.warn(redact_text(f"{label}: {key}: the comment {quoted} above it opens the file, so it stays as the file's header"))
 
 
 def _refuse_removed(changes_file: str, cs: ChangeSet, host: Any) -> None:
