@@ -2043,6 +2043,7 @@ def test_apply_takes_cpus_and_ram_given_on_the_command_line_over_the_sources_and
         result = run_cli("apply", "--root", str(root), "--hosts", "40000", *audit)
         assert result.status == 0, result.stderr
         assert "installer command: satellite-installer --tuning large " in result.stdout
+        assert "refuses --tuning extra-large" in result.stderr or "extra-large, which the installer's hardware check refuses" in result.stderr
         result = run_cli("apply", "--root", str(root), "--hosts", "40000", "--cpus", "32", "--ram", "128G", *audit)
         assert result.status == 0, result.stderr
         assert "installer command: satellite-installer --tuning extra-large " in result.stdout
@@ -2123,3 +2124,25 @@ def test_apply_keeps_the_installers_header_and_names_the_comments_that_go_with_a
                            "apache::trace_enable: Off\n")
     assert "pinned by the previous admin" not in text and "foreman::db_pool" not in text
     assert f"{root / HIERA}: foreman::db_pool: the site's comment \"pinned by the previous admin\" goes with it" in result.stderr
+
+
+def test_verify_reads_back_what_the_source_renders_and_a_stale_key_once_gone(tmp_path: Path) -> None:
+    # the example after apply --write: Dynflow's worker.yml still says :concurrency: 15 and systemctl show gives
+    # foreman-proxy LimitNOFILE=1024: both are read back where the installer renders them, pending (never "not
+    # verified" while the source holds them; acceptance D1)
+    root = tmp_path / "ex"
+    shutil.copytree(REPO / "examples/sosreport-satellite-6.15-mistuned", root, symlinks=True)
+    result = run_cli("apply", "--root", str(root), "--write")
+    assert result.status == 0, result.stderr
+    assert "replaces the site's 32: removes" not in result.stdout  # one line per removed key (acceptance D8)
+    result = run_cli("verify", "--root", str(root))
+    states = _states(result.stdout)
+    assert states["dynflow.sidekiq_concurrency"] == "pending" and states["smart_proxy_dynflow.limit_nofile"] == "pending"
+    assert "dynflow concurrency (the rendered configuration) still gives 15: waiting for an installer run" in result.stdout
+    assert "systemctl show foreman-proxy.service (LimitNOFILE) still gives 1024" in result.stdout
+    # the stale checkpoint_segments, gone from custom-hiera.yaml: PostgreSQL 12 never ran with it (it refuses to
+    # start with it), so nothing waits for a restart (acceptance D6)
+    assert states["stale:postgresql::server::config_entries/checkpoint_segments"] == "in force"
+    # a repeated apply writes nothing and says no daemon-reload (the drop-ins are in place; acceptance D8)
+    again = run_cli("apply", "--root", str(root))
+    assert "daemon-reload" not in again.stdout

@@ -75,6 +75,24 @@ READBACK: dict[str, tuple[str, str]] = {
     "qpid::router::open_file_limit": ("qpid", "qdrouterd_nofile"),
     # Satellite 6.2's file edits: the running Passenger's pool (passenger-status), not the file edited
     "PassengerMaxPoolSize": ("passenger_status", "max_pool_size"),
+    # the prefork MPM (Satellite 6.2-6.9), the server-wide KeepAlive settings and Dynflow's concurrency, as rendered
+    "apache::mod::prefork::serverlimit": ("apache", "ServerLimit"),
+    "apache::mod::prefork::maxclients": ("apache", "MaxClients"),
+    "apache::mod::prefork::startservers": ("apache", "StartServers"),
+    "apache::mod::prefork::minspareservers": ("apache", "MinSpareServers"),
+    "apache::mod::prefork::maxspareservers": ("apache", "MaxSpareServers"),
+    "apache::mod::prefork::maxrequestsperchild": ("apache", "MaxRequestsPerChild"),
+    "apache::keepalive": ("apache", "KeepAlive"),
+    "apache::keepalive_timeout": ("apache", "KeepAliveTimeout"),
+    "apache::max_keepalive_requests": ("apache", "MaxKeepAliveRequests"),
+    "foreman::dynflow_worker_concurrency": ("dynflow", "concurrency"),
+    "foreman::passenger_min_instances": ("passenger", "PassengerMinInstances"),
+    "foreman::passenger_max_pool_size": ("passenger", "PassengerMaxPoolSize"),
+    "foreman::passenger_max_request_queue_size": ("passenger", "PassengerMaxRequestQueueSize"),
+}
+# an installer option that sets a unit's LimitNOFILE -> the units whose limit in force tells it (the first one listed)
+NOFILE_READBACK: dict[str, tuple[str, ...]] = {
+    "foreman_proxy::plugin::dynflow::open_file_limit": ("foreman-proxy.service", "smart_proxy_dynflow_core.service"),
 }
 # values Puma reads when it starts, read back from the rendered configuration: in force once the running Puma is
 PUMA_BOOT = {"foreman::foreman_service_puma_threads_min", "foreman::foreman_service_puma_threads_max", "foreman::db_pool"}
@@ -136,7 +154,7 @@ def process_start(unit: str) -> float | None:
 def _option_key(option: str) -> str | None:
     from foretune.changes.build import installer_option  # start-up: only when verify runs
 
-    return next((key for key in READBACK if installer_option(key) == option), None)
+    return next((key for key in (*READBACK, *NOFILE_READBACK) if installer_option(key) == option), None)
 
 
 def _effect(change: Change) -> str:
@@ -405,6 +423,20 @@ class Verifier:
             values, _ = self.fact(fact)
             if isinstance(values, dict) and values.get(field) is not None:
                 return values[field], "pumactl stats (the running Puma)" if fact == "puma_stats" else f"{fact} {field}", ""
+        if key in NOFILE_READBACK:  # the limit in force of the unit the installer writes it for
+            limits, why = self.fact("service_limits")
+            for unit in NOFILE_READBACK[key]:
+                entry = limits.get(unit) if isinstance(limits, dict) else None
+                if not isinstance(entry, dict):
+                    continue
+                if entry.get("process_nofile", "absent") != "absent":
+                    value = entry["process_nofile"]
+                    return ("infinity" if value is None else value), f"/proc/<MainPID of {unit}>/limits (soft)", ""
+                if entry.get("active") is not None:
+                    value = entry.get("LimitNOFILE")
+                    return ("infinity" if value is None else value), f"systemctl show {unit} (LimitNOFILE)", ""
+            self.why = why or f"the open-files limit of {' or '.join(NOFILE_READBACK[key])} is not in the source"
+            return None
         if key in READBACK:
             fact, field = READBACK[key]
             values, why = self.fact(fact)
