@@ -349,7 +349,8 @@ class Verifier:
         values, why = self.fact("postgresql")
         if not isinstance(values, dict):
             return None, why, False, ""
-        return (str(values[name]) if name in values else None), "postgresql.conf and postgresql.auto.conf", False, ""
+        # a setting neither file sets runs PostgreSQL's default: not the change's value yet (the installer writes it)
+        return (str(values[name]) if name in values else "not set"), "postgresql.conf and postgresql.auto.conf", False, ""
 
     def in_effect(self, c: Change) -> tuple[Any, str, str] | None:
         """(value in effect, where read, extra) or None when it cannot be read back (the why in ``self.why``)."""
