@@ -250,9 +250,11 @@ def measured_problem(plan: Any, facts: Any, source: str | None) -> Any:
         return plan
     from shlex import quote  # start-up: only for `plan --from` on a box short of memory
 
+    from foretune.term import clean_line  # start-up: only for `plan --from` on a box short of memory
+
     problem = Problem("critical" if "OOM kill" in short else "high", "memory-short-measured",
                       f"the box measures {short}: it is short of memory now, so the change set raises no memory "
-                      f"tunable until memory is freed or added; `foretune audit {quote(source or 'live')}` names what "
+                      f"tunable until memory is freed or added; `foretune audit {clean_line(quote(source or 'live'))}` names what "
                       "holds it", ("g62-memory",))
     return plan._replace(problems=(*plan.problems, problem))
 
