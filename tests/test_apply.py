@@ -2152,3 +2152,18 @@ def test_verify_reads_back_what_the_source_renders_and_a_stale_key_once_gone(tmp
     # a repeated apply writes nothing and says no daemon-reload (the drop-ins are in place; acceptance D8)
     again = run_cli("apply", "--root", str(root))
     assert "daemon-reload" not in again.stdout
+
+
+def test_a_change_set_file_made_for_another_release_is_refused(tmp_path: Path) -> None:
+    # a set made for Satellite 6.15 (Foreman 3.9, Puma) on the satellite-6.2 tree (Foreman 1.11, Passenger): its
+    # installer has no --foreman-foreman-service-puma-workers (Puma came with Foreman 2.3); the set is refused in one
+    # line, nothing written (acceptance D11)
+    root = tmp_path / "host"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.2", root, symlinks=True)
+    before = _files(root)
+    puma = {"release": "Satellite 6.15 (Foreman 3.9)", "changes": [
+        {"tunable": "puma.workers", "channel": "installer", "target": "--foreman-foreman-service-puma-workers", "value": 18}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, puma), "--write")
+    assert result.status == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert f"a change set for Satellite 6.15 (Foreman 3.9), but {root} runs Satellite 6.2 (Foreman 1.11)" in result.stderr
+    assert _files(root) == before and _runs(root) == []

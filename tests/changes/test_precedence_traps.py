@@ -298,3 +298,19 @@ def test_a_box_short_of_memory_now_gets_no_work_mem_raise_from_the_plan_and_plan
     fragment = run_cli("plan", "--from", str(root), "--hosts", str(HOSTS), "--format", "hiera")
     assert fragment.status == 0 and "work_mem: 8MB" not in fragment.stdout
     assert "the box measures" not in run_cli("plan", "--from", str(tree(tmp_path / "b")), "--hosts", str(HOSTS)).stdout
+
+
+def test_a_higher_value_the_site_set_with_alter_system_is_kept_and_said(tmp_path: Path) -> None:
+    # postgresql.auto.conf: work_mem = '32MB' and max_connections = '1500', above the guide's 8 MB ("Setting this
+    # value to 8 MB should be more than enough") and the medium profile's 1000: ALTER SYSTEM wins over postgresql.conf
+    # (pg-auto-conf-wins), and the site set them there on purpose. Neither is reset nor replaced; both are listed as
+    # kept (acceptance D18). (The audit's pg-work-mem-low judges an ALTER SYSTEM work_mem above the guide's as a
+    # finding of its own, whose fix resets it: that set says so through the finding.)
+    cs = plan_changes(tree(tmp_path / "p", "auto-conf-higher"))
+    assert not any(c.channel == "alter-system" or "work_mem" in c.target or "max_connections" in c.target
+                   for c in cs.changes), rows(cs)
+    kept = {b.change.tunable: b.why for b in plan_changes(tree(tmp_path / "k", "auto-conf-higher")).blocked}
+    assert kept["postgresql.work_mem"] == ("postgresql.auto.conf sets work_mem = '32MB' (ALTER SYSTEM), above foretune's "
+                                           "8MB: the site's value is kept (never lowered silently)")
+    assert kept["postgresql.max_connections"] == ("postgresql.auto.conf sets max_connections = '1500' (ALTER SYSTEM), "
+                                                  "above foretune's 1000: the site's value is kept (never lowered silently)")

@@ -428,6 +428,15 @@ class _Builder:
             self.block(change, f"the memory budget after the changes does not fit: {self.memory_problem.message}",
                        self.memory_problem.citations)
             return
+        if key.startswith(PG + "/") and not self.lower_site and source not in self.lower:
+            shadow = postgresql_shadow(key.split("/", 1)[1], self.host.postgresql_files, self.host.postgresql_version)
+            theirs, ours = (_pg_number(shadow.line.split("=", 1)[-1]) if shadow is not None else None), _pg_number(str(value))
+            if shadow is not None and theirs is not None and ours is not None and theirs > ours:
+                # ALTER SYSTEM's value is the site's, above foretune's: kept, not reset and replaced in silence
+                self.block(change._replace(site_value=shadow.line.split("=", 1)[-1].strip().strip("'")),
+                           f"postgresql.auto.conf sets {shadow.line} (ALTER SYSTEM), above foretune's {value}: the site's "
+                           "value is kept (never lowered silently)", shadow.citations)
+                return
         self.add(change)
         if key.startswith(PG + "/"):
             setting = key.split("/", 1)[1]
@@ -560,6 +569,12 @@ class _Builder:
                 continue
             theirs = _pg_number(shadow.line.split("=", 1)[-1])
             ours = _pg_number(str(t.foretune.value))
+            if theirs is not None and ours is not None and theirs > ours and t.id not in self.changes:
+                # the site's ALTER SYSTEM value above foretune's: kept, and said
+                self.block(Change(t.id, "alter-system", setting, t.foretune.value, op="set", source="plan",
+                                  site_value=shadow.line.split("=", 1)[-1].strip().strip("'")),
+                           f"postgresql.auto.conf sets {shadow.line} (ALTER SYSTEM), above foretune's {t.foretune.value}: "
+                           "the site's value is kept (never lowered silently)", shadow.citations)
             if theirs is not None and ours is not None and theirs >= ours:
                 continue
             self._reset(setting, "plan", shadow.line, shadow.citations)

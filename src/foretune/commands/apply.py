@@ -457,6 +457,22 @@ def _refuse_unfit(changes_file: str, cs: ChangeSet, root: str | None, environ: d
         release = None
     if release is None:  # a release foretune does not know: nothing to judge against
         return
+    from foretune.facts import read_source  # start-up: only for `apply --changes`
+
+    try:
+        facts = read_source(root, environ=environ, tree=root is not None)
+    except ForetuneError:
+        facts = None
+    try:
+        host_release = resolve_release(str(facts.value("product")), str(facts.value("product_version")),
+                                       foreman_version=facts.value("foreman_version")) \
+            if facts is not None and facts.value("product") and facts.value("product_version") else None
+    except (ForetuneError, ValueError, KeyError):
+        host_release = None
+    if host_release is not None and host_release.foreman_version != release.foreman_version:
+        raise InputError(f"{changes_file}: a change set for {release.label}, but {root or 'this host'} runs "
+                         f"{host_release.label}: its options and keys are that release's; plan one from this host "
+                         f"(`foretune apply{' --root ' + root if root else ' --from live'}`): not applied")
     version = version_key(release.foreman_version)
     for n, c in enumerate(cs.changes):
         if c.channel != "installer" or c.op != "set":
@@ -475,11 +491,7 @@ def _refuse_unfit(changes_file: str, cs: ChangeSet, root: str | None, environ: d
     need = hardware.enforced(str(profile[1].value), release.foreman_version)
     if need is None:
         return
-    from foretune.facts import read_source  # start-up: only for `apply --changes` with a profile
-
-    try:
-        facts = read_source(root, environ=environ, tree=root is not None)
-    except ForetuneError:
+    if facts is None:
         return
     cpus, ram = facts.value("cpu_logical"), facts.value("ram_bytes")
     if not isinstance(cpus, int) or not isinstance(ram, int) or need.met_by(cpus, ram):
