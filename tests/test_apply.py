@@ -665,7 +665,7 @@ def test_a_reload_setting_reset_in_a_copied_tree_is_in_force_on_the_real_server_
 def test_one_restart_line_per_service(tmp_path: Path) -> None:
     # three edits of files httpd reads: one line that names them, not one line each
     root = _tree(tmp_path)
-    edits = {"release": "Satellite 6.2", "changes": [
+    edits = {"release": "Satellite 6.15", "changes": [
         {"tunable": f"apache.{n}", "channel": "file", "target": path, "value": line, "effect": "restart", "units": ["httpd"]}
         for n, (path, line) in enumerate([("/etc/httpd/conf.d/passenger.conf", "PassengerMaxPoolSize 30"),
                                           ("/etc/httpd/conf.d/passenger.conf", "PassengerMinInstances 6"),
@@ -2167,3 +2167,14 @@ def test_a_change_set_file_made_for_another_release_is_refused(tmp_path: Path) -
     assert result.status == 2 and result.stderr.count("\n") == 1, result.stderr
     assert f"a change set for Satellite 6.15 (Foreman 3.9), but {root} runs Satellite 6.2 (Foreman 1.11)" in result.stderr
     assert _files(root) == before and _runs(root) == []
+
+
+def test_a_change_set_file_with_two_values_for_one_option_is_refused(tmp_path: Path) -> None:
+    # two tunable names, one installer option: the command would pass it twice (acceptance D12)
+    root = _tree(tmp_path)
+    dup = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "a", "channel": "installer", "target": "--foreman-foreman-service-puma-workers", "value": 18},
+        {"tunable": "b", "channel": "installer", "target": "--foreman-foreman-service-puma-workers", "value": 12}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, dup))
+    assert result.status == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "two values for --foreman-foreman-service-puma-workers (a change set holds one value per tunable)" in result.stderr

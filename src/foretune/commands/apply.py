@@ -91,6 +91,10 @@ def _from_file(path: str) -> ChangeSet:
     twice = sorted({t for t in tunables if tunables.count(t) > 1})
     if twice:
         raise InputError(f"{path}: two changes for {twice[0]} (a change set holds one value per tunable)")
+    places = [(c.channel, c.target) for c in changes if c.op == "set" and c.channel != "file"]  # a file: one per line
+    again = sorted({target for channel, target in places if places.count((channel, target)) > 1})
+    if again:
+        raise InputError(f"{path}: two values for {again[0]} (a change set holds one value per tunable)")
     return ChangeSet(str(data.get("release", "")), changes)
 
 
