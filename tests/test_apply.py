@@ -2178,3 +2178,20 @@ def test_a_change_set_file_with_two_values_for_one_option_is_refused(tmp_path: P
     result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, dup))
     assert result.status == 2 and result.stderr.count("\n") == 1, result.stderr
     assert "two values for --foreman-foreman-service-puma-workers (a change set holds one value per tunable)" in result.stderr
+
+
+def test_zero_is_no_limit_when_a_site_value_is_compared(tmp_path: Path) -> None:
+    # PassengerMaxPreloaderIdleTime 0 keeps the preloader for ever (g62-passenger, the brief's value): a site's 300
+    # shuts it down sooner, so 0 replaces it instead of the 300 being kept as "more than foretune's 0" (acceptance D16)
+    root = tmp_path / "s62"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.2", root, symlinks=True)
+    vhost = root / "etc/httpd/conf.d/05-foreman-ssl.conf"
+    _edit(root, "etc/httpd/conf.d/05-foreman-ssl.conf", "</VirtualHost>", "  PassengerMaxPreloaderIdleTime 300\n</VirtualHost>")
+    idle = {"release": "Satellite 6.2", "changes": [
+        {"tunable": "passenger.max_preloader_idle_time", "channel": "file", "target": "/etc/httpd/conf.d/05-foreman-ssl.conf",
+         "value": "PassengerMaxPreloaderIdleTime 0", "effect": "restart", "units": ["httpd"]}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, idle), "--write")
+    assert result.status == 0, result.stderr
+    assert "more than foretune's 0" not in result.stderr
+    assert "PassengerMaxPreloaderIdleTime 0" in vhost.read_text(encoding="utf-8")
+    assert "PassengerMaxPreloaderIdleTime 300" not in vhost.read_text(encoding="utf-8")

@@ -198,6 +198,9 @@ def _number(text: Any) -> float | None:
 
 # keys whose negative value means "no limit" (hammer's request_timeout -1: no timeout, g62-hammer)
 NO_LIMIT_BELOW_ZERO = frozenset({":request_timeout"})
+# directives whose 0 means no limit: PassengerMaxPreloaderIdleTime 0 never shuts the preloader down (the 6.2 brief's
+# value), MaxKeepAliveRequests 0 allows unlimited requests per connection
+ZERO_IS_UNLIMITED = frozenset({"PassengerMaxPreloaderIdleTime", "MaxKeepAliveRequests"})
 
 
 def _site_higher(text: str, change: Change) -> str | None:
@@ -219,6 +222,8 @@ def _site_higher(text: str, change: Change) -> str | None:
     found = _number(current) if current is not None else None
     if key in NO_LIMIT_BELOW_ZERO:  # -1: no timeout, above any number of seconds
         wanted, found = (float("inf") if v is not None and v < 0 else v for v in (wanted, found))
+    if key in ZERO_IS_UNLIMITED:  # 0: no limit (never shut down, no cap), above any other number
+        wanted, found = (float("inf") if v == 0 else v for v in (wanted, found))
     if current is not None and current.strip().lower() == "infinity" and change.channel == "dropin":
         return current
     return current if found is not None and wanted is not None and found > wanted else None
