@@ -261,6 +261,8 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
     if not data:  # an empty mapping would print as {}: keep only the comment lines
         start = data.ca.comment[1] if data.ca.comment and len(data.ca.comment) > 1 else None
         result = "".join(token.value for token in start or [])
+        if rt.explicit_start:  # the file's --- stays when its last key goes (the installer's own file opens with it)
+            result = "---\n" + result
     result += trailing
     if not text[len(prefix):].startswith("\n"):
         result = result.lstrip("\n")  # comment lines moved up from removed keys never open the file with blanks
