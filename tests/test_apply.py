@@ -2195,3 +2195,22 @@ def test_zero_is_no_limit_when_a_site_value_is_compared(tmp_path: Path) -> None:
     assert "more than foretune's 0" not in result.stderr
     assert "PassengerMaxPreloaderIdleTime 0" in vhost.read_text(encoding="utf-8")
     assert "PassengerMaxPreloaderIdleTime 300" not in vhost.read_text(encoding="utf-8")
+
+
+def test_a_postgresql_conf_edit_under_root_is_pending_until_postgresql_started_after_the_run(tmp_path: Path) -> None:
+    # Satellite 6.2 edits postgresql.conf by hand (g62-postgresql); PostgreSQL reads shared_buffers only when it starts
+    # (pg-conf-restart). Under --root without --dsn: pending a restart until postmaster.pid (third line: the start
+    # time) says PostgreSQL started after the run, then in force (acceptance D19)
+    root = tmp_path / "s62"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.2", root, symlinks=True)
+    edit = {"release": "Satellite 6.2", "changes": [
+        {"tunable": "postgresql.shared_buffers", "channel": "file", "target": "/var/lib/pgsql/data/postgresql.conf",
+         "value": "shared_buffers = 4992MB", "effect": "restart", "units": ["postgresql"]}]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, edit), "--write").status == 0
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1 and _states(result.stdout) == {"postgresql.shared_buffers": "pending"}, result.stdout
+    assert "needs a PostgreSQL restart: PostgreSQL reads shared_buffers only when it starts" in result.stdout
+    (root / "var/lib/pgsql/data/postmaster.pid").write_text(f"1234\n/var/lib/pgsql/data\n{int(time.time()) + 60}\n5432\n",
+                                                             encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 0 and _states(result.stdout) == {"postgresql.shared_buffers": "in force"}, result.stdout

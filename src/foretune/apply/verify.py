@@ -797,6 +797,11 @@ class Verifier:
             # which the files cannot show: not verified (exit status alone) until postmaster.pid shows a start
             state, why = self.pg_files_state(_pg_names(c))
             return Check(c, state, "", wrote[2] if wrote else AUTO_CONF, why)
+        if c.op == "set" and c.channel == "file" and postgresql_file(c) and not self.host.has_psql:
+            # a line written into the tree's postgresql.conf (Satellite 6.2's edits): pending a restart for what
+            # PostgreSQL reads only at start until postmaster.pid shows a start after the run, as ALTER SYSTEM's
+            state, why = self.pg_files_state([_key_of(str(c.value))])
+            return Check(c, state, wrote[1] if wrote else "", wrote[2] if wrote else c.target, why)
         effect = self.in_effect(c)
         answered = self.answers_value(c.target) if effect is None and c.channel == "installer" else None
         if answered is not None and not same(answered[1], c.value):  # the installer has not run with it yet
