@@ -314,3 +314,17 @@ def test_a_higher_value_the_site_set_with_alter_system_is_kept_and_said(tmp_path
                                            "8MB: the site's value is kept (never lowered silently)")
     assert kept["postgresql.max_connections"] == ("postgresql.auto.conf sets max_connections = '1500' (ALTER SYSTEM), "
                                                   "above foretune's 1000: the site's value is kept (never lowered silently)")
+
+
+def test_render_from_a_box_short_of_memory_now_raises_no_work_mem(tmp_path: Path) -> None:
+    # the same memory-short box through render --from --merge-into: no work_mem 8MB in the merged file, as apply's,
+    # plan's and the audit's sets have it (acceptance D21)
+    root = tree(tmp_path, "memory-short")
+    target = root / "etc/foreman-installer/custom-hiera.yaml"
+    result = run_cli("render", "--from", str(root), "--hosts", str(HOSTS), "--merge-into", str(target))
+    assert result.status == 0, result.stderr
+    assert "work_mem" not in result.stdout
+    plain = tree(tmp_path / "b")  # the same box with memory available: render raises it, as before
+    result = run_cli("render", "--from", str(plain), "--hosts", str(HOSTS), "--merge-into",
+                     str(plain / "etc/foreman-installer/custom-hiera.yaml"))
+    assert "+  work_mem: 8MB" in result.stdout

@@ -34,7 +34,7 @@ from foretune.knowledge.precedence import (
     table,
 )
 from foretune.knowledge.profiles import PG, flatten, installer_hiera
-from foretune.plan.measured import measured_shortage
+from foretune.plan.measured import SHORTAGE_HOLDS, measured_shortage
 from foretune.plan.model import Fix, Plan
 from foretune.plan.planner import make_plan
 from foretune.plan.refused import accepted_profile, tuning_applies
@@ -59,10 +59,6 @@ PUMA_ENV = {"foreman::foreman_service_puma_workers": "FOREMAN_PUMA_WORKERS",
 # tunables that hold memory: a raise of one is blocked when the memory budget after the changes does not fit
 MEMORY_TUNABLES = ("puma.workers", "candlepin.heap_max", "postgresql.shared_buffers", "pulp.workers",
                    "dynflow.sidekiq_instances", "passenger.max_pool_size", "passenger.min_instances")
-
-# what a box short of memory now gets no raise of, in every set (the audit's pg-work-mem-low holds work_mem; Puma
-# workers are held by _Builder.short_of_memory): each connection's sorts may take work_mem each
-SHORTAGE_HOLDS = ("postgresql.work_mem",)
 
 
 class Host(NamedTuple):
