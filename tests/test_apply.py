@@ -665,7 +665,7 @@ def test_a_reload_setting_reset_in_a_copied_tree_is_in_force_on_the_real_server_
 def test_one_restart_line_per_service(tmp_path: Path) -> None:
     # three edits of files httpd reads: one line that names them, not one line each
     root = _tree(tmp_path)
-    edits = {"release": "Satellite 6.2", "changes": [
+    edits = {"release": "Satellite 6.15", "changes": [
         {"tunable": f"apache.{n}", "channel": "file", "target": path, "value": line, "effect": "restart", "units": ["httpd"]}
         for n, (path, line) in enumerate([("/etc/httpd/conf.d/passenger.conf", "PassengerMaxPoolSize 30"),
                                           ("/etc/httpd/conf.d/passenger.conf", "PassengerMinInstances 6"),
@@ -803,6 +803,11 @@ def test_apply_root_then_verify_root_on_every_mistuned_fixture(tmp_path: Path, n
     assert data["counts"]["drift"] == 0
     assert all(c["why"] for c in data["changes"] if c["state"] != "in force")
     assert result.status == (1 if data["counts"]["pending"] else 0)
+    # a PostgreSQL setting neither file sets yet is the installer's to write: pending, never "not verified" with a
+    # file name for its reason (orcharhino-6.9's postgresql.conf sets no autovacuum_vacuum_cost_limit)
+    for c in data["changes"]:
+        if c["state"] == "not verified":
+            assert c["why"] != "postgresql.conf and postgresql.auto.conf", c
     again = run_cli("apply", "--root", str(root), "--hosts", "5000", "--write")
     assert again.status == 0 and "nothing to change" in again.stdout, again.stdout
     assert len(_runs(root)) == 1
@@ -1721,7 +1726,8 @@ def test_a_pin_a_merge_key_brings_in_is_raised_after_it_and_named(tmp_path: Path
     assert "shared_buffers" not in text
     assert ("replaces the site's 400 (through <<): postgresql::server::config_entries/max_connections 1000" in result.stdout)
     assert "DBA: do not raise, pgbouncer in front" in result.stdout
-    assert "replaces the site's 1GB: removes postgresql::server::config_entries/shared_buffers" in result.stdout
+    assert "removes the site's postgresql::server::config_entries/shared_buffers: 1GB from custom-hiera.yaml (" in result.stdout
+    assert "replaces the site's 1GB" not in result.stdout  # said once (acceptance D8)
 
 
 def test_plan_output_dir_raises_a_merge_key_pin_after_the_merge_key_and_quotes_its_comment(tmp_path: Path) -> None:
@@ -1758,29 +1764,65 @@ def test_a_change_set_file_setting_what_the_hosts_postgresql_refuses_is_refused(
     assert _files(root) == before and _runs(root) == []
 
 
-def test_a_sysctl_file_read_after_foretunes_is_said_to_win_by_apply_and_verify(tmp_path: Path) -> None:
-    # satellite-6.15 with /etc/sysctl.d/95-site.conf fs.aio-max-nr = 65536: sysctl --system reads 90-foretune.conf
-    # first and 95-site.conf after it, and the latest name wins (sysctl-d-order), so foretune's 1048576 never takes
-    # effect. apply says so (feedback D2); verify does not call it pending "waiting for sysctl --system" for ever.
+def test_a_sysctl_line_read_after_foretunes_is_taken_out_and_verify_names_it_when_it_is_back(tmp_path: Path) -> None:
+    # satellite-6.15 with /etc/sysctl.d/95-site.conf fs.aio-max-nr = 65536 and /usr/lib/sysctl.d/99-vendor.conf
+    # fs.aio-max-nr = 131072: sysctl --system reads 90-foretune.conf first, then 95-site.conf, then 99-vendor.conf (one
+    # order by name whatever the directory; the latest name wins, sysctl-d-order), so foretune's 1048576 would never
+    # take effect. Both are below it: apply takes the /etc line out (the site's other line stays) and hides the
+    # package's file by a file of the same name in /etc/sysctl.d (a name in /etc hides /run's and /usr/lib's) that
+    # carries its other lines, and says both (feedback D2). verify: pending until sysctl --system; the line put back
+    # is drift, naming the file that wins.
     root = _tree(tmp_path)
     (root / "etc/sysctl.d").mkdir(exist_ok=True)
-    (root / "etc/sysctl.d/95-site.conf").write_text("fs.aio-max-nr = 65536\n", encoding="utf-8")
+    (root / "usr/lib/sysctl.d").mkdir(parents=True, exist_ok=True)
+    (root / "etc/sysctl.d/95-site.conf").write_text("fs.aio-max-nr = 65536\nvm.swappiness = 10\n", encoding="utf-8")
+    (root / "usr/lib/sysctl.d/99-vendor.conf").write_text("# vendor\nfs.aio-max-nr = 131072\nkernel.pid_max = 4194304\n",
+                                                          encoding="utf-8")
     sysctl = {"release": "Satellite 6.15", "changes": [
         {"tunable": "kernel.aio_max_nr", "channel": "sysctl", "target": "fs.aio-max-nr", "value": 1048576,
          "effect": "sysctl-reload", "file": "/etc/sysctl.d/90-foretune.conf"}]}
     result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sysctl), "--write")
     assert result.status == 0, result.stderr
-    assert ("cannot take effect: kernel.aio_max_nr: /etc/sysctl.d/95-site.conf sets fs.aio-max-nr = 65536 and is read "
-            "after 90-foretune.conf (sysctl --system reads the sysctl.d files in one order by name, /etc/sysctl.conf "
-            "last; the last wins): fs.aio-max-nr stays 65536") in result.stderr
+    assert "cannot take effect" not in result.stderr
+    assert ("/etc/sysctl.d/95-site.conf sets fs.aio-max-nr = 65536 and is read after 90-foretune.conf (sysctl --system "
+            "reads the sysctl.d files in one order by name, /etc/sysctl.conf last; the last wins): the line goes, so that "
+            "fs.aio-max-nr = 1048576 takes effect\n") in result.stdout
+    assert ("/usr/lib/sysctl.d/99-vendor.conf sets fs.aio-max-nr = 131072 and is read after 90-foretune.conf") in result.stdout
+    assert (root / "etc/sysctl.d/95-site.conf").read_text(encoding="utf-8") == "vm.swappiness = 10\n"
+    hides = (root / "etc/sysctl.d/99-vendor.conf").read_text(encoding="utf-8").splitlines()
+    assert hides[0].startswith("# foretune: hides /usr/lib/sysctl.d/99-vendor.conf (") and hides[1:] == [
+        "# vendor", "kernel.pid_max = 4194304"]
+    assert (root / "usr/lib/sysctl.d/99-vendor.conf").read_text(encoding="utf-8").count("fs.aio-max-nr") == 1  # as it was
     result = run_cli("verify", "--root", str(root))
-    assert result.status == 1 and _states(result.stdout) == {"kernel.aio_max_nr": "drift"}, result.stdout
+    assert _states(result.stdout) == {"kernel.aio_max_nr": "pending", "unshadow:/etc/sysctl.d/95-site.conf:fs.aio-max-nr":
+                                      "pending", "unshadow:/usr/lib/sysctl.d/99-vendor.conf:fs.aio-max-nr": "pending"}, result.stdout
+    assert "waiting for sysctl --system" in result.stdout
+    (root / "etc/sysctl.d/95-site.conf").write_text("vm.swappiness = 10\nfs.aio-max-nr = 65536\n", encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1 and _states(result.stdout)["kernel.aio_max_nr"] == "drift", result.stdout
     assert ("/etc/sysctl.d/95-site.conf sets fs.aio-max-nr = 65536 and is read after 90-foretune.conf: sysctl --system "
             "keeps 65536") in result.stdout
-    assert "waiting for sysctl --system" not in result.stdout
-    (root / "etc/sysctl.d/95-site.conf").write_text("# moved to 90-foretune.conf\n", encoding="utf-8")
-    result = run_cli("verify", "--root", str(root))  # the line gone: pending the reload again, as before
-    assert _states(result.stdout) == {"kernel.aio_max_nr": "pending"} and "waiting for sysctl --system" in result.stdout
+    assert _states(result.stdout)["unshadow:/etc/sysctl.d/95-site.conf:fs.aio-max-nr"] == "drift"
+    assert "/etc/sysctl.d/95-site.conf has it again (applied: removed)" in result.stdout
+
+
+def test_a_later_sysctl_line_above_foretunes_is_kept_unless_asked(tmp_path: Path) -> None:
+    # /etc/sysctl.d/95-site.conf fs.aio-max-nr = 2097152, above foretune's 1048576: the site's, kept (never lowered
+    # silently), nothing written; with --prefer foretune the line goes and apply says it lowers the site's value
+    root = _tree(tmp_path)
+    (root / "etc/sysctl.d").mkdir(exist_ok=True)
+    (root / "etc/sysctl.d/95-site.conf").write_text("fs.aio-max-nr = 2097152\n", encoding="utf-8")
+    sysctl = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "kernel.aio_max_nr", "channel": "sysctl", "target": "fs.aio-max-nr", "value": 1048576,
+         "effect": "sysctl-reload", "file": "/etc/sysctl.d/90-foretune.conf"}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sysctl), "--write")
+    assert result.status == 0, result.stderr
+    assert "not applied: kernel.aio_max_nr: /etc/sysctl.d/95-site.conf gives fs.aio-max-nr = 2097152" in result.stderr
+    assert (root / "etc/sysctl.d/95-site.conf").read_text(encoding="utf-8") == "fs.aio-max-nr = 2097152\n"
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sysctl), "--write", "--prefer", "foretune")
+    assert result.status == 0, result.stderr
+    assert (root / "etc/sysctl.d/95-site.conf").read_text(encoding="utf-8") == ""
+    assert "(this lowers the site's 2097152, as asked: --prefer foretune)" in result.stdout
 
 
 def test_a_change_set_file_the_installer_cannot_run_as_given_is_refused(tmp_path: Path) -> None:
@@ -1994,3 +2036,181 @@ def test_hammers_request_timeout_is_read_back_from_the_file_the_installer_render
     assert "hammer request_timeout (the rendered configuration) still gives 120: waiting for an installer run" in result.stdout
     _edit(root, "etc/hammer/cli.modules.d/foreman.yml", ":request_timeout: 120", ":request_timeout: -1")
     assert _states(run_cli("verify", "--root", str(root)).stdout)["hammer.request_timeout"] == "in force"
+
+
+def test_apply_takes_cpus_and_ram_given_on_the_command_line_over_the_sources_and_says_so(tmp_path: Path) -> None:
+    # satellite-6.15-tuned: 16 CPUs, 63.8 GiB (MemTotal 66924544 kB), --tuning medium. 40000 hosts need extra-large
+    # (20001+ hosts, gf-quickstart), which foreman-installer 3.9's hardware check refuses below 32 CPUs and 128 GiB
+    # (fi-tuning-hook): on the box as the source describes it the set takes large. Given --cpus 32 --ram 128G, the
+    # set is made for that box, with --audit as without it, and apply says which figures it used instead of the source's.
+    root = tmp_path / "host"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.15-tuned", root, symlinks=True)
+    for audit in ([], ["--audit"]):
+        result = run_cli("apply", "--root", str(root), "--hosts", "40000", *audit)
+        assert result.status == 0, result.stderr
+        assert "installer command: satellite-installer --tuning large " in result.stdout
+        assert "refuses --tuning extra-large" in result.stderr or "extra-large, which the installer's hardware check refuses" in result.stderr
+        result = run_cli("apply", "--root", str(root), "--hosts", "40000", "--cpus", "32", "--ram", "128G", *audit)
+        assert result.status == 0, result.stderr
+        assert "installer command: satellite-installer --tuning extra-large " in result.stdout
+        assert (f"foretune: --cpus: 32 CPUs instead of the 16 CPUs {root} says; --ram: 128.0 GiB RAM instead of the "
+                "63.8 GiB RAM") in result.stderr
+
+
+def _dynflow_show(root: Path, limit: int, pids: dict[str, int] | None = None) -> None:
+    """The tree's systemctl show of the dynflow-sidekiq@ instances with LimitNOFILE ``limit`` (and a MainPID each)."""
+    path = root / "sos_commands/systemd/systemctl_show_service_--all"
+    out, unit = [], ""
+    for line in path.read_text(encoding="utf-8").split("\n"):
+        unit = line[3:] if line.startswith("Id=") else unit
+        if unit.startswith("dynflow-sidekiq@") and line.startswith(("LimitNOFILE=", "LimitNOFILESoft=")):
+            line = f"{line.split('=')[0]}={limit}"
+            if line.startswith("LimitNOFILESoft=") and pids:
+                line += f"\nMainPID={pids[unit]}"
+        out.append(line)
+    path.write_text("\n".join(out), encoding="utf-8")
+
+
+def test_a_drop_in_of_a_template_unit_is_verified_on_each_instance(tmp_path: Path) -> None:
+    # dynflow-sidekiq@.service runs as dynflow-sidekiq@orchestrator, @worker and @worker-hosts-queue (the fixture's
+    # systemctl show: LimitNOFILE=1024 each). A LimitNOFILE drop-in in dynflow-sidekiq@.service.d applies to every
+    # instance (feedback D18): verify reads each instance's limit, pending while one still runs 1024; not verified
+    # while systemd has the value but no process limit is readable; in force once /proc/PID/limits of each shows it; a
+    # drop-in of one instance read after limits.conf that sets another value is drift, naming the file.
+    root = _tree(tmp_path)
+    one = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "dynflow.limit_nofile", "channel": "dropin", "target": "dynflow-sidekiq@.service:LimitNOFILE",
+         "value": 65536, "effect": "daemon-reload", "units": ["dynflow-sidekiq@*"],
+         "file": "/etc/systemd/system/dynflow-sidekiq@.service.d/limits.conf"}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, one), "--write")
+    assert result.status == 0, result.stderr
+    assert (root / "etc/systemd/system/dynflow-sidekiq@.service.d/limits.conf").read_text(encoding="utf-8") == (
+        "[Service]\nLimitNOFILE=65536\n")
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout) == {"dynflow.limit_nofile": "pending"}, result.stdout
+    assert "systemctl show dynflow-sidekiq@orchestrator.service (LimitNOFILE) still gives 1024" in result.stdout
+    _dynflow_show(root, 65536)
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout) == {"dynflow.limit_nofile": "not verified"}, result.stdout
+    assert "systemd loaded LimitNOFILE=65536 for dynflow-sidekiq@orchestrator.service" in result.stdout
+    pids = {"dynflow-sidekiq@orchestrator.service": 3101, "dynflow-sidekiq@worker.service": 3102,
+            "dynflow-sidekiq@worker-hosts-queue.service": 3103}
+    _dynflow_show(root, 65536, pids)
+    limits = (root / "proc/2201/limits").read_text(encoding="utf-8")
+    for pid in pids.values():
+        (root / f"proc/{pid}").mkdir()
+        (root / f"proc/{pid}/limits").write_text(limits.replace("Max open files            1024                 524288",
+                                                                "Max open files            65536                65536"),
+                                                 encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 0 and _states(result.stdout) == {"dynflow.limit_nofile": "in force"}, result.stdout
+    assert "/proc/<MainPID of dynflow-sidekiq@worker.service>/limits (soft)" in result.stdout
+    site = root / "etc/systemd/system/dynflow-sidekiq@worker.service.d"
+    site.mkdir()
+    (site / "zz-site.conf").write_text("[Service]\nLimitNOFILE=1024\n", encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1 and _states(result.stdout) == {"dynflow.limit_nofile": "drift"}, result.stdout
+    assert "/etc/systemd/system/dynflow-sidekiq@worker.service.d/zz-site.conf now has 'LimitNOFILE=1024'" in result.stdout
+
+
+def test_apply_keeps_the_installers_header_and_names_the_comments_that_go_with_a_key(tmp_path: Path) -> None:
+    # satellite-6.15-tuned, 15000 hosts (large: 18 Puma workers, gf-puma-recommendations; db_pool 16 + 4 = 20): the
+    # custom-hiera.yaml foreman-installer ships opens with --- and its two-line header; the site pinned 12 workers right
+    # under it and db_pool 5 under its own comment. Both pins go (the options take their place); the installer's header
+    # stays, and the comment that goes with db_pool is named (feedback D2 of the acceptance pass)
+    root = tmp_path / "host"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.15-tuned", root, symlinks=True)
+    (root / HIERA).write_text("---\n# This file is for custom hiera overrides, see\n# https://docs.theforeman.org/ for details.\n"
+                              "foreman::foreman_service_puma_workers: 12\n# pinned by the previous admin\nforeman::db_pool: 5\n"
+                              "apache::trace_enable: Off\n", encoding="utf-8")
+    result = run_cli("apply", "--root", str(root), "--hosts", "15000", "--write")
+    assert result.status == 0, result.stderr
+    text = (root / HIERA).read_text(encoding="utf-8")
+    assert text.startswith("---\n# This file is for custom hiera overrides, see\n# https://docs.theforeman.org/ for details.\n"
+                           "apache::trace_enable: Off\n")
+    assert "pinned by the previous admin" not in text and "foreman::db_pool" not in text
+    assert f"{root / HIERA}: foreman::db_pool: the site's comment \"pinned by the previous admin\" goes with it" in result.stderr
+
+
+def test_verify_reads_back_what_the_source_renders_and_a_stale_key_once_gone(tmp_path: Path) -> None:
+    # the example after apply --write: Dynflow's worker.yml still says :concurrency: 15 and systemctl show gives
+    # foreman-proxy LimitNOFILE=1024: both are read back where the installer renders them, pending (never "not
+    # verified" while the source holds them; acceptance D1)
+    root = tmp_path / "ex"
+    shutil.copytree(REPO / "examples/sosreport-satellite-6.15-mistuned", root, symlinks=True)
+    result = run_cli("apply", "--root", str(root), "--write")
+    assert result.status == 0, result.stderr
+    assert "replaces the site's 32: removes" not in result.stdout  # one line per removed key (acceptance D8)
+    result = run_cli("verify", "--root", str(root))
+    states = _states(result.stdout)
+    assert states["dynflow.sidekiq_concurrency"] == "pending" and states["smart_proxy_dynflow.limit_nofile"] == "pending"
+    assert "dynflow concurrency (the rendered configuration) still gives 15: waiting for an installer run" in result.stdout
+    assert "systemctl show foreman-proxy.service (LimitNOFILE) still gives 1024" in result.stdout
+    # the stale checkpoint_segments, gone from custom-hiera.yaml: PostgreSQL 12 never ran with it (it refuses to
+    # start with it), so nothing waits for a restart (acceptance D6)
+    assert states["stale:postgresql::server::config_entries/checkpoint_segments"] == "in force"
+    # a repeated apply writes nothing and says no daemon-reload (the drop-ins are in place; acceptance D8)
+    again = run_cli("apply", "--root", str(root))
+    assert "daemon-reload" not in again.stdout
+
+
+def test_a_change_set_file_made_for_another_release_is_refused(tmp_path: Path) -> None:
+    # a set made for Satellite 6.15 (Foreman 3.9, Puma) on the satellite-6.2 tree (Foreman 1.11, Passenger): its
+    # installer has no --foreman-foreman-service-puma-workers (Puma came with Foreman 2.3); the set is refused in one
+    # line, nothing written (acceptance D11)
+    root = tmp_path / "host"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.2", root, symlinks=True)
+    before = _files(root)
+    puma = {"release": "Satellite 6.15 (Foreman 3.9)", "changes": [
+        {"tunable": "puma.workers", "channel": "installer", "target": "--foreman-foreman-service-puma-workers", "value": 18}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, puma), "--write")
+    assert result.status == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert f"a change set for Satellite 6.15 (Foreman 3.9), but {root} runs Satellite 6.2 (Foreman 1.11)" in result.stderr
+    assert _files(root) == before and _runs(root) == []
+
+
+def test_a_change_set_file_with_two_values_for_one_option_is_refused(tmp_path: Path) -> None:
+    # two tunable names, one installer option: the command would pass it twice (acceptance D12)
+    root = _tree(tmp_path)
+    dup = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "a", "channel": "installer", "target": "--foreman-foreman-service-puma-workers", "value": 18},
+        {"tunable": "b", "channel": "installer", "target": "--foreman-foreman-service-puma-workers", "value": 12}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, dup))
+    assert result.status == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert "two values for --foreman-foreman-service-puma-workers (a change set holds one value per tunable)" in result.stderr
+
+
+def test_zero_is_no_limit_when_a_site_value_is_compared(tmp_path: Path) -> None:
+    # PassengerMaxPreloaderIdleTime 0 keeps the preloader for ever (g62-passenger, the brief's value): a site's 300
+    # shuts it down sooner, so 0 replaces it instead of the 300 being kept as "more than foretune's 0" (acceptance D16)
+    root = tmp_path / "s62"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.2", root, symlinks=True)
+    vhost = root / "etc/httpd/conf.d/05-foreman-ssl.conf"
+    _edit(root, "etc/httpd/conf.d/05-foreman-ssl.conf", "</VirtualHost>", "  PassengerMaxPreloaderIdleTime 300\n</VirtualHost>")
+    idle = {"release": "Satellite 6.2", "changes": [
+        {"tunable": "passenger.max_preloader_idle_time", "channel": "file", "target": "/etc/httpd/conf.d/05-foreman-ssl.conf",
+         "value": "PassengerMaxPreloaderIdleTime 0", "effect": "restart", "units": ["httpd"]}]}
+    result = run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, idle), "--write")
+    assert result.status == 0, result.stderr
+    assert "more than foretune's 0" not in result.stderr
+    assert "PassengerMaxPreloaderIdleTime 0" in vhost.read_text(encoding="utf-8")
+    assert "PassengerMaxPreloaderIdleTime 300" not in vhost.read_text(encoding="utf-8")
+
+
+def test_a_postgresql_conf_edit_under_root_is_pending_until_postgresql_started_after_the_run(tmp_path: Path) -> None:
+    # Satellite 6.2 edits postgresql.conf by hand (g62-postgresql); PostgreSQL reads shared_buffers only when it starts
+    # (pg-conf-restart). Under --root without --dsn: pending a restart until postmaster.pid (third line: the start
+    # time) says PostgreSQL started after the run, then in force (acceptance D19)
+    root = tmp_path / "s62"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.2", root, symlinks=True)
+    edit = {"release": "Satellite 6.2", "changes": [
+        {"tunable": "postgresql.shared_buffers", "channel": "file", "target": "/var/lib/pgsql/data/postgresql.conf",
+         "value": "shared_buffers = 4992MB", "effect": "restart", "units": ["postgresql"]}]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, edit), "--write").status == 0
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1 and _states(result.stdout) == {"postgresql.shared_buffers": "pending"}, result.stdout
+    assert "needs a PostgreSQL restart: PostgreSQL reads shared_buffers only when it starts" in result.stdout
+    (root / "var/lib/pgsql/data/postmaster.pid").write_text(f"1234\n/var/lib/pgsql/data\n{int(time.time()) + 60}\n5432\n",
+                                                             encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 0 and _states(result.stdout) == {"postgresql.shared_buffers": "in force"}, result.stdout

@@ -541,3 +541,13 @@ def test_the_work_mem_conflict_counts_the_max_connections_the_site_keeps(tmp_pat
     assert result.status == 0, result.stderr
     assert "work_mem: kept the site's 4MB; foretune recommends 8MB — the guide's 8MB: 250 connections x 4MB more" in result.stderr
     assert "1000 connections" not in result.stderr
+
+
+def test_the_files_document_start_stays_when_its_last_key_goes() -> None:
+    # foreman-installer's custom-hiera.yaml opens with --- and its two-line header: removing the only key leaves both
+    # (acceptance D2's residue: the --- went with the last key)
+    stock = "---\n# This file is for custom hiera overrides, see\n# https://docs.theforeman.org/ for details.\n"
+    merged, _ = merge_values(stock + "foreman::db_pool: 5\n", {}, {}, {"*": "foretune"}, remove=["foreman::db_pool"])
+    assert merged == stock
+    merged, _ = merge_values("---\nforeman::db_pool: 5\n", {}, {}, {"*": "foretune"}, remove=["foreman::db_pool"])
+    assert merged == "---\n"

@@ -30,7 +30,7 @@ from foretune.plan import PlanInput, make_plan
 from foretune.plan.choose import choose_plan
 from foretune.plan.model import Fix
 from foretune.rules.registry import all_rules
-from tests.conftest import REPO
+from tests.conftest import REPO, run_cli
 
 BASE = REPO / "tests" / "fixtures" / "sosreports" / "satellite-6.15-tuned"
 TRAPS = REPO / "tests" / "fixtures" / "changes"
@@ -134,6 +134,11 @@ def test_a_value_the_site_set_higher_on_purpose_is_kept(tmp_path: Path) -> None:
     assert work_mem.value == "16MB"
     assert work_mem.reason.startswith("kept: the custom-hiera.yaml sets more than the guide's 8MB")
     assert rows(audit_changes(tree(tmp_path / "a", "site-higher"))) == SHARED - {("custom-hiera", "set", f"{PG}/work_mem", "8MB")}
+    # and said: the kept value is listed as not applied, with or without --prefer foretune (feedback D4)
+    facts = read_source(str(tree(tmp_path / "k", "site-higher")), hosts=HOSTS)
+    kept = [b.why for b in build.from_plan(plan, facts, lower_site=True).blocked if b.change.tunable == "postgresql.work_mem"]
+    assert kept == ["kept 16MB (the custom-hiera.yaml sets more than the guide's 8MB, which it calls \"more than enough\", "
+                    "not a ceiling); --prefer foretune lowers no value foretune's plan itself keeps"]
 
 
 def test_a_profile_the_hardware_refuses_is_blocked_and_the_largest_accepted_one_taken(tmp_path: Path) -> None:
@@ -238,3 +243,88 @@ def test_a_value_in_force_from_an_override_is_the_one_a_change_is_told_against()
     assert "override.conf keeps 10 in force; the 40 set for the installer never took effect" in workers.reason
     assert ("dropin", "remove", "foreman.service:override.conf") in {(c.channel, c.op, c.target) for c in cs.changes}
     assert "lowers the site's" not in outputs.apply_md(plan, cs)
+
+
+def test_the_budgets_are_made_again_with_the_site_value_the_set_keeps(tmp_path: Path) -> None:
+    # custom-hiera.yaml: 40 Puma workers on purpose, above the guide's 8-12 for medium (gf-puma-recommendations); the
+    # set keeps them (never lowered silently), so 40 run after it, not 12 (feedback D14). The budgets follow the 40:
+    # - connections: the budget of 330 (Puma 12 x 20 pool = 240, Sidekiq 17, hosts queue 3, Candlepin 25, pulpcore 38,
+    #   container gateway 4, superuser 3) becomes 800 + 90 = 890 with 40 x 20; + 20 % headroom = 1068, rounded up to
+    #   100: max_connections 1100 (above the profile's 1000);
+    # - memory: 28 more workers at about 1 GiB each (gf-puma-autotuning: "Each Puma worker consumes around 1 GiB of
+    #   RAM.") leave no room on the 63.8 GiB box for work_mem 8MB: 1100 connections x 4 MB more = 4.3 GiB. work_mem
+    #   stays 4MB, and the set says so.
+    cs = plan_changes(tree(tmp_path, "site-workers-higher"))
+    assert rows(cs) == SHARED - {("custom-hiera", "set", f"{PG}/work_mem", "8MB")} | {
+        ("profile", "set", "--tuning", "medium"),
+        ("custom-hiera", "set", f"{PG}/max_connections", 1100),
+        ("installer", "set", "--foreman-foreman-service-puma-threads-min", 16),
+        ("installer", "set", "--foreman-foreman-service-puma-threads-max", 16),
+        ("installer", "set", "--foreman-db-pool", 20),
+        ("dropin", "set", "httpd.service:LimitNOFILE", 640000),
+        ("tuned", "set", "profile", "virtual-guest"),
+    }
+    blocked = {b.change.tunable: b.why for b in cs.blocked}
+    assert blocked["puma.workers"] == (
+        "custom-hiera.yaml sets foreman::foreman_service_puma_workers: 40, above foretune's 12: the site's value is kept "
+        "(never lowered silently); the set is sized for it: postgresql.max_connections 1100")
+    assert blocked["postgresql.work_mem"].startswith(
+        "not set to 8MB: with the site's foreman_service_puma_workers 40 kept, keep 4MB: 1100 connections x 4MB more = "
+        "4.3 GiB does not fit in the ")
+    # the audit's set changes only what its findings ask, but holds work_mem for the same reason
+    audited = audit_changes(tree(tmp_path / "a", "site-workers-higher"))
+    assert rows(audited) == SHARED - {("custom-hiera", "set", f"{PG}/work_mem", "8MB")}
+    assert [b.change.tunable for b in audited.blocked] == ["postgresql.work_mem"]
+    assert "does not fit" in audited.blocked[0].why
+
+
+def test_a_box_short_of_memory_now_gets_no_work_mem_raise_from_the_plan_and_plan_says_why(tmp_path: Path) -> None:
+    # memory-short: MemAvailable 1572864 kB of MemTotal 66924544 kB (2.4 %, under memory_available_critical_fraction
+    # 0.05) with SwapTotal 8388604 - SwapFree 2097148 = 6291456 kB (6.0 GiB, 75 %, over swap_used_high_fraction 0.25)
+    # in use. The guide's work_mem 8 MB ("each sort or hash ... may take that much") is held, as the audit holds it
+    # (pg-work-mem-low), and plan --from says what the box measures instead of "no problems".
+    root = tree(tmp_path, "memory-short")
+    cs = plan_changes(root)
+    assert not any(c.target == f"{PG}/work_mem" for c in cs.changes)
+    [held] = [b for b in cs.blocked if b.change.tunable == "postgresql.work_mem"]
+    assert held.why.startswith("the box measures only 1.5 GiB of 63.8 GiB available, 6.0 GiB of 8.0 GiB swap in use: "
+                               "no postgresql.work_mem raise while it is short of memory now")
+    assert rows(audit_changes(root)) == SHARED - {("custom-hiera", "set", f"{PG}/work_mem", "8MB")}
+    result = run_cli("plan", "--from", str(root), "--hosts", str(HOSTS))
+    assert result.status == 0, result.stderr
+    assert "no problems" not in result.stdout
+    assert ("HIGH  the box measures only 1.5 GiB of 63.8 GiB available, 6.0 GiB of 8.0 GiB swap in use: it is short "
+            "of memory now, so the change set raises no memory tunable until memory is freed or added") in result.stdout
+    fragment = run_cli("plan", "--from", str(root), "--hosts", str(HOSTS), "--format", "hiera")
+    assert fragment.status == 0 and "work_mem: 8MB" not in fragment.stdout
+    assert "the box measures" not in run_cli("plan", "--from", str(tree(tmp_path / "b")), "--hosts", str(HOSTS)).stdout
+
+
+def test_a_higher_value_the_site_set_with_alter_system_is_kept_and_said(tmp_path: Path) -> None:
+    # postgresql.auto.conf: work_mem = '32MB' and max_connections = '1500', above the guide's 8 MB ("Setting this
+    # value to 8 MB should be more than enough") and the medium profile's 1000: ALTER SYSTEM wins over postgresql.conf
+    # (pg-auto-conf-wins), and the site set them there on purpose. Neither is reset nor replaced; both are listed as
+    # kept (acceptance D18). (The audit's pg-work-mem-low judges an ALTER SYSTEM work_mem above the guide's as a
+    # finding of its own, whose fix resets it: that set says so through the finding.)
+    cs = plan_changes(tree(tmp_path / "p", "auto-conf-higher"))
+    assert not any(c.channel == "alter-system" or "work_mem" in c.target or "max_connections" in c.target
+                   for c in cs.changes), rows(cs)
+    kept = {b.change.tunable: b.why for b in plan_changes(tree(tmp_path / "k", "auto-conf-higher")).blocked}
+    assert kept["postgresql.work_mem"] == ("postgresql.auto.conf sets work_mem = '32MB' (ALTER SYSTEM), above foretune's "
+                                           "8MB: the site's value is kept (never lowered silently)")
+    assert kept["postgresql.max_connections"] == ("postgresql.auto.conf sets max_connections = '1500' (ALTER SYSTEM), "
+                                                  "above foretune's 1000: the site's value is kept (never lowered silently)")
+
+
+def test_render_from_a_box_short_of_memory_now_raises_no_work_mem(tmp_path: Path) -> None:
+    # the same memory-short box through render --from --merge-into: no work_mem 8MB in the merged file, as apply's,
+    # plan's and the audit's sets have it (acceptance D21)
+    root = tree(tmp_path, "memory-short")
+    target = root / "etc/foreman-installer/custom-hiera.yaml"
+    result = run_cli("render", "--from", str(root), "--hosts", str(HOSTS), "--merge-into", str(target))
+    assert result.status == 0, result.stderr
+    assert "work_mem" not in result.stdout
+    plain = tree(tmp_path / "b")  # the same box with memory available: render raises it, as before
+    result = run_cli("render", "--from", str(plain), "--hosts", str(HOSTS), "--merge-into",
+                     str(plain / "etc/foreman-installer/custom-hiera.yaml"))
+    assert "+  work_mem: 8MB" in result.stdout

@@ -56,6 +56,7 @@ class Edits(NamedTuple):
     shadowed: tuple[Skipped, ...] = ()  # written, but something the set does not remove wins over it on this host
     lowered: tuple[Skipped, ...] = ()  # a site value lowered as asked (--prefer foretune): said, never silent
     raised: tuple[Skipped, ...] = ()  # a site value a << merge key brings in, raised by an explicit key: said
+    unshadowed: tuple[Skipped, ...] = ()  # a line of a later sysctl file that would win over a change, taken out: said
 
     @property
     def empty(self) -> bool:
@@ -197,6 +198,9 @@ def _number(text: Any) -> float | None:
 
 # keys whose negative value means "no limit" (hammer's request_timeout -1: no timeout, g62-hammer)
 NO_LIMIT_BELOW_ZERO = frozenset({":request_timeout"})
+# directives whose 0 means no limit: PassengerMaxPreloaderIdleTime 0 never shuts the preloader down (the 6.2 brief's
+# value), MaxKeepAliveRequests 0 allows unlimited requests per connection
+ZERO_IS_UNLIMITED = frozenset({"PassengerMaxPreloaderIdleTime", "MaxKeepAliveRequests"})
 
 
 def _site_higher(text: str, change: Change) -> str | None:
@@ -218,6 +222,8 @@ def _site_higher(text: str, change: Change) -> str | None:
     found = _number(current) if current is not None else None
     if key in NO_LIMIT_BELOW_ZERO:  # -1: no timeout, above any number of seconds
         wanted, found = (float("inf") if v is not None and v < 0 else v for v in (wanted, found))
+    if key in ZERO_IS_UNLIMITED:  # 0: no limit (never shut down, no cap), above any other number
+        wanted, found = (float("inf") if v == 0 else v for v in (wanted, found))
     if current is not None and current.strip().lower() == "infinity" and change.channel == "dropin":
         return current
     return current if found is not None and wanted is not None and found > wanted else None
@@ -268,10 +274,10 @@ def sysctl_site_higher(host: Host, change: Change, own: str) -> tuple[str, str] 
     return max(higher, key=lambda f: _number(f[0].split()[0]) or 0) if higher else None
 
 
-def sysctl_later(host: Host, key: str, own: str) -> tuple[str, str] | None:
-    """(path, value) of the sysctl file read after ``own`` (a host path) that sets ``key`` last, None when none does:
-    sysctl --system and systemd-sysctl read the files of every sysctl.d directory in one order by name (a name in
-    /etc hides the same name further down), the last one wins, and /etc/sysctl.conf comes last (sysctl-d-order)."""
+def sysctl_shadows(host: Host, key: str, own: str) -> list[tuple[str, str]]:
+    """(path, value) of every sysctl file read after ``own`` (a host path) that sets ``key``, in the order read: the
+    files of every sysctl.d directory in one order by name, a name in /etc hiding the same name in /run and /usr/lib,
+    then /etc/sysctl.conf (sysctl-d-order). The last one's value is the one in force."""
     import os  # start-up: only when a sysctl change is applied
 
     name = os.path.basename(own)
@@ -286,7 +292,7 @@ def sysctl_later(host: Host, key: str, own: str) -> tuple[str, str] | None:
             if other.endswith(".conf") and other not in seen and other > name:
                 later[other] = f"{directory}/{other}"
         seen |= set(names)
-    found: tuple[str, str] | None = None
+    found: list[tuple[str, str]] = []
     for path in [*(later[n] for n in sorted(later)), "/etc/sysctl.conf"]:
         if path == own:
             continue
@@ -296,8 +302,47 @@ def sysctl_later(host: Host, key: str, own: str) -> tuple[str, str] | None:
             continue
         value = line_value(data.decode("utf-8", "replace"), key)
         if value is not None:
-            found = (path, value)
+            found.append((path, value))
     return found
+
+
+def sysctl_later(host: Host, key: str, own: str) -> tuple[str, str] | None:
+    """(path, value) of the sysctl file read after ``own`` (a host path) that sets ``key`` last, None when none does:
+    sysctl --system and systemd-sysctl read the files of every sysctl.d directory in one order by name (a name in
+    /etc hides the same name further down), the last one wins, and /etc/sysctl.conf comes last (sysctl-d-order)."""
+    found = sysctl_shadows(host, key, own)
+    return found[-1] if found else None
+
+
+def sysctl_unshadow(host: Host, c: Change, prefer: str) -> list[tuple[Change, bool]]:
+    """The removals that let sysctl change ``c`` take effect: each line of a sysctl file read after the one ``c`` is
+    written to that sets the key to another value (the last one read wins, sysctl-d-order). A file of /etc loses the
+    line; one of /run or /usr/lib is hidden by a file of the same name in /etc/sysctl.d without it (a name in /etc
+    hides it). A line above foretune's value is the site's and stays, unless ``prefer`` is foretune's. Each with
+    whether it lowers the site's value."""
+    import os  # start-up: only when a sysctl change is applied
+
+    own = file_of(c)
+    wanted = _number(c.value)
+    out: list[tuple[Change, bool]] = []
+    for path, value in sysctl_shadows(host, c.target, own):
+        if same(value, c.value):
+            continue
+        theirs = _number(value.split()[0] if value.split() else value)
+        higher = c.target not in SYSCTL_MODES and theirs is not None and wanted is not None and theirs > wanted
+        if higher and prefer != "foretune":
+            continue
+        hides = not path.startswith("/etc/")
+        where = f"/etc/sysctl.d/{os.path.basename(path)}" if hides else path
+        how = (f"{where}, of the same name, hides it without that line (the package's or runtime file stays as it is)"
+               if hides else "the line goes")
+        out.append((c._replace(tunable=f"unshadow:{path}:{c.target}", op="remove", value=value, file=where,
+                               overrides=(path,) if hides else (), site_value=value,
+                               reason=f"{path} sets {c.target} = {value} and is read after {os.path.basename(own)} "
+                                      f"(sysctl --system reads the sysctl.d files in one order by name, /etc/sysctl.conf "
+                                      f"last; the last wins): {how}, so that {c.target} = {text_value(c.value)} takes effect",
+                               citations=("sysctl-d-order",)), higher))
+    return out
 
 
 def tuned_includes(host: Host, profile: str) -> list[str]:
@@ -504,6 +549,8 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
     skipped: list[Skipped] = []
     lowered: list[Skipped] = []
     raised: list[Skipped] = []
+    unshadowed: list[Skipped] = []
+    extra: list[Change] = []  # what the set does not hold but the host needs for it to take effect (sysctl lines)
     for change in cs.changes:
         if change.channel in ("installer", "profile"):
             applied.append(change)
@@ -527,6 +574,14 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
                 statements.append(Statement(change, f"ALTER SYSTEM SET {name} = {sql_literal(change.value)}", before, undo))
         elif change.channel == "file" and change.op == "set" and (unread := unread_include(host, change)):
             skipped.append(Skipped(change, unread))
+        elif change.channel == "sysctl" and change.op == "set":
+            kept = prefer != "foretune" and sysctl_site_higher(host, change, file_of(change)) is not None
+            for removal, lowers in [] if kept else sysctl_unshadow(host, change, prefer):
+                by_file.setdefault(file_of(removal), []).append(removal)
+                extra.append(removal)
+                unshadowed.append(Skipped(removal, removal.reason + (
+                    f" (this lowers the site's {removal.value}, as asked: --prefer foretune)" if lowers else "")))
+            by_file.setdefault(file_of(change), []).append(change)
         elif change.channel in ("custom-hiera", "dropin", "sysctl", "tuned", "file"):
             by_file.setdefault(file_of(change), []).append(change)
         else:
@@ -596,6 +651,10 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
                             removed = True
                     elif c.channel == "dropin":
                         text = drop_line(text, c.target.split(":", 1)[-1])
+                    elif c.channel == "sysctl" and c.overrides:  # a /run or /usr/lib file: hidden by /etc's
+                        hidden = host.read(c.overrides[0])
+                        rest = drop_line(hidden.decode("utf-8", "replace") if hidden is not None else "", c.target)
+                        text = f"# foretune: hides {c.overrides[0]} ({c.reason})\n" + rest
                     elif c.channel == "sysctl":
                         text = drop_line(text, c.target)
                     elif c.channel == "file" and c.value is not None:
@@ -648,14 +707,15 @@ def edits(cs: ChangeSet, host: Host, *, prefer: str = "site", program: str | Non
             continue
         if kept_changes:
             files.append(FileEdit(path, raw, new, tuple(kept_changes)))
-    order = {id(c): n for n, c in enumerate(cs.changes)}  # by identity: a value may be a mapping (unhashable)
+    everything = [*cs.changes, *extra]
+    order = {id(c): n for n, c in enumerate(everything)}  # by identity: a value may be a mapping (unhashable)
     applied.sort(key=lambda c: order[id(c)])
-    gone = {c.file or c.target for c in cs.changes if c.op in ("remove", "reset")} | \
-        {c.overrides[0] for c in cs.changes if c.op == "remove" and c.overrides}
+    gone = {c.file or c.target for c in everything if c.op in ("remove", "reset")} | \
+        {c.overrides[0] for c in everything if c.op == "remove" and c.overrides}
     resets = {c.target for c in cs.changes if c.channel == "alter-system"}
     shadowed = tuple(Skipped(c, why) for c in cs.changes if c.op == "set" and (why := shadowed_on_host(host, c, gone, resets)))
     return Edits(tuple(files), tuple(statements), installer_command(cs.changes, cs.release, program), tuple(applied),
-                 tuple(skipped), shadowed, tuple(lowered), tuple(raised))
+                 tuple(skipped), shadowed, tuple(lowered), tuple(raised), tuple(unshadowed))
 
 
 def shadowed_on_host(host: Host, c: Change, removed: set[str], resets: set[str]) -> str:
@@ -693,7 +753,9 @@ def shadowed_on_host(host: Host, c: Change, removed: set[str], resets: set[str])
                     f"{later[1]} (plan from this host's files, `foretune apply` without --changes, to remove it)")
     if c.channel == "sysctl":
         own = file_of(c)
-        shadow = sysctl_later(host, c.target, own)
+        left = [(path, value) for path, value in sysctl_shadows(host, c.target, own)
+                if not ((path in removed or f"/etc/sysctl.d/{os.path.basename(path)}" in removed) and not same(value, c.value))]
+        shadow = left[-1] if left else None
         if shadow is not None and not same(shadow[1], c.value):
             return (f"{shadow[0]} sets {c.target} = {shadow[1]} and is read after {os.path.basename(own)} (sysctl --system "
                     f"reads the sysctl.d files in one order by name, /etc/sysctl.conf last; the last wins): {c.target} "

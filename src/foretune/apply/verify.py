@@ -30,6 +30,7 @@ from foretune.apply.edits import (
     setting_name,
     sql_literal,
     sysctl_later,
+    text_value,
     without_shadowing,
 )
 from foretune.apply.journal import change_from_dict
@@ -74,6 +75,24 @@ READBACK: dict[str, tuple[str, str]] = {
     "qpid::router::open_file_limit": ("qpid", "qdrouterd_nofile"),
     # Satellite 6.2's file edits: the running Passenger's pool (passenger-status), not the file edited
     "PassengerMaxPoolSize": ("passenger_status", "max_pool_size"),
+    # the prefork MPM (Satellite 6.2-6.9), the server-wide KeepAlive settings and Dynflow's concurrency, as rendered
+    "apache::mod::prefork::serverlimit": ("apache", "ServerLimit"),
+    "apache::mod::prefork::maxclients": ("apache", "MaxClients"),
+    "apache::mod::prefork::startservers": ("apache", "StartServers"),
+    "apache::mod::prefork::minspareservers": ("apache", "MinSpareServers"),
+    "apache::mod::prefork::maxspareservers": ("apache", "MaxSpareServers"),
+    "apache::mod::prefork::maxrequestsperchild": ("apache", "MaxRequestsPerChild"),
+    "apache::keepalive": ("apache", "KeepAlive"),
+    "apache::keepalive_timeout": ("apache", "KeepAliveTimeout"),
+    "apache::max_keepalive_requests": ("apache", "MaxKeepAliveRequests"),
+    "foreman::dynflow_worker_concurrency": ("dynflow", "concurrency"),
+    "foreman::passenger_min_instances": ("passenger", "PassengerMinInstances"),
+    "foreman::passenger_max_pool_size": ("passenger", "PassengerMaxPoolSize"),
+    "foreman::passenger_max_request_queue_size": ("passenger", "PassengerMaxRequestQueueSize"),
+}
+# an installer option that sets a unit's LimitNOFILE -> the units whose limit in force tells it (the first one listed)
+NOFILE_READBACK: dict[str, tuple[str, ...]] = {
+    "foreman_proxy::plugin::dynflow::open_file_limit": ("foreman-proxy.service", "smart_proxy_dynflow_core.service"),
 }
 # values Puma reads when it starts, read back from the rendered configuration: in force once the running Puma is
 PUMA_BOOT = {"foreman::foreman_service_puma_threads_min", "foreman::foreman_service_puma_threads_max", "foreman::db_pool"}
@@ -135,7 +154,7 @@ def process_start(unit: str) -> float | None:
 def _option_key(option: str) -> str | None:
     from foretune.changes.build import installer_option  # start-up: only when verify runs
 
-    return next((key for key in READBACK if installer_option(key) == option), None)
+    return next((key for key in (*READBACK, *NOFILE_READBACK) if installer_option(key) == option), None)
 
 
 def _effect(change: Change) -> str:
@@ -288,23 +307,31 @@ class Verifier:
         directory, name = os.path.split(path)
         unit_dir = os.path.basename(directory)
         found: tuple[str, str, str] | None = None
-        hidden: set[str] = set()  # a drop-in of /etc hides the same name in /run and /usr/lib (systemd-dropin-dirs)
-        for base in ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system"):
-            try:  # read as systemd reads it: a linked drop-in directory too
-                names = os.listdir(self.host.resolve(f"{base}/{unit_dir}"))
-            except (OSError, InputError):
-                continue
-            names, hidden = [n for n in names if n not in hidden], hidden | set(names)
-            for other in names:
-                if not other.endswith(".conf") or other <= name:
-                    continue
-                try:
-                    data = read_bytes(self.host.resolve(f"{base}/{unit_dir}/{other}"))
+        dirs = [unit_dir]
+        if unit_dir.endswith("@.service.d"):  # a template's: an instance reads its own drop-ins too, in the same order
+            prefix = unit_dir.removesuffix(".service.d")
+            for base in ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system"):
+                with contextlib.suppress(OSError, InputError):
+                    dirs += [d for d in sorted(os.listdir(self.host.resolve(base)))
+                             if d.startswith(prefix) and d.endswith(".service.d") and d not in dirs]
+        for each in dirs:
+            hidden: set[str] = set()  # a drop-in of /etc hides the same name in /run and /usr/lib (systemd-dropin-dirs)
+            for base in ("/etc/systemd/system", "/run/systemd/system", "/usr/lib/systemd/system"):
+                try:  # read as systemd reads it: a linked drop-in directory too
+                    names = os.listdir(self.host.resolve(f"{base}/{each}"))
                 except (OSError, InputError):
-                    data = None
-                value = line_value(data.decode("utf-8", "replace"), directive, "[Service]") if data is not None else None
-                if value is not None and (found is None or other > found[0]):
-                    found = (other, f"{base}/{unit_dir}/{other}", value)
+                    continue
+                names, hidden = [n for n in names if n not in hidden], hidden | set(names)
+                for other in names:
+                    if not other.endswith(".conf") or other <= name:
+                        continue
+                    try:
+                        data = read_bytes(self.host.resolve(f"{base}/{each}/{other}"))
+                    except (OSError, InputError):
+                        data = None
+                    value = line_value(data.decode("utf-8", "replace"), directive, "[Service]") if data is not None else None
+                    if value is not None and (found is None or other > found[0]):
+                        found = (other, f"{base}/{each}/{other}", value)
         return (found[1], found[2]) if found else None
 
     # --- where it takes effect ---------------------------------------------------------------------------------
@@ -322,7 +349,8 @@ class Verifier:
         values, why = self.fact("postgresql")
         if not isinstance(values, dict):
             return None, why, False, ""
-        return (str(values[name]) if name in values else None), "postgresql.conf and postgresql.auto.conf", False, ""
+        # a setting neither file sets runs PostgreSQL's default: not the change's value yet (the installer writes it)
+        return (str(values[name]) if name in values else "not set"), "postgresql.conf and postgresql.auto.conf", False, ""
 
     def in_effect(self, c: Change) -> tuple[Any, str, str] | None:
         """(value in effect, where read, extra) or None when it cannot be read back (the why in ``self.why``)."""
@@ -354,6 +382,8 @@ class Verifier:
                 self.why = f"{directive} is read back from the drop-in only"
                 return None
             limits, why = self.fact("service_limits")
+            if unit.endswith("@.service"):  # a template: no process of its own; each instance reads its drop-ins
+                return self.instances_nofile(c, unit, limits, why)
             entry = limits.get(unit) if isinstance(limits, dict) else None
             if not isinstance(entry, dict) or entry.get("process_nofile", "absent") == "absent":
                 loaded = entry.get("LimitNOFILE", "absent") if isinstance(entry, dict) else "absent"
@@ -394,6 +424,20 @@ class Verifier:
             values, _ = self.fact(fact)
             if isinstance(values, dict) and values.get(field) is not None:
                 return values[field], "pumactl stats (the running Puma)" if fact == "puma_stats" else f"{fact} {field}", ""
+        if key in NOFILE_READBACK:  # the limit in force of the unit the installer writes it for
+            limits, why = self.fact("service_limits")
+            for unit in NOFILE_READBACK[key]:
+                entry = limits.get(unit) if isinstance(limits, dict) else None
+                if not isinstance(entry, dict):
+                    continue
+                if entry.get("process_nofile", "absent") != "absent":
+                    value = entry["process_nofile"]
+                    return ("infinity" if value is None else value), f"/proc/<MainPID of {unit}>/limits (soft)", ""
+                if entry.get("active") is not None:
+                    value = entry.get("LimitNOFILE")
+                    return ("infinity" if value is None else value), f"systemctl show {unit} (LimitNOFILE)", ""
+            self.why = why or f"the open-files limit of {' or '.join(NOFILE_READBACK[key])} is not in the source"
+            return None
         if key in READBACK:
             fact, field = READBACK[key]
             values, why = self.fact(fact)
@@ -423,6 +467,47 @@ class Verifier:
             return None
         self.why = f"foretune does not read {c.target} back where the installer renders it; {file_of(c) or 'the journal'} holds it"
         return None
+
+    def instances_nofile(self, c: Change, unit: str, limits: Any, why: str) -> tuple[Any, str, str] | None:
+        """(limit in force, where) of the instances of template ``unit`` (dynflow-sidekiq@.service: its
+        dynflow-sidekiq@worker-1.service, ...), each of which reads the template's drop-ins: the soft limit of each
+        running process (/proc/PID/limits), else the limit systemd loaded (systemctl show). The first instance that
+        differs from the change's value is given (so the change is pending until each runs it), else the value."""
+        prefix = unit.removesuffix(".service")
+        found: list[tuple[str, Any, str]] = []
+        for name, entry in sorted(limits.items()) if isinstance(limits, dict) else ():
+            if not (name.startswith(prefix) and name.endswith(".service")) or name == unit or not isinstance(entry, dict):
+                continue
+            if entry.get("process_nofile", "absent") != "absent":
+                value = entry["process_nofile"]
+                found.append((name, "infinity" if value is None else value, f"/proc/<MainPID of {name}>/limits (soft)"))
+            elif entry.get("active") is not None:  # systemctl show lists it: the limit systemd loaded for it
+                value = entry.get("LimitNOFILE")
+                found.append((name, "infinity" if value is None else value, f"systemctl show {name} (LimitNOFILE)"))
+        dropin = self.dropin_value(c)
+        given = f" (its drop-ins give LimitNOFILE={dropin[1]}, {dropin[0]} read last)" if dropin else ""
+        if not found:
+            self.why = why or f"no instance of {unit} runs on {self.host.label} to read its limit from{given}"
+            return None
+        behind = next((f for f in found if not same(f[1], c.value)), None)
+        if behind is not None:  # one instance runs (or systemd loaded) another limit: waits for the reload and restart
+            return behind[1], behind[2], ""
+        loaded = [f[0] for f in found if f[2].startswith("systemctl show")]
+        if loaded:  # systemd has the value; whether each process was restarted since is not told
+            self.why = (f"systemd loaded LimitNOFILE={text_value(c.value)} for {', '.join(loaded)} (daemon-reload done), but "
+                        f"the soft limit of the running process is not readable (/proc/<MainPID>/limits){given}")
+            return None
+        return c.value, ", ".join(f[2] for f in found), ""
+
+    def dropin_value(self, c: Change) -> tuple[str, str] | None:
+        """(path, value) of the drop-in that gives the change's directive last, in systemd's order (the drop-ins of
+        /etc, /run and /usr/lib in one order by name, /etc's hiding the same name elsewhere), or None."""
+        directive = c.target.split(":", 1)[-1]
+        path = file_of(c)
+        data = self.host.read(path)
+        own = line_value(data.decode("utf-8", "replace"), directive, "[Service]") if data is not None else None
+        later = self.later_dropin(path, directive)
+        return later if later is not None else ((path, own) if own is not None else None)
 
     def profile_behind(self, profile: str) -> str:
         """Why the profile the scenario file names is not proved in force by what the installer rendered ("" when it
@@ -685,6 +770,11 @@ class Verifier:
         if c.op == "remove" and ((c.channel == "custom-hiera" and c.target.startswith(PG + "/")) or postgresql_file(c)):
             values, _ = self.fact("postgresql")
             name = setting_name(c) if c.channel == "custom-hiera" else _key_of(str(c.value))
+            if isinstance(values, dict) and name not in values and c.channel == "custom-hiera" and \
+                    (c.source == "stale" or c.tunable.startswith("stale:")):
+                # a key the PostgreSQL in force refuses (it would not start with it): no file it reads ever had it
+                # from the installer, so nothing waits for a restart once the key is gone
+                return Check(c, IN_FORCE, "", wrote[2] if wrote else "", "")
             if isinstance(values, dict) and name not in values:
                 state, why = self.pg_files_state([name]) if postgresql_file(c) else self._restart_state([name])
                 return Check(c, state, "", "postgresql.conf and postgresql.auto.conf", why)
@@ -707,6 +797,11 @@ class Verifier:
             # which the files cannot show: not verified (exit status alone) until postmaster.pid shows a start
             state, why = self.pg_files_state(_pg_names(c))
             return Check(c, state, "", wrote[2] if wrote else AUTO_CONF, why)
+        if c.op == "set" and c.channel == "file" and postgresql_file(c) and not self.host.has_psql:
+            # a line written into the tree's postgresql.conf (Satellite 6.2's edits): pending a restart for what
+            # PostgreSQL reads only at start until postmaster.pid shows a start after the run, as ALTER SYSTEM's
+            state, why = self.pg_files_state([_key_of(str(c.value))])
+            return Check(c, state, wrote[1] if wrote else "", wrote[2] if wrote else c.target, why)
         effect = self.in_effect(c)
         answered = self.answers_value(c.target) if effect is None and c.channel == "installer" else None
         if answered is not None and not same(answered[1], c.value):  # the installer has not run with it yet
@@ -757,7 +852,8 @@ class Verifier:
         key = c.target if c.channel == "custom-hiera" else _option_key(c.target) if c.channel == "installer" else None
         if key in RUNNING and self.puma_behind():  # rendered already: the restart is what it waits for
             return Check(c, PENDING, str(value), where, f"{where} still gives {value!r}: {self.puma_behind()}")
-        return Check(c, PENDING, str(value), where, f"{where} still gives {value!r}: waiting for {_effect(c)}")
+        gives = "give" if " and " in where else "gives"
+        return Check(c, PENDING, str(value), where, f"{where} still {gives} {value!r}: waiting for {_effect(c)}")
 
 
 def _exists(host: Host, path: str) -> bool:

@@ -36,5 +36,9 @@ def build_context(facts: FactSet, *, hosts: int | None = None, bench: list[dict[
     elif plan is not None and (accepted := accepted_profile(plan)) is not None:
         # a declared profile the installer's hardware check refuses: nothing sized for it takes effect, so the values
         # and the change set are those of the largest profile it accepts (as plan --from and apply build them)
-        ctx = dataclasses.replace(ctx, fix_plan=choose_plan(facts, hosts=hosts, profile=accepted).plan)
+        fixed = choose_plan(facts, hosts=hosts, profile=accepted).plan
+        if fixed is not None:  # why it moves (not "forced with --profile": the hardware check refuses the declared one)
+            fixed = fixed._replace(profile_reason=f"the largest profile the installer's hardware check accepts on this "
+                                                  f"box: it refuses the declared {plan.profile}")
+        ctx = dataclasses.replace(ctx, fix_plan=fixed)
     return ctx, notes

@@ -34,6 +34,7 @@ from foretune.knowledge.precedence import (
     table,
 )
 from foretune.knowledge.profiles import PG, flatten, installer_hiera
+from foretune.plan.measured import SHORTAGE_HOLDS, measured_shortage
 from foretune.plan.model import Fix, Plan
 from foretune.plan.planner import make_plan
 from foretune.plan.refused import accepted_profile, tuning_applies
@@ -210,6 +211,7 @@ class _Builder:
         self.restarts = _restarts()
         self.lower: set[str] = set()  # audit rules whose measured failure may lower a site value (said in the change)
         self.lower_site = False  # --prefer foretune: every site value may be lowered (said in the change)
+        self.shortage: str | None = None  # what the source measures when the box is short of memory now (plan's set)
         self.profile_keys = {key for size in SIZES for key in flatten(installer_hiera(self.release, size))} \
             if self.release.features.size_profiles else set()
         # what --tuning at the plan's profile writes (empty for a release or role without size profiles)
@@ -416,10 +418,24 @@ class _Builder:
         if short:
             self.block(change, short, ("gf-puma-autotuning", "g62-memory"))
             return
+        if self.shortage and tunable in SHORTAGE_HOLDS and self._raises(tunable, value):
+            self.block(change, f"the box measures {self.shortage}: no {tunable} raise while it is short of memory now; "
+                               "free or add memory first (the audit's memory-budget-over-ram names what holds it)",
+                       ("g62-memory", "gf-puma-autotuning"))
+            return
         if tunable in MEMORY_TUNABLES and self.memory_problem is not None and self._raises(tunable, value):
             self.block(change, f"the memory budget after the changes does not fit: {self.memory_problem.message}",
                        self.memory_problem.citations)
             return
+        if key.startswith(PG + "/") and not self.lower_site and source not in self.lower:
+            shadow = postgresql_shadow(key.split("/", 1)[1], self.host.postgresql_files, self.host.postgresql_version)
+            theirs, ours = (_pg_number(shadow.line.split("=", 1)[-1]) if shadow is not None else None), _pg_number(str(value))
+            if shadow is not None and theirs is not None and ours is not None and theirs > ours:
+                # ALTER SYSTEM's value is the site's, above foretune's: kept, not reset and replaced in silence
+                self.block(change._replace(site_value=shadow.line.split("=", 1)[-1].strip().strip("'")),
+                           f"postgresql.auto.conf sets {shadow.line} (ALTER SYSTEM), above foretune's {value}: the site's "
+                           "value is kept (never lowered silently)", shadow.citations)
+                return
         self.add(change)
         if key.startswith(PG + "/"):
             setting = key.split("/", 1)[1]
@@ -552,6 +568,12 @@ class _Builder:
                 continue
             theirs = _pg_number(shadow.line.split("=", 1)[-1])
             ours = _pg_number(str(t.foretune.value))
+            if theirs is not None and ours is not None and theirs > ours and t.id not in self.changes:
+                # the site's ALTER SYSTEM value above foretune's: kept, and said
+                self.block(Change(t.id, "alter-system", setting, t.foretune.value, op="set", source="plan",
+                                  site_value=shadow.line.split("=", 1)[-1].strip().strip("'")),
+                           f"postgresql.auto.conf sets {shadow.line} (ALTER SYSTEM), above foretune's {t.foretune.value}: "
+                           "the site's value is kept (never lowered silently)", shadow.citations)
             if theirs is not None and ours is not None and theirs >= ours:
                 continue
             self._reset(setting, "plan", shadow.line, shadow.citations)
@@ -708,13 +730,114 @@ def _tuned_thp(b: _Builder, facts: Any) -> None:
     b.commands.append(THP_NEVER)
 
 
-def from_plan(plan: Plan, facts: Any = None, lower_site: bool = False) -> ChangeSet:
+def from_plan(plan: Plan, facts: Any = None, lower_site: bool = False, refit_kept: bool = True) -> ChangeSet:
     """The change set of a plan: every tunable whose recommendation differs from what the installer gives, checked
     against ``facts`` (a FactSet, a :class:`Host`, or None for a plan made from options alone); ``lower_site``: a
     site value above foretune's is lowered, saying so (``--prefer foretune``), instead of kept.
 
     When the installer's hardware check refuses the plan's profile, nothing sized for it could take effect: the set
-    is that of the plan at the largest profile the check accepts, and the refused profile is listed as blocked."""
+    is that of the plan at the largest profile the check accepts, and the refused profile is listed as blocked.
+
+    A site value the set keeps (above foretune's, never lowered silently) is what runs after the set: the memory and
+    connection budgets are made again with it (:func:`kept_plan`), and the set is that plan's. A raise the first
+    plan made that the budget with the kept values no longer holds is left out, and said (:func:`refit`).
+    ``refit_kept`` False: the first set only (render, whose --prefer decides what is kept, plans again itself)."""
+    first = _plan_set(plan, facts, lower_site)
+    again = kept_plan(plan, first) if refit_kept else None
+    if again is None:
+        return first
+    return refit(first, _plan_set(again, facts, lower_site), plan, again)
+
+
+def kept_keys(plan: Plan, changes: ChangeSet, untouched: bool = False) -> dict[str, Any]:
+    """The hiera keys whose site value the set keeps above foretune's, with that value (what runs after the set);
+    ``untouched`` (an audit's set, which changes only what its findings ask): every site value that differs from
+    foretune's and that the set leaves as it is, too."""
+    tunables = {b.change.tunable for b in changes.blocked if b.change.site_value is not None and "never lowered silently" in b.why}
+    if untouched:
+        changed = {c.tunable for c in changes.changes}
+        tunables |= {t.id for t in plan.tunables.values() if t.differs and t.installer.origin and t.id not in changed}
+    keys: dict[str, Any] = {}
+    for tunable in sorted(tunables):
+        t = plan.tunables.get(tunable)
+        for fix in t.fixes if t is not None else ():
+            if fix.kind == "hiera" and fix.target in plan.input.configured:
+                keys[fix.target] = plan.input.configured[fix.target][0]
+    return keys
+
+
+def kept_plan(plan: Plan, changes: ChangeSet, untouched: bool = False) -> Plan | None:
+    """The plan made again with the site values ``changes`` keeps (their dependants derived from them: the memory
+    budget, the connections, work_mem), or None when the set keeps none."""
+    keys = kept_keys(plan, changes, untouched)
+    if not keys or set(keys) <= plan.input.kept:
+        return None
+    return make_plan(plan.input._replace(kept=frozenset({*plan.input.kept, *keys})))._replace(profile_reason=plan.profile_reason)
+
+
+def _kept_words(plan: Plan, changes: ChangeSet, untouched: bool = False) -> str:
+    return ", ".join(f"{key.rsplit('::', 1)[-1].rsplit('/', 1)[-1]} {value}"
+                     for key, value in kept_keys(plan, changes, untouched).items())
+
+
+def refit(first: ChangeSet, again: ChangeSet, plan: Plan, kept: Plan) -> ChangeSet:
+    """``again`` (the set of the plan ``kept``, made with the site values ``first`` keeps) with what tells it from
+    ``first``: each kept value stays listed as kept, now saying the set is sized for it, and each change of ``first``
+    that ``again`` leaves out or gives another value is said, with the reason the budgets with the kept values give."""
+    words = _kept_words(plan, first)
+    values = {c.tunable: c for c in again.changes}
+    followed: list[str] = []
+    blocked: list[Blocked] = []
+    for c in first.changes:
+        t = kept.tunables.get(c.tunable)
+        if c.op != "set" or t is None or (c.tunable in values and values[c.tunable].value == c.value):
+            continue
+        if c.tunable in values:
+            followed.append(f"{c.tunable} {values[c.tunable].value} (not {c.value})")
+            continue
+        blocked.append(Blocked(c, f"not set to {c.value}: with the site's {words} kept, {t.foretune.reason}",
+                               tuple(t.foretune.citations)))
+    for c in again.changes:
+        if c.op == "set" and first.for_tunable(c.tunable) is None and c.tunable in kept.tunables:
+            followed.append(f"{c.tunable} {c.value}")
+    follow = f"; the set is sized for it: {', '.join(followed)}" if followed else ""
+    tight = next((p for p in kept.problems if p.code in ("memory-over-ram", "memory-tight")), None)
+    if tight is not None:  # the budget with the kept values, as the plan judges it
+        follow += f"; with it, {tight.message}"
+    kept_blocks = [b._replace(why=b.why + follow) for b in first.blocked if b.change.site_value is not None
+                   and "never lowered silently" in b.why]
+    said = {b.change.tunable for b in (*kept_blocks, *blocked)}
+    return again._replace(blocked=(*kept_blocks, *blocked, *(b for b in again.blocked if b.change.tunable not in said)))
+
+
+def refit_audit(changes: ChangeSet, plan: Plan) -> ChangeSet:
+    """An audit's set (values of ``plan``) with each plan value that the budgets made with the site values the set
+    keeps give otherwise: that plan's value, or left out (and said) where it keeps what the installer gives (a work_mem
+    raise that no longer fits beside the site's Puma workers). A value a finding asks for itself stays as asked."""
+    kept = kept_plan(plan, changes, untouched=True)
+    if kept is None:
+        return changes
+    words = _kept_words(plan, changes, untouched=True)
+    out: list[Change] = []
+    blocked: list[Blocked] = []
+    for c in changes.changes:
+        t0, t1 = plan.tunables.get(c.tunable), kept.tunables.get(c.tunable)
+        ours = {fix_key(f): f.value for f in t0.fixes} if t0 is not None else {}
+        theirs = {fix_key(f): f.value for f in t1.fixes} if t1 is not None else {}
+        key = next((k for k, v in ours.items() if installer_option(k) == c.target or k == c.target), None)
+        if c.op != "set" or t1 is None or key is None or str(ours[key]) != str(c.value) or str(theirs.get(key)) == str(c.value):
+            out.append(c)
+        elif not t1.differs:
+            blocked.append(Blocked(c, f"not set to {c.value}: with the site's {words} kept, {t1.foretune.reason}",
+                                   tuple(t1.foretune.citations)))
+        else:
+            out.append(c._replace(value=theirs[key], reason=f"with the site's {words} kept: {t1.foretune.reason}"))
+    if not blocked and out == list(changes.changes):
+        return changes
+    return changes._replace(changes=tuple(out), blocked=(*changes.blocked, *blocked))
+
+
+def _plan_set(plan: Plan, facts: Any = None, lower_site: bool = False) -> ChangeSet:
     accepted = accepted_profile(plan)
     if accepted is not None:
         refused = next(p for p in plan.problems if p.code == "installer-will-refuse")
@@ -727,13 +850,24 @@ def from_plan(plan: Plan, facts: Any = None, lower_site: bool = False) -> Change
     else:
         b = _Builder(plan, host_of(facts))
         b.lower_site = lower_site
+    b.shortage = measured_shortage(facts)  # a plan sizes for the budget, not for a box swapping now: no raise then
     if tuning_applies(plan):
         b.profile(plan.profile)
         if accepted is not None and "profile" in b.changes:
             b.changes["profile"] = b.changes["profile"]._replace(
                 reason=f"the largest profile the installer's hardware check accepts here (it refuses the declared "
                        f"{b.blocked[0].change.value})", citations=("fi-tuning-hook", "fi-tuning-profiles"))
+    _refused_need(b, plan)
     for t in plan.tunables.values():
+        if not t.differs and t.installer.origin and t.foretune.reason.startswith("kept") and t.fixes:
+            # the plan keeps a site value above its own (work_mem above the guide's "more than enough"): nothing to
+            # write, but listed, so that no site value is kept unsaid
+            fix = t.fixes[0]
+            b.block(Change(t.id, "custom-hiera" if fix.kind == "hiera" else fix.kind, fix.target, t.installer.value,
+                           source="plan", site_value=t.installer.value, citations=tuple(t.foretune.citations)),
+                    f"kept {t.installer.value} ({t.foretune.reason.removeprefix('kept: ')})"
+                    + ("; --prefer foretune lowers no value foretune's plan itself keeps" if b.lower_site else ""),
+                    t.foretune.citations)
         if t.differs:
             for fix in t.fixes:
                 b.fix(t.id, fix, t.foretune.reason, t.foretune.citations)
@@ -742,6 +876,26 @@ def from_plan(plan: Plan, facts: Any = None, lower_site: bool = False) -> Change
     b.unshadow_postgresql()
     b.stale()
     return b.result()
+
+
+def _refused_need(b: _Builder, plan: Plan) -> None:
+    """The profile the hosts need, above the set's, when the installer's hardware check refuses it on this box: listed
+    as not applied (add hardware first), never left unsaid because the set stays at the profile it accepts."""
+    from foretune.knowledge import hardware  # start-up: only when a plan's set is built
+    from foretune.units import format_gib  # start-up: only when a plan's set is built
+
+    inp = plan.input
+    needed = hardware.profile_for_hosts(inp.hosts)
+    if not tuning_applies(plan) or needed not in SIZES or plan.profile not in SIZES or \
+            SIZES.index(needed) <= SIZES.index(plan.profile) or any(x.change.channel == "profile" for x in b.blocked):
+        return
+    need = hardware.enforced(needed, plan.release.foreman_version)
+    if need is None or need.met_by(inp.cpus, inp.ram_bytes):
+        return
+    b.block(Change("profile", "profile", "--tuning", needed, site_value=b.host.tuning_profile, citations=(need.citation,)),
+            f"{inp.hosts} hosts need --tuning {needed}, which the installer's hardware check refuses on this box "
+            f"({inp.cpus} CPUs, {format_gib(inp.ram_bytes)} RAM; it requires {need.cores} CPUs and {need.ram_gib:g} GiB): "
+            f"the set is sized for {plan.profile}; add hardware, then --tuning {needed}", (need.citation,))
 
 
 def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: Any = None,
@@ -785,7 +939,7 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
     _tuned_thp(b, facts)
     b.unshadow_postgresql()
     b.stale()
-    return b.result()
+    return refit_audit(b.result(), plan)
 
 
 # -- views of a change set (what render and apply read) ---------------------------------------

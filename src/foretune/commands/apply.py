@@ -46,7 +46,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                       help="where the site already sets a value above foretune's (custom-hiera.yaml, a drop-in, "
                            "sysctl.d, an edited file): keep the site's (default; each is listed as not applied) or write "
                            "foretune's. A site value below foretune's is replaced, and each is listed (\"replaces the "
-                           "site's ...\")")
+                           "site's ...\"). A value the plan itself keeps (work_mem above the guide's, which it calls more "
+                           "than enough) is listed as kept either way")
     act = parser.add_argument_group("action")
     act.add_argument("--write", action="store_true", help="apply: back up, write, record the run (default: only show)")
     act.add_argument("--run-installer", action="store_true",
@@ -90,6 +91,10 @@ def _from_file(path: str) -> ChangeSet:
     twice = sorted({t for t in tunables if tunables.count(t) > 1})
     if twice:
         raise InputError(f"{path}: two changes for {twice[0]} (a change set holds one value per tunable)")
+    places = [(c.channel, c.target) for c in changes if c.op == "set" and c.channel != "file"]  # a file: one per line
+    again = sorted({target for channel, target in places if places.count((channel, target)) > 1})
+    if again:
+        raise InputError(f"{path}: two values for {again[0]} (a change set holds one value per tunable)")
     return ChangeSet(str(data.get("release", "")), changes)
 
 
@@ -142,6 +147,7 @@ def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, s
     from foretune.changes import build  # start-up: only for an `apply` run
 
     program = build.installer_program(plan)
+    facts = _box_given(facts, args.cpus, args.ram, env)
     if args.audit:
         return (_audit_change_set(facts, args.hosts, args.prefer == "foretune", args.waivers, env, args.select, args.ignore),
                 program, args.source)
@@ -149,6 +155,31 @@ def change_set(args: argparse.Namespace, env: Environment) -> tuple[ChangeSet, s
 
     changes = build.from_plan(plan, facts, lower_site=args.prefer == "foretune")
     return audit_lowers(changes, facts, args.hosts, _audit_command(args)), program, args.source
+
+
+def _box_given(facts: Any, cpus: int | None, ram: int | None, env: Environment) -> Any:
+    """``facts`` with the CPUs and RAM given on the command line in place of the source's, as `plan --from` takes them:
+    the audit whose fixes are applied (--audit) judges the box they describe. Said in one line, with what the source
+    says."""
+    if (cpus is None and ram is None) or facts is None:
+        return facts
+    from foretune.facts.model import Fact, FactSet, Provenance  # start-up: only for `apply --audit --cpus/--ram`
+    from foretune.units import format_gib  # start-up: only for `apply --audit --cpus/--ram`
+
+    given = FactSet(facts.source_kind, facts.source_label, dict(facts.facts), list(facts.problems))
+    def shown(name: str, value: int) -> str:
+        return f"{value} CPUs" if name == "cpu_logical" else f"{format_gib(value)} RAM"
+
+    said = []
+    for name, option, value in (("cpu_logical", "--cpus", cpus), ("ram_bytes", "--ram", ram)):
+        if value is None:
+            continue
+        before = facts.value(name)
+        given.add(Fact(name, value, (Provenance("option", f"{option} {value}"),)))
+        said.append(f"{option}: {shown(name, value)} instead of the "
+                    f"{shown(name, before) if isinstance(before, int) else 'unknown'} {facts.source_label} says")
+    env.note("; ".join(said) + " (the change set is made for the box given)")
+    return given
 
 
 def _refuse_other_host(source: str, facts: Any) -> None:
@@ -251,7 +282,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.warn(redact_text(f"not applied: {skip.change.tunable}: {skip.why}"))
     for low in found.lowered:
         env.stdout.write(redact_text(f"{low.why}: {low.change.tunable}") + "\n")
-    for high in found.raised:
+    for high in (*found.raised, *found.unshadowed):
         env.stdout.write(redact_text(high.why) + "\n")
     kept = {skip.change.tunable for skip in found.skipped}
     for shadow in found.shadowed:  # the site's kept value is not in force either: said so, not only "kept"
@@ -260,6 +291,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     for edit in found.files:
         old = (edit.old or b"").decode("utf-8", "replace")
         label = str(host.path(edit.path))
+        _said_comments(edit, old, label, env)
         if edit.new is None:  # the whole file goes: what it held is shown too
             env.stdout.write(f"remove {label}\n")
             diff = unified_diff(redact_text(old), "", label)
@@ -292,10 +324,13 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     for c in cs.changes:  # what an admin must know before writing: a site value lowered, a restart the run needs
         if id(c) in not_applied:  # kept as the site has it: said once, by the "not applied" line
             continue
-        if c.channel == "custom-hiera" and c.op == "remove" and c.site_value is not None and c.target not in pinned:
+        removal = c.channel == "custom-hiera" and c.op == "remove" and c.site_value is not None and c.target not in pinned
+        if removal:  # said once: the key and the site's value that go
             env.stdout.write(redact_text(f"removes the site's {c.target}: {c.site_value} from custom-hiera.yaml ({c.reason})") + "\n")
         pin = pins.get(c.target) if c.channel == "installer" else None
-        if pin is not None:  # custom-hiera.yaml's value goes, the option takes its place: said with the site's value
+        if removal:
+            pass
+        elif pin is not None:  # custom-hiera.yaml's value goes, the option takes its place: said with the site's value
             said = "lowers" if lowers_site_value(c._replace(site_value=pin.site_value)) else "replaces"
             env.stdout.write(redact_text(f"{said} the site's {pin.site_value}: {c.target} {c.value} ({c.reason}); "
                                          f"{pin.target} goes from custom-hiera.yaml") + "\n")
@@ -314,7 +349,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if c.channel == "tuned" and c.op == "set" and any(a is c for a in found.applied):
             env.stdout.write(f"then: `systemctl enable --now tuned && tuned-adm profile {c.value}` (tuned reads "
                              "/etc/tuned/active_profile only when it starts; tuned-adm puts the profile in force now)\n")
-    reloads = sorted({u for c in cs.changes if c.effect == "daemon-reload" for u in c.units})
+    written = {id(c) for edit in found.files for c in edit.changes}  # a drop-in already in place needs no reload
+    reloads = sorted({u for c in cs.changes if c.effect == "daemon-reload" and id(c) in written for u in c.units})
     if reloads:  # a drop-in written or removed is read by systemd only after daemon-reload, by the unit on its restart
         env.stdout.write(f"then: `systemctl daemon-reload && systemctl restart {' '.join(reloads)}` (systemd reads the "
                          "drop-ins only after daemon-reload, the service on its restart)\n")
@@ -354,6 +390,27 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             raise InputError(f"the installer failed (exit status {real}): see /var/log/foreman-installer/")
         env.note("the installer ran (its --noop run first)")
     return 0
+
+
+def _said_comments(edit: Any, old: str, label: str, env: Environment) -> None:
+    """The site's comments of custom-hiera.yaml that go with the keys the set removes, and the header that stays, named
+    on stderr as render names them: nothing leaves the file unsaid."""
+    removed = [c.target for c in edit.changes if c.channel == "custom-hiera" and c.op == "remove"]
+    if not removed or not old.strip():
+        return
+    from foretune.host.redact import redact_text  # start-up: only when apply removes custom-hiera keys
+    from foretune.render.merge import kept_header, owned_comments  # start-up: only when apply removes custom-hiera keys
+
+    try:
+        gone, header = owned_comments(old, removed)[2], kept_header(old, removed)
+    except InputError:
+        return
+    for key, lines in gone.items():
+        quoted = " / ".join(f'"{line.lstrip("#").strip()}"' for line in lines)
+        env.warn(redact_text(f"{label}: {key}: the site's comment {quoted} goes with it"))
+    for key, lines in header.items():
+        quoted = " / ".join(f'"{line.lstrip("#").strip()}"' for line in lines)
+        env.warn(redact_text(f"{label}: {key}: the comment {quoted} above it opens the file, so it stays as the file's header"))
 
 
 def _refuse_removed(changes_file: str, cs: ChangeSet, host: Any) -> None:
@@ -404,6 +461,22 @@ def _refuse_unfit(changes_file: str, cs: ChangeSet, root: str | None, environ: d
         release = None
     if release is None:  # a release foretune does not know: nothing to judge against
         return
+    from foretune.facts import read_source  # start-up: only for `apply --changes`
+
+    try:
+        facts = read_source(root, environ=environ, tree=root is not None)
+    except ForetuneError:
+        facts = None
+    try:
+        host_release = resolve_release(str(facts.value("product")), str(facts.value("product_version")),
+                                       foreman_version=facts.value("foreman_version")) \
+            if facts is not None and facts.value("product") and facts.value("product_version") else None
+    except (ForetuneError, ValueError, KeyError):
+        host_release = None
+    if host_release is not None and host_release.foreman_version != release.foreman_version:
+        raise InputError(f"{changes_file}: a change set for {release.label}, but {root or 'this host'} runs "
+                         f"{host_release.label}: its options and keys are that release's; plan one from this host "
+                         f"(`foretune apply{' --root ' + root if root else ' --from live'}`): not applied")
     version = version_key(release.foreman_version)
     for n, c in enumerate(cs.changes):
         if c.channel != "installer" or c.op != "set":
@@ -422,11 +495,7 @@ def _refuse_unfit(changes_file: str, cs: ChangeSet, root: str | None, environ: d
     need = hardware.enforced(str(profile[1].value), release.foreman_version)
     if need is None:
         return
-    from foretune.facts import read_source  # start-up: only for `apply --changes` with a profile
-
-    try:
-        facts = read_source(root, environ=environ, tree=root is not None)
-    except ForetuneError:
+    if facts is None:
         return
     cpus, ram = facts.value("cpu_logical"), facts.value("ram_bytes")
     if not isinstance(cpus, int) or not isinstance(ram, int) or need.met_by(cpus, ram):

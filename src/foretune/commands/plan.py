@@ -200,6 +200,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.plan.refused import applicable_plan  # start-up: only for a `plan` run, not --help
 
     plan = applicable_plan(plan)  # a profile the installer refuses: the values of the one it accepts, as the set has
+    plan = measured_problem(plan, facts, args.source)
     if args.explain:
         from foretune.render import explain  # start-up: only for a `plan` run, not --help
 
@@ -236,6 +237,26 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                                  changed_only=args.changed_only, source=source)
     emit(args, env, text)
     return _status(plan, args.fail_on)
+
+
+def measured_problem(plan: Any, facts: Any, source: str | None) -> Any:
+    """``plan`` with the memory shortage its source measures now as a problem (a plan made for the budget would
+    otherwise say "no problems" of a box that swaps): critical with OOM kills (a measured failure), high without."""
+    from foretune.plan.measured import measured_shortage  # start-up: only for `plan --from`
+    from foretune.plan.model import Problem  # start-up: only for `plan --from`
+
+    short = measured_shortage(facts)
+    if not short:
+        return plan
+    from shlex import quote  # start-up: only for `plan --from` on a box short of memory
+
+    from foretune.term import clean_line  # start-up: only for `plan --from` on a box short of memory
+
+    problem = Problem("critical" if "OOM kill" in short else "high", "memory-short-measured",
+                      f"the box measures {short}: it is short of memory now, so the change set raises no memory "
+                      f"tunable until memory is freed or added; `foretune audit {clean_line(quote(source or 'live'))}` names what "
+                      "holds it", ("g62-memory",))
+    return plan._replace(problems=(*plan.problems, problem))
 
 
 def _audit_command(args: argparse.Namespace) -> str:

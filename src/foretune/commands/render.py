@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from foretune.cli import new_parser
 from foretune.commands.plan import add_plan_arguments
@@ -83,9 +83,13 @@ def _unchanged(path: str, differing: int, stale: list[str]) -> str:
 def run(args: argparse.Namespace, env: Environment) -> int:
     from pathlib import Path  # start-up: only for a `render` run, not --help
 
-    from foretune.commands.plan import note_assumed, plan_from_args  # start-up: only for a `render` run, not --help
+    from foretune.commands.plan import (
+        note_assumed,  # start-up: only for a `render` run, not --help
+        plan_and_facts,  # start-up: only for a `render` run, not --help
+    )
     from foretune.host.redact import redact_text  # start-up: only for a `render` run, not --help
     from foretune.knowledge.hiera_keys import locking_keys, stale_keys  # start-up: only for a `render` run, not --help
+    from foretune.plan.measured import hold_when_short, measured_shortage  # start-up: only for a `render` run
     from foretune.plan.model import Plan  # start-up: only for a `render` run, not --help
     from foretune.plan.refused import tuning_applies  # start-up: only for a `render` run, not --help
     from foretune.render import outputs  # start-up: only for a `render` run, not --help
@@ -100,8 +104,16 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     )
     from foretune.safeio import read_text  # start-up: only for a `render` run, not --help
 
-    plan = plan_from_args(args, env)
+    plan, facts = plan_and_facts(args, env, for_changes=True)
     assert isinstance(plan, Plan)
+    short = measured_shortage(facts)  # a box short of memory now (render --from): no work_mem raise, as every set has it
+
+    def make_plan(inp: Any) -> Plan:
+        from foretune.plan import make_plan as planned  # start-up: only for a `render` run, not --help
+
+        return hold_when_short(planned(inp), short)  # type: ignore[no-any-return]
+
+    plan = hold_when_short(plan, short)
     if not plan.release.features.custom_hiera:
 
         raise UsageError(f"{plan.release.label} reads no custom-hiera.yaml: apply the file edits that "
@@ -128,7 +140,6 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             raise InputError(f"{path}: is a stream, not a custom-hiera.yaml file: refusing to merge into it")
     current = load_mapping(old, str(path))
     round_trip(old, str(path))  # a file the merge cannot load is refused before any other word on it
-    from foretune.plan import make_plan  # start-up: only for a `render` run, not --help
     from foretune.plan.facts_input import hiera_configured  # start-up: only for a `render` run, not --help
 
     site = hiera_configured(current)

@@ -261,6 +261,8 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
     if not data:  # an empty mapping would print as {}: keep only the comment lines
         start = data.ca.comment[1] if data.ca.comment and len(data.ca.comment) > 1 else None
         result = "".join(token.value for token in start or [])
+        if rt.explicit_start:  # the file's --- stays when its last key goes (the installer's own file opens with it)
+            result = "---\n" + result
     result += trailing
     if not text[len(prefix):].startswith("\n"):
         result = result.lstrip("\n")  # comment lines moved up from removed keys never open the file with blanks
@@ -630,6 +632,10 @@ class _Block:
         self.lines, self.owners, self.header = lines, owners, header
 
 
+# the first comment line of the custom-hiera.yaml foreman-installer ships (after its ---)
+INSTALLER_HEADER = "# This file is for custom hiera overrides, see"
+
+
 def _blocks(lines: list[str], entries: list[tuple[str, int]], top: bool) -> list[_Block]:
     """The comment blocks directly above the ``entries`` (name, 0-based key line) of one mapping, in file order.
 
@@ -657,7 +663,10 @@ def _blocks(lines: list[str], entries: list[tuple[str, int]], top: bool) -> list
                 if later.split("::", 1)[0] != name.split("::", 1)[0] or any(not text.strip() or (text.startswith("#") if top else text.lstrip().startswith("#")) for text in between):
                     break
                 owners.append(later)
-        header = top and index == 0 and not any(text.strip() for text in lines[:above + 1])
+        opening = [text.strip() for text in lines[:above + 1] if text.strip()]
+        # the installer's own custom-hiera.yaml opens with --- and then its header, which is the file's, not the key's
+        stock = opening == ["---"] and lines[above + 1].startswith(INSTALLER_HEADER)
+        header = top and index == 0 and (not opening or stock)
         found.append(_Block(block, owners, header))
     return found
 

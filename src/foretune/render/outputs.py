@@ -451,7 +451,7 @@ def render_values(plan: Plan, current: dict[str, Any]) -> dict[str, Any]:
     """What ``render --merge-into`` writes into a custom-hiera.yaml whose flattened keys are ``current``: the change
     set's custom-hiera values, the installer values whose key the file already sets (custom-hiera wins there), and
     the plan's value of every other key the file sets (so each is compared)."""
-    cs = build.from_plan(plan, build.Host(custom_hiera=current))
+    cs = build.from_plan(plan, build.Host(custom_hiera=current), refit_kept=False)  # render's --prefer decides
     values = {c.target: c.value for c in cs.changes if c.channel == "custom-hiera" and c.op == "set"}
     plan_values = {fix.target: fix.value for t, fix in fixes_of(plan, "hiera", every=True)}
     # a site key that shadows an installer option is never given foretune's value here: one channel per value

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from foretune.knowledge import threshold
+from foretune.plan.measured import measured_shortage as shortage_of
 from foretune.plan.model import Fix, MemoryItem
 from foretune.rules.base import Basis, Context, Evidence, Outcome, Rule, Severity
 from foretune.term import plural
@@ -103,19 +104,8 @@ def memory_fix(ctx: Context) -> Fix:
 
 def measured_shortage(ctx: Context) -> str | None:
     """What the box measures when it is short of memory now (MemAvailable under the critical fraction with swap
-    mostly used, or OOM kills since boot), else None."""
-    ram = ctx.facts.value("ram_bytes")
-    pressure = ctx.facts.value("memory_pressure") or {}
-    swap = ctx.facts.value("swap") or {}
-    available, ooms = pressure.get("available_bytes"), pressure.get("oom_kills")
-    used, total = swap.get("used_bytes") or 0, swap.get("total_bytes") or 0
-    low = available is not None and ram and available < threshold("memory_available_critical_fraction") * ram
-    swapped = total and used / total >= threshold("swap_used_high_fraction")
-    if not ooms and not (low and swapped):
-        return None
-    parts = ([f"only {format_gib(available)} of {format_gib(ram)} available"] if available is not None else []) + (
-        [f"{format_gib(used)} of {format_gib(total)} swap in use"] if total else []) + ([f"{ooms} OOM kills since boot"] if ooms else [])
-    return ", ".join(parts)
+    mostly used, or OOM kills since boot), else None (:func:`foretune.plan.measured.measured_shortage`)."""
+    return shortage_of(ctx.facts)
 
 
 class MemoryOverRam(Rule):
