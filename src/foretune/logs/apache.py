@@ -8,11 +8,13 @@ errors, Passenger's full request queue and ``Too many open files``, by minute.
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import IO, Any
 
-from foretune.logs.base import Analyzer, quote
+from foretune.logs.base import CLOCK_JUMP_SECONDS, Analyzer, quote
+from foretune.logs.reader import bare_lines, blocks, range_blocks
 from foretune.logs.sketch import Sketch
 from foretune.logs.timeutil import MONTHS_B, epoch, iso
 
@@ -70,7 +72,9 @@ def _endpoint(request: bytes) -> bytes:
     words = request.split(b" ")
     if len(words) < 2:
         return b"(malformed request)"
-    path = _USERINFO_B.sub(rb"\1", words[1].split(b"?", 1)[0])
+    path = words[1].split(b"?", 1)[0]
+    if path.find(b"://") > 0:  # only an absolute URL has userinfo
+        path = _USERINFO_B.sub(rb"\1", path)
     if b"/pulp/" in path:
         path = _NAMED_B.sub(lambda m: b"/" + m.group(1) + "/…".encode(), path)
     path = _HOST_B.sub(lambda m: b"/" + (m.group(1) or m.group(2) or m.group(3)) + b"/:host", path)
@@ -139,6 +143,16 @@ class AccessLog(Analyzer):
         self._stamps[key] = t
         return t
 
+    def consume_stream(self, stream: IO[bytes]) -> None:
+        """A plain stream's lines are split from large blocks (their line ends do not change what is read)."""
+        if isinstance(stream, (io.BufferedReader, io.BytesIO)):
+            self.consume(bare_lines(blocks(stream)))
+        else:
+            self.consume(stream)
+
+    def consume_range(self, path: str, start: int, end: int) -> None:
+        self.consume(bare_lines(range_blocks(path, start, end)))
+
     def consume(self, lines: Iterable[bytes]) -> None:
         stamps = self._stamps
         window = self.window
@@ -148,6 +162,7 @@ class AccessLog(Analyzer):
         endpoints, clients, agents = self._endpoints_b, self._clients_b, self._agents_b
         first_5xx = self.first_5xx
         quick = self.incidents_only
+        same_t: int | None = None  # the time of the line before, when a line of that time again changes nothing
         n = 0
         try:
             for line in lines:
@@ -178,7 +193,10 @@ class AccessLog(Analyzer):
                 if check_window and t not in window:
                     self.outside += 1
                     continue
-                self._time(t)
+                if t != same_t:
+                    self._time(t)
+                    last = self.last
+                    same_t = t if last is not None and t >= last - CLOCK_JUMP_SECONDS else None  # a clock jump counts again
                 status = int(tail[0])
                 minute = t - t % 60
                 row = minutes.get(minute)
