@@ -8,13 +8,11 @@ errors, Passenger's full request queue and ``Too many open files``, by minute.
 
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Iterable
-from typing import IO, Any
+from typing import Any
 
 from foretune.logs.base import CLOCK_JUMP_SECONDS, Analyzer, quote
-from foretune.logs.reader import bare_lines, blocks, range_blocks
 from foretune.logs.sketch import Sketch
 from foretune.logs.timeutil import MONTHS_B, epoch, iso
 
@@ -142,16 +140,6 @@ class AccessLog(Analyzer):
             t += _offset_seconds(self.offset) - _offset_seconds(offset)
         self._stamps[key] = t
         return t
-
-    def consume_stream(self, stream: IO[bytes]) -> None:
-        """A plain stream's lines are split from large blocks (their line ends do not change what is read)."""
-        if isinstance(stream, (io.BufferedReader, io.BytesIO)):
-            self.consume(bare_lines(blocks(stream)))
-        else:
-            self.consume(stream)
-
-    def consume_range(self, path: str, start: int, end: int) -> None:
-        self.consume(bare_lines(range_blocks(path, start, end)))
 
     def consume(self, lines: Iterable[bytes]) -> None:
         stamps = self._stamps

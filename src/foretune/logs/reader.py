@@ -6,8 +6,7 @@ import bz2
 import gzip
 import lzma
 import zlib
-from collections.abc import Iterable, Iterator
-from itertools import chain
+from collections.abc import Iterator
 from typing import IO
 
 MAGIC = ((b"\x1f\x8b", "gz"), (b"\xfd7zXZ\x00", "xz"), (b"BZh", "bz2"))
@@ -109,11 +108,3 @@ def range_blocks(path: str, start: int, end: int, size: int | None = None) -> It
                 block += rest
             yield block
 
-
-def _split(block: bytes) -> list[bytes]:
-    return (block[:-1] if block.endswith(b"\n") else block).split(b"\n")
-
-
-def bare_lines(blocks: Iterable[bytes]) -> Iterator[bytes]:
-    """The lines of ``blocks`` (see :func:`blocks`) without their line ends, split in C."""
-    return chain.from_iterable(map(_split, blocks))
