@@ -169,6 +169,8 @@ def main() -> int:
             commands[f"audit sosreport.tar.gz ({args.before})"] = audit("gz", env_before)
             commands[f"logs production.log ({args.before})"] = lambda: run(
                 [py, "-m", "foretune", "logs", str(paths["production"]), "--format", "json", "--jobs", "1"], env_before)
+            commands[f"logs access.log ({args.before})"] = lambda: run(
+                [py, "-m", "foretune", "logs", str(paths["access"]), "--format", "json", "--jobs", "1"], env_before)
         if args.only_logs:
             commands = {k: v for k, v in commands.items() if k.startswith(("wc -l", "logs ", "goaccess"))}
         results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in commands}
@@ -209,6 +211,8 @@ def main() -> int:
             rows.append((f"logs {args.before} / wc -l, production.log", ratio(f"logs production.log ({args.before})", "wc -l production.log"), "<= 50"))
         if goaccess:
             rows.append(("goaccess / logs, access log", ratio("goaccess access.log", "logs access.log"), ">= 2.5"))
+            if args.before:
+                rows.append((f"goaccess / logs {args.before}, access log", ratio("goaccess access.log", f"logs access.log ({args.before})"), ">= 2.5"))
         print()
         print(f"{'ratio of CPU time':<44} {'measured':>9} {'target':>8}")
         for label, value, target in rows:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from foretune.logs import production
+from foretune.logs import production, reader
 from foretune.logs.production import ProductionLog
 from foretune.logs.scan import Options, consume, new_analyzer
 from foretune.logs.timeutil import Window
@@ -150,3 +150,41 @@ def test_fast_branch_matches_across_inputs() -> None:
 def test_fast_branch_matches_on_fixtures(name: str) -> None:
     data = (FIX / name).read_bytes()
     assert read(data, fast=True) == read(data, fast=False)
+
+
+@pytest.mark.parametrize("block", [64, 1000, 65536])
+def test_blocks_match_general_branch(block: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks that cut lines anywhere, the last line without a line end, small caches: the same as line by line."""
+    monkeypatch.setattr(reader, "BLOCK_BYTES", block)
+    if block < 1000:
+        monkeypatch.setattr(production, "MAX_STAMPS", 7)
+        monkeypatch.setattr(production, "MAX_PENDING", 13)
+        monkeypatch.setattr(production, "MAX_NAMES", 2)
+    data = awkward(9)
+    assert not data.endswith(b"\n")
+    assert read(data, fast=True) == read(data, fast=False)
+    assert read(data + b"\n", fast=True) == read(data + b"\n", fast=False)
+
+
+def test_byte_range_blocks_match_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file read as byte ranges in blocks gives the lines byte_range gives, and the same analysis."""
+    monkeypatch.setattr(reader, "BLOCK_BYTES", 1000)
+    path = tmp_path / "production.log"
+    path.write_bytes(awkward(10))
+    size = path.stat().st_size
+    cuts = [0, 1, size // 3, size // 3 + 1, size // 2, size - 1, size]
+    for start, end in zip(cuts, cuts[1:]):
+        assert b"".join(reader.range_blocks(str(path), start, end)) == b"".join(reader.byte_range(str(path), start, end))
+    results = []
+    for fast in (False, True):
+        parts = []
+        for start, end in ((0, size // 2), (size // 2, size)):
+            analyzer = new_analyzer("production", "production.log", Options())
+            assert isinstance(analyzer, ProductionLog)
+            analyzer.fast = fast
+            analyzer.consume_range(str(path), start, end)
+            parts.append(analyzer)
+        parts[0].merge(parts[1])
+        parts[0].finish()
+        results.append(state(parts[0]))
+    assert results[0] == results[1]

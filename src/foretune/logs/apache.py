@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from foretune.logs.base import Analyzer, quote
+from foretune.logs.base import CLOCK_JUMP_SECONDS, Analyzer, quote
 from foretune.logs.sketch import Sketch
 from foretune.logs.timeutil import MONTHS_B, epoch, iso
 
@@ -70,7 +70,9 @@ def _endpoint(request: bytes) -> bytes:
     words = request.split(b" ")
     if len(words) < 2:
         return b"(malformed request)"
-    path = _USERINFO_B.sub(rb"\1", words[1].split(b"?", 1)[0])
+    path = words[1].split(b"?", 1)[0]
+    if path.find(b"://") > 0:  # only an absolute URL has userinfo
+        path = _USERINFO_B.sub(rb"\1", path)
     if b"/pulp/" in path:
         path = _NAMED_B.sub(lambda m: b"/" + m.group(1) + "/…".encode(), path)
     path = _HOST_B.sub(lambda m: b"/" + (m.group(1) or m.group(2) or m.group(3)) + b"/:host", path)
@@ -148,6 +150,7 @@ class AccessLog(Analyzer):
         endpoints, clients, agents = self._endpoints_b, self._clients_b, self._agents_b
         first_5xx = self.first_5xx
         quick = self.incidents_only
+        same_t: int | None = None  # the time of the line before, when a line of that time again changes nothing
         n = 0
         try:
             for line in lines:
@@ -178,7 +181,10 @@ class AccessLog(Analyzer):
                 if check_window and t not in window:
                     self.outside += 1
                     continue
-                self._time(t)
+                if t != same_t:
+                    self._time(t)
+                    last = self.last
+                    same_t = t if last is not None and t >= last - CLOCK_JUMP_SECONDS else None  # a clock jump counts again
                 status = int(tail[0])
                 minute = t - t % 60
                 row = minutes.get(minute)

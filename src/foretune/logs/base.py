@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import IO, Any
 
 from foretune.logs.timeutil import Window, iso
 
@@ -119,6 +119,16 @@ class Analyzer:
     # --- API --------------------------------------------------------------------------------
     def consume(self, lines: Iterable[bytes]) -> None:
         raise NotImplementedError
+
+    def consume_stream(self, stream: IO[bytes]) -> None:
+        """Analyze a whole (decompressed) stream; an analyzer may read it in blocks rather than lines."""
+        self.consume(stream)
+
+    def consume_range(self, path: str, start: int, end: int) -> None:
+        """Analyze the lines of a plain file whose first byte lies in ``[start, end)``."""
+        from foretune.logs.reader import byte_range  # start-up: only when a large file is split
+
+        self.consume(byte_range(path, start, end))
 
     def shrink(self) -> None:
         """Drop caches that only speed up parsing (before the analyzer is sent to another process)."""

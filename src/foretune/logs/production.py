@@ -20,13 +20,14 @@ argument as an integer and raises (and clears) a TypeError for a bytes argument,
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections import Counter
 from collections.abc import Iterable
 from functools import reduce
 from operator import add
-from typing import Any
+from typing import IO, Any
 
 from foretune.knowledge import threshold
 from foretune.logs import flows
@@ -175,11 +176,34 @@ class ProductionLog(Analyzer):
         goes through the general branch below it. Both give the same result for a line
         (``tests/logs/test_production_fast.py`` compares them on awkward input).
         """
+        self.consume_lines(lines, -1)
+
+    def consume_stream(self, stream: IO[bytes]) -> None:
+        """Analyze a whole stream; a plain file is read in large blocks (:mod:`foretune.logs.production_blocks`)."""
+        if self.fast and not self.incidents_only and self.window.open and isinstance(stream, (io.BufferedReader, io.BytesIO)):
+            from foretune.logs.production_blocks import consume_blocks  # start-up: it imports this module
+            from foretune.logs.reader import blocks  # start-up: only when a plain stream is read
+
+            consume_blocks(self, blocks(stream))
+        else:
+            self.consume(stream)
+
+    def consume_range(self, path: str, start: int, end: int) -> None:
+        """Analyze the lines of a plain file whose first byte lies in ``[start, end)``."""
+        if self.fast and not self.incidents_only and self.window.open:
+            from foretune.logs.production_blocks import consume_blocks  # start-up: it imports this module
+            from foretune.logs.reader import range_blocks  # start-up: only when a byte range is read
+
+            consume_blocks(self, range_blocks(path, start, end))
+        else:
+            super().consume_range(path, start, end)
+
+    def consume_lines(self, lines: Iterable[bytes], prev_t: int) -> int:
+        """:meth:`consume`, the time of the line before ``lines`` given (-1: none): the time of their last line returned."""
         minutes = self._minutes
         stamps = self._stamps
         window = self.window
         check_window = not window.open
-        prev_t = -1
         open_requests = self.open
         # registration flows: line numbers order events of the same second; check-ins are left out at once
         offset = self.lines
@@ -408,6 +432,7 @@ class ProductionLog(Analyzer):
         finally:
             self.lines += n
             self._flush()
+        return prev_t
 
     def _reg_start(self, rid: bytes, t: int, msg: bytes, number: int) -> None:
         """Remember the Started line of a registration step (``number``: its line number)."""

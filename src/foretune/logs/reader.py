@@ -64,3 +64,47 @@ def byte_range(path: str, start: int, end: int) -> Iterator[bytes]:
                 break
             pos += len(line)
             yield line
+
+
+BLOCK_BYTES = 256 * 1024
+
+
+def blocks(stream: IO[bytes], size: int | None = None) -> Iterator[bytes]:
+    """``stream`` in blocks of whole lines (about ``size`` bytes each); only the last may lack a line end."""
+    size = size or BLOCK_BYTES
+    carry = b""
+    while True:
+        block = stream.read(size)
+        if not block:
+            break
+        cut = block.rfind(b"\n") + 1
+        if cut == 0:
+            carry += block
+            continue
+        head = block[:cut] if cut < len(block) else block
+        yield carry + head if carry else head
+        carry = block[cut:]
+    if carry:
+        yield carry
+
+
+def range_blocks(path: str, start: int, end: int, size: int | None = None) -> Iterator[bytes]:
+    """:func:`byte_range`'s lines, in blocks of whole lines (the last line of the range is read to its end)."""
+    size = size or BLOCK_BYTES
+    with open(path, "rb") as handle:
+        if start:
+            handle.seek(start - 1)
+            if handle.read(1) != b"\n":
+                handle.readline()  # finish the line the previous range owns
+        pos = handle.tell()
+        while pos < end:
+            block = handle.read(min(size, end - pos))
+            if not block:
+                break
+            pos += len(block)
+            if not block.endswith(b"\n"):
+                rest = handle.readline()  # the line that starts before ``end`` ends after it
+                pos += len(rest)
+                block += rest
+            yield block
+

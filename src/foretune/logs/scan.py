@@ -17,7 +17,7 @@ from typing import IO
 from foretune.host.sources.sosreport import is_sosreport_root
 from foretune.logs.base import Analyzer
 from foretune.logs.kinds import PATTERNS, family, kind_of, kind_of_name, rotation_rank
-from foretune.logs.reader import READ_ERRORS, byte_range, open_log
+from foretune.logs.reader import READ_ERRORS, open_log
 from foretune.logs.timeutil import Window, log_ended
 
 CHUNK_BYTES = 64 * 1024 * 1024  # plain files larger than this are split into ranges of this size
@@ -133,7 +133,7 @@ class Scan:
 def consume(analyzer: Analyzer, stream: IO[bytes]) -> None:
     """Feed a whole stream; a read error (truncated or corrupt compression) keeps the lines before it."""
     try:
-        analyzer.consume(stream)
+        analyzer.consume_stream(stream)
     except READ_ERRORS as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         analyzer.problems.append(f"{analyzer.path}: truncated or corrupt after {analyzer.lines:,} lines ({reason}); "
@@ -214,7 +214,7 @@ def _run_task(task: Task, options: Options) -> tuple[LogFile, int, Analyzer]:
             consume(analyzer, stream)
     else:
         assert task.end is not None
-        analyzer.consume(byte_range(task.file.disk, task.start, task.end))
+        analyzer.consume_range(task.file.disk, task.start, task.end)
     analyzer.shrink()
     return task.file, task.part, analyzer
 

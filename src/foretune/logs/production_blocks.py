@@ -1,0 +1,225 @@
+"""production.log read in blocks of whole lines: one loop over each block's lines for the common shapes.
+
+A block is cut into lines by ``bytes.split`` (in C) rather than read line by line; a line whose stamp
+(and so its time) equals the line before's is not parsed again; the level of requests open at once and
+the peak of the current minute are kept in local variables; ``onnection`` is looked for in a line only
+when its block holds it. Every line the loop does not expect (no ISO stamp, no ``[level|logger|id]``
+tag, a ``Completed`` line without its duration, a block's last line without a line end, ...) goes to
+:meth:`ProductionLog.consume_lines` with its line end, so the result is the same as reading line by line
+(``tests/logs/test_production_fast.py`` compares both with the general branch).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from foretune.logs import production
+from foretune.logs.production import MAX_OPEN, MAX_ORPHANS, REG_EARLY_SECONDS, REG_STARTED, STATUSES, UNKNOWN_ACTION
+
+
+class _Odd(Exception):
+    """A line for the line-by-line reader."""
+
+
+ODD = _Odd()
+
+
+def consume_blocks(log: production.ProductionLog, blocks: Iterable[bytes]) -> None:
+    """Analyze ``blocks`` of whole lines (only the last may lack its line end) in order, as ``log.consume`` would."""
+    max_pending = production.MAX_PENDING  # module attributes: tests make them small
+    max_names = production.MAX_NAMES
+    stamps_cache = log._bases  # b"YYYY-MM-DDTHH:MM:" -> time of its minute
+    open_requests = log.open
+    consumers = log.consumers
+    flow_window = log.flow_window
+    early = log.reg_early
+    early_until = log._early_until
+    peaks = log.peaks
+    pending = log._pending
+    longest = log.longest
+    names = log._names
+    statuses = STATUSES
+    reg = log.reg_started
+    orphans = log.orphans
+    minute_lines = log.minute_lines
+    pending_minutes = log._pending_minutes
+    pending_errors = log._pending_errors
+    n = log.lines  # number of the line before
+    prev_t = -1
+    prev_s = b"-"  # the first 21 bytes of the last line whose stamp was read
+    t = minute = minute_t = -1  # minute_t: the time whose minute ``minute`` is
+    peak = -MAX_OPEN  # the highest level seen in ``minute`` since it began here (added to peaks when it ends)
+    level, low = log.level, log.low
+    hi = -1 if log.last is None else log.last  # log.last, for the common case of a later line
+    try:
+        for block in blocks:
+            lines = block.split(b"\n")
+            tail = lines.pop()  # b"" when the block ends with a line end
+            conn = block.find(b"onnection") >= 0
+            first = n + 1
+            for n, line in enumerate(lines, first):
+                try:
+                    s = line[:21]
+                    if s != prev_s:
+                        if s[19:] != b" [":
+                            raise ODD
+                        base = stamps_cache.get(s[:17])
+                        seconds = s[17:19]
+                        if base is None or not seconds.isdigit():
+                            stamp = log._stamp(s[:19])  # validates and caches the minute
+                            if stamp is None:
+                                raise ODD
+                            t = stamp
+                        else:
+                            t = base + int(seconds)
+                        prev_s = s
+                    i = line.find(b"] ", 21)
+                    if i < 0:
+                        raise ODD
+                    m = i + 2
+                    head = line[m:m + 4]
+                    if head == b"Comp" or head == b"Proc" or head[:1] == b"[":
+                        bar = line.rfind(b"|", 21, i)
+                        if bar < 0:
+                            raise ODD
+                    if t != minute_t:
+                        if t != prev_t:
+                            # log._time(t), inline
+                            if t > hi:
+                                if hi < 0:
+                                    log._time(t)
+                                else:
+                                    log.last = t
+                                hi = t
+                            else:
+                                log._time(t)
+                            prev_t = t
+                            if early_until < 0:
+                                early_until = log._early_until = t + REG_EARLY_SECONDS
+                        minute_t = t
+                        if t - t % 60 != minute:
+                            if peak > peaks.get(minute, -MAX_OPEN):
+                                peaks[minute] = peak
+                            minute = t - t % 60
+                            peak = -MAX_OPEN
+                    if head == b"Comp":
+                        if line[m:m + 10] != b"Completed ":
+                            continue
+                        status = statuses.get(line[m + 10:m + 13])
+                        k = line.find(b" in ", m + 13)
+                        end = line.find(b"ms", k + 4) if k > 0 else -1
+                        if status is None or end < 0:
+                            raise ODD
+                        rid = line[bar + 1:i]
+                        try:
+                            duration = float(line[k + 4:end])
+                        except ValueError:
+                            log._bad(line)
+                            continue
+                        if level > peak:
+                            peak = level
+                        level -= 1
+                        if level < low:
+                            low = level
+                        db = 0.0
+                        a = line.find(b"ActiveRecord: ", end)
+                        if a > 0:
+                            b = line.find(b"ms", a + 14)
+                            try:
+                                db = float(line[a + 14:b] if b >= 0 else line[a + 14:])
+                            except ValueError:
+                                db = 0.0
+                            if not 0.0 <= db <= longest:
+                                db = 0.0
+                        opened = open_requests.pop(rid, None)
+                        started = reg.pop(rid, None) if reg else None
+                        if not 0.0 <= duration <= longest:
+                            early.discard(rid)
+                            log._bad(line)
+                            continue
+                        if early and rid in early:
+                            early.discard(rid)
+                            if started is None and opened is not None and len(log.reg_unmatched) < MAX_ORPHANS:
+                                log.reg_unmatched.append((rid, duration, status))
+                        if started is not None:
+                            log._reg_event(started, duration, status)
+                        if opened is None:
+                            if len(orphans) < MAX_ORPHANS:
+                                orphans.append((rid, duration, status, db, t))
+                            else:
+                                log._record(UNKNOWN_ACTION, duration, status, db, t)
+                            continue
+                        row = pending.get(opened[0])
+                        if row is None:
+                            row = pending[opened[0]] = ([], [], [])
+                        row[0].append(duration)
+                        row[1].append(db)
+                        row[2].append(status)
+                        pending_minutes.append(minute)
+                        if status[0] == "5":
+                            pending_errors.append(minute)
+                        if minute not in minute_lines:
+                            minute_lines[minute] = line
+                        if len(pending_minutes) >= max_pending:
+                            log._flush()
+                    elif head == b"Proc":
+                        if line[m:m + 14] != b"Processing by ":
+                            continue
+                        rid = line[bar + 1:i]
+                        end = line.find(b" ", m + 14)
+                        raw = line[m + 14:end] if end > 0 else line[m + 14:]
+                        action = names.get(raw)
+                        if action is None:
+                            action = raw.strip().decode("utf-8", "replace")
+                            if len(names) < max_names:
+                                names[raw] = action
+                        open_requests[rid] = (action, t)
+                        if t <= early_until and rid:
+                            early.add(rid)
+                        level += 1
+                        if level > peak:
+                            peak = level
+                        if len(open_requests) > MAX_OPEN:
+                            open_requests.pop(next(iter(open_requests)))
+                            level -= 1
+                            if level < low:
+                                low = level
+                        if t > log._prune_at:
+                            log.level, log.low = level, low
+                            log._prune(t)
+                            level, low = log.level, log.low
+                            log._prune_at = t + 60
+                    elif head == b"Star":
+                        if not line.startswith(REG_STARTED, m):
+                            continue
+                        bar = line.rfind(b"|", 21, i)
+                        rid = line[bar + 1:i] if bar >= 0 else b""
+                        if rid:
+                            if line[m + 12] == 34 and line[m + 28:m + 29] == b"/":
+                                seen = consumers.get(line[m + 29:m + 65])
+                                if seen is not None and t - seen > flow_window:
+                                    continue
+                            log._reg_start(rid, t, line[m:], n)
+                    elif conn and line.find(b"onnection", m) >= 0:
+                        log._connection(line[m:], line, t)
+                except _Odd:
+                    # the line-by-line reader, with the state it reads from the log object
+                    log.lines, log.level, log.low = n - 1, level, low
+                    prev_t = log.consume_lines((line + b"\n",), prev_t)
+                    level, low, early_until = log.level, log.low, log._early_until
+                    hi = -1 if log.last is None else log.last
+                    prev_s = b"-"
+                    minute_t = -1
+            if tail:
+                log.lines, log.level, log.low = n, level, low
+                prev_t = log.consume_lines((tail,), prev_t)
+                level, low, early_until = log.level, log.low, log._early_until
+                hi = -1 if log.last is None else log.last
+                n += 1
+                prev_s = b"-"
+                minute_t = -1
+    finally:
+        if peak > peaks.get(minute, -MAX_OPEN):
+            peaks[minute] = peak
+        log.lines, log.level, log.low = n, level, low
+        log._flush()
