@@ -119,6 +119,31 @@ def test_logs_page_screenshots_match_the_reviewed_references(logs_page: Path, wi
     _compare(f"logs-{scheme}-{media}-{width}", page.screenshot)
 
 
+_OVERLAPPING_LABELS = (
+    "[...document.querySelectorAll('svg.chart')].map(svg => { const boxes = [...svg.querySelectorAll('text')]"
+    ".map(t => t.getBoundingClientRect()).filter(r => r.width > 0); let n = 0;"
+    " for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) { const a = boxes[i], b = boxes[j];"
+    " if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) n++; }"
+    " return n; }).reduce((x, y) => x + y, 0)")
+
+
+@pytest.mark.parametrize("width", [1400, 400])
+def test_no_chart_label_is_drawn_over_another(logs_page: Path, width: int) -> None:
+    """Time-axis labels, the legend (the Puma capacity's line included), titles and values: no two overlap, at the
+    ends of the time axis either, on a wide page or a phone."""
+    page = open_page(logs_page, width=width, evaluate={"overlaps": _OVERLAPPING_LABELS,
+                                                       "charts": "document.querySelectorAll('svg.chart').length"})
+    assert page.values["charts"] > 10 and page.values["overlaps"] == 0
+
+
+def test_the_puma_capacity_is_a_legend_line_not_a_label_over_the_plot() -> None:
+    svg = lines([("peak concurrent requests", [3.0, 1.0, 1.0])], labels=["10:00", "10:01", "10:02"],
+                limit=("Puma capacity", 3.0), title="concurrency per minute")
+    # the second legend line, under the series' line (y 30): a dashed swatch and the capacity's name and value
+    assert '<text x="68" y="44">Puma capacity 3 (dashed)</text>' in svg
+    assert svg.count("Puma capacity") == 1 and 'class="limit"' in svg
+
+
 def test_a_suggestion_names_its_source_by_title() -> None:
     out = run_cli("logs", str(FIXTURES / "postgresql-Mon.log"), environ={"COLUMNS": "400"}).stdout
     # the log lines have no %p: the suggestion cites the PostgreSQL documentation by its title, not its id

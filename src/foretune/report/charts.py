@@ -116,10 +116,11 @@ _STAMP = re.compile(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d)")
 
 def tick_texts(labels: Sequence[str]) -> list[str]:
     """Time labels as an axis writes them: the first with its date, the others with the time alone unless the day
-    changed since the label before (``YYYY-MM-DDTHH:MM:SS`` stamps; other labels as given).
+    changed since the label before (then month and day too, and the year when that changed; ``YYYY-MM-DDTHH:MM:SS``
+    stamps; other labels as given).
 
-    >>> tick_texts(["2024-05-13T08:00:00", "2024-05-13T23:50:00", "2024-05-14T00:10:00"])
-    ['2024-05-13 08:00', '23:50', '05-14 00:10']
+    >>> tick_texts(["2024-05-13T08:00:00", "2024-05-13T23:50:00", "2024-05-14T00:10:00", "2025-01-02T10:00:00"])
+    ['2024-05-13 08:00', '23:50', '05-14 00:10', '2025-01-02 10:00']
     >>> tick_texts(["t0", "t9"])
     ['t0', 't9']
     """
@@ -131,7 +132,8 @@ def tick_texts(labels: Sequence[str]) -> list[str]:
             out.append(label)
             continue
         date, clock = stamp.groups()
-        out.append(clock if date == day else f"{date} {clock}" if day is None else f"{date[5:]} {clock}")
+        same_year = day is not None and date[:4] == day[:4]
+        out.append(clock if date == day else f"{date[5:]} {clock}" if same_year else f"{date} {clock}")
         day = date
     return out
 

@@ -536,7 +536,13 @@ def _fixes(out: Out, r: dict[str, Any]) -> None:
 
     out.head("Fixes")
     for fix in r["fixes"]:
-        out.say(f"{fix['title']}: {fix['reason']} (source: {fix['citation'].get('title') or fix['citation']['id']})")
+        text = f"{fix['title']}: {fix['reason']} (source: {fix['citation'].get('title') or fix['citation']['id']})"
+        if out.md:  # the commands in the reason as code
+            from foretune.report.markdown import with_code  # start-up: loads for markdown only
+
+            out.lines += [with_code(text), ""]
+        else:
+            out.say(text)
         for snippet in with_activation([fix["fix"]]):
             block = snippet.splitlines()
             out.lines += (["", "```", *block, "```", ""] if out.md else ["", *(f"      {ln}" for ln in block)])
