@@ -141,7 +141,8 @@ def test_the_puma_capacity_is_a_legend_line_not_a_label_over_the_plot() -> None:
                 limit=("Puma capacity", 3.0), title="concurrency per minute")
     # the second legend line, under the series' line (y 30): a dashed swatch and the capacity's name and value
     assert '<text x="68" y="44">Puma capacity 3 (dashed)</text>' in svg
-    assert svg.count("Puma capacity") == 1 and 'class="limit"' in svg
+    assert svg.count("Puma capacity") == 2 and 'class="limit"' in svg  # the legend, and the description:
+    assert "<desc>peak concurrent requests: peak 3 at 10:00; Puma capacity 3; from 10:00 to 10:02</desc>" in svg
 
 
 def test_a_suggestion_names_its_source_by_title() -> None:

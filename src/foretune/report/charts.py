@@ -188,9 +188,13 @@ def lines(series: Sequence[tuple[str, Sequence[float]]], *, labels: Sequence[str
     def y(v: float) -> float:
         return pad_t + plot_h - plot_h * v / top
 
+    said = "; ".join(f"{name}: peak {max(values, default=0):g}" + (f" at {labels[list(values).index(max(values))]}"
+                                                                     if values and len(labels) == len(values) else "")
+                     for name, values in series)
+    desc = (f"{said}; {limit[0]} {limit[1]:g}" if limit else said) + (f"; from {labels[0]} to {labels[-1]}" if labels else "")
     parts = [f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" role="img" '
              f'aria-label="{escape(title)}" style="max-width:{width}px;min-width:{width * 2 // 3}px;font:13px sans-serif">',
-             f"<title>{escape(title)}</title>",
+             f"<title>{escape(title)}</title><desc>{escape(desc)}</desc>",
              f'<text x="{pad_l}" y="14" font-weight="bold">{escape(title)}</text>',
              f'<line x1="{pad_l}" y1="{pad_t + plot_h}" x2="{width - pad_r}" y2="{pad_t + plot_h}" stroke="#999"/>',
              f'<text x="{pad_l - 4}" y="{pad_t + 4}" text-anchor="end">{top:g}</text>',
@@ -227,9 +231,10 @@ def bars(items: Sequence[tuple[str, float]], *, width: int = 860, title: str = "
     row, label_w = 18, 330
     height = 24 + row * len(items)
     top = max([v for _, v in items] + [1])
+    desc = "; ".join(f"{label} {value:,.0f}{unit}" for label, value in items)  # whole names: a reader hears them all
     parts = [f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" role="img" '
              f'aria-label="{escape(title)}" style="max-width:{width}px;min-width:{width * 2 // 3}px;font:13px sans-serif">',
-             f"<title>{escape(title)}</title>",
+             f"<title>{escape(title)}</title><desc>{escape(desc)}</desc>",
              f'<text x="0" y="14" font-weight="bold">{escape(title)}</text>']
     shorts = shorten_all([label for label, _ in items], 46)
     for i, (_, value) in enumerate(items):

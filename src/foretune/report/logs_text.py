@@ -174,6 +174,7 @@ def _report(out: Out, r: dict[str, Any], title: bool = True, version: bool = Tru
             out.say(f"collected: {r['collected_at']}")
         if version:  # the HTML page says it in its own line, with the generation time
             out.say(f"foretune: {r['foretune']}")
+        out.say(f"period: {_log_span(r)} (the first and last dated line read)")
     window = r["window"]
     if window["since"] or window["until"]:
         out.say(f"window: {window['since'] or 'start'} .. {window['until'] or 'end'} ({num(r['outside_window'])} lines outside)")
