@@ -29,6 +29,16 @@ def test_terminal_text_fits_80_columns() -> None:
         else out.splitlines()[0] == f"foretune logs — 17 files in {FIXTURES}"
 
 
+@pytest.mark.parametrize("source", ["capsule-6.2-passenger", "satellite-6.15-overcommitted"])
+def test_a_sosreport_s_report_fits_80_columns_snippets_included(source: str) -> None:
+    """The 6.2 Capsule's access logs have no %D: the suggested CustomLog is continued on a second line (Apache joins
+    a line ending in a backslash with the next), so the snippet fits 80 columns unwrapped."""
+    out = run_cli("logs", str(SOSREPORTS / source), environ={"COLUMNS": "80"}).stdout
+    assert [line for line in out.splitlines() if len(line) > 80] == []
+    if source.startswith("capsule"):
+        assert '      CustomLog "/var/log/httpd/foreman-ssl_access_duration_ssl.log" \\\n        "%h %l %u %t' in out
+
+
 def test_verdict_links_what_the_logs_show_to_an_action() -> None:
     out = run_cli("logs", *LOGS, environ={"COLUMNS": "200"}).stdout
     lines_ = out.splitlines()

@@ -163,7 +163,12 @@ def _span(entry: dict[str, Any]) -> str:
 def _report(out: Out, r: dict[str, Any], title: bool = True, version: bool = True) -> None:
     if title:
         source = r["source"] if len(r["files"]) < 2 or "release" in r else f"{plural(len(r['files']), 'file')} in {_common(r['files'])}"
-        out.lines.append(f"# foretune logs — {md_text(source)}" if out.md else f"foretune logs — {source}")
+        if out.md:
+            out.lines.append(f"# foretune logs — {md_text(source)}")
+        elif out.width and len(f"foretune logs — {source}") > out.width:  # a long path on a line of its own
+            out.lines += ["foretune logs —", f"  {source}"]
+        else:
+            out.lines.append(f"foretune logs — {source}")
         if r.get("host"):
             out.say(f"host: {r['host']}")
         if "release" in r:  # a sosreport, snapshot or this host: what the audit calls it
