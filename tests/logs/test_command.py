@@ -373,3 +373,6 @@ def test_compare_names_both_sides_gives_a_verdict_and_what_next(tmp_path: Path) 
     markdown = run("logs", "--compare", str(before), str(after), "--format", "markdown")[1]
     assert "\n## Verdict\n" in markdown and "\n## What next\n" in markdown and "host: not named by its logs" in markdown
     assert "- critical, worse: apache: 503 responses 0 -\\> 26 (new)" in markdown  # ">" escaped: never a quote block
+    html = run("logs", "--compare", str(before), str(after), "--format", "html")[1]
+    assert "Verdict</h2>" in html and "What next</h2>" in html
+    assert "<p>foretune: " not in html and f"by foretune {__version__}</p>" in html  # the version once, with the time

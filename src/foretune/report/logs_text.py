@@ -122,7 +122,7 @@ def render(report: dict[str, Any], *, markdown: bool = False, color: bool = Fals
     """The report as text (``width``: the terminal's columns, every line fits; None: no wrapping) or Markdown."""
     out = Out(markdown, top, None if markdown else width)
     if "metrics" in report:
-        _compare(out, report)
+        _compare(out, report, version=version)
     else:
         _report(out, report, version=version)
     from foretune.term import clean  # start-up: only when render runs
@@ -565,7 +565,7 @@ def _tasks(out: Out, s: dict[str, Any]) -> None:
                   [[t["action_class"], t["count"], t["execution_s"], t["max_s"]] for t in s["steps"]])
 
 
-def _compare(out: Out, c: dict[str, Any]) -> None:
+def _compare(out: Out, c: dict[str, Any], version: bool = True) -> None:
     """Who and when for both sides, the verdict (failures first, then what got worse and better), the table, and what
     to do next."""
     before, after = c["before"], c["after"]
@@ -577,7 +577,8 @@ def _compare(out: Out, c: dict[str, Any]) -> None:
 
         products = list(dict.fromkeys(product_line(r.get("release"), r.get("role")) for r in (before, after) if "release" in r))
         out.say("product: " + " -> ".join(products))
-    out.say(f"foretune: {before['foretune']}")
+    if version:  # the HTML page says it in its own line, with the generation time
+        out.say(f"foretune: {before['foretune']}")
     for side, r, window in (("before", before, c["before_window"]), ("after", after, c["after_window"])):
         collected = f"; collected {r['collected_at']}" if r.get("collected_at") else ""
         out.say(f"{side}: {r['source']}, window {window}; its logs span {_log_span(r)}{collected}")
