@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import json
 import shutil
+from importlib import resources
 from pathlib import Path
 
+import jsonschema
+
 from tests.conftest import REPO, run_cli
+
+SCHEMA = json.loads(resources.files("foretune.logs").joinpath("schema/logs-v1.json").read_text(encoding="utf-8"))
 
 CAPSULE_LOGS = REPO / "tests" / "logs" / "capsule"
 SOSREPORTS = REPO / "tests" / "fixtures" / "sosreports"
@@ -32,6 +37,7 @@ def test_mosquitto_s_log_is_analysed_clients_disconnects_and_refusals() -> None:
     """The log: host1..host4 connect (host2 twice, after its keepalive timeout), host3's connection is lost, host4
     says goodbye, and three connections are refused for want of descriptors; four connections fall in 13:40."""
     data = json.loads(run_cli("logs", str(CAPSULE_LOGS / "mosquitto.log"), "--format", "json").stdout)
+    jsonschema.validate(data, SCHEMA)
     broker = data["system"][0]
     assert broker["mqtt"] == {"connections": 5, "clients": 4, "clients_capped": False,
                               "disconnects": {"keepalive timeout": 1, "connection lost": 1, "disconnected by the client": 1},
@@ -73,6 +79,7 @@ def test_a_capsule_is_told_by_its_logs_when_the_sosreport_names_no_role(tmp_path
     result = run_cli("logs", str(source), "--format", "json")
     assert result.status == 0, result.stderr
     data = json.loads(result.stdout)
+    jsonschema.validate(data, SCHEMA)
     assert (data["role"], data["not_analysed"]) == ("capsule", ["Smart Proxy log (var/log/foreman-proxy/proxy.log)"])
     assert "production" not in data["not_found"] and "candlepin" not in data["not_found"]
     # systemd's 1024 when the source does not say what mosquitto ran with: twice it
