@@ -103,3 +103,14 @@ def test_the_measured_failure_capsule_s_system_logs_are_reported_not_refused() -
                           "memory-budget-over-ram)")
     assert verdict[1].startswith("  critical: mosquitto refused connections, no descriptor left (mosquitto: 3) -> "
                                  "raise its LimitNOFILE to 131,072 (Fixes)")
+
+
+def test_a_task_export_beside_the_smart_proxy_log_is_a_server_s(tmp_path: Path) -> None:
+    """Only a server writes task exports: a role-less sosreport with one and a Smart Proxy log (every Satellite runs a
+    Smart Proxy too) is not taken for a Capsule."""
+    source = _capsule(tmp_path / "sosreport-sat", role=False)
+    (source / "var" / "log" / "mosquitto" / "mosquitto.log").unlink()
+    shutil.copy(REPO / "examples" / "sosreport-satellite-6.15-mistuned" / "sos_commands" / "foreman" / "foreman_tasks_tasks",
+                source / "sos_commands" / "foreman" / "foreman_tasks_tasks")
+    data = json.loads(run_cli("logs", str(source), "--format", "json").stdout)
+    assert data.get("role") != "capsule" and "not_analysed" not in data and "production" in data["not_found"]

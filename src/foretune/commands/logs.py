@@ -167,7 +167,7 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
     facts = extract(src)
     capacity = args.puma_capacity or puma_capacity(facts.value("puma"))
     where = "--puma-capacity" if args.puma_capacity else ("puma fact (workers x threads_max)" if capacity else None)
-    capsule = _capsule_logs(src, facts)
+    capsule = _capsule_logs(src, facts, found)
     if found is None or not found.files:
         damage = getattr(src, "incomplete", None)  # a cut archive: the logs may be in the part that is missing
         raise InputError(f"{src.label}: no production.log, Apache, PostgreSQL, Candlepin, system log or task export found"
@@ -185,13 +185,15 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
     return report
 
 
-def _capsule_logs(src: Any, facts: FactSet) -> list[str] | None:
-    """The Capsule logs of a source that is a Capsule (its role says so, or it has no production.log and has a Smart
-    Proxy or mosquitto log), named with their paths, the ones foretune does not analyse first; None for a server."""
+def _capsule_logs(src: Any, facts: FactSet, scan: Any) -> list[str] | None:
+    """The Capsule logs of a source that is a Capsule (its role says so, or it has no production.log, Candlepin log or
+    task export, which only a server writes, and has a Smart Proxy or mosquitto log), named with their paths, the
+    ones foretune does not analyse first; None for a server."""
     from foretune.host.specs import Spec  # start-up: only for a `logs` run, not --help
 
     role = facts.value("role")
-    if role == "server":
+    server_logs = scan is not None and any(kind in ("candlepin", "tasks") for kind, _ in scan.parts)
+    if role == "server" or (role != "capsule" and server_logs):
         return None
     found = [(name, path) for pattern, name in CAPSULE_LOGS.items()
              for path in src.glob_names(Spec("capsule_logs", paths=(pattern,), glob=True,
