@@ -122,7 +122,9 @@ def render(report: dict[str, Any], *, markdown: bool = False, color: bool = Fals
     """The report as text (``width``: the terminal's columns, every line fits; None: no wrapping) or Markdown."""
     out = Out(markdown, top, None if markdown else width)
     if "metrics" in report:
-        _compare(out, report, version=version)
+        from foretune.report.logs_compare import compare  # start-up: a comparison's text loads only for --compare
+
+        compare(out, report, version=version)
     else:
         _report(out, report, version=version)
     from foretune.term import clean  # start-up: only when render runs
@@ -139,7 +141,7 @@ def _common(files: list[Any]) -> str:
         return "."
 
 
-def _when(i: dict[str, Any]) -> str:
+def when(i: dict[str, Any]) -> str:
     """``first`` alone, or ``first .. last`` with the date once when both fall on one day."""
     first, last = i.get("first"), i.get("last")
     if not first:
@@ -179,7 +181,7 @@ def _report(out: Out, r: dict[str, Any], title: bool = True, version: bool = Tru
             out.say(f"collected: {r['collected_at']}")
         if version:  # the HTML page says it in its own line, with the generation time
             out.say(f"foretune: {r['foretune']}")
-        out.say(f"period: {_log_span(r)} (the first and last dated line read)")
+        out.say(f"period: {log_span(r)} (the first and last dated line read)")
     window = r["window"]
     if window["since"] or window["until"]:
         out.say(f"window: {window['since'] or 'start'} .. {window['until'] or 'end'} ({num(r['outside_window'])} lines outside)")
@@ -235,7 +237,7 @@ def what_next(r: dict[str, Any]) -> list[str]:
         steps.append(f"{fix['title']}: paste the drop-in under Fixes and run the restart under it; then read "
                      f"its log again with `foretune logs` for refused connections.")
     if r["incidents"]:
-        steps.append(f"Run `{_audit(r)}`{'' if _audit(r) != 'foretune audit' else ' on the box or its sosreport'}: "
+        steps.append(f"Run `{audit_command(r)}`{'' if audit_command(r) != 'foretune audit' else ' on the box or its sosreport'}: "
                      "the rules the verdict names judge the settings "
                      "behind these incidents and give their fixes.")
     if {"production", "apache_access"} <= set(r.get("not_found", [])) and r.get("source_kind") != "live":
@@ -256,7 +258,7 @@ def _suggested(r: dict[str, Any]) -> list[str]:
     return combined_fixes([s["fix"] for s in r["suggestions"]], merged_by=None)
 
 
-def _audit(r: dict[str, Any]) -> str:
+def audit_command(r: dict[str, Any]) -> str:
     """The audit command for the report's source: the sosreport or snapshot itself, "live" for this host; a name with
     shell characters, or log files given alone, leave it to the reader."""
     import re  # start-up: only when an audit command is written
@@ -265,21 +267,6 @@ def _audit(r: dict[str, Any]) -> str:
     if "release" not in r or not re.fullmatch(r"[A-Za-z0-9._/:@+=,-]+", source):
         return "foretune audit"
     return f"foretune audit {source}"
-
-
-def _logs(r: dict[str, Any]) -> str:
-    """The logs command that reads one side of a comparison again: its source and window, as far as the shell
-    takes them as written."""
-    import re  # start-up: only when a logs command is written
-
-    parts = [] if r.get("source_kind") == "live" else str(r.get("source") or "").split(", ")
-    if not all(re.fullmatch(r"[A-Za-z0-9._/:@+=-]+", p) for p in parts):
-        return "foretune logs SOURCE"
-    window = r["window"]
-    words = ["foretune logs", *parts]
-    words += [f"--since '{window['since'].replace('T', ' ')}'"] if window.get("since") else []
-    words += [f"--until '{window['until'].replace('T', ' ')}'"] if window.get("until") else []
-    return " ".join(w for w in words if w)
 
 
 def _installer(r: dict[str, Any]) -> str:
@@ -357,20 +344,20 @@ def verdict(r: dict[str, Any]) -> list[str]:
         if kind == "queue_at_capacity" and services == "httpd":  # the audit reads the limits, not this error_log line
             lines.append(f"{severity}: {label} ({services}: {count}){extra}: httpd refused work "
                          "at its MaxRequestWorkers -> raise MaxRequestWorkers with ServerLimit (the tuning profile for "
-                         f"the host count sets both); `{_audit(r)}` checks them against ThreadsPerChild and the Puma "
+                         f"the host count sets both); `{audit_command(r)}` checks them against ThreadsPerChild and the Puma "
                          "capacity, but passes when they are consistent, so this log line is the evidence")
             continue
         if kind == "socket_exhaustion" and broker is not None:  # mosquitto: the fix is known from its own log
             others = [i for i in found if i["service"] != "mosquitto"]
             lines.append(f"{severity}: mosquitto refused connections, no descriptor left (mosquitto: "
                          f"{sum(int(i['count'] or 0) for i in found if i['service'] == 'mosquitto')}) -> raise its "
-                         f"LimitNOFILE to {broker['value']:,} (Fixes); `{_audit(r)}` (rules open-files-exhausted, "
+                         f"LimitNOFILE to {broker['value']:,} (Fixes); `{audit_command(r)}` (rules open-files-exhausted, "
                          "mosquitto-nofile-low) sizes it for the pull-REX host count")
             if not others:
                 continue
             found, services = others, ", ".join(dict.fromkeys(str(i["service"]) for i in others))
             count = sum(int(i["count"] or 0) for i in others)
-        lines.append(f"{severity}: {label} ({services}: {count}){extra} -> run `{_audit(r)}` "
+        lines.append(f"{severity}: {label} ({services}: {count}){extra} -> run `{audit_command(r)}` "
                      + (f"(rules {rules})" if rules else "on the box or its sosreport"))
     if missing:
         lines.append(f"not {where}, so not judged: {_names(missing)}")
@@ -400,7 +387,7 @@ def _incidents(out: Out, r: dict[str, Any]) -> None:
         return
     if out.width:  # a terminal: the file name and one time span keep a row short
         out.table(["kind", "service", "count", "when", "log"],
-                  [[i["kind"], i["service"], i["count"], _when(i), os.path.basename(str(i["path"]))] for i in r["incidents"]])
+                  [[i["kind"], i["service"], i["count"], when(i), os.path.basename(str(i["path"]))] for i in r["incidents"]])
     else:
         out.table(["kind", "service", "count", "first", "last", "log"],
                   [[i["kind"], i["service"], i["count"], i["first"], i["last"], i["path"]] for i in r["incidents"]])
@@ -565,103 +552,11 @@ def _tasks(out: Out, s: dict[str, Any]) -> None:
                   [[t["action_class"], t["count"], t["execution_s"], t["max_s"]] for t in s["steps"]])
 
 
-def _compare(out: Out, c: dict[str, Any], version: bool = True) -> None:
-    """Who and when for both sides, the verdict (failures first, then what got worse and better), the table, and what
-    to do next."""
-    before, after = c["before"], c["after"]
-    out.lines.append(("# " if out.md else "") + "foretune logs — before/after")
-    hosts = list(dict.fromkeys(str(r.get("host") or "not named by its logs") for r in (before, after)))
-    out.say("host: " + (hosts[0] if len(hosts) == 1 else f"{hosts[0]} (before), {hosts[1]} (after)"))
-    if "release" in before or "release" in after:
-        from foretune.report.actions import product_line  # start-up: the audit's header code, for this line only
-
-        products = list(dict.fromkeys(product_line(r.get("release"), r.get("role")) for r in (before, after) if "release" in r))
-        out.say("product: " + " -> ".join(products))
-    if version:  # the HTML page says it in its own line, with the generation time
-        out.say(f"foretune: {before['foretune']}")
-    for side, r, window in (("before", before, c["before_window"]), ("after", after, c["after_window"])):
-        collected = f"; collected {r['collected_at']}" if r.get("collected_at") else ""
-        out.say(f"{side}: {r['source']}, window {window}; its logs span {_log_span(r)}{collected}")
-    out.head("Verdict")
-    for line in compare_verdict(c):
-        if out.md:
-            from foretune.report.markdown import with_code  # start-up: loads for markdown only
-
-            out.lines.append(f"- {with_code(line)}")
-        else:
-            out.say(line)
-    out.head("Changes")
-    out.top = max(out.top, len(c["metrics"]))
-    out.table(["metric", "before", "after", "change", "note"],
-              [[m["metric"], m["before"], m["after"], m["change"], m["note"]] for m in c["metrics"]], least=40)
-    out.head("What next")
-    for n, step in enumerate(compare_next(c), 1):
-        if out.md:
-            from foretune.report.markdown import with_code  # start-up: loads for markdown only
-
-            out.lines.append(f"{n}. {with_code(step)}")
-        else:
-            out.say(f"{n}. {step}")
-
-
-def _log_span(r: dict[str, Any]) -> str:
+def log_span(r: dict[str, Any]) -> str:
     """The first and last dated line of every log a report read, or that none was dated."""
     from foretune.logs.kinds import KINDS  # start-up: the kinds list, for a comparison only
 
     sections = [s for kind in KINDS for s in r.get(kind, [])]
     firsts = sorted(str(s["first"]) for s in sections if s.get("first"))
     lasts = sorted(str(s["last"]) for s in sections if s.get("last"))
-    return _when({"first": firsts[0], "last": lasts[-1]}) if firsts and lasts else "no dated line"
-
-
-def _row(m: dict[str, Any]) -> str:
-    return f"{m['metric']} {num(m['before'])} -> {num(m['after'])}" + (" (new)" if m["note"].startswith("new") else "")
-
-
-def compare_verdict(c: dict[str, Any]) -> list[str]:
-    """What changed beyond noise: failures that got worse (critical: measured failure), then other figures worse,
-    then better; each line with the action it leads to.
-
-    >>> m = {"metric": "apache: 503 responses", "before": 0, "after": 70, "change": 70, "note": "new worse", "noise": False,
-    ...      "direction": "worse", "failures": True}
-    >>> compare_verdict({"metrics": [m], "before": {"source": "a"}, "after": {"source": "b", "release": "x", "window": {}}})[0]
-    'critical, worse: apache: 503 responses 0 -> 70 (new) -> read what the after side logged: `foretune logs b`, then `foretune audit b` judges the settings behind it'
-    """
-    after = c["after"]
-    worse = [m for m in c["metrics"] if m.get("direction") == "worse"]
-    better = [m for m in c["metrics"] if m.get("direction") == "better"]
-    failed = [m for m in worse if m.get("failures")]
-    slower = [m for m in worse if not m.get("failures")]
-    logs = f"`{_logs(after)}`"
-    lines = []
-    if failed:
-        lines.append(f"critical, worse: {'; '.join(_row(m) for m in failed)} -> read what the after side logged: {logs}, "
-                     f"then `{_audit(after)}`{' on the box or its sosreport' if _audit(after) == 'foretune audit' else ''} "
-                     "judges the settings behind it")
-    if slower:
-        lines.append(f"worse: {'; '.join(_row(m) for m in slower)}"
-                     + ("" if failed else f" -> read the after side's slowest actions and incidents: {logs}"))
-    if better:
-        lines.append(f"better: {'; '.join(_row(m) for m in better)}")
-    if not lines:
-        lines.append("no figure changed beyond noise: the change made no difference these logs can show")
-    noise = [m for m in c["metrics"] if m["noise"]]
-    if noise:
-        lines.append(f"not judged ({plural(len(noise), 'figure')}): too few samples or within noise on one side, "
-                     f"below {num(c['noise_rule']['min_requests'])} or under {c['noise_rule']['fraction']:.0%}")
-    return lines
-
-
-def compare_next(c: dict[str, Any]) -> list[str]:
-    """The closing steps of a comparison: look into what got worse, keep what got better, compare a longer period."""
-    after = c["after"]
-    steps = []
-    if any(m.get("direction") == "worse" for m in c["metrics"]):
-        steps.append(f"Read the after side alone for the incidents behind what got worse: `{_logs(after)}`"
-                     + f"; `{_audit(after)}`{'' if _audit(after) != 'foretune audit' else ' on the box or its sosreport'} "
-                     "names the settings to change, and undoing the change compared here is the quickest way back.")
-    if any(m["noise"] for m in c["metrics"]):
-        steps.append("Compare longer periods (a full working day each side) where a figure is noise: each side needs "
-                     f"at least {num(c['noise_rule']['min_requests'])} samples.")
-    steps.append("After the next change, compare again: `foretune logs --compare --window BEFORE --window AFTER`.")
-    return steps
+    return when({"first": firsts[0], "last": lasts[-1]}) if firsts and lasts else "no dated line"
