@@ -343,6 +343,10 @@ def render(report: dict[str, Any], fmt: str, *, color: bool, top: int, width: in
         from foretune.report import logs_html  # start-up: each report format loads only when chosen
 
         return logs_html.render(report, generated=generated, paper=paper)
+    if "metrics" in report:  # a comparison
+        from foretune.report import logs_compare  # start-up: each report format loads only when chosen
+
+        return logs_compare.render(report, markdown=fmt == "markdown", color=color, top=top, width=width)
     from foretune.report import logs_text  # start-up: each report format loads only when chosen
 
     return logs_text.render(report, markdown=fmt == "markdown", color=color, top=top, width=width)

@@ -8,6 +8,15 @@ from typing import Any
 from foretune.report.logs_text import Out, audit_command, log_span, num, plural
 
 
+def render(report: dict[str, Any], *, markdown: bool = False, color: bool = False, top: int = 15,
+           width: int | None = None, version: bool = True) -> str:
+    """A comparison (from :func:`foretune.logs.compare.compare`) as text or Markdown, as :mod:`logs_text` writes one
+    report."""
+    out = Out(markdown, top, None if markdown else width)
+    compare(out, report, version=version)
+    return out.text()
+
+
 def compare(out: Out, c: dict[str, Any], version: bool = True) -> None:
     """Who and when for both sides, the verdict (failures first, then what got worse and better), the table, and what
     to do next."""

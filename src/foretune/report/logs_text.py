@@ -63,6 +63,12 @@ class Out:
         self.width = width  # wrap text to this many columns (a terminal); None: no wrapping
         self.lines: list[str] = []
 
+    def text(self) -> str:
+        """Every line written, control characters made visible: no log text drives the terminal."""
+        from foretune.term import clean  # start-up: only when a report is written
+
+        return clean("\n".join(self.lines).strip("\n")) + "\n"
+
     def head(self, text: str, level: int = 2) -> None:
         if self.md:
             self.lines += ["", "#" * level + " " + md_text(text), ""]
@@ -119,17 +125,11 @@ class Out:
 
 def render(report: dict[str, Any], *, markdown: bool = False, color: bool = False, top: int = 15,
            width: int | None = None, version: bool = True) -> str:
-    """The report as text (``width``: the terminal's columns, every line fits; None: no wrapping) or Markdown."""
+    """The report as text (``width``: the terminal's columns, every line fits; None: no wrapping) or Markdown; a
+    comparison's is :func:`foretune.report.logs_compare.render`'s."""
     out = Out(markdown, top, None if markdown else width)
-    if "metrics" in report:
-        from foretune.report.logs_compare import compare  # start-up: a comparison's text loads only for --compare
-
-        compare(out, report, version=version)
-    else:
-        _report(out, report, version=version)
-    from foretune.term import clean  # start-up: only when render runs
-
-    return clean("\n".join(out.lines).strip("\n")) + "\n"  # no log text drives the terminal
+    _report(out, report, version=version)
+    return out.text()
 
 
 def _common(files: list[Any]) -> str:
