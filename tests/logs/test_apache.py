@@ -29,6 +29,14 @@ def test_compare_of_two_different_hosts_says_so_in_one_line() -> None:
                       "two different hosts, so the changes below are between servers, not a before/after of one"]
     same = run_cli("logs", "--compare", str(sos / "satellite-6.15"), str(sos / "satellite-6.15"))
     assert "two different hosts" not in same.stderr
+    # both hosts in the header; the overcommitted box's production.log, PostgreSQL log and messages have no
+    # counterpart in the other sosreport (its task export only): only the task counts are compared (paused 2 and 2,
+    # stopped with error 0 and 0), and the verdict says which figures were not
+    lines = result.stdout.splitlines()
+    assert lines[1] == f"  host: sat615b.example.com (before), {json.loads(run_cli('logs', str(sos / 'satellite-6.15'), '--format', 'json').stdout)['host']} (after)"
+    verdict = lines[lines.index("VERDICT") + 2:lines.index("CHANGES") - 1]
+    assert verdict[:2] == ["  no figure changed beyond noise: the change made no difference these logs can show",
+                           "  not compared (8 figures): a log of its kind on one side only (production, postgresql, system)"]
 
 
 def test_apache_at_max_request_workers_is_not_pointed_at_rules_that_pass() -> None:

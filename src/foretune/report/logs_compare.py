@@ -85,9 +85,15 @@ def compare_verdict(c: dict[str, Any]) -> list[str]:
                      + ("" if failed else f" -> read the after side's slowest actions and incidents: {logs}"))
     if better:
         lines.append(f"better: {'; '.join(_row(m) for m in better)}")
-    if not lines:
-        lines.append("no figure changed beyond noise: the change made no difference these logs can show")
+    one_side = [m for m in c["metrics"] if m["note"].startswith("no such log")]
     noise = [m for m in c["metrics"] if m["noise"]]
+    if not lines:
+        lines.append("no figure changed beyond noise: the change made no difference these logs can show"
+                     if len(one_side) + len(noise) < len(c["metrics"]) else
+                     "nothing to judge: every figure is noise or in the logs of one side only")
+    if one_side:
+        kinds = ", ".join(dict.fromkeys(str(m["metric"]).split(":", 1)[0] for m in one_side))
+        lines.append(f"not compared ({plural(len(one_side), 'figure')}): a log of its kind on one side only ({kinds})")
     if noise:
         lines.append(f"not judged ({plural(len(noise), 'figure')}): too few samples or within noise on one side, "
                      f"below {num(c['noise_rule']['min_requests'])} or under {c['noise_rule']['fraction']:.0%}")
