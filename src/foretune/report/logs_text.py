@@ -181,7 +181,8 @@ def _report(out: Out, r: dict[str, Any], title: bool = True, version: bool = Tru
             out.say(f"collected: {r['collected_at']}")
         if version:  # the HTML page says it in its own line, with the generation time
             out.say(f"foretune: {r['foretune']}")
-        out.say(f"period: {log_span(r)} (the first and last dated line read)")
+        span = log_span(r)
+        out.say(f"period: {span}" + (" (the first and last dated line read)" if span != "no dated line" else ""))
     window = r["window"]
     if window["since"] or window["until"]:
         out.say(f"window: {window['since'] or 'start'} .. {window['until'] or 'end'} ({num(r['outside_window'])} lines outside)")
