@@ -176,7 +176,6 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
     if capsule is None:
         _require_foreman(found, src.label)
     # the archive's own damage matters here; unreadable configuration files do not
-    # the archive's own damage matters here; unreadable configuration files do not
     problems = [p for p in facts.problems if ("truncated" in p or "corrupt" in p) and p not in found.problems]
     report = _with_host(rendered(build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems,
                                        capacity_unknown=None if capacity else _no_puma(facts)), _limits(facts)), facts)
