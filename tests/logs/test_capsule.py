@@ -87,8 +87,11 @@ def test_a_capsule_is_told_by_its_logs_when_the_sosreport_names_no_role(tmp_path
     (source / "var" / "log" / "mosquitto" / "mosquitto.log").unlink()  # the Smart Proxy's log alone: nothing read
     result = run_cli("logs", str(source))
     assert result.status == 2 and len(result.stderr.splitlines()) == 1
-    assert "a Capsule's Smart Proxy log (var/log/foreman-proxy/proxy.log) is there, which foretune does not analyse" \
-        in result.stderr and "is it a" not in result.stderr
+    assert result.stderr.strip() == (f"foretune: error: {source}: a Capsule, with no Apache, system or mosquitto log; its "
+                                     "Smart Proxy log (var/log/foreman-proxy/proxy.log) is there, which foretune does "
+                                     "not analyse")
+    tuned = run_cli("logs", str(SOSREPORTS / "capsule-6.15-pull-rex-tuned"))  # a Capsule by its role, with no log
+    assert tuned.status == 2 and tuned.stderr.strip().endswith(": a Capsule, with no Apache, system or mosquitto log")
 
 
 def test_the_measured_failure_capsule_s_system_logs_are_reported_not_refused() -> None:

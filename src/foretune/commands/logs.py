@@ -170,9 +170,11 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
     capsule = _capsule_logs(src, facts, found)
     if found is None or not found.files:
         damage = getattr(src, "incomplete", None)  # a cut archive: the logs may be in the part that is missing
-        raise InputError(f"{src.label}: no production.log, Apache, PostgreSQL, Candlepin, system log or task export found"
+        looked = ("a Capsule, with no Apache, system or mosquitto log" if capsule is not None else
+                  "no production.log, Apache, PostgreSQL, Candlepin, system log or task export found")
+        raise InputError(f"{src.label}: {looked}"
                          + (f" (the archive is {damage}; the logs may be in the missing part)" if damage else "")
-                         + (f"; a Capsule's {', '.join(capsule)} is there, which foretune does not analyse" if capsule else ""))
+                         + (f"; its {', '.join(capsule)} is there, which foretune does not analyse" if capsule else ""))
     if capsule is None:
         _require_foreman(found, src.label)
     # the archive's own damage matters here; unreadable configuration files do not
