@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from foretune import __version__
-from foretune.report.charts import bars, lines, shorten
+from foretune.report.charts import bars, lines
+from foretune.report.short_names import shorten, shorten_all
 from tests.conftest import REPO, run_cli
 from tests.support.chromium import open_page
 from tests.test_html_report import FIXED_TIME, TEST_VERSION, _compare
@@ -28,15 +29,25 @@ def test_terminal_text_fits_80_columns() -> None:
         else out.splitlines()[0] == f"foretune logs — 17 files in {FIXTURES}"
 
 
+@pytest.mark.parametrize("source", ["capsule-6.2-passenger", "satellite-6.15-overcommitted"])
+def test_a_sosreport_s_report_fits_80_columns_snippets_included(source: str) -> None:
+    """The 6.2 Capsule's access logs have no %D: the suggested CustomLog is continued on a second line (Apache joins
+    a line ending in a backslash with the next), so the snippet fits 80 columns unwrapped."""
+    out = run_cli("logs", str(SOSREPORTS / source), environ={"COLUMNS": "80"}).stdout
+    assert [line for line in out.splitlines() if len(line) > 80] == []
+    if source.startswith("capsule"):
+        assert '      CustomLog "/var/log/httpd/foreman-ssl_access_duration_ssl.log" \\\n        "%h %l %u %t' in out
+
+
 def test_verdict_links_what_the_logs_show_to_an_action() -> None:
     out = run_cli("logs", *LOGS, environ={"COLUMNS": "200"}).stdout
     lines_ = out.splitlines()
     at = lines_.index("VERDICT")
     verdict = lines_[at + 2:lines_.index("INCIDENTS")]
     # foreman-ssl_access_ssl.log holds 24 responses 503 in one burst; dmesg and messages 5 OOM kills (java, ruby)
-    assert "  503 bursts (httpd: 24) -> run `foretune audit` (rules puma-pool-saturated, apache-workers-over-limit " \
-           "(Puma capacity))" in verdict
-    assert verdict[0] == "  OOM kills (java, ruby: 5) -> run `foretune audit` (rules oom-kills, memory-budget-over-ram)"
+    assert "  critical: 503 bursts (httpd: 24) -> run `foretune audit` (rules puma-pool-saturated, " \
+           "apache-workers-over-limit (Puma capacity))" in verdict
+    assert verdict[0] == "  critical: OOM kills (java, ruby: 5) -> run `foretune audit` (rules oom-kills, memory-budget-over-ram)"
     assert at < lines_.index("INCIDENTS")
 
 
@@ -54,10 +65,34 @@ def test_short_names_stay_distinct() -> None:
     assert shorten(names[0], 40) == "Katello::…RepositoriesController#sync"
     svg = bars([(n, 1.0) for n in names], title="p95 by action")
     assert "<title>p95 by action</title>" in svg and 'class="chart"' in svg
-    # 46 columns: "Katello::" + "…" + 37 would be 47, so the name keeps its last part whole
-    assert ">…ContentViewVersionsController#promote<" in svg
+    # 46 columns: "Katello::" + "…" + 37 would be 47, so the name keeps its last part whole, and the namespace
+    # next to it ("V2::", 4 more: 42)
+    assert ">…V2::ContentViewVersionsController#promote<" in svg
     chart = lines([("requests/min", [1, 2])], labels=["10:00", "10:01"], title="requests per minute")
     assert "<title>requests per minute</title>" in chart and "font:13px" in chart
+
+
+def test_short_names_keep_the_controller_and_its_action() -> None:
+    """Cut to 20 or 16 columns, a Rails action keeps its controller: the word "Controller" goes before a namespace
+    word does; of names that would come out alike, one takes its next form, so they stay distinct."""
+    assert shorten("Api::V2::HostsController#index", 20) == "Api::V2::Hosts#index"
+    assert shorten("Api::V2::HostsController#index", 16) == "…V2::Hosts#index"
+    assert shorten("Katello::Api::Rhsm::CandlepinProxiesController#facts", 24) == "…CandlepinProxies#facts"
+    alike = ["Katello::Api::V2::HostsController#index", "Foreman::Api::V2::HostsController#index"]
+    assert [shorten(n, 16) for n in alike] == ["…V2::Hosts#index", "…V2::Hosts#index"]
+    short = shorten_all(alike, 16)
+    assert sorted(short) == ["…Hosts#index", "…V2::Hosts#index"]
+
+
+def test_a_name_that_cannot_keep_its_controller_gets_a_line_of_its_own() -> None:
+    """At 80 columns the action column is 20 wide: Katello's CandlepinProxiesController#consumer_activate cannot keep
+    its controller there, so the terminal prints it whole above its figures; a short one stays in its column."""
+    out = run_cli("logs", str(FIXTURES / "production-registration.log"), environ={"COLUMNS": "80"}).stdout
+    lines_ = out.splitlines()
+    at = lines_.index("    Katello::Api::Rhsm::CandlepinProxiesController#consumer_activate")
+    assert lines_[at + 1] == "                               4       57.0   3,011   9,000   9,000   9,000    1"
+    assert "    Api::V2::Hosts#index       1        1.5     480     480     480     480    0" in lines_
+    assert [line for line in lines_ if len(line) > 80] == []
 
 
 @pytest.fixture(scope="module")
@@ -94,6 +129,32 @@ def test_logs_page_screenshots_match_the_reviewed_references(logs_page: Path, wi
     _compare(f"logs-{scheme}-{media}-{width}", page.screenshot)
 
 
+_OVERLAPPING_LABELS = (
+    "[...document.querySelectorAll('svg.chart')].map(svg => { const boxes = [...svg.querySelectorAll('text')]"
+    ".map(t => t.getBoundingClientRect()).filter(r => r.width > 0); let n = 0;"
+    " for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) { const a = boxes[i], b = boxes[j];"
+    " if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1) n++; }"
+    " return n; }).reduce((x, y) => x + y, 0)")
+
+
+@pytest.mark.parametrize("width", [1400, 400])
+def test_no_chart_label_is_drawn_over_another(logs_page: Path, width: int) -> None:
+    """Time-axis labels, the legend (the Puma capacity's line included), titles and values: no two overlap, at the
+    ends of the time axis either, on a wide page or a phone."""
+    page = open_page(logs_page, width=width, evaluate={"overlaps": _OVERLAPPING_LABELS,
+                                                       "charts": "document.querySelectorAll('svg.chart').length"})
+    assert page.values["charts"] > 10 and page.values["overlaps"] == 0
+
+
+def test_the_puma_capacity_is_a_legend_line_not_a_label_over_the_plot() -> None:
+    svg = lines([("peak concurrent requests", [3.0, 1.0, 1.0])], labels=["10:00", "10:01", "10:02"],
+                limit=("Puma capacity", 3.0), title="concurrency per minute")
+    # the second legend line, under the series' line (y 30): a dashed swatch and the capacity's name and value
+    assert '<text x="68" y="44">Puma capacity 3 (dashed)</text>' in svg
+    assert svg.count("Puma capacity") == 2 and 'class="limit"' in svg  # the legend, and the description:
+    assert "<desc>peak concurrent requests: peak 3 at 10:00; Puma capacity 3; from 10:00 to 10:02</desc>" in svg
+
+
 def test_a_suggestion_names_its_source_by_title() -> None:
     out = run_cli("logs", str(FIXTURES / "postgresql-Mon.log"), environ={"COLUMNS": "400"}).stdout
     # the log lines have no %p: the suggestion cites the PostgreSQL documentation by its title, not its id
@@ -114,10 +175,12 @@ def test_a_sosreport_names_its_host_in_every_format() -> None:
 def test_every_format_ends_with_what_next() -> None:
     text = run_cli("logs", *LOGS).stdout.splitlines()
     at = text.index("WHAT NEXT")
-    assert text[at + 2].startswith("  1. Run `foretune audit` on the box or its sosreport")
-    assert text[-1] == "  3. After a change, compare a day before with a day after: `foretune logs --compare --window BEFORE --window AFTER`."
+    # messages-mosquitto: mosquitto refused connections, and the logs do not say its limit: the drop-in comes first
+    assert text[at + 2].startswith("  1. Raise mosquitto's LimitNOFILE to 2,048: paste the drop-in under Fixes")
+    assert text[at + 3].startswith("  2. Run `foretune audit` on the box or its sosreport")
+    assert text[-1] == "  4. After a change, compare a day before with a day after: `foretune logs --compare --window BEFORE --window AFTER`."
     md = run_cli("logs", *LOGS, "--format", "markdown").stdout
-    assert md.rstrip().endswith("3. After a change, compare a day before with a day after: "
+    assert md.rstrip().endswith("4. After a change, compare a day before with a day after: "
                                 "`foretune logs --compare --window BEFORE --window AFTER`.")
     quiet = run_cli("logs", str(FIXTURES / "production-rails7.log")).stdout.splitlines()
     assert quiet[quiet.index("WHAT NEXT") + 2].startswith("  1. After a change, compare")  # no incident to audit
@@ -159,9 +222,9 @@ def test_a_line_chart_has_a_time_axis_with_ticks() -> None:
     """One label per minute: ticks at up to 6 minutes, first and last included, and the axis named."""
     minutes = [f"2024-05-13T08:{m:02d}" for m in range(21)]
     svg = lines([("requests/min", [float(m) for m in range(21)])], labels=minutes, title="t")
-    shown = re.findall(r'text-anchor="(?:start|middle|end)">(2024-05-13T08:\d\d)</text>', svg)
-    assert shown == ["2024-05-13T08:00", "2024-05-13T08:04", "2024-05-13T08:08", "2024-05-13T08:12",
-                     "2024-05-13T08:16", "2024-05-13T08:20"]
+    shown = re.findall(r'text-anchor="(?:start|middle|end)">((?:2024-05-13 )?08:\d\d)</text>', svg)
+    # the date once, on the first tick; the others the time of day alone
+    assert shown == ["2024-05-13 08:00", "08:04", "08:08", "08:12", "08:16", "08:20"]
     assert "time (one point a minute, as the log writes it)" in svg
 
 
@@ -197,7 +260,7 @@ def test_logs_not_in_a_source_are_named_beside_what_was_found() -> None:
     lines_ = out.splitlines()
     verdict = lines_[lines_.index("VERDICT") + 2:lines_.index("INCIDENTS") - 1]
     source = SOSREPORTS / "satellite-6.15-overcommitted"
-    assert verdict[0] == f"  OOM kills (ruby: 1) -> run `foretune audit {source}` (rules oom-kills, memory-budget-over-ram)"
+    assert verdict[0] == f"  critical: OOM kills (ruby: 1) -> run `foretune audit {source}` (rules oom-kills, memory-budget-over-ram)"
     assert f"  1. Run `foretune audit {source}`: the rules the verdict names judge" in out
     assert verdict[-1] == "  not in this source, so not judged: Apache access log, Apache error log, Candlepin log"
     capsule = run_cli("logs", str(SOSREPORTS / "capsule-6.2-passenger"), environ={"COLUMNS": "400"}).stdout
@@ -256,10 +319,10 @@ def test_a_passenger_box_is_sent_to_the_passenger_rules() -> None:
     lines_ = out.splitlines()
     verdict = lines_[lines_.index("VERDICT") + 2:lines_.index("INCIDENTS") - 1]
     assert verdict[:2] == [
-        f"  503 bursts (httpd: 25) -> run `foretune audit {source}` (rules passenger-queue-too-small, "
+        f"  critical: 503 bursts (httpd: 25) -> run `foretune audit {source}` (rules passenger-queue-too-small, "
         "passenger-queue-saturated (Passenger queue))",
-        f"  Passenger queue full (passenger: 15) -> run `foretune audit {source}` (rules passenger-queue-too-small, "
-        "passenger-queue-saturated)"]
+        f"  critical: Passenger queue full (passenger: 15) -> run `foretune audit {source}` (rules "
+        "passenger-queue-too-small, passenger-queue-saturated)"]
     assert "puma" not in "\n".join(verdict)
     audit = json.loads(run_cli("audit", str(source), "--format", "json").stdout)
     assert {f["rule"]: f["status"] for f in audit["findings"]}["passenger-queue-too-small"] == "fail"

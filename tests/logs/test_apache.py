@@ -29,6 +29,14 @@ def test_compare_of_two_different_hosts_says_so_in_one_line() -> None:
                       "two different hosts, so the changes below are between servers, not a before/after of one"]
     same = run_cli("logs", "--compare", str(sos / "satellite-6.15"), str(sos / "satellite-6.15"))
     assert "two different hosts" not in same.stderr
+    # both hosts in the header; the overcommitted box's production.log, PostgreSQL log and messages have no
+    # counterpart in the other sosreport (its task export only): only the task counts are compared (paused 2 and 2,
+    # stopped with error 0 and 0), and the verdict says which figures were not
+    lines = result.stdout.splitlines()
+    assert lines[1] == f"  host: sat615b.example.com (before), {json.loads(run_cli('logs', str(sos / 'satellite-6.15'), '--format', 'json').stdout)['host']} (after)"
+    verdict = lines[lines.index("VERDICT") + 2:lines.index("CHANGES") - 1]
+    assert verdict[:2] == ["  no figure changed beyond noise: the change made no difference these logs can show",
+                           "  not compared (8 figures): a log of its kind on one side only (production, postgresql, system)"]
 
 
 def test_apache_at_max_request_workers_is_not_pointed_at_rules_that_pass() -> None:
@@ -40,7 +48,7 @@ def test_apache_at_max_request_workers_is_not_pointed_at_rules_that_pass() -> No
     report = {"incidents": [{"kind": "queue_at_capacity", "service": "httpd", "count": 25}], "production": [],
               "not_found": [], "release": "Satellite 6.15 (Foreman 3.9)", "source": "sat615-mrw", "source_kind": "sosreport"}
     line = verdict(report)[0]
-    assert line.startswith("Apache at MaxRequestWorkers (httpd: 25): httpd refused work at its MaxRequestWorkers -> "
+    assert line.startswith("critical: Apache at MaxRequestWorkers (httpd: 25): httpd refused work at its MaxRequestWorkers -> "
                            "raise MaxRequestWorkers with ServerLimit")
     assert "(rules " not in line
 
@@ -55,14 +63,16 @@ def test_a_task_export_with_only_its_header_says_it_holds_no_tasks(tmp_path: Pat
     assert "  1 line, no tasks in the export\n" in out and "? .. ?" not in out
 
 
-def test_a_capsule_with_only_its_mosquitto_log_is_refused_naming_that_log(tmp_path: Path) -> None:
-    """A pull-REX Capsule's sosreport holding var/log/mosquitto/mosquitto.log and no log foretune reads: the one-line
-    refusal names the broker log, so the admin knows where the socket exhaustion is written (feedback R6)."""
-    (tmp_path / "sos_commands" / "foreman").mkdir(parents=True)
-    (tmp_path / "var" / "log" / "mosquitto").mkdir(parents=True)
-    (tmp_path / "var" / "log" / "mosquitto" / "mosquitto.log").write_text(
-        "1710942115: Unable to accept new connection, system socket count has been exceeded.\n", encoding="utf-8")
-    (tmp_path / "hostname").write_text("capsule01\n", encoding="utf-8")
-    result = run_cli("logs", str(tmp_path))
-    assert result.status == 2 and len(result.stderr.splitlines()) == 1
-    assert "; var/log/mosquitto/mosquitto.log is there but foretune does not analyse it" in result.stderr
+def test_the_enc_s_node_route_folds_the_host_in_the_endpoint_table(tmp_path: Path) -> None:
+    """Foreman's ENC script asks GET /node/<certname>?format=yml: one endpoint whatever the host, in the text table
+    as in the JSON, beside Puppet's own /production/node/<certname> (a 6.2 Capsule's)."""
+    log = tmp_path / "foreman-ssl_access_ssl.log"
+    log.write_text("".join(
+        f'192.0.2.1 - - [20/Mar/2024:13:4{i}:00 +0000] "GET /node/host{i}.example.com?format=yml HTTP/1.1" 200 912 "-" "Ruby"\n'
+        for i in range(3)) + '192.0.2.9 - - [20/Mar/2024:13:45:00 +0000] "GET /production/node/cap.example.com HTTP/1.1" 200 '
+        '10 "-" "Ruby"\n', encoding="utf-8")
+    data = json.loads(run_cli("logs", str(log), "--format", "json").stdout)
+    assert [e[:2] for e in data["apache_access"][0]["top_endpoints"]] == [["GET /node/:host", 3],
+                                                                        ["GET /production/node/:host", 1]]
+    text = run_cli("logs", str(log), environ={"COLUMNS": "80"}).stdout
+    assert "    GET /node/:host                    3\n" in text and "host0" not in text

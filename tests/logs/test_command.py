@@ -14,6 +14,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from foretune import __version__
 from foretune.cli import main
 from foretune.env import Environment
 
@@ -340,3 +341,38 @@ def test_postgresql_logs_named_alone_are_still_read() -> None:
     code, out, err = run("logs", str(FIX / "postgresql-Mon.log"))
     assert code == 0, err
     assert "POSTGRESQL" in out  # a log named on its own is read for what it is
+
+
+def test_compare_names_both_sides_gives_a_verdict_and_what_next(tmp_path: Path) -> None:
+    """Before: foreman-ssl_access_ssl.log without its 26 responses 503; after: the whole log. The 503s go 0 -> 26:
+    a new failure count, so the note says "new worse" and the verdict puts it first as critical, with the command
+    that reads the after side alone; the header names both sides' sources, windows and log spans."""
+    before, after = tmp_path / "before", tmp_path / "after"
+    before.mkdir()
+    after.mkdir()
+    whole = (FIX / "foreman-ssl_access_ssl.log").read_text(encoding="utf-8")
+    (before / "foreman-ssl_access_ssl.log").write_text(
+        "".join(line for line in whole.splitlines(keepends=True) if '" 503 ' not in line), encoding="utf-8")
+    (after / "foreman-ssl_access_ssl.log").write_text(whole, encoding="utf-8")
+    code, out, err = run("logs", "--compare", str(before), str(after), "--format", "json")
+    assert code == 0, err
+    jsonschema.validate(json.loads(out), SCHEMA)
+    row = {m["metric"]: m for m in json.loads(out)["metrics"]}["apache: 503 responses"]
+    assert (row["before"], row["after"], row["note"], row["direction"], row["failures"]) == (0, 26, "new worse", "worse", True)
+    code, text, err = run("logs", "--compare", str(before), str(after))
+    lines = text.splitlines()
+    assert lines[:5] == ["foretune logs — before/after", "  host: not named by its logs", f"  foretune: {__version__}",
+                         f"  before: {before}, window start .. end; its logs span 2017-03-27T13:34:52 .. 14:01:00",
+                         f"  after: {after}, window start .. end; its logs span 2017-03-27T13:34:52 .. 14:01:00"]
+    verdict = lines[lines.index("VERDICT") + 2]
+    assert verdict == (f"  critical, worse: apache: 503 responses 0 -> 26 (new); apache: 502/503 burst minutes 0 -> 2 "
+                       f"(new) -> read what the after side logged: `foretune logs {after}`, then `foretune audit` on the "
+                       "box or its sosreport judges the settings behind it")
+    assert lines[lines.index("WHAT NEXT") + 2].startswith(
+        f"  1. Read the after side alone for the incidents behind what got worse: `foretune logs {after}`")
+    markdown = run("logs", "--compare", str(before), str(after), "--format", "markdown")[1]
+    assert "\n## Verdict\n" in markdown and "\n## What next\n" in markdown and "host: not named by its logs" in markdown
+    assert "- critical, worse: apache: 503 responses 0 -\\> 26 (new)" in markdown  # ">" escaped: never a quote block
+    html = run("logs", "--compare", str(before), str(after), "--format", "html")[1]
+    assert "Verdict</h2>" in html and "What next</h2>" in html
+    assert "<p>foretune: " not in html and f"by foretune {__version__}</p>" in html  # the version once, with the time

@@ -29,12 +29,13 @@ def _window(text: str) -> tuple[str | None, str | None]:
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
     parser = new_parser(prog, "Read the server's own logs — Foreman production.log, Apache access/error, PostgreSQL, "
-                        "Candlepin, system logs and the task exports of a sosreport — and report latency per endpoint, "
-                        "HTTP 503 bursts, connection and memory exhaustion, concurrency against the Puma capacity, "
-                        "registration flows per host and task durations. Rotated .gz/.xz/-YYYYMMDD files are joined in time order. --compare sets two "
+                        "Candlepin, system logs, a Capsule's mosquitto log and the task exports of a sosreport — and report latency "
+                        "per endpoint, HTTP 503 bursts, connection and memory exhaustion, MQTT clients and refused "
+                        "connections, concurrency against the Puma capacity, registration flows per host and task durations. Rotated .gz/.xz/-YYYYMMDD files are joined in time order. --compare sets two "
                         "sources (or two --window ranges of one) side by side. The report names the logs it looked for and did not find, and "
                         "its verdict covers only the logs it read. Exit 0 when it read a log of Foreman's (a task export "
-                        "alone is one), or 2 for usage or input errors (a source with no Foreman log is one).",
+                        "alone is one; on a Capsule, any log it writes), or 2 for usage or input errors (a source with "
+                        "no Foreman log is one).",
                         "foretune logs sosreport-sat.example.com-2026-11-20.tar.xz --since 2026-11-19 --format html --output logs.html")
     parser.add_argument("sources", nargs="*", metavar="SOURCE",
                         help="sosreport directory or tarball, snapshot (the last week's logs it carries), log files or "
@@ -75,7 +76,10 @@ def _range(since: str | None, until: str | None, flags: tuple[str, str]) -> Wind
     return window
 
 
-UNREAD_LOGS = ("var/log/mosquitto/mosquitto.log",)  # logs a Capsule writes that foretune finds but does not analyse
+# a Capsule's own logs: their presence (with no production.log) tells a Capsule whose sosreport names no role; the
+# Smart Proxy's is named in the report, not analysed
+CAPSULE_LOGS = {"/var/log/foreman-proxy/proxy.log*": "Smart Proxy log", "/var/log/mosquitto/mosquitto.log*": "mosquitto log"}
+UNREAD = ("Smart Proxy log",)
 
 
 def run(args: argparse.Namespace, env: Environment) -> int:
@@ -163,26 +167,52 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
     facts = extract(src)
     capacity = args.puma_capacity or puma_capacity(facts.value("puma"))
     where = "--puma-capacity" if args.puma_capacity else ("puma fact (workers x threads_max)" if capacity else None)
+    capsule = _capsule_logs(src, facts, found)
     if found is None or not found.files:
         damage = getattr(src, "incomplete", None)  # a cut archive: the logs may be in the part that is missing
-        # a pull-REX Capsule's broker log is there but is no log foretune reads: said, so the admin knows to read it
-        unread = [p for p in UNREAD_LOGS if src.read_path(p) is not None]
-        raise InputError(f"{src.label}: no production.log, Apache, PostgreSQL, Candlepin, system log or task export found"
+        looked = ("a Capsule, with no Apache, system or mosquitto log" if capsule is not None else
+                  "no production.log, Apache, PostgreSQL, Candlepin, system log or task export found")
+        raise InputError(f"{src.label}: {looked}"
                          + (f" (the archive is {damage}; the logs may be in the missing part)" if damage else "")
-                         + (f"; {', '.join(unread)} is there but foretune does not analyse it: read it for \"socket count "
-                            "has been exceeded\" (mosquitto's LimitNOFILE)" if unread else ""))
-    try:
+                         + (f"; its {', '.join(capsule)} is there, which foretune does not analyse" if capsule else ""))
+    if capsule is None:
         _require_foreman(found, src.label)
-    except InputError as refused:  # a Capsule's broker log, there but not read, is named in the same line
-        unread = [p for p in UNREAD_LOGS if src.read_path(p) is not None]
-        if not unread:
-            raise
-        raise InputError(f"{refused}; {', '.join(unread)} is there but foretune does not analyse it: read it for "
-                         "\"socket count has been exceeded\" (mosquitto's LimitNOFILE)") from None
     # the archive's own damage matters here; unreadable configuration files do not
     problems = [p for p in facts.problems if ("truncated" in p or "corrupt" in p) and p not in found.problems]
-    return _with_host(rendered(build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems,
-                                     capacity_unknown=None if capacity else _no_puma(facts))), facts)
+    report = _with_host(rendered(build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems,
+                                       capacity_unknown=None if capacity else _no_puma(facts)), _limits(facts)), facts)
+    if capsule is not None:
+        return _as_capsule(report, capsule)
+    return report
+
+
+def _capsule_logs(src: Any, facts: FactSet, scan: Any) -> list[str] | None:
+    """The Capsule logs of a source that is a Capsule (its role says so, or it has no production.log, Candlepin log or
+    task export, which only a server writes, and has a Smart Proxy or mosquitto log), named with their paths, the
+    ones foretune does not analyse first; None for a server."""
+    from foretune.host.specs import Spec  # start-up: only for a `logs` run, not --help
+
+    role = facts.value("role")
+    server_logs = scan is not None and any(kind in ("candlepin", "tasks") for kind, _ in scan.parts)
+    if role == "server" or (role != "capsule" and server_logs):
+        return None
+    found = [(name, path) for pattern, name in CAPSULE_LOGS.items()
+             for path in src.glob_names(Spec("capsule_logs", paths=(pattern,), glob=True,
+                                             collect=False))[:1]]
+    production = src.glob_names(Spec("production_log", paths=("/var/log/foreman/production.log*",),
+                                     glob=True, collect=False))
+    if role != "capsule" and (production or not found):
+        return None
+    found.sort(key=lambda f: f[0] not in UNREAD)
+    return [f"{name} ({path.lstrip('/')})" for name, path in found]
+
+
+def _as_capsule(report: dict[str, Any], logs: list[str]) -> dict[str, Any]:
+    """A Capsule's report: its role, and the Capsule logs that are there but not analysed (the Smart Proxy's)."""
+    report["role"] = "capsule"
+    report["not_found"] = [k for k in report.get("not_found", []) if k not in ("production", "candlepin", "tasks")]
+    report["not_analysed"] = [log for log in logs if log.startswith(UNREAD)]
+    return report
 
 
 FOREMAN_KINDS = {"production": "production.log", "apache_access": "Apache access log", "apache_error": "Apache error log",
@@ -195,7 +225,8 @@ def _require_foreman(scan: Any, label: str, *, named: bool = False) -> None:
     nothing about a server. Logs ``named`` one by one (or their directories) may be PostgreSQL's alone; system logs
     alone are refused there too."""
     kinds = {kind for kind, _ in scan.parts}
-    if kinds & FOREMAN_KINDS.keys() or (named and kinds - {"system"}):
+    broker = any(kind == "system" and fam.startswith("mosquitto") for kind, fam in scan.parts)  # a Capsule's
+    if kinds & FOREMAN_KINDS.keys() or (named and (kinds - {"system"} or broker)):
         return
     read = ", ".join(OTHER_KINDS.get(k, k) for k in sorted(kinds)) or "nothing"
     raise InputError(f"{label}: no Foreman logs found (no {', '.join(FOREMAN_KINDS.values())}; read only: {read}): "
@@ -221,7 +252,15 @@ def _snapshot(path: Path, window: Window, args: argparse.Namespace) -> dict[str,
     capacity = args.puma_capacity or puma_capacity(facts.value("puma"))
     where = "--puma-capacity" if args.puma_capacity else ("puma fact (workers x threads_max)" if capacity else None)
     return _with_host(rendered(build(scan, source=label, capacity=capacity, capacity_from=where, problems=[],
-                                     capacity_unknown=None if capacity else _no_puma(facts))), facts)
+                                     capacity_unknown=None if capacity else _no_puma(facts)), _limits(facts)), facts)
+
+
+def _limits(facts: FactSet) -> dict[str, int]:
+    """The open-files limits in force the logs' fixes start from (mosquitto's), when the source says."""
+    from foretune.rules.values import service_nofile  # start-up: only for a `logs` run, not --help
+
+    current = service_nofile(facts.value("service_limits"), "mosquitto")
+    return {"mosquitto": current} if current is not None else {}
 
 
 def _with_host(report: dict[str, Any], facts: FactSet) -> dict[str, Any]:
@@ -305,6 +344,10 @@ def render(report: dict[str, Any], fmt: str, *, color: bool, top: int, width: in
         from foretune.report import logs_html  # start-up: each report format loads only when chosen
 
         return logs_html.render(report, generated=generated, paper=paper)
+    if "metrics" in report:  # a comparison
+        from foretune.report import logs_compare  # start-up: each report format loads only when chosen
+
+        return logs_compare.render(report, markdown=fmt == "markdown", color=color, top=top, width=width)
     from foretune.report import logs_text  # start-up: each report format loads only when chosen
 
     return logs_text.render(report, markdown=fmt == "markdown", color=color, top=top, width=width)

@@ -21,10 +21,11 @@ MAX_KEYS = 100_000  # distinct clients/agents/endpoints kept before the rarest a
 _ID = re.compile(r"/(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32,}|\d+)(?=/|$)")
 _NAMED = re.compile(r"/(pulp/(?:content|repos|isos)|pulp/api/v3/content/[^/]+/[^/]+|rhsm/consumers/[^/]+/certificates)/.+$")
 # a host's name in a path is an id too: Puppet's certname routes and Foreman's /hosts/<fqdn>
-# (Puppet 3's routes, of the 6.2-era Capsules, put the environment first: /production/node/<certname>)
+# (Puppet 3's routes, of the 6.2-era Capsules, put the environment first: /production/node/<certname>; the ENC script
+# node.rb asks Foreman for /node/<certname>)
 _HOST = re.compile(r"/(puppet/v3/(?:node|catalog|facts|report|file_metadatas?)|puppet-ca/v1/certificate(?:_request|_status)?)/[^/]+"
                    r"|/(hosts)/[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?=/|$)"
-                   r"|^/([A-Za-z0-9_]+/(?:node|catalog|facts|report|certificate(?:_request|_status)?))/[^/]+")
+                   r"|^/((?:[A-Za-z0-9_]+/)?node|[A-Za-z0-9_]+/(?:catalog|facts|report|certificate(?:_request|_status)?))/[^/]+")
 # the routes only a Puppet agent calls: its bare "Ruby" User-Agent (Puppet 3 to 5) is a Puppet client there
 _PUPPET_B = re.compile(rb"^\S+ /(?:puppet/v3|puppet-ca/v1|[A-Za-z0-9_]+/(?:node|catalog|facts|report|file_metadatas?|file_content|certificate))/")
 _HOST_B = re.compile(_HOST.pattern.encode())
@@ -50,6 +51,8 @@ def normalise(path: str) -> str:
     ('/puppet/v3/node/:host', '/api/v2/hosts/:host/facts')
     >>> normalise("/production/node/host0200.example.com?transaction_uuid=0a7e"), normalise("/production/catalog/web01")
     ('/production/node/:host', '/production/catalog/:host')
+    >>> normalise("/node/web01.example.com?format=yml")
+    '/node/:host'
     """
     path = path.split("?", 1)[0]
     path = _NAMED.sub(lambda m: f"/{m.group(1)}/…", path)

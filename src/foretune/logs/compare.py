@@ -63,21 +63,31 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     metrics: list[dict[str, Any]] = []
 
     def add(metric: str, b: Any, a: Any, *, samples: tuple[Any, Any] | None = None, lower_is_better: bool | None = True,
-            what: str = "requests", kind: str | None = None) -> None:
-        """One row; ``kind``: the figures are of one log of that kind per side (named in the note when there are more)."""
+            what: str = "requests", kind: str | None = None, failures: bool = False) -> None:
+        """One row; ``kind``: the figures are of one log of that kind per side (named in the note when there are more);
+        ``failures``: the figure counts failed work (refused, killed, 5xx), which the verdict puts first."""
         if b is None and a is None:
             return
         change = None
         note = ""
+        direction = None
+        enough = samples is None or min(samples[0] or 0, samples[1] or 0) >= min_requests
         if isinstance(b, (int, float)) and isinstance(a, (int, float)):
             change = round(a - b, 1)
             if b:
                 note = f"{100.0 * (a - b) / b:+.0f}%"
-                if samples is None or min(samples[0] or 0, samples[1] or 0) >= min_requests:
+                if enough:
                     if abs(a - b) < fraction * abs(b):
                         note = f"within noise (<{fraction:.0%})"
                     elif change and lower_is_better is not None:
-                        note += " better" if (a < b) == lower_is_better else " worse"
+                        direction = "better" if (a < b) == lower_is_better else "worse"
+            elif a and enough:  # none before: no percentage, but a count that appears is the clearest change
+                note = "new"
+                direction = None if lower_is_better is None else "worse" if lower_is_better else "better"
+            if direction:
+                note += f" {direction}"
+        elif b is None or a is None:  # one side has no log of this kind: nothing to compare with
+            note = f"no such log {'before' if b is None else 'after'}"
         if samples is not None:
             few = min(samples[0] or 0, samples[1] or 0)
             if few < min_requests:
@@ -85,7 +95,8 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
         basis = _basis(before, after, kind) if kind else ""
         note = "; ".join(x for x in (note.strip(), basis) if x)
         metrics.append({"metric": metric, "before": b, "after": a, "change": change, "note": note,
-                        "noise": note.startswith(("noise", "within noise"))})
+                        "noise": note.startswith(("noise", "within noise")), "direction": direction,
+                        "failures": failures})
 
     def lat(report: dict[str, Any], q: str) -> Any:
         return _busiest(report, "production", lambda s: s["latency"][q])
@@ -101,7 +112,7 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     for q in ("p50", "p95", "p99"):
         add(f"production: latency {q} (ms)", lat(before, q), lat(after, q), samples=one("production"), kind="production")
     add("production: 5xx responses", _sum(before, "production", lambda s: s["status"].get("5xx", 0)),
-        _sum(after, "production", lambda s: s["status"].get("5xx", 0)))
+        _sum(after, "production", lambda s: s["status"].get("5xx", 0)), failures=True)
     add("production: peak concurrent requests", _busiest(before, "production", lambda s: s["concurrency"]["peak"]),
         _busiest(after, "production", lambda s: s["concurrency"]["peak"]), kind="production")
     add("production: minutes at Puma capacity", _busiest(before, "production", lambda s: s["concurrency"]["minutes_at_capacity"]),
@@ -123,13 +134,13 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     for code in ("503", "502"):
         def status(s: dict[str, Any], c: str = code) -> Any:
             return s["status"][c]
-        add(f"apache: {code} responses", _sum(before, "apache_access", status), _sum(after, "apache_access", status))
+        add(f"apache: {code} responses", _sum(before, "apache_access", status), _sum(after, "apache_access", status), failures=True)
     add("apache: requests", _sum(before, "apache_access", lambda s: s["requests"]), _sum(after, "apache_access", lambda s: s["requests"]),
         lower_is_better=None)
     add("apache: 502/503 burst minutes", sum(b["minutes"] for b in before["bursts"]) if before["apache_access"] else None,
-        sum(b["minutes"] for b in after["bursts"]) if after["apache_access"] else None)
+        sum(b["minutes"] for b in after["bursts"]) if after["apache_access"] else None, failures=True)
     add("postgresql: refused connections", _sum(before, "postgresql", lambda s: s["connection_exhaustion"]["count"]),
-        _sum(after, "postgresql", lambda s: s["connection_exhaustion"]["count"]))
+        _sum(after, "postgresql", lambda s: s["connection_exhaustion"]["count"]), failures=True)
     slow = (_sum(before, "postgresql", lambda s: s["slow_statements"]["count"]), _sum(after, "postgresql", lambda s: s["slow_statements"]["count"]))
     add("postgresql: slow statements", *slow)
     add("postgresql: slow statement p95 (ms)", _busiest(before, "postgresql", lambda s: s["slow_statements"]["p95"]),
@@ -137,10 +148,10 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     add("candlepin: latency p95 (ms)", _busiest(before, "candlepin", lambda s: s["latency"]["p95"]),
         _busiest(after, "candlepin", lambda s: s["latency"]["p95"]), samples=one("candlepin"), kind="candlepin")
     add("system: OOM kills", _sum(before, "system", lambda s: sum(s["oom_kills"].values())),
-        _sum(after, "system", lambda s: sum(s["oom_kills"].values())))
+        _sum(after, "system", lambda s: sum(s["oom_kills"].values())), failures=True)
     add("tasks: paused", _sum(before, "tasks", lambda s: s["paused"]), _sum(after, "tasks", lambda s: s["paused"]))
     add("tasks: stopped with error", _sum(before, "tasks", lambda s: s["stopped_with_error"]),
-        _sum(after, "tasks", lambda s: s["stopped_with_error"]))
+        _sum(after, "tasks", lambda s: s["stopped_with_error"]), failures=True)
 
     def window(r: dict[str, Any]) -> str:
         return f"{r['window']['since'] or 'start'} .. {r['window']['until'] or 'end'}"

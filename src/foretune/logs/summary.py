@@ -82,7 +82,8 @@ def suggestions(merged: dict[tuple[str, str], Any]) -> list[dict[str, Any]]:
             "a second access log with %D beside the installer's keeps its file untouched (foretune estimate; "
             "the installer does not manage files it did not create in this directory)",
             _fix("file", "/etc/httpd/conf.d/05-foreman-ssl.d/foretune-duration.conf",
-                 f"CustomLog \"/var/log/httpd/foreman-ssl_access_duration_ssl.log\" {fmt}"), "apache-log-format-d")
+                 # Apache joins a line ending in a backslash with the next: the directive fits 80 columns
+                 f"CustomLog \"/var/log/httpd/foreman-ssl_access_duration_ssl.log\" \\\n  {fmt}"), "apache-log-format-d")
     pg = [a for a in merged.values() if isinstance(a, PostgresLog) and a.lines - a.bad > 0]
     if pg and any(a.prefix_has_pid is False for a in pg):
         add("Add the process id to PostgreSQL's log_line_prefix",

@@ -1,5 +1,5 @@
 """System logs (``/var/log/messages``, ``journalctl`` short output, the kernel's ``dmesg``, mosquitto's own
-``mosquitto.log``): OOM kills, file and socket exhaustion. dmesg lines carry seconds since boot (or ``dmesg -T``'s local time), no date: their OOM kills
+``mosquitto.log``): OOM kills, file and socket exhaustion, and mosquitto's clients (logs/mosquitto.py). dmesg lines carry seconds since boot (or ``dmesg -T``'s local time), no date: their OOM kills
 count with no time.
 
 ``Nov 23 10:00:00 host kernel: Out of memory: Killed process 1234 (java) ...`` (older kernels:
@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from foretune.logs.base import Analyzer
+from foretune.logs.mosquitto import Broker
 from foretune.logs.timeutil import MONTHS_B, epoch, year_of
 
 _ISO = re.compile(rb"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)\S* ")
@@ -53,6 +54,7 @@ class SystemLog(Analyzer):
         self.ended = ended or (1970, 12)  # (year, month) the log was last written: syslog lines have no year
         self.oom_kills: dict[str, int] = {}
         self.exhaustion: dict[str, int] = {}
+        self.broker = Broker()  # mosquitto's own log, or its lines here: clients, disconnects, refused connections
 
     def consume(self, lines: Iterable[bytes]) -> None:
         for line in lines:
@@ -61,7 +63,9 @@ class SystemLog(Analyzer):
             mosquitto = _EPOCH.match(line) if month is None else None
             if mosquitto is not None:  # mosquitto's own log: seconds since the epoch, and only mosquitto writes it
                 t = int(mosquitto.group(1))
-                if self._kept(t) and any(needle in line for needle in SOCKETS):
+                if not self._kept(t):
+                    continue
+                if self.broker.see(line[mosquitto.end():].rstrip(), t) or any(needle in line for needle in SOCKETS):
                     self.exhaustion["mosquitto"] = self.exhaustion.get("mosquitto", 0) + 1
                     self.incident("socket_exhaustion", "mosquitto", line, t)
                 continue
@@ -90,6 +94,11 @@ class SystemLog(Analyzer):
             if b"Killed process" in line:
                 self._killed(line, t)
                 continue
+            at = line.find(b"mosquitto[", host_at, host_at + 80)
+            if at > 0:  # mosquitto's messages in the system log: "mosquitto[1208]: 1700481857: New client connected ..."
+                message = line[line.find(b": ", at) + 2:]
+                stamp = _EPOCH.match(message)
+                self.broker.see((message[stamp.end():] if stamp else message).rstrip(), t)
             for needle in SOCKETS:
                 if needle in line:
                     host_end = line.find(b" ", host_at)
@@ -111,10 +120,12 @@ class SystemLog(Analyzer):
                           ident=f"{pid} ({name})" + (f" anon-rss:{rss.group(1).decode('ascii')}kB" if rss else ""))
 
     def merge_more(self, other: SystemLog) -> None:
+        self.broker.merge(other.broker)
         for mine, theirs in ((self.oom_kills, other.oom_kills), (self.exhaustion, other.exhaustion)):
             for k, v in theirs.items():
                 mine[k] = mine.get(k, 0) + v
 
     def summary(self) -> dict[str, Any]:
         return {**self.common(), "oom_kills": dict(sorted(self.oom_kills.items(), key=lambda kv: -kv[1])),
-                "file_or_socket_exhaustion": dict(sorted(self.exhaustion.items(), key=lambda kv: -kv[1]))}
+                "file_or_socket_exhaustion": dict(sorted(self.exhaustion.items(), key=lambda kv: -kv[1])),
+                "mqtt": self.broker.summary() if self.broker.seen else None}

@@ -20,6 +20,7 @@ import html
 import re
 from collections.abc import Callable, Mapping, Sequence
 
+from foretune.report.short_names import shorten_all
 from foretune.term import clean_line
 
 
@@ -108,12 +109,65 @@ def counts_by_group(counts: Mapping[str, Mapping[str, int]], *, keys: Sequence[s
 
 
 PALETTE = ("#2e86c1", "#c0392b", "#1e8449", "#8e44ad", "#e67e22")
+CHAR_WIDTH = 7.5  # viewBox units a character of the charts' 13 px sans-serif takes, at most (digits, most letters)
+TICK_GAP = 12  # the least room between two time labels
+_STAMP = re.compile(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d)")
+
+
+def tick_texts(labels: Sequence[str]) -> list[str]:
+    """Time labels as an axis writes them: the first with its date, the others with the time alone unless the day
+    changed since the label before (then month and day too, and the year when that changed; ``YYYY-MM-DDTHH:MM:SS``
+    stamps; other labels as given).
+
+    >>> tick_texts(["2024-05-13T08:00:00", "2024-05-13T23:50:00", "2024-05-14T00:10:00", "2025-01-02T10:00:00"])
+    ['2024-05-13 08:00', '23:50', '05-14 00:10', '2025-01-02 10:00']
+    >>> tick_texts(["t0", "t9"])
+    ['t0', 't9']
+    """
+    out: list[str] = []
+    day = None
+    for label in labels:
+        stamp = _STAMP.match(label)
+        if stamp is None:
+            out.append(label)
+            continue
+        date, clock = stamp.groups()
+        same_year = day is not None and date[:4] == day[:4]
+        out.append(clock if date == day else f"{date[5:]} {clock}" if same_year else f"{date} {clock}")
+        day = date
+    return out
+
+
+def _ticks(n: int, labels: Sequence[str], x: Callable[[int], float]) -> list[tuple[int, str, str]]:
+    """(point, text, anchor) of the time axis: up to 6 points of ``labels`` (one per point), evenly spread, the first
+    and last included, as many as fit without two labels touching; ``labels`` of another length name the ends."""
+    if n < 1 or not labels:
+        return []
+    per_point = len(labels) == n
+    for count in (6, 5, 4, 3, 2, 1):
+        points = sorted({round(j * (n - 1) / max(count - 1, 1)) for j in range(count)}) if per_point else \
+            ([0, n - 1] if n > 1 and count > 1 else [0])
+        if per_point:
+            texts = tick_texts([labels[i] for i in points])
+        else:
+            texts = tick_texts([labels[0], labels[-1]] if len(points) > 1 else [labels[0]])
+        anchors = ["start" if k == 0 else "end" if k == len(points) - 1 else "middle" for k in range(len(points))]
+        spans = []
+        for i, text, anchor in zip(points, texts, anchors):
+            w = CHAR_WIDTH * len(text)
+            left = x(i) - (0 if anchor == "start" else w if anchor == "end" else w / 2)
+            spans.append((left, left + w))
+        if all(spans[k][1] + TICK_GAP <= spans[k + 1][0] for k in range(len(spans) - 1)):
+            return list(zip(points, texts, anchors))
+    return []
 
 
 def lines(series: Sequence[tuple[str, Sequence[float]]], *, labels: Sequence[str] = (), limit: tuple[str, float] | None = None,
           width: int = 860, height: int = 220, title: str = "") -> str:
-    """A line chart of equally spaced points, a legend line per series (its colour's swatch and name) and a time
-    axis: ``labels`` name each point (ticks at up to 6 of them, first and last included), or only the first and last.
+    """A line chart of equally spaced points, a legend line per series (its colour's swatch and name; the ``limit``,
+    a dashed line across the plot, has the last legend line, so no label is drawn over the lines) and a time axis:
+    ``labels`` name each point (ticks at up to 6 of them, first and last included, as many as fit side by side), or
+    only the first and last.
 
     >>> "<polyline" in lines([("a", [1, 3, 2])], labels=["t0", "t2"])
     True
@@ -121,7 +175,7 @@ def lines(series: Sequence[tuple[str, Sequence[float]]], *, labels: Sequence[str
     >>> [t for t in ("10:00", "10:02", "10:04", "10:06", "10:08", "10:10") if f">{t}<" in svg] == ["10:00", "10:02", "10:04", "10:06", "10:08", "10:10"]
     True
     """
-    legend = 14 * len(series)  # the legend, one line a series, under the title: never over it, however long the title
+    legend = 14 * (len(series) + (1 if limit else 0))  # under the title: never over it, however long the title
     pad_l, pad_r, pad_t, pad_b = 48, 12, 22 + legend, 40
     height += legend
     n = max((len(v) for _, v in series), default=0)
@@ -134,19 +188,19 @@ def lines(series: Sequence[tuple[str, Sequence[float]]], *, labels: Sequence[str
     def y(v: float) -> float:
         return pad_t + plot_h - plot_h * v / top
 
+    said = "; ".join(f"{name}: peak {max(values, default=0):g}" + (f" at {labels[list(values).index(max(values))]}"
+                                                                     if values and len(labels) == len(values) else "")
+                     for name, values in series)
+    desc = (f"{said}; {limit[0]} {limit[1]:g}" if limit else said) + (f"; from {labels[0]} to {labels[-1]}" if labels else "")
     parts = [f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" role="img" '
              f'aria-label="{escape(title)}" style="max-width:{width}px;min-width:{width * 2 // 3}px;font:13px sans-serif">',
-             f"<title>{escape(title)}</title>",
+             f"<title>{escape(title)}</title><desc>{escape(desc)}</desc>",
              f'<text x="{pad_l}" y="14" font-weight="bold">{escape(title)}</text>',
              f'<line x1="{pad_l}" y1="{pad_t + plot_h}" x2="{width - pad_r}" y2="{pad_t + plot_h}" stroke="#999"/>',
              f'<text x="{pad_l - 4}" y="{pad_t + 4}" text-anchor="end">{top:g}</text>',
              f'<text x="{pad_l - 4}" y="{pad_t + plot_h}" text-anchor="end">0</text>']
     if labels:
-        per_point = len(labels) == n and n > 2
-        ticks = sorted({round(j * (n - 1) / 5) for j in range(6)}) if per_point else [0, n - 1]
-        for j, i in enumerate(ticks):
-            text = labels[i] if per_point else labels[0 if j == 0 else -1]
-            anchor = "start" if j == 0 else "end" if j == len(ticks) - 1 else "middle"
+        for i, text, anchor in _ticks(n, labels, x):
             parts.append(f'<line x1="{x(i):.1f}" y1="{pad_t + plot_h}" x2="{x(i):.1f}" y2="{pad_t + plot_h + 4}" stroke="#999"/>')
             parts.append(f'<text x="{x(i):.1f}" y="{pad_t + plot_h + 17}" text-anchor="{anchor}">{escape(text)}</text>')
         parts.append(f'<text x="{pad_l + plot_w / 2:.1f}" y="{height - 4}" text-anchor="middle" class="axis">'
@@ -160,48 +214,12 @@ def lines(series: Sequence[tuple[str, Sequence[float]]], *, labels: Sequence[str
         parts.append(f'<rect x="{pad_l}" y="{21 + 14 * k}" width="14" height="4" fill="{color}"/>'
                      f'<text x="{pad_l + 20}" y="{30 + 14 * k}">{escape(name)}</text>')
     if limit:
-        parts.append(f'<line x1="{pad_l}" y1="{y(limit[1]):.1f}" x2="{width - pad_r}" y2="{y(limit[1]):.1f}" '
-                     f'stroke="#7d1b1b" stroke-dasharray="5,4"/>')
-        parts.append(f'<text x="{pad_l + 4}" y="{y(limit[1]) - 4:.1f}" fill="#7d1b1b">{escape(limit[0])} {limit[1]:g}</text>')
+        at = 21 + 14 * len(series)
+        parts.append(f'<line class="limit" x1="{pad_l}" y1="{y(limit[1]):.1f}" x2="{width - pad_r}" y2="{y(limit[1]):.1f}"/>')
+        parts.append(f'<line class="limit" x1="{pad_l}" y1="{at + 2}" x2="{pad_l + 14}" y2="{at + 2}"/>'
+                     f'<text x="{pad_l + 20}" y="{at + 9}">{escape(limit[0])} {limit[1]:g} (dashed)</text>')
     parts.append("</svg>")
     return "".join(parts)
-
-
-def shorten(name: str, width: int) -> str:
-    """``name`` in ``width`` columns, shortened in the middle at its own boundaries (``::``, ``/``, then the words of
-    a CamelCase name): the start and the end (a controller and its action, the end of a path) stay whole, so names
-    that differ there stay distinct, and no word is cut in two unless one word alone is wider than ``width``.
-
-    >>> shorten("Katello::Api::Rhsm::CandlepinProxiesController#facts", 44)
-    'Katello::…CandlepinProxiesController#facts'
-    >>> shorten("Katello::Api::Rhsm::CandlepinProxiesController#facts", 40)
-    '…CandlepinProxiesController#facts'
-    >>> shorten("Katello::Api::Rhsm::CandlepinProxiesController#facts", 20)
-    '…Controller#facts'
-    >>> shorten("GET /api/v2/hosts/:id/subscriptions/available", 30), shorten("short", 30)
-    ('GET /…subscriptions/available', 'short')
-    """
-    if len(name) <= width:
-        return name
-    pieces: list[str] = [str(p) for p in re.findall(r".+?(?:::|/|$)", name) if p]
-    head, tail = pieces[:1], pieces[-1:]
-    if len(pieces) > 1 and len(head[0]) + 1 + len(tail[0]) <= width:
-        rest = pieces[1:-1]
-        while rest:  # the end first (a path's last parts, the action), then the start
-            if len("".join(head + tail)) + 1 + len(rest[-1]) <= width:
-                tail.insert(0, rest.pop())
-            elif len("".join(head + tail)) + 1 + len(rest[0]) <= width:
-                head.append(rest.pop(0))
-            else:
-                break
-        return "".join(head) + "…" + "".join(tail)
-    last = str(pieces[-1])
-    # the words of the last part: a capital after a lower-case letter, or a separator, starts one
-    starts = [0, *(m.start() for m in re.finditer(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[#_.:-])(?=\w)", last))]
-    for i in starts:
-        if 1 + len(last) - i <= width:
-            return "…" + last[i:]
-    return "…" + last[-(width - 1):]
 
 
 def bars(items: Sequence[tuple[str, float]], *, width: int = 860, title: str = "", unit: str = "") -> str:
@@ -213,14 +231,16 @@ def bars(items: Sequence[tuple[str, float]], *, width: int = 860, title: str = "
     row, label_w = 18, 330
     height = 24 + row * len(items)
     top = max([v for _, v in items] + [1])
+    desc = "; ".join(f"{label} {value:,.0f}{unit}" for label, value in items)  # whole names: a reader hears them all
     parts = [f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" role="img" '
              f'aria-label="{escape(title)}" style="max-width:{width}px;min-width:{width * 2 // 3}px;font:13px sans-serif">',
-             f"<title>{escape(title)}</title>",
+             f"<title>{escape(title)}</title><desc>{escape(desc)}</desc>",
              f'<text x="0" y="14" font-weight="bold">{escape(title)}</text>']
-    for i, (label, value) in enumerate(items):
+    shorts = shorten_all([label for label, _ in items], 46)
+    for i, (_, value) in enumerate(items):
         yy = 22 + i * row
         w = (width - label_w - 80) * value / top
-        short = shorten(label, 46)
+        short = shorts[i]
         parts.append(f'<text x="{label_w - 6}" y="{yy + 12}" text-anchor="end">{escape(short)}</text>')
         parts.append(f'<rect x="{label_w}" y="{yy + 2}" width="{w:.1f}" height="{row - 5}" fill="{PALETTE[0]}"/>')
         parts.append(f'<text x="{label_w + w + 4:.1f}" y="{yy + 12}">{value:,.0f}{escape(unit)}</text>')

@@ -60,7 +60,13 @@ def charts(report: dict[str, Any]) -> dict[str, list[str]]:
 def render(report: dict[str, Any], *, generated: str = "", paper: str | None = None) -> str:
     """One page with the audit report's styles (light, dark, print), the tables scrolling on a narrow screen."""
     pictures = {} if "metrics" in report else charts(report)
-    body = to_html(text_render(report, markdown=True, top=25, version=False), pictures)
+    if "metrics" in report:
+        from foretune.report.logs_compare import render as compare_render  # start-up: for --compare only
+
+        markdown = compare_render(report, markdown=True, top=25, version=False)
+    else:
+        markdown = text_render(report, markdown=True, top=25, version=False)
+    body = to_html(markdown, pictures)
     title = "foretune logs — before/after" if "metrics" in report else f"foretune logs — {report['source']}"
     stamp = f"<p class=\"meta-line\">Generated {escape(generated + ' ' if generated else '')}by foretune {escape(__version__)}</p>\n"
     head, _, rest = body.partition("</h1>\n")

@@ -6,7 +6,7 @@ import os
 import textwrap
 from typing import Any
 
-from foretune.report.charts import shorten
+from foretune.report.short_names import keeps_last, shorten, shorten_all
 
 WIDE = 70  # the widest first column of a table
 
@@ -20,6 +20,8 @@ def section_title(kind: str, log: str) -> str:
     >>> section_title("production", "production.log"), section_title("apache_access", "foreman-ssl_access_ssl.log")
     ('Foreman production.log', 'Apache access log: foreman-ssl_access_ssl.log')
     """
+    if kind == "system" and log.startswith("mosquitto"):  # mosquitto's own log, read with the system logs
+        return f"MQTT broker log: {log}"
     return TITLES[kind] if TITLES[kind].endswith(log) else f"{TITLES[kind]}: {log}"
 
 
@@ -61,6 +63,12 @@ class Out:
         self.width = width  # wrap text to this many columns (a terminal); None: no wrapping
         self.lines: list[str] = []
 
+    def text(self) -> str:
+        """Every line written, control characters made visible: no log text drives the terminal."""
+        from foretune.term import clean  # start-up: only when a report is written
+
+        return clean("\n".join(self.lines).strip("\n")) + "\n"
+
     def head(self, text: str, level: int = 2) -> None:
         if self.md:
             self.lines += ["", "#" * level + " " + md_text(text), ""]
@@ -81,7 +89,8 @@ class Out:
         self.lines += textwrap.wrap(text, max(self.width, 40), initial_indent="  ", subsequent_indent="      ",
                                     break_on_hyphens=False) or [""]
 
-    def table(self, headers: list[str], rows: list[list[Any]]) -> None:
+    def table(self, headers: list[str], rows: list[list[Any]], *, least: int = 16) -> None:
+        """Rows in columns; in a terminal, one block a row when the first column would get fewer than ``least``."""
         rows = [[num(c) for c in r] for r in rows[: self.top]]
         if not rows:
             return
@@ -93,33 +102,34 @@ class Out:
         widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
         rest = sum(widths[1:]) + 2 * (len(widths) - 1)
         width = max(self.width or 0, 40) if self.width else 4 + WIDE + rest
-        if width - 4 - rest < 16:  # too wide for the terminal: one short block per row instead of columns
-            for r in rows:
-                self.lines.append("    " + shorten(r[0], width - 4))
+        if width - 4 - rest < min(least, widths[0]):  # too wide for the terminal: one short block per row
+            for name, r in zip(shorten_all([r[0] for r in rows], width - 4), rows):
+                self.lines.append("    " + name)
                 pairs = " · ".join(f"{h} {c}" for h, c in zip(headers[1:], r[1:]) if c)
                 self.lines += textwrap.wrap(pairs, width, initial_indent="      ", subsequent_indent="      ",
                                             break_on_hyphens=False)
             return
         widths[0] = min(widths[0], WIDE, width - 4 - rest)
+        names = shorten_all([r[0] for r in rows], widths[0])  # distinct names stay distinct when shortened
 
         def fmt(cells: list[str]) -> str:
             rest = [c.rjust(w) for c, w in zip(cells[1:], widths[1:])]
-            return "    " + "  ".join([shorten(cells[0], widths[0]).ljust(widths[0]), *rest]).rstrip()
-        self.lines.append(fmt(headers))
-        self.lines += [fmt(r) for r in rows]
+            return "    " + "  ".join([cells[0].ljust(widths[0]), *rest]).rstrip()
+        self.lines.append(fmt([shorten(headers[0], widths[0]), *headers[1:]]))
+        for name, r in zip(names, rows):
+            if not keeps_last(r[0], name):  # the controller or the path's end would be cut: the name on its own line
+                self.lines.append("    " + shorten(r[0], width - 4))
+                name = ""
+            self.lines.append(fmt([name, *r[1:]]))
 
 
 def render(report: dict[str, Any], *, markdown: bool = False, color: bool = False, top: int = 15,
            width: int | None = None, version: bool = True) -> str:
-    """The report as text (``width``: the terminal's columns, every line fits; None: no wrapping) or Markdown."""
+    """The report as text (``width``: the terminal's columns, every line fits; None: no wrapping) or Markdown; a
+    comparison's is :func:`foretune.report.logs_compare.render`'s."""
     out = Out(markdown, top, None if markdown else width)
-    if "metrics" in report:
-        _compare(out, report)
-    else:
-        _report(out, report, version=version)
-    from foretune.term import clean  # start-up: only when render runs
-
-    return clean("\n".join(out.lines).strip("\n")) + "\n"  # no log text drives the terminal
+    _report(out, report, version=version)
+    return out.text()
 
 
 def _common(files: list[Any]) -> str:
@@ -131,7 +141,7 @@ def _common(files: list[Any]) -> str:
         return "."
 
 
-def _when(i: dict[str, Any]) -> str:
+def when(i: dict[str, Any]) -> str:
     """``first`` alone, or ``first .. last`` with the date once when both fall on one day."""
     first, last = i.get("first"), i.get("last")
     if not first:
@@ -155,7 +165,12 @@ def _span(entry: dict[str, Any]) -> str:
 def _report(out: Out, r: dict[str, Any], title: bool = True, version: bool = True) -> None:
     if title:
         source = r["source"] if len(r["files"]) < 2 or "release" in r else f"{plural(len(r['files']), 'file')} in {_common(r['files'])}"
-        out.lines.append(f"# foretune logs — {md_text(source)}" if out.md else f"foretune logs — {source}")
+        if out.md:
+            out.lines.append(f"# foretune logs — {md_text(source)}")
+        elif out.width and len(f"foretune logs — {source}") > out.width:  # a long path on a line of its own
+            out.lines += ["foretune logs —", f"  {source}"]
+        else:
+            out.lines.append(f"foretune logs — {source}")
         if r.get("host"):
             out.say(f"host: {r['host']}")
         if "release" in r:  # a sosreport, snapshot or this host: what the audit calls it
@@ -166,12 +181,15 @@ def _report(out: Out, r: dict[str, Any], title: bool = True, version: bool = Tru
             out.say(f"collected: {r['collected_at']}")
         if version:  # the HTML page says it in its own line, with the generation time
             out.say(f"foretune: {r['foretune']}")
+        span = log_span(r)
+        out.say(f"period: {span}" + (" (the first and last dated line read)" if span != "no dated line" else ""))
     window = r["window"]
     if window["since"] or window["until"]:
         out.say(f"window: {window['since'] or 'start'} .. {window['until'] or 'end'} ({num(r['outside_window'])} lines outside)")
     out.say(f"{plural(len(r['files']), 'file')}, {plural(r['lines'], 'line')} read"
             + (f"; {plural(r['not_understood'], 'line')} not understood" if r["not_understood"] else "; every line understood"))
     _incidents(out, r)
+    _fixes(out, r)
     for section in r["production"]:
         _production(out, section, r["capacity"].get("unknown"))
     for section in r["apache_access"]:
@@ -216,8 +234,11 @@ def _report(out: Out, r: dict[str, Any], title: bool = True, version: bool = Tru
 def what_next(r: dict[str, Any]) -> list[str]:
     """The closing steps: audit what the incidents point to, log more, compare after a change."""
     steps = []
+    for fix in r.get("fixes", []):
+        steps.append(f"{fix['title']}: paste the drop-in under Fixes and run the restart under it; then read "
+                     f"its log again with `foretune logs` for refused connections.")
     if r["incidents"]:
-        steps.append(f"Run `{_audit(r)}`{'' if _audit(r) != 'foretune audit' else ' on the box or its sosreport'}: "
+        steps.append(f"Run `{audit_command(r)}`{'' if audit_command(r) != 'foretune audit' else ' on the box or its sosreport'}: "
                      "the rules the verdict names judge the settings "
                      "behind these incidents and give their fixes.")
     if {"production", "apache_access"} <= set(r.get("not_found", [])) and r.get("source_kind") != "live":
@@ -238,7 +259,7 @@ def _suggested(r: dict[str, Any]) -> list[str]:
     return combined_fixes([s["fix"] for s in r["suggestions"]], merged_by=None)
 
 
-def _audit(r: dict[str, Any]) -> str:
+def audit_command(r: dict[str, Any]) -> str:
     """The audit command for the report's source: the sosreport or snapshot itself, "live" for this host; a name with
     shell characters, or log files given alone, leave it to the reader."""
     import re  # start-up: only when an audit command is written
@@ -293,33 +314,62 @@ def verdict(r: dict[str, Any]) -> list[str]:
     order = list(ACTIONS)
     kinds = sorted(dict.fromkeys(i["kind"] for i in r["incidents"]), key=lambda k: order.index(k) if k in order else len(order))
     missing = [k for k in r.get("not_found", []) if k in LOG_NAMES]
-    seen = [k for k in LOG_NAMES if k not in missing]
+    seen = [k for k in LOG_NAMES if k not in missing and (k not in r or r[k])]  # a Capsule's absent logs are not missing
+    unread = [f"there but not analysed: {', '.join(r['not_analysed'])}"] if r.get("not_analysed") else []
     if seen == ["tasks"]:  # incidents are found in request, database and system logs: none was read
         first, _, last = _names(missing).rpartition(", ")
         return [f"no incidents can be seen: no {first} or {last} in this source; only the task export was read"]
     where = "in this source" if "release" in r else "among the logs given"  # a host, sosreport or snapshot; or files
     if not kinds:
-        return [f"no incidents in the logs read ({_names(seen)}): nothing in them asks for a change"] + (
-            [f"not {where}, so not judged: {_names(missing)}"] if missing else [])
+        return [f"no incidents in the logs read ({_read(r, seen)}): nothing in them asks for a change"] + (
+            [f"not {where}, so not judged: {_names(missing)}"] if missing else []) + unread
     at_capacity = [s["log"] for s in r["production"] if s["concurrency"]["minutes_at_capacity"]]
     passenger = any(i["service"] == "passenger" for i in r["incidents"])  # a Passenger-era box: no Puma to judge
     lines = []
-    for kind in kinds:
+    broker = next((f for f in r.get("fixes", []) if f["for"] == "socket_exhaustion" and f["service"] == "mosquitto"), None)
+    # a full queue is one line a service: Apache's, Passenger's and Puma's are judged by different rules
+    units = [(kind, service) for kind in kinds
+             for service in (dict.fromkeys(str(i["service"]) for i in r["incidents"] if i["kind"] == kind)
+                             if kind == "queue_at_capacity" else (None,))]
+    for kind, service in units:
         label, rules = (PASSENGER_ACTIONS if passenger else ACTIONS).get(kind, ACTIONS.get(kind, (kind.replace("_", " "), "")))
-        found = [i for i in r["incidents"] if i["kind"] == kind]
+        found = [i for i in r["incidents"] if i["kind"] == kind and service in (None, i["service"])]
         services = ", ".join(dict.fromkeys(str(i["service"]) for i in found))
-        extra = " with Puma at capacity" if kind in ("http_503_burst", "queue_at_capacity") and at_capacity else ""
+        if kind == "queue_at_capacity" and services == "puma":  # production.log's requests open at once, not Apache's
+            label, rules = "Puma at capacity", "puma-pool-saturated, apache-workers-over-limit"
+        count = sum(int(i["count"] or 0) for i in found)
+        extra = " with Puma at capacity" if kind in ("http_503_burst", "queue_at_capacity") and at_capacity \
+            and services != "puma" else ""
+        # a measured failure is critical, as in the audit; Puma's requests at its capacity are saturation, not failure
+        severity = "high" if kind == "queue_at_capacity" and services == "puma" else "critical"
         if kind == "queue_at_capacity" and services == "httpd":  # the audit reads the limits, not this error_log line
-            lines.append(f"{label} ({services}: {sum(int(i['count'] or 0) for i in found)}){extra}: httpd refused work "
+            lines.append(f"{severity}: {label} ({services}: {count}){extra}: httpd refused work "
                          "at its MaxRequestWorkers -> raise MaxRequestWorkers with ServerLimit (the tuning profile for "
-                         f"the host count sets both); `{_audit(r)}` checks them against ThreadsPerChild and the Puma "
+                         f"the host count sets both); `{audit_command(r)}` checks them against ThreadsPerChild and the Puma "
                          "capacity, but passes when they are consistent, so this log line is the evidence")
             continue
-        lines.append(f"{label} ({services}: {sum(int(i['count'] or 0) for i in found)}){extra} -> run `{_audit(r)}` "
+        if kind == "socket_exhaustion" and broker is not None:  # mosquitto: the fix is known from its own log
+            others = [i for i in found if i["service"] != "mosquitto"]
+            lines.append(f"{severity}: mosquitto refused connections, no descriptor left (mosquitto: "
+                         f"{sum(int(i['count'] or 0) for i in found if i['service'] == 'mosquitto')}) -> raise its "
+                         f"LimitNOFILE to {broker['value']:,} (Fixes); `{audit_command(r)}` (rules open-files-exhausted, "
+                         "mosquitto-nofile-low) sizes it for the pull-REX host count")
+            if not others:
+                continue
+            found, services = others, ", ".join(dict.fromkeys(str(i["service"]) for i in others))
+            count = sum(int(i["count"] or 0) for i in others)
+        lines.append(f"{severity}: {label} ({services}: {count}){extra} -> run `{audit_command(r)}` "
                      + (f"(rules {rules})" if rules else "on the box or its sosreport"))
     if missing:
         lines.append(f"not {where}, so not judged: {_names(missing)}")
-    return lines
+    return lines + unread
+
+
+def _read(r: dict[str, Any], seen: list[str]) -> str:
+    """The logs read, by kind, mosquitto's own log named apart from the system logs."""
+    system = [str(s["log"]) for s in r.get("system", [])]
+    names = [LOG_NAMES.get(k, k) for k in seen if k != "system" or any(not n.startswith("mosquitto") for n in system)]
+    return ", ".join(names + (["mosquitto log"] if any(n.startswith("mosquitto") for n in system) else []))
 
 
 def _incidents(out: Out, r: dict[str, Any]) -> None:
@@ -338,7 +388,7 @@ def _incidents(out: Out, r: dict[str, Any]) -> None:
         return
     if out.width:  # a terminal: the file name and one time span keep a row short
         out.table(["kind", "service", "count", "when", "log"],
-                  [[i["kind"], i["service"], i["count"], _when(i), os.path.basename(str(i["path"]))] for i in r["incidents"]])
+                  [[i["kind"], i["service"], i["count"], when(i), os.path.basename(str(i["path"]))] for i in r["incidents"]])
     else:
         out.table(["kind", "service", "count", "first", "last", "log"],
                   [[i["kind"], i["service"], i["count"], i["first"], i["last"], i["path"]] for i in r["incidents"]])
@@ -456,8 +506,40 @@ def _candlepin(out: Out, s: dict[str, Any]) -> None:
 
 def _system(out: Out, s: dict[str, Any]) -> None:
     _section(out, "system", s)
-    out.say("OOM kills: " + (", ".join(f"{k} {num(v)}" for k, v in s["oom_kills"].items()) or "none"))
-    out.say("open-file/socket exhaustion: " + (", ".join(f"{k} {num(v)}" for k, v in s["file_or_socket_exhaustion"].items()) or "none"))
+    broker = str(s["log"]).startswith("mosquitto")  # mosquitto's own log holds no OOM kill
+    if not broker:
+        out.say("OOM kills: " + (", ".join(f"{k} {num(v)}" for k, v in s["oom_kills"].items()) or "none"))
+        out.say("open-file/socket exhaustion: " + (", ".join(f"{k} {num(v)}" for k, v in s["file_or_socket_exhaustion"].items()) or "none"))
+    m = s.get("mqtt")
+    if m and (m["connections"] or m["disconnects"]):
+        gone = ", ".join(f"{cause} {num(n)}" for cause, n in m["disconnects"].items()) or "none"
+        out.say(f"MQTT clients (one a pull-REX host): {plural(m['connections'], 'connection')} from "
+                f"{plural(m['clients'], 'client')}{' or more' if m['clients_capped'] else ''}, at most "
+                f"{num(m['peak_connections_per_minute'])} in one minute; disconnects: {gone}")
+    if broker or m:
+        refused = (m or {}).get("refused") or s["file_or_socket_exhaustion"].get("mosquitto", 0)
+        out.say(f"connections refused, no descriptor left (\"system socket count has been exceeded\"): {num(refused)}"
+                + (" -> mosquitto's LimitNOFILE (see Fixes)" if refused else ""))
+
+
+def _fixes(out: Out, r: dict[str, Any]) -> None:
+    """What the incidents measured ask for, as snippets that take effect when pasted (the drop-in, then the restart)."""
+    if not r.get("fixes"):
+        return
+    from foretune.report.actions import with_activation  # start-up: the audit's snippet code, for fixes only
+
+    out.head("Fixes")
+    for fix in r["fixes"]:
+        text = f"{fix['title']}: {fix['reason']} (source: {fix['citation'].get('title') or fix['citation']['id']})"
+        if out.md:  # the commands in the reason as code
+            from foretune.report.markdown import with_code  # start-up: loads for markdown only
+
+            out.lines += [with_code(text), ""]
+        else:
+            out.say(text)
+        for snippet in with_activation([fix["fix"]]):
+            block = snippet.splitlines()
+            out.lines += (["", "```", *block, "```", ""] if out.md else ["", *(f"      {ln}" for ln in block)])
 
 
 def _tasks(out: Out, s: dict[str, Any]) -> None:
@@ -471,10 +553,11 @@ def _tasks(out: Out, s: dict[str, Any]) -> None:
                   [[t["action_class"], t["count"], t["execution_s"], t["max_s"]] for t in s["steps"]])
 
 
-def _compare(out: Out, c: dict[str, Any]) -> None:
-    out.lines.append(("# " if out.md else "") + "foretune logs — before/after")
-    out.say(f"before: {c['before']['source']} ({c['before_window']})")
-    out.say(f"after:  {c['after']['source']} ({c['after_window']})")
-    out.top = max(out.top, len(c["metrics"]))
-    out.table(["metric", "before", "after", "change", "note"],
-              [[m["metric"], m["before"], m["after"], m["change"], m["note"]] for m in c["metrics"]])
+def log_span(r: dict[str, Any]) -> str:
+    """The first and last dated line of every log a report read, or that none was dated."""
+    from foretune.logs.kinds import KINDS  # start-up: the kinds list, for a comparison only
+
+    sections = [s for kind in KINDS for s in r.get(kind, [])]
+    firsts = sorted(str(s["first"]) for s in sections if s.get("first"))
+    lasts = sorted(str(s["last"]) for s in sections if s.get("last"))
+    return when({"first": firsts[0], "last": lasts[-1]}) if firsts and lasts else "no dated line"

@@ -12,12 +12,19 @@ from foretune.plan.sizing import C, Component, Sizing, box, num, percent
 STEP = 1000  # LimitNOFILE is rounded up to a whole thousand descriptors
 
 
+def limit_for(hosts: int) -> int:
+    """mosquitto's LimitNOFILE for ``hosts`` pull-REX hosts: one descriptor a host plus the headroom, in whole
+    thousands, never below systemd's default."""
+    headroom = float(const("mosquitto_headroom"))
+    return max(int(module_default("mosquitto_nofile")), math.ceil(hosts * (1 + headroom) / STEP) * STEP)
+
+
 def plan(s: Sizing) -> None:
     if not (s.f.pull_rex and s.rex_hosts):
         return
     default_nofile = module_default("mosquitto_nofile")
     headroom = const("mosquitto_headroom")
-    want = max(default_nofile, math.ceil(s.rex_hosts * (1 + headroom) / STEP) * STEP)
+    want = limit_for(s.rex_hosts)
     s.add("mosquitto.limit_nofile", "mosquitto LimitNOFILE", "count",
           Setting(default_nofile, f"systemd default: about {default_nofile} pull-REX hosts", ("gf-pull-rex",)),
           Setting(want, f"one descriptor per pull-REX host ({s.rex_hosts}) plus {percent(headroom)}", ("gf-pull-rex", cite("mosquitto_headroom")),
