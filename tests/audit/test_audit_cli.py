@@ -17,7 +17,7 @@ from foretune.audit.context import build_context
 from foretune.audit.model import Report
 from foretune.audit.runner import run_all
 from foretune.facts import read_source
-from foretune.report.data import report_dict
+from foretune.report.json_report import report_dict
 from foretune.rules.registry import all_rules
 from tests.conftest import REPO, run_cli
 
@@ -154,7 +154,7 @@ def test_findings_carry_evidence_fix_and_citations() -> None:
             assert f["citations"], f["rule"]
     pool = next(f for f in data["findings"] if f["rule"] == "foreman-db-pool-too-small")  # type: ignore[union-attr]
     # the box runs the guides' 16 threads: 16 + 4 Katello listeners
-    assert "--foreman-db-pool 20" in pool["fixes"]  # the installer option: one channel per value
+    assert {"option": "--foreman-db-pool", "value": "20"} in pool["fixes"][-1]["options"]  # the installer option: one channel per value
 
 
 def test_storage_evidence_quotes_the_directory_it_is_about() -> None:

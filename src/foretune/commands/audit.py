@@ -71,7 +71,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.audit.runner import run_all, select_rules  # start-up: only for an `audit` run, not --help
     from foretune.facts import read_source  # start-up: only for an `audit` run, not --help
     from foretune.rules.base import Severity, Status  # start-up: only for an `audit` run, not --help
-    from foretune.rules.capacity.memory_over_ram import running_memory  # start-up: only for an `audit` run, not --help
+    from foretune.rules.capacity.memory_over_ram import (
+        needed,  # start-up: only for an `audit` run, not --help
+        running_memory,  # start-up: only for an `audit` run, not --help
+    )
     from foretune.rules.postgresql.max_connections_below_budget import (
         running_budget_parts,  # start-up: only for an `audit` run, not --help
     )
@@ -123,6 +126,10 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                     hostname=facts.value("hostname"), collected_at=facts.value("collected_at"),
                     ram_bytes=facts.value("ram_bytes"),
                     memory_budget=tuple((m.component, m.bytes) for m in running_memory(ctx)) if ctx.plan else (),
+                    plan_memory=tuple((m.component, m.bytes) for m in (ctx.fix_plan or ctx.plan).memory) if ctx.plan else (),
+                    plan_profile=ctx.fix_profile if ctx.plan and ctx.release and ctx.release.features.size_profiles
+                    and ctx.role == "server" else None,
+                    keep_available_bytes=(needed(ctx)[1] - needed(ctx)[0]) if ctx.plan and facts.value("ram_bytes") else None,
                     connection_budget=tuple(running_budget_parts(ctx)) if ctx.plan and ctx.role == "server" else (),
                     max_connections=int(pg_max) if pg_max.isdigit() else None,
                     available_bytes=(facts.value("memory_pressure") or {}).get("available_bytes"),
