@@ -222,7 +222,7 @@ def fix_json(report: Report, block: FixBlock) -> dict[str, Any]:
     >>> r = Report("s", "sosreport", "Satellite 6.15 (Foreman 3.9)", "server", 100, "default")
     >>> fix_json(r, FixBlock("satellite-installer --a-b 5 --c-d"))["options"]
     [{'option': '--a-b', 'value': '5'}, {'option': '--c-d', 'value': None}]
-    >>> fix_json(r, FixBlock("# /etc/sysctl.d/90-foretune.conf\nfs.aio-max-nr = 1048576"))["content"]
+    >>> fix_json(r, FixBlock("# /etc/sysctl.d/90-foretune.conf\\nfs.aio-max-nr = 1048576"))["content"]
     'fs.aio-max-nr = 1048576'
     >>> fix_json(r, FixBlock("add RAM", code=False))["command"] is None
     True
