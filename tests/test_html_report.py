@@ -94,11 +94,10 @@ def test_charts_show_the_budgets_and_the_findings(report: Path) -> None:
     memory = memory[:memory.index("</figure>")]
     assert '<text class="headline over" x="0" y="16" text-anchor="start">short of memory: 2.5 GiB of 63.8 GiB available</text>' in memory
     assert ">1.5 GiB swap in use</text>" in memory and ">see memory-budget-over-ram, swap-in-use</text>" in memory
-    # the plan the box needs: the large profile its 15120 hosts need (Puma 18 workers x 1 GiB), plus the 10 % of RAM
-    # to keep available (6.4 GiB), which is the memory finding's recommended value, not the RAM
-    assert ">the plan this box needs (large profile): 47.9 GiB</text>" in memory
+    # the plan the box needs: the large profile its 15120 hosts need (Puma 18 workers x 1 GiB), which is the memory
+    # finding's recommended value, not the RAM
+    assert ">the plan this box needs (large profile): 41.5 GiB</text>" in memory
     assert ">Foreman (Puma): 18.0 GiB plan, 40.0 GiB in force</text>" in memory
-    assert ">RAM to keep available (10 %): 6.4 GiB plan</text>" in memory
     # in force: the budget memory-budget-over-ram counts ("about 53.8 GiB"): OS floor 1.5 + httpd 0.7 + Puma 40 workers
     # in force x 1 GiB (the guide's high end) 40 + Sidekiq 2.8 + orchestrator 0.4 + PostgreSQL with 512MB shared_buffers
     # in force 1.6 + Candlepin -Xms 1 GiB .. -Xmx 2 GiB in force 2 + pulpcore 1.8 and gunicorn 2.5 + Redis 0.3 + Smart
@@ -110,11 +109,12 @@ def test_charts_show_the_budgets_and_the_findings(report: Path) -> None:
     finding = next(f for f in audit_json()["findings"] if f["rule"] == "memory-budget-over-ram")  # type: ignore[union-attr]
     assert "budget about 53.8 GiB" in finding["message"]
     # its values: what the box measures in use ((66924544 - 2621440 + 1572864) kB), and the large plan's budget (the
-    # plan --from gives) plus 10 % of MemTotal, never the RAM (66924544 kB = 68530733056 bytes)
+    # one plan --from gives), never the RAM (66924544 kB = 68530733056 bytes)
     assert finding["current"] == (66924544 - 2621440 + 1572864) * 1024
     plan = json.loads(run_cli("plan", "--from", str(REPO / EXAMPLE), "--format", "json").stdout)
     assert plan["profile"]["name"] == "large"
-    assert finding["recommended"] == plan["memory_budget"]["total_bytes"] + int(0.1 * 66924544 * 1024) != 68530733056
+    assert finding["recommended"] == plan["memory_budget"]["total_bytes"] != 68530733056
+    assert "(the plan's settings need about 41.5 GiB)" in finding["message"]
     # connections in force (pg-max-connections-below-budget): Puma 40 workers x the pool in force (database.yml
     # pool: 5) = 200, Sidekiq 1 x (15 + 2) + orchestrator (1 + 2) = 20, hosts queue 3, Candlepin 25, pulpcore 16
     # workers x 2 + 22 gunicorn = 54, container gateway 4, superuser_reserved_connections 3: 309, against the 500 in

@@ -55,11 +55,10 @@ class Report:
     collected_at: str | None = None  # when the data was taken (sosreport date)
     ram_bytes: int | None = None
     memory_budget: tuple[tuple[str, int], ...] = ()  # (component, bytes) in force, as memory-budget-over-ram counts them
-    # (component, bytes) of the plan the box needs (the profile the audit asks for), and the RAM to keep available on
-    # top of it: their sum is memory-budget-over-ram's recommended value
+    # (component, bytes) of the plan the box needs (the profile the audit asks for): their sum is memory-budget-over-ram's
+    # recommended value
     plan_memory: tuple[tuple[str, int], ...] = ()
     plan_profile: str | None = None
-    keep_available_bytes: int | None = None
     connection_budget: tuple[tuple[str, int], ...] = ()  # (consumer, connections) from the plan
     max_connections: int | None = None  # PostgreSQL max_connections in force
     available_bytes: int | None = None  # measured MemAvailable

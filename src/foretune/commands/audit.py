@@ -9,6 +9,7 @@ from foretune.cli import new_parser
 from foretune.commands._options import add_output, emit, output_format, positive, rule_names
 from foretune.env import ExitStatus
 from foretune.errors import InputError, UsageError
+from foretune.term import plural
 
 if TYPE_CHECKING:
     from foretune.audit.waivers import Waiver
@@ -71,10 +72,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.audit.runner import run_all, select_rules  # start-up: only for an `audit` run, not --help
     from foretune.facts import read_source  # start-up: only for an `audit` run, not --help
     from foretune.rules.base import Severity, Status  # start-up: only for an `audit` run, not --help
-    from foretune.rules.capacity.memory_over_ram import (
-        needed,  # start-up: only for an `audit` run, not --help
-        running_memory,  # start-up: only for an `audit` run, not --help
-    )
+    from foretune.rules.capacity.memory_over_ram import running_memory  # start-up: only for an `audit` run, not --help
     from foretune.rules.postgresql.max_connections_below_budget import (
         running_budget_parts,  # start-up: only for an `audit` run, not --help
     )
@@ -129,7 +127,6 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                     plan_memory=tuple((m.component, m.bytes) for m in (ctx.fix_plan or ctx.plan).memory) if ctx.plan else (),
                     plan_profile=ctx.fix_profile if ctx.plan and ctx.release and ctx.release.features.size_profiles
                     and ctx.role == "server" else None,
-                    keep_available_bytes=(needed(ctx)[1] - needed(ctx)[0]) if ctx.plan and facts.value("ram_bytes") else None,
                     connection_budget=tuple(running_budget_parts(ctx)) if ctx.plan and ctx.role == "server" else (),
                     max_connections=int(pg_max) if pg_max.isdigit() else None,
                     available_bytes=(facts.value("memory_pressure") or {}).get("available_bytes"),
@@ -170,7 +167,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     emit(args, env, text, report.summary())
     errors = [f for f in report.findings if f.status == Status.ERROR]
     if errors:  # a rule crashed: the report stands, but the exit status must not read as "findings"
-        env.warn(f"{len(errors)} rule(s) failed with an internal error ({', '.join(f.rule_id for f in errors)}): exit status 3")
+        env.warn(f"{plural(len(errors), 'rule')} failed with an internal error ({', '.join(f.rule_id for f in errors)}): exit status 3")
         return ExitStatus.INTERNAL
     threshold = Severity[args.fail_on.upper()]
     failing = [f for f in report.failing() if f.severity >= threshold]

@@ -58,7 +58,7 @@ def identity(report: Report) -> Identity:
         profile = f"none ({report.profile_basis})" if report.profile_basis else "none (Capsules have no tuning profiles)"
     needed = needed_profile(report)
     if needed and needed != report.profile:
-        profile += f"; {report.hosts} hosts need the {needed} profile"
+        profile += f"; {plural(report.hosts or 0, 'host')} {'needs' if report.hosts == 1 else 'need'} the {needed} profile"
     elif needed:
         profile += f", which fits {plural(report.hosts or 0, 'host')}"
     collected = report.collected_at or ("when the report was made" if report.source_kind == "live" else "unknown")

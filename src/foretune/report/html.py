@@ -45,8 +45,8 @@ MEMORY_PARTS = 8  # the largest services each in their own colour, the rest as o
 
 
 def _memory_chart(report: Report) -> dict[str, Any] | None:
-    """The plan the box needs (the profile the audit asks for, with the RAM to keep available: the memory finding's
-    recommended figure), the services in force, and what the box measures (in use, MemAvailable, swap in use), on one
+    """The plan the box needs (the profile the audit asks for: the memory finding's recommended figure), the services in
+    force, and what the box measures (in use, MemAvailable, swap in use), on one
     scale against the RAM. On a box short of memory the first line says so, in the warning colour."""
     ram = report.ram_bytes
     if not ram or not (report.plan_memory or report.available_bytes is not None):
@@ -65,12 +65,9 @@ def _memory_chart(report: Report) -> dict[str, Any] | None:
         return out + ([(more, float(rest), f"part-{MEMORY_PARTS - 1}")] if rest else [])
 
     rows: list[charts.Row] = []
-    keep = report.keep_available_bytes or 0
     if report.plan_memory:
         whose = f" ({report.plan_profile} profile)" if report.plan_profile else ""
-        rows.append(charts.Row(f"the plan this box needs{whose}", [
-            *parts(report.plan_memory), *([(f"RAM to keep available ({round(keep / ram * 100):g} %)", float(keep), "mem-free")] if keep else [])],
-            "plan"))
+        rows.append(charts.Row(f"the plan this box needs{whose}", parts(report.plan_memory), "plan"))
     if report.memory_budget and report.memory_budget != report.plan_memory:
         rows.append(charts.Row("the services in force", parts(report.memory_budget), "in force"))
     failing = {x.rule_id for f in report.failing() for x in (f, *f.symptoms)}

@@ -101,13 +101,12 @@ def memory_fix(ctx: Context) -> Fix:
         "is well above the swap in use)")
 
 
-def needed(ctx: Context) -> tuple[int, int]:
+def needed(ctx: Context) -> int:
     """The memory the box needs once the audit's fixes are in: the budget of the plan at the profile the audit asks for
-    (its values are the findings'), and that plus the part of RAM to keep available (memory_available_min_fraction:
-    under it the next burst swaps). The finding recommends the second figure, never the RAM itself."""
+    (its values are the findings'), its OS and page cache floor included. The finding recommends this figure, never the
+    RAM itself."""
     assert ctx.plan is not None
-    planned = sum(m.bytes for m in (ctx.fix_plan or ctx.plan).memory)
-    return planned, planned + int(threshold("memory_available_min_fraction") * ctx.facts.value("ram_bytes"))
+    return sum(m.bytes for m in (ctx.fix_plan or ctx.plan).memory)
 
 
 def in_use(ctx: Context) -> int | None:
@@ -120,12 +119,8 @@ def in_use(ctx: Context) -> int | None:
 
 
 def _needs(ctx: Context) -> str:
-    """``the plan's settings need about 41.5 GiB, 47.9 GiB with the 10 % of RAM to keep available``."""
-    planned, wanted = needed(ctx)
-    from foretune.plan.sizing import percent  # start-up: plan code, only when the check runs
-
-    return (f"the plan's settings need about {format_gib(planned)}, {format_gib(wanted)} with the "
-            f"{percent(threshold('memory_available_min_fraction'))} of RAM to keep available")
+    """``the plan's settings need about 41.5 GiB``."""
+    return f"the plan's settings need about {format_gib(needed(ctx))}"
 
 
 def measured_shortage(ctx: Context) -> str | None:
@@ -141,7 +136,7 @@ def measured_shortage(ctx: Context) -> str | None:
     if not ooms and not (low and swapped):
         return None
     parts = ([f"only {format_gib(available)} of {format_gib(ram)} available"] if available is not None else []) + (
-        [f"{format_gib(used)} of {format_gib(total)} swap in use"] if total else []) + ([f"{ooms} OOM kills since boot"] if ooms else [])
+        [f"{format_gib(used)} of {format_gib(total)} swap in use"] if total else []) + ([f"{plural(ooms, 'OOM kill')} since boot"] if ooms else [])
     return ", ".join(parts)
 
 
@@ -177,7 +172,7 @@ class MemoryOverRam(Rule):
             return self.failed(f"the Satellite services budget {budget} of {format_gib(ram)}, but the box measures {short}: "
                                f"memory goes outside the budget{largest_outside(ctx)}; {first}move what does not belong on a "
                                f"Satellite server off it, or add RAM ({_needs(ctx)})",
-                               current=int(total) if used is None else used, recommended=needed(ctx)[1],
+                               current=int(total) if used is None else used, recommended=needed(ctx),
                                evidence=(*ctx.evidence("memory_pressure", "swap", "ram_bytes"), *ctx.evidence("other_processes")),
                                fixes=(*puma_fixes, memory_fix(ctx)),
                                severity=Severity.HIGH, basis=Basis.MEASURED)
@@ -192,14 +187,14 @@ class MemoryOverRam(Rule):
                     *(Evidence("memory budget", m.component,
                                f"{format_gib(m.bytes)} ({format_gib(m.low_bytes)}-{format_gib(m.high_bytes)}): {m.reason}") for m in items))
         if available is not None:
-            state = f"measured: only {format_gib(available)} available" + (f", {ooms} OOM kills" if ooms else "")
+            state = f"measured: only {format_gib(available)} available" + (f", {plural(ooms, 'OOM kill')}" if ooms else "")
             severity, basis = Severity.HIGH, Basis.MEASURED
         elif low > ram:
             state, severity, basis = "no measurement of available memory in the source", Severity.MEDIUM, Basis.CONFIG
         else:
             state, severity, basis = ("no measurement of available memory in the source; even the low end fits, so watch for "
                                       "swapping under load"), Severity.LOW, Basis.CONFIG
-        wanted = needed(ctx)[1]
+        wanted = needed(ctx)
         first, puma_fixes = puma_first(ctx)
         advice = (f"even {_needs(ctx)}: add RAM or move load to Capsules" if wanted > ram
                   else f"{_needs(ctx)}: " + (first.rstrip("; ") if first else "apply them"))

@@ -11,6 +11,7 @@ from foretune.rules import incidents
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity, Status
 from foretune.rules.capacity.memory_over_ram import RULE as budget
 from foretune.rules.capacity.memory_over_ram import largest_outside, memory_fix
+from foretune.term import plural
 from foretune.units import format_gib
 
 
@@ -41,7 +42,7 @@ class OomKills(Rule):
         firsts = sorted(str(t) for i in found for t in (i.get("first"), i.get("last")) if t)
         whole = {**(found[0] if found else {}), "count": kills, "first": firsts[0] if firsts else None, "last": firsts[-1] if firsts else None}
         what = (f"killed {', '.join(victims)} {incidents.span(whole)}: {incidents.quote(found[0])}"
-                if found else f"killed {counter} processes since boot (/proc/vmstat oom_kill)")
+                if found else f"killed {plural(int(counter or 0), 'process', 'processes')} since boot (/proc/vmstat oom_kill)")
         if found and counter == 0:  # the counter and the logs disagree only in time: say so, not leave two figures
             what += "; /proc/vmstat's oom_kill 0 counts since the last boot, so the kill came before it"
         # point to the memory budget only when that rule fails on this source
