@@ -8,7 +8,7 @@ from typing import Any
 
 from foretune import __version__
 from foretune.audit.model import Finding, Report
-from foretune.report.actions import fix_blocks, fix_json
+from foretune.report.actions import fix_blocks, fix_json, verdict, what_next
 from foretune.report.data import needed_profile
 from foretune.rules.base import Severity, Status
 
@@ -44,8 +44,10 @@ def report_dict(report: Report, generated: str | None = None) -> dict[str, Any]:
             "passed": report.count(Status.PASS), "skipped": report.count(Status.SKIP),
             "errors": report.count(Status.ERROR), "waived": sum(1 for f in report.findings if f.waived),
         },
+        "verdict": verdict(report),
         "notes": list(report.notes),
         "findings": [finding_dict(report, f) for f in report.findings],
+        "next_steps": what_next(report),
     }
 
 
