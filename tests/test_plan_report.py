@@ -162,6 +162,28 @@ def test_plan_from_a_source_names_its_host_and_date_and_the_command_with_from() 
         " (custom-hiera.yaml, installer.sh, drop-ins, sysctl and commands, in order)." in table
     data = json.loads(run_cli("plan", "--from", source, "--hosts", "15120", "--format", "json").stdout)
     assert (data["host"], data["collected_at"]) == ("satellite.example.com", "2024-02-12 10:14 UTC")
-    assert data["verdict"].endswith(" to change from the installer's, no problems")
+    assert data["verdict"].endswith(" to change from the installer's, 1 problem (1 high)")  # the box swaps: see below
     assert data["next_steps"][0].startswith(f"Write everything to apply: `foretune plan --from {source} --hosts 15120 --output-dir plan/`")
     assert list(data)[-1] == "next_steps"
+
+
+def test_a_plan_from_a_box_short_of_memory_says_so_and_raises_nothing_that_takes_more() -> None:
+    """The example measures MemAvailable 2621440 of 66924544 kB (3.9 %) with 1.5 of 4.0 GiB of swap in use: the audit
+    refuses the guide's work_mem 8MB until memory is freed (pg-work-mem-low). The plan from the same source says the
+    same: a high problem instead of "no problems", work_mem kept at the installer's 4MB, and no raise in what it writes."""
+    import json
+
+    from tests.conftest import REPO
+
+    source = str(REPO / "examples" / "sosreport-satellite-6.15-mistuned")
+    data = json.loads(run_cli("plan", "--from", source, "--format", "json").stdout)
+    assert data["verdict"].endswith(", 1 problem (1 high)")
+    (problem,) = data["problems"]
+    assert (problem["severity"], problem["code"]) == ("high", "memory-short-measured")
+    assert problem["message"].startswith("the box measures only 2.5 GiB of 63.8 GiB available, 1.5 GiB of 4.0 GiB swap in use")
+    work_mem = next(t for t in data["tunables"] if t["id"] == "postgresql.work_mem")
+    assert (work_mem["installer"]["value"], work_mem["foretune"]["value"], work_mem["differs"]) == ("4MB", "4MB", False)
+    assert "work_mem" not in run_cli("plan", "--from", source, "--format", "hiera").stdout
+    # a box with memory to spare (the tuned 6.15 fixture) keeps the guide's raise and no such problem
+    tuned = json.loads(run_cli("plan", "--from", str(REPO / "tests/fixtures/sosreports/satellite-6.15-tuned"), "--format", "json").stdout)
+    assert not [p for p in tuned["problems"] if p["code"] == "memory-short-measured"]

@@ -54,3 +54,48 @@ def audit_lowers(changes: Any, facts: Any, hosts: int | None, how: str) -> Any:
                                       f"{finding.rule_id} rests on what the box measures"
                                       f"{' (' + ', '.join(measured) + ')' if measured else ''}; {how}"))
     return changes._replace(blocked=tuple(blocked))
+
+
+# what takes more memory per connection or process: raised by the plan, held while the box measures a shortage (the
+# audit's pg-work-mem-low refuses the same raise, and says "free or add memory first")
+HELD_ON_SHORTAGE = ("postgresql.work_mem",)
+
+
+def hold_on_shortage(plan: Any, facts: Any) -> Any:
+    """``plan`` (made from ``facts``) with no raise of what takes more memory while the box measures a shortage now
+    (MemAvailable under the critical fraction with swap mostly used, or OOM kills: the audit's measure), and that
+    shortage as a high problem, so `plan --from`, its change set and `apply` agree with the audit instead of saying
+    "no problems" on a swapping box."""
+    if facts is None or not hasattr(facts, "value"):
+        return plan
+    from foretune.plan.model import Problem  # start-up: only when a plan is made from a source
+    from foretune.rules.base import Context  # start-up: only when a plan is made from a source
+    from foretune.rules.capacity.memory_over_ram import (
+        measured_shortage,  # start-up: only when a plan is made from a source
+    )
+    from foretune.units import pg_size  # start-up: only when a plan is made from a source
+
+    short = measured_shortage(Context(facts=facts, release=None, role=None, hosts=None))
+    if short is None:
+        return plan
+    tunables = dict(plan.tunables)
+    held = []
+    for name in HELD_ON_SHORTAGE:
+        t = tunables.get(name)
+        if t is None or not t.differs:
+            continue
+        ours, theirs = str(t.foretune.value), str(t.installer.value)
+        now, wanted = pg_size(theirs, unit_bytes=1024), pg_size(ours, unit_bytes=1024)
+        if now is None or wanted is None or wanted <= now:
+            continue
+        tunables[name] = t._replace(foretune=t.foretune._replace(
+            value=t.installer.value, formula="", inputs=(),
+            reason=f"kept at {theirs}: the box measures {short}; {ours} once memory is freed or added"), fixes=())
+        held.append(f"{name} {ours}")
+    problem = Problem("high", "memory-short-measured",
+                      f"the box measures {short}: free or add memory before anything takes more"
+                      + (f" ({', '.join(held)} held back)" if held else "") + "; `foretune audit` on the source names what "
+                      "to free", ("g62-memory",))
+    from types import MappingProxyType  # start-up: only when a plan is made from a source
+
+    return plan._replace(tunables=MappingProxyType(tunables), problems=(*plan.problems, problem))

@@ -135,11 +135,13 @@ def plan_and_facts(args: argparse.Namespace, env: Environment, for_changes: bool
             raise UsageError(f"cannot plan from {facts.source_label}: " + "; ".join(choice.notes))
         if choice.figure.assumed:
             env.note(f"host figure {choice.figure.count}: {choice.figure.reason} (give --hosts)")
+        from foretune.commands._measured import hold_on_shortage  # start-up: only when a plan is made from a source
+
         if for_changes:
             from foretune.plan.choose import change_plan  # start-up: the planner, only when a plan is made
 
-            return change_plan(facts, hosts=args.hosts, **given) or choice.plan, facts
-        return choice.plan, facts
+            return hold_on_shortage(change_plan(facts, hosts=args.hosts, **given) or choice.plan, facts), facts
+        return hold_on_shortage(choice.plan, facts), facts
     missing = [f"--{name}" for name, value in (("product", args.product), ("version", args.version), ("hosts", args.hosts),
                                                 ("cpus", args.cpus), ("ram", args.ram)) if value is None]
     if missing:
