@@ -113,9 +113,11 @@ def test_the_example_reads_as_one_problem_per_finding() -> None:
     few, high = found["sidekiq-too-few-instances"], found["sidekiq-concurrency-high"]
     assert {"option": "--foreman-dynflow-worker-instances", "value": "3"} in high["fixes"][0]["options"] and few["fixes"] == []
     assert "the fix is part of sidekiq-concurrency-high's" in few["message"]
-    # Candlepin's threads are sized from the workers running now; max_connections from the 18 the change set runs
-    assert ("sized for the 40 Puma workers running now (the 18 recommended for this box need fewer)"
-            in found["candlepin-tomcat-threads"]["message"])
+    # Candlepin's threads and max_connections are sized for the 18 workers the change set runs (APPLY.md's figures):
+    # Tomcat 18 x 16 = 288, and the 40 x 16 = 640 of now named as such
+    tomcat = found["candlepin-tomcat-threads"]
+    assert "set for the 18 Puma workers this report recommends, 18 x 16 = 288 (640 while the 40 run)" in tomcat["message"]
+    assert tomcat["recommended"] == 288 and 'maxThreads="288"' in tomcat["fixes"][0]["text"]
     # max_connections is a value --tuning large writes: listed under profile-too-small-for-hosts
     under = {s["rule"]: s for s in found["profile-too-small-for-hosts"]["symptoms"]}
     assert "(its Puma workers replace the ones running now)" in under["pg-max-connections-below-budget"]["message"]
