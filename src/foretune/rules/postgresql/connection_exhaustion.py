@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.plan.model import Fix
 from foretune.rules import incidents
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
 from foretune.rules.postgresql._defaults import cited, pg_default
@@ -46,8 +47,16 @@ class PgConnectionExhaustion(Rule):
                            current=current, recommended=advice,
                            evidence=(*incidents.evidence(found), *ctx.evidence("postgresql", about="max_connections"),
                                      *(default.evidence(ctx) if default else ())),
-                           fixes=rec.fixes if rec is not None and want > current else (), observed=True,
+                           fixes=rec.fixes if rec is not None and want > current else HELD, observed=True,
                            **cited(self, default))
 
+
+# max_connections covers the budget, yet PostgreSQL refused connections: who holds them is the question, and the
+# answer is the connections by user, application, client and state (PostgreSQL's pg_stat_activity view)
+HELD = (Fix("command", "sudo -u postgres psql -c 'SELECT usename, application_name, client_addr, state, count(*) FROM "
+                       "pg_stat_activity GROUP BY 1, 2, 3, 4 ORDER BY 5 DESC'"),
+        Fix("advice", "postgresql", "close what holds connections beyond the budget (sessions idle in transaction, a "
+                                    "client that leaks them, a consumer outside Satellite), or add that consumer's "
+                                    "connections to max_connections"))
 
 RULE = PgConnectionExhaustion()
