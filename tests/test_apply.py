@@ -238,7 +238,7 @@ def test_rollback_restores_byte_identical_files(tmp_path: Path) -> None:
     [run] = _runs(root)
     result = run_cli("apply", "--root", str(root), "--rollback", run)
     assert result.status == 0, result.stderr
-    assert result.stdout == f"rolled back run {run} on {root}: 6 file(s) restored\n"
+    assert result.stdout == f"rolled back run {run} on {root}: 6 files restored\n"
     assert _files(root) == before  # content and mode of each file; the files apply created are gone
     assert not (root / "etc/systemd/system/httpd.service.d").exists()  # and the directories made for them
     assert not (root / "etc/tuned").exists()
@@ -405,7 +405,7 @@ def test_alter_system_then_show_on_a_real_postgresql(tmp_path: Path, pg: pgclust
     [run] = _runs(root)
     result = run_cli("apply", "--root", str(root), "--dsn", dsn, "--rollback", run)
     assert result.status == 0, result.stderr
-    assert result.stdout == f"rolled back run {run} on {root}: 0 file(s) restored, 3 ALTER SYSTEM statement(s) undone\n"
+    assert result.stdout == f"rolled back run {run} on {root}: 0 files restored, 3 ALTER SYSTEM statements undone\n"
     assert _show(pg, "maintenance_work_mem") == "64MB"
     rows = run_psql(dsn, "SELECT name FROM pg_file_settings WHERE sourcefile LIKE '%postgresql.auto.conf'", environ=dict(os.environ))
     assert rows == []

@@ -53,21 +53,43 @@ def test_labels_are_escaped_and_nothing_is_loaded() -> None:
     assert 'role="img"' in svg and "<title>a &quot;title&quot;</title>" in svg
 
 
-def test_severity_and_part_colours_are_told_apart_in_both_schemes() -> None:
-    """Critical and high, and every two chart parts, differ in hue (20 degrees or more), or clearly in lightness or in
-    greyness, in the light and the dark palette (the legends name them by colour alone)."""
-    import colorsys
-    import itertools
+def _schemes() -> list[dict[str, str]]:
+    """The light and the dark palette of report.css: name -> #rrggbb."""
     import re
     from importlib import resources
 
     css = resources.files("foretune.report").joinpath("templates", "report.css").read_text(encoding="utf-8")
     dark_at = css.index("@media (prefers-color-scheme:dark)")
-    for scheme in (css[:dark_at], css[dark_at:css.index("}}", dark_at)]):
-        colours = dict(re.findall(r"--([a-z0-9]+):#([0-9a-f]{6})", scheme))
-        for group in (["critical", "high", "medium", "low", "info"], [f"p{i}" for i in range(12)]):
+    return [{name: f"#{value}" for name, value in re.findall(r"--([a-z0-9-]+):#([0-9a-f]{6})", scheme)}
+            for scheme in (css[:dark_at], css[dark_at:css.index("}}", dark_at)])]
+
+
+def test_severity_and_part_colours_are_told_apart_in_both_schemes() -> None:
+    """Critical and high differ in hue (20 degrees or more), or clearly in lightness or in greyness; every two
+    severities, and every two chart parts, are another colour at a glance (CIEDE2000 of 20 and more in the light
+    palette, 17.5 in the dark one, where fewer light colours stand out on the background): the legends name them by
+    colour alone. The Puma and Smart Proxy greens of before (#4e9a06 and #2e7d32, 13.3 apart) fail it."""
+    import colorsys
+    import itertools
+
+    from tests.support.colour import delta_e
+
+    assert delta_e("#4e9a06", "#2e7d32") < 17.5
+    for scheme, least in zip(_schemes(), (20.0, 17.5)):
+        (ha, sa, va), (hb, sb, vb) = (colorsys.rgb_to_hsv(*(int(scheme[n][i:i + 2], 16) / 255 for i in (1, 3, 5)))
+                                      for n in ("critical", "high"))
+        hue = min(abs(ha - hb), 1 - abs(ha - hb)) * 360
+        assert hue >= 20 or abs(va - vb) >= 0.25 or abs(sa - sb) >= 0.4
+        for group in (["critical", "high", "medium", "low", "info"], [f"p{i}" for i in range(12)],
+                      ["mem-used", "high"]):  # memory in use, and swap in use (drawn in the high colour)
             for a, b in itertools.combinations(group, 2):
-                (ha, sa, va), (hb, sb, vb) = (colorsys.rgb_to_hsv(*(int(colours[n][i:i + 2], 16) / 255 for i in (0, 2, 4)))
-                                            for n in (a, b))
-                hue = min(abs(ha - hb), 1 - abs(ha - hb)) * 360
-                assert hue >= 20 or abs(va - vb) >= 0.25 or abs(sa - sb) >= 0.4, (a, b, colours[a], colours[b])
+                assert delta_e(scheme[a], scheme[b]) >= least, (a, b, scheme[a], scheme[b])
+
+
+def test_neighbouring_chart_parts_stand_well_apart() -> None:
+    """Parts drawn side by side in a bar (part-N next to part-N+1) are far apart (CIEDE2000 of 35 and more)."""
+    from tests.support.colour import delta_e
+
+    for scheme in _schemes():
+        for i in range(11):
+            assert delta_e(scheme[f"p{i}"], scheme[f"p{i + 1}"]) >= 35, (i, scheme[f"p{i}"], scheme[f"p{i + 1}"])

@@ -32,6 +32,21 @@ def test_plan_json_doc_covers_every_schema_field() -> None:
         assert f"| `{field}` |" in doc, field
 
 
+def test_audit_json_doc_covers_every_schema_field_and_the_fix_shape() -> None:
+    import json
+    from importlib import resources
+
+    schema = json.loads(resources.files("foretune.report").joinpath("schema/audit-v1.json").read_text(encoding="utf-8"))
+    doc = (REPO / "docs" / "audit-json.md").read_text(encoding="utf-8")
+    for field in schema["required"]:
+        assert f"`{field}`" in doc, field
+    fix = schema["properties"]["findings"]["items"]["properties"]["fixes"]["items"]
+    for field in fix["required"]:
+        assert f"`{field}`" in doc, field
+    for kind in fix["properties"]["kind"]["enum"]:
+        assert f"`{kind}`" in doc, kind
+
+
 def readme_commands() -> list[list[str]]:
     """Every `foretune ...` command in the README's shell blocks, split like a shell would."""
     import re

@@ -87,17 +87,34 @@ def test_citations_link_where_a_public_address_exists(report: Path) -> None:
 def test_charts_show_the_budgets_and_the_findings(report: Path) -> None:
     html = report.read_text(encoding="utf-8")
     assert html.count('<svg class="chart"') == 3  # one memory figure, connections, findings
-    # measured (the example's meminfo): MemTotal 66924544 kB = 63.8 GiB, MemAvailable 2621440 kB, so 64303104 kB =
-    # 61.3 GiB in use; SwapTotal 4194300 - SwapFree 2621436 = 1572864 kB = 1.5 GiB of swap in use
-    assert "Memory of the services in force against RAM; measured 61.3 GiB in use, 1.5 GiB swap" in html
-    # memory: the budget of the services in force, the figure memory-budget-over-ram gives ("about 53.8 GiB"), not the
-    # declared default profile's plan (22.3 GiB): OS floor 1.5 + httpd 0.7 + Puma 40 workers in force x 1 GiB (the
-    # guide's high end) 40 + Sidekiq 2.8 + orchestrator 0.4 + PostgreSQL with 512MB shared_buffers in force 1.6 +
-    # Candlepin -Xms 1 GiB .. -Xmx 2 GiB in force 2 + pulpcore 1.8 and gunicorn 2.5 + Redis 0.3 + Smart Proxy 0.25
-    assert "53.8 GiB of 63.8 GiB RAM" in html and "22.3 GiB" not in html
-    assert "Foreman (Puma) 40.0 GiB" in html
+    # memory, one scale against RAM (the example's meminfo: MemTotal 66924544 kB = 63.8 GiB, MemAvailable 2621440 kB,
+    # SwapTotal 4194300 - SwapFree 2621436 = 1572864 kB = 1.5 GiB of swap in use). The box swaps: the chart says it is
+    # short of memory in its first line, in the warning colour, naming the findings that say so
+    memory = html[html.index("<figcaption>Memory:"):]
+    memory = memory[:memory.index("</figure>")]
+    assert '<text class="headline over" x="0" y="16" text-anchor="start">short of memory: 2.5 GiB of 63.8 GiB available</text>' in memory
+    assert ">1.5 GiB swap in use</text>" in memory and ">see memory-budget-over-ram, swap-in-use</text>" in memory
+    # the plan the box needs: the large profile its 15120 hosts need (Puma 18 workers x 1 GiB), which is the memory
+    # finding's recommended value, not the RAM
+    assert ">the plan this box needs (large profile): 41.5 GiB</text>" in memory
+    assert ">Foreman (Puma): 18.0 GiB plan, 40.0 GiB in force</text>" in memory
+    # in force: the budget memory-budget-over-ram counts ("about 53.8 GiB"): OS floor 1.5 + httpd 0.7 + Puma 40 workers
+    # in force x 1 GiB (the guide's high end) 40 + Sidekiq 2.8 + orchestrator 0.4 + PostgreSQL with 512MB shared_buffers
+    # in force 1.6 + Candlepin -Xms 1 GiB .. -Xmx 2 GiB in force 2 + pulpcore 1.8 and gunicorn 2.5 + Redis 0.3 + Smart
+    # Proxy 0.25; measured: 66924544 - 2621440 kB = 61.3 GiB in use, 2.5 GiB available, 1.5 GiB of swap past the RAM
+    assert ">the services in force: 53.8 GiB</text>" in memory and ">measured: 65.3 GiB</text>" in memory
+    assert ">in use (RAM less MemAvailable): 61.3 GiB measured</text>" in memory
+    assert ">available (MemAvailable): 2.5 GiB measured</text>" in memory and ">swap in use: 1.5 GiB measured</text>" in memory
+    assert 'class="mem-swap"' in memory and "22.3 GiB" not in memory  # never the declared default profile's plan
     finding = next(f for f in audit_json()["findings"] if f["rule"] == "memory-budget-over-ram")  # type: ignore[union-attr]
     assert "budget about 53.8 GiB" in finding["message"]
+    # its values: what the box measures in use ((66924544 - 2621440 + 1572864) kB), and the large plan's budget (the
+    # one plan --from gives), never the RAM (66924544 kB = 68530733056 bytes)
+    assert finding["current"] == (66924544 - 2621440 + 1572864) * 1024
+    plan = json.loads(run_cli("plan", "--from", str(REPO / EXAMPLE), "--format", "json").stdout)
+    assert plan["profile"]["name"] == "large"
+    assert finding["recommended"] == plan["memory_budget"]["total_bytes"] != 68530733056
+    assert "(the plan's settings need about 41.5 GiB)" in finding["message"]
     # connections in force (pg-max-connections-below-budget): Puma 40 workers x the pool in force (database.yml
     # pool: 5) = 200, Sidekiq 1 x (15 + 2) + orchestrator (1 + 2) = 20, hosts queue 3, Candlepin 25, pulpcore 16
     # workers x 2 + 22 gunicorn = 54, container gateway 4, superuser_reserved_connections 3: 309, against the 500 in
@@ -210,7 +227,7 @@ def test_pdf_printed_by_chromium_contains_every_fix(report: Path, tmp_path: Path
     assert done.returncode == 0 and pdf.exists(), done.stderr[-2000:]
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     flat = re.sub(r"\s+", "", text)
-    fixes = [fix for f in audit_json()["findings"] for fix in f["fixes"]]  # type: ignore[union-attr]
+    fixes = [fix["text"] for f in audit_json()["findings"] for fix in f["fixes"]]  # type: ignore[union-attr]
     assert fixes
     # advice prints as text, its `commands` as code (no backticks)
     missing = [fix for fix in fixes if re.sub(r"\s+", "", fix.replace("`", "")) not in flat]

@@ -72,7 +72,7 @@ def test_a_rule_that_crashes_keeps_the_report_and_exits_3_not_1(monkeypatch: pyt
     assert [f["rule"] for f in errored] == ["thp-enabled"]
     assert errored[0]["message"] == "rule failed: ZeroDivisionError: division by zero"
     assert len(report["findings"]) > 10  # the other rules still ran
-    assert "1 rule(s) failed with an internal error (thp-enabled): exit status 3" in result.stderr
+    assert "1 rule failed with an internal error (thp-enabled): exit status 3" in result.stderr
 
 
 def test_module_entry_point_exits_3(tmp_path: Path) -> None:

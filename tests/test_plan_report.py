@@ -34,7 +34,10 @@ def test_markdown_plan_leads_with_identity_and_verdict_and_ends_with_what_next()
         assert changes < at < kept
     assert "Foreman tuning guide: 5.2.7 Configuring Puma DB pool" in out  # citation ids resolved to titles
     assert lines.index("## What next") > kept
-    assert "1. Write everything to apply: the same `foretune plan` options with `--output-dir plan/`" in out
+    assert "- Host: none (planned from options)" in lines and "- Product: Satellite 6.15 (Foreman 3.9), server" in lines
+    # the command that writes everything to apply: this plan's own options, then --output-dir
+    assert ("1. Write everything to apply: `foretune plan --product satellite --version 6.15 --cpus 16 --ram 64G --hosts 12000 "
+            "--output-dir plan/`, then follow plan/APPLY.md") in out
     assert "Run `satellite-installer` after merging custom-hiera.yaml" in out
     assert "then restart httpd." in out  # the LimitNOFILE drop-in
 
@@ -90,13 +93,16 @@ def test_every_citation_id_in_the_table_resolves_to_its_title() -> None:
 
 
 def test_the_table_carries_the_verdict_first_and_what_next_last() -> None:
-    lines = run_cli(*BOX).stdout.splitlines()
+    lines = run_cli(*BOX, environ={"SOURCE_DATE_EPOCH": FIXED_TIME}).stdout.splitlines()
+    # who and when first: no host (planned from options), the generation time and foretune's version
+    assert lines[:2] == ["host: none (planned from options)", f"generated: 2025-07-01 09:00 UTC by foretune {__version__}"]
     header_end = lines.index("")  # the box, generation, profile, hardware lines
     assert lines[header_end + 1].startswith("verdict: ") and lines[header_end + 1].endswith(
         " to change from the installer's, no problems")
     steps = lines.index("What next:")
     assert lines.index("Problems: none") < steps < lines.index("Sources:")
-    assert lines[steps + 1].startswith("  1.  Write everything to apply: the same foretune plan options with --output-dir plan/")
+    assert lines[steps + 1].startswith("  1.  Write everything to apply: foretune plan --product satellite --version 6.15 "
+                                       "--cpus 16 --ram 64G --hosts 12000 --output-dir plan/, then follow plan/APPLY.md")
     assert "  3.  After the systemd drop-ins: systemctl daemon-reload, then restart httpd." in lines
 
 
@@ -139,3 +145,45 @@ def test_tunable_names_wrap_only_after_a_dot_or_underscore(plan_page: Path, widt
         "document.querySelectorAll('main td code').length")})
     assert page.values["names"] > 20
     assert page.values["cut"] == []
+
+
+def test_plan_from_a_source_names_its_host_and_date_and_the_command_with_from() -> None:
+    """The example was collected on satellite.example.com, 2024-02-12 10:14 UTC: every format names both, and What next
+    re-runs the plan from the same source (JSON too, with the verdict)."""
+    import json
+
+    from tests.conftest import REPO
+
+    source = str(REPO / "examples" / "sosreport-satellite-6.15-mistuned")
+    table = run_cli("plan", "--from", source, environ={"SOURCE_DATE_EPOCH": FIXED_TIME}).stdout.splitlines()
+    assert table[:3] == ["host: satellite.example.com", "collected: 2024-02-12 10:14 UTC",
+                         f"generated: 2025-07-01 09:00 UTC by foretune {__version__}"]
+    assert f"  1.  Write everything to apply: foretune plan --from {source} --output-dir plan/, then follow plan/APPLY.md" \
+        " (custom-hiera.yaml, installer.sh, drop-ins, sysctl and commands, in order)." in table
+    data = json.loads(run_cli("plan", "--from", source, "--hosts", "15120", "--format", "json").stdout)
+    assert (data["host"], data["collected_at"]) == ("satellite.example.com", "2024-02-12 10:14 UTC")
+    assert data["verdict"].endswith(" to change from the installer's, 1 problem (1 high)")  # the box swaps: see below
+    assert data["next_steps"][0].startswith(f"Write everything to apply: `foretune plan --from {source} --hosts 15120 --output-dir plan/`")
+    assert list(data)[-1] == "next_steps"
+
+
+def test_a_plan_from_a_box_short_of_memory_says_so_and_raises_nothing_that_takes_more() -> None:
+    """The example measures MemAvailable 2621440 of 66924544 kB (3.9 %) with 1.5 of 4.0 GiB of swap in use: the audit
+    refuses the guide's work_mem 8MB until memory is freed (pg-work-mem-low). The plan from the same source says the
+    same: a high problem instead of "no problems", work_mem kept at the installer's 4MB, and no raise in what it writes."""
+    import json
+
+    from tests.conftest import REPO
+
+    source = str(REPO / "examples" / "sosreport-satellite-6.15-mistuned")
+    data = json.loads(run_cli("plan", "--from", source, "--format", "json").stdout)
+    assert data["verdict"].endswith(", 1 problem (1 high)")
+    (problem,) = data["problems"]
+    assert (problem["severity"], problem["code"]) == ("high", "memory-short-measured")
+    assert problem["message"].startswith("the box measures only 2.5 GiB of 63.8 GiB available, 1.5 GiB of 4.0 GiB swap in use")
+    work_mem = next(t for t in data["tunables"] if t["id"] == "postgresql.work_mem")
+    assert (work_mem["installer"]["value"], work_mem["foretune"]["value"], work_mem["differs"]) == ("4MB", "4MB", False)
+    assert "work_mem" not in run_cli("plan", "--from", source, "--format", "hiera").stdout
+    # a box with memory to spare (the tuned 6.15 fixture) keeps the guide's raise and no such problem
+    tuned = json.loads(run_cli("plan", "--from", str(REPO / "tests/fixtures/sosreports/satellite-6.15-tuned"), "--format", "json").stdout)
+    assert not [p for p in tuned["problems"] if p["code"] == "memory-short-measured"]

@@ -35,7 +35,7 @@ def test_every_high_or_critical_finding_has_a_fix(source: Path) -> None:
 def test_every_hiera_snippet_names_its_file(source: Path) -> None:
     data = _audit(source, "--hosts", "6000")
     for f in data["findings"]:  # type: ignore[attr-defined]
-        for snippet in combined_fixes(f["fixes"]):
+        for snippet in _texts(f):
             lines = snippet.splitlines()
             # hiera lines to write, or a hiera key to delete; a comment naming what a profile writes is neither
             writes = any(re.match(r"[a-z0-9_]+(::[a-z0-9_]+)+:", line) for line in lines if not line.startswith("#"))
@@ -49,6 +49,11 @@ def test_every_hiera_snippet_names_its_file(source: Path) -> None:
                             for line in lines[1:] if line.startswith(("sed ", "foretune render")))), (f["rule"], snippet)
 
 
+def _texts(finding: object) -> list[str]:
+    """A JSON finding's fixes as the text report shows them."""
+    return [fix["text"] for fix in finding["fixes"]]  # type: ignore[index]
+
+
 def _by_rule(data: dict[str, object]) -> dict[str, dict[str, object]]:
     """Every finding by rule, a symptom listed under its root cause included."""
     return {x["rule"]: x for f in data["findings"] for x in (f, *f["symptoms"])}  # type: ignore[attr-defined]
@@ -57,7 +62,7 @@ def _by_rule(data: dict[str, object]) -> dict[str, dict[str, object]]:
 def test_stale_keys_and_swap_have_fixes_in_the_example() -> None:
     findings = _by_rule(_audit(EXAMPLE))
     # checkpoint_segments is the only entry of config_entries in the example: the hash goes with it
-    assert findings["custom-hiera-stale-keys"]["fixes"] == [
+    assert _texts(findings["custom-hiera-stale-keys"]) == [
         "# delete the stale keys (postgresql::server::config_entries/checkpoint_segments) from "
         "/etc/foreman-installer/custom-hiera.yaml (the file before is kept as /etc/foreman-installer/custom-hiera.yaml"
         ".foretune-bak.checkpoint_segments), then run satellite-installer:\n"
@@ -68,15 +73,18 @@ def test_stale_keys_and_swap_have_fixes_in_the_example() -> None:
     assert [s["rule"] for s in findings["memory-budget-over-ram"]["symptoms"]] == ["swap-in-use"]  # type: ignore[union-attr]
     assert findings["swap-in-use"]["fixes"] == []
     # the 40 Puma workers in force are lowered first (the finding's first fix), then the advice
-    assert findings["memory-budget-over-ram"]["fixes"][0] == "--foreman-foreman-service-puma-workers 18"  # type: ignore[index]
-    assert findings["memory-budget-over-ram"]["fixes"][1].startswith(  # type: ignore[index]
-        "free memory for the services: move what does not belong")
+    lower, advice = findings["memory-budget-over-ram"]["fixes"]  # type: ignore[misc]
+    assert lower == {"kind": "installer", "text": "satellite-installer --foreman-foreman-service-puma-workers 18",
+                     "command": "satellite-installer --foreman-foreman-service-puma-workers 18", "file": None, "content": None,
+                     "options": [{"option": "--foreman-foreman-service-puma-workers", "value": "18"}]}
+    assert advice["kind"] == "advice" and advice["command"] is None  # type: ignore[index]
+    assert advice["text"].startswith("free memory for the services: move what does not belong")  # type: ignore[index]
 
 
 def test_logstash_box_is_told_to_move_logstash() -> None:
     findings = _by_rule(_audit(SOSREPORTS / "satellite-6.15-logstash"))
     assert findings["swap-in-use"]["fixes"] == []  # listed under memory-budget-over-ram, which gives the fix once
-    assert findings["memory-budget-over-ram"]["fixes"] == [
+    assert _texts(findings["memory-budget-over-ram"]) == [
         "free memory for the services: the largest process outside the Satellite services in ps: java run by logstash "
         "(PID 2211, 9.0 GiB RSS): move it off this server, or add RAM; swap empties by itself once memory is free (or run "
         "`swapoff -a && swapon -a` when MemAvailable is well above the swap in use)"]
@@ -390,11 +398,13 @@ def test_passenger_edits_come_after_the_installer_and_restart_httpd() -> None:
     """6.2: passenger.conf is written by the installer's apache module, so its edit follows the run, then httpd
     restarts (6.2 brief: "systemctl daemon-reload / katello-service restart"); each finding's fix says so alone."""
     data = _audit(SOSREPORTS / "satellite-6.2", "--hosts", "6000")
-    passenger = [f for f in data["findings"] if any("passenger.conf" in x for x in f["fixes"])]  # type: ignore[attr-defined]
+    passenger = [f for f in data["findings"] if any("passenger.conf" in x for x in _texts(f))]  # type: ignore[attr-defined]
     assert passenger
     for f in passenger:
-        assert "# edit this after the installer run: the run rewrites this file" in f["fixes"][0]
-        assert "systemctl restart httpd" in f["fixes"], f["rule"]
+        edit = f["fixes"][0]
+        assert edit["kind"] == "file" and edit["file"] == "/etc/httpd/conf.d/passenger.conf", f["rule"]
+        assert "# edit this after the installer run: the run rewrites this file" in edit["text"]
+        assert "systemctl restart httpd" in [x["command"] for x in f["fixes"]], f["rule"]
     out = run_cli("audit", str(SOSREPORTS / "satellite-6.2"), "--hosts", "6000").stdout
     steps = " ".join(out[out.index("== What next"):].split())
     after = steps[steps.index("After the installer run (it rewrites"):]
@@ -407,5 +417,6 @@ def test_a_drop_in_fix_reloads_systemd_and_restarts_its_unit() -> None:
     """Guide 5.5.1 step 3: "systemctl daemon-reload" then "systemctl restart mosquitto.service"."""
     data = _audit(SOSREPORTS / "capsule-6.15-measured-failure")
     mqtt = next(f for f in data["findings"]  # type: ignore[attr-defined]
-                if f["fixes"] and f["fixes"][0].startswith("# /etc/systemd/system/mosquitto.service.d/"))
-    assert mqtt["fixes"][-1] == "systemctl daemon-reload && systemctl restart mosquitto"
+                if f["fixes"] and f["fixes"][0]["text"].startswith("# /etc/systemd/system/mosquitto.service.d/"))
+    assert mqtt["fixes"][0]["file"] == "/etc/systemd/system/mosquitto.service.d/limits.conf"
+    assert mqtt["fixes"][-1]["command"] == "systemctl daemon-reload && systemctl restart mosquitto"

@@ -214,9 +214,10 @@ def test_byte_counts_are_shown_in_binary_units() -> None:
     # candlepin-heap-low: tomcat.conf -Xmx2048m (2 GiB) against the large profile's -Xmx4096m (4 GiB), written as
     # the message writes them ("Candlepin -Xmx 2.0 GiB; the large profile gives 4.0 GiB"): one figure, one spelling
     assert "Candlepin -Xmx 2.0 GiB; the large profile gives 4.0 GiB" in out
-    # memory-budget-over-ram: the services' budget about 53.8 GiB against MemTotal 66924544 kB = 63.8 GiB (candlepin-heap-low,
-    # 2 GiB against 4 GiB, is listed under profile-too-small-for-hosts, whose symptoms show no current line)
-    assert "current: 53.8 GiB   recommended: 63.8 GiB" in out
+    # memory-budget-over-ram: in use (66924544 - 2621440 kB MemAvailable + 1572864 kB swap) = 62.8 GiB against the large
+    # plan's 41.5 GiB (candlepin-heap-low, 2 GiB against 4 GiB, is listed under profile-too-small-for-hosts, whose
+    # symptoms show no current line)
+    assert "current: 62.8 GiB   recommended: 41.5 GiB" in out
     from foretune.rules.registry import all_rules
 
     byte_rules = {r.id for r in all_rules() if r.unit == "bytes"}

@@ -17,7 +17,7 @@ from foretune.audit.context import build_context
 from foretune.audit.model import Report
 from foretune.audit.runner import run_all
 from foretune.facts import read_source
-from foretune.report.data import report_dict
+from foretune.report.json_report import report_dict
 from foretune.rules.registry import all_rules
 from tests.conftest import REPO, run_cli
 
@@ -144,6 +144,11 @@ def test_json_report_validates_against_the_shipped_schema() -> None:
     # findings in every component the example is meant to show
     components = {f["component"] for f in data["findings"] if f["status"] == "fail"}  # type: ignore[union-attr]
     assert {"apache", "puma", "postgresql", "dynflow", "pulp", "candlepin", "os", "storage"} <= components
+    # the verdict and What next, as the text report opens and closes (the example's 20 problems, its one high)
+    assert data["verdict"] == "20 problems to fix, the worst high (1 high, 12 medium, 7 low)"
+    assert data["next_steps"][0].startswith("Write every fix as one set: `foretune audit ")  # type: ignore[index]
+    # measured: the memory (meminfo, swap) and the 7 % free on /var/lib/pgsql (df)
+    assert data["next_steps"][-1].startswith("memory-budget-over-ram, low-free-space came from what the box measured")  # type: ignore[index]
 
 
 def test_findings_carry_evidence_fix_and_citations() -> None:
@@ -154,7 +159,7 @@ def test_findings_carry_evidence_fix_and_citations() -> None:
             assert f["citations"], f["rule"]
     pool = next(f for f in data["findings"] if f["rule"] == "foreman-db-pool-too-small")  # type: ignore[union-attr]
     # the box runs the guides' 16 threads: 16 + 4 Katello listeners
-    assert "--foreman-db-pool 20" in pool["fixes"]  # the installer option: one channel per value
+    assert {"option": "--foreman-db-pool", "value": "20"} in pool["fixes"][-1]["options"]  # the installer option: one channel per value
 
 
 def test_storage_evidence_quotes_the_directory_it_is_about() -> None:

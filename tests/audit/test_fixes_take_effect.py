@@ -23,20 +23,35 @@ def finding(name: str, rule: str, *extra: str) -> dict[str, Any]:
     return next(f for f in data["findings"] if f["rule"] == rule)
 
 
+def texts(f: dict[str, Any]) -> list[str]:
+    """A JSON finding's fixes as the other formats show them."""
+    return [fix["text"] for fix in f["fixes"]]
+
+
+def options(f: dict[str, Any]) -> list[str]:
+    """Every installer option a JSON finding's fixes pass, with its value: ``--foreman-db-pool 20``."""
+    return [f"{o['option']} {o['value']}" for fix in f["fixes"] for o in fix["options"]]
+
+
+def commands(f: dict[str, Any]) -> list[str]:
+    """Every command line of a JSON finding's fixes, in order (comments left out)."""
+    return [line for fix in f["fixes"] if fix["command"] for line in fix["command"].splitlines()]
+
+
 def test_a_limit_set_by_alter_system_is_reset_before_the_hiera_value() -> None:
     """satellite-6.15: postgresql.conf says max_connections = 1000 (the installer's), postgresql.auto.conf says
     max_connections = '200' (ALTER SYSTEM). PostgreSQL 12 docs: "Settings in postgresql.auto.conf override those in
     postgresql.conf", so custom-hiera alone changes nothing; ALTER SYSTEM RESET removes the entry."""
     f = finding("satellite-6.15", "pg-max-connections-below-budget")
     assert (f["status"], f["severity"], f["current"]) == ("fail", "medium", 200)  # a setting with nothing measured: at most medium
-    assert f["fixes"][0] == "sudo -u postgres psql -c 'ALTER SYSTEM RESET max_connections;'"
+    assert commands(f)[0] == "sudo -u postgres psql -c 'ALTER SYSTEM RESET max_connections;'"
     # PostgreSQL docs: max_connections "can only be set at server start"; postgresql.conf already says 1000, so the
     # installer changes nothing and does not restart it: the finding's own fix ends with the restart
-    assert f["fixes"][-1] == "systemctl restart postgresql"
+    assert commands(f)[-1] == "systemctl restart postgresql"
     assert "ALTER SYSTEM RESET max_connections;" in f["message"]
     # max_connections is read only at start ("(change requires restart)", postgresql.conf.sample), and postgresql.conf
     # already holds 1000, so the installer run restarts nothing: the finding's own fix says to restart (feedback A5)
-    assert "systemctl restart postgresql" in f["fixes"]
+    assert "systemctl restart postgresql" in commands(f)
     assert "then `systemctl restart postgresql`: max_connections is read only at start" in f["message"]
     assert {"fact": "postgresql", "location": "var/lib/pgsql/data/postgresql.auto.conf",
             "excerpt": "max_connections = '200'"} in f["evidence"]
@@ -45,7 +60,7 @@ def test_a_limit_set_by_alter_system_is_reset_before_the_hiera_value() -> None:
 
 def test_a_setting_only_postgresql_conf_sets_gets_no_reset() -> None:
     f = finding("satellite-6.15", "pg-work-mem-low")
-    assert f["status"] == "fail" and not any("ALTER SYSTEM" in fix for fix in f["fixes"])
+    assert f["status"] == "fail" and not any("ALTER SYSTEM" in fix for fix in texts(f))
 
 
 def test_a_hand_made_override_that_sets_puma_threads_is_named_and_removed() -> None:
@@ -56,9 +71,9 @@ def test_a_hand_made_override_that_sets_puma_threads_is_named_and_removed() -> N
     f = finding("satellite-6.15", "puma-dropin-override")  # the file is the root cause, the pool its symptom
     assert (f["status"], f["severity"]) == ("fail", "medium")  # a setting with nothing measured: at most medium
     assert "etc/systemd/system/foreman.service.d/override.conf is a hand-made drop-in" in f["message"]
-    assert f["fixes"][0] == "mv /etc/systemd/system/foreman.service.d/override.conf /root/foreman.service.d-override.conf && systemctl daemon-reload"
-    assert "--foreman-foreman-service-puma-threads-max 16" in f["fixes"] and "--foreman-db-pool 20" in f["fixes"]
-    assert f["fixes"][-1] == "systemctl restart foreman"
+    assert commands(f)[0] == "mv /etc/systemd/system/foreman.service.d/override.conf /root/foreman.service.d-override.conf && systemctl daemon-reload"
+    assert "--foreman-foreman-service-puma-threads-max 16" in options(f) and "--foreman-db-pool 20" in options(f)
+    assert commands(f)[-1] == "systemctl restart foreman"
     assert {"fact": "puma", "location": "etc/systemd/system/foreman.service.d/override.conf",
             "excerpt": "Environment=FOREMAN_PUMA_THREADS_MIN=16 | Environment=FOREMAN_PUMA_THREADS_MAX=16"} in f["evidence"]
     assert "systemd-dropin-order" in {c["id"] for c in f["citations"]}
@@ -68,7 +83,7 @@ def test_a_hand_made_override_that_sets_puma_threads_is_named_and_removed() -> N
 
 def test_the_installer_drop_in_alone_is_no_cause() -> None:
     f = finding("satellite-6.9", "foreman-db-pool-too-small", "--hosts", "7000")  # installer.conf only
-    assert f["status"] == "fail" and "the cause is" not in f["message"] and not f["fixes"][0].startswith("rm ")
+    assert f["status"] == "fail" and "the cause is" not in f["message"] and not texts(f)[0].startswith("rm ")
 
 
 def test_the_precedence_table_is_cited_data() -> None:
@@ -93,8 +108,9 @@ def test_an_extra_large_profile_the_installer_refuses_asks_for_hardware_first() 
     f = finding("satellite-6.15", "profile-too-small-for-hosts", "--hosts", "30000")
     assert (f["current"], f["recommended"]) == ("medium", "extra-large")
     assert "add hardware first" in f["message"] and "large is the largest profile it accepts here" in f["message"]
-    assert f["fixes"] == ["add hardware to 32 CPUs and 128 GiB, then satellite-installer --tuning extra-large",
-                          "satellite-installer --tuning large"]
+    assert texts(f) == ["add hardware to 32 CPUs and 128 GiB, then satellite-installer --tuning extra-large",
+                        "satellite-installer --tuning large"]
+    assert [fix["kind"] for fix in f["fixes"]] == ["advice", "installer"] and options(f) == ["--tuning large"]
 
 
 OOM = ("Feb 12 08:14:31 satellite kernel: Out of memory: Killed process 2890 (java) total-vm:9876544kB, "
@@ -116,12 +132,13 @@ def test_no_heap_increase_while_the_kernel_kills_that_java(tmp_path: Path) -> No
     assert {"fact": "log_incidents", "location": "var/log/messages", "excerpt": OOM.strip()} in f["evidence"]
     # every other fix needs an installer run, which writes the profile's -Xmx4096m into tomcat.conf: the outputs hold
     # the heap in force (tomcat.conf's -Xmx2048m, -Xms1024m as the profiles give it) in custom-hiera, said in the finding
-    assert f["fixes"][0] == "candlepin::java_opts: -Xms1024m -Xmx2048m"
+    assert f["fixes"][0]["file"] == "/etc/foreman-installer/custom-hiera.yaml"
+    assert f["fixes"][0]["content"] == "candlepin::java_opts: -Xms1024m -Xmx2048m"
     assert "custom-hiera holds -Xmx 2.0 GiB until then" in f["message"]
     # the advice names the finding the report lists the OOM kills under (memory-budget-over-ram fails on this box's
     # meminfo and swap, and oom-kills is its symptom), never a finding the report does not show (feedback D9)
     shown = {g["rule"] for g in data["findings"] if g["status"] == "fail"}
-    assert "(see memory-budget-over-ram)" in f["fixes"][-1] and "memory-budget-over-ram" in shown
+    assert "(see memory-budget-over-ram)" in texts(f)[-1] and "memory-budget-over-ram" in shown
     out = tmp_path / "out"
     run_cli("audit", str(tree), "--output-dir", str(out), "--format", "json")
     assert yaml.safe_load((out / "custom-hiera.yaml").read_text(encoding="utf-8"))["candlepin::java_opts"] == "-Xms1024m -Xmx2048m"
@@ -171,11 +188,12 @@ def test_a_prefork_pin_below_the_profile_is_removed_and_its_measured_limit_is_cr
     f = next(f for f in data["findings"] if f["rule"] == "apache-prefork-limits-low")
     assert (f["status"], f["severity"], f["basis"], f["current"], f["recommended"]) == ("fail", "critical", "measured", 256, 1024)
     assert {"fact": "log_incidents", "location": "var/log/httpd/error_log", "excerpt": AH00161} in f["evidence"]
-    assert f["fixes"][0].startswith("# delete apache::mod::prefork::serverlimit, apache::mod::prefork::maxclients from "
+    assert texts(f)[0].startswith("# delete apache::mod::prefork::serverlimit, apache::mod::prefork::maxclients from "
                                     "/etc/foreman-installer/custom-hiera.yaml (custom-hiera.yaml pins apache::mod::prefork::serverlimit: 256;")
-    assert f["fixes"][0].endswith("\nsed -i.foretune-bak.serverlimit -e '/^apache::mod::prefork::serverlimit:/d' "
-                                  "-e '/^apache::mod::prefork::maxclients:/d' /etc/foreman-installer/custom-hiera.yaml")
-    assert not [x for x in f["fixes"] if x.startswith("apache::mod::prefork::")]  # never pinned again
+    # the sed line, then (the same block: one copy button) the installer run that writes the profile's values
+    assert commands(f)[0] == ("sed -i.foretune-bak.serverlimit -e '/^apache::mod::prefork::serverlimit:/d' -e '/^apache::mod::prefork::maxclients:/d' "
+            "/etc/foreman-installer/custom-hiera.yaml") and commands(f)[-1] == "satellite-installer"
+    assert not [x for x in texts(f) if "\napache::mod::prefork::" in x]  # never pinned again
     written = yaml.safe_load((out / "custom-hiera.yaml").read_text(encoding="utf-8")) or {}
     assert not [k for k in written if k.startswith("apache::mod::prefork::")]
 
@@ -186,7 +204,7 @@ def test_candlepin_tomcat_threads_gives_the_server_xml_edit_with_its_caveat() ->
     with no parameter for it): no installer option can set it, so the fix is the hand edit of /etc/tomcat/server.xml
     and says that an installer run puts 150 back. The report and APPLY.md give the same 192."""
     f = finding("satellite-6.15", "candlepin-tomcat-threads")
-    (fix,) = f["fixes"]
+    (fix,) = texts(f)
     assert f["recommended"] == 192 and "Puma's 12 workers x 16 threads the change set leaves = 192 (24 run now)" in f["message"]
     assert 'set maxThreads="192" on the Candlepin HTTPS <Connector> in /etc/tomcat/server.xml' in fix
     assert "systemctl restart tomcat" in fix and "every installer run puts 150 back" in fix
@@ -204,8 +222,8 @@ def test_a_6_2_shared_buffers_raise_raises_kernel_shmmax_first(tmp_path: Path) -
     sysctl.write_text(sysctl.read_text(encoding="utf-8") + "kernel.shmmax = 4294967295\n", encoding="utf-8")
     data = json.loads(run_cli("audit", str(tree), "--hosts", "8000", "--format", "json", "--fail-on", "critical").stdout)
     f = next(x for x in data["findings"] if x["rule"] == "pg-shared-buffers-out-of-range")
-    assert f["fixes"][0] == "# /etc/sysctl.d/90-foretune.conf\nkernel.shmmax = 6442450944"
-    assert "shared_buffers = 4992MB" in f["fixes"][1]
+    assert (f["fixes"][0]["file"], f["fixes"][0]["content"]) == ("/etc/sysctl.d/90-foretune.conf", "kernel.shmmax = 6442450944")
+    assert "shared_buffers = 4992MB" in texts(f)[1]
     assert "raise kernel.shmmax 4294967295 -> 6442450944 before restarting it" in f["message"]
     assert {"fact": "sysctl", "location": "sos_commands/kernel/sysctl_-a", "excerpt": "kernel.shmmax = 4294967295"} in f["evidence"]
     out = tmp_path / "fixes"
@@ -217,7 +235,7 @@ def test_a_6_2_shared_buffers_raise_raises_kernel_shmmax_first(tmp_path: Path) -
                       encoding="utf-8")
     data = json.loads(run_cli("audit", str(tree), "--hosts", "8000", "--format", "json", "--fail-on", "critical").stdout)
     f = next(x for x in data["findings"] if x["rule"] == "pg-shared-buffers-out-of-range")
-    assert not any("shmmax" in fix for fix in f["fixes"]) and "shmmax" not in f["message"]
+    assert not any("shmmax" in fix for fix in texts(f)) and "shmmax" not in f["message"]
 
 
 def test_a_backlog_of_threads_waiting_for_the_pool_points_to_the_pool_not_to_hardware(tmp_path: Path) -> None:
@@ -233,7 +251,7 @@ def test_a_backlog_of_threads_waiting_for_the_pool_points_to_the_pool_not_to_har
     data = json.loads(run_cli("audit", str(tree), "--format", "json", "--fail-on", "critical").stdout)
     f = next(x for x in data["findings"] + [s for x in data["findings"] for s in x["symptoms"]] if x["rule"] == "puma-pool-saturated")
     assert "each worker runs 16 threads on a database pool of 9, so up to 7 of them wait for a connection" in f["message"]
-    assert f["fixes"] == ["fix the database pool first (9 for 16 threads, see foreman-db-pool-too-small); more workers or "
+    assert texts(f) == ["fix the database pool first (9 for 16 threads, see foreman-db-pool-too-small); more workers or "
                           "hardware only if the backlog stays after it"]
     assert {"fact": "foreman_db_pool", "location": "etc/foreman/database.yml", "excerpt": "pool: 9"} in f["evidence"]
 
@@ -251,7 +269,7 @@ def test_a_setting_an_included_file_sets_last_is_taken_out_of_that_file_first(tm
     (tree / "var/lib/pgsql/data/conf.d/90-site.conf").write_text("work_mem = 2MB\n", encoding="utf-8")
     data = json.loads(run_cli("audit", str(tree), "--format", "json", "--fail-on", "critical").stdout)
     f = next(f for f in data["findings"] if f["rule"] == "pg-work-mem-low")
-    assert f["fixes"][0] == "sed -i '/^[[:space:]]*work_mem[[:space:]]*=/d' /var/lib/pgsql/data/conf.d/90-site.conf"
+    assert commands(f)[0] == "sed -i '/^[[:space:]]*work_mem[[:space:]]*=/d' /var/lib/pgsql/data/conf.d/90-site.conf"
     assert ("var/lib/pgsql/data/conf.d/90-site.conf, which postgresql.conf includes, sets work_mem = 2MB after "
             "postgresql.conf's own line") in f["message"]
     assert "pg-config-includes" in {c["id"] for c in f["citations"]}
@@ -283,7 +301,7 @@ def test_a_key_to_delete_is_deleted_by_the_fix_s_command(tmp_path: Path) -> None
     source = REPO / "examples" / "sosreport-satellite-6.15-mistuned" / "etc" / "foreman-installer" / "custom-hiera.yaml"
     before = yaml.safe_load(source.read_text())
     data = json.loads(run_cli("audit", str(source.parents[2]), "--format", "json").stdout)
-    fixes = {f["rule"]: f["fixes"] for f in data["findings"]}
+    fixes = {f["rule"]: texts(f) for f in data["findings"]}
     pool = next(x for x in fixes["foreman-db-pool-too-small"] if "sed -i" in x)
     assert pool.splitlines()[0].startswith("# delete foreman::db_pool from /etc/foreman-installer/custom-hiera.yaml")
     after = _sed(pool.splitlines()[-1], tmp_path, source, ".foretune-bak.db_pool")
@@ -303,11 +321,11 @@ def test_puma_threads_go_through_the_installer_option_and_a_value_in_force_is_no
     data = json.loads(run_cli("audit", str(REPO / "examples/sosreport-satellite-6.15-mistuned"), "--format", "json",
                               "--fail-on", "critical").stdout)
     f = next(s for x in data["findings"] for s in (x, *x["symptoms"]) if s["rule"] == "puma-threads-min-below-max")
-    assert f["fixes"] == ["--foreman-foreman-service-puma-threads-min 16"]
+    assert texts(f) == ["satellite-installer --foreman-foreman-service-puma-threads-min 16"]
     # satellite-6.9 (installer.conf 0/16, no answers for them): the change set writes both, through the installer's
     # options as on 6.15, never as custom-hiera keys
     g = finding("satellite-6.9", "puma-threads-min-below-max")
-    assert g["fixes"] == ["--foreman-foreman-service-puma-threads-min 16", "--foreman-foreman-service-puma-threads-max 16"]
+    assert options(g) == ["--foreman-foreman-service-puma-threads-min 16", "--foreman-foreman-service-puma-threads-max 16"]
 
 
 def test_the_pool_and_tomcat_are_sized_for_the_threads_left_once_the_override_is_removed(tmp_path: Path) -> None:
@@ -323,9 +341,9 @@ def test_the_pool_and_tomcat_are_sized_for_the_threads_left_once_the_override_is
     found = {f["rule"]: f for f in data["findings"]}
     root = found["puma-dropin-override"]
     pool = next(s for s in root["symptoms"] if s["rule"] == "foreman-db-pool-too-small")
-    assert pool["recommended"] == 20 and "--foreman-db-pool 20" in root["fixes"]
-    assert not any("--foreman-db-pool 28" in fix for fix in (*root["fixes"], *pool["fixes"]))
-    assert root["fixes"][0] == "mv /etc/systemd/system/foreman.service.d/override.conf /root/foreman.service.d-override.conf && systemctl daemon-reload"
+    assert pool["recommended"] == 20 and "--foreman-db-pool 20" in options(root)
+    assert not any("--foreman-db-pool 28" in fix for fix in (*texts(root), *texts(pool)))
+    assert commands(root)[0] == "mv /etc/systemd/system/foreman.service.d/override.conf /root/foreman.service.d-override.conf && systemctl daemon-reload"
     tomcat = found["candlepin-tomcat-threads"]
     assert tomcat["recommended"] == 192 and "12 workers x 16 threads the change set leaves = 192" in tomcat["message"]
 
@@ -345,7 +363,7 @@ def test_two_key_deletions_pasted_one_after_the_other_keep_the_file_as_it_was(tm
     overwritten by the second with the file already edited once)."""
     source = REPO / "examples" / "sosreport-satellite-6.15-mistuned" / "etc" / "foreman-installer" / "custom-hiera.yaml"
     data = json.loads(run_cli("audit", str(source.parents[2]), "--format", "json").stdout)
-    fixes = {f["rule"]: f["fixes"] for f in data["findings"]}
+    fixes = {f["rule"]: texts(f) for f in data["findings"]}
     pool = next(x for x in fixes["foreman-db-pool-too-small"] if "sed -i" in x).splitlines()[-1]
     stale = fixes["custom-hiera-stale-keys"][0].splitlines()[1]
     copy = tmp_path / "custom-hiera.yaml"

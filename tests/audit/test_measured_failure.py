@@ -159,7 +159,7 @@ def test_a_small_process_outside_the_services_is_not_named_as_the_memory_to_free
     found = audit_json(tree)
     for rule in ("memory-budget-over-ram", "oom-kills"):
         assert "logstash" not in found[rule]["message"], found[rule]["message"]
-    fixes = " ".join(str(x) for f in found.values() for x in f["fixes"])
+    fixes = " ".join(x["text"] for f in found.values() for x in f["fixes"])
     assert "logstash" not in fixes and "look for memory ps does not show" in fixes
 
 

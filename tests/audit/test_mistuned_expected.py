@@ -91,8 +91,9 @@ def test_a_profile_far_too_small_asks_for_hardware_then_the_largest_profile_acce
     found = {f["rule"]: f for f in data["findings"]}
     profile = found["profile-too-small-for-hosts"]
     assert (profile["current"], profile["recommended"]) == ("medium", "extra-large")
-    assert profile["fixes"] == ["add hardware to 32 CPUs and 128 GiB, then satellite-installer --tuning extra-large",
-                                "satellite-installer --tuning large"]
+    assert [(x["kind"], x["text"]) for x in profile["fixes"]] == [
+        ("advice", "add hardware to 32 CPUs and 128 GiB, then satellite-installer --tuning extra-large"),
+        ("installer", "satellite-installer --tuning large")]
     assert profile["recommends"] == [{"tunable": "profile", "value": "large"}]
     assert "until then large is the largest profile it accepts here" in profile["message"]
     # MUST NOT: the 12 workers (the top of medium's 8-12) judged against a profile the installer refuses here

@@ -61,9 +61,10 @@ def test_a_saturated_pool_names_the_worker_count_the_report_recommends() -> None
     assert "best for large, the largest profile the installer accepts here (30000 hosts need extra-large)" in workers["message"]
     # the saturated pool and the range pull the same way: 24 workers down to the guide's 18, then hardware
     saturated = found["puma-pool-saturated"]
-    assert saturated["fixes"][-1].startswith("24 workers are more than the 18 the guide sizes for this hardware")
-    assert "set 18 (the fix of puma-workers-outside-range), then add hardware if the backlog stays" in saturated["fixes"][-1]
-    assert not any("more would oversubscribe" in fix for fix in saturated["fixes"])
+    assert saturated["fixes"][-1]["kind"] == "advice"
+    assert saturated["fixes"][-1]["text"].startswith("24 workers are more than the 18 the guide sizes for this hardware")
+    assert "set 18 (the fix of puma-workers-outside-range), then add hardware if the backlog stays" in saturated["fixes"][-1]["text"]
+    assert not any("more would oversubscribe" in fix["text"] for fix in saturated["fixes"])
     assert {"tunable": "profile", "value": "large"} in found["profile-too-small-for-hosts"]["recommends"]
 
 
@@ -90,8 +91,8 @@ def test_refused_connections_and_the_budget_ask_for_one_max_connections(tmp_path
 @pytest.mark.parametrize("source", FIXTURES, ids=lambda p: p.name)
 def test_no_report_gives_one_fix_twice(source: Path) -> None:
     # a restart is not a change: each finding whose own edit needs it keeps it, so that fix pasted alone takes effect
-    fixes = [fix for f in report(source, "--hosts", "30000") for fix in f["fixes"]
-             if not fix.startswith(("systemctl restart ", "systemctl daemon-reload && systemctl restart "))]
+    fixes = [fix["text"] for f in report(source, "--hosts", "30000") for fix in f["fixes"]
+             if not fix["text"].startswith(("systemctl restart ", "systemctl daemon-reload && systemctl restart "))]
     assert sorted({fix for fix in fixes if fixes.count(fix) > 1}) == []
 
 
@@ -110,11 +111,12 @@ def test_the_example_reads_as_one_problem_per_finding() -> None:
     assert ("proc/meminfo", "MemTotal:       66924544 kB") not in excerpts  # held by the MemTotal | MemAvailable line
     assert len(excerpts) == len(set(excerpts))
     few, high = found["sidekiq-too-few-instances"], found["sidekiq-concurrency-high"]
-    assert "--foreman-dynflow-worker-instances 3" in high["fixes"] and few["fixes"] == []
+    assert {"option": "--foreman-dynflow-worker-instances", "value": "3"} in high["fixes"][0]["options"] and few["fixes"] == []
     assert "the fix is part of sidekiq-concurrency-high's" in few["message"]
     # Candlepin's threads and max_connections are sized for the 18 workers the change set runs (18 x 16 = 288)
     tomcat = found["candlepin-tomcat-threads"]
     assert tomcat["recommended"] == 288 and "Puma's 18 workers x 16 threads the change set leaves = 288 (40 run now)" in tomcat["message"]
+    assert 'maxThreads="288"' in tomcat["fixes"][0]["text"]
     assert "sized for the 40 Puma workers running now" not in tomcat["message"]
     # max_connections is a value --tuning large writes: listed under profile-too-small-for-hosts
     under = {s["rule"]: s for s in found["profile-too-small-for-hosts"]["symptoms"]}
@@ -199,7 +201,7 @@ def test_the_example_writes_the_values_its_findings_recommend(tmp_path: Path) ->
     assert "connection budget 457" not in hiera  # the reason is the finding's, not the plan's for its own 1000
     installer = (out / "installer.sh").read_text(encoding="utf-8")
     assert "--tuning large" in installer and "--foreman-foreman-service-puma-workers 18" in installer
-    fix = " ".join(found["pg-max-connections-below-budget"]["fixes"])
+    fix = " ".join(x["text"] for x in found["pg-max-connections-below-budget"]["fixes"])
     assert "max_connections: 1000" in fix and "1100" not in fix
 
 

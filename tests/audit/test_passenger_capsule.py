@@ -65,11 +65,14 @@ def test_the_passenger_capsule_gets_the_expected_findings(extra: tuple[str, ...]
     assert any(e["location"] == "var/log/httpd/puppet_access_ssl.log" for e in queue["evidence"])
     # the Puppet application's directives go in its vhost
     # (the installer's apache module writes the vhost: edited after its run, then httpd restarted to read it)
-    assert found["passenger-min-instances-low"]["fixes"] == [
+    assert [fix["text"] for fix in found["passenger-min-instances-low"]["fixes"]] == [
         "# /etc/httpd/conf.d/25-puppet.conf\n# edit this after the installer run: the run rewrites this file\n"
         "PassengerMinInstances 2", "systemctl restart httpd"]
+    assert [(fix["kind"], fix["file"], fix["content"], fix["command"]) for fix in found["passenger-min-instances-low"]["fixes"]] == [
+        ("file", "/etc/httpd/conf.d/25-puppet.conf", "PassengerMinInstances 2", None),
+        ("command", None, None, "systemctl restart httpd")]
     assert "spawns Puppet processes" in found["passenger-min-instances-low"]["message"]
-    assert found["passenger-pool-below-cores"]["fixes"] == [
+    assert [fix["text"] for fix in found["passenger-pool-below-cores"]["fixes"]] == [
         "# /etc/httpd/conf.d/passenger.conf\n# edit this after the installer run: the run rewrites this file\n"
         "PassengerMaxPoolSize 12", "systemctl restart httpd"]
     # MUST NOT: a Passenger rule "not applicable to a capsule"; advice the 6.2 brief does not give (the Foreman guide's

@@ -94,13 +94,13 @@ def test_audit_out_fixes_the_findings_with_the_profile_first_and_no_stale_key(na
     if name in ("example", "satellite-6.15"):  # checkpoint_segments (example), maxrequestsperchild (satellite-6.15)
         assert len(stale) == 1
     # the profile change the audit asks for comes first: in installer.sh and as APPLY.md's first step
-    asked = [m.group(1) for f in failing for fix in f["fixes"] for m in [re.search(r"^\S+-installer --tuning (\S+)$", fix)] if m]
+    asked = [o["value"] for f in failing for fix in f["fixes"] for o in fix["options"] if o["option"] == "--tuning"]
     if asked:
         assert re.search(rf"^\S+-installer \\\n  --tuning {asked[0]}\b", files["installer.sh"], flags=re.M)
         first = files["APPLY.md"].split("\n\n")[1]
         assert first.startswith("First, the tuning profile: `") and f"--tuning {asked[0]}`" in first
     # every value written answers a failing finding: each installer option and custom-hiera value is in a fix line
-    fix_text = "\n".join(fix for f in failing for fix in f["fixes"])
+    fix_text = "\n".join(fix["text"] for f in failing for fix in f["fixes"])
     for option, value in re.findall(r"^  (--[a-z-]+) (\S+?)(?: \\)?$", files["installer.sh"], flags=re.M):
         if option != "--tuning":
             assert f"{option} {value}" in fix_text, option
@@ -165,12 +165,13 @@ def test_the_examples_fix_lines_are_the_change_sets() -> None:
     which the installer run writes, instead of a pin that would lock out later --tuning changes."""
     result = run_cli("audit", str(EXAMPLE), "--format", "json", "--fail-on", "critical")
     # the Candlepin heap is a value --tuning large writes: listed under profile-too-small-for-hosts, its fix line kept
-    fixes = {f["rule"]: f["fixes"] for x in json.loads(result.stdout)["findings"] if x["status"] == "fail"
+    fixes = {f["rule"]: [fix["text"] for fix in f["fixes"]] for x in json.loads(result.stdout)["findings"] if x["status"] == "fail"
              for f in (x, *x["symptoms"])}
     assert fixes["foreman-db-pool-too-small"] == [  # each snippet names its file and applies as copied
         "# delete foreman::db_pool from /etc/foreman-installer/custom-hiera.yaml (custom-hiera.yaml sets foreman::db_pool: 5, "
         "which wins over --foreman-db-pool; the file before is kept as /etc/foreman-installer/custom-hiera.yaml.foretune-bak.db_pool):\n"
-        "sed -i.foretune-bak.db_pool -e '/^foreman::db_pool:/d' /etc/foreman-installer/custom-hiera.yaml", "--foreman-db-pool 20"]
+        "sed -i.foretune-bak.db_pool -e '/^foreman::db_pool:/d' /etc/foreman-installer/custom-hiera.yaml",
+        "satellite-installer --foreman-db-pool 20"]
     assert fixes["candlepin-heap-low"] == [
         "# the large profile writes candlepin::java_opts: -Xms1024m -Xmx4096m:\nsatellite-installer --tuning large"]
     assert fixes["profile-too-small-for-hosts"] == ["satellite-installer --tuning large"]

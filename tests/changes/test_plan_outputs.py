@@ -139,8 +139,9 @@ def test_plan_from_a_source_shows_the_plan_its_change_set_applies() -> None:
     source = ("plan", "--from", str(EXAMPLE))
     table = run_cli(*source).stdout
     # who and when, as the audit report names them (the sosreport's hostname file and its sos date)
-    assert table.startswith("source: satellite.example.com, collected 2024-02-12 10:14 UTC\n")
-    assert "- Source: satellite.example.com, collected 2024-02-12 10:14 UTC\n" in run_cli(*source, "--format", "markdown").stdout
+    assert table.startswith("host: satellite.example.com\ncollected: 2024-02-12 10:14 UTC\n")
+    markdown = run_cli(*source, "--format", "markdown").stdout
+    assert "- Host: satellite.example.com\n" in markdown and "- Collected: 2024-02-12 10:14 UTC\n" in markdown
     assert "profile: large — the profile the change set moves to: 15120 hosts need it, the installer's tuning fact " \
         "declares default" in table
     shown = json.loads(run_cli(*source, "--format", "json").stdout)

@@ -302,7 +302,7 @@ def test_a_time_limit_shorter_than_the_ramp_is_said(listener: tuple[str, socket.
     result = run_cli("load", "api", "--target", url, "--time-limit", "1", "--duration", "30", "--dry-run",
                      environ={**CREDS, **LOOPBACK_ONLY})
     assert result.status == 0
-    assert "note: --time-limit 1 s ends the run before its 1 level(s) of 30 s (30 s)" in result.stdout
+    assert "note: --time-limit 1 s ends the run before its 1 level of 30 s (30 s)" in result.stdout
     assert not _connected(sock)
 
 

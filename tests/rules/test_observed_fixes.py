@@ -45,8 +45,12 @@ def test_a_service_that_ran_out_at_a_limit_above_the_plan_gets_a_drop_in_that_do
     text = run_cli("audit", str(SOS / "capsule-6.15-measured-failure"), "--format", "json").stdout
     f = next(f for f in json.loads(text)["findings"] if f["rule"] == "open-files-exhausted")
     assert (f["severity"], f["current"], f["recommended"]) == ("critical", 65536, 131072)
-    assert f["fixes"][0] == "# /etc/systemd/system/mosquitto.service.d/limits.conf\n[Service]\nLimitNOFILE=131072"
-    assert f["fixes"][1].startswith("then find what holds mosquitto's descriptors")
+    drop_in, look = f["fixes"][:2]
+    assert (drop_in["kind"], drop_in["file"], drop_in["content"]) == (
+        "file", "/etc/systemd/system/mosquitto.service.d/limits.conf", "[Service]\nLimitNOFILE=131072")
+    assert look["kind"] == "advice" and look["text"].startswith("then find what holds mosquitto's descriptors")
+    # the drop-in takes effect: daemon-reload and the restart, as a command of its own
+    assert f["fixes"][-1]["command"] == "systemctl daemon-reload && systemctl restart mosquitto"
     assert {"linux-nr-open", "foretune-estimate"} <= {c["id"] for c in f["citations"]}
 
 
@@ -56,5 +60,5 @@ def test_an_oom_kill_on_a_box_whose_budget_fits_ram_gets_the_ram_it_lacked() -> 
     (33370112 + 3120440) kB = 34.8 GiB, so at least 35 GiB."""
     text = run_cli("audit", str(SOS / "capsule-6.15-measured-failure"), "--format", "json").stdout
     f = next(f for f in json.loads(text)["findings"] if f["rule"] == "oom-kills")
-    assert f["fixes"][-1] == ("add RAM to at least 35 GiB (31.8 GiB now + the 3.0 GiB the killed pulpcore-worker held, "
+    assert f["fixes"][-1]["text"] == ("add RAM to at least 35 GiB (31.8 GiB now + the 3.0 GiB the killed pulpcore-worker held, "
                               "which the box could not give it), then audit again after a day of normal load")

@@ -84,6 +84,8 @@ def test_rule_fixture(path: Path) -> None:
     if expect == Status.FAIL:  # the full result, as ansible-lint's and ruff's rule fixtures pin it
         assert "recommended" in data and "fixes" in data, "a fail fixture pins the recommendation and the fixes"
         assert outcome.recommended == data["recommended"], outcome.recommended
+        if "current" in data:  # optional: the value in force, when the fixture's point is how it is counted
+            assert outcome.current == data["current"], outcome.current
         assert fixes == data["fixes"], fixes
 
 

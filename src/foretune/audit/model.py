@@ -55,6 +55,10 @@ class Report:
     collected_at: str | None = None  # when the data was taken (sosreport date)
     ram_bytes: int | None = None
     memory_budget: tuple[tuple[str, int], ...] = ()  # (component, bytes) in force, as memory-budget-over-ram counts them
+    # (component, bytes) of the plan the box needs (the profile the audit asks for): their sum is memory-budget-over-ram's
+    # recommended value
+    plan_memory: tuple[tuple[str, int], ...] = ()
+    plan_profile: str | None = None
     connection_budget: tuple[tuple[str, int], ...] = ()  # (consumer, connections) from the plan
     max_connections: int | None = None  # PostgreSQL max_connections in force
     available_bytes: int | None = None  # measured MemAvailable
@@ -108,4 +112,5 @@ def redacted(report: Report) -> Report:
                                collected_at=redact_text(report.collected_at) if report.collected_at else report.collected_at,
                                hosts_basis=redact_text(report.hosts_basis) if report.hosts_basis else report.hosts_basis,
                                memory_budget=tuple((redact_text(n), b) for n, b in report.memory_budget),
+                               plan_memory=tuple((redact_text(n), b) for n, b in report.plan_memory),
                                connection_budget=tuple((redact_text(n), c) for n, c in report.connection_budget))

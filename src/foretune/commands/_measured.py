@@ -54,3 +54,4 @@ def audit_lowers(changes: Any, facts: Any, hosts: int | None, how: str) -> Any:
                                       f"{finding.rule_id} rests on what the box measures"
                                       f"{' (' + ', '.join(measured) + ')' if measured else ''}; {how}"))
     return changes._replace(blocked=tuple(blocked))
+

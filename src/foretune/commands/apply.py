@@ -10,6 +10,7 @@ from foretune.cli import new_parser
 from foretune.commands._options import rule_names
 from foretune.commands.plan import add_plan_arguments
 from foretune.errors import InputError, UsageError
+from foretune.term import plural
 
 if TYPE_CHECKING:
     from foretune.changes.model import ChangeSet
@@ -266,8 +267,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             env.warn(note)
         restored = sum(1 for f in journal.get("files", []) if f.get("done"))
         undone = sum(1 for s in journal.get("statements", []) if s.get("done"))
-        env.stdout.write(f"rolled back run {journal['run']} on {host.label}: {restored} file(s) restored"
-                         + (f", {undone} ALTER SYSTEM statement(s) undone" if undone else "") + "\n")
+        env.stdout.write(f"rolled back run {journal['run']} on {host.label}: {plural(restored, 'file')} restored"
+                         + (f", {plural(undone, 'ALTER SYSTEM statement')} undone" if undone else "") + "\n")
         return 0
     cs, program, source = change_set(args, env)
     if args.changes:

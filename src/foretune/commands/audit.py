@@ -9,6 +9,7 @@ from foretune.cli import new_parser
 from foretune.commands._options import add_output, emit, output_format, positive, rule_names
 from foretune.env import ExitStatus
 from foretune.errors import InputError, UsageError
+from foretune.term import plural
 
 if TYPE_CHECKING:
     from foretune.audit.waivers import Waiver
@@ -123,6 +124,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                     hostname=facts.value("hostname"), collected_at=facts.value("collected_at"),
                     ram_bytes=facts.value("ram_bytes"),
                     memory_budget=tuple((m.component, m.bytes) for m in running_memory(ctx)) if ctx.plan else (),
+                    plan_memory=tuple((m.component, m.bytes) for m in (ctx.fix_plan or ctx.plan).memory) if ctx.plan else (),
+                    plan_profile=ctx.fix_profile if ctx.plan and ctx.release and ctx.release.features.size_profiles
+                    and ctx.role == "server" else None,
                     connection_budget=tuple(running_budget_parts(ctx)) if ctx.plan and ctx.role == "server" else (),
                     max_connections=int(pg_max) if pg_max.isdigit() else None,
                     available_bytes=(facts.value("memory_pressure") or {}).get("available_bytes"),
@@ -164,7 +168,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     emit(args, env, text, report.summary())
     errors = [f for f in report.findings if f.status == Status.ERROR]
     if errors:  # a rule crashed: the report stands, but the exit status must not read as "findings"
-        env.warn(f"{len(errors)} rule(s) failed with an internal error ({', '.join(f.rule_id for f in errors)}): exit status 3")
+        env.warn(f"{plural(len(errors), 'rule')} failed with an internal error ({', '.join(f.rule_id for f in errors)}): exit status 3")
         return ExitStatus.INTERNAL
     threshold = Severity[args.fail_on.upper()]
     failing = [f for f in report.failing() if f.severity >= threshold]

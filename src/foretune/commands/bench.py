@@ -12,6 +12,7 @@ from foretune.commands._options import add_output, emit, output_format, positive
 from foretune.env import Environment, ExitStatus
 from foretune.errors import UsageError
 from foretune.knowledge import threshold
+from foretune.term import plural
 from foretune.units import format_bytes, format_gib, parse_size
 
 if TYPE_CHECKING:
@@ -195,7 +196,7 @@ def run_storage(args: argparse.Namespace, env: Environment) -> int:
     except KeyboardInterrupt:
         progress.clear()
         if all_results:  # what finished before the interrupt stays usable
-            env.note(f"interrupted: showing the {len(all_results)} finished job(s)")
+            env.note(f"interrupted: showing the finished {plural(len(all_results), 'job')}")
             doc = results.document("storage", all_results, tool_version=fio.version(fio_bin), mode=mode)
             _emit(doc, text.storage_summary(doc, color=env.color), args, env)
         raise
@@ -263,7 +264,7 @@ def run_db(args: argparse.Namespace, env: Environment) -> int:
     except KeyboardInterrupt:
         progress.clear()
         if runs:  # what finished before the interrupt stays usable
-            env.note(f"interrupted: showing the {len(runs)} finished run(s)")
+            env.note(f"interrupted: showing the finished {plural(len(runs), 'run')}")
             doc = results.document("db", [r.as_dict() for r in runs], tool_version=tool, mode="pgbench")
             _emit(doc, text.db_summary(doc, settings=settings), args, env)
         raise

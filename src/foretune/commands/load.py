@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from foretune.cli import new_parser
 from foretune.commands._options import add_output, emit, number, output_format, positive
+from foretune.term import plural
 
 if TYPE_CHECKING:
     from foretune.env import Environment
@@ -249,7 +250,7 @@ def _options(args: argparse.Namespace, env: Environment) -> Options:
                          f"{levels * args.duration / 86400:.0f} days; at most a week")
     opts.time_limit = args.time_limit or (WORKER_TIME_LIMIT_S if worker else levels * args.duration + 60)
     if args.time_limit and not worker and args.time_limit < levels * args.duration:
-        opts.notes.append(f"--time-limit {args.time_limit:g} s ends the run before its {levels} level(s) of "
+        opts.notes.append(f"--time-limit {args.time_limit:g} s ends the run before its {plural(levels, 'level')} of "
                           f"{args.duration:g} s ({levels * args.duration:g} s)")
     return opts
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from typing import TYPE_CHECKING, Any
 
 from foretune.cli import new_parser
@@ -134,11 +135,14 @@ def plan_and_facts(args: argparse.Namespace, env: Environment, for_changes: bool
             raise UsageError(f"cannot plan from {facts.source_label}: " + "; ".join(choice.notes))
         if choice.figure.assumed:
             env.note(f"host figure {choice.figure.count}: {choice.figure.reason} (give --hosts)")
+        from foretune.plan.measured import hold_when_short, measured_shortage  # start-up: only for a plan made from a source
+
+        short = measured_shortage(facts)  # a box short of memory now: no raise of what takes more, as the audit holds it
         if for_changes:
             from foretune.plan.choose import change_plan  # start-up: the planner, only when a plan is made
 
-            return change_plan(facts, hosts=args.hosts, **given) or choice.plan, facts
-        return choice.plan, facts
+            return hold_when_short(change_plan(facts, hosts=args.hosts, **given) or choice.plan, short), facts
+        return hold_when_short(choice.plan, short), facts
     missing = [f"--{name}" for name, value in (("product", args.product), ("version", args.version), ("hosts", args.hosts),
                                                 ("cpus", args.cpus), ("ram", args.ram)) if value is None]
     if missing:
@@ -213,28 +217,32 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                                                 plan_options(args)), args.output_dir):
             env.note(f"wrote {path}")
     given: Any = facts  # the FactSet of --from, or None (facts.model would load dataclasses)
-    host, collected = (given.value("hostname"), given.value("collected_at")) if given is not None else (None, None)
-    source = ", ".join(str(part) for part in (host, collected and f"collected {collected}") if part)
+    from foretune.commands.audit import _generated  # start-up: only for a `plan` run, not --help
+    from foretune.render.plan_summary import About  # start-up: only for a `plan` run, not --help
+
+    about = About(host=given.value("hostname") if given is not None else None,
+                  collected=given.value("collected_at") if given is not None else None,
+                  generated=_generated(env), command=rerun_command(args))
     if fmt == "json":
-        from foretune.commands.audit import _generated  # start-up: only for a `plan` run, not --help
         from foretune.render import plan_json  # start-up: only for a `plan` run, not --help
 
-        text = plan_json.dumps(plan, {"host": host, "collected_at": collected, "generated_at": _generated(env)})
+        text = plan_json.dumps(plan, {"host": about.host, "collected_at": about.collected, "generated_at": about.generated},
+                               command=about.command)
     elif fmt == "hiera":
         text = outputs.hiera_fragment(plan, changes)
     elif fmt == "installer":
         text = outputs.installer_text(plan, changes) + "\n"
     elif fmt in ("markdown", "html"):
-        from foretune.commands.audit import _generated, _paper  # start-up: only for a plan report, not --help
+        from foretune.commands.audit import _paper  # start-up: only for a plan report, not --help
         from foretune.report import plan_report  # start-up: each report format loads only when chosen
 
-        text = (plan_report.markdown(plan, generated=_generated(env), source=source, changes=changes) if fmt == "markdown"
-                else plan_report.html(plan, generated=_generated(env), paper=_paper(env), source=source, changes=changes))
+        text = (plan_report.markdown(plan, about=about, changes=changes) if fmt == "markdown"
+                else plan_report.html(plan, about=about, paper=_paper(env), changes=changes))
     else:
         from foretune.render import plan_table  # start-up: only for a `plan` run, not --help
 
         text = plan_table.render(plan, color=env.color and not args.output, width=None if args.output else env.width,
-                                 changed_only=args.changed_only, source=source)
+                                 changed_only=args.changed_only, about=about)
     emit(args, env, text)
     return _status(plan, args.fail_on)
 
@@ -257,6 +265,19 @@ def measured_problem(plan: Any, facts: Any, source: str | None) -> Any:
                       f"tunable until memory is freed or added; `foretune audit {clean_line(quote(source or 'live'))}` names what "
                       "holds it", ("g62-memory",))
     return plan._replace(problems=(*plan.problems, problem))
+
+
+def rerun_command(args: argparse.Namespace) -> str:
+    """The command that writes everything this plan applies: ``foretune plan`` with the same source and plan options,
+    and ``--output-dir plan/`` (a source name that would not paste as one word is named SOURCE instead).
+
+    >>> rerun_command(argparse.Namespace(source="sosreport-x.tar.xz", hosts=12000))
+    'foretune plan --from sosreport-x.tar.xz --hosts 12000 --output-dir plan/'
+    """
+    source = ""
+    if getattr(args, "source", None):
+        source = " --from " + (args.source if re.fullmatch(r"[A-Za-z0-9._/:@+=,-]+", args.source) else "SOURCE")
+    return f"foretune plan{source}{plan_options(args)} --output-dir plan/"
 
 
 def _audit_command(args: argparse.Namespace) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from foretune.knowledge import threshold
+from foretune.term import plural
 from foretune.units import format_gib
 
 
@@ -27,7 +28,7 @@ def measured_shortage(facts: Any) -> str | None:
     if not ooms and not (low and swapped):
         return None
     parts = ([f"only {format_gib(available)} of {format_gib(ram)} available"] if available is not None else []) + (
-        [f"{format_gib(used)} of {format_gib(total)} swap in use"] if total else []) + ([f"{ooms} OOM kills since boot"] if ooms else [])
+        [f"{format_gib(used)} of {format_gib(total)} swap in use"] if total else []) + ([f"{plural(ooms, 'OOM kill')} since boot"] if ooms else [])
     return ", ".join(parts)
 
 

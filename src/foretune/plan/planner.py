@@ -17,6 +17,7 @@ from foretune.knowledge.releases import resolve_release, version_key
 from foretune.plan.components import COMPONENTS, STEPS, puma
 from foretune.plan.model import HardwareCheck, MemoryItem, Plan, PlanInput, Problem
 from foretune.plan.sizing import GIB, Sizing, orcharhino_cites, percent
+from foretune.term import plural
 from foretune.units import format_bytes, format_gib
 
 
@@ -116,7 +117,7 @@ class Planner:
         else:
             need = hardware.recommended(self.profile)
         ok = need.met_by(inp.cpus, inp.ram_bytes)
-        have = f"{inp.cpus} CPUs, {format_gib(inp.ram_bytes)}"
+        have = f"{plural(inp.cpus, 'CPU')}, {format_gib(inp.ram_bytes)}"
         allowance = hardware.ram_allowance()
         want = f"{need.cores} cores and {need.ram_gib:g} GiB RAM ({percent(allowance)} = {need.ram_gib * allowance:.1f} GiB)"
         message = f"{have} {'meets' if ok else 'is below'} {need.profile}: {want}"
@@ -197,7 +198,7 @@ class Planner:
         inp = self.s.inp
         far = [(f"{inp.hosts} hosts", inp.hosts > const("beyond_scale_hosts"), "beyond_scale_hosts"),
                (f"{format_gib(inp.ram_bytes)} RAM", inp.ram_bytes > const("beyond_scale_ram_gib") * GIB, "beyond_scale_ram_gib"),
-               (f"{inp.cpus} CPUs", inp.cpus > const("beyond_scale_cpus"), "beyond_scale_cpus")]
+               (plural(inp.cpus, "CPU"), inp.cpus > const("beyond_scale_cpus"), "beyond_scale_cpus")]
         over = [(what, name) for what, beyond, name in far if beyond]
         if over:
             largest = hardware.recommended(SIZES[-1])

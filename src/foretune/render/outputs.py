@@ -114,7 +114,7 @@ def hiera_fragment(plan: Plan, changes: ChangeSet | None = None) -> str:
     """
     cs = changes_of(plan, changes)
     profile = "no tuning profile (Capsules have none)" if plan.input.role == "capsule" else f"profile {plan.profile}"
-    lines = [f"# foretune plan for {plan.release.label}, {plan.input.role}, {plan.input.hosts} hosts, {profile}",
+    lines = [f"# foretune plan for {plan.release.label}, {plan.input.role}, {plural(plan.input.hosts, 'host')}, {profile}",
              *(["# Values here win over --tuning: remove them before changing profiles."] if tuning_applies(plan) else []),
              *(["# Values with an installer option are on the installer command (installer.sh), not here: custom-hiera "
                 "would win over them."] if build.installer_options(cs) else []),
@@ -235,7 +235,7 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
     ``merged``: the bundle's custom-hiera.yaml is the host's file with the changes merged in (else it holds only
     foretune's keys, to be merged into the host's); ``secrets``: the host's file was left out for its masked secrets."""
     cs = changes_of(plan, changes)
-    steps = [f"# Applying the foretune plan for {plan.release.label} ({plan.input.role}, {plan.input.hosts} hosts)", ""]
+    steps = [f"# Applying the foretune plan for {plan.release.label} ({plan.input.role}, {plural(plan.input.hosts, 'host')})", ""]
     profile = build.profile_change(cs)
     if profile is not None and profile.site_value and profile.site_value != profile.value:
         steps += [f"First, the tuning profile: `{installer_program(plan)} --tuning {profile.value}` (now {profile.site_value}; "

@@ -10,6 +10,7 @@ from foretune.changes import build
 from foretune.changes.model import Change
 from foretune.knowledge import citation
 from foretune.plan.model import Fix, Plan, Setting
+from foretune.render.plan_summary import SAME_OPTIONS, verdict, what_next
 
 SCHEMA = "foretune-plan/1"
 
@@ -64,9 +65,13 @@ def as_dict(plan: Plan) -> dict[str, Any]:
     }
 
 
-def dumps(plan: Plan, about: dict[str, Any] | None = None) -> str:
-    """The plan as JSON; ``about`` adds who and when (host, collected_at, generated_at) at the top."""
+def dumps(plan: Plan, about: dict[str, Any] | None = None, command: str = SAME_OPTIONS) -> str:
+    """The plan as JSON; ``about`` adds who and when (host, collected_at, generated_at) at the top, then the verdict;
+    ``next_steps`` (What next, with ``command``, the command that writes everything to apply) closes it."""
     data = as_dict(plan)
     if about is not None:
         data = {**{k: v for k, v in data.items() if k in ("schema", "foretune_version")}, **about, **data}
+    head = [k for k in data if k in ("schema", "foretune_version", "host", "collected_at", "generated_at")]
+    data = {**{k: data[k] for k in head}, "verdict": verdict(plan), **{k: v for k, v in data.items() if k not in head},
+            "next_steps": what_next(plan, command)}
     return json.dumps(data, indent=2, default=list) + "\n"

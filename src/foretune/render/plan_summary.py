@@ -3,12 +3,45 @@ HTML reports, so every format says the same."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+from foretune import __version__
 from foretune.changes.build import installer_program
 from foretune.plan.model import Plan
 from foretune.render.outputs import dropins, sysctl_file
 from foretune.term import plural
 
 SEVERITIES = ("critical", "high", "medium", "low", "info")
+# what re-runs a plan when the command line is not known (a plan made in code): the options stay the reader's
+SAME_OPTIONS = "foretune plan ... --output-dir plan/"
+
+
+class About(NamedTuple):
+    """Who and when, as every plan format's header gives it: the host and collection date of --from (None: planned
+    from options), when the plan was made and by which foretune, and the command that writes everything to apply."""
+
+    host: str | None = None
+    collected: str | None = None
+    generated: str = ""
+    version: str = __version__
+    command: str = SAME_OPTIONS
+
+
+NO_ABOUT = About()  # a plan made in code: no host, no date
+
+
+def identity(plan: Plan, about: About) -> list[tuple[str, str]]:
+    """The header's fields, (name, value), in every plan format's order.
+
+    >>> from foretune.plan import PlanInput, make_plan
+    >>> plan = make_plan(PlanInput(product="satellite", version="6.15", hosts=1, cpus=8, ram_bytes=32 * 2**30))
+    >>> identity(plan, About(generated="2023-11-14 22:13 UTC", version="9.9"))[:2]
+    [('Host', 'none (planned from options)'), ('Product', 'Satellite 6.15 (Foreman 3.9), server')]
+    """
+    host = about.host or ("unknown" if about.collected else "none (planned from options)")
+    generated = f"{about.generated} by foretune {about.version}" if about.generated else f"by foretune {about.version}"
+    return [("Host", host), ("Product", f"{plan.release.label}, {plan.input.role}"),
+            *([("Collected", about.collected)] if about.collected else []), ("Generated", generated)]
 
 
 def verdict(plan: Plan) -> str:
@@ -22,10 +55,10 @@ def verdict(plan: Plan) -> str:
     return f"{plural(changed, 'value')} to change from the installer's, {problems}"
 
 
-def what_next(plan: Plan) -> list[str]:
-    """Apply, restart, check again."""
-    steps = ["Write everything to apply: the same `foretune plan` options with `--output-dir plan/`, then follow "
-             "plan/APPLY.md (custom-hiera.yaml, installer.sh, drop-ins, sysctl and commands, in order)."]
+def what_next(plan: Plan, command: str = SAME_OPTIONS) -> list[str]:
+    """Apply, restart, check again; ``command`` writes everything to apply (this plan's options with --output-dir)."""
+    steps = [f"Write everything to apply: `{command}`, then follow plan/APPLY.md (custom-hiera.yaml, installer.sh, "
+             "drop-ins, sysctl and commands, in order)."]
     if plan.release.features.custom_hiera:
         steps.append(f"Run `{installer_program(plan)}` after merging custom-hiera.yaml: it restarts the services it "
                      "reconfigures.")

@@ -15,7 +15,7 @@ from foretune.knowledge import citation
 from foretune.plan.model import Plan, Tunable
 from foretune.plan.refused import tuning_applies
 from foretune.render.outputs import override_notes
-from foretune.render.plan_summary import verdict, what_next
+from foretune.render.plan_summary import NO_ABOUT, About, identity, verdict, what_next
 from foretune.term import NO_WRAP_WIDTH, clean_line, guard_text, plural, render_to_text
 from foretune.units import format_gib, format_gib_range, format_setting
 
@@ -71,15 +71,16 @@ def _services(plan: Plan) -> str:
 
 
 def render(plan: Plan, *, color: bool = False, width: int | None = None, changed_only: bool = False,
-           source: str = "") -> str:
+           about: About = NO_ABOUT) -> str:
     """The plan as terminal text; ``width`` wraps every line (``None``: no wrapping); ``changed_only`` shows only the
-    tunables foretune changes (a line says how many are left out)."""
+    tunables foretune changes (a line says how many are left out); ``about``: the header's who and when, and the
+    command What next gives."""
     left_out = 0
     if changed_only:
         changed = {name: t for name, t in plan.tunables.items() if t.differs}
         left_out = len(plan.tunables) - len(changed)
         plan = plan._replace(tunables=MappingProxyType(changed))
-    blocks = layout(plan, left_out, source)
+    blocks = layout(plan, left_out, about)
     if not color and width is None:
         text = _plain(blocks)
         if text is not None:
@@ -87,12 +88,11 @@ def render(plan: Plan, *, color: bool = False, width: int | None = None, changed
     return _rich(plan, blocks, color=color, width=width)
 
 
-def layout(plan: Plan, left_out: int = 0, source: str = "") -> list[Block]:
-    """What the table shows, in order, independent of how it is drawn (``source``: the host and collection date of
-    --from)."""
+def layout(plan: Plan, left_out: int = 0, about: About = NO_ABOUT) -> list[Block]:
+    """What the table shows, in order, independent of how it is drawn (``about``: who and when, the command to run)."""
     inp = plan.input
     blocks: list[Block] = [(line, "") for line in (
-        *([f"source: {clean_line(source)}"] if source else []),
+        *(f"{name.lower()}: {clean_line(value)}" for name, value in identity(plan, about) if name != "Product"),
         f"{plan.release.label} {inp.role}: {plural(inp.hosts, 'host')}, {plural(inp.cpus, 'CPU')}, {format_gib(inp.ram_bytes)} RAM",
         _services(plan),
         f"profile: {plan.profile} — {plan.profile_reason}",
@@ -121,7 +121,7 @@ def layout(plan: Plan, left_out: int = 0, source: str = "") -> list[Block]:
     else:
         blocks.append(("Problems: none", ""))
     blocks += [("", ""), ("What next:", "heading"),
-               Grid([[f"{n}.", step.replace("`", "")] for n, step in enumerate(what_next(plan), 1)], (True, False))]
+               Grid([[f"{n}.", step.replace("`", "")] for n, step in enumerate(what_next(plan, about.command), 1)], (True, False))]
     cited = dict.fromkeys(cid for t in plan.tunables.values() for cid in t.foretune.citations)
     cited.update(dict.fromkeys(cid for p in plan.problems for cid in p.citations))
     if plan.input.product == "orcharhino":  # its Foreman base is read from ATIX's own words, named here

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from foretune.audit.model import Finding, Report
 from foretune.plan.choose import HOSTS_GIVEN
@@ -57,7 +58,7 @@ def identity(report: Report) -> Identity:
         profile = f"none ({report.profile_basis})" if report.profile_basis else "none (Capsules have no tuning profiles)"
     needed = needed_profile(report)
     if needed and needed != report.profile:
-        profile += f"; {report.hosts} hosts need the {needed} profile"
+        profile += f"; {plural(report.hosts or 0, 'host')} {'needs' if report.hosts == 1 else 'need'} the {needed} profile"
     elif needed:
         profile += f", which fits {plural(report.hosts or 0, 'host')}"
     collected = report.collected_at or ("when the report was made" if report.source_kind == "live" else "unknown")
@@ -207,6 +208,39 @@ def fix_blocks(report: Report, f: Finding) -> list[FixBlock]:
             blocks = [b for b in blocks if b not in commands]
             blocks.insert(first, FixBlock("\n".join(b.text for b in commands)))
     return blocks
+
+
+# what a fix is in the JSON report, one shape for every fix (docs/audit-json.md)
+FIX_KINDS = ("installer", "command", "file", "advice")
+
+
+def fix_json(report: Report, block: FixBlock) -> dict[str, Any]:
+    """A fix block as the JSON report gives it: ``kind``, the ``text`` every other format shows, and the parts to act on
+    (``command``: complete and runnable, the installer program included; ``file`` and ``content``: what to merge into
+    which file; ``options``: the installer options of the command, each with its value).
+
+    >>> r = Report("s", "sosreport", "Satellite 6.15 (Foreman 3.9)", "server", 100, "default")
+    >>> fix_json(r, FixBlock("satellite-installer --a-b 5 --c-d"))["options"]
+    [{'option': '--a-b', 'value': '5'}, {'option': '--c-d', 'value': None}]
+    >>> fix_json(r, FixBlock("# /etc/sysctl.d/90-foretune.conf\\nfs.aio-max-nr = 1048576"))["content"]
+    'fs.aio-max-nr = 1048576'
+    >>> fix_json(r, FixBlock("add RAM", code=False))["command"] is None
+    True
+    """
+    text = block.text
+    body = "\n".join(line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#"))
+    header = _FILE_HEADER.match(text.split("\n", 1)[0])
+    out: dict[str, Any] = {"kind": "advice", "text": text, "command": None, "file": None, "content": None, "options": []}
+    if not block.code:
+        return out
+    if header and "\n" in text:  # the file's name, then its lines: what every format draws as a file, not as commands
+        return {**out, "kind": "file", "file": header.group(1), "content": body}
+    options = _installer_options(text, _installer(report))
+    if options is not None and body.startswith(_installer(report)):
+        parts = [option.split(" ", 1) for option in options]
+        return {**out, "kind": "installer", "command": body,
+                "options": [{"option": part[0], "value": part[1] if len(part) > 1 else None} for part in parts]}
+    return {**out, "kind": "command", "command": body}
 
 
 def _installer(report: Report) -> str:

@@ -5,7 +5,7 @@ classes (``part-0`` .. ``part-11``, ``sev-<severity>``, ``limit``, ``over``), so
 decides light, dark and print colours. Every chart has a ``<title>`` and a text description for
 screen readers, and labels are plain text so they stay searchable and copyable.
 
-``stacked_bar`` (parts against a capacity) and ``counts_by_group`` (counts per group split by a key)
+``stacked_bar`` (parts against a capacity), ``bars_against`` (several such bars on one scale) and ``counts_by_group`` (counts per group split by a key)
 serve the audit report; ``lines`` (time series with an optional limit) and ``bars`` (labelled
 horizontal bars) serve the logs report. Each returns one ``<svg>`` element as a string.
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable, Mapping, Sequence
+from typing import NamedTuple
 
 from foretune.report.short_names import shorten_all
 from foretune.term import clean_line
@@ -78,6 +79,57 @@ def stacked_bar(parts: Sequence[tuple[str, float]], *, capacity: float, title: s
     rows = (len(parts) + columns - 1) // columns
     desc = f"{title}: {summary}; " + "; ".join(f"{label} {fmt(value)}" for label, value in parts)
     return _svg(24 + BAR + 24 + rows * ROW, title, desc, body)
+
+
+class Row(NamedTuple):
+    """One bar of :func:`bars_against`: its label, its parts, each (label, value, colour class), and the short name the
+    legend gives its values ("plan", "in force")."""
+
+    label: str
+    parts: Sequence[tuple[str, float, str]]
+    key: str = ""
+
+
+def bars_against(rows: Sequence[Row], *, capacity: float, title: str, headline: Sequence[str], fmt: Callable[[float], str],
+                 alarm: bool = False) -> str:
+    """Several stacked bars on one scale against ``capacity`` (one marker across them all), each under its label, with
+    one legend: a part label that several bars share (the same component planned and in force) is listed once with each
+    bar's value and key, in its own colour. ``headline``: the chart's first lines, in the warning colour when ``alarm``.
+
+    >>> svg = bars_against([Row("the plan", [("Puma", 18.0, "part-0")], "plan"),
+    ...                     Row("in force", [("Puma", 40.0, "part-0")], "in force")],
+    ...                    capacity=64.0, title="Memory", headline=["h"], fmt=lambda v: f"{v:g} GiB")
+    >>> "Puma: 18 GiB plan, 40 GiB in force" in svg
+    True
+    """
+    scale = max([capacity, 1e-9, *(sum(v for _, v, _ in row.parts) for row in rows)])
+    usable = WIDTH - 2
+    body = [_text(0, 16 + 16 * n, line, "headline over" if alarm else "headline") for n, line in enumerate(headline)]
+    y = 8.0 + 16 * len(headline)
+    for row in rows:
+        total = sum(v for _, v, _ in row.parts)
+        body.append(_text(0, y + 13, f"{row.label}: {fmt(total)}"))
+        x = 1.0
+        for label, value, cls in row.parts:
+            width = usable * value / scale
+            body.append(f'<rect class="{escape(cls)}" x="{x:.2f}" y="{y + 18:g}" width="{max(width, 0):.2f}" height="{BAR}">'
+                        f"<title>{escape(row.label)}, {escape(label)}: {escape(fmt(value))}</title></rect>")
+            x += width
+        y += 18 + BAR + 8
+    marker = 1 + usable * capacity / scale
+    body.append(f'<line class="limit" x1="{marker:.2f}" x2="{marker:.2f}" y1="{20 + 16 * len(headline)}" y2="{y - 2:g}"/>')
+    legend: dict[tuple[str, str], list[str]] = {}  # (label, class) -> "value bar" per bar that has the part
+    for row in rows:
+        for label, value, cls in row.parts:
+            legend.setdefault((label, cls), []).append(f"{fmt(value)} {row.key}".strip())
+    y += 12
+    for (label, cls), values in legend.items():
+        body.append(f'<rect class="{escape(cls)}" x="0" y="{y - 11:g}" width="12" height="12"/>')
+        body.append(_text(18, y, f"{label}: {', '.join(values)}"))
+        y += ROW
+    desc = f"{title}: {', '.join(headline)}; " + "; ".join(
+        f"{row.label} " + ", ".join(f"{label} {fmt(v)}" for label, v, _ in row.parts) for row in rows)
+    return _svg(y - ROW + 10, title, desc, body)
 
 
 def counts_by_group(counts: Mapping[str, Mapping[str, int]], *, keys: Sequence[str], title: str) -> str:

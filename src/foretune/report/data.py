@@ -1,31 +1,16 @@
-"""The report as plain data (schema ``foretune-audit/1``): the single source every format renders."""
+"""What every audit format reads from the report: the findings' order, the needed profile, values and excerpts for
+people (the JSON document itself is ``report/json_report.py``)."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from foretune import __version__
 from foretune.audit.model import Finding, Report
 from foretune.knowledge import hardware
 from foretune.knowledge.model import SIZES
-from foretune.rules.base import Evidence, Severity, Status
+from foretune.rules.base import Evidence, Status
 from foretune.units import format_bytes, format_gib
-
-SCHEMA = "foretune-audit/1"
-
-
-def finding_dict(f: Finding) -> dict[str, Any]:
-    return {
-        "rule": f.rule_id, "title": f.title, "component": f.component, "severity": f.severity.label,
-        "status": f.status.value, "message": f.message, "current": f.current, "recommended": f.recommended,
-        "evidence": [{"fact": e.fact, "location": e.location, "excerpt": e.excerpt, **({"note": e.note} if e.note else {})}
-                     for e in f.evidence],
-        "fixes": list(f.fixes), "citations": [{"id": i, "title": t, "where": w} for i, t, w in f.citations],
-        "waived": f.waived, "waived_until": f.waived_until if f.waived else None, "basis": f.basis or None,
-        "recommends": [{"tunable": name, "value": value} for name, value in f.recommends],
-        "symptoms": [finding_dict(s) for s in f.symptoms],
-    }
 
 
 def needed_profile(report: Report) -> str | None:
@@ -34,28 +19,6 @@ def needed_profile(report: Report) -> str | None:
             or report.role != "server":
         return None
     return hardware.profile_for_hosts(report.hosts)
-
-
-def report_dict(report: Report, generated: str | None = None) -> dict[str, Any]:
-    """The report's data; ``generated`` is the generation time ("2023-11-14 22:13 UTC")."""
-    failing = report.failing()
-    return {
-        "schema": SCHEMA,
-        "foretune_version": __version__,
-        "source": {"label": report.source, "kind": report.source_kind},
-        "host": report.hostname, "collected_at": report.collected_at, "generated_at": generated,
-        "release": report.release, "role": report.role, "hosts": report.hosts, "profile": report.profile,
-        "hosts_basis": report.hosts_basis, "profile_basis": report.profile_basis, "profile_needed": needed_profile(report),
-        "summary": {
-            "text": report.summary(),
-            "failing": len(failing),
-            "by_severity": {s.label: sum(1 for f in failing if f.severity == s) for s in Severity},
-            "passed": report.count(Status.PASS), "skipped": report.count(Status.SKIP),
-            "errors": report.count(Status.ERROR), "waived": sum(1 for f in report.findings if f.waived),
-        },
-        "notes": list(report.notes),
-        "findings": [finding_dict(f) for f in report.findings],
-    }
 
 
 def ordered(report: Report) -> list[Finding]:

@@ -39,25 +39,59 @@ def _badge(markup: Callable[[str], Any]) -> Callable[[Finding], Any]:
     return badge
 
 
+# failing findings that say the box is short of memory: the memory chart then says so in its first line
+SHORT_OF_MEMORY = ("memory-budget-over-ram", "swap-in-use", "oom-kills", "puma-workers-over-ram-budget")
+MEMORY_PARTS = 8  # the largest services each in their own colour, the rest as one part: a legend read at a glance
+
+
+def _memory_chart(report: Report) -> dict[str, Any] | None:
+    """The plan the box needs (the profile the audit asks for: the memory finding's recommended figure), the services in
+    force, and what the box measures (in use, MemAvailable, swap in use), on one
+    scale against the RAM. On a box short of memory the first line says so, in the warning colour."""
+    ram = report.ram_bytes
+    if not ram or not (report.plan_memory or report.available_bytes is not None):
+        return None
+    names = list(dict.fromkeys(name for name, _ in (*report.plan_memory, *report.memory_budget)))
+    if len(names) > MEMORY_PARTS:  # the smallest fold into one part
+        largest = {name: max(size for n, size in (*report.plan_memory, *report.memory_budget) if n == name) for name in names}
+        kept = set(sorted(names, key=lambda n: -largest[n])[:MEMORY_PARTS - 1])
+        names = [name for name in names if name in kept]
+    colour = {name: f"part-{i}" for i, name in enumerate(names)}
+    more = plural(len({n for n, _ in (*report.plan_memory, *report.memory_budget)}) - len(names), "more service")
+
+    def parts(items: tuple[tuple[str, int], ...]) -> list[tuple[str, float, str]]:
+        out = [(clean(name), float(size), colour[name]) for name, size in items if name in colour]
+        rest = sum(size for name, size in items if name not in colour)
+        return out + ([(more, float(rest), f"part-{MEMORY_PARTS - 1}")] if rest else [])
+
+    rows: list[charts.Row] = []
+    if report.plan_memory:
+        whose = f" ({report.plan_profile} profile)" if report.plan_profile else ""
+        rows.append(charts.Row(f"the plan this box needs{whose}", parts(report.plan_memory), "plan"))
+    if report.memory_budget and report.memory_budget != report.plan_memory:
+        rows.append(charts.Row("the services in force", parts(report.memory_budget), "in force"))
+    failing = {x.rule_id for f in report.failing() for x in (f, *f.symptoms)}
+    short = [rule for rule in SHORT_OF_MEMORY if rule in failing]
+    available, swap = report.available_bytes, report.swap_used_bytes or 0
+    if available is not None:
+        rows.append(charts.Row("measured", [("in use (RAM less MemAvailable)", float(max(ram - available, 0)), "mem-used"),
+                                            ("available (MemAvailable)", float(min(available, ram)), "mem-free"),
+                                            *([("swap in use", float(swap), "mem-swap")] if swap else [])], "measured"))
+        state = [f"{_size(available)} of {_size(ram)} available", *([f"{_size(swap)} swap in use"] if swap else [])]
+        headline = ([f"short of memory: {state[0]}", *state[1:], f"see {', '.join(short)}"] if short
+                    else [f"measured: {', '.join(state)}"])
+    else:
+        headline = [*([f"short of memory (see {', '.join(short)})"] if short else []), f"{_size(ram)} RAM; MemAvailable not in the source"]
+    title = "Memory: the plan this box needs, the services in force and what the box measures, against RAM"
+    return {"caption": title, "svg": charts.bars_against(rows, capacity=float(ram), title=title, headline=headline, fmt=_size,
+                                                          alarm=bool(short))}
+
+
 def _charts(report: Report, markup: Callable[[str], Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    measured = ""
-    if report.ram_bytes and report.available_bytes is not None:
-        measured = f"measured {_size(max(report.ram_bytes - report.available_bytes, 0))} in use" + (
-            f", {_size(report.swap_used_bytes)} swap" if report.swap_used_bytes else "")
-    if report.memory_budget and report.ram_bytes:  # one memory figure: the budget the memory finding counts
-        title = "Memory of the services in force against RAM" + (f"; {measured}" if measured else "")
-        out.append({"caption": title,
-                    "svg": markup(charts.stacked_bar(
-            [(clean(name), float(size)) for name, size in report.memory_budget], capacity=float(report.ram_bytes),
-            title=title, fmt=_size, capacity_label="RAM"))})
-    elif measured and report.ram_bytes and report.available_bytes is not None:
-        title = "Memory the box measures: in use (RAM less MemAvailable) and swap in use, against RAM"
-        parts = [("in use (RAM less MemAvailable)", float(max(report.ram_bytes - report.available_bytes, 0)))]
-        if report.swap_used_bytes:
-            parts.append(("swap in use", float(report.swap_used_bytes)))
-        out.append({"caption": title, "svg": markup(charts.stacked_bar(parts, capacity=float(report.ram_bytes),
-                                                                        title=title, fmt=_size, capacity_label="RAM"))})
+    memory = _memory_chart(report)
+    if memory is not None:
+        out.append({**memory, "svg": markup(memory["svg"])})
     if report.connection_budget and report.max_connections:
         title = "PostgreSQL connections the running services may open against max_connections"
         out.append({"caption": title, "svg": markup(charts.stacked_bar(

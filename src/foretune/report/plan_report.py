@@ -3,13 +3,12 @@ changes first, the budgets, the problems, and what next, like the audit report."
 
 from __future__ import annotations
 
-from foretune import __version__
 from foretune.changes.build import HIERA_FILE
 from foretune.changes.model import ChangeSet
 from foretune.knowledge import citation
 from foretune.plan.model import Plan, Tunable
 from foretune.render.outputs import OVERRIDE_NOTE, hiera_fragment, installer_command, override_notes
-from foretune.render.plan_summary import SEVERITIES, verdict, what_next
+from foretune.render.plan_summary import NO_ABOUT, SEVERITIES, About, identity, verdict, what_next
 from foretune.report.markdown import text, with_code
 from foretune.report.markdown_html import to_html
 from foretune.report.page import page
@@ -27,18 +26,17 @@ def _row(t: Tunable) -> str:
             f"{text(t.foretune.reason)} | {_cites(t.foretune.citations)} |")
 
 
-def markdown(plan: Plan, *, generated: str = "", version: str = __version__, source: str = "",
-             changes: ChangeSet | None = None) -> str:
-    """``source``: the host and collection date of --from; ``changes``: the change set the other formats write (the
-    plan's own when None)."""
+def markdown(plan: Plan, *, about: About = NO_ABOUT, changes: ChangeSet | None = None) -> str:
+    """``about``: who and when (the host and collection date of --from, the generation time and version) and the
+    command What next gives; ``changes``: the change set the other formats write (the plan's own when None)."""
     inp = plan.input
+    fields = identity(plan, about)
     lines = [f"# foretune plan: {text(plan.release.label)} {text(inp.role)}, {plural(inp.hosts, 'host')}", "",
-             *([f"- Source: {text(source)}"] if source else []),
+             *(f"- {name}: {text(value)}" for name, value in fields if name != "Generated"),
              f"- Box: {plural(inp.cpus, 'CPU')}, {format_gib(inp.ram_bytes)} RAM",
-             f"- Product: {text(plan.release.label)}, {text(inp.role)}",
              f"- Profile: {text(plan.profile)} ({text(plan.profile_reason)})",
              f"- Hardware: {text(plan.hardware.message)}",
-             f"- Generated: {text(generated + ' by ' if generated else '')}foretune {text(version)}", "",
+             *(f"- {name}: {text(value)}" for name, value in fields if name == "Generated"), "",
              f"## Verdict: {text(verdict(plan))}", ""]
     for s in SEVERITIES:
         found = [p for p in plan.problems if p.severity == s]
@@ -66,12 +64,11 @@ def markdown(plan: Plan, *, generated: str = "", version: str = __version__, sou
                   hiera_fragment(plan, changes).rstrip("\n"), "```"]
     lines += ["", "Then run:" if plan.release.features.custom_hiera else "Run:", "", "```sh",
               installer_command(plan, changes), "```"]
-    lines += ["", "## What next", "", *(f"{n}. {with_code(step)}" for n, step in enumerate(what_next(plan), 1))]
+    lines += ["", "## What next", "", *(f"{n}. {with_code(step)}" for n, step in enumerate(what_next(plan, about.command), 1))]
     return "\n".join(lines) + "\n"
 
 
-def html(plan: Plan, *, generated: str = "", version: str = __version__, paper: str | None = None, source: str = "",
-         changes: ChangeSet | None = None) -> str:
+def html(plan: Plan, *, about: About = NO_ABOUT, paper: str | None = None, changes: ChangeSet | None = None) -> str:
     title = f"foretune plan: {plan.release.label} {plan.input.role}, {plural(plan.input.hosts, 'host')}"
-    body = to_html(markdown(plan, generated=generated, version=version, source=source, changes=changes), {})
+    body = to_html(markdown(plan, about=about, changes=changes), {})
     return page(title, body, paper=paper, copy=True)

@@ -35,6 +35,7 @@ from foretune.host.sources.stream import (
 from foretune.host.sources.tree import TreeSource
 from foretune.host.specs import SPECS, sos_candidates, sos_patterns
 from foretune.safeio import open_input
+from foretune.term import plural
 from foretune.units import format_bytes
 
 SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2")
@@ -322,7 +323,7 @@ class SosreportTarball(TreeSource):
         stray = sorted({n.split("/", 1)[0] for n in self._all if prefix and not n.startswith(prefix + "/") and n != prefix})
         if stray:
             shown = ", ".join(stray[:3]) + (", ..." if len(stray) > 3 else "")
-            self.problem(f"{path.name}: {len(stray)} top-level member(s) beside {prefix}/ ignored ({shown})")
+            self.problem(f"{path.name}: {plural(len(stray), 'top-level member')} beside {prefix}/ ignored ({shown})")
         for name in self._all:
             if (not prefix or name.startswith(prefix + "/")) and name[strip:]:
                 self._index(name[strip:])

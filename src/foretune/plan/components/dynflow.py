@@ -46,16 +46,16 @@ def _sidekiq(s: Sizing) -> None:
     if s.f.dynflow_worker_options:
         s.add("dynflow.sidekiq_instances", "Dynflow Sidekiq worker instances", "count",
               Setting(default_instances, "puppet-foreman default", ("pf-dynflow",)),
-              Setting(inst, f"more instances rather than more threads; {inst} for {s.inp.hosts} hosts (the guide goes from "
+              Setting(inst, f"more instances rather than more threads; {inst} for {plural(s.inp.hosts, 'host')} (the guide goes from "
                             "one to three; the step by the profiles' host ranges is a foretune estimate)",
-                      (cite("sidekiq_instances_by_hosts"), "foretune-estimate"), f"step table {const('sidekiq_instances_by_hosts')} at {s.inp.hosts} hosts",
+                      (cite("sidekiq_instances_by_hosts"), "foretune-estimate"), f"step table {const('sidekiq_instances_by_hosts')} at {plural(s.inp.hosts, 'host')}",
                       (C("sidekiq_instances_by_hosts"), box("hosts", s.inp.hosts))),
               Fix("hiera", "foreman::dynflow_worker_instances", inst))
     else:  # one worker runs: the plan neither changes nor budgets a second one (pf-dynflow-pool)
         one = Setting(default_instances, "puppet-foreman default: one worker", ("pf-dynflow-pool",))
         s.add("dynflow.sidekiq_instances", "Dynflow Sidekiq worker instances", "count", one,
               Setting(default_instances, f"one worker: this installer has no worker-instances option (puppet-foreman 17, "
-                      f"foreman-installer 2.5, added it); the guide's more instances ({inst} for {s.inp.hosts} hosts) "
+                      f"foreman-installer 2.5, added it); the guide's more instances ({inst} for {plural(s.inp.hosts, 'host')}) "
                       "come with a later release", ("pf-dynflow-pool", cite("sidekiq_instances_by_hosts")), "",
                       (given(one, "workers that run"), C("sidekiq_instances_by_hosts"), box("hosts", s.inp.hosts))))
     s.add("dynflow.sidekiq_concurrency", "Dynflow Sidekiq concurrency per instance", "count",
@@ -79,7 +79,7 @@ def memory(s: Sizing) -> list[MemoryItem]:
         items.append(memory_item("Dynflow orchestrator", 1, "dynflow_orchestrator", "one orchestrator"))
     if "dynflow.executors" in t:
         n = t["dynflow.executors"].foretune.value
-        items.append(memory_item("dynflowd", n, "dynflowd_executor", f"{n} executors"))
+        items.append(memory_item("dynflowd", n, "dynflowd_executor", plural(n, "executor")))
     return items
 
 

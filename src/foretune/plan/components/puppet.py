@@ -8,6 +8,7 @@ from foretune.knowledge import module_default, module_default_citation
 from foretune.plan.constants import const, entry
 from foretune.plan.model import Fix, Input, MemoryItem, Problem, Setting
 from foretune.plan.sizing import GIB, MIB, C, Component, Sizing, box, given, memory_item, memory_size
+from foretune.term import plural
 from foretune.units import format_bytes
 
 
@@ -65,7 +66,7 @@ def _puppetserver(s: Sizing) -> None:
     cites = (module_default_citation("puppetserver"),)
     if ram_mib >= big:
         instances, heap_mib = min(s.inp.cpus, cap), module_default("puppetserver", "jvm_heap_mib")
-        rule = f"min({s.inp.cpus} CPUs, {cap}) on {big}+ MiB RAM"
+        rule = f"min({plural(s.inp.cpus, 'CPU')}, {cap}) on {big}+ MiB RAM"
     else:
         instances, heap_mib = 1, module_default("puppetserver", "small_jvm_heap_mib")
         rule = f"1 below {big} MiB RAM"

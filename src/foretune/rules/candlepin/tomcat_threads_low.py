@@ -5,7 +5,7 @@ from __future__ import annotations
 from foretune.knowledge import module_default
 from foretune.plan.model import Fix
 from foretune.rules.base import Context, Evidence, Outcome, Rule, Severity
-from foretune.rules.recommend import overridden_threads, sized_for_running_workers
+from foretune.rules.recommend import overridden_threads, recommended, sized_for_running_workers
 
 SERVER_XML = "/etc/tomcat/server.xml"
 
@@ -33,14 +33,27 @@ class TomcatThreadsLow(Rule):
         concurrency = int(workers) * int(per)
         if threads >= concurrency:
             return self.passed(f"Tomcat maxThreads {shown} >= Puma's {workers} x {per} = {concurrency} threads")
+        # the report recommends another Puma worker count: Tomcat is sized for it, as the change set (APPLY.md) sizes
+        # it, so the report gives one value for maxThreads
+        other = recommended(ctx, "puma.workers") if sized_for_running_workers(ctx) else None
+        want: int | str = concurrency
+        note = ""
+        if other is not None and isinstance(other.value, int) and other.value * int(per) > threads:
+            want = other.value * int(per)
+            note = (f"; set for the {other.value} Puma workers this report recommends, {other.value} x {per} = {want} "
+                     f"({concurrency} while the {workers} run)")
+        elif other is not None and isinstance(other.value, int):  # the recommended workers fit the threads in force
+            want = f"{threads} once the Puma workers are {other.value}"
+            note = (f"; the {other.value} Puma workers this report recommends need {other.value * int(per)}, which "
+                     f"{threads} holds: lowering the workers (puma-workers-outside-range) is the fix")
         return self.failed(f"Tomcat maxThreads {shown} < Puma's {workers} workers x {per} threads{gone} = {concurrency}: "
-                           f"during registration bursts Candlepin calls queue in Tomcat and time out{sized_for_running_workers(ctx)}",
-                           current=threads, recommended=concurrency,
+                           f"during registration bursts Candlepin calls queue in Tomcat and time out{note}",
+                           current=threads, recommended=want,
                            evidence=(*(ctx.evidence("candlepin", about="maxThreads") if read else
                                        (Evidence("candlepin", "module default", f"maxThreads {threads}: no maxThreads in the source, "
                                                                                  "puppet-candlepin's default"),)),
                                      *ctx.evidence("puma")),
-                           fixes=(server_xml_edit(concurrency),))
+                           fixes=(server_xml_edit(want),) if isinstance(want, int) else ())
 
 
 def server_xml_edit(threads: int) -> Fix:

@@ -102,6 +102,28 @@ def memory_fix(ctx: Context) -> Fix:
         "is well above the swap in use)")
 
 
+def needed(ctx: Context) -> int:
+    """The memory the box needs once the audit's fixes are in: the budget of the plan at the profile the audit asks for
+    (its values are the findings'), its OS and page cache floor included. The finding recommends this figure, never the
+    RAM itself."""
+    assert ctx.plan is not None
+    return sum(m.bytes for m in (ctx.fix_plan or ctx.plan).memory)
+
+
+def in_use(ctx: Context) -> int | None:
+    """The memory the box measures in use: RAM less MemAvailable, plus the swap in use (None: MemAvailable unknown)."""
+    ram = ctx.facts.value("ram_bytes")
+    available = (ctx.facts.value("memory_pressure") or {}).get("available_bytes")
+    if available is None or not ram:
+        return None
+    return max(int(ram) - int(available), 0) + int((ctx.facts.value("swap") or {}).get("used_bytes") or 0)
+
+
+def _needs(ctx: Context) -> str:
+    """``the plan's settings need about 41.5 GiB``."""
+    return f"the plan's settings need about {format_gib(needed(ctx))}"
+
+
 def measured_shortage(ctx: Context) -> str | None:
     """What the box measures when it is short of memory now (MemAvailable under the critical fraction with swap
     mostly used, or OOM kills since boot), else None (:func:`foretune.plan.measured.measured_shortage`)."""
@@ -136,9 +158,11 @@ class MemoryOverRam(Rule):
                 return self.passed(f"{budget} of {format_gib(ram)} budgeted ({biggest}, ...)")
             # the budget fits, the box does not: the measured state wins, and the memory goes somewhere else
             first, puma_fixes = puma_first(ctx)
+            used = in_use(ctx)
             return self.failed(f"the Satellite services budget {budget} of {format_gib(ram)}, but the box measures {short}: "
                                f"memory goes outside the budget{largest_outside(ctx)}; {first}move what does not belong on a "
-                               "Satellite server off it, or add RAM", current=int(total), recommended=int(ram),
+                               f"Satellite server off it, or add RAM ({_needs(ctx)})",
+                               current=int(total) if used is None else used, recommended=needed(ctx),
                                evidence=(*ctx.evidence("memory_pressure", "swap", "ram_bytes"), *ctx.evidence("other_processes")),
                                fixes=(*puma_fixes, memory_fix(ctx)),
                                severity=Severity.HIGH, basis=Basis.MEASURED)
@@ -153,21 +177,20 @@ class MemoryOverRam(Rule):
                     *(Evidence("memory budget", m.component,
                                f"{format_gib(m.bytes)} ({format_gib(m.low_bytes)}-{format_gib(m.high_bytes)}): {m.reason}") for m in items))
         if available is not None:
-            state = f"measured: only {format_gib(available)} available" + (f", {ooms} OOM kills" if ooms else "")
+            state = f"measured: only {format_gib(available)} available" + (f", {plural(ooms, 'OOM kill')}" if ooms else "")
             severity, basis = Severity.HIGH, Basis.MEASURED
         elif low > ram:
             state, severity, basis = "no measurement of available memory in the source", Severity.MEDIUM, Basis.CONFIG
         else:
             state, severity, basis = ("no measurement of available memory in the source; even the low end fits, so watch for "
                                       "swapping under load"), Severity.LOW, Basis.CONFIG
-        assert ctx.plan is not None
-        planned = sum(m.bytes for m in ctx.plan.memory)
+        wanted = needed(ctx)
         first, puma_fixes = puma_first(ctx)
-        advice = (f"even the plan's settings need about {format_gib(planned)}: add RAM or move load to Capsules" if planned > ram
-                  else f"the plan's settings need about {format_gib(planned)}: " + (first.rstrip("; ") if first else "apply them"))
+        advice = (f"even {_needs(ctx)}: add RAM or move load to Capsules" if wanted > ram
+                  else f"{_needs(ctx)}: " + (first.rstrip("; ") if first else "apply them"))
         return self.failed(f"the services in force need {budget} but the box has {format_gib(ram)} "
-                           f"({biggest}, ...; {state}); {advice}", current=int(total), recommended=int(ram), evidence=evidence,
-                           fixes=puma_fixes if puma_fixes and planned <= ram else (*puma_fixes, Fix("advice", "memory", advice)),
+                           f"({biggest}, ...; {state}); {advice}", current=int(total), recommended=wanted, evidence=evidence,
+                           fixes=puma_fixes if puma_fixes and wanted <= ram else (*puma_fixes, Fix("advice", "memory", advice)),
                            severity=severity, basis=basis)
 
 

@@ -11,6 +11,7 @@ from foretune.rules import incidents
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity, Status
 from foretune.rules.capacity.memory_over_ram import RULE as budget
 from foretune.rules.capacity.memory_over_ram import largest_outside, memory_fix
+from foretune.term import plural
 from foretune.units import format_gib
 
 
@@ -38,7 +39,7 @@ class OomKills(Rule):
         # the quote a reader can date: a syslog or dmesg -T copy of a kill before the ring buffer's seconds since boot
         found = sorted(found, key=lambda i: not (i.get("first") or i.get("last")))
         what = (f"killed {', '.join(victims)} {incidents.span(incidents.overall(found))}: {incidents.quote(found[0])}"
-                if found else f"killed {counter} processes since boot (/proc/vmstat oom_kill)")
+                if found else f"killed {plural(int(counter or 0), 'process', 'processes')} since boot (/proc/vmstat oom_kill)")
         if found and counter == 0:  # the counter and the logs disagree only in time: say so, not leave two figures
             what += "; /proc/vmstat's oom_kill 0 counts since the last boot, so the kill came before it"
         # point to the memory budget only when that rule fails on this source

@@ -5,6 +5,7 @@ from __future__ import annotations
 from foretune.knowledge import threshold
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
 from foretune.rules.capacity.memory_over_ram import largest_outside, memory_fix
+from foretune.term import plural
 from foretune.units import format_gib
 
 
@@ -37,7 +38,7 @@ class SwapInUse(Rule):
             severity = (Severity.HIGH if available < threshold("memory_available_critical_fraction") * ram or ooms
                         else Severity.MEDIUM)
             why = f"only {format_gib(available)} of {format_gib(ram)} available ({available / ram:.0%})" + (
-                f" and {ooms} OOM kills since boot" if ooms else "")
+                f" and {plural(ooms, 'OOM kill')} since boot" if ooms else "")
         else:
             severity = Severity.HIGH if total and used / total >= threshold("swap_used_high_fraction") else Severity.MEDIUM
             why = "available memory not in the source"

@@ -10,6 +10,7 @@ from foretune.plan.model import Fix
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
 from foretune.rules.passenger._passenger import passenger_era
 from foretune.rules.recommend import growth_fixes
+from foretune.term import plural
 
 
 class PassengerQueueSaturated(Rule):
@@ -52,7 +53,7 @@ class PassengerQueueSaturated(Rule):
                 if queue_fixes:
                     fixes = (*queue_fixes, *fixes)
                     cites = (*self.citations, "g69-apache", "foretune-estimate")
-            return self.failed(f"{fullest} requests queued for one application, at its PassengerMaxRequestQueueSize {limit}: "
+            return self.failed(f"{plural(fullest, 'request')} queued for one application, at its PassengerMaxRequestQueueSize {limit}: "
                                "further requests get HTTP 503 now", current=fullest, recommended=f"< {limit}", evidence=evidence,
                                fixes=fixes, severity=Severity.CRITICAL, observed=True, citations=cites)
         if running >= pool:

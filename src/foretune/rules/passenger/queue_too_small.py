@@ -7,6 +7,7 @@ import dataclasses
 from foretune.knowledge import module_default
 from foretune.rules.base import Context, Outcome, PlanRule, Severity, Status
 from foretune.rules.passenger._passenger import compare
+from foretune.term import plural
 
 
 class QueueTooSmall(PlanRule):
@@ -31,7 +32,7 @@ class QueueTooSmall(PlanRule):
                 or module_default("passenger", "max_request_queue_size"))
         if outcome.status == Status.FAIL and queued >= size:
             return dataclasses.replace(outcome, severity=Severity.CRITICAL, observed=True,
-                                       message=f"{outcome.message}; already full: passenger-status shows {queued} requests queued for one application",
+                                       message=f"{outcome.message}; already full: passenger-status shows {plural(queued, 'request')} queued for one application",
                                        evidence=(*ctx.evidence("passenger_status", about="queue", whole=True), *outcome.evidence))
         return outcome
 

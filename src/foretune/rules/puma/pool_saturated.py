@@ -5,6 +5,7 @@ from __future__ import annotations
 from foretune.plan.model import Fix
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
 from foretune.rules.recommend import growth_fixes, recommended
+from foretune.term import plural
 
 
 class PumaPoolSaturated(Rule):
@@ -29,7 +30,7 @@ class PumaPoolSaturated(Rule):
         backlog, saturated = stats.get("backlog") or 0, stats.get("saturated_workers")
         evidence = ctx.evidence("puma_stats", "puma")
         if backlog > 0 and (saturated or stats.get("pool_capacity") == 0):
-            message = (f"{backlog} requests waited in Puma's backlog (pumactl stats: the workers' backlog summed) while "
+            message = (f"{plural(backlog, 'request')} waited in Puma's backlog (pumactl stats: the workers' backlog summed) while "
                        f"{saturated} of {workers} workers had no free thread (pool_capacity 0): the application server is "
                        "saturated now")
             fixes = growth_fixes(ctx, "puma.workers", workers, "Puma workers")
