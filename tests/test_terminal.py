@@ -285,12 +285,11 @@ def test_piped_text_is_not_wrapped_and_columns_wraps_it_on_request() -> None:
     assert "piped or redirected, they are not wrapped" in (REPO / "README.md").read_text(encoding="utf-8")
 
 
-def test_an_evidence_line_without_an_excerpt_says_the_file_sets_nothing() -> None:
-    """The example's postgresql.auto.conf holds comments only: its evidence line says so instead of a bare path that
-    reads like a cut quote (text, Markdown, HTML)."""
-    line = "evidence: var/lib/pgsql/data/postgresql.auto.conf: (read: no line of it sets a value)"
-    assert line in run_cli("audit", EXAMPLE).stdout
-    assert "`var/lib/pgsql/data/postgresql.auto.conf` — (read: no line of it sets a value)" in run_cli(
-        "audit", EXAMPLE, "--format", "markdown").stdout
-    assert "<code>var/lib/pgsql/data/postgresql.auto.conf</code> — (read: no line of it sets a value)</li>" in run_cli(
+def test_an_evidence_line_without_an_excerpt_says_what_the_file_lacks() -> None:
+    """The example's postgresql.auto.conf holds comments only: its evidence line says which setting no line of it sets
+    instead of a bare path that reads like a cut quote (text, Markdown, HTML)."""
+    note = "(no line sets effective_cache_size; PostgreSQL's default 4GB applies)"
+    assert f"evidence: var/lib/pgsql/data/postgresql.auto.conf: {note}" in run_cli("audit", EXAMPLE).stdout
+    assert f"`var/lib/pgsql/data/postgresql.auto.conf` — {note}" in run_cli("audit", EXAMPLE, "--format", "markdown").stdout
+    assert f"<code>var/lib/pgsql/data/postgresql.auto.conf</code> — {note.replace(chr(39), '&#39;')}</li>" in run_cli(
         "audit", EXAMPLE, "--format", "html").stdout

@@ -112,7 +112,7 @@ def test_refused_clients_the_budget_explains_are_one_finding_with_the_limit(tmp_
     assert criticals == ["pg-max-connections-below-budget"]
     limit = found["pg-max-connections-below-budget"]
     assert [s["rule"] for s in limit["symptoms"]] == ["pg-connection-exhaustion"]
-    assert "sudo -u postgres psql -c 'ALTER SYSTEM RESET max_connections;'" in limit["fixes"][0]
+    assert "sudo -u postgres psql -c 'ALTER SYSTEM RESET max_connections;'" in limit["fixes"][0]["text"]
     assert "a separate problem" not in limit["message"]
 
 
@@ -305,10 +305,13 @@ def test_a_hand_made_dropin_that_leaves_the_pool_behind_is_one_finding() -> None
         assert (pool["current"], pool["recommended"]) == (9, 20)
         assert "the cause is" not in pool["message"]  # the root names the file, once
         assert not pool["fixes"]  # every fix line is the root's
-        assert root["fixes"] == [
-            "mv /etc/systemd/system/foreman.service.d/override.conf /root/foreman.service.d-override.conf && systemctl daemon-reload",
+        commands = [line for fix in root["fixes"] if fix["command"] for line in fix["command"].splitlines()]
+        assert commands[0] == ("mv /etc/systemd/system/foreman.service.d/override.conf "
+                               "/root/foreman.service.d-override.conf && systemctl daemon-reload")
+        assert commands[-1] == "systemctl restart foreman"
+        assert [f"{o['option']} {o['value']}" for fix in root["fixes"] for o in fix["options"]] == [
             "--foreman-foreman-service-puma-threads-min 16", "--foreman-foreman-service-puma-threads-max 16",
-            "--foreman-db-pool 20", "systemctl restart foreman"]
+            "--foreman-db-pool 20"]
         medium_up = sorted(r for r, f in found.items() if f["severity"] in ("medium", "high", "critical"))
         assert medium_up == ["puma-dropin-override"]
     text = run_cli("audit", str(source), "--fail-on", "critical").stdout
@@ -354,7 +357,7 @@ def test_a_dropin_that_sets_the_workers_takes_the_worker_finding(tmp_path: Path)
     assert "puma-workers-outside-range" not in found
     root = found["puma-dropin-override"]
     assert sorted(s["rule"] for s in root["symptoms"]) == ["foreman-db-pool-too-small", "puma-workers-outside-range"]
-    assert "--foreman-foreman-service-puma-workers 12" in " ".join(root["fixes"])
+    assert "--foreman-foreman-service-puma-workers 12" in " ".join(fix["text"] for fix in root["fixes"])
 
 
 def test_pool_timeouts_with_a_pool_that_covers_its_threads_join_postgresql_refusing_clients(tmp_path: Path) -> None:
@@ -384,7 +387,7 @@ def test_pool_timeouts_with_a_pool_that_covers_its_threads_join_postgresql_refus
     timeout = next(s for s in limit["symptoms"] if s["rule"] == "foreman-db-pool-timeout")
     assert timeout["recommended"] == "no pool change: 9 covers the threads"
     assert "pool 9 covers the 5 Puma threads in force + 4" in timeout["message"]
-    assert "sudo -u postgres psql -c 'ALTER SYSTEM RESET max_connections;'" in limit["fixes"][0]
+    assert "sudo -u postgres psql -c 'ALTER SYSTEM RESET max_connections;'" in limit["fixes"][0]["text"]
     assert not [pair for f in (limit, *limit["symptoms"]) for pair in f["recommends"] if pair["tunable"] == "foreman::db_pool"]
 
 

@@ -403,5 +403,5 @@ def test_postgresql_refusing_clients_the_budget_explains_not_still_has_a_fix(tmp
     found = {f["rule"]: f for f in json.loads(result.stdout)["findings"] if f["status"] == "fail"}
     refused = found["pg-connection-exhaustion"]
     assert refused["severity"] == "critical" and refused["current"] == 1000
-    assert len(refused["fixes"]) == 1 and "FROM pg_stat_activity GROUP BY" in refused["fixes"][0]
+    assert len(refused["fixes"]) == 1 and "FROM pg_stat_activity GROUP BY" in refused["fixes"][0]["text"]
     assert not [p for p in refused["recommends"] if p["tunable"].endswith("max_connections")]

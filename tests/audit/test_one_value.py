@@ -330,7 +330,7 @@ def test_the_report_and_its_output_dir_give_one_value_per_tunable(source: Path, 
         for pair in f["recommends"]:
             key = pair["tunable"]
             said[installer_option(key) or key if "/" not in key else key].add(str(pair["value"]))
-        said["maxThreads"].update(n for text in (*f["fixes"], f["message"]) for n in re.findall(r'maxThreads="(\d+)"', text))
+        said["maxThreads"].update(n for text in (*(x["text"] for x in f["fixes"]), f["message"]) for n in re.findall(r'maxThreads="(\d+)"', text))
         if f["rule"] == "candlepin-tomcat-threads" and isinstance(f["recommended"], int) and f["fixes"]:
             said["maxThreads"].add(str(f["recommended"]))
     written = written_values(out)

@@ -135,7 +135,7 @@ def plan_and_facts(args: argparse.Namespace, env: Environment, for_changes: bool
             raise UsageError(f"cannot plan from {facts.source_label}: " + "; ".join(choice.notes))
         if choice.figure.assumed:
             env.note(f"host figure {choice.figure.count}: {choice.figure.reason} (give --hosts)")
-        from foretune.plan.measured import hold_when_short, measured_shortage  # start-up: only for a plan made from a source
+        from foretune.plan.measured import hold_when_short, measured_shortage  # start-up: only for plan --from
 
         short = measured_shortage(facts)  # a box short of memory now: no raise of what takes more, as the audit holds it
         if for_changes:
