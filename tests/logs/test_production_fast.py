@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from foretune.logs import production, reader
+from foretune.logs import production_limits, reader
 from foretune.logs.production import ProductionLog
 from foretune.logs.scan import Options, consume, new_analyzer
 from foretune.logs.timeutil import Window
@@ -111,9 +111,9 @@ def read(data: bytes, fast: bool, window: Window | None = None) -> dict[str, Any
 @pytest.mark.parametrize("seed", range(6))
 def test_fast_branch_matches_general_branch(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     if seed % 2:  # small caches and batches: the stamp cache starts over, pending requests are added up often
-        monkeypatch.setattr(production, "MAX_STAMPS", 7)
-        monkeypatch.setattr(production, "MAX_PENDING", 13)
-        monkeypatch.setattr(production, "MAX_NAMES", 2)
+        monkeypatch.setattr(production_limits, "MAX_STAMPS", 7)
+        monkeypatch.setattr(production_limits, "MAX_PENDING", 13)
+        monkeypatch.setattr(production_limits, "MAX_NAMES", 2)
     data = awkward(seed)
     general = read(data, fast=False)
     assert general["lines"] > 3000 and general["summary"]["requests"] > 1000 and general["bad"] > 0
@@ -157,9 +157,9 @@ def test_blocks_match_general_branch(block: int, monkeypatch: pytest.MonkeyPatch
     """Blocks that cut lines anywhere, the last line without a line end, small caches: the same as line by line."""
     monkeypatch.setattr(reader, "BLOCK_BYTES", block)
     if block < 1000:
-        monkeypatch.setattr(production, "MAX_STAMPS", 7)
-        monkeypatch.setattr(production, "MAX_PENDING", 13)
-        monkeypatch.setattr(production, "MAX_NAMES", 2)
+        monkeypatch.setattr(production_limits, "MAX_STAMPS", 7)
+        monkeypatch.setattr(production_limits, "MAX_PENDING", 13)
+        monkeypatch.setattr(production_limits, "MAX_NAMES", 2)
     data = awkward(9)
     assert not data.endswith(b"\n")
     assert read(data, fast=True) == read(data, fast=False)

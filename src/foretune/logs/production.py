@@ -31,14 +31,21 @@ from typing import IO, Any
 
 from foretune.knowledge import threshold
 from foretune.logs import flows
+from foretune.logs import production_limits as limits
 from foretune.logs.base import Analyzer
 from foretune.logs.flows import step_of
+from foretune.logs.production_blocks import consume_blocks
+from foretune.logs.production_limits import (
+    MAX_OPEN,
+    MAX_ORPHANS,
+    REG_EARLY_SECONDS,
+    REG_STARTED,
+    STATUSES,
+    UNKNOWN_ACTION,
+)
 from foretune.logs.sketch import Sketch
 from foretune.logs.timeutil import MONTHS_B, epoch, iso, year_of
 
-UNKNOWN_ACTION = "(started before the log)"
-MAX_OPEN = 200_000  # requests waiting for Completed; beyond this the oldest are dropped (counted)
-MAX_ORPHANS = 20_000
 REGISTRATION = (
     "Api::V2::RegistrationController#global",
     "Api::V2::RegistrationController#host",
@@ -53,22 +60,14 @@ REGISTRATION = (
     "Katello::Api::Rhsm::CandlepinProxiesController#server_status",
     "Katello::Api::Rhsm::CandlepinProxiesController#get",
 )
-# Started lines of registration steps (check-ins of registered consumers are GET/PUT /rhsm/consumers/<uuid>...)
-REG_STARTED = (b'Started GET "/rhsm/consumers/', b'Started PUT "/rhsm/consumers/', b'Started POST "/rhsm/consumers',
-               b'Started GET "/register', b'Started POST "/register', b'Started DELETE "/rhsm/consumers/')
 MAX_REG_EVENTS = 200_000  # registration events kept for flows; beyond this they are counted as dropped
 MAX_CONSUMERS = 200_000  # consumer UUIDs remembered (first request of each) to leave out later check-ins
-REG_EARLY_SECONDS = 60  # a Processing line this soon after an input's start may belong to a Started line of the input before
 POOL_TIMEOUT = (b"ConnectionTimeoutError", b"could not obtain a connection from the pool")
 PG_EXHAUSTED = (b"remaining connection slots are reserved", b"too many clients already")
 
 
 ISO_MINUTE = re.compile(rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:")
-STATUSES = {f"{code:03d}".encode(): f"{code:03d}" for code in range(1000)}
 EVENT_HEADS = frozenset((b"Comp", b"Proc"))  # Started lines look for the id only when they are registration steps
-MAX_STAMPS = 4096  # cached line stamps (seconds); the cache starts over beyond this (lines come nearly in time order)
-MAX_NAMES = 10_000  # cached action names
-MAX_PENDING = 8192  # completed requests held before they are added up
 
 
 class ActionStats:
@@ -155,7 +154,7 @@ class ProductionLog(Analyzer):
                     base = self._minute(stamp[:16])
             except ValueError:
                 return None
-            if len(bases) >= MAX_STAMPS:
+            if len(bases) >= limits.MAX_STAMPS:
                 bases.clear()
             bases[prefix] = base
         seconds = stamp[17:19]
@@ -163,7 +162,7 @@ class ProductionLog(Analyzer):
             return None
         t = base + int(seconds)
         stamps = self._stamps
-        if len(stamps) >= MAX_STAMPS:
+        if len(stamps) >= limits.MAX_STAMPS:
             stamps.clear()
         stamps[stamp] = t
         return t
@@ -181,7 +180,6 @@ class ProductionLog(Analyzer):
     def consume_stream(self, stream: IO[bytes]) -> None:
         """Analyze a whole stream; a plain file is read in large blocks (:mod:`foretune.logs.production_blocks`)."""
         if self.fast and not self.incidents_only and self.window.open and isinstance(stream, (io.BufferedReader, io.BytesIO)):
-            from foretune.logs.production_blocks import consume_blocks  # start-up: it imports this module
             from foretune.logs.reader import blocks  # start-up: only when a plain stream is read
 
             consume_blocks(self, blocks(stream))
@@ -191,7 +189,6 @@ class ProductionLog(Analyzer):
     def consume_range(self, path: str, start: int, end: int) -> None:
         """Analyze the lines of a plain file whose first byte lies in ``[start, end)``."""
         if self.fast and not self.incidents_only and self.window.open:
-            from foretune.logs.production_blocks import consume_blocks  # start-up: it imports this module
             from foretune.logs.reader import range_blocks  # start-up: only when a byte range is read
 
             consume_blocks(self, range_blocks(path, start, end))
@@ -217,6 +214,8 @@ class ProductionLog(Analyzer):
         longest = self.longest
         names = self._names
         statuses = STATUSES
+        max_pending = limits.MAX_PENDING  # module attributes: tests make them small
+        max_names = limits.MAX_NAMES
         reg = self.reg_started
         orphans = self.orphans
         minute_lines = self.minute_lines
@@ -303,7 +302,7 @@ class ProductionLog(Analyzer):
                                 pending_errors.append(minute)
                             if minute not in minute_lines:
                                 minute_lines[minute] = line
-                            if len(pending_minutes) >= MAX_PENDING:
+                            if len(pending_minutes) >= max_pending:
                                 self._flush()
                         elif head == b"Proc":
                             if not line.startswith(b"Processing by ", m):
@@ -314,7 +313,7 @@ class ProductionLog(Analyzer):
                             action = names.get(raw)
                             if action is None:
                                 action = raw.strip().decode("utf-8", "replace")
-                                if len(names) < MAX_NAMES:
+                                if len(names) < max_names:
                                     names[raw] = action
                             open_requests[rid] = (action, t)
                             if t <= early_until and rid:
@@ -538,7 +537,7 @@ class ProductionLog(Analyzer):
         self._pending_minutes.append(minute)
         if status[0] == "5":
             self._pending_errors.append(minute)
-        if len(self._pending_minutes) >= MAX_PENDING:
+        if len(self._pending_minutes) >= limits.MAX_PENDING:
             self._flush()
 
     def _flush(self) -> None:

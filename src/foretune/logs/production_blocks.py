@@ -12,9 +12,55 @@ tag, a ``Completed`` line without its duration, a block's last line without a li
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Protocol
 
-from foretune.logs import production
-from foretune.logs.production import MAX_OPEN, MAX_ORPHANS, REG_EARLY_SECONDS, REG_STARTED, STATUSES, UNKNOWN_ACTION
+from foretune.logs import flows
+from foretune.logs import production_limits as limits
+from foretune.logs.production_limits import (
+    MAX_OPEN,
+    MAX_ORPHANS,
+    REG_EARLY_SECONDS,
+    REG_STARTED,
+    STATUSES,
+    UNKNOWN_ACTION,
+)
+
+
+class Log(Protocol):
+    """What the block reader reads and changes of :class:`foretune.logs.production.ProductionLog`."""
+
+    lines: int
+    level: int
+    low: int
+    last: int | None
+    open: dict[bytes, tuple[str, int]]
+    orphans: list[tuple[bytes, float, str, float, int]]
+    peaks: dict[int, int]
+    minute_lines: dict[int, bytes]
+    longest: float
+    flow_window: int
+    consumers: dict[bytes, int]
+    reg_started: dict[bytes, flows.Started]
+    reg_early: set[bytes]
+    reg_unmatched: list[tuple[bytes, float, str]]
+    _early_until: int
+    _prune_at: int
+    _bases: dict[bytes, int]
+    _names: dict[bytes, str]
+    _pending: dict[str, tuple[list[float], list[float], list[str]]]
+    _pending_minutes: list[int]
+    _pending_errors: list[int]
+
+    def _stamp(self, stamp: bytes) -> int | None: ...
+    def _time(self, t: int) -> None: ...
+    def _bad(self, line: bytes) -> None: ...
+    def _flush(self) -> None: ...
+    def _prune(self, now: int) -> None: ...
+    def _record(self, action: str, duration: float, status: str, db: float, t: int) -> None: ...
+    def _reg_start(self, rid: bytes, t: int, msg: bytes, number: int) -> None: ...
+    def _reg_event(self, started: flows.Started, duration: float, status: str) -> None: ...
+    def _connection(self, msg: bytes, line: bytes, t: int | None) -> None: ...
+    def consume_lines(self, lines: Iterable[bytes], prev_t: int) -> int: ...
 
 
 class _Odd(Exception):
@@ -24,10 +70,10 @@ class _Odd(Exception):
 ODD = _Odd()
 
 
-def consume_blocks(log: production.ProductionLog, blocks: Iterable[bytes]) -> None:
+def consume_blocks(log: Log, blocks: Iterable[bytes]) -> None:
     """Analyze ``blocks`` of whole lines (only the last may lack its line end) in order, as ``log.consume`` would."""
-    max_pending = production.MAX_PENDING  # module attributes: tests make them small
-    max_names = production.MAX_NAMES
+    max_pending = limits.MAX_PENDING  # module attributes: tests make them small
+    max_names = limits.MAX_NAMES
     stamps_cache = log._bases  # b"YYYY-MM-DDTHH:MM:" -> time of its minute
     open_requests = log.open
     consumers = log.consumers
