@@ -28,18 +28,23 @@ def test_service_limit_evidence_is_about_that_unit_only(name: str) -> None:
         unit = UNIT_OF.get(str(finding["rule"]))
         if unit is None:
             continue
+        # systemctl show's lines of a unit are one evidence line each, its Id= line first: a line after it is that unit's
+        shown: dict[str, str] = {}  # location -> the unit of the last Id= line quoted from it
+        excerpts = [e["excerpt"] for e in finding["evidence"]]  # type: ignore[attr-defined]
         for ev in finding["evidence"]:  # type: ignore[attr-defined]
             if ev["fact"] != "service_limits":
                 continue
             checked += 1
             ids = re.findall(r"Id=(\S+)", ev["excerpt"])
             assert ids in ([], [unit]), (finding["rule"], ev)
+            if ids:
+                shown[ev["location"]] = ids[0]
             pid = re.fullmatch(r"proc/(\d+)/limits", ev["location"])
             if pid:  # a process's limits: the unit's own block names it as its MainPID
-                assert any(f"Id={unit}" in e["excerpt"] and f"MainPID={pid.group(1)}" in e["excerpt"]
-                           for e in finding["evidence"]), (finding["rule"], ev)  # type: ignore[attr-defined]
+                assert f"Id={unit}" in excerpts and f"MainPID={pid.group(1)}" in excerpts, (finding["rule"], ev)
                 continue
-            assert unit in ev["excerpt"] or unit.removesuffix(".service") in ev["location"], (finding["rule"], ev)
+            assert (unit in ev["excerpt"] or unit.removesuffix(".service") in ev["location"]
+                    or shown.get(ev["location"]) == unit), (finding["rule"], ev)
     assert checked or name == "satellite-6.9"  # 6.9's only limit finding quotes httpd from systemctl show
 
 

@@ -122,7 +122,9 @@ def test_the_example_reads_as_one_problem_per_finding() -> None:
     under = {s["rule"]: s for s in found["profile-too-small-for-hosts"]["symptoms"]}
     assert "(its Puma workers replace the ones running now)" in under["pg-max-connections-below-budget"]["message"]
     text = run_cli("audit", str(EXAMPLE), "--fail-on", "critical").stdout
-    assert "systemctl_show_service_--all: Id=httpd.service | LimitNOFILE=1024 | LimitNOFILESoft=1024" in text
+    # a unit's systemctl show lines, one evidence line each (they are not adjacent in the file), the unit's Id first
+    assert ("systemctl_show_service_--all: Id=httpd.service\n" + " " * 10 + "evidence: sos_commands/systemd/systemctl_show_service_--all: "
+            "LimitNOFILE=1024\n" + " " * 10 + "evidence: sos_commands/systemd/systemctl_show_service_--all: LimitNOFILESoft=1024") in text
 
 
 def findings_and_changes(source: Path, hosts: int | None) -> tuple[list[Any], Any]:

@@ -21,6 +21,8 @@ capsule-6.2-passenger-tuned is the same Capsule at those values with no 503: the
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -88,3 +90,55 @@ def test_the_passenger_capsule_gets_the_expected_findings(extra: tuple[str, ...]
 def test_the_passenger_capsule_text_report_puts_the_503s_under_the_queue() -> None:
     text = run_cli("audit", str(SOS / "capsule-6.2-passenger"), "--fail-on", "critical").stdout
     assert text.index("passenger-queue-too-small (passenger):") < text.index("symptom: http-503-burst (critical)")
+
+
+def _puppet_log(n: int, every: int) -> str:
+    """``n`` Puppet catalog requests three seconds apart from 10:18, every ``every``-th answered 503 (0: none)."""
+    lines = []
+    for k in range(n):
+        t = 18 * 60 + 3 * k
+        status, size = ("503", "299") if every and k % every == 0 else ("200", "48213")
+        lines.append(f'10.20.1.{10 + k % 200} - - [14/Mar/2017:10:{t // 60:02d}:{t % 60:02d} -0400] "GET /production/catalog/'
+                     f'host{k:04d}.example.com?facts_format=pson HTTP/1.1" {status} {size} "-" "Ruby"')
+    return "\n".join(lines) + "\n"
+
+
+def _copy(tmp_path: Path, name: str, access: str) -> Path:
+    """The fixture ``name`` with its Puppet vhost's access log replaced and no Passenger "Request queue is full" line."""
+    root = tmp_path / name
+    shutil.copytree(SOS / name, root)
+    (root / "var/log/httpd/puppet_access_ssl.log").write_text(access, encoding="utf-8")
+    error_log = root / "var/log/httpd/error_log"
+    if error_log.exists():
+        error_log.write_text("".join(line for line in error_log.read_text(encoding="utf-8").splitlines(keepends=True)
+                                     if "Request queue is full" not in line), encoding="utf-8")
+    return root
+
+
+def test_puppet_503s_below_the_burst_rate_are_measured_failure_of_the_queue(tmp_path: Path) -> None:
+    # built like a 6.2 Capsule's puppet_access_ssl.log: 120 catalog requests 10:18-10:23:57, every third answered 503
+    # (40, at most 4 a minute: below the burst rate of 10 a minute), no "Request queue is full" in the error_log.
+    # 40 503s >= logs_503_share_min_count (10) and 40/120 >= logs_503_share_min_fraction (5 %) within an hour
+    root = _copy(tmp_path, "capsule-6.2-passenger", _puppet_log(120, 3))
+    first = ('10.20.1.10 - - [14/Mar/2017:10:18:00 -0400] "GET /production/catalog/host0000.example.com?facts_format=pson '
+             'HTTP/1.1" 503 299 "-" "Ruby"')
+    data = json.loads(run_cli("audit", str(root), "--format", "json", "--fail-on", "critical").stdout)
+    found = {f["rule"]: f for f in data["findings"]}
+    queue = found["passenger-queue-too-small"]
+    assert (queue["status"], queue["severity"], queue["basis"]) == ("fail", "critical", "measured")
+    assert "assumed" not in queue["message"] and first in queue["message"]
+    assert {"fact": "log_incidents", "location": "var/log/httpd/puppet_access_ssl.log", "excerpt": first} in queue["evidence"]
+    assert [s["rule"] for s in queue["symptoms"]] == ["http-503-burst"]
+    assert "clients got HTTP 503 on 40 of 120 requests (33%)" in queue["symptoms"][0]["message"]
+    assert "2017-03-14T10:18:00 .. 2017-03-14T10:23:51" in queue["symptoms"][0]["message"]
+
+
+@pytest.mark.parametrize("every", [0, 40], ids=["no-503", "a-handful-of-503s"])
+def test_a_tuned_capsule_with_a_handful_of_puppet_503s_has_no_medium_finding(tmp_path: Path, every: int) -> None:
+    # the negative control: 3 503s (every 40th of 120) stay below logs_503_share_min_count (10)
+    root = _copy(tmp_path, "capsule-6.2-passenger-tuned", _puppet_log(120, every))
+    data = json.loads(run_cli("audit", str(root), "--format", "json", "--fail-on", "critical").stdout)
+    worst = [(f["rule"], f["severity"]) for f in data["findings"] if f["status"] == "fail"
+             and f["severity"] in ("medium", "high", "critical")]
+    assert worst == []
+    assert next(f for f in data["findings"] if f["rule"] == "http-503-burst")["status"] == "pass"

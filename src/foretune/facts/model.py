@@ -18,9 +18,13 @@ class Provenance:
     source: str  # "live", "sosreport", "snapshot"
     location: str  # path inside the host/archive, or the command line
     excerpt: str = ""
+    # with no excerpt: what the file was read for and lacks ("no line sets pool; the Rails default 5 applies"), in foretune's
+    # words, never quoted as the file's text
+    note: str = ""
 
     def as_dict(self) -> dict[str, str]:
-        return {"source": self.source, "location": self.location, "excerpt": self.excerpt}
+        out = {"source": self.source, "location": self.location, "excerpt": self.excerpt}
+        return {**out, "note": self.note} if self.note else out
 
 
 @dataclass(frozen=True)

@@ -154,7 +154,7 @@ def _fact(name: str, entry: Any) -> tuple[Fact | None, str | None]:
     if problem:
         return Fact.unknown(name, f"snapshot value ignored: {problem}"), f"ignored: {problem}"
     prov = entry.get("provenance")
-    provenance = tuple(Provenance("snapshot", str(p.get("location", "")), str(p.get("excerpt", "")))
+    provenance = tuple(Provenance("snapshot", str(p.get("location", "")), str(p.get("excerpt", "")), str(p.get("note", "")))
                        for p in (prov if isinstance(prov, list) else []) if isinstance(p, dict))
     return Fact(name=name, value=value, provenance=provenance), None
 

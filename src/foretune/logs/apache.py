@@ -124,6 +124,8 @@ class AccessLog(Analyzer):
         self.latency = Sketch()  # only with %D
         self.endpoint_latency: dict[str, Sketch] = {}
         self.first_5xx: dict[str, tuple[int, str]] = {}  # "502"/"503" -> earliest line
+        self.first_503: dict[int, tuple[int, str]] = {}  # minute -> its earliest 503 line (a window's quote)
+        self.last_503: dict[int, int] = {}  # minute -> the time of its latest 503
         self.offset: bytes | None = None
         self.zone_changes = 0
         self._stamps: dict[bytes, int] = {}
@@ -152,6 +154,7 @@ class AccessLog(Analyzer):
         norm = self._norm
         endpoints, clients, agents = self._endpoints_b, self._clients_b, self._agents_b
         first_5xx = self.first_5xx
+        first_503, last_503 = self.first_503, self.last_503
         quick = self.incidents_only
         same_t: int | None = None  # the time of the line before, when a line of that time again changes nothing
         n = 0
@@ -202,6 +205,11 @@ class AccessLog(Analyzer):
                         code = str(status)
                         if code not in first_5xx or t < first_5xx[code][0]:
                             first_5xx[code] = (t, quote(line))
+                        if status == 503:
+                            if minute not in first_503 or t < first_503[minute][0]:
+                                first_503[minute] = (t, quote(line))
+                            if t > last_503.get(minute, t - 1):
+                                last_503[minute] = t
                 if quick:
                     continue
                 request = parts[1]
@@ -263,6 +271,11 @@ class AccessLog(Analyzer):
         for code, (t, text) in other.first_5xx.items():
             if code not in self.first_5xx or t < self.first_5xx[code][0]:
                 self.first_5xx[code] = (t, text)
+        for minute, (t, text) in other.first_503.items():
+            if minute not in self.first_503 or t < self.first_503[minute][0]:
+                self.first_503[minute] = (t, text)
+        for minute, t in other.last_503.items():
+            self.last_503[minute] = max(t, self.last_503.get(minute, t))
         self.zone_changes += other.zone_changes
 
     def summary(self) -> dict[str, Any]:

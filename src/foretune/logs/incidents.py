@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from foretune.logs.apache import C502, C503, AccessLog
+from foretune.knowledge import threshold
+from foretune.logs.apache import C502, C503, TOTAL, AccessLog
 from foretune.logs.base import Analyzer, Incident, quote
 from foretune.logs.production import ProductionLog
 
-KINDS = ("pg_connection_exhaustion", "http_503_burst", "oom_kill", "socket_exhaustion", "queue_at_capacity",
+KINDS = ("pg_connection_exhaustion", "http_503_burst", "http_503_share", "oom_kill", "socket_exhaustion", "queue_at_capacity",
          "candlepin_oom", "db_pool_timeout")
 
 
@@ -36,13 +37,54 @@ def bursts(access: AccessLog, per_minute: int) -> list[dict[str, Any]]:
     return out
 
 
-def collect(analyzers: dict[tuple[str, str], Analyzer], *, capacity: int | None, burst_per_minute: int) -> list[dict[str, Any]]:
-    """Every incident of the merged analyzers, sorted by kind, then service."""
+def share(access: AccessLog, *, window: int, min_count: int, min_share: float) -> dict[str, Any] | None:
+    """The window of ``window`` seconds in which one access log (one vhost) answered the most HTTP 503s, when they
+    were at least ``min_count`` and at least ``min_share`` of its requests in that window; else None.
+
+    Returns first and last (the minutes of its first and last 503), responses (503s), requests (all in the window).
+    """
+    minutes = sorted(access.minutes)
+    best: dict[str, Any] | None = None
+    end = total = refused = 0
+    for start in minutes:
+        while end < len(minutes) and minutes[end] < start + window:
+            row = access.minutes[minutes[end]]
+            total, refused, end = total + row[TOTAL], refused + row[C503], end + 1
+        if refused >= min_count and refused >= min_share * total and (best is None or refused > best["responses"]):
+            with_503 = [m for m in minutes[minutes.index(start):end] if access.minutes[m][C503]]
+            best = {"first": with_503[0], "last": with_503[-1], "responses": refused, "requests": total}
+        row = access.minutes[start]
+        total, refused = total - row[TOTAL], refused - row[C503]
+    return best
+
+
+def share_rule() -> tuple[int, int, float]:
+    """The knowledge data's 503 share rule: window seconds, least 503s, least share of the window's requests."""
+    return (int(threshold("logs_503_share_window_seconds")), int(threshold("logs_503_share_min_count")),
+            float(threshold("logs_503_share_min_fraction")))
+
+
+def collect(analyzers: dict[tuple[str, str], Analyzer], *, capacity: int | None, burst_per_minute: int,
+            share_rule: tuple[int, int, float] | None = None) -> list[dict[str, Any]]:
+    """Every incident of the merged analyzers, sorted by kind, then service.
+
+    ``share_rule`` (window seconds, least 503s, least share of the requests): a log with no 503 burst whose 503s reach
+    both in one window is an ``http_503_share`` incident (a Puppet vhost's 503s spread below the burst rate).
+    """
     found: list[Incident] = []
+    extra: dict[int, int] = {}  # id of an http_503_share incident -> the requests of its window
     for analyzer in analyzers.values():
         found += analyzer.incidents.values()
         if isinstance(analyzer, AccessLog):
             runs = bursts(analyzer, burst_per_minute)
+            spread = share(analyzer, window=share_rule[0], min_count=share_rule[1], min_share=share_rule[2]) \
+                if share_rule and not runs else None
+            if spread is not None:
+                inc = Incident("http_503_share", "httpd", analyzer.path, analyzer.first_503[spread["first"]][1])
+                inc.see(analyzer.first_503[spread["first"]][0], spread["responses"] - 1)
+                inc.see(analyzer.last_503[spread["last"]], 1)
+                extra[id(inc)] = spread["requests"]
+                found.append(inc)
             if runs:
                 t, line = min(v for k, v in analyzer.first_5xx.items())
                 inside = [v for v in analyzer.first_5xx.values() if runs[0]["start"] <= v[0] < runs[0]["end"] + 60]
@@ -62,5 +104,5 @@ def collect(analyzers: dict[tuple[str, str], Analyzer], *, capacity: int | None,
                 inc.see(busy[0], len(busy) - 1)
                 inc.see(busy[-1] + 59, 1)
                 found.append(inc)
-    rows = [i.as_dict() for i in found if i.kind in KINDS]
+    rows = [{**i.as_dict(), **({"requests": extra[id(i)]} if id(i) in extra else {})} for i in found if i.kind in KINDS]
     return sorted(rows, key=lambda r: (r["kind"], r["service"], r["path"]))

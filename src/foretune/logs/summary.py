@@ -11,7 +11,7 @@ from typing import Any
 from foretune import __version__
 from foretune.knowledge import citation, threshold
 from foretune.logs.apache import AccessLog, ErrorLog
-from foretune.logs.incidents import bursts, collect
+from foretune.logs.incidents import bursts, collect, share_rule
 from foretune.logs.kinds import KINDS
 from foretune.logs.postgres import PostgresLog
 from foretune.logs.production import ProductionLog
@@ -58,7 +58,7 @@ def build(scan: Scan, *, source: str, capacity: int | None, capacity_from: str |
         **sections,
         "bursts": all_bursts,
         "not_found": [kind for kind in KINDS if not sections[kind]],  # the logs looked for that the source lacks
-        "incidents": collect(merged, capacity=capacity, burst_per_minute=burst_min),
+        "incidents": collect(merged, capacity=capacity, burst_per_minute=burst_min, share_rule=share_rule()),
         "suggestions": suggestions(merged),
     }
     return report

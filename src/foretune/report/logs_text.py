@@ -283,6 +283,7 @@ ACTIONS = {  # worst first
     "pg_connection_exhaustion": ("PostgreSQL out of connections", "pg-max-connections-below-budget"),
     "db_pool_timeout": ("Foreman DB pool timeouts", "foreman-db-pool-too-small"),
     "http_503_burst": ("503 bursts", "puma-pool-saturated, apache-workers-over-limit (Puma capacity)"),
+    "http_503_share": ("503s a share of one log's requests", "http-503-burst, puma-pool-saturated, apache-workers-over-limit"),
     "queue_at_capacity": ("Apache at MaxRequestWorkers", "apache-workers-over-limit, puma-pool-saturated"),
 }
 
@@ -299,6 +300,7 @@ def _names(kinds: list[str]) -> str:
 # the same incidents on a box whose Rails runs under Passenger (Satellite 6.8 and older): the Passenger rules judge them
 PASSENGER_ACTIONS = {
     "http_503_burst": ("503 bursts", "passenger-queue-too-small, passenger-queue-saturated (Passenger queue)"),
+    "http_503_share": ("503s a share of one log's requests", "http-503-burst, passenger-queue-too-small, passenger-queue-saturated"),
     "queue_at_capacity": ("Passenger queue full", "passenger-queue-too-small, passenger-queue-saturated"),
 }
 
@@ -338,7 +340,7 @@ def verdict(r: dict[str, Any]) -> list[str]:
         if kind == "queue_at_capacity" and services == "puma":  # production.log's requests open at once, not Apache's
             label, rules = "Puma at capacity", "puma-pool-saturated, apache-workers-over-limit"
         count = sum(int(i["count"] or 0) for i in found)
-        extra = " with Puma at capacity" if kind in ("http_503_burst", "queue_at_capacity") and at_capacity \
+        extra = " with Puma at capacity" if kind in ("http_503_burst", "http_503_share", "queue_at_capacity") and at_capacity \
             and services != "puma" else ""
         # a measured failure is critical, as in the audit; Puma's requests at its capacity are saturation, not failure
         severity = "high" if kind == "queue_at_capacity" and services == "puma" else "critical"

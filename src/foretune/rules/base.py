@@ -149,29 +149,39 @@ class Context:
         ``whole``: keep each such excerpt whole, not only its ``' | '``-joined lines about the words (a psql row
         separates its columns with ``' | '`` too: the table's name without its sizes proves nothing).
         """
-        out = [Evidence(name, prov.location, prov.excerpt) for name in names for prov in self.facts[name].provenance]
+        out = [Evidence(name, prov.location, prov.excerpt, prov.note) for name in names for prov in self.facts[name].provenance]
         words = {w.lower() for w in ((about,) if isinstance(about, str) else about)}
         if not words:
-            return tuple(out)
+            return tuple(x for e in out for x in _unit_lines(e))
 
         def tokens(text: str) -> set[str]:
             return {t.strip(":,;()[]\"'").lower() for t in re.split(r"[\s=]+", text) if t}
 
-        narrowed = [e for e in out if words & (tokens(e.excerpt) | set(e.location.lower().split("/")))]
+        narrowed = [e for e in out if words & (tokens(e.excerpt) | tokens(e.note) | set(e.location.lower().split("/")))]
         # a process's limits belong to the unit whose block names it as MainPID
         pids = {f"proc/{p}/limits" for e in narrowed for p in re.findall(r"^MainPID=(\d+)$", e.excerpt, re.M)}
         narrowed = [e for e in out if e in narrowed or e.location in pids]
 
-        def lines_about(e: Evidence) -> Evidence:
+        def lines_about(e: Evidence) -> tuple[Evidence, ...]:
             """Keep only the excerpt's lines about the words (an excerpt may join several lines with ' | ')."""
             sep = " | " if " | " in e.excerpt else "\n"
             parts = e.excerpt.split(sep)
-            if whole or len(parts) < 2 or "Id=" in e.excerpt:  # a unit's block stays whole
-                return e
+            if "Id=" in e.excerpt and "\n" in e.excerpt:
+                return _unit_lines(e)
+            if whole or len(parts) < 2:
+                return (e,)
             kept = [p for p in parts if words & tokens(p)]
-            return Evidence(e.fact, e.location, sep.join(kept)) if kept else e
+            return (Evidence(e.fact, e.location, sep.join(kept)) if kept else e,)
 
-        return tuple(lines_about(e) for e in narrowed) if narrowed else tuple(out)
+        return tuple(x for e in narrowed for x in lines_about(e)) if narrowed else tuple(x for e in out for x in _unit_lines(e))
+
+
+def _unit_lines(e: Evidence) -> tuple[Evidence, ...]:
+    """A unit's lines of systemctl show (``Id=`` first), each its own line of the file and not adjacent there: one
+    evidence line each, so every excerpt is text of the file it names. Any other evidence as it is."""
+    if "Id=" not in e.excerpt or "\n" not in e.excerpt:
+        return (e,)
+    return tuple(Evidence(e.fact, e.location, line) for line in e.excerpt.split("\n") if line.strip())
 
 
 class Rule:

@@ -95,6 +95,10 @@ class Extractor:
     def note(self, location: str, text: str) -> Provenance:
         return Provenance(self.src.kind, redact_text(location), redact_text(text))
 
+    def absent(self, location: str, text: str) -> Provenance:
+        """What ``location`` was read for and lacks, as a note: no excerpt (the file has no such line to quote)."""
+        return Provenance(self.src.kind, redact_text(location), "", redact_text(text))
+
     def known(self, name: str, value: Any, *provenance: Provenance) -> None:
         self.facts.add(Fact(name=name, value=value, provenance=tuple(provenance)))
 

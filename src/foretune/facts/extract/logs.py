@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from foretune.facts.extract.core import Extractor
 from foretune.knowledge import threshold
-from foretune.logs.incidents import collect
+from foretune.logs.incidents import collect, share_rule
 from foretune.logs.source import puma_capacity, scan_source
 
 # the logs incidents come from (task exports carry none)
@@ -23,7 +23,8 @@ def log_incidents(x: Extractor) -> None:
         x.unknown("log_incidents", "no production.log, Apache, PostgreSQL, Candlepin or system log in this source")
         return
     incidents = collect(merged, capacity=puma_capacity(x.value("puma")),
-                        burst_per_minute=int(threshold("logs_503_burst_per_minute")))
+                        burst_per_minute=int(threshold("logs_503_burst_per_minute")),
+                        share_rule=share_rule())
     lines = sum(a.lines for a in merged.values())
     read = ", ".join(sorted({fam for _, fam in merged}))
     where = incidents[0]["path"] if incidents else sorted(a.path for a in merged.values())[0]

@@ -59,7 +59,7 @@ def other_processes(x: Extractor) -> None:
         x.unknown("other_processes", x.why("ps") if raw is None else f"{raw.location} is not ps output")
         return
     x.known("other_processes", others, *[x.prov(raw, rf"^\S+\s+{p['pid']}\s") for p in others[:1]]
-            or [x.note(raw.location, "no process outside the Foreman stack")])
+            or [x.absent(raw.location, "no process outside the Foreman stack")])
 
 
 def passenger_status(x: Extractor) -> None:

@@ -115,7 +115,7 @@ def cpus(x: Extractor) -> None:
         vendor = info.get("Hypervisor vendor", "")
         value = HYPERVISORS.get(vendor.lower().split()[0], vendor.lower()) if vendor else "none"
         x.known("virtualization", value, x.prov(raw, r"^Hypervisor vendor") if vendor else
-                x.note(raw.location, "no 'Hypervisor vendor' line: bare metal"))
+                x.absent(raw.location, "no 'Hypervisor vendor' line: bare metal"))
     else:
         x.unknown("virtualization", x.why("lscpu"))
     governor = x.raw("cpu_governor")

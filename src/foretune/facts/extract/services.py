@@ -48,7 +48,7 @@ def puma(x: Extractor) -> None:
         value = {**PUMA_DEFAULTS, **found}
         x.known("puma", value, *puma_provenance(x, where, {keys[k]: v for k, v in found.items()}))
     elif "foreman" in packages(x) and not any(n.startswith(("passenger", "mod_passenger")) for n in packages(x)):
-        x.known("puma", dict(PUMA_DEFAULTS), x.note("foreman.service", "no FOREMAN_PUMA_* environment: Foreman's built-in defaults"))
+        x.known("puma", dict(PUMA_DEFAULTS), x.absent("foreman.service", "no FOREMAN_PUMA_* environment: Foreman's built-in defaults"))
     elif "foreman" in packages(x):
         x.unknown("puma", "Passenger era: Foreman runs inside Apache, not Puma")
     else:
@@ -71,7 +71,7 @@ def puma(x: Extractor) -> None:
     if pool is not None:
         x.known("foreman_db_pool", pool, x.prov(db, r"^\s*pool:"))
     else:
-        x.known("foreman_db_pool", RAILS_DEFAULT_POOL, x.note(db.location, "no pool: (the Rails default, 5)"))
+        x.known("foreman_db_pool", RAILS_DEFAULT_POOL, x.absent(db.location, "no line sets pool; the Rails default 5 applies"))
 
 
 def puma_provenance(x: Extractor, where: str, names: dict[str, int | None]) -> list[Provenance]:
@@ -157,7 +157,7 @@ def dynflow(x: Extractor) -> None:
         count = _int(env.get("EXECUTORS_COUNT"))
         value = {"workers": None, "concurrency": None, "orchestrator": False, "executors": count if count is not None else 1}
         x.known("dynflow", value, x.prov(sysconfig, r"EXECUTORS_COUNT") if count is not None else
-                x.note(sysconfig.location, "no EXECUTORS_COUNT: one executor"))
+                x.absent(sysconfig.location, "no line sets EXECUTORS_COUNT; one executor"))
         return
     units = [u for u in list_units(x) if u.startswith("dynflow-sidekiq@")]
     if units:
@@ -545,4 +545,4 @@ def hammer(x: Extractor) -> None:
     setting = section.get("request_timeout") if isinstance(section, dict) else None
     timeout = -1 if setting in (-1, "-1") else _int(setting)  # -1: no timeout
     x.known("hammer", {"request_timeout": timeout}, x.prov(raw, r"request_timeout") if timeout is not None else
-            x.note(raw.location, "no :request_timeout: (hammer default)"))
+            x.absent(raw.location, "no line sets :request_timeout:, so hammer's default applies"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from foretune.knowledge import threshold
 from foretune.rules import incidents
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
 
@@ -29,16 +30,28 @@ class Http503Burst(Rule):
                                current=f"{max(sum(int(i.get('count') or 0) for i in full), sum(int(i.get('count') or 0) for i in found))} requests refused",
                                recommended="none",
                                evidence=incidents.evidence([*full, *found]), severity=Severity.CRITICAL, observed=True)
-        if not found:
-            return self.passed("no bursts of HTTP 503 and no full Passenger request queue in the logs (httpd reaching "
-                               "MaxRequestWorkers is judged by apache-event-limits-low / apache-prefork-limits-low)")
+        spread = incidents.incidents(ctx, "http_503_share")
+        if not found and not spread:
+            return self.passed("no bursts of HTTP 503, no vhost answering a share of its requests 503 and no full Passenger "
+                               "request queue in the logs (httpd reaching MaxRequestWorkers is judged by "
+                               "apache-event-limits-low / apache-prefork-limits-low)")
         era = ctx.release.features if ctx.release else None
         where = ("PassengerMaxRequestQueueSize and PassengerMaxPoolSize (passenger-queue-saturated)"
                  if era is not None and era.passenger else "Puma workers and backlog (puma-pool-saturated), MaxRequestWorkers")
-        count = sum(int(i.get("count") or 0) for i in found)
         # measured failure of the request path: critical, quoted; the section of this release's guide, not the 6.2 brief's
         # Passenger advice on a Puma box
         cites = self.citations if era is not None and era.passenger else ("gf-httpd-children",)
+        if not found:
+            # below the burst rate, but a share of one vhost's requests within the window the knowledge data names
+            # (logs_503_share_*): each a client (a Puppet run, a registration) that failed
+            worst = spread[0]
+            count, requests = int(worst.get("count") or 0), int(worst.get("requests") or 0)
+            return self.failed(f"clients got HTTP 503 on {count} of {requests} requests ({count / max(requests, 1):.0%}) of "
+                               f"{worst.get('path')} within {int(threshold('logs_503_share_window_seconds')) // 60} minutes, {incidents.span(worst)}: {incidents.quote(worst)}; below the burst "
+                               f"rate, but a queue that fills: look at {where}", current=f"{count} HTTP 503 responses",
+                               recommended="none", evidence=incidents.evidence(spread), observed=True,
+                               severity=Severity.CRITICAL, citations=cites)
+        count = sum(int(i.get("count") or 0) for i in found)
         return self.failed(f"clients got HTTP 503 {incidents.span(found[0])}: {incidents.quote(found[0])}; "
                            f"the request path was full: look at {where}", current=f"{count} HTTP 503 responses",
                            recommended="none", evidence=incidents.evidence(found), observed=True,

@@ -15,7 +15,7 @@ class PreforkLimitsLow(PlanRule):
     component = "apache"
     severity = Severity.MEDIUM
     version_added = "0.1.0"
-    failing_when = (("http_503_burst", ()), ("queue_at_capacity", ("httpd",)))  # 503s; "server reached MaxRequestWorkers"
+    failing_when = (("http_503_burst", ()), ("http_503_share", ()), ("queue_at_capacity", ("httpd",)))  # 503s; "server reached MaxRequestWorkers"
     uses_hosts = True
     roles = frozenset({"server"})
     needs = ("apache",)

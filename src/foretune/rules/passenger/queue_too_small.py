@@ -16,7 +16,7 @@ class QueueTooSmall(PlanRule):
     component = "passenger"
     severity = Severity.MEDIUM
     version_added = "0.1.0"
-    failing_when = (("http_503_burst", ()), ("queue_at_capacity", ("passenger",)))
+    failing_when = (("http_503_burst", ()), ("http_503_share", ()), ("queue_at_capacity", ("passenger",)))
     uses_hosts = True
     roles = frozenset({"server", "capsule"})  # 6.2 brief 5.9: Passenger advice "also apply directly to the capsule"
     needs = ("passenger",)
