@@ -32,6 +32,7 @@ from foretune.knowledge.precedence import (
     systemd_shadow,
     systemd_shadows,
     table,
+    unshadowed_line,
 )
 from foretune.knowledge.profiles import PG, flatten, installer_hiera
 from foretune.plan.measured import SHORTAGE_HOLDS, measured_shortage
@@ -319,7 +320,10 @@ class _Builder:
 
     def _command(self, tunable: str, command: str, reason: str, cites: tuple[str, ...], source: str) -> None:
         reset = re.search(r"ALTER SYSTEM RESET (\w+);", command)
-        removed = re.fullmatch(r"mv (/etc/systemd/system/([^/]+)\.d/[^ ]+) /root/\S+ && systemctl daemon-reload", command)
+        # the audit's command that takes a drop-in's shadowing lines out (precedence.dropin_unshadow_command)
+        removed = (re.fullmatch(r"cp -p (/etc/systemd/system/([^/]+)\.d/[^ ]+) /root/\S+ && sed -i .* && systemctl daemon-reload",
+                                command)
+                   or re.fullmatch(r"mkdir -p \S+ && sed .* (/\S+/([^/]+)\.d/[^ ]+) > /etc/\S+ && systemctl daemon-reload", command))
         tuning = re.search(r"--tuning (\S+)$", command)
         include = re.fullmatch(r"sed -i '/\^\[\[:space:\]\]\*(\w+)\[\[:space:\]\]\*=/d' /\S+", command)
         if include:  # the audit's removal of a line a file postgresql.conf includes sets (audit.effect): a file edit
@@ -327,7 +331,12 @@ class _Builder:
         elif reset:
             self._reset(reset.group(1), source)
         elif removed:
-            self._remove_dropin(removed.group(2), removed.group(1), "", source)
+            unit, path = removed.group(2), removed.group(1)
+            key, files, owned = (("Environment", self.host.puma_files, INSTALLER_DROPIN) if unit == "foreman.service"
+                                 else ("LimitNOFILE", self.host.limit_files, LIMITS_DROPIN))
+            line = next((sh.line for sh in systemd_shadows(unit, key, files, owned=owned)
+                         if "/" + sh.location.lstrip("/") == path), "")
+            self._remove_dropin(unit, path, line, source, key)
         elif tuning and not command.startswith("add hardware"):
             self.profile(tuning.group(1), source)
         elif tunable == "os.tuned_profile" and command.startswith("tuned-adm profile "):
@@ -515,8 +524,12 @@ class _Builder:
 
     def _remove_dropin(self, unit: str, path: str, line: str, source: str, directive: str = "Environment") -> None:
         after = INSTALLER_DROPIN if directive == "Environment" else LIMITS_DROPIN
+        # the lines that go (apply and the audit's command take only those out: unshadowed_line)
+        gone = " | ".join(part for part in line.split(" | ") if part and unshadowed_line(part, unit) != part)
         reason = (f"{posixpath.basename(path)} is read after {after} and sets "
-                  f"{line or 'what the installer sets'}, whatever the installer is told")
+                  f"{gone or 'what the installer sets'}, whatever the installer is told: "
+                  f"{'that line goes' if gone and ' | ' not in gone else 'those lines go'}, the site's other settings "
+                  "there stay (a file left with no setting goes)")
         cites: tuple[str, ...] = (str(self.systemd_table["citation"]),)
         overrides: tuple[str, ...] = ()
         if not path.startswith("/etc/"):  # /usr/lib (the package's) or /run (runtime): hidden by the same name in /etc
@@ -527,7 +540,7 @@ class _Builder:
             cites += (str(self.systemd_table.get("dropin_dirs_citation") or "systemd-dropin-dirs"),)
         self.add(Change(f"remove:dropin:{overrides[0] if overrides else path}", "dropin", f"{unit}:{posixpath.basename(path)}",
                         None, op="remove", effect="daemon-reload", units=(unit.removesuffix(".service"),), file=path,
-                        overrides=overrides, reason=reason, citations=cites, source=source))
+                        overrides=overrides, reason=reason, citations=cites, source=source, site_value=gone or None))
 
     def _unshadow_include(self, setting: str, source: str) -> None:
         """A file postgresql.conf includes that sets ``setting`` after postgresql.conf's own line wins over the value

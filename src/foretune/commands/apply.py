@@ -375,7 +375,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if not found.empty or (args.run_installer and found.installer):  # the installer changes the host: a run too
         from shlex import quote  # start-up: only for `apply --write`
 
-        run_id, journal = apply(host, found, cs.release, source=source)
+        run_id, journal = apply(host, found, cs.release, source=source,
+                                by_hand=tuple(redact_text(str(c)) for c in getattr(cs, "commands", ())))
         env.note(f"applied run {run_id}: journal {host.path('/var/lib/foretune/runs')}/{run_id}/journal.json "
                  f"(undo: foretune apply --rollback {run_id}{' --root ' + quote(args.root) if args.root else ''})")
     if args.run_installer and found.installer:
