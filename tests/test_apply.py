@@ -2326,3 +2326,25 @@ def test_drift_in_a_rendered_value_names_the_file_it_was_read_from_and_when_it_c
     [run] = [p.name for p in (root / RUNS).iterdir()]
     assert (f"; read from /etc/foreman-installer/scenarios.d/satellite.yaml, modified at {when} (after run {run})"
             in check["why"]), check["why"]
+
+
+def test_satellite_62_plan_bundle_keeps_what_apply_keeps_and_apply_says_the_installer_goes_first(tmp_path: Path) -> None:
+    # satellite-6.2 with passenger.conf raised by the site to PassengerMaxPoolSize 30 and queue 1000 (the guide's
+    # queue is 200): plan --output-dir's APPLY.md lists the queue as kept, as apply does, and lowers neither;
+    # apply says the installer run (which renders 05-foreman-ssl.conf again) comes before the file edits
+    root = tmp_path / "sos"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.2", root, symlinks=True)
+    _edit(root, "etc/httpd/conf.d/passenger.conf", "  PassengerMaxPoolSize 20\n  PassengerMaxRequestQueueSize 250\n",
+          "  PassengerMaxPoolSize 30\n  PassengerMaxRequestQueueSize 1000\n")
+    out = tmp_path / "out"
+    assert run_cli("plan", "--from", str(root), "--hosts", "8000", "--output-dir", str(out)).status == 0
+    steps = (out / "APPLY.md").read_text(encoding="utf-8")
+    assert ("- `/etc/httpd/conf.d/passenger.conf` PassengerMaxRequestQueueSize 200: /etc/httpd/conf.d/passenger.conf sets "
+            "PassengerMaxRequestQueueSize 1000, above foretune's PassengerMaxRequestQueueSize 200: the site's value is kept "
+            "(never lowered silently)") in steps
+    assert "set `PassengerMaxPoolSize" not in steps and "set `PassengerMaxRequestQueueSize" not in steps
+    result = run_cli("apply", "--root", str(root), "--from", str(root), "--hosts", "8000")
+    assert result.status == 0, result.stderr
+    assert "passenger.conf (foretune)" not in result.stdout
+    assert ("run the installer before these file edits: it rewrites the files it manages (/etc/httpd/conf.d/"
+            "05-foreman-ssl.conf") in result.stdout, result.stdout

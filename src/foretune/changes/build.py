@@ -46,6 +46,8 @@ SYSCTL_FILE = "/etc/sysctl.d/90-foretune.conf"
 INSTALLER_MODULES = ("foreman_proxy_content", "foreman_proxy", "foreman", "puppet", "katello")
 INSTALLER_DROPIN = "installer.conf"  # puppet-foreman's foreman.service drop-in (manifests/service.pp)
 LIMITS_DROPIN = "limits.conf"  # the drop-in a LimitNOFILE change writes
+# directives whose 0 means no limit (never shut the preloader down, no cap on keep-alive requests), as apply reads them
+ZERO_IS_UNLIMITED = frozenset({"PassengerMaxPreloaderIdleTime", "MaxKeepAliveRequests"})
 # changes that set what that drop-in carries (Puma workers and threads) or what is sized from it (the Rails pool)
 PUMA_TARGETS = ("foreman::foreman_service_puma_", "foreman::db_pool", "--foreman-foreman-service-puma-", "--foreman-db-pool")
 # the apply order of channels and operations: the profile first, then what is removed, then the values
@@ -78,6 +80,8 @@ class Host(NamedTuple):
     mem_available: int | None = None  # MemAvailable, bytes
     ram: int | None = None  # MemTotal, bytes
     puma_workers: int | None = None  # the Puma workers running (pumactl stats), else rendered
+    # (location, line) of the Apache and Passenger directives the facts read (Satellite 6.2 edits those files by hand)
+    directive_lines: tuple[tuple[str, str], ...] = ()
 
 
 
@@ -106,7 +110,9 @@ def host_of(facts: Any) -> Host:
                 postgresql_values={str(k): str(v) for k, v in (facts.value("postgresql") or {}).items()},
                 swap_used=(facts.value("swap") or {}).get("used_bytes"), swap_total=(facts.value("swap") or {}).get("total_bytes"),
                 mem_available=(facts.value("memory_pressure") or {}).get("available_bytes"), ram=facts.value("ram_bytes"),
-                puma_workers=(facts.value("puma_stats") or {}).get("workers") or (facts.value("puma") or {}).get("workers"))
+                puma_workers=(facts.value("puma_stats") or {}).get("workers") or (facts.value("puma") or {}).get("workers"),
+                directive_lines=tuple((p.location, line) for name in ("passenger", "apache") if (f := facts.get(name)) is not None
+                                      and f.known for p in f.provenance for line in p.excerpt.split(" | ")))
 
 
 def installer_option(key: str) -> str | None:
@@ -281,7 +287,7 @@ class _Builder:
         """The line of a file edit's setting the host already has, when its number is above the edit's (read from
         the PostgreSQL files the facts hold: Satellite 6.2 edits postgresql.conf by hand), else None."""
         if not fix.target.endswith("/postgresql.conf"):
-            return None
+            return self._site_directive(fix)
         name, _, ours = str(fix.value).partition("=")
         found = None
         for location, text in self.host.postgresql_files:
@@ -294,6 +300,24 @@ class _Builder:
             return None
         theirs, wanted = _pg_number(found[1]), _pg_number(ours)
         return found[0] if theirs is not None and wanted is not None and theirs > wanted else None
+
+    def _site_directive(self, fix: Fix) -> str | None:
+        """The ``Directive value`` line an Apache or Passenger file edit's file already has, when its number is above
+        the edit's (0 is no limit for the directives where it means that), as ``apply`` keeps it; else None."""
+        words = str(fix.value).split()
+        if len(words) != 2:
+            return None
+        found = None
+        for location, line in self.host.directive_lines:
+            parts = line.split()
+            if "/" + location.lstrip("/") == fix.target and len(parts) == 2 and parts[0] == words[0]:
+                found = line.strip()
+        if found is None:
+            return None
+        theirs, ours = (float(v) if re.fullmatch(r"\d+", v) else None for v in (found.split()[1], words[1]))
+        if words[0] in ZERO_IS_UNLIMITED:  # 0: no limit (never shut down, no cap), above any other number
+            theirs, ours = (float("inf") if v == 0 else v for v in (theirs, ours))
+        return found if theirs is not None and ours is not None and theirs > ours else None
 
     def _limit(self, tunable: str, fix: Fix, reason: str, cites: tuple[str, ...], source: str) -> None:
         """A LimitNOFILE drop-in (``limits.conf``); a drop-in of the unit read after it that sets a lower limit is
