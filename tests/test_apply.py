@@ -2214,3 +2214,137 @@ def test_a_postgresql_conf_edit_under_root_is_pending_until_postgresql_started_a
                                                              encoding="utf-8")
     result = run_cli("verify", "--root", str(root))
     assert result.status == 0 and _states(result.stdout) == {"postgresql.shared_buffers": "in force"}, result.stdout
+
+
+SITE_OVERRIDE = """\
+# site: memory fragmentation fix, INC0099
+[Service]
+Environment=MALLOC_ARENA_MAX=2 FOREMAN_PUMA_THREADS_MIN=16
+Environment=FOREMAN_PUMA_THREADS_MAX=16
+LimitNOFILE=65536
+"""
+
+
+def _run_fix(command: str, root: Path, kept: Path) -> None:
+    """Run the audit's shell fix on ``root`` instead of /: /etc under the tree, /root's copy at ``kept``."""
+    import subprocess  # start-up: only this test runs a fix's shell command
+
+    local = command.replace("/root/foreman.service.d-override.conf", str(kept)).replace(" /etc/", f" {root}/etc/")
+    local = local.replace("systemctl daemon-reload", "true")
+    assert subprocess.run(["bash", "-c", local], check=False).returncode == 0, local
+
+
+def test_the_audit_fix_apply_md_and_apply_take_the_same_lines_out_of_a_site_override_conf(tmp_path: Path) -> None:
+    # override.conf sets the Puma threads after installer.conf (systemd-dropin-order) beside the site's own
+    # MALLOC_ARENA_MAX and LimitNOFILE: the finding's command, APPLY.md and apply all take out only the Puma words,
+    # keep the site's settings, and the file stays; verify says what went, not "removed"
+    root = _tree(tmp_path)
+    (root / OVERRIDE).write_text(SITE_OVERRIDE, encoding="utf-8")
+    after = ("# site: memory fragmentation fix, INC0099\n[Service]\nEnvironment=MALLOC_ARENA_MAX=2\nLimitNOFILE=65536\n")
+    out = tmp_path / "out"
+    assert run_cli("audit", str(root), "--output-dir", str(out)).status in (0, 1)
+    steps = (out / "APPLY.md").read_text(encoding="utf-8")
+    assert ("Take `Environment=MALLOC_ARENA_MAX=2 FOREMAN_PUMA_THREADS_MIN=16` and `Environment=FOREMAN_PUMA_THREADS_MAX=16` "
+            "out of `/etc/systemd/system/foreman.service.d/override.conf`, keep its other settings") in steps
+    assert "Move `/etc/systemd/system/foreman.service.d/override.conf` away" not in steps
+    findings = json.loads(run_cli("audit", str(root), "--format", "json").stdout)["findings"]
+    [finding] = [f for f in findings if f["rule"] == "puma-dropin-override"]
+    command = finding["fixes"][0]["command"]
+    assert command.startswith("cp -p /etc/systemd/system/foreman.service.d/override.conf /root/foreman.service.d-override.conf && ")
+    by_hand = tmp_path / "by-hand"
+    shutil.copytree(root, by_hand, symlinks=True)
+    _run_fix(command, by_hand, tmp_path / "kept.conf")
+    assert (by_hand / OVERRIDE).read_text(encoding="utf-8") == after
+    assert (tmp_path / "kept.conf").read_text(encoding="utf-8") == SITE_OVERRIDE
+    assert run_cli("apply", "--root", str(root), "--changes", str(out / "changes.json"), "--write").status == 0
+    assert (root / OVERRIDE).read_text(encoding="utf-8") == after
+    result = run_cli("verify", "--root", str(root))
+    assert ("dropin foreman.service:override.conf (remove lines)\n" in result.stdout
+            and "Environment=MALLOC_ARENA_MAX=2 FOREMAN_PUMA_THREADS_MIN=16 | Environment=FOREMAN_PUMA_THREADS_MAX=16 taken "
+                "out of /etc/systemd/system/foreman.service.d/override.conf (its other settings stay); in force after "
+                "systemctl daemon-reload" in result.stdout), result.stdout
+    assert run_cli("apply", "--root", str(root), "--rollback", "last").status == 0
+    assert (root / OVERRIDE).read_text(encoding="utf-8") == SITE_OVERRIDE
+
+
+def test_the_audit_fix_and_apply_both_remove_an_override_conf_left_with_no_setting(tmp_path: Path) -> None:
+    # the fixture's override.conf holds only [Service] and the two Puma lines: both ways leave no file behind
+    root = _tree(tmp_path)
+    findings = json.loads(run_cli("audit", str(root), "--format", "json").stdout)["findings"]
+    [finding] = [f for f in findings if f["rule"] == "puma-dropin-override"]
+    by_hand = tmp_path / "by-hand"
+    shutil.copytree(root, by_hand, symlinks=True)
+    _run_fix(finding["fixes"][0]["command"], by_hand, tmp_path / "kept.conf")
+    assert not (by_hand / OVERRIDE).exists()
+    assert run_cli("apply", "--root", str(root), "--audit", "--write").status == 0
+    assert not (root / OVERRIDE).exists()
+
+
+def test_the_thp_commands_are_journalled_and_verify_reads_thp_back(tmp_path: Path) -> None:
+    # the example box runs THP "[always] madvise never" for enabled and defrag; the set's THP lines are by hand
+    # (echo never > /sys/...), and the journal keeps them so that verify reads sysfs back: pending while it says
+    # [always], in force once it says [never], drift when it is [always] again after a verify saw it in force
+    root = tmp_path / "sos"
+    shutil.copytree(REPO / "examples/sosreport-satellite-6.15-mistuned", root, symlinks=True)
+    result = run_cli("apply", "--root", str(root), "--write")
+    assert result.status == 0, result.stderr
+    assert "by hand: echo never > /sys/kernel/mm/transparent_hugepage/enabled\n" in result.stdout
+    [journal] = list((root / RUNS).glob("*/journal.json"))
+    assert {"echo never > /sys/kernel/mm/transparent_hugepage/enabled",
+            "echo never > /sys/kernel/mm/transparent_hugepage/defrag"} <= set(json.loads(journal.read_text())["by_hand"])
+
+    def thp() -> dict[str, tuple[str, str, str]]:
+        checks = json.loads(run_cli("verify", "--root", str(root), "--format", "json").stdout)["changes"]
+        return {c["change"]["tunable"]: (c["state"], c["found"], c["where"]) for c in checks if c["change"]["channel"] == "by-hand"}
+
+    enabled, defrag = "/sys/kernel/mm/transparent_hugepage/enabled", "/sys/kernel/mm/transparent_hugepage/defrag"
+    assert thp() == {"os.thp": ("pending", "always", enabled), "os.thp_defrag": ("pending", "always", defrag)}
+    for path in (enabled, defrag):
+        (root / path.lstrip("/")).write_text("always madvise [never]\n", encoding="utf-8")
+    assert thp() == {"os.thp": ("in force", "never", enabled), "os.thp_defrag": ("in force", "never", defrag)}
+    (root / enabled.lstrip("/")).write_text("[always] madvise never\n", encoding="utf-8")
+    assert thp()["os.thp"] == ("drift", "always", enabled)
+
+
+def test_drift_in_a_rendered_value_names_the_file_it_was_read_from_and_when_it_changed(tmp_path: Path) -> None:
+    # the fixture's scenario file says tuning: medium; the run keeps medium (in force), a verify sees it in force,
+    # then someone writes tuning: large into satellite.yaml: the drift names that file, its time and "after run"
+    root = _tree(tmp_path)
+    sets = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "profile", "channel": "profile", "target": "--tuning", "value": "medium", "effect": "installer-run"},
+        CHANGES["changes"][5]]}  # a file written, so the run has a journal
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sets), "--write").status == 0
+    assert _states(run_cli("verify", "--root", str(root)).stdout)["profile"] == "in force"
+    scenario = root / "etc/foreman-installer/scenarios.d/satellite.yaml"
+    _edit(root, "etc/foreman-installer/scenarios.d/satellite.yaml", "  tuning: medium\n", "  tuning: large\n")
+    later = time.time() + 5
+    os.utime(scenario, (later, later))
+    checks = json.loads(run_cli("verify", "--root", str(root), "--format", "json").stdout)["changes"]
+    [check] = [c for c in checks if c["change"]["tunable"] == "profile"]
+    assert check["state"] == "drift", check
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(later))
+    [run] = [p.name for p in (root / RUNS).iterdir()]
+    assert (f"; read from /etc/foreman-installer/scenarios.d/satellite.yaml, modified at {when} (after run {run})"
+            in check["why"]), check["why"]
+
+
+def test_satellite_62_plan_bundle_keeps_what_apply_keeps_and_apply_says_the_installer_goes_first(tmp_path: Path) -> None:
+    # satellite-6.2 with passenger.conf raised by the site to PassengerMaxPoolSize 30 and queue 1000 (the guide's
+    # queue is 200): plan --output-dir's APPLY.md lists the queue as kept, as apply does, and lowers neither;
+    # apply says the installer run (which renders 05-foreman-ssl.conf again) comes before the file edits
+    root = tmp_path / "sos"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.2", root, symlinks=True)
+    _edit(root, "etc/httpd/conf.d/passenger.conf", "  PassengerMaxPoolSize 20\n  PassengerMaxRequestQueueSize 250\n",
+          "  PassengerMaxPoolSize 30\n  PassengerMaxRequestQueueSize 1000\n")
+    out = tmp_path / "out"
+    assert run_cli("plan", "--from", str(root), "--hosts", "8000", "--output-dir", str(out)).status == 0
+    steps = (out / "APPLY.md").read_text(encoding="utf-8")
+    assert ("- `/etc/httpd/conf.d/passenger.conf` PassengerMaxRequestQueueSize 200: /etc/httpd/conf.d/passenger.conf sets "
+            "PassengerMaxRequestQueueSize 1000, above foretune's PassengerMaxRequestQueueSize 200: the site's value is kept "
+            "(never lowered silently)") in steps
+    assert "set `PassengerMaxPoolSize" not in steps and "set `PassengerMaxRequestQueueSize" not in steps
+    result = run_cli("apply", "--root", str(root), "--from", str(root), "--hosts", "8000")
+    assert result.status == 0, result.stderr
+    assert "passenger.conf (foretune)" not in result.stdout
+    assert ("run the installer before these file edits: it rewrites the files it manages (/etc/httpd/conf.d/"
+            "05-foreman-ssl.conf") in result.stdout, result.stdout

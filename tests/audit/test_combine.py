@@ -306,8 +306,8 @@ def test_a_hand_made_dropin_that_leaves_the_pool_behind_is_one_finding() -> None
         assert "the cause is" not in pool["message"]  # the root names the file, once
         assert not pool["fixes"]  # every fix line is the root's
         commands = [line for fix in root["fixes"] if fix["command"] for line in fix["command"].splitlines()]
-        assert commands[0] == ("mv /etc/systemd/system/foreman.service.d/override.conf "
-                               "/root/foreman.service.d-override.conf && systemctl daemon-reload")
+        assert commands[0].startswith("cp -p /etc/systemd/system/foreman.service.d/override.conf "
+                                      "/root/foreman.service.d-override.conf && sed -i ")
         assert commands[-1] == "systemctl restart foreman"
         assert [f"{o['option']} {o['value']}" for fix in root["fixes"] for o in fix["options"]] == [
             "--foreman-foreman-service-puma-threads-min 16", "--foreman-foreman-service-puma-threads-max 16",

@@ -71,7 +71,14 @@ def test_a_hand_made_override_that_sets_puma_threads_is_named_and_removed() -> N
     f = finding("satellite-6.15", "puma-dropin-override")  # the file is the root cause, the pool its symptom
     assert (f["status"], f["severity"]) == ("fail", "medium")  # a setting with nothing measured: at most medium
     assert "etc/systemd/system/foreman.service.d/override.conf is a hand-made drop-in" in f["message"]
-    assert commands(f)[0] == "mv /etc/systemd/system/foreman.service.d/override.conf /root/foreman.service.d-override.conf && systemctl daemon-reload"
+    # only the Puma lines go, with a copy kept in /root; the file goes when no setting is left in it
+    assert commands(f)[0] == (
+        "cp -p /etc/systemd/system/foreman.service.d/override.conf /root/foreman.service.d-override.conf && sed -i "
+        "-e '\\|^[[:space:]]*Environment=FOREMAN_PUMA_THREADS_MIN=16[[:space:]]*$|d' "
+        "-e '\\|^[[:space:]]*Environment=FOREMAN_PUMA_THREADS_MAX=16[[:space:]]*$|d' "
+        "/etc/systemd/system/foreman.service.d/override.conf && { grep -q '^[[:space:]]*[^#;[:space:][]' "
+        "/etc/systemd/system/foreman.service.d/override.conf || rm /etc/systemd/system/foreman.service.d/override.conf; } "
+        "&& systemctl daemon-reload")
     assert "--foreman-foreman-service-puma-threads-max 16" in options(f) and "--foreman-db-pool 20" in options(f)
     assert commands(f)[-1] == "systemctl restart foreman"
     assert {"fact": "puma", "location": "etc/systemd/system/foreman.service.d/override.conf",
@@ -94,7 +101,8 @@ def test_the_precedence_table_is_cited_data() -> None:
     later = systemd_shadow("foreman.service", "Environment", [
         ("etc/systemd/system/foreman.service.d/override.conf", "[Service]\nEnvironment=FOREMAN_PUMA_THREADS_MAX=16")],
         owned="installer.conf")
-    assert later is not None and later.reset == "remove /etc/systemd/system/foreman.service.d/override.conf"
+    assert later is not None and later.reset == ("take `Environment=FOREMAN_PUMA_THREADS_MAX=16` out of "
+                                                 "/etc/systemd/system/foreman.service.d/override.conf (its other settings stay)")
     assert systemd_shadow("foreman.service", "Environment", [
         ("etc/systemd/system/foreman.service.d/10-mine.conf", "Environment=FOREMAN_PUMA_THREADS_MAX=16")],
         owned="installer.conf") is None  # sorts before installer.conf: the installer's value wins
@@ -343,7 +351,8 @@ def test_the_pool_and_tomcat_are_sized_for_the_threads_left_once_the_override_is
     pool = next(s for s in root["symptoms"] if s["rule"] == "foreman-db-pool-too-small")
     assert pool["recommended"] == 20 and "--foreman-db-pool 20" in options(root)
     assert not any("--foreman-db-pool 28" in fix for fix in (*texts(root), *texts(pool)))
-    assert commands(root)[0] == "mv /etc/systemd/system/foreman.service.d/override.conf /root/foreman.service.d-override.conf && systemctl daemon-reload"
+    assert commands(root)[0].startswith("cp -p /etc/systemd/system/foreman.service.d/override.conf "
+                                        "/root/foreman.service.d-override.conf && sed -i ")
     tomcat = found["candlepin-tomcat-threads"]
     assert tomcat["recommended"] == 192 and "12 workers x 16 threads the change set leaves = 192" in tomcat["message"]
 

@@ -379,27 +379,14 @@ def tuned_site_profile(host: Host, active: str, wanted: str) -> tuple[str, bool]
     return (name, wanted in tuned_includes(host, name)) if own is not None else None
 
 
-# what makes a hand-made drop-in shadow a change: its open-files limit, the installer's Puma environment variables
-_SHADOWING = re.compile(r"^\s*LimitNOFILE\s*=|^\s*Environment\s*=")
-_PUMA_WORD = re.compile(r"^\"?FOREMAN_PUMA_\w+=")
-
-
 def without_shadowing(text: str, unit: str) -> str:
     """A drop-in's text without the lines that shadow a change: the FOREMAN_PUMA_* words of an Environment= line
     (foreman.service, over the installer's installer.conf), LimitNOFILE= (another unit, over limits.conf); the
-    site's other settings stay as they are."""
-    puma = unit.split(":", 1)[0].removesuffix(".service") == "foreman"
-    lines = []
-    for line in text.splitlines():
-        if not _SHADOWING.match(line) or line.strip().startswith("Environment") != puma:
-            lines.append(line)
-        elif puma:
-            words = line.split("=", 1)[1].split()
-            kept = [w for w in words if not _PUMA_WORD.match(w)]
-            if len(kept) == len(words):
-                lines.append(line)
-            elif kept:
-                lines.append("Environment=" + " ".join(kept))
+    site's other settings stay as they are (:func:`foretune.knowledge.precedence.unshadowed_line`, which the
+    audit's fix command follows too)."""
+    from foretune.knowledge.precedence import unshadowed_line  # start-up: only when a drop-in shadows a change
+
+    lines = [kept for line in text.splitlines() if (kept := unshadowed_line(line, unit)) is not None]
     return "\n".join(lines) + "\n" if lines else ""
 
 

@@ -137,8 +137,9 @@ def _missing_dirs(host: Host, host_path: str) -> list[str]:
     return missing
 
 
-def apply(host: Host, found: Edits, release: str, *, source: str) -> tuple[str, dict[str, Any]]:
-    """Make ``found``'s edits on ``host``: backups first, the journal, then the files and statements. Returns the run."""
+def apply(host: Host, found: Edits, release: str, *, source: str, by_hand: tuple[str, ...] = ()) -> tuple[str, dict[str, Any]]:
+    """Make ``found``'s edits on ``host``: backups first, the journal, then the files and statements. Returns the run.
+    ``by_hand``: the set's commands apply prints for the admin (THP): journalled, so that verify reads back what they set."""
     run, directory = _new_run(host)
     files = []
     for edit in found.files:
@@ -159,6 +160,7 @@ def apply(host: Host, found: Edits, release: str, *, source: str) -> tuple[str, 
         "statements": [{"tunable": s.change.tunable, "sql": s.sql, "before": s.before, "undo": s.undo, "done": False}
                        for s in found.statements],
         "installer": {"command": found.installer} if found.installer else None,
+        "by_hand": list(by_hand),
         "rolled_back": None,
     }
     save(directory, journal)

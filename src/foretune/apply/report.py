@@ -26,7 +26,8 @@ def text(report: Report) -> str:
     width = max((len(c.change.tunable) for c in report.checks), default=0)
     for check in report.checks:
         c = check.change
-        what = f"{c.channel} {c.target}" + (f" = {_value(c.value)}" if c.op == "set" else f" ({c.op})")
+        op = "remove lines" if c.channel == "dropin" and c.op == "remove" and check.why and "taken out of" in check.why else c.op
+        what = f"{c.channel} {c.target}" + (f" = {_value(c.value)}" if c.op == "set" else f" ({op})")
         line = f"  {check.state:<12} {c.tunable:<{width}}  {what}"
         if check.state == "in force" and check.where:
             line += f"  [{check.where}: {_value(check.found)}]" if check.found else f"  [{check.where}]"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -172,6 +173,7 @@ class Verifier:
         self._facts: FactSet | str | None = None
         self.applied = float(journal.get("epoch", 0))
         self._restart: frozenset[str] | None = None
+        self.read_fact = ""  # the fact in_effect read the value from last (its files tell where drift came from)
 
     def facts(self) -> FactSet | str:
         if self._facts is None:
@@ -195,6 +197,45 @@ class Verifier:
         if mtime > self.applied + 1:
             return f"; {host_path} was modified at {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(mtime))}, after run {self.journal['run']}"
         return ""
+
+    # where the installer logs its runs: one run after apply's rewrites what it renders
+    INSTALLER_LOGS = ("/var/log/foreman-installer/satellite.log", "/var/log/foreman-installer/capsule.log",
+                      "/var/log/foreman-installer/foreman.log", "/var/log/foreman-installer/foreman-proxy-content.log")
+
+    def drift_files(self, fact: str) -> str:
+        """The files ``fact`` was read from, each with its modification time and whether it came after the run, and
+        an installer run logged after the run ("" when the source does not tell)."""
+        facts = self.facts()
+        if not fact or isinstance(facts, str):
+            return ""
+        try:
+            provenance = facts[fact].provenance
+        except (KeyError, AttributeError):
+            return ""
+        said = []
+        for location in dict.fromkeys(p.location for p in provenance):
+            path = "/" + location.lstrip("/")
+            if not location.startswith(("etc/", "var/", "/etc/", "/var/")):
+                continue  # a command's output (sos_commands), not a file someone edits
+            try:  # a link (last_scenario.yaml) is named by the file it leads to, which is the one edited
+                real = self.host.resolve(path)
+                mtime = os.stat(real).st_mtime
+                path = "/" + os.path.relpath(real, self.host.root)
+            except (OSError, InputError, ValueError):
+                continue
+            when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(mtime))
+            said.append(f"{path}, modified at {when}" + (f" (after run {self.journal['run']})" if mtime > self.applied + 1
+                                                          else " (before the run)"))
+        for log in self.INSTALLER_LOGS:
+            try:
+                mtime = os.stat(self.host.path(log)).st_mtime
+            except (OSError, InputError):
+                continue
+            if mtime > self.applied + 1:
+                said.append(f"an installer run logged in {log} at "
+                            f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(mtime))}, after the run")
+                break
+        return f"; read from {'; '.join(said)}" if said else ""
 
     def written(self, c: Change) -> tuple[bool, str, str] | None:
         """(as applied?, value found, where) where apply wrote the change; None for what only the installer writes."""
@@ -354,7 +395,7 @@ class Verifier:
 
     def in_effect(self, c: Change) -> tuple[Any, str, str] | None:
         """(value in effect, where read, extra) or None when it cannot be read back (the why in ``self.why``)."""
-        self.why = ""
+        self.why, self.read_fact = "", ""
         if c.channel == "custom-hiera" and c.target == PG and isinstance(c.value, dict):  # the whole hash: each entry
             entries: dict[str, Any] = {}
             for name in c.value:
@@ -409,6 +450,7 @@ class Verifier:
                 return None
             return tuned["active"], "tuned-adm active", ""
         if c.channel == "profile":
+            self.read_fact = "tuning_profile"
             value, why = self.fact("tuning_profile")
             if value is None:
                 self.why = why
@@ -421,6 +463,7 @@ class Verifier:
         key = c.target if c.channel == "custom-hiera" else _option_key(c.target) if c.channel == "installer" else None
         if key in RUNNING:
             fact, field = RUNNING[key]
+            self.read_fact = fact
             values, _ = self.fact(fact)
             if isinstance(values, dict) and values.get(field) is not None:
                 return values[field], "pumactl stats (the running Puma)" if fact == "puma_stats" else f"{fact} {field}", ""
@@ -440,6 +483,7 @@ class Verifier:
             return None
         if key in READBACK:
             fact, field = READBACK[key]
+            self.read_fact = fact
             values, why = self.fact(fact)
             value = values.get(field) if isinstance(values, dict) and field else values if not field else None
             if value is None:
@@ -747,13 +791,41 @@ class Verifier:
         return (f"the running Puma (pumactl stats: {ran} workers) started before the configuration the installer rendered "
                 f"({wants} workers): systemctl daemon-reload && systemctl restart foreman")
 
+    def removal(self, c: Change) -> str:
+        """What a removal did: a drop-in that keeps the site's other settings lost only its shadowing lines."""
+        if c.channel == "dropin" and c.file and not c.overrides and self.host.read(c.file) is not None:
+            gone = str(c.site_value) if c.site_value else "the lines that shadowed the change"
+            return f"{gone} taken out of {c.file} (its other settings stay)"
+        return "removed"
+
     def restarted(self, c: Change) -> bool:
         """On this host: every unit of ``c`` has a main process started after the run (so it reads the change)."""
         if not self.host.live or not c.units:
             return False
         return all(started is not None and started > self.applied for started in map(process_start, c.units))
 
+    def check_by_hand(self, c: Change) -> Check:
+        """A value the admin sets by hand (THP in sysfs): in force when the file reads it back (the choice in
+        brackets), pending until then, drift when a verify saw it in force before."""
+        data = self.host.read(c.target)
+        if data is None:
+            return Check(c, UNVERIFIED, "", c.target, f"{c.target} is not in {self.host.label}, so whether "
+                         f"`echo {c.value} > {c.target}` took effect is not told")
+        text = data.decode("utf-8", "replace").strip()
+        chosen = re.search(r"\[(\w+)\]", text)
+        now = chosen.group(1) if chosen else (text.split() or [""])[0]
+        if now == c.value:
+            return Check(c, IN_FORCE, now, c.target, "")
+        if c.tunable in self.seen:
+            return Check(c, DRIFT, now, c.target, f"{c.target} now gives {now} after a verify saw {c.value} in force (tuned "
+                         "applying a profile that sets [vm] transparent_hugepages, or a boot without "
+                         f"transparent_hugepage={c.value} on the kernel command line, sets it again){self._changed_after(c.target)}")
+        return Check(c, PENDING, now, c.target, f"{c.target} still gives {now}: run by hand `echo {c.value} > {c.target}` "
+                     f"(and the set's grubby line, for the boots after)")
+
     def check(self, c: Change) -> Check:
+        if c.channel == "by-hand":
+            return self.check_by_hand(c)
         unwritten = {str(f.get("path")) for f in self.journal.get("files", []) if not f.get("done")}
         if c.channel not in ("installer", "profile") and file_of(c) and file_of(c) in unwritten:
             return Check(c, PENDING, "", file_of(c), f"never written: run {self.journal['run']} stopped before "
@@ -790,7 +862,7 @@ class Verifier:
         if c.op in ("remove", "reset") and c.channel != "alter-system":
             if c.effect == "immediate" or c.tunable in self.seen or self.restarted(c):
                 return Check(c, IN_FORCE, "", wrote[2] if wrote else "", "")
-            return Check(c, PENDING, "", wrote[2] if wrote else "", f"removed; in force after {_effect(c)}")
+            return Check(c, PENDING, "", wrote[2] if wrote else "", f"{self.removal(c)}; in force after {_effect(c)}")
         if c.op == "reset" and c.channel == "alter-system" and not self.host.has_psql:
             # gone from postgresql.auto.conf under --root: a setting PostgreSQL reads at start is in force once it
             # started after the run (postmaster.pid), pending until then; another once the configuration is reloaded,
@@ -848,7 +920,8 @@ class Verifier:
             return Check(c, DRIFT, str(value), where, overridden)
         if c.tunable in self.seen:
             source = f"; set in {extra}" if extra else ""
-            return Check(c, DRIFT, str(value), where, f"{where} gives {value!r} after a verify saw {c.value!r} in force{source}")
+            return Check(c, DRIFT, str(value), where, f"{where} gives {value!r} after a verify saw {c.value!r} in force{source}"
+                                                      f"{self.drift_files(self.read_fact)}")
         key = c.target if c.channel == "custom-hiera" else _option_key(c.target) if c.channel == "installer" else None
         if key in RUNNING and self.puma_behind():  # rendered already: the restart is what it waits for
             return Check(c, PENDING, str(value), where, f"{where} still gives {value!r}: {self.puma_behind()}")
@@ -882,6 +955,23 @@ def _unshadowed(checks: tuple[Check, ...]) -> tuple[Check, ...]:
                  and installer_option(c.change.target) in options else c for c in checks)
 
 
+# the by-hand commands whose value verify reads back: transparent huge pages (sysfs shows the choice in brackets)
+THP_COMMAND = re.compile(r"echo (\w+) > (/sys/kernel/mm/transparent_hugepage/(enabled|defrag))")
+
+
+def by_hand_changes(journal: dict[str, Any]) -> list[Change]:
+    """The journal's by-hand commands that set a value verify can read back, as changes of the ``by-hand`` channel."""
+    from foretune.changes.model import Change  # start-up: only when verify runs
+
+    out = []
+    for command in journal.get("by_hand") or ():
+        found = THP_COMMAND.fullmatch(str(command).strip())
+        if found:
+            out.append(Change("os.thp" if found.group(3) == "enabled" else "os.thp_defrag", "by-hand", found.group(2),
+                              found.group(1), effect="immediate", reason=f"by hand: {command}", citations=("gf-hardware",)))
+    return out
+
+
 def verify(host: Host, directory: Path, journal: dict[str, Any], facts: Callable[[], FactSet | str], *,
            remember: bool = True) -> Report:
     """Check every change of ``journal``; remember the ones in force (in ``verified.json``) to tell drift later."""
@@ -891,6 +981,7 @@ def verify(host: Host, directory: Path, journal: dict[str, Any], facts: Callable
     except (OSError, ValueError, AttributeError):
         seen = set()
     changes = [change_from_dict(data, f"{directory}/journal.json") for data in journal.get("changes", [])]
+    changes += by_hand_changes(journal)
     verifier = Verifier(host, journal, seen, facts)
     checks = _unshadowed(tuple(verifier.check(c) for c in changes))
     now_in_force = seen | {c.change.tunable for c in checks if c.state == IN_FORCE}

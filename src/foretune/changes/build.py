@@ -32,6 +32,7 @@ from foretune.knowledge.precedence import (
     systemd_shadow,
     systemd_shadows,
     table,
+    unshadowed_line,
 )
 from foretune.knowledge.profiles import PG, flatten, installer_hiera
 from foretune.plan.measured import SHORTAGE_HOLDS, measured_shortage
@@ -45,6 +46,8 @@ SYSCTL_FILE = "/etc/sysctl.d/90-foretune.conf"
 INSTALLER_MODULES = ("foreman_proxy_content", "foreman_proxy", "foreman", "puppet", "katello")
 INSTALLER_DROPIN = "installer.conf"  # puppet-foreman's foreman.service drop-in (manifests/service.pp)
 LIMITS_DROPIN = "limits.conf"  # the drop-in a LimitNOFILE change writes
+# directives whose 0 means no limit (never shut the preloader down, no cap on keep-alive requests), as apply reads them
+ZERO_IS_UNLIMITED = frozenset({"PassengerMaxPreloaderIdleTime", "MaxKeepAliveRequests"})
 # changes that set what that drop-in carries (Puma workers and threads) or what is sized from it (the Rails pool)
 PUMA_TARGETS = ("foreman::foreman_service_puma_", "foreman::db_pool", "--foreman-foreman-service-puma-", "--foreman-db-pool")
 # the apply order of channels and operations: the profile first, then what is removed, then the values
@@ -77,6 +80,8 @@ class Host(NamedTuple):
     mem_available: int | None = None  # MemAvailable, bytes
     ram: int | None = None  # MemTotal, bytes
     puma_workers: int | None = None  # the Puma workers running (pumactl stats), else rendered
+    # (location, line) of the Apache and Passenger directives the facts read (Satellite 6.2 edits those files by hand)
+    directive_lines: tuple[tuple[str, str], ...] = ()
 
 
 
@@ -105,7 +110,9 @@ def host_of(facts: Any) -> Host:
                 postgresql_values={str(k): str(v) for k, v in (facts.value("postgresql") or {}).items()},
                 swap_used=(facts.value("swap") or {}).get("used_bytes"), swap_total=(facts.value("swap") or {}).get("total_bytes"),
                 mem_available=(facts.value("memory_pressure") or {}).get("available_bytes"), ram=facts.value("ram_bytes"),
-                puma_workers=(facts.value("puma_stats") or {}).get("workers") or (facts.value("puma") or {}).get("workers"))
+                puma_workers=(facts.value("puma_stats") or {}).get("workers") or (facts.value("puma") or {}).get("workers"),
+                directive_lines=tuple((p.location, line) for name in ("passenger", "apache") if (f := facts.get(name)) is not None
+                                      and f.known for p in f.provenance for line in p.excerpt.split(" | ")))
 
 
 def installer_option(key: str) -> str | None:
@@ -280,7 +287,7 @@ class _Builder:
         """The line of a file edit's setting the host already has, when its number is above the edit's (read from
         the PostgreSQL files the facts hold: Satellite 6.2 edits postgresql.conf by hand), else None."""
         if not fix.target.endswith("/postgresql.conf"):
-            return None
+            return self._site_directive(fix)
         name, _, ours = str(fix.value).partition("=")
         found = None
         for location, text in self.host.postgresql_files:
@@ -293,6 +300,24 @@ class _Builder:
             return None
         theirs, wanted = _pg_number(found[1]), _pg_number(ours)
         return found[0] if theirs is not None and wanted is not None and theirs > wanted else None
+
+    def _site_directive(self, fix: Fix) -> str | None:
+        """The ``Directive value`` line an Apache or Passenger file edit's file already has, when its number is above
+        the edit's (0 is no limit for the directives where it means that), as ``apply`` keeps it; else None."""
+        words = str(fix.value).split()
+        if len(words) != 2:
+            return None
+        found = None
+        for location, line in self.host.directive_lines:
+            parts = line.split()
+            if "/" + location.lstrip("/") == fix.target and len(parts) == 2 and parts[0] == words[0]:
+                found = line.strip()
+        if found is None:
+            return None
+        theirs, ours = (float(v) if re.fullmatch(r"\d+", v) else None for v in (found.split()[1], words[1]))
+        if words[0] in ZERO_IS_UNLIMITED:  # 0: no limit (never shut down, no cap), above any other number
+            theirs, ours = (float("inf") if v == 0 else v for v in (theirs, ours))
+        return found if theirs is not None and ours is not None and theirs > ours else None
 
     def _limit(self, tunable: str, fix: Fix, reason: str, cites: tuple[str, ...], source: str) -> None:
         """A LimitNOFILE drop-in (``limits.conf``); a drop-in of the unit read after it that sets a lower limit is
@@ -319,7 +344,10 @@ class _Builder:
 
     def _command(self, tunable: str, command: str, reason: str, cites: tuple[str, ...], source: str) -> None:
         reset = re.search(r"ALTER SYSTEM RESET (\w+);", command)
-        removed = re.fullmatch(r"mv (/etc/systemd/system/([^/]+)\.d/[^ ]+) /root/\S+ && systemctl daemon-reload", command)
+        # the audit's command that takes a drop-in's shadowing lines out (precedence.dropin_unshadow_command)
+        removed = (re.fullmatch(r"cp -p (/etc/systemd/system/([^/]+)\.d/[^ ]+) /root/\S+ && sed -i .* && systemctl daemon-reload",
+                                command)
+                   or re.fullmatch(r"mkdir -p \S+ && sed .* (/\S+/([^/]+)\.d/[^ ]+) > /etc/\S+ && systemctl daemon-reload", command))
         tuning = re.search(r"--tuning (\S+)$", command)
         include = re.fullmatch(r"sed -i '/\^\[\[:space:\]\]\*(\w+)\[\[:space:\]\]\*=/d' /\S+", command)
         if include:  # the audit's removal of a line a file postgresql.conf includes sets (audit.effect): a file edit
@@ -327,7 +355,12 @@ class _Builder:
         elif reset:
             self._reset(reset.group(1), source)
         elif removed:
-            self._remove_dropin(removed.group(2), removed.group(1), "", source)
+            unit, path = removed.group(2), removed.group(1)
+            key, files, owned = (("Environment", self.host.puma_files, INSTALLER_DROPIN) if unit == "foreman.service"
+                                 else ("LimitNOFILE", self.host.limit_files, LIMITS_DROPIN))
+            line = next((sh.line for sh in systemd_shadows(unit, key, files, owned=owned)
+                         if "/" + sh.location.lstrip("/") == path), "")
+            self._remove_dropin(unit, path, line, source, key)
         elif tuning and not command.startswith("add hardware"):
             self.profile(tuning.group(1), source)
         elif tunable == "os.tuned_profile" and command.startswith("tuned-adm profile "):
@@ -515,8 +548,12 @@ class _Builder:
 
     def _remove_dropin(self, unit: str, path: str, line: str, source: str, directive: str = "Environment") -> None:
         after = INSTALLER_DROPIN if directive == "Environment" else LIMITS_DROPIN
+        # the lines that go (apply and the audit's command take only those out: unshadowed_line)
+        gone = " | ".join(part for part in line.split(" | ") if part and unshadowed_line(part, unit) != part)
         reason = (f"{posixpath.basename(path)} is read after {after} and sets "
-                  f"{line or 'what the installer sets'}, whatever the installer is told")
+                  f"{gone or 'what the installer sets'}, whatever the installer is told: "
+                  f"{'that line goes' if gone and ' | ' not in gone else 'those lines go'}, the site's other settings "
+                  "there stay (a file left with no setting goes)")
         cites: tuple[str, ...] = (str(self.systemd_table["citation"]),)
         overrides: tuple[str, ...] = ()
         if not path.startswith("/etc/"):  # /usr/lib (the package's) or /run (runtime): hidden by the same name in /etc
@@ -527,7 +564,7 @@ class _Builder:
             cites += (str(self.systemd_table.get("dropin_dirs_citation") or "systemd-dropin-dirs"),)
         self.add(Change(f"remove:dropin:{overrides[0] if overrides else path}", "dropin", f"{unit}:{posixpath.basename(path)}",
                         None, op="remove", effect="daemon-reload", units=(unit.removesuffix(".service"),), file=path,
-                        overrides=overrides, reason=reason, citations=cites, source=source))
+                        overrides=overrides, reason=reason, citations=cites, source=source, site_value=gone or None))
 
     def _unshadow_include(self, setting: str, source: str) -> None:
         """A file postgresql.conf includes that sets ``setting`` after postgresql.conf's own line wins over the value

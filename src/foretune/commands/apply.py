@@ -311,6 +311,12 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.stdout.write(f"nothing to change on {host.label}: the change set is in place\n")
     if found.installer:
         env.stdout.write(f"installer command: {redact_text(found.installer)}\n")
+        edited = [e.path for e in found.files if any(c.channel == "file" and c.op == "set" for c in e.changes)]
+        if edited and not _reads_custom_hiera(cs.release):  # Satellite 6.2: the installer renders these files itself
+            env.stdout.write(redact_text(
+                f"run the installer before these file edits: it rewrites the files it manages ({', '.join(edited)}) "
+                "and drops the edits, so run it first, then `foretune apply --write` again (which writes them back); "
+                "--run-installer runs it after the files are written, so apply again after it too") + "\n")
     from foretune.changes.build import (
         installer_option,  # start-up: only for an `apply` run
         lowers_site_value,  # start-up: only for an `apply` run
@@ -375,7 +381,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     if not found.empty or (args.run_installer and found.installer):  # the installer changes the host: a run too
         from shlex import quote  # start-up: only for `apply --write`
 
-        run_id, journal = apply(host, found, cs.release, source=source)
+        run_id, journal = apply(host, found, cs.release, source=source,
+                                by_hand=tuple(redact_text(str(c)) for c in getattr(cs, "commands", ())))
         env.note(f"applied run {run_id}: journal {host.path('/var/lib/foretune/runs')}/{run_id}/journal.json "
                  f"(undo: foretune apply --rollback {run_id}{' --root ' + quote(args.root) if args.root else ''})")
     if args.run_installer and found.installer:
@@ -517,3 +524,16 @@ def _refuse_input(changes_file: str, host: Any, paths: list[str]) -> None:
                 raise InputError(f"{target}: is the --changes input: refusing to write over it")
         except FileNotFoundError:
             continue
+
+
+def _reads_custom_hiera(label: str) -> bool:
+    """The release ``label`` names ("Satellite 6.2") has the installer read custom-hiera.yaml (True when unknown)."""
+    from foretune.errors import ForetuneError  # start-up: only for an `apply` run with file edits
+    from foretune.knowledge.releases import resolve_release  # start-up: only for an `apply` run with file edits
+
+    words = str(label or "").split()
+    try:
+        release = resolve_release(words[0], words[1]) if len(words) >= 2 else None
+    except (ForetuneError, ValueError, KeyError):  # a label foretune does not know: nothing to judge against
+        return True
+    return True if release is None else bool(release.features.custom_hiera)

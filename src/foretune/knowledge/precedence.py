@@ -151,9 +151,68 @@ def systemd_shadows(unit: str, key: str, dropins: Iterable[tuple[str, str]], own
         lines = [line.strip() for line in text.splitlines() if line.strip().startswith(f"{key}=")]
         if lines:
             path = "/" + location.lstrip("/")
-            found.append(Shadow(location, " | ".join(lines), f"remove {path}", f"{move_aside(path)} && systemctl daemon-reload",
+            edits = [(line, after) for line in lines if (after := unshadowed_line(line, unit)) != line]
+            gone = " | ".join(line for line, _ in edits) or " | ".join(lines)
+            found.append(Shadow(location, " | ".join(lines), f"take `{gone}` out of {path} (its other settings stay)",
+                                dropin_unshadow_command(path, edits or [(line, None) for line in lines]),
                                 (str(entry["citation"]),)))
     return found
+
+
+# the FOREMAN_PUMA_* words of an Environment= line: what shadows the installer's installer.conf in foreman.service
+_PUMA_WORD = re.compile(r"^\"?FOREMAN_PUMA_\w+=")
+
+
+def unshadowed_line(line: str, unit: str) -> str | None:
+    """A drop-in line as it stays once what shadows a change goes (None: the line goes; ``line``: it stays as it
+    is): foreman.service's Environment= loses its FOREMAN_PUMA_* words (the site's other variables stay), another
+    unit's LimitNOFILE= goes. The one rule both ``apply`` and the audit's fix command follow.
+
+    >>> unshadowed_line('Environment="FOREMAN_PUMA_WORKERS=8" "FOREMAN_PUMA_THREADS_MAX=5"', "foreman.service")
+    >>> unshadowed_line("Environment=MALLOC_ARENA_MAX=2 FOREMAN_PUMA_WORKERS=8", "foreman.service")
+    'Environment=MALLOC_ARENA_MAX=2'
+    >>> unshadowed_line("LimitNOFILE=65536", "foreman.service"), unshadowed_line("LimitNOFILE=4096", "httpd.service")
+    ('LimitNOFILE=65536', None)
+    """
+    stripped = line.strip()
+    puma = unit.split(":", 1)[0].removesuffix(".service") == "foreman"
+    if puma and re.match(r"Environment\s*=", stripped):
+        words = stripped.split("=", 1)[1].split()
+        kept = [w for w in words if not _PUMA_WORD.match(w)]
+        return line if len(kept) == len(words) else ("Environment=" + " ".join(kept) if kept else None)
+    if not puma and re.match(r"LimitNOFILE\s*=", stripped):
+        return None
+    return line
+
+
+def _sed_pattern(line: str) -> str:
+    return "^[[:space:]]*" + re.sub(r"([\\.*\[\]^$|])", r"\\\1", line.strip()) + "[[:space:]]*$"
+
+
+def dropin_unshadow_command(path: str, edits: Sequence[tuple[str, str | None]]) -> str:
+    r"""The shell command that takes the shadowing lines out of the drop-in ``path`` as ``apply`` does: a copy kept in
+    /root first (:func:`move_aside`'s name), each line deleted or rewritten (``edits``: line, what it becomes or
+    None), the file moved away when no setting is left in it, then systemd reloaded. A drop-in of /run or /usr/lib
+    stays as it is: the same name in /etc hides it, written without those lines.
+
+    >>> print(dropin_unshadow_command("/etc/systemd/system/foreman.service.d/override.conf",
+    ...       [("Environment=FOREMAN_PUMA_WORKERS=8", None)]))
+    cp -p /etc/systemd/system/foreman.service.d/override.conf /root/foreman.service.d-override.conf && sed -i -e '\|^[[:space:]]*Environment=FOREMAN_PUMA_WORKERS=8[[:space:]]*$|d' /etc/systemd/system/foreman.service.d/override.conf && { grep -q '^[[:space:]]*[^#;[:space:][]' /etc/systemd/system/foreman.service.d/override.conf || rm /etc/systemd/system/foreman.service.d/override.conf; } && systemctl daemon-reload
+    """
+    import shlex  # start-up: only when a drop-in shadows a change
+
+    def expr(line: str, after: str | None) -> str:
+        if after is None:
+            return "\\|" + _sed_pattern(line) + "|d"
+        return "s|" + _sed_pattern(line) + "|" + re.sub(r"([&|])", r"\\\1", after.replace("\\", "\\\\")) + "|"
+
+    exprs = " ".join("-e " + shlex.quote(expr(line, after)) for line, after in edits)
+    unit_dir = posixpath.dirname(path)
+    if not path.startswith("/etc/"):
+        hiding = f"/etc/systemd/system/{posixpath.basename(unit_dir)}/{posixpath.basename(path)}"
+        return f"mkdir -p {posixpath.dirname(hiding)} && sed {exprs} {path} > {hiding} && systemctl daemon-reload"
+    return (f"cp -p {path} {move_aside(path).split()[-1]} && sed -i {exprs} {path} && "
+            f"{{ grep -q '^[[:space:]]*[^#;[:space:][]' {path} || rm {path}; }} && systemctl daemon-reload")
 
 
 def move_aside(path: str) -> str:

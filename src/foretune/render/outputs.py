@@ -10,7 +10,7 @@ from foretune.changes import build
 from foretune.changes.build import installer_program
 from foretune.changes.model import Blocked, Change, ChangeSet
 from foretune.knowledge import load_data
-from foretune.knowledge.precedence import move_aside
+from foretune.knowledge.precedence import dropin_unshadow_command, move_aside, unshadowed_line
 from foretune.knowledge.profiles import PG
 from foretune.plan.model import Fix, Plan, Tunable
 from foretune.plan.refused import tuning_applies
@@ -276,9 +276,15 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
         elif c.channel == "dropin" and c.op == "remove":
             restart = (f" Restart {', '.join(c.units)} after the installer run (`systemctl restart {' '.join(c.units)}`): the "
                        "installer restarts it only when its own files change." if c.units else "")
-            moved = move_aside(c.file)
-            steps.append(f"{n}. Move `{c.file}` away (`{moved}`) and run `systemctl daemon-reload`: {c.reason}.{restart} "
-                         f"Undo: `mv {moved.split()[-1]} {c.file}` and run `systemctl daemon-reload`.")
+            kept = move_aside(c.file).split()[-1]
+            shadowing = [line for line in str(c.site_value or "").split(" | ") if line]
+            line_edits = [(line, after) for line in shadowing if (after := unshadowed_line(line, c.target)) != line]
+            lines = " and ".join(f"`{line}`" for line in shadowing) if shadowing else "the lines that shadow the change"
+            command = f" (`{dropin_unshadow_command(c.file, line_edits)}`)" if line_edits else ""
+            steps.append(f"{n}. Take {lines} out of `{c.file}`, keep its other settings (a file left with no setting "
+                         f"goes), with a copy in `{kept}` first, and run `systemctl daemon-reload`{command}: {c.reason}."
+                         f"{restart} `foretune apply` does the same, with a backup and a journal. Undo: "
+                         f"`cp -p {kept} {c.file}` and run `systemctl daemon-reload`.")
             n += 1
     sets = [c for c in cs.changes if c.channel == "custom-hiera" and c.op == "set"]
     removed = [c for c in cs.changes if c.channel == "custom-hiera" and c.op == "remove"]

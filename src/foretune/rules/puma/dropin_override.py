@@ -70,7 +70,8 @@ class PumaDropinOverride(PlanRule):
         fixes.append(Fix("command", RESTART))
         return self.failed(f"{where} is a hand-made drop-in read after the installer's {INSTALLER_DROPIN}: it sets {sets} "
                            "whatever the installer is told (systemd reads drop-ins in lexical order, the last setting "
-                           f"wins){consequence}. This file is the root cause: remove it, reload systemd, let the installer "
+                           f"wins){consequence}. This file is the root cause: take those lines out of it (its other "
+                           "settings stay; a file left with no setting goes), reload systemd, let the installer "
                            f"write the Puma settings and the pool it sizes for them, and restart foreman (the installer "
                            f"restarts it only when {INSTALLER_DROPIN} changes)",
                            current=" ".join(sets.split(" | ")), recommended=f"no drop-in after {INSTALLER_DROPIN}",
