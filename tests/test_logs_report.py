@@ -12,6 +12,7 @@ import pytest
 
 from foretune import __version__
 from foretune.report.charts import bars, lines
+from foretune.report.logs_html import charts
 from foretune.report.short_names import shorten, shorten_all
 from tests.conftest import REPO, run_cli
 from tests.support.chromium import open_page
@@ -221,11 +222,21 @@ def test_a_line_charts_legend_sits_under_its_title() -> None:
 def test_a_line_chart_has_a_time_axis_with_ticks() -> None:
     """One label per minute: ticks at up to 6 minutes, first and last included, and the axis named."""
     minutes = [f"2024-05-13T08:{m:02d}" for m in range(21)]
-    svg = lines([("requests/min", [float(m) for m in range(21)])], labels=minutes, title="t")
+    rows = [[m, float(i), 0, 1] for i, m in enumerate(minutes)]
+    svg = charts({"production": [{"log": "production.log", "per_minute": rows, "concurrency": {"capacity": None},
+                                  "actions": []}]})["Foreman production.log"][0]
     shown = re.findall(r'text-anchor="(?:start|middle|end)">((?:2024-05-13 )?08:\d\d)</text>', svg)
     # the date once, on the first tick; the others the time of day alone
     assert shown == ["2024-05-13 08:00", "08:04", "08:08", "08:12", "08:16", "08:20"]
     assert "time (one point a minute, as the log writes it)" in svg
+
+
+def test_a_thinned_line_chart_says_what_a_point_is() -> None:
+    """A day and a bit of minutes is more than the 720 points a chart draws: a point is the busiest of 3 minutes."""
+    rows = [[f"2024-05-13T{m // 60 % 24:02d}:{m % 60:02d}", 1.0, 0, 1] for m in range(1441)]
+    svg = charts({"production": [{"log": "production.log", "per_minute": rows, "concurrency": {"capacity": None},
+                                  "actions": []}]})["Foreman production.log"][0]
+    assert ">time (one point per 3 logged minutes, the highest of them)</text>" in svg and "a minute" not in svg
 
 
 EXAMPLE = REPO / "examples" / "sosreport-satellite-6.15-mistuned"

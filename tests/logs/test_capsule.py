@@ -57,7 +57,7 @@ def test_a_capsule_sosreport_is_reported_with_a_critical_verdict_and_the_limitno
     verdict = lines[lines.index("VERDICT") + 2:lines.index("INCIDENTS") - 1]
     # the sosreport's mosquitto.service has LimitNOFILE=65536 and its log saw 4 clients: twice the limit it ran out at
     assert verdict == [
-        "  critical: mosquitto refused connections, no descriptor left (mosquitto: 3) -> raise its LimitNOFILE to 131,072 "
+        "  critical: mosquitto refused connections, no descriptor left (mosquitto: 3) → raise its LimitNOFILE to 131,072 "
         f"(Fixes); `foretune audit {source}` (rules open-files-exhausted, mosquitto-nofile-low) sizes it for the "
         "pull-REX host count",
         "  not in this source, so not judged: Apache access log, Apache error log, PostgreSQL log",
@@ -102,9 +102,9 @@ def test_the_measured_failure_capsule_s_system_logs_are_reported_not_refused() -
     assert result.status == 0, result.stderr
     lines = result.stdout.splitlines()
     verdict = lines[lines.index("VERDICT") + 2:lines.index("INCIDENTS") - 1]
-    assert verdict[0] == (f"  critical: OOM kills (pulpcore: 1) -> run `foretune audit {source}` (rules oom-kills, "
+    assert verdict[0] == (f"  critical: OOM kills (pulpcore: 1) → run `foretune audit {source}` (rules oom-kills, "
                           "memory-budget-over-ram)")
-    assert verdict[1].startswith("  critical: mosquitto refused connections, no descriptor left (mosquitto: 3) -> "
+    assert verdict[1].startswith("  critical: mosquitto refused connections, no descriptor left (mosquitto: 3) → "
                                  "raise its LimitNOFILE to 131,072 (Fixes)")
 
 

@@ -365,14 +365,15 @@ def test_compare_names_both_sides_gives_a_verdict_and_what_next(tmp_path: Path) 
                          f"  before: {before}, window start .. end; its logs span 2017-03-27T13:34:52 .. 14:01:00",
                          f"  after: {after}, window start .. end; its logs span 2017-03-27T13:34:52 .. 14:01:00"]
     verdict = lines[lines.index("VERDICT") + 2]
-    assert verdict == (f"  critical, worse: apache: 503 responses 0 -> 26 (new); apache: 502/503 burst minutes 0 -> 2 "
-                       f"(new) -> read what the after side logged: `foretune logs {after}`, then `foretune audit` on the "
+    assert verdict == (f"  critical, worse: apache: 503 responses 0 → 26 (new); apache: 502/503 burst minutes 0 → 2 "
+                       f"(new) → read what the after side logged: `foretune logs {after}`, then `foretune audit` on the "
                        "box or its sosreport judges the settings behind it")
     assert lines[lines.index("WHAT NEXT") + 2].startswith(
         f"  1. Read the after side alone for the incidents behind what got worse: `foretune logs {after}`")
     markdown = run("logs", "--compare", str(before), str(after), "--format", "markdown")[1]
     assert "\n## Verdict\n" in markdown and "\n## What next\n" in markdown and "host: not named by its logs" in markdown
-    assert "- critical, worse: apache: 503 responses 0 -\\> 26 (new)" in markdown  # ">" escaped: never a quote block
+    assert "- critical, worse: apache: 503 responses 0 → 26 (new); apache: 502/503 burst minutes 0 → 2 (new) → read" in markdown
+    assert "\\>" not in markdown  # the arrow needs no escape: the Markdown reads as the text does
     html = run("logs", "--compare", str(before), str(after), "--format", "html")[1]
     assert "Verdict</h2>" in html and "What next</h2>" in html
     assert "<p>foretune: " not in html and f"by foretune {__version__}</p>" in html  # the version once, with the time

@@ -344,21 +344,21 @@ def verdict(r: dict[str, Any]) -> list[str]:
         severity = "high" if kind == "queue_at_capacity" and services == "puma" else "critical"
         if kind == "queue_at_capacity" and services == "httpd":  # the audit reads the limits, not this error_log line
             lines.append(f"{severity}: {label} ({services}: {count}){extra}: httpd refused work "
-                         "at its MaxRequestWorkers -> raise MaxRequestWorkers with ServerLimit (the tuning profile for "
+                         "at its MaxRequestWorkers → raise MaxRequestWorkers with ServerLimit (the tuning profile for "
                          f"the host count sets both); `{audit_command(r)}` checks them against ThreadsPerChild and the Puma "
                          "capacity, but passes when they are consistent, so this log line is the evidence")
             continue
         if kind == "socket_exhaustion" and broker is not None:  # mosquitto: the fix is known from its own log
             others = [i for i in found if i["service"] != "mosquitto"]
             lines.append(f"{severity}: mosquitto refused connections, no descriptor left (mosquitto: "
-                         f"{sum(int(i['count'] or 0) for i in found if i['service'] == 'mosquitto')}) -> raise its "
+                         f"{sum(int(i['count'] or 0) for i in found if i['service'] == 'mosquitto')}) → raise its "
                          f"LimitNOFILE to {broker['value']:,} (Fixes); `{audit_command(r)}` (rules open-files-exhausted, "
                          "mosquitto-nofile-low) sizes it for the pull-REX host count")
             if not others:
                 continue
             found, services = others, ", ".join(dict.fromkeys(str(i["service"]) for i in others))
             count = sum(int(i["count"] or 0) for i in others)
-        lines.append(f"{severity}: {label} ({services}: {count}){extra} -> run `{audit_command(r)}` "
+        lines.append(f"{severity}: {label} ({services}: {count}){extra} → run `{audit_command(r)}` "
                      + (f"(rules {rules})" if rules else "on the box or its sosreport"))
     if missing:
         lines.append(f"not {where}, so not judged: {_names(missing)}")
@@ -519,7 +519,7 @@ def _system(out: Out, s: dict[str, Any]) -> None:
     if broker or m:
         refused = (m or {}).get("refused") or s["file_or_socket_exhaustion"].get("mosquitto", 0)
         out.say(f"connections refused, no descriptor left (\"system socket count has been exceeded\"): {num(refused)}"
-                + (" -> mosquitto's LimitNOFILE (see Fixes)" if refused else ""))
+                + (" → mosquitto's LimitNOFILE (see Fixes)" if refused else ""))
 
 
 def _fixes(out: Out, r: dict[str, Any]) -> None:
