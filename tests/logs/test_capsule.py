@@ -84,6 +84,17 @@ def test_a_capsule_is_told_by_its_logs_when_the_sosreport_names_no_role(tmp_path
     assert "production" not in data["not_found"] and "candlepin" not in data["not_found"]
     # systemd's 1024 when the source does not say what mosquitto ran with: twice it
     assert data["fixes"][0]["value"] == 2048
+    # the header names what is known: a Capsule, its version unknown (not "product unknown, capsule")
+    assert "product" not in data and run_cli("logs", str(source)).stdout.splitlines()[2] == "  product: Capsule (version unknown)"
+    # a package list naming a Capsule release foretune has no tables for: that release, as the packages name it
+    (source / "installed-rpms").write_text("satellite-capsule-6.19.0-1.el9sat.noarch                    "
+                                           "Wed Mar 20 14:40:02 2024\n", encoding="utf-8")
+    data = json.loads(run_cli("logs", str(source), "--format", "json").stdout)
+    jsonschema.validate(data, SCHEMA)
+    assert (data["release"], data["product"], data["role"]) == (None, "Satellite 6.19.0", "capsule")
+    markdown = run_cli("logs", str(source), "--format", "markdown").stdout
+    assert "\nproduct: Satellite 6.19.0, capsule\n" in markdown
+    (source / "installed-rpms").unlink()
     (source / "var" / "log" / "mosquitto" / "mosquitto.log").unlink()  # the Smart Proxy's log alone: nothing read
     result = run_cli("logs", str(source))
     assert result.status == 2 and len(result.stderr.splitlines()) == 1

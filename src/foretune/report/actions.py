@@ -34,13 +34,18 @@ class Identity:
     profile: str  # "default (declared: ...); 15120 hosts need large"
 
 
-def product_line(release: str | None, role: str | None) -> str:
-    """Product, release and role as every report's header names them.
+def product_line(release: str | None, role: str | None, found: str | None = None) -> str:
+    """Product, release and role as every report's header names them; with no release foretune knows, what the
+    source's packages name (``found``), else a Capsule is named as one with its version unknown.
 
     >>> product_line("Satellite 6.15 (Foreman 3.9)", "server"), product_line(None, None)
     ('Satellite 6.15 (Foreman 3.9), server', 'product unknown, role unknown')
+    >>> product_line(None, "capsule", "Satellite 6.16.1"), product_line(None, "capsule")
+    ('Satellite 6.16.1, capsule', 'Capsule (version unknown)')
     """
-    return f"{release or 'product unknown'}, {role or 'role unknown'}"
+    if not release and not found and role == "capsule":
+        return "Capsule (version unknown)"
+    return f"{release or found or 'product unknown'}, {role or 'role unknown'}"
 
 
 def identity(report: Report) -> Identity:

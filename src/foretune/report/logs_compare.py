@@ -27,7 +27,7 @@ def compare(out: Out, c: dict[str, Any], version: bool = True) -> None:
     if "release" in before or "release" in after:
         from foretune.report.actions import product_line  # start-up: the audit's header code, for this line only
 
-        products = list(dict.fromkeys(product_line(r.get("release"), r.get("role")) for r in (before, after) if "release" in r))
+        products = list(dict.fromkeys(product_line(r.get("release"), r.get("role"), r.get("product")) for r in (before, after) if "release" in r))
         out.say("product: " + " → ".join(products))
     if version:  # the HTML page says it in its own line, with the generation time
         out.say(f"foretune: {before['foretune']}")

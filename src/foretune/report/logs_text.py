@@ -176,7 +176,7 @@ def _report(out: Out, r: dict[str, Any], title: bool = True, version: bool = Tru
         if "release" in r:  # a sosreport, snapshot or this host: what the audit calls it
             from foretune.report.actions import product_line  # start-up: the audit's header code, for this line only
 
-            out.say(f"product: {product_line(r['release'], r.get('role'))}")
+            out.say(f"product: {product_line(r['release'], r.get('role'), r.get('product'))}")
         if r.get("collected_at"):
             out.say(f"collected: {r['collected_at']}")
         if version:  # the HTML page says it in its own line, with the generation time
