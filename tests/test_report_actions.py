@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from foretune import __version__
 from foretune.audit.model import Finding, Report
 from foretune.report.actions import combined_fixes, identity, what_next
 from foretune.rules.base import Severity, Status
@@ -319,6 +320,17 @@ def test_every_json_report_names_host_and_dates() -> None:
     options = json.loads(run_cli("plan", "--product", "satellite", "--version", "6.15", "--hosts", "100", "--cpus", "8", "--ram", "32G", "--format",
                                  "json", environ=epoch).stdout)
     assert (options["host"], options["collected_at"]) == (None, None)
+
+
+def test_the_text_and_markdown_audit_say_when_they_were_generated() -> None:
+    """As the HTML page and the JSON do: the example collected 2024-02-12 10:14 UTC, the report made at
+    SOURCE_DATE_EPOCH 1700000000, 2023-11-14 22:13 UTC, by this foretune."""
+    epoch = {"SOURCE_DATE_EPOCH": "1700000000", "COLUMNS": "100"}
+    text = run_cli("audit", str(EXAMPLE), environ=epoch).stdout
+    assert f"\nforetune  {__version__}, report generated 2023-11-14 22:13 UTC\n" in text
+    assert "\nCollected 2024-02-12 10:14 UTC\n" in text
+    markdown = run_cli("audit", str(EXAMPLE), "--format", "markdown", environ=epoch).stdout
+    assert f"\n- foretune: {__version__}, report generated 2023-11-14 22:13 UTC\n" in markdown
 
 
 def test_the_examples_readme_agrees_with_its_audit_on_paused_tasks() -> None:
