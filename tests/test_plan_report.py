@@ -187,3 +187,23 @@ def test_a_plan_from_a_box_short_of_memory_says_so_and_raises_nothing_that_takes
     # a box with memory to spare (the tuned 6.15 fixture) keeps the guide's raise and no such problem
     tuned = json.loads(run_cli("plan", "--from", str(REPO / "tests/fixtures/sosreports/satellite-6.15-tuned"), "--format", "json").stdout)
     assert not [p for p in tuned["problems"] if p["code"] == "memory-short-measured"]
+
+
+def test_what_next_names_only_the_files_the_output_dir_writes(tmp_path: Path) -> None:
+    """Satellite 6.2's installer reads no custom-hiera.yaml (its options go to the answers file; the 6.2 brief's
+    tunings are edits of the files it writes, then `katello-service restart`): its What next names no such file.
+    A plan that writes no sysctl file names none either."""
+    old = ("plan", "--product", "satellite", "--version", "6.2", "--hosts", "100", "--cpus", "8", "--ram", "32G")
+    markdown = run_cli(*old, "--format", "markdown").stdout
+    steps = markdown[markdown.index("## What next"):]
+    assert "then follow plan/APPLY.md (installer.sh, the file edits, drop-ins, sysctl and commands, in order)." in steps
+    assert ("2. Satellite 6.2 (Foreman 1.11) reads no custom-hiera.yaml: run `satellite-installer` with the options in "
+            "installer.sh (its answers file keeps them), then make the file edits APPLY.md lists") in steps
+    assert "merging custom-hiera.yaml" not in steps and "(custom-hiera.yaml" not in steps
+    assert run_cli(*old, "--output-dir", str(tmp_path / "p62")).status == 0
+    assert not (tmp_path / "p62" / "custom-hiera.yaml").exists() and (tmp_path / "p62" / "installer.sh").exists()
+    new = ("plan", "--product", "satellite", "--version", "6.15", "--hosts", "100", "--cpus", "8", "--ram", "32G")
+    steps = run_cli(*new, "--format", "markdown").stdout
+    assert "then follow plan/APPLY.md (custom-hiera.yaml, installer.sh, drop-ins and commands, in order)." in steps
+    assert run_cli(*new, "--output-dir", str(tmp_path / "p615")).status == 0
+    assert not (tmp_path / "p615" / "sysctl.d").exists()
