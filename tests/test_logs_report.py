@@ -46,9 +46,9 @@ def test_verdict_links_what_the_logs_show_to_an_action() -> None:
     at = lines_.index("VERDICT")
     verdict = lines_[at + 2:lines_.index("INCIDENTS")]
     # foreman-ssl_access_ssl.log holds 24 responses 503 in one burst; dmesg and messages 5 OOM kills (java, ruby)
-    assert "  critical: 503 bursts (httpd: 24) -> run `foretune audit` (rules puma-pool-saturated, " \
+    assert "  critical: 503 bursts (httpd: 24) → run `foretune audit` (rules puma-pool-saturated, " \
            "apache-workers-over-limit (Puma capacity))" in verdict
-    assert verdict[0] == "  critical: OOM kills (java, ruby: 5) -> run `foretune audit` (rules oom-kills, memory-budget-over-ram)"
+    assert verdict[0] == "  critical: OOM kills (java, ruby: 5) → run `foretune audit` (rules oom-kills, memory-budget-over-ram)"
     assert at < lines_.index("INCIDENTS")
 
 
@@ -271,7 +271,7 @@ def test_logs_not_in_a_source_are_named_beside_what_was_found() -> None:
     lines_ = out.splitlines()
     verdict = lines_[lines_.index("VERDICT") + 2:lines_.index("INCIDENTS") - 1]
     source = SOSREPORTS / "satellite-6.15-overcommitted"
-    assert verdict[0] == f"  critical: OOM kills (ruby: 1) -> run `foretune audit {source}` (rules oom-kills, memory-budget-over-ram)"
+    assert verdict[0] == f"  critical: OOM kills (ruby: 1) → run `foretune audit {source}` (rules oom-kills, memory-budget-over-ram)"
     assert f"  1. Run `foretune audit {source}`: the rules the verdict names judge" in out
     assert verdict[-1] == "  not in this source, so not judged: Apache access log, Apache error log, Candlepin log"
     capsule = run_cli("logs", str(SOSREPORTS / "capsule-6.2-passenger"), environ={"COLUMNS": "400"}).stdout
@@ -330,9 +330,9 @@ def test_a_passenger_box_is_sent_to_the_passenger_rules() -> None:
     lines_ = out.splitlines()
     verdict = lines_[lines_.index("VERDICT") + 2:lines_.index("INCIDENTS") - 1]
     assert verdict[:2] == [
-        f"  critical: 503 bursts (httpd: 25) -> run `foretune audit {source}` (rules passenger-queue-too-small, "
+        f"  critical: 503 bursts (httpd: 25) → run `foretune audit {source}` (rules passenger-queue-too-small, "
         "passenger-queue-saturated (Passenger queue))",
-        f"  critical: Passenger queue full (passenger: 15) -> run `foretune audit {source}` (rules "
+        f"  critical: Passenger queue full (passenger: 15) → run `foretune audit {source}` (rules "
         "passenger-queue-too-small, passenger-queue-saturated)"]
     assert "puma" not in "\n".join(verdict)
     audit = json.loads(run_cli("audit", str(source), "--format", "json").stdout)

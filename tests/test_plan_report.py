@@ -207,3 +207,20 @@ def test_what_next_names_only_the_files_the_output_dir_writes(tmp_path: Path) ->
     assert "then follow plan/APPLY.md (custom-hiera.yaml, installer.sh, drop-ins and commands, in order)." in steps
     assert run_cli(*new, "--output-dir", str(tmp_path / "p615")).status == 0
     assert not (tmp_path / "p615" / "sysctl.d").exists()
+
+
+def test_plan_markdown_says_which_custom_hiera_keys_to_delete_and_keeps_code_in_problems() -> None:
+    """The example's custom-hiera.yaml sets foreman::db_pool: 5, which wins over the --foreman-db-pool 20 of the
+    installer command, and checkpoint_segments, which PostgreSQL 12 refuses: the Markdown (and so the HTML) says to
+    delete both before its installer command, as the table and APPLY.md do; the problem's command stays a code span."""
+    from tests.conftest import REPO
+
+    example = REPO / "examples" / "sosreport-satellite-6.15-mistuned"
+    markdown = run_cli("plan", "--from", str(example), "--format", "markdown").stdout
+    apply = markdown[markdown.index("## To apply"):]
+    assert "- `foreman::db_pool`: custom-hiera.yaml sets foreman::db\\_pool: 5, which wins over --foreman-db-pool" in apply
+    assert "- `postgresql::server::config_entries/checkpoint_segments`: removed in PostgreSQL 9.5" in apply
+    assert apply.index("Delete these keys") < apply.index("--foreman-db-pool 20")
+    assert f"`foretune audit {example}` names what holds it" in markdown and "\\`" not in markdown
+    html = run_cli("plan", "--from", str(example), "--format", "html").stdout
+    assert "<code>foreman::db_pool</code>" in html and f"<code>foretune audit {example}</code>" in html

@@ -355,8 +355,10 @@ def render(report: dict[str, Any], fmt: str, *, color: bool, top: int, width: in
     import json  # start-up: json loads only for JSON input or output
 
     if fmt == "json":  # who and when, beside what: the host (when the source names it) and the generation time
+        from foretune.report.logs_data import closing  # start-up: the verdict and what next, for JSON only
+
         about = {"host": report.get("host"), "generated_at": generated or None}
-        return json.dumps({**report, **about}, indent=2, ensure_ascii=False) + "\n"
+        return json.dumps({**report, **about, **closing(report)}, indent=2, ensure_ascii=False) + "\n"
     if fmt == "html":
         from foretune.report import logs_html  # start-up: each report format loads only when chosen
 

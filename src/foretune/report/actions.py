@@ -273,8 +273,6 @@ def what_next(report: Report, source_arg: str | None = None) -> list[str]:
     installer = _installer(report)
     if report.hosts is not None and report.hosts_basis == HOSTS_GIVEN:  # the same set as this report's
         source += f" --hosts {report.hosts}"
-    steps.append(f"Write every fix as one set: `foretune audit {source} --output-dir fixes/`, then follow fixes/APPLY.md "
-                 "(it orders the steps below).")
     options = list(dict.fromkeys(o for s in snippets for o in _installer_options(s, installer) or ()))
     # the profile change first, as the change set (installer.sh, APPLY.md) runs it: the options after it adjust it
     options = sorted(options, key=lambda o: not o.startswith("--tuning "))
@@ -300,6 +298,9 @@ def what_next(report: Report, source_arg: str | None = None) -> list[str]:
     run = [f.rule_id for f in by_hand if any(fix.kind == "command" for fix in f.fix_records)]
     if run:
         steps.append(f"Run the commands in the fixes of {', '.join(run)} (fixes/APPLY.md puts them in order).")
+    if hiera or options or units or sysctl or edits or run:  # only when the set holds a file or command to apply
+        steps.insert(0, f"Write every fix as one set: `foretune audit {source} --output-dir fixes/`, then follow "
+                     "fixes/APPLY.md (it orders the steps below).")
     advice = [f.rule_id for f in by_hand if f.rule_id not in run]
     if advice:
         steps.append(f"Follow the advice in the fixes of {', '.join(advice)}: no file carries it.")
