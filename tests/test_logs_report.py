@@ -191,6 +191,14 @@ _OVERFLOWING_TABLES = ("[...document.querySelectorAll('table')].filter(t => t.sc
                        ".map(t => t.scrollWidth).length")
 
 
+def test_action_names_wrap_whole_in_the_400_px_cards(logs_page: Path) -> None:
+    """On a phone each row is a card: a Rails action longer than the card wraps, so the end that tells
+    ...CandlepinProxiesController#consumer_create from #server_status is on screen, not scrolled off."""
+    assert "Katello::Api::Rhsm::CandlepinProxiesController#" in logs_page.read_text(encoding="utf-8")
+    page = open_page(logs_page, width=400, evaluate={"over": _OVERFLOWING_TABLES})
+    assert page.values["over"] == 0
+
+
 def test_logs_tables_fit_a_1400_px_page_without_sideways_scrolling(logs_page: Path) -> None:
     page = open_page(logs_page, width=1400, evaluate={"over": _OVERFLOWING_TABLES})
     assert page.values["over"] == 0  # long action names wrap inside their cell
