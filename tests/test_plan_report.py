@@ -81,6 +81,8 @@ def test_changed_only_keeps_the_changes_and_fits_80_columns() -> None:
     assert "apache.mpm" in full
     # 24 tunables for this box, 10 changed (the Markdown report's two tables): 14 left out
     assert "14 tunables the installer already sets as recommended left out (--changed-only)" in lines
+    # the full table names the option that gives the short one
+    assert "--changed-only shows the 10 changed values alone" in full.splitlines()
 
 
 def test_every_citation_id_in_the_table_resolves_to_its_title() -> None:
@@ -159,7 +161,7 @@ def test_plan_from_a_source_names_its_host_and_date_and_the_command_with_from() 
     assert table[:3] == ["host: satellite.example.com", "collected: 2024-02-12 10:14 UTC",
                          f"generated: 2025-07-01 09:00 UTC by foretune {__version__}"]
     assert f"  1.  Write everything to apply: foretune plan --from {source} --output-dir plan/, then follow plan/APPLY.md" \
-        " (custom-hiera.yaml, installer.sh, drop-ins, sysctl and commands, in order)." in table
+        " (custom-hiera.yaml, installer.sh, drop-ins and commands, in order)." in table  # no sysctl file for this box
     data = json.loads(run_cli("plan", "--from", source, "--hosts", "15120", "--format", "json").stdout)
     assert (data["host"], data["collected_at"]) == ("satellite.example.com", "2024-02-12 10:14 UTC")
     assert data["verdict"].endswith(" to change from the installer's, 1 problem (1 high)")  # the box swaps: see below
