@@ -62,13 +62,14 @@ def test_short_names_stay_distinct() -> None:
     names = ["Katello::Api::V2::RepositoriesController#sync", "Katello::Api::V2::RepositoriesController#index",
              "Katello::Api::V2::ContentViewVersionsController#promote", "Katello::Api::V2::ContentViewsController#publish"]
     assert len({shorten(n, 40) for n in names}) == 4
-    # cut only at "::" (or between the words of a name): 9 + 1 + 27 columns, "Api::" or "V2::" more would pass 40
-    assert shorten(names[0], 40) == "Katello::…RepositoriesController#sync"
+    # the word Controller goes first (docs/logs.md), before any namespace: 9 + 5 + 4 + 17 = 35 columns fit 40 whole
+    assert shorten(names[0], 40) == "Katello::Api::V2::Repositories#sync"
+    # then the cut at "::": 9 + 1 + 17 columns, "V2::" back from the end: 31 fit 31, "Api::" more would not
+    assert shorten(names[0], 31) == "Katello::…V2::Repositories#sync"
     svg = bars([(n, 1.0) for n in names], title="p95 by action")
     assert "<title>p95 by action</title>" in svg and 'class="chart"' in svg
-    # 46 columns: "Katello::" + "…" + 37 would be 47, so the name keeps its last part whole, and the namespace
-    # next to it ("V2::", 4 more: 42)
-    assert ">…V2::ContentViewVersionsController#promote<" in svg
+    # 46 columns: without the word Controller the name is 9 + 5 + 4 + 27 = 45 columns: whole
+    assert ">Katello::Api::V2::ContentViewVersions#promote<" in svg
     chart = lines([("requests/min", [1, 2])], labels=["10:00", "10:01"], title="requests per minute")
     assert "<title>requests per minute</title>" in chart and "font:13px" in chart
 

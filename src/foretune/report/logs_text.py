@@ -115,7 +115,8 @@ class Out:
         def fmt(cells: list[str]) -> str:
             rest = [c.rjust(w) for c, w in zip(cells[1:], widths[1:])]
             return "    " + "  ".join([cells[0].ljust(widths[0]), *rest]).rstrip()
-        self.lines.append(fmt([shorten(headers[0], widths[0]), *headers[1:]]))
+        head = headers[0] if len(headers[0]) <= widths[0] else headers[0][:widths[0] - 1].rstrip() + "…"  # reads from its start
+        self.lines.append(fmt([head, *headers[1:]]))
         for name, r in zip(names, rows):
             if not keeps_last(r[0], name):  # the controller or the path's end would be cut: the name on its own line
                 self.lines.append("    " + shorten(r[0], width - 4))
