@@ -12,6 +12,7 @@ import pytest
 
 from foretune import __version__
 from foretune.report.charts import bars, lines
+from foretune.report.logs_html import charts
 from foretune.report.short_names import shorten, shorten_all
 from tests.conftest import REPO, run_cli
 from tests.support.chromium import open_page
@@ -45,9 +46,9 @@ def test_verdict_links_what_the_logs_show_to_an_action() -> None:
     at = lines_.index("VERDICT")
     verdict = lines_[at + 2:lines_.index("INCIDENTS")]
     # foreman-ssl_access_ssl.log holds 24 responses 503 in one burst; dmesg and messages 5 OOM kills (java, ruby)
-    assert "  critical: 503 bursts (httpd: 24) -> run `foretune audit` (rules puma-pool-saturated, " \
+    assert "  critical: 503 bursts (httpd: 24) → run `foretune audit` (rules puma-pool-saturated, " \
            "apache-workers-over-limit (Puma capacity))" in verdict
-    assert verdict[0] == "  critical: OOM kills (java, ruby: 5) -> run `foretune audit` (rules oom-kills, memory-budget-over-ram)"
+    assert verdict[0] == "  critical: OOM kills (java, ruby: 5) → run `foretune audit` (rules oom-kills, memory-budget-over-ram)"
     assert at < lines_.index("INCIDENTS")
 
 
@@ -61,13 +62,14 @@ def test_short_names_stay_distinct() -> None:
     names = ["Katello::Api::V2::RepositoriesController#sync", "Katello::Api::V2::RepositoriesController#index",
              "Katello::Api::V2::ContentViewVersionsController#promote", "Katello::Api::V2::ContentViewsController#publish"]
     assert len({shorten(n, 40) for n in names}) == 4
-    # cut only at "::" (or between the words of a name): 9 + 1 + 27 columns, "Api::" or "V2::" more would pass 40
-    assert shorten(names[0], 40) == "Katello::…RepositoriesController#sync"
+    # the word Controller goes first (docs/logs.md), before any namespace: 9 + 5 + 4 + 17 = 35 columns fit 40 whole
+    assert shorten(names[0], 40) == "Katello::Api::V2::Repositories#sync"
+    # then the cut at "::": 9 + 1 + 17 columns, "V2::" back from the end: 31 fit 31, "Api::" more would not
+    assert shorten(names[0], 31) == "Katello::…V2::Repositories#sync"
     svg = bars([(n, 1.0) for n in names], title="p95 by action")
     assert "<title>p95 by action</title>" in svg and 'class="chart"' in svg
-    # 46 columns: "Katello::" + "…" + 37 would be 47, so the name keeps its last part whole, and the namespace
-    # next to it ("V2::", 4 more: 42)
-    assert ">…V2::ContentViewVersionsController#promote<" in svg
+    # 46 columns: without the word Controller the name is 9 + 5 + 4 + 27 = 45 columns: whole
+    assert ">Katello::Api::V2::ContentViewVersions#promote<" in svg
     chart = lines([("requests/min", [1, 2])], labels=["10:00", "10:01"], title="requests per minute")
     assert "<title>requests per minute</title>" in chart and "font:13px" in chart
 
@@ -190,6 +192,14 @@ _OVERFLOWING_TABLES = ("[...document.querySelectorAll('table')].filter(t => t.sc
                        ".map(t => t.scrollWidth).length")
 
 
+def test_action_names_wrap_whole_in_the_400_px_cards(logs_page: Path) -> None:
+    """On a phone each row is a card: a Rails action longer than the card wraps, so the end that tells
+    ...CandlepinProxiesController#consumer_create from #server_status is on screen, not scrolled off."""
+    assert "Katello::Api::Rhsm::CandlepinProxiesController#" in logs_page.read_text(encoding="utf-8")
+    page = open_page(logs_page, width=400, evaluate={"over": _OVERFLOWING_TABLES})
+    assert page.values["over"] == 0
+
+
 def test_logs_tables_fit_a_1400_px_page_without_sideways_scrolling(logs_page: Path) -> None:
     page = open_page(logs_page, width=1400, evaluate={"over": _OVERFLOWING_TABLES})
     assert page.values["over"] == 0  # long action names wrap inside their cell
@@ -221,11 +231,21 @@ def test_a_line_charts_legend_sits_under_its_title() -> None:
 def test_a_line_chart_has_a_time_axis_with_ticks() -> None:
     """One label per minute: ticks at up to 6 minutes, first and last included, and the axis named."""
     minutes = [f"2024-05-13T08:{m:02d}" for m in range(21)]
-    svg = lines([("requests/min", [float(m) for m in range(21)])], labels=minutes, title="t")
+    rows = [[m, float(i), 0, 1] for i, m in enumerate(minutes)]
+    svg = charts({"production": [{"log": "production.log", "per_minute": rows, "concurrency": {"capacity": None},
+                                  "actions": []}]})["Foreman production.log"][0]
     shown = re.findall(r'text-anchor="(?:start|middle|end)">((?:2024-05-13 )?08:\d\d)</text>', svg)
     # the date once, on the first tick; the others the time of day alone
     assert shown == ["2024-05-13 08:00", "08:04", "08:08", "08:12", "08:16", "08:20"]
     assert "time (one point a minute, as the log writes it)" in svg
+
+
+def test_a_thinned_line_chart_says_what_a_point_is() -> None:
+    """A day and a bit of minutes is more than the 720 points a chart draws: a point is the busiest of 3 minutes."""
+    rows = [[f"2024-05-13T{m // 60 % 24:02d}:{m % 60:02d}", 1.0, 0, 1] for m in range(1441)]
+    svg = charts({"production": [{"log": "production.log", "per_minute": rows, "concurrency": {"capacity": None},
+                                  "actions": []}]})["Foreman production.log"][0]
+    assert ">time (one point per 3 logged minutes, the highest of them)</text>" in svg and "a minute" not in svg
 
 
 EXAMPLE = REPO / "examples" / "sosreport-satellite-6.15-mistuned"
@@ -260,7 +280,7 @@ def test_logs_not_in_a_source_are_named_beside_what_was_found() -> None:
     lines_ = out.splitlines()
     verdict = lines_[lines_.index("VERDICT") + 2:lines_.index("INCIDENTS") - 1]
     source = SOSREPORTS / "satellite-6.15-overcommitted"
-    assert verdict[0] == f"  critical: OOM kills (ruby: 1) -> run `foretune audit {source}` (rules oom-kills, memory-budget-over-ram)"
+    assert verdict[0] == f"  critical: OOM kills (ruby: 1) → run `foretune audit {source}` (rules oom-kills, memory-budget-over-ram)"
     assert f"  1. Run `foretune audit {source}`: the rules the verdict names judge" in out
     assert verdict[-1] == "  not in this source, so not judged: Apache access log, Apache error log, Candlepin log"
     capsule = run_cli("logs", str(SOSREPORTS / "capsule-6.2-passenger"), environ={"COLUMNS": "400"}).stdout
@@ -319,9 +339,9 @@ def test_a_passenger_box_is_sent_to_the_passenger_rules() -> None:
     lines_ = out.splitlines()
     verdict = lines_[lines_.index("VERDICT") + 2:lines_.index("INCIDENTS") - 1]
     assert verdict[:2] == [
-        f"  critical: 503 bursts (httpd: 25) -> run `foretune audit {source}` (rules passenger-queue-too-small, "
+        f"  critical: 503 bursts (httpd: 25) → run `foretune audit {source}` (rules passenger-queue-too-small, "
         "passenger-queue-saturated (Passenger queue))",
-        f"  critical: Passenger queue full (passenger: 15) -> run `foretune audit {source}` (rules "
+        f"  critical: Passenger queue full (passenger: 15) → run `foretune audit {source}` (rules "
         "passenger-queue-too-small, passenger-queue-saturated)"]
     assert "puma" not in "\n".join(verdict)
     audit = json.loads(run_cli("audit", str(source), "--format", "json").stdout)

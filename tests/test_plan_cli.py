@@ -242,3 +242,10 @@ def test_the_plan_s_formats_say_that_a_custom_hiera_key_overrides_its_installer_
     assert "\n```sh\nsatellite-installer \\\n  --foreman-dynflow-worker-instances 2" in markdown
     html = run_cli("plan", "--from", source, "--format", "html").stdout
     assert html.count('class="copy"') == 2 and "<script>" in html
+
+
+def test_a_missing_option_is_named_in_the_singular() -> None:
+    one = run_cli("plan", "--product", "satellite", "--version", "6.15", "--hosts", "100", "--cpus", "4")
+    assert one.status == 2 and one.stderr.strip().endswith("missing --ram (or read it from a source with --from)")
+    two = run_cli("plan", "--product", "satellite", "--version", "6.15", "--hosts", "100")
+    assert two.stderr.strip().endswith("missing --cpus, --ram (or read them from a source with --from)")

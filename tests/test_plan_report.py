@@ -81,6 +81,8 @@ def test_changed_only_keeps_the_changes_and_fits_80_columns() -> None:
     assert "apache.mpm" in full
     # 24 tunables for this box, 10 changed (the Markdown report's two tables): 14 left out
     assert "14 tunables the installer already sets as recommended left out (--changed-only)" in lines
+    # the full table names the option that gives the short one
+    assert "--changed-only shows the 10 changed values alone" in full.splitlines()
 
 
 def test_every_citation_id_in_the_table_resolves_to_its_title() -> None:
@@ -159,7 +161,7 @@ def test_plan_from_a_source_names_its_host_and_date_and_the_command_with_from() 
     assert table[:3] == ["host: satellite.example.com", "collected: 2024-02-12 10:14 UTC",
                          f"generated: 2025-07-01 09:00 UTC by foretune {__version__}"]
     assert f"  1.  Write everything to apply: foretune plan --from {source} --output-dir plan/, then follow plan/APPLY.md" \
-        " (custom-hiera.yaml, installer.sh, drop-ins, sysctl and commands, in order)." in table
+        " (custom-hiera.yaml, installer.sh, drop-ins and commands, in order)." in table  # no sysctl file for this box
     data = json.loads(run_cli("plan", "--from", source, "--hosts", "15120", "--format", "json").stdout)
     assert (data["host"], data["collected_at"]) == ("satellite.example.com", "2024-02-12 10:14 UTC")
     assert data["verdict"].endswith(" to change from the installer's, 1 problem (1 high)")  # the box swaps: see below
@@ -187,3 +189,40 @@ def test_a_plan_from_a_box_short_of_memory_says_so_and_raises_nothing_that_takes
     # a box with memory to spare (the tuned 6.15 fixture) keeps the guide's raise and no such problem
     tuned = json.loads(run_cli("plan", "--from", str(REPO / "tests/fixtures/sosreports/satellite-6.15-tuned"), "--format", "json").stdout)
     assert not [p for p in tuned["problems"] if p["code"] == "memory-short-measured"]
+
+
+def test_what_next_names_only_the_files_the_output_dir_writes(tmp_path: Path) -> None:
+    """Satellite 6.2's installer reads no custom-hiera.yaml (its options go to the answers file; the 6.2 brief's
+    tunings are edits of the files it writes, then `katello-service restart`): its What next names no such file.
+    A plan that writes no sysctl file names none either."""
+    old = ("plan", "--product", "satellite", "--version", "6.2", "--hosts", "100", "--cpus", "8", "--ram", "32G")
+    markdown = run_cli(*old, "--format", "markdown").stdout
+    steps = markdown[markdown.index("## What next"):]
+    assert "then follow plan/APPLY.md (installer.sh, the file edits, drop-ins, sysctl and commands, in order)." in steps
+    assert ("2. Satellite 6.2 (Foreman 1.11) reads no custom-hiera.yaml: run `satellite-installer` with the options in "
+            "installer.sh (its answers file keeps them), then make the file edits APPLY.md lists") in steps
+    assert "merging custom-hiera.yaml" not in steps and "(custom-hiera.yaml" not in steps
+    assert run_cli(*old, "--output-dir", str(tmp_path / "p62")).status == 0
+    assert not (tmp_path / "p62" / "custom-hiera.yaml").exists() and (tmp_path / "p62" / "installer.sh").exists()
+    new = ("plan", "--product", "satellite", "--version", "6.15", "--hosts", "100", "--cpus", "8", "--ram", "32G")
+    steps = run_cli(*new, "--format", "markdown").stdout
+    assert "then follow plan/APPLY.md (custom-hiera.yaml, installer.sh, drop-ins and commands, in order)." in steps
+    assert run_cli(*new, "--output-dir", str(tmp_path / "p615")).status == 0
+    assert not (tmp_path / "p615" / "sysctl.d").exists()
+
+
+def test_plan_markdown_says_which_custom_hiera_keys_to_delete_and_keeps_code_in_problems() -> None:
+    """The example's custom-hiera.yaml sets foreman::db_pool: 5, which wins over the --foreman-db-pool 20 of the
+    installer command, and checkpoint_segments, which PostgreSQL 12 refuses: the Markdown (and so the HTML) says to
+    delete both before its installer command, as the table and APPLY.md do; the problem's command stays a code span."""
+    from tests.conftest import REPO
+
+    example = REPO / "examples" / "sosreport-satellite-6.15-mistuned"
+    markdown = run_cli("plan", "--from", str(example), "--format", "markdown").stdout
+    apply = markdown[markdown.index("## To apply"):]
+    assert "- `foreman::db_pool`: custom-hiera.yaml sets foreman::db\\_pool: 5, which wins over --foreman-db-pool" in apply
+    assert "- `postgresql::server::config_entries/checkpoint_segments`: removed in PostgreSQL 9.5" in apply
+    assert apply.index("Delete these keys") < apply.index("--foreman-db-pool 20")
+    assert f"`foretune audit {example}` names what holds it" in markdown and "\\`" not in markdown
+    html = run_cli("plan", "--from", str(example), "--format", "html").stdout
+    assert "<code>foreman::db_pool</code>" in html and f"<code>foretune audit {example}</code>" in html

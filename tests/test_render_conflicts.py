@@ -508,7 +508,7 @@ def test_a_capsule_is_not_warned_about_locking_out_tuning_profiles_it_has_none_o
     assert result.status == 0, result.stderr
     assert "lock out later --tuning" not in result.stderr and "locks out later --tuning" not in result.stderr
     server = run_cli("render", *PLAN, "--merge-into", str(target))
-    assert "lock out later --tuning changes: apache::mod::event::serverlimit" in server.stderr
+    assert "1 key is also set by the tuning profiles and locks out later --tuning changes: apache::mod::event::serverlimit\n" in server.stderr
 
 
 def test_a_quoted_top_level_value_keeps_its_inline_comment_when_replaced() -> None:

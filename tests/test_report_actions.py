@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from foretune import __version__
 from foretune.audit.model import Finding, Report
+from foretune.plan.model import Fix
 from foretune.report.actions import combined_fixes, identity, what_next
 from foretune.rules.base import Severity, Status
 from tests.conftest import REPO, run_cli
@@ -247,10 +249,23 @@ def test_nothing_to_apply_on_a_clean_report() -> None:
 
 def test_an_odd_source_name_never_reaches_a_command_line() -> None:
     finding = Finding("thp-enabled", "THP", "os", Severity.MEDIUM, Status.FAIL, "THP on",
-                      fixes=("echo never > /sys/kernel/mm/transparent_hugepage/enabled",))
+                      fixes=("echo never > /sys/kernel/mm/transparent_hugepage/enabled",),
+                      fix_records=(Fix("command", "echo never > /sys/kernel/mm/transparent_hugepage/enabled"),))
     report = Report("x; rm -rf /", "sosreport", "Satellite 6.15 (Foreman 3.9)", "server", 100, "default", findings=[finding])
     assert what_next(report)[0] == ("Write every fix as one set: `foretune audit SOURCE --output-dir fixes/`, then follow "
                                     "fixes/APPLY.md (it orders the steps below).")
+
+
+def test_advice_alone_is_not_sent_to_write_a_set() -> None:
+    """A finding whose fix is advice writes no file or command: What next does not send the reader to --output-dir."""
+    finding = Finding("memory-budget-over-ram", "memory", "capacity", Severity.HIGH, Status.FAIL, "short of memory",
+                      fixes=("free memory for the services: move what does not belong on this server off it, or add RAM",),
+                      fix_records=(Fix("advice", "memory", "free memory for the services: move what does not belong on "
+                                                           "this server off it, or add RAM"),))
+    report = Report("sos", "sosreport", "Satellite 6.15 (Foreman 3.9)", "capsule", 100, "default", findings=[finding])
+    steps = what_next(report)
+    assert steps[0] == "Follow the advice in the fixes of memory-budget-over-ram: no file carries it."
+    assert not any("--output-dir" in step or "APPLY.md" in step for step in steps)
 
 
 def test_counts_of_one_read_as_one() -> None:
@@ -261,7 +276,8 @@ def test_counts_of_one_read_as_one() -> None:
 
 def test_a_live_audit_is_told_to_write_its_fixes_from_live() -> None:
     finding = Finding("thp-enabled", "THP", "os", Severity.MEDIUM, Status.FAIL, "THP on",
-                      fixes=("echo never > /sys/kernel/mm/transparent_hugepage/enabled",))
+                      fixes=("echo never > /sys/kernel/mm/transparent_hugepage/enabled",),
+                      fix_records=(Fix("command", "echo never > /sys/kernel/mm/transparent_hugepage/enabled"),))
     report = Report("this host", "live", "Satellite 6.15 (Foreman 3.9)", "server", 100, "default", findings=[finding])
     assert what_next(report)[0].startswith("Write every fix as one set: `foretune audit live --output-dir fixes/`")
 
@@ -319,6 +335,17 @@ def test_every_json_report_names_host_and_dates() -> None:
     options = json.loads(run_cli("plan", "--product", "satellite", "--version", "6.15", "--hosts", "100", "--cpus", "8", "--ram", "32G", "--format",
                                  "json", environ=epoch).stdout)
     assert (options["host"], options["collected_at"]) == (None, None)
+
+
+def test_the_text_and_markdown_audit_say_when_they_were_generated() -> None:
+    """As the HTML page and the JSON do: the example collected 2024-02-12 10:14 UTC, the report made at
+    SOURCE_DATE_EPOCH 1700000000, 2023-11-14 22:13 UTC, by this foretune."""
+    epoch = {"SOURCE_DATE_EPOCH": "1700000000", "COLUMNS": "100"}
+    text = run_cli("audit", str(EXAMPLE), environ=epoch).stdout
+    assert f"\nforetune  {__version__}, report generated 2023-11-14 22:13 UTC\n" in text
+    assert "\nCollected 2024-02-12 10:14 UTC\n" in text
+    markdown = run_cli("audit", str(EXAMPLE), "--format", "markdown", environ=epoch).stdout
+    assert f"\n- foretune: {__version__}, report generated 2023-11-14 22:13 UTC\n" in markdown
 
 
 def test_the_examples_readme_agrees_with_its_audit_on_paused_tasks() -> None:

@@ -201,3 +201,33 @@ def test_mosquittos_own_log_makes_its_descriptor_limit_critical(tmp_path: Path) 
     assert line in limit["message"]
     assert any(e["location"] == "var/log/mosquitto/mosquitto.log" and e["excerpt"] == line for e in limit["evidence"])
     assert "open-files-exhausted" not in failing  # listed under the limit it shows failing
+
+
+def test_mosquitto_out_of_descriptors_gets_the_drop_in_logs_gives(tmp_path: Path) -> None:
+    """capsule-6.15-pull-rex without its remote_execution_ssh.yml (so no pull-REX setting and no plan for mosquitto),
+    without systemctl show (no limit in the source) and without its mosquitto drop-in, and mosquitto's own log with
+    1200 clients connecting, then three refusals: the critical finding gives the drop-in `logs` gives, sized for the
+    1200 clients counted (one descriptor a host plus 10 %: 1320, in whole thousands 2000), citing the pull-REX section
+    alone; What next writes the set."""
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "capsule-6.15-pull-rex", tree, symlinks=True)
+    (tree / "etc/foreman-proxy/settings.d/remote_execution_ssh.yml").unlink()
+    (tree / "sos_commands/systemd/systemctl_show_service_--all").unlink()
+    shutil.rmtree(tree / "etc/systemd/system/mosquitto.service.d")
+    log = tree / "var/log/mosquitto/mosquitto.log"
+    log.parent.mkdir(parents=True)
+    lines = [f"1763288{n:03d}: New client connected from 192.0.2.{n % 250}:{40000 + n} as host{n}.example.com (p2, c1, k60)."
+             for n in range(1200)]
+    refused = ('1763289900: Unable to accept new connection, system socket count has been exceeded. Try increasing '
+               '"ulimit -n" or equivalent.')
+    log.write_text("\n".join(lines + [refused] * 3) + "\n", encoding="utf-8")
+    data = json.loads(run_cli("audit", str(tree), "--format", "json").stdout)
+    assert data["hosts"] == 1200
+    sockets = next(f for f in data["findings"] if f["rule"] == "open-files-exhausted")
+    assert (sockets["severity"], sockets["recommended"]) == ("critical", 2000)
+    assert sockets["fixes"][0]["text"] == "# /etc/systemd/system/mosquitto.service.d/limits.conf\n[Service]\nLimitNOFILE=2000"
+    assert [c["id"] for c in sockets["citations"]] == ["gf-pull-rex"]
+    logs = json.loads(run_cli("logs", str(tree), "--format", "json").stdout)
+    assert [(f["service"], f["value"]) for f in logs["fixes"]] == [("mosquitto", 2000)]
+    markdown = run_cli("audit", str(tree), "--format", "markdown").stdout
+    assert "Write every fix as one set" in markdown[markdown.index("## What next"):]

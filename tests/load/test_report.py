@@ -74,6 +74,8 @@ def test_html_has_the_tables_and_charts_against_concurrency() -> None:
     # the charts stand under the title, before the first level's table
     assert page.index("</h1>") < page.index("<svg") < page.index("<h2>10 users")
     assert "<script" not in page
+    # a point is a load level, not a minute: the axis says so under both charts
+    assert page.count(">users (one point a load level: 10, 20)</text>") == 2 and "a minute" not in page
 
 
 def test_server_answers_are_shown_literally_in_markdown_and_html() -> None:

@@ -48,7 +48,7 @@ def test_apache_at_max_request_workers_is_not_pointed_at_rules_that_pass() -> No
     report = {"incidents": [{"kind": "queue_at_capacity", "service": "httpd", "count": 25}], "production": [],
               "not_found": [], "release": "Satellite 6.15 (Foreman 3.9)", "source": "sat615-mrw", "source_kind": "sosreport"}
     line = verdict(report)[0]
-    assert line.startswith("critical: Apache at MaxRequestWorkers (httpd: 25): httpd refused work at its MaxRequestWorkers -> "
+    assert line.startswith("critical: Apache at MaxRequestWorkers (httpd: 25): httpd refused work at its MaxRequestWorkers → "
                            "raise MaxRequestWorkers with ServerLimit")
     assert "(rules " not in line
 

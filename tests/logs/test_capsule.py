@@ -57,7 +57,7 @@ def test_a_capsule_sosreport_is_reported_with_a_critical_verdict_and_the_limitno
     verdict = lines[lines.index("VERDICT") + 2:lines.index("INCIDENTS") - 1]
     # the sosreport's mosquitto.service has LimitNOFILE=65536 and its log saw 4 clients: twice the limit it ran out at
     assert verdict == [
-        "  critical: mosquitto refused connections, no descriptor left (mosquitto: 3) -> raise its LimitNOFILE to 131,072 "
+        "  critical: mosquitto refused connections, no descriptor left (mosquitto: 3) → raise its LimitNOFILE to 131,072 "
         f"(Fixes); `foretune audit {source}` (rules open-files-exhausted, mosquitto-nofile-low) sizes it for the "
         "pull-REX host count",
         "  not in this source, so not judged: Apache access log, Apache error log, PostgreSQL log",
@@ -84,6 +84,17 @@ def test_a_capsule_is_told_by_its_logs_when_the_sosreport_names_no_role(tmp_path
     assert "production" not in data["not_found"] and "candlepin" not in data["not_found"]
     # systemd's 1024 when the source does not say what mosquitto ran with: twice it
     assert data["fixes"][0]["value"] == 2048
+    # the header names what is known: a Capsule, its version unknown (not "product unknown, capsule")
+    assert "product" not in data and run_cli("logs", str(source)).stdout.splitlines()[2] == "  product: Capsule (version unknown)"
+    # a package list naming a Capsule release foretune has no tables for: that release, as the packages name it
+    (source / "installed-rpms").write_text("satellite-capsule-6.19.0-1.el9sat.noarch                    "
+                                           "Wed Mar 20 14:40:02 2024\n", encoding="utf-8")
+    data = json.loads(run_cli("logs", str(source), "--format", "json").stdout)
+    jsonschema.validate(data, SCHEMA)
+    assert (data["release"], data["product"], data["role"]) == (None, "Satellite 6.19.0", "capsule")
+    markdown = run_cli("logs", str(source), "--format", "markdown").stdout
+    assert "\nproduct: Satellite 6.19.0, capsule\n" in markdown
+    (source / "installed-rpms").unlink()
     (source / "var" / "log" / "mosquitto" / "mosquitto.log").unlink()  # the Smart Proxy's log alone: nothing read
     result = run_cli("logs", str(source))
     assert result.status == 2 and len(result.stderr.splitlines()) == 1
@@ -102,9 +113,9 @@ def test_the_measured_failure_capsule_s_system_logs_are_reported_not_refused() -
     assert result.status == 0, result.stderr
     lines = result.stdout.splitlines()
     verdict = lines[lines.index("VERDICT") + 2:lines.index("INCIDENTS") - 1]
-    assert verdict[0] == (f"  critical: OOM kills (pulpcore: 1) -> run `foretune audit {source}` (rules oom-kills, "
+    assert verdict[0] == (f"  critical: OOM kills (pulpcore: 1) → run `foretune audit {source}` (rules oom-kills, "
                           "memory-budget-over-ram)")
-    assert verdict[1].startswith("  critical: mosquitto refused connections, no descriptor left (mosquitto: 3) -> "
+    assert verdict[1].startswith("  critical: mosquitto refused connections, no descriptor left (mosquitto: 3) → "
                                  "raise its LimitNOFILE to 131,072 (Fixes)")
 
 

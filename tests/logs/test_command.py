@@ -359,20 +359,43 @@ def test_compare_names_both_sides_gives_a_verdict_and_what_next(tmp_path: Path) 
     jsonschema.validate(json.loads(out), SCHEMA)
     row = {m["metric"]: m for m in json.loads(out)["metrics"]}["apache: 503 responses"]
     assert (row["before"], row["after"], row["note"], row["direction"], row["failures"]) == (0, 26, "new worse", "worse", True)
+    # the JSON carries what the text says around the figures: who made it, the verdict, what next
+    data = json.loads(out)
+    assert data["foretune_version"] == __version__
+    assert data["verdict"][0]["severity"] == "critical"
+    assert data["verdict"][0]["text"].startswith("critical, worse: apache: 503 responses 0 → 26 (new)")
+    assert data["next_steps"][0].startswith(f"Read the after side alone for the incidents behind what got worse: "
+                                            f"`foretune logs {after}`")
     code, text, err = run("logs", "--compare", str(before), str(after))
     lines = text.splitlines()
     assert lines[:5] == ["foretune logs — before/after", "  host: not named by its logs", f"  foretune: {__version__}",
                          f"  before: {before}, window start .. end; its logs span 2017-03-27T13:34:52 .. 14:01:00",
                          f"  after: {after}, window start .. end; its logs span 2017-03-27T13:34:52 .. 14:01:00"]
     verdict = lines[lines.index("VERDICT") + 2]
-    assert verdict == (f"  critical, worse: apache: 503 responses 0 -> 26 (new); apache: 502/503 burst minutes 0 -> 2 "
-                       f"(new) -> read what the after side logged: `foretune logs {after}`, then `foretune audit` on the "
+    assert verdict == (f"  critical, worse: apache: 503 responses 0 → 26 (new); apache: 502/503 burst minutes 0 → 2 "
+                       f"(new) → read what the after side logged: `foretune logs {after}`, then `foretune audit` on the "
                        "box or its sosreport judges the settings behind it")
     assert lines[lines.index("WHAT NEXT") + 2].startswith(
         f"  1. Read the after side alone for the incidents behind what got worse: `foretune logs {after}`")
     markdown = run("logs", "--compare", str(before), str(after), "--format", "markdown")[1]
     assert "\n## Verdict\n" in markdown and "\n## What next\n" in markdown and "host: not named by its logs" in markdown
-    assert "- critical, worse: apache: 503 responses 0 -\\> 26 (new)" in markdown  # ">" escaped: never a quote block
+    assert "- critical, worse: apache: 503 responses 0 → 26 (new); apache: 502/503 burst minutes 0 → 2 (new) → read" in markdown
+    assert "\\>" not in markdown  # the arrow needs no escape: the Markdown reads as the text does
     html = run("logs", "--compare", str(before), str(after), "--format", "html")[1]
     assert "Verdict</h2>" in html and "What next</h2>" in html
     assert "<p>foretune: " not in html and f"by foretune {__version__}</p>" in html  # the version once, with the time
+
+
+def test_the_json_report_carries_the_verdict_and_what_next() -> None:
+    """As the text does: the Apache access log's 503 burst, critical, with the audit it leads to; then the log
+    kinds not among the files given, judging nothing; What next closes with the --compare step."""
+    code, out, err = run("logs", str(FIX / "foreman-ssl_access_ssl.log"), "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    jsonschema.validate(data, SCHEMA)
+    assert data["verdict"][0] == {"severity": "critical", "text": "critical: 503 bursts (httpd: 24) → run `foretune audit` "
+                                  "(rules puma-pool-saturated, apache-workers-over-limit (Puma capacity))"}
+    text = run("logs", str(FIX / "foreman-ssl_access_ssl.log"), "--format", "text")[1]
+    assert [line["text"] for line in data["verdict"]] == [
+        line.strip() for line in text[text.index("VERDICT"):text.index("INCIDENTS")].splitlines()[2:] if line.strip()]
+    assert data["next_steps"][-1].startswith("After a change, compare a day before with a day after")

@@ -972,7 +972,8 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
                 else:
                     b.given += [(own.target, own.value, plan.profile) for own in t.fixes if (own.target, own.value, plan.profile) not in b.given]
             else:
-                b.fix(tunable_id or f"{fix.kind}:{fix_key(fix)}", fix, "", (), rule)
+                # a fix of the finding's own (no plan tunable gives it): its file still says which finding asks for it
+                b.fix(tunable_id or f"{fix.kind}:{fix_key(fix)}", fix, f"the {rule} finding asks for it", (), rule)
     _tuned_thp(b, facts)
     b.unshadow_postgresql()
     b.stale()

@@ -397,7 +397,7 @@ def render(report: object, fmt: str, *, color: bool, verbose: bool, width: int |
     if fmt == "markdown":
         from foretune.report import markdown  # start-up: each report format loads only when chosen
 
-        return markdown.render(report)
+        return markdown.render(report, generated=generated)
     from foretune.report import text  # start-up: rich loads only for the text report
 
-    return text.render(report, color=color, verbose=verbose, width=width)
+    return text.render(report, color=color, verbose=verbose, width=width, generated=generated)

@@ -277,10 +277,27 @@ def _with_host(report: dict[str, Any], facts: FactSet) -> dict[str, Any]:
         report["collected_at"] = collected
     choice = choose_plan(facts)
     report["release"] = choice.release.label if choice.release else None
+    found = packaged_product(facts.value("product"), facts.value("product_version"))
+    if choice.release is None and found:  # a release foretune has no table for: the header still names it
+        report["product"] = found
     report["role"] = facts.value("role") or (choice.plan.input.role if choice.plan else None)
     if report["role"] == "capsule":  # a Capsule runs no Foreman, Candlepin or tasks: their logs are not missing there
         report["not_found"] = [k for k in report.get("not_found", []) if k not in ("production", "candlepin", "tasks")]
     return report
+
+
+PRODUCTS = {"satellite": "Satellite", "orcharhino": "orcharhino", "foreman": "Foreman"}
+
+
+def packaged_product(product: Any, version: Any) -> str | None:
+    """The product and version the source's packages name, for a header when the release is not one foretune knows.
+
+    >>> packaged_product("satellite", "6.16.1"), packaged_product(None, None)
+    ('Satellite 6.16.1', None)
+    """
+    if not product or not version:
+        return None
+    return f"{PRODUCTS.get(str(product), str(product))} {version}"
 
 
 def _no_puma(facts: FactSet) -> str | None:
@@ -338,8 +355,10 @@ def render(report: dict[str, Any], fmt: str, *, color: bool, top: int, width: in
     import json  # start-up: json loads only for JSON input or output
 
     if fmt == "json":  # who and when, beside what: the host (when the source names it) and the generation time
+        from foretune.report.logs_data import closing  # start-up: the verdict and what next, for JSON only
+
         about = {"host": report.get("host"), "generated_at": generated or None}
-        return json.dumps({**report, **about}, indent=2, ensure_ascii=False) + "\n"
+        return json.dumps({**report, **about, **closing(report)}, indent=2, ensure_ascii=False) + "\n"
     if fmt == "html":
         from foretune.report import logs_html  # start-up: each report format loads only when chosen
 

@@ -146,7 +146,7 @@ def plan_and_facts(args: argparse.Namespace, env: Environment, for_changes: bool
     missing = [f"--{name}" for name, value in (("product", args.product), ("version", args.version), ("hosts", args.hosts),
                                                 ("cpus", args.cpus), ("ram", args.ram)) if value is None]
     if missing:
-        raise UsageError(f"missing {', '.join(missing)} (or read them from a source with --from)")
+        raise UsageError(f"missing {', '.join(missing)} (or read {'them' if len(missing) > 1 else 'it'} from a source with --from)")
     if "katello_agent_hosts" not in given and given.get("katello") is not False and _qpid(args.product, args.version) == "opt-in":
         args.agents_opt_in = True  # katello-agent is off unless enabled: nothing to assume, said by note_assumed
     elif "katello_agent_hosts" not in given and given.get("katello") is not False and _qpid(args.product, args.version):

@@ -247,10 +247,17 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.note("values with an installer option are not merged (custom-hiera would win over every later installer "
                  "flag for them); run: " + outputs.installer_command(plan, changes).replace(" \\\n  ", " "))
     locking = [note.key for note in locking_keys(plan.release, load_mapping(new, str(path)))]
-    if locking and tuning_applies(plan):  # one line for all of them (a Capsule takes no --tuning)
-        one = len(locking) == 1
-        env.warn(f"{path}: {len(locking)} {'key is' if one else 'keys are'} also set by the tuning profiles and "
-                 f"{'locks' if one else 'lock'} out later --tuning changes: {', '.join(locking)}")
+    had = {note.key for note in locking_keys(plan.release, load_mapping(old, str(path)))} if old.strip() else set()
+    theirs, added = [k for k in locking if k in had], [k for k in locking if k not in had]
+    if theirs and tuning_applies(plan):  # one line for all of them (a Capsule takes no --tuning)
+        one = len(theirs) == 1
+        env.warn(f"{path}: {len(theirs)} {'key is' if one else 'keys are'} also set by the tuning profiles and "
+                 f"{'locks' if one else 'lock'} out later --tuning changes: {', '.join(theirs)}")
+    if added and tuning_applies(plan):  # foretune's own: say so, and what a later profile change needs
+        one = len(added) == 1
+        env.warn(f"{path}: foretune adds {len(added)} {'key' if one else 'keys'} the tuning profiles also set: "
+                 f"{', '.join(added)}; remove {'it' if one else 'them'} before a later --tuning change, which "
+                 f"{'it' if one else 'they'} would otherwise lock out")
     diff = unified_diff(old, new, str(path))
     shown = unified_diff(redact_text(old), redact_text(new), str(path))  # the file keeps its secrets, the screen never sees them
     if diff and shown:

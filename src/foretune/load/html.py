@@ -1,5 +1,5 @@
 """A load result as one self-contained HTML page: the Markdown report's tables, and SVG charts of p95 latency
-and success against concurrency (one point per level)."""
+and success against concurrency (one point per level, said under the charts)."""
 
 from __future__ import annotations
 
@@ -29,8 +29,26 @@ def charts(doc: dict[str, Any]) -> list[str]:
         latency.append((name, [float(r["p95_ms"] or 0) if r else 0.0 for r in rows]))
         success.append((name, [100.0 * (r["count"] - r["failures_total"]) / r["count"] if r and r["count"] else 0.0
                                for r in rows]))
-    return [lines(latency, labels=labels, title="p95 latency (ms) against concurrency"),
-            lines(success, labels=labels, limit=("all succeed", 100.0), title="successful requests (%) against concurrency")]
+    axis = axis_caption(doc)
+    return [lines(latency, labels=labels, title="p95 latency (ms) against concurrency", axis=axis),
+            lines(success, labels=labels, limit=("all succeed", 100.0), title="successful requests (%) against concurrency",
+                  axis=axis)]
+
+
+def axis_caption(doc: dict[str, Any]) -> str:
+    """What a point of the charts is: a level of a closed ramp, or the one level of open arrivals.
+
+    >>> axis_caption({"shape": {"levels": [5, 10, 15]}, "levels": [{"users": 5}, {"users": 10}, {"users": 15}]})
+    'users (one point a load level: 5, 10, 15)'
+    >>> axis_caption({"shape": {"arrival_rate": 2.0, "users": 40}, "levels": [{"users": 40}]})
+    'one point: the whole run, open arrivals at 2.0/s (at most 40 users in flight)'
+    """
+    shape = doc["shape"]
+    if shape.get("arrival_rate"):
+        return f"one point: the whole run, open arrivals at {shape['arrival_rate']}/s (at most {shape['users']} users in flight)"
+    users = [str(level["users"]) for level in doc["levels"]]
+    shown = ", ".join(users) if len(users) <= 6 else f"{', '.join(users[:2])} … {users[-1]}"
+    return f"users (one point a load level: {shown})"
 
 
 def render(doc: dict[str, Any]) -> str:

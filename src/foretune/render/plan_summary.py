@@ -55,16 +55,38 @@ def verdict(plan: Plan) -> str:
     return f"{plural(changed, 'value')} to change from the installer's, {problems}"
 
 
+# what each file --output-dir writes is called in What next, in APPLY.md's order
+WRITTEN = (("custom-hiera.yaml", "custom-hiera.yaml"), ("installer.sh", "installer.sh"), ("systemd/", "drop-ins"),
+           ("sysctl.d/", "sysctl"), ("os-commands.sh", "commands"))
+
+
+def written(plan: Plan) -> str:
+    """What ``--output-dir`` writes for ``plan``, in the order APPLY.md takes it: only the files it does write (a
+    release that reads no custom-hiera.yaml gets none, and file edits after the installer instead).
+
+    >>> from foretune.plan import PlanInput, make_plan
+    >>> written(make_plan(PlanInput(product="satellite", version="6.2", hosts=100, cpus=8, ram_bytes=32 * 2**30)))
+    'installer.sh, the file edits, drop-ins, sysctl and commands'
+    """
+    from foretune.render.outputs import bundle  # start-up: the bundle is built only when What next is written
+
+    files = list(bundle(plan))
+    names = [name for prefix, name in WRITTEN if any(f.startswith(prefix) for f in files)]
+    if not plan.release.features.custom_hiera:
+        names.insert(names.index("installer.sh") + 1 if "installer.sh" in names else 0, "the file edits")
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
+
+
 def what_next(plan: Plan, command: str = SAME_OPTIONS) -> list[str]:
     """Apply, restart, check again; ``command`` writes everything to apply (this plan's options with --output-dir)."""
-    steps = [f"Write everything to apply: `{command}`, then follow plan/APPLY.md (custom-hiera.yaml, installer.sh, "
-             "drop-ins, sysctl and commands, in order)."]
+    steps = [f"Write everything to apply: `{command}`, then follow plan/APPLY.md ({written(plan)}, in order)."]
     if plan.release.features.custom_hiera:
         steps.append(f"Run `{installer_program(plan)}` after merging custom-hiera.yaml: it restarts the services it "
                      "reconfigures.")
-    else:
-        steps.append(f"{plan.release.label} reads no custom-hiera.yaml: APPLY.md lists the file edits and the services to "
-                     "restart; the next installer run overwrites them.")
+    else:  # no custom-hiera.yaml: the installer's options (kept in its answers file), then edits of the files it writes
+        steps.append(f"{plan.release.label} reads no custom-hiera.yaml: run `{installer_program(plan)}` with the options in "
+                     "installer.sh (its answers file keeps them), then make the file edits APPLY.md lists and restart the "
+                     "services it names; the next installer run overwrites those edits, so repeat them after it.")
     units = sorted({path.split("/")[4].removesuffix(".service.d") for path in dropins(plan)})
     if units:
         steps.append(f"After the systemd drop-ins: `systemctl daemon-reload`, then restart {', '.join(units)}.")

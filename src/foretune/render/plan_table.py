@@ -103,8 +103,11 @@ def layout(plan: Plan, left_out: int = 0, about: About = NO_ABOUT) -> list[Block
     )]
     blocks += [(f"verdict: {verdict(plan)}", "heading"), ("", "")]
     blocks += [_tunables(plan), ("", ""), ("* = foretune recommends a change", "")]
+    changed = sum(1 for t in plan.tunables.values() if t.differs)
     if left_out:
         blocks.append((f"{plural(left_out, 'tunable')} the installer already sets as recommended left out (--changed-only)", ""))
+    elif changed < len(plan.tunables):  # where to find the short table: the changed rows alone
+        blocks.append((f"--changed-only shows the {plural(changed, 'changed value')} alone", ""))
     if any(t.installer.origin for t in plan.tunables.values()):
         blocks.append(("(a) = set in the answers file, (h) = set in custom-hiera.yaml: in force on the box, above the tuning profile", ""))
         blocks += [(note, "") for note in override_notes(plan)]

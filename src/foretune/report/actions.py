@@ -34,13 +34,18 @@ class Identity:
     profile: str  # "default (declared: ...); 15120 hosts need large"
 
 
-def product_line(release: str | None, role: str | None) -> str:
-    """Product, release and role as every report's header names them.
+def product_line(release: str | None, role: str | None, found: str | None = None) -> str:
+    """Product, release and role as every report's header names them; with no release foretune knows, what the
+    source's packages name (``found``), else a Capsule is named as one with its version unknown.
 
     >>> product_line("Satellite 6.15 (Foreman 3.9)", "server"), product_line(None, None)
     ('Satellite 6.15 (Foreman 3.9), server', 'product unknown, role unknown')
+    >>> product_line(None, "capsule", "Satellite 6.16.1"), product_line(None, "capsule")
+    ('Satellite 6.16.1, capsule', 'Capsule (version unknown)')
     """
-    return f"{release or 'product unknown'}, {role or 'role unknown'}"
+    if not release and not found and role == "capsule":
+        return "Capsule (version unknown)"
+    return f"{release or found or 'product unknown'}, {role or 'role unknown'}"
 
 
 def identity(report: Report) -> Identity:
@@ -268,8 +273,6 @@ def what_next(report: Report, source_arg: str | None = None) -> list[str]:
     installer = _installer(report)
     if report.hosts is not None and report.hosts_basis == HOSTS_GIVEN:  # the same set as this report's
         source += f" --hosts {report.hosts}"
-    steps.append(f"Write every fix as one set: `foretune audit {source} --output-dir fixes/`, then follow fixes/APPLY.md "
-                 "(it orders the steps below).")
     options = list(dict.fromkeys(o for s in snippets for o in _installer_options(s, installer) or ()))
     # the profile change first, as the change set (installer.sh, APPLY.md) runs it: the options after it adjust it
     options = sorted(options, key=lambda o: not o.startswith("--tuning "))
@@ -295,6 +298,9 @@ def what_next(report: Report, source_arg: str | None = None) -> list[str]:
     run = [f.rule_id for f in by_hand if any(fix.kind == "command" for fix in f.fix_records)]
     if run:
         steps.append(f"Run the commands in the fixes of {', '.join(run)} (fixes/APPLY.md puts them in order).")
+    if hiera or options or units or sysctl or edits or run:  # only when the set holds a file or command to apply
+        steps.insert(0, f"Write every fix as one set: `foretune audit {source} --output-dir fixes/`, then follow "
+                     "fixes/APPLY.md (it orders the steps below).")
     advice = [f.rule_id for f in by_hand if f.rule_id not in run]
     if advice:
         steps.append(f"Follow the advice in the fixes of {', '.join(advice)}: no file carries it.")

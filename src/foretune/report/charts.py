@@ -215,15 +215,15 @@ def _ticks(n: int, labels: Sequence[str], x: Callable[[int], float]) -> list[tup
 
 
 def lines(series: Sequence[tuple[str, Sequence[float]]], *, labels: Sequence[str] = (), limit: tuple[str, float] | None = None,
-          width: int = 860, height: int = 220, title: str = "") -> str:
+          width: int = 860, height: int = 220, title: str = "", axis: str = "") -> str:
     """A line chart of equally spaced points, a legend line per series (its colour's swatch and name; the ``limit``,
-    a dashed line across the plot, has the last legend line, so no label is drawn over the lines) and a time axis:
+    a dashed line across the plot, has the last legend line, so no label is drawn over the lines) and an x axis:
     ``labels`` name each point (ticks at up to 6 of them, first and last included, as many as fit side by side), or
-    only the first and last.
+    only the first and last; ``axis`` says under them what a point is (each caller knows: a minute, a load level).
 
     >>> "<polyline" in lines([("a", [1, 3, 2])], labels=["t0", "t2"])
     True
-    >>> svg = lines([("a", list(range(11)))], labels=[f"10:{m:02d}" for m in range(11)])
+    >>> svg = lines([("a", list(range(11)))], labels=[f"10:{m:02d}" for m in range(11)], axis="time")
     >>> [t for t in ("10:00", "10:02", "10:04", "10:06", "10:08", "10:10") if f">{t}<" in svg] == ["10:00", "10:02", "10:04", "10:06", "10:08", "10:10"]
     True
     """
@@ -255,8 +255,9 @@ def lines(series: Sequence[tuple[str, Sequence[float]]], *, labels: Sequence[str
         for i, text, anchor in _ticks(n, labels, x):
             parts.append(f'<line x1="{x(i):.1f}" y1="{pad_t + plot_h}" x2="{x(i):.1f}" y2="{pad_t + plot_h + 4}" stroke="#999"/>')
             parts.append(f'<text x="{x(i):.1f}" y="{pad_t + plot_h + 17}" text-anchor="{anchor}">{escape(text)}</text>')
+    if axis:
         parts.append(f'<text x="{pad_l + plot_w / 2:.1f}" y="{height - 4}" text-anchor="middle" class="axis">'
-                     "time (one point a minute, as the log writes it)</text>")
+                     f"{escape(axis)}</text>")
     for k, (name, values) in enumerate(series):
         color = PALETTE[k % len(PALETTE)]
         points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(values))

@@ -27,8 +27,8 @@ def compare(out: Out, c: dict[str, Any], version: bool = True) -> None:
     if "release" in before or "release" in after:
         from foretune.report.actions import product_line  # start-up: the audit's header code, for this line only
 
-        products = list(dict.fromkeys(product_line(r.get("release"), r.get("role")) for r in (before, after) if "release" in r))
-        out.say("product: " + " -> ".join(products))
+        products = list(dict.fromkeys(product_line(r.get("release"), r.get("role"), r.get("product")) for r in (before, after) if "release" in r))
+        out.say("product: " + " → ".join(products))
     if version:  # the HTML page says it in its own line, with the generation time
         out.say(f"foretune: {before['foretune']}")
     for side, r, window in (("before", before, c["before_window"]), ("after", after, c["after_window"])):
@@ -57,7 +57,7 @@ def compare(out: Out, c: dict[str, Any], version: bool = True) -> None:
 
 
 def _row(m: dict[str, Any]) -> str:
-    return f"{m['metric']} {num(m['before'])} -> {num(m['after'])}" + (" (new)" if m["note"].startswith("new") else "")
+    return f"{m['metric']} {num(m['before'])} → {num(m['after'])}" + (" (new)" if m["note"].startswith("new") else "")
 
 
 def compare_verdict(c: dict[str, Any]) -> list[str]:
@@ -67,7 +67,7 @@ def compare_verdict(c: dict[str, Any]) -> list[str]:
     >>> m = {"metric": "apache: 503 responses", "before": 0, "after": 70, "change": 70, "note": "new worse", "noise": False,
     ...      "direction": "worse", "failures": True}
     >>> compare_verdict({"metrics": [m], "before": {"source": "a"}, "after": {"source": "b", "release": "x", "window": {}}})[0]
-    'critical, worse: apache: 503 responses 0 -> 70 (new) -> read what the after side logged: `foretune logs b`, then `foretune audit b` judges the settings behind it'
+    'critical, worse: apache: 503 responses 0 → 70 (new) → read what the after side logged: `foretune logs b`, then `foretune audit b` judges the settings behind it'
     """
     after = c["after"]
     worse = [m for m in c["metrics"] if m.get("direction") == "worse"]
@@ -77,12 +77,12 @@ def compare_verdict(c: dict[str, Any]) -> list[str]:
     logs = f"`{logs_command(after)}`"
     lines = []
     if failed:
-        lines.append(f"critical, worse: {'; '.join(_row(m) for m in failed)} -> read what the after side logged: {logs}, "
+        lines.append(f"critical, worse: {'; '.join(_row(m) for m in failed)} → read what the after side logged: {logs}, "
                      f"then `{audit_command(after)}`{' on the box or its sosreport' if audit_command(after) == 'foretune audit' else ''} "
                      "judges the settings behind it")
     if slower:
         lines.append(f"worse: {'; '.join(_row(m) for m in slower)}"
-                     + ("" if failed else f" -> read the after side's slowest actions and incidents: {logs}"))
+                     + ("" if failed else f" → read the after side's slowest actions and incidents: {logs}"))
     if better:
         lines.append(f"better: {'; '.join(_row(m) for m in better)}")
     one_side = [m for m in c["metrics"] if m["note"].startswith("no such log")]

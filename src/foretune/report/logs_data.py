@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from foretune.knowledge import citation, module_default, threshold
-from foretune.plan.components.mqtt import limit_for
+from foretune.knowledge import citation, module_default
+from foretune.plan.components.mqtt import after_exhaustion
 from foretune.plan.model import Fix
 from foretune.render.snippets import render_fix
 
@@ -28,16 +28,15 @@ def _broker(report: dict[str, Any], current: int | None) -> dict[str, Any] | Non
     if not refused:
         return None
     clients = max((s["mqtt"]["clients"] for s in report.get("system", []) if s.get("mqtt")), default=0)
-    want = limit_for(clients)
+    want, doubled = after_exhaustion(clients, current)
     how = f"one descriptor a pull-REX host and headroom, for the {clients:,} clients its log saw connect, the guide's rule"
     ran_out = current if current is not None else int(module_default("mosquitto_nofile"))
     said = f"the {ran_out:,} it ran out at" if current is not None else \
         f"systemd's default {ran_out:,}, the limit unless a drop-in sets one (the source does not say)"
-    raised = ran_out * threshold("nofile_raise_after_exhaustion")
-    if want <= ran_out and raised <= threshold("nofile_kernel_ceiling"):
-        want, how = int(raised), (f"twice {said}, a foretune estimate, then find what holds its "
-                                  "descriptors (`ls /proc/$(systemctl show -p MainPID --value mosquitto)/fd | wc -l`): if "
-                                  "something leaks them, twice the limit only delays the next exhaustion")
+    if doubled:
+        how = (f"twice {said}, a foretune estimate, then find what holds its "
+               "descriptors (`ls /proc/$(systemctl show -p MainPID --value mosquitto)/fd | wc -l`): if "
+               "something leaks them, twice the limit only delays the next exhaustion")
     cite = citation("gf-pull-rex")
     return {"for": "socket_exhaustion", "service": "mosquitto", "value": want,
             "title": f"Raise mosquitto's LimitNOFILE to {want:,}",
@@ -45,3 +44,31 @@ def _broker(report: dict[str, Any], current: int | None) -> dict[str, Any] | Non
                       "known, sizes it better (`foretune plan --hosts N`)",
             "fix": render_fix(Fix("limit", "mosquitto", want)),
             "citation": {"id": cite.id, "title": cite.title, "where": cite.where}}
+
+
+SEVERITIES = ("critical", "high", "medium", "low")
+
+
+def verdict_line(line: str) -> dict[str, Any]:
+    """One verdict line as JSON: its severity (the word it opens with, None for a line that judges nothing) and text.
+
+    >>> verdict_line("critical, worse: apache: 503 responses 0 → 70"), verdict_line("not judged (1 figure): ...")
+    ({'severity': 'critical', 'text': 'critical, worse: apache: 503 responses 0 → 70'}, {'severity': None, 'text': 'not judged (1 figure): ...'})
+    """
+    word = line.split(":", 1)[0].split(",", 1)[0]
+    return {"severity": word if word in SEVERITIES else None, "text": line}
+
+
+def closing(report: dict[str, Any]) -> dict[str, Any]:
+    """What the text and Markdown reports say around the figures, for JSON: the verdict (a line each, with its
+    severity and the action it leads to) and the steps of What next; a comparison also names the foretune that made it."""
+    if "metrics" in report:
+        from foretune import __version__  # start-up: a comparison's JSON only
+        from foretune.report.logs_compare import compare_next, compare_verdict  # start-up: a comparison's JSON only
+
+        return {"foretune_version": __version__, "verdict": [verdict_line(line) for line in compare_verdict(report)],
+                "next_steps": compare_next(report)}
+    from foretune.report.logs_text import verdict, what_next  # start-up: a report's JSON only
+
+    return {"verdict": [verdict_line(line) for line in verdict(report)], "next_steps": what_next(report)}
+

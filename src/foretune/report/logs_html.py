@@ -31,6 +31,18 @@ def _thin_labels(rows: list[list[Any]]) -> list[str]:
     return [str(rows[i][0]) for i in range(0, len(rows), step)]
 
 
+def time_axis(rows: list[list[Any]]) -> str:
+    """What a point of a per-minute chart is: a minute the log has lines for, or, thinned by :func:`_thin`, the
+    busiest of a group of them.
+
+    >>> time_axis([["10:00", 1]] * 3), time_axis([["10:00", 1]] * 1441)
+    ('time (one point a minute, as the log writes it)', 'time (one point per 3 logged minutes, the highest of them)')
+    """
+    step = max(1, -(-len(rows) // MAX_POINTS))
+    return ("time (one point a minute, as the log writes it)" if step == 1
+            else f"time (one point per {step} logged minutes, the highest of them)")
+
+
 def charts(report: dict[str, Any]) -> dict[str, list[str]]:
     """SVG charts by the heading of the section they belong to."""
     found: dict[str, list[str]] = {}
@@ -40,10 +52,10 @@ def charts(report: dict[str, Any]) -> dict[str, list[str]]:
         if rows:
             labels = _thin_labels(rows)
             out.append(lines([("requests/min", _thin(rows, 1)), ("5xx/min", _thin(rows, 2))], labels=labels,
-                             title=f"{s['log']}: requests per minute"))
+                             title=f"{s['log']}: requests per minute", axis=time_axis(rows)))
             cap = s["concurrency"]["capacity"]
             out.append(lines([("peak concurrent requests", _thin(rows, 3))], labels=labels,
-                             limit=("Puma capacity", float(cap)) if cap else None, title=f"{s['log']}: concurrency per minute"))
+                             limit=("Puma capacity", float(cap)) if cap else None, title=f"{s['log']}: concurrency per minute", axis=time_axis(rows)))
         if s["actions"]:
             out.append(bars([(a["action"], a["p95"] or 0) for a in s["actions"][:12]], title=f"{s['log']}: p95 by action (top by total time)", unit=" ms"))
     for s in report.get("apache_access", []):
@@ -51,7 +63,7 @@ def charts(report: dict[str, Any]) -> dict[str, list[str]]:
         rows = s["per_minute"]
         if rows:
             out.append(lines([("requests/min", _thin(rows, 1)), ("503/min", _thin(rows, 7)), ("502/min", _thin(rows, 6))],
-                             labels=_thin_labels(rows), title=f"{s['log']}: status per minute"))
+                             labels=_thin_labels(rows), title=f"{s['log']}: status per minute", axis=time_axis(rows)))
         if s["top_endpoints"]:
             out.append(bars([(e[0], e[1]) for e in s["top_endpoints"][:12]], title=f"{s['log']}: top endpoints"))
     return found

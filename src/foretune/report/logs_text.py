@@ -115,7 +115,8 @@ class Out:
         def fmt(cells: list[str]) -> str:
             rest = [c.rjust(w) for c, w in zip(cells[1:], widths[1:])]
             return "    " + "  ".join([cells[0].ljust(widths[0]), *rest]).rstrip()
-        self.lines.append(fmt([shorten(headers[0], widths[0]), *headers[1:]]))
+        head = headers[0] if len(headers[0]) <= widths[0] else headers[0][:widths[0] - 1].rstrip() + "…"  # reads from its start
+        self.lines.append(fmt([head, *headers[1:]]))
         for name, r in zip(names, rows):
             if not keeps_last(r[0], name):  # the controller or the path's end would be cut: the name on its own line
                 self.lines.append("    " + shorten(r[0], width - 4))
@@ -176,7 +177,7 @@ def _report(out: Out, r: dict[str, Any], title: bool = True, version: bool = Tru
         if "release" in r:  # a sosreport, snapshot or this host: what the audit calls it
             from foretune.report.actions import product_line  # start-up: the audit's header code, for this line only
 
-            out.say(f"product: {product_line(r['release'], r.get('role'))}")
+            out.say(f"product: {product_line(r['release'], r.get('role'), r.get('product'))}")
         if r.get("collected_at"):
             out.say(f"collected: {r['collected_at']}")
         if version:  # the HTML page says it in its own line, with the generation time
@@ -346,21 +347,21 @@ def verdict(r: dict[str, Any]) -> list[str]:
         severity = "high" if kind == "queue_at_capacity" and services == "puma" else "critical"
         if kind == "queue_at_capacity" and services == "httpd":  # the audit reads the limits, not this error_log line
             lines.append(f"{severity}: {label} ({services}: {count}){extra}: httpd refused work "
-                         "at its MaxRequestWorkers -> raise MaxRequestWorkers with ServerLimit (the tuning profile for "
+                         "at its MaxRequestWorkers → raise MaxRequestWorkers with ServerLimit (the tuning profile for "
                          f"the host count sets both); `{audit_command(r)}` checks them against ThreadsPerChild and the Puma "
                          "capacity, but passes when they are consistent, so this log line is the evidence")
             continue
         if kind == "socket_exhaustion" and broker is not None:  # mosquitto: the fix is known from its own log
             others = [i for i in found if i["service"] != "mosquitto"]
             lines.append(f"{severity}: mosquitto refused connections, no descriptor left (mosquitto: "
-                         f"{sum(int(i['count'] or 0) for i in found if i['service'] == 'mosquitto')}) -> raise its "
+                         f"{sum(int(i['count'] or 0) for i in found if i['service'] == 'mosquitto')}) → raise its "
                          f"LimitNOFILE to {broker['value']:,} (Fixes); `{audit_command(r)}` (rules open-files-exhausted, "
                          "mosquitto-nofile-low) sizes it for the pull-REX host count")
             if not others:
                 continue
             found, services = others, ", ".join(dict.fromkeys(str(i["service"]) for i in others))
             count = sum(int(i["count"] or 0) for i in others)
-        lines.append(f"{severity}: {label} ({services}: {count}){extra} -> run `{audit_command(r)}` "
+        lines.append(f"{severity}: {label} ({services}: {count}){extra} → run `{audit_command(r)}` "
                      + (f"(rules {rules})" if rules else "on the box or its sosreport"))
     if missing:
         lines.append(f"not {where}, so not judged: {_names(missing)}")
@@ -521,7 +522,7 @@ def _system(out: Out, s: dict[str, Any]) -> None:
     if broker or m:
         refused = (m or {}).get("refused") or s["file_or_socket_exhaustion"].get("mosquitto", 0)
         out.say(f"connections refused, no descriptor left (\"system socket count has been exceeded\"): {num(refused)}"
-                + (" -> mosquitto's LimitNOFILE (see Fixes)" if refused else ""))
+                + (" → mosquitto's LimitNOFILE (see Fixes)" if refused else ""))
 
 
 def _fixes(out: Out, r: dict[str, Any]) -> None:

@@ -58,13 +58,14 @@ def with_code(value: str) -> str:
     return "".join(code(part) if i % 2 else text(part) for i, part in enumerate(parts))
 
 
-def render(report: Report) -> str:
-    """Who and what, the verdict by severity, the findings worst first with one snippet per file, what next."""
+def render(report: Report, *, generated: str | None = None) -> str:
+    """Who and what (``generated``: when the report was made), the verdict by severity, the findings worst first with
+    one snippet per file, what next."""
     who = identity(report)
     lines = [f"# foretune audit: {text(report.hostname or report.source)}", "",
              f"- Host: {text(who.host)}", f"- Collected: {text(who.collected)} ({text(report.source_kind)} {text(report.source)})",
              f"- Product: {text(who.product)}", f"- Managed hosts: {text(who.sizing)}", f"- Profile: {text(who.profile)}",
-             f"- foretune: {text(__version__)}", ""]
+             f"- foretune: {text(__version__)}" + (f", report generated {text(generated)}" if generated else ""), ""]
     lines += [f"> {text(n)}" for n in report.notes]
     groups = by_severity(report)
     lines += ["", f"## Verdict: {text(verdict(report))}", ""]

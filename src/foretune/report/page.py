@@ -11,7 +11,8 @@ from importlib import resources
 # tables of a Markdown report fit the page: long code (tunable names, endpoints, paths) wraps after a dot, underscore,
 # colon or slash (a <wbr> there), never inside a word while the column can hold the word (break-word, unlike anywhere,
 # leaves the column's minimum width at the longest part); on a narrow screen each row becomes a card, every cell
-# under its column's name, so no column is hidden off to the side; on a wide screen a name in the first column
+# under its column's name, so no column is hidden off to the side, and a name longer than the card wraps
+# (an action's end tells it from the next); on a wide screen a name in the first column
 # (a tunable) stays on one line
 EXTRA_CSS = ("main table{display:block;overflow-x:auto;max-width:100%}main td,main th{overflow-wrap:normal}"
              "main td code{white-space:normal;overflow-wrap:break-word;word-break:normal}"
@@ -20,7 +21,7 @@ EXTRA_CSS = ("main table{display:block;overflow-x:auto;max-width:100%}main td,ma
              ".chart{margin:1rem 0;max-width:100%;overflow-x:auto}"
              "@media screen and (max-width:640px){main table,main tbody,main tr,main td{display:block;width:auto}"
              "main thead{display:none}main tr{border-top:1px solid var(--line);padding:.4rem 0}"
-             "main td,main td.n{text-align:left;padding:.1rem 0;min-width:0;white-space:normal;border:0}"
+             "main td,main td.n{text-align:left;padding:.1rem 0;min-width:0;white-space:normal;border:0;overflow-wrap:anywhere}"
              "main td[data-label]::before{content:attr(data-label) \": \";font-weight:600}}"
              "@media print{main table{display:table;table-layout:fixed;width:100%}main td code{white-space:normal;overflow-wrap:break-word}}")
 

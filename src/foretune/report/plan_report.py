@@ -7,7 +7,7 @@ from foretune.changes.build import HIERA_FILE
 from foretune.changes.model import ChangeSet
 from foretune.knowledge import citation
 from foretune.plan.model import Plan, Tunable
-from foretune.render.outputs import OVERRIDE_NOTE, hiera_fragment, installer_command, override_notes
+from foretune.render.outputs import OVERRIDE_NOTE, changes_of, hiera_fragment, installer_command, override_notes
 from foretune.render.plan_summary import NO_ABOUT, SEVERITIES, About, identity, verdict, what_next
 from foretune.report.markdown import text, with_code
 from foretune.report.markdown_html import to_html
@@ -40,7 +40,7 @@ def markdown(plan: Plan, *, about: About = NO_ABOUT, changes: ChangeSet | None =
              f"## Verdict: {text(verdict(plan))}", ""]
     for s in SEVERITIES:
         found = [p for p in plan.problems if p.severity == s]
-        lines += [f"- **{s}**: {text(p.message)}" for p in found]
+        lines += [f"- **{s}**: {with_code(p.message)}" for p in found]
     changed = [t for t in plan.tunables.values() if t.differs]
     same = [t for t in plan.tunables.values() if not t.differs]
     header = ["| tunable | installer | foretune | reason | sources |", "|---|---|---|---|---|"]
@@ -59,6 +59,10 @@ def markdown(plan: Plan, *, about: About = NO_ABOUT, changes: ChangeSet | None =
     lines += ["", "## To apply", ""]
     notes = override_notes(plan, changes)
     lines += [f"> {text(note)}." for note in ([OVERRIDE_NOTE, *notes] if plan.release.features.custom_hiera else [])]
+    removals = [c for c in changes_of(plan, changes).changes if c.channel == "custom-hiera" and c.op == "remove"]
+    if removals:  # the fragment below only adds: the keys the set deletes are said here, each with why
+        lines += ["", f"Delete these keys from `{HIERA_FILE}` first (a/b: the key b under a):", "",
+                  *(f"- `{c.target}`: {text(c.reason)}" for c in removals)]
     if plan.release.features.custom_hiera:
         lines += ["", f"Merge into `{HIERA_FILE}` (keep every key the file has):", "", "```yaml",
                   hiera_fragment(plan, changes).rstrip("\n"), "```"]

@@ -52,9 +52,10 @@ def candidates(name: str, width: int) -> list[str]:
     if len(name) <= width:
         return [name]
     bare = _CONTROLLER.sub("", name)
-    found: list[str | None] = [_cut(name, width, keep_head=True), _cut(name, width, keep_head=False)]
-    if bare != name:
+    found: list[str | None] = []
+    if bare != name:  # the word Controller goes first, before any namespace: one rule for every name of a table
         found += [bare if len(bare) <= width else None, _cut(bare, width, keep_head=True), _cut(bare, width, keep_head=False)]
+    found += [_cut(name, width, keep_head=True), _cut(name, width, keep_head=False)]
     bare_last = _pieces(bare)[-1]
     found += [_words_cut(bare_last, width), "…" + (bare_last[-(width - 1):] if width > 1 else "")]
     return list(dict.fromkeys(c for c in found if c is not None))
@@ -63,12 +64,12 @@ def candidates(name: str, width: int) -> list[str]:
 def shorten(name: str, width: int) -> str:
     """``name`` in ``width`` columns, shortened in the middle at its own boundaries (``::``, ``/``): the controller and
     its action, or the end of a path, stay whole; a Rails controller drops the word ``Controller`` before it loses a
-    word of its own; no word is cut in two unless one word alone is wider than ``width``.
+    namespace or a word of its own; no word is cut in two unless one word alone is wider than ``width``.
 
     >>> shorten("Katello::Api::Rhsm::CandlepinProxiesController#facts", 44)
-    'Katello::…CandlepinProxiesController#facts'
+    'Katello::Api::Rhsm::CandlepinProxies#facts'
     >>> shorten("Katello::Api::Rhsm::CandlepinProxiesController#facts", 40)
-    '…Rhsm::CandlepinProxiesController#facts'
+    'Katello::…Rhsm::CandlepinProxies#facts'
     >>> shorten("Api::V2::HostsController#index", 20), shorten("Api::V2::HostsController#index", 16)
     ('Api::V2::Hosts#index', '…V2::Hosts#index')
     >>> shorten("Katello::Api::Rhsm::CandlepinProxiesController#facts", 20)

@@ -20,8 +20,10 @@ if TYPE_CHECKING:
 
 
 
-def render(report: Report, *, color: bool = False, verbose: bool = False, width: int | None = None) -> str:
-    """The report as terminal text, verdict first and what next last; ``width`` wraps every line (``None``: no wrapping)."""
+def render(report: Report, *, color: bool = False, verbose: bool = False, width: int | None = None,
+           generated: str | None = None) -> str:
+    """The report as terminal text, verdict first and what next last; ``width`` wraps every line (``None``: no wrapping);
+    ``generated``: when the report was made, shown with the foretune version as the other formats show it."""
     from rich.console import Group  # start-up: rich, only when this is drawn
     from rich.table import Table  # start-up: rich, only when this is drawn
     from rich.text import Text  # start-up: rich, only when this is drawn
@@ -31,7 +33,8 @@ def render(report: Report, *, color: bool = False, verbose: bool = False, width:
     fields.add_column(no_wrap=True, style="muted")
     fields.add_column(ratio=1, overflow="fold")
     for name, value in (("Host", who.host), ("Collected", who.collected), ("Product", who.product),
-                        ("Hosts", who.sizing), ("Profile", who.profile), ("foretune", __version__)):
+                        ("Hosts", who.sizing), ("Profile", who.profile),
+                        ("foretune", __version__ + (f", report generated {generated}" if generated else ""))):
         fields.add_row(name, Text(clean_line(value)))
     parts: list[RenderableType] = [
         Text(f"foretune audit of {clean_line(report.source)} ({report.source_kind})", style="heading"), fields,

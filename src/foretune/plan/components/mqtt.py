@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from foretune.knowledge import module_default
+from foretune.knowledge import module_default, threshold
 from foretune.plan.constants import cite, const
 from foretune.plan.model import Fix, Input, Setting
 from foretune.plan.sizing import C, Component, Sizing, box, num, percent
@@ -17,6 +17,22 @@ def limit_for(hosts: int) -> int:
     thousands, never below systemd's default."""
     headroom = float(const("mosquitto_headroom"))
     return max(int(module_default("mosquitto_nofile")), math.ceil(hosts * (1 + headroom) / STEP) * STEP)
+
+
+def after_exhaustion(clients: int, current: int | None) -> tuple[int, bool]:
+    """mosquitto's LimitNOFILE once it refused connections for want of descriptors: sized for the ``clients`` seen
+    (:func:`limit_for`), or, when that is no more than the limit it ran out at (``current``, else systemd's default),
+    twice that limit (a foretune estimate); (value, doubled).
+
+    >>> after_exhaustion(1274, None), after_exhaustion(4, None), after_exhaustion(4, 65536)
+    ((2000, False), (2048, True), (131072, True))
+    """
+    want = limit_for(clients)
+    ran_out = current if current is not None else int(module_default("mosquitto_nofile"))
+    raised = ran_out * threshold("nofile_raise_after_exhaustion")
+    if want <= ran_out and raised <= threshold("nofile_kernel_ceiling"):
+        return int(raised), True
+    return want, False
 
 
 def plan(s: Sizing) -> None:

@@ -66,6 +66,28 @@ def running_memory(ctx: Context) -> list[MemoryItem]:
     return list(items.values())
 
 
+PRODUCTS = {"satellite": "Satellite", "orcharhino": "orcharhino", "foreman": "Foreman"}
+
+
+def box_name(ctx: Context) -> str:
+    """What the box is, for "the Satellite services" and "a Satellite server": a Capsule (Smart Proxy) is named as one.
+
+    >>> from foretune.facts.model import FactSet
+    >>> box_name(Context(FactSet("x", "live"), None, "capsule", None)), box_name(Context(FactSet("x", "live"), None, None, None))
+    ('Capsule', 'Satellite')
+    """
+    product = ctx.release.product if ctx.release is not None else "satellite"
+    if ctx.role == "capsule":
+        return "Capsule" if product == "satellite" else "Smart Proxy"
+    return PRODUCTS.get(product, "Satellite")
+
+
+def citations_of(ctx: Context, items: list[MemoryItem], cites: tuple[str, ...]) -> tuple[str, ...]:
+    """The rule's citations, the Puma sizing one only when Puma workers are in the budget (not on a Capsule, nor
+    under Passenger)."""
+    return cites if any(m.component == "Foreman (Puma)" for m in items) else tuple(c for c in cites if c != "gf-puma-autotuning")
+
+
 def largest_outside(ctx: Context) -> str:
     """``; the largest process outside the Satellite services in ps: java run by logstash (PID 2211, 9.0 GiB RSS)``,
     or "" when none holds as much as the notable size (outside_process_notable_bytes)."""
@@ -73,7 +95,7 @@ def largest_outside(ctx: Context) -> str:
     if not others or int(others[0]["rss_bytes"]) < threshold("outside_process_notable_bytes"):
         return ""  # nothing outside the services worth moving: naming a small process would be wrong advice
     top = others[0]
-    return (f"; the largest process outside the Satellite services in ps: {top['command']} run by {top.get('user')} "
+    return (f"; the largest process outside the {box_name(ctx)} services in ps: {top['command']} run by {top.get('user')} "
             f"(PID {top['pid']}, {format_gib(int(top['rss_bytes']))} RSS)")
 
 
@@ -96,7 +118,7 @@ def memory_fix(ctx: Context) -> Fix:
     listed = bool(ctx.facts.value("other_processes"))  # ps was read, and nothing outside the services is large
     return Fix("advice", "memory", "free memory for the services: " + (
         f"{outside}: move it off this server, " if outside else
-        f"no process outside the Satellite services holds {format_gib(threshold('outside_process_notable_bytes'))} or "
+        f"no process outside the {box_name(ctx)} services holds {format_gib(threshold('outside_process_notable_bytes'))} or "
         "more in ps, so look for memory ps does not show (tmpfs and /dev/shm, slab, huge pages), " if listed else "move what does not belong on this server off it, ")
         + "or add RAM; swap empties by itself once memory is free (or run `swapoff -a && swapon -a` when MemAvailable "
         "is well above the swap in use)")
@@ -159,9 +181,9 @@ class MemoryOverRam(Rule):
             # the budget fits, the box does not: the measured state wins, and the memory goes somewhere else
             first, puma_fixes = puma_first(ctx)
             used = in_use(ctx)
-            return self.failed(f"the Satellite services budget {budget} of {format_gib(ram)}, but the box measures {short}: "
+            return self.failed(f"the {box_name(ctx)} services budget {budget} of {format_gib(ram)}, but the box measures {short}: "
                                f"memory goes outside the budget{largest_outside(ctx)}; {first}move what does not belong on a "
-                               f"Satellite server off it, or add RAM ({_needs(ctx)})",
+                               f"{box_name(ctx)} server off it, or add RAM ({_needs(ctx)})", citations=citations_of(ctx, items, self.citations),
                                current=int(total) if used is None else used, recommended=needed(ctx),
                                evidence=(*ctx.evidence("memory_pressure", "swap", "ram_bytes"), *ctx.evidence("other_processes")),
                                fixes=(*puma_fixes, memory_fix(ctx)),
@@ -191,7 +213,7 @@ class MemoryOverRam(Rule):
         return self.failed(f"the services in force need {budget} but the box has {format_gib(ram)} "
                            f"({biggest}, ...; {state}); {advice}", current=int(total), recommended=wanted, evidence=evidence,
                            fixes=puma_fixes if puma_fixes and wanted <= ram else (*puma_fixes, Fix("advice", "memory", advice)),
-                           severity=severity, basis=basis)
+                           severity=severity, basis=basis, citations=citations_of(ctx, items, self.citations))
 
 
 RULE = MemoryOverRam()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from foretune.knowledge import threshold
+from foretune.plan.components.mqtt import after_exhaustion
 from foretune.plan.model import Fix
 from foretune.rules import incidents
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
@@ -12,6 +13,8 @@ from foretune.rules.values import nofile_text, service_nofile
 LIMITS = {"httpd": ("httpd", "httpd.limit_nofile"), "qdrouterd": ("qdrouterd", "qdrouterd.limit_nofile"),
           "qpidd": ("qpidd", "qpidd.limit_nofile"), "mosquitto": ("mosquitto", "mosquitto.limit_nofile"),
           "foreman-proxy": ("foreman-proxy", "smart_proxy_dynflow.limit_nofile")}
+# service in the incident -> the citations of its limit (a service not named here: all of them)
+CITES = {"httpd": ("gf-httpd-nofile",), "qdrouterd": ("g69-qpid",), "qpidd": ("g69-qpid",), "mosquitto": ("gf-pull-rex",)}
 
 
 class OpenFilesExhausted(Rule):
@@ -37,18 +40,28 @@ class OpenFilesExhausted(Rule):
         current = service_nofile(limits, unit)
         t = ctx.tunables.get(tunable)
         plan = t.foretune.value if t is not None else None
-        cites: tuple[str, ...] = self.citations
+        cites: tuple[str, ...] = CITES.get(service, self.citations)
+        look = (f"find what holds {unit}'s descriptors (`ls /proc/$(systemctl show -p MainPID --value {unit})/fd | wc -l`, "
+                "`ss -s`)")
         if isinstance(plan, int) and (current is None or plan > current):
             recommended: object = plan
             fixes = t.fixes if t is not None else ()
-        else:  # the plan's limit is already in force (or there is none): it ran out anyway, so no fix repeats it
-            look = (f"find what holds {unit}'s descriptors (`ls /proc/$(systemctl show -p MainPID --value {unit})/fd | wc -l`, "
-                    "`ss -s`)")
+        elif service == "mosquitto" and not isinstance(plan, int):
+            # no plan for the broker (the source does not configure pull-REX), yet it ran out: sized as `logs` sizes it,
+            # for the MQTT clients counted (never an assumed host count), or twice the limit it ran out at
+            clients = ctx.hosts if ctx.hosts and not ctx.hosts_assumed else 0
+            recommended, doubled = after_exhaustion(clients, current)
+            fixes = (Fix("limit", unit, recommended),)
+            if doubled:
+                cites = (*cites, "foretune-estimate")
+                fixes += (Fix("advice", unit, f"then {look}: if something leaks them, twice the limit only delays the "
+                                              "next exhaustion"),)
+        else:  # the plan's limit is already in force: it ran out anyway, so no fix repeats it
             raised = current * threshold("nofile_raise_after_exhaustion") if current is not None else None
             if raised is not None and raised <= threshold("nofile_kernel_ceiling"):
                 # the guide's mechanism (a limits.conf drop-in): room for the next burst while the cause is looked for
                 recommended = int(raised)
-                cites = (*self.citations, "foretune-estimate", "linux-nr-open")
+                cites = (*cites, "foretune-estimate", "linux-nr-open")
                 raise_it = (tuple(f._replace(value=recommended) for f in t.fixes) if t is not None and t.fixes
                             else (Fix("limit", unit, recommended),))
                 fixes = (*raise_it, Fix("advice", unit, f"then {look}: if something leaks them, twice the limit only "
