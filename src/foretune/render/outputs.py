@@ -536,6 +536,16 @@ def bundle(plan: Plan, existing_hiera: str | None = None, changes: ChangeSet | N
     return files
 
 
+def written_kinds(plan: Plan, changes: ChangeSet | None = None) -> list[str]:
+    """What :func:`bundle` writes besides APPLY.md and changes.json, named as What next names it, in APPLY.md's order,
+    decided without rendering any file."""
+    cs = changes_of(plan, changes)
+    hiera = plan.release.features.custom_hiera
+    return [name for name, written in (("custom-hiera.yaml", hiera), ("installer.sh", installer_needed(cs) or not hiera),
+                                       ("drop-ins", bool(dropins(plan, cs))), ("sysctl", bool(sysctl_file(plan, cs))),
+                                       ("commands", bool(commands(plan, cs)))) if written]
+
+
 def change_set_json(cs: ChangeSet) -> str:
     """The change set as `foretune apply --changes FILE` reads it (the run journal's form of each change)."""
     import json  # start-up: only when a bundle is written

@@ -55,11 +55,6 @@ def verdict(plan: Plan) -> str:
     return f"{plural(changed, 'value')} to change from the installer's, {problems}"
 
 
-# what each file --output-dir writes is called in What next, in APPLY.md's order
-WRITTEN = (("custom-hiera.yaml", "custom-hiera.yaml"), ("installer.sh", "installer.sh"), ("systemd/", "drop-ins"),
-           ("sysctl.d/", "sysctl"), ("os-commands.sh", "commands"))
-
-
 def written(plan: Plan) -> str:
     """What ``--output-dir`` writes for ``plan``, in the order APPLY.md takes it: only the files it does write (a
     release that reads no custom-hiera.yaml gets none, and file edits after the installer instead).
@@ -68,10 +63,9 @@ def written(plan: Plan) -> str:
     >>> written(make_plan(PlanInput(product="satellite", version="6.2", hosts=100, cpus=8, ram_bytes=32 * 2**30)))
     'installer.sh, the file edits, drop-ins, sysctl and commands'
     """
-    from foretune.render.outputs import bundle  # start-up: the bundle is built only when What next is written
+    from foretune.render.outputs import written_kinds  # start-up: only when What next is written
 
-    files = list(bundle(plan))
-    names = [name for prefix, name in WRITTEN if any(f.startswith(prefix) for f in files)]
+    names = written_kinds(plan)
     if not plan.release.features.custom_hiera:
         names.insert(names.index("installer.sh") + 1 if "installer.sh" in names else 0, "the file edits")
     return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
