@@ -133,3 +133,11 @@ def test_a_capsules_hiera_names_no_tuning_profile_and_no_empty_reason(tmp_path: 
     first = text.splitlines()[0]
     assert first.endswith(", no tuning profile (Capsules have none)") and "profile default" not in first
     assert "# \n" not in text and not text.endswith("# ")
+
+
+def test_a_release_without_size_profiles_gets_a_hiera_header_naming_none() -> None:
+    # Satellite 6.2 has no installer --tuning profiles (they came with foreman-installer 1.22): its hiera output must
+    # not name the planner's size class as a profile, as the text report does not
+    first = run_cli("audit", str(SOS / "satellite-6.2"), "--format", "hiera", "--fail-on", "critical").stdout.splitlines()[0]
+    assert first.startswith("# foretune plan for Satellite 6.2 ") and first.endswith(", no tuning profile (Satellite 6.2 (Foreman 1.11) has none)")
+    assert "profile medium" not in first and "profile default" not in first

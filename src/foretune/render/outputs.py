@@ -113,7 +113,9 @@ def hiera_fragment(plan: Plan, changes: ChangeSet | None = None) -> str:
     a value set in both places would make every later installer flag for it silently ineffective.
     """
     cs = changes_of(plan, changes)
-    profile = "no tuning profile (Capsules have none)" if plan.input.role == "capsule" else f"profile {plan.profile}"
+    profile = ("no tuning profile (Capsules have none)" if plan.input.role == "capsule" else
+               f"no tuning profile ({plan.release.label} has none)" if not plan.release.features.size_profiles else
+               f"profile {plan.profile}")
     lines = [f"# foretune plan for {plan.release.label}, {plan.input.role}, {plural(plan.input.hosts, 'host')}, {profile}",
              *(["# Values here win over --tuning: remove them before changing profiles."] if tuning_applies(plan) else []),
              *(["# Values with an installer option are on the installer command (installer.sh), not here: custom-hiera "
