@@ -35,7 +35,9 @@ def test_a_sosreport_s_report_fits_80_columns_snippets_included(source: str) -> 
     """The 6.2 Capsule's access logs have no %D: the suggested CustomLog is continued on a second line (Apache joins
     a line ending in a backslash with the next), so the snippet fits 80 columns unwrapped."""
     out = run_cli("logs", str(SOSREPORTS / source), environ={"COLUMNS": "80"}).stdout
-    assert [line for line in out.splitlines() if len(line) > 80] == []
+    # the source path has a line of its own and is never cut (it is copied whole): only a path longer than the width,
+    # as in a clone under a long temporary directory, may pass 80 columns, and only on that line
+    assert [line for line in out.splitlines() if len(line) > 80 and line.strip() != str(SOSREPORTS / source)] == []
     if source.startswith("capsule"):
         assert '      CustomLog "/var/log/httpd/foreman-ssl_access_duration_ssl.log" \\\n        "%h %l %u %t' in out
 
