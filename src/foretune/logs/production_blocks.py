@@ -84,7 +84,7 @@ def joined(lines: Iterable[bytes]) -> Iterator[bytes]:
         chunk: list[bytes] = []
         try:
             chunk.extend(islice(source, JOINED_LINES))  # keeps what was read before an error
-        except BaseException:
+        except Exception:  # a read error (an interrupt is raised at once)
             yield from _blocks(chunk)
             raise
         if not chunk:
