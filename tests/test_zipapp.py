@@ -160,3 +160,21 @@ def test_zipapp_runs_its_sources_on_another_python(tmp_path: Path, version: str)
         pytest.skip(f"no other python{version} on this machine")
     there = subprocess.run([python, "-I", *argv], capture_output=True, text=True, check=True)
     assert json.loads(there.stdout) == json.loads(here.stdout)
+
+
+def test_sources_read_as_data_stay_members() -> None:
+    """A .py file the code reads as data (importlib.resources) is named in dev.py's SOURCE_DATA, so that the zipapp
+    keeps it as a member of its own (its other sources are in one member, sources.zip)."""
+    import re
+
+    sys.path.insert(0, str(REPO))
+    try:
+        import dev
+    finally:
+        sys.path.pop(0)
+    found = set()
+    for path in (REPO / "src" / "foretune").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for package, name in re.findall(r'resources\.files\("([\w.]+)"\)\.joinpath\("(\w+\.py)"\)', text):
+            found.add(package.replace(".", "/") + "/" + name)
+    assert found and found == set(dev.SOURCE_DATA)
