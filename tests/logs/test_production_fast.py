@@ -1,4 +1,4 @@
-"""production.log's fast branch gives exactly what the general per-line branch gives, on awkward input."""
+"""production.log's block reader (the fast path) gives exactly what the general line-by-line reader gives, on awkward input."""
 
 from __future__ import annotations
 
