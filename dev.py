@@ -17,10 +17,11 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
-import zipapp
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -48,6 +49,7 @@ LAB_RUBY = {"ruby-activerecord": "active_record", "ruby-pg": "pg", "ruby-rack": 
 # Their optional C extensions (*.so) are left out: each has a pure-Python fallback.
 BUNDLED = ("yaml", "shtab", "rich", "markdown_it", "mdurl", "pygments", "jinja2", "markupsafe", "ruamel", "simpy")
 
+SOURCE_DATA = ("foretune/facts/collector_template.py", "foretune/host/redact.py")  # zipapp: .py files read as data
 LINTED = ("src", "tests", "bench", "tools", "dev.py")
 DEMO = [["audit", "examples/sosreport-satellite-6.15-mistuned"]]
 
@@ -123,10 +125,13 @@ def build_zipapp(out: Path = ROOT / "dist" / "foretune.pyz", python: Path | str 
 
     Its __main__.py is tools/zipapp_main.py, which refuses an unsupported Python in one line. The
     knowledge data is compiled to JSON and every module to bytecode for ``python``'s version
-    (unchecked-hash .pyc beside each .py; another Python version falls back to the sources).
+    (unchecked-hash .pyc beside where each .py would be, stored: inflating costs more than reading).
+    The sources are one member, ``sources.zip``, so that the directory Python parses at every start
+    lists only bytecode and data; __main__.py's importer compiles them on another Python version.
+    ``SOURCE_DATA`` are read as data too and stay members of their own.
     """
     out.parent.mkdir(parents=True, exist_ok=True)
-    skip = shutil.ignore_patterns("__pycache__", "*.so", "*.pyc", "*.c", "*.pyi")
+    skip = shutil.ignore_patterns("__pycache__", "*.so", "*.pyc", "*.c", "*.pyi", "py.typed")
     with tempfile.TemporaryDirectory() as tmp:
         stage = Path(tmp)
         shutil.copytree(ROOT / "src" / "foretune", stage / "foretune", ignore=skip)
@@ -142,8 +147,19 @@ def build_zipapp(out: Path = ROOT / "dist" / "foretune.pyz", python: Path | str 
         subprocess.run([str(python), "-c", "import compileall, py_compile, sys; sys.exit(not compileall.compile_dir("
                         "sys.argv[1], quiet=1, legacy=True, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH))",
                         str(stage)], check=True)
+        sources = sorted(p for p in stage.rglob("*.py") if p.relative_to(stage).as_posix() not in SOURCE_DATA)
+        with zipfile.ZipFile(stage / "sources.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+            for path in sources:
+                archive.write(path, path.relative_to(stage).as_posix())
+                path.unlink()
         shutil.copy(ROOT / "tools" / "zipapp_main.py", stage / "__main__.py")  # after compiling: source only, any Python
-        zipapp.create_archive(stage, out, interpreter="/usr/bin/env python3", compressed=True)
+        with out.open("wb") as handle:
+            handle.write(b"#!/usr/bin/env python3\n")
+            with zipfile.ZipFile(handle, "w") as archive:  # files only: a directory entry is parsed at every start too
+                for path in sorted(p for p in stage.rglob("*") if p.is_file()):
+                    name = path.relative_to(stage).as_posix()
+                    archive.write(path, name, zipfile.ZIP_STORED if name.endswith(".pyc") else zipfile.ZIP_DEFLATED)
+        out.chmod(out.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     print(f"built {out} ({out.stat().st_size // 1024} KiB)")
     return out
 

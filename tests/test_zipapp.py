@@ -133,3 +133,48 @@ def test_zipapp_refuses_a_real_old_python_in_one_line(tmp_path: Path, version: s
         assert done.returncode == 2 and done.stdout == "", done.stderr
         assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
         assert done.stderr.startswith(f"foretune: error: needs Python 3.9 or newer, this is Python {version} (")
+
+
+@pytest.mark.parametrize("version", ["3.9", "3.13"])
+def test_zipapp_runs_its_sources_on_another_python(tmp_path: Path, version: str) -> None:
+    """The directory Python parses at every start lists bytecode and data only; a Python whose bytecode differs from
+    the build's compiles the sources (one member), and a traceback on the build's Python still shows their lines."""
+    from tests.support import oldpython
+
+    pyz = _build(tmp_path)
+    names = zipfile.ZipFile(pyz).namelist()
+    assert not [n for n in names if n.endswith("/")]
+    assert sorted(n for n in names if n.endswith(".py")) == ["__main__.py", "foretune/facts/collector_template.py",
+                                                            "foretune/host/redact.py"]
+    assert "foretune/cli.pyc" in names and "sources.zip" in names
+    argv = [str(pyz), "plan", "--product", "satellite", "--version", "6.15", "--hosts", "8000", "--cpus", "8", "--ram",
+            "32G", "--format", "json"]
+    here = subprocess.run([sys.executable, "-I", *argv], capture_output=True, text=True, check=True)
+    lines = ("import linecache, runpy, sys\nsys.argv = [sys.argv[1], '--version']\ntry:\n"
+             "    runpy.run_path(sys.argv[0], run_name='__main__')\nexcept SystemExit:\n    pass\n"
+             "import foretune.cli as cli\nprint(linecache.getline(cli.__file__, 1, cli.__dict__), end='')")
+    first = subprocess.run([sys.executable, "-I", "-c", lines, str(pyz)], capture_output=True, text=True, check=True)
+    assert first.stdout.endswith('"""Command-line entry point.\n'), first.stdout
+    python = oldpython.find(version)
+    if python is None or f"{sys.version_info[0]}.{sys.version_info[1]}" == version:
+        pytest.skip(f"no other python{version} on this machine")
+    there = subprocess.run([python, "-I", *argv], capture_output=True, text=True, check=True)
+    assert json.loads(there.stdout) == json.loads(here.stdout)
+
+
+def test_sources_read_as_data_stay_members() -> None:
+    """A .py file the code reads as data (importlib.resources) is named in dev.py's SOURCE_DATA, so that the zipapp
+    keeps it as a member of its own (its other sources are in one member, sources.zip)."""
+    import re
+
+    sys.path.insert(0, str(REPO))
+    try:
+        import dev
+    finally:
+        sys.path.pop(0)
+    found = set()
+    for path in (REPO / "src" / "foretune").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for package, name in re.findall(r'resources\.files\("([\w.]+)"\)\.joinpath\("(\w+\.py)"\)', text):
+            found.add(package.replace(".", "/") + "/" + name)
+    assert found and found == set(dev.SOURCE_DATA)

@@ -1,16 +1,17 @@
-"""production.log's fast branch gives exactly what the general per-line branch gives, on awkward input."""
+"""production.log's block reader (the fast path) gives exactly what the general line-by-line reader gives, on awkward input."""
 
 from __future__ import annotations
 
 import io
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from foretune.logs import production_limits, reader
+from foretune.logs import production_blocks, production_limits, reader
 from foretune.logs.production import ProductionLog
 from foretune.logs.scan import Options, consume, new_analyzer
 from foretune.logs.timeutil import Window
@@ -188,3 +189,46 @@ def test_byte_range_blocks_match_lines(tmp_path: Path, monkeypatch: pytest.Monke
         parts[0].finish()
         results.append(state(parts[0]))
     assert results[0] == results[1]
+
+
+def read_lines(lines: list[bytes], fast: bool, window: Window | None = None, fail_after: int | None = None) -> dict[str, Any]:
+    """``lines`` given one by one (as a compressed file's are), a read error after ``fail_after`` of them."""
+    analyzer = new_analyzer("production", "production.log", Options(window=window or Window(), ended=(2024, 6)))
+    assert isinstance(analyzer, ProductionLog)
+    analyzer.fast = fast
+
+    def source() -> Iterator[bytes]:
+        for n, line in enumerate(lines):
+            if n == fail_after:
+                raise OSError("Compressed file ended before the end-of-stream marker was reached")
+            yield line
+
+    if fail_after is None:
+        analyzer.consume(source())
+    else:
+        with pytest.raises(OSError):
+            analyzer.consume(source())
+    analyzer.finish()
+    return state(analyzer)
+
+
+@pytest.mark.parametrize("joined", [7, 1024])
+def test_lines_one_by_one_match_general_branch(joined: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines that come one by one are joined into blocks: the same as the general branch, with a window, with
+    lines that lack their line end, and up to a read error."""
+    monkeypatch.setattr(production_blocks, "JOINED_LINES", joined)
+    lines = io.BytesIO(awkward(11)).readlines()
+    assert not lines[-1].endswith(b"\n")
+    general = read_lines(lines, fast=False)
+    assert general["lines"] == len(lines) and general["summary"]["requests"] > 1000
+    assert read_lines(lines, fast=True) == general
+    window = Window(since=1_700_020_000, until=1_700_040_000)
+    windowed = read_lines(lines, fast=False, window=window)
+    assert 0 < windowed["summary"]["outside_window"] < windowed["lines"]
+    assert read_lines(lines, fast=True, window=window) == windowed
+    unended = [line.rstrip(b"\n") if n % 97 == 5 else line for n, line in enumerate(lines)]  # read as separate lines
+    assert read_lines(unended, fast=True) == read_lines(unended, fast=False)
+    cut = len(lines) // 2 + 3
+    failed = read_lines(lines, fast=False, fail_after=cut)
+    assert failed["lines"] == cut
+    assert read_lines(lines, fast=True, fail_after=cut) == failed

@@ -34,13 +34,12 @@ from foretune.logs import flows
 from foretune.logs import production_limits as limits
 from foretune.logs.base import Analyzer
 from foretune.logs.flows import step_of
-from foretune.logs.production_blocks import consume_blocks
+from foretune.logs.production_blocks import consume_blocks, joined
 from foretune.logs.production_limits import (
     MAX_OPEN,
     MAX_ORPHANS,
     REG_EARLY_SECONDS,
     REG_STARTED,
-    STATUSES,
     UNKNOWN_ACTION,
 )
 from foretune.logs.sketch import Sketch
@@ -67,7 +66,6 @@ PG_EXHAUSTED = (b"remaining connection slots are reserved", b"too many clients a
 
 
 ISO_MINUTE = re.compile(rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:")
-EVENT_HEADS = frozenset((b"Comp", b"Proc"))  # Started lines look for the id only when they are registration steps
 
 
 class ActionStats:
@@ -92,7 +90,7 @@ def _ms(text: bytes) -> float:
 
 class ProductionLog(Analyzer):
     kind = "production"
-    fast = True  # the fast branch for lines of the common shape (tests turn it off to compare)
+    fast = True  # the block reader for lines of the common shape (tests turn it off to compare)
 
     def __init__(self, path: str, window: Any = None, ended: tuple[int, int] | None = None) -> None:
         super().__init__(path, window)
@@ -129,7 +127,6 @@ class ProductionLog(Analyzer):
         self._pending: dict[str, tuple[list[float], list[float], list[str]]] = {}
         self._pending_minutes: list[int] = []
         self._pending_errors: list[int] = []  # minutes of 5xx completions
-        self._stamps: dict[bytes, int] = {}  # b"YYYY-MM-DDTHH:MM:SS" -> time
         self._bases: dict[bytes, int] = {}  # b"YYYY-MM-DDTHH:MM:" -> time of its minute
         self._names: dict[bytes, str] = {}  # Processing line's raw action -> its name
 
@@ -141,7 +138,9 @@ class ProductionLog(Analyzer):
         return base
 
     def _stamp(self, stamp: bytes) -> int | None:
-        """The time of a line's first 19 bytes if they are an ISO stamp (``YYYY-MM-DDTHH:MM:SS``), cached; else None."""
+        """The time of a line's first 19 bytes if they are an ISO stamp (``YYYY-MM-DDTHH:MM:SS``); else None.
+
+        The time of the stamp's minute is cached."""
         prefix = stamp[:17]
         bases = self._bases
         base = bases.get(prefix)
@@ -160,26 +159,24 @@ class ProductionLog(Analyzer):
         seconds = stamp[17:19]
         if not seconds.isdigit():
             return None
-        t = base + int(seconds)
-        stamps = self._stamps
-        if len(stamps) >= limits.MAX_STAMPS:
-            stamps.clear()
-        stamps[stamp] = t
-        return t
+        return base + int(seconds)
 
     def consume(self, lines: Iterable[bytes]) -> None:
-        """Analyze ``lines`` (raw, with their line ends) in order.
+        """Analyze ``lines`` (raw, as a file yields them: every line but the last ends with its line end) in order.
 
-        Lines of the common shape (an ISO stamp, a ``[level|logger|id]`` tag) take a fast branch that
-        handles their requests inline; every other line, and whatever the fast branch does not expect,
-        goes through the general branch below it. Both give the same result for a line
+        They are read in blocks by :func:`foretune.logs.production_blocks.consume_blocks`, which handles
+        the lines of the common shape (an ISO stamp, a ``[level|logger|id]`` tag) and hands every other
+        line to :meth:`consume_lines`. Both give the same result for a line
         (``tests/logs/test_production_fast.py`` compares them on awkward input).
         """
-        self.consume_lines(lines, -1)
+        if self.fast and not self.incidents_only:
+            consume_blocks(self, joined(lines))
+        else:
+            self.consume_lines(lines, -1)
 
     def consume_stream(self, stream: IO[bytes]) -> None:
         """Analyze a whole stream; a plain file is read in large blocks (:mod:`foretune.logs.production_blocks`)."""
-        if self.fast and not self.incidents_only and self.window.open and isinstance(stream, (io.BufferedReader, io.BytesIO)):
+        if self.fast and not self.incidents_only and isinstance(stream, (io.BufferedReader, io.BytesIO)):
             from foretune.logs.reader import blocks  # start-up: only when a plain stream is read
 
             consume_blocks(self, blocks(stream))
@@ -188,7 +185,7 @@ class ProductionLog(Analyzer):
 
     def consume_range(self, path: str, start: int, end: int) -> None:
         """Analyze the lines of a plain file whose first byte lies in ``[start, end)``."""
-        if self.fast and not self.incidents_only and self.window.open:
+        if self.fast and not self.incidents_only:
             from foretune.logs.reader import range_blocks  # start-up: only when a byte range is read
 
             consume_blocks(self, range_blocks(path, start, end))
@@ -196,9 +193,9 @@ class ProductionLog(Analyzer):
             super().consume_range(path, start, end)
 
     def consume_lines(self, lines: Iterable[bytes], prev_t: int) -> int:
-        """:meth:`consume`, the time of the line before ``lines`` given (-1: none): the time of their last line returned."""
+        """The line-by-line reader of every shape: :meth:`consume` without its blocks, the time of the line before
+        ``lines`` given (-1: none); the time of their last line returned."""
         minutes = self._minutes
-        stamps = self._stamps
         window = self.window
         check_window = not window.open
         open_requests = self.open
@@ -208,141 +205,9 @@ class ProductionLog(Analyzer):
         flow_window = self.flow_window
         early = self.reg_early
         early_until = self._early_until
-        fast = self.fast and not self.incidents_only
-        peaks = self.peaks
-        pending = self._pending
-        longest = self.longest
-        names = self._names
-        statuses = STATUSES
-        max_pending = limits.MAX_PENDING  # module attributes: tests make them small
-        max_names = limits.MAX_NAMES
-        reg = self.reg_started
-        orphans = self.orphans
-        minute_lines = self.minute_lines
-        pending_minutes = self._pending_minutes
-        pending_errors = self._pending_errors
         n = 0
         try:
             for n, line in enumerate(lines, 1):
-                if fast and line[19:21] == b" [":
-                    t = stamps.get(line[:19])
-                    if t is None:
-                        t = self._stamp(line[:19])
-                    i = line.find(b"] ", 21)
-                    m = i + 2  # the message starts here
-                    head = line[m:m + 4]
-                    # the request id (after the tag's last bar) only for requests; a message of another line
-                    # starting with "[" may be the old "[app] [I] " layout: the general branch takes it
-                    bar = line.rfind(b"|", 21, i) if head in EVENT_HEADS or head[:1] == b"[" else 21
-                    if t is not None and i > 0 and bar >= 0 and (not check_window or t in window):
-                        if t != prev_t:
-                            self._time(t)
-                            prev_t = t
-                            if early_until < 0:
-                                early_until = self._early_until = t + REG_EARLY_SECONDS
-                        if head == b"Comp":
-                            rid = line[bar + 1:i]
-                            if not line.startswith(b"Completed ", m):
-                                continue
-                            status = statuses.get(line[m + 10:m + 13])
-                            k = line.find(b" in ", m + 13)
-                            end = line.find(b"ms", k + 4) if k > 0 else -1
-                            if status is None or end < 0:
-                                self._completed(rid, t, line[m:], line)
-                                continue
-                            try:
-                                duration = float(line[k + 4:end])
-                            except ValueError:
-                                self._bad(line)
-                                continue
-                            minute = t - t % 60
-                            level = self.level
-                            if level > peaks.get(minute, -MAX_OPEN):
-                                peaks[minute] = level
-                            self.level = level = level - 1
-                            if level < self.low:
-                                self.low = level
-                            db = 0.0
-                            a = line.find(b"ActiveRecord: ", end)
-                            if a > 0:
-                                b = line.find(b"ms", a + 14)
-                                try:
-                                    db = float(line[a + 14:b])
-                                except ValueError:
-                                    db = 0.0
-                                if not 0.0 <= db <= longest:
-                                    db = 0.0
-                            opened = open_requests.pop(rid, None)
-                            started = reg.pop(rid, None) if reg else None
-                            if not 0.0 <= duration <= longest:
-                                early.discard(rid)
-                                self._bad(line)
-                                continue
-                            if early and rid in early:
-                                early.discard(rid)
-                                if started is None and opened is not None and len(self.reg_unmatched) < MAX_ORPHANS:
-                                    self.reg_unmatched.append((rid, duration, status))
-                            if started is not None:
-                                self._reg_event(started, duration, status)
-                            if opened is None:
-                                if len(orphans) < MAX_ORPHANS:
-                                    orphans.append((rid, duration, status, db, t))
-                                else:
-                                    self._record(UNKNOWN_ACTION, duration, status, db, t)
-                                continue
-                            # self._record(opened[0], duration, status, db, t), inline
-                            row = pending.get(opened[0])
-                            if row is None:
-                                row = pending[opened[0]] = ([], [], [])
-                            row[0].append(duration)
-                            row[1].append(db)
-                            row[2].append(status)
-                            pending_minutes.append(minute)
-                            if status[0] == "5":
-                                pending_errors.append(minute)
-                            if minute not in minute_lines:
-                                minute_lines[minute] = line
-                            if len(pending_minutes) >= max_pending:
-                                self._flush()
-                        elif head == b"Proc":
-                            if not line.startswith(b"Processing by ", m):
-                                continue
-                            rid = line[bar + 1:i]
-                            end = line.find(b" ", m + 14)
-                            raw = line[m + 14:end] if end > 0 else line[m + 14:]
-                            action = names.get(raw)
-                            if action is None:
-                                action = raw.strip().decode("utf-8", "replace")
-                                if len(names) < max_names:
-                                    names[raw] = action
-                            open_requests[rid] = (action, t)
-                            if t <= early_until and rid:
-                                early.add(rid)
-                            level = self.level = self.level + 1
-                            minute = t - t % 60
-                            if level > peaks.get(minute, -MAX_OPEN):
-                                peaks[minute] = level
-                            if len(open_requests) > MAX_OPEN:
-                                open_requests.pop(next(iter(open_requests)))
-                                self._gone(1)
-                            if t > self._prune_at:
-                                self._prune(t)
-                                self._prune_at = t + 60
-                        elif head == b"Star":
-                            if not line.startswith(REG_STARTED, m):
-                                continue
-                            bar = line.rfind(b"|", 21, i)
-                            rid = line[bar + 1:i] if bar >= 0 else b""
-                            if rid:
-                                if line[m + 12] == 34 and line[m + 28:m + 29] == b"/":
-                                    seen = consumers.get(line[m + 29:m + 65])
-                                    if seen is not None and t - seen > flow_window:
-                                        continue
-                                self._reg_start(rid, t, line[m:], offset + n)
-                        elif line.find(b"onnection", m) >= 0:
-                            self._connection(line[m:], line, t)
-                        continue
-                # the general branch: every shape foretune reads
                 first = line[:1]
                 if first in (b" ", b"\t", b"|", b"-"):
                     if line.find(b"onnection") >= 0 and first != b"-":  # continuation of a multi-line message: exceptions live here
@@ -508,22 +373,31 @@ class ProductionLog(Analyzer):
             self.reg_early.discard(rid)
             self._bad(line)
             return
+        if started is not None:
+            self._reg_event(started, duration, status)
+        if self._settle(rid, opened, started, duration, status, db, t):
+            return
+        assert opened is not None
+        self._record(opened[0], duration, status, db, t)
+        if minute not in self.minute_lines:
+            self.minute_lines[minute] = line
+
+    def _settle(self, rid: bytes, opened: tuple[str, int] | None, started: flows.Started | None, duration: float,
+                status: str, db: float, t: int) -> bool:
+        """A completed request whose Processing line came early in this input or not at all (both readers): True when
+        it was not seen (the request is kept as an orphan for the input before, or counted under an unknown action)."""
         early = self.reg_early
         if early and rid in early:  # Processing early in this input: its Started line may be in the one before
             early.discard(rid)
             if started is None and opened is not None and len(self.reg_unmatched) < MAX_ORPHANS:
                 self.reg_unmatched.append((rid, duration, status))
-        if started is not None:
-            self._reg_event(started, duration, status)
         if opened is None:
             if len(self.orphans) < MAX_ORPHANS:
                 self.orphans.append((rid, duration, status, db, t))
             else:
                 self._record(UNKNOWN_ACTION, duration, status, db, t)
-            return
-        self._record(opened[0], duration, status, db, t)
-        if minute not in self.minute_lines:
-            self.minute_lines[minute] = line
+            return True
+        return False
 
     def _record(self, action: str, duration: float, status: str, db: float, t: int) -> None:
         """Count a completed request of ``action`` (kept in pending lists, added up by :meth:`_flush`)."""

@@ -1,35 +1,39 @@
 """production.log read in blocks of whole lines: one loop over each block's lines for the common shapes.
 
 A block is cut into lines by ``bytes.split`` (in C) rather than read line by line; a line whose stamp
-(and so its time) equals the line before's is not parsed again; the level of requests open at once and
-the peak of the current minute are kept in local variables; ``onnection`` is looked for in a line only
-when its block holds it. Every line the loop does not expect (no ISO stamp, no ``[level|logger|id]``
-tag, a ``Completed`` line without its duration, a block's last line without a line end, ...) goes to
-:meth:`ProductionLog.consume_lines` with its line end, so the result is the same as reading line by line
-(``tests/logs/test_production_fast.py`` compares both with the general branch).
+(and so its time) equals the line before's is not parsed again (nor checked against the window); the
+level of requests open at once and the peak of the current minute are kept in local variables;
+``onnection`` is looked for in a line only when its block holds it. Every line the loop does not
+expect (no ISO stamp, no ``[level|logger|id]`` tag, a ``Completed`` line without its duration, a
+block's last line without a line end, ...) goes to :meth:`ProductionLog.consume_lines` with its line
+end, so the result is the same as reading line by line (``tests/logs/test_production_fast.py``
+compares both on awkward input). Lines that come one by one (a compressed file, a tar member) are
+joined into blocks by :func:`joined`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from typing import Protocol
 
 from foretune.logs import flows
 from foretune.logs import production_limits as limits
 from foretune.logs.production_limits import (
     MAX_OPEN,
-    MAX_ORPHANS,
     REG_EARLY_SECONDS,
     REG_STARTED,
     STATUSES,
-    UNKNOWN_ACTION,
 )
+from foretune.logs.timeutil import Window
 
 
 class Log(Protocol):
     """What the block reader reads and changes of :class:`foretune.logs.production.ProductionLog`."""
 
     lines: int
+    outside: int
+    window: Window
     level: int
     low: int
     last: int | None
@@ -59,8 +63,41 @@ class Log(Protocol):
     def _record(self, action: str, duration: float, status: str, db: float, t: int) -> None: ...
     def _reg_start(self, rid: bytes, t: int, msg: bytes, number: int) -> None: ...
     def _reg_event(self, started: flows.Started, duration: float, status: str) -> None: ...
+    def _settle(self, rid: bytes, opened: tuple[str, int] | None, started: flows.Started | None, duration: float,
+                status: str, db: float, t: int) -> bool: ...
     def _connection(self, msg: bytes, line: bytes, t: int | None) -> None: ...
     def consume_lines(self, lines: Iterable[bytes], prev_t: int) -> int: ...
+
+
+JOINED_LINES = 1024  # lines a block of :func:`joined` holds
+
+
+def joined(lines: Iterable[bytes]) -> Iterator[bytes]:
+    """``lines`` (each but the last with its line end, and no other) in blocks of whole lines, in order.
+
+    A run of lines that breaks the rule (a line without its end before the last) is given a line a block: the block
+    reader reads a block's last line without its end as a line of its own. A read error is raised after the lines
+    read before it are given.
+    """
+    source = iter(lines)
+    while True:
+        chunk: list[bytes] = []
+        try:
+            chunk.extend(islice(source, JOINED_LINES))  # keeps what was read before an error
+        except Exception:  # a read error (an interrupt is raised at once)
+            yield from _blocks(chunk)
+            raise
+        if not chunk:
+            return
+        yield from _blocks(chunk)
+
+
+def _blocks(chunk: list[bytes]) -> Iterator[bytes]:
+    block = b"".join(chunk)
+    if block.count(b"\n") == len(chunk) - (block[-1:] != b"\n"):
+        yield block
+    else:
+        yield from chunk
 
 
 class _Odd(Exception):
@@ -72,6 +109,8 @@ ODD = _Odd()
 
 def consume_blocks(log: Log, blocks: Iterable[bytes]) -> None:
     """Analyze ``blocks`` of whole lines (only the last may lack its line end) in order, as ``log.consume`` would."""
+    window = log.window
+    check_window = not window.open
     max_pending = limits.MAX_PENDING  # module attributes: tests make them small
     max_names = limits.MAX_NAMES
     stamps_cache = log._bases  # b"YYYY-MM-DDTHH:MM:" -> time of its minute
@@ -86,7 +125,6 @@ def consume_blocks(log: Log, blocks: Iterable[bytes]) -> None:
     names = log._names
     statuses = STATUSES
     reg = log.reg_started
-    orphans = log.orphans
     minute_lines = log.minute_lines
     pending_minutes = log._pending_minutes
     pending_errors = log._pending_errors
@@ -130,6 +168,9 @@ def consume_blocks(log: Log, blocks: Iterable[bytes]) -> None:
                             raise ODD
                     if t != minute_t:
                         if t != prev_t:
+                            if check_window and t not in window:
+                                log.outside += 1
+                                continue
                             # log._time(t), inline
                             if t > hi:
                                 if hi < 0:
@@ -183,18 +224,11 @@ def consume_blocks(log: Log, blocks: Iterable[bytes]) -> None:
                             early.discard(rid)
                             log._bad(line)
                             continue
-                        if early and rid in early:
-                            early.discard(rid)
-                            if started is None and opened is not None and len(log.reg_unmatched) < MAX_ORPHANS:
-                                log.reg_unmatched.append((rid, duration, status))
                         if started is not None:
                             log._reg_event(started, duration, status)
-                        if opened is None:
-                            if len(orphans) < MAX_ORPHANS:
-                                orphans.append((rid, duration, status, db, t))
-                            else:
-                                log._record(UNKNOWN_ACTION, duration, status, db, t)
+                        if (opened is None or (early and rid in early)) and log._settle(rid, opened, started, duration, status, db, t):
                             continue
+                        assert opened is not None
                         row = pending.get(opened[0])
                         if row is None:
                             row = pending[opened[0]] = ([], [], [])

@@ -206,6 +206,9 @@ class Decompressed:
 # xz decodes the blocks of a multi-block file on several cores (-T0, xz 5.4+); pigz reads, decodes and
 # checks on separate threads. Either way the decoding runs on another core while this process parses.
 TOOLS = {"xz": (("xz", "-T0", "-dc"),), "gz": (("pigz", "-dc"), ("gzip", "-dc"))}
+PIPE_BYTES = 1024 * 1024  # the pipe's size asked for (Linux's limit for any user by default)
+READ_BYTES = 64 * 1024  # one read of the pipe (1 MiB reads raised the audit's peak memory by 2.7 MiB)
+F_SETPIPE_SZ = 1031  # Linux's fcntl command (fcntl.F_SETPIPE_SZ from Python 3.10)
 ENV_DECODER = "FORETUNE_DECODER"  # "python": never use the system's decompressor
 
 
@@ -221,6 +224,17 @@ def system_command(kind: str, environ: Any = None) -> list[str] | None:
     return None
 
 
+def _widen(fd: int) -> None:
+    """Ask for a pipe of :data:`PIPE_BYTES` (fewer switches between the tool and this process); kept as it is where the
+    system refuses or has no such call."""
+    try:
+        import fcntl  # start-up: only when a system decompressor runs (absent on Windows)
+
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", F_SETPIPE_SZ), PIPE_BYTES)
+    except (ImportError, OSError):
+        pass
+
+
 class ToolFailed(Exception):
     """The system's decompressor exited with an error: the caller reads the file again with :class:`Decompressed`,
     which finds and words the damage itself (where, after how much data)."""
@@ -231,6 +245,8 @@ class SystemDecompressed:
 
     The tool reads the file through the same descriptor. Its output is trusted only as far as it says it is whole:
     if it exits non-zero (damage, a cut, trailing data, anything), reading raises :class:`ToolFailed`.
+    The pipe (of :data:`PIPE_BYTES` where the system allows it) is read :data:`READ_BYTES` at a time and ``read``
+    hands out slices of that, so the tar reader's many 10 KiB reads cost neither a system call nor a wait each.
     """
 
     def __init__(self, handle: BinaryIO, kind: str, command: list[str]) -> None:
@@ -241,21 +257,61 @@ class SystemDecompressed:
         handle.seek(0, os.SEEK_END)  # drops the read buffer, so tell() follows the tool through the shared offset
         os.lseek(fd, 0, os.SEEK_SET)  # the tool reads from the file's start
         self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
-            command, stdin=fd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True)
+            command, stdin=fd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True, bufsize=0)
+        assert self._proc.stdout is not None
+        self._fd = self._proc.stdout.fileno()
+        _widen(self._fd)
+        self._buf = b""
+        self._pos = 0
 
     def read(self, size: int = -1) -> bytes:
+        if size is None or size < 0:
+            parts = []
+            while chunk := self.read(OUT_CHUNK):
+                parts.append(chunk)
+            return b"".join(parts)
+        buf, pos = self._buf, self._pos
+        end = pos + size
+        if end <= len(buf):
+            self._pos = end
+            self.total += size
+            return buf[pos:end]
+        parts = [buf[pos:]] if pos < len(buf) else []
+        have = len(buf) - pos
+        while have < size:
+            chunk = self._fill()
+            if not chunk:
+                self._buf, self._pos = b"", 0
+                data = b"".join(parts)
+                self.total += len(data)
+                return data
+            need = size - have
+            if len(chunk) > need:
+                parts.append(chunk[:need])
+                self._buf, self._pos = chunk, need
+                have = size
+            else:
+                parts.append(chunk)
+                have += len(chunk)
+                self._buf, self._pos = b"", 0
+        data = parts[0] if len(parts) == 1 else b"".join(parts)
+        self.total += len(data)
+        return data
+
+    def _fill(self) -> bytes:
+        """The next piece of the tool's output; b"" at its end, once the tool said the data was whole."""
         proc = self._proc
         if proc is None:
             return b""
+        chunk = os.read(self._fd, READ_BYTES)
+        if chunk:
+            return chunk
+        self._proc = None
         assert proc.stdout is not None
-        data = proc.stdout.read(size)  # a buffered pipe returns short only at its end
-        self.total += len(data)
-        if not data or (size is not None and 0 <= len(data) < size):
-            self._proc = None
-            proc.stdout.close()
-            if proc.wait() != 0:
-                raise ToolFailed(f"{self.kind} decoder exited with status {proc.returncode}")
-        return data
+        proc.stdout.close()
+        if proc.wait() != 0:
+            raise ToolFailed(f"{self.kind} decoder exited with status {proc.returncode}")
+        return b""
 
     def drain(self, limit: int) -> bool:
         """Read to the end (the tool checks integrity); False if more than ``limit`` bytes remained."""
