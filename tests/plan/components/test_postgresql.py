@@ -189,3 +189,17 @@ def test_checkpoint_segments_stays_on_postgresql_92_and_goes_with_postgresql_12(
     # from 2.0 on the key is refused wherever it is still written (stale-hiera.yaml, refused: true)
     note = stale_keys(resolve_release("satellite", "6.9"), {"postgresql::server::config_entries": {"checkpoint_segments": 32}})
     assert [(n.key, n.refused) for n in note] == [("postgresql::server::config_entries/checkpoint_segments", True)]
+
+
+def test_shared_buffers_takes_what_ram_leaves_over_the_guides_lowest_puma_workers() -> None:
+    # Satellite 6.15, 6 CPUs, 17 GiB, default profile (512MB): 5.6 GiB is left for Puma beside the other services with
+    # 512MB, 4.1 GiB with 2GB, short of the guide's 4 workers x 1.10 GiB = 4.39 GiB by 0.29 GiB. shared_buffers gets
+    # 512MB + floor((1536MB - 0.29 GiB) / 256MB) x 256MB = 1536MB, and Puma keeps 4 workers (4.6 GiB / 1.10). One GiB
+    # less keeps 512MB with 4 workers; one GiB more gives 2GB with 4: more RAM never lowers either setting.
+    def at(ram_gib: int) -> tuple[object, object]:
+        t = plan("satellite", "6.15", hosts=1000, cpus=6, ram_gib=ram_gib).tunables
+        return t["postgresql.shared_buffers"].foretune.value, t["puma.workers"].foretune.value
+
+    assert [at(16), at(17), at(18)] == [("512MB", 4), ("1536MB", 4), ("2GB", 4)]
+    assert plan("satellite", "6.15", hosts=1000, cpus=6, ram_gib=17).tunables["postgresql.shared_buffers"].foretune.reason \
+        .startswith("what RAM leaves over the guide's 4 Puma workers for default, in 256MB steps: 2GB would leave RAM for 3")

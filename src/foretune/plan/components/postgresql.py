@@ -86,17 +86,34 @@ def plan_memory(s: Sizing) -> None:
 
 
 def _hold_for_puma(s: Sizing, sb_inst: Setting, sb: int) -> int:
-    """Raise shared_buffers only when Puma keeps the guide's worker range: "between 2 GiB to a maximum of 25%" is a range.
+    """Raise shared_buffers only as far as Puma keeps the guide's lowest worker count: "between 2 GiB to a maximum of
+    25%" is a range.
 
-    On a box too small for both, the raise would only take Puma workers away; the value in force stays.
+    On a box too small for both, shared_buffers gets what is left over those workers (in whole steps), and the value in
+    force stays when nothing is; so more RAM never lowers either setting.
     """
     inst = pg_size(sb_inst.value) or 0
     if not s.f.puma or sb <= inst:
         return sb
-    low = hardware.puma_worker_range(s.profile)[0]
+    low = min(hardware.puma_worker_range(s.profile)[0], puma.workers_cpus_carry(s))
     fit = puma.workers_that_fit(s)
     if fit >= low:
         return sb
+    step = int(const("pg_shared_buffers_share_step_mib")) * MIB
+    spare = int((puma.ram_for_puma_gib(s) - low * puma.per_worker_gib()) * GIB)  # < 0: what the raise takes from them
+    part = inst + (sb - inst + spare) // step * step
+    if part > inst:
+        s.add("postgresql.shared_buffers", "shared_buffers", "bytes", sb_inst,
+              Setting(format_size(part), f"what RAM leaves over the guide's {low} Puma workers for {s.profile}, in "
+                                         f"{format_size(step)} steps: {format_size(sb)} would leave RAM for {fit}; the guide's "
+                                         f"{num(const('pg_shared_buffers_min_gib'))} GiB - "
+                                         f"{percent(const('pg_shared_buffers_max_fraction'))} of RAM needs more RAM",
+                      ("gf-postgresql", "gf-puma-recommendations", "foretune-estimate"),
+                      f"{format_size(inst)} + floor(({format_size(sb)} - {format_size(inst)} - {format_bytes(-spare, 'MiB')} "
+                      f"short for {low} workers) / {format_size(step)}) x {format_size(step)} = {format_size(part)}",
+                      (given(sb_inst), C("pg_shared_buffers_share_step_mib"), box("RAM GiB", round(s.ram_gib, 1)))),
+              Fix("hiera", KEY + "shared_buffers", format_size(part)))
+        return part
     s.add("postgresql.shared_buffers", "shared_buffers", "bytes", sb_inst,
           s.same(sb_inst, f"kept: {format_size(sb)} would leave RAM for {fit} Puma workers, below the guide's {low} for "
                           f"{s.profile}; the guide's {num(const('pg_shared_buffers_min_gib'))} GiB - "

@@ -57,6 +57,12 @@ def per_worker_gib() -> float:
     return float(memory_gib("puma_worker") + backend_gib)
 
 
+def workers_cpus_carry(s: Sizing) -> int:
+    """The most Puma workers the CPUs carry (CPUs x the CPU factor)."""
+    factor: float = const("puma_cpu_factor")
+    return math.floor(s.inp.cpus * factor)
+
+
 def workers_that_fit(s: Sizing) -> int:
     """How many Puma workers the RAM left after every other service holds."""
     return math.floor(ram_for_puma_gib(s) / per_worker_gib())
@@ -72,7 +78,7 @@ def plan_puma(s: Sizing) -> None:
     room = ram_for_puma_gib(s)
     ram_cap = math.floor(room / per_worker)
     cpu_factor = const("puma_cpu_factor")
-    cpu_cap = math.floor(s.inp.cpus * cpu_factor)
+    cpu_cap = workers_cpus_carry(s)
     auto = s.f.puma_formula != "fixed"
     target = min(high, max(low, inst_workers.value if auto else low))
     workers = max(2, min(target, ram_cap, cpu_cap))
