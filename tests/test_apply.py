@@ -2348,3 +2348,140 @@ def test_satellite_62_plan_bundle_keeps_what_apply_keeps_and_apply_says_the_inst
     assert "passenger.conf (foretune)" not in result.stdout
     assert ("run the installer before these file edits: it rewrites the files it manages (/etc/httpd/conf.d/"
             "05-foreman-ssl.conf") in result.stdout, result.stdout
+
+
+def test_satellite_62_runs_the_installer_first_and_edits_the_files_it_rendered(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Satellite 6.2 reads no custom-hiera.yaml: the set's file edits go into files the installer renders, so with
+    # --write --run-installer the installer runs first and the edits are made on what it wrote. The stand-in installer
+    # renders 05-foreman-ssl.conf anew (MaxKeepAliveRequests 100 again, as puppet's template has it), as a real run
+    # would; "this host" is a tree here (Host pointed at it).
+    from foretune.apply import host as host_module
+    from foretune.apply import journal as journal_module
+
+    root = tmp_path / "host"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.2", root, symlinks=True)
+    vhost = root / "etc/httpd/conf.d/05-foreman-ssl.conf"
+    rendered = vhost.read_text(encoding="utf-8").replace("MaxKeepAliveRequests 100", "MaxKeepAliveRequests 100\n  ServerTokens Prod")
+    calls: list[str] = []
+
+    def installer(command: str, environ: object) -> tuple[int, int]:
+        calls.append(vhost.read_text(encoding="utf-8"))  # what the file held when the installer ran
+        vhost.write_text(rendered, encoding="utf-8")
+        return 0, 0
+
+    class TreeAsThisHost(host_module.Host):
+        def __init__(self, root_: str | None = None, dsn: str | None = None, environ: object = None) -> None:
+            super().__init__(str(root), dsn, environ)  # type: ignore[arg-type]
+
+    out = tmp_path / "out"
+    assert run_cli("plan", "--from", str(root), "--hosts", "8000", "--output-dir", str(out)).status == 0
+    monkeypatch.setattr(host_module, "Host", TreeAsThisHost)
+    monkeypatch.setattr(journal_module, "run_installer", installer)
+    result = run_cli("apply", "--changes", str(out / "changes.json"), "--write", "--run-installer")
+    assert result.status == 0, result.stderr
+    assert len(calls) == 1 and "MaxKeepAliveRequests 100" in calls[0]  # the installer ran before any edit
+    after = vhost.read_text(encoding="utf-8")
+    assert "  ServerTokens Prod\n" in after  # the edits were made on the file the installer rendered
+    assert "  MaxKeepAliveRequests 0\n" in after and "MaxKeepAliveRequests 100" not in after
+    assert "the file edits are written after it, on the files it rendered" in result.stderr
+    [run] = _runs(root)
+    journal = json.loads((root / RUNS / run / "journal.json").read_text(encoding="utf-8"))
+    assert journal["installer"]["status"] == 0
+    # its backup is what the installer rendered: a rollback gives back the installer's file, not the one before it
+    assert run_cli("apply", "--rollback", run).status == 0
+    assert vhost.read_text(encoding="utf-8") == rendered
+
+
+def test_satellite_62_keepalive_goes_into_the_vhost_that_includes_no_katello_conf(tmp_path: Path) -> None:
+    # the 6.2 brief: "The default configuration for KeepAlive for Red Hat Satellite 6 is found in
+    # `/etc/httpd/conf.d/05-foreman-ssl.d/katello.conf`"; httpd reads that file only when the vhost includes its
+    # directory. satellite-6.2's vhost includes none and sets MaxKeepAliveRequests 100 itself: the change set edits
+    # the vhost, in every output (plan's APPLY.md and changes.json, apply)
+    root = tmp_path / "sos"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.2", root, symlinks=True)
+    out = tmp_path / "out"
+    assert run_cli("plan", "--from", str(root), "--hosts", "8000", "--output-dir", str(out)).status == 0
+    assert "05-foreman-ssl.d/katello.conf` set" not in (out / "APPLY.md").read_text(encoding="utf-8")
+    changes = json.loads((out / "changes.json").read_text(encoding="utf-8"))["changes"]
+    assert not [c for c in changes if "05-foreman-ssl.d" in c["target"]]
+    keepalive = next(c for c in changes if c["tunable"] == "apache.max_keepalive_requests")
+    assert (keepalive["target"], keepalive["value"]) == ("/etc/httpd/conf.d/05-foreman-ssl.conf", "MaxKeepAliveRequests 0")
+    assert run_cli("apply", "--root", str(root), "--changes", str(out / "changes.json"), "--write").status == 0
+    vhost = (root / "etc/httpd/conf.d/05-foreman-ssl.conf").read_text(encoding="utf-8")
+    assert "  MaxKeepAliveRequests 0\n" in vhost and "  KeepAlive on\n" in vhost  # "on" is On already: left as it is
+    assert vhost.index("PassengerMaxRequests 10000") < vhost.index("</VirtualHost>")  # inside the vhost
+    assert not (root / "etc/httpd/conf.d/05-foreman-ssl.d").exists()
+    # with the vhost including the directory (as puppet-foreman renders it), katello.conf is the place
+    again = tmp_path / "again"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.2", again, symlinks=True)
+    _edit(again, "etc/httpd/conf.d/05-foreman-ssl.conf", "  KeepAlive on\n  MaxKeepAliveRequests 100\n  KeepAliveTimeout 5\n", "")
+    _edit(again, "etc/httpd/conf.d/05-foreman-ssl.conf", "</VirtualHost>",
+          '  ## Load additional static includes\n  IncludeOptional "/etc/httpd/conf.d/05-foreman-ssl.d/*.conf"\n</VirtualHost>')
+    result = run_cli("apply", "--root", str(again), "--from", str(again), "--hosts", "8000")
+    assert "+++ " + str(again / "etc/httpd/conf.d/05-foreman-ssl.d/katello.conf") in result.stdout, result.stdout
+
+
+def test_satellite_62_file_edits_are_pending_a_restart_until_the_service_started_after_the_run(tmp_path: Path) -> None:
+    # a 6.2 file edit (httpd's vhost, qpidd.conf) takes effect when its service restarts: right after apply --write
+    # verify calls it pending with that restart, never "not verified"; httpd's pid file (/run/httpd/httpd.pid, written
+    # when it starts) newer than the run makes its edits in force; qpidd's stay pending (no pid file tells)
+    root = tmp_path / "sos"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.2", root, symlinks=True)
+    assert run_cli("apply", "--root", str(root), "--from", str(root), "--hosts", "8000", "--write").status == 0
+    result = run_cli("verify", "--root", str(root))
+    states = _states(result.stdout)
+    edits = {"passenger.max_requests", "apache.max_keepalive_requests", "qpid.mgmt_pub_interval"}
+    assert {states[t] for t in edits} == {"pending"}, result.stdout
+    assert ("written into /etc/httpd/conf.d/05-foreman-ssl.conf; MaxKeepAliveRequests takes effect when httpd restarts "
+            f"(no pid file under {root} tells when httpd started): `systemctl restart httpd`") in result.stdout
+    pid = root / "run/httpd/httpd.pid"
+    pid.parent.mkdir(parents=True)
+    pid.write_text("4242\n", encoding="utf-8")
+    [run] = _runs(root)
+    applied = json.loads((root / RUNS / run / "journal.json").read_text(encoding="utf-8"))["epoch"]
+    os.utime(pid, (applied - 60, applied - 60))  # httpd started before the run: still pending, saying so
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout)["apache.max_keepalive_requests"] == "pending"
+    assert "/run/httpd/httpd.pid says httpd started at " in result.stdout
+    os.utime(pid, (applied + 60, applied + 60))  # and after it: httpd reads the edits
+    states = _states(run_cli("verify", "--root", str(root)).stdout)
+    assert states["apache.max_keepalive_requests"] == states["passenger.max_requests"] == "in force"
+    assert states["apache.keepalive"] == "in force"  # "KeepAlive on", as the vhost has it, is On
+    assert states["qpid.mgmt_pub_interval"] == "pending"
+
+
+def test_passenger_instances_mongodb_cache_and_the_vhost_keepalive_are_read_back_where_they_take_effect(tmp_path: Path) -> None:
+    # Satellite 6.7-6.9 changes (acceptance D1): PassengerMaxInstancesPerApp, MongoDB's cacheSizeGB (a hash entry of
+    # mongodb::server::config_data) and the Foreman vhost's MaxKeepAliveRequests are read back from what the installer
+    # renders (the Passenger and vhost directives, mongod.conf): pending while those give the old values, in force
+    # once they give the set's
+    root = tmp_path / "sos"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.9-prefork", root, symlinks=True)
+    for rpms in (root / "sos_commands/rpm").iterdir():  # Satellite 6.7 (Foreman 1.24), whose vhost has KeepAlive parameters
+        rpms.write_text(rpms.read_text(encoding="utf-8").replace("foreman-2.3.1.20-1", "foreman-1.24.1.32-1")
+                        .replace("satellite-6.9.4-1", "satellite-6.7.5-1"), encoding="utf-8")
+    (root / "etc/httpd/conf.d/passenger.conf").write_text(
+        "LoadModule passenger_module modules/mod_passenger.so\n<IfModule mod_passenger.c>\n  PassengerMaxPoolSize 48\n"
+        "</IfModule>\n", encoding="utf-8")
+    cs = {"release": "Satellite 6.7", "changes": [
+        {"tunable": "passenger.max_instances_per_app", "channel": "custom-hiera",
+         "target": "apache::mod::passenger::passenger_max_instances_per_app", "value": 60,
+         "file": "/etc/foreman-installer/custom-hiera.yaml"},
+        {"tunable": "mongodb.cache_size_gb", "channel": "custom-hiera", "target": "mongodb::server::config_data",
+         "value": {"storage.wiredTiger.engineConfig.cacheSizeGB": 12.8}, "file": "/etc/foreman-installer/custom-hiera.yaml"},
+        {"tunable": "apache.max_keepalive_requests", "channel": "installer", "target": "--foreman-max-keepalive-requests",
+         "value": 0}]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, cs), "--write").status == 0
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout) == {"passenger.max_instances_per_app": "pending", "mongodb.cache_size_gb": "pending",
+                                      "apache.max_keepalive_requests": "pending"}, result.stdout
+    assert "apache MaxKeepAliveRequests (the rendered configuration) still gives 100: waiting for an installer run" in result.stdout
+    assert "mongodb (the rendered configuration) still gives {'storage.wiredTiger.engineConfig.cacheSizeGB': 8.0}" in result.stdout
+    assert "passenger PassengerMaxInstancesPerApp (the rendered configuration) still gives 'not set'" in result.stdout
+    # what the installer run renders
+    _edit(root, "etc/opt/rh/rh-mongodb34/mongod.conf", "cacheSizeGB: 8", "cacheSizeGB: 12.8")
+    _edit(root, "etc/httpd/conf.d/05-foreman-ssl.conf", "MaxKeepAliveRequests 100", "MaxKeepAliveRequests 0")
+    _edit(root, "etc/httpd/conf.d/passenger.conf", "PassengerMaxPoolSize 48\n", "PassengerMaxPoolSize 48\n  PassengerMaxInstancesPerApp 60\n")
+    result = run_cli("verify", "--root", str(root))
+    assert set(_states(result.stdout).values()) == {"in force"}, result.stdout

@@ -245,13 +245,14 @@ def test_apply_md_removes_stale_keys_and_resets_alter_system_before_the_installe
 
 def test_satellite_62_apply_md_carries_the_reports_file_fixes_and_never_lowers_a_site_value(tmp_path: Path) -> None:
     # Satellite 6.2 edits several settings of one file by hand: each fix is its own tunable. The report's file fixes
-    # (written from its fix lines): MaxKeepAliveRequests 0 (katello.conf), PassengerMaxPreloaderIdleTime 0
+    # (written from its fix lines): MaxKeepAliveRequests 0 (the brief's katello.conf, which the fixture's vhost does not
+    # include: 05-foreman-ssl.conf, which sets MaxKeepAliveRequests 100 itself), PassengerMaxPreloaderIdleTime 0
     # (05-foreman-ssl.conf), shared_buffers = 4992MB (postgresql.conf),
     # mgmt-pub-interval=5 (qpidd.conf). postgresql.conf sets max_connections = 500: the plan's 200 would lower it.
     files, _ = audit_out(SOS / "satellite-6.2", tmp_path)
     edits = re.findall(r"^\d+\. In `([^`]+)` set `([^`]+)`\.$", files["APPLY.md"], re.MULTILINE)
     assert sorted(edits) == sorted([
-        ("/etc/httpd/conf.d/05-foreman-ssl.d/katello.conf", "MaxKeepAliveRequests 0"),
+        ("/etc/httpd/conf.d/05-foreman-ssl.conf", "MaxKeepAliveRequests 0"),
         ("/etc/httpd/conf.d/05-foreman-ssl.conf", "PassengerMaxPreloaderIdleTime 0"),
         ("/var/lib/pgsql/data/postgresql.conf", "shared_buffers = 4992MB"),
         ("/etc/qpid/qpidd.conf", "mgmt-pub-interval=5"),

@@ -88,8 +88,22 @@ READBACK: dict[str, tuple[str, str]] = {
     "apache::max_keepalive_requests": ("apache", "MaxKeepAliveRequests"),
     "foreman::dynflow_worker_concurrency": ("dynflow", "concurrency"),
     "foreman::passenger_min_instances": ("passenger", "PassengerMinInstances"),
+    "apache::mod::passenger::passenger_max_instances_per_app": ("passenger", "PassengerMaxInstancesPerApp"),
+    # the Foreman vhost's own KeepAlive directives (puppet-foreman's keepalive parameters), which win over apache::'s
+    "foreman::keepalive": ("apache", "KeepAlive"),
+    "foreman::keepalive_timeout": ("apache", "KeepAliveTimeout"),
+    "foreman::max_keepalive_requests": ("apache", "MaxKeepAliveRequests"),
     "foreman::passenger_max_pool_size": ("passenger", "PassengerMaxPoolSize"),
     "foreman::passenger_max_request_queue_size": ("passenger", "PassengerMaxRequestQueueSize"),
+}
+# the pid file a service writes when it starts, whose time tells a tree's verify that it started after a run: httpd's
+# PidFile default run/httpd.pid under ServerRoot /etc/httpd (/etc/httpd/run is a link to /run/httpd on RHEL 7 and 8)
+PID_FILES: dict[str, tuple[str, ...]] = {"httpd": ("/run/httpd/httpd.pid", "/var/run/httpd/httpd.pid")}
+# facts that list the httpd directives the rendered configuration sets: one it lacks is "not set" there
+DIRECTIVE_FACTS = ("apache", "passenger")
+# a hash key's entries (custom-hiera key -> entry -> (fact, field)) read back where the installer renders them
+HASH_READBACK: dict[str, dict[str, tuple[str, str]]] = {
+    "mongodb::server::config_data": {"storage.wiredTiger.engineConfig.cacheSizeGB": ("mongodb", "cache_size_gb")},  # mongod.conf
 }
 # an installer option that sets a unit's LimitNOFILE -> the units whose limit in force tells it (the first one listed)
 NOFILE_READBACK: dict[str, tuple[str, ...]] = {
@@ -481,11 +495,27 @@ class Verifier:
                     return ("infinity" if value is None else value), f"systemctl show {unit} (LimitNOFILE)", ""
             self.why = why or f"the open-files limit of {' or '.join(NOFILE_READBACK[key])} is not in the source"
             return None
+        if key in HASH_READBACK and isinstance(c.value, dict):  # each entry of the hash, as rendered
+            hashed: dict[str, Any] = {}
+            for entry, (fact, field) in HASH_READBACK[key].items():
+                if entry not in c.value:
+                    continue
+                self.read_fact = fact
+                values, why = self.fact(fact)
+                found = values.get(field) if isinstance(values, dict) else None
+                if found is None:
+                    self.why = why or f"{fact} {field} unknown on {self.host.label}"
+                    return None
+                hashed[entry] = found
+            if set(hashed) == set(c.value):
+                return hashed, f"{self.read_fact} (the rendered configuration)", ""
         if key in READBACK:
             fact, field = READBACK[key]
             self.read_fact = fact
             values, why = self.fact(fact)
             value = values.get(field) if isinstance(values, dict) and field else values if not field else None
+            if value is None and fact in DIRECTIVE_FACTS and isinstance(values, dict):
+                value = "not set"  # the rendered configuration has no such directive: the module's built-in value runs
             if value is None:
                 self.why = why or f"{fact} {field} unknown on {self.host.label}"
                 return None
@@ -506,6 +536,8 @@ class Verifier:
             data = self.host.read(c.target)
             found = line_value(data.decode("utf-8", "replace"), _key_of(line)) if data is not None else None
             return ("" if found is None else f"{_key_of(line)} {found}"), f"{c.target} (read by {', '.join(c.units)} since)", ""
+        if c.channel == "file" and c.units:  # written (drift is told above), read by the service when it restarts
+            return "", c.target, "restart_pending:" + self.not_restarted(c)
         if c.channel == "file":
             self.why = f"read back from {c.target} only: whether {', '.join(c.units) or 'its service'} restarted since is not told"
             return None
@@ -799,10 +831,35 @@ class Verifier:
         return "removed"
 
     def restarted(self, c: Change) -> bool:
-        """On this host: every unit of ``c`` has a main process started after the run (so it reads the change)."""
-        if not self.host.live or not c.units:
+        """Every unit of ``c`` has a main process started after the run (so it reads the change): on this host, from
+        systemd and /proc; in a tree, from the pid file the service writes when it starts (:data:`PID_FILES`)."""
+        if not c.units:
             return False
-        return all(started is not None and started > self.applied for started in map(process_start, c.units))
+        if self.host.live:
+            return all(started is not None and started > self.applied for started in map(process_start, c.units))
+        return all(self.pid_file_start(unit)[0] > self.applied for unit in c.units)
+
+    def pid_file_start(self, unit: str) -> tuple[float, str]:
+        """(when the tree's pid file of ``unit`` was written, i.e. the service started; 0 when unknown, its path or "")."""
+        for path in PID_FILES.get(unit, ()):
+            try:
+                return os.stat(self.host.path(path)).st_mtime, path
+            except (OSError, InputError):
+                continue
+        return 0.0, ""
+
+    def not_restarted(self, c: Change) -> str:
+        """Why a file edit read by its service at start waits (the service has not been shown to restart since)."""
+        units = ", ".join(c.units)
+        if self.host.live:
+            told = f"{units} has not restarted since run {self.journal['run']}"
+        else:
+            started = [(unit, *self.pid_file_start(unit)) for unit in c.units]
+            told = "; ".join(f"{path} says {unit} started at {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(when))}, "
+                             f"before run {self.journal['run']}" if path else
+                             f"no pid file under {self.host.label} tells when {unit} started" for unit, when, path in started)
+        return (f"written into {c.target}; {_key_of(str(c.value))} takes effect when {units} restarts ({told}): "
+                f"`systemctl restart {' '.join(c.units)}`")
 
     def check_by_hand(self, c: Change) -> Check:
         """A value the admin sets by hand (THP in sysfs): in force when the file reads it back (the choice in
@@ -884,6 +941,8 @@ class Verifier:
             return Check(c, UNVERIFIED, "", wrote[2] if wrote else "", why)
         value, where, extra = effect
         wanted = None if c.op == "reset" else c.value
+        if extra.startswith("restart_pending:"):
+            return Check(c, PENDING, "", where, extra.split(":", 1)[1])
         if extra == "tuned_not_running":
             return Check(c, PENDING, "", where, f"tuned is not running: `systemctl enable --now tuned && tuned-adm profile "
                                                 f"{c.value}` puts the profile in force")
@@ -904,7 +963,9 @@ class Verifier:
         if isinstance(wanted, dict) and isinstance(value, dict):
             if all(same(value.get(k), v) for k, v in wanted.items()):
                 return Check(c, PENDING if pending else IN_FORCE, str(value), where, pending)
-        elif same(value, wanted) or (isinstance(wanted, int) and str(value).isdigit() and int(value) == wanted):
+        elif same(value, wanted) or (isinstance(wanted, int) and str(value).isdigit() and int(value) == wanted) or (
+                c.channel == "file" and str(value).split(None, 1)[0] == str(wanted).split(None, 1)[0]
+                and same(str(value).split(None, 1)[-1], str(wanted).split(None, 1)[-1])):  # "KeepAlive on" is On
             if c.channel == "alter-system" and not self.host.has_psql:  # written into the tree's postgresql.auto.conf
                 state, why = self.pg_files_state(_pg_names(c))
                 return Check(c, state, str(value), where, why)

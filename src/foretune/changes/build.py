@@ -26,6 +26,7 @@ from foretune.knowledge import load_data, module_default
 from foretune.knowledge.model import SIZES
 from foretune.knowledge.precedence import (
     PG_RESTART,
+    httpd_edit_target,
     postgresql_include_shadow,
     postgresql_shadow,
     removed_settings,
@@ -82,7 +83,8 @@ class Host(NamedTuple):
     puma_workers: int | None = None  # the Puma workers running (pumactl stats), else rendered
     # (location, line) of the Apache and Passenger directives the facts read (Satellite 6.2 edits those files by hand)
     directive_lines: tuple[tuple[str, str], ...] = ()
-
+    # httpd file -> its includes and the directives it sets after each (the httpd_includes fact): what httpd reads
+    httpd_includes: Mapping[str, tuple[Mapping[str, Any], ...]] = {}
 
 
 def host_of(facts: Any) -> Host:
@@ -112,7 +114,8 @@ def host_of(facts: Any) -> Host:
                 mem_available=(facts.value("memory_pressure") or {}).get("available_bytes"), ram=facts.value("ram_bytes"),
                 puma_workers=(facts.value("puma_stats") or {}).get("workers") or (facts.value("puma") or {}).get("workers"),
                 directive_lines=tuple((p.location, line) for name in ("passenger", "apache") if (f := facts.get(name)) is not None
-                                      and f.known for p in f.provenance for line in p.excerpt.split(" | ")))
+                                      and f.known for p in f.provenance for line in p.excerpt.split(" | ")),
+                httpd_includes={str(k): tuple(v) for k, v in (facts.value("httpd_includes") or {}).items() if isinstance(v, list)})
 
 
 def installer_option(key: str) -> str | None:
@@ -258,6 +261,7 @@ class _Builder:
             self.add(Change(tunable, "sysctl", fix.target, fix.value, effect="sysctl-reload", file=SYSCTL_FILE,
                             reason=reason, citations=cites, source=source))
         elif fix.kind == "file":
+            fix, overrides = self._httpd_read(fix)
             site = self._site_file_value(fix)
             unit = self.restarts.get(fix.target, "")
             if site is not None:
@@ -267,8 +271,10 @@ class _Builder:
                            "(never lowered silently)")
                 return
             self.add(Change(tunable, "file", fix.target, str(fix.value), effect="restart" if unit else "immediate",
-                            units=(unit,) if unit else (), file=fix.target.removesuffix(" on each agent"), reason=reason,
-                            citations=cites, source=source))
+                            units=(unit,) if unit else (), file=fix.target.removesuffix(" on each agent"),
+                            reason=f"{reason}; {overrides[1]}" if overrides else reason,
+                            overrides=overrides[:1] if "wins" in "".join(overrides[1:]) else (),
+                            citations=(*cites, str(self.apache_table["citation"])) if overrides else cites, source=source))
         elif fix.kind == "command":
             self._command(tunable, str(fix.target), reason, cites, source)
         elif fix.kind == "advice" and fix.target == HIERA_FILE and "stale keys" in str(fix.value) \
@@ -282,6 +288,21 @@ class _Builder:
                                   site_value=self.host.tuning_profile),
                            f"the installer's hardware check refuses --tuning {refused.group(1)} here: {fix.value}",
                            ("fi-tuning-hook",))
+
+    def _httpd_read(self, fix: Fix) -> tuple[Fix, tuple[str, ...]]:
+        """``fix`` moved to the file httpd takes it from, with (the file it would have gone to, why) when moved: an
+        edit of a vhost's include directory (05-foreman-ssl.d/katello.conf, the 6.2 brief's) goes into the vhost when
+        the vhost does not include that directory or sets the directive itself after the include."""
+        words = str(fix.value).split()
+        directive = words[0] if words else ""
+        # the brief's file for the directive (the plan made from the same facts moved it to the vhost already)
+        brief = next((str(e["file"]) for e in load_data("direct-edits.yaml").values() if isinstance(e, dict)
+                      and str(e.get("line", "")).split(" ")[0] == directive and ".d/" in str(e.get("file", ""))), fix.target)
+        target, why = httpd_edit_target(brief if brief.startswith(fix.target.removesuffix(".conf") + ".d/") else fix.target,
+                                        directive, self.host.httpd_includes)
+        if not why:
+            return fix, ()
+        return fix._replace(target=target), (brief, why)
 
     def _site_file_value(self, fix: Fix) -> str | None:
         """The line of a file edit's setting the host already has, when its number is above the edit's (read from

@@ -316,7 +316,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             env.stdout.write(redact_text(
                 f"run the installer before these file edits: it rewrites the files it manages ({', '.join(edited)}) "
                 "and drops the edits, so run it first, then `foretune apply --write` again (which writes them back); "
-                "--run-installer runs it after the files are written, so apply again after it too") + "\n")
+                "--write --run-installer does both in that order: the installer first, then the file edits") + "\n")
     from foretune.changes.build import (
         installer_option,  # start-up: only for an `apply` run
         lowers_site_value,  # start-up: only for an `apply` run
@@ -377,6 +377,13 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if not found.empty:
             env.note("dry run: nothing written (add --write to apply, with backups and a journal)")
         return 0
+    ran: tuple[int, int | None] | None = None
+    if args.run_installer and found.installer and not _reads_custom_hiera(cs.release):
+        # Satellite 6.2: the installer renders the files the set edits by hand, so it runs first and the edits are
+        # made on what it wrote (else its run would drop them); the files are compared with the host again after it
+        ran = _installer(found.installer, env)
+        found = edits(cs, host, prefer=args.prefer, program=program)
+        env.note("the installer ran (its --noop run first); the file edits are written after it, on the files it rendered")
     run_id = None
     if not found.empty or (args.run_installer and found.installer):  # the installer changes the host: a run too
         from shlex import quote  # start-up: only for `apply --write`
@@ -386,18 +393,32 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.note(f"applied run {run_id}: journal {host.path('/var/lib/foretune/runs')}/{run_id}/journal.json "
                  f"(undo: foretune apply --rollback {run_id}{' --root ' + quote(args.root) if args.root else ''})")
     if args.run_installer and found.installer:
-        noop, real = run_installer(found.installer, dict(env.environ))
+        noop, real = ran if ran is not None else run_installer(found.installer, dict(env.environ))
         if run_id is not None:  # the journal says whether and how the installer ran
             from foretune.apply.journal import save  # start-up: only for `apply --run-installer`
 
             journal["installer"] = {**(journal.get("installer") or {}), "noop_status": noop, "status": real}
             save(host.path("/var/lib/foretune/runs") / run_id, journal)
-        if noop != 0:
-            raise InputError(f"the installer's --noop run failed (exit status {noop}): the installer was not run")
-        if real != 0:
-            raise InputError(f"the installer failed (exit status {real}): see /var/log/foreman-installer/")
-        env.note("the installer ran (its --noop run first)")
+        if ran is None:
+            _installer_failed(noop, real)
+            env.note("the installer ran (its --noop run first)")
     return 0
+
+
+def _installer(command: str, env: Environment) -> tuple[int, int | None]:
+    """Run the installer (its --noop run first); a failed run stops apply before anything is written."""
+    from foretune.apply.journal import run_installer  # start-up: only for `apply --run-installer`
+
+    noop, real = run_installer(command, dict(env.environ))
+    _installer_failed(noop, real, " (no file edited)")
+    return noop, real
+
+
+def _installer_failed(noop: int, real: int | None, nothing: str = "") -> None:
+    if noop != 0:
+        raise InputError(f"the installer's --noop run failed (exit status {noop}): the installer was not run{nothing}")
+    if real != 0:
+        raise InputError(f"the installer failed (exit status {real}): see /var/log/foreman-installer/{nothing}")
 
 
 def _said_comments(edit: Any, old: str, label: str, env: Environment) -> None:

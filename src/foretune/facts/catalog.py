@@ -75,6 +75,10 @@ CATALOG: tuple[FactSpec, ...] = (
              "(int or None when not set); plus MinSpareThreads, MaxSpareThreads, MinSpareServers, MaxSpareServers, "
              "MaxConnectionsPerChild, ProxyTimeout when set. KeepAlive* come from the Foreman vhost (05-foreman-ssl.conf) when it sets them",
              "Apache httpd MPM and limits."),
+    FactSpec("httpd_includes", "dict: httpd configuration file (/etc/...) -> list of {include: the Include/IncludeOptional "
+             "argument, later: the directives the file sets after it}; [] for a file that includes nothing",
+             "What each httpd file includes: a vhost's include directory (conf.d/05-foreman-ssl.d/) is read only when the "
+             "vhost includes it, and a directive the vhost sets after the include wins."),
     FactSpec("passenger", "dict: the Passenger* directives present (PassengerMaxPoolSize, PassengerMaxRequestQueueSize, "
              "PassengerMinInstances, PassengerMaxPreloaderIdleTime, PassengerMaxInstancesPerApp, PassengerMaxRequests) -> int",
              "Passenger settings (<= Satellite 6.8)."),

@@ -232,3 +232,31 @@ def installer_order(foreman_version: str | None = None) -> list[str]:
     ['profile', 'answers', 'custom-hiera']
     """
     return [str(layer) for layer in table("installer", foreman_version)["order"]]
+
+
+def httpd_edit_target(target: str, directive: str, includes: Mapping[str, Sequence[Mapping[str, Any]]]) -> tuple[str, str]:
+    """(the file an edit of ``directive`` takes effect from, why it is not ``target``, or ""): a file of a vhost's
+    include directory (``conf.d/NAME.d/FILE.conf``) is read only when the vhost ``conf.d/NAME.conf`` includes it, and
+    a directive the vhost sets after that include wins (the last one in the vhost). ``includes``: the
+    ``httpd_includes`` fact; a vhost it does not know leaves ``target`` as it is.
+
+    >>> vhost = "/etc/httpd/conf.d/05-foreman-ssl.conf"
+    >>> httpd_edit_target("/etc/httpd/conf.d/05-foreman-ssl.d/katello.conf", "KeepAlive", {vhost: []})[0]
+    '/etc/httpd/conf.d/05-foreman-ssl.conf'
+    >>> httpd_edit_target("/etc/httpd/conf.d/05-foreman-ssl.d/katello.conf", "KeepAlive",
+    ...                   {vhost: [{"include": "/etc/httpd/conf.d/05-foreman-ssl.d/*.conf", "later": []}]})
+    ('/etc/httpd/conf.d/05-foreman-ssl.d/katello.conf', '')
+    """
+    import fnmatch  # start-up: only when a vhost's include directory is edited
+
+    match = re.fullmatch(r"(/etc/httpd/conf\.d/[^/]+)\.d/[^/]+\.conf", target)
+    if match is None or match.group(1) + ".conf" not in includes:
+        return target, ""
+    vhost = match.group(1) + ".conf"
+    reads = [entry for entry in includes[vhost] if fnmatch.fnmatchcase(
+        target, posixpath.normpath(posixpath.join("/etc/httpd", str(entry.get("include", "")).strip('"'))))]
+    if not reads:
+        return vhost, f"{vhost} includes no {match.group(1)}.d/, so httpd never reads {target}: the line goes into the vhost itself"
+    if any(directive in (entry.get("later") or ()) for entry in reads):
+        return vhost, f"{vhost} sets {directive} after its include of {posixpath.basename(target)}, which wins: its own line changes"
+    return target, ""

@@ -34,6 +34,9 @@ def input_from_facts(facts: FactSet, *, hosts: int | None = None, **overrides: A
         "foreman_version": facts.value("foreman_version"),
     }
     fields["configured"] = configured_values(facts)
+    includes = facts.value("httpd_includes")
+    if isinstance(includes, dict):
+        fields["httpd_includes"] = includes
     mqtt = facts.value("mqtt") or {}
     if mqtt.get("pull_rex"):
         fields["rex"] = "pull-mqtt"

@@ -134,7 +134,7 @@ class Sizing:
         """Add tunable ``tid``; ``configured`` turns a hiera value the box sets into the tunable's unit."""
         component = tid.split(".", 1)[0]
         if self.era62:
-            fixes = tuple(direct_edit(fix, capsule=not self.server) for fix in fixes)
+            fixes = tuple(direct_edit(fix, capsule=not self.server, includes=self.inp.httpd_includes) for fix in fixes)
         in_force = self.in_force(fixes, installer, configured)
         kept = next((fix.target for fix in fixes if fix.kind == "hiera" and fix.target in self.inp.kept), None)
         if in_force.origin and kept is not None and kept in self.inp.configured:
