@@ -128,7 +128,7 @@ def test_write_then_verify_on_a_copied_tree(tmp_path: Path) -> None:
     assert "/proc/<MainPID of httpd.service>/limits (soft) still gives 1024" in result.stdout
     assert ("needs a PostgreSQL restart: PostgreSQL reads max_connections only when it starts, and the files under "
             f"{root} cannot show the running value (no /var/lib/pgsql/data/postmaster.pid tells when it started): "
-            "restart postgresql, or verify with --dsn to SHOW it") in result.stdout
+            "`systemctl restart postgresql`, or verify with --dsn to SHOW it") in result.stdout
 
     # the installer ran, the services restarted, sysctl --system and tuned-adm ran: the tree now reads as such a host
     _edit(root, "etc/systemd/system/foreman.service.d/installer.conf", "FOREMAN_PUMA_WORKERS=24", "FOREMAN_PUMA_WORKERS=18")
@@ -398,11 +398,20 @@ def test_alter_system_then_show_on_a_real_postgresql(tmp_path: Path, pg: pgclust
     assert result.status == 1
     assert _states(result.stdout) == {"postgresql.maintenance_work_mem": "in force", "postgresql.max_connections": "pending",
                                       "postgresql.work_mem": "drift"}
-    assert "PostgreSQL reports pending_restart: restart postgresql" in result.stdout
+    assert "PostgreSQL reports pending_restart: `systemctl restart postgresql`" in result.stdout
     assert "SHOW work_mem gives '4MB': PostgreSQL takes it from command line, which wins over postgresql.auto.conf" in result.stdout
     again = run_cli("apply", "--root", str(root), "--dsn", dsn, "--changes", _changes(tmp_path, sets), "--write")
     assert "nothing to change" in again.stdout and "ALTER SYSTEM" not in again.stdout
     [run] = _runs(root)
+    # the statements ran on the --dsn server: a rollback of the tree alone (or against another server) is refused in
+    # one line before anything is restored, naming the server without its password (acceptance D5)
+    journal = json.loads((root / RUNS / run / "journal.json").read_text(encoding="utf-8"))
+    assert journal["postgresql"] == dsn
+    refused = run_cli("apply", "--root", str(root), "--rollback", run)
+    assert refused.status == 2 and f"ran its ALTER SYSTEM statements on {dsn}: roll it back with --dsn" in refused.stderr
+    assert "nothing restored" in refused.stderr and _show(pg, "maintenance_work_mem") != "64MB"
+    other = run_cli("apply", "--root", str(root), "--dsn", dsn + " dbname=template1", "--rollback", run)
+    assert other.status == 2 and "nothing restored" in other.stderr
     result = run_cli("apply", "--root", str(root), "--dsn", dsn, "--rollback", run)
     assert result.status == 0, result.stderr
     assert result.stdout == f"rolled back run {run} on {root}: 0 files restored, 3 ALTER SYSTEM statements undone\n"
@@ -494,7 +503,7 @@ def test_an_alter_system_reset_is_pending_until_a_real_postgresql_restarts(tmp_p
     assert _show(pg, "max_connections") == "150"
     result = run_cli("verify", "--root", str(live), "--dsn", dsn)
     assert result.status == 1 and _states(result.stdout) == {"unshadow:max_connections": "pending"}
-    assert "PostgreSQL reports pending_restart: restart postgresql" in result.stdout
+    assert "PostgreSQL reports pending_restart: `systemctl restart postgresql`" in result.stdout
 
     def copy_data_files() -> None:  # what a copy of the host holds: the server's files as they are now
         data = files / "var/lib/pgsql/data"
@@ -2485,3 +2494,51 @@ def test_passenger_instances_mongodb_cache_and_the_vhost_keepalive_are_read_back
     _edit(root, "etc/httpd/conf.d/passenger.conf", "PassengerMaxPoolSize 48\n", "PassengerMaxPoolSize 48\n  PassengerMaxInstancesPerApp 60\n")
     result = run_cli("verify", "--root", str(root))
     assert set(_states(result.stdout).values()) == {"in force"}, result.stdout
+
+
+def test_puma_values_rendered_but_not_loaded_by_systemd_are_pending(tmp_path: Path) -> None:
+    # satellite-6.15-dropin without pumactl stats: after apply and an installer run (installer.conf renders the set's
+    # workers and threads) systemd still runs foreman.service with the old environment (systemctl show: THREADS 5,
+    # WORKERS 24) until daemon-reload and a restart: the Puma values are pending, as the drop-in removal is (D4)
+    root = tmp_path / "sos"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.15-dropin", root, symlinks=True)
+    (root / "sos_commands/foreman/pumactl_stats").unlink()
+    assert run_cli("apply", "--root", str(root), "--audit", "--write").status == 0
+    [run] = _runs(root)
+    changes = json.loads((root / RUNS / run / "journal.json").read_text(encoding="utf-8"))["changes"]
+    env = {c["target"]: c["value"] for c in changes if c["target"].startswith("--foreman-foreman-service-puma-")}
+    assert env, changes
+    names = {"--foreman-foreman-service-puma-workers": "FOREMAN_PUMA_WORKERS",
+             "--foreman-foreman-service-puma-threads-min": "FOREMAN_PUMA_THREADS_MIN",
+             "--foreman-foreman-service-puma-threads-max": "FOREMAN_PUMA_THREADS_MAX"}
+    installer = root / "etc/systemd/system/foreman.service.d/installer.conf"
+    text = installer.read_text(encoding="utf-8")
+    for option, value in env.items():  # what the installer run renders
+        text = re.sub(rf"{names[option]}=\d+", f"{names[option]}={value}", text)
+    installer.write_text(text, encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    states = _states(result.stdout)
+    puma = [c["tunable"] for c in changes if c["target"] in env]
+    assert {states[t] for t in puma} == {"pending"}, result.stdout
+    assert "systemd still runs foreman.service with " in result.stdout
+    assert "(systemctl show), not the configuration the installer rendered: systemctl daemon-reload && systemctl restart foreman" in result.stdout
+
+
+def test_a_later_sysctl_file_is_drift_while_the_kernel_still_has_the_value(tmp_path: Path) -> None:
+    # the kernel runs foretune's fs.aio-max-nr (sysctl -a says so) and a sysctl.d file read after 90-foretune.conf
+    # appears with the old value: it wins at the next boot or sysctl --system, so verify calls it drift at once,
+    # naming the file, as it does a new drop-in (acceptance D8)
+    root = _tree(tmp_path)
+    sysctl = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "kernel.aio_max_nr", "channel": "sysctl", "target": "fs.aio-max-nr", "value": 1048576,
+         "effect": "sysctl-reload", "file": "/etc/sysctl.d/90-foretune.conf"}]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sysctl), "--write").status == 0
+    kernel = next(p for p in (root / "sos_commands/kernel").iterdir() if p.name.startswith("sysctl_-a"))
+    kernel.write_text(re.sub(r"fs\.aio-max-nr = \d+", "fs.aio-max-nr = 1048576", kernel.read_text(encoding="utf-8")),
+                      encoding="utf-8")
+    assert _states(run_cli("verify", "--root", str(root)).stdout) == {"kernel.aio_max_nr": "in force"}
+    (root / "etc/sysctl.d/99-late.conf").write_text("fs.aio-max-nr = 65536\n", encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1 and _states(result.stdout) == {"kernel.aio_max_nr": "drift"}, result.stdout
+    assert ("/etc/sysctl.d/99-late.conf sets fs.aio-max-nr = 65536 and is read after 90-foretune.conf: sysctl --system "
+            "keeps 65536") in result.stdout and "the kernel still has 1048576 until then" in result.stdout

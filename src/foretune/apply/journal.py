@@ -43,7 +43,7 @@ def change_to_dict(change: Change) -> dict[str, Any]:
     from foretune.host.redact import redact_data  # start-up: only when a journal is written
 
     data = change._asdict()
-    for key in ("units", "overrides", "citations"):
+    for key in ("units", "overrides", "overridden_by", "citations"):
         data[key] = list(data[key])
     data["value"] = redact_data(data["value"])
     data["site_value"] = redact_data(data["site_value"])
@@ -63,7 +63,7 @@ def change_from_dict(data: Any, where: str) -> Change:
         if not isinstance(data.get(name), str) or not data[name]:
             raise InputError(f"{where}: {name} must be a non-empty string")
     values = dict(data)
-    for name in ("units", "overrides", "citations"):
+    for name in ("units", "overrides", "overridden_by", "citations"):
         values[name] = tuple(str(v) for v in values.get(name) or ())
     change = Change(**values)
     if change.channel not in CHANNELS:
@@ -159,6 +159,7 @@ def apply(host: Host, found: Edits, release: str, *, source: str, by_hand: tuple
         "files": files,
         "statements": [{"tunable": s.change.tunable, "sql": s.sql, "before": s.before, "undo": s.undo, "done": False}
                        for s in found.statements],
+        "postgresql": host.postgresql if found.statements else None,  # where the statements ran (rollback's target)
         "installer": {"command": found.installer} if found.installer else None,
         "by_hand": list(by_hand),
         "rolled_back": None,
@@ -288,6 +289,12 @@ def rollback(host: Host, run: str, *, force: bool = False) -> tuple[dict[str, An
     for newer in reversed(later):  # --force: the later runs go first, newest first, each recorded as rolled back
         _, theirs = rollback(host, newer)
         notes += [*theirs, f"run {newer}, applied after run {journal['run']}, rolled back first (--force)"]
+    undone = [entry for entry in reversed(journal.get("statements", [])) if entry.get("done")]
+    ran = str(journal.get("postgresql") or "")
+    if undone and (not host.has_psql or (ran and host.postgresql != ran)):  # checked before anything is restored
+        raise InputError(f"run {journal['run']} ran its ALTER SYSTEM statements on {ran or 'a PostgreSQL server'}: roll it "
+                         f"back with --dsn for that server{' (' + ran + ', with the password in PGPASSWORD)' if ran else ''}"
+                         f"{'' if host.has_psql else ', not against the tree'}; nothing restored")
     entries = [entry for entry in reversed(journal.get("files", [])) if entry.get("done")]
     backups: dict[str, bytes] = {}
     for entry in entries:  # every file and backup checked before any is touched: no half-done rollback
@@ -328,7 +335,6 @@ def rollback(host: Host, run: str, *, force: bool = False) -> tuple[dict[str, An
         for created in reversed(entry.get("created_dirs", [])):  # the directories apply made, when left empty
             with contextlib.suppress(OSError):
                 os.rmdir(host.path(created))
-    undone = [entry for entry in reversed(journal.get("statements", [])) if entry.get("done")]
     for entry in undone:
         host.psql(str(entry["undo"]))
     if undone:

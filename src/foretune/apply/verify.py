@@ -753,6 +753,14 @@ class Verifier:
             self._restart = frozenset((*(entry.get("restart_settings") or ()), *(entry.get("removed_settings") or {})))
         return self._restart
 
+    def pg_unit(self) -> str:
+        """The PostgreSQL unit the run's changes restart (an SCL's rh-postgresql12-postgresql on EL7), else its data
+        directory's."""
+        from foretune.knowledge.precedence import pg_unit  # start-up: only when verify reads PostgreSQL
+
+        return next((str(u) for d in self.journal.get("changes", []) for u in d.get("units") or ()
+                     if str(u).endswith("postgresql")), pg_unit(self.host.pg_data_dir()))
+
     def postgresql_started(self) -> tuple[float | None, str]:
         """(when PostgreSQL started, the postmaster.pid it was read from): the file's third line is the start time in
         seconds since the epoch; None when there is no such file (PostgreSQL not running, or not in the tree)."""
@@ -783,7 +791,8 @@ class Verifier:
         if when is None:
             return ""
         return (f"needs a PostgreSQL restart: PostgreSQL reads {', '.join(restart)} only when it starts, and the files under "
-                f"{self.host.label} cannot show the running value ({when}): restart postgresql, or verify with --dsn to SHOW it")
+                f"{self.host.label} cannot show the running value ({when}): `systemctl restart {self.pg_unit()}`, or verify with --dsn to "
+                f"SHOW it")
 
     def reload_unseen(self) -> str:
         """Why a setting PostgreSQL takes on a reload, read from the tree's files, is not proved to run ("" when it is:
@@ -813,11 +822,19 @@ class Verifier:
 
     def puma_behind(self) -> str:
         """Why the running Puma does not run the rendered configuration ("" when it does or cannot be told): pumactl
-        stats gives another worker count than foreman.service.d/installer.conf renders, so it started before."""
+        stats gives another worker count than foreman.service.d/installer.conf renders, so it started before; without
+        pumactl stats, systemd still runs foreman.service with other FOREMAN_PUMA_* values (systemctl show)."""
         running, _ = self.fact("puma_stats")
         rendered, _ = self.fact("puma")
         ran = running.get("workers") if isinstance(running, dict) else None
         wants = rendered.get("workers") if isinstance(rendered, dict) else None
+        loaded, _ = self.fact("puma_loaded")
+        if not isinstance(running, dict) and isinstance(loaded, dict) and isinstance(rendered, dict):
+            old = [f"{PUMA_ENV['foreman::foreman_service_puma_' + k]}={loaded[k]}" for k in ("workers", "threads_min", "threads_max")
+                   if loaded.get(k) is not None and rendered.get(k) is not None and str(loaded[k]) != str(rendered[k])]
+            if old:
+                return (f"systemd still runs foreman.service with {' '.join(old)} (systemctl show), not the configuration "
+                        "the installer rendered: systemctl daemon-reload && systemctl restart foreman")
         if ran is None or wants is None or str(ran) == str(wants):
             return ""
         return (f"the running Puma (pumactl stats: {ran} workers) started before the configuration the installer rendered "
@@ -949,7 +966,7 @@ class Verifier:
         if extra.startswith("profile_behind:"):
             return Check(c, PENDING, str(value), where, extra.split(":", 1)[1])
         if extra == "pending_restart":
-            return Check(c, PENDING, str(value), where, "PostgreSQL reports pending_restart: restart postgresql")
+            return Check(c, PENDING, str(value), where, f"PostgreSQL reports pending_restart: `systemctl restart {self.pg_unit()}`")
         # a PostgreSQL setting read from the files (--root without --dsn): in force only once PostgreSQL has started
         # since the run, for what it reads at start (a reset, max_connections, shared_buffers); else pending
         pending = self.restart_pending(_pg_names(c))
@@ -966,11 +983,13 @@ class Verifier:
         elif same(value, wanted) or (isinstance(wanted, int) and str(value).isdigit() and int(value) == wanted) or (
                 c.channel == "file" and str(value).split(None, 1)[0] == str(wanted).split(None, 1)[0]
                 and same(str(value).split(None, 1)[-1], str(wanted).split(None, 1)[-1])):  # "KeepAlive on" is On
+            if c.channel == "sysctl" and (later := self.overridden(c)):  # in the kernel now, gone at the next boot
+                return Check(c, DRIFT, str(value), where, f"{later}; the kernel still has {value} until then")
             if c.channel == "alter-system" and not self.host.has_psql:  # written into the tree's postgresql.auto.conf
                 state, why = self.pg_files_state(_pg_names(c))
                 return Check(c, state, str(value), where, why)
             key = c.target if c.channel == "custom-hiera" else _option_key(c.target) if c.channel == "installer" else None
-            if not pending and key in PUMA_BOOT and "rendered" in where:  # read by Puma when it starts
+            if not pending and (key in PUMA_BOOT or key in PUMA_ENV) and "rendered" in where:  # read by Puma when it starts
                 pending = self.puma_behind()
             return Check(c, PENDING if pending else IN_FORCE, str(value), where, pending)
         if extra and c.channel == "alter-system" and not extra.endswith(AUTO_CONF) and extra not in ("default", "configuration file"):

@@ -25,8 +25,9 @@ from foretune.changes.model import Blocked, Change, ChangeSet
 from foretune.knowledge import load_data, module_default
 from foretune.knowledge.model import SIZES
 from foretune.knowledge.precedence import (
-    PG_RESTART,
+    PG_RESTART_ANY,
     httpd_edit_target,
+    pg_unit,
     postgresql_include_shadow,
     postgresql_shadow,
     removed_settings,
@@ -118,6 +119,12 @@ def host_of(facts: Any) -> Host:
                 httpd_includes={str(k): tuple(v) for k, v in (facts.value("httpd_includes") or {}).items() if isinstance(v, list)})
 
 
+def pg_data_dir(host: Host) -> str:
+    """PostgreSQL's data directory as ``host``'s facts read it (the SCL's on RHEL 7: /var/opt/rh/rh-postgresql12/lib/pgsql/data)."""
+    first = next((loc for loc, _ in host.postgresql_files if posixpath.basename(loc) == "postgresql.conf"), None)
+    return "/" + posixpath.dirname(first).lstrip("/") if first else "/var/lib/pgsql/data"
+
+
 def installer_option(key: str) -> str | None:
     """The installer option for a hiera key of an installer-managed module, else None.
 
@@ -196,6 +203,14 @@ def _pg_number(text: str) -> float | None:
         return _number(value)
 
 
+# directives a vhost may set for itself, over the server-wide value (httpd-vhost-overrides); the MPM's and Passenger's
+# pool directives are server-wide only
+VHOST_DIRECTIVES = frozenset({"KeepAlive", "KeepAliveTimeout", "MaxKeepAliveRequests", "PassengerMaxRequestQueueSize",
+                              "PassengerMinInstances", "PassengerMaxRequests", "PassengerMaxPreloaderIdleTime",
+                              "PassengerStartTimeout", "PassengerMaxInstancesPerApp"})
+# hammer reads root's ~/.hammer after /etc/hammer (hammer-cli settings.rb; pf-cli-request-timeout)
+HAMMER_FILE = "/etc/hammer/cli.modules.d/foreman.yml"
+HAMMER_ROOT_FILE = "/root/.hammer/cli.modules.d/foreman.yml"
 TOMCAT_SERVER_XML = "/etc/tomcat/server.xml"  # Candlepin's Tomcat (candlepin-tomcat-threads): edited by hand
 
 
@@ -389,7 +404,7 @@ class _Builder:
                             reason=reason, citations=cites, source=source))
         elif tunable == "os.tuned_profile":
             pass  # `systemctl enable --now tuned` is part of the tuned step
-        elif command == PG_RESTART:
+        elif PG_RESTART_ANY.fullmatch(command):
             pass  # a finding's restart after ALTER SYSTEM RESET: the reset's change carries it (effect "restart")
         elif command == "systemctl restart foreman" and any(c.channel == "dropin" and c.op == "remove"
                                                             for c in self.changes.values()):
@@ -561,7 +576,7 @@ class _Builder:
         cites = tuple(citations) or (str(entry["citation"]), str(entry.get("undo_citation", "")))
         restart = setting in (entry.get("restart_settings") or ())  # read only at start (pg-conf-restart); else a reload
         self.add(Change(f"reset:postgresql:{setting}", "alter-system", setting, None, op="reset",
-                        effect="restart" if restart else "immediate", units=("postgresql",) if restart else (),
+                        effect="restart" if restart else "immediate", units=(pg_unit(self.pg_data_dir()),) if restart else (),
                         file=f"{self.pg_data_dir()}/postgresql.auto.conf",
                         reason=(f"postgresql.auto.conf sets {line} (ALTER SYSTEM), which wins over postgresql.conf" if line
                                 else f"postgresql.auto.conf (ALTER SYSTEM) sets {setting}, which wins over postgresql.conf"),
@@ -597,18 +612,23 @@ class _Builder:
         path = "/" + shadow.location.lstrip("/")
         restart = setting in (table("postgresql", self.host.postgresql_version).get("restart_settings") or ())
         self.add(Change(f"unshadow:{path}:{setting}", "file", path, shadow.line, op="remove",
-                        effect="restart" if restart else "immediate", units=("postgresql",), file=path, source=source,
+                        effect="restart" if restart else "immediate", units=(pg_unit(self.pg_data_dir()),), file=path, source=source,
                         site_value=self.host.postgresql_values.get(setting),
                         reason=f"{posixpath.basename(path)}, which postgresql.conf includes, sets {shadow.line} after "
                                "postgresql.conf's own line: the last entry wins, so the installer's value never takes effect",
                         citations=shadow.citations))
 
-    def unshadow_postgresql(self) -> None:
+    def unshadow_postgresql(self, audit: bool = False) -> None:
         """A postgresql.auto.conf line (ALTER SYSTEM) below the value the plan puts in postgresql.conf is reset,
         whether or not the set changes that value: the profile's (or the installer's) value never takes effect
-        while ALTER SYSTEM's stands. A line above it is the site's, kept (never lowered silently)."""
+        while ALTER SYSTEM's stands. A line above it is the site's, kept (never lowered silently). ``audit``: only
+        for a value the set changes (a fix, or the profile change's), since an audit's set fixes only its findings."""
+        profile = self.changes.get("profile")
         for t in self.plan.tunables.values():
             if not t.id.startswith("postgresql.") or t.foretune.value is None:
+                continue
+            if audit and t.id not in self.changes and not (profile is not None and any(
+                    f.target in self.profile_keys for f in t.fixes)):
                 continue
             setting = t.id.split(".", 1)[1]
             include = postgresql_include_shadow(setting, self.host.postgresql_sources, self.host.postgresql_values.get(setting),
@@ -638,8 +658,7 @@ class _Builder:
 
     def pg_data_dir(self) -> str:
         """PostgreSQL's data directory as the facts read it (the SCL's on RHEL 7: /var/opt/rh/rh-postgresql12/lib/pgsql/data)."""
-        first = next((loc for loc, _ in self.host.postgresql_files if posixpath.basename(loc) == "postgresql.conf"), None)
-        return "/" + posixpath.dirname(first).lstrip("/") if first else "/var/lib/pgsql/data"
+        return pg_data_dir(self.host)
 
     def pg_version(self) -> str | None:
         """The PostgreSQL major in force: the facts', else the release's (12 from Foreman 2.0 on, 9.2 before)."""
@@ -661,7 +680,7 @@ class _Builder:
                 how = ("ALTER SYSTEM RESET refuses a name PostgreSQL does not know, so the line is taken out of the file"
                        if path.endswith("postgresql.auto.conf") else "the installer leaves a line it no longer manages in place")
                 self.add(Change(f"stale:{path}:{name}", "file", path, line, op="remove", effect="restart",
-                                units=("postgresql",), file=path, source="stale", site_value=value,
+                                units=(pg_unit(self.pg_data_dir()),), file=path, source="stale", site_value=value,
                                 reason=f"{posixpath.basename(path)} sets {line}: PostgreSQL {version} no longer knows "
                                        f"{name} and refuses to start with it; {how}",
                                 citations=(cite, "fi-checkpoint-segments-removed")))
@@ -680,8 +699,48 @@ class _Builder:
                             reason=note.reason, citations=(note.citation,), source="stale",
                             site_value=self.host.custom_hiera.get(note.key)))
 
+    def overridden_by(self, c: Change) -> tuple[str, ...]:
+        """The places of higher precedence than ``c``'s, by the release's tables: what would win over it (the set
+        removes each one the host has that sets the same)."""
+        def above(table_: Mapping[str, Any], place: str) -> tuple[str, ...]:
+            order = [str(p) for p in table_.get("order") or ()]
+            return tuple(order[order.index(place) + 1:]) if place in order else ()
+
+        pg = table("postgresql", self.pg_version())
+        if c.op != "set":
+            return ()
+        if c.channel == "profile":
+            return above(self.installer_table, "profile")
+        if c.channel == "installer":
+            return above(self.installer_table, "answers")
+        if c.channel == "custom-hiera" and c.target.startswith(PG):
+            return above(pg, "postgresql.conf")  # the installer writes postgresql.conf
+        if c.channel == "custom-hiera" and c.target.startswith(("apache::keepalive", "apache::max_keepalive")) \
+                and self.plan.input.role == "server":
+            return tuple(f"{p} (05-foreman-ssl.conf)" for p in above(self.apache_table, "global"))
+        if c.channel == "custom-hiera" and (c.target in PUMA_ENV or c.target.startswith(PUMA_TARGETS)):
+            return (f"foreman.service drop-in read after {INSTALLER_DROPIN}",)
+        if c.channel == "file" and c.target.endswith("/postgresql.conf"):
+            return above(pg, "postgresql.conf")
+        directive = str(c.value).split(" ", 1)[0] if c.channel == "file" else ""
+        if c.channel == "file" and c.target.startswith("/etc/httpd/") and directive in VHOST_DIRECTIVES:
+            if re.search(r"/conf\.d/[^/]+\.d/", c.target):  # read inside the vhost that includes it
+                return ("the vhost's own line after its include",)
+            if "/05-foreman-ssl.conf" not in c.target and "/25-puppet.conf" not in c.target:  # a Capsule's app is Puppet's
+                vhost = "25-puppet.conf" if self.plan.input.role == "capsule" else "05-foreman-ssl.conf"
+                return tuple(f"{p} ({vhost})" for p in above(self.apache_table, "global"))
+        if c.channel == "file" and c.target == HAMMER_FILE:
+            return (HAMMER_ROOT_FILE + " (root's hammer, read after it)",)
+        if c.channel == "dropin":
+            unit = c.target.split(":", 1)[0]
+            return (f"{unit} drop-in read after {posixpath.basename(c.file) or LIMITS_DROPIN}",)
+        if c.channel == "sysctl":
+            return (f"sysctl.d file read after {posixpath.basename(c.file or SYSCTL_FILE)}",)
+        return ()
+
     def result(self) -> ChangeSet:
-        ordered = sorted(self.changes.values(), key=lambda c: _ORDER.get((c.channel, c.op), 99))
+        ordered = sorted((c._replace(overridden_by=c.overridden_by or self.overridden_by(c)) for c in self.changes.values()),
+                         key=lambda c: _ORDER.get((c.channel, c.op), 99))
         # a change blocked for one finding that a later (critical) finding's fix made take effect is no longer blocked
         made = [(c.tunable, c.target, c.value) for c in self.changes.values()]
         blocked = tuple(b for b in self.blocked if (b.change.tunable, b.change.target, b.change.value) not in made)
@@ -758,6 +817,36 @@ def _measured(b: _Builder, facts: Any) -> None:
 
 
 THP_NEVER = "echo never > /sys/kernel/mm/transparent_hugepage/enabled"
+VHOST_KEEPALIVE = {"apache.keepalive": ("KeepAlive", "apache::keepalive"),
+                   "apache.keepalive_timeout": ("KeepAliveTimeout", "apache::keepalive_timeout"),
+                   "apache.max_keepalive_requests": ("MaxKeepAliveRequests", "apache::max_keepalive_requests")}
+
+
+def _vhost_keepalive(b: _Builder) -> None:
+    """A KeepAlive directive the Foreman vhost (05-foreman-ssl.conf) sets itself, other than the plan's value, wins
+    over the server-wide one for the clients (httpd-vhost-overrides), even where the plan's value is the installer's:
+    the set gives the value again through the key that reaches the vhost (foreman:: from puppet-foreman 5.2 to 13), or,
+    from puppet-foreman 14, which writes no KeepAlive into the vhost, through apache::, whose installer run renders the
+    vhost again without the line. Satellite 6.2 edits the files themselves (its plan's file changes)."""
+    if not b.release.features.custom_hiera or b.plan.input.role != "server":
+        return
+    for tunable, (directive, key) in VHOST_KEEPALIVE.items():
+        t = b.plan.tunables.get(tunable)
+        if t is None or t.id in b.changes or t.foretune.value is None:
+            continue
+        line = next((line.strip() for location, line in reversed(b.host.directive_lines) if "05-foreman-ssl" in location
+                     and line.split()[:1] == [directive]), None)
+        found = line.split()[1] if line is not None and len(line.split()) == 2 else None
+        ours = ("On" if t.foretune.value else "Off") if isinstance(t.foretune.value, bool) else str(t.foretune.value)
+        if found is None or found.lower() == ours.lower():
+            continue
+        how = ("the installer writes it into the vhost" if b.release.features.foreman_vhost_keepalive else
+               "puppet-foreman writes no KeepAlive into the vhost from 14.0 on, so the installer run renders "
+               "05-foreman-ssl.conf again without that line and the server-wide value applies")
+        b.fix(t.id, Fix("hiera", key, t.foretune.value),
+              f"05-foreman-ssl.conf sets {line} itself, which wins over the server-wide value for the Foreman vhost: "
+              f"{how} ({t.foretune.reason})", (*t.foretune.citations, str(b.apache_table["citation"]),
+                                                *(() if b.release.features.foreman_vhost_keepalive else ("pf-keepalive-dropped",))))
 
 
 def _tuned_thp(b: _Builder, facts: Any) -> None:
@@ -930,6 +1019,7 @@ def _plan_set(plan: Plan, facts: Any = None, lower_site: bool = False) -> Change
             for fix in t.fixes:
                 b.fix(t.id, fix, t.foretune.reason, t.foretune.citations)
     _measured(b, facts)
+    _vhost_keepalive(b)
     _tuned_thp(b, facts)
     b.unshadow_postgresql()
     b.stale()
@@ -996,7 +1086,7 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
                 # a fix of the finding's own (no plan tunable gives it): its file still says which finding asks for it
                 b.fix(tunable_id or f"{fix.kind}:{fix_key(fix)}", fix, f"the {rule} finding asks for it", (), rule)
     _tuned_thp(b, facts)
-    b.unshadow_postgresql()
+    b.unshadow_postgresql(audit=True)
     b.stale()
     return refit_audit(b.result(), plan)
 

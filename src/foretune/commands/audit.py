@@ -225,7 +225,7 @@ def _fix_lines(findings: list[Any], changes: Any, plan: Any, hiera: dict[str, An
     import dataclasses  # start-up: loaded with the outputs only
 
     from foretune.changes import build  # start-up: loaded with the outputs only
-    from foretune.knowledge.precedence import PG_RESTART  # start-up: loaded with the outputs only
+    from foretune.knowledge.precedence import PG_RESTART_ANY  # start-up: loaded with the outputs only
     from foretune.render.snippets import render_change, yaml_scalar  # start-up: loaded with the outputs only
     from foretune.report.actions import with_activation  # start-up: loaded with the outputs only
 
@@ -283,7 +283,8 @@ def _fix_lines(findings: list[Any], changes: Any, plan: Any, hiera: dict[str, An
         if deletes:
             lines[lines.index(DELETE_SLOT)] = delete_snippet(build.HIERA_FILE, deletes, hiera or {})
         # a restart the installer run may not do comes after that run
-        lines = [line for line in lines if line != PG_RESTART] + [line for line in lines if line == PG_RESTART]
+        lines = [line for line in lines if not PG_RESTART_ANY.fullmatch(line)] + [line for line in lines
+                                                                                 if PG_RESTART_ANY.fullmatch(line)]
         lines = with_activation(lines)  # a drop-in or an installer-rewritten file, pasted alone, takes effect
         out.append(dataclasses.replace(f, fixes=tuple(lines)))
     return out

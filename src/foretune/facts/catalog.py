@@ -60,6 +60,9 @@ CATALOG: tuple[FactSpec, ...] = (
     # --- application services --------------------------------------------------------------
     FactSpec("puma", "dict: workers, threads_min, threads_max (ints; from foreman.service.d or defaults)",
              "Foreman Puma configuration."),
+    FactSpec("puma_loaded", "dict: workers, threads_min, threads_max (int or None when its Environment does not set it)",
+             "The FOREMAN_PUMA_* environment systemd runs foreman.service with now (systemctl show): a drop-in written "
+             "since takes effect only after daemon-reload and a restart."),
     FactSpec("puma_stats", "dict: workers, booted_workers, max_threads (largest per worker), backlog (summed over workers); "
              "pool_capacity (free threads, summed) and saturated_workers (workers with none free) when reported",
              "pumactl stats, when available.", needs_root=True),

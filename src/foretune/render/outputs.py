@@ -207,11 +207,16 @@ def _shadow_filter(c: Change) -> str:
     return f"sed '/{pattern}/d' {c.overrides[0]} > {c.file}"
 
 
+def _pg_unit(cs: ChangeSet) -> str:
+    """The PostgreSQL unit the set restarts (an SCL's rh-postgresql12-postgresql on EL7), else postgresql."""
+    return next((u for c in cs.changes for u in c.units if u.endswith("postgresql")), "postgresql")
+
+
 def _removal_step(c: Change) -> str:
     """An APPLY.md step that deletes ``c``'s line, with what puts it in force and the undo."""
     postgresql = "/pgsql/" in c.target or "/postgresql/" in c.target
     if postgresql and c.effect == "restart":
-        after = ", then `systemctl restart postgresql` (PostgreSQL reads it only when it starts)"
+        after = f", then `systemctl restart {' '.join(c.units) or 'postgresql'}` (PostgreSQL reads it only when it starts)"
     elif postgresql:
         after = ", then `sudo -u postgres psql -c 'SELECT pg_reload_conf();'` (a reload is enough)"
     else:
@@ -318,7 +323,7 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
     if pg_restart:
         shows = " ".join(f"-c 'SHOW {name};'" for name in pg_restart)
         steps.append(f"{n}. Restart PostgreSQL, which the installer does not do when postgresql.conf is unchanged: "
-                     "`systemctl restart postgresql` (or `foreman-maintain service restart`); then check with "
+                     f"`systemctl restart {_pg_unit(cs)}` (or `foreman-maintain service restart`); then check with "
                      f"`sudo -u postgres psql {shows}`.")
         n += 1
     lowered = [c for c in cs.changes if c.channel == "installer" and _below(c.value, c.site_value)]
@@ -556,7 +561,7 @@ def change_set_json(cs: ChangeSet) -> str:
 
     def entry(change: Any) -> dict[str, Any]:
         data = change._asdict()
-        for key in ("units", "overrides", "citations"):
+        for key in ("units", "overrides", "overridden_by", "citations"):
             data[key] = list(data[key])
         data["value"], data["site_value"] = redact_data(data["value"]), redact_data(data["site_value"])
         return {key: value for key, value in data.items() if value not in (None, "", [])}

@@ -21,7 +21,7 @@ from foretune.facts.model import Provenance
 from foretune.facts.numbers import whole
 from foretune.facts.parsers.foreman import parse_pumactl_stats
 from foretune.facts.parsers.httpd import Directive, parse_directives
-from foretune.facts.parsers.keyvalue import parse_env
+from foretune.facts.parsers.keyvalue import parse_env, parse_environment_words
 from foretune.facts.parsers.postgresql import parse_postgresql_lines
 from foretune.facts.parsers.redis import parse_redis_conf, parse_redis_info
 from foretune.facts.parsers.yamlfile import parse_yaml
@@ -53,6 +53,14 @@ def puma(x: Extractor) -> None:
         x.unknown("puma", "Passenger era: Foreman runs inside Apache, not Puma")
     else:
         x.unknown("puma", "Foreman is not installed here")
+    loaded = (service_units(x).get("foreman.service") or {}).get("Environment")
+    if loaded:  # what systemd runs the unit with now (a drop-in changed since is read only after daemon-reload)
+        words = parse_environment_words(str(loaded))
+        x.known("puma_loaded", {k: _int(words.get(v)) for k, v in keys.items()},
+                x.note("systemctl show foreman.service", " ".join(f"{v}={words[v]}" for v in keys.values() if v in words)
+                       or "no FOREMAN_PUMA_* in its Environment"))
+    else:
+        x.unknown("puma_loaded", "no systemctl show foreman.service (Environment) in the source")
     raw = x.raw("pumactl_stats")
     stats = x.parse(raw, parse_pumactl_stats)
     if raw is not None and stats:
