@@ -2480,11 +2480,13 @@ def test_passenger_instances_mongodb_cache_and_the_vhost_keepalive_are_read_back
         {"tunable": "mongodb.cache_size_gb", "channel": "custom-hiera", "target": "mongodb::server::config_data",
          "value": {"storage.wiredTiger.engineConfig.cacheSizeGB": 12.8}, "file": "/etc/foreman-installer/custom-hiera.yaml"},
         {"tunable": "apache.max_keepalive_requests", "channel": "installer", "target": "--foreman-max-keepalive-requests",
-         "value": 0}]}
+         "value": 0},
+        {"tunable": "capsule.proxy_timeout", "channel": "custom-hiera", "target": "apache::mod::proxy::proxy_timeout",
+         "value": 600, "file": "/etc/foreman-installer/custom-hiera.yaml"}]}
     assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, cs), "--write").status == 0
     result = run_cli("verify", "--root", str(root))
     assert _states(result.stdout) == {"passenger.max_instances_per_app": "pending", "mongodb.cache_size_gb": "pending",
-                                      "apache.max_keepalive_requests": "pending"}, result.stdout
+                                      "apache.max_keepalive_requests": "pending", "capsule.proxy_timeout": "pending"}, result.stdout
     assert "apache MaxKeepAliveRequests (the rendered configuration) still gives 100: waiting for an installer run" in result.stdout
     assert "mongodb (the rendered configuration) still gives {'storage.wiredTiger.engineConfig.cacheSizeGB': 8.0}" in result.stdout
     assert "passenger PassengerMaxInstancesPerApp (the rendered configuration) still gives 'not set'" in result.stdout
@@ -2492,6 +2494,7 @@ def test_passenger_instances_mongodb_cache_and_the_vhost_keepalive_are_read_back
     _edit(root, "etc/opt/rh/rh-mongodb34/mongod.conf", "cacheSizeGB: 8", "cacheSizeGB: 12.8")
     _edit(root, "etc/httpd/conf.d/05-foreman-ssl.conf", "MaxKeepAliveRequests 100", "MaxKeepAliveRequests 0")
     _edit(root, "etc/httpd/conf.d/passenger.conf", "PassengerMaxPoolSize 48\n", "PassengerMaxPoolSize 48\n  PassengerMaxInstancesPerApp 60\n")
+    (root / "etc/httpd/conf.d/proxy.conf").write_text("ProxyTimeout 600\n", encoding="utf-8")
     result = run_cli("verify", "--root", str(root))
     assert set(_states(result.stdout).values()) == {"in force"}, result.stdout
 

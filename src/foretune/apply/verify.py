@@ -89,6 +89,7 @@ READBACK: dict[str, tuple[str, str]] = {
     "foreman::dynflow_worker_concurrency": ("dynflow", "concurrency"),
     "foreman::passenger_min_instances": ("passenger", "PassengerMinInstances"),
     "apache::mod::passenger::passenger_max_instances_per_app": ("passenger", "PassengerMaxInstancesPerApp"),
+    "apache::mod::proxy::proxy_timeout": ("apache", "ProxyTimeout"),
     # the Foreman vhost's own KeepAlive directives (puppet-foreman's keepalive parameters), which win over apache::'s
     "foreman::keepalive": ("apache", "KeepAlive"),
     "foreman::keepalive_timeout": ("apache", "KeepAliveTimeout"),
