@@ -783,7 +783,13 @@ class Verifier:
         if when is None:
             return ""
         return (f"needs a PostgreSQL restart: PostgreSQL reads {', '.join(restart)} only when it starts, and the files under "
-                f"{self.host.label} cannot show the running value ({when}): restart postgresql, or verify with --dsn to SHOW it")
+                f"{self.host.label} cannot show the running value ({when}): restart {self.pg_unit()}, or verify with --dsn to "
+                "SHOW it")
+
+    def pg_unit(self) -> str:
+        """PostgreSQL's unit as the run's changes name it (rh-postgresql12-postgresql: the SCL's on RHEL 7)."""
+        return next((str(u).removesuffix(".service") for d in self.journal.get("changes", []) if d.get("channel") in ("alter-system", "file")
+                     for u in d.get("units") or () if "postgresql" in str(u)), "postgresql")
 
     def reload_unseen(self) -> str:
         """Why a setting PostgreSQL takes on a reload, read from the tree's files, is not proved to run ("" when it is:
@@ -949,7 +955,7 @@ class Verifier:
         if extra.startswith("profile_behind:"):
             return Check(c, PENDING, str(value), where, extra.split(":", 1)[1])
         if extra == "pending_restart":
-            return Check(c, PENDING, str(value), where, "PostgreSQL reports pending_restart: restart postgresql")
+            return Check(c, PENDING, str(value), where, f"PostgreSQL reports pending_restart: restart {self.pg_unit()}")
         # a PostgreSQL setting read from the files (--root without --dsn): in force only once PostgreSQL has started
         # since the run, for what it reads at start (a reset, max_connections, shared_buffers); else pending
         pending = self.restart_pending(_pg_names(c))

@@ -34,6 +34,11 @@ MECHANISMS = ("postgresql", "systemd", "installer", "apache")
 PG_RESTART = "systemctl restart postgresql"
 
 
+def pg_restart(unit: str = "postgresql") -> str:
+    """The restart of PostgreSQL's unit (``rh-postgresql12-postgresql`` for the SCL's on RHEL 7, Satellite 6.8-6.10)."""
+    return f"systemctl restart {unit}"
+
+
 def table(mechanism: str, version: str | None = None) -> dict[str, Any]:
     """The precedence table of ``mechanism`` (postgresql, systemd, installer, apache) at ``version``: a PostgreSQL
     major for postgresql, a Foreman x.y otherwise; the newest table when ``version`` is None (unknown).
