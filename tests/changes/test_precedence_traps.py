@@ -400,3 +400,24 @@ def test_a_pool_lock_below_the_profile_it_moves_to_goes_and_the_profile_gives_th
     high = make_plan(PlanInput("satellite", "6.7", hosts=9000, cpus=32, physical_cores=16, ram_bytes=64 * 1024**3,
                                configured={key: (40, "custom-hiera.yaml")}))
     assert high.tunables["passenger.max_pool_size"].foretune.value == 40
+
+
+def test_apply_md_lists_what_the_installer_lowers_under_the_installer_step() -> None:
+    # the answers file says 40 Puma workers, the guide gives 18 for large (gf-puma-recommendations): the installer run
+    # lowers them. postgresql.auto.conf's max_connections = '100' is reset, and max_connections is read only at start:
+    # a PostgreSQL restart step follows the installer. The note on the lowered workers belongs to the installer's step,
+    # not to the restart after it (acceptance D15).
+    from foretune.render import outputs
+
+    plan = make_plan(PlanInput("satellite", "6.15", hosts=15000, cpus=16, ram_bytes=64 * 1024**3))
+    t = plan.tunables["puma.workers"]
+    plan = plan._replace(tunables={**plan.tunables, "puma.workers": t._replace(
+        installer=t.installer._replace(value=40, origin="answers file"))})
+    host = build.Host(postgresql_files=(("var/lib/pgsql/data/postgresql.conf", "max_connections = 1000"),
+                                        ("var/lib/pgsql/data/postgresql.auto.conf", "max_connections = '100'")),
+                      postgresql_version="12")
+    text = outputs.apply_md(plan, build.from_plan(plan, host))
+    installer = text.index(". Run the installer (")
+    lowered = text.index("   - `--foreman-foreman-service-puma-workers 18` lowers the site's 40")
+    restart = text.index(". Restart PostgreSQL, which the installer does not do")
+    assert installer < lowered < restart, text
