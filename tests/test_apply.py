@@ -403,15 +403,18 @@ def test_alter_system_then_show_on_a_real_postgresql(tmp_path: Path, pg: pgclust
     again = run_cli("apply", "--root", str(root), "--dsn", dsn, "--changes", _changes(tmp_path, sets), "--write")
     assert "nothing to change" in again.stdout and "ALTER SYSTEM" not in again.stdout
     [run] = _runs(root)
-    # the statements ran on the --dsn server: a rollback of the tree alone (or against another server) is refused in
-    # one line before anything is restored, naming the server without its password (acceptance D5)
+    # the journal names the server the statements ran on; a rollback that reaches none, or another one, is refused
+    # before anything is touched, never "undone" somewhere else (acceptance D5)
     journal = json.loads((root / RUNS / run / "journal.json").read_text(encoding="utf-8"))
-    assert journal["postgresql"] == dsn
+    assert {s["target"] for s in journal["statements"]} == {" ".join(dsn.split())}
     refused = run_cli("apply", "--root", str(root), "--rollback", run)
-    assert refused.status == 2 and f"ran its ALTER SYSTEM statements on {dsn}: roll it back with --dsn" in refused.stderr
-    assert "nothing restored" in refused.stderr and _show(pg, "maintenance_work_mem") != "64MB"
-    other = run_cli("apply", "--root", str(root), "--dsn", dsn + " dbname=template1", "--rollback", run)
-    assert other.status == 2 and "nothing restored" in other.stderr
+    assert (refused.status, refused.stderr) == (2, f"foretune: error: run {run} ran ALTER SYSTEM statements on --dsn "
+                                                   f"'{dsn}': give the same --dsn (with its password) to undo them there; "
+                                                   "nothing restored\n")
+    other = run_cli("apply", "--root", str(root), "--dsn", dsn + " application_name=other", "--rollback", run)
+    assert other.status == 2 and f"ran its ALTER SYSTEM statements on --dsn '{dsn}', not on --dsn '{dsn} " \
+        "application_name=other'" in other.stderr
+    assert _show(pg, "maintenance_work_mem") == "256MB"  # nothing undone by the refused runs
     result = run_cli("apply", "--root", str(root), "--dsn", dsn, "--rollback", run)
     assert result.status == 0, result.stderr
     assert result.stdout == f"rolled back run {run} on {root}: 0 files restored, 3 ALTER SYSTEM statements undone\n"
@@ -1462,6 +1465,34 @@ def test_the_rhel7_scl_data_directory_is_the_one_read_and_written_even_beside_th
     assert check["state"] == "in force", check
 
 
+def test_the_rhel7_scl_postgresql_is_restarted_by_its_own_unit_name(tmp_path: Path) -> None:
+    # Satellite 6.9 on RHEL 7: the source lists `rh-postgresql12-postgresql.service` (systemctl list-units) and no
+    # postgresql.service, and PostgreSQL's data directory is /var/opt/rh/rh-postgresql12/lib/pgsql/data. ALTER SYSTEM's
+    # max_connections = '200' goes, and max_connections is read only at start: every restart apply, APPLY.md and
+    # verify name is `systemctl restart rh-postgresql12-postgresql`; `systemctl restart postgresql` would fail with
+    # "Unit postgresql.service not found" (acceptance D7).
+    root = tmp_path / "host"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.9", root, symlinks=True)
+    scl = root / "var/opt/rh/rh-postgresql12/lib/pgsql/data"
+    (scl / "postgresql.auto.conf").write_text(AUTO_HEAD + "max_connections = '200'\n", encoding="utf-8")
+    shown = run_cli("apply", "--root", str(root))
+    assert shown.status == 0, shown.stderr
+    assert "`systemctl restart rh-postgresql12-postgresql`" in shown.stdout
+    assert "systemctl restart postgresql" not in shown.stdout
+    out = tmp_path / "bundle"
+    assert run_cli("plan", "--from", str(root), "--output-dir", str(out)).status == 0
+    apply_md = (out / "APPLY.md").read_text(encoding="utf-8")
+    assert "`systemctl restart rh-postgresql12-postgresql` (or `foreman-maintain service restart`)" in apply_md
+    assert "systemctl restart postgresql" not in apply_md
+    assert run_cli("apply", "--root", str(root), "--write").status == 0
+    journal = json.loads(next((root / RUNS).glob("*/journal.json")).read_text(encoding="utf-8"))
+    [reset] = [c for c in journal["changes"] if c["tunable"] == "reset:postgresql:max_connections"]
+    assert reset["units"] == ["rh-postgresql12-postgresql"]
+    verified = run_cli("verify", "--root", str(root))
+    assert "restart rh-postgresql12-postgresql" in verified.stdout, verified.stdout
+    assert "restart postgresql" not in verified.stdout
+
+
 def test_an_environment_file_that_sets_pumas_environment_is_detected_as_shadowing(tmp_path: Path) -> None:
     # satellite-6.15 plus foreman.service.d/10-env.conf `EnvironmentFile=-/etc/sysconfig/foreman-puma`, which sets
     # FOREMAN_PUMA_WORKERS=30. Though 10-env.conf sorts before installer.conf, variables read from an EnvironmentFile=
@@ -2251,7 +2282,7 @@ def test_the_audit_fix_apply_md_and_apply_take_the_same_lines_out_of_a_site_over
     (root / OVERRIDE).write_text(SITE_OVERRIDE, encoding="utf-8")
     after = ("# site: memory fragmentation fix, INC0099\n[Service]\nEnvironment=MALLOC_ARENA_MAX=2\nLimitNOFILE=65536\n")
     out = tmp_path / "out"
-    assert run_cli("audit", str(root), "--output-dir", str(out)).status in (0, 1)
+    assert run_cli("plan", "--from", str(root), "--output-dir", str(out)).status == 0
     steps = (out / "APPLY.md").read_text(encoding="utf-8")
     assert ("Take `Environment=MALLOC_ARENA_MAX=2 FOREMAN_PUMA_THREADS_MIN=16` and `Environment=FOREMAN_PUMA_THREADS_MAX=16` "
             "out of `/etc/systemd/system/foreman.service.d/override.conf`, keep its other settings") in steps
@@ -2545,3 +2576,23 @@ def test_a_later_sysctl_file_is_drift_while_the_kernel_still_has_the_value(tmp_p
     assert result.status == 1 and _states(result.stdout) == {"kernel.aio_max_nr": "drift"}, result.stdout
     assert ("/etc/sysctl.d/99-late.conf sets fs.aio-max-nr = 65536 and is read after 90-foretune.conf: sysctl --system "
             "keeps 65536") in result.stdout and "the kernel still has 1048576 until then" in result.stdout
+
+
+def test_a_custom_hiera_that_is_an_absolute_symbolic_link_is_refused_not_planned_as_absent(tmp_path: Path) -> None:
+    # a copy made with cp -a or rsync keeps an absolute link: custom-hiera.yaml -> /elsewhere/custom-hiera.yaml. Read
+    # under --root it would point outside the tree; planned as absent, the set would keep the file's stale keys and
+    # locks while the installer command passes the options they override. Refused in one line, as a relative link
+    # is, before anything is planned or written (acceptance D20).
+    root = _tree(tmp_path)
+    outside = tmp_path / "elsewhere" / "custom-hiera.yaml"
+    outside.parent.mkdir()
+    shutil.copy(root / HIERA, outside)
+    (root / HIERA).unlink()
+    (root / HIERA).symlink_to(outside)
+    before = outside.read_bytes()
+    for extra in ([], ["--write"], ["--audit", "--write"]):
+        result = run_cli("apply", "--root", str(root), *extra)
+        assert result.status == 2, result.stdout
+        assert result.stderr == (f"foretune: error: {root / HIERA}: is a symbolic link (to {outside}): refusing to "
+                                 "follow it\n")
+    assert _runs(root) == [] and outside.read_bytes() == before

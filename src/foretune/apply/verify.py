@@ -754,14 +754,6 @@ class Verifier:
             self._restart = frozenset((*(entry.get("restart_settings") or ()), *(entry.get("removed_settings") or {})))
         return self._restart
 
-    def pg_unit(self) -> str:
-        """The PostgreSQL unit the run's changes restart (an SCL's rh-postgresql12-postgresql on EL7), else its data
-        directory's."""
-        from foretune.knowledge.precedence import pg_unit  # start-up: only when verify reads PostgreSQL
-
-        return next((str(u) for d in self.journal.get("changes", []) for u in d.get("units") or ()
-                     if str(u).endswith("postgresql")), pg_unit(self.host.pg_data_dir()))
-
     def postgresql_started(self) -> tuple[float | None, str]:
         """(when PostgreSQL started, the postmaster.pid it was read from): the file's third line is the start time in
         seconds since the epoch; None when there is no such file (PostgreSQL not running, or not in the tree)."""
@@ -792,8 +784,13 @@ class Verifier:
         if when is None:
             return ""
         return (f"needs a PostgreSQL restart: PostgreSQL reads {', '.join(restart)} only when it starts, and the files under "
-                f"{self.host.label} cannot show the running value ({when}): `systemctl restart {self.pg_unit()}`, or verify with --dsn to "
-                f"SHOW it")
+                f"{self.host.label} cannot show the running value ({when}): restart {self.pg_unit()}, or verify with --dsn to "
+                "SHOW it")
+
+    def pg_unit(self) -> str:
+        """PostgreSQL's unit as the run's changes name it (rh-postgresql12-postgresql: the SCL's on RHEL 7)."""
+        return next((str(u).removesuffix(".service") for d in self.journal.get("changes", []) if d.get("channel") in ("alter-system", "file")
+                     for u in d.get("units") or () if "postgresql" in str(u)), "postgresql")
 
     def reload_unseen(self) -> str:
         """Why a setting PostgreSQL takes on a reload, read from the tree's files, is not proved to run ("" when it is:
@@ -967,7 +964,7 @@ class Verifier:
         if extra.startswith("profile_behind:"):
             return Check(c, PENDING, str(value), where, extra.split(":", 1)[1])
         if extra == "pending_restart":
-            return Check(c, PENDING, str(value), where, f"PostgreSQL reports pending_restart: `systemctl restart {self.pg_unit()}`")
+            return Check(c, PENDING, str(value), where, f"PostgreSQL reports pending_restart: restart {self.pg_unit()}")
         # a PostgreSQL setting read from the files (--root without --dsn): in force only once PostgreSQL has started
         # since the run, for what it reads at start (a reset, max_connections, shared_buffers); else pending
         pending = self.restart_pending(_pg_names(c))

@@ -25,9 +25,9 @@ from foretune.changes.model import Blocked, Change, ChangeSet
 from foretune.knowledge import load_data, module_default
 from foretune.knowledge.model import SIZES
 from foretune.knowledge.precedence import (
-    PG_RESTART_ANY,
+    PG_RESTART,
     httpd_edit_target,
-    pg_unit,
+    pg_restart,
     postgresql_include_shadow,
     postgresql_shadow,
     removed_settings,
@@ -86,6 +86,30 @@ class Host(NamedTuple):
     directive_lines: tuple[tuple[str, str], ...] = ()
     # httpd file -> its includes and the directives it sets after each (the httpd_includes fact): what httpd reads
     httpd_includes: Mapping[str, tuple[Mapping[str, Any], ...]] = {}
+    postgresql_unit: str = "postgresql"  # the unit PostgreSQL runs as (rh-postgresql12-postgresql: the SCL's on RHEL 7)
+
+
+def postgresql_unit(files: Iterable[tuple[str, str]], units: Iterable[str] = ()) -> str:
+    """The systemd unit of the PostgreSQL the facts read: the SCL's (``rh-postgresql12-postgresql``, whose data
+    directory is /var/opt/rh/rh-postgresql12/lib/pgsql/data: Satellite 6.8-6.10 on RHEL 7) when its postgresql.conf is
+    the one read, or, without a data directory in the source, when the source lists that unit; else ``postgresql``.
+
+    >>> postgresql_unit([("var/opt/rh/rh-postgresql12/lib/pgsql/data/postgresql.conf", "")])
+    'rh-postgresql12-postgresql'
+    >>> postgresql_unit([("var/lib/pgsql/data/postgresql.conf", "")], ["rh-postgresql12-postgresql.service"])
+    'postgresql'
+    >>> postgresql_unit([], ["postgresql.service", "rh-postgresql12-postgresql.service"])
+    'rh-postgresql12-postgresql'
+    """
+    locations = [location for location, _ in files if "/pgsql/" in f"/{location}"]  # not SHOW ALL's (live)
+    for location in locations:
+        scl = re.search(r"(?:^|/)var/opt/rh/(rh-postgresql\d+)/lib/pgsql/", location)
+        if scl:
+            return f"{scl.group(1)}-postgresql"
+    if locations:
+        return "postgresql"
+    return next((m.group(1) for unit in sorted(units) if (m := re.fullmatch(r"(rh-postgresql\d+-postgresql)\.service", unit))),
+                "postgresql")
 
 
 def host_of(facts: Any) -> Host:
@@ -116,13 +140,9 @@ def host_of(facts: Any) -> Host:
                 puma_workers=(facts.value("puma_stats") or {}).get("workers") or (facts.value("puma") or {}).get("workers"),
                 directive_lines=tuple((p.location, line) for name in ("passenger", "apache") if (f := facts.get(name)) is not None
                                       and f.known for p in f.provenance for line in p.excerpt.split(" | ")),
-                httpd_includes={str(k): tuple(v) for k, v in (facts.value("httpd_includes") or {}).items() if isinstance(v, list)})
-
-
-def pg_data_dir(host: Host) -> str:
-    """PostgreSQL's data directory as ``host``'s facts read it (the SCL's on RHEL 7: /var/opt/rh/rh-postgresql12/lib/pgsql/data)."""
-    first = next((loc for loc, _ in host.postgresql_files if posixpath.basename(loc) == "postgresql.conf"), None)
-    return "/" + posixpath.dirname(first).lstrip("/") if first else "/var/lib/pgsql/data"
+                httpd_includes={str(k): tuple(v) for k, v in (facts.value("httpd_includes") or {}).items() if isinstance(v, list)},
+                postgresql_unit=postgresql_unit([(p.location, p.excerpt) for p in pg.provenance] if pg is not None and pg.known
+                                                else [], (facts.value("service_limits") or {}).keys()))
 
 
 def installer_option(key: str) -> str | None:
@@ -404,7 +424,7 @@ class _Builder:
                             reason=reason, citations=cites, source=source))
         elif tunable == "os.tuned_profile":
             pass  # `systemctl enable --now tuned` is part of the tuned step
-        elif PG_RESTART_ANY.fullmatch(command):
+        elif command in (PG_RESTART, pg_restart(self.host.postgresql_unit)):
             pass  # a finding's restart after ALTER SYSTEM RESET: the reset's change carries it (effect "restart")
         elif command == "systemctl restart foreman" and any(c.channel == "dropin" and c.op == "remove"
                                                             for c in self.changes.values()):
@@ -500,11 +520,18 @@ class _Builder:
             shadow = postgresql_shadow(key.split("/", 1)[1], self.host.postgresql_files, self.host.postgresql_version)
             theirs, ours = (_pg_number(shadow.line.split("=", 1)[-1]) if shadow is not None else None), _pg_number(str(value))
             if shadow is not None and theirs is not None and ours is not None and theirs > ours:
-                # ALTER SYSTEM's value is the site's, above foretune's: kept, not reset and replaced in silence
-                self.block(change._replace(site_value=shadow.line.split("=", 1)[-1].strip().strip("'")),
-                           f"postgresql.auto.conf sets {shadow.line} (ALTER SYSTEM), above foretune's {value}: the site's "
-                           "value is kept (never lowered silently)", shadow.citations)
-                return
+                site = shadow.line.split("=", 1)[-1].strip().strip("'")
+                reset = self.changes.get(f"reset:postgresql:{key.split('/', 1)[1]}")
+                if reset is None or reset.source != source or source == "plan":
+                    # ALTER SYSTEM's value is the site's, above foretune's: kept, not reset and replaced in silence
+                    self.block(change._replace(site_value=site),
+                               f"postgresql.auto.conf sets {shadow.line} (ALTER SYSTEM), above foretune's {value}: the "
+                               "site's value is kept (never lowered silently)", shadow.citations)
+                    return
+                # the finding judged ALTER SYSTEM's value itself and asks for both its reset and this value: carried
+                # out whole, and said, never the reset alone (which would leave postgresql.conf's value in force)
+                change = change._replace(site_value=site, reason=f"the {source} finding asks for it, with the reset of "
+                                                                 f"postgresql.auto.conf's {shadow.line}: {reason}")
         self.add(change)
         if key.startswith(PG + "/"):
             setting = key.split("/", 1)[1]
@@ -576,7 +603,7 @@ class _Builder:
         cites = tuple(citations) or (str(entry["citation"]), str(entry.get("undo_citation", "")))
         restart = setting in (entry.get("restart_settings") or ())  # read only at start (pg-conf-restart); else a reload
         self.add(Change(f"reset:postgresql:{setting}", "alter-system", setting, None, op="reset",
-                        effect="restart" if restart else "immediate", units=(pg_unit(self.pg_data_dir()),) if restart else (),
+                        effect="restart" if restart else "immediate", units=(self.host.postgresql_unit,) if restart else (),
                         file=f"{self.pg_data_dir()}/postgresql.auto.conf",
                         reason=(f"postgresql.auto.conf sets {line} (ALTER SYSTEM), which wins over postgresql.conf" if line
                                 else f"postgresql.auto.conf (ALTER SYSTEM) sets {setting}, which wins over postgresql.conf"),
@@ -612,25 +639,24 @@ class _Builder:
         path = "/" + shadow.location.lstrip("/")
         restart = setting in (table("postgresql", self.host.postgresql_version).get("restart_settings") or ())
         self.add(Change(f"unshadow:{path}:{setting}", "file", path, shadow.line, op="remove",
-                        effect="restart" if restart else "immediate", units=(pg_unit(self.pg_data_dir()),), file=path, source=source,
+                        effect="restart" if restart else "immediate", units=(self.host.postgresql_unit,), file=path, source=source,
                         site_value=self.host.postgresql_values.get(setting),
                         reason=f"{posixpath.basename(path)}, which postgresql.conf includes, sets {shadow.line} after "
                                "postgresql.conf's own line: the last entry wins, so the installer's value never takes effect",
                         citations=shadow.citations))
 
-    def unshadow_postgresql(self, audit: bool = False) -> None:
+    def unshadow_postgresql(self, only: Iterable[str] | None = None) -> None:
         """A postgresql.auto.conf line (ALTER SYSTEM) below the value the plan puts in postgresql.conf is reset,
         whether or not the set changes that value: the profile's (or the installer's) value never takes effect
-        while ALTER SYSTEM's stands. A line above it is the site's, kept (never lowered silently). ``audit``: only
-        for a value the set changes (a fix, or the profile change's), since an audit's set fixes only its findings."""
-        profile = self.changes.get("profile")
+        while ALTER SYSTEM's stands. A line above it is the site's, kept (never lowered silently). ``only``: the
+        settings to look at (an audit's set: those its changes write), None for all."""
+        wanted = None if only is None else set(only)
         for t in self.plan.tunables.values():
             if not t.id.startswith("postgresql.") or t.foretune.value is None:
                 continue
-            if audit and t.id not in self.changes and not (profile is not None and any(
-                    f.target in self.profile_keys for f in t.fixes)):
-                continue
             setting = t.id.split(".", 1)[1]
+            if wanted is not None and setting not in wanted:
+                continue
             include = postgresql_include_shadow(setting, self.host.postgresql_sources, self.host.postgresql_values.get(setting),
                                                 self.host.postgresql_version)
             if include is not None and not any(c.tunable.endswith(f":{setting}") and c.tunable.startswith("unshadow:/")
@@ -658,7 +684,8 @@ class _Builder:
 
     def pg_data_dir(self) -> str:
         """PostgreSQL's data directory as the facts read it (the SCL's on RHEL 7: /var/opt/rh/rh-postgresql12/lib/pgsql/data)."""
-        return pg_data_dir(self.host)
+        first = next((loc for loc, _ in self.host.postgresql_files if posixpath.basename(loc) == "postgresql.conf"), None)
+        return "/" + posixpath.dirname(first).lstrip("/") if first else "/var/lib/pgsql/data"
 
     def pg_version(self) -> str | None:
         """The PostgreSQL major in force: the facts', else the release's (12 from Foreman 2.0 on, 9.2 before)."""
@@ -680,7 +707,7 @@ class _Builder:
                 how = ("ALTER SYSTEM RESET refuses a name PostgreSQL does not know, so the line is taken out of the file"
                        if path.endswith("postgresql.auto.conf") else "the installer leaves a line it no longer manages in place")
                 self.add(Change(f"stale:{path}:{name}", "file", path, line, op="remove", effect="restart",
-                                units=(pg_unit(self.pg_data_dir()),), file=path, source="stale", site_value=value,
+                                units=(self.host.postgresql_unit,), file=path, source="stale", site_value=value,
                                 reason=f"{posixpath.basename(path)} sets {line}: PostgreSQL {version} no longer knows "
                                        f"{name} and refuses to start with it; {how}",
                                 citations=(cite, "fi-checkpoint-segments-removed")))
@@ -739,6 +766,14 @@ class _Builder:
         return ()
 
     def result(self) -> ChangeSet:
+        # an ALTER SYSTEM RESET whose setting's value the set does not write (kept, held, refused) goes too: the reset
+        # alone would put postgresql.conf's value in force, which is neither the site's nor foretune's (a value the
+        # site keeps in custom-hiera.yaml is the one the reset lets take effect: that reset stays)
+        held = {b.change.target.split("/", 1)[1] for b in self.blocked
+                if b.change.target.startswith(PG + "/") and b.change.target not in self.host.custom_hiera}
+        written = {c.target.split("/", 1)[1] for c in self.changes.values() if c.target.startswith(PG + "/") and c.op == "set"}
+        for setting in held - written:
+            self.changes.pop(f"reset:postgresql:{setting}", None)
         ordered = sorted((c._replace(overridden_by=c.overridden_by or self.overridden_by(c)) for c in self.changes.values()),
                          key=lambda c: _ORDER.get((c.channel, c.op), 99))
         # a change blocked for one finding that a later (critical) finding's fix made take effect is no longer blocked
@@ -1086,9 +1121,21 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
                 # a fix of the finding's own (no plan tunable gives it): its file still says which finding asks for it
                 b.fix(tunable_id or f"{fix.kind}:{fix_key(fix)}", fix, f"the {rule} finding asks for it", (), rule)
     _tuned_thp(b, facts)
-    b.unshadow_postgresql(audit=True)
+    b.unshadow_postgresql(_written_settings(b))
     b.stale()
     return refit_audit(b.result(), plan)
+
+
+def _written_settings(b: _Builder) -> set[str]:
+    """The PostgreSQL settings an audit's set writes into postgresql.conf: its custom-hiera values, the values of the
+    profile it moves to, and those a finding asked for that the profile gives. Only what shadows these is taken away:
+    a site's ALTER SYSTEM line or included file that no finding is about stays (the audit writes what fixes its
+    findings)."""
+    keys = {c.target for c in b.changes.values() if c.channel == "custom-hiera" and c.op == "set"}
+    keys |= {key for key, _, _ in b.given}
+    if "profile" in b.changes:
+        keys |= set(b.profile_values)
+    return {key.split("/", 1)[1] for key in keys if key.startswith(PG + "/")}
 
 
 # -- views of a change set (what render and apply read) ---------------------------------------

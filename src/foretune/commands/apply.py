@@ -213,10 +213,10 @@ def _audit_change_set(facts: Any, hosts: int | None, lower_site: bool = False, w
     import datetime  # start-up: only for `apply --audit`
     from types import SimpleNamespace  # start-up: only for `apply --audit`
 
-    from foretune.audit.combine import combine  # start-up: only for `apply --audit`
     from foretune.audit.context import build_context  # start-up: only for `apply --audit`
-    from foretune.audit.runner import run_all, select_rules  # start-up: only for `apply --audit`
-    from foretune.audit.waivers import apply_waivers, load_waivers  # start-up: only for `apply --audit`
+    from foretune.audit.judge import judge  # start-up: only for `apply --audit`
+    from foretune.audit.runner import select_rules  # start-up: only for `apply --audit`
+    from foretune.audit.waivers import load_waivers  # start-up: only for `apply --audit`
     from foretune.commands.audit import change_set  # start-up: only for `apply --audit`
     from foretune.rules.registry import all_rules  # start-up: only for `apply --audit`
 
@@ -224,12 +224,13 @@ def _audit_change_set(facts: Any, hosts: int | None, lower_site: bool = False, w
     ctx, _ = build_context(facts, hosts=hosts, bench=[])
     if ctx.plan is None:
         raise UsageError(f"no fixes to apply: {ctx.no_plan_reason}")
-    findings = combine(run_all(rules, ctx), all_rules())  # as `audit` combines them
-    if waivers_file:  # before the change set, as `audit --waivers` applies them: a waived finding asks for nothing
-        findings, warnings = apply_waivers(findings, load_waivers(waivers_file), datetime.date.today())
-        for warning in warnings:
-            if env is not None:
-                env.warn(warning)
+    # as `audit` judges them: a waived finding asks for nothing, and a profile move no counted finding asks for is
+    # not made (the fixes are sized for the declared profile)
+    ctx, findings, warnings = judge(rules, all_rules(), ctx, load_waivers(waivers_file) if waivers_file else [],
+                                    datetime.date.today())
+    for warning in warnings:
+        if env is not None:
+            env.warn(warning)
     report = SimpleNamespace(findings=findings)  # as `audit --output-dir` builds its set
     result: ChangeSet = change_set(report, ctx.fix_plan or ctx.plan, facts, lower_site)
     return result
@@ -270,6 +271,12 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.stdout.write(f"rolled back run {journal['run']} on {host.label}: {plural(restored, 'file')} restored"
                          + (f", {plural(undone, 'ALTER SYSTEM statement')} undone" if undone else "") + "\n")
         return 0
+    if not args.changes:
+        from foretune.changes.build import HIERA_FILE  # start-up: only for an `apply` run
+
+        # the set is planned from the host's custom-hiera.yaml: a symbolic link there (absolute ones survive cp -a and
+        # rsync) is refused in one line, never planned as if the file were absent (its stale keys and locks kept)
+        host.path(HIERA_FILE)
     cs, program, source = change_set(args, env)
     if args.changes:
         _refuse_removed(args.changes, cs, host)

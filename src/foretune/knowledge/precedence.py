@@ -33,17 +33,11 @@ MECHANISMS = ("postgresql", "systemd", "installer", "apache")
 # installer restarts it only when it changes postgresql.conf (APPLY.md gives the same command); an SCL PostgreSQL
 # (Satellite 6.8-6.10 on EL7: /var/opt/rh/rh-postgresql12/lib/pgsql/data) runs as rh-postgresql12-postgresql
 PG_RESTART = "systemctl restart postgresql"
-PG_RESTART_ANY = re.compile(r"systemctl restart (?:rh-postgresql\d+-)?postgresql")
 
 
-def pg_unit(data_dir: str | None) -> str:
-    """The systemd unit of the PostgreSQL whose data directory is ``data_dir``.
-
-    >>> pg_unit("/var/opt/rh/rh-postgresql12/lib/pgsql/data"), pg_unit("/var/lib/pgsql/data"), pg_unit(None)
-    ('rh-postgresql12-postgresql', 'postgresql', 'postgresql')
-    """
-    scl = re.match(r"/?var/opt/rh/(rh-postgresql\d+)/", data_dir or "")
-    return f"{scl.group(1)}-postgresql" if scl else "postgresql"
+def pg_restart(unit: str = "postgresql") -> str:
+    """The restart of PostgreSQL's unit (``rh-postgresql12-postgresql`` for the SCL's on RHEL 7, Satellite 6.8-6.10)."""
+    return f"systemctl restart {unit}"
 
 
 def table(mechanism: str, version: str | None = None) -> dict[str, Any]:

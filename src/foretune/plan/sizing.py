@@ -176,11 +176,16 @@ class Sizing:
         if key in self.inp.configured:
             value, where = self.inp.configured[key]
             return Setting(value, f"set in the {where}", ("fi-hiera-precedence",), origin=where)
+        return self.profile_setting(key) or Setting(fallback, fallback_reason, (fallback_cite,))
+
+    def profile_setting(self, key: str) -> Setting | None:
+        """What the profile (or the installer's tuning file) gives for hiera ``key``, whatever the site set; None when
+        it gives nothing."""
         value = self.base_pg.get(key.split("/", 1)[1]) if key.startswith(PG + "/") else self.base.get(key)
-        if value is not None:
-            source = f"--tuning {self.profile}" if self.f.size_profiles and self.katello else "the installer's tuning file"
-            return Setting(value, f"set by {source}", ("fi-tuning-profiles" if self.f.size_profiles else "fi-tuning-yaml",))
-        return Setting(fallback, fallback_reason, (fallback_cite,))
+        if value is None:
+            return None
+        source = f"--tuning {self.profile}" if self.f.size_profiles and self.katello else "the installer's tuning file"
+        return Setting(value, f"set by {source}", ("fi-tuning-profiles" if self.f.size_profiles else "fi-tuning-yaml",))
 
     def pg_setting(self, name: str, builtin: str | None = None) -> Setting:
         """What the installer gives for PostgreSQL ``name``: the profile's value, else PostgreSQL's built-in default.

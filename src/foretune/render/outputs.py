@@ -96,6 +96,24 @@ def override_notes(plan: Plan, changes: ChangeSet | None = None) -> list[str]:
     return lines
 
 
+def removal_notes(plan: Plan, changes: ChangeSet | None = None) -> list[str]:
+    """One line per thing the change set takes away first (a custom-hiera key, an ALTER SYSTEM line, a drop-in's lines,
+    a line of a file PostgreSQL includes): what ``--format hiera`` and ``--format installer`` say before their values,
+    which do not take effect while it stays."""
+    notes = []
+    for c in changes_of(plan, changes).changes:
+        if c.channel == "custom-hiera" and c.op == "remove":
+            notes.append(f"remove first: {c.target} from {build.HIERA_FILE} ({c.reason})")
+        elif c.channel == "alter-system" and c.op == "reset":
+            notes.append(f"remove first: ALTER SYSTEM RESET {c.target}; ({c.reason})")
+        elif c.channel == "dropin" and c.op == "remove":
+            lines = " and ".join(line for line in str(c.site_value or "").split(" | ") if line) or "the lines that shadow the change"
+            notes.append(f"remove first: {lines} from {c.file} ({c.reason})")
+        elif c.channel == "file" and c.op == "remove":
+            notes.append(f"remove first: the line {c.value} from {c.file} ({c.reason})")
+    return notes
+
+
 def _kept(cs: ChangeSet, blocked: Blocked) -> str:
     """The comment line for a change the set refuses: the site's value is kept, or, for a profile the installer's
     hardware check refuses, the profile the set moves to instead (an installer option, installer.sh, not hiera)."""
@@ -121,6 +139,7 @@ def hiera_fragment(plan: Plan, changes: ChangeSet | None = None) -> str:
              *(["# Values with an installer option are on the installer command (installer.sh), not here: custom-hiera "
                 "would win over them."] if build.installer_options(cs) else []),
              *(f"# {note}" for note in override_notes(plan, cs)),
+             *(f"# {note}" for note in removal_notes(plan, cs)),
              *(_kept(cs, b) for b in cs.blocked if b.change.site_value is not None), "---"]
     header = len(lines)
     pg: list[str] = []
@@ -166,7 +185,7 @@ def installer_command(plan: Plan, changes: ChangeSet | None = None) -> str:
 def installer_text(plan: Plan, changes: ChangeSet | None = None) -> str:
     """``--format installer`` and installer.sh: the command, after what a custom-hiera key does to its options."""
     notes = [OVERRIDE_NOTE, *override_notes(plan, changes)] if plan.release.features.custom_hiera else []
-    return "".join(f"# {note}\n" for note in notes) + installer_command(plan, changes)
+    return "".join(f"# {note}\n" for note in (*notes, *removal_notes(plan, changes))) + installer_command(plan, changes)
 
 
 def dropins(plan: Plan, changes: ChangeSet | None = None) -> dict[str, str]:
@@ -205,11 +224,6 @@ def _shadow_filter(c: Change) -> str:
     unit = c.target.split(":", 1)[0]
     pattern = "^Environment=.*FOREMAN_PUMA_" if unit.removesuffix(".service") == "foreman" else "^LimitNOFILE="
     return f"sed '/{pattern}/d' {c.overrides[0]} > {c.file}"
-
-
-def _pg_unit(cs: ChangeSet) -> str:
-    """The PostgreSQL unit the set restarts (an SCL's rh-postgresql12-postgresql on EL7), else postgresql."""
-    return next((u for c in cs.changes for u in c.units if u.endswith("postgresql")), "postgresql")
 
 
 def _removal_step(c: Change) -> str:
@@ -261,6 +275,7 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
     steps += ["Order:", ""]
     n = 1
     pg_restart: list[str] = []  # the settings reset that wait for PostgreSQL's restart: one step, after the installer
+    pg_unit = next((c.units[0] for c in cs.changes if c.channel == "alter-system" and c.units), "postgresql")
     for c in cs.changes:
         if c.channel == "alter-system" and c.op == "reset" and c.effect != "restart":  # a reload is enough
             steps.append(f"{n}. `sudo -u postgres psql -c 'ALTER SYSTEM RESET {c.target};' -c 'SELECT pg_reload_conf();'`: "
@@ -316,18 +331,20 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
     options = build.installer_options(cs)
     given = ", ".join(x for x in ([f"--tuning {profile.value}"] if profile is not None else []) +
                       ([plural(len(options), "option")] if options else []))
+    lowered = [c for c in cs.changes if c.channel == "installer" and _below(c.value, c.site_value)]
     if installer_needed(cs):  # nothing for the installer: no run (an outage for no change)
         steps.append(f"{n}. Run the installer (`installer.sh`{': ' + given if given else ''}); it restarts the services it "
                      "reconfigures. Undo: run it again with the previous values.")
+        # what the run lowers, under its own step
+        steps += [f"   - `{c.target} {yaml_scalar(c.value)}` lowers the site's {yaml_scalar(c.site_value)}: {c.reason}"
+                  for c in lowered]
         n += 1
     if pg_restart:
         shows = " ".join(f"-c 'SHOW {name};'" for name in pg_restart)
         steps.append(f"{n}. Restart PostgreSQL, which the installer does not do when postgresql.conf is unchanged: "
-                     f"`systemctl restart {_pg_unit(cs)}` (or `foreman-maintain service restart`); then check with "
+                     f"`systemctl restart {pg_unit}` (or `foreman-maintain service restart`); then check with "
                      f"`sudo -u postgres psql {shows}`.")
         n += 1
-    lowered = [c for c in cs.changes if c.channel == "installer" and _below(c.value, c.site_value)]
-    steps += [f"   - `{c.target} {yaml_scalar(c.value)}` lowers the site's {yaml_scalar(c.site_value)}: {c.reason}" for c in lowered]
     drop = dropins(plan, cs)
     if drop:
         units = sorted({u for c in cs.changes if c.channel == "dropin" and c.op == "set" for u in c.units})
