@@ -784,7 +784,7 @@ class Verifier:
         if when is None:
             return ""
         return (f"needs a PostgreSQL restart: PostgreSQL reads {', '.join(restart)} only when it starts, and the files under "
-                f"{self.host.label} cannot show the running value ({when}): restart {self.pg_unit()}, or verify with --dsn to "
+                f"{self.host.label} cannot show the running value ({when}): `systemctl restart {self.pg_unit()}`, or verify with --dsn to "
                 "SHOW it")
 
     def pg_unit(self) -> str:
@@ -964,7 +964,7 @@ class Verifier:
         if extra.startswith("profile_behind:"):
             return Check(c, PENDING, str(value), where, extra.split(":", 1)[1])
         if extra == "pending_restart":
-            return Check(c, PENDING, str(value), where, f"PostgreSQL reports pending_restart: restart {self.pg_unit()}")
+            return Check(c, PENDING, str(value), where, f"PostgreSQL reports pending_restart: `systemctl restart {self.pg_unit()}`")
         # a PostgreSQL setting read from the files (--root without --dsn): in force only once PostgreSQL has started
         # since the run, for what it reads at start (a reset, max_connections, shared_buffers); else pending
         pending = self.restart_pending(_pg_names(c))
