@@ -344,6 +344,13 @@ def test_an_alter_system_value_the_audit_judges_is_reset_and_replaced_together(t
                                       "work_mem = '32MB'")
     assert build.lowers_site_value(work_mem)
     assert not any(b.change.tunable == "postgresql.work_mem" for b in cs.blocked)
+    # and APPLY.md says so under the custom-hiera step, after the reset step
+    out = tmp_path / "bundle"
+    assert run_cli("audit", str(tmp_path / "tree"), "--hosts", str(HOSTS), "--output-dir", str(out)).status in (0, 1)
+    text = (out / "APPLY.md").read_text(encoding="utf-8")
+    assert "ALTER SYSTEM RESET work_mem;" in text and "kept" not in text.split("Order:")[0]
+    assert text.index("ALTER SYSTEM RESET work_mem;") < text.index(
+        "   - `postgresql::server::config_entries/work_mem: 8MB` lowers the site's 32MB: the pg-work-mem-low finding asks")
 
 
 def test_an_alter_system_reset_whose_value_the_set_keeps_back_goes_with_it() -> None:

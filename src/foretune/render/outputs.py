@@ -327,6 +327,9 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
                          f"foretune's keys. On the host, `{apply_command}` shows the same set as a diff and "
                          f"`{apply_command} --write` merges it with a backup and a journal (undo: `foretune apply "
                          "--rollback last`); `foretune verify` then tells what is in force. Undo: restore the backup.")
+        # what the merge lowers (a value a finding asks for below the site's), under its own step
+        steps += [f"   - `{c.target}: {yaml_scalar(c.value)}` lowers the site's {yaml_scalar(c.site_value)}: {c.reason}"
+                  for c in sets if build.lowers_site_value(c)]
         n += 1
     options = build.installer_options(cs)
     given = ", ".join(x for x in ([f"--tuning {profile.value}"] if profile is not None else []) +
