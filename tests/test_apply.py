@@ -2545,3 +2545,25 @@ def test_a_later_sysctl_file_is_drift_while_the_kernel_still_has_the_value(tmp_p
     assert result.status == 1 and _states(result.stdout) == {"kernel.aio_max_nr": "drift"}, result.stdout
     assert ("/etc/sysctl.d/99-late.conf sets fs.aio-max-nr = 65536 and is read after 90-foretune.conf: sysctl --system "
             "keeps 65536") in result.stdout and "the kernel still has 1048576 until then" in result.stdout
+
+
+def test_drift_of_a_file_names_an_installer_run_logged_after_the_run(tmp_path: Path) -> None:
+    # a 6.2 file edit undone by a later installer run: the drift names the file's time and the installer's log (its
+    # run after foretune's rewrites the files it manages), as the issue asks ("what changed them where that can be told")
+    root = tmp_path / "sos"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.2", root, symlinks=True)
+    assert run_cli("apply", "--root", str(root), "--from", str(root), "--hosts", "8000", "--write").status == 0
+    [run] = _runs(root)
+    applied = json.loads((root / RUNS / run / "journal.json").read_text(encoding="utf-8"))["epoch"]
+    _edit(root, "etc/qpid/qpidd.conf", "mgmt-pub-interval=5\n", "")
+    log = root / "var/log/foreman-installer/satellite.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("[ INFO 2026-11-27T12:00:00 main]  Running installer\n", encoding="utf-8")
+    for path in (root / "etc/qpid/qpidd.conf", log):
+        os.utime(path, (applied + 120, applied + 120))
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout)["qpid.mgmt_pub_interval"] == "drift", result.stdout
+    assert ("/etc/qpid/qpidd.conf no longer has it (applied: 'mgmt-pub-interval=5'); /etc/qpid/qpidd.conf was modified at "
+            in result.stdout)
+    assert ("; an installer run logged in /var/log/foreman-installer/satellite.log at "
+            in result.stdout and "after the run, rewrites the files it manages" in result.stdout)

@@ -86,6 +86,8 @@ class Host(NamedTuple):
     directive_lines: tuple[tuple[str, str], ...] = ()
     # httpd file -> its includes and the directives it sets after each (the httpd_includes fact): what httpd reads
     httpd_includes: Mapping[str, tuple[Mapping[str, Any], ...]] = {}
+    # the Foreman-stack units systemctl show lists (service_limits' "active"); None when the source lists none
+    units_listed: frozenset[str] | None = None
 
 
 def host_of(facts: Any) -> Host:
@@ -116,7 +118,9 @@ def host_of(facts: Any) -> Host:
                 puma_workers=(facts.value("puma_stats") or {}).get("workers") or (facts.value("puma") or {}).get("workers"),
                 directive_lines=tuple((p.location, line) for name in ("passenger", "apache") if (f := facts.get(name)) is not None
                                       and f.known for p in f.provenance for line in p.excerpt.split(" | ")),
-                httpd_includes={str(k): tuple(v) for k, v in (facts.value("httpd_includes") or {}).items() if isinstance(v, list)})
+                httpd_includes={str(k): tuple(v) for k, v in (facts.value("httpd_includes") or {}).items() if isinstance(v, list)},
+                units_listed=frozenset(u.removesuffix(".service") for u, e in (facts.value("service_limits") or {}).items()
+                                       if isinstance(e, dict) and e.get("active") is not None) or None)
 
 
 def pg_data_dir(host: Host) -> str:
@@ -711,6 +715,8 @@ class _Builder:
             return ()
         if c.channel == "profile":
             return above(self.installer_table, "profile")
+        if c.channel == "installer" and c.target.startswith("--foreman-foreman-service-puma-"):
+            return (*above(self.installer_table, "answers"), f"foreman.service drop-in read after {INSTALLER_DROPIN}")
         if c.channel == "installer":
             return above(self.installer_table, "answers")
         if c.channel == "custom-hiera" and c.target.startswith(PG):
@@ -738,7 +744,26 @@ class _Builder:
             return (f"sysctl.d file read after {posixpath.basename(c.file or SYSCTL_FILE)}",)
         return ()
 
+    def absent_unit(self, c: Change) -> str:
+        """The Foreman-stack service ``c`` restarts or writes a drop-in for that the source shows is not on the box
+        (systemctl lists every such unit, and not this one), else "": nothing to tune there."""
+        listed = self.host.units_listed
+        if listed is None:
+            return ""
+        from foretune.facts.extract.platform import UNIT_PREFIXES  # start-up: only for a set made from a source's facts
+
+        units = (*c.units, c.target.split(":", 1)[0].removesuffix(".service")) if c.channel == "dropin" else c.units
+        return next((u for u in units if listed is not None and u not in listed and not u.endswith("@")
+                     and u.startswith(UNIT_PREFIXES) and not u.startswith(("foreman.service", "postgresql", "rh-postgresql"))),
+                    "")
+
     def result(self) -> ChangeSet:
+        for c in list(self.changes.values()):
+            absent = self.absent_unit(c) if c.op == "set" else ""
+            if absent:
+                del self.changes[c.tunable]
+                self.block(c, f"{absent} is not on this box (systemctl lists no {absent}.service among the Foreman services "
+                              "it shows): nothing to tune there")
         ordered = sorted((c._replace(overridden_by=c.overridden_by or self.overridden_by(c)) for c in self.changes.values()),
                          key=lambda c: _ORDER.get((c.channel, c.op), 99))
         # a change blocked for one finding that a later (critical) finding's fix made take effect is no longer blocked
