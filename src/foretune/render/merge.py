@@ -633,7 +633,10 @@ class _Block:
 
 
 # the first comment line of the custom-hiera.yaml foreman-installer ships (after its ---)
-INSTALLER_HEADER = "# This file is for custom hiera overrides, see"
+# the first line of the custom-hiera.yaml the installer ships (Satellite's; foreman-installer's config/custom-hiera.yaml
+# from 1.14 on), or of a site's header written after it: the file's header, kept when the key under it goes
+INSTALLER_HEADER = ("# This file is for custom hiera overrides",
+                    "# This YAML file lets you set your own custom configuration in Hiera")
 
 
 def _blocks(lines: list[str], entries: list[tuple[str, int]], top: bool) -> list[_Block]:
@@ -667,6 +670,12 @@ def _blocks(lines: list[str], entries: list[tuple[str, int]], top: bool) -> list
         # the installer's own custom-hiera.yaml opens with --- and then its header, which is the file's, not the key's
         stock = opening == ["---"] and lines[above + 1].startswith(INSTALLER_HEADER)
         header = top and index == 0 and (not opening or stock)
+        size = 2 if lines[block[0]].rstrip().endswith(", see") else 1  # "..., see" + "# https://... for details."
+        if header and stock and len(block) > size and lines[block[0]].startswith(INSTALLER_HEADER[0]):
+            # the installer's short header, with the site's comment on the first key right under it: the header
+            # stays, the comment goes with its key
+            found += [_Block(block[:size], owners, True), _Block(block[size:], owners, False)]
+            continue
         found.append(_Block(block, owners, header))
     return found
 
