@@ -565,3 +565,13 @@ def test_a_short_installer_header_stays_and_the_site_comment_under_it_goes_with_
                 "# installer puppet modules that might not be exposed to users directly through\n# installer arguments.\n")
     merged, _ = merge_values(upstream + "foreman::db_pool: 5\n", {}, {}, {"*": "foretune"}, remove=["foreman::db_pool"])
     assert merged == upstream
+
+
+def test_a_kept_nested_comment_keeps_its_indentation_when_the_entry_before_it_goes() -> None:
+    # the site's comment on work_mem (kept) stays at its 2 spaces when the stale checkpoint_segments entry before it
+    # goes with its own comment (acceptance D10: it was re-indented to 4)
+    text = ("---\n# Site tuning, ticket OPS-1234\npostgresql::server::config_entries:\n  # copied from the 6.6 box\n"
+            "  checkpoint_segments: 32\n  # raised on purpose for reporting queries, DBA sign-off 2021\n  work_mem: 16MB\n")
+    merged, _ = merge_values(text, {}, {}, {"*": "site"}, remove=["postgresql::server::config_entries/checkpoint_segments"])
+    assert merged == ("---\n# Site tuning, ticket OPS-1234\npostgresql::server::config_entries:\n"
+                      "  # raised on purpose for reporting queries, DBA sign-off 2021\n  work_mem: 16MB\n")

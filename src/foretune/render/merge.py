@@ -277,9 +277,27 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
         tidy = tidy.rstrip("\n") + "\n" if tidy.strip() else tidy
     if load_mapping(tidy, label) == load_mapping(result, label):  # never at the cost of a value (a block scalar)
         result = tidy
+    result = _site_indent(before, result, label)
     if load_mapping(result, label) != expected_after(current, values, remove):
         raise InputError(f"{label}: cannot merge safely (unusual layout); edit it by hand using `foretune plan --format hiera`")
     return result
+
+
+def _site_indent(site: str, merged: str, label: str) -> str:
+    """``merged`` with each comment line of the site's file at the indentation the site gave it (the round trip
+    re-indents a nested entry's comment once the entry before it is gone); a comment written twice is left alone."""
+    seen: dict[str, str | None] = {}
+    for line in site.splitlines():
+        if line.lstrip().startswith("#"):
+            text = line.strip()
+            seen[text] = None if text in seen else line[:len(line) - len(line.lstrip())]
+    lines = merged.splitlines(keepends=True)
+    for n, line in enumerate(lines):
+        indent = seen.get(line.strip()) if line.lstrip().startswith("#") else None
+        if indent is not None and not line.startswith(indent + "#"):
+            lines[n] = indent + line.lstrip()
+    out = "".join(lines)
+    return out if load_mapping(out, label) == load_mapping(merged, label) else merged
 
 
 def _put_back(text: str, blocks: list[tuple[str, list[str]]]) -> str:
