@@ -2489,6 +2489,13 @@ def test_passenger_instances_mongodb_cache_and_the_vhost_keepalive_are_read_back
                                       "apache.max_keepalive_requests": "pending", "capsule.proxy_timeout": "pending"}, result.stdout
     assert "apache MaxKeepAliveRequests (the rendered configuration) still gives 100: waiting for an installer run" in result.stdout
     assert "mongodb (the rendered configuration) still gives {'storage.wiredTiger.engineConfig.cacheSizeGB': 8.0}" in result.stdout
+    conf = root / "etc/opt/rh/rh-mongodb34/mongod.conf"  # a mongod.conf without cacheSizeGB yet: pending, not unknown
+    kept = conf.read_text(encoding="utf-8")
+    conf.write_text(kept.replace("  wiredTiger:\n    engineConfig:\n      cacheSizeGB: 8\n", ""), encoding="utf-8")
+    again = run_cli("verify", "--root", str(root))
+    assert _states(again.stdout)["mongodb.cache_size_gb"] == "pending", again.stdout
+    assert "still gives {'storage.wiredTiger.engineConfig.cacheSizeGB': 'not set'}" in again.stdout
+    conf.write_text(kept, encoding="utf-8")
     assert "passenger PassengerMaxInstancesPerApp (the rendered configuration) still gives 'not set'" in result.stdout
     # what the installer run renders
     _edit(root, "etc/opt/rh/rh-mongodb34/mongod.conf", "cacheSizeGB: 8", "cacheSizeGB: 12.8")

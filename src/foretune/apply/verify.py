@@ -519,6 +519,8 @@ class Verifier:
                 self.read_fact = fact
                 values, why = self.fact(fact)
                 found = values.get(field) if isinstance(values, dict) else None
+                if found is None and isinstance(values, dict):
+                    found = "not set"  # the rendered file has no such entry yet: the service's built-in value runs
                 if found is None:
                     self.why = why or f"{fact} {field} unknown on {self.host.label}"
                     return None
