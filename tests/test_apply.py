@@ -2520,6 +2520,13 @@ def test_passenger_instances_mongodb_cache_and_the_vhost_keepalive_are_read_back
                                       "apache.max_keepalive_requests": "pending", "capsule.proxy_timeout": "pending"}, result.stdout
     assert "apache MaxKeepAliveRequests (the rendered configuration) still gives 100: waiting for an installer run" in result.stdout
     assert "mongodb (the rendered configuration) still gives {'storage.wiredTiger.engineConfig.cacheSizeGB': 8.0}" in result.stdout
+    conf = root / "etc/opt/rh/rh-mongodb34/mongod.conf"  # a mongod.conf without cacheSizeGB yet: pending, not unknown
+    kept = conf.read_text(encoding="utf-8")
+    conf.write_text(kept.replace("  wiredTiger:\n    engineConfig:\n      cacheSizeGB: 8\n", ""), encoding="utf-8")
+    again = run_cli("verify", "--root", str(root))
+    assert _states(again.stdout)["mongodb.cache_size_gb"] == "pending", again.stdout
+    assert "still gives {'storage.wiredTiger.engineConfig.cacheSizeGB': 'not set'}" in again.stdout
+    conf.write_text(kept, encoding="utf-8")
     assert "passenger PassengerMaxInstancesPerApp (the rendered configuration) still gives 'not set'" in result.stdout
     # what the installer run renders
     _edit(root, "etc/opt/rh/rh-mongodb34/mongod.conf", "cacheSizeGB: 8", "cacheSizeGB: 12.8")
@@ -2596,3 +2603,25 @@ def test_a_custom_hiera_that_is_an_absolute_symbolic_link_is_refused_not_planned
         assert result.stderr == (f"foretune: error: {root / HIERA}: is a symbolic link (to {outside}): refusing to "
                                  "follow it\n")
     assert _runs(root) == [] and outside.read_bytes() == before
+
+
+def test_drift_of_a_file_names_an_installer_run_logged_after_the_run(tmp_path: Path) -> None:
+    # a 6.2 file edit undone by a later installer run: the drift names the file's time and the installer's log (its
+    # run after foretune's rewrites the files it manages), as the issue asks ("what changed them where that can be told")
+    root = tmp_path / "sos"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.2", root, symlinks=True)
+    assert run_cli("apply", "--root", str(root), "--from", str(root), "--hosts", "8000", "--write").status == 0
+    [run] = _runs(root)
+    applied = json.loads((root / RUNS / run / "journal.json").read_text(encoding="utf-8"))["epoch"]
+    _edit(root, "etc/qpid/qpidd.conf", "mgmt-pub-interval=5\n", "")
+    log = root / "var/log/foreman-installer/satellite.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("[ INFO 2026-11-27T12:00:00 main]  Running installer\n", encoding="utf-8")
+    for path in (root / "etc/qpid/qpidd.conf", log):
+        os.utime(path, (applied + 120, applied + 120))
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout)["qpid.mgmt_pub_interval"] == "drift", result.stdout
+    assert ("/etc/qpid/qpidd.conf no longer has it (applied: 'mgmt-pub-interval=5'); /etc/qpid/qpidd.conf was modified at "
+            in result.stdout)
+    assert ("; an installer run logged in /var/log/foreman-installer/satellite.log at "
+            in result.stdout and "after the run, rewrites the files it manages" in result.stdout)

@@ -250,7 +250,7 @@ def test_satellite_62_apply_md_carries_the_reports_file_fixes_and_never_lowers_a
     # (05-foreman-ssl.conf), shared_buffers = 4992MB (postgresql.conf),
     # mgmt-pub-interval=5 (qpidd.conf). postgresql.conf sets max_connections = 500: the plan's 200 would lower it.
     files, _ = audit_out(SOS / "satellite-6.2", tmp_path)
-    edits = re.findall(r"^\d+\. In `([^`]+)` set `([^`]+)`\.$", files["APPLY.md"], re.MULTILINE)
+    edits = re.findall(r"^\d+\. In `([^`]+)` set `([^`]+)`\. Undo: put the old line back\.$", files["APPLY.md"], re.MULTILINE)
     assert sorted(edits) == sorted([
         ("/etc/httpd/conf.d/05-foreman-ssl.conf", "MaxKeepAliveRequests 0"),
         ("/etc/httpd/conf.d/05-foreman-ssl.conf", "PassengerMaxPreloaderIdleTime 0"),
@@ -262,6 +262,10 @@ def test_satellite_62_apply_md_carries_the_reports_file_fixes_and_never_lowers_a
         ("/etc/httpd/conf.d/prefork.conf", "MaxClients 678")])
     # PassengerMinInstances 6 is puppet-foreman's passenger_min_instances, an installer option on 6.2
     assert files["installer.sh"].splitlines()[-1] == "  --foreman-passenger-min-instances 6"
+    # every step says its undo, and the set can be applied with a journal (the installer first, then the edits)
+    steps = [line for line in files["APPLY.md"].splitlines() if re.match(r"\d+\. ", line)]
+    assert steps and all("Undo:" in step or "again after an undo" in step for step in steps), steps
+    assert "`foretune apply --changes changes.json --write --run-installer` runs the installer first" in files["APPLY.md"]
     facts = read_source(str(SOS / "satellite-6.2"))
     planned = build.from_plan(choose_plan(facts).plan, facts)
     assert not any("max_connections" in str(c.value) for c in planned.changes)
@@ -701,7 +705,8 @@ def test_each_change_says_what_overrides_it_by_the_release_s_precedence(tmp_path
     run_cli("plan", "--from", str(EXAMPLE), "--output-dir", str(tmp_path))
     changes = {c["tunable"]: c for c in json.loads((tmp_path / "changes.json").read_text(encoding="utf-8"))["changes"]}
     assert changes["profile"]["overridden_by"] == ["answers", "custom-hiera"]
-    assert changes["puma.workers"]["overridden_by"] == ["custom-hiera"]
+    assert changes["puma.workers"]["overridden_by"] == ["custom-hiera", "foreman.service drop-in read after installer.conf"]
+    assert changes["foreman.db_pool"]["overridden_by"] == ["custom-hiera"]
     facts = read_source(str(EXAMPLE), hosts=7000)  # at the medium profile the plan sets PostgreSQL entries
     pg = [c for c in build.from_plan(choose_plan(facts, hosts=7000).plan, facts).changes
           if c.target.startswith("postgresql::server::config_entries") and c.op == "set"]
@@ -714,3 +719,20 @@ def test_each_change_says_what_overrides_it_by_the_release_s_precedence(tmp_path
     assert option is not None and option.channel == "installer" and option.overridden_by == ()
     edit = planned.for_tunable("postgresql.shared_buffers")
     assert edit is not None and edit.overridden_by == ("include",)  # PostgreSQL 9.2: no postgresql.auto.conf yet
+
+
+def test_no_change_for_a_service_the_box_does_not_run(tmp_path: Path) -> None:
+    # satellite-6.2's systemctl lists the Foreman services it runs, and no smart_proxy_dynflow_core (remote execution
+    # is not installed): no settings.yml, no drop-in and no restart for it, in any output; each is listed as not applied
+    # with why, so that verify is not left pending for a service that never starts
+    facts = read_source(str(SOS / "satellite-6.2"))
+    planned = build.from_plan(choose_plan(facts).plan, facts)
+    assert not [c for c in planned.changes if "smart_proxy_dynflow_core" in (c.target + c.file + " ".join(c.units))]
+    said = {b.change.tunable: b.why for b in planned.blocked}
+    assert said["smart_proxy_dynflow.limit_nofile"].startswith("smart_proxy_dynflow_core is not on this box")
+    assert "smart_proxy_dynflow.database" in said
+    out = tmp_path / "out"
+    assert run_cli("plan", "--from", str(SOS / "satellite-6.2"), "--output-dir", str(out)).status == 0
+    assert not (out / "systemd" / "smart_proxy_dynflow_core.service.d").exists()
+    # a unit systemctl lists keeps its change (httpd's limit)
+    assert planned.for_tunable("httpd.limit_nofile") is not None

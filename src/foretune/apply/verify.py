@@ -90,6 +90,8 @@ READBACK: dict[str, tuple[str, str]] = {
     "foreman::passenger_min_instances": ("passenger", "PassengerMinInstances"),
     "apache::mod::passenger::passenger_max_instances_per_app": ("passenger", "PassengerMaxInstancesPerApp"),
     "apache::mod::proxy::proxy_timeout": ("apache", "ProxyTimeout"),
+    "apache::mod::passenger::passenger_max_pool_size": ("passenger", "PassengerMaxPoolSize"),
+    "apache::mod::passenger::passenger_max_request_queue_size": ("passenger", "PassengerMaxRequestQueueSize"),
     # the Foreman vhost's own KeepAlive directives (puppet-foreman's keepalive parameters), which win over apache::'s
     "foreman::keepalive": ("apache", "KeepAlive"),
     "foreman::keepalive_timeout": ("apache", "KeepAliveTimeout"),
@@ -210,7 +212,20 @@ class Verifier:
         except (OSError, InputError):
             return ""
         if mtime > self.applied + 1:
-            return f"; {host_path} was modified at {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(mtime))}, after run {self.journal['run']}"
+            return (f"; {host_path} was modified at {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(mtime))}, after run "
+                    f"{self.journal['run']}{self._installer_after()}")
+        return ""
+
+    def _installer_after(self) -> str:
+        """An installer run logged after the run ("" when none is): it rewrites the files it manages."""
+        for log in self.INSTALLER_LOGS:
+            try:
+                mtime = os.stat(self.host.path(log)).st_mtime
+            except (OSError, InputError):
+                continue
+            if mtime > self.applied + 1:
+                return (f"; an installer run logged in {log} at {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(mtime))}, "
+                        "after the run, rewrites the files it manages")
         return ""
 
     # where the installer logs its runs: one run after apply's rewrites what it renders
@@ -504,6 +519,8 @@ class Verifier:
                 self.read_fact = fact
                 values, why = self.fact(fact)
                 found = values.get(field) if isinstance(values, dict) else None
+                if found is None and isinstance(values, dict):
+                    found = "not set"  # the rendered file has no such entry yet: the service's built-in value runs
                 if found is None:
                     self.why = why or f"{fact} {field} unknown on {self.host.label}"
                     return None

@@ -87,6 +87,8 @@ class Host(NamedTuple):
     # httpd file -> its includes and the directives it sets after each (the httpd_includes fact): what httpd reads
     httpd_includes: Mapping[str, tuple[Mapping[str, Any], ...]] = {}
     postgresql_unit: str = "postgresql"  # the unit PostgreSQL runs as (rh-postgresql12-postgresql: the SCL's on RHEL 7)
+    # the Foreman-stack units systemctl show lists (service_limits' "active"); None when the source lists none
+    units_listed: frozenset[str] | None = None
 
 
 def postgresql_unit(files: Iterable[tuple[str, str]], units: Iterable[str] = ()) -> str:
@@ -142,7 +144,9 @@ def host_of(facts: Any) -> Host:
                                       and f.known for p in f.provenance for line in p.excerpt.split(" | ")),
                 httpd_includes={str(k): tuple(v) for k, v in (facts.value("httpd_includes") or {}).items() if isinstance(v, list)},
                 postgresql_unit=postgresql_unit([(p.location, p.excerpt) for p in pg.provenance] if pg is not None and pg.known
-                                                else [], (facts.value("service_limits") or {}).keys()))
+                                                else [], (facts.value("service_limits") or {}).keys()),
+                units_listed=frozenset(u.removesuffix(".service") for u, e in (facts.value("service_limits") or {}).items()
+                                       if isinstance(e, dict) and e.get("active") is not None) or None)
 
 
 def installer_option(key: str) -> str | None:
@@ -738,6 +742,8 @@ class _Builder:
             return ()
         if c.channel == "profile":
             return above(self.installer_table, "profile")
+        if c.channel == "installer" and c.target.startswith("--foreman-foreman-service-puma-"):
+            return (*above(self.installer_table, "answers"), f"foreman.service drop-in read after {INSTALLER_DROPIN}")
         if c.channel == "installer":
             return above(self.installer_table, "answers")
         if c.channel == "custom-hiera" and c.target.startswith(PG):
@@ -765,6 +771,19 @@ class _Builder:
             return (f"sysctl.d file read after {posixpath.basename(c.file or SYSCTL_FILE)}",)
         return ()
 
+    def absent_unit(self, c: Change) -> str:
+        """The Foreman-stack service ``c`` restarts or writes a drop-in for that the source shows is not on the box
+        (systemctl lists every such unit, and not this one), else "": nothing to tune there."""
+        listed = self.host.units_listed
+        if listed is None:
+            return ""
+        from foretune.facts.extract.platform import UNIT_PREFIXES  # start-up: only for a set made from a source's facts
+
+        units = (*c.units, c.target.split(":", 1)[0].removesuffix(".service")) if c.channel == "dropin" else c.units
+        return next((u for u in units if listed is not None and u not in listed and not u.endswith("@")
+                     and u.startswith(UNIT_PREFIXES) and not u.startswith(("foreman.service", "postgresql", "rh-postgresql"))),
+                    "")
+
     def result(self) -> ChangeSet:
         # an ALTER SYSTEM RESET whose setting's value the set does not write (kept, held, refused) goes too: the reset
         # alone would put postgresql.conf's value in force, which is neither the site's nor foretune's (a value the
@@ -774,6 +793,12 @@ class _Builder:
         written = {c.target.split("/", 1)[1] for c in self.changes.values() if c.target.startswith(PG + "/") and c.op == "set"}
         for setting in held - written:
             self.changes.pop(f"reset:postgresql:{setting}", None)
+        for c in list(self.changes.values()):
+            absent = self.absent_unit(c) if c.op == "set" else ""
+            if absent:
+                del self.changes[c.tunable]
+                self.block(c, f"{absent} is not on this box (systemctl lists no {absent}.service among the Foreman services "
+                              "it shows): nothing to tune there")
         ordered = sorted((c._replace(overridden_by=c.overridden_by or self.overridden_by(c)) for c in self.changes.values()),
                          key=lambda c: _ORDER.get((c.channel, c.op), 99))
         # a change blocked for one finding that a later (critical) finding's fix made take effect is no longer blocked

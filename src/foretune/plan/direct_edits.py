@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from foretune.knowledge import load_data
-from foretune.knowledge.precedence import httpd_edit_target
 from foretune.knowledge.profiles import PG
 from foretune.plan.model import Fix
 
@@ -30,5 +29,9 @@ def direct_edit(fix: Fix, *, capsule: bool = False, includes: Mapping[str, Any] 
     path = str(entry.get("capsule_file", entry["file"]) if capsule else entry["file"])
     line = str(entry["line"]).format(name=key, value=value)
     if includes:
+        from foretune.knowledge.precedence import (
+            httpd_edit_target,  # start-up: only for a plan made from a source's facts
+        )
+
         path = httpd_edit_target(path, line.split()[0], includes)[0]
     return Fix("file", path, line)

@@ -418,7 +418,8 @@ def _direct_edits(plan: Plan, cs: ChangeSet) -> list[str]:
     steps, n = [], 1
     if build.installer_options(cs):
         steps.append(f"{n}. Run the installer with the options in `installer.sh` (its answers file keeps them, so later "
-                     "installer runs keep them too); it rewrites the files below, so edit them after it.")
+                     "installer runs keep them too); it rewrites the files below, so edit them after it. Undo: run it "
+                     "again with the previous values.")
         n += 1
     edits = file_edits(plan, cs)
     for c in file_removals(plan, cs):
@@ -427,22 +428,26 @@ def _direct_edits(plan: Plan, cs: ChangeSet) -> list[str]:
     agents = " on each agent"  # a file of the managed hosts, not of this server
     for path, line in edits:
         after = f", then restart {restarts[path]}{agents}" if path.endswith(agents) and restarts.get(path) else ""
-        steps.append(f"{n}. In `{path}` set `{line}`{after}.")
+        steps.append(f"{n}. In `{path}` set `{line}`{after}. Undo: put the old line back.")
         n += 1
     drop = dropins(plan, cs)
     units = sorted({restarts[path] for path, _ in edits if restarts.get(path) and not path.endswith(agents)}
                    | {p.split("/")[4].removesuffix(".service.d") for p in drop})
     if drop:
-        steps.append(f"{n}. Copy the drop-ins under `systemd/` to `/etc/systemd/system/` and run `systemctl daemon-reload`.")
+        steps.append(f"{n}. Copy the drop-ins under `systemd/` to `/etc/systemd/system/` and run `systemctl daemon-reload`. "
+                     "Undo: remove them and run `systemctl daemon-reload`.")
         n += 1
     if sysctl_file(plan, cs):
-        steps.append(f"{n}. Copy `sysctl.d/90-foretune.conf` to `{SYSCTL_FILE}` and run `sysctl --system`.")
+        steps.append(f"{n}. Copy `sysctl.d/90-foretune.conf` to `{SYSCTL_FILE}` and run `sysctl --system`. Undo: remove the "
+                     "file and run `sysctl --system`.")
         n += 1
     if units:
-        steps.append(f"{n}. Restart {', '.join(units)} (`katello-service restart` restarts them all).")
+        steps.append(f"{n}. Restart {', '.join(units)} (`katello-service restart` restarts them all), and again after an undo.")
         n += 1
     if commands(plan, cs):
-        steps.append(f"{n}. Run `os-commands.sh` (tuned profile, transparent huge pages, settings; the THP kernel argument needs a reboot).")
+        steps.append(f"{n}. Run `os-commands.sh` (tuned profile, transparent huge pages, settings; the THP kernel argument "
+                     "needs a reboot). Undo: `tuned-adm profile` with the previous profile, "
+                     "`grubby --update-kernel=ALL --remove-args=transparent_hugepage` and a reboot.")
     steps += ["", f"{plan.release.label} reads no custom-hiera.yaml: these are edits of the files the installer writes, "
               "and the next installer run overwrites them. Keep a copy of each file before editing it (undo: copy it back), "
               "and repeat the edits after every installer run."]
@@ -450,6 +455,11 @@ def _direct_edits(plan: Plan, cs: ChangeSet) -> list[str]:
         steps = ["Nothing to change: no step to take, no installer run."]
     if cs.advice:
         steps += ["", "Keep in mind:", "", *(f"- {what}: {advice}" for what, advice in cs.advice)]
+    if n > 1:
+        steps += ["", "Or apply this set as reviewed: `foretune apply --changes changes.json` shows it as a diff against the "
+                  "host, `foretune apply --changes changes.json --write --run-installer` runs the installer first and then "
+                  "makes the file edits on what it rendered, with backups and a journal (undo: `foretune apply --rollback "
+                  "last`); `foretune verify` then tells what is in force and what waits for a restart."]
     steps += ["", "Every value, its reason and citation: `foretune plan ... --format json`; one value: `foretune plan ... --explain TUNABLE`."]
     return steps
 
