@@ -2537,6 +2537,45 @@ def test_passenger_instances_mongodb_cache_and_the_vhost_keepalive_are_read_back
     assert set(_states(result.stdout).values()) == {"in force"}, result.stdout
 
 
+def test_qpid_interval_and_mqtt_rate_limit_are_pending_until_rendered_then_in_force_then_drift(tmp_path: Path) -> None:
+    # acceptance D24: qpidd.conf without a mgmt-pub-interval line (6.7/6.9 before the installer run) and a Capsule's
+    # remote_execution_ssh.yml without :mqtt_rate_limit: are "not set" there, so pending an installer run (not "not
+    # verified"); once rendered with the set's value in force; a later other value is drift
+    sat = tmp_path / "sat"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.9-prefork", sat, symlinks=True)
+    _edit(sat, "etc/qpid/qpidd.conf", "mgmt-pub-interval=5\n", "")
+    cap = tmp_path / "cap"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/capsule-6.15-pull-rex", cap, symlinks=True)
+    rex = "etc/foreman-proxy/settings.d/remote_execution_ssh.yml"
+    _edit(cap, rex, ":mqtt_rate_limit: 200\n", "")
+    for root, release, change in (
+            (sat, "Satellite 6.9", {"tunable": "qpid.mgmt_pub_interval", "channel": "custom-hiera",
+                                    "target": "qpid::mgmt_pub_interval", "value": 5, "file": "/" + HIERA}),
+            (cap, "Capsule 6.15", {"tunable": "mqtt.rate_limit", "channel": "installer", "value": 100,
+                                   "target": "--foreman-proxy-plugin-remote-execution-script-mqtt-rate-limit"})):
+        # with a file it writes, so that the run is journalled (installer options alone write nothing)
+        cs = {"release": release, "changes": [change, CHANGES["changes"][5]]}
+        assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, cs), "--write").status == 0
+    result = run_cli("verify", "--root", str(sat))
+    assert _states(result.stdout)["qpid.mgmt_pub_interval"] == "pending", result.stdout
+    assert "qpid mgmt_pub_interval (the rendered configuration) still gives 'not set': waiting for an installer run" in result.stdout
+    result = run_cli("verify", "--root", str(cap))
+    assert _states(result.stdout)["mqtt.rate_limit"] == "pending", result.stdout
+    assert "mqtt rate_limit (the rendered configuration) still gives 'not set': waiting for an installer run" in result.stdout
+    # what the installer run renders
+    _edit(sat, "etc/qpid/qpidd.conf", "interface=lo\n", "interface=lo\nmgmt-pub-interval=5\n")
+    _edit(cap, rex, ":mqtt_resend_interval: 900", ":mqtt_rate_limit: 100\n:mqtt_resend_interval: 900")
+    for root, tunable in ((sat, "qpid.mgmt_pub_interval"), (cap, "mqtt.rate_limit")):
+        result = run_cli("verify", "--root", str(root))
+        assert _states(result.stdout)[tunable] == "in force", result.stdout
+    # a later run renders another value: drift
+    _edit(sat, "etc/qpid/qpidd.conf", "mgmt-pub-interval=5\n", "mgmt-pub-interval=10\n")
+    _edit(cap, rex, ":mqtt_rate_limit: 100", ":mqtt_rate_limit: 200")
+    for root, tunable in ((sat, "qpid.mgmt_pub_interval"), (cap, "mqtt.rate_limit")):
+        result = run_cli("verify", "--root", str(root))
+        assert _states(result.stdout)[tunable] == "drift", result.stdout
+
+
 def test_puma_values_rendered_but_not_loaded_by_systemd_are_pending(tmp_path: Path) -> None:
     # satellite-6.15-dropin without pumactl stats: after apply and an installer run (installer.conf renders the set's
     # workers and threads) systemd still runs foreman.service with the old environment (systemctl show: THREADS 5,

@@ -98,12 +98,16 @@ READBACK: dict[str, tuple[str, str]] = {
     "foreman::max_keepalive_requests": ("apache", "MaxKeepAliveRequests"),
     "foreman::passenger_max_pool_size": ("passenger", "PassengerMaxPoolSize"),
     "foreman::passenger_max_request_queue_size": ("passenger", "PassengerMaxRequestQueueSize"),
+    # the Smart Proxy's pull-REX rate limit, as rendered into settings.d/remote_execution_ssh.yml
+    "foreman_proxy::plugin::remote_execution::script::mqtt_rate_limit": ("mqtt", "rate_limit"),
 }
 # the pid file a service writes when it starts, whose time tells a tree's verify that it started after a run: httpd's
 # PidFile default run/httpd.pid under ServerRoot /etc/httpd (/etc/httpd/run is a link to /run/httpd on RHEL 7 and 8)
 PID_FILES: dict[str, tuple[str, ...]] = {"httpd": ("/run/httpd/httpd.pid", "/var/run/httpd/httpd.pid")}
 # facts that list the httpd directives the rendered configuration sets: one it lacks is "not set" there
 DIRECTIVE_FACTS = ("apache", "passenger")
+# fact fields read from a rendered file, None when that file has no such entry yet: "not set" there (the built-in runs)
+UNSET_FIELDS = {("qpid", "mgmt_pub_interval"), ("mqtt", "rate_limit")}  # qpidd.conf, remote_execution_ssh.yml
 # a hash key's entries (custom-hiera key -> entry -> (fact, field)) read back where the installer renders them
 HASH_READBACK: dict[str, dict[str, tuple[str, str]]] = {
     "mongodb::server::config_data": {"storage.wiredTiger.engineConfig.cacheSizeGB": ("mongodb", "cache_size_gb")},  # mongod.conf
@@ -532,7 +536,7 @@ class Verifier:
             self.read_fact = fact
             values, why = self.fact(fact)
             value = values.get(field) if isinstance(values, dict) and field else values if not field else None
-            if value is None and fact in DIRECTIVE_FACTS and isinstance(values, dict):
+            if value is None and (fact in DIRECTIVE_FACTS or (fact, field) in UNSET_FIELDS) and isinstance(values, dict):
                 value = "not set"  # the rendered configuration has no such directive: the module's built-in value runs
             if value is None:
                 self.why = why or f"{fact} {field} unknown on {self.host.label}"
