@@ -2602,6 +2602,24 @@ def test_puma_values_rendered_but_not_loaded_by_systemd_are_pending(tmp_path: Pa
     assert {states[t] for t in puma} == {"pending"}, result.stdout
     assert "systemd still runs foreman.service with " in result.stdout
     assert "(systemctl show), not the configuration the installer rendered: systemctl daemon-reload && systemctl restart foreman" in result.stdout
+    removal = "remove:dropin:/etc/systemd/system/foreman.service.d/override.conf"
+    assert states[removal] == "pending", result.stdout
+    # daemon-reload and a restart: systemd runs foreman.service with installer.conf's values (the set's threads 16/16,
+    # the fixture's workers 12) and none left from override.conf: the removal is in force with the Puma values (D25)
+    assert env == {"--foreman-foreman-service-puma-threads-min": 16, "--foreman-foreman-service-puma-threads-max": 16}, env
+    show = root / "sos_commands/systemd/systemctl_show_service_--all"
+    old = "FOREMAN_PUMA_THREADS_MIN=5 FOREMAN_PUMA_THREADS_MAX=5 FOREMAN_PUMA_WORKERS=24"
+    text = show.read_text(encoding="utf-8")
+    assert old in text
+    # a loaded Environment without THREADS_MAX, which installer.conf gives as 16: it is not the rendered one: pending
+    show.write_text(text.replace(old, "FOREMAN_PUMA_THREADS_MIN=16 FOREMAN_PUMA_WORKERS=12"), encoding="utf-8")
+    assert _states(run_cli("verify", "--root", str(root)).stdout)[removal] == "pending"
+    show.write_text(text.replace(old, "FOREMAN_PUMA_THREADS_MIN=16 FOREMAN_PUMA_THREADS_MAX=16 FOREMAN_PUMA_WORKERS=12"),
+                    encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    states = _states(result.stdout)
+    assert states[removal] == "in force", result.stdout
+    assert {states[c["tunable"]] for c in changes if c["target"] in env} == {"in force"}, result.stdout
 
 
 def test_a_later_sysctl_file_is_drift_while_the_kernel_still_has_the_value(tmp_path: Path) -> None:

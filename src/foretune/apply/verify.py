@@ -866,6 +866,26 @@ class Verifier:
             return f"{gone} taken out of {c.file} (its other settings stay)"
         return "removed"
 
+    def environment_loaded(self, c: Change) -> bool:
+        """FOREMAN_PUMA_* lines taken out of a foreman.service drop-in are in force once systemd runs the unit
+        (``systemctl show`` Environment) with what its remaining files give for each of them (daemon-reload done), and
+        the running Puma, when pumactl stats tells, runs the rendered configuration (restarted since)."""
+        unit = c.target.partition(":")[0]
+        removed = re.findall(r"\b(FOREMAN_PUMA_\w+)=", str(c.site_value or ""))
+        if c.channel != "dropin" or unit not in ("foreman", "foreman.service") or not removed:
+            return False
+        loaded, _ = self.fact("puma_loaded")
+        fields = {variable: key.removeprefix("foreman::foreman_service_puma_") for key, variable in PUMA_ENV.items()}
+        if not isinstance(loaded, dict) or any(variable not in fields for variable in removed):
+            return False
+        for variable in removed:
+            given = self.environment_file("foreman.service", variable) or self.later_environment("foreman.service", variable, "")
+            rendered = given[1] if given else None  # (file, value, ...): EnvironmentFile= wins over Environment=
+            now = loaded.get(fields[variable])
+            if (None if now is None else str(now)) != rendered:
+                return False
+        return not self.puma_behind()
+
     def restarted(self, c: Change) -> bool:
         """Every unit of ``c`` has a main process started after the run (so it reads the change): on this host, from
         systemd and /proc; in a tree, from the pid file the service writes when it starts (:data:`PID_FILES`)."""
@@ -953,7 +973,7 @@ class Verifier:
             state, why = self.pg_files_state([_key_of(str(c.value))])  # postmaster.pid tells a start after the run
             return Check(c, state, "", wrote[2] if wrote else c.target, why)
         if c.op in ("remove", "reset") and c.channel != "alter-system":
-            if c.effect == "immediate" or c.tunable in self.seen or self.restarted(c):
+            if c.effect == "immediate" or c.tunable in self.seen or self.restarted(c) or self.environment_loaded(c):
                 return Check(c, IN_FORCE, "", wrote[2] if wrote else "", "")
             return Check(c, PENDING, "", wrote[2] if wrote else "", f"{self.removal(c)}; in force after {_effect(c)}")
         if c.op == "reset" and c.channel == "alter-system" and not self.host.has_psql:
