@@ -1396,6 +1396,7 @@ def test_included_postgresql_files_and_drop_ins_of_run_and_usr_lib_are_in_the_sh
     vendor = root / "usr/lib/systemd/system/foreman.service.d/zz-vendor.conf"
     vendor.parent.mkdir(parents=True)
     vendor.write_text("[Service]\nNice=5\nEnvironment=FOREMAN_PUMA_WORKERS=4\n", encoding="utf-8")
+    _edit(root, "sos_commands/systemd/systemctl_show_service_--all", "FOREMAN_PUMA_WORKERS=24", "FOREMAN_PUMA_WORKERS=4")  # loaded
     run = root / "run/systemd/system/httpd.service.d/zz-run.conf"
     run.parent.mkdir(parents=True)
     run.write_text("[Service]\nLimitNOFILE=4096\n", encoding="utf-8")
