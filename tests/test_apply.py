@@ -2299,6 +2299,9 @@ def test_the_audit_fix_apply_md_and_apply_take_the_same_lines_out_of_a_site_over
     assert (tmp_path / "kept.conf").read_text(encoding="utf-8") == SITE_OVERRIDE
     assert run_cli("apply", "--root", str(root), "--changes", str(out / "changes.json"), "--write").status == 0
     assert (root / OVERRIDE).read_text(encoding="utf-8") == after
+    # systemd runs the unit with override.conf's Puma threads (16) until a daemon-reload (systemctl show)
+    _edit(root, "sos_commands/systemd/systemctl_show_service_--all", "FOREMAN_PUMA_THREADS_MIN=5 FOREMAN_PUMA_THREADS_MAX=5",
+          "FOREMAN_PUMA_THREADS_MIN=16 FOREMAN_PUMA_THREADS_MAX=16")
     result = run_cli("verify", "--root", str(root))
     assert ("dropin foreman.service:override.conf (remove lines)\n" in result.stdout
             and "Environment=MALLOC_ARENA_MAX=2 FOREMAN_PUMA_THREADS_MIN=16 | Environment=FOREMAN_PUMA_THREADS_MAX=16 taken "
