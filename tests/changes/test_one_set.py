@@ -698,6 +698,32 @@ def test_a_vhost_keepalive_off_is_seen_and_said(tmp_path: Path) -> None:
     assert change.overridden_by == ("vhost (05-foreman-ssl.conf)",)
 
 
+def test_a_62_plan_from_a_box_shows_the_vhost_keepalive_in_force_and_adds_nothing_already_there(tmp_path: Path) -> None:
+    # acceptance D1 residue: satellite-6.2 with httpd.conf's KeepAlive On / MaxKeepAliveRequests 0 / KeepAliveTimeout 5
+    # and a Foreman vhost that sets only `KeepAlive Off` (its own line wins for the vhost, httpd.conf's others hold):
+    # the plan's installer column is Off / 5 / 0 (not puppet-foreman's off / 15 / 100) and the set changes KeepAlive only
+    source = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.2", source, symlinks=True)
+    conf = source / "etc/httpd/conf/httpd.conf"
+    conf.write_text(conf.read_text(encoding="utf-8").replace("KeepAlive Off\nMaxKeepAliveRequests 100\nKeepAliveTimeout 15\n",
+                                                             "KeepAlive On\nMaxKeepAliveRequests 0\nKeepAliveTimeout 5\n"),
+                    encoding="utf-8")
+    vhost = source / "etc/httpd/conf.d/05-foreman-ssl.conf"
+    text = vhost.read_text(encoding="utf-8")
+    assert "  KeepAlive on\n  MaxKeepAliveRequests 100\n  KeepAliveTimeout 5\n" in text
+    vhost.write_text(text.replace("  KeepAlive on\n  MaxKeepAliveRequests 100\n  KeepAliveTimeout 5\n", "  KeepAlive Off\n"),
+                     encoding="utf-8")
+    facts = read_source(str(source), hosts=6000)
+    plan = choose_plan(facts, hosts=6000).plan
+    installer = {tid: plan.tunables[tid].installer.value
+                 for tid in ("apache.keepalive", "apache.keepalive_timeout", "apache.max_keepalive_requests")}
+    assert installer == {"apache.keepalive": False, "apache.keepalive_timeout": 5, "apache.max_keepalive_requests": 0}
+    planned = build.from_plan(plan, facts)
+    assert planned.for_tunable("apache.keepalive_timeout") is None and planned.for_tunable("apache.max_keepalive_requests") is None
+    change = planned.for_tunable("apache.keepalive")
+    assert change is not None and (change.target, change.value) == ("/etc/httpd/conf.d/05-foreman-ssl.conf", "KeepAlive On")
+
+
 def test_each_change_says_what_overrides_it_by_the_release_s_precedence(tmp_path: Path) -> None:
     # the issue: each change carries "what it overrides and what overrides it". By precedence.yaml: custom-hiera over
     # the answers file (an installer option) from foreman-installer 1.14, over the profile too; an included file and
