@@ -128,7 +128,7 @@ def test_write_then_verify_on_a_copied_tree(tmp_path: Path) -> None:
     assert "/proc/<MainPID of httpd.service>/limits (soft) still gives 1024" in result.stdout
     assert ("needs a PostgreSQL restart: PostgreSQL reads max_connections only when it starts, and the files under "
             f"{root} cannot show the running value (no /var/lib/pgsql/data/postmaster.pid tells when it started): "
-            "restart postgresql, or verify with --dsn to SHOW it") in result.stdout
+            "`systemctl restart postgresql`, or verify with --dsn to SHOW it") in result.stdout
 
     # the installer ran, the services restarted, sysctl --system and tuned-adm ran: the tree now reads as such a host
     _edit(root, "etc/systemd/system/foreman.service.d/installer.conf", "FOREMAN_PUMA_WORKERS=24", "FOREMAN_PUMA_WORKERS=18")
@@ -398,11 +398,23 @@ def test_alter_system_then_show_on_a_real_postgresql(tmp_path: Path, pg: pgclust
     assert result.status == 1
     assert _states(result.stdout) == {"postgresql.maintenance_work_mem": "in force", "postgresql.max_connections": "pending",
                                       "postgresql.work_mem": "drift"}
-    assert "PostgreSQL reports pending_restart: restart postgresql" in result.stdout
+    assert "PostgreSQL reports pending_restart: `systemctl restart postgresql`" in result.stdout
     assert "SHOW work_mem gives '4MB': PostgreSQL takes it from command line, which wins over postgresql.auto.conf" in result.stdout
     again = run_cli("apply", "--root", str(root), "--dsn", dsn, "--changes", _changes(tmp_path, sets), "--write")
     assert "nothing to change" in again.stdout and "ALTER SYSTEM" not in again.stdout
     [run] = _runs(root)
+    # the journal names the server the statements ran on; a rollback that reaches none, or another one, is refused
+    # before anything is touched, never "undone" somewhere else (acceptance D5)
+    journal = json.loads((root / RUNS / run / "journal.json").read_text(encoding="utf-8"))
+    assert {s["target"] for s in journal["statements"]} == {" ".join(dsn.split())}
+    refused = run_cli("apply", "--root", str(root), "--rollback", run)
+    assert (refused.status, refused.stderr) == (2, f"foretune: error: run {run} ran ALTER SYSTEM statements on --dsn "
+                                                   f"'{dsn}': give the same --dsn (with its password) to undo them there; "
+                                                   "nothing restored\n")
+    other = run_cli("apply", "--root", str(root), "--dsn", dsn + " application_name=other", "--rollback", run)
+    assert other.status == 2 and f"ran its ALTER SYSTEM statements on --dsn '{dsn}', not on --dsn '{dsn} " \
+        "application_name=other'" in other.stderr
+    assert _show(pg, "maintenance_work_mem") == "256MB"  # nothing undone by the refused runs
     result = run_cli("apply", "--root", str(root), "--dsn", dsn, "--rollback", run)
     assert result.status == 0, result.stderr
     assert result.stdout == f"rolled back run {run} on {root}: 0 files restored, 3 ALTER SYSTEM statements undone\n"
@@ -494,7 +506,7 @@ def test_an_alter_system_reset_is_pending_until_a_real_postgresql_restarts(tmp_p
     assert _show(pg, "max_connections") == "150"
     result = run_cli("verify", "--root", str(live), "--dsn", dsn)
     assert result.status == 1 and _states(result.stdout) == {"unshadow:max_connections": "pending"}
-    assert "PostgreSQL reports pending_restart: restart postgresql" in result.stdout
+    assert "PostgreSQL reports pending_restart: `systemctl restart postgresql`" in result.stdout
 
     def copy_data_files() -> None:  # what a copy of the host holds: the server's files as they are now
         data = files / "var/lib/pgsql/data"
@@ -1384,6 +1396,7 @@ def test_included_postgresql_files_and_drop_ins_of_run_and_usr_lib_are_in_the_sh
     vendor = root / "usr/lib/systemd/system/foreman.service.d/zz-vendor.conf"
     vendor.parent.mkdir(parents=True)
     vendor.write_text("[Service]\nNice=5\nEnvironment=FOREMAN_PUMA_WORKERS=4\n", encoding="utf-8")
+    _edit(root, "sos_commands/systemd/systemctl_show_service_--all", "FOREMAN_PUMA_WORKERS=24", "FOREMAN_PUMA_WORKERS=4")  # loaded
     run = root / "run/systemd/system/httpd.service.d/zz-run.conf"
     run.parent.mkdir(parents=True)
     run.write_text("[Service]\nLimitNOFILE=4096\n", encoding="utf-8")
@@ -1451,6 +1464,34 @@ def test_the_rhel7_scl_data_directory_is_the_one_read_and_written_even_beside_th
     result = run_cli("verify", "--root", str(root), "--format", "json")
     [check] = [c for c in json.loads(result.stdout)["changes"] if c["change"]["tunable"] == "reset:postgresql:max_connections"]
     assert check["state"] == "in force", check
+
+
+def test_the_rhel7_scl_postgresql_is_restarted_by_its_own_unit_name(tmp_path: Path) -> None:
+    # Satellite 6.9 on RHEL 7: the source lists `rh-postgresql12-postgresql.service` (systemctl list-units) and no
+    # postgresql.service, and PostgreSQL's data directory is /var/opt/rh/rh-postgresql12/lib/pgsql/data. ALTER SYSTEM's
+    # max_connections = '200' goes, and max_connections is read only at start: every restart apply, APPLY.md and
+    # verify name is `systemctl restart rh-postgresql12-postgresql`; `systemctl restart postgresql` would fail with
+    # "Unit postgresql.service not found" (acceptance D7).
+    root = tmp_path / "host"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.9", root, symlinks=True)
+    scl = root / "var/opt/rh/rh-postgresql12/lib/pgsql/data"
+    (scl / "postgresql.auto.conf").write_text(AUTO_HEAD + "max_connections = '200'\n", encoding="utf-8")
+    shown = run_cli("apply", "--root", str(root))
+    assert shown.status == 0, shown.stderr
+    assert "`systemctl restart rh-postgresql12-postgresql`" in shown.stdout
+    assert "systemctl restart postgresql" not in shown.stdout
+    out = tmp_path / "bundle"
+    assert run_cli("plan", "--from", str(root), "--output-dir", str(out)).status == 0
+    apply_md = (out / "APPLY.md").read_text(encoding="utf-8")
+    assert "`systemctl restart rh-postgresql12-postgresql` (or `foreman-maintain service restart`)" in apply_md
+    assert "systemctl restart postgresql" not in apply_md
+    assert run_cli("apply", "--root", str(root), "--write").status == 0
+    journal = json.loads(next((root / RUNS).glob("*/journal.json")).read_text(encoding="utf-8"))
+    [reset] = [c for c in journal["changes"] if c["tunable"] == "reset:postgresql:max_connections"]
+    assert reset["units"] == ["rh-postgresql12-postgresql"]
+    verified = run_cli("verify", "--root", str(root))
+    assert "restart rh-postgresql12-postgresql" in verified.stdout, verified.stdout
+    assert "restart postgresql" not in verified.stdout
 
 
 def test_an_environment_file_that_sets_pumas_environment_is_detected_as_shadowing(tmp_path: Path) -> None:
@@ -2242,7 +2283,7 @@ def test_the_audit_fix_apply_md_and_apply_take_the_same_lines_out_of_a_site_over
     (root / OVERRIDE).write_text(SITE_OVERRIDE, encoding="utf-8")
     after = ("# site: memory fragmentation fix, INC0099\n[Service]\nEnvironment=MALLOC_ARENA_MAX=2\nLimitNOFILE=65536\n")
     out = tmp_path / "out"
-    assert run_cli("audit", str(root), "--output-dir", str(out)).status in (0, 1)
+    assert run_cli("plan", "--from", str(root), "--output-dir", str(out)).status == 0
     steps = (out / "APPLY.md").read_text(encoding="utf-8")
     assert ("Take `Environment=MALLOC_ARENA_MAX=2 FOREMAN_PUMA_THREADS_MIN=16` and `Environment=FOREMAN_PUMA_THREADS_MAX=16` "
             "out of `/etc/systemd/system/foreman.service.d/override.conf`, keep its other settings") in steps
@@ -2258,6 +2299,9 @@ def test_the_audit_fix_apply_md_and_apply_take_the_same_lines_out_of_a_site_over
     assert (tmp_path / "kept.conf").read_text(encoding="utf-8") == SITE_OVERRIDE
     assert run_cli("apply", "--root", str(root), "--changes", str(out / "changes.json"), "--write").status == 0
     assert (root / OVERRIDE).read_text(encoding="utf-8") == after
+    # systemd runs the unit with override.conf's Puma threads (16) until a daemon-reload (systemctl show)
+    _edit(root, "sos_commands/systemd/systemctl_show_service_--all", "FOREMAN_PUMA_THREADS_MIN=5 FOREMAN_PUMA_THREADS_MAX=5",
+          "FOREMAN_PUMA_THREADS_MIN=16 FOREMAN_PUMA_THREADS_MAX=16")
     result = run_cli("verify", "--root", str(root))
     assert ("dropin foreman.service:override.conf (remove lines)\n" in result.stdout
             and "Environment=MALLOC_ARENA_MAX=2 FOREMAN_PUMA_THREADS_MIN=16 | Environment=FOREMAN_PUMA_THREADS_MAX=16 taken "
@@ -2348,3 +2392,297 @@ def test_satellite_62_plan_bundle_keeps_what_apply_keeps_and_apply_says_the_inst
     assert "passenger.conf (foretune)" not in result.stdout
     assert ("run the installer before these file edits: it rewrites the files it manages (/etc/httpd/conf.d/"
             "05-foreman-ssl.conf") in result.stdout, result.stdout
+
+
+def test_satellite_62_runs_the_installer_first_and_edits_the_files_it_rendered(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Satellite 6.2 reads no custom-hiera.yaml: the set's file edits go into files the installer renders, so with
+    # --write --run-installer the installer runs first and the edits are made on what it wrote. The stand-in installer
+    # renders 05-foreman-ssl.conf anew (MaxKeepAliveRequests 100 again, as puppet's template has it), as a real run
+    # would; "this host" is a tree here (Host pointed at it).
+    from foretune.apply import host as host_module
+    from foretune.apply import journal as journal_module
+
+    root = tmp_path / "host"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.2", root, symlinks=True)
+    vhost = root / "etc/httpd/conf.d/05-foreman-ssl.conf"
+    rendered = vhost.read_text(encoding="utf-8").replace("MaxKeepAliveRequests 100", "MaxKeepAliveRequests 100\n  ServerTokens Prod")
+    calls: list[str] = []
+
+    def installer(command: str, environ: object) -> tuple[int, int]:
+        calls.append(vhost.read_text(encoding="utf-8"))  # what the file held when the installer ran
+        vhost.write_text(rendered, encoding="utf-8")
+        return 0, 0
+
+    class TreeAsThisHost(host_module.Host):
+        def __init__(self, root_: str | None = None, dsn: str | None = None, environ: object = None) -> None:
+            super().__init__(str(root), dsn, environ)  # type: ignore[arg-type]
+
+    out = tmp_path / "out"
+    assert run_cli("plan", "--from", str(root), "--hosts", "8000", "--output-dir", str(out)).status == 0
+    monkeypatch.setattr(host_module, "Host", TreeAsThisHost)
+    monkeypatch.setattr(journal_module, "run_installer", installer)
+    result = run_cli("apply", "--changes", str(out / "changes.json"), "--write", "--run-installer")
+    assert result.status == 0, result.stderr
+    assert len(calls) == 1 and "MaxKeepAliveRequests 100" in calls[0]  # the installer ran before any edit
+    after = vhost.read_text(encoding="utf-8")
+    assert "  ServerTokens Prod\n" in after  # the edits were made on the file the installer rendered
+    assert "  MaxKeepAliveRequests 0\n" in after and "MaxKeepAliveRequests 100" not in after
+    assert "the file edits are written after it, on the files it rendered" in result.stderr
+    [run] = _runs(root)
+    journal = json.loads((root / RUNS / run / "journal.json").read_text(encoding="utf-8"))
+    assert journal["installer"]["status"] == 0
+    # its backup is what the installer rendered: a rollback gives back the installer's file, not the one before it
+    assert run_cli("apply", "--rollback", run).status == 0
+    assert vhost.read_text(encoding="utf-8") == rendered
+
+
+def test_satellite_62_keepalive_goes_into_the_vhost_that_includes_no_katello_conf(tmp_path: Path) -> None:
+    # the 6.2 brief: "The default configuration for KeepAlive for Red Hat Satellite 6 is found in
+    # `/etc/httpd/conf.d/05-foreman-ssl.d/katello.conf`"; httpd reads that file only when the vhost includes its
+    # directory. satellite-6.2's vhost includes none and sets MaxKeepAliveRequests 100 itself: the change set edits
+    # the vhost, in every output (plan's APPLY.md and changes.json, apply)
+    root = tmp_path / "sos"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.2", root, symlinks=True)
+    out = tmp_path / "out"
+    assert run_cli("plan", "--from", str(root), "--hosts", "8000", "--output-dir", str(out)).status == 0
+    assert "05-foreman-ssl.d/katello.conf` set" not in (out / "APPLY.md").read_text(encoding="utf-8")
+    changes = json.loads((out / "changes.json").read_text(encoding="utf-8"))["changes"]
+    assert not [c for c in changes if "05-foreman-ssl.d" in c["target"]]
+    keepalive = next(c for c in changes if c["tunable"] == "apache.max_keepalive_requests")
+    assert (keepalive["target"], keepalive["value"]) == ("/etc/httpd/conf.d/05-foreman-ssl.conf", "MaxKeepAliveRequests 0")
+    assert run_cli("apply", "--root", str(root), "--changes", str(out / "changes.json"), "--write").status == 0
+    vhost = (root / "etc/httpd/conf.d/05-foreman-ssl.conf").read_text(encoding="utf-8")
+    assert "  MaxKeepAliveRequests 0\n" in vhost and "  KeepAlive on\n" in vhost  # "on" is On already: left as it is
+    assert vhost.index("PassengerMaxRequests 10000") < vhost.index("</VirtualHost>")  # inside the vhost
+    assert not (root / "etc/httpd/conf.d/05-foreman-ssl.d").exists()
+    # with the vhost including the directory (as puppet-foreman renders it), katello.conf is the place
+    again = tmp_path / "again"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.2", again, symlinks=True)
+    _edit(again, "etc/httpd/conf.d/05-foreman-ssl.conf", "  KeepAlive on\n  MaxKeepAliveRequests 100\n  KeepAliveTimeout 5\n", "")
+    _edit(again, "etc/httpd/conf.d/05-foreman-ssl.conf", "</VirtualHost>",
+          '  ## Load additional static includes\n  IncludeOptional "/etc/httpd/conf.d/05-foreman-ssl.d/*.conf"\n</VirtualHost>')
+    result = run_cli("apply", "--root", str(again), "--from", str(again), "--hosts", "8000")
+    assert "+++ " + str(again / "etc/httpd/conf.d/05-foreman-ssl.d/katello.conf") in result.stdout, result.stdout
+
+
+def test_satellite_62_file_edits_are_pending_a_restart_until_the_service_started_after_the_run(tmp_path: Path) -> None:
+    # a 6.2 file edit (httpd's vhost, qpidd.conf) takes effect when its service restarts: right after apply --write
+    # verify calls it pending with that restart, never "not verified"; httpd's pid file (/run/httpd/httpd.pid, written
+    # when it starts) newer than the run makes its edits in force; qpidd's stay pending (no pid file tells)
+    root = tmp_path / "sos"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.2", root, symlinks=True)
+    assert run_cli("apply", "--root", str(root), "--from", str(root), "--hosts", "8000", "--write").status == 0
+    result = run_cli("verify", "--root", str(root))
+    states = _states(result.stdout)
+    edits = {"passenger.max_requests", "apache.max_keepalive_requests", "qpid.mgmt_pub_interval"}
+    assert {states[t] for t in edits} == {"pending"}, result.stdout
+    assert ("written into /etc/httpd/conf.d/05-foreman-ssl.conf; MaxKeepAliveRequests takes effect when httpd restarts "
+            f"(no pid file under {root} tells when httpd started): `systemctl restart httpd`") in result.stdout
+    pid = root / "run/httpd/httpd.pid"
+    pid.parent.mkdir(parents=True)
+    pid.write_text("4242\n", encoding="utf-8")
+    [run] = _runs(root)
+    applied = json.loads((root / RUNS / run / "journal.json").read_text(encoding="utf-8"))["epoch"]
+    os.utime(pid, (applied - 60, applied - 60))  # httpd started before the run: still pending, saying so
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout)["apache.max_keepalive_requests"] == "pending"
+    assert "/run/httpd/httpd.pid says httpd started at " in result.stdout
+    os.utime(pid, (applied + 60, applied + 60))  # and after it: httpd reads the edits
+    states = _states(run_cli("verify", "--root", str(root)).stdout)
+    assert states["apache.max_keepalive_requests"] == states["passenger.max_requests"] == "in force"
+    assert "apache.keepalive" not in states  # the vhost runs "KeepAlive on" already: the plan changes nothing there
+    assert states["qpid.mgmt_pub_interval"] == "pending"
+
+
+def test_passenger_instances_mongodb_cache_and_the_vhost_keepalive_are_read_back_where_they_take_effect(tmp_path: Path) -> None:
+    # Satellite 6.7-6.9 changes (acceptance D1): PassengerMaxInstancesPerApp, MongoDB's cacheSizeGB (a hash entry of
+    # mongodb::server::config_data) and the Foreman vhost's MaxKeepAliveRequests are read back from what the installer
+    # renders (the Passenger and vhost directives, mongod.conf): pending while those give the old values, in force
+    # once they give the set's
+    root = tmp_path / "sos"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.9-prefork", root, symlinks=True)
+    for rpms in (root / "sos_commands/rpm").iterdir():  # Satellite 6.7 (Foreman 1.24), whose vhost has KeepAlive parameters
+        rpms.write_text(rpms.read_text(encoding="utf-8").replace("foreman-2.3.1.20-1", "foreman-1.24.1.32-1")
+                        .replace("satellite-6.9.4-1", "satellite-6.7.5-1"), encoding="utf-8")
+    (root / "etc/httpd/conf.d/passenger.conf").write_text(
+        "LoadModule passenger_module modules/mod_passenger.so\n<IfModule mod_passenger.c>\n  PassengerMaxPoolSize 48\n"
+        "</IfModule>\n", encoding="utf-8")
+    cs = {"release": "Satellite 6.7", "changes": [
+        {"tunable": "passenger.max_instances_per_app", "channel": "custom-hiera",
+         "target": "apache::mod::passenger::passenger_max_instances_per_app", "value": 60,
+         "file": "/etc/foreman-installer/custom-hiera.yaml"},
+        {"tunable": "mongodb.cache_size_gb", "channel": "custom-hiera", "target": "mongodb::server::config_data",
+         "value": {"storage.wiredTiger.engineConfig.cacheSizeGB": 12.8}, "file": "/etc/foreman-installer/custom-hiera.yaml"},
+        {"tunable": "apache.max_keepalive_requests", "channel": "installer", "target": "--foreman-max-keepalive-requests",
+         "value": 0},
+        {"tunable": "capsule.proxy_timeout", "channel": "custom-hiera", "target": "apache::mod::proxy::proxy_timeout",
+         "value": 600, "file": "/etc/foreman-installer/custom-hiera.yaml"}]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, cs), "--write").status == 0
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout) == {"passenger.max_instances_per_app": "pending", "mongodb.cache_size_gb": "pending",
+                                      "apache.max_keepalive_requests": "pending", "capsule.proxy_timeout": "pending"}, result.stdout
+    assert "apache MaxKeepAliveRequests (the rendered configuration) still gives 100: waiting for an installer run" in result.stdout
+    assert "mongodb (the rendered configuration) still gives {'storage.wiredTiger.engineConfig.cacheSizeGB': 8.0}" in result.stdout
+    conf = root / "etc/opt/rh/rh-mongodb34/mongod.conf"  # a mongod.conf without cacheSizeGB yet: pending, not unknown
+    kept = conf.read_text(encoding="utf-8")
+    conf.write_text(kept.replace("  wiredTiger:\n    engineConfig:\n      cacheSizeGB: 8\n", ""), encoding="utf-8")
+    again = run_cli("verify", "--root", str(root))
+    assert _states(again.stdout)["mongodb.cache_size_gb"] == "pending", again.stdout
+    assert "still gives {'storage.wiredTiger.engineConfig.cacheSizeGB': 'not set'}" in again.stdout
+    conf.write_text(kept, encoding="utf-8")
+    assert "passenger PassengerMaxInstancesPerApp (the rendered configuration) still gives 'not set'" in result.stdout
+    # what the installer run renders
+    _edit(root, "etc/opt/rh/rh-mongodb34/mongod.conf", "cacheSizeGB: 8", "cacheSizeGB: 12.8")
+    _edit(root, "etc/httpd/conf.d/05-foreman-ssl.conf", "MaxKeepAliveRequests 100", "MaxKeepAliveRequests 0")
+    _edit(root, "etc/httpd/conf.d/passenger.conf", "PassengerMaxPoolSize 48\n", "PassengerMaxPoolSize 48\n  PassengerMaxInstancesPerApp 60\n")
+    (root / "etc/httpd/conf.d/proxy.conf").write_text("ProxyTimeout 600\n", encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    assert set(_states(result.stdout).values()) == {"in force"}, result.stdout
+
+
+def test_qpid_interval_and_mqtt_rate_limit_are_pending_until_rendered_then_in_force_then_drift(tmp_path: Path) -> None:
+    # acceptance D24: qpidd.conf without a mgmt-pub-interval line (6.7/6.9 before the installer run) and a Capsule's
+    # remote_execution_ssh.yml without :mqtt_rate_limit: are "not set" there, so pending an installer run (not "not
+    # verified"); once rendered with the set's value in force; a later other value is drift
+    sat = tmp_path / "sat"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.9-prefork", sat, symlinks=True)
+    _edit(sat, "etc/qpid/qpidd.conf", "mgmt-pub-interval=5\n", "")
+    cap = tmp_path / "cap"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/capsule-6.15-pull-rex", cap, symlinks=True)
+    rex = "etc/foreman-proxy/settings.d/remote_execution_ssh.yml"
+    _edit(cap, rex, ":mqtt_rate_limit: 200\n", "")
+    for root, release, change in (
+            (sat, "Satellite 6.9", {"tunable": "qpid.mgmt_pub_interval", "channel": "custom-hiera",
+                                    "target": "qpid::mgmt_pub_interval", "value": 5, "file": "/" + HIERA}),
+            (cap, "Capsule 6.15", {"tunable": "mqtt.rate_limit", "channel": "installer", "value": 100,
+                                   "target": "--foreman-proxy-plugin-remote-execution-script-mqtt-rate-limit"})):
+        # with a file it writes, so that the run is journalled (installer options alone write nothing)
+        cs = {"release": release, "changes": [change, CHANGES["changes"][5]]}
+        assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, cs), "--write").status == 0
+    result = run_cli("verify", "--root", str(sat))
+    assert _states(result.stdout)["qpid.mgmt_pub_interval"] == "pending", result.stdout
+    assert "qpid mgmt_pub_interval (the rendered configuration) still gives 'not set': waiting for an installer run" in result.stdout
+    result = run_cli("verify", "--root", str(cap))
+    assert _states(result.stdout)["mqtt.rate_limit"] == "pending", result.stdout
+    assert "mqtt rate_limit (the rendered configuration) still gives 'not set': waiting for an installer run" in result.stdout
+    # what the installer run renders
+    _edit(sat, "etc/qpid/qpidd.conf", "interface=lo\n", "interface=lo\nmgmt-pub-interval=5\n")
+    _edit(cap, rex, ":mqtt_resend_interval: 900", ":mqtt_rate_limit: 100\n:mqtt_resend_interval: 900")
+    for root, tunable in ((sat, "qpid.mgmt_pub_interval"), (cap, "mqtt.rate_limit")):
+        result = run_cli("verify", "--root", str(root))
+        assert _states(result.stdout)[tunable] == "in force", result.stdout
+    # a later run renders another value: drift
+    _edit(sat, "etc/qpid/qpidd.conf", "mgmt-pub-interval=5\n", "mgmt-pub-interval=10\n")
+    _edit(cap, rex, ":mqtt_rate_limit: 100", ":mqtt_rate_limit: 200")
+    for root, tunable in ((sat, "qpid.mgmt_pub_interval"), (cap, "mqtt.rate_limit")):
+        result = run_cli("verify", "--root", str(root))
+        assert _states(result.stdout)[tunable] == "drift", result.stdout
+
+
+def test_puma_values_rendered_but_not_loaded_by_systemd_are_pending(tmp_path: Path) -> None:
+    # satellite-6.15-dropin without pumactl stats: after apply and an installer run (installer.conf renders the set's
+    # workers and threads) systemd still runs foreman.service with the old environment (systemctl show: THREADS 5,
+    # WORKERS 24) until daemon-reload and a restart: the Puma values are pending, as the drop-in removal is (D4)
+    root = tmp_path / "sos"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.15-dropin", root, symlinks=True)
+    (root / "sos_commands/foreman/pumactl_stats").unlink()
+    assert run_cli("apply", "--root", str(root), "--audit", "--write").status == 0
+    [run] = _runs(root)
+    changes = json.loads((root / RUNS / run / "journal.json").read_text(encoding="utf-8"))["changes"]
+    env = {c["target"]: c["value"] for c in changes if c["target"].startswith("--foreman-foreman-service-puma-")}
+    assert env, changes
+    names = {"--foreman-foreman-service-puma-workers": "FOREMAN_PUMA_WORKERS",
+             "--foreman-foreman-service-puma-threads-min": "FOREMAN_PUMA_THREADS_MIN",
+             "--foreman-foreman-service-puma-threads-max": "FOREMAN_PUMA_THREADS_MAX"}
+    installer = root / "etc/systemd/system/foreman.service.d/installer.conf"
+    text = installer.read_text(encoding="utf-8")
+    for option, value in env.items():  # what the installer run renders
+        text = re.sub(rf"{names[option]}=\d+", f"{names[option]}={value}", text)
+    installer.write_text(text, encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    states = _states(result.stdout)
+    puma = [c["tunable"] for c in changes if c["target"] in env]
+    assert {states[t] for t in puma} == {"pending"}, result.stdout
+    assert "systemd still runs foreman.service with " in result.stdout
+    assert "(systemctl show), not the configuration the installer rendered: systemctl daemon-reload && systemctl restart foreman" in result.stdout
+    removal = "remove:dropin:/etc/systemd/system/foreman.service.d/override.conf"
+    assert states[removal] == "pending", result.stdout
+    # daemon-reload and a restart: systemd runs foreman.service with installer.conf's values (the set's threads 16/16,
+    # the fixture's workers 12) and none left from override.conf: the removal is in force with the Puma values (D25)
+    assert env == {"--foreman-foreman-service-puma-threads-min": 16, "--foreman-foreman-service-puma-threads-max": 16}, env
+    show = root / "sos_commands/systemd/systemctl_show_service_--all"
+    old = "FOREMAN_PUMA_THREADS_MIN=5 FOREMAN_PUMA_THREADS_MAX=5 FOREMAN_PUMA_WORKERS=24"
+    text = show.read_text(encoding="utf-8")
+    assert old in text
+    # a loaded Environment without THREADS_MAX, which installer.conf gives as 16: it is not the rendered one: pending
+    show.write_text(text.replace(old, "FOREMAN_PUMA_THREADS_MIN=16 FOREMAN_PUMA_WORKERS=12"), encoding="utf-8")
+    assert _states(run_cli("verify", "--root", str(root)).stdout)[removal] == "pending"
+    show.write_text(text.replace(old, "FOREMAN_PUMA_THREADS_MIN=16 FOREMAN_PUMA_THREADS_MAX=16 FOREMAN_PUMA_WORKERS=12"),
+                    encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    states = _states(result.stdout)
+    assert states[removal] == "in force", result.stdout
+    assert {states[c["tunable"]] for c in changes if c["target"] in env} == {"in force"}, result.stdout
+
+
+def test_a_later_sysctl_file_is_drift_while_the_kernel_still_has_the_value(tmp_path: Path) -> None:
+    # the kernel runs foretune's fs.aio-max-nr (sysctl -a says so) and a sysctl.d file read after 90-foretune.conf
+    # appears with the old value: it wins at the next boot or sysctl --system, so verify calls it drift at once,
+    # naming the file, as it does a new drop-in (acceptance D8)
+    root = _tree(tmp_path)
+    sysctl = {"release": "Satellite 6.15", "changes": [
+        {"tunable": "kernel.aio_max_nr", "channel": "sysctl", "target": "fs.aio-max-nr", "value": 1048576,
+         "effect": "sysctl-reload", "file": "/etc/sysctl.d/90-foretune.conf"}]}
+    assert run_cli("apply", "--root", str(root), "--changes", _changes(tmp_path, sysctl), "--write").status == 0
+    kernel = next(p for p in (root / "sos_commands/kernel").iterdir() if p.name.startswith("sysctl_-a"))
+    kernel.write_text(re.sub(r"fs\.aio-max-nr = \d+", "fs.aio-max-nr = 1048576", kernel.read_text(encoding="utf-8")),
+                      encoding="utf-8")
+    assert _states(run_cli("verify", "--root", str(root)).stdout) == {"kernel.aio_max_nr": "in force"}
+    (root / "etc/sysctl.d/99-late.conf").write_text("fs.aio-max-nr = 65536\n", encoding="utf-8")
+    result = run_cli("verify", "--root", str(root))
+    assert result.status == 1 and _states(result.stdout) == {"kernel.aio_max_nr": "drift"}, result.stdout
+    assert ("/etc/sysctl.d/99-late.conf sets fs.aio-max-nr = 65536 and is read after 90-foretune.conf: sysctl --system "
+            "keeps 65536") in result.stdout and "the kernel still has 1048576 until then" in result.stdout
+
+
+def test_a_custom_hiera_that_is_an_absolute_symbolic_link_is_refused_not_planned_as_absent(tmp_path: Path) -> None:
+    # a copy made with cp -a or rsync keeps an absolute link: custom-hiera.yaml -> /elsewhere/custom-hiera.yaml. Read
+    # under --root it would point outside the tree; planned as absent, the set would keep the file's stale keys and
+    # locks while the installer command passes the options they override. Refused in one line, as a relative link
+    # is, before anything is planned or written (acceptance D20).
+    root = _tree(tmp_path)
+    outside = tmp_path / "elsewhere" / "custom-hiera.yaml"
+    outside.parent.mkdir()
+    shutil.copy(root / HIERA, outside)
+    (root / HIERA).unlink()
+    (root / HIERA).symlink_to(outside)
+    before = outside.read_bytes()
+    for extra in ([], ["--write"], ["--audit", "--write"]):
+        result = run_cli("apply", "--root", str(root), *extra)
+        assert result.status == 2, result.stdout
+        assert result.stderr == (f"foretune: error: {root / HIERA}: is a symbolic link (to {outside}): refusing to "
+                                 "follow it\n")
+    assert _runs(root) == [] and outside.read_bytes() == before
+
+
+def test_drift_of_a_file_names_an_installer_run_logged_after_the_run(tmp_path: Path) -> None:
+    # a 6.2 file edit undone by a later installer run: the drift names the file's time and the installer's log (its
+    # run after foretune's rewrites the files it manages), as the issue asks ("what changed them where that can be told")
+    root = tmp_path / "sos"
+    shutil.copytree(REPO / "tests/fixtures/sosreports/satellite-6.2", root, symlinks=True)
+    assert run_cli("apply", "--root", str(root), "--from", str(root), "--hosts", "8000", "--write").status == 0
+    [run] = _runs(root)
+    applied = json.loads((root / RUNS / run / "journal.json").read_text(encoding="utf-8"))["epoch"]
+    _edit(root, "etc/qpid/qpidd.conf", "mgmt-pub-interval=5\n", "")
+    log = root / "var/log/foreman-installer/satellite.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("[ INFO 2026-11-27T12:00:00 main]  Running installer\n", encoding="utf-8")
+    for path in (root / "etc/qpid/qpidd.conf", log):
+        os.utime(path, (applied + 120, applied + 120))
+    result = run_cli("verify", "--root", str(root))
+    assert _states(result.stdout)["qpid.mgmt_pub_interval"] == "drift", result.stdout
+    assert ("/etc/qpid/qpidd.conf no longer has it (applied: 'mgmt-pub-interval=5'); /etc/qpid/qpidd.conf was modified at "
+            in result.stdout)
+    assert ("; an installer run logged in /var/log/foreman-installer/satellite.log at "
+            in result.stdout and "after the run, rewrites the files it manages" in result.stdout)

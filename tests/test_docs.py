@@ -47,12 +47,12 @@ def test_audit_json_doc_covers_every_schema_field_and_the_fix_shape() -> None:
         assert f"`{kind}`" in doc, kind
 
 
-def readme_commands() -> list[list[str]]:
-    """Every `foretune ...` command in the README's shell blocks, split like a shell would."""
+def readme_commands(doc: str = "README.md") -> list[list[str]]:
+    """Every `foretune ...` command in the README's (or ``doc``'s) shell blocks, split like a shell would."""
     import re
     import shlex
 
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    text = (REPO / doc).read_text(encoding="utf-8")
     commands = []
     for block in re.findall(r"```sh\n(.*?)```", text, flags=re.S):
         for line in block.replace("\\\n", " ").splitlines():
@@ -106,3 +106,30 @@ def test_readme_quick_start_works_literally_and_leaves_foretune_on_path(tmp_path
     assert "usage: foretune" in done.stdout  # `foretune --help` ran by name
     assert "findings" in done.stdout.lower() or "critical" in done.stdout.lower() or "high" in done.stdout.lower()
     assert ". .venv/bin/activate" in done.stderr  # the demo says how to get foretune by name
+
+
+def test_apply_doc_matches_the_code_and_the_readme_section_is_short() -> None:
+    """docs/apply.md names every field of a change, every channel, op and effect, and every state verify gives;
+    its commands parse; the README's "Apply safely" stays short and points to it."""
+    import re
+
+    from foretune.apply.verify import STATES
+    from foretune.changes.model import CHANNELS, EFFECTS, OPS, Change
+    from foretune.cli import load_command
+
+    doc = (REPO / "docs" / "apply.md").read_text(encoding="utf-8")
+    for field in Change._fields:
+        assert f"| `{field}` |" in doc, field
+    for word in (*CHANNELS, *OPS, *EFFECTS):
+        assert f"`{word}`" in doc, word
+    for state in STATES:
+        assert f"| `{state}` |" in doc, state
+    commands = readme_commands("docs/apply.md")
+    assert len(commands) >= 6
+    for argv in commands:
+        load_command(argv[0]).build_parser(f"foretune {argv[0]}").parse_args(argv[1:])
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = re.search(r"^## Apply safely\n(.*?)^## ", readme, flags=re.S | re.M)
+    assert section is not None
+    assert len(section.group(1).strip().splitlines()) <= 25
+    assert "(docs/apply.md)" in section.group(1)

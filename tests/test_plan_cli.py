@@ -98,8 +98,8 @@ def test_out_writes_everything_to_apply(tmp_path: Path) -> None:
     result = run_cli(*BASE, "--out", str(out))
     assert result.status == 0
     names = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
-    assert names == ["APPLY.md", "changes.json", "custom-hiera.yaml", "installer.sh", "os-commands.sh",
-                     "systemd/httpd.service.d/limits.conf"]
+    assert names == [".foretune-bundle.json", "APPLY.md", "changes.json", "custom-hiera.yaml", "installer.sh", "os-commands.sh",
+                     "systemd/httpd.service.d/limits.conf"]  # the first: what this bundle wrote, for the next one there
     assert "LimitNOFILE=640000" in (out / "systemd/httpd.service.d/limits.conf").read_text()
     assert "tuned-adm profile throughput-performance" in (out / "os-commands.sh").read_text()
     assert (out / "installer.sh").stat().st_mode & 0o100
@@ -129,10 +129,17 @@ def test_apply_md_restarts_what_reads_each_hand_edited_file(tmp_path: Path) -> N
 
 
 def test_out_keeps_a_backup_of_changed_files(tmp_path: Path) -> None:
+    # a file an admin edited after the earlier bundle wrote it is backed up before it is replaced; one left as the
+    # earlier bundle wrote it is replaced without a copy (the bundle can be written again)
     run_cli(*BASE, "--out", str(tmp_path))
     bigger = [*BASE[:5], "--hosts", "30000", "--cpus", "32", "--ram", "128G"]
     assert run_cli(*bigger, "--out", str(tmp_path)).status == 0
-    assert list(tmp_path.glob("custom-hiera.yaml.foretune-*.bak"))
+    assert not list(tmp_path.glob("custom-hiera.yaml.foretune-*.bak"))
+    hiera = tmp_path / "custom-hiera.yaml"
+    hiera.write_text(hiera.read_text(encoding="utf-8") + "# reviewed by the DBA\n", encoding="utf-8")
+    assert run_cli(*BASE, "--out", str(tmp_path)).status == 0
+    [backup] = list(tmp_path.glob("custom-hiera.yaml.foretune-*.bak"))
+    assert backup.read_text(encoding="utf-8").endswith("# reviewed by the DBA\n")
 
 
 def test_katello_agent_era_emits_sysctl_and_qpid_limits(tmp_path: Path) -> None:

@@ -551,3 +551,27 @@ def test_the_files_document_start_stays_when_its_last_key_goes() -> None:
     assert merged == stock
     merged, _ = merge_values("---\nforeman::db_pool: 5\n", {}, {}, {"*": "foretune"}, remove=["foreman::db_pool"])
     assert merged == "---\n"
+
+
+def test_a_short_installer_header_stays_and_the_site_comment_under_it_goes_with_its_key() -> None:
+    # a site's custom-hiera.yaml opens with the installer's one-line header, then its own comment on the first key,
+    # with no blank line between: when the key goes, the header stays and the key's comment goes with it (acceptance
+    # D10); the header of foreman-installer's own stock file (config/custom-hiera.yaml) is recognised too
+    text = ('---\n# This file is for custom hiera overrides\n# locked by a colleague in 2023: "threads stay at 5"\n'
+            "foreman::foreman_service_puma_threads_max: 5\napache::mod::event::serverlimit: 64\n")
+    merged, _ = merge_values(text, {}, {}, {"*": "foretune"}, remove=["foreman::foreman_service_puma_threads_max"])
+    assert merged == "---\n# This file is for custom hiera overrides\napache::mod::event::serverlimit: 64\n"
+    upstream = ("---\n# This YAML file lets you set your own custom configuration in Hiera for the\n"
+                "# installer puppet modules that might not be exposed to users directly through\n# installer arguments.\n")
+    merged, _ = merge_values(upstream + "foreman::db_pool: 5\n", {}, {}, {"*": "foretune"}, remove=["foreman::db_pool"])
+    assert merged == upstream
+
+
+def test_a_kept_nested_comment_keeps_its_indentation_when_the_entry_before_it_goes() -> None:
+    # the site's comment on work_mem (kept) stays at its 2 spaces when the stale checkpoint_segments entry before it
+    # goes with its own comment (acceptance D10: it was re-indented to 4)
+    text = ("---\n# Site tuning, ticket OPS-1234\npostgresql::server::config_entries:\n  # copied from the 6.6 box\n"
+            "  checkpoint_segments: 32\n  # raised on purpose for reporting queries, DBA sign-off 2021\n  work_mem: 16MB\n")
+    merged, _ = merge_values(text, {}, {}, {"*": "site"}, remove=["postgresql::server::config_entries/checkpoint_segments"])
+    assert merged == ("---\n# Site tuning, ticket OPS-1234\npostgresql::server::config_entries:\n"
+                      "  # raised on purpose for reporting queries, DBA sign-off 2021\n  work_mem: 16MB\n")

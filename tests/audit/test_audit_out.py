@@ -141,3 +141,33 @@ def test_a_release_without_size_profiles_gets_a_hiera_header_naming_none() -> No
     first = run_cli("audit", str(SOS / "satellite-6.2"), "--format", "hiera", "--fail-on", "critical").stdout.splitlines()[0]
     assert first.startswith("# foretune plan for Satellite 6.2 ") and first.endswith(", no tuning profile (Satellite 6.2 (Foreman 1.11) has none)")
     assert "profile medium" not in first and "profile default" not in first
+
+
+def test_a_waived_or_unselected_profile_finding_moves_no_profile_and_sizes_the_fixes_for_the_declared_one(tmp_path: Path) -> None:
+    # The bundled example: 15120 hosts on --tuning default, so profile-too-small-for-hosts asks for --tuning large. With
+    # that finding waived ("hardware order pending"), a waived finding's fixes are left out of the change set (README,
+    # --waivers): no --tuning anywhere, and the other fixes are sized for the default profile that stays, whose Puma
+    # workers the guide gives as "4 – 6" (Puma workers and threads recommendations), not large's 12-18 (acceptance D19).
+    example = REPO / "examples" / "sosreport-satellite-6.15-mistuned"
+    waivers = tmp_path / "waivers.yaml"
+    waivers.write_text("- rule: profile-too-small-for-hosts\n  reason: hardware order pending\n  expires: 2999-01-31\n",
+                       encoding="utf-8")
+    out = tmp_path / "out"
+    result = run_cli("audit", str(example), "--waivers", str(waivers), "--output-dir", str(out))
+    assert result.status == 1, result.stderr
+    assert "WAIVED" in result.stdout and "profile-too-small-for-hosts" in result.stdout
+    assert "--tuning" not in (out / "APPLY.md").read_text(encoding="utf-8")
+    assert "--tuning" not in (out / "installer.sh").read_text(encoding="utf-8")
+    changes = json.loads((out / "changes.json").read_text(encoding="utf-8"))["changes"]
+    assert not [c for c in changes if c["channel"] == "profile"]
+    [workers] = [c for c in changes if c["tunable"] == "puma.workers"]
+    assert 4 <= workers["value"] <= 6, workers
+    # apply --audit with only another rule selected: no profile move either
+    root = tmp_path / "tree"
+    shutil.copytree(example, root)
+    applied = run_cli("apply", "--root", str(root), "--audit", "--select", "custom-hiera-stale-keys")
+    assert applied.status == 0, applied.stderr
+    assert "--tuning" not in applied.stdout
+    # and without the waiver, as before: the move to large first
+    plain = run_cli("audit", str(example), "--output-dir", str(tmp_path / "plain"))
+    assert "--tuning large" in (tmp_path / "plain" / "APPLY.md").read_text(encoding="utf-8"), plain.stderr

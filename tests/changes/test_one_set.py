@@ -245,13 +245,14 @@ def test_apply_md_removes_stale_keys_and_resets_alter_system_before_the_installe
 
 def test_satellite_62_apply_md_carries_the_reports_file_fixes_and_never_lowers_a_site_value(tmp_path: Path) -> None:
     # Satellite 6.2 edits several settings of one file by hand: each fix is its own tunable. The report's file fixes
-    # (written from its fix lines): MaxKeepAliveRequests 0 (katello.conf), PassengerMaxPreloaderIdleTime 0
+    # (written from its fix lines): MaxKeepAliveRequests 0 (the brief's katello.conf, which the fixture's vhost does not
+    # include: 05-foreman-ssl.conf, which sets MaxKeepAliveRequests 100 itself), PassengerMaxPreloaderIdleTime 0
     # (05-foreman-ssl.conf), shared_buffers = 4992MB (postgresql.conf),
     # mgmt-pub-interval=5 (qpidd.conf). postgresql.conf sets max_connections = 500: the plan's 200 would lower it.
     files, _ = audit_out(SOS / "satellite-6.2", tmp_path)
-    edits = re.findall(r"^\d+\. In `([^`]+)` set `([^`]+)`\.$", files["APPLY.md"], re.MULTILINE)
+    edits = re.findall(r"^\d+\. In `([^`]+)` set `([^`]+)`\. Undo: put the old line back\.$", files["APPLY.md"], re.MULTILINE)
     assert sorted(edits) == sorted([
-        ("/etc/httpd/conf.d/05-foreman-ssl.d/katello.conf", "MaxKeepAliveRequests 0"),
+        ("/etc/httpd/conf.d/05-foreman-ssl.conf", "MaxKeepAliveRequests 0"),
         ("/etc/httpd/conf.d/05-foreman-ssl.conf", "PassengerMaxPreloaderIdleTime 0"),
         ("/var/lib/pgsql/data/postgresql.conf", "shared_buffers = 4992MB"),
         ("/etc/qpid/qpidd.conf", "mgmt-pub-interval=5"),
@@ -261,6 +262,10 @@ def test_satellite_62_apply_md_carries_the_reports_file_fixes_and_never_lowers_a
         ("/etc/httpd/conf.d/prefork.conf", "MaxClients 678")])
     # PassengerMinInstances 6 is puppet-foreman's passenger_min_instances, an installer option on 6.2
     assert files["installer.sh"].splitlines()[-1] == "  --foreman-passenger-min-instances 6"
+    # every step says its undo, and the set can be applied with a journal (the installer first, then the edits)
+    steps = [line for line in files["APPLY.md"].splitlines() if re.match(r"\d+\. ", line)]
+    assert steps and all("Undo:" in step or "again after an undo" in step for step in steps), steps
+    assert "`foretune apply --changes changes.json --write --run-installer` runs the installer first" in files["APPLY.md"]
     facts = read_source(str(SOS / "satellite-6.2"))
     planned = build.from_plan(choose_plan(facts).plan, facts)
     assert not any("max_connections" in str(c.value) for c in planned.changes)
@@ -633,3 +638,127 @@ def test_the_profile_change_says_why_it_moves_never_forced_with_profile(tmp_path
     assert result.status == 0, result.stderr
     assert ("replaces the site's default: --tuning medium (the largest profile the installer's hardware check accepts "
             "on this box: 15120 hosts need large, which it refuses; the installer's tuning fact declares default)") in result.stdout
+
+
+def test_an_audit_set_takes_out_no_include_line_that_nothing_it_changes_needs(tmp_path: Path) -> None:
+    # satellite-6.15-tuned with a DBA's conf.d/10-dba.conf (max_connections = 600, which postgresql.conf includes
+    # after its own 1000): no finding asks about max_connections and the audit's set neither changes it nor the
+    # profile, so `audit --output-dir` leaves the file alone ("writes exactly what fixes the findings"); plan's set,
+    # which puts the plan's max_connections in force, takes the line out (pg-config-includes)
+    source = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.15-tuned", source, symlinks=True)
+    conf = source / "var/lib/pgsql/data/postgresql.conf"
+    (conf.parent / "conf.d").mkdir()
+    (conf.parent / "conf.d/10-dba.conf").write_text("max_connections = 600\n", encoding="utf-8")
+    conf.write_text(conf.read_text(encoding="utf-8") + "include_dir = 'conf.d'\n", encoding="utf-8")
+    files, _ = audit_out(source, tmp_path)
+    assert "10-dba.conf" not in files["APPLY.md"] and "10-dba.conf" not in files["changes.json"]
+    facts = read_source(str(source))
+    planned = build.from_plan(choose_plan(facts).plan, facts)
+    assert planned.for_tunable("unshadow:/var/lib/pgsql/data/conf.d/10-dba.conf:max_connections") is not None
+
+
+def test_an_scl_postgresql_is_restarted_by_its_own_unit(tmp_path: Path) -> None:
+    # satellite-6.9 runs PostgreSQL 12 from the SCL on EL7 (/var/opt/rh/rh-postgresql12/lib/pgsql/data), whose unit is
+    # rh-postgresql12-postgresql.service: `systemctl restart postgresql` fails there ("Unit postgresql.service not
+    # found"). A postgresql.auto.conf max_connections = '300' below the plan's is reset, then that unit restarts.
+    source = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.9", source, symlinks=True)
+    data = source / "var/opt/rh/rh-postgresql12/lib/pgsql/data"
+    (data / "postgresql.auto.conf").write_text("max_connections = '300'\n", encoding="utf-8")
+    out = tmp_path / "plan"
+    assert run_cli("plan", "--from", str(source), "--hosts", "7000", "--output-dir", str(out)).status == 0
+    steps = (out / "APPLY.md").read_text(encoding="utf-8")
+    assert "systemctl restart rh-postgresql12-postgresql" in steps
+    assert "systemctl restart postgresql`" not in steps and "systemctl restart postgresql " not in steps
+    reset = next(c for c in json.loads((out / "changes.json").read_text(encoding="utf-8"))["changes"]
+                 if c["tunable"] == "reset:postgresql:max_connections")
+    assert reset["units"] == ["rh-postgresql12-postgresql"]
+
+
+def test_a_vhost_keepalive_off_is_seen_and_said(tmp_path: Path) -> None:
+    # Satellite 6.8 (Foreman 2.0): the server-wide apache::keepalive is the key; the Foreman vhost's own `KeepAlive
+    # Off` wins over it for the clients (httpd-vhost-overrides). The plan's KeepAlive On is the installer's too, yet
+    # the set gives apache::keepalive and says why it takes effect: puppet-foreman 14 renders the vhost without the
+    # line (pf-keepalive-dropped)
+    source = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.9-prefork", source, symlinks=True)
+    for rpms in (source / "sos_commands/rpm").iterdir():
+        rpms.write_text(rpms.read_text(encoding="utf-8").replace("foreman-2.3.1.20-1", "foreman-2.0.3.1-1")
+                        .replace("satellite-6.9.4-1", "satellite-6.8.6-1"), encoding="utf-8")
+    vhost = source / "etc/httpd/conf.d/05-foreman-ssl.conf"
+    facts = read_source(str(source))
+    assert build.from_plan(choose_plan(facts, hosts=7000).plan, facts).for_tunable("apache.keepalive") is None  # "on"
+    vhost.write_text(vhost.read_text(encoding="utf-8").replace("  KeepAlive on", "  KeepAlive Off"), encoding="utf-8")
+    facts = read_source(str(source))
+    change = build.from_plan(choose_plan(facts, hosts=7000).plan, facts).for_tunable("apache.keepalive")
+    assert change is not None and (change.channel, change.target, change.value) == ("custom-hiera", "apache::keepalive", True)
+    assert change.reason.startswith("05-foreman-ssl.conf sets KeepAlive Off itself, which wins over the server-wide value")
+    assert "pf-keepalive-dropped" in change.citations
+    assert change.overridden_by == ("vhost (05-foreman-ssl.conf)",)
+
+
+def test_a_62_plan_from_a_box_shows_the_vhost_keepalive_in_force_and_adds_nothing_already_there(tmp_path: Path) -> None:
+    # acceptance D1 residue: satellite-6.2 with httpd.conf's KeepAlive On / MaxKeepAliveRequests 0 / KeepAliveTimeout 5
+    # and a Foreman vhost that sets only `KeepAlive Off` (its own line wins for the vhost, httpd.conf's others hold):
+    # the plan's installer column is Off / 5 / 0 (not puppet-foreman's off / 15 / 100) and the set changes KeepAlive only
+    source = tmp_path / "sos"
+    shutil.copytree(SOS / "satellite-6.2", source, symlinks=True)
+    conf = source / "etc/httpd/conf/httpd.conf"
+    conf.write_text(conf.read_text(encoding="utf-8").replace("KeepAlive Off\nMaxKeepAliveRequests 100\nKeepAliveTimeout 15\n",
+                                                             "KeepAlive On\nMaxKeepAliveRequests 0\nKeepAliveTimeout 5\n"),
+                    encoding="utf-8")
+    vhost = source / "etc/httpd/conf.d/05-foreman-ssl.conf"
+    text = vhost.read_text(encoding="utf-8")
+    assert "  KeepAlive on\n  MaxKeepAliveRequests 100\n  KeepAliveTimeout 5\n" in text
+    vhost.write_text(text.replace("  KeepAlive on\n  MaxKeepAliveRequests 100\n  KeepAliveTimeout 5\n", "  KeepAlive Off\n"),
+                     encoding="utf-8")
+    facts = read_source(str(source), hosts=6000)
+    plan = choose_plan(facts, hosts=6000).plan
+    installer = {tid: plan.tunables[tid].installer.value
+                 for tid in ("apache.keepalive", "apache.keepalive_timeout", "apache.max_keepalive_requests")}
+    assert installer == {"apache.keepalive": False, "apache.keepalive_timeout": 5, "apache.max_keepalive_requests": 0}
+    planned = build.from_plan(plan, facts)
+    assert planned.for_tunable("apache.keepalive_timeout") is None and planned.for_tunable("apache.max_keepalive_requests") is None
+    change = planned.for_tunable("apache.keepalive")
+    assert change is not None and (change.target, change.value) == ("/etc/httpd/conf.d/05-foreman-ssl.conf", "KeepAlive On")
+
+
+def test_each_change_says_what_overrides_it_by_the_release_s_precedence(tmp_path: Path) -> None:
+    # the issue: each change carries "what it overrides and what overrides it". By precedence.yaml: custom-hiera over
+    # the answers file (an installer option) from foreman-installer 1.14, over the profile too; an included file and
+    # postgresql.auto.conf over postgresql.conf (PostgreSQL 9.4+); a drop-in read later over foretune's limits.conf
+    run_cli("plan", "--from", str(EXAMPLE), "--output-dir", str(tmp_path))
+    changes = {c["tunable"]: c for c in json.loads((tmp_path / "changes.json").read_text(encoding="utf-8"))["changes"]}
+    assert changes["profile"]["overridden_by"] == ["answers", "custom-hiera"]
+    assert changes["puma.workers"]["overridden_by"] == ["custom-hiera", "foreman.service drop-in read after installer.conf"]
+    assert changes["foreman.db_pool"]["overridden_by"] == ["custom-hiera"]
+    facts = read_source(str(EXAMPLE), hosts=7000)  # at the medium profile the plan sets PostgreSQL entries
+    pg = [c for c in build.from_plan(choose_plan(facts, hosts=7000).plan, facts).changes
+          if c.target.startswith("postgresql::server::config_entries") and c.op == "set"]
+    assert pg and all(c.overridden_by == ("include", "postgresql.auto.conf") for c in pg)
+    assert changes["httpd.limit_nofile"]["overridden_by"] == ["httpd.service drop-in read after limits.conf"]
+    # Satellite 6.2 reads no custom-hiera.yaml: its installer option is the top of the installer's layers
+    facts = read_source(str(SOS / "satellite-6.2"))
+    planned = build.from_plan(choose_plan(facts).plan, facts)
+    option = planned.for_tunable("passenger.min_instances")
+    assert option is not None and option.channel == "installer" and option.overridden_by == ()
+    edit = planned.for_tunable("postgresql.shared_buffers")
+    assert edit is not None and edit.overridden_by == ("include",)  # PostgreSQL 9.2: no postgresql.auto.conf yet
+
+
+def test_no_change_for_a_service_the_box_does_not_run(tmp_path: Path) -> None:
+    # satellite-6.2's systemctl lists the Foreman services it runs, and no smart_proxy_dynflow_core (remote execution
+    # is not installed): no settings.yml, no drop-in and no restart for it, in any output; each is listed as not applied
+    # with why, so that verify is not left pending for a service that never starts
+    facts = read_source(str(SOS / "satellite-6.2"))
+    planned = build.from_plan(choose_plan(facts).plan, facts)
+    assert not [c for c in planned.changes if "smart_proxy_dynflow_core" in (c.target + c.file + " ".join(c.units))]
+    said = {b.change.tunable: b.why for b in planned.blocked}
+    assert said["smart_proxy_dynflow.limit_nofile"].startswith("smart_proxy_dynflow_core is not on this box")
+    assert "smart_proxy_dynflow.database" in said
+    out = tmp_path / "out"
+    assert run_cli("plan", "--from", str(SOS / "satellite-6.2"), "--output-dir", str(out)).status == 0
+    assert not (out / "systemd" / "smart_proxy_dynflow_core.service.d").exists()
+    # a unit systemctl lists keeps its change (httpd's limit)
+    assert planned.for_tunable("httpd.limit_nofile") is not None

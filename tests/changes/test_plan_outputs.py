@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -193,3 +194,57 @@ def test_audit_hiera_of_a_source_with_masked_secrets_says_why_the_site_s_file_is
     # without secrets: the site's file merged, no warning
     clean = run_cli("audit", str(REPO / "tests/fixtures/sosreports/satellite-6.15-tuned"), "--hosts", "6000", "--format", "hiera")
     assert "masked secrets" not in clean.stderr
+
+
+def test_plan_from_a_source_names_what_the_set_removes_in_the_hiera_and_installer_formats(tmp_path: Path) -> None:
+    # The bundled example's custom-hiera.yaml holds foreman::db_pool: 5, which wins over --foreman-db-pool
+    # (fi-hiera-precedence), and checkpoint_segments: 32, which PostgreSQL 12 refuses: both formats say they go first,
+    # or the installer option is silently ignored (acceptance D14).
+    db_pool = ("# remove first: foreman::db_pool from /etc/foreman-installer/custom-hiera.yaml (custom-hiera.yaml sets "
+               "foreman::db_pool: 5, which wins over --foreman-db-pool)")
+    stale = "# remove first: postgresql::server::config_entries/checkpoint_segments from /etc/foreman-installer/custom-hiera.yaml"
+    for fmt in ("hiera", "installer"):
+        result = run_cli("plan", "--from", str(EXAMPLE), "--format", fmt)
+        assert result.status == 0, result.stderr
+        assert db_pool in result.stdout.splitlines() and stale in result.stdout, (fmt, result.stdout)
+    # satellite-6.15-tuned with ALTER SYSTEM's max_connections = '100' and a hand-made override.conf setting the Puma
+    # threads (16/16) after installer.conf: the reset and the override's lines, each named, before the values
+    root = tmp_path / "tree"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures/sosreports/satellite-6.15-tuned", root)
+    for trap in ("auto-conf", "override-conf"):
+        shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures/changes" / trap, root, dirs_exist_ok=True)
+    for fmt in ("hiera", "installer"):
+        text = run_cli("plan", "--from", str(root), "--hosts", "6000", "--format", fmt).stdout
+        assert "# remove first: ALTER SYSTEM RESET max_connections; (postgresql.auto.conf sets max_connections = '100'" in text
+        assert ("# remove first: Environment=FOREMAN_PUMA_THREADS_MIN=16 and Environment=FOREMAN_PUMA_THREADS_MAX=16 from "
+                "/etc/systemd/system/foreman.service.d/override.conf (") in text, text
+
+
+def test_a_reused_output_dir_holds_only_the_new_bundle_and_names_what_it_leaves(tmp_path: Path) -> None:
+    # A Satellite 6.2 bundle writes qpidd's, qdrouterd's and smart_proxy_dynflow_core's drop-ins and a sysctl.d file
+    # (kernel.shmmax for PostgreSQL 9.2); a Satellite 6.15 bundle written into the same directory afterwards has none of
+    # them. APPLY.md's "Copy the drop-ins under systemd/" would copy the stale ones: they go, and are named. A file the
+    # admin edited since is left in place and named, and a file foretune never wrote there is named (acceptance D23).
+    sos = Path(__file__).resolve().parents[1] / "fixtures" / "sosreports"
+    out = tmp_path / "bundle"
+    assert run_cli("plan", "--from", str(sos / "satellite-6.2"), "--hosts", "6000", "--output-dir", str(out)).status == 0
+    assert (out / "systemd/qpidd.service.d/limits.conf").is_file() and (out / "sysctl.d/90-foretune.conf").is_file()
+    edited = out / "systemd/qdrouterd.service.d/limits.conf"
+    edited.write_text(edited.read_text(encoding="utf-8") + "# ours\n", encoding="utf-8")
+    (out / "notes.txt").write_text("site notes\n", encoding="utf-8")
+    result = run_cli("plan", "--from", str(sos / "satellite-6.15"), "--output-dir", str(out))
+    assert result.status == 0, result.stderr
+    files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    assert files == [".foretune-bundle.json", "APPLY.md", "changes.json", "custom-hiera.yaml", "installer.sh", "notes.txt",
+                     "os-commands.sh", "systemd/httpd.service.d/limits.conf", "systemd/qdrouterd.service.d/limits.conf"]
+    assert not (out / "systemd/qpidd.service.d").exists() and not (out / "sysctl.d").exists()
+    warnings = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert f"foretune: warning: removed {out}/systemd/qpidd.service.d/limits.conf: an earlier bundle wrote it, this one " \
+           "has no such file" in warnings
+    assert f"foretune: warning: removed {out}/sysctl.d/90-foretune.conf: an earlier bundle wrote it, this one has no " \
+           "such file" in warnings
+    assert any(line.startswith(f"foretune: warning: {edited}: left in place: an earlier bundle wrote it and it was edited")
+               for line in warnings), warnings
+    assert any("also holds files this bundle did not write" in line and "notes.txt" in line for line in warnings)
+    # the 6.15 bundle's httpd drop-in replaced the 6.2 one as written: no backup beside it
+    assert not list((out / "systemd/httpd.service.d").glob("*.bak"))

@@ -328,3 +328,103 @@ def test_render_from_a_box_short_of_memory_now_raises_no_work_mem(tmp_path: Path
     result = run_cli("render", "--from", str(plain), "--hosts", str(HOSTS), "--merge-into",
                      str(plain / "etc/foreman-installer/custom-hiera.yaml"))
     assert "+  work_mem: 8MB" in result.stdout
+
+
+def test_an_alter_system_value_the_audit_judges_is_reset_and_replaced_together(tmp_path: Path) -> None:
+    # postgresql.auto.conf: work_mem = '32MB' (above the guide's 8 MB, "Setting this value to 8 MB should be more than
+    # enough") and max_connections = '1500' (above the medium profile's 1000). The audit's pg-work-mem-low judges the
+    # ALTER SYSTEM work_mem itself and asks for its reset and the guide's 8MB: both go into the set, the 8MB named as
+    # lowering the site's 32MB; never the reset alone, after which postgresql.conf's 4MB would run (acceptance D12).
+    # max_connections 1500 has no finding: neither reset nor replaced.
+    cs = audit_changes(tree(tmp_path, "auto-conf-higher"))
+    assert rows(cs) == SHARED | {("alter-system", "reset", "work_mem", None)}
+    work_mem = cs.for_tunable("postgresql.work_mem")
+    assert work_mem is not None and (work_mem.value, work_mem.site_value) == ("8MB", "32MB")
+    assert work_mem.reason.startswith("the pg-work-mem-low finding asks for it, with the reset of postgresql.auto.conf's "
+                                      "work_mem = '32MB'")
+    assert build.lowers_site_value(work_mem)
+    assert not any(b.change.tunable == "postgresql.work_mem" for b in cs.blocked)
+    # and APPLY.md says so under the custom-hiera step, after the reset step
+    out = tmp_path / "bundle"
+    assert run_cli("audit", str(tmp_path / "tree"), "--hosts", str(HOSTS), "--output-dir", str(out)).status in (0, 1)
+    text = (out / "APPLY.md").read_text(encoding="utf-8")
+    assert "ALTER SYSTEM RESET work_mem;" in text and "kept" not in text.split("Order:")[0]
+    assert text.index("ALTER SYSTEM RESET work_mem;") < text.index(
+        "   - `postgresql::server::config_entries/work_mem: 8MB` lowers the site's 32MB: the pg-work-mem-low finding asks")
+
+
+def test_an_alter_system_reset_whose_value_the_set_keeps_back_goes_with_it() -> None:
+    # postgresql.auto.conf: work_mem = '32MB', above the guide's 8MB. One finding asks for the reset, another (which
+    # judged no ALTER SYSTEM line) for 8MB: that value is the site's, kept (never lowered silently), so the reset goes
+    # too; alone it would put postgresql.conf's 4MB in force, neither the site's 32MB nor foretune's 8MB (acceptance D12).
+    plan = make_plan(PlanInput("satellite", "6.15", hosts=6000, cpus=16, ram_bytes=64 * 1024**3))
+    host = build.Host(postgresql_files=(("var/lib/pgsql/data/postgresql.conf", "work_mem = 4MB"),
+                                        ("var/lib/pgsql/data/postgresql.auto.conf", "work_mem = '32MB'")),
+                      postgresql_version="12")
+    cs = build.from_audit([("rule-a", (Fix("command", "ALTER SYSTEM RESET work_mem;"),)),
+                           ("rule-b", (Fix("hiera", f"{PG}/work_mem", "8MB"),))], plan, host)
+    assert not any("work_mem" in c.target for c in cs.changes), rows(cs)
+    [kept] = [b for b in cs.blocked if "work_mem" in b.change.target]
+    assert kept.change.site_value == "32MB" and "never lowered silently" in kept.why
+    # one finding asking for both (it judged the ALTER SYSTEM value): the reset and the value, together
+    cs = build.from_audit([("pg-work-mem-low", (Fix("command", "ALTER SYSTEM RESET work_mem;"),
+                                                Fix("hiera", f"{PG}/work_mem", "8MB")))], plan, host)
+    assert {("alter-system", "reset", "work_mem", None), ("custom-hiera", "set", f"{PG}/work_mem", "8MB")} <= rows(cs)
+
+
+def test_an_included_file_no_finding_is_about_stays_in_the_audit_s_set(tmp_path: Path) -> None:
+    # postgresql.conf ends with include_dir = 'conf.d', whose 10-dba.conf sets max_connections = 600 after postgresql.conf's
+    # 1000 (pg-config-includes: the last entry wins). 600 is above the connection budget of this box (330, see
+    # test_the_budgets_are_made_again_with_the_site_value_the_set_keeps), so no finding is about it: the audit's set,
+    # which writes what fixes its findings, leaves the DBA's line alone (acceptance D6); plan's set, which puts the
+    # profile's 1000 in force, takes it out and says why.
+    root = tree(tmp_path)
+    data = root / "var/lib/pgsql/data"
+    with (data / "postgresql.conf").open("a", encoding="utf-8") as handle:
+        handle.write("include_dir = 'conf.d'\n")
+    (data / "conf.d").mkdir()
+    (data / "conf.d/10-dba.conf").write_text("# DBA include\nmax_connections = 600\n", encoding="utf-8")
+    assert rows(audit_changes(root)) == SHARED
+    removal = ("file", "remove", "/var/lib/pgsql/data/conf.d/10-dba.conf", "max_connections = 600")
+    assert removal in rows(plan_changes(root))
+
+
+def test_a_pool_lock_below_the_profile_it_moves_to_goes_and_the_profile_gives_the_pool() -> None:
+    # Satellite 6.7 (Foreman 1.24), 16 physical cores, 9000 hosts: --tuning medium, whose pool is 30 (foreman-installer
+    # 1.24 config/foreman.hiera/tuning/sizes/medium.yaml: "apache::mod::passenger::passenger_max_pool_size: 30"). The
+    # site's custom-hiera.yaml locks the pool at 20 (a 6.6-era file). The brief's 1.5 x 16 cores = 24 is below the
+    # profile's 30, and the plan never goes below the profile: 30, which the profile gives once the lock is gone. Not
+    # 24 written into custom-hiera, where it would still win over the profile (acceptance D13).
+    key = "apache::mod::passenger::passenger_max_pool_size"
+    plan = make_plan(PlanInput("satellite", "6.7", hosts=9000, cpus=32, physical_cores=16, ram_bytes=64 * 1024**3,
+                               configured={key: (20, "custom-hiera.yaml")}))
+    assert plan.profile == "medium"
+    pool = plan.tunables["passenger.max_pool_size"].foretune
+    assert pool.value == 30 and pool.formula == "max(30, ceil(16 x 1.5)) = 30"
+    cs = build.from_plan(plan, build.Host(custom_hiera={key: 20}, tuning_profile="default"))
+    assert [(c.channel, c.op, c.value) for c in cs.changes if c.target == key] == [("custom-hiera", "remove", None)]
+    # a lock above the profile's pool is the site's own start, as before: max(40, 24) = 40
+    high = make_plan(PlanInput("satellite", "6.7", hosts=9000, cpus=32, physical_cores=16, ram_bytes=64 * 1024**3,
+                               configured={key: (40, "custom-hiera.yaml")}))
+    assert high.tunables["passenger.max_pool_size"].foretune.value == 40
+
+
+def test_apply_md_lists_what_the_installer_lowers_under_the_installer_step() -> None:
+    # the answers file says 40 Puma workers, the guide gives 18 for large (gf-puma-recommendations): the installer run
+    # lowers them. postgresql.auto.conf's max_connections = '100' is reset, and max_connections is read only at start:
+    # a PostgreSQL restart step follows the installer. The note on the lowered workers belongs to the installer's step,
+    # not to the restart after it (acceptance D15).
+    from foretune.render import outputs
+
+    plan = make_plan(PlanInput("satellite", "6.15", hosts=15000, cpus=16, ram_bytes=64 * 1024**3))
+    t = plan.tunables["puma.workers"]
+    plan = plan._replace(tunables={**plan.tunables, "puma.workers": t._replace(
+        installer=t.installer._replace(value=40, origin="answers file"))})
+    host = build.Host(postgresql_files=(("var/lib/pgsql/data/postgresql.conf", "max_connections = 1000"),
+                                        ("var/lib/pgsql/data/postgresql.auto.conf", "max_connections = '100'")),
+                      postgresql_version="12")
+    text = outputs.apply_md(plan, build.from_plan(plan, host))
+    installer = text.index(". Run the installer (")
+    lowered = text.index("   - `--foreman-foreman-service-puma-workers 18` lowers the site's 40")
+    restart = text.index(". Restart PostgreSQL, which the installer does not do")
+    assert installer < lowered < restart, text

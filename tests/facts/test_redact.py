@@ -236,11 +236,17 @@ def test_any_text_keeps_its_lines_and_redacting_twice_changes_nothing(text: str)
                     max_leaves=20))
 def test_any_data_keeps_its_shape(value: object) -> None:
     def same_shape(before: object, after: object) -> bool:
-        if isinstance(before, dict):
-            return isinstance(after, dict) and list(after) == list(before) and all(
-                same_shape(before[k], after[k]) for k in before)
+        if isinstance(before, dict):  # every entry kept in order; a key changes only where a secret in it is masked
+            return isinstance(after, dict) and len(after) == len(before) and all(
+                (a == b or REDACTED in str(a)) and same_shape(before[b], after[a]) for b, a in zip(before, after))
         if isinstance(before, list):
             return isinstance(after, list) and len(after) == len(before) and all(map(same_shape, before, after))
         return after == REDACTED or type(after) is type(before)
 
     assert same_shape(value, redact_data(value))
+
+
+def test_keys_masked_alike_keep_both_entries() -> None:
+    # "pw::" reads as the line "pw: :" and "pw:x" as "pw: x": both keys are masked to "pw:[redacted]"; neither entry
+    # may replace the other (nothing is lost), and neither key keeps what followed "pw:"
+    assert redact_data({"pw::": 1, "pw:x": 2, "pool": 5}) == {"pw:[redacted]": 1, "pw:[redacted] (2)": 2, "pool": 5}

@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 from foretune import __version__
+from foretune.render.files import MANIFEST
 from tests.conftest import run_cli
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -62,7 +63,7 @@ def out_tree(argv: list[str]) -> dict[str, str]:
         result = run_cli("plan", *argv, "--out", tmp)
         assert result.status == 0, result.stderr
         for path in sorted(Path(tmp).rglob("*")):
-            if path.is_file():
+            if path.is_file() and path.name != MANIFEST:  # bookkeeping (hashes of the files here), not an output
                 files[f"out/{path.relative_to(tmp).as_posix()}"] = path.read_text(encoding="utf-8")
     return files
 

@@ -99,8 +99,8 @@ def same(found: Any, wanted: Any) -> bool:
         return found is wanted
     a, b = text_value(found).strip(), text_value(wanted).strip()
     booleans = {"on": "on", "true": "on", "yes": "on", "1": "on", "off": "off", "false": "off", "no": "off", "0": "off"}
-    if isinstance(found, bool) or isinstance(wanted, bool):
-        return booleans.get(a.lower()) == booleans.get(b.lower())
+    if isinstance(found, bool) or isinstance(wanted, bool) or {a.lower(), b.lower()} <= {"on", "off"}:
+        return booleans.get(a.lower()) == booleans.get(b.lower())  # "KeepAlive on" is On
     return a == b or same_value(a, b)
 
 
@@ -128,7 +128,8 @@ def set_line(text: str, line: str, section: str | None = None) -> str:
     """``text`` with the line setting ``line``'s key replaced by ``line`` (the last such line), else ``line`` added.
 
     ``section`` (``[Service]``): the line belongs in that section, which is added when missing. A replaced line
-    keeps its indentation.
+    keeps its indentation; a line the same but for case and spacing stays as it is. A new line of a vhost file goes
+    inside its (last) ``<VirtualHost>``, whose directives win over the server-wide ones.
     """
     key = _key_of(line)
     lines = text.splitlines()
@@ -143,9 +144,12 @@ def set_line(text: str, line: str, section: str | None = None) -> str:
     found = [n for n in range(start, end) if key and _key_of(lines[n]) == key]
     if found:
         indent = lines[found[-1]][:len(lines[found[-1]]) - len(lines[found[-1]].lstrip())]
-        lines[found[-1]] = indent + line
+        if " ".join(lines[found[-1]].split()).lower() != " ".join(line.split()).lower():  # "KeepAlive on" is On already
+            lines[found[-1]] = indent + line
         for n in reversed(found[:-1]):  # one value per key: earlier lines would only confuse a reader
             del lines[n]
+    elif section is None and (closing := [n for n, ln in enumerate(lines) if ln.strip().lower() == "</virtualhost>"]):
+        lines.insert(closing[-1], "  " + line)  # a vhost's directive: inside the vhost, which wins over the server's
     else:
         lines.insert(end, line)
     return "\n".join(lines) + "\n"

@@ -113,6 +113,14 @@ class Host:
         """PostgreSQL is reached through psql (``--dsn``, or this host), not by editing the tree."""
         return self.dsn is not None or self.live
 
+    @property
+    def postgresql(self) -> str:
+        """Where psql statements go, as a journal records it: the --dsn without its password, this host's PostgreSQL,
+        or "" (a tree without --dsn: its files are edited instead)."""
+        if self.dsn is not None:
+            return split_password(self.dsn)[0]
+        return "this host's PostgreSQL (as postgres)" if self.live else ""
+
     def psql(self, sql: str) -> list[list[str]]:
         """Run one statement; InputError with psql's one line when it fails."""
         from foretune.pg import run_psql  # start-up: psql only when PostgreSQL is asked

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from foretune.apply.host import RUNS_DIR
+from foretune.apply.host import RUNS_DIR, split_password
 from foretune.errors import InputError
 from foretune.safeio import make_dirs, read_bytes, write_file
 
@@ -43,7 +43,7 @@ def change_to_dict(change: Change) -> dict[str, Any]:
     from foretune.host.redact import redact_data  # start-up: only when a journal is written
 
     data = change._asdict()
-    for key in ("units", "overrides", "citations"):
+    for key in ("units", "overrides", "overridden_by", "citations"):
         data[key] = list(data[key])
     data["value"] = redact_data(data["value"])
     data["site_value"] = redact_data(data["site_value"])
@@ -63,7 +63,7 @@ def change_from_dict(data: Any, where: str) -> Change:
         if not isinstance(data.get(name), str) or not data[name]:
             raise InputError(f"{where}: {name} must be a non-empty string")
     values = dict(data)
-    for name in ("units", "overrides", "citations"):
+    for name in ("units", "overrides", "overridden_by", "citations"):
         values[name] = tuple(str(v) for v in values.get(name) or ())
     change = Change(**values)
     if change.channel not in CHANNELS:
@@ -157,8 +157,8 @@ def apply(host: Host, found: Edits, release: str, *, source: str, by_hand: tuple
         "changes": [change_to_dict(c) for c in found.applied],
         "skipped": [{"change": change_to_dict(s.change), "why": s.why} for s in found.skipped],
         "files": files,
-        "statements": [{"tunable": s.change.tunable, "sql": s.sql, "before": s.before, "undo": s.undo, "done": False}
-                       for s in found.statements],
+        "statements": [{"tunable": s.change.tunable, "sql": s.sql, "before": s.before, "undo": s.undo, "done": False,
+                        "target": pg_target(host)} for s in found.statements],
         "installer": {"command": found.installer} if found.installer else None,
         "by_hand": list(by_hand),
         "rolled_back": None,
@@ -288,6 +288,8 @@ def rollback(host: Host, run: str, *, force: bool = False) -> tuple[dict[str, An
     for newer in reversed(later):  # --force: the later runs go first, newest first, each recorded as rolled back
         _, theirs = rollback(host, newer)
         notes += [*theirs, f"run {newer}, applied after run {journal['run']}, rolled back first (--force)"]
+    undone = [entry for entry in reversed(journal.get("statements", [])) if entry.get("done")]
+    _same_server(host, str(journal["run"]), undone)  # before any file is touched: no half-done rollback
     entries = [entry for entry in reversed(journal.get("files", [])) if entry.get("done")]
     backups: dict[str, bytes] = {}
     for entry in entries:  # every file and backup checked before any is touched: no half-done rollback
@@ -328,7 +330,6 @@ def rollback(host: Host, run: str, *, force: bool = False) -> tuple[dict[str, An
         for created in reversed(entry.get("created_dirs", [])):  # the directories apply made, when left empty
             with contextlib.suppress(OSError):
                 os.rmdir(host.path(created))
-    undone = [entry for entry in reversed(journal.get("statements", [])) if entry.get("done")]
     for entry in undone:
         host.psql(str(entry["undo"]))
     if undone:
@@ -336,6 +337,29 @@ def rollback(host: Host, run: str, *, force: bool = False) -> tuple[dict[str, An
     journal["rolled_back"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     save(directory, journal)
     return journal, notes
+
+
+def pg_target(host: Host) -> str:
+    """The PostgreSQL server ``host``'s statements go to, as a journal records it: ``--dsn``'s conninfo without its
+    password, "local" (this host's, over its socket), or "" (a tree without ``--dsn``: no server is reached)."""
+    return " ".join(split_password(host.dsn)[0].split()) if host.dsn is not None else "local" if host.live else ""
+
+
+def _same_server(host: Host, run: str, statements: list[dict[str, Any]]) -> None:
+    """InputError when the statements to undo ran on another server than the one ``host`` reaches (or ``host``
+    reaches none): undone elsewhere, they would change a server the run never touched and leave its own as it is."""
+    if not statements:
+        return
+    where = {str(s["target"]) for s in statements if s.get("target") is not None}
+    now = pg_target(host)
+    said = " and ".join(sorted("this host's PostgreSQL (local socket)" if w == "local" else f"--dsn '{w}'" for w in where))
+    if not now:
+        raise InputError(f"run {run} ran ALTER SYSTEM statements on {said or 'a PostgreSQL server'}: give the same --dsn "
+                         "(with its password) to undo them there; nothing restored")
+    if where and where != {now}:
+        shown = "this host's PostgreSQL (local socket)" if now == "local" else f"--dsn '{now}'"
+        raise InputError(f"run {run} ran its ALTER SYSTEM statements on {said}, not on {shown}: roll back with that "
+                         "server (--dsn, with its password; on this host without --dsn for the local one); nothing restored")
 
 
 def run_installer(command: str, environ: dict[str, str]) -> tuple[int, int | None]:

@@ -88,8 +88,29 @@ READBACK: dict[str, tuple[str, str]] = {
     "apache::max_keepalive_requests": ("apache", "MaxKeepAliveRequests"),
     "foreman::dynflow_worker_concurrency": ("dynflow", "concurrency"),
     "foreman::passenger_min_instances": ("passenger", "PassengerMinInstances"),
+    "apache::mod::passenger::passenger_max_instances_per_app": ("passenger", "PassengerMaxInstancesPerApp"),
+    "apache::mod::proxy::proxy_timeout": ("apache", "ProxyTimeout"),
+    "apache::mod::passenger::passenger_max_pool_size": ("passenger", "PassengerMaxPoolSize"),
+    "apache::mod::passenger::passenger_max_request_queue_size": ("passenger", "PassengerMaxRequestQueueSize"),
+    # the Foreman vhost's own KeepAlive directives (puppet-foreman's keepalive parameters), which win over apache::'s
+    "foreman::keepalive": ("apache", "KeepAlive"),
+    "foreman::keepalive_timeout": ("apache", "KeepAliveTimeout"),
+    "foreman::max_keepalive_requests": ("apache", "MaxKeepAliveRequests"),
     "foreman::passenger_max_pool_size": ("passenger", "PassengerMaxPoolSize"),
     "foreman::passenger_max_request_queue_size": ("passenger", "PassengerMaxRequestQueueSize"),
+    # the Smart Proxy's pull-REX rate limit, as rendered into settings.d/remote_execution_ssh.yml
+    "foreman_proxy::plugin::remote_execution::script::mqtt_rate_limit": ("mqtt", "rate_limit"),
+}
+# the pid file a service writes when it starts, whose time tells a tree's verify that it started after a run: httpd's
+# PidFile default run/httpd.pid under ServerRoot /etc/httpd (/etc/httpd/run is a link to /run/httpd on RHEL 7 and 8)
+PID_FILES: dict[str, tuple[str, ...]] = {"httpd": ("/run/httpd/httpd.pid", "/var/run/httpd/httpd.pid")}
+# facts that list the httpd directives the rendered configuration sets: one it lacks is "not set" there
+DIRECTIVE_FACTS = ("apache", "passenger")
+# fact fields read from a rendered file, None when that file has no such entry yet: "not set" there (the built-in runs)
+UNSET_FIELDS = {("qpid", "mgmt_pub_interval"), ("mqtt", "rate_limit")}  # qpidd.conf, remote_execution_ssh.yml
+# a hash key's entries (custom-hiera key -> entry -> (fact, field)) read back where the installer renders them
+HASH_READBACK: dict[str, dict[str, tuple[str, str]]] = {
+    "mongodb::server::config_data": {"storage.wiredTiger.engineConfig.cacheSizeGB": ("mongodb", "cache_size_gb")},  # mongod.conf
 }
 # an installer option that sets a unit's LimitNOFILE -> the units whose limit in force tells it (the first one listed)
 NOFILE_READBACK: dict[str, tuple[str, ...]] = {
@@ -195,7 +216,20 @@ class Verifier:
         except (OSError, InputError):
             return ""
         if mtime > self.applied + 1:
-            return f"; {host_path} was modified at {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(mtime))}, after run {self.journal['run']}"
+            return (f"; {host_path} was modified at {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(mtime))}, after run "
+                    f"{self.journal['run']}{self._installer_after()}")
+        return ""
+
+    def _installer_after(self) -> str:
+        """An installer run logged after the run ("" when none is): it rewrites the files it manages."""
+        for log in self.INSTALLER_LOGS:
+            try:
+                mtime = os.stat(self.host.path(log)).st_mtime
+            except (OSError, InputError):
+                continue
+            if mtime > self.applied + 1:
+                return (f"; an installer run logged in {log} at {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(mtime))}, "
+                        "after the run, rewrites the files it manages")
         return ""
 
     # where the installer logs its runs: one run after apply's rewrites what it renders
@@ -481,11 +515,29 @@ class Verifier:
                     return ("infinity" if value is None else value), f"systemctl show {unit} (LimitNOFILE)", ""
             self.why = why or f"the open-files limit of {' or '.join(NOFILE_READBACK[key])} is not in the source"
             return None
+        if key in HASH_READBACK and isinstance(c.value, dict):  # each entry of the hash, as rendered
+            hashed: dict[str, Any] = {}
+            for entry, (fact, field) in HASH_READBACK[key].items():
+                if entry not in c.value:
+                    continue
+                self.read_fact = fact
+                values, why = self.fact(fact)
+                found = values.get(field) if isinstance(values, dict) else None
+                if found is None and isinstance(values, dict):
+                    found = "not set"  # the rendered file has no such entry yet: the service's built-in value runs
+                if found is None:
+                    self.why = why or f"{fact} {field} unknown on {self.host.label}"
+                    return None
+                hashed[entry] = found
+            if set(hashed) == set(c.value):
+                return hashed, f"{self.read_fact} (the rendered configuration)", ""
         if key in READBACK:
             fact, field = READBACK[key]
             self.read_fact = fact
             values, why = self.fact(fact)
             value = values.get(field) if isinstance(values, dict) and field else values if not field else None
+            if value is None and (fact in DIRECTIVE_FACTS or (fact, field) in UNSET_FIELDS) and isinstance(values, dict):
+                value = "not set"  # the rendered configuration has no such directive: the module's built-in value runs
             if value is None:
                 self.why = why or f"{fact} {field} unknown on {self.host.label}"
                 return None
@@ -506,6 +558,8 @@ class Verifier:
             data = self.host.read(c.target)
             found = line_value(data.decode("utf-8", "replace"), _key_of(line)) if data is not None else None
             return ("" if found is None else f"{_key_of(line)} {found}"), f"{c.target} (read by {', '.join(c.units)} since)", ""
+        if c.channel == "file" and c.units:  # written (drift is told above), read by the service when it restarts
+            return "", c.target, "restart_pending:" + self.not_restarted(c)
         if c.channel == "file":
             self.why = f"read back from {c.target} only: whether {', '.join(c.units) or 'its service'} restarted since is not told"
             return None
@@ -751,7 +805,13 @@ class Verifier:
         if when is None:
             return ""
         return (f"needs a PostgreSQL restart: PostgreSQL reads {', '.join(restart)} only when it starts, and the files under "
-                f"{self.host.label} cannot show the running value ({when}): restart postgresql, or verify with --dsn to SHOW it")
+                f"{self.host.label} cannot show the running value ({when}): `systemctl restart {self.pg_unit()}`, or verify with --dsn to "
+                "SHOW it")
+
+    def pg_unit(self) -> str:
+        """PostgreSQL's unit as the run's changes name it (rh-postgresql12-postgresql: the SCL's on RHEL 7)."""
+        return next((str(u).removesuffix(".service") for d in self.journal.get("changes", []) if d.get("channel") in ("alter-system", "file")
+                     for u in d.get("units") or () if "postgresql" in str(u)), "postgresql")
 
     def reload_unseen(self) -> str:
         """Why a setting PostgreSQL takes on a reload, read from the tree's files, is not proved to run ("" when it is:
@@ -781,11 +841,19 @@ class Verifier:
 
     def puma_behind(self) -> str:
         """Why the running Puma does not run the rendered configuration ("" when it does or cannot be told): pumactl
-        stats gives another worker count than foreman.service.d/installer.conf renders, so it started before."""
+        stats gives another worker count than foreman.service.d/installer.conf renders, so it started before; without
+        pumactl stats, systemd still runs foreman.service with other FOREMAN_PUMA_* values (systemctl show)."""
         running, _ = self.fact("puma_stats")
         rendered, _ = self.fact("puma")
         ran = running.get("workers") if isinstance(running, dict) else None
         wants = rendered.get("workers") if isinstance(rendered, dict) else None
+        loaded, _ = self.fact("puma_loaded")
+        if not isinstance(running, dict) and isinstance(loaded, dict) and isinstance(rendered, dict):
+            old = [f"{PUMA_ENV['foreman::foreman_service_puma_' + k]}={loaded[k]}" for k in ("workers", "threads_min", "threads_max")
+                   if loaded.get(k) is not None and rendered.get(k) is not None and str(loaded[k]) != str(rendered[k])]
+            if old:
+                return (f"systemd still runs foreman.service with {' '.join(old)} (systemctl show), not the configuration "
+                        "the installer rendered: systemctl daemon-reload && systemctl restart foreman")
         if ran is None or wants is None or str(ran) == str(wants):
             return ""
         return (f"the running Puma (pumactl stats: {ran} workers) started before the configuration the installer rendered "
@@ -798,11 +866,56 @@ class Verifier:
             return f"{gone} taken out of {c.file} (its other settings stay)"
         return "removed"
 
-    def restarted(self, c: Change) -> bool:
-        """On this host: every unit of ``c`` has a main process started after the run (so it reads the change)."""
-        if not self.host.live or not c.units:
+    def environment_loaded(self, c: Change) -> bool:
+        """FOREMAN_PUMA_* lines taken out of a foreman.service drop-in are in force once systemd runs the unit
+        (``systemctl show`` Environment) with what its remaining files give for each of them (daemon-reload done), and
+        the running Puma, when pumactl stats tells, runs the rendered configuration (restarted since)."""
+        unit = c.target.partition(":")[0]
+        removed = re.findall(r"\b(FOREMAN_PUMA_\w+)=", str(c.site_value or ""))
+        if c.channel != "dropin" or unit not in ("foreman", "foreman.service") or not removed:
             return False
-        return all(started is not None and started > self.applied for started in map(process_start, c.units))
+        loaded, _ = self.fact("puma_loaded")
+        fields = {variable: key.removeprefix("foreman::foreman_service_puma_") for key, variable in PUMA_ENV.items()}
+        if not isinstance(loaded, dict) or any(variable not in fields for variable in removed):
+            return False
+        for variable in removed:
+            given = self.environment_file("foreman.service", variable) or self.later_environment("foreman.service", variable, "")
+            rendered = given[1] if given else None  # (file, value, ...): EnvironmentFile= wins over Environment=
+            now = loaded.get(fields[variable])
+            if (None if now is None else str(now)) != rendered:
+                return False
+        return not self.puma_behind()
+
+    def restarted(self, c: Change) -> bool:
+        """Every unit of ``c`` has a main process started after the run (so it reads the change): on this host, from
+        systemd and /proc; in a tree, from the pid file the service writes when it starts (:data:`PID_FILES`)."""
+        if not c.units:
+            return False
+        if self.host.live:
+            return all(started is not None and started > self.applied for started in map(process_start, c.units))
+        return all(self.pid_file_start(unit)[0] > self.applied for unit in c.units)
+
+    def pid_file_start(self, unit: str) -> tuple[float, str]:
+        """(when the tree's pid file of ``unit`` was written, i.e. the service started; 0 when unknown, its path or "")."""
+        for path in PID_FILES.get(unit, ()):
+            try:
+                return os.stat(self.host.path(path)).st_mtime, path
+            except (OSError, InputError):
+                continue
+        return 0.0, ""
+
+    def not_restarted(self, c: Change) -> str:
+        """Why a file edit read by its service at start waits (the service has not been shown to restart since)."""
+        units = ", ".join(c.units)
+        if self.host.live:
+            told = f"{units} has not restarted since run {self.journal['run']}"
+        else:
+            started = [(unit, *self.pid_file_start(unit)) for unit in c.units]
+            told = "; ".join(f"{path} says {unit} started at {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(when))}, "
+                             f"before run {self.journal['run']}" if path else
+                             f"no pid file under {self.host.label} tells when {unit} started" for unit, when, path in started)
+        return (f"written into {c.target}; {_key_of(str(c.value))} takes effect when {units} restarts ({told}): "
+                f"`systemctl restart {' '.join(c.units)}`")
 
     def check_by_hand(self, c: Change) -> Check:
         """A value the admin sets by hand (THP in sysfs): in force when the file reads it back (the choice in
@@ -860,7 +973,7 @@ class Verifier:
             state, why = self.pg_files_state([_key_of(str(c.value))])  # postmaster.pid tells a start after the run
             return Check(c, state, "", wrote[2] if wrote else c.target, why)
         if c.op in ("remove", "reset") and c.channel != "alter-system":
-            if c.effect == "immediate" or c.tunable in self.seen or self.restarted(c):
+            if c.effect == "immediate" or c.tunable in self.seen or self.restarted(c) or self.environment_loaded(c):
                 return Check(c, IN_FORCE, "", wrote[2] if wrote else "", "")
             return Check(c, PENDING, "", wrote[2] if wrote else "", f"{self.removal(c)}; in force after {_effect(c)}")
         if c.op == "reset" and c.channel == "alter-system" and not self.host.has_psql:
@@ -884,13 +997,15 @@ class Verifier:
             return Check(c, UNVERIFIED, "", wrote[2] if wrote else "", why)
         value, where, extra = effect
         wanted = None if c.op == "reset" else c.value
+        if extra.startswith("restart_pending:"):
+            return Check(c, PENDING, "", where, extra.split(":", 1)[1])
         if extra == "tuned_not_running":
             return Check(c, PENDING, "", where, f"tuned is not running: `systemctl enable --now tuned && tuned-adm profile "
                                                 f"{c.value}` puts the profile in force")
         if extra.startswith("profile_behind:"):
             return Check(c, PENDING, str(value), where, extra.split(":", 1)[1])
         if extra == "pending_restart":
-            return Check(c, PENDING, str(value), where, "PostgreSQL reports pending_restart: restart postgresql")
+            return Check(c, PENDING, str(value), where, f"PostgreSQL reports pending_restart: `systemctl restart {self.pg_unit()}`")
         # a PostgreSQL setting read from the files (--root without --dsn): in force only once PostgreSQL has started
         # since the run, for what it reads at start (a reset, max_connections, shared_buffers); else pending
         pending = self.restart_pending(_pg_names(c))
@@ -904,12 +1019,16 @@ class Verifier:
         if isinstance(wanted, dict) and isinstance(value, dict):
             if all(same(value.get(k), v) for k, v in wanted.items()):
                 return Check(c, PENDING if pending else IN_FORCE, str(value), where, pending)
-        elif same(value, wanted) or (isinstance(wanted, int) and str(value).isdigit() and int(value) == wanted):
+        elif same(value, wanted) or (isinstance(wanted, int) and str(value).isdigit() and int(value) == wanted) or (
+                c.channel == "file" and str(value).split(None, 1)[0] == str(wanted).split(None, 1)[0]
+                and same(str(value).split(None, 1)[-1], str(wanted).split(None, 1)[-1])):  # "KeepAlive on" is On
+            if c.channel == "sysctl" and (later := self.overridden(c)):  # in the kernel now, gone at the next boot
+                return Check(c, DRIFT, str(value), where, f"{later}; the kernel still has {value} until then")
             if c.channel == "alter-system" and not self.host.has_psql:  # written into the tree's postgresql.auto.conf
                 state, why = self.pg_files_state(_pg_names(c))
                 return Check(c, state, str(value), where, why)
             key = c.target if c.channel == "custom-hiera" else _option_key(c.target) if c.channel == "installer" else None
-            if not pending and key in PUMA_BOOT and "rendered" in where:  # read by Puma when it starts
+            if not pending and (key in PUMA_BOOT or key in PUMA_ENV) and "rendered" in where:  # read by Puma when it starts
                 pending = self.puma_behind()
             return Check(c, PENDING if pending else IN_FORCE, str(value), where, pending)
         if extra and c.channel == "alter-system" and not extra.endswith(AUTO_CONF) and extra not in ("default", "configuration file"):

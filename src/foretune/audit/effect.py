@@ -15,8 +15,8 @@ import re
 
 from foretune.changes.build import host_of
 from foretune.knowledge.precedence import (
-    PG_RESTART,
     Shadow,
+    pg_restart,
     postgresql_include_shadow,
     postgresql_shadow,
     systemd_shadow,
@@ -61,12 +61,13 @@ def take_effect(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
         setting = fix.target.split("/", 1)[1]
         entry = table("postgresql", host_of(ctx.facts).postgresql_version)
         restart = setting in (entry.get("restart_settings") or ())
-        if restart and not any(f.target == PG_RESTART for f in restarts):
-            restarts.append(Fix("command", PG_RESTART))
+        restart_command = pg_restart(host_of(ctx.facts).postgresql_unit)
+        if restart and not any(f.target == restart_command for f in restarts):
+            restarts.append(Fix("command", restart_command))
             cites += [c for c in (str(entry.get("restart_citation", "")),) if c and c not in cites]
         causes.append(f"{shadow.location} sets {shadow.line} (ALTER SYSTEM), which wins over postgresql.conf: "
                       f"{shadow.reset} first, or the installer's value never takes effect"
-                      + (f"; then `{PG_RESTART}`: {setting} is read only at start, and the installer restarts "
+                      + (f"; then `{restart_command}`: {setting} is read only at start, and the installer restarts "
                          "PostgreSQL only when postgresql.conf changes" if restart else ""))
         cites += [c for c in shadow.citations if c not in cites]
     puma = _puma_shadow(ctx, outcome)

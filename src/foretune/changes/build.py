@@ -26,6 +26,8 @@ from foretune.knowledge import load_data, module_default
 from foretune.knowledge.model import SIZES
 from foretune.knowledge.precedence import (
     PG_RESTART,
+    httpd_edit_target,
+    pg_restart,
     postgresql_include_shadow,
     postgresql_shadow,
     removed_settings,
@@ -82,7 +84,34 @@ class Host(NamedTuple):
     puma_workers: int | None = None  # the Puma workers running (pumactl stats), else rendered
     # (location, line) of the Apache and Passenger directives the facts read (Satellite 6.2 edits those files by hand)
     directive_lines: tuple[tuple[str, str], ...] = ()
+    # httpd file -> its includes and the directives it sets after each (the httpd_includes fact): what httpd reads
+    httpd_includes: Mapping[str, tuple[Mapping[str, Any], ...]] = {}
+    postgresql_unit: str = "postgresql"  # the unit PostgreSQL runs as (rh-postgresql12-postgresql: the SCL's on RHEL 7)
+    # the Foreman-stack units systemctl show lists (service_limits' "active"); None when the source lists none
+    units_listed: frozenset[str] | None = None
 
+
+def postgresql_unit(files: Iterable[tuple[str, str]], units: Iterable[str] = ()) -> str:
+    """The systemd unit of the PostgreSQL the facts read: the SCL's (``rh-postgresql12-postgresql``, whose data
+    directory is /var/opt/rh/rh-postgresql12/lib/pgsql/data: Satellite 6.8-6.10 on RHEL 7) when its postgresql.conf is
+    the one read, or, without a data directory in the source, when the source lists that unit; else ``postgresql``.
+
+    >>> postgresql_unit([("var/opt/rh/rh-postgresql12/lib/pgsql/data/postgresql.conf", "")])
+    'rh-postgresql12-postgresql'
+    >>> postgresql_unit([("var/lib/pgsql/data/postgresql.conf", "")], ["rh-postgresql12-postgresql.service"])
+    'postgresql'
+    >>> postgresql_unit([], ["postgresql.service", "rh-postgresql12-postgresql.service"])
+    'rh-postgresql12-postgresql'
+    """
+    locations = [location for location, _ in files if "/pgsql/" in f"/{location}"]  # not SHOW ALL's (live)
+    for location in locations:
+        scl = re.search(r"(?:^|/)var/opt/rh/(rh-postgresql\d+)/lib/pgsql/", location)
+        if scl:
+            return f"{scl.group(1)}-postgresql"
+    if locations:
+        return "postgresql"
+    return next((m.group(1) for unit in sorted(units) if (m := re.fullmatch(r"(rh-postgresql\d+-postgresql)\.service", unit))),
+                "postgresql")
 
 
 def host_of(facts: Any) -> Host:
@@ -112,7 +141,12 @@ def host_of(facts: Any) -> Host:
                 mem_available=(facts.value("memory_pressure") or {}).get("available_bytes"), ram=facts.value("ram_bytes"),
                 puma_workers=(facts.value("puma_stats") or {}).get("workers") or (facts.value("puma") or {}).get("workers"),
                 directive_lines=tuple((p.location, line) for name in ("passenger", "apache") if (f := facts.get(name)) is not None
-                                      and f.known for p in f.provenance for line in p.excerpt.split(" | ")))
+                                      and f.known for p in f.provenance for line in p.excerpt.split(" | ")),
+                httpd_includes={str(k): tuple(v) for k, v in (facts.value("httpd_includes") or {}).items() if isinstance(v, list)},
+                postgresql_unit=postgresql_unit([(p.location, p.excerpt) for p in pg.provenance] if pg is not None and pg.known
+                                                else [], (facts.value("service_limits") or {}).keys()),
+                units_listed=frozenset(u.removesuffix(".service") for u, e in (facts.value("service_limits") or {}).items()
+                                       if isinstance(e, dict) and e.get("active") is not None) or None)
 
 
 def installer_option(key: str) -> str | None:
@@ -193,6 +227,14 @@ def _pg_number(text: str) -> float | None:
         return _number(value)
 
 
+# directives a vhost may set for itself, over the server-wide value (httpd-vhost-overrides); the MPM's and Passenger's
+# pool directives are server-wide only
+VHOST_DIRECTIVES = frozenset({"KeepAlive", "KeepAliveTimeout", "MaxKeepAliveRequests", "PassengerMaxRequestQueueSize",
+                              "PassengerMinInstances", "PassengerMaxRequests", "PassengerMaxPreloaderIdleTime",
+                              "PassengerStartTimeout", "PassengerMaxInstancesPerApp"})
+# hammer reads root's ~/.hammer after /etc/hammer (hammer-cli settings.rb; pf-cli-request-timeout)
+HAMMER_FILE = "/etc/hammer/cli.modules.d/foreman.yml"
+HAMMER_ROOT_FILE = "/root/.hammer/cli.modules.d/foreman.yml"
 TOMCAT_SERVER_XML = "/etc/tomcat/server.xml"  # Candlepin's Tomcat (candlepin-tomcat-threads): edited by hand
 
 
@@ -258,6 +300,7 @@ class _Builder:
             self.add(Change(tunable, "sysctl", fix.target, fix.value, effect="sysctl-reload", file=SYSCTL_FILE,
                             reason=reason, citations=cites, source=source))
         elif fix.kind == "file":
+            fix, overrides = self._httpd_read(fix)
             site = self._site_file_value(fix)
             unit = self.restarts.get(fix.target, "")
             if site is not None:
@@ -267,8 +310,10 @@ class _Builder:
                            "(never lowered silently)")
                 return
             self.add(Change(tunable, "file", fix.target, str(fix.value), effect="restart" if unit else "immediate",
-                            units=(unit,) if unit else (), file=fix.target.removesuffix(" on each agent"), reason=reason,
-                            citations=cites, source=source))
+                            units=(unit,) if unit else (), file=fix.target.removesuffix(" on each agent"),
+                            reason=f"{reason}; {overrides[1]}" if overrides else reason,
+                            overrides=overrides[:1] if "wins" in "".join(overrides[1:]) else (),
+                            citations=(*cites, str(self.apache_table["citation"])) if overrides else cites, source=source))
         elif fix.kind == "command":
             self._command(tunable, str(fix.target), reason, cites, source)
         elif fix.kind == "advice" and fix.target == HIERA_FILE and "stale keys" in str(fix.value) \
@@ -282,6 +327,21 @@ class _Builder:
                                   site_value=self.host.tuning_profile),
                            f"the installer's hardware check refuses --tuning {refused.group(1)} here: {fix.value}",
                            ("fi-tuning-hook",))
+
+    def _httpd_read(self, fix: Fix) -> tuple[Fix, tuple[str, ...]]:
+        """``fix`` moved to the file httpd takes it from, with (the file it would have gone to, why) when moved: an
+        edit of a vhost's include directory (05-foreman-ssl.d/katello.conf, the 6.2 brief's) goes into the vhost when
+        the vhost does not include that directory or sets the directive itself after the include."""
+        words = str(fix.value).split()
+        directive = words[0] if words else ""
+        # the brief's file for the directive (the plan made from the same facts moved it to the vhost already)
+        brief = next((str(e["file"]) for e in load_data("direct-edits.yaml").values() if isinstance(e, dict)
+                      and str(e.get("line", "")).split(" ")[0] == directive and ".d/" in str(e.get("file", ""))), fix.target)
+        target, why = httpd_edit_target(brief if brief.startswith(fix.target.removesuffix(".conf") + ".d/") else fix.target,
+                                        directive, self.host.httpd_includes)
+        if not why:
+            return fix, ()
+        return fix._replace(target=target), (brief, why)
 
     def _site_file_value(self, fix: Fix) -> str | None:
         """The line of a file edit's setting the host already has, when its number is above the edit's (read from
@@ -368,7 +428,7 @@ class _Builder:
                             reason=reason, citations=cites, source=source))
         elif tunable == "os.tuned_profile":
             pass  # `systemctl enable --now tuned` is part of the tuned step
-        elif command == PG_RESTART:
+        elif command in (PG_RESTART, pg_restart(self.host.postgresql_unit)):
             pass  # a finding's restart after ALTER SYSTEM RESET: the reset's change carries it (effect "restart")
         elif command == "systemctl restart foreman" and any(c.channel == "dropin" and c.op == "remove"
                                                             for c in self.changes.values()):
@@ -464,11 +524,18 @@ class _Builder:
             shadow = postgresql_shadow(key.split("/", 1)[1], self.host.postgresql_files, self.host.postgresql_version)
             theirs, ours = (_pg_number(shadow.line.split("=", 1)[-1]) if shadow is not None else None), _pg_number(str(value))
             if shadow is not None and theirs is not None and ours is not None and theirs > ours:
-                # ALTER SYSTEM's value is the site's, above foretune's: kept, not reset and replaced in silence
-                self.block(change._replace(site_value=shadow.line.split("=", 1)[-1].strip().strip("'")),
-                           f"postgresql.auto.conf sets {shadow.line} (ALTER SYSTEM), above foretune's {value}: the site's "
-                           "value is kept (never lowered silently)", shadow.citations)
-                return
+                site = shadow.line.split("=", 1)[-1].strip().strip("'")
+                reset = self.changes.get(f"reset:postgresql:{key.split('/', 1)[1]}")
+                if reset is None or reset.source != source or source == "plan":
+                    # ALTER SYSTEM's value is the site's, above foretune's: kept, not reset and replaced in silence
+                    self.block(change._replace(site_value=site),
+                               f"postgresql.auto.conf sets {shadow.line} (ALTER SYSTEM), above foretune's {value}: the "
+                               "site's value is kept (never lowered silently)", shadow.citations)
+                    return
+                # the finding judged ALTER SYSTEM's value itself and asks for both its reset and this value: carried
+                # out whole, and said, never the reset alone (which would leave postgresql.conf's value in force)
+                change = change._replace(site_value=site, reason=f"the {source} finding asks for it, with the reset of "
+                                                                 f"postgresql.auto.conf's {shadow.line}: {reason}")
         self.add(change)
         if key.startswith(PG + "/"):
             setting = key.split("/", 1)[1]
@@ -540,7 +607,7 @@ class _Builder:
         cites = tuple(citations) or (str(entry["citation"]), str(entry.get("undo_citation", "")))
         restart = setting in (entry.get("restart_settings") or ())  # read only at start (pg-conf-restart); else a reload
         self.add(Change(f"reset:postgresql:{setting}", "alter-system", setting, None, op="reset",
-                        effect="restart" if restart else "immediate", units=("postgresql",) if restart else (),
+                        effect="restart" if restart else "immediate", units=(self.host.postgresql_unit,) if restart else (),
                         file=f"{self.pg_data_dir()}/postgresql.auto.conf",
                         reason=(f"postgresql.auto.conf sets {line} (ALTER SYSTEM), which wins over postgresql.conf" if line
                                 else f"postgresql.auto.conf (ALTER SYSTEM) sets {setting}, which wins over postgresql.conf"),
@@ -576,20 +643,24 @@ class _Builder:
         path = "/" + shadow.location.lstrip("/")
         restart = setting in (table("postgresql", self.host.postgresql_version).get("restart_settings") or ())
         self.add(Change(f"unshadow:{path}:{setting}", "file", path, shadow.line, op="remove",
-                        effect="restart" if restart else "immediate", units=("postgresql",), file=path, source=source,
+                        effect="restart" if restart else "immediate", units=(self.host.postgresql_unit,), file=path, source=source,
                         site_value=self.host.postgresql_values.get(setting),
                         reason=f"{posixpath.basename(path)}, which postgresql.conf includes, sets {shadow.line} after "
                                "postgresql.conf's own line: the last entry wins, so the installer's value never takes effect",
                         citations=shadow.citations))
 
-    def unshadow_postgresql(self) -> None:
+    def unshadow_postgresql(self, only: Iterable[str] | None = None) -> None:
         """A postgresql.auto.conf line (ALTER SYSTEM) below the value the plan puts in postgresql.conf is reset,
         whether or not the set changes that value: the profile's (or the installer's) value never takes effect
-        while ALTER SYSTEM's stands. A line above it is the site's, kept (never lowered silently)."""
+        while ALTER SYSTEM's stands. A line above it is the site's, kept (never lowered silently). ``only``: the
+        settings to look at (an audit's set: those its changes write), None for all."""
+        wanted = None if only is None else set(only)
         for t in self.plan.tunables.values():
             if not t.id.startswith("postgresql.") or t.foretune.value is None:
                 continue
             setting = t.id.split(".", 1)[1]
+            if wanted is not None and setting not in wanted:
+                continue
             include = postgresql_include_shadow(setting, self.host.postgresql_sources, self.host.postgresql_values.get(setting),
                                                 self.host.postgresql_version)
             if include is not None and not any(c.tunable.endswith(f":{setting}") and c.tunable.startswith("unshadow:/")
@@ -640,7 +711,7 @@ class _Builder:
                 how = ("ALTER SYSTEM RESET refuses a name PostgreSQL does not know, so the line is taken out of the file"
                        if path.endswith("postgresql.auto.conf") else "the installer leaves a line it no longer manages in place")
                 self.add(Change(f"stale:{path}:{name}", "file", path, line, op="remove", effect="restart",
-                                units=("postgresql",), file=path, source="stale", site_value=value,
+                                units=(self.host.postgresql_unit,), file=path, source="stale", site_value=value,
                                 reason=f"{posixpath.basename(path)} sets {line}: PostgreSQL {version} no longer knows "
                                        f"{name} and refuses to start with it; {how}",
                                 citations=(cite, "fi-checkpoint-segments-removed")))
@@ -659,8 +730,77 @@ class _Builder:
                             reason=note.reason, citations=(note.citation,), source="stale",
                             site_value=self.host.custom_hiera.get(note.key)))
 
+    def overridden_by(self, c: Change) -> tuple[str, ...]:
+        """The places of higher precedence than ``c``'s, by the release's tables: what would win over it (the set
+        removes each one the host has that sets the same)."""
+        def above(table_: Mapping[str, Any], place: str) -> tuple[str, ...]:
+            order = [str(p) for p in table_.get("order") or ()]
+            return tuple(order[order.index(place) + 1:]) if place in order else ()
+
+        pg = table("postgresql", self.pg_version())
+        if c.op != "set":
+            return ()
+        if c.channel == "profile":
+            return above(self.installer_table, "profile")
+        if c.channel == "installer" and c.target.startswith("--foreman-foreman-service-puma-"):
+            return (*above(self.installer_table, "answers"), f"foreman.service drop-in read after {INSTALLER_DROPIN}")
+        if c.channel == "installer":
+            return above(self.installer_table, "answers")
+        if c.channel == "custom-hiera" and c.target.startswith(PG):
+            return above(pg, "postgresql.conf")  # the installer writes postgresql.conf
+        if c.channel == "custom-hiera" and c.target.startswith(("apache::keepalive", "apache::max_keepalive")) \
+                and self.plan.input.role == "server":
+            return tuple(f"{p} (05-foreman-ssl.conf)" for p in above(self.apache_table, "global"))
+        if c.channel == "custom-hiera" and (c.target in PUMA_ENV or c.target.startswith(PUMA_TARGETS)):
+            return (f"foreman.service drop-in read after {INSTALLER_DROPIN}",)
+        if c.channel == "file" and c.target.endswith("/postgresql.conf"):
+            return above(pg, "postgresql.conf")
+        directive = str(c.value).split(" ", 1)[0] if c.channel == "file" else ""
+        if c.channel == "file" and c.target.startswith("/etc/httpd/") and directive in VHOST_DIRECTIVES:
+            if re.search(r"/conf\.d/[^/]+\.d/", c.target):  # read inside the vhost that includes it
+                return ("the vhost's own line after its include",)
+            if "/05-foreman-ssl.conf" not in c.target and "/25-puppet.conf" not in c.target:  # a Capsule's app is Puppet's
+                vhost = "25-puppet.conf" if self.plan.input.role == "capsule" else "05-foreman-ssl.conf"
+                return tuple(f"{p} ({vhost})" for p in above(self.apache_table, "global"))
+        if c.channel == "file" and c.target == HAMMER_FILE:
+            return (HAMMER_ROOT_FILE + " (root's hammer, read after it)",)
+        if c.channel == "dropin":
+            unit = c.target.split(":", 1)[0]
+            return (f"{unit} drop-in read after {posixpath.basename(c.file) or LIMITS_DROPIN}",)
+        if c.channel == "sysctl":
+            return (f"sysctl.d file read after {posixpath.basename(c.file or SYSCTL_FILE)}",)
+        return ()
+
+    def absent_unit(self, c: Change) -> str:
+        """The Foreman-stack service ``c`` restarts or writes a drop-in for that the source shows is not on the box
+        (systemctl lists every such unit, and not this one), else "": nothing to tune there."""
+        listed = self.host.units_listed
+        if listed is None:
+            return ""
+        from foretune.facts.extract.platform import UNIT_PREFIXES  # start-up: only for a set made from a source's facts
+
+        units = (*c.units, c.target.split(":", 1)[0].removesuffix(".service")) if c.channel == "dropin" else c.units
+        return next((u for u in units if listed is not None and u not in listed and not u.endswith("@")
+                     and u.startswith(UNIT_PREFIXES) and not u.startswith(("foreman.service", "postgresql", "rh-postgresql"))),
+                    "")
+
     def result(self) -> ChangeSet:
-        ordered = sorted(self.changes.values(), key=lambda c: _ORDER.get((c.channel, c.op), 99))
+        # an ALTER SYSTEM RESET whose setting's value the set does not write (kept, held, refused) goes too: the reset
+        # alone would put postgresql.conf's value in force, which is neither the site's nor foretune's (a value the
+        # site keeps in custom-hiera.yaml is the one the reset lets take effect: that reset stays)
+        held = {b.change.target.split("/", 1)[1] for b in self.blocked
+                if b.change.target.startswith(PG + "/") and b.change.target not in self.host.custom_hiera}
+        written = {c.target.split("/", 1)[1] for c in self.changes.values() if c.target.startswith(PG + "/") and c.op == "set"}
+        for setting in held - written:
+            self.changes.pop(f"reset:postgresql:{setting}", None)
+        for c in list(self.changes.values()):
+            absent = self.absent_unit(c) if c.op == "set" else ""
+            if absent:
+                del self.changes[c.tunable]
+                self.block(c, f"{absent} is not on this box (systemctl lists no {absent}.service among the Foreman services "
+                              "it shows): nothing to tune there")
+        ordered = sorted((c._replace(overridden_by=c.overridden_by or self.overridden_by(c)) for c in self.changes.values()),
+                         key=lambda c: _ORDER.get((c.channel, c.op), 99))
         # a change blocked for one finding that a later (critical) finding's fix made take effect is no longer blocked
         made = [(c.tunable, c.target, c.value) for c in self.changes.values()]
         blocked = tuple(b for b in self.blocked if (b.change.tunable, b.change.target, b.change.value) not in made)
@@ -737,6 +877,36 @@ def _measured(b: _Builder, facts: Any) -> None:
 
 
 THP_NEVER = "echo never > /sys/kernel/mm/transparent_hugepage/enabled"
+VHOST_KEEPALIVE = {"apache.keepalive": ("KeepAlive", "apache::keepalive"),
+                   "apache.keepalive_timeout": ("KeepAliveTimeout", "apache::keepalive_timeout"),
+                   "apache.max_keepalive_requests": ("MaxKeepAliveRequests", "apache::max_keepalive_requests")}
+
+
+def _vhost_keepalive(b: _Builder) -> None:
+    """A KeepAlive directive the Foreman vhost (05-foreman-ssl.conf) sets itself, other than the plan's value, wins
+    over the server-wide one for the clients (httpd-vhost-overrides), even where the plan's value is the installer's:
+    the set gives the value again through the key that reaches the vhost (foreman:: from puppet-foreman 5.2 to 13), or,
+    from puppet-foreman 14, which writes no KeepAlive into the vhost, through apache::, whose installer run renders the
+    vhost again without the line. Satellite 6.2 edits the files themselves (its plan's file changes)."""
+    if not b.release.features.custom_hiera or b.plan.input.role != "server":
+        return
+    for tunable, (directive, key) in VHOST_KEEPALIVE.items():
+        t = b.plan.tunables.get(tunable)
+        if t is None or t.id in b.changes or t.foretune.value is None:
+            continue
+        line = next((line.strip() for location, line in reversed(b.host.directive_lines) if "05-foreman-ssl" in location
+                     and line.split()[:1] == [directive]), None)
+        found = line.split()[1] if line is not None and len(line.split()) == 2 else None
+        ours = ("On" if t.foretune.value else "Off") if isinstance(t.foretune.value, bool) else str(t.foretune.value)
+        if found is None or found.lower() == ours.lower():
+            continue
+        how = ("the installer writes it into the vhost" if b.release.features.foreman_vhost_keepalive else
+               "puppet-foreman writes no KeepAlive into the vhost from 14.0 on, so the installer run renders "
+               "05-foreman-ssl.conf again without that line and the server-wide value applies")
+        b.fix(t.id, Fix("hiera", key, t.foretune.value),
+              f"05-foreman-ssl.conf sets {line} itself, which wins over the server-wide value for the Foreman vhost: "
+              f"{how} ({t.foretune.reason})", (*t.foretune.citations, str(b.apache_table["citation"]),
+                                                *(() if b.release.features.foreman_vhost_keepalive else ("pf-keepalive-dropped",))))
 
 
 def _tuned_thp(b: _Builder, facts: Any) -> None:
@@ -909,6 +1079,7 @@ def _plan_set(plan: Plan, facts: Any = None, lower_site: bool = False) -> Change
             for fix in t.fixes:
                 b.fix(t.id, fix, t.foretune.reason, t.foretune.citations)
     _measured(b, facts)
+    _vhost_keepalive(b)
     _tuned_thp(b, facts)
     b.unshadow_postgresql()
     b.stale()
@@ -975,9 +1146,21 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
                 # a fix of the finding's own (no plan tunable gives it): its file still says which finding asks for it
                 b.fix(tunable_id or f"{fix.kind}:{fix_key(fix)}", fix, f"the {rule} finding asks for it", (), rule)
     _tuned_thp(b, facts)
-    b.unshadow_postgresql()
+    b.unshadow_postgresql(_written_settings(b))
     b.stale()
     return refit_audit(b.result(), plan)
+
+
+def _written_settings(b: _Builder) -> set[str]:
+    """The PostgreSQL settings an audit's set writes into postgresql.conf: its custom-hiera values, the values of the
+    profile it moves to, and those a finding asked for that the profile gives. Only what shadows these is taken away:
+    a site's ALTER SYSTEM line or included file that no finding is about stays (the audit writes what fixes its
+    findings)."""
+    keys = {c.target for c in b.changes.values() if c.channel == "custom-hiera" and c.op == "set"}
+    keys |= {key for key, _, _ in b.given}
+    if "profile" in b.changes:
+        keys |= set(b.profile_values)
+    return {key.split("/", 1)[1] for key in keys if key.startswith(PG + "/")}
 
 
 # -- views of a change set (what render and apply read) ---------------------------------------

@@ -21,9 +21,19 @@ def _nofile(limits: Any, unit: str) -> int | None:
     return found if isinstance(found, int) else None
 
 
+def _cli_answer(value: Any) -> Any:
+    """The hammer request_timeout the installer's next run writes: custom-hiera.yaml's, else the answers file's."""
+    hiera = value("custom_hiera") or {}
+    if isinstance(hiera, dict) and "foreman::cli::request_timeout" in hiera:
+        return hiera["foreman::cli::request_timeout"]
+    cli = (value("installer_answers") or {}).get("foreman::cli")
+    return cli.get("request_timeout") if isinstance(cli, dict) else None
+
+
 def in_force(change: Change, facts: Any) -> bool:
-    """``change`` sets what the source ``facts`` (a FactSet) already has: the declared profile, a hammer timeout, a
-    descriptor limit at or above the value, the active tuned profile.
+    """``change`` sets what the source ``facts`` (a FactSet) already has: the declared profile, a hammer timeout (an
+    installer option's in the answers the next installer run renders from, not only in foreman.yml, which that run
+    rewrites), a descriptor limit at or above the value, the active tuned profile.
 
     >>> in_force(Change("profile", "profile", "--tuning", "large", site_value="large"), None)
     True
@@ -34,6 +44,8 @@ def in_force(change: Change, facts: Any) -> bool:
         return _same(change.site_value, change.value)
     value = facts.value if facts is not None and hasattr(facts, "value") else (lambda name: None)
     if change.tunable == "hammer.request_timeout":
+        if change.channel == "installer":  # the installer renders foreman.yml from its answers on every run
+            return _same(_cli_answer(value), change.value)
         return _same((value("hammer") or {}).get("request_timeout"), change.value)
     if change.channel == "dropin" and change.target.endswith(":LimitNOFILE"):
         found = _nofile(value("service_limits"), change.target.split(":", 1)[0])

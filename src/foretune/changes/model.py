@@ -38,6 +38,7 @@ class Change(NamedTuple):
     units: tuple[str, ...] = ()  # services to restart for effect "restart" / "daemon-reload"
     file: str = ""  # the file the change is written to on the host ("/etc/foreman-installer/custom-hiera.yaml")
     overrides: tuple[str, ...] = ()  # lower-precedence places whose value this one wins over
+    overridden_by: tuple[str, ...] = ()  # higher-precedence places that would win over it (the release's tables)
     reason: str = ""
     citations: tuple[str, ...] = ()
     source: str = "plan"  # "plan" or the id of the audit rule that asked for it

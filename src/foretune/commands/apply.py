@@ -213,10 +213,10 @@ def _audit_change_set(facts: Any, hosts: int | None, lower_site: bool = False, w
     import datetime  # start-up: only for `apply --audit`
     from types import SimpleNamespace  # start-up: only for `apply --audit`
 
-    from foretune.audit.combine import combine  # start-up: only for `apply --audit`
     from foretune.audit.context import build_context  # start-up: only for `apply --audit`
-    from foretune.audit.runner import run_all, select_rules  # start-up: only for `apply --audit`
-    from foretune.audit.waivers import apply_waivers, load_waivers  # start-up: only for `apply --audit`
+    from foretune.audit.judge import judge  # start-up: only for `apply --audit`
+    from foretune.audit.runner import select_rules  # start-up: only for `apply --audit`
+    from foretune.audit.waivers import load_waivers  # start-up: only for `apply --audit`
     from foretune.commands.audit import change_set  # start-up: only for `apply --audit`
     from foretune.rules.registry import all_rules  # start-up: only for `apply --audit`
 
@@ -224,12 +224,13 @@ def _audit_change_set(facts: Any, hosts: int | None, lower_site: bool = False, w
     ctx, _ = build_context(facts, hosts=hosts, bench=[])
     if ctx.plan is None:
         raise UsageError(f"no fixes to apply: {ctx.no_plan_reason}")
-    findings = combine(run_all(rules, ctx), all_rules())  # as `audit` combines them
-    if waivers_file:  # before the change set, as `audit --waivers` applies them: a waived finding asks for nothing
-        findings, warnings = apply_waivers(findings, load_waivers(waivers_file), datetime.date.today())
-        for warning in warnings:
-            if env is not None:
-                env.warn(warning)
+    # as `audit` judges them: a waived finding asks for nothing, and a profile move no counted finding asks for is
+    # not made (the fixes are sized for the declared profile)
+    ctx, findings, warnings = judge(rules, all_rules(), ctx, load_waivers(waivers_file) if waivers_file else [],
+                                    datetime.date.today())
+    for warning in warnings:
+        if env is not None:
+            env.warn(warning)
     report = SimpleNamespace(findings=findings)  # as `audit --output-dir` builds its set
     result: ChangeSet = change_set(report, ctx.fix_plan or ctx.plan, facts, lower_site)
     return result
@@ -270,6 +271,12 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.stdout.write(f"rolled back run {journal['run']} on {host.label}: {plural(restored, 'file')} restored"
                          + (f", {plural(undone, 'ALTER SYSTEM statement')} undone" if undone else "") + "\n")
         return 0
+    if not args.changes:
+        from foretune.changes.build import HIERA_FILE  # start-up: only for an `apply` run
+
+        # the set is planned from the host's custom-hiera.yaml: a symbolic link there (absolute ones survive cp -a and
+        # rsync) is refused in one line, never planned as if the file were absent (its stale keys and locks kept)
+        host.path(HIERA_FILE)
     cs, program, source = change_set(args, env)
     if args.changes:
         _refuse_removed(args.changes, cs, host)
@@ -316,7 +323,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
             env.stdout.write(redact_text(
                 f"run the installer before these file edits: it rewrites the files it manages ({', '.join(edited)}) "
                 "and drops the edits, so run it first, then `foretune apply --write` again (which writes them back); "
-                "--run-installer runs it after the files are written, so apply again after it too") + "\n")
+                "--write --run-installer does both in that order: the installer first, then the file edits") + "\n")
     from foretune.changes.build import (
         installer_option,  # start-up: only for an `apply` run
         lowers_site_value,  # start-up: only for an `apply` run
@@ -377,6 +384,13 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if not found.empty:
             env.note("dry run: nothing written (add --write to apply, with backups and a journal)")
         return 0
+    ran: tuple[int, int | None] | None = None
+    if args.run_installer and found.installer and not _reads_custom_hiera(cs.release):
+        # Satellite 6.2: the installer renders the files the set edits by hand, so it runs first and the edits are
+        # made on what it wrote (else its run would drop them); the files are compared with the host again after it
+        ran = _installer(found.installer, env)
+        found = edits(cs, host, prefer=args.prefer, program=program)
+        env.note("the installer ran (its --noop run first); the file edits are written after it, on the files it rendered")
     run_id = None
     if not found.empty or (args.run_installer and found.installer):  # the installer changes the host: a run too
         from shlex import quote  # start-up: only for `apply --write`
@@ -386,18 +400,32 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         env.note(f"applied run {run_id}: journal {host.path('/var/lib/foretune/runs')}/{run_id}/journal.json "
                  f"(undo: foretune apply --rollback {run_id}{' --root ' + quote(args.root) if args.root else ''})")
     if args.run_installer and found.installer:
-        noop, real = run_installer(found.installer, dict(env.environ))
+        noop, real = ran if ran is not None else run_installer(found.installer, dict(env.environ))
         if run_id is not None:  # the journal says whether and how the installer ran
             from foretune.apply.journal import save  # start-up: only for `apply --run-installer`
 
             journal["installer"] = {**(journal.get("installer") or {}), "noop_status": noop, "status": real}
             save(host.path("/var/lib/foretune/runs") / run_id, journal)
-        if noop != 0:
-            raise InputError(f"the installer's --noop run failed (exit status {noop}): the installer was not run")
-        if real != 0:
-            raise InputError(f"the installer failed (exit status {real}): see /var/log/foreman-installer/")
-        env.note("the installer ran (its --noop run first)")
+        if ran is None:
+            _installer_failed(noop, real)
+            env.note("the installer ran (its --noop run first)")
     return 0
+
+
+def _installer(command: str, env: Environment) -> tuple[int, int | None]:
+    """Run the installer (its --noop run first); a failed run stops apply before anything is written."""
+    from foretune.apply.journal import run_installer  # start-up: only for `apply --run-installer`
+
+    noop, real = run_installer(command, dict(env.environ))
+    _installer_failed(noop, real, " (no file edited)")
+    return noop, real
+
+
+def _installer_failed(noop: int, real: int | None, nothing: str = "") -> None:
+    if noop != 0:
+        raise InputError(f"the installer's --noop run failed (exit status {noop}): the installer was not run{nothing}")
+    if real != 0:
+        raise InputError(f"the installer failed (exit status {real}): see /var/log/foreman-installer/{nothing}")
 
 
 def _said_comments(edit: Any, old: str, label: str, env: Environment) -> None:

@@ -63,13 +63,13 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     import datetime  # start-up: only for an `audit` run, not --help
 
     from foretune.audit.combine import (  # start-up: only for an `audit` run, not --help
-        combine,
         fix_once,
         profile_consequences,
     )
     from foretune.audit.context import build_context  # start-up: only for an `audit` run, not --help
+    from foretune.audit.judge import judge  # start-up: only for an `audit` run, not --help
     from foretune.audit.model import Report, redacted  # start-up: only for an `audit` run, not --help
-    from foretune.audit.runner import run_all, select_rules  # start-up: only for an `audit` run, not --help
+    from foretune.audit.runner import select_rules  # start-up: only for an `audit` run, not --help
     from foretune.facts import read_source  # start-up: only for an `audit` run, not --help
     from foretune.rules.base import Severity, Status  # start-up: only for an `audit` run, not --help
     from foretune.rules.capacity.memory_over_ram import running_memory  # start-up: only for an `audit` run, not --help
@@ -109,12 +109,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     notes = [f"{cut.split(': these facts may be missing', 1)[0]}: the archive is damaged, so this audit is incomplete: "
              "rules that need what came after the damage were not judged and the verdict may miss problems"
              for cut in facts.problems if ": these facts may be missing: " in cut] + notes
-    findings = combine(run_all(rules, ctx), all_rules())  # before waivers: a waived root cause takes its symptoms
-    warnings: list[str] = []
-    if waivers:
-        from foretune.audit.waivers import apply_waivers  # start-up: only for an `audit` run, not --help
-
-        findings, warnings = apply_waivers(findings, waivers, datetime.date.today())
+    # waivers after combine (a waived root cause takes its symptoms); a profile move no counted finding asks for
+    # (waived, not selected) is not made, and the findings are sized for the declared profile
+    ctx, findings, warnings = judge(rules, all_rules(), ctx, waivers, datetime.date.today())
     for warning in warnings:
         env.warn(warning)
     pg_max = str((facts.value("postgresql") or {}).get("max_connections", ""))
@@ -155,7 +152,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         if args.output_dir:
             from foretune.render.files import write_bundle  # start-up: only for an `audit` run, not --help
 
-            for path in write_bundle(outputs.bundle(fixed, existing, changes, host_command(args)), args.output_dir):
+            for path in write_bundle(outputs.bundle(fixed, existing, changes, host_command(args)), args.output_dir, env.warn):
                 env.note(f"wrote {path}")
     if fmt == "hiera":  # a release that reads no custom-hiera.yaml: the fragment that says so
         text = outputs.bundle(fixed, existing, changes).get("custom-hiera.yaml") or outputs.hiera_fragment(fixed, changes)
@@ -197,14 +194,16 @@ _PROBLEM_RULES = {"puma-below-guide-range": "puma-workers-outside-range", "memor
 def _problems_as_judged(plan: Any, findings: list[Any]) -> Any:
     """The plan with each problem an audit finding also reports at that finding's severity (APPLY.md's "Fix these
     first" and the report give one severity per problem); a finding listed as a symptom counts under its root's. A
-    problem whose rule the box passes is left out: what is in force there beats the plan's figure. When a finding names
-    the Puma worker count, a problem's own "run N workers fewer" is left out (one value per tunable)."""
+    problem whose rule the box passes (or whose finding is waived) is left out: what is in force there beats the plan's
+    figure, and an accepted finding is not one to fix first. When a finding names the Puma worker count, a problem's
+    own "run N workers fewer" is left out (one value per tunable)."""
     import re  # start-up: loaded with the outputs only
 
     from foretune.rules.base import Status  # start-up: loaded with the outputs only
 
     severity = {x.rule_id: f.severity.label for f in findings if f.counts for x in (f, *f.symptoms)}
-    passed = {f.rule_id for f in findings if f.status == Status.PASS}
+    # a problem whose rule the box passes, or whose finding the site accepted (a waiver), is not one to fix first
+    passed = {f.rule_id for f in findings if f.status == Status.PASS or f.waived}
     problems = tuple(p._replace(severity=severity.get(_PROBLEM_RULES.get(p.code, ""), p.severity)) for p in plan.problems
                      if _PROBLEM_RULES.get(p.code) not in passed)
     workers = {v for f in findings if f.counts for x in (f, *f.symptoms) for k, v in x.recommends
@@ -225,7 +224,7 @@ def _fix_lines(findings: list[Any], changes: Any, plan: Any, hiera: dict[str, An
     import dataclasses  # start-up: loaded with the outputs only
 
     from foretune.changes import build  # start-up: loaded with the outputs only
-    from foretune.knowledge.precedence import PG_RESTART  # start-up: loaded with the outputs only
+    from foretune.knowledge.precedence import PG_RESTART, pg_restart  # start-up: loaded with the outputs only
     from foretune.render.snippets import render_change, yaml_scalar  # start-up: loaded with the outputs only
     from foretune.report.actions import with_activation  # start-up: loaded with the outputs only
 
@@ -283,7 +282,8 @@ def _fix_lines(findings: list[Any], changes: Any, plan: Any, hiera: dict[str, An
         if deletes:
             lines[lines.index(DELETE_SLOT)] = delete_snippet(build.HIERA_FILE, deletes, hiera or {})
         # a restart the installer run may not do comes after that run
-        lines = [line for line in lines if line != PG_RESTART] + [line for line in lines if line == PG_RESTART]
+        restart = {PG_RESTART, *(pg_restart(u) for c in changes.changes if c.channel == "alter-system" for u in c.units)}
+        lines = [line for line in lines if line not in restart] + [line for line in lines if line in restart]
         lines = with_activation(lines)  # a drop-in or an installer-rewritten file, pasted alone, takes effect
         out.append(dataclasses.replace(f, fixes=tuple(lines)))
     return out

@@ -214,7 +214,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         from foretune.render.files import write_bundle  # start-up: only for a `plan` run, not --help
 
         for path in write_bundle(outputs.bundle(plan, existing_hiera(facts), changes, "foretune apply --from live" +
-                                                plan_options(args)), args.output_dir):
+                                                plan_options(args)), args.output_dir, env.warn):
             env.note(f"wrote {path}")
     given: Any = facts  # the FactSet of --from, or None (facts.model would load dataclasses)
     from foretune.commands.audit import _generated  # start-up: only for a `plan` run, not --help

@@ -60,6 +60,9 @@ CATALOG: tuple[FactSpec, ...] = (
     # --- application services --------------------------------------------------------------
     FactSpec("puma", "dict: workers, threads_min, threads_max (ints; from foreman.service.d or defaults)",
              "Foreman Puma configuration."),
+    FactSpec("puma_loaded", "dict: workers, threads_min, threads_max (int or None when its Environment does not set it)",
+             "The FOREMAN_PUMA_* environment systemd runs foreman.service with now (systemctl show): a drop-in written "
+             "since takes effect only after daemon-reload and a restart."),
     FactSpec("puma_stats", "dict: workers, booted_workers, max_threads (largest per worker), backlog (summed over workers); "
              "pool_capacity (free threads, summed) and saturated_workers (workers with none free) when reported",
              "pumactl stats, when available.", needs_root=True),
@@ -75,6 +78,10 @@ CATALOG: tuple[FactSpec, ...] = (
              "(int or None when not set); plus MinSpareThreads, MaxSpareThreads, MinSpareServers, MaxSpareServers, "
              "MaxConnectionsPerChild, ProxyTimeout when set. KeepAlive* come from the Foreman vhost (05-foreman-ssl.conf) when it sets them",
              "Apache httpd MPM and limits."),
+    FactSpec("httpd_includes", "dict: httpd configuration file (/etc/...) -> list of {include: the Include/IncludeOptional "
+             "argument, later: the directives the file sets after it}; [] for a file that includes nothing",
+             "What each httpd file includes: a vhost's include directory (conf.d/05-foreman-ssl.d/) is read only when the "
+             "vhost includes it, and a directive the vhost sets after the include wins."),
     FactSpec("passenger", "dict: the Passenger* directives present (PassengerMaxPoolSize, PassengerMaxRequestQueueSize, "
              "PassengerMinInstances, PassengerMaxPreloaderIdleTime, PassengerMaxInstancesPerApp, PassengerMaxRequests) -> int",
              "Passenger settings (<= Satellite 6.8)."),

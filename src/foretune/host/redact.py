@@ -185,7 +185,13 @@ def _key(key: Any, secrets: set[str]) -> Any:
 
 def _clean(value: Any, secrets: set[str]) -> Any:
     if isinstance(value, dict):
-        return {_key(k, secrets): _masked(v) if is_secret_name(str(k)) else _clean(v, secrets) for k, v in value.items()}
+        out: dict[Any, Any] = {}
+        for k, v in value.items():
+            key = _key(k, secrets)
+            if key in out:  # two keys masked alike ("pw:a", "pw:b"): both entries kept, told apart by their order
+                key = next(f"{key} ({n})" for n in range(2, len(value) + 2) if f"{key} ({n})" not in out)
+            out[key] = _masked(v) if is_secret_name(str(k)) else _clean(v, secrets)
+        return out
     if isinstance(value, list):
         return [_clean(v, secrets) for v in value]
     if isinstance(value, str):

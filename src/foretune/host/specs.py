@@ -83,7 +83,9 @@ SPECS: tuple[Spec, ...] = (
          sos_exec=("foreman_tasks_tasks",)),
     Spec("foreman_metrics", paths=("/var/lib/foreman-maintain/satellite_metrics.yml",), needs_root=True),
     Spec("httpd_conf", paths=("/etc/httpd/conf/httpd.conf", "/etc/httpd/conf.modules.d/*.load", "/etc/httpd/conf.modules.d/*.conf",
-                              "/etc/httpd/conf.d/*.conf", "/etc/apache2/apache2.conf", "/etc/apache2/mods-enabled/*.load",
+                              "/etc/httpd/conf.d/*.conf",
+                              # a vhost's include directory (05-foreman-ssl.d/), read where the vhost includes it
+                              "/etc/httpd/conf.d/*.d/*.conf", "/etc/apache2/apache2.conf", "/etc/apache2/mods-enabled/*.load",
                               "/etc/apache2/mods-enabled/*.conf", "/etc/apache2/sites-enabled/*.conf"), glob=True),
     # sos never copies conf.modules.d/*.load (where the installer's LoadModule mpm_*_module line is): its apache
     # plugin runs `apachectl -M` (every sos release), which lists the MPM loaded

@@ -30,8 +30,14 @@ class Shadow(NamedTuple):
 MECHANISMS = ("postgresql", "systemd", "installer", "apache")
 
 # what makes PostgreSQL read a setting it reads only at start (restart_settings), after an ALTER SYSTEM RESET: the
-# installer restarts it only when it changes postgresql.conf (APPLY.md gives the same command)
+# installer restarts it only when it changes postgresql.conf (APPLY.md gives the same command); an SCL PostgreSQL
+# (Satellite 6.8-6.10 on EL7: /var/opt/rh/rh-postgresql12/lib/pgsql/data) runs as rh-postgresql12-postgresql
 PG_RESTART = "systemctl restart postgresql"
+
+
+def pg_restart(unit: str = "postgresql") -> str:
+    """The restart of PostgreSQL's unit (``rh-postgresql12-postgresql`` for the SCL's on RHEL 7, Satellite 6.8-6.10)."""
+    return f"systemctl restart {unit}"
 
 
 def table(mechanism: str, version: str | None = None) -> dict[str, Any]:
@@ -232,3 +238,31 @@ def installer_order(foreman_version: str | None = None) -> list[str]:
     ['profile', 'answers', 'custom-hiera']
     """
     return [str(layer) for layer in table("installer", foreman_version)["order"]]
+
+
+def httpd_edit_target(target: str, directive: str, includes: Mapping[str, Sequence[Mapping[str, Any]]]) -> tuple[str, str]:
+    """(the file an edit of ``directive`` takes effect from, why it is not ``target``, or ""): a file of a vhost's
+    include directory (``conf.d/NAME.d/FILE.conf``) is read only when the vhost ``conf.d/NAME.conf`` includes it, and
+    a directive the vhost sets after that include wins (the last one in the vhost). ``includes``: the
+    ``httpd_includes`` fact; a vhost it does not know leaves ``target`` as it is.
+
+    >>> vhost = "/etc/httpd/conf.d/05-foreman-ssl.conf"
+    >>> httpd_edit_target("/etc/httpd/conf.d/05-foreman-ssl.d/katello.conf", "KeepAlive", {vhost: []})[0]
+    '/etc/httpd/conf.d/05-foreman-ssl.conf'
+    >>> httpd_edit_target("/etc/httpd/conf.d/05-foreman-ssl.d/katello.conf", "KeepAlive",
+    ...                   {vhost: [{"include": "/etc/httpd/conf.d/05-foreman-ssl.d/*.conf", "later": []}]})
+    ('/etc/httpd/conf.d/05-foreman-ssl.d/katello.conf', '')
+    """
+    import fnmatch  # start-up: only when a vhost's include directory is edited
+
+    match = re.fullmatch(r"(/etc/httpd/conf\.d/[^/]+)\.d/[^/]+\.conf", target)
+    if match is None or match.group(1) + ".conf" not in includes:
+        return target, ""
+    vhost = match.group(1) + ".conf"
+    reads = [entry for entry in includes[vhost] if fnmatch.fnmatchcase(
+        target, posixpath.normpath(posixpath.join("/etc/httpd", str(entry.get("include", "")).strip('"'))))]
+    if not reads:
+        return vhost, f"{vhost} includes no {match.group(1)}.d/, so httpd never reads {target}: the line goes into the vhost itself"
+    if any(directive in (entry.get("later") or ()) for entry in reads):
+        return vhost, f"{vhost} sets {directive} after its include of {posixpath.basename(target)}, which wins: its own line changes"
+    return target, ""

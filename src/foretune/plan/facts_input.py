@@ -34,6 +34,13 @@ def input_from_facts(facts: FactSet, *, hosts: int | None = None, **overrides: A
         "foreman_version": facts.value("foreman_version"),
     }
     fields["configured"] = configured_values(facts)
+    includes = facts.value("httpd_includes")
+    if isinstance(includes, dict):
+        fields["httpd_includes"] = includes
+    apache = facts.value("apache")
+    if isinstance(apache, dict):
+        fields["httpd_keepalive"] = {k: apache[k] for k in ("KeepAlive", "KeepAliveTimeout", "MaxKeepAliveRequests")
+                                     if apache.get(k) is not None}
     mqtt = facts.value("mqtt") or {}
     if mqtt.get("pull_rex"):
         fields["rex"] = "pull-mqtt"

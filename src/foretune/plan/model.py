@@ -40,6 +40,12 @@ class PlanInput(NamedTuple):
     configured: Mapping[str, tuple[Any, str]] = NOT_CONFIGURED
     # Hiera keys of ``configured`` whose site value stays (render --merge-into keeps it): the plan derives from it.
     kept: frozenset[str] = frozenset()
+    # httpd file -> its includes (the httpd_includes fact): a 6.2 edit goes where httpd reads it (a vhost that
+    # includes no 05-foreman-ssl.d/ gets the line itself)
+    httpd_includes: Mapping[str, Any] = NOT_CONFIGURED
+    # Satellite 6.2: the KeepAlive directives the Foreman vhost runs with (the apache fact: the vhost's own lines over
+    # httpd.conf's), the installer column of a box whose files foretune edits
+    httpd_keepalive: Mapping[str, Any] = NOT_CONFIGURED
 
 
 class Input(NamedTuple):

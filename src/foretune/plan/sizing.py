@@ -134,7 +134,7 @@ class Sizing:
         """Add tunable ``tid``; ``configured`` turns a hiera value the box sets into the tunable's unit."""
         component = tid.split(".", 1)[0]
         if self.era62:
-            fixes = tuple(direct_edit(fix, capsule=not self.server) for fix in fixes)
+            fixes = tuple(direct_edit(fix, capsule=not self.server, includes=self.inp.httpd_includes) for fix in fixes)
         in_force = self.in_force(fixes, installer, configured)
         kept = next((fix.target for fix in fixes if fix.kind == "hiera" and fix.target in self.inp.kept), None)
         if in_force.origin and kept is not None and kept in self.inp.configured:
@@ -176,11 +176,16 @@ class Sizing:
         if key in self.inp.configured:
             value, where = self.inp.configured[key]
             return Setting(value, f"set in the {where}", ("fi-hiera-precedence",), origin=where)
+        return self.profile_setting(key) or Setting(fallback, fallback_reason, (fallback_cite,))
+
+    def profile_setting(self, key: str) -> Setting | None:
+        """What the profile (or the installer's tuning file) gives for hiera ``key``, whatever the site set; None when
+        it gives nothing."""
         value = self.base_pg.get(key.split("/", 1)[1]) if key.startswith(PG + "/") else self.base.get(key)
-        if value is not None:
-            source = f"--tuning {self.profile}" if self.f.size_profiles and self.katello else "the installer's tuning file"
-            return Setting(value, f"set by {source}", ("fi-tuning-profiles" if self.f.size_profiles else "fi-tuning-yaml",))
-        return Setting(fallback, fallback_reason, (fallback_cite,))
+        if value is None:
+            return None
+        source = f"--tuning {self.profile}" if self.f.size_profiles and self.katello else "the installer's tuning file"
+        return Setting(value, f"set by {source}", ("fi-tuning-profiles" if self.f.size_profiles else "fi-tuning-yaml",))
 
     def pg_setting(self, name: str, builtin: str | None = None) -> Setting:
         """What the installer gives for PostgreSQL ``name``: the profile's value, else PostgreSQL's built-in default.

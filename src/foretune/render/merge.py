@@ -277,9 +277,27 @@ def merge_text(text: str, values: dict[str, Any], comments: dict[str, str] | Non
         tidy = tidy.rstrip("\n") + "\n" if tidy.strip() else tidy
     if load_mapping(tidy, label) == load_mapping(result, label):  # never at the cost of a value (a block scalar)
         result = tidy
+    result = _site_indent(before, result, label)
     if load_mapping(result, label) != expected_after(current, values, remove):
         raise InputError(f"{label}: cannot merge safely (unusual layout); edit it by hand using `foretune plan --format hiera`")
     return result
+
+
+def _site_indent(site: str, merged: str, label: str) -> str:
+    """``merged`` with each comment line of the site's file at the indentation the site gave it (the round trip
+    re-indents a nested entry's comment once the entry before it is gone); a comment written twice is left alone."""
+    seen: dict[str, str | None] = {}
+    for line in site.splitlines():
+        if line.lstrip().startswith("#"):
+            text = line.strip()
+            seen[text] = None if text in seen else line[:len(line) - len(line.lstrip())]
+    lines = merged.splitlines(keepends=True)
+    for n, line in enumerate(lines):
+        indent = seen.get(line.strip()) if line.lstrip().startswith("#") else None
+        if indent is not None and not line.startswith(indent + "#"):
+            lines[n] = indent + line.lstrip()
+    out = "".join(lines)
+    return out if load_mapping(out, label) == load_mapping(merged, label) else merged
 
 
 def _put_back(text: str, blocks: list[tuple[str, list[str]]]) -> str:
@@ -633,7 +651,10 @@ class _Block:
 
 
 # the first comment line of the custom-hiera.yaml foreman-installer ships (after its ---)
-INSTALLER_HEADER = "# This file is for custom hiera overrides, see"
+# the first line of the custom-hiera.yaml the installer ships (Satellite's; foreman-installer's config/custom-hiera.yaml
+# from 1.14 on), or of a site's header written after it: the file's header, kept when the key under it goes
+INSTALLER_HEADER = ("# This file is for custom hiera overrides",
+                    "# This YAML file lets you set your own custom configuration in Hiera")
 
 
 def _blocks(lines: list[str], entries: list[tuple[str, int]], top: bool) -> list[_Block]:
@@ -667,6 +688,12 @@ def _blocks(lines: list[str], entries: list[tuple[str, int]], top: bool) -> list
         # the installer's own custom-hiera.yaml opens with --- and then its header, which is the file's, not the key's
         stock = opening == ["---"] and lines[above + 1].startswith(INSTALLER_HEADER)
         header = top and index == 0 and (not opening or stock)
+        size = 2 if lines[block[0]].rstrip().endswith(", see") else 1  # "..., see" + "# https://... for details."
+        if header and stock and len(block) > size and lines[block[0]].startswith(INSTALLER_HEADER[0]):
+            # the installer's short header, with the site's comment on the first key right under it: the header
+            # stays, the comment goes with its key
+            found += [_Block(block[:size], owners, True), _Block(block[size:], owners, False)]
+            continue
         found.append(_Block(block, owners, header))
     return found
 

@@ -96,6 +96,24 @@ def override_notes(plan: Plan, changes: ChangeSet | None = None) -> list[str]:
     return lines
 
 
+def removal_notes(plan: Plan, changes: ChangeSet | None = None) -> list[str]:
+    """One line per thing the change set takes away first (a custom-hiera key, an ALTER SYSTEM line, a drop-in's lines,
+    a line of a file PostgreSQL includes): what ``--format hiera`` and ``--format installer`` say before their values,
+    which do not take effect while it stays."""
+    notes = []
+    for c in changes_of(plan, changes).changes:
+        if c.channel == "custom-hiera" and c.op == "remove":
+            notes.append(f"remove first: {c.target} from {build.HIERA_FILE} ({c.reason})")
+        elif c.channel == "alter-system" and c.op == "reset":
+            notes.append(f"remove first: ALTER SYSTEM RESET {c.target}; ({c.reason})")
+        elif c.channel == "dropin" and c.op == "remove":
+            lines = " and ".join(line for line in str(c.site_value or "").split(" | ") if line) or "the lines that shadow the change"
+            notes.append(f"remove first: {lines} from {c.file} ({c.reason})")
+        elif c.channel == "file" and c.op == "remove":
+            notes.append(f"remove first: the line {c.value} from {c.file} ({c.reason})")
+    return notes
+
+
 def _kept(cs: ChangeSet, blocked: Blocked) -> str:
     """The comment line for a change the set refuses: the site's value is kept, or, for a profile the installer's
     hardware check refuses, the profile the set moves to instead (an installer option, installer.sh, not hiera)."""
@@ -121,6 +139,7 @@ def hiera_fragment(plan: Plan, changes: ChangeSet | None = None) -> str:
              *(["# Values with an installer option are on the installer command (installer.sh), not here: custom-hiera "
                 "would win over them."] if build.installer_options(cs) else []),
              *(f"# {note}" for note in override_notes(plan, cs)),
+             *(f"# {note}" for note in removal_notes(plan, cs)),
              *(_kept(cs, b) for b in cs.blocked if b.change.site_value is not None), "---"]
     header = len(lines)
     pg: list[str] = []
@@ -166,7 +185,7 @@ def installer_command(plan: Plan, changes: ChangeSet | None = None) -> str:
 def installer_text(plan: Plan, changes: ChangeSet | None = None) -> str:
     """``--format installer`` and installer.sh: the command, after what a custom-hiera key does to its options."""
     notes = [OVERRIDE_NOTE, *override_notes(plan, changes)] if plan.release.features.custom_hiera else []
-    return "".join(f"# {note}\n" for note in notes) + installer_command(plan, changes)
+    return "".join(f"# {note}\n" for note in (*notes, *removal_notes(plan, changes))) + installer_command(plan, changes)
 
 
 def dropins(plan: Plan, changes: ChangeSet | None = None) -> dict[str, str]:
@@ -211,7 +230,7 @@ def _removal_step(c: Change) -> str:
     """An APPLY.md step that deletes ``c``'s line, with what puts it in force and the undo."""
     postgresql = "/pgsql/" in c.target or "/postgresql/" in c.target
     if postgresql and c.effect == "restart":
-        after = ", then `systemctl restart postgresql` (PostgreSQL reads it only when it starts)"
+        after = f", then `systemctl restart {' '.join(c.units) or 'postgresql'}` (PostgreSQL reads it only when it starts)"
     elif postgresql:
         after = ", then `sudo -u postgres psql -c 'SELECT pg_reload_conf();'` (a reload is enough)"
     else:
@@ -256,6 +275,7 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
     steps += ["Order:", ""]
     n = 1
     pg_restart: list[str] = []  # the settings reset that wait for PostgreSQL's restart: one step, after the installer
+    pg_unit = next((c.units[0] for c in cs.changes if c.channel == "alter-system" and c.units), "postgresql")
     for c in cs.changes:
         if c.channel == "alter-system" and c.op == "reset" and c.effect != "restart":  # a reload is enough
             steps.append(f"{n}. `sudo -u postgres psql -c 'ALTER SYSTEM RESET {c.target};' -c 'SELECT pg_reload_conf();'`: "
@@ -307,22 +327,27 @@ def apply_md(plan: Plan, changes: ChangeSet | None = None, merged: bool = False,
                          f"foretune's keys. On the host, `{apply_command}` shows the same set as a diff and "
                          f"`{apply_command} --write` merges it with a backup and a journal (undo: `foretune apply "
                          "--rollback last`); `foretune verify` then tells what is in force. Undo: restore the backup.")
+        # what the merge lowers (a value a finding asks for below the site's), under its own step
+        steps += [f"   - `{c.target}: {yaml_scalar(c.value)}` lowers the site's {yaml_scalar(c.site_value)}: {c.reason}"
+                  for c in sets if build.lowers_site_value(c)]
         n += 1
     options = build.installer_options(cs)
     given = ", ".join(x for x in ([f"--tuning {profile.value}"] if profile is not None else []) +
                       ([plural(len(options), "option")] if options else []))
+    lowered = [c for c in cs.changes if c.channel == "installer" and _below(c.value, c.site_value)]
     if installer_needed(cs):  # nothing for the installer: no run (an outage for no change)
         steps.append(f"{n}. Run the installer (`installer.sh`{': ' + given if given else ''}); it restarts the services it "
                      "reconfigures. Undo: run it again with the previous values.")
+        # what the run lowers, under its own step
+        steps += [f"   - `{c.target} {yaml_scalar(c.value)}` lowers the site's {yaml_scalar(c.site_value)}: {c.reason}"
+                  for c in lowered]
         n += 1
     if pg_restart:
         shows = " ".join(f"-c 'SHOW {name};'" for name in pg_restart)
         steps.append(f"{n}. Restart PostgreSQL, which the installer does not do when postgresql.conf is unchanged: "
-                     "`systemctl restart postgresql` (or `foreman-maintain service restart`); then check with "
+                     f"`systemctl restart {pg_unit}` (or `foreman-maintain service restart`); then check with "
                      f"`sudo -u postgres psql {shows}`.")
         n += 1
-    lowered = [c for c in cs.changes if c.channel == "installer" and _below(c.value, c.site_value)]
-    steps += [f"   - `{c.target} {yaml_scalar(c.value)}` lowers the site's {yaml_scalar(c.site_value)}: {c.reason}" for c in lowered]
     drop = dropins(plan, cs)
     if drop:
         units = sorted({u for c in cs.changes if c.channel == "dropin" and c.op == "set" for u in c.units})
@@ -393,7 +418,8 @@ def _direct_edits(plan: Plan, cs: ChangeSet) -> list[str]:
     steps, n = [], 1
     if build.installer_options(cs):
         steps.append(f"{n}. Run the installer with the options in `installer.sh` (its answers file keeps them, so later "
-                     "installer runs keep them too); it rewrites the files below, so edit them after it.")
+                     "installer runs keep them too); it rewrites the files below, so edit them after it. Undo: run it "
+                     "again with the previous values.")
         n += 1
     edits = file_edits(plan, cs)
     for c in file_removals(plan, cs):
@@ -402,22 +428,26 @@ def _direct_edits(plan: Plan, cs: ChangeSet) -> list[str]:
     agents = " on each agent"  # a file of the managed hosts, not of this server
     for path, line in edits:
         after = f", then restart {restarts[path]}{agents}" if path.endswith(agents) and restarts.get(path) else ""
-        steps.append(f"{n}. In `{path}` set `{line}`{after}.")
+        steps.append(f"{n}. In `{path}` set `{line}`{after}. Undo: put the old line back.")
         n += 1
     drop = dropins(plan, cs)
     units = sorted({restarts[path] for path, _ in edits if restarts.get(path) and not path.endswith(agents)}
                    | {p.split("/")[4].removesuffix(".service.d") for p in drop})
     if drop:
-        steps.append(f"{n}. Copy the drop-ins under `systemd/` to `/etc/systemd/system/` and run `systemctl daemon-reload`.")
+        steps.append(f"{n}. Copy the drop-ins under `systemd/` to `/etc/systemd/system/` and run `systemctl daemon-reload`. "
+                     "Undo: remove them and run `systemctl daemon-reload`.")
         n += 1
     if sysctl_file(plan, cs):
-        steps.append(f"{n}. Copy `sysctl.d/90-foretune.conf` to `{SYSCTL_FILE}` and run `sysctl --system`.")
+        steps.append(f"{n}. Copy `sysctl.d/90-foretune.conf` to `{SYSCTL_FILE}` and run `sysctl --system`. Undo: remove the "
+                     "file and run `sysctl --system`.")
         n += 1
     if units:
-        steps.append(f"{n}. Restart {', '.join(units)} (`katello-service restart` restarts them all).")
+        steps.append(f"{n}. Restart {', '.join(units)} (`katello-service restart` restarts them all), and again after an undo.")
         n += 1
     if commands(plan, cs):
-        steps.append(f"{n}. Run `os-commands.sh` (tuned profile, transparent huge pages, settings; the THP kernel argument needs a reboot).")
+        steps.append(f"{n}. Run `os-commands.sh` (tuned profile, transparent huge pages, settings; the THP kernel argument "
+                     "needs a reboot). Undo: `tuned-adm profile` with the previous profile, "
+                     "`grubby --update-kernel=ALL --remove-args=transparent_hugepage` and a reboot.")
     steps += ["", f"{plan.release.label} reads no custom-hiera.yaml: these are edits of the files the installer writes, "
               "and the next installer run overwrites them. Keep a copy of each file before editing it (undo: copy it back), "
               "and repeat the edits after every installer run."]
@@ -425,6 +455,11 @@ def _direct_edits(plan: Plan, cs: ChangeSet) -> list[str]:
         steps = ["Nothing to change: no step to take, no installer run."]
     if cs.advice:
         steps += ["", "Keep in mind:", "", *(f"- {what}: {advice}" for what, advice in cs.advice)]
+    if n > 1:
+        steps += ["", "Or apply this set as reviewed: `foretune apply --changes changes.json` shows it as a diff against the "
+                  "host, `foretune apply --changes changes.json --write --run-installer` runs the installer first and then "
+                  "makes the file edits on what it rendered, with backups and a journal (undo: `foretune apply --rollback "
+                  "last`); `foretune verify` then tells what is in force and what waits for a restart."]
     steps += ["", "Every value, its reason and citation: `foretune plan ... --format json`; one value: `foretune plan ... --explain TUNABLE`."]
     return steps
 
@@ -556,7 +591,7 @@ def change_set_json(cs: ChangeSet) -> str:
 
     def entry(change: Any) -> dict[str, Any]:
         data = change._asdict()
-        for key in ("units", "overrides", "citations"):
+        for key in ("units", "overrides", "overridden_by", "citations"):
             data[key] = list(data[key])
         data["value"], data["site_value"] = redact_data(data["value"]), redact_data(data["site_value"])
         return {key: value for key, value in data.items() if value not in (None, "", [])}

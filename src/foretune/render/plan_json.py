@@ -41,7 +41,7 @@ def as_dict(plan: Plan) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "foretune_version": __version__,
-        "input": {**{k: v for k, v in plan.input._asdict().items() if k != "kept"}, "configured": dict(plan.input.configured)},
+        "input": {**{k: v for k, v in plan.input._asdict().items() if k not in ("kept", "httpd_includes", "httpd_keepalive")}, "configured": dict(plan.input.configured)},
         "release": {"product": plan.release.product, "version": plan.release.version,
                     "foreman_version": plan.release.foreman_version, "generation": plan.release.generation,
                     "installer_epoch": plan.release.epoch, "features": plan.release.features._asdict(),

@@ -372,7 +372,7 @@ def with_activation(fixes: list[str]) -> list[str]:
 def activation_command(snippet: str) -> bool:
     """``snippet`` is a restart :func:`with_activation` added (What next says it in its own step)."""
     text = snippet.strip()
-    return text != "systemctl restart postgresql" and bool(
+    return not re.fullmatch(r"systemctl restart (?:rh-postgresql\d+-)?postgresql", text) and bool(
         re.fullmatch(r"(?:systemctl daemon-reload && )?systemctl restart [a-z0-9@_. -]+", text))
 
 

@@ -21,7 +21,7 @@ from foretune.facts.model import Provenance
 from foretune.facts.numbers import whole
 from foretune.facts.parsers.foreman import parse_pumactl_stats
 from foretune.facts.parsers.httpd import Directive, parse_directives
-from foretune.facts.parsers.keyvalue import parse_env
+from foretune.facts.parsers.keyvalue import parse_env, parse_environment_words
 from foretune.facts.parsers.postgresql import parse_postgresql_lines
 from foretune.facts.parsers.redis import parse_redis_conf, parse_redis_info
 from foretune.facts.parsers.yamlfile import parse_yaml
@@ -53,6 +53,14 @@ def puma(x: Extractor) -> None:
         x.unknown("puma", "Passenger era: Foreman runs inside Apache, not Puma")
     else:
         x.unknown("puma", "Foreman is not installed here")
+    loaded = (service_units(x).get("foreman.service") or {}).get("Environment")
+    if loaded:  # what systemd runs the unit with now (a drop-in changed since is read only after daemon-reload)
+        words = parse_environment_words(str(loaded))
+        x.known("puma_loaded", {k: _int(words.get(v)) for k, v in keys.items()},
+                x.note("systemctl show foreman.service", " ".join(f"{v}={words[v]}" for v in keys.values() if v in words)
+                       or "no FOREMAN_PUMA_* in its Environment"))
+    else:
+        x.unknown("puma_loaded", "no systemctl show foreman.service (Environment) in the source")
     raw = x.raw("pumactl_stats")
     stats = x.parse(raw, parse_pumactl_stats)
     if raw is not None and stats:
@@ -218,11 +226,17 @@ def apache(x: Extractor) -> None:
     if not raws:
         x.unknown("apache", "no httpd configuration files")
         x.unknown("passenger", "no httpd configuration files")
+        x.unknown("httpd_includes", "no httpd configuration files")
         return
+    included = [raw for raw in raws if INCLUDED.search("/" + raw.location.lstrip("/"))]
+    raws = [raw for raw in raws if raw not in included]
     parsed: list[tuple[str, Directive]] = []
     for raw in raws:
         for directive in x.parse(raw, parse_directives) or []:
             parsed.append((raw.location, directive))
+            if directive.name in HTTPD_INCLUDES and any(s.startswith("VirtualHost") for s in directive.sections):
+                parsed += _included(x, directive, included)
+    _includes(x, raws, parsed)
     mpm = None
     for _location, d in parsed:
         match = re.match(r"mpm_(\w+)_module", d.args) if d.name == "LoadModule" else None
@@ -276,6 +290,40 @@ def apache(x: Extractor) -> None:
         x.known("passenger", passenger, x.note(module[0], f"LoadModule {module[1].args}"))
     else:
         x.unknown("passenger", "no Passenger directives (Puma era or Passenger not installed)")
+
+
+HTTPD_INCLUDES = ("Include", "IncludeOptional")
+INCLUDED = re.compile(r"/etc/httpd/conf\.d/[^/]+\.d/[^/]+\.conf$")  # a vhost's include directory: read only where included
+
+
+def _included(x: Extractor, include: Directive, files: list[Raw]) -> list[tuple[str, Directive]]:
+    """The directives of the files a vhost's Include line names, in name order, inside the vhost's sections (httpd
+    reads them there, as if written at the Include line)."""
+    import fnmatch  # start-up: only when a vhost includes files
+
+    pattern = posixpath.normpath(posixpath.join("/etc/httpd", include.args.strip('"')))
+    out: list[tuple[str, Directive]] = []
+    for raw in sorted(files, key=lambda r: r.location):
+        if fnmatch.fnmatchcase("/" + raw.location.lstrip("/"), pattern):
+            out += [(raw.location, Directive(d.name, d.args, (*include.sections, *d.sections), d.line))
+                    for d in x.parse(raw, parse_directives) or []]
+    return out
+
+
+def _includes(x: Extractor, raws: list[Raw], parsed: list[tuple[str, Directive]]) -> None:
+    """Each httpd file read, with the files it includes and the directives it sets after each include (the last one
+    in a context wins): httpd reads a vhost's include directory (conf.d/05-foreman-ssl.d/) only when the vhost
+    includes it."""
+    files: dict[str, list[dict[str, Any]]] = {}
+    for raw in raws:
+        path = "/" + raw.location.lstrip("/")
+        if not path.startswith("/etc/"):
+            continue
+        own = [d for loc, d in parsed if loc == raw.location]
+        files[path] = [{"include": d.args, "later": sorted({e.name for e in own if e.line > d.line and e.name not in HTTPD_INCLUDES})}
+                       for d in own if d.name in HTTPD_INCLUDES]
+    provs = [x.note(loc, f"{d.name} {d.args}") for loc, d in parsed if d.name in HTTPD_INCLUDES][:6]
+    x.known("httpd_includes", files, *provs or [x.note(raws[0].location, "no Include lines")])
 
 
 PG_INCLUDES = ("include", "include_if_exists", "include_dir")

@@ -136,16 +136,23 @@ def _keepalive(s: Sizing) -> None:
     # the Foreman vhost's own directives win over the server-wide ones for the vhost that serves the clients
     vhost = s.server and s.f.foreman_vhost_keepalive
     prefix = "foreman::" if vhost else "apache::"
-    s.add("apache.keepalive", "KeepAlive", "bool", Setting(ka["keepalive"], "puppet-foreman default", (ka_cite,)),
+    # Satellite 6.2 (files foretune edits): the directives the Foreman vhost runs with, its own over httpd.conf's
+    box = s.inp.httpd_keepalive if s.era62 else {}
+
+    def installer(directive: str, default: object) -> Setting:
+        if directive in box:
+            return Setting(box[directive], "in force for the Foreman vhost (its own line, else httpd.conf's)", ("g62-apache",))
+        return Setting(default, "puppet-foreman default", (ka_cite,))
+
+    s.add("apache.keepalive", "KeepAlive", "bool", installer("KeepAlive", ka["keepalive"]),
           Setting(True, "fewer TCP connections and less Apache CPU", cites), Fix("hiera", prefix + "keepalive", True if vhost else "On"))
     timeout = const("keepalive_timeout")
-    s.add("apache.keepalive_timeout", "KeepAliveTimeout", "seconds",
-          Setting(ka["keepalive_timeout"], "puppet-foreman default", (ka_cite,)),
+    s.add("apache.keepalive_timeout", "KeepAliveTimeout", "seconds", installer("KeepAliveTimeout", ka["keepalive_timeout"]),
           Setting(timeout, "between 2 and 5 seconds", cites, "", (C("keepalive_timeout"),)),
           Fix("hiera", prefix + "keepalive_timeout", timeout))
     mkr = const("max_keepalive_requests")
     s.add("apache.max_keepalive_requests", "MaxKeepAliveRequests", "count",
-          Setting(ka["max_keepalive_requests"], "puppet-foreman default", (ka_cite,)),
+          installer("MaxKeepAliveRequests", ka["max_keepalive_requests"]),
           Setting(mkr, "0 = unlimited requests per connection", cites, "", (C("max_keepalive_requests"),)),
           Fix("hiera", prefix + "max_keepalive_requests", mkr))
 

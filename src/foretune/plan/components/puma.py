@@ -176,14 +176,21 @@ def plan_passenger(s: Sizing) -> None:
         inst_pool = Setting(6, "Passenger's built-in default", ("g62-passenger",))
     per_core_factor = const("passenger_pool_per_core")
     per_core = math.ceil(s.cores * per_core_factor)
-    floor = inst_pool.value if s.server else const("capsule_passenger_pool")
+    floor_setting = inst_pool
+    profile_pool = s.profile_setting(key + "passenger_max_pool_size") if s.server and inst_pool.origin else None
+    if profile_pool is not None and isinstance(profile_pool.value, int) and isinstance(inst_pool.value, int) \
+            and profile_pool.value > inst_pool.value:
+        # a site's lock below the profile's pool (a custom-hiera value from an older sizing): the profile's pool is the
+        # floor, so the lock goes rather than holding the box below the profile it moves to
+        floor_setting = profile_pool
+    floor = floor_setting.value if s.server else const("capsule_passenger_pool")
     pool = max(floor, per_core)
     never_below = f"the brief's capsule example {floor}" if not s.server else "the installer's" if s.era62 else "the profile"
     s.add("passenger.max_pool_size", "PassengerMaxPoolSize", "count", inst_pool,
           Setting(pool, f"{num(per_core_factor)} x {s.cores} physical cores; never below {never_below}",
                   cites62, f"max({floor}, ceil({s.cores} x {num(per_core_factor)})) = {pool}",
                   (box("physical cores", s.cores), C("passenger_pool_per_core"),
-                   given(inst_pool) if s.server else C("capsule_passenger_pool"))),
+                   given(floor_setting) if s.server else C("capsule_passenger_pool"))),
           Fix("hiera", key + "passenger_max_pool_size", pool))
     _queue(s, key, cites62)
     for tid, title, ckey, hkey, fallback in (
