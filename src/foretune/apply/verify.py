@@ -220,17 +220,21 @@ class Verifier:
                     f"{self.journal['run']}{self._installer_after()}")
         return ""
 
-    def _installer_after(self) -> str:
-        """An installer run logged after the run ("" when none is): it rewrites the files it manages."""
+    def _installer_log_after(self) -> str:
+        """"an installer run logged in LOG at TIME" for the first installer log written after the run, else ""."""
         for log in self.INSTALLER_LOGS:
             try:
                 mtime = os.stat(self.host.path(log)).st_mtime
             except (OSError, InputError):
                 continue
             if mtime > self.applied + 1:
-                return (f"; an installer run logged in {log} at {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(mtime))}, "
-                        "after the run, rewrites the files it manages")
+                return f"an installer run logged in {log} at {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(mtime))}"
         return ""
+
+    def _installer_after(self) -> str:
+        """An installer run logged after the run ("" when none is): it rewrites the files it manages."""
+        logged = self._installer_log_after()
+        return f"; {logged}, after the run, rewrites the files it manages" if logged else ""
 
     # where the installer logs its runs: one run after apply's rewrites what it renders
     INSTALLER_LOGS = ("/var/log/foreman-installer/satellite.log", "/var/log/foreman-installer/capsule.log",
@@ -260,15 +264,9 @@ class Verifier:
             when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(mtime))
             said.append(f"{path}, modified at {when}" + (f" (after run {self.journal['run']})" if mtime > self.applied + 1
                                                           else " (before the run)"))
-        for log in self.INSTALLER_LOGS:
-            try:
-                mtime = os.stat(self.host.path(log)).st_mtime
-            except (OSError, InputError):
-                continue
-            if mtime > self.applied + 1:
-                said.append(f"an installer run logged in {log} at "
-                            f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(mtime))}, after the run")
-                break
+        logged = self._installer_log_after()
+        if logged:
+            said.append(f"{logged}, after the run")
         return f"; read from {'; '.join(said)}" if said else ""
 
     def written(self, c: Change) -> tuple[bool, str, str] | None:
