@@ -31,6 +31,18 @@ def run_cli(*argv: str, stdin: str = "", environ: dict[str, str] | None = None) 
     return Result(status, out.getvalue(), err.getvalue())
 
 
+def include_conf_d(tree: Path, name: str, text: str) -> Path:
+    """``tree``'s postgresql.conf gets ``include_dir = 'conf.d'`` as its last line, and conf.d/``name`` holds ``text``
+    (a site's include, read after postgresql.conf's own lines); the included file's path."""
+    data = tree / "var/lib/pgsql/data"
+    with (data / "postgresql.conf").open("a", encoding="utf-8") as handle:
+        handle.write("include_dir = 'conf.d'\n")
+    (data / "conf.d").mkdir()
+    included = data / "conf.d" / name
+    included.write_text(text, encoding="utf-8")
+    return included
+
+
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[pgcluster.Cluster]:
     cluster = pgcluster.start()

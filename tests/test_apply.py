@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, include_conf_d, run_cli
 from tests.support import pgcluster
 
 FIXTURE = REPO / "tests/fixtures/sosreports/satellite-6.15"
@@ -1388,11 +1388,7 @@ def test_included_postgresql_files_and_drop_ins_of_run_and_usr_lib_are_in_the_sh
     # - /run/systemd/system/httpd.service.d/zz-run.conf sets LimitNOFILE=4096 after limits.conf: hidden the same way.
     # The /etc override.conf (Puma threads) still goes too: every drop-in after installer.conf, not only the last.
     root = _tree(tmp_path)
-    data = root / "var/lib/pgsql/data"
-    with (data / "postgresql.conf").open("a", encoding="utf-8") as handle:
-        handle.write("include_dir = 'conf.d'\n")
-    (data / "conf.d").mkdir()
-    (data / "conf.d/90-site.conf").write_text("log_min_messages = warning\nwork_mem = 2MB\n", encoding="utf-8")
+    site = include_conf_d(root, "90-site.conf", "log_min_messages = warning\nwork_mem = 2MB\n")
     vendor = root / "usr/lib/systemd/system/foreman.service.d/zz-vendor.conf"
     vendor.parent.mkdir(parents=True)
     vendor.write_text("[Service]\nNice=5\nEnvironment=FOREMAN_PUMA_WORKERS=4\n", encoding="utf-8")
@@ -1405,7 +1401,7 @@ def test_included_postgresql_files_and_drop_ins_of_run_and_usr_lib_are_in_the_sh
     httpd_override.write_text("[Service]\nLimitNOFILE=2048\n", encoding="utf-8")
     assert run_cli("apply", "--root", str(root), "--write").status == 0
     assert not httpd_override.exists()  # every drop-in after limits.conf with a lower limit, not only the last
-    assert (data / "conf.d/90-site.conf").read_text(encoding="utf-8") == "log_min_messages = warning\n"
+    assert site.read_text(encoding="utf-8") == "log_min_messages = warning\n"
     hides = (root / "etc/systemd/system/foreman.service.d/zz-vendor.conf").read_text(encoding="utf-8")
     assert hides.startswith("# foretune: hides /usr/lib/systemd/system/foreman.service.d/zz-vendor.conf (")
     assert hides.endswith("\n[Service]\nNice=5\n") and "FOREMAN_PUMA_WORKERS" not in hides.split("\n", 1)[1]
@@ -1730,14 +1726,10 @@ def test_the_audits_removal_of_an_included_line_is_one_file_edit_in_its_change_s
     # the audit's pg-work-mem-low finding removes conf.d/90-site.conf's work_mem first (a sed line in its fixes);
     # apply --audit makes it the same file edit as plan's set, not a by-hand command besides it
     root = _tree(tmp_path)
-    data = root / "var/lib/pgsql/data"
-    with (data / "postgresql.conf").open("a", encoding="utf-8") as handle:
-        handle.write("include_dir = 'conf.d'\n")
-    (data / "conf.d").mkdir()
-    (data / "conf.d/90-site.conf").write_text("log_min_messages = warning\nwork_mem = 2MB\n", encoding="utf-8")
+    site = include_conf_d(root, "90-site.conf", "log_min_messages = warning\nwork_mem = 2MB\n")
     result = run_cli("apply", "--root", str(root), "--audit")
     assert result.status == 0, result.stderr
-    assert f"--- {data}/conf.d/90-site.conf (current)\n" in result.stdout and "-work_mem = 2MB\n" in result.stdout
+    assert f"--- {site} (current)\n" in result.stdout and "-work_mem = 2MB\n" in result.stdout
     assert "sed -i" not in result.stdout
 
 

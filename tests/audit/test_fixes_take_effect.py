@@ -13,7 +13,7 @@ import yaml
 
 from foretune.knowledge import citation
 from foretune.knowledge.precedence import installer_order, postgresql_shadow, systemd_shadow
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, include_conf_d, run_cli
 
 SOS = REPO / "tests" / "fixtures" / "sosreports"
 
@@ -271,10 +271,7 @@ def test_a_setting_an_included_file_sets_last_is_taken_out_of_that_file_first(tm
     postgresql.conf never takes effect until that line goes."""
     tree = tmp_path / "sos"
     shutil.copytree(SOS / "satellite-6.15", tree, symlinks=True)
-    with (tree / "var/lib/pgsql/data/postgresql.conf").open("a", encoding="utf-8") as handle:
-        handle.write("include_dir = 'conf.d'\n")
-    (tree / "var/lib/pgsql/data/conf.d").mkdir()
-    (tree / "var/lib/pgsql/data/conf.d/90-site.conf").write_text("work_mem = 2MB\n", encoding="utf-8")
+    include_conf_d(tree, "90-site.conf", "work_mem = 2MB\n")
     data = json.loads(run_cli("audit", str(tree), "--format", "json", "--fail-on", "critical").stdout)
     f = next(f for f in data["findings"] if f["rule"] == "pg-work-mem-low")
     assert commands(f)[0] == "sed -i '/^[[:space:]]*work_mem[[:space:]]*=/d' /var/lib/pgsql/data/conf.d/90-site.conf"

@@ -20,7 +20,7 @@ from foretune.commands.audit import change_set
 from foretune.facts import read_source
 from foretune.plan.choose import choose_plan
 from foretune.rules.registry import all_rules
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, include_conf_d, run_cli
 
 SOS = REPO / "tests" / "fixtures" / "sosreports"
 EXAMPLE = REPO / "examples" / "sosreport-satellite-6.15-mistuned"
@@ -647,10 +647,7 @@ def test_an_audit_set_takes_out_no_include_line_that_nothing_it_changes_needs(tm
     # which puts the plan's max_connections in force, takes the line out (pg-config-includes)
     source = tmp_path / "sos"
     shutil.copytree(SOS / "satellite-6.15-tuned", source, symlinks=True)
-    conf = source / "var/lib/pgsql/data/postgresql.conf"
-    (conf.parent / "conf.d").mkdir()
-    (conf.parent / "conf.d/10-dba.conf").write_text("max_connections = 600\n", encoding="utf-8")
-    conf.write_text(conf.read_text(encoding="utf-8") + "include_dir = 'conf.d'\n", encoding="utf-8")
+    include_conf_d(source, "10-dba.conf", "max_connections = 600\n")
     files, _ = audit_out(source, tmp_path)
     assert "10-dba.conf" not in files["APPLY.md"] and "10-dba.conf" not in files["changes.json"]
     facts = read_source(str(source))

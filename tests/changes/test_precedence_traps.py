@@ -30,7 +30,7 @@ from foretune.plan import PlanInput, make_plan
 from foretune.plan.choose import choose_plan
 from foretune.plan.model import Fix
 from foretune.rules.registry import all_rules
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, include_conf_d, run_cli
 
 BASE = REPO / "tests" / "fixtures" / "sosreports" / "satellite-6.15-tuned"
 TRAPS = REPO / "tests" / "fixtures" / "changes"
@@ -379,11 +379,7 @@ def test_an_included_file_no_finding_is_about_stays_in_the_audit_s_set(tmp_path:
     # which writes what fixes its findings, leaves the DBA's line alone (acceptance D6); plan's set, which puts the
     # profile's 1000 in force, takes it out and says why.
     root = tree(tmp_path)
-    data = root / "var/lib/pgsql/data"
-    with (data / "postgresql.conf").open("a", encoding="utf-8") as handle:
-        handle.write("include_dir = 'conf.d'\n")
-    (data / "conf.d").mkdir()
-    (data / "conf.d/10-dba.conf").write_text("# DBA include\nmax_connections = 600\n", encoding="utf-8")
+    include_conf_d(root, "10-dba.conf", "# DBA include\nmax_connections = 600\n")
     assert rows(audit_changes(root)) == SHARED
     removal = ("file", "remove", "/var/lib/pgsql/data/conf.d/10-dba.conf", "max_connections = 600")
     assert removal in rows(plan_changes(root))
