@@ -248,3 +248,16 @@ def test_a_reused_output_dir_holds_only_the_new_bundle_and_names_what_it_leaves(
     assert any("also holds files this bundle did not write" in line and "notes.txt" in line for line in warnings)
     # the 6.15 bundle's httpd drop-in replaced the 6.2 one as written: no backup beside it
     assert not list((out / "systemd/httpd.service.d").glob("*.bak"))
+
+
+def test_a_reused_output_dir_never_removes_through_a_linked_directory(tmp_path: Path) -> None:
+    # The 6.2 bundle's sysctl.d/ is replaced by a link to a directory elsewhere holding a file of the same name and the
+    # same content: the manifest's digest matches, but removing it would delete outside the bundle. It stays.
+    sos = Path(__file__).resolve().parents[1] / "fixtures" / "sosreports"
+    out = tmp_path / "bundle"
+    assert run_cli("plan", "--from", str(sos / "satellite-6.2"), "--hosts", "6000", "--output-dir", str(out)).status == 0
+    elsewhere = tmp_path / "elsewhere"
+    shutil.move(str(out / "sysctl.d"), str(elsewhere))
+    (out / "sysctl.d").symlink_to(elsewhere)
+    assert run_cli("plan", "--from", str(sos / "satellite-6.15"), "--output-dir", str(out)).status == 0
+    assert (elsewhere / "90-foretune.conf").is_file()

@@ -70,7 +70,7 @@ def write_bundle(files: dict[str, str], directory: str, said: Callable[[str], No
         write_text(path, text, new_mode=SCRIPT_MODE if rel.endswith(".sh") else NEW_FILE_MODE,
                    backup=admin_edited(rel) and not as_written)
         written.append(path)
-        digests[rel] = _digest(path) or ""
+        digests[rel] = hashlib.sha256(text.encode("utf-8")).hexdigest()  # what write_text wrote
     for note in _leftovers(root, earlier, digests):
         if said is not None:
             said(note)
@@ -105,8 +105,8 @@ def _leftovers(root: Path, earlier: dict[str, str], now: dict[str, str]) -> list
     for rel in sorted(set(earlier) - set(now)):
         path = root / rel
         digest = _digest(path)
-        if digest is None:
-            continue
+        if digest is None or os.path.realpath(path.parent) != os.path.join(os.path.realpath(root), os.path.dirname(rel)).rstrip("/"):
+            continue  # gone, not a regular file, or reached through a linked directory: never removed through a link
         if digest != earlier[rel]:
             notes.append(f"{path}: left in place: an earlier bundle wrote it and it was edited since, but this bundle "
                          "has no such file (do not apply it with this one)")
