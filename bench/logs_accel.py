@@ -19,6 +19,12 @@ favours it.
     python3 bench/logs_accel.py [--size-mb 256] [--dir /var/tmp/foretune-logs-bench] [--rounds 3]
         [--python VENV/bin/python] [--only polars,pyarrow,duckdb] [--block-mb 32]
 
+Two pure-Python floors run beside them (they need no wheel): ``lines`` cuts the blocks into lines with
+``bytes.split`` and does nothing else (the least a reader that looks at each line does), and ``stdlib-re``
+computes the heavy part without any per-line Python: ``re.findall`` over each block for the ``Processing by``,
+``Completed`` and registration ``Started`` lines, the join and the counting done by ``dict``, ``map``,
+``zip``, ``Counter`` and ``itertools.accumulate`` in C, and Python only per distinct key (bucket, minute).
+
 ``--python`` is an interpreter with the candidates installed (``pip install polars pyarrow duckdb``);
 the default is this one. ``candidate NAME FILE [BLOCK_MB]`` runs one candidate alone and prints what it found.
 """
@@ -37,7 +43,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 LOG_GAMMA = math.log(1.02)  # foretune.logs.sketch.GAMMA: the bucket of a duration d is ceil(log(d) / LOG_GAMMA)
 BLOCK = 32 << 20  # bytes of whole lines per block: memory stays bounded whatever the file size
-CANDIDATES = ("polars", "pyarrow", "duckdb")
+FLOORS = ("lines", "stdlib-re")  # pure Python, no wheel
+CANDIDATES = (*FLOORS, "polars", "pyarrow", "duckdb")
 
 
 def blocks(path: str, size: int) -> Iterator[bytes]:
@@ -57,6 +64,54 @@ def blocks(path: str, size: int) -> Iterator[bytes]:
                 continue
             rest = chunk[cut:]
             yield chunk[:cut]
+
+
+def with_lines(path: str, block_size: int) -> dict[str, int]:
+    """The floor of a per-line reader: the blocks cut into lines, nothing else."""
+    lines = 0
+    for block in blocks(path, block_size):
+        lines += len(block.split(b"\n"))
+    return {"lines": lines}
+
+
+def with_stdlib_re(path: str, block_size: int) -> dict[str, int]:
+    """The heavy part with the standard library's regexes over whole blocks; no Python code runs per line."""
+    import re  # start-up: only this candidate needs it
+    from collections import Counter  # start-up: only this candidate needs it
+    from itertools import accumulate  # start-up: only this candidate needs it
+
+    processing = re.compile(rb"\|(\w{8})\] Processing by (\S+)")
+    completed = re.compile(rb"^(\S{16}):\d\d \[\w\|\w+\|(\w{8})\] Completed (\d)\d\d [^\n]*? in (\d+)ms"
+                           rb"(?:[^\n]*?ActiveRecord: ([\d.]+)ms)?", re.M)
+    events = re.compile(rb"^(\S{16}):\d\d \[\w\|\w+\|\w{8}\] (P|C)(?:rocessing by |ompleted )", re.M)
+    started = re.compile(rb"\] Started (?:POST|GET|PUT) \"/(?:register|rhsm/consumers)")
+    names: dict[bytes, bytes] = {}
+    per_ms: Counter[tuple[bytes | None, bytes]] = Counter()
+    statuses: Counter[tuple[bytes | None, bytes]] = Counter()
+    minutes: Counter[bytes] = Counter()
+    peaks: dict[bytes, int] = {}
+    registration = 0
+    level = 0
+    for block in blocks(path, block_size):
+        names.update(processing.findall(block))
+        done = completed.findall(block)
+        actions = list(map(names.get, [c[1] for c in done]))
+        per_ms.update(zip(actions, [c[3] for c in done]))
+        statuses.update(zip(actions, [c[2] for c in done]))
+        minutes.update([c[0] for c in done])
+        shapes = events.findall(block)
+        levels = list(accumulate([1 if shape == b"P" else -1 for _, shape in shapes], initial=level))
+        level = levels[-1]
+        peaks.update(zip([m for m, _ in shapes], levels[1:]))  # each minute's last level, not its highest: a floor
+        registration += len(started.findall(block))
+        if len(names) > 200_000:
+            names.clear()
+    buckets: Counter[tuple[bytes | None, int]] = Counter()
+    for (action, ms), n in per_ms.items():
+        value = int(ms)
+        buckets[action, math.ceil(math.log(value) / LOG_GAMMA) if value > 0 else 0] += n
+    return {"buckets": len(buckets), "requests": sum(buckets.values()), "minutes": len(minutes),
+            "registration_started": registration}
 
 
 def with_polars(path: str, block_size: int) -> dict[str, int]:
@@ -204,7 +259,7 @@ def measure(args: argparse.Namespace) -> int:
                                    "foretune logs --jobs 1": [sys.executable, "-m", "foretune", "logs", str(path), "--jobs", "1",
                                                               "--format", "json"]}
     for name in args.only.split(","):
-        tools[f"{name} (heavy part only)"] = [args.python, __file__, "candidate", name, str(path), str(args.block_mb)]
+        tools[f"{name} ({'floor' if name in FLOORS else 'heavy part only'})"] = [args.python, __file__, "candidate", name, str(path), str(args.block_mb)]
     print(f"{path.name}: {path.stat().st_size / 1048576:,.0f} MiB; python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
           f"{args.rounds} interleaved rounds")
     results: dict[str, list[tuple[float, float, float, int]]] = {name: [] for name in tools}
@@ -227,7 +282,8 @@ def main() -> int:
     if sys.argv[1:2] == ["candidate"]:
         name, path = sys.argv[2], sys.argv[3]
         block_size = int(sys.argv[4]) << 20 if len(sys.argv) > 4 else BLOCK
-        run = {"polars": with_polars, "pyarrow": with_pyarrow, "duckdb": with_duckdb}[name]
+        run = {"lines": with_lines, "stdlib-re": with_stdlib_re, "polars": with_polars, "pyarrow": with_pyarrow,
+               "duckdb": with_duckdb}[name]
         print(run(path, block_size))
         return 0
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
