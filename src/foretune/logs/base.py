@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable
 from typing import IO, Any
 
@@ -119,6 +120,10 @@ class Analyzer:
     # --- API --------------------------------------------------------------------------------
     def consume(self, lines: Iterable[bytes]) -> None:
         raise NotImplementedError
+
+    def consume_block(self, block: bytes) -> None:
+        """Analyze ``block``, whole lines each ending with its line end, as :meth:`consume` would its lines."""
+        self.consume(io.BytesIO(block))
 
     def consume_stream(self, stream: IO[bytes]) -> None:
         """Analyze a whole (decompressed) stream; an analyzer may read it in blocks rather than lines."""
