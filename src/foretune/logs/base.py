@@ -137,7 +137,7 @@ class Analyzer:
 
     def shrink(self) -> None:
         """Drop caches that only speed up parsing (before the analyzer is sent to another process)."""
-        for name in ("_minutes", "_stamps", "_bases", "_norm", "_names"):
+        for name in ("_minutes", "_stamps", "_times", "_bases", "_norm", "_names"):
             cache = getattr(self, name, None)
             if isinstance(cache, dict):
                 cache.clear()
