@@ -60,6 +60,8 @@ def test_sampled_lines_cut_in_c_match_the_line_path(seed: int, chunk: int, monke
     """Awkward production.log (CRLF, odd lines, incident needles in continuation lines, clock jumps, no final line
     end), a sample that ends inside it: the same state as picking and reading the lines one by one. With large
     chunks the incident lines are made rare (a chunk holding one takes the line path)."""
+    if seed % 2:
+        monkeypatch.setattr(prefilter, "PIECE_BYTES", 100)  # many pieces a chunk
     data = awkward(seed)
     if chunk > 4096:
         data = data.replace(b"remaining connection slots", b"remaining slots")
@@ -90,6 +92,16 @@ def test_a_sampled_continuation_line_takes_the_line_path(monkeypatch: pytest.Mon
     taken = counted(monkeypatch)
     assert read("production", data, 1 << 20, True, monkeypatch) == general
     assert not taken
+    for chunk in range(40, len(data), 7):  # the continuation line first in a chunk, or the line before it
+        assert read("production", data, chunk, True, monkeypatch) == read("production", data, chunk, False, monkeypatch)
+
+
+def test_continuation_class_is_the_continuation_test() -> None:
+    flt = prefilter.filter_for("production")
+    assert flt is not None and flt.continued is not None and flt.sampled_continued is not None
+    for byte in set(range(256)) - {10}:  # a line never starts with its line end
+        line = bytes([byte]) + b" Completed 200 OK in 3ms"
+        assert flt.continued(line) == (flt.sampled_continued.search(b"x\n" + line) is not None)
 
 
 def awkward_access(seed: int, lines: int = 4000) -> bytes:

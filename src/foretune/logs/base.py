@@ -121,9 +121,9 @@ class Analyzer:
     def consume(self, lines: Iterable[bytes]) -> None:
         raise NotImplementedError
 
-    def consume_block(self, block: bytes) -> None:
-        """Analyze ``block``, whole lines each ending with its line end, as :meth:`consume` would its lines."""
-        self.consume(io.BytesIO(block))
+    def consume_joined(self, blocks: Iterable[bytes]) -> None:
+        """Analyze ``blocks`` of whole lines, each ending with its line end, as one :meth:`consume` of their lines."""
+        self.consume(line for block in blocks for line in io.BytesIO(block))
 
     def consume_stream(self, stream: IO[bytes]) -> None:
         """Analyze a whole (decompressed) stream; an analyzer may read it in blocks rather than lines."""

@@ -174,12 +174,12 @@ class ProductionLog(Analyzer):
         else:
             self.consume_lines(lines, -1)
 
-    def consume_block(self, block: bytes) -> None:
-        """Analyze ``block``, whole lines each ending with its line end: one block for the block reader."""
+    def consume_joined(self, blocks: Iterable[bytes]) -> None:
+        """Analyze ``blocks`` of whole lines, each ending with its line end: blocks for the block reader."""
         if self.fast:
-            consume_blocks(self, (block,))
+            consume_blocks(self, blocks)
         else:
-            self.consume_lines(io.BytesIO(block), -1)
+            self.consume_lines((line for block in blocks for line in io.BytesIO(block)), -1)
 
     def consume_stream(self, stream: IO[bytes]) -> None:
         """Analyze a whole stream; a plain file is read in large blocks (:mod:`foretune.logs.production_blocks`)."""
