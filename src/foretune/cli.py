@@ -59,9 +59,10 @@ environment:
   PGHOST, PGPORT, PGUSER, PGDATABASE, PGSERVICE, PGPASSWORD
                         bench db, db-size: the server when --dsn is not given
   PATH                  where fio, pgbench, psql and the facts' commands are, and xz
-                        and pigz (or gzip), which decode .tar.xz/.tar.gz sosreports
+                        and pigz, which decode .tar.xz/.tar.gz sosreports (without pigz,
+                        foretune decodes .tar.gz itself)
   FORETUNE_DECODER=python
-                        decode archives in foretune itself, never with xz/pigz/gzip
+                        decode archives in foretune itself, never with xz/pigz
   FORETUNE_LOAD_JWT, FORETUNE_LOAD_USER, FORETUNE_LOAD_TOKEN
                         load: registration token, API user and personal access token (never printed)
   FORETUNE_LOAD_LOOPBACK_ONLY=1

@@ -18,6 +18,7 @@ from foretune.logs.timeutil import MONTHS_B, epoch, iso
 
 TOP = 15
 MAX_KEYS = 100_000  # distinct clients/agents/endpoints kept before the rarest are pruned
+MAX_TIMES = 4096  # whole stamps (to the second) whose time an incidents-only read keeps; it starts over beyond this
 _ID = re.compile(r"/(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[0-9a-fA-F]{32,}|\d+)(?=/|$)")
 _NAMED = re.compile(r"/(pulp/(?:content|repos|isos)|pulp/api/v3/content/[^/]+/[^/]+|rhsm/consumers/[^/]+/certificates)/.+$")
 # a host's name in a path is an id too: Puppet's certname routes and Foreman's /hosts/<fqdn>
@@ -113,6 +114,7 @@ def _top(counter: dict[str, int], n: int = TOP) -> list[list[Any]]:
 
 class AccessLog(Analyzer):
     kind = "apache_access"
+    quick = True  # an incidents-only read takes :meth:`_consume_quick` (tests turn it off to compare)
 
     def __init__(self, path: str, window: Any = None) -> None:
         super().__init__(path, window)
@@ -129,6 +131,7 @@ class AccessLog(Analyzer):
         self.offset: bytes | None = None
         self.zone_changes = 0
         self._stamps: dict[bytes, int] = {}
+        self._times: dict[bytes, int] = {}  # b"27/Mar/2017:13:34:56 -0400" -> its time (incidents only)
         self._norm: dict[bytes, bytes] = {}
         self._endpoints_b: dict[bytes, int] = {}
         self._clients_b: dict[bytes, int] = {}
@@ -147,6 +150,9 @@ class AccessLog(Analyzer):
         return t
 
     def consume(self, lines: Iterable[bytes]) -> None:
+        if self.incidents_only and self.quick:
+            self._consume_quick(lines)
+            return
         stamps = self._stamps
         window = self.window
         check_window = not window.open
@@ -243,6 +249,87 @@ class AccessLog(Analyzer):
         finally:
             self.lines += n
             self._flush()
+
+    def _consume_quick(self, lines: Iterable[bytes]) -> None:
+        """:meth:`consume` of an incidents-only read (time and status per line), with fewer steps: a line's time is
+        looked up by its whole stamp, and its status is read after the request's closing quote without splitting the
+        line. The same result (``tests/logs/test_incidents_fast.py`` compares both)."""
+        stamps, times = self._stamps, self._times
+        window = self.window
+        check_window = not window.open
+        minutes = self.minutes
+        first_5xx = self.first_5xx
+        first_503, last_503 = self.first_503, self.last_503
+        same_t: int | None = None
+        n = 0
+        try:
+            for line in lines:
+                n += 1
+                i = line.find(b" [")
+                j = line.find(b"] ", i)
+                if i < 0 or j - i != 28:
+                    if line.strip():
+                        self._bad(line)
+                    continue
+                stamp = line[i + 2:j]
+                t = times.get(stamp)
+                if t is None:
+                    key = stamp[:17] + stamp[20:]  # consume's key: the minute and the offset
+                    try:
+                        base = stamps.get(key)
+                        if base is None:
+                            base = self._stamp(key)
+                        t = base + int(stamp[18:20])
+                    except (ValueError, KeyError):
+                        self._bad(line)
+                        continue
+                    if len(times) >= MAX_TIMES:
+                        times.clear()
+                    times[stamp] = t
+                q = line.find(b'"', j + 2)
+                q = line.find(b'"', q + 1) if q >= 0 else -1  # the request's closing quote
+                if q < 0:
+                    self._bad(line)
+                    continue
+                after = line[q + 1:q + 6]
+                if after == b" 503 ":
+                    status = 503
+                elif after == b" 502 ":
+                    status = 502
+                else:
+                    e = line.find(b'"', q + 1)
+                    tail = (line[q + 1:e] if e >= 0 else line[q + 1:]).split()
+                    if not tail or not tail[0].isdigit():
+                        self._bad(line)
+                        continue
+                    status = int(tail[0])
+                if check_window and t not in window:
+                    self.outside += 1
+                    continue
+                if t != same_t:
+                    self._time(t)
+                    last = self.last
+                    same_t = t if last is not None and t >= last - CLOCK_JUMP_SECONDS else None
+                minute = t - t % 60
+                row = minutes.get(minute)
+                if row is None:
+                    row = minutes[minute] = [0, 0, 0, 0, 0, 0, 0]
+                row[TOTAL] += 1
+                cls = status // 100
+                if 2 <= cls <= 5:
+                    row[cls - 1] += 1
+                    if status == 503 or status == 502:
+                        row[C503 if status == 503 else C502] += 1
+                        code = "503" if status == 503 else "502"
+                        if code not in first_5xx or t < first_5xx[code][0]:
+                            first_5xx[code] = (t, quote(line))
+                        if status == 503:
+                            if minute not in first_503 or t < first_503[minute][0]:
+                                first_503[minute] = (t, quote(line))
+                            if t > last_503.get(minute, t - 1):
+                                last_503[minute] = t
+        finally:
+            self.lines += n
 
     def _flush(self) -> None:
         """Move the byte-keyed counters of the hot loop into the text-keyed ones (bounded in size)."""

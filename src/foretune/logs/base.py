@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable
 from typing import IO, Any
 
@@ -120,6 +121,10 @@ class Analyzer:
     def consume(self, lines: Iterable[bytes]) -> None:
         raise NotImplementedError
 
+    def consume_joined(self, blocks: Iterable[bytes]) -> None:
+        """Analyze ``blocks`` of whole lines, each ending with its line end, as one :meth:`consume` of their lines."""
+        self.consume(line for block in blocks for line in io.BytesIO(block))
+
     def consume_stream(self, stream: IO[bytes]) -> None:
         """Analyze a whole (decompressed) stream; an analyzer may read it in blocks rather than lines."""
         self.consume(stream)
@@ -132,7 +137,7 @@ class Analyzer:
 
     def shrink(self) -> None:
         """Drop caches that only speed up parsing (before the analyzer is sent to another process)."""
-        for name in ("_minutes", "_stamps", "_bases", "_norm", "_names"):
+        for name in ("_minutes", "_stamps", "_times", "_bases", "_norm", "_names"):
             cache = getattr(self, name, None)
             if isinstance(cache, dict):
                 cache.clear()

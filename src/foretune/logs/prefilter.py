@@ -33,6 +33,8 @@ from foretune.logs.timeutil import MONTHS_B
 
 CHUNK_BYTES = 1024 * 1024
 SAMPLE_BYTES = 16 * 1024 * 1024  # per input: production.log's requests counted for Puma concurrency
+PIECE_BYTES = 64 * 1024  # a chunk's sampled lines are cut from pieces of about this size (bounded memory)
+CUT_IN_C = True  # sampled lines of a chunk cut by bytes.split and fed as one block (tests turn it off to compare)
 
 
 def _production_head(line: bytes) -> bool:
@@ -53,7 +55,7 @@ class Filter:
 
     def __init__(self, maybe: bytes, needles: tuple[bytes, ...] = (), pattern: bytes | None = None,
                  head: Callable[[bytes], bool] | None = None, continued: Callable[[bytes], bool] | None = None,
-                 inside: bytes | None = None, sampled: tuple[bytes, ...] = ()) -> None:
+                 inside: bytes | None = None, sampled: tuple[bytes, ...] = (), continued_first: bytes | None = None) -> None:
         # a line the analyzer might not count as "not understood" (a superset): its start after a
         # newline matches ``maybe``, it is blank, or it holds ``inside``
         self.maybe = re.compile(rb"\n(?:" + maybe + rb"|[ \t\r\f\v]*(?:\n|\Z))")
@@ -63,6 +65,10 @@ class Filter:
         self.pattern = re.compile(pattern) if pattern is not None else None
         self.head = head
         self.continued = continued
+        # a continuation line (its first byte in ``continued_first``, the set ``continued`` tests) holding a sampled needle
+        self.sampled_continued = re.compile(rb"\n" + continued_first + rb"[^\n]*?(?:"
+                                            + b"|".join(re.escape(n) for n in sampled) + rb")") \
+            if continued_first is not None and sampled else None
 
     def hits(self, data: bytes, pos: int, sample: bool = True) -> list[int]:
         """Offsets of every needle in ``data[pos:]`` (the sampled ones only if ``sample``), ascending."""
@@ -77,6 +83,30 @@ class Filter:
         found.sort()
         return found
 
+    def sampled_blocks(self, data: bytes) -> list[bytes] | None:
+        """The lines of ``data`` (whole lines, the last ending with its line end) that hold a sampled needle, as blocks
+        of whole lines cut from :data:`PIECE_BYTES` pieces of it by ``bytes.split``; None (the general path picks the
+        lines then) when a line holds an incident needle or a continuation line a sampled one. The same lines
+        :meth:`hits` leads to, in order.
+        """
+        if any(data.find(needle) >= 0 for needle in self.needles) or self.pattern is not None:
+            return None
+        first, second = self.sampled
+        head = data[:data.find(b"\n")]
+        if self.sampled_continued is not None and (self.sampled_continued.search(data) is not None or (
+                self.continued is not None and self.continued(head) and (head.find(first) >= 0 or head.find(second) >= 0))):
+            return None
+        blocks = []
+        start = 0
+        while start < len(data):
+            end = data.find(b"\n", start + PIECE_BYTES) + 1 or len(data)
+            picked = [line for line in data[start:end].split(b"\n") if line.find(first) >= 0 or line.find(second) >= 0]
+            if picked:
+                picked.append(b"")
+                blocks.append(b"\n".join(picked))
+            start = end
+        return blocks
+
 
 def _filters() -> dict[str, Filter]:
     from foretune.logs.apache import ERROR_EVENTS  # start-up: analyzers load only for a prefilter
@@ -88,7 +118,7 @@ def _filters() -> dict[str, Filter]:
     month = rb"(?:" + b"|".join(MONTHS_B) + rb") "
     return {
         "production": Filter(rb"[ \t|{-]|.{4}-.{5}[T ]|" + month,
-                             (*POOL_TIMEOUT, *PG_EXHAUSTED), sampled=(b"Processing by ", b"Completed "),
+                             (*POOL_TIMEOUT, *PG_EXHAUSTED), sampled=(b"Processing by ", b"Completed "), continued_first=rb"[ \t|]",
                              head=_production_head, continued=_production_continued),
         # the status after the request's closing quote (the analyzer splits on quotes and whitespace)
         "apache_access": Filter(rb"(?!)", pattern=rb'"[ \t\r\f\v]*50[23](?!\S)', inside=rb" \[[^\n]{26}\] "),
@@ -185,6 +215,11 @@ def _chunk(analyzer: Analyzer, flt: Filter, data: bytes, state: _State) -> None:
     sample = state.read < SAMPLE_BYTES
     if not sample and flt.sampled and state.sample_lines is None:
         state.sample_lines = state.lines - (data.count(b"\n") + (0 if data.endswith(b"\n") else 1))
+    if CUT_IN_C and sample and len(flt.sampled) == 2 and pos == 0 and data.endswith(b"\n"):
+        blocks = flt.sampled_blocks(data)
+        if blocks is not None:
+            _sampled(analyzer, flt, data, state, blocks)
+            return
     for hit in flt.hits(data, pos, sample):
         if hit < fed:
             continue
@@ -201,6 +236,20 @@ def _chunk(analyzer: Analyzer, flt: Filter, data: bytes, state: _State) -> None:
         fed = end
     if picked:
         analyzer.consume(picked)
+    if flt.head is not None:
+        tail, stop = _head_before(data, len(data), fed, flt.head)
+        if tail is not None or stop:
+            state.last_head = tail
+
+
+def _sampled(analyzer: Analyzer, flt: Filter, data: bytes, state: _State, blocks: list[bytes]) -> None:
+    """Feed the sampled lines of a whole chunk block by block (what :func:`_chunk` would feed them as, line by line)."""
+    fed = 0
+    if blocks:
+        last = blocks[-1][blocks[-1].rfind(b"\n", 0, -1) + 1:]
+        # the end of the last line fed: no later line holds it (it would hold a sampled needle too)
+        fed = len(last) if data.startswith(last) else data.rfind(b"\n" + last) + 1 + len(last)
+        analyzer.consume_joined(blocks)  # one read, as the line path's one consume a chunk
     if flt.head is not None:
         tail, stop = _head_before(data, len(data), fed, flt.head)
         if tail is not None or stop:

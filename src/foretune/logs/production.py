@@ -169,10 +169,17 @@ class ProductionLog(Analyzer):
         line to :meth:`consume_lines`. Both give the same result for a line
         (``tests/logs/test_production_fast.py`` compares them on awkward input).
         """
-        if self.fast and not self.incidents_only:
+        if self.fast:
             consume_blocks(self, joined(lines))
         else:
             self.consume_lines(lines, -1)
+
+    def consume_joined(self, blocks: Iterable[bytes]) -> None:
+        """Analyze ``blocks`` of whole lines, each ending with its line end: blocks for the block reader."""
+        if self.fast:
+            consume_blocks(self, blocks)
+        else:
+            self.consume_lines((line for block in blocks for line in io.BytesIO(block)), -1)
 
     def consume_stream(self, stream: IO[bytes]) -> None:
         """Analyze a whole stream; a plain file is read in large blocks (:mod:`foretune.logs.production_blocks`)."""

@@ -33,6 +33,7 @@ class Log(Protocol):
 
     lines: int
     outside: int
+    incidents_only: bool
     window: Window
     level: int
     low: int
@@ -135,6 +136,7 @@ def consume_blocks(log: Log, blocks: Iterable[bytes]) -> None:
     peak = -MAX_OPEN  # the highest level seen in ``minute`` since it began here (added to peaks when it ends)
     level, low = log.level, log.low
     hi = -1 if log.last is None else log.last  # log.last, for the common case of a later line
+    quick = log.incidents_only  # a request's end counts for concurrency only (see ProductionLog._completed)
     try:
         for block in blocks:
             lines = block.split(b"\n")
@@ -208,6 +210,14 @@ def consume_blocks(log: Log, blocks: Iterable[bytes]) -> None:
                         level -= 1
                         if level < low:
                             low = level
+                        if quick:
+                            opened = open_requests.pop(rid, None)
+                            early.discard(rid)
+                            if not 0.0 <= duration <= longest:
+                                log._bad(line)
+                            elif opened is not None and minute not in minute_lines:
+                                minute_lines[minute] = line
+                            continue
                         db = 0.0
                         a = line.find(b"ActiveRecord: ", end)
                         if a > 0:

@@ -205,7 +205,11 @@ class Decompressed:
 # --- the system's decompressor, in its own process -------------------------------------------------
 # xz decodes the blocks of a multi-block file on several cores (-T0, xz 5.4+); pigz reads, decodes and
 # checks on separate threads. Either way the decoding runs on another core while this process parses.
-TOOLS = {"xz": (("xz", "-T0", "-dc"),), "gz": (("pigz", "-dc"), ("gzip", "-dc"))}
+# gzip is not used: one-threaded, it only moves the decoding to another process, and the pipe cost more CPU than zlib
+# here (2.26 s against 1.46 s for the audit of a 41 MiB .tar.gz). A single-block .tar.xz still goes to xz: it costs
+# about 10 % more CPU than lzma in-process (3.14 s against 2.86 s) but saves about a fifth of the wall time (2.27 s
+# against 2.87 s), the decoding running on the other core.
+TOOLS = {"xz": (("xz", "-T0", "-dc"),), "gz": (("pigz", "-dc"),)}
 PIPE_BYTES = 1024 * 1024  # the pipe's size asked for (Linux's limit for any user by default)
 READ_BYTES = 64 * 1024  # one read of the pipe (1 MiB reads raised the audit's peak memory by 2.7 MiB)
 F_SETPIPE_SZ = 1031  # Linux's fcntl command (fcntl.F_SETPIPE_SZ from Python 3.10)
@@ -330,6 +334,25 @@ class SystemDecompressed:
             proc.stdout.close()
             proc.kill()
             proc.wait()
+
+
+# glibc's malloc gives each buffer of more than 128 KiB fresh pages (mmap), or later trims them off its heap, so every
+# 1 MiB read of a log faulted its pages in again: about 145,000 page faults and 0.15-0.2 s of system CPU for 256 MiB
+# of logs. Kept in the heap below these sizes, they fault once (the peak resident memory stays the same).
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # mallopt parameters (glibc's malloc.h)
+HEAP_MMAP_BYTES = 2 * 1024 * 1024  # buffers up to this size come from the heap
+HEAP_TRIM_BYTES = 4 * 1024 * 1024  # free memory at the heap's top kept up to this size
+
+
+def steady_heap() -> bool:
+    """Ask glibc's malloc to keep the streaming pass's large buffers in its heap; False where there is no mallopt."""
+    try:
+        import ctypes  # start-up: only for a tarball's streaming pass
+
+        mallopt = ctypes.CDLL(None).mallopt
+    except (ImportError, OSError, AttributeError):
+        return False
+    return bool(mallopt(M_MMAP_THRESHOLD, HEAP_MMAP_BYTES)) and bool(mallopt(M_TRIM_THRESHOLD, HEAP_TRIM_BYTES))
 
 
 def open_decompressed(handle: BinaryIO, kind: str, environ: Any = None) -> Decompressed | SystemDecompressed:

@@ -31,6 +31,7 @@ from foretune.host.sources.stream import (
     Truncated,
     compression,
     open_decompressed,
+    steady_heap,
 )
 from foretune.host.sources.tree import TreeSource
 from foretune.host.specs import SPECS, sos_candidates, sos_patterns
@@ -161,6 +162,7 @@ class SosreportTarball(TreeSource):
                 handle.seek(0)
             except OSError as exc:
                 raise InputError(f"cannot read {path}: {exc.strerror}") from None
+            steady_heap()
             stream = open_decompressed(handle, kind) if kind else handle
             tool = stream if isinstance(stream, SystemDecompressed) else None
             problems = len(self.problems)
