@@ -35,6 +35,7 @@ SYSTEM_TOOLS = {
     "pgbench": ("postgresql-contrib", "postgresql-contrib"),
     "chromium": ("chromium", "chromium"),
     "xz": ("xz-utils", "xz"),
+    "pigz": ("pigz", "pigz"),  # a .tar.gz's decoder on other cores (tests/facts/test_decoders.py runs it)
     "pdftotext": ("poppler-utils", "poppler-utils"),
     # the lab behind `foretune load`'s tests (tests/support/lab): Apache, Debian's Puma and mosquitto
     "apache2": ("apache2", "httpd"),
