@@ -8,6 +8,8 @@ Tomcat thread: beyond ``maxThreads`` the connection is accepted and its request 
 Ruby code holds the worker's GVL and a share of the CPUs (:class:`foretune.model.cpu.SharedCpu`); Candlepin
 and PostgreSQL work only the CPUs.
 A client gives up after ``client_timeout_s``; the server finishes the abandoned request all the same.
+A load generator on the server's own cores (the lab's ``foretune load``, ``Demands.client_cpu_s``) takes its CPU
+per request through its one process before sending it.
 Everything random comes from one seeded generator, so a seed gives the same result every time.
 """
 
