@@ -171,3 +171,16 @@ def test_only_serving_path_bursts_pay_the_oversubscription_penalty() -> None:
         cpu = SharedCpu(env, 1, 1.0)
         env.run(env.all_of([cpu.run(1.0, counted=counted), cpu.run(1.0, counted=counted)]))
         assert env.now == pytest.approx(end), counted
+
+
+def test_the_load_generator_is_one_process_on_the_shared_cores() -> None:
+    """48 requests a registration at 10 ms of the generator's CPU each: its one process caps 12 users at
+    1 / 0.48 s = 2.08 registrations/s, far below what the lab serves without it (1 ms steps)."""
+    calls = [(c.step, c.count) for c in plan.registration()]
+    assert sum(n for _, n in calls) == 48
+    p50 = {step: 1.0 for step, _ in calls}
+    case = validation.LAB_CASES[1]
+    capped = validation.lab_predict(case, calls, p50, 0.001, 0.001, 12, client_cpu_s=0.01)
+    free = validation.lab_predict(case, calls, p50, 0.001, 0.001, 12)
+    assert capped == pytest.approx(2.08, rel=0.05)
+    assert free > 5 * capped
