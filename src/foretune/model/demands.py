@@ -47,6 +47,7 @@ class Demands(NamedTuple):
     api_ruby_s: float
     api_backend_s: float
     source: str
+    client_cpu_s: float = 0.0  # CPU a request costs the load generator on the server's own cores (a lab; 0 for hosts)
 
     def idle_registration_s(self) -> float:
         return sum((s.ruby_s + s.backend_cpu_s + s.wait_s) * s.lump for s in self.steps)

@@ -8,6 +8,8 @@ Tomcat thread: beyond ``maxThreads`` the connection is accepted and its request 
 Ruby code holds the worker's GVL and a share of the CPUs (:class:`foretune.model.cpu.SharedCpu`); Candlepin
 and PostgreSQL work only the CPUs.
 A client gives up after ``client_timeout_s``; the server finishes the abandoned request all the same.
+A load generator on the server's own cores (the lab's ``foretune load``, ``Demands.client_cpu_s``) takes its CPU
+per request through its one process before sending it.
 Everything random comes from one seeded generator, so a seed gives the same result every time.
 """
 
@@ -175,6 +177,7 @@ class _Sim:
         self.hosts_queue = Pool(self.env, net.sidekiq_hosts_queue)
         self.serial = Pool(self.env, 1)
         self.sidekiq_gvl = Pool(self.env, 1)
+        self.generator = Pool(self.env, 1)  # a load generator on the same cores: one process, one core at most
         self.content = [Pool(self.env, 1) for _ in range(max(net.content_workers, 1))]
         self.next_content = 0
         self.latencies: dict[str, list[float]] = {}
@@ -284,6 +287,8 @@ class _Sim:
         for step in steps:
             for _ in range(step.lump):
                 yield self.env.timeout(self.exp(think))
+                if self.dem.client_cpu_s > 0:
+                    yield from self.client_cpu()
                 server = self.puma_request(self.exp(step.ruby_s), self.exp(step.backend_cpu_s), self.exp(step.wait_s),
                                            step.candlepin, self.exp(step.task_ruby_s), self.exp(step.serial_s))
                 outcome = yield from self.call(step.name, server)
@@ -291,6 +296,14 @@ class _Sim:
                     return
         host_latencies.append(self.env.now - start)
         self.ends.append(self.env.now)
+
+    def client_cpu(self) -> Any:
+        """The load generator's work for one request: its one process's turn, then that CPU on the shared cores."""
+        turn = self.generator.acquire()
+        if turn is not None:
+            yield turn
+        yield self.cpu.run(self.exp(self.dem.client_cpu_s), counted=False)
+        self.generator.release()
 
     def closed_host(self, host_latencies: list[float], until: float, started: list[int]) -> Any:
         """A host that registers again as soon as its registration ends (``foretune load``'s closed levels)."""

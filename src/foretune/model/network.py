@@ -29,7 +29,7 @@ class Network(NamedTuple):
     proxy_timeout_s: float  # Apache ProxyTimeout towards Puma
     network_mbps: float  # the box's network link
     generation: str = "puma-event"
-    cpu_background: float = 0.0  # runnable jobs of other work sharing the cores (a shared box); 0 for a server
+    cpu_background: float = 0.0  # cores taken by other work (a shared box); 0 for a server
     candlepin_max_connections: int = 0  # Tomcat maxConnections: connections held waiting for a thread (0: none)
 
     def describe(self) -> dict[str, Any]:
