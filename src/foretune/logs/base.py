@@ -46,7 +46,7 @@ class Incident:
 
     def merge(self, other: Incident) -> None:
         if other.first is not None and (self.first is None or other.first < self.first):
-            self.line = other.line
+            self.line, self.path = other.line, other.path  # the quoted line and the file it is in
         self.count += other.count
         self.keys |= other.keys
         for t in (other.first, other.last):

@@ -99,7 +99,8 @@ def collect(analyzers: dict[tuple[str, str], Analyzer], *, capacity: int | None,
             busy = sorted(m for m, level in peak.items() if level >= capacity)
             if busy:
                 raw = analyzer.minute_lines.get(busy[0], b"")
-                inc = Incident("queue_at_capacity", "puma", analyzer.path,
+                # the file of the quoted line: a rotated file and the current one are merged into one analyzer
+                inc = Incident("queue_at_capacity", "puma", analyzer.minute_paths.get(busy[0], analyzer.path),
                                quote(raw) if raw else f"{peak[busy[0]]} requests open at once (Puma capacity {capacity})")
                 inc.see(busy[0], len(busy) - 1)
                 inc.see(busy[-1] + 59, 1)

@@ -63,6 +63,7 @@ MAX_REG_EVENTS = 200_000  # registration events kept for flows; beyond this they
 MAX_CONSUMERS = 200_000  # consumer UUIDs remembered (first request of each) to leave out later check-ins
 POOL_TIMEOUT = (b"ConnectionTimeoutError", b"could not obtain a connection from the pool")
 PG_EXHAUSTED = (b"remaining connection slots are reserved", b"too many clients already")
+MAX_LEADING = 100  # continuation lines with an incident before an input's first timestamped line, kept for its head
 
 
 ISO_MINUTE = re.compile(rb"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:")
@@ -111,6 +112,14 @@ class ProductionLog(Analyzer):
         self.dropped = 0
         self.journald = False
         self.minute_lines: dict[int, bytes] = {}  # first Completed line of each minute (evidence for saturation)
+        self.minute_paths: dict[int, str] = {}  # minutes of minute_lines from a later input merged in: its path
+        # a continuation line (a multi-line message) takes the time of its head line, the timestamped line before it:
+        # head_t is the latest timestamped line's time, None when that line lies outside the window (the continuation
+        # is then outside too); headed: this input had a timestamped line. Continuation lines holding an incident
+        # before the first one wait in ``leading`` for the input before (merge) or the end (finish).
+        self.head_t: int | None = None
+        self.headed = False
+        self.leading: list[bytes] = []
         self._minutes: dict[bytes, int] = {}
         # registration flows: Started lines of registration requests waiting for Completed, rid -> (t, line number, kind, ip, uuid)
         self.flow_window = int(threshold("logs_registration_flow_window_seconds"))
@@ -218,7 +227,7 @@ class ProductionLog(Analyzer):
                 first = line[:1]
                 if first in (b" ", b"\t", b"|", b"-"):
                     if line.find(b"onnection") >= 0 and first != b"-":  # continuation of a multi-line message: exceptions live here
-                        self._connection(line, line, self.last)
+                        self._continued(line)
                     continue
                 if line[4:5] == b"-" and line[10:11] in (b"T", b" "):
                     try:
@@ -261,9 +270,12 @@ class ProductionLog(Analyzer):
                 else:
                     self._bad(line)
                     continue
+                self.headed = True
                 if check_window and t not in window:
                     self.outside += 1
+                    self.head_t = None
                     continue
+                self.head_t = t
                 if t != prev_t:
                     self._time(t)
                     prev_t = t
@@ -331,6 +343,14 @@ class ProductionLog(Analyzer):
             self.reg_events.append((started, duration, status))
         else:
             self.reg_dropped += 1
+
+    def _continued(self, line: bytes) -> None:
+        """A continuation line: an incident at its head line's time, none when that line is outside the window; before
+        this input's first timestamped line, kept until the input before is known."""
+        if self.head_t is not None:
+            self._connection(line, line, self.head_t)
+        elif not self.headed and len(self.leading) < MAX_LEADING and any(p in line for p in (*POOL_TIMEOUT, *PG_EXHAUSTED)):
+            self.leading.append(line)
 
     def _connection(self, msg: bytes, line: bytes, t: int | None) -> None:
         if any(p in msg for p in POOL_TIMEOUT):
@@ -488,6 +508,16 @@ class ProductionLog(Analyzer):
         return stamp, rid, str(message).encode("utf-8", "replace")
 
     # --- merging ----------------------------------------------------------------------------
+    def merge(self, other: Analyzer) -> None:
+        """Add ``other`` (the input after this one); its leading continuation lines take this input's last head."""
+        assert isinstance(other, ProductionLog)
+        if self.headed and other.leading:
+            if self.head_t is not None:
+                for line in other.leading:
+                    other._connection(line, line, self.head_t)
+            other.leading = []
+        super().merge(other)
+
     def merge_more(self, other: ProductionLog) -> None:
         for action, stats in other.actions.items():
             if action in self.actions:
@@ -518,7 +548,14 @@ class ProductionLog(Analyzer):
         self._carry_flows(other)
         self._flush()
         for m, text in other.minute_lines.items():
-            self.minute_lines.setdefault(m, text)
+            if m not in self.minute_lines:
+                self.minute_lines[m] = text
+                path = other.minute_paths.get(m, other.path)
+                if path != self.path:
+                    self.minute_paths[m] = path
+        self.leading = (self.leading + other.leading)[:MAX_LEADING]
+        if other.headed:
+            self.head_t, self.headed = other.head_t, True
         self.dropped += other.dropped
         self.journald = self.journald or other.journald
 
@@ -554,6 +591,10 @@ class ProductionLog(Analyzer):
                 known[uuid] = t
 
     def finish(self) -> None:
+        if self.window.open:  # continuation lines before the first timestamped line: no time, and outside any window
+            for line in self.leading:
+                self._connection(line, line, None)
+        self.leading = []
         for _rid, duration, status, db, t in self.orphans:
             self._record(UNKNOWN_ACTION, duration, status, db, t)
         self.orphans = []

@@ -38,6 +38,8 @@ class Log(Protocol):
     level: int
     low: int
     last: int | None
+    head_t: int | None
+    headed: bool
     open: dict[bytes, tuple[str, int]]
     orphans: list[tuple[bytes, float, str, float, int]]
     peaks: dict[int, int]
@@ -71,6 +73,7 @@ class Log(Protocol):
 
 
 JOINED_LINES = 1024  # lines a block of :func:`joined` holds
+STALE = -(1 << 62)  # ``t`` of consume_blocks when the log's head line time is newer (set by consume_lines)
 
 
 def joined(lines: Iterable[bytes]) -> Iterator[bytes]:
@@ -132,7 +135,8 @@ def consume_blocks(log: Log, blocks: Iterable[bytes]) -> None:
     n = log.lines  # number of the line before
     prev_t = -1
     prev_s = b"-"  # the first 21 bytes of the last line whose stamp was read
-    t = minute = minute_t = -1  # minute_t: the time whose minute ``minute`` is
+    minute = minute_t = -1  # minute_t: the time whose minute ``minute`` is
+    t = STALE  # the time of the last timestamped line read here, STALE while log.head_t holds it
     peak = -MAX_OPEN  # the highest level seen in ``minute`` since it began here (added to peaks when it ends)
     level, low = log.level, log.low
     hi = -1 if log.last is None else log.last  # log.last, for the common case of a later line
@@ -146,6 +150,9 @@ def consume_blocks(log: Log, blocks: Iterable[bytes]) -> None:
             for n, line in enumerate(lines, first):
                 try:
                     s = line[:21]
+                    i = line.find(b"] ", 21)  # before the stamp: ``t`` is the time of the last line read as timestamped
+                    if i < 0:
+                        raise ODD
                     if s != prev_s:
                         if s[19:] != b" [":
                             raise ODD
@@ -159,9 +166,6 @@ def consume_blocks(log: Log, blocks: Iterable[bytes]) -> None:
                         else:
                             t = base + int(seconds)
                         prev_s = s
-                    i = line.find(b"] ", 21)
-                    if i < 0:
-                        raise ODD
                     m = i + 2
                     head = line[m:m + 4]
                     if head == b"Comp" or head == b"Proc" or head[:1] == b"[":
@@ -295,6 +299,9 @@ def consume_blocks(log: Log, blocks: Iterable[bytes]) -> None:
                 except _Odd:
                     # the line-by-line reader, with the state it reads from the log object
                     log.lines, log.level, log.low = n - 1, level, low
+                    if t != STALE:
+                        _head(log, t)
+                        t = STALE
                     prev_t = log.consume_lines((line + b"\n",), prev_t)
                     level, low, early_until = log.level, log.low, log._early_until
                     hi = -1 if log.last is None else log.last
@@ -302,6 +309,9 @@ def consume_blocks(log: Log, blocks: Iterable[bytes]) -> None:
                     minute_t = -1
             if tail:
                 log.lines, log.level, log.low = n, level, low
+                if t != STALE:
+                    _head(log, t)
+                    t = STALE
                 prev_t = log.consume_lines((tail,), prev_t)
                 level, low, early_until = log.level, log.low, log._early_until
                 hi = -1 if log.last is None else log.last
@@ -312,4 +322,12 @@ def consume_blocks(log: Log, blocks: Iterable[bytes]) -> None:
         if peak > peaks.get(minute, -MAX_OPEN):
             peaks[minute] = peak
         log.lines, log.level, log.low = n, level, low
+        if t != STALE:
+            _head(log, t)
         log._flush()
+
+
+def _head(log: Log, t: int) -> None:
+    """The log's last timestamped line is at ``t`` (what a continuation line after it is timed by)."""
+    log.head_t = t if log.window.open or t in log.window else None
+    log.headed = True
