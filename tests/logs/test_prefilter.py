@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from foretune.logs.base import Analyzer
-from foretune.logs.incidents import collect
+from foretune.logs.incidents import collect, sample_notes
 from foretune.logs.kinds import kind_of_name
 from foretune.logs.prefilter import consume_incidents
 from foretune.logs.scan import Options, consume, new_analyzer
@@ -132,13 +132,37 @@ def test_puma_concurrency_is_counted_over_a_bounded_sample_and_says_so(monkeypat
     # the sample never invents a level the full read did not see
     assert all(level <= full.concurrency()[m] for m, level in quick.concurrency().items())
     assert quick.lines == full.lines
-    noted = [p for p in quick.problems if "counted over the first" in p]
+    assert quick.samples and quick.samples[0][2] == full.lines and not full.samples
+    noted = sample_notes({("production", "log"): quick}, sampled)
     assert len(noted) == 1 and f"of {full.lines:,} lines" in noted[0]
-    assert not [p for p in full.problems if "counted over the first" in p]
+    assert "Puma at capacity is seen in them (from 2026-11-20T10:00:00)" in noted[0]
+    # the same sample without saturation in it (capacity 9): said not to see a later one
+    assert "a saturation later in this log is not seen here" in sample_notes({("production", "log"): quick}, [])[0]
+    assert not sample_notes({("production", "log"): full}, _saturation(full, 8))
 
 
 def test_a_log_within_the_sample_gets_no_note(monkeypatch: pytest.MonkeyPatch) -> None:
     data = _requests(0, 8, 50)
     quick = read("production", data, 4096)
     assert _saturation(quick, 8) == _saturation(read("production", data, None), 8) != []
-    assert not [p for p in quick.problems if "counted over the first" in p]
+    assert not quick.samples and not sample_notes({("production", "log"): quick}, _saturation(quick, 8))
+
+
+@pytest.mark.parametrize("chunk", [64, 4096, 1 << 20])
+def test_a_vhosts_share_of_503s_counts_its_requests_as_a_full_read(chunk: int) -> None:
+    """40 of 120 requests answered 503 (4 a minute, below a burst): the share counts the 200s the incidents-only read
+    does not parse; a second time zone offset is brought to the first, as the full read does."""
+    lines = []
+    for k in range(120):
+        t = 18 * 60 + 3 * k
+        zone, hour = ("-0400", 10) if k < 100 else ("-0500", 9)  # the same wall clock an hour back in the other zone
+        status = "503" if k % 3 == 0 else "200"
+        lines.append(f'10.20.1.{k % 200} - - [14/Mar/2017:{hour:02d}:{t // 60:02d}:{t % 60:02d} {zone}] "GET /production/catalog/'
+                     f'h{k:04d} HTTP/1.1" {status} 299 "-" "Ruby"\n')
+    data = "".join(lines).encode()
+    full, quick = read("apache_access", data, None), read("apache_access", data, chunk)
+    rule = (3600, 10, 0.05)
+    rows = collect({("apache_access", "log"): quick}, capacity=None, burst_per_minute=10, share_rule=rule)
+    assert rows == collect({("apache_access", "log"): full}, capacity=None, burst_per_minute=10, share_rule=rule)
+    assert [(r["kind"], r["count"], r["requests"], r["first"]) for r in rows] == \
+        [("http_503_share", 40, 120, "2017-03-14T10:18:00")]

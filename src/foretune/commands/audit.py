@@ -71,6 +71,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     from foretune.audit.model import Report, redacted  # start-up: only for an `audit` run, not --help
     from foretune.audit.runner import select_rules  # start-up: only for an `audit` run, not --help
     from foretune.facts import read_source  # start-up: only for an `audit` run, not --help
+    from foretune.logs.base import SAMPLE_MARK  # start-up: only for an `audit` run, not --help
     from foretune.rules.base import Severity, Status  # start-up: only for an `audit` run, not --help
     from foretune.rules.capacity.memory_over_ram import running_memory  # start-up: only for an `audit` run, not --help
     from foretune.rules.postgresql.max_connections_below_budget import (
@@ -108,7 +109,8 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     # a damaged archive: the report itself says the verdict may miss problems, not only a warning on stderr
     notes = [f"{cut.split(': these facts may be missing', 1)[0]}: the archive is damaged, so this audit is incomplete: "
              "rules that need what came after the damage were not judged and the verdict may miss problems"
-             for cut in facts.problems if ": these facts may be missing: " in cut] + notes
+             for cut in facts.problems if ": these facts may be missing: " in cut] \
+        + [p for p in facts.problems if SAMPLE_MARK in p] + notes  # what the audit saw of a long production.log
     # waivers after combine (a waived root cause takes its symptoms); a profile move no counted finding asks for
     # (waived, not selected) is not made, and the findings are sized for the declared profile
     ctx, findings, warnings = judge(rules, all_rules(), ctx, waivers, datetime.date.today())

@@ -11,6 +11,7 @@ from foretune.logs.timeutil import Window, iso
 CLOCK_JUMP_SECONDS = 600  # a timestamp this far before the latest one is a clock jump, not interleaving
 BAD_EXAMPLES = 3
 LINE_CHARS = 300
+SAMPLE_MARK = " (Puma concurrency) counted over the first "  # in every sample note (incidents.sample_notes): the audit's notes pick it
 
 
 def quote(line: bytes | str) -> str:
@@ -80,6 +81,10 @@ class Analyzer:
         self.clock_jumps = 0
         self.incidents: dict[tuple[str, str], Incident] = {}
         self.problems: list[str] = []
+        # inputs read in part (prefilter.py): (path, lines of the sample, lines, sample bytes)
+        self.samples: list[tuple[str, int, int, int]] = []
+        # lines per minute of an input read in part (an access log's requests, prefilter.py), else None
+        self.line_minutes: dict[int, int] | None = None
 
     # --- called from consume() ------------------------------------------------------------
     def _bad(self, line: bytes) -> None:
@@ -162,6 +167,11 @@ class Analyzer:
             else:
                 self.incidents[key] = inc
         self.problems += other.problems
+        self.samples += other.samples
+        if other.line_minutes is not None:
+            mine = self.line_minutes = self.line_minutes if self.line_minutes is not None else {}
+            for m, n in other.line_minutes.items():
+                mine[m] = mine.get(m, 0) + n
         self.merge_more(other)
 
     def merge_more(self, other: Any) -> None:

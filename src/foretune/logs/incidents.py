@@ -10,11 +10,26 @@ from typing import Any
 
 from foretune.knowledge import threshold
 from foretune.logs.apache import C502, C503, TOTAL, AccessLog
-from foretune.logs.base import Analyzer, Incident, quote
+from foretune.logs.base import SAMPLE_MARK, Analyzer, Incident, quote
 from foretune.logs.production import ProductionLog
 
 KINDS = ("pg_connection_exhaustion", "http_503_burst", "http_503_share", "oom_kill", "socket_exhaustion", "queue_at_capacity",
          "candlepin_oom", "db_pool_timeout")
+
+
+def sample_notes(analyzers: dict[tuple[str, str], Analyzer], incidents: list[dict[str, Any]]) -> list[str]:
+    """One line for each log whose requests open at once were counted over a sample only (the incidents-only read), in
+    path order; whether that sample already showed Puma at capacity (an incident of ``incidents`` from that file).
+    """
+    busy = {i["path"]: i["first"] for i in incidents if i["kind"] == "queue_at_capacity"}
+    notes = []
+    for path, counted, lines, size in sorted(s for a in analyzers.values() for s in a.samples):
+        head = f"{path}: requests open at once{SAMPLE_MARK}{counted:,} of {lines:,} lines ({size // 1048576} MiB) only"
+        found = busy.get(path)
+        notes.append(f"{head}: Puma at capacity is seen in them (from {found}), but minutes at capacity later in this "
+                     "log are not counted; `foretune logs` reads every line" if found else
+                     f"{head}: a saturation later in this log is not seen here; `foretune logs` reads every line")
+    return notes
 
 
 def bursts(access: AccessLog, per_minute: int) -> list[dict[str, Any]]:
@@ -42,19 +57,23 @@ def share(access: AccessLog, *, window: int, min_count: int, min_share: float) -
     were at least ``min_count`` and at least ``min_share`` of its requests in that window; else None.
 
     Returns first and last (the minutes of its first and last 503), responses (503s), requests (all in the window).
+    An access log read for its incidents only has its requests counted per minute by their stamps (``line_minutes``).
     """
-    minutes = sorted(access.minutes)
+    lines = access.line_minutes
+    counts = {m: (row[TOTAL], row[C503]) for m, row in access.minutes.items()} if lines is None else \
+        {m: (lines.get(m, 0), access.minutes[m][C503] if m in access.minutes else 0) for m in {*lines, *access.minutes}}
+    minutes = sorted(counts)
     best: dict[str, Any] | None = None
     end = total = refused = 0
     for start in minutes:
         while end < len(minutes) and minutes[end] < start + window:
-            row = access.minutes[minutes[end]]
-            total, refused, end = total + row[TOTAL], refused + row[C503], end + 1
+            requests, answered_503 = counts[minutes[end]]
+            total, refused, end = total + requests, refused + answered_503, end + 1
         if refused >= min_count and refused >= min_share * total and (best is None or refused > best["responses"]):
-            with_503 = [m for m in minutes[minutes.index(start):end] if access.minutes[m][C503]]
+            with_503 = [m for m in minutes[minutes.index(start):end] if counts[m][1]]
             best = {"first": with_503[0], "last": with_503[-1], "responses": refused, "requests": total}
-        row = access.minutes[start]
-        total, refused = total - row[TOTAL], refused - row[C503]
+        requests, answered_503 = counts[start]
+        total, refused = total - requests, refused - answered_503
     return best
 
 

@@ -11,12 +11,14 @@ them as in a full read. What else an incident depends on is kept:
   compiled pattern per kind) are counted, not parsed;
 - the ``Processing by``/``Completed`` lines of production.log (Puma saturation counts requests open at
   once) of a bounded sample: the first :data:`SAMPLE_BYTES` of each input. Past it only the incident
-  needles are searched, and a problem line says how many lines the concurrency was counted over: a
-  saturation later in that log is not seen by the audit (``foretune logs`` reads every line). The
+  needles are searched, and the analyzer's ``samples`` say how many lines the concurrency was counted over
+  (the log_incidents fact tells it, :func:`foretune.logs.incidents.sample_note`): a saturation later in
+  that log is not seen by the audit (``foretune logs`` reads every line). The
   sample can miss saturation, never invent it: levels are counted from the sample's own lines;
 - before a continuation line (a stack trace or multi-line message, timed by the line before it),
   the nearest earlier timestamped line;
-- the number of lines, counted over the whole input.
+- the number of lines, counted over the whole input; an access log's, per minute of their stamps too (a vhost's
+  share of 503s needs its requests, :func:`foretune.logs.incidents.share`).
 
 Kinds without incidents (task exports) are read in full.
 """
@@ -24,6 +26,7 @@ Kinds without incidents (task exports) are read in full.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from typing import IO
 
@@ -131,6 +134,8 @@ def _filters() -> dict[str, Filter]:
 
 
 _FILTERS: dict[str, Filter] = {}
+# an access line's stamp (``[14/Mar/2017:10:18:00 -0400]``), its minute and offset: requests per minute
+ACCESS_STAMP = re.compile(rb" \[(\d\d/[A-Z][a-z][a-z]/\d{4}:\d\d:\d\d):\d\d ([-+]\d{4})\] ")
 
 
 def filter_for(kind: str) -> Filter | None:
@@ -263,6 +268,7 @@ def consume_incidents(analyzer: Analyzer, stream: IO[bytes], chunk_bytes: int = 
     analyzer.incidents_only = True
     state = _State()
     carry = b""
+    stamps: Counter[tuple[bytes, bytes]] | None = Counter() if analyzer.kind == "apache_access" else None
     try:
         while True:
             block = stream.read(chunk_bytes)
@@ -279,6 +285,8 @@ def consume_incidents(analyzer: Analyzer, stream: IO[bytes], chunk_bytes: int = 
                 break
             state.lines += data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
             _chunk(analyzer, flt, data, state)
+            if stamps is not None:
+                stamps.update(ACCESS_STAMP.findall(data))
             state.read += len(data)
     except READ_ERRORS as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -286,8 +294,25 @@ def consume_incidents(analyzer: Analyzer, stream: IO[bytes], chunk_bytes: int = 
                                  "the lines before count")
     finally:
         analyzer.lines = state.lines
-        if state.sample_lines is not None:
-            analyzer.problems.append(
-                f"{analyzer.path}: requests open at once (Puma concurrency) counted over the first {state.sample_lines:,} "
-                f"of {state.lines:,} lines ({SAMPLE_BYTES // 1048576} MiB) only: a saturation later in this log is not "
-                "seen here; `foretune logs` reads every line")
+        if stamps is not None:
+            analyzer.line_minutes = _per_minute(stamps, getattr(analyzer, "offset", None))
+        if state.sample_lines is not None:  # told by the log_incidents fact (incidents.sample_note)
+            analyzer.samples.append((analyzer.path, state.sample_lines, state.lines, SAMPLE_BYTES))
+
+
+def _per_minute(stamps: Counter[tuple[bytes, bytes]], offset: bytes | None) -> dict[int, int]:
+    """Lines per minute from (``dd/Mon/yyyy:HH:MM``, offset) counts, in the first offset the analyzer read (as it times
+    its lines)."""
+    from foretune.logs.apache import _offset_seconds  # start-up: analyzers load only for a prefilter
+    from foretune.logs.timeutil import epoch  # start-up: as above
+
+    out: dict[int, int] = {}
+    for (key, zone), n in stamps.items():
+        try:
+            t = epoch(int(key[7:11]), MONTHS_B[key[3:6]], int(key[0:2]), int(key[12:14]), int(key[15:17]))
+        except (ValueError, KeyError):
+            continue
+        if offset is not None and zone != offset:
+            t += _offset_seconds(offset) - _offset_seconds(zone)
+        out[t] = out.get(t, 0) + n
+    return out

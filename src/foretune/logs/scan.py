@@ -202,7 +202,7 @@ class Task:
     ended: tuple[int, int] | None
 
 
-def _run_task(task: Task, options: Options) -> tuple[LogFile, int, Analyzer]:
+def _run_task(task: Task, options: Options, incidents_only: bool = False) -> tuple[LogFile, int, Analyzer]:
     analyzer = new_analyzer(task.file.kind, task.file.location, options, task.ended)
     if task.start is None:
         try:
@@ -211,6 +211,13 @@ def _run_task(task: Task, options: Options) -> tuple[LogFile, int, Analyzer]:
             analyzer.problems.append(f"{task.file.location}: cannot read ({exc.strerror})")
             return task.file, task.part, analyzer
         with stream:
+            if incidents_only:
+                from foretune.logs.prefilter import consume_incidents, filter_for  # start-up: only for the facts' read
+
+                if filter_for(task.file.kind) is not None:
+                    consume_incidents(analyzer, stream)
+                    analyzer.shrink()
+                    return task.file, task.part, analyzer
             consume(analyzer, stream)
     else:
         assert task.end is not None
@@ -246,19 +253,23 @@ def _tasks(files: list[LogFile], split: bool, collected: tuple[int, int] | None 
 
 
 def read_files(files: list[LogFile], options: Options, *, jobs: int | None = None,
-               progress: Callable[[int, int], None] | None = None) -> Scan:
-    """Analyze ``files``; with more than PARALLEL_BYTES of input, in ``jobs`` processes (default: CPUs)."""
-    scan = Scan(options)
+               progress: Callable[[int, int], None] | None = None, incidents_only: bool = False) -> Scan:
+    """Analyze ``files``; with more than PARALLEL_BYTES of input, in ``jobs`` processes (default: CPUs).
+
+    ``incidents_only``: each file is read whole as an archive's member is (:mod:`foretune.logs.prefilter`: the
+    same sample, the same facts), never split into byte ranges."""
+    scan = Scan(options, incidents_only=incidents_only)
     total = sum(f.size for f in files)
     jobs = jobs or os.cpu_count() or 1
     parallel = jobs > 1 and total > PARALLEL_BYTES
-    tasks = sorted(_tasks(files, split=parallel, collected=options.ended), key=lambda t: -(t.end - t.start if t.start is not None and t.end is not None else t.file.size))
+    tasks = sorted(_tasks(files, split=parallel and not incidents_only, collected=options.ended),
+                   key=lambda t: -(t.end - t.start if t.start is not None and t.end is not None else t.file.size))
     done = 0
     if progress:
         progress(0, total)
     if not parallel:
         for task in tasks:
-            f, part, analyzer = _run_task(task, options)
+            f, part, analyzer = _run_task(task, options, incidents_only)
             scan.add(f.location, analyzer, part)
             done += task.file.size
             if progress:
@@ -273,7 +284,7 @@ def read_files(files: list[LogFile], options: Options, *, jobs: int | None = Non
         waiting: dict[int, tuple[LogFile, int, Analyzer]] = {}
         following = 0
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(_run_task, task, options): task for task in tasks}
+            futures = {pool.submit(_run_task, task, options, incidents_only): task for task in tasks}
             for future in as_completed(futures):
                 task = futures.pop(future)  # a finished future holds its result: let it go once merged
                 waiting[position[id(task)]] = future.result()

@@ -81,6 +81,8 @@ def scan_source(src: Source, options: Options | None = None, *, jobs: int | None
             return None
         src.log_scan = scan_shipped(src.logs, options)
         return src.log_scan  # type: ignore[no-any-return]
+    # a sosreport directory's facts read its logs as its archive's are (the incidents only, the same sample)
+    incidents_only = options is None and isinstance(src, SosreportDirectory)
     if isinstance(src, LiveHost):
         root = src.root
     elif isinstance(src, SosreportDirectory):
@@ -94,7 +96,7 @@ def scan_source(src: Source, options: Options | None = None, *, jobs: int | None
     if options is None and isinstance(src, LiveHost):
         # facts of a live host: the recent days only (a busy server keeps gigabytes of rotated logs)
         options, files = recent(files, int(threshold("logs_live_facts_days")))
-    scan = read_files(files, options or Options(), jobs=jobs, progress=progress)
+    scan = read_files(files, options or Options(), jobs=jobs, progress=progress, incidents_only=incidents_only)
     src.log_scan = scan
     return scan
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from foretune.facts.extract.core import Extractor
 from foretune.knowledge import threshold
-from foretune.logs.incidents import collect, share_rule
+from foretune.logs.incidents import collect, sample_notes, share_rule
 from foretune.logs.source import puma_capacity, scan_source
 
 # the logs incidents come from (task exports carry none)
@@ -25,6 +25,8 @@ def log_incidents(x: Extractor) -> None:
     incidents = collect(merged, capacity=puma_capacity(x.value("puma")),
                         burst_per_minute=int(threshold("logs_503_burst_per_minute")),
                         share_rule=share_rule())
+    # concurrency counted over a sample: said on stderr and in the report's notes (commands/audit.py)
+    x.src.problems.extend(p for p in sample_notes(merged, incidents) if p not in x.src.problems)
     lines = sum(a.lines for a in merged.values())
     read = ", ".join(sorted({fam for _, fam in merged}))
     where = incidents[0]["path"] if incidents else sorted(a.path for a in merged.values())[0]
