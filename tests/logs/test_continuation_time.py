@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -139,3 +140,24 @@ def test_an_incident_is_credited_to_the_file_its_line_is_in(how: str) -> None:
     # the earliest pool timeout is the current file's: its line and its path
     assert (rows["db_pool_timeout"]["path"], rows["db_pool_timeout"]["first"]) == (current, "2025-03-02T08:00:00")
     assert rows["db_pool_timeout"]["line"].startswith("t2 |") and rows["db_pool_timeout"]["count"] == 2
+
+
+def test_logs_windows_count_a_pool_timeout_only_in_its_own_window(tmp_path: Path) -> None:
+    """`logs --since/--until` and `--compare --window`: the pool timeouts of 14:02 are in no window that misses 14:02."""
+    import json
+
+    from tests.conftest import run_cli
+
+    log = tmp_path / "production.log"
+    log.write_bytes(WINDOWED)
+    result = run_cli("logs", str(log), "--since", "2024-02-11 16:00", "--until", "2024-02-11 16:01", "--format", "json")
+    assert result.status == 0, result.stderr
+    assert json.loads(result.stdout)["incidents"] == []
+    inside = run_cli("logs", str(log), "--since", "2024-02-11 14:00", "--until", "2024-02-11 14:05", "--format", "json")
+    assert [(i["kind"], i["count"], i["first"]) for i in json.loads(inside.stdout)["incidents"]] == \
+        [("db_pool_timeout", 3, "2024-02-11T14:02:15")]
+    compared = run_cli("logs", str(log), "--compare", "--window", "2024-02-11 06:00..2024-02-11 10:00",
+                       "--window", "2024-02-11 16:00..2024-02-12 06:00", "--format", "json")
+    assert compared.status == 0, compared.stderr
+    sides = json.loads(compared.stdout)
+    assert sides["before"]["incidents"] == [] and sides["after"]["incidents"] == []
