@@ -161,3 +161,33 @@ def test_logs_windows_count_a_pool_timeout_only_in_its_own_window(tmp_path: Path
     assert compared.status == 0, compared.stderr
     sides = json.loads(compared.stdout)
     assert sides["before"]["incidents"] == [] and sides["after"]["incidents"] == []
+
+
+@pytest.mark.parametrize("how", ["lines", "incidents"])
+def test_a_503_burst_is_credited_to_the_file_its_line_is_in(how: str) -> None:
+    """A rotated access log (one 503 a minute, below a burst) and the current one (a burst of twelve): the burst and
+    the hour's share of 503s quote the current file's line, and name that file."""
+    rotated, current = "var/log/httpd/foreman-ssl_access_ssl.log-20240212.gz", "var/log/httpd/foreman-ssl_access_ssl.log"
+
+    def access(minute: int, statuses: list[str]) -> bytes:
+        return b"".join(f'10.0.0.{k} - - [11/Feb/2024:14:{minute:02d}:{k:02d} +0000] "POST /rhsm/consumers HTTP/1.1" '
+                        f'{status} 299 "-" "subscription-manager"\n'.encode() for k, status in enumerate(statuses))
+
+    texts = {rotated: access(0, ["200"] * 5), current: access(1, ["503"] * 12 + ["200"] * 3)}
+    parts = []
+    for path, data in texts.items():
+        analyzer = new_analyzer("apache_access", path, Options())
+        if how == "incidents":
+            consume_incidents(analyzer, io.BytesIO(data))
+        else:
+            consume(analyzer, io.BytesIO(data))
+        parts.append(analyzer)
+    parts[0].merge(parts[1])
+    parts[0].finish()
+    burst = collect({("apache_access", "foreman"): parts[0]}, capacity=None, burst_per_minute=10)
+    assert [(r["kind"], r["path"], r["count"], r["first"]) for r in burst] == \
+        [("http_503_burst", current, 12, "2024-02-11T14:01:00")]
+    assert burst[0]["line"].startswith("10.0.0.0 - - [11/Feb/2024:14:01:00 +0000]")
+    share = collect({("apache_access", "foreman"): parts[0]}, capacity=None, burst_per_minute=100,
+                    share_rule=(3600, 10, 0.05))
+    assert [(r["kind"], r["path"], r["count"], r["requests"]) for r in share] == [("http_503_share", current, 12, 20)]

@@ -128,6 +128,8 @@ class AccessLog(Analyzer):
         self.first_5xx: dict[str, tuple[int, str]] = {}  # "502"/"503" -> earliest line
         self.first_503: dict[int, tuple[int, str]] = {}  # minute -> its earliest 503 line (a window's quote)
         self.last_503: dict[int, int] = {}  # minute -> the time of its latest 503
+        # the file of a first_5xx (by code) or first_503 (by minute) line taken from a later input merged in
+        self.first_paths: dict[str | int, str] = {}
         self.offset: bytes | None = None
         self.zone_changes = 0
         self._stamps: dict[bytes, int] = {}
@@ -358,12 +360,22 @@ class AccessLog(Analyzer):
         for code, (t, text) in other.first_5xx.items():
             if code not in self.first_5xx or t < self.first_5xx[code][0]:
                 self.first_5xx[code] = (t, text)
+                self._taken(other, code)
         for minute, (t, text) in other.first_503.items():
             if minute not in self.first_503 or t < self.first_503[minute][0]:
                 self.first_503[minute] = (t, text)
+                self._taken(other, minute)
         for minute, t in other.last_503.items():
             self.last_503[minute] = max(t, self.last_503.get(minute, t))
         self.zone_changes += other.zone_changes
+
+    def _taken(self, other: AccessLog, key: str | int) -> None:
+        """A first line of ``other`` (a later input) replaced this one's: remember its file."""
+        path = other.first_paths.get(key, other.path)
+        if path != self.path:
+            self.first_paths[key] = path
+        else:
+            self.first_paths.pop(key, None)
 
     def summary(self) -> dict[str, Any]:
         totals = [0] * 7

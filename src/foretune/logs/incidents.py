@@ -98,16 +98,18 @@ def collect(analyzers: dict[tuple[str, str], Analyzer], *, capacity: int | None,
             runs = bursts(analyzer, burst_per_minute)
             spread = share(analyzer, window=share_rule[0], min_count=share_rule[1], min_share=share_rule[2]) \
                 if share_rule and not runs else None
-            if spread is not None:
-                inc = Incident("http_503_share", "httpd", analyzer.path, analyzer.first_503[spread["first"]][1])
+            if spread is not None:  # each quoted line with the file it is in (a rotated file or the current one)
+                inc = Incident("http_503_share", "httpd", analyzer.first_paths.get(spread["first"], analyzer.path),
+                               analyzer.first_503[spread["first"]][1])
                 inc.see(analyzer.first_503[spread["first"]][0], spread["responses"] - 1)
                 inc.see(analyzer.last_503[spread["last"]], 1)
                 extra[id(inc)] = spread["requests"]
                 found.append(inc)
             if runs:
-                t, line = min(v for k, v in analyzer.first_5xx.items())
-                inside = [v for v in analyzer.first_5xx.values() if runs[0]["start"] <= v[0] < runs[0]["end"] + 60]
-                inc = Incident("http_503_burst", "httpd", analyzer.path, (min(inside) if inside else (t, line))[1])
+                first = min((v, k) for k, v in analyzer.first_5xx.items())
+                inside = [(v, k) for k, v in analyzer.first_5xx.items() if runs[0]["start"] <= v[0] < runs[0]["end"] + 60]
+                (_, line), code = min(inside) if inside else first
+                inc = Incident("http_503_burst", "httpd", analyzer.first_paths.get(code, analyzer.path), line)
                 for run in runs:
                     inc.see(run["start"], run["responses"] - 1)
                     inc.see(run["end"], 1)
