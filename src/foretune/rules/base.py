@@ -252,8 +252,14 @@ class PlanRule(Rule):
         if ctx.plan is None:
             return ctx.no_plan_reason
         if self.tunable not in ctx.plan.tunables:
-            return f"not applicable to {ctx.plan.release.generation} {ctx.plan.input.role}s"
+            return self.not_planned(ctx)
         return None
+
+    def not_planned(self, ctx: Context) -> str:
+        """Why the plan has no value for the tunable: by default the release has no such setting for this role (its
+        product and version, as an admin knows them, not foretune's generation name)."""
+        assert ctx.plan is not None
+        return f"not applicable to {ctx.plan.release.label} {ctx.plan.input.role}s"
 
     def recommendation(self, ctx: Context) -> Any:
         """The tunable as the audit recommends it (:attr:`Context.tunables`)."""
