@@ -76,9 +76,14 @@ def _failing_now(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
         return outcome
     worst = max(found, key=lambda i: int(i.get("count") or 0))
     said = incidents.quote(worst) in outcome.message  # the rule quoted the line itself: not twice
-    # one line of one file: its own count; several (a kill in dmesg and in messages, two services' kills): every
-    # occurrence once, over all their times, as the symptoms listed under this finding count them
+    # one line of one file: its own count; several of one kind (a kill in dmesg and in messages, two services' kills):
+    # every occurrence once, over all their times, as the symptoms listed under this finding count them; of different
+    # kinds (503s in the access log, the same requests' "Request queue is full" in the error log): each count with
+    # its kind, never their sum
+    kinds = incidents.by_kind(found) if len(found) > 1 else None
     failing = (f"already failing: {incidents.quote(worst)}, {incidents.span(worst)}" if len(found) == 1 else
+               f"already failing ({incidents.counts(kinds)}; each kind counted apart, as one failed request can show in "
+               f"two logs): {incidents.quote(worst)}" if kinds else
                f"already failing {incidents.span(incidents.overall(found))}: {incidents.quote(worst)}")
     return dataclasses.replace(outcome, severity=Severity.CRITICAL, observed=True,
                                message=outcome.message if said else f"{outcome.message}; {failing}",
