@@ -26,8 +26,8 @@ def pull_rex_off(ctx: Context) -> str | None:
 def pull_rex_not_planned(ctx: Context, *, broker: bool = False) -> str:
     """Why the plan sizes nothing for MQTT: the release has no pull-based remote execution, or the source does not
     enable it (the installer sets mosquitto up only in pull-mqtt mode). When mosquitto serves clients all the same
-    (its log or the socket list counts them: the mode may be mid-change, or mosquitto left running from an earlier
-    pull-mqtt set-up), the reason says so; for the broker's own rule (``broker``) it says where a measured descriptor
+    (its log or the socket list counts them: a change of mode under way, as an installer run in another mode stops and
+    removes mosquitto), the reason says so; for the broker's own rule (``broker``) it says where a measured descriptor
     shortage of mosquitto is reported."""
     assert ctx.plan is not None
     if not ctx.plan.release.features.pull_rex:

@@ -83,11 +83,12 @@ class OpenFilesExhausted(Rule):
                                  if current is not None else "")),)
         have = f"open files {nofile_text(limits, unit)}" if current is not None else "limit not in the source"
         if service == "mosquitto" and mode_not_pull(ctx):
-            # the log proves mosquitto serves clients whatever the settings say (a change of mode under way, or mosquitto
-            # left running from a pull-mqtt set-up): its limit is the fix all the same
-            have += (f"; {MODE_OFF}, yet clients connect to mosquitto (a change of mode under way, or mosquitto left running "
-                     "from a pull-mqtt set-up): the drop-in serves them either way; if no host should use pull-REX, "
-                     "`systemctl disable --now mosquitto` instead")
+            # the log proves mosquitto serves clients whatever the settings say: a change of mode under way (an installer
+            # run in another mode stops mosquitto and removes it); until then its limit is the fix all the same
+            have += (f"; {MODE_OFF}, yet clients connect to mosquitto: a change of mode under way (an installer run in "
+                     "that mode stops and removes mosquitto); the drop-in serves the clients until then, and for good "
+                     "if the hosts should use pull-REX: then run the installer with "
+                     "--foreman-proxy-plugin-remote-execution-script-mode pull-mqtt")
             cites = (*cites, "pfp-mosquitto-pull-mqtt")
         # the unit's limit lines only when the source has them: never another unit's in their place
         limit_lines = ctx.evidence("service_limits", about=f"{unit}.service") if current is not None else ()
