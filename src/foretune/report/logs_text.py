@@ -339,7 +339,7 @@ def verdict(r: dict[str, Any]) -> list[str]:
         found = [i for i in r["incidents"] if i["kind"] == kind and service in (None, i["service"])]
         services = ", ".join(dict.fromkeys(str(i["service"]) for i in found))
         if kind == "queue_at_capacity" and services == "puma":  # production.log's requests open at once, not Apache's
-            label, rules = "Puma at capacity", "puma-pool-saturated, apache-workers-over-limit"
+            label, rules = "Puma at capacity", "puma-pool-saturated"  # the rule that quotes this incident
         count = sum(int(i["count"] or 0) for i in found)
         extra = " with Puma at capacity" if kind in ("http_503_burst", "http_503_share", "queue_at_capacity") and at_capacity \
             and services != "puma" else ""
