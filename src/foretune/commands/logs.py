@@ -177,10 +177,15 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
                          + (f"; its {', '.join(capsule)} is there, which foretune does not analyse" if capsule else ""))
     if capsule is None:
         _require_foreman(found, src.label)
-    # the archive's own damage matters here; unreadable configuration files do not
-    problems = [p for p in facts.problems if ("truncated" in p or "corrupt" in p) and p not in found.problems]
+    # the archive's own damage matters here (told in the header); unreadable configuration files do not
+    problems = [p for p in facts.problems if ("truncated" in p or "corrupt" in p) and p not in found.problems
+                and p != facts.damage]
     report = _with_host(rendered(build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems,
                                        capacity_unknown=None if capacity else _no_puma(facts)), _limits(facts)), facts)
+    if facts.damage:  # the logs after the damage are lost to it, not absent
+        report["damage"] = facts.damage.split(": facts lost to the damage: ", 1)[0]
+        maybe_lost = getattr(src, "maybe_lost", lambda rel: False)
+        report["lost"] = [k for k in report.get("not_found", []) if any(maybe_lost(p) for p in LOG_HOMES.get(k, ()))]
     if capsule is not None:
         return _as_capsule(report, capsule)
     return report
@@ -215,6 +220,14 @@ def _as_capsule(report: dict[str, Any], logs: list[str]) -> dict[str, Any]:
     return report
 
 
+# where sos puts each kind of log (relative to the sosreport's root): a damaged archive cut before these lost them
+LOG_HOMES = {"production": ("var/log/foreman/production.log",),
+             "apache_access": ("var/log/httpd/foreman-ssl_access_ssl.log",),
+             "apache_error": ("var/log/httpd/foreman-ssl_error_ssl.log",),
+             "postgresql": ("var/lib/pgsql/data/log/postgresql.log", "var/opt/rh/rh-postgresql12/lib/pgsql/data/log/postgresql.log"),
+             "candlepin": ("var/log/candlepin/candlepin.log",),
+             "system": ("var/log/messages", "sos_commands/logs/journalctl_--no-pager"),
+             "tasks": ("sos_commands/foreman/foreman_tasks_tasks",)}
 FOREMAN_KINDS = {"production": "production.log", "apache_access": "Apache access log", "apache_error": "Apache error log",
                  "candlepin": "Candlepin log", "tasks": "task export"}
 OTHER_KINDS = {"postgresql": "PostgreSQL log", "system": "system log"}

@@ -180,6 +180,8 @@ def _report(out: Out, r: dict[str, Any], title: bool = True, version: bool = Tru
             out.say(f"product: {product_line(r['release'], r.get('role'), r.get('product'))}")
         if r.get("collected_at"):
             out.say(f"collected: {r['collected_at']}")
+        if r.get("damage"):  # first, not only under Problems: every figure below is of what the damage left
+            out.say(f"damaged: {r['damage']}: the logs after the damage were not read")
         if version:  # the HTML page says it in its own line, with the generation time
             out.say(f"foretune: {r['foretune']}")
         span = log_span(r)
@@ -318,13 +320,20 @@ def verdict(r: dict[str, Any]) -> list[str]:
     kinds = sorted(dict.fromkeys(i["kind"] for i in r["incidents"]), key=lambda k: order.index(k) if k in order else len(order))
     missing = [k for k in r.get("not_found", []) if k in LOG_NAMES]
     seen = [k for k in LOG_NAMES if k not in missing and (k not in r or r[k])]  # a Capsule's absent logs are not missing
-    unread = [f"there but not analysed: {', '.join(r['not_analysed'])}"] if r.get("not_analysed") else []
+    lost = [k for k in missing if k in r.get("lost", [])]  # a damaged archive: logs it may hold after the damage
+    missing = [k for k in missing if k not in lost]
+    unread = [f"lost to the damage, so not judged: {_names(lost)}"] if lost else []
+    unread += [f"there but not analysed: {', '.join(r['not_analysed'])}"] if r.get("not_analysed") else []
     if seen == ["tasks"]:  # incidents are found in request, database and system logs: none was read
+        if not missing:
+            return ["no incidents can be seen: only the task export was read", *unread]
         first, _, last = _names(missing).rpartition(", ")
-        return [f"no incidents can be seen: no {first} or {last} in this source; only the task export was read"]
+        absent = f"no {first} or {last}" if first else f"no {last}"
+        return [f"no incidents can be seen: {absent} in this source; only the task export was read", *unread]
     where = "in this source" if "release" in r else "among the logs given"  # a host, sosreport or snapshot; or files
     if not kinds:
-        return [f"no incidents in the logs read ({_read(r, seen)}): nothing in them asks for a change"] + (
+        damaged = " (the archive is damaged: what it lost is not judged)" if r.get("damage") else ""
+        return [f"no incidents in the logs read ({_read(r, seen)}): nothing in them asks for a change{damaged}"] + (
             [f"not {where}, so not judged: {_names(missing)}"] if missing else []) + unread
     at_capacity = [s["log"] for s in r["production"] if s["concurrency"]["minutes_at_capacity"]]
     passenger = any(i["service"] == "passenger" for i in r["incidents"])  # a Passenger-era box: no Puma to judge
