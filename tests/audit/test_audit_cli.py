@@ -519,3 +519,31 @@ def test_an_archive_too_damaged_to_judge_is_an_input_error(tmp_path: Path) -> No
         assert "no problems found" not in result.stdout and "Nothing to apply." not in result.stdout
     whole = run_cli("audit", str(tree))
     assert whole.status in (0, 1) and "incomplete" not in whole.stdout
+
+
+def test_a_corrupt_gzip_stream_makes_every_member_suspect(tmp_path: Path) -> None:
+    """Deflate decodes damaged data into plausible bytes and gzip's CRC covers the whole stream: after damage in a
+    .tar.gz every member read may be wrong, so the damage line says so and a measured failure quoted from it is at
+    most high and says it was read from a corrupt archive."""
+    from tests.facts.archive import pack
+
+    tree = REPO / "tests" / "fixtures" / "sosreports" / "satellite-6.15-overcommitted"
+    data = bytearray(pack(tree, tmp_path / "w.tar.gz").read_bytes())
+    at = len(data) * 3 // 10
+    data[at:at + 16] = bytes(b ^ 0x55 for b in data[at:at + 16])
+    flipped = tmp_path / "flip.tar.gz"
+    flipped.write_bytes(bytes(data))
+    facts = read_source(str(flipped))
+    assert facts.garbled and facts.damage is not None and facts.damage.startswith("flip.tar.gz is corrupt after ")
+    assert "every member read may hold damaged data" in facts.damage
+    whole = read_source(str(tree))
+    assert not whole.garbled and whole.damage is None
+    ctx, _ = build_context(whole)
+    measured = {f.rule_id: f for f in run_all(all_rules(), ctx) if f.status.value == "fail" and f.basis == "measured"}
+    assert measured["pg-connection-exhaustion"].severity.label == "critical"
+    whole.garbled = True  # the same facts, read from a stream that failed its check
+    ctx, _ = build_context(whole)
+    suspect = {f.rule_id: f for f in run_all(all_rules(), ctx) if f.rule_id in measured}
+    for rule, finding in suspect.items():
+        assert finding.severity.label in ("high", "medium", "low", "info"), (rule, finding.severity)
+        assert "failed its integrity check, so every member may be corrupt" in finding.message, rule

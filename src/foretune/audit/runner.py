@@ -59,7 +59,8 @@ def qualify(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
     if basis == Basis.ASSUMED and ctx.host_figure is not None:
         message = f"{message} [{ctx.host_figure.reason.replace('assumed: ', f'assumed {ctx.host_figure.count} hosts, ')}; give --hosts]"
     severity = min(severity, basis.cap)
-    if ctx.facts.garbled and outcome.observed:  # deflate decodes damage into plausible data: the quote may be garbage
+    if ctx.facts.garbled and basis == Basis.MEASURED:  # deflate decodes damage into plausible data: what was measured
+        # (a quoted log line, a counter) may be garbage
         severity = min(severity, Severity.HIGH)
         message = (f"{message} [read from a .tar.gz that failed its integrity check, so every member may be corrupt: "
                    "check this on the box before acting]")
