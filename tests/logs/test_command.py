@@ -431,3 +431,16 @@ def test_a_damaged_sosreport_names_the_damage_first_and_the_logs_lost_to_it(tmp_
     code, text, _ = run("logs", str(archive), "--format", "json")
     report = json.loads(text)
     assert report["lost"] == ["apache_access", "apache_error", "postgresql", "system", "tasks"] and report["damage"].startswith("sosreport-sat.tar is ")
+
+
+def test_incidents_read_from_a_corrupt_gzip_are_not_critical() -> None:
+    from foretune.report.logs_text import verdict
+
+    report: dict[str, Any] = {"incidents": [{"kind": "db_pool_timeout", "service": "foreman", "count": 3}],
+                              "production": [], "not_found": [], "source": "x.tar.gz", "release": "Satellite 6.15",
+                              "source_kind": "sosreport"}
+    assert verdict(report)[0].startswith("critical: Foreman DB pool timeouts (foreman: 3)")
+    report["garbled"] = True
+    lines = verdict(report)
+    assert lines[0].startswith("read from a .tar.gz that failed its integrity check: every line may be damaged")
+    assert lines[1].startswith("high: Foreman DB pool timeouts (foreman: 3)") and not any("critical:" in ln for ln in lines)

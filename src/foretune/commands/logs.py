@@ -186,6 +186,8 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
         report["damage"] = facts.damage.split(": facts lost to the damage: ", 1)[0]
         maybe_lost = getattr(src, "maybe_lost", lambda rel: False)
         report["lost"] = [k for k in report.get("not_found", []) if any(maybe_lost(p) for p in LOG_HOMES.get(k, ()))]
+        if facts.garbled:
+            report["garbled"] = True
     if capsule is not None:
         return _as_capsule(report, capsule)
     return report

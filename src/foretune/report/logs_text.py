@@ -353,7 +353,7 @@ def verdict(r: dict[str, Any]) -> list[str]:
         extra = " with Puma at capacity" if kind in ("http_503_burst", "http_503_share", "queue_at_capacity") and at_capacity \
             and services != "puma" else ""
         # a measured failure is critical, as in the audit; Puma's requests at its capacity are saturation, not failure
-        severity = "high" if kind == "queue_at_capacity" and services == "puma" else "critical"
+        severity = "high" if (kind == "queue_at_capacity" and services == "puma") or r.get("garbled") else "critical"
         if kind == "queue_at_capacity" and services == "httpd":  # the audit reads the limits, not this error_log line
             lines.append(f"{severity}: {label} ({services}: {count}){extra}: httpd refused work "
                          "at its MaxRequestWorkers → raise MaxRequestWorkers with ServerLimit (the tuning profile for "
@@ -374,6 +374,9 @@ def verdict(r: dict[str, Any]) -> list[str]:
                      + (f"(rules {rules})" if rules else "on the box or its sosreport"))
     if missing:
         lines.append(f"not {where}, so not judged: {_names(missing)}")
+    if r.get("garbled"):  # deflate decodes damage into plausible lines: none of them proves a failure alone
+        lines.insert(0, "read from a .tar.gz that failed its integrity check: every line may be damaged, so no incident "
+                        "below is critical until the logs on the box show it")
     return lines + unread
 
 
