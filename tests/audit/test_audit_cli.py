@@ -547,3 +547,20 @@ def test_a_corrupt_gzip_stream_makes_every_member_suspect(tmp_path: Path) -> Non
     for rule, finding in suspect.items():
         assert finding.severity.label in ("high", "medium", "low", "info"), (rule, finding.severity)
         assert "failed its integrity check, so every member may be corrupt" in finding.message, rule
+
+
+def test_logs_read_whole_before_the_damage_are_judged(tmp_path: Path) -> None:
+    """The cut falls in etc/, written last: every directory a log can be in (var/, sos_commands/) was finished
+    before it, so the log rules judge the logs as a whole archive would, and only etc/'s facts are lost."""
+    tree = REPO / "tests" / "fixtures" / "sosreports" / "satellite-6.15-overcommitted"
+    etc = tuple(sorted(str(p.relative_to(tree)) for p in (tree / "etc").rglob("*") if p.is_file()))
+    cut = _ordered_tar(tree, tmp_path / "cut.tar", etc, etc[len(etc) // 2], 10)
+
+    def every(source: Path) -> dict[str, dict[str, object]]:  # the findings and the symptoms listed under them, by rule
+        top = json.loads(run_cli("audit", str(source), "--format", "json").stdout)["findings"]
+        return {f["rule"]: f for t in top for f in (t, *t.get("symptoms", []))}
+
+    damaged, whole = every(cut), every(tree)
+    for rule in ("oom-kills", "http-503-burst", "pg-connection-exhaustion", "candlepin-out-of-memory"):
+        assert not damaged[rule]["message"].startswith("not judged"), damaged[rule]
+        assert damaged[rule]["status"] == whole[rule]["status"], (rule, damaged[rule], whole[rule])

@@ -184,8 +184,10 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
                                        capacity_unknown=None if capacity else _no_puma(facts)), _limits(facts)), facts)
     if facts.damage:  # the logs after the damage are lost to it, not absent
         report["damage"] = facts.damage.split(": facts lost to the damage: ", 1)[0]
-        maybe_lost = getattr(src, "maybe_lost", lambda rel: False)
-        report["lost"] = [k for k in report.get("not_found", []) if any(maybe_lost(p) for p in LOG_HOMES.get(k, ()))]
+        from foretune.logs.kinds import PATTERNS  # start-up: only for a damaged archive
+
+        may_lose = getattr(src, "may_lose_matches", lambda pattern: False)
+        report["lost"] = [k for k in report.get("not_found", []) if any(may_lose(p) for p, kind in PATTERNS if kind == k)]
         if facts.garbled:
             report["garbled"] = True
     if capsule is not None:
@@ -222,14 +224,6 @@ def _as_capsule(report: dict[str, Any], logs: list[str]) -> dict[str, Any]:
     return report
 
 
-# where sos puts each kind of log (relative to the sosreport's root): a damaged archive cut before these lost them
-LOG_HOMES = {"production": ("var/log/foreman/production.log",),
-             "apache_access": ("var/log/httpd/foreman-ssl_access_ssl.log",),
-             "apache_error": ("var/log/httpd/foreman-ssl_error_ssl.log",),
-             "postgresql": ("var/lib/pgsql/data/log/postgresql.log", "var/opt/rh/rh-postgresql12/lib/pgsql/data/log/postgresql.log"),
-             "candlepin": ("var/log/candlepin/candlepin.log",),
-             "system": ("var/log/messages", "sos_commands/logs/journalctl_--no-pager"),
-             "tasks": ("sos_commands/foreman/foreman_tasks_tasks",)}
 FOREMAN_KINDS = {"production": "production.log", "apache_access": "Apache access log", "apache_error": "Apache error log",
                  "candlepin": "Candlepin log", "tasks": "task export"}
 OTHER_KINDS = {"postgresql": "PostgreSQL log", "system": "system log"}

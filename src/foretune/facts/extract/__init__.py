@@ -36,7 +36,10 @@ def extract(source: Source, *, hosts: int | None = None) -> FactSet:
                 partial.add(spec.name)
     incomplete = getattr(source, "incomplete", None)
     if incomplete:
-        partial.add("log_incidents")  # the logs beyond the cut are not read
+        if _logs_cut(source):
+            partial.add("log_incidents")
+        else:  # every log read whole: its incidents stand (the Puma capacity they are weighed against is its own fact)
+            partial.discard("log_incidents")
         if getattr(source, "garbled", False):  # gzip's CRC covers the whole stream: every member may be changed
             partial.update(x.facts.facts)
         for name in partial:  # a fact a read lost to the damage left unknown is not judged, whatever it looked for
@@ -51,6 +54,19 @@ def extract(source: Source, *, hosts: int | None = None) -> FactSet:
                                for name in partial if x.facts[name].known)
     x.facts.problems.extend(source.problems)
     return x.facts
+
+
+def _logs_cut(source: Source) -> bool:
+    """Whether the damage cut a log (the member it came in) or may have taken some (a directory logs are in was not
+    finished); logs read whole before it count in full."""
+    from foretune.logs.kinds import PATTERNS, kind_of  # start-up: only for a damaged archive
+
+    may_lose = getattr(source, "may_lose_matches", None)
+    cut = getattr(source, "cut_at", None)
+    if may_lose is None:
+        return True
+    return any(may_lose(pattern) for pattern, _ in PATTERNS) or (
+        cut is not None and kind_of(cut) is not None and bool(getattr(source, "read_in_part", lambda rel: True)(cut)))
 
 
 def _told(source: Source, problem: str) -> bool:

@@ -41,7 +41,7 @@ class TreeSource(Source):
         """Whether ``rel`` is the member a damaged archive was cut in (a tree: never)."""
         return False
 
-    def _may_lose(self, pattern: str) -> bool:
+    def may_lose_matches(self, pattern: str) -> bool:
         """Whether a damaged archive may have lost matches of a glob pattern: its directory before the first wildcard
         may have lost members."""
         parts = pattern.split("/")
@@ -141,7 +141,7 @@ class TreeSource(Source):
     def glob(self, spec: Spec) -> list[Raw]:
         found: list[Raw] = []
         for pattern in sos_patterns(spec):
-            if self._may_lose(pattern):
+            if self.may_lose_matches(pattern):
                 self.unsure.append(spec.name)
             for rel in self._match(pattern):
                 raw = self._text(rel, spec)
@@ -153,7 +153,7 @@ class TreeSource(Source):
         """Matching names only (symlinks included, even dangling ones)."""
         names: list[str] = []
         for pattern in sos_patterns(spec):
-            if self._may_lose(pattern):
+            if self.may_lose_matches(pattern):
                 self.unsure.append(spec.name)
             names += self._match(pattern)
         return names
