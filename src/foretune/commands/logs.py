@@ -176,10 +176,19 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
                          + (f"; its {', '.join(capsule)} is there, which foretune does not analyse" if capsule else ""))
     if capsule is None:
         _require_foreman(found, src.label)
-    # the archive's own damage matters here; unreadable configuration files do not
-    problems = [p for p in facts.problems if ("truncated" in p or "corrupt" in p) and p not in found.problems]
+    # the archive's own damage matters here (told in the header); unreadable configuration files do not
+    problems = [p for p in facts.problems if ("truncated" in p or "corrupt" in p) and p not in found.problems
+                and p != facts.damage]
     report = _with_host(rendered(build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems,
                                        capacity_unknown=None if capacity else _no_puma(facts)), _limits(facts)), facts)
+    if facts.damage:  # the logs after the damage are lost to it, not absent
+        report["damage"] = facts.damage.split(": facts lost to the damage: ", 1)[0]
+        from foretune.logs.kinds import PATTERNS  # start-up: only for a damaged archive
+
+        may_lose = getattr(src, "may_lose_matches", lambda pattern: False)
+        report["lost"] = [k for k in report.get("not_found", []) if any(may_lose(p) for p, kind in PATTERNS if kind == k)]
+        if facts.garbled:
+            report["garbled"] = True
     if capsule is not None:
         return _as_capsule(report, capsule)
     return report
