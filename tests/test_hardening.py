@@ -414,10 +414,10 @@ def test_cut_archive_names_every_composite_fact_that_read_past_the_cut(fixture_t
         if result.status != 0:
             continue
         partial = json.loads(result.stdout)["facts"]
-        warning = [line for line in result.stderr.splitlines() if "these facts may be missing" in line]
+        warning = [line for line in result.stderr.splitlines() if "facts lost to the damage: " in line]
         assert len(warning) == 1, result.stderr
         differ = [name for name, entry in full.items() if "value" in entry and partial.get(name, {}).get("value") != entry["value"]]
-        named = warning[0].split("these facts may be missing: ", 1)[1]
+        named = warning[0].split("facts lost to the damage: ", 1)[1]
         assert [name for name in differ if not __import__("re").search(rf"\b{name}\b", named)] == [], (member.name, named)
         checked += 1
     assert checked >= 5

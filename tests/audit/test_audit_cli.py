@@ -448,6 +448,119 @@ def test_a_damaged_archive_says_so_in_the_report_itself(tmp_path: Path) -> None:
     cut.write_bytes(whole.read_bytes()[: whole.stat().st_size * 8 // 10])  # after installed-rpms: still a Satellite
     result = run_cli("audit", str(cut), "--format", "json", "--fail-on", "critical")
     notes = json.loads(result.stdout)["notes"]
-    assert notes[0].startswith("cut.tar: truncated after ") and "the archive is damaged, so this audit is incomplete" in notes[0]
+    assert notes[0].startswith("the archive is damaged, so this audit is incomplete") and ": cut.tar is truncated after " in notes[0]
+    assert "facts lost to the damage: " in notes[0]  # the saved report names them, not only stderr
+    assert "incomplete" in json.loads(result.stdout)["verdict"]
     full = json.loads(run_cli("audit", str(whole), "--format", "json", "--fail-on", "critical").stdout)["notes"]
     assert not any("damaged" in n for n in full)
+
+
+def _ordered_tar(tree: Path, out: Path, last: tuple[str, ...], cut_in: str, keep: int) -> Path:
+    """``tree`` as a depth-first tar as sos writes it, with the paths of ``last`` (and their directories) written
+    last in that order, cut ``keep`` bytes into the data of member ``cut_in``."""
+    import io  # start-up: only for the damaged-archive tests
+    import tarfile  # start-up: only for the damaged-archive tests
+
+    top = "sosreport-sat-2024-05-13"
+    files = sorted(str(p.relative_to(tree)) for p in tree.rglob("*") if p.is_file())
+    order = [f for f in files if f not in last] + list(last)
+    buffer = io.BytesIO()
+    cut = 0
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.GNU_FORMAT) as archive:
+        for rel in order:
+            data = (tree / rel).read_bytes()
+            info = tarfile.TarInfo(f"{top}/{rel}")
+            info.size = len(data)
+            if rel == cut_in:
+                cut = buffer.tell() + 512 + keep
+            archive.addfile(info, io.BytesIO(data))
+    out.write_bytes(buffer.getvalue()[:cut])
+    return out
+
+
+def test_a_setting_the_damage_may_have_taken_is_unknown_not_unset(tmp_path: Path) -> None:
+    """postgresql.conf comes after the cut: PostgreSQL's refusals in production.log (read whole) stay a measured
+    finding, but max_connections is unknown, not "unset: the default", and its rules are not judged; the rules
+    reading the log that the cut reached only in part (messages) do not pass."""
+    tree = REPO / "tests" / "fixtures" / "sosreports" / "satellite-6.15-overcommitted"
+    last = ("var/log/foreman/production.log", "var/log/messages", "var/lib/pgsql/data/PG_VERSION",
+            "var/lib/pgsql/data/log/postgresql-Mon.log", "var/lib/pgsql/data/postgresql.auto.conf",
+            "var/lib/pgsql/data/postgresql.conf")
+    cut = _ordered_tar(tree, tmp_path / "cut.tar", last, "var/log/messages", 10)
+    result = run_cli("audit", str(cut), "--format", "json", "--fail-on", "critical")
+    report = json.loads(result.stdout)
+    found = {f["rule"]: f for f in report["findings"]}
+    refused = found["pg-connection-exhaustion"]
+    assert refused["status"] == "fail" and "too many clients" in refused["message"], refused
+    assert "max_connections unknown: postgresql.conf lost to the damage" in refused["message"]
+    assert "unset" not in refused["message"] and refused["current"] == "unknown"
+    assert not any("max_connections" in line for line in refused["fixes"]), refused["fixes"]
+    budget = found["pg-max-connections-below-budget"]
+    assert budget["status"] == "skip" and budget["message"].startswith("not judged: postgresql lost to the damage")
+    for rule in ("oom-kills", "http-503-burst", "candlepin-out-of-memory"):
+        assert found[rule]["status"] == "skip" and found[rule]["message"].startswith("not judged: log_incidents "), found[rule]
+    assert "incomplete" in report["verdict"]
+    damage = [line for line in result.stderr.splitlines() if "cut.tar is truncated" in line]
+    assert len(damage) == 1 and "cut.tar is truncated after " in damage[0] and ", in var/log/messages (" in damage[0]
+    lost = damage[0].split("facts lost to the damage: ", 1)[1]
+    assert "postgresql" in lost and "ram_bytes" not in lost and "sysctl" not in lost  # read whole before the cut
+
+
+def test_an_archive_too_damaged_to_judge_is_an_input_error(tmp_path: Path) -> None:
+    """Only installed-rpms read before the cut: no CPUs, RAM or settings, every rule skipped. The verdict says the
+    audit is incomplete and the exit status is 2, as for other unreadable input, never "no problems found", 0."""
+    tree = REPO / "tests" / "fixtures" / "sosreports" / "satellite-6.15"
+    files = sorted(str(p.relative_to(tree)) for p in tree.rglob("*") if p.is_file() and p.name != "installed-rpms")
+    cut = _ordered_tar(tree, tmp_path / "cut.tar", tuple(files), files[0], 10)
+    for fail_on in ("high", "low"):
+        result = run_cli("audit", str(cut), "--fail-on", fail_on)
+        assert result.status == 2, (result.status, result.stderr)
+        assert "Verdict: incomplete: the archive is damaged and nothing could be judged" in result.stdout
+        assert "no problems found" not in result.stdout and "Nothing to apply." not in result.stdout
+    whole = run_cli("audit", str(tree))
+    assert whole.status in (0, 1) and "incomplete" not in whole.stdout
+
+
+def test_a_corrupt_gzip_stream_makes_every_member_suspect(tmp_path: Path) -> None:
+    """Deflate decodes damaged data into plausible bytes and gzip's CRC covers the whole stream: after damage in a
+    .tar.gz every member read may be wrong, so the damage line says so and a measured failure quoted from it is at
+    most high and says it was read from a corrupt archive."""
+    from tests.facts.archive import pack
+
+    tree = REPO / "tests" / "fixtures" / "sosreports" / "satellite-6.15-overcommitted"
+    data = bytearray(pack(tree, tmp_path / "w.tar.gz").read_bytes())
+    at = len(data) * 3 // 10
+    data[at:at + 16] = bytes(b ^ 0x55 for b in data[at:at + 16])
+    flipped = tmp_path / "flip.tar.gz"
+    flipped.write_bytes(bytes(data))
+    facts = read_source(str(flipped))
+    assert facts.garbled and facts.damage is not None and facts.damage.startswith("flip.tar.gz is corrupt after ")
+    assert "every member read may hold damaged data" in facts.damage
+    whole = read_source(str(tree))
+    assert not whole.garbled and whole.damage is None
+    ctx, _ = build_context(whole)
+    measured = {f.rule_id: f for f in run_all(all_rules(), ctx) if f.status.value == "fail" and f.basis == "measured"}
+    assert measured["pg-connection-exhaustion"].severity.label == "critical"
+    whole.garbled = True  # the same facts, read from a stream that failed its check
+    ctx, _ = build_context(whole)
+    suspect = {f.rule_id: f for f in run_all(all_rules(), ctx) if f.rule_id in measured}
+    for rule, finding in suspect.items():
+        assert finding.severity.label in ("high", "medium", "low", "info"), (rule, finding.severity)
+        assert "failed its integrity check, so every member may be corrupt" in finding.message, rule
+
+
+def test_logs_read_whole_before_the_damage_are_judged(tmp_path: Path) -> None:
+    """The cut falls in etc/, written last: every directory a log can be in (var/, sos_commands/) was finished
+    before it, so the log rules judge the logs as a whole archive would, and only etc/'s facts are lost."""
+    tree = REPO / "tests" / "fixtures" / "sosreports" / "satellite-6.15-overcommitted"
+    etc = tuple(sorted(str(p.relative_to(tree)) for p in (tree / "etc").rglob("*") if p.is_file()))
+    cut = _ordered_tar(tree, tmp_path / "cut.tar", etc, etc[len(etc) // 2], 10)
+
+    def every(source: Path) -> dict[str, dict[str, object]]:  # the findings and the symptoms listed under them, by rule
+        top = json.loads(run_cli("audit", str(source), "--format", "json").stdout)["findings"]
+        return {f["rule"]: f for t in top for f in (t, *t.get("symptoms", []))}
+
+    damaged, whole = every(cut), every(tree)
+    for rule in ("oom-kills", "http-503-burst", "pg-connection-exhaustion", "candlepin-out-of-memory"):
+        assert not damaged[rule]["message"].startswith("not judged"), damaged[rule]
+        assert damaged[rule]["status"] == whole[rule]["status"], (rule, damaged[rule], whole[rule])

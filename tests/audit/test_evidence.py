@@ -70,3 +70,21 @@ def test_apache_and_sysctl_evidence_quote_only_their_lines() -> None:
             assert [e["excerpt"] for e in finding["evidence"]] == ["fs.aio-max-nr = 65536"]  # type: ignore[attr-defined]
         if finding["rule"] == "thp-enabled":
             assert all("enabled" in e["location"] for e in finding["evidence"])  # type: ignore[attr-defined]
+
+
+def test_evidence_about_a_unit_the_source_lacks_quotes_no_other_units_block() -> None:
+    """systemctl show with httpd's and foreman-proxy's blocks only, evidence asked about mosquitto.service: no line of
+    either block (another unit's LimitNOFILE=1024 proves nothing about mosquitto); asked about httpd.service, httpd's
+    block."""
+    from foretune.audit.context import build_context  # start-up: only this test builds a context by hand
+    from foretune.facts.model import Fact, FactSet, Provenance  # start-up: only this test builds facts by hand
+
+    show = "sos_commands/systemd/systemctl_show_service_--all"
+    facts = FactSet("fixture", "test")
+    facts.add(Fact("service_limits", {"httpd.service": {"LimitNOFILE": 1024}, "foreman-proxy.service": {"LimitNOFILE": 1024}},
+                   (Provenance("fixture", show, "Id=httpd.service\nLimitNOFILE=1024\nLimitNOFILESoft=1024"),
+                    Provenance("fixture", show, "Id=foreman-proxy.service\nLimitNOFILE=1024\nLimitNOFILESoft=1024"))))
+    ctx, _ = build_context(facts)
+    assert ctx.evidence("service_limits", about="mosquitto.service") == ()
+    assert [e.excerpt for e in ctx.evidence("service_limits", about="httpd.service")] == [
+        "Id=httpd.service", "LimitNOFILE=1024", "LimitNOFILESoft=1024"]

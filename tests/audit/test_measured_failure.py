@@ -231,3 +231,65 @@ def test_mosquitto_out_of_descriptors_gets_the_drop_in_logs_gives(tmp_path: Path
     assert [(f["service"], f["value"]) for f in logs["fixes"]] == [("mosquitto", 2000)]
     markdown = run_cli("audit", str(tree), "--format", "markdown").stdout
     assert "Write every fix as one set" in markdown[markdown.index("## What next"):]
+
+
+def _capsule_without_mosquitto_limit(tmp_path: Path, mode: str, clients: int) -> tuple[Path, str]:
+    """capsule-6.15-pull-rex with remote_execution_ssh.yml's ``:mode:`` set to ``mode``, mosquitto's block cut from
+    systemctl show and its drop-in removed (its limit is not in the source; httpd's LimitNOFILE=1024 block stays), and
+    mosquitto's own log with ``clients`` clients connecting, then 15 refusals in the form mosquitto 2.x writes."""
+    tree = tmp_path / "sos"
+    shutil.copytree(SOS / "capsule-6.15-pull-rex", tree, symlinks=True)
+    yml = tree / "etc/foreman-proxy/settings.d/remote_execution_ssh.yml"
+    yml.write_text(yml.read_text(encoding="utf-8").replace(":mode: pull-mqtt", f":mode: {mode}"), encoding="utf-8")
+    show = tree / "sos_commands/systemd/systemctl_show_service_--all"
+    text = show.read_text(encoding="utf-8")
+    start = text.index("Id=mosquitto.service")
+    show.write_text(text[:start] + text[text.index("Id=httpd.service"):], encoding="utf-8")
+    shutil.rmtree(tree / "etc/systemd/system/mosquitto.service.d")
+    log = tree / "var/log/mosquitto/mosquitto.log"
+    log.parent.mkdir(parents=True)
+    lines = [f"1707690{n:03d}: New client connected from 10.3.{n // 250}.{n % 250}:{40000 + n} as host{n}.example.com "
+             "(p2, c1, k60)." for n in range(clients)]
+    refused = "1707692800: Client connection from 10.3.9.1 failed: error: system socket count has been exceeded."
+    log.write_text("\n".join(lines + [refused] * 15) + "\n", encoding="utf-8")
+    return tree, refused
+
+
+def test_mosquitto_out_of_descriptors_is_never_httpds_symptom(tmp_path: Path) -> None:
+    """A Capsule whose remote_execution_ssh.yml says ``:mode: ssh`` while 300 clients connect to mosquitto and it refuses
+    15 for want of descriptors, its limit not in the source, httpd at LimitNOFILE=1024: the refusals are mosquitto's
+    failure. They stand as open-files-exhausted with mosquitto's drop-in (300 clients need no more than the 1024 it ran
+    out at, so twice that: 2048), quoting only the log line, naming the mode; httpd-nofile-low keeps its own finding
+    with no symptom; mosquitto-nofile-low's skip says why in the admin's terms (no "puma-event")."""
+    tree, refused = _capsule_without_mosquitto_limit(tmp_path, "ssh", 300)
+    data = json.loads(run_cli("audit", str(tree), "--format", "json").stdout)
+    findings = {f["rule"]: f for f in data["findings"]}
+    sockets, httpd = findings["open-files-exhausted"], findings["httpd-nofile-low"]
+    assert (sockets["status"], sockets["severity"], sockets["recommended"]) == ("fail", "critical", 2048)
+    assert httpd["symptoms"] == [] and httpd["severity"] != "critical"
+    assert sockets["fixes"][0]["text"] == "# /etc/systemd/system/mosquitto.service.d/limits.conf\n[Service]\nLimitNOFILE=2048"
+    assert not any("httpd" in fix["text"] for fix in sockets["fixes"])
+    assert [(e["location"], e["excerpt"]) for e in sockets["evidence"]] == [("var/log/mosquitto/mosquitto.log", refused)]
+    assert "(remote_execution_ssh.yml's :mode: is not pull-mqtt), yet clients connect to mosquitto" in sockets["message"]
+    assert "pfp-mosquitto-pull-mqtt" in [c["id"] for c in sockets["citations"]]
+    skip = findings["mosquitto-nofile-low"]
+    assert skip["status"] == "skip" and "puma" not in skip["message"]
+    assert skip["message"] == ("pull-based remote execution is off (remote_execution_ssh.yml's :mode: is not pull-mqtt), "
+                               "though 300 MQTT clients connect to mosquitto: the plan sizes pull-REX only in pull-mqtt "
+                               "mode; mosquitto's refused connections are in open-files-exhausted, with its drop-in")
+
+
+def test_mosquitto_at_the_default_it_ran_out_at_gets_a_higher_limit(tmp_path: Path) -> None:
+    """The same Capsule in pull-mqtt mode: the plan's limit for 300 hosts is systemd's default 1024, the limit mosquitto
+    most likely ran out at (the installer sets none). The fix must take effect: twice it, 2048, never 1024; the finding
+    is listed under mosquitto-nofile-low when that rule fails, never under httpd's."""
+    tree, refused = _capsule_without_mosquitto_limit(tmp_path, "pull-mqtt", 300)
+    data = json.loads(run_cli("audit", str(tree), "--format", "json").stdout)
+    findings = {f["rule"]: f for f in data["findings"]}
+    sockets = findings.get("open-files-exhausted") or next(
+        s for f in data["findings"] for s in f["symptoms"] if s["rule"] == "open-files-exhausted")
+    assert sockets["recommended"] == 2048
+    assert [e["excerpt"] for e in sockets["evidence"] if e["fact"] == "log_incidents"] == [refused]
+    assert "LimitNOFILE=2048" in sockets["fixes"][0]["text"] and "mosquitto.service.d" in sockets["fixes"][0]["text"]
+    assert "remote_execution_ssh.yml" not in sockets["message"]
+    assert findings["httpd-nofile-low"]["symptoms"] == []

@@ -89,9 +89,9 @@ def whole_facts(fixture: str, directory: Path) -> dict[str, object]:
 
 
 def _partial_unnamed(case: Case, directory: Path, facts: dict[str, object], stderr: str) -> list[str]:
-    """Facts that differ from the whole archive's yet go unnamed by the "may be missing" warning."""
+    """Facts that differ from the whole archive's yet go unnamed by the damage warning."""
     assert case.fixture is not None
-    warning = next((line for line in stderr.splitlines() if "these facts may be missing: " in line), None)
+    warning = next((line for line in stderr.splitlines() if "facts lost to the damage: " in line), None)
     whole = whole_facts(case.fixture, directory)["facts"]
     differ = [name for name, entry in whole.items()  # type: ignore[union-attr]
               if "value" in entry and facts["facts"].get(name, {}).get("value") != entry["value"]]  # type: ignore[index]
@@ -99,7 +99,7 @@ def _partial_unnamed(case: Case, directory: Path, facts: dict[str, object], stde
         return []
     if warning is None:
         return [f"facts differ from the whole archive with no warning: {', '.join(differ[:6])}"]
-    named = set(re.findall(r"[a-z_0-9]+", warning.split("these facts may be missing: ", 1)[1]))
+    named = set(re.findall(r"[a-z_0-9]+", warning.split("facts lost to the damage: ", 1)[1]))
     unnamed = [name for name in differ if name not in named]
     return [f"partial facts not named in the warning: {', '.join(unnamed[:6])}"] if unnamed else []
 

@@ -322,7 +322,10 @@ def test_collector_snapshot_feeds_facts_plan_audit_and_logs(script: Path, tmp_pa
     assert [f for f in report["files"] if f.startswith("var/")] == [
         "var/lib/pgsql/data/log/postgresql-Mon.log", "var/log/httpd/foreman-ssl_access_ssl.log", "var/log/messages",
         "var/log/messages-20261122.gz"]
-    assert report["apache_access"][0]["status"]["503"] == 12 and report["capacity"]["puma"] == 24 * 16  # override.conf's 16 threads win
+    assert report["apache_access"][0]["status"]["503"] == 12
+    # the threads in force: the running server's 24 workers x 5 threads (pumactl stats; systemctl show says 5 too), not
+    # the 16 of override.conf, which systemd has not loaded
+    assert (report["capacity"]["puma"], report["capacity"]["from"]) == (24 * 5, "pumactl stats (workers x max_threads)")
     for secret in (SECRET, "Vq8mXr2LpT6sKn4z", "Kt2Wm9cQ4xYp7LnR3sV8bJ6dF1gH5zNa"):
         assert secret not in snapshot.read_text(encoding="utf-8")
 

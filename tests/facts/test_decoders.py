@@ -136,3 +136,28 @@ def test_steady_heap_is_asked_where_there_is_mallopt(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(ctypes, "CDLL", missing)
     assert stream.steady_heap() is False
+
+
+def test_the_first_damage_is_the_one_every_later_read_reports() -> None:
+    """A reader that stops at the damage (a log member) and the tar reader after it report the same damage, not a
+    later error the decoder finds when fed on past it."""
+    import io  # start-up: test only
+    import lzma  # start-up: test only
+    import random  # start-up: test only
+
+    from foretune.host.sources.stream import Corrupt, Decompressed
+
+    plain = random.Random(7).randbytes(600_000)  # incompressible: the damage stays mid-file
+    data = bytearray(lzma.compress(plain))
+    middle = len(data) // 2
+    data[middle:middle + 64] = bytes(64)
+    stream = Decompressed(io.BytesIO(bytes(data)), "xz")
+    errors = []
+    for _ in range(4):  # the data before the damage first, then the damage on every read after it
+        try:
+            while stream.read(65536):
+                pass
+        except Corrupt as exc:
+            errors.append(str(exc))
+    assert len(errors) >= 3 and len(set(errors)) == 1, errors
+    assert "after 0 bytes" not in errors[0], errors[0]

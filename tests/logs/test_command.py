@@ -399,3 +399,48 @@ def test_the_json_report_carries_the_verdict_and_what_next() -> None:
     assert [line["text"] for line in data["verdict"]] == [
         line.strip() for line in text[text.index("VERDICT"):text.index("INCIDENTS")].splitlines()[2:] if line.strip()]
     assert data["next_steps"][-1].startswith("After a change, compare a day before with a day after")
+
+
+def test_a_damaged_sosreport_names_the_damage_first_and_the_logs_lost_to_it(tmp_path: Path) -> None:
+    # production.log whole, then the cut 100 bytes into the access log (no whole line of it read): it and the error
+    # log, written after it under var/log/httpd/ (still open at the cut), are lost to the damage, and so is what the
+    # archive may hold after var/ (sos_commands/); the Candlepin log, whose var/log/candlepin/ was written whole
+    # before var/log/foreman/, is not in the archive and says so
+    archive = tmp_path / "sosreport-sat.tar"
+    with tarfile.open(archive, "w") as tar:
+        tar.add(SOS / "satellite-6.15" / "version.txt", arcname="sosreport-sat/version.txt")
+        tar.add(SOS / "satellite-6.15" / "installed-rpms", arcname="sosreport-sat/installed-rpms")
+        tar.add(FIX / "dmesg", arcname="sosreport-sat/var/log/candlepin/other.txt")
+        tar.add(FIX / "production-rails6.log", arcname="sosreport-sat/var/log/foreman/production.log")
+        tar.add(FIX / "foreman-ssl_access_ssl.log", arcname="sosreport-sat/var/log/httpd/foreman-ssl_access_ssl.log")
+        tar.add(FIX / "foreman-ssl_error_ssl.log", arcname="sosreport-sat/var/log/httpd/foreman-ssl_error_ssl.log")
+    with tarfile.open(archive) as tar:
+        cut = tar.getmember("sosreport-sat/var/log/httpd/foreman-ssl_access_ssl.log").offset_data + 100
+    archive.write_bytes(archive.read_bytes()[:cut])
+    code, out, err = run("logs", str(archive))
+    assert code == 0 and "Traceback" not in err, err
+    lines = out.splitlines()
+    damaged = next(i for i, line in enumerate(lines) if line.strip().startswith("damaged: "))
+    assert damaged < next(i for i, line in enumerate(lines) if line.strip() == "VERDICT")  # in the header
+    assert "truncated after 5 members, in var/log/httpd/foreman-ssl_access_ssl.log" in lines[damaged]
+    assert "facts lost to the damage" not in out  # the facts line is the audit's, not this report's
+    verdict = "\n".join(lines[lines.index("VERDICT"):])
+    assert "lost to the damage, so not judged: Apache access log, Apache error log, PostgreSQL log, system log, task export" \
+        in verdict
+    assert "not in this source, so not judged: Candlepin log\n" in verdict
+    code, text, _ = run("logs", str(archive), "--format", "json")
+    report = json.loads(text)
+    assert report["lost"] == ["apache_access", "apache_error", "postgresql", "system", "tasks"] and report["damage"].startswith("sosreport-sat.tar is ")
+
+
+def test_incidents_read_from_a_corrupt_gzip_are_not_critical() -> None:
+    from foretune.report.logs_text import verdict
+
+    report: dict[str, Any] = {"incidents": [{"kind": "db_pool_timeout", "service": "foreman", "count": 3}],
+                              "production": [], "not_found": [], "source": "x.tar.gz", "release": "Satellite 6.15",
+                              "source_kind": "sosreport"}
+    assert verdict(report)[0].startswith("critical: Foreman DB pool timeouts (foreman: 3)")
+    report["garbled"] = True
+    lines = verdict(report)
+    assert lines[0].startswith("read from a .tar.gz that failed its integrity check: every line may be damaged")
+    assert lines[1].startswith("high: Foreman DB pool timeouts (foreman: 3)") and not any("critical:" in ln for ln in lines)

@@ -148,6 +148,29 @@ def test_a_log_within_the_sample_gets_no_note(monkeypatch: pytest.MonkeyPatch) -
     assert not quick.samples and not sample_notes({("production", "log"): quick}, _saturation(quick, 8))
 
 
+PARAMETERS = (  # a request's logged parameters holding an error's text: user input, no incident
+    b'2024-02-11T00:48:45 [I|app|bbbb0001]   Parameters: {"search"=>"sorry, too many clients already could not obtain '
+    b'a connection from the pool"}\n',
+    b'2024-02-11T00:48:46 [app] [I]   Parameters: {"search"=>"ActiveRecord::ConnectionTimeoutError"}\n',
+    b'Feb 11 00:48:47 host foreman[68464]:   Parameters: {"q"=>"remaining connection slots are reserved"}\n',
+    b'{"MESSAGE": "  Parameters: {\\"q\\"=>\\"could not obtain a connection from the pool\\"}", '
+    b'"__REALTIME_TIMESTAMP": "1707612528000000", "REQUEST": "bbbb0002"}\n',
+)
+
+
+@pytest.mark.parametrize("chunk", [1, 97, 1 << 20])
+def test_logged_parameters_holding_an_error_text_are_no_incident(chunk: int) -> None:
+    timeout = b"2024-02-11T00:49:00 [E|app|bbbb0003] ActiveRecord::ConnectionTimeoutError: could not obtain a connection from the pool\n"
+    rows = same("production", b"".join(PARAMETERS) + timeout, chunk)
+    # the real timeout after them still counts, once; the Parameters lines not at all
+    assert [(r["kind"], r["count"], r["first"]) for r in rows] == [("db_pool_timeout", 1, "2024-02-11T00:49:00")]
+    for line in PARAMETERS:  # each shape alone, and the line-by-line reader too
+        assert same("production", line, chunk) == []
+        log = read("production", b"", None)
+        log.consume_lines((line,), -1)
+        assert not log.incidents
+
+
 @pytest.mark.parametrize("chunk", [64, 4096, 1 << 20])
 def test_a_vhosts_share_of_503s_counts_its_requests_as_a_full_read(chunk: int) -> None:
     """40 of 120 requests answered 503 (4 a minute, below a burst): the share counts the 200s the incidents-only read

@@ -88,7 +88,7 @@ def test_satellite_62_runs_postgresql_92_whose_work_mem_is_1mb() -> None:
     assert work_mem.evidence(ctx)[1].excerpt.startswith("postgresql-server-9.2.23-3.el7_4.x86_64")
     assert (pg_default(ctx, "effective_cache_size").value, pg_default(ctx, "shared_buffers").value) == ("128MB", "32MB")
     # a Passenger-era plan has no work_mem tunable: the rule is skipped whatever the default
-    assert run_rule(get_rule("pg-work-mem-low"), ctx).message == "not applicable to passenger servers"
+    assert run_rule(get_rule("pg-work-mem-low"), ctx).message == "not applicable to Satellite 6.2 (Foreman 1.11) servers"
 
 
 def test_satellite_615_runs_postgresql_12_whose_work_mem_is_4mb() -> None:

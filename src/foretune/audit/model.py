@@ -63,6 +63,11 @@ class Report:
     max_connections: int | None = None  # PostgreSQL max_connections in force
     available_bytes: int | None = None  # measured MemAvailable
     swap_used_bytes: int | None = None  # measured swap in use (SwapTotal - SwapFree)
+    damaged: str | None = None  # a damaged archive: the audit is incomplete (the damage, one line)
+
+    def judged_nothing(self) -> bool:
+        """No rule could pass or fail: every one was skipped (a damaged archive of which too little was read)."""
+        return not any(f.status in (Status.PASS, Status.FAIL) for f in self.findings)
 
     def context_lines(self) -> list[str]:
         """The header's account of the host figure and the profile used, and why."""

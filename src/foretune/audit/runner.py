@@ -27,8 +27,14 @@ def run_rule(rule: Rule, ctx: Context) -> Outcome:
         for name in rule.needs:
             fact = ctx.facts[name]
             if not fact.known:
+                if fact.lost:  # a damaged archive: unknown, never taken as absent
+                    return Outcome(Status.SKIP, f"not judged: {name} {fact.unknown_reason}")
                 return Outcome(Status.SKIP, f"fact unknown: {name} ({fact.unknown_reason})")
-        return take_effect(rule, ctx, qualify(rule, ctx, rule.check(ctx)))
+        outcome = rule.check(ctx)
+        cut = next((name for name in rule.needs if name == "log_incidents" and name in ctx.facts.partial), None)
+        if outcome.status == Status.PASS and cut is not None:  # no incident in the logs that were read: not a pass
+            return Outcome(Status.SKIP, f"not judged: {cut} {ctx.facts.partial[cut]}")
+        return take_effect(rule, ctx, qualify(rule, ctx, outcome))
     except Exception as exc:  # a rule bug must not end the audit
         return Outcome(Status.ERROR, f"rule failed: {type(exc).__name__}: {exc}")
 
@@ -52,7 +58,13 @@ def qualify(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
     message = outcome.message
     if basis == Basis.ASSUMED and ctx.host_figure is not None:
         message = f"{message} [{ctx.host_figure.reason.replace('assumed: ', f'assumed {ctx.host_figure.count} hosts, ')}; give --hosts]"
-    return dataclasses.replace(outcome, message=message, severity=min(severity, basis.cap), basis=basis)
+    severity = min(severity, basis.cap)
+    if ctx.facts.garbled and basis == Basis.MEASURED:  # deflate decodes damage into plausible data: what was measured
+        # (a quoted log line, a counter) may be garbage
+        severity = min(severity, Severity.HIGH)
+        message = (f"{message} [read from a .tar.gz that failed its integrity check, so every member may be corrupt: "
+                   "check this on the box before acting]")
+    return dataclasses.replace(outcome, message=message, severity=severity, basis=basis)
 
 
 def evidence_basis(rule: Rule, ctx: Context, outcome: Outcome) -> Basis:
@@ -76,9 +88,14 @@ def _failing_now(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
         return outcome
     worst = max(found, key=lambda i: int(i.get("count") or 0))
     said = incidents.quote(worst) in outcome.message  # the rule quoted the line itself: not twice
-    # one line of one file: its own count; several (a kill in dmesg and in messages, two services' kills): every
-    # occurrence once, over all their times, as the symptoms listed under this finding count them
+    # one line of one file: its own count; several of one kind (a kill in dmesg and in messages, two services' kills):
+    # every occurrence once, over all their times, as the symptoms listed under this finding count them; of different
+    # kinds (503s in the access log, the same requests' "Request queue is full" in the error log): each count with
+    # its kind, never their sum
+    kinds = incidents.by_kind(found) if len(found) > 1 else None
     failing = (f"already failing: {incidents.quote(worst)}, {incidents.span(worst)}" if len(found) == 1 else
+               f"already failing ({incidents.counts(kinds)}; each kind counted apart, as one failed request can show in "
+               f"two logs): {incidents.quote(worst)}" if kinds else
                f"already failing {incidents.span(incidents.overall(found))}: {incidents.quote(worst)}")
     return dataclasses.replace(outcome, severity=Severity.CRITICAL, observed=True,
                                message=outcome.message if said else f"{outcome.message}; {failing}",

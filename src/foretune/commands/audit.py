@@ -106,11 +106,11 @@ def run(args: argparse.Namespace, env: Environment) -> int:
     for problem in facts.problems:
         env.warn(problem)
     ctx, notes = build_context(facts, hosts=args.hosts, bench=bench)
+    notes = [p for p in facts.problems if SAMPLE_MARK in p] + notes  # what the audit saw of a long production.log
     # a damaged archive: the report itself says the verdict may miss problems, not only a warning on stderr
-    notes = [f"{cut.split(': these facts may be missing', 1)[0]}: the archive is damaged, so this audit is incomplete: "
-             "rules that need what came after the damage were not judged and the verdict may miss problems"
-             for cut in facts.problems if ": these facts may be missing: " in cut] \
-        + [p for p in facts.problems if SAMPLE_MARK in p] + notes  # what the audit saw of a long production.log
+    if facts.damage:
+        notes = [f"the archive is damaged, so this audit is incomplete (rules that need what it lost were not judged; "
+                 f"the verdict may miss problems): {facts.damage}", *notes]
     # waivers after combine (a waived root cause takes its symptoms); a profile move no counted finding asks for
     # (waived, not selected) is not made, and the findings are sized for the declared profile
     ctx, findings, warnings = judge(rules, all_rules(), ctx, waivers, datetime.date.today())
@@ -131,7 +131,7 @@ def run(args: argparse.Namespace, env: Environment) -> int:
                     available_bytes=(facts.value("memory_pressure") or {}).get("available_bytes"),
                     swap_used_bytes=(facts.value("swap") or {}).get("used_bytes"),
                     hosts_basis=ctx.host_figure.reason if ctx.host_figure else None,
-                    profile_basis=ctx.profile_reason or None)
+                    profile_basis=ctx.profile_reason or None, damaged=facts.damage)
     report = redacted(report)
     fmt = output_format(args)
     if (args.output_dir or fmt == "hiera") and ctx.plan is None:
@@ -171,6 +171,9 @@ def run(args: argparse.Namespace, env: Environment) -> int:
         return ExitStatus.INTERNAL
     threshold = Severity[args.fail_on.upper()]
     failing = [f for f in report.failing() if f.severity >= threshold]
+    if not failing and report.damaged and report.judged_nothing():  # too little read to judge: an input error, not a pass
+        env.warn(f"{facts.source_label}: the archive is damaged and nothing could be judged: exit status 2")
+        return ExitStatus.USAGE
     return ExitStatus.FINDINGS if failing else ExitStatus.OK
 
 

@@ -123,7 +123,7 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
 
     from foretune.facts.extract import extract  # start-up: only for a `logs` run, not --help
     from foretune.logs.scan import Options, from_paths, read_files  # start-up: only for a `logs` run, not --help
-    from foretune.logs.source import puma_capacity, scan_source  # start-up: only for a `logs` run, not --help
+    from foretune.logs.source import scan_source  # start-up: only for a `logs` run, not --help
     from foretune.logs.summary import build  # start-up: only for a `logs` run, not --help
     from foretune.report.logs_data import rendered  # start-up: only for a `logs` run, not --help
 
@@ -165,8 +165,7 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
     found = scan_source(src, Options(window=window), jobs=args.jobs, progress=progress)
     _done(progress)
     facts = extract(src)
-    capacity = args.puma_capacity or puma_capacity(facts.value("puma"))
-    where = "--puma-capacity" if args.puma_capacity else ("puma fact (workers x threads_max)" if capacity else None)
+    capacity, where = _capacity(args, facts)
     capsule = _capsule_logs(src, facts, found)
     if found is None or not found.files:
         damage = getattr(src, "incomplete", None)  # a cut archive: the logs may be in the part that is missing
@@ -177,10 +176,19 @@ def analyze(sources: list[str], window: Window, args: argparse.Namespace, env: E
                          + (f"; its {', '.join(capsule)} is there, which foretune does not analyse" if capsule else ""))
     if capsule is None:
         _require_foreman(found, src.label)
-    # the archive's own damage matters here; unreadable configuration files do not
-    problems = [p for p in facts.problems if ("truncated" in p or "corrupt" in p) and p not in found.problems]
+    # the archive's own damage matters here (told in the header); unreadable configuration files do not
+    problems = [p for p in facts.problems if ("truncated" in p or "corrupt" in p) and p not in found.problems
+                and p != facts.damage]
     report = _with_host(rendered(build(found, source=src.label, capacity=capacity, capacity_from=where, problems=problems,
                                        capacity_unknown=None if capacity else _no_puma(facts)), _limits(facts)), facts)
+    if facts.damage:  # the logs after the damage are lost to it, not absent
+        report["damage"] = facts.damage.split(": facts lost to the damage: ", 1)[0]
+        from foretune.logs.kinds import PATTERNS  # start-up: only for a damaged archive
+
+        may_lose = getattr(src, "may_lose_matches", lambda pattern: False)
+        report["lost"] = [k for k in report.get("not_found", []) if any(may_lose(p) for p, kind in PATTERNS if kind == k)]
+        if facts.garbled:
+            report["garbled"] = True
     if capsule is not None:
         return _as_capsule(report, capsule)
     return report
@@ -238,7 +246,7 @@ def _snapshot(path: Path, window: Window, args: argparse.Namespace) -> dict[str,
     from foretune.facts import read_source  # start-up: only for a `logs` run, not --help
     from foretune.facts.snapshot import load_snapshot_logs  # start-up: only for a `logs` run, not --help
     from foretune.logs.scan import Options  # start-up: only for a `logs` run, not --help
-    from foretune.logs.source import puma_capacity, scan_shipped  # start-up: only for a `logs` run, not --help
+    from foretune.logs.source import scan_shipped  # start-up: only for a `logs` run, not --help
     from foretune.logs.summary import build  # start-up: only for a `logs` run, not --help
     from foretune.report.logs_data import rendered  # start-up: only for a `logs` run, not --help
 
@@ -249,10 +257,26 @@ def _snapshot(path: Path, window: Window, args: argparse.Namespace) -> dict[str,
     scan = scan_shipped(logs, Options(window=window))
     _require_foreman(scan, label)
     facts = read_source(str(path))
-    capacity = args.puma_capacity or puma_capacity(facts.value("puma"))
-    where = "--puma-capacity" if args.puma_capacity else ("puma fact (workers x threads_max)" if capacity else None)
+    capacity, where = _capacity(args, facts)
     return _with_host(rendered(build(scan, source=label, capacity=capacity, capacity_from=where, problems=[],
                                      capacity_unknown=None if capacity else _no_puma(facts)), _limits(facts)), facts)
+
+
+# where the Puma capacity in force comes from (foretune.logs.source.puma_in_force), as the report names it
+CAPACITY_FROM = {"puma_stats": "pumactl stats (workers x max_threads)",
+                 "puma_loaded": "systemctl show foreman.service (workers x threads_max)",
+                 "puma": "puma fact (workers x threads_max)"}
+
+
+def _capacity(args: argparse.Namespace, facts: FactSet) -> tuple[int | None, str | None]:
+    """The Puma capacity requests open at once are compared with, and where it comes from: --puma-capacity, else the
+    workers x threads in force, as the audit's ``log_incidents`` fact counts them."""
+    from foretune.logs.source import puma_in_force  # start-up: only for a `logs` run, not --help
+
+    if args.puma_capacity:
+        return args.puma_capacity, "--puma-capacity"
+    capacity, fact = puma_in_force(facts.value("puma_stats"), facts.value("puma_loaded"), facts.value("puma"))
+    return capacity, CAPACITY_FROM[fact] if fact else None
 
 
 def _limits(facts: FactSet) -> dict[str, int]:

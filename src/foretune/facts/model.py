@@ -27,6 +27,9 @@ class Provenance:
         return {**out, "note": self.note} if self.note else out
 
 
+LOST = "lost to the damage"  # how an unknown reason starts when a damaged archive may hold the fact past its damage
+
+
 @dataclass(frozen=True)
 class Fact:
     """One logical fact: a value, or unknown with the reason why."""
@@ -39,6 +42,11 @@ class Fact:
     @property
     def known(self) -> bool:
         return self.unknown_reason is None
+
+    @property
+    def lost(self) -> bool:
+        """Unknown because a damaged archive may hold it past the damage: not judged, never taken as unset."""
+        return self.unknown_reason is not None and self.unknown_reason.startswith(LOST)
 
     @classmethod
     def unknown(cls, name: str, reason: str) -> Fact:
@@ -53,6 +61,9 @@ class FactSet(Mapping[str, Fact]):
     source_label: str
     facts: dict[str, Fact] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)  # one line per unreadable input
+    damage: str | None = None  # a damaged archive: the one line that says where, why and which facts it took
+    partial: dict[str, str] = field(default_factory=dict)  # known facts the damage may have cut -> why
+    garbled: bool = False  # read from a gzip stream found corrupt: every fact may hold damaged data
 
     def __getitem__(self, name: str) -> Fact:
         return self.facts.get(name) or Fact.unknown(name, "not collected")

@@ -353,6 +353,10 @@ class ProductionLog(Analyzer):
             self.leading.append(line)
 
     def _connection(self, msg: bytes, line: bytes, t: int | None) -> None:
+        """Count a pool timeout or a refused PostgreSQL connection in ``msg``; a request's logged ``Parameters:`` are
+        user input (a search for the error's text), not Rails' error."""
+        if msg.lstrip(b" ").startswith(b"Parameters: "):
+            return
         if any(p in msg for p in POOL_TIMEOUT):
             self.incident("db_pool_timeout", "foreman", line, t)
         elif any(p in msg for p in PG_EXHAUSTED):

@@ -145,6 +145,27 @@ def recent(files: list[LogFile], days: int) -> tuple[Options, list[LogFile]]:
     return Options(window=Window(since=since)), keep
 
 
+def puma_in_force(stats: object, loaded: object, configured: object) -> tuple[int | None, str | None]:
+    """Puma's workers x threads in force and the fact they come from: the running server's (``puma_stats``, pumactl
+    stats: workers x max_threads), else what systemd runs foreman.service with (``puma_loaded``), else the configured
+    ones (``puma``: the foreman.service drop-in, or Foreman's defaults); (None, None) when none is known.
+
+    >>> puma_in_force(None, {"workers": 40, "threads_min": 0, "threads_max": 16}, {"workers": 12, "threads_max": 5})
+    (640, 'puma_loaded')
+    >>> puma_in_force({"workers": 4, "max_threads": 5}, None, {"workers": 12, "threads_max": 5})
+    (20, 'puma_stats')
+    """
+    if isinstance(stats, dict):
+        capacity = puma_capacity({"workers": stats.get("workers"), "threads_max": stats.get("max_threads")})
+        if capacity:
+            return capacity, "puma_stats"
+    for name, puma in (("puma_loaded", loaded), ("puma", configured)):
+        capacity = puma_capacity(puma)
+        if capacity:
+            return capacity, name
+    return None, None
+
+
 def puma_capacity(puma: object) -> int | None:
     """workers x threads_max of the ``puma`` fact, or None.
 

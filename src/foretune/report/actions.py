@@ -110,12 +110,17 @@ def verdict(report: Report) -> str:
     'no problems found'
     """
     failing = report.failing()
+    if report.damaged and report.judged_nothing():
+        return "incomplete: the archive is damaged and nothing could be judged (every rule skipped)"
     if not failing:
-        return "no problems found"
+        return ("incomplete: no problems found in what the damage left; rules that need the rest were not judged"
+                if report.damaged else "no problems found")
     counts = [f"{sum(1 for f in failing if f.severity == s)} {s.label}" for s in sorted(Severity, reverse=True)
               if any(f.severity == s for f in failing)]
     worst = report.worst()
-    return f"{plural(len(failing), 'problem')} to fix, the worst {worst.label if worst else 'unknown'} ({', '.join(counts)})"
+    incomplete = "; incomplete: the archive is damaged, rules that need what it lost were not judged" if report.damaged else ""
+    return (f"{plural(len(failing), 'problem')} to fix, the worst {worst.label if worst else 'unknown'} ({', '.join(counts)})"
+            f"{incomplete}")
 
 
 MERGE_NOTE = "# merge, do not append: a key the file has takes these lines under it"
@@ -260,6 +265,9 @@ def installer_command(report: Report, options: list[str]) -> str:
 def what_next(report: Report, source_arg: str | None = None) -> list[str]:
     """The closing list: how to apply the fixes, what restarts, what to check again afterwards."""
     failing = [f for f in report.failing() if f.status == Status.FAIL]
+    if not failing and report.damaged:
+        return ["Nothing to apply from what could be read: the archive is damaged. Copy the sosreport again (or run "
+                "`sos report` again) and audit the whole archive."]
     if not failing:
         return ["Nothing to apply. Audit again after upgrades, a change of profile or a large change in host count."]
     source = source_arg or ("live" if report.source_kind == "live" else report.source)

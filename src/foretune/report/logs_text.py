@@ -180,6 +180,8 @@ def _report(out: Out, r: dict[str, Any], title: bool = True, version: bool = Tru
             out.say(f"product: {product_line(r['release'], r.get('role'), r.get('product'))}")
         if r.get("collected_at"):
             out.say(f"collected: {r['collected_at']}")
+        if r.get("damage"):  # first, not only under Problems: every figure below is of what the damage left
+            out.say(f"damaged: {r['damage']}: the logs after the damage were not read")
         if version:  # the HTML page says it in its own line, with the generation time
             out.say(f"foretune: {r['foretune']}")
         span = log_span(r)
@@ -318,13 +320,20 @@ def verdict(r: dict[str, Any]) -> list[str]:
     kinds = sorted(dict.fromkeys(i["kind"] for i in r["incidents"]), key=lambda k: order.index(k) if k in order else len(order))
     missing = [k for k in r.get("not_found", []) if k in LOG_NAMES]
     seen = [k for k in LOG_NAMES if k not in missing and (k not in r or r[k])]  # a Capsule's absent logs are not missing
-    unread = [f"there but not analysed: {', '.join(r['not_analysed'])}"] if r.get("not_analysed") else []
+    lost = [k for k in missing if k in r.get("lost", [])]  # a damaged archive: logs it may hold after the damage
+    missing = [k for k in missing if k not in lost]
+    unread = [f"lost to the damage, so not judged: {_names(lost)}"] if lost else []
+    unread += [f"there but not analysed: {', '.join(r['not_analysed'])}"] if r.get("not_analysed") else []
     if seen == ["tasks"]:  # incidents are found in request, database and system logs: none was read
+        if not missing:
+            return ["no incidents can be seen: only the task export was read", *unread]
         first, _, last = _names(missing).rpartition(", ")
-        return [f"no incidents can be seen: no {first} or {last} in this source; only the task export was read"]
+        absent = f"no {first} or {last}" if first else f"no {last}"
+        return [f"no incidents can be seen: {absent} in this source; only the task export was read", *unread]
     where = "in this source" if "release" in r else "among the logs given"  # a host, sosreport or snapshot; or files
     if not kinds:
-        return [f"no incidents in the logs read ({_read(r, seen)}): nothing in them asks for a change"] + (
+        damaged = " (the archive is damaged: what it lost is not judged)" if r.get("damage") else ""
+        return [f"no incidents in the logs read ({_read(r, seen)}): nothing in them asks for a change{damaged}"] + (
             [f"not {where}, so not judged: {_names(missing)}"] if missing else []) + unread
     at_capacity = [s["log"] for s in r["production"] if s["concurrency"]["minutes_at_capacity"]]
     passenger = any(i["service"] == "passenger" for i in r["incidents"])  # a Passenger-era box: no Puma to judge
@@ -339,12 +348,12 @@ def verdict(r: dict[str, Any]) -> list[str]:
         found = [i for i in r["incidents"] if i["kind"] == kind and service in (None, i["service"])]
         services = ", ".join(dict.fromkeys(str(i["service"]) for i in found))
         if kind == "queue_at_capacity" and services == "puma":  # production.log's requests open at once, not Apache's
-            label, rules = "Puma at capacity", "puma-pool-saturated, apache-workers-over-limit"
+            label, rules = "Puma at capacity", "puma-pool-saturated"  # the rule that quotes this incident
         count = sum(int(i["count"] or 0) for i in found)
         extra = " with Puma at capacity" if kind in ("http_503_burst", "http_503_share", "queue_at_capacity") and at_capacity \
             and services != "puma" else ""
         # a measured failure is critical, as in the audit; Puma's requests at its capacity are saturation, not failure
-        severity = "high" if kind == "queue_at_capacity" and services == "puma" else "critical"
+        severity = "high" if (kind == "queue_at_capacity" and services == "puma") or r.get("garbled") else "critical"
         if kind == "queue_at_capacity" and services == "httpd":  # the audit reads the limits, not this error_log line
             lines.append(f"{severity}: {label} ({services}: {count}){extra}: httpd refused work "
                          "at its MaxRequestWorkers → raise MaxRequestWorkers with ServerLimit (the tuning profile for "
@@ -365,6 +374,9 @@ def verdict(r: dict[str, Any]) -> list[str]:
                      + (f"(rules {rules})" if rules else "on the box or its sosreport"))
     if missing:
         lines.append(f"not {where}, so not judged: {_names(missing)}")
+    if r.get("garbled"):  # deflate decodes damage into plausible lines: none of them proves a failure alone
+        lines.insert(0, "read from a .tar.gz that failed its integrity check: every line may be damaged, so no incident "
+                        "below is critical until the logs on the box show it")
     return lines + unread
 
 

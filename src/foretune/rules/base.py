@@ -145,7 +145,8 @@ class Context:
     def evidence(self, *names: str, about: str | tuple[str, ...] = (), whole: bool = False) -> tuple[Evidence, ...]:
         """Provenance of the named facts, as evidence lines.
 
-        ``about``: keep only excerpts containing one of these words (a mount point, a directive), when any does.
+        ``about``: keep only excerpts containing one of these words (a mount point, a directive), when any does; when
+        none does, the others except systemd unit blocks (each is about its own unit only).
         ``whole``: keep each such excerpt whole, not only its ``' | '``-joined lines about the words (a psql row
         separates its columns with ``' | '`` too: the table's name without its sizes proves nothing).
         """
@@ -173,7 +174,11 @@ class Context:
             kept = [p for p in parts if words & tokens(p)]
             return (Evidence(e.fact, e.location, sep.join(kept)) if kept else e,)
 
-        return tuple(x for e in narrowed for x in lines_about(e)) if narrowed else tuple(x for e in out for x in _unit_lines(e))
+        if narrowed:
+            return tuple(x for e in narrowed for x in lines_about(e))
+        # nothing names the words: the fact's other lines, but never a systemd unit's block, which is about its own
+        # unit only (another unit's LimitNOFILE proves nothing about this one)
+        return tuple(x for e in out if not ("Id=" in e.excerpt and "\n" in e.excerpt) for x in _unit_lines(e))
 
 
 def _unit_lines(e: Evidence) -> tuple[Evidence, ...]:
@@ -252,8 +257,14 @@ class PlanRule(Rule):
         if ctx.plan is None:
             return ctx.no_plan_reason
         if self.tunable not in ctx.plan.tunables:
-            return f"not applicable to {ctx.plan.release.generation} {ctx.plan.input.role}s"
+            return self.not_planned(ctx)
         return None
+
+    def not_planned(self, ctx: Context) -> str:
+        """Why the plan has no value for the tunable: by default the release has no such setting for this role (its
+        product and version, as an admin knows them, not foretune's generation name)."""
+        assert ctx.plan is not None
+        return f"not applicable to {ctx.plan.release.label} {ctx.plan.input.role}s"
 
     def recommendation(self, ctx: Context) -> Any:
         """The tunable as the audit recommends it (:attr:`Context.tunables`)."""

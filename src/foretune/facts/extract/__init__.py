@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from foretune.facts.catalog import CATALOG
 from foretune.facts.extract import installer, logs, measured, platform, services, workload
 from foretune.facts.extract.core import Extractor
-from foretune.facts.model import FactSet, Provenance
+from foretune.facts.model import LOST, Fact, FactSet, Provenance
 from foretune.host.sources.base import Source
 
 if TYPE_CHECKING:
@@ -31,21 +31,65 @@ def extract(source: Source, *, hosts: int | None = None) -> FactSet:
         x.known("managed_hosts", hosts, Provenance(source.kind, "command line", f"--hosts {hosts}"))
     for spec in CATALOG:
         if spec.name not in x.facts.facts:
-            x.unknown(spec.name, _absent_reason(source, spec.name, spec.needs_root))
-    x.facts.problems.extend(source.problems)
+            x.unknown(spec.name, reason := _absent_reason(source, spec.name, spec.needs_root))
+            if source.unsure and not reason.startswith("only read live"):  # what gives it may be past the damage
+                partial.add(spec.name)
     incomplete = getattr(source, "incomplete", None)
     if incomplete:
-        partial.add("log_incidents")  # the logs beyond the cut are not read
-        if incomplete.startswith("corrupt"):  # damage found by a checksum: what came before it may be changed too
+        if _logs_cut(source):
+            partial.add("log_incidents")
+        else:  # every log read whole: its incidents stand (the Puma capacity they are weighed against is its own fact)
+            partial.discard("log_incidents")
+        if getattr(source, "garbled", False):  # gzip's CRC covers the whole stream: every member may be changed
             partial.update(x.facts.facts)
-        missing = [spec.name for spec in CATALOG if not x.facts[spec.name].known]
-        unsure = [spec.name for spec in CATALOG if x.facts[spec.name].known and spec.name in partial]
-        name = source.label.rsplit("/", 1)[-1]
-        x.facts.problems.append(f"{name}: {incomplete}: these facts may be missing: {', '.join(missing) or 'none'}"
-                                + (f"; these may be incomplete or wrong (they read files the damage may have lost or "
-                                   f"changed): {', '.join(unsure)}"
-                                   if unsure else ""))
+        for name in partial:  # a fact a read lost to the damage left unknown is not judged, whatever it looked for
+            fact = x.facts[name]
+            if not fact.known and not fact.lost:
+                x.facts.add(Fact.unknown(name, f"{LOST}: {fact.unknown_reason}"))
+        x.facts.damage = damage_line(source, x.facts, partial)
+        x.facts.garbled = bool(getattr(source, "garbled", False))
+        source.problems[:] = [x.facts.damage, *(p for p in source.problems if not _told(source, p))]
+        where = f"{source.label.rsplit('/', 1)[-1]} is {incomplete}"
+        x.facts.partial.update((name, f"read in part: {where}, so what came after that was not read")
+                               for name in partial if x.facts[name].known)
+    x.facts.problems.extend(source.problems)
     return x.facts
+
+
+def _logs_cut(source: Source) -> bool:
+    """Whether the damage cut a log (the member it came in) or may have taken some (a directory logs are in was not
+    finished); logs read whole before it count in full."""
+    from foretune.logs.kinds import PATTERNS, kind_of  # start-up: only for a damaged archive
+
+    may_lose = getattr(source, "may_lose_matches", None)
+    cut = getattr(source, "cut_at", None)
+    if may_lose is None:
+        return True
+    return any(may_lose(pattern) for pattern, _ in PATTERNS) or (
+        cut is not None and kind_of(cut) is not None and bool(getattr(source, "read_in_part", lambda rel: True)(cut)))
+
+
+def _told(source: Source, problem: str) -> bool:
+    """A log-reading problem about the member the damage cut: the damage line says how far it was read."""
+    cut = getattr(source, "cut_at", None)
+    return bool(cut) and problem.startswith(f"{cut}: truncated or corrupt after ")
+
+
+def damage_line(source: Source, facts: FactSet, partial: set[str]) -> str:
+    """The damage in one line: where, why, the facts lost to it and the facts read in part (a fact read whole before
+    the damage is neither). ``partial``: the facts whose reads the damage lost or cut."""
+    name = source.label.rsplit("/", 1)[-1]
+    what = getattr(source, "damage", None) or getattr(source, "incomplete", "damaged")
+    cut = getattr(source, "cut_at", None)
+    read_to = next((p.split(": truncated or corrupt ", 1)[1].split(" (", 1)[0] for p in source.problems
+                    if cut and p.startswith(f"{cut}: truncated or corrupt after ")), None)
+    lost = [spec.name for spec in CATALOG if spec.name in partial and not facts[spec.name].known]
+    part = [spec.name + (f" ({cut} read {read_to})" if spec.name == "log_incidents" and read_to else "")
+            for spec in CATALOG if spec.name in partial and facts[spec.name].known]
+    garbled = ("; gzip checks its data only at the end of the stream, so every member read may hold damaged data"
+               if getattr(source, "garbled", False) else "")
+    return (f"{name} is {what}{garbled}: facts lost to the damage: {', '.join(lost) or 'none'}"
+            + (f"; read in part: {', '.join(part)}" if part else ""))
 
 
 def _absent_reason(source: Source, name: str, needs_root: bool) -> str:

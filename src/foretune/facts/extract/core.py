@@ -55,14 +55,15 @@ class Extractor:
         if spec_name not in self._cache:
             self._cache[spec_name] = self.src.read(BY_NAME[spec_name])
         found = self._cache[spec_name]
-        if found is None:
-            self.src.unsure.append(spec_name)  # a cut archive may have lost it: the fact reading it may be partial
+        if spec_name in self.src.unsure:
+            self.src.unsure.append(spec_name)  # a damaged archive lost or cut it: each fact reading it may be partial
         return found
 
     def raws(self, spec_name: str) -> list[Raw]:
-        self.src.unsure.append(spec_name)  # a cut archive may have lost more matches
         if spec_name not in self._globs:
             self._globs[spec_name] = self.src.glob(BY_NAME[spec_name])
+        if spec_name in self.src.unsure:
+            self.src.unsure.append(spec_name)  # a damaged archive may have lost more matches
         return self._globs[spec_name]
 
     def why(self, spec_name: str) -> str:

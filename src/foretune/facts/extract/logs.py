@@ -5,7 +5,7 @@ from __future__ import annotations
 from foretune.facts.extract.core import Extractor
 from foretune.knowledge import threshold
 from foretune.logs.incidents import collect, sample_notes, share_rule
-from foretune.logs.source import puma_capacity, scan_source
+from foretune.logs.source import puma_in_force, scan_source
 
 # the logs incidents come from (task exports carry none)
 INCIDENT_LOGS = ("production", "apache_access", "apache_error", "postgresql", "candlepin", "system")
@@ -22,7 +22,9 @@ def log_incidents(x: Extractor) -> None:
         # task exports alone hold no incidents: "none found" would claim logs nobody read
         x.unknown("log_incidents", "no production.log, Apache, PostgreSQL, Candlepin or system log in this source")
         return
-    incidents = collect(merged, capacity=puma_capacity(x.value("puma")),
+    # the Puma capacity in force: the running server's, else systemd's, else the drop-in's (never a planned one)
+    capacity, _ = puma_in_force(x.value("puma_stats"), x.value("puma_loaded"), x.value("puma"))
+    incidents = collect(merged, capacity=capacity,
                         burst_per_minute=int(threshold("logs_503_burst_per_minute")),
                         share_rule=share_rule())
     # concurrency counted over a sample: said on stderr and in the report's notes (commands/audit.py)

@@ -55,6 +55,7 @@ class Decompressed:
         self.finished = False
         self.total = 0
         self.error: Exception | None = None  # raised on the next read, once the data before it is delivered
+        self.failed: Exception | None = None  # the damage once raised: every later read raises it too
         self.span = (0, 0)  # the compressed bytes (offsets in the file) last given to the decompressor
         self.verified = 0  # bz2: where the input that gave the last output began (a damaged block starts after it)
 
@@ -155,7 +156,10 @@ class Decompressed:
         """The next chunk; damage is raised only after everything decompressed before it was returned."""
         if self.error is not None:
             error, self.error = self.error, None
+            self.failed = error
             raise error
+        if self.failed is not None:  # the first damage again: decoding on past it would only find a later, vaguer one
+            raise self.failed
         try:
             return self._chunk()
         except (Truncated, Corrupt) as exc:

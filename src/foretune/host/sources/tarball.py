@@ -142,6 +142,15 @@ class SosreportTarball(TreeSource):
         self.names: set[str] = set()
         self.incomplete: str | None = None  # "truncated after N members" when the archive ends early
         self._damage: str | None = None  # how and where, for the error when too little is left to recognise
+        self.damage: str | None = None  # "truncated after N members, in PATH (reason)": the one line that says it
+        self.cut_at: str | None = None  # the member being read when the damage was found (relative), if in the sosreport
+        self._last = ""  # full name of the last member header read
+        self._after_last = False  # the damage came in the header after it (the last member was read whole)
+        self._reason = ""
+        self._kind = ""  # the compression: gz, xz, bz2 or "" (plain tar)
+        self.garbled = False  # a gzip stream found corrupt: deflate decodes damage into plausible data, unchecked until
+        # the CRC at the stream's end, so every member read may hold damaged data
+        self._open: frozenset[str] = frozenset()  # the directories the damage left unfinished
         self._children: dict[str, set[str]] | None = None
         self._scan(path)
 
@@ -158,7 +167,7 @@ class SosreportTarball(TreeSource):
             raise InputError(f"{path} is empty: not a sosreport archive")
         with handle:
             try:
-                kind = compression(handle.read(6))
+                kind = self._kind = compression(handle.read(6))
                 handle.seek(0)
             except OSError as exc:
                 raise InputError(f"cannot read {path}: {exc.strerror}") from None
@@ -177,6 +186,7 @@ class SosreportTarball(TreeSource):
                 tool.close()
                 del self.problems[problems:]
                 self.incomplete = self._damage = None
+                self.garbled = False
                 restart = getattr(self._logs, "restart", None)
                 if restart is not None:
                     restart()
@@ -215,6 +225,7 @@ class SosreportTarball(TreeSource):
             archive = tarfile.open(fileobj=stream, mode="r|", tarinfo=_Info)  # noqa: SIM115 (the caller closes the file)
             for member in archive:
                 self._count += 1
+                self._last = member.name
                 if self._progress is not None:
                     self._progress(self._position(), self._size)
                 archive.members = []  # stream mode would keep every TarInfo otherwise
@@ -280,48 +291,60 @@ class SosreportTarball(TreeSource):
                     side_total += len(data)
                     kept[name] = ("side", data)
             else:
-                self._check_end(path, getattr(archive, "foretune_end", None))
+                self._check_end(path, archive)
         except _Capped as exc:
-            self._damaged(path, "corrupt", f"{exc}")
+            self._damaged(path, "corrupt", f"{exc}", archive)
         except Truncated as exc:
-            self._damaged(path, "truncated", _reason(exc))
+            self._damaged(path, "truncated", _reason(exc), archive)
         except Corrupt as exc:
-            self._damaged(path, "corrupt", _reason(exc))
+            self._damaged(path, "corrupt", _reason(exc), archive)
         except (tarfile.TarError, EOFError, OSError, ValueError, UnicodeError) as exc:
             pending = getattr(stream, "error", None)  # the decompressor found damage before tar saw any data
             if isinstance(pending, (Truncated, Corrupt)):
-                self._damaged(path, "truncated" if isinstance(pending, Truncated) else "corrupt", _reason(pending))
+                self._damaged(path, "truncated" if isinstance(pending, Truncated) else "corrupt", _reason(pending), archive)
                 return kept
             reason = _reason(exc)
             end = getattr(archive, "foretune_end", None) if archive is not None else None
             truncated = "unexpected end of data" in reason or isinstance(exc, EOFError) or type(end).__name__ == "TruncatedHeaderError"
-            self._damaged(path, "truncated" if truncated else "corrupt", reason)
+            self._damaged(path, "truncated" if truncated else "corrupt", reason, archive)
         return kept
 
-    def _check_end(self, path: Path, end: BaseException | None) -> None:
+    def _check_end(self, path: Path, archive: Any) -> None:
         """The member list ended: properly (two zero blocks), or early for a reason tar keeps quiet about."""
+        end = getattr(archive, "foretune_end", None)
         why = type(end).__name__  # tarfile's header errors are not public names
         if end is None or why == "EOFHeaderError":
             return
         if why in ("EmptyHeaderError", "TruncatedHeaderError"):
             self._damaged(path, "truncated", "the archive ends without its end-of-archive marker"
-                          if why == "EmptyHeaderError" else "it ends inside a member header")
+                          if why == "EmptyHeaderError" else "it ends inside a member header", archive)
         else:
-            self._damaged(path, "corrupt", f"{_reason(end)} (bad header checksum?)")
+            self._damaged(path, "corrupt", f"{_reason(end)} (bad header checksum?)", archive)
 
-    def _damaged(self, path: Path, how: str, reason: str) -> None:
+    def _damaged(self, path: Path, how: str, reason: str, archive: Any = None) -> None:
+        self._after_last = archive is not None and getattr(archive, "foretune_end", None) is not None
         if self._count == 0 or (self._count == 1 and not self._all):
             if how in ("truncated", "corrupt") and ("compressed data" in reason or "data is corrupt" in reason):
                 raise InputError(f"{path} is {how} before its first tar member: {reason}")
             raise InputError(f"{path} is not a readable tar archive: {reason}")
         self.incomplete = f"{how} after {self._count} members"
         self._damage = f"{how} after {self._count} member{'s' if self._count != 1 else ''}: {reason}"
-        self.problem(f"{path.name} is {how} after {self._count} members ({reason}): facts after that point are missing")
+        self._reason = reason
+        self.garbled = how == "corrupt" and self._kind == "gz"
 
     # --- choosing the sosreport inside the archive -----------------------------------------
     def _reroot(self, path: Path, kept: dict[str, tuple[str, Any]]) -> None:
         prefix = self._prefix(path)
         strip = len(prefix) + 1 if prefix else 0
+        stopped = self.incomplete is not None and (self._damage is not None or self.incomplete.startswith("stopped"))
+        if stopped:  # (a compressed stream cut after the tar's end marker lost no member)
+            last = posixpath.normpath(self._last) if self._last else ""
+            if not prefix or last.startswith(prefix + "/"):
+                self.cut_at = last[strip:] or None
+            self._open = self._open_dirs(self.cut_at)
+        if self._damage is not None:  # a stop after MAX_MEMBERS said so already
+            inside = f", {'after' if self._after_last else 'in'} {self.cut_at}" if self.cut_at else ""
+            self.damage = f"{self.incomplete}{inside} ({self._reason})"
         stray = sorted({n.split("/", 1)[0] for n in self._all if prefix and not n.startswith(prefix + "/") and n != prefix})
         if stray:
             shown = ", ".join(stray[:3]) + (", ..." if len(stray) > 3 else "")
@@ -391,6 +414,32 @@ class SosreportTarball(TreeSource):
             raise InputError(f"{path} is {self._damage}; no sos_commands/ or version.txt came before that point, "
                              "so too little is left to read it as a sosreport")
         raise InputError(f"{path} is not a sosreport: no sos_commands/ or version.txt inside")
+
+    @staticmethod
+    def _open_dirs(cut_at: str | None) -> frozenset[str]:
+        """The directories a depth-first tar had not finished when it stopped: the ones holding the member being read
+        (and that member, were it a directory). None: the damage came after the sosreport's last member."""
+        if cut_at is None:
+            return frozenset()
+        parts = cut_at.split("/")
+        return frozenset("/".join(parts[:i]) for i in range(len(parts) + 1))
+
+    def maybe_lost(self, rel: str) -> bool:
+        """Whether ``rel``, not in the archive as read, may be in the part the damage took. tar writes a directory's
+        members together (sos archives its tree depth-first), so a directory left before the damage is whole: a path
+        under it that was not read is absent. Only the directories still open at the damage may have lost members."""
+        if self.incomplete is None:
+            return False
+        parts = rel.strip("/").split("/")
+        for i in range(len(parts) - 1, 0, -1):
+            parent = "/".join(parts[:i])
+            if parent in self.dirs:  # the deepest directory the archive has on the way to rel
+                return parent in self._open
+        return "" in self._open
+
+    def read_in_part(self, rel: str) -> bool:
+        """Whether ``rel`` is the member the damage cut (its data may end early or be wrong)."""
+        return self.cut_at is not None and rel == self.cut_at and not self._after_last
 
     def _index(self, rel: str) -> None:
         self.names.add(rel)

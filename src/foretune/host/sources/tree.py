@@ -33,6 +33,21 @@ class TreeSource(Source):
     def _listdir(self, rel: str) -> list[str]:
         raise NotImplementedError
 
+    def maybe_lost(self, rel: str) -> bool:
+        """Whether ``rel``, not found, may be in a part of a damaged archive that could not be read (a tree: never)."""
+        return False
+
+    def read_in_part(self, rel: str) -> bool:
+        """Whether ``rel`` is the member a damaged archive was cut in (a tree: never)."""
+        return False
+
+    def may_lose_matches(self, pattern: str) -> bool:
+        """Whether a damaged archive may have lost matches of a glob pattern: its directory before the first wildcard
+        may have lost members."""
+        parts = pattern.split("/")
+        fixed = next((i for i, part in enumerate(parts) if any(ch in part for ch in "*?[")), len(parts) - 1)
+        return self.maybe_lost("/".join([*parts[:fixed], "\0"]))
+
     # --- resolution ---------------------------------------------------------------------
     def resolve(self, rel: str) -> str | None:
         """``rel`` with every symlink component resolved inside the archive; None if it escapes or loops."""
@@ -68,6 +83,8 @@ class TreeSource(Source):
         real = self.resolve(rel)
         if real is None or not self._is_file(real):
             return None
+        if self.read_in_part(real):  # the damage cut it: what it holds may end early
+            self.unsure.append(spec.name if spec is not None else rel)
         data = self._data(real)
         if data is None:
             return None
@@ -112,14 +129,20 @@ class TreeSource(Source):
             raw = self._text(rel, spec)
             if raw is not None:
                 return raw
+        lost = [rel for rel in dict.fromkeys(candidates) if self.maybe_lost(rel)]
+        if lost:
+            self.why[spec.name] = (f"lost to the damage: the archive is cut before it reaches where "
+                                   f"{' or '.join(lost[:2])}{' (or another)' if len(lost) > 2 else ''} would be")
+            self.unsure.append(spec.name)
+            return None
         self.why[spec.name] = f"not in the sosreport (looked for {', '.join(candidates[:3])})" if candidates else "not collected by sos"
-        self.unsure.append(spec.name)
         return None
 
     def glob(self, spec: Spec) -> list[Raw]:
-        self.unsure.append(spec.name)
         found: list[Raw] = []
         for pattern in sos_patterns(spec):
+            if self.may_lose_matches(pattern):
+                self.unsure.append(spec.name)
             for rel in self._match(pattern):
                 raw = self._text(rel, spec)
                 if raw is not None:
@@ -128,15 +151,16 @@ class TreeSource(Source):
 
     def glob_names(self, spec: Spec) -> list[str]:
         """Matching names only (symlinks included, even dangling ones)."""
-        self.unsure.append(spec.name)
         names: list[str] = []
         for pattern in sos_patterns(spec):
+            if self.may_lose_matches(pattern):
+                self.unsure.append(spec.name)
             names += self._match(pattern)
         return names
 
     def read_path(self, path: str) -> Raw | None:
         raw = self._text(path.lstrip("/"), None)
-        if raw is None:
+        if raw is None and self.maybe_lost(path.lstrip("/")):
             self.unsure.append(path)
         return raw
 

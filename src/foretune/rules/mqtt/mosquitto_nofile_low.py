@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from foretune.plan.constants import const
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.mqtt import pull_rex_not_planned
 from foretune.rules.values import nofile_text, service_nofile
 
 
@@ -18,6 +19,9 @@ class MosquittoNofileLow(PlanRule):
     needs = ("service_limits",)
     citations = ("gf-pull-rex",)
     tunable = "mosquitto.limit_nofile"
+
+    def not_planned(self, ctx: Context) -> str:
+        return pull_rex_not_planned(ctx, broker=True)
 
     def check(self, ctx: Context) -> Outcome:
         limits = ctx.facts.value("service_limits")

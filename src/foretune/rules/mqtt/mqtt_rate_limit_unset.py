@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from foretune.plan.constants import const
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.mqtt import pull_rex_not_planned
 
 
 class MqttRateLimitUnset(PlanRule):
@@ -16,6 +17,9 @@ class MqttRateLimitUnset(PlanRule):
     needs = ("mqtt",)
     citations = ("gf-pull-rex", "foretune-estimate")
     tunable = "mqtt.rate_limit"
+
+    def not_planned(self, ctx: Context) -> str:
+        return pull_rex_not_planned(ctx)
 
     def check(self, ctx: Context) -> Outcome:
         mqtt = ctx.facts.value("mqtt")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from foretune.knowledge import threshold
+from foretune.knowledge import module_default, threshold
 from foretune.plan.components.mqtt import after_exhaustion
 from foretune.plan.model import Fix
 from foretune.rules import incidents
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
+from foretune.rules.mqtt import MODE_OFF, mode_not_pull
 from foretune.rules.values import nofile_text, service_nofile
 
 # service in the incident -> (systemd unit, plan tunable of its limit)
@@ -28,6 +29,9 @@ class OpenFilesExhausted(Rule):
     citations = ("gf-httpd-nofile", "g69-qpid", "gf-pull-rex")
     symptom_of = ("httpd-nofile-low", "mosquitto-nofile-low", "qpidd-nofile-low", "qdrouterd-nofile-low",
                   "proxy-dynflow-nofile-low")
+    # a service's limit is the root cause only when it quotes the log lines (its failing_when found them for that
+    # service): a limit line both name (LimitNOFILE=1024 of two units) joins nothing
+    symptom_facts = tuple((root, ("log_incidents",)) for root in symptom_of)
 
     def check(self, ctx: Context) -> Outcome:
         found = incidents.incidents(ctx, "socket_exhaustion")
@@ -43,12 +47,16 @@ class OpenFilesExhausted(Rule):
         cites: tuple[str, ...] = CITES.get(service, self.citations)
         look = (f"find what holds {unit}'s descriptors (`ls /proc/$(systemctl show -p MainPID --value {unit})/fd | wc -l`, "
                 "`ss -s`)")
-        if isinstance(plan, int) and (current is None or plan > current):
+        # the limit it ran out at: the one in force, else (mosquitto, which the installer leaves at systemd's default,
+        # pfp-mosquitto-pull-mqtt) that default; a plan no higher would not take effect
+        ran_out = current if current is not None else (int(module_default("mosquitto_nofile")) if service == "mosquitto" else None)
+        if isinstance(plan, int) and (ran_out is None or plan > ran_out):
             recommended: object = plan
             fixes = t.fixes if t is not None else ()
-        elif service == "mosquitto" and not isinstance(plan, int):
-            # no plan for the broker (the source does not configure pull-REX), yet it ran out: sized as `logs` sizes it,
-            # for the MQTT clients counted (never an assumed host count), or twice the limit it ran out at
+        elif service == "mosquitto" and (not isinstance(plan, int) or current is None):
+            # no plan for the broker (the source does not configure pull-REX), or one no higher than the default it ran
+            # out at, yet it ran out: sized as `logs` sizes it, for the MQTT clients counted (never an assumed host
+            # count), or twice the limit it ran out at
             clients = ctx.hosts if ctx.hosts and not ctx.hosts_assumed else 0
             recommended, doubled = after_exhaustion(clients, current)
             fixes = (Fix("limit", unit, recommended),)
@@ -74,9 +82,19 @@ class OpenFilesExhausted(Rule):
                                  f"{threshold('nofile_kernel_ceiling')}, which LimitNOFILE cannot exceed)"
                                  if current is not None else "")),)
         have = f"open files {nofile_text(limits, unit)}" if current is not None else "limit not in the source"
+        if service == "mosquitto" and mode_not_pull(ctx):
+            # the log proves mosquitto serves clients whatever the settings say: a change of mode under way (an installer
+            # run in another mode stops mosquitto and removes it); until then its limit is the fix all the same
+            have += (f"; {MODE_OFF}, yet clients connect to mosquitto: a change of mode under way (an installer run in "
+                     "that mode stops and removes mosquitto); the drop-in serves the clients until then, and for good "
+                     "if the hosts should use pull-REX: then run the installer with "
+                     "--foreman-proxy-plugin-remote-execution-script-mode pull-mqtt")
+            cites = (*cites, "pfp-mosquitto-pull-mqtt")
+        # the unit's limit lines only when the source has them: never another unit's in their place
+        limit_lines = ctx.evidence("service_limits", about=f"{unit}.service") if current is not None else ()
         return self.failed(f"{service} ran out of descriptors {incidents.span(worst)}: {incidents.quote(worst)}; {have}",
                            current=current, recommended=recommended,
-                           evidence=(*incidents.evidence(found), *ctx.evidence("service_limits", about=f"{unit}.service")),
+                           evidence=(*incidents.evidence(found), *limit_lines),
                            fixes=fixes, observed=True, citations=cites)
 
 

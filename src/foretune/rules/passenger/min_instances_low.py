@@ -31,7 +31,7 @@ class MinInstancesLow(PlanRule):
         if ctx.plan is None:
             return ctx.no_plan_reason
         if self.app_tunable(ctx) not in ctx.plan.tunables:
-            return f"not applicable to {ctx.plan.release.generation} {ctx.plan.input.role}s"
+            return self.not_planned(ctx)
         return None
 
     def check(self, ctx: Context) -> Outcome:

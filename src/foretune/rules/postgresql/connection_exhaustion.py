@@ -34,6 +34,13 @@ class PgConnectionExhaustion(Rule):
         found = incidents.incidents(ctx, "pg_connection_exhaustion")
         if not found:
             return self.passed("no 'too many clients' or reserved-slot refusals in the PostgreSQL logs")
+        pg = ctx.facts["postgresql"]
+        if pg.lost:  # a damaged archive: the setting in force is unknown, not PostgreSQL's default
+            return self.failed(f"PostgreSQL refused connections {incidents.span(found[0])}: {incidents.quote(found[0])}; "
+                               f"max_connections unknown: postgresql.conf {pg.unknown_reason}",
+                               current="unknown", recommended="find who holds the connections (pg_stat_activity), "
+                               "then weigh max_connections against the budget", evidence=incidents.evidence(found),
+                               fixes=(HOLDERS,), observed=True, **cited(self, None))
         current = pg_int((ctx.facts.value("postgresql") or {}).get("max_connections"))
         default = None
         if current is None:

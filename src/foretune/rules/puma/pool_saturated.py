@@ -1,11 +1,18 @@
-"""pumactl stats show requests waiting: every Puma thread was busy when the sosreport was taken."""
+"""Every Puma thread busy: pumactl stats show requests waiting, or production.log shows as many requests open at once
+as the Puma threads in force."""
 
 from __future__ import annotations
 
+from foretune.logs.source import puma_in_force
 from foretune.plan.model import Fix
-from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
+from foretune.rules import incidents
+from foretune.rules.base import Basis, Context, Evidence, Outcome, Rule, Severity
 from foretune.rules.recommend import growth_fixes, recommended
 from foretune.term import plural
+
+# where the Puma capacity in force comes from, as the finding names it (foretune.logs.source.puma_in_force)
+CAPACITY_FROM = {"puma_stats": "pumactl stats", "puma_loaded": "systemctl show foreman.service",
+                 "puma": "the foreman.service environment"}
 
 
 class PumaPoolSaturated(Rule):
@@ -16,7 +23,7 @@ class PumaPoolSaturated(Rule):
     version_added = "0.1.0"
     basis = Basis.MEASURED
     roles = frozenset({"server"})
-    needs = ("puma_stats",)
+    # puma_stats (pumactl stats) is read when known; without it the rule judges production.log's Puma saturation alone
     citations = ("gf-puma-recommendations", "gf-puma-threads")
     # threads that wait for a database connection hold their request: with the pool short of the running threads, the
     # backlog is that shortage's symptom (the finding then quotes database.yml, as the pool's finding does); workers
@@ -25,39 +32,77 @@ class PumaPoolSaturated(Rule):
     symptom_facts = (("foreman-db-pool-too-small", ("foreman_db_pool",)), ("puma-workers-over-ram-budget", ("puma",)))
 
     def check(self, ctx: Context) -> Outcome:
-        stats = ctx.facts.value("puma_stats")
+        known = ctx.facts["puma_stats"].known
+        stats = ctx.facts.value("puma_stats") if known else {}
         workers, booted = stats.get("workers") or 0, stats.get("booted_workers") or 0
         backlog, saturated = stats.get("backlog") or 0, stats.get("saturated_workers")
-        evidence = ctx.evidence("puma_stats", "puma")
+        # production.log's minutes with as many requests open at once as the Puma threads in force (log_incidents)
+        logged = incidents.incidents(ctx, "queue_at_capacity", services=("puma",))
+        capacity, source = puma_in_force(stats or None, ctx.facts.value("puma_loaded"), ctx.facts.value("puma"))
         if backlog > 0 and (saturated or stats.get("pool_capacity") == 0):
             message = (f"{plural(backlog, 'request')} waited in Puma's backlog (pumactl stats: the workers' backlog summed) while "
                        f"{saturated} of {workers} workers had no free thread (pool_capacity 0): the application server is "
                        "saturated now")
-            fixes = growth_fixes(ctx, "puma.workers", workers, "Puma workers")
-            rec = recommended(ctx, "puma.workers")
-            if rec is not None and isinstance(rec.value, int) and rec.value < workers:
-                # the workers already exceed what the guide sizes for this box (puma-workers-outside-range lowers them):
-                # one value, one direction; the backlog then needs hardware, not workers
-                # (its fix stays with that finding: the same command is not given twice)
-                fixes = (Fix("advice", "puma.workers", f"{workers} workers are more than the {rec.value} the guide sizes "
-                                                      "for this hardware, and oversubscribed CPUs and RAM slow every "
-                                                      f"request: set {rec.value} (the fix of puma-workers-outside-range), "
-                                                      "then add hardware if the backlog stays, and raise the workers "
-                                                      "with it"),)
-            running, pool = stats.get("max_threads"), ctx.facts.value("foreman_db_pool")
-            if running and pool and running > pool:  # threads that wait for a connection hold the request: pool first
-                message += (f"; each worker runs {running} threads on a database pool of {pool}, so up to {running - pool} "
-                            "of them wait for a connection: the pool comes first (foreman-db-pool-too-small)")
-                fixes = (Fix("advice", "puma.workers", f"fix the database pool first ({pool} for {running} threads, see "
-                                                      "foreman-db-pool-too-small); more workers or hardware only if the "
-                                                      "backlog stays after it"),)
-                evidence += ctx.evidence("foreman_db_pool")
-            return self.failed(message, current=backlog, recommended=0, evidence=evidence, fixes=fixes, observed=True)
+            if logged and capacity and source:
+                message += f"; {self._logged(ctx, logged[0], capacity, source)}"
+            evidence = (*ctx.evidence("puma_stats", "puma"), *incidents.evidence(logged[:1] if capacity else []))
+            return self._saturated(ctx, message, workers, stats.get("max_threads"), evidence, backlog, "backlog")
+        if logged and capacity and source:
+            running = self._running(ctx, source)
+            message = f"{self._logged(ctx, logged[0], capacity, source)}: every Puma thread was busy, so a request arriving then waited"
+            evidence = (*incidents.evidence(logged[:1]), *ctx.evidence(*dict.fromkeys((source, "puma"))))
+            minutes = int(logged[0].get("count") or 1)  # minutes at capacity; none is the aim, as no backlog is
+            return self._saturated(ctx, message, running[0], running[1], evidence, minutes, "saturation")
+        if not known:
+            return self.skipped(f"fact unknown: puma_stats ({ctx.facts['puma_stats'].unknown_reason})")
+        evidence = ctx.evidence("puma_stats", "puma")
         if booted < workers:
             return self.failed(f"only {booted} of {workers} Puma workers booted: the others crashed or are restarting",
                                current=booted, recommended=workers, evidence=evidence, severity=Severity.MEDIUM,
                                observed=True)
         return self.passed(f"backlog {backlog}, {stats.get('pool_capacity', 'unknown')} free threads over {workers} workers")
+
+    @staticmethod
+    def _running(ctx: Context, source: str) -> tuple[int, int]:
+        """(workers, threads per worker) of the fact the capacity in force comes from."""
+        fact = ctx.facts.value(source) or {}
+        return int(fact.get("workers") or 0), int(fact.get("max_threads" if source == "puma_stats" else "threads_max") or 0)
+
+    def _logged(self, ctx: Context, incident: dict[str, object], capacity: int, source: str) -> str:
+        """What production.log shows: minutes with as many requests open at once as the Puma threads in force."""
+        workers, threads = self._running(ctx, source)
+        minutes = int(str(incident.get("count") or 1))
+        first, last = incident.get("first"), incident.get("last")
+        when = f" ({first} .. {last})" if first and last else ""
+        return (f"production.log had as many requests open at once as the {capacity} Puma threads in force "
+                f"({CAPACITY_FROM.get(source, source)}: {plural(workers, 'worker')} x {threads} threads) in "
+                f"{plural(minutes, 'minute')}{when}: "
+                f"{incidents.quote(incident)}")
+
+    def _saturated(self, ctx: Context, message: str, workers: int, running: int | None, evidence: tuple[Evidence, ...],
+                   current: int, what: str) -> Outcome:
+        """The finding of a saturated pool (``what``: the backlog or the saturation it shows): more workers if the guide
+        sizes more for this box, the database pool first when it is short of the running threads."""
+        fixes = growth_fixes(ctx, "puma.workers", workers, "Puma workers")
+        rec = recommended(ctx, "puma.workers")
+        if rec is not None and isinstance(rec.value, int) and rec.value < workers:
+            # the workers already exceed what the guide sizes for this box (puma-workers-outside-range lowers them):
+            # one value, one direction; the saturation then needs hardware, not workers
+            # (its fix stays with that finding: the same command is not given twice)
+            fixes = (Fix("advice", "puma.workers", f"{workers} workers are more than the {rec.value} the guide sizes "
+                                                  "for this hardware, and oversubscribed CPUs and RAM slow every "
+                                                  f"request: set {rec.value} (the fix of puma-workers-outside-range), "
+                                                  f"then add hardware if the {what} stays, and raise the workers "
+                                                  "with it"),)
+        pool = ctx.facts.value("foreman_db_pool")
+        if running and pool and running > pool:  # threads that wait for a connection hold the request: pool first
+            message += (f"; each worker runs {running} threads on a database pool of {pool}, so up to {running - pool} "
+                        "of them wait for a connection: the pool comes first (foreman-db-pool-too-small)")
+            fixes = (Fix("advice", "puma.workers", f"fix the database pool first ({pool} for {running} threads, see "
+                                                  "foreman-db-pool-too-small); more workers or hardware only if the "
+                                                  f"{what} stays after it"),)
+            evidence += ctx.evidence("foreman_db_pool")
+        return self.failed(message, current=current, recommended=0, evidence=evidence, fixes=fixes, observed=True)
 
 
 RULE = PumaPoolSaturated()
