@@ -264,26 +264,26 @@ class AccessLog(Analyzer):
         first_503, last_503 = self.first_503, self.last_503
         same_t: int | None = None
         n = 0
-        run_stamp: bytes | None = None  # the stamp and status of the run's first line, whose minute row is run_row
-        run_after = b""
+        run_key = b"\n"  # b" [" + the stamp + b"] " of the run's first line (no line holds b"\n" before its end)
+        run_after = b""  # its b" 503 " or b" 502 "; its minute's row is run_row
         run_row: list[int] = []
         run_cls = run_col = run = 0  # the row's columns the run adds to, and how many lines it has after its first
         try:
             for line in lines:
                 n += 1
                 i = line.find(b" [")
+                if i >= 0 and line.startswith(run_key, i):  # this first " [" begins " [<the run's stamp>] "
+                    q = line.find(b'"', i + 30)
+                    q = line.find(b'"', q + 1) if q >= 0 else -1
+                    if q >= 0 and line.startswith(run_after, q + 1):
+                        run += 1
+                        continue
                 j = line.find(b"] ", i)
                 if i < 0 or j - i != 28:
                     if line.strip():
                         self._bad(line)
                     continue
                 stamp = line[i + 2:j]
-                if stamp == run_stamp:
-                    q = line.find(b'"', j + 2)
-                    q = line.find(b'"', q + 1) if q >= 0 else -1
-                    if q >= 0 and line[q + 1:q + 6] == run_after:
-                        run += 1
-                        continue
                 t = times.get(stamp)
                 if t is None:
                     key = stamp[:17] + stamp[20:]  # consume's key: the minute and the offset
@@ -347,10 +347,10 @@ class AccessLog(Analyzer):
                                 run_row[run_cls] += run
                                 run_row[run_col] += run
                                 run = 0
-                            run_stamp, run_after, run_row = stamp, after, row
+                            run_key, run_after, run_row = b" [" + stamp + b"] ", after, row
                             run_cls, run_col = cls - 1, (C503 if status == 503 else C502)
                             continue
-                run_stamp = None
+                run_key = b"\n"
         finally:
             self.lines += n
             if run:
