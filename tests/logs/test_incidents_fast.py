@@ -192,3 +192,17 @@ def test_quick_access_runs_end_where_time_moves(monkeypatch: pytest.MonkeyPatch)
     assert general["jumps"] == 6 and general["lines"] == 11  # each line of the two returns to 10:00 (an hour back)
     assert sum(row[6] for row in general["minutes"].values()) == 9 and general["first_5xx"]["502"][0] > general["first"]
     assert read_access(data, True, 1 << 20, monkeypatch) == general
+
+
+@pytest.mark.parametrize("chunk", [150, 4096, 65536])
+@pytest.mark.parametrize("seed", range(3))
+def test_access_lines_cut_by_their_match_are_the_hits_lines(seed: int, chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The access log's 502/503 lines cut by one pattern running to the line's end: the lines the hits loop cuts
+    (two matches in a line, a status in the request or the referer, CRLF, no final line end, chunks of a few lines)."""
+    data = awkward_access(seed)
+    assert data.count(b'"503 "') and data.count(b'?" 503 ') and not data.endswith(b"\n")
+    monkeypatch.setattr(prefilter, "CUT_IN_C", False)
+    hits = read_access(data, True, chunk, monkeypatch)
+    monkeypatch.setattr(prefilter, "CUT_IN_C", True)
+    assert read_access(data, True, chunk, monkeypatch) == hits
+    assert hits["lines"] == data.count(b"\n") + 1 and sum(row[6] for row in hits["minutes"].values()) > 500
