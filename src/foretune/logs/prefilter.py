@@ -277,12 +277,13 @@ def consume_incidents(analyzer: Analyzer, stream: IO[bytes], chunk_bytes: int = 
         while True:
             block = stream.read(chunk_bytes)
             if block:
-                data = carry + block
-                cut = data.rfind(b"\n") + 1
+                cut = block.rfind(b"\n") + 1
                 if cut == 0:
-                    carry = data
+                    carry += block
                     continue
-                data, carry = data[:cut], data[cut:]
+                # the lines that end in this block, copied once (a slice of a memoryview is not copied)
+                data = b"".join((carry, memoryview(block)[:cut])) if cut < len(block) or carry else block
+                carry = block[cut:]
             elif carry:
                 data, carry = carry, b""
             else:
