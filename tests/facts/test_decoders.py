@@ -161,3 +161,32 @@ def test_the_first_damage_is_the_one_every_later_read_reports() -> None:
             errors.append(str(exc))
     assert len(errors) >= 3 and len(set(errors)) == 1, errors
     assert "after 0 bytes" not in errors[0], errors[0]
+
+
+@pytest.mark.parametrize("kind", [pytest.param("xz", marks=needs_xz), pytest.param("gz", marks=needs_gz)])
+def test_system_decoder_seeks_forward_as_tarfile_reads_it(tmp_path: Path, kind: str) -> None:
+    """tell/seek (what tarfile's "r:" mode asks): reads and forward skips give the data's own bytes; never backwards."""
+    import gzip
+    import lzma
+    import random
+
+    plain = random.Random(5).randbytes(3 * stream.OUT_CHUNK + 777)
+    path = tmp_path / f"data.{kind}"
+    path.write_bytes(lzma.compress(plain) if kind == "xz" else gzip.compress(plain))
+    with path.open("rb") as handle:
+        command = stream.system_command(kind, {})
+        assert command is not None
+        reader = stream.SystemDecompressed(handle, kind, command)
+        try:
+            assert reader.tell() == 0 and reader.read(512) == plain[:512] and reader.tell() == 512
+            assert reader.seek(512) == 512  # where it is already: nothing skipped
+            assert reader.seek(1000) == 1000 and reader.read(10) == plain[1000:1010]
+            far = 2 * stream.OUT_CHUNK + 5  # beyond what the decoder holds
+            assert reader.seek(far) == far and reader.tell() == far
+            assert reader.read(stream.OUT_CHUNK) == plain[far:far + stream.OUT_CHUNK]
+            with pytest.raises(OSError):
+                reader.seek(far)
+            assert reader.seek(len(plain) + 5000) == len(plain)  # the end comes first
+            assert reader.read(1) == b""
+        finally:
+            reader.close()

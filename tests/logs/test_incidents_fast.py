@@ -177,3 +177,32 @@ def test_quick_access_lines_match_with_a_window(monkeypatch: pytest.MonkeyPatch)
 def test_quick_access_lines_match_on_fixtures(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     data = (FIX / name).read_bytes()
     assert read_access(data, True, 97, monkeypatch) == read_access(data, False, 97, monkeypatch)
+
+
+def test_quick_access_runs_end_where_time_moves(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 503 storm's lines of one second are only counted; a line of another time in between ends the run, so the
+    same second again (a clock jump back) is read in full, as the general reader reads it."""
+    def line(stamp: bytes, status: bytes, referer: bytes = b'"-"') -> bytes:
+        return b'10.0.0.1 - - [' + stamp + b'] "GET /rhsm/ HTTP/1.1" ' + status + b' 12 ' + referer + b' "x"\n'
+
+    early, late = b"12/Feb/2024:10:00:00 +0000", b"12/Feb/2024:11:00:00 +0000"
+    storm = line(early, b"503") * 3
+    data = storm + line(late, b"200", b'"503 "') + storm + line(late, b"502") + storm
+    general = read_access(data, False, 1 << 20, monkeypatch)
+    assert general["jumps"] == 6 and general["lines"] == 11  # each line of the two returns to 10:00 (an hour back)
+    assert sum(row[6] for row in general["minutes"].values()) == 9 and general["first_5xx"]["502"][0] > general["first"]
+    assert read_access(data, True, 1 << 20, monkeypatch) == general
+
+
+@pytest.mark.parametrize("chunk", [150, 4096, 65536])
+@pytest.mark.parametrize("seed", range(3))
+def test_access_lines_cut_by_their_match_are_the_hits_lines(seed: int, chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The access log's 502/503 lines cut by one pattern running to the line's end: the lines the hits loop cuts
+    (two matches in a line, a status in the request or the referer, CRLF, no final line end, chunks of a few lines)."""
+    data = awkward_access(seed)
+    assert data.count(b'"503 "') and data.count(b'?" 503 ') and not data.endswith(b"\n")
+    monkeypatch.setattr(prefilter, "CUT_IN_C", False)
+    hits = read_access(data, True, chunk, monkeypatch)
+    monkeypatch.setattr(prefilter, "CUT_IN_C", True)
+    assert read_access(data, True, chunk, monkeypatch) == hits
+    assert hits["lines"] == data.count(b"\n") + 1 and sum(row[6] for row in hits["minutes"].values()) > 500

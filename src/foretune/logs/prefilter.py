@@ -37,7 +37,8 @@ from foretune.logs.timeutil import MONTHS_B
 CHUNK_BYTES = 1024 * 1024
 SAMPLE_BYTES = 16 * 1024 * 1024  # per input: production.log's requests counted for Puma concurrency
 PIECE_BYTES = 64 * 1024  # a chunk's sampled lines are cut from pieces of about this size (bounded memory)
-CUT_IN_C = True  # sampled lines of a chunk cut by bytes.split and fed as one block (tests turn it off to compare)
+CUT_IN_C = True  # sampled lines of a chunk cut by bytes.split and fed as one block, a pattern's lines cut by its
+# matches (tests turn it off to compare)
 
 
 def _production_head(line: bytes) -> bool:
@@ -66,6 +67,9 @@ class Filter:
         self.needles = needles
         self.sampled = sampled  # needles searched within the sample only
         self.pattern = re.compile(pattern) if pattern is not None else None
+        # a kind searched by its pattern alone: a match runs on to its line's end, so a line is found once
+        self.to_line_end = re.compile(pattern + rb"[^\n]*\n?") if pattern is not None and not needles and not sampled \
+            and head is None else None
         self.head = head
         self.continued = continued
         # a continuation line (its first byte in ``continued_first``, the set ``continued`` tests) holding a sampled needle
@@ -225,6 +229,12 @@ def _chunk(analyzer: Analyzer, flt: Filter, data: bytes, state: _State) -> None:
         if blocks is not None:
             _sampled(analyzer, flt, data, state, blocks)
             return
+    if CUT_IN_C and flt.to_line_end is not None:
+        rfind = data.rfind
+        picked = [data[rfind(b"\n", 0, start) + 1:end] for start, end in map(re.Match.span, flt.to_line_end.finditer(data, pos))]
+        if picked:
+            analyzer.consume(picked)
+        return
     for hit in flt.hits(data, pos, sample):
         if hit < fed:
             continue
@@ -273,12 +283,13 @@ def consume_incidents(analyzer: Analyzer, stream: IO[bytes], chunk_bytes: int = 
         while True:
             block = stream.read(chunk_bytes)
             if block:
-                data = carry + block
-                cut = data.rfind(b"\n") + 1
+                cut = block.rfind(b"\n") + 1
                 if cut == 0:
-                    carry = data
+                    carry += block
                     continue
-                data, carry = data[:cut], data[cut:]
+                # the lines that end in this block, copied once (a slice of a memoryview is not copied)
+                data = b"".join((carry, memoryview(block)[:cut])) if cut < len(block) or carry else block
+                carry = block[cut:]
             elif carry:
                 data, carry = carry, b""
             else:

@@ -254,7 +254,7 @@ class SystemDecompressed:
     The tool reads the file through the same descriptor. Its output is trusted only as far as it says it is whole:
     if it exits non-zero (damage, a cut, trailing data, anything), reading raises :class:`ToolFailed`.
     The pipe (of :data:`PIPE_BYTES` where the system allows it) is read :data:`READ_BYTES` at a time and ``read``
-    hands out slices of that, so the tar reader's many 10 KiB reads cost neither a system call nor a wait each.
+    hands out slices of that, so the tar reader's 512-byte header reads cost neither a system call nor a wait each.
     """
 
     def __init__(self, handle: BinaryIO, kind: str, command: list[str]) -> None:
@@ -305,6 +305,28 @@ class SystemDecompressed:
         data = parts[0] if len(parts) == 1 else b"".join(parts)
         self.total += len(data)
         return data
+
+    def tell(self) -> int:
+        """Bytes read so far (tarfile reads the stream through ``tell``/``seek``, never backwards)."""
+        return self.total
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        """Skip forward to ``offset`` (or to the end of the data, if it comes first); never backwards."""
+        skip = offset - self.total
+        if whence != os.SEEK_SET or skip < 0:
+            raise OSError("the decompressed stream is read forward only")
+        while skip > 0:
+            available = len(self._buf) - self._pos
+            if available >= skip:
+                self._pos += skip
+                self.total += skip
+                break
+            skip -= available
+            self.total += available
+            self._buf, self._pos = self._fill(), 0
+            if not self._buf:
+                break
+        return self.total
 
     def _fill(self) -> bytes:
         """The next piece of the tool's output; b"" at its end, once the tool said the data was whole."""

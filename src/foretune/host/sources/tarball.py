@@ -222,13 +222,21 @@ class SosreportTarball(TreeSource):
         self._all: set[str] = set()
         archive: Any = None
         try:
-            archive = tarfile.open(fileobj=stream, mode="r|", tarinfo=_Info)  # noqa: SIM115 (the caller closes the file)
+            # The system decoder seeks forward only (tell/seek), enough for tarfile's "r:": a member's data is read in
+            # the pieces asked for, where stream mode ("r|") copies everything through a 10 KiB buffer. Damage makes the
+            # tool fail and the archive is read again by foretune's decoder in stream mode, whose reads ahead decide
+            # where the damage is said to be (as before).
+            if isinstance(stream, SystemDecompressed):
+                forward: Any = stream  # read, tell and seek forward: what "r:" reads through
+                archive = tarfile.open(fileobj=forward, mode="r:", tarinfo=_Info)  # noqa: SIM115 (the caller closes it)
+            else:
+                archive = tarfile.open(fileobj=stream, mode="r|", tarinfo=_Info)  # noqa: SIM115 (the caller closes it)
             for member in archive:
                 self._count += 1
                 self._last = member.name
                 if self._progress is not None:
                     self._progress(self._position(), self._size)
-                archive.members = []  # stream mode would keep every TarInfo otherwise
+                archive.members = []  # tarfile would keep every TarInfo otherwise
                 if self._count > MAX_MEMBERS:
                     self.incomplete = f"stopped after {MAX_MEMBERS} members"
                     self.problem(f"{path.name} has more than {MAX_MEMBERS} members: the rest is ignored, facts may be missing")
