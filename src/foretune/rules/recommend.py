@@ -38,6 +38,59 @@ class ProfileNow(NamedTuple):
     box: str  # "16 CPUs and 63.8 GiB"
 
 
+class PumaInForce(NamedTuple):
+    workers: int
+    threads: int  # threads_max per worker
+    fact: str  # puma_stats | puma_loaded | puma: the fact they come from
+    configured: tuple[int, int] | None  # the ``puma`` fact's (workers, threads_max) when they differ, else None
+
+
+# where the Puma workers and threads in force come from, as findings name it
+PUMA_FROM = {"puma_stats": "pumactl stats", "puma_loaded": "systemctl show foreman.service",
+             "puma": "the foreman.service environment"}
+
+
+def puma_in_force(ctx: Context) -> PumaInForce | None:
+    """Puma's workers and threads per worker that run, with the precedence of ``foretune.logs.source.puma_in_force``
+    (measured or loaded beats configured): pumactl stats, else what systemd runs foreman.service with (systemctl
+    show), else the ``puma`` fact (the drop-in, or Foreman's defaults); None when none gives both."""
+    configured = ctx.facts.value("puma") if ctx.facts["puma"].known else None
+    sources = (("puma_stats", "max_threads"), ("puma_loaded", "threads_max"), ("puma", "threads_max"))
+    for name, key in sources:
+        value = ctx.facts.value(name) if ctx.facts[name].known else None
+        if not isinstance(value, dict):
+            continue
+        workers, threads = value.get("workers"), value.get(key)
+        if isinstance(workers, int) and isinstance(threads, int) and workers > 0 and threads > 0:
+            conf: tuple[int, int] | None = None
+            if name != "puma" and isinstance(configured, dict):
+                cw, ct = configured.get("workers"), configured.get("threads_max")
+                if isinstance(cw, int) and isinstance(ct, int) and (cw, ct) != (workers, threads):
+                    conf = (cw, ct)
+            return PumaInForce(workers, threads, name, conf)
+    return None
+
+
+def puma_source_note(run: PumaInForce | None) -> str:
+    """`` (systemctl show foreman.service: 40 workers x 16 threads; the foreman.service environment on disk gives
+    12 x 5, which systemd has not loaded)`` when the Puma values in force are not the configured ones; else ``""``
+    (the configured fact's evidence shows them)."""
+    if run is None or run.configured is None:
+        return ""
+    workers, threads = run.configured
+    unused = "systemd has not loaded" if run.fact == "puma_loaded" else "the running server does not run"
+    return (f" ({PUMA_FROM[run.fact]}: {plural(run.workers, 'worker')} x {plural(run.threads, 'thread')}; the "
+            f"foreman.service environment on disk gives {workers} x {threads}, which {unused})")
+
+
+def puma_evidence(ctx: Context, run: PumaInForce | None, *before: str, after: tuple[str, ...] = (),
+                  about: str | tuple[str, ...] = ()) -> tuple[Any, ...]:
+    """Evidence of the facts ``before``, the Puma values in force (the fact they come from, then the configured
+    ``puma`` fact) and the facts ``after``."""
+    names = tuple(dict.fromkeys((*before, *((run.fact,) if run is not None else ()), "puma", *after)))
+    return ctx.evidence(*names, about=about)
+
+
 def profile_now(ctx: Context) -> ProfileNow | None:
     """The profile change a counted (or given) host figure asks for (:func:`foretune.plan.choose.profile_move`);
     None when the declared profile covers the hosts or nothing is known to judge by."""
