@@ -127,7 +127,8 @@ def _running_puma_stays(ctx: Context) -> bool:
     """Whether the Puma workers running now still run after the change set: not when the plan gives fewer through
     the installer (its run restarts Puma with them, and max_connections is sized for those), yes when custom-hiera
     pins the count (the site's value is kept) or the plan gives as many or more."""
-    running = (ctx.facts.value("puma") or {}).get("workers")
+    run = puma_in_force(ctx)  # the workers that run: pumactl stats, else what systemd loaded, else the drop-in
+    running = run.workers if run is not None else None
     planned = ctx.tunables.get("puma.workers")
     if not running or planned is None or not isinstance(planned.foretune.value, int) or running <= planned.foretune.value:
         return True
@@ -138,7 +139,8 @@ def _running_puma_stays(ctx: Context) -> bool:
 def sized_for_running_workers(ctx: Context) -> str:
     """``; sized for the 40 Puma workers running now (the 18 recommended for this box need fewer)`` when a figure
     derived from the running Puma workers sits beside a different recommended worker count; else ``""``."""
-    workers = (ctx.facts.value("puma") or {}).get("workers") if ctx.facts["puma"].known else None
+    run = puma_in_force(ctx)  # the workers that run: pumactl stats, else what systemd loaded, else the drop-in
+    workers = run.workers if run is not None else None
     other = recommended(ctx, "puma.workers")
     if not isinstance(workers, int) or other is None or not isinstance(other.value, int) or other.value == workers:
         return ""
@@ -190,12 +192,14 @@ def running_budget_parts(ctx: Context, after_change: bool = False) -> list[tuple
     cover once that fix is applied."""
     assert ctx.plan is not None
     budget = dict(ctx.plan.connection_budget)
-    puma = ctx.facts.value("puma") or {}
-    if puma.get("workers") and puma.get("threads_max"):
-        pool = ctx.facts.value("foreman_db_pool") or puma["threads_max"] + const("db_pool_extra")
-        per = max(pool, puma["threads_max"] + const("db_pool_extra")) if after_change else pool
+    run = puma_in_force(ctx)  # the Puma that runs: pumactl stats, else what systemd loaded, else the drop-in
+    if run is not None:
+        pool = ctx.facts.value("foreman_db_pool") or run.threads + const("db_pool_extra")
+        per = max(pool, run.threads + const("db_pool_extra")) if after_change else pool
         budget = {k: v for k, v in budget.items() if not k.startswith("Puma")}
-        budget[f"Puma {plural(puma['workers'], 'worker')} x {per}"] = puma["workers"] * per
+        # named where the workers come from when that is not the drop-in (which says otherwise)
+        where = f" ({PUMA_FROM[run.fact]})" if run.configured is not None else ""
+        budget[f"Puma {plural(run.workers, 'worker')}{where} x {per}"] = run.workers * per
     passenger = ctx.facts.value("passenger") or {}
     if passenger.get("PassengerMaxPoolSize"):
         # Passenger era: every Foreman process holds its own Rails pool
