@@ -50,6 +50,6 @@ def test_the_note_names_the_source_and_the_drop_in_only_when_they_differ() -> No
         "12 x 5, which systemd has not loaded)")
     assert puma_source_note(PumaInForce(1, 8, "puma_stats", (12, 5))) == (
         " (pumactl stats: 1 worker x 8 threads; the foreman.service environment on disk gives 12 x 5, which the "
-        "running server does not run)")
+        "running server does not use)")
     assert puma_source_note(PumaInForce(12, 5, "puma_loaded", None)) == ""
     assert puma_source_note(None) == ""

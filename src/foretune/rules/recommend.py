@@ -78,7 +78,7 @@ def puma_source_note(run: PumaInForce | None) -> str:
     if run is None or run.configured is None:
         return ""
     workers, threads = run.configured
-    unused = "systemd has not loaded" if run.fact == "puma_loaded" else "the running server does not run"
+    unused = "systemd has not loaded" if run.fact == "puma_loaded" else "the running server does not use"
     return (f" ({PUMA_FROM[run.fact]}: {plural(run.workers, 'worker')} x {plural(run.threads, 'thread')}; the "
             f"foreman.service environment on disk gives {workers} x {threads}, which {unused})")
 
