@@ -2601,8 +2601,10 @@ def test_puma_values_rendered_but_not_loaded_by_systemd_are_pending(tmp_path: Pa
     removal = "remove:dropin:/etc/systemd/system/foreman.service.d/override.conf"
     assert states[removal] == "pending", result.stdout
     # daemon-reload and a restart: systemd runs foreman.service with installer.conf's values (the set's threads 16/16,
-    # the fixture's workers 12) and none left from override.conf: the removal is in force with the Puma values (D25)
-    assert env == {"--foreman-foreman-service-puma-threads-min": 16, "--foreman-foreman-service-puma-threads-max": 16}, env
+    # and workers 12: the 24 systemd runs are outside medium's 8-12, so the set asks for 12, which installer.conf
+    # already gives) and none left from override.conf: the removal is in force with the Puma values (D25)
+    assert env == {"--foreman-foreman-service-puma-threads-min": 16, "--foreman-foreman-service-puma-threads-max": 16,
+                   "--foreman-foreman-service-puma-workers": 12}, env
     show = root / "sos_commands/systemd/systemctl_show_service_--all"
     old = "FOREMAN_PUMA_THREADS_MIN=5 FOREMAN_PUMA_THREADS_MAX=5 FOREMAN_PUMA_WORKERS=24"
     text = show.read_text(encoding="utf-8")

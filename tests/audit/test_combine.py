@@ -24,6 +24,25 @@ def failing(source: Path, *extra: str) -> dict[str, dict[str, Any]]:
     return {f["rule"]: f for f in json.loads(result.stdout)["findings"] if f["status"] == "fail"}
 
 
+def systemd_runs_the_dropin(source: Path, tree: Path, stats: bool = True) -> Path:
+    """A copy of ``source`` whose running Foreman has loaded override.conf's 16 threads (by hand: systemctl show and
+    pumactl stats say 16, where the fixture's say 5: systemd had not loaded the file when the sosreport ran);
+    without pumactl stats when not ``stats`` (satellite-6.15's show a backlog, which joins a pool short of them)."""
+    shutil.copytree(source, tree, symlinks=True)
+    show = tree / "sos_commands/systemd/systemctl_show_service_--all"
+    text = show.read_text(encoding="utf-8")
+    assert "FOREMAN_PUMA_THREADS_MIN=5 FOREMAN_PUMA_THREADS_MAX=5" in text
+    show.write_text(text.replace("FOREMAN_PUMA_THREADS_MIN=5 FOREMAN_PUMA_THREADS_MAX=5",
+                                 "FOREMAN_PUMA_THREADS_MIN=16 FOREMAN_PUMA_THREADS_MAX=16"), encoding="utf-8")
+    pumactl = tree / "sos_commands/foreman/pumactl_stats"
+    if pumactl.exists() and not stats:
+        pumactl.unlink()
+    elif pumactl.exists():
+        pumactl.write_text(pumactl.read_text(encoding="utf-8").replace('"running": 5', '"running": 16')
+                           .replace('"max_threads": 5', '"max_threads": 16'), encoding="utf-8")
+    return tree
+
+
 def test_httpd_descriptors_and_their_log_lines_are_one_finding() -> None:
     # satellite-6.9: httpd LimitNOFILE 1024 in force, and var/log/messages-20210613 shows httpd failing with
     # "(24)Too many open files": the limit is the cause, the log lines its symptom
@@ -73,8 +92,8 @@ def test_postgresql_exhaustion_is_one_finding_per_cause(tmp_path: Path) -> None:
     # refusing clients and Rails' pool timing out. Two root causes, each with its symptoms, never four criticals:
     # the server's limit (ALTER SYSTEM) with "too many clients" under it, and the hand-made drop-in with the pool it
     # leaves behind and the pool's ConnectionTimeoutError under it. Each says why the other is a separate problem.
-    tree = tmp_path / "sos"
-    shutil.copytree(SOS / "satellite-6.15", tree, symlinks=True)
+    # systemd runs override.conf's 16 threads (systemctl show, pumactl stats: by hand, systemd_runs_the_dropin)
+    tree = systemd_runs_the_dropin(SOS / "satellite-6.15", tmp_path / "sos", stats=False)
     (tree / "var/lib/pgsql/data/log").mkdir()
     (tree / "var/lib/pgsql/data/log/postgresql-Mon.log").write_text(PG_LOG, encoding="utf-8")
     (tree / "var/log/foreman").mkdir(parents=True)
@@ -189,10 +208,17 @@ def test_puma_backlog_is_a_symptom_of_the_database_pool(tmp_path: Path) -> None:
 def test_puma_backlog_the_pool_does_not_cause_stays_its_own_finding() -> None:
     # plain satellite-6.15: pumactl_stats shows 5 threads running per worker on the pool of 9 (the override's 16 are
     # not running yet): no thread waits for a connection, so the backlog is not the pool's, though both findings quote
-    # the same foreman.service drop-ins
+    # the same foreman.service drop-ins. The pool covers the 5 threads that run: no pool finding (it was listed under
+    # the drop-in for the file's 16 before); the drop-in's finding says its 16 would leave the pool behind once loaded
     found = failing(SOS / "satellite-6.15")
     assert (found["puma-pool-saturated"]["severity"], found["puma-pool-saturated"]["current"]) == ("high", 48)
-    assert [s["rule"] for s in found["puma-dropin-override"]["symptoms"]] == ["foreman-db-pool-too-small"]
+    assert "foreman-db-pool-too-small" not in found
+    dropin = found["puma-dropin-override"]
+    assert [s["rule"] for s in dropin["symptoms"]] == []
+    assert ("systemd does not run its threads yet (pumactl stats: 5 per worker), but once it loads the file (a "
+            "daemon-reload, a reboot) the Rails pool the installer sized for its own threads stays behind: database.yml "
+            "pool 9 for the 16 threads this file sets + 4 = 20 connections each worker needs") in dropin["message"]
+    assert dropin["severity"] == "medium"
 
 
 def test_a_profile_too_small_is_one_finding_with_its_consequences(tmp_path: Path) -> None:
@@ -283,7 +309,7 @@ DROPIN = "etc/systemd/system/foreman.service.d/override.conf"
 DROPIN_LINES = "Environment=FOREMAN_PUMA_THREADS_MIN=16 | Environment=FOREMAN_PUMA_THREADS_MAX=16"
 
 
-def test_a_hand_made_dropin_that_leaves_the_pool_behind_is_one_finding() -> None:
+def test_a_hand_made_dropin_that_leaves_the_pool_behind_is_one_finding(tmp_path: Path) -> None:
     # satellite-6.15-dropin: satellite-6.15-tuned (installer.conf FOREMAN_PUMA_THREADS_MIN/MAX=5, WORKERS=12;
     # database.yml pool 9 = 5 + 4) with override.conf, written by hand as `systemctl edit foreman` leaves it:
     # "Environment=FOREMAN_PUMA_THREADS_MIN=16" and "...MAX=16". systemd reads override.conf after installer.conf, so
@@ -291,7 +317,7 @@ def test_a_hand_made_dropin_that_leaves_the_pool_behind_is_one_finding() -> None
     # pool shortfall listed under it, and one fix that takes effect: remove the file, daemon-reload, the installer
     # with the threads and the pool (16, 16, 20), then restart foreman (the installer restarts it only when
     # installer.conf changes). Medium: configuration, nothing measured.
-    source = SOS / "satellite-6.15-dropin"
+    source = systemd_runs_the_dropin(SOS / "satellite-6.15-dropin", tmp_path / "sos")  # 16 threads run
     for extra in ((), ("--hosts", "9000")):
         found = failing(source, *extra)
         assert "foreman-db-pool-too-small" not in found
@@ -323,8 +349,7 @@ def test_a_hand_made_dropin_that_leaves_the_pool_behind_is_one_finding() -> None
 def test_a_dropin_whose_pool_times_out_is_critical_with_the_timeouts_under_it(tmp_path: Path) -> None:
     # satellite-6.15-dropin with production.log showing the pool timing out twice (by hand): measured failure, so the
     # drop-in's finding is critical, and the timeouts are listed under it with the pool, not beside it
-    tree = tmp_path / "sos"
-    shutil.copytree(SOS / "satellite-6.15-dropin", tree, symlinks=True)
+    tree = systemd_runs_the_dropin(SOS / "satellite-6.15-dropin", tmp_path / "sos")  # 16 threads run
     (tree / "var/log/foreman").mkdir(parents=True)
     (tree / "var/log/foreman/production.log").write_text(PRODUCTION_LOG + PRODUCTION_LOG.replace("08:01:0", "08:02:0"),
                                                          encoding="utf-8")
@@ -339,7 +364,7 @@ def test_a_dropin_that_sets_only_the_threads_is_not_the_cause_of_the_worker_coun
     # satellite-6.15: installer.conf FOREMAN_PUMA_WORKERS=24 (outside medium's 8-12) and override.conf setting only
     # the threads: the worker count is not the drop-in's doing, so puma-workers-outside-range stays its own finding
     # and neither quotes override.conf nor names it as its cause
-    found = failing(SOS / "satellite-6.15")
+    found = failing(systemd_runs_the_dropin(SOS / "satellite-6.15", tmp_path / "sos", stats=False))  # 16 threads run
     workers = found["puma-workers-outside-range"]
     assert "override.conf" not in workers["message"]
     assert all("override.conf" not in e["location"] for e in workers["evidence"])
@@ -349,8 +374,8 @@ def test_a_dropin_that_sets_only_the_threads_is_not_the_cause_of_the_worker_coun
 def test_a_dropin_that_sets_the_workers_takes_the_worker_finding(tmp_path: Path) -> None:
     # satellite-6.15-dropin with override.conf also setting FOREMAN_PUMA_WORKERS=24 (by hand; medium's guide range
     # is 8-12): the worker count outside the range is the file's doing too, listed under it
-    tree = tmp_path / "sos"
-    shutil.copytree(SOS / "satellite-6.15-dropin", tree, symlinks=True)
+    # systemd runs the file's 16 threads and 24 workers (systemctl show; pumactl stats of 12 x 5 removed)
+    tree = systemd_runs_the_dropin(SOS / "satellite-6.15-dropin", tmp_path / "sos", stats=False)
     dropin = tree / DROPIN
     dropin.write_text(dropin.read_text(encoding="utf-8") + "Environment=FOREMAN_PUMA_WORKERS=24\n", encoding="utf-8")
     found = failing(tree)

@@ -231,6 +231,11 @@ def test_a_figure_sized_from_running_workers_names_no_count_the_report_does_not_
     dropin = tree / "etc/systemd/system/foreman.service.d/installer.conf"
     text = re.sub(r"FOREMAN_PUMA_WORKERS=\d+", "FOREMAN_PUMA_WORKERS=10", dropin.read_text(encoding="utf-8"))
     dropin.write_text(re.sub(r"(FOREMAN_PUMA_THREADS_M(?:IN|AX))=\d+", r"\1=16", text), encoding="utf-8")  # the guide's 16
+    # and systemd runs them (systemctl show; pumactl stats, of the 12 x 5 before, gone): Tomcat is sized for what runs
+    show = tree / "sos_commands/systemd/systemctl_show_service_--all"
+    text = re.sub(r"FOREMAN_PUMA_WORKERS=\d+", "FOREMAN_PUMA_WORKERS=10", show.read_text(encoding="utf-8"))
+    show.write_text(re.sub(r"(FOREMAN_PUMA_THREADS_M(?:IN|AX))=\d+", r"\1=16", text), encoding="utf-8")
+    (tree / "sos_commands/foreman/pumactl_stats").unlink()
     found = {f["rule"]: f for f in report(tree)}
     assert "puma-workers-outside-range" not in found
     threads = found["candlepin-tomcat-threads"]

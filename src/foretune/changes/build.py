@@ -81,7 +81,7 @@ class Host(NamedTuple):
     swap_total: int | None = None
     mem_available: int | None = None  # MemAvailable, bytes
     ram: int | None = None  # MemTotal, bytes
-    puma_workers: int | None = None  # the Puma workers running (pumactl stats), else rendered
+    puma_workers: int | None = None  # the Puma workers running (pumactl stats, systemctl show), else rendered
     # (location, line) of the Apache and Passenger directives the facts read (Satellite 6.2 edits those files by hand)
     directive_lines: tuple[tuple[str, str], ...] = ()
     # httpd file -> its includes and the directives it sets after each (the httpd_includes fact): what httpd reads
@@ -139,7 +139,9 @@ def host_of(facts: Any) -> Host:
                 postgresql_values={str(k): str(v) for k, v in (facts.value("postgresql") or {}).items()},
                 swap_used=(facts.value("swap") or {}).get("used_bytes"), swap_total=(facts.value("swap") or {}).get("total_bytes"),
                 mem_available=(facts.value("memory_pressure") or {}).get("available_bytes"), ram=facts.value("ram_bytes"),
-                puma_workers=(facts.value("puma_stats") or {}).get("workers") or (facts.value("puma") or {}).get("workers"),
+                # what runs: pumactl stats, else what systemd runs foreman.service with, else the drop-in or defaults
+                puma_workers=(facts.value("puma_stats") or {}).get("workers") or (facts.value("puma_loaded") or {}).get("workers")
+                or (facts.value("puma") or {}).get("workers"),
                 directive_lines=tuple((p.location, line) for name in ("passenger", "apache") if (f := facts.get(name)) is not None
                                       and f.known for p in f.provenance for line in p.excerpt.split(" | ")),
                 httpd_includes={str(k): tuple(v) for k, v in (facts.value("httpd_includes") or {}).items() if isinstance(v, list)},

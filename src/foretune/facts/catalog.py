@@ -59,7 +59,8 @@ CATALOG: tuple[FactSpec, ...] = (
              "/var/lib/pgsql, /var/opt/rh/rh-postgresql12/lib/pgsql, /var/lib/mongodb, /var/lib/qpidd, /var/lib/candlepin, /var/lib/redis."),
     # --- application services --------------------------------------------------------------
     FactSpec("puma", "dict: workers, threads_min, threads_max (ints; from foreman.service.d or defaults)",
-             "Foreman Puma configuration."),
+             "Foreman Puma configuration: what the admin edits. Rules that size against the Puma that runs (the "
+             "Rails pool, max_connections, Tomcat, memory, the worker range) take puma_stats, else puma_loaded, else this."),
     FactSpec("puma_loaded", "dict: workers, threads_min, threads_max (int or None when its Environment does not set it)",
              "The FOREMAN_PUMA_* environment systemd runs foreman.service with now (systemctl show): a drop-in written "
              "since takes effect only after daemon-reload and a restart."),

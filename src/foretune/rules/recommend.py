@@ -38,6 +38,59 @@ class ProfileNow(NamedTuple):
     box: str  # "16 CPUs and 63.8 GiB"
 
 
+class PumaInForce(NamedTuple):
+    workers: int
+    threads: int  # threads_max per worker
+    fact: str  # puma_stats | puma_loaded | puma: the fact they come from
+    configured: tuple[int, int] | None  # the ``puma`` fact's (workers, threads_max) when they differ, else None
+
+
+# where the Puma workers and threads in force come from, as findings name it
+PUMA_FROM = {"puma_stats": "pumactl stats", "puma_loaded": "systemctl show foreman.service",
+             "puma": "the foreman.service environment"}
+
+
+def puma_in_force(ctx: Context) -> PumaInForce | None:
+    """Puma's workers and threads per worker that run, with the precedence of ``foretune.logs.source.puma_in_force``
+    (measured or loaded beats configured): pumactl stats, else what systemd runs foreman.service with (systemctl
+    show), else the ``puma`` fact (the drop-in, or Foreman's defaults); None when none gives both."""
+    configured = ctx.facts.value("puma") if ctx.facts["puma"].known else None
+    sources = (("puma_stats", "max_threads"), ("puma_loaded", "threads_max"), ("puma", "threads_max"))
+    for name, key in sources:
+        value = ctx.facts.value(name) if ctx.facts[name].known else None
+        if not isinstance(value, dict):
+            continue
+        workers, threads = value.get("workers"), value.get(key)
+        if isinstance(workers, int) and isinstance(threads, int) and workers > 0 and threads > 0:
+            conf: tuple[int, int] | None = None
+            if name != "puma" and isinstance(configured, dict):
+                cw, ct = configured.get("workers"), configured.get("threads_max")
+                if isinstance(cw, int) and isinstance(ct, int) and (cw, ct) != (workers, threads):
+                    conf = (cw, ct)
+            return PumaInForce(workers, threads, name, conf)
+    return None
+
+
+def puma_source_note(run: PumaInForce | None) -> str:
+    """`` (systemctl show foreman.service: 40 workers x 16 threads; the foreman.service environment on disk gives
+    12 x 5, which systemd has not loaded)`` when the Puma values in force are not the configured ones; else ``""``
+    (the configured fact's evidence shows them)."""
+    if run is None or run.configured is None:
+        return ""
+    workers, threads = run.configured
+    unused = "systemd has not loaded" if run.fact == "puma_loaded" else "the running server does not use"
+    return (f" ({PUMA_FROM[run.fact]}: {plural(run.workers, 'worker')} x {plural(run.threads, 'thread')}; the "
+            f"foreman.service environment on disk gives {workers} x {threads}, which {unused})")
+
+
+def puma_evidence(ctx: Context, run: PumaInForce | None, *before: str, after: tuple[str, ...] = (),
+                  about: str | tuple[str, ...] = ()) -> tuple[Any, ...]:
+    """Evidence of the facts ``before``, the Puma values in force (the fact they come from, then the configured
+    ``puma`` fact) and the facts ``after``."""
+    names = tuple(dict.fromkeys((*before, *((run.fact,) if run is not None else ()), "puma", *after)))
+    return ctx.evidence(*names, about=about)
+
+
 def profile_now(ctx: Context) -> ProfileNow | None:
     """The profile change a counted (or given) host figure asks for (:func:`foretune.plan.choose.profile_move`);
     None when the declared profile covers the hosts or nothing is known to judge by."""
@@ -74,7 +127,8 @@ def _running_puma_stays(ctx: Context) -> bool:
     """Whether the Puma workers running now still run after the change set: not when the plan gives fewer through
     the installer (its run restarts Puma with them, and max_connections is sized for those), yes when custom-hiera
     pins the count (the site's value is kept) or the plan gives as many or more."""
-    running = (ctx.facts.value("puma") or {}).get("workers")
+    run = puma_in_force(ctx)  # the workers that run: pumactl stats, else what systemd loaded, else the drop-in
+    running = run.workers if run is not None else None
     planned = ctx.tunables.get("puma.workers")
     if not running or planned is None or not isinstance(planned.foretune.value, int) or running <= planned.foretune.value:
         return True
@@ -85,7 +139,8 @@ def _running_puma_stays(ctx: Context) -> bool:
 def sized_for_running_workers(ctx: Context) -> str:
     """``; sized for the 40 Puma workers running now (the 18 recommended for this box need fewer)`` when a figure
     derived from the running Puma workers sits beside a different recommended worker count; else ``""``."""
-    workers = (ctx.facts.value("puma") or {}).get("workers") if ctx.facts["puma"].known else None
+    run = puma_in_force(ctx)  # the workers that run: pumactl stats, else what systemd loaded, else the drop-in
+    workers = run.workers if run is not None else None
     other = recommended(ctx, "puma.workers")
     if not isinstance(workers, int) or other is None or not isinstance(other.value, int) or other.value == workers:
         return ""
@@ -137,12 +192,14 @@ def running_budget_parts(ctx: Context, after_change: bool = False) -> list[tuple
     cover once that fix is applied."""
     assert ctx.plan is not None
     budget = dict(ctx.plan.connection_budget)
-    puma = ctx.facts.value("puma") or {}
-    if puma.get("workers") and puma.get("threads_max"):
-        pool = ctx.facts.value("foreman_db_pool") or puma["threads_max"] + const("db_pool_extra")
-        per = max(pool, puma["threads_max"] + const("db_pool_extra")) if after_change else pool
+    run = puma_in_force(ctx)  # the Puma that runs: pumactl stats, else what systemd loaded, else the drop-in
+    if run is not None:
+        pool = ctx.facts.value("foreman_db_pool") or run.threads + const("db_pool_extra")
+        per = max(pool, run.threads + const("db_pool_extra")) if after_change else pool
         budget = {k: v for k, v in budget.items() if not k.startswith("Puma")}
-        budget[f"Puma {plural(puma['workers'], 'worker')} x {per}"] = puma["workers"] * per
+        # named where the workers come from when that is not the drop-in (which says otherwise)
+        where = f" ({PUMA_FROM[run.fact]})" if run.configured is not None else ""
+        budget[f"Puma {plural(run.workers, 'worker')}{where} x {per}"] = run.workers * per
     passenger = ctx.facts.value("passenger") or {}
     if passenger.get("PassengerMaxPoolSize"):
         # Passenger era: every Foreman process holds its own Rails pool

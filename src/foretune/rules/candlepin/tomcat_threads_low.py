@@ -5,7 +5,14 @@ from __future__ import annotations
 from foretune.knowledge import module_default
 from foretune.plan.model import Fix
 from foretune.rules.base import Context, Evidence, Outcome, Rule, Severity
-from foretune.rules.recommend import overridden_threads, recommended, sized_for_running_workers
+from foretune.rules.recommend import (
+    overridden_threads,
+    puma_evidence,
+    puma_in_force,
+    puma_source_note,
+    recommended,
+    sized_for_running_workers,
+)
 
 SERVER_XML = "/etc/tomcat/server.xml"
 
@@ -24,15 +31,15 @@ class TomcatThreadsLow(Rule):
         read = ctx.facts.value("candlepin").get("tomcat_max_threads")
         threads = read or module_default("candlepin_tomcat", "max_threads")
         shown = f"{threads}" if read else f"{threads} (not in the source: puppet-candlepin's default)"
-        puma = ctx.facts.value("puma")
-        workers, per = puma.get("workers"), puma.get("threads_max")
-        if not workers or not per:
+        run = puma_in_force(ctx)  # what runs: pumactl stats, else what systemd loaded, else the drop-in or defaults
+        if run is None:
             return self.skipped("Puma workers or threads unknown")
+        workers, per, source = run.workers, run.threads, puma_source_note(run)
         after = overridden_threads(ctx)  # the pool's fix removes a hand-made drop-in's threads: size for the installer's
         per, gone = (after, " once the hand-made drop-in is removed") if after is not None else (per, "")
         concurrency = int(workers) * int(per)
         if threads >= concurrency:
-            return self.passed(f"Tomcat maxThreads {shown} >= Puma's {workers} x {per} = {concurrency} threads")
+            return self.passed(f"Tomcat maxThreads {shown} >= Puma's {workers} x {per} = {concurrency} threads{source}")
         # the report recommends another Puma worker count: Tomcat is sized for it, as the change set (APPLY.md) sizes
         # it, so the report gives one value for maxThreads
         other = recommended(ctx, "puma.workers") if sized_for_running_workers(ctx) else None
@@ -46,13 +53,13 @@ class TomcatThreadsLow(Rule):
             want = f"{threads} once the Puma workers are {other.value}"
             note = (f"; the {other.value} Puma workers this report recommends need {other.value * int(per)}, which "
                      f"{threads} holds: lowering the workers (puma-workers-outside-range) is the fix")
-        return self.failed(f"Tomcat maxThreads {shown} < Puma's {workers} workers x {per} threads{gone} = {concurrency}: "
+        return self.failed(f"Tomcat maxThreads {shown} < Puma's {workers} workers x {per} threads{gone} = {concurrency}{source}: "
                            f"during registration bursts Candlepin calls queue in Tomcat and time out{note}",
                            current=threads, recommended=want,
                            evidence=(*(ctx.evidence("candlepin", about="maxThreads") if read else
                                        (Evidence("candlepin", "module default", f"maxThreads {threads}: no maxThreads in the source, "
                                                                                  "puppet-candlepin's default"),)),
-                                     *ctx.evidence("puma")),
+                                     *puma_evidence(ctx, run)),
                            fixes=(server_xml_edit(want),) if isinstance(want, int) else ())
 
 

@@ -22,13 +22,14 @@ def running_memory(ctx: Context) -> list[MemoryItem]:
     from foretune.plan.components.candlepin import candlepin_memory  # start-up: plan code, only when the check runs
     from foretune.plan.constants import memory_range  # start-up: plan code, only when the check runs
     from foretune.plan.sizing import memory_size  # start-up: plan code, only when the check runs
+    from foretune.rules.recommend import puma_in_force  # start-up: the recommendation loads only when the check runs
 
     assert ctx.plan is not None
     items = {m.component: m for m in ctx.plan.memory}
-    puma = ctx.facts.value("puma") or {}
-    if puma.get("workers") and "Foreman (Puma)" in items:
+    run = puma_in_force(ctx)  # the workers that run: pumactl stats, else what systemd loaded, else the drop-in
+    if run is not None and "Foreman (Puma)" in items:
         low, high, source = memory_range("puma_worker")
-        w = puma["workers"]
+        w = run.workers
         items["Foreman (Puma)"] = MemoryItem("Foreman (Puma)", int(w * high * GIB), f"{plural(w, 'worker')} in force x ~{memory_size('puma_worker', high=True)} (guide)",
                                              int(w * low * GIB), int(w * high * GIB), (source,))
     shared = pg_size((ctx.facts.value("postgresql") or {}).get("shared_buffers"))
@@ -102,9 +103,10 @@ def largest_outside(ctx: Context) -> str:
 def puma_first(ctx: Context) -> tuple[str, tuple[Fix, ...]]:
     """When more Puma workers run than this audit recommends, the words and the fixes that lower them first: each
     worker holds about 1 GiB (gf-puma-autotuning), so they are the memory to free before moving anything else."""
-    from foretune.rules.recommend import recommended  # start-up: the recommendation loads only for a memory shortage
+    from foretune.rules.recommend import puma_in_force, recommended  # start-up: loads only for a memory shortage
 
-    running = (ctx.facts.value("puma") or {}).get("workers")
+    run = puma_in_force(ctx)  # the workers that run: pumactl stats, else what systemd loaded, else the drop-in
+    running = run.workers if run is not None else None
     rec = recommended(ctx, "puma.workers")
     if not running or rec is None or rec.value is None or int(running) <= int(rec.value):
         return "", ()

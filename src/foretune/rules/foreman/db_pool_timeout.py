@@ -7,7 +7,7 @@ from foretune.rules import incidents
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
 from foretune.rules.distinct import RAILS_POOL
 from foretune.rules.foreman.db_pool_too_small import POOL_WORDS
-from foretune.rules.recommend import overridden_threads
+from foretune.rules.recommend import overridden_threads, puma_evidence, puma_in_force, puma_source_note
 
 # the fix of timeouts that PostgreSQL's limit causes: that limit's, which its own finding gives as a value
 SERVER_LIMIT_FIX = Fix("advice", "max_connections",
@@ -37,7 +37,9 @@ class ForemanDbPoolTimeout(Rule):
             return self.passed("no 'could not obtain a connection from the pool' errors in production.log")
         current = ctx.facts.value("foreman_db_pool")
         t = ctx.tunables.get("foreman.db_pool")
-        threads = (ctx.facts.value("puma") or {}).get("threads_max")
+        run = puma_in_force(ctx)  # the threads that run: pumactl stats, else what systemd loaded, else the drop-in
+        threads = run.threads if run else (ctx.facts.value("puma") or {}).get("threads_max")
+        source = puma_source_note(run)
         plan_threads = ctx.tunables.get("puma.threads_max")
         plan_pool = int(t.foretune.value) if t is not None and t.foretune.value is not None else 0
         # the plan's margin over its threads (the release's listeners), applied to the threads in force
@@ -47,21 +49,21 @@ class ForemanDbPoolTimeout(Rule):
             # the pool covers its threads, and PostgreSQL refused clients meanwhile: the server's limit, not the pool
             # (a pool raised while PostgreSQL refuses connections would open more of them)
             return self.failed(f"Rails waited in vain for a database connection {incidents.span(found[0])}: "
-                               f"{incidents.quote(found[0])}; pool {current} covers the {threads} Puma threads in force + "
+                               f"{incidents.quote(found[0])}; pool {current} covers the {threads} Puma threads in force{source} + "
                                f"{margin}, and PostgreSQL refused clients {incidents.span(refused[0])}: "
                                f"{incidents.quote(refused[0])}: the timeouts are PostgreSQL's limit running out, not the "
                                "pool's (no pool change)", current=current,
                                recommended=f"no pool change: {current} covers the threads",
                                evidence=(*incidents.evidence(found), *incidents.evidence(refused),
-                                         *ctx.evidence("foreman_db_pool", "puma", about=POOL_WORDS)),
+                                         *puma_evidence(ctx, run, "foreman_db_pool", about=POOL_WORDS)),
                                fixes=(SERVER_LIMIT_FIX,), observed=True)
         if incidents.times(found) == 1 and (current is None or not threads or current >= threads + margin):
             # one line, and the pool covers the threads in force: a transient wait to watch, not a sizing
-            covers = f"pool {current} covers the {threads} Puma threads in force + {margin}" if threads and current is not None else f"pool {current}"
+            covers = f"pool {current} covers the {threads} Puma threads in force{source} + {margin}" if threads and current is not None else f"pool {current}"
             return self.failed(f"Rails waited in vain for a database connection once, {incidents.span(found[0])}: "
                                f"{incidents.quote(found[0])}; {covers}: one timeout is evidence to watch, not a reason "
                                "to size the pool (audit again if it repeats)", current=current, recommended="no change: watch for repeats",
-                               evidence=(*incidents.evidence(found), *ctx.evidence("foreman_db_pool", "puma")),
+                               evidence=(*incidents.evidence(found), *puma_evidence(ctx, run, "foreman_db_pool")),
                                severity=Severity.LOW, observed=True)
         after = overridden_threads(ctx) or threads  # the fix removes a hand-made drop-in's threads (audit.effect)
         # the pool for the threads that run once the fix is in (the plan's pool when those are the plan's threads)
@@ -75,10 +77,10 @@ class ForemanDbPoolTimeout(Rule):
                          f"the pool {current} covers the threads: find what holds connections long (slow statements in "
                          "PostgreSQL's log, long requests in production.log) before raising foreman::db_pool above "
                          f"{current}; then set it with --foreman-db-pool and run the installer"),)
-        demand = f" for {threads} Puma threads per worker" if threads else ""
+        demand = f" for {threads} Puma threads per worker{source}" if threads else ""
         return self.failed(f"Rails waited in vain for a database connection {incidents.span(found[0])}: "
                            f"{incidents.quote(found[0])}; pool {current}{demand}", current=current, recommended=recommended,
-                           evidence=(*incidents.evidence(found), *ctx.evidence("foreman_db_pool", "puma")),
+                           evidence=(*incidents.evidence(found), *puma_evidence(ctx, run, "foreman_db_pool")),
                            fixes=fixes, observed=True)
 
 

@@ -7,7 +7,7 @@ from foretune.plan.model import Fix
 from foretune.rules import incidents
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
 from foretune.rules.distinct import RAILS_POOL
-from foretune.rules.recommend import overridden_threads
+from foretune.rules.recommend import overridden_threads, puma_evidence, puma_in_force, puma_source_note
 
 # the lines the pool is judged by: database.yml's pool and the threads each worker runs (not the worker count)
 POOL_WORDS = ("pool", "FOREMAN_PUMA_THREADS_MAX", "threads_max")
@@ -34,8 +34,12 @@ class DbPoolTooSmall(PlanRule):
 
     def check(self, ctx: Context) -> Outcome:
         pool = ctx.facts.value("foreman_db_pool")
+        # the threads that run (pumactl stats, else what systemd loaded, else the drop-in or Foreman's defaults)
+        run = puma_in_force(ctx)
         puma = ctx.facts.value("puma") or {}
-        threads = puma.get("threads_max") or module_default("puma", "auto")["threads_max"]
+        threads = run.threads if run else puma.get("threads_max") or module_default("puma", "auto")["threads_max"]
+        source = puma_source_note(run)
+        evidence = puma_evidence(ctx, run, "foreman_db_pool", about=POOL_WORDS)
         t = self.recommendation(ctx)
         if not t.fixes:  # the plan leaves the pool to the installer's threads_max + 4: below it, the site pinned one
             t = t._replace(fixes=(Fix("hiera", "foreman::db_pool", t.foretune.value),))
@@ -45,7 +49,7 @@ class DbPoolTooSmall(PlanRule):
         margin = max(0, int(t.foretune.value) - int(plan_threads.foretune.value))
         need = threads + margin
         if pool >= need:
-            return self.passed(f"pool {pool} >= {threads} threads + {margin}")
+            return self.passed(f"pool {pool} >= {threads} threads{source} + {margin}")
         if overridden_threads(ctx) is not None:
             # the fix removes the hand-made drop-in (audit.effect) and the installer runs the plan's threads: the pool
             # is sized for those, not for the threads the removed file sets
@@ -60,15 +64,14 @@ class DbPoolTooSmall(PlanRule):
             # before puppet-foreman 25.0.0 (foreman-installer 3.11) the installer itself sets pool = threads_max
             # (max(db_pool 5, threads)): the release's own value is a recommendation, not a fault, until the
             # logs show the pool running out (failing_when then makes it critical)
-            return self.failed(f"pool {pool} for {threads} Puma threads is this release's installer value (max(db_pool 5, "
+            return self.failed(f"pool {pool} for {threads} Puma threads{source} is this release's installer value (max(db_pool 5, "
                                f"threads_max), before puppet-foreman 25.0.0 / foreman-installer 3.11 added + 4); no "
                                f"repeated 'could not obtain a connection from the pool' in the logs; recommended {need} "
                                f"({threads} threads + {margin} for the Katello listeners): {advice}", current=pool,
-                               recommended=want, evidence=ctx.evidence("foreman_db_pool", "puma", about=POOL_WORDS),
-                               fixes=fixes, severity=Severity.LOW)
-        return self.failed(f"pool {pool} for {threads} Puma threads + {margin} = {need} connections each worker needs: "
+                               recommended=want, evidence=evidence, fixes=fixes, severity=Severity.LOW)
+        return self.failed(f"pool {pool} for {threads} Puma threads{source} + {margin} = {need} connections each worker needs: "
                            f"expect 'could not obtain a connection from the pool' errors; {advice}", current=pool,
-                           recommended=want, evidence=ctx.evidence("foreman_db_pool", "puma", about=POOL_WORDS), fixes=fixes)
+                           recommended=want, evidence=evidence, fixes=fixes)
 
 
 RULE = DbPoolTooSmall()

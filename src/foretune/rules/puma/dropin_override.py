@@ -7,6 +7,7 @@ import re
 from foretune.knowledge.precedence import Shadow, systemd_shadows
 from foretune.plan.model import Fix
 from foretune.rules.base import Context, Evidence, Outcome, PlanRule, Severity
+from foretune.rules.recommend import PUMA_FROM, puma_in_force
 
 INSTALLER_DROPIN = "installer.conf"  # puppet-foreman's foreman.service drop-in (manifests/service.pp)
 RESTART = "systemctl restart foreman"  # the installer restarts Foreman only when installer.conf changes
@@ -58,9 +59,19 @@ class PumaDropinOverride(PlanRule):
         where = ", ".join(d.location for d in dropins)
         names = [name for name in PUMA_ENV if re.search(rf"\b{name}=", sets)]
         short = "FOREMAN_PUMA_THREADS_MAX" in names and threads > 0 and isinstance(pool, int) and pool < threads + margin
-        consequence = (f"; the Rails pool the installer sized for its own threads stays behind: database.yml pool {pool} "
-                       f"for the {threads} threads this file runs + {margin} = {threads + margin} connections each worker "
-                       "needs (foreman-db-pool-too-small, listed under this finding)" if short else "")
+        # what runs decides whether the pool is short now (foreman-db-pool-too-small judges it): systemd may not have
+        # loaded the file yet (pumactl stats, systemctl show), and then its threads run only after a daemon-reload
+        run = puma_in_force(ctx)
+        waiting = run is not None and run.fact != "puma" and run.threads != threads
+        if short and waiting and run is not None:
+            consequence = (f"; systemd does not run its threads yet ({PUMA_FROM[run.fact]}: {run.threads} per worker), "
+                           f"but once it loads the file (a daemon-reload, a reboot) the Rails pool the installer sized for "
+                           f"its own threads stays behind: database.yml pool {pool} for the {threads} threads this file "
+                           f"sets + {margin} = {threads + margin} connections each worker needs")
+        else:
+            consequence = (f"; the Rails pool the installer sized for its own threads stays behind: database.yml pool "
+                           f"{pool} for the {threads} threads this file runs + {margin} = {threads + margin} connections "
+                           "each worker needs (foreman-db-pool-too-small, listed under this finding)" if short else "")
         fixes: list[Fix] = [Fix("command", d.undo) for d in dropins]
         # the installer then writes what the file set, at the plan's values, and the pool it sizes for them
         for name in names:

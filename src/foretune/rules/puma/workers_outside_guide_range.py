@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from foretune.knowledge import hardware
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
-from foretune.rules.recommend import profile_now, recommended
+from foretune.rules.recommend import profile_now, puma_evidence, puma_in_force, puma_source_note, recommended
 
 WORKER_WORDS = ("FOREMAN_PUMA_WORKERS", "workers")
 
@@ -25,9 +25,12 @@ class PumaWorkersOutsideRange(PlanRule):
     tunable = "puma.workers"
 
     def check(self, ctx: Context) -> Outcome:
-        workers = ctx.facts.value("puma").get("workers")
+        # the workers that run: pumactl stats, else what systemd loaded, else the drop-in or Foreman's defaults
+        run = puma_in_force(ctx)
+        workers = run.workers if run is not None else ctx.facts.value("puma").get("workers")
         if workers is None:
             return self.skipped("Puma worker count unknown")
+        source, evidence = puma_source_note(run), puma_evidence(ctx, run, about=WORKER_WORDS)
         assert ctx.plan is not None
         low, high = hardware.puma_worker_range(ctx.plan.profile)
         change = profile_now(ctx)
@@ -42,17 +45,17 @@ class PumaWorkersOutsideRange(PlanRule):
                 return self.passed(f"{workers} workers, guide {nlow}-{nhigh} for {change.now}, {why}")
             rec = recommended(ctx, self.tunable)
             assert rec is not None
-            return self.failed(f"{workers} workers; the guide measured {nlow}-{nhigh} best for {change.now}, {why} "
+            return self.failed(f"{workers} workers{source}; the guide measured {nlow}-{nhigh} best for {change.now}, {why} "
                                "(more was slower or unstable under registration load)", current=workers, recommended=rec.value,
-                               evidence=ctx.evidence("puma", about=WORKER_WORDS), fixes=rec.fixes)
+                               evidence=evidence, fixes=rec.fixes)
         t = self.recommendation(ctx)
         if low <= workers <= high or workers == t.foretune.value:
             return self.passed(f"{workers} workers, guide {low}-{high} for {ctx.plan.profile}")
         side = "more" if workers > high else "fewer"
         plan_note = "" if low <= t.foretune.value <= high else f"; the plan gives {t.foretune.value} for this box ({t.foretune.reason})"
-        return self.failed(f"{workers} workers; the guide measured {low}-{high} best for {ctx.plan.profile} "
+        return self.failed(f"{workers} workers{source}; the guide measured {low}-{high} best for {ctx.plan.profile} "
                            f"({side} was slower or unstable under registration load){plan_note}",
-                           current=workers, recommended=t.foretune.value, evidence=ctx.evidence("puma", about=WORKER_WORDS), fixes=t.fixes)
+                           current=workers, recommended=t.foretune.value, evidence=evidence, fixes=t.fixes)
 
 
 RULE = PumaWorkersOutsideRange()

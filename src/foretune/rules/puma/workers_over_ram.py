@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from foretune.knowledge import threshold
 from foretune.rules.base import Context, Outcome, PlanRule, Severity
+from foretune.rules.recommend import puma_evidence, puma_in_force, puma_source_note
 from foretune.units import format_gib
 
 
@@ -20,9 +21,12 @@ class PumaWorkersOverRam(PlanRule):
     tunable = "puma.workers"
 
     def check(self, ctx: Context) -> Outcome:
-        workers = ctx.facts.value("puma").get("workers")
+        # the workers that run hold the memory: pumactl stats, else what systemd loaded, else the drop-in or defaults
+        run = puma_in_force(ctx)
+        workers = run.workers if run is not None else ctx.facts.value("puma").get("workers")
         if workers is None:
             return self.skipped("Puma worker count unknown")
+        source = puma_source_note(run)
         assert ctx.plan is not None
         others = sum(m.bytes for m in ctx.plan.memory if not m.component.startswith("Foreman"))
         room = ctx.facts.value("ram_bytes") - others
@@ -41,9 +45,9 @@ class PumaWorkersOverRam(PlanRule):
                                f"{format_gib(available)} available ({available / ram:.0%}) with them running")
         state = (f"measured: only {format_gib(available)} available" if available is not None
                  else "no measurement of available memory in the source")
-        return self.failed(f"{workers} Puma workers need about {format_gib(workers * 2**30)} but only {format_gib(room)} is left after the other "
+        return self.failed(f"{workers} Puma workers{source} need about {format_gib(workers * 2**30)} but only {format_gib(room)} is left after the other "
                            f"services ({state}): the box swaps or the OOM killer stops workers", current=workers,
-                           recommended=t.foretune.value, evidence=ctx.evidence("puma", "ram_bytes", "memory_pressure"),
+                           recommended=t.foretune.value, evidence=puma_evidence(ctx, run, after=("ram_bytes", "memory_pressure")),
                            fixes=t.fixes, severity=None if available is not None else Severity.MEDIUM)
 
 
