@@ -39,9 +39,9 @@ def test_the_values_in_force_and_where_they_come_from(facts: dict[str, Any], exp
     merged = {k: v for k, v in {**BASE, **facts}.items() if v is not None}
     ctx, _ = build_context(fact_set(Path("puma.yaml"), merged))
     assert puma_in_force(ctx) == expected
-    # the same capacity as production.log's saturation and `logs` count against (foretune.logs.source)
-    capacity, fact = capacity_in_force(merged.get("puma_stats"), merged.get("puma_loaded"), merged.get("puma"))
-    assert (capacity, fact) == ((expected.workers * expected.threads, expected.fact) if expected else (None, None))
+    # the same values as production.log's saturation and `logs` count against (foretune.logs.source)
+    run = capacity_in_force(merged.get("puma_stats"), merged.get("puma_loaded"), merged.get("puma"))
+    assert run == ((expected.workers, expected.threads, expected.fact) if expected else None)
 
 
 def test_the_note_names_the_source_and_the_drop_in_only_when_they_differ() -> None:

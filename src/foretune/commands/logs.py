@@ -275,8 +275,8 @@ def _capacity(args: argparse.Namespace, facts: FactSet) -> tuple[int | None, str
 
     if args.puma_capacity:
         return args.puma_capacity, "--puma-capacity"
-    capacity, fact = puma_in_force(facts.value("puma_stats"), facts.value("puma_loaded"), facts.value("puma"))
-    return capacity, CAPACITY_FROM[fact] if fact else None
+    run = puma_in_force(facts.value("puma_stats"), facts.value("puma_loaded"), facts.value("puma"))
+    return (run[0] * run[1], CAPACITY_FROM[run[2]]) if run else (None, None)
 
 
 def _limits(facts: FactSet) -> dict[str, int]:

@@ -145,35 +145,26 @@ def recent(files: list[LogFile], days: int) -> tuple[Options, list[LogFile]]:
     return Options(window=Window(since=since)), keep
 
 
-def puma_in_force(stats: object, loaded: object, configured: object) -> tuple[int | None, str | None]:
-    """Puma's workers x threads in force and the fact they come from: the running server's (``puma_stats``, pumactl
-    stats: workers x max_threads), else what systemd runs foreman.service with (``puma_loaded``), else the configured
-    ones (``puma``: the foreman.service drop-in, or Foreman's defaults); (None, None) when none is known.
+def puma_in_force(stats: object, loaded: object, configured: object) -> tuple[int, int, str] | None:
+    """Puma's workers and threads per worker in force and the fact they come from: the running server's
+    (``puma_stats``, pumactl stats: workers x max_threads), else what systemd runs foreman.service with
+    (``puma_loaded``), else the configured ones (``puma``: the foreman.service drop-in, or Foreman's defaults); None
+    when none gives both.
 
     >>> puma_in_force(None, {"workers": 40, "threads_min": 0, "threads_max": 16}, {"workers": 12, "threads_max": 5})
-    (640, 'puma_loaded')
+    (40, 16, 'puma_loaded')
     >>> puma_in_force({"workers": 4, "max_threads": 5}, None, {"workers": 12, "threads_max": 5})
-    (20, 'puma_stats')
+    (4, 5, 'puma_stats')
+    >>> puma_in_force(None, None, {"workers": 0, "threads_max": 5}) is None
+    True
     """
-    if isinstance(stats, dict):
-        capacity = puma_capacity({"workers": stats.get("workers"), "threads_max": stats.get("max_threads")})
-        if capacity:
-            return capacity, "puma_stats"
-    for name, puma in (("puma_loaded", loaded), ("puma", configured)):
-        capacity = puma_capacity(puma)
-        if capacity:
-            return capacity, name
-    return None, None
-
-
-def puma_capacity(puma: object) -> int | None:
-    """workers x threads_max of the ``puma`` fact, or None.
-
-    >>> puma_capacity({"workers": 4, "threads_min": 5, "threads_max": 16}), puma_capacity(None)
-    (64, None)
-    """
-    if not isinstance(puma, dict):
-        return None
+    for name, puma, key in (("puma_stats", stats, "max_threads"), ("puma_loaded", loaded, "threads_max"),
+                            ("puma", configured, "threads_max")):
+        if isinstance(puma, dict):
+            workers, threads = puma.get("workers"), puma.get(key)
+            if isinstance(workers, int) and isinstance(threads, int) and workers > 0 and threads > 0:
+                return workers, threads, name
+    return None
     workers, threads = puma.get("workers"), puma.get("threads_max")
     if isinstance(workers, int) and isinstance(threads, int) and workers > 0 and threads > 0:
         return workers * threads

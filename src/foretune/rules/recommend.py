@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from foretune.knowledge import hardware, module_default
 from foretune.knowledge.model import SIZES
 from foretune.knowledge.profiles import PG
+from foretune.logs.source import puma_in_force as logs_puma_in_force
 from foretune.plan.choose import profile_move
 from foretune.plan.constants import const
 from foretune.plan.model import Fix
@@ -51,24 +52,21 @@ PUMA_FROM = {"puma_stats": "pumactl stats", "puma_loaded": "systemctl show forem
 
 
 def puma_in_force(ctx: Context) -> PumaInForce | None:
-    """Puma's workers and threads per worker that run, with the precedence of ``foretune.logs.source.puma_in_force``
-    (measured or loaded beats configured): pumactl stats, else what systemd runs foreman.service with (systemctl
-    show), else the ``puma`` fact (the drop-in, or Foreman's defaults); None when none gives both."""
-    configured = ctx.facts.value("puma") if ctx.facts["puma"].known else None
-    sources = (("puma_stats", "max_threads"), ("puma_loaded", "threads_max"), ("puma", "threads_max"))
-    for name, key in sources:
-        value = ctx.facts.value(name) if ctx.facts[name].known else None
-        if not isinstance(value, dict):
-            continue
-        workers, threads = value.get("workers"), value.get(key)
-        if isinstance(workers, int) and isinstance(threads, int) and workers > 0 and threads > 0:
-            conf: tuple[int, int] | None = None
-            if name != "puma" and isinstance(configured, dict):
-                cw, ct = configured.get("workers"), configured.get("threads_max")
-                if isinstance(cw, int) and isinstance(ct, int) and (cw, ct) != (workers, threads):
-                    conf = (cw, ct)
-            return PumaInForce(workers, threads, name, conf)
-    return None
+    """Puma's workers and threads per worker that run (:func:`foretune.logs.source.puma_in_force`: pumactl stats, else
+    what systemd runs foreman.service with, else the drop-in or Foreman's defaults), with the configured pair when it
+    differs; None when none gives both."""
+    stats, loaded, configured = (ctx.facts.value(n) if ctx.facts[n].known else None
+                                 for n in ("puma_stats", "puma_loaded", "puma"))
+    run = logs_puma_in_force(stats, loaded, configured)
+    if run is None:
+        return None
+    workers, threads, name = run
+    conf: tuple[int, int] | None = None
+    if name != "puma" and isinstance(configured, dict):
+        cw, ct = configured.get("workers"), configured.get("threads_max")
+        if isinstance(cw, int) and isinstance(ct, int) and (cw, ct) != (workers, threads):
+            conf = (cw, ct)
+    return PumaInForce(workers, threads, name, conf)
 
 
 def puma_source_note(run: PumaInForce | None) -> str:

@@ -23,7 +23,8 @@ def log_incidents(x: Extractor) -> None:
         x.unknown("log_incidents", "no production.log, Apache, PostgreSQL, Candlepin or system log in this source")
         return
     # the Puma capacity in force: the running server's, else systemd's, else the drop-in's (never a planned one)
-    capacity, _ = puma_in_force(x.value("puma_stats"), x.value("puma_loaded"), x.value("puma"))
+    run = puma_in_force(x.value("puma_stats"), x.value("puma_loaded"), x.value("puma"))
+    capacity = run[0] * run[1] if run else None
     incidents = collect(merged, capacity=capacity,
                         burst_per_minute=int(threshold("logs_503_burst_per_minute")),
                         share_rule=share_rule())

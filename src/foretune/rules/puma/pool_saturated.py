@@ -3,11 +3,10 @@ as the Puma threads in force."""
 
 from __future__ import annotations
 
-from foretune.logs.source import puma_in_force
 from foretune.plan.model import Fix
 from foretune.rules import incidents
 from foretune.rules.base import Basis, Context, Evidence, Outcome, Rule, Severity
-from foretune.rules.recommend import growth_fixes, recommended
+from foretune.rules.recommend import growth_fixes, puma_in_force, recommended
 from foretune.term import plural
 
 # where the Puma capacity in force comes from, as the finding names it (foretune.logs.source.puma_in_force)
@@ -38,7 +37,8 @@ class PumaPoolSaturated(Rule):
         backlog, saturated = stats.get("backlog") or 0, stats.get("saturated_workers")
         # production.log's minutes with as many requests open at once as the Puma threads in force (log_incidents)
         logged = incidents.incidents(ctx, "queue_at_capacity", services=("puma",))
-        capacity, source = puma_in_force(stats or None, ctx.facts.value("puma_loaded"), ctx.facts.value("puma"))
+        run = puma_in_force(ctx)
+        capacity, source = (run.workers * run.threads, run.fact) if run else (None, None)
         if backlog > 0 and (saturated or stats.get("pool_capacity") == 0):
             message = (f"{plural(backlog, 'request')} waited in Puma's backlog (pumactl stats: the workers' backlog summed) while "
                        f"{saturated} of {workers} workers had no free thread (pool_capacity 0): the application server is "
