@@ -79,6 +79,23 @@ def requests(out: Run) -> int:
     return sum(int(s["count"]) for s in out.json()["steps"] if s["name"] != "registration")
 
 
+def mean_ms(out: Run) -> float:
+    """The requests' mean time (ms) from the step p50s, as the model's demands take them."""
+    steps = [s for s in out.json()["steps"] if s["name"] != "registration"]
+    return sum(float(s["p50_ms"]) * int(s["count"]) for s in steps) / max(sum(int(s["count"]) for s in steps), 1)
+
+
+def measure_handoff() -> tuple[float, float]:
+    """Puma's hand-off (seconds a request) and the load average: on one thread, the time per request with two users
+    (one request always waiting) less the requests' own time with one user."""
+    case = validation.LAB_HANDOFF
+    with Lab(**case.lab) as lab:
+        one, two = (run(lab, users)[0] for users in case.levels)
+    doc = two.json()
+    per_request_ms = 1000.0 * float(doc["duration_s"]) / max(int(doc["requests"]), 1)
+    return max(per_request_ms - mean_ms(one), 0.0) / 1000.0, os.getloadavg()[0]
+
+
 def measure(case: validation.LabCase) -> Measured:
     """The low-load demands, then the measured registrations/s and other work's cores per closed level."""
     assert not set(LOW_USERS) & set(case.levels), "a level must not be one of the low-load runs"
@@ -103,25 +120,37 @@ def measure(case: validation.LabCase) -> Measured:
     return Measured(p50, puma, other * per_registration, client, levels)
 
 
-def rows(case: validation.LabCase, got: Measured) -> list[dict[str, Any]]:
+def rows(case: validation.LabCase, got: Measured, handoff_s: float) -> list[dict[str, Any]]:
     out = []
     calls = [(c.step, c.count) for c in plan.registration()]
     for users, measured, other_cores, loadavg in got.levels:
         predicted = validation.lab_predict(case, calls, got.p50_ms, got.puma_cpu_s, got.other_cpu_s, users,
-                                           other_cores=other_cores, client_cpu_s=got.client_cpu_s)
+                                           other_cores=other_cores, client_cpu_s=got.client_cpu_s,
+                                           handoff_s=handoff_s)
         out.append({"case": case.name, "users": users, "predicted": predicted, "measured": measured,
                     "puma_cpu_s": got.puma_cpu_s, "other_cpu_s": got.other_cpu_s, "client_cpu_s": got.client_cpu_s,
+                    "handoff_s": handoff_s,
                     "other_cores": other_cores, "loadavg": loadavg,
                     "error": predicted / measured - 1.0 if measured else float("inf")})
     return out
 
 
+@pytest.fixture(scope="module")
+def handoff_s() -> float:
+    """Puma's hand-off, measured once for the module in its own lab (validation.LAB_HANDOFF)."""
+    started = time.monotonic()
+    seconds, loadavg = measure_handoff()
+    print(f"Puma's hand-off: {seconds * 1000:.2f} ms a request ({time.monotonic() - started:.0f} s, load {loadavg:.2f})")
+    return seconds
+
+
 @pytest.fixture(scope="module", params=validation.LAB_CASES, ids=lambda c: c.name)
-def lab_rows(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[float, list[dict[str, Any]]]:
+def lab_rows(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+             handoff_s: float) -> tuple[float, list[dict[str, Any]]]:
     """One lab case measured once (seconds it took, rows); the rows are also written to a JSON file for the docs."""
     case = request.param
     started = time.monotonic()
-    table = rows(case, measure(case))
+    table = rows(case, measure(case), handoff_s)
     took = time.monotonic() - started
     out = tmp_path_factory.mktemp("lab") / "lab-rows.json"
     out.write_text(json.dumps(table, indent=1))

@@ -72,10 +72,16 @@ class Pool:
 
 
 class Puma:
-    """Workers x threads behind one socket; a worker takes a request only with a free thread (Puma 6)."""
+    """Workers x threads behind one socket; a worker takes a request only with a free thread (Puma 6).
 
-    def __init__(self, env: Any, workers: int, threads: int, backlog: int) -> None:
+    ``handoff_s``: a freed thread stays idle this long before it takes a request waiting in the backlog (Puma's
+    keep-alive fast track: after answering, a thread waits for the next request on the same connection, so the
+    client's turnaround passes on the thread while the backlog waits); 0 hands the thread over at once.
+    """
+
+    def __init__(self, env: Any, workers: int, threads: int, backlog: int, handoff_s: float = 0.0) -> None:
         self.env = env
+        self.handoff_s = handoff_s
         self.free = [threads] * workers
         self.threads = threads
         self.backlog: deque[Any] = deque()
@@ -106,6 +112,18 @@ class Puma:
         return event
 
     def release(self, worker: int) -> None:
+        if self.backlog and self.handoff_s > 0:
+            self.env.process(self._hand_over(worker))
+        elif self.backlog:
+            self.backlog.popleft().succeed(worker)
+        else:
+            self._tick()
+            self.free[worker] += 1
+            self.busy -= 1
+
+    def _hand_over(self, worker: int) -> Any:
+        """The thread idles ``handoff_s``, then takes the oldest waiting request, or is free if none is left."""
+        yield self.env.timeout(self.handoff_s)
         if self.backlog:
             self.backlog.popleft().succeed(worker)
         else:
@@ -168,7 +186,7 @@ class _Sim:
         self.cpu = SharedCpu(self.env, net.cpus, cal.cpu_penalty, net.cpu_background)
         self.link = SharedCpu(self.env, 1, 0.0)
         self.apache = Pool(self.env, net.apache_slots)
-        self.puma = Puma(self.env, net.puma_workers, net.puma_threads, net.puma_backlog)
+        self.puma = Puma(self.env, net.puma_workers, net.puma_threads, net.puma_backlog, net.puma_handoff_s)
         self.gvl = [Pool(self.env, 1) for _ in range(net.puma_workers)]
         self.pools = [Pool(self.env, net.db_pool) for _ in range(net.puma_workers)]
         room = net.pg_max_connections - net.pg_other_connections

@@ -178,10 +178,15 @@ LAB_CASES: tuple[LabCase, ...] = (
                               "consumer_create_ms": 50}, (3, 6, 9)),
 )
 
+# Puma's hand-off, measured apart from every level: one worker with one thread, at one user (the requests' own time)
+# and at two (one request always waiting, so the thread's time per request is its request's and the hand-off's)
+LAB_HANDOFF = LabCase("1 x 1, pool 1", {"puma_workers": 1, "puma_threads": 1, "pool": 1, "backend_ms": 10,
+                                        "consumer_create_ms": 50}, (1, 2))
 
-def lab_network(lab: dict[str, Any], cpus: int = 2, other_cores: float = 0.0) -> Any:
+
+def lab_network(lab: dict[str, Any], cpus: int = 2, other_cores: float = 0.0, handoff_s: float = 0.0) -> Any:
     """The lab's serving path as the model's network: its knobs, on ``cpus`` cores of which the box's other work
-    takes ``other_cores``."""
+    takes ``other_cores``; ``handoff_s``: a freed Puma thread's idle time before it takes a waiting request."""
     from foretune.model.network import Network  # start-up: only when lab_network runs
 
     threads = int(lab.get("puma_threads", 5))
@@ -192,7 +197,7 @@ def lab_network(lab: dict[str, Any], cpus: int = 2, other_cores: float = 0.0) ->
                    pg_other_connections=0, candlepin_threads=int(lab.get("backend_threads", 16)), candlepin_accept=100,
                    sidekiq_hosts_queue=5, content_workers=1, mosquitto_nofile=int(lab.get("mosquitto_nofile", 1024)),
                    client_timeout_s=180.0, proxy_timeout_s=900.0, network_mbps=10000.0, generation="lab",
-                   cpu_background=other_cores)
+                   cpu_background=other_cores, puma_handoff_s=handoff_s)
 
 
 def lab_demands(calls: list[tuple[str, int]], p50_ms: dict[str, float], puma_cpu_s: float, other_cpu_s: float,
@@ -221,13 +226,13 @@ def lab_demands(calls: list[tuple[str, int]], p50_ms: dict[str, float], puma_cpu
 
 def lab_predict(case: LabCase, calls: list[tuple[str, int]], p50_ms: dict[str, float], puma_cpu_s: float,
                 other_cpu_s: float, users: int, other_cores: float = 0.0, client_cpu_s: float = 0.0,
-                seconds: float = 60.0, seed: int = 1) -> float:
+                handoff_s: float = 0.0, seconds: float = 60.0, seed: int = 1) -> float:
     """Registrations per second the model predicts for ``users`` closed users on the lab configuration, with
-    ``other_cores`` of the box taken by other work."""
+    ``other_cores`` of the box taken by other work and Puma's measured hand-off ``handoff_s``."""
     from foretune.model import engine  # start-up: only when lab_predict runs
     from foretune.model.workload import Workload  # start-up: only when lab_predict runs
 
-    result = engine.simulate(lab_network(case.lab, other_cores=other_cores),
+    result = engine.simulate(lab_network(case.lab, other_cores=other_cores, handoff_s=handoff_s),
                              lab_demands(calls, p50_ms, puma_cpu_s, other_cpu_s, client_cpu_s),
                              Workload("registrations", users, closed_s=seconds), seed)
     return float(result.succeeded) / result.window_s if result.window_s else 0.0
