@@ -48,6 +48,8 @@ class Measured(NamedTuple):
     puma_cpu_s: float  # CPU seconds one more registration costs Puma (the slope between the low-load runs)
     other_cpu_s: float  # ... Apache, PostgreSQL and the backend
     client_cpu_s: float  # CPU seconds one more request costs `foretune load`
+    gap_s: float  # the client's turnaround between a response and its next request, with one user
+    handoff_s: float  # Puma's hand-off: what one thread idles between the requests of one user (its own lab)
     levels: list[tuple[int, float, float, float]]  # (users, registrations/s, other work's cores, load average)
 
 
@@ -85,19 +87,23 @@ def mean_ms(out: Run) -> float:
     return sum(float(s["p50_ms"]) * int(s["count"]) for s in steps) / max(sum(int(s["count"]) for s in steps), 1)
 
 
-def measure_handoff() -> tuple[float, float]:
-    """Puma's hand-off (seconds a request) and the load average: on one thread, the time per request with two users
-    (one request always waiting) less the requests' own time with one user."""
+def turnaround_s(out: Run) -> float:
+    """Seconds a request of a one-user run spends outside the requests: the run's time per request less its mean."""
+    return max(float(out.json()["duration_s"]) / max(requests(out), 1) - mean_ms(out) / 1000.0, 0.0)
+
+
+def measure_handoff() -> float:
+    """Puma's hand-off (seconds a request): on one thread with one user, the time per request less the request's own
+    time (validation.LAB_HANDOFF, a lab of its own)."""
     case = validation.LAB_HANDOFF
     with Lab(**case.lab) as lab:
-        one, two = (run(lab, users)[0] for users in case.levels)
-    doc = two.json()
-    per_request_ms = 1000.0 * float(doc["duration_s"]) / max(int(doc["requests"]), 1)
-    return max(per_request_ms - mean_ms(one), 0.0) / 1000.0, os.getloadavg()[0]
+        out, _ = run(lab, case.levels[0])
+    return turnaround_s(out)
 
 
-def measure(case: validation.LabCase) -> Measured:
-    """The low-load demands, then the measured registrations/s and other work's cores per closed level."""
+def measure(case: validation.LabCase, handoff: float) -> Measured:
+    """The low-load demands, then the measured registrations/s and other work's cores per closed level; ``handoff``:
+    Puma's hand-off, measured apart."""
     assert not set(LOW_USERS) & set(case.levels), "a level must not be one of the low-load runs"
     with Lab(**case.lab) as lab:
         (one, one_cpu), (two, two_cpu) = (run(lab, users) for users in LOW_USERS)
@@ -117,19 +123,19 @@ def measure(case: validation.LabCase) -> Measured:
             out, usage = run(lab, users)
             reg = next(s for s in out.json()["steps"] if s["name"] == "registration")
             levels.append((users, float(reg["ok_rps"]), usage.other_cores(), os.getloadavg()[0]))
-    return Measured(p50, puma, other * per_registration, client, levels)
+    return Measured(p50, puma, other * per_registration, client, turnaround_s(one), handoff, levels)
 
 
-def rows(case: validation.LabCase, got: Measured, handoff_s: float) -> list[dict[str, Any]]:
+def rows(case: validation.LabCase, got: Measured) -> list[dict[str, Any]]:
     out = []
     calls = [(c.step, c.count) for c in plan.registration()]
     for users, measured, other_cores, loadavg in got.levels:
         predicted = validation.lab_predict(case, calls, got.p50_ms, got.puma_cpu_s, got.other_cpu_s, users,
                                            other_cores=other_cores, client_cpu_s=got.client_cpu_s,
-                                           handoff_s=handoff_s)
+                                           gap_s=got.gap_s, handoff_s=got.handoff_s)
         out.append({"case": case.name, "users": users, "predicted": predicted, "measured": measured,
                     "puma_cpu_s": got.puma_cpu_s, "other_cpu_s": got.other_cpu_s, "client_cpu_s": got.client_cpu_s,
-                    "handoff_s": handoff_s,
+                    "gap_s": got.gap_s, "handoff_s": got.handoff_s,
                     "other_cores": other_cores, "loadavg": loadavg,
                     "error": predicted / measured - 1.0 if measured else float("inf")})
     return out
@@ -137,10 +143,11 @@ def rows(case: validation.LabCase, got: Measured, handoff_s: float) -> list[dict
 
 @pytest.fixture(scope="module")
 def handoff_s() -> float:
-    """Puma's hand-off, measured once for the module in its own lab (validation.LAB_HANDOFF)."""
+    """Puma's hand-off, measured once for the module in a lab of its own (one thread, one user)."""
     started = time.monotonic()
-    seconds, loadavg = measure_handoff()
-    print(f"Puma's hand-off: {seconds * 1000:.2f} ms a request ({time.monotonic() - started:.0f} s, load {loadavg:.2f})")
+    seconds = measure_handoff()
+    print(f"Puma's hand-off: {seconds * 1000:.2f} ms a request ({time.monotonic() - started:.0f} s, "
+          f"load average {os.getloadavg()[0]:.2f})")
     return seconds
 
 
@@ -150,7 +157,7 @@ def lab_rows(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
     """One lab case measured once (seconds it took, rows); the rows are also written to a JSON file for the docs."""
     case = request.param
     started = time.monotonic()
-    table = rows(case, measure(case), handoff_s)
+    table = rows(case, measure(case, handoff_s))
     took = time.monotonic() - started
     out = tmp_path_factory.mktemp("lab") / "lab-rows.json"
     out.write_text(json.dumps(table, indent=1))

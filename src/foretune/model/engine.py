@@ -74,9 +74,9 @@ class Pool:
 class Puma:
     """Workers x threads behind one socket; a worker takes a request only with a free thread (Puma 6).
 
-    ``handoff_s``: a freed thread stays idle this long before it takes a request waiting in the backlog (Puma's
-    keep-alive fast track: after answering, a thread waits for the next request on the same connection, so the
-    client's turnaround passes on the thread while the backlog waits); 0 hands the thread over at once.
+    ``handoff_s``: a thread is free again only this long after its request ends (Puma's keep-alive fast track:
+    after answering, a thread waits for the next request on the same connection, up to 0.2 s, and counts as busy
+    meanwhile, so no other request is accepted on it); 0 frees it at once.
     """
 
     def __init__(self, env: Any, workers: int, threads: int, backlog: int, handoff_s: float = 0.0) -> None:
@@ -112,7 +112,7 @@ class Puma:
         return event
 
     def release(self, worker: int) -> None:
-        if self.backlog and self.handoff_s > 0:
+        if self.handoff_s > 0:
             self.env.process(self._hand_over(worker))
         elif self.backlog:
             self.backlog.popleft().succeed(worker)
@@ -122,7 +122,7 @@ class Puma:
             self.busy -= 1
 
     def _hand_over(self, worker: int) -> Any:
-        """The thread idles ``handoff_s``, then takes the oldest waiting request, or is free if none is left."""
+        """The thread idles ``handoff_s``, then takes the oldest waiting request, or is free if none waits."""
         yield self.env.timeout(self.handoff_s)
         if self.backlog:
             self.backlog.popleft().succeed(worker)
