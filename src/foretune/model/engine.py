@@ -2,7 +2,7 @@
 
 Each request holds an Apache slot for its whole life. Puma 6's accept rule: a worker accepts only while one
 of its threads is free, so the rest wait in the socket backlog (``puma_backlog``, beyond it Apache answers
-503). A thread holds a connection of its worker's pool (checkout timeout 5 s) and, for Candlepin calls, a
+503); a thread is free again ``puma_handoff_s`` after its request (0 unless measured, as in the lab). A thread holds a connection of its worker's pool (checkout timeout 5 s) and, for Candlepin calls, a
 Tomcat thread: beyond ``maxThreads`` the connection is accepted and its request waits for a thread, up to
 ``maxConnections`` open connections; beyond those, ``acceptCount`` wait in the OS backlog, then are refused.
 Ruby code holds the worker's GVL and a share of the CPUs (:class:`foretune.model.cpu.SharedCpu`); Candlepin
