@@ -185,8 +185,8 @@ LAB_HANDOFF = LabCase("1 x 1, pool 1", {"puma_workers": 1, "puma_threads": 1, "p
 
 
 def lab_network(lab: dict[str, Any], cpus: int = 2, other_cores: float = 0.0, handoff_s: float = 0.0) -> Any:
-    """The lab's serving path as the model's network: its knobs, on ``cpus`` cores of which the box's other work
-    takes ``other_cores``; ``handoff_s``: a freed Puma thread's idle time before it takes a waiting request."""
+    """The lab's serving path as the model's network: its knobs, on ``cpus`` cores shared with ``other_cores`` of the
+    box's other work; ``handoff_s``: how long a Puma thread stays busy after each request (Puma's fast track)."""
     from foretune.model.network import Network  # start-up: only when lab_network runs
 
     threads = int(lab.get("puma_threads", 5))
@@ -231,7 +231,7 @@ def lab_predict(case: LabCase, calls: list[tuple[str, int]], p50_ms: dict[str, f
                 gap_s: float = 0.0, handoff_s: float = 0.0, seconds: float = 60.0, seed: int = 1) -> float:
     """Registrations per second the model predicts for ``users`` closed users on the lab configuration, with
     ``other_cores`` of the box taken by other work. ``gap_s``: the client's turnaround between a response and its
-    next request; ``handoff_s``: a freed Puma thread's idle time before it takes a waiting request."""
+    next request; ``handoff_s``: how long a Puma thread stays busy after each request (Puma's fast track)."""
     from foretune.model import engine  # start-up: only when lab_predict runs
     from foretune.model.workload import Workload  # start-up: only when lab_predict runs
 
