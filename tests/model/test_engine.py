@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import simpy
+
 from foretune.model import demands, engine, network
 from foretune.model.workload import Workload
 from foretune.plan import PlanInput, make_plan
@@ -124,3 +128,34 @@ def test_candlepin_queues_requests_beyond_its_threads_and_refuses_only_beyond_ma
     # the control: with connections capped at the threads, the 100 accept slots fill and Tomcat refuses
     capped = engine.simulate(box(cpus=16, candlepin__max_connections=150, **wide), dem, wl, 1)
     assert capped.failures.get("candlepin-refused", 0) > 0
+
+
+def _puma_ends(arrivals: list[float], handoff_s: float) -> tuple[list[float], Any]:
+    """End times of requests of 1 s sent at ``arrivals`` to one Puma thread, and the Puma."""
+    env = simpy.Environment()
+    puma = engine.Puma(env, 1, 1, 10, handoff_s=handoff_s)
+    done: list[float] = []
+
+    def request(at: float) -> Any:
+        yield env.timeout(at)
+        got = puma.accept()
+        worker = got if isinstance(got, int) else (yield got)
+        yield env.timeout(1.0)
+        puma.release(worker)
+        done.append(env.now)
+
+    for at in arrivals:
+        env.process(request(at))
+    env.run()
+    return done, puma
+
+
+def test_a_puma_thread_is_free_again_only_its_handoff_after_its_request() -> None:
+    """One thread, hand-off 0.5 s, requests of 1 s. Three at time 0: the first ends at 1, the second waited in the
+    backlog and starts at 1.5 (ends 2.5), the third at 3 (ends 4). One at 0 and one at 1.2: the second waits for the
+    hand-off (starts 1.5, ends 2.5). Without a hand-off the thread is free at once (1, 2, 3 and 1, 2.2)."""
+    for arrivals, handoff, ends in (([0.0] * 3, 0.5, [1.0, 2.5, 4.0]), ([0.0, 1.2], 0.5, [1.0, 2.5]),
+                                    ([0.0] * 3, 0.0, [1.0, 2.0, 3.0]), ([0.0, 1.2], 0.0, [1.0, 2.2])):
+        done, puma = _puma_ends(arrivals, handoff)
+        assert done == ends, (arrivals, handoff)
+        assert puma.free == [1] and puma.busy == 0

@@ -6,7 +6,9 @@ PostgreSQL) beyond the cores: the cost the guide's "8 workers on 4 CPUs" row sho
 between large processes, cache misses). It is calibrated on registrations only; pulpcore-content's bursts
 (one asyncio loop a process, nothing the worker tables measured) share the cores without adding to it. Processor sharing is exact: a virtual-work clock advances at
 the per-burst rate and every burst finishes when the clock passes its own finish mark. ``background``: cores
-taken by other work (a shared box, measured as the CPU it consumed): the bursts share what is left.
+taken by other work (a shared box, measured as the CPU it consumed). The kernel reserves no cores for it: its
+runnable tasks share the cores with the bursts by time, so it counts as that many more runnable bursts (each burst
+runs at ``cores / (n + background)`` of a core, at most one).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ class SharedCpu:
         self.env = env
         self.cores = float(cores)
         self.penalty = penalty
-        self.background = background  # cores taken by other work (never done, never penalised)
+        self.background = background  # other work, as that many runnable bursts (never done, never penalised)
         self._jobs: list[tuple[float, int, Any, bool]] = []
         self._counted = 0  # runnable bursts that count towards the penalty
         self._virtual = 0.0
@@ -37,8 +39,7 @@ class SharedCpu:
         if runnable <= 0:
             return 1.0
         over = max(0.0, counted - self.cores) / self.cores
-        free = max(self.cores - self.background, 1e-3)
-        return min(1.0, free / runnable) / (1.0 + self.penalty * over)
+        return min(1.0, self.cores / (runnable + self.background)) / (1.0 + self.penalty * over)
 
     def _advance(self) -> None:
         now = self.env.now

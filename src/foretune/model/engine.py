@@ -2,7 +2,7 @@
 
 Each request holds an Apache slot for its whole life. Puma 6's accept rule: a worker accepts only while one
 of its threads is free, so the rest wait in the socket backlog (``puma_backlog``, beyond it Apache answers
-503). A thread holds a connection of its worker's pool (checkout timeout 5 s) and, for Candlepin calls, a
+503); a thread is free again ``puma_handoff_s`` after its request (0 unless measured, as in the lab). A thread holds a connection of its worker's pool (checkout timeout 5 s) and, for Candlepin calls, a
 Tomcat thread: beyond ``maxThreads`` the connection is accepted and its request waits for a thread, up to
 ``maxConnections`` open connections; beyond those, ``acceptCount`` wait in the OS backlog, then are refused.
 Ruby code holds the worker's GVL and a share of the CPUs (:class:`foretune.model.cpu.SharedCpu`); Candlepin
@@ -72,10 +72,16 @@ class Pool:
 
 
 class Puma:
-    """Workers x threads behind one socket; a worker takes a request only with a free thread (Puma 6)."""
+    """Workers x threads behind one socket; a worker takes a request only with a free thread (Puma 6).
 
-    def __init__(self, env: Any, workers: int, threads: int, backlog: int) -> None:
+    ``handoff_s``: a thread is free again only this long after its request ends (Puma's keep-alive fast track:
+    after answering, a thread waits for the next request on the same connection, up to 0.2 s, and counts as busy
+    meanwhile, so no other request is accepted on it); 0 frees it at once.
+    """
+
+    def __init__(self, env: Any, workers: int, threads: int, backlog: int, handoff_s: float = 0.0) -> None:
         self.env = env
+        self.handoff_s = handoff_s
         self.free = [threads] * workers
         self.threads = threads
         self.backlog: deque[Any] = deque()
@@ -106,6 +112,18 @@ class Puma:
         return event
 
     def release(self, worker: int) -> None:
+        if self.handoff_s > 0:
+            self.env.process(self._hand_over(worker))
+        elif self.backlog:
+            self.backlog.popleft().succeed(worker)
+        else:
+            self._tick()
+            self.free[worker] += 1
+            self.busy -= 1
+
+    def _hand_over(self, worker: int) -> Any:
+        """The thread idles ``handoff_s``, then takes the oldest waiting request, or is free if none waits."""
+        yield self.env.timeout(self.handoff_s)
         if self.backlog:
             self.backlog.popleft().succeed(worker)
         else:
@@ -168,7 +186,7 @@ class _Sim:
         self.cpu = SharedCpu(self.env, net.cpus, cal.cpu_penalty, net.cpu_background)
         self.link = SharedCpu(self.env, 1, 0.0)
         self.apache = Pool(self.env, net.apache_slots)
-        self.puma = Puma(self.env, net.puma_workers, net.puma_threads, net.puma_backlog)
+        self.puma = Puma(self.env, net.puma_workers, net.puma_threads, net.puma_backlog, net.puma_handoff_s)
         self.gvl = [Pool(self.env, 1) for _ in range(net.puma_workers)]
         self.pools = [Pool(self.env, net.db_pool) for _ in range(net.puma_workers)]
         room = net.pg_max_connections - net.pg_other_connections

@@ -31,6 +31,7 @@ class Network(NamedTuple):
     generation: str = "puma-event"
     cpu_background: float = 0.0  # cores taken by other work (a shared box); 0 for a server
     candlepin_max_connections: int = 0  # Tomcat maxConnections: connections held waiting for a thread (0: none)
+    puma_handoff_s: float = 0.0  # a freed thread's idle time before it takes a request from the backlog (0: at once)
 
     def describe(self) -> dict[str, Any]:
         return dict(self._asdict())

@@ -177,11 +177,16 @@ LAB_CASES: tuple[LabCase, ...] = (
     LabCase("2 x 2, pool 2", {"puma_workers": 2, "puma_threads": 2, "pool": 2, "backend_ms": 10,
                               "consumer_create_ms": 50}, (3, 6, 9)),
 )
+# Puma's hand-off, measured apart from every level: one worker with one thread and one user. The time per request
+# less the request's own time is what the one thread idles between requests: the client's turnaround and, when the
+# next request comes on another connection, the fast track's wait for the old one (up to 0.2 s)
+LAB_HANDOFF = LabCase("1 x 1, pool 1", {"puma_workers": 1, "puma_threads": 1, "pool": 1, "backend_ms": 10,
+                                        "consumer_create_ms": 50}, (1,))
 
 
-def lab_network(lab: dict[str, Any], cpus: int = 2, other_cores: float = 0.0) -> Any:
-    """The lab's serving path as the model's network: its knobs, on ``cpus`` cores of which the box's other work
-    takes ``other_cores``."""
+def lab_network(lab: dict[str, Any], cpus: int = 2, other_cores: float = 0.0, handoff_s: float = 0.0) -> Any:
+    """The lab's serving path as the model's network: its knobs, on ``cpus`` cores shared with ``other_cores`` of the
+    box's other work; ``handoff_s``: how long a Puma thread stays busy after each request (Puma's fast track)."""
     from foretune.model.network import Network  # start-up: only when lab_network runs
 
     threads = int(lab.get("puma_threads", 5))
@@ -192,16 +197,17 @@ def lab_network(lab: dict[str, Any], cpus: int = 2, other_cores: float = 0.0) ->
                    pg_other_connections=0, candlepin_threads=int(lab.get("backend_threads", 16)), candlepin_accept=100,
                    sidekiq_hosts_queue=5, content_workers=1, mosquitto_nofile=int(lab.get("mosquitto_nofile", 1024)),
                    client_timeout_s=180.0, proxy_timeout_s=900.0, network_mbps=10000.0, generation="lab",
-                   cpu_background=other_cores)
+                   cpu_background=other_cores, puma_handoff_s=handoff_s)
 
 
 def lab_demands(calls: list[tuple[str, int]], p50_ms: dict[str, float], puma_cpu_s: float, other_cpu_s: float,
-                client_cpu_s: float = 0.0) -> Any:
+                client_cpu_s: float = 0.0, gap_s: float = 0.0) -> Any:
     """A registration of the lab's flow: ``calls``, the (step, count) ``foretune load`` makes, each with the
     latency measured at low load; ``puma_cpu_s`` (Puma's Ruby, on its worker's GVL) and ``other_cpu_s`` (Apache,
     PostgreSQL, the backend) are the CPU seconds one registration costs, shared out over the steps in proportion to
     their time. The rest of each step is waiting (the backend's service time, the network). ``client_cpu_s``: the
-    CPU one request costs the load generator, which runs on the same cores."""
+    CPU one request costs the load generator, which runs on the same cores; ``gap_s``: the generator's turnaround
+    between a response and its next request (its CPU included), the rest of which is the client's think time."""
     from foretune.model import demands  # start-up: only when lab_demands runs
 
     missing = [step for step, _ in calls if step not in p50_ms]
@@ -215,19 +221,21 @@ def lab_demands(calls: list[tuple[str, int]], p50_ms: dict[str, float], puma_cpu
         ruby, backend = puma_cpu_s * total / whole, other_cpu_s * total / whole
         steps.append(demands.Step(step, count, count, ruby / count, backend / count,
                                   max(total - ruby - backend, 0.0) / count, step in LAB_BACKEND_STEPS))
-    return demands.build()._replace(steps=tuple(steps), think_s=0.0, client_cpu_s=client_cpu_s,
+    think_s = max(gap_s - client_cpu_s, 0.0) * sum(count for _, count in calls)
+    return demands.build()._replace(steps=tuple(steps), think_s=think_s, client_cpu_s=client_cpu_s,
                                     source="the lab's low-load runs")
 
 
 def lab_predict(case: LabCase, calls: list[tuple[str, int]], p50_ms: dict[str, float], puma_cpu_s: float,
                 other_cpu_s: float, users: int, other_cores: float = 0.0, client_cpu_s: float = 0.0,
-                seconds: float = 60.0, seed: int = 1) -> float:
+                gap_s: float = 0.0, handoff_s: float = 0.0, seconds: float = 60.0, seed: int = 1) -> float:
     """Registrations per second the model predicts for ``users`` closed users on the lab configuration, with
-    ``other_cores`` of the box taken by other work."""
+    ``other_cores`` of the box taken by other work. ``gap_s``: the client's turnaround between a response and its
+    next request; ``handoff_s``: how long a Puma thread stays busy after each request (Puma's fast track)."""
     from foretune.model import engine  # start-up: only when lab_predict runs
     from foretune.model.workload import Workload  # start-up: only when lab_predict runs
 
-    result = engine.simulate(lab_network(case.lab, other_cores=other_cores),
-                             lab_demands(calls, p50_ms, puma_cpu_s, other_cpu_s, client_cpu_s),
+    result = engine.simulate(lab_network(case.lab, other_cores=other_cores, handoff_s=handoff_s),
+                             lab_demands(calls, p50_ms, puma_cpu_s, other_cpu_s, client_cpu_s, gap_s),
                              Workload("registrations", users, closed_s=seconds), seed)
     return float(result.succeeded) / result.window_s if result.window_s else 0.0
