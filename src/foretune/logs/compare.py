@@ -13,6 +13,10 @@ from typing import Any
 
 from foretune.knowledge import threshold
 
+# the log kind each metric's prefix is read from (an action's row names its kind)
+LOG_OF = {"production": "production", "registration": "production", "apache": "apache_access", "postgresql": "postgresql",
+          "candlepin": "candlepin", "system": "system", "tasks": "tasks"}
+
 SCHEMA = "foretune-logs-compare/1"
 
 
@@ -66,6 +70,15 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
             what: str = "requests", kind: str | None = None, failures: bool = False) -> None:
         """One row; ``kind``: the figures are of one log of that kind per side (named in the note when there are more);
         ``failures``: the figure counts failed work (refused, killed, 5xx), which the verdict puts first."""
+        log = kind or LOG_OF[metric.split(":", 1)[0]]
+        silent = [side for side, r in (("before", before), ("after", after)) if log in r.get("no_line_in_window", [])]
+        if silent:  # a log with no line in a side's window measured nothing there: no figure, no judgement
+            b = None if "before" in silent else b
+            a = None if "after" in silent else a
+            note = f"no line of this log in the {' and '.join(silent)} window{'s' if len(silent) > 1 else ''}"
+            metrics.append({"metric": metric, "before": b, "after": a, "change": None, "note": note, "noise": False,
+                            "direction": None, "failures": failures, "outside_window": silent})
+            return
         if b is None and a is None:
             return
         change = None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from typing import Any
 
 # (pattern relative to the root, kind); the first match wins
 PATTERNS: tuple[tuple[str, str], ...] = (
@@ -127,3 +128,12 @@ def rotation_rank(rel: str) -> tuple[int, str]:
     if match and match.group(2):
         return (-int(match.group(2)), base)
     return (0, base)
+
+
+def no_line_in_window(section: dict[str, Any]) -> bool:
+    """Whether a log's section has lines but none inside the window (every line read lies outside it).
+
+    >>> no_line_in_window({"first": None, "outside_window": 5}), no_line_in_window({"first": None, "outside_window": 0})
+    (True, False)
+    """
+    return section.get("first") is None and bool(section.get("outside_window"))

@@ -12,7 +12,7 @@ from foretune import __version__
 from foretune.knowledge import citation, threshold
 from foretune.logs.apache import AccessLog, ErrorLog
 from foretune.logs.incidents import bursts, collect, share_rule
-from foretune.logs.kinds import KINDS
+from foretune.logs.kinds import KINDS, no_line_in_window
 from foretune.logs.postgres import PostgresLog
 from foretune.logs.production import ProductionLog
 from foretune.logs.scan import Scan
@@ -58,6 +58,8 @@ def build(scan: Scan, *, source: str, capacity: int | None, capacity_from: str |
         **sections,
         "bursts": all_bursts,
         "not_found": [kind for kind in KINDS if not sections[kind]],  # the logs looked for that the source lacks
+        # logs read whose every line lies outside --since/--until: they tell nothing of the window
+        "no_line_in_window": [kind for kind in KINDS if sections[kind] and all(map(no_line_in_window, sections[kind]))],
         "incidents": collect(merged, capacity=capacity, burst_per_minute=burst_min, share_rule=share_rule()),
         "suggestions": suggestions(merged),
     }
@@ -74,7 +76,9 @@ def suggestions(merged: dict[tuple[str, str], Any]) -> list[dict[str, Any]]:
         c = citation(cite)
         out.append({"title": title, "reason": reason, "fix": fix, "citation": {"id": c.id, "title": c.title, "where": c.where}})
 
-    access = [a for a in merged.values() if isinstance(a, AccessLog) and a.lines]
+    # a log whose lines all lie outside the window shows nothing of its format's use there: no suggestion from it
+    inside = [a for a in merged.values() if not (a.first is None and a.outside)]
+    access = [a for a in inside if isinstance(a, AccessLog) and a.lines]
     if access and not any(a.latency.count for a in access):
         fmt = '"%h %l %u %t \\"%r\\" %>s %b \\"%{Referer}i\\" \\"%{User-Agent}i\\" %D"'
         add("Log Apache response times (%D)",
@@ -84,7 +88,7 @@ def suggestions(merged: dict[tuple[str, str], Any]) -> list[dict[str, Any]]:
             _fix("file", "/etc/httpd/conf.d/05-foreman-ssl.d/foretune-duration.conf",
                  # Apache joins a line ending in a backslash with the next: the directive fits 80 columns
                  f"CustomLog \"/var/log/httpd/foreman-ssl_access_duration_ssl.log\" \\\n  {fmt}"), "apache-log-format-d")
-    pg = [a for a in merged.values() if isinstance(a, PostgresLog) and a.lines - a.bad > 0]
+    pg = [a for a in inside if isinstance(a, PostgresLog) and a.lines - a.bad > 0]
     if pg and any(a.prefix_has_pid is False for a in pg):
         add("Add the process id to PostgreSQL's log_line_prefix",
             "the log lines carry no process id, so statements of concurrent sessions cannot be told apart "

@@ -87,10 +87,22 @@ def compare_verdict(c: dict[str, Any]) -> list[str]:
         lines.append(f"better: {'; '.join(_row(m) for m in better)}")
     one_side = [m for m in c["metrics"] if m["note"].startswith("no such log")]
     noise = [m for m in c["metrics"] if m["noise"]]
+    silent = [m for m in c["metrics"] if m.get("outside_window")]
     if not lines:
         lines.append("no figure changed beyond noise: the change made no difference these logs can show"
-                     if len(one_side) + len(noise) < len(c["metrics"]) else
-                     "nothing to judge: every figure is noise or in the logs of one side only")
+                     if len(one_side) + len(noise) + len(silent) < len(c["metrics"]) else
+                     "nothing to judge: every figure is noise, in the logs of one side only, or of a log with no line "
+                     "in a window")
+    if silent:
+        where: dict[str, list[str]] = {}  # the side(s) without a line: the logs
+        for m in silent:
+            sides = " and ".join(m["outside_window"])
+            kind = str(m["metric"]).split(":", 1)[0]
+            if kind not in where.setdefault(sides, []):
+                where[sides].append(kind)
+        said = "; ".join(f"{sides}: {', '.join(kinds)}" for sides, kinds in where.items())
+        lines.append(f"not compared ({plural(len(silent), 'figure')}): their log has no line in that side's window, "
+                     f"so it tells nothing there ({said})")
     if one_side:
         kinds = ", ".join(dict.fromkeys(str(m["metric"]).split(":", 1)[0] for m in one_side))
         lines.append(f"not compared ({plural(len(one_side), 'figure')}): a log of its kind on one side only ({kinds})")

@@ -6,6 +6,7 @@ import os
 import textwrap
 from typing import Any
 
+from foretune.logs.kinds import no_line_in_window
 from foretune.report.short_names import keeps_last, shorten, shorten_all
 
 WIDE = 70  # the widest first column of a table
@@ -157,8 +158,12 @@ def _span(entry: dict[str, Any]) -> str:
 
     >>> _span({"first": None, "last": None, "kind": "tasks"}), _span({"first": "a", "last": None})
     ('no tasks in the export', 'a .. ?')
+    >>> _span({"first": None, "last": None, "outside_window": 3})
+    'none in the window, so not judged there'
     """
     if not entry.get("first") and not entry.get("last"):
+        if entry.get("outside_window"):  # lines read, every one outside --since/--until
+            return "none in the window, so not judged there"
         return "no tasks in the export" if entry.get("kind") == "tasks" else "no dated line"
     return f"{entry.get('first') or '?'} .. {entry.get('last') or '?'}"
 
@@ -185,7 +190,7 @@ def _report(out: Out, r: dict[str, Any], title: bool = True, version: bool = Tru
         if version:  # the HTML page says it in its own line, with the generation time
             out.say(f"foretune: {r['foretune']}")
         span = log_span(r)
-        out.say(f"period: {span}" + (" (the first and last dated line read)" if span != "no dated line" else ""))
+        out.say(f"period: {span}" + (" (the first and last dated line read)" if not span.startswith("no ") else ""))
     window = r["window"]
     if window["since"] or window["until"]:
         out.say(f"window: {window['since'] or 'start'} .. {window['until'] or 'end'} ({num(r['outside_window'])} lines outside)")
@@ -319,11 +324,16 @@ def verdict(r: dict[str, Any]) -> list[str]:
     order = list(ACTIONS)
     kinds = sorted(dict.fromkeys(i["kind"] for i in r["incidents"]), key=lambda k: order.index(k) if k in order else len(order))
     missing = [k for k in r.get("not_found", []) if k in LOG_NAMES]
-    seen = [k for k in LOG_NAMES if k not in missing and (k not in r or r[k])]  # a Capsule's absent logs are not missing
+    outside = [k for k in r.get("no_line_in_window", []) if k in LOG_NAMES]  # read, but silent on the window
+    seen = [k for k in LOG_NAMES if k not in missing and k not in outside and (k not in r or r[k])]  # a Capsule's absent logs are not missing
     lost = [k for k in missing if k in r.get("lost", [])]  # a damaged archive: logs it may hold after the damage
     missing = [k for k in missing if k not in lost]
     unread = [f"lost to the damage, so not judged: {_names(lost)}"] if lost else []
+    unread += [f"no line in the window, so not judged there: {_names(outside)}"] if outside else []
     unread += [f"there but not analysed: {', '.join(r['not_analysed'])}"] if r.get("not_analysed") else []
+    if not seen and outside:  # every log read lies outside the window
+        return [f"no incidents can be seen: no log read has a line in the window{'' if not missing else f'; not in this source: {_names(missing)}'}",
+                *unread]
     if seen == ["tasks"]:  # incidents are found in request, database and system logs: none was read
         if not missing:
             return ["no incidents can be seen: only the task export was read", *unread]
@@ -411,13 +421,15 @@ def _incidents(out: Out, r: dict[str, Any]) -> None:
         out.say(f"{i['kind']}: {i['line']}")
 
 
-def _section(out: Out, kind: str, s: dict[str, Any]) -> None:
+def _section(out: Out, kind: str, s: dict[str, Any]) -> bool:
+    """The section's head and line count; False when none of its lines lies in the window (no figure follows)."""
     out.head(section_title(kind, s["log"]))
     bad = f", {plural(s['not_understood'], 'line')} not understood" if s["not_understood"] else ""
     jumps = f", {plural(s['clock_jumps'], 'clock jump')}" if s.get("clock_jumps") else ""
     out.say(f"{plural(s['lines'], 'line')}, {_span({**s, 'kind': kind})}{bad}{jumps}")
     if s["not_understood_examples"] and not out.md:
         out.say("first not understood: " + " | ".join(s["not_understood_examples"][:2]))
+    return not no_line_in_window(s)
 
 
 def _lat(s: dict[str, Any] | None) -> str:
@@ -427,7 +439,8 @@ def _lat(s: dict[str, Any] | None) -> str:
 
 
 def _production(out: Out, s: dict[str, Any], no_capacity: str | None = None) -> None:
-    _section(out, "production", s)
+    if not _section(out, "production", s):
+        return
     status = ", ".join(f"{k} {num(v)}" for k, v in s["status"].items())
     out.say(f"{plural(s['requests'], 'request')}{f' ({status})' if status else ''}; {_lat(s['latency'])}"
             + (" (journald)" if s["journald"] else ""))
@@ -471,7 +484,8 @@ def _flows(out: Out, f: dict[str, Any]) -> None:
 
 
 def _access(out: Out, s: dict[str, Any], runs: list[dict[str, Any]]) -> None:
-    _section(out, "apache_access", s)
+    if not _section(out, "apache_access", s):
+        return
     st = s["status"]
     out.say(f"{plural(s['requests'], 'request')}: 2xx {num(st['2xx'])}, 3xx {num(st['3xx'])}, 4xx {num(st['4xx'])}, "
             f"5xx {num(st['5xx'])} (502 {num(st['502'])}, 503 {num(st['503'])})")
@@ -487,7 +501,8 @@ def _access(out: Out, s: dict[str, Any], runs: list[dict[str, Any]]) -> None:
 
 
 def _error(out: Out, s: dict[str, Any]) -> None:
-    _section(out, "apache_error", s)
+    if not _section(out, "apache_error", s):
+        return
     if s["events"]:
         out.table(["event", "count", "minutes", "first", "last"],
                   [[k, v["count"], v["minutes"], v["first"], v["last"]] for k, v in s["events"].items()])
@@ -496,7 +511,8 @@ def _error(out: Out, s: dict[str, Any]) -> None:
 
 
 def _postgres(out: Out, s: dict[str, Any]) -> None:
-    _section(out, "postgresql", s)
+    if not _section(out, "postgresql", s):
+        return
     ce = s["connection_exhaustion"]
     out.say(f"connection exhaustion: {plural(ce['count'], 'refused connection')}"
             + (f" in {plural(ce['minutes'], 'minute')} ({ce['first']} .. {ce['last']})" if ce["count"] else ""))
@@ -512,7 +528,8 @@ def _postgres(out: Out, s: dict[str, Any]) -> None:
 
 
 def _candlepin(out: Out, s: dict[str, Any]) -> None:
-    _section(out, "candlepin", s)
+    if not _section(out, "candlepin", s):
+        return
     out.say(f"{plural(s['requests'], 'request')}; {_lat(s['latency'])}; {num(s['slow_requests'])} slower than {num(s['slow_ms'])} ms; "
             f"OutOfMemoryError {num(s['out_of_memory'])}")
     out.table(["endpoint", "count", "p50 ms", "p95 ms", "p99 ms", "max ms"],
@@ -520,7 +537,8 @@ def _candlepin(out: Out, s: dict[str, Any]) -> None:
 
 
 def _system(out: Out, s: dict[str, Any]) -> None:
-    _section(out, "system", s)
+    if not _section(out, "system", s):
+        return
     broker = str(s["log"]).startswith("mosquitto")  # mosquitto's own log holds no OOM kill
     if not broker:
         out.say("OOM kills: " + (", ".join(f"{k} {num(v)}" for k, v in s["oom_kills"].items()) or "none"))
@@ -558,7 +576,8 @@ def _fixes(out: Out, r: dict[str, Any]) -> None:
 
 
 def _tasks(out: Out, s: dict[str, Any]) -> None:
-    _section(out, "tasks", s)
+    if not _section(out, "tasks", s):
+        return
     if s["tasks"]:
         out.say(f"{plural(s['tasks'], 'task')}; paused {num(s['paused'])}; stopped with error {num(s['stopped_with_error'])} (times UTC)")
         out.table(["label", "count", "p50 s", "p95 s", "max s", "total s"],
@@ -569,10 +588,12 @@ def _tasks(out: Out, s: dict[str, Any]) -> None:
 
 
 def log_span(r: dict[str, Any]) -> str:
-    """The first and last dated line of every log a report read, or that none was dated."""
+    """The first and last dated line of every log a report read, or that none was dated (or in the window)."""
     from foretune.logs.kinds import KINDS  # start-up: the kinds list, for a comparison only
 
     sections = [s for kind in KINDS for s in r.get(kind, [])]
     firsts = sorted(str(s["first"]) for s in sections if s.get("first"))
     lasts = sorted(str(s["last"]) for s in sections if s.get("last"))
-    return when({"first": firsts[0], "last": lasts[-1]}) if firsts and lasts else "no dated line"
+    if firsts and lasts:
+        return when({"first": firsts[0], "last": lasts[-1]})
+    return "no line in the window" if r.get("outside_window") else "no dated line"
