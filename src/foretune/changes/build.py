@@ -1150,7 +1150,56 @@ def from_audit(fixes: Iterable[tuple[str, Sequence[Fix]]], plan: Plan, facts: An
     _tuned_thp(b, facts)
     b.unshadow_postgresql(_written_settings(b))
     b.stale()
-    return refit_audit(b.result(), plan)
+    changes = refit_audit(b.result(), plan)
+    note = puma_written_back(changes, plan, facts)
+    return changes._replace(advice=(*changes.advice, ("puma", note))) if note else changes
+
+
+def puma_written_back(changes: ChangeSet, plan: Plan, facts: Any) -> str:
+    """What the set's installer run does to Puma values in force that the installer does not write (installer.conf
+    edited by hand): it rewrites installer.conf from custom-hiera, the answers file or its defaults, and the set's own
+    Puma values; ``""`` when the set runs no installer, the values in force are the installer's or are not known."""
+    from foretune.logs.source import puma_in_force  # start-up: only for an audit's set with Puma facts
+
+    value = facts.value if facts is not None and hasattr(facts, "value") else None
+    runs = any(c.channel in ("installer", "custom-hiera", "profile") for c in changes.changes)
+    if value is None or not runs or not (value("installer_answers") or value("custom_hiera")):
+        return ""
+    run = puma_in_force(value("puma_stats"), value("puma_loaded"), value("puma"))
+    if run is None:
+        return ""
+    workers, threads, name = run
+    loaded = value(name) if isinstance(value(name), dict) else {}
+    tmin = loaded.get("threads_min") if isinstance(loaded.get("threads_min"), int) else None
+    written: dict[str, Any] = {}  # what the installer writes without this set
+    after: dict[str, Any] = {}  # and with it
+    for key in ("workers", "threads_min", "threads_max"):
+        change = changes.for_tunable(f"puma.{key}")
+        t = plan.tunables.get(f"puma.{key}")
+        written[key] = t.installer.value if t is not None else None
+        after[key] = change.value if change is not None and change.op == "set" else written[key]
+    if not all(isinstance(v, int) for v in (*written.values(), *after.values())):
+        return ""
+    if (written["workers"], written["threads_max"]) == (workers, threads) and tmin in (None, written["threads_min"]):
+        return ""  # the values in force are the installer's own: no hand edit to lose
+    origin = next((t.installer.origin for k in ("threads_max", "workers")
+                   if (t := plan.tunables.get(f"puma.{k}")) is not None and t.installer.origin), "")
+    where = {"": "the installer's defaults", "custom-hiera.yaml": "custom-hiera.yaml"}.get(origin, f"the {origin}")
+    pairs = [(k, v) for k, v in (("workers", workers), ("threads-min", tmin), ("threads-max", threads)) if v is not None]
+    if origin == "custom-hiera.yaml":
+        keep = "set " + ", ".join(f"foreman::foreman_service_puma_{k.replace('-', '_')}: {v}" for k, v in pairs) + \
+               " in /etc/foreman-installer/custom-hiera.yaml (it wins over installer flags)"
+    else:
+        keep = "pass " + " ".join(f"--foreman-foreman-service-puma-{k} {v}" for k, v in pairs) + " to it (the answers file then keeps them)"
+    now = f"{workers} workers x {f'{tmin}/' if tmin is not None else ''}{threads} threads"
+    pool = changes.for_tunable("foreman.db_pool")
+    sized = (f"the database pool of {pool.value} in this set is sized for the {after['threads_max']} threads after the run; "
+             if pool is not None and pool.op == "set" else "")
+    return (f"the installer run rewrites foreman.service's installer.conf from {where} and this set: Puma "
+            f"{after['workers']} workers x {after['threads_min']}/{after['threads_max']} threads replace the {now} in force "
+            f"now (installer.conf edited by hand, not what the installer writes); {sized}what the audit judged against the "
+            f"Puma in force now (memory, max_connections, Candlepin threads) is not. To keep {now}, {keep}; otherwise "
+            "audit again after the run")
 
 
 def _written_settings(b: _Builder) -> set[str]:

@@ -219,6 +219,38 @@ def running_budget_parts(ctx: Context, after_change: bool = False) -> list[tuple
     return list(budget.items())
 
 
+class InstallerPuma(NamedTuple):
+    workers: int | None
+    threads_min: int | None
+    threads_max: int
+    origin: str  # "answers file" | "custom-hiera.yaml" | "" (the installer's default)
+
+
+def installer_puma(ctx: Context) -> InstallerPuma | None:
+    """The Puma workers and threads the installer's next run writes into foreman.service's installer.conf: custom-hiera's,
+    else the answers file's, else its defaults (the plan's installer column). None when the source has neither file,
+    so what the installer writes is not known."""
+    t = ctx.tunables.get("puma.threads_max")
+    if t is None or not isinstance(t.installer.value, int):
+        return None
+    if not (t.installer.origin or ctx.facts["installer_answers"].known or ctx.facts["custom_hiera"].known):
+        return None
+    others = [ctx.tunables.get(n) for n in ("puma.workers", "puma.threads_min")]
+    workers, tmin = (o.installer.value if o is not None and isinstance(o.installer.value, int) else None for o in others)
+    return InstallerPuma(workers, tmin, t.installer.value, t.installer.origin or "")
+
+
+def keep_puma_flags(ctx: Context, workers: int | None, tmin: int | None, tmax: int, origin: str) -> str:
+    """How to keep Puma values an installer run would replace: the installer flags (which the answers file then keeps),
+    or the custom-hiera keys when custom-hiera.yaml sets them (it wins over a flag)."""
+    pairs = [(k, v) for k, v in (("workers", workers), ("threads-min", tmin), ("threads-max", tmax)) if v is not None]
+    if origin == "custom-hiera.yaml":
+        keys = ", ".join(f"foreman::foreman_service_puma_{k.replace('-', '_')}: {v}" for k, v in pairs)
+        return f"set {keys} in /etc/foreman-installer/custom-hiera.yaml (it wins over installer flags)"
+    flags = " ".join(f"--foreman-foreman-service-puma-{k} {v}" for k, v in pairs)
+    return f"pass {flags} to that run (the answers file then keeps them)"
+
+
 def overridden_threads(ctx: Context) -> int | None:
     """The Puma threads the installer runs once a hand-made foreman.service drop-in read after its installer.conf
     (override.conf) that sets FOREMAN_PUMA_THREADS_MAX is removed, as the fix does (audit.effect): the plan's
