@@ -120,7 +120,8 @@ def test_charts_show_the_budgets_and_the_findings(report: Path) -> None:
     # workers x 2 + 22 gunicorn = 54, container gateway 4, superuser_reserved_connections 3: 309, against the 500 in
     # force (the 909 of a pool of 16 threads + 4 is the figure after foreman-db-pool-too-small's fix, not now)
     assert "309 of 500 max_connections in force" in html
-    assert "Puma 40 workers x 5 200" in html  # the example runs 40 Puma workers with a pool of 5
+    # the example runs 40 Puma workers (pumactl stats) with a pool of 5: each part says its formula and source
+    assert "Puma 40 workers x database.yml pool 5, from pumactl stats 200" in html
     # findings by component (the fixture's mistuning): PostgreSQL's work_mem 4MB (low); the connections below the
     # budget in force, shared_buffers 512MB, effective_cache_size and the autovacuum cost limit are values --tuning
     # large writes, listed under profile-too-small-for-hosts (hardware); Pulp on NFS and /var/lib/pgsql 7 % free

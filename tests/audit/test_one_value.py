@@ -88,6 +88,28 @@ def test_refused_connections_and_the_budget_ask_for_one_max_connections(tmp_path
     assert budget["symptoms"][0]["recommended"] == 1000
 
 
+def test_the_budget_s_parts_add_up_to_the_total_it_gives(tmp_path: Path) -> None:
+    # example-mistuned with PostgreSQL refusals logged: max_connections 500 covers the 309 open now, so the critical
+    # gives the 909 of the raised pool, and its parts must be that budget's (by hand: hosts queue 1 + 2 = 3, Candlepin
+    # 25, container gateway 4, superuser reserved 3, Puma 40 workers x (16 threads + 4) = 800 from pumactl stats,
+    # Sidekiq 1 x (15 + 2) + orchestrator (1 + 2) = 20, pulpcore 16 x 2 + 22 gunicorn = 54), not the pool in force's
+    tree = tmp_path / "sos"
+    shutil.copytree(REPO / "examples" / "sosreport-satellite-6.15-mistuned", tree, symlinks=True)
+    log = tree / "var/lib/pgsql/data/log/postgresql-Mon.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(PG_LOG, encoding="utf-8")
+    message = {f["rule"]: f for f in report(tree)}["pg-max-connections-below-budget"]["message"]
+    assert "may open 909 once the Foreman pool is raised" in message and "(309 with the pool in force)" in message
+    listed = message[message.index("(Katello"):message.index("): expect")]
+    parts = re.findall(r"(?:^\(|; )([^;]+): (\d+)(?=;|$)", listed)
+    assert dict(parts) == {"Katello hosts-queue worker (1 + 2)": "3", "Candlepin": "25",
+                           "Smart Proxy container gateway": "4", "superuser reserved": "3",
+                           "Puma 40 workers x (16 threads + 4), from pumactl stats": "800",
+                           "Sidekiq 1 worker x (15 + 2) + orchestrator (1 + 2)": "20",
+                           "pulpcore 16 workers x 2 + 22 gunicorn": "54"}
+    assert sum(int(n) for _, n in parts) == 909  # the total the message gives
+
+
 @pytest.mark.parametrize("source", FIXTURES, ids=lambda p: p.name)
 def test_no_report_gives_one_fix_twice(source: Path) -> None:
     # a restart is not a change: each finding whose own edit needs it keeps it, so that fix pasted alone takes effect
@@ -272,8 +294,9 @@ def test_connection_budget_counts_the_pool_in_force() -> None:
     ctx, _ = build_context(read_source(str(source)), hosts=None, bench=[])
     now = dict(running_budget_parts(ctx))
     after = dict(running_budget_parts(ctx, after_change=True))
-    assert now["Puma 12 workers x 16"] == 192
-    assert after["Puma 12 workers x 20"] == 240
+    # each part names its formula and where the workers and threads come from (the sosreport's systemctl show)
+    assert now["Puma 12 workers x database.yml pool 16, from systemctl show foreman.service"] == 192
+    assert after["Puma 12 workers x (16 threads + 4), from systemctl show foreman.service"] == 240
     # the other consumers are the same before and after the pool change
     assert {k: v for k, v in now.items() if not k.startswith("Puma")} == {k: v for k, v in after.items() if not k.startswith("Puma")}
 
@@ -285,7 +308,8 @@ def test_max_connections_that_covers_now_but_not_the_raised_pool_is_low() -> Non
     ctx, _ = build_context(read_source(str(source)), hosts=None, bench=[])
     budget = next(r for r in run_all(all_rules(), ctx) if r.rule_id == "pg-max-connections-below-budget")
     assert budget.severity.name == "LOW"
-    assert "Puma 40 workers x 5: 200" in budget.message and "once the Foreman pool is raised" in budget.message
+    assert "Puma 40 workers x database.yml pool 5, from pumactl stats: 200" in budget.message
+    assert "once the Foreman pool is raised" in budget.message
 
 
 def test_no_memory_raising_change_while_the_box_is_short_of_memory() -> None:

@@ -128,3 +128,21 @@ def test_a_task_export_beside_the_smart_proxy_log_is_a_server_s(tmp_path: Path) 
                 source / "sos_commands" / "foreman" / "foreman_tasks_tasks")
     data = json.loads(run_cli("logs", str(source), "--format", "json").stdout)
     assert data.get("role") != "capsule" and "not_analysed" not in data and "production" in data["not_found"]
+
+
+def test_a_capsule_s_reverse_proxy_503s_point_at_what_applies_on_a_capsule(tmp_path: Path) -> None:
+    """60 registrations answered 503 in one minute by the Capsule's reverse proxy (written by hand, Apache's combined
+    format): a Capsule runs no Puma and its audit skips the server's Puma and Apache-limit rules as not applicable, so
+    the pointer names the Satellite server the proxy forwards /rhsm to and the Capsule's own httpd limits instead."""
+    source = _capsule(tmp_path / "sosreport-capsule01")
+    log = source / "var/log/httpd/katello-reverse-proxy_access_ssl.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("".join(f'10.7.0.{n} - - [11/Feb/2024:23:30:{n:02d} +0000] "POST /rhsm/consumers?owner=Acme HTTP/1.1" '
+                           '503 299 "-" "RHSM/1.0"\n' for n in range(60)), encoding="utf-8")
+    result = run_cli("logs", str(source), environ={"COLUMNS": "2000"})
+    assert result.status == 0, result.stderr
+    line = next(x for x in result.stdout.splitlines() if "503 bursts" in x)
+    assert line.startswith("  critical: 503 bursts (httpd: 60) → look at the Satellite server this Capsule's reverse proxy")
+    assert "audit the server's sosreport" in line and "MaxRequestWorkers with ServerLimit" in line
+    assert "httpd-nofile-low" in line
+    assert "run `foretune audit" not in line  # this Capsule's audit skips the rules a server's pointer names

@@ -380,6 +380,12 @@ def verdict(r: dict[str, Any]) -> list[str]:
                 continue
             found, services = others, ", ".join(dict.fromkeys(str(i["service"]) for i in others))
             count = sum(int(i["count"] or 0) for i in others)
+        if kind in ("http_503_burst", "http_503_share") and r.get("role") == "capsule" and not passenger:
+            # a Capsule runs no Puma: the server's rules are not applicable here, so name what is
+            from foretune.rules.apache.http_503_burst import capsule_pointer  # start-up: only for a Capsule's 503s
+
+            lines.append(f"{severity}: {label} ({services}: {count}) → look at {capsule_pointer(found)}")
+            continue
         lines.append(f"{severity}: {label} ({services}: {count}){extra} → run `{audit_command(r)}` "
                      + (f"(rules {rules})" if rules else "on the box or its sosreport"))
     if missing:

@@ -192,12 +192,16 @@ def running_budget_parts(ctx: Context, after_change: bool = False) -> list[tuple
     budget = dict(ctx.plan.connection_budget)
     run = puma_in_force(ctx)  # the Puma that runs: pumactl stats, else what systemd loaded, else the drop-in
     if run is not None:
-        pool = ctx.facts.value("foreman_db_pool") or run.threads + const("db_pool_extra")
-        per = max(pool, run.threads + const("db_pool_extra")) if after_change else pool
+        extra = const("db_pool_extra")
+        pinned = ctx.facts.value("foreman_db_pool")  # database.yml's pool, when it sets one
+        own = run.threads + extra  # what each worker needs: its threads + the pool's extra (pf-db-pool)
+        pool = pinned or own
+        per = max(pool, own) if after_change else pool
         budget = {k: v for k, v in budget.items() if not k.startswith("Puma")}
-        # named where the workers come from when that is not the drop-in (which says otherwise)
-        where = f" ({PUMA_FROM[run.fact]})" if run.configured is not None else ""
-        budget[f"Puma {plural(run.workers, 'worker')}{where} x {per}"] = run.workers * per
+        # each part says its formula and where the workers and threads come from
+        formula = (f"({run.threads} threads + {extra})" if not pinned or (per == own and after_change)
+                   else f"database.yml pool {per}" + (f" (larger than {run.threads} threads + {extra})" if after_change else ""))
+        budget[f"Puma {plural(run.workers, 'worker')} x {formula}, from {PUMA_FROM[run.fact]}"] = run.workers * per
     passenger = ctx.facts.value("passenger") or {}
     if passenger.get("PassengerMaxPoolSize"):
         # Passenger era: every Foreman process holds its own Rails pool
@@ -208,13 +212,15 @@ def running_budget_parts(ctx: Context, after_change: bool = False) -> list[tuple
     if dynflow.get("workers") and dynflow.get("concurrency"):
         extra = const("sidekiq_connections_extra")  # each process's Dynflow connections beside its threads'
         budget = {k: v for k, v in budget.items() if not k.startswith("Sidekiq")}
-        budget[f"Sidekiq {plural(dynflow['workers'], 'worker')} x ({dynflow['concurrency']} + {extra}) + orchestrator"] = (
+        budget[f"Sidekiq {plural(dynflow['workers'], 'worker')} x ({dynflow['concurrency']} + {extra}) + orchestrator (1 + {extra})"] = (
             dynflow["workers"] * (dynflow["concurrency"] + extra) + 1 + extra)
     pulp = ctx.facts.value("pulpcore") or {}
     if pulp.get("workers"):
         gunicorn = (pulp.get("api_workers") or 0) + (pulp.get("content_workers") or 0)
         budget = {k: v for k, v in budget.items() if not k.startswith("pulpcore")}
-        budget[f"pulpcore {plural(pulp['workers'], 'worker')} x {const('pulp_connections_per_worker')} + {gunicorn} gunicorn"] = (
+        per_gunicorn = const("pulp_connections_per_gunicorn")
+        budget[f"pulpcore {plural(pulp['workers'], 'worker')} x {const('pulp_connections_per_worker')} + {gunicorn} gunicorn"
+               + (f" x {per_gunicorn}" if per_gunicorn != 1 else "")] = (
             pulp["workers"] * const("pulp_connections_per_worker") + gunicorn * const("pulp_connections_per_gunicorn"))
     return list(budget.items())
 

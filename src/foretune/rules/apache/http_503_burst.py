@@ -2,9 +2,35 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from foretune.knowledge import threshold
 from foretune.rules import incidents
 from foretune.rules.base import Basis, Context, Outcome, Rule, Severity
+
+# what limits a Capsule's own httpd (it runs no Puma): the guide's 5.3.2 (MaxRequestWorkers and ServerLimit make httpd
+# answer 503 once every child is busy; g62-capsule: the server's Apache advice applies to a Capsule) and its open files
+CAPSULE_HTTPD = ("this Capsule's httpd: MaxRequestWorkers with ServerLimit (Foreman tuning guide 5.3.2; no rule reads "
+                 "them on a Capsule, so compare them with the busy workers yourself) and its open files (httpd-nofile-low)")
+
+
+def upstream(found: Sequence[dict[str, Any]]) -> bool:
+    """Whether the 503s are requests a Capsule passes on to its Satellite server: the reverse proxy's log
+    (katello-reverse-proxy) or /rhsm and API paths, which the Capsule's Apache forwards to the server's Puma and
+    Candlepin (knowledge: load-and-model.md 2.3)."""
+    return any("reverse-proxy" in str(i.get("path", "")) or any(f" {p}" in str(i.get("line", "")) for p in ("/rhsm", "/api/"))
+               for i in found)
+
+
+def capsule_pointer(found: Sequence[dict[str, Any]]) -> str:
+    """What a Capsule's 503s point at: the Satellite server's Puma for the requests it forwards (audited on the
+    server's sosreport, not here), and the Capsule's own httpd limits; its content workers for downloads."""
+    if upstream(found):
+        return ("the Satellite server this Capsule's reverse proxy passes them to (its Puma and Candlepin answer them: "
+                "audit the server's sosreport, where puma-pool-saturated and apache-workers-over-limit judge them), and "
+                f"{CAPSULE_HTTPD}")
+    return f"{CAPSULE_HTTPD}, and the pulpcore-content workers that serve downloads"
 
 
 class Http503Burst(Rule):
@@ -37,7 +63,10 @@ class Http503Burst(Rule):
                                "apache-event-limits-low / apache-prefork-limits-low)")
         era = ctx.release.features if ctx.release else None
         where = ("PassengerMaxRequestQueueSize and PassengerMaxPoolSize (passenger-queue-saturated)"
-                 if era is not None and era.passenger else "Puma workers and backlog (puma-pool-saturated), MaxRequestWorkers")
+                 if era is not None and era.passenger else
+                 # a Capsule runs no Puma, and the server's rules are not applicable to it: name what is
+                 capsule_pointer(found or spread) if ctx.role == "capsule" else
+                 "Puma workers and backlog (puma-pool-saturated), MaxRequestWorkers")
         # measured failure of the request path: critical, quoted; the section of this release's guide, not the 6.2 brief's
         # Passenger advice on a Puma box
         cites = self.citations if era is not None and era.passenger else ("gf-httpd-children",)

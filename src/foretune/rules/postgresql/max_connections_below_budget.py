@@ -33,7 +33,7 @@ class MaxConnectionsBelowBudget(PlanRule):
         now, parts = running_budget(ctx)
         # the services open the pool in force now; the change set raises it to threads + 4 (foreman-db-pool-too-small),
         # and max_connections must cover that too
-        need = running_budget(ctx, after_change=True)[0]
+        need, raised = running_budget(ctx, after_change=True)
         if current >= need:
             return self.passed(f"max_connections {current} >= budget {need}")
         rec = recommended(ctx, self.tunable)
@@ -62,8 +62,11 @@ class MaxConnectionsBelowBudget(PlanRule):
                                recommended=want, severity=Severity.LOW, fixes=fixes,
                                evidence=(*ctx.evidence("postgresql", about="max_connections"),
                                          *ctx.evidence("puma", "foreman_db_pool")))
-        shown = now if current < now else need  # logged refusals with the pool in force covered: the raised pool's figure
-        return self.failed(f"max_connections {current} but the services may open {shown} ({'; '.join(parts)}): "
+        # logged refusals with the pool in force covered: the raised pool's figure, with the parts that make it
+        shown, parts = (now, parts) if current < now else (need, raised)
+        once = (f" once the Foreman pool is raised to the Puma threads + {const('db_pool_extra')} as "
+                f"foreman-db-pool-too-small asks ({now} with the pool in force)" if shown != now else "")
+        return self.failed(f"max_connections {current} but the services may open {shown}{once} ({'; '.join(parts)}): "
                            f"expect 'remaining connection slots are reserved' errors; {covers}", current=current, recommended=want,
                            evidence=(*ctx.evidence("postgresql", about="max_connections"), *ctx.evidence("puma", "foreman_db_pool", "dynflow"),
                                      *(ctx.evidence("passenger", about="PassengerMaxPoolSize") if ctx.facts.value("passenger") else ())),
