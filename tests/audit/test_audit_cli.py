@@ -564,3 +564,67 @@ def test_logs_read_whole_before_the_damage_are_judged(tmp_path: Path) -> None:
     for rule in ("oom-kills", "http-503-burst", "pg-connection-exhaustion", "candlepin-out-of-memory"):
         assert not damaged[rule]["message"].startswith("not judged"), damaged[rule]
         assert damaged[rule]["status"] == whole[rule]["status"], (rule, damaged[rule], whole[rule])
+
+
+METRICS = "var/lib/foreman-maintain/satellite_metrics.yml"
+LOST_HOSTS = "not judged: host count lost to the damage: "
+
+
+def test_a_host_count_lost_to_the_damage_is_said_so_and_judges_nothing(tmp_path: Path) -> None:
+    """foreman-maintain's metrics (28000 hosts) come after the cut: the header says the host count was lost, not that
+    the source has none, and the rules sized for hosts are not judged on the assumed 10000; --hosts judges them."""
+    tree = REPO / "tests" / "fixtures" / "sosreports" / "satellite-6.15-profile-too-small"
+    cut = _ordered_tar(tree, tmp_path / "cut.tar", (METRICS,), METRICS, 10)
+    facts = read_source(str(cut))
+    reason = facts["managed_hosts"].unknown_reason or ""
+    assert facts["managed_hosts"].lost and "has no host count" not in reason, reason
+    report = json.loads(run_cli("audit", str(cut), "--format", "json").stdout)
+    assert report["hosts_basis"] == ("assumed: upper end of the medium profile's range (5001-10000 hosts); "
+                                     "the host count was lost to the damage")
+    found = {f["rule"]: f for f in report["findings"]}
+    whole = {f["rule"]: f for f in json.loads(run_cli("audit", str(tree), "--format", "json").stdout)["findings"]}
+    for rule in ("profile-too-small-for-hosts", "sidekiq-too-few-instances", "hammer-timeout-at-scale"):
+        assert whole[rule]["status"] == "fail", whole[rule]  # 28000 hosts: each fails on the whole archive
+        assert found[rule]["status"] == "skip" and found[rule]["message"].startswith(LOST_HOSTS), found[rule]
+    given = {f["rule"]: f for f in json.loads(run_cli("audit", str(cut), "--hosts", "28000", "--format", "json").stdout)["findings"]}
+    assert given["profile-too-small-for-hosts"]["status"] == "fail", given["profile-too-small-for-hosts"]
+
+
+def test_no_worker_cut_from_a_count_the_damage_took(tmp_path: Path) -> None:
+    """The metrics (4200 hosts) are cut off and only the task export's 2 hosts are counted, a lower bound: Puma's
+    worker range is not judged against it, and Puma's measured saturation stands without the advice sized for hosts;
+    no installer run the audit writes sets the Puma workers."""
+    tree = REPO / "tests" / "fixtures" / "sosreports" / "satellite-6.15"
+    cut = _ordered_tar(tree, tmp_path / "cut.tar", (METRICS,), METRICS, 10)
+    out = tmp_path / "out"
+    result = run_cli("audit", str(cut), "--format", "json", "--output-dir", str(out))
+    report = json.loads(result.stdout)
+    assert report["hosts_basis"].endswith("(at least this many hosts); the host count was lost to the damage"), report["hosts_basis"]
+    found = {f["rule"]: f for t in report["findings"] for f in (t, *t.get("symptoms", []))}
+    whole = json.loads(run_cli("audit", str(tree), "--format", "json").stdout)
+    assert "--foreman-foreman-service-puma-workers 12" in json.dumps(whole["findings"])  # the whole archive cuts them
+    workers = found["puma-workers-outside-range"]
+    assert workers["status"] == "skip" and workers["message"].startswith(LOST_HOSTS), workers
+    saturated = found["puma-pool-saturated"]
+    assert saturated["status"] == "fail" and saturated["basis"] == "measured", saturated
+    assert saturated["fixes"] == [] and "host count lost to the damage" in saturated["message"], saturated
+    assert "--foreman-foreman-service-puma-workers" not in (out / "installer.sh").read_text()
+    assert "--foreman-foreman-service-puma-workers" not in json.dumps(report["findings"])
+
+
+def test_a_measured_memory_shortage_stands_when_the_host_count_is_lost() -> None:
+    """The box is short of memory (OOM kills, MemAvailable): the finding stands when the host count is lost, but
+    names no Puma worker count and no plan figure, which the host count sizes."""
+    from foretune.facts.model import Fact  # start-up: only for this test
+
+    facts = read_source(str(REPO / "tests" / "fixtures" / "sosreports" / "satellite-6.15-overcommitted"))
+    ctx, _ = build_context(facts)
+    counted = {f.rule_id: f for f in run_all(all_rules(), ctx)}["memory-budget-over-ram"]
+    assert "first lower the 24 Puma workers in force to the 12 recommended" in counted.message  # without damage
+    facts.facts["managed_hosts"] = Fact.unknown("managed_hosts", "lost to the damage: metrics past the cut")
+    ctx, _ = build_context(facts)
+    lost = {f.rule_id: f for f in run_all(all_rules(), ctx)}["memory-budget-over-ram"]
+    assert lost.status.value == "fail" and lost.basis == "measured" and lost.severity.label == "critical", lost
+    assert "Puma workers" not in lost.message and "need about 30.2 GiB" not in lost.message, lost.message
+    assert "host count, lost to the damage" in lost.message and lost.fix_records == (), lost
+    assert lost.recommended == "unknown: host count lost to the damage"

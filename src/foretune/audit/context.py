@@ -10,6 +10,8 @@ import dataclasses
 from typing import Any
 
 from foretune.facts.model import FactSet
+from foretune.knowledge import hardware
+from foretune.knowledge.model import SIZES
 from foretune.plan.choose import ProfileMove, choose_plan, move_reason
 from foretune.plan.refused import accepted_profile
 from foretune.rules.base import Context
@@ -41,4 +43,10 @@ def build_context(facts: FactSet, *, hosts: int | None = None, bench: list[dict[
             fixed = fixed._replace(profile_reason=f"the largest profile the installer's hardware check accepts on this "
                                                   f"box: it refuses the declared {plan.profile}")
         ctx = dataclasses.replace(ctx, fix_plan=fixed)
+    if choice.figure.lost and hosts is None:
+        # the host count was lost to the damage: the contexts of the fewest hosts there may be (one, or the lower bound
+        # counted) and of the most the profiles size for
+        fewest = choice.figure.count if choice.figure.source == "lower bound" else 1
+        extremes = (fewest, hardware.host_range(SIZES[-1])[0])
+        ctx = dataclasses.replace(ctx, host_variants=tuple(build_context(facts, hosts=n, bench=bench)[0] for n in extremes))
     return ctx, notes

@@ -11,13 +11,46 @@ from foretune.audit.effect import take_effect
 from foretune.audit.model import Finding
 from foretune.changes.build import fix_key
 from foretune.errors import UsageError
+from foretune.facts.model import LOST
 from foretune.knowledge import citation
 from foretune.plan.model import Fix
 from foretune.rules.base import Basis, Context, Evidence, Outcome, Rule, Severity, Status
 
 
 def run_rule(rule: Rule, ctx: Context) -> Outcome:
-    """Role gate, then ``applies()``, then ``needs``, then ``check()``; never raises."""
+    """Role gate, then ``applies()``, then ``needs``, then ``check()``; never raises. When the host count was lost to
+    a damaged archive's damage, a verdict or fix that depends on it is not judged (:func:`without_lost_hosts`)."""
+    outcome = _run_rule(rule, ctx)
+    if not ctx.host_variants:
+        return outcome
+    try:
+        return without_lost_hosts(rule, ctx, outcome)
+    except Exception as exc:  # a rule bug must not end the audit
+        return Outcome(Status.ERROR, f"rule failed: {type(exc).__name__}: {exc}")
+
+
+def without_lost_hosts(rule: Rule, ctx: Context, outcome: Outcome) -> Outcome:
+    """``outcome`` when the rule gives the same verdict, value and fixes at the fewest and the most hosts
+    (``ctx.host_variants``); else not judged ("host count lost to the damage"), except a measured failure, which
+    stands on its own with only the fixes every host count gives (no command sized from the assumed count)."""
+    others = [_run_rule(rule, variant) for variant in ctx.host_variants]
+    why = f"host count {ctx.facts['managed_hosts'].unknown_reason or LOST}"
+    if all((o.status, o.recommended, o.fixes) == (outcome.status, outcome.recommended, outcome.fixes) for o in others):
+        if rule.uses_hosts and outcome.status != Status.SKIP:  # its message names the assumed count
+            return dataclasses.replace(outcome, message=f"{outcome.message} [the same at any host count; {why}]")
+        return outcome
+    if outcome.status == Status.FAIL and outcome.basis == Basis.MEASURED:
+        fixes = tuple(fix for fix in outcome.fixes if all(fix in o.fixes for o in others))
+        same = all(o.recommended == outcome.recommended for o in others)
+        return dataclasses.replace(outcome, fixes=fixes, recommended=outcome.recommended if same else f"unknown: {LOST_HOSTS}",
+                                   message=f"{outcome.message} [no fix sized for the hosts is given: {why}]")
+    return Outcome(Status.SKIP, f"not judged: {why}")
+
+
+LOST_HOSTS = f"host count {LOST}"  # what a verdict or value that depends on a host count the damage took says
+
+
+def _run_rule(rule: Rule, ctx: Context) -> Outcome:
     try:
         if ctx.role is not None and ctx.role not in rule.roles:
             return Outcome(Status.SKIP, f"not applicable to a {ctx.role}")

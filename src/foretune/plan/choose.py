@@ -38,6 +38,9 @@ class HostFigure:
     source: str  # "--hosts" | "source" | "lower bound" (a partial count) | "profile"
     reason: str
     assumed: bool = False
+    # the source's own count was lost to a damaged archive's damage: rules whose verdict or fix depends on the count
+    # are not judged (a measured failure stands, without the fixes the count sizes)
+    lost: bool = False
 
 
 def declared_profile(facts: FactSet, release: Release | None) -> str | None:
@@ -73,6 +76,8 @@ def host_figure(facts: FactSet, hosts: int | None, profile: str, role: str = "se
     if fact.known and fact.value is not None:
         where = fact.provenance[0].location if fact.provenance else "the source"
         return HostFigure(int(fact.value), "source", f"counted in {where}", assumed=False)
+    lost = facts["managed_hosts"].lost
+    missing = "the host count was lost to the damage" if lost else "the source has no host count"
     bounds = []  # counts that see only some hosts: the largest wins, and the header says it is a lower bound
     for name, what, default in LOWER_BOUNDS:
         fact = facts[name]
@@ -81,13 +86,13 @@ def host_figure(facts: FactSet, hosts: int | None, profile: str, role: str = "se
             bounds.append((int(fact.value), f"{what} counted in {where} (at least this many hosts)"))
     if bounds:
         count, reason = max(bounds, key=lambda b: b[0])
-        return HostFigure(count, "lower bound", reason, assumed=False)
+        return HostFigure(count, "lower bound", f"{reason}; {missing}" if lost else reason, assumed=False, lost=lost)
     cpus = facts.value("cpu_logical")
     if role == "capsule" and isinstance(cpus, int) and cpus > 0:
         # Capsules have no tuning profiles: assume what foretune estimates a Capsule of this size serves
         count = int(threshold("capsule_hosts_per_cpu")) * cpus
         return HostFigure(count, "estimate", f"assumed: foretune's estimate for {article(cpus)} {cpus}-CPU Capsule (about {count} "
-                          "hosts, from the guide's Smart Proxy tests); the source has no host count", assumed=True)
+                          f"hosts, from the guide's Smart Proxy tests); {missing}", assumed=True, lost=lost)
     size = "default" if profile == "development" else profile
     low, high = hardware.host_range(size)
     count = high if high is not None else low
@@ -95,7 +100,7 @@ def host_figure(facts: FactSet, hosts: int | None, profile: str, role: str = "se
     span = f"{low}-{high}" if high is not None else f"{low}+"
     whose = " (the largest size whose recommended hardware this Capsule meets)" if role == "capsule" else ""
     return HostFigure(count, "profile", f"assumed: {edge} of the {size} profile's range ({span} hosts){whose}; "
-                      "the source has no host count", assumed=True)
+                      f"{missing}", assumed=True, lost=lost)
 
 
 @dataclass(frozen=True)

@@ -99,6 +99,9 @@ class Context:
     # the plan at the profile this audit asks for (a counted host figure beyond the declared profile's range, as far
     # as the installer's hardware check accepts it); None: no profile change, ``plan`` stands
     fix_plan: Plan | None = None
+    # the host count was lost to the damage: the same facts judged at the fewest and at the most hosts the profiles
+    # size for; a rule whose verdict or fix differs between them depends on the count it cannot know (see the runner)
+    host_variants: tuple[Context, ...] = ()
 
     @property
     def hosts_assumed(self) -> bool:

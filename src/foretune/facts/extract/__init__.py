@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from foretune.host.sources.live import LiveHost
 
 ENV_REDIS_URL = "FORETUNE_REDIS_URL"
+# what a fact lost to the damage was looked for in, where its reason when absent would say the source has none
+LOST_WHY = {"managed_hosts": "the archive may hold the host count (foreman-maintain's metrics) past the damage: give --hosts"}
 
 
 def extract(source: Source, *, hosts: int | None = None) -> FactSet:
@@ -45,7 +47,7 @@ def extract(source: Source, *, hosts: int | None = None) -> FactSet:
         for name in partial:  # a fact a read lost to the damage left unknown is not judged, whatever it looked for
             fact = x.facts[name]
             if not fact.known and not fact.lost:
-                x.facts.add(Fact.unknown(name, f"{LOST}: {fact.unknown_reason}"))
+                x.facts.add(Fact.unknown(name, f"{LOST}: {LOST_WHY.get(name) or fact.unknown_reason}"))
         x.facts.damage = damage_line(source, x.facts, partial)
         x.facts.garbled = bool(getattr(source, "garbled", False))
         source.problems[:] = [x.facts.damage, *(p for p in source.problems if not _told(source, p))]

@@ -105,6 +105,8 @@ def puma_first(ctx: Context) -> tuple[str, tuple[Fix, ...]]:
     worker holds about 1 GiB (gf-puma-autotuning), so they are the memory to free before moving anything else."""
     from foretune.rules.recommend import puma_in_force, recommended  # start-up: loads only for a memory shortage
 
+    if _hosts_lost(ctx):  # the workers recommended depend on the count it lost
+        return "", ()
     run = puma_in_force(ctx)  # the workers that run: pumactl stats, else what systemd loaded, else the drop-in
     running = run.workers if run is not None else None
     rec = recommended(ctx, "puma.workers")
@@ -144,8 +146,15 @@ def in_use(ctx: Context) -> int | None:
 
 
 def _needs(ctx: Context) -> str:
-    """``the plan's settings need about 41.5 GiB``."""
+    """``the plan's settings need about 41.5 GiB``; nothing sized when the host count was lost to the damage."""
+    if _hosts_lost(ctx):
+        return "what the plan's settings need depends on the host count, lost to the damage: give --hosts"
     return f"the plan's settings need about {format_gib(needed(ctx))}"
+
+
+def _hosts_lost(ctx: Context) -> bool:
+    """The host count was lost to a damaged archive's damage: no value sized for hosts is given."""
+    return ctx.host_figure is not None and ctx.host_figure.lost
 
 
 def measured_shortage(ctx: Context) -> str | None:
@@ -210,7 +219,7 @@ class MemoryOverRam(Rule):
                                       "swapping under load"), Severity.LOW, Basis.CONFIG
         wanted = needed(ctx)
         first, puma_fixes = puma_first(ctx)
-        advice = (f"even {_needs(ctx)}: add RAM or move load to Capsules" if wanted > ram
+        advice = (_needs(ctx) if _hosts_lost(ctx) else f"even {_needs(ctx)}: add RAM or move load to Capsules" if wanted > ram
                   else f"{_needs(ctx)}: " + (first.rstrip("; ") if first else "apply them"))
         return self.failed(f"the services in force need {budget} but the box has {format_gib(ram)} "
                            f"({biggest}, ...; {state}); {advice}", current=int(total), recommended=wanted, evidence=evidence,
