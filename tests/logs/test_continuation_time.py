@@ -173,21 +173,27 @@ def test_a_503_burst_is_credited_to_the_file_its_line_is_in(how: str) -> None:
         return b"".join(f'10.0.0.{k} - - [11/Feb/2024:14:{minute:02d}:{k:02d} +0000] "POST /rhsm/consumers HTTP/1.1" '
                         f'{status} 299 "-" "subscription-manager"\n'.encode() for k, status in enumerate(statuses))
 
-    texts = {rotated: access(0, ["200"] * 5), current: access(1, ["503"] * 12 + ["200"] * 3)}
-    parts = []
-    for path, data in texts.items():
-        analyzer = new_analyzer("apache_access", path, Options())
-        if how == "incidents":
-            consume_incidents(analyzer, io.BytesIO(data))
-        else:
-            consume(analyzer, io.BytesIO(data))
-        parts.append(analyzer)
-    parts[0].merge(parts[1])
-    parts[0].finish()
-    burst = collect({("apache_access", "foreman"): parts[0]}, capacity=None, burst_per_minute=10)
+    def merged(texts: dict[str, bytes]) -> Any:
+        parts = []
+        for path, data in texts.items():
+            analyzer = new_analyzer("apache_access", path, Options())
+            if how == "incidents":
+                consume_incidents(analyzer, io.BytesIO(data))
+            else:
+                consume(analyzer, io.BytesIO(data))
+            parts.append(analyzer)
+        parts[0].merge(parts[1])
+        parts[0].finish()
+        return parts[0]
+
+    burst = collect({("apache_access", "foreman"): merged({rotated: access(0, ["200"] * 5),
+                                                           current: access(1, ["503"] * 12 + ["200"] * 3)})},
+                    capacity=None, burst_per_minute=10)
     assert [(r["kind"], r["path"], r["count"], r["first"]) for r in burst] == \
         [("http_503_burst", current, 12, "2024-02-11T14:01:00")]
     assert burst[0]["line"].startswith("10.0.0.0 - - [11/Feb/2024:14:01:00 +0000]")
-    share = collect({("apache_access", "foreman"): parts[0]}, capacity=None, burst_per_minute=100,
+    # below the burst rate (nine 503s, then three): the hour's share of them
+    spread = merged({rotated: access(0, ["200"] * 5), current: access(1, ["503"] * 9 + ["200"] * 3) + access(2, ["503"] * 3)})
+    share = collect({("apache_access", "foreman"): spread}, capacity=None, burst_per_minute=10,
                     share_rule=(3600, 10, 0.05))
     assert [(r["kind"], r["path"], r["count"], r["requests"]) for r in share] == [("http_503_share", current, 12, 20)]

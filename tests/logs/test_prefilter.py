@@ -189,3 +189,24 @@ def test_a_vhosts_share_of_503s_counts_its_requests_as_a_full_read(chunk: int) -
     assert rows == collect({("apache_access", "log"): full}, capacity=None, burst_per_minute=10, share_rule=rule)
     assert [(r["kind"], r["count"], r["requests"], r["first"]) for r in rows] == \
         [("http_503_share", 40, 120, "2017-03-14T10:18:00")]
+
+
+@pytest.mark.parametrize("chunk", [64, 4096, 1 << 20])
+def test_an_access_log_with_a_burst_stops_counting_its_requests_and_gets_the_same_incidents(chunk: int) -> None:
+    """Twelve 503s in the first minute (a burst at the knowledge data's 10 a minute), then an hour of 503s below the
+    burst rate: the incidents-only read stops counting requests per minute at the burst, and the incidents (the burst,
+    no share: a log with a burst is not judged on its share) are those of a full read."""
+    lines = [f'10.0.0.{k} - - [14/Mar/2017:10:00:{k:02d} -0400] "POST /rhsm/consumers HTTP/1.1" 503 299 "-" "rhsm"\n'
+             for k in range(12)]
+    for k in range(300):
+        t = 60 + 12 * k
+        status = "503" if k % 2 == 0 else "200"
+        lines.append(f'10.0.1.{k % 200} - - [14/Mar/2017:{10 + t // 3600:02d}:{t % 3600 // 60:02d}:{t % 60:02d} -0400] '
+                     f'"GET /rhsm/status HTTP/1.1" {status} 299 "-" "rhsm"\n')
+    data = "".join(lines).encode()
+    full, quick = read("apache_access", data, None), read("apache_access", data, chunk)
+    assert (quick.counted_until_burst, quick.line_minutes, full.counted_until_burst) == (10, None, None)
+    rule = (3600, 10, 0.05)
+    rows = collect({("apache_access", "log"): quick}, capacity=None, burst_per_minute=10, share_rule=rule)
+    assert rows == collect({("apache_access", "log"): full}, capacity=None, burst_per_minute=10, share_rule=rule)
+    assert [(r["kind"], r["count"], r["first"]) for r in rows] == [("http_503_burst", 12, "2017-03-14T10:00:00")]

@@ -85,6 +85,8 @@ class Analyzer:
         self.samples: list[tuple[str, int, int, int]] = []
         # lines per minute of an input read in part (an access log's requests, prefilter.py), else None
         self.line_minutes: dict[int, int] | None = None
+        # its lines per minute stopped being counted at a 503 burst of this many a minute (prefilter.py), else None
+        self.counted_until_burst: int | None = None
 
     # --- called from consume() ------------------------------------------------------------
     def _bad(self, line: bytes) -> None:
@@ -168,6 +170,8 @@ class Analyzer:
                 self.incidents[key] = inc
         self.problems += other.problems
         self.samples += other.samples
+        if other.counted_until_burst is not None:
+            self.counted_until_burst = other.counted_until_burst
         if other.line_minutes is not None:
             mine = self.line_minutes = self.line_minutes if self.line_minutes is not None else {}
             for m, n in other.line_minutes.items():

@@ -57,8 +57,11 @@ def share(access: AccessLog, *, window: int, min_count: int, min_share: float) -
     were at least ``min_count`` and at least ``min_share`` of its requests in that window; else None.
 
     Returns first and last (the minutes of its first and last 503), responses (503s), requests (all in the window).
-    An access log read for its incidents only has its requests counted per minute by their stamps (``line_minutes``).
+    An access log read for its incidents only has its requests counted per minute by their stamps (``line_minutes``),
+    until a minute held a 503 burst (``counted_until_burst``): then None, as ``collect`` judges the burst instead.
     """
+    if access.counted_until_burst is not None:  # its requests were not counted past a burst: nothing to judge by
+        return None
     lines = access.line_minutes
     counts = {m: (row[TOTAL], row[C503]) for m, row in access.minutes.items()} if lines is None else \
         {m: (lines.get(m, 0), access.minutes[m][C503] if m in access.minutes else 0) for m in {*lines, *access.minutes}}

@@ -18,7 +18,8 @@ them as in a full read. What else an incident depends on is kept:
 - before a continuation line (a stack trace or multi-line message, timed by the line before it),
   the nearest earlier timestamped line;
 - the number of lines, counted over the whole input; an access log's, per minute of their stamps too (a vhost's
-  share of 503s needs its requests, :func:`foretune.logs.incidents.share`).
+  share of 503s needs its requests, :func:`foretune.logs.incidents.share`), until a minute holds a 503 burst (a log
+  with a burst is not judged on its share).
 
 Kinds without incidents (task exports) are read in full.
 """
@@ -279,6 +280,7 @@ def consume_incidents(analyzer: Analyzer, stream: IO[bytes], chunk_bytes: int = 
     state = _State()
     carry = b""
     stamps: Counter[tuple[bytes, bytes]] | None = Counter() if analyzer.kind == "apache_access" else None
+    burst = _burst_per_minute() if stamps is not None else 0
     try:
         while True:
             block = stream.read(chunk_bytes)
@@ -298,6 +300,8 @@ def consume_incidents(analyzer: Analyzer, stream: IO[bytes], chunk_bytes: int = 
             _chunk(analyzer, flt, data, state)
             if stamps is not None:
                 stamps.update(ACCESS_STAMP.findall(data))
+                if _burst_seen(analyzer, burst):  # the 503 share is judged only without a burst: no more counting
+                    stamps, analyzer.counted_until_burst = None, burst
             state.read += len(data)
     except READ_ERRORS as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -309,6 +313,22 @@ def consume_incidents(analyzer: Analyzer, stream: IO[bytes], chunk_bytes: int = 
             analyzer.line_minutes = _per_minute(stamps, getattr(analyzer, "offset", None))
         if state.sample_lines is not None:  # told by the log_incidents fact (incidents.sample_note)
             analyzer.samples.append((analyzer.path, state.sample_lines, state.lines, SAMPLE_BYTES))
+
+
+def _burst_per_minute() -> int:
+    from foretune.knowledge import threshold  # start-up: analyzers load only for a prefilter
+
+    return int(threshold("logs_503_burst_per_minute"))
+
+
+def _burst_seen(analyzer: Analyzer, per_minute: int) -> bool:
+    """Whether a minute of this access log already holds a 503 burst (``incidents.bursts``). Its requests per minute
+    are then never used: a log with a burst (each file's minute counts add up in the merged log) is not judged on its
+    503 share (``incidents.collect``), so its ``line_minutes`` stay None and ``counted_until_burst`` says why."""
+    from foretune.logs.apache import C502, C503  # start-up: analyzers load only for a prefilter
+
+    rows = getattr(analyzer, "minutes", {})
+    return any(row[C503] + row[C502] >= per_minute for row in rows.values())
 
 
 def _per_minute(stamps: Counter[tuple[bytes, bytes]], offset: bytes | None) -> dict[int, int]:
