@@ -102,8 +102,9 @@ def build(folder: Path, logs_mb: int, only_logs: bool = False) -> dict[str, Path
 def installed(folder: Path, name: str, rev: str | None) -> Path:
     """An installed-like copy (sources with bytecode and compiled knowledge) of this tree or of ``rev``."""
     site = folder / name
-    if site.exists():
+    if site.exists() and rev is not None:  # a revision's copy is reused; this tree's is made again (it may have changed)
         return site
+    shutil.rmtree(site, ignore_errors=True)
     (site / "foretune").parent.mkdir(parents=True)
     if rev is None:
         shutil.copytree(ROOT / "src" / "foretune", site / "foretune", ignore=shutil.ignore_patterns("__pycache__"))
@@ -121,7 +122,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--logs-mb", type=int, default=256, help="MiB of generated logs in the sosreport (default 256)")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; medians are shown (default 3)")
-    parser.add_argument("--keep", type=Path, help="keep the archives and copies in this directory (reused)")
+    parser.add_argument("--keep", type=Path, help="keep the archives and copies in this directory (the archives and a --before copy are reused; this tree's copy and zipapp are made again)")
     parser.add_argument("--before", help="also audit with the package at this git revision (peak memory, CPU)")
     parser.add_argument("--only-logs", action="store_true", help="time only wc -l, foretune logs and GoAccess on the logs")
     args = parser.parse_args()
@@ -136,7 +137,7 @@ def main() -> int:
         now = installed(folder, "site-now", None)
         before = installed(folder, f"site-{args.before}", args.before) if args.before else None
         pyz = folder / "foretune.pyz"
-        if not pyz.exists() and not args.only_logs:
+        if not args.only_logs:  # built again each run: it is this tree's
             dev.build_zipapp(pyz, sys.executable)
         base_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TZ": "UTC"}
         env_now = {**base_env, "PYTHONPATH": str(now)}
