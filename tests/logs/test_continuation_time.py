@@ -114,6 +114,22 @@ def _saturated(minute: int, at_once: int) -> bytes:
         + b"".join(b"%s [I|app|s%07d] Completed 200 OK in 5ms (ActiveRecord: 1.0ms)\n" % (stamp, i) for i in range(at_once))
 
 
+def _merged(kind: str, texts: dict[str, bytes], how: str) -> Any:
+    """The analyzers of ``texts`` (path -> data, the rotated file first), each read whole or for its incidents only,
+    merged in that order."""
+    parts = []
+    for path, data in texts.items():
+        analyzer = new_analyzer(kind, path, Options())
+        if how == "incidents":
+            consume_incidents(analyzer, io.BytesIO(data))
+        else:
+            consume(analyzer, io.BytesIO(data))
+        parts.append(analyzer)
+    parts[0].merge(parts[1])
+    parts[0].finish()
+    return parts[0]
+
+
 @pytest.mark.parametrize("how", ["lines", "incidents"])
 def test_an_incident_is_credited_to_the_file_its_line_is_in(how: str) -> None:
     """A rotated production.log and the current one are merged into one analyzer: each incident names the file of the
@@ -124,17 +140,8 @@ def test_an_incident_is_credited_to_the_file_its_line_is_in(how: str) -> None:
              current: b"2025-03-02T08:00:00 [W|app|t2] Action failed\n"
                       b" t2 | ActiveRecord::ConnectionTimeoutError: could not obtain a connection from the pool\n"
                       + _saturated(29, 9)}
-    parts = []
-    for path, data in texts.items():
-        analyzer = new_analyzer("production", path, Options())
-        if how == "incidents":
-            consume_incidents(analyzer, io.BytesIO(data))
-        else:
-            consume(analyzer, io.BytesIO(data))
-        parts.append(analyzer)
-    parts[0].merge(parts[1])
-    parts[0].finish()
-    rows = {r["kind"]: r for r in collect({("production", "production.log"): parts[0]}, capacity=8, burst_per_minute=1000)}
+    rows = {r["kind"]: r for r in collect({("production", "production.log"): _merged("production", texts, how)},
+                                          capacity=8, burst_per_minute=1000)}
     assert (rows["queue_at_capacity"]["path"], rows["queue_at_capacity"]["first"]) == (current, "2025-03-02T09:29:00")
     assert "[I|app|s0000000] Completed" in rows["queue_at_capacity"]["line"]
     # the earliest pool timeout is the current file's: its line and its path
@@ -173,27 +180,15 @@ def test_a_503_burst_is_credited_to_the_file_its_line_is_in(how: str) -> None:
         return b"".join(f'10.0.0.{k} - - [11/Feb/2024:14:{minute:02d}:{k:02d} +0000] "POST /rhsm/consumers HTTP/1.1" '
                         f'{status} 299 "-" "subscription-manager"\n'.encode() for k, status in enumerate(statuses))
 
-    def merged(texts: dict[str, bytes]) -> Any:
-        parts = []
-        for path, data in texts.items():
-            analyzer = new_analyzer("apache_access", path, Options())
-            if how == "incidents":
-                consume_incidents(analyzer, io.BytesIO(data))
-            else:
-                consume(analyzer, io.BytesIO(data))
-            parts.append(analyzer)
-        parts[0].merge(parts[1])
-        parts[0].finish()
-        return parts[0]
-
-    burst = collect({("apache_access", "foreman"): merged({rotated: access(0, ["200"] * 5),
-                                                           current: access(1, ["503"] * 12 + ["200"] * 3)})},
+    burst = collect({("apache_access", "foreman"): _merged("apache_access", {rotated: access(0, ["200"] * 5),
+                                                                            current: access(1, ["503"] * 12 + ["200"] * 3)}, how)},
                     capacity=None, burst_per_minute=10)
     assert [(r["kind"], r["path"], r["count"], r["first"]) for r in burst] == \
         [("http_503_burst", current, 12, "2024-02-11T14:01:00")]
     assert burst[0]["line"].startswith("10.0.0.0 - - [11/Feb/2024:14:01:00 +0000]")
     # below the burst rate (nine 503s, then three): the hour's share of them
-    spread = merged({rotated: access(0, ["200"] * 5), current: access(1, ["503"] * 9 + ["200"] * 3) + access(2, ["503"] * 3)})
+    spread = _merged("apache_access", {rotated: access(0, ["200"] * 5),
+                                       current: access(1, ["503"] * 9 + ["200"] * 3) + access(2, ["503"] * 3)}, how)
     share = collect({("apache_access", "foreman"): spread}, capacity=None, burst_per_minute=10,
                     share_rule=(3600, 10, 0.05))
     assert [(r["kind"], r["path"], r["count"], r["requests"]) for r in share] == [("http_503_share", current, 12, 20)]

@@ -161,8 +161,6 @@ class AccessLog(Analyzer):
         minutes = self.minutes
         norm = self._norm
         endpoints, clients, agents = self._endpoints_b, self._clients_b, self._agents_b
-        first_5xx = self.first_5xx
-        first_503, last_503 = self.first_503, self.last_503
         quick = self.incidents_only
         same_t: int | None = None  # the time of the line before, when a line of that time again changes nothing
         n = 0
@@ -210,14 +208,7 @@ class AccessLog(Analyzer):
                     row[cls - 1] += 1
                     if status == 503 or status == 502:
                         row[C503 if status == 503 else C502] += 1
-                        code = str(status)
-                        if code not in first_5xx or t < first_5xx[code][0]:
-                            first_5xx[code] = (t, quote(line))
-                        if status == 503:
-                            if minute not in first_503 or t < first_503[minute][0]:
-                                first_503[minute] = (t, quote(line))
-                            if t > last_503.get(minute, t - 1):
-                                last_503[minute] = t
+                        self._refused(status, minute, t, line)
                 if quick:
                     continue
                 request = parts[1]
@@ -262,8 +253,6 @@ class AccessLog(Analyzer):
         window = self.window
         check_window = not window.open
         minutes = self.minutes
-        first_5xx = self.first_5xx
-        first_503, last_503 = self.first_503, self.last_503
         same_t: int | None = None
         n = 0
         run_key = b"\n"  # b" [" + the stamp + b"] " of the run's first line (no line holds b"\n" before its end)
@@ -334,14 +323,7 @@ class AccessLog(Analyzer):
                     row[cls - 1] += 1
                     if status == 503 or status == 502:
                         row[C503 if status == 503 else C502] += 1
-                        code = "503" if status == 503 else "502"
-                        if code not in first_5xx or t < first_5xx[code][0]:
-                            first_5xx[code] = (t, quote(line))
-                        if status == 503:
-                            if minute not in first_503 or t < first_503[minute][0]:
-                                first_503[minute] = (t, quote(line))
-                            if t > last_503.get(minute, t - 1):
-                                last_503[minute] = t
+                        self._refused(status, minute, t, line)
                         if same_t == t and (after == b" 503 " or after == b" 502 "):
                             # the next lines of this stamp and status: no earlier time, no later one, no clock jump
                             if run:
@@ -359,6 +341,19 @@ class AccessLog(Analyzer):
                 run_row[TOTAL] += run
                 run_row[run_cls] += run
                 run_row[run_col] += run
+
+    def _refused(self, status: int, minute: int, t: int, line: bytes) -> None:
+        """A 502 or 503 at time ``t``: the earliest line of its code, and of its minute's 503s, and that minute's last."""
+        code = "503" if status == 503 else "502"
+        first = self.first_5xx.get(code)
+        if first is None or t < first[0]:
+            self.first_5xx[code] = (t, quote(line))
+        if status == 503:
+            first = self.first_503.get(minute)
+            if first is None or t < first[0]:
+                self.first_503[minute] = (t, quote(line))
+            if t > self.last_503.get(minute, t - 1):
+                self.last_503[minute] = t
 
     def _flush(self) -> None:
         """Move the byte-keyed counters of the hot loop into the text-keyed ones (bounded in size)."""
