@@ -6,12 +6,8 @@ from __future__ import annotations
 from foretune.plan.model import Fix
 from foretune.rules import incidents
 from foretune.rules.base import Basis, Context, Evidence, Outcome, Rule, Severity
-from foretune.rules.recommend import growth_fixes, puma_in_force, recommended
+from foretune.rules.recommend import PUMA_FROM, PumaInForce, growth_fixes, puma_in_force, recommended
 from foretune.term import plural
-
-# where the Puma capacity in force comes from, as the finding names it (foretune.logs.source.puma_in_force)
-CAPACITY_FROM = {"puma_stats": "pumactl stats", "puma_loaded": "systemctl show foreman.service",
-                 "puma": "the foreman.service environment"}
 
 
 class PumaPoolSaturated(Rule):
@@ -38,21 +34,19 @@ class PumaPoolSaturated(Rule):
         # production.log's minutes with as many requests open at once as the Puma threads in force (log_incidents)
         logged = incidents.incidents(ctx, "queue_at_capacity", services=("puma",))
         run = puma_in_force(ctx)
-        capacity, source = (run.workers * run.threads, run.fact) if run else (None, None)
         if backlog > 0 and (saturated or stats.get("pool_capacity") == 0):
             message = (f"{plural(backlog, 'request')} waited in Puma's backlog (pumactl stats: the workers' backlog summed) while "
                        f"{saturated} of {workers} workers had no free thread (pool_capacity 0): the application server is "
                        "saturated now")
-            if logged and capacity and source:
-                message += f"; {self._logged(ctx, logged[0], capacity, source)}"
-            evidence = (*ctx.evidence("puma_stats", "puma"), *incidents.evidence(logged[:1] if capacity else []))
+            if logged and run:
+                message += f"; {self._logged(logged[0], run)}"
+            evidence = (*ctx.evidence("puma_stats", "puma"), *incidents.evidence(logged[:1] if run else []))
             return self._saturated(ctx, message, workers, stats.get("max_threads"), evidence, backlog, "backlog")
-        if logged and capacity and source:
-            running = self._running(ctx, source)
-            message = f"{self._logged(ctx, logged[0], capacity, source)}: every Puma thread was busy, so a request arriving then waited"
-            evidence = (*incidents.evidence(logged[:1]), *ctx.evidence(*dict.fromkeys((source, "puma"))))
+        if logged and run:
+            message = f"{self._logged(logged[0], run)}: every Puma thread was busy, so a request arriving then waited"
+            evidence = (*incidents.evidence(logged[:1]), *ctx.evidence(*dict.fromkeys((run.fact, "puma"))))
             minutes = int(logged[0].get("count") or 1)  # minutes at capacity; none is the aim, as no backlog is
-            return self._saturated(ctx, message, running[0], running[1], evidence, minutes, "saturation")
+            return self._saturated(ctx, message, run.workers, run.threads, evidence, minutes, "saturation")
         if not known:
             return self.skipped(f"fact unknown: puma_stats ({ctx.facts['puma_stats'].unknown_reason})")
         evidence = ctx.evidence("puma_stats", "puma")
@@ -63,19 +57,13 @@ class PumaPoolSaturated(Rule):
         return self.passed(f"backlog {backlog}, {stats.get('pool_capacity', 'unknown')} free threads over {workers} workers")
 
     @staticmethod
-    def _running(ctx: Context, source: str) -> tuple[int, int]:
-        """(workers, threads per worker) of the fact the capacity in force comes from."""
-        fact = ctx.facts.value(source) or {}
-        return int(fact.get("workers") or 0), int(fact.get("max_threads" if source == "puma_stats" else "threads_max") or 0)
-
-    def _logged(self, ctx: Context, incident: dict[str, object], capacity: int, source: str) -> str:
+    def _logged(incident: dict[str, object], run: PumaInForce) -> str:
         """What production.log shows: minutes with as many requests open at once as the Puma threads in force."""
-        workers, threads = self._running(ctx, source)
         minutes = int(str(incident.get("count") or 1))
         first, last = incident.get("first"), incident.get("last")
         when = f" ({first} .. {last})" if first and last else ""
-        return (f"production.log had as many requests open at once as the {capacity} Puma threads in force "
-                f"({CAPACITY_FROM.get(source, source)}: {plural(workers, 'worker')} x {threads} threads) in "
+        return (f"production.log had as many requests open at once as the {run.workers * run.threads} Puma threads in force "
+                f"({PUMA_FROM[run.fact]}: {plural(run.workers, 'worker')} x {run.threads} threads) in "
                 f"{plural(minutes, 'minute')}{when}: "
                 f"{incidents.quote(incident)}")
 
